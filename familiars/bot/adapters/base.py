@@ -1,0 +1,158 @@
+"""The platform-neutral surface every adapter (console, Discord, Telegram) speaks.
+
+An adapter turns platform events into :class:`IncomingMessage` / :class:`CommandInvocation`,
+hands them to the :class:`TurnHandler` the runtime gives it, and renders what comes back
+(streamed reply text, :class:`CommandResponse`). The runtime also uses :meth:`send` for
+messages the familiar starts itself (reminders, check-ins).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class Attachment:
+    filename: str
+    content_type: str | None = None
+    size: int | None = None
+    url: str | None = None
+    data: bytes | None = None
+
+
+@dataclass(frozen=True)
+class IncomingMessage:
+    platform: str  # "console" | "discord" | "telegram"
+    chat_id: str
+    user_id: str
+    display_name: str
+    text: str
+    thread_id: str | None = None
+    message_id: str | None = None
+    attachments: tuple[Attachment, ...] = ()
+    is_group: bool = False
+    mentions_bot: bool = False
+    #: Id of the message this one replies to, and whether that message was the bot's.
+    reply_to: str | None = None
+    reply_to_bot: bool = False
+    ts: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+
+@dataclass(frozen=True)
+class CommandInvocation:
+    """``/name args``: e.g. name="memory", args=("forget", "m_123")."""
+
+    platform: str
+    chat_id: str
+    user_id: str
+    display_name: str
+    name: str
+    args: tuple[str, ...] = ()
+    is_group: bool = False
+    thread_id: str | None = None
+    ts: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+
+@dataclass(frozen=True)
+class CommandResponse:
+    text: str
+    #: Always true for memory commands: ephemeral on Discord, a private chat on Telegram.
+    private: bool = True
+    file_name: str | None = None
+    file_data: bytes | None = None
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    """What an adapter registers with the platform (Discord app commands, Telegram menu)."""
+
+    name: str
+    description: str
+    usage: str
+
+
+class TurnHandler(Protocol):
+    """Implemented by the runtime's DialogueManager."""
+
+    def respond(self, message: IncomingMessage) -> AsyncIterator[str]:
+        """Yield the reply as text deltas; yields nothing when the bot should stay silent."""
+        ...
+
+    async def command(self, invocation: CommandInvocation) -> CommandResponse: ...
+
+    def command_specs(self) -> list[CommandSpec]: ...
+
+    async def complete(self, invocation: CommandInvocation, partial: str) -> list[str]:
+        """Autocomplete choices (memory ids, categories) for the argument being typed."""
+        ...
+
+
+class PlatformAdapter(ABC):
+    """One chat platform. Lifecycle: ``start`` connects and begins receiving, ``stop``
+    disconnects and returns once no handler call is in flight."""
+
+    name: str = ""
+
+    def __init__(self, handler: TurnHandler) -> None:
+        self.handler = handler
+
+    @abstractmethod
+    async def start(self) -> None: ...
+
+    @abstractmethod
+    async def stop(self) -> None: ...
+
+    @abstractmethod
+    async def send(self, chat_id: str, text: str, *, thread_id: str | None = None) -> str:
+        """Send a message the familiar starts itself; returns the platform message id."""
+
+
+def split_message(text: str, limit: int) -> list[str]:
+    """Split ``text`` into pieces of at most ``limit`` characters, preferring paragraph and
+    line breaks, and never leaving a fenced code block open across pieces (a piece that cuts
+    a block closes it with ``` and the next reopens it with the same fence line)."""
+    if limit < 16:
+        raise ValueError("limit too small to split messages sensibly")
+    if len(text) <= limit:
+        return [text] if text else []
+    pieces: list[str] = []
+    fence: str | None = None  # the opening fence line of the code block we are inside
+    rest = text
+    while rest:
+        prefix = (fence + "\n") if fence else ""
+        room = limit - len(prefix) - 4  # leave room for a closing "\n```"
+        if len(prefix) + len(rest) <= limit:
+            pieces.append(prefix + rest)
+            break
+        cut = _best_cut(rest, room)
+        chunk, rest = rest[:cut], rest[cut:]
+        body = prefix + chunk
+        fence = _fence_after(body, fence is not None, fence)
+        if fence:
+            body = body.rstrip("\n") + "\n```"
+        pieces.append(body)
+        rest = rest.lstrip("\n") if not fence else rest
+    return pieces
+
+
+def _best_cut(text: str, room: int) -> int:
+    window = text[:room]
+    for sep in ("\n\n", "\n", " "):
+        pos = window.rfind(sep)
+        if pos > room // 3:
+            return pos + len(sep)
+    return room
+
+
+def _fence_after(body: str, started_inside: bool, fence: str | None) -> str | None:
+    """The fence line still open at the end of ``body``, or None."""
+    open_fence = fence if started_inside else None
+    for line in body.split("\n")[1 if started_inside else 0 :]:
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            open_fence = None if open_fence else stripped
+    return open_fence

@@ -1,0 +1,43 @@
+"""Settings: one typed object from an optional TOML file and the environment."""
+
+from familiars.config._settings import (
+    DEFAULT_CONFIG_PATH,
+    AccessSettings,
+    AgentSettings,
+    APISettings,
+    ConfigError,
+    DiscordSettings,
+    EmbeddingSettings,
+    FilesSettings,
+    GateSettings,
+    LLMSettings,
+    MemorySettings,
+    PrivacySettings,
+    ProviderSettings,
+    RecallSettings,
+    SchedulerSettings,
+    Settings,
+    TelegramSettings,
+    load_settings,
+)
+
+__all__ = [
+    "DEFAULT_CONFIG_PATH",
+    "APISettings",
+    "AccessSettings",
+    "AgentSettings",
+    "ConfigError",
+    "DiscordSettings",
+    "EmbeddingSettings",
+    "FilesSettings",
+    "GateSettings",
+    "LLMSettings",
+    "MemorySettings",
+    "PrivacySettings",
+    "ProviderSettings",
+    "RecallSettings",
+    "SchedulerSettings",
+    "Settings",
+    "TelegramSettings",
+    "load_settings",
+]

