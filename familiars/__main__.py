@@ -1,0 +1,3 @@
+from familiars.cli.main import main
+
+main()

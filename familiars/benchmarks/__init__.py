@@ -1,0 +1,1 @@
+"""Benchmarks behind ``familiars bench``; each module exposes a typer ``command``."""
