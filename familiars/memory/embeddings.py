@@ -86,9 +86,9 @@ class SentenceTransformerEmbedder(Embedder):
         self._model: Any = None
         self._lock = threading.Lock()
         loaded = self._get_model()
-        get_dim = getattr(loaded, "get_embedding_dimension", None) or getattr(
-            loaded, "get_sentence_embedding_dimension"
-        )
+        get_dim = getattr(loaded, "get_embedding_dimension", None)
+        if get_dim is None:
+            get_dim = loaded.get_sentence_embedding_dimension
         self.dim = int(get_dim())
 
     @property
@@ -164,7 +164,9 @@ def load_embedder(
         return embedder
 
 
-def _resolve(model: str, *, fallback: str, device: str, batch_size: int) -> SentenceTransformerEmbedder:
+def _resolve(
+    model: str, *, fallback: str, device: str, batch_size: int
+) -> SentenceTransformerEmbedder:
     if model in ("bundled", BUNDLED_MODEL_NAME):
         return SentenceTransformerEmbedder(
             BUNDLED_MODEL_NAME, bundled_model_path(), device=device, batch_size=batch_size

@@ -90,11 +90,8 @@ def render_file(parsed: ParsedFile) -> str:
     out: list[str] = []
     prev_was_record = False
     for seg in parsed.segments:
-        if out:
-            if prev_was_record:
-                out.append("\n")
-            elif not out[-1].endswith("\n"):
-                out.append("\n")
+        if out and (prev_was_record or not out[-1].endswith("\n")):
+            out.append("\n")
         if seg.record is not None:
             out.append(render_entry(seg.record))
             prev_was_record = True
@@ -224,7 +221,8 @@ def read_file(path: Path) -> ParsedFile:
     except UnicodeDecodeError as exc:
         parsed = ParsedFile(path=path)
         err = EntryParseError(path, 1, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
-        parsed.segments.append(Segment(text=data.decode("utf-8", "surrogateescape"), line=1,
-                                       error=err))
+        parsed.segments.append(
+            Segment(text=data.decode("utf-8", "surrogateescape"), line=1, error=err)
+        )
         return parsed
     return parse_text(text, path)
