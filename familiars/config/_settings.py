@@ -97,7 +97,23 @@ class DiscordSettings(BaseModel):
 
 class TelegramSettings(BaseModel):
     token_env: str = "TELEGRAM_BOT_TOKEN"
+    #: A self-hosted Bot API server, e.g. "http://127.0.0.1:8081/bot" (the token is appended).
     base_url: str | None = None
+    #: Defaults to base_url with its trailing "/bot" replaced by "/file/bot".
+    base_file_url: str | None = None
+    poll_timeout_s: float = Field(default=10.0, ge=0)
+    #: A streamed reply is edited at most once per this many seconds.
+    edit_interval_s: float = Field(default=1.0, ge=0)
+    #: Flood control (AIORateLimiter): requests per second overall, per minute per group,
+    #: and how many times a 429 is retried after its retry_after. 0 disables a limit.
+    overall_max_rate: float = Field(default=30.0, ge=0)
+    group_max_rate: float = Field(default=20.0, ge=0)
+    flood_retries: int = Field(default=3, ge=0)
+    #: Network and 5xx errors on send: retries with exponential backoff from send_backoff_s.
+    send_retries: int = Field(default=3, ge=0)
+    send_backoff_s: float = Field(default=0.5, ge=0)
+    #: Chats answered at the same time (each chat's messages are always handled in order).
+    max_concurrent_turns: int = Field(default=32, ge=1)
 
 
 class AccessSettings(BaseModel):
