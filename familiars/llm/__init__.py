@@ -1,0 +1,54 @@
+"""Chat-model clients: the OpenAI-compatible HTTP API, a router with provider cooldowns, and
+the offline responder used when no provider is configured."""
+
+from familiars.llm._base import (
+    STRUCTURED_MODES,
+    ChatMessage,
+    ChatModel,
+    ChatResult,
+    ProviderState,
+    extract_json,
+)
+from familiars.llm._offline import OFFLINE_NOTICE, OfflineResponder, recalled_lines
+from familiars.llm._openai import OpenAIChatModel, parse_retry_after
+from familiars.llm._router import ProviderRouter, build_chat_model
+from familiars.llm.errors import (
+    BadRequestError,
+    BadResponseError,
+    LLMError,
+    NoProviderAvailableError,
+    ProviderAuthError,
+    ProviderConnectionError,
+    ProviderError,
+    ProviderServerError,
+    ProviderTimeoutError,
+    RateLimitedError,
+    UnsupportedFeatureError,
+)
+
+__all__ = [
+    "OFFLINE_NOTICE",
+    "STRUCTURED_MODES",
+    "BadRequestError",
+    "BadResponseError",
+    "ChatMessage",
+    "ChatModel",
+    "ChatResult",
+    "LLMError",
+    "NoProviderAvailableError",
+    "OfflineResponder",
+    "OpenAIChatModel",
+    "ProviderAuthError",
+    "ProviderConnectionError",
+    "ProviderError",
+    "ProviderRouter",
+    "ProviderServerError",
+    "ProviderState",
+    "ProviderTimeoutError",
+    "RateLimitedError",
+    "UnsupportedFeatureError",
+    "build_chat_model",
+    "extract_json",
+    "parse_retry_after",
+    "recalled_lines",
+]

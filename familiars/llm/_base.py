@@ -1,0 +1,197 @@
+"""The chat-model interface: one abstract method, ``chat``; the base class supplies streaming
+(as one chunk) and structured output (JSON schema, then JSON mode, then prompt-only)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from familiars.llm.errors import UnsupportedFeatureError
+
+logger = logging.getLogger(__name__)
+
+Role = Literal["system", "user", "assistant"]
+StructuredMode = Literal["json_schema", "json_mode", "prompt"]
+STRUCTURED_MODES: tuple[StructuredMode, ...] = ("json_schema", "json_mode", "prompt")
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    role: Role
+    content: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"role": self.role, "content": self.content}
+
+
+@dataclass
+class ChatResult:
+    text: str
+    provider: str = ""
+    model: str = ""
+    #: How structured output was asked for, when it was (json_schema / json_mode / prompt).
+    structured_mode: str | None = None
+    usage: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ProviderState:
+    """What ``writer-status`` and the API show about one provider."""
+
+    name: str
+    model: str
+    status: Literal["ok", "cooling"] = "ok"
+    cooling_until: float | None = None
+    last_error: str | None = None
+    successes: int = 0
+    failures: int = 0
+
+    def as_dict(self, now: float | None = None) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "name": self.name,
+            "model": self.model,
+            "status": self.status,
+            "cooling_until": self.cooling_until,
+            "last_error": self.last_error,
+            "successes": self.successes,
+            "failures": self.failures,
+        }
+        if now is not None and self.cooling_until is not None:
+            data["cooldown_left_s"] = max(0.0, round(self.cooling_until - now, 1))
+        return data
+
+
+def schema_instruction(schema: dict[str, Any]) -> str:
+    return (
+        "Answer with one JSON object and nothing else (no prose, no code fence). "
+        "It must match this JSON schema:\n" + json.dumps(schema, separators=(",", ":"))
+    )
+
+
+def _with_instruction(messages: Sequence[ChatMessage], instruction: str) -> list[ChatMessage]:
+    out = list(messages)
+    if out and out[0].role == "system":
+        out[0] = ChatMessage("system", out[0].content + "\n\n" + instruction)
+    else:
+        out.insert(0, ChatMessage("system", instruction))
+    return out
+
+
+def _response_format(mode: StructuredMode, schema: dict[str, Any], name: str) -> dict | None:
+    if mode == "json_schema":
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": name, "schema": schema, "strict": False},
+        }
+    if mode == "json_mode":
+        return {"type": "json_object"}
+    return None
+
+
+class ChatModel(ABC):
+    """A chat model reached somehow (HTTP, a router over several, an offline stand-in)."""
+
+    name: str = "model"
+    model: str = ""
+    #: The first structured-output mode to try; later ones are fallbacks.
+    structured_output: str = "auto"
+
+    def __init__(self) -> None:
+        self._unsupported_modes: set[str] = set()
+
+    @abstractmethod
+    async def chat(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        response_format: dict[str, Any] | None = None,
+    ) -> ChatResult:
+        """One completion for ``messages``."""
+
+    async def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> AsyncIterator[str]:
+        """Text chunks as they come; the base class yields the whole reply at once."""
+        result = await self.chat(messages, max_tokens=max_tokens, temperature=temperature)
+        yield result.text
+
+    def structured_modes(self) -> list[StructuredMode]:
+        """Modes to try, in order: from the configured one down to prompt-only."""
+        first = self.structured_output
+        start = STRUCTURED_MODES.index(first) if first in STRUCTURED_MODES else 0  # type: ignore[arg-type]
+        return [m for m in STRUCTURED_MODES[start:] if m not in self._unsupported_modes]
+
+    async def chat_json(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        schema: dict[str, Any],
+        name: str = "output",
+        max_tokens: int | None = None,
+        temperature: float | None = 0.0,
+    ) -> ChatResult:
+        """A reply that should be JSON matching ``schema``. The caller validates it: local
+        models often break JSON whatever the mode. A mode the provider refuses is remembered
+        and not asked for again."""
+        modes = self.structured_modes() or ["prompt"]
+        prompted = _with_instruction(messages, schema_instruction(schema))
+        last_exc: UnsupportedFeatureError | None = None
+        for mode in modes:
+            try:
+                result = await self.chat(
+                    prompted,
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                    response_format=_response_format(mode, schema, name),
+                )
+            except UnsupportedFeatureError as exc:
+                logger.info("%s: structured mode %s refused, falling back", self.name, mode)
+                self._unsupported_modes.add(mode)
+                last_exc = exc
+                continue
+            result.structured_mode = mode
+            return result
+        assert last_exc is not None
+        raise last_exc
+
+    def states(self) -> list[ProviderState]:
+        return []
+
+    async def aclose(self) -> None:
+        return None
+
+
+_FENCE = re.compile(r"^```[a-zA-Z]*\s*\n?(.*?)\n?```\s*$", re.DOTALL)
+
+
+def extract_json(text: str) -> Any:
+    """The JSON value in a model's reply, tolerating a code fence or prose around one object.
+    Raises ``ValueError`` with the parser's reason when there is none."""
+    stripped = text.strip()
+    fenced = _FENCE.match(stripped)
+    if fenced:
+        stripped = fenced.group(1).strip()
+    try:
+        return json.loads(stripped)
+    except json.JSONDecodeError as exc:
+        first_error = exc
+    start, end = stripped.find("{"), stripped.rfind("}")
+    if 0 <= start < end:
+        try:
+            return json.loads(stripped[start : end + 1])
+        except json.JSONDecodeError:
+            pass
+    raise ValueError(
+        f"not JSON: {first_error.msg} at line {first_error.lineno} column {first_error.colno}"
+    )

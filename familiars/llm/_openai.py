@@ -1,0 +1,300 @@
+"""A client for the OpenAI-compatible chat API (OpenAI, Ollama, LM Studio, vLLM, llama.cpp
+server, hosted APIs) over httpx. HTTP failures become :mod:`familiars.llm.errors` here."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import httpx
+
+from familiars.config import ProviderSettings
+from familiars.llm._base import ChatMessage, ChatModel, ChatResult
+from familiars.llm.errors import (
+    BadRequestError,
+    BadResponseError,
+    ProviderAuthError,
+    ProviderConnectionError,
+    ProviderServerError,
+    ProviderTimeoutError,
+    RateLimitedError,
+    UnsupportedFeatureError,
+)
+
+logger = logging.getLogger(__name__)
+
+_FEATURE_WORDS = ("response_format", "json_schema", "json_object")
+
+
+def parse_retry_after(value: str | None, *, now: float) -> float | None:
+    """Seconds to wait from a Retry-After header (seconds or an HTTP date), or None."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - now)
+    except (TypeError, ValueError, IndexError):
+        return None
+
+
+def _error_text(response: httpx.Response) -> str:
+    try:
+        data = response.json()
+    except ValueError:
+        return response.text[:300]
+    err = data.get("error") if isinstance(data, dict) else None
+    if isinstance(err, dict):
+        return str(err.get("message") or err.get("code") or err)[:300]
+    return str(err or data)[:300]
+
+
+def _is_quota(response: httpx.Response) -> bool:
+    text = response.text.lower()
+    return "insufficient_quota" in text or "quota" in text
+
+
+class _KeyRing:
+    """API keys used round-robin; a key that hit a rate limit rests until its time is up."""
+
+    def __init__(self, keys: Sequence[str]) -> None:
+        self.keys = [k for k in keys if k]
+        self._next = 0
+        self._resting: dict[int, float] = {}
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def pick(self, now: float) -> int | None:
+        """Index of the next usable key, None if every key rests (or there are none)."""
+        for step in range(len(self.keys)):
+            idx = (self._next + step) % len(self.keys)
+            if self._resting.get(idx, 0.0) <= now:
+                self._next = (idx + 1) % len(self.keys)
+                return idx
+        return None
+
+    def rest(self, idx: int, until: float) -> None:
+        self._resting[idx] = until
+
+    def earliest_back(self) -> float | None:
+        return min(self._resting.values()) if self._resting else None
+
+
+class OpenAIChatModel(ChatModel):
+    def __init__(
+        self,
+        *,
+        name: str,
+        base_url: str,
+        model: str,
+        api_keys: Sequence[str] = (),
+        timeout_s: float = 60.0,
+        structured_output: str = "auto",
+        key_rest_s: float = 3600.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        super().__init__()
+        self.name = name
+        self.model = model
+        self.base_url = base_url.rstrip("/")
+        self.structured_output = structured_output
+        self.timeout_s = timeout_s
+        self.key_rest_s = key_rest_s
+        self._keys = _KeyRing(api_keys)
+        self._transport = transport
+        self._clock = clock
+        self._client: httpx.AsyncClient | None = None
+
+    @classmethod
+    def from_settings(
+        cls,
+        provider: ProviderSettings,
+        *,
+        env: Mapping[str, str] | None = None,
+        key_rest_s: float = 3600.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> OpenAIChatModel:
+        environ = os.environ if env is None else env
+        keys = [environ.get(n, "").strip() for n in provider.api_key_envs]
+        missing = [n for n, k in zip(provider.api_key_envs, keys, strict=True) if not k]
+        if missing:
+            logger.warning("provider %s: key variables not set: %s", provider.name, missing)
+        return cls(
+            name=provider.name,
+            base_url=provider.base_url,
+            model=provider.model,
+            api_keys=[k for k in keys if k],
+            timeout_s=provider.timeout_s,
+            structured_output=provider.structured_output,
+            key_rest_s=key_rest_s,
+            transport=transport,
+            clock=clock,
+        )
+
+    @property
+    def key_count(self) -> int:
+        return len(self._keys)
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            timeout = httpx.Timeout(self.timeout_s, connect=min(10.0, self.timeout_s))
+            self._client = httpx.AsyncClient(timeout=timeout, transport=self._transport)
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def _body(
+        self,
+        messages: Sequence[ChatMessage],
+        max_tokens: int | None,
+        temperature: float | None,
+        response_format: dict[str, Any] | None,
+        stream: bool = False,
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.model, "messages": [m.as_dict() for m in messages]}
+        if max_tokens is not None:
+            body["max_tokens"] = max_tokens
+        if temperature is not None:
+            body["temperature"] = temperature
+        if response_format is not None:
+            body["response_format"] = response_format
+        if stream:
+            body["stream"] = True
+        return body
+
+    def _headers(self, key_idx: int | None) -> dict[str, str]:
+        if key_idx is None:
+            return {}
+        return {"Authorization": f"Bearer {self._keys.keys[key_idx]}"}
+
+    def _key_for_request(self) -> int | None:
+        if not len(self._keys):
+            return None
+        idx = self._keys.pick(self._clock())
+        if idx is None:
+            back = self._keys.earliest_back()
+            wait = None if back is None else max(0.0, back - self._clock())
+            raise RateLimitedError(self.name, "every API key is rate limited", retry_after=wait)
+        return idx
+
+    async def _send(self, body: dict[str, Any]) -> httpx.Response:
+        """POST with key rotation: a rate-limited key rests and the next key is tried."""
+        attempts = max(1, len(self._keys))
+        for _ in range(attempts):
+            idx = self._key_for_request()
+            response = await self._post(body, idx)
+            if response.status_code == 429 and idx is not None and len(self._keys) > 1:
+                wait = parse_retry_after(response.headers.get("retry-after"), now=self._clock())
+                self._keys.rest(
+                    idx, self._clock() + (wait if wait is not None else self.key_rest_s)
+                )
+                logger.info("%s: key %d rate limited, rotating", self.name, idx)
+                continue
+            return response
+        return response
+
+    async def _post(self, body: dict[str, Any], key_idx: int | None) -> httpx.Response:
+        url = f"{self.base_url}/chat/completions"
+        try:
+            return await self._http().post(url, json=body, headers=self._headers(key_idx))
+        except httpx.TimeoutException as exc:
+            raise ProviderTimeoutError(self.name, f"no answer in {self.timeout_s:g}s") from exc
+        except httpx.TransportError as exc:
+            raise ProviderConnectionError(self.name, f"cannot reach {url}: {exc}") from exc
+
+    def _raise_for_status(self, response: httpx.Response, body: dict[str, Any]) -> None:
+        status = response.status_code
+        if status < 400:
+            return
+        detail = _error_text(response)
+        if status == 429:
+            wait = parse_retry_after(response.headers.get("retry-after"), now=self._clock())
+            reason = "quota exhausted" if _is_quota(response) else "rate limited"
+            raise RateLimitedError(self.name, f"{reason}: {detail}", retry_after=wait)
+        if status in (401, 403):
+            raise ProviderAuthError(self.name, f"key refused ({status}): {detail}")
+        if status >= 500:
+            raise ProviderServerError(self.name, f"server error {status}: {detail}")
+        if "response_format" in body and any(w in detail.lower() for w in _FEATURE_WORDS):
+            raise UnsupportedFeatureError(self.name, body["response_format"]["type"], detail)
+        raise BadRequestError(self.name, status, detail)
+
+    def _parse(self, response: httpx.Response) -> ChatResult:
+        try:
+            data = response.json()
+            content = data["choices"][0]["message"].get("content")
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+            raise BadResponseError(
+                self.name, f"not a chat completion: {response.text[:200]}"
+            ) from exc
+        if not isinstance(content, str):
+            raise BadResponseError(self.name, "the completion has no text content")
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        return ChatResult(text=content, provider=self.name, model=self.model, usage=usage)
+
+    async def chat(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        response_format: dict[str, Any] | None = None,
+    ) -> ChatResult:
+        body = self._body(messages, max_tokens, temperature, response_format)
+        response = await self._send(body)
+        self._raise_for_status(response, body)
+        return self._parse(response)
+
+    async def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> AsyncIterator[str]:
+        body = self._body(messages, max_tokens, temperature, None, stream=True)
+        idx = self._key_for_request()
+        url = f"{self.base_url}/chat/completions"
+        try:
+            async with self._http().stream(
+                "POST", url, json=body, headers=self._headers(idx)
+            ) as response:
+                if response.status_code >= 400:
+                    await response.aread()
+                    self._raise_for_status(response, body)
+                async for chunk in _sse_text(response, self.name):
+                    yield chunk
+        except httpx.TimeoutException as exc:
+            raise ProviderTimeoutError(self.name, f"no answer in {self.timeout_s:g}s") from exc
+        except httpx.TransportError as exc:
+            raise ProviderConnectionError(self.name, f"cannot reach {url}: {exc}") from exc
+
+
+async def _sse_text(response: httpx.Response, provider: str) -> AsyncIterator[str]:
+    async for line in response.aiter_lines():
+        if not line.startswith("data:"):
+            continue
+        payload = line[5:].strip()
+        if payload == "[DONE]":
+            return
+        try:
+            delta = json.loads(payload)["choices"][0].get("delta") or {}
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise BadResponseError(provider, f"bad stream chunk: {payload[:200]}") from exc
+        text = delta.get("content")
+        if text:
+            yield text

@@ -1,0 +1,139 @@
+"""A local OpenAI-compatible chat server for tests, on 127.0.0.1, with scripted replies.
+
+    async with FakeOpenAI() as server:
+        server.script(Reply.json({"writes": []}), Reply.status(429, retry_after=30))
+        model = OpenAIChatModel(name="fake", base_url=server.base_url, model="m")
+
+Each request takes the next scripted reply; when the script is empty, ``default`` answers.
+Every request body and its headers are kept in ``requests`` for assertions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+
+@dataclass
+class Reply:
+    kind: str = "text"  # text | status | hang | refuse_format
+    content: str = ""
+    status_code: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    body: dict[str, Any] | None = None
+
+    @classmethod
+    def text(cls, content: str) -> Reply:
+        return cls(kind="text", content=content)
+
+    @classmethod
+    def json(cls, data: Any) -> Reply:
+        return cls(kind="text", content=json.dumps(data))
+
+    @classmethod
+    def status(
+        cls, code: int, *, retry_after: float | str | None = None, message: str = "error"
+    ) -> Reply:
+        headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
+        body = {"error": {"message": message, "type": "server_error", "code": code}}
+        return cls(kind="status", status_code=code, headers=headers, body=body)
+
+    @classmethod
+    def hang(cls) -> Reply:
+        """Never answer (until the server stops): the client's timeout must fire."""
+        return cls(kind="hang")
+
+    @classmethod
+    def refuse_format(cls) -> Reply:
+        """A 400 naming response_format, as servers without structured output send."""
+        body = {"error": {"message": "response_format json_schema is not supported"}}
+        return cls(kind="status", status_code=400, body=body)
+
+
+@dataclass
+class Seen:
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+
+class FakeOpenAI:
+    def __init__(self, default: Reply | Callable[[dict[str, Any]], Reply] | None = None) -> None:
+        self.default = default or Reply.text("ok")
+        self.queue: deque[Reply] = deque()
+        self.requests: list[Seen] = []
+        self._stop = asyncio.Event()
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def script(self, *replies: Reply) -> None:
+        self.queue.extend(replies)
+
+    def _next(self, body: dict[str, Any]) -> Reply:
+        if self.queue:
+            return self.queue.popleft()
+        return self.default(body) if callable(self.default) else self.default
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        self.requests.append(Seen(request.path, dict(request.headers), body))
+        reply = self._next(body)
+        if reply.kind == "hang":
+            await self._stop.wait()
+            return web.Response(status=503)
+        if reply.kind == "status":
+            return web.json_response(reply.body, status=reply.status_code, headers=reply.headers)
+        if body.get("stream"):
+            return await self._stream(request, reply.content)
+        return web.json_response(_completion(body.get("model", ""), reply.content))
+
+    async def _stream(self, request: web.Request, content: str) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        for word in content.split(" "):
+            piece = {"choices": [{"index": 0, "delta": {"content": word + " "}}]}
+            await response.write(f"data: {json.dumps(piece)}\n\n".encode())
+        await response.write(b"data: [DONE]\n\n")
+        await response.write_eof()
+        return response
+
+    async def __aenter__(self) -> FakeOpenAI:
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", self._handle)
+        self._runner = web.AppRunner(app, shutdown_timeout=0.1)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = self._runner.addresses[0][1]
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+
+def _completion(model: str, content: str) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
