@@ -1,0 +1,209 @@
+"""Privacy redaction: what is found, what is not, and how the decisions replay (§5.5.2)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from familiars.bot.redaction import (
+    MASK_TOKENS,
+    Redactor,
+    apply_redactions,
+    content_hash,
+    luhn_valid,
+    redaction_metadata,
+    scan,
+)
+from familiars.config import PrivacySettings
+
+_JWT = (
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+)
+FOUND = [
+    # (message with {} where the secret sits, kind, the secret that must be found exactly)
+    ("my key is {} ok", "api_key", "sk-proj-abcDEF1234567890abcdEFGH12"),
+    ("{}", "api_key", "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv-12345"),
+    ("push with {} now", "api_key", "ghp_16C7e42F292c6912E7710c838347Ae178B4a"),
+    ("slack {}", "api_key", "xoxb-123456789012-1234567890123-AbCdEfGhIjKl"),
+    ("aws {}.", "api_key", "AKIAIOSFODNN7EXAMPLE"),
+    ("google {}", "api_key", "AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW"),
+    ("Authorization: Bearer {}", "api_key", "abc.def-ghi_jkl012"),
+    ("api_key={}", "api_key", "Zx81kQw2Lp0"),
+    ("password: {}", "api_key", "hunter2abc9"),
+    ("bot {} here", "api_key", "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0"),
+    ("jwt {}", "api_key", _JWT),
+    ("random {} end", "api_key", "Xk9mQ2vL8pR4tY7wZ1nB5cF3hJ6dG0sA"),
+    ("card {} ok", "card", "4111 1111 1111 1111"),
+    ("pay with {}.", "card", "4111-1111-1111-1111"),
+    ("mc {}", "card", "5500005555555559"),
+    ("amex {}", "card", "378282246310005"),
+    ("mail me: {}.", "email", "alice.smith+x@example.co.uk"),
+    ("{} wrote", "email", "Bob_99@mail.example.org"),
+    ("call {} now", "phone", "+44 20 7946 0958"),
+    ("ring {}", "phone", "(555) 123-4567"),
+    ("Call me at {}!", "phone", "555-867-5309"),
+    ("{}", "phone", "+1 (555) 123-4567"),
+    ("tel. {}", "phone", "+33612345678"),
+    ("{}", "phone", "06 12 34 56 78"),
+    ("{}", "phone", "020 7946 0958"),
+    ("my phone: {}", "phone", "5551234567"),
+]
+
+NOT_FOUND = [
+    "I have 3 cats and 12 dogs",
+    "born 1990, moved in 2024",
+    "meeting on 2024-01-15 10:30:00",
+    "the dates 01/02/2024 and 15.03.2025",
+    "release v1.2.3 and 10.0.19045.3803",
+    "python 3.11.4 with numpy 1.26.0",
+    "server at 192.168.1.1 and 10.0.0.255",
+    "pi is 3.14159265358979",
+    "price $1,299.99 or 12,345,678 units",
+    "between 10-20 and 2020-2024",
+    "order 4111111111111112",  # fails Luhn
+    "timestamp 1700000000123",
+    "build 20240115123456",
+    "count 1234567890 items",
+    "isbn 978-3-16-148410-0",
+    "sha 3f786850e387550fdab836ed7e6dc881de23001b",
+    "uuid 123e4567-e89b-12d3-a456-426614174000",
+    "ThisIsAVeryLongCamelCaseIdentifierNameForSure",
+    "https://example.com/path/to/Some-Resource_Name-v2",
+    "lat 48.8584, long 2.2945",
+    "bob@localhost is not an address",
+    "user@@example.com",
+    "my password is great",
+    "token: verysecure",
+    "score 98-100 at 9:45",
+    "0999-01-01 10 and 01-02-2024 12",
+    "",
+]
+
+
+@pytest.mark.parametrize(("template", "kind", "expected"), FOUND)
+def test_finds(template: str, kind: str, expected: str) -> None:
+    text = template.format(expected)
+    found = scan(text)
+    assert [(d.kind, text[d.start : d.end]) for d in found] == [(kind, expected)]
+
+
+@pytest.mark.parametrize("text", NOT_FOUND)
+def test_does_not_flag_ordinary_text(text: str) -> None:
+    assert scan(text) == []
+
+
+def test_several_kinds_in_one_message_are_masked_in_place() -> None:
+    text = (
+        "I'm ann@example.com, card 4111 1111 1111 1111, phone +49 30 1234 5678,"
+        " key sk-abcdefghijklmnop1234"
+    )
+    redaction = Redactor().scan(text)
+    assert [d.kind for d in redaction.discoveries] == ["email", "card", "phone", "api_key"]
+    assert redaction.masked == "I'm [EMAIL], card [CARD], phone [PHONE], key [API_KEY]"
+
+
+def test_card_wins_over_phone_when_they_overlap() -> None:
+    found = scan("4111 1111 1111 1111")
+    assert [d.kind for d in found] == ["card"]
+
+
+@pytest.mark.parametrize(
+    ("digits", "ok"),
+    [
+        ("4111111111111111", True),
+        ("4111111111111112", False),
+        ("79927398713", True),
+        ("12a4", False),
+    ],
+)
+def test_luhn(digits: str, ok: bool) -> None:
+    assert luhn_valid(digits) is ok
+
+
+def test_decisions_follow_settings_per_kind() -> None:
+    privacy = PrivacySettings(email="ignore", phone="record", card="mask", api_key="mask")
+    text = "a@b.io 555-867-5309 4111111111111111"
+    redaction = Redactor(privacy).scan(text)
+    decisions = {d.kind: (d.decision, d.token) for d in redaction.discoveries}
+    assert decisions == {
+        "email": ("ignore", "a@b.io"),
+        "phone": ("record", "555-867-5309"),
+        "card": ("mask", MASK_TOKENS["card"]),
+    }
+    assert redaction.masked == "a@b.io 555-867-5309 [CARD]"
+
+
+def test_metadata_has_the_seed_shape() -> None:
+    text = "write to me at zoe@example.net"
+    meta = Redactor().metadata(text)
+    assert meta == {
+        "redactions": [{"span": [15, 30], "kind": "email", "decision": "mask", "token": "[EMAIL]"}],
+        "redactions_content_hash": content_hash(text),
+    }
+
+
+def test_replay_falls_back_to_raw_content_when_the_hash_does_not_match() -> None:
+    text = "write to me at zoe@example.net"
+    meta = Redactor().metadata(text)
+    edited = text + " please"
+    assert apply_redactions(edited, meta) == edited
+    assert apply_redactions(text, meta) == "write to me at [EMAIL]"
+
+
+def test_replay_refuses_spans_outside_the_content() -> None:
+    text = "short"
+    meta = {
+        "redactions": [{"span": [2, 99], "kind": "email", "decision": "mask", "token": "[X]"}],
+        "redactions_content_hash": content_hash(text),
+    }
+    assert apply_redactions(text, meta) == text
+
+
+def test_replay_in_reverse_span_order_keeps_offsets_valid() -> None:
+    text = "a@b.io and c@d.io"
+    found = scan(text)
+    meta = redaction_metadata(text, found)
+    assert apply_redactions(text, meta) == "[EMAIL] and [EMAIL]"
+
+
+def test_replay_with_the_dialog_tree_function_when_present() -> None:
+    dialog_tree = pytest.importorskip("familiars.memory.dialog_tree")
+    node_content_for_llm = dialog_tree.node_content_for_llm
+    node_cls = dialog_tree.Node
+    text = "key sk-abcdefghijklmnop1234 and mail x@y.org"
+    meta = Redactor().metadata(text)
+    node = node_cls(title="t", content=text, node_type="Q", origin="user", metadata=meta)
+    assert node_content_for_llm(node) == "key [API_KEY] and mail [EMAIL]"
+    node.content = text + "!"
+    assert node_content_for_llm(node) == text + "!"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300))
+def test_scan_never_crashes_and_spans_do_not_overlap(text: str) -> None:
+    found = scan(text)
+    for a, b in zip(found, found[1:], strict=False):
+        assert a.end <= b.start
+    for d in found:
+        assert 0 <= d.start < d.end <= len(text)
+    masked = apply_redactions(text, redaction_metadata(text, found))
+    assert isinstance(masked, str)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(min_value=0, max_value=10**6).map(str),
+            st.dates().map(lambda d: d.isoformat()),
+            st.tuples(st.integers(0, 30), st.integers(0, 30), st.integers(0, 300)).map(
+                lambda v: f"v{v[0]}.{v[1]}.{v[2]}"
+            ),
+        ),
+        max_size=8,
+    )
+)
+def test_numbers_dates_and_versions_are_never_flagged(parts: list[str]) -> None:
+    assert scan(", ".join(parts)) == []
+    assert scan(" ".join(p for p in parts if not p.isdigit())) == []
