@@ -101,7 +101,7 @@ def render_file(parsed: ParsedFile) -> str:
     return "".join(out)
 
 
-def _coerce(data: dict[str, Any]) -> MemoryRecord:
+def record_from_header(data: dict[str, Any]) -> MemoryRecord:
     """Build a record from header JSON, checking types; raises ValueError with the reason."""
     if not isinstance(data.get("id"), str) or not data["id"].startswith("m_"):
         raise ValueError('"id" must be a string starting with "m_"')
@@ -203,7 +203,7 @@ def parse_text(text: str, path: Path | None = None) -> ParsedFile:
             body_lines = body_lines[:-1]
         try:
             data = _parse_header(chunk_lines[0])
-            record = _coerce(data)
+            record = record_from_header(data)
         except ValueError as exc:
             err = EntryParseError(path, start + 1, str(exc))
             parsed.segments.append(Segment(text=raw, line=start + 1, error=err))

@@ -83,6 +83,26 @@ class _BatchLog:
     removed: set[str] = field(default_factory=set)
     purges: list[tuple[Path, str]] = field(default_factory=list)
     dirty: set[Path] = field(default_factory=set)
+    norms: dict[Path, dict[str, Segment]] = field(default_factory=dict)
+    id_sets: dict[Path, set[str]] = field(default_factory=dict)
+
+    def ids(self, path: Path, parsed: ParsedFile) -> set[str]:
+        found = self.id_sets.get(path)
+        if found is None:
+            found = {s.record.id for s in parsed.segments if s.record is not None}
+            self.id_sets[path] = found
+        return found
+
+    def content_map(self, path: Path, parsed: ParsedFile) -> dict[str, Segment]:
+        """Normalised content -> segment of the file's records, built once per batch."""
+        found = self.norms.get(path)
+        if found is None:
+            found = {}
+            for seg in parsed.segments:
+                if seg.record is not None and not seg.record.deprecated:
+                    found.setdefault(normalise_content(seg.record.content), seg)
+            self.norms[path] = found
+        return found
 
     def record_event(self, path: Path, kind: str, record: MemoryRecord) -> None:
         self.events.setdefault(path, []).append(history.event(kind, record))
@@ -355,19 +375,19 @@ class MemoryStore:
         path = self.path_of(record)
 
         def apply(parsed: ParsedFile, log: _BatchLog) -> MemoryRecord:
+            known = log.content_map(path, parsed)
+            key = normalise_content(record.content)
             if dedupe:
-                key = normalise_content(record.content)
-                for seg in parsed.segments:
-                    old = seg.record
-                    if (
-                        old is not None
-                        and not old.deprecated
-                        and normalise_content(old.content) == key
-                    ):
-                        return old.replace()
-            if any(s.record is not None and s.record.id == record.id for s in parsed.segments):
+                seg = known.get(key)
+                if seg is not None and seg.record is not None and not seg.record.deprecated:
+                    return seg.record.replace()
+            if record.id in log.ids(path, parsed):
                 raise ValueError(f"a memory with id {record.id} already exists")
-            parsed.segments.append(Segment(text="", line=0, record=record))
+            new_seg = Segment(text="", line=0, record=record)
+            parsed.segments.append(new_seg)
+            log.ids(path, parsed).add(record.id)
+            if key not in known or known[key].record is None or known[key].record.deprecated:
+                known[key] = new_seg
             log.record_event(path, "upsert", record)
             log.upserted[record.id] = record
             return record.replace()
@@ -484,6 +504,8 @@ class MemoryStore:
             for i, seg in enumerate(parsed.segments):
                 if seg.record is not None and seg.record.id == record_id:
                     del parsed.segments[i]
+                    log.norms.pop(path, None)
+                    log.id_sets.pop(path, None)
                     log.removed.add(record_id)
                     log.upserted.pop(record_id, None)
                     log.purges.append((path, record_id))
