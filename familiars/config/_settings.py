@@ -143,6 +143,13 @@ class SchedulerSettings(BaseModel):
     proactive_in_groups: bool = False
     reminder_grace_s: float = Field(default=6 * 3600.0, ge=0)
     consolidation_hour: int = Field(default=4, ge=0, le=23)
+    #: A promise the agent made with no due time is followed up this long after it was made.
+    follow_up_after_s: float = Field(default=86400.0, ge=0)
+    #: Reminders a person asked for are delivered even with ``/proactive off``.
+    reminders_ignore_proactive_off: bool = True
+    #: How often TTL / ephemeral sweeps, idle reclamation and access-stat flushes run.
+    sweep_s: float = Field(default=300.0, gt=0)
+    flush_s: float = Field(default=30.0, gt=0)
 
 
 class GateSettings(BaseModel):
@@ -150,6 +157,13 @@ class GateSettings(BaseModel):
     budget_mb: float = Field(default=8192.0, gt=0)
     idle_evict_sec: float = Field(default=900.0, ge=0)
     acquire_timeout_s: float = Field(default=30.0, gt=0)
+    #: With a GPU visible through NVML the budget is its free memory at start less this.
+    use_nvml: bool = True
+    device_index: int = Field(default=0, ge=0)
+    reserve_mb: float = Field(default=512.0, ge=0)
+    history_size: int = Field(default=200, ge=1)
+    #: How often the running process writes its gate snapshot for ``familiars gate status``.
+    snapshot_s: float = Field(default=30.0, gt=0)
 
 
 class APISettings(BaseModel):
