@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import logging
 import time
 from collections import deque
@@ -40,8 +41,10 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import IntEnum
+from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from familiars.scheduler._files import atomic_write_json
 from familiars.scheduler.errors import GateCapacityError, GateTimeoutError, PreemptedError
 
 logger = logging.getLogger(__name__)
@@ -185,7 +188,7 @@ class Lease:
     """One holder's claim on a resident model. Release it when the work is done; queue work
     checks :attr:`preempted` (or calls :meth:`raise_if_preempted`) between steps."""
 
-    __slots__ = ("_gate", "model_id", "priority", "category", "preempted", "released")
+    __slots__ = ("_gate", "model_id", "priority", "category", "preempted", "released", "waited_s")
 
     def __init__(self, gate: VRAMGate, model_id: str, priority: int, category: Category) -> None:
         self._gate = gate
@@ -194,6 +197,8 @@ class Lease:
         self.category: Category = category
         self.preempted = False
         self.released = False
+        #: Time this acquire spent waiting for another holder to release memory.
+        self.waited_s = 0.0
 
     def release(self) -> None:
         """Done working: the model stays loaded (idle) until evicted or reclaimed. Idempotent."""
@@ -358,11 +363,14 @@ class VRAMGate:
         wait_s: float,
     ) -> None:
         self.stats.waits += 1
-        remaining = deadline - asyncio.get_running_loop().time()
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        remaining = deadline - started
         try:
             if remaining <= 0:
                 raise TimeoutError
             await asyncio.wait_for(waiter, remaining)
+            lease.waited_s += loop.time() - started
         except TimeoutError:
             self.stats.timeouts += 1
             detail = self._blocked_detail(estimated_mb)
@@ -472,6 +480,8 @@ class VRAMGate:
             entry.leases.remove(lease)
             entry.refresh()
             entry.last_active_at = self.clock()
+            if entry.is_working:
+                return  # still held: nothing became evictable, nobody to wake
         self._wake()
 
     def _wake(self) -> None:
@@ -601,3 +611,39 @@ class VRAMGate:
             "stats": self.stats.as_dict(),
             "history": self.history(),
         }
+
+
+# ---------------------------------------------------------------------------------------------
+# The latest snapshot on disk, for ``familiars gate status`` in another process
+
+SNAPSHOT_FILE = "gate_status.json"
+
+
+def snapshot_path(workspace: Path) -> Path:
+    return Path(workspace) / "scheduler" / SNAPSHOT_FILE
+
+
+def save_snapshot(snapshot: dict[str, Any], path: Path) -> None:
+    """Write atomically (temp file in the same folder, fsync, rename)."""
+    atomic_write_json(path, snapshot)
+
+
+def load_snapshot(path: Path) -> dict[str, Any] | None:
+    """The saved snapshot, or None when no running process has written one (or it is
+    unreadable; it is only a status display, rewritten every few seconds)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        logger.warning("gate snapshot %s unreadable: %s", path, exc)
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def configured_snapshot(settings: Any) -> dict[str, Any]:
+    """What ``gate status`` shows when nothing ran yet: the budget this config would use."""
+    gate = VRAMGate.from_settings(settings)
+    snap = gate.snapshot()
+    snap["running"] = False
+    return snap

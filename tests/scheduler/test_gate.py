@@ -243,9 +243,8 @@ def test_boost_nesting_takes_the_minimum() -> None:
         assert current_boost() == Priority.NICE
         assert effective_priority(Priority.IMPORTANT) == Priority.IMPORTANT
     assert current_boost() is None
-    with pytest.raises(ValueError):
-        with boost_thread_priority(0):
-            pass
+    with pytest.raises(ValueError), boost_thread_priority(0):
+        pass
 
 
 def test_boosts_stay_in_their_own_thread() -> None:
