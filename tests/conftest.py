@@ -1,0 +1,44 @@
+"""Shared fixtures. Tests never reach the network: anything remote is faked on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+_real_connect = socket.socket.connect
+
+
+def _guarded_connect(self: socket.socket, address: object) -> object:
+    host = address[0] if isinstance(address, tuple) else None
+    if isinstance(host, str) and host not in ("127.0.0.1", "::1", "localhost", "0.0.0.0"):
+        raise RuntimeError(f"tests must not reach the network (tried {address!r})")
+    return _real_connect(self, address)  # type: ignore[arg-type]
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    ws = tmp_path / "workspace"
+    ws.mkdir()
+    monkeypatch.setenv("FAMILIARS_WORKSPACE", str(ws))
+    monkeypatch.delenv("FAMILIARS_CONFIG", raising=False)
+    return ws
+
+
+@pytest.fixture(scope="session")
+def real_embedder() -> Iterator[object]:
+    """The bundled all-MiniLM-L6-v2, loaded once per test session."""
+    from familiars.memory.embeddings import load_embedder
+
+    yield load_embedder("bundled")

@@ -433,6 +433,21 @@ class MemoryIndex:
             rows = [r[0] for r in await cur.fetchall()]
         return [r for r in rows if not exclude or r not in exclude]
 
+    async def embed_missing(self, *, batch: int = 512) -> int:
+        """Embed records whose text has no vector in the current space (records written by a
+        process without an embedder, or after a model change). Returns how many."""
+        if self.embedder is None or self._space_id is None:
+            return 0
+        sql = (
+            "SELECT DISTINCT r.content FROM records r LEFT JOIN vectors v "
+            "ON v.content_hash = r.content_hash AND v.space_id = ? WHERE v.content_hash IS NULL"
+        )
+        async with self.db.execute(sql, (self._space_id,)) as cur:
+            texts = [row[0] for row in await cur.fetchall()]
+        for start in range(0, len(texts), batch):
+            await self.vectors_for(texts[start : start + batch])
+        return len(texts)
+
     async def rebuild(
         self, store: MemoryStore, *, progress: Callable[[int, int], None] | None = None
     ) -> ReconcileReport:

@@ -1,0 +1,80 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from familiars.memory.index import MemoryIndex
+from familiars.memory.store import MemoryStore, make_record
+from tests.fakes import HashEmbedder
+
+
+def rec(content: str, user: str = "alice", category: str = "preference"):
+    return make_record(content, scope="user", category=category, user_key=user)
+
+
+async def test_writes_reach_fts_and_vectors(workspace: Path) -> None:
+    emb = HashEmbedder()
+    async with MemoryIndex(workspace, emb) as index, MemoryStore(workspace, listeners=[index]) as store:
+        a = await store.append(rec("Alice goes running every morning"))
+        await store.append(rec("Bob plays chess", user="bob"))
+        hits = await index.keyword_search("runs")  # porter stemming: runs ~ running
+        assert [h[0] for h in hits] == [a.id]
+        ids, matrix = await index.load_matrix()
+        assert set(ids) == {a.id} | {i for i in ids if i != a.id} and matrix.shape == (2, emb.dim)
+        assert np.allclose(np.linalg.norm(matrix, axis=1), 1.0, atol=1e-5)
+        await store.forget(a.id)
+        assert await index.keyword_search("running") == []
+
+
+async def test_unchanged_text_is_never_embedded_twice(workspace: Path) -> None:
+    emb = HashEmbedder()
+    async with MemoryIndex(workspace, emb) as index, MemoryStore(workspace, listeners=[index]) as store:
+        r = await store.append(rec("likes jazz"))
+        before = emb.texts_embedded
+        await store.pin(r.id)
+        await store.append(rec("likes jazz", user="bob"))
+        assert emb.texts_embedded == before
+        await index.rebuild(store)
+        assert emb.texts_embedded == before
+
+
+async def test_reconcile_catches_new_changed_and_deleted_files(workspace: Path) -> None:
+    emb = HashEmbedder()
+    async with MemoryIndex(workspace, emb) as index, MemoryStore(workspace, listeners=[index]) as store:
+        await store.append(rec("likes tea"))
+        await store.append(rec("works at the bakery", category="knowledge"))
+    pref = workspace / "users/alice/preference.md"
+    pref.write_text(pref.read_text().replace("likes tea", "likes oolong tea"))
+    (workspace / "users/alice/knowledge.md").unlink()
+    async with MemoryIndex(workspace, emb) as index, MemoryStore(workspace, listeners=[index]) as store:
+        report = await index.reconcile(store)
+        assert (report.changed_files, report.deleted_files) == (1, 1)
+        assert len(await index.keyword_search("oolong")) == 1
+        assert await index.keyword_search("bakery") == []
+        again = await index.reconcile(store)
+        assert (again.new_files, again.changed_files, again.deleted_files) == (0, 0, 0)
+
+
+async def test_vectors_of_two_models_never_mix(workspace: Path) -> None:
+    async with MemoryIndex(workspace, HashEmbedder(32, "model-a")) as index, MemoryStore(workspace, listeners=[index]) as store:
+        await store.append(rec("hello"))
+    emb_b = HashEmbedder(48, "model-b")
+    async with MemoryIndex(workspace, emb_b) as index, MemoryStore(workspace, listeners=[index]) as store:
+        ids, matrix = await index.load_matrix()
+        assert ids == [] and matrix.shape == (0, 48)
+        assert await index.embed_missing() == 1
+        ids, matrix = await index.load_matrix()
+        assert len(ids) == 1 and matrix.shape == (1, 48)
+
+
+async def test_counts_per_cell(workspace: Path) -> None:
+    async with MemoryIndex(workspace, None) as index, MemoryStore(workspace, listeners=[index]) as store:
+        r = await store.append(rec("a"))
+        await store.append(rec("b"))
+        await store.pin(r.id)
+        await store.update(r.id, "a2")
+        counts = await index.counts()
+    assert counts == [
+        {"scope": "user", "category": "preference", "live": 2, "deprecated": 1, "pinned": 2}
+    ]
