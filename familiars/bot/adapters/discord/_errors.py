@@ -1,0 +1,33 @@
+"""Errors of the Discord adapter.
+
+    DiscordError (base)
+    ├── DiscordStartError   the bot cannot start (bad token, intent switched off, unreachable)
+    └── DiscordSendError    a message could not be delivered after retries
+
+Every message is written to be shown to a person as it is.
+"""
+
+from __future__ import annotations
+
+
+class DiscordError(Exception):
+    """Base of the Discord adapter's errors."""
+
+
+class DiscordStartError(DiscordError):
+    """Start-up failed; the text says what to do about it."""
+
+
+class DiscordSendError(DiscordError):
+    def __init__(self, what: str, cause: BaseException) -> None:
+        super().__init__(f"Discord {what} failed: {cause}")
+        self.what = what
+        self.cause = cause
+
+
+MESSAGE_CONTENT_INTENT_HELP = (
+    "Discord refused the connection because the bot asks for the Message Content intent, "
+    "which is switched off for this application. Open https://discord.com/developers/"
+    "applications, pick the bot's application, go to 'Bot' -> 'Privileged Gateway Intents' "
+    "and switch on 'MESSAGE CONTENT INTENT', then start the bot again."
+)
