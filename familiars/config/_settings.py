@@ -93,6 +93,8 @@ class DiscordSettings(BaseModel):
     token_env: str = "DISCORD_BOT_TOKEN"
     always_answer_channels: list[str] = Field(default_factory=list)
     allowed_guilds: list[str] = Field(default_factory=list)
+    #: Register the slash commands with Discord at every start (turn off to save API calls).
+    sync_commands: bool = True
 
 
 class TelegramSettings(BaseModel):
