@@ -1,0 +1,446 @@
+"""The Telegram adapter end to end: the real python-telegram-bot client against the fake Bot
+API server in fake_telegram.py, with a scripted TurnHandler."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from familiars.bot.adapters.base import Attachment, IncomingMessage, split_message
+from familiars.bot.adapters.telegram import (
+    NOT_ALLOWED,
+    SENT_PRIVATELY,
+    SORRY,
+    START_PRIVATE_FIRST,
+    TelegramAdapter,
+    TelegramSendError,
+    TelegramStartError,
+    is_allowed,
+    nobody_allowed,
+)
+from familiars.config._settings import AccessSettings, Settings
+from tests.bot.fake_telegram import TOKEN, FakeHandler, FakeTelegram
+
+pytestmark = pytest.mark.timeout(60)
+
+ALICE, BOB, CAROL = 101, 102, 103
+GROUP = -1001
+
+
+class FakeClock:
+    """Monotonic time that only moves when told; ``sleep`` moves it instead of waiting."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.slept: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += max(seconds, 0.0)
+
+
+def make_settings(tmp_path: Path, **access: Any) -> Settings:
+    return Settings(
+        workspace=tmp_path,
+        telegram={
+            "poll_timeout_s": 5,
+            "overall_max_rate": 0,
+            "group_max_rate": 0,
+            "send_backoff_s": 0.25,
+        },
+        access=access,
+    )
+
+
+@pytest.fixture
+async def tg() -> AsyncIterator[FakeTelegram]:
+    async with FakeTelegram() as server:
+        yield server
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+async def bot(
+    tg: FakeTelegram, tmp_path: Path, clock: FakeClock
+) -> AsyncIterator[Callable[..., Any]]:
+    """``await bot(handler=None, **access)`` starts an adapter against ``tg``."""
+    started: list[TelegramAdapter] = []
+
+    async def _start(handler: Any = None, **access: Any) -> tuple[TelegramAdapter, FakeHandler]:
+        handler = handler or FakeHandler()
+        adapter = TelegramAdapter(
+            handler,
+            make_settings(tmp_path, **access),
+            TOKEN,
+            base_url=tg.base_url,
+            clock=clock,
+            sleep=clock.sleep,
+        )
+        await adapter.start()
+        started.append(adapter)
+        return adapter, handler
+
+    yield _start
+    for adapter in started:
+        await adapter.stop()
+
+
+# ---------------------------------------------------------------------- private chats
+
+
+async def test_private_message_is_answered(tg: FakeTelegram, bot: Callable[..., Any]) -> None:
+    _, handler = await bot()
+    tg.private_message(ALICE, "hello there", first_name="Alice")
+    await tg.wait_for(lambda: tg.chat_texts(ALICE) == ["echo: hello there"])
+    [seen] = handler.messages
+    assert (seen.platform, seen.chat_id, seen.user_id) == ("telegram", str(ALICE), str(ALICE))
+    assert seen.display_name == "Alice" and not seen.is_group
+    assert tg.calls_of("sendChatAction")[0].params["action"] == "typing"
+
+
+async def test_command_menu_is_set_from_the_handler(
+    tg: FakeTelegram, bot: Callable[..., Any]
+) -> None:
+    _, handler = await bot()
+    assert [c["command"] for c in tg.commands] == [s.name for s in handler.command_specs()]
+
+
+async def test_messages_of_one_chat_are_handled_in_order(
+    tg: FakeTelegram, bot: Callable[..., Any]
+) -> None:
+    _, handler = await bot()
+    for i in range(8):
+        tg.private_message(ALICE, f"m{i}")
+    await tg.wait_for(lambda: len(tg.chat_texts(ALICE)) == 8)
+    assert [m.text for m in handler.messages] == [f"m{i}" for i in range(8)]
+    assert tg.chat_texts(ALICE) == [f"echo: m{i}" for i in range(8)]
+
+
+async def test_long_reply_is_split_at_4096(tg: FakeTelegram, bot: Callable[..., Any]) -> None:
+    long_reply = " ".join(f"word{i}" for i in range(2000))  # about 17,900 characters
+    await bot(FakeHandler(reply=lambda m: [long_reply]))
+    tg.private_message(ALICE, "tell me everything")
+    await tg.wait_for(lambda: sum(map(len, tg.chat_texts(ALICE))) >= len(long_reply))
+    pieces = tg.chat_texts(ALICE)
+    assert pieces == split_message(long_reply, 4096) and len(pieces) == 5
+    assert all(len(p) <= 4096 for p in pieces)
+    assert "".join(pieces) == long_reply
+
+
+async def test_streamed_reply_is_edited_at_most_once_a_second(
+    tg: FakeTelegram, bot: Callable[..., Any], clock: FakeClock
+) -> None:
+    steps = [("Hello", 0.0), (" there", 0.3), (" my", 0.8), (" friend", 0.2), ("!", 0.1)]
+
+    class Streaming(FakeHandler):
+        async def respond(self, message: IncomingMessage) -> AsyncIterator[str]:
+            for delta, advance in steps:
+                clock.now += advance
+                yield delta
+
+    await bot(Streaming())
+    tg.private_message(ALICE, "hi")
+    await tg.wait_for(lambda: tg.chat_texts(ALICE) == ["Hello there my friend!"])
+    [message] = tg.chat_messages(ALICE)
+    # sent "Hello" at t=0; " there" at 0.3 waits; " my" at 1.1 edits; " friend" and "!"
+    # (1.3, 1.4) wait; the stream ends and a fake sleep of 0.7 leads to the final edit at 2.1.
+    assert message.edits == ["Hello there my", "Hello there my friend!"]
+    assert clock.slept == [pytest.approx(0.7)]
+
+
+async def test_handler_failure_gets_an_apology_and_the_chat_goes_on(
+    tg: FakeTelegram, bot: Callable[..., Any]
+) -> None:
+    await bot()
+    tg.private_message(ALICE, "boom")
+    tg.private_message(ALICE, "still there?")
+    await tg.wait_for(lambda: len(tg.chat_texts(ALICE)) == 2)
+    assert tg.chat_texts(ALICE) == [SORRY, "echo: still there?"]
+
+
+async def test_empty_and_sticker_messages_are_ignored(
+    tg: FakeTelegram, bot: Callable[..., Any]
+) -> None:
+    _, handler = await bot()
+    tg.private_message(ALICE, "   ")
+    tg.private_message(
+        ALICE,
+        "",
+        sticker={
+            "file_id": "s1",
+            "file_unique_id": "s1",
+            "type": "regular",
+            "width": 1,
+            "height": 1,
+            "is_animated": False,
+            "is_video": False,
+        },
+    )
+    tg.private_message(ALICE, "after")
+    await tg.wait_for(lambda: tg.chat_texts(ALICE) == ["echo: after"])
+    assert [m.text for m in handler.messages] == ["after"]
+
+
+async def test_document_becomes_an_attachment_the_adapter_can_download(
+    tg: FakeTelegram, bot: Callable[..., Any]
+) -> None:
+    adapter, handler = await bot()
+    tg.add_file("f1", b"hello file")
+    document = {
+        "file_id": "f1",
+        "file_unique_id": "u1",
+        "file_name": "notes.txt",
+        "mime_type": "text/plain",
+        "file_size": 10,
+    }
+    tg.private_message(ALICE, "", caption="my notes", document=document)
+    await tg.wait_for(lambda: len(tg.chat_texts(ALICE)) == 1)
+    [seen] = handler.messages
+    assert seen.text == "my notes"
+    [attachment] = seen.attachments
+    assert (attachment.filename, attachment.content_type, attachment.size) == (
+        "notes.txt",
+        "text/plain",
+        10,
+    )
+    assert await adapter.download(attachment) == b"hello file"
+    with pytest.raises(ValueError):
+        await adapter.download(Attachment(filename="x", url="https://example.invalid/x"))
+
+
+# ---------------------------------------------------------------------- groups
+
+
+async def test_group_answers_only_on_mention_reply_or_command(
+    tg: FakeTelegram, bot: Callable[..., Any]
+) -> None:
+    _, handler = await bot()
+    tg.group_message(GROUP, ALICE, "just chatting among ourselves")
+    tg.group_message(GROUP, ALICE, "what do you think?", mention=True)
+    await tg.wait_for(lambda: len(tg.chat_texts(GROUP)) == 1)
+    [first] = tg.chat_messages(GROUP)
+    assert first.text == "echo: what do you think?"
+    tg.group_message(GROUP, BOB, "and you?", reply_to=first)
+    tg.group_message(
+        GROUP,
+        BOB,
+        "a reply to a person",
+        reply_to={
+            "message_id": 1,
+            "date": 0,
+            "chat": tg.group_chat(GROUP),
+            "text": "x",
+            "from": {"id": ALICE, "is_bot": False, "first_name": "Alice"},
+        },
+    )
+    tg.command(tg.group_chat(GROUP), BOB, "/help")
+    tg.command(tg.group_chat(GROUP), BOB, "/weather@other_bot")
+    tg.command(tg.group_chat(GROUP), BOB, "/weather")
+    await tg.wait_for(lambda: len(tg.chat_texts(GROUP)) == 3)
+    assert tg.chat_texts(GROUP) == [
+        "echo: what do you think?",
+        "echo: and you?",
+        "I am your familiar.",
+    ]
+    assert [m.text for m in handler.messages] == ["what do you think?", "and you?"]
+    assert handler.messages[0].mentions_bot and handler.messages[0].is_group
+    assert handler.messages[1].reply_to_bot and not handler.messages[1].mentions_bot
+    assert [i.name for i in handler.invocations] == ["help"]
+    assert first.reply_to is not None  # answers in groups quote the message they answer
+
+
+async def test_text_mention_and_forum_topic(tg: FakeTelegram, bot: Callable[..., Any]) -> None:
+    _, handler = await bot()
+    entity = {
+        "type": "text_mention",
+        "offset": 0,
+        "length": 8,
+        "user": {"id": tg.bot_id, "is_bot": True, "first_name": "Familiar"},
+    }
+    tg.group_message(GROUP, ALICE, "Familiar, hello", thread_id=77, entities=[entity])
+    await tg.wait_for(lambda: len(tg.chat_texts(GROUP)) == 1)
+    [seen] = handler.messages
+    assert seen.mentions_bot and seen.thread_id == "77"
+    assert tg.chat_messages(GROUP)[0].thread_id == 77
+
+
+# ---------------------------------------------------------------------- commands
+
+
+async def test_memory_command_in_a_group_is_answered_in_private(
+    tg: FakeTelegram, bot: Callable[..., Any]
+) -> None:
+    _, handler = await bot()
+    tg.command(tg.group_chat(GROUP), ALICE, "/memory@familiar_test_bot list   preferences")
+    await tg.wait_for(lambda: len(tg.chat_texts(GROUP)) == 1)
+    assert tg.chat_texts(ALICE) == [f"memories of {ALICE}: secret-{ALICE}"]
+    assert tg.chat_texts(GROUP) == [SENT_PRIVATELY]
+    [inv] = handler.invocations
+    assert (inv.name, inv.args, inv.is_group) == ("memory", ("list", "preferences"), True)
+
+
+async def test_memory_command_when_the_bot_cannot_write_privately(
+    tg: FakeTelegram, bot: Callable[..., Any]
+) -> None:
+    await bot()
+    tg.block_private(BOB)
+    tg.command(tg.group_chat(GROUP), BOB, "/memory list")
+    await tg.wait_for(lambda: len(tg.chat_texts(GROUP)) == 1)
+    [notice] = tg.chat_texts(GROUP)
+    assert notice == START_PRIVATE_FIRST.format(username=tg.username)
+    assert "secret" not in notice and tg.chat_texts(BOB) == []
+
+
+async def test_memory_export_is_sent_as_a_document(
+    tg: FakeTelegram, bot: Callable[..., Any]
+) -> None:
+    await bot()
+    tg.command(tg.private_chat(ALICE), ALICE, "/memory export")
+    await tg.wait_for(lambda: len(tg.chat_messages(ALICE)) == 1)
+    [sent] = tg.chat_messages(ALICE)
+    assert sent.document is not None and sent.document["file_name"] == "memory.md"
+    assert tg.files[sent.document["file_id"]] == f"# memories of {ALICE}\n".encode()
+    assert sent.text == "Your memory export."
+
+
+async def test_unknown_command_gets_usage_from_the_handler(
+    tg: FakeTelegram, bot: Callable[..., Any]
+) -> None:
+    await bot()
+    tg.command(tg.private_chat(ALICE), ALICE, "/frobnicate now")
+    await tg.wait_for(lambda: len(tg.chat_texts(ALICE)) == 1)
+    [text] = tg.chat_texts(ALICE)
+    assert text.startswith("Unknown command /frobnicate") and "/memory list" in text
+
+
+async def test_start_is_help(tg: FakeTelegram, bot: Callable[..., Any]) -> None:
+    _, handler = await bot()
+    tg.command(tg.private_chat(ALICE), ALICE, "/start")
+    await tg.wait_for(lambda: len(tg.chat_texts(ALICE)) == 1)
+    assert [i.name for i in handler.invocations] == ["help"]
+
+
+# ---------------------------------------------------------------------- errors
+
+
+async def test_429_is_retried_after_retry_after(tg: FakeTelegram, bot: Callable[..., Any]) -> None:
+    await bot()
+    tg.fail_next("sendMessage", kind="retry_after", retry_after=1)
+    tg.private_message(ALICE, "are you there?")
+    await tg.wait_for(lambda: tg.chat_texts(ALICE) == ["echo: are you there?"])
+    first, second = tg.calls_of("sendMessage")
+    assert (first.status, second.status) == (429, 200)
+    assert second.at - first.at >= 1.0
+
+
+async def test_server_errors_on_send_are_retried_with_backoff(
+    tg: FakeTelegram, bot: Callable[..., Any], clock: FakeClock
+) -> None:
+    adapter, _ = await bot()
+    tg.fail_next("sendMessage", status=502, times=2)
+    message_id = await adapter.send(str(ALICE), "a reminder")
+    assert tg.chat_texts(ALICE) == ["a reminder"]
+    assert message_id == str(tg.chat_messages(ALICE)[0].message_id)
+    assert [c.status for c in tg.calls_of("sendMessage")] == [502, 502, 200]
+    assert clock.slept == [0.25, 0.5]
+
+
+async def test_send_gives_up_after_retries(
+    tg: FakeTelegram, bot: Callable[..., Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    adapter, _ = await bot()
+    tg.fail_next("sendMessage", status=500, times=10)
+    with pytest.raises(TelegramSendError, match="after 4 tries"):
+        await adapter.send(str(ALICE), "a reminder")
+    assert len(tg.calls_of("sendMessage")) == 4
+
+
+async def test_proactive_send_to_a_topic_splits_long_text(
+    tg: FakeTelegram, bot: Callable[..., Any]
+) -> None:
+    adapter, _ = await bot()
+    await adapter.send(str(GROUP), "x" * 5000, thread_id="9")
+    messages = tg.chat_messages(GROUP)
+    assert [len(m.text) for m in messages] == [4092, 908]
+    assert {m.thread_id for m in messages} == {9}
+
+
+async def test_a_failed_poll_loses_no_update(tg: FakeTelegram, bot: Callable[..., Any]) -> None:
+    tg.private_message(ALICE, "first")
+    tg.private_message(BOB, "second")
+    tg.fail_next("getUpdates", kind="drop")
+    await bot()
+    await tg.wait_for(lambda: tg.chat_texts(ALICE) and tg.chat_texts(BOB))
+    tg.fail_next("getUpdates", status=502)
+    tg.private_message(ALICE, "third")  # answers the poll in flight; the next one fails
+    await tg.wait_for(lambda: any(c.status == 502 for c in tg.calls))
+    tg.private_message(ALICE, "fourth")  # pending while the client backs off
+    await tg.wait_for(lambda: len(tg.chat_texts(ALICE)) == 3)
+    assert tg.chat_texts(ALICE) == ["echo: first", "echo: third", "echo: fourth"]
+    assert tg.chat_texts(BOB) == ["echo: second"]
+    statuses = [c.status for c in tg.calls_of("getUpdates")]
+    assert statuses[0] == 0 and 502 in statuses
+
+
+# ---------------------------------------------------------------------- access control
+
+
+async def test_people_not_allowed_are_refused(tg: FakeTelegram, bot: Callable[..., Any]) -> None:
+    _, handler = await bot(allowed_users=[f"telegram:{ALICE}"])
+    tg.private_message(BOB, "let me in")
+    tg.group_message(GROUP, BOB, "hey", mention=True)
+    tg.private_message(ALICE, "hi")
+    await tg.wait_for(lambda: bool(tg.chat_texts(ALICE)) and bool(tg.chat_texts(BOB)))
+    assert tg.chat_texts(BOB) == [NOT_ALLOWED]
+    assert [m.user_id for m in handler.messages] == [str(ALICE)]
+    assert tg.chat_texts(GROUP) == []
+
+
+async def test_nobody_allowed_is_said_at_start(
+    bot: Callable[..., Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="familiars.bot.adapters.telegram"):
+        await bot(allowed_users=["discord:5"])
+    assert any("nobody is allowed" in r.getMessage() for r in caplog.records)
+
+
+def test_access_rules() -> None:
+    access = AccessSettings(
+        owners=["telegram:1"], allowed_users=["telegram:2", "3"], allowed_chats=["telegram:-5"]
+    )
+    assert is_allowed(access, "1", "-9", is_group=True)  # owner, anywhere
+    assert is_allowed(access, "2", "2", is_group=False)
+    assert is_allowed(access, "3", "-5", is_group=True)
+    assert not is_allowed(access, "2", "-9", is_group=True)  # chat not listed
+    assert not is_allowed(access, "4", "4", is_group=False)
+    assert is_allowed(AccessSettings(), "4", "-9", is_group=True)  # empty lists: everyone
+    assert nobody_allowed(AccessSettings(allowed_users=["discord:1"]))
+    assert not nobody_allowed(AccessSettings(allowed_users=["discord:1"], owners=["telegram:1"]))
+    assert not nobody_allowed(AccessSettings())
+
+
+# ---------------------------------------------------------------------- start-up
+
+
+async def test_bad_token_is_a_clear_start_error(tg: FakeTelegram, tmp_path: Path) -> None:
+    adapter = TelegramAdapter(
+        FakeHandler(), make_settings(tmp_path), "1:wrong", base_url=tg.base_url
+    )
+    with pytest.raises(TelegramStartError, match="TELEGRAM_BOT_TOKEN"):
+        await adapter.start()
+
+
+def test_missing_token_names_the_variable(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="TELEGRAM_BOT_TOKEN"):
+        TelegramAdapter(FakeHandler(), make_settings(tmp_path), "  ")
