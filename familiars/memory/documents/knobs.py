@@ -69,32 +69,39 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("travel", "trip", "itinerary", "flight", "booking"),
 )
 
-#: Words that name a file type, and the extensions that type covers.
+_SHEETS = frozenset({".csv", ".tsv", ".xlsx", ".xls", ".ods"})
+#: Words that always name a file type, and the extensions that type covers.
 TYPE_WORDS: dict[str, frozenset[str]] = {
     "pdf": frozenset({".pdf"}),
     "pdfs": frozenset({".pdf"}),
     "docx": frozenset({".docx", ".doc"}),
-    "word": frozenset({".docx", ".doc"}),
-    "spreadsheet": frozenset({".csv", ".tsv", ".xlsx", ".xls", ".ods"}),
-    "csv": frozenset({".csv"}),
-    "tsv": frozenset({".tsv"}),
+    "spreadsheet": _SHEETS,
+    "spreadsheets": _SHEETS,
     "markdown": frozenset({".md", ".markdown"}),
     "txt": frozenset({".txt"}),
+}
+#: Words that name a type only before "file", "document", ... ("the csv file", "a python
+#: script"); alone they are topics ("the csv module", "html parser").
+WEAK_TYPE_WORDS: dict[str, frozenset[str]] = {
+    "word": frozenset({".docx", ".doc"}),
+    "csv": frozenset({".csv"}),
+    "tsv": frozenset({".tsv"}),
     "python": frozenset({".py", ".pyi"}),
-    "script": frozenset({".py", ".sh", ".js", ".pl", ".rb"}),
+    "shell": frozenset({".sh", ".bash"}),
     "json": frozenset({".json"}),
     "yaml": frozenset({".yaml", ".yml"}),
     "html": frozenset({".html", ".htm"}),
-    "photo": frozenset({".jpg", ".jpeg", ".png", ".heic", ".webp"}),
+    "text": frozenset({".txt", ".text"}),
 }
+_TYPE_NOUNS = frozenset({"file", "files", "document", "doc", "script", "source", "sheet"})
 
-STOPWORDS = frozenset(
-    """a an the my our your his her their its this that these those of in on at to for from
+_STOPWORDS_TEXT = """
+    a an the my our your his her their its this that these those of in on at to for from
     by with about into and or not no is are was were be been do does did what which where who
     whom whose how why when find show get give me i we you it there file files document
     documents doc docs thing one some any all say says said tell please can could would should
-    have has had keep kept sent send saved put""".split()
-)
+    have has had keep kept sent send saved put look looking need"""
+STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
 HISTORY_CUES = frozenset(
     {"before", "earlier", "previous", "previously", "older", "original", "prior", "history"}
 )
@@ -163,11 +170,14 @@ def parse_query(text: str, *, ablate: Iterable[str] = ()) -> ParsedQuery:
     off = frozenset(ablate)
     tokens = [t.strip("'").lower() for t in _WORD.findall(text)]
     tokens = [t for t in tokens if t]
-    type_words = tuple(t for t in tokens if t in TYPE_WORDS)
+    typed = _type_positions(tokens)
+    type_words = tuple(tokens[i] for i in sorted(typed))
     wanted: set[str] = set()
-    for word in type_words:
-        wanted |= TYPE_WORDS[word]
-    words = tuple(dict.fromkeys(t for t in tokens if t not in STOPWORDS and t not in TYPE_WORDS))
+    for i in typed:
+        wanted |= typed[i]
+    words = tuple(
+        dict.fromkeys(t for i, t in enumerate(tokens) if t not in STOPWORDS and i not in typed)
+    )
     if not words:  # "the PDF": keep the type word so there is something to search
         words = tuple(dict.fromkeys(type_words))
     expanded = list(words)
@@ -185,6 +195,16 @@ def parse_query(text: str, *, ablate: Iterable[str] = ()) -> ParsedQuery:
         stems=frozenset(stem(w) for w in words),
         expanded_stems=frozenset(stem(w) for w in expanded_words),
     )
+
+
+def _type_positions(tokens: list[str]) -> dict[int, frozenset[str]]:
+    found: dict[int, frozenset[str]] = {}
+    for i, token in enumerate(tokens):
+        if token in TYPE_WORDS:
+            found[i] = TYPE_WORDS[token]
+        elif token in WEAK_TYPE_WORDS and i + 1 < len(tokens) and tokens[i + 1] in _TYPE_NOUNS:
+            found[i] = WEAK_TYPE_WORDS[token]
+    return found
 
 
 def is_opaque_name(name: str) -> bool:
@@ -226,7 +246,12 @@ def apply_knobs(
         if hits:
             parts["filename_overlap"] = min(OVERLAP_BONUS_PER_WORD * hits, OVERLAP_BONUS_MAX)
     if "filename_coverage" not in off and query.stems:
-        covered = sum(1 for s in query.stems if s in name_stems or _has_synonym_in(s, name_stems))
+        use_synonyms = "synonyms" not in off
+        covered = sum(
+            1
+            for s in query.stems
+            if s in name_stems or (use_synonyms and _has_synonym_in(s, name_stems))
+        )
         coverage = covered / len(query.stems)
         if coverage >= COVERAGE_MIN:
             parts["filename_coverage"] = COVERAGE_BONUS * coverage

@@ -1,0 +1,66 @@
+"""Finding files: documents a person sends or keeps become searchable memory.
+
+:class:`DocumentFinder` indexes PDF, DOCX, text, markdown, CSV and source files (chunk 0 a
+summary, one chunk per page, 1,500-character windows), searches them with dense + keyword
+fusion and seven ablatable ranking knobs, keeps an edit-history sidecar per file, and
+:class:`FolderWatcher` keeps watched folders indexed.
+"""
+
+from familiars.memory.documents.chunking import Chunk, chunk_document
+from familiars.memory.documents.errors import (
+    BadFileNameError,
+    CorruptFileError,
+    DocumentError,
+    DocumentSkipped,
+    EmptyFileError,
+    EncryptedFileError,
+    FileAccessError,
+    FileTooLargeError,
+    UnsafePathError,
+    UnsupportedFileError,
+)
+from familiars.memory.documents.extract import Extracted, extract
+from familiars.memory.documents.finder import (
+    DocumentFinder,
+    FileBlob,
+    FileInfo,
+    FoundFile,
+    IndexResult,
+    RebuildReport,
+)
+from familiars.memory.documents.history import EditHistory, FileHistory, Version
+from familiars.memory.documents.knobs import ABLATE_ENV, KNOBS, parse_query
+from familiars.memory.documents.schema import migrations
+from familiars.memory.documents.watcher import Debouncer, FolderWatcher
+
+__all__ = [
+    "ABLATE_ENV",
+    "KNOBS",
+    "BadFileNameError",
+    "Chunk",
+    "CorruptFileError",
+    "Debouncer",
+    "DocumentError",
+    "DocumentFinder",
+    "DocumentSkipped",
+    "EditHistory",
+    "EmptyFileError",
+    "EncryptedFileError",
+    "Extracted",
+    "FileAccessError",
+    "FileBlob",
+    "FileHistory",
+    "FileInfo",
+    "FileTooLargeError",
+    "FolderWatcher",
+    "FoundFile",
+    "IndexResult",
+    "RebuildReport",
+    "UnsafePathError",
+    "UnsupportedFileError",
+    "Version",
+    "chunk_document",
+    "extract",
+    "migrations",
+    "parse_query",
+]

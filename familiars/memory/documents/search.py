@@ -1,0 +1,69 @@
+"""Hybrid fusion as pure functions: normalise, fuse 0.7 / 0.3, one row per file.
+
+Both scores are brought to 0-1 over the candidate set before mixing: raw cosines of small
+sentence models sit in a narrow band, so their relative order is the signal, not their level.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+VECTOR_WEIGHT = 0.7
+KEYWORD_WEIGHT = 0.3
+CANDIDATES = 200
+
+
+def minmax(scores: np.ndarray) -> np.ndarray:
+    """Scale to 0-1; a flat set scores 1 everywhere (nothing to tell apart)."""
+    if scores.size == 0:
+        return scores.astype(np.float32)
+    low, high = float(scores.min()), float(scores.max())
+    if high - low < 1e-9:
+        return np.ones_like(scores, dtype=np.float32)
+    return ((scores - low) / (high - low)).astype(np.float32)
+
+
+def normalise_bm25(bm25: np.ndarray) -> np.ndarray:
+    """FTS5 bm25 is negative, lower is better: the best match becomes 1, no match 0."""
+    if bm25.size == 0:
+        return bm25.astype(np.float32)
+    goodness = np.maximum(-bm25, 0.0)
+    top = float(goodness.max())
+    if top <= 0:
+        return np.zeros_like(goodness, dtype=np.float32)
+    return (goodness / top).astype(np.float32)
+
+
+def fuse(dense_norm: np.ndarray, keyword_norm: np.ndarray) -> np.ndarray:
+    return VECTOR_WEIGHT * dense_norm + KEYWORD_WEIGHT * keyword_norm
+
+
+def top_indices(scores: np.ndarray, n: int) -> np.ndarray:
+    """Indices of the ``n`` highest scores, best first."""
+    if scores.size == 0 or n <= 0:
+        return np.zeros(0, dtype=np.int64)
+    n = min(n, scores.size)
+    part = np.argpartition(-scores, n - 1)[:n]
+    return part[np.argsort(-scores[part], kind="stable")]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    row: int
+    group: tuple[str, str]  # (file_id, version): history versions rank on their own
+    cosine: float
+    dense: float
+    keyword: float
+    fused: float
+
+
+def best_per_file(candidates: list[Candidate]) -> list[Candidate]:
+    """Collapse to one row per file version, the best chunk winning, best first."""
+    best: dict[tuple[str, str], Candidate] = {}
+    for cand in candidates:
+        held = best.get(cand.group)
+        if held is None or cand.fused > held.fused:
+            best[cand.group] = cand
+    return sorted(best.values(), key=lambda c: -c.fused)
