@@ -131,12 +131,20 @@ def split_message(text: str, limit: int) -> list[str]:
         cut = _best_cut(rest, room)
         chunk, rest = rest[:cut], rest[cut:]
         body = prefix + chunk
-        fence = _fence_after(body, fence is not None, fence)
+        fence = _reopenable(_fence_after(body, fence is not None, fence), limit)
         if fence:
             body = body.rstrip("\n") + "\n```"
         pieces.append(body)
         rest = rest.lstrip("\n") if not fence else rest
     return pieces
+
+
+def _reopenable(fence: str | None, limit: int) -> str | None:
+    """The fence line to reopen a cut block with; a plain one when the original (with its
+    info string) would leave too little room in the next piece."""
+    if fence is None or len(fence) + 5 <= limit // 2:
+        return fence
+    return "```"
 
 
 def _best_cut(text: str, room: int) -> int:
