@@ -1,0 +1,330 @@
+"""The Scheduler over a real MemoryStore: reminders fire once, survive restarts, missed ones
+are reported; the JobQueue shields jobs and sends errors to one handler."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from familiars.config import load_settings
+from familiars.memory.store import MemoryStore, make_record
+from familiars.scheduler.errors import SchedulerStateError
+from familiars.scheduler.gate import Lease, Priority, VRAMGate, load_snapshot, snapshot_path
+from familiars.scheduler.jobs import DialogueInfo, JobQueue, ProactiveMessage, Scheduler
+from familiars.scheduler.reminders import ledger_path
+
+DUE = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+
+
+class Clock:
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+class Sender:
+    def __init__(self, fail: int = 0) -> None:
+        self.sent: list[ProactiveMessage] = []
+        self.fail = fail
+
+    async def send_proactive(self, message: ProactiveMessage) -> None:
+        if self.fail:
+            self.fail -= 1
+            raise ConnectionError("platform unreachable")
+        self.sent.append(message)
+
+
+@pytest.fixture
+async def store(workspace: Path) -> AsyncIterator[MemoryStore]:
+    async with MemoryStore(workspace) as s:
+        yield s
+
+
+def settings(workspace: Path, **scheduler: Any) -> Any:
+    return load_settings(None, workspace=workspace, scheduler={"tick_s": 3600, **scheduler})
+
+
+async def add_reminder(store: MemoryStore, due: datetime = DUE, task: str = "call mom") -> str:
+    rec = make_record(
+        f"Remind the user to {task} on Tuesday 1 December 2026 at 09:00 (UTC).",
+        scope="dialogue",
+        category="event",
+        dialogue_id="dialogue_1",
+        extra={"open_loop": {"kind": "reminder", "due": due.isoformat(), "status": "open"}},
+    )
+    return (await store.append(rec)).id
+
+
+def make(
+    workspace: Path, store: MemoryStore, sender: Sender, now: datetime, **kw: Any
+) -> Scheduler:
+    return Scheduler(
+        settings(workspace, **kw.pop("cfg", {})), store, sender, clock=Clock(now), **kw
+    )
+
+
+async def test_a_due_reminder_is_sent_once_and_its_loop_closed(
+    workspace: Path, store: MemoryStore
+) -> None:
+    rid = await add_reminder(store)
+    sender = Sender()
+    sched = make(workspace, store, sender, DUE)
+    assert await sched.run_due(DUE - timedelta(minutes=1)) == []
+    outcomes = await sched.run_due(DUE + timedelta(seconds=30))
+    assert [o.sent for o in outcomes] == [True] and outcomes[0].closed == [rid]
+    assert await sched.run_due(DUE + timedelta(minutes=2)) == []
+    assert len(sender.sent) == 1
+    msg = sender.sent[0]
+    assert (msg.text, msg.kind, msg.dialogue_id, msg.loop_ids) == (
+        "⏰ Reminder: call mom",
+        "reminder",
+        "dialogue_1",
+        (rid,),
+    )
+    loop = (await store.get(rid)).open_loop
+    assert loop is not None and loop["status"] == "done" and loop["outcome"] == "sent"
+    assert sched.ledger.loop_status(rid) == "sent"
+
+
+async def test_reminders_survive_a_restart_and_fire_at_start_within_grace(
+    workspace: Path, store: MemoryStore
+) -> None:
+    rid = await add_reminder(store)
+    sender = Sender()
+    first = make(workspace, store, sender, DUE - timedelta(hours=12))
+    await first.start()
+    assert f"reminder:{rid}" in first.jobs.job_ids()  # an exact job at 09:00
+    await first.stop()
+    assert sender.sent == []
+    # The bot was down at 09:00 and comes back at 11:00 (grace is 6 h): it fires at start.
+    second = make(workspace, store, sender, DUE + timedelta(hours=2))
+    await second.start()
+    await second.run_due(DUE + timedelta(hours=2, minutes=1))
+    await second.stop()
+    third = make(workspace, store, sender, DUE + timedelta(hours=3))
+    await third.start()
+    await third.stop()
+    assert [m.text for m in sender.sent] == ["⏰ Reminder: call mom"]
+
+
+async def test_a_reminder_beyond_grace_is_reported_missed_once(
+    workspace: Path, store: MemoryStore
+) -> None:
+    rid = await add_reminder(store)
+    sender = Sender()
+    late = DUE + timedelta(hours=7)
+    sched = make(workspace, store, sender, late)
+    await sched.start()
+    await sched.run_due(late + timedelta(minutes=5))
+    await sched.stop()
+    assert len(sender.sent) == 1 and sender.sent[0].kind == "missed_reminder"
+    assert "offline" in sender.sent[0].text and "call mom" in sender.sent[0].text
+    assert sched.ledger.loop_status(rid) == "missed"
+    assert (await store.get(rid)).open_loop["outcome"] == "missed"  # type: ignore[index]
+    rows = await sched.reminders()
+    assert [(r["id"], r["status"]) for r in rows] == [(rid, "missed")]
+
+
+async def test_a_failed_send_is_retried_and_not_marked(workspace: Path, store: MemoryStore) -> None:
+    rid = await add_reminder(store)
+    errors: list[str] = []
+    sender = Sender(fail=1)
+    sched = make(workspace, store, sender, DUE, error_handler=lambda n, e: errors.append(str(e)))
+    [outcome] = await sched.run_due(DUE)
+    assert not outcome.sent and "platform unreachable" in (outcome.error or "")
+    assert errors == ["platform unreachable"] and sched.ledger.loop_status(rid) is None
+    await sched.run_due(DUE + timedelta(minutes=1))
+    assert len(sender.sent) == 1
+
+
+async def test_a_crash_mid_send_is_never_resent(workspace: Path, store: MemoryStore) -> None:
+    rid = await add_reminder(store)
+
+    class Crash(BaseException):
+        pass
+
+    class CrashingSender(Sender):
+        async def send_proactive(self, message: ProactiveMessage) -> None:
+            raise Crash  # the process dies here (not an ordinary send failure)
+
+    with pytest.raises(Crash):
+        await make(workspace, store, CrashingSender(), DUE).run_due(DUE)
+    sender = Sender()
+    restarted = make(workspace, store, sender, DUE + timedelta(minutes=1))
+    await restarted.start()
+    await restarted.stop()
+    assert sender.sent == [] and restarted.uncertain == [rid]
+    assert [r["status"] for r in await restarted.reminders()] == ["uncertain"]
+
+
+async def test_an_unreadable_ledger_stops_the_scheduler_and_is_left_alone(
+    workspace: Path, store: MemoryStore
+) -> None:
+    path = ledger_path(workspace)
+    path.parent.mkdir(parents=True)
+    path.write_text("{broken", encoding="utf-8")
+    with pytest.raises(SchedulerStateError, match="not valid JSON"):
+        make(workspace, store, Sender(), DUE)
+    assert path.read_text(encoding="utf-8") == "{broken"
+
+
+class Directory:
+    def __init__(self, *infos: DialogueInfo) -> None:
+        self.infos = list(infos)
+
+    async def active_dialogues(self, now: datetime) -> list[DialogueInfo]:
+        return self.infos
+
+
+async def test_check_ins_respect_proactive_off_and_the_cap_across_restarts(
+    workspace: Path, store: MemoryStore
+) -> None:
+    noon = datetime(2026, 12, 5, 12, 0, tzinfo=UTC)
+    info = DialogueInfo(
+        "agent_0",
+        "dialogue_2",
+        user_key="u1",
+        display_name="Ana",
+        last_user_at=noon - timedelta(days=4),
+    )
+    sender = Sender()
+    sched = make(workspace, store, sender, noon, dialogues=Directory(info))
+    sched.set_proactive("agent_0", "dialogue_2", None, False)
+    assert await sched.run_due(noon) == []
+    sched.set_proactive("agent_0", "dialogue_2", None, True)
+    await sched.run_due(noon)
+    assert [m.kind for m in sender.sent] == ["check_in"] and "Ana" in sender.sent[0].text
+    # A restarted scheduler still knows a check-in went out for this silence.
+    again = make(workspace, store, sender, noon, dialogues=Directory(info))
+    assert await again.run_due(noon + timedelta(days=1)) == []
+    assert again.proactive_enabled("agent_0", "dialogue_2", None)
+
+
+async def test_a_user_scope_reminder_goes_to_the_persons_dm(
+    workspace: Path, store: MemoryStore
+) -> None:
+    rec = make_record(
+        "Remind the user to stretch.",
+        scope="user",
+        category="event",
+        user_key="u1",
+        extra={"open_loop": {"kind": "reminder", "due": DUE.isoformat()}},
+    )
+    await store.append(rec)
+    group = DialogueInfo("agent_0", "dialogue_9", user_key="u1", is_group=True)
+    dm = DialogueInfo("agent_0", "dialogue_4", user_key="u1")
+    sender = Sender()
+    await make(workspace, store, sender, DUE, dialogues=Directory(group, dm)).run_due(DUE)
+    assert [(m.dialogue_id, m.user_key) for m in sender.sent] == [("dialogue_4", "u1")]
+
+
+async def test_a_model_that_chooses_silence_holds_off_for_the_min_gap(
+    workspace: Path, store: MemoryStore
+) -> None:
+    class Silent:
+        async def chat(self, messages: Any, **kw: Any) -> Any:
+            from familiars.llm import ChatResult
+
+            return ChatResult(text="SILENT")
+
+    noon = datetime(2026, 12, 5, 12, 0, tzinfo=UTC)
+    info = DialogueInfo("agent_0", "dialogue_2", last_user_at=noon - timedelta(days=4))
+    sender = Sender()
+    sched = make(workspace, store, sender, noon, dialogues=Directory(info), model=Silent())
+    [outcome] = await sched.run_due(noon)
+    assert not outcome.sent and sender.sent == []
+    assert sched.ledger.silenced_until("agent_0/dialogue_2") == noon + timedelta(hours=4)
+    assert await sched.run_due(noon + timedelta(hours=1)) == []
+
+
+async def test_new_reminders_get_exact_jobs_through_the_store_listener(
+    workspace: Path, store: MemoryStore
+) -> None:
+    sched = make(workspace, store, Sender(), DUE - timedelta(days=1))
+    store.add_listener(sched)
+    await sched.start()
+    rid = await add_reminder(store)
+    await asyncio.sleep(0)
+    for _ in range(20):  # listeners run after the writer's batch: a few loop turns
+        if f"reminder:{rid}" in sched.jobs.job_ids():
+            break
+        await asyncio.sleep(0.01)
+    assert f"reminder:{rid}" in sched.jobs.job_ids()
+    assert {"decider_tick"} <= set(sched.jobs.job_ids())
+    await sched.stop()
+
+
+async def test_job_errors_go_to_one_handler_and_running_jobs_are_shielded() -> None:
+    errors: list[tuple[str, str]] = []
+    jobs = JobQueue(error_handler=lambda name, exc: errors.append((name, str(exc))))
+
+    async def boom() -> None:
+        raise ValueError("bad job")
+
+    await jobs._run("boom", boom)
+    assert errors == [("boom", "bad job")]
+    release = asyncio.Event()
+    finished: list[str] = []
+
+    async def slow() -> None:
+        await release.wait()
+        finished.append("slow")
+
+    outer = asyncio.create_task(jobs._run("slow", slow))
+    await asyncio.sleep(0)
+    outer.cancel()  # APScheduler shutting down, say
+    await asyncio.sleep(0)
+    release.set()
+    await jobs.stop(timeout=5)
+    assert finished == ["slow"]
+
+
+async def test_consolidation_runs_as_queue_work_and_is_retried_when_preempted(
+    workspace: Path, store: MemoryStore
+) -> None:
+    gate = VRAMGate(1000, acquire_timeout_s=1)
+    done: list[int] = []
+    interrupted: list[bool] = []
+
+    async def consolidate(state: dict[str, Any], lease: Lease) -> None:
+        while state.get("n", 0) < 3:
+            lease.raise_if_preempted()
+            state["n"] = state.get("n", 0) + 1
+            done.append(state["n"])
+            if not interrupted:
+                interrupted.append(True)
+                (await gate.acquire("embedder", 800, Priority.IMPORTANT)).release()
+            await asyncio.sleep(0)
+
+    sched = make(
+        workspace, store, Sender(), DUE, gate=gate, consolidate=consolidate, consolidation_mb=500
+    )
+    await sched.start()
+    assert "consolidation" in sched.jobs.job_ids() and "idle_reclamation" in sched.jobs.job_ids()
+    assert await sched.run_consolidation() == "preempted"
+    assert "consolidation_retry" in sched.jobs.job_ids()
+    assert await sched.run_consolidation() == "done"
+    assert done == [1, 2, 3]
+    await sched.stop()
+    snap = load_snapshot(snapshot_path(workspace))
+    assert snap is not None and snap["running"] is True
+    assert [r["model_id"] for r in snap["residents"]] == ["consolidator"]
+
+
+def test_ledger_file_is_plain_json(workspace: Path) -> None:
+    path = ledger_path(workspace)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"loops": {}, "dialogues": {}}), encoding="utf-8")
+    from familiars.scheduler.reminders import SchedulerLedger
+
+    ledger = SchedulerLedger(path)
+    ledger.set_proactive("agent_0/dialogue_1", False)
+    assert json.loads(path.read_text())["dialogues"]["agent_0/dialogue_1"]["proactive_off"]
