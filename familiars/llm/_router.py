@@ -46,6 +46,8 @@ class ProviderRouter(ChatModel):
         self.cooldown_quota_s = cooldown_quota_s
         self.cooldown_error_s = cooldown_error_s
         self._clock = clock
+        #: The clock cooldowns are measured on (time.time unless a test passes another).
+        self.clock = clock
         self._on_change = on_change
         self._states = {p.name: ProviderState(name=p.name, model=p.model) for p in providers}
 

@@ -914,7 +914,8 @@ class MemoryWriter:
         states = getattr(self.model, "states", None)
         if states is None:
             return []
-        now = time.time()
+        clock = getattr(self.model, "clock", time.time)
+        now = clock()
         return [s.as_dict(now) for s in states()]
 
     def save_status(self, queue_depth: int | None = None) -> None:

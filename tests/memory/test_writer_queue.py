@@ -1,0 +1,127 @@
+"""The writer queue: persisted turns survive a crash, a bad turn is set aside, the status is
+readable from another process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import UTC, datetime
+
+import pytest
+
+from familiars.memory.store import MemoryStore
+from familiars.memory.writer import (
+    MemoryWriter,
+    TurnContext,
+    WriterQueue,
+    load_status,
+    pending_turn_files,
+    queue_dir,
+)
+
+NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
+
+
+def turn(text) -> TurnContext:
+    return TurnContext(
+        agent_id="agent_0",
+        dialogue_id="dialogue_1",
+        user_key="u1",
+        user_text=text,
+        now=NOW.isoformat(),
+    )
+
+
+async def live(store):
+    return await store.list(scope="user", user_key="u1", now=NOW)
+
+
+async def test_worker_processes_in_order_and_drain_waits(tmp_path):
+    async with MemoryStore(tmp_path) as store:
+        queue = WriterQueue(MemoryWriter(store))
+        async with queue:
+            await queue.enqueue(turn("I like coffee"))
+            await queue.enqueue(turn("I don't like coffee anymore"))
+            await queue.enqueue(turn("My name is Ann"))
+            await queue.drain()
+            assert pending_turn_files(tmp_path) == []
+            stats = queue.stats()
+        records = {r.content for r in await live(store)}
+        assert records == {"The user doesn't like coffee.", "The user's name is Ann."}
+        assert stats["turns_processed"] == 3 and stats["queue_depth"] == 0
+        assert stats["added"] == 2 and stats["updated"] == 1
+
+
+async def test_queued_turns_survive_a_crash_and_run_on_restart(tmp_path):
+    async with MemoryStore(tmp_path) as store:
+        queue = WriterQueue(MemoryWriter(store))  # never started: the process "dies"
+        await queue.enqueue(turn("My name is Ann"))
+        await queue.enqueue(turn("I live in Oslo"))
+        del queue
+    assert len(pending_turn_files(tmp_path)) == 2
+    assert load_status(tmp_path).queue_depth == 2
+    async with MemoryStore(tmp_path) as store:
+        async with WriterQueue(MemoryWriter(store)) as queue:
+            await queue.drain()
+        assert {r.content for r in await live(store)} == {
+            "The user's name is Ann.",
+            "The user lives in Oslo.",
+        }
+    assert pending_turn_files(tmp_path) == []
+    status = load_status(tmp_path)
+    assert status.turns_processed == 2 and status.queue_depth == 0
+
+
+async def test_a_bad_turn_is_set_aside_and_the_rest_go_on(tmp_path):
+    async with MemoryStore(tmp_path) as store:
+        writer = MemoryWriter(store)
+        queue = WriterQueue(writer)
+        await queue.enqueue(turn("My name is Ann"))
+        bad = queue_dir(tmp_path) / "t_00000000000000000000.json"
+        bad.write_text("{not json", encoding="utf-8")
+        evil = await queue.enqueue(
+            TurnContext(
+                agent_id="../etc",
+                dialogue_id="dialogue_1",
+                user_key="u1",
+                user_text="I like tea",
+                now=NOW.isoformat(),
+            )
+        )
+        await queue.enqueue(turn("I live in Oslo"))
+        assert await queue.process_pending() == 4
+        failed = sorted(p.name for p in (queue_dir(tmp_path) / "failed").iterdir())
+        assert failed == sorted([bad.name, evil.name])
+        assert writer.stats.failed_turns == 2
+        assert len(await live(store)) == 2
+        assert "set aside" in (load_status(tmp_path).last_error or "")
+
+
+def test_status_is_read_by_another_process(tmp_path):
+    import asyncio
+
+    async def run() -> None:
+        async with MemoryStore(tmp_path) as store:
+            queue = WriterQueue(MemoryWriter(store))
+            await queue.enqueue(turn("My name is Ann"))
+            await queue.process_pending()
+            await queue.enqueue(turn("I like tea"))  # left queued
+
+    asyncio.run(run())
+    code = (
+        "import json, sys; from familiars.memory.writer import load_status; "
+        "print(json.dumps(load_status(sys.argv[1]).as_dict()))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True
+    )
+    data = json.loads(out.stdout)
+    assert data["turns_processed"] == 1 and data["added"] == 1 and data["queue_depth"] == 1
+    assert data["mode"] == "offline"
+
+
+@pytest.mark.parametrize("payload", ["[]", '"x"', '{"agent_id": 1}'])
+def test_turn_from_json_refuses_bad_payloads(payload):
+    with pytest.raises((ValueError, TypeError)):
+        TurnContext.from_json(payload)
