@@ -28,7 +28,7 @@ import numpy as np
 from familiars.memory.embeddings import Embedder
 from familiars.scheduler._files import atomic_write_json
 from familiars.scheduler.errors import PreemptedError, UnknownModelError
-from familiars.scheduler.gate import Category, Lease, Priority, VRAMGate
+from familiars.scheduler.gate import Category, Lease, Priority, VRAMGate, effective_priority
 
 logger = logging.getLogger(__name__)
 
@@ -198,8 +198,10 @@ class GatedEmbedder(Embedder):
         until the next async use, so async code should call :meth:`aembed_batch`."""
         loop = self._loop
         if loop is not None and loop.is_running() and not _on_loop(loop):
+            # The boost in force in this thread travels with the request.
+            priority = effective_priority(self.registry.spec(self.model_id).priority)
             lease, model = asyncio.run_coroutine_threadsafe(
-                self.registry.acquire(self.model_id), loop
+                self.registry.acquire(self.model_id, priority=priority), loop
             ).result()
             try:
                 return model.embed_batch(texts)

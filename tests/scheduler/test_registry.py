@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from familiars.scheduler.errors import UnknownModelError
-from familiars.scheduler.gate import Lease, Priority, VRAMGate
+from familiars.scheduler.gate import Lease, Priority, VRAMGate, boost_thread_priority
 from familiars.scheduler.registry import (
     GatedEmbedder,
     ModelRegistry,
@@ -72,6 +72,19 @@ async def test_gated_embedder_goes_through_the_gate_and_reloads() -> None:
     vec = await asyncio.to_thread(emb.embed_batch, ["from a thread"])
     assert vec.shape == (1, 16) and registry.loads["embedder"] == 3
     assert not gate.entry("embedder").is_working
+    # A boost in the calling thread reaches the gate: CRITICAL while it embeds.
+    seen: list[int] = []
+    inner.embed_batch = lambda texts: (  # type: ignore[method-assign]
+        seen.append(gate.entry("embedder").priority) or HashEmbedder.embed_batch(inner, texts)
+    )
+
+    def boosted() -> None:
+        with boost_thread_priority(Priority.CRITICAL):
+            emb.embed_batch(["user is waiting"])
+
+    await asyncio.to_thread(boosted)
+    assert seen == [Priority.CRITICAL]
+    assert gate.entry("embedder").priority == Priority.IMPORTANT
 
 
 async def test_the_real_embedder_reloads_after_eviction(real_embedder: Any) -> None:
