@@ -328,3 +328,31 @@ def test_ledger_file_is_plain_json(workspace: Path) -> None:
     ledger = SchedulerLedger(path)
     ledger.set_proactive("agent_0/dialogue_1", False)
     assert json.loads(path.read_text())["dialogues"]["agent_0/dialogue_1"]["proactive_off"]
+
+
+async def test_remind_me_tomorrow_at_9_through_the_offline_writer(
+    workspace: Path, store: MemoryStore
+) -> None:
+    """The writer's reminder format end to end: said at 20:00, restart, past 09:00, once."""
+    from familiars.memory.offline_writer import offline_writes
+    from familiars.memory.writer import apply_writes
+
+    said = datetime(2026, 11, 30, 20, 0, tzinfo=UTC)
+    out = offline_writes(
+        "remind me tomorrow at 9am to call mom", existing=[], now=said, dialogue_id="dialogue_1"
+    )
+    written = await apply_writes(
+        out, store=store, dialogue_id="dialogue_1", user_key="ana", now=said
+    )
+    assert [r.open_loop["kind"] for r in written if r.open_loop] == ["reminder"]
+    sender = Sender()
+    before = make(workspace, store, sender, said)
+    await before.start()
+    await before.stop()
+    after = make(workspace, store, sender, datetime(2026, 12, 1, 9, 1, tzinfo=UTC))
+    await after.start()
+    await after.run_due(datetime(2026, 12, 1, 9, 2, tzinfo=UTC))
+    await after.stop()
+    assert [(m.text, m.dialogue_id) for m in sender.sent] == [
+        ("⏰ Reminder: call mom", "dialogue_1")
+    ]
