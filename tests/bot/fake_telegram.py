@@ -98,6 +98,7 @@ class FakeTelegram:
         self.username = BOT_USERNAME
         self.calls: list[Call] = []
         self.messages: dict[int, SentMessage] = {}
+        self._by_chat: dict[int, list[SentMessage]] = {}
         self.commands: list[dict[str, Any]] = []
         self.files: dict[str, bytes] = {}
         self.confirmed_offset = 0
@@ -251,7 +252,7 @@ class FakeTelegram:
         return [c for c in self.calls if c.method == method]
 
     def chat_messages(self, chat_id: int) -> list[SentMessage]:
-        return [m for m in self.messages.values() if m.chat_id == chat_id]
+        return list(self._by_chat.get(chat_id, ()))
 
     def chat_texts(self, chat_id: int) -> list[str]:
         return [m.text for m in self.chat_messages(chat_id)]
@@ -482,6 +483,7 @@ class FakeTelegram:
             reply_to=reply_to or _int(params.get("reply_to_message_id")),
         )
         self.messages[sent.message_id] = sent
+        self._by_chat.setdefault(chat_id, []).append(sent)
         return sent
 
     def _message_json(self, sent: SentMessage) -> dict[str, Any]:

@@ -443,6 +443,7 @@ class TelegramAdapter(PlatformAdapter):
         self._bot_id = 0
         self._username = ""
         self._known_commands: set[str] = set()
+        self._background: set[asyncio.Future[None]] = set()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -478,6 +479,8 @@ class TelegramAdapter(PlatformAdapter):
         if app.running:
             await app.stop()
         await self._lanes.close(drain_timeout)
+        if self._background:
+            await asyncio.wait(set(self._background), timeout=drain_timeout)
         await app.shutdown()
         logger.info("Telegram: stopped")
 
@@ -609,9 +612,10 @@ class TelegramAdapter(PlatformAdapter):
     # ------------------------------------------------------------------ one turn
 
     async def _run_turn(self, incoming: IncomingMessage) -> None:
-        typing = asyncio.get_running_loop().create_task(
-            self._keep_typing(incoming.chat_id, incoming.thread_id)
-        )
+        # The typing loop is told to stop rather than cancelled: cancelling a request in
+        # flight would close its pooled connection.
+        typing_done = asyncio.Event()
+        self._spawn(self._keep_typing(incoming.chat_id, incoming.thread_id, typing_done))
         try:
             await self._stream_reply(incoming)
         except Exception:
@@ -625,9 +629,7 @@ class TelegramAdapter(PlatformAdapter):
             with contextlib.suppress(TelegramSendError):
                 await self._send_text(incoming.chat_id, SORRY, thread_id=incoming.thread_id)
         finally:
-            typing.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await typing
+            typing_done.set()
             if self._on_turn_done is not None:
                 self._on_turn_done(incoming)
 
@@ -664,8 +666,8 @@ class TelegramAdapter(PlatformAdapter):
                 broken,
             )
 
-    async def _keep_typing(self, chat_id: str, thread_id: str | None) -> None:
-        while True:
+    async def _keep_typing(self, chat_id: str, thread_id: str | None, done: asyncio.Event) -> None:
+        while not done.is_set():
             try:
                 await self._bot.send_chat_action(
                     chat_id=chat_id,
@@ -674,7 +676,13 @@ class TelegramAdapter(PlatformAdapter):
                 )
             except TelegramError as exc:
                 logger.debug("Telegram: typing action failed in %s: %s", chat_id, exc)
-            await asyncio.sleep(TYPING_EVERY_S)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(done.wait(), TYPING_EVERY_S)
+
+    def _spawn(self, work: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     # ------------------------------------------------------------------ commands
 
