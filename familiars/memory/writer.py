@@ -221,7 +221,7 @@ def _short_errors(exc: ValidationError) -> str:
 
 # --------------------------------------------------------------------------- dedupe
 
-_NEGATIONS = frozenset(
+NEGATIONS = frozenset(
     [
         "not",
         "no",
@@ -246,7 +246,7 @@ _NEGATIONS = frozenset(
 _WORD = re.compile(r"[\w']+", re.UNICODE)
 
 
-def _tokens(text: str) -> set[str]:
+def content_tokens(text: str) -> set[str]:
     return set(_WORD.findall(text.casefold()))
 
 
@@ -255,8 +255,8 @@ def says_nothing_new(new: str, old: str) -> bool:
     flips no negation): writing it would add a copy, not a fact."""
     if normalise_content(new) == normalise_content(old):
         return True
-    a, b = _tokens(new), _tokens(old)
-    if len(a) < 3 or (a & _NEGATIONS) != (b & _NEGATIONS):
+    a, b = content_tokens(new), content_tokens(old)
+    if len(a) < 3 or (a & NEGATIONS) != (b & NEGATIONS):
         return False
     return a <= b
 
@@ -813,8 +813,8 @@ class MemoryWriter:
             matrix = await self.vectors.vectors_for([query, *(r.content for r in records)])
             scores = list(matrix[1:] @ matrix[0])
         else:
-            words = _tokens(query)
-            scores = [len(words & _tokens(r.content)) for r in records]
+            words = content_tokens(query)
+            scores = [len(words & content_tokens(r.content)) for r in records]
         order = sorted(range(len(records)), key=lambda i: -scores[i])
         picked = [records[i] for i in order[: self.similar_k]]
         loops = [r for r in records if r.open_loop and r.open_loop.get("status") == "open"]
