@@ -192,6 +192,16 @@ async def test_empty_and_sticker_messages_are_ignored(
     assert [m.text for m in handler.messages] == ["after"]
 
 
+async def test_huge_and_binary_laden_message_is_handled(
+    tg: FakeTelegram, bot: Callable[..., Any]
+) -> None:
+    _, handler = await bot(FakeHandler(reply=lambda m: [f"got {len(m.text)} characters"]))
+    huge = ("a\x00b\x01\ufffd\U0001f600 " * 15_000)[:100_000]
+    tg.private_message(ALICE, huge)
+    await tg.wait_for(lambda: tg.chat_texts(ALICE) == ["got 100000 characters"])
+    assert handler.messages[0].text == huge
+
+
 async def test_document_becomes_an_attachment_the_adapter_can_download(
     tg: FakeTelegram, bot: Callable[..., Any]
 ) -> None:

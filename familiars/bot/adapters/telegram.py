@@ -460,6 +460,12 @@ class TelegramAdapter(PlatformAdapter):
         self._app = app
         self._bot_id, self._username = app.bot.id, app.bot.username
         self._warn_if_nobody_allowed()
+        if not app.bot.can_read_all_group_messages:
+            logger.info(
+                "Telegram: privacy mode is on: in groups @%s sees only commands, mentions "
+                "and replies to it",
+                self._username,
+            )
         await self._set_commands()
         await app.start()
         assert app.updater is not None  # built with the default updater
@@ -485,13 +491,18 @@ class TelegramAdapter(PlatformAdapter):
         logger.info("Telegram: stopped")
 
     async def send(self, chat_id: str, text: str, *, thread_id: str | None = None) -> str:
-        """Send a message the familiar starts itself; returns the first piece's message id."""
-        ids = [
-            await self._send_text(chat_id, piece, thread_id=thread_id)
-            for piece in split_message(text, MESSAGE_LIMIT)
-        ]
-        if not ids:
+        """Send a message the familiar starts itself; returns the first piece's message id.
+
+        Raises :class:`TelegramSendError` (after retries, and logged) when it cannot go out.
+        """
+        pieces = split_message(text, MESSAGE_LIMIT) if text.strip() else []
+        if not pieces:
             raise ValueError("refusing to send an empty message")
+        try:
+            ids = [await self._send_text(chat_id, p, thread_id=thread_id) for p in pieces]
+        except TelegramSendError as exc:
+            logger.error("Telegram: message to chat %s not sent: %s", chat_id, exc)
+            raise
         return str(ids[0])
 
     async def download(self, attachment: Attachment) -> bytes:
