@@ -22,6 +22,8 @@ from familiars.bot.api.server import ApiServer, ApiServerError
 from familiars.bot.api.status import default_agent_models
 from familiars.cli.main import app as cli_app
 from familiars.config import AgentSettings, Settings
+from familiars.memory.writer import WriterStats
+from familiars.memory.writer import save_status as save_writer_status
 from familiars.scheduler.gate import Priority, VRAMGate, save_snapshot, snapshot_path
 from tests.bot.test_api_fixtures import AUTH, TOKEN, Built, build_workspace
 
@@ -211,6 +213,23 @@ async def test_status_reads_what_a_running_bot_persisted(built: Built, tmp_path:
         gate = (await c.get("/api/memory_status", headers=AUTH)).json()["gate"]
     assert gate["source"] == "persisted"
     assert gate["residents"] == [{"model_id": "embedder", "estimated_mb": 40.0}]
+
+
+async def test_status_reads_the_writers_saved_counters_and_provider_states(
+    built: Built, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "copy"
+    shutil.copytree(built.workspace, workspace)
+    provider = {"name": "local", "model": "m", "status": "cooling", "cooling_until": 1.0}
+    save_writer_status(workspace, WriterStats(added=3, providers=[provider]))
+    async for c in _client(StatusSources(_settings(workspace))):
+        data = (await c.get("/api/memory_status", headers=AUTH)).json()
+    assert data["writer"]["source"] == "persisted"
+    assert data["writer"]["data"]["added"] == 3
+    assert data["writer"]["data"]["queue_depth"] == 0
+    assert data["providers"]["source"] == "persisted"
+    assert data["providers"]["providers"][0]["name"] == "local"
+    assert data["providers"]["providers"][0]["cooldown_left_s"] == 0.0
 
 
 async def test_status_of_a_workspace_without_an_index(tmp_path: Path) -> None:

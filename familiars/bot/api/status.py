@@ -24,7 +24,9 @@ from familiars.bot.api.queries import IndexReader
 from familiars.config import Settings
 from familiars.memory.history import HISTORY_SUFFIX
 from familiars.memory.records import utcnow
-from familiars.scheduler.gate import SNAPSHOT_FILE as GATE_SNAPSHOT_FILE
+from familiars.memory.writer import load_status as load_writer_status
+from familiars.memory.writer import status_path as writer_status_path
+from familiars.scheduler.gate import snapshot_path as gate_snapshot_path
 
 logger = logging.getLogger(__name__)
 
@@ -56,14 +58,17 @@ ProvidersFn = Callable[[], Sequence[ProviderStateLike | Mapping[str, Any]]]
 #: Which resident model ids belong to an agent (defaults to :func:`default_agent_models`).
 AgentModelsFn = Callable[[str, Iterable[str]], Iterable[str]]
 
-#: Files other services may leave in the workspace for a separate process to read. Each is
-#: JSON; a missing or unreadable file means "absent".
-PERSISTED = {
-    "writer": "writer_status.json",
-    "recall": "recall_stats.json",
-    "providers": "provider_states.json",
-    "gate": f"scheduler/{GATE_SNAPSHOT_FILE}",
-}
+
+#: Where other services leave their state for a separate process to read (JSON objects; a
+#: missing or unreadable file means "absent"): the writer's and the gate's own files, and the
+#: names the reader and the provider router are expected to use under ``state/``.
+def _persisted_paths(workspace: Path) -> dict[str, Path]:
+    return {
+        "writer": writer_status_path(workspace),
+        "recall": workspace / "state" / "recall_stats.json",
+        "providers": workspace / "state" / "provider_states.json",
+        "gate": gate_snapshot_path(workspace),
+    }
 
 
 def default_agent_models(agent_id: str, resident_ids: Iterable[str]) -> list[str]:
@@ -103,7 +108,7 @@ async def _call(fn: Callable[[], Any]) -> Any:
 
 
 def _read_persisted(workspace: Path, name: str) -> dict[str, Any] | None:
-    path = workspace / PERSISTED[name]
+    path = _persisted_paths(workspace)[name]
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -273,7 +278,7 @@ async def collect_status(sources: StatusSources, reader: IndexReader) -> dict[st
     now = sources.clock()
     workspace = sources.workspace
     cells = await reader.cell_counts(now)
-    writer_src, writer = await _source(sources.writer_stats, workspace, "writer")
+    writer_src, writer = await _writer(sources)
     recall_src, recall = await _source(sources.recall_stats, workspace, "recall")
     providers_src, providers = await _providers(sources)
     gate_src, gate = await _source(
@@ -297,11 +302,24 @@ async def collect_status(sources: StatusSources, reader: IndexReader) -> dict[st
     }
 
 
+async def _writer(sources: StatusSources) -> tuple[str, dict[str, Any] | None]:
+    """Live counters, else the writer's saved ones (with the queue depth counted from its
+    queue folder, as ``memory writer-status`` shows them)."""
+    if sources.writer_stats is not None:
+        return "live", dict(await _call(sources.writer_stats))
+    if writer_status_path(sources.workspace).is_file():
+        return "persisted", load_writer_status(sources.workspace).as_dict()
+    return "absent", None
+
+
 async def _providers(sources: StatusSources) -> tuple[str, Sequence[Any] | None]:
+    """Live states, else saved ones: the router's file, else those the writer saved."""
     if sources.providers is not None:
         return "live", list(await _call(sources.providers))
     persisted = _read_persisted(sources.workspace, "providers")
     if persisted is None:
+        persisted = _read_persisted(sources.workspace, "writer")
+    if persisted is None or not persisted.get("providers"):
         return "absent", None
     items = persisted.get("providers", [])
     return "persisted", [i for i in items if isinstance(i, Mapping)]
