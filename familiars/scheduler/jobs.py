@@ -267,8 +267,10 @@ class Scheduler:
             return
         self.jobs.start()
         self._schedule_housekeeping()
-        await self.run_due()
-        await self.schedule_reminders()
+        # A failure here (the store briefly unreadable, say) goes to the error handler; the
+        # next tick tries again, so the bot still starts.
+        await self.jobs._guarded("startup_run_due", self.run_due)
+        await self.jobs._guarded("schedule_reminders", self.schedule_reminders)
 
     async def stop(self) -> None:
         await self.jobs.stop()
@@ -348,7 +350,9 @@ class Scheduler:
         infos = list(await self.dialogues.active_dialogues(now)) if self.dialogues else []
         open_loops = await self.loops.open_loops() if self.loops is not None else []
         by_key = {dialogue_key(i.agent_id, i.dialogue_id, None): i for i in infos}
-        dm_of = {(i.agent_id, i.user_key): i for i in infos if i.user_key and not i.is_group}
+        dm_of: dict[tuple[str, str | None], DialogueInfo] = {
+            (i.agent_id, i.user_key): i for i in infos if i.user_key and not i.is_group
+        }
         grouped: dict[str, list[OpenLoop]] = {key: [] for key in by_key}
         for loop in open_loops:
             if self.ledger.loop_status(loop.record_id) is not None:

@@ -356,3 +356,28 @@ async def test_remind_me_tomorrow_at_9_through_the_offline_writer(
     assert [(m.text, m.dialogue_id) for m in sender.sent] == [
         ("⏰ Reminder: call mom", "dialogue_1")
     ]
+
+
+async def test_a_store_error_at_start_goes_to_the_handler_and_start_goes_on(
+    workspace: Path, store: MemoryStore
+) -> None:
+    class BrokenLoops:
+        async def open_loops(self) -> list[Any]:
+            raise OSError("disk unavailable")
+
+        async def close_loop(self, record_id: str, outcome: str, now: datetime) -> None:
+            raise AssertionError("never reached")
+
+    errors: list[str] = []
+    sched = make(
+        workspace,
+        store,
+        Sender(),
+        DUE,
+        loops=BrokenLoops(),
+        error_handler=lambda name, exc: errors.append(f"{name}: {exc}"),
+    )
+    await sched.start()
+    assert sched.jobs.running and "decider_tick" in sched.jobs.job_ids()
+    await sched.stop()
+    assert errors == ["startup_run_due: disk unavailable", "schedule_reminders: disk unavailable"]
