@@ -18,6 +18,7 @@ Every JSON answer carries ``Content-Type: application/json`` exactly, as discord
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import re
@@ -87,6 +88,8 @@ class FakeDiscord:
         self.token = token
         self.close_code_on_identify = close_code_on_identify
         self.requests: list[Request] = []
+        #: Called with each REST request as it arrives (tests note their clock there).
+        self.observers: list[Callable[[Request], None]] = []
         self.messages: dict[str, Json] = {}  # every message the bot created, as edited last
         self.synced_commands: list[Json] = []
         self.identifies = 0
@@ -159,7 +162,9 @@ class FakeDiscord:
         async def until() -> T:
             async with self._changed:
                 while not (value := probe()):
-                    await self._changed.wait()
+                    # Also re-check now and then: some probes watch state outside the fake.
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._changed.wait(), 0.05)
                 return value
 
         return await asyncio.wait_for(until(), timeout)
@@ -400,10 +405,13 @@ class FakeDiscord:
     async def _record_and_fault(self, request: web.Request, handler: Any) -> web.StreamResponse:
         if request.path == "/gateway":
             return await handler(request)
-        if request.headers.get("Authorization") != f"Bot {self.token}":
+        token_auth = "/interactions/" in request.path or "/webhooks/" in request.path
+        if not token_auth and request.headers.get("Authorization") != f"Bot {self.token}":
             return _json({"message": "401: Unauthorized", "code": 0}, status=401)
         record = await _record(request)
         self.requests.append(record)
+        for observe in self.observers:
+            observe(record)
         try:
             fault = self._take_fault(record)
             if fault is not None:

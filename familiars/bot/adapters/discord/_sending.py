@@ -108,16 +108,19 @@ async def answer_interaction(
     pieces = split_message(response.text, LIMIT) or [""]
     file = file_of(response)
     first = visible(pieces[0]) if pieces[0] or file is None else None
-    extra: dict[str, object] = {"ephemeral": response.private}
-    if file is not None:
-        extra["file"] = file
+    private = response.private
     if interaction.response.is_done():  # deferred: the answer is a follow-up
-        await interaction.followup.send(content=first, **extra)  # type: ignore[call-overload]
+        if file is None:
+            await interaction.followup.send(content=first, ephemeral=private)  # type: ignore[arg-type]
+        else:
+            await interaction.followup.send(content=first, ephemeral=private, file=file)  # type: ignore[arg-type]
+    elif file is None:
+        await interaction.response.send_message(first, ephemeral=private)
     else:
-        await interaction.response.send_message(content=first, **extra)  # type: ignore[arg-type]
+        await interaction.response.send_message(first, ephemeral=private, file=file)
     for piece in pieces[1:]:
 
-        async def follow_up(piece: str = piece) -> object:
-            return await interaction.followup.send(visible(piece), ephemeral=response.private)
+        async def follow_up(piece: str = piece) -> None:
+            await interaction.followup.send(visible(piece), ephemeral=private)
 
         await with_retries(follow_up, what="follow-up", policy=policy, sleep=sleep)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 import discord
@@ -27,14 +27,17 @@ FAILED = "Sorry, that command failed. Please try again later."
 MAX_CHOICES = 25
 
 Invoke = Callable[[discord.Interaction, list[str | None]], Awaitable[None]]
-Complete = Callable[[discord.Interaction, str], Awaitable[list[app_commands.Choice[str]]]]
+Complete = Callable[
+    [discord.Interaction[Any], str], Coroutine[Any, Any, list[app_commands.Choice[str]]]
+]
+Callback = Callable[..., Coroutine[Any, Any, None]]
 
 
 def interaction_place(interaction: discord.Interaction) -> Place:
     return place_of(interaction.channel, interaction.channel_id or 0, interaction.guild_id)
 
 
-def make_callback(options: tuple[Option, ...], invoke: Invoke) -> Callable[..., Awaitable[None]]:
+def make_callback(options: tuple[Option, ...], invoke: Invoke) -> Callback:
     """A callback whose signature declares ``options`` (app_commands reads the signature)."""
 
     async def callback(interaction: discord.Interaction, **values: str | None) -> None:
@@ -106,7 +109,7 @@ class SlashCommands(commands.Cog):
         async def invoke(interaction: discord.Interaction, values: list[str | None]) -> None:
             await self.run(interaction, name, args_of(sub, values))
 
-        command = app_commands.Command(
+        command: app_commands.Command[Any, ..., None] = app_commands.Command(
             name=sub or name,
             description=short(description),
             callback=make_callback(options, invoke),
@@ -118,7 +121,7 @@ class SlashCommands(commands.Cog):
 
     def _completer(self, name: str, sub: str | None, option: Option) -> Complete:
         async def complete(
-            interaction: discord.Interaction, current: str
+            interaction: discord.Interaction[Any], current: str
         ) -> list[app_commands.Choice[str]]:
             head, partial = _split_partial(current) if sub is None else ((), current)
             invocation = self._invocation(interaction, name, args_of(sub, list(head)))
