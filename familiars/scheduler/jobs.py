@@ -419,29 +419,33 @@ class Scheduler:
             await self.jobs.report_error(f"proactive send to {key}", exc)
             return outcome
         outcome.sent, outcome.text = True, composed.text
-        self._record_sent(key, decision, acted, now)
-        outcome.closed = await self._close(decision, acted, now)
+        fates = self._record_sent(key, decision, acted, now)
+        outcome.closed = await self._close(acted, fates, now)
         return outcome
 
     def _record_sent(
         self, key: str, decision: Decision, acted: list[OpenLoop], now: datetime
-    ) -> None:
+    ) -> dict[str, str]:
+        """Mark each loop with its fate (sent / missed / followed_up); returns them."""
         missed = set(decision.missed_ids)
+        fates = {}
         for loop in acted:
             kind = "missed_reminder" if loop.record_id in missed else (decision.kind or "")
-            self.ledger.mark(loop, _OUTCOME_STATUS.get(kind, "sent"), now)
+            fates[loop.record_id] = _OUTCOME_STATUS.get(kind, "sent")
+            self.ledger.mark(loop, fates[loop.record_id], now)
         self.ledger.record_sent(key, now)
         self.ledger.save()
+        return fates
 
-    async def _close(self, decision: Decision, acted: list[OpenLoop], now: datetime) -> list[str]:
+    async def _close(
+        self, acted: list[OpenLoop], fates: dict[str, str], now: datetime
+    ) -> list[str]:
         if self.loops is None:
             return []
         closed = []
-        missed = set(decision.missed_ids)
         for loop in acted:
-            outcome = "missed" if loop.record_id in missed else "sent"
             try:
-                await self.loops.close_loop(loop.record_id, outcome, now)
+                await self.loops.close_loop(loop.record_id, fates[loop.record_id], now)
             except (MemoryError_, OSError) as exc:
                 # The ledger already holds the fate, so it is never sent again.
                 logger.warning("could not mark loop %s done in memory: %s", loop.record_id, exc)

@@ -381,3 +381,26 @@ async def test_a_store_error_at_start_goes_to_the_handler_and_start_goes_on(
     assert sched.jobs.running and "decider_tick" in sched.jobs.job_ids()
     await sched.stop()
     assert errors == ["startup_run_due: disk unavailable", "schedule_reminders: disk unavailable"]
+
+
+async def test_a_due_promise_is_followed_up_once_and_closed(
+    workspace: Path, store: MemoryStore
+) -> None:
+    rec = make_record(
+        "I promised to send the pasta recipe.",
+        scope="dialogue",
+        category="event",
+        dialogue_id="dialogue_1",
+        extra={"open_loop": {"kind": "promise", "due": "2026-12-01T10:00:00+00:00"}},
+    )
+    rid = (await store.append(rec)).id
+    sender = Sender()
+    sched = make(workspace, store, sender, DUE)
+    noon = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+    assert await sched.run_due(DUE) == []  # not due yet
+    await sched.run_due(noon)
+    await sched.run_due(noon + timedelta(hours=5))
+    assert [m.kind for m in sender.sent] == ["follow_up"]
+    assert "pasta recipe" in sender.sent[0].text
+    assert (await store.get(rid)).open_loop["outcome"] == "followed_up"  # type: ignore[index]
+    assert sched.ledger.loop_status(rid) == "followed_up"
