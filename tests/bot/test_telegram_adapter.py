@@ -3,6 +3,7 @@ API server in fake_telegram.py, with a scripted TurnHandler."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -125,6 +126,45 @@ async def test_messages_of_one_chat_are_handled_in_order(
     await tg.wait_for(lambda: len(tg.chat_texts(ALICE)) == 8)
     assert [m.text for m in handler.messages] == [f"m{i}" for i in range(8)]
     assert tg.chat_texts(ALICE) == [f"echo: m{i}" for i in range(8)]
+
+
+async def test_chats_are_answered_concurrently(tg: FakeTelegram, bot: Callable[..., Any]) -> None:
+    bob_seen = asyncio.Event()
+
+    class WaitsForBob(FakeHandler):
+        async def respond(self, message: IncomingMessage) -> AsyncIterator[str]:
+            if message.user_id == str(BOB):
+                bob_seen.set()
+            else:
+                await bob_seen.wait()  # would never return if chats were handled one by one
+            yield f"hi {message.display_name}"
+
+    await bot(WaitsForBob())
+    tg.private_message(ALICE, "first", first_name="Alice")
+    tg.private_message(BOB, "second", first_name="Bob")
+    await tg.wait_for(lambda: bool(tg.chat_texts(ALICE)) and bool(tg.chat_texts(BOB)))
+    assert tg.chat_texts(ALICE) == ["hi Alice"]
+
+
+async def test_stop_waits_for_the_turn_in_flight(tg: FakeTelegram, bot: Callable[..., Any]) -> None:
+    release = asyncio.Event()
+    started = asyncio.Event()
+
+    class Slow(FakeHandler):
+        async def respond(self, message: IncomingMessage) -> AsyncIterator[str]:
+            started.set()
+            await release.wait()
+            yield "done thinking"
+
+    adapter, _ = await bot(Slow())
+    tg.private_message(ALICE, "think hard")
+    await started.wait()
+    stopping = asyncio.create_task(adapter.stop())
+    await asyncio.sleep(0)
+    assert not stopping.done()
+    release.set()
+    await stopping
+    assert tg.chat_texts(ALICE) == ["done thinking"]
 
 
 async def test_long_reply_is_split_at_4096(tg: FakeTelegram, bot: Callable[..., Any]) -> None:

@@ -477,16 +477,18 @@ class TelegramAdapter(PlatformAdapter):
         logger.info("Telegram: polling as @%s", self._username)
 
     async def stop(self, *, drain_timeout: float = 30.0) -> None:
-        app, self._app = self._app, None
+        app = self._app
         if app is None:
             return
         if app.updater is not None and app.updater.running:
             await app.updater.stop()
         if app.running:
             await app.stop()
+        # Turns in flight still need the bot to deliver their replies.
         await self._lanes.close(drain_timeout)
         if self._background:
             await asyncio.wait(set(self._background), timeout=drain_timeout)
+        self._app = None
         await app.shutdown()
         logger.info("Telegram: stopped")
 
