@@ -494,3 +494,14 @@ async def test_bad_token_is_a_clear_start_error(tg: FakeTelegram, tmp_path: Path
 def test_missing_token_names_the_variable(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="TELEGRAM_BOT_TOKEN"):
         TelegramAdapter(FakeHandler(), make_settings(tmp_path), "  ")
+
+
+def test_from_settings_reads_the_configured_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = make_settings(tmp_path)
+    settings.telegram.token_env = "MY_TG_TOKEN"
+    monkeypatch.delenv("MY_TG_TOKEN", raising=False)
+    assert TelegramAdapter.from_settings(FakeHandler(), settings) is None
+    monkeypatch.setenv("MY_TG_TOKEN", TOKEN)
+    assert isinstance(TelegramAdapter.from_settings(FakeHandler(), settings), TelegramAdapter)

@@ -445,6 +445,12 @@ class TelegramAdapter(PlatformAdapter):
         self._known_commands: set[str] = set()
         self._background: set[asyncio.Future[None]] = set()
 
+    @classmethod
+    def from_settings(cls, handler: TurnHandler, settings: Settings) -> TelegramAdapter | None:
+        """The adapter when the token variable (``telegram.token_env``) is set, else None."""
+        token = settings.secret(settings.telegram.token_env)
+        return cls(handler, settings, token) if token else None
+
     # ------------------------------------------------------------------ lifecycle
 
     async def start(self) -> None:
