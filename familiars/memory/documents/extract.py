@@ -14,6 +14,7 @@ import unicodedata
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from familiars.memory.documents.errors import (
     BadFileNameError,
@@ -43,6 +44,11 @@ _SNIFF_BYTES = 8192
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 MAX_NAME_CHARS = 255
+#: Pages the chunker can use (20 chunks per file, the first is the summary).
+PDF_PAGE_LIMIT = 19
+#: Suffixes that are not file types: man sections (cp.1, openssl.1ssl), README.Debian ...
+_MAN_SECTION = re.compile(r"[0-9][a-z]{0,6}")
+_PLAIN_SUFFIXES = frozenset({"debian", "old", "gnu", "linux", "unix", "in", "source", "emacs"})
 
 
 @dataclass(frozen=True)
@@ -121,7 +127,7 @@ def extract(name: str, data: bytes, *, path: Path | str | None = None) -> Extrac
 def _looks_extensionless_text(name: str) -> bool:
     """README.Debian, NEWS.old, copyright.1: a suffix that is not a real file type."""
     suffix = Path(name).suffix.lower()[1:]
-    return suffix.isdigit() or suffix in {"debian", "old", "gnu", "linux", "unix", "in"}
+    return bool(_MAN_SECTION.fullmatch(suffix)) or suffix in _PLAIN_SUFFIXES
 
 
 def _decode_text(data: bytes, where: Path | str) -> str:
@@ -155,7 +161,7 @@ def _extract_pdf(data: bytes, where: Path | str) -> Extracted:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not _unlock_blank_password(reader):
             raise EncryptedFileError(where, "the PDF is password-protected")
-        pages = [_pdf_page_text(page) for page in reader.pages]
+        pages = _pdf_pages(reader)
     except EncryptedFileError:
         raise
     except (FileNotDecryptedError, DependencyError) as exc:
@@ -173,6 +179,14 @@ def _unlock_blank_password(reader: object) -> bool:
         return bool(reader.decrypt(""))  # type: ignore[attr-defined]
     except Exception:  # noqa: BLE001 - any failure to decrypt means it stays locked
         return False
+
+
+def _pdf_pages(reader: Any) -> list[str]:
+    """Text of the pages the chunker can use (the first ``PDF_PAGE_LIMIT``) and of the last
+    page (the summary's tail); the others stay blank, so a 400-page manual costs 20 pages."""
+    count = len(reader.pages)
+    wanted = set(range(min(count, PDF_PAGE_LIMIT))) | ({count - 1} if count else set())
+    return [_pdf_page_text(reader.pages[i]) if i in wanted else "" for i in range(count)]
 
 
 def _pdf_page_text(page: object) -> str:

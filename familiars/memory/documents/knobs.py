@@ -176,7 +176,11 @@ def parse_query(text: str, *, ablate: Iterable[str] = ()) -> ParsedQuery:
     for i in typed:
         wanted |= typed[i]
     words = tuple(
-        dict.fromkeys(t for i, t in enumerate(tokens) if t not in STOPWORDS and i not in typed)
+        dict.fromkeys(
+            t
+            for i, t in enumerate(tokens)
+            if t not in STOPWORDS and t not in HISTORY_CUES and i not in typed
+        )
     )
     if not words:  # "the PDF": keep the type word so there is something to search
         words = tuple(dict.fromkeys(type_words))

@@ -1,0 +1,226 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from familiars.config import load_settings
+from familiars.memory.documents import DocumentFinder, FileAccessError
+from familiars.memory.documents.history import sidecar_path
+from familiars.memory.errors import InvalidIdError
+from tests.fakes import HashEmbedder
+from tests.memory.documents.builders import encrypt_pdf, make_docx, make_pdf
+
+LEASE_PAGES = [
+    "Residential lease agreement between Ann Smith and Bob Jones for the flat on Elm Street.",
+    "Rent is 900 per month, due on the first day of each month.",
+    "Pets: the tenant may keep one cat. Dogs need written permission from the landlord.",
+]
+
+
+def _settings(workspace: Path, **files: object):
+    return load_settings(None, workspace=workspace, files=files or {})
+
+
+@pytest.fixture
+async def finder(workspace: Path):
+    async with DocumentFinder(workspace, HashEmbedder(), _settings(workspace), ablate=()) as f:
+        yield f
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    folder = tmp_path / "docs"
+    (folder / "Housing").mkdir(parents=True)
+    (folder / "Housing" / "lease.pdf").write_bytes(make_pdf(LEASE_PAGES))
+    (folder / "recipes.md").write_text("# Pancakes\nFlour, eggs and milk. Fry in butter.\n")
+    (folder / "budget.csv").write_text("month,rent,food\njan,900,300\nfeb,900,280\n")
+    (folder / "minutes.docx").write_bytes(
+        make_docx([["Board meeting minutes"], ["Budget approved for the garden shed"]])
+    )
+    return folder
+
+
+async def test_add_folder_indexes_good_files_and_skips_bad_ones_with_reasons(
+    finder: DocumentFinder, docs: Path
+) -> None:
+    (docs / "locked.pdf").write_bytes(encrypt_pdf(make_pdf(["secret"])))
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.4 nonsense")
+    (docs / "empty.txt").write_bytes(b"")
+    (docs / "photo.jpg").write_bytes(b"\xff\xd8\xff\xe0 jpeg")
+    (docs / "bad\x07name.txt").write_text("bell in the name")
+    (docs / ".hidden.txt").write_text("not a document")
+    results = {Path(r.path).name: r for r in await finder.add_folder(docs)}
+    assert {n for n, r in results.items() if r.status == "indexed"} == {
+        "lease.pdf",
+        "recipes.md",
+        "budget.csv",
+        "minutes.docx",
+    }
+    assert results["locked.pdf"].code == "encrypted"
+    assert results["broken.pdf"].code == "corrupt"
+    assert results["empty.txt"].code == "empty"
+    assert results["photo.jpg"].code == "unsupported"
+    assert results["bad\x07name.txt"].code == "bad_name"
+    assert ".hidden.txt" not in results
+    skipped = {Path(s["path"]).name: s["reason"] for s in await finder.skipped()}
+    assert "password" in skipped["locked.pdf"]
+    assert len(await finder.list_files()) == 4
+
+
+async def test_find_returns_the_file_page_and_passage(finder: DocumentFinder, docs: Path) -> None:
+    await finder.add_folder(docs)
+    found = await finder.find("what does my lease say about pets? cat dogs", k=3)
+    assert found[0].name == "lease.pdf"
+    assert found[0].page == 3
+    assert "cat" in found[0].passage
+    assert {"cosine", "dense", "keyword", "fused"} <= set(found[0].parts)
+    assert len({f.file_id for f in found}) == len(found)  # one row per file
+
+
+async def test_docx_hit_names_its_page(finder: DocumentFinder, docs: Path) -> None:
+    await finder.add_folder(docs)
+    found = await finder.find("garden shed budget approved")
+    assert found[0].name == "minutes.docx" and found[0].page == 2
+
+
+async def test_unchanged_files_are_not_indexed_again(finder: DocumentFinder, docs: Path) -> None:
+    await finder.add_folder(docs)
+    calls = finder.embedder.calls  # type: ignore[attr-defined]
+    again = await finder.add_folder(docs)
+    assert {r.status for r in again} == {"unchanged"}
+    assert finder.embedder.calls == calls  # type: ignore[attr-defined]
+
+
+async def test_a_changed_file_keeps_its_old_version_as_history_across_rebuilds(
+    workspace: Path, docs: Path
+) -> None:
+    lease = docs / "Housing" / "lease.pdf"
+    settings = _settings(workspace)
+    async with DocumentFinder(workspace, HashEmbedder(), settings, ablate=()) as finder:
+        await finder.add_file(lease)
+        lease.write_bytes(make_pdf([LEASE_PAGES[0], "Addendum: no pets of any kind."]))
+        os.utime(lease, (1, 1))
+        result = await finder.add_file(lease)
+        assert result.status == "indexed"
+        now = await finder.find("lease cat")
+        assert [f.is_history for f in now] == [False]
+    (workspace / "familiars.db").unlink()
+    async with DocumentFinder(workspace, HashEmbedder(), settings, ablate=()) as finder:
+        report = await finder.rebuild()
+        assert report.files == 1 and report.history_versions == 1
+        assert report.reindexed == []
+        found = await finder.find("the lease before the addendum: may the tenant keep a cat?")
+        assert {f.is_history for f in found} == {True, False}
+        old = next(f for f in found if f.is_history)
+        assert old.page == 3 and "cat" in old.passage
+        assert (await finder.list_files())[0].versions == 2
+
+
+async def test_sidecar_records_upserts_and_deletes(finder: DocumentFinder, docs: Path) -> None:
+    path = docs / "recipes.md"
+    result = await finder.add_file(path)
+    await finder.remove_file(path)
+    events = sidecar_path(finder.workspace, "", result.file_id or "").read_text().splitlines()
+    assert [e.split('"event":"')[1].split('"')[0] for e in events] == ["upsert", "delete"]
+    assert await finder.list_files() == []
+    gone = await finder.find("pancakes", history=True)
+    assert gone and gone[0].is_history
+
+
+async def test_attachments_are_private_to_their_sender(finder: DocumentFinder) -> None:
+    result = await finder.add_attachment("ann", "lease.pdf", make_pdf(LEASE_PAGES))
+    assert result.status == "indexed"
+    assert (finder.workspace / "users" / "ann" / "files" / "lease.pdf").exists()
+    assert [f.name for f in await finder.find("lease pets", user_key="ann")] == ["lease.pdf"]
+    assert await finder.find("lease pets", user_key="bob") == []
+    assert await finder.find("lease pets") == []  # the owner does not see it either
+    blob = await finder.open_file(result.file_id or "", user_key="ann")
+    assert blob.data.startswith(b"%PDF") and blob.name == "lease.pdf"
+    with pytest.raises(FileAccessError):
+        await finder.open_file(result.file_id or "", user_key="bob")
+    assert [f.name for f in await finder.list_files("ann")] == ["lease.pdf"]
+    assert await finder.list_files("bob") == []
+
+
+async def test_owner_files_are_shared_only_when_asked(finder: DocumentFinder, docs: Path) -> None:
+    await finder.add_folder(docs)
+    assert await finder.find("pancakes", user_key="ann") == []
+    shared = await finder.find("pancakes", user_key="ann", include_owner=True)
+    assert shared[0].name == "recipes.md"
+
+
+async def test_bad_attachments_are_refused_and_not_stored(finder: DocumentFinder) -> None:
+    odd = await finder.add_attachment("ann", "../../etc/passwd", b"root:x:0:0")
+    assert odd.status == "skipped" and odd.code == "bad_name"
+    locked = await finder.add_attachment("ann", "s.pdf", encrypt_pdf(make_pdf(["x"])))
+    assert locked.code == "encrypted"
+    assert not (finder.workspace / "users" / "ann" / "files" / "s.pdf").exists()
+    with pytest.raises(InvalidIdError):
+        await finder.add_attachment("../ann", "a.txt", b"hi")
+
+
+async def test_huge_files_are_skipped(workspace: Path, tmp_path: Path) -> None:
+    big = tmp_path / "big.txt"
+    big.write_text("word " * 300_000)  # 1.5 MB
+    settings = _settings(workspace, max_file_mb=1.0)
+    async with DocumentFinder(workspace, HashEmbedder(), settings, ablate=()) as finder:
+        result = await finder.add_file(big)
+        assert result.code == "too_large" and "1 MB limit" in (result.reason or "")
+        assert (await finder.add_attachment("ann", "big.txt", big.read_bytes())).code == "too_large"
+
+
+async def test_symlinks_leaving_the_folder_are_refused(
+    finder: DocumentFinder, docs: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "secret.txt"
+    outside.write_text("private diary outside the watched folder")
+    (docs / "diary.txt").symlink_to(outside)
+    (docs / "again.md").symlink_to(docs / "recipes.md")  # stays inside: fine
+    results = {Path(r.path).name: r for r in await finder.add_folder(docs)}
+    assert results["diary.txt"].code == "unsafe_path"
+    assert results["again.md"].status == "indexed"
+    assert all(f.name != "diary.txt" for f in await finder.find("private diary outside"))
+
+
+async def test_watch_dirs_scan_adds_and_removes(workspace: Path, docs: Path) -> None:
+    settings = _settings(workspace, watch_dirs=[str(docs)])
+    async with DocumentFinder(workspace, HashEmbedder(), settings, ablate=()) as finder:
+        await finder.scan_watch_dirs()
+        assert len(await finder.list_files()) == 4
+        (docs / "recipes.md").unlink()
+        results = await finder.scan_watch_dirs()
+        assert [Path(r.path).name for r in results if r.status == "removed"] == ["recipes.md"]
+        assert len(await finder.list_files()) == 3
+
+
+async def test_workspace_inside_an_added_folder_is_not_indexed(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    (tmp_path / "note.txt").write_text("a note")
+    async with DocumentFinder(workspace, HashEmbedder(), _settings(workspace), ablate=()) as f:
+        results = await f.add_folder(tmp_path)
+    assert [Path(r.path).name for r in results] == ["note.txt"]
+
+
+async def test_ablation_env_switches_a_knob_off(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / "AgADBAADr6cxG_4321.txt").write_text("holiday photo list from the beach trip")
+    (folder / "beach-trip.txt").write_text("holiday photo list from the beach trip!")
+    settings = _settings(workspace)
+    async with DocumentFinder(workspace, HashEmbedder(), settings) as finder:
+        await finder.add_folder(folder)
+        with_knob = await finder.find("holiday photo list")
+        assert with_knob[0].name == "beach-trip.txt"
+        assert "opaque_name" in with_knob[1].parts
+    monkeypatch.setenv("FAMILIARS_ABLATE_KNOB", "opaque_name,filename_overlap,filename_coverage")
+    async with DocumentFinder(workspace, HashEmbedder(), settings) as finder:
+        assert finder.ablate == {"opaque_name", "filename_overlap", "filename_coverage"}
+        without = await finder.find("holiday photo list")
+        assert all("opaque_name" not in f.parts for f in without)
+    monkeypatch.setenv("FAMILIARS_ABLATE_KNOB", "no_such_knob")
+    with pytest.raises(ValueError, match="unknown ranking knob"):
+        DocumentFinder(workspace, HashEmbedder(), settings)
