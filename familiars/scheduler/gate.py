@@ -554,6 +554,18 @@ class VRAMGate:
             await self._evict(entry, reason=reason)
             return True
 
+    async def release_idle(self, *, reason: str = "released on request") -> list[str]:
+        """Evict every idle resident that is not CRITICAL (``POST .../release-memory``)."""
+        async with self._lock:
+            idle = [
+                e
+                for e in self._residents.values()
+                if not e.is_working and e.priority != Priority.CRITICAL
+            ]
+            for entry in idle:
+                await self._evict(entry, reason=reason)
+            return [e.model_id for e in idle]
+
     async def reclaim_idle(self, now: float | None = None) -> list[str]:
         """§5.10.3: evict residents idle longer than their ``idle_ttl_sec`` (default
         ``idle_evict_sec``; 0 turns reclamation off). CRITICAL ones stay."""

@@ -267,6 +267,8 @@ class Scheduler:
             return
         self.jobs.start()
         self._schedule_housekeeping()
+        if self.gate is not None:
+            await self._snapshot_job()
         # A failure here (the store briefly unreadable, say) goes to the error handler; the
         # next tick tries again, so the bot still starts.
         await self.jobs._guarded("startup_run_due", self.run_due)

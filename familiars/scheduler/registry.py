@@ -119,6 +119,30 @@ class ModelRegistry:
             self.loads[spec.model_id] = self.loads.get(spec.model_id, 0) + 1
             return model
 
+    def add_embedder(
+        self,
+        embedder: _Unloadable,
+        *,
+        model_id: str = "embedder",
+        estimated_mb: float | None = None,
+        priority: int = Priority.IMPORTANT,
+        idle_ttl_sec: float | None = None,
+    ) -> GatedEmbedder:
+        """Register a SentenceTransformerEmbedder and return the gated embedder to hand to
+        the memory package in its place."""
+        name = embedder.model_name
+        mb = estimate_embedder_mb(name) if estimated_mb is None else estimated_mb
+        self.register(
+            embedder_spec(
+                embedder,
+                model_id=model_id,
+                estimated_mb=mb,
+                priority=priority,
+                idle_ttl_sec=idle_ttl_sec,
+            )
+        )
+        return GatedEmbedder(self, model_id, model_name=name, dim=int(embedder.dim))
+
     @asynccontextmanager
     async def use(
         self, model_id: str, *, priority: int | None = None, timeout: float | None = None
@@ -146,7 +170,21 @@ def free_torch_memory() -> None:
         torch.cuda.empty_cache()
 
 
+#: Rough GPU footprints (weights plus working memory for a batch), in MB.
+_KNOWN_EMBEDDER_MB = {
+    "BAAI/bge-m3": 700.0,  # §5.4.3: "allowing VRAM eviction to reclaim ~700MB"
+    "sentence-transformers/all-MiniLM-L6-v2": 150.0,
+}
+
+
+def estimate_embedder_mb(model_name: str) -> float:
+    return _KNOWN_EMBEDDER_MB.get(model_name, 700.0)
+
+
 class _Unloadable(Protocol):
+    model_name: str
+    dim: int
+
     def embed_batch(self, texts: list[str]) -> np.ndarray: ...
 
     def unload(self) -> None: ...

@@ -140,3 +140,18 @@ async def test_queue_work_checkpoints_when_evicted_and_resumes(tmp_path: Path) -
     )
     assert processed == list(range(10))  # every item exactly once
     assert not ckpt.exists()
+
+
+async def test_add_embedder_and_release_idle() -> None:
+    gate = VRAMGate(1000, acquire_timeout_s=0.05)
+    registry = ModelRegistry(gate)
+    inner = UnloadableHash()
+    emb = registry.add_embedder(inner)
+    assert (emb.model_name, emb.dim) == ("test-hash", 16)
+    await emb.aembed_batch(["x"])
+    assert gate.entry("embedder").estimated_mb == 700  # unknown model: the seed's ~700 MB
+    (await gate.acquire("stt", 100, Priority.CRITICAL)).release()
+    held = await gate.acquire("busy", 100, Priority.NICE)
+    assert await gate.release_idle() == ["embedder"]
+    assert sorted(gate.residents()) == ["busy", "stt"] and inner.unloads == 1
+    held.release()
