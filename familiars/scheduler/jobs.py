@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -39,6 +40,7 @@ from familiars.scheduler.decider import (
     OpenLoop,
     decide,
 )
+from familiars.scheduler.errors import SchedulerError
 from familiars.scheduler.gate import VRAMGate, save_snapshot, snapshot_path
 from familiars.scheduler.registry import ResumableWork, run_resumable
 from familiars.scheduler.reminders import (
@@ -251,7 +253,9 @@ class Scheduler:
         self.sweep = sweep
         self.flush_stats = flush_stats
         self.ledger = SchedulerLedger(ledger_path(self.workspace))
-        self.jobs = JobQueue(timezone=self.config.timezone, error_handler=error_handler)
+        self.jobs = JobQueue(
+            timezone=_checked_zone(self.config.timezone), error_handler=error_handler
+        )
         self._due_lock = asyncio.Lock()
         self._uncertain: list[str] = []
 
@@ -525,6 +529,16 @@ class Scheduler:
         snap = self.gate.snapshot()
         snap.update(running=True, pid=os.getpid())
         save_snapshot(snap, snapshot_path(self.workspace))
+
+
+def _checked_zone(name: str) -> str:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise SchedulerError(
+            f"scheduler.timezone {name!r} is not a known time zone (e.g. 'Europe/Berlin')"
+        ) from exc
+    return name
 
 
 class _NoGateLease:

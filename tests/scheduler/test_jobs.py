@@ -404,3 +404,10 @@ async def test_a_due_promise_is_followed_up_once_and_closed(
     assert "pasta recipe" in sender.sent[0].text
     assert (await store.get(rid)).open_loop["outcome"] == "followed_up"  # type: ignore[index]
     assert sched.ledger.loop_status(rid) == "followed_up"
+
+
+def test_an_unknown_scheduler_time_zone_is_a_clear_error(workspace: Path) -> None:
+    from familiars.scheduler.errors import SchedulerError
+
+    with pytest.raises(SchedulerError, match="'Mars/Base' is not a known time zone"):
+        Scheduler(settings(workspace, timezone="Mars/Base"), None, Sender())
