@@ -127,7 +127,15 @@ class SentenceTransformerEmbedder(Embedder):
 def _load_sentence_transformer(path: str, device: str) -> Any:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     from sentence_transformers import SentenceTransformer
+
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+    except ImportError:  # pragma: no cover - transformers always comes with s-t
+        pass
 
     return SentenceTransformer(path, device=device)
 

@@ -1,0 +1,117 @@
+"""The dialogue trees as the turn uses them (the ``DialogueLog`` of dialogue.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from typing import Any
+
+import numpy as np
+
+from familiars.bot.prompt import BranchTurn
+from familiars.memory.dialog_tree import DialogTrees, node_content_for_llm
+from familiars.memory.embeddings import Embedder
+
+
+class RecentEmbeddings(Embedder):
+    """An embedder that remembers its last few hundred texts, so the text of a message is
+    embedded once per turn however many parts (tree, reader, writer) ask for it."""
+
+    def __init__(self, inner: Embedder, *, size: int = 512) -> None:
+        self.inner = inner
+        self.model_name = inner.model_name
+        self.dim = inner.dim
+        self.size = size
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def embed_batch(self, texts: list[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        if missing:
+            for text, vec in zip(missing, self.inner.embed_batch(missing), strict=True):
+                self._cache[text] = vec
+                if len(self._cache) > self.size:
+                    self._cache.popitem(last=False)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            vec = self._cache.get(text)
+            if vec is None:  # evicted between the two steps by a huge batch
+                vec = self.inner.embed_batch([text])[0]
+            else:
+                self._cache.move_to_end(text)
+            out[i] = vec
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        return self.inner.describe()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+class TreeLog:
+    def __init__(self, trees: DialogTrees, embedder: Embedder) -> None:
+        self.trees = trees
+        self.embedder = embedder
+
+    async def add_user_node(
+        self,
+        agent_id: str,
+        dialogue_id: str,
+        *,
+        text: str,
+        timestamp: float,
+        metadata: dict[str, Any],
+    ) -> int:
+        tree = await self.trees.aget(agent_id, dialogue_id, create=True)
+        masked = node_content_for_llm_text(text, metadata)
+        vec = await self.embedder.aembed(masked)
+        node = await tree.aadd_node(
+            text, vec, node_type="Q", timestamp=timestamp, origin="user", metadata=metadata
+        )
+        return node.id
+
+    async def add_reply_node(
+        self,
+        agent_id: str,
+        dialogue_id: str,
+        *,
+        parent: int | None,
+        text: str,
+        timestamp: float,
+        origin: str,
+        metadata: dict[str, Any],
+    ) -> int:
+        tree = await self.trees.aget(agent_id, dialogue_id, create=True)
+        vec = await self.embedder.aembed(text or " ")
+        node = await tree.aadd_node(
+            text, vec, node_type="A", timestamp=timestamp, origin=origin, metadata=metadata
+        )
+        return node.id
+
+    async def branch(self, agent_id: str, dialogue_id: str, node_id: int) -> list[BranchTurn]:
+        tree = await self.trees.aget(agent_id, dialogue_id, create=True)
+        return [
+            BranchTurn(
+                role="user" if n.node_type == "Q" else "assistant",
+                text=node_content_for_llm(n),
+                speaker=str(n.metadata.get("speaker", "")),
+            )
+            for n in tree.ancestors(node_id)
+        ]
+
+    async def recent_lines(self, agent_id: str, dialogue_id: str, n: int) -> list[str]:
+        tree = await self.trees.aget(agent_id, dialogue_id, create=True)
+        nodes = tree.node_list[-n:]
+        return [
+            f"{'user' if x.node_type == 'Q' else 'assistant'}: {node_content_for_llm(x)}"
+            for x in nodes
+        ]
+
+    async def flush(self) -> None:
+        await asyncio.to_thread(self.trees.compact_all)
+
+
+def node_content_for_llm_text(text: str, metadata: dict[str, Any]) -> str:
+    from familiars.memory.dialog_tree import Node
+
+    return node_content_for_llm(Node(title="", content=text, metadata=metadata))
