@@ -7,18 +7,20 @@ Counts are aggregate queries; nothing here parses a memory file.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
 import sqlite3
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import aiosqlite
 
 from familiars.memory.index import DB_NAME, fts_query, record_from_row
+from familiars.memory.migrations import MigrationSet, apply_migrations
 from familiars.memory.paths import RECORD_ID_RE
 from familiars.memory.records import MemoryRecord, is_expired, utcnow
 
@@ -74,12 +76,62 @@ class RecordFilter:
         return (" AND ".join(clauses) or "1"), params
 
 
+#: Indexes that make the status aggregate queries index-only scans (100,000 records: ~30 ms
+#: instead of ~1 s) and let a listing by person or dialogue walk its records in id order. Derived data like the rest of the index; applied by the reader when the
+#: index exists and lacks them (the runtime may also pass this set to ``MemoryIndex``).
+status_migrations = MigrationSet("api")
+
+
+@status_migrations
+def m001_status_indexes(conn: sqlite3.Connection) -> None:
+    conn.executescript(
+        """
+        CREATE INDEX IF NOT EXISTS records_cell_flags
+            ON records(scope, category, deprecated, pinned);
+        CREATE INDEX IF NOT EXISTS records_absolute_ttl
+            ON records(scope, category, deprecated)
+            WHERE json_extract(data, '$.ttl.kind') = 'absolute';
+        CREATE INDEX IF NOT EXISTS records_user_key_id ON records(user_key, id);
+        CREATE INDEX IF NOT EXISTS records_dialogue_id_id ON records(dialogue_id, id);
+        """
+    )
+
+
+def ensure_status_indexes(path: Path) -> bool:
+    """Apply :data:`status_migrations` to an existing index; False when it cannot (no
+    ``records`` table yet, a read-only file, a lock held too long). Never creates the file."""
+    if not path.is_file():
+        return False
+    try:
+        conn = sqlite3.connect(path, timeout=5.0)
+    except sqlite3.Error:
+        return False
+    try:
+        has_records = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'records'"
+        ).fetchone()
+        if not has_records:
+            return False
+        apply_migrations(conn, [status_migrations])
+        return True
+    except sqlite3.Error as exc:
+        logger.info("status indexes not added to %s (%s); counts take a full scan", path, exc)
+        return False
+    finally:
+        conn.close()
+
+
+_CELL_SQL = (
+    "SELECT scope, category, COUNT(*), SUM(deprecated = 1), SUM(pinned = 1) "
+    "FROM records GROUP BY scope, category ORDER BY scope, category"
+)
 # A record is expired when an absolute TTL lies in the past (§5.3.3); SQLite's datetime()
-# reads ISO 8601 with an offset and answers in UTC. Only absolute TTLs can be judged here.
+# reads ISO 8601 with an offset and answers in UTC. The WHERE matches the partial index.
 _EXPIRED_SQL = (
-    "(deprecated = 0 AND instr(data, '\"absolute\"') > 0 "
-    "AND json_extract(data, '$.ttl.kind') = 'absolute' "
-    "AND datetime(json_extract(data, '$.ttl.expires_at')) <= datetime(?))"
+    "SELECT scope, category, COUNT(*) FROM records "
+    "WHERE json_extract(data, '$.ttl.kind') = 'absolute' AND deprecated = 0 "
+    "AND datetime(json_extract(data, '$.ttl.expires_at')) <= datetime(?) "
+    "GROUP BY scope, category"
 )
 
 
@@ -97,6 +149,7 @@ class IndexReader:
             return self._db
         if not self.path.is_file():
             return None
+        await asyncio.to_thread(ensure_status_indexes, self.path)
         uri = f"{self.path.resolve().as_uri()}?mode=ro"
         try:
             self._db = await aiosqlite.connect(uri, uri=True, timeout=10.0)
@@ -125,23 +178,22 @@ class IndexReader:
             return []
         db = await self._conn()
         assert db is not None
-        stamp = (now or utcnow()).strftime("%Y-%m-%d %H:%M:%S")
-        sql = (
-            f"SELECT scope, category, COUNT(*), SUM(deprecated = 1), SUM({_EXPIRED_SQL}), "
-            "SUM(pinned = 1) FROM records GROUP BY scope, category ORDER BY scope, category"
-        )
-        async with db.execute(sql, (stamp,)) as cur:
+        stamp = (now or utcnow()).astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
+        async with db.execute(_EXPIRED_SQL, (stamp,)) as cur:
+            expired = {(sc, ca): int(n) for sc, ca, n in await cur.fetchall()}
+        async with db.execute(_CELL_SQL) as cur:
             rows = await cur.fetchall()
         out = []
-        for scope, category, total, deprecated, expired, pinned in rows:
-            deprecated, expired = int(deprecated or 0), int(expired or 0)
+        for scope, category, total, deprecated, pinned in rows:
+            deprecated = int(deprecated or 0)
+            gone = expired.get((scope, category), 0)
             out.append(
                 {
                     "scope": scope,
                     "category": category,
-                    "live": int(total) - deprecated - expired,
+                    "live": int(total) - deprecated - gone,
                     "deprecated": deprecated,
-                    "expired": expired,
+                    "expired": gone,
                     "pinned": int(pinned or 0),
                 }
             )
