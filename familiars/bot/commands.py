@@ -72,6 +72,8 @@ class CommandContext:
     search: Callable[[str, Caller, int], Awaitable[list[dict[str, Any]]]] | None = None
     find: Callable[[str, Caller], Awaitable[CommandResponse]] | None = None
     on_used: Callable[[str], None] | None = None
+    #: Told of /proactive on|off (the scheduler keeps its own per-dialogue switch).
+    on_proactive: Callable[[Caller, bool], None] | None = None
 
 
 def usage(name: str) -> CommandResponse:
@@ -300,6 +302,8 @@ class Commands:
             state = "on" if person is None or person.proactive else "off"
             return CommandResponse(f"Proactive messages are {state}. Usage: /proactive on|off")
         await self.ctx.state.set_proactive(caller.user_key, choice == "on")
+        if self.ctx.on_proactive is not None:
+            self.ctx.on_proactive(caller, choice == "on")
         if choice == "on":
             return CommandResponse(
                 "I may message you first (reminders, follow-ups, the odd check-in)."
