@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from familiars.llm import ChatMessage, ChatModel, LLMError
 from familiars.memory.records import MemoryRecord, utcnow
 from familiars.memory.store import MemoryStore, make_record
 from familiars.memory.writer import NEGATIONS, Vectors, content_tokens
@@ -137,7 +138,7 @@ class Consolidator:
         store: MemoryStore,
         vectors: Vectors,
         *,
-        model: Any | None = None,
+        model: ChatModel | None = None,
         threshold: float = 0.9,
     ) -> None:
         self.store = store
@@ -202,8 +203,6 @@ class Consolidator:
         return report
 
     async def _merged_text(self, plan: MergePlan) -> str:
-        from familiars.llm import ChatMessage, LLMError
-
         ordered = sorted(plan.sources, key=lambda r: (r.ts, r.id))
         listing = "\n".join(f"- ({r.ts}) {r.content}" for r in ordered)
         messages = [ChatMessage("system", _MERGE_PROMPT), ChatMessage("user", listing)]

@@ -32,6 +32,7 @@ from typing import Any, Literal, Protocol
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from familiars.llm import ChatMessage, ChatModel, LLMError, extract_json
 from familiars.memory.atomic import atomic_write_text
 from familiars.memory.embeddings import Embedder, content_hash
 from familiars.memory.errors import MemoryError_
@@ -191,8 +192,6 @@ def parse_writer_output(
         return ParsedWriterOutput(raw)
     data: Any = raw
     if isinstance(raw, str):
-        from familiars.llm import extract_json
-
         try:
             data = extract_json(raw)
         except ValueError as exc:
@@ -362,11 +361,19 @@ class _Batch:
             )
         return self.live[key]
 
-    def replaced(self, old: MemoryRecord | None, new: MemoryRecord) -> None:
-        records = self.live.setdefault(new.cell, [])
-        if old is not None:
-            records[:] = [r for r in records if r.id != old.id]
-        records.append(new)
+    async def live_records_any(self, scope: str) -> list[MemoryRecord]:
+        """Live records of every category of ``scope`` for this owner."""
+        out: list[MemoryRecord] = []
+        for scope_, category in sorted(VALID_CELLS):
+            if scope_ == scope:
+                out += await self.live_records(scope, category)
+        return out
+
+    def replaced(self, old: MemoryRecord | None, new: MemoryRecord | None) -> None:
+        if old is not None and old.cell in self.live:
+            self.live[old.cell] = [r for r in self.live[old.cell] if r.id != old.id]
+        if new is not None:
+            self.live.setdefault(new.cell, []).append(new)
 
 
 def _sorted_by_priority(writes: list[WriteOp]) -> list[WriteOp]:
@@ -465,6 +472,8 @@ async def apply_writes_report(
             report.records.append(record)
         if outcome == "added":
             report.added += 1
+        elif outcome == "deprecated":
+            report.updated += 1
         elif outcome == "closed":
             report.closed_loops += 1
             report.updated += 1
@@ -498,15 +507,27 @@ def _fields(write: WriteOp, batch: _Batch, base_extra: dict[str, Any]) -> dict[s
     }
 
 
-async def _target(write: WriteOp, batch: _Batch, live: list[MemoryRecord]) -> MemoryRecord | None:
-    """The live record this write supersedes: the one it names, if it is of this cell and
-    owner and still live; else one holding the same fact by cosine."""
+async def _named(write: WriteOp, batch: _Batch, live: list[MemoryRecord]) -> MemoryRecord | None:
+    """The live record ``supersedes_id`` names, if it belongs to this owner and scope (it may
+    sit in another category of that scope: the fact moves cell)."""
     wanted = write.entry.supersedes_id
-    if wanted:
-        named = next((r for r in live if r.id == wanted), None)
-        if named is not None:
-            return named
-        logger.info("writer: supersedes_id %s is not a live record of this cell/owner", wanted)
+    if not wanted:
+        return None
+    named = next((r for r in live if r.id == wanted), None)
+    if named is not None:
+        return named
+    if wanted.startswith("m_"):
+        others = await batch.live_records_any(write.scope)
+        named = next((r for r in others if r.id == wanted), None)
+    if named is None:
+        logger.info("writer: supersedes_id %s is not a live record of this owner", wanted)
+    return named
+
+
+async def _similar_live(
+    write: WriteOp, batch: _Batch, live: list[MemoryRecord]
+) -> MemoryRecord | None:
+    """A live record of the cell holding the same fact by cosine, if any."""
     best, cosine = await most_similar(write.entry.content, live, batch.vectors)
     if best is not None and cosine >= batch.dedupe_cosine:
         return best
@@ -516,25 +537,34 @@ async def _target(write: WriteOp, batch: _Batch, live: list[MemoryRecord]) -> Me
 async def _apply_one(write: WriteOp, batch: _Batch) -> tuple[str, MemoryRecord | None]:
     live = await batch.live_records(write.scope, write.category)
     entry = write.entry
+    named = await _named(write, batch, live)
     same = next((r for r in live if says_nothing_new(entry.content, r.content)), None)
-    target = same or await _target(write, batch, live)
+    if same is not None and named is not None and named.id != same.id:
+        # Another live record already says the new fact: the named one is simply outdated.
+        await batch.store.deprecate(named.id)
+        batch.replaced(named, None)
+        return "deprecated", None
+    target = same or named or await _similar_live(write, batch, live)
     if target is None:
         return await _add(write, batch)
-    loop_changed = entry.open_loop is not None and entry.open_loop.model_dump() != target.open_loop
+    loop = entry.open_loop.model_dump() if entry.open_loop is not None else None
+    closes = loop is not None and loop["status"] == "done" and target.open_loop is not None
+    closes = closes and (target.open_loop or {}).get("status") != "done"
     if says_nothing_new(entry.content, target.content):
-        if not loop_changed:
+        if loop is None or loop == target.open_loop:
             return "skipped", None
-        assert entry.open_loop is not None
-        new = await batch.store.modify(target.id, extra={"open_loop": entry.open_loop.model_dump()})
+        new = await batch.store.modify(target.id, extra={"open_loop": loop})
         batch.replaced(target, new)
-        return ("closed" if entry.open_loop.status == "done" else "updated"), new
-    if target.pinned and not entry.supersedes_id:
+        return ("closed" if closes else "updated"), new
+    if target.pinned and target is not named:
         return "skipped", None  # a pinned record changes only when a write names it
     fields = _fields(write, batch, target.extra)
     fields["pinned"] = target.pinned or entry.pinned
+    if target.category != write.category:
+        fields["category"] = write.category
     new = await batch.store.update(target.id, entry.content, **fields)
     batch.replaced(target, new)
-    return "updated", new
+    return ("closed" if closes else "updated"), new
 
 
 async def _add(write: WriteOp, batch: _Batch) -> tuple[str, MemoryRecord | None]:
@@ -711,13 +741,11 @@ def _memory_line(rec: MemoryRecord) -> str:
     return f"- {rec.id} | {rec.scope}/{rec.category} | {rec.content}{suffix}"
 
 
-def build_writer_messages(turn: TurnContext, similar: Sequence[MemoryRecord]) -> list[Any]:
-    from familiars.llm import ChatMessage
-
+def build_writer_messages(turn: TurnContext, similar: Sequence[MemoryRecord]) -> list[ChatMessage]:
     local = turn.when().astimezone(_zone(turn.timezone))
     parts = [f"Now: {local.isoformat(timespec='minutes')} ({turn.timezone})"]
     if turn.recent:
-        parts.append("Recent dialogue:\n" + "\n".join(turn.recent[-12:]))
+        parts.append("Recent dialogue:\n" + "\n".join(line[:500] for line in turn.recent[-12:]))
     lines = [_memory_line(r) for r in similar]
     parts.append("Existing memories most like this turn:\n" + ("\n".join(lines) or "(none)"))
     parts.append(f"This turn:\nUser: {turn.user_text}\nAssistant: {turn.reply_text}")
@@ -743,7 +771,7 @@ class MemoryWriter:
         self,
         store: MemoryStore,
         *,
-        model: Any | None = None,
+        model: ChatModel | None = None,
         vectors: Vectors | None = None,
         workspace: Path | None = None,
         budget_chars: int = 1500,
@@ -768,6 +796,9 @@ class MemoryWriter:
             }
         )
         self.stats.mode = "model" if model is not None else "offline"
+        restore = getattr(model, "restore", None)
+        if restore is not None and self.stats.providers:
+            restore(self.stats.providers)  # a restart does not hammer a provider still cooling
 
     @classmethod
     def from_settings(
@@ -775,7 +806,7 @@ class MemoryWriter:
         settings: Any,
         store: MemoryStore,
         *,
-        model: Any | None = None,
+        model: ChatModel | None = None,
         vectors: Vectors | None = None,
     ) -> MemoryWriter:
         return cls(
@@ -862,8 +893,6 @@ class MemoryWriter:
     ) -> WriterOutput | ParsedWriterOutput | None:
         if self.model is None:
             return self.offline_output(turn, existing)
-        from familiars.llm import LLMError
-
         try:
             return await self._ask_model(turn, await self.similar(turn, existing))
         except LLMError as exc:
@@ -875,8 +904,6 @@ class MemoryWriter:
     async def _ask_model(
         self, turn: TurnContext, similar: Sequence[MemoryRecord]
     ) -> ParsedWriterOutput | None:
-        from familiars.llm import ChatMessage
-
         model = self.model
         assert model is not None
         messages = build_writer_messages(turn, similar)
@@ -1007,6 +1034,7 @@ class WriterQueue:
             await self.process_pending()
             return
         while self.pending():
+            self._idle.clear()
             self._wake.set()
             await self._idle.wait()
             if self._task.done():

@@ -336,3 +336,72 @@ async def test_status_is_saved_for_other_processes(store, tmp_path):
     status = load_status(store.workspace)
     assert status.turns_processed == 1 and status.added == 1 and status.mode == "offline"
     assert status.updated_at is not None
+
+
+async def test_update_may_move_a_fact_to_another_category_of_the_scope(store):
+    [old] = await apply_writes(
+        {"writes": [write("The user is a vegetarian.")]}, store=store, user_key="u1", now=NOW
+    )
+    out = {
+        "writes": [
+            write(
+                "The user has been vegetarian since 2019.",
+                op="update",
+                category="knowledge",
+                supersedes_id=old.id,
+            )
+        ]
+    }
+    [new] = await apply_writes(out, store=store, user_key="u1", now=NOW)
+    assert new.category == "knowledge" and new.supersedes == old.id
+    assert [r.id for r in await live(store, user_key="u1", scope="user")] == [new.id]
+
+
+async def test_update_naming_an_outdated_record_when_the_new_fact_exists_deprecates_it(store):
+    kw = {"store": store, "user_key": "u1", "now": NOW}
+    [old] = await apply_writes({"writes": [write("The user likes coffee.")]}, **kw)
+    [tea] = await apply_writes({"writes": [write("The user drinks tea now.")]}, **kw)
+    report = await apply_writes_report(
+        {"writes": [write("The user drinks tea now.", op="update", supersedes_id=old.id)]}, **kw
+    )
+    assert report.updated == 1 and report.added == 0
+    assert [r.id for r in await live(store, user_key="u1", scope="user")] == [tea.id]
+
+
+async def test_an_update_with_status_done_closes_the_loop(store):
+    loop = {"kind": "promise", "due": None, "status": "open"}
+    [rec] = await apply_writes(
+        {
+            "writes": [
+                write(
+                    "The assistant promised to send a recipe.",
+                    scope="dialogue",
+                    category="event",
+                    open_loop=loop,
+                )
+            ]
+        },
+        store=store,
+        dialogue_id="dialogue_1",
+        now=NOW,
+    )
+    report = await apply_writes_report(
+        {
+            "writes": [
+                write(
+                    "The assistant sent the promised recipe.",
+                    op="update",
+                    scope="dialogue",
+                    category="event",
+                    supersedes_id=rec.id,
+                    open_loop={**loop, "status": "done"},
+                )
+            ]
+        },
+        store=store,
+        dialogue_id="dialogue_1",
+        now=NOW,
+    )
+    assert report.closed_loops == 1
+    [now_rec] = await live(store, scope="dialogue", agent_id="agent_0", dialogue_id="dialogue_1")
+    assert now_rec.open_loop["status"] == "done" and now_rec.supersedes == rec.id
