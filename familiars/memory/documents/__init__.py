@@ -30,6 +30,7 @@ from familiars.memory.documents.finder import (
 )
 from familiars.memory.documents.history import EditHistory, FileHistory, Version
 from familiars.memory.documents.knobs import ABLATE_ENV, KNOBS, parse_query
+from familiars.memory.documents.present import context_lines, format_found, relevant_for_context
 from familiars.memory.documents.schema import migrations
 from familiars.memory.documents.watcher import Debouncer, FolderWatcher
 
@@ -60,7 +61,10 @@ __all__ = [
     "UnsupportedFileError",
     "Version",
     "chunk_document",
+    "context_lines",
     "extract",
+    "format_found",
     "migrations",
     "parse_query",
+    "relevant_for_context",
 ]

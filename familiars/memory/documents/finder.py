@@ -40,6 +40,7 @@ from familiars.memory.documents.schema import migrations
 from familiars.memory.documents.search import (
     CANDIDATES,
     Candidate,
+    best_content_per_file,
     best_per_file,
     fuse,
     minmax,
@@ -137,6 +138,14 @@ class _Prepared:
     result: IndexResult
 
 
+@dataclass(frozen=True)
+class _Ranked:
+    best: Candidate  # the chunk that ranked the file
+    shown: Candidate  # the chunk whose page and passage are shown (best content chunk)
+    score: float
+    parts: dict[str, float]
+
+
 @dataclass
 class _Matrix:
     """Every chunk with a vector of the current model, as arrays for exact search."""
@@ -147,6 +156,7 @@ class _Matrix:
     owners: list[str]
     owner_index: np.ndarray  # row -> index into owners
     current: np.ndarray  # bool
+    seqs: np.ndarray  # chunk number within its file; 0 is the summary
     versions: list[str]
     vectors: np.ndarray
 
@@ -645,6 +655,7 @@ class DocumentFinder:
         return [
             Candidate(
                 row=int(r),
+                seq=int(matrix.seqs[r]),
                 group=(matrix.file_ids[matrix.file_index[r]], matrix.versions[r]),
                 cosine=float(cosines[r]),
                 dense=float(dense[i]),
@@ -680,8 +691,9 @@ class DocumentFinder:
 
     async def _rank_files(
         self, matrix: _Matrix, candidates: list[Candidate], parsed: knobs_mod.ParsedQuery
-    ) -> list[tuple[Candidate, float, dict[str, float]]]:
+    ) -> list[_Ranked]:
         per_file = best_per_file(candidates)
+        content = best_content_per_file(candidates)
         facts = await self._facts([c.group[0] for c in per_file])
         ranked = []
         for cand in per_file:
@@ -689,8 +701,9 @@ class DocumentFinder:
             if fact is None:
                 continue
             score, parts = knobs_mod.apply_knobs(cand.fused, parsed, fact, ablate=self.ablate)
-            ranked.append((cand, score, parts))
-        ranked.sort(key=lambda item: -item[1])
+            shown = content.get(cand.group, cand) if cand.seq == 0 else cand
+            ranked.append(_Ranked(cand, shown, score, parts))
+        ranked.sort(key=lambda item: -item.score)
         return ranked
 
     async def _facts(self, file_ids: Sequence[str]) -> dict[str, knobs_mod.FileFacts]:
@@ -710,12 +723,13 @@ class DocumentFinder:
     async def _found(
         self,
         matrix: _Matrix,
-        ranked: list[tuple[Candidate, float, dict[str, float]]],
+        ranked: list[_Ranked],
         words: Sequence[str],
     ) -> list[FoundFile]:
         out: list[FoundFile] = []
-        for cand, score, knob_parts in ranked:
-            chunk_id = int(matrix.chunk_ids[cand.row])
+        for item in ranked:
+            cand, score, knob_parts = item.best, item.score, item.parts
+            chunk_id = int(matrix.chunk_ids[item.shown.row])
             async with self.db.execute(
                 "SELECT c.page, c.text, c.kind, c.version, c.current, d.name, d.path, d.owner "
                 "FROM doc_chunks c JOIN doc_files d ON d.file_id = c.file_id "
@@ -763,17 +777,19 @@ class DocumentFinder:
         file_index: list[int] = []
         owner_index: list[int] = []
         current: list[bool] = []
+        seqs: list[int] = []
         versions: list[str] = []
         blobs: list[bytes] = []
         async with self.db.execute(
-            "SELECT c.chunk_id, c.file_id, d.owner, c.current, c.version, v.vector "
+            "SELECT c.chunk_id, c.file_id, d.owner, c.current, c.seq, c.version, v.vector "
             "FROM doc_chunks c JOIN doc_files d ON d.file_id = c.file_id "
             "JOIN doc_vectors v ON v.content_hash = c.content_hash AND v.model = ? "
             "AND v.dim = ? ORDER BY c.chunk_id",
             (model, dim),
         ) as cur:
-            async for chunk_id, fid, owner, cur_flag, version, blob in cur:
+            async for chunk_id, fid, owner, cur_flag, seq, version, blob in cur:
                 ids.append(chunk_id)
+                seqs.append(seq)
                 file_index.append(files.setdefault(fid, len(files)))
                 owner_index.append(owners.setdefault(owner, len(owners)))
                 current.append(bool(cur_flag))
@@ -791,6 +807,7 @@ class DocumentFinder:
             owners=list(owners),
             owner_index=np.asarray(owner_index, dtype=np.int64),
             current=np.asarray(current, dtype=bool),
+            seqs=np.asarray(seqs, dtype=np.int64),
             versions=versions,
             vectors=vectors,
         )

@@ -52,6 +52,7 @@ def top_indices(scores: np.ndarray, n: int) -> np.ndarray:
 @dataclass(frozen=True)
 class Candidate:
     row: int
+    seq: int  # 0 is the file's summary chunk
     group: tuple[str, str]  # (file_id, version): history versions rank on their own
     cosine: float
     dense: float
@@ -67,3 +68,16 @@ def best_per_file(candidates: list[Candidate]) -> list[Candidate]:
         if held is None or cand.fused > held.fused:
             best[cand.group] = cand
     return sorted(best.values(), key=lambda c: -c.fused)
+
+
+def best_content_per_file(candidates: list[Candidate]) -> dict[tuple[str, str], Candidate]:
+    """The best page or window of each file version: when a file wins on its summary chunk
+    (its name), the passage and page shown still come from what the file says."""
+    best: dict[tuple[str, str], Candidate] = {}
+    for cand in candidates:
+        if cand.seq == 0:
+            continue
+        held = best.get(cand.group)
+        if held is None or cand.fused > held.fused:
+            best[cand.group] = cand
+    return best
