@@ -38,6 +38,7 @@ GUILD_ID = 900000000000000100
 GENERAL_ID = 900000000000000101  # a text channel
 ALWAYS_ID = 900000000000000102  # a text channel tests configure as always-answer
 THREAD_ID = 900000000000000103  # a thread under GENERAL
+BOT_ROLE_ID = 900000000000000150  # the bot's managed role
 
 OP_DISPATCH, OP_HEARTBEAT, OP_IDENTIFY, OP_RESUME = 0, 1, 2, 6
 OP_HELLO, OP_HEARTBEAT_ACK, OP_INVALID_SESSION = 10, 11, 9
@@ -220,6 +221,7 @@ class FakeDiscord:
         *,
         guild_id: int | None = None,
         mentions: tuple[Json, ...] = (),
+        mention_roles: tuple[int, ...] = (),
         reply_to: Json | None = None,
         attachments: tuple[Json, ...] = (),
     ) -> Json:
@@ -233,7 +235,7 @@ class FakeDiscord:
             "tts": False,
             "mention_everyone": False,
             "mentions": list(mentions),
-            "mention_roles": [],
+            "mention_roles": [str(r) for r in mention_roles],
             "attachments": list(attachments),
             "embeds": [],
             "pinned": False,
@@ -363,6 +365,7 @@ class FakeDiscord:
             "mentionable": False,
             "flags": 0,
         }
+        bot_role = everyone | {"id": str(BOT_ROLE_ID), "name": "Familiar", "managed": True}
         return {
             "id": str(GUILD_ID),
             "name": "Fake Server",
@@ -379,11 +382,11 @@ class FakeDiscord:
             "preferred_locale": "en-US",
             "system_channel_flags": 0,
             "features": [],
-            "roles": [everyone],
+            "roles": [everyone, bot_role],
             "emojis": [],
             "stickers": [],
             "member_count": 3,
-            "members": [self._member(BOT_USER)],
+            "members": [self._member(BOT_USER) | {"roles": [str(BOT_ROLE_ID)]}],
             "channels": [
                 text_channel(GENERAL_ID, "general", 0),
                 text_channel(ALWAYS_ID, "familiar", 1),

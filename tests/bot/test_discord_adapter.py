@@ -3,6 +3,7 @@ in fake_discord.py (127.0.0.1 only), with a scripted TurnHandler and a test cloc
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -25,6 +26,7 @@ from tests.bot.fake_discord import (
     ALWAYS_ID,
     BOB,
     BOT_ID,
+    BOT_ROLE_ID,
     BOT_USER,
     GENERAL_ID,
     THREAD_ID,
@@ -55,12 +57,15 @@ class ScriptedHandler:
         self.invocations: list[CommandInvocation] = []
         self.completions: list[tuple[CommandInvocation, str]] = []
         self.finished = 0
+        self.gate: asyncio.Event | None = None  # respond waits for it when set
         self.script: Callable[[IncomingMessage], list[tuple[float, str]]] = lambda m: [
             (0.0, f"echo: {m.text}")
         ]
 
     async def respond(self, message: IncomingMessage) -> AsyncIterator[str]:
         self.messages.append(message)
+        if self.gate is not None:
+            await self.gate.wait()
         for advance, delta in self.script(message):
             self.clock.t += advance
             yield delta
@@ -68,6 +73,8 @@ class ScriptedHandler:
 
     async def command(self, invocation: CommandInvocation) -> CommandResponse:
         self.invocations.append(invocation)
+        if self.gate is not None:
+            await self.gate.wait()
         name, args = invocation.name, invocation.args
         if name == "memory" and args == ("export",):
             return CommandResponse("Your memory.", file_name="memory.md", file_data=b"# Alice\n")
@@ -120,7 +127,9 @@ def make_adapter(
     async def record_sleep(seconds: float) -> None:
         sleeps.append(seconds)
 
-    def make(settings: Settings | None = None, token: str | None = None) -> DiscordAdapter:
+    def make(
+        settings: Settings | None = None, token: str | None = None, **options: Any
+    ) -> DiscordAdapter:
         return DiscordAdapter(
             handler,
             settings or Settings(),
@@ -131,6 +140,7 @@ def make_adapter(
             sleep=record_sleep,
             guild_ready_timeout_s=0.05,
             ready_timeout_s=10.0,
+            **options,
         )
 
     return make
@@ -561,3 +571,59 @@ async def test_bad_or_missing_token_is_a_clear_start_error(
         await make_adapter(token="wrong-token").start()
     with pytest.raises(DiscordStartError, match="set DISCORD_BOT_TOKEN"):
         await make_adapter(token="  ").start()
+
+
+async def test_mentioning_the_bots_role_counts_as_a_mention(
+    fake: FakeDiscord, adapter: DiscordAdapter, handler: ScriptedHandler
+) -> None:
+    text = f"<@&{BOT_ROLE_ID}> are you there?"
+    await fake.dispatch_message(fake.guild_message(ALICE, text, mention_roles=(BOT_ROLE_ID,)))
+    await replies(fake, GENERAL_ID)
+    (message,) = handler.messages
+    assert (message.mentions_bot, message.text) == (True, "are you there?")
+
+
+async def test_slow_command_is_deferred_then_answered_ephemerally(
+    fake: FakeDiscord, make_adapter: Callable[..., DiscordAdapter], handler: ScriptedHandler
+) -> None:
+    bot = make_adapter(command_defer_s=0.0)
+    await bot.start()
+    handler.gate = asyncio.Event()  # the handler takes longer than command_defer_s
+    try:
+        interaction = fake.interaction(ALICE, "memory", subcommand("list", category="facts"))
+        deferred = await callback(fake, interaction)
+        handler.gate.set()
+        path = f"/webhooks/{BOT_ID}/{interaction['token']}"
+        (follow_up,) = await fake.wait_for(lambda: fake.calls("POST", path))
+    finally:
+        await bot.stop()
+    assert (deferred.json["type"], deferred.json["data"]["flags"]) == (5, 64)
+    assert follow_up.json["content"] == "memory list facts"
+    assert follow_up.json["flags"] == 64
+
+
+async def test_stop_lets_a_reply_in_progress_finish(
+    fake: FakeDiscord, make_adapter: Callable[..., DiscordAdapter], handler: ScriptedHandler
+) -> None:
+    bot = make_adapter()
+    await bot.start()
+    handler.gate = asyncio.Event()
+    await fake.dispatch_message(fake.dm_message(ALICE, "take your time"))
+    await fake.wait_for(lambda: handler.messages)
+    stopping = asyncio.create_task(bot.stop())
+    for _ in range(20):  # let stop() run as far as it can
+        await asyncio.sleep(0)
+    assert not stopping.done()
+    handler.gate.set()
+    await stopping
+    (reply,) = fake.created_messages(dm_channel(ALICE))
+    assert reply["content"] == "echo: take your time"
+
+
+def test_from_env_needs_the_configured_token_variable(handler: ScriptedHandler) -> None:
+    settings = Settings(discord=DiscordSettings(token_env="MY_DISCORD"))
+    assert DiscordAdapter.from_env(handler, settings, {"DISCORD_BOT_TOKEN": "x"}) is None
+    assert DiscordAdapter.from_env(handler, settings, {"MY_DISCORD": " "}) is None
+    assert isinstance(
+        DiscordAdapter.from_env(handler, settings, {"MY_DISCORD": "t"}), DiscordAdapter
+    )

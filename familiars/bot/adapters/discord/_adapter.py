@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import aiohttp
 import discord
@@ -21,6 +23,7 @@ from familiars.bot.adapters.discord._errors import (
     DiscordSendError,
     DiscordStartError,
 )
+from familiars.bot.adapters.discord._inflight import InFlight
 from familiars.bot.adapters.discord._messages import Conversation, SentMessages
 from familiars.bot.adapters.discord._retry import RetryPolicy, Sleep
 from familiars.bot.adapters.discord._sending import LIMIT, ChannelSink
@@ -86,6 +89,7 @@ class DiscordAdapter(PlatformAdapter):
         ready_timeout_s: float = 60.0,
         stop_timeout_s: float = 30.0,
         guild_ready_timeout_s: float = 2.0,
+        command_defer_s: float = 2.0,
     ) -> None:
         super().__init__(handler)
         self.settings = settings
@@ -97,11 +101,24 @@ class DiscordAdapter(PlatformAdapter):
         self._ready_timeout_s = ready_timeout_s
         self._stop_timeout_s = stop_timeout_s
         self._guild_ready_timeout_s = guild_ready_timeout_s
+        self._command_defer_s = command_defer_s
+        self._in_flight = InFlight()
         self.policy = AccessPolicy.from_settings(settings)
         self._sent = SentMessages()
         self._bot: _FamiliarsBot | None = None
-        self._conversation: Conversation | None = None
         self._connection: asyncio.Task[None] | None = None
+
+    @classmethod
+    def from_env(
+        cls,
+        handler: TurnHandler,
+        settings: Settings,
+        environ: Mapping[str, str] = os.environ,
+        **options: Any,
+    ) -> DiscordAdapter | None:
+        """The adapter when the variable ``settings.discord.token_env`` holds a token."""
+        token = environ.get(settings.discord.token_env, "").strip()
+        return cls(handler, settings, token, **options) if token else None
 
     @property
     def bot(self) -> commands.Bot:
@@ -161,7 +178,7 @@ class DiscordAdapter(PlatformAdapter):
 
     async def _setup(self, bot: commands.Bot) -> None:
         """discord.py's ``setup_hook``: add the cogs, sync the slash commands."""
-        self._conversation = Conversation(
+        conversation = Conversation(
             bot,
             self.handler,
             self.policy,
@@ -170,19 +187,26 @@ class DiscordAdapter(PlatformAdapter):
             retry=self._retry,
             sleep=self._sleep,
             clock=self._clock,
+            in_flight=self._in_flight,
         )
-        await bot.add_cog(self._conversation)
-        await bot.add_cog(
-            SlashCommands(bot, self.handler, self.policy, retry=self._retry, sleep=self._sleep)
+        slash = SlashCommands(
+            bot,
+            self.handler,
+            self.policy,
+            retry=self._retry,
+            sleep=self._sleep,
+            in_flight=self._in_flight,
+            defer_after_s=self._command_defer_s,
         )
+        await bot.add_cog(conversation)
+        await bot.add_cog(slash)
         if self.settings.discord.sync_commands:
             synced = await bot.tree.sync()
             logger.info("Discord: %d slash command(s) registered", len(synced))
 
     async def stop(self) -> None:
         """Finish the replies in progress (up to ``stop_timeout_s``), then disconnect."""
-        if self._conversation is not None:
-            await self._conversation.drain(self._stop_timeout_s)
+        await self._in_flight.drain(self._stop_timeout_s)
         await self._close()
 
     async def _close(self) -> None:

@@ -44,12 +44,27 @@ def message_place(message: discord.Message) -> Place:
 
 
 def mentions_user(message: discord.Message, user_id: int) -> bool:
-    return user_id in message.raw_mentions or any(u.id == user_id for u in message.mentions)
+    """Mentioned by name, or through a role the bot has (Discord's picker offers the bot's
+    managed role under the same name)."""
+    if user_id in message.raw_mentions or any(u.id == user_id for u in message.mentions):
+        return True
+    return any(role in message.raw_role_mentions for role in own_roles(message, user_id))
 
 
-def strip_mention(content: str, user_id: int) -> str:
-    """The text without ``<@bot>`` mentions, so the handler sees what was said to it."""
-    return re.sub(rf"<@!?{user_id}>", "", content).strip()
+def own_roles(message: discord.Message, user_id: int) -> tuple[int, ...]:
+    """Ids of the bot's own roles in the message's server (not @everyone)."""
+    me = message.guild.me if message.guild is not None else None
+    if me is None or me.id != user_id:
+        return ()
+    return tuple(r.id for r in me.roles if not r.is_default())
+
+
+def strip_mention(content: str, user_id: int, role_ids: tuple[int, ...] = ()) -> str:
+    """The text without mentions of the bot, so the handler sees what was said to it."""
+    text = re.sub(rf"<@!?{user_id}>", "", content)
+    for role_id in role_ids:
+        text = text.replace(f"<@&{role_id}>", "")
+    return text.strip()
 
 
 def replied_to(
@@ -84,7 +99,7 @@ def to_incoming(
         thread_id=place.thread_id,
         user_id=str(message.author.id),
         display_name=message.author.display_name,
-        text=strip_mention(message.content, bot_id),
+        text=strip_mention(message.content, bot_id, own_roles(message, bot_id)),
         message_id=str(message.id),
         attachments=attachments_of(message),
         is_group=place.is_group,

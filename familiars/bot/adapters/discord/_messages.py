@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections import deque
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from familiars.bot.adapters.discord._convert import (
     to_incoming,
 )
 from familiars.bot.adapters.discord._errors import DiscordSendError
+from familiars.bot.adapters.discord._inflight import InFlight
 from familiars.bot.adapters.discord._retry import RetryPolicy, Sleep
 from familiars.bot.adapters.discord._sending import (
     LIMIT,
@@ -73,6 +73,7 @@ class Conversation(commands.Cog):
         retry: RetryPolicy,
         sleep: Sleep,
         clock: Callable[[], float],
+        in_flight: InFlight,
         edit_interval_s: float = 1.0,
     ) -> None:
         self.bot = bot
@@ -84,19 +85,12 @@ class Conversation(commands.Cog):
         self._sleep = sleep
         self._clock = clock
         self._edit_interval_s = edit_interval_s
-        self._in_flight: set[asyncio.Task[object]] = set()
-        self.accepting = True
-
-    async def drain(self, timeout_s: float) -> None:
-        """Stop taking messages and wait (up to ``timeout_s``) for replies in progress."""
-        self.accepting = False
-        if self._in_flight:
-            await asyncio.wait(set(self._in_flight), timeout=timeout_s)
+        self._in_flight = in_flight
 
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:
         me = self.bot.user
-        if not self.accepting or me is None or message.author.bot:
+        if not self._in_flight.accepting or me is None or message.author.bot:
             return
         if message.type not in _ANSWERED_TYPES:
             return
@@ -105,14 +99,8 @@ class Conversation(commands.Cog):
             return
         if not should_answer(incoming, self._always_answer):
             return
-        task = asyncio.current_task()
-        if task is not None:
-            self._in_flight.add(task)
-        try:
+        with self._in_flight.track():
             await self._handle(message, incoming)
-        finally:
-            if task is not None:
-                self._in_flight.discard(task)
 
     async def _handle(self, message: discord.Message, incoming: IncomingMessage) -> None:
         place = message_place(message)

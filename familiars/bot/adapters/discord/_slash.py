@@ -16,6 +16,7 @@ from discord.ext import commands
 from familiars.bot.adapters.base import CommandInvocation, CommandResponse, CommandSpec, TurnHandler
 from familiars.bot.adapters.discord._access import AccessPolicy
 from familiars.bot.adapters.discord._convert import PLATFORM, Place, place_of
+from familiars.bot.adapters.discord._inflight import InFlight
 from familiars.bot.adapters.discord._layout import FREE_TEXT, SUBCOMMANDS, Option, args_of, short
 from familiars.bot.adapters.discord._retry import RetryPolicy, Sleep
 from familiars.bot.adapters.discord._sending import answer_interaction
@@ -74,6 +75,7 @@ class SlashCommands(commands.Cog):
         *,
         retry: RetryPolicy,
         sleep: Sleep,
+        in_flight: InFlight,
         defer_after_s: float = 2.0,
     ) -> None:
         self.bot = bot
@@ -82,6 +84,7 @@ class SlashCommands(commands.Cog):
         self._retry = retry
         self._sleep = sleep
         self._defer_after_s = defer_after_s
+        self._in_flight = in_flight
         self._names: list[str] = []
 
     async def cog_load(self) -> None:
@@ -152,6 +155,12 @@ class SlashCommands(commands.Cog):
         )
 
     async def run(self, interaction: discord.Interaction, name: str, args: tuple[str, ...]) -> None:
+        with self._in_flight.track():
+            await self._run(interaction, name, args)
+
+    async def _run(
+        self, interaction: discord.Interaction, name: str, args: tuple[str, ...]
+    ) -> None:
         invocation = self._invocation(interaction, name, args)
         place = interaction_place(interaction)
         if not self._policy.allows(
