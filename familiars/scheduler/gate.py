@@ -266,7 +266,7 @@ class VRAMGate:
         self._committed = 0.0
         self._lock = asyncio.Lock()
         self._waiters: list[asyncio.Future[None]] = []
-        self._history: deque[dict[str, Any]] = deque(maxlen=history_size)
+        self._history: deque[tuple[Any, ...]] = deque(maxlen=history_size)
 
     @classmethod
     def from_settings(
@@ -586,20 +586,22 @@ class VRAMGate:
     # -- observability ----------------------------------------------------------------------
 
     def _record(self, event: str, model_id: str, mb: float, priority: int, detail: str) -> None:
-        self._history.append(
+        # A tuple now, formatted when someone looks: this runs on every admit and eviction.
+        self._history.append((time.time(), event, model_id, mb, priority, detail, self._committed))
+
+    def history(self) -> list[dict[str, Any]]:
+        return [
             {
-                "at": datetime.now(UTC).isoformat(timespec="milliseconds"),
+                "at": datetime.fromtimestamp(at, UTC).isoformat(timespec="milliseconds"),
                 "event": event,
                 "model_id": model_id,
                 "estimated_mb": round(float(mb), 1),
                 "priority": int(priority),
                 "detail": detail,
-                "committed_mb": round(self._committed, 1),
+                "committed_mb": round(committed, 1),
             }
-        )
-
-    def history(self) -> list[dict[str, Any]]:
-        return list(self._history)
+            for at, event, model_id, mb, priority, detail, committed in self._history
+        ]
 
     def snapshot(self) -> dict[str, Any]:
         """Budget, residents, counters and recent events, as plain JSON-able data."""
