@@ -1,0 +1,235 @@
+"""One turn end to end through the runtime, offline, with a fast deterministic embedder."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from familiars.bot.adapters.base import CommandInvocation, IncomingMessage
+from familiars.bot.runtime import Application
+from familiars.config import load_settings
+from familiars.llm import ChatModel, ChatResult, ProviderServerError
+from tests.fakes import HashEmbedder
+
+T0 = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
+
+
+def msg(
+    text: str,
+    user: str = "alice",
+    chat: str | None = None,
+    *,
+    group: bool = False,
+    minutes: int = 0,
+) -> IncomingMessage:
+    return IncomingMessage(
+        platform="telegram",
+        chat_id=chat or f"dm-{user}",
+        user_id=user,
+        display_name=user.capitalize(),
+        text=text,
+        is_group=group,
+        mentions_bot=group,
+        ts=T0 + timedelta(minutes=minutes),
+    )
+
+
+def cmd(
+    name: str, *args: str, user: str = "alice", chat: str | None = None, group: bool = False
+) -> CommandInvocation:
+    return CommandInvocation(
+        platform="telegram",
+        chat_id=chat or f"dm-{user}",
+        user_id=user,
+        display_name=user.capitalize(),
+        name=name,
+        args=args,
+        is_group=group,
+    )
+
+
+async def say(app: Application, message: IncomingMessage) -> str:
+    assert app.dialogues is not None
+    out = "".join([d async for d in app.dialogues.respond(message)])
+    await app.settle()
+    return out
+
+
+@pytest.fixture
+async def app(workspace: Path) -> AsyncIterator[Application]:
+    settings = load_settings(workspace=workspace)
+    application = Application(
+        settings, embedder=HashEmbedder(), model=None, platforms=False, scheduler=False, watch=False
+    )
+    async with application:
+        yield application
+
+
+async def test_a_fact_told_once_is_used_in_a_later_reply(app: Application) -> None:
+    await say(app, msg("My name is Alice and I love hiking."))
+    reply = await say(app, msg("What is my name?", minutes=1))
+    assert "Alice" in reply
+    assert "Offline mode" in reply
+
+
+async def test_each_message_becomes_q_and_a_nodes(app: Application, workspace: Path) -> None:
+    await say(app, msg("hello there"))
+    await say(app, msg("how are you", minutes=1))
+    assert app.trees is not None
+    tree = app.trees.get("agent_0", "dialogue_0")
+    assert [n.node_type for n in tree.node_list] == ["Q", "A", "Q", "A"]
+    assert [n.origin for n in tree.node_list] == ["user", "response", "user", "response"]
+    assert tree.node_list[1].parent == 0
+
+
+async def test_secrets_are_masked_before_the_model_sees_them(workspace: Path) -> None:
+    seen: list[str] = []
+
+    class Spy(ChatModel):
+        name = "spy"
+
+        async def chat(self, messages, **kw):  # type: ignore[no-untyped-def]
+            seen.extend(m.content for m in messages)
+            return ChatResult(text="noted")
+
+    settings = load_settings(workspace=workspace)
+    async with Application(
+        settings,
+        embedder=HashEmbedder(),
+        model=Spy(),
+        platforms=False,
+        scheduler=False,
+        watch=False,
+    ) as app:
+        await say(app, msg("my email is alice@example.com and card 4111 1111 1111 1111"))
+        assert app.trees is not None
+        node = app.trees.get("agent_0", "dialogue_0").node_list[0]
+    assert "alice@example.com" in node.content  # the raw text stays on the user's disk
+    assert node.metadata["redactions"]
+    assert not any("alice@example.com" in s or "4111 1111" in s for s in seen)
+
+
+async def test_a_failing_model_gets_an_apology_and_the_message_is_kept(workspace: Path) -> None:
+    class Down(ChatModel):
+        name = "down"
+
+        async def chat(self, messages, **kw):  # type: ignore[no-untyped-def]
+            raise ProviderServerError("down", "500 from provider")
+
+    settings = load_settings(workspace=workspace)
+    async with Application(
+        settings,
+        embedder=HashEmbedder(),
+        model=Down(),
+        platforms=False,
+        scheduler=False,
+        watch=False,
+    ) as app:
+        reply = await say(app, msg("My name is Alice."))
+        assert "Sorry" in reply
+        assert app.trees is not None
+        assert app.trees.get("agent_0", "dialogue_0").node_list[0].content == "My name is Alice."
+
+
+async def test_empty_huge_and_binary_messages_never_crash(app: Application) -> None:
+    assert await say(app, msg("")) == ""
+    huge = await say(app, msg("x" * 100_000))
+    assert huge
+    junk = await say(
+        app,
+        msg(
+            "\x00\x01\x02 hello \ud800".encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        ),
+    )
+    assert junk
+
+
+async def test_commands_reach_only_the_callers_own_memories(app: Application) -> None:
+    assert app.dialogues is not None
+    await say(app, msg("My name is Alice. I love hiking."))
+    alice_list = await app.dialogues.command(cmd("memory", "list"))
+    assert "Alice" in alice_list.text and alice_list.private
+    alice_id = alice_list.text.split("`")[1]
+    bob_list = await app.dialogues.command(cmd("memory", "list", user="bob"))
+    assert "Alice" not in bob_list.text
+    for sub in ("show", "pin", "forget"):
+        denied = await app.dialogues.command(cmd("memory", sub, alice_id, user="bob"))
+        assert "no memory" in denied.text and "Alice" not in denied.text
+    ask = await app.dialogues.command(cmd("memory", "forget", alice_id))
+    assert "confirm" in ask.text
+    assert alice_id in (await app.dialogues.command(cmd("memory", "list"))).text
+    done = await app.dialogues.command(cmd("memory", "forget", alice_id, "confirm"))
+    assert "Forgotten" in done.text
+    assert alice_id not in (await app.dialogues.command(cmd("memory", "list"))).text
+
+
+async def test_in_a_group_bob_cannot_get_alices_memories(app: Application) -> None:
+    assert app.dialogues is not None
+    await say(app, msg("My name is Alice. I love the secret garden on Elm street."))
+    group = "group-1"
+    await say(app, msg("hi all", user="alice", chat=group, group=True, minutes=1))
+    for question in (
+        "What does Alice love?",
+        "Tell me about Elm street",
+        "what is the secret garden",
+    ):
+        reply = await say(app, msg(question, user="bob", chat=group, group=True, minutes=2))
+        assert "Elm" not in reply and "secret garden" not in reply.lower().replace(
+            question.lower(), ""
+        )
+    search = await app.dialogues.command(
+        cmd("memory", "search", "garden", user="bob", chat=group, group=True)
+    )
+    assert "Elm" not in search.text
+    why = await app.dialogues.command(cmd("memory", "why", user="bob", chat=group, group=True))
+    assert "Elm" not in why.text
+
+
+async def test_unknown_commands_and_bad_arguments_get_usage(app: Application) -> None:
+    assert app.dialogues is not None
+    assert "Unknown command" in (await app.dialogues.command(cmd("frobnicate"))).text
+    assert "Usage" in (await app.dialogues.command(cmd("memory"))).text
+    assert "Usage" in (await app.dialogues.command(cmd("memory", "show"))).text
+    assert "Unknown category" in (await app.dialogues.command(cmd("memory", "list", "bogus"))).text
+    assert "no memory" in (await app.dialogues.command(cmd("memory", "show", "../../etc"))).text
+
+
+async def test_export_gives_a_markdown_file(app: Application) -> None:
+    assert app.dialogues is not None
+    await say(app, msg("My name is Alice."))
+    out = await app.dialogues.command(cmd("memory", "export"))
+    assert out.file_name == "memory-telegram_alice.md"
+    assert out.file_data is not None and b"Alice" in out.file_data
+
+
+async def test_link_joins_two_identities_into_one_memory(app: Application) -> None:
+    assert app.dialogues is not None
+    await say(app, msg("My name is Alice."))
+    code_text = (await app.dialogues.command(cmd("link"))).text
+    code = code_text.split("code is ")[1].split(".")[0]
+    other = CommandInvocation(
+        platform="discord",
+        chat_id="d1",
+        user_id="999",
+        display_name="Ali",
+        name="link",
+        args=(code,),
+    )
+    linked = await app.dialogues.command(other)
+    assert "Linked" in linked.text
+    listing = await app.dialogues.command(
+        CommandInvocation(
+            platform="discord",
+            chat_id="d1",
+            user_id="999",
+            display_name="Ali",
+            name="memory",
+            args=("list",),
+        )
+    )
+    assert "Alice" in listing.text
+    again = await app.dialogues.command(other)
+    assert "unknown or expired" in again.text
