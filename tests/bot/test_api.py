@@ -5,8 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
+import signal
+import sqlite3
 import stat
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,6 +23,7 @@ from typer.testing import CliRunner
 
 from familiars.bot.api import ApiToken, StatusSources, create_app, resolve_token
 from familiars.bot.api.auth import TOKEN_FILE, token_matches
+from familiars.bot.api.queries import _CELL_SQL, ensure_status_indexes
 from familiars.bot.api.server import ApiServer, ApiServerError
 from familiars.bot.api.status import default_agent_models
 from familiars.cli.main import app as cli_app
@@ -462,3 +468,46 @@ def test_cli_status_text(built: Built) -> None:
     assert result.exit_code == 0, result.output
     assert f"({len(built.records)} in all)" in result.stdout
     assert "embedding: configured BAAI/bge-m3, in use test-hash, dim 64" in result.stdout
+
+
+def test_status_indexes_are_added_to_an_existing_index_only(built: Built, tmp_path: Path) -> None:
+    assert ensure_status_indexes(tmp_path / "missing.db") is False
+    assert not (tmp_path / "missing.db").exists()
+    workspace = tmp_path / "copy"
+    shutil.copytree(built.workspace, workspace)
+    db = workspace / "familiars.db"
+    assert ensure_status_indexes(db) is True
+    with sqlite3.connect(db) as conn:
+        plan = " ".join(str(row) for row in conn.execute(f"EXPLAIN QUERY PLAN {_CELL_SQL}"))
+        applied = {r[0] for r in conn.execute("SELECT name FROM schema_migrations")}
+    assert "COVERING INDEX records_cell_flags" in plan
+    assert "api.m001_status_indexes" in applied
+    assert ensure_status_indexes(db) is True  # applied once, then a no-op
+
+
+def test_familiars_api_serves_alone_and_stops_on_sigint(built: Built, tmp_path: Path) -> None:
+    env = dict(os.environ, FAMILIARS_API_TOKEN=TOKEN, PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "familiars", "--workspace", str(built.workspace), "api",
+         "--port", "0"],
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env,
+    )  # fmt: skip
+    try:
+        assert proc.stderr is not None
+        url = None
+        for line in proc.stderr:
+            found = re.search(r"API listening on (http://127\.0\.0\.1:\d+)", line)
+            if found:
+                url = found.group(1)
+                break
+        assert url is not None
+        assert "token: env:FAMILIARS_API_TOKEN" in line
+        assert httpx.get(f"{url}/healthz").json() == {"status": "ok"}
+        data = httpx.get(f"{url}/api/memory_status", headers=AUTH).json()
+        assert data["records"]["totals"]["total"] == len(built.records)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
