@@ -10,6 +10,7 @@ measured by the same number of tasks in the same run; ``with_wait_*`` include th
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 import time
 from dataclasses import dataclass
@@ -73,7 +74,7 @@ async def _run_gate(
                 model.mb,
                 model.priority,
                 category=model.category,
-                on_evict=lambda mid=model.model_id: evicted.append(mid),
+                on_evict=functools.partial(evicted.append, model.model_id),
                 on_checkpoint=checkpoint if model.category == "queue" else None,
             )
             total_us = (time.perf_counter_ns() - start) / 1000.0
