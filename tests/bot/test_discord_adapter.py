@@ -90,6 +90,8 @@ class ScriptedHandler:
             CommandSpec("link", "Link your accounts on several platforms", "/link [CODE]"),
             CommandSpec("proactive", "Let the familiar write first", "/proactive on|off"),
             CommandSpec("help", "What the familiar can do", "/help"),
+            CommandSpec("find", "Find a document", "/find QUERY"),
+            CommandSpec("remind", "Reminders", "/remind WHEN TEXT | list"),
         ]
 
     async def complete(self, invocation: CommandInvocation, partial: str) -> list[str]:
@@ -431,12 +433,21 @@ async def test_slash_commands_are_registered_for_every_spec(
     fake: FakeDiscord, adapter: DiscordAdapter
 ) -> None:
     by_name = {c["name"]: c for c in fake.synced_commands}
-    assert set(by_name) == {"memory", "link", "proactive", "help"}
+    assert set(by_name) == {"memory", "link", "proactive", "help", "find", "remind"}
     subs = {o["name"]: o for o in by_name["memory"]["options"]}
-    assert set(subs) == {"list", "search", "show", "forget", "pin", "export", "why"}
+    assert set(subs) == {"list", "search", "show", "forget", "pin", "unpin", "export", "why"}
     (show_id,) = subs["show"]["options"]
     assert (show_id["name"], show_id["required"], show_id["autocomplete"]) == ("id", True, True)
     assert {o["name"] for o in by_name["proactive"]["options"]} == {"on", "off"}
+
+    def options(name: str) -> list[tuple[str, bool]]:
+        return [(o["name"], o.get("required", False)) for o in by_name[name].get("options", [])]
+
+    # Simple usage lines give named options; others one free-text option.
+    assert options("find") == [("query", True)]
+    assert options("link") == [("code", False)]
+    assert options("help") == []
+    assert options("remind") == [("arguments", False)]
 
 
 async def test_slash_command_is_answered_ephemerally(
@@ -476,9 +487,14 @@ async def test_bad_arguments_get_the_handlers_usage_text(
     fake: FakeDiscord, adapter: DiscordAdapter, handler: ScriptedHandler
 ) -> None:
     options = [{"type": 3, "name": "arguments", "value": "too many words"}]
+    request = await callback(fake, fake.interaction(ALICE, "remind", options))
+    assert request.json["data"]["content"] == "Usage: /remind ..."
+    assert handler.invocations[-1].args == ("too", "many", "words")
+
+    options = [{"type": 3, "name": "code", "value": "12 34"}]
     request = await callback(fake, fake.interaction(ALICE, "link", options))
     assert request.json["data"]["content"] == "Usage: /link ..."
-    assert handler.invocations[-1].args == ("too", "many", "words")
+    assert handler.invocations[-1].args == ("12", "34")
 
     await fake.dispatch_message(fake.dm_message(ALICE, "/memry list"))
     (reply,) = await replies(fake, dm_channel(ALICE))

@@ -17,7 +17,13 @@ from familiars.bot.adapters.base import CommandInvocation, CommandResponse, Comm
 from familiars.bot.adapters.discord._access import AccessPolicy
 from familiars.bot.adapters.discord._convert import PLATFORM, Place, place_of
 from familiars.bot.adapters.discord._inflight import InFlight
-from familiars.bot.adapters.discord._layout import FREE_TEXT, SUBCOMMANDS, Option, args_of, short
+from familiars.bot.adapters.discord._layout import (
+    SUBCOMMANDS,
+    Option,
+    args_of,
+    options_from_usage,
+    short,
+)
 from familiars.bot.adapters.discord._retry import RetryPolicy, Sleep
 from familiars.bot.adapters.discord._sending import answer_interaction
 
@@ -100,7 +106,8 @@ class SlashCommands(commands.Cog):
     def build(self, spec: CommandSpec) -> app_commands.Command[Any, ..., Any] | app_commands.Group:
         layout = SUBCOMMANDS.get(spec.name)
         if layout is None:
-            return self._command(spec.name, None, spec.usage or spec.description, (FREE_TEXT,))
+            options = options_from_usage(spec.usage)
+            return self._command(spec.name, None, spec.description, options)
         group = app_commands.Group(name=spec.name, description=short(spec.description))
         for sub, (description, options) in layout.items():
             group.add_command(self._command(spec.name, sub, description, options))
