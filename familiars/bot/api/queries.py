@@ -77,8 +77,9 @@ class RecordFilter:
 
 
 #: Indexes that make the status aggregate queries index-only scans (100,000 records: ~30 ms
-#: instead of ~1 s) and let a listing by person or dialogue walk its records in id order. Derived data like the rest of the index; applied by the reader when the
-#: index exists and lacks them (the runtime may also pass this set to ``MemoryIndex``).
+#: instead of ~1 s) and let a listing by person or dialogue walk its records in id order.
+#: Derived data like the rest of the index; applied by the reader when the index exists and
+#: lacks them (the runtime may also pass this set to ``MemoryIndex``).
 status_migrations = MigrationSet("api")
 
 
@@ -249,7 +250,7 @@ class IndexReader:
             f"FROM records r WHERE {where} ORDER BY r.id DESC LIMIT ?"
         )
         async with db.execute(sql, (*params, limit + 1)) as cur:
-            rows = await cur.fetchall()
+            rows = list(await cur.fetchall())
         page = [
             (record_from_row(data, content, uk, aid, did), path)
             for data, content, uk, aid, did, path in rows[:limit]
