@@ -140,6 +140,7 @@ class DialogueManager:
         model: ChatModel | None,
         redactor: Redactor | None = None,
         commands: Commands | None = None,
+        documents: Any = None,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -150,6 +151,8 @@ class DialogueManager:
         self.model = model
         self.offline = OfflineResponder()
         self.redactor = redactor or Redactor(settings.privacy)
+        #: familiars.bot.documents.Documents, when document search is set up.
+        self.documents = documents
         self.stats = TurnStats()
         self._access: Counter[str] = Counter()
         self._turn_started: dict[tuple[str, str], str] = {}
@@ -159,6 +162,8 @@ class DialogueManager:
             CommandContext(settings=settings, store=store, state=state)
         )
         self.commands.ctx.search = self._search_for_command
+        if documents is not None:
+            self.commands.ctx.find = documents.find
         self.commands.ctx.on_used = self._note_used
 
     # ------------------------------------------------------------------ routing
@@ -258,6 +263,10 @@ class DialogueManager:
         }
         if message.message_id:
             metadata["message_id"] = message.message_id
+        notes = []
+        if self.documents is not None:
+            for attachment in message.attachments:
+                notes.append(await self.documents.save_attachment(user_key, attachment))
         q_id = await self.log.add_user_node(
             agent.id, info.dialogue_id, text=text, timestamp=now.timestamp(), metadata=metadata
         )
@@ -272,6 +281,10 @@ class DialogueManager:
         async for delta in self._reply(messages, llm_text, recalled):
             reply += delta
             yield delta
+        if notes:
+            tail = ("\n\n" if reply else "") + "\n".join(notes)
+            reply += tail
+            yield tail
 
         await self.state.touch_dialogue(agent.id, info.dialogue_id, bot_at=iso_now())
         used = self._count_used(recalled, reply)
@@ -343,6 +356,11 @@ class DialogueManager:
             scope="user", user_key=user_key, category="preference", now=now
         )
         profile_ids = {r.id for r in profile}
+        passages: list[str] = []
+        if self.documents is not None and not info.is_group:
+            passages = await self.documents.context(
+                llm_text, user_key, is_owner=self.is_owner(message.platform, message.user_id)
+            )
         branch = await self.log.branch(agent.id, info.dialogue_id, q_id)
         person = await self.state.person(user_key)
         tz = _zone((person.timezone if person else None) or self.settings.scheduler.timezone)
@@ -353,7 +371,8 @@ class DialogueManager:
             profile=_newest(profile, 20),
             recalled=[
                 it.text for it in recalled if not (set(it.record_ids or (it.id,)) & profile_ids)
-            ],
+            ]
+            + passages,
             branch=branch[:-1],
             message=llm_text,
             speaker=message.display_name,

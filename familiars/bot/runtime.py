@@ -119,6 +119,9 @@ class Application:
             redactor=Redactor(settings.privacy),
             commands=commands,
         )
+        self.finder: Any = None
+        self.folder_watcher: Any = None
+        await self._open_documents()
         self.adapters = self._build_adapters()
         self.initialized = True
 
@@ -134,6 +137,8 @@ class Application:
                 debounce_s=self.settings.memory.watch_debounce_s,
             )
             await self.watcher.start()
+        if self._watch:
+            await self._start_folder_watcher()
         if self._use_scheduler:
             await self._start_scheduler()
         if self.settings.api.enabled:
@@ -162,6 +167,8 @@ class Application:
             await self.api.stop()
         if self.watcher is not None:
             await self.watcher.stop()
+        if self.folder_watcher is not None:
+            await self.folder_watcher.stop()
         for task in list(self._tasks):
             task.cancel()
         for task in list(self._tasks):
@@ -271,6 +278,30 @@ class Application:
                 )
             )
         return found
+
+    async def _open_documents(self) -> None:
+        from familiars.bot.documents import Documents
+        from familiars.memory.documents import DocumentFinder
+
+        assert self.dialogues is not None and self.embedder is not None
+        finder = DocumentFinder(Path(self.settings.workspace), self.embedder, self.settings)
+        await finder.open()
+        self._stack.push_async_callback(finder.close)
+        self.finder = finder
+        docs = Documents(finder, max_bytes=int(self.settings.files.max_file_mb * 1024 * 1024))
+        self.dialogues.documents = docs
+        self.dialogues.commands.ctx.find = docs.find
+
+    async def _start_folder_watcher(self) -> None:
+        if not self.settings.files.watch_dirs or self.finder is None:
+            return
+        from familiars.memory.documents import FolderWatcher
+
+        for result in await self.finder.scan_watch_dirs():
+            if result.status == "skipped":
+                logger.info("not indexed: %s (%s)", result.path, result.reason)
+        self.folder_watcher = FolderWatcher(self.finder, self.settings.files.watch_dirs)
+        await self.folder_watcher.start()
 
     async def settle(self) -> None:
         """Everything the last turns started is done: reply nodes added, memories written."""

@@ -233,3 +233,25 @@ async def test_link_joins_two_identities_into_one_memory(app: Application) -> No
     assert "Alice" in listing.text
     again = await app.dialogues.command(other)
     assert "unknown or expired" in again.text
+
+
+async def test_an_attachment_is_kept_private_and_found_again(app: Application) -> None:
+    from familiars.bot.adapters.base import Attachment
+
+    assert app.dialogues is not None
+    lease = b"Residential lease. Pets: one cat is allowed with a deposit of 200 euros.\n" * 5
+    message = IncomingMessage(
+        platform="telegram",
+        chat_id="dm-alice",
+        user_id="alice",
+        display_name="Alice",
+        text="here is my lease",
+        attachments=(Attachment(filename="lease.txt", data=lease),),
+        ts=T0,
+    )
+    reply = await say(app, message)
+    assert "saved lease.txt" in reply
+    found = await app.dialogues.command(cmd("find", "lease", "pets"))
+    assert "lease.txt" in found.text and found.file_data == lease
+    other = await app.dialogues.command(cmd("find", "lease", "pets", user="bob"))
+    assert "lease.txt" not in other.text and other.file_data is None
