@@ -14,6 +14,7 @@ and closes them (``extra["open_loop"]["status"] = "done"`` with the outcome).
 
 from __future__ import annotations
 
+import builtins
 import json
 import logging
 from collections.abc import Iterable
@@ -163,7 +164,7 @@ class LoopSource(Protocol):
 
 
 class _StoreLike(Protocol):
-    async def list(self, *, live_only: bool = ..., **filters: Any) -> list[MemoryRecord]: ...
+    async def list(self, *, live_only: bool = ...) -> builtins.list[MemoryRecord]: ...
 
     async def modify(self, record_id: str, **changes: Any) -> MemoryRecord: ...
 
