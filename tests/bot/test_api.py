@@ -204,7 +204,13 @@ async def test_memory_status_with_live_sources(built: Built) -> None:
 
 
 async def _async_stats() -> dict[str, Any]:
-    return {"recalls": 12, "items_per_recall": 3.5, "hit_rate": 0.25, "p50_ms": 8, "p95_ms": 20}
+    """The shape DialogueManager's TurnStats.as_dict() reports."""
+    return {
+        "recalls": 12,
+        "items_per_recall": 3.5,
+        "hit_rate": 0.25,
+        "latency_ms": {"p50": 8.0, "p95": 20.0},
+    }
 
 
 async def test_status_reads_what_a_running_bot_persisted(built: Built, tmp_path: Path) -> None:
@@ -236,6 +242,21 @@ async def test_status_reads_the_writers_saved_counters_and_provider_states(
     assert data["providers"]["source"] == "persisted"
     assert data["providers"]["providers"][0]["name"] == "local"
     assert data["providers"]["providers"][0]["cooldown_left_s"] == 0.0
+
+
+async def test_status_reads_recall_stats_the_runtime_saved(built: Built, tmp_path: Path) -> None:
+    workspace = tmp_path / "copy"
+    shutil.copytree(built.workspace, workspace)
+    (workspace / "state").mkdir(exist_ok=True)
+    (workspace / "state" / "recall_stats.json").write_text(json.dumps(await _async_stats()))
+    async for c in _client(StatusSources(_settings(workspace))):
+        recall = (await c.get("/api/memory_status", headers=AUTH)).json()["recall"]
+    assert recall["source"] == "persisted"
+    assert (recall["recalls"], recall["hit_rate"], recall["latency_p95_ms"]) == (12, 0.25, 20.0)
+    (workspace / "state" / "recall_stats.json").write_text("{broken")
+    async for c in _client(StatusSources(_settings(workspace))):
+        recall = (await c.get("/api/memory_status", headers=AUTH)).json()["recall"]
+    assert recall["source"] == "absent"
 
 
 async def test_status_of_a_workspace_without_an_index(tmp_path: Path) -> None:

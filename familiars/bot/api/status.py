@@ -153,14 +153,19 @@ def recall_block(source: str, data: Mapping[str, Any] | None) -> dict[str, Any]:
     if data is None:
         return {"available": False, "source": "absent"}
     recalls = _number(_first(data, "recalls", "count", "queries"))
+    latency = data.get("latency_ms") if isinstance(data.get("latency_ms"), Mapping) else {}
     return {
         "available": True,
         "source": source,
         "recalls": int(recalls) if recalls is not None else None,
         "items_per_recall": _number(_first(data, "items_per_recall", "mean_items")),
         "hit_rate": _number(_first(data, "hit_rate", "used_rate")),
-        "latency_p50_ms": _number(_first(data, "latency_p50_ms", "p50_ms")),
-        "latency_p95_ms": _number(_first(data, "latency_p95_ms", "p95_ms")),
+        "latency_p50_ms": _number(
+            _first(data, "latency_p50_ms", "p50_ms") or _first(latency, "p50", "p50_ms")
+        ),
+        "latency_p95_ms": _number(
+            _first(data, "latency_p95_ms", "p95_ms") or _first(latency, "p95", "p95_ms")
+        ),
         "detail": _jsonable(data),
     }
 
