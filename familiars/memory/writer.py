@@ -260,6 +260,11 @@ def says_nothing_new(new: str, old: str) -> bool:
     return a <= b
 
 
+def contradicts(new: str, old: MemoryRecord) -> bool:
+    """Two texts close in meaning whose negations differ ("likes" / "doesn't like")."""
+    return (content_tokens(new) & NEGATIONS) != (content_tokens(old.content) & NEGATIONS)
+
+
 class Vectors(Protocol):
     """Anything that turns texts into unit vectors; :class:`MemoryIndex` is one (it caches by
     content hash), :class:`EmbedderVectors` wraps a bare embedder."""
@@ -544,7 +549,12 @@ async def _apply_one(write: WriteOp, batch: _Batch) -> tuple[str, MemoryRecord |
         await batch.store.deprecate(named.id)
         batch.replaced(named, None)
         return "deprecated", None
-    target = same or named or await _similar_live(write, batch, live)
+    target = same or named
+    if target is None:
+        target = await _similar_live(write, batch, live)
+        if target is not None and write.op == "add" and not contradicts(entry.content, target):
+            # The same fact in other words, and the model did not say it changed: a copy.
+            return "skipped", None
     if target is None:
         return await _add(write, batch)
     loop = entry.open_loop.model_dump() if entry.open_loop is not None else None

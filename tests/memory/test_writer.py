@@ -129,12 +129,24 @@ async def test_duplicates_are_stopped_without_the_model(store):
         **kw,
     )
     assert report.added == 0 and report.skipped == 4
-    # Cosine above the threshold: an update of the live record, never a second one.
+    # Cosine above the threshold: an "add" is a copy (skipped), an "update" without an id
+    # supersedes the live record, a flipped negation supersedes it too; never a second record.
     report = await apply_writes_report(
         {"writes": [write("The user likes green tea very much.")]}, dedupe_cosine=0.8, **kw
     )
+    assert report.skipped == 1 and report.added == 0
+    report = await apply_writes_report(
+        {"writes": [write("The user likes green tea very much.", op="update")]},
+        dedupe_cosine=0.8,
+        **kw,
+    )
     assert report.updated == 1 and report.added == 0
-    assert len(await live(store, user_key="u1", scope="user")) == 1
+    report = await apply_writes_report(
+        {"writes": [write("The user doesn't like green tea very much.")]}, dedupe_cosine=0.7, **kw
+    )
+    assert report.updated == 1 and report.added == 0
+    [rec] = await live(store, user_key="u1", scope="user")
+    assert rec.content == "The user doesn't like green tea very much."
 
 
 async def test_negation_is_not_a_duplicate():
