@@ -15,7 +15,9 @@ recently active first:
   models nobody is using, yet never interrupts anyone);
 - a working sync resident is never evicted;
 - when nothing suitable can be evicted the acquire waits for a release, up to a timeout, and
-  then fails with :class:`GateTimeoutError`. The committed memory never exceeds the budget.
+  then fails with :class:`GateTimeoutError`; waiters retry most urgent first, so freed room
+  goes to the person waiting before background work. The committed memory never exceeds
+  the budget.
 
 Priorities nest through :func:`boost_thread_priority`: a block that a person is waiting on
 boosts every acquire made inside it (in the same thread or asyncio task) to the minimum of
@@ -265,7 +267,8 @@ class VRAMGate:
         self._residents: dict[str, _Entry] = {}
         self._committed = 0.0
         self._lock = asyncio.Lock()
-        self._waiters: list[asyncio.Future[None]] = []
+        # Waiting acquires, woken most urgent first so they retry (and get the room) first.
+        self._waiters: dict[asyncio.Future[None], int] = {}
         self._history: deque[tuple[Any, ...]] = deque(maxlen=history_size)
 
     @classmethod
@@ -351,7 +354,7 @@ class VRAMGate:
                 if await self._admit(lease, estimated_mb, base, callbacks):
                     return lease
                 waiter: asyncio.Future[None] = loop.create_future()
-                self._waiters.append(waiter)
+                self._waiters[waiter] = lease.priority
             await self._wait(waiter, deadline, lease, estimated_mb, wait_s)
 
     async def _wait(
@@ -377,8 +380,7 @@ class VRAMGate:
             self._record("timeout", lease.model_id, estimated_mb, lease.priority, detail)
             raise GateTimeoutError(lease.model_id, estimated_mb, wait_s, detail) from None
         finally:
-            if waiter in self._waiters:
-                self._waiters.remove(waiter)
+            self._waiters.pop(waiter, None)
 
     def _blocked_detail(self, estimated_mb: float) -> str:
         working = [
@@ -485,7 +487,7 @@ class VRAMGate:
         self._wake()
 
     def _wake(self) -> None:
-        for waiter in self._waiters:
+        for waiter in sorted(self._waiters, key=self._waiters.__getitem__):
             if not waiter.done():
                 waiter.set_result(None)
 

@@ -374,3 +374,22 @@ async def test_a_failing_checkpoint_still_frees_memory_and_is_recorded(clock: Fa
     await gate.acquire("user", 400, Priority.IMPORTANT)
     assert job.preempted
     assert "checkpoint_failed" in [h["event"] for h in gate.history()]
+
+
+async def test_the_most_urgent_waiter_gets_freed_room_first(clock: FakeClock) -> None:
+    gate = make_gate(clock, budget=1000)
+    gate.acquire_timeout_s = 5
+    big = await gate.acquire("big", 1000, Priority.NICE)
+    background = asyncio.create_task(gate.acquire("bg", 600, Priority.BACKGROUND))
+    await asyncio.sleep(0)
+    urgent = asyncio.create_task(gate.acquire("turn", 600, Priority.IMPORTANT))
+    await asyncio.sleep(0)
+    assert not background.done() and not urgent.done()
+    big.release()
+    turn = await urgent
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert not background.done()  # the working "turn" model cannot be evicted for it
+    turn.release()
+    (await background).release()
+    assert gate.is_resident("bg") and not gate.is_resident("turn")
