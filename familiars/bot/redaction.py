@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from familiars.config import PrivacySettings
+from familiars.memory.embeddings import content_hash as _sha256_hex
 
 __all__ = [
     "KINDS",
@@ -278,8 +279,12 @@ def scan(text: str, privacy: PrivacySettings | None = None) -> list[Discovery]:
 
 
 def content_hash(content: str) -> str:
-    """The hash stored as ``redactions_content_hash``: SHA-256 hex of the UTF-8 content."""
-    return hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
+    """The hash stored as ``redactions_content_hash``: SHA-256 hex of the UTF-8 content, the
+    same function ``node_content_for_llm`` checks it with."""
+    try:
+        return _sha256_hex(content)
+    except UnicodeEncodeError:  # lone surrogates: hash them as they are rather than fail
+        return hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def redaction_metadata(content: str, discoveries: Iterable[Discovery]) -> dict[str, Any]:
