@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +22,8 @@ from familiars.bot.adapters.base import (
 )
 from familiars.bot.adapters.discord import DiscordAdapter, DiscordSendError, DiscordStartError
 from familiars.bot.adapters.discord._access import AccessPolicy
-from familiars.config import AccessSettings, DiscordSettings, Settings
+from familiars.bot.runtime import Application
+from familiars.config import AccessSettings, DiscordSettings, Settings, load_settings
 from tests.bot.fake_discord import (
     ALICE,
     ALWAYS_ID,
@@ -33,6 +36,7 @@ from tests.bot.fake_discord import (
     FakeDiscord,
     Request,
 )
+from tests.fakes import HashEmbedder
 
 USAGE = (
     "Usage: /memory list [category] | search QUERY | show ID | forget ID | pin ID | export | why"
@@ -643,3 +647,71 @@ def test_from_env_needs_the_configured_token_variable(handler: ScriptedHandler) 
     assert isinstance(
         DiscordAdapter.from_env(handler, settings, {"MY_DISCORD": "t"}), DiscordAdapter
     )
+
+
+# -- with the real DialogueManager (offline mode) ---------------------------------------------
+
+
+@pytest.fixture
+async def app(workspace: Path) -> AsyncIterator[Application]:
+    settings = load_settings(workspace=workspace)
+    application = Application(
+        settings, embedder=HashEmbedder(), model=None, platforms=False, scheduler=False, watch=False
+    )
+    async with application:
+        yield application
+
+
+@pytest.fixture
+async def live(fake: FakeDiscord, app: Application) -> AsyncIterator[DiscordAdapter]:
+    assert app.dialogues is not None
+    bot = DiscordAdapter(
+        app.dialogues,
+        app.settings,
+        fake.token,
+        api_base=fake.api_base,
+        gateway_url=fake.gateway_url,
+        guild_ready_timeout_s=0.05,
+    )
+    await bot.start()
+    yield bot
+    await bot.stop()
+
+
+async def test_live_a_fact_told_in_a_dm_is_used_later_and_kept_from_others(
+    fake: FakeDiscord, live: DiscordAdapter, app: Application
+) -> None:
+    await fake.dispatch_message(fake.dm_message(ALICE, "My name is Alice and I love hiking."))
+    await replies(fake, dm_channel(ALICE))
+    await app.settle()
+    await fake.dispatch_message(fake.dm_message(ALICE, "What is my name?"))
+    later = await replies(fake, dm_channel(ALICE), 2)
+    assert "name is Alice" in later[-1]["content"]
+    mine = await callback(fake, fake.interaction(ALICE, "memory", subcommand("list")))
+    (record_id,) = re.findall(r"m_[0-9a-z]+", mine.json["data"]["content"])
+
+    # Bob, in the server, asks and tries every command: nothing of Alice's comes back.
+    question = f"{MENTION} what is the name of the person who spoke to you before me?"
+    await fake.dispatch_message(fake.guild_message(BOB, question, mentions=(BOT_USER,)))
+    (to_bob,) = await replies(fake, GENERAL_ID)
+    answers = [to_bob["content"]]
+    for options in [
+        subcommand("list"),
+        subcommand("search", query="name Alice"),
+        subcommand("show", id=record_id),
+        subcommand("forget", id=record_id, confirm="confirm"),
+        subcommand("export"),
+        subcommand("why"),
+    ]:
+        request = await callback(fake, fake.interaction(BOB, "memory", options, in_guild=True))
+        assert request.json["data"]["flags"] == 64
+        answers.append(request.json["data"].get("content") or "")
+        answers += [data.decode() for data in request.files.values()]
+    leaks = [a for a in answers if record_id in a or "name is Alice" in a]
+    assert leaks == []
+
+    # Alice herself still has it and sees it, privately, in the same server.
+    in_server = fake.interaction(ALICE, "memory", subcommand("list"), in_guild=True)
+    request = await callback(fake, in_server)
+    assert request.json["data"]["flags"] == 64
+    assert record_id in request.json["data"]["content"]
