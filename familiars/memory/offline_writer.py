@@ -109,6 +109,17 @@ def _is_question(clause: str, raw_text: str) -> bool:
     return clause.endswith("?") or bool(_QUESTION_START.match(clause))
 
 
+_NOT_PREFERENCES = re.compile(
+    r"^to\s+(?:think|say|believe|know|imagine|hope|pretend|assume|mention|add|point)\b", re.I
+)
+_PERSON_SWAP = {"my": "their", "me": "them", "myself": "themselves", "i": "they", "mine": "theirs"}
+
+
+def third_person(text: str) -> str:
+    """ "call my mom" -> "call their mom": a memory speaks of the user, not as them."""
+    return re.sub(r"\b(my|me|myself|mine|I)\b", lambda m: _PERSON_SWAP[m.group(1).lower()], text)
+
+
 def _clean_object(obj: str) -> str | None:
     obj = _OBJECT_CUT.split(obj, maxsplit=1)[0].strip(" .!?")
     for _ in range(3):
@@ -116,7 +127,9 @@ def _clean_object(obj: str) -> str | None:
     words = obj.split()
     if not words or len(words) > 6 or words[0].lower() in _BAD_OBJECT_START:
         return None
-    return obj
+    if _NOT_PREFERENCES.match(obj):
+        return None
+    return third_person(obj)
 
 
 def topic_key(obj: str) -> str:
@@ -271,7 +284,7 @@ def match_place_or_work(clause: str) -> Fact | None:
             return Fact("user", "profile", f"The user lives in {place}.", ("home",), "home", 0.7)
     m = _WORKS_AS.match(clause)
     if m:
-        job = _clean_place(m.group("job"))
+        job = _clean_job(m.group("job"))
         if job:
             return Fact(
                 "user", "profile", f"The user works as {job.lower()}.", ("job",), "job", 0.7
@@ -284,11 +297,30 @@ def match_place_or_work(clause: str) -> Fact | None:
     return None
 
 
+def _clean_job(text: str) -> str | None:
+    text = _OBJECT_CUT.split(text, maxsplit=1)[0].strip(" .!?")
+    words = text.split()
+    return text if 2 <= len(words) <= 5 else None
+
+
+_NOT_PLACES = frozenset(
+    _words(
+        "a an fear hope denial peace harmony sin poverty luxury comfort night nights home "
+        "weekends weekend times myself ourselves it this that here there moment present "
+        "past future dreams reality"
+    )
+)
+
+
 def _clean_place(text: str) -> str | None:
     text = _OBJECT_CUT.split(text, maxsplit=1)[0].strip(" .!?")
     text = re.sub(r"\s+(?:now|these days|at the moment|currently)$", "", text, flags=re.I)
     words = text.split()
-    if not words or len(words) > 5 or words[0].lower() in _BAD_OBJECT_START:
+    first = words[0].lower() if words else ""
+    if not words or len(words) > 5 or (first in _BAD_OBJECT_START and first != "the"):
+        return None
+    key = words[1].lower() if first == "the" and len(words) > 1 else first
+    if key in _NOT_PLACES:
         return None
     return _titled(text)
 
@@ -341,9 +373,17 @@ def parse_when(text: str, *, now: datetime, tz: ZoneInfo) -> datetime | None:
     if not phrase or not re.search(r"\d|[a-z]{3,}", phrase, re.I):
         return None
     local_now = now.astimezone(tz)
+    if re.search(r"\b(?:every|each|daily|weekly)\b", phrase, re.I):
+        return None  # a repeating reminder is not one due time
     clock = _clock_only(phrase)
     if clock is not None:
         when = datetime.combine(local_now.date(), clock, tzinfo=tz)
+        bare_hour = re.fullmatch(r"\d{1,2}(?::\d{2})?", phrase.strip()) is not None
+        if when <= local_now and bare_hour and clock.hour < 12:
+            # "at 5" said at 14:00 means 17:00: the next time a clock shows it.
+            later = when + timedelta(hours=12)
+            if later > local_now:
+                return later
         return when if when > local_now else when + timedelta(days=1)
     settings = {
         "TIMEZONE": str(tz),
@@ -474,9 +514,7 @@ def _split_task_and_time(
 
 
 def _task(text: str) -> str:
-    text = text.strip(" ,.!")
-    text = re.sub(r"\bmy\b", "their", text, flags=re.IGNORECASE)
-    return re.sub(r"\bI\b", "they", text)
+    return third_person(text.strip(" ,.!"))
 
 
 # --------------------------------------------------------------------------- the writer

@@ -30,6 +30,8 @@ FINDS = [
     ("I don't like coffee anymore", "The user doesn't like coffee."),
     ("I'm not a fan of horror movies", "The user doesn't like horror movies."),
     ("I drink tea", "The user drinks tea."),
+    ("I love my cat", "The user likes their cat."),
+    ("I live in the Netherlands", "The user lives in the Netherlands."),
     ("I live in berlin", "The user lives in Berlin."),
     ("I'm based in Berlin now", "The user lives in Berlin."),
     ("I just moved to Lisbon", "The user lives in Lisbon."),
@@ -66,6 +68,16 @@ MUST_NOT = [
     "Remind me what we talked about",
     "Where do you live?",
     "She told me she works at Google",
+    "I like to think so",
+    "I live in fear",
+    "I live in the moment",
+    "I work at night",
+    "I work for myself",
+    "I work as hard as I can",
+    "I love this song",
+    "remind me every day at 9 to take my pills",
+    "I don't like it when you do that",
+    "call me maybe",
 ]
 
 
@@ -95,6 +107,11 @@ REMINDERS = [
     # noon already passed today in Berlin: tomorrow.
     ("Remind me to check the oven at noon", "check the oven", "2026-12-01T12:00:00+01:00"),
     ("remind me at 14:30 to stretch", "stretch", "2026-11-30T14:30:00+01:00"),
+    # A bare hour already past this morning: the next time a clock shows it.
+    ("remind me to call mom at 5", "call mom", "2026-11-30T17:00:00+01:00"),
+    ("remind me at 9 to feed the cat", "feed the cat", "2026-11-30T21:00:00+01:00"),
+    ("remind me at 3:30 to feed the cat", "feed the cat", "2026-11-30T15:30:00+01:00"),
+    ("remind me at 1:30 to feed the cat", "feed the cat", "2026-12-01T01:30:00+01:00"),
 ]
 
 
