@@ -482,6 +482,28 @@ class Scheduler:
         loops = await self.loops.open_loops() if self.loops is not None else []
         return reminder_rows(loops, self.ledger, user_key=user_key)
 
+    def status(self) -> dict[str, Any]:
+        """For the HTTP API and status output: jobs and when they run next, loop fates."""
+        jobs = (
+            [
+                {"id": str(job.id), "next_run": _iso_or_none(job.next_run_time)}
+                for job in self.jobs.scheduler.get_jobs()
+            ]
+            if self.jobs.running
+            else []
+        )
+        fates: dict[str, int] = {}
+        for entry in self.ledger.loops().values():
+            fates[str(entry.get("status"))] = fates.get(str(entry.get("status")), 0) + 1
+        return {
+            "enabled": bool(self.config.enabled),
+            "running": self.jobs.running,
+            "jobs": jobs,
+            "loop_fates": fates,
+            "uncertain": self.uncertain,
+            "model": self.decider.model is not None,
+        }
+
     @property
     def uncertain(self) -> list[str]:
         """Loops that may or may not have been sent before the last crash."""
@@ -529,6 +551,10 @@ class Scheduler:
         snap = self.gate.snapshot()
         snap.update(running=True, pid=os.getpid())
         save_snapshot(snap, snapshot_path(self.workspace))
+
+
+def _iso_or_none(value: datetime | None) -> str | None:
+    return value.isoformat(timespec="seconds") if value is not None else None
 
 
 def _checked_zone(name: str) -> str:

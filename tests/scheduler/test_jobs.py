@@ -102,6 +102,10 @@ async def test_reminders_survive_a_restart_and_fire_at_start_within_grace(
     first = make(workspace, store, sender, DUE - timedelta(hours=12))
     await first.start()
     assert f"reminder:{rid}" in first.jobs.job_ids()  # an exact job at 09:00
+    status = first.status()
+    assert status["running"] and status["loop_fates"] == {}
+    exact = [j for j in status["jobs"] if j["id"] == f"reminder:{rid}"]
+    assert exact == [{"id": f"reminder:{rid}", "next_run": "2026-12-01T09:00:00+00:00"}]
     await first.stop()
     assert sender.sent == []
     # The bot was down at 09:00 and comes back at 11:00 (grace is 6 h): it fires at start.
