@@ -13,15 +13,19 @@ from typing import Any
 import pytest
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from familiars.bot.adapters.base import (
     CommandInvocation,
     CommandResponse,
     CommandSpec,
     IncomingMessage,
+    split_message,
 )
 from familiars.bot.adapters.discord import DiscordAdapter, DiscordSendError, DiscordStartError
 from familiars.bot.adapters.discord._access import AccessPolicy
+from familiars.bot.adapters.discord._stream import ReplyStream
 from familiars.bot.runtime import Application
 from familiars.config import AccessSettings, DiscordSettings, Settings, load_settings
 from tests.bot.fake_discord import (
@@ -715,3 +719,51 @@ async def test_live_a_fact_told_in_a_dm_is_used_later_and_kept_from_others(
     request = await callback(fake, in_server)
     assert request.json["data"]["flags"] == 64
     assert record_id in request.json["data"]["content"]
+
+
+# -- the reply stream on its own --------------------------------------------------------------
+
+
+class MemorySink:
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+        self.shown: list[str] = []
+        self.writes: list[float] = []
+
+    async def send(self, text: str) -> int:
+        self.shown.append(text)
+        self.writes.append(self.clock.t)
+        return len(self.shown) - 1
+
+    async def edit(self, message: int, text: str) -> None:
+        self.shown[message] = text
+        self.writes.append(self.clock.t)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(0, 1.5),
+            st.text(st.sampled_from("ab \n`"), max_size=700) | st.just("\n```py\n"),
+        ),
+        max_size=25,
+    )
+)
+async def test_reply_stream_shows_exactly_the_split_text_and_keeps_its_pace(
+    steps: list[tuple[float, str]],
+) -> None:
+    clock = Clock()
+    sink = MemorySink(clock)
+    stream: ReplyStream[int] = ReplyStream(sink, limit=300, min_interval_s=1.0, clock=clock)
+    pushes: list[float] = []
+    for advance, delta in steps:
+        clock.t += advance
+        before = len(sink.writes)
+        await stream.feed(delta)
+        if len(sink.writes) > before:
+            pushes.append(clock.t)
+    await stream.finish()
+    text = "".join(delta for _, delta in steps)
+    assert sink.shown == (split_message(text, 300) if text.strip() else [])
+    assert all(b - a >= 1.0 for a, b in zip(pushes, pushes[1:], strict=False))
