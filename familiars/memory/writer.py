@@ -1043,13 +1043,16 @@ class WriterQueue:
         if self._task is None:
             await self.process_pending()
             return
+        task = self._task
         while self.pending():
+            if task.done():
+                task.result()  # the worker died: its error goes to the caller; the turns stay
+                raise RuntimeError("the writer queue's worker stopped; queued turns are kept")
             self._idle.clear()
             self._wake.set()
-            await self._idle.wait()
-            if self._task.done():
-                self._task.result()
-                break
+            idle = asyncio.ensure_future(self._idle.wait())
+            await asyncio.wait({idle, task}, return_when=asyncio.FIRST_COMPLETED)
+            idle.cancel()
 
     flush = drain
 

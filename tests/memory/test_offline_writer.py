@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from familiars.memory.offline_writer import closed_loops, facts_in, offline_writes, parse_when, zone
 from familiars.memory.records import MemoryRecord
@@ -202,3 +204,29 @@ def test_done_message_closes_the_matching_open_reminder():
     write = out.writes[0]
     assert write.op == "update" and write.entry.supersedes_id == "m_rem"
     assert write.entry.open_loop.status == "done"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(max_size=120)
+    | st.builds(
+        "{} {}".format,
+        st.sampled_from(
+            [
+                "remind me to",
+                "my name is",
+                "I like",
+                "call me",
+                "my birthday is",
+                "I live in",
+                "I work at",
+                "I don't like",
+            ]
+        ),
+        st.text(max_size=60),
+    )
+)
+def test_any_text_gives_valid_writes_or_none(text):
+    out = offline_writes(text, existing=[], now=NOW, timezone=TZ, dialogue_id="dialogue_1")
+    for write in out.writes:
+        assert write.entry.content and len(write.entry.content) < 2000

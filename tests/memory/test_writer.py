@@ -3,11 +3,14 @@ MemoryStore in tmp_path."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from familiars.memory.records import is_live
+from familiars.memory.records import VALID_CELLS, is_live
 from familiars.memory.store import MemoryStore
 from familiars.memory.writer import (
     EmbedderVectors,
@@ -417,3 +420,42 @@ async def test_an_update_with_status_done_closes_the_loop(store):
     assert report.closed_loops == 1
     [now_rec] = await live(store, scope="dialogue", agent_id="agent_0", dialogue_id="dialogue_1")
     assert now_rec.open_loop["status"] == "done" and now_rec.supersedes == rec.id
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "writes",
+                    "op",
+                    "scope",
+                    "category",
+                    "entry",
+                    "content",
+                    "ttl",
+                    "salience",
+                    "tags",
+                    "open_loop",
+                    "x",
+                ]
+            ),
+            inner,
+            max_size=5,
+        )
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values)
+def test_any_json_is_parsed_or_refused_with_a_clear_error(value):
+    try:
+        parsed = parse_writer_output(json.dumps(value))
+    except WriterOutputError as exc:
+        assert str(exc)
+        return
+    assert all((w.scope, w.category) in VALID_CELLS or w.op == "skip" for w in parsed.output.writes)

@@ -125,3 +125,21 @@ def test_status_is_read_by_another_process(tmp_path):
 def test_turn_from_json_refuses_bad_payloads(payload):
     with pytest.raises((ValueError, TypeError)):
         TurnContext.from_json(payload)
+
+
+async def test_a_worker_crash_reaches_drain_and_keeps_the_turns(tmp_path):
+    class Broken(MemoryWriter):
+        async def process_turn(self, turn):
+            raise RuntimeError("bug in the writer")
+
+    async with MemoryStore(tmp_path) as store:
+        queue = WriterQueue(Broken(store))
+        await queue.start()
+        await queue.enqueue(turn("My name is Ann"))
+        with pytest.raises(RuntimeError, match="bug in the writer"):
+            await queue.drain()
+    assert len(pending_turn_files(tmp_path)) == 1  # nothing lost: the next start retries it
+    async with MemoryStore(tmp_path) as store:
+        async with WriterQueue(MemoryWriter(store)) as queue:
+            await queue.drain()
+        assert [r.content for r in await live(store)] == ["The user's name is Ann."]
