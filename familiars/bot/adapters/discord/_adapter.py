@@ -38,18 +38,21 @@ class _Endpoints:
     adapter runs; both are class attributes in discord.py, restored on stop."""
 
     def __init__(self, api_base: str | None, gateway_url: str | None) -> None:
-        self._saved = (Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY)
+        self._saved: tuple[str, yarl.URL] | None = None
         self._api_base = api_base
         self._gateway_url = gateway_url
 
     def apply(self) -> None:
+        self._saved = (Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY)
         if self._api_base is not None:
             Route.BASE = self._api_base.rstrip("/")
         if self._gateway_url is not None:
             DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(self._gateway_url)
 
     def restore(self) -> None:
-        Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY = self._saved
+        if self._saved is not None:
+            Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY = self._saved
+            self._saved = None
 
 
 class _FamiliarsBot(commands.Bot):
