@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import sqlite3
 import stat
 import subprocess
@@ -24,7 +25,7 @@ from typer.testing import CliRunner
 from familiars.bot.api import ApiToken, StatusSources, create_app, resolve_token
 from familiars.bot.api.auth import TOKEN_FILE, token_matches
 from familiars.bot.api.queries import _CELL_SQL, ensure_status_indexes
-from familiars.bot.api.server import ApiServer, ApiServerError
+from familiars.bot.api.server import ApiServer, ApiServerError, bind_socket
 from familiars.bot.api.status import default_agent_models
 from familiars.cli.main import app as cli_app
 from familiars.config import AgentSettings, Settings
@@ -467,6 +468,15 @@ async def test_a_busy_port_is_a_clear_error(built: Built) -> None:
         second = ApiServer(create_app(sources, token=ApiToken(TOKEN, "t")), port=first.bound_port)
         with pytest.raises(ApiServerError, match="cannot listen on 127.0.0.1"):
             await second.start()
+
+
+def test_listening_socket_is_tcp_with_nodelay() -> None:
+    sock = bind_socket("127.0.0.1", 0)
+    try:
+        assert sock.proto == socket.IPPROTO_TCP  # asyncio then sets TCP_NODELAY per connection
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+    finally:
+        sock.close()
 
 
 def test_default_bind_address_is_loopback() -> None:
