@@ -95,7 +95,12 @@ class SlashCommands(commands.Cog):
 
     async def cog_load(self) -> None:
         for spec in self._handler.command_specs():
-            self.bot.tree.add_command(self.build(spec), override=True)
+            try:
+                command = self.build(spec)
+            except (ValueError, TypeError) as exc:  # a name Discord would refuse
+                logger.warning("Discord: /%s is not registered: %s", spec.name, exc)
+                continue
+            self.bot.tree.add_command(command, override=True)
             self._names.append(spec.name)
 
     async def cog_unload(self) -> None:
