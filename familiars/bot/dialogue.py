@@ -90,6 +90,20 @@ class DialogueLog(Protocol):
         metadata: dict[str, Any],
     ) -> int: ...
 
+    def defer_reply_node(
+        self,
+        agent_id: str,
+        dialogue_id: str,
+        *,
+        parent: int | None,
+        text: str,
+        timestamp: float,
+        origin: str = ...,
+        metadata: dict[str, Any] | None = ...,
+    ) -> None: ...
+
+    async def flush_all(self) -> None: ...
+
     async def branch(self, agent_id: str, dialogue_id: str, node_id: int) -> list[BranchTurn]: ...
 
     async def recent_lines(self, agent_id: str, dialogue_id: str, n: int) -> list[str]: ...
@@ -157,7 +171,6 @@ class DialogueManager:
         self._access: Counter[str] = Counter()
         self._turn_started: dict[tuple[str, str], str] = {}
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
-        self._pending_reply: dict[tuple[str, str], asyncio.Task[int]] = {}
         self.commands = commands or Commands(
             CommandContext(settings=settings, store=store, state=state)
         )
@@ -251,7 +264,6 @@ class DialogueManager:
         turn_t0 = time.perf_counter()
         now = message.ts if message.ts.tzinfo else message.ts.replace(tzinfo=UTC)
         key = (agent.id, info.dialogue_id)
-        await self._settle_reply(key)
         turn_start_iso = now.isoformat(timespec="seconds")
         redaction = self.redactor.scan(text)
         llm_text = redaction.masked
@@ -296,20 +308,16 @@ class DialogueManager:
             for rid in it.record_ids or ((it.id,) if it.kind == "record" else ()):
                 self._access[rid] += 1
         await self._queue_write(agent, info, user_key, llm_text, reply, q_id, now)
-        # The reply's node needs an embedding of the reply: done after the person has the
-        # reply, and before the next turn of this dialogue starts (it awaits this task).
-        reply_ts = now.timestamp() + max(0.001, time.perf_counter() - turn_t0)
-        self._pending_reply[key] = asyncio.create_task(
-            self.log.add_reply_node(
-                agent.id,
-                info.dialogue_id,
-                parent=q_id,
-                text=reply,
-                timestamp=reply_ts,
-                origin="response",
-                metadata={},
-            ),
-            name=f"reply-node-{agent.id}-{info.dialogue_id}",
+        # The reply's node is embedded together with the next message of this dialogue
+        # (one embedding call per turn); settle() adds it alone when nothing follows.
+        self.log.defer_reply_node(
+            agent.id,
+            info.dialogue_id,
+            parent=q_id,
+            text=reply,
+            timestamp=now.timestamp() + max(0.001, time.perf_counter() - turn_t0),
+            origin="response",
+            metadata={},
         )
         await self._clear_ephemeral(key, agent.id, info.dialogue_id)
         self._turn_started[key] = turn_start_iso
@@ -448,19 +456,9 @@ class DialogueManager:
 
     # ------------------------------------------------------------------ bookkeeping
 
-    async def _settle_reply(self, key: tuple[str, str]) -> None:
-        task = self._pending_reply.pop(key, None)
-        if task is None:
-            return
-        try:
-            await task
-        except Exception:  # noqa: BLE001 - the reply was sent; only its tree node is missing
-            logger.exception("could not add the reply node of %s/%s", *key)
-
     async def settle(self) -> None:
-        """Wait for every deferred reply node (before shutdown, between piped lines)."""
-        for key in list(self._pending_reply):
-            await self._settle_reply(key)
+        """Add every deferred reply node (before shutdown, between piped lines)."""
+        await self.log.flush_all()
 
     def _count_used(self, recalled: Sequence[RecalledItem], reply: str) -> int:
         words = {w for w in _words(reply) if len(w) > 3}

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -48,10 +48,24 @@ class RecentEmbeddings(Embedder):
         return getattr(self.inner, name)
 
 
+@dataclass
+class _PendingReply:
+    parent: int | None
+    text: str
+    timestamp: float
+    origin: str
+    metadata: dict[str, Any]
+
+
 class TreeLog:
+    """Adds the turn's nodes. A reply's node is deferred and embedded in one batch with the
+    next message of its dialogue (or alone when :meth:`flush` is called): one embedding call
+    per turn instead of two."""
+
     def __init__(self, trees: DialogTrees, embedder: Embedder) -> None:
         self.trees = trees
         self.embedder = embedder
+        self._pending: dict[tuple[str, str], _PendingReply] = {}
 
     async def add_user_node(
         self,
@@ -64,11 +78,32 @@ class TreeLog:
     ) -> int:
         tree = await self.trees.aget(agent_id, dialogue_id, create=True)
         masked = node_content_for_llm_text(text, metadata)
-        vec = await self.embedder.aembed(masked)
+        pending = self._pending.pop((agent_id, dialogue_id), None)
+        if pending is None:
+            vec = await self.embedder.aembed(masked)
+        else:
+            both = await self.embedder.aembed_batch([pending.text or " ", masked])
+            await self._add_reply(tree, pending, both[0])
+            vec = both[1]
         node = await tree.aadd_node(
             text, vec, node_type="Q", timestamp=timestamp, origin="user", metadata=metadata
         )
         return node.id
+
+    def defer_reply_node(
+        self,
+        agent_id: str,
+        dialogue_id: str,
+        *,
+        parent: int | None,
+        text: str,
+        timestamp: float,
+        origin: str = "response",
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        self._pending[(agent_id, dialogue_id)] = _PendingReply(
+            parent, text, timestamp, origin, dict(metadata or {})
+        )
 
     async def add_reply_node(
         self,
@@ -81,12 +116,34 @@ class TreeLog:
         origin: str,
         metadata: dict[str, Any],
     ) -> int:
+        await self.flush(agent_id, dialogue_id)
         tree = await self.trees.aget(agent_id, dialogue_id, create=True)
         vec = await self.embedder.aembed(text or " ")
         node = await tree.aadd_node(
             text, vec, node_type="A", timestamp=timestamp, origin=origin, metadata=metadata
         )
         return node.id
+
+    async def _add_reply(self, tree: Any, pending: _PendingReply, vec: np.ndarray) -> None:
+        await tree.aadd_node(
+            pending.text,
+            vec,
+            node_type="A",
+            timestamp=pending.timestamp,
+            origin=pending.origin,
+            metadata=pending.metadata,
+        )
+
+    async def flush(self, agent_id: str, dialogue_id: str) -> None:
+        pending = self._pending.pop((agent_id, dialogue_id), None)
+        if pending is None:
+            return
+        tree = await self.trees.aget(agent_id, dialogue_id, create=True)
+        await self._add_reply(tree, pending, await self.embedder.aembed(pending.text or " "))
+
+    async def flush_all(self) -> None:
+        for agent_id, dialogue_id in list(self._pending):
+            await self.flush(agent_id, dialogue_id)
 
     async def branch(self, agent_id: str, dialogue_id: str, node_id: int) -> list[BranchTurn]:
         tree = await self.trees.aget(agent_id, dialogue_id, create=True)
@@ -106,9 +163,6 @@ class TreeLog:
             f"{'user' if x.node_type == 'Q' else 'assistant'}: {node_content_for_llm(x)}"
             for x in nodes
         ]
-
-    async def flush(self) -> None:
-        await asyncio.to_thread(self.trees.compact_all)
 
 
 def node_content_for_llm_text(text: str, metadata: dict[str, Any]) -> str:
