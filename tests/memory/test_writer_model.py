@@ -206,11 +206,9 @@ def sloppy_model(counter):
     return reply
 
 
-@pytest.fixture(scope="module")
-def real_vectors():
-    from familiars.memory.embeddings import load_embedder
-
-    return EmbedderVectors(load_embedder("bundled"))
+@pytest.fixture
+def real_vectors(real_embedder):
+    return EmbedderVectors(real_embedder)
 
 
 async def test_five_facts_fifteen_times_with_a_sloppy_model_leave_five_records(store, real_vectors):
