@@ -121,7 +121,9 @@ _LABELLED_SECRET = re.compile(
     r"client[_-]?secret|token|secret|password|passwd)\s*[:=]\s*[\"']?)"
     r"([A-Za-z0-9._~+/=-]{8,})"
 )
-_LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9_+/=-])[A-Za-z0-9_+/=-]{32,}(?![A-Za-z0-9_+/=-])")
+_LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9_=/-])[A-Za-z0-9_=-]{32,}(?![A-Za-z0-9_=/-])")
+_WORDY_RUN = re.compile(r"[a-z]{4,}")
+_URL_WORD = re.compile(r"(?i)\b(?:https?|ftp)://\S+")
 
 
 def _shannon_bits(text: str) -> float:
@@ -141,6 +143,11 @@ def _looks_random(token: str) -> bool:
     digits = sum(c.isdigit() for c in core)
     if upper < 3 or lower < 3 or digits < 3:
         return False
+    # Identifiers (``MyClass2Handler3Factory``) are mostly runs of lower-case letters; in
+    # random base62 a run of four or more is rare (about 3% of positions).
+    wordy = sum(len(run) for run in _WORDY_RUN.findall(core))
+    if wordy > 0.3 * len(core):
+        return False
     return _shannon_bits(core) >= 4.3
 
 
@@ -152,7 +159,12 @@ def _find_api_keys(text: str) -> Iterator[tuple[int, int]]:
         value = m.group(2)
         if m.group(1).lower().startswith("bearer") or _has_letter_and_digit(value):
             yield m.span(2)
+    urls = [u.span() for u in _URL_WORD.finditer(text)]
     for m in _LONG_TOKEN.finditer(text):
+        # Ids inside links (video, playlist, commit) are not secrets; keys in links are
+        # caught above by their prefix or label (``?api_key=...``).
+        if any(s <= m.start() < e for s, e in urls):
+            continue
         if _looks_random(m.group()):
             yield m.span()
 
