@@ -26,7 +26,7 @@ from typing import Annotated, Any
 
 import typer
 
-from familiars.benchmarks._files_corpus import build_corpus
+from familiars.benchmarks._files_corpus import DEFAULT_QUOTAS, build_corpus
 from familiars.benchmarks._files_queries import QUERIES
 from familiars.benchmarks._util import percentile
 from familiars.cli._context import console, get_ctx, print_json, print_table, want_json
@@ -139,14 +139,15 @@ async def _latency(fn: Callable[[str], Awaitable[Any]]) -> list[float]:
     return times
 
 
-async def run_files(settings: Any, cache: Path | None) -> dict[str, Any]:
+async def run_files(settings: Any, cache: Path | None, scale: float = 1.0) -> dict[str, Any]:
     embedder = embedder_from_settings(settings)
     keep = frozenset(t for _, targets in QUERIES for t in targets)
     with tempfile.TemporaryDirectory(prefix="familiars-bench-files-") as tmp:
         root = Path(tmp) / "corpus"
         root.mkdir()
         t0 = time.perf_counter()
-        corpus = build_corpus(root, keep=keep)
+        quotas = {k: max(1, int(v * scale)) for k, v in DEFAULT_QUOTAS.items()}
+        corpus = build_corpus(root, keep=keep, quotas=quotas)
         build_s = time.perf_counter() - t0
         ws = Path(tmp) / "workspace"
         bench_settings = settings.model_copy(update={"workspace": ws})
@@ -222,10 +223,13 @@ def command(
         Path, typer.Option(help="Vector cache file, reused across runs (model-keyed).")
     ] = DEFAULT_CACHE,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Embed everything.")] = False,
+    scale: Annotated[
+        float, typer.Option(min=0.05, help="Corpus size factor (1.0: about 2,500 files).")
+    ] = 1.0,
     json_out: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Hit@1, hit@5, MRR and a knob ablation over real files; latency next to dense top-k."""
-    result = asyncio.run(run_files(get_ctx(ctx).settings, None if no_cache else cache))
+    result = asyncio.run(run_files(get_ctx(ctx).settings, None if no_cache else cache, scale))
     if want_json(ctx, json_out):
         print_json(result)
         return

@@ -35,7 +35,7 @@ from familiars.memory.documents.errors import (
     UnsafePathError,
 )
 from familiars.memory.documents.extract import check_file_name, extract, kind_of
-from familiars.memory.documents.history import OWNER, EditHistory, Version, iso_now
+from familiars.memory.documents.history import OWNER, EditHistory, FileHistory, Version, iso_now
 from familiars.memory.documents.schema import migrations
 from familiars.memory.documents.search import (
     CANDIDATES,
@@ -552,18 +552,18 @@ class DocumentFinder:
                 await self._replay(hist, report)
             await self.db.commit()
             self._matrix = None
+        on_disk: dict[str, list[Path]] = {}
         for hist in histories:
             current = hist.current
             if current is not None and os.path.exists(current.path):
-                label = "attachments" if hist.owner != OWNER else None
-                result = (
-                    await self.add_paths([Path(current.path)], owner=hist.owner, folder_label=label)
-                )[0]
-                if result.status == "indexed":
-                    report.reindexed.append(result)
+                on_disk.setdefault(hist.owner, []).append(Path(current.path))
+        for owner, paths in on_disk.items():
+            label = "attachments" if owner != OWNER else None
+            results = await self.add_paths(paths, owner=owner, folder_label=label)
+            report.reindexed.extend(r for r in results if r.status == "indexed")
         return report
 
-    async def _replay(self, hist: Any, report: RebuildReport) -> None:
+    async def _replay(self, hist: FileHistory, report: RebuildReport) -> None:
         earlier = hist.earlier[-MAX_HISTORY_VERSIONS:]
         for version in earlier:
             await self._write_version(version, current=False)

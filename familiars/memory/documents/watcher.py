@@ -16,6 +16,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+
 from familiars.memory.documents.finder import IndexResult, is_ignored_name
 
 logger = logging.getLogger(__name__)
@@ -182,14 +184,15 @@ class FolderWatcher:
             await self.process_due()
 
 
-class _Handler:
+class _Handler(FileSystemEventHandler):
     """A watchdog event handler that only forwards paths."""
 
     def __init__(self, forward: Callable[[str], None]) -> None:
+        super().__init__()
         self.forward = forward
 
-    def dispatch(self, event: object) -> None:
-        kind = getattr(event, "event_type", "")
+    def dispatch(self, event: FileSystemEvent) -> None:
+        kind = event.event_type
         if kind in ("opened", "closed_no_write"):
             return
         for attr in ("src_path", "dest_path"):

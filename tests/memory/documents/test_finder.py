@@ -224,3 +224,15 @@ async def test_ablation_env_switches_a_knob_off(
     monkeypatch.setenv("FAMILIARS_ABLATE_KNOB", "no_such_knob")
     with pytest.raises(ValueError, match="unknown ranking knob"):
         DocumentFinder(workspace, HashEmbedder(), settings)
+
+
+async def test_rebuild_rereads_files_changed_since_they_were_indexed(
+    finder: DocumentFinder, docs: Path
+) -> None:
+    await finder.add_folder(docs)
+    (docs / "recipes.md").write_text("# Waffles\nA new recipe with yeast.\n")
+    report = await finder.rebuild()
+    assert [Path(r.path).name for r in report.reindexed] == ["recipes.md"]
+    assert report.files == 4
+    found = await finder.find("waffles yeast")
+    assert found[0].name == "recipes.md" and not found[0].is_history
