@@ -219,3 +219,25 @@ def test_scan_never_crashes_and_spans_do_not_overlap(text: str) -> None:
 def test_numbers_dates_and_versions_are_never_flagged(parts: list[str]) -> None:
     assert scan(", ".join(parts)) == []
     assert scan(" ".join(p for p in parts if not p.isdigit())) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1" * 100_000,
+        "12 " * 33_000,
+        "+1 " * 33_000,
+        "a@" * 50_000,
+        "(555) " * 16_000,
+        "password: " * 10_000,
+        bytes(range(256)).decode("latin-1") * 400,
+        "My name is Alice, mail alice@example.com. " * 2400,
+    ],
+    ids=["digits", "spaced", "plus", "at", "parens", "labels", "binary", "prose"],
+)
+def test_huge_and_binary_messages_are_scanned_without_trouble(text: str) -> None:
+    found = scan(text)
+    for a, b in zip(found, found[1:], strict=False):
+        assert a.end <= b.start
+    masked = Redactor().scan(text).masked
+    assert "alice@example.com" not in masked
