@@ -1,0 +1,53 @@
+"""Words, stems, sentences and dates: the text side of recall."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from functools import lru_cache
+
+import snowballstemmer
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
+_STEMMER = snowballstemmer.stemmer("english")
+
+#: Function words: they carry no topic, so keyword and word-level matching skip them.
+STOPWORDS: frozenset[str] = frozenset(
+    ["a", "an", "the", "and", "or", "but", "if", "of", "to", "in", "on", "at", "for", "with", "by", "from", "is", "are", "was", "were", "be", "been", "being", "do", "does", "did", "done", "have", "has", "had", "having", "i", "you", "he", "she", "it", "we", "they", "me", "him", "her", "them", "my", "your", "his", "its", "our", "their", "this", "that", "these", "those", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "not", "no", "so", "than", "too", "very", "can", "could", "would", "should", "will", "just", "about", "as", "into", "over", "also", "there", "here", "then", "up", "down", "out", "s", "t", "am", "im", "ive", "id", "ill", "youre", "dont", "doesnt", "didnt", "isnt", "wasnt", "thats", "whats", "its", "let", "lets", "get", "got", "any", "some", "all", "one", "ones", "such", "only", "own", "same", "other", "more", "most", "much", "many", "each", "few", "both", "again", "further", "once", "hey", "hi", "oh", "yeah", "yes", "ok", "okay", "wow", "really"]
+)
+
+_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
+_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+
+
+def words(text: str) -> list[str]:
+    """Lower-case word tokens (letters and digits; punctuation splits)."""
+    return _WORD.findall(text.lower())
+
+
+def content_words(text: str) -> list[str]:
+    """The words of ``text`` that are not stopwords, in order, repeats kept."""
+    return [w for w in words(text) if w not in STOPWORDS]
+
+
+@lru_cache(maxsize=200_000)
+def stem(word: str) -> str:
+    return str(_STEMMER.stemWord(word))
+
+
+def keyword_terms(text: str) -> list[str]:
+    """Stemmed content words: what BM25 indexes and searches."""
+    return [stem(w) for w in content_words(text)]
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences of a message; a message without sentence ends is one sentence."""
+    parts = [p.strip() for p in _SENTENCE_END.split(text)]
+    return [p for p in parts if p and _WORD.search(p)]
+
+
+def date_words(timestamp: float) -> str:
+    """A timestamp as searchable words: weekday, day, month, year (UTC)."""
+    when = datetime.fromtimestamp(timestamp, tz=UTC)
+    return f"{_WEEKDAYS[when.weekday()]} {when.day} {_MONTHS[when.month - 1]} {when.year}"

@@ -1,0 +1,176 @@
+"""MemoryReader: scope rules, fusion with score parts, budgets, knobs, bad input."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import numpy as np
+import pytest
+
+from familiars.memory.dialog_tree import DialogTrees, DialogueNotFoundError
+from familiars.memory.errors import InvalidIdError
+from familiars.memory.reader import MemoryReader, RecallError, node_embedding_text
+from familiars.memory.scoring import UnknownKnobError
+from familiars.memory.store import make_record
+from tests.fakes import HashEmbedder
+
+NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
+T0 = NOW.timestamp() - 3600
+
+
+def _records():
+    return [
+        make_record("Ana has a dog named Biscuit", scope="user", category="profile",
+                    user_key="ana", ts="2026-05-01T10:00:00+00:00", salience=0.9),
+        make_record("Bo is allergic to peanuts", scope="user", category="profile",
+                    user_key="bo", ts="2026-05-01T10:00:00+00:00"),
+        make_record("Always answer in a friendly tone", scope="identity", category="directive"),
+        make_record("The channel plans a hiking trip to the Alps", scope="dialogue",
+                    category="event", dialogue_id="dialogue_1",
+                    evidence={"dialogue_id": "dialogue_1", "turn_id": 1}),
+        make_record("Other channel talks about chess openings", scope="dialogue",
+                    category="knowledge", dialogue_id="dialogue_2"),
+        make_record("Ana used to have a cat", scope="user", category="profile", user_key="ana",
+                    deprecated=True),
+        make_record("Ana's dog Biscuit is at the vet today", scope="user", category="event",
+                    user_key="ana", ttl={"kind": "absolute", "expires_at": "2026-05-02T00:00:00Z"}),
+    ]  # fmt: skip
+
+
+class Sink:
+    def __init__(self) -> None:
+        self.calls: list[dict[str, int]] = []
+
+    async def touch_access(self, counts: dict[str, int], ts: str | None = None) -> int:
+        self.calls.append(dict(counts))
+        return len(counts)
+
+
+@pytest.fixture
+async def reader(tmp_path):
+    emb = HashEmbedder(dim=128)
+    trees = DialogTrees(tmp_path)
+    r = MemoryReader(emb, trees=trees, ablated=[], access_sink=Sink())
+    await r.add_records(_records())
+    tree = trees.get("agent_0", "dialogue_1", create=True)
+    msgs = [
+        ("ana", "Who wants to go hiking next month?"),
+        ("bo", "Me! I love the Alps. I will bring my camera."),
+        ("ana", "Great, let's plan the hiking route this weekend."),
+        ("bo", "Unrelated: my favourite pizza is margherita."),
+    ]
+    for i, (who, text) in enumerate(msgs):
+        tree.add_node(text, emb.embed(node_embedding_text(text, who)), timestamp=T0 + 60 * i,
+                      metadata={"speaker": who, "user_key": who})  # fmt: skip
+    trees.get("agent_0", "dialogue_2", create=True).add_node(
+        "chess is fun", emb.embed("chess is fun"), timestamp=T0
+    )
+    return r
+
+
+async def _recall(reader: MemoryReader, query: str, **kw):
+    args = dict(agent_id="agent_0", dialogue_id="dialogue_1", user_key="ana", now=NOW, k=10)
+    args.update(kw)
+    return await reader.build_rag_context(query, **args)
+
+
+async def test_scope_rules(reader) -> None:
+    res = await _recall(reader, "peanuts allergy chess dog Biscuit hiking", is_group=True)
+    texts = [i.text for i in res.items]
+    assert "Ana has a dog named Biscuit" in texts
+    assert not any("peanuts" in t for t in texts)  # another person's user scope
+    assert not any("chess" in t for t in texts)  # another dialogue
+    assert not any("cat" in t for t in texts)  # deprecated
+    assert not any("vet" in t for t in texts)  # expired TTL
+    assert any(i.kind == "node" for i in res.items)
+    as_bo = await _recall(reader, "peanuts allergy", user_key="bo")
+    assert any("peanuts" in i.text for i in as_bo.items)
+    no_user = await _recall(reader, "dog Biscuit", user_key=None)
+    assert not any(i.record and i.record.scope == "user" for i in no_user.items)
+
+
+async def test_items_carry_score_parts_and_rank_the_match_first(reader) -> None:
+    res = await _recall(reader, "What is the name of Ana's dog?")
+    top = res.items[0]
+    assert top.text == "Ana has a dog named Biscuit"
+    assert {"dense", "keyword", "late"} <= set(top.parts)
+    assert res.timings_ms["total"] >= res.timings_ms["rank"] >= 0
+    assert res.as_dict()["items"][0]["parts"]
+    assert all(a.score >= b.score for a, b in zip(res.items, res.items[1:], strict=False))
+
+
+async def test_record_and_its_source_node_collapse(reader) -> None:
+    res = await _recall(reader, "hiking trip to the Alps camera")
+    keys = [i.key for i in res.items]
+    record = next(i for i in res.items if i.text.startswith("The channel plans"))
+    assert "node:agent_0/dialogue_1/1" not in keys
+    assert record.merged == ["node:agent_0/dialogue_1/1"]
+    off = MemoryReader(reader.embedder, ablated=["dedupe"])
+    off.index = reader.index
+    res2 = await _recall(off, "hiking trip to the Alps camera", dialogue_id=None)
+    assert all(not i.merged for i in res2.items)
+
+
+async def test_speaker_prior_lifts_the_named_persons_messages(reader) -> None:
+    res = await _recall(reader, "what does bo like", k=3)
+    assert res.items[0].node is not None and res.items[0].parts.get("speaker", 0) > 0
+
+
+async def test_bad_input(reader) -> None:
+    with pytest.raises(RecallError):
+        await _recall(reader, "   ")
+    with pytest.raises(RecallError):
+        await _recall(reader, "dog", k=0)
+    with pytest.raises(RecallError):
+        await _recall(reader, "dog", profile="turbo")
+    with pytest.raises(DialogueNotFoundError):
+        await _recall(reader, "dog", dialogue_id="dialogue_99")
+    with pytest.raises(InvalidIdError):
+        await _recall(reader, "dog", dialogue_id="../etc")
+    with pytest.raises(UnknownKnobError):
+        MemoryReader(reader.embedder, ablated="keyword,warp_drive")
+
+
+async def test_budget_drops_stages_from_the_tail(tmp_path, reader) -> None:
+    reader.budgets_ms["standard"] = 0.0
+    res = await _recall(reader, "dog")
+    assert res.dropped == ["sentences", "late_interaction"]
+    assert res.items  # the core stages still answer
+    reader.budgets_ms["full"] = 10_000.0
+    full = await _recall(reader, "What did Ana say about hiking?", profile="full")
+    assert full.dropped == [] and "rrf" in full.items[0].parts
+
+
+async def test_knobs_from_env(monkeypatch, reader) -> None:
+    monkeypatch.setenv("FAMILIARS_ABLATE_KNOB", "late_interaction, speaker_prior")
+    r = MemoryReader(reader.embedder)
+    assert r.ablated == {"late_interaction", "speaker_prior"}
+    monkeypatch.setenv("FAMILIARS_ABLATE_KNOB", "nope")
+    with pytest.raises(UnknownKnobError):
+        MemoryReader(reader.embedder)
+
+
+async def test_access_counters_are_flushed_in_one_batch(reader) -> None:
+    await _recall(reader, "dog Biscuit")
+    await _recall(reader, "dog Biscuit")
+    sink = reader.access_sink
+    assert sink.calls == []
+    assert await reader.flush_access() >= 1
+    assert len(sink.calls) == 1 and max(sink.calls[0].values()) == 2
+    assert reader.pending_access == {}
+
+
+async def test_new_nodes_are_recallable_on_the_next_query(reader) -> None:
+    tree = reader.trees.get("agent_0", "dialogue_1")
+    text = "My sister Clara moves to Lisbon in July"
+    tree.add_node(text, reader.embedder.embed(node_embedding_text(text, "ana")),
+                  timestamp=T0 + 600, metadata={"speaker": "ana"})  # fmt: skip
+    res = await _recall(reader, "Lisbon Clara", k=3)
+    assert res.items[0].text.startswith("My sister Clara")
+
+
+async def test_empty_index_gives_clean_empty_result(tmp_path) -> None:
+    r = MemoryReader(HashEmbedder(), trees=DialogTrees(tmp_path))
+    res = await r.build_rag_context("anything", agent_id="agent_0", now=NOW, k=5)
+    assert res.items == [] and res.candidates == 0
+    assert np.isfinite(res.timings_ms["total"])
