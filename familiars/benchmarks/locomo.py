@@ -23,7 +23,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 import typer
@@ -363,12 +363,18 @@ def _parse_range(value: str | None) -> list[int] | None:
 
 def command(
     ctx: typer.Context,
-    data: Path = typer.Option(DEFAULT_DATA, "--data", help="LoCoMo JSON (locomo10.json format)."),
-    conversations: str = typer.Option("", "--conversations", help="e.g. 0-4 or 0,2 (all)."),
-    k: str = typer.Option("1,3,5,10,20", "--k", help="Cut-offs for recall@k and hit@k."),
-    profile: str = typer.Option("standard", "--profile", help="lite | standard | full."),
-    ablate: bool = typer.Option(False, "--ablate", help="Also rerun with each knob off."),
-    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+    data: Annotated[Path, typer.Option("--data", help="LoCoMo JSON (locomo10.json format).")] = (
+        DEFAULT_DATA
+    ),
+    conversations: Annotated[
+        str, typer.Option("--conversations", help="e.g. 0-4 or 0,2 (default: all).")
+    ] = "",
+    k: Annotated[str, typer.Option("--k", help="Cut-offs for recall@k and hit@k.")] = "1,3,5,10,20",
+    profile: Annotated[str, typer.Option("--profile", help="lite | standard | full.")] = "standard",
+    ablate: Annotated[
+        bool, typer.Option("--ablate", help="Also rerun with each knob off.")
+    ] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Evidence recall@k on LoCoMo through DialogTree + MemoryReader, with baselines."""
     try:
