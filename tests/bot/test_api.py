@@ -392,6 +392,7 @@ async def test_release_memory_evicts_the_agents_residents_through_the_gate(
         ("decider:agent_0", 500, Priority.NICE),
         ("writer:agent_0", 300, Priority.BACKGROUND),
         ("decider:agent_1", 200, Priority.NICE),
+        ("consolidator", 50, Priority.BACKGROUND),
         ("agent_0/busy", 100, Priority.IMPORTANT),
     ]:
         lease = await gate.acquire(
@@ -405,10 +406,13 @@ async def test_release_memory_evicts_the_agents_residents_through_the_gate(
     assert response.status_code == 200
     body = response.json()
     assert body["gate_available"] is True
-    assert {f["model_id"] for f in body["freed"]} == {"decider:agent_0", "writer:agent_0"}
-    assert body["freed_mb"] == 800.0
-    assert [r["model_id"] for r in body["refused"]] == ["agent_0/busy"]
-    assert sorted(evicted) == ["decider:agent_0", "writer:agent_0"]
+    freed = {f["model_id"]: f for f in body["freed"]}
+    assert set(freed) == {"decider:agent_0", "writer:agent_0", "consolidator"}
+    assert freed["consolidator"]["shared"] is True
+    assert freed["decider:agent_0"]["shared"] is False
+    assert body["freed_mb"] == 850.0
+    assert sorted(r["model_id"] for r in body["refused"]) == ["agent_0/busy", "embedder"]
+    assert sorted(evicted) == ["consolidator", "decider:agent_0", "writer:agent_0"]
     assert set(gate.residents()) == {"embedder", "decider:agent_1", "agent_0/busy"}
 
 
@@ -441,7 +445,11 @@ async def test_agent_ids_escaping_the_workspace_are_422(
 
 def test_agent_model_ownership() -> None:
     ids = ["decider:agent_1", "agent_1/writer", "writer@agent_1", "agent_10:x", "embedder"]
-    assert default_agent_models("agent_1", ids) == ids[:3]
+    agents = ["agent_1", "agent_10"]
+    assert default_agent_models("agent_1", ids, agents) == [*ids[:3], "embedder"]
+    assert default_agent_models("agent_10", ids, agents) == ["agent_10:x", "embedder"]
+    # An id naming an agent that is not configured counts as shared.
+    assert default_agent_models("agent_1", ["x:agent_9"], agents) == ["x:agent_9"]
 
 
 # ----------------------------------------------------------------------------------- serving

@@ -188,6 +188,7 @@ class MemoryPage(BaseModel):
 class FreedModel(BaseModel):
     model_id: str
     estimated_mb: float
+    shared: bool = Field(description="Used by every agent (loads again on next use).")
 
 
 class RefusedModel(BaseModel):

@@ -14,7 +14,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -55,8 +55,9 @@ class ProviderStateLike(Protocol):
 
 
 ProvidersFn = Callable[[], Sequence[ProviderStateLike | Mapping[str, Any]]]
-#: Which resident model ids belong to an agent (defaults to :func:`default_agent_models`).
-AgentModelsFn = Callable[[str, Iterable[str]], Iterable[str]]
+#: Which resident model ids ``release-memory`` evicts for an agent:
+#: ``fn(agent_id, resident_ids, all_agent_ids)``; defaults to :func:`default_agent_models`.
+AgentModelsFn = Callable[[str, Iterable[str], Collection[str]], Iterable[str]]
 
 
 #: Where other services leave their state for a separate process to read (JSON objects; a
@@ -71,15 +72,29 @@ def _persisted_paths(workspace: Path) -> dict[str, Path]:
     }
 
 
-def default_agent_models(agent_id: str, resident_ids: Iterable[str]) -> list[str]:
-    """Resident ids naming the agent as one of their parts (``decider:agent_1``,
-    ``agent_1/writer``, ``writer@agent_1``)."""
+def _named_agents(model_id: str, agent_ids: Collection[str]) -> set[str]:
+    parts = model_id.replace("/", ":").replace("@", ":").split(":")
+    return {p for p in parts if p in agent_ids}
+
+
+def default_agent_models(
+    agent_id: str, resident_ids: Iterable[str], agent_ids: Collection[str]
+) -> list[str]:
+    """Residents naming the agent as one part of their id (``decider:agent_1``,
+    ``agent_1/writer``, ``writer@agent_1``), and shared ones naming no configured agent
+    (``embedder``, ``consolidator``: they load again on next use). Residents of other agents
+    stay."""
+    known = set(agent_ids) | {agent_id}
     out = []
     for model_id in resident_ids:
-        parts = model_id.replace("/", ":").replace("@", ":").split(":")
-        if agent_id in parts:
+        named = _named_agents(model_id, known)
+        if not named or agent_id in named:
             out.append(model_id)
     return out
+
+
+def is_shared_model(model_id: str, agent_ids: Collection[str]) -> bool:
+    return not _named_agents(model_id, agent_ids)
 
 
 @dataclass
