@@ -147,10 +147,17 @@ async def time_status(workspace: Path, runs: int) -> dict[str, Any]:
 
 
 def time_cli_list(workspace: Path, runs: int) -> dict[str, Any]:
+    return _time_cli(workspace, ["memory", "list", "--json"], " | head -1", runs)
+
+
+def time_cli_status(workspace: Path, runs: int) -> dict[str, Any]:
+    return _time_cli(workspace, ["status", "--json"], "", runs)
+
+
+def _time_cli(workspace: Path, args: list[str], pipe: str, runs: int) -> dict[str, Any]:
     exe = shutil.which("familiars") or ""
     base = [exe] if exe else [sys.executable, "-m", "familiars"]
-    cmd = " ".join([*base, "--workspace", str(workspace), "memory", "list", "--json"])
-    cmd += " | head -1"
+    cmd = " ".join([*base, "--workspace", str(workspace), *args]) + pipe
     times = []
     line = ""
     for _ in range(runs):
@@ -199,6 +206,7 @@ def main(argv: list[str] | None = None) -> None:
         "build_s": build_s,
         "api_memory_status": asyncio.run(time_status(workspace, args.runs)),
         "cli_memory_list_head_1": time_cli_list(workspace, max(1, args.runs // 2)),
+        "cli_status_json": time_cli_status(workspace, max(1, args.runs // 2)),
         "cli_startup_ms": time_cli_startup(3),
     }
     api_ms = result["api_memory_status"]["p50_ms"]
