@@ -31,6 +31,7 @@ from familiars.benchmarks._files_queries import QUERIES
 from familiars.benchmarks._util import percentile
 from familiars.cli._context import console, get_ctx, print_json, print_table, want_json
 from familiars.memory.documents import KNOBS, DocumentFinder, FoundFile
+from familiars.memory.embeddings import Embedder
 from familiars.memory.workspace import embedder_from_settings
 
 DEFAULT_CACHE = Path.home() / ".cache" / "familiars" / "bench-files-vectors.sqlite"
@@ -139,8 +140,10 @@ async def _latency(fn: Callable[[str], Awaitable[Any]]) -> list[float]:
     return times
 
 
-async def run_files(settings: Any, cache: Path | None, scale: float = 1.0) -> dict[str, Any]:
-    embedder = embedder_from_settings(settings)
+async def run_files(
+    settings: Any, cache: Path | None, scale: float = 1.0, embedder: Embedder | None = None
+) -> dict[str, Any]:
+    embedder = embedder or embedder_from_settings(settings)
     keep = frozenset(t for _, targets in QUERIES for t in targets)
     with tempfile.TemporaryDirectory(prefix="familiars-bench-files-") as tmp:
         root = Path(tmp) / "corpus"
