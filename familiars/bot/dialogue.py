@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import Counter
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -49,6 +48,8 @@ class RecalledItem:
     score: float
     parts: dict[str, float] = field(default_factory=dict)
     record_ids: tuple[str, ...] = ()
+    #: A user-scope memory: the speaker's own, never to be quoted in a group.
+    private: bool = False
 
 
 class Recaller(Protocol):
@@ -62,7 +63,10 @@ class Recaller(Protocol):
         is_group: bool,
         now: datetime,
         k: int,
+        exclude_node: int | None = None,
     ) -> list[RecalledItem]: ...
+
+    async def flush_access(self) -> int: ...
 
 
 class DialogueLog(Protocol):
@@ -168,7 +172,6 @@ class DialogueManager:
         #: familiars.bot.documents.Documents, when document search is set up.
         self.documents = documents
         self.stats = TurnStats()
-        self._access: Counter[str] = Counter()
         self._turn_started: dict[tuple[str, str], str] = {}
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         self.commands = commands or Commands(
@@ -285,7 +288,7 @@ class DialogueManager:
         await self.state.touch_dialogue(agent.id, info.dialogue_id, user_at=turn_start_iso)
 
         t0 = time.perf_counter()
-        recalled = await self._recall(llm_text, agent.id, info, user_key, now)
+        recalled = await self._recall(llm_text, agent.id, info, user_key, now, q_id)
         recall_ms = (time.perf_counter() - t0) * 1000
         messages = await self._prompt(agent, info, user_key, message, llm_text, recalled, q_id, now)
 
@@ -304,9 +307,6 @@ class DialogueManager:
         self.commands.ctx.last_recall[(agent.id, info.dialogue_id, user_key)] = [
             {"id": it.id, "text": it.text, "score": it.score, "parts": it.parts} for it in recalled
         ]
-        for it in recalled:
-            for rid in it.record_ids or ((it.id,) if it.kind == "record" else ()):
-                self._access[rid] += 1
         await self._queue_write(agent, info, user_key, llm_text, reply, q_id, now)
         # The reply's node is embedded together with the next message of this dialogue
         # (one embedding call per turn); settle() adds it alone when nothing follows.
@@ -323,7 +323,13 @@ class DialogueManager:
         self._turn_started[key] = turn_start_iso
 
     async def _recall(
-        self, query: str, agent_id: str, info: DialogueInfo, user_key: str, now: datetime
+        self,
+        query: str,
+        agent_id: str,
+        info: DialogueInfo,
+        user_key: str,
+        now: datetime,
+        q_id: int,
     ) -> list[RecalledItem]:
         if self.recaller is None:
             return []
@@ -336,6 +342,7 @@ class DialogueManager:
                 is_group=info.is_group,
                 now=now,
                 k=self.settings.recall.k,
+                exclude_node=q_id,
             )
         except Exception:  # noqa: BLE001 - a reply without memories beats no reply
             logger.exception("recall failed; answering without memories")
@@ -378,9 +385,16 @@ class DialogueManager:
             directives=directives,
             profile=_newest(profile, 20),
             recalled=[
-                it.text for it in recalled if not (set(it.record_ids or (it.id,)) & profile_ids)
+                it.text
+                for it in recalled
+                if not it.private and not (set(it.record_ids or (it.id,)) & profile_ids)
             ]
             + passages,
+            private=[
+                it.text
+                for it in recalled
+                if it.private and not (set(it.record_ids or (it.id,)) & profile_ids)
+            ],
             branch=branch[:-1],
             message=llm_text,
             speaker=message.display_name,
@@ -473,10 +487,9 @@ class DialogueManager:
 
     async def flush_access(self) -> int:
         """Write the batched recall counts to the records (one store batch)."""
-        if not self._access:
+        if self.recaller is None:
             return 0
-        counts, self._access = dict(self._access), Counter()
-        return await self.store.touch_access(counts)
+        return await self.recaller.flush_access()
 
     async def _search_for_command(self, query: str, caller: Caller, k: int) -> list[dict[str, Any]]:
         if self.recaller is None:

@@ -15,6 +15,10 @@ from familiars.llm import ChatMessage
 from familiars.memory.records import MemoryRecord
 
 RECALL_HEADING = "What you remember that may be relevant (recalled memories):"
+PRIVATE_HEADING = (
+    "Private notes about {who}, for your understanding only: this is a group chat, so never "
+    "state, quote or hint at these here:"
+)
 
 
 def estimate_tokens(text: str) -> int:
@@ -35,6 +39,9 @@ class PromptParts:
     directives: Sequence[MemoryRecord] = ()
     profile: Sequence[MemoryRecord] = ()
     recalled: Sequence[str] = ()
+    #: The speaker's own user-scope memories recalled for this message. In a DM they join
+    #: the recalled list; in a group they are shown under a "never say it here" heading.
+    private: Sequence[str] = ()
     branch: Sequence[BranchTurn] = ()
     message: str = ""
     speaker: str = ""
@@ -80,10 +87,17 @@ def _system_text(parts: PromptParts, *, recalled: list[str]) -> str:
     if parts.directives:
         lines += ["", "Your standing instructions:"]
         lines += [f"- {r.content.strip()}" for r in parts.directives]
-    if parts.profile:
-        who = parts.speaker or "the person you are talking with"
+    who = parts.speaker or "the person you are talking with"
+    personal = [r.content.strip() for r in parts.profile] + [t.strip() for t in parts.private]
+    if parts.is_group:
+        # Everyone in the group reads the reply: what is private to the speaker may inform
+        # it but is never said. (The heading avoids the words the offline responder lists.)
+        if personal:
+            lines += ["", PRIVATE_HEADING.format(who=who)]
+            lines += [f"- {text}" for text in personal]
+    elif personal:
         lines += ["", f"What you remember about {who}:"]
-        lines += [f"- {r.content.strip()}" for r in parts.profile]
+        lines += [f"- {text}" for text in personal]
     if recalled:
         lines += ["", RECALL_HEADING]
         lines += [f"- {text.strip()}" for text in recalled]

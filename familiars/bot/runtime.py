@@ -129,6 +129,7 @@ class Application:
         if not self.initialized:
             await self.initialize()
         assert self.writer_queue is not None and self.memory is not None
+        await self._start_recall()
         await self.writer_queue.start()
         if self._watch:
             self.watcher = MemoryWatcher(
@@ -243,6 +244,16 @@ class Application:
             return None
         assert self.memory is not None and self.trees is not None
         return build_recaller(self.settings, self.memory, self.trees)
+
+    async def _start_recall(self) -> None:
+        recaller = self.dialogues.recaller if self.dialogues is not None else None
+        if recaller is None:
+            return
+        from familiars.bot.recall import start_recaller
+
+        assert self.memory is not None and self.trees is not None and self.state is not None
+        known = [(d.agent_id, d.dialogue_id) for d in await self.state.dialogues()]
+        await start_recaller(recaller, self.memory, self.trees, known)
 
     def _build_adapters(self) -> list[PlatformAdapter]:
         assert self.dialogues is not None

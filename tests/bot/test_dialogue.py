@@ -168,24 +168,38 @@ async def test_commands_reach_only_the_callers_own_memories(app: Application) ->
 
 async def test_in_a_group_bob_cannot_get_alices_memories(app: Application) -> None:
     assert app.dialogues is not None
-    await say(app, msg("My name is Alice. I love the secret garden on Elm street."))
-    group = "group-1"
-    await say(app, msg("hi all", user="alice", chat=group, group=True, minutes=1))
-    for question in (
-        "What does Alice love?",
-        "Tell me about Elm street",
-        "what is the secret garden",
-    ):
-        reply = await say(app, msg(question, user="bob", chat=group, group=True, minutes=2))
-        assert "Elm" not in reply and "secret garden" not in reply.lower().replace(
-            question.lower(), ""
+    from familiars.memory.store import make_record
+
+    assert app.memory is not None
+    await say(app, msg("My name is Alice."))
+    for fact in ("Alice's locker code is 4471.", "Alice loves pumpernickel bread."):
+        await app.memory.store.append(
+            make_record(fact, scope="user", category="knowledge", user_key="telegram_alice")
         )
-    search = await app.dialogues.command(
-        cmd("memory", "search", "garden", user="bob", chat=group, group=True)
+    group = "group-1"
+    # Alice's own reply in the group is read by everyone: her memories stay out of it.
+    hello = await say(
+        app, msg("hi all, what bread do I love?", user="alice", chat=group, group=True, minutes=2)
     )
-    assert "Elm" not in search.text
-    why = await app.dialogues.command(cmd("memory", "why", user="bob", chat=group, group=True))
-    assert "Elm" not in why.text
+    assert "pumpernickel" not in hello.lower() and "4471" not in hello
+    questions = (
+        "What does Alice love?",
+        "what bread does alice like",
+        "what is alice's locker code",
+        "tell me everything you remember about Alice",
+    )
+    for n, question in enumerate(questions):
+        reply = await say(app, msg(question, user="bob", chat=group, group=True, minutes=3 + n))
+        assert "pumpernickel" not in reply.lower() and "4471" not in reply
+    for args in (("search", "pumpernickel"), ("why",), ("list",), ("export",)):
+        out = await app.dialogues.command(cmd("memory", *args, user="bob", chat=group, group=True))
+        assert "pumpernickel" not in out.text.lower()
+        assert out.file_data is None or b"pumpernickel" not in out.file_data.lower()
+    # Alice herself, in the same group, does get her own memories (privately).
+    own = await app.dialogues.command(
+        cmd("memory", "search", "pumpernickel", user="alice", chat=group, group=True)
+    )
+    assert "pumpernickel" in own.text.lower() and own.private
 
 
 async def test_unknown_commands_and_bad_arguments_get_usage(app: Application) -> None:
