@@ -24,7 +24,7 @@ import logging
 import math
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -496,13 +496,18 @@ def _grown(arr: np.ndarray, cap: int, fill: Any) -> np.ndarray:
 
 
 def reference_choose_parent(
-    tree: DialogTree, embedding: list[float], timestamp: float
+    tree: DialogTree,
+    embedding: list[float],
+    timestamp: float,
+    vectors: Sequence[list[float]] | None = None,
 ) -> int | None:
-    """§5.4.1 exactly as the seed writes it: one Python iteration per node."""
+    """§5.4.1 exactly as the seed writes it: one Python iteration per node. ``vectors`` may
+    hold the nodes' embeddings as plain lists (the seed's ``list[float]``)."""
     best_score = -math.inf
     best_cand: Node | None = None
     for cand in tree.node_list:
-        sim = _py_cosine(embedding, cand.embedding)
+        vec = vectors[cand.id] if vectors is not None else cand.embedding
+        sim = _py_cosine(embedding, vec)
         dt = max(0.0, timestamp - cand.timestamp)
         recency = math.exp(-dt / tree.recency_tau)
         is_pred = 1.0 if cand.id == tree.last_id else 0.0
@@ -518,11 +523,16 @@ def reference_choose_parent(
 
 
 def reference_query(
-    tree: DialogTree, embedding: list[float], k: int, *, now: float
+    tree: DialogTree,
+    embedding: list[float],
+    k: int,
+    *,
+    now: float,
+    vectors: Sequence[list[float]] | None = None,
 ) -> list[tuple[int, float]]:
     """§5.4.2 as a plain loop: breadth-first hops from the attach point, then one score per
     node."""
-    anchor = reference_choose_parent(tree, embedding, now)
+    anchor = reference_choose_parent(tree, embedding, now, vectors)
     hops: dict[int, int] = {}
     if anchor is not None:
         hops[anchor] = 0
@@ -537,7 +547,7 @@ def reference_query(
                     queue.append(nb)
     scored: list[tuple[int, float]] = []
     for node in tree.node_list:
-        sim = _py_cosine(embedding, node.embedding)
+        sim = _py_cosine(embedding, vectors[node.id] if vectors is not None else node.embedding)
         recency = math.exp(-max(0.0, now - node.timestamp) / tree.recency_tau)
         tree_term = math.exp(-hops[node.id] / tree.tree_tau) if node.id in hops else 0.0
         scored.append((node.id, tree.alpha * sim + tree.beta * recency + tree.gamma * tree_term))
@@ -545,9 +555,9 @@ def reference_query(
     return scored[:k]
 
 
-def _py_cosine(a: Iterable[float], b: Iterable[float]) -> float:
-    la = [float(x) for x in a]
-    lb = [float(x) for x in b]
+def _py_cosine(a: Any, b: Any) -> float:
+    la = a if isinstance(a, list) else [float(x) for x in a]
+    lb = b if isinstance(b, list) else [float(x) for x in b]
     dot = sum(x * y for x, y in zip(la, lb, strict=True))
     na = math.sqrt(sum(x * x for x in la))
     nb = math.sqrt(sum(y * y for y in lb))
