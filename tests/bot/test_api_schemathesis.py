@@ -68,6 +68,7 @@ class RunResult:
     failures: list[str] = field(default_factory=list)
     statuses: Counter[tuple[str, int]] = field(default_factory=Counter)
     checks_run: int = 0
+    check_names: set[str] = field(default_factory=set)
 
     @property
     def server_errors(self) -> int:
@@ -83,6 +84,7 @@ def _record(result: RunResult, ev: events.ScenarioFinished) -> None:
     for checks in ev.recorder.checks.values():
         for check in checks:
             result.checks_run += 1
+            result.check_names.add(check.name)
             if check.status == Status.FAILURE:
                 info = check.failure_info
                 detail = f"{info.failure.title}: {info.failure.message}" if info else ""
@@ -108,9 +110,12 @@ def test_schemathesis_with_a_token_finds_no_server_error_and_no_nonconformance(
 ) -> None:
     result = run_schemathesis(served.url, AUTH, max_examples=30)
     print(f"\nschemathesis (token): {result.scenarios} scenarios, {result.checks_run} checks")
+    print(f"  checks: {', '.join(sorted(result.check_names))}")
     for (label, code), n in sorted(result.statuses.items()):
         print(f"  {label:45} {code}: {n}")
     assert result.failures == []
+    assert {"not_a_server_error", "response_schema_conformance", "status_code_conformance",
+            "content_type_conformance"} <= result.check_names  # fmt: skip
     assert result.server_errors == 0
     # It reached the app: accepted and refused requests on every data route.
     for label in ("GET /api/memory", "POST /api/agents/{agent_id}/release-memory"):
