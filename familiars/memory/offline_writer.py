@@ -1,11 +1,14 @@
 """The rule-based writer used when no language model is configured.
 
-It reads the person's own message, one clause at a time, and finds only what simple patterns
-can say for sure: a name ("my name is", "call me"), likes and dislikes, birthdays and other
-dates, where someone lives or works, and reminders ("remind me to X tomorrow at 9"), which
-become an ``event`` with an absolute TTL and an open loop of kind ``reminder`` due in the
-person's time zone. Questions, reported speech and clauses about other people are left alone:
-a missed fact costs less than a wrong one.
+It splits the person's own message into sentences and each sentence into clauses ("My name is
+Alice and I love hiking" is two clauses; "salt and pepper crisps" stays one object), runs every
+pattern on every clause, and keeps only what simple patterns can say for sure: a name ("my name
+is", "call me"), likes and dislikes, allergies and diets, birthdays and other dates, where
+someone lives or works, things the person asks to be remembered ("remember that my locker code
+is 4471"), and reminders ("remind me to X tomorrow at 9"), which become an ``event`` with an
+absolute TTL and an open loop of kind ``reminder`` due in the person's time zone. Questions,
+hypotheticals, reported speech and clauses about other people are left alone: a missed fact
+costs less than a wrong one.
 
 Each fact gets a canonical sentence and a topic tag (``topic:coffee``, ``name``, ``home``...),
 so that the same fact told in other words is the same record, and a changed fact ("I don't
@@ -37,9 +40,39 @@ _FILLERS = re.compile(
     r"anyway|just so you know|fyi|honestly|fun fact|oh and)[,!.]?\s+)+",
     re.IGNORECASE,
 )
-_CLAUSE_SPLIT = re.compile(
-    r"(?<=[.!?;])\s+|\n+|,\s+(?:and|but)\s+|\s+but\s+|,\s+(?=(?:i|i'm|my)\s)", re.IGNORECASE
+_I = r"(?:i|i'm|im|i've|i'd|i'll)"
+#: Verbs that may follow "and"/"but" with the subject "I" left out ("I work at Acme and live in
+#: Leeds"). Lower case only, so "Peace and Love Festival" stays one object; a verb must be
+#: followed by something ("I like peace and love" stays one object).
+_SUBJECTLESS_VERB = (
+    r"(?-i:(?:also\s+|now\s+|really\s+|still\s+|just\s+)?(?:live|work|like|love|enjoy|adore|hate|"
+    r"dislike|detest|drink|prefer|moved|reside|don't|do not|can't stand|am)\b)"
 )
+_CLAUSE_SPLIT = re.compile(
+    rf",?\s+(?:and|but|so|because|since|although|though|while|whereas)\s+(?={_I}\b)"
+    r"|,\s+(?:and|but)\s+|\s+but\s+"
+    rf"|,\s+(?=(?:{_I}|my)\s)"
+    r"|,?\s+and\s+(?=my\s+[\w' -]{1,30}?\s+(?:is|are|was|were)\b)"
+    rf"|,?\s+(?:and|but)\s+(?={_SUBJECTLESS_VERB}\s+\S)"
+    r"|,\s+(?=(?:do|don't|did|are|aren't|have|haven't|what about|how about|and)\s+you\b)",
+    re.IGNORECASE,
+)
+_SUBJECTLESS = re.compile(rf"^{_SUBJECTLESS_VERB}")
+_HAS_SUBJECT_I = re.compile(rf"^{_I}\s", re.IGNORECASE)
+#: Sentence ends: after . ! ? ; and a space, or at a line break; not after "Mr." or "a.m.".
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\s*\n+\s*")
+_ABBREVIATION = re.compile(
+    r"\b(?:mr|mrs|ms|dr|st|prof|jr|sr|vs|etc|e\.g|i\.e|a\.m|p\.m|approx|mt|no)\.$", re.IGNORECASE
+)
+_QUOTED = re.compile(r'"[^"]*"|“[^”]*”')
+#: Sentences that only imagine: nothing in them is a fact.
+_HYPOTHETICAL = re.compile(
+    r"^(?:imagine|suppose|supposing|pretend|what if|let's say|lets say|hypothetically|"
+    r"in theory|in my dreams|if only|i wish|i dream)\b",
+    re.IGNORECASE,
+)
+#: Sentences whose first part is a condition: "If I lived in Leeds and worked at Acme, ...".
+_CONDITION = re.compile(r"^(?:if|unless|in case|once|whenever)\b", re.IGNORECASE)
 _QUESTION_START = re.compile(
     r"^(?:do|does|did|what|what's|whats|who|whom|whose|where|when|why|how|is|are|was|were|can|"
     r"could|would|will|should|shall|may|might|have|has|am|which)\b",
@@ -57,9 +90,21 @@ _NOT_NAMES = frozenset(
 _BAD_OBJECT_START = frozenset(
     _words(
         "it that this these those how what when where why who which you your him her "
-        "them us me the way if whatever everything anything nothing something"
+        "them us me way if whatever everything anything nothing something"
     )
 )
+#: "I like the way ...", "I love the idea": "the" and one of these is not a thing one likes.
+_VAGUE_AFTER_THE = frozenset(
+    _words(
+        "way idea fact thought feeling moment sound look smell time point one ones other same "
+        "last first next part thing things"
+    )
+)
+#: Where a long object may be cut to its head ("pumpernickel bread | from the Elm street bakery").
+_OBJECT_HEAD_END = re.compile(r"\s+(?:from|at|near|in|on|with|by|for|during|when)\s+", re.I)
+#: Objects up to this many words are kept whole; longer ones are cut to their head.
+MAX_OBJECT_WORDS = 8
+MAX_HEAD_WORDS = 5
 _OBJECT_TRIM = re.compile(
     r"\s+(?:a lot|so much|very much|too|as well|anymore|any more|these days|now|either|"
     r"more and more|lately|really|most)$",
@@ -96,13 +141,61 @@ def zone(name: str | None) -> ZoneInfo:
         return ZoneInfo("UTC")
 
 
-def clauses(text: str) -> list[str]:
+def sentences(text: str) -> list[str]:
+    """``text`` cut at sentence ends (. ! ? ; and line breaks), abbreviations kept whole."""
+    text = text.replace("’", "'").replace("‘", "'")
+    out: list[str] = []
+    start = 0
+    for m in _SENTENCE_END.finditer(text):
+        if "\n" not in m.group(0) and _ABBREVIATION.search(text[start : m.start()]):
+            continue
+        out.append(text[start : m.start()])
+        start = m.end()
+    out.append(text[start:])
+    return [s.strip() for s in out if s.strip()]
+
+
+def _split_sentence(sentence: str) -> list[str]:
+    """One sentence's clauses; quoted speech is never cut, and a clause that leaves out its
+    subject ("... and live in Leeds") gets back the "I" of the clause before it."""
+    quotes: list[str] = []
+
+    def hide(m: re.Match[str]) -> str:
+        quotes.append(m.group(0))
+        return f"\x00{len(quotes) - 1}\x00"
+
+    masked = _QUOTED.sub(hide, sentence)
+    out: list[str] = []
+    for part in _CLAUSE_SPLIT.split(masked):
+        part = re.sub(r"\x00(\d+)\x00", lambda m: quotes[int(m.group(1))], part)
+        part = _FILLERS.sub("", part.strip().strip(".!;,").strip()).strip()
+        if not part:
+            continue
+        if out and _SUBJECTLESS.match(part) and _HAS_SUBJECT_I.match(out[-1]):
+            part = "I " + part
+        out.append(part)
+    return out
+
+
+def _sentence_clauses(text: str) -> list[list[str]]:
+    """The clauses of each sentence that states something: a sentence that only imagines is
+    dropped, and so is the condition of an "if ..., ..." sentence."""
     out = []
-    for part in _CLAUSE_SPLIT.split(text):
-        part = part.strip().strip(".!;").strip()
-        if part:
-            out.append(_FILLERS.sub("", part).strip())
-    return [c for c in out if c]
+    for sentence in sentences(text):
+        bare = _FILLERS.sub("", sentence)
+        if _HYPOTHETICAL.match(bare):
+            continue
+        if _CONDITION.match(bare):
+            masked = _QUOTED.sub("", bare)
+            if "," not in masked:
+                continue
+            sentence = masked.split(",", 1)[1]
+        out.append(_split_sentence(sentence))
+    return out
+
+
+def clauses(text: str) -> list[str]:
+    return [c for group in _sentence_clauses(text) for c in group]
 
 
 def _is_question(clause: str, raw_text: str) -> bool:
@@ -115,25 +208,56 @@ _NOT_PREFERENCES = re.compile(
 _PERSON_SWAP = {"my": "their", "me": "them", "myself": "themselves", "i": "they", "mine": "theirs"}
 
 
+_I_WITH_VERB = (
+    (re.compile(r"\b[Ii]'m\b|\b[Ii] am\b"), "they are"),
+    (re.compile(r"\b[Ii] was\b"), "they were"),
+    (re.compile(r"\b[Ii]'(ve|ll|d)\b"), r"they'\1"),
+)
+
+
 def third_person(text: str) -> str:
     """ "call my mom" -> "call their mom": a memory speaks of the user, not as them."""
-    return re.sub(r"\b(my|me|myself|mine|I)\b", lambda m: _PERSON_SWAP[m.group(1).lower()], text)
+    for pattern, repl in _I_WITH_VERB:
+        text = pattern.sub(repl, text)
+    return re.sub(
+        r"\b(my|me|myself|mine|I|i)\b(?!\.\w)",
+        lambda m: _PERSON_SWAP[m.group(1).lower()],
+        text,
+    )
 
 
-def _clean_object(obj: str) -> str | None:
+def _trimmed_object(obj: str) -> str | None:
+    """The object of "I like ...", cut at the first clause word and trimmed of "a lot",
+    "anymore"...; a long object is cut to its head ("pumpernickel bread from the little bakery
+    on the corner of Elm street" -> "pumpernickel bread"); None when it is not a thing."""
     obj = _OBJECT_CUT.split(obj, maxsplit=1)[0].strip(" .!?")
     for _ in range(3):
         obj = _OBJECT_TRIM.sub("", obj).strip()
     words = obj.split()
-    if not words or len(words) > 6 or words[0].lower() in _BAD_OBJECT_START:
+    if len(words) > MAX_OBJECT_WORDS:
+        head = _OBJECT_HEAD_END.split(obj, maxsplit=1)[0].strip()
+        obj = head if 0 < len(head.split()) <= MAX_HEAD_WORDS else ""
+        words = obj.split()
+    if not words or words[0].lower() in _BAD_OBJECT_START:
+        return None
+    if words[0].lower() == "the" and (len(words) == 1 or words[1].lower() in _VAGUE_AFTER_THE):
         return None
     if _NOT_PREFERENCES.match(obj):
         return None
-    return third_person(obj)
+    return obj
+
+
+def _clean_object(obj: str) -> str | None:
+    trimmed = _trimmed_object(obj)
+    return None if trimmed is None else third_person(trimmed)
 
 
 def topic_key(obj: str) -> str:
+    """The topic an object is about: its head ("pumpernickel bread from the Elm street
+    bakery" -> ``pumpernickel-bread``), lower case, no article, plurals made singular."""
     base = _ARTICLE.sub("", obj.lower()).strip()
+    if len(base.split()) > 3:
+        base = _OBJECT_HEAD_END.split(base, maxsplit=1)[0].strip() or base
     base = re.sub(r"^to\s+", "", base)
     words = [
         w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
@@ -208,6 +332,187 @@ _DONE = re.compile(
     r"made|took|went|got|gave|rang|sold|spoke|met|read)\b.*)$",
     re.IGNORECASE,
 )
+
+
+_ALLERGY = re.compile(
+    r"^(?:i'?m|i am|im)\s+(?:also\s+|very\s+|really\s+|severely\s+|quite\s+|mildly\s+|"
+    r"super\s+|deathly\s+|highly\s+)*allergic\s+to\s+(?P<obj>.+)$"
+    r"|^i\s+(?:also\s+)?have\s+(?:an?\s+|a\s+severe\s+|a\s+mild\s+)?allergy\s+to\s+"
+    r"(?P<obj2>.+)$"
+    r"|^i\s+(?:also\s+)?have\s+(?:an?\s+|a\s+severe\s+|a\s+mild\s+)?"
+    r"(?P<obj3>[\w-]+(?:\s+[\w-]+)?)\s+allergy$",
+    re.IGNORECASE,
+)
+_DIETS = {
+    "vegetarian": "vegetarian",
+    "vegan": "vegan",
+    "pescatarian": "pescatarian",
+    "pescetarian": "pescatarian",
+    "lactose intolerant": "lactose intolerant",
+    "gluten intolerant": "gluten intolerant",
+    "coeliac": "coeliac",
+    "celiac": "coeliac",
+    "diabetic": "diabetic",
+    "teetotal": "teetotal",
+}
+_DIET = re.compile(
+    r"^(?:i'?m|i am|im)\s+(?:now\s+|also\s+|still\s+)?(?:an?\s+)?(?:strict\s+)?"
+    r"(?P<diet>" + "|".join(_DIETS) + r")(?:\s+now)?$",
+    re.IGNORECASE,
+)
+#: "remember that X", "note that X", "don't forget that X": X is worth keeping as it is said.
+_NOTE = re.compile(
+    r"^(?:please\s+|pls\s+|also\s+|and\s+|oh\s+)*(?:(?:do\s+)?remember|note|keep\s+in\s+mind|"
+    r"don't\s+forget|dont\s+forget|do\s+not\s+forget|never\s+forget|make\s+a\s+note|"
+    r"take\s+note|for\s+the\s+record)(?P<mark>\s+that\b|\s*:|\s*,)?\s+(?P<body>.+)$",
+    re.IGNORECASE,
+)
+_NOTE_FIRST_PERSON = re.compile(rf"^(?:{_I}|my)\s", re.IGNORECASE)
+_NOTE_BAD_START = frozenset(
+    _words(
+        "you your we us our it to how what when where why who which if whether time day night "
+        "moment one song place guy girl thing me this these those"
+    )
+)
+_NOTE_VERB = re.compile(
+    r"\b(?:is|are|was|were|has|have|had|will|won't|can|can't|cannot|doesn't|isn't|aren't|"
+    r"needs|likes|loves|hates|lives|works|goes|'s|'re)\b",
+    re.IGNORECASE,
+)
+_MY_THING_IS = re.compile(
+    r"^my\s+(?P<what>[\w' -]{1,40}?)\s+(?:is|are|was|were|'s)\s+\S", re.IGNORECASE
+)
+MAX_NOTE_WORDS = 30
+_KEEP_VERB = frozenset(
+    _words(
+        "will would can could should must might may did had was shall never always also usually "
+        "often still just really sometimes already only"
+    )
+)
+_ADVERBS = frozenset(
+    _words("never always also usually often still just really sometimes already only")
+)
+_IRREGULAR = {"have": "has", "do": "does", "don't": "doesn't", "am": "is", "go": "goes"}
+
+
+def _third_singular(verb: str) -> str:
+    low = verb.lower()
+    if low in _IRREGULAR:
+        return _IRREGULAR[low]
+    if low in _KEEP_VERB or low.endswith("ed") or low.endswith("n't"):
+        return verb
+    if re.search(r"(?:s|sh|ch|x|z|o)$", low):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", low):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def _about_the_user(body: str) -> str:
+    """ "my locker code is 4471" -> "The user's locker code is 4471."; "I go to the gym on
+    Mondays" -> "The user goes to the gym on Mondays."."""
+    body = body.strip(" .!,")
+    m = re.match(r"^my\s+", body, re.IGNORECASE)
+    if m:
+        return "The user's " + third_person(body[m.end() :]) + "."
+    for pattern, subject in (
+        (r"^(?:i'm|im|i am)\s+", "The user is "),
+        (r"^i've\s+", "The user has "),
+        (r"^i'll\s+", "The user will "),
+        (r"^i'd\s+", "The user would "),
+    ):
+        m = re.match(pattern, body, re.IGNORECASE)
+        if m:
+            return subject + third_person(body[m.end() :]) + "."
+    m = re.match(r"^i\s+(?:(?P<adv>\w+)\s+)?(?P<verb>[\w']+)\b", body, re.IGNORECASE)
+    if m:
+        adv, verb = m.group("adv"), m.group("verb")
+        if adv and adv.lower() not in _ADVERBS:
+            verb, adv = adv, None
+            rest = body[m.start("adv") + len(verb) :]
+        else:
+            rest = body[m.end() :]
+        words = (adv + " " if adv else "") + _third_singular(verb)
+        return f"The user {words}{third_person(rest)}."
+    text = third_person(body)
+    return text[0].upper() + text[1:] + "."
+
+
+_RELATIVE_DAY = re.compile(r"\b(?:today|tonight|tomorrow|yesterday)\b", re.IGNORECASE)
+
+
+def _absolute_days(text: str, *, now: datetime, tz: ZoneInfo) -> str:
+    """ "tomorrow" in a kept note means the day it was said of, not a day that moves."""
+    today = now.astimezone(tz).date()
+    shift = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1}
+
+    def absolute(m: re.Match[str]) -> str:
+        word = m.group(0).lower()
+        day = today + timedelta(days=shift[word])
+        when = f"on {day:%A} {day.day} {day:%B %Y}"
+        return f"{when} in the evening" if word == "tonight" else when
+
+    return _RELATIVE_DAY.sub(absolute, text)
+
+
+def note_body(clause: str) -> str | None:
+    """What a "remember that ..." clause asks to keep, or None."""
+    m = _NOTE.match(clause)
+    if not m:
+        return None
+    body = m.group("body").strip(" .!,")
+    if not m.group("mark") and not _NOTE_FIRST_PERSON.match(body):
+        return None  # "remember to buy milk", "don't forget the keys"
+    return body
+
+
+#: Secrets are not kept as notes, even when asked: memory is read back into prompts.
+_SECRET = re.compile(
+    r"\b(?:password|passwd|passcode|passphrase|pin|pin code|cvv|cvc|api key|token|secret|"
+    r"seed phrase|recovery phrase|social security|ssn|card number|account number|iban)s?\b",
+    re.IGNORECASE,
+)
+
+
+def match_note(body: str, *, now: datetime, tz: ZoneInfo) -> Fact | None:
+    """A user knowledge fact for what the person asked to be remembered."""
+    words = body.split()
+    if not 3 <= len(words) <= MAX_NOTE_WORDS or words[0].lower() in _NOTE_BAD_START:
+        return None
+    if _SECRET.search(body):
+        logger.info("offline writer: not keeping a note that names a secret")
+        return None
+    if not (_NOTE_FIRST_PERSON.match(body) or _NOTE_VERB.search(body)):
+        return None  # "remember that time we went to Paris"
+    content = _about_the_user(_absolute_days(body, now=now, tz=tz))
+    thing = _MY_THING_IS.match(body)
+    key = topic_key(thing.group("what") if thing else content)
+    return Fact("user", "knowledge", content, ("note", f"topic:{key}"), f"note:{key}", 0.75)
+
+
+def match_health(clause: str) -> Fact | None:
+    m = _ALLERGY.match(clause)
+    if m:
+        obj = _trimmed_object(m.group("obj") or m.group("obj2") or m.group("obj3") or "")
+        if obj is None:
+            return None
+        key = topic_key(obj)
+        return Fact(
+            "user",
+            "profile",
+            f"The user is allergic to {obj}.",
+            ("allergy", f"topic:{key}"),
+            f"allergy:{key}",
+            0.85,
+        )
+    m = _DIET.match(clause)
+    if m:
+        diet = _DIETS[re.sub(r"\s+", " ", m.group("diet").lower())]
+        key = topic_key(diet)
+        return Fact(
+            "user", "profile", f"The user is {diet}.", ("diet", f"topic:{key}"), f"diet:{key}", 0.8
+        )
+    return None
 
 
 def match_name(clause: str) -> Fact | None:
@@ -520,6 +825,25 @@ def _task(text: str) -> str:
 # --------------------------------------------------------------------------- the writer
 
 
+def _clause_facts(
+    clause: str, *, now: datetime, tz: ZoneInfo, grace_s: float, dialogue_id: str | None
+) -> list[Fact]:
+    """Every pattern run on one clause. A reminder is the whole clause: its task ("to tell
+    mom I love jazz") says nothing about the person."""
+    reminder = match_reminder(clause, now=now, tz=tz, grace_s=grace_s, dialogue_id=dialogue_id)
+    if reminder is not None:
+        return [reminder]
+    found = (
+        match_name(clause),
+        match_birthday(clause, now=now, tz=tz),
+        match_health(clause),
+        match_preference(clause),
+        match_place_or_work(clause),
+        match_dated_event(clause, now=now, tz=tz),
+    )
+    return [f for f in found if f is not None]
+
+
 def facts_in(
     text: str,
     *,
@@ -528,33 +852,43 @@ def facts_in(
     dialogue_id: str | None = None,
     reminder_grace_s: float = 6 * 3600.0,
 ) -> list[Fact]:
-    """Every fact the patterns find in ``text``, at most one per clause."""
+    """Every fact the patterns find in ``text``, in the order said; when one fact is said twice
+    ("I like tea. Actually I don't like tea") the later saying wins."""
     tz = zone(timezone)
-    found: list[Fact] = []
-    for clause in clauses(text):
-        if _is_question(clause, text) or _REPORTED.search(clause):
-            continue
-        fact = (
-            match_reminder(
-                clause, now=now, tz=tz, grace_s=reminder_grace_s, dialogue_id=dialogue_id
+    found: dict[tuple[str, str, str], Fact] = {}
+    for group in _sentence_clauses(text):
+        noting = False
+        for clause in group:
+            if _is_question(clause, text) or _REPORTED.search(clause):
+                noting = False
+                continue
+            body = note_body(clause)
+            noting = noting or body is not None
+            said = body or clause
+            facts = _clause_facts(
+                said, now=now, tz=tz, grace_s=reminder_grace_s, dialogue_id=dialogue_id
             )
-            or match_name(clause)
-            or match_birthday(clause, now=now, tz=tz)
-            or match_preference(clause)
-            or match_place_or_work(clause)
-            or match_dated_event(clause, now=now, tz=tz)
-        )
-        if fact is not None:
-            found.append(Fact(**{**fact.__dict__, "quote": clause}))
-    return found
+            if not facts and (body or (noting and _MY_THING_IS.match(said))):
+                note = match_note(said, now=now, tz=tz)
+                facts = [note] if note is not None else []
+            for fact in facts:
+                key = (fact.scope, fact.category, fact.key)
+                found.pop(key, None)
+                found[key] = Fact(**{**fact.__dict__, "quote": clause})
+    return list(found.values())
 
 
 def _fact_key(rec: MemoryRecord) -> str | None:
     tags = set(rec.tags)
+    topics = [t for t in rec.tags if t.startswith("topic:")]
+    for kind in ("allergy", "diet"):
+        if kind in tags and rec.category == "profile" and topics:
+            return f"{kind}:{topics[0][6:]}"
     for key in ("name", "home", "work", "job", "birthday"):
         if key in tags and rec.category == "profile":
             return key
-    topics = [t for t in rec.tags if t.startswith("topic:")]
+    if rec.category == "knowledge" and "note" in tags and topics:
+        return "note:" + topics[0][6:]
     if rec.category == "preference" and topics:
         fav = re.match(r"The user's favourite (.+?) is ", rec.content)
         return f"favourite-{topic_key(fav.group(1))}" if fav else topics[0]
