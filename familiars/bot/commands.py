@@ -239,7 +239,7 @@ class Commands:
         lines = [f"{len(items)} found:"]
         for it in items:
             score = f" ({it['score']:.2f})" if isinstance(it.get("score"), float) else ""
-            lines.append(f"`{it['id']}`{score} {_one_line(it['text'])}")
+            lines.append(f"`{it['id']}`{score} {_one_line(str(it['text']))}")
         return CommandResponse("\n".join(lines))
 
     async def _export(self, caller: Caller) -> CommandResponse:

@@ -76,7 +76,8 @@ class RuntimeSender:
         ]
         own.sort(key=lambda d: d.last_user_at or "", reverse=True)
         same_agent = [d for d in own if d.agent_id == message.agent_id]
-        return (same_agent or own or [None])[0]
+        candidates = same_agent or own
+        return candidates[0] if candidates else None
 
     def _adapter(self, platform: str) -> PlatformAdapter | None:
         return next((a for a in self.app.adapters if a.name == platform), None)
@@ -115,9 +116,11 @@ def build_scheduler(app: Application) -> Scheduler:
         RuntimeSender(app),
         dialogues=StateDirectory(app.state, app.settings.scheduler.timezone),
         model=app.model,
+        gate=app.gate,
         flush_stats=app.dialogues.flush_access,
         error_handler=_scheduler_error(app),
     )
+    app.memory.store.add_listener(scheduler)  # new reminders get their exact job
 
     def on_proactive(caller: Caller, enabled: bool) -> None:
         scheduler.set_proactive(caller.agent_id, caller.dialogue_id, caller.user_key, enabled)

@@ -83,6 +83,8 @@ class Application:
         self.trees: DialogTrees | None = None
         self.model: ChatModel | None = None
         self.embedder: Embedder | None = None
+        self.gate: Any = None
+        self.registry: Any = None
         self.initialized = False
         self.running = False
 
@@ -93,6 +95,11 @@ class Application:
             return
         settings = self.settings
         base = self._embedder_override or embedder_from_settings(settings)
+        self.gate, self.registry = self._build_gate()
+        if settings.embedding.device.startswith("cuda") and hasattr(base, "unload"):
+            # On a GPU the embedder is a resident of the VRAM gate: evicted when idle or
+            # when something more urgent needs the memory, loaded again on next use.
+            base = self.registry.add_embedder(base)  # type: ignore[arg-type]
         self.embedder = RecentEmbeddings(base)
         self.memory = await self._stack.enter_async_context(
             open_workspace(settings, embedder=self.embedder)
@@ -102,7 +109,9 @@ class Application:
         self._stack.push_async_callback(self.state.close)
         self.trees = DialogTrees(Path(settings.workspace))
         self.model = self._build_model()
-        writer = MemoryWriter.from_settings(settings, self.memory.store, model=self.model)
+        writer = MemoryWriter.from_settings(
+            settings, self.memory.store, model=self.model, vectors=self.memory.index
+        )
         self.writer_queue = WriterQueue(writer)
         recaller = self._build_recaller()
         commands = Commands(
@@ -231,6 +240,12 @@ class Application:
 
     # ------------------------------------------------------------------ building
 
+    def _build_gate(self) -> tuple[Any, Any]:
+        from familiars.scheduler import ModelRegistry, VRAMGate
+
+        gate = VRAMGate.from_settings(self.settings.gate)
+        return gate, ModelRegistry(gate)
+
     def _build_model(self) -> ChatModel | None:
         if self._model_override is not True:
             return self._model_override or None  # type: ignore[return-value]
@@ -249,8 +264,9 @@ class Application:
         recaller = self.dialogues.recaller if self.dialogues is not None else None
         if recaller is None:
             return
-        from familiars.bot.recall import start_recaller
+        from familiars.bot.recall import ReaderRecaller, start_recaller
 
+        assert isinstance(recaller, ReaderRecaller)
         assert self.memory is not None and self.trees is not None and self.state is not None
         known = [(d.agent_id, d.dialogue_id) for d in await self.state.dialogues()]
         await start_recaller(recaller, self.memory, self.trees, known)
@@ -334,13 +350,14 @@ class Application:
         from familiars.bot.api.status import StatusSources
 
         assert self.memory is not None
+        queue, dialogues, model = self.writer_queue, self.dialogues, self.model
         sources = StatusSources(
             settings=self.settings,
             embedder=self.embedder,
-            writer_stats=(lambda: self.writer_queue.stats()) if self.writer_queue else None,
-            recall_stats=(lambda: self.dialogues.stats.as_dict()) if self.dialogues else None,
-            gate=getattr(self.scheduler, "gate", None),
-            providers=(lambda: [s.as_dict() for s in self.model.states()]) if self.model else None,
+            writer_stats=queue.stats if queue is not None else None,
+            recall_stats=dialogues.stats.as_dict if dialogues is not None else None,
+            gate=self.gate,
+            providers=(lambda: [s.as_dict() for s in model.states()]) if model else None,
         )
         self.api = ApiServer.from_sources(sources)
         await self.api.start()

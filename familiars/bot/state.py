@@ -14,6 +14,7 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import aiosqlite
 
@@ -311,7 +312,7 @@ class BotState:
         await self.db.commit()
 
 
-def _dialogue(row: tuple) -> DialogueInfo:  # type: ignore[type-arg]
+def _dialogue(row: Any) -> DialogueInfo:
     return DialogueInfo(
         agent_id=row[0],
         dialogue_id=row[1],

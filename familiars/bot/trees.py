@@ -41,6 +41,18 @@ class RecentEmbeddings(Embedder):
             out[i] = vec
         return out
 
+    async def aembed_batch(self, texts: list[str]) -> np.ndarray:
+        """Cached texts come from the cache; the rest go to the inner embedder's own async
+        path (a gated embedder takes its lease there)."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        if missing:
+            fresh = await self.inner.aembed_batch(missing)
+            for text, vec in zip(missing, fresh, strict=True):
+                self._cache[text] = vec
+                if len(self._cache) > self.size:
+                    self._cache.popitem(last=False)
+        return self.embed_batch(texts)
+
     def describe(self) -> dict[str, Any]:
         return self.inner.describe()
 

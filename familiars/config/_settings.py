@@ -44,7 +44,7 @@ class MemorySettings(BaseModel):
     writer_budget_chars: int = Field(default=1500, ge=1)
     #: A new write whose cosine to a live record of the same cell and owner is above this is
     #: treated as the same fact (update or skip, never a second record).
-    dedupe_cosine: float = Field(default=0.9, ge=0.0, le=1.0)
+    dedupe_cosine: float = Field(default=0.85, ge=0.0, le=1.0)
     watch: bool = True
     watch_debounce_s: float = Field(default=3.0, ge=0.0)
 

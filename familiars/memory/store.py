@@ -9,6 +9,7 @@ the callers. Reads parse files on demand and cache them by (size, mtime).
 from __future__ import annotations
 
 import asyncio
+import builtins
 import logging
 import re
 import threading
@@ -283,7 +284,7 @@ class MemoryStore:
         live_only: bool = True,
         now: datetime | None = None,
         live_context: dict[str, Any] | None = None,
-    ) -> list[MemoryRecord]:
+    ) -> builtins.list[MemoryRecord]:
         """Records matching every filter given, oldest first."""
         if user_key is not None:
             check_user_key(user_key)
@@ -305,14 +306,14 @@ class MemoryStore:
 
         return await asyncio.to_thread(collect)
 
-    async def parse_errors(self) -> list[EntryParseError]:
+    async def parse_errors(self) -> builtins.list[EntryParseError]:
         def collect() -> list[EntryParseError]:
             with self._lock:
                 return [e for p in self.memory_files() for e in self._load(p).errors]
 
         return await asyncio.to_thread(collect)
 
-    async def history(self, record_id: str) -> list[dict[str, Any]]:
+    async def history(self, record_id: str) -> builtins.list[dict[str, Any]]:
         """Every history event of this record and of the records it supersedes (and of those
         superseding it), oldest first: the chain of what was said before a change of mind."""
         check_record_id(record_id)
@@ -340,7 +341,7 @@ class MemoryStore:
 
     async def append_many(
         self, records: Iterable[MemoryRecord], *, dedupe: bool = True
-    ) -> list[MemoryRecord]:
+    ) -> builtins.list[MemoryRecord]:
         ops = [self._append_op(self._prepare_new(rec), dedupe) for rec in records]
         return await self._submit(ops)
 
@@ -386,7 +387,8 @@ class MemoryStore:
             new_seg = Segment(text="", line=0, record=record)
             parsed.segments.append(new_seg)
             log.ids(path, parsed).add(record.id)
-            if key not in known or known[key].record is None or known[key].record.deprecated:
+            held = known.get(key)
+            if held is None or held.record is None or held.record.deprecated:
                 known[key] = new_seg
             log.record_event(path, "upsert", record)
             log.upserted[record.id] = record
@@ -517,7 +519,7 @@ class MemoryStore:
 
     # ----------------------------------------------------------------- the writer task
 
-    async def _submit(self, ops: list[_Op]) -> list[Any]:
+    async def _submit(self, ops: builtins.list[_Op]) -> builtins.list[Any]:
         if not ops:
             return []
         if self._queue is None:
@@ -525,7 +527,7 @@ class MemoryStore:
         loop = asyncio.get_running_loop()
         group = loop.create_future()
         await self._queue.put(_OpGroup(ops, group))
-        values: list[Any] = await group
+        values: builtins.list[Any] = await group
         return values
 
     async def _writer(self) -> None:
@@ -547,7 +549,7 @@ class MemoryStore:
             if groups:
                 await self._run_batch(groups)
 
-    async def _run_batch(self, groups: list[_OpGroup]) -> None:
+    async def _run_batch(self, groups: builtins.list[_OpGroup]) -> None:
         log = _BatchLog()
         try:
             results = await asyncio.to_thread(self._apply_groups, groups, log)
@@ -582,7 +584,7 @@ class MemoryStore:
         if listener_error is not None:
             self.last_listener_error = listener_error
 
-    def _apply_groups(self, groups: list[_OpGroup], log: _BatchLog) -> _BatchResults:
+    def _apply_groups(self, groups: builtins.list[_OpGroup], log: _BatchLog) -> _BatchResults:
         """Apply every group's ops to the parsed files, then write each touched file once.
 
         An op checks everything before it mutates, so a failing op leaves its file as it was;
@@ -613,7 +615,9 @@ class MemoryStore:
                 raise
             return _BatchResults(values, touched)
 
-    def _write_file(self, path: Path, parsed: ParsedFile, events: list[dict[str, Any]]) -> None:
+    def _write_file(
+        self, path: Path, parsed: ParsedFile, events: builtins.list[dict[str, Any]]
+    ) -> None:
         text = render_file(parsed)
         atomic_write_text(path, text)
         if events:
