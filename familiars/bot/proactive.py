@@ -110,10 +110,12 @@ class StateDirectory:
 
 def build_scheduler(app: Application) -> Scheduler:
     assert app.memory is not None and app.state is not None and app.dialogues is not None
+    extra: dict[str, Any] = {"clock": app.clock} if app.clock is not None else {}
     scheduler = Scheduler(
         app.settings,
         app.memory.store,
         RuntimeSender(app),
+        **extra,
         dialogues=StateDirectory(app.state, app.settings.scheduler.timezone),
         model=app.model,
         gate=app.gate,

@@ -16,6 +16,7 @@ import logging
 import signal
 from collections.abc import Callable, Coroutine
 from contextlib import AsyncExitStack
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,7 @@ class Application:
         scheduler: bool = True,
         watch: bool | None = None,
         error_handler: ErrorHandler = _log_error,
+        clock: Callable[[], datetime] | None = None,
     ) -> None:
         self.settings = settings
         self._embedder_override = embedder
@@ -69,6 +71,8 @@ class Application:
         self._use_scheduler = scheduler
         self._watch = settings.memory.watch if watch is None else watch
         self.error_handler = error_handler
+        #: What time it is, for the scheduler (tests pass a fixed clock instead of sleeping).
+        self.clock = clock
         self._stack = AsyncExitStack()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._stopped = asyncio.Event()
