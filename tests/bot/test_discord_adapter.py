@@ -310,8 +310,9 @@ async def test_bad_input_never_crashes(
     await fake.dispatch_message(fake.dm_message(BOT_USER | {"id": "42"}, "another bot"))
     await replies(fake, dm_channel(ALICE))
     await fake.wait_for(lambda: len(fake.created_messages(dm_channel(BOB))) >= 51)
-    assert [m.user_id for m in handler.messages] == [ALICE["id"], BOB["id"]]
-    (file,) = handler.messages[0].attachments
+    assert sorted(m.user_id for m in handler.messages) == [ALICE["id"], BOB["id"]]
+    (from_alice,) = [m for m in handler.messages if m.user_id == ALICE["id"]]
+    (file,) = from_alice.attachments
     assert (file.filename, file.content_type, file.size) == ("notes.pdf", "application/pdf", 1234)
 
 
@@ -325,6 +326,17 @@ async def test_handler_failure_gets_an_apology(
     await fake.dispatch_message(fake.dm_message(ALICE, "hi"))
     (reply,) = await replies(fake, dm_channel(ALICE))
     assert reply["content"].startswith("Sorry, something went wrong")
+
+    async def broken_command(invocation: CommandInvocation) -> CommandResponse:
+        raise RuntimeError("store exploded")
+
+    handler.command = broken_command  # type: ignore[method-assign]
+    await fake.dispatch_message(fake.dm_message(BOB, "/memory list"))
+    (reply,) = await replies(fake, dm_channel(BOB))
+    assert reply["content"].startswith("Sorry, something went wrong")
+    request = await callback(fake, fake.interaction(ALICE, "memory", subcommand("why")))
+    assert request.json["data"]["content"].startswith("Sorry, that command failed")
+    assert request.json["data"]["flags"] == 64
 
 
 # -- platform errors --------------------------------------------------------------------------
@@ -368,6 +380,7 @@ async def test_server_errors_back_off_then_give_up_and_the_turn_still_completes(
 
     fake.fail("POST", r"/channels/\d+/messages$", 403, times=1)
     await fake.dispatch_message(fake.dm_message(BOB, "second"))
+    await fake.wait_for(lambda: handler.finished == 2)
     await fake.dispatch_message(fake.dm_message(BOB, "third"))
     (reply,) = await replies(fake, dm_channel(BOB))
     assert reply["content"] == "echo: third"
@@ -386,10 +399,11 @@ async def test_disconnect_loses_no_incoming_message(
     await replies(fake, dm_channel(ALICE), 2)
     await fake.dispatch_message(fake.dm_message(ALICE, "after the resume"))
     await replies(fake, dm_channel(ALICE), 3)
-    assert [m.text for m in handler.messages] == [
+    # Each exactly once (the two replayed on RESUME are answered concurrently).
+    assert sorted(m.text for m in handler.messages) == [
+        "after the resume",
         "lost on the wire",
         "sent while disconnected",
-        "after the resume",
     ]
     assert (fake.identifies, fake.resumes) == (1, 1)
 
@@ -694,7 +708,10 @@ async def test_live_a_fact_told_in_a_dm_is_used_later_and_kept_from_others(
     later = await replies(fake, dm_channel(ALICE), 2)
     assert "name is Alice" in later[-1]["content"]
     mine = await callback(fake, fake.interaction(ALICE, "memory", subcommand("list")))
-    (record_id,) = re.findall(r"m_[0-9a-z]+", mine.json["data"]["content"])
+    listed = re.findall(r"`(m_[0-9a-z]+)` \[\w+\] (.+)", mine.json["data"]["content"])
+    assert listed
+    record_id = listed[0][0]
+    secrets = [part for pair in listed for part in pair]  # ids and contents
 
     # Bob, in the server, asks and tries every command: nothing of Alice's comes back.
     question = f"{MENTION} what is the name of the person who spoke to you before me?"
@@ -713,8 +730,9 @@ async def test_live_a_fact_told_in_a_dm_is_used_later_and_kept_from_others(
         assert request.json["data"]["flags"] == 64
         answers.append(request.json["data"].get("content") or "")
         answers += [data.decode() for data in request.files.values()]
-    leaks = [a for a in answers if record_id in a or "name is Alice" in a]
+    leaks = [(a, secret) for a in answers for secret in secrets if secret in a]
     assert leaks == []
+    assert not any("hiking" in a.lower() for a in answers)
 
     # Alice herself still has it and sees it, privately, in the same server.
     in_server = fake.interaction(ALICE, "memory", subcommand("list"), in_guild=True)

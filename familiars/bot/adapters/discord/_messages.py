@@ -158,10 +158,14 @@ class Conversation(commands.Cog):
             thread_id=incoming.thread_id,
             ts=incoming.ts,
         )
-        response = await self._handler.command(invocation)
-        await self._deliver_quietly(
-            send_command_response(self._sink(message, reply=False), response)
-        )
+        sink = self._sink(message, reply=False)
+        try:
+            response = await self._handler.command(invocation)
+        except Exception:  # the person gets an apology; the cause goes to the log
+            logger.exception("command /%s failed", name)
+            await self._deliver_quietly(sink.send(APOLOGY))
+            return
+        await self._deliver_quietly(send_command_response(sink, response))
 
     @staticmethod
     async def _deliver_quietly(sending: object) -> bool:
