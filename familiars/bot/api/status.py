@@ -168,7 +168,8 @@ def recall_block(source: str, data: Mapping[str, Any] | None) -> dict[str, Any]:
     if data is None:
         return {"available": False, "source": "absent"}
     recalls = _number(_first(data, "recalls", "count", "queries"))
-    latency = data.get("latency_ms") if isinstance(data.get("latency_ms"), Mapping) else {}
+    nested = data.get("latency_ms")
+    latency: Mapping[str, Any] = nested if isinstance(nested, Mapping) else {}
     return {
         "available": True,
         "source": source,
