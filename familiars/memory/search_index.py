@@ -183,6 +183,7 @@ class RecallIndex:
         self._neighbours = np.zeros((0, 2), dtype=np.int64)
         self._words = np.zeros((0, MAX_WORDS), dtype=np.int64)
         self._word_w = np.zeros((0, MAX_WORDS), dtype=np.float32)
+        self._n_words = np.zeros(0, dtype=np.int64)
         self._own_words: list[list[int]] = []
         self._own_terms: list[Counter[str]] = []
         self._sent_start = np.zeros(0, dtype=np.int64)
@@ -224,6 +225,7 @@ class RecallIndex:
         self._neighbours = grown(self._neighbours, -1)
         self._words = grown(self._words, 0)
         self._word_w = grown(self._word_w, 0.0)
+        self._n_words = grown(self._n_words, 0)
         self._sent_start = grown(self._sent_start, 0)
         self._sent_count = grown(self._sent_count, 0)
         self._cap = cap
@@ -329,6 +331,7 @@ class RecallIndex:
         self._word_w[row] = 0.0
         self._words[row, : len(ids)] = ids
         self._word_w[row, : len(ids)] = weights
+        self._n_words[row] = len(ids)
 
     def remove(self, key: str) -> bool:
         row = self.rows.pop(key, None)
@@ -382,8 +385,9 @@ class RecallIndex:
         """Sum over query words of ``idf * max cosine to the row's words`` / sum of idf."""
         if not len(query_word_ids) or rows.size == 0:
             return np.zeros(rows.shape[0])
-        ids = self._words[rows]
-        weights = self._word_w[rows]
+        width = max(1, int(self._n_words[rows].max()))
+        ids = self._words[rows, :width]
+        weights = self._word_w[rows, :width]
         if not neighbours:
             weights = np.where(weights >= 1.0, weights, 0.0)
         uniq, inverse = np.unique(ids, return_inverse=True)
