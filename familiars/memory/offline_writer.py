@@ -177,9 +177,9 @@ def _split_sentence(sentence: str) -> list[str]:
     return out
 
 
-def _sentence_clauses(text: str) -> list[list[str]]:
-    """The clauses of each sentence that states something: a sentence that only imagines is
-    dropped, and so is the condition of an "if ..., ..." sentence."""
+def _sentence_clauses(text: str) -> list[tuple[str, list[str]]]:
+    """Each sentence that states something, with its clauses: a sentence that only imagines
+    is dropped, and so is the condition of an "if ..., ..." sentence."""
     out = []
     for sentence in sentences(text):
         bare = _FILLERS.sub("", sentence)
@@ -189,17 +189,29 @@ def _sentence_clauses(text: str) -> list[list[str]]:
             masked = _QUOTED.sub("", bare)
             if "," not in masked:
                 continue
-            sentence = masked.split(",", 1)[1]
-        out.append(_split_sentence(sentence))
+            sentence = masked.split(",", 1)[1].strip()
+        out.append((sentence, _split_sentence(sentence)))
     return out
 
 
 def clauses(text: str) -> list[str]:
-    return [c for group in _sentence_clauses(text) for c in group]
+    return [c for _, group in _sentence_clauses(text) for c in group]
+
+
+_POLITE_REQUEST = re.compile(
+    r"^(?:can|could|would|will)\s+you\s+(?:please\s+)?(?=(?:remember|note|keep\s+in\s+mind)\b)",
+    re.IGNORECASE,
+)
 
 
 def _is_question(clause: str, raw_text: str) -> bool:
     return clause.endswith("?") or bool(_QUESTION_START.match(clause))
+
+
+def _as_request(clause: str) -> str:
+    """ "can you remember that my locker code is 4471?" asks to keep a fact, not a question."""
+    m = _POLITE_REQUEST.match(clause)
+    return clause[m.end() :].rstrip("?").strip() if m else clause
 
 
 _NOT_PREFERENCES = re.compile(
@@ -513,6 +525,34 @@ def match_health(clause: str) -> Fact | None:
             "user", "profile", f"The user is {diet}.", ("diet", f"topic:{key}"), f"diet:{key}", 0.8
         )
     return None
+
+
+_GREETING_NAME = re.compile(
+    r"^(?i:(?:hi|hello|hey|hiya|howdy|greetings|good\s+(?:morning|afternoon|evening))"
+    r"(?:\s+there)?[,!.]?\s+(?:i'm|i am|im|this is|it's)\s+)(?P<name>[A-Z][a-z'-]+)"
+    r"(?=$|[,.!]|\s+(?i:and|but|from|here)\b)"
+)
+_NOT_GREETING_NAMES = frozenset(
+    _words(
+        "back new here fine good ok okay sorry home tired bored sad happy ready done just so "
+        "not also still dr mr mrs ms prof sir catholic christian muslim jewish hindu buddhist "
+        "american canadian australian mexican brazilian indian italian german russian korean "
+        "african european asian russian norwegian belgian austrian hungarian egyptian"
+    )
+)
+
+
+def match_greeting_name(sentence: str) -> Fact | None:
+    """ "Hi, I'm Bob": after a greeting, "I'm" and a capitalised word is a name ("I'm Tired"
+    without a greeting, or "Hi, I'm English", is not)."""
+    m = _GREETING_NAME.match(sentence.strip())
+    if not m:
+        return None
+    name = m.group("name")
+    low = name.lower()
+    if low in _NOT_GREETING_NAMES or low in _NOT_NAMES or low.endswith(("ish", "ese", "ch")):
+        return None
+    return Fact("user", "profile", f"The user's name is {name}.", ("name",), "name", 0.9)
 
 
 def match_name(clause: str) -> Fact | None:
@@ -856,9 +896,15 @@ def facts_in(
     ("I like tea. Actually I don't like tea") the later saying wins."""
     tz = zone(timezone)
     found: dict[tuple[str, str, str], Fact] = {}
-    for group in _sentence_clauses(text):
+    for sentence, group in _sentence_clauses(text):
+        greeting = match_greeting_name(sentence)
+        if greeting is not None:
+            found[("user", "profile", "name")] = Fact(
+                **{**greeting.__dict__, "quote": sentence.strip()[:200]}
+            )
         noting = False
-        for clause in group:
+        for said_clause in group:
+            clause = _as_request(said_clause)
             if _is_question(clause, text) or _REPORTED.search(clause):
                 noting = False
                 continue
@@ -874,7 +920,7 @@ def facts_in(
             for fact in facts:
                 key = (fact.scope, fact.category, fact.key)
                 found.pop(key, None)
-                found[key] = Fact(**{**fact.__dict__, "quote": clause})
+                found[key] = Fact(**{**fact.__dict__, "quote": said_clause})
     return list(found.values())
 
 
@@ -897,9 +943,49 @@ def _fact_key(rec: MemoryRecord) -> str | None:
     return None
 
 
+#: Words that only say what kind of thing a topic is: "pumpernickel bread" is pumpernickel,
+#: "jazz music" is jazz, "horror movies" are horror (but "coffee cake" is not coffee).
+_GENERIC_HEADS = frozenset(
+    _words(
+        "bread music food foods cuisine movie film show tv book novel game drink dish dishe "
+        "cooking song series genre sport"
+    )
+)
+
+
+def _head_alias(key: str) -> str | None:
+    """``topic:pumpernickel-bread`` -> ``topic:pumpernickel``; None when there is none."""
+    if not key.startswith("topic:"):
+        return None
+    parts = key[6:].split("-")
+    if len(parts) < 2 or parts[-1] not in _GENERIC_HEADS:
+        return None
+    return "topic:" + "-".join(parts[:-1])
+
+
+def _same_topic(
+    fact: Fact, by_key: dict[tuple[str, str, str], MemoryRecord]
+) -> MemoryRecord | None:
+    """A live preference about the same topic under a longer or shorter name."""
+    if fact.category != "preference":
+        return None
+    for (scope, category, key), rec in by_key.items():
+        if (scope, category) != (fact.scope, fact.category):
+            continue
+        if _head_alias(key) == fact.key or _head_alias(fact.key) == key:
+            return rec
+    return None
+
+
+def _polarity(rec: MemoryRecord) -> str:
+    return "dislikes" if "dislikes" in rec.tags else "likes" if "likes" in rec.tags else ""
+
+
 def to_writes(facts: Sequence[Fact], existing: Sequence[MemoryRecord]) -> WriterOutput:
     """Writes for ``facts``: ``skip`` when a live record already says it, ``update`` (with
-    ``supersedes_id``) when a live record holds another value of the same fact, else ``add``."""
+    ``supersedes_id``) when a live record holds another value of the same fact, else ``add``.
+    A preference about the same topic under another name ("I hate pumpernickel" against
+    "likes pumpernickel bread") supersedes it when the polarity turned, else is skipped."""
     by_key: dict[tuple[str, str, str], MemoryRecord] = {}
     for rec in existing:
         key = _fact_key(rec)
@@ -917,6 +1003,14 @@ def to_writes(facts: Sequence[Fact], existing: Sequence[MemoryRecord]) -> Writer
             open_loop=fact.open_loop,
         )
         old = by_key.get((fact.scope, fact.category, fact.key))
+        if old is None:
+            alias = _same_topic(fact, by_key)
+            if alias is not None and _polarity(alias) == fact.polarity:
+                writes.append(
+                    WriteOp(op="skip", scope=fact.scope, category=fact.category, entry=entry)
+                )
+                continue
+            old = alias
         if old is not None and old.content.strip() == fact.content:
             writes.append(WriteOp(op="skip", scope=fact.scope, category=fact.category, entry=entry))
             continue

@@ -44,6 +44,144 @@ FINDS = [
     ("my birthday is the 3rd of March", "The user's birthday is on March 3."),
     ("I was born on 3 March 1990", "The user's birthday is on March 3, 1990."),
     ("my exam is on friday", "The user's exam is on Friday 4 December 2026."),
+    ("my birthday is on 3 March", "The user's birthday is on March 3."),
+    ("I love the beach", "The user likes the beach."),
+    ("I'm allergic to peanuts", "The user is allergic to peanuts."),
+    ("I'm severely allergic to bee stings", "The user is allergic to bee stings."),
+    ("I have an allergy to penicillin", "The user is allergic to penicillin."),
+    ("I'm vegetarian", "The user is vegetarian."),
+    ("I'm a vegan now", "The user is vegan."),
+    ("I'm lactose intolerant", "The user is lactose intolerant."),
+    ("Hi, I'm Bob", "The user's name is Bob."),
+    ("Hey there, I'm Alice!", "The user's name is Alice."),
+    ("I like salt and pepper crisps", "The user likes salt and pepper crisps."),
+    ("I like rock and roll", "The user likes rock and roll."),
+    ("I like peace and love", "The user likes peace and love."),
+    ("I'm a huge fan of rock and roll", "The user likes rock and roll."),
+    ("I love jazz, do you?", "The user likes jazz."),
+    ("What do you like? I love hiking.", "The user likes hiking."),
+    ("I can't stand pumpernickel", "The user doesn't like pumpernickel."),
+    # A long object is kept up to eight words, and cut to its head beyond.
+    (
+        "I love pumpernickel bread from the Elm street bakery.",
+        "The user likes pumpernickel bread from the Elm street bakery.",
+    ),
+    (
+        "I love pumpernickel bread from the little bakery on the corner of Elm street",
+        "The user likes pumpernickel bread.",
+    ),
+    ("Remember that my locker code is 4471", "The user's locker code is 4471."),
+    ("Can you remember that my locker code is 4471?", "The user's locker code is 4471."),
+    ("note that I go to the gym on Mondays", "The user goes to the gym on Mondays."),
+    ("keep in mind that I work night shifts", "The user works night shifts."),
+    ("don't forget that I study at night", "The user studies at night."),
+    (
+        "don't forget that my sister's birthday is on 5 May",
+        "The user's sister's birthday is on 5 May.",
+    ),
+    # "tomorrow" in a note is the day it was said of.
+    (
+        "remember that I have a dentist appointment tomorrow",
+        "The user has a dentist appointment on Tuesday 1 December 2026.",
+    ),
+    ("remember that Tom is allergic to nuts", "Tom is allergic to nuts."),
+    ("remember that I hate olives", "The user doesn't like olives."),
+    ("for the record, my favourite colour is green", "The user's favourite colour is green."),
+    ("If it rains, I like reading", "The user likes reading."),
+]
+
+# Messages with several facts: every clause of every sentence, in the order said.
+COMPOUND = [
+    (
+        "My name is Alice and I love hiking.",
+        ["The user's name is Alice.", "The user likes hiking."],
+    ),
+    (
+        "My name is Alice. I love pumpernickel bread from the Elm street bakery.",
+        [
+            "The user's name is Alice.",
+            "The user likes pumpernickel bread from the Elm street bakery.",
+        ],
+    ),
+    (
+        "Remember that my locker code is 4471 and I hate pumpernickel now.",
+        ["The user's locker code is 4471.", "The user doesn't like pumpernickel."],
+    ),
+    ("My sister likes jazz and I love blues", ["The user likes blues."]),
+    ("My mom loves jazz, I love blues", ["The user likes blues."]),
+    ("My brother lives in Paris and I live in Leeds", ["The user lives in Leeds."]),
+    ("My friend works at Google but I work at Acme", ["The user works at Acme."]),
+    ("She said she likes jazz but I hate country", ["The user doesn't like country."]),
+    ("I work at Acme and live in Leeds", ["The user works at Acme.", "The user lives in Leeds."]),
+    ("I love cats and hate dogs", ["The user likes cats.", "The user doesn't like dogs."]),
+    (
+        "I don't like coffee anymore, I drink tea",
+        ["The user doesn't like coffee.", "The user drinks tea."],
+    ),
+    (
+        "I don't like coffee but I love tea",
+        ["The user doesn't like coffee.", "The user likes tea."],
+    ),
+    (
+        "I hate mondays but I love fridays",
+        ["The user doesn't like mondays.", "The user likes fridays."],
+    ),
+    (
+        "I like fish and chips and I live in Leeds",
+        ["The user likes fish and chips.", "The user lives in Leeds."],
+    ),
+    (
+        "My name is Alice, I live in Berlin and I work at Acme",
+        ["The user's name is Alice.", "The user lives in Berlin.", "The user works at Acme."],
+    ),
+    ("I live in Leeds; I work at Acme.", ["The user lives in Leeds.", "The user works at Acme."]),
+    (
+        "I was born on 3 March 1990 and I live in Leeds",
+        ["The user's birthday is on March 3, 1990.", "The user lives in Leeds."],
+    ),
+    (
+        "Hi, I'm Bob and I work as a nurse",
+        ["The user's name is Bob.", "The user works as a nurse."],
+    ),
+    (
+        "Call me Ali, I'm allergic to cats",
+        ["The user's name is Ali.", "The user is allergic to cats."],
+    ),
+    (
+        "I'm vegetarian and I have a peanut allergy",
+        ["The user is vegetarian.", "The user is allergic to peanut."],
+    ),
+    ("I love you and I like hiking", ["The user likes hiking."]),
+    ("I like how it sounds and I love jazz", ["The user likes jazz."]),
+    ("I love the idea, and I like the plan", ["The user likes the plan."]),
+    ("My wife and I live in Leeds", ["The user lives in Leeds."]),
+    (
+        "I work for Mr. Smith and I live in Leeds",
+        ["The user works at Mr. Smith.", "The user lives in Leeds."],
+    ),
+    (
+        "my favourite food is salt and pepper squid and I live in Leeds",
+        ["The user's favourite food is salt and pepper squid.", "The user lives in Leeds."],
+    ),
+    (
+        "Please remember: my locker code is 4471 and my gym is on Elm street",
+        ["The user's locker code is 4471.", "The user's gym is on Elm street."],
+    ),
+    # The later saying of one fact wins.
+    ("I like tea. Actually I don't like tea", ["The user doesn't like tea."]),
+    ("My name is Alice. Call me Ali", ["The user's name is Ali."]),
+    # A reminder is its whole clause; the next clause is read on its own.
+    (
+        "remind me to call mom tomorrow at 9 and I love hiking",
+        [
+            "Remind the user to call mom on Tuesday 1 December 2026 at 09:00 (Europe/Berlin).",
+            "The user likes hiking.",
+        ],
+    ),
+    (
+        "remind me tomorrow at 9am to call mom",
+        ["Remind the user to call mom on Tuesday 1 December 2026 at 09:00 (Europe/Berlin)."],
+    ),
 ]
 
 # Phrasings that look like a pattern and must not be read as one.
@@ -80,6 +218,41 @@ MUST_NOT = [
     "remind me every day at 9 to take my pills",
     "I don't like it when you do that",
     "call me maybe",
+    # Questions, hypotheticals, wishes and reported speech, also inside compound messages.
+    "do you like hiking?",
+    "I'd love to go to Paris",
+    "I'd love to live in Leeds and I'd love to work at Acme",
+    "I would love to live in Paris",
+    "I'd like a coffee and I'd love a cake",
+    "Imagine I live in Paris and I love cheese",
+    "Suppose I work at Google and I live in London",
+    "I wish I lived in Paris and I loved cheese",
+    "If I lived in Leeds and I worked at Acme, I would be happy",
+    "If I live in Leeds and I work at Acme next year",
+    'He said "I like jazz and I love blues"',
+    "My sister likes jazz and loves blues",
+    "She likes jazz and loves blues",
+    "I used to like coffee",
+    "When I was a kid I loved hiking",
+    "Do you remember that my name is Bob?",
+    "Can you remember that day we met?",
+    # Not a thing to keep: a task, a moment, a request to the bot, a secret.
+    "remember to buy milk",
+    "Remember that time we went to Paris",
+    "remember that you promised to help me",
+    "remember that I said I like jazz",
+    "Don't forget the keys",
+    "Remember that my wifi password is hunter2",
+    "please remember my PIN is 1234",
+    # Not names.
+    "Hey I'm English",
+    "hello I'm Tired",
+    "I'm Bob",
+    "hey I'm Dr Smith",
+    "I'm not allergic to anything",
+    "I'm not vegetarian",
+    "I like the way you talk",
+    "I love the idea",
 ]
 
 
@@ -88,6 +261,44 @@ def test_finds(text, content):
     facts = facts_in(text, now=NOW, timezone=TZ)
     assert facts, f"nothing found in {text!r}"
     assert facts[0].content == content
+
+
+@pytest.mark.parametrize(("text", "contents"), COMPOUND)
+def test_compound_messages_give_every_fact(text, contents):
+    facts = facts_in(text, now=NOW, timezone=TZ)
+    assert [f.content for f in facts] == contents
+
+
+SIMPLE = [text for text, _ in FINDS if not text.lower().startswith(("remember", "hi", "hey"))]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(SIMPLE), st.sampled_from(SIMPLE), st.sampled_from([". ", "! ", "\n"]))
+def test_two_sentences_give_the_facts_of_each(first, second, joint):
+    alone = [f.content for text in (first, second) for f in facts_in(text, now=NOW, timezone=TZ)]
+    both = facts_in(first + joint + second, now=NOW, timezone=TZ)
+    keys = [(f.scope, f.category, f.key) for f in both]
+    assert len(keys) == len(set(keys))
+    if len(both) == len(alone):
+        assert [f.content for f in both] == alone
+    else:  # one fact said twice: the later saying is kept
+        assert [f.content for f in both][-1] == alone[-1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([t for t in SIMPLE if t.startswith("I ")]))
+def test_and_i_joins_a_second_clause(second):
+    [alone] = facts_in(second, now=NOW, timezone=TZ)
+    both = facts_in("My name is Alice and " + second, now=NOW, timezone=TZ)
+    assert [f.content for f in both] == ["The user's name is Alice.", alone.content]
+
+
+def test_quote_is_the_clause_as_said():
+    facts = facts_in("My name is Alice and I love hiking.", now=NOW)
+    assert [f.quote for f in facts] == ["My name is Alice", "I love hiking"]
+    note, _ = facts_in("Remember that my locker code is 4471 and I hate pumpernickel now.", now=NOW)
+    assert (note.scope, note.category, note.key) == ("user", "knowledge", "note:locker-code")
+    assert note.quote == "Remember that my locker code is 4471"
 
 
 @pytest.mark.parametrize("text", MUST_NOT)
@@ -177,6 +388,76 @@ def test_changed_fact_supersedes_and_same_fact_skips():
         ("skip", "The user's name is Alice.", None),
         ("update", "The user doesn't like coffee.", "m_coffee"),
         ("add", "The user drinks tea.", None),
+    ]
+
+
+def test_changed_note_supersedes_the_old_one():
+    existing = [
+        _rec(
+            "The user's locker code is 4471.",
+            id="m_code",
+            category="knowledge",
+            tags=["note", "topic:locker-code"],
+        )
+    ]
+    same = offline_writes("remember that my locker code is 4471", existing=existing, now=NOW)
+    assert [w.op for w in same.writes] == ["skip"]
+    out = offline_writes("note that my locker code is 9012 now", existing=existing, now=NOW)
+    [write] = out.writes
+    assert (write.op, write.category, write.entry.supersedes_id) == (
+        "update",
+        "knowledge",
+        "m_code",
+    )
+    assert write.entry.content == "The user's locker code is 9012 now."
+
+
+def test_a_turned_preference_supersedes_the_same_topic_under_a_longer_name():
+    bread = _rec(
+        "The user likes pumpernickel bread from the Elm street bakery.",
+        id="m_bread",
+        category="preference",
+        tags=["likes", "topic:pumpernickel-bread"],
+    )
+    out = offline_writes(
+        "Remember that my locker code is 4471 and I hate pumpernickel now.",
+        existing=[bread],
+        now=NOW,
+    )
+    ops = [(w.op, w.category, w.entry.content, w.entry.supersedes_id) for w in out.writes]
+    assert ops == [
+        ("add", "knowledge", "The user's locker code is 4471.", None),
+        ("update", "preference", "The user doesn't like pumpernickel.", "m_bread"),
+    ]
+    # Said again with the same polarity: already known.
+    again = offline_writes("I love pumpernickel", existing=[bread], now=NOW)
+    assert [w.op for w in again.writes] == ["skip"]
+    # "coffee cake" is not coffee: a dislike of coffee leaves it alone.
+    cake = _rec(
+        "The user likes coffee cake.",
+        id="m_cake",
+        category="preference",
+        tags=["likes", "topic:coffee-cake"],
+    )
+    out = offline_writes("I hate coffee", existing=[cake], now=NOW)
+    assert [(w.op, w.entry.supersedes_id) for w in out.writes] == [("add", None)]
+
+
+def test_allergy_is_its_own_fact_per_allergen():
+    existing = [
+        _rec(
+            "The user is allergic to peanuts.",
+            id="m_nuts",
+            category="profile",
+            tags=["allergy", "topic:peanut"],
+        )
+    ]
+    out = offline_writes(
+        "I'm allergic to peanuts and I'm allergic to cats", existing=existing, now=NOW
+    )
+    assert [(w.op, w.entry.content) for w in out.writes] == [
+        ("skip", "The user is allergic to peanuts."),
+        ("add", "The user is allergic to cats."),
     ]
 
 
