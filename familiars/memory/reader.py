@@ -225,6 +225,8 @@ class MemoryReader:
         self.access_sink = access_sink
         self.access_flush_every = access_flush_every
         self._pending_nodes: list[tuple[str, str, Node]] = []
+        self._queued: set[str] = set()  # node keys queued or indexed
+        self._seen_trees: set[tuple[str, str]] = set()
         self._pending_records: list[MemoryRecord] = []
         self._removed: list[str] = []
         self._access: Counter[str] = Counter()
@@ -251,16 +253,22 @@ class MemoryReader:
 
     def _on_node(self, tree: DialogTree, node: Node) -> None:
         if tree.agent_id and tree.dialogue_id:
-            self._pending_nodes.append((tree.agent_id, tree.dialogue_id, node))
+            self._queue_node(tree.agent_id, tree.dialogue_id, node)
+
+    def _queue_node(self, agent_id: str, dialogue_id: str, node: Node) -> None:
+        key = node_key(agent_id, dialogue_id, node.id)
+        if key not in self._queued:
+            self._queued.add(key)
+            self._pending_nodes.append((agent_id, dialogue_id, node))
 
     def add_tree(self, tree: DialogTree) -> None:
         """Queue every node of an already loaded tree (the registry's own trees are fed
         through its listener)."""
         if tree.agent_id is None or tree.dialogue_id is None:
             raise RecallError("a tree needs agent_id and dialogue_id to be recalled")
+        self._seen_trees.add((tree.agent_id, tree.dialogue_id))
         for node in tree.node_list:
-            if node_key(tree.agent_id, tree.dialogue_id, node.id) not in self.index.rows:
-                self._pending_nodes.append((tree.agent_id, tree.dialogue_id, node))
+            self._queue_node(tree.agent_id, tree.dialogue_id, node)
 
     async def attach_index(self, source: RecordSource, subscribe: Any = None) -> int:
         """Load every live record of the SQLite index, and keep up with its changes when
@@ -471,7 +479,10 @@ class MemoryReader:
         check_dialogue_id(dialogue_id)
         if self.trees is None:
             return None
-        return self.trees.get(agent_id, dialogue_id)  # DialogueNotFoundError when missing
+        tree = self.trees.get(agent_id, dialogue_id)  # DialogueNotFoundError when missing
+        if (agent_id, dialogue_id) not in self._seen_trees:
+            self.add_tree(tree)  # nodes loaded from disk before this reader saw them
+        return tree
 
     def _query_words(self, subqueries: Sequence[str]) -> list[str]:
         if "late_interaction" in self.ablated:
