@@ -7,6 +7,7 @@ and so one user scope. (platform, chat, thread, agent) -> ``dialogue_<n>`` of th
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
 import secrets
@@ -106,11 +107,12 @@ class BotState:
     def __init__(self, workspace: Path) -> None:
         self.path = Path(workspace) / "familiars.db"
         self._db: aiosqlite.Connection | None = None
+        # Find-or-create must not interleave between concurrent turns (two new chats would
+        # both pick the same dialogue number; two first messages would race on one person).
+        self._create_lock = asyncio.Lock()
 
     async def open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        import asyncio
-
         await asyncio.to_thread(migrate_database, self.path, [migrations])
         self._db = await aiosqlite.connect(self.path, timeout=30.0)
         await self._db.execute("PRAGMA journal_mode=WAL")
@@ -126,15 +128,28 @@ class BotState:
             raise RuntimeError("BotState is not open")
         return self._db
 
+    # A read runs to its end in one call: a cursor left open across an await keeps a read
+    # transaction that another turn's write on this connection cannot then upgrade while the
+    # index's connection writes ("database is locked" at once, with no busy wait).
+    async def _all(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        return list(await self.db.execute_fetchall(sql, params))
+
+    async def _one(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
+        rows = await self._all(sql, params)
+        return rows[0] if rows else None
+
     # ------------------------------------------------------------------ people
 
     async def person_for(self, platform: str, user_id: str, display_name: str = "") -> str:
         """The person behind a platform identity, created on first sight."""
-        async with self.db.execute(
+        async with self._create_lock:
+            return await self._person_for(platform, user_id, display_name)
+
+    async def _person_for(self, platform: str, user_id: str, display_name: str) -> str:
+        row = await self._one(
             "SELECT user_key FROM identities WHERE platform = ? AND platform_user_id = ?",
             (platform, user_id),
-        ) as cur:
-            row = await cur.fetchone()
+        )
         if row is not None:
             if display_name:
                 await self.db.execute(
@@ -158,11 +173,10 @@ class BotState:
         return user_key
 
     async def person(self, user_key: str) -> Person | None:
-        async with self.db.execute(
+        row = await self._one(
             "SELECT user_key, display_name, timezone, proactive FROM people WHERE user_key = ?",
             (user_key,),
-        ) as cur:
-            row = await cur.fetchone()
+        )
         if row is None:
             return None
         return Person(row[0], row[1], row[2], bool(row[3]))
@@ -178,11 +192,11 @@ class BotState:
         await self.db.commit()
 
     async def identities_of(self, user_key: str) -> list[tuple[str, str]]:
-        async with self.db.execute(
+        rows = await self._all(
             "SELECT platform, platform_user_id FROM identities WHERE user_key = ? ORDER BY 1, 2",
             (user_key,),
-        ) as cur:
-            return [(str(p), str(u)) for p, u in await cur.fetchall()]
+        )
+        return [(str(p), str(u)) for p, u in rows]
 
     # ------------------------------------------------------------------ linking
 
@@ -202,10 +216,7 @@ class BotState:
         """Join this identity to the person who asked for ``code``; returns (old, new)
         user keys, or None when the code is unknown or expired. One use per code."""
         code = code.strip().upper()
-        async with self.db.execute(
-            "SELECT user_key, expires_at FROM link_codes WHERE code = ?", (code,)
-        ) as cur:
-            row = await cur.fetchone()
+        row = await self._one("SELECT user_key, expires_at FROM link_codes WHERE code = ?", (code,))
         if row is None or row[1] < now.isoformat():
             return None
         target = str(row[0])
@@ -235,14 +246,18 @@ class BotState:
         info = await self._find_dialogue(*key)
         if info is not None:
             return info
-        async with self.db.execute(
-            "SELECT dialogue_id FROM dialogues WHERE agent_id = ?", (agent_id,)
-        ) as cur:
-            numbers = [
-                int(r[0].split("_", 1)[1])
-                for r in await cur.fetchall()
-                if r[0].split("_", 1)[1].isdigit()
-            ]
+        async with self._create_lock:
+            return await self._create_dialogue(key, is_group=is_group, user_key=user_key)
+
+    async def _create_dialogue(
+        self, key: tuple[str, str, str, str], *, is_group: bool, user_key: str | None
+    ) -> DialogueInfo:
+        platform, chat_id, thread_id, agent_id = key
+        info = await self._find_dialogue(*key)
+        if info is not None:
+            return info
+        rows = await self._all("SELECT dialogue_id FROM dialogues WHERE agent_id = ?", (agent_id,))
+        numbers = [int(r[0].split("_", 1)[1]) for r in rows if r[0].split("_", 1)[1].isdigit()]
         dialogue_id = f"dialogue_{max(numbers, default=-1) + 1}"
         await self.db.execute(
             "INSERT OR IGNORE INTO dialogues (agent_id, dialogue_id, platform, chat_id, thread_id, "
@@ -266,30 +281,28 @@ class BotState:
     async def _find_dialogue(
         self, platform: str, chat_id: str, thread_id: str, agent_id: str
     ) -> DialogueInfo | None:
-        async with self.db.execute(
+        row = await self._one(
             "SELECT agent_id, dialogue_id, platform, chat_id, thread_id, is_group, user_key, "
             "last_user_at, last_bot_at FROM dialogues "
             "WHERE platform = ? AND chat_id = ? AND thread_id = ? AND agent_id = ?",
             (platform, chat_id, thread_id, agent_id),
-        ) as cur:
-            row = await cur.fetchone()
+        )
         return _dialogue(row) if row else None
 
     async def dialogue(self, agent_id: str, dialogue_id: str) -> DialogueInfo | None:
-        async with self.db.execute(
+        row = await self._one(
             "SELECT agent_id, dialogue_id, platform, chat_id, thread_id, is_group, user_key, "
             "last_user_at, last_bot_at FROM dialogues WHERE agent_id = ? AND dialogue_id = ?",
             (agent_id, dialogue_id),
-        ) as cur:
-            row = await cur.fetchone()
+        )
         return _dialogue(row) if row else None
 
     async def dialogues(self) -> list[DialogueInfo]:
-        async with self.db.execute(
+        rows = await self._all(
             "SELECT agent_id, dialogue_id, platform, chat_id, thread_id, is_group, user_key, "
             "last_user_at, last_bot_at FROM dialogues ORDER BY agent_id, dialogue_id"
-        ) as cur:
-            return [_dialogue(r) for r in await cur.fetchall()]
+        )
+        return [_dialogue(r) for r in rows]
 
     async def touch_dialogue(
         self,
