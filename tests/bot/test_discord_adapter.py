@@ -8,7 +8,7 @@ import logging
 import re
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from discord.gateway import DiscordWebSocket
@@ -26,7 +26,6 @@ from familiars.bot.adapters.base import (
 from familiars.bot.adapters.discord import DiscordAdapter, DiscordSendError, DiscordStartError
 from familiars.bot.adapters.discord._access import AccessPolicy
 from familiars.bot.adapters.discord._stream import ReplyStream
-from familiars.bot.runtime import Application
 from familiars.config import AccessSettings, DiscordSettings, Settings, load_settings
 from tests.bot.fake_discord import (
     ALICE,
@@ -40,7 +39,6 @@ from tests.bot.fake_discord import (
     FakeDiscord,
     Request,
 )
-from tests.fakes import HashEmbedder
 
 USAGE = (
     "Usage: /memory list [category] | search QUERY | show ID | forget ID | pin ID | export | why"
@@ -672,8 +670,16 @@ def test_from_env_needs_the_configured_token_variable(handler: ScriptedHandler) 
 # -- with the real DialogueManager (offline mode) ---------------------------------------------
 
 
+if TYPE_CHECKING:
+    from familiars.bot.runtime import Application
+
+
 @pytest.fixture
 async def app(workspace: Path) -> AsyncIterator[Application]:
+    # Imported here so the adapter tests above do not depend on the whole runtime importing.
+    from familiars.bot.runtime import Application
+    from tests.fakes import HashEmbedder
+
     settings = load_settings(workspace=workspace)
     application = Application(
         settings, embedder=HashEmbedder(), model=None, platforms=False, scheduler=False, watch=False
