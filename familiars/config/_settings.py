@@ -95,6 +95,9 @@ class DiscordSettings(BaseModel):
     allowed_guilds: list[str] = Field(default_factory=list)
     #: Register the slash commands with Discord at every start (turn off to save API calls).
     sync_commands: bool = True
+    #: Where discord.py talks to; unset means Discord itself (tests point these at a fake).
+    api_base: str | None = None
+    gateway_url: str | None = None
 
 
 class TelegramSettings(BaseModel):

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from aiohttp import WSMsgType, web
+from aiohttp import BodyPartReader, WSMsgType, web
 
 T = TypeVar("T")
 Json = dict[str, Any]
@@ -542,7 +542,7 @@ class FakeDiscord:
         return ws
 
     async def _on_gateway_frame(self, ws: web.WebSocketResponse, frame: Json) -> None:
-        op, data = frame.get("op"), frame.get("d")
+        op, data = frame.get("op"), frame.get("d") or {}
         if op == OP_HEARTBEAT:
             await ws.send_str(json.dumps({"op": OP_HEARTBEAT_ACK, "d": None}))
         elif op == OP_IDENTIFY:
@@ -605,10 +605,12 @@ async def _record(request: web.Request) -> Request:
     if content_type.startswith("multipart/"):
         reader = await request.multipart()
         async for part in reader:
+            if not isinstance(part, BodyPartReader):
+                continue
             if part.name == "payload_json":
-                record.json = json.loads(await part.text())  # type: ignore[union-attr]
+                record.json = json.loads(await part.text())
             elif part.filename:
-                record.files[part.filename] = bytes(await part.read())  # type: ignore[union-attr]
+                record.files[part.filename] = bytes(await part.read())
     elif request.can_read_body:
         raw = await request.read()
         record.json = json.loads(raw) if raw else None

@@ -793,3 +793,17 @@ async def test_reply_stream_shows_exactly_the_split_text_and_keeps_its_pace(
     text = "".join(delta for _, delta in steps)
     assert sink.shown == (split_message(text, 300) if text.strip() else [])
     assert all(b - a >= 1.0 for a, b in zip(pushes, pushes[1:], strict=False))
+
+
+async def test_endpoints_can_come_from_settings(
+    fake: FakeDiscord, handler: ScriptedHandler
+) -> None:
+    discord = DiscordSettings(api_base=fake.api_base, gateway_url=fake.gateway_url)
+    bot = DiscordAdapter(handler, Settings(discord=discord), fake.token, guild_ready_timeout_s=0.05)
+    await bot.start()
+    try:
+        assert await bot.send(str(GENERAL_ID), "hello from settings")
+    finally:
+        await bot.stop()
+    assert fake.created_messages(GENERAL_ID)[0]["content"] == "hello from settings"
+    assert Route.BASE == "https://discord.com/api/v10"

@@ -97,7 +97,9 @@ class DiscordAdapter(PlatformAdapter):
         super().__init__(handler)
         self.settings = settings
         self._token = token.strip()
-        self._endpoints = _Endpoints(api_base, gateway_url)
+        self._endpoints = _Endpoints(
+            api_base or settings.discord.api_base, gateway_url or settings.discord.gateway_url
+        )
         self._clock = clock
         self._sleep = sleep
         self._retry = retry or RetryPolicy()
