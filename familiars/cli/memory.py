@@ -13,7 +13,8 @@ from rich.progress import Progress
 from familiars.cli._context import console, fail, get_ctx, print_json, print_table, want_json
 from familiars.memory.entries import record_header
 from familiars.memory.errors import MemoryError_
-from familiars.memory.records import MemoryRecord
+from familiars.memory.paths import check_agent_id, check_dialogue_id, check_user_key
+from familiars.memory.records import MemoryRecord, is_live, utcnow
 from familiars.memory.store import make_record
 from familiars.memory.workspace import MemoryWorkspace, open_workspace
 
@@ -124,21 +125,44 @@ def list_(
     json_out: JsonOpt = False,
 ) -> None:
     """List memories (live ones unless --all), oldest first."""
+    as_json = want_json(ctx, json_out)
+    for value, check in (
+        (user, check_user_key),
+        (agent, check_agent_id),
+        (dialogue, check_dialogue_id),
+    ):
+        if value is not None:
+            try:
+                check(value)
+            except MemoryError_ as exc:
+                fail(str(exc))
 
     async def action(mw: MemoryWorkspace) -> list[MemoryRecord]:
-        return await mw.store.list(
+        # The index was just reconciled with the files, so it is read instead of parsing
+        # every file; JSON lines stream out as they come (``| head -1`` returns at once).
+        now = utcnow()
+        found: list[MemoryRecord] = []
+        async for rec in mw.index.iter_records(
             scope=scope,
             category=category,
             user_key=user,
             agent_id=agent,
             dialogue_id=dialogue,
-            live_only=not all_,
-        )
+            include_deprecated=all_,
+        ):
+            if not all_ and not is_live(rec, now=now):
+                continue
+            if as_json:
+                print_json(record_json(rec))
+            else:
+                found.append(rec)
+        return found
 
-    records = run_memory(ctx, action)
-    if want_json(ctx, json_out):
-        for rec in records:
-            print_json(record_json(rec))
+    try:
+        records = run_memory(ctx, action)
+    except BrokenPipeError:
+        raise typer.Exit(0) from None
+    if as_json:
         return
     rows = [
         [r.id, r.scope, r.category, _owner_text(r), _flags(r), r.content[:80].replace("\n", " ")]

@@ -13,7 +13,7 @@ import hashlib
 import json
 import logging
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -94,6 +94,23 @@ def m001_records(conn: sqlite3.Connection) -> None:
             vector BLOB NOT NULL,
             PRIMARY KEY (space_id, content_hash)
         ) WITHOUT ROWID;
+        """
+    )
+
+
+@migrations
+def m002_listing_indexes(conn: sqlite3.Connection) -> None:
+    """Counts per cell and listings by person or dialogue without a full scan (the HTTP API's
+    status and paging read these; IF NOT EXISTS because the API once added them itself)."""
+    conn.executescript(
+        """
+        CREATE INDEX IF NOT EXISTS records_cell_flags
+            ON records(scope, category, deprecated, pinned);
+        CREATE INDEX IF NOT EXISTS records_absolute_ttl
+            ON records(scope, category, deprecated)
+            WHERE json_extract(data, '$.ttl.kind') = 'absolute';
+        CREATE INDEX IF NOT EXISTS records_user_key_id ON records(user_key, id);
+        CREATE INDEX IF NOT EXISTS records_dialogue_id_id ON records(dialogue_id, id);
         """
     )
 
@@ -498,6 +515,44 @@ class MemoryIndex:
                     rec = record_from_row(data, content, user_key, agent_id, dialogue_id)
                     out[rec.id] = rec
         return out
+
+    async def iter_records(
+        self,
+        *,
+        scope: str | None = None,
+        category: str | None = None,
+        user_key: str | None = None,
+        agent_id: str | None = None,
+        dialogue_id: str | None = None,
+        include_deprecated: bool = False,
+    ) -> AsyncIterator[MemoryRecord]:
+        """Mirrored records, oldest first, with the filters of ``MemoryStore.list`` (a person's
+        key without a scope means their user scope). Streams: nothing is held in memory."""
+        where, params = ["1 = 1"], []
+        if scope is not None:
+            where.append("scope = ?")
+            params.append(scope)
+        elif user_key is not None:
+            where.append("scope = 'user'")
+        for column, value in (("category", category), ("user_key", user_key)):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        if agent_id is not None:
+            where.append("(scope = 'user' OR agent_id = ?)")
+            params.append(agent_id)
+        if dialogue_id is not None:
+            where.append("(dialogue_id IS NULL OR dialogue_id = ?)")
+            params.append(dialogue_id)
+        if not include_deprecated:
+            where.append("deprecated = 0")
+        sql = (
+            "SELECT data, content, user_key, agent_id, dialogue_id FROM records "
+            f"WHERE {' AND '.join(where)} ORDER BY ts, id"
+        )
+        async with self.db.execute(sql, params) as cur:
+            async for data, content, uk, ag, dl in cur:
+                yield record_from_row(data, content, uk, ag, dl)
 
     async def counts(self) -> list[dict[str, Any]]:
         """Per (scope, category): live, deprecated and pinned record counts."""
