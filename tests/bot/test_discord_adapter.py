@@ -807,3 +807,24 @@ async def test_endpoints_can_come_from_settings(
         await bot.stop()
     assert fake.created_messages(GENERAL_ID)[0]["content"] == "hello from settings"
     assert Route.BASE == "https://discord.com/api/v10"
+
+
+async def test_the_runtime_starts_discord_when_its_token_is_set(
+    fake: FakeDiscord, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from familiars.bot.runtime import Application
+    from tests.fakes import HashEmbedder
+
+    monkeypatch.setenv("DISCORD_BOT_TOKEN", fake.token)
+    monkeypatch.delenv("TELEGRAM_BOT_TOKEN", raising=False)
+    settings = load_settings(workspace=workspace)
+    discord = DiscordSettings(api_base=fake.api_base, gateway_url=fake.gateway_url)
+    settings = settings.model_copy(update={"discord": discord})
+    application = Application(
+        settings, embedder=HashEmbedder(), model=None, platforms=True, scheduler=False, watch=False
+    )
+    async with application:
+        await fake.dispatch_message(fake.dm_message(ALICE, "Hello, I am Alice."))
+        (reply,) = await replies(fake, dm_channel(ALICE))
+    assert "Offline mode" in reply["content"]
+    assert fake.identifies == 1
