@@ -504,6 +504,13 @@ async def test_memory_export_sends_a_file(fake: FakeDiscord, adapter: DiscordAda
     assert request.files == {"memory.md": b"# Alice\n"}
     assert request.json["data"]["flags"] == 64
 
+    # Typed as text in a DM, the file comes as an attachment of the answer.
+    await fake.dispatch_message(fake.dm_message(ALICE, "/memory export"))
+    (answer,) = await replies(fake, dm_channel(ALICE))
+    assert answer["content"] == "Your memory."
+    (upload,) = fake.calls("POST", rf"/channels/{dm_channel(ALICE)}/messages$")
+    assert upload.files == {"memory.md": b"# Alice\n"}
+
 
 async def test_bad_arguments_get_the_handlers_usage_text(
     fake: FakeDiscord, adapter: DiscordAdapter, handler: ScriptedHandler
