@@ -54,11 +54,15 @@ def test_sigkill_at_random_points_loses_nothing_acknowledged(tmp_path: Path) -> 
             stdout=subprocess.PIPE,
             env=env,
         )
-        time.sleep(0.35 + rng.random() * 0.5)  # let it get going, then kill mid-write
+        assert proc.stdout is not None
+        # Wait until the child is writing (however slow the machine is to start Python),
+        # then kill it at a random moment of its write loop.
+        first = proc.stdout.readline().decode().strip()
+        time.sleep(rng.random() * 0.4)
         proc.send_signal(signal.SIGKILL)
         out, _ = proc.communicate()
-        lines = out.decode().split("\n")
-        acked.update(line for line in lines[:-1] if line.startswith("m_"))
+        lines = [first, *out.decode().split("\n")[:-1]]
+        acked.update(line for line in lines if line.startswith("m_"))
         on_disk: set[str] = set()
         for md in ws.rglob("*.md"):
             parsed = read_file(md)
@@ -67,9 +71,7 @@ def test_sigkill_at_random_points_loses_nothing_acknowledged(tmp_path: Path) -> 
             read_events(md)  # a torn last history line is skipped, never fatal
         forgotten = set()
         for md in ws.rglob("*.md"):
-            forgotten.update(
-                e["id"] for e in read_events(md).events if e.get("forgotten")
-            )
+            forgotten.update(e["id"] for e in read_events(md).events if e.get("forgotten"))
         missing = acked - on_disk - forgotten
         assert not missing, f"round {round_no}: acknowledged but lost: {sorted(missing)[:3]}"
     assert len(acked) > 50
