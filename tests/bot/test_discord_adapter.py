@@ -835,3 +835,19 @@ async def test_the_runtime_starts_discord_when_its_token_is_set(
         (reply,) = await replies(fake, dm_channel(ALICE))
     assert "Offline mode" in reply["content"]
     assert fake.identifies == 1
+
+
+async def test_refused_slash_commands_do_not_stop_the_bot(
+    fake: FakeDiscord, make_adapter: Callable[..., DiscordAdapter], caplog: pytest.LogCaptureFixture
+) -> None:
+    fake.fail("PUT", r"/applications/\d+/commands$", 400, body={"message": "bad", "code": 50035})
+    bot = make_adapter()
+    with caplog.at_level(logging.ERROR, logger="familiars.bot.adapters.discord"):
+        await bot.start()
+    try:
+        await fake.dispatch_message(fake.dm_message(ALICE, "still there?"))
+        (reply,) = await replies(fake, dm_channel(ALICE))
+    finally:
+        await bot.stop()
+    assert reply["content"] == "echo: still there?"
+    assert any("could not be registered" in r.getMessage() for r in caplog.records)

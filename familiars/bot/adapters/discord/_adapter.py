@@ -206,8 +206,7 @@ class DiscordAdapter(PlatformAdapter):
         await bot.add_cog(conversation)
         await bot.add_cog(slash)
         if self.settings.discord.sync_commands:
-            synced = await bot.tree.sync()
-            logger.info("Discord: %d slash command(s) registered", len(synced))
+            await _sync_commands(bot)
 
     async def stop(self) -> None:
         """Finish the replies in progress (up to ``stop_timeout_s``), then disconnect."""
@@ -235,6 +234,16 @@ class DiscordAdapter(PlatformAdapter):
         sink = ChannelSink(channel, policy=self._retry, sleep=self._sleep, remember=self._sent.add)
         ids = [(await sink.send(piece)).id for piece in pieces]
         return str(ids[0])
+
+
+async def _sync_commands(bot: commands.Bot) -> None:
+    """Register the slash commands; if Discord refuses them the bot still converses."""
+    try:
+        synced = await bot.tree.sync()
+    except discord.HTTPException as exc:
+        logger.error("Discord: the slash commands could not be registered: %s", exc)
+        return
+    logger.info("Discord: %d slash command(s) registered", len(synced))
 
 
 def _start_error(exc: BaseException | None) -> BaseException:
