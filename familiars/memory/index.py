@@ -209,10 +209,10 @@ class MemoryIndex:
             "INSERT OR IGNORE INTO embedding_spaces (model, dim) VALUES (?, ?)", (model, dim)
         )
         await self.db.commit()
-        async with self.db.execute(
+        rows = await self.db.execute_fetchall(
             "SELECT space_id FROM embedding_spaces WHERE model = ? AND dim = ?", (model, dim)
-        ) as cur:
-            row = await cur.fetchone()
+        )
+        row = next(iter(rows), None)
         assert row is not None
         return int(row[0])
 
@@ -251,13 +251,13 @@ class MemoryIndex:
         for start in range(0, len(items), 500):
             chunk = items[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            async with self.db.execute(
+            rows = await self.db.execute_fetchall(
                 f"SELECT content_hash, vector FROM vectors WHERE space_id = ? "
                 f"AND content_hash IN ({marks})",
                 (self._space_id, *chunk),
-            ) as cur:
-                async for h, blob in cur:
-                    found[h] = np.frombuffer(blob, dtype=np.float32)
+            )
+            for h, blob in rows:
+                found[h] = np.frombuffer(blob, dtype=np.float32)
         return found
 
     async def load_matrix(
@@ -268,15 +268,15 @@ class MemoryIndex:
             return [], np.zeros((0, 0), dtype=np.float32)
         ids: list[str] = []
         blobs: list[bytes] = []
-        async with self.db.execute(
+        rows = await self.db.execute_fetchall(
             "SELECT r.id, v.vector FROM records r JOIN vectors v "
             "ON v.content_hash = r.content_hash AND v.space_id = ? "
             f"WHERE {where} ORDER BY r.rowid",
             (self._space_id, *params),
-        ) as cur:
-            async for rid, blob in cur:
-                ids.append(rid)
-                blobs.append(blob)
+        )
+        for rid, blob in rows:
+            ids.append(rid)
+            blobs.append(blob)
         dim = self.embedder.dim
         if not blobs:
             return ids, np.zeros((0, dim), dtype=np.float32)
@@ -380,9 +380,10 @@ class MemoryIndex:
         With ``paths``, only those files are looked at (the watcher's case)."""
         report = ReconcileReport()
         known: dict[str, tuple[int, int, str]] = {}
-        async with self.db.execute("SELECT path, size, mtime_ns, sha256 FROM files") as cur:
-            async for p, size, mtime, sha in cur:
-                known[p] = (size, mtime, sha)
+        for p, size, mtime, sha in await self.db.execute_fetchall(
+            "SELECT path, size, mtime_ns, sha256 FROM files"
+        ):
+            known[p] = (size, mtime, sha)
         if paths is None:
             on_disk = store.memory_files()
             candidates = {self._rel(p): p for p in on_disk}
@@ -446,8 +447,8 @@ class MemoryIndex:
         return report
 
     async def _ids_at(self, rel: str, exclude: set[str] | None = None) -> list[str]:
-        async with self.db.execute("SELECT id FROM records WHERE path = ?", (rel,)) as cur:
-            rows = [r[0] for r in await cur.fetchall()]
+        found = await self.db.execute_fetchall("SELECT id FROM records WHERE path = ?", (rel,))
+        rows = [r[0] for r in found]
         return [r for r in rows if not exclude or r not in exclude]
 
     async def embed_missing(self, *, batch: int = 512) -> int:
@@ -459,8 +460,7 @@ class MemoryIndex:
             "SELECT DISTINCT r.content FROM records r LEFT JOIN vectors v "
             "ON v.content_hash = r.content_hash AND v.space_id = ? WHERE v.content_hash IS NULL"
         )
-        async with self.db.execute(sql, (self._space_id,)) as cur:
-            texts = [row[0] for row in await cur.fetchall()]
+        texts = [row[0] for row in await self.db.execute_fetchall(sql, (self._space_id,))]
         for start in range(0, len(texts), batch):
             await self.vectors_for(texts[start : start + batch])
         return len(texts)
@@ -496,8 +496,8 @@ class MemoryIndex:
             "JOIN records r ON r.rowid = records_fts.rowid "
             f"WHERE records_fts MATCH ? AND {where} ORDER BY score DESC LIMIT ?"
         )
-        async with self.db.execute(sql, (match, *params, limit)) as cur:
-            return [(rid, float(score)) for rid, score in await cur.fetchall()]
+        rows = await self.db.execute_fetchall(sql, (match, *params, limit))
+        return [(rid, float(score)) for rid, score in rows]
 
     async def rows(self, ids: Sequence[str]) -> dict[str, MemoryRecord]:
         """Records by id, as mirrored (owner fields included)."""
@@ -506,14 +506,14 @@ class MemoryIndex:
         for start in range(0, len(items), 500):
             chunk = items[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            async with self.db.execute(
+            rows = await self.db.execute_fetchall(
                 f"SELECT data, content, user_key, agent_id, dialogue_id FROM records "
                 f"WHERE id IN ({marks})",
                 chunk,
-            ) as cur:
-                async for data, content, user_key, agent_id, dialogue_id in cur:
-                    rec = record_from_row(data, content, user_key, agent_id, dialogue_id)
-                    out[rec.id] = rec
+            )
+            for data, content, user_key, agent_id, dialogue_id in rows:
+                rec = record_from_row(data, content, user_key, agent_id, dialogue_id)
+                out[rec.id] = rec
         return out
 
     async def iter_records(
@@ -560,17 +560,17 @@ class MemoryIndex:
             "SELECT scope, category, SUM(deprecated = 0), SUM(deprecated = 1), SUM(pinned = 1) "
             "FROM records GROUP BY scope, category ORDER BY scope, category"
         )
-        async with self.db.execute(sql) as cur:
-            return [
-                {
-                    "scope": s,
-                    "category": c,
-                    "live": int(lv or 0),
-                    "deprecated": int(dp or 0),
-                    "pinned": int(pn or 0),
-                }
-                for s, c, lv, dp, pn in await cur.fetchall()
-            ]
+        rows = await self.db.execute_fetchall(sql)
+        return [
+            {
+                "scope": s,
+                "category": c,
+                "live": int(lv or 0),
+                "deprecated": int(dp or 0),
+                "pinned": int(pn or 0),
+            }
+            for s, c, lv, dp, pn in rows
+        ]
 
 
 def record_path(workspace: Path, rec: MemoryRecord) -> Path:
