@@ -527,7 +527,9 @@ class MemoryIndex:
         include_deprecated: bool = False,
     ) -> AsyncIterator[MemoryRecord]:
         """Mirrored records, oldest first, with the filters of ``MemoryStore.list`` (a person's
-        key without a scope means their user scope). Streams: nothing is held in memory."""
+        key without a scope means their user scope). Streams: nothing is held in memory, and
+        a read cursor stays open while the caller iterates, so this is for one-shot readers
+        such as the CLI, not for the runtime's shared connection."""
         where, params = ["1 = 1"], []
         if scope is not None:
             where.append("scope = ?")
