@@ -703,7 +703,9 @@ class DocumentFinder:
             score, parts = knobs_mod.apply_knobs(cand.fused, parsed, fact, ablate=self.ablate)
             shown = content.get(cand.group, cand) if cand.seq == 0 else cand
             ranked.append(_Ranked(cand, shown, score, parts))
-        ranked.sort(key=lambda item: -item.score)
+        # Ties (the same text under two names) break by file id, not by indexing order,
+        # so no file wins a tie for having been indexed first.
+        ranked.sort(key=lambda item: (-item.score, item.best.group[0]))
         return ranked
 
     async def _facts(self, file_ids: Sequence[str]) -> dict[str, knobs_mod.FileFacts]:
@@ -726,26 +728,21 @@ class DocumentFinder:
         ranked: list[_Ranked],
         words: Sequence[str],
     ) -> list[FoundFile]:
+        chunk_ids = [int(matrix.chunk_ids[item.shown.row]) for item in ranked]
+        rows = await self._chunk_rows(chunk_ids)
         out: list[FoundFile] = []
-        for item in ranked:
-            cand, score, knob_parts = item.best, item.score, item.parts
-            chunk_id = int(matrix.chunk_ids[item.shown.row])
-            async with self.db.execute(
-                "SELECT c.page, c.text, c.kind, c.version, c.current, d.name, d.path, d.owner "
-                "FROM doc_chunks c JOIN doc_files d ON d.file_id = c.file_id "
-                "WHERE c.chunk_id = ?",
-                (chunk_id,),
-            ) as cur:
-                row = await cur.fetchone()
+        for item, chunk_id in zip(ranked, chunk_ids, strict=True):
+            row = rows.get(chunk_id)
             if row is None:
                 continue
+            cand = item.best
             page, text, kind, version, current, name, path, owner = row
             parts = {
                 "cosine": round(cand.cosine, 4),
                 "dense": round(cand.dense, 4),
                 "keyword": round(cand.keyword, 4),
                 "fused": round(cand.fused, 4),
-                **{k: round(v, 4) for k, v in knob_parts.items()},
+                **{k: round(v, 4) for k, v in item.parts.items()},
             }
             out.append(
                 FoundFile(
@@ -755,7 +752,7 @@ class DocumentFinder:
                     owner=owner or None,
                     page=page,
                     passage=passage_of(text, words),
-                    score=round(score, 4),
+                    score=round(item.score, 4),
                     parts=parts,
                     chunk_kind=kind,
                     version=version,
@@ -763,6 +760,18 @@ class DocumentFinder:
                 )
             )
         return out
+
+    async def _chunk_rows(self, chunk_ids: Sequence[int]) -> dict[int, tuple[Any, ...]]:
+        if not chunk_ids:
+            return {}
+        marks = ",".join("?" * len(chunk_ids))
+        async with self.db.execute(
+            "SELECT c.chunk_id, c.page, c.text, c.kind, c.version, c.current, d.name, d.path, "
+            "d.owner FROM doc_chunks c JOIN doc_files d ON d.file_id = c.file_id "
+            f"WHERE c.chunk_id IN ({marks})",
+            list(chunk_ids),
+        ) as cur:
+            return {int(row[0]): tuple(row[1:]) async for row in cur}
 
     async def _get_matrix(self) -> _Matrix:
         if self._matrix is None:
