@@ -20,6 +20,8 @@ import numpy as np
 from familiars.memory.text import content_words, keyword_terms, stem
 
 MAX_WORDS = 96  # per document, for late interaction (own words first, then neighbours')
+CONTEXT_TERM_WEIGHT = 0.5  # a neighbour's keyword counts half
+CONTEXT_WORD_WEIGHT = 0.8  # a neighbour's word matches at 0.8 of an own word
 
 
 @dataclass
@@ -319,12 +321,12 @@ class RecallIndex:
                 continue
             if "context_words" not in self.ablated:
                 for t, c in self._own_terms[nb].items():
-                    terms[t] = terms.get(t, 0.0) + 0.5 * c
+                    terms[t] = terms.get(t, 0.0) + CONTEXT_TERM_WEIGHT * c
             for w in self._own_words[nb]:
                 if w not in seen:
                     seen.add(w)
                     ids.append(w)
-                    weights.append(0.8)
+                    weights.append(CONTEXT_WORD_WEIGHT)
         self.keywords.set_doc(row, terms)
         ids, weights = ids[:MAX_WORDS], weights[:MAX_WORDS]
         self._words[row] = 0
