@@ -20,7 +20,7 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -176,7 +176,7 @@ async def replay(
     return reader, time.perf_counter() - start
 
 
-def _dia_ids(reader: MemoryReader, rows: Sequence[int]) -> list[str]:
+def _dia_ids(reader: MemoryReader, rows: Iterable[int]) -> list[str]:
     out = []
     for row in rows:
         doc = reader.index.doc(int(row))
