@@ -443,7 +443,7 @@ class MemoryReader:
         check_agent_id(agent_id)
         if user_key is not None:
             check_user_key(user_key)
-        tree = self._tree(agent_id, dialogue_id)
+        tree = await self._tree(agent_id, dialogue_id)
         result = RecallResult(query=query, profile=prof.name, ablated=sorted(self.ablated))
         await self.sync()
         t_sync = time.perf_counter()
@@ -479,13 +479,13 @@ class MemoryReader:
         result.timings_ms["total"] = (time.perf_counter() - start) * 1000
         return result
 
-    def _tree(self, agent_id: str, dialogue_id: str | None) -> DialogTree | None:
+    async def _tree(self, agent_id: str, dialogue_id: str | None) -> DialogTree | None:
         if dialogue_id is None:
             return None
         check_dialogue_id(dialogue_id)
         if self.trees is None:
             return None
-        tree = self.trees.get(agent_id, dialogue_id)  # DialogueNotFoundError when missing
+        tree = await self.trees.aget(agent_id, dialogue_id)  # DialogueNotFoundError if missing
         if (agent_id, dialogue_id) not in self._seen_trees:
             self.add_tree(tree)  # nodes loaded from disk before this reader saw them
         return tree
