@@ -16,11 +16,13 @@ Embedding the corpus is the slow part on CPU, so vectors are kept in a cache fil
 from __future__ import annotations
 
 import asyncio
+import shutil
 import sqlite3
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -140,13 +142,26 @@ async def _latency(fn: Callable[[str], Awaitable[Any]]) -> list[float]:
     return times
 
 
+@contextmanager
+def _fixed_temp_dir() -> Iterator[Path]:
+    """Always the same folder: summary chunks hold the folder path, so a fixed path keeps
+    their text (and cached vectors) the same from run to run. One run at a time."""
+    folder = Path(tempfile.gettempdir()) / "familiars-bench-files"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 async def run_files(
     settings: Any, cache: Path | None, scale: float = 1.0, embedder: Embedder | None = None
 ) -> dict[str, Any]:
     embedder = embedder or embedder_from_settings(settings)
     keep = frozenset(t for _, targets in QUERIES for t in targets)
-    with tempfile.TemporaryDirectory(prefix="familiars-bench-files-") as tmp:
-        root = Path(tmp) / "corpus"
+    with _fixed_temp_dir() as tmp:
+        root = tmp / "corpus"
         root.mkdir()
         t0 = time.perf_counter()
         quotas = {k: max(1, int(v * scale)) for k, v in DEFAULT_QUOTAS.items()}
