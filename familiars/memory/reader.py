@@ -53,6 +53,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "salience": 0.05,
 }
 SPEAKER_BONUS = 0.25
+RERANK_DEPTH: int | None = 100
 CONTEXT_DENSE = 0.3
 RECENCY_TAU_S = 30 * 86400.0
 
@@ -219,6 +220,7 @@ class MemoryReader:
         self.embedder = embedder
         self.trees = trees
         self.candidates = candidates
+        self.rerank_depth: int | None = RERANK_DEPTH
         self.weights = {**DEFAULT_WEIGHTS, **(weights or {})}
         self.budgets_ms = {**DEFAULT_BUDGETS_MS, **(budgets_ms or {})}
         self.default_profile = default_profile
@@ -463,11 +465,14 @@ class MemoryReader:
         result.timings_ms["embed"] = (t_embed - t_sync) * 1000
         deadline = t_sync + prof.budget_ms / 1000.0
         stages = list(prof.stages)
-        ranked = self._rank(query, vecs[0], mask, epoch, tree, stages, deadline, result.dropped)
+        depth = None if self.rerank_depth is None else max(self.rerank_depth, 2 * k)
+        ranked = self._rank(
+            query, vecs[0], mask, epoch, tree, stages, deadline, result.dropped, depth
+        )
         if "fanout" in stages and len(subqueries) > 1:
             if time.perf_counter() < deadline:
                 ranked = self._fan_out(
-                    ranked, subqueries, vecs, mask, epoch, tree, deadline, result.dropped
+                    ranked, subqueries, vecs, mask, epoch, tree, deadline, result.dropped, depth
                 )
             else:
                 result.dropped.append("fanout")
@@ -519,6 +524,7 @@ class MemoryReader:
         stages: Sequence[str],
         deadline: float,
         dropped: list[str],
+        depth: int | None = None,
     ) -> _Ranked:
         idx = self.index
         n = len(idx)
@@ -537,6 +543,7 @@ class MemoryReader:
             kw_top = _top(np.where(kw_all > 0, kw_all, -np.inf), c)
             cand = np.union1d(cand, kw_top)
         cand = cand[np.isfinite(masked[cand])]
+        cand = self._shortlist(cand, dense_all, kw_all if kw_on else None, depth)
         parts: dict[str, np.ndarray] = {}
         dense = dense_all[cand].astype(np.float64)
         for stage in stages:
@@ -572,6 +579,22 @@ class MemoryReader:
         return _Ranked(
             cand[order], total[order], {k: v[order] for k, v in parts.items()}, bonus[order]
         )
+
+    def _shortlist(
+        self,
+        cand: np.ndarray,
+        dense_all: np.ndarray,
+        kw_all: np.ndarray | None,
+        depth: int | None,
+    ) -> np.ndarray:
+        """The first-stage fusion (dense + keyword) keeps the best ``rerank_depth``
+        candidates for the finer, costlier signals."""
+        if depth is None or cand.shape[0] <= depth:
+            return cand
+        first = self.weights["dense"] * minmax(dense_all[cand])
+        if kw_all is not None:
+            first = first + self.weights["keyword"] * minmax(kw_all[cand])
+        return cand[np.argpartition(-first, depth - 1)[:depth]]
 
     def _neighbour_dense(self, cand: np.ndarray, dense_all: np.ndarray) -> np.ndarray:
         """Each candidate's best neighbour similarity (whole message; their best sentence
@@ -629,6 +652,7 @@ class MemoryReader:
         tree: DialogTree | None,
         deadline: float,
         dropped: list[str],
+        depth: int | None,
     ) -> _Ranked:
         rankings = [[str(r) for r in first.rows]]
         by_row: dict[int, int] = {int(r): j for j, r in enumerate(first.rows)}
@@ -636,7 +660,7 @@ class MemoryReader:
             if time.perf_counter() > deadline:
                 dropped.append(f"fanout:{i}")
                 continue
-            ranked = self._rank(sub, vecs[i], mask, now, tree, ("sentences",), deadline, [])
+            ranked = self._rank(sub, vecs[i], mask, now, tree, ("sentences",), deadline, [], depth)
             rankings.append([str(r) for r in ranked.rows])
         fused = reciprocal_rank_fusion(rankings)
         order = sorted(fused, key=lambda key: -fused[key])
