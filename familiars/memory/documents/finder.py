@@ -163,13 +163,14 @@ class _Matrix:
     def rows_of(self, chunk_ids: Sequence[int]) -> np.ndarray:
         """Matrix rows of ``chunk_ids``; -1 for a chunk that has no vector here."""
         ids = np.asarray(chunk_ids, dtype=np.int64)
-        pos = np.searchsorted(self.chunk_ids, ids)
-        pos = np.clip(pos, 0, max(len(self.chunk_ids) - 1, 0))
-        ok = (len(self.chunk_ids) > 0) & (self.chunk_ids[pos] == ids) if ids.size else ids > 0
-        return np.where(ok, pos, -1)
+        if ids.size == 0 or self.chunk_ids.size == 0:
+            return np.full(ids.shape, -1, dtype=np.int64)
+        pos = np.clip(np.searchsorted(self.chunk_ids, ids), 0, self.chunk_ids.size - 1)
+        return np.where(self.chunk_ids[pos] == ids, pos, -1)
 
     def visible(self, owners: Iterable[str], history: bool) -> np.ndarray:
-        allowed = [i for i, o in enumerate(self.owners) if o in set(owners)]
+        wanted = set(owners)
+        allowed = [i for i, o in enumerate(self.owners) if o in wanted]
         mask = np.isin(self.owner_index, allowed)
         return mask if history else mask & self.current
 

@@ -236,3 +236,10 @@ async def test_rebuild_rereads_files_changed_since_they_were_indexed(
     assert report.files == 4
     found = await finder.find("waffles yeast")
     assert found[0].name == "recipes.md" and not found[0].is_history
+
+
+async def test_an_empty_index_finds_nothing(finder: DocumentFinder) -> None:
+    assert await finder.find("anything at all") == []
+    assert await finder.list_files() == []
+    with pytest.raises(FileAccessError):
+        await finder.open_file("0" * 24)
