@@ -53,7 +53,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "salience": 0.05,
 }
 SPEAKER_BONUS = 0.25
-RERANK_DEPTH: int | None = 100
+RERANK_DEPTH: int | None = None  # e.g. 100 trades ~0.012 LoCoMo R@10 for speed
 CONTEXT_DENSE = 0.3
 RECENCY_TAU_S = 30 * 86400.0
 
