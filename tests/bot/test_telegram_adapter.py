@@ -505,3 +505,54 @@ def test_from_settings_reads_the_configured_variable(
     assert TelegramAdapter.from_settings(FakeHandler(), settings) is None
     monkeypatch.setenv("MY_TG_TOKEN", TOKEN)
     assert isinstance(TelegramAdapter.from_settings(FakeHandler(), settings), TelegramAdapter)
+
+
+# ---------------------------------------------------------------------- with the real runtime
+
+
+async def test_real_runtime_uses_facts_and_keeps_them_private_in_a_group(
+    tg: FakeTelegram, workspace: Path
+) -> None:
+    from familiars.bot.runtime import Application
+    from familiars.config import load_settings
+    from tests.fakes import HashEmbedder
+
+    settings = load_settings(
+        workspace=workspace, telegram={"overall_max_rate": 0, "group_max_rate": 0}
+    )
+    app = Application(
+        settings, embedder=HashEmbedder(), model=None, platforms=False, scheduler=False, watch=False
+    )
+    async with app:
+        assert app.dialogues is not None
+        adapter = TelegramAdapter(app.dialogues, settings, TOKEN, base_url=tg.base_url)
+        await adapter.start()
+        try:
+            tg.private_message(ALICE, "My name is Alice and I love hiking.", first_name="Alice")
+            await tg.wait_for(lambda: len(tg.chat_texts(ALICE)) == 1)
+            await app.settle()
+            tg.private_message(ALICE, "What is my name?", first_name="Alice")
+            await tg.wait_for(lambda: len(tg.chat_texts(ALICE)) == 2)
+            assert "Alice" in tg.chat_texts(ALICE)[1]
+
+            group = tg.group_chat(GROUP)
+            asks = ["What does Alice love?", "What is Alice's name and hobby?", "hiking?"]
+            for text in asks:
+                tg.group_message(GROUP, BOB, text, first_name="Bob", mention=True)
+            for command in ["/memory list", "/memory search hiking", "/memory export"]:
+                tg.command(group, BOB, command)
+            tg.command(tg.private_chat(BOB), BOB, "/memory search hiking")
+            await tg.wait_for(
+                lambda: len(tg.chat_messages(GROUP)) >= 6 and len(tg.chat_messages(BOB)) >= 4,
+                timeout=30,
+            )
+            tg.command(group, ALICE, "/memory search hiking")
+            await tg.wait_for(lambda: len(tg.chat_messages(ALICE)) == 3, timeout=30)
+        finally:
+            await adapter.stop()
+
+    bob_saw = [m.text for m in tg.chat_messages(GROUP) + tg.chat_messages(BOB)]
+    bob_files = [tg.files[m.document["file_id"]] for m in tg.chat_messages(BOB) if m.document]
+    assert not any("hiking" in t.lower() for t in bob_saw), bob_saw
+    assert not any(b"hiking" in f.lower() for f in bob_files)
+    assert "hiking" in tg.chat_texts(ALICE)[2].lower()  # her own search, answered privately
