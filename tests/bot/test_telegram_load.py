@@ -38,10 +38,9 @@ from familiars.memory.records import MemoryRecord
 from tests.bot.fake_telegram import TOKEN, FakeHandler, FakeTelegram
 from tests.fakes import HashEmbedder
 
-pytestmark = pytest.mark.timeout(300)
-
 PEOPLE = int(os.environ.get("TG_LOAD_PEOPLE", "8"))
 MESSAGES = int(os.environ.get("TG_LOAD_MESSAGES", "20"))
+pytestmark = pytest.mark.timeout(300 + 2 * PEOPLE * MESSAGES)
 FIRST_USER = 50_000
 
 _HEADS = ["Ba", "Ko", "Mi", "Ru", "Te", "Lo", "Ni", "Sa", "Vu", "Ze"]
