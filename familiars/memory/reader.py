@@ -33,6 +33,7 @@ from familiars.memory.paths import check_agent_id, check_dialogue_id, check_user
 from familiars.memory.records import MemoryRecord, is_live, parse_ts
 from familiars.memory.scoring import (
     ablated_from_env,
+    explain,
     minmax,
     parse_knobs,
     reciprocal_rank_fusion,
@@ -48,7 +49,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "dense": 0.6,
     "keyword": 0.4,
     "late": 0.3,
-    "recency": 0.0,
+    "recency": 0.03,  # a tie-breaker for chats; LoCoMo asks about old events (-0.002 R@10)
     "tree": 0.05,
     "salience": 0.05,
 }
@@ -107,6 +108,7 @@ class RecallItem:
     agent_id: str | None = None
     dialogue_id: str | None = None
     merged: list[str] = field(default_factory=list)
+    explain: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -115,6 +117,7 @@ class RecallItem:
             "text": self.text,
             "score": round(self.score, 6),
             "parts": {k: round(v, 6) for k, v in self.parts.items()},
+            "explain": self.explain,
             "merged": list(self.merged),
         }
         if self.record is not None:
@@ -704,8 +707,13 @@ class MemoryReader:
 
     def _item(self, doc: Doc, ranked: _Ranked, j: int) -> RecallItem:
         parts = {name: float(values[j]) for name, values in ranked.parts.items()}
-        if ranked.bonus[j]:
-            parts["speaker"] = float(ranked.bonus[j])
+        bonus = {"speaker": float(ranked.bonus[j])} if ranked.bonus[j] else {}
+        item = self._make_item(doc, ranked, j, {**parts, **bonus})
+        if "rrf" not in parts:
+            item.explain = explain(parts, self.weights, bonus).as_dict()
+        return item
+
+    def _make_item(self, doc: Doc, ranked: _Ranked, j: int, parts: dict[str, float]) -> RecallItem:
         if doc.kind == "record":
             rec: MemoryRecord = doc.ref
             return RecallItem(

@@ -94,6 +94,7 @@ async def test_items_carry_score_parts_and_rank_the_match_first(reader) -> None:
     top = res.items[0]
     assert top.text == "Ana has a dog named Biscuit"
     assert {"dense", "keyword", "late"} <= set(top.parts)
+    assert top.explain["total"] == pytest.approx(top.score, abs=1e-5)  # the breakdown adds up
     assert res.timings_ms["total"] >= res.timings_ms["rank"] >= 0
     assert res.as_dict()["items"][0]["parts"]
     assert all(a.score >= b.score for a, b in zip(res.items, res.items[1:], strict=False))
