@@ -77,6 +77,9 @@ async def run_turn_bench(settings: Any, records: int, nodes: int, turns: int) ->
                     text, vec, node_type="Q" if i % 2 == 0 else "A", timestamp=base + 30 * i
                 )
             await app.settle()
+            recaller = app.dialogues.recaller
+            if recaller is not None:  # index what setup added, as a start-up would
+                await recaller.reader.sync()  # type: ignore[attr-defined]
             setup_s = time.perf_counter() - t0
 
             now = datetime.fromtimestamp(base + 30 * nodes + 60, UTC)

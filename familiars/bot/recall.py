@@ -10,7 +10,8 @@ from typing import Any
 from familiars.bot.dialogue import RecalledItem
 from familiars.config import Settings
 from familiars.memory.dialog_tree import DialogTrees, node_content_for_llm
-from familiars.memory.reader import MemoryReader, RecallItem
+from familiars.memory.reader import MemoryReader, RecallItem, node_embedding_text
+from familiars.memory.text import sentences
 from familiars.memory.workspace import MemoryWorkspace
 
 logger = logging.getLogger(__name__)
@@ -60,6 +61,18 @@ class ReaderRecaller:
 
     async def flush_access(self) -> int:
         return await self.reader.flush_access(force=True)
+
+    def prefetch_texts(self, nodes: list[tuple[str, str | None]], query: str) -> list[str]:
+        """What the reader will ask the embedder for when these dialogue nodes are indexed
+        and ``query`` is recalled: the nodes' sentences (when more than one) and the words it
+        has no vector for yet. The turn embeds them with the message, in one batch."""
+        texts: list[str] = []
+        for content, speaker in nodes:
+            parts = sentences(content)
+            if len(parts) >= 2:
+                texts += [node_embedding_text(p, speaker) for p in parts]
+        sources = [c for c, _ in nodes] + [s or "" for _, s in nodes] + [query]
+        return texts + self.reader.index.words_needing_vectors(sources)
 
 
 def _convert(item: RecallItem) -> RecalledItem:

@@ -125,7 +125,11 @@ class Application:
             settings,
             store=self.memory.store,
             state=self.state,
-            log=TreeLog(self.trees, self.embedder),
+            log=TreeLog(
+                self.trees,
+                self.embedder,
+                prefetch=getattr(recaller, "prefetch_texts", None),
+            ),
             recaller=recaller,
             writer_queue=self.writer_queue,
             model=self.model,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,9 +75,19 @@ class TreeLog:
     next message of its dialogue (or alone when :meth:`flush` is called): one embedding call
     per turn instead of two."""
 
-    def __init__(self, trees: DialogTrees, embedder: Embedder) -> None:
+    def __init__(
+        self,
+        trees: DialogTrees,
+        embedder: Embedder,
+        *,
+        prefetch: Callable[[list[tuple[str, str | None]], str], list[str]] | None = None,
+    ) -> None:
         self.trees = trees
         self.embedder = embedder
+        #: Further texts the reader will embed for these nodes and this query (sentences,
+        #: words it has no vector for): embedded in the same batch, so the turn makes one
+        #: call to the model and the reader finds them in the embedder's cache.
+        self.prefetch = prefetch
         self._pending: dict[tuple[str, str], _PendingReply] = {}
 
     async def add_user_node(
@@ -91,12 +102,19 @@ class TreeLog:
         tree = await self.trees.aget(agent_id, dialogue_id, create=True)
         masked = node_content_for_llm_text(text, metadata)
         pending = self._pending.pop((agent_id, dialogue_id), None)
-        if pending is None:
-            vec = await self.embedder.aembed(masked)
+        nodes: list[tuple[str, str | None]] = [(text, metadata.get("speaker"))]
+        batch = [masked]
+        if pending is not None:
+            nodes.insert(0, (pending.text, None))
+            batch.insert(0, pending.text or " ")
+        if self.prefetch is not None:
+            batch += [t for t in self.prefetch(nodes, masked) if t not in batch]
+        vectors = await self.embedder.aembed_batch(batch)
+        if pending is not None:
+            await self._add_reply(tree, pending, vectors[0])
+            vec = vectors[1]
         else:
-            both = await self.embedder.aembed_batch([pending.text or " ", masked])
-            await self._add_reply(tree, pending, both[0])
-            vec = both[1]
+            vec = vectors[0]
         node = await tree.aadd_node(
             text, vec, node_type="Q", timestamp=timestamp, origin="user", metadata=metadata
         )
