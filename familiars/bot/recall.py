@@ -9,6 +9,7 @@ from typing import Any
 
 from familiars.bot.dialogue import RecalledItem
 from familiars.config import Settings
+from familiars.llm import OFFLINE_NOTICE
 from familiars.memory.dialog_tree import DialogTrees, node_content_for_llm
 from familiars.memory.reader import MemoryReader, RecallItem, node_embedding_text
 from familiars.memory.text import sentences
@@ -46,17 +47,7 @@ class ReaderRecaller:
             profile=self.profile,
         )
         self.last_result = result
-        items = [
-            _convert(it)
-            for it in result.items
-            if not (
-                it.kind == "node"
-                and exclude_node is not None
-                and it.node is not None
-                and it.node.id == exclude_node
-                and it.dialogue_id == dialogue_id
-            )
-        ]
+        items = [_convert(it) for it in result.items if not _skip(it, exclude_node, dialogue_id)]
         return items[:k]
 
     async def flush_access(self) -> int:
@@ -73,6 +64,17 @@ class ReaderRecaller:
                 texts += [node_embedding_text(p, speaker) for p in parts]
         sources = [c for c, _ in nodes] + [s or "" for _, s in nodes] + [query]
         return texts + self.reader.index.words_needing_vectors(sources)
+
+
+def _skip(item: RecallItem, exclude_node: int | None, dialogue_id: str | None) -> bool:
+    """The message's own node, and the offline responder's replies (they only repeat
+    memories, which are recalled themselves)."""
+    node = item.node
+    if item.kind != "node" or node is None:
+        return False
+    if node.id == exclude_node and item.dialogue_id == dialogue_id:
+        return True
+    return node.node_type == "A" and OFFLINE_NOTICE in node.content
 
 
 def _convert(item: RecallItem) -> RecalledItem:

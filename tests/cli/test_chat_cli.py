@@ -1,0 +1,52 @@
+"""The README's promise, through the real command and the bundled model: piped lines are
+messages, and the second line is answered from what the first taught."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def _run(args: list[str], stdin: str, workspace: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "FAMILIARS_WORKSPACE": str(workspace), "HF_HUB_OFFLINE": "1"}
+    for name in ("DISCORD_BOT_TOKEN", "TELEGRAM_BOT_TOKEN", "FAMILIARS_CONFIG"):
+        env.pop(name, None)
+    return subprocess.run(
+        [sys.executable, "-m", "familiars", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_chat_answers_the_second_line_from_the_first(tmp_path: Path) -> None:
+    done = _run(
+        ["chat", "--user", "alice"],
+        "My name is Alice and I love hiking.\nWhat is my name?\n",
+        tmp_path / "ws",
+    )
+    assert done.returncode == 0, done.stderr
+    first, second = [block for block in done.stdout.split("\n\n") if block.strip()][:2]
+    assert "Alice" not in first or "name" not in first.lower()
+    assert "Alice" in second
+    assert "Offline mode" in second
+
+
+def test_run_without_a_token_chats_in_the_terminal(tmp_path: Path) -> None:
+    done = _run(["run"], "hello there\n/memory list\n", tmp_path / "ws")
+    assert done.returncode == 0, done.stderr
+    assert "No platform token is configured" in done.stderr
+    assert "DISCORD_BOT_TOKEN" in done.stderr
+    assert "Offline mode" in done.stdout
+
+
+def test_chat_refuses_a_bad_user_key(tmp_path: Path) -> None:
+    done = _run(["chat", "--user", "../etc"], "hi\n", tmp_path / "ws")
+    assert done.returncode != 0
+    assert "invalid user_key" in done.stderr
+    assert not (tmp_path / "ws").exists() or not any((tmp_path / "ws").rglob("*.md"))
