@@ -167,6 +167,8 @@ class DialogueManager:
         self.recaller = recaller
         self.writer_queue = writer_queue
         self.model = model
+        #: Agents whose config names a provider get a model of their own (see runtime).
+        self.agent_models: dict[str, ChatModel | None] = {}
         self.offline = OfflineResponder()
         self.redactor = redactor or Redactor(settings.privacy)
         #: familiars.bot.documents.Documents, when document search is set up.
@@ -293,7 +295,7 @@ class DialogueManager:
         messages = await self._prompt(agent, info, user_key, message, llm_text, recalled, q_id, now)
 
         reply = ""
-        async for delta in self._reply(messages, llm_text, recalled):
+        async for delta in self._reply(agent, messages):
             reply += delta
             yield delta
         if notes:
@@ -403,16 +405,19 @@ class DialogueManager:
         )
         return build_messages(parts, budget_tokens=self.settings.llm.prompt_token_budget)
 
-    async def _reply(
-        self, messages: list[Any], llm_text: str, recalled: list[RecalledItem]
-    ) -> AsyncIterator[str]:
-        if self.model is None:
+    def model_for(self, agent: AgentSettings) -> ChatModel | None:
+        """The agent's own provider when it names one, else the shared router."""
+        return self.agent_models.get(agent.id, self.model)
+
+    async def _reply(self, agent: AgentSettings, messages: list[Any]) -> AsyncIterator[str]:
+        model = self.model_for(agent)
+        if model is None:
             result = await self.offline.chat(messages)
             yield result.text
             return
         produced = False
         try:
-            async for delta in self.model.stream(
+            async for delta in model.stream(
                 messages, max_tokens=self.settings.llm.max_reply_tokens
             ):
                 if delta:

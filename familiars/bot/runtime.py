@@ -139,6 +139,7 @@ class Application:
         self.finder: Any = None
         self.folder_watcher: Any = None
         await self._open_documents()
+        self.dialogues.agent_models = self._agent_models()
         self.adapters = self._build_adapters()
         self.initialized = True
 
@@ -258,6 +259,26 @@ class Application:
         if self._model_override is not True:
             return self._model_override or None  # type: ignore[return-value]
         return build_chat_model(self.settings.llm)
+
+    def _agent_models(self) -> dict[str, ChatModel | None]:
+        """A router over just the provider an agent names (the shared one otherwise)."""
+        if self._model_override is not True:
+            return {}
+        out: dict[str, ChatModel | None] = {}
+        providers = {p.name: p for p in self.settings.llm.providers}
+        for agent in self.settings.agents:
+            if not agent.provider:
+                continue
+            if agent.provider not in providers:
+                logger.warning(
+                    "agent %s names provider %r, which is not configured; it uses the default",
+                    agent.id,
+                    agent.provider,
+                )
+                continue
+            own = self.settings.llm.model_copy(update={"providers": [providers[agent.provider]]})
+            out[agent.id] = build_chat_model(own)
+        return out
 
     def _build_recaller(self) -> Any:
         try:

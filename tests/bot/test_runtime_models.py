@@ -1,0 +1,49 @@
+"""The runtime with real model providers (fake OpenAI-compatible servers on 127.0.0.1)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from familiars.bot.adapters.base import IncomingMessage
+from familiars.bot.runtime import Application
+from familiars.config import load_settings
+from tests.fake_openai import FakeOpenAI, Reply
+from tests.fakes import HashEmbedder
+
+
+def _msg(text: str, chat: str) -> IncomingMessage:
+    return IncomingMessage(
+        platform="telegram", chat_id=chat, user_id="u1", display_name="Ann", text=text,
+        ts=datetime(2026, 11, 2, 10, tzinfo=UTC),
+    )  # fmt: skip
+
+
+async def test_an_agent_that_names_a_provider_speaks_through_it(workspace: Path) -> None:
+    async with FakeOpenAI(Reply.text("from A")) as a, FakeOpenAI(Reply.text("from B")) as b:
+        settings = load_settings(
+            workspace=workspace,
+            llm={
+                "providers": [
+                    {"name": "a", "base_url": a.base_url, "model": "m"},
+                    {"name": "b", "base_url": b.base_url, "model": "m"},
+                ]
+            },
+            agents=[
+                {"id": "agent_0", "name": "Default", "chats": ["telegram:c0"]},
+                {"id": "agent_1", "name": "Bee", "provider": "b", "chats": ["telegram:c1"]},
+            ],
+        )
+        app = Application(
+            settings, embedder=HashEmbedder(), platforms=False, scheduler=False, watch=False
+        )
+        async with app:
+            assert app.dialogues is not None
+            first = "".join([d async for d in app.dialogues.respond(_msg("hi", "c0"))])
+            second = "".join([d async for d in app.dialogues.respond(_msg("hi", "c1"))])
+            await app.settle()
+    assert first.strip() == "from A"
+    assert second.strip() == "from B"
+    # The prompt that reached the provider holds the persona and the message, masked.
+    chat_requests = [r for r in b.requests if r.body.get("stream")]
+    assert chat_requests and chat_requests[0].body["messages"][-1]["content"] == "hi"
