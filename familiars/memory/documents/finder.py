@@ -206,6 +206,7 @@ class DocumentFinder:
         self._db: aiosqlite.Connection | None = None
         self._write_lock = asyncio.Lock()
         self._matrix: _Matrix | None = None
+        self._matrix_generation = -1
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -286,8 +287,7 @@ class DocumentFinder:
                 for version in fresh:
                     await asyncio.to_thread(self.history.record_upsert, version)
                     await self._write_version(version)
-                await self.db.commit()
-                self._matrix = None
+                await self._commit_change()
         results = []
         for item in prepared:
             if item.result.status == "skipped":
@@ -315,8 +315,7 @@ class DocumentFinder:
             await self.db.execute(
                 "UPDATE doc_files SET deleted_at = ? WHERE file_id = ?", (ts, file_id)
             )
-            await self.db.commit()
-            self._matrix = None
+            await self._commit_change()
         logger.info("document removed from the index (kept as history): %s", abspath)
         return IndexResult(abspath, "removed", file_id)
 
@@ -551,8 +550,7 @@ class DocumentFinder:
             for hist in histories:
                 report.bad_lines += len(hist.bad_lines)
                 await self._replay(hist, report)
-            await self.db.commit()
-            self._matrix = None
+            await self._commit_change()
         on_disk: dict[str, list[Path]] = {}
         for hist in histories:
             current = hist.current
@@ -774,9 +772,24 @@ class DocumentFinder:
         ) as cur:
             return {int(row[0]): tuple(row[1:]) async for row in cur}
 
+    async def _commit_change(self) -> None:
+        """Commit a change to what is indexed, and tell every process holding a matrix."""
+        await self.db.execute("UPDATE doc_meta SET value = value + 1 WHERE key = 'generation'")
+        await self.db.commit()
+        self._matrix = None
+
+    async def _generation(self) -> int:
+        async with self.db.execute("SELECT value FROM doc_meta WHERE key = 'generation'") as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
     async def _get_matrix(self) -> _Matrix:
-        if self._matrix is None:
+        """The in-memory matrix, reloaded when this or another process (the CLI while the
+        bot runs) changed the index since it was built."""
+        generation = await self._generation()
+        if self._matrix is None or generation != self._matrix_generation:
             self._matrix = await self._load_matrix()
+            self._matrix_generation = generation
         return self._matrix
 
     async def _load_matrix(self) -> _Matrix:

@@ -7,6 +7,8 @@ only ever appended (namespace ``documents``).
 - ``doc_vectors`` float32 blobs keyed by (model, dim, content hash): vectors of two models
                   never mix, and unchanged text is never embedded twice
 - ``doc_skips``   files left out, with the reason
+- ``doc_meta``    ``generation``, bumped on every change, so a process holding the search
+                  matrix in memory notices changes another process made
 """
 
 from __future__ import annotations
@@ -66,5 +68,15 @@ def m001_document_tables(conn: sqlite3.Connection) -> None:
             at TEXT NOT NULL,
             PRIMARY KEY (owner, path)
         );
+        """
+    )
+
+
+@migrations
+def m002_generation(conn: sqlite3.Connection) -> None:
+    conn.executescript(
+        """
+        CREATE TABLE doc_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+        INSERT INTO doc_meta (key, value) VALUES ('generation', 0);
         """
     )

@@ -243,3 +243,16 @@ async def test_an_empty_index_finds_nothing(finder: DocumentFinder) -> None:
     assert await finder.list_files() == []
     with pytest.raises(FileAccessError):
         await finder.open_file("0" * 24)
+
+
+async def test_a_second_process_sees_files_another_one_added(workspace: Path, docs: Path) -> None:
+    settings = _settings(workspace)
+    async with (
+        DocumentFinder(workspace, HashEmbedder(), settings, ablate=()) as bot,
+        DocumentFinder(workspace, HashEmbedder(), settings, ablate=()) as cli,
+    ):
+        assert await bot.find("pancakes") == []  # the bot holds an (empty) matrix now
+        await cli.add_file(docs / "recipes.md")
+        assert [f.name for f in await bot.find("pancakes")] == ["recipes.md"]
+        await cli.remove_file(docs / "recipes.md")
+        assert await bot.find("pancakes") == []
