@@ -50,3 +50,32 @@ def test_chat_refuses_a_bad_user_key(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert "invalid user_key" in done.stderr
     assert not (tmp_path / "ws").exists() or not any((tmp_path / "ws").rglob("*.md"))
+
+
+def test_sigterm_stops_the_bot_cleanly_with_memories_written(tmp_path: Path) -> None:
+    import signal
+
+    from familiars.memory.entries import read_file
+
+    ws = tmp_path / "ws"
+    env = {**os.environ, "FAMILIARS_WORKSPACE": str(ws), "HF_HUB_OFFLINE": "1"}
+    for name in ("DISCORD_BOT_TOKEN", "TELEGRAM_BOT_TOKEN", "FAMILIARS_CONFIG"):
+        env.pop(name, None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "familiars", "chat", "--user", "bob"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("My name is Bob and I work at Acme.\n")
+    proc.stdin.flush()
+    assert proc.stdout.readline().strip()  # the reply came: the turn is done
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    contents = [r.content for md in ws.rglob("users/bob/*.md") for r in read_file(md).records]
+    assert "The user's name is Bob." in contents
+    assert any("Acme" in c for c in contents)
