@@ -47,3 +47,30 @@ async def test_an_agent_that_names_a_provider_speaks_through_it(workspace: Path)
     # The prompt that reached the provider holds the persona and the message, masked.
     chat_requests = [r for r in b.requests if r.body.get("stream")]
     assert chat_requests and chat_requests[0].body["messages"][-1]["content"] == "hi"
+
+
+async def test_the_runtime_serves_the_api_with_live_sources(
+    workspace: Path, monkeypatch: object
+) -> None:
+    import httpx
+
+    monkeypatch.setenv("FAMILIARS_API_TOKEN", "s3cret-token")  # type: ignore[attr-defined]
+    settings = load_settings(workspace=workspace, api={"enabled": True, "port": 0})
+    app = Application(
+        settings, embedder=HashEmbedder(), model=None, platforms=False, scheduler=False, watch=False
+    )
+    async with app:
+        assert app.dialogues is not None and app.api is not None
+        "".join([d async for d in app.dialogues.respond(_msg("My name is Ann.", "c0"))])
+        await app.settle()
+        async with httpx.AsyncClient(base_url=app.api.url) as client:
+            assert (await client.get("/healthz")).status_code == 200
+            assert (await client.get("/api/memory_status")).status_code == 401
+            auth = {"Authorization": "Bearer s3cret-token"}
+            status = (await client.get("/api/memory_status", headers=auth)).json()
+            page = (
+                await client.get("/api/memory", headers=auth, params={"user_key": "telegram_u1"})
+            ).json()
+    assert status["recall"]["source"] == "live"
+    assert status["recall"]["recalls"] == 1
+    assert any("Ann" in item["content"] for item in page["items"])
