@@ -242,7 +242,7 @@ def command(
     ] = DEFAULT_CACHE,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Embed everything.")] = False,
     scale: Annotated[
-        float, typer.Option(min=0.05, help="Corpus size factor (1.0: about 2,500 files).")
+        float, typer.Option(min=0.05, help="Corpus size factor (1.0: about 2,200 files).")
     ] = 1.0,
     json_out: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
