@@ -55,7 +55,9 @@ def test_header_is_one_line_of_json_in_a_comment() -> None:
 
 
 def test_unknown_keys_survive_a_rewrite() -> None:
-    text = SEED_EXAMPLE.replace('"schema_version":2', '"schema_version":2,"open_loop":{"kind":"reminder"},"future_key":[1]')
+    text = SEED_EXAMPLE.replace(
+        '"schema_version":2', '"schema_version":2,"open_loop":{"kind":"reminder"},"future_key":[1]'
+    )
     parsed = parse_text(text)
     again = parse_text(render_file(parsed))
     assert again.records[0].extra == {"open_loop": {"kind": "reminder"}, "future_key": [1]}
@@ -82,7 +84,14 @@ BROKEN = [
 def test_broken_entries_are_reported_with_line_and_kept_verbatim(tmp_path: Path) -> None:
     good = _record("good one")
     good_text = render_file(ParsedFile(None, [Segment("", 0, good)]))
-    text = "# My profile\n\n" + good_text + "\n" + "\n".join(b for b, _ in BROKEN) + "\n" + good_text.replace(good.id, "m_other")
+    text = (
+        "# My profile\n\n"
+        + good_text
+        + "\n"
+        + "\n".join(b for b, _ in BROKEN)
+        + "\n"
+        + good_text.replace(good.id, "m_other")
+    )
     path = tmp_path / "profile.md"
     path.write_text(text)
     parsed = read_file(path)

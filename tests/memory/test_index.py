@@ -15,7 +15,10 @@ def rec(content: str, user: str = "alice", category: str = "preference"):
 
 async def test_writes_reach_fts_and_vectors(workspace: Path) -> None:
     emb = HashEmbedder()
-    async with MemoryIndex(workspace, emb) as index, MemoryStore(workspace, listeners=[index]) as store:
+    async with (
+        MemoryIndex(workspace, emb) as index,
+        MemoryStore(workspace, listeners=[index]) as store,
+    ):
         a = await store.append(rec("Alice goes running every morning"))
         await store.append(rec("Bob plays chess", user="bob"))
         hits = await index.keyword_search("runs")  # porter stemming: runs ~ running
@@ -29,7 +32,10 @@ async def test_writes_reach_fts_and_vectors(workspace: Path) -> None:
 
 async def test_unchanged_text_is_never_embedded_twice(workspace: Path) -> None:
     emb = HashEmbedder()
-    async with MemoryIndex(workspace, emb) as index, MemoryStore(workspace, listeners=[index]) as store:
+    async with (
+        MemoryIndex(workspace, emb) as index,
+        MemoryStore(workspace, listeners=[index]) as store,
+    ):
         r = await store.append(rec("likes jazz"))
         before = emb.texts_embedded
         await store.pin(r.id)
@@ -41,13 +47,19 @@ async def test_unchanged_text_is_never_embedded_twice(workspace: Path) -> None:
 
 async def test_reconcile_catches_new_changed_and_deleted_files(workspace: Path) -> None:
     emb = HashEmbedder()
-    async with MemoryIndex(workspace, emb) as index, MemoryStore(workspace, listeners=[index]) as store:
+    async with (
+        MemoryIndex(workspace, emb) as index,
+        MemoryStore(workspace, listeners=[index]) as store,
+    ):
         await store.append(rec("likes tea"))
         await store.append(rec("works at the bakery", category="knowledge"))
     pref = workspace / "users/alice/preference.md"
     pref.write_text(pref.read_text().replace("likes tea", "likes oolong tea"))
     (workspace / "users/alice/knowledge.md").unlink()
-    async with MemoryIndex(workspace, emb) as index, MemoryStore(workspace, listeners=[index]) as store:
+    async with (
+        MemoryIndex(workspace, emb) as index,
+        MemoryStore(workspace, listeners=[index]) as store,
+    ):
         report = await index.reconcile(store)
         assert (report.changed_files, report.deleted_files) == (1, 1)
         assert len(await index.keyword_search("oolong")) == 1
@@ -57,10 +69,16 @@ async def test_reconcile_catches_new_changed_and_deleted_files(workspace: Path) 
 
 
 async def test_vectors_of_two_models_never_mix(workspace: Path) -> None:
-    async with MemoryIndex(workspace, HashEmbedder(32, "model-a")) as index, MemoryStore(workspace, listeners=[index]) as store:
+    async with (
+        MemoryIndex(workspace, HashEmbedder(32, "model-a")) as index,
+        MemoryStore(workspace, listeners=[index]) as store,
+    ):
         await store.append(rec("hello"))
     emb_b = HashEmbedder(48, "model-b")
-    async with MemoryIndex(workspace, emb_b) as index, MemoryStore(workspace, listeners=[index]) as store:
+    async with (
+        MemoryIndex(workspace, emb_b) as index,
+        MemoryStore(workspace, listeners=[index]) as store,
+    ):
         ids, matrix = await index.load_matrix()
         assert ids == [] and matrix.shape == (0, 48)
         assert await index.embed_missing() == 1
@@ -69,7 +87,10 @@ async def test_vectors_of_two_models_never_mix(workspace: Path) -> None:
 
 
 async def test_counts_per_cell(workspace: Path) -> None:
-    async with MemoryIndex(workspace, None) as index, MemoryStore(workspace, listeners=[index]) as store:
+    async with (
+        MemoryIndex(workspace, None) as index,
+        MemoryStore(workspace, listeners=[index]) as store,
+    ):
         r = await store.append(rec("a"))
         await store.append(rec("b"))
         await store.pin(r.id)

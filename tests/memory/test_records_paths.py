@@ -64,22 +64,40 @@ def test_ttl_kinds(ttl: dict | None, ctx: dict, expired: bool) -> None:
 
 
 def test_absolute_ttl_with_naive_now_still_compares() -> None:
-    rec = MemoryRecord(id="m_x", scope="user", ttl={"kind": "absolute", "expires_at": "2026-09-01T00:00:00"})
+    rec = MemoryRecord(
+        id="m_x", scope="user", ttl={"kind": "absolute", "expires_at": "2026-09-01T00:00:00"}
+    )
     assert is_expired(rec, now=NOW + timedelta(seconds=1))
 
 
 def test_resolve_path_per_scope(tmp_path: Path) -> None:
-    assert resolve_path(workspace=tmp_path, scope="user", category="profile", user_key="alice") == tmp_path / "users/alice/profile.md"
-    assert resolve_path(workspace=tmp_path, scope="identity", category="directive") == tmp_path / "agents/agent_0/identity/directive.md"
-    p = resolve_path(workspace=tmp_path, scope="dialogue", category="state", dialogue_id="dialogue_3")
+    assert (
+        resolve_path(workspace=tmp_path, scope="user", category="profile", user_key="alice")
+        == tmp_path / "users/alice/profile.md"
+    )
+    assert (
+        resolve_path(workspace=tmp_path, scope="identity", category="directive")
+        == tmp_path / "agents/agent_0/identity/directive.md"
+    )
+    p = resolve_path(
+        workspace=tmp_path, scope="dialogue", category="state", dialogue_id="dialogue_3"
+    )
     assert p == tmp_path / "agents/agent_0/dialogue_3/dialogue/state.md"
-    p = resolve_path(workspace=tmp_path, scope="ephemeral", category="state", agent_id="bob", dialogue_id="dialogue_1")
+    p = resolve_path(
+        workspace=tmp_path,
+        scope="ephemeral",
+        category="state",
+        agent_id="bob",
+        dialogue_id="dialogue_1",
+    )
     assert p == tmp_path / "agents/bob/dialogue_1/ephemeral/state.md"
     for path in (p, tmp_path / "users/alice/profile.md"):
         assert owner_from_path(tmp_path, path) is not None
 
 
-@pytest.mark.parametrize("bad", ["../x", "a/b", "/etc", "", ".", "..", "x\x00", "é", "a" * 65, "a b"])
+@pytest.mark.parametrize(
+    "bad", ["../x", "a/b", "/etc", "", ".", "..", "x\x00", "é", "a" * 65, "a b"]
+)
 def test_ids_that_would_escape_are_refused(tmp_path: Path, bad: str) -> None:
     with pytest.raises(InvalidIdError):
         resolve_path(workspace=tmp_path, scope="user", category="profile", user_key=bad)

@@ -12,7 +12,9 @@ from familiars.memory.records import MemoryRecord
 from familiars.memory.store import MemoryStore, StoreChange, make_record
 
 
-def rec(content: str, user: str = "alice", category: str = "preference", **kw: object) -> MemoryRecord:
+def rec(
+    content: str, user: str = "alice", category: str = "preference", **kw: object
+) -> MemoryRecord:
     return make_record(content, scope="user", category=category, user_key=user, **kw)
 
 
@@ -49,7 +51,13 @@ async def test_update_supersedes_and_history_shows_the_chain(workspace: Path) ->
 
 async def test_pin_unpin_deprecate_modify_extra(workspace: Path) -> None:
     async with MemoryStore(workspace) as store:
-        r = await store.append(rec("call mom", category="event", extra={"open_loop": {"kind": "reminder", "status": "open"}}))
+        r = await store.append(
+            rec(
+                "call mom",
+                category="event",
+                extra={"open_loop": {"kind": "reminder", "status": "open"}},
+            )
+        )
         assert (await store.pin(r.id)).pinned
         assert not (await store.unpin(r.id)).pinned
         done = await store.modify(r.id, extra={"open_loop": {"kind": "reminder", "status": "done"}})
@@ -71,7 +79,7 @@ async def test_forget_removes_entry_and_purges_history(workspace: Path) -> None:
     md = workspace / "users/alice/preference.md"
     assert "secret diary\n" not in md.read_text().replace("revised", "")
     hist = history_path(md).read_text()
-    assert "my secret diary\"" not in hist
+    assert 'my secret diary"' not in hist
     events = read_events(md).events
     assert {"event": "delete", "id": gone.id, "forgotten": True}.items() <= events[-1].items()
 
@@ -139,7 +147,9 @@ async def test_touch_access_batches_counts(workspace: Path) -> None:
     async with MemoryStore(workspace) as store:
         a = await store.append(rec("a"))
         b = await store.append(rec("b"))
-        n = await store.touch_access({a.id: 2, b.id: 1, "m_missing": 4}, ts="2026-01-01T00:00:00+00:00")
+        n = await store.touch_access(
+            {a.id: 2, b.id: 1, "m_missing": 4}, ts="2026-01-01T00:00:00+00:00"
+        )
         assert n == 2
         assert (await store.get(a.id)).access_count == 2
         assert (await store.get(b.id)).last_accessed_ts == "2026-01-01T00:00:00+00:00"
