@@ -75,11 +75,14 @@ class FolderWatcher:
         *,
         debounce_s: float = DEFAULT_DEBOUNCE_S,
         clock: Callable[[], float] = time.monotonic,
+        on_pass: Callable[[list[IndexResult]], None] | None = None,
     ) -> None:
         self.indexer = indexer
         self.folders = [Path(f).expanduser().absolute() for f in folders]
         self.debouncer = Debouncer(debounce_s)
         self.clock = clock
+        #: Told the results of each indexing pass (the runtime logs skips; tests wait on it).
+        self.on_pass = on_pass
         self.results: list[IndexResult] = []
         self.errors: list[tuple[str, BaseException]] = []
         self.passes = 0
@@ -151,6 +154,8 @@ class FolderWatcher:
         for path in due:
             results.extend(await self._index_one(Path(path)))
         self.results.extend(results)
+        if self.on_pass is not None:
+            self.on_pass(results)
         return results
 
     async def _index_one(self, path: Path) -> list[IndexResult]:

@@ -81,3 +81,28 @@ async def test_real_observer_feeds_the_worker(tmp_path: Path) -> None:
         (tmp_path / "new.md").write_text("# hello")
         await asyncio.wait_for(indexer.changed.wait(), timeout=20)
     assert ("add", "new.md") in indexer.calls
+
+
+async def test_a_saved_file_becomes_findable(tmp_path: Path) -> None:
+    from familiars.config import load_settings
+    from familiars.memory.documents import DocumentFinder
+    from tests.fakes import HashEmbedder
+
+    watched = tmp_path / "Documents"
+    watched.mkdir()
+    workspace = tmp_path / "ws"
+    settings = load_settings(None, workspace=workspace, files={"watch_dirs": [str(watched)]})
+    passes: asyncio.Queue[list[IndexResult]] = asyncio.Queue()
+    async with DocumentFinder(workspace, HashEmbedder(), settings, ablate=()) as finder:
+        watcher = FolderWatcher(finder, [watched], debounce_s=0.0, on_pass=passes.put_nowait)
+        async with watcher:
+            (watched / "boiler.txt").write_text("Bleed the radiators every autumn.")
+            while not any(r.status == "indexed" for r in await asyncio.wait_for(passes.get(), 20)):
+                pass
+            found = await finder.find("bleed radiators")
+            assert found and found[0].name == "boiler.txt"
+            (watched / "boiler.txt").unlink()
+            while not any(r.status == "removed" for r in await asyncio.wait_for(passes.get(), 20)):
+                pass
+        assert await finder.list_files() == []
+        assert watcher.errors == []
