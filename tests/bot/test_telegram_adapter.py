@@ -465,6 +465,18 @@ async def test_nobody_allowed_is_said_at_start(
     assert any("nobody is allowed" in r.getMessage() for r in caplog.records)
 
 
+async def test_the_token_never_reaches_the_logs(
+    tg: FakeTelegram, bot: Callable[..., Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    logging.getLogger("httpx").setLevel(logging.NOTSET)
+    with caplog.at_level(logging.DEBUG, logger="familiars"), caplog.at_level(logging.INFO):
+        await bot()
+        tg.private_message(ALICE, "hi")
+        await tg.wait_for(lambda: bool(tg.chat_texts(ALICE)))
+    assert caplog.records
+    assert not any(TOKEN in r.getMessage() for r in caplog.records)
+
+
 def test_access_rules() -> None:
     access = AccessSettings(
         owners=["telegram:1"], allowed_users=["telegram:2", "3"], allowed_chats=["telegram:-5"]

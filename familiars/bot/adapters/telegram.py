@@ -454,6 +454,7 @@ class TelegramAdapter(PlatformAdapter):
     # ------------------------------------------------------------------ lifecycle
 
     async def start(self) -> None:
+        _quiet_httpx()
         app = self._build_application()
         try:
             await app.initialize()
@@ -536,7 +537,12 @@ class TelegramAdapter(PlatformAdapter):
         return self._app.bot
 
     def _build_application(self) -> Application[Any, Any, Any, Any, Any, Any]:
-        builder = ApplicationBuilder().token(self._token).rate_limiter(self._rate_limiter())
+        builder = (
+            ApplicationBuilder()
+            .token(self._token)
+            .rate_limiter(self._rate_limiter())
+            .job_queue(None)  # the runtime's scheduler does the timed work
+        )
         if self._base_url:
             builder = builder.base_url(self._base_url).base_file_url(self._file_url())
         app = builder.build()
@@ -826,6 +832,14 @@ class TelegramAdapter(PlatformAdapter):
             except TelegramError as exc:
                 raise TelegramSendError(f"{what}: {exc}") from exc
         raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _quiet_httpx() -> None:
+    """httpx logs every request URL at INFO, and Bot API URLs contain the bot token: keep
+    that logger at WARNING unless someone chose its level on purpose."""
+    httpx_logger = logging.getLogger("httpx")
+    if httpx_logger.level == logging.NOTSET:
+        httpx_logger.setLevel(logging.WARNING)
 
 
 async def _capture(step: Awaitable[None]) -> TelegramSendError | None:
