@@ -323,6 +323,17 @@ async def test_text_mention_and_forum_topic(tg: FakeTelegram, bot: Callable[...,
     [seen] = handler.messages
     assert seen.mentions_bot and seen.thread_id == "77"
     assert tg.chat_messages(GROUP)[0].thread_id == 77
+    topic_start = {
+        "message_id": 77,
+        "date": 0,
+        "chat": tg.group_chat(GROUP),
+        "from": {"id": tg.bot_id, "is_bot": True, "first_name": "Familiar"},
+        "forum_topic_created": {"name": "plans", "icon_color": 7322096},
+    }
+    tg.group_message(GROUP, ALICE, "just talking in the topic", thread_id=77, reply_to=topic_start)
+    tg.group_message(GROUP, ALICE, "and now to you", thread_id=77, mention=True)
+    await tg.wait_for(lambda: len(tg.chat_texts(GROUP)) == 2)
+    assert [m.text for m in handler.messages] == ["Familiar, hello", "and now to you"]
 
 
 # ---------------------------------------------------------------------- commands

@@ -184,6 +184,8 @@ def parse_command(
 def to_incoming(message: Message, bot_id: int, bot_username: str) -> IncomingMessage:
     """The platform-neutral view of a text or media message."""
     reply = message.reply_to_message
+    if reply is not None and reply.forum_topic_created is not None:
+        reply = None  # in a forum topic every message "replies" to the topic's first message
     reply_from = reply.from_user if reply else None
     user = message.from_user
     return IncomingMessage(
