@@ -207,6 +207,7 @@ class DocumentFinder:
         self._write_lock = asyncio.Lock()
         self._matrix: _Matrix | None = None
         self._matrix_generation = -1
+        self._facts_cache: dict[str, knobs_mod.FileFacts] | None = None
 
     # ----------------------------------------------------------------- lifecycle
 
@@ -708,18 +709,16 @@ class DocumentFinder:
         return ranked
 
     async def _facts(self, file_ids: Sequence[str]) -> dict[str, knobs_mod.FileFacts]:
-        out: dict[str, knobs_mod.FileFacts] = {}
-        ids = list(dict.fromkeys(file_ids))
-        for start in range(0, len(ids), 500):
-            part = ids[start : start + 500]
-            marks = ",".join("?" * len(part))
-            async with self.db.execute(
-                f"SELECT file_id, name, folder, ext FROM doc_files WHERE file_id IN ({marks})",
-                part,
-            ) as cur:
-                async for fid, name, folder, ext in cur:
-                    out[fid] = knobs_mod.FileFacts(name=name, folder=folder, ext=ext)
-        return out
+        """Name, folder and extension of files, kept (with their word stems) as long as the
+        matrix is."""
+        if self._facts_cache is None:
+            async with self.db.execute("SELECT file_id, name, folder, ext FROM doc_files") as cur:
+                self._facts_cache = {
+                    fid: knobs_mod.FileFacts(name=name, folder=folder, ext=ext)
+                    async for fid, name, folder, ext in cur
+                }
+        cache = self._facts_cache
+        return {fid: cache[fid] for fid in file_ids if fid in cache}
 
     async def _found(
         self,
@@ -788,6 +787,7 @@ class DocumentFinder:
         bot runs) changed the index since it was built."""
         generation = await self._generation()
         if self._matrix is None or generation != self._matrix_generation:
+            self._facts_cache = None
             self._matrix = await self._load_matrix()
             self._matrix_generation = generation
         return self._matrix

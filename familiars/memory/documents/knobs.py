@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import PurePath
 
 import snowballstemmer
@@ -225,14 +225,19 @@ class FileFacts:
     folder: str
     ext: str
 
-    @property
+    # Computed once per file: the finder keeps these objects for as long as its matrix.
+    @cached_property
     def name_stems(self) -> frozenset[str]:
         return frozenset(stem(w) for w in name_words(PurePath(self.name).stem))
 
-    @property
+    @cached_property
     def folder_stems(self) -> frozenset[str]:
         parts = PurePath(self.folder).parts[-FOLDER_DEPTH:] if self.folder else ()
         return frozenset(stem(w) for part in parts for w in name_words(part))
+
+    @cached_property
+    def opaque(self) -> bool:
+        return is_opaque_name(self.name)
 
 
 def apply_knobs(
@@ -270,7 +275,7 @@ def apply_knobs(
         elif ext not in query.wanted_exts and "wrong_extension" not in off:
             parts["wrong_extension"] = WRONG_EXTENSION_FACTOR
             score *= WRONG_EXTENSION_FACTOR
-    if "opaque_name" not in off and is_opaque_name(facts.name):
+    if "opaque_name" not in off and facts.opaque:
         parts["opaque_name"] = OPAQUE_FACTOR
         score *= OPAQUE_FACTOR
     return score, parts
