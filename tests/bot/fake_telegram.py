@@ -122,9 +122,7 @@ class FakeTelegram:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
         await site.start()
-        server = site._server
-        assert server is not None and server.sockets  # noqa: S101 - test helper
-        self.port = server.sockets[0].getsockname()[1]
+        self.port = int(self._runner.addresses[0][1])
         return self
 
     async def stop(self) -> None:

@@ -23,7 +23,7 @@ from familiars.bot.adapters.telegram import (
     is_allowed,
     nobody_allowed,
 )
-from familiars.config._settings import AccessSettings, Settings
+from familiars.config._settings import AccessSettings, Settings, TelegramSettings
 from tests.bot.fake_telegram import TOKEN, FakeHandler, FakeTelegram
 
 pytestmark = pytest.mark.timeout(60)
@@ -50,13 +50,10 @@ class FakeClock:
 def make_settings(tmp_path: Path, **access: Any) -> Settings:
     return Settings(
         workspace=tmp_path,
-        telegram={
-            "poll_timeout_s": 5,
-            "overall_max_rate": 0,
-            "group_max_rate": 0,
-            "send_backoff_s": 0.25,
-        },
-        access=access,
+        telegram=TelegramSettings(
+            poll_timeout_s=5, overall_max_rate=0, group_max_rate=0, send_backoff_s=0.25
+        ),
+        access=AccessSettings(**access),
     )
 
 
@@ -442,7 +439,7 @@ async def test_a_failed_poll_loses_no_update(tg: FakeTelegram, bot: Callable[...
     tg.private_message(BOB, "second")
     tg.fail_next("getUpdates", kind="drop")
     await bot()
-    await tg.wait_for(lambda: tg.chat_texts(ALICE) and tg.chat_texts(BOB))
+    await tg.wait_for(lambda: bool(tg.chat_texts(ALICE)) and bool(tg.chat_texts(BOB)))
     tg.fail_next("getUpdates", status=502)
     tg.private_message(ALICE, "third")  # answers the poll in flight; the next one fails
     await tg.wait_for(lambda: any(c.status == 502 for c in tg.calls))
