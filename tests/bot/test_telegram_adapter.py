@@ -229,6 +229,21 @@ async def test_empty_and_sticker_messages_are_ignored(
     assert [m.text for m in handler.messages] == ["after"]
 
 
+async def test_oversized_or_missing_files_reach_the_handler_without_data(
+    tg: FakeTelegram, bot: Callable[..., Any]
+) -> None:
+    _, handler = await bot()
+    big = {"file_id": "big", "file_unique_id": "b", "file_name": "big.bin", "file_size": 10**9}
+    gone = {"file_id": "gone", "file_unique_id": "g", "file_name": "gone.txt", "file_size": 3}
+    tg.private_message(ALICE, "", caption="a big one", document=big)
+    tg.private_message(ALICE, "", caption="a lost one", document=gone)
+    await tg.wait_for(lambda: len(tg.chat_texts(ALICE)) == 2)
+    assert [(m.text, m.attachments[0].data) for m in handler.messages] == [
+        ("a big one", None),
+        ("a lost one", None),
+    ]
+
+
 async def test_huge_and_binary_laden_message_is_handled(
     tg: FakeTelegram, bot: Callable[..., Any]
 ) -> None:
@@ -261,6 +276,7 @@ async def test_document_becomes_an_attachment_the_adapter_can_download(
         "text/plain",
         10,
     )
+    assert attachment.data == b"hello file"  # fetched for the handler
     assert await adapter.download(attachment) == b"hello file"
     with pytest.raises(ValueError):
         await adapter.download(Attachment(filename="x", url="https://example.invalid/x"))
@@ -576,3 +592,42 @@ async def test_real_runtime_uses_facts_and_keeps_them_private_in_a_group(
     assert not any("hiking" in t.lower() for t in bob_saw), bob_saw
     assert not any(b"hiking" in f.lower() for f in bob_files)
     assert "hiking" in tg.chat_texts(ALICE)[2].lower()  # her own search, answered privately
+
+
+async def test_real_runtime_keeps_a_sent_file_and_finds_it(
+    tg: FakeTelegram, workspace: Path
+) -> None:
+    from familiars.bot.runtime import Application
+    from familiars.config import load_settings
+    from tests.fakes import HashEmbedder
+
+    settings = load_settings(
+        workspace=workspace, telegram={"overall_max_rate": 0, "group_max_rate": 0}
+    )
+    app = Application(
+        settings, embedder=HashEmbedder(), model=None, platforms=False, scheduler=False, watch=False
+    )
+    text = b"The spare key is under the blue flowerpot by the back door.\n"
+    tg.add_file("f9", text)
+    document = {
+        "file_id": "f9",
+        "file_unique_id": "u9",
+        "file_name": "house.txt",
+        "mime_type": "text/plain",
+        "file_size": len(text),
+    }
+    async with app:
+        assert app.dialogues is not None
+        adapter = TelegramAdapter(app.dialogues, settings, TOKEN, base_url=tg.base_url)
+        await adapter.start()
+        try:
+            tg.private_message(ALICE, "", caption="house notes", document=document)
+            await tg.wait_for(lambda: len(tg.chat_texts(ALICE)) == 1, timeout=30)
+            await app.settle()
+            tg.command(tg.private_chat(ALICE), ALICE, "/find spare key flowerpot")
+            await tg.wait_for(lambda: any(m.document for m in tg.chat_messages(ALICE)), 30)
+        finally:
+            await adapter.stop()
+    assert "saved house.txt" in tg.chat_texts(ALICE)[0]
+    [sent] = [m for m in tg.chat_messages(ALICE) if m.document]
+    assert tg.files[sent.document["file_id"]] == text

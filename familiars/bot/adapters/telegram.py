@@ -19,14 +19,16 @@ what the :class:`TurnHandler` returns:
 Incoming updates are confirmed to Telegram only by the next ``getUpdates`` offset, so a
 dropped poll loses nothing: the same updates come again.
 
-Attachments carry ``url="tg-file:<file_id>"``; :meth:`TelegramAdapter.download` fetches them
-(the real file URL contains the bot token, so it never leaves the adapter).
+Attachments carry ``url="tg-file:<file_id>"`` and, when the bot answers the message, their
+bytes in ``data`` (up to ``files.max_file_mb``); :meth:`TelegramAdapter.download` fetches
+them (the real file URL contains the bot token, so it never leaves the adapter).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import datetime
 import logging
 import re
@@ -644,6 +646,7 @@ class TelegramAdapter(PlatformAdapter):
         typing_done = asyncio.Event()
         self._spawn(self._keep_typing(incoming.chat_id, incoming.thread_id, typing_done))
         try:
+            incoming = await self._with_file_data(incoming)
             await self._stream_reply(incoming)
         except Exception:
             # Reported here, with the message that caused it; the person gets a short apology
@@ -659,6 +662,25 @@ class TelegramAdapter(PlatformAdapter):
             typing_done.set()
             if self._on_turn_done is not None:
                 self._on_turn_done(incoming)
+
+    async def _with_file_data(self, incoming: IncomingMessage) -> IncomingMessage:
+        """Attachments with their bytes (up to ``files.max_file_mb``), so that the handler
+        never needs the token-bearing file URL."""
+        if not incoming.attachments:
+            return incoming
+        fetched = [await self._fetch(a) for a in incoming.attachments]
+        return dataclasses.replace(incoming, attachments=tuple(fetched))
+
+    async def _fetch(self, attachment: Attachment) -> Attachment:
+        limit = int(self._settings.files.max_file_mb * 1024 * 1024)
+        if attachment.data is not None or (attachment.size or 0) > limit:
+            return attachment
+        try:
+            data = await self.download(attachment)
+        except TelegramSendError as exc:
+            logger.info("Telegram: could not fetch %s: %s", attachment.filename, exc)
+            return attachment
+        return dataclasses.replace(attachment, data=data, size=len(data))
 
     async def _stream_reply(self, incoming: IncomingMessage) -> None:
         reply_to = incoming.message_id if incoming.is_group else None
