@@ -629,5 +629,5 @@ async def test_real_runtime_keeps_a_sent_file_and_finds_it(
         finally:
             await adapter.stop()
     assert "saved house.txt" in tg.chat_texts(ALICE)[0]
-    [sent] = [m for m in tg.chat_messages(ALICE) if m.document]
-    assert tg.files[sent.document["file_id"]] == text
+    [document_sent] = [m.document for m in tg.chat_messages(ALICE) if m.document]
+    assert tg.files[document_sent["file_id"]] == text
