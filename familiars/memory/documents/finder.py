@@ -27,7 +27,7 @@ import numpy as np
 from familiars.config import Settings
 from familiars.memory.atomic import atomic_write_bytes
 from familiars.memory.documents import knobs as knobs_mod
-from familiars.memory.documents.chunking import Chunk, chunk_document
+from familiars.memory.documents.chunking import EMBED_CHARS, Chunk, chunk_document
 from familiars.memory.documents.errors import (
     DocumentSkipped,
     FileAccessError,
@@ -321,7 +321,9 @@ class DocumentFinder:
         return IndexResult(abspath, "removed", file_id)
 
     async def scan_watch_dirs(self) -> list[IndexResult]:
-        """Bring the index up to date with the watched folders (the owner's)."""
+        """Bring the index up to date with the watched folders (the owner's), after giving
+        every indexed chunk a vector of the current model."""
+        await self.embed_missing()
         results: list[IndexResult] = []
         for folder in self.settings.files.watch_dirs:
             root = Path(folder).expanduser().absolute()
@@ -439,6 +441,24 @@ class DocumentFinder:
             )
             await self.db.commit()
         return len(items)
+
+    async def embed_missing(self) -> int:
+        """Embed every indexed chunk that has no vector of the current model (after the
+        embedding model changed); returns how many texts were embedded. Until this runs,
+        such chunks are invisible to search: vectors of two models are never compared."""
+        model, dim = self.embedder.space
+        async with self.db.execute(
+            "SELECT c.text FROM doc_chunks c LEFT JOIN doc_vectors v "
+            "ON v.content_hash = c.content_hash AND v.model = ? AND v.dim = ? "
+            "WHERE v.content_hash IS NULL",
+            (model, dim),
+        ) as cur:
+            texts = [row[0][:EMBED_CHARS] async for row in cur]
+        count = await self._ensure_vectors(texts)
+        if count:
+            async with self._write_lock:
+                await self._commit_change()
+        return count
 
     async def _hashes_with_vectors(self, hashes: Sequence[str]) -> set[str]:
         model, dim = self.embedder.space

@@ -256,3 +256,17 @@ async def test_a_second_process_sees_files_another_one_added(workspace: Path, do
         assert [f.name for f in await bot.find("pancakes")] == ["recipes.md"]
         await cli.remove_file(docs / "recipes.md")
         assert await bot.find("pancakes") == []
+
+
+async def test_a_new_embedding_model_sees_old_files_after_embed_missing(
+    workspace: Path, docs: Path
+) -> None:
+    settings = _settings(workspace)
+    async with DocumentFinder(workspace, HashEmbedder(model_name="old"), settings) as old:
+        await old.add_file(docs / "recipes.md")
+    new_model = HashEmbedder(dim=32, model_name="new")
+    async with DocumentFinder(workspace, new_model, settings, ablate=()) as finder:
+        assert await finder.find("pancakes") == []  # old vectors are never compared
+        assert await finder.embed_missing() == 2
+        assert [f.name for f in await finder.find("pancakes")] == ["recipes.md"]
+        assert await finder.embed_missing() == 0
