@@ -20,17 +20,17 @@ from familiars.memory.documents.errors import (
     UnsupportedFileError,
 )
 from familiars.memory.documents.extract import Extracted, extract
-from familiars.memory.documents.finder import (
-    DocumentFinder,
+from familiars.memory.documents.finder import DocumentFinder
+from familiars.memory.documents.history import EditHistory, FileHistory, Version
+from familiars.memory.documents.knobs import ABLATE_ENV, KNOBS, parse_query
+from familiars.memory.documents.present import context_lines, format_found, relevant_for_context
+from familiars.memory.documents.results import (
     FileBlob,
     FileInfo,
     FoundFile,
     IndexResult,
     RebuildReport,
 )
-from familiars.memory.documents.history import EditHistory, FileHistory, Version
-from familiars.memory.documents.knobs import ABLATE_ENV, KNOBS, parse_query
-from familiars.memory.documents.present import context_lines, format_found, relevant_for_context
 from familiars.memory.documents.schema import migrations
 from familiars.memory.documents.watcher import Debouncer, FolderWatcher
 

@@ -17,7 +17,7 @@ import logging
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,13 @@ from familiars.memory.documents.errors import (
 )
 from familiars.memory.documents.extract import check_file_name, extract, kind_of
 from familiars.memory.documents.history import OWNER, EditHistory, FileHistory, Version, iso_now
+from familiars.memory.documents.results import (
+    FileBlob,
+    FileInfo,
+    FoundFile,
+    IndexResult,
+    RebuildReport,
+)
 from familiars.memory.documents.schema import migrations
 from familiars.memory.documents.search import (
     CANDIDATES,
@@ -45,8 +52,10 @@ from familiars.memory.documents.search import (
     fuse,
     minmax,
     normalise_bm25,
+    passage_of,
     top_indices,
 )
+from familiars.memory.documents.walking import walk_folder
 from familiars.memory.embeddings import Embedder, content_hash
 from familiars.memory.migrations import migrate_database
 from familiars.memory.paths import check_user_key, user_dir
@@ -56,80 +65,6 @@ logger = logging.getLogger(__name__)
 DB_NAME = "familiars.db"
 MAX_HISTORY_VERSIONS = 5
 EMBED_BATCH = 256
-PASSAGE_CHARS = 320
-_IGNORED_SUFFIXES = (".swp", ".swx", ".tmp", ".part", ".crdownload", ".lock", "~")
-
-
-@dataclass(frozen=True)
-class IndexResult:
-    """What happened to one file: ``indexed``, ``unchanged``, ``skipped`` or ``removed``."""
-
-    path: str
-    status: str
-    file_id: str | None = None
-    chunks: int = 0
-    reason: str | None = None
-    code: str | None = None
-    note: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
-
-
-@dataclass(frozen=True)
-class FoundFile:
-    """One search hit: the file, the page (None when unpaginated), the passage, and the
-    score with its parts (``dense``/``keyword`` normalised, ``cosine`` raw, knob effects)."""
-
-    file_id: str
-    name: str
-    path: str
-    owner: str | None
-    page: int | None
-    passage: str
-    score: float
-    parts: dict[str, float]
-    chunk_kind: str
-    version: str
-    is_history: bool
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class FileInfo:
-    file_id: str
-    owner: str | None
-    path: str
-    name: str
-    kind: str
-    size: int
-    chunks: int
-    indexed_at: str
-    versions: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class FileBlob:
-    """A found file's bytes, to send back."""
-
-    file_id: str
-    name: str
-    path: str
-    data: bytes
-
-
-@dataclass
-class RebuildReport:
-    files: int = 0
-    versions: int = 0
-    history_versions: int = 0
-    bad_lines: int = 0
-    reindexed: list[IndexResult] = field(default_factory=list)
 
 
 @dataclass
@@ -923,54 +858,3 @@ def _prepare_bytes(
 
 def _skip_result(exc: DocumentSkipped, file_id: str | None) -> IndexResult:
     return IndexResult(exc.path, "skipped", file_id, 0, exc.reason, exc.code)
-
-
-def is_ignored_name(name: str) -> bool:
-    """Hidden files and editor or download leftovers: not documents, not worth a reason."""
-    return name.startswith((".", "~$")) or name.endswith(_IGNORED_SUFFIXES)
-
-
-def walk_folder(
-    root: Path, *, exclude: Sequence[Path] = ()
-) -> tuple[list[Path], list[DocumentSkipped]]:
-    """Files under ``root`` (sorted), and the entries refused: symlinks that leave it.
-    Folders in ``exclude`` (the workspace itself) are not entered."""
-    real_root = root.resolve()
-    skip = {Path(p).resolve() for p in exclude}
-    files: list[Path] = []
-    refused: list[DocumentSkipped] = []
-    for folder, dirnames, filenames in os.walk(root, followlinks=False):
-        if Path(folder).resolve() in skip:
-            dirnames[:] = []
-            continue
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in sorted(filenames):
-            if is_ignored_name(name):
-                continue
-            path = Path(folder) / name
-            if path.is_symlink() and not _inside(path.resolve(), real_root):
-                refused.append(UnsafePathError(path, "a link that leads outside the folder"))
-                continue
-            files.append(path)
-    return files, refused
-
-
-def _inside(path: Path, root: Path) -> bool:
-    try:
-        path.relative_to(root)
-    except ValueError:
-        return False
-    return True
-
-
-def passage_of(text: str, words: Sequence[str], limit: int = PASSAGE_CHARS) -> str:
-    """A readable stretch of ``text`` around the first query word it contains."""
-    flat = " ".join(text.split())
-    if len(flat) <= limit:
-        return flat
-    lower = flat.lower()
-    hits = [lower.find(w.lower()[: max(4, len(w) - 2)]) for w in words if w]
-    hits = [h for h in hits if h >= 0]
-    start = max(0, min(hits) - limit // 3) if hits else 0
-    piece = flat[start : start + limit]
-    return ("…" if start else "") + piece + ("…" if start + limit < len(flat) else "")

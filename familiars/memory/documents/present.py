@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from familiars.memory.documents.finder import FoundFile
+from familiars.memory.documents.results import FoundFile
 
 #: Raw cosine (bundled MiniLM) below which a passage is not brought into a reply unprompted.
 CONTEXT_MIN_COSINE = 0.35

@@ -6,6 +6,7 @@ sentence models sit in a narrow band, so their relative order is the signal, not
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,6 +14,7 @@ import numpy as np
 VECTOR_WEIGHT = 0.7
 KEYWORD_WEIGHT = 0.3
 CANDIDATES = 200
+PASSAGE_CHARS = 320
 
 
 def minmax(scores: np.ndarray) -> np.ndarray:
@@ -81,3 +83,16 @@ def best_content_per_file(candidates: list[Candidate]) -> dict[tuple[str, str], 
         if held is None or cand.fused > held.fused:
             best[cand.group] = cand
     return best
+
+
+def passage_of(text: str, words: Sequence[str], limit: int = PASSAGE_CHARS) -> str:
+    """A readable stretch of ``text`` around the first query word it contains."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    lower = flat.lower()
+    hits = [lower.find(w.lower()[: max(4, len(w) - 2)]) for w in words if w]
+    hits = [h for h in hits if h >= 0]
+    start = max(0, min(hits) - limit // 3) if hits else 0
+    piece = flat[start : start + limit]
+    return ("…" if start else "") + piece + ("…" if start + limit < len(flat) else "")

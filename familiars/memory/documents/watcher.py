@@ -18,7 +18,8 @@ from typing import Protocol
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
-from familiars.memory.documents.finder import IndexResult, is_ignored_name
+from familiars.memory.documents.results import IndexResult
+from familiars.memory.documents.walking import is_ignored_name
 
 logger = logging.getLogger(__name__)
 
