@@ -20,8 +20,9 @@ KNOBS: dict[str, str] = {
     "keyword": "BM25 over stemmed words joins dense recall (names, rare words, numbers)",
     "keyword_date": "a message's date words are searchable ('in May', 'last year's trip')",
     "keyword_speaker": "a message's author name is searchable ('what did Ana say about ...')",
-    "context_words": "a message's keyword document and word list also carry its neighbours' "
-    "words (replies like 'yes, it was amazing!' get the topic of the question they answer)",
+    "context_words": "a message's keyword document and word list also carry the words of the "
+    "messages around it (two on each side, the farther at half weight): replies like 'yes, it "
+    "was amazing!' get the topic of what they answer",
     "context_dense": "a message's dense score also counts its best neighbour's similarity",
     "sentences": "long messages are matched sentence by sentence (best sentence counts)",
     "late_interaction": "idf-weighted word-level matching over word vectors (synonyms and "

@@ -22,6 +22,7 @@ from familiars.memory.text import content_words, keyword_terms, stem
 MAX_WORDS = 96  # per document, for late interaction (own words first, then neighbours')
 CONTEXT_TERM_WEIGHT = 0.5  # a neighbour's keyword counts half
 CONTEXT_WORD_WEIGHT = 0.8  # a neighbour's word matches at 0.8 of an own word
+CONTEXT_RING2 = 0.5  # the neighbours' neighbours count half as much (0: off)
 
 
 @dataclass
@@ -283,8 +284,11 @@ class RecallIndex:
                 self._neighbours[prev, 1] = row
             self._last_in_group[doc.group] = row
         self._refresh(row)
-        if self._neighbours[row, 0] >= 0:
-            self._refresh(int(self._neighbours[row, 0]))
+        prev = int(self._neighbours[row, 0])
+        if prev >= 0:
+            self._refresh(prev)
+            if CONTEXT_RING2 and self._neighbours[prev, 0] >= 0:
+                self._refresh(int(self._neighbours[prev, 0]))
         return row
 
     def _add_sentences(self, row: int, vectors: np.ndarray | None) -> None:
@@ -299,6 +303,19 @@ class RecallIndex:
         if count and vectors is not None:
             self._sentences[self._n_sent : need] = vectors
             self._n_sent = need
+
+    def _context_rows(self, row: int) -> list[tuple[int, float]]:
+        """Neighbours (scale 1) and, with ``CONTEXT_RING2``, their other neighbours."""
+        out: list[tuple[int, float]] = []
+        for side in (0, 1):
+            nb = int(self._neighbours[row, side])
+            if nb < 0 or self.docs[nb] is None:
+                continue
+            out.append((nb, 1.0))
+            far = int(self._neighbours[nb, side])
+            if CONTEXT_RING2 and far >= 0 and self.docs[far] is not None:
+                out.append((far, CONTEXT_RING2))
+        return out
 
     def _refresh(self, row: int) -> None:
         """Rebuild a row's keyword document and word list from its own and its neighbours'."""
@@ -316,17 +333,15 @@ class RecallIndex:
         ids = list(self._own_words[row])
         weights = [1.0] * len(ids)
         seen = set(ids)
-        for nb in self._neighbours[row]:
-            if nb < 0 or self.docs[nb] is None:
-                continue
+        for nb, scale in self._context_rows(row):
             if "context_words" not in self.ablated:
                 for t, c in self._own_terms[nb].items():
-                    terms[t] = terms.get(t, 0.0) + CONTEXT_TERM_WEIGHT * c
+                    terms[t] = terms.get(t, 0.0) + CONTEXT_TERM_WEIGHT * scale * c
             for w in self._own_words[nb]:
                 if w not in seen:
                     seen.add(w)
                     ids.append(w)
-                    weights.append(CONTEXT_WORD_WEIGHT)
+                    weights.append(CONTEXT_WORD_WEIGHT * scale)
         self.keywords.set_doc(row, terms)
         ids, weights = ids[:MAX_WORDS], weights[:MAX_WORDS]
         self._words[row] = 0
