@@ -107,6 +107,7 @@ class FakeTelegram:
         self._message_ids = itertools.count(1000)
         self._faults: list[_Fault] = []
         self._blocked_private: set[int] = set()
+        self._migrated: dict[int, int] = {}
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
         self._closing = False
@@ -240,6 +241,10 @@ class FakeTelegram:
             raise ValueError(f"unknown fault kind {kind!r}")
         self._faults.append(_Fault(method, kind, status, retry_after, times, chat_id))
 
+    def migrate_chat(self, old_chat_id: int, new_chat_id: int) -> None:
+        """The group became a supergroup: sends to the old id answer with the new one."""
+        self._migrated[old_chat_id] = new_chat_id
+
     def block_private(self, user_id: int) -> None:
         """The person never started the bot: private sends to them get 403."""
         self._blocked_private.add(user_id)
@@ -296,7 +301,7 @@ class FakeTelegram:
         except _ApiError as exc:
             call.status = exc.status
             self._notify()
-            return _error(exc.status, exc.description)
+            return _error(exc.status, exc.description, exc.parameters)
         self._notify()
         return web.json_response({"ok": True, "result": result})
 
@@ -468,6 +473,12 @@ class FakeTelegram:
             raise _ApiError(400, "Bad Request: chat_id is empty")
         if chat_id in self._blocked_private:
             raise _ApiError(403, "Forbidden: bot can't initiate conversation with a user")
+        if chat_id in self._migrated:
+            raise _ApiError(
+                400,
+                "Bad Request: group chat was upgraded to a supergroup chat",
+                {"migrate_to_chat_id": self._migrated[chat_id]},
+            )
         return chat_id
 
     def _record(self, chat_id: int, params: dict[str, Any], *, text: str) -> SentMessage:
@@ -532,10 +543,13 @@ class FakeTelegram:
 
 
 class _ApiError(Exception):
-    def __init__(self, status: int, description: str) -> None:
+    def __init__(
+        self, status: int, description: str, parameters: dict[str, Any] | None = None
+    ) -> None:
         super().__init__(description)
         self.status = status
         self.description = description
+        self.parameters = parameters
 
 
 @dataclass(frozen=True)
@@ -544,10 +558,11 @@ class _Upload:
     data: bytes
 
 
-def _error(status: int, description: str) -> web.Response:
-    return web.json_response(
-        {"ok": False, "error_code": status, "description": description}, status=status
-    )
+def _error(status: int, description: str, parameters: dict[str, Any] | None = None) -> web.Response:
+    body: dict[str, Any] = {"ok": False, "error_code": status, "description": description}
+    if parameters:
+        body["parameters"] = parameters
+    return web.json_response(body, status=status)
 
 
 def _int(value: Any) -> int | None:

@@ -450,6 +450,15 @@ async def test_proactive_send_to_a_topic_splits_long_text(
     assert {m.thread_id for m in messages} == {9}
 
 
+async def test_a_group_upgraded_to_a_supergroup_still_gets_the_message(
+    tg: FakeTelegram, bot: Callable[..., Any]
+) -> None:
+    adapter, _ = await bot()
+    tg.migrate_chat(-5, GROUP)
+    await adapter.send("-5", "good morning, everyone")
+    assert tg.chat_texts(GROUP) == ["good morning, everyone"]
+
+
 async def test_a_failed_poll_loses_no_update(tg: FakeTelegram, bot: Callable[..., Any]) -> None:
     tg.private_message(ALICE, "first")
     tg.private_message(BOB, "second")

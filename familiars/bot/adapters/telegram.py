@@ -48,6 +48,7 @@ from telegram import (
 from telegram.constants import ChatAction, ChatType, MessageEntityType
 from telegram.error import (
     BadRequest,
+    ChatMigrated,
     Forbidden,
     InvalidToken,
     NetworkError,
@@ -111,11 +112,15 @@ class TelegramStartError(TelegramAdapterError):
 class TelegramSendError(TelegramAdapterError):
     """A send that failed for good (after retries, or one that retrying cannot fix)."""
 
-    def __init__(self, message: str, *, unreachable: bool = False) -> None:
+    def __init__(
+        self, message: str, *, unreachable: bool = False, migrated_to: int | None = None
+    ) -> None:
         super().__init__(message)
         #: True when Telegram refuses to deliver to that chat at all (the person never
         #: started the bot, blocked it, or the chat does not exist).
         self.unreachable = unreachable
+        #: The group's new id when it was upgraded to a supergroup.
+        self.migrated_to = migrated_to
 
 
 # ---------------------------------------------------------------------- access control
@@ -792,15 +797,24 @@ class TelegramAdapter(PlatformAdapter):
             if reply_to
             else None
         )
-        message = await self._call(
-            "sendMessage",
-            lambda: self._bot.send_message(
-                chat_id=chat_id,
+
+        def request(target: str) -> Callable[[], Awaitable[Message]]:
+            return lambda: self._bot.send_message(
+                chat_id=target,
                 text=text,
                 message_thread_id=_int_or_none(thread_id),
                 reply_parameters=reply,
-            ),
-        )
+            )
+
+        try:
+            message = await self._call("sendMessage", request(chat_id))
+        except TelegramSendError as exc:
+            if exc.migrated_to is None:
+                raise
+            logger.warning(
+                "Telegram: chat %s is now supergroup %s; sending there", chat_id, exc.migrated_to
+            )
+            message = await self._call("sendMessage", request(str(exc.migrated_to)))
         return message.message_id
 
     async def _edit_text(self, chat_id: str, message_id: int, text: str) -> None:
@@ -853,6 +867,8 @@ class TelegramAdapter(PlatformAdapter):
                 logger.warning("Telegram: %s failed (%s), retrying in %.1fs", what, exc, delay)
                 await self._sleep(delay)
                 delay *= 2
+            except ChatMigrated as exc:
+                raise TelegramSendError(f"{what}: {exc}", migrated_to=int(exc.new_chat_id)) from exc
             except TelegramError as exc:
                 raise TelegramSendError(f"{what}: {exc}") from exc
         raise AssertionError("unreachable")  # pragma: no cover
