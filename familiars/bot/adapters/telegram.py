@@ -598,10 +598,10 @@ class TelegramAdapter(PlatformAdapter):
         message = update.message
         if message is None or message.from_user is None or message.from_user.is_bot:
             return
-        if not self._allowed(message):
-            await self._refuse(message)
-            return
         key = (str(message.chat_id), _thread_id(message))
+        if not self._allowed(message):
+            self._lanes.submit(key, lambda: self._refuse(message))
+            return
         invocation = parse_command(message, self._username, self._known_commands)
         if invocation is not None:
             self._lanes.submit(key, lambda: self._run_command(invocation))
