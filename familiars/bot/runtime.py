@@ -353,11 +353,17 @@ class Application:
             return
         from familiars.memory.documents import FolderWatcher
 
+        self.folder_watcher = FolderWatcher(self.finder, self.settings.files.watch_dirs)
+        await self.folder_watcher.start()
+        # Catching up with what changed while the bot was down can embed for minutes on a
+        # big folder: it runs in the background instead of holding up the start.
+        self.create_task(self._scan_watch_dirs(), name="watch-dirs-scan")
+
+    async def _scan_watch_dirs(self) -> None:
+        assert self.finder is not None
         for result in await self.finder.scan_watch_dirs():
             if result.status == "skipped":
                 logger.info("not indexed: %s (%s)", result.path, result.reason)
-        self.folder_watcher = FolderWatcher(self.finder, self.settings.files.watch_dirs)
-        await self.folder_watcher.start()
 
     async def settle(self) -> None:
         """Everything the last turns started is done: reply nodes added, memories written."""

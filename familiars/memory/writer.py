@@ -709,6 +709,10 @@ def save_status(workspace: Path, stats: WriterStats) -> None:
     atomic_write_text(path, json.dumps(stats.as_dict(), ensure_ascii=False, indent=1))
 
 
+#: How often a busy writer queue saves its status for other processes (``writer-status``).
+STATUS_SAVE_EVERY_S = 1.0
+
+
 def pending_turn_files(workspace: Path) -> list[Path]:
     folder = queue_dir(workspace)
     return sorted(folder.glob("t_*.json")) if folder.is_dir() else []
@@ -1078,7 +1082,14 @@ class WriterQueue:
             await self._wake.wait()
             self._wake.clear()
             while paths := self.pending():
-                await self._process_file(paths[0])
+                # One listing of the folder per batch (not per turn: with a long queue that
+                # made draining quadratic), and the status saved about once a second.
+                saved_at = time.monotonic()
+                for n, path in enumerate(paths, start=1):
+                    await self._process_file(path)
+                    if time.monotonic() - saved_at >= STATUS_SAVE_EVERY_S:
+                        self.writer.save_status(queue_depth=len(paths) - n)
+                        saved_at = time.monotonic()
                 self.writer.save_status(queue_depth=len(self.pending()))
             self._idle.set()
             if self._stopping:
