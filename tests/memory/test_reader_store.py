@@ -61,23 +61,7 @@ def test_memory_search_cli(tmp_path, monkeypatch) -> None:
         app, [*base, "memory", "add", "--user", "ana", "--scope", "user", "--category",
               "preference", "Ana loves sourdough baking"],
     )  # fmt: skip
-    if added.exit_code != 0:  # the add command's options may differ: store directly
-        import asyncio
-
-        async def add() -> None:
-            async with open_workspace(
-                load_settings(None, workspace=tmp_path), embedder=False
-            ) as mw:
-                await mw.store.append(
-                    make_record(
-                        "Ana loves sourdough baking",
-                        scope="user",
-                        category="preference",
-                        user_key="ana",
-                    )  # fmt: skip
-                )
-
-        asyncio.run(add())
+    assert added.exit_code == 0, added.output
     out = runner.invoke(app, [*base, "memory", "search", "sourdough", "--user", "ana", "--json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout.strip().splitlines()[-1])
