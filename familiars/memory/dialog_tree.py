@@ -727,6 +727,11 @@ class DialogTrees:
             return tree
 
     async def aget(self, agent_id: str, dialogue_id: str, *, create: bool = False) -> DialogTree:
+        """:meth:`get`, loading from disk off the event loop (an open tree is returned at
+        once)."""
+        tree = self._trees.get((agent_id, dialogue_id))
+        if tree is not None:
+            return tree
         return await asyncio.to_thread(self.get, agent_id, dialogue_id, create=create)
 
     def compact_due(self) -> int:

@@ -407,11 +407,16 @@ class RecallIndex:
         weights = self._word_w[rows, :width]
         if not neighbours:
             weights = np.where(weights >= 1.0, weights, 0.0)
-        uniq, inverse = np.unique(ids, return_inverse=True)
-        qmat = self.vocab.matrix[np.asarray(query_word_ids)]
-        sims = qmat @ self.vocab.matrix[uniq].T  # (q, u)
-        per = sims[:, inverse.reshape(ids.shape)] * weights[None, :, :]
-        per = np.where(weights[None, :, :] > 0, per, -1.0)
+        vocab = self.vocab.matrix
+        qmat = vocab[np.asarray(query_word_ids)]
+        if vocab.shape[0] <= 4 * ids.size:
+            per = (qmat @ vocab.T)[:, ids]  # a small vocabulary: one product, no sort
+        else:
+            uniq, inverse = np.unique(ids, return_inverse=True)
+            per = (qmat @ vocab[uniq].T)[:, inverse.reshape(ids.shape)]
+        # padding has weight 0: a weighted similarity there is 0, never above a real match
+        # unless every real match is negative, which the floor of -1 below keeps right
+        per = np.where(weights[None, :, :] > 0, per * weights[None, :, :], -1.0)
         best = per.max(axis=2)  # (q, rows)
         return (idf[:, None] * best).sum(axis=0) / max(float(idf.sum()), 1e-9)
 
