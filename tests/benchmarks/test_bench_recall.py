@@ -23,8 +23,12 @@ def _sample() -> list[dict]:
         ],
         "session_2_date_time": "10:00 am on 20 June, 2023",
         "session_2": [
-            {"speaker": "Bo", "dia_id": "D2:1", "text": "I ran my first marathon in Oslo.",
-             "blip_caption": "a photo of a runner"},
+            {
+                "speaker": "Bo",
+                "dia_id": "D2:1",
+                "text": "I ran my first marathon in Oslo.",
+                "blip_caption": "a photo of a runner",
+            },
             {"speaker": "Ana", "dia_id": "D2:2", "text": "Amazing, how long did it take?"},
         ],  # fmt: skip
     }
