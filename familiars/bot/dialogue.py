@@ -108,7 +108,9 @@ class DialogueLog(Protocol):
 
     async def flush_all(self) -> None: ...
 
-    async def branch(self, agent_id: str, dialogue_id: str, node_id: int) -> list[BranchTurn]: ...
+    async def branch(
+        self, agent_id: str, dialogue_id: str, node_id: int, *, max_chars: int | None = None
+    ) -> list[BranchTurn]: ...
 
     async def recent_lines(self, agent_id: str, dialogue_id: str, n: int) -> list[str]: ...
 
@@ -378,7 +380,12 @@ class DialogueManager:
             passages = await self.documents.context(
                 llm_text, user_key, is_owner=self.is_owner(message.platform, message.user_id)
             )
-        branch = await self.log.branch(agent.id, info.dialogue_id, q_id)
+        branch = await self.log.branch(
+            agent.id,
+            info.dialogue_id,
+            q_id,
+            max_chars=self.settings.llm.prompt_token_budget * 4,
+        )
         person = await self.state.person(user_key)
         tz = _zone((person.timezone if person else None) or self.settings.scheduler.timezone)
         parts = PromptParts(

@@ -403,6 +403,8 @@ class Application:
         while True:
             await asyncio.sleep(every_s)
             await self._flush_stats()
+            if self.trees is not None:  # fold long dialogue journals into dialogue.json
+                await asyncio.to_thread(self.trees.compact_due)
 
     async def _flush_stats(self) -> None:
         if self.dialogues is None:

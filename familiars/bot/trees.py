@@ -12,6 +12,7 @@ import numpy as np
 from familiars.bot.prompt import BranchTurn
 from familiars.memory.dialog_tree import DialogTrees, node_content_for_llm
 from familiars.memory.embeddings import Embedder
+from familiars.memory.reader import node_embedding_text
 
 
 class RecentEmbeddings(Embedder):
@@ -101,9 +102,12 @@ class TreeLog:
     ) -> int:
         tree = await self.trees.aget(agent_id, dialogue_id, create=True)
         masked = node_content_for_llm_text(text, metadata)
+        speaker = metadata.get("speaker")
         pending = self._pending.pop((agent_id, dialogue_id), None)
-        nodes: list[tuple[str, str | None]] = [(text, metadata.get("speaker"))]
-        batch = [masked]
+        nodes: list[tuple[str, str | None]] = [(text, speaker)]
+        # A node is embedded as a transcript line (the speaker's name leads, so "what did
+        # Ana say" meets Ana's messages); the message as a query is embedded as it is.
+        batch = [node_embedding_text(masked, speaker), masked]
         if pending is not None:
             nodes.insert(0, (pending.text, None))
             batch.insert(0, pending.text or " ")
@@ -175,16 +179,32 @@ class TreeLog:
         for agent_id, dialogue_id in list(self._pending):
             await self.flush(agent_id, dialogue_id)
 
-    async def branch(self, agent_id: str, dialogue_id: str, node_id: int) -> list[BranchTurn]:
+    async def branch(
+        self, agent_id: str, dialogue_id: str, node_id: int, *, max_chars: int | None = None
+    ) -> list[BranchTurn]:
+        """The topic branch from its root down to ``node_id``; with ``max_chars``, only as
+        much of its recent end as fits (a long dialogue's branch can hold thousands of
+        nodes, and the prompt keeps only its newest part anyway)."""
         tree = await self.trees.aget(agent_id, dialogue_id, create=True)
-        return [
-            BranchTurn(
-                role="user" if n.node_type == "Q" else "assistant",
-                text=node_content_for_llm(n),
-                speaker=str(n.metadata.get("speaker", "")),
+        turns: list[BranchTurn] = []
+        used = 0
+        cur: int | None = node_id
+        while cur is not None:
+            node = tree.node_list[cur]
+            text = node_content_for_llm(node)
+            used += len(text)
+            if max_chars is not None and used > max_chars and turns:
+                break
+            turns.append(
+                BranchTurn(
+                    role="user" if node.node_type == "Q" else "assistant",
+                    text=text,
+                    speaker=str(node.metadata.get("speaker", "")),
+                )
             )
-            for n in tree.ancestors(node_id)
-        ]
+            cur = node.parent
+        turns.reverse()
+        return turns
 
     async def recent_lines(self, agent_id: str, dialogue_id: str, n: int) -> list[str]:
         tree = await self.trees.aget(agent_id, dialogue_id, create=True)

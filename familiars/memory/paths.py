@@ -96,8 +96,15 @@ def owner_from_path(workspace: Path, path: Path) -> dict[str, str | None] | None
     """Inverse of :func:`resolve_path`: scope, category and owner ids of a memory file, or None
     when the path is not a memory file of this workspace."""
     try:
-        parts = Path(path).resolve().relative_to(Path(workspace).resolve()).parts
+        # Paths this package built or globbed are under the workspace as spelled; resolving
+        # (a syscall per component) is only needed for other spellings.
+        parts = Path(path).relative_to(Path(workspace)).parts
     except ValueError:
+        try:
+            parts = Path(path).resolve().relative_to(Path(workspace).resolve()).parts
+        except ValueError:
+            return None
+    if ".." in parts:
         return None
     if not parts or not parts[-1].endswith(".md"):
         return None

@@ -246,6 +246,28 @@ class MemoryStore:
         assert record is not None
         return record.replace()
 
+    def _candidate_files(
+        self,
+        scope: str | None,
+        category: str | None,
+        user_key: str | None,
+        agent_id: str | None,
+        dialogue_id: str | None,
+    ) -> builtins.list[Path]:
+        """The files that can hold matches: one owner's folder when the filters name it (the
+        turn's own lookups), else every memory file."""
+        pattern = f"{category}.md" if category is not None else "*.md"
+        folder: Path | None = None
+        if scope == "user" and user_key is not None:
+            folder = self.workspace / "users" / user_key
+        elif scope == "identity" and agent_id is not None:
+            folder = self.workspace / "agents" / agent_id / "identity"
+        elif scope in ("dialogue", "ephemeral") and agent_id and dialogue_id:
+            folder = self.workspace / "agents" / agent_id / dialogue_id / scope
+        if folder is None:
+            return self.memory_files()
+        return sorted(p for p in folder.glob(pattern) if owner_from_path(self.workspace, p))
+
     def _files_for(
         self,
         scope: str | None,
@@ -254,7 +276,7 @@ class MemoryStore:
         agent_id: str | None,
         dialogue_id: str | None,
     ) -> Iterator[Path]:
-        for path in self.memory_files():
+        for path in self._candidate_files(scope, category, user_key, agent_id, dialogue_id):
             info = owner_from_path(self.workspace, path)
             if info is None:
                 continue
