@@ -6,19 +6,19 @@ command function (its parameters are the benchmark's options).
 
 from __future__ import annotations
 
-import importlib
-
 import typer
+
+from familiars.benchmarks import files, gate, ingest, locomo, recall, tree, turn
 
 app = typer.Typer(help="Benchmarks: figures as ratios against a baseline measured in the same run.")
 
-_BENCHMARKS = ("ingest", "locomo", "tree", "recall", "turn", "gate", "files")
-
-for _name in _BENCHMARKS:
-    try:
-        _module = importlib.import_module(f"familiars.benchmarks.{_name}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"familiars.benchmarks.{_name}":
-            raise
-        continue
+for _name, _module in (
+    ("ingest", ingest),
+    ("locomo", locomo),
+    ("tree", tree),
+    ("recall", recall),
+    ("turn", turn),
+    ("gate", gate),
+    ("files", files),
+):
     app.command(_name)(_module.command)

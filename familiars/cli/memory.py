@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import importlib
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.progress import Progress
 
+from familiars.cli import memory_recall, memory_writer
 from familiars.cli._context import console, fail, get_ctx, print_json, print_table, want_json
 from familiars.memory.entries import record_header
 from familiars.memory.errors import MemoryError_
@@ -309,12 +309,6 @@ def reindex(ctx: typer.Context, json_out: JsonOpt = False) -> None:
 
 
 # Commands that other modules contribute to this group: search (recall), consolidate and
-# writer-status (writer). Each module exposes ``register(app)``.
-for _name in ("memory_recall", "memory_writer"):
-    try:
-        _module = importlib.import_module(f"familiars.cli.{_name}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"familiars.cli.{_name}":
-            raise
-        continue
-    _module.register(app)
+# writer-status (writer).
+memory_recall.register(app)
+memory_writer.register(app)
