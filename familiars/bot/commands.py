@@ -11,7 +11,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
 from familiars.bot.adapters.base import CommandInvocation, CommandResponse, CommandSpec
 from familiars.bot.state import BotState
@@ -48,16 +48,6 @@ class Caller:
     is_owner: bool
     platform: str
     user_id: str
-
-
-class RecallLike(Protocol):
-    async def search_for_person(
-        self, query: str, *, caller: Caller, k: int
-    ) -> list[dict[str, Any]]: ...
-
-
-class FinderLike(Protocol):
-    async def find(self, query: str, *, user_key: str | None = None, k: int = 5) -> Any: ...
 
 
 @dataclass

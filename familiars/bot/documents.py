@@ -5,7 +5,6 @@ sends the best file back; relevant passages join a reply's context."""
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 import httpx
 
@@ -80,6 +79,3 @@ class Documents:
         except DocumentError:
             return []
         return context_lines(relevant_for_context(found))
-
-    def describe(self) -> dict[str, Any]:
-        return {"max_bytes": self.max_bytes}

@@ -26,15 +26,6 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def normalise_rows(matrix: np.ndarray) -> np.ndarray:
-    matrix = np.asarray(matrix, dtype=np.float32)
-    if matrix.ndim == 1:
-        matrix = matrix[None, :]
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return matrix / norms
-
-
 class Embedder(ABC):
     """Turns texts into unit vectors of one model. ``model_name`` and ``dim`` identify the
     vector space: vectors of two spaces are never compared."""

@@ -215,10 +215,6 @@ class MemoryStore:
                 self._load(path)
             self._scanned = True
 
-    async def refresh(self) -> None:
-        """Re-read every memory file that changed on disk (new files included)."""
-        await asyncio.to_thread(self._scan_sync)
-
     def invalidate(self, path: Path) -> None:
         """Forget the cached parse of ``path`` (the watcher calls this on outside edits)."""
         with self._lock:
