@@ -277,7 +277,7 @@ class DocumentFinder:
             "AND substr(path, 1, ?) = ?",
             (OWNER, len(prefix), prefix),
         ) as cur:
-            paths = [row[0] async for row in cur]
+            paths = [row[0] for row in await cur.fetchall()]
         gone = [p for p in paths if not os.path.lexists(p)]
         return [await self.remove_file(p) for p in gone]
 
@@ -343,7 +343,7 @@ class DocumentFinder:
             "WHERE owner = ? AND deleted_at IS NULL",
             (owner,),
         ) as cur:
-            return {row[0]: (row[1], int(row[2]), float(row[3])) async for row in cur}
+            return {row[0]: (row[1], int(row[2]), float(row[3])) for row in await cur.fetchall()}
 
     async def _touch(self, file_id: str, size: int, mtime: float) -> None:
         await self.db.execute(
@@ -388,7 +388,7 @@ class DocumentFinder:
             "WHERE v.content_hash IS NULL",
             (model, dim),
         ) as cur:
-            texts = [row[0][:EMBED_CHARS] async for row in cur]
+            texts = [row[0][:EMBED_CHARS] for row in await cur.fetchall()]
         count = await self._ensure_vectors(texts)
         if count:
             async with self._write_lock:
@@ -406,7 +406,7 @@ class DocumentFinder:
                 f"AND content_hash IN ({marks})",
                 (model, dim, *part),
             ) as cur:
-                found.update([row[0] async for row in cur])
+                found.update([row[0] for row in await cur.fetchall()])
         return found
 
     async def _write_version(self, version: Version, *, current: bool = True) -> None:
@@ -461,7 +461,7 @@ class DocumentFinder:
             "ORDER BY version DESC",
             (file_id,),
         ) as cur:
-            versions = [row[0] async for row in cur]
+            versions = [row[0] for row in await cur.fetchall()]
         for old in versions[MAX_HISTORY_VERSIONS:]:
             await self._delete_chunks("file_id = ? AND version = ?", (file_id, old))
 
@@ -639,7 +639,7 @@ class DocumentFinder:
             "ORDER BY s LIMIT ?"
         )
         async with self.db.execute(sql, (match, *sorted(owners), CANDIDATES)) as cur:
-            hits = [(int(row[0]), float(row[1])) async for row in cur]
+            hits = [(int(row[0]), float(row[1])) for row in await cur.fetchall()]
         matrix = await self._get_matrix()
         rows = matrix.rows_of([h[0] for h in hits])
         return {int(r): s for r, (_, s) in zip(rows, hits, strict=True) if r >= 0}
@@ -670,7 +670,7 @@ class DocumentFinder:
             async with self.db.execute("SELECT file_id, name, folder, ext FROM doc_files") as cur:
                 self._facts_cache = {
                     fid: knobs_mod.FileFacts(name=name, folder=folder, ext=ext)
-                    async for fid, name, folder, ext in cur
+                    for fid, name, folder, ext in await cur.fetchall()
                 }
         cache = self._facts_cache
         return {fid: cache[fid] for fid in file_ids if fid in cache}
@@ -724,7 +724,7 @@ class DocumentFinder:
             f"WHERE c.chunk_id IN ({marks})",
             list(chunk_ids),
         ) as cur:
-            return {int(row[0]): tuple(row[1:]) async for row in cur}
+            return {int(row[0]): tuple(row[1:]) for row in await cur.fetchall()}
 
     async def _commit_change(self) -> None:
         """Commit a change to what is indexed, and tell every process holding a matrix."""
@@ -765,7 +765,9 @@ class DocumentFinder:
             "AND v.dim = ? ORDER BY c.chunk_id",
             (model, dim),
         ) as cur:
-            async for chunk_id, fid, owner, cur_flag, seq, version, blob in cur:
+            # Read to the end in one call: a cursor left open across awaits holds a read
+            # transaction that a concurrent write on this connection cannot upgrade.
+            for chunk_id, fid, owner, cur_flag, seq, version, blob in await cur.fetchall():
                 ids.append(chunk_id)
                 seqs.append(seq)
                 file_index.append(files.setdefault(fid, len(files)))
