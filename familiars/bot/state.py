@@ -19,7 +19,7 @@ from typing import Any
 
 import aiosqlite
 
-from familiars.memory.migrations import MigrationSet, migrate_database
+from familiars.memory.migrations import MigrationSet, open_database
 from familiars.memory.paths import USER_KEY_RE, check_agent_id, check_user_key
 
 migrations = MigrationSet("bot")
@@ -112,10 +112,7 @@ class BotState:
         self._create_lock = asyncio.Lock()
 
     async def open(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        await asyncio.to_thread(migrate_database, self.path, [migrations])
-        self._db = await aiosqlite.connect(self.path, timeout=30.0)
-        await self._db.execute("PRAGMA journal_mode=WAL")
+        self._db = await open_database(self.path, [migrations])
 
     async def close(self) -> None:
         if self._db is not None:

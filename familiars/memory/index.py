@@ -23,7 +23,7 @@ import numpy as np
 
 from familiars.memory.embeddings import Embedder, content_hash
 from familiars.memory.entries import read_file, record_from_header, record_header
-from familiars.memory.migrations import MigrationSet, migrate_database
+from familiars.memory.migrations import MigrationSet, open_database
 from familiars.memory.paths import owner_from_path, resolve_path
 from familiars.memory.records import MemoryRecord
 from familiars.memory.store import MemoryStore, StoreChange
@@ -169,11 +169,7 @@ class MemoryIndex:
     async def open(self) -> None:
         if self._db is not None:
             return
-        self.workspace.mkdir(parents=True, exist_ok=True)
-        await asyncio.to_thread(migrate_database, self.path, [migrations, *self._extra])
-        self._db = await aiosqlite.connect(self.path, timeout=30.0)
-        await self._db.execute("PRAGMA journal_mode=WAL")
-        await self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db = await open_database(self.path, [migrations, *self._extra])
         if self.embedder is not None:
             self._space_id = await self._ensure_space(self.embedder.model_name, self.embedder.dim)
 

@@ -8,10 +8,13 @@ transaction. Never edit or reorder a migration that has shipped: append a new on
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
+
+import aiosqlite
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -65,3 +68,14 @@ def migrate_database(path: Path, sets: Iterable[MigrationSet]) -> list[str]:
         return apply_migrations(conn, sets)
     finally:
         conn.close()
+
+
+async def open_database(path: Path, sets: Iterable[MigrationSet]) -> aiosqlite.Connection:
+    """Apply ``sets`` (off the event loop), then open an async connection in WAL mode: how
+    every package that keeps tables in ``familiars.db`` opens it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    await asyncio.to_thread(migrate_database, path, list(sets))
+    db = await aiosqlite.connect(path, timeout=30.0)
+    await db.execute("PRAGMA journal_mode=WAL")
+    await db.execute("PRAGMA synchronous=NORMAL")
+    return db

@@ -57,7 +57,7 @@ from familiars.memory.documents.search import (
 )
 from familiars.memory.documents.walking import walk_folder
 from familiars.memory.embeddings import Embedder, content_hash
-from familiars.memory.migrations import migrate_database
+from familiars.memory.migrations import open_database
 from familiars.memory.paths import check_user_key, user_dir
 
 logger = logging.getLogger(__name__)
@@ -149,11 +149,7 @@ class DocumentFinder:
     async def open(self) -> None:
         if self._db is not None:
             return
-        self.workspace.mkdir(parents=True, exist_ok=True)
-        await asyncio.to_thread(migrate_database, self.path, [migrations])
-        self._db = await aiosqlite.connect(self.path, timeout=30.0)
-        await self._db.execute("PRAGMA journal_mode=WAL")
-        await self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db = await open_database(self.path, [migrations])
 
     async def close(self) -> None:
         if self._db is not None:
