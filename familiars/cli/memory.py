@@ -222,37 +222,28 @@ def show(
         print_table("history", ["ts", "event", "id", "content"], rows)
 
 
-@app.command("forget")
-def forget(ctx: typer.Context, record_id: Annotated[str, typer.Argument(metavar="ID")]) -> None:
-    """Delete a memory for good: its entry and its content in the edit history."""
+def _register_record_action(name: str, past: str, doc: str) -> None:
+    """``memory forget|pin|unpin ID``: one store call on one record, then say what was done."""
 
-    async def action(mw: MemoryWorkspace) -> MemoryRecord:
-        return await mw.store.forget(record_id)
+    def command(
+        ctx: typer.Context, record_id: Annotated[str, typer.Argument(metavar="ID")]
+    ) -> None:
+        async def action(mw: MemoryWorkspace) -> MemoryRecord:
+            result: MemoryRecord = await getattr(mw.store, name)(record_id)
+            return result
 
-    rec = run_memory(ctx, action)
-    typer.echo(f"forgot {rec.id}")
+        rec = run_memory(ctx, action)
+        typer.echo(f"{past} {rec.id}")
 
-
-@app.command("pin")
-def pin(ctx: typer.Context, record_id: Annotated[str, typer.Argument(metavar="ID")]) -> None:
-    """Pin a memory: it is never consolidated away."""
-
-    async def action(mw: MemoryWorkspace) -> MemoryRecord:
-        return await mw.store.pin(record_id)
-
-    rec = run_memory(ctx, action)
-    typer.echo(f"pinned {rec.id}")
+    command.__doc__ = doc
+    app.command(name)(command)
 
 
-@app.command("unpin")
-def unpin(ctx: typer.Context, record_id: Annotated[str, typer.Argument(metavar="ID")]) -> None:
-    """Unpin a memory."""
-
-    async def action(mw: MemoryWorkspace) -> MemoryRecord:
-        return await mw.store.unpin(record_id)
-
-    rec = run_memory(ctx, action)
-    typer.echo(f"unpinned {rec.id}")
+_register_record_action(
+    "forget", "forgot", "Delete a memory for good: its entry and its content in the edit history."
+)
+_register_record_action("pin", "pinned", "Pin a memory: it is never consolidated away.")
+_register_record_action("unpin", "unpinned", "Unpin a memory.")
 
 
 @app.command("check")

@@ -397,7 +397,7 @@ async def apply_writes(
     turn_id: int | str | None = None,
     max_chars_total: int = 1500,
     vectors: Vectors | None = None,
-    dedupe_cosine: float = 0.9,
+    dedupe_cosine: float = 0.85,
     now: datetime | None = None,
 ) -> list[MemoryRecord]:
     """Apply WriterOutput JSON to disk. Returns new records committed (§5.7.3).
@@ -432,7 +432,7 @@ async def apply_writes_report(
     turn_id: int | str | None = None,
     max_chars_total: int = 1500,
     vectors: Vectors | None = None,
-    dedupe_cosine: float = 0.9,
+    dedupe_cosine: float = 0.85,
     now: datetime | None = None,
 ) -> ApplyReport:
     parsed = parse_writer_output(writer_output)
@@ -789,7 +789,7 @@ class MemoryWriter:
         vectors: Vectors | None = None,
         workspace: Path | None = None,
         budget_chars: int = 1500,
-        dedupe_cosine: float = 0.9,
+        dedupe_cosine: float = 0.85,
         similar_k: int = 12,
         reminder_grace_s: float = 6 * 3600.0,
         stats: WriterStats | None = None,

@@ -1,0 +1,33 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from familiars.cli.main import app
+
+runner = CliRunner()
+
+
+def _run(ws: Path, *args: str) -> tuple[int, str]:
+    result = runner.invoke(app, ["--workspace", str(ws), *args])
+    return result.exit_code, result.output
+
+
+def test_add_pin_unpin_forget_and_bad_input(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    code, out = _run(ws, "memory", "add", "-s", "user", "-C", "profile", "-u", "al", "Al is here")
+    assert code == 0
+    rid = out.strip()
+    assert _run(ws, "memory", "pin", rid) == (0, f"pinned {rid}\n")
+    listed = [json.loads(line) for line in _run(ws, "memory", "list", "--json")[1].splitlines()]
+    assert [(r["id"], r["pinned"]) for r in listed] == [(rid, True)]
+    assert _run(ws, "memory", "unpin", rid) == (0, f"unpinned {rid}\n")
+    assert _run(ws, "memory", "forget", rid) == (0, f"forgot {rid}\n")
+    code, out = _run(ws, "memory", "forget", rid)
+    assert code == 1 and "no memory with id" in out
+    code, out = _run(ws, "memory", "add", "-s", "identity", "-C", "profile", "x")
+    assert code == 1 and "preference, procedure, directive" in out
+    code, out = _run(ws, "memory", "pin", "../../etc/passwd")
+    assert code == 1 and "invalid memory id" in out
