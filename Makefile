@@ -37,6 +37,7 @@ lint: install-dev
 	$(VENV)/bin/ruff check familiars tests
 	$(VENV)/bin/ruff format --check familiars tests
 	$(VENV)/bin/mypy familiars
+	$(VENV)/bin/lint-imports
 
 format: install-dev
 	$(VENV)/bin/ruff format familiars tests

@@ -1,3 +1,3 @@
-from familiars.cli.main import main
+from familiars.cli import main
 
 main()

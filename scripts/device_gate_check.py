@@ -29,9 +29,9 @@ def _free_mb(probe: Any) -> float:
 
 async def _check(model: str, texts: int) -> dict[str, Any]:
     from familiars.config import GateSettings
-    from familiars.memory.embeddings import load_embedder
-    from familiars.scheduler.gate import NvmlProbe, Priority, VRAMGate
-    from familiars.scheduler.registry import (
+    from familiars.memory import load_embedder
+    from familiars.scheduler import NvmlProbe, Priority, VRAMGate
+    from familiars.scheduler._registry import (
         GatedEmbedder,
         ModelRegistry,
         embedder_spec,
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         return _no_gpu("torch is not installed")
     if not torch.cuda.is_available():
         return _no_gpu("torch sees no CUDA device")
-    from familiars.scheduler.gate import NvmlProbe
+    from familiars.scheduler import NvmlProbe
 
     if NvmlProbe.open(0) is None:
         return _no_gpu("NVML (nvidia-ml-py) cannot open GPU 0")

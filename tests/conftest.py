@@ -39,6 +39,6 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture(scope="session")
 def real_embedder() -> Iterator[object]:
     """The bundled all-MiniLM-L6-v2, loaded once per test session."""
-    from familiars.memory.embeddings import load_embedder
+    from familiars.memory import load_embedder
 
     yield load_embedder("bundled")

@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 
-from familiars.memory.embeddings import Embedder
+from familiars.memory import Embedder
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 

@@ -1,1 +1,25 @@
-"""Benchmarks behind ``familiars bench``; each module exposes a typer ``command``."""
+"""Benchmarks behind ``familiars bench``: each private module exposes a typer ``command``, and
+``COMMANDS`` lists them under the names the command line gives them."""
+
+from collections.abc import Callable
+from typing import Any
+
+from familiars.benchmarks import _files as files
+from familiars.benchmarks import _gate as gate
+from familiars.benchmarks import _ingest as ingest
+from familiars.benchmarks import _locomo as locomo
+from familiars.benchmarks import _recall as recall
+from familiars.benchmarks import _tree as tree
+from familiars.benchmarks import _turn as turn
+
+COMMANDS: tuple[tuple[str, Callable[..., Any]], ...] = (
+    ("ingest", ingest.command),
+    ("locomo", locomo.command),
+    ("tree", tree.command),
+    ("recall", recall.command),
+    ("turn", turn.command),
+    ("gate", gate.command),
+    ("files", files.command),
+)
+
+__all__ = ["COMMANDS"]

@@ -9,10 +9,7 @@ from familiars.llm._base import (
     ProviderState,
     extract_json,
 )
-from familiars.llm._offline import OFFLINE_NOTICE, OfflineResponder, recalled_lines
-from familiars.llm._openai import OpenAIChatModel, parse_retry_after
-from familiars.llm._router import ProviderRouter, build_chat_model
-from familiars.llm.errors import (
+from familiars.llm._errors import (
     BadRequestError,
     BadResponseError,
     LLMError,
@@ -24,6 +21,19 @@ from familiars.llm.errors import (
     ProviderTimeoutError,
     RateLimitedError,
     UnsupportedFeatureError,
+)
+from familiars.llm._offline import (
+    OFFLINE_NOTICE,
+    OfflineResponder,
+    recalled_lines,
+)
+from familiars.llm._openai import (
+    OpenAIChatModel,
+    parse_retry_after,
+)
+from familiars.llm._router import (
+    ProviderRouter,
+    build_chat_model,
 )
 
 __all__ = [

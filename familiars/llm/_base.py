@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from familiars.llm.errors import UnsupportedFeatureError
+from familiars.llm._errors import UnsupportedFeatureError
 
 logger = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 """A client for the OpenAI-compatible chat API (OpenAI, Ollama, LM Studio, vLLM, llama.cpp
-server, hosted APIs) over httpx. HTTP failures become :mod:`familiars.llm.errors` here."""
+server, hosted APIs) over httpx. HTTP failures become :mod:`familiars.llm._errors` here."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import httpx
 
 from familiars.config import ProviderSettings
 from familiars.llm._base import ChatMessage, ChatModel, ChatResult
-from familiars.llm.errors import (
+from familiars.llm._errors import (
     BadRequestError,
     BadResponseError,
     ProviderAuthError,

@@ -13,8 +13,8 @@ import httpx
 
 from familiars.config import LLMSettings
 from familiars.llm._base import ChatMessage, ChatModel, ChatResult, ProviderState
+from familiars.llm._errors import NoProviderAvailableError, ProviderError
 from familiars.llm._openai import OpenAIChatModel
-from familiars.llm.errors import NoProviderAvailableError, ProviderError
 
 logger = logging.getLogger(__name__)
 

@@ -1,59 +1,203 @@
 """The memory system: records in markdown files, a SQLite index, recall, writing."""
 
-from familiars.memory.embeddings import (
+from familiars.memory._atomic import (
+    atomic_write_text,
+)
+from familiars.memory._consolidator import (
+    Consolidator,
+)
+from familiars.memory._dialog_tree import (
+    DialogTree,
+    DialogTrees,
+    Node,
+    node_content_for_llm,
+    reference_choose_parent,
+    reference_query,
+)
+from familiars.memory._documents import (
+    KNOBS as FILE_KNOBS,
+)
+from familiars.memory._documents import (
+    DocumentError,
+    DocumentFinder,
+    FolderWatcher,
+    FoundFile,
+    context_lines,
+    format_found,
+    relevant_for_context,
+)
+from familiars.memory._embeddings import (
     BUNDLED_MODEL_NAME,
     Embedder,
     SentenceTransformerEmbedder,
     content_hash,
     load_embedder,
 )
-from familiars.memory.errors import (
+from familiars.memory._entries import (
+    record_header,
+)
+from familiars.memory._errors import (
     EntryParseError,
     InvalidCellError,
     InvalidIdError,
     MemoryError_,
     RecordNotFoundError,
 )
-from familiars.memory.index import MemoryIndex, ReconcileReport
-from familiars.memory.migrations import MigrationSet
-from familiars.memory.paths import resolve_path
-from familiars.memory.records import (
+from familiars.memory._history import (
+    HISTORY_SUFFIX,
+)
+from familiars.memory._index import (
+    DB_NAME,
+    MemoryIndex,
+    ReconcileReport,
+    fts_query,
+    record_from_row,
+)
+from familiars.memory._migrations import (
+    MigrationSet,
+    apply_migrations,
+    open_database,
+)
+from familiars.memory._paths import (
+    AGENT_ID_RE,
+    DIALOGUE_ID_RE,
+    RECORD_ID_RE,
+    USER_KEY_RE,
+    check_agent_id,
+    check_dialogue_id,
+    check_user_key,
+    resolve_path,
+)
+from familiars.memory._reader import (
+    DEFAULT_BUDGETS_MS,
+    MemoryReader,
+    RecallItem,
+    node_embedding_text,
+)
+from familiars.memory._records import (
     CATEGORIES,
     SCOPES,
     VALID_CELLS,
     MemoryRecord,
+    check_cell,
     is_expired,
     is_live,
+    iso_now,
     new_id,
+    parse_ts,
+    utcnow,
     valid_categories,
 )
-from familiars.memory.store import MemoryStore, StoreChange, StoreListener, make_record
+from familiars.memory._scoring import (
+    KNOBS as RECALL_KNOBS,
+)
+from familiars.memory._scoring import (
+    minmax,
+)
+from familiars.memory._store import (
+    MemoryStore,
+    StoreChange,
+    StoreListener,
+    make_record,
+)
+from familiars.memory._text import (
+    content_words,
+    keyword_terms,
+    sentences,
+)
+from familiars.memory._watcher import (
+    MemoryWatcher,
+)
+from familiars.memory._workspace import (
+    MemoryWorkspace,
+    embedder_from_settings,
+    open_workspace,
+)
+from familiars.memory._writer import (
+    MemoryWriter,
+    TurnContext,
+    WriterQueue,
+    load_status,
+    status_path,
+)
 
 __all__ = [
+    "AGENT_ID_RE",
     "BUNDLED_MODEL_NAME",
     "CATEGORIES",
+    "DB_NAME",
+    "DEFAULT_BUDGETS_MS",
+    "DIALOGUE_ID_RE",
+    "HISTORY_SUFFIX",
+    "FILE_KNOBS",
+    "RECALL_KNOBS",
+    "RECORD_ID_RE",
     "SCOPES",
+    "USER_KEY_RE",
     "VALID_CELLS",
+    "Consolidator",
+    "DialogTree",
+    "DialogTrees",
+    "DocumentError",
+    "DocumentFinder",
     "Embedder",
     "EntryParseError",
+    "FolderWatcher",
+    "FoundFile",
     "InvalidCellError",
     "InvalidIdError",
     "MemoryError_",
     "MemoryIndex",
+    "MemoryReader",
     "MemoryRecord",
     "MemoryStore",
+    "MemoryWatcher",
+    "MemoryWorkspace",
+    "MemoryWriter",
     "MigrationSet",
-    "RecordNotFoundError",
+    "Node",
+    "RecallItem",
     "ReconcileReport",
+    "RecordNotFoundError",
     "SentenceTransformerEmbedder",
     "StoreChange",
     "StoreListener",
+    "TurnContext",
+    "WriterQueue",
+    "apply_migrations",
+    "atomic_write_text",
+    "check_agent_id",
+    "check_cell",
+    "check_dialogue_id",
+    "check_user_key",
     "content_hash",
+    "content_words",
+    "context_lines",
+    "embedder_from_settings",
+    "format_found",
+    "fts_query",
     "is_expired",
     "is_live",
+    "iso_now",
+    "keyword_terms",
     "load_embedder",
+    "load_status",
     "make_record",
+    "minmax",
     "new_id",
+    "node_content_for_llm",
+    "node_embedding_text",
+    "open_database",
+    "open_workspace",
+    "parse_ts",
+    "record_from_row",
+    "record_header",
+    "reference_choose_parent",
+    "reference_query",
+    "relevant_for_context",
     "resolve_path",
+    "sentences",
+    "status_path",
+    "utcnow",
     "valid_categories",
 ]

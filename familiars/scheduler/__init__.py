@@ -1,7 +1,7 @@
 """Speaking first and sharing the GPU: the VRAM gate, the model registry, the DeciderService
 and the scheduled jobs."""
 
-from familiars.scheduler.decider import (
+from familiars.scheduler._decider import (
     Composed,
     DeciderPolicy,
     DeciderService,
@@ -11,7 +11,7 @@ from familiars.scheduler.decider import (
     decide,
     in_quiet_hours,
 )
-from familiars.scheduler.errors import (
+from familiars.scheduler._errors import (
     GateCapacityError,
     GateError,
     GateTimeoutError,
@@ -20,20 +20,22 @@ from familiars.scheduler.errors import (
     SchedulerStateError,
     UnknownModelError,
 )
-from familiars.scheduler.gate import (
+from familiars.scheduler._gate import (
+    Category,
     Lease,
     MemoryProbe,
     NvmlProbe,
     Priority,
     VRAMGate,
     boost_thread_priority,
+    configured_snapshot,
     current_boost,
     effective_priority,
     load_snapshot,
     save_snapshot,
     snapshot_path,
 )
-from familiars.scheduler.jobs import (
+from familiars.scheduler._jobs import (
     DialogueDirectory,
     DialogueInfo,
     JobQueue,
@@ -42,7 +44,7 @@ from familiars.scheduler.jobs import (
     ProactiveSender,
     Scheduler,
 )
-from familiars.scheduler.registry import (
+from familiars.scheduler._registry import (
     GatedEmbedder,
     ModelRegistry,
     ModelSpec,
@@ -50,15 +52,17 @@ from familiars.scheduler.registry import (
     embedder_spec,
     run_resumable,
 )
-from familiars.scheduler.reminders import (
+from familiars.scheduler._reminders import (
     LoopSource,
     SchedulerLedger,
     StoreLoops,
     dialogue_key,
+    ledger_path,
     reminder_rows,
 )
 
 __all__ = [
+    "Category",
     "Composed",
     "DeciderPolicy",
     "DeciderService",
@@ -92,12 +96,14 @@ __all__ = [
     "UnknownModelError",
     "VRAMGate",
     "boost_thread_priority",
+    "configured_snapshot",
     "current_boost",
     "decide",
     "dialogue_key",
     "effective_priority",
     "embedder_spec",
     "in_quiet_hours",
+    "ledger_path",
     "load_snapshot",
     "reminder_rows",
     "run_resumable",

@@ -27,7 +27,7 @@ from typing import Any
 
 from aiohttp import BodyPartReader, web
 
-from familiars.bot.adapters.base import (
+from familiars.bot._adapters.base import (
     CommandInvocation,
     CommandResponse,
     CommandSpec,

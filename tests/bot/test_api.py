@@ -22,16 +22,16 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from familiars.bot.api import ApiToken, StatusSources, create_app, resolve_token
-from familiars.bot.api.auth import TOKEN_FILE, token_matches
-from familiars.bot.api.queries import _CELL_SQL, ensure_status_indexes
-from familiars.bot.api.server import ApiServer, ApiServerError, bind_socket
-from familiars.bot.api.status import default_agent_models
-from familiars.cli.main import app as cli_app
+from familiars.bot._api import ApiToken, StatusSources, create_app, resolve_token
+from familiars.bot._api.auth import TOKEN_FILE, token_matches
+from familiars.bot._api.queries import _CELL_SQL, ensure_status_indexes
+from familiars.bot._api.server import ApiServer, ApiServerError, bind_socket
+from familiars.bot._api.status import default_agent_models
+from familiars.cli import app as cli_app
 from familiars.config import AgentSettings, Settings
-from familiars.memory.writer import WriterStats
-from familiars.memory.writer import save_status as save_writer_status
-from familiars.scheduler.gate import Priority, VRAMGate, save_snapshot, snapshot_path
+from familiars.memory._writer import WriterStats
+from familiars.memory._writer import save_status as save_writer_status
+from familiars.scheduler import Priority, VRAMGate, save_snapshot, snapshot_path
 from tests.bot.test_api_fixtures import AUTH, TOKEN, Built, build_workspace
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)

@@ -9,11 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from familiars.bot.api import ApiToken, StatusSources, create_app
-from familiars.bot.api.server import ApiServer
-from familiars.memory.index import MemoryIndex
-from familiars.memory.records import MemoryRecord
-from familiars.memory.store import MemoryStore, make_record
+from familiars.bot._api import ApiToken, StatusSources, create_app
+from familiars.bot._api.server import ApiServer
+from familiars.memory import MemoryIndex, MemoryRecord, MemoryStore, make_record
 from tests.fakes import HashEmbedder
 
 TOKEN = "test-token-0123456789"

@@ -17,7 +17,7 @@ import schemathesis
 from schemathesis.config import SchemathesisConfig
 from schemathesis.engine import Status, events, from_schema
 
-from familiars.bot.api import StatusSources
+from familiars.bot import StatusSources
 from familiars.config import AgentSettings, Settings
 from tests.bot.test_api_fixtures import AUTH, ServedApi, build_workspace
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from familiars.bot.adapters.base import CommandInvocation, IncomingMessage
-from familiars.bot.runtime import Application
+from familiars.bot import Application
+from familiars.bot._adapters.base import CommandInvocation, IncomingMessage
 from familiars.config import load_settings
 from familiars.llm import ChatModel, ChatResult, ProviderServerError
 from tests.fakes import HashEmbedder
@@ -168,7 +168,7 @@ async def test_commands_reach_only_the_callers_own_memories(app: Application) ->
 
 async def test_in_a_group_bob_cannot_get_alices_memories(app: Application) -> None:
     assert app.dialogues is not None
-    from familiars.memory.store import make_record
+    from familiars.memory import make_record
 
     assert app.memory is not None
     await say(app, msg("My name is Alice."))
@@ -250,7 +250,7 @@ async def test_link_joins_two_identities_into_one_memory(app: Application) -> No
 
 
 async def test_an_attachment_is_kept_private_and_found_again(app: Application) -> None:
-    from familiars.bot.adapters.base import Attachment
+    from familiars.bot._adapters.base import Attachment
 
     assert app.dialogues is not None
     lease = b"Residential lease. Pets: one cat is allowed with a deposit of 200 euros.\n" * 5

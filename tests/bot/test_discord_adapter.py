@@ -16,16 +16,16 @@ from discord.http import Route
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from familiars.bot.adapters.base import (
+from familiars.bot._adapters.base import (
     CommandInvocation,
     CommandResponse,
     CommandSpec,
     IncomingMessage,
     split_message,
 )
-from familiars.bot.adapters.discord import DiscordAdapter, DiscordSendError, DiscordStartError
-from familiars.bot.adapters.discord._access import AccessPolicy
-from familiars.bot.adapters.discord._stream import ReplyStream
+from familiars.bot._adapters.discord import DiscordAdapter, DiscordSendError, DiscordStartError
+from familiars.bot._adapters.discord._access import AccessPolicy
+from familiars.bot._adapters.discord._stream import ReplyStream
 from familiars.config import AccessSettings, DiscordSettings, Settings, load_settings
 from tests.bot.fake_discord import (
     ALICE,
@@ -591,7 +591,7 @@ async def test_nobody_allowed_is_said_at_start_up(
     make_adapter: Callable[..., DiscordAdapter], caplog: pytest.LogCaptureFixture
 ) -> None:
     bot = make_adapter(Settings(access=AccessSettings(allowed_users=["telegram:5"])))
-    with caplog.at_level(logging.WARNING, logger="familiars.bot.adapters.discord"):
+    with caplog.at_level(logging.WARNING, logger="familiars.bot._adapters.discord"):
         await bot.start()
     await bot.stop()
     assert any("nobody may use the bot" in r.getMessage() for r in caplog.records)
@@ -678,13 +678,13 @@ def test_from_env_needs_the_configured_token_variable(handler: ScriptedHandler) 
 
 
 if TYPE_CHECKING:
-    from familiars.bot.runtime import Application
+    from familiars.bot import Application
 
 
 @pytest.fixture
 async def app(workspace: Path) -> AsyncIterator[Application]:
     # Imported here so the adapter tests above do not depend on the whole runtime importing.
-    from familiars.bot.runtime import Application
+    from familiars.bot import Application
     from tests.fakes import HashEmbedder
 
     settings = load_settings(workspace=workspace)
@@ -819,7 +819,7 @@ async def test_endpoints_can_come_from_settings(
 async def test_the_runtime_starts_discord_when_its_token_is_set(
     fake: FakeDiscord, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from familiars.bot.runtime import Application
+    from familiars.bot import Application
     from tests.fakes import HashEmbedder
 
     monkeypatch.setenv("DISCORD_BOT_TOKEN", fake.token)
@@ -842,7 +842,7 @@ async def test_refused_slash_commands_do_not_stop_the_bot(
 ) -> None:
     fake.fail("PUT", r"/applications/\d+/commands$", 400, body={"message": "bad", "code": 50035})
     bot = make_adapter()
-    with caplog.at_level(logging.ERROR, logger="familiars.bot.adapters.discord"):
+    with caplog.at_level(logging.ERROR, logger="familiars.bot._adapters.discord"):
         await bot.start()
     try:
         await fake.dispatch_message(fake.dm_message(ALICE, "still there?"))

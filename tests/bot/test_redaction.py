@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from familiars.bot.redaction import (
+from familiars.bot._redaction import (
     MASK_TOKENS,
     Redactor,
     apply_redactions,

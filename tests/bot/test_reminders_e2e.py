@@ -8,9 +8,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from familiars.bot.adapters.base import IncomingMessage
-from familiars.bot.adapters.console import ConsoleAdapter
-from familiars.bot.runtime import Application
+from familiars.bot import Application, IncomingMessage
+from familiars.bot._adapters.console import ConsoleAdapter
 from familiars.config import Settings, load_settings
 from tests.fakes import HashEmbedder
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from familiars.bot.adapters.base import IncomingMessage
-from familiars.bot.runtime import Application
+from familiars.bot import Application, IncomingMessage
 from familiars.config import load_settings
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.fakes import HashEmbedder

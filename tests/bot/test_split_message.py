@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from familiars.bot.adapters.base import split_message
+from familiars.bot._adapters.base import split_message
 
 TOKENS = st.sampled_from(
     ["a", "b", " ", "\n", "\n\n", "xxxxxxxxxx", "\n```\n", "\n```yy\n", "\n```" + "y" * 30 + "\n"]

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from familiars.bot.adapters.base import Attachment, IncomingMessage, split_message
-from familiars.bot.adapters.telegram import (
+from familiars.bot._adapters.base import Attachment, IncomingMessage, split_message
+from familiars.bot._adapters.telegram import (
     NOT_ALLOWED,
     SENT_PRIVATELY,
     SORRY,
@@ -23,7 +23,7 @@ from familiars.bot.adapters.telegram import (
     is_allowed,
     nobody_allowed,
 )
-from familiars.config._settings import AccessSettings, Settings, TelegramSettings
+from familiars.config import AccessSettings, Settings, TelegramSettings
 from tests.bot.fake_telegram import TOKEN, FakeHandler, FakeTelegram
 
 pytestmark = pytest.mark.timeout(60)
@@ -493,7 +493,7 @@ async def test_people_not_allowed_are_refused(tg: FakeTelegram, bot: Callable[..
 async def test_nobody_allowed_is_said_at_start(
     bot: Callable[..., Any], caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.WARNING, logger="familiars.bot.adapters.telegram"):
+    with caplog.at_level(logging.WARNING, logger="familiars.bot._adapters.telegram"):
         await bot(allowed_users=["discord:5"])
     assert any("nobody is allowed" in r.getMessage() for r in caplog.records)
 
@@ -558,7 +558,7 @@ def test_from_settings_reads_the_configured_variable(
 async def test_real_runtime_uses_facts_and_keeps_them_private_in_a_group(
     tg: FakeTelegram, workspace: Path
 ) -> None:
-    from familiars.bot.runtime import Application
+    from familiars.bot import Application
     from familiars.config import load_settings
     from tests.fakes import HashEmbedder
 
@@ -606,7 +606,7 @@ async def test_real_runtime_uses_facts_and_keeps_them_private_in_a_group(
 async def test_real_runtime_keeps_a_sent_file_and_finds_it(
     tg: FakeTelegram, workspace: Path
 ) -> None:
-    from familiars.bot.runtime import Application
+    from familiars.bot import Application
     from familiars.config import load_settings
     from tests.fakes import HashEmbedder
 

@@ -30,11 +30,10 @@ from pathlib import Path
 
 import pytest
 
-from familiars.bot.adapters.base import IncomingMessage
-from familiars.bot.adapters.telegram import TelegramAdapter
-from familiars.bot.runtime import Application
+from familiars.bot import Application, IncomingMessage
+from familiars.bot._adapters.telegram import TelegramAdapter
 from familiars.config import load_settings
-from familiars.memory.records import MemoryRecord
+from familiars.memory import MemoryRecord
 from tests.bot.fake_telegram import TOKEN, FakeHandler, FakeTelegram
 from tests.fakes import HashEmbedder
 

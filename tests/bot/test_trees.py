@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from familiars.bot.trees import RecentEmbeddings, length_groups
+from familiars.bot._trees import RecentEmbeddings, length_groups
 from tests.fakes import HashEmbedder
 
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from familiars.cli.main import app
+from familiars.cli import app
 
 runner = CliRunner()
 

@@ -8,9 +8,8 @@ from datetime import UTC, datetime
 import pytest
 
 from familiars.llm import OpenAIChatModel
-from familiars.memory.consolidator import Consolidator
-from familiars.memory.store import MemoryStore, make_record
-from familiars.memory.writer import EmbedderVectors
+from familiars.memory import Consolidator, MemoryStore, make_record
+from familiars.memory._writer import EmbedderVectors
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.fakes import HashEmbedder
 

@@ -11,13 +11,13 @@ import sys
 import time
 from pathlib import Path
 
-from familiars.memory.entries import read_file
-from familiars.memory.history import read_events
+from familiars.memory._entries import read_file
+from familiars.memory._history import read_events
 
 CHILD = r"""
 import asyncio, sys
 from pathlib import Path
-from familiars.memory.store import MemoryStore, make_record
+from familiars.memory import MemoryStore, make_record
 
 async def main(ws, seed):
     async with MemoryStore(Path(ws)) as store:

@@ -7,7 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from familiars.memory.dialog_tree import (
+from familiars.memory import content_hash
+from familiars.memory._dialog_tree import (
     DIALOGUE_FILE,
     JOURNAL_FILE,
     DialogTree,
@@ -22,7 +23,6 @@ from familiars.memory.dialog_tree import (
     reference_choose_parent,
     reference_query,
 )
-from familiars.memory.embeddings import content_hash
 
 
 def _unit(rng: np.random.Generator, dim: int) -> np.ndarray:

@@ -5,8 +5,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from familiars.memory.entries import ParsedFile, Segment, parse_text, read_file, render_file
-from familiars.memory.records import MemoryRecord, new_id
+from familiars.memory import MemoryRecord, new_id
+from familiars.memory._entries import ParsedFile, Segment, parse_text, read_file, render_file
 
 SEED_EXAMPLE = (
     '<!-- {"id":"m_a1b2c3d4","scope":"user","category":"profile",'

@@ -4,8 +4,7 @@ from pathlib import Path
 
 import numpy as np
 
-from familiars.memory.index import MemoryIndex
-from familiars.memory.store import MemoryStore, make_record
+from familiars.memory import MemoryIndex, MemoryStore, make_record
 from tests.fakes import HashEmbedder
 
 

@@ -8,8 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from familiars.memory.offline_writer import closed_loops, facts_in, offline_writes, parse_when, zone
-from familiars.memory.records import MemoryRecord
+from familiars.memory import MemoryRecord
+from familiars.memory._offline_writer import (
+    closed_loops,
+    facts_in,
+    offline_writes,
+    parse_when,
+    zone,
+)
 
 # Monday 30 November 2026, 14:00 in Berlin.
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)

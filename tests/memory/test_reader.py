@@ -7,11 +7,10 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 
-from familiars.memory.dialog_tree import DialogTrees, DialogueNotFoundError
-from familiars.memory.errors import InvalidIdError
-from familiars.memory.reader import MemoryReader, RecallError, node_embedding_text
-from familiars.memory.scoring import UnknownKnobError
-from familiars.memory.store import make_record
+from familiars.memory import InvalidIdError, make_record
+from familiars.memory._dialog_tree import DialogTrees, DialogueNotFoundError
+from familiars.memory._reader import MemoryReader, RecallError, node_embedding_text
+from familiars.memory._scoring import UnknownKnobError
 from tests.fakes import HashEmbedder
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)

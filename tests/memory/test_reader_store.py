@@ -8,11 +8,8 @@ from datetime import UTC, datetime
 from typer.testing import CliRunner
 
 from familiars.config import load_settings
-from familiars.memory import workspace as workspace_mod
-from familiars.memory.dialog_tree import DialogTrees
-from familiars.memory.reader import MemoryReader
-from familiars.memory.store import make_record
-from familiars.memory.workspace import open_workspace
+from familiars.memory import DialogTrees, MemoryReader, make_record, open_workspace
+from familiars.memory import _workspace as workspace_mod
 from tests.fakes import HashEmbedder
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
@@ -52,7 +49,7 @@ async def test_reader_follows_the_store(tmp_path) -> None:
 
 
 def test_memory_search_cli(tmp_path, monkeypatch) -> None:
-    from familiars.cli.main import app
+    from familiars.cli import app
 
     monkeypatch.setattr(workspace_mod, "embedder_from_settings", lambda s: HashEmbedder(dim=64))
     runner = CliRunner()

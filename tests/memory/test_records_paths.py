@@ -5,17 +5,18 @@ from pathlib import Path
 
 import pytest
 
-from familiars.memory.errors import InvalidCellError, InvalidIdError
-from familiars.memory.paths import owner_from_path, resolve_path
-from familiars.memory.records import (
+from familiars.memory import (
     CATEGORIES,
     SCOPES,
     VALID_CELLS,
+    InvalidCellError,
+    InvalidIdError,
     MemoryRecord,
     is_expired,
     is_live,
     new_id,
 )
+from familiars.memory._paths import owner_from_path, resolve_path
 
 
 def test_matrix_is_exactly_the_seed() -> None:

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from familiars.memory.scoring import (
+from familiars.memory._scoring import (
     KNOBS,
     UnknownKnobError,
     ablated_from_env,

@@ -5,11 +5,17 @@ from pathlib import Path
 
 import pytest
 
-from familiars.memory.entries import read_file
-from familiars.memory.errors import InvalidCellError, InvalidIdError, RecordNotFoundError
-from familiars.memory.history import history_path, read_events
-from familiars.memory.records import MemoryRecord
-from familiars.memory.store import MemoryStore, StoreChange, make_record
+from familiars.memory import (
+    InvalidCellError,
+    InvalidIdError,
+    MemoryRecord,
+    MemoryStore,
+    RecordNotFoundError,
+    StoreChange,
+    make_record,
+)
+from familiars.memory._entries import read_file
+from familiars.memory._history import history_path, read_events
 
 
 def rec(

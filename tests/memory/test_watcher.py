@@ -3,9 +3,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from familiars.memory.index import MemoryIndex
-from familiars.memory.store import MemoryStore, make_record
-from familiars.memory.watcher import MemoryWatcher
+from familiars.memory import MemoryIndex, MemoryStore, MemoryWatcher, make_record
 from tests.fakes import HashEmbedder
 
 

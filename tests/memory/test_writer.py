@@ -10,9 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from familiars.memory.records import VALID_CELLS, is_live
-from familiars.memory.store import MemoryStore
-from familiars.memory.writer import (
+from familiars.memory import VALID_CELLS, MemoryStore, is_live
+from familiars.memory._writer import (
     EmbedderVectors,
     MemoryWriter,
     TurnContext,

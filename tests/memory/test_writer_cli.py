@@ -8,9 +8,8 @@ from datetime import UTC, datetime
 
 from typer.testing import CliRunner
 
-from familiars.cli.main import app
-from familiars.memory.store import MemoryStore, make_record
-from familiars.memory.writer import MemoryWriter, TurnContext, WriterQueue
+from familiars.cli import app
+from familiars.memory import MemoryStore, MemoryWriter, TurnContext, WriterQueue, make_record
 
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
 

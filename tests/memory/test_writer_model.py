@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 import pytest
 
 from familiars.llm import OpenAIChatModel, ProviderRouter
-from familiars.memory.store import MemoryStore
-from familiars.memory.writer import EmbedderVectors, MemoryWriter, TurnContext
+from familiars.memory import MemoryStore
+from familiars.memory._writer import EmbedderVectors, MemoryWriter, TurnContext
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.fakes import HashEmbedder
 

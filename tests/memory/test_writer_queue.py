@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from familiars.memory.store import MemoryStore
-from familiars.memory.writer import (
+from familiars.memory import MemoryStore
+from familiars.memory._writer import (
     MemoryWriter,
     TurnContext,
     WriterQueue,
@@ -110,7 +110,7 @@ def test_status_is_read_by_another_process(tmp_path):
 
     asyncio.run(run())
     code = (
-        "import json, sys; from familiars.memory.writer import load_status; "
+        "import json, sys; from familiars.memory._writer import load_status; "
         "print(json.dumps(load_status(sys.argv[1]).as_dict()))"
     )
     out = subprocess.run(

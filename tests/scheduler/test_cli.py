@@ -8,9 +8,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from familiars.cli.main import app
-from familiars.memory.store import MemoryStore, make_record
-from familiars.scheduler.gate import Priority, VRAMGate, save_snapshot, snapshot_path
+from familiars.cli import app
+from familiars.memory import MemoryStore, make_record
+from familiars.scheduler import Priority, VRAMGate, save_snapshot, snapshot_path
 
 runner = CliRunner()
 

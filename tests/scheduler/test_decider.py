@@ -10,8 +10,8 @@ import pytest
 
 from familiars.config import SchedulerSettings
 from familiars.llm import ChatMessage, ChatResult, ProviderTimeoutError
-from familiars.memory.records import MemoryRecord
-from familiars.scheduler.decider import (
+from familiars.memory import MemoryRecord
+from familiars.scheduler._decider import (
     DeciderPolicy,
     DeciderService,
     DialogueState,

@@ -8,8 +8,10 @@ import threading
 
 import pytest
 
-from familiars.scheduler.errors import GateCapacityError, GateTimeoutError, PreemptedError
-from familiars.scheduler.gate import (
+from familiars.scheduler import (
+    GateCapacityError,
+    GateTimeoutError,
+    PreemptedError,
     Priority,
     VRAMGate,
     boost_thread_priority,

@@ -8,8 +8,7 @@ import asyncio
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from familiars.scheduler.errors import GateTimeoutError
-from familiars.scheduler.gate import Lease, VRAMGate, boost_thread_priority
+from familiars.scheduler import GateTimeoutError, Lease, VRAMGate, boost_thread_priority
 
 MODELS = {  # model_id: (mb, base priority, category)
     "stt": (200.0, 1, "sync"),

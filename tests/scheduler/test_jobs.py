@@ -13,11 +13,20 @@ from typing import Any
 import pytest
 
 from familiars.config import load_settings
-from familiars.memory.store import MemoryStore, make_record
-from familiars.scheduler.errors import SchedulerStateError
-from familiars.scheduler.gate import Lease, Priority, VRAMGate, load_snapshot, snapshot_path
-from familiars.scheduler.jobs import DialogueInfo, JobQueue, ProactiveMessage, Scheduler
-from familiars.scheduler.reminders import ledger_path
+from familiars.memory import MemoryStore, make_record
+from familiars.scheduler import (
+    DialogueInfo,
+    JobQueue,
+    Lease,
+    Priority,
+    ProactiveMessage,
+    Scheduler,
+    SchedulerStateError,
+    VRAMGate,
+    ledger_path,
+    load_snapshot,
+    snapshot_path,
+)
 
 DUE = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 
@@ -252,15 +261,13 @@ async def test_a_model_that_chooses_silence_holds_off_for_the_min_gap(
 async def test_new_reminders_get_exact_jobs_through_the_store_listener(
     workspace: Path, store: MemoryStore
 ) -> None:
-    sched = make(workspace, store, Sender(), DUE - timedelta(days=1))
+    # APScheduler keeps real time: a job dated in the real past would fire (and vanish) at
+    # once, so this reminder is due a year from the real today, whatever day the test runs.
+    due = datetime.now(UTC).replace(microsecond=0) + timedelta(days=365)
+    sched = make(workspace, store, Sender(), due - timedelta(days=1))
     store.add_listener(sched)
     await sched.start()
-    rid = await add_reminder(store)
-    await asyncio.sleep(0)
-    for _ in range(20):  # listeners run after the writer's batch: a few loop turns
-        if f"reminder:{rid}" in sched.jobs.job_ids():
-            break
-        await asyncio.sleep(0.01)
+    rid = await add_reminder(store, due=due)  # the store tells its listeners before it acks
     assert f"reminder:{rid}" in sched.jobs.job_ids()
     assert {"decider_tick"} <= set(sched.jobs.job_ids())
     await sched.stop()
@@ -327,7 +334,7 @@ def test_ledger_file_is_plain_json(workspace: Path) -> None:
     path = ledger_path(workspace)
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps({"loops": {}, "dialogues": {}}), encoding="utf-8")
-    from familiars.scheduler.reminders import SchedulerLedger
+    from familiars.scheduler import SchedulerLedger
 
     ledger = SchedulerLedger(path)
     ledger.set_proactive("agent_0/dialogue_1", False)
@@ -338,8 +345,8 @@ async def test_remind_me_tomorrow_at_9_through_the_offline_writer(
     workspace: Path, store: MemoryStore
 ) -> None:
     """The writer's reminder format end to end: said at 20:00, restart, past 09:00, once."""
-    from familiars.memory.offline_writer import offline_writes
-    from familiars.memory.writer import apply_writes
+    from familiars.memory._offline_writer import offline_writes
+    from familiars.memory._writer import apply_writes
 
     said = datetime(2026, 11, 30, 20, 0, tzinfo=UTC)
     out = offline_writes(
@@ -411,7 +418,7 @@ async def test_a_due_promise_is_followed_up_once_and_closed(
 
 
 def test_an_unknown_scheduler_time_zone_is_a_clear_error(workspace: Path) -> None:
-    from familiars.scheduler.errors import SchedulerError
+    from familiars.scheduler import SchedulerError
 
     with pytest.raises(SchedulerError, match="'Mars/Base' is not a known time zone"):
         Scheduler(settings(workspace, timezone="Mars/Base"), None, Sender())

@@ -9,12 +9,15 @@ from typing import Any
 import numpy as np
 import pytest
 
-from familiars.scheduler.errors import UnknownModelError
-from familiars.scheduler.gate import Lease, Priority, VRAMGate, boost_thread_priority
-from familiars.scheduler.registry import (
+from familiars.scheduler import (
     GatedEmbedder,
+    Lease,
     ModelRegistry,
     ModelSpec,
+    Priority,
+    UnknownModelError,
+    VRAMGate,
+    boost_thread_priority,
     embedder_spec,
     run_resumable,
 )

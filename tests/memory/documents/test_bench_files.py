@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from familiars.benchmarks._files import score_ranking, summarise
 from familiars.benchmarks._files_corpus import deroff
 from familiars.benchmarks._files_queries import QUERIES
-from familiars.benchmarks.files import score_ranking, summarise
 
 
 def test_score_ranking_and_summary() -> None:

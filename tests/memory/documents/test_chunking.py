@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from familiars.memory.documents.chunking import (
+from familiars.memory._documents.chunking import (
     EMBED_CHARS,
     MAX_CHUNKS,
     WINDOW_CHARS,
@@ -8,7 +8,7 @@ from familiars.memory.documents.chunking import (
     chunk_document,
     name_words,
 )
-from familiars.memory.documents.extract import Extracted
+from familiars.memory._documents.extract import Extracted
 
 
 def _text(n: int) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from familiars.cli.main import app
+from familiars.cli import app
 from tests.memory.documents.builders import make_pdf
 
 

@@ -5,15 +5,15 @@ import zipfile
 
 import pytest
 
-from familiars.memory.documents import extract
-from familiars.memory.documents.errors import (
+from familiars.memory._documents import extract
+from familiars.memory._documents.errors import (
     BadFileNameError,
     CorruptFileError,
     EmptyFileError,
     EncryptedFileError,
     UnsupportedFileError,
 )
-from familiars.memory.documents.extract import check_file_name
+from familiars.memory._documents.extract import check_file_name
 from tests.memory.documents.builders import (
     encrypt_pdf,
     make_docx,

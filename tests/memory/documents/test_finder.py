@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from familiars.config import load_settings
-from familiars.memory.documents import DocumentFinder, FileAccessError
-from familiars.memory.documents.history import sidecar_path
-from familiars.memory.errors import InvalidIdError
+from familiars.memory import InvalidIdError
+from familiars.memory._documents import DocumentFinder, FileAccessError
+from familiars.memory._documents.history import sidecar_path
 from tests.fakes import HashEmbedder
 from tests.memory.documents.builders import encrypt_pdf, make_docx, make_pdf
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from familiars.memory.documents.knobs import (
+from familiars.memory._documents.knobs import (
     KNOBS,
     FileFacts,
     ablated_from_env,

@@ -7,12 +7,7 @@ from pathlib import Path
 import pytest
 
 from familiars.config import load_settings
-from familiars.memory.documents import (
-    DocumentFinder,
-    context_lines,
-    format_found,
-    relevant_for_context,
-)
+from familiars.memory import DocumentFinder, context_lines, format_found, relevant_for_context
 from tests.memory.documents.builders import make_docx, make_pdf
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from familiars.memory.documents import Debouncer, FolderWatcher, IndexResult
+from familiars.memory._documents import Debouncer, FolderWatcher, IndexResult
 
 
 class FakeIndexer:
@@ -85,7 +85,7 @@ async def test_real_observer_feeds_the_worker(tmp_path: Path) -> None:
 
 async def test_a_saved_file_becomes_findable(tmp_path: Path) -> None:
     from familiars.config import load_settings
-    from familiars.memory.documents import DocumentFinder
+    from familiars.memory import DocumentFinder
     from tests.fakes import HashEmbedder
 
     watched = tmp_path / "Documents"

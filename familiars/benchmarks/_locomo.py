@@ -1,0 +1,462 @@
+"""``familiars bench locomo``: evidence recall on the LoCoMo benchmark through the bot's own
+recall path.
+
+Each conversation is replayed into a fresh temporary workspace as one dialogue of the real
+:class:`DialogTree` (each session's date as the turns' time, ``dia_id`` kept in every node's
+metadata), indexed by the real :class:`MemoryReader`, and every question of categories 1-4 is
+recalled and mapped back to ``dia_id``s. Plain BM25, plain dense cosine and the plain 0.7/0.3
+hybrid over whole turns are computed in the same run on the same turns, and the latency of one
+query embedding is measured next to the recall latency. ``--ablate`` reruns the replay with each
+ranking knob switched off (embeddings cached in memory) to show what each one earns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import statistics
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+
+from familiars.memory import (
+    DEFAULT_BUDGETS_MS,
+    RECALL_KNOBS,
+    DialogTrees,
+    Embedder,
+    MemoryReader,
+    keyword_terms,
+    minmax,
+    node_embedding_text,
+)
+from familiars.terminal import fail, get_ctx, print_json, print_table, want_json
+
+AGENT = "agent_0"
+DIALOGUE = "dialogue_1"
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+DEFAULT_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo_dev.json"
+TURN_GAP_S = 30.0
+BUDGET_MS = 60_000.0
+_EVIDENCE = re.compile(r"^D:?(\d+):(\d+)$")
+
+
+class CachingEmbedder(Embedder):
+    """Remembers vectors by text for the whole benchmark run (never on disk), so ablation
+    reruns cost no embedding; counts what it really embedded."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.model_name = inner.model_name
+        self.dim = inner.dim
+        self._cache: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+        self.embedded = 0
+
+    def embed_batch(self, texts: list[str]) -> np.ndarray:
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        if missing:
+            fresh = self.inner.embed_batch(missing)
+            with self._lock:
+                self._cache.update(zip(missing, fresh, strict=True))
+                self.embedded += len(missing)
+        with self._lock:
+            return np.stack([self._cache[t] for t in texts]).astype(np.float32)
+
+
+# --------------------------------------------------------------------------- data
+
+
+def normalise_evidence(items: Sequence[Any]) -> list[str]:
+    """'D:11:26' -> 'D11:26'; 'D8:6; D9:17' -> both; anything else is dropped."""
+    out: list[str] = []
+    for item in items:
+        for part in re.split(r"[;,\s]+", str(item)):
+            m = _EVIDENCE.match(part.strip())
+            if m:
+                out.append(f"D{m.group(1)}:{m.group(2)}")
+    return out
+
+
+def parse_session_date(value: str) -> datetime:
+    """'1:56 pm on 8 May, 2023' -> an aware datetime (UTC)."""
+    return datetime.strptime(value.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+
+
+def turn_content(turn: dict[str, Any]) -> str:
+    text = str(turn.get("text", ""))
+    caption = turn.get("blip_caption")
+    return f"{text} [shares a photo: {caption}]" if caption else text
+
+
+def load_conversations(path: Path, selection: list[int] | None) -> list[dict[str, Any]]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(data, list):
+        raise ValueError("expected a JSON list of LoCoMo samples")
+    chosen = range(len(data)) if selection is None else selection
+    out = []
+    for i in chosen:
+        if not 0 <= i < len(data):
+            raise ValueError(f"conversation {i} does not exist (0-{len(data) - 1})")
+        out.append(_conversation(data[i], i))
+    return out
+
+
+def _conversation(sample: dict[str, Any], index: int) -> dict[str, Any]:
+    conv = sample["conversation"]
+    turns = []
+    n = 1
+    while f"session_{n}" in conv:
+        start = parse_session_date(conv[f"session_{n}_date_time"]).timestamp()
+        for j, turn in enumerate(conv[f"session_{n}"]):
+            turns.append(
+                {
+                    "dia_id": turn["dia_id"],
+                    "speaker": turn["speaker"],
+                    "content": turn_content(turn),
+                    "timestamp": start + TURN_GAP_S * j,
+                }
+            )
+        n += 1
+    known = {t["dia_id"] for t in turns}
+    questions, dropped_ids, unanswerable = [], 0, 0
+    for qa in sample.get("qa", []):
+        category = int(qa.get("category", 0))
+        if category not in CATEGORIES:
+            continue
+        evidence = normalise_evidence(qa.get("evidence", []))
+        kept = [e for e in dict.fromkeys(evidence) if e in known]
+        dropped_ids += len(qa.get("evidence", [])) - len(kept)
+        if not kept:
+            unanswerable += 1
+            continue
+        questions.append({"question": qa["question"], "evidence": kept, "category": category})
+    return {
+        "index": index,
+        "id": sample.get("sample_id", f"conv-{index}"),
+        "turns": turns,
+        "questions": questions,
+        "evidence_dropped": dropped_ids,
+        "questions_without_evidence": unanswerable,
+    }
+
+
+# --------------------------------------------------------------------------- replay
+
+
+async def replay(
+    conv: dict[str, Any], embedder: Embedder, workspace: Path, ablated: Sequence[str]
+) -> tuple[MemoryReader, float]:
+    """The conversation as one dialogue through DialogTree + MemoryReader; ingest seconds."""
+    start = time.perf_counter()
+    trees = DialogTrees(workspace)
+    reader = MemoryReader(embedder, trees=trees, ablated=list(ablated))
+    # Quality is measured without the latency cap (a busy machine would otherwise drop
+    # stages at random); latency is reported beside it, and the stages a cap would drop.
+    reader.budgets_ms = {name: BUDGET_MS for name in reader.budgets_ms}
+    tree = trees.get(AGENT, DIALOGUE, create=True)
+    turns = conv["turns"]
+    texts = [node_embedding_text(t["content"], t["speaker"]) for t in turns]
+    vectors = await embedder.aembed_batch(texts)
+    for turn, vec in zip(turns, vectors, strict=True):
+        tree.add_node(
+            turn["content"],
+            vec,
+            node_type="Q",
+            timestamp=turn["timestamp"],
+            origin="user",
+            metadata={
+                "dia_id": turn["dia_id"],
+                "speaker": turn["speaker"],
+                "user_key": turn["speaker"].lower(),
+            },
+        )
+    await reader.sync()
+    trees.compact_all()
+    return reader, time.perf_counter() - start
+
+
+def _dia_ids(reader: MemoryReader, rows: Iterable[int]) -> list[str]:
+    out = []
+    for row in rows:
+        doc = reader.index.doc(int(row))
+        if doc is not None and doc.kind == "node":
+            out.append(str(doc.ref[2].metadata.get("dia_id")))
+    return out
+
+
+def _baselines(reader: MemoryReader, question: str, k: int) -> dict[str, list[str]]:
+    """Whole-turn baselines on the same index: plain BM25, plain dense, 0.7/0.3 hybrid."""
+    idx = reader.index
+    n = len(idx)
+    qvec = reader.embedder.embed(question)
+    dense = idx.dense_all(qvec).astype(np.float64)
+    bm25 = idx.keywords_plain.scores(keyword_terms(question), n)
+    hybrid = 0.7 * minmax(dense) + 0.3 * minmax(bm25)
+    return {
+        "bm25": _dia_ids(reader, np.argsort(-bm25, kind="stable")[:k]),
+        "dense": _dia_ids(reader, np.argsort(-dense, kind="stable")[:k]),
+        "hybrid": _dia_ids(reader, np.argsort(-hybrid, kind="stable")[:k]),
+    }
+
+
+class Tally:
+    """Evidence recall@k and hit@k, overall and per category."""
+
+    def __init__(self, ks: Sequence[int]) -> None:
+        self.ks = list(ks)
+        self.rows: list[tuple[int, dict[int, float], dict[int, float]]] = []
+
+    def add(self, category: int, evidence: Sequence[str], ranked: Sequence[str]) -> None:
+        ev = set(evidence)
+        rec, hit = {}, {}
+        for k in self.ks:
+            found = len(ev & set(ranked[:k]))
+            rec[k] = found / len(ev)
+            hit[k] = 1.0 if found else 0.0
+        self.rows.append((category, rec, hit))
+
+    def _summary(
+        self, rows: list[tuple[int, dict[int, float], dict[int, float]]]
+    ) -> dict[str, Any]:
+        if not rows:
+            return {"questions": 0}
+        out: dict[str, Any] = {"questions": len(rows)}
+        for k in self.ks:
+            out[f"recall@{k}"] = round(statistics.fmean(r[1][k] for r in rows), 4)
+        for k in self.ks:
+            out[f"hit@{k}"] = round(statistics.fmean(r[2][k] for r in rows), 4)
+        return out
+
+    def overall(self) -> dict[str, Any]:
+        return self._summary(self.rows)
+
+    def by_category(self) -> dict[str, Any]:
+        groups: dict[int, list[Any]] = defaultdict(list)
+        for row in self.rows:
+            groups[row[0]].append(row)
+        return {str(c): self._summary(groups[c]) for c in sorted(groups)}
+
+
+async def evaluate(
+    convs: list[dict[str, Any]],
+    embedder: Embedder,
+    ks: Sequence[int],
+    *,
+    profile: str,
+    ablated: Sequence[str] = (),
+    baselines: bool = False,
+    timing: bool = False,
+) -> dict[str, Any]:
+    tally = Tally(ks)
+    base = {name: Tally(ks) for name in ("bm25", "dense", "hybrid")} if baselines else {}
+    latencies: list[float] = []
+    over_budget = 0
+    ingest = 0.0
+    max_k = max(ks)
+    with tempfile.TemporaryDirectory(prefix="familiars-locomo-") as tmp:
+        for conv in convs:
+            reader, seconds = await replay(conv, embedder, Path(tmp) / conv["id"], ablated)
+            ingest += seconds
+            now = conv["turns"][-1]["timestamp"] + 86400.0
+            for qa in conv["questions"]:
+                t0 = time.perf_counter()
+                result = await reader.build_rag_context(
+                    qa["question"], agent_id=AGENT, dialogue_id=DIALOGUE, now=now,
+                    k=max_k, profile=profile,
+                )  # fmt: skip
+                latencies.append((time.perf_counter() - t0) * 1000)
+                over_budget += result.timings_ms["total"] > DEFAULT_BUDGETS_MS[profile]
+                ranked = [str(i.node.metadata.get("dia_id")) for i in result.items if i.node]
+                tally.add(qa["category"], qa["evidence"], ranked)
+                for name, ids in (
+                    _baselines(reader, qa["question"], max_k) if base else {}
+                ).items():
+                    base[name].add(qa["category"], qa["evidence"], ids)
+    out: dict[str, Any] = {
+        "overall": tally.overall(),
+        "by_category": tally.by_category(),
+        "questions": len(tally.rows),
+        "ingest_s": round(ingest, 3),
+    }
+    if timing:
+        out["latency_ms"] = _percentiles(latencies)
+        out["over_profile_budget"] = over_budget
+    if base:
+        out["baselines"] = {
+            name: {"overall": t.overall(), "by_category": t.by_category()}
+            for name, t in base.items()
+        }
+    return out
+
+
+def _percentiles(values: Sequence[float]) -> dict[str, float]:
+    if not values:
+        return {"p50": 0.0, "p95": 0.0}
+    arr = np.asarray(values)
+    return {
+        "p50": round(float(np.percentile(arr, 50)), 3),
+        "p95": round(float(np.percentile(arr, 95)), 3),
+    }
+
+
+def query_embedding_latency(embedder: Embedder, questions: Sequence[str]) -> dict[str, float]:
+    """One query embedding, uncached, on the same questions (the floor recall sits on)."""
+    inner = embedder.inner if isinstance(embedder, CachingEmbedder) else embedder
+    times = []
+    for q in questions:
+        t0 = time.perf_counter()
+        inner.embed_batch([q])
+        times.append((time.perf_counter() - t0) * 1000)
+    return _percentiles(times)
+
+
+async def run_benchmark(
+    data: Path,
+    *,
+    conversations: list[int] | None,
+    ks: Sequence[int],
+    profile: str,
+    embedder: Embedder,
+    ablate: bool,
+) -> dict[str, Any]:
+    convs = load_conversations(data, conversations)
+    cached = CachingEmbedder(embedder)
+    report = await evaluate(convs, cached, ks, profile=profile, baselines=True, timing=True)
+    questions = [qa["question"] for c in convs for qa in c["questions"]]
+    report["query_embedding_ms"] = query_embedding_latency(cached, questions[:200])
+    report["profile"] = profile
+    report["model"] = embedder.model_name
+    report["conversations"] = [c["id"] for c in convs]
+    report["turns"] = sum(len(c["turns"]) for c in convs)
+    report["evidence_ids_dropped"] = sum(c["evidence_dropped"] for c in convs)
+    report["questions_without_evidence"] = sum(c["questions_without_evidence"] for c in convs)
+    if ablate:
+        report["ablation"] = {}
+        for knob in RECALL_KNOBS:
+            res = await evaluate(convs, cached, ks, profile=profile, ablated=[knob])
+            report["ablation"][knob] = {
+                "overall": res["overall"],
+                "earns": {
+                    f"recall@{k}": round(
+                        report["overall"][f"recall@{k}"] - res["overall"].get(f"recall@{k}", 0.0),
+                        4,
+                    )
+                    for k in ks
+                },
+            }
+    return report
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def _parse_range(value: str | None) -> list[int] | None:
+    if not value:
+        return None
+    out: list[int] = []
+    for part in value.split(","):
+        part = part.strip()
+        if "-" in part:
+            lo, hi = part.split("-", 1)
+            out += list(range(int(lo), int(hi) + 1))
+        elif part:
+            out.append(int(part))
+    return out
+
+
+def command(
+    ctx: typer.Context,
+    data: Annotated[Path, typer.Option("--data", help="LoCoMo JSON (locomo10.json format).")] = (
+        DEFAULT_DATA
+    ),
+    conversations: Annotated[
+        str, typer.Option("--conversations", help="e.g. 0-4 or 0,2 (default: all).")
+    ] = "",
+    k: Annotated[str, typer.Option("--k", help="Cut-offs for recall@k and hit@k.")] = "1,3,5,10,20",
+    profile: Annotated[str, typer.Option("--profile", help="lite | standard | full.")] = "standard",
+    ablate: Annotated[
+        bool, typer.Option("--ablate", help="Also rerun with each knob off.")
+    ] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Evidence recall@k on LoCoMo through DialogTree + MemoryReader, with baselines."""
+    try:
+        selection = _parse_range(conversations)
+        ks = sorted({int(x) for x in k.split(",") if x.strip()})
+    except ValueError:
+        fail("--conversations and --k take numbers such as 0-4 and 1,5,10")
+    if not ks or ks[0] <= 0:
+        fail("--k needs positive cut-offs")
+    if profile not in DEFAULT_BUDGETS_MS:
+        fail(f"unknown profile {profile!r}; use one of {', '.join(DEFAULT_BUDGETS_MS)}")
+    if not data.exists():
+        fail(f"no data file at {data}")
+    from familiars.memory import embedder_from_settings
+
+    embedder = embedder_from_settings(get_ctx(ctx).settings)
+    try:
+        report = asyncio.run(
+            run_benchmark(
+                data,
+                conversations=selection,
+                ks=ks,
+                profile=profile,
+                embedder=embedder,
+                ablate=ablate,
+            )  # fmt: skip
+        )
+    except (ValueError, KeyError) as exc:
+        fail(f"cannot run the LoCoMo benchmark: {exc}")
+    if want_json(ctx, json_out):
+        print_json(report)
+        return
+    _print(report, ks)
+
+
+def _print(report: dict[str, Any], ks: Sequence[int]) -> None:
+    methods = [(f"familiars ({report['profile']})", report["overall"])]
+    methods += [(name, base["overall"]) for name, base in report.get("baselines", {}).items()]
+    for metric in ("recall", "hit"):
+        print_table(
+            f"LoCoMo evidence {metric}@k, {report['questions']} questions, {report['model']}",
+            ["method", *[f"{metric}@{k}" for k in ks]],
+            [[name, *[summary.get(f"{metric}@{k}") for k in ks]] for name, summary in methods],
+        )
+    cat_rows = []
+    for cid, summary in report["by_category"].items():
+        hyb = report["baselines"]["hybrid"]["by_category"].get(cid, {})
+        cat_rows.append(
+            [f"{cid} {CATEGORIES[int(cid)]}", summary["questions"], summary.get("recall@5"),
+             summary.get("recall@10"), hyb.get("recall@5"), hyb.get("recall@10")]
+        )  # fmt: skip
+    print_table("by category", ["category", "n", "R@5", "R@10", "hybrid R@5", "hybrid R@10"],
+                cat_rows)  # fmt: skip
+    lat, emb = report["latency_ms"], report["query_embedding_ms"]
+    print_table(
+        "latency (ms)",
+        ["what", "p50", "p95"],
+        [["recall (incl. query embedding)", lat["p50"], lat["p95"]],
+         ["one query embedding", emb["p50"], emb["p95"]]],
+    )  # fmt: skip
+    if "ablation" in report:
+        shown = [k for k in ks if k in (5, 10)] or list(ks)[:2]
+        print_table(
+            "knob ablation: recall with the knob switched off, and what the knob earns",
+            ["knob", *[f"R@{k} off" for k in shown], *[f"earns R@{k}" for k in shown]],
+            [
+                [knob, *[a["overall"].get(f"recall@{k}") for k in shown],
+                 *[a["earns"][f"recall@{k}"] for k in shown]]
+                for knob, a in report["ablation"].items()
+            ],
+        )  # fmt: skip
+    print(f"ingest {report['ingest_s']} s for {report['turns']} turns")

@@ -1,0 +1,155 @@
+"""``familiars bench turn``: the memory pipeline's cost per turn against one query embedding.
+
+A workspace with ``--records`` memories and a dialogue of ``--nodes`` nodes; then turns go
+through the real DialogueManager in offline mode (its reply costs nothing). Timed per turn:
+Q node, recall, prompt, reply node, queueing the write: everything but the model's reply.
+The writer's own work happens off the hot path and is drained between turns, untimed. The
+baseline, one embedding call of a message of the same kind, is measured in the same run,
+interleaved with the turns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+
+from familiars.benchmarks._util import percentile, synthetic_facts
+from familiars.terminal import get_ctx, print_json, print_table, want_json
+
+_QUESTIONS = [
+    "what was the name of that hiking trail you told me about",
+    "do you remember what my sister is learning these days",
+    "remind me what I said about the night shift",
+    "what did we decide about the book club on fridays",
+    "how is the sourdough going, did I mention it before",
+    "what do you know about my boss and the marathon",
+]
+
+
+async def run_turn_bench(settings: Any, records: int, nodes: int, turns: int) -> dict[str, Any]:
+    from familiars.bot import Application, IncomingMessage
+    from familiars.memory import embedder_from_settings, make_record
+
+    embedder = embedder_from_settings(settings)
+    rng = random.Random(11)
+    with tempfile.TemporaryDirectory(prefix="familiars-bench-turn-") as tmp:
+        bench_settings = settings.model_copy(update={"workspace": Path(tmp)})
+        app = Application(
+            bench_settings,
+            embedder=embedder,
+            model=None,
+            platforms=False,
+            scheduler=False,
+            watch=False,
+        )
+        await app.initialize()
+        await app.start()
+        try:
+            assert app.memory is not None and app.trees is not None and app.dialogues is not None
+            assert app.state is not None
+            t0 = time.perf_counter()
+            facts = synthetic_facts(records, seed=3)
+            cats = ["profile", "preference", "relation", "knowledge", "event"]
+            for start in range(0, records, 1000):
+                await app.memory.store.append_many(
+                    make_record(f, scope="user", category=cats[i % 5], user_key=f"user{i % 10}")
+                    for i, f in enumerate(facts[start : start + 1000], start=start)
+                )
+            info = await app.state.dialogue_for(
+                "agent_0", "console", "bench", None, is_group=False, user_key="user0"
+            )
+            tree = await app.trees.aget("agent_0", info.dialogue_id, create=True)
+            texts = synthetic_facts(nodes, seed=5)
+            vectors = await embedder.aembed_batch(texts)
+            base = datetime(2026, 1, 1, tzinfo=UTC).timestamp()
+            for i, (text, vec) in enumerate(zip(texts, vectors, strict=True)):
+                tree.add_node(
+                    text, vec, node_type="Q" if i % 2 == 0 else "A", timestamp=base + 30 * i
+                )
+            await app.settle()
+            recaller = app.dialogues.recaller
+            if recaller is not None:  # index what setup added, as a start-up would
+                await recaller.reader.sync()  # type: ignore[attr-defined]
+            setup_s = time.perf_counter() - t0
+
+            now = datetime.fromtimestamp(base + 30 * nodes + 60, UTC)
+            turn_ms: list[float] = []
+            embed_ms: list[float] = []
+            for n in range(turns + 3):
+                question = f"{rng.choice(_QUESTIONS)} ({n})"
+                probe = f"{rng.choice(_QUESTIONS)} [{n}]"
+                t = time.perf_counter()
+                embedder.embed_batch([probe])
+                e = (time.perf_counter() - t) * 1000
+                message = IncomingMessage(
+                    platform="console",
+                    chat_id="bench",
+                    user_id="user0",
+                    display_name="User",
+                    text=question,
+                    ts=now + timedelta(minutes=n),
+                )
+                t = time.perf_counter()
+                async for _ in app.dialogues.respond(message):
+                    pass
+                # (The reply node is embedded with the next message, inside the next turn.)
+                d = (time.perf_counter() - t) * 1000
+                assert app.writer_queue is not None
+                await app.writer_queue.drain()
+                if n >= 3:  # warm-up turns are not counted
+                    turn_ms.append(d)
+                    embed_ms.append(e)
+        finally:
+            await app.shutdown()
+    p95 = percentile(turn_ms, 95)
+    embed_p95 = percentile(embed_ms, 95)
+    return {
+        "records": records,
+        "nodes": nodes,
+        "turns": turns,
+        "setup_s": round(setup_s, 1),
+        "p50_ms": round(percentile(turn_ms, 50), 2),
+        "p95_ms": round(p95, 2),
+        "embed_p50_ms": round(percentile(embed_ms, 50), 2),
+        "embed_p95_ms": round(embed_p95, 2),
+        "ratio_p50": round(float(np.median(turn_ms)) / max(float(np.median(embed_ms)), 1e-9), 2),
+        "ratio_p95": round(p95 / max(embed_p95, 1e-9), 2),
+        "note": "turn = Q node (embedded with the previous reply node in one batch) + recall"
+        " + prompt + queueing the write",
+    }
+
+
+def command(
+    ctx: typer.Context,
+    records: Annotated[int, typer.Option(min=0)] = 10_000,
+    nodes: Annotated[int, typer.Option(min=0)] = 5_000,
+    turns: Annotated[int, typer.Option(min=5)] = 60,
+    json_out: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Per-turn memory pipeline cost (p50/p95) next to one query embedding."""
+    result = asyncio.run(run_turn_bench(get_ctx(ctx).settings, records, nodes, turns))
+    if want_json(ctx, json_out):
+        print_json(result)
+        return
+    print_table(
+        "bench turn",
+        ["records", "nodes", "p50 ms", "p95 ms", "embed p95 ms", "ratio p95"],
+        [
+            [
+                records,
+                nodes,
+                result["p50_ms"],
+                result["p95_ms"],
+                result["embed_p95_ms"],
+                result["ratio_p95"],
+            ]
+        ],
+    )

@@ -1,0 +1,152 @@
+"""The FastAPI application: routes, auth and error mapping. The OpenAPI document it serves
+(``/openapi.json``) is the contract, and the tests fuzz the app against it."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, HTTPException, Path, Query
+from fastapi.exceptions import RequestValidationError
+
+from familiars.bot._api import schemas as s
+from familiars.bot._api.auth import ApiToken, BearerAuthMiddleware, require_token, resolve_token
+from familiars.bot._api.queries import CursorError, IndexReader, RecordFilter, decode_cursor
+from familiars.bot._api.queries import record_out as _record_out
+from familiars.bot._api.release import release_agent_memory
+from familiars.bot._api.status import StatusSources, collect_status
+
+logger = logging.getLogger(__name__)
+
+#: The one route reachable without the token.
+OPEN_PATHS = ("/healthz",)
+
+_AUTH_RESPONSES: dict[int | str, dict[str, Any]] = {
+    401: {"model": s.Problem, "description": "Missing or wrong bearer token."}
+}
+
+
+def _invalid(location: str, name: str, message: str, value: object) -> RequestValidationError:
+    """A 422 in FastAPI's own shape, naming the field."""
+    return RequestValidationError(
+        [{"type": "value_error", "loc": (location, name), "msg": message, "input": value}]
+    )
+
+
+def create_app(sources: StatusSources, *, token: ApiToken | None = None) -> FastAPI:
+    """The API over ``sources``. Without ``token`` one is resolved from the settings
+    (environment variable, else generated and written to ``workspace/.api_token``)."""
+    api_token = token or resolve_token(sources.settings)
+    reader = IndexReader(sources.workspace)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await reader.close()
+
+    app = FastAPI(
+        title="familiars",
+        version="1",
+        summary="Look inside a familiar's memory.",
+        lifespan=lifespan,
+    )
+    app.add_middleware(BearerAuthMiddleware, token=api_token, open_paths=frozenset(OPEN_PATHS))
+    app.state.api_token = api_token
+    app.state.sources = sources
+    app.state.reader = reader
+    _add_routes(app, sources, reader)
+    return app
+
+
+def _add_routes(app: FastAPI, sources: StatusSources, reader: IndexReader) -> None:
+    protected = [Depends(require_token)]
+
+    @app.get("/healthz", response_model=s.Health, tags=["health"])
+    async def healthz() -> dict[str, str]:
+        """Liveness; the only route without a token."""
+        return {"status": "ok"}
+
+    @app.get(
+        "/api/memory_status",
+        response_model=s.MemoryStatus,
+        dependencies=protected,
+        responses=_AUTH_RESPONSES,
+        tags=["memory"],
+    )
+    async def memory_status() -> dict[str, Any]:
+        """Counts per scope and category, sizes, embedding space, recall and writer
+        statistics, provider cooldowns and gate residents."""
+        return await collect_status(sources, reader)
+
+    @app.get(
+        "/api/memory",
+        response_model=s.MemoryPage,
+        dependencies=protected,
+        responses=_AUTH_RESPONSES,
+        tags=["memory"],
+    )
+    async def list_memory(
+        user_key: Annotated[str | None, Query(pattern=s.USER_KEY_PATTERN, max_length=64)] = None,
+        agent_id: Annotated[str | None, Query(pattern=s.AGENT_ID_PATTERN, max_length=64)] = None,
+        dialogue_id: Annotated[
+            str | None, Query(pattern=s.DIALOGUE_ID_PATTERN, max_length=73)
+        ] = None,
+        scope: s.Scope | None = None,
+        category: s.Category | None = None,
+        q: Annotated[
+            str | None,
+            Query(min_length=1, max_length=s.MAX_QUERY_CHARS, description="Full-text query."),
+        ] = None,
+        include_deprecated: bool = False,
+        limit: Annotated[int, Query(ge=1, le=s.MAX_PAGE)] = s.DEFAULT_PAGE,
+        cursor: Annotated[
+            str | None,
+            Query(pattern=s.CURSOR_PATTERN, description="next_cursor of the previous page."),
+        ] = None,
+    ) -> dict[str, Any]:
+        """Records matching every filter given, newest first, a page at a time."""
+        after = None
+        if cursor is not None:
+            try:
+                after = decode_cursor(cursor)
+            except CursorError as exc:
+                raise _invalid("query", "cursor", str(exc), cursor) from exc
+        flt = RecordFilter(
+            user_key=user_key,
+            agent_id=agent_id,
+            dialogue_id=dialogue_id,
+            scope=scope,
+            category=category,
+            query=q,
+            include_deprecated=include_deprecated,
+        )
+        page, next_cursor = await reader.list_records(flt, limit=limit, after=after)
+        now = sources.clock()
+        return {
+            "items": [_record_out(rec, path, now) for rec, path in page],
+            "limit": limit,
+            "next_cursor": next_cursor,
+        }
+
+    @app.post(
+        "/api/agents/{agent_id:path}/release-memory",
+        response_model=s.ReleaseResult,
+        dependencies=protected,
+        responses={
+            **_AUTH_RESPONSES,
+            404: {"model": s.Problem, "description": "No agent with this id."},
+        },
+        tags=["agents"],
+    )
+    async def release_memory(
+        agent_id: Annotated[str, Path(pattern=s.AGENT_ID_PATTERN, max_length=64)],
+    ) -> dict[str, Any]:
+        """Evict the agent's resident models through the gate; returns what was freed."""
+        known = {a.id for a in sources.settings.agents}
+        if agent_id not in known:
+            raise HTTPException(status_code=404, detail="unknown agent")
+        return await release_agent_memory(sources, agent_id)

@@ -1,0 +1,542 @@
+"""DialogueManager: one turn end to end (DESIGN.md "One turn, end to end").
+
+platform event -> person and dialogue -> Q node (with privacy redactions) -> recall -> prompt
+-> model reply (streamed) -> A node -> the writer's queue; ephemeral records of the previous
+turn are cleared and access counts are flushed in batches, off the hot path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol
+from zoneinfo import ZoneInfo
+
+from familiars.bot._adapters.base import (
+    CommandInvocation,
+    CommandResponse,
+    CommandSpec,
+    IncomingMessage,
+)
+from familiars.bot._commands import Caller, CommandContext, Commands
+from familiars.bot._prompt import BranchTurn, PromptParts, build_messages
+from familiars.bot._redaction import Redactor
+from familiars.bot._state import BotState, DialogueInfo
+from familiars.config import AgentSettings, Settings
+from familiars.llm import ChatModel, LLMError, OfflineResponder
+from familiars.memory import MemoryRecord, MemoryStore, TurnContext, WriterQueue, iso_now
+
+logger = logging.getLogger(__name__)
+
+MAX_MESSAGE_CHARS = 16_000
+APOLOGY = (
+    "Sorry, I can't reach my language model right now. I've kept your message and will remember it."
+)
+
+
+@dataclass
+class RecalledItem:
+    id: str
+    kind: str  # "record" | "node"
+    text: str
+    score: float
+    parts: dict[str, float] = field(default_factory=dict)
+    record_ids: tuple[str, ...] = ()
+    #: A user-scope memory: the speaker's own, never to be quoted in a group.
+    private: bool = False
+
+
+class Recaller(Protocol):
+    async def recall(
+        self,
+        query: str,
+        *,
+        agent_id: str,
+        dialogue_id: str | None,
+        user_key: str | None,
+        is_group: bool,
+        now: datetime,
+        k: int,
+        exclude_node: int | None = None,
+    ) -> list[RecalledItem]: ...
+
+    async def flush_access(self) -> int: ...
+
+
+class DialogueLog(Protocol):
+    """The per-dialogue topic tree, as the turn needs it."""
+
+    async def add_user_node(
+        self,
+        agent_id: str,
+        dialogue_id: str,
+        *,
+        text: str,
+        timestamp: float,
+        metadata: dict[str, Any],
+    ) -> int: ...
+
+    async def add_reply_node(
+        self,
+        agent_id: str,
+        dialogue_id: str,
+        *,
+        parent: int | None,
+        text: str,
+        timestamp: float,
+        origin: str,
+        metadata: dict[str, Any],
+    ) -> int: ...
+
+    def defer_reply_node(
+        self,
+        agent_id: str,
+        dialogue_id: str,
+        *,
+        parent: int | None,
+        text: str,
+        timestamp: float,
+        origin: str = ...,
+        metadata: dict[str, Any] | None = ...,
+    ) -> None: ...
+
+    async def flush_all(self) -> None: ...
+
+    async def branch(
+        self, agent_id: str, dialogue_id: str, node_id: int, *, max_chars: int | None = None
+    ) -> list[BranchTurn]: ...
+
+    async def recent_lines(self, agent_id: str, dialogue_id: str, n: int) -> list[str]: ...
+
+
+@dataclass
+class TurnStats:
+    recalls: int = 0
+    items: int = 0
+    used: int = 0
+    latencies_ms: list[float] = field(default_factory=list)
+
+    def add(self, items: int, used: int, ms: float) -> None:
+        self.recalls += 1
+        self.items += items
+        self.used += used
+        self.latencies_ms.append(ms)
+        if len(self.latencies_ms) > 2000:
+            del self.latencies_ms[:1000]
+
+    def as_dict(self) -> dict[str, Any]:
+        import numpy as np
+
+        lat = np.asarray(self.latencies_ms or [0.0])
+        return {
+            "recalls": self.recalls,
+            "items_per_recall": round(self.items / self.recalls, 3) if self.recalls else 0.0,
+            "hit_rate": round(self.used / self.items, 3) if self.items else 0.0,
+            "latency_ms": {
+                "p50": round(float(np.percentile(lat, 50)), 2),
+                "p95": round(float(np.percentile(lat, 95)), 2),
+            },
+        }
+
+
+class DialogueManager:
+    """Implements the adapters' ``TurnHandler``."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        store: MemoryStore,
+        state: BotState,
+        log: DialogueLog,
+        recaller: Recaller | None,
+        writer_queue: WriterQueue | None,
+        model: ChatModel | None,
+        redactor: Redactor | None = None,
+        commands: Commands | None = None,
+        documents: Any = None,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.state = state
+        self.log = log
+        self.recaller = recaller
+        self.writer_queue = writer_queue
+        self.model = model
+        #: Agents whose config names a provider get a model of their own (see runtime).
+        self.agent_models: dict[str, ChatModel | None] = {}
+        self.offline = OfflineResponder()
+        self.redactor = redactor or Redactor(settings.privacy)
+        #: familiars.bot._documents.Documents, when document search is set up.
+        self.documents = documents
+        self.stats = TurnStats()
+        self._turn_started: dict[tuple[str, str], str] = {}
+        self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+        self.commands = commands or Commands(
+            CommandContext(settings=settings, store=store, state=state)
+        )
+        self.commands.ctx.search = self._search_for_command
+        if documents is not None:
+            self.commands.ctx.find = documents.find
+        self.commands.ctx.on_used = self._note_used
+
+    # ------------------------------------------------------------------ routing
+
+    def agent_for(self, platform: str, chat_id: str) -> AgentSettings:
+        key = f"{platform}:{chat_id}"
+        for agent in self.settings.agents:
+            if key in agent.chats:
+                return agent
+        for agent in self.settings.agents:
+            if not agent.chats and platform in agent.platforms:
+                return agent
+        return self.settings.agents[0]
+
+    def is_owner(self, platform: str, user_id: str) -> bool:
+        return f"{platform}:{user_id}" in self.settings.access.owners or platform == "console"
+
+    async def caller_for(self, inv: CommandInvocation) -> Caller:
+        user_key = await self.state.person_for(inv.platform, inv.user_id, inv.display_name)
+        agent = self.agent_for(inv.platform, inv.chat_id)
+        info = await self.state.dialogue_for(
+            agent.id,
+            inv.platform,
+            inv.chat_id,
+            inv.thread_id,
+            is_group=inv.is_group,
+            user_key=user_key,
+        )
+        return Caller(
+            user_key=user_key,
+            agent_id=agent.id,
+            dialogue_id=info.dialogue_id,
+            is_owner=self.is_owner(inv.platform, inv.user_id),
+            platform=inv.platform,
+            user_id=inv.user_id,
+        )
+
+    # ------------------------------------------------------------------ TurnHandler
+
+    def command_specs(self) -> list[CommandSpec]:
+        return self.commands.specs()
+
+    async def command(self, invocation: CommandInvocation) -> CommandResponse:
+        caller = await self.caller_for(invocation)
+        return await self.commands.run(invocation, caller)
+
+    async def complete(self, invocation: CommandInvocation, partial: str) -> list[str]:
+        caller = await self.caller_for(invocation)
+        return await self.commands.complete(invocation, caller, partial)
+
+    async def respond(self, message: IncomingMessage) -> AsyncIterator[str]:
+        text = _clean_text(message.text)
+        if not text and not message.attachments:
+            return
+        if not text:
+            names = ", ".join(a.filename for a in message.attachments)
+            text = f"(sent {names})"
+        agent = self.agent_for(message.platform, message.chat_id)
+        user_key = await self.state.person_for(
+            message.platform, message.user_id, message.display_name
+        )
+        info = await self.state.dialogue_for(
+            agent.id,
+            message.platform,
+            message.chat_id,
+            message.thread_id,
+            is_group=message.is_group,
+            user_key=user_key,
+        )
+        lock = self._locks.setdefault((agent.id, info.dialogue_id), asyncio.Lock())
+        async with lock:
+            async for delta in self._turn(message, text, agent, user_key, info):
+                yield delta
+
+    # ------------------------------------------------------------------ the turn
+
+    async def _turn(
+        self,
+        message: IncomingMessage,
+        text: str,
+        agent: AgentSettings,
+        user_key: str,
+        info: DialogueInfo,
+    ) -> AsyncIterator[str]:
+        turn_t0 = time.perf_counter()
+        now = message.ts if message.ts.tzinfo else message.ts.replace(tzinfo=UTC)
+        key = (agent.id, info.dialogue_id)
+        turn_start_iso = now.isoformat(timespec="seconds")
+        redaction = self.redactor.scan(text)
+        llm_text = redaction.masked
+        metadata: dict[str, Any] = {
+            **redaction.metadata,
+            "user_key": user_key,
+            "speaker": message.display_name,
+            "platform": message.platform,
+        }
+        if message.message_id:
+            metadata["message_id"] = message.message_id
+        notes = []
+        if self.documents is not None:
+            for attachment in message.attachments:
+                notes.append(await self.documents.save_attachment(user_key, attachment))
+        q_id = await self.log.add_user_node(
+            agent.id, info.dialogue_id, text=text, timestamp=now.timestamp(), metadata=metadata
+        )
+        await self.state.touch_dialogue(agent.id, info.dialogue_id, user_at=turn_start_iso)
+
+        t0 = time.perf_counter()
+        recalled = await self._recall(llm_text, agent.id, info, user_key, now, q_id)
+        recall_ms = (time.perf_counter() - t0) * 1000
+        messages = await self._prompt(agent, info, user_key, message, llm_text, recalled, q_id, now)
+
+        reply = ""
+        async for delta in self._reply(agent, messages):
+            reply += delta
+            yield delta
+        if notes:
+            tail = ("\n\n" if reply else "") + "\n".join(notes)
+            reply += tail
+            yield tail
+
+        await self.state.touch_dialogue(agent.id, info.dialogue_id, bot_at=iso_now())
+        used = self._count_used(recalled, reply)
+        self.stats.add(len(recalled), used, recall_ms)
+        self.commands.ctx.last_recall[(agent.id, info.dialogue_id, user_key)] = [
+            {"id": it.id, "text": it.text, "score": it.score, "parts": it.parts} for it in recalled
+        ]
+        await self._queue_write(agent, info, user_key, llm_text, reply, q_id, now)
+        # The reply's node is embedded together with the next message of this dialogue
+        # (one embedding call per turn); settle() adds it alone when nothing follows.
+        self.log.defer_reply_node(
+            agent.id,
+            info.dialogue_id,
+            parent=q_id,
+            text=reply,
+            timestamp=now.timestamp() + max(0.001, time.perf_counter() - turn_t0),
+            origin="response",
+            metadata={},
+        )
+        await self._clear_ephemeral(key, agent.id, info.dialogue_id)
+        self._turn_started[key] = turn_start_iso
+
+    async def _recall(
+        self,
+        query: str,
+        agent_id: str,
+        info: DialogueInfo,
+        user_key: str,
+        now: datetime,
+        q_id: int,
+    ) -> list[RecalledItem]:
+        if self.recaller is None:
+            return []
+        try:
+            return await self.recaller.recall(
+                query,
+                agent_id=agent_id,
+                dialogue_id=info.dialogue_id,
+                user_key=user_key,
+                is_group=info.is_group,
+                now=now,
+                k=self.settings.recall.k,
+                exclude_node=q_id,
+            )
+        except Exception:  # noqa: BLE001 - a reply without memories beats no reply
+            logger.exception("recall failed; answering without memories")
+            return []
+
+    async def _prompt(
+        self,
+        agent: AgentSettings,
+        info: DialogueInfo,
+        user_key: str,
+        message: IncomingMessage,
+        llm_text: str,
+        recalled: list[RecalledItem],
+        q_id: int,
+        now: datetime,
+    ) -> list[Any]:
+        directives = [
+            r
+            for r in await self.store.list(scope="identity", agent_id=agent.id, now=now)
+            if r.category in ("directive", "procedure")
+        ]
+        profile = await self.store.list(
+            scope="user", user_key=user_key, category="profile", now=now
+        )
+        profile += await self.store.list(
+            scope="user", user_key=user_key, category="preference", now=now
+        )
+        profile_ids = {r.id for r in profile}
+        passages: list[str] = []
+        if self.documents is not None and not info.is_group:
+            passages = await self.documents.context(
+                llm_text, user_key, is_owner=self.is_owner(message.platform, message.user_id)
+            )
+        branch = await self.log.branch(
+            agent.id,
+            info.dialogue_id,
+            q_id,
+            max_chars=self.settings.llm.prompt_token_budget * 4,
+        )
+        person = await self.state.person(user_key)
+        tz = _zone((person.timezone if person else None) or self.settings.scheduler.timezone)
+        parts = PromptParts(
+            persona=agent.persona,
+            agent_name=agent.name,
+            directives=directives,
+            profile=_newest(profile, 20),
+            recalled=[
+                it.text
+                for it in recalled
+                if not it.private and not (set(it.record_ids or (it.id,)) & profile_ids)
+            ]
+            + passages,
+            private=[
+                it.text
+                for it in recalled
+                if it.private and not (set(it.record_ids or (it.id,)) & profile_ids)
+            ],
+            branch=branch[:-1],
+            message=llm_text,
+            speaker=message.display_name,
+            is_group=info.is_group,
+            now_text=now.astimezone(tz).strftime("%A %d %B %Y, %H:%M %Z"),
+        )
+        return build_messages(parts, budget_tokens=self.settings.llm.prompt_token_budget)
+
+    def model_for(self, agent: AgentSettings) -> ChatModel | None:
+        """The agent's own provider when it names one, else the shared router."""
+        return self.agent_models.get(agent.id, self.model)
+
+    async def _reply(self, agent: AgentSettings, messages: list[Any]) -> AsyncIterator[str]:
+        model = self.model_for(agent)
+        if model is None:
+            result = await self.offline.chat(messages)
+            yield result.text
+            return
+        produced = False
+        try:
+            async for delta in model.stream(
+                messages, max_tokens=self.settings.llm.max_reply_tokens
+            ):
+                if delta:
+                    produced = True
+                    yield delta
+        except (LLMError, OSError, TimeoutError) as exc:
+            logger.warning("the language model failed: %s", exc)
+            if not produced:
+                yield APOLOGY
+        if not produced:
+            return
+
+    async def _queue_write(
+        self,
+        agent: AgentSettings,
+        info: DialogueInfo,
+        user_key: str,
+        llm_text: str,
+        reply: str,
+        q_id: int,
+        now: datetime,
+    ) -> None:
+        if self.writer_queue is None:
+            return
+        person = await self.state.person(user_key)
+        recent = await self.log.recent_lines(agent.id, info.dialogue_id, 8)
+        turn = TurnContext(
+            agent_id=agent.id,
+            dialogue_id=info.dialogue_id,
+            user_key=user_key,
+            user_text=llm_text,
+            reply_text=reply,
+            recent=recent,
+            turn_id=q_id,
+            timezone=(person.timezone if person else None) or self.settings.scheduler.timezone,
+            now=now.isoformat(timespec="seconds"),
+        )
+        await self.writer_queue.enqueue(turn)
+
+    async def _clear_ephemeral(self, key: tuple[str, str], agent_id: str, dialogue_id: str) -> None:
+        """Ephemeral records live for one turn: the writer adds them after a turn, the next
+        turn may use them, and at its end they go."""
+        started = self._turn_started.get(key)
+        if started is None:
+            return
+        stale = [
+            r
+            for r in await self.store.list(
+                scope="ephemeral", agent_id=agent_id, dialogue_id=dialogue_id, live_only=False
+            )
+            if r.ts <= started
+        ]
+        for rec in stale:
+            await self.store.forget(rec.id)
+
+    # ------------------------------------------------------------------ bookkeeping
+
+    async def settle(self) -> None:
+        """Add every deferred reply node (before shutdown, between piped lines)."""
+        await self.log.flush_all()
+
+    def _count_used(self, recalled: Sequence[RecalledItem], reply: str) -> int:
+        words = {w for w in _words(reply) if len(w) > 3}
+        used = 0
+        for it in recalled:
+            if len({w for w in _words(it.text) if len(w) > 3} & words) >= 2:
+                used += 1
+        return used
+
+    def _note_used(self, record_id: str) -> None:
+        self.stats.used += 1
+
+    async def flush_access(self) -> int:
+        """Write the batched recall counts to the records (one store batch)."""
+        if self.recaller is None:
+            return 0
+        return await self.recaller.flush_access()
+
+    async def _search_for_command(self, query: str, caller: Caller, k: int) -> list[dict[str, Any]]:
+        if self.recaller is None:
+            return []
+        items = await self.recaller.recall(
+            query,
+            agent_id=caller.agent_id,
+            dialogue_id=None,
+            user_key=caller.user_key,
+            is_group=True,
+            now=datetime.now(UTC),
+            k=k,
+        )
+        return [
+            {"id": it.id, "text": it.text, "score": it.score} for it in items if it.kind == "record"
+        ]
+
+
+def _words(text: str) -> list[str]:
+    return "".join(c.lower() if c.isalnum() else " " for c in text).split()
+
+
+def _newest(records: list[MemoryRecord], n: int) -> list[MemoryRecord]:
+    return sorted(records, key=lambda r: (r.pinned, r.ts))[-n:]
+
+
+def _clean_text(text: str) -> str:
+    """Printable text only, within a sane size: binary junk and 100 KB pastes do not break
+    the turn (the rest of an over-long message is cut, and the cut is said)."""
+    cleaned = "".join(c for c in text if c.isprintable() or c in "\n\t")
+    if len(cleaned) > MAX_MESSAGE_CHARS:
+        cleaned = cleaned[:MAX_MESSAGE_CHARS] + "\n[message cut: too long]"
+    return cleaned.strip()
+
+
+def _zone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (KeyError, ValueError):
+        return ZoneInfo("UTC")

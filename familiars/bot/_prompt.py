@@ -1,0 +1,108 @@
+"""The prompt of one turn: persona, the agent's directives, the speaker's profile, what was
+recalled, the current topic branch of the dialogue tree, and the message; within a budget.
+
+Tokens are estimated at four characters each: good enough to stay clear of a context limit
+without loading a tokenizer. The branch is trimmed from its oldest end first; recalled items
+from the lowest score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from familiars.llm import ChatMessage
+from familiars.memory import MemoryRecord
+
+RECALL_HEADING = "What you remember that may be relevant (recalled memories):"
+PRIVATE_HEADING = (
+    "Private notes about {who}, for your understanding only: this is a group chat, so never "
+    "state, quote or hint at these here:"
+)
+
+
+def estimate_tokens(text: str) -> int:
+    return len(text) // 4 + 1
+
+
+@dataclass(frozen=True)
+class BranchTurn:
+    role: str  # "user" | "assistant"
+    text: str
+    speaker: str = ""
+
+
+@dataclass
+class PromptParts:
+    persona: str
+    agent_name: str
+    directives: Sequence[MemoryRecord] = ()
+    profile: Sequence[MemoryRecord] = ()
+    recalled: Sequence[str] = ()
+    #: The speaker's own user-scope memories recalled for this message. In a DM they join
+    #: the recalled list; in a group they are shown under a "never say it here" heading.
+    private: Sequence[str] = ()
+    branch: Sequence[BranchTurn] = ()
+    message: str = ""
+    speaker: str = ""
+    is_group: bool = False
+    now_text: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+def build_messages(parts: PromptParts, *, budget_tokens: int) -> list[ChatMessage]:
+    system = _system_text(parts, recalled=list(parts.recalled))
+    message = _speaker_line(parts.speaker, parts.message, parts.is_group)
+    used = estimate_tokens(system) + estimate_tokens(message)
+    recalled = list(parts.recalled)
+    while used > budget_tokens * 0.7 and recalled:
+        recalled.pop()
+        system = _system_text(parts, recalled=recalled)
+        used = estimate_tokens(system) + estimate_tokens(message)
+    history: list[ChatMessage] = []
+    for turn in reversed(parts.branch):
+        text = _speaker_line(turn.speaker, turn.text, parts.is_group and turn.role == "user")
+        cost = estimate_tokens(text)
+        if used + cost > budget_tokens:
+            break
+        history.append(ChatMessage(turn.role, text))  # type: ignore[arg-type]
+        used += cost
+    history.reverse()
+    return [ChatMessage("system", system), *history, ChatMessage("user", message)]
+
+
+def _speaker_line(speaker: str, text: str, named: bool) -> str:
+    return f"{speaker}: {text}" if named and speaker else text
+
+
+def _system_text(parts: PromptParts, *, recalled: list[str]) -> str:
+    lines = [parts.persona.strip(), f"Your name is {parts.agent_name}."]
+    if parts.now_text:
+        lines.append(f"It is now {parts.now_text}.")
+    if parts.is_group:
+        lines.append(
+            "This is a group chat. What you know privately about a person is for them alone: "
+            "never repeat it to others."
+        )
+    if parts.directives:
+        lines += ["", "Your standing instructions:"]
+        lines += [f"- {r.content.strip()}" for r in parts.directives]
+    who = parts.speaker or "the person you are talking with"
+    personal = [r.content.strip() for r in parts.profile] + [t.strip() for t in parts.private]
+    if parts.is_group:
+        # Everyone in the group reads the reply: what is private to the speaker may inform
+        # it but is never said. (The heading avoids the words the offline responder lists.)
+        if personal:
+            lines += ["", PRIVATE_HEADING.format(who=who)]
+            lines += [f"- {text}" for text in personal]
+    elif personal:
+        lines += ["", f"What you remember about {who}:"]
+        lines += [f"- {text}" for text in personal]
+    if recalled:
+        lines += ["", RECALL_HEADING]
+        lines += [f"- {text.strip()}" for text in recalled]
+    lines += [
+        "",
+        "Use what you remember naturally; do not invent memories. If you are unsure, ask.",
+    ]
+    return "\n".join(lines)

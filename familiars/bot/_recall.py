@@ -1,0 +1,130 @@
+"""The MemoryReader as the turn uses it: recall for a message, with the scope rules, the
+message's own node left out, and dialogue text passed through its privacy redactions."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+from typing import Any
+
+from familiars.bot._dialogue import RecalledItem
+from familiars.config import Settings
+from familiars.llm import OFFLINE_NOTICE
+from familiars.memory import (
+    DialogTrees,
+    MemoryReader,
+    MemoryWorkspace,
+    RecallItem,
+    node_content_for_llm,
+    node_embedding_text,
+    sentences,
+)
+
+logger = logging.getLogger(__name__)
+
+
+class ReaderRecaller:
+    def __init__(self, reader: MemoryReader, *, profile: str | None = None) -> None:
+        self.reader = reader
+        self.profile = profile
+        self.last_result: Any = None
+
+    async def recall(
+        self,
+        query: str,
+        *,
+        agent_id: str,
+        dialogue_id: str | None,
+        user_key: str | None,
+        is_group: bool,
+        now: datetime,
+        k: int,
+        exclude_node: int | None = None,
+    ) -> list[RecalledItem]:
+        result = await self.reader.build_rag_context(
+            query,
+            agent_id=agent_id,
+            dialogue_id=dialogue_id,
+            user_key=user_key,
+            is_group=is_group,
+            now=now,
+            k=k + (1 if exclude_node is not None else 0),
+            profile=self.profile,
+        )
+        self.last_result = result
+        items = [_convert(it) for it in result.items if not _skip(it, exclude_node, dialogue_id)]
+        return items[:k]
+
+    async def flush_access(self) -> int:
+        return await self.reader.flush_access(force=True)
+
+    def prefetch_texts(self, nodes: list[tuple[str, str | None]], query: str) -> list[str]:
+        """What the reader will ask the embedder for when these dialogue nodes are indexed
+        and ``query`` is recalled: the nodes' sentences (when more than one) and the words it
+        has no vector for yet. The turn embeds them with the message, in one batch."""
+        texts: list[str] = []
+        for content, speaker in nodes:
+            parts = sentences(content)
+            if len(parts) >= 2:
+                texts += [node_embedding_text(p, speaker) for p in parts]
+        sources = [c for c, _ in nodes] + [s or "" for _, s in nodes] + [query]
+        return texts + self.reader.index.words_needing_vectors(sources)
+
+
+def _skip(item: RecallItem, exclude_node: int | None, dialogue_id: str | None) -> bool:
+    """The message's own node, and the offline responder's replies (they only repeat
+    memories, which are recalled themselves)."""
+    node = item.node
+    if item.kind != "node" or node is None:
+        return False
+    if node.id == exclude_node and item.dialogue_id == dialogue_id:
+        return True
+    return node.node_type == "A" and OFFLINE_NOTICE in node.content
+
+
+def _convert(item: RecallItem) -> RecalledItem:
+    if item.kind == "record" and item.record is not None:
+        rec = item.record
+        return RecalledItem(
+            id=rec.id,
+            kind="record",
+            text=rec.content,
+            score=item.score,
+            parts=dict(item.parts),
+            record_ids=(rec.id, *[m for m in item.merged if m.startswith("m_")]),
+            private=rec.scope == "user",
+        )
+    node = item.node
+    text = node_content_for_llm(node) if node is not None else item.text
+    if node is not None:
+        when = datetime.fromtimestamp(node.timestamp, UTC).strftime("%d %b %Y")
+        who = node.metadata.get("speaker") or ("you" if node.node_type == "A" else "they")
+        text = f"({who}, {when}) {text}"
+    return RecalledItem(
+        id=item.key, kind="node", text=text, score=item.score, parts=dict(item.parts)
+    )
+
+
+def build_recaller(
+    settings: Settings, memory: MemoryWorkspace, trees: DialogTrees
+) -> ReaderRecaller:
+    assert memory.embedder is not None
+    reader = MemoryReader.from_settings(
+        settings, memory.embedder, trees=trees, access_sink=memory.store
+    )
+    return ReaderRecaller(reader)
+
+
+async def start_recaller(
+    recaller: ReaderRecaller,
+    memory: MemoryWorkspace,
+    trees: DialogTrees,
+    dialogues: list[tuple[str, str]],
+) -> None:
+    """Load every live record and every known dialogue's nodes into the reader."""
+    await recaller.reader.attach_index(memory.index, subscribe=memory.index.subscribe)
+    for agent_id, dialogue_id in dialogues:
+        if trees.exists(agent_id, dialogue_id):
+            tree = await trees.aget(agent_id, dialogue_id)
+            recaller.reader.add_tree(tree)
+    await recaller.reader.sync()

@@ -1,0 +1,345 @@
+"""Privacy redaction: find secrets and personal data in incoming text (§5.5.2).
+
+The scanner finds four kinds of things:
+
+- ``api_key``: API keys and tokens (``sk-...``, ``ghp_...``, ``xox?-...``, ``AKIA...``,
+  ``AIza...``, JWTs, Telegram bot tokens, ``Bearer <token>``, ``api_key=<value>``) and long
+  high-entropy tokens that mix upper case, lower case and digits;
+- ``card``: payment card numbers, 13 to 19 digits (spaces or dashes between groups allowed)
+  that pass the Luhn check;
+- ``email``: e-mail addresses;
+- ``phone``: phone numbers written as phone numbers (``+`` and a country code, ``(555)
+  123-4567``, ``020 7946 0958``), or bare digit runs right after a word such as "phone".
+
+Each discovery gets the decision configured for its kind in ``Settings.privacy``
+(``ignore`` / ``mask`` / ``record``) and a replacement ``token``: the text a model provider
+sees at that span. Only ``mask`` hides anything (``[EMAIL]``, ...); ``ignore`` (a false alarm
+the owner does not care about) and ``record`` (allowed through, but noted on the node for
+audit) carry the original text as their token, so replaying them changes nothing whichever
+way a replayer treats decisions.
+
+The Q node stores ``metadata = {"redactions": [...], "redactions_content_hash": ...}``
+(:func:`redaction_metadata`); ``node_content_for_llm`` replays the tokens in reverse span
+order and falls back to the raw content when the hash no longer matches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from familiars.config import PrivacySettings
+from familiars.memory import content_hash as _sha256_hex
+
+__all__ = [
+    "KINDS",
+    "MASK_TOKENS",
+    "Discovery",
+    "Redaction",
+    "Redactor",
+    "apply_redactions",
+    "content_hash",
+    "luhn_valid",
+    "redaction_metadata",
+    "scan",
+]
+
+KINDS: tuple[str, ...] = ("api_key", "card", "email", "phone")
+MASK_TOKENS: Mapping[str, str] = {
+    "api_key": "[API_KEY]",
+    "card": "[CARD]",
+    "email": "[EMAIL]",
+    "phone": "[PHONE]",
+}
+# When two finds overlap, the more specific kind wins (a card number can look like a phone
+# number; an API key can contain an '@').
+_PRIORITY = {"api_key": 0, "card": 1, "email": 2, "phone": 3}
+
+
+@dataclass(frozen=True, slots=True)
+class Discovery:
+    """One thing found: ``text[start:end]`` is of ``kind``."""
+
+    start: int
+    end: int
+    kind: str
+    decision: str
+    token: str
+
+    def as_metadata(self) -> dict[str, Any]:
+        """The §5.5.2 form stored in ``node.metadata['redactions']``."""
+        return {
+            "span": [self.start, self.end],
+            "kind": self.kind,
+            "decision": self.decision,
+            "token": self.token,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Redaction:
+    """The result of scanning one message."""
+
+    content: str
+    discoveries: tuple[Discovery, ...]
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return redaction_metadata(self.content, self.discoveries)
+
+    @property
+    def masked(self) -> str:
+        """The text a model provider may see."""
+        return apply_redactions(self.content, self.metadata)
+
+    def kinds(self) -> set[str]:
+        return {d.kind for d in self.discoveries}
+
+
+# ---------------------------------------------------------------------------------------------
+# Candidate finders: each yields (start, end) spans of one kind.
+
+_KEY_PATTERNS: tuple[re.Pattern[str], ...] = (
+    re.compile(r"(?<![\w-])sk-(?:[A-Za-z0-9]+-){0,3}[A-Za-z0-9_-]{16,}"),  # OpenAI, Anthropic
+    re.compile(r"(?<!\w)gh[pousr]_[A-Za-z0-9]{30,255}"),  # GitHub tokens
+    re.compile(r"(?<!\w)github_pat_[A-Za-z0-9_]{22,255}"),
+    re.compile(r"(?<![\w-])xox[abposr]-[A-Za-z0-9-]{10,}"),  # Slack
+    re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}(?![A-Za-z0-9])"),
+    re.compile(r"(?<![\w-])AIza[0-9A-Za-z_-]{35}"),  # Google API keys
+    re.compile(r"(?<![\w-])glpat-[0-9A-Za-z_-]{20,}"),  # GitLab
+    re.compile(r"(?<!\w)eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),  # JWT
+    re.compile(r"(?<![\w:])\d{8,10}:AA[A-Za-z0-9_-]{33}(?![\w-])"),  # Telegram bot token
+)
+# The secret is the second group; the label before it stays readable.
+_LABELLED_SECRET = re.compile(
+    r"(?i)\b(bearer\s+|(?:api[_-]?key|access[_-]?token|auth[_-]?token|secret[_-]?key|"
+    r"client[_-]?secret|token|secret|password|passwd)\s*[:=]\s*[\"']?)"
+    r"([A-Za-z0-9._~+/=-]{8,})"
+)
+_LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9_=/-])[A-Za-z0-9_=-]{32,}(?![A-Za-z0-9_=/-])")
+_WORDY_RUN = re.compile(r"[a-z]{4,}")
+_URL_WORD = re.compile(r"(?i)\b(?:https?|ftp)://\S+")
+
+
+def _shannon_bits(text: str) -> float:
+    counts = Counter(text)
+    n = len(text)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def _looks_random(token: str) -> bool:
+    """Long, mixes cases and digits, and has the entropy of random base62 (≈5.9 bits/char at
+    length 62; a camel-case identifier stays well below)."""
+    core = token.strip("=-_")
+    if len(core) < 32:
+        return False
+    upper = sum(c.isupper() for c in core)
+    lower = sum(c.islower() for c in core)
+    digits = sum(c.isdigit() for c in core)
+    if upper < 3 or lower < 3 or digits < 3:
+        return False
+    # Identifiers (``MyClass2Handler3Factory``) are mostly runs of lower-case letters; in
+    # random base62 a run of four or more is rare (about 3% of positions).
+    wordy = sum(len(run) for run in _WORDY_RUN.findall(core))
+    if wordy > 0.3 * len(core):
+        return False
+    return _shannon_bits(core) >= 4.3
+
+
+def _find_api_keys(text: str) -> Iterator[tuple[int, int]]:
+    for pattern in _KEY_PATTERNS:
+        for m in pattern.finditer(text):
+            yield m.span()
+    for m in _LABELLED_SECRET.finditer(text):
+        value = m.group(2)
+        if m.group(1).lower().startswith("bearer") or _has_letter_and_digit(value):
+            yield m.span(2)
+    urls = [u.span() for u in _URL_WORD.finditer(text)]
+    for m in _LONG_TOKEN.finditer(text):
+        # Ids inside links (video, playlist, commit) are not secrets; keys in links are
+        # caught above by their prefix or label (``?api_key=...``).
+        if any(s <= m.start() < e for s, e in urls):
+            continue
+        if _looks_random(m.group()):
+            yield m.span()
+
+
+def _has_letter_and_digit(value: str) -> bool:
+    return any(c.isalpha() for c in value) and any(c.isdigit() for c in value)
+
+
+_CARD = re.compile(r"(?<![\d.,/:-])(?:\d[ -]?){12,18}\d(?![\d.,/:]\d|\d)")
+
+
+def luhn_valid(digits: str) -> bool:
+    """The Luhn checksum of a string of digits."""
+    if not digits.isdigit():
+        return False
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = ord(ch) - 48
+        if i % 2 == 1:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+def _card_groups_ok(raw: str) -> bool:
+    """Separators, when used, are single and consistent (``4111 1111 1111 1111``)."""
+    seps = {c for c in raw if not c.isdigit()}
+    if len(seps) > 1:
+        return False
+    groups = re.split(r"[ -]", raw)
+    return len(groups) == 1 or all(len(g) >= 3 for g in groups)
+
+
+def _find_cards(text: str) -> Iterator[tuple[int, int]]:
+    for m in _CARD.finditer(text):
+        raw = m.group()
+        digits = re.sub(r"\D", "", raw)
+        if not 13 <= len(digits) <= 19 or digits[0] not in "23456":
+            continue
+        if _card_groups_ok(raw) and luhn_valid(digits):
+            yield m.span()
+
+
+_EMAIL = re.compile(
+    r"(?<![\w.%+-])[A-Za-z0-9](?:[A-Za-z0-9._%+-]{0,62}[A-Za-z0-9_%+-])?"
+    r"@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}(?![\w-])"
+)
+
+
+def _find_emails(text: str) -> Iterator[tuple[int, int]]:
+    for m in _EMAIL.finditer(text):
+        if ".." not in m.group():
+            yield m.span()
+
+
+_PHONE_PATTERNS: tuple[re.Pattern[str], ...] = (
+    # International: +CC then groups separated by single spaces, dots, dashes or parentheses.
+    re.compile(r"(?<![\w+])\+\d{1,3}(?:[ .-]?\(?\d{1,5}\)?){2,6}(?![\w.]\d|\w)"),
+    # North American: (555) 123-4567, 555-123-4567, 555.123.4567, 1-555-123-4567.
+    re.compile(
+        r"(?<![\w.+-])(?:1[ .-])?(?:\(\d{3}\)\s?|\d{3}([ .-]))\d{3}[ .-]\d{4}(?![\w]|[.-]\d)"
+    ),
+    # National with a trunk zero: 020 7946 0958, 030-1234-5678, 06 12 34 56 78.
+    re.compile(r"(?<![\w.+/:-])0\d{1,4}(?:[ -]\d{2,8}){1,4}(?![\w]|[.:/-]\d)"),
+)
+_PHONE_CONTEXT = re.compile(
+    r"(?i)\b(?:phone|tel|telephone|mobile|cell|whatsapp|signal|call me|text me|sms)\b"
+    r"[^\d\n]{0,15}(\+?\d{9,15})(?!\d)"
+)
+
+
+_DATE_SHAPE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}|\d{1,2}-\d{1,2}-\d{4}")
+
+
+def _find_phones(text: str) -> Iterator[tuple[int, int]]:
+    for pattern in _PHONE_PATTERNS:
+        for m in pattern.finditer(text):
+            digits = sum(c.isdigit() for c in m.group())
+            if 9 <= digits <= 15 and not _DATE_SHAPE.search(m.group()):
+                yield m.span()
+    for m in _PHONE_CONTEXT.finditer(text):
+        yield m.span(1)
+
+
+_FINDERS: Mapping[str, Callable[[str], Iterable[tuple[int, int]]]] = {
+    "api_key": _find_api_keys,
+    "card": _find_cards,
+    "email": _find_emails,
+    "phone": _find_phones,
+}
+
+
+def _choose(candidates: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """Non-overlapping spans: more specific kind first, then the longer span, then earlier."""
+    ordered = sorted(candidates, key=lambda c: (_PRIORITY[c[2]], -(c[1] - c[0]), c[0]))
+    taken: list[tuple[int, int, str]] = []
+    for start, end, kind in ordered:
+        if all(end <= s or start >= e for s, e, _ in taken):
+            taken.append((start, end, kind))
+    return sorted(taken)
+
+
+def scan(text: str, privacy: PrivacySettings | None = None) -> list[Discovery]:
+    """Every secret or piece of personal data in ``text``, in span order, non-overlapping."""
+    privacy = privacy or PrivacySettings()
+    candidates = [
+        (start, end, kind)
+        for kind, finder in _FINDERS.items()
+        for start, end in finder(text)
+        if end > start
+    ]
+    out: list[Discovery] = []
+    for start, end, kind in _choose(candidates):
+        decision = str(getattr(privacy, kind))
+        token = MASK_TOKENS[kind] if decision == "mask" else text[start:end]
+        out.append(Discovery(start, end, kind, decision, token))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Node metadata (§5.5.2) and its replay.
+
+
+def content_hash(content: str) -> str:
+    """The hash stored as ``redactions_content_hash``: SHA-256 hex of the UTF-8 content, the
+    same function ``node_content_for_llm`` checks it with."""
+    try:
+        return _sha256_hex(content)
+    except UnicodeEncodeError:  # lone surrogates: hash them as they are rather than fail
+        return hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def redaction_metadata(content: str, discoveries: Iterable[Discovery]) -> dict[str, Any]:
+    """``{"redactions": [...], "redactions_content_hash": ...}`` for the Q node's metadata."""
+    return {
+        "redactions": [d.as_metadata() for d in discoveries],
+        "redactions_content_hash": content_hash(content),
+    }
+
+
+def apply_redactions(content: str, metadata: Mapping[str, Any]) -> str:
+    """Replay stored decisions on ``content`` (what ``node_content_for_llm`` does): tokens in
+    reverse span order; the raw content when the hash does not match or an entry is unusable."""
+    redactions = metadata.get("redactions") or []
+    if not redactions:
+        return content
+    if metadata.get("redactions_content_hash") != content_hash(content):
+        return content
+    spans: list[tuple[int, int, str]] = []
+    for item in redactions:
+        try:
+            start, end = (int(v) for v in item["span"])
+            token = str(item["token"])
+        except (KeyError, TypeError, ValueError):
+            return content
+        if not 0 <= start <= end <= len(content):
+            return content
+        spans.append((start, end, token))
+    out = content
+    for start, end, token in sorted(spans, reverse=True):
+        out = out[:start] + token + out[end:]
+    return out
+
+
+class Redactor:
+    """The scanner bound to one ``PrivacySettings``; what the dialogue manager holds."""
+
+    def __init__(self, privacy: PrivacySettings | None = None) -> None:
+        self.privacy = privacy or PrivacySettings()
+
+    def scan(self, text: str) -> Redaction:
+        return Redaction(text, tuple(scan(text, self.privacy)))
+
+    def metadata(self, text: str) -> dict[str, Any]:
+        """The Q node's redaction metadata for ``text``."""
+        return self.scan(text).metadata

@@ -1,0 +1,294 @@
+"""``familiars memory ...``: inspect, add, pin and forget what is remembered."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.progress import Progress
+
+from familiars.cli import _memory_recall as memory_recall
+from familiars.cli import _memory_writer as memory_writer
+from familiars.cli._run import run_memory
+from familiars.memory import (
+    MemoryError_,
+    MemoryRecord,
+    MemoryWorkspace,
+    check_agent_id,
+    check_dialogue_id,
+    check_user_key,
+    is_live,
+    make_record,
+    open_workspace,
+    record_header,
+    utcnow,
+)
+from familiars.terminal import console, fail, get_ctx, print_json, print_table, want_json
+
+app = typer.Typer(help="Inspect, add, pin, forget and search memories.", no_args_is_help=True)
+
+T = TypeVar("T")
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (one record per line).")]
+UserOpt = Annotated[str | None, typer.Option("--user", "-u", help="Person (user key).")]
+AgentOpt = Annotated[str, typer.Option("--agent", "-a", help="Agent id.")]
+DialogueOpt = Annotated[str | None, typer.Option("--dialogue", "-d", help="Dialogue id.")]
+
+
+def record_json(rec: MemoryRecord) -> dict[str, Any]:
+    data = record_header(rec)
+    data["content"] = rec.content
+    data["user_key"] = rec.user_key
+    data["agent_id"] = rec.agent_id if rec.scope != "user" else None
+    data["dialogue_id"] = rec.dialogue_id
+    return data
+
+
+def _owner_text(rec: MemoryRecord) -> str:
+    if rec.scope == "user":
+        return f"user:{rec.user_key}"
+    if rec.scope == "identity":
+        return f"agent:{rec.agent_id}"
+    return f"{rec.agent_id}/{rec.dialogue_id}"
+
+
+def _flags(rec: MemoryRecord) -> str:
+    return "".join(
+        (
+            "P" if rec.pinned else "",
+            "D" if rec.deprecated else "",
+            "L" if rec.open_loop and rec.open_loop.get("status") == "open" else "",
+        )
+    )
+
+
+@app.command("add")
+def add(
+    ctx: typer.Context,
+    text: Annotated[str, typer.Argument(help="What to remember (markdown).")],
+    scope: Annotated[str, typer.Option("--scope", "-s", help="user|identity|dialogue|ephemeral")],
+    category: Annotated[str, typer.Option("--category", "-C", help="Category within the scope.")],
+    user: UserOpt = None,
+    agent: AgentOpt = "agent_0",
+    dialogue: DialogueOpt = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag", "-t", help="Tag (repeatable).")] = None,
+    salience: Annotated[float, typer.Option(min=0.0, max=1.0)] = 0.5,
+    pin: Annotated[bool, typer.Option("--pin", help="Pin it (never consolidated).")] = False,
+) -> None:
+    """Remember TEXT; prints the new id (or the id of the identical memory already kept)."""
+    from familiars.memory import check_cell
+
+    try:
+        check_cell(scope, category)
+        record = make_record(
+            text,
+            scope=scope,
+            category=category,
+            user_key=user,
+            agent_id=agent,
+            dialogue_id=dialogue,
+            tags=list(tag or []),
+            salience=salience,
+            pinned=pin,
+        )
+    except (MemoryError_, ValueError) as exc:
+        fail(str(exc))
+
+    async def action(mw: MemoryWorkspace) -> MemoryRecord:
+        return await mw.store.append(record)
+
+    stored = run_memory(ctx, action)
+    typer.echo(stored.id)
+
+
+@app.command("list")
+def list_(
+    ctx: typer.Context,
+    scope: Annotated[str | None, typer.Option("--scope", "-s")] = None,
+    category: Annotated[str | None, typer.Option("--category", "-C")] = None,
+    user: UserOpt = None,
+    agent: Annotated[str | None, typer.Option("--agent", "-a")] = None,
+    dialogue: DialogueOpt = None,
+    all_: Annotated[bool, typer.Option("--all", help="Include deprecated and expired.")] = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """List memories (live ones unless --all), oldest first."""
+    as_json = want_json(ctx, json_out)
+    for value, check in (
+        (user, check_user_key),
+        (agent, check_agent_id),
+        (dialogue, check_dialogue_id),
+    ):
+        if value is not None:
+            try:
+                check(value)
+            except MemoryError_ as exc:
+                fail(str(exc))
+
+    async def action(mw: MemoryWorkspace) -> list[MemoryRecord]:
+        # The index was just reconciled with the files, so it is read instead of parsing
+        # every file; JSON lines stream out as they come (``| head -1`` returns at once).
+        now = utcnow()
+        found: list[MemoryRecord] = []
+        async for rec in mw.index.iter_records(
+            scope=scope,
+            category=category,
+            user_key=user,
+            agent_id=agent,
+            dialogue_id=dialogue,
+            include_deprecated=all_,
+        ):
+            if not all_ and not is_live(rec, now=now):
+                continue
+            if as_json:
+                print_json(record_json(rec))
+            else:
+                found.append(rec)
+        return found
+
+    try:
+        records = run_memory(ctx, action)
+    except BrokenPipeError:
+        raise typer.Exit(0) from None
+    if as_json:
+        return
+    rows = [
+        [r.id, r.scope, r.category, _owner_text(r), _flags(r), r.content[:80].replace("\n", " ")]
+        for r in records
+    ]
+    print_table(
+        f"{len(records)} memories", ["id", "scope", "category", "owner", "flags", "content"], rows
+    )
+
+
+@app.command("show")
+def show(
+    ctx: typer.Context,
+    record_id: Annotated[str, typer.Argument(metavar="ID")],
+    history: Annotated[
+        bool, typer.Option("--history", help="Show the edit history chain.")
+    ] = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Show one memory, and with --history what it replaced and what replaced it."""
+
+    async def action(mw: MemoryWorkspace) -> tuple[MemoryRecord, list[dict[str, Any]]]:
+        rec = await mw.store.get(record_id)
+        events = await mw.store.history(record_id) if history else []
+        return rec, events
+
+    rec, events = run_memory(ctx, action)
+    if want_json(ctx, json_out):
+        out = record_json(rec)
+        if history:
+            out["history"] = events
+        print_json(out)
+        return
+    console.print(f"[bold]{rec.id}[/bold]  {rec.scope}/{rec.category}  {_owner_text(rec)}")
+    console.print(
+        f"ts {rec.ts}  salience {rec.salience}  pinned {rec.pinned}  deprecated {rec.deprecated}"
+        f"  status {rec.epistemic_status}"
+    )
+    if rec.supersedes:
+        console.print(f"supersedes {rec.supersedes}")
+    if rec.tags:
+        console.print("tags " + ", ".join(rec.tags))
+    if rec.open_loop:
+        console.print(f"open loop {rec.open_loop}")
+    console.print()
+    console.print(rec.content, markup=False, highlight=False)
+    if history:
+        rows = [
+            [
+                e.get("ts"),
+                e.get("event"),
+                e.get("id"),
+                ((e.get("record") or {}).get("content") or "(forgotten)")[:70],
+            ]
+            for e in events
+        ]
+        print_table("history", ["ts", "event", "id", "content"], rows)
+
+
+def _register_record_action(name: str, past: str, doc: str) -> None:
+    """``memory forget|pin|unpin ID``: one store call on one record, then say what was done."""
+
+    def command(
+        ctx: typer.Context, record_id: Annotated[str, typer.Argument(metavar="ID")]
+    ) -> None:
+        async def action(mw: MemoryWorkspace) -> MemoryRecord:
+            result: MemoryRecord = await getattr(mw.store, name)(record_id)
+            return result
+
+        rec = run_memory(ctx, action)
+        typer.echo(f"{past} {rec.id}")
+
+    command.__doc__ = doc
+    app.command(name)(command)
+
+
+_register_record_action(
+    "forget", "forgot", "Delete a memory for good: its entry and its content in the edit history."
+)
+_register_record_action("pin", "pinned", "Pin a memory: it is never consolidated away.")
+_register_record_action("unpin", "unpinned", "Unpin a memory.")
+
+
+@app.command("check")
+def check(ctx: typer.Context, json_out: JsonOpt = False) -> None:
+    """Report hand-edited entries that do not parse (file and line); exit 1 if any."""
+
+    async def action(mw: MemoryWorkspace) -> list[Any]:
+        return await mw.store.parse_errors()
+
+    errors = run_memory(ctx, action)
+    if want_json(ctx, json_out):
+        print_json([{"path": str(e.path), "line": e.line, "reason": e.reason} for e in errors])
+    else:
+        for e in errors:
+            typer.echo(str(e))
+        if not errors:
+            typer.echo("all memory files parse")
+    if errors:
+        raise typer.Exit(1)
+
+
+@app.command("reindex")
+def reindex(ctx: typer.Context, json_out: JsonOpt = False) -> None:
+    """Rebuild the SQLite index from the markdown files (vectors are reused by content)."""
+    settings = get_ctx(ctx).settings
+
+    async def main() -> dict[str, Any]:
+        async with open_workspace(settings, embedder=True, reconcile=False) as mw:
+            with Progress(console=console, transient=True, disable=want_json(ctx, json_out)) as bar:
+                task = bar.add_task("re-indexing", total=None)
+
+                def progress(done: int, total: int) -> None:
+                    bar.update(task, completed=done, total=total)
+
+                report = await mw.index.rebuild(mw.store, progress=progress)
+                embedded = await mw.index.embed_missing()
+            out = report.as_dict()
+            out["embedded"] = embedded
+            return out
+
+    try:
+        out = asyncio.run(main())
+    except (MemoryError_, ValueError) as exc:
+        fail(str(exc))
+    if want_json(ctx, json_out):
+        print_json(out)
+    else:
+        typer.echo(
+            f"indexed {out['records']} records from {out['new_files']} files; "
+            f"embedded {out['embedded']} new texts"
+        )
+        for err in out["errors"]:
+            typer.echo(f"warning: {err}")
+
+
+# Commands that other modules contribute to this group: search (recall), consolidate and
+# writer-status (writer).
+memory_recall.register(app)
+memory_writer.register(app)

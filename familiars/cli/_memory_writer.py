@@ -1,0 +1,144 @@
+"""``familiars memory consolidate`` and ``familiars memory writer-status``."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Annotated, Any
+
+import typer
+
+from familiars.config import Settings
+from familiars.memory import MemoryError_
+from familiars.terminal import console, fail, get_ctx, print_json, print_table, want_json
+
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("consolidate")(consolidate)
+    app.command("writer-status")(writer_status)
+
+
+def consolidate(
+    ctx: typer.Context,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show what would be merged; write nothing.")
+    ] = False,
+    threshold: Annotated[
+        float, typer.Option("--threshold", min=0.0, max=1.0, help="Cosine to merge at.")
+    ] = 0.9,
+    offline: Annotated[
+        bool, typer.Option("--offline", help="Do not ask a language model for merged text.")
+    ] = False,
+    json_output: JsonOpt = False,
+) -> None:
+    """Merge live memories that say the same thing (pinned ones never)."""
+    settings = get_ctx(ctx).settings
+    try:
+        report = asyncio.run(_consolidate(settings, dry_run, threshold, offline))
+    except (MemoryError_, ValueError) as exc:
+        fail(str(exc))
+    if want_json(ctx, json_output):
+        print_json(report)
+        return
+    _print_consolidation(report)
+
+
+async def _consolidate(
+    settings: Settings, dry_run: bool, threshold: float, offline: bool
+) -> dict[str, Any]:
+    from familiars.llm import build_chat_model
+    from familiars.memory import Consolidator, open_workspace
+
+    model = None if offline or dry_run else build_chat_model(settings.llm)
+    try:
+        async with open_workspace(settings, embedder=True) as mw:
+            cons = Consolidator(mw.store, mw.index, model=model, threshold=threshold)
+            return (await cons.run(dry_run=dry_run)).as_dict()
+    finally:
+        if model is not None:
+            await model.aclose()
+
+
+def _print_consolidation(report: dict[str, Any]) -> None:
+    clusters = report["clusters"]
+    verb = "would merge" if report["dry_run"] else "merged"
+    rows = [
+        [
+            f"{c['scope']}/{c['category']}",
+            c["user_key"] or f"{c['agent_id']}/{c['dialogue_id'] or ''}".rstrip("/"),
+            "\n".join(c["source_texts"]),
+            c["content"],
+            c["min_similarity"],
+        ]
+        for c in clusters
+    ]
+    if rows:
+        print_table(None, ["cell", "owner", "sources", "merged text", "min cos"], rows)
+    console.print(
+        f"{report['records_seen']} records in {report['groups']} groups; {verb} "
+        f"{sum(len(c['sources']) for c in clusters)} records into {len(clusters)}."
+    )
+    if report["finished_interrupted"]:
+        console.print(f"Finished an interrupted run: {report['finished_interrupted']} deprecated.")
+
+
+def writer_status(ctx: typer.Context, json_output: JsonOpt = False) -> None:
+    """The memory writer's queue and counters, as the last writer process saved them."""
+    from familiars.memory import load_status
+
+    settings = get_ctx(ctx).settings
+    data = load_status(settings.workspace).as_dict()
+    data["providers"] = _providers(settings, data.get("providers") or [])
+    if want_json(ctx, json_output):
+        print_json(data)
+        return
+    counters = [
+        "mode",
+        "queue_depth",
+        "turns_processed",
+        "added",
+        "updated",
+        "skipped",
+        "rejected",
+        "budget_truncations",
+        "repairs",
+        "failures",
+        "closed_loops",
+        "offline_fallbacks",
+        "failed_turns",
+        "last_error",
+        "last_error_at",
+        "last_turn_at",
+        "updated_at",
+    ]
+    print_table("memory writer", ["counter", "value"], [[k, data.get(k)] for k in counters])
+    rows = [
+        [p["name"], p.get("model"), p.get("status"), p.get("cooldown_left_s"), p.get("last_error")]
+        for p in data["providers"]
+    ]
+    if rows:
+        print_table(
+            "providers", ["name", "model", "status", "cooldown left (s)", "last error"], rows
+        )
+    else:
+        console.print("No language model provider configured: the offline writer is used.")
+
+
+def _providers(settings: Settings, saved: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every configured provider with its last saved state; a cooldown that has ended since
+    shows as ok."""
+    by_name = {p.get("name"): p for p in saved}
+    now = time.time()
+    out = []
+    for prov in settings.llm.providers:
+        state = dict(by_name.get(prov.name) or {"name": prov.name, "status": "ok"})
+        state["model"] = prov.model
+        until = state.get("cooling_until")
+        if isinstance(until, int | float) and until > now:
+            state["status"], state["cooldown_left_s"] = "cooling", round(until - now, 1)
+        else:
+            state["status"], state["cooldown_left_s"] = "ok", None
+        out.append(state)
+    return out

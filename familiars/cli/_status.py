@@ -1,0 +1,123 @@
+"""``familiars status`` and ``familiars api``: the memory's state."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+import typer
+
+from familiars.terminal import console, fail, get_ctx, print_json, print_table, want_json
+
+
+def _collect(settings: Any) -> dict[str, Any]:
+    from familiars.bot import IndexReader, StatusSources, collect_status
+
+    async def run() -> dict[str, Any]:
+        reader = IndexReader(settings.workspace)
+        try:
+            return await collect_status(StatusSources(settings), reader)
+        finally:
+            await reader.close()
+
+    return asyncio.run(run())
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1_048_576:.1f} MB"
+
+
+def _print_status(status: dict[str, Any]) -> None:
+    totals = status["records"]["totals"]
+    storage = status["storage"]
+    emb = status["embedding"]
+    console.print(f"[bold]workspace[/bold] {status['workspace']}")
+    console.print(
+        f"records: {totals['live']} live, {totals['deprecated']} deprecated, "
+        f"{totals['expired']} expired, {totals['pinned']} pinned ({totals['total']} in all)"
+    )
+    rows = [
+        [c["scope"], c["category"], c["live"], c["deprecated"], c["expired"], c["pinned"]]
+        for c in status["records"]["cells"]
+    ]
+    if rows:
+        print_table(None, ["scope", "category", "live", "deprecated", "expired", "pinned"], rows)
+    index = _mb(storage["index_bytes"]) if storage["index_present"] else "not built yet"
+    console.print(
+        f"files: {storage['memory_files']} memory files ({_mb(storage['memory_bytes'])}), "
+        f"{storage['history_files']} history files ({_mb(storage['history_bytes'])}); "
+        f"index: {index}"
+    )
+    model = emb["model"] or "none loaded"
+    note = f" (fallback from {emb['fallback_from']})" if emb.get("fallback_from") else ""
+    console.print(
+        f"embedding: configured {emb['configured_model']}, in use {model}{_dim(emb)}{note}"
+    )
+    _print_recall(status["recall"])
+    for name in ("writer", "providers", "gate"):
+        block = status[name]
+        state = block["source"] if block["available"] else "not running here"
+        console.print(f"{name}: {state}")
+    for p in status["providers"]["providers"]:
+        left = p.get("cooldown_left_s")
+        cooling = f", cooling {left}s" if p.get("status") == "cooling" else ""
+        console.print(f"  provider {p['name']} ({p.get('model', '')}): {p.get('status')}{cooling}")
+    for r in status["gate"]["residents"]:
+        console.print(f"  resident {r.get('model_id')}: {r.get('estimated_mb')} MB")
+
+
+def _dim(emb: dict[str, Any]) -> str:
+    return "" if emb["dim"] is None else f", dim {emb['dim']}"
+
+
+def _print_recall(recall: dict[str, Any]) -> None:
+    if not recall["available"]:
+        console.print("recall: no statistics here (the bot is not running in this process)")
+        return
+    console.print(
+        f"recall: {recall['recalls']} recalls, {recall['items_per_recall']} items each, "
+        f"hit rate {recall['hit_rate']}, p50 {recall['latency_p50_ms']} ms, "
+        f"p95 {recall['latency_p95_ms']} ms"
+    )
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("status")
+    def status(
+        ctx: typer.Context,
+        json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    ) -> None:
+        """The memory's state: counts, sizes, embedding model, recall and writer statistics."""
+        settings = get_ctx(ctx).settings
+        data = _collect(settings)
+        if want_json(ctx, json_output):
+            print_json(data)
+        else:
+            _print_status(data)
+
+    @app.command("api")
+    def api(
+        ctx: typer.Context,
+        host: Annotated[str | None, typer.Option(help="Address (default: api.host).")] = None,
+        port: Annotated[int | None, typer.Option(help="Port (default: api.port).")] = None,
+    ) -> None:
+        """Serve the HTTP API alone (without the bot): status and records, read-only."""
+        import logging
+
+        from familiars.bot import ApiServerError, StatusSources, serve_alone
+
+        settings = get_ctx(ctx).settings
+        changes: dict[str, Any] = {}
+        if host is not None:
+            changes["host"] = host
+        if port is not None:
+            changes["port"] = port
+        if changes:
+            settings = settings.model_copy(update={"api": settings.api.model_copy(update=changes)})
+        logging.getLogger("familiars").setLevel(logging.INFO)
+        try:
+            asyncio.run(serve_alone(StatusSources(settings)))
+        except ApiServerError as exc:
+            fail(str(exc))
+        except KeyboardInterrupt:
+            pass

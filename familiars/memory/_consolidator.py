@@ -1,0 +1,248 @@
+"""Consolidator (§5.9): merge live records that say the same thing.
+
+    1. Group by (scope, category) and owner (a person's records never merge with another's)
+    2. Compute embedding similarity within each group
+    3. High-similarity clusters -> one consolidated entry (the chat model writes it; offline,
+       the text of the most salient, then most recent, source is kept)
+    4. Mark the source entries deprecated=True
+    5. The new entry has derived_from=[...source_ids]
+
+Never consolidated: pinned records, records with a TTL (their expiry means something), open
+loops, ephemeral records, and two records whose negations differ ("likes" / "doesn't like").
+A run is idempotent: a second run finds nothing to do. If a run stopped between writing a
+merged record and deprecating its sources, the next run finishes that first.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from familiars.llm import ChatMessage, ChatModel, LLMError
+from familiars.memory._records import MemoryRecord, utcnow
+from familiars.memory._store import MemoryStore, make_record
+from familiars.memory._writer import NEGATIONS, Vectors, content_tokens
+
+logger = logging.getLogger(__name__)
+
+Owner = tuple[str | None, str | None, str | None]
+GroupKey = tuple[str, str, Owner]
+
+_MERGE_PROMPT = (
+    "These memories about the same thing were written at different times. Merge them into "
+    "one short third-person sentence that keeps every fact they share and, where they differ, "
+    "the most recent one. Answer with the sentence only."
+)
+
+
+@dataclass
+class MergePlan:
+    scope: str
+    category: str
+    owner: Owner
+    sources: list[MemoryRecord]
+    content: str
+    base: MemoryRecord
+    similarity: float
+
+    def as_dict(self) -> dict[str, Any]:
+        user_key, agent_id, dialogue_id = self.owner
+        return {
+            "scope": self.scope,
+            "category": self.category,
+            "user_key": user_key,
+            "agent_id": agent_id,
+            "dialogue_id": dialogue_id,
+            "sources": [r.id for r in self.sources],
+            "source_texts": [r.content for r in self.sources],
+            "content": self.content,
+            "min_similarity": round(self.similarity, 4),
+        }
+
+
+@dataclass
+class ConsolidationReport:
+    dry_run: bool
+    groups: int = 0
+    records_seen: int = 0
+    plans: list[MergePlan] = field(default_factory=list)
+    created: list[str] = field(default_factory=list)
+    deprecated: int = 0
+    finished_interrupted: int = 0
+    used_model: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "dry_run": self.dry_run,
+            "groups": self.groups,
+            "records_seen": self.records_seen,
+            "clusters": [p.as_dict() for p in self.plans],
+            "created": self.created,
+            "deprecated": self.deprecated,
+            "finished_interrupted": self.finished_interrupted,
+            "used_model": self.used_model,
+        }
+
+
+def can_merge(rec: MemoryRecord) -> bool:
+    loop = rec.open_loop
+    return not (
+        rec.pinned
+        or rec.ttl
+        or rec.scope == "ephemeral"
+        or (loop is not None and loop.get("status") != "done")
+    )
+
+
+def _rank(rec: MemoryRecord) -> tuple[float, str, str]:
+    return (rec.salience, rec.ts, rec.id)
+
+
+def clusters_in(
+    records: Sequence[MemoryRecord], matrix: np.ndarray, threshold: float
+) -> list[tuple[list[MemoryRecord], float]]:
+    """Greedy clusters: the highest-ranked record not yet taken seeds a cluster of every
+    untaken record whose cosine to it reaches ``threshold`` and whose negations match."""
+    order = sorted(range(len(records)), key=lambda i: _rank(records[i]), reverse=True)
+    sims = matrix @ matrix.T
+    taken: set[int] = set()
+    out: list[tuple[list[MemoryRecord], float]] = []
+    for seed in order:
+        if seed in taken:
+            continue
+        neg = content_tokens(records[seed].content) & NEGATIONS
+        members = [
+            j
+            for j in order
+            if j not in taken
+            and (j == seed or sims[seed, j] >= threshold)
+            and (content_tokens(records[j].content) & NEGATIONS) == neg
+        ]
+        if len(members) < 2:
+            continue
+        taken.update(members)
+        low = float(min(sims[seed, j] for j in members))
+        out.append(([records[j] for j in members], low))
+    return out
+
+
+class Consolidator:
+    def __init__(
+        self,
+        store: MemoryStore,
+        vectors: Vectors,
+        *,
+        model: ChatModel | None = None,
+        threshold: float = 0.9,
+    ) -> None:
+        self.store = store
+        self.vectors = vectors
+        self.model = model
+        self.threshold = threshold
+
+    async def _groups(self, now: datetime) -> dict[GroupKey, list[MemoryRecord]]:
+        groups: dict[GroupKey, list[MemoryRecord]] = defaultdict(list)
+        for rec in await self.store.list(now=now):
+            if can_merge(rec):
+                groups[(rec.scope, rec.category, rec.owner())].append(rec)
+        return groups
+
+    async def _finish_interrupted(self, now: datetime, dry_run: bool) -> int:
+        """Deprecate sources still live beside a merged record that derives from them."""
+        live = {r.id: r for r in await self.store.list(now=now)}
+        stale = {
+            src
+            for rec in live.values()
+            if rec.derived_from
+            for src in rec.derived_from
+            if src in live and src != rec.id
+        }
+        if not dry_run:
+            for rid in sorted(stale):
+                await self.store.deprecate(rid)
+        return len(stale)
+
+    async def plan(self, *, now: datetime | None = None) -> tuple[int, int, list[MergePlan]]:
+        """(groups, records seen, merge plans), writing nothing."""
+        now = now or utcnow()
+        groups = await self._groups(now)
+        plans: list[MergePlan] = []
+        seen = 0
+        for (scope, category, owner), records in sorted(groups.items(), key=lambda kv: str(kv[0])):
+            seen += len(records)
+            if len(records) < 2:
+                continue
+            matrix = await self.vectors.vectors_for([r.content for r in records])
+            for members, low in clusters_in(records, matrix, self.threshold):
+                base = max(members, key=_rank)
+                plans.append(MergePlan(scope, category, owner, members, base.content, base, low))
+        return len(groups), seen, plans
+
+    async def run(
+        self, *, dry_run: bool = False, now: datetime | None = None
+    ) -> ConsolidationReport:
+        now = now or utcnow()
+        report = ConsolidationReport(dry_run=dry_run)
+        report.finished_interrupted = await self._finish_interrupted(now, dry_run)
+        report.groups, report.records_seen, report.plans = await self.plan(now=now)
+        if dry_run:
+            return report
+        for plan in report.plans:
+            if self.model is not None:
+                plan.content = await self._merged_text(plan)
+                report.used_model = True
+            merged = await self._write(plan)
+            report.created.append(merged.id)
+            report.deprecated += len(plan.sources)
+        return report
+
+    async def _merged_text(self, plan: MergePlan) -> str:
+        ordered = sorted(plan.sources, key=lambda r: (r.ts, r.id))
+        listing = "\n".join(f"- ({r.ts}) {r.content}" for r in ordered)
+        messages = [ChatMessage("system", _MERGE_PROMPT), ChatMessage("user", listing)]
+        assert self.model is not None
+        try:
+            text = (await self.model.chat(messages, max_tokens=200, temperature=0.0)).text
+        except LLMError as exc:
+            logger.warning("consolidator: model unavailable (%s); keeping the base text", exc)
+            return plan.content
+        text = text.strip().strip('"').strip()
+        if not text or len(text) > 2000 or "\n\n" in text:
+            logger.warning(
+                "consolidator: unusable merge text %r; keeping the base text", text[:200]
+            )
+            return plan.content
+        return text
+
+    async def _write(self, plan: MergePlan) -> MemoryRecord:
+        base = plan.base
+        tags = list(dict.fromkeys(t for r in plan.sources for t in r.tags))
+        quotes = list(dict.fromkeys(q for r in plan.sources for q in r.source_quote))[:10]
+        user_key, agent_id, dialogue_id = plan.owner
+        record = make_record(
+            plan.content,
+            scope=plan.scope,
+            category=plan.category,
+            user_key=user_key,
+            agent_id=agent_id or base.agent_id,
+            dialogue_id=dialogue_id,
+            tags=tags,
+            salience=max(r.salience for r in plan.sources),
+            evidence=base.evidence,
+            epistemic_status=base.epistemic_status,
+            source_quote=quotes,
+            derived_from=sorted(r.id for r in plan.sources),
+            access_count=sum(r.access_count for r in plan.sources),
+            extra=dict(base.extra),
+        )
+        merged = await self.store.append(record, dedupe=False)
+        for src in plan.sources:
+            await self.store.deprecate(src.id)
+        logger.info("consolidated %d records into %s", len(plan.sources), merged.id)
+        return merged

@@ -1,0 +1,858 @@
+"""The document finder: index files a person sends or keeps, and find them again.
+
+Owner scope (``""``): watched folders (``Settings.files.watch_dirs``) and files added from the
+command line. A person's scope (their ``user_key``): the attachments they send, stored under
+``workspace/users/<user_key>/files/`` and visible only to them.
+
+Search is dense + keyword (FTS5 bm25), each normalised 0-1 and fused 0.7 / 0.3 over 200
+candidates of each, collapsed to one row per file (best chunk wins, with its page), then the
+seven ranking knobs (:mod:`familiars.memory._documents.knobs`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+import numpy as np
+
+from familiars.config import Settings
+from familiars.memory._atomic import atomic_write_bytes
+from familiars.memory._documents import knobs as knobs_mod
+from familiars.memory._documents.chunking import EMBED_CHARS, Chunk, chunk_document
+from familiars.memory._documents.errors import (
+    DocumentSkipped,
+    FileAccessError,
+    FileTooLargeError,
+    UnsafePathError,
+)
+from familiars.memory._documents.extract import check_file_name, extract, kind_of
+from familiars.memory._documents.history import OWNER, EditHistory, FileHistory, Version, iso_now
+from familiars.memory._documents.results import (
+    FileBlob,
+    FileInfo,
+    FoundFile,
+    IndexResult,
+    RebuildReport,
+)
+from familiars.memory._documents.schema import migrations
+from familiars.memory._documents.search import (
+    CANDIDATES,
+    Candidate,
+    best_content_per_file,
+    best_per_file,
+    fuse,
+    minmax,
+    normalise_bm25,
+    passage_of,
+    top_indices,
+)
+from familiars.memory._documents.walking import walk_folder
+from familiars.memory._embeddings import Embedder, content_hash
+from familiars.memory._migrations import open_database
+from familiars.memory._paths import check_user_key, user_dir
+
+logger = logging.getLogger(__name__)
+
+DB_NAME = "familiars.db"
+MAX_HISTORY_VERSIONS = 5
+EMBED_BATCH = 256
+
+
+@dataclass
+class _Prepared:
+    version: Version | None
+    result: IndexResult
+
+
+@dataclass(frozen=True)
+class _Ranked:
+    best: Candidate  # the chunk that ranked the file
+    shown: Candidate  # the chunk whose page and passage are shown (best content chunk)
+    score: float
+    parts: dict[str, float]
+
+
+@dataclass
+class _Matrix:
+    """Every chunk with a vector of the current model, as arrays for exact search."""
+
+    chunk_ids: np.ndarray  # sorted int64
+    file_ids: list[str]
+    file_index: np.ndarray  # row -> index into file_ids
+    owners: list[str]
+    owner_index: np.ndarray  # row -> index into owners
+    current: np.ndarray  # bool
+    seqs: np.ndarray  # chunk number within its file; 0 is the summary
+    versions: list[str]
+    vectors: np.ndarray
+
+    def rows_of(self, chunk_ids: Sequence[int]) -> np.ndarray:
+        """Matrix rows of ``chunk_ids``; -1 for a chunk that has no vector here."""
+        ids = np.asarray(chunk_ids, dtype=np.int64)
+        if ids.size == 0 or self.chunk_ids.size == 0:
+            return np.full(ids.shape, -1, dtype=np.int64)
+        pos = np.clip(np.searchsorted(self.chunk_ids, ids), 0, self.chunk_ids.size - 1)
+        return np.where(self.chunk_ids[pos] == ids, pos, -1)
+
+    def visible(self, owners: Iterable[str], history: bool) -> np.ndarray:
+        wanted = set(owners)
+        allowed = [i for i, o in enumerate(self.owners) if o in wanted]
+        mask = np.isin(self.owner_index, allowed)
+        return mask if history else mask & self.current
+
+
+def file_id_for(owner: str, path: str) -> str:
+    return hashlib.sha256(f"{owner}\0{path}".encode("utf-8", "surrogateescape")).hexdigest()[:24]
+
+
+def owner_of(user_key: str | None) -> str:
+    return OWNER if user_key is None else check_user_key(user_key)
+
+
+class DocumentFinder:
+    """Index and search documents. Async; one writer at a time; CPU work off the loop."""
+
+    def __init__(
+        self,
+        workspace: Path,
+        embedder: Embedder,
+        settings: Settings,
+        *,
+        ablate: Iterable[str] | None = None,
+    ) -> None:
+        self.workspace = Path(workspace)
+        self.embedder = embedder
+        self.settings = settings
+        self.max_bytes = int(settings.files.max_file_mb * 1024 * 1024)
+        self.ablate = (
+            knobs_mod.ablated_from_env(os.environ) if ablate is None else frozenset(ablate)
+        )
+        self.history = EditHistory(self.workspace)
+        self.path = self.workspace / DB_NAME
+        self._db: aiosqlite.Connection | None = None
+        self._write_lock = asyncio.Lock()
+        self._matrix: _Matrix | None = None
+        self._matrix_generation = -1
+        self._facts_cache: dict[str, knobs_mod.FileFacts] | None = None
+
+    # ----------------------------------------------------------------- lifecycle
+
+    async def open(self) -> None:
+        if self._db is not None:
+            return
+        self._db = await open_database(self.path, [migrations])
+
+    async def close(self) -> None:
+        if self._db is not None:
+            await self._db.close()
+            self._db = None
+
+    async def __aenter__(self) -> DocumentFinder:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @property
+    def db(self) -> aiosqlite.Connection:
+        if self._db is None:
+            raise RuntimeError("DocumentFinder is not open")
+        return self._db
+
+    # ----------------------------------------------------------------- adding
+
+    async def add_file(self, path: Path | str, *, user_key: str | None = None) -> IndexResult:
+        """Index one file (a new version when it changed; ``unchanged`` when not)."""
+        owner = owner_of(user_key)
+        return (await self.add_paths([Path(path)], owner=owner))[0]
+
+    async def add_folder(
+        self, folder: Path | str, *, user_key: str | None = None
+    ) -> list[IndexResult]:
+        """Index every file under ``folder``; bad files are skipped with a reason, the rest
+        still index. Symlinks that lead out of the folder are refused."""
+        owner = owner_of(user_key)
+        root = Path(folder).absolute()
+        paths, refused = await asyncio.to_thread(walk_folder, root, exclude=(self.workspace,))
+        results = [await self._note_skip(owner, exc) for exc in refused]
+        results.extend(await self.add_paths(paths, owner=owner))
+        return results
+
+    async def add_attachment(self, user_key: str, filename: str, data: bytes) -> IndexResult:
+        """Store a file a person sent under their own scope, and index it. A file that cannot
+        be indexed is not stored; the result says why."""
+        owner = check_user_key(user_key)
+        folder = user_dir(self.workspace, owner) / "files"
+        try:
+            name = check_file_name(filename)
+            self._check_size(len(data), name)
+            await asyncio.to_thread(_prepare_bytes, name, "attachments", data, Path(name))
+        except DocumentSkipped as exc:
+            return await self._note_skip(owner, exc)
+        target = folder / name
+        await asyncio.to_thread(atomic_write_bytes, target, data)
+        return (await self.add_paths([target], owner=owner, folder_label="attachments"))[0]
+
+    async def add_paths(
+        self, paths: Sequence[Path], *, owner: str, folder_label: str | None = None
+    ) -> list[IndexResult]:
+        """Index many files in one pass: extract each, embed all new chunks in batches, then
+        write sidecar events and index rows."""
+        known = await self._known_files(owner)
+        prepared: list[_Prepared] = []
+        for path in paths:
+            prepared.append(await self._prepare(Path(path), owner, known, folder_label))
+        fresh = [p.version for p in prepared if p.version is not None]
+        if fresh:
+            await self._ensure_vectors([c.embed_text for v in fresh for c in v.chunks])
+            async with self._write_lock:
+                for version in fresh:
+                    await asyncio.to_thread(self.history.record_upsert, version)
+                    await self._write_version(version)
+                await self._commit_change()
+        results = []
+        for item in prepared:
+            if item.result.status == "skipped":
+                await self._record_skip(owner, item.result)
+            elif item.result.status == "indexed":
+                await self._clear_skip(owner, item.result.path)
+            results.append(item.result)
+        await self.db.commit()
+        return results
+
+    async def remove_file(self, path: Path | str, *, user_key: str | None = None) -> IndexResult:
+        """The file is gone: its last version becomes history (a delete event is recorded)."""
+        owner = owner_of(user_key)
+        abspath = str(Path(path).absolute())
+        file_id = file_id_for(owner, abspath)
+        async with self._write_lock:
+            async with self.db.execute(
+                "SELECT 1 FROM doc_files WHERE file_id = ? AND deleted_at IS NULL", (file_id,)
+            ) as cur:
+                if await cur.fetchone() is None:
+                    return IndexResult(abspath, "unchanged", file_id, note="not indexed")
+            ts = iso_now()
+            await asyncio.to_thread(self.history.record_delete, owner, file_id, abspath, ts=ts)
+            await self.db.execute("UPDATE doc_chunks SET current = 0 WHERE file_id = ?", (file_id,))
+            await self.db.execute(
+                "UPDATE doc_files SET deleted_at = ? WHERE file_id = ?", (ts, file_id)
+            )
+            await self._commit_change()
+        logger.info("document removed from the index (kept as history): %s", abspath)
+        return IndexResult(abspath, "removed", file_id)
+
+    async def scan_watch_dirs(self) -> list[IndexResult]:
+        """Bring the index up to date with the watched folders (the owner's), after giving
+        every indexed chunk a vector of the current model."""
+        await self.embed_missing()
+        results: list[IndexResult] = []
+        for folder in self.settings.files.watch_dirs:
+            root = Path(folder).expanduser().absolute()
+            if not root.is_dir():
+                logger.warning("watched folder %s does not exist; skipped", root)
+                continue
+            results.extend(await self.add_folder(root))
+            results.extend(await self.remove_missing_under(root))
+        return results
+
+    async def remove_missing_under(self, root: Path) -> list[IndexResult]:
+        """Files indexed under ``root`` (the owner's) that no longer exist become history."""
+        prefix = str(root).rstrip(os.sep) + os.sep
+        async with self.db.execute(
+            "SELECT path FROM doc_files WHERE owner = ? AND deleted_at IS NULL "
+            "AND substr(path, 1, ?) = ?",
+            (OWNER, len(prefix), prefix),
+        ) as cur:
+            paths = [row[0] for row in await cur.fetchall()]
+        gone = [p for p in paths if not os.path.lexists(p)]
+        return [await self.remove_file(p) for p in gone]
+
+    # ----------------------------------------------------------------- preparing
+
+    def _check_size(self, size: int, where: Path | str) -> None:
+        if size > self.max_bytes:
+            limit = self.settings.files.max_file_mb
+            raise FileTooLargeError(
+                where, f"the file is {size / 1048576:.1f} MB, over the {limit:g} MB limit"
+            )
+
+    async def _prepare(
+        self,
+        path: Path,
+        owner: str,
+        known: Mapping[str, tuple[str, int, float]],
+        folder_label: str | None,
+    ) -> _Prepared:
+        abspath = path.absolute()
+        file_id = file_id_for(owner, str(abspath))
+        try:
+            check_file_name(abspath.name, abspath)
+            stat = await asyncio.to_thread(_regular_file_stat, abspath)
+            self._check_size(stat.st_size, abspath)
+            held = known.get(file_id)
+            if held is not None and held[1:] == (stat.st_size, stat.st_mtime):
+                return _Prepared(None, IndexResult(str(abspath), "unchanged", file_id))
+            data = await asyncio.to_thread(abspath.read_bytes)
+            sha = hashlib.sha256(data).hexdigest()
+            if held is not None and held[0] == sha:
+                await self._touch(file_id, stat.st_size, stat.st_mtime)
+                return _Prepared(None, IndexResult(str(abspath), "unchanged", file_id))
+            folder = folder_label if folder_label is not None else str(abspath.parent)
+            chunks, note = await asyncio.to_thread(
+                _prepare_bytes, abspath.name, folder, data, abspath
+            )
+        except DocumentSkipped as exc:
+            return _Prepared(None, _skip_result(exc, file_id))
+        except OSError as exc:
+            reason = f"the file could not be read ({exc.strerror or exc})"
+            return _Prepared(None, IndexResult(str(abspath), "skipped", file_id, 0, reason, "io"))
+        version = Version(
+            file_id=file_id,
+            owner=owner,
+            path=str(abspath),
+            name=abspath.name,
+            folder=folder,
+            ext=abspath.suffix.lower(),
+            kind=kind_of(abspath.name) or "text",
+            sha256=sha,
+            size=stat.st_size,
+            mtime=stat.st_mtime,
+            ts=iso_now(),
+            chunks=tuple(chunks),
+        )
+        result = IndexResult(str(abspath), "indexed", file_id, len(chunks), note=note)
+        return _Prepared(version, result)
+
+    async def _known_files(self, owner: str) -> dict[str, tuple[str, int, float]]:
+        async with self.db.execute(
+            "SELECT file_id, sha256, size, mtime FROM doc_files "
+            "WHERE owner = ? AND deleted_at IS NULL",
+            (owner,),
+        ) as cur:
+            return {row[0]: (row[1], int(row[2]), float(row[3])) for row in await cur.fetchall()}
+
+    async def _touch(self, file_id: str, size: int, mtime: float) -> None:
+        await self.db.execute(
+            "UPDATE doc_files SET size = ?, mtime = ? WHERE file_id = ?", (size, mtime, file_id)
+        )
+
+    # ----------------------------------------------------------------- writing
+
+    async def _ensure_vectors(self, texts: Sequence[str]) -> int:
+        """Embed the texts that have no vector of the current model yet; returns how many."""
+        model, dim = self.embedder.space
+        hashes = list(dict.fromkeys(content_hash(t) for t in texts))
+        have = await self._hashes_with_vectors(hashes)
+        todo: dict[str, str] = {}
+        for text in texts:
+            h = content_hash(text)
+            if h not in have and h not in todo:
+                todo[h] = text
+        items = list(todo.items())
+        for start in range(0, len(items), EMBED_BATCH):
+            batch = items[start : start + EMBED_BATCH]
+            vectors = await self.embedder.aembed_batch([t for _, t in batch])
+            await self.db.executemany(
+                "INSERT OR REPLACE INTO doc_vectors (model, dim, content_hash, vector) "
+                "VALUES (?, ?, ?, ?)",
+                [
+                    (model, dim, h, np.asarray(v, dtype=np.float32).tobytes())
+                    for (h, _), v in zip(batch, vectors, strict=True)
+                ],
+            )
+            await self.db.commit()
+        return len(items)
+
+    async def embed_missing(self) -> int:
+        """Embed every indexed chunk that has no vector of the current model (after the
+        embedding model changed); returns how many texts were embedded. Until this runs,
+        such chunks are invisible to search: vectors of two models are never compared."""
+        model, dim = self.embedder.space
+        async with self.db.execute(
+            "SELECT c.text FROM doc_chunks c LEFT JOIN doc_vectors v "
+            "ON v.content_hash = c.content_hash AND v.model = ? AND v.dim = ? "
+            "WHERE v.content_hash IS NULL",
+            (model, dim),
+        ) as cur:
+            texts = [row[0][:EMBED_CHARS] for row in await cur.fetchall()]
+        count = await self._ensure_vectors(texts)
+        if count:
+            async with self._write_lock:
+                await self._commit_change()
+        return count
+
+    async def _hashes_with_vectors(self, hashes: Sequence[str]) -> set[str]:
+        model, dim = self.embedder.space
+        found: set[str] = set()
+        for start in range(0, len(hashes), 500):
+            part = hashes[start : start + 500]
+            marks = ",".join("?" * len(part))
+            async with self.db.execute(
+                "SELECT content_hash FROM doc_vectors WHERE model = ? AND dim = ? "
+                f"AND content_hash IN ({marks})",
+                (model, dim, *part),
+            ) as cur:
+                found.update([row[0] for row in await cur.fetchall()])
+        return found
+
+    async def _write_version(self, version: Version, *, current: bool = True) -> None:
+        if current:
+            await self.db.execute(
+                "UPDATE doc_chunks SET current = 0 WHERE file_id = ?", (version.file_id,)
+            )
+            await self._prune_history(version.file_id)
+            await self.db.execute(
+                "INSERT OR REPLACE INTO doc_files (file_id, owner, path, name, folder, ext, kind,"
+                " size, mtime, sha256, n_chunks, indexed_at, deleted_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+                (
+                    version.file_id,
+                    version.owner,
+                    version.path,
+                    version.name,
+                    version.folder,
+                    version.ext,
+                    version.kind,
+                    version.size,
+                    version.mtime,
+                    version.sha256,
+                    len(version.chunks),
+                    version.ts,
+                ),
+            )
+        for chunk in version.chunks:
+            cur = await self.db.execute(
+                "INSERT INTO doc_chunks (file_id, version, current, seq, kind, page, text,"
+                " content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    version.file_id,
+                    version.key,
+                    1 if current else 0,
+                    chunk.seq,
+                    chunk.kind,
+                    chunk.page,
+                    chunk.text,
+                    content_hash(chunk.embed_text),
+                ),
+            )
+            await self.db.execute(
+                "INSERT INTO doc_fts (rowid, text) VALUES (?, ?)", (cur.lastrowid, chunk.text)
+            )
+
+    async def _prune_history(self, file_id: str) -> None:
+        """Keep the newest MAX_HISTORY_VERSIONS earlier versions in the index (the sidecar
+        keeps all of them)."""
+        async with self.db.execute(
+            "SELECT DISTINCT version FROM doc_chunks WHERE file_id = ? AND current = 0 "
+            "ORDER BY version DESC",
+            (file_id,),
+        ) as cur:
+            versions = [row[0] for row in await cur.fetchall()]
+        for old in versions[MAX_HISTORY_VERSIONS:]:
+            await self._delete_chunks("file_id = ? AND version = ?", (file_id, old))
+
+    async def _delete_chunks(self, where: str, params: Sequence[Any]) -> None:
+        await self.db.execute(
+            f"DELETE FROM doc_fts WHERE rowid IN (SELECT chunk_id FROM doc_chunks WHERE {where})",
+            params,
+        )
+        await self.db.execute(f"DELETE FROM doc_chunks WHERE {where}", params)
+
+    async def _note_skip(self, owner: str, exc: DocumentSkipped) -> IndexResult:
+        result = _skip_result(exc, None)
+        await self._record_skip(owner, result)
+        await self.db.commit()
+        return result
+
+    async def _record_skip(self, owner: str, result: IndexResult) -> None:
+        logger.info("document skipped: %s: %s", result.path, result.reason)
+        await self.db.execute(
+            "INSERT OR REPLACE INTO doc_skips (owner, path, code, reason, at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (owner, result.path, result.code or "skipped", result.reason or "", iso_now()),
+        )
+
+    async def _clear_skip(self, owner: str, path: str) -> None:
+        await self.db.execute("DELETE FROM doc_skips WHERE owner = ? AND path = ?", (owner, path))
+
+    # ----------------------------------------------------------------- rebuild
+
+    async def rebuild(self) -> RebuildReport:
+        """Drop every index row and replay the edit-history sidecars (current versions and
+        history), then re-read files on disk that changed since. Vectors are kept: they are
+        keyed by model, so a new model simply embeds again."""
+        report = RebuildReport()
+        histories = await asyncio.to_thread(lambda: list(self.history.all()))
+        async with self._write_lock:
+            await self.db.execute("DELETE FROM doc_fts")
+            await self.db.execute("DELETE FROM doc_chunks")
+            await self.db.execute("DELETE FROM doc_files")
+            texts = [c.embed_text for h in histories for v in h.versions for c in v.chunks]
+            await self._ensure_vectors(texts)
+            for hist in histories:
+                report.bad_lines += len(hist.bad_lines)
+                await self._replay(hist, report)
+            await self._commit_change()
+        on_disk: dict[str, list[Path]] = {}
+        for hist in histories:
+            current = hist.current
+            if current is not None and os.path.exists(current.path):
+                on_disk.setdefault(hist.owner, []).append(Path(current.path))
+        for owner, paths in on_disk.items():
+            label = "attachments" if owner != OWNER else None
+            results = await self.add_paths(paths, owner=owner, folder_label=label)
+            report.reindexed.extend(r for r in results if r.status == "indexed")
+        return report
+
+    async def _replay(self, hist: FileHistory, report: RebuildReport) -> None:
+        earlier = hist.earlier[-MAX_HISTORY_VERSIONS:]
+        for version in earlier:
+            await self._write_version(version, current=False)
+            report.history_versions += 1
+        if hist.current is not None:
+            await self._write_version(hist.current, current=True)
+            report.files += 1
+        elif hist.versions:
+            last = hist.versions[-1]
+            await self._write_file_row(last, deleted_at=hist.deleted_at)
+        report.versions += len(hist.versions)
+
+    async def _write_file_row(self, version: Version, *, deleted_at: str | None) -> None:
+        await self.db.execute(
+            "INSERT OR REPLACE INTO doc_files (file_id, owner, path, name, folder, ext, kind,"
+            " size, mtime, sha256, n_chunks, indexed_at, deleted_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                version.file_id, version.owner, version.path, version.name, version.folder,
+                version.ext, version.kind, version.size, version.mtime, version.sha256,
+                len(version.chunks), version.ts, deleted_at,
+            ),
+        )  # fmt: skip
+
+    # ----------------------------------------------------------------- searching
+
+    async def find(
+        self,
+        query: str,
+        *,
+        user_key: str | None = None,
+        k: int = 5,
+        include_owner: bool = False,
+        history: bool | None = None,
+    ) -> list[FoundFile]:
+        """The ``k`` best files for ``query`` that ``user_key`` may see (the owner's files
+        when None; with ``include_owner`` a person who owns the bot sees both). Earlier
+        versions take part when the query asks for them ("before", "previous", ...) or when
+        ``history`` is True."""
+        parsed = knobs_mod.parse_query(query, ablate=self.ablate)
+        owners = self._visible_owners(user_key, include_owner)
+        with_history = parsed.wants_history if history is None else history
+        qvec = await self.embedder.aembed(query)
+        matrix = await self._get_matrix()
+        mask = matrix.visible(owners, with_history)
+        if not mask.any():
+            return []
+        keyword = await self._keyword_hits(parsed, owners, with_history)
+        candidates = self._fuse(matrix, qvec, mask, keyword)
+        ranked = await self._rank_files(matrix, candidates, parsed)
+        return await self._found(matrix, ranked[:k], parsed.expanded)
+
+    async def dense_top_k(
+        self, query: str, *, user_key: str | None = None, k: int = 5
+    ) -> list[tuple[str, float]]:
+        """Plain dense search: the ``k`` nearest chunks (file id, cosine), no keyword, no
+        knobs, no dedupe. The baseline the benchmark measures the full search against."""
+        owners = self._visible_owners(user_key, False)
+        qvec = await self.embedder.aembed(query)
+        matrix = await self._get_matrix()
+        scores = matrix.vectors @ qvec
+        scores[~matrix.visible(owners, False)] = -np.inf
+        rows = top_indices(scores, k)
+        return [(matrix.file_ids[matrix.file_index[r]], float(scores[r])) for r in rows]
+
+    def _visible_owners(self, user_key: str | None, include_owner: bool) -> set[str]:
+        owner = owner_of(user_key)
+        return {owner, OWNER} if include_owner else {owner}
+
+    def _fuse(
+        self,
+        matrix: _Matrix,
+        qvec: np.ndarray,
+        mask: np.ndarray,
+        keyword: dict[int, float],
+    ) -> list[Candidate]:
+        cosines = matrix.vectors @ np.asarray(qvec, dtype=np.float32)
+        masked = np.where(mask, cosines, -np.inf)
+        dense_rows = top_indices(masked, CANDIDATES)
+        dense_rows = dense_rows[np.isfinite(masked[dense_rows])]
+        kw_rows = np.array(list(keyword), dtype=np.int64)
+        rows = np.unique(np.concatenate([dense_rows, kw_rows])) if kw_rows.size else dense_rows
+        if rows.size == 0:
+            return []
+        dense = minmax(cosines[rows])
+        bm25 = np.array([keyword.get(int(r), 0.0) for r in rows], dtype=np.float32)
+        kw = normalise_bm25(bm25)
+        fused = fuse(dense, kw)
+        return [
+            Candidate(
+                row=int(r),
+                seq=int(matrix.seqs[r]),
+                group=(matrix.file_ids[matrix.file_index[r]], matrix.versions[r]),
+                cosine=float(cosines[r]),
+                dense=float(dense[i]),
+                keyword=float(kw[i]),
+                fused=float(fused[i]),
+            )
+            for i, r in enumerate(rows)
+        ]
+
+    async def _keyword_hits(
+        self, parsed: knobs_mod.ParsedQuery, owners: set[str], history: bool
+    ) -> dict[int, float]:
+        """Matrix row -> bm25 (negative, lower is better) of the best keyword chunks."""
+        words = [re.sub(r"[^\w]", "", w) for w in parsed.expanded]
+        words = [w for w in words if w]
+        if not words:
+            return {}
+        match = " OR ".join(f'"{w}"' for w in words)
+        marks = ",".join("?" * len(owners))
+        sql = (
+            "SELECT f.rowid, bm25(doc_fts) AS s FROM doc_fts f "
+            "JOIN doc_chunks c ON c.chunk_id = f.rowid "
+            "JOIN doc_files d ON d.file_id = c.file_id "
+            f"WHERE doc_fts MATCH ? AND d.owner IN ({marks}) "
+            f"{'' if history else 'AND c.current = 1 '}"
+            "ORDER BY s LIMIT ?"
+        )
+        async with self.db.execute(sql, (match, *sorted(owners), CANDIDATES)) as cur:
+            hits = [(int(row[0]), float(row[1])) for row in await cur.fetchall()]
+        matrix = await self._get_matrix()
+        rows = matrix.rows_of([h[0] for h in hits])
+        return {int(r): s for r, (_, s) in zip(rows, hits, strict=True) if r >= 0}
+
+    async def _rank_files(
+        self, matrix: _Matrix, candidates: list[Candidate], parsed: knobs_mod.ParsedQuery
+    ) -> list[_Ranked]:
+        per_file = best_per_file(candidates)
+        content = best_content_per_file(candidates)
+        facts = await self._facts([c.group[0] for c in per_file])
+        ranked = []
+        for cand in per_file:
+            fact = facts.get(cand.group[0])
+            if fact is None:
+                continue
+            score, parts = knobs_mod.apply_knobs(cand.fused, parsed, fact, ablate=self.ablate)
+            shown = content.get(cand.group, cand) if cand.seq == 0 else cand
+            ranked.append(_Ranked(cand, shown, score, parts))
+        # Ties (the same text under two names) break by file id, not by indexing order,
+        # so no file wins a tie for having been indexed first.
+        ranked.sort(key=lambda item: (-item.score, item.best.group[0]))
+        return ranked
+
+    async def _facts(self, file_ids: Sequence[str]) -> dict[str, knobs_mod.FileFacts]:
+        """Name, folder and extension of files, kept (with their word stems) as long as the
+        matrix is."""
+        if self._facts_cache is None:
+            async with self.db.execute("SELECT file_id, name, folder, ext FROM doc_files") as cur:
+                self._facts_cache = {
+                    fid: knobs_mod.FileFacts(name=name, folder=folder, ext=ext)
+                    for fid, name, folder, ext in await cur.fetchall()
+                }
+        cache = self._facts_cache
+        return {fid: cache[fid] for fid in file_ids if fid in cache}
+
+    async def _found(
+        self,
+        matrix: _Matrix,
+        ranked: list[_Ranked],
+        words: Sequence[str],
+    ) -> list[FoundFile]:
+        chunk_ids = [int(matrix.chunk_ids[item.shown.row]) for item in ranked]
+        rows = await self._chunk_rows(chunk_ids)
+        out: list[FoundFile] = []
+        for item, chunk_id in zip(ranked, chunk_ids, strict=True):
+            row = rows.get(chunk_id)
+            if row is None:
+                continue
+            cand = item.best
+            page, text, kind, version, current, name, path, owner = row
+            parts = {
+                "cosine": round(cand.cosine, 4),
+                "dense": round(cand.dense, 4),
+                "keyword": round(cand.keyword, 4),
+                "fused": round(cand.fused, 4),
+                **{k: round(v, 4) for k, v in item.parts.items()},
+            }
+            out.append(
+                FoundFile(
+                    file_id=cand.group[0],
+                    name=name,
+                    path=path,
+                    owner=owner or None,
+                    page=page,
+                    passage=passage_of(text, words),
+                    score=round(item.score, 4),
+                    parts=parts,
+                    chunk_kind=kind,
+                    version=version,
+                    is_history=not current,
+                )
+            )
+        return out
+
+    async def _chunk_rows(self, chunk_ids: Sequence[int]) -> dict[int, tuple[Any, ...]]:
+        if not chunk_ids:
+            return {}
+        marks = ",".join("?" * len(chunk_ids))
+        async with self.db.execute(
+            "SELECT c.chunk_id, c.page, c.text, c.kind, c.version, c.current, d.name, d.path, "
+            "d.owner FROM doc_chunks c JOIN doc_files d ON d.file_id = c.file_id "
+            f"WHERE c.chunk_id IN ({marks})",
+            list(chunk_ids),
+        ) as cur:
+            return {int(row[0]): tuple(row[1:]) for row in await cur.fetchall()}
+
+    async def _commit_change(self) -> None:
+        """Commit a change to what is indexed, and tell every process holding a matrix."""
+        await self.db.execute("UPDATE doc_meta SET value = value + 1 WHERE key = 'generation'")
+        await self.db.commit()
+        self._matrix = None
+
+    async def _generation(self) -> int:
+        async with self.db.execute("SELECT value FROM doc_meta WHERE key = 'generation'") as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+    async def _get_matrix(self) -> _Matrix:
+        """The in-memory matrix, reloaded when this or another process (the CLI while the
+        bot runs) changed the index since it was built."""
+        generation = await self._generation()
+        if self._matrix is None or generation != self._matrix_generation:
+            self._facts_cache = None
+            self._matrix = await self._load_matrix()
+            self._matrix_generation = generation
+        return self._matrix
+
+    async def _load_matrix(self) -> _Matrix:
+        model, dim = self.embedder.space
+        ids: list[int] = []
+        files: dict[str, int] = {}
+        owners: dict[str, int] = {}
+        file_index: list[int] = []
+        owner_index: list[int] = []
+        current: list[bool] = []
+        seqs: list[int] = []
+        versions: list[str] = []
+        blobs: list[bytes] = []
+        async with self.db.execute(
+            "SELECT c.chunk_id, c.file_id, d.owner, c.current, c.seq, c.version, v.vector "
+            "FROM doc_chunks c JOIN doc_files d ON d.file_id = c.file_id "
+            "JOIN doc_vectors v ON v.content_hash = c.content_hash AND v.model = ? "
+            "AND v.dim = ? ORDER BY c.chunk_id",
+            (model, dim),
+        ) as cur:
+            # Read to the end in one call: a cursor left open across awaits holds a read
+            # transaction that a concurrent write on this connection cannot upgrade.
+            for chunk_id, fid, owner, cur_flag, seq, version, blob in await cur.fetchall():
+                ids.append(chunk_id)
+                seqs.append(seq)
+                file_index.append(files.setdefault(fid, len(files)))
+                owner_index.append(owners.setdefault(owner, len(owners)))
+                current.append(bool(cur_flag))
+                versions.append(version)
+                blobs.append(blob)
+        vectors = (
+            np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), dim)
+            if blobs
+            else np.zeros((0, dim), dtype=np.float32)
+        )
+        return _Matrix(
+            chunk_ids=np.asarray(ids, dtype=np.int64),
+            file_ids=list(files),
+            file_index=np.asarray(file_index, dtype=np.int64),
+            owners=list(owners),
+            owner_index=np.asarray(owner_index, dtype=np.int64),
+            current=np.asarray(current, dtype=bool),
+            seqs=np.asarray(seqs, dtype=np.int64),
+            versions=versions,
+            vectors=vectors,
+        )
+
+    # ----------------------------------------------------------------- listing, fetching
+
+    async def list_files(self, user_key: str | None = None) -> list[FileInfo]:
+        """Files in ``user_key``'s scope (the owner's when None), newest first."""
+        owner = owner_of(user_key)
+        async with self.db.execute(
+            "SELECT d.file_id, d.owner, d.path, d.name, d.kind, d.size, d.n_chunks, "
+            "d.indexed_at, (SELECT COUNT(DISTINCT version) FROM doc_chunks c "
+            "WHERE c.file_id = d.file_id) FROM doc_files d "
+            "WHERE d.owner = ? AND d.deleted_at IS NULL ORDER BY d.indexed_at DESC, d.name",
+            (owner,),
+        ) as cur:
+            rows = await cur.fetchall()
+        return [
+            FileInfo(r[0], r[1] or None, r[2], r[3], r[4], int(r[5]), int(r[6]), r[7], int(r[8]))
+            for r in rows
+        ]
+
+    async def skipped(self, user_key: str | None = None) -> list[dict[str, str]]:
+        """Files left out of ``user_key``'s scope, with the reason."""
+        async with self.db.execute(
+            "SELECT path, code, reason, at FROM doc_skips WHERE owner = ? ORDER BY at DESC",
+            (owner_of(user_key),),
+        ) as cur:
+            rows = await cur.fetchall()
+        return [{"path": r[0], "code": r[1], "reason": r[2], "at": r[3]} for r in rows]
+
+    async def open_file(
+        self, file_id: str, *, user_key: str | None = None, include_owner: bool = False
+    ) -> FileBlob:
+        """A found file's bytes, to send back; only from a scope the asker may see."""
+        owners = self._visible_owners(user_key, include_owner)
+        async with self.db.execute(
+            "SELECT owner, path, name FROM doc_files WHERE file_id = ? AND deleted_at IS NULL",
+            (file_id,),
+        ) as cur:
+            row = await cur.fetchone()
+        if row is None or row[0] not in owners:
+            raise FileAccessError(file_id)
+        path = Path(row[1])
+        try:
+            data = await asyncio.to_thread(path.read_bytes)
+        except OSError as exc:
+            raise FileAccessError(file_id) from exc
+        return FileBlob(file_id=file_id, name=row[2], path=str(path), data=data)
+
+
+# --------------------------------------------------------------------- helpers
+
+
+def _regular_file_stat(path: Path) -> os.stat_result:
+    if not path.is_file():
+        raise UnsafePathError(path, "not a regular file")
+    return path.stat()
+
+
+def _prepare_bytes(
+    name: str, folder: str, data: bytes, where: Path
+) -> tuple[list[Chunk], str | None]:
+    """Extract and chunk; a file with no text inside is still findable by its name."""
+    extracted = extract(name, data, path=where)
+    chunks = chunk_document(name, folder, extracted)
+    note = None if extracted.has_text else "no text inside; findable by its name only"
+    return chunks, note
+
+
+def _skip_result(exc: DocumentSkipped, file_id: str | None) -> IndexResult:
+    return IndexResult(exc.path, "skipped", file_id, 0, exc.reason, exc.code)

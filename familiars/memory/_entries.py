@@ -1,0 +1,228 @@
+"""The on-disk entry format of §5.3.1 and its parser.
+
+An entry is one line ``<!-- {json} -->`` followed by the markdown body. Entries are separated
+by one blank line. So that any body round-trips, a body line that begins with optional
+backslashes and ``<!--`` gets one more backslash when rendered, and loses one when parsed; the
+JSON never contains ``-->`` (its ``>`` is written as ``\\u003e``).
+
+Parsing never gives up on a file: text before the first entry and broken entries are kept as
+raw :class:`Segment` text, so rewriting a file preserves what a person typed even where it
+does not parse.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from familiars.memory._errors import EntryParseError
+from familiars.memory._records import (
+    ENTRY_FIELDS,
+    EPISTEMIC_STATUSES,
+    SCHEMA_VERSION,
+    SCOPES,
+    MemoryRecord,
+)
+
+_HEADER_START = re.compile(r"^<!--\s*\{")
+_ESCAPED = re.compile(r"^(\\*)<!--")
+
+_LIST_FIELDS = ("tags", "derived_from", "source_quote")
+_DICT_OR_NONE = ("ttl", "evidence")
+_STR_OR_NONE = ("supersedes", "last_accessed_ts")
+
+
+@dataclass
+class Segment:
+    """A stretch of a memory file: a parsed entry, or raw text kept as it is."""
+
+    text: str
+    line: int
+    record: MemoryRecord | None = None
+    error: EntryParseError | None = None
+
+
+@dataclass
+class ParsedFile:
+    path: Path | None
+    segments: list[Segment] = field(default_factory=list)
+
+    @property
+    def records(self) -> list[MemoryRecord]:
+        return [s.record for s in self.segments if s.record is not None]
+
+    @property
+    def errors(self) -> list[EntryParseError]:
+        return [s.error for s in self.segments if s.error is not None]
+
+
+def _escape_body(body: str) -> str:
+    lines = body.split("\n")
+    return "\n".join(("\\" + ln) if _ESCAPED.match(ln) else ln for ln in lines)
+
+
+def _unescape_body(body: str) -> str:
+    lines = body.split("\n")
+    return "\n".join(ln[1:] if _ESCAPED.match(ln) and ln.startswith("\\") else ln for ln in lines)
+
+
+def record_header(record: MemoryRecord) -> dict[str, Any]:
+    data: dict[str, Any] = {name: getattr(record, name) for name in ENTRY_FIELDS}
+    for key, value in record.extra.items():
+        if key not in data and key != "content":
+            data[key] = value
+    return data
+
+
+def render_entry(record: MemoryRecord) -> str:
+    """One entry, ending in a newline."""
+    header = json.dumps(record_header(record), ensure_ascii=False, separators=(",", ":"))
+    header = header.replace(">", "\\u003e")
+    return f"<!-- {header} -->\n{_escape_body(record.content)}\n"
+
+
+def render_file(parsed: ParsedFile) -> str:
+    """The file text. A rendered entry is followed by one blank line when another segment
+    follows; raw segments are written back verbatim (they carry their own separators)."""
+    out: list[str] = []
+    prev_was_record = False
+    for seg in parsed.segments:
+        if out and (prev_was_record or not out[-1].endswith("\n")):
+            out.append("\n")
+        if seg.record is not None:
+            out.append(render_entry(seg.record))
+            prev_was_record = True
+        else:
+            out.append(seg.text)
+            prev_was_record = False
+    return "".join(out)
+
+
+def record_from_header(data: dict[str, Any]) -> MemoryRecord:
+    """Build a record from header JSON, checking types; raises ValueError with the reason."""
+    if not isinstance(data.get("id"), str) or not data["id"].startswith("m_"):
+        raise ValueError('"id" must be a string starting with "m_"')
+    if data.get("scope") not in SCOPES:
+        raise ValueError(f'"scope" must be one of {", ".join(SCOPES)}')
+    kwargs: dict[str, Any] = {"id": data["id"], "scope": data["scope"]}
+    for name in ("category", "ts", "epistemic_status"):
+        if name in data:
+            if not isinstance(data[name], str):
+                raise ValueError(f'"{name}" must be a string')
+            kwargs[name] = data[name]
+    if kwargs.get("epistemic_status", "asserted") not in EPISTEMIC_STATUSES:
+        raise ValueError(f'"epistemic_status" must be one of {", ".join(EPISTEMIC_STATUSES)}')
+    for name in _LIST_FIELDS:
+        if name in data:
+            value = data[name]
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ValueError(f'"{name}" must be a list of strings')
+            kwargs[name] = list(value)
+    for name in _DICT_OR_NONE:
+        if name in data:
+            if data[name] is not None and not isinstance(data[name], dict):
+                raise ValueError(f'"{name}" must be an object or null')
+            kwargs[name] = data[name]
+    for name in _STR_OR_NONE:
+        if name in data:
+            if data[name] is not None and not isinstance(data[name], str):
+                raise ValueError(f'"{name}" must be a string or null')
+            kwargs[name] = data[name]
+    for name in ("deprecated", "pinned"):
+        if name in data:
+            if not isinstance(data[name], bool):
+                raise ValueError(f'"{name}" must be true or false')
+            kwargs[name] = data[name]
+    if "salience" in data:
+        sal = data["salience"]
+        if isinstance(sal, bool) or not isinstance(sal, int | float):
+            raise ValueError('"salience" must be a number')
+        kwargs["salience"] = float(sal)
+    for name in ("schema_version", "access_count"):
+        if name in data:
+            if isinstance(data[name], bool) or not isinstance(data[name], int):
+                raise ValueError(f'"{name}" must be an integer')
+            kwargs[name] = data[name]
+    extra = {k: v for k, v in data.items() if k not in ENTRY_FIELDS and k != "content"}
+    record = MemoryRecord(**kwargs, extra=extra)
+    return upgrade(record)
+
+
+def upgrade(record: MemoryRecord) -> MemoryRecord:
+    """Bring a record of an older schema_version up to date, in memory only.
+
+    Version 1 entries had no epistemic provenance or access statistics (their defaults apply)
+    and named the TTL kind ``expires``; that spelling maps to ``absolute``.
+    """
+    if record.schema_version >= SCHEMA_VERSION:
+        return record
+    ttl = record.ttl
+    if ttl and ttl.get("kind") == "expires" and "expires_at" in ttl:
+        ttl = {**ttl, "kind": "absolute"}
+    return record.replace(ttl=ttl, schema_version=SCHEMA_VERSION)
+
+
+def _parse_header(line: str) -> dict[str, Any]:
+    stripped = line.rstrip("\r")
+    if not stripped.rstrip().endswith("-->"):
+        raise ValueError("the comment is not closed with --> on the same line")
+    inner = stripped.rstrip()[4:-3].strip()
+    try:
+        data = json.loads(inner)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"bad JSON: {exc.msg} at column {exc.colno}") from exc
+    if not isinstance(data, dict):
+        raise ValueError("the JSON is not an object")
+    return data
+
+
+def parse_text(text: str, path: Path | None = None) -> ParsedFile:
+    """Split ``text`` into entries and raw segments. Never raises on bad content."""
+    lines = text.split("\n")
+    starts = [i for i, ln in enumerate(lines) if _HEADER_START.match(ln)]
+    parsed = ParsedFile(path=path)
+    if not starts:
+        if text:
+            parsed.segments.append(Segment(text=text, line=1))
+        return parsed
+    if starts[0] > 0:
+        pre = "\n".join(lines[: starts[0]]) + "\n"
+        parsed.segments.append(Segment(text=pre, line=1))
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
+        chunk_lines = lines[start:end]
+        last = n + 1 == len(starts)
+        raw = "\n".join(chunk_lines) + ("" if last else "\n")
+        body_lines = chunk_lines[1:]
+        # Undo the layout of render_file: the body's closing newline (and, between entries,
+        # the blank separator line) leave exactly one empty line at the end of the chunk.
+        if body_lines and body_lines[-1] == "":
+            body_lines = body_lines[:-1]
+        try:
+            data = _parse_header(chunk_lines[0])
+            record = record_from_header(data)
+        except ValueError as exc:
+            err = EntryParseError(path, start + 1, str(exc))
+            parsed.segments.append(Segment(text=raw, line=start + 1, error=err))
+            continue
+        record.content = _unescape_body("\n".join(body_lines))
+        parsed.segments.append(Segment(text=raw, line=start + 1, record=record))
+    return parsed
+
+
+def read_file(path: Path) -> ParsedFile:
+    """Parse a memory file, keeping ``\\r`` and any other byte-level detail of the text."""
+    data = Path(path).read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        parsed = ParsedFile(path=path)
+        err = EntryParseError(path, 1, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+        parsed.segments.append(
+            Segment(text=data.decode("utf-8", "surrogateescape"), line=1, error=err)
+        )
+        return parsed
+    return parse_text(text, path)

@@ -1,0 +1,713 @@
+"""MemoryStore: the markdown files are the truth; this is the only code that writes them.
+
+All writes go through one writer task per store. It drains whatever is queued, applies the
+operations file by file to the parsed file, writes each touched file once (atomically), appends
+the edit-history events, tells the listeners (the SQLite index), and only then acknowledges
+the callers. Reads parse files on demand and cache them by (size, mtime).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import logging
+import re
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from familiars.memory import _history as history
+from familiars.memory._atomic import atomic_write_text, remove_stale_temp_files
+from familiars.memory._entries import ParsedFile, Segment, read_file, render_file
+from familiars.memory._errors import EntryParseError, InvalidIdError, RecordNotFoundError
+from familiars.memory._paths import (
+    check_agent_id,
+    check_dialogue_id,
+    check_record_id,
+    check_user_key,
+    owner_from_path,
+    resolve_path,
+)
+from familiars.memory._records import (
+    EPISTEMIC_STATUSES,
+    MemoryRecord,
+    check_cell,
+    is_live,
+    iso_now,
+    new_id,
+)
+
+logger = logging.getLogger(__name__)
+
+
+def normalise_content(text: str) -> str:
+    """What counts as "the same text" for exact-duplicate detection."""
+    text = " ".join(text.casefold().split())
+    return text.strip(" .!?;,")
+
+
+@dataclass
+class StoreChange:
+    """What one writer batch changed: records as they now are, ids removed, files rewritten."""
+
+    upserted: list[MemoryRecord] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+
+
+class StoreListener(Protocol):
+    async def records_changed(self, change: StoreChange) -> None: ...
+
+
+@dataclass
+class _Cached:
+    sig: tuple[int, int]
+    parsed: ParsedFile
+
+
+@dataclass
+class _Op:
+    """One change to one file. ``apply`` mutates the parsed file and returns the result for
+    the caller; it raises (before mutating) when the change is not possible."""
+
+    path: Path
+    apply: Callable[[ParsedFile, _BatchLog], Any]
+
+
+@dataclass
+class _BatchLog:
+    events: dict[Path, list[dict[str, Any]]] = field(default_factory=dict)
+    upserted: dict[str, MemoryRecord] = field(default_factory=dict)
+    removed: set[str] = field(default_factory=set)
+    purges: list[tuple[Path, str]] = field(default_factory=list)
+    dirty: set[Path] = field(default_factory=set)
+    norms: dict[Path, dict[str, Segment]] = field(default_factory=dict)
+    id_sets: dict[Path, set[str]] = field(default_factory=dict)
+
+    def ids(self, path: Path, parsed: ParsedFile) -> set[str]:
+        found = self.id_sets.get(path)
+        if found is None:
+            found = {s.record.id for s in parsed.segments if s.record is not None}
+            self.id_sets[path] = found
+        return found
+
+    def content_map(self, path: Path, parsed: ParsedFile) -> dict[str, Segment]:
+        """Normalised content -> segment of the file's records, built once per batch."""
+        found = self.norms.get(path)
+        if found is None:
+            found = {}
+            for seg in parsed.segments:
+                if seg.record is not None and not seg.record.deprecated:
+                    found.setdefault(normalise_content(seg.record.content), seg)
+            self.norms[path] = found
+        return found
+
+    def record_event(self, path: Path, kind: str, record: MemoryRecord) -> None:
+        self.events.setdefault(path, []).append(history.event(kind, record))
+        self.dirty.add(path)
+
+
+_MEMORY_GLOBS = (
+    "users/*/*.md",
+    "agents/*/identity/*.md",
+    "agents/*/dialogue_*/dialogue/*.md",
+    "agents/*/dialogue_*/ephemeral/*.md",
+)
+
+_TAG_RE = re.compile(r"^[\w .:/+-]{1,64}$", re.UNICODE)
+
+
+class MemoryStore:
+    """Async access to the memory files of one workspace."""
+
+    def __init__(self, workspace: Path, *, listeners: Iterable[StoreListener] = ()) -> None:
+        self.workspace = Path(workspace)
+        self._listeners: list[StoreListener] = list(listeners)
+        self._cache: dict[Path, _Cached] = {}
+        self._id_paths: dict[str, Path] = {}
+        self._lock = threading.RLock()
+        self._queue: asyncio.Queue[_OpGroup | None] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._scanned = False
+        self.last_listener_error: Exception | None = None
+        self.last_write_error: BaseException | None = None
+
+    # ----------------------------------------------------------------- lifecycle
+
+    async def start(self) -> None:
+        if self._task is not None:
+            return
+        self.workspace.mkdir(parents=True, exist_ok=True)
+        self._queue = asyncio.Queue()
+        self._task = asyncio.create_task(self._writer(), name="memory-store-writer")
+
+    async def close(self) -> None:
+        """Finish every queued write, then stop the writer task."""
+        if self._task is None or self._queue is None:
+            return
+        await self._queue.put(None)
+        await self._task
+        self._task = None
+        self._queue = None
+
+    async def __aenter__(self) -> MemoryStore:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def add_listener(self, listener: StoreListener) -> None:
+        self._listeners.append(listener)
+
+    # ----------------------------------------------------------------- reading
+
+    def memory_files(self) -> list[Path]:
+        files: list[Path] = []
+        for pattern in _MEMORY_GLOBS:
+            files.extend(
+                p for p in self.workspace.glob(pattern) if owner_from_path(self.workspace, p)
+            )
+        return sorted(files)
+
+    def _load(self, path: Path) -> ParsedFile:
+        """The parsed file, re-read when it changed on disk; an empty one when missing."""
+        with self._lock:
+            try:
+                st = path.stat()
+            except FileNotFoundError:
+                self._forget_path(path)
+                return ParsedFile(path=path)
+            sig = (st.st_size, st.st_mtime_ns)
+            cached = self._cache.get(path)
+            if cached is not None and cached.sig == sig:
+                return cached.parsed
+            parsed = read_file(path)
+            self._annotate(path, parsed)
+            self._forget_path(path)
+            self._cache[path] = _Cached(sig, parsed)
+            for rec in parsed.records:
+                self._id_paths[rec.id] = path
+            for err in parsed.errors:
+                logger.warning("%s", err)
+            return parsed
+
+    def _forget_path(self, path: Path) -> None:
+        old = self._cache.pop(path, None)
+        if old is not None:
+            for rec in old.parsed.records:
+                if self._id_paths.get(rec.id) == path:
+                    del self._id_paths[rec.id]
+
+    def _annotate(self, path: Path, parsed: ParsedFile) -> None:
+        info = owner_from_path(self.workspace, path) or {}
+        for rec in parsed.records:
+            rec.user_key = info.get("user_key")
+            rec.agent_id = info.get("agent_id") or "agent_0"
+            rec.dialogue_id = info.get("dialogue_id")
+
+    def _scan_sync(self) -> None:
+        with self._lock:
+            for path in self.memory_files():
+                self._load(path)
+            self._scanned = True
+
+    def invalidate(self, path: Path) -> None:
+        """Forget the cached parse of ``path`` (the watcher calls this on outside edits)."""
+        with self._lock:
+            self._forget_path(Path(path))
+
+    def _locate(self, record_id: str) -> tuple[Path, ParsedFile, int]:
+        with self._lock:
+            if not self._scanned:
+                self._scan_sync()
+            for attempt in range(2):
+                path = self._id_paths.get(record_id)
+                if path is not None:
+                    parsed = self._load(path)
+                    for i, seg in enumerate(parsed.segments):
+                        if seg.record is not None and seg.record.id == record_id:
+                            return path, parsed, i
+                if attempt == 0:
+                    self._scan_sync()
+        raise RecordNotFoundError(record_id)
+
+    async def get(self, record_id: str) -> MemoryRecord:
+        check_record_id(record_id)
+        _, parsed, i = await asyncio.to_thread(self._locate, record_id)
+        record = parsed.segments[i].record
+        assert record is not None
+        return record.replace()
+
+    def _candidate_files(
+        self,
+        scope: str | None,
+        category: str | None,
+        user_key: str | None,
+        agent_id: str | None,
+        dialogue_id: str | None,
+    ) -> builtins.list[Path]:
+        """The files that can hold matches: one owner's folder when the filters name it (the
+        turn's own lookups), else every memory file."""
+        pattern = f"{category}.md" if category is not None else "*.md"
+        folder: Path | None = None
+        if scope == "user" and user_key is not None:
+            folder = self.workspace / "users" / user_key
+        elif scope == "identity" and agent_id is not None:
+            folder = self.workspace / "agents" / agent_id / "identity"
+        elif scope in ("dialogue", "ephemeral") and agent_id and dialogue_id:
+            folder = self.workspace / "agents" / agent_id / dialogue_id / scope
+        if folder is None:
+            return self.memory_files()
+        return sorted(p for p in folder.glob(pattern) if owner_from_path(self.workspace, p))
+
+    def _files_for(
+        self,
+        scope: str | None,
+        category: str | None,
+        user_key: str | None,
+        agent_id: str | None,
+        dialogue_id: str | None,
+    ) -> Iterator[Path]:
+        for path in self._candidate_files(scope, category, user_key, agent_id, dialogue_id):
+            info = owner_from_path(self.workspace, path)
+            if info is None:
+                continue
+            if scope is not None and info["scope"] != scope:
+                continue
+            if category is not None and info["category"] != category:
+                continue
+            if user_key is not None and info["scope"] == "user" and info["user_key"] != user_key:
+                continue
+            if user_key is not None and scope is None and info["scope"] != "user":
+                # Asking for a person's memories without a scope means their user scope only.
+                continue
+            if agent_id is not None and info["scope"] != "user" and info["agent_id"] != agent_id:
+                continue
+            if dialogue_id is not None and info["dialogue_id"] not in (None, dialogue_id):
+                continue
+            yield path
+
+    async def list(
+        self,
+        *,
+        scope: str | None = None,
+        category: str | None = None,
+        user_key: str | None = None,
+        agent_id: str | None = None,
+        dialogue_id: str | None = None,
+        live_only: bool = True,
+        now: datetime | None = None,
+        live_context: dict[str, Any] | None = None,
+    ) -> builtins.list[MemoryRecord]:
+        """Records matching every filter given, oldest first."""
+        if user_key is not None:
+            check_user_key(user_key)
+        if agent_id is not None:
+            check_agent_id(agent_id)
+        if dialogue_id is not None:
+            check_dialogue_id(dialogue_id)
+
+        def collect() -> list[MemoryRecord]:
+            out: list[MemoryRecord] = []
+            with self._lock:
+                for path in self._files_for(scope, category, user_key, agent_id, dialogue_id):
+                    for rec in self._load(path).records:
+                        if live_only and not is_live(rec, now=now, **(live_context or {})):
+                            continue
+                        out.append(rec.replace())
+            out.sort(key=lambda r: (r.ts, r.id))
+            return out
+
+        return await asyncio.to_thread(collect)
+
+    async def parse_errors(self) -> builtins.list[EntryParseError]:
+        def collect() -> list[EntryParseError]:
+            with self._lock:
+                return [e for p in self.memory_files() for e in self._load(p).errors]
+
+        return await asyncio.to_thread(collect)
+
+    async def history(self, record_id: str) -> builtins.list[dict[str, Any]]:
+        """Every history event of this record and of the records it supersedes (and of those
+        superseding it), oldest first: the chain of what was said before a change of mind."""
+        check_record_id(record_id)
+
+        def collect() -> list[dict[str, Any]]:
+            with self._lock:
+                if not self._scanned:
+                    self._scan_sync()
+                events: list[dict[str, Any]] = []
+                for path in self.memory_files():
+                    events.extend(history.read_events(path).events)
+            chain = _supersede_chain(events, record_id)
+            picked = [e for e in events if e.get("id") in chain]
+            picked.sort(key=lambda e: (str(e.get("ts", "")), str(e.get("id", ""))))
+            return picked
+
+        return await asyncio.to_thread(collect)
+
+    # ----------------------------------------------------------------- writing
+
+    async def append(self, record: MemoryRecord, *, dedupe: bool = True) -> MemoryRecord:
+        """Store ``record``; returns it, or the live record already holding the same text in
+        the same cell and owner (then nothing is written)."""
+        return (await self.append_many([record], dedupe=dedupe))[0]
+
+    async def append_many(
+        self, records: Iterable[MemoryRecord], *, dedupe: bool = True
+    ) -> builtins.list[MemoryRecord]:
+        ops = [self._append_op(self._prepare_new(rec), dedupe) for rec in records]
+        return await self._submit(ops)
+
+    def _prepare_new(self, record: MemoryRecord) -> MemoryRecord:
+        check_cell(record.scope, record.category)
+        check_record_id(record.id)
+        if record.epistemic_status not in EPISTEMIC_STATUSES:
+            raise ValueError(f"epistemic_status must be one of {', '.join(EPISTEMIC_STATUSES)}")
+        if not 0.0 <= float(record.salience) <= 1.0:
+            raise ValueError("salience must be between 0 and 1")
+        for tag in record.tags:
+            if not _TAG_RE.match(tag):
+                raise ValueError(f"invalid tag {tag!r}")
+        rec = record.replace(ts=record.ts or iso_now(), salience=float(record.salience))
+        if rec.scope != "user":
+            rec.user_key = None
+        if rec.scope in ("user", "identity"):
+            rec.dialogue_id = None
+        return rec
+
+    def path_of(self, record: MemoryRecord) -> Path:
+        return resolve_path(
+            workspace=self.workspace,
+            scope=record.scope,
+            category=record.category,
+            agent_id=record.agent_id,
+            dialogue_id=record.dialogue_id,
+            user_key=record.user_key,
+        )
+
+    def _append_op(self, record: MemoryRecord, dedupe: bool) -> _Op:
+        path = self.path_of(record)
+
+        def apply(parsed: ParsedFile, log: _BatchLog) -> MemoryRecord:
+            known = log.content_map(path, parsed)
+            key = normalise_content(record.content)
+            if dedupe:
+                seg = known.get(key)
+                if seg is not None and seg.record is not None and not seg.record.deprecated:
+                    return seg.record.replace()
+            if record.id in log.ids(path, parsed):
+                raise ValueError(f"a memory with id {record.id} already exists")
+            new_seg = Segment(text="", line=0, record=record)
+            parsed.segments.append(new_seg)
+            log.ids(path, parsed).add(record.id)
+            held = known.get(key)
+            if held is None or held.record is None or held.record.deprecated:
+                known[key] = new_seg
+            log.record_event(path, "upsert", record)
+            log.upserted[record.id] = record
+            return record.replace()
+
+        return _Op(path, apply)
+
+    async def update(
+        self, record_id: str, content: str | None = None, **changes: Any
+    ) -> MemoryRecord:
+        """A new record with ``supersedes`` = the old id replaces the old one, which is
+        deprecated. ``changes`` may set any field of the new record (category included)."""
+        old = await self.get(record_id)
+        new = old.replace(
+            id=new_id(),
+            ts=changes.pop("ts", None) or iso_now(),
+            content=old.content if content is None else content,
+            supersedes=old.id,
+            deprecated=False,
+            access_count=0,
+            last_accessed_ts=None,
+            derived_from=[],
+            **changes,
+        )
+        new = self._prepare_new(new)
+        # The deprecation goes first: it is the op that can fail (the old record vanished).
+        ops = [self._modify_op(old.id, "deprecate", deprecated=True), self._append_op(new, False)]
+        result = await self._submit(ops)
+        return result[1]
+
+    async def deprecate(self, record_id: str) -> MemoryRecord:
+        return await self.modify(record_id, deprecated=True, _event="deprecate")
+
+    async def pin(self, record_id: str) -> MemoryRecord:
+        return await self.modify(record_id, pinned=True)
+
+    async def unpin(self, record_id: str) -> MemoryRecord:
+        return await self.modify(record_id, pinned=False)
+
+    async def modify(
+        self, record_id: str, *, _event: str = "upsert", **changes: Any
+    ) -> MemoryRecord:
+        """Change fields of a record in place (pinning, open-loop status, ...). ``extra`` keys
+        given are merged into the record's extra dict; a value of None removes the key."""
+        check_record_id(record_id)
+        for name in ("id", "scope", "category", "user_key", "agent_id", "dialogue_id"):
+            if name in changes:
+                raise ValueError(f"{name} cannot be modified in place; use update()")
+        await asyncio.to_thread(self._locate, record_id)
+        return (await self._submit([self._modify_op(record_id, _event, **changes)]))[0]
+
+    async def touch_access(self, counts: dict[str, int], ts: str | None = None) -> int:
+        """Add recall counts and set ``last_accessed_ts`` in one batch (no history events).
+        Ids that no longer exist are ignored. Returns how many records were updated."""
+        stamp = ts or iso_now()
+
+        def locate_all() -> list[tuple[Path, str, int]]:
+            found = []
+            for record_id, n in counts.items():
+                try:
+                    path, _, _ = self._locate(record_id)
+                except RecordNotFoundError:
+                    continue
+                found.append((path, record_id, n))
+            return found
+
+        located = await asyncio.to_thread(locate_all)
+        results = await self._submit([self._touch_op(p, rid, n, stamp) for p, rid, n in located])
+        return sum(1 for r in results if r)
+
+    def _touch_op(self, path: Path, record_id: str, n: int, stamp: str) -> _Op:
+        def apply(parsed: ParsedFile, log: _BatchLog) -> bool:
+            for seg in parsed.segments:
+                if seg.record is not None and seg.record.id == record_id:
+                    seg.record = seg.record.replace(
+                        access_count=seg.record.access_count + n, last_accessed_ts=stamp
+                    )
+                    log.upserted[record_id] = seg.record
+                    log.dirty.add(path)
+                    return True
+            return False
+
+        return _Op(path, apply)
+
+    def _modify_op(self, record_id: str, kind: str, **changes: Any) -> _Op:
+        path, _, _ = self._locate(record_id)
+        extra_changes = changes.pop("extra", None)
+
+        def apply(parsed: ParsedFile, log: _BatchLog) -> MemoryRecord:
+            for seg in parsed.segments:
+                rec = seg.record
+                if rec is not None and rec.id == record_id:
+                    extra = dict(rec.extra)
+                    for key, value in (extra_changes or {}).items():
+                        if value is None:
+                            extra.pop(key, None)
+                        else:
+                            extra[key] = value
+                    new = rec.replace(**changes, extra=extra)
+                    seg.record = new
+                    log.record_event(path, kind, new)
+                    log.upserted[new.id] = new
+                    return new.replace()
+            raise RecordNotFoundError(record_id)
+
+        return _Op(path, apply)
+
+    async def forget(self, record_id: str) -> MemoryRecord:
+        """Remove the entry from its file and purge its content from the history, leaving a
+        tombstone with the id. Returns the record as it was."""
+        check_record_id(record_id)
+        path, _, _ = await asyncio.to_thread(self._locate, record_id)
+
+        def apply(parsed: ParsedFile, log: _BatchLog) -> MemoryRecord:
+            for i, seg in enumerate(parsed.segments):
+                if seg.record is not None and seg.record.id == record_id:
+                    del parsed.segments[i]
+                    log.norms.pop(path, None)
+                    log.id_sets.pop(path, None)
+                    log.removed.add(record_id)
+                    log.upserted.pop(record_id, None)
+                    log.purges.append((path, record_id))
+                    log.dirty.add(path)
+                    return seg.record.replace()
+            raise RecordNotFoundError(record_id)
+
+        return (await self._submit([_Op(path, apply)]))[0]
+
+    # ----------------------------------------------------------------- the writer task
+
+    async def _submit(self, ops: builtins.list[_Op]) -> builtins.list[Any]:
+        if not ops:
+            return []
+        if self._queue is None:
+            raise RuntimeError("MemoryStore is not started; use 'async with store' or start()")
+        loop = asyncio.get_running_loop()
+        group = loop.create_future()
+        await self._queue.put(_OpGroup(ops, group))
+        values: builtins.list[Any] = await group
+        return values
+
+    async def _writer(self) -> None:
+        assert self._queue is not None
+        stop = False
+        while not stop:
+            first = await self._queue.get()
+            groups: list[_OpGroup] = []
+            if first is None:
+                stop = True
+            else:
+                groups.append(first)
+            while not self._queue.empty():
+                item = self._queue.get_nowait()
+                if item is None:
+                    stop = True
+                else:
+                    groups.append(item)
+            if groups:
+                await self._run_batch(groups)
+
+    async def _run_batch(self, groups: builtins.list[_OpGroup]) -> None:
+        log = _BatchLog()
+        try:
+            results = await asyncio.to_thread(self._apply_groups, groups, log)
+            self.last_write_error = None
+        except BaseException as exc:  # a write failed: every caller of this batch learns it
+            for g in groups:
+                if not g.future.done():
+                    g.future.set_exception(exc)
+            if not isinstance(exc, Exception):
+                raise
+            return
+        change = StoreChange(
+            upserted=list(log.upserted.values()),
+            removed=sorted(log.removed),
+            files=list(results.touched),
+        )
+        listener_error: Exception | None = None
+        if change.upserted or change.removed:
+            for listener in self._listeners:
+                try:
+                    await listener.records_changed(change)
+                except Exception as exc:  # noqa: BLE001 - the files are written; report below
+                    logger.exception("memory index update failed; it will catch up on reconcile")
+                    listener_error = exc
+        for g, value in zip(groups, results.values, strict=True):
+            if g.future.done():
+                continue
+            if isinstance(value, BaseException):
+                g.future.set_exception(value)
+            else:
+                g.future.set_result(value)
+        if listener_error is not None:
+            self.last_listener_error = listener_error
+
+    def _apply_groups(self, groups: builtins.list[_OpGroup], log: _BatchLog) -> _BatchResults:
+        """Apply every group's ops to the parsed files, then write each touched file once.
+
+        An op checks everything before it mutates, so a failing op leaves its file as it was;
+        groups order their ops so that the ones that can fail come first."""
+        with self._lock:
+            working: dict[Path, ParsedFile] = {}
+            values: list[Any] = []
+            for g in groups:
+                try:
+                    out = []
+                    for op in g.ops:
+                        if op.path not in working:
+                            working[op.path] = self._load(op.path)
+                        out.append(op.apply(working[op.path], log))
+                    values.append(out)
+                except Exception as exc:  # noqa: BLE001 - handed to that group's caller
+                    values.append(exc)
+            touched = sorted(log.dirty)
+            try:
+                for path in touched:
+                    self._write_file(path, working[path], log.events.get(path, []))
+                for path, record_id in log.purges:
+                    history.purge(path, record_id)
+            except BaseException:
+                # The cached parses were mutated in place; drop them so reads go to disk.
+                for path in touched:
+                    self._forget_path(path)
+                raise
+            return _BatchResults(values, touched)
+
+    def _write_file(
+        self, path: Path, parsed: ParsedFile, events: builtins.list[dict[str, Any]]
+    ) -> None:
+        text = render_file(parsed)
+        atomic_write_text(path, text)
+        if events:
+            history.append_events(path, events)
+        st = path.stat()
+        self._forget_path(path)
+        self._cache[path] = _Cached((st.st_size, st.st_mtime_ns), parsed)
+        for rec in parsed.records:
+            self._id_paths[rec.id] = path
+        self._annotate(path, parsed)
+
+    def cleanup_temp_files(self) -> int:
+        folders = {p.parent for p in self.memory_files()}
+        return sum(remove_stale_temp_files(f) for f in folders)
+
+
+@dataclass
+class _OpGroup:
+    ops: list[_Op]
+    future: asyncio.Future[Any]
+
+
+@dataclass
+class _BatchResults:
+    values: list[Any]
+    touched: list[Path]
+
+
+def _supersede_chain(events: list[dict[str, Any]], record_id: str) -> set[str]:
+    """Ids linked to ``record_id`` through ``supersedes`` in either direction."""
+    links: dict[str, set[str]] = {}
+    for e in events:
+        rec = e.get("record") or {}
+        sup = rec.get("supersedes")
+        rid = e.get("id")
+        if isinstance(sup, str) and isinstance(rid, str):
+            links.setdefault(rid, set()).add(sup)
+            links.setdefault(sup, set()).add(rid)
+    chain = {record_id}
+    frontier = [record_id]
+    while frontier:
+        cur = frontier.pop()
+        for nxt in links.get(cur, ()):
+            if nxt not in chain:
+                chain.add(nxt)
+                frontier.append(nxt)
+    return chain
+
+
+def make_record(
+    content: str,
+    *,
+    scope: str,
+    category: str,
+    user_key: str | None = None,
+    agent_id: str = "agent_0",
+    dialogue_id: str | None = None,
+    **fields: Any,
+) -> MemoryRecord:
+    """A new record with a fresh id, owner set as the scope needs it."""
+    if scope == "user" and user_key is None:
+        raise InvalidIdError("user_key", None, "user scope needs a user key")
+    return MemoryRecord(
+        id=fields.pop("id", None) or new_id(),
+        scope=scope,
+        category=category,
+        content=content,
+        user_key=user_key,
+        agent_id=agent_id,
+        dialogue_id=dialogue_id,
+        **fields,
+    )
+
+
+__all__ = ["MemoryStore", "StoreChange", "StoreListener", "make_record", "normalise_content"]

@@ -1,0 +1,77 @@
+"""Open a workspace's memory: the store, its index, and (when asked) the embedder."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from familiars.config import Settings
+from familiars.memory._embeddings import Embedder, load_embedder
+from familiars.memory._index import MemoryIndex, ReconcileReport
+from familiars.memory._migrations import MigrationSet
+from familiars.memory._store import MemoryStore
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class MemoryWorkspace:
+    settings: Settings
+    store: MemoryStore
+    index: MemoryIndex
+    embedder: Embedder | None
+    reconcile_report: ReconcileReport | None = None
+
+    @property
+    def path(self) -> Path:
+        return self.store.workspace
+
+
+def embedder_from_settings(settings: Settings) -> Embedder:
+    cfg = settings.embedding
+    return load_embedder(
+        cfg.model, fallback=cfg.fallback, device=cfg.device, batch_size=cfg.batch_size
+    )
+
+
+@asynccontextmanager
+async def open_workspace(
+    settings: Settings,
+    *,
+    embedder: Embedder | None | bool = True,
+    reconcile: bool = True,
+    extra_migrations: Sequence[MigrationSet] = (),
+    progress: Callable[[int, int], None] | None = None,
+) -> AsyncIterator[MemoryWorkspace]:
+    """Store + index for ``settings.workspace``; ``embedder=True`` loads the configured model,
+    ``False``/``None`` opens without one (listing and editing need none), or pass an instance.
+    On open the index catches up with files edited while nothing was running."""
+    workspace = Path(settings.workspace)
+    if embedder is True:
+        emb: Embedder | None = embedder_from_settings(settings)
+    elif embedder is False or embedder is None:
+        emb = None
+    else:
+        emb = embedder
+    index = MemoryIndex(workspace, emb, extra_migrations=extra_migrations)
+    store = MemoryStore(workspace, listeners=[index])
+    await index.open()
+    try:
+        await store.start()
+        try:
+            mw = MemoryWorkspace(settings, store, index, emb)
+            if reconcile:
+                store.cleanup_temp_files()
+                mw.reconcile_report = await index.reconcile(store, progress=progress)
+                for err in mw.reconcile_report.errors:
+                    logger.warning("%s", err)
+                if emb is not None:
+                    await index.embed_missing()
+            yield mw
+        finally:
+            await store.close()
+    finally:
+        await index.close()

@@ -1,0 +1,583 @@
+"""Scheduled jobs: a small JobQueue over APScheduler 3.x, and the Scheduler that uses it.
+
+:class:`JobQueue` is in the spirit of python-telegram-bot's: callbacks are coroutine
+functions, each run is a task of its own that is shielded from cancellation (stopping the
+scheduler waits for a job that is half-way through sending), and every error goes to one
+handler instead of vanishing into APScheduler's log.
+
+:class:`Scheduler` is what the runtime starts. Its jobs: the decider tick, one exact job per
+due reminder, nightly consolidation (queue work through the gate, resumed after eviction),
+TTL / ephemeral sweeps, idle reclamation (and the gate snapshot for ``familiars gate
+status``), batched access-stat flushes. :meth:`Scheduler.run_due` is the whole proactive path
+for one moment in time; tests call it with ``now`` instead of waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, Protocol
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from apscheduler.jobstores.base import JobLookupError
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.date import DateTrigger
+from apscheduler.triggers.interval import IntervalTrigger
+
+from familiars.memory import MemoryError_
+from familiars.scheduler._decider import (
+    ChatModelLike,
+    DeciderPolicy,
+    DeciderService,
+    Decision,
+    DialogueState,
+    OpenLoop,
+    decide,
+)
+from familiars.scheduler._errors import SchedulerError
+from familiars.scheduler._gate import VRAMGate, save_snapshot, snapshot_path
+from familiars.scheduler._registry import ResumableWork, run_resumable
+from familiars.scheduler._reminders import (
+    LoopSource,
+    SchedulerLedger,
+    StoreLoops,
+    dialogue_key,
+    ledger_path,
+    reminder_rows,
+)
+
+logger = logging.getLogger(__name__)
+
+JobCallback = Callable[[], Awaitable[Any]]
+ErrorHandler = Callable[[str, BaseException], Any]
+
+
+# ---------------------------------------------------------------------------------------------
+# JobQueue
+
+
+def _log_error(name: str, exc: BaseException) -> None:
+    logger.error("scheduled job %s failed", name, exc_info=exc)
+
+
+class JobQueue:
+    """APScheduler's AsyncIOScheduler with shielded jobs and one error handler."""
+
+    def __init__(self, *, timezone: str = "UTC", error_handler: ErrorHandler | None = None):
+        self.scheduler = AsyncIOScheduler(timezone=timezone)
+        self.error_handler: ErrorHandler = error_handler or _log_error
+        self._running: set[asyncio.Task[Any]] = set()
+
+    @property
+    def running(self) -> bool:
+        return bool(self.scheduler.running)
+
+    def start(self) -> None:
+        if not self.scheduler.running:
+            self.scheduler.start()
+
+    async def stop(self, timeout: float = 30.0) -> None:
+        """Stop firing new jobs, then let running ones finish (up to ``timeout``)."""
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=False)
+        if self._running:
+            await asyncio.wait(set(self._running), timeout=timeout)
+
+    async def _run(self, name: str, callback: JobCallback) -> None:
+        task = asyncio.get_running_loop().create_task(self._guarded(name, callback))
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+        await asyncio.shield(task)
+
+    async def _guarded(self, name: str, callback: JobCallback) -> None:
+        try:
+            await callback()
+        except Exception as exc:  # noqa: BLE001 - handed to the one error handler, not lost
+            await self.report_error(name, exc)
+
+    async def report_error(self, name: str, exc: BaseException) -> None:
+        """Send ``exc`` to the error handler (sync or async)."""
+        try:
+            result = self.error_handler(name, exc)
+            if asyncio.iscoroutine(result):
+                await result
+        except Exception:  # noqa: BLE001 - a broken handler must not hide the first error
+            logger.exception("error handler failed on job %s", name)
+            _log_error(name, exc)
+
+    def _add(self, name: str, callback: JobCallback, trigger: Any, job_id: str | None) -> str:
+        job = self.scheduler.add_job(
+            self._run,
+            trigger=trigger,
+            args=(name, callback),
+            id=job_id or name,
+            name=name,
+            replace_existing=True,
+            coalesce=True,
+            misfire_grace_time=None,
+            max_instances=1,
+        )
+        return str(job.id)
+
+    def run_repeating(self, callback: JobCallback, interval_s: float, *, name: str) -> str:
+        return self._add(name, callback, IntervalTrigger(seconds=interval_s), None)
+
+    def run_daily(self, callback: JobCallback, *, hour: int, minute: int = 0, name: str) -> str:
+        return self._add(name, callback, CronTrigger(hour=hour, minute=minute), None)
+
+    def run_once(
+        self, callback: JobCallback, when: datetime, *, name: str, job_id: str | None = None
+    ) -> str:
+        return self._add(name, callback, DateTrigger(run_date=when), job_id)
+
+    def remove(self, job_id: str) -> bool:
+        try:
+            self.scheduler.remove_job(job_id)
+        except JobLookupError:
+            return False
+        return True
+
+    def job_ids(self) -> list[str]:
+        return [str(job.id) for job in self.scheduler.get_jobs()]
+
+
+# ---------------------------------------------------------------------------------------------
+# What the runtime hands in
+
+
+@dataclass(frozen=True)
+class ProactiveMessage:
+    """A message the familiar sends first. The runtime sends it through the platform that
+    owns the dialogue (a user-scope reminder with no dialogue goes to the person's DM) and
+    records it as an A node with ``origin="proactive"``."""
+
+    agent_id: str
+    dialogue_id: str | None
+    user_key: str | None
+    text: str
+    kind: str
+    reason: str
+    loop_ids: tuple[str, ...] = ()
+    at: datetime | None = None
+
+
+class ProactiveSender(Protocol):
+    async def send_proactive(self, message: ProactiveMessage) -> None:
+        """Deliver ``message``; raise if it was not delivered (it is then tried again)."""
+
+
+@dataclass(frozen=True)
+class DialogueInfo:
+    """What the runtime knows of one dialogue, for check-ins and the rules."""
+
+    agent_id: str
+    dialogue_id: str
+    user_key: str | None = None
+    display_name: str = ""
+    timezone: str | None = None
+    is_group: bool = False
+    last_user_at: datetime | None = None
+
+
+class DialogueDirectory(Protocol):
+    async def active_dialogues(self, now: datetime) -> Sequence[DialogueInfo]: ...
+
+
+@dataclass
+class Outcome:
+    """What happened in one dialogue at one ``run_due``."""
+
+    key: str
+    decision: Decision
+    sent: bool = False
+    text: str | None = None
+    error: str | None = None
+    closed: list[str] = field(default_factory=list)
+
+
+_OUTCOME_STATUS = {"reminder": "sent", "missed_reminder": "missed", "follow_up": "followed_up"}
+
+
+# ---------------------------------------------------------------------------------------------
+# The Scheduler
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Scheduler:
+    """The familiar's proactive side and its housekeeping (see the module docstring).
+
+    ``store`` is the MemoryStore (open loops are read from it and closed in it); ``sender``
+    delivers messages. Everything else is optional: a ``dialogues`` directory for check-ins,
+    a chat ``model`` to write messages, the ``gate`` for idle reclamation and queue work,
+    ``consolidate`` (resumable work), ``sweep(now)`` and ``flush_stats()`` callables.
+    """
+
+    def __init__(
+        self,
+        settings: Any,
+        store: Any,
+        sender: ProactiveSender,
+        *,
+        clock: Callable[[], datetime] = utcnow,
+        loops: LoopSource | None = None,
+        dialogues: DialogueDirectory | None = None,
+        model: ChatModelLike | None = None,
+        gate: VRAMGate | None = None,
+        consolidate: ResumableWork | None = None,
+        consolidation_mb: float = 0.0,
+        sweep: Callable[[datetime], Awaitable[Any]] | None = None,
+        flush_stats: Callable[[], Awaitable[Any]] | None = None,
+        error_handler: ErrorHandler | None = None,
+    ) -> None:
+        self.settings = settings
+        self.config = settings.scheduler
+        self.workspace = Path(settings.workspace)
+        self.sender = sender
+        self.clock = clock
+        self.loops: LoopSource | None = loops or (StoreLoops(store) if store is not None else None)
+        self.dialogues = dialogues
+        self.policy = DeciderPolicy.from_settings(self.config)
+        self.decider = DeciderService(self.policy, model=model)
+        self.gate = gate
+        self.consolidate = consolidate
+        self.consolidation_mb = consolidation_mb
+        self.sweep = sweep
+        self.flush_stats = flush_stats
+        self.ledger = SchedulerLedger(ledger_path(self.workspace))
+        self.jobs = JobQueue(
+            timezone=_checked_zone(self.config.timezone), error_handler=error_handler
+        )
+        self._due_lock = asyncio.Lock()
+        self._uncertain: list[str] = []
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Recover from the last run, then (when ``scheduler.enabled``) start the jobs. Due
+        reminders are handled at once: within the grace period they fire, else they are
+        reported as missed."""
+        self._uncertain = self.ledger.recover(self.clock())
+        if not self.config.enabled:
+            logger.info("scheduler disabled in the configuration")
+            return
+        self.jobs.start()
+        self._schedule_housekeeping()
+        if self.gate is not None:
+            await self._snapshot_job()
+        # A failure here (the store briefly unreadable, say) goes to the error handler; the
+        # next tick tries again, so the bot still starts.
+        await self.jobs._guarded("startup_run_due", self.run_due)
+        await self.jobs._guarded("schedule_reminders", self.schedule_reminders)
+
+    async def stop(self) -> None:
+        await self.jobs.stop()
+        if self.gate is not None:
+            self.write_gate_snapshot()
+
+    async def __aenter__(self) -> Scheduler:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    def _schedule_housekeeping(self) -> None:
+        cfg = self.config
+        self.jobs.run_repeating(self.run_due, cfg.tick_s, name="decider_tick")
+        if self.consolidate is not None:
+            self.jobs.run_daily(
+                self.run_consolidation, hour=cfg.consolidation_hour, name="consolidation"
+            )
+        if self.sweep is not None:
+            sweep = self.sweep
+            self.jobs.run_repeating(lambda: sweep(self.clock()), cfg.sweep_s, name="ttl_sweep")
+        if self.flush_stats is not None:
+            self.jobs.run_repeating(self.flush_stats, cfg.flush_s, name="access_stats_flush")
+        if self.gate is not None:
+            self.jobs.run_repeating(self.reclaim_idle, cfg.sweep_s, name="idle_reclamation")
+            gate_cfg = self.settings.gate
+            self.jobs.run_repeating(self._snapshot_job, gate_cfg.snapshot_s, name="gate_snapshot")
+
+    # -- reminders and the decider ----------------------------------------------------------
+
+    async def schedule_reminders(self) -> list[str]:
+        """One exact job per open reminder due in the future (ticks catch the rest)."""
+        if self.loops is None or not self.jobs.running:
+            return []
+        now = self.clock()
+        scheduled = []
+        for loop in await self.loops.open_loops():
+            if self._schedule_exact(loop, now):
+                scheduled.append(loop.record_id)
+        return scheduled
+
+    def _schedule_exact(self, loop: OpenLoop, now: datetime) -> bool:
+        if loop.kind != "reminder" or loop.due is None or loop.due <= now:
+            return False
+        if self.ledger.loop_status(loop.record_id) is not None:
+            return False
+        self.jobs.run_once(
+            self.run_due, loop.due, name="reminder", job_id=f"reminder:{loop.record_id}"
+        )
+        return True
+
+    async def records_changed(self, change: Any) -> None:
+        """A :class:`~familiars.memory.StoreListener`: new reminders get exact jobs."""
+        if not self.jobs.running:
+            return
+        now = self.clock()
+        for rec in getattr(change, "upserted", []):
+            loop = OpenLoop.from_record(rec)
+            if loop is not None:
+                self._schedule_exact(loop, now)
+
+    async def run_due(self, now: datetime | None = None) -> list[Outcome]:
+        """Decide for every dialogue with something due (or a check-in), and act."""
+        async with self._due_lock:  # a tick and an exact job never race on one reminder
+            now = now or self.clock()
+            states = await self._states(now)
+            outcomes = []
+            for key, state in states.items():
+                decision = decide(now, state, self.policy)
+                if decision.send:
+                    outcomes.append(await self._act(key, state, decision, now))
+            return outcomes
+
+    async def _states(self, now: datetime) -> dict[str, DialogueState]:
+        infos = list(await self.dialogues.active_dialogues(now)) if self.dialogues else []
+        open_loops = await self.loops.open_loops() if self.loops is not None else []
+        by_key = {dialogue_key(i.agent_id, i.dialogue_id, None): i for i in infos}
+        dm_of: dict[tuple[str, str | None], DialogueInfo] = {
+            (i.agent_id, i.user_key): i for i in infos if i.user_key and not i.is_group
+        }
+        grouped: dict[str, list[OpenLoop]] = {key: [] for key in by_key}
+        for loop in open_loops:
+            if self.ledger.loop_status(loop.record_id) is not None:
+                continue  # already acted on (the memory file may not say so yet)
+            grouped.setdefault(self._target_key(loop, dm_of), []).append(loop)
+        return {key: self._state(key, by_key.get(key), loops) for key, loops in grouped.items()}
+
+    def _target_key(self, loop: OpenLoop, dm_of: dict[tuple[str, str | None], DialogueInfo]) -> str:
+        if loop.dialogue_id:
+            return dialogue_key(loop.agent_id, loop.dialogue_id, None)
+        dm = dm_of.get((loop.agent_id, loop.user_key))
+        if dm is not None:
+            return dialogue_key(dm.agent_id, dm.dialogue_id, None)
+        return dialogue_key(loop.agent_id, None, loop.user_key)
+
+    def _state(self, key: str, info: DialogueInfo | None, loops: list[OpenLoop]) -> DialogueState:
+        first = loops[0] if loops else None
+        agent_id = info.agent_id if info else (first.agent_id if first else "agent_0")
+        return DialogueState(
+            agent_id=agent_id,
+            dialogue_id=info.dialogue_id if info else (first.dialogue_id if first else None),
+            user_key=(info.user_key if info else None) or (first.user_key if first else None),
+            display_name=info.display_name if info else "",
+            timezone=(info.timezone if info else None) or self.config.timezone,
+            is_group=info.is_group if info else False,
+            proactive_enabled=self.ledger.proactive_enabled(key),
+            last_user_at=info.last_user_at if info else None,
+            proactive_sent=self.ledger.sent_times(key),
+            silenced_until=self.ledger.silenced_until(key),
+            loops=tuple(loops),
+        )
+
+    async def _act(
+        self, key: str, state: DialogueState, decision: Decision, now: datetime
+    ) -> Outcome:
+        outcome = Outcome(key, decision)
+        composed = await self.decider.compose(decision, self._persona(state.agent_id))
+        if composed.text is None:
+            self.ledger.silence(key, now + timedelta(seconds=self.policy.min_gap_s))
+            self.ledger.save()
+            return outcome
+        loops = {lp.record_id: lp for lp in state.loops}
+        acted = [loops[rid] for rid in (*decision.loop_ids, *decision.missed_ids)]
+        for loop in acted:
+            self.ledger.mark(loop, "sending", now)
+        self.ledger.save()  # before sending: a crash now leaves "sending", never a resend
+        message = ProactiveMessage(
+            agent_id=state.agent_id,
+            dialogue_id=state.dialogue_id,
+            user_key=state.user_key,
+            text=composed.text,
+            kind=decision.kind or "",
+            reason=decision.reason,
+            loop_ids=tuple(lp.record_id for lp in acted),
+            at=now,
+        )
+        try:
+            await self.sender.send_proactive(message)
+        except Exception as exc:  # noqa: BLE001 - not delivered: undo the marks, retry next tick
+            for loop in acted:
+                self.ledger.forget_attempt(loop.record_id)
+            self.ledger.save()
+            outcome.error = f"{type(exc).__name__}: {exc}"
+            await self.jobs.report_error(f"proactive send to {key}", exc)
+            return outcome
+        outcome.sent, outcome.text = True, composed.text
+        fates = self._record_sent(key, decision, acted, now)
+        outcome.closed = await self._close(acted, fates, now)
+        return outcome
+
+    def _record_sent(
+        self, key: str, decision: Decision, acted: list[OpenLoop], now: datetime
+    ) -> dict[str, str]:
+        """Mark each loop with its fate (sent / missed / followed_up); returns them."""
+        missed = set(decision.missed_ids)
+        fates = {}
+        for loop in acted:
+            kind = "missed_reminder" if loop.record_id in missed else (decision.kind or "")
+            fates[loop.record_id] = _OUTCOME_STATUS.get(kind, "sent")
+            self.ledger.mark(loop, fates[loop.record_id], now)
+        self.ledger.record_sent(key, now)
+        self.ledger.save()
+        return fates
+
+    async def _close(
+        self, acted: list[OpenLoop], fates: dict[str, str], now: datetime
+    ) -> list[str]:
+        if self.loops is None:
+            return []
+        closed = []
+        for loop in acted:
+            try:
+                await self.loops.close_loop(loop.record_id, fates[loop.record_id], now)
+            except (MemoryError_, OSError) as exc:
+                # The ledger already holds the fate, so it is never sent again.
+                logger.warning("could not mark loop %s done in memory: %s", loop.record_id, exc)
+                continue
+            closed.append(loop.record_id)
+        return closed
+
+    def _persona(self, agent_id: str) -> str:
+        try:
+            return str(self.settings.agent(agent_id).persona)
+        except KeyError:
+            return ""
+
+    # -- commands the runtime exposes -------------------------------------------------------
+
+    def set_proactive(
+        self, agent_id: str, dialogue_id: str | None, user_key: str | None, enabled: bool
+    ) -> None:
+        """``/proactive on|off`` for one dialogue (persisted)."""
+        self.ledger.set_proactive(dialogue_key(agent_id, dialogue_id, user_key), enabled)
+
+    def proactive_enabled(
+        self, agent_id: str, dialogue_id: str | None, user_key: str | None
+    ) -> bool:
+        return self.ledger.proactive_enabled(dialogue_key(agent_id, dialogue_id, user_key))
+
+    async def reminders(self, user_key: str | None = None) -> list[dict[str, Any]]:
+        loops = await self.loops.open_loops() if self.loops is not None else []
+        return reminder_rows(loops, self.ledger, user_key=user_key)
+
+    def status(self) -> dict[str, Any]:
+        """For the HTTP API and status output: jobs and when they run next, loop fates."""
+        jobs = (
+            [
+                {"id": str(job.id), "next_run": _iso_or_none(job.next_run_time)}
+                for job in self.jobs.scheduler.get_jobs()
+            ]
+            if self.jobs.running
+            else []
+        )
+        fates: dict[str, int] = {}
+        for entry in self.ledger.loops().values():
+            fates[str(entry.get("status"))] = fates.get(str(entry.get("status")), 0) + 1
+        return {
+            "enabled": bool(self.config.enabled),
+            "running": self.jobs.running,
+            "jobs": jobs,
+            "loop_fates": fates,
+            "uncertain": self.uncertain,
+            "model": self.decider.model is not None,
+        }
+
+    @property
+    def uncertain(self) -> list[str]:
+        """Loops that may or may not have been sent before the last crash."""
+        return list(self._uncertain)
+
+    # -- housekeeping -----------------------------------------------------------------------
+
+    async def run_consolidation(self) -> str:
+        """Nightly consolidation as queue work through the gate; preempted, it is retried in
+        ten minutes and resumes from its checkpoint."""
+        if self.consolidate is None:
+            return "skipped"
+        if self.gate is None:
+            await self.consolidate({}, _NoGateLease())  # type: ignore[arg-type]
+            return "done"
+        result = await run_resumable(
+            self.gate,
+            "consolidator",
+            self.consolidate,
+            checkpoint_path=self.workspace / "scheduler" / "checkpoints" / "consolidation.json",
+            estimated_mb=self.consolidation_mb,
+        )
+        if result == "preempted" and self.jobs.running:
+            self.jobs.run_once(
+                self.run_consolidation,
+                self.clock() + timedelta(minutes=10),
+                name="consolidation_retry",
+            )
+        return result
+
+    async def reclaim_idle(self) -> list[str]:
+        if self.gate is None:
+            return []
+        reclaimed = await self.gate.reclaim_idle()
+        if reclaimed:
+            logger.info("reclaimed idle models: %s", ", ".join(reclaimed))
+        return reclaimed
+
+    async def _snapshot_job(self) -> None:
+        await asyncio.to_thread(self.write_gate_snapshot)
+
+    def write_gate_snapshot(self) -> None:
+        if self.gate is None:
+            return
+        snap = self.gate.snapshot()
+        snap.update(running=True, pid=os.getpid())
+        save_snapshot(snap, snapshot_path(self.workspace))
+
+
+def _iso_or_none(value: datetime | None) -> str | None:
+    return value.isoformat(timespec="seconds") if value is not None else None
+
+
+def _checked_zone(name: str) -> str:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise SchedulerError(
+            f"scheduler.timezone {name!r} is not a known time zone (e.g. 'Europe/Berlin')"
+        ) from exc
+    return name
+
+
+class _NoGateLease:
+    """Stands in for a lease when no gate is configured: never preempted."""
+
+    preempted = False
+    model_id = "consolidator"
+
+    def raise_if_preempted(self) -> None:
+        return None
+
+    def touch(self) -> None:
+        return None
+
+    def release(self) -> None:
+        return None

@@ -1,0 +1,224 @@
+"""What the scheduler must remember across restarts, and where open loops come from.
+
+:class:`SchedulerLedger` is one JSON file, ``<workspace>/scheduler/state.json``, written
+atomically after every change. It holds, per open loop the scheduler acted on, its fate
+(``sending`` -> ``sent`` / ``missed`` / ``followed_up``, or ``uncertain`` when the process
+died between "about to send" and "sent": such a loop is never sent again, and is shown by
+``familiars reminders list``), and per dialogue the proactive messages sent, a model's chosen
+silence and ``/proactive off``. A reminder is thus never sent twice and never dropped
+silently, even when the memory file could not be updated.
+
+:class:`StoreLoops` reads open loops from the :class:`~familiars.memory.MemoryStore`
+and closes them (``extra["open_loop"]["status"] = "done"`` with the outcome).
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from familiars.memory import MemoryRecord, parse_ts
+from familiars.scheduler._decider import OpenLoop
+from familiars.scheduler._errors import SchedulerStateError
+from familiars.scheduler._files import atomic_write_json
+
+logger = logging.getLogger(__name__)
+
+LEDGER_VERSION = 1
+STATE_FILE = "state.json"
+#: Fates after which a loop is never acted on again.
+FINAL_STATUSES: frozenset[str] = frozenset({"sent", "missed", "followed_up", "uncertain"})
+_KEEP_SENT = 50
+
+
+def ledger_path(workspace: Path) -> Path:
+    return Path(workspace) / "scheduler" / STATE_FILE
+
+
+def dialogue_key(agent_id: str, dialogue_id: str | None, user_key: str | None) -> str:
+    """The ledger's key for where a proactive message goes."""
+    if dialogue_id:
+        return f"{agent_id}/{dialogue_id}"
+    return f"{agent_id}/user:{user_key or '-'}"
+
+
+def _iso(dt: datetime) -> str:
+    return dt.isoformat(timespec="seconds")
+
+
+class SchedulerLedger:
+    """The scheduler's persistent state (see the module docstring)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._data = self._read()
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return {"version": LEDGER_VERSION, "loops": {}, "dialogues": {}}
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise SchedulerStateError(
+                f"scheduler state {self.path} is not valid JSON ({exc}); fix or move it away "
+                f"(the bot will not start, so that no reminder is sent twice)"
+            ) from exc
+        if not isinstance(data, dict) or not isinstance(data.get("loops", {}), dict):
+            raise SchedulerStateError(f"scheduler state {self.path} has an unknown shape")
+        data.setdefault("loops", {})
+        data.setdefault("dialogues", {})
+        return data
+
+    def save(self) -> None:
+        atomic_write_json(self.path, self._data)
+
+    # -- loops ------------------------------------------------------------------------------
+
+    def loop_status(self, record_id: str) -> str | None:
+        entry = self._data["loops"].get(record_id)
+        return entry.get("status") if isinstance(entry, dict) else None
+
+    def is_final(self, record_id: str) -> bool:
+        return self.loop_status(record_id) in FINAL_STATUSES
+
+    def mark(self, loop: OpenLoop, status: str, now: datetime, **info: Any) -> None:
+        entry = self._data["loops"].setdefault(loop.record_id, {})
+        entry.update(
+            status=status,
+            at=_iso(now),
+            kind=loop.kind,
+            task=loop.task(),
+            due=_iso(loop.due) if loop.due else None,
+            agent_id=loop.agent_id,
+            dialogue_id=loop.dialogue_id,
+            user_key=loop.user_key,
+            **info,
+        )
+
+    def forget_attempt(self, record_id: str) -> None:
+        """A send that failed for sure: the loop may be tried again."""
+        self._data["loops"].pop(record_id, None)
+
+    def recover(self, now: datetime) -> list[str]:
+        """At start: loops left ``sending`` by a crash become ``uncertain`` (never resent)."""
+        stuck = [rid for rid, e in self._data["loops"].items() if e.get("status") == "sending"]
+        for rid in stuck:
+            self._data["loops"][rid].update(status="uncertain", at=_iso(now))
+            logger.warning(
+                "reminder %s may or may not have been sent before the last shutdown; "
+                "it will not be sent again",
+                rid,
+            )
+        if stuck:
+            self.save()
+        return stuck
+
+    def loops(self) -> dict[str, dict[str, Any]]:
+        return {rid: dict(e) for rid, e in self._data["loops"].items()}
+
+    # -- dialogues --------------------------------------------------------------------------
+
+    def _dialogue(self, key: str) -> dict[str, Any]:
+        return self._data["dialogues"].setdefault(key, {"sent": []})
+
+    def sent_times(self, key: str) -> tuple[datetime, ...]:
+        entry = self._data["dialogues"].get(key, {})
+        times = (parse_ts(t) for t in entry.get("sent", []))
+        return tuple(t for t in times if t is not None)
+
+    def record_sent(self, key: str, now: datetime) -> None:
+        sent = self._dialogue(key)["sent"]
+        sent.append(_iso(now))
+        del sent[:-_KEEP_SENT]
+
+    def silenced_until(self, key: str) -> datetime | None:
+        return parse_ts(self._data["dialogues"].get(key, {}).get("silenced_until"))
+
+    def silence(self, key: str, until: datetime) -> None:
+        self._dialogue(key)["silenced_until"] = _iso(until)
+
+    def proactive_enabled(self, key: str) -> bool:
+        return not self._data["dialogues"].get(key, {}).get("proactive_off", False)
+
+    def set_proactive(self, key: str, enabled: bool) -> None:
+        self._dialogue(key)["proactive_off"] = not enabled
+        self.save()
+
+
+# ---------------------------------------------------------------------------------------------
+# Where loops come from
+
+
+class LoopSource(Protocol):
+    async def open_loops(self) -> list[OpenLoop]: ...
+
+    async def close_loop(self, record_id: str, outcome: str, now: datetime) -> None: ...
+
+
+class _StoreLike(Protocol):
+    async def list(self, *, live_only: bool = ...) -> builtins.list[MemoryRecord]: ...
+
+    async def modify(self, record_id: str, **changes: Any) -> MemoryRecord: ...
+
+    async def get(self, record_id: str) -> MemoryRecord: ...
+
+
+@dataclass
+class StoreLoops:
+    """Open loops in the memory files, through the MemoryStore."""
+
+    store: _StoreLike
+
+    async def open_loops(self) -> list[OpenLoop]:
+        # Expired records too: a reminder's TTL ends after its grace period, and a missed
+        # reminder must still be reported.
+        records = await self.store.list(live_only=False)
+        return loops_from_records(records)
+
+    async def close_loop(self, record_id: str, outcome: str, now: datetime) -> None:
+        rec = await self.store.get(record_id)
+        loop = dict(rec.open_loop or {})
+        loop.update(status="done", outcome=outcome, closed_at=_iso(now))
+        await self.store.modify(record_id, extra={"open_loop": loop})
+
+
+def loops_from_records(records: Iterable[MemoryRecord]) -> list[OpenLoop]:
+    out = []
+    for rec in records:
+        loop = OpenLoop.from_record(rec)
+        if loop is not None:
+            out.append(loop)
+    return out
+
+
+def reminder_rows(
+    loops: Iterable[OpenLoop], ledger: SchedulerLedger, *, user_key: str | None = None
+) -> list[dict[str, Any]]:
+    """Open loops and the ledger's fates, merged, for ``familiars reminders list``."""
+    rows: dict[str, dict[str, Any]] = {}
+    for rid, entry in ledger.loops().items():
+        rows[rid] = {"id": rid, **entry}
+    for lp in loops:
+        if lp.record_id in rows and rows[lp.record_id].get("status") in FINAL_STATUSES:
+            continue
+        rows[lp.record_id] = {
+            "id": lp.record_id,
+            "status": rows.get(lp.record_id, {}).get("status", "open"),
+            "kind": lp.kind,
+            "task": lp.task(),
+            "due": _iso(lp.due) if lp.due else None,
+            "agent_id": lp.agent_id,
+            "dialogue_id": lp.dialogue_id,
+            "user_key": lp.user_key,
+        }
+    out = [r for r in rows.values() if user_key is None or r.get("user_key") == user_key]
+    out.sort(key=lambda r: (r.get("due") or "9999", r["id"]))
+    return out
