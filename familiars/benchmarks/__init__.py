@@ -4,6 +4,7 @@
 from collections.abc import Callable
 from typing import Any
 
+from familiars.benchmarks import _dedupe as dedupe
 from familiars.benchmarks import _files as files
 from familiars.benchmarks import _gate as gate
 from familiars.benchmarks import _ingest as ingest
@@ -20,6 +21,7 @@ COMMANDS: tuple[tuple[str, Callable[..., Any]], ...] = (
     ("turn", turn.command),
     ("gate", gate.command),
     ("files", files.command),
+    ("dedupe", dedupe.command),
 )
 
 __all__ = ["COMMANDS"]

@@ -43,6 +43,12 @@ from familiars.memory._errors import (
     MemoryError_,
     RecordNotFoundError,
 )
+from familiars.memory._fact_identity import (
+    FactMatch,
+    fact_terms,
+    same_fact,
+    slot_of,
+)
 from familiars.memory._history import (
     HISTORY_SUFFIX,
 )
@@ -128,8 +134,8 @@ __all__ = [
     "DB_NAME",
     "DEFAULT_BUDGETS_MS",
     "DIALOGUE_ID_RE",
-    "HISTORY_SUFFIX",
     "FILE_KNOBS",
+    "HISTORY_SUFFIX",
     "RECALL_KNOBS",
     "RECORD_ID_RE",
     "SCOPES",
@@ -142,6 +148,7 @@ __all__ = [
     "DocumentFinder",
     "Embedder",
     "EntryParseError",
+    "FactMatch",
     "FolderWatcher",
     "FoundFile",
     "InvalidCellError",
@@ -174,6 +181,7 @@ __all__ = [
     "content_words",
     "context_lines",
     "embedder_from_settings",
+    "fact_terms",
     "format_found",
     "fts_query",
     "is_expired",
@@ -196,7 +204,9 @@ __all__ = [
     "reference_query",
     "relevant_for_context",
     "resolve_path",
+    "same_fact",
     "sentences",
+    "slot_of",
     "status_path",
     "utcnow",
     "valid_categories",
