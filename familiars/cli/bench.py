@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import typer
 
-from familiars.benchmarks import files, gate, ingest, locomo, recall, tree, turn
+from familiars.benchmarks import files, gate, ingest, locomo, recall, tree, turn, writer
 
 app = typer.Typer(help="Benchmarks: figures as ratios against a baseline measured in the same run.")
 
@@ -20,5 +20,6 @@ for _name, _module in (
     ("turn", turn),
     ("gate", gate),
     ("files", files),
+    ("writer", writer),
 ):
     app.command(_name)(_module.command)
