@@ -194,7 +194,7 @@ def _match(patterns: list[re.Pattern[str]], said: str) -> _Said | None:
         m = pattern.search(said)
         if m:
             verb = m.groupdict().get("verb")
-            return _Said(m.group("obj").strip(" .!,"), verb, number)
+            return _Said(m.group("obj").split(",")[0].strip(" .!"), verb, number)
     return None
 
 

@@ -202,7 +202,8 @@ def match_workplace(clause: str) -> list[Fact]:
 # --------------------------------------------------------------------------- pets
 
 _HAVE = (
-    r"(?:i|we)\s+(?:have|'ve\s+got|have\s+got|got|own|just\s+got|just\s+adopted|adopted|rescued)"
+    r"(?:i|we)(?:\s+have|'ve\s+got|\s+have\s+got|\s+got|\s+own|\s+just\s+got|"
+    r"\s+just\s+adopted|\s+adopted|\s+rescued)"
 )
 _PET_NAMED = re.compile(
     rf"(?:and\s+)?(?P<what>{_COUNT}\s+{_MOD}{_PET_WORD})(?:s|es)?\b(?:\s*,?\s*(?:called|named)\s+{_NAME})?",
@@ -246,7 +247,7 @@ def match_pets(clause: str) -> list[Fact]:
     while (pm := _PET_NAMED.match(clause, pos)) is not None:
         pos = pm.end() + (1 if pm.end() < len(clause) and clause[pm.end()] in " ," else 0)
         pos += len(clause[pos:]) - len(clause[pos:].lstrip(" ,"))
-        what = re.sub(r"\s+", " ", pm.group(0).strip()).rstrip(",")
+        what = re.sub(r"^and\s+|\s+", " ", pm.group(0)).strip().rstrip(",")
         name = pm.group("name") if _is_name(pm.group("name")) else None
         what = what if name else pm.group("what")
         facts.append(_pet(f"The user has {what}.", name or pm.group("what").split()[-1]))
@@ -271,7 +272,7 @@ _MEMBER_IS = re.compile(
     re.IGNORECASE,
 )
 _HAVE_MEMBERS = re.compile(
-    rf"^i\s+(?:have|'ve\s+got|have\s+got)\s+(?P<what>{_COUNT}\s+(?:(?:younger|older|little|"
+    rf"^i(?:\s+have|'ve\s+got|\s+have\s+got)\s+(?P<what>{_COUNT}\s+(?:(?:younger|older|little|"
     rf"big|baby|twin|grown-up|grown|step)\s+)*(?P<rel>{_FAMILY_WORD}|boys|girls)(?:s)?)"
     rf"(?:\s*,?\s*(?:called|named)\s+{_NAME})?",
     re.IGNORECASE,
@@ -345,7 +346,7 @@ _CALL_ME = re.compile(
 )
 _THEY_CALL_ME = re.compile(
     rf"^(?:(?:my\s+(?:friends|mates|family|colleagues|coworkers|pals|parents|kids))|everyone|"
-    rf"everybody|most\s+people|people|friends)\s+(?:just\s+|usually\s+|all\s+)?calls?\s+me\s+{_NAME}$"
+    rf"everybody|most\s+people|friends)\s+(?:just\s+|usually\s+|all\s+)?calls?\s+me\s+{_NAME}$"
     rf"|^my\s+nickname\s+is\s+{_NAME2}$",
     re.IGNORECASE,
 )
@@ -367,6 +368,26 @@ def match_nickname(clause: str) -> list[Fact]:
     return []
 
 
+_HOME = re.compile(
+    r"^(?:i|we)\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+(?:from\s+.+?\s+)?"
+    r"to\s+(?P<place>.+?)(?:\s+(?:last|this)\s+\w+|\s+\w+\s+ago)?$"
+    r"|^we\s+(?:now\s+)?live\s+in\s+(?:the\s+\w+\s+of\s+)?(?P<place2>.+)$"
+    r"|^i\s+live\s+(?:just\s+)?(?:outside|near)\s+(?P<place3>.+)$"
+    r"|^i'?ve\s+(?:been\s+)?liv(?:ed|ing)\s+in\s+(?P<place4>.+?)\s+for\s+.+$",
+    re.IGNORECASE,
+)
+
+
+def match_home(clause: str) -> list[Fact]:
+    """ "I moved from Leeds to Bristol", "we live in Leeds", "I live near Munich"."""
+    m = _HOME.match(clause)
+    place = _clean_place(next((g for g in m.groups() if g), "")) if m else None
+    if not place:
+        return []
+    near = " near" if m and m.group("place3") else " in"
+    return [Fact("user", "profile", f"The user lives{near} {place}.", ("home",), "home", 0.7)]
+
+
 def people_facts(clause: str) -> list[Fact]:
     """Every recogniser of this module on one clause."""
     return [
@@ -375,4 +396,5 @@ def people_facts(clause: str) -> list[Fact]:
         *match_workplace(clause),
         *match_pets(clause),
         *match_family(clause),
+        *match_home(clause),
     ]

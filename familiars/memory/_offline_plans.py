@@ -38,7 +38,7 @@ _PLAN_VERB = re.compile(
     r"^(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?P<body>(?:going|flying|travel+ing|heading|driving|"
     r"off|moving|visiting|getting\s+married|having|starting|running|doing|planning|attending|"
     r"taking|seeing|meeting|leaving|coming|spending|hosting|celebrating|camping)\b.+)$"
-    r"|^(?:i|we)\s+(?:have|'ve\s+got|have\s+got|got)\s+(?P<thing>(?:an?|my|our)\s+.+)$"
+    r"|^(?:i|we)(?:\s+have|'ve\s+got|\s+have\s+got|\s+got)\s+(?P<thing>(?:an?|my|our)\s+.+)$"
     r"|^(?:i|we)\s+(?P<start>start|begin|fly|leave|move)\s+(?P<srest>.+)$"
     r"|^(?:i|we)'?ll\s+be\s+(?P<be>(?:in|at|away|visiting|travel+ing)\b.+)$",
     re.IGNORECASE,
@@ -97,7 +97,8 @@ def match_plan(clause: str, *, now: datetime, tz: ZoneInfo) -> list[Fact]:
     clause = clause.strip(" .!")
     lead = _LEAD_TIME.match(clause)
     if lead:
-        clause = f"{lead.group('rest')} {lead.group('when')}"
+        when = lead.group("when")
+        clause = f"{lead.group('rest')} {when[0].lower()}{when[1:]}"
     m = _PLAN_VERB.match(clause)
     if not m or (m.group("body") and _NOT_PLANS.match(m.group("body"))):
         return []
