@@ -12,6 +12,7 @@ from familiars.benchmarks import _locomo as locomo
 from familiars.benchmarks import _recall as recall
 from familiars.benchmarks import _tree as tree
 from familiars.benchmarks import _turn as turn
+from familiars.benchmarks import _writer_bench as writer
 
 COMMANDS: tuple[tuple[str, Callable[..., Any]], ...] = (
     ("ingest", ingest.command),
@@ -22,6 +23,7 @@ COMMANDS: tuple[tuple[str, Callable[..., Any]], ...] = (
     ("gate", gate.command),
     ("files", files.command),
     ("dedupe", dedupe.command),
+    ("writer", writer.command),
 )
 
 __all__ = ["COMMANDS"]

@@ -64,6 +64,9 @@ from familiars.memory._migrations import (
     apply_migrations,
     open_database,
 )
+from familiars.memory._offline_writer import (
+    offline_writes,
+)
 from familiars.memory._paths import (
     AGENT_ID_RE,
     DIALOGUE_ID_RE,
@@ -122,6 +125,7 @@ from familiars.memory._workspace import (
 from familiars.memory._writer import (
     MemoryWriter,
     TurnContext,
+    WriteOp,
     WriterQueue,
     load_status,
     status_path,
@@ -170,6 +174,7 @@ __all__ = [
     "StoreChange",
     "StoreListener",
     "TurnContext",
+    "WriteOp",
     "WriterQueue",
     "apply_migrations",
     "atomic_write_text",
@@ -195,6 +200,7 @@ __all__ = [
     "new_id",
     "node_content_for_llm",
     "node_embedding_text",
+    "offline_writes",
     "open_database",
     "open_workspace",
     "parse_ts",

@@ -215,7 +215,8 @@ def _as_request(clause: str) -> str:
 
 
 _NOT_PREFERENCES = re.compile(
-    r"^to\s+(?:think|say|believe|know|imagine|hope|pretend|assume|mention|add|point)\b", re.I
+    r"^to\s+(?:think|say|believe|know|imagine|hope|pretend|assume|mention|add|point|be\s+called)\b",
+    re.I,
 )
 _PERSON_SWAP = {"my": "their", "me": "them", "myself": "themselves", "i": "they", "mine": "theirs"}
 
@@ -881,7 +882,11 @@ def _clause_facts(
         match_place_or_work(clause),
         match_dated_event(clause, now=now, tz=tz),
     )
-    return [f for f in found if f is not None]
+    from familiars.memory._offline_facts_people import people_facts
+    from familiars.memory._offline_plans import match_plan
+
+    more = [*people_facts(clause), *match_plan(clause, now=now, tz=tz)]
+    return [f for f in found if f is not None] + more
 
 
 def facts_in(
@@ -914,6 +919,8 @@ def facts_in(
             facts = _clause_facts(
                 said, now=now, tz=tz, grace_s=reminder_grace_s, dialogue_id=dialogue_id
             )
+            if body:  # "remember that I have a dentist appointment tomorrow" is a note
+                facts = [f for f in facts if "plan" not in f.tags]
             if not facts and (body or (noting and _MY_THING_IS.match(said))):
                 note = match_note(said, now=now, tz=tz)
                 facts = [note] if note is not None else []
@@ -1061,7 +1068,9 @@ def offline_writes(
         dialogue_id=dialogue_id,
         reminder_grace_s=reminder_grace_s,
     )
-    output = to_writes(facts, existing)
+    from familiars.memory._offline_changes import revise
+
+    output = to_writes(revise(facts, text, existing), existing)
     for rec in closed_loops(text, [r for r in existing if r.open_loop]):
         loop = OpenLoop(**{**(rec.open_loop or {}), "status": "done"})
         entry = WriterEntry(

@@ -1,0 +1,328 @@
+"""``familiars bench writer``: precision and recall of the offline writer, per kind of fact.
+
+Each line of the labelled set (``data/writer_messages.jsonl``) is one message the person
+sends, with the kinds of fact it holds, the substrings a right write contains, its split
+(``dev`` to tune on, ``held`` to report) and, for changes of mind, the records already kept
+(``prior``). The message goes through :func:`offline_writes` exactly as
+``MemoryWriter.offline_output`` calls it, and each write is read back as a kind by its cell
+and tags (:func:`write_kinds`).
+
+Scoring, per kind K:
+
+- a message labelled K is a hit when a write of kind K contains every expected substring
+  bound to K (``"job=nurse"``) and every unbound one (``"nurse"``); else a miss;
+- a false positive is a message not labelled K that writes something of kind K, or a message
+  labelled K whose writes of kind K are all wrong;
+- ``change``: a hit when the write that supersedes a prior record (one not marked ``keep``)
+  holds the expected substrings; superseding when no change was said, or superseding a
+  ``keep`` record, is a false positive;
+- ``none``: a hit when nothing is written (``skip`` writes nothing); a labelled message that
+  writes nothing counts against the precision of ``none``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from familiars.memory import MemoryRecord, WriteOp, offline_writes
+from familiars.terminal import fail, print_json, print_table, want_json
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_DATA = Path(__file__).parent / "data" / "writer_messages.jsonl"
+#: Monday 30 November 2026, 14:00 in Berlin: dates in the set are read against this.
+NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
+TIMEZONE = "Europe/Berlin"
+DIALOGUE_ID = "bench"
+REMINDER_GRACE_S = 6 * 3600.0
+KINDS = (
+    "name",
+    "nickname",
+    "job",
+    "workplace",
+    "pet",
+    "family",
+    "plan",
+    "like",
+    "dislike",
+    "change",
+    "place",
+    "birthday",
+    "allergy",
+    "reminder",
+    "remember",
+    "none",
+)
+SPLITS = ("dev", "held", "all")
+_PROFILE_TAGS = {
+    "name": ("name", "nickname"),
+    "nickname": ("nickname", "name"),
+    "job": ("job",),
+    "work": ("workplace",),
+    "home": ("place",),
+    "birthday": ("birthday",),
+    "allergy": ("allergy",),
+    "diet": ("allergy",),
+}
+
+
+@dataclass(frozen=True)
+class Message:
+    """One labelled line of the set."""
+
+    text: str
+    kinds: tuple[str, ...]
+    expect: tuple[str, ...]
+    split: str
+    prior: tuple[dict[str, Any], ...] = ()
+
+    def wanted(self, kind: str) -> list[str]:
+        """The substrings a write of ``kind`` must hold: those bound to it and the unbound."""
+        out = []
+        for item in self.expect:
+            bound, sep, text = item.partition("=")
+            if not sep:
+                out.append(item)
+            elif bound == kind:
+                out.append(text)
+        return out
+
+
+@dataclass
+class Tally:
+    hits: int = 0
+    misses: int = 0
+    false_positives: int = 0
+
+    def row(self) -> dict[str, Any]:
+        said = self.hits + self.misses
+        written = self.hits + self.false_positives
+        return {
+            "n": said,
+            "hits": self.hits,
+            "false_positives": self.false_positives,
+            "precision": round(self.hits / written, 3) if written else None,
+            "recall": round(self.hits / said, 3) if said else None,
+        }
+
+
+@dataclass
+class Outcome:
+    """What one message got: per kind hit/miss, the kinds written wrongly, and why."""
+
+    hits: set[str] = field(default_factory=set)
+    misses: set[str] = field(default_factory=set)
+    false_positives: set[str] = field(default_factory=set)
+    writes: list[str] = field(default_factory=list)
+
+
+def load_messages(path: Path, split: str = "all") -> list[Message]:
+    """The labelled messages of ``split`` (``dev``, ``held`` or ``all``)."""
+    out = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        unknown = set(row["kinds"]) - set(KINDS)
+        if unknown:
+            raise ValueError(f"{path}:{number}: unknown kinds {sorted(unknown)}")
+        msg = Message(
+            text=row["text"],
+            kinds=tuple(row["kinds"]),
+            expect=tuple(row.get("expect", ())),
+            split=row.get("split", "dev"),
+            prior=tuple(row.get("prior", ())),
+        )
+        if split == "all" or msg.split == split:
+            out.append(msg)
+    return out
+
+
+def prior_records(msg: Message) -> list[MemoryRecord]:
+    return [
+        MemoryRecord(
+            id=f"m_prior_{i}",
+            scope=p.get("scope", "user"),
+            category=p["category"],
+            content=p["content"],
+            tags=list(p.get("tags", ())),
+            user_key="bench",
+        )
+        for i, p in enumerate(msg.prior)
+    ]
+
+
+def write_kinds(write: WriteOp) -> tuple[str, ...]:
+    """The kinds a write may count as, the first being the one it counts against."""
+    category, tags = write.category, set(write.entry.tags)
+    if category == "event":
+        loop = write.entry.open_loop
+        return (
+            ("reminder",) if "reminder" in tags or (loop and loop.kind == "reminder") else ("plan",)
+        )
+    if category == "knowledge":
+        return ("remember",)
+    if category == "preference":
+        if "dislikes" in tags:
+            return ("dislike",)
+        return ("like",) if "likes" in tags else ("dislike", "like")
+    if category == "relation":
+        if "pet" in tags:
+            return ("pet",)
+        return ("family",) if "family" in tags else ("family", "pet")
+    if category == "profile":
+        for tag, kinds in _PROFILE_TAGS.items():
+            if tag in tags:
+                return kinds
+    return ("other",)
+
+
+def _holds(write: WriteOp, wanted: Iterable[str]) -> bool:
+    content = write.entry.content.lower()
+    return all(w.lower() in content for w in wanted)
+
+
+def score_message(msg: Message) -> Outcome:
+    """Run one message through the offline writer as the runtime does, and score it."""
+    existing = prior_records(msg)
+    output = offline_writes(
+        msg.text,
+        existing=existing,
+        now=NOW,
+        timezone=TIMEZONE,
+        dialogue_id=DIALOGUE_ID,
+        reminder_grace_s=REMINDER_GRACE_S,
+    )
+    outcome = Outcome(writes=[f"{w.op} {w.category}: {w.entry.content}" for w in output.writes])
+    written = [w for w in output.writes if w.op != "skip"]
+    _score_kinds(msg, output.writes, written, outcome)
+    _score_change(msg, written, outcome)
+    if "none" in msg.kinds:
+        (outcome.hits if not written else outcome.misses).add("none")
+    elif not written:
+        outcome.false_positives.add("none")
+    return outcome
+
+
+def _score_kinds(
+    msg: Message, writes: Sequence[WriteOp], written: Sequence[WriteOp], outcome: Outcome
+) -> None:
+    labelled = set(msg.kinds) - {"change", "none"}
+    for kind in labelled:
+        mine = [w for w in writes if kind in write_kinds(w)]
+        if any(_holds(w, msg.wanted(kind)) for w in mine):
+            outcome.hits.add(kind)
+            continue
+        outcome.misses.add(kind)
+        if any(w.op != "skip" for w in mine):
+            outcome.false_positives.add(kind)
+    for w in written:
+        kinds = write_kinds(w)
+        if not labelled & set(kinds) and not ("change" in msg.kinds and w.entry.supersedes_id):
+            outcome.false_positives.add(kinds[0])
+
+
+def _score_change(msg: Message, written: Sequence[WriteOp], outcome: Outcome) -> None:
+    keep = {f"m_prior_{i}" for i, p in enumerate(msg.prior) if p.get("keep")}
+    target = {f"m_prior_{i}" for i in range(len(msg.prior))} - keep
+    superseding = [w for w in written if w.entry.supersedes_id in target | keep]
+    if any(w.entry.supersedes_id in keep for w in superseding):
+        outcome.false_positives.add("change")
+    if "change" not in msg.kinds:
+        if superseding:
+            outcome.false_positives.add("change")
+        return
+    good = [w for w in superseding if w.entry.supersedes_id in target]
+    if any(_holds(w, msg.wanted("change")) for w in good):
+        outcome.hits.add("change")
+    else:
+        outcome.misses.add("change")
+        if good:
+            outcome.false_positives.add("change")
+
+
+def run_writer_bench(
+    path: Path = DEFAULT_DATA, split: str = "all", *, details: bool = False
+) -> dict[str, Any]:
+    """Per-kind precision and recall of the offline writer on ``split`` of the set at
+    ``path``; with ``details``, the messages each kind missed or wrote wrongly."""
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+    messages = load_messages(Path(path), split)
+    tallies = {kind: Tally() for kind in KINDS}
+    wrong: dict[str, list[dict[str, Any]]] = {kind: [] for kind in KINDS}
+    for msg in messages:
+        outcome = score_message(msg)
+        for kind in outcome.hits:
+            tallies[kind].hits += 1
+        for kind in outcome.misses:
+            tallies[kind].misses += 1
+        for kind in outcome.false_positives:
+            tallies.setdefault(kind, Tally()).false_positives += 1
+        if details:
+            for kind in outcome.misses | outcome.false_positives:
+                why = "miss" if kind in outcome.misses else "false positive"
+                wrong.setdefault(kind, []).append(
+                    {"text": msg.text, "why": why, "writes": outcome.writes}
+                )
+    facts = Tally()
+    for kind, tally in tallies.items():
+        if kind not in ("none", "other"):
+            facts.hits += tally.hits
+            facts.misses += tally.misses
+            facts.false_positives += tally.false_positives
+    report: dict[str, Any] = {
+        "split": split,
+        "messages": len(messages),
+        "by_split": dict(Counter(m.split for m in messages)),
+        "kinds": {
+            kind: tally.row()
+            for kind, tally in tallies.items()
+            if tally.row()["n"] or tally.false_positives
+        },
+        "all_facts": facts.row(),
+    }
+    if details:
+        report["wrong"] = {k: v for k, v in wrong.items() if v}
+    return report
+
+
+def command(
+    ctx: typer.Context,
+    split: Annotated[str, typer.Option(help="dev, held or all.")] = "all",
+    data: Annotated[Path, typer.Option(help="Labelled messages (JSON lines).")] = DEFAULT_DATA,
+    details: Annotated[
+        bool, typer.Option("--details", help="List each kind's misses and false positives.")
+    ] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Offline writer precision/recall per kind of fact on a labelled set of messages."""
+    if split not in SPLITS:
+        fail(f"--split takes one of {', '.join(SPLITS)}")
+    if not data.is_file():
+        fail(f"no labelled messages at {data}")
+    report = run_writer_bench(data, split, details=details)
+    if want_json(ctx, json_out):
+        print_json(report)
+        return
+    rows = [
+        [kind, r["n"], r["hits"], r["false_positives"], r["precision"], r["recall"]]
+        for kind, r in [*report["kinds"].items(), ("all facts", report["all_facts"])]
+    ]
+    print_table(
+        f"bench writer: offline writer on {report['messages']} messages ({split})",
+        ["kind", "n", "hits", "false pos.", "precision", "recall"],
+        rows,
+    )
+    for kind, items in report.get("wrong", {}).items():
+        for item in items:
+            typer.echo(f"{kind} {item['why']}: {item['text']!r} -> {item['writes']}")

@@ -1,0 +1,400 @@
+"""Offline recognisers for who the person is and who is around them: jobs and workplaces,
+pets and their names, family members and what is said of them, and nicknames.
+
+Each recogniser takes one clause (already cut by ``offline_writer``, questions and reported
+speech already dropped) and returns :class:`Fact` s; :func:`people_facts` runs them all.
+Vocabularies are closed lists on purpose: "I'm a nurse" is a job, "I'm a night owl" is not,
+and a missed job costs less than a wrong one.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from familiars.memory._offline_writer import (
+    Fact,
+    _clean_place,
+    _words,
+    third_person,
+    topic_key,
+)
+
+logger = logging.getLogger(__name__)
+
+#: The last word of a job title ("pediatric nurse", "software engineer").
+JOBS = frozenset(
+    _words(
+        "nurse doctor surgeon dentist hygienist pharmacist paramedic midwife physio "
+        "physiotherapist therapist psychologist psychiatrist vet veterinarian teacher lecturer "
+        "professor tutor student researcher scientist engineer developer programmer designer "
+        "architect accountant lawyer solicitor barrister paralegal attorney judge chef cook "
+        "baker barista waiter waitress bartender cashier clerk receptionist manager director "
+        "consultant analyst administrator assistant secretary intern apprentice electrician "
+        "plumber carpenter builder mechanic technician driver pilot firefighter officer "
+        "soldier police policeman policewoman journalist writer author editor photographer "
+        "artist musician actor actress dancer farmer gardener cleaner librarian translator "
+        "salesperson sales banker broker economist marketer recruiter carer caregiver "
+        "housekeeper hairdresser barber beautician tailor welder miner fisherman postman "
+        "courier porter security guard coach trainer instructor entrepreneur founder ceo "
+        "cto freelancer contractor surveyor optician radiographer sonographer dietitian "
+        "nutritionist counsellor counselor social worker priest vicar pastor rabbi imam "
+        "butcher florist jeweller"
+    )
+)
+#: Where a person may work, said without a name ("I work in a hospital").
+WORKPLACES = frozenset(
+    _words(
+        "hospital school bank shop store office factory warehouse restaurant lab laboratory "
+        "bakery cafe café hotel library pharmacy clinic university college bar pub garage "
+        "supermarket startup charity museum gallery studio salon kitchen nursery prison "
+        "airport"
+    )
+)
+PETS = frozenset(
+    _words(
+        "dog cat puppy pup kitten hamster rabbit bunny parrot budgie goldfish fish tortoise "
+        "turtle snake lizard gecko horse pony ferret chinchilla hedgehog "
+        "retriever labrador beagle poodle spaniel terrier collie husky corgi "
+        "dachshund pug bulldog greyhound whippet shepherd schnauzer labradoodle cockapoo "
+        "coon siamese persian tabby ragdoll bengal iguana axolotl pig"
+    )
+)
+FAMILY = frozenset(
+    _words(
+        "mum mom mother mam dad father sister brother son daughter wife husband partner "
+        "girlfriend boyfriend fiance fiancé fiancee fiancée grandmother grandma gran granny "
+        "nan nana grandfather grandpa grandad granddad aunt auntie uncle cousin niece nephew "
+        "stepmum stepmom stepdad stepfather stepmother stepson stepdaughter stepbrother "
+        "stepsister twin kid kids child children baby parents parent grandson granddaughter "
+        "grandkids grandchildren"
+    )
+)
+_PLURAL = {"children": "child", "kids": "kid", "grandkids": "grandkid", "parents": "parent"}
+_NAME = r"(?P<name>[A-Z][a-zà-ÿ'-]+)"
+_NAME2 = _NAME.replace("<name>", "<name2>")
+_NOT_A_NAME = frozenset(_words("I Is And But The A So Just Was Has Who Which That"))
+_COUNT = r"(?:a|an|one|two|three|four|five|six|\d+)"
+
+
+def _alternation(words: frozenset[str]) -> str:
+    return "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))
+
+
+_JOB_WORD = rf"(?:{_alternation(JOBS)})"
+_PET_WORD = rf"(?:{_alternation(PETS)})"
+_FAMILY_WORD = rf"(?:{_alternation(FAMILY)})"
+_MOD = r"(?:[\w-]+\s+){0,3}?"
+
+
+def _is_name(word: str | None) -> bool:
+    return bool(word) and word[0].isupper() and word not in _NOT_A_NAME  # type: ignore[index]
+
+
+# --------------------------------------------------------------------------- jobs
+
+_IM_A_JOB = re.compile(
+    r"^(?:by\s+day\s+)?(?:i'?m|i\s+am|im)\s+(?:now\s+|currently\s+|still\s+|actually\s+)?"
+    rf"(?:working\s+as\s+|employed\s+as\s+)?(?P<article>an?)\s+(?P<job>{_MOD}{_JOB_WORD})s?"
+    r"(?:\s+(?:at|for|with)\s+(?P<org>.+?))?(?:\s+(?:now|these days|in \w+))?$",
+    re.IGNORECASE,
+)
+_WORK_AS_AT = re.compile(
+    rf"^i\s+(?:now\s+)?work\s+as\s+(?P<article>an?)\s+(?P<job>{_MOD}{_JOB_WORD})"
+    r"\s+(?:at|for|with)\s+(?P<org>.+)$",
+    re.IGNORECASE,
+)
+_WORK_AT_AS = re.compile(
+    rf"^i\s+work\s+(?:at|for)\s+.+?\s+as\s+(?P<article>an?)\s+(?P<job>{_MOD}{_JOB_WORD})$",
+    re.IGNORECASE,
+)
+_MY_JOB = re.compile(
+    r"^my\s+job\s+is\s+(?:being\s+)?(?:(?P<article>an?)\s+)?(?P<job>[\w -]{3,40})$", re.I
+)
+_FOR_A_LIVING = re.compile(
+    r"^(?:for\s+a\s+living\s+i\s+(?P<a>.+)|i\s+(?P<b>.+?)\s+for\s+a\s+living)$", re.I
+)
+_TEACH_AT = re.compile(r"^i\s+(?:now\s+)?teach\s+(?:\w+\s+)?at\s+(?P<org>.+)$", re.I)
+_RETRAINED = re.compile(
+    rf"^i\s+(?:retrained|trained|qualified)\s+as\s+(?P<article>an?)\s+(?P<job>{_MOD}{_JOB_WORD})$",
+    re.I,
+)
+
+
+def _job_fact(article: str | None, job: str) -> Fact:
+    job = re.sub(r"\s+", " ", job.strip()).lower()
+    if job.split()[0] in ("retired", "former", "ex") or job.endswith("student"):
+        content = f"The user is {article or 'a'} {job}."
+    else:
+        content = f"The user works as {article or 'a'} {job}."
+    return Fact("user", "profile", content, ("job",), "job", 0.7)
+
+
+def _work_fact(org: str | None) -> Fact | None:
+    place = _clean_place(org) if org else None
+    if not place:
+        return None
+    return Fact("user", "profile", f"The user works at {place}.", ("work",), "work", 0.7)
+
+
+def match_job(clause: str) -> list[Fact]:
+    """ "I'm a nurse", "I work as a nurse at St. Mary's", "I'm a cashier at Tesco"."""
+    for pattern in (_WORK_AS_AT, _IM_A_JOB, _WORK_AT_AS, _RETRAINED):
+        m = pattern.match(clause)
+        if m:
+            groups = m.groupdict()
+            facts = [_job_fact(m.group("article"), m.group("job"))]
+            work = _work_fact(groups.get("org"))
+            return facts + ([work] if work else [])
+    m = _MY_JOB.match(clause)
+    if m and len(m.group("job").split()) <= 4:
+        return [_job_fact(m.group("article"), m.group("job"))]
+    m = _FOR_A_LIVING.match(clause)
+    if m:
+        what = third_person(m.group("a") or m.group("b"))
+        verb, _, rest = what.partition(" ")
+        content = f"The user {verb}s {rest} for a living.".replace("  ", " ")
+        return [Fact("user", "profile", content, ("job",), "job", 0.7)]
+    m = _TEACH_AT.match(clause)
+    if m:
+        work = _work_fact(m.group("org"))
+        job = Fact("user", "profile", "The user works as a teacher.", ("job",), "job", 0.7)
+        return [job] + ([work] if work else [])
+    return []
+
+
+# --------------------------------------------------------------------------- workplaces
+
+_NEW_JOB_AT = re.compile(
+    r"^i\s+(?:just\s+|recently\s+)?(?:got|landed|have|started|accepted|took)\s+(?:a\s+)?"
+    r"(?:new\s+)?(?:job|position|role)\s+(?:at|with)\s+(?P<org>.+)$"
+    r"|^i\s+(?:just\s+|recently\s+)?(?:started|began)\s+(?:working\s+)?at\s+(?P<org2>.+)$"
+    r"|^i'?m\s+employed\s+by\s+(?P<org3>.+)$"
+    r"|^i\s+(?:just\s+)?got\s+hired\s+(?:by|at)\s+(?P<org4>.+)$"
+    r"|^i'?ve\s+been\s+working\s+(?:at|for)\s+(?P<org5>.+?)(?:\s+for\s+.+)?$"
+    r"|^i\s+work\s+in\s+.+?\s+at\s+(?P<org6>[A-Z].+)$",
+    re.IGNORECASE,
+)
+_WORK_IN_PLACE = re.compile(
+    rf"^i\s+(?:now\s+)?work\s+in\s+(?:an?|the)\s+(?P<org>(?:[\w-]+\s+)?(?:{_alternation(WORKPLACES)}))$",
+    re.IGNORECASE,
+)
+_TIME_TAIL = re.compile(r"\s+(?:last|this|next)\s+\w+$|\s+(?:yesterday|today)$", re.I)
+
+
+def match_workplace(clause: str) -> list[Fact]:
+    """ "I just got a job at Deloitte", "I'm employed by the council", "I work in a hospital"."""
+    m = _NEW_JOB_AT.match(clause)
+    if m:
+        org = next(g for g in m.groups() if g)
+        work = _work_fact(_TIME_TAIL.sub("", org))
+        return [work] if work else []
+    m = _WORK_IN_PLACE.match(clause)
+    if m:
+        return [
+            Fact(
+                "user", "profile", f"The user works in a {m.group('org')}.", ("work",), "work", 0.7
+            )
+        ]
+    return []
+
+
+# --------------------------------------------------------------------------- pets
+
+_HAVE = (
+    r"(?:i|we)(?:\s+have|'ve\s+got|\s+have\s+got|\s+got|\s+own|\s+just\s+got|"
+    r"\s+just\s+adopted|\s+adopted|\s+rescued)"
+)
+_PET_NAMED = re.compile(
+    rf"(?:and\s+)?(?P<what>{_COUNT}\s+{_MOD}{_PET_WORD})(?:s|es)?\b(?:\s*,?\s*(?:called|named)\s+{_NAME})?",
+    re.IGNORECASE,
+)
+_HAVE_START = re.compile(rf"^{_HAVE}\s+", re.IGNORECASE)
+_MY_PET_IS_NAMED = re.compile(
+    rf"^(?:my|our)\s+(?P<pet>{_PET_WORD})(?:'s\s+name\s+is|\s+is\s+called|\s+is\s+named|"
+    rf"\s+goes\s+by)\s+{_NAME}",
+    re.IGNORECASE,
+)
+_MY_PET_NAME = re.compile(
+    rf"^(?:my|our)\s+(?:[\w-]+\s+)?(?P<pet>{_PET_WORD})\s+{_NAME}\b(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+
+
+def _pet(content: str, name_or_kind: str) -> Fact:
+    key = topic_key(name_or_kind)
+    return Fact("user", "relation", content, ("pet", f"topic:{key}"), f"pet:{key}", 0.75)
+
+
+def match_pets(clause: str) -> list[Fact]:
+    """ "I have a golden retriever called Biscuit", "My dog's name is Biscuit", "our dog Rufus
+    is a beagle"; one fact per pet named."""
+    m = _MY_PET_IS_NAMED.match(clause)
+    if m and _is_name(m.group("name")):
+        pet, name = m.group("pet").lower(), m.group("name")
+        return [_pet(f"The user has a {pet} called {name}.", name)]
+    m = _MY_PET_NAME.match(clause)
+    if m and _is_name(m.group("name")) and m.group("name").lower() not in PETS:
+        pet, name = m.group("pet").lower(), m.group("name")
+        rest = third_person(m.group("rest").strip(" .!"))
+        tail = f" {rest}" if re.match(r"^(?:is|was|has|loves|likes)\b", rest) else ""
+        return [_pet(f"The user has a {pet} called {name}{tail}.", name)]
+    start = _HAVE_START.match(clause)
+    if not start:
+        return []
+    facts: list[Fact] = []
+    pos = start.end()
+    while (pm := _PET_NAMED.match(clause, pos)) is not None:
+        pos = pm.end() + (1 if pm.end() < len(clause) and clause[pm.end()] in " ," else 0)
+        pos += len(clause[pos:]) - len(clause[pos:].lstrip(" ,"))
+        what = re.sub(r"^and\s+|\s+", " ", pm.group(0)).strip().rstrip(",")
+        name = pm.group("name") if _is_name(pm.group("name")) else None
+        what = what if name else pm.group("what")
+        facts.append(_pet(f"The user has {what}.", name or pm.group("what").split()[-1]))
+    return facts
+
+
+# --------------------------------------------------------------------------- family
+
+_MEMBER_NAMED_SAYS = re.compile(
+    rf"^my\s+(?P<rel>{_FAMILY_WORD})\s+{_NAME}\s+(?P<rest>(?:is|'s|was|works|lives|loves|likes|"
+    r"has|turns|just|hates|can't|cannot|doesn't|does|plays|studies|goes)\b.*)$",
+    re.IGNORECASE,
+)
+_MEMBER_IS_NAMED = re.compile(
+    rf"^my\s+(?P<rel>{_FAMILY_WORD})(?:'s\s+name\s+is|\s+is\s+called|\s+is\s+named|"
+    rf"\s+goes\s+by)\s+{_NAME}",
+    re.IGNORECASE,
+)
+_MEMBER_IS = re.compile(
+    rf"^my\s+(?P<rel>{_FAMILY_WORD})\s+is\s+(?P<what>(?:an?\s+{_MOD}{_JOB_WORD}|vegetarian|vegan|"
+    r"allergic\s+to\s+[\w -]+|pregnant|\d+|\w+\s+years\s+old))$",
+    re.IGNORECASE,
+)
+_HAVE_MEMBERS = re.compile(
+    rf"^i(?:\s+have|'ve\s+got|\s+have\s+got)\s+(?P<what>{_COUNT}\s+(?:(?:younger|older|little|"
+    rf"big|baby|twin|grown-up|grown|step)\s+)*(?P<rel>{_FAMILY_WORD}|boys|girls)(?:s)?)"
+    rf"(?:\s*,?\s*(?:called|named)\s+{_NAME})?",
+    re.IGNORECASE,
+)
+_MARRIED_TO = re.compile(
+    rf"^i'?m\s+(?:married|engaged)\s+to\s+(?:an?\s+(?:guy|man|woman|girl|lady)\s+"
+    rf"(?:called|named)\s+)?{_NAME}",
+    re.IGNORECASE,
+)
+_PARENT_OF = re.compile(
+    r"^i'?m\s+an?\s+(?:proud\s+)?(?P<rel>mum|mom|mother|dad|father|parent)\s+of\s+(?P<what>.+)$",
+    re.IGNORECASE,
+)
+_MEMBER_IN_PASSING = re.compile(rf"\bmy\s+(?P<rel>{_FAMILY_WORD})\s+(?-i:{_NAME})\b", re.IGNORECASE)
+
+
+def _family(content: str, who: str) -> Fact:
+    key = topic_key(who)
+    return Fact("user", "relation", content, ("family", f"topic:{key}"), f"family:{key}", 0.75)
+
+
+def match_family(clause: str) -> list[Fact]:
+    """ "My sister Emma is vegetarian", "my husband is called Tom", "I have two kids", and a
+    named member said in passing ("... with my husband Tom")."""
+    m = _MEMBER_NAMED_SAYS.match(clause)
+    if m and _is_name(m.group("name")):
+        rel, name = m.group("rel").lower(), m.group("name")
+        rest = third_person(m.group("rest").strip(" .!"))
+        return [_family(f"The user's {rel} {name} {rest}.", name)]
+    m = _MEMBER_IS_NAMED.match(clause)
+    if m and _is_name(m.group("name")):
+        rel, name = m.group("rel").lower(), m.group("name")
+        return [_family(f"The user's {rel} is called {name}.", name)]
+    m = _MEMBER_IS.match(clause)
+    if m:
+        rel = m.group("rel").lower()
+        return [_family(f"The user's {rel} is {m.group('what')}.", rel)]
+    m = _HAVE_MEMBERS.match(clause)
+    if m:
+        what, name = m.group("what"), m.group("name")
+        rel = _PLURAL.get(m.group("rel").lower(), m.group("rel").lower().rstrip("s"))
+        named = f" called {name}" if _is_name(name) else ""
+        return [_family(f"The user has {what}{named}.", name if named else rel)]
+    m = _MARRIED_TO.match(clause)
+    if m and _is_name(m.group("name")):
+        name = m.group("name")
+        return [_family(f"The user is married to {name}.", name)]
+    m = _PARENT_OF.match(clause)
+    if m:
+        rel = m.group("rel").lower()
+        return [_family(f"The user is a {rel} of {third_person(m.group('what'))}.", "children")]
+    return [
+        _family(
+            f"The user's {p.group('rel').lower()} is called {p.group('name')}.", p.group("name")
+        )
+        for p in _MEMBER_IN_PASSING.finditer(clause)
+        if _is_name(p.group("name"))
+    ]
+
+
+# --------------------------------------------------------------------------- nicknames
+
+_CALL_ME = re.compile(
+    rf"^(?:(?:actually|so|just|please|from\s+now\s+on,?)\s+)*(?:you\s+can\s+|please\s+|just\s+)*"
+    rf"call\s+me\s+(?:just\s+)?{_NAME}(?:\s*,?\s*(?:from\s+now\s+on|please|instead|thanks|"
+    r"everyone\s+does|for\s+short))*$"
+    rf"|^(?:i\s+(?:usually\s+|mostly\s+|just\s+)?go\s+by|i\s+prefer\s+to\s+be\s+called|"
+    rf"i'd\s+(?:rather|prefer)\s+you\s+call(?:ed)?\s+me|i\s+prefer\s+being\s+called)\s+{_NAME2}"
+    r"(?:\s+(?:instead|please|now))?$",
+    re.IGNORECASE,
+)
+_THEY_CALL_ME = re.compile(
+    rf"^(?:(?:my\s+(?:friends|mates|family|colleagues|coworkers|pals|parents|kids))|everyone|"
+    rf"everybody|most\s+people|friends)\s+(?:just\s+|usually\s+|all\s+)?calls?\s+me\s+{_NAME}$"
+    rf"|^my\s+nickname\s+is\s+{_NAME2}$",
+    re.IGNORECASE,
+)
+_NOT_NICKNAMES = frozenset(_words("later back tomorrow maybe when if now sometime soon"))
+
+
+def match_nickname(clause: str) -> list[Fact]:
+    """ "Call me Ali from now on" (how the bot should call them) and "my friends call me Bee"
+    (a nickname others use)."""
+    m = _CALL_ME.match(clause)
+    name = (m.group("name") or m.group("name2")) if m else ""
+    if m and name.lower() not in _NOT_NICKNAMES:
+        return [Fact("user", "profile", f"The user's name is {name}.", ("name",), "name", 0.9)]
+    m = _THEY_CALL_ME.match(clause)
+    name = (m.group("name") or m.group("name2")) if m else ""
+    if m and name.lower() not in _NOT_NICKNAMES:
+        content = f"The user's nickname is {name}."
+        return [Fact("user", "profile", content, ("nickname",), "nickname", 0.8)]
+    return []
+
+
+_HOME = re.compile(
+    r"^(?:i|we)\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+(?:from\s+.+?\s+)?"
+    r"to\s+(?P<place>.+?)(?:\s+(?:last|this)\s+\w+|\s+\w+\s+ago)?$"
+    r"|^we\s+(?:now\s+)?live\s+in\s+(?:the\s+\w+\s+of\s+)?(?P<place2>.+)$"
+    r"|^i\s+live\s+(?:just\s+)?(?:outside|near)\s+(?P<place3>.+)$"
+    r"|^i'?ve\s+(?:been\s+)?liv(?:ed|ing)\s+in\s+(?P<place4>.+?)\s+for\s+.+$",
+    re.IGNORECASE,
+)
+
+
+def match_home(clause: str) -> list[Fact]:
+    """ "I moved from Leeds to Bristol", "we live in Leeds", "I live near Munich"."""
+    m = _HOME.match(clause)
+    place = _clean_place(next((g for g in m.groups() if g), "")) if m else None
+    if not place:
+        return []
+    near = " near" if m and m.group("place3") else " in"
+    return [Fact("user", "profile", f"The user lives{near} {place}.", ("home",), "home", 0.7)]
+
+
+def people_facts(clause: str) -> list[Fact]:
+    """Every recogniser of this module on one clause."""
+    return [
+        *match_nickname(clause),
+        *match_job(clause),
+        *match_workplace(clause),
+        *match_pets(clause),
+        *match_family(clause),
+        *match_home(clause),
+    ]
