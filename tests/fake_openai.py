@@ -22,7 +22,7 @@ from aiohttp import web
 
 @dataclass
 class Reply:
-    kind: str = "text"  # text | status | hang | refuse_format
+    kind: str = "text"  # text | status | hang | refuse_format | cut
     content: str = ""
     status_code: int = 200
     headers: dict[str, str] = field(default_factory=dict)
@@ -43,6 +43,12 @@ class Reply:
         headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
         body = {"error": {"message": message, "type": "server_error", "code": code}}
         return cls(kind="status", status_code=code, headers=headers, body=body)
+
+    @classmethod
+    def cut(cls, content: str) -> Reply:
+        """Stream ``content`` and close the connection with neither [DONE] nor a
+        finish_reason, as a server that dies mid-reply does."""
+        return cls(kind="cut", content=content)
 
     @classmethod
     def hang(cls) -> Reply:
@@ -94,16 +100,19 @@ class FakeOpenAI:
         if reply.kind == "status":
             return web.json_response(reply.body, status=reply.status_code, headers=reply.headers)
         if body.get("stream"):
-            return await self._stream(request, reply.content)
+            return await self._stream(request, reply.content, complete=reply.kind != "cut")
         return web.json_response(_completion(body.get("model", ""), reply.content))
 
-    async def _stream(self, request: web.Request, content: str) -> web.StreamResponse:
+    async def _stream(
+        self, request: web.Request, content: str, *, complete: bool = True
+    ) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
-        for word in content.split(" "):
+        for word in content.split(" ") if content else []:
             piece = {"choices": [{"index": 0, "delta": {"content": word + " "}}]}
             await response.write(f"data: {json.dumps(piece)}\n\n".encode())
-        await response.write(b"data: [DONE]\n\n")
+        if complete:
+            await response.write(b"data: [DONE]\n\n")
         await response.write_eof()
         return response
 

@@ -36,6 +36,10 @@ MAX_MESSAGE_CHARS = 16_000
 APOLOGY = (
     "Sorry, I can't reach my language model right now. I've kept your message and will remember it."
 )
+#: Said after the text a model gave when its stream broke off mid-reply.
+CUT_OFF = " ...(cut off)"
+#: Said when a model answered with nothing at all.
+EMPTY_REPLY = "I lost my train of thought, please say that again."
 
 
 @dataclass
@@ -425,15 +429,17 @@ class DialogueManager:
             async for delta in model.stream(
                 messages, max_tokens=self.settings.llm.max_reply_tokens
             ):
-                if delta:
+                if delta.strip():
                     produced = True
+                if delta:
                     yield delta
         except (LLMError, OSError, TimeoutError) as exc:
             logger.warning("the language model failed: %s", exc)
-            if not produced:
-                yield APOLOGY
-        if not produced:
+            # Half a reply is never passed off as a whole one, and nothing is never silence.
+            yield CUT_OFF if produced else APOLOGY
             return
+        if not produced:
+            yield EMPTY_REPLY
 
     async def _queue_write(
         self,

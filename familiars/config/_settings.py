@@ -77,6 +77,8 @@ class LLMSettings(BaseModel):
     providers: list[ProviderSettings] = Field(default_factory=list)
     cooldown_quota_s: float = Field(default=3600.0, ge=0)
     cooldown_error_s: float = Field(default=60.0, ge=0)
+    #: No Retry-After header and no cooldown rests a provider (or one of its keys) longer.
+    cooldown_max_s: float = Field(default=3600.0, gt=0)
     max_reply_tokens: int = Field(default=800, ge=1)
     prompt_token_budget: int = Field(default=3000, ge=256)
 

@@ -20,6 +20,7 @@ from familiars.llm._errors import (
     ProviderServerError,
     ProviderTimeoutError,
     RateLimitedError,
+    StreamCutError,
     UnsupportedFeatureError,
 )
 from familiars.llm._offline import (
@@ -56,6 +57,7 @@ __all__ = [
     "ProviderState",
     "ProviderTimeoutError",
     "RateLimitedError",
+    "StreamCutError",
     "UnsupportedFeatureError",
     "build_chat_model",
     "extract_json",

@@ -7,6 +7,7 @@ LLMError (base)
 │   ├── ProviderServerError       5xx: a short cooldown
 │   ├── ProviderTimeoutError      no answer in time: a short cooldown
 │   ├── ProviderConnectionError   cannot connect: a short cooldown
+│   │   └── StreamCutError        the stream ended before the reply was complete
 │   └── BadResponseError          200 with a body that is not a chat completion: short
 ├── UnsupportedFeatureError       the provider refused a request feature (json_schema, ...)
 ├── BadRequestError               4xx that is our request's fault: no cooldown, not retried
@@ -54,6 +55,10 @@ class ProviderTimeoutError(ProviderError):
 
 class ProviderConnectionError(ProviderError):
     pass
+
+
+class StreamCutError(ProviderConnectionError):
+    """A streamed reply stopped with neither ``[DONE]`` nor a ``finish_reason``."""
 
 
 class BadResponseError(ProviderError):

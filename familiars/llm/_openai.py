@@ -23,6 +23,7 @@ from familiars.llm._errors import (
     ProviderServerError,
     ProviderTimeoutError,
     RateLimitedError,
+    StreamCutError,
     UnsupportedFeatureError,
 )
 
@@ -100,6 +101,7 @@ class OpenAIChatModel(ChatModel):
         timeout_s: float = 60.0,
         structured_output: str = "auto",
         key_rest_s: float = 3600.0,
+        max_wait_s: float = 3600.0,
         transport: httpx.AsyncBaseTransport | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -109,7 +111,9 @@ class OpenAIChatModel(ChatModel):
         self.base_url = base_url.rstrip("/")
         self.structured_output = structured_output
         self.timeout_s = timeout_s
-        self.key_rest_s = key_rest_s
+        self.key_rest_s = min(key_rest_s, max_wait_s)
+        #: A server's Retry-After is obeyed up to this many seconds, never beyond.
+        self.max_wait_s = max_wait_s
         self._keys = _KeyRing(api_keys)
         self._transport = transport
         self._clock = clock
@@ -122,6 +126,7 @@ class OpenAIChatModel(ChatModel):
         *,
         env: Mapping[str, str] | None = None,
         key_rest_s: float = 3600.0,
+        max_wait_s: float = 3600.0,
         transport: httpx.AsyncBaseTransport | None = None,
         clock: Callable[[], float] = time.time,
     ) -> OpenAIChatModel:
@@ -138,6 +143,7 @@ class OpenAIChatModel(ChatModel):
             timeout_s=provider.timeout_s,
             structured_output=provider.structured_output,
             key_rest_s=key_rest_s,
+            max_wait_s=max_wait_s,
             transport=transport,
             clock=clock,
         )
@@ -198,7 +204,7 @@ class OpenAIChatModel(ChatModel):
             idx = self._key_for_request()
             response = await self._post(body, idx)
             if response.status_code == 429 and idx is not None and len(self._keys) > 1:
-                wait = parse_retry_after(response.headers.get("retry-after"), now=self._clock())
+                wait = self._retry_after(response)
                 self._keys.rest(
                     idx, self._clock() + (wait if wait is not None else self.key_rest_s)
                 )
@@ -222,7 +228,7 @@ class OpenAIChatModel(ChatModel):
             return
         detail = _error_text(response)
         if status == 429:
-            wait = parse_retry_after(response.headers.get("retry-after"), now=self._clock())
+            wait = self._retry_after(response)
             reason = "quota exhausted" if _is_quota(response) else "rate limited"
             raise RateLimitedError(self.name, f"{reason}: {detail}", retry_after=wait)
         if status in (401, 403):
@@ -232,6 +238,12 @@ class OpenAIChatModel(ChatModel):
         if "response_format" in body and any(w in detail.lower() for w in _FEATURE_WORDS):
             raise UnsupportedFeatureError(self.name, body["response_format"]["type"], detail)
         raise BadRequestError(self.name, status, detail)
+
+    def _retry_after(self, response: httpx.Response) -> float | None:
+        """The server's Retry-After in seconds, capped: one ``Retry-After: 999999999`` must not
+        silence the bot for decades."""
+        wait = parse_retry_after(response.headers.get("retry-after"), now=self._clock())
+        return None if wait is None else min(wait, self.max_wait_s)
 
     def _parse(self, response: httpx.Response) -> ChatResult:
         try:
@@ -285,6 +297,10 @@ class OpenAIChatModel(ChatModel):
 
 
 async def _sse_text(response: httpx.Response, provider: str) -> AsyncIterator[str]:
+    """The text deltas of a server-sent event stream. A stream that ends with neither
+    ``[DONE]`` nor a ``finish_reason`` was cut: :class:`StreamCutError`, so the reply is never
+    shown as if it were complete."""
+    finished = False
     async for line in response.aiter_lines():
         if not line.startswith("data:"):
             continue
@@ -292,9 +308,13 @@ async def _sse_text(response: httpx.Response, provider: str) -> AsyncIterator[st
         if payload == "[DONE]":
             return
         try:
-            delta = json.loads(payload)["choices"][0].get("delta") or {}
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            choice = json.loads(payload)["choices"][0]
+            delta = choice.get("delta") or {}
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
             raise BadResponseError(provider, f"bad stream chunk: {payload[:200]}") from exc
-        text = delta.get("content")
-        if text:
+        finished = finished or bool(choice.get("finish_reason"))
+        text = delta.get("content") if isinstance(delta, dict) else None
+        if isinstance(text, str) and text:
             yield text
+    if not finished:
+        raise StreamCutError(provider, "the stream ended before the reply was complete")

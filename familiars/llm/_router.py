@@ -32,6 +32,7 @@ class ProviderRouter(ChatModel):
         *,
         cooldown_quota_s: float = 3600.0,
         cooldown_error_s: float = 60.0,
+        cooldown_max_s: float = 3600.0,
         clock: Callable[[], float] = time.time,
         on_change: StateListener | None = None,
     ) -> None:
@@ -45,6 +46,10 @@ class ProviderRouter(ChatModel):
         self.model = providers[0].model
         self.cooldown_quota_s = cooldown_quota_s
         self.cooldown_error_s = cooldown_error_s
+        self.cooldown_max_s = cooldown_max_s
+        #: Providers whose cooldown was inherited from an earlier process: each may be tried
+        #: once (a restart re-checks), and cools again only if it fails again.
+        self._probe: set[str] = set()
         self._clock = clock
         #: The clock cooldowns are measured on (time.time unless a test passes another).
         self.clock = clock
@@ -60,12 +65,15 @@ class ProviderRouter(ChatModel):
     def restore(self, saved: Sequence[Mapping[str, Any]]) -> None:
         """Take over cooldowns saved by an earlier process, so a restart does not hammer a
         provider whose quota is spent."""
+        now = self._clock()
         for item in saved:
             state = self._states.get(str(item.get("name")))
             until = item.get("cooling_until")
-            if state is not None and isinstance(until, int | float) and until > self._clock():
-                state.status, state.cooling_until = "cooling", float(until)
+            if state is not None and isinstance(until, int | float) and until > now:
+                state.status = "cooling"
+                state.cooling_until = min(float(until), now + self.cooldown_max_s)
                 state.last_error = item.get("last_error")
+                self._probe.add(state.name)
 
     def set_listener(self, listener: StateListener | None) -> None:
         self._on_change = listener
@@ -82,11 +90,14 @@ class ProviderRouter(ChatModel):
 
     def cooldown_for(self, exc: ProviderError) -> float:
         if exc.cooldown == "long":
-            return exc.retry_after if exc.retry_after is not None else self.cooldown_quota_s
-        return self.cooldown_error_s
+            wanted = exc.retry_after if exc.retry_after is not None else self.cooldown_quota_s
+        else:
+            wanted = self.cooldown_error_s
+        return min(wanted, self.cooldown_max_s)
 
     def _cool(self, provider: ChatModel, exc: ProviderError) -> None:
         state = self._states[provider.name]
+        self._probe.discard(provider.name)
         seconds = self.cooldown_for(exc)
         state.status, state.cooling_until = "cooling", self._clock() + seconds
         state.failures += 1
@@ -95,12 +106,20 @@ class ProviderRouter(ChatModel):
         self._notify()
 
     def _succeeded(self, provider: ChatModel) -> None:
-        self._states[provider.name].successes += 1
+        state = self._states[provider.name]
+        state.successes += 1
+        if provider.name in self._probe:  # the inherited cooldown was stale: back in service
+            self._probe.discard(provider.name)
+            state.status, state.cooling_until = "ok", None
         self._notify()
 
     def available(self) -> list[ChatModel]:
         self._expire_cooldowns()
-        return [p for p in self.providers if self._states[p.name].status == "ok"]
+        return [
+            p
+            for p in self.providers
+            if self._states[p.name].status == "ok" or p.name in self._probe
+        ]
 
     def _none_available(self, last: ProviderError | None) -> NoProviderAvailableError:
         ends = [s.cooling_until for s in self._states.values() if s.cooling_until is not None]
@@ -203,7 +222,12 @@ def build_chat_model(
         return None
     providers = [
         OpenAIChatModel.from_settings(
-            p, env=env, key_rest_s=settings.cooldown_quota_s, transport=transport, clock=clock
+            p,
+            env=env,
+            key_rest_s=settings.cooldown_quota_s,
+            max_wait_s=settings.cooldown_max_s,
+            transport=transport,
+            clock=clock,
         )
         for p in settings.providers
     ]
@@ -211,5 +235,6 @@ def build_chat_model(
         providers,
         cooldown_quota_s=settings.cooldown_quota_s,
         cooldown_error_s=settings.cooldown_error_s,
+        cooldown_max_s=settings.cooldown_max_s,
         clock=clock,
     )

@@ -16,6 +16,7 @@ from familiars.llm import (
     ProviderServerError,
     ProviderTimeoutError,
     RateLimitedError,
+    StreamCutError,
     build_chat_model,
     extract_json,
     parse_retry_after,
@@ -220,15 +221,57 @@ async def test_router_timeout_is_short_cooldown_and_all_cooling_raises():
         await router.aclose()
 
 
-async def test_router_restore_takes_over_saved_cooldowns():
+async def test_router_restore_rechecks_a_saved_cooldown_once():
+    clock = Clock()
+    async with FakeOpenAI() as srv:
+        srv.script(Reply.status(429))
+        router = ProviderRouter([client(srv, "a", clock=clock)], clock=clock)
+        router.restore([{"name": "a", "cooling_until": clock.t + 10, "last_error": "x"}])
+        assert router.states()[0].status == "cooling"
+        with pytest.raises(NoProviderAvailableError):
+            await router.chat(MSGS)  # the restart's one re-check, which fails again
+        with pytest.raises(NoProviderAvailableError):
+            await router.chat(MSGS)  # now it rests: no second request
+        assert len(srv.requests) == 1
+        await router.aclose()
+
+
+async def test_router_back_in_service_when_the_restored_cooldown_was_stale():
     clock = Clock()
     async with FakeOpenAI() as srv:
         router = ProviderRouter([client(srv, "a", clock=clock)], clock=clock)
-        router.restore([{"name": "a", "cooling_until": clock.t + 10, "last_error": "x"}])
-        with pytest.raises(NoProviderAvailableError):
-            await router.chat(MSGS)
-        assert srv.requests == []
+        router.restore([{"name": "a", "cooling_until": clock.t + 10**9, "last_error": "x"}])
+        assert router.states()[0].cooling_until == clock.t + router.cooldown_max_s
+        assert (await router.chat(MSGS)).text == "ok"
+        assert router.states()[0].status == "ok"
         await router.aclose()
+
+
+async def test_a_huge_retry_after_is_capped_at_the_ceiling():
+    clock = Clock()
+    async with FakeOpenAI() as srv:
+        srv.script(Reply.status(429, retry_after=999999999))
+        router = ProviderRouter(
+            [client(srv, "a", clock=clock, max_wait_s=600)], cooldown_max_s=600, clock=clock
+        )
+        with pytest.raises(NoProviderAvailableError) as info:
+            await router.chat(MSGS)
+        assert info.value.retry_at == clock.t + 600
+        clock.t += 601
+        assert (await router.chat(MSGS)).text == "ok"
+        await router.aclose()
+
+
+async def test_a_cut_stream_raises_after_the_text_it_gave():
+    async with FakeOpenAI() as srv:
+        srv.script(Reply.cut("half a thought"))
+        model = client(srv)
+        seen: list[str] = []
+        with pytest.raises(StreamCutError):
+            async for chunk in model.stream(MSGS):
+                seen.append(chunk)
+        assert "".join(seen).split() == ["half", "a", "thought"]
+        await model.aclose()
 
 
 async def test_router_does_not_cool_on_our_bad_request():

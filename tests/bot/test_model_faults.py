@@ -1,0 +1,55 @@
+"""A model that fails mid-reply or says nothing never leaves the person with silence or half a
+reply passed off as whole (issue 13)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from familiars.bot import Application, IncomingMessage
+from familiars.config import load_settings
+from tests.fake_openai import FakeOpenAI, Reply
+from tests.fakes import HashEmbedder
+
+
+def _msg(text: str) -> IncomingMessage:
+    return IncomingMessage(
+        platform="telegram", chat_id="c0", user_id="u1", display_name="Ann", text=text,
+        ts=datetime(2026, 11, 2, 10, tzinfo=UTC),
+    )  # fmt: skip
+
+
+async def _reply_to(workspace: Path, server: FakeOpenAI, text: str) -> str:
+    settings = load_settings(
+        workspace=workspace,
+        llm={"providers": [{"name": "a", "base_url": server.base_url, "model": "m"}]},
+    )
+    app = Application(
+        settings, embedder=HashEmbedder(), platforms=False, scheduler=False, watch=False
+    )
+    async with app:
+        assert app.dialogues is not None
+        reply = "".join([d async for d in app.dialogues.respond(_msg(text))])
+        await app.settle()
+    return reply
+
+
+@pytest.mark.parametrize(
+    ("scripted", "expected"),
+    [
+        (Reply.text(""), "I lost my train of thought, please say that again."),
+        (Reply.text("   "), "I lost my train of thought, please say that again."),
+        (Reply.cut("Your dog is called"), "Your dog is called ...(cut off)"),
+        (Reply.status(500), "Sorry, I can't reach my language model right now."),
+    ],
+    ids=["empty", "blank", "cut", "server-error"],
+)
+async def test_the_person_is_told_what_happened(
+    workspace: Path, scripted: Reply, expected: str
+) -> None:
+    async with FakeOpenAI(Reply.json({"writes": []})) as server:
+        server.script(scripted)
+        reply = await _reply_to(workspace, server, "What is my dog called?")
+    assert " ".join(reply.split()).startswith(expected)
