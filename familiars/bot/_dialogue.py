@@ -23,6 +23,7 @@ from familiars.bot._adapters.base import (
     IncomingMessage,
 )
 from familiars.bot._commands import Caller, CommandContext, Commands
+from familiars.bot._leak_guard import GuardVerdict, guard_group_reply
 from familiars.bot._prompt import BranchTurn, PromptParts, build_messages
 from familiars.bot._redaction import Redactor
 from familiars.bot._state import BotState, DialogueInfo
@@ -123,6 +124,15 @@ class TurnStats:
     items: int = 0
     used: int = 0
     latencies_ms: list[float] = field(default_factory=list)
+    #: Group replies the last check redacted, and those it withheld whole.
+    guard_redacted: int = 0
+    guard_withheld: int = 0
+
+    def guarded(self, verdict: GuardVerdict) -> None:
+        if verdict.withheld:
+            self.guard_withheld += 1
+        elif verdict.changed:
+            self.guard_redacted += 1
 
     def add(self, items: int, used: int, ms: float) -> None:
         self.recalls += 1
@@ -140,6 +150,8 @@ class TurnStats:
             "recalls": self.recalls,
             "items_per_recall": round(self.items / self.recalls, 3) if self.recalls else 0.0,
             "hit_rate": round(self.used / self.items, 3) if self.items else 0.0,
+            "group_replies_redacted": self.guard_redacted,
+            "group_replies_withheld": self.guard_withheld,
             "latency_ms": {
                 "p50": round(float(np.percentile(lat, 50)), 2),
                 "p95": round(float(np.percentile(lat, 95)), 2),
@@ -299,9 +311,13 @@ class DialogueManager:
         messages = await self._prompt(agent, info, user_key, message, llm_text, recalled, q_id, now)
 
         reply = ""
-        async for delta in self._reply(agent, messages):
-            reply += delta
-            yield delta
+        if info.is_group:  # checked whole before anyone in the group reads a word of it
+            reply = await self._guarded_reply(agent, messages, user_key, recalled, now)
+            yield reply
+        else:
+            async for delta in self._reply(agent, messages):
+                reply += delta
+                yield delta
         if notes:
             tail = ("\n\n" if reply else "") + "\n".join(notes)
             reply += tail
@@ -327,6 +343,29 @@ class DialogueManager:
         )
         await self._clear_ephemeral(key, agent.id, info.dialogue_id)
         self._turn_started[key] = turn_start_iso
+
+    async def _guarded_reply(
+        self,
+        agent: AgentSettings,
+        messages: list[Any],
+        user_key: str,
+        recalled: list[RecalledItem],
+        now: datetime,
+    ) -> str:
+        """The whole reply, after the last check against what is private to the speaker."""
+        reply = "".join([delta async for delta in self._reply(agent, messages)])
+        mine = await self.store.list(scope="user", user_key=user_key, now=now)
+        private = [r.content for r in mine] + [it.text for it in recalled if it.private]
+        public = [m.content for m in messages if m.role != "system"]
+        verdict = guard_group_reply(reply, private, public)
+        if verdict.changed:
+            logger.warning(
+                "group reply %s: %s",
+                "withheld" if verdict.withheld else "redacted",
+                ", ".join(leak.kind for leak in verdict.leaks),
+            )
+            self.stats.guarded(verdict)
+        return verdict.text
 
     async def _recall(
         self,
@@ -370,12 +409,9 @@ class DialogueManager:
             for r in await self.store.list(scope="identity", agent_id=agent.id, now=now)
             if r.category in ("directive", "procedure")
         ]
-        profile = await self.store.list(
-            scope="user", user_key=user_key, category="profile", now=now
-        )
-        profile += await self.store.list(
-            scope="user", user_key=user_key, category="preference", now=now
-        )
+        # In a group the model gets none of the speaker's private notes: what it never reads
+        # it cannot post, and the last check (_guarded_reply) has less to catch.
+        profile = [] if info.is_group else await self._profile(user_key, now)
         profile_ids = {r.id for r in profile}
         passages: list[str] = []
         if self.documents is not None and not info.is_group:
@@ -404,7 +440,9 @@ class DialogueManager:
             private=[
                 it.text
                 for it in recalled
-                if it.private and not (set(it.record_ids or (it.id,)) & profile_ids)
+                if it.private
+                and not info.is_group
+                and not (set(it.record_ids or (it.id,)) & profile_ids)
             ],
             branch=branch[:-1],
             message=llm_text,
@@ -413,6 +451,12 @@ class DialogueManager:
             now_text=now.astimezone(tz).strftime("%A %d %B %Y, %H:%M %Z"),
         )
         return build_messages(parts, budget_tokens=self.settings.llm.prompt_token_budget)
+
+    async def _profile(self, user_key: str, now: datetime) -> list[MemoryRecord]:
+        found = await self.store.list(scope="user", user_key=user_key, category="profile", now=now)
+        return found + await self.store.list(
+            scope="user", user_key=user_key, category="preference", now=now
+        )
 
     def model_for(self, agent: AgentSettings) -> ChatModel | None:
         """The agent's own provider when it names one, else the shared router."""

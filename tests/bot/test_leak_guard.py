@@ -1,0 +1,49 @@
+"""The group reply check: numbers, quotes and names from private notes never go out."""
+
+from __future__ import annotations
+
+from familiars.bot._leak_guard import REDACTED, WITHHELD, guard_group_reply
+
+PRIVATE = [
+    "The user's bank PIN is 4921.",
+    "The user's test result came back positive for Lyme disease.",
+    "The user's password hint is the name of their first cat, Whiskers.",
+]
+
+
+def test_a_reply_with_nothing_private_goes_out_unchanged() -> None:
+    verdict = guard_group_reply("Good morning everyone! Ready for the quiz?", PRIVATE)
+    assert not verdict.changed and verdict.text.startswith("Good morning")
+
+
+def test_a_pin_is_redacted_even_spaced_out() -> None:
+    verdict = guard_group_reply("Sure, it's 4 9 2 1 if I remember well.", PRIVATE)
+    assert verdict.changed and "4 9 2 1" not in verdict.text and REDACTED in verdict.text
+    assert [leak.kind for leak in verdict.leaks] == ["number"]
+
+
+def test_a_near_quote_withholds_the_whole_reply() -> None:
+    verdict = guard_group_reply("Well, your Test Result came back positive, sorry!", PRIVATE)
+    assert verdict.withheld and verdict.text == WITHHELD
+
+
+def test_a_private_name_is_redacted() -> None:
+    verdict = guard_group_reply("Is it Whiskers? Cute name.", PRIVATE)
+    assert verdict.changed and "Whiskers" not in verdict.text
+
+
+def test_what_the_group_itself_said_is_public() -> None:
+    message = "My cat Whiskers turned 4921 days old today!"
+    verdict = guard_group_reply("Happy 4921 days, Whiskers!", PRIVATE, public=[message])
+    assert not verdict.changed
+
+
+def test_many_small_leaks_withhold() -> None:
+    private = ["Lives at 12 Elm Street, phone 555 0199, partner Jordan, dog Pepper."]
+    verdict = guard_group_reply("Say hi to Jordan and Pepper, and call 5550199!", private)
+    assert verdict.withheld
+
+
+def test_common_capitalised_words_are_not_names() -> None:
+    verdict = guard_group_reply("The weather is nice. I think so too.", ["The user likes rain."])
+    assert not verdict.changed
