@@ -300,8 +300,14 @@ class DialogueManager:
         if self.documents is not None:
             for attachment in message.attachments:
                 notes.append(await self.documents.save_attachment(user_key, attachment))
+        stored = redaction.at_rest  # masked secrets are never written in clear
+        metadata.update(stored.metadata)
         q_id = await self.log.add_user_node(
-            agent.id, info.dialogue_id, text=text, timestamp=now.timestamp(), metadata=metadata
+            agent.id,
+            info.dialogue_id,
+            text=stored.content,
+            timestamp=now.timestamp(),
+            metadata=metadata,
         )
         await self.state.touch_dialogue(agent.id, info.dialogue_id, user_at=turn_start_iso)
 

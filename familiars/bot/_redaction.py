@@ -1,12 +1,13 @@
 """Privacy redaction: find secrets and personal data in incoming text (§5.5.2).
 
-The scanner finds four kinds of things:
+The scanner finds five kinds of things:
 
 - ``api_key``: API keys and tokens (``sk-...``, ``ghp_...``, ``xox?-...``, ``AKIA...``,
   ``AIza...``, JWTs, Telegram bot tokens, ``Bearer <token>``, ``api_key=<value>``) and long
   high-entropy tokens that mix upper case, lower case and digits;
 - ``card``: payment card numbers, 13 to 19 digits (spaces or dashes between groups allowed)
   that pass the Luhn check;
+- ``password``: what follows "my password is", "passcode:", "passphrase =" and the like;
 - ``email``: e-mail addresses;
 - ``phone``: phone numbers written as phone numbers (``+`` and a country code, ``(555)
   123-4567``, ``020 7946 0958``), or bare digit runs right after a word such as "phone".
@@ -21,6 +22,11 @@ way a replayer treats decisions.
 The Q node stores ``metadata = {"redactions": [...], "redactions_content_hash": ...}``
 (:func:`redaction_metadata`); ``node_content_for_llm`` replays the tokens in reverse span
 order and falls back to the raw content when the hash no longer matches.
+
+What is masked is never at rest in clear: :attr:`Redaction.at_rest` is the text the workspace
+keeps (dialogue tree, its titles and journal): every ``mask`` span already replaced by its token,
+and the metadata re-based on that text, so replaying it is the identity and the ``record`` and
+``ignore`` spans the person chose to keep still replay as before.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ __all__ = [
     "Discovery",
     "Redaction",
     "Redactor",
+    "StoredText",
     "apply_redactions",
     "content_hash",
     "luhn_valid",
@@ -49,16 +56,17 @@ __all__ = [
     "scan",
 ]
 
-KINDS: tuple[str, ...] = ("api_key", "card", "email", "phone")
+KINDS: tuple[str, ...] = ("api_key", "password", "card", "email", "phone")
 MASK_TOKENS: Mapping[str, str] = {
     "api_key": "[API_KEY]",
+    "password": "[PASSWORD]",
     "card": "[CARD]",
     "email": "[EMAIL]",
     "phone": "[PHONE]",
 }
 # When two finds overlap, the more specific kind wins (a card number can look like a phone
 # number; an API key can contain an '@').
-_PRIORITY = {"api_key": 0, "card": 1, "email": 2, "phone": 3}
+_PRIORITY = {"api_key": 0, "password": 1, "card": 2, "email": 3, "phone": 4}
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +90,14 @@ class Discovery:
 
 
 @dataclass(frozen=True, slots=True)
+class StoredText:
+    """A message as the workspace keeps it (see :attr:`Redaction.at_rest`)."""
+
+    content: str
+    metadata: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class Redaction:
     """The result of scanning one message."""
 
@@ -96,6 +112,21 @@ class Redaction:
     def masked(self) -> str:
         """The text a model provider may see."""
         return apply_redactions(self.content, self.metadata)
+
+    @property
+    def at_rest(self) -> StoredText:
+        """The text the workspace keeps, and its metadata: masked spans never in clear."""
+        content, kept, shift, last = "", [], 0, 0
+        for d in sorted(self.discoveries, key=lambda d: d.start):
+            content += self.content[last : d.start]
+            start = d.start + shift
+            body = d.token if d.decision == "mask" else self.content[d.start : d.end]
+            content += body
+            kept.append(Discovery(start, start + len(body), d.kind, d.decision, d.token))
+            shift += len(body) - (d.end - d.start)
+            last = d.end
+        content += self.content[last:]
+        return StoredText(content, redaction_metadata(content, kept))
 
     def kinds(self) -> set[str]:
         return {d.kind for d in self.discoveries}
@@ -251,8 +282,31 @@ def _find_phones(text: str) -> Iterator[tuple[int, int]]:
         yield m.span(1)
 
 
+_PASSWORD = re.compile(
+    r"(?i)\b(?:password|passcode|passphrase|passwd|pwd)\b(?:\s+(?:is|was|will be)\s+|\s*[:=]\s*)"
+    r"[\"'“]?([^\s\"'”,;]{3,64})"
+)
+
+
+def _find_passwords(text: str) -> Iterator[tuple[int, int]]:
+    for m in _PASSWORD.finditer(text):
+        value = m.group(1).rstrip(".!?")
+        if _looks_like_password(value):
+            yield m.start(1), m.start(1) + len(value)
+
+
+def _looks_like_password(value: str) -> bool:
+    """'hunter2', 'Tr0ub4dor&3', 'correcthorsebattery'; not 'great' or 'the same'."""
+    return (
+        any(c.isdigit() or not c.isalnum() for c in value)
+        or any(c.isupper() for c in value[1:])
+        or len(value) >= 10
+    )
+
+
 _FINDERS: Mapping[str, Callable[[str], Iterable[tuple[int, int]]]] = {
     "api_key": _find_api_keys,
+    "password": _find_passwords,
     "card": _find_cards,
     "email": _find_emails,
     "phone": _find_phones,

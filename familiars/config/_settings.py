@@ -135,7 +135,11 @@ class AccessSettings(BaseModel):
 
 
 class PrivacySettings(BaseModel):
+    """Per kind of secret: ``mask`` (hidden from the model and never stored in clear),
+    ``record`` (passed on and stored, noted on the message), ``ignore`` (a false alarm)."""
+
     api_key: PrivacyDecision = "mask"
+    password: PrivacyDecision = "mask"
     card: PrivacyDecision = "mask"
     email: PrivacyDecision = "mask"
     phone: PrivacyDecision = "mask"

@@ -107,9 +107,13 @@ async def test_secrets_are_masked_before_the_model_sees_them(workspace: Path) ->
         await say(app, msg("my email is alice@example.com and card 4111 1111 1111 1111"))
         assert app.trees is not None
         node = app.trees.get("agent_0", "dialogue_0").node_list[0]
-    assert "alice@example.com" in node.content  # the raw text stays on the user's disk
-    assert node.metadata["redactions"]
+    assert node.content == "my email is [EMAIL] and card [CARD]"  # never at rest in clear
+    assert [r["kind"] for r in node.metadata["redactions"]] == ["email", "card"]
     assert not any("alice@example.com" in s or "4111 1111" in s for s in seen)
+    for path in workspace.rglob("*"):
+        if path.is_file() and not path.name.startswith("familiars.db"):
+            data = path.read_bytes()
+            assert b"alice@example.com" not in data and b"4111 1111" not in data, path
 
 
 async def test_a_failing_model_gets_an_apology_and_the_message_is_kept(workspace: Path) -> None:

@@ -241,3 +241,27 @@ def test_huge_and_binary_messages_are_scanned_without_trouble(text: str) -> None
         assert a.end <= b.start
     masked = Redactor().scan(text).masked
     assert "alice@example.com" not in masked
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["my password is hunter2", "passcode: Tr0ub4dor&3", "the password is correcthorsebattery"],
+)
+def test_passwords_are_found(text: str) -> None:
+    assert [d.kind for d in scan(text)] == ["password"]
+
+
+def test_at_rest_masks_what_is_masked_and_keeps_what_is_recorded() -> None:
+    privacy = PrivacySettings(email="record")
+    found = Redactor(privacy).scan(
+        "mail bob@example.com, password is hunter2, card 4111111111111111"
+    )
+    stored = found.at_rest
+    assert stored.content == "mail bob@example.com, password is [PASSWORD], card [CARD]"
+    # Replaying the stored decisions on the stored text changes nothing and keeps the email.
+    assert apply_redactions(stored.content, stored.metadata) == stored.content
+    kinds = {r["kind"]: r["decision"] for r in stored.metadata["redactions"]}
+    assert kinds == {"email": "record", "password": "mask", "card": "mask"}
+    email = next(r for r in stored.metadata["redactions"] if r["kind"] == "email")
+    start, end = email["span"]
+    assert stored.content[start:end] == "bob@example.com"
