@@ -22,7 +22,7 @@ from aiohttp import web
 
 @dataclass
 class Reply:
-    kind: str = "text"  # text | status | hang | refuse_format | cut
+    kind: str = "text"  # text | status | hang | refuse_format | cut | tools
     content: str = ""
     status_code: int = 200
     headers: dict[str, str] = field(default_factory=dict)
@@ -49,6 +49,29 @@ class Reply:
         """Stream ``content`` and close the connection with neither [DONE] nor a
         finish_reason, as a server that dies mid-reply does."""
         return cls(kind="cut", content=content)
+
+    @classmethod
+    def tools(cls, *calls: tuple[str, Any]) -> Reply:
+        """A completion asking for tools: each call is (name, arguments); arguments that are
+        not a string are sent as JSON, a string is sent as is (so it may be broken JSON)."""
+        raw = [
+            {
+                "id": f"call_{i}",
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "arguments": args if isinstance(args, str) else json.dumps(args),
+                },
+            }
+            for i, (name, args) in enumerate(calls)
+        ]
+        return cls(kind="tools", body={"tool_calls": raw})
+
+    @classmethod
+    def refuse_tools(cls) -> Reply:
+        """A 400 naming tools, as servers without tool support send."""
+        body = {"error": {"message": "this model does not support tools"}}
+        return cls(kind="status", status_code=400, body=body)
 
     @classmethod
     def hang(cls) -> Reply:
@@ -99,6 +122,12 @@ class FakeOpenAI:
             return web.Response(status=503)
         if reply.kind == "status":
             return web.json_response(reply.body, status=reply.status_code, headers=reply.headers)
+        if reply.kind == "tools":
+            completion = _completion(body.get("model", ""), "")
+            message = completion["choices"][0]["message"]
+            message["content"], message["tool_calls"] = None, (reply.body or {})["tool_calls"]
+            completion["choices"][0]["finish_reason"] = "tool_calls"
+            return web.json_response(completion)
         if body.get("stream"):
             return await self._stream(request, reply.content, complete=reply.kind != "cut")
         return web.json_response(_completion(body.get("model", ""), reply.content))

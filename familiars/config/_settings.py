@@ -71,6 +71,9 @@ class ProviderSettings(BaseModel):
     api_key_envs: list[str] = Field(default_factory=list)
     timeout_s: float = Field(default=60.0, gt=0)
     structured_output: Literal["auto", "json_schema", "json_mode", "prompt"] = "auto"
+    #: Offer the bot's tools (remember, set_reminder, ...): "auto" tries and remembers a
+    #: refusal, "off" never offers them (for servers that mishandle the tools field).
+    tools: Literal["auto", "on", "off"] = "auto"
 
 
 class LLMSettings(BaseModel):

@@ -7,6 +7,8 @@ from familiars.llm._base import (
     ChatModel,
     ChatResult,
     ProviderState,
+    ToolCall,
+    ToolSpec,
     extract_json,
 )
 from familiars.llm._errors import (
@@ -58,6 +60,8 @@ __all__ = [
     "ProviderTimeoutError",
     "RateLimitedError",
     "StreamCutError",
+    "ToolCall",
+    "ToolSpec",
     "UnsupportedFeatureError",
     "build_chat_model",
     "extract_json",

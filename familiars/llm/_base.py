@@ -1,5 +1,10 @@
 """The chat-model interface: one abstract method, ``chat``; the base class supplies streaming
-(as one chunk) and structured output (JSON schema, then JSON mode, then prompt-only)."""
+(as one chunk) and structured output (JSON schema, then JSON mode, then prompt-only).
+
+Tool calling (the OpenAI-compatible ``tools`` API) is an optional ability: ``chat_tools``
+raises :class:`UnsupportedFeatureError` unless a backend supplies it, and
+``supports_tools`` says whether it is worth asking (a provider that refused once is not
+asked again)."""
 
 from __future__ import annotations
 
@@ -15,18 +20,62 @@ from familiars.llm._errors import UnsupportedFeatureError
 
 logger = logging.getLogger(__name__)
 
-Role = Literal["system", "user", "assistant"]
+Role = Literal["system", "user", "assistant", "tool"]
 StructuredMode = Literal["json_schema", "json_mode", "prompt"]
 STRUCTURED_MODES: tuple[StructuredMode, ...] = ("json_schema", "json_mode", "prompt")
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A model's request to run a tool; ``arguments`` is the raw JSON text it sent (which may
+    be broken: the caller validates)."""
+
+    id: str
+    name: str
+    arguments: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": self.arguments},
+        }
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool offered to the model: its name, what it does, and its JSON-schema parameters."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+        }
 
 
 @dataclass(frozen=True)
 class ChatMessage:
     role: Role
     content: str
+    #: On an assistant message: the tools it asked for. On a tool message: which call it answers.
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
 
-    def as_dict(self) -> dict[str, str]:
-        return {"role": self.role, "content": self.content}
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.tool_calls:
+            data["tool_calls"] = [call.as_dict() for call in self.tool_calls]
+        if self.tool_call_id is not None:
+            data["tool_call_id"] = self.tool_call_id
+        return data
 
 
 @dataclass
@@ -37,6 +86,8 @@ class ChatResult:
     #: How structured output was asked for, when it was (json_schema / json_mode / prompt).
     structured_mode: str | None = None
     usage: dict[str, Any] = field(default_factory=dict)
+    #: Tools the model asked to run (only from ``chat_tools``).
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 @dataclass
@@ -164,6 +215,28 @@ class ChatModel(ABC):
             return result
         assert last_exc is not None
         raise last_exc
+
+    #: Whether to offer tools: "auto" (try, and remember a refusal), "on", or "off".
+    tools: str = "auto"
+
+    @property
+    def supports_tools(self) -> bool:
+        return self.tools != "off" and "tools" not in self._unsupported_modes
+
+    async def chat_tools(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolSpec],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> ChatResult:
+        """One completion that may ask for tools (``result.tool_calls``)."""
+        raise UnsupportedFeatureError(self.name, "tools", "this backend cannot call tools")
+
+    def tools_refused(self) -> None:
+        """The provider said it has no tool support: do not offer tools again."""
+        self._unsupported_modes.add("tools")
 
     def states(self) -> list[ProviderState]:
         return []

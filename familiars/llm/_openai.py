@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from familiars.config import ProviderSettings
-from familiars.llm._base import ChatMessage, ChatModel, ChatResult
+from familiars.llm._base import ChatMessage, ChatModel, ChatResult, ToolCall, ToolSpec
 from familiars.llm._errors import (
     BadRequestError,
     BadResponseError,
@@ -30,6 +30,7 @@ from familiars.llm._errors import (
 logger = logging.getLogger(__name__)
 
 _FEATURE_WORDS = ("response_format", "json_schema", "json_object")
+_TOOL_WORDS = ("tool", "function")
 
 
 def parse_retry_after(value: str | None, *, now: float) -> float | None:
@@ -100,6 +101,7 @@ class OpenAIChatModel(ChatModel):
         api_keys: Sequence[str] = (),
         timeout_s: float = 60.0,
         structured_output: str = "auto",
+        tools: str = "auto",
         key_rest_s: float = 3600.0,
         max_wait_s: float = 3600.0,
         transport: httpx.AsyncBaseTransport | None = None,
@@ -110,6 +112,7 @@ class OpenAIChatModel(ChatModel):
         self.model = model
         self.base_url = base_url.rstrip("/")
         self.structured_output = structured_output
+        self.tools = tools
         self.timeout_s = timeout_s
         self.key_rest_s = min(key_rest_s, max_wait_s)
         #: A server's Retry-After is obeyed up to this many seconds, never beyond.
@@ -142,6 +145,7 @@ class OpenAIChatModel(ChatModel):
             api_keys=[k for k in keys if k],
             timeout_s=provider.timeout_s,
             structured_output=provider.structured_output,
+            tools=provider.tools,
             key_rest_s=key_rest_s,
             max_wait_s=max_wait_s,
             transport=transport,
@@ -237,6 +241,8 @@ class OpenAIChatModel(ChatModel):
             raise ProviderServerError(self.name, f"server error {status}: {detail}")
         if "response_format" in body and any(w in detail.lower() for w in _FEATURE_WORDS):
             raise UnsupportedFeatureError(self.name, body["response_format"]["type"], detail)
+        if "tools" in body and any(w in detail.lower() for w in _TOOL_WORDS):
+            raise UnsupportedFeatureError(self.name, "tools", detail)
         raise BadRequestError(self.name, status, detail)
 
     def _retry_after(self, response: httpx.Response) -> float | None:
@@ -245,18 +251,24 @@ class OpenAIChatModel(ChatModel):
         wait = parse_retry_after(response.headers.get("retry-after"), now=self._clock())
         return None if wait is None else min(wait, self.max_wait_s)
 
-    def _parse(self, response: httpx.Response) -> ChatResult:
+    def _parse(self, response: httpx.Response, *, tools: bool = False) -> ChatResult:
         try:
             data = response.json()
-            content = data["choices"][0]["message"].get("content")
+            message = data["choices"][0]["message"]
+            content = message.get("content")
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
             raise BadResponseError(
                 self.name, f"not a chat completion: {response.text[:200]}"
             ) from exc
+        calls = _tool_calls(message.get("tool_calls")) if tools else ()
+        if content is None and calls:
+            content = ""
         if not isinstance(content, str):
             raise BadResponseError(self.name, "the completion has no text content")
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-        return ChatResult(text=content, provider=self.name, model=self.model, usage=usage)
+        return ChatResult(
+            text=content, provider=self.name, model=self.model, usage=usage, tool_calls=calls
+        )
 
     async def chat(
         self,
@@ -270,6 +282,27 @@ class OpenAIChatModel(ChatModel):
         response = await self._send(body)
         self._raise_for_status(response, body)
         return self._parse(response)
+
+    async def chat_tools(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolSpec],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> ChatResult:
+        if not self.supports_tools:
+            raise UnsupportedFeatureError(self.name, "tools", "not offered to this provider")
+        body = self._body(messages, max_tokens, temperature, None)
+        body["tools"] = [tool.as_dict() for tool in tools]
+        body["tool_choice"] = "auto"
+        response = await self._send(body)
+        try:
+            self._raise_for_status(response, body)
+        except UnsupportedFeatureError:
+            self.tools_refused()
+            raise
+        return self._parse(response, tools=True)
 
     async def stream(
         self,
@@ -294,6 +327,29 @@ class OpenAIChatModel(ChatModel):
             raise ProviderTimeoutError(self.name, f"no answer in {self.timeout_s:g}s") from exc
         except httpx.TransportError as exc:
             raise ProviderConnectionError(self.name, f"cannot reach {url}: {exc}") from exc
+
+
+def _tool_calls(raw: Any) -> tuple[ToolCall, ...]:
+    """The tool calls of a completion message; malformed entries are kept with what can be
+    read (an empty name or arguments), so the caller can tell the model what was wrong."""
+    if not isinstance(raw, list):
+        return ()
+    calls = []
+    for i, item in enumerate(raw):
+        function = item.get("function") if isinstance(item, dict) else None
+        function = function if isinstance(function, dict) else {}
+        arguments = function.get("arguments", "")
+        if not isinstance(arguments, str):
+            arguments = json.dumps(arguments)
+        call_id = item.get("id") if isinstance(item, dict) else None
+        calls.append(
+            ToolCall(
+                id=str(call_id or f"call_{i}"),
+                name=str(function.get("name") or ""),
+                arguments=arguments,
+            )
+        )
+    return tuple(calls)
 
 
 async def _sse_text(response: httpx.Response, provider: str) -> AsyncIterator[str]:

@@ -12,8 +12,12 @@ from typing import Any
 import httpx
 
 from familiars.config import LLMSettings
-from familiars.llm._base import ChatMessage, ChatModel, ChatResult, ProviderState
-from familiars.llm._errors import NoProviderAvailableError, ProviderError
+from familiars.llm._base import ChatMessage, ChatModel, ChatResult, ProviderState, ToolSpec
+from familiars.llm._errors import (
+    NoProviderAvailableError,
+    ProviderError,
+    UnsupportedFeatureError,
+)
 from familiars.llm._openai import OpenAIChatModel
 
 logger = logging.getLogger(__name__)
@@ -161,6 +165,39 @@ class ProviderRouter(ChatModel):
                 response_format=response_format,
             )
         )
+
+    @property
+    def supports_tools(self) -> bool:
+        return any(p.supports_tools for p in self.available())
+
+    async def chat_tools(
+        self,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolSpec],
+        *,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+    ) -> ChatResult:
+        """Asks the first available provider that takes tools; a provider that refuses them
+        is not offered them again, and the next one is asked."""
+        last: ProviderError | None = None
+        for provider in [p for p in self.available() if p.supports_tools]:
+            try:
+                result = await provider.chat_tools(
+                    messages, tools, max_tokens=max_tokens, temperature=temperature
+                )
+            except UnsupportedFeatureError:
+                provider.tools_refused()
+                continue
+            except ProviderError as exc:
+                self._cool(provider, exc)
+                last = exc
+                continue
+            self._succeeded(provider)
+            return result
+        if last is not None:
+            raise self._none_available(last) from last
+        raise UnsupportedFeatureError(self.name, "tools", "no available provider takes tools")
 
     async def chat_json(
         self,
