@@ -23,8 +23,8 @@ from familiars.bot._adapters.base import (
     IncomingMessage,
     split_message,
 )
+from familiars.bot._access import AccessPolicy
 from familiars.bot._adapters.discord import DiscordAdapter, DiscordSendError, DiscordStartError
-from familiars.bot._adapters.discord._access import AccessPolicy
 from familiars.bot._adapters.discord._stream import ReplyStream
 from familiars.config import AccessSettings, DiscordSettings, Settings, load_settings
 from tests.bot.fake_discord import (
@@ -581,10 +581,10 @@ async def test_access_lists_are_enforced(
 
 def test_nobody_allowed_is_detected() -> None:
     only_telegram = Settings(access=AccessSettings(allowed_users=["telegram:5"]))
-    assert "nobody" in (AccessPolicy.from_settings(only_telegram).nobody_allowed() or "")
+    assert "nobody" in (AccessPolicy.from_settings(only_telegram).nobody_allowed("discord") or "")
     owner = Settings(access=AccessSettings(allowed_users=["telegram:5"], owners=["discord:7"]))
-    assert AccessPolicy.from_settings(owner).nobody_allowed() is None
-    assert AccessPolicy.from_settings(Settings()).nobody_allowed() is None
+    assert AccessPolicy.from_settings(owner).nobody_allowed("discord") is None
+    assert AccessPolicy.from_settings(Settings()).nobody_allowed("discord") is None
 
 
 async def test_nobody_allowed_is_said_at_start_up(

@@ -19,7 +19,8 @@ from familiars.bot._adapters.base import (
     CommandSpec,
     TurnHandler,
 )
-from familiars.bot._adapters.discord._access import AccessPolicy
+from familiars.bot._access import AccessPolicy
+from familiars.bot._adapters.discord._access import allows
 from familiars.bot._adapters.discord._convert import PLATFORM, Place, place_of
 from familiars.bot._adapters.discord._inflight import InFlight
 from familiars.bot._adapters.discord._layout import (
@@ -82,7 +83,7 @@ class SlashCommands(commands.Cog):
         self,
         bot: commands.Bot,
         handler: TurnHandler,
-        policy: AccessPolicy,
+        access: AccessPolicy,
         *,
         retry: RetryPolicy,
         sleep: Sleep,
@@ -91,7 +92,7 @@ class SlashCommands(commands.Cog):
     ) -> None:
         self.bot = bot
         self._handler = handler
-        self._policy = policy
+        self._access = access
         self._retry = retry
         self._sleep = sleep
         self._defer_after_s = defer_after_s
@@ -180,9 +181,7 @@ class SlashCommands(commands.Cog):
     ) -> None:
         invocation = self._invocation(interaction, name, args)
         place = interaction_place(interaction)
-        if not self._policy.allows(
-            invocation.user_id, guild_id=place.guild_id, chat_ids=place.chat_ids
-        ):
+        if not allows(self._access, invocation.user_id, place):
             await interaction.response.send_message(NOT_ALLOWED, ephemeral=True)
             return
         response = await self._respond(interaction, invocation)
