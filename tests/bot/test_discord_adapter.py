@@ -16,6 +16,7 @@ from discord.http import Route
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from familiars.bot._access import AccessPolicy
 from familiars.bot._adapters.base import (
     CommandInvocation,
     CommandResponse,
@@ -23,7 +24,6 @@ from familiars.bot._adapters.base import (
     IncomingMessage,
     split_message,
 )
-from familiars.bot._access import AccessPolicy
 from familiars.bot._adapters.discord import DiscordAdapter, DiscordSendError, DiscordStartError
 from familiars.bot._adapters.discord._stream import ReplyStream
 from familiars.config import AccessSettings, DiscordSettings, Settings, load_settings

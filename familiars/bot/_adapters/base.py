@@ -73,12 +73,49 @@ class CommandResponse:
 
 
 @dataclass(frozen=True)
+class ArgumentSpec:
+    """One typed argument of a command: a word, or (``rest``) the rest of the line."""
+
+    name: str
+    description: str
+    required: bool = True
+    #: Takes every remaining word (``/find QUERY``); only the last argument may.
+    rest: bool = False
+    #: The handler's ``complete`` offers choices for it.
+    autocomplete: bool = False
+
+    @property
+    def placeholder(self) -> str:
+        """``ID`` when required, ``[category]`` when optional (as in the usage line)."""
+        return self.name.upper() if self.required else f"[{self.name}]"
+
+
+@dataclass(frozen=True)
+class SubcommandSpec:
+    name: str
+    description: str
+    arguments: tuple[ArgumentSpec, ...] = ()
+
+    @property
+    def usage(self) -> str:
+        """``show ID``."""
+        return " ".join([self.name, *(a.placeholder for a in self.arguments)])
+
+
+@dataclass(frozen=True)
 class CommandSpec:
-    """What an adapter registers with the platform (Discord app commands, Telegram menu)."""
+    """What an adapter registers with the platform (Discord's slash layout, Telegram's menu),
+    as the command declares it. A spec that declares neither ``arguments`` nor
+    ``subcommands`` is laid out from its ``usage`` line."""
 
     name: str
     description: str
     usage: str
+    arguments: tuple[ArgumentSpec, ...] = ()
+    subcommands: tuple[SubcommandSpec, ...] = ()
+    #: Answers always private (ephemeral on Discord, a private chat on Telegram) whatever
+    #: the response says.
+    private: bool = False
 
 
 class TurnHandler(Protocol):

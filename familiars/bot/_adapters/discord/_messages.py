@@ -9,8 +9,8 @@ from collections.abc import Callable
 import discord
 from discord.ext import commands
 
-from familiars.bot._adapters.base import CommandInvocation, IncomingMessage, TurnHandler
 from familiars.bot._access import AccessPolicy
+from familiars.bot._adapters.base import CommandInvocation, IncomingMessage, TurnHandler
 from familiars.bot._adapters.discord._access import allows
 from familiars.bot._adapters.discord._convert import (
     PLATFORM,

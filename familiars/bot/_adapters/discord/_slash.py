@@ -13,13 +13,13 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from familiars.bot._access import AccessPolicy
 from familiars.bot._adapters.base import (
     CommandInvocation,
     CommandResponse,
     CommandSpec,
     TurnHandler,
 )
-from familiars.bot._access import AccessPolicy
 from familiars.bot._adapters.discord._access import allows
 from familiars.bot._adapters.discord._convert import PLATFORM, Place, place_of
 from familiars.bot._adapters.discord._inflight import InFlight
