@@ -8,7 +8,7 @@ import logging
 import re
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 from discord.gateway import DiscordWebSocket
@@ -26,6 +26,7 @@ from familiars.bot._adapters.base import (
 )
 from familiars.bot._adapters.discord import DiscordAdapter, DiscordSendError, DiscordStartError
 from familiars.bot._adapters.discord._stream import ReplyStream
+from familiars.bot._commands import Caller, CommandSet, default_commands
 from familiars.config import AccessSettings, DiscordSettings, Settings, load_settings
 from tests.bot.fake_discord import (
     ALICE,
@@ -44,6 +45,13 @@ USAGE = (
     "Usage: /memory list [category] | search QUERY | show ID | forget ID | pin ID | export | why"
 )
 MENTION = f"<@{BOT_ID}>"
+
+
+async def _no_find(query: str, caller: Caller) -> CommandResponse:
+    raise AssertionError("specs never run a command")
+
+
+BOT_COMMANDS = CommandSet(default_commands(cast(Any, None), cast(Any, None), find=_no_find))
 
 
 class Clock:
@@ -91,12 +99,10 @@ class ScriptedHandler:
         return CommandResponse(USAGE if name == "memory" else f"Usage: /{name} ...")
 
     def command_specs(self) -> list[CommandSpec]:
+        # The bot's own declarations (their services are never called for a spec), then
+        # specs that declare only a usage line.
         return [
-            CommandSpec("memory", "Look at what the familiar remembers about you", USAGE),
-            CommandSpec("link", "Link your accounts on several platforms", "/link [CODE]"),
-            CommandSpec("proactive", "Let the familiar write first", "/proactive on|off"),
-            CommandSpec("help", "What the familiar can do", "/help"),
-            CommandSpec("find", "Find a document", "/find QUERY"),
+            *BOT_COMMANDS.specs(),
             CommandSpec("remind", "Reminders", "/remind WHEN TEXT | list"),
             CommandSpec("Not A Name", "Discord refuses this name", "/Not A Name"),
         ]

@@ -4,6 +4,7 @@ through ``handler.complete``."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
@@ -24,11 +25,11 @@ from familiars.bot._adapters.discord._access import allows
 from familiars.bot._adapters.discord._convert import PLATFORM, Place, place_of
 from familiars.bot._adapters.discord._inflight import InFlight
 from familiars.bot._adapters.discord._layout import (
-    SUBCOMMANDS,
     Option,
     args_of,
-    options_from_usage,
+    options_of,
     short,
+    subcommands_of,
 )
 from familiars.bot._adapters.discord._retry import RetryPolicy, Sleep
 from familiars.bot._adapters.discord._sending import answer_interaction
@@ -98,9 +99,12 @@ class SlashCommands(commands.Cog):
         self._defer_after_s = defer_after_s
         self._in_flight = in_flight
         self._names: list[str] = []
+        self._private: set[str] = set()
 
     async def cog_load(self) -> None:
         for spec in self._handler.command_specs():
+            if spec.private:
+                self._private.add(spec.name)
             try:
                 command = self.build(spec)
             except (ValueError, TypeError) as exc:  # a name Discord would refuse
@@ -115,10 +119,9 @@ class SlashCommands(commands.Cog):
         self._names.clear()
 
     def build(self, spec: CommandSpec) -> app_commands.Command[Any, ..., Any] | app_commands.Group:
-        layout = SUBCOMMANDS.get(spec.name)
-        if layout is None:
-            options = options_from_usage(spec.usage)
-            return self._command(spec.name, None, spec.description, options)
+        layout = subcommands_of(spec)
+        if not layout:
+            return self._command(spec.name, None, spec.description, options_of(spec))
         group = app_commands.Group(name=spec.name, description=short(spec.description))
         for sub, (description, options) in layout.items():
             group.add_command(self._command(spec.name, sub, description, options))
@@ -185,6 +188,8 @@ class SlashCommands(commands.Cog):
             await interaction.response.send_message(NOT_ALLOWED, ephemeral=True)
             return
         response = await self._respond(interaction, invocation)
+        if name in self._private:
+            response = dataclasses.replace(response, private=True)
         await answer_interaction(interaction, response, policy=self._retry, sleep=self._sleep)
 
     async def _respond(
