@@ -857,3 +857,23 @@ async def test_refused_slash_commands_do_not_stop_the_bot(
         await bot.stop()
     assert reply["content"] == "echo: still there?"
     assert any("could not be registered" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("owner", ["bare", "prefixed"])
+async def test_an_owner_by_bare_or_prefixed_id_passes_the_allow_list(
+    owner: str,
+    fake: FakeDiscord,
+    make_adapter: Callable[..., DiscordAdapter],
+    handler: ScriptedHandler,
+) -> None:
+    alice = ALICE["id"] if owner == "bare" else f"discord:{ALICE['id']}"
+    settings = Settings(access=AccessSettings(owners=[alice], allowed_users=["discord:1"]))
+    bot = make_adapter(settings)
+    await bot.start()
+    try:
+        assert bot.access.is_owner("discord", ALICE["id"])
+        await fake.dispatch_message(fake.dm_message(ALICE, "hi"))
+        (answer,) = await replies(fake, dm_channel(ALICE))
+    finally:
+        await bot.stop()
+    assert answer["content"] == "echo: hi"

@@ -649,3 +649,15 @@ async def test_real_runtime_keeps_a_sent_file_and_finds_it(
     assert "saved house.txt" in tg.chat_texts(ALICE)[0]
     [document_sent] = [m.document for m in tg.chat_messages(ALICE) if m.document]
     assert tg.files[document_sent["file_id"]] == text
+
+
+@pytest.mark.parametrize("owner", ["bare", "prefixed"])
+async def test_an_owner_by_bare_or_prefixed_id_passes_the_allow_list(
+    owner: str, tg: FakeTelegram, bot: Callable[..., Any]
+) -> None:
+    alice = str(ALICE) if owner == "bare" else f"telegram:{ALICE}"
+    adapter, handler = await bot(owners=[alice], allowed_users=["telegram:1"])
+    assert adapter.access.is_owner("telegram", str(ALICE))
+    tg.group_message(GROUP, ALICE, "hello", mention=True)
+    await tg.wait_for(lambda: bool(tg.chat_texts(GROUP)))
+    assert tg.chat_texts(GROUP) == ["echo: hello"]
