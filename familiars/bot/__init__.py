@@ -1,3 +1,6 @@
+from familiars.bot._access import (
+    AccessPolicy,
+)
 from familiars.bot._adapters.base import (
     IncomingMessage,
 )
@@ -12,16 +15,27 @@ from familiars.bot._api.status import (
     StatusSources,
     collect_status,
 )
+from familiars.bot._errors import (
+    AdapterError,
+    AdapterSendError,
+    AdapterStartError,
+    UserFacingError,
+)
 from familiars.bot._runtime import (
     Application,
 )
 
 __all__ = [
+    "AccessPolicy",
+    "AdapterError",
+    "AdapterSendError",
+    "AdapterStartError",
     "ApiServerError",
     "Application",
     "IncomingMessage",
     "IndexReader",
     "StatusSources",
+    "UserFacingError",
     "collect_status",
     "serve_alone",
 ]

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
+from familiars.bot._access import AccessPolicy
 from familiars.bot._adapters.base import (
     CommandInvocation,
     CommandResponse,
@@ -175,8 +176,11 @@ class DialogueManager:
         redactor: Redactor | None = None,
         commands: Commands | None = None,
         documents: Any = None,
+        access: AccessPolicy | None = None,
     ) -> None:
         self.settings = settings
+        #: The bot's one access policy: who owns the bot (owner-only commands, recall).
+        self.access = access or AccessPolicy.from_settings(settings)
         self.store = store
         self.state = state
         self.log = log
@@ -213,7 +217,7 @@ class DialogueManager:
         return self.settings.agents[0]
 
     def is_owner(self, platform: str, user_id: str) -> bool:
-        return f"{platform}:{user_id}" in self.settings.access.owners or platform == "console"
+        return self.access.is_owner(platform, user_id)
 
     async def caller_for(self, inv: CommandInvocation) -> Caller:
         user_key = await self.state.person_for(inv.platform, inv.user_id, inv.display_name)

@@ -20,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from familiars.bot._access import AccessPolicy
 from familiars.bot._adapters.base import PlatformAdapter
 from familiars.bot._adapters.console import ConsoleAdapter
 from familiars.bot._commands import CommandContext, Commands
@@ -126,8 +127,11 @@ class Application:
         commands = Commands(
             CommandContext(settings=settings, store=self.memory.store, state=self.state)
         )
+        #: The bot's one access policy, given to the dialogue manager and every adapter.
+        self.access = AccessPolicy.from_settings(settings)
         self.dialogues = DialogueManager(
             settings,
+            access=self.access,
             store=self.memory.store,
             state=self.state,
             log=TreeLog(
@@ -325,7 +329,9 @@ class Application:
         if discord_token:
             from familiars.bot._adapters.discord import DiscordAdapter
 
-            found.append(DiscordAdapter(self.dialogues, self.settings, discord_token))
+            found.append(
+                DiscordAdapter(self.dialogues, self.settings, discord_token, access=self.access)
+            )
         telegram_token = self.settings.secret(self.settings.telegram.token_env)
         if telegram_token:
             from familiars.bot._adapters.telegram import TelegramAdapter
@@ -335,6 +341,7 @@ class Application:
                     self.dialogues,
                     self.settings,
                     telegram_token,
+                    access=self.access,
                     base_url=self.settings.telegram.base_url,
                 )
             )

@@ -1,5 +1,6 @@
 """Settings: one typed object from an optional TOML file and the environment."""
 
+from familiars.config._errors import UserFacingError
 from familiars.config._settings import (
     DEFAULT_CONFIG_PATH,
     AccessSettings,
@@ -39,5 +40,6 @@ __all__ = [
     "SchedulerSettings",
     "Settings",
     "TelegramSettings",
+    "UserFacingError",
     "load_settings",
 ]

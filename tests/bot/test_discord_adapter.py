@@ -8,7 +8,7 @@ import logging
 import re
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 from discord.gateway import DiscordWebSocket
@@ -16,6 +16,7 @@ from discord.http import Route
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from familiars.bot._access import AccessPolicy
 from familiars.bot._adapters.base import (
     CommandInvocation,
     CommandResponse,
@@ -24,8 +25,8 @@ from familiars.bot._adapters.base import (
     split_message,
 )
 from familiars.bot._adapters.discord import DiscordAdapter, DiscordSendError, DiscordStartError
-from familiars.bot._adapters.discord._access import AccessPolicy
 from familiars.bot._adapters.discord._stream import ReplyStream
+from familiars.bot._commands import Caller, CommandSet, default_commands
 from familiars.config import AccessSettings, DiscordSettings, Settings, load_settings
 from tests.bot.fake_discord import (
     ALICE,
@@ -44,6 +45,13 @@ USAGE = (
     "Usage: /memory list [category] | search QUERY | show ID | forget ID | pin ID | export | why"
 )
 MENTION = f"<@{BOT_ID}>"
+
+
+async def _no_find(query: str, caller: Caller) -> CommandResponse:
+    raise AssertionError("specs never run a command")
+
+
+BOT_COMMANDS = CommandSet(default_commands(cast(Any, None), cast(Any, None), find=_no_find))
 
 
 class Clock:
@@ -91,12 +99,10 @@ class ScriptedHandler:
         return CommandResponse(USAGE if name == "memory" else f"Usage: /{name} ...")
 
     def command_specs(self) -> list[CommandSpec]:
+        # The bot's own declarations (their services are never called for a spec), then
+        # specs that declare only a usage line.
         return [
-            CommandSpec("memory", "Look at what the familiar remembers about you", USAGE),
-            CommandSpec("link", "Link your accounts on several platforms", "/link [CODE]"),
-            CommandSpec("proactive", "Let the familiar write first", "/proactive on|off"),
-            CommandSpec("help", "What the familiar can do", "/help"),
-            CommandSpec("find", "Find a document", "/find QUERY"),
+            *BOT_COMMANDS.specs(),
             CommandSpec("remind", "Reminders", "/remind WHEN TEXT | list"),
             CommandSpec("Not A Name", "Discord refuses this name", "/Not A Name"),
         ]
@@ -581,10 +587,10 @@ async def test_access_lists_are_enforced(
 
 def test_nobody_allowed_is_detected() -> None:
     only_telegram = Settings(access=AccessSettings(allowed_users=["telegram:5"]))
-    assert "nobody" in (AccessPolicy.from_settings(only_telegram).nobody_allowed() or "")
+    assert "nobody" in (AccessPolicy.from_settings(only_telegram).nobody_allowed("discord") or "")
     owner = Settings(access=AccessSettings(allowed_users=["telegram:5"], owners=["discord:7"]))
-    assert AccessPolicy.from_settings(owner).nobody_allowed() is None
-    assert AccessPolicy.from_settings(Settings()).nobody_allowed() is None
+    assert AccessPolicy.from_settings(owner).nobody_allowed("discord") is None
+    assert AccessPolicy.from_settings(Settings()).nobody_allowed("discord") is None
 
 
 async def test_nobody_allowed_is_said_at_start_up(
@@ -851,3 +857,23 @@ async def test_refused_slash_commands_do_not_stop_the_bot(
         await bot.stop()
     assert reply["content"] == "echo: still there?"
     assert any("could not be registered" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("owner", ["bare", "prefixed"])
+async def test_an_owner_by_bare_or_prefixed_id_passes_the_allow_list(
+    owner: str,
+    fake: FakeDiscord,
+    make_adapter: Callable[..., DiscordAdapter],
+    handler: ScriptedHandler,
+) -> None:
+    alice = ALICE["id"] if owner == "bare" else f"discord:{ALICE['id']}"
+    settings = Settings(access=AccessSettings(owners=[alice], allowed_users=["discord:1"]))
+    bot = make_adapter(settings)
+    await bot.start()
+    try:
+        assert bot.access.is_owner("discord", ALICE["id"])
+        await fake.dispatch_message(fake.dm_message(ALICE, "hi"))
+        (answer,) = await replies(fake, dm_channel(ALICE))
+    finally:
+        await bot.stop()
+    assert answer["content"] == "echo: hi"

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from familiars.bot._access import AccessPolicy
 from familiars.bot._adapters.base import Attachment, IncomingMessage, split_message
 from familiars.bot._adapters.telegram import (
     NOT_ALLOWED,
@@ -20,8 +21,6 @@ from familiars.bot._adapters.telegram import (
     TelegramAdapter,
     TelegramSendError,
     TelegramStartError,
-    is_allowed,
-    nobody_allowed,
 )
 from familiars.config import AccessSettings, Settings, TelegramSettings
 from tests.bot.fake_telegram import TOKEN, FakeHandler, FakeTelegram
@@ -495,7 +494,7 @@ async def test_nobody_allowed_is_said_at_start(
 ) -> None:
     with caplog.at_level(logging.WARNING, logger="familiars.bot._adapters.telegram"):
         await bot(allowed_users=["discord:5"])
-    assert any("nobody is allowed" in r.getMessage() for r in caplog.records)
+    assert any("nobody may use the bot" in r.getMessage() for r in caplog.records)
 
 
 async def test_the_token_never_reaches_the_logs(
@@ -514,15 +513,25 @@ def test_access_rules() -> None:
     access = AccessSettings(
         owners=["telegram:1"], allowed_users=["telegram:2", "3"], allowed_chats=["telegram:-5"]
     )
-    assert is_allowed(access, "1", "-9", is_group=True)  # owner, anywhere
-    assert is_allowed(access, "2", "2", is_group=False)
-    assert is_allowed(access, "3", "-5", is_group=True)
-    assert not is_allowed(access, "2", "-9", is_group=True)  # chat not listed
-    assert not is_allowed(access, "4", "4", is_group=False)
-    assert is_allowed(AccessSettings(), "4", "-9", is_group=True)  # empty lists: everyone
-    assert nobody_allowed(AccessSettings(allowed_users=["discord:1"]))
-    assert not nobody_allowed(AccessSettings(allowed_users=["discord:1"], owners=["telegram:1"]))
-    assert not nobody_allowed(AccessSettings())
+    policy = AccessPolicy.from_settings(Settings(access=access))
+
+    def allowed(p: AccessPolicy, user: str, chat: str, *, group: bool) -> bool:
+        return p.allows("telegram", user, group_chat_ids=(chat,) if group else ())
+
+    assert allowed(policy, "1", "-9", group=True)  # owner, anywhere
+    assert allowed(policy, "2", "2", group=False)
+    assert allowed(policy, "3", "-5", group=True)
+    assert not allowed(policy, "2", "-9", group=True)  # chat not listed
+    assert not allowed(policy, "4", "4", group=False)
+    assert allowed(AccessPolicy(), "4", "-9", group=True)  # empty lists: everyone
+
+    def nobody(**lists: list[str]) -> str | None:
+        policy = AccessPolicy.from_settings(Settings(access=AccessSettings(**lists)))
+        return policy.nobody_allowed("telegram")
+
+    assert nobody(allowed_users=["discord:1"])
+    assert not nobody(allowed_users=["discord:1"], owners=["telegram:1"])
+    assert not nobody()
 
 
 # ---------------------------------------------------------------------- start-up
@@ -537,7 +546,7 @@ async def test_bad_token_is_a_clear_start_error(tg: FakeTelegram, tmp_path: Path
 
 
 def test_missing_token_names_the_variable(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="TELEGRAM_BOT_TOKEN"):
+    with pytest.raises(TelegramStartError, match="TELEGRAM_BOT_TOKEN"):
         TelegramAdapter(FakeHandler(), make_settings(tmp_path), "  ")
 
 
@@ -640,3 +649,15 @@ async def test_real_runtime_keeps_a_sent_file_and_finds_it(
     assert "saved house.txt" in tg.chat_texts(ALICE)[0]
     [document_sent] = [m.document for m in tg.chat_messages(ALICE) if m.document]
     assert tg.files[document_sent["file_id"]] == text
+
+
+@pytest.mark.parametrize("owner", ["bare", "prefixed"])
+async def test_an_owner_by_bare_or_prefixed_id_passes_the_allow_list(
+    owner: str, tg: FakeTelegram, bot: Callable[..., Any]
+) -> None:
+    alice = str(ALICE) if owner == "bare" else f"telegram:{ALICE}"
+    adapter, handler = await bot(owners=[alice], allowed_users=["telegram:1"])
+    assert adapter.access.is_owner("telegram", str(ALICE))
+    tg.group_message(GROUP, ALICE, "hello", mention=True)
+    await tg.wait_for(lambda: bool(tg.chat_texts(GROUP)))
+    assert tg.chat_texts(GROUP) == ["echo: hello"]

@@ -4,6 +4,10 @@ An adapter turns platform events into :class:`IncomingMessage` / :class:`Command
 hands them to the :class:`TurnHandler` the runtime gives it, and renders what comes back
 (streamed reply text, :class:`CommandResponse`). The runtime also uses :meth:`send` for
 messages the familiar starts itself (reminders, check-ins).
+
+Every adapter holds the bot's one :class:`~familiars.bot._access.AccessPolicy` (given to
+:class:`PlatformAdapter`'s constructor) and asks it through :meth:`PlatformAdapter.allows`,
+so a new platform gets the access rules without code of its own.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol
+
+from familiars.bot._access import AccessPolicy
 
 
 @dataclass(frozen=True)
@@ -67,12 +73,49 @@ class CommandResponse:
 
 
 @dataclass(frozen=True)
+class ArgumentSpec:
+    """One typed argument of a command: a word, or (``rest``) the rest of the line."""
+
+    name: str
+    description: str
+    required: bool = True
+    #: Takes every remaining word (``/find QUERY``); only the last argument may.
+    rest: bool = False
+    #: The handler's ``complete`` offers choices for it.
+    autocomplete: bool = False
+
+    @property
+    def placeholder(self) -> str:
+        """``ID`` when required, ``[category]`` when optional (as in the usage line)."""
+        return self.name.upper() if self.required else f"[{self.name}]"
+
+
+@dataclass(frozen=True)
+class SubcommandSpec:
+    name: str
+    description: str
+    arguments: tuple[ArgumentSpec, ...] = ()
+
+    @property
+    def usage(self) -> str:
+        """``show ID``."""
+        return " ".join([self.name, *(a.placeholder for a in self.arguments)])
+
+
+@dataclass(frozen=True)
 class CommandSpec:
-    """What an adapter registers with the platform (Discord app commands, Telegram menu)."""
+    """What an adapter registers with the platform (Discord's slash layout, Telegram's menu),
+    as the command declares it. A spec that declares neither ``arguments`` nor
+    ``subcommands`` is laid out from its ``usage`` line."""
 
     name: str
     description: str
     usage: str
+    arguments: tuple[ArgumentSpec, ...] = ()
+    subcommands: tuple[SubcommandSpec, ...] = ()
+    #: Answers always private (ephemeral on Discord, a private chat on Telegram) whatever
+    #: the response says.
+    private: bool = False
 
 
 class TurnHandler(Protocol):
@@ -97,8 +140,22 @@ class PlatformAdapter(ABC):
 
     name: str = ""
 
-    def __init__(self, handler: TurnHandler) -> None:
+    def __init__(self, handler: TurnHandler, access: AccessPolicy | None = None) -> None:
         self.handler = handler
+        #: The bot's one access policy; without one, everyone is allowed (as empty lists say).
+        self.access = access or AccessPolicy()
+
+    def allows(
+        self, user_id: str, *, group_chat_ids: tuple[str, ...] = (), server_id: str | None = None
+    ) -> bool:
+        """Whether ``user_id`` may use the bot here, on this adapter's platform."""
+        return self.access.allows(
+            self.name, user_id, group_chat_ids=group_chat_ids, server_id=server_id
+        )
+
+    def nobody_allowed(self) -> str | None:
+        """Why nobody can use the bot on this platform (to warn at start-up), or None."""
+        return self.access.nobody_allowed(self.name)
 
     @abstractmethod
     async def start(self) -> None: ...

@@ -16,8 +16,8 @@ from discord.ext import commands
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
+from familiars.bot._access import AccessPolicy
 from familiars.bot._adapters.base import PlatformAdapter, TurnHandler, split_message
-from familiars.bot._adapters.discord._access import AccessPolicy
 from familiars.bot._adapters.discord._errors import (
     MESSAGE_CONTENT_INTENT_HELP,
     DiscordSendError,
@@ -84,6 +84,7 @@ class DiscordAdapter(PlatformAdapter):
         settings: Settings,
         token: str,
         *,
+        access: AccessPolicy | None = None,
         api_base: str | None = None,
         gateway_url: str | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -94,7 +95,7 @@ class DiscordAdapter(PlatformAdapter):
         guild_ready_timeout_s: float = 2.0,
         command_defer_s: float = 2.0,
     ) -> None:
-        super().__init__(handler)
+        super().__init__(handler, access or AccessPolicy.from_settings(settings))
         self.settings = settings
         self._token = token.strip()
         self._endpoints = _Endpoints(
@@ -108,7 +109,6 @@ class DiscordAdapter(PlatformAdapter):
         self._guild_ready_timeout_s = guild_ready_timeout_s
         self._command_defer_s = command_defer_s
         self._in_flight = InFlight()
-        self.policy = AccessPolicy.from_settings(settings)
         self._sent = SentMessages()
         self._bot: _FamiliarsBot | None = None
         self._connection: asyncio.Task[None] | None = None
@@ -142,7 +142,7 @@ class DiscordAdapter(PlatformAdapter):
         if not self._token:
             env = self.settings.discord.token_env
             raise DiscordStartError(f"no Discord bot token: set {env} to the bot's token")
-        if reason := self.policy.nobody_allowed():
+        if reason := self.nobody_allowed():
             logger.warning("Discord: %s", reason)
         self._endpoints.apply()
         self._bot = _FamiliarsBot(self, guild_ready_timeout=self._guild_ready_timeout_s)
@@ -186,7 +186,7 @@ class DiscordAdapter(PlatformAdapter):
         conversation = Conversation(
             bot,
             self.handler,
-            self.policy,
+            self.access,
             always_answer=frozenset(self.settings.discord.always_answer_channels),
             sent=self._sent,
             retry=self._retry,
@@ -197,7 +197,7 @@ class DiscordAdapter(PlatformAdapter):
         slash = SlashCommands(
             bot,
             self.handler,
-            self.policy,
+            self.access,
             retry=self._retry,
             sleep=self._sleep,
             in_flight=self._in_flight,

@@ -1,24 +1,29 @@
-"""Errors of the Discord adapter.
+"""Errors of the Discord adapter, under the bot's adapter errors (``familiars/bot/_errors.py``).
 
-    DiscordError (base)
-    ├── DiscordStartError   the bot cannot start (bad token, intent switched off, unreachable)
-    └── DiscordSendError    a message could not be delivered after retries
+    AdapterError (UserFacingError)
+    └── DiscordError (base)
+        ├── DiscordStartError   also an AdapterStartError: the bot cannot start (bad token,
+        │                       intent switched off, unreachable)
+        └── DiscordSendError    also an AdapterSendError: a message could not be delivered
+                                after retries
 
 Every message is written to be shown to a person as it is.
 """
 
 from __future__ import annotations
 
+from familiars.bot._errors import AdapterError, AdapterSendError, AdapterStartError
 
-class DiscordError(Exception):
+
+class DiscordError(AdapterError):
     """Base of the Discord adapter's errors."""
 
 
-class DiscordStartError(DiscordError):
+class DiscordStartError(DiscordError, AdapterStartError):
     """Start-up failed; the text says what to do about it."""
 
 
-class DiscordSendError(DiscordError):
+class DiscordSendError(DiscordError, AdapterSendError):
     def __init__(self, what: str, cause: BaseException) -> None:
         super().__init__(f"Discord {what} failed: {cause}")
         self.what = what

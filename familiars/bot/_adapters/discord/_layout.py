@@ -1,16 +1,20 @@
-"""How the handler's commands look as Discord slash commands.
+"""How the handler's commands look as Discord slash commands, derived from their
+:class:`CommandSpec` declarations.
 
-Commands the table below knows (``/memory``, ``/proactive``) get subcommands with named
-options. Any other :class:`CommandSpec` gets its options from its usage line when that is
-simple (``/find QUERY``: a required ``query``; ``/link [CODE]``: an optional ``code``), else
-one free-text ``arguments`` option. Either way the handler receives the same ``args`` tuple a
-typed text command would give it: the subcommand, then the option values split on whitespace.
+A spec with sub-commands becomes a group of subcommands with named options; a spec with
+arguments gets one option per argument. A spec that declares neither gets its options from
+its usage line when that is simple (``/find QUERY``: a required ``query``; ``/link [CODE]``:
+an optional ``code``), else one free-text ``arguments`` option. Either way the handler
+receives the same ``args`` tuple a typed text command would give it: the subcommand, then
+the option values split on whitespace.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from familiars.bot._adapters.base import ArgumentSpec, CommandSpec
 
 
 @dataclass(frozen=True)
@@ -20,31 +24,25 @@ class Option:
     required: bool = True
     autocomplete: bool = False
 
+    @classmethod
+    def of(cls, argument: ArgumentSpec) -> Option:
+        return cls(argument.name, argument.description, argument.required, argument.autocomplete)
 
-_ID = Option("id", "The memory's id (m_...)", autocomplete=True)
 
-SUBCOMMANDS: dict[str, dict[str, tuple[str, tuple[Option, ...]]]] = {
-    "memory": {
-        "list": (
-            "List your memories",
-            (Option("category", "Only this category", required=False, autocomplete=True),),
-        ),
-        "search": ("Search your memories", (Option("query", "What to look for"),)),
-        "show": ("Show one memory", (_ID,)),
-        "forget": (
-            "Forget one memory (asks for confirmation)",
-            (_ID, Option("confirm", "Type confirm to go ahead", required=False)),
-        ),
-        "pin": ("Pin a memory so it is always recalled", (_ID,)),
-        "unpin": ("Unpin a memory", (_ID,)),
-        "export": ("Your memory as a markdown file", ()),
-        "why": ("Which memories the last reply used", ()),
-    },
-    "proactive": {
-        "on": ("Let the familiar write to you first", ()),
-        "off": ("The familiar only answers", ()),
-    },
-}
+def subcommands_of(spec: CommandSpec) -> dict[str, tuple[str, tuple[Option, ...]]]:
+    """``{subcommand: (description, options)}``; empty for a command without any."""
+    return {
+        sub.name: (sub.description, tuple(Option.of(a) for a in sub.arguments))
+        for sub in spec.subcommands
+    }
+
+
+def options_of(spec: CommandSpec) -> tuple[Option, ...]:
+    """The options of a command without subcommands."""
+    if spec.arguments:
+        return tuple(Option.of(a) for a in spec.arguments)
+    return options_from_usage(spec.usage)
+
 
 FREE_TEXT = Option("arguments", "Arguments", required=False, autocomplete=True)
 _PLACEHOLDER = re.compile(r"(\[)?([A-Z][A-Z0-9_]{0,31})(?(1)\])")

@@ -9,8 +9,9 @@ from collections.abc import Callable
 import discord
 from discord.ext import commands
 
+from familiars.bot._access import AccessPolicy
 from familiars.bot._adapters.base import CommandInvocation, IncomingMessage, TurnHandler
-from familiars.bot._adapters.discord._access import AccessPolicy
+from familiars.bot._adapters.discord._access import allows
 from familiars.bot._adapters.discord._convert import (
     PLATFORM,
     is_text_command,
@@ -66,7 +67,7 @@ class Conversation(commands.Cog):
         self,
         bot: commands.Bot,
         handler: TurnHandler,
-        policy: AccessPolicy,
+        access: AccessPolicy,
         *,
         always_answer: frozenset[str],
         sent: SentMessages,
@@ -78,7 +79,7 @@ class Conversation(commands.Cog):
     ) -> None:
         self.bot = bot
         self._handler = handler
-        self._policy = policy
+        self._access = access
         self._always_answer = always_answer
         self._sent = sent
         self._retry = retry
@@ -104,9 +105,7 @@ class Conversation(commands.Cog):
 
     async def _handle(self, message: discord.Message, incoming: IncomingMessage) -> None:
         place = message_place(message)
-        if not self._policy.allows(
-            incoming.user_id, guild_id=place.guild_id, chat_ids=place.chat_ids
-        ):
+        if not allows(self._access, incoming.user_id, place):
             logger.info("ignoring message from user %s (not allowed)", incoming.user_id)
             if not incoming.is_group:
                 await self._deliver_quietly(self._sink(message, reply=False).send(NOT_ALLOWED))

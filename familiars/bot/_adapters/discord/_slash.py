@@ -4,6 +4,7 @@ through ``handler.complete``."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
@@ -13,21 +14,22 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from familiars.bot._access import AccessPolicy
 from familiars.bot._adapters.base import (
     CommandInvocation,
     CommandResponse,
     CommandSpec,
     TurnHandler,
 )
-from familiars.bot._adapters.discord._access import AccessPolicy
+from familiars.bot._adapters.discord._access import allows
 from familiars.bot._adapters.discord._convert import PLATFORM, Place, place_of
 from familiars.bot._adapters.discord._inflight import InFlight
 from familiars.bot._adapters.discord._layout import (
-    SUBCOMMANDS,
     Option,
     args_of,
-    options_from_usage,
+    options_of,
     short,
+    subcommands_of,
 )
 from familiars.bot._adapters.discord._retry import RetryPolicy, Sleep
 from familiars.bot._adapters.discord._sending import answer_interaction
@@ -82,7 +84,7 @@ class SlashCommands(commands.Cog):
         self,
         bot: commands.Bot,
         handler: TurnHandler,
-        policy: AccessPolicy,
+        access: AccessPolicy,
         *,
         retry: RetryPolicy,
         sleep: Sleep,
@@ -91,15 +93,18 @@ class SlashCommands(commands.Cog):
     ) -> None:
         self.bot = bot
         self._handler = handler
-        self._policy = policy
+        self._access = access
         self._retry = retry
         self._sleep = sleep
         self._defer_after_s = defer_after_s
         self._in_flight = in_flight
         self._names: list[str] = []
+        self._private: set[str] = set()
 
     async def cog_load(self) -> None:
         for spec in self._handler.command_specs():
+            if spec.private:
+                self._private.add(spec.name)
             try:
                 command = self.build(spec)
             except (ValueError, TypeError) as exc:  # a name Discord would refuse
@@ -114,10 +119,9 @@ class SlashCommands(commands.Cog):
         self._names.clear()
 
     def build(self, spec: CommandSpec) -> app_commands.Command[Any, ..., Any] | app_commands.Group:
-        layout = SUBCOMMANDS.get(spec.name)
-        if layout is None:
-            options = options_from_usage(spec.usage)
-            return self._command(spec.name, None, spec.description, options)
+        layout = subcommands_of(spec)
+        if not layout:
+            return self._command(spec.name, None, spec.description, options_of(spec))
         group = app_commands.Group(name=spec.name, description=short(spec.description))
         for sub, (description, options) in layout.items():
             group.add_command(self._command(spec.name, sub, description, options))
@@ -180,12 +184,12 @@ class SlashCommands(commands.Cog):
     ) -> None:
         invocation = self._invocation(interaction, name, args)
         place = interaction_place(interaction)
-        if not self._policy.allows(
-            invocation.user_id, guild_id=place.guild_id, chat_ids=place.chat_ids
-        ):
+        if not allows(self._access, invocation.user_id, place):
             await interaction.response.send_message(NOT_ALLOWED, ephemeral=True)
             return
         response = await self._respond(interaction, invocation)
+        if name in self._private:
+            response = dataclasses.replace(response, private=True)
         await answer_interaction(interaction, response, policy=self._retry, sleep=self._sleep)
 
     async def _respond(

@@ -1,0 +1,236 @@
+"""``/memory ...``: a person sees, searches, pins, exports or forgets what the familiar
+remembers about them. A person reaches only their own user scope; owners also the agent's
+identity scope and the dialogue scopes (``/memory list identity|dialogue``)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from familiars.bot._adapters.base import CommandResponse
+from familiars.bot._commands._declare import Argument, Call, Caller, Command, Subcommand
+from familiars.config import UserFacingError
+from familiars.memory import (
+    CATEGORIES,
+    RECORD_ID_RE,
+    MemoryRecord,
+    MemoryStore,
+    RecordNotFoundError,
+    valid_categories,
+)
+
+#: (query, caller, k) -> items with "id", "text" and "score".
+Search = Callable[[str, Caller, int], Awaitable[list[dict[str, Any]]]]
+#: The last reply's recalled items per (agent_id, dialogue_id, user_key), for /memory why.
+RecallLog = Mapping[tuple[str, str | None, str], list[dict[str, Any]]]
+
+NO_SUCH_MEMORY = "I have no memory with that id that you can see."
+OWNERS_ONLY = "Only the bot's owners can look at that."
+MAX_CHOICES = 25
+
+
+class MemoryCommand(Command):
+    def __init__(
+        self,
+        store: MemoryStore,
+        *,
+        search: Search | None = None,
+        recall_log: RecallLog | None = None,
+        on_used: Callable[[str], None] | None = None,
+    ) -> None:
+        record_id = Argument("id", "The memory's id (m_...)", complete=self._complete_ids)
+        category = Argument(
+            "category", "Only this category", required=False, complete=self._complete_categories
+        )
+        super().__init__(
+            "memory",
+            "See, search, pin, export or forget what I remember about you",
+            subcommands=(
+                Subcommand("list", "List your memories", self._list, (category,)),
+                Subcommand(
+                    "search",
+                    "Search your memories",
+                    self._search,
+                    (Argument("query", "What to look for", rest=True),),
+                ),
+                Subcommand("show", "Show one memory", self._show, (record_id,)),
+                Subcommand(
+                    "forget",
+                    "Forget one memory (asks for confirmation)",
+                    self._forget,
+                    (record_id, Argument("confirm", "Type confirm to go ahead", required=False)),
+                ),
+                Subcommand("pin", "Pin a memory so it is always recalled", self._pin, (record_id,)),
+                Subcommand("unpin", "Unpin a memory", self._unpin, (record_id,)),
+                Subcommand("export", "Your memory as a markdown file", self._export),
+                Subcommand("why", "Which memories the last reply used", self._why),
+            ),
+        )
+        self._store = store
+        self._search_service = search
+        self._recall_log: RecallLog = recall_log if recall_log is not None else {}
+        self._on_used = on_used
+
+    # ------------------------------------------------------------------ what a caller sees
+
+    async def _visible(self, caller: Caller, category: str | None = None) -> list[MemoryRecord]:
+        return await self._store.list(scope="user", user_key=caller.user_key, category=category)
+
+    def _may_see(self, rec: MemoryRecord, caller: Caller) -> bool:
+        if rec.scope == "user":
+            return rec.user_key == caller.user_key
+        return caller.is_owner and rec.agent_id == caller.agent_id
+
+    async def _get_visible(self, record_id: str, caller: Caller) -> MemoryRecord:
+        if not RECORD_ID_RE.fullmatch(record_id):
+            raise UserFacingError(NO_SUCH_MEMORY)
+        try:
+            rec = await self._store.get(record_id)
+        except RecordNotFoundError as exc:
+            raise UserFacingError(NO_SUCH_MEMORY) from exc
+        if not self._may_see(rec, caller):
+            raise UserFacingError(NO_SUCH_MEMORY)
+        if self._on_used is not None:
+            self._on_used(rec.id)
+        return rec
+
+    # ------------------------------------------------------------------ completion
+
+    async def _complete_ids(self, caller: Caller, partial: str) -> list[str]:
+        records = await self._visible(caller)
+        found = [
+            r.id
+            for r in records
+            if r.id.startswith(partial) or partial.lower() in r.content.lower()
+        ]
+        return found[:MAX_CHOICES]
+
+    async def _complete_categories(self, caller: Caller, partial: str) -> list[str]:
+        return [c for c in valid_categories("user") if c.startswith(partial)][:MAX_CHOICES]
+
+    # ------------------------------------------------------------------ sub-commands
+
+    async def _list(self, call: Call) -> CommandResponse:
+        what = (call.get("category") or "").lower() or None
+        if what in ("identity", "dialogue"):
+            records = await self._owner_scope(what, call.caller)
+        else:
+            if what is not None and what not in valid_categories("user"):
+                cats = ", ".join(valid_categories("user"))
+                raise UserFacingError(f"Unknown category {what!r}. Categories: {cats}")
+            records = await self._visible(call.caller, what)
+        if not records:
+            return CommandResponse("I don't remember anything there yet.")
+        lines = [f"{len(records)} memories:"]
+        lines += [
+            f"`{r.id}` [{r.category}{' 📌' if r.pinned else ''}] {one_line(r.content)}"
+            for r in records[-50:]
+        ]
+        if len(records) > 50:
+            lines.append(f"(showing the newest 50; /memory export gives you all {len(records)})")
+        return CommandResponse("\n".join(lines))
+
+    async def _owner_scope(self, scope: str, caller: Caller) -> list[MemoryRecord]:
+        if not caller.is_owner:
+            raise UserFacingError(OWNERS_ONLY)
+        return await self._store.list(
+            scope=scope,
+            agent_id=caller.agent_id,
+            dialogue_id=caller.dialogue_id if scope == "dialogue" else None,
+        )
+
+    async def _search(self, call: Call) -> CommandResponse:
+        query, caller = call["query"], call.caller
+        if self._search_service is None:
+            words = query.lower().split()
+            hits = [
+                r for r in await self._visible(caller) if any(w in r.content.lower() for w in words)
+            ]
+            items = [{"id": r.id, "text": r.content, "score": None} for r in hits[:10]]
+        else:
+            items = await self._search_service(query, caller, 10)
+        if not items:
+            return CommandResponse("Nothing in your memories matches that.")
+        lines = [f"{len(items)} found:"]
+        for it in items:
+            score = f" ({it['score']:.2f})" if isinstance(it.get("score"), float) else ""
+            lines.append(f"`{it['id']}`{score} {one_line(str(it['text']))}")
+        return CommandResponse("\n".join(lines))
+
+    async def _show(self, call: Call) -> CommandResponse:
+        return CommandResponse(describe(await self._get_visible(call["id"], call.caller)))
+
+    async def _forget(self, call: Call) -> CommandResponse:
+        rec = await self._get_visible(call["id"], call.caller)
+        if (call.get("confirm") or "").lower() not in ("confirm", "yes"):
+            return CommandResponse(
+                f"About to forget for good:\n> {one_line(rec.content)}\n"
+                f"Send /memory forget {rec.id} confirm to go ahead."
+            )
+        await self._store.forget(rec.id)
+        return CommandResponse(f"Forgotten: {one_line(rec.content)}")
+
+    async def _pin(self, call: Call) -> CommandResponse:
+        rec = await self._get_visible(call["id"], call.caller)
+        await self._store.pin(rec.id)
+        return CommandResponse(f"Pinned: {one_line(rec.content)}")
+
+    async def _unpin(self, call: Call) -> CommandResponse:
+        rec = await self._get_visible(call["id"], call.caller)
+        await self._store.unpin(rec.id)
+        return CommandResponse(f"Unpinned: {one_line(rec.content)}")
+
+    async def _export(self, call: Call) -> CommandResponse:
+        caller = call.caller
+        records = await self._store.list(scope="user", user_key=caller.user_key)
+        lines = [f"# What I remember about {caller.user_key}", ""]
+        for cat in CATEGORIES:
+            group = [r for r in records if r.category == cat]
+            if group:
+                lines += [f"## {cat}", ""]
+                lines += [f"- {r.content.strip()} <!-- {r.id} -->" for r in group]
+                lines.append("")
+        return CommandResponse(
+            f"Here are your {len(records)} memories.",
+            file_name=f"memory-{caller.user_key}.md",
+            file_data="\n".join(lines).encode("utf-8"),
+        )
+
+    async def _why(self, call: Call) -> CommandResponse:
+        caller = call.caller
+        items = self._recall_log.get((caller.agent_id, caller.dialogue_id, caller.user_key))
+        if not items:
+            return CommandResponse("My last reply here did not use any memories.")
+        lines = ["My last reply used these memories:"]
+        for it in items:
+            parts = ", ".join(
+                f"{k} {v:.2f}"
+                for k, v in (it.get("parts") or {}).items()
+                if isinstance(v, int | float)
+            )
+            text = one_line(str(it.get("text", "")))
+            lines.append(f"`{it.get('id')}` {text} — score {it.get('score', 0):.2f} ({parts})")
+        return CommandResponse("\n".join(lines))
+
+
+def one_line(text: str, limit: int = 140) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def describe(rec: MemoryRecord) -> str:
+    lines = [f"`{rec.id}` — {rec.scope}/{rec.category}", rec.content.strip()]
+    meta = [f"noted {rec.ts[:10]}" if rec.ts else "", f"salience {rec.salience:.2f}"]
+    if rec.pinned:
+        meta.append("pinned")
+    if rec.deprecated:
+        meta.append("replaced")
+    if rec.supersedes:
+        meta.append(f"replaces {rec.supersedes}")
+    if rec.open_loop:
+        loop = rec.open_loop
+        meta.append(
+            f"{loop.get('kind', 'loop')} {loop.get('status', '')} due {loop.get('due') or '-'}"
+        )
+    lines.append(" · ".join(m for m in meta if m))
+    return "\n".join(lines)

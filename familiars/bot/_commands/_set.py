@@ -1,0 +1,141 @@
+"""The bot's commands as one set: :class:`CommandSet` runs, completes and lists them;
+:func:`default_commands` is the one list of the bot's commands.
+
+Errors: a :class:`UserFacingError` raised by a command is its answer, as it is; anything else
+is a bug, logged with its traceback, and the person gets ``SOMETHING_WENT_WRONG``.
+
+:class:`Commands` (with :class:`CommandContext`) is the bridge for today's runtime, which
+fills the services in after construction (``ctx.search``, ``ctx.find``, ...): it builds the
+declarations from the context's current values on each use. A runtime that builds its
+services first hands ``CommandSet(default_commands(...))`` to the dialogue manager instead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from familiars.bot._adapters.base import CommandInvocation, CommandResponse, CommandSpec
+from familiars.bot._commands._declare import Caller, Command
+from familiars.bot._commands._find import FindCommand, Finder
+from familiars.bot._commands._help import HelpCommand
+from familiars.bot._commands._link import LinkCommand
+from familiars.bot._commands._memory import MemoryCommand, RecallLog, Search
+from familiars.bot._commands._proactive import ProactiveCommand
+from familiars.bot._errors import SOMETHING_WENT_WRONG
+from familiars.bot._state import BotState
+from familiars.config import Settings, UserFacingError
+from familiars.memory import MemoryStore
+
+logger = logging.getLogger(__name__)
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def default_commands(
+    store: MemoryStore,
+    state: BotState,
+    *,
+    search: Search | None = None,
+    find: Finder | None = None,
+    recall_log: RecallLog | None = None,
+    on_used: Callable[[str], None] | None = None,
+    on_proactive: Callable[[Caller, bool], None] | None = None,
+    now: Callable[[], datetime] = _utc_now,
+) -> list[Command]:
+    """The bot's commands (``/help`` is added by :class:`CommandSet`); ``/find`` only with a
+    document finder."""
+    commands: list[Command] = [
+        MemoryCommand(store, search=search, recall_log=recall_log, on_used=on_used),
+        LinkCommand(store, state, now=now),
+        ProactiveCommand(state, on_change=on_proactive),
+    ]
+    if find is not None:
+        commands.append(FindCommand(find))
+    return commands
+
+
+class CommandSet:
+    """``/help`` first, then ``commands`` in order."""
+
+    def __init__(self, commands: Sequence[Command]) -> None:
+        self._commands: list[Command] = [HelpCommand(self.specs), *commands]
+
+    def specs(self) -> list[CommandSpec]:
+        return [command.spec() for command in self._commands]
+
+    def find(self, name: str) -> Command | None:
+        name = name.lower()
+        return next((c for c in self._commands if name in (c.name, *c.aliases)), None)
+
+    async def run(self, inv: CommandInvocation, caller: Caller) -> CommandResponse:
+        command = self.find(inv.name)
+        if command is None:
+            return CommandResponse(f"Unknown command /{inv.name}. Try /help.")
+        try:
+            response = await command.run(inv, caller)
+        except UserFacingError as exc:
+            response = CommandResponse(str(exc))
+        except Exception:  # a bug: the cause goes to the log, the person gets a short line
+            logger.exception("command /%s %s failed", inv.name, " ".join(inv.args))
+            response = CommandResponse(SOMETHING_WENT_WRONG)
+        return dataclasses.replace(response, private=True) if command.private else response
+
+    async def complete(self, inv: CommandInvocation, caller: Caller, partial: str) -> list[str]:
+        """Choices for the argument being typed: sub-commands, categories, memory ids."""
+        command = self.find(inv.name)
+        return [] if command is None else await command.complete(inv, caller, partial)
+
+
+@dataclass
+class CommandContext:
+    """The services of today's runtime, some filled in after construction."""
+
+    settings: Settings
+    store: MemoryStore
+    state: BotState
+    #: The last reply's recalled items per (agent_id, dialogue_id, user_key), for /memory why.
+    last_recall: dict[tuple[str, str | None, str], list[dict[str, Any]]] = field(
+        default_factory=dict
+    )
+    search: Search | None = None
+    find: Finder | None = None
+    on_used: Callable[[str], None] | None = None
+    #: Told of /proactive on|off (the scheduler keeps its own per-dialogue switch).
+    on_proactive: Callable[[Caller, bool], None] | None = None
+
+
+class Commands:
+    """:class:`CommandSet` over a :class:`CommandContext` whose services may still change."""
+
+    def __init__(self, ctx: CommandContext) -> None:
+        self.ctx = ctx
+
+    def _now(self) -> CommandSet:
+        ctx = self.ctx
+        return CommandSet(
+            default_commands(
+                ctx.store,
+                ctx.state,
+                search=ctx.search,
+                find=ctx.find,
+                recall_log=ctx.last_recall,
+                on_used=ctx.on_used,
+                on_proactive=ctx.on_proactive,
+            )
+        )
+
+    def specs(self) -> list[CommandSpec]:
+        return self._now().specs()
+
+    async def run(self, inv: CommandInvocation, caller: Caller) -> CommandResponse:
+        return await self._now().run(inv, caller)
+
+    async def complete(self, inv: CommandInvocation, caller: Caller, partial: str) -> list[str]:
+        return await self._now().complete(inv, caller, partial)
