@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -159,6 +159,8 @@ class DialogueManager:
         redactor: Redactor | None = None,
         commands: Commands | None = None,
         documents: Any = None,
+        agent_models: Mapping[str, ChatModel | None] | None = None,
+        stats: TurnStats | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -168,21 +170,25 @@ class DialogueManager:
         self.writer_queue = writer_queue
         self.model = model
         #: Agents whose config names a provider get a model of their own (see runtime).
-        self.agent_models: dict[str, ChatModel | None] = {}
+        self.agent_models: dict[str, ChatModel | None] = dict(agent_models or {})
         self.offline = OfflineResponder()
         self.redactor = redactor or Redactor(settings.privacy)
         #: familiars.bot._documents.Documents, when document search is set up.
         self.documents = documents
-        self.stats = TurnStats()
+        self.stats = stats or TurnStats()
         self._turn_started: dict[tuple[str, str], str] = {}
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+        #: The runtime builds the commands with their services (search, find, use counts);
+        #: alone, the manager gives them what it has.
         self.commands = commands or Commands(
-            CommandContext(settings=settings, store=store, state=state)
+            CommandContext(
+                settings=settings,
+                store=store,
+                state=state,
+                find=documents.find if documents is not None else None,
+                on_used=self._note_used,
+            )
         )
-        self.commands.ctx.search = self._search_for_command
-        if documents is not None:
-            self.commands.ctx.find = documents.find
-        self.commands.ctx.on_used = self._note_used
 
     # ------------------------------------------------------------------ routing
 
@@ -500,22 +506,6 @@ class DialogueManager:
         if self.recaller is None:
             return 0
         return await self.recaller.flush_access()
-
-    async def _search_for_command(self, query: str, caller: Caller, k: int) -> list[dict[str, Any]]:
-        if self.recaller is None:
-            return []
-        items = await self.recaller.recall(
-            query,
-            agent_id=caller.agent_id,
-            dialogue_id=None,
-            user_key=caller.user_key,
-            is_group=True,
-            now=datetime.now(UTC),
-            k=k,
-        )
-        return [
-            {"id": it.id, "text": it.text, "score": it.score} for it in items if it.kind == "record"
-        ]
 
 
 def _words(text: str) -> list[str]:
