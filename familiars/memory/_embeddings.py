@@ -16,6 +16,7 @@ import logging
 import os
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import MutableMapping
 from typing import Any
 
 import numpy as np
@@ -132,10 +133,15 @@ def _dimension(model: Any) -> int:
     return int(get_dim())
 
 
+def use_offline_models(environ: MutableMapping[str, str] = os.environ) -> None:
+    """Models come from local files only, without progress bars (unless the environment says
+    otherwise). Called once by the entry point, before any model library is imported."""
+    environ.setdefault("HF_HUB_OFFLINE", "1")
+    environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+
+
 def _load_sentence_transformer(path: str, device: str) -> Any:
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     from sentence_transformers import SentenceTransformer
 
     try:
