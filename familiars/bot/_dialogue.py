@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -23,7 +23,7 @@ from familiars.bot._adapters.base import (
     CommandSpec,
     IncomingMessage,
 )
-from familiars.bot._commands import Caller, CommandContext, Commands
+from familiars.bot._commands import Caller, CommandSet, default_commands
 from familiars.bot._leak_guard import GuardVerdict, guard_group_reply
 from familiars.bot._prompt import BranchTurn, PromptParts, build_messages
 from familiars.bot._redaction import Redactor
@@ -33,6 +33,9 @@ from familiars.llm import ChatModel, LLMError, OfflineResponder
 from familiars.memory import MemoryRecord, MemoryStore, TurnContext, WriterQueue, iso_now
 
 logger = logging.getLogger(__name__)
+
+#: The last reply's recalled items per (agent_id, dialogue_id, user_key): ``/memory why``.
+RecallLog = dict[tuple[str, str | None, str], list[dict[str, Any]]]
 
 MAX_MESSAGE_CHARS = 16_000
 APOLOGY = (
@@ -174,9 +177,12 @@ class DialogueManager:
         writer_queue: WriterQueue | None,
         model: ChatModel | None,
         redactor: Redactor | None = None,
-        commands: Commands | None = None,
+        commands: CommandSet | None = None,
         documents: Any = None,
         access: AccessPolicy | None = None,
+        agent_models: Mapping[str, ChatModel | None] | None = None,
+        stats: TurnStats | None = None,
+        recall_log: RecallLog | None = None,
     ) -> None:
         self.settings = settings
         #: The bot's one access policy: who owns the bot (owner-only commands, recall).
@@ -188,21 +194,27 @@ class DialogueManager:
         self.writer_queue = writer_queue
         self.model = model
         #: Agents whose config names a provider get a model of their own (see runtime).
-        self.agent_models: dict[str, ChatModel | None] = {}
+        self.agent_models: dict[str, ChatModel | None] = dict(agent_models or {})
         self.offline = OfflineResponder()
         self.redactor = redactor or Redactor(settings.privacy)
         #: familiars.bot._documents.Documents, when document search is set up.
         self.documents = documents
-        self.stats = TurnStats()
+        self.stats = stats or TurnStats()
         self._turn_started: dict[tuple[str, str], str] = {}
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
-        self.commands = commands or Commands(
-            CommandContext(settings=settings, store=store, state=state)
+        #: The last reply's recalled items per (agent, dialogue, person), for /memory why.
+        self.recall_log: RecallLog = recall_log if recall_log is not None else {}
+        #: The runtime builds the commands with their services (search, find, use counts);
+        #: alone, the manager gives them what it has.
+        self.commands = commands or CommandSet(
+            default_commands(
+                store,
+                state,
+                find=documents.find if documents is not None else None,
+                recall_log=self.recall_log,
+                on_used=self._note_used,
+            )
         )
-        self.commands.ctx.search = self._search_for_command
-        if documents is not None:
-            self.commands.ctx.find = documents.find
-        self.commands.ctx.on_used = self._note_used
 
     # ------------------------------------------------------------------ routing
 
@@ -336,7 +348,7 @@ class DialogueManager:
         await self.state.touch_dialogue(agent.id, info.dialogue_id, bot_at=iso_now())
         used = self._count_used(recalled, reply)
         self.stats.add(len(recalled), used, recall_ms)
-        self.commands.ctx.last_recall[(agent.id, info.dialogue_id, user_key)] = [
+        self.recall_log[(agent.id, info.dialogue_id, user_key)] = [
             {"id": it.id, "text": it.text, "score": it.score, "parts": it.parts} for it in recalled
         ]
         await self._queue_write(agent, info, user_key, llm_text, reply, q_id, now)
@@ -560,22 +572,6 @@ class DialogueManager:
         if self.recaller is None:
             return 0
         return await self.recaller.flush_access()
-
-    async def _search_for_command(self, query: str, caller: Caller, k: int) -> list[dict[str, Any]]:
-        if self.recaller is None:
-            return []
-        items = await self.recaller.recall(
-            query,
-            agent_id=caller.agent_id,
-            dialogue_id=None,
-            user_key=caller.user_key,
-            is_group=True,
-            now=datetime.now(UTC),
-            k=k,
-        )
-        return [
-            {"id": it.id, "text": it.text, "score": it.score} for it in items if it.kind == "record"
-        ]
 
 
 def _words(text: str) -> list[str]:

@@ -1,23 +1,21 @@
-"""Wiring the scheduler into the runtime: where proactive messages go and what the decider
-knows of each dialogue."""
+"""Wiring the scheduler into the runtime: where proactive messages go
+(:class:`RuntimeSender`, through the :class:`RunningAdapters`), what the decider knows of each
+dialogue (:class:`StateDirectory`), and the /proactive switch (:func:`proactive_switch`).
+Each piece is given only what it uses; the runtime builds them in order."""
 
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
 
 from familiars.bot._adapters.base import PlatformAdapter
 from familiars.bot._commands import Caller
+from familiars.bot._dialogue import DialogueLog
 from familiars.bot._state import BotState
 from familiars.bot._state import DialogueInfo as BotDialogue
-from familiars.memory import iso_now, parse_ts
+from familiars.memory import parse_ts
 from familiars.scheduler import DialogueInfo, ProactiveMessage, Scheduler
-
-if TYPE_CHECKING:
-    from familiars.bot._runtime import Application
 
 logger = logging.getLogger(__name__)
 
@@ -26,61 +24,90 @@ class UndeliverableError(RuntimeError):
     """No running adapter can reach the dialogue (the message is tried again later)."""
 
 
+class RunningAdapters:
+    """The adapters started and not yet stopped, by platform name. The runtime adds each one
+    once its ``start`` returns and takes it out before its ``stop``; proactive messages go
+    only to adapters listed here."""
+
+    def __init__(self) -> None:
+        self._by_name: dict[str, PlatformAdapter] = {}
+
+    def add(self, adapter: PlatformAdapter) -> None:
+        self._by_name[adapter.name] = adapter
+
+    def discard(self, adapter: PlatformAdapter) -> None:
+        if self._by_name.get(adapter.name) is adapter:
+            del self._by_name[adapter.name]
+
+    def get(self, platform: str) -> PlatformAdapter | None:
+        return self._by_name.get(platform)
+
+    def __len__(self) -> int:
+        return len(self._by_name)
+
+
 class RuntimeSender:
     """Sends through the platform that owns the dialogue and records an A node with
     ``origin="proactive"``."""
 
-    def __init__(self, app: Application) -> None:
-        self.app = app
+    def __init__(
+        self,
+        state: BotState,
+        log: DialogueLog,
+        adapters: RunningAdapters,
+        *,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self.state = state
+        self.log = log
+        self.adapters = adapters
+        self.clock = clock
 
     async def send_proactive(self, message: ProactiveMessage) -> None:
-        state = self.app.state
-        assert state is not None
-        target = await self._target(state, message)
+        target = await self._target(message)
         if target is None:
             raise UndeliverableError(
                 f"no dialogue to reach {message.user_key or message.dialogue_id}"
             )
-        adapter = self._adapter(target.platform)
+        adapter = self.adapters.get(target.platform)
         if adapter is None:
             raise UndeliverableError(f"the {target.platform} adapter is not running")
         await adapter.send(target.chat_id, message.text, thread_id=target.thread_id)
-        dialogues = self.app.dialogues
-        if dialogues is not None:
-            await dialogues.log.add_reply_node(
-                target.agent_id,
-                target.dialogue_id,
-                parent=None,
-                text=message.text,
-                timestamp=(message.at.timestamp() if message.at else time.time()),
-                origin="proactive",
-                metadata={
-                    "kind": message.kind,
-                    "reason": message.reason,
-                    "loops": list(message.loop_ids),
-                },
-            )
-        await state.touch_dialogue(target.agent_id, target.dialogue_id, bot_at=iso_now())
+        sent_at = message.at or self.clock()
+        await self.log.add_reply_node(
+            target.agent_id,
+            target.dialogue_id,
+            parent=None,
+            text=message.text,
+            timestamp=sent_at.timestamp(),
+            origin="proactive",
+            metadata={
+                "kind": message.kind,
+                "reason": message.reason,
+                "loops": list(message.loop_ids),
+            },
+        )
+        bot_at = self.clock().isoformat(timespec="seconds")
+        await self.state.touch_dialogue(target.agent_id, target.dialogue_id, bot_at=bot_at)
 
-    async def _target(self, state: BotState, message: ProactiveMessage) -> BotDialogue | None:
+    async def _target(self, message: ProactiveMessage) -> BotDialogue | None:
         if message.dialogue_id:
-            found = await state.dialogue(message.agent_id, message.dialogue_id)
+            found = await self.state.dialogue(message.agent_id, message.dialogue_id)
             if found is not None:
                 return found
         if message.user_key is None:
             return None
         own = [
             d
-            for d in await state.dialogues()
-            if d.user_key == message.user_key and not d.is_group and self._adapter(d.platform)
+            for d in await self.state.dialogues()
+            if d.user_key == message.user_key
+            and not d.is_group
+            and self.adapters.get(d.platform) is not None
         ]
         own.sort(key=lambda d: d.last_user_at or "", reverse=True)
         same_agent = [d for d in own if d.agent_id == message.agent_id]
         candidates = same_agent or own
         return candidates[0] if candidates else None
-
-    def _adapter(self, platform: str) -> PlatformAdapter | None:
-        return next((a for a in self.app.adapters if a.name == platform), None)
 
 
 class StateDirectory:
@@ -108,32 +135,11 @@ class StateDirectory:
         return out
 
 
-def build_scheduler(app: Application) -> Scheduler:
-    assert app.memory is not None and app.state is not None and app.dialogues is not None
-    extra: dict[str, Any] = {"clock": app.clock} if app.clock is not None else {}
-    scheduler = Scheduler(
-        app.settings,
-        app.memory.store,
-        RuntimeSender(app),
-        **extra,
-        dialogues=StateDirectory(app.state, app.settings.scheduler.timezone),
-        model=app.model,
-        gate=app.gate,
-        flush_stats=app.dialogues.flush_access,
-        error_handler=_scheduler_error(app),
-    )
-    app.memory.store.add_listener(scheduler)  # new reminders get their exact job
+def proactive_switch(scheduler: Scheduler) -> Callable[[Caller, bool], None]:
+    """What /proactive on|off tells the scheduler: this dialogue, and the person's default."""
 
-    def on_proactive(caller: Caller, enabled: bool) -> None:
+    def switch(caller: Caller, enabled: bool) -> None:
         scheduler.set_proactive(caller.agent_id, caller.dialogue_id, caller.user_key, enabled)
         scheduler.set_proactive(caller.agent_id, None, caller.user_key, enabled)
 
-    app.dialogues.commands.ctx.on_proactive = on_proactive
-    return scheduler
-
-
-def _scheduler_error(app: Application) -> Any:
-    def handle(name: str, exc: BaseException) -> None:
-        app.error_handler(exc, f"scheduler job {name}")
-
-    return handle
+    return switch

@@ -1,13 +1,16 @@
 """The MemoryReader as the turn uses it: recall for a message, with the scope rules, the
-message's own node left out, and dialogue text passed through its privacy redactions."""
+message's own node left out, and dialogue text passed through its privacy redactions;
+:class:`RecordSearch` is the same recall as ``/memory search`` asks for it."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from familiars.bot._dialogue import RecalledItem
+from familiars.bot._commands import Caller
+from familiars.bot._dialogue import RecalledItem, Recaller
 from familiars.config import Settings
 from familiars.llm import OFFLINE_NOTICE
 from familiars.memory import (
@@ -69,6 +72,29 @@ class ReaderRecaller:
                 texts += [node_embedding_text(p, speaker) for p in parts]
         sources = [c for c, _ in nodes] + [s or "" for _, s in nodes] + [query]
         return texts + self.reader.index.words_needing_vectors(sources)
+
+
+class RecordSearch:
+    """``/memory search``: the caller's visible records for a query, as group-safe recall
+    (never a dialogue node). ``clock`` says what time it is (recall weighs recency)."""
+
+    def __init__(self, recaller: Recaller, *, clock: Callable[[], datetime]) -> None:
+        self.recaller = recaller
+        self.clock = clock
+
+    async def __call__(self, query: str, caller: Caller, k: int) -> list[dict[str, Any]]:
+        items = await self.recaller.recall(
+            query,
+            agent_id=caller.agent_id,
+            dialogue_id=None,
+            user_key=caller.user_key,
+            is_group=True,
+            now=self.clock(),
+            k=k,
+        )
+        return [
+            {"id": it.id, "text": it.text, "score": it.score} for it in items if it.kind == "record"
+        ]
 
 
 def _skip(item: RecallItem, exclude_node: int | None, dialogue_id: str | None) -> bool:

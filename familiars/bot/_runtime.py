@@ -1,10 +1,14 @@
 """The application: builds every service from ``Settings`` and runs them.
 
-Lifecycle as python-telegram-bot's Application: ``initialize`` (open storage, build
-services), ``start`` (start background work and adapters), ``stop`` (adapters first so no new
-turn starts, then the writer's queue is drained and counters flushed), ``shutdown`` (close
-storage). ``async with Application(settings) as app`` does all four. Background tasks are
-tracked and their errors go to one handler.
+Lifecycle as python-telegram-bot's Application: ``initialize`` builds the services (see
+``bot/_services.py``: the builder, in dependency order, opening storage and loading the
+embedder in a thread), ``start`` starts background work and then the adapters, ``stop`` undoes
+``start`` in reverse (adapters first so no new turn starts, then the API, scheduler and
+watchers, then the writer's queue is drained and counters flushed), ``shutdown`` closes
+storage. Each step pushes its undo on an exit stack as it goes, so a step that fails part way
+unwinds what it had done and raises; ``async with Application(settings) as app`` does all
+four and shuts down when its body (or the start) fails. Background tasks are tracked and
+their errors go to one handler.
 """
 
 from __future__ import annotations
@@ -18,37 +22,39 @@ from collections.abc import Callable, Coroutine
 from contextlib import AsyncExitStack
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from familiars.bot._access import AccessPolicy
 from familiars.bot._adapters.base import PlatformAdapter
 from familiars.bot._adapters.console import ConsoleAdapter
-from familiars.bot._commands import CommandContext, Commands
 from familiars.bot._dialogue import DialogueManager
-from familiars.bot._redaction import Redactor
+from familiars.bot._proactive import RunningAdapters
+from familiars.bot._recall import start_recaller
+from familiars.bot._services import ErrorHandler, RuntimeOptions, Services, build_services
 from familiars.bot._state import BotState
-from familiars.bot._trees import RecentEmbeddings, TreeLog
 from familiars.config import Settings
-from familiars.llm import ChatModel, build_chat_model
+from familiars.llm import ChatModel
 from familiars.memory import (
     DialogTrees,
     Embedder,
-    MemoryWatcher,
     MemoryWorkspace,
-    MemoryWriter,
     WriterQueue,
     atomic_write_text,
-    embedder_from_settings,
-    open_workspace,
 )
+from familiars.scheduler import Scheduler
+
+if TYPE_CHECKING:
+    from familiars.bot._api.server import ApiServer
 
 logger = logging.getLogger(__name__)
-
-ErrorHandler = Callable[[BaseException, str], None]
 
 
 def _log_error(exc: BaseException, where: str) -> None:
     logger.error("background task %s failed", where, exc_info=exc)
+
+
+class NotInitializedError(RuntimeError):
+    """A service was asked for before :meth:`Application.initialize`."""
 
 
 class Application:
@@ -68,157 +74,165 @@ class Application:
         clock: Callable[[], datetime] | None = None,
     ) -> None:
         self.settings = settings
-        self._embedder_override = embedder
-        self._model_override = model
-        self._console = console
-        self._console_user = console_user
-        self._extra_adapters = adapters or []
-        self._use_platforms = platforms
-        self._use_scheduler = scheduler
-        self._watch = settings.memory.watch if watch is None else watch
         self.error_handler = error_handler
-        #: What time it is, for the scheduler (tests pass a fixed clock instead of sleeping).
-        self.clock = clock
-        self._stack = AsyncExitStack()
+        self.options = RuntimeOptions(
+            embedder=embedder,
+            model=model,
+            console=console,
+            console_user=console_user,
+            adapters=tuple(adapters or ()),
+            platforms=platforms,
+            scheduler=scheduler,
+            watch=settings.memory.watch if watch is None else watch,
+            clock=clock,
+        )
+        #: The last services built (still readable after shutdown, for a test's assertions).
+        self._services: Services | None = None
+        self._open = False  # between initialize and shutdown
+        self._resources = AsyncExitStack()  # what initialize opened
+        self._started: AsyncExitStack | None = None  # what start started; None when stopped
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._stopped = asyncio.Event()
-        self.adapters: list[PlatformAdapter] = []
-        self.memory: MemoryWorkspace | None = None
-        self.dialogues: DialogueManager | None = None
-        self.writer_queue: WriterQueue | None = None
-        self.state: BotState | None = None
-        self.scheduler: Any = None
-        self.api: Any = None
-        self.watcher: MemoryWatcher | None = None
-        self.trees: DialogTrees | None = None
-        self.model: ChatModel | None = None
-        self.embedder: Embedder | None = None
-        self.gate: Any = None
-        self.registry: Any = None
-        self.initialized = False
-        self.running = False
+
+    # ------------------------------------------------------------------ the services
+
+    @property
+    def services(self) -> Services:
+        if self._services is None:
+            raise NotInitializedError("the application is not initialized")
+        return self._services
+
+    @property
+    def initialized(self) -> bool:
+        return self._open
+
+    @property
+    def running(self) -> bool:
+        """True from the end of a successful :meth:`start` to the beginning of :meth:`stop`."""
+        return self._started is not None
+
+    @property
+    def memory(self) -> MemoryWorkspace:
+        return self.services.memory
+
+    @property
+    def state(self) -> BotState:
+        return self.services.state
+
+    @property
+    def trees(self) -> DialogTrees:
+        return self.services.trees
+
+    @property
+    def dialogues(self) -> DialogueManager:
+        return self.services.dialogues
+
+    @property
+    def access(self) -> AccessPolicy:
+        return self.services.access
+
+    @property
+    def writer_queue(self) -> WriterQueue:
+        return self.services.writer_queue
+
+    @property
+    def model(self) -> ChatModel | None:
+        return self.services.model
+
+    @property
+    def embedder(self) -> Embedder:
+        return self.services.embedder
+
+    @property
+    def scheduler(self) -> Scheduler | None:
+        return self.services.scheduler
+
+    @property
+    def api(self) -> ApiServer | None:
+        return self.services.api
+
+    @property
+    def adapters(self) -> tuple[PlatformAdapter, ...]:
+        return self.services.adapters
+
+    @property
+    def running_adapters(self) -> RunningAdapters:
+        return self.services.running
 
     # ------------------------------------------------------------------ lifecycle
 
     async def initialize(self) -> None:
-        if self.initialized:
+        """Build the services (opening storage); on failure what was opened is closed."""
+        if self._open:
             return
-        settings = self.settings
-        base = self._embedder_override or embedder_from_settings(settings)
-        self.gate, self.registry = self._build_gate()
-        if settings.embedding.device.startswith("cuda") and hasattr(base, "unload"):
-            # On a GPU the embedder is a resident of the VRAM gate: evicted when idle or
-            # when something more urgent needs the memory, loaded again on next use.
-            base = self.registry.add_embedder(base)  # type: ignore[arg-type]
-        self.embedder = RecentEmbeddings(base)
-        self.memory = await self._stack.enter_async_context(
-            open_workspace(settings, embedder=self.embedder)
-        )
-        self.state = BotState(Path(settings.workspace))
-        await self.state.open()
-        self._stack.push_async_callback(self.state.close)
-        self.trees = DialogTrees(Path(settings.workspace))
-        self.model = self._build_model()
-        writer = MemoryWriter.from_settings(
-            settings, self.memory.store, model=self.model, vectors=self.memory.index
-        )
-        self.writer_queue = WriterQueue(writer)
-        recaller = self._build_recaller()
-        commands = Commands(
-            CommandContext(settings=settings, store=self.memory.store, state=self.state)
-        )
-        #: The bot's one access policy, given to the dialogue manager and every adapter.
-        self.access = AccessPolicy.from_settings(settings)
-        self.dialogues = DialogueManager(
-            settings,
-            access=self.access,
-            store=self.memory.store,
-            state=self.state,
-            log=TreeLog(
-                self.trees,
-                self.embedder,
-                prefetch=getattr(recaller, "prefetch_texts", None),
-            ),
-            recaller=recaller,
-            writer_queue=self.writer_queue,
-            model=self.model,
-            redactor=Redactor(settings.privacy),
-            commands=commands,
-        )
-        self.finder: Any = None
-        self.folder_watcher: Any = None
-        await self._open_documents()
-        self.dialogues.agent_models = self._agent_models()
-        self.adapters = self._build_adapters()
-        self.initialized = True
+        async with AsyncExitStack() as stack:
+            self._services = await build_services(self.settings, self.options, stack, self._report)
+            self._resources = stack.pop_all()
+        self._open = True
 
     async def start(self) -> None:
-        if not self.initialized:
-            await self.initialize()
-        assert self.writer_queue is not None and self.memory is not None
-        await self._start_recall()
-        await self.writer_queue.start()
-        if self._watch:
-            self.watcher = MemoryWatcher(
-                self.memory.store,
-                self.memory.index,
-                debounce_s=self.settings.memory.watch_debounce_s,
-            )
-            await self.watcher.start()
-        if self._watch:
-            await self._start_folder_watcher()
-        if self._use_scheduler:
-            await self._start_scheduler()
-        if self.settings.api.enabled:
-            await self._start_api()
-        for adapter in self.adapters:
-            await adapter.start()
-        self.create_task(self._flush_loop(), name="stats-flush")
-        self.running = True
+        """Start everything, adapters last; on failure what was started is stopped again
+        (in reverse) and the error is raised."""
+        if self.running:
+            return
+        await self.initialize()
+        async with AsyncExitStack() as stack:
+            await self._start_all(stack, self.services)
+            self._started = stack.pop_all()
 
     async def stop(self) -> None:
         """Stop taking new messages, then finish what is queued."""
-        if not self.running:
-            return
-        self.running = False
-        for adapter in reversed(self.adapters):
-            with contextlib.suppress(Exception):
-                await adapter.stop()
-        if self.dialogues is not None:
-            await self.dialogues.settle()
-        if self.writer_queue is not None:
-            await self.writer_queue.stop()
-        await self._flush_stats()
-        if self.scheduler is not None:
-            await self.scheduler.stop()
-        if self.api is not None:
-            await self.api.stop()
-        if self.watcher is not None:
-            await self.watcher.stop()
-        if self.folder_watcher is not None:
-            await self.folder_watcher.stop()
-        for task in list(self._tasks):
-            task.cancel()
-        for task in list(self._tasks):
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        if self.trees is not None:
-            await asyncio.to_thread(self.trees.compact_all)
-        self._stopped.set()
+        started, self._started = self._started, None
+        if started is not None:
+            await started.aclose()
 
     async def shutdown(self) -> None:
-        if self.running:
-            await self.stop()
-        await self._stack.aclose()
-        self.initialized = False
+        await self.stop()
+        resources, self._resources = self._resources, AsyncExitStack()
+        self._open = False
+        await resources.aclose()
 
     async def __aenter__(self) -> Application:
-        await self.initialize()
-        await self.start()
+        try:
+            await self.initialize()
+            await self.start()
+        except BaseException:
+            await self.shutdown()
+            raise
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.shutdown()
+
+    async def _start_all(self, stack: AsyncExitStack, s: Services) -> None:
+        """Each component's stop goes on ``stack`` as soon as it has started; the stack
+        unwinds in reverse, so the first pushed runs last."""
+        stack.push_async_callback(asyncio.to_thread, s.trees.compact_all)
+        stack.push_async_callback(self._cancel_tasks)
+        stack.push_async_callback(self._flush_stats)
+        known = [(d.agent_id, d.dialogue_id) for d in await s.state.dialogues()]
+        await start_recaller(s.recaller, s.memory, s.trees, known)
+        await s.writer_queue.start()
+        stack.push_async_callback(s.writer_queue.stop)
+        for watcher in (s.watcher, s.folder_watcher):
+            if watcher is not None:
+                await watcher.start()
+                stack.push_async_callback(watcher.stop)
+        if s.folder_watcher is not None:
+            # Catching up with what changed while the bot was down can embed for minutes on
+            # a big folder: it runs in the background instead of holding up the start.
+            self.create_task(self._scan_watch_dirs(), name="watch-dirs-scan")
+        if s.scheduler is not None:
+            s.memory.store.add_listener(s.scheduler)  # new reminders get their exact job
+            await s.scheduler.start()
+            stack.push_async_callback(s.scheduler.stop)
+        if s.api is not None:
+            await s.api.start()
+            stack.push_async_callback(s.api.stop)
+        stack.push_async_callback(s.dialogues.settle)  # after the adapters stop
+        for adapter in s.adapters:
+            await _start_adapter(stack, adapter, s.running)
+        flush = self.create_task(self._flush_loop(), name="stats-flush")
+        stack.callback(flush.cancel)
 
     # ------------------------------------------------------------------ running
 
@@ -230,10 +244,20 @@ class Application:
         def done(t: asyncio.Task[Any]) -> None:
             self._tasks.discard(t)
             if not t.cancelled() and t.exception() is not None:
-                self.error_handler(t.exception(), name)  # type: ignore[arg-type]
+                self._report(t.exception(), name)  # type: ignore[arg-type]
 
         task.add_done_callback(done)
         return task
+
+    def _report(self, exc: BaseException, where: str) -> None:
+        self.error_handler(exc, where)
+
+    async def _cancel_tasks(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
 
     async def run_until_stopped(self) -> None:
         """Run until Ctrl-C / SIGTERM (or the console's input ends), then stop cleanly."""
@@ -256,175 +280,53 @@ class Application:
                     loop.remove_signal_handler(sig)
             await self.stop()
 
-    # ------------------------------------------------------------------ building
-
-    def _build_gate(self) -> tuple[Any, Any]:
-        from familiars.scheduler import ModelRegistry, VRAMGate
-
-        gate = VRAMGate.from_settings(self.settings.gate)
-        return gate, ModelRegistry(gate)
-
-    def _build_model(self) -> ChatModel | None:
-        if self._model_override is not True:
-            return self._model_override or None  # type: ignore[return-value]
-        return build_chat_model(self.settings.llm)
-
-    def _agent_models(self) -> dict[str, ChatModel | None]:
-        """A router over just the provider an agent names (the shared one otherwise)."""
-        if self._model_override is not True:
-            return {}
-        out: dict[str, ChatModel | None] = {}
-        providers = {p.name: p for p in self.settings.llm.providers}
-        for agent in self.settings.agents:
-            if not agent.provider:
-                continue
-            if agent.provider not in providers:
-                logger.warning(
-                    "agent %s names provider %r, which is not configured; it uses the default",
-                    agent.id,
-                    agent.provider,
-                )
-                continue
-            own = self.settings.llm.model_copy(update={"providers": [providers[agent.provider]]})
-            out[agent.id] = build_chat_model(own)
-        return out
-
-    def _build_recaller(self) -> Any:
-        try:
-            from familiars.bot._recall import build_recaller
-        except ImportError:
-            logger.warning("recall is not available in this build; replies use no memories")
-            return None
-        assert self.memory is not None and self.trees is not None
-        return build_recaller(self.settings, self.memory, self.trees)
-
-    async def _start_recall(self) -> None:
-        recaller = self.dialogues.recaller if self.dialogues is not None else None
-        if recaller is None:
-            return
-        from familiars.bot._recall import ReaderRecaller, start_recaller
-
-        assert isinstance(recaller, ReaderRecaller)
-        assert self.memory is not None and self.trees is not None and self.state is not None
-        known = [(d.agent_id, d.dialogue_id) for d in await self.state.dialogues()]
-        await start_recaller(recaller, self.memory, self.trees, known)
-
-    def _build_adapters(self) -> list[PlatformAdapter]:
-        assert self.dialogues is not None
-        adapters: list[PlatformAdapter] = list(self._extra_adapters)
-        if self._use_platforms:
-            adapters += self._platform_adapters()
-        if self._console is not None:
-            adapters.append(self._console)
-        elif not adapters and self._console_user is not None:
-            adapters.append(
-                ConsoleAdapter(self.dialogues, user=self._console_user, settle=self.settle)
-            )
-        return adapters
-
-    def _platform_adapters(self) -> list[PlatformAdapter]:
-        assert self.dialogues is not None
-        found: list[PlatformAdapter] = []
-        discord_token = self.settings.secret(self.settings.discord.token_env)
-        if discord_token:
-            from familiars.bot._adapters.discord import DiscordAdapter
-
-            found.append(
-                DiscordAdapter(self.dialogues, self.settings, discord_token, access=self.access)
-            )
-        telegram_token = self.settings.secret(self.settings.telegram.token_env)
-        if telegram_token:
-            from familiars.bot._adapters.telegram import TelegramAdapter
-
-            found.append(
-                TelegramAdapter(
-                    self.dialogues,
-                    self.settings,
-                    telegram_token,
-                    access=self.access,
-                    base_url=self.settings.telegram.base_url,
-                )
-            )
-        return found
-
-    async def _open_documents(self) -> None:
-        from familiars.bot._documents import Documents
-        from familiars.memory import DocumentFinder
-
-        assert self.dialogues is not None and self.embedder is not None
-        finder = DocumentFinder(Path(self.settings.workspace), self.embedder, self.settings)
-        await finder.open()
-        self._stack.push_async_callback(finder.close)
-        self.finder = finder
-        docs = Documents(finder, max_bytes=int(self.settings.files.max_file_mb * 1024 * 1024))
-        self.dialogues.documents = docs
-        self.dialogues.commands.ctx.find = docs.find
-
-    async def _start_folder_watcher(self) -> None:
-        if not self.settings.files.watch_dirs or self.finder is None:
-            return
-        from familiars.memory import FolderWatcher
-
-        self.folder_watcher = FolderWatcher(self.finder, self.settings.files.watch_dirs)
-        await self.folder_watcher.start()
-        # Catching up with what changed while the bot was down can embed for minutes on a
-        # big folder: it runs in the background instead of holding up the start.
-        self.create_task(self._scan_watch_dirs(), name="watch-dirs-scan")
-
-    async def _scan_watch_dirs(self) -> None:
-        assert self.finder is not None
-        for result in await self.finder.scan_watch_dirs():
-            if result.status == "skipped":
-                logger.info("not indexed: %s (%s)", result.path, result.reason)
-
     async def settle(self) -> None:
         """Everything the last turns started is done: reply nodes added, memories written."""
-        if self.dialogues is not None:
-            await self.dialogues.settle()
-        if self.writer_queue is not None:
-            await self.writer_queue.drain()
-
-    async def _start_scheduler(self) -> None:
-        try:
-            from familiars.bot._proactive import build_scheduler
-        except ImportError:
-            return
-        self.scheduler = build_scheduler(self)
-        await self.scheduler.start()
-
-    async def _start_api(self) -> None:
-        from familiars.bot._api.server import ApiServer
-        from familiars.bot._api.status import StatusSources
-
-        assert self.memory is not None
-        queue, dialogues, model = self.writer_queue, self.dialogues, self.model
-        sources = StatusSources(
-            settings=self.settings,
-            embedder=self.embedder,
-            writer_stats=queue.stats if queue is not None else None,
-            recall_stats=dialogues.stats.as_dict if dialogues is not None else None,
-            gate=self.gate,
-            providers=(lambda: [s.as_dict() for s in model.states()]) if model else None,
-        )
-        self.api = ApiServer.from_sources(sources)
-        await self.api.start()
+        if self._open:
+            await self.services.settle()
 
     # ------------------------------------------------------------------ housekeeping
+
+    async def _scan_watch_dirs(self) -> None:
+        for result in await self.services.finder.scan_watch_dirs():
+            if result.status == "skipped":
+                logger.info("not indexed: %s (%s)", result.path, result.reason)
 
     async def _flush_loop(self, every_s: float = 30.0) -> None:
         while True:
             await asyncio.sleep(every_s)
             await self._flush_stats()
-            if self.trees is not None:  # fold long dialogue journals into dialogue.json
-                await asyncio.to_thread(self.trees.compact_due)
+            # Fold long dialogue journals into dialogue.json.
+            await asyncio.to_thread(self.services.trees.compact_due)
 
     async def _flush_stats(self) -> None:
-        if self.dialogues is None:
-            return
+        dialogues = self.services.dialogues
         try:
-            await self.dialogues.flush_access()
+            await dialogues.flush_access()
         except Exception as exc:  # noqa: BLE001 - counters only; reported, retried next time
-            self.error_handler(exc, "access-flush")
+            self._report(exc, "access-flush")
         path = Path(self.settings.workspace) / "state" / "recall_stats.json"
-        data = json.dumps(self.dialogues.stats.as_dict())
+        data = json.dumps(dialogues.stats.as_dict())
         await asyncio.to_thread(atomic_write_text, path, data)
+
+
+async def _start_adapter(
+    stack: AsyncExitStack, adapter: PlatformAdapter, running: RunningAdapters
+) -> None:
+    """Start one adapter and list it as running; its stop (unlisting it first) goes on
+    ``stack``. One whose start fails is stopped too, for what it had begun."""
+    try:
+        await adapter.start()
+    except BaseException:
+        await _stop_adapter(adapter, running)
+        raise
+    running.add(adapter)
+    stack.push_async_callback(_stop_adapter, adapter, running)
+
+
+async def _stop_adapter(adapter: PlatformAdapter, running: RunningAdapters) -> None:
+    running.discard(adapter)
+    try:
+        await adapter.stop()
+    except Exception:  # noqa: BLE001 - one adapter failing to stop must not keep the rest up
+        logger.exception("the %s adapter did not stop cleanly", adapter.name or "unnamed")

@@ -15,6 +15,7 @@ from familiars.cli import _memory as memory
 from familiars.cli import _reminders as reminders
 from familiars.cli import _runtime as runtime
 from familiars.cli import _status as status
+from familiars.memory import use_offline_models
 from familiars.terminal import CliContext
 
 app = typer.Typer(
@@ -51,6 +52,7 @@ def _root(
         level=logging.DEBUG if verbose else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    use_offline_models()  # the one place the process environment is set
     ctx.obj = CliContext(config_path=config, workspace=workspace, json=json_output)
 
 

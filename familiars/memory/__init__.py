@@ -32,6 +32,7 @@ from familiars.memory._embeddings import (
     SentenceTransformerEmbedder,
     content_hash,
     load_embedder,
+    use_offline_models,
 )
 from familiars.memory._entries import (
     record_header,
@@ -214,6 +215,7 @@ __all__ = [
     "sentences",
     "slot_of",
     "status_path",
+    "use_offline_models",
     "utcnow",
     "valid_categories",
 ]

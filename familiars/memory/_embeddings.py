@@ -1,5 +1,9 @@
 """Embedders: one abstract method, ``embed_batch``; the base class supplies the rest.
 
+Constructors do no I/O: a model loads in :meth:`Embedder.open` (or on first use);
+:func:`load_embedder` opens the one it returns, so that a configured model that does not load
+falls back to the bundled one there and then. Callers on an event loop run it in a thread.
+
 Vectors are float32, L2-normalised, so a dot product is the cosine. CPU-bound encoding runs
 off the event loop through :meth:`Embedder.aembed_batch`.
 """
@@ -12,6 +16,7 @@ import logging
 import os
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import MutableMapping
 from typing import Any
 
 import numpy as np
@@ -37,6 +42,11 @@ class Embedder(ABC):
     def embed_batch(self, texts: list[str]) -> np.ndarray:
         """Return a float32 array of shape (len(texts), dim), rows L2-normalised."""
 
+    def open(self) -> None:
+        """Load what embedding needs (a model) and learn ``dim``; blocking, so async callers
+        run it in a thread. Idempotent; nothing to do by default."""
+        return None
+
     def embed(self, text: str) -> np.ndarray:
         return self.embed_batch([text])[0]
 
@@ -57,8 +67,9 @@ class Embedder(ABC):
 
 
 class SentenceTransformerEmbedder(Embedder):
-    """A sentence-transformers model. The loaded model can be dropped with :meth:`unload`
-    (the VRAM gate does this) and is loaded again on next use."""
+    """A sentence-transformers model, loaded by :meth:`open` (or on first use). The loaded
+    model can be dropped with :meth:`unload` (the VRAM gate does this) and is loaded again on
+    next use."""
 
     def __init__(
         self,
@@ -76,11 +87,10 @@ class SentenceTransformerEmbedder(Embedder):
         self.fallback_from = fallback_from
         self._model: Any = None
         self._lock = threading.Lock()
-        loaded = self._get_model()
-        get_dim = getattr(loaded, "get_embedding_dimension", None)
-        if get_dim is None:
-            get_dim = loaded.get_sentence_embedding_dimension
-        self.dim = int(get_dim())
+
+    def open(self) -> None:
+        """Load the model and read its dimension (raises whatever loading raises)."""
+        self._get_model()
 
     @property
     def loaded(self) -> bool:
@@ -90,6 +100,7 @@ class SentenceTransformerEmbedder(Embedder):
         with self._lock:
             if self._model is None:
                 self._model = _load_sentence_transformer(self.path, self.device)
+                self.dim = _dimension(self._model)
             return self._model
 
     def unload(self) -> None:
@@ -97,9 +108,9 @@ class SentenceTransformerEmbedder(Embedder):
             self._model = None
 
     def embed_batch(self, texts: list[str]) -> np.ndarray:
+        model = self._get_model()
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        model = self._get_model()
         vectors = model.encode(
             list(texts),
             batch_size=self.batch_size,
@@ -115,10 +126,22 @@ class SentenceTransformerEmbedder(Embedder):
         return info
 
 
+def _dimension(model: Any) -> int:
+    get_dim = getattr(model, "get_embedding_dimension", None)
+    if get_dim is None:  # sentence-transformers before 5.0
+        get_dim = model.get_sentence_embedding_dimension
+    return int(get_dim())
+
+
+def use_offline_models(environ: MutableMapping[str, str] = os.environ) -> None:
+    """Models come from local files only, without progress bars (unless the environment says
+    otherwise). Called once by the entry point, before any model library is imported."""
+    environ.setdefault("HF_HUB_OFFLINE", "1")
+    environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+
+
 def _load_sentence_transformer(path: str, device: str) -> Any:
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     from sentence_transformers import SentenceTransformer
 
     try:
@@ -167,11 +190,15 @@ def _resolve(
     model: str, *, fallback: str, device: str, batch_size: int
 ) -> SentenceTransformerEmbedder:
     if model in ("bundled", BUNDLED_MODEL_NAME):
-        return SentenceTransformerEmbedder(
-            BUNDLED_MODEL_NAME, bundled_model_path(), device=device, batch_size=batch_size
+        return _opened(
+            SentenceTransformerEmbedder(
+                BUNDLED_MODEL_NAME, bundled_model_path(), device=device, batch_size=batch_size
+            )
         )
     try:
-        return SentenceTransformerEmbedder(model, model, device=device, batch_size=batch_size)
+        return _opened(
+            SentenceTransformerEmbedder(model, model, device=device, batch_size=batch_size)
+        )
     except Exception as exc:  # noqa: BLE001 - any load failure means "not available offline"
         if fallback != "bundled":
             raise EmbedderUnavailableError(
@@ -183,10 +210,17 @@ def _resolve(
             type(exc).__name__,
             BUNDLED_MODEL_NAME,
         )
-        return SentenceTransformerEmbedder(
-            BUNDLED_MODEL_NAME,
-            bundled_model_path(),
-            device=device,
-            batch_size=batch_size,
-            fallback_from=model,
+        return _opened(
+            SentenceTransformerEmbedder(
+                BUNDLED_MODEL_NAME,
+                bundled_model_path(),
+                device=device,
+                batch_size=batch_size,
+                fallback_from=model,
+            )
         )
+
+
+def _opened(embedder: SentenceTransformerEmbedder) -> SentenceTransformerEmbedder:
+    embedder.open()
+    return embedder

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -50,8 +51,8 @@ async def open_workspace(
     ``False``/``None`` opens without one (listing and editing need none), or pass an instance.
     On open the index catches up with files edited while nothing was running."""
     workspace = Path(settings.workspace)
-    if embedder is True:
-        emb: Embedder | None = embedder_from_settings(settings)
+    if embedder is True:  # loading a model blocks: off the event loop
+        emb: Embedder | None = await asyncio.to_thread(embedder_from_settings, settings)
     elif embedder is False or embedder is None:
         emb = None
     else:

@@ -5,7 +5,7 @@ private chat on Telegram).
 - ``_declare``: :class:`Command`, :class:`Subcommand`, :class:`Argument`, :class:`Caller`;
   usage lines, parsing, completion and the adapters' :class:`CommandSpec` come from them;
 - ``_set``: :class:`CommandSet` (runs, completes, lists; errors) and :func:`default_commands`,
-  the one list of commands; :class:`Commands` / :class:`CommandContext` bridge today's runtime;
+  the one list of commands;
 - one module per command: ``_help``, ``_memory``, ``_link``, ``_proactive``, ``_find``.
 
 Adding a command: a module with a :class:`Command` subclass (its services through its
@@ -18,16 +18,14 @@ from familiars.bot._commands._help import HelpCommand
 from familiars.bot._commands._link import LinkCommand, merge_user_scope
 from familiars.bot._commands._memory import MemoryCommand
 from familiars.bot._commands._proactive import ProactiveCommand
-from familiars.bot._commands._set import CommandContext, Commands, CommandSet, default_commands
+from familiars.bot._commands._set import CommandSet, default_commands
 
 __all__ = [
     "Argument",
     "Call",
     "Caller",
     "Command",
-    "CommandContext",
     "CommandSet",
-    "Commands",
     "FindCommand",
     "HelpCommand",
     "LinkCommand",

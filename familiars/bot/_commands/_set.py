@@ -3,11 +3,8 @@
 
 Errors: a :class:`UserFacingError` raised by a command is its answer, as it is; anything else
 is a bug, logged with its traceback, and the person gets ``SOMETHING_WENT_WRONG``.
-
-:class:`Commands` (with :class:`CommandContext`) is the bridge for today's runtime, which
-fills the services in after construction (``ctx.search``, ``ctx.find``, ...): it builds the
-declarations from the context's current values on each use. A runtime that builds its
-services first hands ``CommandSet(default_commands(...))`` to the dialogue manager instead.
+The runtime builds ``CommandSet(default_commands(...))`` with the services each command uses
+and hands it to the dialogue manager.
 """
 
 from __future__ import annotations
@@ -15,9 +12,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
 
 from familiars.bot._adapters.base import CommandInvocation, CommandResponse, CommandSpec
 from familiars.bot._commands._declare import Caller, Command
@@ -28,7 +23,7 @@ from familiars.bot._commands._memory import MemoryCommand, RecallLog, Search
 from familiars.bot._commands._proactive import ProactiveCommand
 from familiars.bot._errors import SOMETHING_WENT_WRONG
 from familiars.bot._state import BotState
-from familiars.config import Settings, UserFacingError
+from familiars.config import UserFacingError
 from familiars.memory import MemoryStore
 
 logger = logging.getLogger(__name__)
@@ -91,51 +86,3 @@ class CommandSet:
         """Choices for the argument being typed: sub-commands, categories, memory ids."""
         command = self.find(inv.name)
         return [] if command is None else await command.complete(inv, caller, partial)
-
-
-@dataclass
-class CommandContext:
-    """The services of today's runtime, some filled in after construction."""
-
-    settings: Settings
-    store: MemoryStore
-    state: BotState
-    #: The last reply's recalled items per (agent_id, dialogue_id, user_key), for /memory why.
-    last_recall: dict[tuple[str, str | None, str], list[dict[str, Any]]] = field(
-        default_factory=dict
-    )
-    search: Search | None = None
-    find: Finder | None = None
-    on_used: Callable[[str], None] | None = None
-    #: Told of /proactive on|off (the scheduler keeps its own per-dialogue switch).
-    on_proactive: Callable[[Caller, bool], None] | None = None
-
-
-class Commands:
-    """:class:`CommandSet` over a :class:`CommandContext` whose services may still change."""
-
-    def __init__(self, ctx: CommandContext) -> None:
-        self.ctx = ctx
-
-    def _now(self) -> CommandSet:
-        ctx = self.ctx
-        return CommandSet(
-            default_commands(
-                ctx.store,
-                ctx.state,
-                search=ctx.search,
-                find=ctx.find,
-                recall_log=ctx.last_recall,
-                on_used=ctx.on_used,
-                on_proactive=ctx.on_proactive,
-            )
-        )
-
-    def specs(self) -> list[CommandSpec]:
-        return self._now().specs()
-
-    async def run(self, inv: CommandInvocation, caller: Caller) -> CommandResponse:
-        return await self._now().run(inv, caller)
-
-    async def complete(self, inv: CommandInvocation, caller: Caller, partial: str) -> list[str]:
-        return await self._now().complete(inv, caller, partial)

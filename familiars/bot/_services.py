@@ -1,0 +1,407 @@
+"""The runtime's builder: every service built once, in dependency order, each given only the
+collaborators it uses; nothing is patched in afterwards and no service sees the whole.
+
+    embedder (model loaded in a thread) -> workspace (store + index) -> bot state, trees
+    -> chat model(s) -> writer queue -> recaller -> documents -> running adapters
+    -> scheduler (its sender reaches the running adapters) -> commands -> dialogue manager
+    -> adapters, API server, watchers
+
+:func:`build_services` opens what must be open before anything can run (the embedder's model,
+storage, the document index) and pushes each close on the caller's exit stack. It starts
+nothing: :class:`~familiars.bot._runtime.Application` starts the result, a frozen
+:class:`Services`. :class:`RuntimeOptions` holds what the caller chose (fakes for tests, which
+parts run).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from familiars.bot._access import AccessPolicy
+from familiars.bot._adapters.base import PlatformAdapter, TurnHandler
+from familiars.bot._adapters.console import ConsoleAdapter
+from familiars.bot._commands import CommandSet, default_commands
+from familiars.bot._dialogue import DialogueManager, RecallLog, TurnStats
+from familiars.bot._documents import Documents
+from familiars.bot._proactive import (
+    RunningAdapters,
+    RuntimeSender,
+    StateDirectory,
+    proactive_switch,
+)
+from familiars.bot._recall import ReaderRecaller, RecordSearch, build_recaller
+from familiars.bot._redaction import Redactor
+from familiars.bot._state import BotState
+from familiars.bot._trees import RecentEmbeddings, TreeLog
+from familiars.config import Settings
+from familiars.llm import ChatModel, build_chat_model
+from familiars.memory import (
+    DialogTrees,
+    DocumentFinder,
+    Embedder,
+    FolderWatcher,
+    MemoryWatcher,
+    MemoryWorkspace,
+    MemoryWriter,
+    SentenceTransformerEmbedder,
+    WriterQueue,
+    embedder_from_settings,
+    open_workspace,
+    utcnow,
+)
+from familiars.scheduler import ModelRegistry, Scheduler, VRAMGate
+
+if TYPE_CHECKING:
+    from familiars.bot._api.server import ApiServer
+
+logger = logging.getLogger(__name__)
+
+#: ``handler(exc, where)``: where a background failure goes.
+ErrorHandler = Callable[[BaseException, str], None]
+Settle = Callable[[], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class RuntimeOptions:
+    """What the caller of the runtime chose. ``model=True`` builds the configured router,
+    ``None`` answers offline, a :class:`ChatModel` is used as is."""
+
+    embedder: Embedder | None = None
+    model: ChatModel | None | bool = True
+    console: ConsoleAdapter | None = None
+    console_user: str | None = None
+    adapters: tuple[PlatformAdapter, ...] = ()
+    platforms: bool = True
+    scheduler: bool = True
+    watch: bool = True
+    clock: Callable[[], datetime] | None = None
+
+
+@dataclass(frozen=True)
+class Services:
+    """Everything the runtime built, for it to start and stop (and for tests to look at)."""
+
+    settings: Settings
+    access: AccessPolicy
+    embedder: Embedder
+    gate: VRAMGate
+    registry: ModelRegistry
+    memory: MemoryWorkspace
+    state: BotState
+    trees: DialogTrees
+    model: ChatModel | None
+    writer_queue: WriterQueue
+    recaller: ReaderRecaller
+    finder: DocumentFinder
+    dialogues: DialogueManager
+    running: RunningAdapters
+    adapters: tuple[PlatformAdapter, ...]
+    scheduler: Scheduler | None
+    api: ApiServer | None
+    watcher: MemoryWatcher | None
+    folder_watcher: FolderWatcher | None
+
+    async def settle(self) -> None:
+        """Everything the last turns started is done: reply nodes added, memories written."""
+        await self.dialogues.settle()
+        await self.writer_queue.drain()
+
+
+@dataclass(frozen=True)
+class _Storage:
+    """What the first, storage-opening step yields."""
+
+    embedder: Embedder
+    gate: VRAMGate
+    registry: ModelRegistry
+    memory: MemoryWorkspace
+    state: BotState
+    trees: DialogTrees
+    finder: DocumentFinder
+
+
+async def build_services(
+    settings: Settings, options: RuntimeOptions, stack: AsyncExitStack, on_error: ErrorHandler
+) -> Services:
+    """Build every service in dependency order; closes go on ``stack``."""
+    store = await _open_storage(settings, options, stack)
+    clock = options.clock or utcnow
+    model = _chat_model(settings, options.model)
+    writer = MemoryWriter.from_settings(
+        settings, store.memory.store, model=model, vectors=store.memory.index
+    )
+    writer_queue = WriterQueue(writer)
+    recaller = build_recaller(settings, store.memory, store.trees)
+    log = TreeLog(store.trees, store.embedder, prefetch=recaller.prefetch_texts)
+    running = RunningAdapters()
+    scheduler = None
+    if options.scheduler:
+        sender = RuntimeSender(store.state, log, running, clock=clock)
+        scheduler = _scheduler(settings, store, sender, model, recaller, clock, on_error)
+    stats = TurnStats()
+    access = AccessPolicy.from_settings(settings)  # one policy: the manager and every adapter
+    dialogues = _dialogue_manager(
+        settings,
+        options,
+        store,
+        _Turn(model, writer_queue, recaller, log, stats),
+        scheduler,
+        access,
+    )
+    return Services(
+        settings=settings,
+        access=access,
+        embedder=store.embedder,
+        gate=store.gate,
+        registry=store.registry,
+        memory=store.memory,
+        state=store.state,
+        trees=store.trees,
+        model=model,
+        writer_queue=writer_queue,
+        recaller=recaller,
+        finder=store.finder,
+        dialogues=dialogues,
+        running=running,
+        adapters=_adapters(settings, options, dialogues, _settler(dialogues, writer_queue), access),
+        scheduler=scheduler,
+        api=_api(settings, store, writer_queue, stats, model) if settings.api.enabled else None,
+        watcher=_memory_watcher(settings, store.memory) if options.watch else None,
+        folder_watcher=(
+            FolderWatcher(store.finder, settings.files.watch_dirs)
+            if options.watch and settings.files.watch_dirs
+            else None
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class _Turn:
+    """What a turn uses beyond storage."""
+
+    model: ChatModel | None
+    writer_queue: WriterQueue
+    recaller: ReaderRecaller
+    log: TreeLog
+    stats: TurnStats
+
+
+def _dialogue_manager(
+    settings: Settings,
+    options: RuntimeOptions,
+    store: _Storage,
+    turn: _Turn,
+    scheduler: Scheduler | None,
+    access: AccessPolicy,
+) -> DialogueManager:
+    """The commands with their services, then the manager that answers turns with them."""
+    documents = Documents(store.finder, max_bytes=int(settings.files.max_file_mb * 1024 * 1024))
+    recall_log: RecallLog = {}
+    commands = CommandSet(
+        default_commands(
+            store.memory.store,
+            store.state,
+            search=RecordSearch(turn.recaller, clock=options.clock or utcnow),
+            find=documents.find,
+            recall_log=recall_log,
+            on_used=_count_use(turn.stats),
+            on_proactive=proactive_switch(scheduler) if scheduler is not None else None,
+        )
+    )
+    return DialogueManager(
+        settings,
+        store=store.memory.store,
+        state=store.state,
+        log=turn.log,
+        recaller=turn.recaller,
+        writer_queue=turn.writer_queue,
+        model=turn.model,
+        redactor=Redactor(settings.privacy),
+        commands=commands,
+        documents=documents,
+        access=access,
+        recall_log=recall_log,
+        agent_models=_agent_models(settings, options.model),
+        stats=turn.stats,
+    )
+
+
+async def _open_storage(
+    settings: Settings, options: RuntimeOptions, stack: AsyncExitStack
+) -> _Storage:
+    gate = VRAMGate.from_settings(settings.gate)
+    registry = ModelRegistry(gate)
+    embedder = await _open_embedder(settings, options.embedder, registry)
+    workspace = Path(settings.workspace)
+    memory = await stack.enter_async_context(open_workspace(settings, embedder=embedder))
+    state = BotState(workspace)
+    await state.open()
+    stack.push_async_callback(state.close)
+    finder = DocumentFinder(workspace, embedder, settings)
+    await finder.open()
+    stack.push_async_callback(finder.close)
+    return _Storage(embedder, gate, registry, memory, state, DialogTrees(workspace), finder)
+
+
+async def _open_embedder(
+    settings: Settings, override: Embedder | None, registry: ModelRegistry
+) -> Embedder:
+    """The configured (or given) embedder with its model loaded, off the event loop; on a
+    GPU a resident of the VRAM gate (evicted when idle or when something more urgent needs
+    the memory, loaded again on next use); behind a cache of the turn's texts."""
+    if override is None:
+        base: Embedder = await asyncio.to_thread(embedder_from_settings, settings)
+    else:
+        base = override
+        await asyncio.to_thread(base.open)
+    if settings.embedding.device.startswith("cuda") and isinstance(
+        base, SentenceTransformerEmbedder
+    ):
+        base = registry.add_embedder(base)
+    return RecentEmbeddings(base)
+
+
+def _chat_model(settings: Settings, override: ChatModel | None | bool) -> ChatModel | None:
+    if override is True:
+        return build_chat_model(settings.llm)
+    return override or None
+
+
+def _agent_models(
+    settings: Settings, override: ChatModel | None | bool
+) -> dict[str, ChatModel | None]:
+    """A router over just the provider an agent names (the shared one otherwise)."""
+    if override is not True:
+        return {}
+    out: dict[str, ChatModel | None] = {}
+    providers = {p.name: p for p in settings.llm.providers}
+    for agent in settings.agents:
+        if not agent.provider:
+            continue
+        if agent.provider not in providers:
+            logger.warning(
+                "agent %s names provider %r, which is not configured; it uses the default",
+                agent.id,
+                agent.provider,
+            )
+            continue
+        own = settings.llm.model_copy(update={"providers": [providers[agent.provider]]})
+        out[agent.id] = build_chat_model(own)
+    return out
+
+
+def _scheduler(
+    settings: Settings,
+    store: _Storage,
+    sender: RuntimeSender,
+    model: ChatModel | None,
+    recaller: ReaderRecaller,
+    clock: Callable[[], datetime],
+    on_error: ErrorHandler,
+) -> Scheduler:
+    def handle(name: str, exc: BaseException) -> None:
+        on_error(exc, f"scheduler job {name}")
+
+    return Scheduler(
+        settings,
+        store.memory.store,
+        sender,
+        clock=clock,
+        dialogues=StateDirectory(store.state, settings.scheduler.timezone),
+        model=model,
+        gate=store.gate,
+        flush_stats=recaller.flush_access,
+        error_handler=handle,
+    )
+
+
+def _count_use(stats: TurnStats) -> Callable[[str], None]:
+    """``/memory show`` of a record counts as a use of it (the recall hit rate)."""
+
+    def note(record_id: str) -> None:
+        stats.used += 1
+
+    return note
+
+
+def _settler(dialogues: DialogueManager, writer_queue: WriterQueue) -> Settle:
+    async def settle() -> None:
+        await dialogues.settle()
+        await writer_queue.drain()
+
+    return settle
+
+
+def _adapters(
+    settings: Settings,
+    options: RuntimeOptions,
+    handler: TurnHandler,
+    settle: Settle,
+    access: AccessPolicy,
+) -> tuple[PlatformAdapter, ...]:
+    adapters: list[PlatformAdapter] = list(options.adapters)
+    if options.platforms:
+        adapters += _platform_adapters(settings, handler, access)
+    if options.console is not None:
+        adapters.append(options.console)
+    elif not adapters and options.console_user is not None:
+        adapters.append(ConsoleAdapter(handler, user=options.console_user, settle=settle))
+    return tuple(adapters)
+
+
+def _platform_adapters(
+    settings: Settings, handler: TurnHandler, access: AccessPolicy
+) -> Sequence[PlatformAdapter]:
+    """Discord and Telegram where their token is set (imported only then: they are big)."""
+    found: list[PlatformAdapter] = []
+    discord_token = settings.secret(settings.discord.token_env)
+    if discord_token:
+        from familiars.bot._adapters.discord import DiscordAdapter
+
+        found.append(DiscordAdapter(handler, settings, discord_token, access=access))
+    telegram_token = settings.secret(settings.telegram.token_env)
+    if telegram_token:
+        from familiars.bot._adapters.telegram import TelegramAdapter
+
+        found.append(
+            TelegramAdapter(
+                handler,
+                settings,
+                telegram_token,
+                access=access,
+                base_url=settings.telegram.base_url,
+            )
+        )
+    return found
+
+
+def _api(
+    settings: Settings,
+    store: _Storage,
+    writer_queue: WriterQueue,
+    stats: TurnStats,
+    model: ChatModel | None,
+) -> ApiServer:
+    from familiars.bot._api.server import ApiServer
+    from familiars.bot._api.status import StatusSources
+
+    sources = StatusSources(
+        settings=settings,
+        embedder=store.embedder,
+        writer_stats=writer_queue.stats,
+        recall_stats=stats.as_dict,
+        gate=store.gate,
+        providers=(lambda: [s.as_dict() for s in model.states()]) if model else None,
+    )
+    return ApiServer.from_sources(sources)
+
+
+def _memory_watcher(settings: Settings, memory: MemoryWorkspace) -> MemoryWatcher:
+    return MemoryWatcher(memory.store, memory.index, debounce_s=settings.memory.watch_debounce_s)
