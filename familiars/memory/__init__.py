@@ -119,12 +119,18 @@ from familiars.memory._workspace import (
     embedder_from_settings,
     open_workspace,
 )
-from familiars.memory._writer import (
+from familiars.memory._writer._model import (
     MemoryWriter,
-    TurnContext,
+)
+from familiars.memory._writer._queue import (
     WriterQueue,
+)
+from familiars.memory._writer._status import (
     load_status,
     status_path,
+)
+from familiars.memory._writer._turn import (
+    TurnContext,
 )
 
 __all__ = [
