@@ -39,6 +39,20 @@ class ApplyReport:
     closed_loops: int = 0
     problems: list[str] = field(default_factory=list)
 
+    def count(self, outcome: str, record: MemoryRecord | None) -> None:
+        """Count one write's outcome: skipped, added, deprecated, closed (a loop) or updated."""
+        if outcome == "skipped":
+            self.skipped += 1
+            return
+        if record is not None:
+            self.records.append(record)
+        if outcome == "added":
+            self.added += 1
+            return
+        self.updated += 1
+        if outcome == "closed":
+            self.closed_loops += 1
+
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["records"] = [r.id for r in self.records]
@@ -188,21 +202,8 @@ async def apply_writes_report(
             report.problems.append(f"rejected {write.scope}/{write.category}: {exc}")
             logger.warning("writer: write rejected (%s): %r", exc, write.entry.content[:200])
             continue
-        if outcome == "skipped":
-            report.skipped += 1
-            continue
-        used += cost
-        if record is not None:
-            report.records.append(record)
-        if outcome == "added":
-            report.added += 1
-        elif outcome == "deprecated":
-            report.updated += 1
-        elif outcome == "closed":
-            report.closed_loops += 1
-            report.updated += 1
-        else:
-            report.updated += 1
+        report.count(outcome, record)
+        used += 0 if outcome == "skipped" else cost
     return report
 
 

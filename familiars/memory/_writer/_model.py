@@ -8,8 +8,8 @@ and counts what happened in its :class:`WriterStats`.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -110,17 +110,26 @@ class MemoryWriter:
         self.dedupe_cosine = dedupe_cosine
         self.similar_k = similar_k
         self.reminder_grace_s = reminder_grace_s
-        self.stats = stats or WriterStats.from_dict(
-            {
-                k: v
-                for k, v in load_status(self.workspace).as_dict().items()
-                if k not in ("last_error", "last_error_at")
-            }
-        )
+        #: Fresh counters until :meth:`open` takes over the saved ones (no I/O here).
+        self.stats = stats or WriterStats()
         self.stats.mode = "model" if model is not None else "offline"
-        restore = getattr(model, "restore", None)
-        if restore is not None and self.stats.providers:
-            restore(self.stats.providers)  # a restart does not hammer a provider still cooling
+        self._load_saved = stats is None
+        self._opened = False
+
+    async def open(self) -> None:
+        """Take over what an earlier process saved: its counters (not its last error), and the
+        provider cooldowns, handed to the model so a restart does not hammer a provider still
+        cooling. Once only; :meth:`WriterQueue.start` calls it."""
+        if self._opened:
+            return
+        self._opened = True
+        if self._load_saved:
+            saved = (await asyncio.to_thread(load_status, self.workspace)).as_dict()
+            drop = ("last_error", "last_error_at")
+            self.stats = WriterStats.from_dict({k: v for k, v in saved.items() if k not in drop})
+            self.stats.mode = "model" if self.model is not None else "offline"
+        if self.model is not None and self.stats.providers:
+            self.model.restore(self.stats.providers)
 
     @classmethod
     def from_settings(
@@ -258,12 +267,10 @@ class MemoryWriter:
         return None
 
     def provider_states(self) -> list[dict[str, Any]]:
-        states = getattr(self.model, "states", None)
-        if states is None:
+        if self.model is None:
             return []
-        clock = getattr(self.model, "clock", time.time)
-        now = clock()
-        return [s.as_dict(now) for s in states()]
+        now = self.model.state_time()
+        return [s.as_dict(now) for s in self.model.states()]
 
     def save_status(self, queue_depth: int | None = None) -> None:
         self.stats.providers = self.provider_states()

@@ -42,6 +42,7 @@ class WriterQueue:
     async def start(self) -> None:
         if self._task is not None:
             return
+        await self.writer.open()
         self.folder.mkdir(parents=True, exist_ok=True)
         self._stopping = False
         if self.pending():
@@ -101,6 +102,7 @@ class WriterQueue:
 
     async def process_pending(self) -> int:
         """Process every queued turn now, in order; returns how many were processed."""
+        await self.writer.open()
         done = 0
         for path in self.pending():
             await self._process_file(path)
