@@ -118,7 +118,7 @@ async def test_duplicates_are_stopped_without_the_model(store):
         {
             "writes": [
                 write("the user  LIKES green tea!"),
-                write("The user likes tea."),
+                write("User likes green tea."),
                 write("The user likes green tea", op="update"),
                 write("The user likes green tea."),
             ]

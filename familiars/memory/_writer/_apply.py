@@ -14,9 +14,16 @@ from datetime import datetime
 from typing import Any
 
 from familiars.memory._errors import MemoryError_
+from familiars.memory._fact_identity import same_fact
 from familiars.memory._records import VALID_CELLS, MemoryRecord, utcnow
 from familiars.memory._store import MemoryStore, make_record
-from familiars.memory._writer._dedupe import Vectors, contradicts, most_similar, says_nothing_new
+from familiars.memory._writer._dedupe import (
+    Vectors,
+    contradicts,
+    most_similar,
+    refines,
+    says_nothing_new,
+)
 from familiars.memory._writer._schema import (
     ParsedWriterOutput,
     WriteOp,
@@ -251,12 +258,28 @@ async def _named(write: WriteOp, batch: _Batch, live: list[MemoryRecord]) -> Mem
 
 async def _similar_live(
     write: WriteOp, batch: _Batch, live: list[MemoryRecord]
-) -> MemoryRecord | None:
-    """A live record of the cell holding the same fact by cosine, if any."""
+) -> tuple[MemoryRecord | None, float]:
+    """The live record of the cell closest to the write by cosine and that cosine; the record
+    is None below ``dedupe_cosine``."""
     best, cosine = await most_similar(write.entry.content, live, batch.vectors)
     if best is not None and cosine >= batch.dedupe_cosine:
-        return best
-    return None
+        return best, cosine
+    return None, cosine
+
+
+def _same_or_changed(entry: WriterEntry, target: MemoryRecord, cosine: float, batch: _Batch) -> str:
+    """What an ``add`` close by cosine to ``target`` is: "same" (the same fact in other words:
+    a copy), "changed" (a negation flipped: update in place) or "other" (a different fact
+    that reads alike, "white wine" after "red wine": add it)."""
+    match = same_fact(target.content, entry.content, cosine, threshold=batch.dedupe_cosine)
+    if match.same:
+        return "same"
+    if contradicts(entry.content, target):
+        return "changed"
+    if refines(entry.content, target.content):
+        return "same"
+    logger.debug("writer: kept apart from %s (%s)", target.id, match.reason)
+    return "other"
 
 
 async def _apply_one(write: WriteOp, batch: _Batch) -> tuple[str, MemoryRecord | None]:
@@ -271,10 +294,13 @@ async def _apply_one(write: WriteOp, batch: _Batch) -> tuple[str, MemoryRecord |
         return "deprecated", None
     target = same or named
     if target is None:
-        target = await _similar_live(write, batch, live)
-        if target is not None and write.op == "add" and not contradicts(entry.content, target):
-            # The same fact in other words, and the model did not say it changed: a copy.
-            return "skipped", None
+        target, cosine = await _similar_live(write, batch, live)
+        if target is not None and write.op == "add":
+            verdict = _same_or_changed(entry, target, cosine, batch)
+            if verdict == "same":
+                return "skipped", None  # the model did not say it changed: a copy
+            if verdict == "other":
+                target = None
     if target is None:
         return await _add(write, batch)
     loop = entry.open_loop.model_dump() if entry.open_loop is not None else None

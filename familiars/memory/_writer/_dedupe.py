@@ -15,6 +15,7 @@ from typing import Protocol
 import numpy as np
 
 from familiars.memory._embeddings import Embedder, content_hash
+from familiars.memory._fact_identity import fact_terms, same_fact, slot_of
 from familiars.memory._records import MemoryRecord
 from familiars.memory._store import normalise_content
 
@@ -50,15 +51,48 @@ def content_tokens(text: str) -> set[str]:
     return set(_WORD.findall(text.casefold()))
 
 
+#: Where a text lists several things ("likes coffee, tea and jazz").
+_LIST_SEPARATOR = re.compile(r"\s*(?:[,;&]|\band\b|\bor\b|\bas well as\b)\s*", re.IGNORECASE)
+
+
+def _readings(old: str) -> list[str]:
+    """``old``, and when it lists things one reading per item, each with the first item's
+    frame ("The user likes coffee, tea and jazz" -> "The user likes coffee", "The user likes
+    tea", "The user likes jazz")."""
+    items = [c for c in _LIST_SEPARATOR.split(old) if c.strip()]
+    if len(items) < 2:
+        return [old]
+    frame = " ".join(items[0].split()[:-1])
+    return [old, items[0], *(f"{frame} {item}" for item in items[1:])]
+
+
 def says_nothing_new(new: str, old: str) -> bool:
-    """True when ``new`` is the same text as ``old`` or only repeats some of its words (and
-    flips no negation): writing it would add a copy, not a fact."""
+    """True when ``new`` is the same text as ``old``, or only repeats some of its words (and
+    flips no negation) and is, by :func:`same_fact`'s word rules, the same fact as ``old`` or
+    as one item of a list ``old`` gives: writing it would add a copy, not a fact. "I play
+    tennis" after "I play table tennis" is new ("table" tells them apart); "likes coffee"
+    after "likes coffee and tea" is not."""
     if normalise_content(new) == normalise_content(old):
         return True
     a, b = content_tokens(new), content_tokens(old)
-    if len(a) < 3 or (a & NEGATIONS) != (b & NEGATIONS):
+    if len(a) < 3 or (a & NEGATIONS) != (b & NEGATIONS) or not a <= b:
         return False
-    return a <= b
+    return any(same_fact(reading, new, 1.0).same for reading in _readings(old))
+
+
+#: Slots one holds one value of at a time: where one lives, one's age.
+SINGLE_VALUED_SLOTS = frozenset({"residence", "age"})
+
+
+def refines(new: str, old: str) -> bool:
+    """``new`` and ``old`` fill the same single-valued slot and one says all the other says
+    ("lives in Berlin, Germany" / "resides in Berlin"): the same fact told in more or less
+    detail, not a second one."""
+    slot = slot_of(old)
+    if slot not in SINGLE_VALUED_SLOTS or slot_of(new) != slot:
+        return False
+    a, b = fact_terms(new), fact_terms(old)
+    return a <= b or b <= a
 
 
 def contradicts(new: str, old: MemoryRecord) -> bool:
