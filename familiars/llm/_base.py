@@ -1,5 +1,7 @@
 """The chat-model interface: one abstract method, ``chat``; the base class supplies streaming
-(as one chunk) and structured output (JSON schema, then JSON mode, then prompt-only).
+(as one chunk) and structured output (JSON schema, then JSON mode, then prompt-only), and the
+optional provider-state abilities (``states``, ``state_time``, ``restore``) with defaults for a
+model that has no providers of its own (a router overrides them).
 
 Tool calling (the OpenAI-compatible ``tools`` API) is an optional ability: ``chat_tools``
 raises :class:`UnsupportedFeatureError` unless a backend supplies it, and
@@ -11,8 +13,9 @@ from __future__ import annotations
 import json
 import logging
 import re
+import time
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -240,6 +243,15 @@ class ChatModel(ABC):
 
     def states(self) -> list[ProviderState]:
         return []
+
+    def state_time(self) -> float:
+        """Now, on the clock that :meth:`states`' ``cooling_until`` is measured on."""
+        return time.time()
+
+    def restore(self, saved: Sequence[Mapping[str, Any]]) -> None:
+        """Take over provider states saved by an earlier process (``ProviderState.as_dict``);
+        a model with no providers of its own has nothing to take over."""
+        return None
 
     async def aclose(self) -> None:
         return None

@@ -66,6 +66,9 @@ class ProviderRouter(ChatModel):
         self._expire_cooldowns()
         return [ProviderState(**vars(self._states[p.name])) for p in self.providers]
 
+    def state_time(self) -> float:
+        return self._clock()
+
     def restore(self, saved: Sequence[Mapping[str, Any]]) -> None:
         """Take over cooldowns saved by an earlier process, so a restart does not hammer a
         provider whose quota is spent."""

@@ -65,7 +65,7 @@ from familiars.memory._migrations import (
     apply_migrations,
     open_database,
 )
-from familiars.memory._offline_writer import (
+from familiars.memory._offline._writes import (
     offline_writes,
 )
 from familiars.memory._paths import (
@@ -123,13 +123,21 @@ from familiars.memory._workspace import (
     embedder_from_settings,
     open_workspace,
 )
-from familiars.memory._writer import (
+from familiars.memory._writer._model import (
     MemoryWriter,
-    TurnContext,
-    WriteOp,
+)
+from familiars.memory._writer._queue import (
     WriterQueue,
+)
+from familiars.memory._writer._schema import (
+    WriteOp,
+)
+from familiars.memory._writer._status import (
     load_status,
     status_path,
+)
+from familiars.memory._writer._turn import (
+    TurnContext,
 )
 
 __all__ = [

@@ -27,7 +27,7 @@ import numpy as np
 from familiars.llm import ChatMessage, ChatModel, LLMError
 from familiars.memory._records import MemoryRecord, utcnow
 from familiars.memory._store import MemoryStore, make_record
-from familiars.memory._writer import NEGATIONS, Vectors, content_tokens
+from familiars.memory._writer._dedupe import NEGATIONS, Vectors, content_tokens
 
 logger = logging.getLogger(__name__)
 

@@ -69,7 +69,7 @@ _FUNCTION_WORDS = _word_set(
     is are was were be been being am do does did done doing have has had having
     i me my mine you your he him his she her hers it its we us our they them their
     user users this that these those there here who whom which what
-    can could would should will shall may might must just so too very really
+    can could would should will shall may might must just so too very really much
     some any one ones own only same both each such again now anymore still
     about around approximately roughly usually generally normally typically
     every each lot lots currently

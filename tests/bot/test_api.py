@@ -29,8 +29,8 @@ from familiars.bot._api.server import ApiServer, ApiServerError, bind_socket
 from familiars.bot._api.status import default_agent_models
 from familiars.cli import app as cli_app
 from familiars.config import AgentSettings, Settings
-from familiars.memory._writer import WriterStats
-from familiars.memory._writer import save_status as save_writer_status
+from familiars.memory._writer._status import WriterStats
+from familiars.memory._writer._status import save_status as save_writer_status
 from familiars.scheduler import Priority, VRAMGate, save_snapshot, snapshot_path
 from tests.bot.test_api_fixtures import AUTH, TOKEN, Built, build_workspace
 

@@ -9,7 +9,7 @@ import pytest
 
 from familiars.llm import OpenAIChatModel
 from familiars.memory import Consolidator, MemoryStore, make_record
-from familiars.memory._writer import EmbedderVectors
+from familiars.memory._writer._dedupe import EmbedderVectors
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.fakes import HashEmbedder
 

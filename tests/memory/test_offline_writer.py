@@ -9,13 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from familiars.memory import MemoryRecord
-from familiars.memory._offline_writer import (
-    closed_loops,
-    facts_in,
-    offline_writes,
-    parse_when,
-    zone,
-)
+from familiars.memory._offline._dates import parse_when, zone
+from familiars.memory._offline._writes import closed_loops, facts_in, offline_writes
 
 # Monday 30 November 2026, 14:00 in Berlin.
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)

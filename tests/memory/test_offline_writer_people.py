@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from familiars.memory import MemoryRecord
-from familiars.memory._offline_writer import facts_in, offline_writes
+from familiars.memory._offline._writes import facts_in, offline_writes
 
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
 TZ = "Europe/Berlin"

@@ -11,17 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from familiars.memory import VALID_CELLS, MemoryStore, is_live
-from familiars.memory._writer import (
-    EmbedderVectors,
-    MemoryWriter,
-    TurnContext,
-    WriterOutputError,
-    apply_writes,
-    apply_writes_report,
-    load_status,
-    parse_writer_output,
-    says_nothing_new,
-)
+from familiars.memory._writer._apply import apply_writes, apply_writes_report
+from familiars.memory._writer._dedupe import EmbedderVectors, says_nothing_new
+from familiars.memory._writer._model import MemoryWriter
+from familiars.memory._writer._schema import WriterOutputError, parse_writer_output
+from familiars.memory._writer._status import load_status
+from familiars.memory._writer._turn import TurnContext
 from tests.fakes import HashEmbedder
 
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
@@ -123,7 +118,7 @@ async def test_duplicates_are_stopped_without_the_model(store):
         {
             "writes": [
                 write("the user  LIKES green tea!"),
-                write("The user likes tea."),
+                write("User likes green tea."),
                 write("The user likes green tea", op="update"),
                 write("The user likes green tea."),
             ]

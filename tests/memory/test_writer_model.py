@@ -10,7 +10,9 @@ import pytest
 
 from familiars.llm import OpenAIChatModel, ProviderRouter
 from familiars.memory import MemoryStore
-from familiars.memory._writer import EmbedderVectors, MemoryWriter, TurnContext
+from familiars.memory._writer._dedupe import EmbedderVectors
+from familiars.memory._writer._model import MemoryWriter
+from familiars.memory._writer._turn import TurnContext
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.fakes import HashEmbedder
 

@@ -11,14 +11,10 @@ from datetime import UTC, datetime
 import pytest
 
 from familiars.memory import MemoryStore
-from familiars.memory._writer import (
-    MemoryWriter,
-    TurnContext,
-    WriterQueue,
-    load_status,
-    pending_turn_files,
-    queue_dir,
-)
+from familiars.memory._writer._model import MemoryWriter
+from familiars.memory._writer._queue import WriterQueue
+from familiars.memory._writer._status import load_status, pending_turn_files, queue_dir
+from familiars.memory._writer._turn import TurnContext
 
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
 
@@ -110,7 +106,7 @@ def test_status_is_read_by_another_process(tmp_path):
 
     asyncio.run(run())
     code = (
-        "import json, sys; from familiars.memory._writer import load_status; "
+        "import json, sys; from familiars.memory._writer._status import load_status; "
         "print(json.dumps(load_status(sys.argv[1]).as_dict()))"
     )
     out = subprocess.run(

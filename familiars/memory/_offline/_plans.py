@@ -13,7 +13,8 @@ import re
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from familiars.memory._offline_writer import Fact, parse_day, third_person, topic_key
+from familiars.memory._offline._dates import parse_day
+from familiars.memory._offline._objects import Fact, third_person, topic_key
 
 logger = logging.getLogger(__name__)
 

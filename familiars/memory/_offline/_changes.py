@@ -20,16 +20,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from familiars.memory._offline_writer import (
-    _REPORTED,
-    Fact,
-    _fact_key,
-    _is_question,
-    _sentence_clauses,
-    _words,
-    third_person,
-    topic_key,
-)
+from familiars.memory._offline._clauses import _REPORTED, _is_question, _sentence_clauses
+from familiars.memory._offline._objects import Fact, _fact_key, _words, third_person, topic_key
 from familiars.memory._records import MemoryRecord, is_live
 
 logger = logging.getLogger(__name__)

@@ -12,13 +12,8 @@ from __future__ import annotations
 import logging
 import re
 
-from familiars.memory._offline_writer import (
-    Fact,
-    _clean_place,
-    _words,
-    third_person,
-    topic_key,
-)
+from familiars.memory._offline._objects import Fact, _words, third_person, topic_key
+from familiars.memory._offline._patterns import _clean_place
 
 logger = logging.getLogger(__name__)
 

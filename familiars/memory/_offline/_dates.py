@@ -1,0 +1,256 @@
+"""Dates and due times in the person's time zone, and the facts that carry one.
+
+:func:`zone` (unknown names fall back to UTC), :func:`parse_when` ("tomorrow at 9", "in 2
+hours": a due time), :func:`parse_day` (a day, for birthdays and dated events),
+:func:`_absolute_days` ("tomorrow" in a note pinned to its day); then the dated patterns:
+:func:`match_birthday`, :func:`match_dated_event`, :func:`match_reminder` (an ``event`` with
+an absolute TTL and an open loop of kind ``reminder``).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from datetime import datetime, time, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from familiars.memory._offline._objects import Fact, third_person, topic_key
+from familiars.memory._writer._schema import OpenLoop
+
+logger = logging.getLogger(__name__)
+
+
+DEFAULT_REMINDER_HOUR = 9
+
+
+def zone(name: str | None) -> ZoneInfo:
+    try:
+        return ZoneInfo(name or "UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        logger.warning("unknown time zone %r; using UTC", name)
+        return ZoneInfo("UTC")
+
+
+_HAS_CLOCK = re.compile(
+    r"\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)|\b\d{1,2}:\d{2}\b|\bnoon\b|\bmidnight\b|"
+    r"\b(?:at|by)\s+\d{1,2}\b|\bmorning\b|\bevening\b|\bafternoon\b|\btonight\b|\bnight\b",
+    re.IGNORECASE,
+)
+_RELATIVE = re.compile(r"^in\s+(?:\d+|an?|one|two|three|few|half)\b", re.IGNORECASE)
+
+
+def _normalise_when(text: str) -> str:
+    text = text.strip().strip(".!?").strip()
+    text = re.sub(r"\bnoon\b", "12:00", text, flags=re.I)
+    text = re.sub(r"\bmidnight\b", "00:00", text, flags=re.I)
+    text = re.sub(r"\bnext\s+(?=(?:mon|tue|wed|thu|fri|sat|sun))", "", text, flags=re.I)
+    text = re.sub(r"\b(at|by)\s+(\d{1,2})(?!\d|:|\s*[ap]\.?m)", r"\1 \2:00", text, flags=re.I)
+    text = re.sub(r"^(?:at|on|by)\s+", "", text.strip(), flags=re.I)
+    return text.strip()
+
+
+_CLOCK_ONLY = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?$", re.IGNORECASE)
+
+
+def _clock_only(phrase: str) -> time | None:
+    """A bare clock time ("9pm", "21:30", "12:00"): dateparser puts these on odd days."""
+    m = _CLOCK_ONLY.match(phrase.strip())
+    if not m:
+        return None
+    hour, minute = int(m.group(1)), int(m.group(2) or 0)
+    half = (m.group(3) or "").lower().replace(".", "")
+    if half == "pm" and hour < 12:
+        hour += 12
+    elif half == "am" and hour == 12:
+        hour = 0
+    if hour > 23 or minute > 59:
+        return None
+    return time(hour, minute)
+
+
+def parse_when(text: str, *, now: datetime, tz: ZoneInfo) -> datetime | None:
+    """An aware datetime in ``tz`` for a phrase like "tomorrow at 9am", "in 2 hours", "on
+    Friday" (no clock time: 09:00), or None when the phrase is not a time."""
+    import dateparser
+
+    phrase = _normalise_when(text)
+    if not phrase or not re.search(r"\d|[a-z]{3,}", phrase, re.I):
+        return None
+    local_now = now.astimezone(tz)
+    if re.search(r"\b(?:every|each|daily|weekly)\b", phrase, re.I):
+        return None  # a repeating reminder is not one due time
+    clock = _clock_only(phrase)
+    if clock is not None:
+        when = datetime.combine(local_now.date(), clock, tzinfo=tz)
+        bare_hour = re.fullmatch(r"\d{1,2}(?::\d{2})?", phrase.strip()) is not None
+        if when <= local_now and bare_hour and clock.hour < 12:
+            # "at 5" said at 14:00 means 17:00: the next time a clock shows it.
+            later = when + timedelta(hours=12)
+            if later > local_now:
+                return later
+        return when if when > local_now else when + timedelta(days=1)
+    settings = {
+        "TIMEZONE": str(tz),
+        "RETURN_AS_TIMEZONE_AWARE": True,
+        "PREFER_DATES_FROM": "future",
+        "RELATIVE_BASE": local_now.replace(tzinfo=None),
+    }
+    parsed = dateparser.parse(phrase, languages=["en"], settings=settings)  # type: ignore[arg-type]
+    if parsed is None:
+        return None
+    when = parsed.astimezone(tz)
+    if not _HAS_CLOCK.search(text) and not _RELATIVE.match(phrase):
+        when = datetime.combine(when.date(), time(DEFAULT_REMINDER_HOUR), tzinfo=tz)
+    if when <= local_now and not _RELATIVE.match(phrase):
+        when += timedelta(days=1)
+    return when if when > local_now else None
+
+
+def parse_day(text: str, *, now: datetime, tz: ZoneInfo, need_day: bool = True) -> datetime | None:
+    import dateparser
+
+    phrase = re.sub(r"^(?:on|the)\s+", "", text.strip().strip(".!?"), flags=re.I)
+    if not re.search(
+        r"\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|tomorrow|today|mon|"
+        r"tue|wed|thu|fri|sat|sun",
+        phrase,
+        re.I,
+    ):
+        return None
+    settings = {
+        "PREFER_DATES_FROM": "future",
+        "RELATIVE_BASE": now.astimezone(tz).replace(tzinfo=None),
+    }
+    if need_day:
+        settings["REQUIRE_PARTS"] = ["day"]
+    return dateparser.parse(phrase, languages=["en"], settings=settings)  # type: ignore[arg-type]
+
+
+_RELATIVE_DAY = re.compile(r"\b(?:today|tonight|tomorrow|yesterday)\b", re.IGNORECASE)
+
+
+def _absolute_days(text: str, *, now: datetime, tz: ZoneInfo) -> str:
+    """ "tomorrow" in a kept note means the day it was said of, not a day that moves."""
+    today = now.astimezone(tz).date()
+    shift = {"today": 0, "tonight": 0, "tomorrow": 1, "yesterday": -1}
+
+    def absolute(m: re.Match[str]) -> str:
+        word = m.group(0).lower()
+        day = today + timedelta(days=shift[word])
+        when = f"on {day:%A} {day.day} {day:%B %Y}"
+        return f"{when} in the evening" if word == "tonight" else when
+
+    return _RELATIVE_DAY.sub(absolute, text)
+
+
+_BIRTHDAY = re.compile(
+    r"^(?:my\s+birthday\s+is|my\s+birthday's|my\s+bday\s+is|i\s+was\s+born\s+on|"
+    r"i\s+was\s+born)\s+(?:on\s+)?(?P<date>.+)$",
+    re.IGNORECASE,
+)
+_DATED = re.compile(
+    r"^my\s+(?P<what>[a-z][\w ]{1,30}?)\s+is\s+(?P<date>(?:on|this|next|tomorrow|today|in)\b.+)$",
+    re.IGNORECASE,
+)
+_REMIND = re.compile(r"\bremind\s+me\s+(?P<rest>.+)$", re.IGNORECASE)
+_TASK_START = re.compile(r"^(?:to|that|about)\s+", re.IGNORECASE)
+_WHEN_WORDS = re.compile(
+    r"\b(?:at|on|in|by|tomorrow|tonight|today|this|next|monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday)\b",
+    re.IGNORECASE,
+)
+
+
+def match_birthday(clause: str, *, now: datetime, tz: ZoneInfo) -> Fact | None:
+    m = _BIRTHDAY.match(clause)
+    if not m:
+        return None
+    raw = m.group("date")
+    if re.match(r"^(?:in|at)\s+[A-Za-z]", raw) and not re.search(r"\d", raw):
+        return None  # "I was born in Spain" is a place, not a date
+    day = parse_day(raw, now=now, tz=tz)
+    if day is None:
+        return None
+    year = re.search(r"\b(19|20)\d{2}\b", raw)
+    when = f"{day:%B} {day.day}" + (f", {year.group(0)}" if year else "")
+    return Fact(
+        "user", "profile", f"The user's birthday is on {when}.", ("birthday",), "birthday", 0.8
+    )
+
+
+def match_dated_event(clause: str, *, now: datetime, tz: ZoneInfo) -> Fact | None:
+    m = _DATED.match(clause)
+    if not m or m.group("what").lower().strip() in ("birthday", "bday", "name"):
+        return None
+    day = parse_day(m.group("date"), now=now, tz=tz, need_day=False)
+    if day is None:
+        return None
+    what = m.group("what").strip().lower()
+    content = f"The user's {what} is on {day:%A} {day.day} {day:%B %Y}."
+    return Fact(
+        "user",
+        "event",
+        content,
+        ("date", f"topic:{topic_key(what)}"),
+        f"event:{topic_key(what)}",
+        0.7,
+    )
+
+
+def match_reminder(
+    clause: str, *, now: datetime, tz: ZoneInfo, grace_s: float, dialogue_id: str | None
+) -> Fact | None:
+    m = _REMIND.search(clause)
+    if not m:
+        return None
+    before = clause[: m.start()].strip(" ,")
+    split = _split_task_and_time(m.group("rest"), before, now=now, tz=tz)
+    if split is None:
+        return None
+    task, due = split
+    scope = "dialogue" if dialogue_id else "user"
+    expires = (due + timedelta(seconds=grace_s)).astimezone(ZoneInfo("UTC"))
+    content = f"Remind the user to {task} on {due:%A} {due.day} {due:%B %Y} at {due:%H:%M} ({tz})."
+    return Fact(
+        scope,
+        "event",
+        content,
+        ("reminder", f"topic:{topic_key(task)}"),
+        f"reminder:{topic_key(task)}:{due.isoformat()}",
+        0.8,
+        ttl={"kind": "absolute", "expires_at": expires.isoformat(timespec="seconds")},
+        open_loop=OpenLoop(kind="reminder", due=due.isoformat(timespec="seconds")),
+    )
+
+
+def _split_task_and_time(
+    rest: str, before: str, *, now: datetime, tz: ZoneInfo
+) -> tuple[str, datetime] | None:
+    rest = rest.strip().strip(".!")
+    # "remind me tomorrow at 9 to call mom"
+    lead = re.match(r"^(?P<when>.+?)\s+(?:to|that|about)\s+(?P<task>.+)$", rest, re.IGNORECASE)
+    if lead and not _TASK_START.match(rest):
+        due = parse_when(lead.group("when"), now=now, tz=tz)
+        if due is not None:
+            return _task(lead.group("task")), due
+    if not _TASK_START.match(rest):
+        return None
+    body = _TASK_START.sub("", rest, count=1)
+    # "remind me to turn on the lights at 9pm": the leftmost split whose tail is a time.
+    for m in _WHEN_WORDS.finditer(body):
+        if m.start() == 0:
+            continue
+        task, when = body[: m.start()].strip(" ,"), body[m.start() :]
+        due = parse_when(when, now=now, tz=tz)
+        if due is not None and task:
+            return _task(task), due
+    # "tomorrow at 9, remind me to call mom"
+    if before:
+        due = parse_when(before, now=now, tz=tz)
+        if due is not None:
+            return _task(body), due
+    return None
+
+
+def _task(text: str) -> str:
+    return third_person(text.strip(" ,.!"))

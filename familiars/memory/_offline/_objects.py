@@ -1,0 +1,173 @@
+"""What a clause is about: the :class:`Fact` it yields, and the objects and topics in it.
+
+:class:`Fact` is one thing a clause says before it becomes a write; :func:`third_person`
+turns "my" into "their"; :func:`_trimmed_object` / :func:`_clean_object` cut the object of
+"I like ..." to a thing; :func:`topic_key` names the topic a fact is keyed on.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+
+from familiars.memory._records import MemoryRecord
+from familiars.memory._writer._schema import OpenLoop
+
+logger = logging.getLogger(__name__)
+
+
+def _words(*chunks: str) -> list[str]:
+    return " ".join(chunks).split()
+
+
+_NOT_NAMES = frozenset(
+    _words(
+        "later back when if tomorrow tonight today maybe please now sometime soon again "
+        "anytime anything not a an the that this it crazy whatever what you me sir madam "
+        "ok okay there here first then up out after before once any and or but so "
+        "because lol haha"
+    )
+)
+_BAD_OBJECT_START = frozenset(
+    _words(
+        "it that this these those how what when where why who which you your him her "
+        "them us me way if whatever everything anything nothing something"
+    )
+)
+#: "I like the way ...", "I love the idea": "the" and one of these is not a thing one likes.
+_VAGUE_AFTER_THE = frozenset(
+    _words(
+        "way idea fact thought feeling moment sound look smell time point one ones other same "
+        "last first next part thing things"
+    )
+)
+#: Where a long object may be cut to its head ("pumpernickel bread | from the Elm street bakery").
+_OBJECT_HEAD_END = re.compile(r"\s+(?:from|at|near|in|on|with|by|for|during|when)\s+", re.I)
+#: Objects up to this many words are kept whole; longer ones are cut to their head.
+MAX_OBJECT_WORDS = 8
+MAX_HEAD_WORDS = 5
+_OBJECT_TRIM = re.compile(
+    r"\s+(?:a lot|so much|very much|too|as well|anymore|any more|these days|now|either|"
+    r"more and more|lately|really|most)$",
+    re.IGNORECASE,
+)
+_OBJECT_CUT = re.compile(
+    r"\s+(?:but|because|since|although|though|and i|so|when|if|as)\s+|,|\s+-\s+"
+)
+_ARTICLE = re.compile(r"^(?:a|an|the|some|my)\s+", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One thing a clause says, before it becomes a write."""
+
+    scope: str
+    category: str
+    content: str
+    tags: tuple[str, ...]
+    #: Facts with the same key are the same fact (maybe with a new value).
+    key: str
+    salience: float = 0.6
+    polarity: str = ""
+    quote: str = ""
+    ttl: dict | None = None
+    open_loop: OpenLoop | None = None
+
+
+_NOT_PREFERENCES = re.compile(
+    r"^to\s+(?:think|say|believe|know|imagine|hope|pretend|assume|mention|add|point|be\s+called)\b",
+    re.I,
+)
+_PERSON_SWAP = {"my": "their", "me": "them", "myself": "themselves", "i": "they", "mine": "theirs"}
+
+
+_I_WITH_VERB = (
+    (re.compile(r"\b[Ii]'m\b|\b[Ii] am\b"), "they are"),
+    (re.compile(r"\b[Ii] was\b"), "they were"),
+    (re.compile(r"\b[Ii]'(ve|ll|d)\b"), r"they'\1"),
+)
+
+
+def third_person(text: str) -> str:
+    """ "call my mom" -> "call their mom": a memory speaks of the user, not as them."""
+    for pattern, repl in _I_WITH_VERB:
+        text = pattern.sub(repl, text)
+    return re.sub(
+        r"\b(my|me|myself|mine|I|i)\b(?!\.\w)",
+        lambda m: _PERSON_SWAP[m.group(1).lower()],
+        text,
+    )
+
+
+def _trimmed_object(obj: str) -> str | None:
+    """The object of "I like ...", cut at the first clause word and trimmed of "a lot",
+    "anymore"...; a long object is cut to its head ("pumpernickel bread from the little bakery
+    on the corner of Elm street" -> "pumpernickel bread"); None when it is not a thing."""
+    obj = _OBJECT_CUT.split(obj, maxsplit=1)[0].strip(" .!?")
+    for _ in range(3):
+        obj = _OBJECT_TRIM.sub("", obj).strip()
+    words = obj.split()
+    if len(words) > MAX_OBJECT_WORDS:
+        head = _OBJECT_HEAD_END.split(obj, maxsplit=1)[0].strip()
+        obj = head if 0 < len(head.split()) <= MAX_HEAD_WORDS else ""
+        words = obj.split()
+    if not words or words[0].lower() in _BAD_OBJECT_START:
+        return None
+    if words[0].lower() == "the" and (len(words) == 1 or words[1].lower() in _VAGUE_AFTER_THE):
+        return None
+    if _NOT_PREFERENCES.match(obj):
+        return None
+    return obj
+
+
+def _clean_object(obj: str) -> str | None:
+    trimmed = _trimmed_object(obj)
+    return None if trimmed is None else third_person(trimmed)
+
+
+def topic_key(obj: str) -> str:
+    """The topic an object is about: its head ("pumpernickel bread from the Elm street
+    bakery" -> ``pumpernickel-bread``), lower case, no article, plurals made singular."""
+    base = _ARTICLE.sub("", obj.lower()).strip()
+    if len(base.split()) > 3:
+        base = _OBJECT_HEAD_END.split(base, maxsplit=1)[0].strip() or base
+    base = re.sub(r"^to\s+", "", base)
+    words = [
+        w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+        for w in re.findall(r"[\w'+-]+", base)
+    ]
+    return "-".join(words)[:58] or "thing"
+
+
+def _titled(place: str) -> str:
+    return place if any(c.isupper() for c in place) else place.title()
+
+
+def _fact_key(rec: MemoryRecord) -> str | None:
+    tags = set(rec.tags)
+    topics = [t for t in rec.tags if t.startswith("topic:")]
+    for kind in ("allergy", "diet"):
+        if kind in tags and rec.category == "profile" and topics:
+            return f"{kind}:{topics[0][6:]}"
+    for key in ("name", "home", "work", "job", "birthday"):
+        if key in tags and rec.category == "profile":
+            return key
+    if rec.category == "knowledge" and "note" in tags and topics:
+        return "note:" + topics[0][6:]
+    if rec.category == "preference" and topics:
+        fav = re.match(r"The user's favourite (.+?) is ", rec.content)
+        return f"favourite-{topic_key(fav.group(1))}" if fav else topics[0]
+    if rec.category == "event" and "date" in tags and topics:
+        return "event:" + topics[0][6:]
+    return None
+
+
+#: Words that only say what kind of thing a topic is: "pumpernickel bread" is pumpernickel,
+#: "jazz music" is jazz, "horror movies" are horror (but "coffee cake" is not coffee).
+_GENERIC_HEADS = frozenset(
+    _words(
+        "bread music food foods cuisine movie film show tv book novel game drink dish dishe "
+        "cooking song series genre sport"
+    )
+)

@@ -1,0 +1,236 @@
+"""Facts to writes: every pattern run on every clause (:func:`facts_in`), then a
+WriterOutput against the live records (:func:`to_writes`: ``skip`` when a record already
+says it, ``update`` with ``supersedes_id`` when it holds another value of the same fact,
+else ``add``), and the open loops a message closes (:func:`closed_loops`).
+:func:`offline_writes` is the whole offline writer.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from familiars.memory._offline._changes import revise
+from familiars.memory._offline._clauses import (
+    _REPORTED,
+    _as_request,
+    _is_question,
+    _sentence_clauses,
+    clauses,
+)
+from familiars.memory._offline._dates import match_birthday, match_dated_event, match_reminder, zone
+from familiars.memory._offline._objects import _GENERIC_HEADS, Fact, _fact_key
+from familiars.memory._offline._patterns import (
+    _MY_THING_IS,
+    match_greeting_name,
+    match_health,
+    match_name,
+    match_note,
+    match_place_or_work,
+    match_preference,
+    note_body,
+)
+from familiars.memory._offline._people import people_facts
+from familiars.memory._offline._plans import match_plan
+from familiars.memory._records import MemoryRecord, is_live
+from familiars.memory._writer._schema import OpenLoop, WriteOp, WriterEntry, WriterOutput
+
+logger = logging.getLogger(__name__)
+
+
+_DONE = re.compile(
+    r"^i\s+(?:already\s+|just\s+|finally\s+)?(?P<rest>(?:\w+ed|did|done|bought|paid|sent|wrote|"
+    r"made|took|went|got|gave|rang|sold|spoke|met|read)\b.*)$",
+    re.IGNORECASE,
+)
+
+
+def _clause_facts(
+    clause: str, *, now: datetime, tz: ZoneInfo, grace_s: float, dialogue_id: str | None
+) -> list[Fact]:
+    """Every pattern run on one clause. A reminder is the whole clause: its task ("to tell
+    mom I love jazz") says nothing about the person."""
+    reminder = match_reminder(clause, now=now, tz=tz, grace_s=grace_s, dialogue_id=dialogue_id)
+    if reminder is not None:
+        return [reminder]
+    found = (
+        match_name(clause),
+        match_birthday(clause, now=now, tz=tz),
+        match_health(clause),
+        match_preference(clause),
+        match_place_or_work(clause),
+        match_dated_event(clause, now=now, tz=tz),
+    )
+    more = [*people_facts(clause), *match_plan(clause, now=now, tz=tz)]
+    return [f for f in found if f is not None] + more
+
+
+def facts_in(
+    text: str,
+    *,
+    now: datetime,
+    timezone: str = "UTC",
+    dialogue_id: str | None = None,
+    reminder_grace_s: float = 6 * 3600.0,
+) -> list[Fact]:
+    """Every fact the patterns find in ``text``, in the order said; when one fact is said twice
+    ("I like tea. Actually I don't like tea") the later saying wins."""
+    tz = zone(timezone)
+    found: dict[tuple[str, str, str], Fact] = {}
+    for sentence, group in _sentence_clauses(text):
+        greeting = match_greeting_name(sentence)
+        if greeting is not None:
+            found[("user", "profile", "name")] = Fact(
+                **{**greeting.__dict__, "quote": sentence.strip()[:200]}
+            )
+        noting = False
+        for said_clause in group:
+            clause = _as_request(said_clause)
+            if _is_question(clause, text) or _REPORTED.search(clause):
+                noting = False
+                continue
+            body = note_body(clause)
+            noting = noting or body is not None
+            said = body or clause
+            facts = _clause_facts(
+                said, now=now, tz=tz, grace_s=reminder_grace_s, dialogue_id=dialogue_id
+            )
+            if body:  # "remember that I have a dentist appointment tomorrow" is a note
+                facts = [f for f in facts if "plan" not in f.tags]
+            if not facts and (body or (noting and _MY_THING_IS.match(said))):
+                note = match_note(said, now=now, tz=tz)
+                facts = [note] if note is not None else []
+            for fact in facts:
+                key = (fact.scope, fact.category, fact.key)
+                found.pop(key, None)
+                found[key] = Fact(**{**fact.__dict__, "quote": said_clause})
+    return list(found.values())
+
+
+def _head_alias(key: str) -> str | None:
+    """``topic:pumpernickel-bread`` -> ``topic:pumpernickel``; None when there is none."""
+    if not key.startswith("topic:"):
+        return None
+    parts = key[6:].split("-")
+    if len(parts) < 2 or parts[-1] not in _GENERIC_HEADS:
+        return None
+    return "topic:" + "-".join(parts[:-1])
+
+
+def _same_topic(
+    fact: Fact, by_key: dict[tuple[str, str, str], MemoryRecord]
+) -> MemoryRecord | None:
+    """A live preference about the same topic under a longer or shorter name."""
+    if fact.category != "preference":
+        return None
+    for (scope, category, key), rec in by_key.items():
+        if (scope, category) != (fact.scope, fact.category):
+            continue
+        if _head_alias(key) == fact.key or _head_alias(fact.key) == key:
+            return rec
+    return None
+
+
+def _polarity(rec: MemoryRecord) -> str:
+    return "dislikes" if "dislikes" in rec.tags else "likes" if "likes" in rec.tags else ""
+
+
+def to_writes(facts: Sequence[Fact], existing: Sequence[MemoryRecord]) -> WriterOutput:
+    """Writes for ``facts``: ``skip`` when a live record already says it, ``update`` (with
+    ``supersedes_id``) when a live record holds another value of the same fact, else ``add``.
+    A preference about the same topic under another name ("I hate pumpernickel" against
+    "likes pumpernickel bread") supersedes it when the polarity turned, else is skipped."""
+    by_key: dict[tuple[str, str, str], MemoryRecord] = {}
+    for rec in existing:
+        key = _fact_key(rec)
+        if key is not None and is_live(rec):
+            by_key[(rec.scope, rec.category, key)] = rec
+    writes: list[WriteOp] = []
+    for fact in facts:
+        entry = WriterEntry(
+            content=fact.content,
+            tags=list(fact.tags),
+            salience=fact.salience,
+            ttl=fact.ttl,
+            epistemic_status="asserted",
+            source_quote=[f"User message: '{fact.quote}'"] if fact.quote else [],
+            open_loop=fact.open_loop,
+        )
+        old = by_key.get((fact.scope, fact.category, fact.key))
+        if old is None:
+            alias = _same_topic(fact, by_key)
+            if alias is not None and _polarity(alias) == fact.polarity:
+                writes.append(
+                    WriteOp(op="skip", scope=fact.scope, category=fact.category, entry=entry)
+                )
+                continue
+            old = alias
+        if old is not None and old.content.strip() == fact.content:
+            writes.append(WriteOp(op="skip", scope=fact.scope, category=fact.category, entry=entry))
+            continue
+        if old is not None:
+            entry.supersedes_id = old.id
+            writes.append(
+                WriteOp(op="update", scope=fact.scope, category=fact.category, entry=entry)
+            )
+        else:
+            writes.append(WriteOp(op="add", scope=fact.scope, category=fact.category, entry=entry))
+    return WriterOutput(writes=writes)
+
+
+def closed_loops(text: str, open_records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+    """Open reminders/promises a message says are done ("I called my mom")."""
+    closed = []
+    for clause in clauses(text):
+        m = _DONE.match(clause)
+        if not m or _is_question(clause, text):
+            continue
+        said = {w[:4] for w in re.findall(r"\w+", m.group("rest").lower()) if len(w) > 2}
+        for rec in open_records:
+            loop = rec.open_loop
+            if not loop or loop.get("status") != "open" or rec in closed:
+                continue
+            task = re.search(r"Remind the user to (.+?) on \w+day ", rec.content)
+            words = re.findall(r"\w+", (task.group(1) if task else rec.content).lower())
+            wanted = {w[:4] for w in words if len(w) > 2 and w not in ("their", "the", "and")}
+            if wanted and len(wanted & said) >= max(1, len(wanted) - 1):
+                closed.append(rec)
+    return closed
+
+
+def offline_writes(
+    text: str,
+    *,
+    existing: Sequence[MemoryRecord],
+    now: datetime,
+    timezone: str = "UTC",
+    dialogue_id: str | None = None,
+    reminder_grace_s: float = 6 * 3600.0,
+) -> WriterOutput:
+    """The whole offline writer: facts, then closed loops, as one WriterOutput."""
+    facts = facts_in(
+        text,
+        now=now,
+        timezone=timezone,
+        dialogue_id=dialogue_id,
+        reminder_grace_s=reminder_grace_s,
+    )
+    output = to_writes(revise(facts, text, existing), existing)
+    for rec in closed_loops(text, [r for r in existing if r.open_loop]):
+        loop = OpenLoop(**{**(rec.open_loop or {}), "status": "done"})
+        entry = WriterEntry(
+            content=rec.content,
+            tags=rec.tags,
+            salience=rec.salience,
+            ttl=rec.ttl,
+            supersedes_id=rec.id,
+            open_loop=loop,
+            source_quote=[f"User message: '{text.strip()[:200]}'"],
+        )
+        output.writes.append(
+            WriteOp(op="update", scope=rec.scope, category=rec.category, entry=entry)
+        )
+    return output

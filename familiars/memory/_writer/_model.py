@@ -1,0 +1,291 @@
+"""MemoryWriter (§5.7): decides what a turn adds to memory, with the chat model (one repair
+attempt when its output is malformed) or the offline rules, and applies it.
+
+:func:`build_writer_messages` builds the model's prompt; :class:`MemoryWriter` asks, falls
+back to :func:`familiars.memory._offline._writes.offline_writes` when the model fails,
+and counts what happened in its :class:`WriterStats`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from familiars.llm import ChatMessage, ChatModel, LLMError
+from familiars.memory._offline._dates import zone
+from familiars.memory._offline._writes import offline_writes
+from familiars.memory._records import VALID_CELLS, MemoryRecord, iso_now
+from familiars.memory._store import MemoryStore
+from familiars.memory._writer._apply import ApplyReport, apply_writes_report
+from familiars.memory._writer._dedupe import Vectors, content_tokens
+from familiars.memory._writer._schema import (
+    ParsedWriterOutput,
+    WriterOutput,
+    WriterOutputError,
+    parse_writer_output,
+    writer_output_schema,
+)
+from familiars.memory._writer._status import WriterStats, load_status, save_status
+from familiars.memory._writer._turn import TurnContext
+
+logger = logging.getLogger(__name__)
+
+
+_SYSTEM_PROMPT = """You are the memory writer of a companion bot. After each turn you decide \
+what, if anything, is worth remembering long-term, and answer with a WriterOutput JSON object.
+
+Each write has "op" ("add", "update" or "skip"), "scope", "category" and "entry". Valid \
+(scope, category) cells, and nothing else:
+{cells}
+- user: facts about the person (profile, preferences, relations, knowledge, events).
+- identity: how the assistant itself should behave from now on.
+- dialogue: facts about this conversation or chat. ephemeral: only for this turn.
+
+Rules:
+- Write only what the person said or clearly implied; small talk needs no write ({{"writes": []}}).
+- Content is one short third-person sentence ("The user's name is Alice.").
+- If an existing memory below already says it, write nothing. If the fact changed (a new \
+value, a preference reversed), use "update" with "supersedes_id" set to that memory's id.
+- Promises, requests, open questions and reminders get "open_loop": {{"kind": "promise" | \
+"request" | "question" | "reminder", "due": ISO 8601 time with offset or null, "status": \
+"open"}}. When the turn shows an open loop below was done, "update" it with status "done".
+- epistemic_status: "asserted" (said), "inferred" (implied), "speculative" (a guess).
+- salience from 0 to 1; most important writes first.
+- Never store passwords, keys, card numbers or other secrets."""
+
+
+def _cells_text() -> str:
+    return "\n".join(f"- {s}/{c}" for s, c in sorted(VALID_CELLS))
+
+
+def _memory_line(rec: MemoryRecord) -> str:
+    loop = rec.open_loop
+    suffix = ""
+    if loop:
+        suffix = f" [open_loop {loop.get('kind')} {loop.get('status')} due {loop.get('due')}]"
+    return f"- {rec.id} | {rec.scope}/{rec.category} | {rec.content}{suffix}"
+
+
+def build_writer_messages(turn: TurnContext, similar: Sequence[MemoryRecord]) -> list[ChatMessage]:
+    local = turn.when().astimezone(zone(turn.timezone))
+    parts = [f"Now: {local.isoformat(timespec='minutes')} ({turn.timezone})"]
+    if turn.recent:
+        parts.append("Recent dialogue:\n" + "\n".join(line[:500] for line in turn.recent[-12:]))
+    lines = [_memory_line(r) for r in similar]
+    parts.append("Existing memories most like this turn:\n" + ("\n".join(lines) or "(none)"))
+    parts.append(f"This turn:\nUser: {turn.user_text}\nAssistant: {turn.reply_text}")
+    parts.append("Answer with the WriterOutput JSON object.")
+    return [
+        ChatMessage("system", _SYSTEM_PROMPT.format(cells=_cells_text())),
+        ChatMessage("user", "\n\n".join(parts)),
+    ]
+
+
+class MemoryWriter:
+    """Decides what a turn adds to memory and applies it. With ``model=None`` the rule-based
+    offline writer is used; when the model fails (no provider, every one cooling down) the
+    turn falls back to the offline writer too, so a turn is never dropped."""
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        *,
+        model: ChatModel | None = None,
+        vectors: Vectors | None = None,
+        workspace: Path | None = None,
+        budget_chars: int = 1500,
+        dedupe_cosine: float = 0.85,
+        similar_k: int = 12,
+        reminder_grace_s: float = 6 * 3600.0,
+        stats: WriterStats | None = None,
+    ) -> None:
+        self.store = store
+        self.model = model
+        self.vectors = vectors
+        self.workspace = Path(workspace) if workspace is not None else store.workspace
+        self.budget_chars = budget_chars
+        self.dedupe_cosine = dedupe_cosine
+        self.similar_k = similar_k
+        self.reminder_grace_s = reminder_grace_s
+        #: Fresh counters until :meth:`open` takes over the saved ones (no I/O here).
+        self.stats = stats or WriterStats()
+        self.stats.mode = "model" if model is not None else "offline"
+        self._load_saved = stats is None
+        self._opened = False
+
+    async def open(self) -> None:
+        """Take over what an earlier process saved: its counters (not its last error), and the
+        provider cooldowns, handed to the model so a restart does not hammer a provider still
+        cooling. Once only; :meth:`WriterQueue.start` calls it."""
+        if self._opened:
+            return
+        self._opened = True
+        if self._load_saved:
+            saved = (await asyncio.to_thread(load_status, self.workspace)).as_dict()
+            drop = ("last_error", "last_error_at")
+            self.stats = WriterStats.from_dict({k: v for k, v in saved.items() if k not in drop})
+            self.stats.mode = "model" if self.model is not None else "offline"
+        if self.model is not None and self.stats.providers:
+            self.model.restore(self.stats.providers)
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Any,
+        store: MemoryStore,
+        *,
+        model: ChatModel | None = None,
+        vectors: Vectors | None = None,
+    ) -> MemoryWriter:
+        return cls(
+            store,
+            model=model,
+            vectors=vectors,
+            workspace=Path(settings.workspace),
+            budget_chars=settings.memory.writer_budget_chars,
+            dedupe_cosine=settings.memory.dedupe_cosine,
+            reminder_grace_s=settings.scheduler.reminder_grace_s,
+        )
+
+    async def owner_records(self, turn: TurnContext) -> list[MemoryRecord]:
+        """Live records the turn may touch: the speaker's user scope, the agent's identity,
+        and this dialogue's scopes."""
+        now = turn.when()
+        found: list[MemoryRecord] = []
+        if turn.user_key:
+            found += await self.store.list(scope="user", user_key=turn.user_key, now=now)
+        found += await self.store.list(scope="identity", agent_id=turn.agent_id, now=now)
+        if turn.dialogue_id:
+            for scope in ("dialogue", "ephemeral"):
+                found += await self.store.list(
+                    scope=scope, agent_id=turn.agent_id, dialogue_id=turn.dialogue_id, now=now
+                )
+        return found
+
+    async def similar(
+        self, turn: TurnContext, records: Sequence[MemoryRecord]
+    ) -> list[MemoryRecord]:
+        if len(records) <= self.similar_k:
+            return list(records)
+        query = f"{turn.user_text}\n{turn.reply_text}"
+        if self.vectors is not None:
+            matrix = await self.vectors.vectors_for([query, *(r.content for r in records)])
+            scores = list(matrix[1:] @ matrix[0])
+        else:
+            words = content_tokens(query)
+            scores = [len(words & content_tokens(r.content)) for r in records]
+        order = sorted(range(len(records)), key=lambda i: -scores[i])
+        picked = [records[i] for i in order[: self.similar_k]]
+        loops = [r for r in records if r.open_loop and r.open_loop.get("status") == "open"]
+        return picked + [r for r in loops if r not in picked][:5]
+
+    async def process_turn(self, turn: TurnContext) -> ApplyReport:
+        existing = await self.owner_records(turn)
+        output = await self._decide(turn, existing)
+        if output is None:
+            report = ApplyReport()
+        else:
+            report = await apply_writes_report(
+                output,
+                store=self.store,
+                agent_id=turn.agent_id,
+                dialogue_id=turn.dialogue_id,
+                user_key=turn.user_key,
+                turn_counter=turn.turn_counter,
+                turn_id=turn.turn_id,
+                max_chars_total=self.budget_chars,
+                vectors=self.vectors,
+                dedupe_cosine=self.dedupe_cosine,
+                now=turn.when(),
+            )
+        self.stats.count(report)
+        self.stats.last_turn_at = iso_now()
+        if report.problems:
+            self.stats.error(report.problems[-1])
+        return report
+
+    def offline_output(self, turn: TurnContext, existing: Sequence[MemoryRecord]) -> WriterOutput:
+        return offline_writes(
+            turn.user_text,
+            existing=existing,
+            now=turn.when(),
+            timezone=turn.timezone,
+            dialogue_id=turn.dialogue_id,
+            reminder_grace_s=self.reminder_grace_s,
+        )
+
+    async def _decide(
+        self, turn: TurnContext, existing: Sequence[MemoryRecord]
+    ) -> WriterOutput | ParsedWriterOutput | None:
+        if self.model is None:
+            return self.offline_output(turn, existing)
+        try:
+            return await self._ask_model(turn, await self.similar(turn, existing))
+        except LLMError as exc:
+            logger.warning("writer: model unavailable (%s); using the offline writer", exc)
+            self.stats.error(f"{type(exc).__name__}: {exc}")
+            self.stats.offline_fallbacks += 1
+            return self.offline_output(turn, existing)
+
+    async def _ask_model(
+        self, turn: TurnContext, similar: Sequence[MemoryRecord]
+    ) -> ParsedWriterOutput | None:
+        model = self.model
+        assert model is not None
+        messages = build_writer_messages(turn, similar)
+        schema = writer_output_schema()
+        raw = (await model.chat_json(messages, schema=schema, name="writer_output")).text
+        problem, parsed = _check(raw)
+        if problem is None:
+            return parsed
+        self.stats.repairs += 1
+        logger.info("writer: output invalid (%s); asking for one repair", problem)
+        repair = [
+            *messages,
+            ChatMessage("assistant", raw),
+            ChatMessage(
+                "user",
+                f"That output is invalid: {problem}. Answer again with only "
+                "the corrected WriterOutput JSON object.",
+            ),
+        ]
+        raw2 = (await model.chat_json(repair, schema=schema, name="writer_output")).text
+        problem2, parsed2 = _check(raw2)
+        if problem2 is None:
+            return parsed2
+        self.stats.failures += 1
+        self.stats.rejected += len(parsed2.rejected) if parsed2 else 0
+        self.stats.error(f"writer output invalid after repair: {problem2}")
+        logger.warning(
+            "writer: output invalid after one repair (%s); nothing written. raw output: %r",
+            problem2,
+            raw2[:2000],
+        )
+        return None
+
+    def provider_states(self) -> list[dict[str, Any]]:
+        if self.model is None:
+            return []
+        now = self.model.state_time()
+        return [s.as_dict(now) for s in self.model.states()]
+
+    def save_status(self, queue_depth: int | None = None) -> None:
+        self.stats.providers = self.provider_states()
+        if queue_depth is not None:
+            self.stats.queue_depth = queue_depth
+        save_status(self.workspace, self.stats)
+
+
+def _check(raw: str) -> tuple[str | None, ParsedWriterOutput | None]:
+    """(None, parsed) when usable; (reason, parsed-or-None) when a repair is warranted: not a
+    WriterOutput at all, or every write in it invalid."""
+    try:
+        parsed = parse_writer_output(raw)
+    except WriterOutputError as exc:
+        return str(exc), None
+    if parsed.rejected and not parsed.output.writes:
+        return "; ".join(r.reason for r in parsed.rejected[:3]), parsed
+    return None, parsed

@@ -1,0 +1,156 @@
+"""WriterQueue: turns waiting for the writer, off the reply's hot path, one file each, so a
+crash or restart loses no turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+from familiars.memory._atomic import atomic_write_text
+from familiars.memory._errors import MemoryError_
+from familiars.memory._records import iso_now, new_id
+from familiars.memory._writer._model import MemoryWriter
+from familiars.memory._writer._status import STATUS_SAVE_EVERY_S, pending_turn_files, queue_dir
+from familiars.memory._writer._turn import TurnContext
+
+logger = logging.getLogger(__name__)
+
+
+class WriterQueue:
+    """Turns waiting for the writer, off the reply's hot path. Each turn is a file in
+    ``<workspace>/state/writer_queue/`` (written atomically before :meth:`enqueue` returns and
+    removed only after its writes are applied), so a crash or restart loses no turn: on
+    :meth:`start` the files left behind are processed first, in order. A turn whose
+    processing raises is moved to ``failed/`` beside them, kept for a person to look at, and
+    counted; the queue goes on with the next one."""
+
+    def __init__(self, writer: MemoryWriter) -> None:
+        self.writer = writer
+        self.folder = queue_dir(writer.workspace)
+        self.failed_folder = self.folder / "failed"
+        self._wake = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._task: asyncio.Task[None] | None = None
+        self._stopping = False
+
+    # lifecycle
+    async def start(self) -> None:
+        if self._task is not None:
+            return
+        await self.writer.open()
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self._stopping = False
+        if self.pending():
+            self._idle.clear()
+            self._wake.set()
+        self._task = asyncio.create_task(self._run(), name="memory-writer-queue")
+
+    async def stop(self) -> None:
+        """Finish every queued turn, then stop."""
+        await self.drain()
+        self._stopping = True
+        self._wake.set()
+        if self._task is not None:
+            await self._task
+            self._task = None
+
+    async def __aenter__(self) -> WriterQueue:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    # use
+    def pending(self) -> list[Path]:
+        return pending_turn_files(self.writer.workspace)
+
+    async def enqueue(self, turn: TurnContext) -> Path:
+        """Persist ``turn`` and wake the worker; returns at once after the file is on disk."""
+        if not turn.now:
+            turn.now = iso_now()
+        self.folder.mkdir(parents=True, exist_ok=True)
+        path = self.folder / f"t_{new_id()[2:]}.json"
+        await asyncio.to_thread(atomic_write_text, path, turn.to_json())
+        self._idle.clear()
+        self._wake.set()
+        return path
+
+    async def drain(self) -> None:
+        """Wait until every queued turn is processed (used at shutdown and in tests). Without a
+        running worker, processes them here."""
+        if self._task is None:
+            await self.process_pending()
+            return
+        task = self._task
+        while self.pending():
+            if task.done():
+                task.result()  # the worker died: its error goes to the caller; the turns stay
+                raise RuntimeError("the writer queue's worker stopped; queued turns are kept")
+            self._idle.clear()
+            self._wake.set()
+            idle = asyncio.ensure_future(self._idle.wait())
+            await asyncio.wait({idle, task}, return_when=asyncio.FIRST_COMPLETED)
+            idle.cancel()
+
+    flush = drain
+
+    async def process_pending(self) -> int:
+        """Process every queued turn now, in order; returns how many were processed."""
+        await self.writer.open()
+        done = 0
+        for path in self.pending():
+            await self._process_file(path)
+            done += 1
+        self.writer.save_status(queue_depth=len(self.pending()))
+        return done
+
+    def stats(self) -> dict[str, Any]:
+        data = self.writer.stats.as_dict()
+        data["queue_depth"] = len(self.pending())
+        data["providers"] = self.writer.provider_states()
+        data["running"] = self._task is not None and not self._task.done()
+        return data
+
+    # worker
+    async def _run(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while paths := self.pending():
+                # One listing of the folder per batch (not per turn: with a long queue that
+                # made draining quadratic), and the status saved about once a second.
+                saved_at = time.monotonic()
+                for n, path in enumerate(paths, start=1):
+                    await self._process_file(path)
+                    if time.monotonic() - saved_at >= STATUS_SAVE_EVERY_S:
+                        self.writer.save_status(queue_depth=len(paths) - n)
+                        saved_at = time.monotonic()
+                self.writer.save_status(queue_depth=len(self.pending()))
+            self._idle.set()
+            if self._stopping:
+                return
+
+    async def _process_file(self, path: Path) -> None:
+        try:
+            turn = TurnContext.from_json(await asyncio.to_thread(path.read_text, "utf-8"))
+            await self.writer.process_turn(turn)
+        except FileNotFoundError:
+            return  # another worker (or a drain) took it
+        except (ValueError, TypeError, OSError, MemoryError_) as exc:
+            self._set_aside(path, exc)
+            return
+        path.unlink(missing_ok=True)
+
+    def _set_aside(self, path: Path, exc: BaseException) -> None:
+        self.failed_folder.mkdir(parents=True, exist_ok=True)
+        target = self.failed_folder / path.name
+        path.replace(target)
+        self.writer.stats.failed_turns += 1
+        self.writer.stats.error(f"turn {path.name} set aside in failed/: {exc}")
+        logger.error("writer: turn %s failed (%s); kept in %s", path.name, exc, target)

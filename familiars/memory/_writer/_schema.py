@@ -1,0 +1,198 @@
+"""WriterOutput (§5.7.2): what a writer (the model or the offline rules) answers.
+
+:class:`WriterOutput` holds :class:`WriteOp` s (``add`` / ``update`` / ``skip`` into a
+valid cell) of :class:`WriterEntry` s, an entry may carry an :class:`OpenLoop`;
+:func:`parse_writer_output` validates each write on its own (one bad write never
+discards the good ones) and raises :class:`WriterOutputError` when there is nothing to
+validate at all.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from familiars.llm import extract_json
+from familiars.memory._records import VALID_CELLS
+
+logger = logging.getLogger(__name__)
+
+
+OpenLoopKind = Literal["promise", "request", "question", "reminder"]
+_TAG_OK = re.compile(r"^[\w .:/+-]{1,64}$", re.UNICODE)
+
+
+class OpenLoop(BaseModel):
+    """Something left open in a conversation; the scheduler acts on it, a later turn closes it."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    kind: OpenLoopKind
+    due: str | None = None
+    status: Literal["open", "done"] = "open"
+
+    @field_validator("due")
+    @classmethod
+    def _iso_due(cls, value: str | None) -> str | None:
+        if value in (None, ""):
+            return None
+        try:
+            dt = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        except ValueError as exc:
+            raise ValueError(f"due must be an ISO 8601 time, got {value!r}") from exc
+        if dt.tzinfo is None:
+            raise ValueError("due must carry a time zone offset")
+        return dt.isoformat()
+
+
+class WriterEntry(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    content: str = Field(default="", max_length=2000)
+    tags: list[str] = Field(default_factory=list)
+    salience: float = Field(default=0.5, ge=0.0, le=1.0)
+    ttl: dict[str, Any] | None = None
+    supersedes_id: str | None = None
+    epistemic_status: Literal["asserted", "inferred", "speculative"] = "asserted"
+    pinned: bool = False
+    source_quote: list[str] = Field(default_factory=list)
+    #: An extension of §5.7.2 (DESIGN.md): promise / request / question / reminder.
+    open_loop: OpenLoop | None = None
+
+    @field_validator("content")
+    @classmethod
+    def _strip(cls, value: str) -> str:
+        return value.strip()
+
+    @field_validator("tags", mode="before")
+    @classmethod
+    def _clean_tags(cls, value: Any) -> list[str]:
+        """Tags the store would refuse are dropped rather than failing the whole write."""
+        if not isinstance(value, list):
+            return []
+        tags = [str(t).strip()[:64] for t in value if isinstance(t, str | int | float)]
+        return list(dict.fromkeys(t for t in tags if _TAG_OK.match(t)))
+
+    @field_validator("source_quote", mode="before")
+    @classmethod
+    def _quotes(cls, value: Any) -> list[str]:
+        if isinstance(value, str):
+            return [value]
+        return [str(v)[:500] for v in value] if isinstance(value, list) else []
+
+    @field_validator("supersedes_id", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: Any) -> Any:
+        return None if value in ("", "null") else value
+
+    @field_validator("ttl")
+    @classmethod
+    def _known_ttl(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is None:
+            return None
+        kind = value.get("kind")
+        if kind == "absolute":
+            stamp = str(value.get("expires_at", "")).replace("Z", "+00:00")
+            try:
+                datetime.fromisoformat(stamp)
+            except ValueError as exc:
+                raise ValueError("absolute ttl needs an ISO 8601 expires_at") from exc
+        elif kind == "turns":
+            if not isinstance(value.get("turns"), int) or value["turns"] < 1:
+                raise ValueError("turns ttl needs a positive integer 'turns'")
+        elif kind == "scope":
+            if value.get("scope") not in ("session", "dialogue"):
+                raise ValueError("scope ttl needs scope 'session' or 'dialogue'")
+        else:
+            raise ValueError("ttl kind must be absolute, turns or scope")
+        return value
+
+
+class WriteOp(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    op: Literal["add", "update", "skip"]
+    scope: str = "user"
+    category: str = "knowledge"
+    entry: WriterEntry = Field(default_factory=WriterEntry)
+
+    @model_validator(mode="after")
+    def _valid(self) -> WriteOp:
+        if self.op == "skip":
+            return self
+        if (self.scope, self.category) not in VALID_CELLS:
+            cells = ", ".join(f"{s}/{c}" for s, c in sorted(VALID_CELLS))
+            raise ValueError(
+                f"({self.scope}, {self.category}) is not a valid cell; valid cells: {cells}"
+            )
+        if not self.entry.content:
+            raise ValueError(f"an {self.op} needs non-empty entry.content")
+        return self
+
+
+class WriterOutput(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    writes: list[WriteOp] = Field(default_factory=list)
+
+
+def writer_output_schema() -> dict[str, Any]:
+    return WriterOutput.model_json_schema()
+
+
+class WriterOutputError(ValueError):
+    """The model's reply is not a WriterOutput at all (not JSON, or no ``writes`` list)."""
+
+
+@dataclass
+class RejectedWrite:
+    item: Any
+    reason: str
+
+
+@dataclass
+class ParsedWriterOutput:
+    output: WriterOutput
+    rejected: list[RejectedWrite] = field(default_factory=list)
+
+
+def parse_writer_output(
+    raw: str | dict[str, Any] | WriterOutput | ParsedWriterOutput,
+) -> ParsedWriterOutput:
+    """Validate each write on its own: one bad write never discards the good ones.
+    Raises :class:`WriterOutputError` when there is nothing to validate at all."""
+    if isinstance(raw, ParsedWriterOutput):
+        return raw
+    if isinstance(raw, WriterOutput):
+        return ParsedWriterOutput(raw)
+    data: Any = raw
+    if isinstance(raw, str):
+        try:
+            data = extract_json(raw)
+        except ValueError as exc:
+            raise WriterOutputError(str(exc)) from exc
+    if isinstance(data, list):
+        data = {"writes": data}
+    if not isinstance(data, dict) or not isinstance(data.get("writes"), list):
+        raise WriterOutputError('expected a JSON object {"writes": [...]}')
+    good: list[WriteOp] = []
+    rejected: list[RejectedWrite] = []
+    for item in data["writes"]:
+        try:
+            good.append(WriteOp.model_validate(item))
+        except ValidationError as exc:
+            rejected.append(RejectedWrite(item, _short_errors(exc)))
+    return ParsedWriterOutput(WriterOutput(writes=good), rejected)
+
+
+def _short_errors(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:5]:
+        loc = ".".join(str(p) for p in err.get("loc", ()))
+        parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
+    return "; ".join(parts)

@@ -1,0 +1,45 @@
+"""TurnContext: what the runtime hands the writer after a reply (JSON, so the queue can
+persist it and a crash loses no turn).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+
+from familiars.memory._records import parse_ts, utcnow
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class TurnContext:
+    """What the runtime hands the writer after a reply. ``user_text`` is the message as the
+    model may see it (privacy redactions already applied). JSON-serialisable."""
+
+    agent_id: str
+    dialogue_id: str | None
+    user_key: str | None
+    user_text: str
+    reply_text: str = ""
+    recent: list[str] = field(default_factory=list)
+    turn_id: int | str | None = None
+    turn_counter: int | None = None
+    timezone: str = "UTC"
+    now: str = ""
+
+    def when(self) -> datetime:
+        return parse_ts(self.now) or utcnow()
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> TurnContext:
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            raise ValueError("a queued turn must be a JSON object")
+        known = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in data.items() if k in known})
