@@ -2,10 +2,12 @@
 
 A pair is a *cue* a person said (a feeling, value, goal, state or cause) and a later *trigger*
 message that should bring it back while sharing no content word with it. :func:`stitch` adds
-each cue to one conversation as a short extra session (speaker B's greeting, the cue as a turn
-of speaker A, B's acknowledgement) dated at a seeded-random day between two of its sessions,
-and the trigger as a question whose only evidence is the cue's ``dia_id``
-(``"<pair id>:2"``). The questions go under ``conv["implicit"]``; LoCoMo's own stay as they
+each cue to one conversation as a short extra session (the cue as a turn of speaker A, then
+speaker B's acknowledgement) dated at a seeded-random day between two of its sessions, and the
+trigger as a question whose only evidence is the cue's ``dia_id`` (``"<pair id>:1"``). No
+opener: a generic line in every stitched session would be a distractor LoCoMo never had. The
+bench asks the triggers as it asks LoCoMo's questions, a day after the last turn, so always
+later than their cue. The questions go under ``conv["implicit"]``; LoCoMo's own stay as they
 are. The same seed always gives the same conversations.
 """
 
@@ -28,7 +30,6 @@ DEFAULT_PAIRS = Path(__file__).resolve().parent / "data" / "implicit_pairs.jsonl
 CONTRACTION_TAILS = frozenset({"m", "ve", "ll", "re", "d", "s", "t"})
 TURN_GAP_S = 30.0
 _DAY_S = 86400.0
-_OPENERS = ("Hey {a}, how have you been?", "Hi {a}! Got a minute to chat?", "Hey {a}, what's new?")
 _REPLIES = ("Thanks for telling me.", "I hear you.", "That makes sense.", "Good to know.")
 
 
@@ -93,7 +94,6 @@ def _session(
     speaker_a, speaker_b = _speakers(turns)
     start = _pick_start(_gaps(turns), rng)
     lines = [
-        (speaker_b, rng.choice(_OPENERS).format(a=speaker_a)),
         (speaker_a, pair.cue),
         (speaker_b, rng.choice(_REPLIES)),
     ]
@@ -105,10 +105,10 @@ def _session(
     question = {
         "id": pair.id,
         "question": pair.trigger,
-        "evidence": [f"{pair.id}:2"],
+        "evidence": [f"{pair.id}:1"],
         "category": KINDS.index(pair.kind) + 1,
         "kind": pair.kind,
-        "cue_timestamp": start + TURN_GAP_S,
+        "cue_timestamp": start,
     }
     return new, question
 

@@ -90,7 +90,7 @@ def test_stitch_evidence_is_the_cue_turn(tmp_path) -> None:
     convs = _convs(tmp_path)
     (conv,) = implicit.stitch(convs, PAIRS[:6], seed=1)
     by_id = {t["dia_id"]: t for t in conv["turns"]}
-    assert len(conv["turns"]) == 4 + 3 * 6
+    assert len(conv["turns"]) == 4 + 2 * 6
     assert len(by_id) == len(conv["turns"])
     cues = {p.id: p for p in PAIRS[:6]}
     last_session = convs[0]["turns"][-1]["timestamp"]
@@ -98,7 +98,7 @@ def test_stitch_evidence_is_the_cue_turn(tmp_path) -> None:
         pair = cues[q["id"]]
         assert q["question"] == pair.trigger and q["kind"] == pair.kind
         (evidence,) = q["evidence"]
-        assert evidence == f"{pair.id}:2"
+        assert evidence == f"{pair.id}:1"
         turn = by_id[evidence]
         assert turn["content"] == pair.cue and turn["speaker"] == "Ana"
         assert convs[0]["turns"][0]["timestamp"] < turn["timestamp"] < last_session
