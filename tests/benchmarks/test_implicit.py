@@ -149,3 +149,17 @@ async def test_tiny_budget_cuts_recalled_evidence(tmp_path) -> None:
     share = report["evidence_in_prompt"]
     assert share["recalled_at_k"] == 1.0 and share["in_prompt"] == 0.0
     assert share["cut_after_recall"] == 1
+
+
+def test_cli_refuses_a_missing_pairs_file(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from familiars.cli.main import app
+
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps(_sample()))
+    args = ["bench", "locomo", "--data", str(path), "--implicit", str(tmp_path / "nope.jsonl")]
+    out = CliRunner().invoke(app, args)
+    assert out.exit_code == 1 and "no pairs file" in out.output
+    out = CliRunner().invoke(app, ["bench", "locomo", "--data", str(path), "--implicit-split", "x"])
+    assert out.exit_code == 1
