@@ -9,7 +9,7 @@ branch (those would only take more of the budget). A recalled item reached the p
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -40,13 +40,15 @@ class PromptSetup:
 
 
 class PromptShare:
-    """Counts evidence turns: all, recalled at the bot's k, and present in the built prompt."""
+    """Counts evidence turns: all, recalled at the bot's k, and present in the built prompt;
+    pooled over turns, and as the mean over questions (comparable to recall@k)."""
 
     def __init__(self, setup: PromptSetup) -> None:
         self.setup = setup
         self.evidence = 0
         self.recalled = 0
         self.in_prompt = 0
+        self.per_question: list[tuple[float, float]] = []
 
     async def add(
         self,
@@ -75,6 +77,7 @@ class PromptShare:
         self.evidence += len(ev)
         self.recalled += len(ev & recalled)
         self.in_prompt += len(ev & kept)
+        self.per_question.append((len(ev & recalled) / len(ev), len(ev & kept) / len(ev)))
 
     def _system_text(self, question: str, recalled: list[str], when: datetime) -> str:
         parts = PromptParts(
@@ -97,4 +100,13 @@ class PromptShare:
             "recalled_at_k": share(self.recalled),
             "in_prompt": share(self.in_prompt),
             "cut_after_recall": self.recalled - self.in_prompt,
+            "per_question": {
+                "recalled_at_k": _mean(r for r, _ in self.per_question),
+                "in_prompt": _mean(p for _, p in self.per_question),
+            },
         }
+
+
+def _mean(values: Iterable[float]) -> float:
+    items = list(values)
+    return round(sum(items) / len(items), 4) if items else 0.0

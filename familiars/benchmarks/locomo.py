@@ -550,12 +550,20 @@ def _print_prompt_and_implicit(report: dict[str, Any], ks: Sequence[int]) -> Non
             [[name, *[summary.get(f"recall@{k}") for k in ks]] for name, summary in methods],
         )
     rows = [[name, *[s["evidence_in_prompt"][c] for c in
-             ("evidence_turns", "recalled_at_k", "in_prompt", "cut_after_recall")]]
+             ("evidence_turns", "recalled_at_k", "in_prompt", "cut_after_recall")],
+             s["evidence_in_prompt"]["per_question"]["in_prompt"]]
             for name, s in sets if "evidence_in_prompt" in s]  # fmt: skip
     if rows:
         first = report["evidence_in_prompt"]
         print_table(
             f"evidence in the prompt (k={first['k']}, {first['budget_tokens']} tokens)",
-            ["set", "evidence turns", "recalled at k", "in prompt", "cut after recall"],
+            [
+                "set",
+                "evidence turns",
+                "recalled at k",
+                "in prompt",
+                "cut after recall",
+                "in prompt, per question",
+            ],  # fmt: skip
             rows,
         )
