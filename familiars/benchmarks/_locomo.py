@@ -8,6 +8,10 @@ recalled and mapped back to ``dia_id``s. Plain BM25, plain dense cosine and the 
 hybrid over whole turns are computed in the same run on the same turns, and the latency of one
 query embedding is measured next to the recall latency. ``--ablate`` reruns the replay with each
 ranking knob switched off (embeddings cached in memory) to show what each one earns.
+
+``--implicit FILE`` stitches cue -> trigger pairs into the conversations (``_implicit.py``) and
+scores the triggers beside LoCoMo with the same baselines; every run also reports the share of
+evidence turns that reach the prompt the bot would build (``_prompt_share.py``).
 """
 
 from __future__ import annotations
@@ -28,6 +32,9 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
+from familiars.benchmarks._implicit import DEFAULT_PAIRS, by_kind, load_pairs, stitch
+from familiars.benchmarks._prompt_share import PromptSetup, PromptShare
+from familiars.bot import ReaderRecaller
 from familiars.memory import (
     DEFAULT_BUDGETS_MS,
     RECALL_KNOBS,
@@ -247,6 +254,30 @@ class Tally:
         return {str(c): self._summary(groups[c]) for c in sorted(groups)}
 
 
+class _Scores:
+    """One question set's tallies: the bot's recall, the baselines, what reaches the prompt."""
+
+    def __init__(self, ks: Sequence[int], baselines: bool, prompt: PromptSetup | None) -> None:
+        self.tally = Tally(ks)
+        self.base = {name: Tally(ks) for name in ("bm25", "dense", "hybrid")} if baselines else {}
+        self.prompt = PromptShare(prompt) if prompt is not None else None
+
+    def report(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "overall": self.tally.overall(),
+            "by_category": self.tally.by_category(),
+            "questions": len(self.tally.rows),
+        }
+        if self.base:
+            out["baselines"] = {
+                name: {"overall": t.overall(), "by_category": t.by_category()}
+                for name, t in self.base.items()
+            }
+        if self.prompt is not None:
+            out["evidence_in_prompt"] = self.prompt.summary()
+        return out
+
+
 async def evaluate(
     convs: list[dict[str, Any]],
     embedder: Embedder,
@@ -256,47 +287,62 @@ async def evaluate(
     ablated: Sequence[str] = (),
     baselines: bool = False,
     timing: bool = False,
+    prompt: PromptSetup | None = None,
 ) -> dict[str, Any]:
-    tally = Tally(ks)
-    base = {name: Tally(ks) for name in ("bm25", "dense", "hybrid")} if baselines else {}
+    """LoCoMo questions (and stitched ``implicit`` ones, reported apart) over each replay."""
+    scores = _Scores(ks, baselines, prompt)
+    implicit = _Scores(ks, baselines, prompt)
     latencies: list[float] = []
     over_budget = 0
     ingest = 0.0
-    max_k = max(ks)
     with tempfile.TemporaryDirectory(prefix="familiars-locomo-") as tmp:
         for conv in convs:
             reader, seconds = await replay(conv, embedder, Path(tmp) / conv["id"], ablated)
             ingest += seconds
             now = conv["turns"][-1]["timestamp"] + 86400.0
             for qa in conv["questions"]:
-                t0 = time.perf_counter()
-                result = await reader.build_rag_context(
-                    qa["question"], agent_id=AGENT, dialogue_id=DIALOGUE, now=now,
-                    k=max_k, profile=profile,
-                )  # fmt: skip
-                latencies.append((time.perf_counter() - t0) * 1000)
-                over_budget += result.timings_ms["total"] > DEFAULT_BUDGETS_MS[profile]
-                ranked = [str(i.node.metadata.get("dia_id")) for i in result.items if i.node]
-                tally.add(qa["category"], qa["evidence"], ranked)
-                for name, ids in (
-                    _baselines(reader, qa["question"], max_k) if base else {}
-                ).items():
-                    base[name].add(qa["category"], qa["evidence"], ids)
-    out: dict[str, Any] = {
-        "overall": tally.overall(),
-        "by_category": tally.by_category(),
-        "questions": len(tally.rows),
-        "ingest_s": round(ingest, 3),
-    }
+                ms, over = await _score(reader, qa, scores, now, ks, profile)
+                latencies.append(ms)
+                over_budget += over
+            for qa in conv.get("implicit", []):
+                await _score(reader, qa, implicit, now, ks, profile)
+    out: dict[str, Any] = scores.report()
+    out["ingest_s"] = round(ingest, 3)
     if timing:
         out["latency_ms"] = _percentiles(latencies)
         out["over_profile_budget"] = over_budget
-    if base:
-        out["baselines"] = {
-            name: {"overall": t.overall(), "by_category": t.by_category()}
-            for name, t in base.items()
-        }
+    if any("implicit" in conv for conv in convs):
+        out["implicit"] = implicit.report()
     return out
+
+
+async def _score(
+    reader: MemoryReader,
+    qa: dict[str, Any],
+    scores: _Scores,
+    now: float,
+    ks: Sequence[int],
+    profile: str,
+) -> tuple[float, bool]:
+    """One question into ``scores``; its recall milliseconds and whether it was over budget."""
+    t0 = time.perf_counter()
+    result = await reader.build_rag_context(
+        qa["question"], agent_id=AGENT, dialogue_id=DIALOGUE, now=now, k=max(ks),
+        profile=profile,
+    )  # fmt: skip
+    ms = (time.perf_counter() - t0) * 1000
+    ranked = [str(i.node.metadata.get("dia_id")) for i in result.items if i.node]
+    scores.tally.add(qa["category"], qa["evidence"], ranked)
+    if scores.base:
+        for name, ids in _baselines(reader, qa["question"], max(ks)).items():
+            scores.base[name].add(qa["category"], qa["evidence"], ids)
+    if scores.prompt is not None:
+        recaller = ReaderRecaller(reader, profile=profile)
+        await scores.prompt.add(
+            recaller, qa["question"], qa["evidence"], agent_id=AGENT, dialogue_id=DIALOGUE,
+            now=now,
+        )  # fmt: skip
+    return ms, result.timings_ms["total"] > DEFAULT_BUDGETS_MS[profile]
 
 
 def _percentiles(values: Sequence[float]) -> dict[str, float]:
@@ -328,10 +374,23 @@ async def run_benchmark(
     profile: str,
     embedder: Embedder,
     ablate: bool,
+    implicit: Path | None = None,
+    implicit_split: str | None = "dev",
+    seed: int = 0,
+    prompt: PromptSetup | None = None,
 ) -> dict[str, Any]:
+    """The report; ``implicit`` stitches that pairs file (one split, or all for None) into
+    the conversations first, ``prompt`` also measures what reaches the prompt."""
     convs = load_conversations(data, conversations)
+    if implicit is not None:
+        convs = stitch(convs, load_pairs(implicit, implicit_split), seed=seed)
     cached = CachingEmbedder(embedder)
-    report = await evaluate(convs, cached, ks, profile=profile, baselines=True, timing=True)
+    report = await evaluate(
+        convs, cached, ks, profile=profile, baselines=True, timing=True, prompt=prompt
+    )
+    if implicit is not None:
+        report["implicit"] = by_kind(report["implicit"])
+        report["implicit"].update(file=str(implicit), split=implicit_split or "all", seed=seed)
     questions = [qa["question"] for c in convs for qa in c["questions"]]
     report["query_embedding_ms"] = query_embedding_latency(cached, questions[:200])
     report["profile"] = profile
@@ -387,6 +446,16 @@ def command(
     ablate: Annotated[
         bool, typer.Option("--ablate", help="Also rerun with each knob off.")
     ] = False,
+    implicit: Annotated[
+        Path | None,
+        typer.Option(
+            "--implicit", help=f"Stitch cue -> trigger pairs in (e.g. {DEFAULT_PAIRS.name})."
+        ),
+    ] = None,
+    implicit_split: Annotated[
+        str, typer.Option("--implicit-split", help="dev | held | all.")
+    ] = "dev",
+    seed: Annotated[int, typer.Option("--seed", help="Where the pairs are stitched.")] = 0,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Evidence recall@k on LoCoMo through DialogTree + MemoryReader, with baselines."""
@@ -401,9 +470,14 @@ def command(
         fail(f"unknown profile {profile!r}; use one of {', '.join(DEFAULT_BUDGETS_MS)}")
     if not data.exists():
         fail(f"no data file at {data}")
+    if implicit is not None and not implicit.exists():
+        fail(f"no pairs file at {implicit}")
+    if implicit_split not in ("dev", "held", "all"):
+        fail("--implicit-split takes dev, held or all")
     from familiars.memory import embedder_from_settings
 
-    embedder = embedder_from_settings(get_ctx(ctx).settings)
+    settings = get_ctx(ctx).settings
+    embedder = embedder_from_settings(settings)
     try:
         report = asyncio.run(
             run_benchmark(
@@ -413,6 +487,10 @@ def command(
                 profile=profile,
                 embedder=embedder,
                 ablate=ablate,
+                implicit=implicit,
+                implicit_split=None if implicit_split == "all" else implicit_split,
+                seed=seed,
+                prompt=PromptSetup.from_settings(settings),
             )  # fmt: skip
         )
     except (ValueError, KeyError) as exc:
@@ -459,4 +537,38 @@ def _print(report: dict[str, Any], ks: Sequence[int]) -> None:
                 for knob, a in report["ablation"].items()
             ],
         )  # fmt: skip
+    _print_prompt_and_implicit(report, ks)
     print(f"ingest {report['ingest_s']} s for {report['turns']} turns")
+
+
+def _print_prompt_and_implicit(report: dict[str, Any], ks: Sequence[int]) -> None:
+    sets = [("LoCoMo", report)] + (
+        [("implicit", report["implicit"])] if "implicit" in report else []
+    )
+    if "implicit" in report:
+        imp = report["implicit"]
+        methods = [(f"familiars ({report['profile']})", imp["overall"])]
+        methods += [(name, base["overall"]) for name, base in imp.get("baselines", {}).items()]
+        print_table(
+            f"implicit recall@k, {imp['questions']} pairs ({imp.get('split')})",
+            ["method", *[f"recall@{k}" for k in ks]],
+            [[name, *[summary.get(f"recall@{k}") for k in ks]] for name, summary in methods],
+        )
+    rows = [[name, *[s["evidence_in_prompt"][c] for c in
+             ("evidence_turns", "recalled_at_k", "in_prompt", "cut_after_recall")],
+             s["evidence_in_prompt"]["per_question"]["in_prompt"]]
+            for name, s in sets if "evidence_in_prompt" in s]  # fmt: skip
+    if rows:
+        first = report["evidence_in_prompt"]
+        print_table(
+            f"evidence in the prompt (k={first['k']}, {first['budget_tokens']} tokens)",
+            [
+                "set",
+                "evidence turns",
+                "recalled at k",
+                "in prompt",
+                "cut after recall",
+                "in prompt, per question",
+            ],  # fmt: skip
+            rows,
+        )

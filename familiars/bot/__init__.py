@@ -21,6 +21,13 @@ from familiars.bot._errors import (
     AdapterStartError,
     UserFacingError,
 )
+from familiars.bot._prompt import (
+    PromptParts,
+    build_messages,
+)
+from familiars.bot._recall import (
+    ReaderRecaller,
+)
 from familiars.bot._runtime import (
     Application,
 )
@@ -34,8 +41,11 @@ __all__ = [
     "Application",
     "IncomingMessage",
     "IndexReader",
+    "PromptParts",
+    "ReaderRecaller",
     "StatusSources",
     "UserFacingError",
+    "build_messages",
     "collect_status",
     "serve_alone",
 ]
