@@ -206,3 +206,15 @@ async def test_an_older_workspace_has_its_tables_imported_once(workspace: Path) 
         "agent_0", "telegram", "-1001", None, is_group=True, user_key=None
     )
     assert group.dialogue_id == "dialogue_1"
+
+
+def test_the_scheduler_ledger_is_a_private_file(workspace: Path) -> None:
+    from familiars.scheduler._reminders import SchedulerLedger, ledger_path
+
+    ledger = SchedulerLedger(ledger_path(workspace))
+    ledger.silence("agent_0/dialogue_0", NOW)
+    ledger.save()
+    path = ledger_path(workspace)
+    assert oct(stat.S_IMODE(path.stat().st_mode)) == "0o600"
+    assert oct(stat.S_IMODE(path.parent.stat().st_mode)) == "0o700"
+    assert SchedulerLedger(path).silenced_until("agent_0/dialogue_0") == NOW
