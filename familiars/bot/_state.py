@@ -133,6 +133,11 @@ class BotState:
         path = self.files.chat_path(chat.agent_id, chat.dialogue_id)
         await self._write(path, lambda: self.files.write_chat(data))
 
+    async def _save_activity(self, chat: ChatFile) -> None:
+        data = ChatFile(**chat.__dict__)
+        path = self.files.activity_path(chat.agent_id, chat.dialogue_id)
+        await self._write(path, lambda: self.files.write_activity(data))
+
     async def _save_codes(self) -> None:
         data = dict(self._codes)
         await self._write(self.files.link_codes_path, lambda: self.files.write_link_codes(data))
@@ -320,7 +325,7 @@ class BotState:
             return
         chat.last_user_at = user_at or chat.last_user_at
         chat.last_bot_at = bot_at or chat.last_bot_at
-        await self._save_chat(chat)
+        await self._save_activity(chat)
 
 
 # ---------------------------------------------------------------------------- loading checks

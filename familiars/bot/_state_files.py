@@ -8,7 +8,12 @@ file in the same folder, fsync, rename)::
                                         joined this person into another
     state/link_codes.json               pending /link codes (10 minutes each)
     agents/<agent>/<dialogue>/chat.json which platform chat (and thread) the folder belongs to,
-                                        whether it is a group, whose DM, last activity
+                                        whether it is a group, whose DM; written once
+    agents/<agent>/<dialogue>/activity.json  when the person and the bot last spoke there
+
+``activity.json`` changes twice a turn, so it is replaced (temp file, rename) without the
+fsyncs, which cost some 20 ms a write on a shared disk: a crash may lose the last times,
+and an unreadable one is ignored with a warning (the times only pace proactive messages).
 
 A ``dialogue_<n>`` folder is taken with ``mkdir`` (never ``exist_ok``) at max+1 of the folders
 that exist, so a number is never handed out twice and never reused, even with the database
@@ -21,6 +26,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +45,7 @@ logger = logging.getLogger(__name__)
 STATE_DIR = "state"
 PEOPLE_DIR = "people"
 CHAT_FILE = "chat.json"
+ACTIVITY_FILE = "activity.json"
 LINK_CODES_FILE = "link_codes.json"
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -49,8 +56,9 @@ _DIALOGUE_PREFIX = "dialogue_"
 ChatKey = tuple[str, str, str, str]
 
 
-class StateFileError(RuntimeError):
-    """A state file that cannot be used as it is; ``path`` names it."""
+class StateFileError(ValueError):
+    """A state file that cannot be used as it is; ``path`` names it. A ValueError, so the
+    command line reports it in one line, as it does a bad setting."""
 
     def __init__(self, path: Path, problem: str) -> None:
         self.path = Path(path)
@@ -99,8 +107,12 @@ class ChatFile:
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
-        del data["agent_id"], data["dialogue_id"]  # the folder's own names
+        for name in ("agent_id", "dialogue_id", "last_user_at", "last_bot_at"):
+            del data[name]  # the folder's own names, and what activity.json holds
         return {"version": VERSION, **data}
+
+    def activity_json(self) -> dict[str, Any]:
+        return {"last_user_at": self.last_user_at, "last_bot_at": self.last_bot_at}
 
 
 # ------------------------------------------------------------------------------ writing
@@ -122,10 +134,26 @@ def ensure_dir(folder: Path) -> Path:
     return Path(folder)
 
 
+def _dumps(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+
+
 def write_json(path: Path, data: Any) -> None:
     ensure_dir(path.parent)
-    text = json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
-    atomic_write_text(path, text, mode=FILE_MODE)
+    atomic_write_text(path, _dumps(data), mode=FILE_MODE)
+
+
+def replace_json(path: Path, data: Any) -> None:
+    """Like :func:`write_json`, without the fsyncs (see the module docstring)."""
+    ensure_dir(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:  # mkstemp's file is 0600
+            fh.write(_dumps(data))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 # ------------------------------------------------------------------------------ reading
@@ -209,9 +237,19 @@ def parse_chat(path: Path, agent_id: str, dialogue_id: str) -> ChatFile:
         is_group=_flag(path, data, "is_group", False),
         user_key=_optional_key(path, data, "user_key"),
         created_at=_text(path, data, "created_at"),
-        last_user_at=_optional(path, data, "last_user_at"),
-        last_bot_at=_optional(path, data, "last_bot_at"),
+        **_activity(path.with_name(ACTIVITY_FILE)),
     )
+
+
+def _activity(path: Path) -> dict[str, str | None]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {k: _optional(path, data, k) for k in ("last_user_at", "last_bot_at")}
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError, TypeError, AttributeError) as exc:
+        logger.warning("ignoring %s (%s); the dialogue's last activity is unknown", path, exc)
+        return {}
 
 
 # ------------------------------------------------------------------------------ the workspace
@@ -276,6 +314,12 @@ class StateFiles:
 
     def write_chat(self, chat: ChatFile) -> None:
         write_json(self.chat_path(chat.agent_id, chat.dialogue_id), chat.to_json())
+
+    def activity_path(self, agent_id: str, dialogue_id: str) -> Path:
+        return self.chat_path(agent_id, dialogue_id).with_name(ACTIVITY_FILE)
+
+    def write_activity(self, chat: ChatFile) -> None:
+        replace_json(self.activity_path(chat.agent_id, chat.dialogue_id), chat.activity_json())
 
     def write_link_codes(self, codes: dict[str, tuple[str, str]]) -> None:
         data = {c: {"user_key": k, "expires_at": e} for c, (k, e) in sorted(codes.items())}

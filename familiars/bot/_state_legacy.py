@@ -104,6 +104,7 @@ def _write_missing(
         if not files.chat_path(chat.agent_id, chat.dialogue_id).exists():
             ensure_dir(files.chat_path(chat.agent_id, chat.dialogue_id).parent)
             files.write_chat(chat)
+            files.write_activity(chat)
             written += 1
     if codes and not files.link_codes_path.exists():
         files.write_link_codes(codes)

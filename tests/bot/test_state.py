@@ -80,7 +80,7 @@ async def test_the_database_is_not_needed(workspace: Path) -> None:
 async def test_state_files_are_private(workspace: Path) -> None:
     await fill(workspace)
     files = [p for p in (workspace / "state").rglob("*") if p.is_file()]
-    files += list(workspace.glob("agents/*/dialogue_*/chat.json"))
+    files += list(workspace.glob("agents/*/dialogue_*/*.json"))
     folders = [workspace / "state", *[p for p in (workspace / "state").rglob("*") if p.is_dir()]]
     folders += list(workspace.glob("agents/*/dialogue_*"))
     assert len(files) >= 6 and len(folders) >= 5
@@ -218,3 +218,14 @@ def test_the_scheduler_ledger_is_a_private_file(workspace: Path) -> None:
     assert oct(stat.S_IMODE(path.stat().st_mode)) == "0o600"
     assert oct(stat.S_IMODE(path.parent.stat().st_mode)) == "0o700"
     assert SchedulerLedger(path).silenced_until("agent_0/dialogue_0") == NOW
+
+
+async def test_an_unreadable_activity_file_only_forgets_the_times(
+    workspace: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    await fill(workspace)
+    (workspace / "agents/agent_0/dialogue_0/activity.json").write_text("{", encoding="utf-8")
+    state = await opened(workspace)
+    info = await state.dialogue("agent_0", "dialogue_0")
+    assert info is not None and info.chat_id == "101" and info.last_user_at is None
+    assert "activity.json" in caplog.text
