@@ -1,78 +1,42 @@
-"""The bot's own tables in ``familiars.db``: people, their platform identities, link codes,
-and which dialogue of which agent a chat maps to.
+"""The bot's own state: people, their platform identities, link codes, and which dialogue of
+which agent a chat maps to, kept as files in the workspace (see
+:mod:`familiars.bot._state_files` for the layout); nothing of it lives in ``familiars.db``,
+so losing the database loses none of it.
 
 (platform, user id) -> person (``user_key``); identities linked with ``/link`` share one person
 and so one user scope. (platform, chat, thread, agent) -> ``dialogue_<n>`` of that agent.
+
+Everything is read once at :meth:`BotState.open` into memory; each change is written to its
+file (atomically, off the event loop) before the call returns.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import re
 import secrets
-import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import aiosqlite
-
-from familiars.memory import (
-    USER_KEY_RE,
-    MigrationSet,
-    check_agent_id,
-    check_user_key,
-    open_database,
+from familiars.bot._state_files import (
+    ChatFile,
+    ChatKey,
+    PersonFile,
+    StateFileError,
+    StateFiles,
 )
+from familiars.bot._state_legacy import import_legacy_tables
+from familiars.memory import USER_KEY_RE, check_agent_id, check_user_key
 
-migrations = MigrationSet("bot")
+logger = logging.getLogger(__name__)
 
 LINK_CODE_TTL = timedelta(minutes=10)
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-
-
-@migrations
-def m001_people_and_dialogues(conn: sqlite3.Connection) -> None:
-    conn.executescript(
-        """
-        CREATE TABLE people (
-            user_key TEXT PRIMARY KEY,
-            display_name TEXT NOT NULL DEFAULT '',
-            timezone TEXT,
-            proactive INTEGER NOT NULL DEFAULT 1,
-            created_at TEXT NOT NULL
-        );
-        CREATE TABLE identities (
-            platform TEXT NOT NULL,
-            platform_user_id TEXT NOT NULL,
-            user_key TEXT NOT NULL REFERENCES people(user_key),
-            display_name TEXT NOT NULL DEFAULT '',
-            PRIMARY KEY (platform, platform_user_id)
-        );
-        CREATE INDEX identities_user ON identities(user_key);
-        CREATE TABLE link_codes (
-            code TEXT PRIMARY KEY,
-            user_key TEXT NOT NULL,
-            expires_at TEXT NOT NULL
-        );
-        CREATE TABLE dialogues (
-            agent_id TEXT NOT NULL,
-            dialogue_id TEXT NOT NULL,
-            platform TEXT NOT NULL,
-            chat_id TEXT NOT NULL,
-            thread_id TEXT NOT NULL DEFAULT '',
-            is_group INTEGER NOT NULL,
-            user_key TEXT,
-            created_at TEXT NOT NULL,
-            last_user_at TEXT,
-            last_bot_at TEXT,
-            PRIMARY KEY (agent_id, dialogue_id),
-            UNIQUE (platform, chat_id, thread_id, agent_id)
-        );
-        """
-    )
 
 
 @dataclass(frozen=True)
@@ -110,128 +74,189 @@ def user_key_for(platform: str, user_id: str) -> str:
 
 class BotState:
     def __init__(self, workspace: Path) -> None:
-        self.path = Path(workspace) / "familiars.db"
-        self._db: aiosqlite.Connection | None = None
-        # Find-or-create must not interleave between concurrent turns (two new chats would
-        # both pick the same dialogue number; two first messages would race on one person).
+        self.files = StateFiles(Path(workspace))
+        self._people: dict[str, PersonFile] = {}
+        self._holder: dict[tuple[str, str], str] = {}  # identity -> the file that lists it
+        self._chats: dict[ChatKey, ChatFile] = {}
+        self._by_id: dict[tuple[str, str], ChatFile] = {}
+        self._codes: dict[str, tuple[str, str]] = {}
+        self._open = False
+        # Find-or-create must not interleave between concurrent turns (two first messages
+        # would race on one person; the folder itself is taken with mkdir, so two creators
+        # never share a number even without this lock).
         self._create_lock = asyncio.Lock()
+        self._write_locks: dict[Path, asyncio.Lock] = {}
 
     async def open(self) -> None:
-        self._db = await open_database(self.path, [migrations])
+        """Read every state file (importing the tables an older version kept in
+        ``familiars.db`` the first time); raises StateFileError naming a broken file."""
+        await asyncio.to_thread(import_legacy_tables, self.files)
+        people, chats, codes = await asyncio.to_thread(self._load)
+        self._people, self._codes = people, codes
+        self._holder = _holders(self.files, people)
+        _check_links(self.files, people)
+        self._chats, self._by_id = _index_chats(self.files, chats)
+        self._open = True
+        logger.info(
+            "bot state: %d people, %d dialogues (%s)",
+            len(people),
+            len(chats),
+            self.files.state_dir,
+        )
+
+    def _load(self) -> tuple[dict[str, PersonFile], list[ChatFile], dict[str, tuple[str, str]]]:
+        return self.files.load_people(), self.files.load_chats(), self.files.load_link_codes()
 
     async def close(self) -> None:
-        if self._db is not None:
-            await self._db.close()
-            self._db = None
+        self._open = False
 
-    @property
-    def db(self) -> aiosqlite.Connection:
-        if self._db is None:
+    def _check_open(self) -> None:
+        if not self._open:
             raise RuntimeError("BotState is not open")
-        return self._db
 
-    # A read runs to its end in one call: a cursor left open across an await keeps a read
-    # transaction that another turn's write on this connection cannot then upgrade while the
-    # index's connection writes ("database is locked" at once, with no busy wait).
-    async def _all(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
-        return list(await self.db.execute_fetchall(sql, params))
+    # ------------------------------------------------------------------ writing
 
-    async def _one(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
-        rows = await self._all(sql, params)
-        return rows[0] if rows else None
+    async def _write(self, path: Path, write: Callable[[], None]) -> None:
+        """Run ``write`` off the event loop; writes of one file run in call order, and each
+        serialises the state as it is when its turn comes (so the last write is the newest)."""
+        lock = self._write_locks.setdefault(path, asyncio.Lock())
+        async with lock:
+            await asyncio.to_thread(write)
+
+    async def _save_person(self, person: PersonFile) -> None:
+        data = PersonFile(**{**person.__dict__, "identities": dict(person.identities)})
+        path = self.files.person_path(person.user_key)
+        await self._write(path, lambda: self.files.write_person(data))
+
+    async def _save_chat(self, chat: ChatFile) -> None:
+        data = ChatFile(**chat.__dict__)
+        path = self.files.chat_path(chat.agent_id, chat.dialogue_id)
+        await self._write(path, lambda: self.files.write_chat(data))
+
+    async def _save_activity(self, chat: ChatFile) -> None:
+        data = ChatFile(**chat.__dict__)
+        path = self.files.activity_path(chat.agent_id, chat.dialogue_id)
+        await self._write(path, lambda: self.files.write_activity(data))
+
+    async def _save_codes(self) -> None:
+        data = dict(self._codes)
+        await self._write(self.files.link_codes_path, lambda: self.files.write_link_codes(data))
 
     # ------------------------------------------------------------------ people
 
+    def _canonical(self, user_key: str) -> str:
+        """The person a key stands for now: ``linked_to`` followed to its end."""
+        seen = {user_key}
+        person = self._people.get(user_key)
+        while person is not None and person.linked_to and person.linked_to not in seen:
+            user_key = person.linked_to
+            seen.add(user_key)
+            person = self._people.get(user_key)
+        return user_key
+
     async def person_for(self, platform: str, user_id: str, display_name: str = "") -> str:
         """The person behind a platform identity, created on first sight."""
+        self._check_open()
         async with self._create_lock:
             return await self._person_for(platform, user_id, display_name)
 
     async def _person_for(self, platform: str, user_id: str, display_name: str) -> str:
-        row = await self._one(
-            "SELECT user_key FROM identities WHERE platform = ? AND platform_user_id = ?",
-            (platform, user_id),
-        )
-        if row is not None:
-            if display_name:
-                await self.db.execute(
-                    "UPDATE identities SET display_name = ? WHERE platform = ? "
-                    "AND platform_user_id = ? AND display_name != ?",
-                    (display_name, platform, user_id, display_name),
-                )
-                await self.db.commit()
-            return str(row[0])
+        ident = (platform, user_id)
+        holder = self._holder.get(ident)
+        if holder is not None:
+            person = self._people[holder]
+            if display_name and person.identities.get(ident) != display_name:
+                person.identities[ident] = display_name
+                await self._save_person(person)
+            return self._canonical(holder)
         user_key = user_key_for(platform, user_id)
-        await self.db.execute(
-            "INSERT OR IGNORE INTO people (user_key, display_name, created_at) VALUES (?, ?, ?)",
-            (user_key, display_name, _now_iso()),
+        person = self._people.get(user_key) or PersonFile(
+            user_key, display_name=display_name, created_at=_now_iso()
         )
-        await self.db.execute(
-            "INSERT OR IGNORE INTO identities (platform, platform_user_id, user_key, display_name) "
-            "VALUES (?, ?, ?, ?)",
-            (platform, user_id, user_key, display_name),
-        )
-        await self.db.commit()
-        return user_key
+        person.identities[ident] = display_name
+        await self._save_person(person)
+        self._people[user_key] = person
+        self._holder[ident] = user_key
+        return self._canonical(user_key)
 
     async def person(self, user_key: str) -> Person | None:
-        row = await self._one(
-            "SELECT user_key, display_name, timezone, proactive FROM people WHERE user_key = ?",
-            (user_key,),
-        )
-        if row is None:
-            return None
-        return Person(row[0], row[1], row[2], bool(row[3]))
+        self._check_open()
+        p = self._people.get(user_key)
+        return None if p is None else Person(p.user_key, p.display_name, p.timezone, p.proactive)
 
     async def set_proactive(self, user_key: str, enabled: bool) -> None:
-        await self.db.execute(
-            "UPDATE people SET proactive = ? WHERE user_key = ?", (int(enabled), user_key)
-        )
-        await self.db.commit()
+        await self._update_person(user_key, proactive=enabled)
 
     async def set_timezone(self, user_key: str, tz: str | None) -> None:
-        await self.db.execute("UPDATE people SET timezone = ? WHERE user_key = ?", (tz, user_key))
-        await self.db.commit()
+        await self._update_person(user_key, timezone=tz)
+
+    async def _update_person(self, user_key: str, **changes: Any) -> None:
+        self._check_open()
+        person = self._people.get(user_key)
+        if person is None:
+            logger.warning("no person %r to change (%s)", user_key, ", ".join(changes))
+            return
+        for name, value in changes.items():
+            setattr(person, name, value)
+        await self._save_person(person)
 
     async def identities_of(self, user_key: str) -> list[tuple[str, str]]:
-        rows = await self._all(
-            "SELECT platform, platform_user_id FROM identities WHERE user_key = ? ORDER BY 1, 2",
-            (user_key,),
-        )
-        return [(str(p), str(u)) for p, u in rows]
+        self._check_open()
+        return sorted(i for i, h in self._holder.items() if self._canonical(h) == user_key)
 
     # ------------------------------------------------------------------ linking
 
     async def new_link_code(self, user_key: str, now: datetime) -> str:
+        self._check_open()
         code = secrets.token_hex(4).upper()
-        await self.db.execute("DELETE FROM link_codes WHERE expires_at < ?", (now.isoformat(),))
-        await self.db.execute(
-            "INSERT INTO link_codes (code, user_key, expires_at) VALUES (?, ?, ?)",
-            (code, user_key, (now + LINK_CODE_TTL).isoformat()),
-        )
-        await self.db.commit()
+        async with self._create_lock:
+            self._drop_expired(now)
+            self._codes[code] = (user_key, (now + LINK_CODE_TTL).isoformat())
+            await self._save_codes()
         return code
+
+    def _drop_expired(self, now: datetime) -> None:
+        for code, (_, expires_at) in list(self._codes.items()):
+            if expires_at < now.isoformat():
+                del self._codes[code]
 
     async def redeem_link_code(
         self, code: str, platform: str, user_id: str, now: datetime
     ) -> tuple[str, str] | None:
         """Join this identity to the person who asked for ``code``; returns (old, new)
-        user keys, or None when the code is unknown or expired. One use per code."""
+        user keys, or None when the code is unknown or expired. One use per code.
+
+        The join is one write: the old person's file gets ``linked_to``, and every identity
+        and DM that pointed at the old person points at the new one from then on."""
+        self._check_open()
         code = code.strip().upper()
-        row = await self._one("SELECT user_key, expires_at FROM link_codes WHERE code = ?", (code,))
-        if row is None or row[1] < now.isoformat():
-            return None
-        target = str(row[0])
-        old = await self.person_for(platform, user_id)
-        await self.db.execute("DELETE FROM link_codes WHERE code = ?", (code,))
-        await self.db.execute(
-            "UPDATE identities SET user_key = ? WHERE user_key = ?", (target, old)
-        )
-        await self.db.execute("UPDATE dialogues SET user_key = ? WHERE user_key = ?", (target, old))
-        await self.db.commit()
-        return old, target
+        async with self._create_lock:
+            entry = self._codes.get(code)
+            if entry is None or entry[1] < now.isoformat():
+                return None
+            target = self._canonical(entry[0])
+            old = await self._person_for(platform, user_id, "")
+            del self._codes[code]
+            await self._save_codes()
+            if old != target and old in self._people:
+                self._people[old].linked_to = target
+                await self._save_person(self._people[old])
+            return old, target
 
     # ------------------------------------------------------------------ dialogues
+
+    def _info(self, chat: ChatFile) -> DialogueInfo:
+        return DialogueInfo(
+            agent_id=chat.agent_id,
+            dialogue_id=chat.dialogue_id,
+            platform=chat.platform,
+            chat_id=chat.chat_id,
+            thread_id=chat.thread_id or None,
+            is_group=chat.is_group,
+            user_key=self._canonical(chat.user_key) if chat.user_key else None,
+            last_user_at=chat.last_user_at,
+            last_bot_at=chat.last_bot_at,
+        )
 
     async def dialogue_for(
         self,
@@ -243,68 +268,48 @@ class BotState:
         is_group: bool,
         user_key: str | None,
     ) -> DialogueInfo:
+        self._check_open()
         check_agent_id(agent_id)
         key = (platform, chat_id, thread_id or "", agent_id)
-        info = await self._find_dialogue(*key)
-        if info is not None:
-            return info
-        async with self._create_lock:
-            return await self._create_dialogue(key, is_group=is_group, user_key=user_key)
+        chat = self._chats.get(key)
+        if chat is None:
+            async with self._create_lock:
+                chat = self._chats.get(key) or await self._create_dialogue(
+                    key, is_group=is_group, user_key=user_key
+                )
+        return self._info(chat)
 
     async def _create_dialogue(
-        self, key: tuple[str, str, str, str], *, is_group: bool, user_key: str | None
-    ) -> DialogueInfo:
+        self, key: ChatKey, *, is_group: bool, user_key: str | None
+    ) -> ChatFile:
         platform, chat_id, thread_id, agent_id = key
-        info = await self._find_dialogue(*key)
-        if info is not None:
-            return info
-        rows = await self._all("SELECT dialogue_id FROM dialogues WHERE agent_id = ?", (agent_id,))
-        numbers = [int(r[0].split("_", 1)[1]) for r in rows if r[0].split("_", 1)[1].isdigit()]
-        dialogue_id = f"dialogue_{max(numbers, default=-1) + 1}"
-        await self.db.execute(
-            "INSERT OR IGNORE INTO dialogues (agent_id, dialogue_id, platform, chat_id, thread_id, "
-            "is_group, user_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                agent_id,
-                dialogue_id,
-                platform,
-                chat_id,
-                thread_id or "",
-                int(is_group),
-                None if is_group else user_key,
-                _now_iso(),
-            ),
+        if user_key is not None and not is_group:
+            check_user_key(user_key)
+        dialogue_id = await asyncio.to_thread(self.files.take_dialogue_folder, agent_id)
+        chat = ChatFile(
+            agent_id=agent_id,
+            dialogue_id=dialogue_id,
+            platform=platform,
+            chat_id=chat_id,
+            thread_id=thread_id,
+            is_group=is_group,
+            user_key=None if is_group else user_key,
+            created_at=_now_iso(),
         )
-        await self.db.commit()
-        found = await self._find_dialogue(*key)
-        assert found is not None
-        return found
-
-    async def _find_dialogue(
-        self, platform: str, chat_id: str, thread_id: str, agent_id: str
-    ) -> DialogueInfo | None:
-        row = await self._one(
-            "SELECT agent_id, dialogue_id, platform, chat_id, thread_id, is_group, user_key, "
-            "last_user_at, last_bot_at FROM dialogues "
-            "WHERE platform = ? AND chat_id = ? AND thread_id = ? AND agent_id = ?",
-            (platform, chat_id, thread_id, agent_id),
-        )
-        return _dialogue(row) if row else None
+        await self._save_chat(chat)
+        self._chats[key] = chat
+        self._by_id[(agent_id, dialogue_id)] = chat
+        logger.info("new dialogue %s/%s for %s chat %s", agent_id, dialogue_id, platform, chat_id)
+        return chat
 
     async def dialogue(self, agent_id: str, dialogue_id: str) -> DialogueInfo | None:
-        row = await self._one(
-            "SELECT agent_id, dialogue_id, platform, chat_id, thread_id, is_group, user_key, "
-            "last_user_at, last_bot_at FROM dialogues WHERE agent_id = ? AND dialogue_id = ?",
-            (agent_id, dialogue_id),
-        )
-        return _dialogue(row) if row else None
+        self._check_open()
+        chat = self._by_id.get((agent_id, dialogue_id))
+        return self._info(chat) if chat is not None else None
 
     async def dialogues(self) -> list[DialogueInfo]:
-        rows = await self._all(
-            "SELECT agent_id, dialogue_id, platform, chat_id, thread_id, is_group, user_key, "
-            "last_user_at, last_bot_at FROM dialogues ORDER BY agent_id, dialogue_id"
-        )
-        return [_dialogue(r) for r in rows]
+        self._check_open()
+        return [self._info(self._by_id[k]) for k in sorted(self._by_id, key=_dialogue_order)]
 
     async def touch_dialogue(
         self,
@@ -314,35 +319,78 @@ class BotState:
         user_at: str | None = None,
         bot_at: str | None = None,
     ) -> None:
-        if user_at:
-            await self.db.execute(
-                "UPDATE dialogues SET last_user_at = ? WHERE agent_id = ? AND dialogue_id = ?",
-                (user_at, agent_id, dialogue_id),
-            )
-        if bot_at:
-            await self.db.execute(
-                "UPDATE dialogues SET last_bot_at = ? WHERE agent_id = ? AND dialogue_id = ?",
-                (bot_at, agent_id, dialogue_id),
-            )
-        await self.db.commit()
+        self._check_open()
+        chat = self._by_id.get((agent_id, dialogue_id))
+        if chat is None or not (user_at or bot_at):
+            return
+        chat.last_user_at = user_at or chat.last_user_at
+        chat.last_bot_at = bot_at or chat.last_bot_at
+        await self._save_activity(chat)
 
 
-def _dialogue(row: Any) -> DialogueInfo:
-    return DialogueInfo(
-        agent_id=row[0],
-        dialogue_id=row[1],
-        platform=row[2],
-        chat_id=row[3],
-        thread_id=row[4] or None,
-        is_group=bool(row[5]),
-        user_key=row[6],
-        last_user_at=row[7],
-        last_bot_at=row[8],
-    )
+# ---------------------------------------------------------------------------- loading checks
+
+
+def _holders(files: StateFiles, people: dict[str, PersonFile]) -> dict[tuple[str, str], str]:
+    holder: dict[tuple[str, str], str] = {}
+    for key, person in people.items():
+        for ident in person.identities:
+            if ident in holder:
+                raise StateFileError(
+                    files.person_path(key),
+                    f"lists identity {ident[0]}:{ident[1]}, which "
+                    f"{files.person_path(holder[ident])} lists too",
+                )
+            holder[ident] = key
+    return holder
+
+
+def _check_links(files: StateFiles, people: dict[str, PersonFile]) -> None:
+    for start in people:
+        seen = [start]
+        person = people.get(start)
+        while person is not None and person.linked_to:
+            if person.linked_to in seen:
+                raise StateFileError(
+                    files.person_path(start), f"is linked in a circle: {' -> '.join(seen)}"
+                )
+            seen.append(person.linked_to)
+            person = people.get(person.linked_to)
+
+
+def _index_chats(
+    files: StateFiles, chats: list[ChatFile]
+) -> tuple[dict[ChatKey, ChatFile], dict[tuple[str, str], ChatFile]]:
+    by_key: dict[ChatKey, ChatFile] = {}
+    by_id: dict[tuple[str, str], ChatFile] = {}
+    for chat in chats:
+        other = by_key.get(chat.key)
+        if other is not None:
+            raise StateFileError(
+                files.chat_path(chat.agent_id, chat.dialogue_id),
+                f"claims {chat.platform} chat {chat.chat_id}, which "
+                f"{files.chat_path(other.agent_id, other.dialogue_id)} claims too",
+            )
+        by_key[chat.key] = chat
+        by_id[(chat.agent_id, chat.dialogue_id)] = chat
+    return by_key, by_id
+
+
+def _dialogue_order(key: tuple[str, str]) -> tuple[str, int, str]:
+    agent_id, dialogue_id = key
+    suffix = dialogue_id.removeprefix("dialogue_")
+    return (agent_id, int(suffix) if suffix.isdigit() else -1, dialogue_id)
 
 
 def _now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-__all__ = ["BotState", "DialogueInfo", "Person", "check_user_key", "user_key_for"]
+__all__ = [
+    "BotState",
+    "DialogueInfo",
+    "Person",
+    "StateFileError",
+    "check_user_key",
+    "user_key_for",
+]

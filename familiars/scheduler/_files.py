@@ -1,25 +1,32 @@
-"""Atomic JSON files: write a temp file in the same folder, fsync, rename."""
+"""Atomic JSON files (through the memory's writer: a temp file in the same folder, fsync,
+rename, fsync the folder), private to the owner: files 0600, folders this creates 0700."""
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from familiars.memory import atomic_write_text
+
+FILE_MODE = 0o600
+DIR_MODE = 0o700
 
 
 def atomic_write_json(path: Path, data: Any) -> None:
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    _ensure_private_dir(path.parent)
+    text = json.dumps(data, ensure_ascii=False, indent=1, default=str) + "\n"
+    atomic_write_text(path, text, mode=FILE_MODE)
+
+
+def _ensure_private_dir(folder: Path) -> None:
+    if folder.exists():
+        return
+    _ensure_private_dir(folder.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False, indent=1, default=str)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        folder.mkdir(mode=DIR_MODE)
+    except FileExistsError:
+        return
+    os.chmod(folder, DIR_MODE)
