@@ -117,10 +117,14 @@ def find_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
             if len(component) > 1:
                 cycles.append(sorted(component))
 
-    sys.setrecursionlimit(10_000)
-    for v in sorted(graph):
-        if v not in index:
-            strong(v)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10_000))
+    try:
+        for v in sorted(graph):
+            if v not in index:
+                strong(v)
+    finally:
+        sys.setrecursionlimit(limit)
     return cycles
 
 
