@@ -37,11 +37,15 @@ from familiars.memory._entries import (
     record_header,
 )
 from familiars.memory._errors import (
+    DialogueError,
+    EmbedderUnavailableError,
     EntryParseError,
     InvalidCellError,
     InvalidIdError,
     MemoryError_,
+    RecallError,
     RecordNotFoundError,
+    UnknownKnobError,
 )
 from familiars.memory._fact_identity import (
     FactMatch,
@@ -80,6 +84,10 @@ from familiars.memory._reader import (
     RecallItem,
     node_embedding_text,
 )
+from familiars.memory._recall_signals import (
+    RECALL_KNOBS,
+    RECALL_SIGNALS,
+)
 from familiars.memory._records import (
     CATEGORIES,
     SCOPES,
@@ -95,9 +103,7 @@ from familiars.memory._records import (
     valid_categories,
 )
 from familiars.memory._scoring import (
-    KNOBS as RECALL_KNOBS,
-)
-from familiars.memory._scoring import (
+    Signal,
     minmax,
 )
 from familiars.memory._store import (
@@ -137,6 +143,7 @@ __all__ = [
     "FILE_KNOBS",
     "HISTORY_SUFFIX",
     "RECALL_KNOBS",
+    "RECALL_SIGNALS",
     "RECORD_ID_RE",
     "SCOPES",
     "USER_KEY_RE",
@@ -144,9 +151,11 @@ __all__ = [
     "Consolidator",
     "DialogTree",
     "DialogTrees",
+    "DialogueError",
     "DocumentError",
     "DocumentFinder",
     "Embedder",
+    "EmbedderUnavailableError",
     "EntryParseError",
     "FactMatch",
     "FolderWatcher",
@@ -163,13 +172,16 @@ __all__ = [
     "MemoryWriter",
     "MigrationSet",
     "Node",
+    "RecallError",
     "RecallItem",
     "ReconcileReport",
     "RecordNotFoundError",
     "SentenceTransformerEmbedder",
+    "Signal",
     "StoreChange",
     "StoreListener",
     "TurnContext",
+    "UnknownKnobError",
     "WriterQueue",
     "apply_migrations",
     "atomic_write_text",

@@ -165,7 +165,7 @@ def writer_output_schema() -> dict[str, Any]:
     return WriterOutput.model_json_schema()
 
 
-class WriterOutputError(ValueError):
+class WriterOutputError(MemoryError_, ValueError):
     """The model's reply is not a WriterOutput at all (not JSON, or no ``writes`` list)."""
 
 
