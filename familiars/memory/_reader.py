@@ -448,7 +448,8 @@ class MemoryReader:
         ctx = RankContext(
             self.index, query, qvec, cand, dense_all, kw_all, now, tree, self.weights, gate
         )
-        parts, bonus = compute_signals(RECALL_SIGNALS, ctx, gate)
+        values = compute_signals(RECALL_SIGNALS, ctx, gate)
+        parts, bonus = values.parts, values.bonus
         start = np.zeros(cand.shape[0])
         for values in bonus.values():
             start = start + values

@@ -37,7 +37,8 @@ class Signal(Generic[C]):
     number for one file), or None where it does not apply. ``knob`` switches it off by name
     (``why`` says what it is for, for the knob registry); a ``stage`` signal runs only when
     the profile has that stage and time is left. A ``bonus`` is added as ``weight * value``
-    and shown apart from the fused parts."""
+    and shown apart from the fused parts; a ``factor`` multiplies the score by ``weight``
+    when its compute returns a true value."""
 
     name: str
     weight: float
@@ -46,6 +47,17 @@ class Signal(Generic[C]):
     why: str = ""
     stage: str | None = None
     bonus: bool = False
+    factor: bool = False
+
+
+@dataclass
+class SignalValues:
+    """What one run of a signal list gave, by part name: fused parts, bonuses (already
+    weighted) and factors (the multipliers that fired)."""
+
+    parts: dict[str, Any] = field(default_factory=dict)
+    bonus: dict[str, Any] = field(default_factory=dict)
+    factors: dict[str, float] = field(default_factory=dict)
 
 
 def default_weights(signals: Iterable[Signal[Any]]) -> dict[str, float]:
@@ -101,23 +113,23 @@ class SignalGate:
         return signal.stage is None or self.stage(signal.stage)
 
 
-def compute_signals(
-    signals: Sequence[Signal[C]], ctx: C, gate: SignalGate
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Run every signal the gate allows, in list order: (fused parts, bonuses), each by name."""
-    parts: dict[str, Any] = {}
-    bonus: dict[str, Any] = {}
+def compute_signals(signals: Sequence[Signal[C]], ctx: C, gate: SignalGate) -> SignalValues:
+    """Run every signal the gate allows, in list order (a None value does not apply)."""
+    out = SignalValues()
     for signal in signals:
         if not gate.allows(signal):
             continue
         value = signal.compute(ctx)
         if value is None:
             continue
-        if signal.bonus:
-            bonus[signal.name] = signal.weight * value
+        if signal.factor:
+            if value:
+                out.factors[signal.name] = signal.weight
+        elif signal.bonus:
+            out.bonus[signal.name] = signal.weight * value
         else:
-            parts[signal.name] = value
-    return parts, bonus
+            out.parts[signal.name] = value
+    return out
 
 
 def fuse(parts: Mapping[str, Any], weights: Mapping[str, float], start: Any = None) -> Any:
@@ -227,10 +239,14 @@ class Explain:
     parts: dict[str, float]
     weights: dict[str, float]
     bonus: dict[str, float]
+    factors: dict[str, float] = field(default_factory=dict)
 
     @property
     def total(self) -> float:
-        return sum(self.contributions().values())
+        total = sum(self.contributions().values())
+        for factor in self.factors.values():
+            total *= factor
+        return total
 
     def contributions(self) -> dict[str, float]:
         out = {name: self.weights.get(name, 0.0) * v for name, v in self.parts.items()}
@@ -238,21 +254,26 @@ class Explain:
         return out
 
     def as_dict(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "total": round(self.total, 6),
             "parts": {k: round(v, 6) for k, v in self.parts.items()},
             "weights": dict(self.weights),
             "contributions": {k: round(v, 6) for k, v in self.contributions().items()},
         }
+        if self.factors:
+            out["factors"] = dict(self.factors)
+        return out
 
 
 def explain(
     parts: Mapping[str, float],
     weights: Mapping[str, float],
     bonus: Mapping[str, float] | None = None,
+    factors: Mapping[str, float] | None = None,
 ) -> Explain:
     return Explain(
         parts={k: float(v) for k, v in parts.items()},
         weights={k: float(weights.get(k, 0.0)) for k in parts},
         bonus={k: float(v) for k, v in (bonus or {}).items()},
+        factors={k: float(v) for k, v in (factors or {}).items()},
     )
