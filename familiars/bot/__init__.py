@@ -1,10 +1,17 @@
 from familiars.bot._adapters.base import (
     IncomingMessage,
 )
+from familiars.bot._api.app import (
+    create_app,
+)
+from familiars.bot._api.auth import (
+    ApiToken,
+)
 from familiars.bot._api.queries import (
     IndexReader,
 )
 from familiars.bot._api.server import (
+    ApiServer,
     ApiServerError,
     serve_alone,
 )
@@ -17,11 +24,14 @@ from familiars.bot._runtime import (
 )
 
 __all__ = [
+    "ApiServer",
     "ApiServerError",
+    "ApiToken",
     "Application",
     "IncomingMessage",
     "IndexReader",
     "StatusSources",
     "collect_status",
+    "create_app",
     "serve_alone",
 ]

@@ -63,6 +63,10 @@ from familiars.memory._index import (
     fts_query,
     record_from_row,
 )
+from familiars.memory._index_view import (
+    IndexView,
+    RecordFilter,
+)
 from familiars.memory._migrations import (
     MigrationSet,
     apply_migrations,
@@ -160,6 +164,7 @@ __all__ = [
     "FactMatch",
     "FolderWatcher",
     "FoundFile",
+    "IndexView",
     "InvalidCellError",
     "InvalidIdError",
     "MemoryError_",
@@ -175,6 +180,7 @@ __all__ = [
     "RecallError",
     "RecallItem",
     "ReconcileReport",
+    "RecordFilter",
     "RecordNotFoundError",
     "SentenceTransformerEmbedder",
     "Signal",

@@ -115,6 +115,13 @@ def m002_listing_indexes(conn: sqlite3.Connection) -> None:
     )
 
 
+@migrations
+def m003_api_status_indexes_retired(conn: sqlite3.Connection) -> None:
+    """No-op: the HTTP API's own copy of ``m002`` (``api.m001_status_indexes``) is gone; the
+    indexes are memory's, and the API only reads (``_index_view.IndexView``). Kept so the
+    list is only ever appended to."""
+
+
 @dataclass
 class ReconcileReport:
     new_files: int = 0
