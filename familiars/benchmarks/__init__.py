@@ -4,6 +4,7 @@
 from collections.abc import Callable
 from typing import Any
 
+from familiars.benchmarks import _api_status as api_status
 from familiars.benchmarks import _dedupe as dedupe
 from familiars.benchmarks import _files as files
 from familiars.benchmarks import _gate as gate
@@ -24,6 +25,9 @@ COMMANDS: tuple[tuple[str, Callable[..., Any]], ...] = (
     ("files", files.command),
     ("dedupe", dedupe.command),
     ("writer", writer.command),
+    ("api-status", api_status.command),
 )
 
-__all__ = ["COMMANDS"]
+__all__ = [
+    "COMMANDS",
+]

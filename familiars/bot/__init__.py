@@ -4,10 +4,17 @@ from familiars.bot._access import (
 from familiars.bot._adapters.base import (
     IncomingMessage,
 )
+from familiars.bot._api.app import (
+    create_app,
+)
+from familiars.bot._api.auth import (
+    ApiToken,
+)
 from familiars.bot._api.queries import (
     IndexReader,
 )
 from familiars.bot._api.server import (
+    ApiServer,
     ApiServerError,
     serve_alone,
 )
@@ -37,7 +44,9 @@ __all__ = [
     "AdapterError",
     "AdapterSendError",
     "AdapterStartError",
+    "ApiServer",
     "ApiServerError",
+    "ApiToken",
     "Application",
     "IncomingMessage",
     "IndexReader",
@@ -47,5 +56,6 @@ __all__ = [
     "UserFacingError",
     "build_messages",
     "collect_status",
+    "create_app",
     "serve_alone",
 ]

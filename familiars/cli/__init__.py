@@ -2,4 +2,7 @@
 
 from familiars.cli._main import app, main
 
-__all__ = ["app", "main"]
+__all__ = [
+    "app",
+    "main",
+]

@@ -1,5 +1,6 @@
 """Settings: one typed object from an optional TOML file and the environment."""
 
+from familiars.config._ablation import ABLATE_ENV, FileKnob, RecallKnob
 from familiars.config._errors import UserFacingError
 from familiars.config._settings import (
     DEFAULT_CONFIG_PATH,
@@ -23,6 +24,7 @@ from familiars.config._settings import (
 )
 
 __all__ = [
+    "ABLATE_ENV",
     "DEFAULT_CONFIG_PATH",
     "APISettings",
     "AccessSettings",
@@ -30,12 +32,14 @@ __all__ = [
     "ConfigError",
     "DiscordSettings",
     "EmbeddingSettings",
+    "FileKnob",
     "FilesSettings",
     "GateSettings",
     "LLMSettings",
     "MemorySettings",
     "PrivacySettings",
     "ProviderSettings",
+    "RecallKnob",
     "RecallSettings",
     "SchedulerSettings",
     "Settings",

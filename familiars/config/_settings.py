@@ -22,6 +22,13 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
+from familiars.config._ablation import (
+    FileKnob,
+    RecallKnob,
+    UnknownAblationKnob,
+    shorthand_overrides,
+)
+
 DEFAULT_CONFIG_PATH = Path("config/familiars.toml")
 _toml_path: ContextVar[Path | None] = ContextVar("familiars_toml_path", default=None)
 
@@ -61,6 +68,8 @@ class RecallSettings(BaseModel):
     budget_ms: dict[str, int] = Field(
         default_factory=lambda: {"lite": 30, "standard": 200, "full": 900}
     )
+    #: Ranking knobs switched off, for ablation (``FAMILIARS_ABLATE_KNOB`` is a shorthand).
+    ablate: list[RecallKnob] = Field(default_factory=list)
 
 
 class ProviderSettings(BaseModel):
@@ -193,6 +202,8 @@ class APISettings(BaseModel):
 class FilesSettings(BaseModel):
     watch_dirs: list[Path] = Field(default_factory=list)
     max_file_mb: float = Field(default=50.0, gt=0)
+    #: File-finder knobs switched off, for ablation (``FAMILIARS_ABLATE_KNOB`` too).
+    ablate: list[FileKnob] = Field(default_factory=list)
 
 
 class Settings(BaseSettings):
@@ -287,7 +298,11 @@ def load_settings(config_path: Path | str | None = None, **overrides: Any) -> Se
             raise ConfigError(f"config file {path} does not parse: {exc}") from exc
     token = _toml_path.set(path if path.is_file() else None)
     try:
-        merged = {**_legacy_env_overrides(), **overrides}
+        try:
+            shorthand = shorthand_overrides(os.environ)
+        except UnknownAblationKnob as exc:
+            raise ConfigError(str(exc)) from None
+        merged = {**shorthand, **_legacy_env_overrides(), **overrides}
         try:
             return Settings(**merged)
         except ValueError as exc:

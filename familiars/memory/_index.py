@@ -13,7 +13,7 @@ import hashlib
 import json
 import logging
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,6 +113,13 @@ def m002_listing_indexes(conn: sqlite3.Connection) -> None:
         CREATE INDEX IF NOT EXISTS records_dialogue_id_id ON records(dialogue_id, id);
         """
     )
+
+
+@migrations
+def m003_api_status_indexes_retired(conn: sqlite3.Connection) -> None:
+    """No-op: the HTTP API's own copy of ``m002`` (``api.m001_status_indexes``) is gone; the
+    indexes are memory's, and the API only reads (``_index_view.IndexView``). Kept so the
+    list is only ever appended to."""
 
 
 @dataclass
@@ -380,14 +387,7 @@ class MemoryIndex:
             "SELECT path, size, mtime_ns, sha256 FROM files"
         ):
             known[p] = (size, mtime, sha)
-        if paths is None:
-            on_disk = store.memory_files()
-            candidates = {self._rel(p): p for p in on_disk}
-            gone = [p for p in known if p not in candidates]
-        else:
-            candidates = {self._rel(p): Path(p) for p in paths}
-            gone = [rel for rel, p in candidates.items() if not p.exists() and rel in known]
-            candidates = {rel: p for rel, p in candidates.items() if p.exists()}
+        candidates, gone = self._reconcile_targets(store, paths, known)
         total = len(candidates)
         changed_records: list[MemoryRecord] = []
         removed_ids: list[str] = []
@@ -395,43 +395,9 @@ class MemoryIndex:
             for n, (rel, path) in enumerate(sorted(candidates.items()), start=1):
                 if progress is not None:
                     progress(n, total)
-                if owner_from_path(self.workspace, path) is None:
-                    continue
-                st = path.stat()
-                old = known.get(rel)
-                if old is not None and old[0] == st.st_size and old[1] == st.st_mtime_ns:
-                    continue
-                data = await asyncio.to_thread(path.read_bytes)
-                sha = hashlib.sha256(data).hexdigest()
-                if old is not None and old[2] == sha:
-                    await self.db.execute(
-                        "UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?",
-                        (st.st_size, st.st_mtime_ns, rel),
-                    )
-                    continue
-                store.invalidate(path)
-                parsed = await asyncio.to_thread(read_file, path)
-                info = owner_from_path(self.workspace, path) or {}
-                records = parsed.records
-                for rec in records:
-                    rec.user_key = info.get("user_key")
-                    rec.agent_id = info.get("agent_id") or "agent_0"
-                    rec.dialogue_id = info.get("dialogue_id")
-                report.errors.extend(str(e) for e in parsed.errors)
-                stale = await self._ids_at(rel, exclude={r.id for r in records})
-                await self._remove(stale)
-                removed_ids.extend(stale)
-                await self._upsert(records)
-                changed_records.extend(records)
-                await self.db.execute(
-                    "INSERT OR REPLACE INTO files (path, size, mtime_ns, sha256) VALUES (?,?,?,?)",
-                    (rel, st.st_size, st.st_mtime_ns, sha),
+                await self._reconcile_file(
+                    store, rel, path, known.get(rel), report, changed_records, removed_ids
                 )
-                report.records += len(records)
-                if old is None:
-                    report.new_files += 1
-                else:
-                    report.changed_files += 1
             for rel in gone:
                 removed_ids.extend(await self._ids_at(rel))
                 await self.db.execute("DELETE FROM records WHERE path = ?", (rel,))
@@ -441,6 +407,68 @@ class MemoryIndex:
         if changed_records or removed_ids:
             await self._notify(changed_records, removed_ids)
         return report
+
+    def _reconcile_targets(
+        self,
+        store: MemoryStore,
+        paths: Iterable[Path] | None,
+        known: Mapping[str, tuple[int, int, str]],
+    ) -> tuple[dict[str, Path], list[str]]:
+        """Files to look at (relative path -> path) and indexed files that are gone."""
+        if paths is None:
+            candidates = {self._rel(p): p for p in store.memory_files()}
+            return candidates, [p for p in known if p not in candidates]
+        candidates = {self._rel(p): Path(p) for p in paths}
+        gone = [rel for rel, p in candidates.items() if not p.exists() and rel in known]
+        return {rel: p for rel, p in candidates.items() if p.exists()}, gone
+
+    async def _reconcile_file(
+        self,
+        store: MemoryStore,
+        rel: str,
+        path: Path,
+        old: tuple[int, int, str] | None,
+        report: ReconcileReport,
+        changed_records: list[MemoryRecord],
+        removed_ids: list[str],
+    ) -> None:
+        """Reindex one file when its size/mtime, then its hash, changed."""
+        if owner_from_path(self.workspace, path) is None:
+            return
+        st = path.stat()
+        if old is not None and old[0] == st.st_size and old[1] == st.st_mtime_ns:
+            return
+        data = await asyncio.to_thread(path.read_bytes)
+        sha = hashlib.sha256(data).hexdigest()
+        if old is not None and old[2] == sha:
+            await self.db.execute(
+                "UPDATE files SET size = ?, mtime_ns = ? WHERE path = ?",
+                (st.st_size, st.st_mtime_ns, rel),
+            )
+            return
+        store.invalidate(path)
+        parsed = await asyncio.to_thread(read_file, path)
+        info = owner_from_path(self.workspace, path) or {}
+        records = parsed.records
+        for rec in records:
+            rec.user_key = info.get("user_key")
+            rec.agent_id = info.get("agent_id") or "agent_0"
+            rec.dialogue_id = info.get("dialogue_id")
+        report.errors.extend(str(e) for e in parsed.errors)
+        stale = await self._ids_at(rel, exclude={r.id for r in records})
+        await self._remove(stale)
+        removed_ids.extend(stale)
+        await self._upsert(records)
+        changed_records.extend(records)
+        await self.db.execute(
+            "INSERT OR REPLACE INTO files (path, size, mtime_ns, sha256) VALUES (?,?,?,?)",
+            (rel, st.st_size, st.st_mtime_ns, sha),
+        )
+        report.records += len(records)
+        if old is None:
+            report.new_files += 1
+        else:
+            report.changed_files += 1
 
     async def _ids_at(self, rel: str, exclude: set[str] | None = None) -> list[str]:
         found = await self.db.execute_fetchall("SELECT id FROM records WHERE path = ?", (rel,))

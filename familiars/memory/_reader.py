@@ -21,7 +21,7 @@ import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, cast
@@ -30,39 +30,50 @@ import numpy as np
 
 from familiars.memory._dialog_tree import DialogTree, DialogTrees, Node
 from familiars.memory._embeddings import Embedder
-from familiars.memory._errors import MemoryError_
+from familiars.memory._errors import RecallError
 from familiars.memory._paths import check_agent_id, check_dialogue_id, check_user_key
+from familiars.memory._recall_items import (
+    Ranked,
+    RecallItem,
+    RecallResult,
+    node_embedding_text,
+    node_group,
+    node_key,
+    node_speaker,
+)
+from familiars.memory._recall_signals import RECALL_KNOBS, RECALL_SIGNALS, RankContext
 from familiars.memory._records import MemoryRecord, is_live, parse_ts
 from familiars.memory._scoring import (
-    ablated_from_env,
+    SignalGate,
+    compute_signals,
+    default_weights,
     explain,
+    fuse,
     minmax,
     parse_knobs,
     reciprocal_rank_fusion,
 )
 from familiars.memory._search_index import Doc, RecallIndex, group_key
-from familiars.memory._text import content_words, date_words, keyword_terms, sentences, words
+from familiars.memory._text import content_words, date_words, keyword_terms, sentences
 
 logger = logging.getLogger(__name__)
 
-#: Measured on the LoCoMo dev split (``familiars bench locomo``): with the finer signals on,
-#: 0.6/0.4 beats the file-finder's 0.7/0.3 (R@10 0.806 vs 0.793); see the report in the bench.
-DEFAULT_WEIGHTS: dict[str, float] = {
-    "dense": 0.6,
-    "keyword": 0.4,
-    "late": 0.3,
-    "recency": 0.03,  # a tie-breaker for chats; LoCoMo asks about old events (-0.002 R@10)
-    "tree": 0.05,
-    "salience": 0.05,
-}
-SPEAKER_BONUS = 0.25
+#: Each signal's default weight (``_recall_signals.RECALL_SIGNALS``), by part name.
+DEFAULT_WEIGHTS: dict[str, float] = default_weights(RECALL_SIGNALS)
 RERANK_DEPTH: int | None = None  # e.g. 100 trades ~0.012 LoCoMo R@10 for speed
-CONTEXT_DENSE = 0.3
-RECENCY_TAU_S = 30 * 86400.0
 
-
-class RecallError(MemoryError_):
-    """Bad recall input, shown to the person."""
+__all__ = [
+    "DEFAULT_BUDGETS_MS",
+    "DEFAULT_WEIGHTS",
+    "MemoryReader",
+    "RecallError",
+    "RecallItem",
+    "RecallResult",
+    "node_embedding_text",
+    "node_group",
+    "node_key",
+    "node_speaker",
+]
 
 
 @dataclass(frozen=True)
@@ -98,101 +109,6 @@ class AccessSink(Protocol):
     async def touch_access(self, counts: dict[str, int], ts: str | None = None) -> int: ...
 
 
-@dataclass
-class RecallItem:
-    kind: str  # "record" | "node"
-    key: str
-    text: str
-    score: float
-    parts: dict[str, float]
-    record: MemoryRecord | None = None
-    node: Node | None = None
-    agent_id: str | None = None
-    dialogue_id: str | None = None
-    merged: list[str] = field(default_factory=list)
-    explain: dict[str, Any] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "kind": self.kind,
-            "key": self.key,
-            "text": self.text,
-            "score": round(self.score, 6),
-            "parts": {k: round(v, 6) for k, v in self.parts.items()},
-            "explain": self.explain,
-            "merged": list(self.merged),
-        }
-        if self.record is not None:
-            out.update(
-                id=self.record.id,
-                scope=self.record.scope,
-                category=self.record.category,
-                ts=self.record.ts,
-            )
-        if self.node is not None:
-            out.update(
-                node_id=self.node.id,
-                node_type=self.node.node_type,
-                timestamp=self.node.timestamp,
-                dialogue_id=self.dialogue_id,
-                metadata=self.node.metadata,
-            )
-        return out
-
-
-@dataclass
-class RecallResult:
-    query: str
-    profile: str
-    items: list[RecallItem] = field(default_factory=list)
-    dropped: list[str] = field(default_factory=list)
-    timings_ms: dict[str, float] = field(default_factory=dict)
-    ablated: list[str] = field(default_factory=list)
-    candidates: int = 0
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "query": self.query,
-            "profile": self.profile,
-            "items": [item.as_dict() for item in self.items],
-            "dropped": self.dropped,
-            "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
-            "ablated": self.ablated,
-            "candidates": self.candidates,
-        }
-
-
-@dataclass
-class _Ranked:
-    rows: np.ndarray
-    scores: np.ndarray
-    parts: dict[str, np.ndarray]
-    bonus: np.ndarray
-
-
-def node_key(agent_id: str, dialogue_id: str, node_id: int) -> str:
-    return f"node:{agent_id}/{dialogue_id}/{node_id}"
-
-
-def node_group(agent_id: str, dialogue_id: str) -> str:
-    return f"nodes:{agent_id}/{dialogue_id}"
-
-
-def node_speaker(node: Node) -> str | None:
-    meta = node.metadata
-    for key in ("speaker", "display_name", "user_key"):
-        value = meta.get(key)
-        if isinstance(value, str) and value.strip():
-            return value
-    return None
-
-
-def node_embedding_text(content: str, speaker: str | None) -> str:
-    """What to embed for a dialogue node: the speaker's name leads, as in a transcript, so
-    "what did Ana say about ..." meets Ana's own messages."""
-    return f"{speaker}: {content}" if speaker else content
-
-
 def _to_epoch(now: datetime | float | None) -> float:
     if now is None:
         return time.time()
@@ -218,7 +134,7 @@ class MemoryReader:
         weights: Mapping[str, float] | None = None,
         budgets_ms: Mapping[str, float] | None = None,
         default_profile: str = "standard",
-        ablated: Sequence[str] | str | None = None,
+        ablated: Sequence[str] | str = (),
         access_sink: AccessSink | None = None,
         access_flush_every: int = 64,
     ) -> None:
@@ -229,7 +145,7 @@ class MemoryReader:
         self.weights = {**DEFAULT_WEIGHTS, **(weights or {})}
         self.budgets_ms = {**DEFAULT_BUDGETS_MS, **(budgets_ms or {})}
         self.default_profile = default_profile
-        self.ablated = ablated_from_env() if ablated is None else parse_knobs(ablated)
+        self.ablated = parse_knobs(ablated, RECALL_KNOBS)
         self.index = RecallIndex(embedder.dim, ablated=self.ablated)
         self.access_sink = access_sink
         self.access_flush_every = access_flush_every
@@ -259,6 +175,7 @@ class MemoryReader:
             },
             budgets_ms={k: float(v) for k, v in recall.budget_ms.items()},
             default_profile=recall.profile,
+            ablated=kwargs.pop("ablated", list(recall.ablate)),
             **kwargs,
         )
 
@@ -333,7 +250,7 @@ class MemoryReader:
         sent_vecs = await self._sentence_vectors([(rec.content, None) for rec in records])
         await self._ensure_words([*texts, *(rec.user_key or "" for rec in records)])
         for rec, sv in zip(records, sent_vecs, strict=True):
-            if not is_live(rec, now=datetime.now(UTC)) and rec.deprecated:
+            if rec.deprecated:  # never live again, whatever the time
                 self.index.remove(rec.id)
                 continue
             owner = group_key(
@@ -443,13 +360,7 @@ class MemoryReader:
         :class:`RecallError` (or an id error); nothing is written."""
         start = time.perf_counter()
         prof = self._profile(profile)
-        if not isinstance(query, str) or not query.strip():
-            raise RecallError("the query is empty")
-        if k <= 0:
-            raise RecallError("k must be at least 1")
-        check_agent_id(agent_id)
-        if user_key is not None:
-            check_user_key(user_key)
+        _check_query(query, k, agent_id, user_key)
         tree = await self._tree(agent_id, dialogue_id)
         result = RecallResult(query=query, profile=prof.name, ablated=sorted(self.ablated))
         await self.sync()
@@ -461,35 +372,33 @@ class MemoryReader:
         )
         mask = self.index.allowed_mask(groups)
         subqueries = self._subqueries(query) if "fanout" in prof.stages else [query]
+        vecs = await self._embed_queries(subqueries)
+        t_embed = time.perf_counter()
+        result.timings_ms["embed"] = (t_embed - t_sync) * 1000
+        gate = SignalGate(
+            self.ablated, prof.stages, t_sync + prof.budget_ms / 1000.0, result.dropped
+        )
+        depth = None if self.rerank_depth is None else max(self.rerank_depth, 2 * k)
+        with one_blas_thread():
+            ranked = self._rank(subqueries[0], vecs[0], mask, epoch, tree, gate, depth)
+            if len(subqueries) > 1 and gate.stage("fanout"):
+                ranked = self._fan_out(ranked, subqueries, vecs, mask, epoch, tree, gate, depth)
+        result.candidates = int(ranked.rows.size)
+        result.timings_ms["rank"] = (time.perf_counter() - t_embed) * 1000
+        result.items = self._select(ranked, k, epoch, ttl_context)
+        self._note_access(result.items)
+        result.timings_ms["total"] = (time.perf_counter() - start) * 1000
+        return result
+
+    async def _embed_queries(self, subqueries: list[str]) -> np.ndarray:
+        """One batch: the (sub)queries, and the query words the vocabulary lacks (their
+        vectors join it)."""
         qwords = self._query_words(subqueries)
         missing = self.index.vocab.missing(qwords)
         vecs = await self.embedder.aembed_batch(subqueries + missing)
         if missing:
             self.index.vocab.add(missing, vecs[len(subqueries) :])
-        t_embed = time.perf_counter()
-        result.timings_ms["embed"] = (t_embed - t_sync) * 1000
-        deadline = t_sync + prof.budget_ms / 1000.0
-        stages = list(prof.stages)
-        depth = None if self.rerank_depth is None else max(self.rerank_depth, 2 * k)
-        with one_blas_thread():
-            ranked = self._rank(
-                query, vecs[0], mask, epoch, tree, stages, deadline, result.dropped, depth
-            )
-            if "fanout" in stages and len(subqueries) > 1:
-                if time.perf_counter() < deadline:
-                    ranked = self._fan_out(
-                        ranked, subqueries, vecs, mask, epoch, tree, deadline, result.dropped,
-                        depth,
-                    )  # fmt: skip
-                else:
-                    result.dropped.append("fanout")
-        result.candidates = int(ranked.rows.size)
-        t_rank = time.perf_counter()
-        result.timings_ms["rank"] = (t_rank - t_embed) * 1000
-        result.items = self._select(ranked, k, epoch, ttl_context)
-        self._note_access(result.items)
-        result.timings_ms["total"] = (time.perf_counter() - start) * 1000
-        return result
+        return vecs
 
     async def _tree(self, agent_id: str, dialogue_id: str | None) -> DialogTree | None:
         if dialogue_id is None:
@@ -528,64 +437,48 @@ class MemoryReader:
         mask: np.ndarray,
         now: float,
         tree: DialogTree | None,
-        stages: Sequence[str],
-        deadline: float,
-        dropped: list[str],
+        gate: SignalGate,
         depth: int | None = None,
-    ) -> _Ranked:
+    ) -> Ranked:
+        """Candidates of dense and keyword search, scored by every signal the gate allows
+        (``_recall_signals.RECALL_SIGNALS``), best first."""
+        if len(self.index) == 0 or not mask.any():
+            return Ranked.empty()
+        cand, dense_all, kw_all = self._candidates(query, qvec, mask, depth)
+        ctx = RankContext(
+            self.index, query, qvec, cand, dense_all, kw_all, now, tree, self.weights, gate
+        )
+        values = compute_signals(RECALL_SIGNALS, ctx, gate)
+        parts, bonus = values.parts, values.bonus
+        start = np.zeros(cand.shape[0])
+        for values in bonus.values():
+            start = start + values
+        total = fuse(parts, self.weights, start)
+        order = np.argsort(-total, kind="stable")
+        return Ranked(
+            cand[order],
+            total[order],
+            {name: v[order] for name, v in parts.items()},
+            {name: v[order] for name, v in bonus.items()},
+        )
+
+    def _candidates(
+        self, query: str, qvec: np.ndarray, mask: np.ndarray, depth: int | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """The best ``candidates`` rows of dense cosine and of BM25 (keyword knob on) among
+        the allowed ones, shortlisted to ``depth``; with every row's cosine and BM25."""
         idx = self.index
-        n = len(idx)
-        if n == 0 or not mask.any():
-            empty = np.zeros(0)
-            return _Ranked(np.zeros(0, dtype=np.int64), empty, {}, empty)
         c = self.candidates
         dense_all = idx.dense_all(qvec)
         masked = np.where(mask, dense_all, -np.inf)
         cand = _top(masked, c)
-        kw_on = "keyword" not in self.ablated
-        if kw_on:
-            terms = keyword_terms(query)
-            kw_all = idx.keywords.scores(terms, n)
+        kw_all: np.ndarray | None = None
+        if "keyword" not in self.ablated:
+            kw_all = idx.keywords.scores(keyword_terms(query), len(idx))
             kw_all[~mask] = 0.0
-            kw_top = _top(np.where(kw_all > 0, kw_all, -np.inf), c)
-            cand = np.union1d(cand, kw_top)
+            cand = np.union1d(cand, _top(np.where(kw_all > 0, kw_all, -np.inf), c))
         cand = cand[np.isfinite(masked[cand])]
-        cand = self._shortlist(cand, dense_all, kw_all if kw_on else None, depth)
-        parts: dict[str, np.ndarray] = {}
-        dense = dense_all[cand].astype(np.float64)
-        for stage in stages:
-            if stage == "fanout":
-                continue
-            if time.perf_counter() > deadline:
-                dropped.append(stage)
-                continue
-            if stage == "sentences" and "sentences" not in self.ablated:
-                dense = np.maximum(dense, idx.sentence_max(cand, qvec))
-            elif stage == "late_interaction" and "late_interaction" not in self.ablated:
-                parts["late"] = minmax(self._late(query, cand))
-        if "context_dense" not in self.ablated:
-            dense = dense + CONTEXT_DENSE * self._neighbour_dense(cand, dense_all)
-        parts["dense"] = minmax(dense)
-        if kw_on:
-            parts["keyword"] = minmax(kw_all[cand])
-        if "recency" not in self.ablated and self.weights.get("recency", 0.0):
-            parts["recency"] = np.exp(-np.maximum(0.0, now - idx.timestamps(cand)) / RECENCY_TAU_S)
-        if "tree_distance" not in self.ablated and tree is not None and len(tree):
-            parts["tree"] = self._tree_part(cand, qvec, now, tree)
-        if "salience" not in self.ablated:
-            parts["salience"] = idx.salience(cand)
-        bonus = np.zeros(cand.shape[0])
-        if "speaker_prior" not in self.ablated:
-            named = self._named_speaker(query)
-            if named is not None:
-                bonus = SPEAKER_BONUS * idx.speaker_rows(cand, named).astype(np.float64)
-        total = bonus.copy()
-        for name, values in parts.items():
-            total += self.weights.get(name, 0.0) * values
-        order = np.argsort(-total, kind="stable")
-        return _Ranked(
-            cand[order], total[order], {k: v[order] for k, v in parts.items()}, bonus[order]
-        )
+        return self._shortlist(cand, dense_all, kw_all, depth), dense_all, kw_all
 
     def _shortlist(
         self,
@@ -603,86 +496,39 @@ class MemoryReader:
             first = first + self.weights["keyword"] * minmax(kw_all[cand])
         return cand[np.argpartition(-first, depth - 1)[:depth]]
 
-    def _neighbour_dense(self, cand: np.ndarray, dense_all: np.ndarray) -> np.ndarray:
-        """Each candidate's best neighbour similarity (whole message; their best sentence
-        measured no better on LoCoMo), 0 without neighbours."""
-        nbs = self.index.neighbours(cand)
-        valid = nbs >= 0
-        if not valid.any():
-            return np.zeros(cand.shape[0])
-        uniq = np.unique(nbs[valid])
-        vals = dense_all[uniq].astype(np.float64)
-        per = np.where(valid, vals[np.searchsorted(uniq, np.maximum(nbs, 0))], -np.inf)
-        best = per.max(axis=1)
-        return np.where(np.isfinite(best), best, 0.0)
-
-    def _late(self, query: str, cand: np.ndarray) -> np.ndarray:
-        qwords = [w for w in dict.fromkeys(content_words(query)) if w in self.index.vocab.ids]
-        if not qwords:
-            return np.zeros(cand.shape[0])
-        ids = self.index.vocab.lookup(qwords)
-        idf = self.index.word_idf(ids, qwords)
-        return self.index.late_interaction(
-            cand, ids, idf, neighbours="context_words" not in self.ablated
-        )
-
-    def _tree_part(
-        self, cand: np.ndarray, qvec: np.ndarray, now: float, tree: DialogTree
-    ) -> np.ndarray:
-        anchor = tree.choose_parent(qvec, now)
-        hops = tree.tree_distances(anchor)
-        out = np.zeros(cand.shape[0])
-        want = node_group(tree.agent_id or "", tree.dialogue_id or "")
-        for j, row in enumerate(cand):
-            doc = self.index.doc(int(row))
-            if doc is not None and doc.kind == "node" and doc.group == want:
-                out[j] = float(np.exp(-hops[doc.ref[2].id] / tree.tree_tau))
-        return out
-
-    def _named_speaker(self, query: str) -> str | None:
-        """The one participant a query names (by any word of their name), if exactly one."""
-        qwords = set(words(query))
-        named = [
-            name
-            for name in self.index.speakers
-            if any(part in qwords for part in words(name) if len(part) > 1)
-        ]
-        return named[0] if len(named) == 1 else None
-
     def _fan_out(
         self,
-        first: _Ranked,
+        first: Ranked,
         subqueries: list[str],
         vecs: np.ndarray,
         mask: np.ndarray,
         now: float,
         tree: DialogTree | None,
-        deadline: float,
-        dropped: list[str],
+        gate: SignalGate,
         depth: int | None,
-    ) -> _Ranked:
+    ) -> Ranked:
+        """Rank each further subquery (sentence matching only) and merge every ranking by
+        reciprocal-rank fusion; the first pass's parts stay with each row."""
         rankings = [[str(r) for r in first.rows]]
-        by_row: dict[int, int] = {int(r): j for j, r in enumerate(first.rows)}
         for i, sub in enumerate(subqueries[1:], start=1):
-            if time.perf_counter() > deadline:
-                dropped.append(f"fanout:{i}")
+            if gate.clock() > gate.deadline:
+                gate.dropped.append(f"fanout:{i}")
                 continue
-            ranked = self._rank(sub, vecs[i], mask, now, tree, ("sentences",), deadline, [], depth)
+            sub_gate = SignalGate(gate.ablated, ("sentences",), gate.deadline, [], gate.clock)
+            ranked = self._rank(sub, vecs[i], mask, now, tree, sub_gate, depth)
             rankings.append([str(r) for r in ranked.rows])
         fused = reciprocal_rank_fusion(rankings)
         order = sorted(fused, key=lambda key: -fused[key])
         rows = np.array([int(key) for key in order], dtype=np.int64)
         scores = np.array([fused[key] for key in order])
-        parts = {
-            name: np.array([values[by_row[int(r)]] if int(r) in by_row else 0.0 for r in rows])
-            for name, values in first.parts.items()
-        }
+        by_row: dict[int, int] = {int(r): j for j, r in enumerate(first.rows)}
+        parts = {name: _carry(values, rows, by_row) for name, values in first.parts.items()}
         parts["rrf"] = scores
-        bonus = np.array([first.bonus[by_row[int(r)]] if int(r) in by_row else 0.0 for r in rows])
-        return _Ranked(rows, scores, parts, bonus)
+        bonus = {name: _carry(values, rows, by_row) for name, values in first.bonus.items()}
+        return Ranked(rows, scores, parts, bonus)
 
     def _select(
-        self, ranked: _Ranked, k: int, now: float, ttl_context: Mapping[str, Any] | None
+        self, ranked: Ranked, k: int, now: float, ttl_context: Mapping[str, Any] | None
     ) -> list[RecallItem]:
         ctx = dict(ttl_context or {})
         ctx.setdefault("now", datetime.fromtimestamp(now, tz=UTC))
@@ -709,15 +555,21 @@ class MemoryReader:
                 by_key[link] = item
         return items
 
-    def _item(self, doc: Doc, ranked: _Ranked, j: int) -> RecallItem:
+    def _item(self, doc: Doc, ranked: Ranked, j: int) -> RecallItem:
         parts = {name: float(values[j]) for name, values in ranked.parts.items()}
-        bonus = {"speaker": float(ranked.bonus[j])} if ranked.bonus[j] else {}
+        bonus = {name: float(values[j]) for name, values in ranked.bonus.items() if values[j]}
         item = self._make_item(doc, ranked, j, {**parts, **bonus})
-        if "rrf" not in parts:
+        if "rrf" in parts:  # the score is the fusion of rankings; the first pass's parts ride
+            rrf = parts.pop("rrf")
+            item.explain = {
+                **explain({"rrf": rrf}, {"rrf": 1.0}).as_dict(),
+                "first_pass": explain(parts, self.weights, bonus).as_dict(),
+            }
+        else:
             item.explain = explain(parts, self.weights, bonus).as_dict()
         return item
 
-    def _make_item(self, doc: Doc, ranked: _Ranked, j: int, parts: dict[str, float]) -> RecallItem:
+    def _make_item(self, doc: Doc, ranked: Ranked, j: int, parts: dict[str, float]) -> RecallItem:
         if doc.kind == "record":
             rec: MemoryRecord = doc.ref
             return RecallItem(
@@ -769,6 +621,21 @@ def one_blas_thread() -> AbstractContextManager[Any]:
     if _blas is False:
         return contextlib.nullcontext()
     return cast(AbstractContextManager[Any], _blas.limit(limits=1, user_api="blas"))
+
+
+def _check_query(query: str, k: int, agent_id: str, user_key: str | None) -> None:
+    if not isinstance(query, str) or not query.strip():
+        raise RecallError("the query is empty")
+    if k <= 0:
+        raise RecallError("k must be at least 1")
+    check_agent_id(agent_id)
+    if user_key is not None:
+        check_user_key(user_key)
+
+
+def _carry(values: np.ndarray, rows: np.ndarray, by_row: Mapping[int, int]) -> np.ndarray:
+    """``values`` of the first pass, reordered to ``rows`` (0 for rows it did not rank)."""
+    return np.array([values[by_row[int(r)]] if int(r) in by_row else 0.0 for r in rows])
 
 
 def _top(values: np.ndarray, k: int) -> np.ndarray:

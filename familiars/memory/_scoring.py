@@ -1,66 +1,159 @@
 """Ranking as side-effect-free functions, each with a name, and an ``explain`` breakdown.
 
-Every ranking knob the reader uses is listed in :data:`KNOBS`; ``FAMILIARS_ABLATE_KNOB=a,b``
-switches the named ones off so a benchmark can show what each one earns.
+The shared machinery of both rankers (recall in ``_recall_signals``, the file finder in
+``_documents/knobs``):
+
+- :class:`Signal`: one named part of a score (default weight, how to compute it, the
+  ablation knob that switches it off, the profile stage it belongs to);
+- :class:`SignalGate`: ablation and the deadline, decided in one place for every signal;
+- :func:`compute_signals` / :func:`fuse`: run a signal list, add the weighted parts;
+- :class:`KnobRegistry` / :func:`parse_knobs`: the names that can be switched off (unknown
+  names raise :class:`UnknownKnobError`);
+- :class:`Explain`: how one item's score was made.
+
+Ablation is a setting (``recall.ablate``, ``files.ablate``), read once by the config loader.
 """
 
 from __future__ import annotations
 
 import math
-import os
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
-ABLATE_ENV = "FAMILIARS_ABLATE_KNOB"
+from familiars.memory._errors import UnknownKnobError
 
-#: Every ranking knob of the reader, with why it makes sense for a real chat.
-KNOBS: dict[str, str] = {
-    "keyword": "BM25 over stemmed words joins dense recall (names, rare words, numbers)",
-    "keyword_date": "a message's date words are searchable ('in May', 'last year's trip')",
-    "keyword_speaker": "a message's author name is searchable ('what did Ana say about ...')",
-    "context_words": "a message's keyword document and word list also carry the words of the "
-    "messages around it (two on each side, the farther at half weight): replies like 'yes, it "
-    "was amazing!' get the topic of what they answer",
-    "context_dense": "a message's dense score also counts its best neighbour's similarity",
-    "sentences": "long messages are matched sentence by sentence (best sentence counts)",
-    "late_interaction": "idf-weighted word-level matching over word vectors (synonyms and "
-    "word forms that exact keywords miss)",
-    "speaker_prior": "when the query names one participant, their own messages get a lift",
-    "recency": "newer memories win ties (time decay)",
-    "tree_distance": "dialogue nodes near the current topic branch win ties (§5.4.2)",
-    "salience": "a record's salience lifts it a little",
-    "dedupe": "a record and the dialogue node it came from collapse to one item",
-}
+__all__ = ["UnknownKnobError"]  # re-exported for callers that import it from here
+
+C = TypeVar("C")
 
 
-class UnknownKnobError(ValueError):
-    """A knob name that :data:`KNOBS` does not list."""
+@dataclass(frozen=True)
+class Signal(Generic[C]):
+    """One part of a score. ``compute(ctx)`` returns the part (an array over candidates, or a
+    number for one file), or None where it does not apply. ``knob`` switches it off by name
+    (``why`` says what it is for, for the knob registry); a ``stage`` signal runs only when
+    the profile has that stage and time is left. A ``bonus`` is added as ``weight * value``
+    and shown apart from the fused parts; a ``factor`` multiplies the score by ``weight``
+    when its compute returns a true value."""
 
-    def __init__(self, names: Sequence[str]) -> None:
-        self.names = list(names)
-        super().__init__(
-            f"unknown ranking knob(s) {', '.join(sorted(self.names))}; "
-            f"known: {', '.join(sorted(KNOBS))}"
-        )
+    name: str
+    weight: float
+    compute: Callable[[C], Any]
+    knob: str | None = None
+    why: str = ""
+    stage: str | None = None
+    bonus: bool = False
+    factor: bool = False
 
 
-def parse_knobs(value: str | Sequence[str] | None) -> frozenset[str]:
-    """Knob names from ``"a,b"`` or a list; unknown names raise :class:`UnknownKnobError`."""
+@dataclass
+class SignalValues:
+    """What one run of a signal list gave, by part name: fused parts, bonuses (already
+    weighted) and factors (the multipliers that fired)."""
+
+    parts: dict[str, Any] = field(default_factory=dict)
+    bonus: dict[str, Any] = field(default_factory=dict)
+    factors: dict[str, float] = field(default_factory=dict)
+
+
+def default_weights(signals: Iterable[Signal[Any]]) -> dict[str, float]:
+    """Each signal's default weight, by its part name."""
+    return {s.name: s.weight for s in signals}
+
+
+def signal_knobs(signals: Iterable[Signal[Any]]) -> dict[str, str]:
+    """The knobs the signals declare, with why each is there."""
+    return {s.knob: s.why for s in signals if s.knob is not None}
+
+
+class KnobRegistry(dict[str, str]):
+    """Knob name -> why it makes sense; what ``ablate`` may name."""
+
+    def parse(self, value: str | Sequence[str] | None) -> frozenset[str]:
+        return parse_knobs(value, self)
+
+
+@dataclass
+class SignalGate:
+    """Ablation and the deadline, decided once for every signal of one ranking: a knob is on
+    unless ablated; a stage runs when the profile lists it and the clock is before
+    ``deadline`` (else its name goes to ``dropped``, once)."""
+
+    ablated: frozenset[str] = frozenset()
+    stages: Sequence[str] = ()
+    deadline: float = math.inf
+    dropped: list[str] = field(default_factory=list)
+    clock: Callable[[], float] = time.perf_counter
+    _decided: dict[str, bool] = field(default_factory=dict)
+
+    def on(self, knob: str | None) -> bool:
+        return knob is None or knob not in self.ablated
+
+    def stage(self, name: str) -> bool:
+        """Whether stage ``name`` runs. Deciding it decides the profile's earlier stages
+        too, at the same moment, so ``dropped`` lists stages in profile order (the tail)."""
+        if name not in self.stages:
+            return False
+        if name not in self._decided:
+            ok = self.clock() <= self.deadline
+            for earlier in self.stages[: list(self.stages).index(name) + 1]:
+                if earlier not in self._decided:
+                    self._decided[earlier] = ok
+                    if not ok:
+                        self.dropped.append(earlier)
+        return self._decided[name]
+
+    def allows(self, signal: Signal[Any]) -> bool:
+        if not self.on(signal.knob):
+            return False
+        return signal.stage is None or self.stage(signal.stage)
+
+
+def compute_signals(signals: Sequence[Signal[C]], ctx: C, gate: SignalGate) -> SignalValues:
+    """Run every signal the gate allows, in list order (a None value does not apply)."""
+    out = SignalValues()
+    for signal in signals:
+        if not gate.allows(signal):
+            continue
+        value = signal.compute(ctx)
+        if value is None:
+            continue
+        if signal.factor:
+            if value:
+                out.factors[signal.name] = signal.weight
+        elif signal.bonus:
+            out.bonus[signal.name] = signal.weight * value
+        else:
+            out.parts[signal.name] = value
+    return out
+
+
+def fuse(parts: Mapping[str, Any], weights: Mapping[str, float], start: Any = None) -> Any:
+    """``start + sum(weights[name] * part)`` in the parts' order, keeping their dtype (the
+    order and dtype are part of the result: ties break on the last bit)."""
+    total = start
+    for name, values in parts.items():
+        term = weights.get(name, 0.0) * values
+        total = term if total is None else total + term
+    return total
+
+
+def parse_knobs(value: str | Sequence[str] | None, known: Mapping[str, str]) -> frozenset[str]:
+    """Knob names from ``"a,b"`` or a list; names ``known`` does not list raise
+    :class:`UnknownKnobError`."""
+    registry = known
     if value is None:
         return frozenset()
     items = value.split(",") if isinstance(value, str) else list(value)
     names = {item.strip() for item in items if item and item.strip()}
-    unknown = sorted(names - set(KNOBS))
+    unknown = sorted(names - set(registry))
     if unknown:
-        raise UnknownKnobError(unknown)
+        raise UnknownKnobError(unknown, registry)
     return frozenset(names)
-
-
-def ablated_from_env(environ: Mapping[str, str] | None = None) -> frozenset[str]:
-    env = os.environ if environ is None else environ
-    return parse_knobs(env.get(ABLATE_ENV))
 
 
 # --------------------------------------------------------------------------- similarity
@@ -146,10 +239,14 @@ class Explain:
     parts: dict[str, float]
     weights: dict[str, float]
     bonus: dict[str, float]
+    factors: dict[str, float] = field(default_factory=dict)
 
     @property
     def total(self) -> float:
-        return sum(self.contributions().values())
+        total = sum(self.contributions().values())
+        for factor in self.factors.values():
+            total *= factor
+        return total
 
     def contributions(self) -> dict[str, float]:
         out = {name: self.weights.get(name, 0.0) * v for name, v in self.parts.items()}
@@ -157,21 +254,26 @@ class Explain:
         return out
 
     def as_dict(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "total": round(self.total, 6),
             "parts": {k: round(v, 6) for k, v in self.parts.items()},
             "weights": dict(self.weights),
             "contributions": {k: round(v, 6) for k, v in self.contributions().items()},
         }
+        if self.factors:
+            out["factors"] = dict(self.factors)
+        return out
 
 
 def explain(
     parts: Mapping[str, float],
     weights: Mapping[str, float],
     bonus: Mapping[str, float] | None = None,
+    factors: Mapping[str, float] | None = None,
 ) -> Explain:
     return Explain(
         parts={k: float(v) for k, v in parts.items()},
         weights={k: float(weights.get(k, 0.0)) for k in parts},
         bonus={k: float(v) for k, v in (bonus or {}).items()},
+        factors={k: float(v) for k, v in (factors or {}).items()},
     )

@@ -24,11 +24,11 @@ from typer.testing import CliRunner
 
 from familiars.bot._api import ApiToken, StatusSources, create_app, resolve_token
 from familiars.bot._api.auth import TOKEN_FILE, token_matches
-from familiars.bot._api.queries import _CELL_SQL, ensure_status_indexes
 from familiars.bot._api.server import ApiServer, ApiServerError, bind_socket
 from familiars.bot._api.status import default_agent_models
 from familiars.cli import app as cli_app
 from familiars.config import AgentSettings, Settings
+from familiars.memory._index_view import _CELL_SQL
 from familiars.memory._writer._status import WriterStats
 from familiars.memory._writer._status import save_status as save_writer_status
 from familiars.scheduler import Priority, VRAMGate, save_snapshot, snapshot_path
@@ -509,19 +509,16 @@ def test_cli_status_text(built: Built) -> None:
     assert "embedding: configured BAAI/bge-m3, in use test-hash, dim 64" in result.stdout
 
 
-def test_status_indexes_are_added_to_an_existing_index_only(built: Built, tmp_path: Path) -> None:
-    assert ensure_status_indexes(tmp_path / "missing.db") is False
-    assert not (tmp_path / "missing.db").exists()
-    workspace = tmp_path / "copy"
-    shutil.copytree(built.workspace, workspace)
-    db = workspace / "familiars.db"
-    assert ensure_status_indexes(db) is True
+def test_status_counts_use_memorys_own_covering_index(built: Built) -> None:
+    """The indexes the status reads are memory's migration (the API's copy is retired)."""
+    db = built.workspace / "familiars.db"
     with sqlite3.connect(db) as conn:
         plan = " ".join(str(row) for row in conn.execute(f"EXPLAIN QUERY PLAN {_CELL_SQL}"))
         applied = {r[0] for r in conn.execute("SELECT name FROM schema_migrations")}
     assert "COVERING INDEX records_cell_flags" in plan
-    assert "api.m001_status_indexes" in applied
-    assert ensure_status_indexes(db) is True  # applied once, then a no-op
+    assert "memory.m002_listing_indexes" in applied
+    assert "memory.m003_api_status_indexes_retired" in applied
+    assert "api.m001_status_indexes" not in applied
 
 
 def test_familiars_api_serves_alone_and_stops_on_sigint(built: Built, tmp_path: Path) -> None:

@@ -141,13 +141,12 @@ async def test_budget_drops_stages_from_the_tail(tmp_path, reader) -> None:
     assert full.dropped == [] and "rrf" in full.items[0].parts
 
 
-async def test_knobs_from_env(monkeypatch, reader) -> None:
+async def test_constructor_reads_no_environment(monkeypatch, reader) -> None:
+    """Ablation is a setting read once at the entry point (``recall.ablate``), not here."""
     monkeypatch.setenv("FAMILIARS_ABLATE_KNOB", "late_interaction, speaker_prior")
-    r = MemoryReader(reader.embedder)
+    assert MemoryReader(reader.embedder).ablated == frozenset()
+    r = MemoryReader(reader.embedder, ablated=["late_interaction", "speaker_prior"])
     assert r.ablated == {"late_interaction", "speaker_prior"}
-    monkeypatch.setenv("FAMILIARS_ABLATE_KNOB", "nope")
-    with pytest.raises(UnknownKnobError):
-        MemoryReader(reader.embedder)
 
 
 async def test_access_counters_are_flushed_in_one_batch(reader) -> None:

@@ -7,10 +7,9 @@ import math
 import numpy as np
 import pytest
 
+from familiars.memory._recall_signals import RECALL_KNOBS as KNOBS
 from familiars.memory._scoring import (
-    KNOBS,
     UnknownKnobError,
-    ablated_from_env,
     cosine,
     cosine_all,
     explain,
@@ -68,12 +67,10 @@ def test_explain() -> None:
 
 
 def test_knob_names() -> None:
-    assert parse_knobs(None) == frozenset()
-    assert parse_knobs(" keyword , sentences,") == {"keyword", "sentences"}
-    assert parse_knobs(["dedupe"]) == {"dedupe"}
+    assert parse_knobs(None, KNOBS) == frozenset()
+    assert parse_knobs(" keyword , sentences,", KNOBS) == {"keyword", "sentences"}
+    assert parse_knobs(["dedupe"], KNOBS) == {"dedupe"}
     with pytest.raises(UnknownKnobError) as err:
-        parse_knobs("keyword,turbo")
+        parse_knobs("keyword,turbo", KNOBS)
     assert "turbo" in str(err.value)
-    assert ablated_from_env({"FAMILIARS_ABLATE_KNOB": "recency"}) == {"recency"}
-    assert ablated_from_env({}) == frozenset()
     assert all(isinstance(v, str) and v for v in KNOBS.values())

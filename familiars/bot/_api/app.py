@@ -13,7 +13,13 @@ from fastapi.exceptions import RequestValidationError
 
 from familiars.bot._api import schemas as s
 from familiars.bot._api.auth import ApiToken, BearerAuthMiddleware, require_token, resolve_token
-from familiars.bot._api.queries import CursorError, IndexReader, RecordFilter, decode_cursor
+from familiars.bot._api.queries import (
+    CursorError,
+    IndexReader,
+    RecordFilter,
+    decode_cursor,
+    encode_cursor,
+)
 from familiars.bot._api.queries import record_out as _record_out
 from familiars.bot._api.release import release_agent_memory
 from familiars.bot._api.status import StatusSources, collect_status
@@ -63,6 +69,13 @@ def create_app(sources: StatusSources, *, token: ApiToken | None = None) -> Fast
 
 
 def _add_routes(app: FastAPI, sources: StatusSources, reader: IndexReader) -> None:
+    """Health and status, the record listing, the agents' actions."""
+    _add_status_routes(app, sources, reader)
+    _add_memory_routes(app, sources, reader)
+    _add_agent_routes(app, sources)
+
+
+def _add_status_routes(app: FastAPI, sources: StatusSources, reader: IndexReader) -> None:
     protected = [Depends(require_token)]
 
     @app.get("/healthz", response_model=s.Health, tags=["health"])
@@ -81,6 +94,10 @@ def _add_routes(app: FastAPI, sources: StatusSources, reader: IndexReader) -> No
         """Counts per scope and category, sizes, embedding space, recall and writer
         statistics, provider cooldowns and gate residents."""
         return await collect_status(sources, reader)
+
+
+def _add_memory_routes(app: FastAPI, sources: StatusSources, reader: IndexReader) -> None:
+    protected = [Depends(require_token)]
 
     @app.get(
         "/api/memory",
@@ -124,13 +141,17 @@ def _add_routes(app: FastAPI, sources: StatusSources, reader: IndexReader) -> No
             query=q,
             include_deprecated=include_deprecated,
         )
-        page, next_cursor = await reader.list_records(flt, limit=limit, after=after)
+        page, next_after = await reader.list_records(flt, limit=limit, after=after)
         now = sources.clock()
         return {
             "items": [_record_out(rec, path, now) for rec, path in page],
             "limit": limit,
-            "next_cursor": next_cursor,
+            "next_cursor": None if next_after is None else encode_cursor(next_after),
         }
+
+
+def _add_agent_routes(app: FastAPI, sources: StatusSources) -> None:
+    protected = [Depends(require_token)]
 
     @app.post(
         "/api/agents/{agent_id:path}/release-memory",

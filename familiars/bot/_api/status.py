@@ -297,7 +297,7 @@ async def collect_status(sources: StatusSources, reader: IndexReader) -> dict[st
     started = time.perf_counter()
     now = sources.clock()
     workspace = sources.workspace
-    cells = await reader.cell_counts(now)
+    cells = await reader.status_counts(now)
     writer_src, writer = await _writer(sources)
     recall_src, recall = await _source(sources.recall_stats, workspace, "recall")
     providers_src, providers = await _providers(sources)

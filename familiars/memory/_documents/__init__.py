@@ -22,7 +22,7 @@ from familiars.memory._documents.errors import (
 from familiars.memory._documents.extract import Extracted, extract
 from familiars.memory._documents.finder import DocumentFinder
 from familiars.memory._documents.history import EditHistory, FileHistory, Version
-from familiars.memory._documents.knobs import ABLATE_ENV, KNOBS, parse_query
+from familiars.memory._documents.knobs import FILE_SIGNALS, KNOBS, parse_query
 from familiars.memory._documents.present import context_lines, format_found, relevant_for_context
 from familiars.memory._documents.results import (
     FileBlob,
@@ -35,7 +35,7 @@ from familiars.memory._documents.schema import migrations
 from familiars.memory._documents.watcher import Debouncer, FolderWatcher
 
 __all__ = [
-    "ABLATE_ENV",
+    "FILE_SIGNALS",
     "KNOBS",
     "BadFileNameError",
     "Chunk",

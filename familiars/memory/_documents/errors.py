@@ -1,6 +1,6 @@
 """Errors of the document finder.
 
-    DocumentError (base)
+    DocumentError (base; a MemoryError_)
     ├── DocumentSkipped          a file was not indexed; ``reason`` says why, for the person
     │   ├── UnsupportedFileError     unknown or binary file type
     │   ├── EncryptedFileError       password-protected PDF or Office file
@@ -18,8 +18,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from familiars.memory._errors import MemoryError_
 
-class DocumentError(Exception):
+
+class DocumentError(MemoryError_):
     """Base of every error raised by ``familiars.memory._documents``."""
 
 

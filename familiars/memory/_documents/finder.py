@@ -4,9 +4,10 @@ Owner scope (``""``): watched folders (``Settings.files.watch_dirs``) and files 
 command line. A person's scope (their ``user_key``): the attachments they send, stored under
 ``workspace/users/<user_key>/files/`` and visible only to them.
 
-Search is dense + keyword (FTS5 bm25), each normalised 0-1 and fused 0.7 / 0.3 over 200
-candidates of each, collapsed to one row per file (best chunk wins, with its page), then the
-seven ranking knobs (:mod:`familiars.memory._documents.knobs`).
+This module indexes (adding, removing, rebuilding from the edit history) and lists; search is
+:mod:`familiars.memory._documents.searching` (dense + keyword (FTS5 bm25), each normalised 0-1
+and fused 0.7 / 0.3 over 200 candidates of each, collapsed to one row per file, then the
+seven ranking knobs of :mod:`familiars.memory._documents.knobs`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import asyncio
 import hashlib
 import logging
 import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,25 +36,16 @@ from familiars.memory._documents.errors import (
 )
 from familiars.memory._documents.extract import check_file_name, extract, kind_of
 from familiars.memory._documents.history import OWNER, EditHistory, FileHistory, Version, iso_now
+from familiars.memory._documents.matrix import Matrix
+from familiars.memory._documents.owners import file_id_for, owner_of
 from familiars.memory._documents.results import (
     FileBlob,
     FileInfo,
-    FoundFile,
     IndexResult,
     RebuildReport,
 )
 from familiars.memory._documents.schema import migrations
-from familiars.memory._documents.search import (
-    CANDIDATES,
-    Candidate,
-    best_content_per_file,
-    best_per_file,
-    fuse,
-    minmax,
-    normalise_bm25,
-    passage_of,
-    top_indices,
-)
+from familiars.memory._documents.searching import SearchMixin
 from familiars.memory._documents.walking import walk_folder
 from familiars.memory._embeddings import Embedder, content_hash
 from familiars.memory._migrations import open_database
@@ -73,53 +64,9 @@ class _Prepared:
     result: IndexResult
 
 
-@dataclass(frozen=True)
-class _Ranked:
-    best: Candidate  # the chunk that ranked the file
-    shown: Candidate  # the chunk whose page and passage are shown (best content chunk)
-    score: float
-    parts: dict[str, float]
-
-
-@dataclass
-class _Matrix:
-    """Every chunk with a vector of the current model, as arrays for exact search."""
-
-    chunk_ids: np.ndarray  # sorted int64
-    file_ids: list[str]
-    file_index: np.ndarray  # row -> index into file_ids
-    owners: list[str]
-    owner_index: np.ndarray  # row -> index into owners
-    current: np.ndarray  # bool
-    seqs: np.ndarray  # chunk number within its file; 0 is the summary
-    versions: list[str]
-    vectors: np.ndarray
-
-    def rows_of(self, chunk_ids: Sequence[int]) -> np.ndarray:
-        """Matrix rows of ``chunk_ids``; -1 for a chunk that has no vector here."""
-        ids = np.asarray(chunk_ids, dtype=np.int64)
-        if ids.size == 0 or self.chunk_ids.size == 0:
-            return np.full(ids.shape, -1, dtype=np.int64)
-        pos = np.clip(np.searchsorted(self.chunk_ids, ids), 0, self.chunk_ids.size - 1)
-        return np.where(self.chunk_ids[pos] == ids, pos, -1)
-
-    def visible(self, owners: Iterable[str], history: bool) -> np.ndarray:
-        wanted = set(owners)
-        allowed = [i for i, o in enumerate(self.owners) if o in wanted]
-        mask = np.isin(self.owner_index, allowed)
-        return mask if history else mask & self.current
-
-
-def file_id_for(owner: str, path: str) -> str:
-    return hashlib.sha256(f"{owner}\0{path}".encode("utf-8", "surrogateescape")).hexdigest()[:24]
-
-
-def owner_of(user_key: str | None) -> str:
-    return OWNER if user_key is None else check_user_key(user_key)
-
-
-class DocumentFinder:
-    """Index and search documents. Async; one writer at a time; CPU work off the loop."""
+class DocumentFinder(SearchMixin):
+    """Index and search documents. Async; one writer at a time; CPU work off the loop.
+    Search is :class:`~familiars.memory._documents.searching.SearchMixin`."""
 
     def __init__(
         self,
@@ -133,14 +80,13 @@ class DocumentFinder:
         self.embedder = embedder
         self.settings = settings
         self.max_bytes = int(settings.files.max_file_mb * 1024 * 1024)
-        self.ablate = (
-            knobs_mod.ablated_from_env(os.environ) if ablate is None else frozenset(ablate)
-        )
+        chosen = settings.files.ablate if ablate is None else ablate
+        self.ablate = knobs_mod.ablated_knobs(list(chosen))
         self.history = EditHistory(self.workspace)
         self.path = self.workspace / DB_NAME
         self._db: aiosqlite.Connection | None = None
         self._write_lock = asyncio.Lock()
-        self._matrix: _Matrix | None = None
+        self._matrix: Matrix | None = None
         self._matrix_generation = -1
         self._facts_cache: dict[str, knobs_mod.FileFacts] | None = None
 
@@ -539,254 +485,11 @@ class DocumentFinder:
             ),
         )  # fmt: skip
 
-    # ----------------------------------------------------------------- searching
-
-    async def find(
-        self,
-        query: str,
-        *,
-        user_key: str | None = None,
-        k: int = 5,
-        include_owner: bool = False,
-        history: bool | None = None,
-    ) -> list[FoundFile]:
-        """The ``k`` best files for ``query`` that ``user_key`` may see (the owner's files
-        when None; with ``include_owner`` a person who owns the bot sees both). Earlier
-        versions take part when the query asks for them ("before", "previous", ...) or when
-        ``history`` is True."""
-        parsed = knobs_mod.parse_query(query, ablate=self.ablate)
-        owners = self._visible_owners(user_key, include_owner)
-        with_history = parsed.wants_history if history is None else history
-        qvec = await self.embedder.aembed(query)
-        matrix = await self._get_matrix()
-        mask = matrix.visible(owners, with_history)
-        if not mask.any():
-            return []
-        keyword = await self._keyword_hits(parsed, owners, with_history)
-        candidates = self._fuse(matrix, qvec, mask, keyword)
-        ranked = await self._rank_files(matrix, candidates, parsed)
-        return await self._found(matrix, ranked[:k], parsed.expanded)
-
-    async def dense_top_k(
-        self, query: str, *, user_key: str | None = None, k: int = 5
-    ) -> list[tuple[str, float]]:
-        """Plain dense search: the ``k`` nearest chunks (file id, cosine), no keyword, no
-        knobs, no dedupe. The baseline the benchmark measures the full search against."""
-        owners = self._visible_owners(user_key, False)
-        qvec = await self.embedder.aembed(query)
-        matrix = await self._get_matrix()
-        scores = matrix.vectors @ qvec
-        scores[~matrix.visible(owners, False)] = -np.inf
-        rows = top_indices(scores, k)
-        return [(matrix.file_ids[matrix.file_index[r]], float(scores[r])) for r in rows]
-
-    def _visible_owners(self, user_key: str | None, include_owner: bool) -> set[str]:
-        owner = owner_of(user_key)
-        return {owner, OWNER} if include_owner else {owner}
-
-    def _fuse(
-        self,
-        matrix: _Matrix,
-        qvec: np.ndarray,
-        mask: np.ndarray,
-        keyword: dict[int, float],
-    ) -> list[Candidate]:
-        cosines = matrix.vectors @ np.asarray(qvec, dtype=np.float32)
-        masked = np.where(mask, cosines, -np.inf)
-        dense_rows = top_indices(masked, CANDIDATES)
-        dense_rows = dense_rows[np.isfinite(masked[dense_rows])]
-        kw_rows = np.array(list(keyword), dtype=np.int64)
-        rows = np.unique(np.concatenate([dense_rows, kw_rows])) if kw_rows.size else dense_rows
-        if rows.size == 0:
-            return []
-        dense = minmax(cosines[rows])
-        bm25 = np.array([keyword.get(int(r), 0.0) for r in rows], dtype=np.float32)
-        kw = normalise_bm25(bm25)
-        fused = fuse(dense, kw)
-        return [
-            Candidate(
-                row=int(r),
-                seq=int(matrix.seqs[r]),
-                group=(matrix.file_ids[matrix.file_index[r]], matrix.versions[r]),
-                cosine=float(cosines[r]),
-                dense=float(dense[i]),
-                keyword=float(kw[i]),
-                fused=float(fused[i]),
-            )
-            for i, r in enumerate(rows)
-        ]
-
-    async def _keyword_hits(
-        self, parsed: knobs_mod.ParsedQuery, owners: set[str], history: bool
-    ) -> dict[int, float]:
-        """Matrix row -> bm25 (negative, lower is better) of the best keyword chunks."""
-        words = [re.sub(r"[^\w]", "", w) for w in parsed.expanded]
-        words = [w for w in words if w]
-        if not words:
-            return {}
-        match = " OR ".join(f'"{w}"' for w in words)
-        marks = ",".join("?" * len(owners))
-        sql = (
-            "SELECT f.rowid, bm25(doc_fts) AS s FROM doc_fts f "
-            "JOIN doc_chunks c ON c.chunk_id = f.rowid "
-            "JOIN doc_files d ON d.file_id = c.file_id "
-            f"WHERE doc_fts MATCH ? AND d.owner IN ({marks}) "
-            f"{'' if history else 'AND c.current = 1 '}"
-            "ORDER BY s LIMIT ?"
-        )
-        async with self.db.execute(sql, (match, *sorted(owners), CANDIDATES)) as cur:
-            hits = [(int(row[0]), float(row[1])) for row in await cur.fetchall()]
-        matrix = await self._get_matrix()
-        rows = matrix.rows_of([h[0] for h in hits])
-        return {int(r): s for r, (_, s) in zip(rows, hits, strict=True) if r >= 0}
-
-    async def _rank_files(
-        self, matrix: _Matrix, candidates: list[Candidate], parsed: knobs_mod.ParsedQuery
-    ) -> list[_Ranked]:
-        per_file = best_per_file(candidates)
-        content = best_content_per_file(candidates)
-        facts = await self._facts([c.group[0] for c in per_file])
-        ranked = []
-        for cand in per_file:
-            fact = facts.get(cand.group[0])
-            if fact is None:
-                continue
-            score, parts = knobs_mod.apply_knobs(cand.fused, parsed, fact, ablate=self.ablate)
-            shown = content.get(cand.group, cand) if cand.seq == 0 else cand
-            ranked.append(_Ranked(cand, shown, score, parts))
-        # Ties (the same text under two names) break by file id, not by indexing order,
-        # so no file wins a tie for having been indexed first.
-        ranked.sort(key=lambda item: (-item.score, item.best.group[0]))
-        return ranked
-
-    async def _facts(self, file_ids: Sequence[str]) -> dict[str, knobs_mod.FileFacts]:
-        """Name, folder and extension of files, kept (with their word stems) as long as the
-        matrix is."""
-        if self._facts_cache is None:
-            async with self.db.execute("SELECT file_id, name, folder, ext FROM doc_files") as cur:
-                self._facts_cache = {
-                    fid: knobs_mod.FileFacts(name=name, folder=folder, ext=ext)
-                    for fid, name, folder, ext in await cur.fetchall()
-                }
-        cache = self._facts_cache
-        return {fid: cache[fid] for fid in file_ids if fid in cache}
-
-    async def _found(
-        self,
-        matrix: _Matrix,
-        ranked: list[_Ranked],
-        words: Sequence[str],
-    ) -> list[FoundFile]:
-        chunk_ids = [int(matrix.chunk_ids[item.shown.row]) for item in ranked]
-        rows = await self._chunk_rows(chunk_ids)
-        out: list[FoundFile] = []
-        for item, chunk_id in zip(ranked, chunk_ids, strict=True):
-            row = rows.get(chunk_id)
-            if row is None:
-                continue
-            cand = item.best
-            page, text, kind, version, current, name, path, owner = row
-            parts = {
-                "cosine": round(cand.cosine, 4),
-                "dense": round(cand.dense, 4),
-                "keyword": round(cand.keyword, 4),
-                "fused": round(cand.fused, 4),
-                **{k: round(v, 4) for k, v in item.parts.items()},
-            }
-            out.append(
-                FoundFile(
-                    file_id=cand.group[0],
-                    name=name,
-                    path=path,
-                    owner=owner or None,
-                    page=page,
-                    passage=passage_of(text, words),
-                    score=round(item.score, 4),
-                    parts=parts,
-                    chunk_kind=kind,
-                    version=version,
-                    is_history=not current,
-                )
-            )
-        return out
-
-    async def _chunk_rows(self, chunk_ids: Sequence[int]) -> dict[int, tuple[Any, ...]]:
-        if not chunk_ids:
-            return {}
-        marks = ",".join("?" * len(chunk_ids))
-        async with self.db.execute(
-            "SELECT c.chunk_id, c.page, c.text, c.kind, c.version, c.current, d.name, d.path, "
-            "d.owner FROM doc_chunks c JOIN doc_files d ON d.file_id = c.file_id "
-            f"WHERE c.chunk_id IN ({marks})",
-            list(chunk_ids),
-        ) as cur:
-            return {int(row[0]): tuple(row[1:]) for row in await cur.fetchall()}
-
     async def _commit_change(self) -> None:
         """Commit a change to what is indexed, and tell every process holding a matrix."""
         await self.db.execute("UPDATE doc_meta SET value = value + 1 WHERE key = 'generation'")
         await self.db.commit()
         self._matrix = None
-
-    async def _generation(self) -> int:
-        async with self.db.execute("SELECT value FROM doc_meta WHERE key = 'generation'") as cur:
-            row = await cur.fetchone()
-        return int(row[0]) if row else 0
-
-    async def _get_matrix(self) -> _Matrix:
-        """The in-memory matrix, reloaded when this or another process (the CLI while the
-        bot runs) changed the index since it was built."""
-        generation = await self._generation()
-        if self._matrix is None or generation != self._matrix_generation:
-            self._facts_cache = None
-            self._matrix = await self._load_matrix()
-            self._matrix_generation = generation
-        return self._matrix
-
-    async def _load_matrix(self) -> _Matrix:
-        model, dim = self.embedder.space
-        ids: list[int] = []
-        files: dict[str, int] = {}
-        owners: dict[str, int] = {}
-        file_index: list[int] = []
-        owner_index: list[int] = []
-        current: list[bool] = []
-        seqs: list[int] = []
-        versions: list[str] = []
-        blobs: list[bytes] = []
-        async with self.db.execute(
-            "SELECT c.chunk_id, c.file_id, d.owner, c.current, c.seq, c.version, v.vector "
-            "FROM doc_chunks c JOIN doc_files d ON d.file_id = c.file_id "
-            "JOIN doc_vectors v ON v.content_hash = c.content_hash AND v.model = ? "
-            "AND v.dim = ? ORDER BY c.chunk_id",
-            (model, dim),
-        ) as cur:
-            # Read to the end in one call: a cursor left open across awaits holds a read
-            # transaction that a concurrent write on this connection cannot upgrade.
-            for chunk_id, fid, owner, cur_flag, seq, version, blob in await cur.fetchall():
-                ids.append(chunk_id)
-                seqs.append(seq)
-                file_index.append(files.setdefault(fid, len(files)))
-                owner_index.append(owners.setdefault(owner, len(owners)))
-                current.append(bool(cur_flag))
-                versions.append(version)
-                blobs.append(blob)
-        vectors = (
-            np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), dim)
-            if blobs
-            else np.zeros((0, dim), dtype=np.float32)
-        )
-        return _Matrix(
-            chunk_ids=np.asarray(ids, dtype=np.int64),
-            file_ids=list(files),
-            file_index=np.asarray(file_index, dtype=np.int64),
-            owners=list(owners),
-            owner_index=np.asarray(owner_index, dtype=np.int64),
-            current=np.asarray(current, dtype=bool),
-            seqs=np.asarray(seqs, dtype=np.int64),
-            versions=versions,
-            vectors=vectors,
-        )
 
     # ----------------------------------------------------------------- listing, fetching
 

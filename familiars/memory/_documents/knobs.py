@@ -1,7 +1,10 @@
 """The seven ranking knobs, as side-effect-free functions with an ``explain`` breakdown.
 
-Each knob can be switched off by name, for ablation, with ``FAMILIARS_ABLATE_KNOB`` (comma
-separated) or the ``ablate`` argument of the finder:
+Six are file-level signals (:data:`FILE_SIGNALS`, run by the shared
+:func:`~familiars.memory._scoring.compute_signals`: bonuses add, factors multiply); the
+seventh (``synonyms``) widens the query. Each can be switched off by name, for ablation, with
+the ``files.ablate`` setting (``FAMILIARS_ABLATE_KNOB`` is its shorthand) or the ``ablate``
+argument of the finder:
 
 =====================  ==============================================================
 ``synonyms``           the query "lease" also searches "rental agreement", "tenancy"
@@ -17,7 +20,7 @@ separated) or the ``ablate`` argument of the finder:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import PurePath
@@ -25,17 +28,14 @@ from pathlib import PurePath
 import snowballstemmer
 
 from familiars.memory._documents.chunking import name_words
-
-KNOBS = (
-    "synonyms",
-    "extension_boost",
-    "wrong_extension",
-    "opaque_name",
-    "folder_synonym",
-    "filename_overlap",
-    "filename_coverage",
+from familiars.memory._scoring import (
+    KnobRegistry,
+    Signal,
+    SignalGate,
+    compute_signals,
+    parse_knobs,
+    signal_knobs,
 )
-ABLATE_ENV = "FAMILIARS_ABLATE_KNOB"
 
 EXTENSION_BOOST = 2.0
 WRONG_EXTENSION_FACTOR = 0.5
@@ -116,19 +116,10 @@ _OPAQUE_PATTERNS = (
 _WORD = re.compile(r"[\w']+", re.UNICODE)
 
 
-def ablated_knobs(value: str | None) -> frozenset[str]:
-    """Parse ``FAMILIARS_ABLATE_KNOB``; an unknown name is an error, not a silent no-op."""
-    names = frozenset(n.strip() for n in (value or "").split(",") if n.strip())
-    unknown = names - set(KNOBS)
-    if unknown:
-        raise ValueError(
-            f"unknown ranking knob(s) {sorted(unknown)} in {ABLATE_ENV}; known: {', '.join(KNOBS)}"
-        )
-    return names
-
-
-def ablated_from_env(environ: Mapping[str, str]) -> frozenset[str]:
-    return ablated_knobs(environ.get(ABLATE_ENV))
+def ablated_knobs(value: str | Iterable[str] | None) -> frozenset[str]:
+    """File knob names from ``"a,b"`` or a list; an unknown name raises
+    :class:`~familiars.memory.UnknownKnobError` (a ``ValueError``), not a silent no-op."""
+    return parse_knobs(value if value is None or isinstance(value, str) else list(value), KNOBS)
 
 
 _stemmer = snowballstemmer.stemmer("english")
@@ -240,45 +231,92 @@ class FileFacts:
         return is_opaque_name(self.name)
 
 
+@dataclass(frozen=True)
+class FileContext:
+    """One file's best fused chunk, seen by the file signals."""
+
+    query: ParsedQuery
+    facts: FileFacts
+    gate: SignalGate
+
+    @property
+    def match_stems(self) -> frozenset[str]:
+        return self.query.expanded_stems if self.gate.on("synonyms") else self.query.stems
+
+
+def filename_overlap(ctx: FileContext) -> float | None:
+    hits = len(ctx.match_stems & ctx.facts.name_stems)
+    return min(OVERLAP_BONUS_PER_WORD * hits, OVERLAP_BONUS_MAX) if hits else None
+
+
+def filename_coverage(ctx: FileContext) -> float | None:
+    stems = ctx.query.stems
+    if not stems:
+        return None
+    name_stems = ctx.facts.name_stems
+    use_synonyms = ctx.gate.on("synonyms")
+    covered = sum(
+        1 for s in stems if s in name_stems or (use_synonyms and _has_synonym_in(s, name_stems))
+    )
+    coverage = covered / len(stems)
+    return coverage if coverage >= COVERAGE_MIN else None
+
+
+def folder_synonym(ctx: FileContext) -> float | None:
+    return 1.0 if ctx.query.expanded_stems & ctx.facts.folder_stems else None
+
+
+def extension_boost(ctx: FileContext) -> bool:
+    wanted = ctx.query.wanted_exts
+    return bool(wanted) and ctx.facts.ext.lower() in wanted
+
+
+def wrong_extension(ctx: FileContext) -> bool:
+    wanted = ctx.query.wanted_exts
+    return bool(wanted) and ctx.facts.ext.lower() not in wanted
+
+
+def opaque_name(ctx: FileContext) -> bool:
+    return ctx.facts.opaque
+
+
+#: Bonuses first (added to the fused score, in this order), then factors. A bonus signal's
+#: value is its added amount (weight 1) or the fraction of its weight it earns.
+FILE_SIGNALS: tuple[Signal[FileContext], ...] = (
+    Signal("filename_overlap", 1.0, filename_overlap, knob="filename_overlap", bonus=True,
+           why="each query word found in the file name: +0.08 (at most +0.24)"),
+    Signal("filename_coverage", COVERAGE_BONUS, filename_coverage, knob="filename_coverage",
+           bonus=True, why="the file name holds most of the query's words: +0.20 x coverage"),
+    Signal("folder_synonym", FOLDER_BONUS, folder_synonym, knob="folder_synonym", bonus=True,
+           why="the query says 'taxes' and the file is in /2024-Returns/: +0.10"),
+    Signal("extension_boost", EXTENSION_BOOST, extension_boost, knob="extension_boost",
+           factor=True, why="the query says 'the PDF' and the file is a .pdf: score x2"),
+    Signal("wrong_extension", WRONG_EXTENSION_FACTOR, wrong_extension, knob="wrong_extension",
+           factor=True, why="says 'the spreadsheet', the file is a PDF: score x0.5"),
+    Signal("opaque_name", OPAQUE_FACTOR, opaque_name, knob="opaque_name", factor=True,
+           why="AgADxxx_4321.jpg, UUIDs, long hex: score x0.5"),
+)  # fmt: skip
+
+#: Every file knob: the query's synonyms, then the file signals.
+KNOBS = KnobRegistry(
+    {
+        "synonyms": "the query 'lease' also searches 'rental agreement', 'tenancy'",
+        **signal_knobs(FILE_SIGNALS),
+    }
+)
+
+
 def apply_knobs(
     base: float, query: ParsedQuery, facts: FileFacts, *, ablate: Iterable[str] = ()
 ) -> tuple[float, dict[str, float]]:
     """The final score of a file whose best chunk fused to ``base``, and what each knob did
     (additive bonuses as added amounts, factors as multipliers; only knobs that fired)."""
-    off = frozenset(ablate)
-    parts: dict[str, float] = {}
-    name_stems = facts.name_stems
-    match_stems = query.expanded_stems if "synonyms" not in off else query.stems
-    score = base
-    if "filename_overlap" not in off:
-        hits = len(match_stems & name_stems)
-        if hits:
-            parts["filename_overlap"] = min(OVERLAP_BONUS_PER_WORD * hits, OVERLAP_BONUS_MAX)
-    if "filename_coverage" not in off and query.stems:
-        use_synonyms = "synonyms" not in off
-        covered = sum(
-            1
-            for s in query.stems
-            if s in name_stems or (use_synonyms and _has_synonym_in(s, name_stems))
-        )
-        coverage = covered / len(query.stems)
-        if coverage >= COVERAGE_MIN:
-            parts["filename_coverage"] = COVERAGE_BONUS * coverage
-    if "folder_synonym" not in off and query.expanded_stems & facts.folder_stems:
-        parts["folder_synonym"] = FOLDER_BONUS
-    score += sum(parts.values())
-    ext = facts.ext.lower()
-    if query.wanted_exts:
-        if ext in query.wanted_exts and "extension_boost" not in off:
-            parts["extension_boost"] = EXTENSION_BOOST
-            score *= EXTENSION_BOOST
-        elif ext not in query.wanted_exts and "wrong_extension" not in off:
-            parts["wrong_extension"] = WRONG_EXTENSION_FACTOR
-            score *= WRONG_EXTENSION_FACTOR
-    if "opaque_name" not in off and facts.opaque:
-        parts["opaque_name"] = OPAQUE_FACTOR
-        score *= OPAQUE_FACTOR
-    return score, parts
+    ctx = FileContext(query, facts, SignalGate(frozenset(ablate)))
+    values = compute_signals(FILE_SIGNALS, ctx, ctx.gate)
+    score = base + sum(values.bonus.values())
+    for factor in values.factors.values():
+        score *= factor
+    return score, {**values.bonus, **values.factors}
 
 
 def _has_synonym_in(word_stem: str, name_stems: frozenset[str]) -> bool:

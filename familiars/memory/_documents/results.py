@@ -38,6 +38,7 @@ class FoundFile:
     chunk_kind: str
     version: str
     is_history: bool
+    explain: dict[str, Any] = field(default_factory=dict)  # the score, part by part
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

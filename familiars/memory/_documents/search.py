@@ -2,14 +2,21 @@
 
 Both scores are brought to 0-1 over the candidate set before mixing: raw cosines of small
 sentence models sit in a narrow band, so their relative order is the signal, not their level.
+The two parts are :data:`FUSION_SIGNALS`, fused by the shared ``_scoring.fuse``; a hit's
+``explain`` (:func:`file_explain`) is the shared ``Explain`` with the knobs as bonus/factors.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+
+from familiars.memory._documents.knobs import FILE_SIGNALS
+from familiars.memory._scoring import Signal, default_weights, explain
+from familiars.memory._scoring import fuse as fuse_parts
 
 VECTOR_WEIGHT = 0.7
 KEYWORD_WEIGHT = 0.3
@@ -38,8 +45,24 @@ def normalise_bm25(bm25: np.ndarray) -> np.ndarray:
     return (goodness / top).astype(np.float32)
 
 
+@dataclass(frozen=True)
+class FusionInputs:
+    """The candidates' raw scores: cosine, and FTS5 bm25 (0 where no keyword hit)."""
+
+    cosines: np.ndarray
+    bm25: np.ndarray
+
+
+FUSION_SIGNALS: tuple[Signal[FusionInputs], ...] = (
+    Signal("dense", VECTOR_WEIGHT, lambda c: minmax(c.cosines)),
+    Signal("keyword", KEYWORD_WEIGHT, lambda c: normalise_bm25(c.bm25)),
+)
+FUSION_WEIGHTS = default_weights(FUSION_SIGNALS)
+
+
 def fuse(dense_norm: np.ndarray, keyword_norm: np.ndarray) -> np.ndarray:
-    return VECTOR_WEIGHT * dense_norm + KEYWORD_WEIGHT * keyword_norm
+    result: np.ndarray = fuse_parts({"dense": dense_norm, "keyword": keyword_norm}, FUSION_WEIGHTS)
+    return result
 
 
 def top_indices(scores: np.ndarray, n: int) -> np.ndarray:
@@ -96,3 +119,15 @@ def passage_of(text: str, words: Sequence[str], limit: int = PASSAGE_CHARS) -> s
     start = max(0, min(hits) - limit // 3) if hits else 0
     piece = flat[start : start + limit]
     return ("…" if start else "") + piece + ("…" if start + limit < len(flat) else "")
+
+
+def file_explain(cand: Candidate, knobs: Mapping[str, float]) -> dict[str, Any]:
+    """How a hit's score was made: the fused parts of its best chunk, each knob bonus as
+    added, each factor as multiplied (``total`` is the score)."""
+    factors = {k: v for k, v in knobs.items() if k in _FACTOR_NAMES}
+    bonus = {k: v for k, v in knobs.items() if k not in _FACTOR_NAMES}
+    parts = {"dense": cand.dense, "keyword": cand.keyword}
+    return explain(parts, FUSION_WEIGHTS, bonus, factors).as_dict()
+
+
+_FACTOR_NAMES = frozenset(s.name for s in FILE_SIGNALS if s.factor)

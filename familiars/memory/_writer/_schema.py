@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from familiars.llm import extract_json
+from familiars.memory._errors import MemoryError_
 from familiars.memory._records import VALID_CELLS
 
 logger = logging.getLogger(__name__)
@@ -145,7 +146,7 @@ def writer_output_schema() -> dict[str, Any]:
     return WriterOutput.model_json_schema()
 
 
-class WriterOutputError(ValueError):
+class WriterOutputError(MemoryError_, ValueError):
     """The model's reply is not a WriterOutput at all (not JSON, or no ``writes`` list)."""
 
 

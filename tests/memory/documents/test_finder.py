@@ -203,7 +203,7 @@ async def test_workspace_inside_an_added_folder_is_not_indexed(tmp_path: Path) -
     assert [Path(r.path).name for r in results] == ["note.txt"]
 
 
-async def test_ablation_env_switches_a_knob_off(
+async def test_ablation_setting_switches_a_knob_off(
     workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folder = tmp_path / "d"
@@ -216,14 +216,22 @@ async def test_ablation_env_switches_a_knob_off(
         with_knob = await finder.find("holiday photo list")
         assert with_knob[0].name == "beach-trip.txt"
         assert "opaque_name" in with_knob[1].parts
-    monkeypatch.setenv("FAMILIARS_ABLATE_KNOB", "opaque_name,filename_overlap,filename_coverage")
-    async with DocumentFinder(workspace, HashEmbedder(), settings) as finder:
+        assert with_knob[1].explain["factors"] == {"opaque_name": 0.5}
+        assert with_knob[1].explain["total"] == pytest.approx(with_knob[1].score, abs=1e-4)
+    monkeypatch.setenv("FAMILIARS_ABLATE_KNOB", "no_such_knob")  # the finder reads no env
+    ablated = settings.model_copy(
+        update={
+            "files": settings.files.model_copy(
+                update={"ablate": ["opaque_name", "filename_overlap", "filename_coverage"]}
+            )
+        }
+    )
+    async with DocumentFinder(workspace, HashEmbedder(), ablated) as finder:
         assert finder.ablate == {"opaque_name", "filename_overlap", "filename_coverage"}
         without = await finder.find("holiday photo list")
         assert all("opaque_name" not in f.parts for f in without)
-    monkeypatch.setenv("FAMILIARS_ABLATE_KNOB", "no_such_knob")
     with pytest.raises(ValueError, match="unknown ranking knob"):
-        DocumentFinder(workspace, HashEmbedder(), settings)
+        DocumentFinder(workspace, HashEmbedder(), settings, ablate=["no_such_knob"])
 
 
 async def test_rebuild_rereads_files_changed_since_they_were_indexed(

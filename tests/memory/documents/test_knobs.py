@@ -5,7 +5,6 @@ import pytest
 from familiars.memory._documents.knobs import (
     KNOBS,
     FileFacts,
-    ablated_from_env,
     ablated_knobs,
     apply_knobs,
     is_opaque_name,
@@ -86,12 +85,9 @@ def test_coverage_rewards_names_holding_most_query_words() -> None:
     assert full > one
 
 
-def test_ablate_env_parsing() -> None:
-    assert ablated_from_env({"FAMILIARS_ABLATE_KNOB": "synonyms, opaque_name"}) == {
-        "synonyms",
-        "opaque_name",
-    }
-    assert ablated_from_env({}) == frozenset()
+def test_ablate_parsing() -> None:
+    assert ablated_knobs("synonyms, opaque_name") == {"synonyms", "opaque_name"}
+    assert ablated_knobs(None) == frozenset()
     assert ablated_knobs(",".join(KNOBS)) == frozenset(KNOBS)
     with pytest.raises(ValueError, match="unknown ranking knob"):
         ablated_knobs("synonym")

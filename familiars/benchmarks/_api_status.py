@@ -1,7 +1,7 @@
 """Time ``GET /api/memory_status`` on a large workspace next to ``familiars memory list
 --json | head -1`` on the same workspace.
 
-    python -m familiars.bot.api.bench_status --records 100000 [--workspace DIR] [--json]
+    familiars bench api-status --records 100000 [--workspace DIR] [--runs 5] [--json]
 
 Builds the workspace (through MemoryStore + MemoryIndex, no embedder) unless it already
 holds that many records, serves the API on 127.0.0.1 in this process, and runs the CLI in a
@@ -10,7 +10,6 @@ subprocess (so its figure includes interpreter start-up, as a person typing it w
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
@@ -21,14 +20,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import httpx
+import typer
 
-from familiars.bot._api.app import create_app
-from familiars.bot._api.auth import ApiToken
-from familiars.bot._api.server import ApiServer
-from familiars.bot._api.status import StatusSources
+from familiars.bot import ApiServer, ApiToken, StatusSources, create_app
 from familiars.config import Settings
 from familiars.memory import MemoryIndex, MemoryRecord, MemoryStore, make_record, valid_categories
 
@@ -185,36 +182,37 @@ def time_cli_startup(runs: int) -> float:
     return round(statistics.median(times), 1)
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--records", type=int, default=100_000)
-    parser.add_argument("--workspace", type=Path, default=None)
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
-    workspace = args.workspace or Path(tempfile.gettempdir()) / f"familiars-bench-{args.records}"
+def run(workspace: Path | None, records: int, runs: int) -> dict[str, Any]:
+    """Build (or reuse) the workspace, then time the API and the CLI on it."""
+    workspace = workspace or Path(tempfile.gettempdir()) / f"familiars-bench-{records}"
     have = asyncio.run(_count(workspace))
     build_s = None
-    if have != args.records:
+    if have != records:
         shutil.rmtree(workspace, ignore_errors=True)
-        build_s = round(asyncio.run(build(workspace, args.records)), 1)
-    result = {
-        "records": args.records,
+        build_s = round(asyncio.run(build(workspace, records)), 1)
+    result: dict[str, Any] = {
+        "records": records,
         "workspace": str(workspace),
         "build_s": build_s,
-        "api_memory_status": asyncio.run(time_status(workspace, args.runs)),
-        "cli_memory_list_head_1": time_cli_list(workspace, max(1, args.runs // 2)),
-        "cli_status_json": time_cli_status(workspace, max(1, args.runs // 2)),
+        "api_memory_status": asyncio.run(time_status(workspace, runs)),
+        "cli_memory_list_head_1": time_cli_list(workspace, max(1, runs // 2)),
+        "cli_status_json": time_cli_status(workspace, max(1, runs // 2)),
         "cli_startup_ms": time_cli_startup(3),
     }
     api_ms = result["api_memory_status"]["p50_ms"]
     cli_ms = result["cli_memory_list_head_1"]["p50_ms"]
     result["ratio_cli_over_api"] = round(cli_ms / api_ms, 1) if api_ms else None
-    if args.json:
-        print(json.dumps(result))
-    else:
-        print(json.dumps(result, indent=1))
+    return result
 
 
-if __name__ == "__main__":
-    main()
+def command(
+    records: Annotated[int, typer.Option(min=1, help="Records in the workspace.")] = 100_000,
+    workspace: Annotated[
+        Path | None, typer.Option(help="Reuse or build this workspace (default: a temp dir).")
+    ] = None,
+    runs: Annotated[int, typer.Option(min=1, help="Timed requests per figure.")] = 5,
+    json_output: Annotated[bool, typer.Option("--json", help="Print JSON on one line.")] = False,
+) -> None:
+    """GET /api/memory_status on a large workspace next to `familiars memory list | head -1`."""
+    result = run(workspace, records, runs)
+    print(json.dumps(result) if json_output else json.dumps(result, indent=1))

@@ -1,0 +1,118 @@
+"""What recall hands back, and the keys it files dialogue nodes under.
+
+``RecallItem`` (one recalled record or dialogue node, with its score parts and ``explain``),
+``RecallResult`` (the items, the stages dropped for time, timings), ``Ranked`` (the arrays a
+ranking pass produces), and the node helpers: ``node_key`` / ``node_group`` (index keys),
+``node_speaker`` and ``node_embedding_text`` (what a node is embedded as).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from familiars.memory._dialog_tree import Node
+from familiars.memory._records import MemoryRecord
+
+
+@dataclass
+class RecallItem:
+    kind: str  # "record" | "node"
+    key: str
+    text: str
+    score: float
+    parts: dict[str, float]
+    record: MemoryRecord | None = None
+    node: Node | None = None
+    agent_id: str | None = None
+    dialogue_id: str | None = None
+    merged: list[str] = field(default_factory=list)
+    explain: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "kind": self.kind,
+            "key": self.key,
+            "text": self.text,
+            "score": round(self.score, 6),
+            "parts": {k: round(v, 6) for k, v in self.parts.items()},
+            "explain": self.explain,
+            "merged": list(self.merged),
+        }
+        if self.record is not None:
+            out.update(
+                id=self.record.id,
+                scope=self.record.scope,
+                category=self.record.category,
+                ts=self.record.ts,
+            )
+        if self.node is not None:
+            out.update(
+                node_id=self.node.id,
+                node_type=self.node.node_type,
+                timestamp=self.node.timestamp,
+                dialogue_id=self.dialogue_id,
+                metadata=self.node.metadata,
+            )
+        return out
+
+
+@dataclass
+class RecallResult:
+    query: str
+    profile: str
+    items: list[RecallItem] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    ablated: list[str] = field(default_factory=list)
+    candidates: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "profile": self.profile,
+            "items": [item.as_dict() for item in self.items],
+            "dropped": self.dropped,
+            "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
+            "ablated": self.ablated,
+            "candidates": self.candidates,
+        }
+
+
+@dataclass
+class Ranked:
+    """Candidates best first (index rows), their scores, and each part and bonus by name."""
+
+    rows: np.ndarray
+    scores: np.ndarray
+    parts: dict[str, np.ndarray]
+    bonus: dict[str, np.ndarray]
+
+    @classmethod
+    def empty(cls) -> Ranked:
+        return cls(np.zeros(0, dtype=np.int64), np.zeros(0), {}, {})
+
+
+def node_key(agent_id: str, dialogue_id: str, node_id: int) -> str:
+    return f"node:{agent_id}/{dialogue_id}/{node_id}"
+
+
+def node_group(agent_id: str, dialogue_id: str) -> str:
+    return f"nodes:{agent_id}/{dialogue_id}"
+
+
+def node_speaker(node: Node) -> str | None:
+    meta = node.metadata
+    for key in ("speaker", "display_name", "user_key"):
+        value = meta.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
+
+
+def node_embedding_text(content: str, speaker: str | None) -> str:
+    """What to embed for a dialogue node: the speaker's name leads, as in a transcript, so
+    "what did Ana say about ..." meets Ana's own messages."""
+    return f"{speaker}: {content}" if speaker else content
