@@ -168,51 +168,17 @@ async def run_files(
         ws = Path(tmp) / "workspace"
         bench_settings = settings.model_copy(update={"workspace": ws})
         async with DocumentFinder(ws, embedder, bench_settings, ablate=()) as finder:
-            cached = await asyncio.to_thread(_load_cache, cache, finder.path)
-            t0 = time.perf_counter()
-            results = await finder.add_folder(root)
-            index_s = time.perf_counter() - t0
-            await asyncio.to_thread(_save_cache, cache, finder.path)
-            async with finder.db.execute("SELECT COUNT(*) FROM doc_chunks") as cur:
-                row = await cur.fetchone()
-            chunks = int(row[0]) if row else 0
-            statuses = Counter(r.status for r in results)
-            skip_codes = Counter(r.code for r in results if r.status == "skipped")
-
-            async def full(query: str) -> list[FoundFile]:
-                return await finder.find(query, k=10)
-
-            async def full_paths(query: str) -> list[str]:
-                return [f.path for f in await full(query)]
-
-            await full("warm up")  # loads the matrix once, outside the timings
-            quality: dict[str, dict[str, float]] = {}
-            quality["full"], detail = await _evaluate(full_paths, root)
-            for knob in FILE_KNOBS:
-                finder.ablate = frozenset({knob})
-                quality[f"without {knob}"], _ = await _evaluate(full_paths, root)
-            finder.ablate = frozenset(FILE_KNOBS)
-            quality["fusion, no knobs"], _ = await _evaluate(full_paths, root)
-            finder.ablate = frozenset()
-            quality["plain dense top-k"], _ = await _evaluate(
-                lambda q: _dense_files(finder, q), root
-            )
-
-            full_ms = await _latency(full)
-            dense_ms = await _latency(lambda q: finder.dense_top_k(q, k=5))
-            embed_ms = await _latency(embedder.aembed)
-
+            indexed = await _index_corpus(finder, root, cache)
+            await finder.find("warm up", k=10)  # loads the matrix once, outside the timings
+            quality, detail = await _ablations(finder, root)
+            latency = await _latencies(finder, embedder)
     return {
         "model": embedder.model_name,
         "corpus_files": len(corpus.files),
         "corpus_by_source": corpus.by_source,
-        "indexed_files": statuses.get("indexed", 0),
-        "skipped_files": dict(skip_codes),
-        "chunks": chunks,
+        **indexed,
         "queries": len(QUERIES),
         "corpus_build_s": round(build_s, 1),
-        "index_s": round(index_s, 1),
-        "vectors_from_cache": cached,
         "quality": quality,
         "knob_effect": {
             knob: {
@@ -221,15 +187,63 @@ async def run_files(
             }
             for knob in FILE_KNOBS
         },
-        "latency_ms": {
-            "full_p50": round(percentile(full_ms, 50), 2),
-            "full_p95": round(percentile(full_ms, 95), 2),
-            "dense_top_k_p50": round(percentile(dense_ms, 50), 2),
-            "dense_top_k_p95": round(percentile(dense_ms, 95), 2),
-            "query_embedding_p50": round(percentile(embed_ms, 50), 2),
-            "ratio_p95": round(percentile(full_ms, 95) / max(percentile(dense_ms, 95), 1e-9), 2),
-        },
+        "latency_ms": latency,
         "misses": [d for d in detail if d["rr"] < 1.0],
+    }
+
+
+async def _index_corpus(finder: DocumentFinder, root: Path, cache: Path | None) -> dict[str, Any]:
+    cached = await asyncio.to_thread(_load_cache, cache, finder.path)
+    t0 = time.perf_counter()
+    results = await finder.add_folder(root)
+    index_s = time.perf_counter() - t0
+    await asyncio.to_thread(_save_cache, cache, finder.path)
+    async with finder.db.execute("SELECT COUNT(*) FROM doc_chunks") as cur:
+        row = await cur.fetchone()
+    statuses = Counter(r.status for r in results)
+    return {
+        "indexed_files": statuses.get("indexed", 0),
+        "skipped_files": dict(Counter(r.code for r in results if r.status == "skipped")),
+        "chunks": int(row[0]) if row else 0,
+        "index_s": round(index_s, 1),
+        "vectors_from_cache": cached,
+    }
+
+
+async def _ablations(
+    finder: DocumentFinder, root: Path
+) -> tuple[dict[str, dict[str, float]], list[dict[str, Any]]]:
+    """Quality with every knob, without each one, with none, and plain dense top-k."""
+
+    async def full_paths(query: str) -> list[str]:
+        return [f.path for f in await finder.find(query, k=10)]
+
+    quality: dict[str, dict[str, float]] = {}
+    quality["full"], detail = await _evaluate(full_paths, root)
+    for knob in FILE_KNOBS:
+        finder.ablate = frozenset({knob})
+        quality[f"without {knob}"], _ = await _evaluate(full_paths, root)
+    finder.ablate = frozenset(FILE_KNOBS)
+    quality["fusion, no knobs"], _ = await _evaluate(full_paths, root)
+    finder.ablate = frozenset()
+    quality["plain dense top-k"], _ = await _evaluate(lambda q: _dense_files(finder, q), root)
+    return quality, detail
+
+
+async def _latencies(finder: DocumentFinder, embedder: Embedder) -> dict[str, float]:
+    async def full(query: str) -> list[FoundFile]:
+        return await finder.find(query, k=10)
+
+    full_ms = await _latency(full)
+    dense_ms = await _latency(lambda q: finder.dense_top_k(q, k=5))
+    embed_ms = await _latency(embedder.aembed)
+    return {
+        "full_p50": round(percentile(full_ms, 50), 2),
+        "full_p95": round(percentile(full_ms, 95), 2),
+        "dense_top_k_p50": round(percentile(dense_ms, 50), 2),
+        "dense_top_k_p95": round(percentile(dense_ms, 95), 2),
+        "query_embedding_p50": round(percentile(embed_ms, 50), 2),
+        "ratio_p95": round(percentile(full_ms, 95) / max(percentile(dense_ms, 95), 1e-9), 2),
     }
 
 

@@ -35,11 +35,10 @@ _QUESTIONS = [
 
 
 async def run_turn_bench(settings: Any, records: int, nodes: int, turns: int) -> dict[str, Any]:
-    from familiars.bot import Application, IncomingMessage
-    from familiars.memory import embedder_from_settings, make_record
+    from familiars.bot import Application
+    from familiars.memory import embedder_from_settings
 
     embedder = embedder_from_settings(settings)
-    rng = random.Random(11)
     with tempfile.TemporaryDirectory(prefix="familiars-bench-turn-") as tmp:
         bench_settings = settings.model_copy(update={"workspace": Path(tmp)})
         app = Application(
@@ -53,62 +52,90 @@ async def run_turn_bench(settings: Any, records: int, nodes: int, turns: int) ->
         await app.initialize()
         await app.start()
         try:
-            assert app.memory is not None and app.trees is not None and app.dialogues is not None
-            assert app.state is not None
             t0 = time.perf_counter()
-            facts = synthetic_facts(records, seed=3)
-            cats = ["profile", "preference", "relation", "knowledge", "event"]
-            for start in range(0, records, 1000):
-                await app.memory.store.append_many(
-                    make_record(f, scope="user", category=cats[i % 5], user_key=f"user{i % 10}")
-                    for i, f in enumerate(facts[start : start + 1000], start=start)
-                )
-            info = await app.state.dialogue_for(
-                "agent_0", "console", "bench", None, is_group=False, user_key="user0"
-            )
-            tree = await app.trees.aget("agent_0", info.dialogue_id, create=True)
-            texts = synthetic_facts(nodes, seed=5)
-            vectors = await embedder.aembed_batch(texts)
-            base = datetime(2026, 1, 1, tzinfo=UTC).timestamp()
-            for i, (text, vec) in enumerate(zip(texts, vectors, strict=True)):
-                tree.add_node(
-                    text, vec, node_type="Q" if i % 2 == 0 else "A", timestamp=base + 30 * i
-                )
-            await app.settle()
-            recaller = app.dialogues.recaller
-            if recaller is not None:  # index what setup added, as a start-up would
-                await recaller.reader.sync()  # type: ignore[attr-defined]
+            await _seed_records(app, records)
+            base = await _seed_tree(app, embedder, nodes)
             setup_s = time.perf_counter() - t0
-
             now = datetime.fromtimestamp(base + 30 * nodes + 60, UTC)
-            turn_ms: list[float] = []
-            embed_ms: list[float] = []
-            for n in range(turns + 3):
-                question = f"{rng.choice(_QUESTIONS)} ({n})"
-                probe = f"{rng.choice(_QUESTIONS)} [{n}]"
-                t = time.perf_counter()
-                embedder.embed_batch([probe])
-                e = (time.perf_counter() - t) * 1000
-                message = IncomingMessage(
-                    platform="console",
-                    chat_id="bench",
-                    user_id="user0",
-                    display_name="User",
-                    text=question,
-                    ts=now + timedelta(minutes=n),
-                )
-                t = time.perf_counter()
-                async for _ in app.dialogues.respond(message):
-                    pass
-                # (The reply node is embedded with the next message, inside the next turn.)
-                d = (time.perf_counter() - t) * 1000
-                assert app.writer_queue is not None
-                await app.writer_queue.drain()
-                if n >= 3:  # warm-up turns are not counted
-                    turn_ms.append(d)
-                    embed_ms.append(e)
+            turn_ms, embed_ms = await _timed_turns(app, embedder, now, turns)
         finally:
             await app.shutdown()
+    return _report(records, nodes, turns, setup_s, turn_ms, embed_ms)
+
+
+async def _seed_records(app: Any, records: int) -> None:
+    """``records`` synthetic facts over ten people, appended a thousand at a time."""
+    from familiars.memory import make_record
+
+    facts = synthetic_facts(records, seed=3)
+    cats = ["profile", "preference", "relation", "knowledge", "event"]
+    for start in range(0, records, 1000):
+        await app.memory.store.append_many(
+            make_record(f, scope="user", category=cats[i % 5], user_key=f"user{i % 10}")
+            for i, f in enumerate(facts[start : start + 1000], start=start)
+        )
+
+
+async def _seed_tree(app: Any, embedder: Any, nodes: int) -> float:
+    """A dialogue of ``nodes`` turns, 30 s apart, indexed as a start-up would; its start time."""
+    info = await app.state.dialogue_for(
+        "agent_0", "console", "bench", None, is_group=False, user_key="user0"
+    )
+    tree = await app.trees.aget("agent_0", info.dialogue_id, create=True)
+    texts = synthetic_facts(nodes, seed=5)
+    vectors = await embedder.aembed_batch(texts)
+    base = datetime(2026, 1, 1, tzinfo=UTC).timestamp()
+    for i, (text, vec) in enumerate(zip(texts, vectors, strict=True)):
+        tree.add_node(text, vec, node_type="Q" if i % 2 == 0 else "A", timestamp=base + 30 * i)
+    await app.settle()
+    await app.dialogues.recaller.reader.sync()
+    return base
+
+
+async def _timed_turns(
+    app: Any, embedder: Any, now: datetime, turns: int
+) -> tuple[list[float], list[float]]:
+    """Each turn's time next to one query embedding's, measured back to back (three warm-up
+    turns are not counted)."""
+    from familiars.bot import IncomingMessage
+
+    rng = random.Random(11)
+    turn_ms: list[float] = []
+    embed_ms: list[float] = []
+    for n in range(turns + 3):
+        question = f"{rng.choice(_QUESTIONS)} ({n})"
+        probe = f"{rng.choice(_QUESTIONS)} [{n}]"
+        t = time.perf_counter()
+        embedder.embed_batch([probe])
+        e = (time.perf_counter() - t) * 1000
+        message = IncomingMessage(
+            platform="console",
+            chat_id="bench",
+            user_id="user0",
+            display_name="User",
+            text=question,
+            ts=now + timedelta(minutes=n),
+        )
+        t = time.perf_counter()
+        async for _ in app.dialogues.respond(message):
+            pass
+        # (The reply node is embedded with the next message, inside the next turn.)
+        d = (time.perf_counter() - t) * 1000
+        await app.writer_queue.drain()
+        if n >= 3:
+            turn_ms.append(d)
+            embed_ms.append(e)
+    return turn_ms, embed_ms
+
+
+def _report(
+    records: int,
+    nodes: int,
+    turns: int,
+    setup_s: float,
+    turn_ms: list[float],
+    embed_ms: list[float],
+) -> dict[str, Any]:
     p95 = percentile(turn_ms, 95)
     embed_p95 = percentile(embed_ms, 95)
     return {
