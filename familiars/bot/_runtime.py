@@ -23,6 +23,7 @@ from typing import Any
 from familiars.bot._adapters.base import PlatformAdapter
 from familiars.bot._adapters.console import ConsoleAdapter
 from familiars.bot._commands import CommandContext, Commands
+from familiars.bot._control import own_workspace, serve_control
 from familiars.bot._dialogue import DialogueManager
 from familiars.bot._redaction import Redactor
 from familiars.bot._state import BotState
@@ -103,6 +104,7 @@ class Application:
         if self.initialized:
             return
         settings = self.settings
+        lock = self._stack.enter_context(own_workspace(Path(settings.workspace)))
         base = self._embedder_override or embedder_from_settings(settings)
         self.gate, self.registry = self._build_gate()
         if settings.embedding.device.startswith("cuda") and hasattr(base, "unload"):
@@ -118,6 +120,7 @@ class Application:
         self._stack.push_async_callback(self.state.close)
         self.trees = DialogTrees(Path(settings.workspace))
         self.model = self._build_model()
+        await self._stack.enter_async_context(serve_control(self, lock))
         writer = MemoryWriter.from_settings(
             settings, self.memory.store, model=self.model, vectors=self.memory.index
         )

@@ -59,10 +59,20 @@ from familiars.memory._index import (
     fts_query,
     record_from_row,
 )
+from familiars.memory._lock import (
+    OwnerInfo,
+    WorkspaceBusyError,
+    WorkspaceLock,
+    WorkspaceReadOnlyError,
+    is_owner,
+    owned_elsewhere,
+    read_owner,
+)
 from familiars.memory._migrations import (
     MigrationSet,
     apply_migrations,
     open_database,
+    repair_database,
 )
 from familiars.memory._paths import (
     AGENT_ID_RE,
@@ -119,6 +129,13 @@ from familiars.memory._workspace import (
     embedder_from_settings,
     open_workspace,
 )
+from familiars.memory._write_requests import (
+    WRITE_OPS,
+    OwnerUnreachableError,
+    apply_write,
+    record_json,
+    send_request,
+)
 from familiars.memory._writer import (
     MemoryWriter,
     TurnContext,
@@ -128,6 +145,7 @@ from familiars.memory._writer import (
 )
 
 __all__ = [
+    "record_json",
     "AGENT_ID_RE",
     "BUNDLED_MODEL_NAME",
     "CATEGORIES",
@@ -141,6 +159,7 @@ __all__ = [
     "SCOPES",
     "USER_KEY_RE",
     "VALID_CELLS",
+    "WRITE_OPS",
     "Consolidator",
     "DialogTree",
     "DialogTrees",
@@ -163,6 +182,8 @@ __all__ = [
     "MemoryWriter",
     "MigrationSet",
     "Node",
+    "OwnerInfo",
+    "OwnerUnreachableError",
     "RecallItem",
     "ReconcileReport",
     "RecordNotFoundError",
@@ -170,8 +191,12 @@ __all__ = [
     "StoreChange",
     "StoreListener",
     "TurnContext",
+    "WorkspaceBusyError",
+    "WorkspaceLock",
+    "WorkspaceReadOnlyError",
     "WriterQueue",
     "apply_migrations",
+    "apply_write",
     "atomic_write_text",
     "check_agent_id",
     "check_cell",
@@ -186,6 +211,7 @@ __all__ = [
     "fts_query",
     "is_expired",
     "is_live",
+    "is_owner",
     "iso_now",
     "keyword_terms",
     "load_embedder",
@@ -197,14 +223,18 @@ __all__ = [
     "node_embedding_text",
     "open_database",
     "open_workspace",
+    "owned_elsewhere",
     "parse_ts",
+    "read_owner",
     "record_from_row",
     "record_header",
     "reference_choose_parent",
     "reference_query",
     "relevant_for_context",
+    "repair_database",
     "resolve_path",
     "same_fact",
+    "send_request",
     "sentences",
     "slot_of",
     "status_path",
