@@ -134,6 +134,7 @@ from familiars.memory._write_requests import (
     OwnerUnreachableError,
     apply_write,
     record_json,
+    repair_index,
     send_request,
 )
 from familiars.memory._writer import (
@@ -145,6 +146,7 @@ from familiars.memory._writer import (
 )
 
 __all__ = [
+    "repair_index",
     "record_json",
     "AGENT_ID_RE",
     "BUNDLED_MODEL_NAME",

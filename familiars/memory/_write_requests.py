@@ -5,6 +5,8 @@ Map:
 
 - :func:`apply_write` - carry out one request on an open workspace (the CLI when nothing
   runs, the running bot's control server otherwise); returns a JSON-able answer.
+- :func:`repair_index` - move a damaged ``familiars.db`` aside and rebuild it from the files
+  (``familiars status`` calls it before reading the index).
 - :func:`send_request` - hand a request to the owner of the workspace over its control
   socket (a Unix socket, JSON lines: one request line, one answer line).
 
@@ -22,9 +24,12 @@ from typing import Any
 from familiars.memory._consolidator import Consolidator
 from familiars.memory._entries import record_header
 from familiars.memory._errors import MemoryError_
+from familiars.memory._index import DB_NAME
+from familiars.memory._lock import owned_elsewhere
+from familiars.memory._migrations import database_damage
 from familiars.memory._records import MemoryRecord
 from familiars.memory._store import make_record
-from familiars.memory._workspace import MemoryWorkspace
+from familiars.memory._workspace import MemoryWorkspace, open_workspace
 
 WRITE_OPS = ("add", "pin", "unpin", "forget", "reindex", "consolidate")
 _RECORD_OPS = ("pin", "unpin", "forget")
@@ -75,6 +80,20 @@ async def apply_write(
         )
         return (await cons.run(dry_run=bool(request.get("dry_run")))).as_dict()
     raise ValueError(f"unknown write request {op!r}; known: {', '.join(WRITE_OPS)}")
+
+
+async def repair_index(settings: Any) -> Path | None:
+    """When ``familiars.db`` is damaged and no other process owns the workspace: move it
+    aside and rebuild it from the files (no embedding). Returns where the damaged one went."""
+    workspace = Path(settings.workspace)
+    db = workspace / DB_NAME
+    if owned_elsewhere(workspace) is not None or database_damage(db) is None:
+        return None
+    before = set(workspace.glob(f"{DB_NAME}.damaged-*"))
+    async with open_workspace(settings, embedder=False):
+        pass
+    moved = sorted(set(workspace.glob(f"{DB_NAME}.damaged-*")) - before)
+    return moved[-1] if moved else None
 
 
 def send_request(control: str, request: dict[str, Any], *, timeout_s: float = 600.0) -> Any:

@@ -118,6 +118,8 @@ def test_cli_writes_go_through_the_running_chat(running_chat) -> None:  # type: 
     assert "number 1" not in history and "number 3" not in history
     assert read_owner(ws) is None
 
-    after = _cli(["memory", "add", "Ann drinks tea.", "-s", "user", "-C", "knowledge", "-u", "ann"], ws)
+    after = _cli(
+        ["memory", "add", "Ann drinks tea.", "-s", "user", "-C", "knowledge", "-u", "ann"], ws
+    )
     assert after.returncode == 0, after.stderr  # nothing runs now: it writes directly
     assert "Ann drinks tea." in _contents(ws, "ann")
