@@ -9,7 +9,13 @@ from typing import TypeVar
 
 import typer
 
-from familiars.memory import MemoryError_, MemoryWorkspace, open_workspace, owned_elsewhere
+from familiars.memory import (
+    MemoryError_,
+    MemoryWorkspace,
+    open_workspace,
+    owned_elsewhere,
+    read_only,
+)
 from familiars.terminal import fail, get_ctx
 
 T = TypeVar("T")
@@ -25,7 +31,8 @@ def run_memory(
     reading: while another process owns the workspace, its index is read as it is (the owner
     keeps it caught up) and nothing is cleaned or reconciled from here."""
     settings = get_ctx(ctx).settings
-    reconcile = owned_elsewhere(Path(settings.workspace)) is None
+    workspace = Path(settings.workspace)
+    reconcile = owned_elsewhere(workspace) is None and not read_only(workspace)
 
     async def main() -> T:
         async with open_workspace(settings, embedder=embedder, reconcile=reconcile) as mw:

@@ -66,6 +66,7 @@ from familiars.memory._lock import (
     WorkspaceReadOnlyError,
     is_owner,
     owned_elsewhere,
+    read_only,
     read_owner,
 )
 from familiars.memory._migrations import (
@@ -146,6 +147,7 @@ from familiars.memory._writer import (
 )
 
 __all__ = [
+    "read_only",
     "repair_index",
     "record_json",
     "AGENT_ID_RE",

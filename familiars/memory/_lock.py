@@ -200,6 +200,20 @@ def _parse_info(data: bytes) -> OwnerInfo:
         return OwnerInfo(pid=0, command="familiars (starting)", started_at="?")
 
 
+def read_only(folder: Path) -> bool:
+    """The folder (or its nearest existing parent) is on a read-only mount or not writable
+    by this user: reads are served, writes refused."""
+    cur = Path(folder)
+    while not cur.exists() and cur.parent != cur:
+        cur = cur.parent
+    try:
+        if os.statvfs(cur).f_flag & os.ST_RDONLY:
+            return True
+    except OSError:
+        return False
+    return not os.access(cur, os.W_OK)
+
+
 def is_owner(workspace: Path) -> bool:
     """This process holds the workspace's lock."""
     lock = _HELD.get(_key(workspace))

@@ -27,7 +27,7 @@ import aiosqlite
 
 from familiars.memory._atomic import FILE_MODE, ensure_private_dir
 from familiars.memory._errors import MemoryError_
-from familiars.memory._lock import owned_elsewhere, under_lock
+from familiars.memory._lock import owned_elsewhere, read_only, under_lock
 
 logger = logging.getLogger(__name__)
 
@@ -119,7 +119,7 @@ def migrate_database(path: Path, sets: Iterable[MigrationSet]) -> list[str]:
     applied = under_lock(path.parent, lambda: _migrate_now(path, sets), what="migrations")
     if applied is not None:
         return applied
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
+    conn = sqlite3.connect(_read_only_uri(path), uri=True, timeout=30.0)
     try:
         pending = pending_migrations(conn, sets)
     except sqlite3.DatabaseError as exc:
@@ -131,6 +131,11 @@ def migrate_database(path: Path, sets: Iterable[MigrationSet]) -> list[str]:
         who = owner.describe() if owner else "its owner"
         raise MemoryError_(f"{path} needs migrations {', '.join(pending)}; {who} applies them")
     return []
+
+
+def _read_only_uri(path: Path) -> str:
+    """On a read-only mount SQLite cannot create the WAL index: read the file as immutable."""
+    return f"file:{path}?{'immutable=1' if read_only(path.parent) else 'mode=ro'}"
 
 
 def database_damage(path: Path) -> str | None:
@@ -174,8 +179,12 @@ def repair_database(path: Path, *, now: datetime | None = None) -> Path | None:
 async def open_database(path: Path, sets: Iterable[MigrationSet]) -> aiosqlite.Connection:
     """Apply ``sets`` (off the event loop), then open an async connection in WAL mode: how
     every package that keeps tables in ``familiars.db`` opens it."""
-    ensure_private_dir(path.parent)
+    if not read_only(path.parent):
+        ensure_private_dir(path.parent)
     await asyncio.to_thread(migrate_database, path, list(sets))
+    if read_only(path.parent):
+        logger.info("%s is on a read-only workspace: reads only", path)
+        return await aiosqlite.connect(_read_only_uri(path), uri=True, timeout=30.0)
     db = await aiosqlite.connect(path, timeout=30.0)
     await db.execute("PRAGMA journal_mode=WAL")
     await db.execute("PRAGMA synchronous=NORMAL")

@@ -165,3 +165,19 @@ def test_a_full_disk_gives_a_clear_error_and_loses_nothing_acknowledged(small_di
     with pytest.raises(OSError):
         for _ in range(100_000):
             append_line_durably(journal, "y" * 4096)
+
+
+def test_a_read_only_workspace_serves_reads_and_refuses_writes(small_disk: Path) -> None:
+    ws = small_disk / "ws"
+    record_id = asyncio.run(_add(ws, "Bea keeps bees."))
+    done = subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=False)
+    if done.returncode != 0:
+        pytest.skip("remounting read-only is not permitted here")
+    listed = _cli(["memory", "list", "--json"], ws)
+    assert listed.returncode == 0 and record_id in listed.stdout, listed.stderr
+    status = _cli(["status"], ws)
+    assert status.returncode == 0, status.stderr
+    for args in (["memory", "forget", record_id], ["chat", "--user", "bea"]):
+        refused = _cli(args, ws)
+        assert refused.returncode != 0
+        assert "read-only" in refused.stderr and "Traceback" not in refused.stderr

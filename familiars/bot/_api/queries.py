@@ -27,6 +27,7 @@ from familiars.memory import (
     apply_migrations,
     fts_query,
     is_expired,
+    read_only,
     record_from_row,
     utcnow,
 )
@@ -158,7 +159,8 @@ class IndexReader:
         if not self.path.is_file():
             return None
         await asyncio.to_thread(ensure_status_indexes, self.path)
-        uri = f"{self.path.resolve().as_uri()}?mode=ro"
+        ro = "immutable=1" if read_only(self.workspace) else "mode=ro"  # a read-only mount
+        uri = f"{self.path.resolve().as_uri()}?{ro}"
         try:
             self._db = await aiosqlite.connect(uri, uri=True, timeout=10.0)
         except sqlite3.Error as exc:
