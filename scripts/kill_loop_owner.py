@@ -3,6 +3,10 @@ random moment while ``memory add``/``forget`` run from other processes, many tim
 count the acknowledged writes that were lost and the forgets that were undone.
 
     python scripts/kill_loop_owner.py WORKSPACE [--kills 50] [--seed 1]
+    python scripts/kill_loop_owner.py WORKSPACE --check     # figures from the saved ledger
+
+The ledger (``WORKSPACE.ledger.json``) is saved after every kill, so a long run can be read
+part way through (``--check`` drains the writer queue with one clean chat first).
 
 Acknowledged: a chat line whose reply was read, an add/forget that exited 0.
 """
@@ -64,7 +68,12 @@ def main() -> None:
     ap.add_argument("workspace", type=Path)
     ap.add_argument("--kills", type=int, default=50)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--check", action="store_true")
     args = ap.parse_args()
+    if args.check:
+        ledger = json.loads(_ledger(args.workspace).read_text())
+        _report(args.workspace, ledger["acked"], ledger["forgot"], ledger["said"], ledger["kills"])
+        return
     random.seed(args.seed)
     ws: Path = args.workspace
     acked: dict[str, str] = {}
@@ -86,6 +95,17 @@ def main() -> None:
         proc.wait()
         kills += 1
         writes.join()
+        data = {"acked": acked, "forgot": forgot, "said": said, "kills": kills}
+        _ledger(ws).write_text(json.dumps(data))
+        print(f"kill {kills}: {len(acked)} adds, {len(forgot)} forgets", file=sys.stderr)
+    _report(ws, acked, forgot, said, kills)
+
+
+def _ledger(ws: Path) -> Path:
+    return ws.with_name(ws.name + ".ledger.json")
+
+
+def _report(ws: Path, acked: dict[str, str], forgot: list[str], said: list[str], kills: int) -> None:
     final = _chat(ws)  # one clean run drains the writer queue the kills left
     final.communicate("goodbye\n", timeout=600)
     contents = [r.content for md in ws.glob("users/kay/*.md") for r in read_file(md).records]
