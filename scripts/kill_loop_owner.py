@@ -105,7 +105,9 @@ def _ledger(ws: Path) -> Path:
     return ws.with_name(ws.name + ".ledger.json")
 
 
-def _report(ws: Path, acked: dict[str, str], forgot: list[str], said: list[str], kills: int) -> None:
+def _report(
+    ws: Path, acked: dict[str, str], forgot: list[str], said: list[str], kills: int
+) -> None:
     final = _chat(ws)  # one clean run drains the writer queue the kills left
     final.communicate("goodbye\n", timeout=600)
     contents = [r.content for md in ws.glob("users/kay/*.md") for r in read_file(md).records]
