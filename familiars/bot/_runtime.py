@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from familiars.bot._access import AccessPolicy
 from familiars.bot._adapters.base import PlatformAdapter
 from familiars.bot._adapters.console import ConsoleAdapter
+from familiars.bot._control import own_workspace, serve_control
 from familiars.bot._dialogue import DialogueManager
 from familiars.bot._proactive import RunningAdapters
 from familiars.bot._recall import start_recaller
@@ -165,7 +166,10 @@ class Application:
         if self._open:
             return
         async with AsyncExitStack() as stack:
-            self._services = await build_services(self.settings, self.options, stack, self._report)
+            lock = stack.enter_context(own_workspace(Path(self.settings.workspace)))
+            services = await build_services(self.settings, self.options, stack, self._report)
+            await stack.enter_async_context(serve_control(services.memory, services.model, lock))
+            self._services = services
             self._resources = stack.pop_all()
         self._open = True
 

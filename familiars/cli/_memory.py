@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -10,6 +9,7 @@ from rich.progress import Progress
 
 from familiars.cli import _memory_recall as memory_recall
 from familiars.cli import _memory_writer as memory_writer
+from familiars.cli._memory_route import run_write
 from familiars.cli._run import run_memory
 from familiars.memory import (
     MemoryError_,
@@ -20,11 +20,10 @@ from familiars.memory import (
     check_user_key,
     is_live,
     make_record,
-    open_workspace,
-    record_header,
+    record_json,
     utcnow,
 )
-from familiars.terminal import console, fail, get_ctx, print_json, print_table, want_json
+from familiars.terminal import console, fail, print_json, print_table, want_json
 
 app = typer.Typer(help="Inspect, add, pin, forget and search memories.", no_args_is_help=True)
 
@@ -34,15 +33,6 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (one record pe
 UserOpt = Annotated[str | None, typer.Option("--user", "-u", help="Person (user key).")]
 AgentOpt = Annotated[str, typer.Option("--agent", "-a", help="Agent id.")]
 DialogueOpt = Annotated[str | None, typer.Option("--dialogue", "-d", help="Dialogue id.")]
-
-
-def record_json(rec: MemoryRecord) -> dict[str, Any]:
-    data = record_header(rec)
-    data["content"] = rec.content
-    data["user_key"] = rec.user_key
-    data["agent_id"] = rec.agent_id if rec.scope != "user" else None
-    data["dialogue_id"] = rec.dialogue_id
-    return data
 
 
 def _owner_text(rec: MemoryRecord) -> str:
@@ -95,11 +85,20 @@ def add(
     except (MemoryError_, ValueError) as exc:
         fail(str(exc))
 
-    async def action(mw: MemoryWorkspace) -> MemoryRecord:
-        return await mw.store.append(record)
-
-    stored = run_memory(ctx, action)
-    typer.echo(stored.id)
+    request = {
+        "op": "add",
+        "content": record.content,
+        "scope": record.scope,
+        "category": record.category,
+        "user_key": user,
+        "agent_id": agent,
+        "dialogue_id": dialogue,
+        "tags": record.tags,
+        "salience": record.salience,
+        "pinned": record.pinned,
+    }
+    stored = run_write(ctx, request)
+    typer.echo(stored["id"])
 
 
 @app.command("list")
@@ -217,12 +216,8 @@ def _register_record_action(name: str, past: str, doc: str) -> None:
     def command(
         ctx: typer.Context, record_id: Annotated[str, typer.Argument(metavar="ID")]
     ) -> None:
-        async def action(mw: MemoryWorkspace) -> MemoryRecord:
-            result: MemoryRecord = await getattr(mw.store, name)(record_id)
-            return result
-
-        rec = run_memory(ctx, action)
-        typer.echo(f"{past} {rec.id}")
+        rec = run_write(ctx, {"op": name, "id": record_id})
+        typer.echo(f"{past} {rec['id']}")
 
     command.__doc__ = doc
     app.command(name)(command)
@@ -256,27 +251,23 @@ def check(ctx: typer.Context, json_out: JsonOpt = False) -> None:
 
 @app.command("reindex")
 def reindex(ctx: typer.Context, json_out: JsonOpt = False) -> None:
-    """Rebuild the SQLite index from the markdown files (vectors are reused by content)."""
-    settings = get_ctx(ctx).settings
+    """Rebuild the SQLite index from the markdown files (vectors are reused by content).
+    A running bot rebuilds its own index; a damaged database is moved aside first."""
 
-    async def main() -> dict[str, Any]:
-        async with open_workspace(settings, embedder=True, reconcile=False) as mw:
-            with Progress(console=console, transient=True, disable=want_json(ctx, json_out)) as bar:
-                task = bar.add_task("re-indexing", total=None)
+    async def direct(mw: MemoryWorkspace) -> dict[str, Any]:
+        with Progress(console=console, transient=True, disable=want_json(ctx, json_out)) as bar:
+            task = bar.add_task("re-indexing", total=None)
 
-                def progress(done: int, total: int) -> None:
-                    bar.update(task, completed=done, total=total)
+            def progress(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
 
-                report = await mw.index.rebuild(mw.store, progress=progress)
-                embedded = await mw.index.embed_missing()
-            out = report.as_dict()
-            out["embedded"] = embedded
-            return out
+            report = await mw.index.rebuild(mw.store, progress=progress)
+            embedded = await mw.index.embed_missing()
+        out = report.as_dict()
+        out["embedded"] = embedded
+        return out
 
-    try:
-        out = asyncio.run(main())
-    except (MemoryError_, ValueError) as exc:
-        fail(str(exc))
+    out = run_write(ctx, {"op": "reindex"}, embedder=True, direct=direct)
     if want_json(ctx, json_out):
         print_json(out)
     else:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Annotated, Any
 
 import typer
 
 from familiars.config import Settings
-from familiars.memory import MemoryError_
-from familiars.terminal import console, fail, get_ctx, print_json, print_table, want_json
+from familiars.terminal import console, get_ctx, print_json, print_table, want_json
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
@@ -34,31 +32,14 @@ def consolidate(
     json_output: JsonOpt = False,
 ) -> None:
     """Merge live memories that say the same thing (pinned ones never)."""
-    settings = get_ctx(ctx).settings
-    try:
-        report = asyncio.run(_consolidate(settings, dry_run, threshold, offline))
-    except (MemoryError_, ValueError) as exc:
-        fail(str(exc))
+    from familiars.cli._memory_route import run_write
+
+    request = {"op": "consolidate", "dry_run": dry_run, "threshold": threshold}
+    report = run_write(ctx, {**request, "offline": offline}, embedder=True)
     if want_json(ctx, json_output):
         print_json(report)
         return
     _print_consolidation(report)
-
-
-async def _consolidate(
-    settings: Settings, dry_run: bool, threshold: float, offline: bool
-) -> dict[str, Any]:
-    from familiars.llm import build_chat_model
-    from familiars.memory import Consolidator, open_workspace
-
-    model = None if offline or dry_run else build_chat_model(settings.llm)
-    try:
-        async with open_workspace(settings, embedder=True) as mw:
-            cons = Consolidator(mw.store, mw.index, model=model, threshold=threshold)
-            return (await cons.run(dry_run=dry_run)).as_dict()
-    finally:
-        if model is not None:
-            await model.aclose()
 
 
 def _print_consolidation(report: dict[str, Any]) -> None:

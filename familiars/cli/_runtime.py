@@ -92,5 +92,8 @@ def register(app: typer.Typer) -> None:
         _configure_logging(settings, quiet=True)
         if sys.stdin.isatty():
             err_console.print("Type /help for commands, Ctrl-D to leave.", highlight=False)
-        with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(_run(settings, user=user, platforms=False))
+        try:
+            with contextlib.suppress(KeyboardInterrupt):
+                asyncio.run(_run(settings, user=user, platforms=False))
+        except MemoryError_ as exc:  # the workspace is owned by another process, or damaged
+            fail(str(exc))

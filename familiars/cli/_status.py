@@ -14,6 +14,9 @@ def _collect(settings: Any) -> dict[str, Any]:
     from familiars.bot import IndexReader, StatusSources, collect_status
 
     async def run() -> dict[str, Any]:
+        from familiars.memory import repair_index
+
+        await repair_index(settings)  # a damaged index is moved aside and rebuilt (one line)
         reader = IndexReader(settings.workspace)
         try:
             return await collect_status(StatusSources(settings), reader)
@@ -21,6 +24,17 @@ def _collect(settings: Any) -> dict[str, Any]:
             await reader.close()
 
     return asyncio.run(run())
+
+
+def _owner(settings: Any) -> dict[str, Any] | None:
+    """Who serves the workspace now (pid, command, start time), or None."""
+    from dataclasses import asdict
+    from pathlib import Path
+
+    from familiars.memory import read_owner
+
+    owner = read_owner(Path(settings.workspace))
+    return asdict(owner) if owner is not None else None
 
 
 def _mb(n: int) -> str:
@@ -32,6 +46,14 @@ def _print_status(status: dict[str, Any]) -> None:
     storage = status["storage"]
     emb = status["embedding"]
     console.print(f"[bold]workspace[/bold] {status['workspace']}")
+    owner = status.get("owner")
+    console.print(
+        f"owner: pid {owner['pid']} ({owner['command']}, since {owner['started_at']})"
+        if owner
+        else "owner: none (no familiars process serves this workspace)",
+        highlight=False,
+        markup=False,
+    )
     console.print(
         f"records: {totals['live']} live, {totals['deprecated']} deprecated, "
         f"{totals['expired']} expired, {totals['pinned']} pinned ({totals['total']} in all)"
@@ -90,6 +112,7 @@ def register(app: typer.Typer) -> None:
         """The memory's state: counts, sizes, embedding model, recall and writer statistics."""
         settings = get_ctx(ctx).settings
         data = _collect(settings)
+        data["owner"] = _owner(settings)
         if want_json(ctx, json_output):
             print_json(data)
         else:

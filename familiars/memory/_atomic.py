@@ -1,4 +1,10 @@
-"""Crash-safe file writes: a temp file in the same folder, fsync, rename, fsync the folder."""
+"""Crash-safe file writes: a temp file in the same folder, fsync, rename, fsync the folder.
+
+Every file written here is 0600 and every folder created 0700 (the workspace holds what
+people said). Appends guard against a torn last line: when the file does not end in a newline
+(a crash or a full disk cut the previous append), the new line starts on a fresh line, so a
+torn line never swallows the next one.
+"""
 
 from __future__ import annotations
 
@@ -8,21 +14,42 @@ import tempfile
 from pathlib import Path
 
 TEMP_SUFFIX = ".tmp"
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+
+
+def ensure_private_dir(folder: Path) -> None:
+    """Create ``folder`` and any missing parents with mode 0700 (existing ones are left)."""
+    folder = Path(folder)
+    if folder.is_dir():
+        return
+    missing: list[Path] = []
+    cur = folder
+    while not cur.exists():
+        missing.append(cur)
+        if cur.parent == cur:
+            break
+        cur = cur.parent
+    for path in reversed(missing):
+        try:
+            path.mkdir(mode=DIR_MODE)
+        except FileExistsError:
+            continue
+        os.chmod(path, DIR_MODE)  # mkdir's mode is filtered by the umask
 
 
 def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
     """Replace ``path`` with ``data`` so that a reader (or a crash) sees the old content or the
     new one, never a mix."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    ensure_private_dir(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
+        os.chmod(tmp, FILE_MODE if mode is None else mode)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -37,25 +64,34 @@ def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None
 
 def append_line_durably(path: Path, line: str) -> None:
     """Append one line (a newline is added) and fsync: the line is on disk when this returns.
-    A crash mid-append leaves at most a partial last line, which readers skip."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "ab") as fh:
-        fh.write(line.encode("utf-8", "surrogateescape") + b"\n")
-        fh.flush()
-        os.fsync(fh.fileno())
+    A crash mid-append leaves at most a partial last line, which readers skip and the next
+    append steps over."""
+    append_lines_durably(path, [line])
 
 
 def append_lines_durably(path: Path, lines: list[str]) -> None:
+    """Append whole lines (0600 file), starting on a fresh line after a torn tail; fsync."""
     if not lines:
         return
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    ensure_private_dir(path.parent)
     data = "".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape")
-    with open(path, "ab") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, FILE_MODE)
+    try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data
+        _write_all(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
 
 
 def fsync_dir(folder: Path) -> None:

@@ -213,16 +213,31 @@ def parse_text(text: str, path: Path | None = None) -> ParsedFile:
     return parsed
 
 
+_BOM = b"\xef\xbb\xbf"
+_BAD_BYTE = re.compile("[\udc80-\udcff]")
+
+
 def read_file(path: Path) -> ParsedFile:
-    """Parse a memory file, keeping ``\\r`` and any other byte-level detail of the text."""
+    """Parse a memory file as UTF-8: a leading BOM is dropped and CRLF line ends read as LF.
+
+    Bytes that are not UTF-8 hide only the entry that holds them: it becomes an error
+    segment (file and line in the error) whose raw text is kept verbatim (surrogate escapes,
+    written back as the same bytes), while the other entries of the file load."""
     data = Path(path).read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        parsed = ParsedFile(path=path)
-        err = EntryParseError(path, 1, f"not UTF-8 text ({exc.reason} at byte {exc.start})")
-        parsed.segments.append(
-            Segment(text=data.decode("utf-8", "surrogateescape"), line=1, error=err)
-        )
-        return parsed
-    return parse_text(text, path)
+    if data.startswith(_BOM):
+        data = data[len(_BOM) :]
+    text = data.decode("utf-8", "surrogateescape").replace("\r\n", "\n")
+    parsed = parse_text(text, path)
+    if _BAD_BYTE.search(text):
+        parsed.segments = [_isolate_bad_bytes(seg, path) for seg in parsed.segments]
+    return parsed
+
+
+def _isolate_bad_bytes(seg: Segment, path: Path) -> Segment:
+    found = _BAD_BYTE.search(seg.text)
+    if found is None:
+        return seg
+    line = seg.line + seg.text[: found.start()].count("\n")
+    byte = ord(found.group()) - 0xDC00
+    err = EntryParseError(path, line, f"not UTF-8 text (byte 0x{byte:02x}); entry skipped")
+    return Segment(text=seg.text, line=seg.line, error=err)

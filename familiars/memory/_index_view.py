@@ -22,6 +22,7 @@ from typing import Any
 import aiosqlite
 
 from familiars.memory._index import DB_NAME, fts_query, record_from_row
+from familiars.memory._lock import read_only
 from familiars.memory._records import MemoryRecord
 
 logger = logging.getLogger(__name__)
@@ -85,7 +86,9 @@ class IndexView:
             return self._db
         if not self.path.is_file():
             return None
-        uri = f"{self.path.resolve().as_uri()}?mode=ro"
+        # On a read-only mount SQLite cannot even create the WAL's shared memory: immutable.
+        ro = "immutable=1" if read_only(self.workspace) else "mode=ro"
+        uri = f"{self.path.resolve().as_uri()}?{ro}"
         try:
             self._db = await aiosqlite.connect(uri, uri=True, timeout=10.0)
         except sqlite3.Error as exc:

@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from familiars.memory import _history as history
-from familiars.memory._atomic import atomic_write_text, remove_stale_temp_files
+from familiars.memory._atomic import atomic_write_text, ensure_private_dir
 from familiars.memory._entries import ParsedFile, Segment, read_file, render_file
 from familiars.memory._errors import EntryParseError, InvalidIdError, RecordNotFoundError
+from familiars.memory._lock import clean_stale_temp_files, under_lock
 from familiars.memory._paths import (
     check_agent_id,
     check_dialogue_id,
@@ -140,7 +141,7 @@ class MemoryStore:
     async def start(self) -> None:
         if self._task is not None:
             return
-        self.workspace.mkdir(parents=True, exist_ok=True)
+        ensure_private_dir(self.workspace)
         self._queue = asyncio.Queue()
         self._task = asyncio.create_task(self._writer(), name="memory-store-writer")
 
@@ -648,8 +649,13 @@ class MemoryStore:
         self._annotate(path, parsed)
 
     def cleanup_temp_files(self) -> int:
-        folders = {p.parent for p in self.memory_files()}
-        return sum(remove_stale_temp_files(f) for f in folders)
+        """Remove the temp files interrupted writes left anywhere in the workspace (memory
+        folders, dialogue folders, the writer queue), only under the workspace lock: another
+        process's in-flight temp file looks the same. 0 when another process owns it."""
+        removed = under_lock(
+            self.workspace, lambda: clean_stale_temp_files(self.workspace), what="temp clean-up"
+        )
+        return removed or 0
 
 
 @dataclass

@@ -1,0 +1,114 @@
+"""Where a ``familiars memory`` write goes: through the running bot, or straight to the files.
+
+Map:
+
+- :func:`run_write` - a command's one call. When a bot (``run``/``chat``) owns the workspace
+  the request goes over its control socket and the bot's own store writes it, so the two
+  never race; when nothing runs, this process takes the workspace lock, writes, lets go.
+
+Read-only commands need no lock (``_run.run_memory``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from familiars.config import Settings
+from familiars.memory import (
+    MemoryError_,
+    MemoryWorkspace,
+    OwnerUnreachableError,
+    WorkspaceBusyError,
+    WorkspaceLock,
+    apply_write,
+    open_workspace,
+    owned_elsewhere,
+    send_request,
+)
+from familiars.terminal import fail, get_ctx
+
+Direct = Callable[[MemoryWorkspace], Awaitable[Any]]
+
+#: How long a write waits for another short command holding the workspace.
+LOCK_WAIT_S = 30.0
+_TRIES = 3
+
+
+def _command_line() -> str:
+    return shlex.join(["familiars", *sys.argv[1:]])
+
+
+def run_write(
+    ctx: typer.Context,
+    request: dict[str, Any],
+    *,
+    embedder: bool = False,
+    direct: Direct | None = None,
+) -> Any:
+    """Carry out ``request`` (see ``familiars.memory.apply_write``) wherever it belongs;
+    ``direct`` replaces ``apply_write`` when this process does it itself (a progress bar)."""
+    settings = get_ctx(ctx).settings
+    try:
+        return route_write(settings, request, embedder=embedder, direct=direct)
+    except (MemoryError_, ValueError) as exc:
+        fail(str(exc))
+
+
+def route_write(
+    settings: Settings,
+    request: dict[str, Any],
+    *,
+    embedder: bool = False,
+    direct: Direct | None = None,
+) -> Any:
+    workspace = Path(settings.workspace)
+    last: Exception | None = None
+    for _ in range(_TRIES):
+        owner = owned_elsewhere(workspace)
+        if owner is not None and owner.control:
+            try:
+                return send_request(owner.control, request)
+            except OwnerUnreachableError as exc:  # it just stopped: look again
+                last = exc
+                continue
+        lock = WorkspaceLock(workspace, _command_line())
+        try:
+            lock.acquire(wait_s=LOCK_WAIT_S)
+        except WorkspaceBusyError as exc:
+            if exc.owner is not None and exc.owner.control:
+                continue  # a bot started meanwhile: send it there
+            raise
+        try:
+            return asyncio.run(_direct(settings, request, embedder, direct))
+        finally:
+            lock.release()
+    raise last or MemoryError_("could not reach the workspace's owner")
+
+
+async def _direct(
+    settings: Settings, request: dict[str, Any], embedder: bool, direct: Direct | None
+) -> Any:
+    model = _model_for(settings, request)
+    try:
+        async with open_workspace(settings, embedder=embedder) as mw:
+            if direct is not None:
+                return await direct(mw)
+            return await apply_write(mw, request, model=model)
+    finally:
+        if model is not None:
+            await model.aclose()
+
+
+def _model_for(settings: Settings, request: dict[str, Any]) -> Any:
+    if request.get("op") != "consolidate" or request.get("offline") or request.get("dry_run"):
+        return None
+    from familiars.llm import build_chat_model
+
+    return build_chat_model(settings.llm)

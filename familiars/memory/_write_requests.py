@@ -1,0 +1,131 @@
+"""Memory writes as requests: what ``familiars memory add|pin|unpin|forget|reindex|consolidate``
+asks, whichever process carries it out.
+
+Map:
+
+- :func:`apply_write` - carry out one request on an open workspace (the CLI when nothing
+  runs, the running bot's control server otherwise); returns a JSON-able answer.
+- :func:`repair_index` - move a damaged ``familiars.db`` aside and rebuild it from the files
+  (``familiars status`` calls it before reading the index).
+- :func:`send_request` - hand a request to the owner of the workspace over its control
+  socket (a Unix socket, JSON lines: one request line, one answer line).
+
+A request is ``{"op": <name>, ...arguments}``; an answer ``{"ok": true, "result": {...}}`` or
+``{"ok": false, "error": "one line"}``.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+from typing import Any
+
+from familiars.memory._consolidator import Consolidator
+from familiars.memory._entries import record_header
+from familiars.memory._errors import MemoryError_
+from familiars.memory._index import DB_NAME
+from familiars.memory._lock import owned_elsewhere
+from familiars.memory._migrations import database_damage
+from familiars.memory._records import MemoryRecord
+from familiars.memory._store import make_record
+from familiars.memory._workspace import MemoryWorkspace, open_workspace
+
+WRITE_OPS = ("add", "pin", "unpin", "forget", "reindex", "consolidate")
+_RECORD_OPS = ("pin", "unpin", "forget")
+_ADD_FIELDS = ("user_key", "agent_id", "dialogue_id", "tags", "salience", "pinned")
+
+
+class OwnerUnreachableError(MemoryError_):
+    """The workspace's owner did not answer on its control socket."""
+
+
+def record_json(rec: MemoryRecord) -> dict[str, Any]:
+    data = record_header(rec)
+    data["content"] = rec.content
+    data["user_key"] = rec.user_key
+    data["agent_id"] = rec.agent_id if rec.scope != "user" else None
+    data["dialogue_id"] = rec.dialogue_id
+    return data
+
+
+async def apply_write(
+    mw: MemoryWorkspace, request: dict[str, Any], *, model: Any = None
+) -> dict[str, Any]:
+    """Carry out one write request; raises MemoryError_/ValueError with a one-line reason."""
+    op = request.get("op")
+    if op == "add":
+        fields = {k: request[k] for k in _ADD_FIELDS if request.get(k) is not None}
+        record = make_record(
+            str(request["content"]),
+            scope=str(request["scope"]),
+            category=str(request["category"]),
+            **fields,
+        )
+        return record_json(await mw.store.append(record))
+    if op in _RECORD_OPS:
+        rec: MemoryRecord = await getattr(mw.store, str(op))(str(request["id"]))
+        return record_json(rec)
+    if op == "reindex":
+        report = await mw.index.rebuild(mw.store)
+        out = report.as_dict()
+        out["embedded"] = await mw.index.embed_missing() if mw.embedder is not None else 0
+        return out
+    if op == "consolidate":
+        cons = Consolidator(
+            mw.store,
+            mw.index,
+            model=None if request.get("offline") else model,
+            threshold=float(request.get("threshold", 0.9)),
+        )
+        return (await cons.run(dry_run=bool(request.get("dry_run")))).as_dict()
+    raise ValueError(f"unknown write request {op!r}; known: {', '.join(WRITE_OPS)}")
+
+
+async def repair_index(settings: Any) -> Path | None:
+    """When ``familiars.db`` is damaged and no other process owns the workspace: move it
+    aside and rebuild it from the files (no embedding). Returns where the damaged one went."""
+    workspace = Path(settings.workspace)
+    db = workspace / DB_NAME
+    if owned_elsewhere(workspace) is not None or database_damage(db) is None:
+        return None
+    before = set(workspace.glob(f"{DB_NAME}.damaged-*"))
+    async with open_workspace(settings, embedder=False):
+        pass
+    moved = sorted(set(workspace.glob(f"{DB_NAME}.damaged-*")) - before)
+    return moved[-1] if moved else None
+
+
+def send_request(control: str, request: dict[str, Any], *, timeout_s: float = 600.0) -> Any:
+    """Ask the owner listening on ``control`` to carry out ``request``; its result, or a
+    MemoryError_ with the owner's one-line reason."""
+    line = json.dumps(request, ensure_ascii=False).encode("utf-8") + b"\n"
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(timeout_s)
+            sock.connect(str(Path(control)))
+            sock.sendall(line)
+            answer = _read_line(sock)
+    except OSError as exc:
+        msg = f"the running familiars did not answer at {control}: {exc}"
+        raise OwnerUnreachableError(msg) from exc
+    try:
+        data = json.loads(answer)
+    except ValueError as exc:
+        raise OwnerUnreachableError(f"the running familiars answered garbage: {exc}") from exc
+    if not isinstance(data, dict) or not data.get("ok"):
+        error = data.get("error") if isinstance(data, dict) else None
+        raise MemoryError_(str(error or "the running familiars refused the request"))
+    return data.get("result")
+
+
+def _read_line(sock: socket.socket) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        if chunk.endswith(b"\n"):
+            break
+    return b"".join(chunks)

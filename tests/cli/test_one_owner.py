@@ -1,0 +1,125 @@
+"""Two processes on one workspace: a running chat owns it, a second chat is refused naming
+it, and ``memory add/forget`` from another shell go through the running one (nothing
+acknowledged lost, no forget undone)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from familiars.memory import read_owner
+from familiars.memory._entries import read_file
+
+
+def _env(workspace: Path) -> dict[str, str]:
+    env = {**os.environ, "FAMILIARS_WORKSPACE": str(workspace), "HF_HUB_OFFLINE": "1"}
+    for name in ("DISCORD_BOT_TOKEN", "TELEGRAM_BOT_TOKEN", "FAMILIARS_CONFIG"):
+        env.pop(name, None)
+    return env
+
+
+def _cli(args: list[str], workspace: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "familiars", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=_env(workspace),
+        timeout=300,
+        check=False,
+    )
+
+
+def _contents(workspace: Path, user: str) -> list[str]:
+    return [r.content for md in workspace.glob(f"users/{user}/*.md") for r in read_file(md).records]
+
+
+@pytest.fixture
+def running_chat(tmp_path: Path):  # type: ignore[no-untyped-def]
+    ws = tmp_path / "ws"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "familiars", "chat", "--user", "ann"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(ws),
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("My name is Ann and I work at Initech.\n")
+    proc.stdin.flush()
+    assert proc.stdout.readline().strip()  # answered: the chat is up and owns the workspace
+    yield ws, proc
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
+def test_the_running_chat_owns_the_workspace_and_a_second_is_refused(running_chat) -> None:  # type: ignore[no-untyped-def]
+    ws, proc = running_chat
+    owner = read_owner(ws)
+    assert owner is not None and owner.pid == proc.pid
+    assert "chat --user ann" in owner.command
+    assert owner.control is not None
+    assert (os.stat(owner.control).st_mode & 0o777) == 0o600
+
+    second = _cli(["chat", "--user", "ann"], ws, "I live in Oslo.\n")
+    assert second.returncode != 0
+    assert f"pid {proc.pid}" in second.stderr and "chat --user ann" in second.stderr
+    assert "Traceback" not in second.stderr
+    assert "Oslo" not in json.dumps(_contents(ws, "ann"))
+
+
+def test_cli_writes_go_through_the_running_chat(running_chat) -> None:  # type: ignore[no-untyped-def]
+    ws, proc = running_chat
+    kept_ids, gone_ids = [], []
+    for n in range(4):
+        added = _cli(
+            [
+                "memory",
+                "add",
+                f"Ann's locker is number {n}.",
+                "-s",
+                "user",
+                "-C",
+                "knowledge",
+                "-u",
+                "ann",
+            ],
+            ws,
+        )
+        assert added.returncode == 0, added.stderr
+        (gone_ids if n % 2 else kept_ids).append(added.stdout.strip())
+    for record_id in gone_ids:
+        done = _cli(["memory", "forget", record_id], ws)
+        assert done.returncode == 0, done.stderr
+    pinned = _cli(["memory", "pin", kept_ids[0]], ws)
+    assert pinned.returncode == 0, pinned.stderr
+    listed = _cli(["memory", "list", "-u", "ann", "--json"], ws)  # a read: no lock needed
+    assert listed.returncode == 0, listed.stderr
+    listed_ids = {json.loads(line)["id"] for line in listed.stdout.splitlines()}
+    assert set(kept_ids) <= listed_ids and not set(gone_ids) & listed_ids
+
+    assert proc.stdin is not None
+    out, err = proc.communicate("I also love sailing.\n", timeout=120)
+    assert proc.returncode == 0, err
+
+    contents = _contents(ws, "ann")
+    assert "Ann's locker is number 0." in contents and "Ann's locker is number 2." in contents
+    assert "Ann's locker is number 1." not in contents
+    assert "Ann's locker is number 3." not in contents
+    assert any("Initech" in c for c in contents) and any("sailing" in c for c in contents)
+    history = "".join(p.read_text() for p in ws.glob("users/ann/*.history.jsonl"))
+    assert "number 1" not in history and "number 3" not in history
+    assert read_owner(ws) is None
+
+    after = _cli(
+        ["memory", "add", "Ann drinks tea.", "-s", "user", "-C", "knowledge", "-u", "ann"], ws
+    )
+    assert after.returncode == 0, after.stderr  # nothing runs now: it writes directly
+    assert "Ann drinks tea." in _contents(ws, "ann")
