@@ -73,6 +73,10 @@ from familiars.memory._migrations import (
     apply_migrations,
     open_database,
 )
+from familiars.memory._offline._dates import (
+    parse_when,
+    reminder_content,
+)
 from familiars.memory._offline._writes import (
     offline_writes,
 )
@@ -231,11 +235,13 @@ __all__ = [
     "open_database",
     "open_workspace",
     "parse_ts",
+    "parse_when",
     "record_from_row",
     "record_header",
     "reference_choose_parent",
     "reference_query",
     "relevant_for_context",
+    "reminder_content",
     "resolve_path",
     "same_fact",
     "sentences",
