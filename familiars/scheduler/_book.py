@@ -19,6 +19,7 @@ restart the records and the ledger say the same.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -115,7 +116,7 @@ class ReminderBook:
             return None
         return Reminder(
             record_id=rec.id,
-            task=OpenLoop(rec.id, "reminder", rec.content, due, None).task(),
+            task=_task(rec, due),
             due=due,
             status=status,
             user_key=user_key,
@@ -189,6 +190,16 @@ class ReminderBook:
             "ttl": {"kind": "absolute", "expires_at": _iso(expires)},
             "extra": {"open_loop": loop},
         }
+
+
+def _task(rec: MemoryRecord, due: datetime | None) -> str:
+    """What to be reminded of: the task in the offline writer's sentence, else the content
+    without a leading "Remind the user to" (a model words it its own way)."""
+    task = OpenLoop(rec.id, "reminder", rec.content, due, None).task()
+    return _LEAD.sub("", task).strip() or task
+
+
+_LEAD = re.compile(r"^\s*remind\s+(?:the\s+)?user\s+to\s+", re.IGNORECASE)
 
 
 def _iso(dt: datetime) -> str:
