@@ -213,6 +213,8 @@ def _dialogue_manager(
             recall_log=recall_log,
             on_used=_count_use(turn.stats),
             on_proactive=proactive_switch(scheduler) if scheduler is not None else None,
+            reminders=scheduler.book if scheduler is not None else None,
+            now=options.clock or utcnow,
         )
     )
     return DialogueManager(

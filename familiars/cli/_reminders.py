@@ -35,7 +35,8 @@ def list_reminders(
     json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Open reminders, promises, requests and questions, and what became of those the
-    familiar acted on (sent, missed while offline, followed up, uncertain after a crash)."""
+    familiar acted on (sent, missed while offline, followed up, uncertain after a crash,
+    cancelled). ``--user`` keeps one person's: those they asked for, wherever they asked."""
     settings = get_ctx(ctx).settings
     try:
         if user is not None:
@@ -48,9 +49,17 @@ def list_reminders(
         return
     print_table(
         "reminders and open loops",
-        ["id", "status", "kind", "due", "task", "where"],
+        ["id", "status", "kind", "due", "task", "person", "where"],
         [
-            [r["id"], r.get("status"), r.get("kind"), r.get("due"), r.get("task"), _where(r)]
+            [
+                r["id"],
+                r.get("status"),
+                r.get("kind"),
+                r.get("due"),
+                r.get("task"),
+                r.get("user_key") or "-",
+                _where(r),
+            ]
             for r in rows
         ],
     )

@@ -84,6 +84,10 @@ from familiars.memory._migrations import (
     open_database,
     repair_database,
 )
+from familiars.memory._offline._dates import (
+    parse_when,
+    reminder_content,
+)
 from familiars.memory._offline._writes import (
     offline_writes,
 )
@@ -259,6 +263,7 @@ __all__ = [
     "open_workspace",
     "owned_elsewhere",
     "parse_ts",
+    "parse_when",
     "read_only",
     "read_owner",
     "record_from_row",
@@ -267,6 +272,7 @@ __all__ = [
     "reference_choose_parent",
     "reference_query",
     "relevant_for_context",
+    "reminder_content",
     "repair_database",
     "repair_index",
     "resolve_path",

@@ -1,6 +1,7 @@
 """Speaking first and sharing the GPU: the VRAM gate, the model registry, the DeciderService
 and the scheduled jobs."""
 
+from familiars.scheduler._book import Reminder, ReminderBook, asker
 from familiars.scheduler._decider import (
     Composed,
     DeciderPolicy,
@@ -87,6 +88,8 @@ __all__ = [
     "Priority",
     "ProactiveMessage",
     "ProactiveSender",
+    "Reminder",
+    "ReminderBook",
     "ResumableWork",
     "Scheduler",
     "SchedulerError",
@@ -95,6 +98,7 @@ __all__ = [
     "StoreLoops",
     "UnknownModelError",
     "VRAMGate",
+    "asker",
     "boost_thread_priority",
     "configured_snapshot",
     "current_boost",

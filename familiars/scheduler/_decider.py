@@ -72,7 +72,8 @@ class OpenLoop:
             content=rec.content,
             due=due,
             created=parse_ts(rec.ts),
-            user_key=rec.user_key,
+            # A dialogue-scope reminder names the person who asked in its loop.
+            user_key=rec.user_key or loop.get("user_key"),
             agent_id=rec.agent_id,
             dialogue_id=rec.dialogue_id or loop.get("dialogue_id"),
         )

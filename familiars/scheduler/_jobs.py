@@ -31,6 +31,7 @@ from apscheduler.triggers.date import DateTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from familiars.memory import MemoryError_
+from familiars.scheduler._book import ReminderBook
 from familiars.scheduler._decider import (
     ChatModelLike,
     DeciderPolicy,
@@ -253,6 +254,14 @@ class Scheduler:
         self.sweep = sweep
         self.flush_stats = flush_stats
         self.ledger = SchedulerLedger(ledger_path(self.workspace))
+        #: ``/reminders``: a person's own reminders, on this ledger (its changes reach the
+        #: exact jobs through :meth:`records_changed`).
+        self.book = ReminderBook(
+            store,
+            self.ledger,
+            grace_s=self.policy.reminder_grace_s,
+            default_timezone=self.config.timezone,
+        )
         self.jobs = JobQueue(
             timezone=_checked_zone(self.config.timezone), error_handler=error_handler
         )
@@ -331,7 +340,8 @@ class Scheduler:
         return True
 
     async def records_changed(self, change: Any) -> None:
-        """A :class:`~familiars.memory.StoreListener`: new reminders get exact jobs."""
+        """A :class:`~familiars.memory.StoreListener`: new or moved reminders get their exact
+        job (a moved one's replaces the old), cancelled or removed ones lose it."""
         if not self.jobs.running:
             return
         now = self.clock()
@@ -339,6 +349,10 @@ class Scheduler:
             loop = OpenLoop.from_record(rec)
             if loop is not None:
                 self._schedule_exact(loop, now)
+            elif rec.open_loop is not None:
+                self.jobs.remove(f"reminder:{rec.id}")
+        for record_id in getattr(change, "removed", []):
+            self.jobs.remove(f"reminder:{record_id}")
 
     async def run_due(self, now: datetime | None = None) -> list[Outcome]:
         """Decide for every dialogue with something due (or a check-in), and act."""

@@ -4,9 +4,9 @@
 atomically after every change. It holds, per open loop the scheduler acted on, its fate
 (``sending`` -> ``sent`` / ``missed`` / ``followed_up``, or ``uncertain`` when the process
 died between "about to send" and "sent": such a loop is never sent again, and is shown by
-``familiars reminders list``), and per dialogue the proactive messages sent, a model's chosen
-silence and ``/proactive off``. A reminder is thus never sent twice and never dropped
-silently, even when the memory file could not be updated.
+``familiars reminders list``; ``cancelled``: the person called it off), and per dialogue the
+proactive messages sent, a model's chosen silence and ``/proactive off``. A reminder is thus
+never sent twice and never dropped silently, even when the memory file could not be updated.
 
 :class:`StoreLoops` reads open loops from the :class:`~familiars.memory.MemoryStore`
 and closes them (``extra["open_loop"]["status"] = "done"`` with the outcome).
@@ -33,7 +33,9 @@ logger = logging.getLogger(__name__)
 LEDGER_VERSION = 1
 STATE_FILE = "state.json"
 #: Fates after which a loop is never acted on again.
-FINAL_STATUSES: frozenset[str] = frozenset({"sent", "missed", "followed_up", "uncertain"})
+FINAL_STATUSES: frozenset[str] = frozenset(
+    {"sent", "missed", "followed_up", "uncertain", "cancelled"}
+)
 _KEEP_SENT = 50
 
 

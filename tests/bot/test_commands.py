@@ -47,6 +47,9 @@ def test_usage_lines_are_derived_from_the_declarations() -> None:
         " | pin ID | unpin ID | export | why",
         "link": "/link [code]",
         "proactive": "/proactive on | off",
+        "reminders": "/reminders list | cancel REMINDER | move REMINDER WHEN"
+        " | snooze REMINDER [duration]",
+        "timezone": "/timezone [zone]",
         "find": "/find QUERY",
     }
     assert all(spec.private for spec in bot_commands().specs())

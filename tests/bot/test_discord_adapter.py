@@ -461,12 +461,20 @@ async def test_slash_commands_are_registered_for_every_spec(
 ) -> None:
     by_name = {c["name"]: c for c in fake.synced_commands}
     # Every spec but the one whose name Discord would refuse (skipped with a warning).
-    assert set(by_name) == {"memory", "link", "proactive", "help", "find", "remind"}
+    assert set(by_name) == {
+        *("memory", "link", "proactive", "reminders", "timezone", "help", "find", "remind")
+    }
     subs = {o["name"]: o for o in by_name["memory"]["options"]}
     assert set(subs) == {"list", "search", "show", "forget", "pin", "unpin", "export", "why"}
     (show_id,) = subs["show"]["options"]
     assert (show_id["name"], show_id["required"], show_id["autocomplete"]) == ("id", True, True)
     assert {o["name"] for o in by_name["proactive"]["options"]} == {"on", "off"}
+    reminders = {o["name"]: o for o in by_name["reminders"]["options"]}
+    assert list(reminders) == ["list", "cancel", "move", "snooze"]
+    assert [(o["name"], o["required"]) for o in reminders["move"]["options"]] == [
+        ("reminder", True),
+        ("when", True),
+    ]
 
     def options(name: str) -> list[tuple[str, bool]]:
         return [(o["name"], o.get("required", False)) for o in by_name[name].get("options", [])]

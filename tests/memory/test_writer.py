@@ -330,12 +330,14 @@ async def test_reminder_is_an_event_with_ttl_and_open_loop_then_closed(store):
         "kind": "reminder",
         "due": "2026-12-01T09:00:00+01:00",
         "status": "open",
+        "user_key": "u1",  # the person who asked: the dialogue's file does not say
     }
     assert rem.ttl == {"kind": "absolute", "expires_at": "2026-12-01T09:00:00+00:00"}
     report = await writer.process_turn(turn("I called my mom!"))
     assert report.closed_loops == 1
     [done] = await live(store, scope="dialogue", agent_id="agent_0", dialogue_id="dialogue_1")
     assert done.id == rem.id and done.open_loop["status"] == "done"
+    assert done.open_loop["user_key"] == "u1"
 
 
 async def test_status_is_saved_for_other_processes(store, tmp_path):

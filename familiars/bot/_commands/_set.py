@@ -21,10 +21,13 @@ from familiars.bot._commands._help import HelpCommand
 from familiars.bot._commands._link import LinkCommand
 from familiars.bot._commands._memory import MemoryCommand, RecallLog, Search
 from familiars.bot._commands._proactive import ProactiveCommand
+from familiars.bot._commands._reminders import RemindersCommand
+from familiars.bot._commands._timezone import TimezoneCommand
 from familiars.bot._errors import SOMETHING_WENT_WRONG
 from familiars.bot._state import BotState
 from familiars.config import UserFacingError
 from familiars.memory import MemoryStore
+from familiars.scheduler import ReminderBook
 
 logger = logging.getLogger(__name__)
 
@@ -42,14 +45,19 @@ def default_commands(
     recall_log: RecallLog | None = None,
     on_used: Callable[[str], None] | None = None,
     on_proactive: Callable[[Caller, bool], None] | None = None,
+    reminders: ReminderBook | None = None,
     now: Callable[[], datetime] = _utc_now,
 ) -> list[Command]:
     """The bot's commands (``/help`` is added by :class:`CommandSet`); ``/find`` only with a
-    document finder."""
+    document finder. ``reminders`` is the running scheduler's book (its ledger and jobs);
+    without one ``/reminders`` works on the records alone."""
+    book = reminders or ReminderBook(store)
     commands: list[Command] = [
         MemoryCommand(store, search=search, recall_log=recall_log, on_used=on_used),
         LinkCommand(store, state, now=now),
         ProactiveCommand(state, on_change=on_proactive),
+        RemindersCommand(book, state, now=now),
+        TimezoneCommand(state, default_timezone=book.default_timezone, now=now),
     ]
     if find is not None:
         commands.append(FindCommand(find))

@@ -4,7 +4,7 @@
 hours": a due time), :func:`parse_day` (a day, for birthdays and dated events),
 :func:`_absolute_days` ("tomorrow" in a note pinned to its day); then the dated patterns:
 :func:`match_birthday`, :func:`match_dated_event`, :func:`match_reminder` (an ``event`` with
-an absolute TTL and an open loop of kind ``reminder``).
+an absolute TTL and an open loop of kind ``reminder``, worded by :func:`reminder_content`).
 """
 
 from __future__ import annotations
@@ -210,7 +210,7 @@ def match_reminder(
     task, due = split
     scope = "dialogue" if dialogue_id else "user"
     expires = (due + timedelta(seconds=grace_s)).astimezone(ZoneInfo("UTC"))
-    content = f"Remind the user to {task} on {due:%A} {due.day} {due:%B %Y} at {due:%H:%M} ({tz})."
+    content = reminder_content(task, due)
     return Fact(
         scope,
         "event",
@@ -221,6 +221,14 @@ def match_reminder(
         ttl={"kind": "absolute", "expires_at": expires.isoformat(timespec="seconds")},
         open_loop=OpenLoop(kind="reminder", due=due.isoformat(timespec="seconds")),
     )
+
+
+def reminder_content(task: str, due: datetime) -> str:
+    """The sentence a reminder record says, in the zone ``due`` carries: "Remind the user to
+    call mom on Thursday 3 December 2026 at 09:00 (Europe/Lisbon)." (the scheduler reads the
+    task back out of it)."""
+    day = f"{due:%A} {due.day} {due:%B %Y}"
+    return f"Remind the user to {task} on {day} at {due:%H:%M} ({due.tzinfo})."
 
 
 def _split_task_and_time(

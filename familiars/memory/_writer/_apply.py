@@ -227,7 +227,7 @@ def _fields(write: WriteOp, batch: _Batch, base_extra: dict[str, Any]) -> dict[s
     entry = write.entry
     extra = dict(base_extra)
     if entry.open_loop is not None:
-        extra["open_loop"] = entry.open_loop.model_dump()
+        extra["open_loop"] = _open_loop(entry, batch, base_extra.get("open_loop"))
     return {
         "tags": list(entry.tags),
         "salience": entry.salience,
@@ -237,6 +237,19 @@ def _fields(write: WriteOp, batch: _Batch, base_extra: dict[str, Any]) -> dict[s
         "source_quote": list(entry.source_quote),
         "extra": extra,
     }
+
+
+def _open_loop(entry: WriterEntry, batch: _Batch, old: Any) -> dict[str, Any] | None:
+    """The entry's open loop as stored, with the person who asked (``user_key``): kept from
+    the loop it replaces, else the turn's speaker. A dialogue-scope reminder's file does not
+    name the person, so ``/reminders`` and ``reminders list --user`` find it by this."""
+    if entry.open_loop is None:
+        return None
+    loop = entry.open_loop.model_dump()
+    asker = (old.get("user_key") if isinstance(old, dict) else None) or batch.user_key
+    if asker:
+        loop["user_key"] = asker
+    return loop
 
 
 async def _named(write: WriteOp, batch: _Batch, live: list[MemoryRecord]) -> MemoryRecord | None:
@@ -303,7 +316,7 @@ async def _apply_one(write: WriteOp, batch: _Batch) -> tuple[str, MemoryRecord |
                 target = None
     if target is None:
         return await _add(write, batch)
-    loop = entry.open_loop.model_dump() if entry.open_loop is not None else None
+    loop = _open_loop(entry, batch, target.open_loop)
     closes = loop is not None and loop["status"] == "done" and target.open_loop is not None
     closes = closes and (target.open_loop or {}).get("status") != "done"
     if says_nothing_new(entry.content, target.content):

@@ -1,0 +1,206 @@
+"""What a person can do with their own reminders: see them, cancel them, move them.
+
+:class:`ReminderBook` works on the reminder records (``extra["open_loop"]``: ``due``,
+``status`` and ``user_key``, the person who asked) and on the scheduler's
+:class:`~familiars.scheduler.SchedulerLedger`:
+
+- :meth:`ReminderBook.of`: one person's reminders, soonest first: the open ones and those
+  sent (or missed) in the last day, so that one that has just fired can still be snoozed;
+- :meth:`ReminderBook.cancel`: the ledger says ``cancelled`` first (then it never fires, even
+  if the memory file cannot be written), then the record's loop does;
+- :meth:`ReminderBook.move` (snooze is a move): an open reminder gets its new due time, text
+  and TTL in place; one already sent becomes a new open reminder with the same task.
+
+The :class:`~familiars.scheduler.Scheduler` listens to the store, so each change reaches its
+exact jobs at once (a moved reminder's job is replaced, a cancelled one's removed); after a
+restart the records and the ledger say the same.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from familiars.memory import MemoryRecord, make_record, parse_ts, reminder_content
+from familiars.scheduler._decider import OpenLoop
+from familiars.scheduler._reminders import SchedulerLedger
+
+logger = logging.getLogger(__name__)
+
+#: Sent or missed reminders stay in the list this long (to snooze one that just fired).
+RECENT_S = 86400.0
+_SHOWN_DONE = ("sent", "missed")
+
+
+@dataclass(frozen=True)
+class Reminder:
+    """One reminder as its person sees it."""
+
+    record_id: str
+    task: str
+    due: datetime | None
+    #: ``open`` (still to come), ``sent`` or ``missed`` (the bot was down at the time).
+    status: str
+    user_key: str
+    agent_id: str = "agent_0"
+    dialogue_id: str | None = None
+
+    @property
+    def short_id(self) -> str:
+        """The id's last six characters (its random part): enough to tell reminders apart."""
+        return self.record_id[-6:]
+
+    def is_open(self) -> bool:
+        return self.status == "open"
+
+
+def asker(rec: MemoryRecord) -> str | None:
+    """Who asked for the reminder: the record's person, else the one its loop names."""
+    loop = rec.open_loop or {}
+    named = loop.get("user_key")
+    return rec.user_key or (str(named) if named else None)
+
+
+class ReminderBook:
+    """A person's reminders (see the module docstring). ``store`` is the MemoryStore;
+    ``ledger`` the running scheduler's own (None when no scheduler runs: records only)."""
+
+    def __init__(
+        self,
+        store: Any,
+        ledger: SchedulerLedger | None = None,
+        *,
+        grace_s: float = 6 * 3600.0,
+        default_timezone: str = "UTC",
+        recent_s: float = RECENT_S,
+    ) -> None:
+        self.store = store
+        self.ledger = ledger
+        self.grace_s = grace_s
+        #: The zone for a person who has not set one (``scheduler.timezone``).
+        self.default_timezone = default_timezone
+        self.recent_s = recent_s
+
+    # -- reading ----------------------------------------------------------------------------
+
+    async def of(self, user_key: str, now: datetime) -> list[Reminder]:
+        """``user_key``'s reminders: open ones and those sent in the last day, soonest first."""
+        records = await self.store.list(category="event", live_only=False)
+        found = [r for r in (self._reminder(rec, user_key, now) for rec in records) if r]
+        far = datetime.max.replace(tzinfo=UTC)
+        found.sort(key=lambda r: (r.due or far, r.record_id))
+        return found
+
+    def _status(self, rec: MemoryRecord) -> str:
+        fate = self.ledger.loop_status(rec.id) if self.ledger is not None else None
+        if fate is not None and fate != "sending":
+            return fate
+        return str((rec.open_loop or {}).get("status", "open"))
+
+    def _reminder(self, rec: MemoryRecord, user_key: str, now: datetime) -> Reminder | None:
+        loop = rec.open_loop
+        if not loop or loop.get("kind") != "reminder" or rec.deprecated:
+            return None
+        if asker(rec) != user_key:
+            return None
+        status = self._status(rec)
+        due = parse_ts(loop.get("due"))
+        if status == "done":
+            status = "sent"  # closed in memory, the ledger long since trimmed
+        if status not in ("open", *_SHOWN_DONE):
+            return None
+        if status != "open" and (due is None or (now - due).total_seconds() > self.recent_s):
+            return None
+        return Reminder(
+            record_id=rec.id,
+            task=_task(rec, due),
+            due=due,
+            status=status,
+            user_key=user_key,
+            agent_id=rec.agent_id,
+            dialogue_id=rec.dialogue_id,
+        )
+
+    # -- changing ---------------------------------------------------------------------------
+
+    async def cancel(self, reminder: Reminder, now: datetime) -> None:
+        """Call off an open reminder: it never fires (the ledger first, then the record)."""
+        rec = await self.store.get(reminder.record_id)
+        loop = OpenLoop.from_record(rec)
+        if self.ledger is not None and loop is not None:
+            self.ledger.mark(loop, "cancelled", now)
+            self.ledger.save()
+        changed = {**(rec.open_loop or {}), "status": "cancelled", "closed_at": _iso(now)}
+        await self.store.modify(rec.id, extra={"open_loop": changed})
+        logger.info("reminder %s cancelled by %s", rec.id, reminder.user_key)
+
+    async def move(self, reminder: Reminder, due: datetime, now: datetime) -> Reminder:
+        """``reminder`` due at ``due`` (aware, in the person's zone) instead: in place while
+        open, else as a new reminder with the same task. Returns it as it now is."""
+        if due <= now:
+            raise ValueError("a reminder can only be moved to a time still to come")
+        rec = await self.store.get(reminder.record_id)
+        fields = self._due_fields(rec, reminder, due)
+        if reminder.is_open():
+            await self.store.modify(rec.id, **fields)
+            record_id = rec.id
+        else:
+            fresh = make_record(
+                fields.pop("content"),
+                scope=rec.scope,
+                category=rec.category,
+                user_key=rec.user_key,
+                agent_id=rec.agent_id,
+                dialogue_id=rec.dialogue_id,
+                tags=list(rec.tags),
+                salience=rec.salience,
+                source_quote=list(rec.source_quote),
+                evidence=rec.evidence,
+                **fields,
+            )
+            record_id = (await self.store.append(fresh)).id
+        logger.info("reminder %s moved to %s", record_id, _iso(due))
+        return Reminder(
+            record_id,
+            reminder.task,
+            due,
+            "open",
+            reminder.user_key,
+            reminder.agent_id,
+            reminder.dialogue_id,
+        )
+
+    def _due_fields(self, rec: MemoryRecord, reminder: Reminder, due: datetime) -> dict[str, Any]:
+        """Content, TTL and open loop of ``rec`` due at ``due``."""
+        expires = (due + timedelta(seconds=self.grace_s)).astimezone(UTC)
+        loop = {
+            **(rec.open_loop or {}),
+            "kind": "reminder",
+            "due": _iso(due),
+            "status": "open",
+            "user_key": reminder.user_key,
+        }
+        for key in ("outcome", "closed_at"):
+            loop.pop(key, None)
+        return {
+            "content": reminder_content(reminder.task, due),
+            "ttl": {"kind": "absolute", "expires_at": _iso(expires)},
+            "extra": {"open_loop": loop},
+        }
+
+
+def _task(rec: MemoryRecord, due: datetime | None) -> str:
+    """What to be reminded of: the task in the offline writer's sentence, else the content
+    without a leading "Remind the user to" (a model words it its own way)."""
+    task = OpenLoop(rec.id, "reminder", rec.content, due, None).task()
+    return _LEAD.sub("", task).strip() or task
+
+
+_LEAD = re.compile(r"^\s*remind\s+(?:the\s+)?user\s+to\s+", re.IGNORECASE)
+
+
+def _iso(dt: datetime) -> str:
+    return dt.isoformat(timespec="seconds")

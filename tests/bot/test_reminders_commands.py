@@ -1,0 +1,200 @@
+"""``/reminders`` and ``/timezone`` through the runtime (console adapter, offline writer, a
+clock the test moves): a reminder set by message belongs to the person who asked, is listed
+in their time zone, moves, snoozes and cancels, and the scheduler sees each change at once
+and after a restart."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from familiars.bot import Application, IncomingMessage
+from familiars.bot._adapters.base import CommandInvocation
+from familiars.bot._commands._reminders import parse_duration
+from familiars.bot._commands._timezone import known_zone
+from familiars.cli import app as cli
+from familiars.config import Settings, load_settings
+from tests.bot.test_reminders_e2e import start_console_bot
+
+# Monday 11 November 2030, 15:15 in New York (EST, UTC-5); in the future, so that the exact
+# jobs (APScheduler runs on the wall clock) wait.
+SAID_AT = datetime(2030, 11, 11, 20, 15, tzinfo=UTC)
+ZONE = "America/New_York"
+
+
+class Console:
+    """One running console bot and what the test says to it, as alice or bob."""
+
+    def __init__(self, app: Application, chat_id: str, clock: list[datetime]) -> None:
+        self.app = app
+        self.chat_id = chat_id
+        self.clock = clock
+
+    async def command(self, text: str, user: str = "alice") -> str:
+        name, *args = text.lstrip("/").split()
+        assert self.app.dialogues is not None
+        inv = CommandInvocation(
+            "console", self.chat_id, user, user, name, tuple(args), ts=self.clock[0]
+        )
+        return (await self.app.dialogues.command(inv)).text
+
+    async def say(self, text: str, user: str = "alice") -> None:
+        assert self.app.dialogues is not None
+        message = IncomingMessage(
+            platform="console",
+            chat_id=self.chat_id,
+            user_id=user,
+            display_name=user,
+            text=text,
+            ts=self.clock[0],
+        )
+        async for _ in self.app.dialogues.respond(message):
+            pass
+        await self.app.settle()
+
+    def exact_jobs(self) -> dict[str, datetime]:
+        assert self.app.scheduler is not None
+        return {
+            str(job.id): job.next_run_time
+            for job in self.app.scheduler.jobs.scheduler.get_jobs()
+            if str(job.id).startswith("reminder:")
+        }
+
+
+async def started(settings: Settings, clock: list[datetime]) -> tuple[Console, object]:
+    app, adapter, out = await start_console_bot(settings, lambda: clock[0])
+    return Console(app, adapter.chat_id, clock), out
+
+
+async def test_set_by_message_then_list_move_snooze_and_cancel(workspace: Path) -> None:
+    settings = load_settings(workspace=workspace)
+    clock = [SAID_AT]
+    bot, out = await started(settings, clock)
+    try:
+        assert "You have not set a time zone; I use UTC" in await bot.command("/timezone")
+        unknown = await bot.command("/timezone Lisbon")
+        assert "I don't know the time zone 'Lisbon'" in unknown
+        assert "/timezone Europe/Lisbon" in unknown
+        assert "now America/New_York (it is Mon 15:15" in await bot.command(
+            "/timezone america/new_york"
+        )
+        assert "Your time zone is America/New_York" in await bot.command("/timezone")
+
+        await bot.say("remind me tomorrow at 9am to call mom")
+        await bot.say("remind me on friday at 6pm to water the plants")
+        listed = await bot.command("/reminders")
+        assert "Your reminders (times in America/New_York):" in listed
+        lines = listed.splitlines()
+        assert lines[1].startswith("1. Tue 12 Nov 09:00 — call ") and "mom" in lines[1]
+        assert lines[2].startswith("2. Fri 15 Nov 18:00 — water the plants")
+        assert await bot.command("/reminders list") == listed
+
+        # Another person sees none of them, and cannot cancel one by number or by id.
+        short_id = lines[1].rsplit("#", 1)[1]
+        assert "You have no reminders" in await bot.command("/reminders", user="bob")
+        for ref in ("1", short_id):
+            refused = await bot.command(f"/reminders cancel {ref}", user="bob")
+            assert "I can't find reminder" in refused
+        assert len(bot.exact_jobs()) == 2
+
+        moved = await bot.command("/reminders move 1 tomorrow 10am")
+        assert (
+            moved.startswith("Moved: call ") and "now Tue 12 Nov 10:00 (America/New_York)" in moved
+        )
+        assert "isn't" not in moved
+        garbled = await bot.command("/reminders move 1 when pigs fly")
+        assert "I couldn't read 'when pigs fly' as a time to come" in garbled
+        snoozed = await bot.command("/reminders snooze 1")
+        assert "I'll remind you Tue 12 Nov 10:10 (America/New_York)" in snoozed
+        cancelled = await bot.command("/reminders cancel 2")
+        assert cancelled.startswith("Cancelled: water the plants (Fri 15 Nov 18:00)")
+
+        # The scheduler saw both at once: one exact job, at the snoozed time (15:10 UTC).
+        (when,) = bot.exact_jobs().values()
+        assert when == datetime(2030, 11, 12, 15, 10, tzinfo=UTC)
+        assert "water" not in await bot.command("/reminders")
+    finally:
+        await bot.app.shutdown()
+
+    # After a restart the moved reminder fires once, at its new time; the cancelled never.
+    clock[0] = datetime(2030, 11, 12, 15, 0, tzinfo=UTC)  # 10:00 in New York
+    bot, out = await started(settings, clock)
+    try:
+        assert bot.app.scheduler is not None
+        assert list(bot.exact_jobs().values()) == [datetime(2030, 11, 12, 15, 10, tzinfo=UTC)]
+        assert await bot.app.scheduler.run_due(clock[0]) == []
+        for minutes in (11, 40):
+            clock[0] = datetime(2030, 11, 12, 15, minutes, tzinfo=UTC)
+            await bot.app.scheduler.run_due(clock[0])
+        clock[0] = datetime(2030, 11, 15, 23, 5, tzinfo=UTC)  # Friday 18:05 in New York
+        await bot.app.scheduler.run_due(clock[0])
+        sent = out.getvalue().lower()  # type: ignore[attr-defined]
+        assert sent.count("mom") == 1 and "water" not in sent, sent
+    finally:
+        await bot.app.shutdown()
+
+
+async def test_a_reminder_that_just_fired_can_be_snoozed(workspace: Path) -> None:
+    settings = load_settings(workspace=workspace)
+    clock = [SAID_AT]
+    bot, out = await started(settings, clock)
+    try:
+        assert bot.app.scheduler is not None
+        await bot.say("remind me in 5 minutes to stretch")
+        clock[0] = SAID_AT + timedelta(minutes=6)
+        await bot.app.scheduler.run_due(clock[0])
+        listed = await bot.command("/reminders")
+        assert "1. Mon 11 Nov 20:20 — stretch (sent)" in listed, listed
+        assert "already sent" in await bot.command("/reminders cancel 1")
+        snoozed = await bot.command("/reminders snooze 1 half an hour")
+        assert "I'll remind you Mon 11 Nov 20:51 (UTC)" in snoozed, snoozed
+        clock[0] = SAID_AT + timedelta(minutes=37)
+        await bot.app.scheduler.run_due(clock[0])
+        assert out.getvalue().lower().count("stretch") == 2  # type: ignore[attr-defined]
+    finally:
+        await bot.app.shutdown()
+
+
+async def alice_asks(workspace: Path) -> tuple[str, str]:
+    """alice (in Tokyo) asks for a reminder; her user key and bob's."""
+    bot, _ = await started(load_settings(workspace=workspace), [SAID_AT])
+    try:
+        await bot.command("/timezone Asia/Tokyo")
+        await bot.say("remind me tomorrow at 9am to call mom")
+        assert bot.app.state is not None
+        alice = await bot.app.state.person_for("console", "alice", "alice")
+        bob = await bot.app.state.person_for("console", "bob", "bob")
+    finally:
+        await bot.app.shutdown()
+    return alice, bob
+
+
+def test_cli_lists_a_persons_reminders_by_user_key(workspace: Path) -> None:
+    alice, bob = asyncio.run(alice_asks(workspace))
+    runner = CliRunner()
+    mine = runner.invoke(cli, ["-w", str(workspace), "reminders", "list", "-u", alice, "--json"])
+    assert mine.exit_code == 0, mine.output
+    (row,) = json.loads(mine.stdout)
+    assert (row["status"], row["user_key"], row["due"]) == (
+        "open",
+        alice,
+        "2030-11-13T09:00:00+09:00",
+    )
+    theirs = runner.invoke(cli, ["-w", str(workspace), "reminders", "list", "-u", bob, "--json"])
+    assert json.loads(theirs.stdout) == []
+
+
+def test_durations_and_zone_names() -> None:
+    assert parse_duration("30m") == timedelta(minutes=30)
+    assert parse_duration("2 hours") == timedelta(hours=2)
+    assert parse_duration("in an hour") == timedelta(hours=1)
+    assert parse_duration("15") == timedelta(minutes=15)
+    assert parse_duration("1d") == timedelta(days=1)
+    assert parse_duration("soonish") is None and parse_duration("0m") is None
+    assert known_zone("Europe/Lisbon") == "Europe/Lisbon"
+    assert known_zone("europe/lisbon") == "Europe/Lisbon"
+    assert known_zone("Lisbon") is None and known_zone("../../etc/passwd") is None
