@@ -351,7 +351,8 @@ class DialogueManager:
         self.recall_log[(agent.id, info.dialogue_id, user_key)] = [
             {"id": it.id, "text": it.text, "score": it.score, "parts": it.parts} for it in recalled
         ]
-        await self._queue_write(agent, info, user_key, llm_text, reply, q_id, now)
+        owner = self.is_owner(message.platform, message.user_id)
+        await self._queue_write(agent, info, user_key, llm_text, reply, q_id, now, owner)
         # The reply's node is embedded together with the next message of this dialogue
         # (one embedding call per turn); settle() adds it alone when nothing follows.
         self.log.defer_reply_node(
@@ -516,6 +517,7 @@ class DialogueManager:
         reply: str,
         q_id: int,
         now: datetime,
+        is_owner: bool = False,
     ) -> None:
         if self.writer_queue is None:
             return
@@ -531,6 +533,8 @@ class DialogueManager:
             turn_id=q_id,
             timezone=(person.timezone if person else None) or self.settings.scheduler.timezone,
             now=now.isoformat(timespec="seconds"),
+            is_owner=is_owner,  # who may change what: memory._writer._rights
+            is_group=info.is_group,
         )
         await self.writer_queue.enqueue(turn)
 
