@@ -71,7 +71,7 @@ def govern(write: WriteOp, speaker: Speaker, *, has_user: bool, has_dialogue: bo
             category = "preference" if write.category == "preference" else "directive"
             return _moved(write, "dialogue", category, "an owner in a group: for this group")
         return _for_the_person(write, has_user, "not said by an owner in a private chat")
-    if speaker.is_owner or write.category not in BEHAVIOUR:
+    if speaker.is_owner or not speaker.is_group or write.category not in BEHAVIOUR:
         return Ruling(write)
     if write.scope == "dialogue":
         return _for_the_person(write, has_user, "a non-owner's directive to a group")
