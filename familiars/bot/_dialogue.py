@@ -351,8 +351,7 @@ class DialogueManager:
         self.recall_log[(agent.id, info.dialogue_id, user_key)] = [
             {"id": it.id, "text": it.text, "score": it.score, "parts": it.parts} for it in recalled
         ]
-        owner = self.is_owner(message.platform, message.user_id)
-        await self._queue_write(agent, info, user_key, llm_text, reply, q_id, now, owner)
+        await self._queue_write(agent, info, user_key, llm_text, reply, q_id, now, message)
         # The reply's node is embedded together with the next message of this dialogue
         # (one embedding call per turn); settle() adds it alone when nothing follows.
         self.log.defer_reply_node(
@@ -517,7 +516,7 @@ class DialogueManager:
         reply: str,
         q_id: int,
         now: datetime,
-        is_owner: bool = False,
+        message: IncomingMessage | None = None,
     ) -> None:
         if self.writer_queue is None:
             return
@@ -533,7 +532,8 @@ class DialogueManager:
             turn_id=q_id,
             timezone=(person.timezone if person else None) or self.settings.scheduler.timezone,
             now=now.isoformat(timespec="seconds"),
-            is_owner=is_owner,  # who may change what: memory._writer._rights
+            # Who spoke, for who may change what (memory._writer._rights); unknown: not an owner.
+            is_owner=message is not None and self.is_owner(message.platform, message.user_id),
             is_group=info.is_group,
         )
         await self.writer_queue.enqueue(turn)
