@@ -124,3 +124,31 @@ async def test_an_owners_directive_in_a_group_is_not_the_agents(workspace: Path)
     assert not any(cell.startswith("identity/") for cell in cells), cells
     assert cells.get("dialogue/directive") == [DIRECTIVE]
     assert bobs_turn and not _mentions_pirate(bobs_turn)
+
+
+async def test_commands_change_the_agents_identity_for_owners_only(workspace: Path) -> None:
+    """The commands write too (forget, pin, unpin): a non-owner cannot reach an identity
+    record by its id; an owner can."""
+    from familiars.bot._adapters.base import CommandInvocation
+    from familiars.memory import make_record
+
+    async with MemoryStore(workspace) as store:
+        rec = await store.append(make_record(DIRECTIVE, scope="identity", category="directive"))
+    settings = load_settings(workspace=workspace, access={"owners": [f"telegram:{ANN}"]})
+    app = Application(
+        settings, embedder=HashEmbedder(), model=None, platforms=False, scheduler=False, watch=False
+    )
+
+    def ask(user: str, *args: str) -> CommandInvocation:
+        return CommandInvocation("telegram", f"dm-{user}", user, "x", "memory", args)
+
+    async with app:
+        assert app.dialogues is not None
+        for args in (("pin", rec.id), ("forget", rec.id, "confirm"), ("unpin", rec.id)):
+            answer = await app.dialogues.command(ask(BOB, *args))
+            assert answer.text == "I have no memory with that id that you can see.", args
+        assert "pinned" not in (await app.dialogues.command(ask(ANN, "show", rec.id))).text
+        assert (await app.dialogues.command(ask(ANN, "pin", rec.id))).text.startswith("Pinned")
+    async with MemoryStore(workspace) as store:
+        kept = await store.get(rec.id)
+    assert kept.content == DIRECTIVE and kept.pinned  # still there: Bob's forget did nothing
