@@ -64,7 +64,7 @@ class Ruling:
 def govern(write: WriteOp, speaker: Speaker, *, has_user: bool, has_dialogue: bool) -> Ruling:
     """The ruling on one write of a turn said by ``speaker``; ``has_user`` / ``has_dialogue``:
     whether the turn has a person / a dialogue to keep a redirected write for."""
-    if write.op == "skip" or speaker.is_owner and not speaker.is_group:
+    if write.op == "skip" or speaker.may_instruct_agent:
         return Ruling(write)
     if write.scope == "identity":
         if speaker.is_owner and has_dialogue:
