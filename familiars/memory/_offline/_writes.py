@@ -22,6 +22,7 @@ from familiars.memory._offline._clauses import (
     clauses,
 )
 from familiars.memory._offline._dates import match_birthday, match_dated_event, match_reminder, zone
+from familiars.memory._offline._directives import match_directive
 from familiars.memory._offline._objects import _GENERIC_HEADS, Fact, _fact_key
 from familiars.memory._offline._patterns import (
     _MY_THING_IS,
@@ -63,6 +64,7 @@ def _clause_facts(
         match_preference(clause),
         match_place_or_work(clause),
         match_dated_event(clause, now=now, tz=tz),
+        match_directive(clause),
     )
     more = [*people_facts(clause), *match_plan(clause, now=now, tz=tz)]
     return [f for f in found if f is not None] + more

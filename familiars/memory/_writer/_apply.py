@@ -24,6 +24,7 @@ from familiars.memory._writer._dedupe import (
     refines,
     says_nothing_new,
 )
+from familiars.memory._writer._rights import UNKNOWN_SPEAKER, Speaker, govern
 from familiars.memory._writer._schema import (
     ParsedWriterOutput,
     WriteOp,
@@ -44,7 +45,11 @@ class ApplyReport:
     rejected: int = 0
     truncated: int = 0
     closed_loops: int = 0
+    #: Writes moved out of a scope the speaker may not change (see ``_rights``).
+    redirected: int = 0
     problems: list[str] = field(default_factory=list)
+    #: What :func:`~familiars.memory._writer._rights.govern` changed, one line a write.
+    rulings: list[str] = field(default_factory=list)
 
     def count(self, outcome: str, record: MemoryRecord | None) -> None:
         """Count one write's outcome: skipped, added, deprecated, closed (a loop) or updated."""
@@ -139,6 +144,7 @@ async def apply_writes(
     vectors: Vectors | None = None,
     dedupe_cosine: float = 0.85,
     now: datetime | None = None,
+    speaker: Speaker = UNKNOWN_SPEAKER,
 ) -> list[MemoryRecord]:
     """Apply WriterOutput JSON to disk. Returns new records committed (§5.7.3).
 
@@ -157,6 +163,7 @@ async def apply_writes(
         vectors=vectors,
         dedupe_cosine=dedupe_cosine,
         now=now,
+        speaker=speaker,
     )
     return report.records
 
@@ -174,7 +181,11 @@ async def apply_writes_report(
     vectors: Vectors | None = None,
     dedupe_cosine: float = 0.85,
     now: datetime | None = None,
+    speaker: Speaker = UNKNOWN_SPEAKER,
 ) -> ApplyReport:
+    """Apply one turn's writes and count what became of each. ``speaker`` says who said
+    the turn (default: a non-owner in a group); writes into a scope the speaker may not
+    change are redirected or refused first (:func:`_governed`)."""
     parsed = parse_writer_output(writer_output)
     report = ApplyReport(rejected=len(parsed.rejected))
     report.problems += [f"rejected: {r.reason}" for r in parsed.rejected]
@@ -191,6 +202,7 @@ async def apply_writes_report(
     )
     writes = [w for w in parsed.output.writes if w.op != "skip"]
     report.skipped += len(parsed.output.writes) - len(writes)
+    writes = _governed(writes, speaker, batch, report)
     used = 0
     for i, write in enumerate(_sorted_by_priority(writes)):
         cost = len(write.entry.content)
@@ -212,6 +224,30 @@ async def apply_writes_report(
         report.count(outcome, record)
         used += 0 if outcome == "skipped" else cost
     return report
+
+
+def _governed(
+    writes: list[WriteOp], speaker: Speaker, batch: _Batch, report: ApplyReport
+) -> list[WriteOp]:
+    """The writes the speaker may make, after redirecting the others (counted in
+    ``redirected``) or refusing them (counted in ``rejected`` and ``problems``)."""
+    kept: list[WriteOp] = []
+    for write in writes:
+        ruling = govern(
+            write,
+            speaker,
+            has_user=batch.user_key is not None,
+            has_dialogue=batch.dialogue_id is not None,
+        )
+        if ruling.note is not None:
+            report.rulings.append(ruling.note)
+        if ruling.write is None:
+            report.rejected += 1
+            report.problems.append(ruling.note or "refused")
+            continue
+        report.redirected += ruling.note is not None
+        kept.append(ruling.write)
+    return kept
 
 
 def _ttl(entry: WriterEntry, turn_counter: int | None) -> dict[str, Any] | None:

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
 from familiars.memory._records import parse_ts, utcnow
+from familiars.memory._writer._rights import Speaker
 
 logger = logging.getLogger(__name__)
 
@@ -29,9 +30,16 @@ class TurnContext:
     turn_counter: int | None = None
     timezone: str = "UTC"
     now: str = ""
+    #: Who spoke (see :mod:`familiars.memory._writer._rights`). The defaults are the safe
+    #: values, so a turn queued before these fields existed changes no one else's memory.
+    is_owner: bool = False
+    is_group: bool = True
 
     def when(self) -> datetime:
         return parse_ts(self.now) or utcnow()
+
+    def speaker(self) -> Speaker:
+        return Speaker(is_owner=self.is_owner is True, is_group=self.is_group is not False)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False)
