@@ -263,7 +263,7 @@ class MemoryWriter:
             self.stats.offline_fallbacks += 1
             return None, None
         except Exception as exc:  # noqa: BLE001 - a hostile answer never stops a turn
-            reason = _reason(exc)
+            reason = error_reason(exc)
             logger.warning("writer: model answer unusable (%s); using the offline writer", reason)
             self.stats.failures += 1
             self.stats.offline_fallbacks += 1
@@ -330,7 +330,7 @@ def _check(raw: str, max_chars: int) -> tuple[str | None, ParsedWriterOutput | N
     return None, parsed
 
 
-def _reason(exc: BaseException) -> str:
+def error_reason(exc: BaseException) -> str:
     """One line for ``failed/`` and the status: the error's type and the start of its text."""
     text = " ".join(str(exc).split())[:300]
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
