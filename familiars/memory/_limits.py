@@ -28,10 +28,7 @@ class RecordTooLongError(MemoryError_, ValueError):
     """A write longer than the configured maximum; its text is one line for the person."""
 
     def __init__(self, length: int, limit: int) -> None:
-        super().__init__(
-            f"this memory is {length:,} characters long; the limit is {limit:,} ({SETTING}): "
-            "say it in fewer words or split it"
-        )
+        super().__init__(f"too long: {length:,} characters; the limit is {limit:,} ({SETTING})")
         self.length = length
         self.limit = limit
 
