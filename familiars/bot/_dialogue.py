@@ -471,6 +471,7 @@ class DialogueManager:
             speaker=message.display_name,
             is_group=info.is_group,
             now_text=now.astimezone(tz).strftime("%A %d %B %Y, %H:%M %Z"),
+            max_item_chars=self.settings.memory.max_record_chars,
         )
         return build_messages(parts, budget_tokens=self.settings.llm.prompt_token_budget)
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from familiars.memory._errors import MemoryError_
 from familiars.memory._fact_identity import same_fact
+from familiars.memory._limits import DEFAULT_MAX_RECORD_CHARS, check_record_length
 from familiars.memory._records import VALID_CELLS, MemoryRecord, utcnow
 from familiars.memory._store import MemoryStore, make_record
 from familiars.memory._writer._dedupe import (
@@ -50,6 +51,9 @@ class ApplyReport:
     problems: list[str] = field(default_factory=list)
     #: What :func:`~familiars.memory._writer._rights.govern` changed, one line a write.
     rulings: list[str] = field(default_factory=list)
+    #: Why the model's answer could not be used (the turn went to the offline writer and a
+    #: copy of it to the queue's ``failed/`` folder); None when it was used or never asked.
+    set_aside: str | None = None
 
     def count(self, outcome: str, record: MemoryRecord | None) -> None:
         """Count one write's outcome: skipped, added, deprecated, closed (a loop) or updated."""
@@ -145,6 +149,7 @@ async def apply_writes(
     dedupe_cosine: float = 0.85,
     now: datetime | None = None,
     speaker: Speaker = UNKNOWN_SPEAKER,
+    max_record_chars: int = DEFAULT_MAX_RECORD_CHARS,
 ) -> list[MemoryRecord]:
     """Apply WriterOutput JSON to disk. Returns new records committed (§5.7.3).
 
@@ -164,6 +169,7 @@ async def apply_writes(
         dedupe_cosine=dedupe_cosine,
         now=now,
         speaker=speaker,
+        max_record_chars=max_record_chars,
     )
     return report.records
 
@@ -182,11 +188,14 @@ async def apply_writes_report(
     dedupe_cosine: float = 0.85,
     now: datetime | None = None,
     speaker: Speaker = UNKNOWN_SPEAKER,
+    max_record_chars: int = DEFAULT_MAX_RECORD_CHARS,
 ) -> ApplyReport:
     """Apply one turn's writes and count what became of each. ``speaker`` says who said
     the turn (default: a non-owner in a group); writes into a scope the speaker may not
-    change are redirected or refused first (:func:`_governed`)."""
-    parsed = parse_writer_output(writer_output)
+    change are redirected or refused first (:func:`_governed`). A write longer than
+    ``max_record_chars`` is refused (counted in ``rejected``, said in ``problems``); the
+    others go on."""
+    parsed = parse_writer_output(writer_output, max_chars=max_record_chars)
     report = ApplyReport(rejected=len(parsed.rejected))
     report.problems += [f"rejected: {r.reason}" for r in parsed.rejected]
     batch = _Batch(
@@ -215,6 +224,7 @@ async def apply_writes_report(
             )
             break
         try:
+            check_record_length(write.entry.content, max_record_chars)
             outcome, record = await _apply_one(write, batch)
         except (MemoryError_, ValueError) as exc:
             report.rejected += 1
