@@ -177,6 +177,8 @@ class MemoryIndex:
         if self._db is not None:
             return
         self._db = await open_database(self.path, [migrations, *self._extra])
+        # Deleted rows are overwritten with zeros, not left in free space (forget).
+        await self._db.execute("PRAGMA secure_delete = ON")
         if self.embedder is not None:
             self._space_id = await self._ensure_space(self.embedder.model_name, self.embedder.dim)
 
@@ -369,6 +371,26 @@ class MemoryIndex:
             "INSERT OR REPLACE INTO files (path, size, mtime_ns, sha256) VALUES (?, ?, ?, ?)",
             (self._rel(path), st.st_size, st.st_mtime_ns, hashlib.sha256(data).hexdigest()),
         )
+
+    async def purge_texts(self, texts: Iterable[str]) -> int:
+        """After a forget: drop the vectors of ``texts`` no live row still uses, merge the FTS
+        segments (a deleted row's terms stay in old segments until merged), and checkpoint
+        the WAL to zero bytes. With ``secure_delete`` on, freed space is zeroed. Returns how
+        many vectors went."""
+        hashes = sorted({content_hash(t) for t in texts if t})
+        async with self._write_lock:
+            gone = 0
+            for h in hashes:
+                used = await self.db.execute_fetchall(
+                    "SELECT 1 FROM records WHERE content_hash = ? LIMIT 1", (h,)
+                )
+                if not list(used):
+                    cur = await self.db.execute("DELETE FROM vectors WHERE content_hash = ?", (h,))
+                    gone += max(0, cur.rowcount)
+            await self.db.execute("INSERT INTO records_fts(records_fts) VALUES ('optimize')")
+            await self.db.commit()
+            await self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return gone
 
     # ----------------------------------------------------------------- reconciliation
 
