@@ -21,6 +21,7 @@ from typing import Any
 import aiosqlite
 import numpy as np
 
+from familiars.memory import _history as history
 from familiars.memory._embeddings import Embedder, content_hash
 from familiars.memory._entries import read_file, record_from_header, record_header
 from familiars.memory._migrations import MigrationSet, open_database
@@ -477,6 +478,7 @@ class MemoryIndex:
             rec.agent_id = info.get("agent_id") or "agent_0"
             rec.dialogue_id = info.get("dialogue_id")
         report.errors.extend(str(e) for e in parsed.errors)
+        await asyncio.to_thread(history.note_hand_edits, path, records, partial=bool(parsed.errors))
         stale = await self._ids_at(rel, exclude={r.id for r in records})
         await self._remove(stale)
         removed_ids.extend(stale)
