@@ -145,14 +145,7 @@ async def build_services(
     recaller = build_recaller(settings, store.memory, store.trees)
     log = TreeLog(store.trees, store.embedder, prefetch=recaller.prefetch_texts)
     recall_log: RecallLog = {}
-    forgetter = runtime_forgetter(
-        store.memory,
-        store.trees,
-        reader=recaller.reader,
-        embedder=store.embedder,
-        flush=log.flush_all,
-        recall_log=recall_log,
-    )
+    forgetter = _forgetter(store, recaller, log, recall_log, writer_queue)
     running = RunningAdapters()
     scheduler = None
     if options.scheduler:
@@ -339,6 +332,31 @@ def _scheduler(
         gate=store.gate,
         flush_stats=recaller.flush_access,
         error_handler=handle,
+    )
+
+
+def _forgetter(
+    store: _Storage,
+    recaller: ReaderRecaller,
+    log: TreeLog,
+    recall_log: RecallLog,
+    writer_queue: WriterQueue,
+) -> Forgetter:
+    """The one Forgetter (issue 12): the open trees, and every cache that held the text.
+    Before it forgets, held-back reply nodes are added and queued writes done (a queued
+    turn would otherwise write the forgotten fact again)."""
+
+    async def settle() -> None:
+        await log.flush_all()
+        await writer_queue.drain()
+
+    return runtime_forgetter(
+        store.memory,
+        store.trees,
+        reader=recaller.reader,
+        embedder=store.embedder,
+        flush=settle,
+        recall_log=recall_log,
     )
 
 

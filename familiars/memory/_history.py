@@ -126,8 +126,8 @@ def hand_edit_events(
     """``edit`` events for what differs between the file's ``records`` and the last known
     state of each: text or fields changed (``old`` holds the text before), entries added,
     entries removed (``record`` holds what was removed; not reported when ``partial``: the
-    file has entries that do not parse, which may be the missing ones). Our own writes leave nothing to
-    report: their events are already the last state."""
+    file has entries that do not parse, which may be the missing ones). Our own writes
+    leave nothing to report: their events are already the last state."""
     stamp = ts or iso_now()
     states = last_states(memory_file)
     out: list[dict[str, Any]] = []

@@ -13,9 +13,11 @@ from typer.testing import CliRunner
 
 from familiars.cli import app
 from tests.bot.test_forget import files_holding, running, say
-from tests.cli.test_one_owner import _cli, running_chat  # noqa: F401 - the fixture
+from tests.cli import test_one_owner
+from tests.cli.test_one_owner import _cli
 
 runner = CliRunner()
+running_chat = test_one_owner.running_chat  # the fixture: a chat that owns the workspace
 
 
 def _run(ws: Path, *args: str) -> tuple[int, str]:
