@@ -31,7 +31,13 @@ from pathlib import Path
 from typing import Any
 
 from familiars.llm import ChatModel
-from familiars.memory import MemoryError_, MemoryWorkspace, WorkspaceLock, apply_write
+from familiars.memory import (
+    Forgetter,
+    MemoryError_,
+    MemoryWorkspace,
+    WorkspaceLock,
+    apply_write,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -124,13 +130,18 @@ class ControlServer:
 
 @contextlib.asynccontextmanager
 async def serve_control(
-    memory: MemoryWorkspace, model: ChatModel | None, lock: WorkspaceLock
+    memory: MemoryWorkspace,
+    model: ChatModel | None,
+    lock: WorkspaceLock,
+    *,
+    forgetter: Forgetter | None = None,
 ) -> AsyncIterator[ControlServer]:
     """Serve ``memory`` on the workspace's control socket and announce it in ``lock``'s file
-    (``model`` answers the writes that need one: consolidation)."""
+    (``model`` answers the writes that need one: consolidation; ``forgetter``, the bot's,
+    forgets in its open trees and recall caches too)."""
 
     async def handle(request: dict[str, Any]) -> Any:
-        return await apply_write(memory, request, model=model)
+        return await apply_write(memory, request, model=model, forgetter=forgetter)
 
     server = ControlServer(socket_path(lock.workspace), handle)
     await server.start()

@@ -183,6 +183,7 @@ class DialogueManager:
         agent_models: Mapping[str, ChatModel | None] | None = None,
         stats: TurnStats | None = None,
         recall_log: RecallLog | None = None,
+        forget_words: Any = None,
     ) -> None:
         self.settings = settings
         #: The bot's one access policy: who owns the bot (owner-only commands, recall).
@@ -204,6 +205,8 @@ class DialogueManager:
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         #: The last reply's recalled items per (agent, dialogue, person), for /memory why.
         self.recall_log: RecallLog = recall_log if recall_log is not None else {}
+        #: familiars.bot._forgetting.ForgetByWords: "forget what I said today" (issue 12).
+        self.forget_words = forget_words
         #: The runtime builds the commands with their services (search, find, use counts);
         #: alone, the manager gives them what it has.
         self.commands = commands or CommandSet(
@@ -285,6 +288,17 @@ class DialogueManager:
         )
         lock = self._locks.setdefault((agent.id, info.dialogue_id), asyncio.Lock())
         async with lock:
+            if self.forget_words is not None:  # issue 12: asked, then confirmed, not a turn
+                asked = await self.forget_words.answer(
+                    text,
+                    agent_id=agent.id,
+                    dialogue_id=info.dialogue_id,
+                    user_key=user_key,
+                    now=message.ts if message.ts.tzinfo else message.ts.replace(tzinfo=UTC),
+                )
+                if asked is not None:
+                    yield asked
+                    return
             async for delta in self._turn(message, text, agent, user_key, info):
                 yield delta
 

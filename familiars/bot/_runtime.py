@@ -168,7 +168,9 @@ class Application:
         async with AsyncExitStack() as stack:
             lock = stack.enter_context(own_workspace(Path(self.settings.workspace)))
             services = await build_services(self.settings, self.options, stack, self._report)
-            await stack.enter_async_context(serve_control(services.memory, services.model, lock))
+            await stack.enter_async_context(
+                serve_control(services.memory, services.model, lock, forgetter=services.forgetter)
+            )
             self._services = services
             self._resources = stack.pop_all()
         self._open = True

@@ -30,6 +30,7 @@ from familiars.bot._adapters.console import ConsoleAdapter
 from familiars.bot._commands import CommandSet, default_commands
 from familiars.bot._dialogue import DialogueManager, RecallLog, TurnStats
 from familiars.bot._documents import Documents
+from familiars.bot._forgetting import ForgetByWords, runtime_forgetter
 from familiars.bot._proactive import (
     RunningAdapters,
     RuntimeSender,
@@ -47,6 +48,7 @@ from familiars.memory import (
     DocumentFinder,
     Embedder,
     FolderWatcher,
+    Forgetter,
     MemoryWatcher,
     MemoryWorkspace,
     MemoryWriter,
@@ -107,6 +109,8 @@ class Services:
     api: ApiServer | None
     watcher: MemoryWatcher | None
     folder_watcher: FolderWatcher | None
+    #: Forgetting (issue 12): the control socket's ``forget`` goes through it too.
+    forgetter: Forgetter | None = None
 
     async def settle(self) -> None:
         """Everything the last turns started is done: reply nodes added, memories written."""
@@ -140,6 +144,8 @@ async def build_services(
     writer_queue = WriterQueue(writer)
     recaller = build_recaller(settings, store.memory, store.trees)
     log = TreeLog(store.trees, store.embedder, prefetch=recaller.prefetch_texts)
+    recall_log: RecallLog = {}
+    forgetter = _forgetter(store, recaller, log, recall_log, writer_queue)
     running = RunningAdapters()
     scheduler = None
     if options.scheduler:
@@ -151,7 +157,7 @@ async def build_services(
         settings,
         options,
         store,
-        _Turn(model, writer_queue, recaller, log, stats),
+        _Turn(model, writer_queue, recaller, log, stats, recall_log, forgetter),
         scheduler,
         access,
     )
@@ -179,6 +185,7 @@ async def build_services(
             if options.watch and settings.files.watch_dirs
             else None
         ),
+        forgetter=forgetter,
     )
 
 
@@ -191,6 +198,8 @@ class _Turn:
     recaller: ReaderRecaller
     log: TreeLog
     stats: TurnStats
+    recall_log: RecallLog
+    forgetter: Forgetter
 
 
 def _dialogue_manager(
@@ -203,7 +212,7 @@ def _dialogue_manager(
 ) -> DialogueManager:
     """The commands with their services, then the manager that answers turns with them."""
     documents = Documents(store.finder, max_bytes=int(settings.files.max_file_mb * 1024 * 1024))
-    recall_log: RecallLog = {}
+    recall_log = turn.recall_log
     commands = CommandSet(
         default_commands(
             store.memory.store,
@@ -215,6 +224,7 @@ def _dialogue_manager(
             on_proactive=proactive_switch(scheduler) if scheduler is not None else None,
             reminders=scheduler.book if scheduler is not None else None,
             now=options.clock or utcnow,
+            forgetter=turn.forgetter,
         )
     )
     return DialogueManager(
@@ -232,6 +242,7 @@ def _dialogue_manager(
         recall_log=recall_log,
         agent_models=_agent_models(settings, options.model),
         stats=turn.stats,
+        forget_words=ForgetByWords(turn.forgetter, timezone_of=_timezone_of(store.state)),
     )
 
 
@@ -322,6 +333,39 @@ def _scheduler(
         flush_stats=recaller.flush_access,
         error_handler=handle,
     )
+
+
+def _forgetter(
+    store: _Storage,
+    recaller: ReaderRecaller,
+    log: TreeLog,
+    recall_log: RecallLog,
+    writer_queue: WriterQueue,
+) -> Forgetter:
+    """The one Forgetter (issue 12): the open trees, and every cache that held the text.
+    Before it forgets, held-back reply nodes are added and queued writes done (a queued
+    turn would otherwise write the forgotten fact again)."""
+
+    async def settle() -> None:
+        await log.flush_all()
+        await writer_queue.drain()
+
+    return runtime_forgetter(
+        store.memory,
+        store.trees,
+        reader=recaller.reader,
+        embedder=store.embedder,
+        flush=settle,
+        recall_log=recall_log,
+    )
+
+
+def _timezone_of(state: BotState) -> Callable[[str], Awaitable[str | None]]:
+    async def timezone_of(user_key: str) -> str | None:
+        person = await state.person(user_key)
+        return person.timezone if person is not None else None
+
+    return timezone_of
 
 
 def _count_use(stats: TurnStats) -> Callable[[str], None]:

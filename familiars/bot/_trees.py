@@ -69,6 +69,14 @@ class RecentEmbeddings(Embedder):
         if len(self._cache) > self.size:
             self._cache.popitem(last=False)
 
+    def forget_texts(self, texts: list[str]) -> int:
+        """Drop forgotten texts (and any cached text holding one) from the cache."""
+        wanted = [t for t in texts if t]
+        gone = [k for k in self._cache if any(t in k for t in wanted)]
+        for key in gone:
+            del self._cache[key]
+        return len(gone)
+
     def describe(self) -> dict[str, Any]:
         return self.inner.describe()
 

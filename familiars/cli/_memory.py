@@ -212,11 +212,22 @@ def show(
                 e.get("ts"),
                 e.get("event"),
                 e.get("id"),
-                ((e.get("record") or {}).get("content") or "(forgotten)")[:70],
+                _event_text(e)[:70],
             ]
             for e in events
         ]
         print_table("history", ["ts", "event", "id", "content"], rows)
+
+
+def _event_text(e: dict[str, Any]) -> str:
+    """An event's text for the history table; a hand edit shows what it changed."""
+    content = (e.get("record") or {}).get("content") or "(forgotten)"
+    if e.get("event") == "edit":
+        change = e.get("change", "changed")
+        if change == "changed" and e.get("old") is not None:
+            return f"by hand: {e['old']} -> {content}"
+        return f"{change} by hand: {content}"
+    return str(content)
 
 
 def _register_record_action(name: str, past: str, doc: str) -> None:
@@ -233,7 +244,10 @@ def _register_record_action(name: str, past: str, doc: str) -> None:
 
 
 _register_record_action(
-    "forget", "forgot", "Delete a memory for good: its entry and its content in the edit history."
+    "forget",
+    "forgot",
+    "Forget a memory (m_...) or a turn (node:AGENT/DIALOGUE/N) for good: its words leave "
+    "the file, the history, the dialogue it came from, the index and the recall caches.",
 )
 _register_record_action("pin", "pinned", "Pin a memory: it is never consolidated away.")
 _register_record_action("unpin", "unpinned", "Unpin a memory.")

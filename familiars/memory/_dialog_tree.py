@@ -128,6 +128,23 @@ def node_from_json(data: Any) -> Node:
     )
 
 
+#: What a forgotten node keeps of its metadata: who spoke (so "forget what I said" and the
+#: owner checks still work), nothing of what was said.
+TOMBSTONE_KEEPS = ("user_key", "speaker", "platform")
+
+
+def tombstone_metadata(metadata: dict[str, Any], forgotten_at: float | None) -> dict[str, Any]:
+    kept = {k: metadata[k] for k in TOMBSTONE_KEEPS if k in metadata}
+    kept["forgotten"] = True
+    if forgotten_at is not None:
+        kept["forgotten_at"] = float(forgotten_at)
+    return kept
+
+
+def is_forgotten(node: Node) -> bool:
+    return bool(node.metadata.get("forgotten"))
+
+
 # --------------------------------------------------------------------------- redaction replay
 
 
@@ -378,6 +395,23 @@ class DialogTree:
             if self.file is not None:
                 self.file.append_metadata(node)
         return node
+
+    def forget_node(self, node_id: int, *, forgotten_at: float | None = None) -> str:
+        """Make a node a tombstone that keeps the topology: empty content and title, a zero
+        embedding, ``metadata`` reduced to who spoke and ``forgotten = true``. Returns the
+        text it held (empty when it was already forgotten). The file is not rewritten here:
+        :meth:`DialogueFile.compact` writes the tombstone (the journal still holds the text)."""
+        with self._lock:
+            node = self.node_list[node_id]
+            text = node.content
+            node.content = ""
+            node.title = ""
+            node.metadata = tombstone_metadata(node.metadata, forgotten_at)
+            zero = np.zeros_like(np.asarray(node.embedding, dtype=np.float32))
+            node.embedding = zero
+            if self._matrix.shape[0] > node_id and self._matrix.shape[1] == zero.shape[0]:
+                self._matrix[node_id] = zero
+        return text
 
     # ------------------------------------------------------------------ §5.4.2
 

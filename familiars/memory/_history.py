@@ -94,3 +94,78 @@ def purge(memory_file: Path, record_id: str, *, ts: str | None = None) -> None:
     tombstone = {"event": "delete", "ts": ts or iso_now(), "id": record_id, "forgotten": True}
     kept.append(json.dumps(tombstone, separators=(",", ":")))
     atomic_write_text(path, "".join(line + "\n" for line in kept))
+
+
+# --------------------------------------------------------------------------- hand edits
+
+#: Fields that change without a history event (recall counts): never an "edit".
+_UNTRACKED = ("access_count", "last_accessed_ts")
+
+
+def last_states(memory_file: Path) -> dict[str, dict[str, Any] | None]:
+    """Each id's record as its last event left it (None once deleted or removed)."""
+    states: dict[str, dict[str, Any] | None] = {}
+    for e in read_events(memory_file).events:
+        gone = e.get("event") == "delete" or e.get("change") == "removed"
+        record = e.get("record")
+        states[e["id"]] = None if gone or not isinstance(record, dict) else record
+    return states
+
+
+def _comparable(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if k not in _UNTRACKED}
+
+
+def hand_edit_events(
+    memory_file: Path,
+    records: list[MemoryRecord],
+    *,
+    ts: str | None = None,
+    partial: bool = False,
+) -> list[dict[str, Any]]:
+    """``edit`` events for what differs between the file's ``records`` and the last known
+    state of each: text or fields changed (``old`` holds the text before), entries added,
+    entries removed (``record`` holds what was removed; not reported when ``partial``: the
+    file has entries that do not parse, which may be the missing ones). Our own writes
+    leave nothing to report: their events are already the last state."""
+    stamp = ts or iso_now()
+    states = last_states(memory_file)
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for rec in records:
+        seen.add(rec.id)
+        new = event("edit", rec, ts=stamp)
+        old = states.get(rec.id)
+        if old is None:
+            new["change"] = "added"
+        elif _comparable(old) != _comparable(new["record"]):
+            new["change"] = "changed"
+            new["old"] = old.get("content")
+        else:
+            continue
+        new["by"] = "hand"
+        out.append(new)
+    for record_id, old in states.items():
+        if old is not None and record_id not in seen and not partial:
+            out.append(
+                {
+                    "event": "edit",
+                    "ts": stamp,
+                    "id": record_id,
+                    "change": "removed",
+                    "by": "hand",
+                    "record": old,
+                }  # fmt: skip
+            )
+    return out
+
+
+def note_hand_edits(
+    memory_file: Path, records: list[MemoryRecord], *, partial: bool = False
+) -> int:
+    """Append the ``edit`` events of a file changed outside the store; returns how many."""
+    events = hand_edit_events(memory_file, records, partial=partial)
+    if events:
+        append_events(memory_file, events)
+        logger.info("%s: %d hand edits noted in its history", memory_file, len(events))
+    return len(events)

@@ -21,6 +21,7 @@ from typing import Any
 import aiosqlite
 import numpy as np
 
+from familiars.memory import _history as history
 from familiars.memory._embeddings import Embedder, content_hash
 from familiars.memory._entries import read_file, record_from_header, record_header
 from familiars.memory._migrations import MigrationSet, open_database
@@ -177,6 +178,8 @@ class MemoryIndex:
         if self._db is not None:
             return
         self._db = await open_database(self.path, [migrations, *self._extra])
+        # Deleted rows are overwritten with zeros, not left in free space (forget).
+        await self._db.execute("PRAGMA secure_delete = ON")
         if self.embedder is not None:
             self._space_id = await self._ensure_space(self.embedder.model_name, self.embedder.dim)
 
@@ -370,6 +373,26 @@ class MemoryIndex:
             (self._rel(path), st.st_size, st.st_mtime_ns, hashlib.sha256(data).hexdigest()),
         )
 
+    async def purge_texts(self, texts: Iterable[str]) -> int:
+        """After a forget: drop the vectors of ``texts`` no live row still uses, merge the FTS
+        segments (a deleted row's terms stay in old segments until merged), and checkpoint
+        the WAL to zero bytes. With ``secure_delete`` on, freed space is zeroed. Returns how
+        many vectors went."""
+        hashes = sorted({content_hash(t) for t in texts if t})
+        async with self._write_lock:
+            gone = 0
+            for h in hashes:
+                used = await self.db.execute_fetchall(
+                    "SELECT 1 FROM records WHERE content_hash = ? LIMIT 1", (h,)
+                )
+                if not list(used):
+                    cur = await self.db.execute("DELETE FROM vectors WHERE content_hash = ?", (h,))
+                    gone += max(0, cur.rowcount)
+            await self.db.execute("INSERT INTO records_fts(records_fts) VALUES ('optimize')")
+            await self.db.commit()
+            await self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return gone
+
     # ----------------------------------------------------------------- reconciliation
 
     async def reconcile(
@@ -455,6 +478,7 @@ class MemoryIndex:
             rec.agent_id = info.get("agent_id") or "agent_0"
             rec.dialogue_id = info.get("dialogue_id")
         report.errors.extend(str(e) for e in parsed.errors)
+        await asyncio.to_thread(history.note_hand_edits, path, records, partial=bool(parsed.errors))
         stale = await self._ids_at(rel, exclude={r.id for r in records})
         await self._remove(stale)
         removed_ids.extend(stale)

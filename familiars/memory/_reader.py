@@ -187,6 +187,9 @@ class MemoryReader:
 
     def _queue_node(self, agent_id: str, dialogue_id: str, node: Node) -> None:
         key = node_key(agent_id, dialogue_id, node.id)
+        if node.metadata.get("forgotten"):  # a tombstone (issue 12 forget) is never indexed
+            self._queued.add(key)
+            return
         if key not in self._queued:
             self._queued.add(key)
             self._pending_nodes.append((agent_id, dialogue_id, node))
@@ -317,6 +320,19 @@ class MemoryReader:
                 extra_terms=date_words(node.timestamp),
             )
             self.index.add(doc, node.embedding, sentence_vectors=sv, contextual=True)
+
+    # -- forget (issue 12): the recall caches drop forgotten records and turns at once.
+    async def forget_keys(self, keys: Sequence[str]) -> int:
+        """Drop records (``m_...``) and turns (``node:...``) from the index and from what is
+        queued for it, wiping their vectors and words; returns how many rows went."""
+        wanted = set(keys)
+        async with self._lock:
+            self._pending_records = [r for r in self._pending_records if r.id not in wanted]
+            self._pending_nodes = [
+                (a, d, n) for a, d, n in self._pending_nodes if node_key(a, d, n.id) not in wanted
+            ]
+            self._queued |= {k for k in wanted if k.startswith("node:")}
+            return sum(1 for k in wanted if self.index.forget(k))
 
     # ------------------------------------------------------------------ recall
 

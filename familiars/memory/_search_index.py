@@ -363,6 +363,29 @@ class RecallIndex:
     def doc(self, row: int) -> Doc | None:
         return self.docs[row]
 
+    # -- forget (issue 12): a forgotten document leaves nothing of its text in memory.
+    def forget(self, key: str) -> bool:
+        """:meth:`remove`, then wipe what the row still held of its text (vector, sentence
+        vectors, words, terms) and refresh its neighbours, whose context included it."""
+        row = self.rows.get(key)
+        if row is None:
+            return False
+        self.remove(key)
+        self._matrix[row] = 0.0
+        start, count = int(self._sent_start[row]), int(self._sent_count[row])
+        self._sentences[start : start + count] = 0.0
+        self._sent_count[row] = 0
+        self._own_words[row] = []
+        self._own_terms[row] = Counter()
+        self._words[row] = 0
+        self._word_w[row] = 0.0
+        self._n_words[row] = 0
+        for side in (0, 1):
+            nb = int(self._neighbours[row, side])
+            if nb >= 0:
+                self._refresh(nb)
+        return True
+
     # ------------------------------------------------------------------ reads
 
     def allowed_mask(self, groups: Iterable[str]) -> np.ndarray:

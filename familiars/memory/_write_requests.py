@@ -22,8 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from familiars.memory._consolidator import Consolidator
+from familiars.memory._dialog_tree import DialogTrees
 from familiars.memory._entries import record_header
 from familiars.memory._errors import MemoryError_
+from familiars.memory._forget import Forgetter
 from familiars.memory._index import DB_NAME
 from familiars.memory._lock import owned_elsewhere
 from familiars.memory._migrations import database_damage
@@ -32,7 +34,7 @@ from familiars.memory._store import make_record
 from familiars.memory._workspace import MemoryWorkspace, open_workspace
 
 WRITE_OPS = ("add", "pin", "unpin", "forget", "reindex", "consolidate")
-_RECORD_OPS = ("pin", "unpin", "forget")
+_RECORD_OPS = ("pin", "unpin")
 _ADD_FIELDS = ("user_key", "agent_id", "dialogue_id", "tags", "salience", "pinned")
 
 
@@ -50,10 +52,19 @@ def record_json(rec: MemoryRecord) -> dict[str, Any]:
 
 
 async def apply_write(
-    mw: MemoryWorkspace, request: dict[str, Any], *, model: Any = None
+    mw: MemoryWorkspace,
+    request: dict[str, Any],
+    *,
+    model: Any = None,
+    forgetter: Forgetter | None = None,
 ) -> dict[str, Any]:
-    """Carry out one write request; raises MemoryError_/ValueError with a one-line reason."""
+    """Carry out one write request; raises MemoryError_/ValueError with a one-line reason.
+    ``forget`` takes a memory id or a turn id (``node:<agent>/<dialogue>/<n>``) and goes
+    through ``forgetter`` (the running bot's, with its open trees and recall caches), or
+    one over this process's own trees."""
     op = request.get("op")
+    if op == "forget":
+        return await _forget(mw, str(request["id"]), forgetter)
     if op == "add":
         fields = {k: request[k] for k in _ADD_FIELDS if request.get(k) is not None}
         record = make_record(
@@ -80,6 +91,12 @@ async def apply_write(
         )
         return (await cons.run(dry_run=bool(request.get("dry_run")))).as_dict()
     raise ValueError(f"unknown write request {op!r}; known: {', '.join(WRITE_OPS)}")
+
+
+async def _forget(mw: MemoryWorkspace, item_id: str, forgetter: Forgetter | None) -> dict[str, Any]:
+    own = forgetter or Forgetter(mw.store, mw.index, DialogTrees(mw.path))
+    report = await own.forget(item_id)
+    return {"id": item_id, **report.as_dict()}
 
 
 async def repair_index(settings: Any) -> Path | None:

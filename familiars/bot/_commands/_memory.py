@@ -5,18 +5,27 @@ identity scope and the dialogue scopes (``/memory list identity|dialogue``)."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from familiars.bot._adapters.base import CommandResponse
 from familiars.bot._commands._declare import Argument, Call, Caller, Command, Subcommand
+from familiars.bot._forgetting import done_text, parse_window
 from familiars.config import UserFacingError
 from familiars.memory import (
     CATEGORIES,
     RECORD_ID_RE,
+    Forgetter,
+    InvalidIdError,
     MemoryRecord,
     MemoryStore,
+    Node,
+    NodeRef,
     RecordNotFoundError,
     cut_text,
+    is_forgotten,
+    is_node_ref,
+    parse_node_ref,
     valid_categories,
 )
 
@@ -28,6 +37,7 @@ RecallLog = Mapping[tuple[str, str | None, str], list[dict[str, Any]]]
 NO_SUCH_MEMORY = "I have no memory with that id that you can see."
 OWNERS_ONLY = "Only the bot's owners can look at that."
 MAX_CHOICES = 25
+FORGET_WINDOW_USAGE = "Say /memory forget last 10m (or 2h, 1d) or /memory forget today."
 
 
 class MemoryCommand(Command):
@@ -38,8 +48,16 @@ class MemoryCommand(Command):
         search: Search | None = None,
         recall_log: RecallLog | None = None,
         on_used: Callable[[str], None] | None = None,
+        forgetter: Forgetter | None = None,
+        now: Callable[[], datetime] | None = None,
+        timezone_of: Callable[[str], Awaitable[str | None]] | None = None,
     ) -> None:
         record_id = Argument("id", "The memory's id (m_...)", complete=self._complete_ids)
+        forget_id = Argument(
+            "id",
+            "A memory (m_...), a message (node:...), last 10m or today",
+            complete=self._complete_ids,
+        )
         category = Argument(
             "category", "Only this category", required=False, complete=self._complete_categories
         )
@@ -57,9 +75,12 @@ class MemoryCommand(Command):
                 Subcommand("show", "Show one memory", self._show, (record_id,)),
                 Subcommand(
                     "forget",
-                    "Forget one memory (asks for confirmation)",
+                    "Forget a memory or what you said (asks for confirmation)",
                     self._forget,
-                    (record_id, Argument("confirm", "Type confirm to go ahead", required=False)),
+                    (
+                        forget_id,
+                        Argument("confirm", "Type confirm to go ahead", required=False, rest=True),
+                    ),
                 ),
                 Subcommand("pin", "Pin a memory so it is always recalled", self._pin, (record_id,)),
                 Subcommand("unpin", "Unpin a memory", self._unpin, (record_id,)),
@@ -71,6 +92,9 @@ class MemoryCommand(Command):
         self._search_service = search
         self._recall_log: RecallLog = recall_log if recall_log is not None else {}
         self._on_used = on_used
+        self._forgetter = forgetter
+        self._now = now or (lambda: datetime.now(UTC))
+        self._timezone_of = timezone_of
 
     # ------------------------------------------------------------------ what a caller sees
 
@@ -162,14 +186,90 @@ class MemoryCommand(Command):
         return CommandResponse(describe(await self._get_visible(call["id"], call.caller)))
 
     async def _forget(self, call: Call) -> CommandResponse:
-        rec = await self._get_visible(call["id"], call.caller)
-        if (call.get("confirm") or "").lower() not in ("confirm", "yes"):
+        """``forget m_...|node:...|last 10m|today [confirm]``: what would go, then (with
+        ``confirm``) gone everywhere (see ``familiars.memory.Forgetter``)."""
+        target, rest = call["id"], (call.get("confirm") or "").split()
+        confirmed = bool(rest) and rest[-1].lower() in ("confirm", "yes")
+        if confirmed:
+            rest = rest[:-1]
+        if target.lower() in ("last", "today"):
+            return await self._forget_window(call.caller, " ".join([target, *rest]), confirmed)
+        if is_node_ref(target):
+            return await self._forget_turn(call.caller, target, confirmed)
+        rec = await self._get_visible(target, call.caller)
+        if not confirmed:
             return CommandResponse(
                 f"About to forget for good:\n> {one_line(rec.content)}\n"
                 f"Send /memory forget {rec.id} confirm to go ahead."
             )
-        await self._store.forget(rec.id)
+        if self._forgetter is not None:
+            await self._forgetter.forget(rec.id)
+        else:
+            await self._store.forget(rec.id)
         return CommandResponse(f"Forgotten: {one_line(rec.content)}")
+
+    async def _forget_turn(self, caller: Caller, target: str, confirmed: bool) -> CommandResponse:
+        ref, node = await self._visible_turn(caller, target)
+        if not confirmed:
+            return CommandResponse(
+                f"About to forget for good what was said:\n> {one_line(node.content)}\n"
+                "and what I noted from it. "
+                f"Send /memory forget {ref.key} confirm to go ahead."
+            )
+        assert self._forgetter is not None
+        text = one_line(node.content)
+        report = await self._forgetter.forget(ref.key)
+        return CommandResponse(f"Forgotten: {text}\n{done_text(report)}")
+
+    async def _visible_turn(self, caller: Caller, target: str) -> tuple[NodeRef, Node]:
+        """A turn the caller may forget: their own message (or the reply to it); any for an
+        owner of the bot's agent."""
+        if self._forgetter is None:
+            raise UserFacingError(NO_SUCH_MEMORY)
+        try:
+            ref = parse_node_ref(target)
+            node = await self._forgetter.node(ref)
+        except (InvalidIdError, RecordNotFoundError) as exc:
+            raise UserFacingError(NO_SUCH_MEMORY) from exc
+        if is_forgotten(node) or not await self._may_forget_turn(caller, ref, node):
+            raise UserFacingError(NO_SUCH_MEMORY)
+        return ref, node
+
+    async def _may_forget_turn(self, caller: Caller, ref: NodeRef, node: Node) -> bool:
+        if caller.is_owner and ref.agent_id == caller.agent_id:
+            return True
+        speaker = node.metadata.get("user_key")
+        if node.node_type == "A" and node.parent is not None and self._forgetter is not None:
+            parent = await self._forgetter.node(NodeRef(ref.agent_id, ref.dialogue_id, node.parent))
+            speaker = parent.metadata.get("user_key")
+        return speaker == caller.user_key
+
+    async def _forget_window(self, caller: Caller, words: str, confirmed: bool) -> CommandResponse:
+        if self._forgetter is None:
+            raise UserFacingError("I cannot forget messages here.")
+        tz = await self._timezone_of(caller.user_key) if self._timezone_of is not None else None
+        window = parse_window(words, self._now(), tz)
+        if window is None:
+            raise UserFacingError(FORGET_WINDOW_USAGE)
+        turns = await self._forgetter.turns_between(
+            caller.user_key, window.since, window.until, agent_id=caller.agent_id
+        )
+        if not turns:
+            return CommandResponse(f"You said nothing to me {window.label} that I still keep.")
+        if not confirmed:
+            return CommandResponse(
+                f"About to forget for good the {len(turns)} message(s) you sent me "
+                f"{window.label}, and what I noted from them.\n"
+                f"Send /memory forget {words} confirm to go ahead."
+            )
+        report = await self._forgetter.forget_turns(
+            caller.user_key,
+            since=window.since,
+            until=window.until,
+            agent_id=caller.agent_id,
+            now=self._now().timestamp(),
+        )
+        return CommandResponse(done_text(report, window))
 
     async def _pin(self, call: Call) -> CommandResponse:
         rec = await self._get_visible(call["id"], call.caller)

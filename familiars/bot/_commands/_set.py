@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 
 from familiars.bot._adapters.base import CommandInvocation, CommandResponse, CommandSpec
@@ -26,7 +26,7 @@ from familiars.bot._commands._timezone import TimezoneCommand
 from familiars.bot._errors import SOMETHING_WENT_WRONG
 from familiars.bot._state import BotState
 from familiars.config import UserFacingError
-from familiars.memory import MemoryStore
+from familiars.memory import Forgetter, MemoryStore
 from familiars.scheduler import ReminderBook
 
 logger = logging.getLogger(__name__)
@@ -47,13 +47,22 @@ def default_commands(
     on_proactive: Callable[[Caller, bool], None] | None = None,
     reminders: ReminderBook | None = None,
     now: Callable[[], datetime] = _utc_now,
+    forgetter: Forgetter | None = None,
 ) -> list[Command]:
     """The bot's commands (``/help`` is added by :class:`CommandSet`); ``/find`` only with a
     document finder. ``reminders`` is the running scheduler's book (its ledger and jobs);
     without one ``/reminders`` works on the records alone."""
     book = reminders or ReminderBook(store)
     commands: list[Command] = [
-        MemoryCommand(store, search=search, recall_log=recall_log, on_used=on_used),
+        MemoryCommand(
+            store,
+            search=search,
+            recall_log=recall_log,
+            on_used=on_used,
+            forgetter=forgetter,
+            now=now,
+            timezone_of=_timezone_of(state),
+        ),
         LinkCommand(store, state, now=now),
         ProactiveCommand(state, on_change=on_proactive),
         RemindersCommand(book, state, now=now),
@@ -62,6 +71,14 @@ def default_commands(
     if find is not None:
         commands.append(FindCommand(find))
     return commands
+
+
+def _timezone_of(state: BotState) -> Callable[[str], Awaitable[str | None]]:
+    async def timezone_of(user_key: str) -> str | None:
+        person = await state.person(user_key)
+        return person.timezone if person is not None else None
+
+    return timezone_of
 
 
 class CommandSet:

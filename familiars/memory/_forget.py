@@ -1,0 +1,338 @@
+"""Forgetting that forgets: a memory's or a turn's words removed from everywhere the
+workspace keeps them.
+
+Map:
+
+- :class:`Forgetter` - the one entry point. :meth:`Forgetter.forget` takes a memory id
+  (``m_...``) or a turn id (``node:<agent>/<dialogue>/<n>``, as ``/memory why`` and
+  ``/memory search`` show it); :meth:`Forgetter.forget_turns` a person's turns of a time
+  window ("forget what I said in the last 10 minutes").
+- What goes, in order: the record (its entry and its history, a tombstone left:
+  ``MemoryStore.forget``); the turns it came from (its ``evidence``) and every reply or turn
+  of the same person quoting the forgotten text, as tombstones in ``dialogue.json`` (the
+  journal folded in and removed, so no line keeps the text); forgetting a turn also forgets
+  the records written from it; then the derived copies: the index's vectors of the text,
+  its FTS segments merged (``secure_delete`` zeroes what they held) and the WAL truncated
+  (:meth:`MemoryIndex.purge_texts`), and whatever recall caches the hooks name.
+- :func:`parse_node_ref` / :func:`node_ref` - the turn id format.
+- :class:`ForgetReport` - what was forgotten (for the confirmation line and the hooks).
+
+A hook is ``hook(report)`` (may be a coroutine function): the running bot's recaller drops
+its rows and the embedder cache its texts there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from familiars.memory._dialog_tree import DialogTree, DialogTrees, Node, is_forgotten
+from familiars.memory._errors import InvalidIdError, RecordNotFoundError
+from familiars.memory._index import MemoryIndex
+from familiars.memory._paths import AGENT_ID_RE, DIALOGUE_ID_RE, RECORD_ID_RE
+from familiars.memory._records import MemoryRecord
+from familiars.memory._store import MemoryStore, normalise_content
+
+logger = logging.getLogger(__name__)
+
+NODE_REF_RE = re.compile(r"^node:(?P<agent>[^/\s]+)/(?P<dialogue>[^/\s]+)/(?P<n>\d{1,9})$")
+#: A forgotten text shorter than this is matched as a whole turn only, never inside one
+#: ("Bob" must not wipe every turn that names Bob).
+MIN_QUOTE_CHARS = 12
+
+ForgetHook = Callable[["ForgetReport"], Awaitable[None] | None]
+Before = Callable[[], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class NodeRef:
+    agent_id: str
+    dialogue_id: str
+    node_id: int
+
+    @property
+    def key(self) -> str:
+        return node_ref(self.agent_id, self.dialogue_id, self.node_id)
+
+
+def node_ref(agent_id: str, dialogue_id: str, node_id: int) -> str:
+    """The id a turn is shown by (the recaller's node key)."""
+    return f"node:{agent_id}/{dialogue_id}/{node_id}"
+
+
+def parse_node_ref(text: str) -> NodeRef:
+    m = NODE_REF_RE.fullmatch(text.strip())
+    if m is None or not AGENT_ID_RE.match(m["agent"]) or not DIALOGUE_ID_RE.match(m["dialogue"]):
+        raise InvalidIdError("turn id", text, "expected node:<agent>/<dialogue>/<n>")
+    return NodeRef(m["agent"], m["dialogue"], int(m["n"]))
+
+
+def is_node_ref(text: str) -> bool:
+    return NODE_REF_RE.fullmatch(text.strip()) is not None
+
+
+@dataclass
+class ForgetReport:
+    """What one forget removed: record ids, turn ids, and the texts they held."""
+
+    records: list[str] = field(default_factory=list)
+    nodes: list[str] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+
+    @property
+    def keys(self) -> list[str]:
+        """Every id the recall index may hold a row for."""
+        return [*self.records, *self.nodes]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"records": self.records, "nodes": self.nodes, "texts": len(self.texts)}
+
+
+def _norm(text: str) -> str:
+    return normalise_content(text)
+
+
+def _quotes(node_text: str, texts: Iterable[str]) -> bool:
+    """Whether a turn holds one of the forgotten texts (whole, or quoted when long enough)."""
+    have = _norm(node_text)
+    if not have:
+        return False
+    for text in texts:
+        want = _norm(text)
+        if want and (have == want or (len(want) >= MIN_QUOTE_CHARS and want in have)):
+            return True
+    return False
+
+
+class Forgetter:
+    """Forgets records and turns in one workspace (see the module map)."""
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        index: MemoryIndex,
+        trees: DialogTrees,
+        *,
+        hooks: Sequence[ForgetHook] = (),
+        before: Before | None = None,
+    ) -> None:
+        self.store = store
+        self.index = index
+        self.trees = trees
+        self.hooks = list(hooks)
+        #: Called first: the runtime adds the reply nodes it still holds back.
+        self.before = before
+        self._lock = asyncio.Lock()
+
+    # ------------------------------------------------------------------ entry points
+
+    async def forget(self, item_id: str, *, now: float | None = None) -> ForgetReport:
+        """Forget a memory (``m_...``) or a turn (``node:...``)."""
+        async with self._lock:
+            if self.before is not None:
+                await self.before()
+            report = ForgetReport()
+            if is_node_ref(item_id):
+                await self._forget_turn_refs(report, [parse_node_ref(item_id)], now)
+            elif RECORD_ID_RE.fullmatch(item_id):
+                await self._forget_record(report, item_id, now)
+            else:
+                raise InvalidIdError("memory id", item_id, "expected m_... or node:...")
+            await self._finish(report)
+            return report
+
+    async def forget_turns(
+        self,
+        user_key: str,
+        *,
+        since: float,
+        until: float | None = None,
+        agent_id: str | None = None,
+        now: float | None = None,
+    ) -> ForgetReport:
+        """Forget ``user_key``'s turns from ``since`` (epoch seconds) to ``until``, in every
+        dialogue (of ``agent_id`` when given), and the records written from them."""
+        async with self._lock:
+            if self.before is not None:
+                await self.before()
+            refs = await self.turns_between(user_key, since, until, agent_id=agent_id)
+            report = ForgetReport()
+            await self._forget_turn_refs(report, refs, now)
+            await self._finish(report)
+            return report
+
+    async def turns_between(
+        self,
+        user_key: str,
+        since: float,
+        until: float | None = None,
+        *,
+        agent_id: str | None = None,
+    ) -> list[NodeRef]:
+        """The person's own (not yet forgotten) turns in a time window, oldest first."""
+        found: list[tuple[float, NodeRef]] = []
+        for tree in await self._all_trees():
+            if agent_id is not None and tree.agent_id != agent_id:
+                continue
+            assert tree.agent_id is not None and tree.dialogue_id is not None
+            found += [
+                (n.timestamp, NodeRef(tree.agent_id, tree.dialogue_id, n.id))
+                for n in tree.node_list
+                if n.node_type == "Q"
+                and not is_forgotten(n)
+                and n.metadata.get("user_key") == user_key
+                and n.timestamp >= since
+                and (until is None or n.timestamp <= until)
+            ]
+        return [ref for _, ref in sorted(found, key=lambda item: item[0])]
+
+    async def node(self, ref: NodeRef) -> Node:
+        """The turn a ref names; RecordNotFoundError when there is none."""
+        if not self.trees.exists(ref.agent_id, ref.dialogue_id):
+            raise RecordNotFoundError(ref.key)
+        tree = await self.trees.aget(ref.agent_id, ref.dialogue_id)
+        if not 0 <= ref.node_id < len(tree.node_list):
+            raise RecordNotFoundError(ref.key)
+        return tree.node_list[ref.node_id]
+
+    # ------------------------------------------------------------------ steps
+
+    async def _forget_record(self, report: ForgetReport, record_id: str, now: float | None) -> None:
+        rec = await self.store.get(record_id)
+        await self.store.forget(record_id)
+        report.records.append(rec.id)
+        report.texts.append(rec.content)
+        sources = evidence_refs(rec, self.store.workspace)
+        await self._tombstone(report, sources, now, owner=rec.user_key)
+        await self._tombstone_quotes(report, now, owner=rec.user_key)
+
+    async def _forget_turn_refs(
+        self, report: ForgetReport, refs: Sequence[NodeRef], now: float | None
+    ) -> None:
+        if not refs:
+            return
+        owners = {str((await self.node(r)).metadata.get("user_key") or "") for r in refs}
+        await self._tombstone(report, refs, now, owner=None)
+        keys = {(r.agent_id, r.dialogue_id, r.node_id) for r in refs}
+        for rec in await self.store.list(live_only=False):
+            if any(k in keys for k in _evidence_keys(rec, self.store.workspace)):
+                await self.store.forget(rec.id)
+                report.records.append(rec.id)
+                report.texts.append(rec.content)
+        for owner in owners or {""}:
+            await self._tombstone_quotes(report, now, owner=owner or None)
+
+    async def _tombstone(
+        self,
+        report: ForgetReport,
+        refs: Iterable[NodeRef],
+        now: float | None,
+        *,
+        owner: str | None,
+    ) -> None:
+        """Make each named turn a tombstone (missing ones are skipped: a record may name a
+        turn of a dialogue that was removed)."""
+        by_tree: dict[tuple[str, str], list[int]] = {}
+        for ref in refs:
+            by_tree.setdefault((ref.agent_id, ref.dialogue_id), []).append(ref.node_id)
+        for (agent_id, dialogue_id), ids in by_tree.items():
+            if not self.trees.exists(agent_id, dialogue_id):
+                continue
+            tree = await self.trees.aget(agent_id, dialogue_id)
+            wanted = [i for i in ids if 0 <= i < len(tree.node_list)]
+            await self._tombstone_in(tree, wanted, report, now)
+
+    async def _tombstone_quotes(
+        self, report: ForgetReport, now: float | None, *, owner: str | None
+    ) -> None:
+        """Every reply of the bot, and every turn of ``owner``, that holds a forgotten text."""
+        texts = list(report.texts)
+        for tree in await self._all_trees():
+            found = [
+                n.id
+                for n in tree.node_list
+                if not is_forgotten(n)
+                and (n.node_type == "A" or (owner and n.metadata.get("user_key") == owner))
+                and _quotes(n.content, texts)
+            ]
+            await self._tombstone_in(tree, found, report, now)
+
+    async def _tombstone_in(
+        self, tree: DialogTree, ids: Sequence[int], report: ForgetReport, now: float | None
+    ) -> None:
+        if not ids:
+            return
+        assert tree.agent_id is not None and tree.dialogue_id is not None
+        for node_id in ids:
+            text = tree.forget_node(node_id, forgotten_at=now)
+            report.nodes.append(node_ref(tree.agent_id, tree.dialogue_id, node_id))
+            if text:
+                report.texts.append(text)
+        await asyncio.to_thread(_rewrite, tree)
+
+    async def _all_trees(self) -> list[DialogTree]:
+        found: list[DialogTree] = []
+        for folder in sorted(self.store.workspace.glob("agents/*/dialogue_*")):
+            agent_id, dialogue_id = folder.parent.name, folder.name
+            if folder.is_dir() and self.trees.exists(agent_id, dialogue_id):
+                found.append(await self.trees.aget(agent_id, dialogue_id))
+        return found
+
+    async def _finish(self, report: ForgetReport) -> None:
+        """The derived copies: the index's vectors, FTS segments and WAL; then the hooks."""
+        await self.index.purge_texts(report.texts)
+        for hook in self.hooks:
+            result = hook(report)
+            if asyncio.iscoroutine(result):
+                await result
+        logger.info("forgot %d records and %d turns", len(report.records), len(report.nodes))
+
+
+def _rewrite(tree: DialogTree) -> None:
+    """Fold the tree, tombstones in, into ``dialogue.json`` and drop the journal (whose
+    lines still hold the text)."""
+    if tree.file is None:
+        return
+    with tree._lock:
+        tree.file.compact(tree)
+
+
+def _evidence_keys(rec: MemoryRecord, workspace: Path) -> list[tuple[str, str, int]]:
+    return [(r.agent_id, r.dialogue_id, r.node_id) for r in evidence_refs(rec, workspace)]
+
+
+def evidence_refs(rec: MemoryRecord, workspace: Path) -> list[NodeRef]:
+    """The turns a record was written from (``evidence = {dialogue_id, turn_id}``; the agent
+    is the evidence's, the record's for agent scopes, else any agent with that folder)."""
+    ev = rec.evidence or {}
+    dialogue_id, turn_id = ev.get("dialogue_id"), ev.get("turn_id")
+    if not isinstance(dialogue_id, str) or not DIALOGUE_ID_RE.match(dialogue_id):
+        return []
+    try:
+        n = int(turn_id)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return []
+    if isinstance(ev.get("agent_id"), str):
+        agents = [str(ev["agent_id"])]
+    elif rec.scope != "user":
+        agents = [rec.agent_id]
+    else:
+        agents = sorted(p.parent.name for p in Path(workspace).glob(f"agents/*/{dialogue_id}"))
+    return [NodeRef(a, dialogue_id, n) for a in agents]
+
+
+__all__ = [
+    "ForgetHook",
+    "ForgetReport",
+    "Forgetter",
+    "NodeRef",
+    "evidence_refs",
+    "is_node_ref",
+    "node_ref",
+    "parse_node_ref",
+]
