@@ -213,6 +213,8 @@ class Application:
         """Each component's stop goes on ``stack`` as soon as it has started; the stack
         unwinds in reverse, so the first pushed runs last."""
         stack.push_async_callback(asyncio.to_thread, s.trees.compact_all)
+        if await s.log.recover():  # replies sent just before a crash
+            logger.info("added the reply nodes a crash had left pending")
         stack.push_async_callback(self._cancel_tasks)
         stack.push_async_callback(self._flush_stats)
         known = [(d.agent_id, d.dialogue_id) for d in await s.state.dialogues()]

@@ -98,6 +98,8 @@ class Services:
     memory: MemoryWorkspace
     state: BotState
     trees: DialogTrees
+    #: The turn's tree writer (deferred reply nodes, their crash recovery).
+    log: TreeLog
     model: ChatModel | None
     writer_queue: WriterQueue
     recaller: ReaderRecaller
@@ -170,6 +172,7 @@ async def build_services(
         memory=store.memory,
         state=store.state,
         trees=store.trees,
+        log=log,
         model=model,
         writer_queue=writer_queue,
         recaller=recaller,

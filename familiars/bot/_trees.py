@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
+import logging
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 
 from familiars.bot._prompt import BranchTurn
-from familiars.memory import DialogTrees, Embedder, node_content_for_llm, node_embedding_text
+from familiars.memory import (
+    DialogTrees,
+    Embedder,
+    atomic_write_text,
+    node_content_for_llm,
+    node_embedding_text,
+)
+
+logger = logging.getLogger(__name__)
 
 
 def length_groups(texts: list[str], *, spread: float = 2.0) -> list[list[str]]:
@@ -93,10 +104,17 @@ class _PendingReply:
     metadata: dict[str, Any]
 
 
+PENDING_REPLY = "pending_reply.json"
+
+
 class TreeLog:
     """Adds the turn's nodes. A reply's node is deferred and embedded in one batch with the
     next message of its dialogue (or alone when :meth:`flush` is called): one embedding call
-    per turn instead of two."""
+    per turn instead of two.
+
+    A deferred reply was already sent, so it is durable at once: its text waits in the
+    dialogue folder's ``pending_reply.json`` (atomic, fsynced) until its node is added, and
+    :meth:`recover` adds what a crash left there on the next start."""
 
     def __init__(
         self,
@@ -138,6 +156,7 @@ class TreeLog:
         vectors = await self.embedder.aembed_batch(batch)
         if pending is not None:
             await self._add_reply(tree, pending, vectors[0])
+            self._settled(agent_id, dialogue_id)
             vec = vectors[1]
         else:
             vec = vectors[0]
@@ -157,9 +176,36 @@ class TreeLog:
         origin: str = "response",
         metadata: dict[str, Any] | None = None,
     ) -> None:
-        self._pending[(agent_id, dialogue_id)] = _PendingReply(
-            parent, text, timestamp, origin, dict(metadata or {})
-        )
+        pending = _PendingReply(parent, text, timestamp, origin, dict(metadata or {}))
+        self._pending[(agent_id, dialogue_id)] = pending
+        folder = self.trees.folder(agent_id, dialogue_id)
+        atomic_write_text(folder / PENDING_REPLY, json.dumps(asdict(pending), ensure_ascii=False))
+
+    def _settled(self, agent_id: str, dialogue_id: str) -> None:
+        """The pending reply is in the tree (and so in its journal): its sidecar goes."""
+        with contextlib.suppress(FileNotFoundError):
+            (self.trees.folder(agent_id, dialogue_id) / PENDING_REPLY).unlink()
+
+    async def recover(self) -> int:
+        """Add the reply nodes a crash left pending (sent, not yet in their tree)."""
+        found = 0
+        for path in sorted(self.trees.workspace.glob(f"agents/*/*/{PENDING_REPLY}")):
+            agent_id, dialogue_id = path.parent.parent.name, path.parent.name
+            try:
+                pending = _PendingReply(**json.loads(path.read_text(encoding="utf-8")))
+            except (OSError, ValueError, TypeError) as exc:
+                logger.warning("cannot read the pending reply %s (%s); left as it is", path, exc)
+                continue
+            tree = await self.trees.aget(agent_id, dialogue_id, create=True)
+            if any(  # the crash came after the node was added, before the sidecar went
+                n.node_type == "A" and n.timestamp == pending.timestamp for n in tree.node_list[-3:]
+            ):
+                self._settled(agent_id, dialogue_id)
+                continue
+            self._pending[(agent_id, dialogue_id)] = pending
+            await self.flush(agent_id, dialogue_id)
+            found += 1
+        return found
 
     async def add_reply_node(
         self,
@@ -196,6 +242,7 @@ class TreeLog:
             return
         tree = await self.trees.aget(agent_id, dialogue_id, create=True)
         await self._add_reply(tree, pending, await self.embedder.aembed(pending.text or " "))
+        self._settled(agent_id, dialogue_id)
 
     async def flush_all(self) -> None:
         for agent_id, dialogue_id in list(self._pending):

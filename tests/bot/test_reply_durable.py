@@ -1,0 +1,43 @@
+"""A reply that was sent is durable at once: a crash before its node joins the tree (it waits
+to be embedded with the next message) loses nothing; the next start adds it (issue 13)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from familiars.bot import Application, IncomingMessage
+from familiars.config import load_settings
+from tests.fakes import HashEmbedder
+
+
+def _msg(text: str) -> IncomingMessage:
+    return IncomingMessage(
+        platform="telegram", chat_id="c0", user_id="u1", display_name="Ann", text=text,
+        ts=datetime(2026, 11, 2, 10, tzinfo=UTC),
+    )  # fmt: skip
+
+
+def _app(workspace: Path) -> Application:
+    settings = load_settings(workspace=workspace)
+    return Application(
+        settings, embedder=HashEmbedder(), model=None, platforms=False, scheduler=False, watch=False
+    )
+
+
+async def test_a_sent_reply_survives_a_crash_before_its_node_is_added(workspace: Path) -> None:
+    app = _app(workspace)
+    await app.initialize()
+    await app.start()
+    reply = "".join([d async for d in app.dialogues.respond(_msg("My name is Ann."))])
+    pending = list(workspace.glob("agents/*/*/pending_reply.json"))
+    assert reply and len(pending) == 1  # on disk before anything else happens
+    # A crash: the process dies with the reply node still deferred in memory.
+    app.dialogues.log._pending.clear()  # type: ignore[attr-defined]
+    await app.shutdown()
+
+    async with _app(workspace) as again:
+        tree = again.trees.get("agent_0", pending[0].parent.name)
+        replies = [n for n in tree.node_list if n.node_type == "A"]
+        assert [n.content for n in replies] == [reply]
+    assert not list(workspace.glob("agents/*/*/pending_reply.json"))
