@@ -357,7 +357,7 @@ class DialogueManager:
         self.recall_log[(agent.id, info.dialogue_id, user_key)] = [
             {"id": it.id, "text": it.text, "score": it.score, "parts": it.parts} for it in recalled
         ]
-        await self._queue_write(agent, info, user_key, llm_text, reply, q_id, now)
+        await self._queue_write(agent, info, user_key, llm_text, reply, q_id, now, message)
         # The reply's node is embedded together with the next message of this dialogue
         # (one embedding call per turn); settle() adds it alone when nothing follows.
         self.log.defer_reply_node(
@@ -478,6 +478,7 @@ class DialogueManager:
             speaker=message.display_name,
             is_group=info.is_group,
             now_text=now.astimezone(tz).strftime("%A %d %B %Y, %H:%M %Z"),
+            max_item_chars=self.settings.memory.max_record_chars,
         )
         return build_messages(parts, budget_tokens=self.settings.llm.prompt_token_budget)
 
@@ -569,6 +570,7 @@ class DialogueManager:
         reply: str,
         q_id: int,
         now: datetime,
+        message: IncomingMessage | None = None,
     ) -> None:
         if self.writer_queue is None:
             return
@@ -584,6 +586,9 @@ class DialogueManager:
             turn_id=q_id,
             timezone=(person.timezone if person else None) or self.settings.scheduler.timezone,
             now=now.isoformat(timespec="seconds"),
+            # Who spoke, for who may change what (memory._writer._rights); unknown: not an owner.
+            is_owner=message is not None and self.is_owner(message.platform, message.user_id),
+            is_group=info.is_group,
         )
         await self.writer_queue.enqueue(turn)
 

@@ -9,10 +9,10 @@ from the lowest score.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from familiars.llm import ChatMessage
-from familiars.memory import MemoryRecord
+from familiars.memory import DEFAULT_MAX_RECORD_CHARS, MemoryRecord, cut_text, shown_record
 
 RECALL_HEADING = "What you remember that may be relevant (recalled memories):"
 PRIVATE_HEADING = (
@@ -48,9 +48,12 @@ class PromptParts:
     is_group: bool = False
     now_text: str = ""
     notes: list[str] = field(default_factory=list)
+    #: ``memory.max_record_chars``: a longer (hand-written) memory is shown cut.
+    max_item_chars: int = DEFAULT_MAX_RECORD_CHARS
 
 
 def build_messages(parts: PromptParts, *, budget_tokens: int) -> list[ChatMessage]:
+    parts = fit_memories(parts, budget_tokens=budget_tokens)
     system = _system_text(parts, recalled=list(parts.recalled))
     message = _speaker_line(parts.speaker, parts.message, parts.is_group)
     used = estimate_tokens(system) + estimate_tokens(message)
@@ -69,6 +72,47 @@ def build_messages(parts: PromptParts, *, budget_tokens: int) -> list[ChatMessag
         used += cost
     history.reverse()
     return [ChatMessage("system", system), *history, ChatMessage("user", message)]
+
+
+#: Shares of the token budget: the most one remembered text may take, and the most the
+#: standing parts (directives, profile, private notes) may take together.
+ITEM_SHARE = 0.15
+STANDING_SHARE = 0.4
+
+
+def fit_memories(parts: PromptParts, *, budget_tokens: int) -> PromptParts:
+    """``parts`` with what is remembered held to the budget: every text cut (the cut said) to
+    the record limit and to ``ITEM_SHARE`` of the budget; directives, then the profile, then
+    private notes kept while they fit ``STANDING_SHARE`` of it (the profile keeps its newest
+    end). Recalled items are trimmed later by :func:`build_messages`, from the lowest score."""
+    cap = max(80, min(parts.max_item_chars, int(budget_tokens * 4 * ITEM_SHARE)))
+    room = int(budget_tokens * 4 * STANDING_SHARE)
+    directives = [shown_record(r, cap) for r in parts.directives]
+    kept, room = _fitting([r.content for r in directives], room)
+    directives = [directives[i] for i in kept]
+    newest_first = [shown_record(r, cap) for r in reversed(parts.profile)]
+    kept, room = _fitting([r.content for r in newest_first], room)
+    profile = [newest_first[i] for i in reversed(kept)]
+    private = [cut_text(t, cap) for t in parts.private]
+    kept, room = _fitting(private, room)
+    return replace(
+        parts,
+        directives=directives,
+        profile=profile,
+        private=[private[i] for i in kept],
+        recalled=[cut_text(t, cap) for t in parts.recalled],
+    )
+
+
+def _fitting(texts: Sequence[str], room: int) -> tuple[list[int], int]:
+    """The indices of ``texts`` kept, in order, each while it fits the room left (its bullet
+    line costs 3 more characters), and the room then left."""
+    kept = []
+    for i, text in enumerate(texts):
+        if len(text) + 3 <= room:
+            room -= len(text) + 3
+            kept.append(i)
+    return kept, room
 
 
 def _speaker_line(speaker: str, text: str, named: bool) -> str:

@@ -14,10 +14,12 @@ from familiars.bot._dialogue import RecalledItem, Recaller
 from familiars.config import Settings
 from familiars.llm import OFFLINE_NOTICE
 from familiars.memory import (
+    DEFAULT_MAX_RECORD_CHARS,
     DialogTrees,
     MemoryReader,
     MemoryWorkspace,
     RecallItem,
+    cut_text,
     node_content_for_llm,
     node_embedding_text,
     sentences,
@@ -27,9 +29,17 @@ logger = logging.getLogger(__name__)
 
 
 class ReaderRecaller:
-    def __init__(self, reader: MemoryReader, *, profile: str | None = None) -> None:
+    def __init__(
+        self,
+        reader: MemoryReader,
+        *,
+        profile: str | None = None,
+        max_item_chars: int = DEFAULT_MAX_RECORD_CHARS,
+    ) -> None:
         self.reader = reader
         self.profile = profile
+        #: ``memory.max_record_chars``: a longer (hand-written) record is recalled cut.
+        self.max_item_chars = max_item_chars
         self.last_result: Any = None
 
     async def recall(
@@ -55,7 +65,11 @@ class ReaderRecaller:
             profile=self.profile,
         )
         self.last_result = result
-        items = [_convert(it) for it in result.items if not _skip(it, exclude_node, dialogue_id)]
+        items = [
+            _convert(it, self.max_item_chars)
+            for it in result.items
+            if not _skip(it, exclude_node, dialogue_id)
+        ]
         return items[:k]
 
     async def flush_access(self) -> int:
@@ -108,13 +122,13 @@ def _skip(item: RecallItem, exclude_node: int | None, dialogue_id: str | None) -
     return node.node_type == "A" and OFFLINE_NOTICE in node.content
 
 
-def _convert(item: RecallItem) -> RecalledItem:
+def _convert(item: RecallItem, max_chars: int = DEFAULT_MAX_RECORD_CHARS) -> RecalledItem:
     if item.kind == "record" and item.record is not None:
         rec = item.record
         return RecalledItem(
             id=rec.id,
             kind="record",
-            text=rec.content,
+            text=cut_text(rec.content, max_chars),
             score=item.score,
             parts=dict(item.parts),
             record_ids=(rec.id, *[m for m in item.merged if m.startswith("m_")]),
@@ -138,7 +152,7 @@ def build_recaller(
     reader = MemoryReader.from_settings(
         settings, memory.embedder, trees=trees, access_sink=memory.store
     )
-    return ReaderRecaller(reader)
+    return ReaderRecaller(reader, max_item_chars=settings.memory.max_record_chars)
 
 
 async def start_recaller(

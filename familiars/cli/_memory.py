@@ -15,15 +15,19 @@ from familiars.memory import (
     MemoryError_,
     MemoryRecord,
     MemoryWorkspace,
+    OverLimit,
     check_agent_id,
     check_dialogue_id,
+    check_record_length,
     check_user_key,
+    cut_text,
     is_live,
     make_record,
+    over_limit,
     record_json,
     utcnow,
 )
-from familiars.terminal import console, fail, print_json, print_table, want_json
+from familiars.terminal import console, fail, get_ctx, print_json, print_table, want_json
 
 app = typer.Typer(help="Inspect, add, pin, forget and search memories.", no_args_is_help=True)
 
@@ -71,6 +75,7 @@ def add(
 
     try:
         check_cell(scope, category)
+        check_record_length(text, get_ctx(ctx).settings.memory.max_record_chars)
         record = make_record(
             text,
             scope=scope,
@@ -196,7 +201,11 @@ def show(
     if rec.open_loop:
         console.print(f"open loop {rec.open_loop}")
     console.print()
-    console.print(rec.content, markup=False, highlight=False)
+    console.print(
+        cut_text(rec.content, get_ctx(ctx).settings.memory.max_record_chars),
+        markup=False,
+        highlight=False,
+    )
     if history:
         rows = [
             [
@@ -232,20 +241,25 @@ _register_record_action("unpin", "unpinned", "Unpin a memory.")
 
 @app.command("check")
 def check(ctx: typer.Context, json_out: JsonOpt = False) -> None:
-    """Report hand-edited entries that do not parse (file and line); exit 1 if any."""
+    """Report hand-edited entries that do not parse (file and line) or are longer than
+    memory.max_record_chars (shown cut); exit 1 if any."""
+    limit = get_ctx(ctx).settings.memory.max_record_chars
 
-    async def action(mw: MemoryWorkspace) -> list[Any]:
-        return await mw.store.parse_errors()
+    async def action(mw: MemoryWorkspace) -> tuple[list[Any], list[OverLimit]]:
+        records = await mw.store.list(live_only=False)
+        return await mw.store.parse_errors(), over_limit(records, limit, mw.store.path_of)
 
-    errors = run_memory(ctx, action)
+    errors, too_long = run_memory(ctx, action)
     if want_json(ctx, json_out):
-        print_json([{"path": str(e.path), "line": e.line, "reason": e.reason} for e in errors])
+        found = [{"path": str(e.path), "line": e.line, "reason": e.reason} for e in errors]
+        found += [{"path": str(o.path), "id": o.record_id, "reason": str(o)} for o in too_long]
+        print_json(found)
     else:
-        for e in errors:
-            typer.echo(str(e))
-        if not errors:
+        for item in [*errors, *too_long]:
+            typer.echo(str(item))
+        if not errors and not too_long:
             typer.echo("all memory files parse")
-    if errors:
+    if errors or too_long:
         raise typer.Exit(1)
 
 

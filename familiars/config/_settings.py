@@ -52,6 +52,9 @@ class MemorySettings(BaseModel):
     #: A new write whose cosine to a live record of the same cell and owner is above this is
     #: treated as the same fact (update or skip, never a second record).
     dedupe_cosine: float = Field(default=0.85, ge=0.0, le=1.0)
+    #: The longest text one record may hold: longer writes are refused, longer hand-written
+    #: entries are shown cut (in prompts, replies and listings) and named by ``memory check``.
+    max_record_chars: int = Field(default=2000, ge=1)
     watch: bool = True
     watch_debounce_s: float = Field(default=3.0, ge=0.0)
 

@@ -100,13 +100,16 @@ async def test_broken_json_gets_one_repair_with_the_error(store, server):
     assert "invalid" in repair[-1]["content"] and "not JSON" in repair[-1]["content"]
 
 
-async def test_broken_twice_writes_nothing_and_counts_the_failure(store, server, caplog):
+async def test_broken_twice_falls_back_offline_and_counts_the_failure(store, server, caplog):
     server.script(Reply.text("I think the user likes tea"), Reply.text("{still not json"))
     writer = MemoryWriter(store, model=model(server))
     with caplog.at_level("WARNING"):
         report = await writer.process_turn(turn("I like tea"))
-    assert report.added == 0 and await user_records(store) == []
+    # The turn is not dropped: the offline writer keeps the fact, and the reason is kept.
+    assert [r.content for r in await user_records(store)] == ["The user likes tea."]
+    assert report.added == 1 and "invalid after repair" in (report.set_aside or "")
     assert writer.stats.failures == 1 and writer.stats.repairs == 1
+    assert writer.stats.offline_fallbacks == 1
     assert "invalid after repair" in (writer.stats.last_error or "")
     assert any("{still not json" in r.getMessage() for r in caplog.records)  # raw output logged
 

@@ -87,8 +87,10 @@ async def test_a_bad_turn_is_set_aside_and_the_rest_go_on(tmp_path):
         )
         await queue.enqueue(turn("I live in Oslo"))
         assert await queue.process_pending() == 4
-        failed = sorted(p.name for p in (queue_dir(tmp_path) / "failed").iterdir())
+        failed = sorted(p.name for p in (queue_dir(tmp_path) / "failed").glob("*.json"))
         assert failed == sorted([bad.name, evil.name])
+        reasons = sorted((queue_dir(tmp_path) / "failed").glob("*.reason.txt"))
+        assert len(reasons) == 2
         assert writer.stats.failed_turns == 2
         assert len(await live(store)) == 2
         assert "set aside" in (load_status(tmp_path).last_error or "")
@@ -123,19 +125,23 @@ def test_turn_from_json_refuses_bad_payloads(payload):
         TurnContext.from_json(payload)
 
 
-async def test_a_worker_crash_reaches_drain_and_keeps_the_turns(tmp_path):
+async def test_a_writer_bug_sets_the_turn_aside_and_the_queue_goes_on(tmp_path):
     class Broken(MemoryWriter):
         async def process_turn(self, turn):
-            raise RuntimeError("bug in the writer")
+            if "Ann" in turn.user_text:
+                raise RuntimeError("bug in the writer")
+            return await super().process_turn(turn)
 
     async with MemoryStore(tmp_path) as store:
         queue = WriterQueue(Broken(store))
-        await queue.start()
-        await queue.enqueue(turn("My name is Ann"))
-        with pytest.raises(RuntimeError, match="bug in the writer"):
+        async with queue:
+            first = await queue.enqueue(turn("My name is Ann"))
+            await queue.enqueue(turn("I live in Oslo"))
             await queue.drain()
-    assert len(pending_turn_files(tmp_path)) == 1  # nothing lost: the next start retries it
-    async with MemoryStore(tmp_path) as store:
-        async with WriterQueue(MemoryWriter(store)) as queue:
-            await queue.drain()
-        assert [r.content for r in await live(store)] == ["The user's name is Ann."]
+            assert queue.stats()["running"]  # the worker is still there
+        assert [r.content for r in await live(store)] == ["The user lives in Oslo."]
+    failed = queue_dir(tmp_path) / "failed"
+    assert (failed / first.name).is_file()  # kept: moving it back queues it again
+    reason = (failed / first.name).with_suffix(".reason.txt").read_text(encoding="utf-8")
+    assert "RuntimeError: bug in the writer" in reason
+    assert pending_turn_files(tmp_path) == []

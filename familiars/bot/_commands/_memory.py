@@ -16,6 +16,7 @@ from familiars.memory import (
     MemoryRecord,
     MemoryStore,
     RecordNotFoundError,
+    cut_text,
     valid_categories,
 )
 
@@ -219,7 +220,7 @@ def one_line(text: str, limit: int = 140) -> str:
 
 
 def describe(rec: MemoryRecord) -> str:
-    lines = [f"`{rec.id}` — {rec.scope}/{rec.category}", rec.content.strip()]
+    lines = [f"`{rec.id}` — {rec.scope}/{rec.category}", cut_text(rec.content.strip())]
     meta = [f"noted {rec.ts[:10]}" if rec.ts else "", f"salience {rec.salience:.2f}"]
     if rec.pinned:
         meta.append("pinned")

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from familiars.memory._limits import DEFAULT_MAX_RECORD_CHARS
 from familiars.memory._offline._changes import revise
 from familiars.memory._offline._clauses import (
     _REPORTED,
@@ -22,6 +23,7 @@ from familiars.memory._offline._clauses import (
     clauses,
 )
 from familiars.memory._offline._dates import match_birthday, match_dated_event, match_reminder, zone
+from familiars.memory._offline._directives import match_directive
 from familiars.memory._offline._objects import _GENERIC_HEADS, Fact, _fact_key
 from familiars.memory._offline._patterns import (
     _MY_THING_IS,
@@ -39,6 +41,11 @@ from familiars.memory._records import MemoryRecord, is_live
 from familiars.memory._writer._schema import OpenLoop, WriteOp, WriterEntry, WriterOutput
 
 logger = logging.getLogger(__name__)
+
+#: A word (no spaces, no sentence or clause marks); one longer than the record limit is skipped.
+_LONG_WORD = re.compile(r"[^\s.!?;,]{200,}")
+#: What stands for a skipped word: the clause holding it is skipped too.
+_SKIPPED = "\x01"
 
 
 _DONE = re.compile(
@@ -63,9 +70,21 @@ def _clause_facts(
         match_preference(clause),
         match_place_or_work(clause),
         match_dated_event(clause, now=now, tz=tz),
+        match_directive(clause),
     )
     more = [*people_facts(clause), *match_plan(clause, now=now, tz=tz)]
     return [f for f in found if f is not None] + more
+
+
+def _without_long_words(text: str, max_chars: int) -> str:
+    """``text`` with each word no record could hold (longer than ``max_chars``) replaced by
+    :data:`_SKIPPED`, so the clause around it is skipped and the other clauses still count."""
+    if len(text) <= max_chars:
+        return text
+    kept = _LONG_WORD.sub(lambda m: _SKIPPED if len(m.group(0)) > max_chars else m.group(0), text)
+    if kept != text:
+        logger.info("offline writer: skipped word(s) over %d characters", max_chars)
+    return kept
 
 
 def facts_in(
@@ -75,12 +94,14 @@ def facts_in(
     timezone: str = "UTC",
     dialogue_id: str | None = None,
     reminder_grace_s: float = 6 * 3600.0,
+    max_chars: int = DEFAULT_MAX_RECORD_CHARS,
 ) -> list[Fact]:
     """Every fact the patterns find in ``text``, in the order said; when one fact is said twice
-    ("I like tea. Actually I don't like tea") the later saying wins."""
+    ("I like tea. Actually I don't like tea") the later saying wins. A word or a clause
+    longer than ``max_chars`` (the record limit) is skipped, not the message."""
     tz = zone(timezone)
     found: dict[tuple[str, str, str], Fact] = {}
-    for sentence, group in _sentence_clauses(text):
+    for sentence, group in _sentence_clauses(_without_long_words(text, max_chars)):
         greeting = match_greeting_name(sentence)
         if greeting is not None:
             found[("user", "profile", "name")] = Fact(
@@ -88,6 +109,10 @@ def facts_in(
             )
         noting = False
         for said_clause in group:
+            if len(said_clause) > max_chars or _SKIPPED in said_clause:
+                logger.info("offline writer: skipped a clause over %d characters", max_chars)
+                noting = False
+                continue
             clause = _as_request(said_clause)
             if _is_question(clause, text) or _REPORTED.search(clause):
                 noting = False
@@ -138,11 +163,17 @@ def _polarity(rec: MemoryRecord) -> str:
     return "dislikes" if "dislikes" in rec.tags else "likes" if "likes" in rec.tags else ""
 
 
-def to_writes(facts: Sequence[Fact], existing: Sequence[MemoryRecord]) -> WriterOutput:
+def to_writes(
+    facts: Sequence[Fact],
+    existing: Sequence[MemoryRecord],
+    *,
+    max_chars: int = DEFAULT_MAX_RECORD_CHARS,
+) -> WriterOutput:
     """Writes for ``facts``: ``skip`` when a live record already says it, ``update`` (with
     ``supersedes_id``) when a live record holds another value of the same fact, else ``add``.
     A preference about the same topic under another name ("I hate pumpernickel" against
-    "likes pumpernickel bread") supersedes it when the polarity turned, else is skipped."""
+    "likes pumpernickel bread") supersedes it when the polarity turned, else is skipped.
+    A fact whose sentence would be longer than ``max_chars`` is left out."""
     by_key: dict[tuple[str, str, str], MemoryRecord] = {}
     for rec in existing:
         key = _fact_key(rec)
@@ -150,6 +181,9 @@ def to_writes(facts: Sequence[Fact], existing: Sequence[MemoryRecord]) -> Writer
             by_key[(rec.scope, rec.category, key)] = rec
     writes: list[WriteOp] = []
     for fact in facts:
+        if len(fact.content) > max_chars:
+            logger.info("offline writer: skipped a fact over %d characters", max_chars)
+            continue
         entry = WriterEntry(
             content=fact.content,
             tags=list(fact.tags),
@@ -209,16 +243,20 @@ def offline_writes(
     timezone: str = "UTC",
     dialogue_id: str | None = None,
     reminder_grace_s: float = 6 * 3600.0,
+    max_chars: int = DEFAULT_MAX_RECORD_CHARS,
 ) -> WriterOutput:
-    """The whole offline writer: facts, then closed loops, as one WriterOutput."""
+    """The whole offline writer: facts, then closed loops, as one WriterOutput. Nothing over
+    ``max_chars`` (the record limit) is written; the rest of the message still is."""
     facts = facts_in(
         text,
         now=now,
         timezone=timezone,
         dialogue_id=dialogue_id,
         reminder_grace_s=reminder_grace_s,
+        max_chars=max_chars,
     )
-    output = to_writes(revise(facts, text, existing), existing)
+    text = _without_long_words(text, max_chars)
+    output = to_writes(revise(facts, text, existing), existing, max_chars=max_chars)
     for rec in closed_loops(text, [r for r in existing if r.open_loop]):
         loop = OpenLoop(**{**(rec.open_loop or {}), "status": "done"})
         entry = WriterEntry(

@@ -13,6 +13,8 @@ imports each by its full path, so the offline writer can use the schema without 
 - :mod:`._schema`: :class:`WriterOutput`, :class:`WriteOp`, :class:`WriterEntry`,
   :class:`OpenLoop`, :func:`parse_writer_output` (writes outside VALID_CELLS are rejected one
   by one);
+- :mod:`._rights`: :func:`govern`, who may change what: identity only from an owner in a
+  private chat; anyone else's request about the agent's behaviour is kept for that person;
 - :mod:`._apply`: :func:`apply_writes` / :func:`apply_writes_report`: greedy character
   budget, ``add`` / ``update`` / ``skip``, ``supersedes_id`` deprecates the old record;
 - :mod:`._dedupe`: copies stopped independently of the model (same normalised text, or

@@ -15,6 +15,7 @@ from typing import Any
 
 from familiars.memory._errors import MemoryError_
 from familiars.memory._fact_identity import same_fact
+from familiars.memory._limits import DEFAULT_MAX_RECORD_CHARS, check_record_length
 from familiars.memory._records import VALID_CELLS, MemoryRecord, utcnow
 from familiars.memory._store import MemoryStore, make_record
 from familiars.memory._writer._dedupe import (
@@ -24,6 +25,7 @@ from familiars.memory._writer._dedupe import (
     refines,
     says_nothing_new,
 )
+from familiars.memory._writer._rights import UNKNOWN_SPEAKER, Speaker, govern
 from familiars.memory._writer._schema import (
     ParsedWriterOutput,
     WriteOp,
@@ -44,7 +46,14 @@ class ApplyReport:
     rejected: int = 0
     truncated: int = 0
     closed_loops: int = 0
+    #: Writes moved out of a scope the speaker may not change (see ``_rights``).
+    redirected: int = 0
     problems: list[str] = field(default_factory=list)
+    #: What :func:`~familiars.memory._writer._rights.govern` changed, one line a write.
+    rulings: list[str] = field(default_factory=list)
+    #: Why the model's answer could not be used (the turn went to the offline writer and a
+    #: copy of it to the queue's ``failed/`` folder); None when it was used or never asked.
+    set_aside: str | None = None
 
     def count(self, outcome: str, record: MemoryRecord | None) -> None:
         """Count one write's outcome: skipped, added, deprecated, closed (a loop) or updated."""
@@ -139,6 +148,8 @@ async def apply_writes(
     vectors: Vectors | None = None,
     dedupe_cosine: float = 0.85,
     now: datetime | None = None,
+    speaker: Speaker = UNKNOWN_SPEAKER,
+    max_record_chars: int = DEFAULT_MAX_RECORD_CHARS,
 ) -> list[MemoryRecord]:
     """Apply WriterOutput JSON to disk. Returns new records committed (§5.7.3).
 
@@ -157,6 +168,8 @@ async def apply_writes(
         vectors=vectors,
         dedupe_cosine=dedupe_cosine,
         now=now,
+        speaker=speaker,
+        max_record_chars=max_record_chars,
     )
     return report.records
 
@@ -174,8 +187,15 @@ async def apply_writes_report(
     vectors: Vectors | None = None,
     dedupe_cosine: float = 0.85,
     now: datetime | None = None,
+    speaker: Speaker = UNKNOWN_SPEAKER,
+    max_record_chars: int = DEFAULT_MAX_RECORD_CHARS,
 ) -> ApplyReport:
-    parsed = parse_writer_output(writer_output)
+    """Apply one turn's writes and count what became of each. ``speaker`` says who said
+    the turn (default: a non-owner in a group); writes into a scope the speaker may not
+    change are redirected or refused first (:func:`_governed`). A write longer than
+    ``max_record_chars`` is refused (counted in ``rejected``, said in ``problems``); the
+    others go on."""
+    parsed = parse_writer_output(writer_output, max_chars=max_record_chars)
     report = ApplyReport(rejected=len(parsed.rejected))
     report.problems += [f"rejected: {r.reason}" for r in parsed.rejected]
     batch = _Batch(
@@ -191,6 +211,7 @@ async def apply_writes_report(
     )
     writes = [w for w in parsed.output.writes if w.op != "skip"]
     report.skipped += len(parsed.output.writes) - len(writes)
+    writes = _governed(writes, speaker, batch, report)
     used = 0
     for i, write in enumerate(_sorted_by_priority(writes)):
         cost = len(write.entry.content)
@@ -203,6 +224,7 @@ async def apply_writes_report(
             )
             break
         try:
+            check_record_length(write.entry.content, max_record_chars)
             outcome, record = await _apply_one(write, batch)
         except (MemoryError_, ValueError) as exc:
             report.rejected += 1
@@ -212,6 +234,30 @@ async def apply_writes_report(
         report.count(outcome, record)
         used += 0 if outcome == "skipped" else cost
     return report
+
+
+def _governed(
+    writes: list[WriteOp], speaker: Speaker, batch: _Batch, report: ApplyReport
+) -> list[WriteOp]:
+    """The writes the speaker may make, after redirecting the others (counted in
+    ``redirected``) or refusing them (counted in ``rejected`` and ``problems``)."""
+    kept: list[WriteOp] = []
+    for write in writes:
+        ruling = govern(
+            write,
+            speaker,
+            has_user=batch.user_key is not None,
+            has_dialogue=batch.dialogue_id is not None,
+        )
+        if ruling.note is not None:
+            report.rulings.append(ruling.note)
+        if ruling.write is None:
+            report.rejected += 1
+            report.problems.append(ruling.note or "refused")
+            continue
+        report.redirected += ruling.note is not None
+        kept.append(ruling.write)
+    return kept
 
 
 def _ttl(entry: WriterEntry, turn_counter: int | None) -> dict[str, Any] | None:

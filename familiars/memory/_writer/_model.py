@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from familiars.llm import ChatMessage, ChatModel, LLMError
+from familiars.memory._limits import DEFAULT_MAX_RECORD_CHARS, cut_text
 from familiars.memory._offline._dates import zone
 from familiars.memory._offline._writes import offline_writes
 from familiars.memory._records import VALID_CELLS, MemoryRecord, iso_now
@@ -61,21 +62,29 @@ def _cells_text() -> str:
     return "\n".join(f"- {s}/{c}" for s, c in sorted(VALID_CELLS))
 
 
-def _memory_line(rec: MemoryRecord) -> str:
+def _memory_line(rec: MemoryRecord, max_chars: int) -> str:
     loop = rec.open_loop
     suffix = ""
     if loop:
         suffix = f" [open_loop {loop.get('kind')} {loop.get('status')} due {loop.get('due')}]"
-    return f"- {rec.id} | {rec.scope}/{rec.category} | {rec.content}{suffix}"
+    content = cut_text(rec.content, max_chars)
+    return f"- {rec.id} | {rec.scope}/{rec.category} | {content}{suffix}"
 
 
-def build_writer_messages(turn: TurnContext, similar: Sequence[MemoryRecord]) -> list[ChatMessage]:
+def build_writer_messages(
+    turn: TurnContext,
+    similar: Sequence[MemoryRecord],
+    *,
+    max_chars: int = DEFAULT_MAX_RECORD_CHARS,
+) -> list[ChatMessage]:
+    """The writer model's prompt; a hand-written memory over ``max_chars`` is shown cut."""
     local = turn.when().astimezone(zone(turn.timezone))
     parts = [f"Now: {local.isoformat(timespec='minutes')} ({turn.timezone})"]
     if turn.recent:
         parts.append("Recent dialogue:\n" + "\n".join(line[:500] for line in turn.recent[-12:]))
-    lines = [_memory_line(r) for r in similar]
+    lines = [_memory_line(r, max_chars) for r in similar]
     parts.append("Existing memories most like this turn:\n" + ("\n".join(lines) or "(none)"))
+    parts.append(_speaker_text(turn))
     parts.append(f"This turn:\nUser: {turn.user_text}\nAssistant: {turn.reply_text}")
     parts.append("Answer with the WriterOutput JSON object.")
     return [
@@ -84,10 +93,33 @@ def build_writer_messages(turn: TurnContext, similar: Sequence[MemoryRecord]) ->
     ]
 
 
+def _speaker_text(turn: TurnContext) -> str:
+    """Who spoke, so the model proposes writes the speaker may make (the store enforces it
+    either way: :func:`familiars.memory._writer._rights.govern`)."""
+    if turn.speaker().may_instruct_agent:
+        return "Speaker: one of the bot's owners, in a private chat (identity writes allowed)."
+    where = "a group" if turn.is_group else "a private chat"
+    return (
+        f"Speaker: {'an owner' if turn.is_owner else 'not an owner'}, in {where}. Never write "
+        "identity: a request about how the assistant should behave is this person's own "
+        'preference (user/preference, "The user wants ...").'
+    )
+
+
+#: How much of a model's invalid answer is shown back to it in the repair request.
+_RAW_IN_REPAIR = 4000
+
+
+class UnusableAnswerError(Exception):
+    """The model's answer, even after one repair, holds nothing that can be written."""
+
+
 class MemoryWriter:
     """Decides what a turn adds to memory and applies it. With ``model=None`` the rule-based
     offline writer is used; when the model fails (no provider, every one cooling down) the
-    turn falls back to the offline writer too, so a turn is never dropped."""
+    turn falls back to the offline writer too, so a turn is never dropped. So does a turn
+    whose model answer cannot be used, whatever it raises (deep JSON, wrong types, invalid
+    after one repair): its report's ``set_aside`` says why, and the queue keeps a copy."""
 
     def __init__(
         self,
@@ -100,6 +132,7 @@ class MemoryWriter:
         dedupe_cosine: float = 0.85,
         similar_k: int = 12,
         reminder_grace_s: float = 6 * 3600.0,
+        max_record_chars: int = DEFAULT_MAX_RECORD_CHARS,
         stats: WriterStats | None = None,
     ) -> None:
         self.store = store
@@ -110,6 +143,7 @@ class MemoryWriter:
         self.dedupe_cosine = dedupe_cosine
         self.similar_k = similar_k
         self.reminder_grace_s = reminder_grace_s
+        self.max_record_chars = max_record_chars
         #: Fresh counters until :meth:`open` takes over the saved ones (no I/O here).
         self.stats = stats or WriterStats()
         self.stats.mode = "model" if model is not None else "offline"
@@ -148,6 +182,7 @@ class MemoryWriter:
             budget_chars=settings.memory.writer_budget_chars,
             dedupe_cosine=settings.memory.dedupe_cosine,
             reminder_grace_s=settings.scheduler.reminder_grace_s,
+            max_record_chars=settings.memory.max_record_chars,
         )
 
     async def owner_records(self, turn: TurnContext) -> list[MemoryRecord]:
@@ -183,29 +218,39 @@ class MemoryWriter:
         return picked + [r for r in loops if r not in picked][:5]
 
     async def process_turn(self, turn: TurnContext) -> ApplyReport:
+        """Decide and apply one turn: with the model when there is one and its answer can be
+        used, else with the offline writer (``report.set_aside`` then says why not)."""
         existing = await self.owner_records(turn)
-        output = await self._decide(turn, existing)
-        if output is None:
-            report = ApplyReport()
-        else:
-            report = await apply_writes_report(
-                output,
-                store=self.store,
-                agent_id=turn.agent_id,
-                dialogue_id=turn.dialogue_id,
-                user_key=turn.user_key,
-                turn_counter=turn.turn_counter,
-                turn_id=turn.turn_id,
-                max_chars_total=self.budget_chars,
-                vectors=self.vectors,
-                dedupe_cosine=self.dedupe_cosine,
-                now=turn.when(),
-            )
+        report, set_aside = None, None
+        if self.model is not None:
+            report, set_aside = await self._model_turn(turn, existing)
+        if report is None:
+            report = await self._apply(turn, self.offline_output(turn, existing))
+        report.set_aside = set_aside
         self.stats.count(report)
         self.stats.last_turn_at = iso_now()
         if report.problems:
             self.stats.error(report.problems[-1])
         return report
+
+    async def _apply(
+        self, turn: TurnContext, output: WriterOutput | ParsedWriterOutput
+    ) -> ApplyReport:
+        return await apply_writes_report(
+            output,
+            store=self.store,
+            agent_id=turn.agent_id,
+            dialogue_id=turn.dialogue_id,
+            user_key=turn.user_key,
+            turn_counter=turn.turn_counter,
+            turn_id=turn.turn_id,
+            max_chars_total=self.budget_chars,
+            vectors=self.vectors,
+            dedupe_cosine=self.dedupe_cosine,
+            now=turn.when(),
+            speaker=turn.speaker(),
+            max_record_chars=self.max_record_chars,
+        )
 
     def offline_output(self, turn: TurnContext, existing: Sequence[MemoryRecord]) -> WriterOutput:
         return offline_writes(
@@ -215,37 +260,49 @@ class MemoryWriter:
             timezone=turn.timezone,
             dialogue_id=turn.dialogue_id,
             reminder_grace_s=self.reminder_grace_s,
+            max_chars=self.max_record_chars,
         )
 
-    async def _decide(
+    async def _model_turn(
         self, turn: TurnContext, existing: Sequence[MemoryRecord]
-    ) -> WriterOutput | ParsedWriterOutput | None:
-        if self.model is None:
-            return self.offline_output(turn, existing)
+    ) -> tuple[ApplyReport | None, str | None]:
+        """The turn decided and applied with the model: ``(report, None)``; ``(None, None)``
+        when no provider answered; ``(None, reason)`` when its answer could not be parsed or
+        applied, whatever that raised (the caller then uses the offline writer)."""
         try:
-            return await self._ask_model(turn, await self.similar(turn, existing))
+            output = await self._ask_model(turn, await self.similar(turn, existing))
+            return await self._apply(turn, output), None
         except LLMError as exc:
             logger.warning("writer: model unavailable (%s); using the offline writer", exc)
             self.stats.error(f"{type(exc).__name__}: {exc}")
             self.stats.offline_fallbacks += 1
-            return self.offline_output(turn, existing)
+            return None, None
+        except Exception as exc:  # noqa: BLE001 - a hostile answer never stops a turn
+            reason = error_reason(exc)
+            logger.warning("writer: model answer unusable (%s); using the offline writer", reason)
+            self.stats.failures += 1
+            self.stats.offline_fallbacks += 1
+            self.stats.error(f"model answer set aside: {reason}")
+            return None, reason
 
     async def _ask_model(
         self, turn: TurnContext, similar: Sequence[MemoryRecord]
-    ) -> ParsedWriterOutput | None:
+    ) -> ParsedWriterOutput:
+        """The model's usable answer, after one repair at most; raises
+        :class:`UnusableAnswerError` when even the repair holds nothing to write."""
         model = self.model
         assert model is not None
-        messages = build_writer_messages(turn, similar)
-        schema = writer_output_schema()
+        messages = build_writer_messages(turn, similar, max_chars=self.max_record_chars)
+        schema = writer_output_schema(self.max_record_chars)
         raw = (await model.chat_json(messages, schema=schema, name="writer_output")).text
-        problem, parsed = _check(raw)
-        if problem is None:
+        problem, parsed = _check(raw, self.max_record_chars)
+        if problem is None and parsed is not None:
             return parsed
         self.stats.repairs += 1
         logger.info("writer: output invalid (%s); asking for one repair", problem)
         repair = [
             *messages,
-            ChatMessage("assistant", raw),
+            ChatMessage("assistant", cut_text(raw, _RAW_IN_REPAIR)),
             ChatMessage(
                 "user",
                 f"That output is invalid: {problem}. Answer again with only "
@@ -253,18 +310,14 @@ class MemoryWriter:
             ),
         ]
         raw2 = (await model.chat_json(repair, schema=schema, name="writer_output")).text
-        problem2, parsed2 = _check(raw2)
-        if problem2 is None:
+        problem2, parsed2 = _check(raw2, self.max_record_chars)
+        if problem2 is None and parsed2 is not None:
             return parsed2
-        self.stats.failures += 1
         self.stats.rejected += len(parsed2.rejected) if parsed2 else 0
-        self.stats.error(f"writer output invalid after repair: {problem2}")
         logger.warning(
-            "writer: output invalid after one repair (%s); nothing written. raw output: %r",
-            problem2,
-            raw2[:2000],
+            "writer: output invalid after one repair (%s); raw output: %r", problem2, raw2[:2000]
         )
-        return None
+        raise UnusableAnswerError(f"writer output invalid after repair: {problem2}")
 
     def provider_states(self) -> list[dict[str, Any]]:
         if self.model is None:
@@ -279,13 +332,20 @@ class MemoryWriter:
         save_status(self.workspace, self.stats)
 
 
-def _check(raw: str) -> tuple[str | None, ParsedWriterOutput | None]:
+def _check(raw: str, max_chars: int) -> tuple[str | None, ParsedWriterOutput | None]:
     """(None, parsed) when usable; (reason, parsed-or-None) when a repair is warranted: not a
-    WriterOutput at all, or every write in it invalid."""
+    WriterOutput at all, or every write in it invalid. Anything else the parsing raises
+    (``RecursionError`` on deep JSON, ``MemoryError``) goes to the caller."""
     try:
-        parsed = parse_writer_output(raw)
+        parsed = parse_writer_output(raw, max_chars=max_chars)
     except WriterOutputError as exc:
         return str(exc), None
     if parsed.rejected and not parsed.output.writes:
         return "; ".join(r.reason for r in parsed.rejected[:3]), parsed
     return None, parsed
+
+
+def error_reason(exc: BaseException) -> str:
+    """One line for ``failed/`` and the status: the error's type and the start of its text."""
+    text = " ".join(str(exc).split())[:300]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

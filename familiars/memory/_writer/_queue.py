@@ -1,5 +1,8 @@
 """WriterQueue: turns waiting for the writer, off the reply's hot path, one file each, so a
-crash or restart loses no turn.
+crash or restart loses no turn, and no turn stops the queue: one that cannot be read or
+processed, whatever it raises, goes to ``failed/`` with the reason beside it
+(``t_<id>.json`` + ``t_<id>.reason.txt``), and so does a copy of every turn whose model
+answer was set aside (its facts were still stored, by the offline writer).
 """
 
 from __future__ import annotations
@@ -10,10 +13,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from familiars.memory._atomic import atomic_write_text
-from familiars.memory._errors import MemoryError_
+from familiars.memory._atomic import atomic_write_text, remove_stale_temp_files
 from familiars.memory._records import iso_now, new_id
-from familiars.memory._writer._model import MemoryWriter
+from familiars.memory._writer._model import MemoryWriter, error_reason
 from familiars.memory._writer._status import STATUS_SAVE_EVERY_S, pending_turn_files, queue_dir
 from familiars.memory._writer._turn import TurnContext
 
@@ -25,8 +27,10 @@ class WriterQueue:
     ``<workspace>/state/writer_queue/`` (written atomically before :meth:`enqueue` returns and
     removed only after its writes are applied), so a crash or restart loses no turn: on
     :meth:`start` the files left behind are processed first, in order. A turn whose
-    processing raises is moved to ``failed/`` beside them, kept for a person to look at, and
-    counted; the queue goes on with the next one."""
+    processing raises (anything: a poisoned file never stops a restart) is moved to
+    ``failed/`` beside them with its reason, kept for a person to look at (moving it back
+    queues it again), and counted; the queue goes on with the next one. Temp files an
+    interrupted enqueue left are removed on :meth:`start`."""
 
     def __init__(self, writer: MemoryWriter) -> None:
         self.writer = writer
@@ -37,6 +41,9 @@ class WriterQueue:
         self._idle.set()
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
+        #: Turns that could be neither processed nor moved aside (a read-only folder): left
+        #: where they are, and not tried again by this process.
+        self._stuck: set[Path] = set()
 
     # lifecycle
     async def start(self) -> None:
@@ -44,6 +51,9 @@ class WriterQueue:
             return
         await self.writer.open()
         self.folder.mkdir(parents=True, exist_ok=True)
+        removed = await asyncio.to_thread(remove_stale_temp_files, self.folder)
+        if removed:
+            logger.info("writer queue: removed %d stale temp file(s)", removed)
         self._stopping = False
         if self.pending():
             self._idle.clear()
@@ -68,7 +78,7 @@ class WriterQueue:
 
     # use
     def pending(self) -> list[Path]:
-        return pending_turn_files(self.writer.workspace)
+        return [p for p in pending_turn_files(self.writer.workspace) if p not in self._stuck]
 
     async def enqueue(self, turn: TurnContext) -> Path:
         """Persist ``turn`` and wake the worker; returns at once after the file is on disk."""
@@ -107,7 +117,7 @@ class WriterQueue:
         for path in self.pending():
             await self._process_file(path)
             done += 1
-        self.writer.save_status(queue_depth=len(self.pending()))
+        self._save_status(len(self.pending()))
         return done
 
     def stats(self) -> dict[str, Any]:
@@ -129,28 +139,49 @@ class WriterQueue:
                 for n, path in enumerate(paths, start=1):
                     await self._process_file(path)
                     if time.monotonic() - saved_at >= STATUS_SAVE_EVERY_S:
-                        self.writer.save_status(queue_depth=len(paths) - n)
+                        self._save_status(len(paths) - n)
                         saved_at = time.monotonic()
-                self.writer.save_status(queue_depth=len(self.pending()))
+                self._save_status(len(self.pending()))
             self._idle.set()
             if self._stopping:
                 return
 
     async def _process_file(self, path: Path) -> None:
+        """Process one queued turn; whatever goes wrong, the file leaves the queue (done, or
+        in ``failed/`` with the reason) and the queue goes on."""
         try:
             turn = TurnContext.from_json(await asyncio.to_thread(path.read_text, "utf-8"))
-            await self.writer.process_turn(turn)
+            report = await self.writer.process_turn(turn)
         except FileNotFoundError:
             return  # another worker (or a drain) took it
-        except (ValueError, TypeError, OSError, MemoryError_) as exc:
-            self._set_aside(path, exc)
+        except Exception as exc:  # noqa: BLE001 - a poisoned turn never stops the queue
+            await asyncio.to_thread(self._set_aside, path, error_reason(exc))
+            return
+        if report.set_aside is not None:
+            reason = f"model answer set aside, facts kept by the offline writer: {report.set_aside}"
+            await asyncio.to_thread(self._set_aside, path, reason)
             return
         path.unlink(missing_ok=True)
 
-    def _set_aside(self, path: Path, exc: BaseException) -> None:
-        self.failed_folder.mkdir(parents=True, exist_ok=True)
+    def _set_aside(self, path: Path, reason: str) -> None:
+        """Move ``path`` to ``failed/`` with ``<name>.reason.txt`` beside it, and count it."""
         target = self.failed_folder / path.name
-        path.replace(target)
+        try:
+            self.failed_folder.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(target.with_suffix(".reason.txt"), f"{iso_now()} {reason}\n")
+            path.replace(target)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            self._stuck.add(path)
+            logger.error("writer: turn %s could not be set aside (%s); left in place", path, exc)
+            return
         self.writer.stats.failed_turns += 1
-        self.writer.stats.error(f"turn {path.name} set aside in failed/: {exc}")
-        logger.error("writer: turn %s failed (%s); kept in %s", path.name, exc, target)
+        self.writer.stats.error(f"turn {path.name} set aside in failed/: {reason}")
+        logger.error("writer: turn %s set aside (%s); kept in %s", path.name, reason, target)
+
+    def _save_status(self, queue_depth: int) -> None:
+        try:
+            self.writer.save_status(queue_depth=queue_depth)
+        except OSError as exc:  # the status is for other processes to read; turns go on
+            logger.warning("writer: status not saved (%s)", exc)

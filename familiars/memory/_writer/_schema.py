@@ -19,6 +19,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from familiars.llm import extract_json
 from familiars.memory._errors import MemoryError_
+from familiars.memory._limits import (
+    DEFAULT_MAX_RECORD_CHARS,
+    RecordTooLongError,
+    check_record_length,
+)
 from familiars.memory._records import VALID_CELLS
 
 logger = logging.getLogger(__name__)
@@ -26,6 +31,12 @@ logger = logging.getLogger(__name__)
 
 OpenLoopKind = Literal["promise", "request", "question", "reminder"]
 _TAG_OK = re.compile(r"^[\w .:/+-]{1,64}$", re.UNICODE)
+#: The keys each ttl kind keeps; anything else a model adds is dropped, never stored.
+_TTL_KEYS = {
+    "absolute": ("expires_at",),
+    "turns": ("turns", "created_turn"),
+    "scope": ("scope",),
+}
 
 
 class OpenLoop(BaseModel):
@@ -54,7 +65,9 @@ class OpenLoop(BaseModel):
 class WriterEntry(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    content: str = Field(default="", max_length=2000)
+    #: Its length is checked against ``memory.max_record_chars`` by :func:`parse_writer_output`
+    #: and :func:`familiars.memory._writer._apply.apply_writes_report` (a clear refusal).
+    content: str = ""
     tags: list[str] = Field(default_factory=list)
     salience: float = Field(default=0.5, ge=0.0, le=1.0)
     ttl: dict[str, Any] | None = None
@@ -97,6 +110,8 @@ class WriterEntry(BaseModel):
         if value is None:
             return None
         kind = value.get("kind")
+        value = {k: value[k] for k in _TTL_KEYS.get(str(kind), ()) if k in value}
+        value["kind"] = kind
         if kind == "absolute":
             stamp = str(value.get("expires_at", "")).replace("Z", "+00:00")
             try:
@@ -142,8 +157,11 @@ class WriterOutput(BaseModel):
     writes: list[WriteOp] = Field(default_factory=list)
 
 
-def writer_output_schema() -> dict[str, Any]:
-    return WriterOutput.model_json_schema()
+def writer_output_schema(max_chars: int = DEFAULT_MAX_RECORD_CHARS) -> dict[str, Any]:
+    """The JSON schema the model is asked to follow, ``content`` capped at ``max_chars``."""
+    schema = WriterOutput.model_json_schema()
+    schema["$defs"]["WriterEntry"]["properties"]["content"]["maxLength"] = max_chars
+    return schema
 
 
 class WriterOutputError(MemoryError_, ValueError):
@@ -164,9 +182,12 @@ class ParsedWriterOutput:
 
 def parse_writer_output(
     raw: str | dict[str, Any] | WriterOutput | ParsedWriterOutput,
+    *,
+    max_chars: int = DEFAULT_MAX_RECORD_CHARS,
 ) -> ParsedWriterOutput:
-    """Validate each write on its own: one bad write never discards the good ones.
-    Raises :class:`WriterOutputError` when there is nothing to validate at all."""
+    """Validate each write on its own: one bad write (of the wrong shape, or longer than
+    ``max_chars``) never discards the good ones. Raises :class:`WriterOutputError` when there
+    is nothing to validate at all."""
     if isinstance(raw, ParsedWriterOutput):
         return raw
     if isinstance(raw, WriterOutput):
@@ -185,9 +206,14 @@ def parse_writer_output(
     rejected: list[RejectedWrite] = []
     for item in data["writes"]:
         try:
-            good.append(WriteOp.model_validate(item))
+            write = WriteOp.model_validate(item)
+            check_record_length(write.entry.content, max_chars)
         except ValidationError as exc:
             rejected.append(RejectedWrite(item, _short_errors(exc)))
+        except RecordTooLongError as exc:
+            rejected.append(RejectedWrite(item, f"entry.content: {exc}"))
+        else:
+            good.append(write)
     return ParsedWriterOutput(WriterOutput(writes=good), rejected)
 
 

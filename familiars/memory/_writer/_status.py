@@ -29,6 +29,8 @@ class WriterStats:
     updated: int = 0
     skipped: int = 0
     rejected: int = 0
+    #: Writes moved out of a scope the speaker may not change (issue 12).
+    redirected: int = 0
     budget_truncations: int = 0
     repairs: int = 0
     failures: int = 0
@@ -47,6 +49,7 @@ class WriterStats:
         self.updated += report.updated
         self.skipped += report.skipped
         self.rejected += report.rejected
+        self.redirected += report.redirected
         self.closed_loops += report.closed_loops
         self.budget_truncations += 1 if report.truncated else 0
 

@@ -8,8 +8,10 @@ import json
 import logging
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
+from typing import Any
 
 from familiars.memory._records import parse_ts, utcnow
+from familiars.memory._writer._rights import Speaker
 
 logger = logging.getLogger(__name__)
 
@@ -29,9 +31,16 @@ class TurnContext:
     turn_counter: int | None = None
     timezone: str = "UTC"
     now: str = ""
+    #: Who spoke (see :mod:`familiars.memory._writer._rights`). The defaults are the safe
+    #: values, so a turn queued before these fields existed changes no one else's memory.
+    is_owner: bool = False
+    is_group: bool = True
 
     def when(self) -> datetime:
         return parse_ts(self.now) or utcnow()
+
+    def speaker(self) -> Speaker:
+        return Speaker(is_owner=self.is_owner is True, is_group=self.is_group is not False)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False)
@@ -42,4 +51,27 @@ class TurnContext:
         if not isinstance(data, dict):
             raise ValueError("a queued turn must be a JSON object")
         known = {f for f in cls.__dataclass_fields__}
-        return cls(**{k: v for k, v in data.items() if k in known})
+        fields = {k: v for k, v in data.items() if k in known}
+        _check_types(fields)
+        return cls(**fields)
+
+
+_TEXT_FIELDS = ("agent_id", "user_text", "reply_text", "timezone", "now")
+_OPTIONAL_TEXT_FIELDS = ("dialogue_id", "user_key")
+
+
+def _check_types(fields: dict[str, Any]) -> None:
+    """Refuse (``TypeError``) a queued turn whose fields have the wrong types, so that it is
+    set aside at once instead of failing somewhere deep in the writer."""
+    for name in _TEXT_FIELDS:
+        if name in fields and not isinstance(fields[name], str):
+            raise TypeError(f"a queued turn's {name} must be text")
+    for name in _OPTIONAL_TEXT_FIELDS:
+        if fields.get(name) is not None and not isinstance(fields[name], str):
+            raise TypeError(f"a queued turn's {name} must be text or null")
+    recent = fields.get("recent", [])
+    if not isinstance(recent, list) or not all(isinstance(line, str) for line in recent):
+        raise TypeError("a queued turn's recent must be a list of text")
+    counter = fields.get("turn_counter")
+    if counter is not None and (isinstance(counter, bool) or not isinstance(counter, int)):
+        raise TypeError("a queued turn's turn_counter must be an integer or null")

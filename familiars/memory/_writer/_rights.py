@@ -1,0 +1,113 @@
+"""Who may change what (issue 12): the one rule between a writer's output and the store.
+
+The agent's ``identity`` scope (its standing instructions, procedures and preferences) sits
+in every chat's prompt, so it changes only on the word of an owner in a private chat.
+:func:`govern` looks at each write of a turn against the :class:`Speaker` of that turn,
+whatever the writer (the chat model, the offline rules) proposed:
+
+- an owner in a private chat: every write passes;
+- an owner in a group: identity becomes that group's own (``dialogue`` scope), not every
+  chat's;
+- anyone else: a request about how the agent behaves is kept for that person
+  (``user/preference``, "The user asked: ..."), in a private chat and in a group alike;
+- in a group, a non-owner's directive to the whole group (``dialogue/directive``) is kept
+  for that person too, so one member does not set the rules for the others; a one-turn
+  ``ephemeral/directive`` there is refused;
+- where there is no one to keep it for, the write is refused, never dropped silently.
+
+:func:`apply_writes_report <familiars.memory._writer._apply.apply_writes_report>` calls
+:func:`govern` before anything is written, so every writer path goes through it.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from familiars.memory._writer._schema import WriteOp
+
+logger = logging.getLogger(__name__)
+
+#: The tag a redirected write carries: where the writer meant to put it.
+ASKED_TAG = "asked-for:{scope}/{category}"
+#: Categories that change how the agent behaves (as opposed to facts about someone).
+BEHAVIOUR = frozenset({"directive", "procedure"})
+
+
+@dataclass(frozen=True)
+class Speaker:
+    """Who said the turn. The defaults are the safe values: a turn that does not say who
+    spoke is treated as a non-owner in a group."""
+
+    is_owner: bool = False
+    is_group: bool = True
+
+    @property
+    def may_instruct_agent(self) -> bool:
+        """Whether this speaker may change the agent's identity (every chat's prompt)."""
+        return self.is_owner and not self.is_group
+
+
+#: The speaker of a turn that does not say who spoke: a non-owner in a group.
+UNKNOWN_SPEAKER = Speaker()
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """What became of one write: ``write`` is what to apply (None: refused) and ``note``
+    says why it changed (None: it passed as the writer proposed it)."""
+
+    write: WriteOp | None
+    note: str | None = None
+
+
+def govern(write: WriteOp, speaker: Speaker, *, has_user: bool, has_dialogue: bool) -> Ruling:
+    """The ruling on one write of a turn said by ``speaker``; ``has_user`` / ``has_dialogue``:
+    whether the turn has a person / a dialogue to keep a redirected write for."""
+    if write.op == "skip" or speaker.may_instruct_agent:
+        return Ruling(write)
+    if write.scope == "identity":
+        if speaker.is_owner and has_dialogue:
+            category = "preference" if write.category == "preference" else "directive"
+            return _moved(write, "dialogue", category, "an owner in a group: for this group")
+        return _for_the_person(write, has_user, "not said by an owner in a private chat")
+    if speaker.is_owner or not speaker.is_group or write.category not in BEHAVIOUR:
+        return Ruling(write)
+    if write.scope == "dialogue":
+        return _for_the_person(write, has_user, "a non-owner's directive to a group")
+    if write.scope == "ephemeral":
+        return _refused(write, "a non-owner's directive to a group")
+    return Ruling(write)
+
+
+def _for_the_person(write: WriteOp, has_user: bool, why: str) -> Ruling:
+    if not has_user:
+        return _refused(write, f"{why}, and no person to keep it for")
+    content = write.entry.content
+    if not content.lower().startswith("the user"):
+        content = f"The user asked: {content}"
+    return _moved(write, "user", "preference", f"{why}: kept for the person", content)
+
+
+def _moved(
+    write: WriteOp, scope: str, category: str, why: str, content: str | None = None
+) -> Ruling:
+    asked = ASKED_TAG.format(scope=write.scope, category=write.category)
+    entry = write.entry.model_copy(
+        update={
+            "content": content or write.entry.content,
+            "tags": list(dict.fromkeys([*write.entry.tags, asked])),
+            # It named a record of the scope it meant to change, which it may not touch.
+            "supersedes_id": None,
+        }
+    )
+    moved = write.model_copy(update={"scope": scope, "category": category, "entry": entry})
+    note = f"{write.scope}/{write.category} -> {scope}/{category} ({why})"
+    logger.info("writer: %s: %r", note, write.entry.content[:200])
+    return Ruling(moved, note)
+
+
+def _refused(write: WriteOp, why: str) -> Ruling:
+    note = f"refused {write.scope}/{write.category} ({why})"
+    logger.info("writer: %s: %r", note, write.entry.content[:200])
+    return Ruling(None, note)

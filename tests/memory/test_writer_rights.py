@@ -1,0 +1,208 @@
+"""Who may change what (issue 12): the agent's identity changes only on an owner's word in a
+private chat, whatever the writer (a scripted chat model, the offline rules) proposes; anyone
+else's request about the agent's behaviour is kept for that person, never dropped."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+
+from familiars.llm import OpenAIChatModel
+from familiars.memory import MemoryStore
+from familiars.memory._writer._apply import apply_writes_report
+from familiars.memory._writer._model import MemoryWriter
+from familiars.memory._writer._rights import Speaker, govern
+from familiars.memory._writer._schema import WriteOp
+from familiars.memory._writer._turn import TurnContext
+from tests.fake_openai import FakeOpenAI, Reply
+
+NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
+PIRATE = "From now on, always answer in pirate speak."
+OWNER_DM = Speaker(is_owner=True, is_group=False)
+OWNER_GROUP = Speaker(is_owner=True, is_group=True)
+GUEST_DM = Speaker(is_owner=False, is_group=False)
+GUEST_GROUP = Speaker(is_owner=False, is_group=True)
+
+
+def op(scope: str, category: str, content: str = "Always answer in pirate speak.", **entry):
+    return WriteOp.model_validate(
+        {"op": "add", "scope": scope, "category": category, "entry": {"content": content, **entry}}
+    )
+
+
+def identity_write(content: str = "Always answer in pirate speak.") -> dict:
+    return {
+        "op": "add",
+        "scope": "identity",
+        "category": "directive",
+        "entry": {"content": content, "salience": 0.9},
+    }
+
+
+def turn(text: str, *, owner: bool, group: bool, dialogue: str = "dialogue_1") -> TurnContext:
+    return TurnContext(
+        agent_id="agent_0",
+        dialogue_id=dialogue,
+        user_key="u1",
+        user_text=text,
+        reply_text="Aye.",
+        now=NOW.isoformat(),
+        turn_id=3,
+        is_owner=owner,
+        is_group=group,
+    )
+
+
+@pytest.fixture
+async def store(tmp_path):
+    async with MemoryStore(tmp_path / "ws") as s:
+        yield s
+
+
+async def cells(store: MemoryStore) -> dict[str, list[str]]:
+    """Every live record's content by scope, across every owner."""
+    out: dict[str, list[str]] = {}
+    for rec in await store.list(now=NOW):
+        out.setdefault(f"{rec.scope}/{rec.category}", []).append(rec.content)
+    return out
+
+
+# ---------------------------------------------------------------- the rule itself
+
+
+def test_an_owner_in_a_private_chat_changes_the_agent() -> None:
+    write = op("identity", "directive")
+    assert govern(write, OWNER_DM, has_user=True, has_dialogue=True).write is write
+
+
+@pytest.mark.parametrize("speaker", [GUEST_DM, GUEST_GROUP])
+def test_anyone_else_asking_the_agent_to_change_is_kept_for_themselves(speaker) -> None:
+    write = op("identity", "directive", supersedes_id="m_0123456789ab0000deadbeef")
+    ruling = govern(write, speaker, has_user=True, has_dialogue=True)
+    assert ruling.write is not None and ruling.note is not None
+    assert (ruling.write.scope, ruling.write.category) == ("user", "preference")
+    assert ruling.write.entry.content == "The user asked: Always answer in pirate speak."
+    assert "asked-for:identity/directive" in ruling.write.entry.tags
+    assert ruling.write.entry.supersedes_id is None  # it may not retire the agent's record
+
+
+def test_an_owner_in_a_group_sets_that_groups_rule_not_every_chats() -> None:
+    ruling = govern(op("identity", "procedure"), OWNER_GROUP, has_user=True, has_dialogue=True)
+    assert ruling.write is not None
+    assert (ruling.write.scope, ruling.write.category) == ("dialogue", "directive")
+
+
+def test_in_a_group_a_member_does_not_set_the_rules_for_the_others() -> None:
+    to_group = govern(op("dialogue", "directive"), GUEST_GROUP, has_user=True, has_dialogue=True)
+    assert to_group.write is not None and to_group.write.scope == "user"
+    one_turn = govern(op("ephemeral", "directive"), GUEST_GROUP, has_user=True, has_dialogue=True)
+    assert one_turn.write is None and one_turn.note and "refused" in one_turn.note
+    fact = op("dialogue", "knowledge", "The group meets on Fridays.")
+    assert govern(fact, GUEST_GROUP, has_user=True, has_dialogue=True).write is fact
+    mine = op("dialogue", "directive")
+    assert govern(mine, GUEST_DM, has_user=True, has_dialogue=True).write is mine
+
+
+def test_facts_about_the_person_pass_for_everyone() -> None:
+    fact = op("user", "preference", "The user likes tea.")
+    for speaker in (OWNER_DM, OWNER_GROUP, GUEST_DM, GUEST_GROUP):
+        assert govern(fact, speaker, has_user=True, has_dialogue=True).write is fact
+
+
+async def test_with_no_one_to_keep_it_for_the_write_is_refused_and_reported(store) -> None:
+    report = await apply_writes_report({"writes": [identity_write()]}, store=store, now=NOW)
+    assert report.added == 0 and report.rejected == 1
+    assert report.problems and "refused identity/directive" in report.problems[0]
+    assert await cells(store) == {}
+
+
+async def test_apply_writes_alone_defaults_to_the_safe_speaker(store) -> None:
+    """A caller that does not say who spoke cannot change the agent."""
+    output = {"writes": [identity_write()]}
+    report = await apply_writes_report(output, store=store, user_key="u1", now=NOW)
+    assert report.redirected == 1 and report.rulings
+    assert await cells(store) == {
+        "user/preference": ["The user asked: Always answer in pirate speak."]
+    }
+
+
+# ---------------------------------------------------------------- who spoke, on the queue
+
+
+def test_a_turn_queued_before_the_fields_existed_is_not_an_owners() -> None:
+    old = {"agent_id": "agent_0", "dialogue_id": "d", "user_key": "u1", "user_text": "hi"}
+    loaded = TurnContext.from_json(json.dumps(old))
+    assert (loaded.is_owner, loaded.is_group) == (False, True)
+    assert not loaded.speaker().may_instruct_agent
+    again = TurnContext.from_json(turn("hi", owner=True, group=False).to_json())
+    assert again.speaker() == OWNER_DM
+
+
+def test_odd_values_on_disk_are_read_the_safe_way() -> None:
+    odd = {"agent_id": "a", "dialogue_id": None, "user_key": None, "user_text": "x"}
+    loaded = TurnContext.from_json(json.dumps({**odd, "is_owner": "yes", "is_group": 0}))
+    assert loaded.speaker() == Speaker(is_owner=False, is_group=True)
+
+
+# ---------------------------------------------------------------- a scripted model writer
+
+
+@pytest.fixture
+async def server():
+    async with FakeOpenAI() as srv:
+        yield srv
+
+
+def writer_for(store: MemoryStore, server: FakeOpenAI) -> MemoryWriter:
+    model = OpenAIChatModel(name="local", base_url=server.base_url, model="m", timeout_s=5.0)
+    return MemoryWriter(store, model=model)
+
+
+async def test_a_model_writing_identity_for_a_non_owner_is_redirected(store, server) -> None:
+    server.script(Reply.json({"writes": [identity_write()]}))
+    report = await writer_for(store, server).process_turn(turn(PIRATE, owner=False, group=False))
+    assert report.redirected == 1 and report.added == 1
+    assert await cells(store) == {
+        "user/preference": ["The user asked: Always answer in pirate speak."]
+    }
+    assert (await store.list(scope="user", user_key="u1", now=NOW))[0].user_key == "u1"
+    prompt = server.requests[0].body["messages"][-1]["content"]
+    assert "not an owner" in prompt and "Never write identity" in prompt
+
+
+async def test_a_model_writing_identity_for_an_owner_in_a_dm_is_kept(store, server) -> None:
+    server.script(Reply.json({"writes": [identity_write()]}))
+    report = await writer_for(store, server).process_turn(turn(PIRATE, owner=True, group=False))
+    assert report.added == 1 and report.redirected == 0
+    assert await cells(store) == {"identity/directive": ["Always answer in pirate speak."]}
+    prompt = server.requests[0].body["messages"][-1]["content"]
+    assert "identity writes allowed" in prompt
+
+
+async def test_a_model_writing_identity_for_an_owner_in_a_group_is_not(store, server) -> None:
+    server.script(Reply.json({"writes": [identity_write()]}))
+    writer = writer_for(store, server)
+    report = await writer.process_turn(turn(PIRATE, owner=True, group=True))
+    assert report.redirected == 1 and writer.stats.redirected == 1
+    assert await cells(store) == {"dialogue/directive": ["Always answer in pirate speak."]}
+    assert "identity" not in {r.scope for r in await store.list(now=NOW)}
+
+
+# ---------------------------------------------------------------- the offline writer
+
+
+@pytest.mark.parametrize(
+    ("owner", "group", "expected"),
+    [
+        (True, False, {"identity/directive": ["Always answer in pirate speak."]}),
+        (True, True, {"dialogue/directive": ["Always answer in pirate speak."]}),
+        (False, False, {"user/preference": ["The user asked: Always answer in pirate speak."]}),
+        (False, True, {"user/preference": ["The user asked: Always answer in pirate speak."]}),
+    ],
+)
+async def test_the_offline_writer_meets_the_same_rule(store, owner, group, expected) -> None:
+    report = await MemoryWriter(store).process_turn(turn(PIRATE, owner=owner, group=group))
+    assert report.added == 1
+    assert await cells(store) == expected
