@@ -255,6 +255,7 @@ def _turn_tools(
         search=turn.recaller,
         max_rounds=settings.llm.max_tool_rounds,
         write_budget_chars=settings.memory.writer_budget_chars,
+        max_record_chars=settings.memory.max_record_chars,
     )
 
 

@@ -15,9 +15,9 @@ The tools and their rules (the same as the commands'):
 
 - ``remember(text, category?, scope?)``: ``user`` (default; the speaker's own, private to
   them), ``dialogue`` (this chat, shared with everyone in it) or ``identity`` (how the
-  familiar behaves: owners only, never from a group). Each record at most
-  :data:`MAX_RECORD_CHARS`; a turn writes at most ``memory.writer_budget_chars`` in all and
-  :data:`MAX_WRITES` records.
+  familiar behaves: owners only, never from a group, the writer's rule in
+  ``memory._writer._rights``). Each record at most ``memory.max_record_chars``; a turn writes
+  at most ``memory.writer_budget_chars`` in all and :data:`MAX_WRITES` records.
 - ``forget(memory_id, confirm?)``: asks first, as ``/memory forget ID`` does. The first call
   only names what would go; ``confirm=true`` works only in a *later* turn of the same person
   (within :data:`CONFIRM_WINDOW`), so the model cannot confirm on its own in the turn that
@@ -46,6 +46,7 @@ from familiars.bot._state import BotState
 from familiars.bot._tools import Tool, ToolBox, ToolError, ToolTurn, answer_with_tools
 from familiars.llm import ChatMessage, ChatModel, ToolSpec, UnsupportedFeatureError
 from familiars.memory import (
+    DEFAULT_MAX_RECORD_CHARS,
     RECORD_ID_RE,
     MemoryRecord,
     MemoryStore,
@@ -59,8 +60,10 @@ from familiars.scheduler import Reminder, ReminderBook
 
 logger = logging.getLogger(__name__)
 
-MAX_RECORD_CHARS = 500
 MAX_TASK_CHARS = 200
+MAX_QUERY_CHARS = 500
+#: A search hit is shown to the model at most this long (eight hits stay a small message).
+SEARCH_ITEM_CHARS = 400
 MAX_WRITES = 5
 MAX_REMINDERS = 5
 SEARCH_K = 8
@@ -222,6 +225,7 @@ class TurnTools:
         search: MemorySearch | None = None,
         max_rounds: int = 3,
         write_budget_chars: int = 1500,
+        max_record_chars: int = DEFAULT_MAX_RECORD_CHARS,
     ) -> None:
         self.store = store
         self.state = state
@@ -229,6 +233,7 @@ class TurnTools:
         self.search = search
         self.max_rounds = max_rounds
         self.write_budget_chars = write_budget_chars
+        self.max_record_chars = max_record_chars
         self._turns = 0
         #: (user_key, record_id) -> (turn, time) of a forget that waits for the person's yes.
         self.pending_forgets: dict[tuple[str, str], tuple[int, datetime]] = {}
@@ -306,7 +311,7 @@ class _TurnToolSet:
 
     async def remember(self, args: dict[str, Any]) -> str:
         c = self._c
-        text = _one_sentence(args["text"], MAX_RECORD_CHARS, "text")
+        text = _one_sentence(args["text"], self._t.max_record_chars, "text")
         scope = str(args.get("scope") or "user").lower()
         if scope not in _SCOPES:
             raise ToolError(f"scope must be one of {', '.join(_SCOPES)}")
@@ -333,6 +338,7 @@ class _TurnToolSet:
         return f"Remembered ({_whose(scope)}): {stored.content} (id {stored.id})."
 
     def _check_scope(self, scope: str) -> None:
+        """Identity only on an owner's word in a private chat (as the writer's rule)."""
         if scope != "identity":
             return
         if self._c.is_group:
@@ -477,11 +483,11 @@ class _TurnToolSet:
     # ------------------------------------------------------------------ search
 
     async def search_memory(self, args: dict[str, Any]) -> str:
-        query = _one_sentence(args["query"], MAX_RECORD_CHARS, "query")
+        query = _one_sentence(args["query"], MAX_QUERY_CHARS, "query")
         found = await self._search(query)
         if not found:
             return "Nothing remembered matches that."
-        return "\n".join(f"{rid}: {text}" for rid, text in found)
+        return "\n".join(f"{rid}: {_cut(text, SEARCH_ITEM_CHARS)}" for rid, text in found)
 
     async def _search(self, query: str) -> list[tuple[str, str]]:
         c = self._c
@@ -532,6 +538,11 @@ def _one_sentence(value: Any, limit: int, name: str) -> str:
     if len(text) > limit:
         raise ToolError(f"{name} is too long ({len(text)} characters, at most {limit})")
     return text
+
+
+def _cut(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def _norm(text: str) -> str:
