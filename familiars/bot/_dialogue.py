@@ -535,7 +535,7 @@ class DialogueManager:
         now: datetime,
     ) -> ToolCaller | None:
         """Who this turn's tools act for (fixed before the model says anything)."""
-        if self.turn_tools is None:
+        if self.turn_tools is None or self.model_for(agent) is None:
             return None
         return await self.turn_tools.caller(
             user_key=user_key,

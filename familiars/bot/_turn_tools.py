@@ -254,6 +254,15 @@ class TurnTools:
             user_key, agent_id, dialogue_id, is_owner, is_group, zone, now, self._turns
         )
 
+    def ask_to_forget(self, key: tuple[str, str], caller: ToolCaller) -> None:
+        """Note a forget that waits for the person's yes (stale ones go)."""
+        stale = [
+            k for k, (_, at) in self.pending_forgets.items() if caller.now - at > CONFIRM_WINDOW
+        ]
+        for old in stale:
+            del self.pending_forgets[old]
+        self.pending_forgets[key] = (caller.turn, caller.now)
+
     def toolbox(self, caller: ToolCaller) -> ToolBox:
         handlers = _TurnToolSet(self, caller)
         return ToolBox([Tool(spec, getattr(handlers, name)) for name, spec in SPECS.items()])
@@ -374,7 +383,7 @@ class _TurnToolSet:
         rec = await self._visible(str(args["memory_id"]).strip())
         key = (c.user_key, rec.id)
         if not args.get("confirm"):
-            self._t.pending_forgets[key] = (c.turn, c.now)
+            self._t.ask_to_forget(key, c)
             return (
                 f"Not forgotten yet. About to forget for good: {rec.content!r} (id {rec.id}). "
                 "Tell the person exactly what will be forgotten and ask them to confirm; call "
