@@ -28,6 +28,7 @@ from familiars.bot._leak_guard import GuardVerdict, guard_group_reply
 from familiars.bot._prompt import BranchTurn, PromptParts, build_messages
 from familiars.bot._redaction import Redactor
 from familiars.bot._state import BotState, DialogueInfo
+from familiars.bot._turn_tools import ToolCaller, TurnTools
 from familiars.config import AgentSettings, Settings
 from familiars.llm import ChatModel, LLMError, OfflineResponder
 from familiars.memory import MemoryRecord, MemoryStore, TurnContext, WriterQueue, iso_now
@@ -184,6 +185,7 @@ class DialogueManager:
         stats: TurnStats | None = None,
         recall_log: RecallLog | None = None,
         forget_words: Any = None,
+        turn_tools: TurnTools | None = None,
     ) -> None:
         self.settings = settings
         #: The bot's one access policy: who owns the bot (owner-only commands, recall).
@@ -201,6 +203,9 @@ class DialogueManager:
         #: familiars.bot._documents.Documents, when document search is set up.
         self.documents = documents
         self.stats = stats or TurnStats()
+        #: The bot's tools for models that take them (remember, set_reminder, ...); None:
+        #: every model answers on the plain streaming path.
+        self.turn_tools = turn_tools
         self._turn_started: dict[tuple[str, str], str] = {}
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         #: The last reply's recalled items per (agent, dialogue, person), for /memory why.
@@ -347,11 +352,12 @@ class DialogueManager:
         messages = await self._prompt(agent, info, user_key, message, llm_text, recalled, q_id, now)
 
         reply = ""
+        caller = await self._tool_caller(message, user_key, agent, info, now)
         if info.is_group:  # checked whole before anyone in the group reads a word of it
-            reply = await self._guarded_reply(agent, messages, user_key, recalled, now)
+            reply = await self._guarded_reply(agent, messages, user_key, recalled, now, caller)
             yield reply
         else:
-            async for delta in self._reply(agent, messages):
+            async for delta in self._reply(agent, messages, caller):
                 reply += delta
                 yield delta
         if notes:
@@ -387,9 +393,10 @@ class DialogueManager:
         user_key: str,
         recalled: list[RecalledItem],
         now: datetime,
+        caller: ToolCaller | None = None,
     ) -> str:
         """The whole reply, after the last check against what is private to the speaker."""
-        reply = "".join([delta async for delta in self._reply(agent, messages)])
+        reply = "".join([delta async for delta in self._reply(agent, messages, caller)])
         mine = await self.store.list(scope="user", user_key=user_key, now=now)
         private = [r.content for r in mine] + [it.text for it in recalled if it.private]
         public = [m.content for m in messages if m.role != "system"]
@@ -499,12 +506,21 @@ class DialogueManager:
         """The agent's own provider when it names one, else the shared router."""
         return self.agent_models.get(agent.id, self.model)
 
-    async def _reply(self, agent: AgentSettings, messages: list[Any]) -> AsyncIterator[str]:
+    async def _reply(
+        self, agent: AgentSettings, messages: list[Any], caller: ToolCaller | None = None
+    ) -> AsyncIterator[str]:
         model = self.model_for(agent)
         if model is None:
             result = await self.offline.chat(messages)
             yield result.text
             return
+        # --- the tool path (issue 14): a model that takes tools answers through them, whole;
+        # None means it takes none, and the plain streaming path below answers.
+        answered = await self._tool_reply(model, messages, caller)
+        if answered is not None:
+            yield answered
+            return
+        # --- the plain path
         produced = False
         try:
             async for delta in model.stream(
@@ -521,6 +537,43 @@ class DialogueManager:
             return
         if not produced:
             yield EMPTY_REPLY
+
+    # ------------------------------------------------------------------ tools (issue 14)
+
+    async def _tool_caller(
+        self,
+        message: IncomingMessage,
+        user_key: str,
+        agent: AgentSettings,
+        info: DialogueInfo,
+        now: datetime,
+    ) -> ToolCaller | None:
+        """Who this turn's tools act for (fixed before the model says anything)."""
+        if self.turn_tools is None or self.model_for(agent) is None:
+            return None
+        return await self.turn_tools.caller(
+            user_key=user_key,
+            agent_id=agent.id,
+            dialogue_id=info.dialogue_id,
+            is_owner=self.is_owner(message.platform, message.user_id),
+            is_group=info.is_group,
+            now=now,
+        )
+
+    async def _tool_reply(
+        self, model: ChatModel, messages: list[Any], caller: ToolCaller | None
+    ) -> str | None:
+        """The answer through the tools; None when there are none for this model."""
+        if caller is None or self.turn_tools is None:
+            return None
+        try:
+            text = await self.turn_tools.reply(
+                model, messages, caller, max_tokens=self.settings.llm.max_reply_tokens
+            )
+        except (LLMError, OSError, TimeoutError) as exc:
+            logger.warning("the language model failed: %s", exc)
+            return APOLOGY
+        return None if text is None else (text or EMPTY_REPLY)
 
     async def _queue_write(
         self,

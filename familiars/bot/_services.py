@@ -41,6 +41,7 @@ from familiars.bot._recall import ReaderRecaller, RecordSearch, build_recaller
 from familiars.bot._redaction import Redactor
 from familiars.bot._state import BotState
 from familiars.bot._trees import RecentEmbeddings, TreeLog
+from familiars.bot._turn_tools import TurnTools
 from familiars.config import Settings
 from familiars.llm import ChatModel, build_chat_model
 from familiars.memory import (
@@ -58,7 +59,7 @@ from familiars.memory import (
     open_workspace,
     utcnow,
 )
-from familiars.scheduler import ModelRegistry, Scheduler, VRAMGate
+from familiars.scheduler import ModelRegistry, ReminderBook, Scheduler, VRAMGate
 
 if TYPE_CHECKING:
     from familiars.bot._api.server import ApiServer
@@ -246,6 +247,29 @@ def _dialogue_manager(
         agent_models=_agent_models(settings, options.model),
         stats=turn.stats,
         forget_words=ForgetByWords(turn.forgetter, timezone_of=_timezone_of(store.state)),
+        turn_tools=_turn_tools(settings, store, turn, scheduler),
+    )
+
+
+def _turn_tools(
+    settings: Settings, store: _Storage, turn: _Turn, scheduler: Scheduler | None
+) -> TurnTools:
+    """The tools a model that takes them may use: the same store, reminder book (the
+    running scheduler's, so its jobs follow at once) and recall as the commands."""
+    book = scheduler.book if scheduler is not None else None
+    book = book or ReminderBook(
+        store.memory.store,
+        grace_s=settings.scheduler.reminder_grace_s,
+        default_timezone=settings.scheduler.timezone,
+    )
+    return TurnTools(
+        store.memory.store,
+        store.state,
+        book,
+        search=turn.recaller,
+        max_rounds=settings.llm.max_tool_rounds,
+        write_budget_chars=settings.memory.writer_budget_chars,
+        max_record_chars=settings.memory.max_record_chars,
     )
 
 

@@ -96,6 +96,9 @@ class LLMSettings(BaseModel):
     cooldown_max_s: float = Field(default=3600.0, gt=0)
     max_reply_tokens: int = Field(default=800, ge=1)
     prompt_token_budget: int = Field(default=3000, ge=256)
+    #: Rounds of tool calls a turn may use before the model must answer in words (0: the
+    #: bot's tools are never offered).
+    max_tool_rounds: int = Field(default=3, ge=0, le=10)
 
 
 class AgentSettings(BaseModel):

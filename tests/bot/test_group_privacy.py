@@ -28,8 +28,9 @@ def _group(text: str) -> IncomingMessage:
 
 
 def _echo(body: dict[str, Any]) -> Reply:
-    """A model that posts its whole prompt, as a jailbroken or broken one might."""
-    if not body.get("stream"):
+    """A model that posts its whole prompt, as a jailbroken or broken one might (the reply
+    on the plain path streams; on the tool path it is asked with the tools)."""
+    if not body.get("stream") and "tools" not in body:
         return Reply.json({"writes": []})
     return Reply.text(" ".join(m["content"] for m in body["messages"]))
 
@@ -58,7 +59,8 @@ async def test_an_echoing_model_in_a_group_is_never_given_the_private_notes(
 ) -> None:
     async with FakeOpenAI(_echo) as server:
         reply, _ = await _ask_in_group(workspace, server, "What's my PIN and my password hint?")
-        prompts = [r.body for r in server.requests if r.body.get("stream")]
+        prompts = [r.body for r in server.requests if r.body.get("stream") or "tools" in r.body]
+    assert prompts
     sent = " ".join(m["content"] for body in prompts for m in body["messages"])
     for secret in ("4921", "positive", "Whiskers"):
         assert secret not in sent

@@ -48,6 +48,11 @@ async def _chat(workspace: Path, server: FakeOpenAI | None, text: str) -> str:
     return reply
 
 
+def _is_chat(body: dict[str, Any]) -> bool:
+    """A reply's request: streamed (the plain path) or offering the tools (the tool path)."""
+    return bool(body.get("stream")) or "tools" in body
+
+
 def _size(body: dict[str, Any]) -> int:
     return len(json.dumps(body, ensure_ascii=False))
 
@@ -56,8 +61,8 @@ async def test_a_5_mb_entry_is_cut_and_every_request_stays_bounded(workspace: Pa
     async with FakeOpenAI(Reply.json({"writes": []})) as server:
         server.script(Reply.text("Stamps, yes!"))
         await _chat(workspace, server, "What do I collect?")
-        chats = [r.body for r in server.requests if r.body.get("stream")]
-        others = [r.body for r in server.requests if not r.body.get("stream")]
+        chats = [r.body for r in server.requests if _is_chat(r.body)]
+        others = [r.body for r in server.requests if not _is_chat(r.body)]
     [chat] = chats
     # 3,000 tokens at four characters each, plus JSON and role overhead.
     assert _size(chat) < BUDGET * 4 * 1.2

@@ -44,7 +44,7 @@ async def test_an_agent_that_names_a_provider_speaks_through_it(workspace: Path)
     assert first.strip() == "from A"
     assert second.strip() == "from B"
     # The prompt that reached the provider holds the persona and the message, masked.
-    chat_requests = [r for r in b.requests if r.body.get("stream")]
+    chat_requests = [r for r in b.requests if r.body.get("stream") or "tools" in r.body]
     assert chat_requests and chat_requests[0].body["messages"][-1]["content"] == "hi"
 
 

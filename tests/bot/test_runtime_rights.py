@@ -76,6 +76,11 @@ async def _conversation(
     return bobs_turn, cells
 
 
+def _is_chat(body: dict[str, Any]) -> bool:
+    """A reply's request: streamed (the plain path) or offering the tools (the tool path)."""
+    return bool(body.get("stream")) or "tools" in body
+
+
 def _mentions_pirate(bodies: list[dict[str, Any]]) -> bool:
     return any("pirate" in json.dumps(body).lower() for body in bodies)
 
@@ -103,7 +108,7 @@ async def test_the_non_owners_request_is_kept_in_their_own_prompt(workspace: Pat
             for i, text in enumerate([PIRATE, "Tell me about the sea."]):
                 "".join([d async for d in app.dialogues.respond(_msg(ANN, "Ann", text, "dm", i))])
                 await app.settle()
-        chats = [r.body for r in server.requests if r.body.get("stream")]
+        chats = [r.body for r in server.requests if _is_chat(r.body)]
     assert len(chats) == 2
     assert _mentions_pirate(chats[1:])  # kept for Ann, not dropped
 
@@ -113,7 +118,7 @@ async def test_an_owners_directive_in_a_dm_is_the_agents(workspace: Path) -> Non
         ann = _msg(ANN, "Ann", PIRATE, f"dm-{ANN}", 0)
         bobs_turn, cells = await _conversation(workspace, server, [f"telegram:{ANN}"], ann)
     assert cells.get("identity/directive") == [DIRECTIVE]
-    chats = [b for b in bobs_turn if b.get("stream")]
+    chats = [b for b in bobs_turn if _is_chat(b)]
     assert chats and _mentions_pirate(chats)  # the agent's own rule, in every chat
 
 

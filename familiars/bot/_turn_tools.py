@@ -1,0 +1,566 @@
+"""The bot's tools for models that take them, built per turn for the person speaking.
+
+Map:
+
+- :class:`ToolCaller`: who the turn is for (person, agent, dialogue, owner?, group?, time
+  zone, time, turn number). Every handler acts for this caller only: no tool takes a person
+  as an argument, so a model cannot act for someone else whatever it sends.
+- :class:`TurnTools`: the long-lived factory (store, bot state, reminder book, recall, the
+  budgets) with :meth:`TurnTools.caller` (the caller of a turn), :meth:`TurnTools.toolbox`
+  (that turn's :class:`~familiars.bot._tools.ToolBox`) and :meth:`TurnTools.reply` (the
+  model's answer after at most ``max_rounds`` tool rounds, or None for the plain path).
+- ``_TurnToolSet``: one turn's handlers and what is left of its write budget.
+
+The tools and their rules (the same as the commands'):
+
+- ``remember(text, category?, scope?)``: ``user`` (default; the speaker's own, private to
+  them), ``dialogue`` (this chat, shared with everyone in it) or ``identity`` (how the
+  familiar behaves: owners only, never from a group, the writer's rule in
+  ``memory._writer._rights``). Each record at most ``memory.max_record_chars``; a turn writes
+  at most ``memory.writer_budget_chars`` in all and :data:`MAX_WRITES` records.
+- ``forget(memory_id, confirm?)``: asks first, as ``/memory forget ID`` does. The first call
+  only names what would go; ``confirm=true`` works only in a *later* turn of the same person
+  (within :data:`CONFIRM_WINDOW`), so the model cannot confirm on its own in the turn that
+  proposed it: the person's yes has to come in between. Never in a group (it would read the
+  person's private notes out to it).
+- ``set_reminder(task, when?)``: ``when`` in the person's words, read in their time zone
+  (``parse_when``); none or one that cannot be read is an error telling the model to ask the
+  person when. The reminder fires in this chat and belongs to the person who asked.
+- ``list_reminders()`` / ``cancel_reminder(reminder)``: the person's own reminders (in a
+  group only those set in this group, which the group has seen anyway).
+- ``search_memory(query)``: memory records the caller may see; in a group nothing private.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+from zoneinfo import ZoneInfo
+
+from familiars.bot._commands._reminders import local
+from familiars.bot._commands._timezone import zone_of
+from familiars.bot._state import BotState
+from familiars.bot._tools import Tool, ToolBox, ToolError, ToolTurn, answer_with_tools
+from familiars.llm import ChatMessage, ChatModel, ToolSpec, UnsupportedFeatureError
+from familiars.memory import (
+    DEFAULT_MAX_RECORD_CHARS,
+    RECORD_ID_RE,
+    MemoryRecord,
+    MemoryStore,
+    RecordNotFoundError,
+    make_record,
+    parse_when,
+    reminder_content,
+    valid_categories,
+)
+from familiars.scheduler import Reminder, ReminderBook
+
+logger = logging.getLogger(__name__)
+
+MAX_TASK_CHARS = 200
+MAX_QUERY_CHARS = 500
+#: A search hit is shown to the model at most this long (eight hits stay a small message).
+SEARCH_ITEM_CHARS = 400
+MAX_WRITES = 5
+MAX_REMINDERS = 5
+SEARCH_K = 8
+CONFIRM_WINDOW = timedelta(minutes=30)
+ASK_WHEN = (
+    "ask the person when they want to be reminded (for example 'tomorrow at 9am' or "
+    "'in 2 hours'), then call set_reminder again with their answer"
+)
+_SCOPES = ("user", "dialogue", "identity")
+_DEFAULT_CATEGORY = {"user": "knowledge", "dialogue": "knowledge", "identity": "directive"}
+
+
+@dataclass(frozen=True)
+class ToolCaller:
+    """Who one turn's tools act for, fixed before the model says a word."""
+
+    user_key: str
+    agent_id: str
+    dialogue_id: str
+    is_owner: bool
+    is_group: bool
+    zone: ZoneInfo
+    now: datetime
+    #: This turn's number (forget's confirmation must come in a later one).
+    turn: int = 0
+
+
+class _Hit(Protocol):
+    id: str
+    kind: str
+    text: str
+    private: bool
+
+
+class MemorySearch(Protocol):
+    """The bot's recaller, as ``search_memory`` uses it."""
+
+    async def recall(
+        self,
+        query: str,
+        *,
+        agent_id: str,
+        dialogue_id: str | None,
+        user_key: str | None,
+        is_group: bool,
+        now: datetime,
+        k: int,
+        exclude_node: int | None = None,
+    ) -> list[Any]: ...
+
+
+def _spec(name: str, description: str, properties: dict[str, Any], *required: str) -> ToolSpec:
+    schema = {"type": "object", "properties": properties, "required": list(required)}
+    return ToolSpec(name, description, schema)
+
+
+def _string(description: str, **more: Any) -> dict[str, Any]:
+    return {"type": "string", "description": description, **more}
+
+
+SPECS: dict[str, ToolSpec] = {
+    spec.name: spec
+    for spec in (
+        _spec(
+            "remember",
+            "Keep a fact for later, when the person asks you to remember something or tells "
+            "you something worth keeping. One short sentence, e.g. 'The user's dog is called "
+            "Biscuit.'",
+            {
+                "text": _string("The fact, one short sentence"),
+                "category": _string(
+                    "profile, preference, relation, knowledge or event (user); directive or "
+                    "procedure (identity)"
+                ),
+                "scope": _string(
+                    "user: about the person (private to them; the default); dialogue: about "
+                    "this chat, shared with everyone in it; identity: how you behave "
+                    "(owners only)",
+                    enum=list(_SCOPES),
+                ),
+            },
+            "text",
+        ),
+        _spec(
+            "forget",
+            "Forget one memory. The first call only says what would be forgotten: tell the "
+            "person and ask them to confirm; call again with confirm=true only after they say "
+            "yes in their next message.",
+            {
+                "memory_id": _string("The memory's id (m_...), from search_memory"),
+                "confirm": {"type": "boolean", "description": "true once the person said yes"},
+            },
+            "memory_id",
+        ),
+        _spec(
+            "set_reminder",
+            "Remind the person of something at a time. Give the time in the person's own "
+            "words; if they said none, ask them when instead of guessing.",
+            {
+                "task": _string("What to remind them of, e.g. 'call mom'"),
+                "when": _string("When, as said: 'tomorrow at 9am', 'in 2 hours', 'on Dec 24'"),
+            },
+            "task",
+        ),
+        _spec("list_reminders", "The person's reminders, soonest first, in their time zone.", {}),
+        _spec(
+            "cancel_reminder",
+            "Cancel one of the person's reminders.",
+            {
+                "reminder": {
+                    "type": ["string", "integer"],
+                    "description": "Its number in list_reminders, its #id, or words of its task",
+                }
+            },
+            "reminder",
+        ),
+        _spec(
+            "search_memory",
+            "Look up what you remember that matches a query (facts, preferences, plans).",
+            {"query": _string("What to look for")},
+            "query",
+        ),
+    )
+}
+
+
+def tool_note(caller: ToolCaller) -> str:
+    """What the system prompt says about the tools in this turn."""
+    where = (
+        "This is a group chat: the person's private memories are not available here."
+        if caller.is_group
+        else "This is a private chat."
+    )
+    return (
+        "You have tools: remember, forget, search_memory, set_reminder, list_reminders and "
+        f"cancel_reminder. They act for the person speaking only; their time zone is "
+        f"{caller.zone.key}. {where} Use a tool only when the message asks for what it "
+        "does; then confirm in a few words what it did, with the time it gives. If a tool "
+        "answers with an error, say so or ask what it tells you to ask."
+    )
+
+
+def with_tool_note(messages: list[ChatMessage], caller: ToolCaller) -> list[ChatMessage]:
+    if messages and messages[0].role == "system":
+        first = ChatMessage("system", f"{messages[0].content}\n\n{tool_note(caller)}")
+        return [first, *messages[1:]]
+    return [ChatMessage("system", tool_note(caller)), *messages]
+
+
+class TurnTools:
+    """The tools' services, built once by the runtime (see the module docstring)."""
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        state: BotState,
+        book: ReminderBook,
+        *,
+        search: MemorySearch | None = None,
+        max_rounds: int = 3,
+        write_budget_chars: int = 1500,
+        max_record_chars: int = DEFAULT_MAX_RECORD_CHARS,
+    ) -> None:
+        self.store = store
+        self.state = state
+        self.book = book
+        self.search = search
+        self.max_rounds = max_rounds
+        self.write_budget_chars = write_budget_chars
+        self.max_record_chars = max_record_chars
+        self._turns = 0
+        #: (user_key, record_id) -> (turn, time) of a forget that waits for the person's yes.
+        self.pending_forgets: dict[tuple[str, str], tuple[int, datetime]] = {}
+
+    async def caller(
+        self,
+        *,
+        user_key: str,
+        agent_id: str,
+        dialogue_id: str,
+        is_owner: bool,
+        is_group: bool,
+        now: datetime,
+    ) -> ToolCaller:
+        self._turns += 1
+        zone = await zone_of(self.state, user_key, self.book.default_timezone)
+        return ToolCaller(
+            user_key, agent_id, dialogue_id, is_owner, is_group, zone, now, self._turns
+        )
+
+    def ask_to_forget(self, key: tuple[str, str], caller: ToolCaller) -> None:
+        """Note a forget that waits for the person's yes (stale ones go)."""
+        stale = [
+            k for k, (_, at) in self.pending_forgets.items() if caller.now - at > CONFIRM_WINDOW
+        ]
+        for old in stale:
+            del self.pending_forgets[old]
+        self.pending_forgets[key] = (caller.turn, caller.now)
+
+    def toolbox(self, caller: ToolCaller) -> ToolBox:
+        handlers = _TurnToolSet(self, caller)
+        return ToolBox([Tool(spec, getattr(handlers, name)) for name, spec in SPECS.items()])
+
+    async def reply(
+        self,
+        model: ChatModel,
+        messages: list[ChatMessage],
+        caller: ToolCaller,
+        *,
+        max_tokens: int | None = None,
+    ) -> str | None:
+        """The model's answer with the tools, or None when this model takes none (the caller
+        answers on the plain path then). Provider failures propagate as ``LLMError``."""
+        if self.max_rounds < 1 or not model.supports_tools:
+            return None
+        try:
+            turn = await answer_with_tools(
+                model,
+                with_tool_note(messages, caller),
+                self.toolbox(caller),
+                max_rounds=self.max_rounds,
+                max_tokens=max_tokens,
+            )
+        except UnsupportedFeatureError as exc:
+            logger.info("no tools this turn (%s); the plain path answers", exc)
+            return None
+        _log_outcomes(turn, caller)
+        return turn.text.strip() or _said_by_tools(turn)
+
+
+def _log_outcomes(turn: ToolTurn, caller: ToolCaller) -> None:
+    for outcome in turn.outcomes:
+        logger.info(
+            "tool %s for %s: %s", outcome.name, caller.user_key, "ok" if outcome.ok else "refused"
+        )
+
+
+def _said_by_tools(turn: ToolTurn) -> str:
+    """A model that used tools and then said nothing: what the tools did is the answer."""
+    return " ".join(o.result for o in turn.outcomes if o.ok)
+
+
+class _TurnToolSet:
+    """One turn's handlers (named as the tools) and what is left of its write budget."""
+
+    def __init__(self, tools: TurnTools, caller: ToolCaller) -> None:
+        self._t = tools
+        self._c = caller
+        self._chars_left = tools.write_budget_chars
+        self._writes = 0
+        self._reminders = 0
+
+    # ------------------------------------------------------------------ remember / forget
+
+    async def remember(self, args: dict[str, Any]) -> str:
+        c = self._c
+        text = _one_sentence(args["text"], self._t.max_record_chars, "text")
+        scope = str(args.get("scope") or "user").lower()
+        if scope not in _SCOPES:
+            raise ToolError(f"scope must be one of {', '.join(_SCOPES)}")
+        self._check_scope(scope)
+        category = str(args.get("category") or _DEFAULT_CATEGORY[scope]).lower()
+        if category not in valid_categories(scope):
+            raise ToolError(f"category for {scope} must be one of {valid_categories(scope)}")
+        self._spend(len(text))
+        same = [r for r in await self._owned(scope) if _norm(r.content) == _norm(text)]
+        if same:
+            return f"Already remembered: {same[0].content} (id {same[0].id})."
+        record = make_record(
+            text,
+            scope=scope,
+            category=category,
+            user_key=c.user_key if scope == "user" else None,
+            agent_id=c.agent_id,
+            dialogue_id=c.dialogue_id if scope == "dialogue" else None,
+            tags=["tool"],
+            salience=0.7,
+            evidence={"dialogue_id": c.dialogue_id, "via": "tool"},
+        )
+        stored = await self._t.store.append(record)
+        return f"Remembered ({_whose(scope)}): {stored.content} (id {stored.id})."
+
+    def _check_scope(self, scope: str) -> None:
+        """Identity only on an owner's word in a private chat (as the writer's rule)."""
+        if scope != "identity":
+            return
+        if self._c.is_group:
+            raise ToolError("how you behave (identity) is never changed from a group chat")
+        if not self._c.is_owner:
+            raise ToolError(
+                "only the bot's owners can change how you behave (identity); tell the person "
+                "you cannot do that, or keep it about them (scope user)"
+            )
+
+    def _spend(self, chars: int) -> None:
+        if self._writes >= MAX_WRITES or chars > self._chars_left:
+            raise ToolError("this turn's memory budget is used up: keep the rest for later")
+        self._writes += 1
+        self._chars_left -= chars
+
+    async def _owned(self, scope: str) -> list[MemoryRecord]:
+        c = self._c
+        if scope == "user":
+            return await self._t.store.list(scope="user", user_key=c.user_key, now=c.now)
+        dialogue = c.dialogue_id if scope == "dialogue" else None
+        return await self._t.store.list(
+            scope=scope, agent_id=c.agent_id, dialogue_id=dialogue, now=c.now
+        )
+
+    async def forget(self, args: dict[str, Any]) -> str:
+        c = self._c
+        if c.is_group:
+            raise ToolError(
+                "forgetting is done in a private chat: ask the person to message you directly "
+                "or to use /memory forget"
+            )
+        rec = await self._visible(str(args["memory_id"]).strip())
+        key = (c.user_key, rec.id)
+        if not args.get("confirm"):
+            self._t.ask_to_forget(key, c)
+            return (
+                f"Not forgotten yet. About to forget for good: {rec.content!r} (id {rec.id}). "
+                "Tell the person exactly what will be forgotten and ask them to confirm; call "
+                "forget with confirm=true only after they say yes."
+            )
+        asked = self._t.pending_forgets.get(key)
+        if asked is None or asked[0] >= c.turn or c.now - asked[1] > CONFIRM_WINDOW:
+            raise ToolError(
+                "the person has not confirmed: call forget without confirm first, tell them "
+                "what will be forgotten, and wait for their yes"
+            )
+        del self._t.pending_forgets[key]
+        await self._t.store.forget(rec.id)
+        return f"Forgotten: {rec.content}"
+
+    async def _visible(self, record_id: str) -> MemoryRecord:
+        """The record if this caller may see it, as ``/memory`` decides."""
+        c = self._c
+        unknown = ToolError(f"there is no memory {record_id!r} you can see (search_memory)")
+        if not RECORD_ID_RE.fullmatch(record_id):
+            raise unknown
+        try:
+            rec = await self._t.store.get(record_id)
+        except RecordNotFoundError as exc:
+            raise unknown from exc
+        if rec.scope == "user":
+            mine = rec.user_key == c.user_key
+        else:
+            mine = c.is_owner and rec.agent_id == c.agent_id
+        if not mine or rec.deprecated:
+            raise unknown
+        return rec
+
+    # ------------------------------------------------------------------ reminders
+
+    async def set_reminder(self, args: dict[str, Any]) -> str:
+        c = self._c
+        task = _one_sentence(args["task"], MAX_TASK_CHARS, "task").rstrip(".")
+        task = re.sub(r"^(?:remind\s+(?:me|the\s+user)\s+)?to\s+", "", task, flags=re.I) or task
+        said = str(args.get("when") or "").strip()
+        if not said:
+            raise ToolError(f"the reminder has no time: {ASK_WHEN}")
+        due = parse_when(said, now=c.now, tz=c.zone)
+        if due is None:
+            raise ToolError(f"{said!r} cannot be read as one time still to come: {ASK_WHEN}")
+        if self._reminders >= MAX_REMINDERS:
+            raise ToolError("too many reminders in one turn")
+        at = local(due, c.zone, c.now)
+        for r in await self._mine():
+            if r.is_open() and r.task.lower() == task.lower() and r.due == due:
+                return f"Already set: {r.task}, {at} ({c.zone.key})."
+        self._reminders += 1
+        await self._t.store.append(self._reminder_record(task, due))
+        return f"Reminder set: {task}, {at} ({c.zone.key})."
+
+    def _reminder_record(self, task: str, due: datetime) -> MemoryRecord:
+        """The record the writer would make: dialogue scope (it is sent in this chat), the
+        asker on its open loop, gone a grace period after it is due."""
+        c = self._c
+        expires = due + timedelta(seconds=self._t.book.grace_s)
+        loop = {
+            "kind": "reminder",
+            "due": due.isoformat(timespec="seconds"),
+            "status": "open",
+            "user_key": c.user_key,
+        }
+        return make_record(
+            reminder_content(task, due),
+            scope="dialogue",
+            category="event",
+            agent_id=c.agent_id,
+            dialogue_id=c.dialogue_id,
+            tags=["reminder", "tool"],
+            salience=0.8,
+            ttl={"kind": "absolute", "expires_at": expires.isoformat(timespec="seconds")},
+            evidence={"dialogue_id": c.dialogue_id, "via": "tool"},
+            extra={"open_loop": loop},
+        )
+
+    async def _mine(self) -> list[Reminder]:
+        """The caller's reminders; in a group only those of this group."""
+        c = self._c
+        mine = await self._t.book.of(c.user_key, c.now)
+        return [r for r in mine if not c.is_group or r.dialogue_id == c.dialogue_id]
+
+    async def list_reminders(self, args: dict[str, Any]) -> str:
+        c = self._c
+        mine = await self._mine()
+        if not mine:
+            return "The person has no reminders."
+        lines = [f"The person's reminders (times in {c.zone.key}):"]
+        for n, r in enumerate(mine, 1):
+            fate = "" if r.is_open() else f" ({r.status})"
+            lines.append(f"{n}. {local(r.due, c.zone, c.now)} - {r.task}{fate} #{r.short_id}")
+        return "\n".join(lines)
+
+    async def cancel_reminder(self, args: dict[str, Any]) -> str:
+        c = self._c
+        reminder = _pick(await self._mine(), str(args["reminder"]))
+        at = local(reminder.due, c.zone, c.now)
+        if not reminder.is_open():
+            raise ToolError(f"that reminder ({reminder.task}, {at}) was already {reminder.status}")
+        await self._t.book.cancel(reminder, c.now)
+        return f"Cancelled: {reminder.task} ({at})."
+
+    # ------------------------------------------------------------------ search
+
+    async def search_memory(self, args: dict[str, Any]) -> str:
+        query = _one_sentence(args["query"], MAX_QUERY_CHARS, "query")
+        found = await self._search(query)
+        if not found:
+            return "Nothing remembered matches that."
+        return "\n".join(f"{rid}: {_cut(text, SEARCH_ITEM_CHARS)}" for rid, text in found)
+
+    async def _search(self, query: str) -> list[tuple[str, str]]:
+        c = self._c
+        if self._t.search is None:
+            return await self._word_search(query)
+        hits: list[_Hit] = await self._t.search.recall(
+            query,
+            agent_id=c.agent_id,
+            dialogue_id=c.dialogue_id,
+            user_key=c.user_key,
+            is_group=c.is_group,
+            now=c.now,
+            k=SEARCH_K,
+        )
+        # In a group nothing private reaches the model, not even the speaker's own.
+        return [
+            (h.id, h.text) for h in hits if h.kind == "record" and not (c.is_group and h.private)
+        ]
+
+    async def _word_search(self, query: str) -> list[tuple[str, str]]:
+        scopes = ["identity", "dialogue"] + ([] if self._c.is_group else ["user"])
+        words = {w for w in _norm(query).split() if len(w) > 2}
+        found: list[tuple[str, str]] = []
+        for scope in scopes:
+            for rec in await self._owned(scope):
+                if words & set(_norm(rec.content).split()):
+                    found.append((rec.id, rec.content))
+        return found[:SEARCH_K]
+
+
+def _pick(mine: list[Reminder], ref: str) -> Reminder:
+    """A reminder by its number, its #id or words of its task (one match only)."""
+    wanted = ref.strip().lstrip("#").lower()
+    if wanted.isdigit() and 1 <= int(wanted) <= len(mine):
+        return mine[int(wanted) - 1]
+    by_id = [r for r in mine if len(wanted) >= 4 and r.record_id.lower().endswith(wanted)]
+    by_task = [r for r in mine if wanted and wanted in r.task.lower() and r.is_open()]
+    for found in (by_id, by_task):
+        if len(found) == 1:
+            return found[0]
+    raise ToolError(f"no single reminder of the person matches {ref!r} (list_reminders)")
+
+
+def _one_sentence(value: Any, limit: int, name: str) -> str:
+    text = " ".join(str(value).split())
+    if not text:
+        raise ToolError(f"{name} is empty")
+    if len(text) > limit:
+        raise ToolError(f"{name} is too long ({len(text)} characters, at most {limit})")
+    return text
+
+
+def _cut(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _norm(text: str) -> str:
+    return " ".join("".join(ch.lower() if ch.isalnum() else " " for ch in text).split())
+
+
+def _whose(scope: str) -> str:
+    return {
+        "user": "private to the person",
+        "dialogue": "for this chat",
+        "identity": "how I behave",
+    }[scope]
