@@ -52,7 +52,7 @@ def want_json(ctx: typer.Context, flag: bool) -> bool:
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    err_console.print(f"[red]error:[/red] {message}", highlight=False, markup=True)
+    err_console.print(f"[red]error:[/red] {message}", highlight=False, markup=True, soft_wrap=True)
     raise typer.Exit(code)
 
 
