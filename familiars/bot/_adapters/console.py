@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+import threading
 from collections.abc import Awaitable, Callable
 from typing import TextIO
 
@@ -80,9 +81,9 @@ class ConsoleAdapter(PlatformAdapter):
         return f"console-{self.user}"
 
     async def start(self) -> None:
-        """Begin reading lines; a second call while reading changes nothing (the terminal
-        chat starts its console before the runtime does)."""
-        if self._task is not None and not self._task.done():
+        """Begin reading lines; a second call changes nothing, even once the input has ended
+        (the terminal chat starts its console before the runtime does)."""
+        if self._task is not None:
             return
         self._task = asyncio.create_task(self._loop(), name="console-adapter")
 
@@ -114,7 +115,29 @@ class ConsoleAdapter(PlatformAdapter):
             self._write(f"{text}\n")
 
     async def _readline(self) -> str:
-        return await asyncio.to_thread(self.stdin.readline)
+        """The next line, read in a daemon thread: a read still waiting for the keyboard when
+        the chat stops must not keep the process from exiting."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[str] = loop.create_future()
+
+        def settle(line: str | None, exc: BaseException | None) -> None:
+            if future.done():
+                return
+            if exc is not None:
+                future.set_exception(exc)
+            else:
+                future.set_result(line or "")
+
+        def read() -> None:
+            try:
+                line, exc = self.stdin.readline(), None
+            except Exception as error:  # noqa: BLE001 - handed to the reader as is
+                line, exc = None, error
+            with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits
+                loop.call_soon_threadsafe(settle, line, exc)
+
+        threading.Thread(target=read, name="console-stdin", daemon=True).start()
+        return await future
 
     async def _loop(self) -> None:
         try:
