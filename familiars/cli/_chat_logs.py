@@ -12,6 +12,7 @@ logging to stderr.
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import re
@@ -20,7 +21,6 @@ import threading
 from collections.abc import Callable, Iterable
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
-from typing import IO, Any
 
 LOG_FILE = Path("logs") / "familiars.log"
 MAX_BYTES = 1_048_576
@@ -65,10 +65,10 @@ def template_of(record: logging.LogRecord) -> str:
 class PrivateRotatingFileHandler(RotatingFileHandler):
     """A rotating file readable by its owner only (each new file is created 0600)."""
 
-    def _open(self) -> IO[Any]:
+    def _open(self) -> io.TextIOWrapper:
         fd = os.open(self.baseFilename, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         os.chmod(self.baseFilename, 0o600)
-        return os.fdopen(fd, "a", encoding=self.encoding, errors=self.errors)
+        return open(fd, "a", encoding=self.encoding, errors=self.errors)  # noqa: SIM115
 
 
 class NoticeHandler(logging.Handler):

@@ -68,6 +68,9 @@ from familiars.memory._index_view import (
     IndexView,
     RecordFilter,
 )
+from familiars.memory._lazy_embedder import (
+    LazyEmbedder,
+)
 from familiars.memory._migrations import (
     MigrationSet,
     apply_migrations,
@@ -180,6 +183,7 @@ __all__ = [
     "IndexView",
     "InvalidCellError",
     "InvalidIdError",
+    "LazyEmbedder",
     "MemoryError_",
     "MemoryIndex",
     "MemoryReader",
