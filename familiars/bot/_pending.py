@@ -60,21 +60,26 @@ class PendingHandler:
             future.set_exception(exc)
             future.exception()  # retrieved: no "never retrieved" warning when none waited
 
-    async def handler(self) -> tuple[TurnHandler, bool]:
-        """The real handler, and whether the caller waited long enough to be told."""
+    async def _ready_within(self, seconds: float) -> bool:
+        """Whether the real handler is here within ``seconds`` (it is not waited for longer)."""
         future = self._future()
-        if future.done() or self.notice is None:
-            return await future, False
+        if future.done():
+            return True
         try:
-            return await asyncio.wait_for(asyncio.shield(future), self.notice_after_s), False
+            await asyncio.wait_for(asyncio.shield(future), seconds)
         except TimeoutError:
-            return await future, True
+            return False
+        return True
+
+    async def handler(self) -> tuple[TurnHandler, bool]:
+        """The real handler, and whether the wait for it was long enough to tell of."""
+        waited = self.notice is not None and not await self._ready_within(self.notice_after_s)
+        return await self._future(), waited
 
     async def respond(self, message: IncomingMessage) -> AsyncIterator[str]:
-        handler, waited = await self.handler()
-        if waited:
-            yield f"{self.notice}\n"
-        async for delta in handler.respond(message):
+        if self.notice is not None and not await self._ready_within(self.notice_after_s):
+            yield f"{self.notice}\n"  # said now, while the wait goes on
+        async for delta in (await self._future()).respond(message):
             yield delta
 
     async def command(self, invocation: CommandInvocation) -> CommandResponse:
