@@ -1,45 +1,74 @@
-from familiars.bot._access import (
-    AccessPolicy,
-)
-from familiars.bot._adapters.base import (
-    IncomingMessage,
-)
-from familiars.bot._api.app import (
-    create_app,
-)
-from familiars.bot._api.auth import (
-    ApiToken,
-)
-from familiars.bot._api.queries import (
-    IndexReader,
-)
-from familiars.bot._api.server import (
-    ApiServer,
-    ApiServerError,
-    serve_alone,
-)
-from familiars.bot._api.status import (
-    StatusSources,
-    collect_status,
-)
-from familiars.bot._errors import (
-    AdapterError,
-    AdapterSendError,
-    AdapterStartError,
-    UserFacingError,
-)
-from familiars.bot._prompt import (
-    PromptParts,
-    build_messages,
-)
-from familiars.bot._recall import (
-    ReaderRecaller,
-)
-from familiars.bot._runtime import (
-    Application,
-)
+"""The bot: adapters, dialogue, commands, the runtime and its HTTP API.
+
+The face is lazy: each name below is imported from its private module when first asked for
+(``_FACE`` maps names to modules), so ``from familiars.bot import ConsoleAdapter`` does not
+load the memory system, the models or the API server (fastapi), and the terminal chat can
+show its prompt while the rest loads.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from familiars.bot._access import AccessPolicy
+    from familiars.bot._adapters.base import IncomingMessage
+    from familiars.bot._adapters.console import ConsoleAdapter
+    from familiars.bot._api.app import create_app
+    from familiars.bot._api.auth import ApiToken
+    from familiars.bot._api.queries import IndexReader
+    from familiars.bot._api.server import ApiServer, ApiServerError, serve_alone
+    from familiars.bot._api.status import StatusSources, collect_status
+    from familiars.bot._errors import (
+        AdapterError,
+        AdapterSendError,
+        AdapterStartError,
+        UserFacingError,
+    )
+    from familiars.bot._pending import LOADING_NOTICE, PendingHandler
+    from familiars.bot._prompt import PromptParts, build_messages
+    from familiars.bot._recall import ReaderRecaller
+    from familiars.bot._runtime import Application
+
+#: Each exported name and the private module that defines it.
+_FACE: dict[str, str] = {
+    "AccessPolicy": "_access",
+    "AdapterError": "_errors",
+    "AdapterSendError": "_errors",
+    "AdapterStartError": "_errors",
+    "ApiServer": "_api.server",
+    "ApiServerError": "_api.server",
+    "ApiToken": "_api.auth",
+    "Application": "_runtime",
+    "ConsoleAdapter": "_adapters.console",
+    "IncomingMessage": "_adapters.base",
+    "IndexReader": "_api.queries",
+    "LOADING_NOTICE": "_pending",
+    "PendingHandler": "_pending",
+    "PromptParts": "_prompt",
+    "ReaderRecaller": "_recall",
+    "StatusSources": "_api.status",
+    "UserFacingError": "_errors",
+    "build_messages": "_prompt",
+    "collect_status": "_api.status",
+    "create_app": "_api.app",
+    "serve_alone": "_api.server",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import ``name``'s module now (once; Python caches it) and hand back the name."""
+    module = _FACE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
+    "LOADING_NOTICE",
     "AccessPolicy",
     "AdapterError",
     "AdapterSendError",
@@ -48,8 +77,10 @@ __all__ = [
     "ApiServerError",
     "ApiToken",
     "Application",
+    "ConsoleAdapter",
     "IncomingMessage",
     "IndexReader",
+    "PendingHandler",
     "PromptParts",
     "ReaderRecaller",
     "StatusSources",

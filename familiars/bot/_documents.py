@@ -20,8 +20,10 @@ from familiars.memory import (
 
 logger = logging.getLogger(__name__)
 
-#: Files larger than this are listed by /find but not attached to the answer.
-SEND_BACK_MAX_BYTES = 8 * 1024 * 1024
+#: Files larger than this are listed by /find but not attached to the answer (the largest
+#: any platform takes, Telegram's 50 MB; each adapter applies its own limit, see
+#: ``without_file``).
+SEND_BACK_MAX_BYTES = 50 * 1024 * 1024
 
 
 class Documents:
@@ -69,8 +71,9 @@ class Documents:
         except DocumentError:
             return CommandResponse(text)
         if len(blob.data) > SEND_BACK_MAX_BYTES:
-            return CommandResponse(text + "\n(The file is too large to send here.)")
-        return CommandResponse(text, file_name=blob.name, file_data=blob.data)
+            note = f"\n(The file is too large to send here. It is at {blob.path}.)"
+            return CommandResponse(text + note, file_path=blob.path)
+        return CommandResponse(text, file_name=blob.name, file_data=blob.data, file_path=blob.path)
 
     async def context(self, query: str, user_key: str, *, is_owner: bool) -> list[str]:
         """Passages worth showing the model for this message (may be none)."""

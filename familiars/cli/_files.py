@@ -27,14 +27,22 @@ UserOpt = Annotated[
 
 
 def _run(settings: Settings, action: Callable[[Any], Awaitable[T]]) -> T:
-    from familiars.memory import DocumentError, DocumentFinder, InvalidIdError, load_embedder
+    from familiars.memory import (
+        DocumentError,
+        DocumentFinder,
+        InvalidIdError,
+        LazyEmbedder,
+        load_embedder,
+    )
 
     async def go() -> T:
-        embedder = load_embedder(
-            settings.embedding.model,
-            fallback=settings.embedding.fallback,
-            device=settings.embedding.device,
-            batch_size=settings.embedding.batch_size,
+        embedder = LazyEmbedder(  # loaded only by what embeds: ``list`` never does
+            lambda: load_embedder(
+                settings.embedding.model,
+                fallback=settings.embedding.fallback,
+                device=settings.embedding.device,
+                batch_size=settings.embedding.batch_size,
+            )
         )
         async with DocumentFinder(settings.workspace, embedder, settings) as finder:
             return await action(finder)

@@ -1,35 +1,96 @@
-"""The ``familiars`` command line. One module per command group."""
+"""The ``familiars`` command line. One module per command group.
+
+The groups (``memory``, ``bench``, ``files``, ``reminders``, ``gate``) are imported only when
+one is run: :data:`GROUPS` holds their one-line help, so ``familiars --help`` lists them
+without loading the memory system, the models or the API server (see ``_lazy.py``).
+``run``, ``chat``, ``status`` and ``api`` are registered eagerly; their modules import
+what they need inside the command.
+"""
 
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from familiars.cli import _bench as bench
-from familiars.cli import _files as files
-from familiars.cli import _gate as gate
-from familiars.cli import _memory as memory
-from familiars.cli import _reminders as reminders
 from familiars.cli import _runtime as runtime
 from familiars.cli import _status as status
-from familiars.memory import use_offline_models
+from familiars.cli._lazy import LazyEntry, LazyGroup, click_command
 from familiars.terminal import CliContext
 
+
+def _memory() -> Any:
+    from familiars.cli import _memory as memory
+
+    return click_command(memory.app)
+
+
+def _bench() -> Any:
+    from familiars.cli import _bench as bench
+
+    return bench.group()
+
+
+def _files() -> Any:
+    from familiars.cli import _files as files
+
+    return click_command(files.app)
+
+
+def _reminders() -> Any:
+    from familiars.cli import _reminders as reminders
+
+    return click_command(reminders.app)
+
+
+def _gate() -> Any:
+    from familiars.cli import _gate as gate
+
+    return click_command(gate.app)
+
+
+#: The lazily imported groups, in the order ``--help`` lists them, with their help.
+GROUPS: tuple[LazyEntry, ...] = (
+    LazyEntry("memory", "Inspect, add, pin, forget and search memories.", _memory),
+    LazyEntry(
+        "bench",
+        "Benchmarks: figures as ratios against a baseline measured in the same run.",
+        _bench,
+    ),
+    LazyEntry("files", "Documents and watched folders: add, find, list.", _files),
+    LazyEntry("reminders", "Reminders and open loops the familiar will act on.", _reminders),
+    LazyEntry("gate", "The VRAM gate: residents, budget, history.", _gate),
+)
+
+
+class RootGroup(LazyGroup):
+    """The ``familiars`` group: eager commands, then :data:`GROUPS`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, lazy=GROUPS, **kwargs)
+
+
 app = typer.Typer(
+    cls=RootGroup,
     help="familiars: a companion bot for Discord and Telegram with a memory you can read.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-app.add_typer(memory.app, name="memory")
-app.add_typer(bench.app, name="bench")
-app.add_typer(files.app, name="files")
-app.add_typer(reminders.app, name="reminders")
-app.add_typer(gate.app, name="gate")
 runtime.register(app)
 status.register(app)
+
+
+def use_offline_models(environ: Any = os.environ) -> None:
+    """Models come from local files only, without progress bars (unless the environment
+    says otherwise); set before any model library is imported. The same three variables as
+    ``familiars.memory.use_offline_models``, set here so the entry point need not import
+    the memory system to set them."""
+    environ.setdefault("HF_HUB_OFFLINE", "1")
+    environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 
 @app.callback()

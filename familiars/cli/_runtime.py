@@ -1,4 +1,13 @@
-"""``familiars run`` and ``familiars chat``: the bot itself."""
+"""``familiars run`` and ``familiars chat``: the bot itself.
+
+The terminal chat (``chat``, or ``run`` without a platform token) shows its prompt first
+and builds the bot behind it: a console reading lines through a ``PendingHandler``, while
+the bot is imported (in a thread) and its services built (the embedding model loaded, the
+workspace opened). A line typed meanwhile waits, and is told so when the wait is long. Its
+log goes to ``workspace/logs/familiars.log`` (``_chat_logs.py``), the warnings that matter
+to the person above the prompt. ``run`` with platform tokens logs to stderr, as it always
+did. Nothing heavy is imported here at module level: ``familiars --help`` loads this file.
+"""
 
 from __future__ import annotations
 
@@ -6,19 +15,31 @@ import asyncio
 import contextlib
 import logging
 import sys
-from typing import Annotated
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from familiars.config import Settings
-from familiars.memory import MemoryError_
+from familiars.cli._chat_logs import log_to_workspace
 from familiars.terminal import err_console, fail, get_ctx
+
+if TYPE_CHECKING:
+    from familiars.bot import Application, ConsoleAdapter
+    from familiars.config import Settings
 
 NO_PLATFORM_HINT = (
     "No platform token is configured, so I'm chatting here in the terminal.\n"
     "To put me on Discord, set DISCORD_BOT_TOKEN; on Telegram, set TELEGRAM_BOT_TOKEN "
     "(see README.md). Type /help for commands, Ctrl-D to leave."
 )
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    """The errors whose text is the whole message (imported only once one happened)."""
+    from familiars.memory import MemoryError_
+
+    return (MemoryError_, ValueError)
 
 
 def _configure_logging(settings: Settings, quiet: bool) -> None:
@@ -29,10 +50,11 @@ def _configure_logging(settings: Settings, quiet: bool) -> None:
         handler.setLevel(level)
 
 
-async def _run(settings: Settings, *, user: str | None, platforms: bool) -> None:
+async def _run(settings: Settings) -> None:
+    """The bot on its platforms (a token is set)."""
     from familiars.bot import Application
 
-    app = Application(settings, console_user=user, platforms=platforms)
+    app = Application(settings, console_user=None, platforms=True)
     await app.initialize()
     try:
         if not app.adapters:
@@ -41,6 +63,81 @@ async def _run(settings: Settings, *, user: str | None, platforms: bool) -> None
         await app.run_until_stopped()
     finally:
         await app.shutdown()
+
+
+def _prepare(settings: Settings, user: str, console: ConsoleAdapter) -> Application:
+    """In a thread, behind the prompt: import the bot, check the user key, build the app."""
+    from familiars.bot import Application
+    from familiars.memory import check_user_key
+
+    check_user_key(user)
+    return Application(settings, console=console, platforms=False)
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop, say: Callable[[str], None]) -> Callable[[str], None]:
+    """``say`` called on ``loop``'s thread whichever thread logs."""
+
+    def call(text: str) -> None:
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(say, text)
+
+    return call
+
+
+async def _chat(settings: Settings, user: str) -> None:
+    """The prompt at once; the bot behind it (see the module's docstring)."""
+    from familiars.bot import LOADING_NOTICE, ConsoleAdapter, PendingHandler
+
+    interactive = sys.stdin.isatty()
+    pending = PendingHandler(notice=LOADING_NOTICE if interactive else None)
+    console = ConsoleAdapter(pending, user=user, settle=pending.settle, interactive=interactive)
+    say = _on_loop(asyncio.get_running_loop(), console.notice)
+    log_to_workspace(Path(settings.workspace), settings.log_level, say=say)
+    await console.start()
+    try:
+        app = await asyncio.to_thread(_prepare, settings, user, console)
+    except BaseException as exc:
+        pending.failed(exc)
+        await console.stop()
+        raise
+    try:
+        await _serve(app, pending)
+    finally:
+        await app.shutdown()
+        await console.stop()
+
+
+async def _serve(app: Application, pending: Any) -> None:
+    try:
+        await app.initialize()
+    except BaseException as exc:
+        pending.failed(exc)
+        raise
+    pending.ready(app.dialogues, settle=app.settle)
+    await app.start()
+    await app.run_until_stopped()
+
+
+def _run_chat(settings: Settings, user: str) -> None:
+    try:
+        asyncio.run(_chat(settings, user))
+    except KeyboardInterrupt:
+        pass
+    except _user_errors() as exc:
+        fail(str(exc))
+
+
+def _with_agent(settings: Settings, agent: str | None) -> Settings:
+    """``settings`` with ``agent`` first (the terminal chat talks to the first one)."""
+    if agent is None:
+        return settings
+    try:
+        chosen = settings.agent(agent)
+    except KeyError:
+        fail(f"unknown agent {agent!r}; configured: {', '.join(a.id for a in settings.agents)}")
+    return settings.model_copy(
+        update={"agents": [chosen] + [a for a in settings.agents if a.id != agent]}
+    )
 
 
 def register(app: typer.Typer) -> None:
@@ -55,15 +152,17 @@ def register(app: typer.Typer) -> None:
             settings.secret(env)
             for env in (settings.discord.token_env, settings.telegram.token_env)
         )
-        _configure_logging(settings, quiet=not has_token)
         if not has_token:
             err_console.print(NO_PLATFORM_HINT, highlight=False)
+            _run_chat(settings, user)
+            return
+        _configure_logging(settings, quiet=False)
         try:
-            asyncio.run(_run(settings, user=None if has_token else user, platforms=True))
-        except (MemoryError_, ValueError) as exc:
-            fail(str(exc))
+            asyncio.run(_run(settings))
         except KeyboardInterrupt:
             pass
+        except _user_errors() as exc:
+            fail(str(exc))
 
     @app.command("chat")
     def chat(
@@ -72,28 +171,8 @@ def register(app: typer.Typer) -> None:
         agent: Annotated[str | None, typer.Option("--agent", help="Which familiar.")] = None,
     ) -> None:
         """Talk to a familiar in the terminal (piped stdin: one message per line)."""
-        from familiars.memory import check_user_key
-
-        settings = get_ctx(ctx).settings
-        try:
-            check_user_key(user)
-            if agent is not None:
-                settings.agent(agent)
-                settings = settings.model_copy(
-                    update={
-                        "agents": [settings.agent(agent)]
-                        + [a for a in settings.agents if a.id != agent]
-                    }
-                )
-        except KeyError:
-            fail(f"unknown agent {agent!r}; configured: {', '.join(a.id for a in settings.agents)}")
-        except MemoryError_ as exc:
-            fail(str(exc))
-        _configure_logging(settings, quiet=True)
+        settings = _with_agent(get_ctx(ctx).settings, agent)
         if sys.stdin.isatty():
             err_console.print("Type /help for commands, Ctrl-D to leave.", highlight=False)
-        try:
-            with contextlib.suppress(KeyboardInterrupt):
-                asyncio.run(_run(settings, user=user, platforms=False))
-        except MemoryError_ as exc:  # the workspace is owned by another process, or damaged
-            fail(str(exc))
+        with contextlib.suppress(KeyboardInterrupt):
+            _run_chat(settings, user)

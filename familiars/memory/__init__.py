@@ -77,6 +77,9 @@ from familiars.memory._index_view import (
     IndexView,
     RecordFilter,
 )
+from familiars.memory._lazy_embedder import (
+    LazyEmbedder,
+)
 from familiars.memory._limits import (
     DEFAULT_MAX_RECORD_CHARS,
     OverLimit,
@@ -225,6 +228,7 @@ __all__ = [
     "IndexView",
     "InvalidCellError",
     "InvalidIdError",
+    "LazyEmbedder",
     "MemoryError_",
     "MemoryIndex",
     "MemoryReader",

@@ -6,13 +6,14 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from familiars.config import ConfigError, Settings, load_settings
+if TYPE_CHECKING:  # loaded when the settings are first read: ``--help`` needs none
+    from familiars.config import Settings
 
 console = Console()
 err_console = Console(stderr=True)
@@ -28,6 +29,8 @@ class CliContext:
     @property
     def settings(self) -> Settings:
         if self._settings is None:
+            from familiars.config import ConfigError, load_settings
+
             overrides: dict[str, Any] = {}
             if self.workspace is not None:
                 overrides["workspace"] = self.workspace

@@ -885,3 +885,49 @@ async def test_an_owner_by_bare_or_prefixed_id_passes_the_allow_list(
     finally:
         await bot.stop()
     assert answer["content"] == "echo: hi"
+
+
+# -- /find sends the file ------------------------------------------------------------------
+
+
+FOUND_PDF = b"%PDF-1.4 the lease"
+
+
+async def _found(invocation: CommandInvocation) -> CommandResponse:
+    return CommandResponse(
+        "1. lease.pdf, page 2\n   \u201crent is due on the first\u201d",
+        file_name="lease.pdf",
+        file_data=FOUND_PDF,
+        file_path="/ws/users/alice/files/lease.pdf",
+    )
+
+
+async def test_find_sends_the_file_as_an_attachment(
+    fake: FakeDiscord,
+    adapter: DiscordAdapter,
+    handler: ScriptedHandler,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(handler, "command", _found)
+    query = [{"type": 3, "name": "query", "value": "the lease"}]
+    request = await callback(fake, fake.interaction(ALICE, "find", query))
+    assert request.files == {"lease.pdf": FOUND_PDF}
+    assert "rent is due" in request.json["data"]["content"]
+
+
+async def test_find_names_a_file_over_discords_limit_instead_of_sending_it(
+    fake: FakeDiscord,
+    adapter: DiscordAdapter,
+    handler: ScriptedHandler,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from familiars.bot._adapters.discord import _sending
+
+    monkeypatch.setattr(handler, "command", _found)
+    monkeypatch.setattr(_sending, "FILE_LIMIT", len(FOUND_PDF) - 1)
+    query = [{"type": 3, "name": "query", "value": "the lease"}]
+    request = await callback(fake, fake.interaction(ALICE, "find", query))
+    assert request.files == {}
+    content = request.json["data"]["content"]
+    assert "rent is due" in content and "more than Discord takes" in content
+    assert "/ws/users/alice/files/lease.pdf" in content

@@ -12,7 +12,13 @@ from typing import Any
 import pytest
 
 from familiars.bot._access import AccessPolicy
-from familiars.bot._adapters.base import Attachment, IncomingMessage, split_message
+from familiars.bot._adapters.base import (
+    Attachment,
+    CommandInvocation,
+    CommandResponse,
+    IncomingMessage,
+    split_message,
+)
 from familiars.bot._adapters.telegram import (
     NOT_ALLOWED,
     SENT_PRIVATELY,
@@ -661,3 +667,46 @@ async def test_an_owner_by_bare_or_prefixed_id_passes_the_allow_list(
     tg.group_message(GROUP, ALICE, "hello", mention=True)
     await tg.wait_for(lambda: bool(tg.chat_texts(GROUP)))
     assert tg.chat_texts(GROUP) == ["echo: hello"]
+
+
+# ---------------------------------------------------------------------- /find sends the file
+
+
+class FindingHandler(FakeHandler):
+    """Answers /find with a PDF (and its path), as ``Documents.find`` does."""
+
+    pdf = b"%PDF-1.4 the lease"
+
+    async def command(self, invocation: CommandInvocation) -> CommandResponse:
+        if invocation.name != "find":
+            return await super().command(invocation)
+        return CommandResponse(
+            "1. lease.pdf, page 2\n   \u201crent is due on the first\u201d",
+            file_name="lease.pdf",
+            file_data=self.pdf,
+            file_path="/ws/users/101/files/lease.pdf",
+        )
+
+
+async def test_find_sends_the_file_as_a_document(tg: FakeTelegram, bot: Callable[..., Any]) -> None:
+    await bot(FindingHandler())
+    tg.command(tg.private_chat(ALICE), ALICE, "/find the lease")
+    await tg.wait_for(lambda: len(tg.chat_messages(ALICE)) == 1)
+    [sent] = tg.chat_messages(ALICE)
+    assert sent.document is not None and sent.document["file_name"] == "lease.pdf"
+    assert tg.files[sent.document["file_id"]] == FindingHandler.pdf
+    assert "rent is due" in sent.text  # the passage is the caption
+
+
+async def test_find_names_a_file_over_telegrams_limit_instead_of_sending_it(
+    tg: FakeTelegram, bot: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from familiars.bot._adapters.telegram import _sending
+
+    monkeypatch.setattr(_sending, "FILE_LIMIT", len(FindingHandler.pdf) - 1)
+    await bot(FindingHandler())
+    tg.command(tg.private_chat(ALICE), ALICE, "/find the lease")
+    await tg.wait_for(lambda: len(tg.chat_messages(ALICE)) == 1)
+    [sent] = tg.chat_messages(ALICE)
+    assert sent.document is None and not tg.calls_of("sendDocument")
+    assert "more than Telegram takes" in sent.text and "lease.pdf" in sent.text

@@ -70,6 +70,27 @@ class CommandResponse:
     private: bool = True
     file_name: str | None = None
     file_data: bytes | None = None
+    #: Where the file lies on this machine (``/find``): the terminal prints it, never the
+    #: bytes; a platform that cannot take the file says it instead (:func:`without_file`).
+    file_path: str | None = None
+
+
+def without_file(response: CommandResponse, limit_bytes: int, platform: str) -> CommandResponse:
+    """``response`` as it can be sent where files may be at most ``limit_bytes``: unchanged
+    when its file fits, else its text with a note (and the file's path) and no file."""
+    data = response.file_data
+    if data is None or len(data) <= limit_bytes:
+        return response
+    where = f" It is at {response.file_path}." if response.file_path else ""
+    note = (
+        f"(The file {response.file_name or ''} is {_mb(len(data))}, more than {platform} "
+        f"takes ({_mb(limit_bytes)}), so I cannot send it here.{where})"
+    )
+    return CommandResponse(f"{response.text}\n{note}", private=response.private)
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1_048_576:.1f} MB"
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,10 @@
 
 Interactive, it shows a prompt and streams replies. With stdin not a terminal, each line is
 one message and each reply is printed followed by a blank line (so scripts can pipe in a
-conversation). Lines starting with ``/`` are commands.
+conversation). Lines starting with ``/`` are commands. A command's file is never dumped
+into the terminal: the answer names where it lies (``/find``); only a text export is shown.
+:meth:`ConsoleAdapter.notice` writes a line above the prompt (warnings that matter to the
+person), redrawing the prompt after it.
 """
 
 from __future__ import annotations
@@ -10,15 +13,40 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+import threading
 from collections.abc import Awaitable, Callable
 from typing import TextIO
 
 from familiars.bot._adapters.base import (
     CommandInvocation,
+    CommandResponse,
     IncomingMessage,
     PlatformAdapter,
     TurnHandler,
 )
+
+PROMPT = "you> "
+#: A text file a command hands back (an export) is shown inline up to this size.
+INLINE_TEXT_MAX = 64 * 1024
+
+
+def command_text(response: CommandResponse) -> str:
+    """A command's answer for the terminal: its text, then where its file lies (``/find``),
+    or a text export inline; never a file's raw bytes."""
+    text = response.text
+    if response.file_path:
+        return f"{text}\n\nFile: {response.file_path}"
+    data = response.file_data
+    if data is None:
+        return text
+    name = response.file_name or "file"
+    try:
+        inline = data.decode("utf-8") if len(data) <= INLINE_TEXT_MAX else None
+    except UnicodeDecodeError:
+        inline = None
+    if inline is None:
+        return f"{text}\n\n({name}, {len(data):,} bytes: not shown in the terminal)"
+    return f"{text}\n\n--- {name} ---\n{inline}"
 
 
 class ConsoleAdapter(PlatformAdapter):
@@ -46,12 +74,17 @@ class ConsoleAdapter(PlatformAdapter):
         self._task: asyncio.Task[None] | None = None
         self.finished = asyncio.Event()
         self._n = 0
+        self._at_prompt = False  # "you> " is shown and the line not yet read
 
     @property
     def chat_id(self) -> str:
         return f"console-{self.user}"
 
     async def start(self) -> None:
+        """Begin reading lines; a second call changes nothing, even once the input has ended
+        (the terminal chat starts its console before the runtime does)."""
+        if self._task is not None:
+            return
         self._task = asyncio.create_task(self._loop(), name="console-adapter")
 
     async def stop(self) -> None:
@@ -70,15 +103,50 @@ class ConsoleAdapter(PlatformAdapter):
         self.stdout.write(text)
         self.stdout.flush()
 
+    def notice(self, text: str) -> None:
+        """Say ``text`` on a line of its own above the prompt (the prompt is drawn again)."""
+        if not self.interactive:
+            sys.stderr.write(text + "\n")
+            sys.stderr.flush()
+            return
+        if self._at_prompt:
+            self._write(f"\r\x1b[K{text}\n{PROMPT}")
+        else:
+            self._write(f"{text}\n")
+
     async def _readline(self) -> str:
-        return await asyncio.to_thread(self.stdin.readline)
+        """The next line, read in a daemon thread: a read still waiting for the keyboard when
+        the chat stops must not keep the process from exiting."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[str] = loop.create_future()
+
+        def settle(line: str | None, exc: BaseException | None) -> None:
+            if future.done():
+                return
+            if exc is not None:
+                future.set_exception(exc)
+            else:
+                future.set_result(line or "")
+
+        def read() -> None:
+            try:
+                line, exc = self.stdin.readline(), None
+            except Exception as error:  # noqa: BLE001 - handed to the reader as is
+                line, exc = None, error
+            with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits
+                loop.call_soon_threadsafe(settle, line, exc)
+
+        threading.Thread(target=read, name="console-stdin", daemon=True).start()
+        return await future
 
     async def _loop(self) -> None:
         try:
             while True:
                 if self.interactive:
-                    self._write("you> ")
+                    self._write(PROMPT)
+                self._at_prompt = True
                 line = await self._readline()
+                self._at_prompt = False
                 if not line:
                     break
                 text = line.rstrip("\r\n")
@@ -105,12 +173,7 @@ class ConsoleAdapter(PlatformAdapter):
                 args=tuple(parts[1:]),
             )
             response = await self.handler.command(inv)
-            body = response.text
-            if response.file_name and response.file_data is not None:
-                body += f"\n\n--- {response.file_name} ---\n" + response.file_data.decode(
-                    "utf-8", "replace"
-                )
-            self._write(body + "\n\n")
+            self._write(command_text(response) + "\n\n")
             return
         msg = IncomingMessage(
             platform="console",

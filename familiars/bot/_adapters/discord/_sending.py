@@ -11,12 +11,14 @@ from contextlib import asynccontextmanager
 import aiohttp
 import discord
 
-from familiars.bot._adapters.base import CommandResponse, split_message
+from familiars.bot._adapters.base import CommandResponse, split_message, without_file
 from familiars.bot._adapters.discord._retry import RetryPolicy, Sleep, with_retries
 
 logger = logging.getLogger(__name__)
 
 LIMIT = 2000
+#: The largest attachment a bot may upload without a boosted server (10 MiB since 2024).
+FILE_LIMIT = 10 * 1024 * 1024
 NOTHING_TO_SHOW = "(nothing to show)"
 
 
@@ -91,6 +93,7 @@ async def typing(channel: discord.abc.Messageable) -> AsyncIterator[None]:
 
 async def send_command_response(sink: ChannelSink, response: CommandResponse) -> None:
     """A command's answer as ordinary messages (text commands in a DM)."""
+    response = without_file(response, FILE_LIMIT, "Discord")
     pieces = split_message(response.text, LIMIT) or [""]
     for index, piece in enumerate(pieces):
         last = index == len(pieces) - 1
@@ -105,6 +108,7 @@ async def answer_interaction(
     sleep: Sleep,
 ) -> None:
     """A command's answer to a slash command: ephemeral when ``response.private``."""
+    response = without_file(response, FILE_LIMIT, "Discord")
     pieces = split_message(response.text, LIMIT) or [""]
     file = file_of(response)
     first = visible(pieces[0]) if pieces[0] or file is None else None

@@ -12,7 +12,12 @@ from telegram import Bot, Message, ReplyParameters
 from telegram.constants import ChatAction
 from telegram.error import TelegramError
 
-from familiars.bot._adapters.base import Attachment, CommandResponse, split_message
+from familiars.bot._adapters.base import (
+    Attachment,
+    CommandResponse,
+    split_message,
+    without_file,
+)
 from familiars.bot._adapters.telegram._convert import FILE_URL_PREFIX
 from familiars.bot._adapters.telegram._errors import TelegramSendError
 from familiars.bot._adapters.telegram._retry import RetryPolicy, Sleep, with_retries
@@ -23,6 +28,8 @@ T = TypeVar("T")
 
 MESSAGE_LIMIT = 4096
 CAPTION_LIMIT = 1024
+#: The largest document the Bot API takes from a bot (multipart upload).
+FILE_LIMIT = 50 * 1024 * 1024
 
 
 def int_or_none(value: str | None) -> int | None:
@@ -110,7 +117,9 @@ class Sender:
     async def response(
         self, chat_id: str, response: CommandResponse, *, thread_id: str | None = None
     ) -> None:
-        """Send a command's answer: its text (split), then its file as a document."""
+        """Send a command's answer: its text (split), then its file as a document (one over
+        the Bot API's limit is named in the text instead)."""
+        response = without_file(response, FILE_LIMIT, "Telegram")
         text = response.text
         caption = None
         if response.file_data is not None and len(text) <= CAPTION_LIMIT:

@@ -1,0 +1,107 @@
+"""How long the command line takes to start: median of N runs of each case.
+
+    python scripts/startup_times.py [--runs 5] [--workspace DIR]
+
+Cases: ``familiars --help``, ``familiars bench --help``, and ``familiars chat --user x`` up
+to the first ``you>`` prompt (run under a pseudo-terminal so the chat is interactive, then
+closed with Ctrl-D). Also the read-only commands that must not load the embedding model.
+Figures go to stdout as one line per case; nothing here is asserted (timings are reported,
+not tested).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pty
+import select
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PROMPT = b"you> "
+
+
+def _env(workspace: Path) -> dict[str, str]:
+    env = {**os.environ, "FAMILIARS_WORKSPACE": str(workspace), "HF_HUB_OFFLINE": "1"}
+    for name in ("DISCORD_BOT_TOKEN", "TELEGRAM_BOT_TOKEN", "FAMILIARS_CONFIG"):
+        env.pop(name, None)
+    return env
+
+
+def time_command(args: list[str], workspace: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "familiars", *args],
+        env=_env(workspace),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
+    return time.perf_counter() - start
+
+
+def time_to_prompt(workspace: Path, timeout: float = 120.0) -> float:
+    """Seconds from spawning ``familiars chat`` on a pty to the first ``you>`` it prints."""
+    start = time.perf_counter()
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: becomes the chat
+        os.execvpe(
+            sys.executable, [sys.executable, "-m", "familiars", "chat", "--user", "x"],
+            _env(workspace),
+        )
+    seen = b""
+    elapsed = timeout
+    while time.perf_counter() - start < timeout:
+        ready, _, _ = select.select([fd], [], [], 0.05)
+        if not ready:
+            continue
+        try:
+            seen += os.read(fd, 4096)
+        except OSError:
+            break
+        if PROMPT in seen:
+            elapsed = time.perf_counter() - start
+            break
+    os.write(fd, b"\x04")  # Ctrl-D: leave
+    _drain(fd)
+    os.waitpid(pid, 0)
+    return elapsed
+
+
+def _drain(fd: int) -> None:
+    while True:
+        ready, _, _ = select.select([fd], [], [], 30)
+        if not ready:
+            return
+        try:
+            if not os.read(fd, 4096):
+                return
+        except OSError:
+            return
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--workspace", type=Path, default=None)
+    args = parser.parse_args()
+    workspace = args.workspace or Path(tempfile.mkdtemp(prefix="familiars-startup-"))
+    cases: dict[str, list[float]] = {}
+    time_to_prompt(workspace)  # warm the workspace (first start creates it)
+    for _ in range(args.runs):
+        cases.setdefault("--help", []).append(time_command(["--help"], workspace))
+        cases.setdefault("bench --help", []).append(time_command(["bench", "--help"], workspace))
+        cases.setdefault("chat (first prompt)", []).append(time_to_prompt(workspace))
+        for cmd in (["files", "list"], ["memory", "list"], ["memory", "reindex"], ["status"]):
+            cases.setdefault(" ".join(cmd), []).append(time_command(cmd, workspace))
+    for name, times in cases.items():
+        runs = " ".join(f"{t:.2f}" for t in times)
+        print(f"{name:24} median {statistics.median(times):6.2f} s   ({runs})")
+
+
+if __name__ == "__main__":
+    main()

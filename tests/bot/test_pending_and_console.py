@@ -1,0 +1,167 @@
+"""The terminal chat before the bot is ready (a PendingHandler), and what the console prints
+for a command's file: the path and the passage, never the bytes."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import AsyncIterator
+
+import pytest
+
+from familiars.bot._adapters.base import (
+    CommandInvocation,
+    CommandResponse,
+    CommandSpec,
+    IncomingMessage,
+    without_file,
+)
+from familiars.bot._adapters.console import PROMPT, ConsoleAdapter, command_text
+from familiars.bot._pending import LOADING_NOTICE, PendingHandler
+
+pytestmark = pytest.mark.timeout(30)
+
+PDF = b"%PDF-1.4\n\x00\xff\xfe binary"
+
+
+class Echo:
+    """The real handler, once ready: echoes messages, answers /find with a PDF."""
+
+    def __init__(self) -> None:
+        self.settled = 0
+
+    async def respond(self, message: IncomingMessage) -> AsyncIterator[str]:
+        yield f"echo: {message.text}"
+
+    async def command(self, invocation: CommandInvocation) -> CommandResponse:
+        return CommandResponse(
+            "1. lease.pdf, page 2\n   \u201crent is due on the first\u201d",
+            file_name="lease.pdf",
+            file_data=PDF,
+            file_path="/ws/users/me/files/lease.pdf",
+        )
+
+    def command_specs(self) -> list[CommandSpec]:
+        return [CommandSpec("find", "Find", "/find QUERY")]
+
+    async def complete(self, invocation: CommandInvocation, partial: str) -> list[str]:
+        return ["x"]
+
+    async def settle(self) -> None:
+        self.settled += 1
+
+
+def _message(text: str) -> IncomingMessage:
+    return IncomingMessage("console", "console-me", "me", "me", text)
+
+
+def _find() -> CommandInvocation:
+    return CommandInvocation("console", "console-me", "me", "me", "find", ("lease",))
+
+
+async def test_a_turn_before_ready_waits_and_says_so() -> None:
+    pending = PendingHandler(notice_after_s=0)
+    stream = pending.respond(_message("hi"))
+    assert await anext(stream) == f"{LOADING_NOTICE}\n"
+    rest = asyncio.ensure_future(anext(stream))
+    await asyncio.sleep(0)
+    assert not rest.done()  # still waiting for the real handler
+    pending.ready(Echo())
+    assert await rest == "echo: hi"
+
+
+async def test_once_ready_nothing_is_said_and_all_is_forwarded() -> None:
+    pending = PendingHandler(notice_after_s=0)
+    assert pending.command_specs() == []
+    echo = Echo()
+    pending.ready(echo, settle=echo.settle)
+    assert [d async for d in pending.respond(_message("hi"))] == ["echo: hi"]
+    assert (await pending.command(_find())).file_name == "lease.pdf"
+    assert [s.name for s in pending.command_specs()] == ["find"]
+    assert await pending.complete(_find(), "") == ["x"]
+    await pending.settle()
+    assert echo.settled == 1
+
+
+async def test_a_command_before_ready_is_answered_with_the_notice_first() -> None:
+    pending = PendingHandler(notice_after_s=0)
+    answer = asyncio.ensure_future(pending.command(_find()))
+    await asyncio.sleep(0)
+    pending.ready(Echo())
+    assert (await answer).text.startswith(LOADING_NOTICE)
+
+
+async def test_without_a_notice_piped_lines_just_wait() -> None:
+    pending = PendingHandler(notice=None, notice_after_s=0)
+    reply = asyncio.ensure_future(_collect(pending.respond(_message("hi"))))
+    await asyncio.sleep(0)
+    pending.ready(Echo())
+    assert await reply == ["echo: hi"]
+
+
+async def test_a_failed_start_reaches_the_waiting_turn() -> None:
+    pending = PendingHandler(notice=None)
+    reply = asyncio.ensure_future(_collect(pending.respond(_message("hi"))))
+    await asyncio.sleep(0)
+    pending.failed(RuntimeError("no workspace"))
+    with pytest.raises(RuntimeError, match="no workspace"):
+        await reply
+
+
+async def _collect(stream: AsyncIterator[str]) -> list[str]:
+    return [d async for d in stream]
+
+
+# ---------------------------------------------------------------------- the console
+
+
+def test_find_in_the_terminal_prints_path_and_passage_never_bytes() -> None:
+    text = command_text(
+        CommandResponse(
+            "1. lease.pdf\n   \u201crent is due\u201d",
+            file_name="lease.pdf",
+            file_data=PDF,
+            file_path="/ws/files/lease.pdf",
+        )
+    )
+    assert "rent is due" in text and "File: /ws/files/lease.pdf" in text
+    assert "%PDF" not in text and "\ufffd" not in text
+
+
+def test_a_text_export_is_shown_and_binary_without_a_path_is_only_named() -> None:
+    export = CommandResponse("Your memory.", file_name="memory.md", file_data=b"# me\n- hi\n")
+    assert "--- memory.md ---\n# me\n- hi" in command_text(export)
+    blob = CommandResponse("Here.", file_name="a.bin", file_data=PDF)
+    assert "a.bin" in command_text(blob) and "%PDF" not in command_text(blob)
+
+
+def test_a_file_over_the_limit_becomes_a_note_with_its_path() -> None:
+    response = CommandResponse("found", file_name="big.pdf", file_data=PDF, file_path="/p/big.pdf")
+    assert without_file(response, len(PDF), "Telegram") is response
+    smaller = without_file(response, len(PDF) - 1, "Telegram")
+    assert smaller.file_data is None
+    assert "more than Telegram takes" in smaller.text and "/p/big.pdf" in smaller.text
+
+
+async def test_console_find_through_a_pending_handler_prints_no_bytes() -> None:
+    out = io.StringIO()
+    pending = PendingHandler(notice=None)
+    pending.ready(Echo())
+    console = ConsoleAdapter(pending, stdin=io.StringIO("/find lease\nhello\n"), stdout=out)
+    await console.start()
+    await asyncio.wait_for(console.finished.wait(), 10)
+    await console.start()  # a second start (the runtime's) does not read again
+    await console.stop()
+    printed = out.getvalue()
+    assert "File: /ws/users/me/files/lease.pdf" in printed and "echo: hello" in printed
+    assert "%PDF" not in printed
+
+
+async def test_a_notice_is_said_above_the_prompt() -> None:
+    out = io.StringIO()
+    console = ConsoleAdapter(Echo(), stdin=io.StringIO(""), stdout=out, interactive=True)
+    console.notice("(note: offline)")
+    assert out.getvalue() == "(note: offline)\n"
+    console._at_prompt = True  # as while waiting for a line
+    console.notice("(note: again)")
+    assert out.getvalue().endswith(f"\r\x1b[K(note: again)\n{PROMPT}")
