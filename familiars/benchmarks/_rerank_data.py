@@ -19,10 +19,7 @@ from typing import Any
 import numpy as np
 
 from familiars.benchmarks._locomo import AGENT, DIALOGUE, replay
-from familiars.memory import Embedder, MemoryReader
-from familiars.memory._reader import PROFILE_STAGES
-from familiars.memory._rerank import Scorer
-from familiars.memory._scoring import SignalGate
+from familiars.memory import PROFILE_STAGES, Embedder, MemoryReader, Scorer, SignalGate
 
 
 @dataclass

@@ -88,6 +88,7 @@ from familiars.memory._paths import (
 )
 from familiars.memory._reader import (
     DEFAULT_BUDGETS_MS,
+    PROFILE_STAGES,
     MemoryReader,
     RecallItem,
     node_embedding_text,
@@ -110,8 +111,15 @@ from familiars.memory._records import (
     utcnow,
     valid_categories,
 )
+from familiars.memory._rerank import (
+    Reranker,
+    Scorer,
+    TreeReranker,
+    load_reranker,
+)
 from familiars.memory._scoring import (
     Signal,
+    SignalGate,
     minmax,
 )
 from familiars.memory._store import (
@@ -159,6 +167,7 @@ __all__ = [
     "DIALOGUE_ID_RE",
     "FILE_KNOBS",
     "HISTORY_SUFFIX",
+    "PROFILE_STAGES",
     "RECALL_KNOBS",
     "RECALL_SIGNALS",
     "RECORD_ID_RE",
@@ -195,10 +204,14 @@ __all__ = [
     "ReconcileReport",
     "RecordFilter",
     "RecordNotFoundError",
+    "Reranker",
+    "Scorer",
     "SentenceTransformerEmbedder",
     "Signal",
+    "SignalGate",
     "StoreChange",
     "StoreListener",
+    "TreeReranker",
     "TurnContext",
     "UnknownKnobError",
     "WriteOp",
@@ -221,6 +234,7 @@ __all__ = [
     "iso_now",
     "keyword_terms",
     "load_embedder",
+    "load_reranker",
     "load_status",
     "make_record",
     "minmax",
