@@ -413,6 +413,8 @@ async def run_benchmark(
                     for k in ks
                 },
             }
+            if "implicit" in res:
+                report["ablation"][knob]["implicit"] = res["implicit"]["overall"]
     return report
 
 

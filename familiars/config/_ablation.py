@@ -29,6 +29,8 @@ RecallKnob = Literal[
     "context_dense",
     "sentences",
     "dedupe",
+    "lexical_gate",
+    "rerank",
 ]
 FileKnob = Literal[
     "synonyms",

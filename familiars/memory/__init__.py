@@ -124,6 +124,7 @@ from familiars.memory._paths import (
 )
 from familiars.memory._reader import (
     DEFAULT_BUDGETS_MS,
+    PROFILE_STAGES,
     MemoryReader,
     RecallItem,
     node_embedding_text,
@@ -146,8 +147,15 @@ from familiars.memory._records import (
     utcnow,
     valid_categories,
 )
+from familiars.memory._rerank import (
+    Reranker,
+    Scorer,
+    TreeReranker,
+    load_reranker,
+)
 from familiars.memory._scoring import (
     Signal,
+    SignalGate,
     minmax,
 )
 from familiars.memory._store import (
@@ -204,6 +212,7 @@ __all__ = [
     "DIALOGUE_ID_RE",
     "FILE_KNOBS",
     "HISTORY_SUFFIX",
+    "PROFILE_STAGES",
     "RECALL_KNOBS",
     "RECALL_SIGNALS",
     "RECORD_ID_RE",
@@ -249,10 +258,14 @@ __all__ = [
     "RecordFilter",
     "RecordNotFoundError",
     "RecordTooLongError",
+    "Reranker",
+    "Scorer",
     "SentenceTransformerEmbedder",
     "Signal",
+    "SignalGate",
     "StoreChange",
     "StoreListener",
+    "TreeReranker",
     "TurnContext",
     "UnknownKnobError",
     "WorkspaceBusyError",
@@ -284,6 +297,7 @@ __all__ = [
     "iso_now",
     "keyword_terms",
     "load_embedder",
+    "load_reranker",
     "load_status",
     "make_record",
     "minmax",

@@ -43,6 +43,15 @@ from familiars.memory._recall_items import (
 )
 from familiars.memory._recall_signals import RECALL_KNOBS, RECALL_SIGNALS, RankContext
 from familiars.memory._records import MemoryRecord, is_live, parse_ts
+from familiars.memory._rerank import (
+    Model,
+    RawScores,
+    Reranker,
+    Scorer,
+    TreeReranker,
+    load_reranker,
+    rerank,
+)
 from familiars.memory._scoring import (
     SignalGate,
     compute_signals,
@@ -85,8 +94,8 @@ class Profile:
 
 PROFILE_STAGES: dict[str, tuple[str, ...]] = {
     "lite": (),
-    "standard": ("sentences", "late_interaction"),
-    "full": ("sentences", "late_interaction", "fanout"),
+    "standard": ("sentences", "late_interaction", "rerank"),
+    "full": ("sentences", "late_interaction", "rerank", "fanout"),
 }
 DEFAULT_BUDGETS_MS = {"lite": 30.0, "standard": 200.0, "full": 900.0}
 
@@ -137,6 +146,7 @@ class MemoryReader:
         ablated: Sequence[str] | str = (),
         access_sink: AccessSink | None = None,
         access_flush_every: int = 64,
+        reranker: Model | Scorer | None | str = "shipped",
     ) -> None:
         self.embedder = embedder
         self.trees = trees
@@ -146,6 +156,9 @@ class MemoryReader:
         self.budgets_ms = {**DEFAULT_BUDGETS_MS, **(budgets_ms or {})}
         self.default_profile = default_profile
         self.ablated = parse_knobs(ablated, RECALL_KNOBS)
+        self.reranker: Model | Scorer | None = (
+            load_reranker() if isinstance(reranker, str) else reranker
+        )
         self.index = RecallIndex(embedder.dim, ablated=self.ablated)
         self.access_sink = access_sink
         self.access_flush_every = access_flush_every
@@ -470,13 +483,34 @@ class MemoryReader:
         for values in bonus.values():
             start = start + values
         total = fuse(parts, self.weights, start)
+        rows_x = None
+        if self._reranks(cand.shape[0]) and gate.on("rerank") and gate.stage("rerank"):
+            total, rows_x = self._rerank(ctx, parts, bonus, total)
         order = np.argsort(-total, kind="stable")
         return Ranked(
             cand[order],
             total[order],
             {name: v[order] for name, v in parts.items()},
             {name: v[order] for name, v in bonus.items()},
+            None if rows_x is None else rows_x[order],
         )
+
+    def _reranks(self, candidates: int) -> bool:
+        """A model is set and the pool is as large as the ones it learnt from (a tiny
+        workspace's ranks and BM25 scale are not what it saw, so the first stage decides)."""
+        return self.reranker is not None and candidates >= self.reranker.depth
+
+    def _rerank(
+        self, ctx: RankContext, parts: dict[str, Any], bonus: dict[str, Any], total: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The re-ranker's scores, and every candidate's feature row (NaN where not pooled)."""
+        assert self.reranker is not None
+        cos = ctx.memo.get("cos", ctx.dense_all[ctx.cand].astype(np.float64))
+        raw = RawScores(cos=cos, bm25=ctx.memo.get("bm25"))
+        scores, chosen, x = rerank(self.reranker, parts, bonus, total, raw)
+        rows_x = np.full((total.shape[0], x.shape[1]), np.nan)
+        rows_x[chosen] = x
+        return scores, rows_x
 
     def _candidates(
         self, query: str, qvec: np.ndarray, mask: np.ndarray, depth: int | None
@@ -583,6 +617,16 @@ class MemoryReader:
             }
         else:
             item.explain = explain(parts, self.weights, bonus).as_dict()
+        x = None if ranked.features is None else ranked.features[j]
+        if (
+            x is not None
+            and not np.isnan(x).any()
+            and isinstance(self.reranker, Reranker | TreeReranker)
+        ):
+            rr = self.reranker.explain(x)
+            item.explain = {"total": rr["score"], "rerank": rr, "first_stage": item.explain}
+            item.parts["rerank"] = float(ranked.scores[j])
+            item.parts["lexical"] = float(x[self.reranker.names.index("lexical")])
         return item
 
     def _make_item(self, doc: Doc, ranked: Ranked, j: int, parts: dict[str, float]) -> RecallItem:

@@ -83,12 +83,15 @@ class RecallResult:
 
 @dataclass
 class Ranked:
-    """Candidates best first (index rows), their scores, and each part and bonus by name."""
+    """Candidates best first (index rows), their scores, each part and bonus by name, and
+    the re-ranker's feature rows (NaN for candidates it did not pool; None when it did not
+    run)."""
 
     rows: np.ndarray
     scores: np.ndarray
     parts: dict[str, np.ndarray]
     bonus: dict[str, np.ndarray]
+    features: np.ndarray | None = None
 
     @classmethod
     def empty(cls) -> Ranked:

@@ -13,17 +13,20 @@ are in :data:`_REFINING_KNOBS`; :data:`RECALL_KNOBS` is the registry of both.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from familiars.memory._dialog_tree import DialogTree
 from familiars.memory._recall_items import node_group
+from familiars.memory._rerank import lexical_evidence
 from familiars.memory._scoring import KnobRegistry, Signal, SignalGate, minmax, signal_knobs
 from familiars.memory._search_index import RecallIndex
 from familiars.memory._text import content_words, words
 
 CONTEXT_DENSE = 0.3
+LEX_FLOOR = 0.25  # the keyword part's share that stays when the words carry no evidence
 RECENCY_TAU_S = 30 * 86400.0
 
 
@@ -41,6 +44,7 @@ class RankContext:
     tree: DialogTree | None
     weights: Mapping[str, float]
     gate: SignalGate
+    memo: dict[str, Any] = field(default_factory=dict)  # raw scores the re-ranker reads
 
 
 # --------------------------------------------------------------------------- signals
@@ -64,13 +68,23 @@ def dense_part(ctx: RankContext) -> np.ndarray:
     dense = ctx.dense_all[ctx.cand].astype(np.float64)
     if ctx.gate.on("sentences") and ctx.gate.stage("sentences"):
         dense = np.maximum(dense, ctx.index.sentence_max(ctx.cand, ctx.qvec))
+    ctx.memo["cos"] = dense
     if ctx.gate.on("context_dense"):
         dense = dense + CONTEXT_DENSE * neighbour_dense(ctx.index, ctx.cand, ctx.dense_all)
     return minmax(dense)
 
 
 def keyword_part(ctx: RankContext) -> np.ndarray | None:
-    return None if ctx.kw_all is None else minmax(ctx.kw_all[ctx.cand])
+    """BM25, 0-1 over the candidates; with knob ``lexical_gate`` scaled by how much lexical
+    evidence the query has (a flat or weak BM25 is noise that min-max would spread to 0-1)."""
+    if ctx.kw_all is None:
+        return None
+    kw = ctx.kw_all[ctx.cand]
+    ctx.memo["bm25"] = kw
+    part = minmax(kw)
+    if ctx.gate.on("lexical_gate"):
+        part = part * (LEX_FLOOR + (1.0 - LEX_FLOOR) * lexical_evidence(kw))
+    return part
 
 
 def recency_part(ctx: RankContext) -> np.ndarray | None:
@@ -138,6 +152,10 @@ _REFINING_KNOBS: dict[str, str] = {
     "context_dense": "a message's dense score also counts its best neighbour's similarity",
     "sentences": "long messages are matched sentence by sentence (best sentence counts)",
     "dedupe": "a record and the dialogue node it came from collapse to one item",
+    "lexical_gate": "the keyword part counts in full only when the query's words really match "
+    "(a clear, peaked BM25 top); a flat or weak BM25 leaves dense meaning to decide",
+    "rerank": "a learned re-ranker (rerank_weights.json) re-scores the first stage's best "
+    "candidates from every part, their raw scores and ranks, and the lexical evidence",
 }
 
 #: Every recall knob, with why it makes sense for a real chat.

@@ -49,7 +49,7 @@ class Sink:
 async def reader(tmp_path):
     emb = HashEmbedder(dim=128)
     trees = DialogTrees(tmp_path)
-    r = MemoryReader(emb, trees=trees, ablated=[], access_sink=Sink())
+    r = MemoryReader(emb, trees=trees, ablated=[], access_sink=Sink(), reranker=None)
     await r.add_records(_records())
     tree = trees.get("agent_0", "dialogue_1", create=True)
     msgs = [

@@ -1,0 +1,91 @@
+"""Training data for the re-ranker: the first stage's pooled candidates of every LoCoMo
+question and implicit trigger, with their feature rows and whether each is evidence.
+
+:func:`collect` replays each conversation (``_locomo.replay``), runs the reader's own ranking
+with a :class:`Recorder` in the re-ranker's place (it keeps the first stage's order and hands
+the feature rows back through ``Ranked.features``), and returns one :class:`QueryRows` per
+question. ``scripts/train_reranker.py`` fits and scores models on them; nothing here learns.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from familiars.benchmarks._locomo import AGENT, DIALOGUE, replay
+from familiars.memory import PROFILE_STAGES, Embedder, MemoryReader, Scorer, SignalGate
+
+
+@dataclass
+class QueryRows:
+    """One question's pool: feature rows, 1 for evidence turns, how many evidence turns the
+    question has in all (recall's denominator), and where it comes from."""
+
+    conv: int
+    source: str  # "locomo" | "implicit"
+    category: int
+    x: np.ndarray
+    y: np.ndarray
+    n_evidence: int
+
+
+class Recorder(Scorer):
+    """Stands in for the model: scores keep the pool's (first-stage) order."""
+
+    def __init__(self, depth: int = 40, dense_depth: int = 30) -> None:
+        self.depth = depth
+        self.dense_depth = dense_depth
+
+    def score(self, x: np.ndarray) -> np.ndarray:
+        return -np.arange(x.shape[0], dtype=np.float64)
+
+
+async def collect(
+    convs: Sequence[dict[str, Any]],
+    embedder: Embedder,
+    *,
+    profile: str = "standard",
+    ablated: Sequence[str] = (),
+    recorder: Recorder | None = None,
+) -> list[QueryRows]:
+    """Every question's pool over each replayed conversation (no latency cap)."""
+    out: list[QueryRows] = []
+    with tempfile.TemporaryDirectory(prefix="familiars-rerank-") as tmp:
+        for n, conv in enumerate(convs):
+            reader, _ = await replay(conv, embedder, Path(tmp) / conv["id"], ablated)
+            reader.reranker = recorder or Recorder()
+            now = conv["turns"][-1]["timestamp"] + 86400.0
+            for source in ("locomo", "implicit"):
+                key = "questions" if source == "locomo" else "implicit"
+                for qa in conv.get(key, []):
+                    out.append(await _pool(reader, qa, n, source, now, profile))
+    return out
+
+
+async def _pool(
+    reader: MemoryReader, qa: dict[str, Any], conv: int, source: str, now: float, profile: str
+) -> QueryRows:
+    query = qa["question"]
+    vec = (await reader._embed_queries([query]))[0]
+    tree = await reader._tree(AGENT, DIALOGUE)
+    groups = reader.allowed_groups(
+        agent_id=AGENT, dialogue_id=DIALOGUE, user_key=None, is_group=False
+    )
+    mask = reader.index.allowed_mask(groups)
+    gate = SignalGate(reader.ablated, PROFILE_STAGES[profile], math.inf, [])
+    ranked = reader._rank(query, vec, mask, now, tree, gate)
+    assert ranked.features is not None, "the profile has no rerank stage"
+    pooled = ~np.isnan(ranked.features).any(axis=1)
+    evidence = set(qa["evidence"])
+    ids = []
+    for row in ranked.rows[pooled]:
+        doc = reader.index.doc(int(row))
+        ids.append(str(doc.ref[2].metadata.get("dia_id")) if doc and doc.kind == "node" else "")
+    y = np.array([1.0 if i in evidence else 0.0 for i in ids])
+    return QueryRows(conv, source, int(qa["category"]), ranked.features[pooled], y, len(evidence))

@@ -1,0 +1,288 @@
+"""The learned re-ranker: a second look at the first stage's best candidates.
+
+Map:
+
+- :func:`lexical_evidence`: how much the query's words really match (one number per query,
+  0 = flat or weak BM25, 1 = a clear keyword match), from the absolute top BM25 score and how
+  far the best candidate stands above the next ones. The first stage uses it to weigh the
+  keyword side (``_recall_signals.keyword_part``); the re-ranker reads it as a feature.
+- :func:`pool`: which candidates are re-ranked (the first stage's top ``depth`` and the top
+  ``dense_depth`` by meaning alone, so a semantic match the fusion buried is still seen).
+- :func:`features`: one row of :data:`FEATURES` per pooled candidate, from the parts the
+  signals already computed, their raw scores, ranks and the lexical evidence.
+- :class:`Reranker`: a linear (logistic / listwise) model over standardised features, loaded
+  from ``rerank_weights.json`` (retrain with ``scripts/train_reranker.py``); ``explain`` says
+  what each feature contributed for one item.
+- :func:`rerank`: the stage itself, scores in the first stage's order for what it did not pool.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+WEIGHTS_FILE = Path(__file__).resolve().parent / "rerank_weights.json"
+#: BM25 (project scale) at or below which a top score counts as no lexical match, and from
+#: which as a full one. Top BM25 on the dev split: LoCoMo questions p10/p50 4.4/8.3, implicit
+#: triggers p50/p90 5.0/6.9 (their matches are wrong by construction).
+LEX_LOW = 3.0
+LEX_HIGH = 8.0
+
+FEATURES: tuple[str, ...] = (
+    "dense", "keyword", "late", "recency", "tree", "salience", "speaker",
+    "cos", "cos_gap", "bm25_log", "bm25_rel", "dense_rank", "kw_rank", "first_rank",
+    "lexical", "keyword_x_lex", "late_x_lex", "dense_x_lex", "cos_x_nolex",
+)  # fmt: skip
+
+
+def lexical_evidence(kw: np.ndarray | None) -> float:
+    """0-1: how strong the best keyword match is, from the top BM25 score in absolute terms
+    (``LEX_LOW`` -> 0, ``LEX_HIGH`` -> 1). A weak top (only common or few shared words) says
+    the words carry no evidence. How flat the head is (top vs fifth) was measured too and
+    added nothing on either set (scripts/train_reranker.py), so it is not used."""
+    if kw is None or kw.size == 0:
+        return 0.0
+    best = float(kw.max())
+    return float(np.clip((best - LEX_LOW) / (LEX_HIGH - LEX_LOW), 0.0, 1.0))
+
+
+def pool(total: np.ndarray, dense: np.ndarray | None, depth: int, dense_depth: int) -> np.ndarray:
+    """Candidate positions to re-rank: the top ``depth`` of the fused score and the top
+    ``dense_depth`` of raw cosine, in first-stage order."""
+    order = np.argsort(-total, kind="stable")
+    chosen = set(order[:depth].tolist())
+    if dense is not None and dense_depth > 0:
+        chosen |= set(np.argsort(-dense, kind="stable")[:dense_depth].tolist())
+    return np.array([j for j in order if j in chosen], dtype=np.int64)
+
+
+def _rank_feature(values: np.ndarray) -> np.ndarray:
+    """``1 / log2(2 + rank)`` of each value among all candidates (1 for the best)."""
+    ranks = np.empty(values.shape[0])
+    ranks[np.argsort(-values, kind="stable")] = np.arange(values.shape[0])
+    return 1.0 / np.log2(2.0 + ranks)
+
+
+@dataclass(frozen=True)
+class RawScores:
+    """What the features read besides the fused parts: every candidate's raw cosine (with
+    the best sentence) and raw BM25 (None with the keyword knob off)."""
+
+    cos: np.ndarray
+    bm25: np.ndarray | None
+
+
+def features(
+    parts: Mapping[str, np.ndarray],
+    bonus: Mapping[str, np.ndarray],
+    total: np.ndarray,
+    raw: RawScores,
+    chosen: np.ndarray,
+) -> np.ndarray:
+    """The :data:`FEATURES` matrix (rows = ``chosen`` positions); a part that did not run
+    (ablated, dropped) reads 0."""
+    n = total.shape[0]
+    zeros = np.zeros(n)
+    bm25 = raw.bm25 if raw.bm25 is not None else zeros
+    lex = lexical_evidence(raw.bm25)
+    col = {name: np.asarray(parts.get(name, zeros), dtype=np.float64) for name in FEATURES[:6]}
+    col["speaker"] = np.asarray(bonus.get("speaker", zeros), dtype=np.float64)
+    col["cos"] = raw.cos
+    col["cos_gap"] = raw.cos - float(raw.cos.max(initial=0.0))
+    col["bm25_log"] = np.log1p(bm25)
+    col["bm25_rel"] = bm25 / max(float(bm25.max(initial=0.0)), 1e-9)
+    col["dense_rank"] = _rank_feature(raw.cos)
+    col["kw_rank"] = np.where(bm25 > 0, _rank_feature(bm25), 0.0)
+    col["first_rank"] = _rank_feature(total)
+    col["lexical"] = np.full(n, lex)
+    col["keyword_x_lex"] = col["keyword"] * lex
+    col["late_x_lex"] = col["late"] * lex
+    col["dense_x_lex"] = col["dense"] * lex
+    col["cos_x_nolex"] = raw.cos * (1.0 - lex)
+    return np.stack([col[name][chosen] for name in FEATURES], axis=1)
+
+
+@dataclass(frozen=True)
+class Reranker:
+    """``score = ((x - mean) / scale) @ weights + bias`` over :data:`FEATURES`."""
+
+    weights: np.ndarray
+    mean: np.ndarray
+    scale: np.ndarray
+    bias: float = 0.0
+    depth: int = 40
+    dense_depth: int = 30
+    names: tuple[str, ...] = FEATURES
+
+    def score(self, x: np.ndarray) -> np.ndarray:
+        return np.asarray(((x - self.mean) / self.scale) @ self.weights + self.bias)
+
+    def explain(self, x: np.ndarray) -> dict[str, Any]:
+        """One item's features, the weights and each feature's contribution."""
+        z = (x - self.mean) / self.scale
+        contrib = z * self.weights
+        return {
+            "score": round(float(contrib.sum() + self.bias), 6),
+            "features": {n: round(float(v), 6) for n, v in zip(self.names, x, strict=True)},
+            "contributions": {
+                n: round(float(v), 6) for n, v in zip(self.names, contrib, strict=True)
+            },
+        }
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "features": list(self.names),
+            "weights": [float(v) for v in self.weights],
+            "mean": [float(v) for v in self.mean],
+            "scale": [float(v) for v in self.scale],
+            "bias": self.bias,
+            "depth": self.depth,
+            "dense_depth": self.dense_depth,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Reranker:
+        _check_names(data)
+        return cls(
+            weights=np.asarray(data["weights"], dtype=np.float64),
+            mean=np.asarray(data["mean"], dtype=np.float64),
+            scale=np.asarray(data["scale"], dtype=np.float64),
+            bias=float(data.get("bias", 0.0)),
+            depth=int(data.get("depth", 40)),
+            dense_depth=int(data.get("dense_depth", 30)),
+        )
+
+
+@dataclass(frozen=True)
+class TreeReranker:
+    """Gradient-boosted trees over :data:`FEATURES` (complete binary trees of ``levels``
+    levels; node ``i``'s children are ``2i+1`` (``x <= threshold``) and ``2i+2``). ``values``
+    holds every node's value, so a row's score splits into per-feature contributions (the
+    change of value at each split it passes) plus the roots' values."""
+
+    feature: np.ndarray  # (trees, internal nodes) int
+    threshold: np.ndarray  # (trees, internal nodes)
+    values: np.ndarray  # (trees, all nodes)
+    levels: int
+    depth: int = 40
+    dense_depth: int = 30
+    names: tuple[str, ...] = FEATURES
+
+    def _walk(self, x: np.ndarray, contrib: np.ndarray | None) -> np.ndarray:
+        n = x.shape[0]
+        out = np.zeros(n)
+        rows = np.arange(n)
+        for t in range(self.feature.shape[0]):
+            node = np.zeros(n, dtype=np.int64)
+            for _ in range(self.levels):
+                f = self.feature[t, node]
+                child = 2 * node + 1 + (x[rows, f] > self.threshold[t, node])
+                if contrib is not None:
+                    np.add.at(contrib, (rows, f), self.values[t, child] - self.values[t, node])
+                node = child
+            out += self.values[t, node]
+        return out
+
+    def score(self, x: np.ndarray) -> np.ndarray:
+        return self._walk(x, None)
+
+    def explain(self, x: np.ndarray) -> dict[str, Any]:
+        contrib = np.zeros((1, len(self.names)))
+        score = float(self._walk(x[None, :], contrib)[0])
+        return {
+            "score": round(score, 6),
+            "base": round(float(self.values[:, 0].sum()), 6),
+            "features": {n: round(float(v), 6) for n, v in zip(self.names, x, strict=True)},
+            "contributions": {
+                n: round(float(v), 6) for n, v in zip(self.names, contrib[0], strict=True) if v
+            },
+        }
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": "trees",
+            "features": list(self.names),
+            "levels": self.levels,
+            "feature": self.feature.tolist(),
+            "threshold": [[round(float(v), 6) for v in row] for row in self.threshold],
+            "values": [[round(float(v), 6) for v in row] for row in self.values],
+            "depth": self.depth,
+            "dense_depth": self.dense_depth,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TreeReranker:
+        _check_names(data)
+        return cls(
+            feature=np.asarray(data["feature"], dtype=np.int64),
+            threshold=np.asarray(data["threshold"], dtype=np.float64),
+            values=np.asarray(data["values"], dtype=np.float64),
+            levels=int(data["levels"]),
+            depth=int(data.get("depth", 40)),
+            dense_depth=int(data.get("dense_depth", 30)),
+        )
+
+
+def _check_names(data: Mapping[str, Any]) -> None:
+    names = tuple(data["features"])
+    if names != FEATURES:
+        raise ValueError(f"re-ranker features {names} do not match this version's {FEATURES}")
+
+
+Model = Reranker | TreeReranker
+
+
+def model_from_dict(data: Mapping[str, Any]) -> Model:
+    """A linear model, or ``"kind": "trees"``."""
+    if data.get("kind") == "trees":
+        return TreeReranker.from_dict(data)
+    return Reranker.from_dict(data)
+
+
+def load_reranker(path: Path | None = None) -> Model | None:
+    """The shipped (or given) weights; None, with a warning, when they cannot be read."""
+    target = path or WEIGHTS_FILE
+    try:
+        return model_from_dict(json.loads(target.read_text(encoding="utf-8")))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        logger.warning("re-ranker weights %s not usable (%s); recall runs without", target, exc)
+        return None
+
+
+class Scorer:
+    """What :func:`rerank` needs of a model (a :class:`Reranker`, or a recorder in training)."""
+
+    depth: int
+    dense_depth: int
+
+    def score(self, x: np.ndarray) -> np.ndarray:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+def rerank(
+    model: Model | Scorer,
+    parts: Mapping[str, np.ndarray],
+    bonus: Mapping[str, np.ndarray],
+    total: np.ndarray,
+    raw: RawScores,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """New scores for every candidate (pooled ones by the model, above the rest, which keep
+    the first stage's order), the pooled positions and their feature rows."""
+    chosen = pool(total, raw.cos, model.depth, model.dense_depth)
+    x = features(parts, bonus, total, raw, chosen)
+    scored = model.score(x)
+    out = np.empty_like(total, dtype=np.float64)
+    rest = np.ones(total.shape[0], dtype=bool)
+    rest[chosen] = False
+    floor = float(scored.min(initial=0.0)) - 1.0
+    out[rest] = floor - (float(total.max(initial=0.0)) - total[rest])
+    out[chosen] = scored
+    return out, chosen, x

@@ -1,0 +1,289 @@
+"""Retrain the recall re-ranker (familiars/memory/rerank_weights.json).
+
+    python scripts/train_reranker.py --dump /tmp/pools.npz            # collect, fit, write
+    python scripts/train_reranker.py --load /tmp/pools.npz --no-write # refit, report only
+
+Map: ``collect`` replays the LoCoMo dev conversations with the implicit dev pairs stitched in
+(``familiars.benchmarks._rerank_data``) and keeps every question's pooled feature rows;
+``fit`` is a listwise (softmax over each question's pool) linear model, numpy only, trained
+by full-batch Adam with L2; ``loco`` reports leave-one-conversation-out recall@5/10 for the
+first stage and the re-ranker on both sets (the honest figures); the shipped weights are then
+fitted on every conversation. Never run on the held pairs: they are for one final report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import pickle
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from familiars.benchmarks._implicit import DEFAULT_PAIRS, load_pairs, stitch  # noqa: E402
+from familiars.benchmarks._locomo import CachingEmbedder, load_conversations  # noqa: E402
+from familiars.benchmarks._rerank_data import QueryRows, collect  # noqa: E402
+from familiars.memory._rerank import (  # noqa: E402
+    FEATURES,
+    WEIGHTS_FILE,
+    Model,
+    Reranker,
+    TreeReranker,
+)
+
+DEFAULT_DATA = Path("/work/shared/data/locomo_dev.json")
+
+
+class DiskCache(CachingEmbedder):
+    """The benchmark's embedding cache, kept in a pickle between runs of this script."""
+
+    def load(self, path: Path) -> None:
+        if path.exists():
+            self._cache.update(pickle.loads(path.read_bytes()))
+
+    def save(self, path: Path) -> None:
+        path.write_bytes(pickle.dumps(self._cache))
+
+
+def gather(args: argparse.Namespace) -> list[QueryRows]:
+    from familiars.memory import load_embedder, use_offline_models
+
+    use_offline_models()
+    convs = load_conversations(args.data, None)
+    convs = stitch(convs, load_pairs(args.pairs, "dev"), seed=0)
+    emb = DiskCache(load_embedder("bundled"))
+    if args.cache:
+        emb.load(args.cache)
+    try:
+        return asyncio.run(collect(convs, emb, ablated=args.ablate))
+    finally:
+        if args.cache:
+            emb.save(args.cache)
+
+
+def save_rows(path: Path, rows: Sequence[QueryRows]) -> None:
+    path.write_bytes(pickle.dumps(list(rows)))
+
+
+def load_rows(path: Path) -> list[QueryRows]:
+    return list(pickle.loads(path.read_bytes()))
+
+
+# --------------------------------------------------------------------------- model
+
+
+def standardise(rows: Sequence[QueryRows]) -> tuple[np.ndarray, np.ndarray]:
+    x = np.concatenate([r.x for r in rows])
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    return mean, np.where(scale > 1e-9, scale, 1.0)
+
+
+def fit(
+    rows: Sequence[QueryRows],
+    *,
+    l2: float,
+    implicit_weight: float,
+    steps: int = 1500,
+    lr: float = 0.02,
+) -> Reranker:
+    """Listwise softmax loss over each question's pool (questions with evidence in it)."""
+    mean, scale = standardise(rows)
+    usable = [r for r in rows if r.y.any()]
+    x = (np.concatenate([r.x for r in usable]) - mean) / scale
+    sizes = np.array([len(r.y) for r in usable])
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    seg = np.repeat(np.arange(len(usable)), sizes)
+    qw = np.array([implicit_weight if r.source == "implicit" else 1.0 for r in usable])
+    qw = qw / qw.sum()
+    target = np.concatenate([r.y / r.y.sum() for r in usable])
+    w = np.zeros(len(FEATURES))
+    m, v = np.zeros_like(w), np.zeros_like(w)
+    for t in range(1, steps + 1):
+        s = x @ w
+        e = np.exp(s - np.maximum.reduceat(s, starts)[seg])
+        p = e / np.add.reduceat(e, starts)[seg]
+        grad = 2 * l2 * w + x.T @ (qw[seg] * (p - target))
+        m = 0.9 * m + 0.1 * grad
+        v = 0.999 * v + 0.001 * grad**2
+        w -= lr * (m / (1 - 0.9**t)) / (np.sqrt(v / (1 - 0.999**t)) + 1e-8)
+    return Reranker(weights=w, mean=mean, scale=scale)
+
+
+class _Lists:
+    """Every usable question's pool stacked: rows, segment ids, targets, question weights."""
+
+    def __init__(self, rows: Sequence[QueryRows], implicit_weight: float) -> None:
+        usable = [r for r in rows if r.y.any()]
+        self.x = np.concatenate([r.x for r in usable])
+        sizes = np.array([len(r.y) for r in usable])
+        self.starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        self.seg = np.repeat(np.arange(len(usable)), sizes)
+        qw = np.array([implicit_weight if r.source == "implicit" else 1.0 for r in usable])
+        self.qw = (qw / qw.sum())[self.seg]
+        self.target = np.concatenate([r.y / r.y.sum() for r in usable])
+
+    def softmax(self, s: np.ndarray) -> np.ndarray:
+        e = np.exp(s - np.maximum.reduceat(s, self.starts)[self.seg])
+        return e / np.add.reduceat(e, self.starts)[self.seg]
+
+
+def _grow(
+    binned: np.ndarray, edges: list[np.ndarray], g: np.ndarray, h: np.ndarray, levels: int,
+    lam: float, lr: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """One complete tree by Newton steps: feature/threshold per internal node, every
+    node's value (``-lr * G / (H + lam)``)."""
+    internal = 2**levels - 1
+    feat = np.zeros(internal, dtype=np.int64)
+    thr = np.full(internal, np.inf)
+    values = np.zeros(2 * internal + 1)
+    node = np.zeros(binned.shape[0], dtype=np.int64)
+    for i in range(2 * internal + 1):
+        sel = node == i
+        gs, hs = g[sel].sum(), h[sel].sum()
+        values[i] = -lr * gs / (hs + lam)
+        if i >= internal or sel.sum() < 20:
+            continue
+        best, pick = 0.0, None
+        for f in range(binned.shape[1]):
+            gb = np.bincount(binned[sel, f], g[sel], minlength=len(edges[f]) + 1).cumsum()
+            hb = np.bincount(binned[sel, f], h[sel], minlength=len(edges[f]) + 1).cumsum()
+            gain = gb**2 / (hb + lam) + (gs - gb) ** 2 / (hs - hb + lam) - gs**2 / (hs + lam)
+            j = int(np.argmax(gain[:-1])) if gain.size > 1 else 0
+            if gain.size > 1 and gain[j] > best:
+                best, pick = float(gain[j]), (f, j)
+        if pick is not None:
+            feat[i], thr[i] = pick[0], edges[pick[0]][pick[1]]
+            node[sel] = 2 * i + 1 + (binned[sel, pick[0]] > pick[1])
+        else:
+            node[sel] = 2 * i + 1
+    return feat, thr, values
+
+
+def fit_trees(
+    rows: Sequence[QueryRows], *, implicit_weight: float, rounds: int = 120, levels: int = 3,
+    lr: float = 0.1, lam: float = 1e-3, **_: float,
+) -> TreeReranker:  # fmt: skip
+    """Listwise (softmax over each pool) gradient boosting on 32 quantile bins per feature."""
+    data = _Lists(rows, implicit_weight)
+    edges = [np.unique(np.quantile(col, np.linspace(0, 1, 33)[1:-1])) for col in data.x.T]
+    binned = np.stack(
+        [np.searchsorted(e, col, side="left") for e, col in zip(edges, data.x.T, strict=True)],
+        axis=1,
+    )
+    score = np.zeros(data.x.shape[0])
+    trees = []
+    for _round in range(rounds):
+        p = data.softmax(score)
+        g = data.qw * (p - data.target)
+        h = data.qw * p * (1 - p) + 1e-12
+        feat, thr, values = _grow(binned, edges, g, h, levels, lam, lr)
+        trees.append((feat, thr, values))
+        model = TreeReranker(feat[None], thr[None], values[None], levels)
+        score = score + model.score(data.x)
+    return TreeReranker(
+        np.stack([t[0] for t in trees]), np.stack([t[1] for t in trees]),
+        np.stack([t[2] for t in trees]), levels,
+    )  # fmt: skip
+
+
+def recall(rows: Sequence[QueryRows], model: Model | None, k: int) -> float:
+    """Mean recall@k; ``model`` None is the first stage (the pool's own order)."""
+    out = []
+    for r in rows:
+        order = (
+            np.arange(len(r.y)) if model is None else np.argsort(-model.score(r.x), kind="stable")
+        )
+        out.append(float(r.y[order[:k]].sum()) / r.n_evidence)
+    return float(np.mean(out)) if out else 0.0
+
+
+def loco(rows: Sequence[QueryRows], trainer: Any, **kw: float) -> dict[str, dict[str, float]]:
+    """Leave-one-conversation-out recall of the first stage and the re-ranker, per set."""
+    convs = sorted({r.conv for r in rows})
+    held: dict[str, list[tuple[QueryRows, Model]]] = {"locomo": [], "implicit": []}
+    for c in convs:
+        model = trainer([r for r in rows if r.conv != c], **kw)
+        for r in rows:
+            if r.conv == c:
+                held[r.source].append((r, model))
+    out: dict[str, dict[str, float]] = {}
+    for source, pairs in held.items():
+        qs = [r for r, _ in pairs]
+        out[source] = {f"first R@{k}": round(recall(qs, None, k), 4) for k in (5, 10)}
+        for k in (5, 10):
+            got = [float(r.y[np.argsort(-m.score(r.x), kind="stable")[:k]].sum()) / r.n_evidence
+                   for r, m in pairs]  # fmt: skip
+            out[source][f"rerank R@{k}"] = round(float(np.mean(got)), 4)
+    return out
+
+
+def diagnose(rows: Sequence[QueryRows]) -> dict[str, object]:
+    """Per set: pool recall (the ceiling), the first stage, each feature alone (R@10), and
+    the spread of the top BM25 score (what the lexical evidence reads)."""
+    out: dict[str, object] = {}
+    col = FEATURES.index("bm25_log")
+    for source in ("locomo", "implicit"):
+        qs = [r for r in rows if r.source == source]
+        alone = {}
+        for j, name in enumerate(FEATURES):
+            got = [float(r.y[np.argsort(-r.x[:, j], kind="stable")[:10]].sum()) / r.n_evidence
+                   for r in qs]  # fmt: skip
+            alone[name] = round(float(np.mean(got)), 4)
+        top = np.array([float(np.expm1(r.x[:, col].max())) for r in qs])
+        out[source] = {
+            "questions": len(qs),
+            "pool recall": round(float(np.mean([r.y.sum() / r.n_evidence for r in qs])), 4),
+            "first R@10": round(recall(qs, None, 10), 4),
+            "feature alone R@10": alone,
+            "top bm25 quartiles": [
+                round(float(q), 2) for q in np.percentile(top, [10, 25, 50, 75, 90])
+            ],
+        }
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--pairs", type=Path, default=DEFAULT_PAIRS)
+    ap.add_argument("--cache", type=Path, default=None, help="embedding cache pickle")
+    ap.add_argument("--dump", type=Path, default=None, help="save the collected pools here")
+    ap.add_argument("--load", type=Path, default=None, help="use pools saved by --dump")
+    ap.add_argument("--ablate", action="append", default=[], help="knob off while collecting")
+    ap.add_argument("--l2", type=float, default=1e-3)
+    ap.add_argument("--implicit-weight", type=float, default=3.0)
+    ap.add_argument("--out", type=Path, default=WEIGHTS_FILE)
+    ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--model", choices=("trees", "linear"), default="trees")
+    ap.add_argument("--rounds", type=float, default=120)
+    ap.add_argument("--diagnose", action="store_true", help="per-feature recall, BM25 spread")
+    args = ap.parse_args(argv)
+    rows = load_rows(args.load) if args.load else gather(args)
+    if args.dump:
+        save_rows(args.dump, rows)
+    if args.diagnose:
+        print(json.dumps(diagnose(rows), indent=1))
+    kw: dict[str, Any] = {"implicit_weight": args.implicit_weight}
+    if args.model == "trees":
+        trainer: Any = fit_trees
+        kw["rounds"] = int(args.rounds)
+    else:
+        trainer, kw["l2"] = fit, args.l2
+    print(json.dumps({"loco": loco(rows, trainer, **kw)}, indent=1))
+    if not args.no_write:
+        model = trainer(rows, **kw)
+        args.out.write_text(json.dumps(model.as_dict(), indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
