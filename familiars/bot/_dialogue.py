@@ -23,6 +23,7 @@ from familiars.bot._adapters.base import (
     IncomingMessage,
 )
 from familiars.bot._commands import Caller, CommandContext, Commands
+from familiars.bot._conversation import Conversation, user_node_marks
 from familiars.bot._prompt import BranchTurn, PromptParts, build_messages
 from familiars.bot._redaction import Redactor
 from familiars.bot._state import BotState, DialogueInfo
@@ -174,6 +175,7 @@ class DialogueManager:
         #: familiars.bot._documents.Documents, when document search is set up.
         self.documents = documents
         self.stats = TurnStats()
+        self.conversation = Conversation(self)  # what a turn did, duty of care (issue 14)
         self._turn_started: dict[tuple[str, str], str] = {}
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         self.commands = commands or Commands(
@@ -226,7 +228,8 @@ class DialogueManager:
 
     async def command(self, invocation: CommandInvocation) -> CommandResponse:
         caller = await self.caller_for(invocation)
-        return await self.commands.run(invocation, caller)
+        response = await self.commands.run(invocation, caller)
+        return self.conversation.after_command(invocation, response)  # issue 14: /help notice
 
     async def complete(self, invocation: CommandInvocation, partial: str) -> list[str]:
         caller = await self.caller_for(invocation)
@@ -280,6 +283,7 @@ class DialogueManager:
         }
         if message.message_id:
             metadata["message_id"] = message.message_id
+        metadata.update(user_node_marks(text))  # issue 14: questions are not recalled as facts
         notes = []
         if self.documents is not None:
             for attachment in message.attachments:
@@ -288,14 +292,24 @@ class DialogueManager:
             agent.id, info.dialogue_id, text=text, timestamp=now.timestamp(), metadata=metadata
         )
         await self.state.touch_dialogue(agent.id, info.dialogue_id, user_at=turn_start_iso)
+        plan = await self.conversation.begin(  # issue 14: what this turn did, duty of care
+            text=llm_text,
+            agent=agent,
+            user_key=user_key,
+            info=info,
+            now=now,
+            q_id=q_id,
+            offline=self.model_for(agent) is None,
+        )
 
         t0 = time.perf_counter()
         recalled = await self._recall(llm_text, agent.id, info, user_key, now, q_id)
         recall_ms = (time.perf_counter() - t0) * 1000
         messages = await self._prompt(agent, info, user_key, message, llm_text, recalled, q_id, now)
+        messages = plan.with_notes(messages)  # issue 14
 
         reply = ""
-        async for delta in self._reply(agent, messages):
+        async for delta in plan.reply(llm_text, self._reply(agent, messages), recalled):
             reply += delta
             yield delta
         if notes:
@@ -309,7 +323,8 @@ class DialogueManager:
         self.commands.ctx.last_recall[(agent.id, info.dialogue_id, user_key)] = [
             {"id": it.id, "text": it.text, "score": it.score, "parts": it.parts} for it in recalled
         ]
-        await self._queue_write(agent, info, user_key, llm_text, reply, q_id, now)
+        if (writer_text := plan.writer_text(llm_text)) is not None:  # issue 14
+            await self._queue_write(agent, info, user_key, writer_text, reply, q_id, now)
         # The reply's node is embedded together with the next message of this dialogue
         # (one embedding call per turn); settle() adds it alone when nothing follows.
         self.log.defer_reply_node(
@@ -319,7 +334,7 @@ class DialogueManager:
             text=reply,
             timestamp=now.timestamp() + max(0.001, time.perf_counter() - turn_t0),
             origin="response",
-            metadata={},
+            metadata=plan.reply_marks,  # issue 14: offline replies are not recalled as facts
         )
         await self._clear_ephemeral(key, agent.id, info.dialogue_id)
         self._turn_started[key] = turn_start_iso

@@ -77,6 +77,10 @@ PROFILE_STAGES: dict[str, tuple[str, ...]] = {
     "standard": ("sentences", "late_interaction"),
     "full": ("sentences", "late_interaction", "fanout"),
 }
+#: Dialogue nodes never recalled as memories (they stay in the tree for context): the
+#: person's questions, the bot's notices and care replies, reminders it sent (issue 14).
+NOT_RECALLED_KINDS = ("question", "notice", "care", "reminder", "missed_reminder")
+
 DEFAULT_BUDGETS_MS = {"lite": 30.0, "standard": 200.0, "full": 900.0}
 
 
@@ -269,6 +273,8 @@ class MemoryReader:
             self._queue_node(tree.agent_id, tree.dialogue_id, node)
 
     def _queue_node(self, agent_id: str, dialogue_id: str, node: Node) -> None:
+        if (node.metadata or {}).get("kind") in NOT_RECALLED_KINDS:  # issue 14: echoes
+            return
         key = node_key(agent_id, dialogue_id, node.id)
         if key not in self._queued:
             self._queued.add(key)

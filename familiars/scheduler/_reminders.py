@@ -151,8 +151,8 @@ class SchedulerLedger:
         return parse_ts(people.get(user_key or "", {}).get("care_paused_until"))
 
     def care_pause(self, user_key: str, until: datetime) -> None:
-        self._data.setdefault("people", {}).setdefault(user_key, {})["care_paused_until"] = (
-            _iso(until)
+        self._data.setdefault("people", {}).setdefault(user_key, {})["care_paused_until"] = _iso(
+            until
         )
         self.save()
 
