@@ -71,10 +71,15 @@ def offline_reply(
 ) -> str:
     lines = action_lines(actions, forgotten)
     usable = [it for it in items if not (is_group and it.private)]
-    if is_question(text) and not actions.reminders and not actions.ask_when:
+    if lines:
+        return "\n".join(lines)
+    chat = small_talk(text, name)
+    if chat is not None:
+        lines.append(chat)
+    elif is_question(text):
         lines += answer_lines(text, usable)
-    elif not lines:
-        lines.append(small_talk(text, name) or "Got it.")
+    else:
+        lines.append("Got it.")
     return "\n".join(lines)
 
 
@@ -96,13 +101,11 @@ def action_lines(actions: TurnActions, forgotten: Sequence[str] = ()) -> list[st
         lines.append(
             f"Updated: {_lower_first(second_person(new)).rstrip('.')} now{_was(new, old)}."
         )
-    lines += [f"Noted: {_lower_first(second_person(n))}" for n in actions.noted]
-    lines += [f"Marked as done: {_lower_first(second_person(d))}" for d in actions.done]
+    lines += [f"Noted: {_said(n)}" for n in actions.noted]
+    lines += [f"Marked as done: {_said(d)}" for d in actions.done]
     if actions.forget:
         if forgotten:
-            lines.append(
-                "Forgotten: " + " ".join(_lower_first(second_person(f)) for f in forgotten)
-            )
+            lines.append("Forgotten: " + " ".join(_said(f) for f in forgotten))
         else:
             lines.append("I found nothing I had kept from that to forget.")
     return lines
@@ -120,7 +123,7 @@ def answer_lines(question: str, items: Sequence[Item]) -> list[str]:
     )
     if records:
         best = records[0][0]
-        picked = [it for r, it in records if r >= best * 0.6][: 1 + MAX_EXTRA_LINES]
+        picked = [it for r, it in records if r >= best * 0.75][: 1 + MAX_EXTRA_LINES]
         return [second_person(it.text) for it in picked]
     nodes = sorted((p for p in scored if p[1].kind == "node"), key=lambda p: (-p[0], -p[1].score))
     if nodes:
@@ -146,6 +149,14 @@ def name_of(contents: Sequence[str]) -> str:
 def _bare(text: str) -> str:
     """A recalled node's text without its "(alice, 01 Dec 2026)" lead."""
     return _LEADING.sub("", text)
+
+
+def _said(content: str) -> str:
+    """A record as the reply names it: "you like hiking.", "the reminder to stretch on ..."."""
+    said = second_person(content)
+    if said.startswith("I'll remind you to "):
+        return "the reminder to " + said.removeprefix("I'll remind you to ")
+    return _lower_first(said)
 
 
 def _lower_first(text: str) -> str:

@@ -129,6 +129,7 @@ def build_scheduler(app: Application) -> Scheduler:
         scheduler.set_proactive(caller.agent_id, None, caller.user_key, enabled)
 
     app.dialogues.commands.ctx.on_proactive = on_proactive
+    app.dialogues.conversation.on_pause = scheduler.care_pause  # issue 14: duty of care
     return scheduler
 
 
