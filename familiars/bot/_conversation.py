@@ -93,11 +93,10 @@ class TurnPlan:
     async def reply(
         self, text: str, model_reply: AsyncIterator[str], recalled: Sequence[RecalledItem]
     ) -> AsyncIterator[str]:
-        if self.first_in_chat:
-            yield self.first_in_chat + "\n"
+        lead = self.first_in_chat + "\n" if self.first_in_chat else ""
         if self.care_text is not None:
             await _close(model_reply)
-            yield self.care_text
+            yield lead + self.care_text
         elif self.offline:
             await _close(model_reply)
             said = offline_reply(
@@ -108,10 +107,11 @@ class TurnPlan:
                 forgotten=self.forgotten,
                 name=self.name,
             )
-            yield with_notice(said) if self.notice else said
+            yield lead + (with_notice(said) if self.notice else said)
         else:
             async for delta in model_reply:
-                yield delta
+                yield lead + delta
+                lead = ""
         if self.break_text:
             yield "\n\n" + self.break_text
 

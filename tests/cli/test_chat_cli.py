@@ -71,7 +71,9 @@ def test_sigterm_stops_the_bot_cleanly_with_memories_written(tmp_path: Path) -> 
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write("My name is Bob and I work at Acme.\n")
     proc.stdin.flush()
-    assert proc.stdout.readline().strip()  # the reply came: the turn is done
+    assert proc.stdout.readline().strip()  # the reply came
+    while proc.stdout.readline().strip():  # ... to its end (a blank line): the turn is done
+        pass
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
