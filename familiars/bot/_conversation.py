@@ -150,17 +150,17 @@ class Conversation:
 
     async def begin(
         self,
-        *,
         text: str,
         agent: AgentSettings,
         user_key: str,
         info: DialogueInfo,
         now: datetime,
         q_id: int,
-        offline: bool,
     ) -> TurnPlan:
+        """Everything the turn must know before its reply (see the module map)."""
         settings = self.manager.settings
         key = (agent.id, info.dialogue_id)
+        offline = self.manager.model_for(agent) is None
         plan = TurnPlan(key, agent.name, info.is_group, offline)
         if settings.care.ai_disclosure and info.last_bot_at is None and key not in self.last_q:
             plan.first_in_chat = disclosure(settings, agent.name)

@@ -292,15 +292,8 @@ class DialogueManager:
             agent.id, info.dialogue_id, text=text, timestamp=now.timestamp(), metadata=metadata
         )
         await self.state.touch_dialogue(agent.id, info.dialogue_id, user_at=turn_start_iso)
-        plan = await self.conversation.begin(  # issue 14: what this turn did, duty of care
-            text=llm_text,
-            agent=agent,
-            user_key=user_key,
-            info=info,
-            now=now,
-            q_id=q_id,
-            offline=self.model_for(agent) is None,
-        )
+        # issue 14: what this turn does (reminders, forget), duty of care
+        plan = await self.conversation.begin(llm_text, agent, user_key, info, now, q_id)
 
         t0 = time.perf_counter()
         recalled = await self._recall(llm_text, agent.id, info, user_key, now, q_id)
