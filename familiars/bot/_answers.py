@@ -25,6 +25,8 @@ from familiars.bot._turn_actions import TurnActions
 from familiars.llm import OFFLINE_NOTICE, is_question, relevance, second_person
 
 MAX_EXTRA_LINES = 2
+#: "who am I?" meets "The user's name is Ali." through the question word alone (0.6).
+MIN_RELEVANCE = 0.6
 
 
 class Item(Protocol):
@@ -117,7 +119,7 @@ def answer_lines(question: str, items: Sequence[Item]) -> list[str]:
     for it in items:
         unique.setdefault(it.text, it)
     scored = [(relevance(question, _bare(it.text)), it) for it in unique.values()]
-    scored = [(r, it) for r, it in scored if r >= 1.0]
+    scored = [(r, it) for r, it in scored if r >= MIN_RELEVANCE]
     records = sorted(
         ((r, it) for r, it in scored if it.kind == "record"), key=lambda p: (-p[0], -p[1].score)
     )

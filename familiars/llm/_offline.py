@@ -166,9 +166,12 @@ def _stem(word: str) -> str:
     word = word.lower().strip("'")
     if word.endswith("'s"):
         word = word[:-2]
-    for suffix in ("ies", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    if word.endswith("ies") and len(word) > 5:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
     return word
 
 
@@ -176,11 +179,28 @@ def content_words(text: str) -> set[str]:
     return {_stem(w) for w in _WORD.findall(text) if w.lower() not in _STOP and len(w) > 1}
 
 
+#: Words a record may use for what a question names more generally.
+_KINDS = {
+    "dog": ("retriever", "labrador", "terrier", "poodle", "puppy", "spaniel", "collie", "pup"),
+    "cat": ("kitten", "tabby"),
+    "pet": ("dog", "cat", "retriever", "labrador", "terrier", "puppy", "kitten", "hamster"),
+    "job": ("nurse", "teacher", "engineer", "developer", "doctor", "works"),
+    "food": ("vegetarian", "vegan", "allergic", "spicy"),
+}
+
+
 def relevance(question: str, text: str) -> float:
     """How much ``text`` is about ``question``: shared content words count 1, words a
-    question word stands for ("where" -> "lives") count 0.6."""
-    asked = content_words(question)
+    question word stands for ("where" -> "lives") count 0.6. When the question names a thing
+    ("my dog's name") the text must name it too (or a kind of it: "retriever"), else 0."""
     said = {_stem(w) for w in _WORD.findall(text)}
+    asked = content_words(question)
+    for word, kinds in _KINDS.items():
+        if word in asked and said & set(kinds):
+            said.add(word)
+    strong = asked - _WEAK
+    if strong and not strong & said:
+        return 0.0
     shared = asked & said
     score = len(shared - _WEAK) + 0.4 * len(shared & _WEAK)
     low = {w.lower() for w in _WORD.findall(question)}
