@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -24,6 +24,7 @@ from familiars.bot._adapters.base import (
     IncomingMessage,
 )
 from familiars.bot._commands import Caller, CommandSet, default_commands
+from familiars.bot._conversation import Conversation, user_node_marks
 from familiars.bot._leak_guard import GuardVerdict, guard_group_reply
 from familiars.bot._prompt import BranchTurn, PromptParts, build_messages
 from familiars.bot._redaction import Redactor
@@ -31,7 +32,14 @@ from familiars.bot._state import BotState, DialogueInfo
 from familiars.bot._turn_tools import ToolCaller, TurnTools
 from familiars.config import AgentSettings, Settings
 from familiars.llm import ChatModel, LLMError, OfflineResponder
-from familiars.memory import MemoryRecord, MemoryStore, TurnContext, WriterQueue, iso_now
+from familiars.memory import (
+    MemoryRecord,
+    MemoryStore,
+    TurnContext,
+    WriterQueue,
+    iso_now,
+    keyword_terms,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -186,6 +194,7 @@ class DialogueManager:
         recall_log: RecallLog | None = None,
         forget_words: Any = None,
         turn_tools: TurnTools | None = None,
+        on_care_pause: Callable[[str, datetime], None] | None = None,
     ) -> None:
         self.settings = settings
         #: The bot's one access policy: who owns the bot (owner-only commands, recall).
@@ -206,6 +215,9 @@ class DialogueManager:
         #: The bot's tools for models that take them (remember, set_reminder, ...); None:
         #: every model answers on the plain streaming path.
         self.turn_tools = turn_tools
+        self.conversation = Conversation(self)  # what a turn did, duty of care (issue 14)
+        #: The scheduler's care pause: no unsolicited nudges for a person in crisis.
+        self.conversation.on_pause = on_care_pause
         self._turn_started: dict[tuple[str, str], str] = {}
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         #: The last reply's recalled items per (agent, dialogue, person), for /memory why.
@@ -266,7 +278,8 @@ class DialogueManager:
 
     async def command(self, invocation: CommandInvocation) -> CommandResponse:
         caller = await self.caller_for(invocation)
-        return await self.commands.run(invocation, caller)
+        response = await self.commands.run(invocation, caller)
+        return self.conversation.after_command(invocation, response)  # issue 14: /help notice
 
     async def complete(self, invocation: CommandInvocation, partial: str) -> list[str]:
         caller = await self.caller_for(invocation)
@@ -331,6 +344,7 @@ class DialogueManager:
         }
         if message.message_id:
             metadata["message_id"] = message.message_id
+        metadata.update(user_node_marks(text))  # issue 14: questions are not recalled as facts
         notes = []
         if self.documents is not None:
             for attachment in message.attachments:
@@ -345,19 +359,23 @@ class DialogueManager:
             metadata=metadata,
         )
         await self.state.touch_dialogue(agent.id, info.dialogue_id, user_at=turn_start_iso)
+        # issue 14: what this turn does (reminders, forget), duty of care
+        plan = await self.conversation.begin(llm_text, agent, user_key, info, now, q_id)
 
         t0 = time.perf_counter()
         recalled = await self._recall(llm_text, agent.id, info, user_key, now, q_id)
         recall_ms = (time.perf_counter() - t0) * 1000
         messages = await self._prompt(agent, info, user_key, message, llm_text, recalled, q_id, now)
+        messages = plan.with_notes(messages)  # issue 14
 
         reply = ""
         caller = await self._tool_caller(message, user_key, agent, info, now)
+        replies = plan.reply(llm_text, self._reply(agent, messages, caller), recalled)
         if info.is_group:  # checked whole before anyone in the group reads a word of it
-            reply = await self._guarded_reply(agent, messages, user_key, recalled, now, caller)
+            reply = await self._guarded_reply(replies, messages, user_key, recalled, now)
             yield reply
         else:
-            async for delta in self._reply(agent, messages, caller):
+            async for delta in replies:
                 reply += delta
                 yield delta
         if notes:
@@ -366,12 +384,13 @@ class DialogueManager:
             yield tail
 
         await self.state.touch_dialogue(agent.id, info.dialogue_id, bot_at=iso_now())
-        used = self._count_used(recalled, reply)
-        self.stats.add(len(recalled), used, recall_ms)
+        uses = self._used_records(recalled, reply)
+        self.stats.add(len(recalled), len(uses), recall_ms)
         self.recall_log[(agent.id, info.dialogue_id, user_key)] = [
             {"id": it.id, "text": it.text, "score": it.score, "parts": it.parts} for it in recalled
         ]
-        await self._queue_write(agent, info, user_key, llm_text, reply, q_id, now, message)
+        if (writer_text := plan.writer_text(llm_text)) is not None:  # issue 14
+            await self._queue_write(agent, info, user_key, writer_text, reply, q_id, now, message)
         # The reply's node is embedded together with the next message of this dialogue
         # (one embedding call per turn); settle() adds it alone when nothing follows.
         self.log.defer_reply_node(
@@ -381,22 +400,23 @@ class DialogueManager:
             text=reply,
             timestamp=now.timestamp() + max(0.001, time.perf_counter() - turn_t0),
             origin="response",
-            metadata={},
+            # Offline replies are not recalled as facts (issue 14); the records a reply drew
+            # on are named, so forgetting one forgets the reply that repeated it (issue 12).
+            metadata={**plan.reply_marks, **({"uses": uses} if uses else {})},
         )
         await self._clear_ephemeral(key, agent.id, info.dialogue_id)
         self._turn_started[key] = turn_start_iso
 
     async def _guarded_reply(
         self,
-        agent: AgentSettings,
+        replies: AsyncIterator[str],
         messages: list[Any],
         user_key: str,
         recalled: list[RecalledItem],
         now: datetime,
-        caller: ToolCaller | None = None,
     ) -> str:
         """The whole reply, after the last check against what is private to the speaker."""
-        reply = "".join([delta async for delta in self._reply(agent, messages, caller)])
+        reply = "".join([delta async for delta in replies])
         mine = await self.store.list(scope="user", user_key=user_key, now=now)
         private = [r.content for r in mine] + [it.text for it in recalled if it.private]
         public = [m.content for m in messages if m.role != "system"]
@@ -628,13 +648,15 @@ class DialogueManager:
         """Add every deferred reply node (before shutdown, between piped lines)."""
         await self.log.flush_all()
 
-    def _count_used(self, recalled: Sequence[RecalledItem], reply: str) -> int:
-        words = {w for w in _words(reply) if len(w) > 3}
-        used = 0
+    def _used_records(self, recalled: Sequence[RecalledItem], reply: str) -> list[str]:
+        """The records of the recalled items the reply drew on (two stemmed words shared:
+        "You live in Denver." drew on "The user lives in Denver.")."""
+        words = set(keyword_terms(reply))
+        used: list[str] = []
         for it in recalled:
-            if len({w for w in _words(it.text) if len(w) > 3} & words) >= 2:
-                used += 1
-        return used
+            if len(set(keyword_terms(it.text)) & words) >= 2:
+                used += [r for r in (it.record_ids or (it.id,)) if r.startswith("m_")]
+        return list(dict.fromkeys(used))
 
     def _note_used(self, record_id: str) -> None:
         self.stats.used += 1

@@ -248,6 +248,7 @@ def _dialogue_manager(
         stats=turn.stats,
         forget_words=ForgetByWords(turn.forgetter, timezone_of=_timezone_of(store.state)),
         turn_tools=_turn_tools(settings, store, turn, scheduler),
+        on_care_pause=scheduler.care_pause if scheduler is not None else None,
     )
 
 

@@ -212,6 +212,38 @@ class FilesSettings(BaseModel):
     ablate: list[FileKnob] = Field(default_factory=list)
 
 
+DEFAULT_CRISIS_TEXT = (
+    "I'm really sorry you're going through this. You don't have to face it alone, and you "
+    "deserve support right now from a person who can help. If you might act on these "
+    "thoughts or are in danger, please call your local emergency number now. In the US you "
+    "can call or text 988 (Suicide & Crisis Lifeline); elsewhere, findahelpline.com lists free, "
+    "confidential helplines in your country. I'm an AI and can't get help for you, but I'm "
+    "here to listen."
+)
+
+
+class CareSettings(BaseModel):
+    """A companion's duty of care (the rules SB 243 asks of companion bots); on by default."""
+
+    #: The first reply in a new chat says plainly that the familiar is an AI.
+    ai_disclosure: bool = True
+    ai_disclosure_text: str = "Hi, I'm {name}: an AI companion, not a person."
+    #: Messages that speak of self-harm or suicide get this reply (never stored as facts).
+    crisis_replies: bool = True
+    crisis_text: str = DEFAULT_CRISIS_TEXT
+    #: After such a message, no unsolicited nudges for this person for this long.
+    crisis_pause_s: float = Field(default=72 * 3600.0, ge=0)
+    #: Owners may turn on a reminder to take a break after a long session.
+    break_reminder: bool = False
+    break_after_s: float = Field(default=3 * 3600.0, gt=0)
+    break_text: str = (
+        "We've been talking for a while: this may be a good moment for a break. "
+        "(I'm an AI, and I'll be here later.)"
+    )
+    #: A gap this long between messages starts a new session.
+    session_gap_s: float = Field(default=30 * 60.0, gt=0)
+
+
 class Settings(BaseSettings):
     """Everything configurable, as one object handed to constructors."""
 
@@ -236,6 +268,7 @@ class Settings(BaseSettings):
     gate: GateSettings = Field(default_factory=GateSettings)
     api: APISettings = Field(default_factory=APISettings)
     files: FilesSettings = Field(default_factory=FilesSettings)
+    care: CareSettings = Field(default_factory=CareSettings)
 
     @field_validator("agents")
     @classmethod

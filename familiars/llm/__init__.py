@@ -28,7 +28,10 @@ from familiars.llm._errors import (
 from familiars.llm._offline import (
     OFFLINE_NOTICE,
     OfflineResponder,
+    is_question,
     recalled_lines,
+    relevance,
+    second_person,
 )
 from familiars.llm._openai import (
     OpenAIChatModel,
@@ -65,6 +68,9 @@ __all__ = [
     "UnsupportedFeatureError",
     "build_chat_model",
     "extract_json",
+    "is_question",
     "parse_retry_after",
     "recalled_lines",
+    "relevance",
+    "second_person",
 ]

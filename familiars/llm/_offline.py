@@ -1,5 +1,14 @@
 """The offline responder: with no language model configured the bot still answers, with what
-it recalled and a plain statement that no model is configured."""
+it recalled and a plain statement that no model is configured.
+
+Also the text helpers offline answers are made of (no model, no invented text):
+
+- :func:`second_person` turns a stored record ("The user has a dog called Biscuit.") into
+  what the bot says to the person ("Your dog is called Biscuit.");
+- :func:`relevance` scores how much a recalled line is about a question (shared words, with
+  question words mapped to the words records use: "where" meets "lives", "when" meets dates);
+- :func:`is_question` says whether a message asks something.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +22,208 @@ OFFLINE_NOTICE = (
     "(Offline mode: no language model is configured, so I can only tell you what I remember.)"
 )
 _RECALL_HEADER = re.compile(r"(recall|remember|memor)", re.IGNORECASE)
+
+# --------------------------------------------------------------------------- second person
+
+#: "The user has a dog called Biscuit." -> "Your dog is called Biscuit."
+_HAS_NAMED = re.compile(
+    r"^The user has (?:an? |one |two |three )?(?P<what>[\w' -]+?) (?:called|named) "
+    r"(?P<name>[^,.]+)(?P<rest>.*)$",
+    re.IGNORECASE,
+)
+_REMIND = re.compile(r"^Remind the user to (?P<task>.+)$", re.IGNORECASE)
+_SUBJECT = re.compile(r"^The user(?P<own>'s)?\b\s*(?P<rest>.*)$", re.IGNORECASE | re.DOTALL)
+#: Verbs as they follow "The user", and how they read after "You".
+_VERB_BASE = {
+    "is": "are",
+    "was": "were",
+    "has": "have",
+    "does": "do",
+    "doesn't": "don't",
+    "goes": "go",
+    "isn't": "aren't",
+    "wasn't": "weren't",
+    "hasn't": "haven't",
+}
+_PRONOUNS = {
+    "their": "your",
+    "theirs": "yours",
+    "them": "you",
+    "themselves": "yourself",
+    "they": "you",
+    "they're": "you're",
+}
+_WORD = re.compile(r"[A-Za-z']+")
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split(" "))
+
+
+_ADVERBS = _words("no longer now also still often usually never always sometimes")
+
+
+def _base_verb(verb: str) -> str:
+    low = verb.lower()
+    if low in _VERB_BASE:
+        return _VERB_BASE[low]
+    if low.endswith("ies") and len(low) > 4:
+        return low[:-3] + "y"
+    if low.endswith(("ches", "shes", "sses", "xes", "zes", "oes")):
+        return low[:-2]
+    if low.endswith("s") and not low.endswith("ss"):
+        return low[:-1]
+    return low
+
+
+def _swap_pronouns(text: str) -> str:
+    def swap(m: re.Match[str]) -> str:
+        word = m.group(0)
+        new = _PRONOUNS.get(word.lower())
+        if new is None:
+            return word
+        return new.capitalize() if word[0].isupper() else new
+
+    return _WORD.sub(swap, text)
+
+
+def second_person(text: str) -> str:
+    """A third-person record as said to the person; other text comes back as it is."""
+    text = text.strip()
+    named = _HAS_NAMED.match(text)
+    if named:
+        rest = _swap_pronouns(named.group("rest").rstrip(". "))
+        return f"Your {named.group('what')} is called {named.group('name').strip()}{rest}."
+    remind = _REMIND.match(text)
+    if remind:
+        return f"I'll remind you to {_swap_pronouns(remind.group('task'))}"
+    m = _SUBJECT.match(text)
+    if not m:
+        return text
+    rest = m.group("rest")
+    if m.group("own"):
+        return "Your " + _swap_pronouns(rest)
+    words = rest.split(" ")
+    i = 0
+    while i < len(words) - 1 and words[i].lower() in _ADVERBS:
+        i += 1
+    if words and words[i]:
+        words[i] = _base_verb(words[i])
+    return "You " + _swap_pronouns(" ".join(words))
+
+
+# --------------------------------------------------------------------------- relevance
+
+_STOP = _words(
+    "a an the i me my mine you your yours is are was were be been am do does did what whats "
+    "what's who whom whose which when where why how of to in on at for with and or it its "
+    "that this these those there their they them user users's s tell about know remember "
+    "please can could would will should any some have has had"
+)
+#: Words that only name a slot ("what's my dog's name": the dog matters more).
+_WEAK = frozenset({"name", "called", "named", "like", "love"})
+#: Question words and the words records use for the same thing.
+_ASKS = {
+    "where": ("lives", "live", "home", "moved", "from", "works", "city", "in"),
+    "when": (
+        "birthday",
+        "born",
+        "date",
+        "on",
+        "at",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ),
+    "who": ("name", "called", "named", "sister", "brother", "husband", "wife", "partner"),
+    "job": ("works", "work", "job", "nurse", "teacher", "engineer"),
+    "work": ("works", "job"),
+    "live": ("lives", "home", "moved"),
+    "name": ("called", "named", "name"),
+    "called": ("name", "named", "called"),
+    "old": ("age", "born", "birthday"),
+    "like": ("likes", "loves", "enjoys", "favourite", "favorite", "prefers"),
+    "love": ("likes", "loves", "enjoys"),
+    "favourite": ("favourite", "favorite", "likes", "loves"),
+    "favorite": ("favourite", "favorite", "likes", "loves"),
+    "eat": ("food", "vegetarian", "vegan", "allergic", "likes"),
+    "allergic": ("allergic", "allergy"),
+    "remind": ("remind",),
+    "reminders": ("remind",),
+}
+
+
+def _stem(word: str) -> str:
+    word = word.lower().strip("'")
+    if word.endswith("'s"):
+        word = word[:-2]
+    if word.endswith("ies") and len(word) > 5:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def content_words(text: str) -> set[str]:
+    return {_stem(w) for w in _WORD.findall(text) if w.lower() not in _STOP and len(w) > 1}
+
+
+#: Words a record may use for what a question names more generally.
+_KINDS = {
+    "dog": ("retriever", "labrador", "terrier", "poodle", "puppy", "spaniel", "collie", "pup"),
+    "cat": ("kitten", "tabby"),
+    "pet": ("dog", "cat", "retriever", "labrador", "terrier", "puppy", "kitten", "hamster"),
+    "job": ("nurse", "teacher", "engineer", "developer", "doctor", "works"),
+    "food": ("vegetarian", "vegan", "allergic", "spicy"),
+}
+
+
+def relevance(question: str, text: str) -> float:
+    """How much ``text`` is about ``question``: shared content words count 1, words a
+    question word stands for ("where" -> "lives") count 0.6. When the question names a thing
+    ("my dog's name") the text must name it too (or a kind of it: "retriever"), else 0."""
+    said = {_stem(w) for w in _WORD.findall(text)}
+    asked = content_words(question)
+    for word, kinds in _KINDS.items():
+        if word in asked and said & set(kinds):
+            said.add(word)
+    strong = asked - _WEAK
+    if strong and not strong & said:
+        return 0.0
+    shared = asked & said
+    score = len(shared - _WEAK) + 0.4 * len(shared & _WEAK)
+    low = {w.lower() for w in _WORD.findall(question)}
+    for word, means in _ASKS.items():
+        if word in low and said & {_stem(m) for m in means}:
+            score += 0.6
+    return score
+
+
+_QUESTION_START = re.compile(
+    r"^(?:what|what's|whats|where|where's|when|when's|who|who's|whom|whose|which|why|how|"
+    r"do|does|did|am|is|are|was|were|can|could|would|will|should|have|has|tell me (?:about|what"
+    r"|who|where|when)|remind me what|do you (?:know|remember))\b",
+    re.IGNORECASE,
+)
+
+
+def is_question(text: str) -> bool:
+    stripped = text.strip()
+    return stripped.endswith("?") or bool(_QUESTION_START.match(stripped))
+
+
+# --------------------------------------------------------------------------- the responder
 
 
 def recalled_lines(messages: Sequence[ChatMessage]) -> list[str]:
@@ -35,6 +246,9 @@ def recalled_lines(messages: Sequence[ChatMessage]) -> list[str]:
 
 
 class OfflineResponder(ChatModel):
+    """A ChatModel with no model: the recalled lines of a prompt, most relevant first. The
+    bot's own turns use :mod:`familiars.bot._answers`, which knows more of the turn."""
+
     name = "offline"
     model = "offline"
 
@@ -43,11 +257,12 @@ class OfflineResponder(ChatModel):
         self.max_items = max_items
 
     def respond(self, text: str, recalled: Sequence[str]) -> str:
-        items = [r.strip() for r in recalled if r and r.strip()][: self.max_items]
-        if not items:
+        items = [r.strip() for r in recalled if r and r.strip()]
+        ranked = sorted(items, key=lambda r: -relevance(text, r))[: self.max_items]
+        if not ranked:
             return f"I hear you, and I'll keep what I can. {OFFLINE_NOTICE}"
         lines = [OFFLINE_NOTICE, "Here is what I remember that may be relevant:"]
-        lines += [f"- {item}" for item in items]
+        lines += [f"- {item}" for item in ranked]
         return "\n".join(lines)
 
     async def chat(

@@ -37,6 +37,7 @@ from familiars.memory._index import MemoryIndex
 from familiars.memory._paths import AGENT_ID_RE, DIALOGUE_ID_RE, RECORD_ID_RE
 from familiars.memory._records import MemoryRecord
 from familiars.memory._store import MemoryStore, normalise_content
+from familiars.memory._text import keyword_terms
 
 logger = logging.getLogger(__name__)
 
@@ -105,6 +106,21 @@ def _quotes(node_text: str, texts: Iterable[str]) -> bool:
     for text in texts:
         want = _norm(text)
         if want and (have == want or (len(want) >= MIN_QUOTE_CHARS and want in have)):
+            return True
+    return False
+
+
+#: Words every memory text has: they say nothing about what was remembered.
+_GENERIC_TERMS = frozenset({"user", "they", "their", "remember"})
+
+
+def _echoes(node_text: str, texts: Iterable[str]) -> bool:
+    """Whether a reply repeats a forgotten text in other words: every distinctive stemmed
+    word of it is in the reply ("You live in Denver." repeats "The user lives in Denver.")."""
+    have = set(keyword_terms(node_text))
+    for text in texts:
+        want = set(keyword_terms(text)) - _GENERIC_TERMS
+        if len(want) >= 2 and want <= have:
             return True
     return False
 
@@ -250,15 +266,27 @@ class Forgetter:
     async def _tombstone_quotes(
         self, report: ForgetReport, now: float | None, *, owner: str | None
     ) -> None:
-        """Every reply of the bot, and every turn of ``owner``, that holds a forgotten text."""
+        """Every reply of the bot, and every turn of ``owner``, that holds a forgotten text;
+        every reply that drew on a forgotten record (its ``uses``) or answered a forgotten
+        turn (a child of one: "Noted: you live in Denver.")."""
         texts = list(report.texts)
+        records = set(report.records)
         for tree in await self._all_trees():
+            gone = {n.id for n in tree.node_list if is_forgotten(n)}
             found = [
                 n.id
                 for n in tree.node_list
-                if not is_forgotten(n)
-                and (n.node_type == "A" or (owner and n.metadata.get("user_key") == owner))
-                and _quotes(n.content, texts)
+                if n.id not in gone
+                and (
+                    (n.node_type == "A" or (owner and n.metadata.get("user_key") == owner))
+                    and _quotes(n.content, texts)
+                    or n.node_type == "A"
+                    and (
+                        records & set(n.metadata.get("uses") or ())
+                        or n.parent in gone
+                        or _echoes(n.content, texts)
+                    )
+                )
             ]
             await self._tombstone_in(tree, found, report, now)
 

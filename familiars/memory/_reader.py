@@ -97,6 +97,10 @@ PROFILE_STAGES: dict[str, tuple[str, ...]] = {
     "standard": ("sentences", "late_interaction", "rerank"),
     "full": ("sentences", "late_interaction", "rerank", "fanout"),
 }
+#: Dialogue nodes never recalled as memories (they stay in the tree for context): the
+#: person's questions, the bot's notices and care replies, reminders it sent (issue 14).
+NOT_RECALLED_KINDS = ("question", "notice", "care", "reminder", "missed_reminder")
+
 DEFAULT_BUDGETS_MS = {"lite": 30.0, "standard": 200.0, "full": 900.0}
 
 
@@ -199,6 +203,8 @@ class MemoryReader:
             self._queue_node(tree.agent_id, tree.dialogue_id, node)
 
     def _queue_node(self, agent_id: str, dialogue_id: str, node: Node) -> None:
+        if (node.metadata or {}).get("kind") in NOT_RECALLED_KINDS:  # issue 14: echoes
+            return
         key = node_key(agent_id, dialogue_id, node.id)
         if node.metadata.get("forgotten"):  # a tombstone (issue 12 forget) is never indexed
             self._queued.add(key)

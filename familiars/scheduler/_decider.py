@@ -104,6 +104,8 @@ class DialogueState:
     #: A model chose silence: nothing unsolicited before this time.
     silenced_until: datetime | None = None
     loops: tuple[OpenLoop, ...] = ()
+    #: The person spoke of self-harm: no unsolicited nudges before this time (duty of care).
+    care_paused_until: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -230,6 +232,8 @@ def _unsolicited_blocked(now: datetime, state: DialogueState, policy: DeciderPol
         return "it is a group chat and proactive_in_groups is off"
     if state.silenced_until is not None and now < state.silenced_until:
         return "the model chose silence recently"
+    if state.care_paused_until is not None and now < state.care_paused_until:
+        return "a care pause is on for this person"
     tz = zone(state.timezone)
     if in_quiet_hours(now.astimezone(tz).time(), policy):
         return "quiet hours in the person's time zone"

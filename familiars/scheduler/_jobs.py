@@ -403,6 +403,9 @@ class Scheduler:
             proactive_sent=self.ledger.sent_times(key),
             silenced_until=self.ledger.silenced_until(key),
             loops=tuple(loops),
+            care_paused_until=self.ledger.care_paused_until(
+                (info.user_key if info else None) or (first.user_key if first else None)
+            ),
         )
 
     async def _act(
@@ -486,6 +489,11 @@ class Scheduler:
     ) -> None:
         """``/proactive on|off`` for one dialogue (persisted)."""
         self.ledger.set_proactive(dialogue_key(agent_id, dialogue_id, user_key), enabled)
+
+    def care_pause(self, user_key: str, until: datetime) -> None:
+        """No unsolicited nudges for this person before ``until`` (persisted; reminders they
+        asked for still go out)."""
+        self.ledger.care_pause(user_key, until)
 
     def proactive_enabled(
         self, agent_id: str, dialogue_id: str | None, user_key: str | None

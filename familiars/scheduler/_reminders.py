@@ -147,6 +147,17 @@ class SchedulerLedger:
     def silence(self, key: str, until: datetime) -> None:
         self._dialogue(key)["silenced_until"] = _iso(until)
 
+    def care_paused_until(self, user_key: str | None) -> datetime | None:
+        """Until when this person gets no unsolicited nudges (duty of care), if at all."""
+        people = self._data.get("people", {})
+        return parse_ts(people.get(user_key or "", {}).get("care_paused_until"))
+
+    def care_pause(self, user_key: str, until: datetime) -> None:
+        self._data.setdefault("people", {}).setdefault(user_key, {})["care_paused_until"] = _iso(
+            until
+        )
+        self.save()
+
     def proactive_enabled(self, key: str) -> bool:
         return not self._data["dialogues"].get(key, {}).get("proactive_off", False)
 

@@ -41,8 +41,8 @@ async def test_an_agent_that_names_a_provider_speaks_through_it(workspace: Path)
             first = "".join([d async for d in app.dialogues.respond(_msg("hi", "c0"))])
             second = "".join([d async for d in app.dialogues.respond(_msg("hi", "c1"))])
             await app.settle()
-    assert first.strip() == "from A"
-    assert second.strip() == "from B"
+    assert first.strip().endswith("from A")  # after the first-reply AI disclosure
+    assert second.strip().endswith("from B")
     # The prompt that reached the provider holds the persona and the message, masked.
     chat_requests = [r for r in b.requests if r.body.get("stream") or "tools" in r.body]
     assert chat_requests and chat_requests[0].body["messages"][-1]["content"] == "hi"

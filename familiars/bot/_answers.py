@@ -1,0 +1,176 @@
+"""Offline replies that answer: built from what the turn did and what recall found, with no
+language model and no invented text.
+
+Map (:func:`offline_reply`, in this order):
+
+1. what the turn did: "Okay, I'll remind you to stretch on Tue 1 Dec 09:27.", "When should I
+   remind you to water the plants?", "Updated: you live in Seattle now (was Portland).",
+   "Noted: you like hiking.", "Forgotten: ...";
+2. a question: the best recalled record for *that* question, said to the person ("Your dog
+   is called Biscuit."), then at most two more relevant lines; nothing relevant: "I don't
+   know that yet";
+3. small talk (greetings, thanks, jokes asked for): one short fixed line;
+4. anything else: "Got it.".
+
+In a group the speaker's private (user-scope) memories are never quoted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Protocol
+
+from familiars.bot._turn_actions import TurnActions
+from familiars.llm import OFFLINE_NOTICE, is_question, relevance, second_person
+
+MAX_EXTRA_LINES = 2
+#: "who am I?" meets "The user's name is Ali." through the question word alone (0.6).
+MIN_RELEVANCE = 0.6
+
+
+class Item(Protocol):
+    kind: str
+    text: str
+    score: float
+    private: bool
+
+
+_SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), reply)
+    for pattern, reply in (
+        (
+            r"\b(?:joke|poem|story|song|riddle|fun fact)\b",
+            "I can't make those up without a "
+            "language model, sorry. I can keep track of what you tell me, though.",
+        ),
+        (r"^(?:thanks|thank you|thx|ty|cheers)\b", "You're welcome!"),
+        (r"^(?:bye|goodbye|good night|see you|see ya|later)\b", "Bye for now!"),
+        (
+            r"\bhow are you\b|\bhow's it going\b|\bhow are things\b",
+            "I'm here and ready to listen. How are you?",
+        ),
+        (r"^(?:hi|hello|hey|hiya|yo|good (?:morning|afternoon|evening))\b", "Hello{name}!"),
+        (
+            r"\bweather\b|\bnews\b",
+            "I can't look things up: no language model or internet is "
+            "set up for me. I can tell you what you've told me.",
+        ),
+    )
+)
+_NAME = re.compile(r"^The user's name is (?P<name>[^.]+)\.?$")
+_LEADING = re.compile(r"^\([^)]*\)\s*")
+
+
+def offline_reply(
+    text: str,
+    *,
+    actions: TurnActions,
+    items: Sequence[Item],
+    is_group: bool,
+    forgotten: Sequence[str] = (),
+    name: str = "",
+) -> str:
+    lines = action_lines(actions, forgotten)
+    usable = [it for it in items if not (is_group and it.private)]
+    if lines:
+        return "\n".join(lines)
+    chat = small_talk(text, name)
+    if chat is not None:
+        lines.append(chat)
+    elif is_question(text):
+        lines += answer_lines(text, usable)
+    else:
+        lines.append("Got it.")
+    return "\n".join(lines)
+
+
+def with_notice(reply: str) -> str:
+    return f"{reply}\n{OFFLINE_NOTICE}"
+
+
+def action_lines(actions: TurnActions, forgotten: Sequence[str] = ()) -> list[str]:
+    lines = [f"Okay, I'll remind you to {r.task} on {r.when_text()}." for r in actions.reminders]
+    if actions.ask_when is not None:
+        lines.append(f"When should I remind you to {actions.ask_when.task}?")
+    if actions.unreadable_time is not None:
+        lines.append(
+            f"I couldn't read a time in that, so no reminder is set to "
+            f"{actions.unreadable_time.task}. Try: remind me to {actions.unreadable_time.task} "
+            "tomorrow at 9."
+        )
+    for new, old in actions.updated:
+        lines.append(
+            f"Updated: {_lower_first(second_person(new)).rstrip('.')} now{_was(new, old)}."
+        )
+    lines += [f"Noted: {_said(n)}" for n in actions.noted]
+    lines += [f"Marked as done: {_said(d)}" for d in actions.done]
+    if actions.forget:
+        if forgotten:
+            lines.append("Forgotten: " + " ".join(_said(f) for f in forgotten))
+        else:
+            lines.append("I found nothing I had kept from that to forget.")
+    return lines
+
+
+def answer_lines(question: str, items: Sequence[Item]) -> list[str]:
+    """The best record for the question first, said to the person; then up to two more."""
+    unique: dict[str, Item] = {}
+    for it in items:
+        unique.setdefault(it.text, it)
+    scored = [(relevance(question, _bare(it.text)), it) for it in unique.values()]
+    scored = [(r, it) for r, it in scored if r >= MIN_RELEVANCE]
+    records = sorted(
+        ((r, it) for r, it in scored if it.kind == "record"), key=lambda p: (-p[0], -p[1].score)
+    )
+    if records:
+        best = records[0][0]
+        picked = [it for r, it in records if r >= best * 0.75][: 1 + MAX_EXTRA_LINES]
+        return [second_person(it.text) for it in picked]
+    nodes = sorted((p for p in scored if p[1].kind == "node"), key=lambda p: (-p[0], -p[1].score))
+    if nodes:
+        return ["I have no note of that, but you said: " + _bare(nodes[0][1].text)]
+    return ["I don't know that yet. If you tell me, I'll remember it."]
+
+
+def small_talk(text: str, name: str = "") -> str | None:
+    for pattern, reply in _SMALL_TALK:
+        if pattern.search(text.strip()):
+            return reply.replace("{name}", f", {name}" if name else "")
+    return None
+
+
+def name_of(contents: Sequence[str]) -> str:
+    for content in contents:
+        m = _NAME.match(content.strip())
+        if m:
+            return m.group("name").strip()
+    return ""
+
+
+def _bare(text: str) -> str:
+    """A recalled node's text without its "(alice, 01 Dec 2026)" lead."""
+    return _LEADING.sub("", text)
+
+
+def _said(content: str) -> str:
+    """A record as the reply names it: "you like hiking.", "the reminder to stretch on ..."."""
+    said = second_person(content)
+    if said.startswith("I'll remind you to "):
+        return "the reminder to " + said.removeprefix("I'll remind you to ")
+    return _lower_first(said)
+
+
+def _lower_first(text: str) -> str:
+    if text.startswith("I ") or text.startswith("I'"):
+        return text
+    return text[:1].lower() + text[1:]
+
+
+def _was(new: str, old: str) -> str:
+    """ " (was Portland)": the old record's words the new one lacks, when that is short."""
+    new_words = {w.lower() for w in re.findall(r"[\w']+", new)}
+    gone = [w for w in re.findall(r"[\w']+", old) if w.lower() not in new_words]
+    if 0 < len(gone) <= 4:
+        return f" (was {' '.join(gone)})"
+    return f" (was: {_lower_first(second_person(old)).rstrip('.')})"

@@ -1,0 +1,301 @@
+"""The conversation around one turn: what it did, what it owes the person, how it is said.
+
+``DialogueManager._turn`` calls in here at four points (and nowhere else):
+
+1. :func:`user_node_marks` - metadata for the message's node (``kind="question"`` keeps a
+   question out of recall: it stays in the tree for context);
+2. :meth:`Conversation.begin` - before recall: duty of care (a self-harm message gets the
+   crisis reply and pauses nudges), the turn's actions (:mod:`familiars.bot._turn_actions`:
+   reminders are written here, "forget that" is done here), the first reply of a new chat,
+   the break reminder; returns a :class:`TurnPlan`;
+3. :meth:`TurnPlan.with_notes` (what the turn did, in the model's system prompt) and
+   :meth:`TurnPlan.reply` (the reply: the crisis text, an offline answer from
+   :mod:`familiars.bot._answers`, or the model's stream, with the AI disclosure first and the
+   offline notice once per conversation);
+4. :meth:`TurnPlan.writer_text` (what the writer reads: nothing for a care or forget turn)
+   and :attr:`TurnPlan.reply_marks` (``kind="notice"`` for offline replies: they only
+   repeat memories, so they are not recalled as facts).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from familiars.bot._answers import name_of, offline_reply, with_notice
+from familiars.bot._care import Sessions, disclosure, speaks_of_self_harm
+from familiars.bot._turn_actions import PendingReminder, TurnActions, plan_actions
+from familiars.llm import OFFLINE_NOTICE, ChatMessage, is_question, relevance
+from familiars.memory import MemoryRecord, make_record
+
+if TYPE_CHECKING:
+    from familiars.bot._adapters.base import CommandInvocation, CommandResponse
+    from familiars.bot._dialogue import DialogueManager, RecalledItem
+    from familiars.bot._state import DialogueInfo
+    from familiars.config import AgentSettings
+
+logger = logging.getLogger(__name__)
+
+
+def user_node_marks(text: str) -> dict[str, Any]:
+    """The message node's ``kind``: the reader leaves "question" and "care" nodes out of
+    recall (``NOT_RECALLED_KINDS`` in the memory reader)."""
+    if speaks_of_self_harm(text):
+        return {"kind": "care"}
+    return {"kind": "question"} if is_question(text) else {}
+
+
+@dataclass
+class TurnPlan:
+    key: tuple[str, str]
+    agent_name: str
+    is_group: bool
+    offline: bool
+    actions: TurnActions = field(default_factory=TurnActions)
+    care_text: str | None = None
+    first_in_chat: str = ""
+    notice: bool = False
+    break_text: str = ""
+    forgotten: list[str] = field(default_factory=list)
+    name: str = ""
+    #: The owner's live records (recall merges a record into the node it was said in, so
+    #: offline answers rank these too).
+    records: list[MemoryRecord] = field(default_factory=list)
+
+    @property
+    def reply_marks(self) -> dict[str, Any]:
+        if self.care_text is not None:
+            return {"kind": "care"}
+        return {"kind": "notice"} if self.offline else {}
+
+    def writer_text(self, llm_text: str) -> str | None:
+        """What the writer reads for this turn; None: the writer skips it."""
+        if self.care_text is not None:
+            return None
+        text = self.actions.writer_text
+        if text is None:
+            return llm_text
+        return text or None
+
+    def with_notes(self, messages: list[ChatMessage]) -> list[ChatMessage]:
+        notes = self.actions.prompt_notes(self.forgotten)
+        if self.first_in_chat:
+            notes.append("This is the first message in this chat: say plainly that you are an AI.")
+        if not notes or not messages or messages[0].role != "system":
+            return messages
+        system = messages[0].content + "\n\nWhat this turn did (tell the person):\n"
+        system += "\n".join(f"- {n}" for n in notes)
+        return [ChatMessage("system", system), *messages[1:]]
+
+    async def reply(
+        self, text: str, model_reply: AsyncIterator[str], recalled: Sequence[RecalledItem]
+    ) -> AsyncIterator[str]:
+        lead = self.first_in_chat + "\n" if self.first_in_chat else ""
+        if self.care_text is not None:
+            await _close(model_reply)
+            yield lead + self.care_text
+        elif self.offline:
+            await _close(model_reply)
+            said = offline_reply(
+                text,
+                actions=self.actions,
+                items=[*recalled, *(_RecordItem.of(r) for r in self.records)],
+                is_group=self.is_group,
+                forgotten=self.forgotten,
+                name=self.name,
+            )
+            yield lead + (with_notice(said) if self.notice else said)
+        else:
+            async for delta in model_reply:
+                yield lead + delta
+                lead = ""
+        if self.break_text:
+            yield "\n\n" + self.break_text
+
+
+@dataclass
+class _RecordItem:
+    kind: str
+    text: str
+    score: float
+    private: bool
+
+    @classmethod
+    def of(cls, record: MemoryRecord) -> _RecordItem:
+        return cls("record", record.content, 0.0, record.scope == "user")
+
+
+async def _close(stream: AsyncIterator[str]) -> None:
+    aclose = getattr(stream, "aclose", None)
+    if aclose is not None:
+        await aclose()
+
+
+class Conversation:
+    """Per-dialogue conversation state (in memory): pending reminders, whether the offline
+    notice was said, session starts, the last message's node."""
+
+    def __init__(self, manager: DialogueManager) -> None:
+        self.manager = manager
+        care = manager.settings.care
+        self.sessions = Sessions(gap_s=care.session_gap_s, after_s=care.break_after_s)
+        self.pending: dict[tuple[str, str], PendingReminder] = {}
+        self.noticed: set[tuple[str, str]] = set()
+        self.last_q: dict[tuple[str, str], int] = {}
+        #: Set by the scheduler's wiring: ``care_pause(user_key, until)``.
+        self.on_pause: Callable[[str, datetime], None] | None = None
+
+    async def begin(
+        self,
+        text: str,
+        agent: AgentSettings,
+        user_key: str,
+        info: DialogueInfo,
+        now: datetime,
+        q_id: int,
+    ) -> TurnPlan:
+        """Everything the turn must know before its reply (see the module map)."""
+        settings = self.manager.settings
+        key = (agent.id, info.dialogue_id)
+        offline = self.manager.model_for(agent) is None
+        plan = TurnPlan(key, agent.name, info.is_group, offline)
+        if settings.care.ai_disclosure and info.last_bot_at is None and key not in self.last_q:
+            plan.first_in_chat = disclosure(settings, agent.name)
+        if settings.care.break_reminder and self.sessions.note(key, now):
+            plan.break_text = settings.care.break_text
+        previous_q = self.last_q.get(key)
+        self.last_q[key] = q_id
+        pending = self.pending.pop(key, None)
+        if settings.care.crisis_replies and speaks_of_self_harm(text):
+            plan.care_text = settings.care.crisis_text
+            self._pause(user_key, now)
+            return plan
+        if offline and key not in self.noticed:
+            self.noticed.add(key)
+            plan.notice = True
+        await self._settle_writer()
+        existing = await self._owner_records(agent.id, info.dialogue_id, user_key, now)
+        plan.name = name_of([r.content for r in existing if r.scope == "user"])
+        plan.records = [r for r in existing if r.scope in ("user", "dialogue")]
+        tz = await self._timezone(user_key)
+        plan.actions = plan_actions(
+            text,
+            existing=existing,
+            now=now,
+            timezone=tz,
+            dialogue_id=info.dialogue_id,
+            grace_s=settings.scheduler.reminder_grace_s,
+            pending=pending,
+        )
+        if plan.actions.ask_when is not None:
+            self.pending[key] = plan.actions.ask_when
+        await self._store_reminders(plan.actions, agent.id, info.dialogue_id, q_id, now)
+        if plan.actions.forget:
+            plan.forgotten = await self._forget(
+                plan.actions.forget_what, existing, previous_q, info
+            )
+        return plan
+
+    def after_command(
+        self, invocation: CommandInvocation, response: CommandResponse
+    ) -> CommandResponse:
+        """``/help`` says the offline notice when the chat's agent has no model."""
+        manager = self.manager
+        agent = manager.agent_for(invocation.platform, invocation.chat_id)
+        if invocation.name == "help" and manager.model_for(agent) is None:
+            return replace(response, text=f"{response.text}\n\n{OFFLINE_NOTICE}")
+        return response
+
+    # ------------------------------------------------------------------ the parts
+
+    def _pause(self, user_key: str, now: datetime) -> None:
+        until = now + timedelta(seconds=self.manager.settings.care.crisis_pause_s)
+        logger.info("care: unsolicited nudges paused for %s until %s", user_key, until)
+        if self.on_pause is not None:
+            self.on_pause(user_key, until)
+
+    async def _settle_writer(self) -> None:
+        """The offline writer is quick: let it finish the last turn, so this turn reads the
+        records as they are (a model writer is not waited for)."""
+        queue = self.manager.writer_queue
+        writer = getattr(queue, "writer", None)
+        if queue is not None and writer is not None and getattr(writer, "model", 1) is None:
+            await queue.drain()
+
+    async def _timezone(self, user_key: str) -> str:
+        person = await self.manager.state.person(user_key)
+        return (person.timezone if person else None) or self.manager.settings.scheduler.timezone
+
+    async def _owner_records(
+        self, agent_id: str, dialogue_id: str, user_key: str, now: datetime
+    ) -> list[MemoryRecord]:
+        """The live records the writer reads for this turn (as ``MemoryWriter.owner_records``)."""
+        store = self.manager.store
+        found = await store.list(scope="user", user_key=user_key, now=now)
+        found += await store.list(scope="identity", agent_id=agent_id, now=now)
+        for scope in ("dialogue", "ephemeral"):
+            found += await store.list(
+                scope=scope, agent_id=agent_id, dialogue_id=dialogue_id, now=now
+            )
+        return found
+
+    async def _store_reminders(
+        self, actions: TurnActions, agent_id: str, dialogue_id: str, q_id: int, now: datetime
+    ) -> None:
+        """Reminders are written now: the reply confirms them, so they must exist whatever the
+        writer decides later (it finds the same text live and skips it)."""
+        for reminder in actions.reminders:
+            write = reminder.record
+            entry = write.entry
+            extra = {"open_loop": entry.open_loop.model_dump()} if entry.open_loop else {}
+            record = make_record(
+                entry.content,
+                scope=write.scope,
+                category=write.category,
+                agent_id=agent_id,
+                dialogue_id=dialogue_id,
+                tags=list(entry.tags),
+                salience=entry.salience,
+                ttl=entry.ttl,
+                evidence={"dialogue_id": dialogue_id, "turn_id": q_id},
+                epistemic_status=entry.epistemic_status,
+                source_quote=list(entry.source_quote),
+                extra=extra,
+            )
+            try:
+                await self.manager.store.append(record, dedupe=True)
+            except (ValueError, OSError):
+                logger.exception("could not store a reminder; the writer will try again")
+
+    async def _forget(
+        self,
+        what: str,
+        existing: Sequence[MemoryRecord],
+        previous_q: int | None,
+        info: DialogueInfo,
+    ) -> list[str]:
+        """ "forget that": what the last message stored; "forget that I live in X": the
+        records that say it."""
+        if what:
+            chosen = [r for r in existing if relevance(what, r.content) >= 1.0]
+        else:
+            chosen = [
+                r
+                for r in existing
+                if (r.evidence or {}).get("turn_id") == previous_q
+                and (r.evidence or {}).get("dialogue_id") == info.dialogue_id
+            ]
+        forgotten = []
+        for record in chosen:
+            try:
+                await self.manager.store.forget(record.id)
+                forgotten.append(record.content)
+            except (ValueError, OSError, KeyError):
+                logger.exception("could not forget %s", record.id)
+        return forgotten
+
+
+__all__ = ["Conversation", "TurnPlan", "user_node_marks"]

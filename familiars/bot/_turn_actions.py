@@ -1,0 +1,216 @@
+"""What a turn stores, changes, schedules or forgets, known before the reply is written.
+
+Map:
+
+- :func:`plan_actions` (pure) runs the offline writer's rules (``offline_writes``: message +
+  existing records -> writes) on the message and reads them as :class:`TurnActions`: facts
+  noted, facts updated (with the value they replace), reminders set (with their local time),
+  reminders marked done, a reminder still missing its time (``ask_when``), and "forget that";
+- a reminder asked for without a (readable) time is *pending*: the next message is read as
+  its time ("tomorrow at 8") and completes it; :class:`PendingReminder` is what is kept;
+- :meth:`TurnActions.prompt_notes` says it all to a model ("A reminder was just set: call
+  mom, Wed 2 Dec 09:00. Confirm it in a few words.").
+
+Who stores what (no double write): reminders are written on the hot path by
+:func:`familiars.bot._conversation.Conversation` (a confirmed reminder must fire whatever the
+writer decides), and the writer, which still runs after the reply, finds the same content
+live in the same cell and skips it (its ``says_nothing_new`` dedupe; a model writer's
+rewording meets the cosine dedupe). Facts and updates are left to the writer: offline it
+runs the same pure function on the same message, records, time and zone, so it stores
+exactly what was announced. A completed pending reminder hands the writer the completed
+request as the turn's text, so the writer sees what was confirmed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from familiars.memory import MemoryRecord, WriteOp, offline_writes, parse_ts
+
+_REMIND = re.compile(
+    r"\bremind\s+me\s+(?:to|that|about)\s+(?P<task>.+?)[.!]*$", re.IGNORECASE | re.DOTALL
+)
+_REMIND_ANY = re.compile(r"\bremind\s+me\b", re.IGNORECASE)
+_FORGET = re.compile(
+    r"^(?:please\s+|ok(?:ay)?,?\s+|actually,?\s+|no,?\s+)*(?:forget|scratch|delete|erase)\s+"
+    r"(?:that|it|this|what i (?:just )?said)\b[.!]*\s*(?P<rest>.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+_TIMEISH = re.compile(
+    r"\b(?:\d|today|tonight|tomorrow|morning|evening|afternoon|noon|midnight|monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday|week|month|january|february|march|april|may|"
+    r"june|july|august|september|october|november|december|minutes?|hours?|in an?)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Reminder:
+    task: str
+    due: datetime  # in the person's time zone
+    record: WriteOp
+
+    def when_text(self) -> str:
+        return f"{self.due:%a} {self.due.day} {self.due:%b} {self.due:%H:%M}"
+
+
+@dataclass(frozen=True)
+class PendingReminder:
+    """A reminder asked for without a time: its task, in the person's words."""
+
+    task: str
+
+
+@dataclass
+class TurnActions:
+    noted: list[str] = field(default_factory=list)
+    updated: list[tuple[str, str]] = field(default_factory=list)  # (new, old)
+    reminders: list[Reminder] = field(default_factory=list)
+    done: list[str] = field(default_factory=list)
+    #: A reminder's task still missing its time: the reply asks when.
+    ask_when: PendingReminder | None = None
+    #: The pending reminder's time could not be read from this message.
+    unreadable_time: PendingReminder | None = None
+    forget: bool = False
+    forget_what: str = ""
+    #: What the writer should read for this turn (None: the message itself; "": nothing).
+    writer_text: str | None = None
+
+    @property
+    def empty(self) -> bool:
+        return not (
+            self.noted
+            or self.updated
+            or self.reminders
+            or self.done
+            or self.ask_when
+            or self.unreadable_time
+            or self.forget
+        )
+
+    def prompt_notes(self, forgotten: Sequence[str] = ()) -> list[str]:
+        """What this turn did, as a model's prompt says it."""
+        notes = [
+            f"A reminder was just set: {r.task}, {r.when_text()}. Confirm it in a few words."
+            for r in self.reminders
+        ]
+        if self.ask_when is not None:
+            notes.append(
+                f"The person asked to be reminded to {self.ask_when.task} but gave no time: "
+                "ask when they want the reminder."
+            )
+        if self.unreadable_time is not None:
+            notes.append(
+                f"No reminder was set for {self.unreadable_time.task}: the time could not be "
+                "read. Ask for a time such as 'tomorrow at 9'."
+            )
+        notes += [f"Memory updated: {new} (was: {old})" for new, old in self.updated]
+        notes += [f"Marked done: {d}" for d in self.done]
+        if self.forget:
+            said = "; ".join(forgotten) if forgotten else "nothing matched"
+            notes.append(f"The person asked to forget something. Forgotten: {said}.")
+        return notes
+
+
+def zone(name: str | None) -> ZoneInfo:
+    try:
+        return ZoneInfo(name or "UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
+
+
+def plan_actions(
+    text: str,
+    *,
+    existing: Sequence[MemoryRecord],
+    now: datetime,
+    timezone: str,
+    dialogue_id: str | None,
+    grace_s: float,
+    pending: PendingReminder | None = None,
+) -> TurnActions:
+    """The actions of one message (pure: nothing is written here)."""
+    forget = _FORGET.match(text.strip())
+    if forget:
+        return TurnActions(forget=True, forget_what=forget.group("rest").strip(), writer_text="")
+    if pending is not None and not _REMIND_ANY.search(text):
+        completed = _complete(text, pending, existing, now, timezone, dialogue_id, grace_s)
+        if completed is not None:
+            return completed
+    said = text
+    actions = _read_writes(said, existing, now, timezone, dialogue_id, grace_s)
+    if not actions.reminders and _REMIND_ANY.search(text):
+        task = _REMIND.search(text)
+        if task:
+            actions.ask_when = PendingReminder(task.group("task").strip(" ,"))
+    return actions
+
+
+def _complete(
+    text: str,
+    pending: PendingReminder,
+    existing: Sequence[MemoryRecord],
+    now: datetime,
+    timezone: str,
+    dialogue_id: str | None,
+    grace_s: float,
+) -> TurnActions | None:
+    """The next message as the pending reminder's time; None when it is about something
+    else (no time words in it)."""
+    if not _TIMEISH.search(text):
+        return None
+    when = text.strip().rstrip(".!?")
+    request = f"remind me to {pending.task} {when}"
+    actions = _read_writes(request, existing, now, timezone, dialogue_id, grace_s)
+    if actions.reminders:
+        actions.writer_text = request
+        return actions
+    return TurnActions(unreadable_time=pending, writer_text="")
+
+
+def _read_writes(
+    text: str,
+    existing: Sequence[MemoryRecord],
+    now: datetime,
+    timezone: str,
+    dialogue_id: str | None,
+    grace_s: float,
+) -> TurnActions:
+    output = offline_writes(
+        text,
+        existing=existing,
+        now=now,
+        timezone=timezone,
+        dialogue_id=dialogue_id,
+        reminder_grace_s=grace_s,
+    )
+    by_id = {r.id: r for r in existing}
+    tz = zone(timezone)
+    actions = TurnActions()
+    for write in output.writes:
+        entry = write.entry
+        loop = entry.open_loop
+        if write.op == "skip":
+            continue
+        if loop is not None and loop.status == "done":
+            actions.done.append(entry.content)
+        elif loop is not None and loop.kind == "reminder" and loop.due:
+            due = parse_ts(loop.due)
+            if due is not None:
+                task = _task_of(entry.content)
+                actions.reminders.append(Reminder(task, due.astimezone(tz), write))
+        elif write.op == "update" and entry.supersedes_id in by_id:
+            actions.updated.append((entry.content, by_id[entry.supersedes_id].content))
+        else:
+            actions.noted.append(entry.content)
+    return actions
+
+
+def _task_of(content: str) -> str:
+    m = re.match(r"Remind the user to (.+?) on \w+day ", content)
+    task = m.group(1) if m else content
+    return re.sub(r"\btheir\b", "your", task)

@@ -1,0 +1,136 @@
+"""The turn knows what it did: actions read before the reply, said to a model, and the duty
+of care (crisis replies, the care pause the decider respects)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from familiars.bot import Application
+from familiars.bot._turn_actions import PendingReminder, plan_actions
+from familiars.config import load_settings
+from familiars.llm import ChatModel, ChatResult, second_person
+from familiars.scheduler import DialogueState, decide
+from tests.bot.test_dialogue import msg, say
+from tests.fakes import HashEmbedder
+
+NOW = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
+
+
+def plan(text: str, pending: PendingReminder | None = None) -> Any:
+    return plan_actions(
+        text,
+        existing=[],
+        now=NOW,
+        timezone="Europe/Lisbon",
+        dialogue_id="dialogue_0",
+        grace_s=3600,
+        pending=pending,
+    )
+
+
+def test_a_reminder_is_read_with_its_local_time() -> None:
+    actions = plan("remind me tomorrow at 9 to call mom")
+    assert [(r.task, r.when_text()) for r in actions.reminders] == [("call mom", "Wed 2 Dec 09:00")]
+    assert actions.prompt_notes() == [
+        "A reminder was just set: call mom, Wed 2 Dec 09:00. Confirm it in a few words."
+    ]
+
+
+def test_a_reminder_without_a_time_asks_and_the_answer_completes_it() -> None:
+    asked = plan("remind me to water the plants")
+    assert asked.ask_when == PendingReminder("water the plants") and not asked.reminders
+    done = plan("tomorrow at 8", pending=asked.ask_when)
+    assert [r.when_text() for r in done.reminders] == ["Wed 2 Dec 08:00"]
+    assert done.writer_text == "remind me to water the plants tomorrow at 8"
+    assert plan("I had a good day", pending=asked.ask_when).reminders == []
+
+
+def test_forget_that_is_an_action_and_not_a_fact() -> None:
+    actions = plan("Please forget that")
+    assert actions.forget and actions.writer_text == ""
+    assert not plan("Don't forget that my parking spot is B12").forget
+
+
+@pytest.mark.parametrize(
+    ("record", "said"),
+    [
+        ("The user has a dog called Biscuit.", "Your dog is called Biscuit."),
+        ("The user lives in Seattle.", "You live in Seattle."),
+        ("The user no longer likes spicy food.", "You no longer like spicy food."),
+        ("The user's birthday is on March 3.", "Your birthday is on March 3."),
+    ],
+)
+def test_records_are_said_in_the_second_person(record: str, said: str) -> None:
+    assert second_person(record) == said
+
+
+def test_a_care_pause_blocks_check_ins_but_not_asked_for_reminders() -> None:
+    base = DialogueState(agent_id="agent_0", dialogue_id="dialogue_0", user_key="alice")
+    quiet = base.__class__(**{**base.__dict__, "last_user_at": NOW - timedelta(days=5)})
+    assert decide(NOW.replace(hour=12), quiet).send
+    paused = quiet.__class__(**{**quiet.__dict__, "care_paused_until": NOW + timedelta(days=1)})
+    decision = decide(NOW.replace(hour=12), paused)
+    assert not decision.send and "care pause" in decision.reason
+
+
+class ScriptedModel(ChatModel):
+    name = "scripted"
+    model = "scripted"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[str] = []
+
+    async def chat(self, messages: Any, **kw: Any) -> ChatResult:
+        if "memory writer" not in messages[0].content:  # the same model also writes memories
+            self.seen.append(messages[0].content)
+        return ChatResult(text="Done!", provider="scripted", model="scripted")
+
+
+@pytest.fixture
+async def model_app(workspace: Path) -> AsyncIterator[tuple[Application, ScriptedModel]]:
+    model = ScriptedModel()
+    app = Application(
+        load_settings(workspace=workspace),
+        embedder=HashEmbedder(),
+        model=model,
+        platforms=False,
+        scheduler=False,
+        watch=False,
+    )
+    async with app:
+        yield app, model
+
+
+async def test_the_model_is_told_what_the_turn_did(
+    model_app: tuple[Application, ScriptedModel],
+) -> None:
+    app, model = model_app
+    first = await say(app, msg("remind me tomorrow at 9am to call mom"))
+    assert first.startswith("Hi, I'm") and "AI companion" in first
+    assert "A reminder was just set: call mom, " in model.seen[-1]
+    assert app.memory is not None
+    reminders = [r for r in await app.memory.store.list(live_only=False) if r.open_loop]
+    assert len(reminders) == 1  # written on the hot path; the writer's repeat was skipped
+    crisis = await say(app, msg("I keep thinking about suicide", minutes=1))
+    assert "988" in crisis and len(model.seen) == 1  # no model call for a crisis reply
+
+
+async def test_in_a_group_offline_answers_never_quote_private_memories(workspace: Path) -> None:
+    app = Application(
+        load_settings(workspace=workspace),
+        embedder=HashEmbedder(),
+        model=None,
+        platforms=False,
+        scheduler=False,
+        watch=False,
+    )
+    async with app:
+        await say(app, msg("My dog's name is Biscuit."))
+        reply = await say(app, msg("What's my dog's name?", chat="g", group=True, minutes=1))
+        assert "Biscuit" not in reply
