@@ -29,8 +29,14 @@ def _metrics() -> ModuleType:
 REPORT = _metrics().measure()
 
 
-def test_no_package_circles() -> None:
+def test_no_import_circles() -> None:
+    assert REPORT["import_cycles"] == []
     assert REPORT["package_cycles"] == []
+
+
+def test_no_file_over_800_lines_and_no_function_over_60() -> None:
+    assert REPORT["files_over_800"] == []
+    assert REPORT["functions_over_60"] == []
 
 
 def test_other_packages_import_only_faces() -> None:

@@ -461,21 +461,7 @@ def command(
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Evidence recall@k on LoCoMo through DialogTree + MemoryReader, with baselines."""
-    try:
-        selection = _parse_range(conversations)
-        ks = sorted({int(x) for x in k.split(",") if x.strip()})
-    except ValueError:
-        fail("--conversations and --k take numbers such as 0-4 and 1,5,10")
-    if not ks or ks[0] <= 0:
-        fail("--k needs positive cut-offs")
-    if profile not in DEFAULT_BUDGETS_MS:
-        fail(f"unknown profile {profile!r}; use one of {', '.join(DEFAULT_BUDGETS_MS)}")
-    if not data.exists():
-        fail(f"no data file at {data}")
-    if implicit is not None and not implicit.exists():
-        fail(f"no pairs file at {implicit}")
-    if implicit_split not in ("dev", "held", "all"):
-        fail("--implicit-split takes dev, held or all")
+    selection, ks = _checked_options(data, conversations, k, profile, implicit, implicit_split)
     from familiars.memory import embedder_from_settings
 
     settings = get_ctx(ctx).settings
@@ -501,6 +487,33 @@ def command(
         print_json(report)
         return
     _print(report, ks)
+
+
+def _checked_options(
+    data: Path,
+    conversations: str,
+    k: str,
+    profile: str,
+    implicit: Path | None,
+    implicit_split: str,
+) -> tuple[Any, list[int]]:
+    """The conversation selection and the cut-offs; a bad option is one clear line."""
+    try:
+        selection = _parse_range(conversations)
+        ks = sorted({int(x) for x in k.split(",") if x.strip()})
+    except ValueError:
+        fail("--conversations and --k take numbers such as 0-4 and 1,5,10")
+    if not ks or ks[0] <= 0:
+        fail("--k needs positive cut-offs")
+    if profile not in DEFAULT_BUDGETS_MS:
+        fail(f"unknown profile {profile!r}; use one of {', '.join(DEFAULT_BUDGETS_MS)}")
+    if not data.exists():
+        fail(f"no data file at {data}")
+    if implicit is not None and not implicit.exists():
+        fail(f"no pairs file at {implicit}")
+    if implicit_split not in ("dev", "held", "all"):
+        fail("--implicit-split takes dev, held or all")
+    return selection, ks
 
 
 def _print(report: dict[str, Any], ks: Sequence[int]) -> None:

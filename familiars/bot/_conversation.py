@@ -29,7 +29,7 @@ from familiars.bot._answers import name_of, offline_reply, with_notice
 from familiars.bot._care import Sessions, disclosure, speaks_of_self_harm
 from familiars.bot._turn_actions import PendingReminder, TurnActions, plan_actions
 from familiars.llm import OFFLINE_NOTICE, ChatMessage, is_question, relevance
-from familiars.memory import MemoryRecord, make_record
+from familiars.memory import DEFAULT_MAX_RECORD_CHARS, MemoryRecord, cut_text, make_record
 
 if TYPE_CHECKING:
     from familiars.bot._adapters.base import CommandInvocation, CommandResponse
@@ -124,8 +124,9 @@ class _RecordItem:
     private: bool
 
     @classmethod
-    def of(cls, record: MemoryRecord) -> _RecordItem:
-        return cls("record", record.content, 0.0, record.scope == "user")
+    def of(cls, record: MemoryRecord, max_chars: int = DEFAULT_MAX_RECORD_CHARS) -> _RecordItem:
+        """A record as an answer may quote it: a hand-written 5 MB entry is shown cut."""
+        return cls("record", cut_text(record.content, max_chars), 0.0, record.scope == "user")
 
 
 async def _close(stream: AsyncIterator[str]) -> None:
@@ -190,9 +191,13 @@ class Conversation:
             grace_s=settings.scheduler.reminder_grace_s,
             pending=pending,
         )
+        if self.manager.takes_tools(agent):
+            # A model with tools sets (or asks about) reminders itself with set_reminder:
+            # the rules do not set one behind its back, and it is not told one was set.
+            plan.actions = replace(plan.actions, reminders=[], ask_when=None, unreadable_time=None)
         if plan.actions.ask_when is not None:
             self.pending[key] = plan.actions.ask_when
-        await self._store_reminders(plan.actions, agent.id, info.dialogue_id, q_id, now)
+        await self._store_reminders(plan.actions, agent.id, info.dialogue_id, user_key, q_id, now)
         if plan.actions.forget:
             plan.forgotten = await self._forget(
                 plan.actions.forget_what, existing, previous_q, info
@@ -243,14 +248,25 @@ class Conversation:
         return found
 
     async def _store_reminders(
-        self, actions: TurnActions, agent_id: str, dialogue_id: str, q_id: int, now: datetime
+        self,
+        actions: TurnActions,
+        agent_id: str,
+        dialogue_id: str,
+        user_key: str,
+        q_id: int,
+        now: datetime,
     ) -> None:
         """Reminders are written now: the reply confirms them, so they must exist whatever the
         writer decides later (it finds the same text live and skips it)."""
         for reminder in actions.reminders:
             write = reminder.record
             entry = write.entry
-            extra = {"open_loop": entry.open_loop.model_dump()} if entry.open_loop else {}
+            # The asker rides on the loop, as the writer records it: /reminders finds it.
+            extra = (
+                {"open_loop": {**entry.open_loop.model_dump(), "user_key": user_key}}
+                if entry.open_loop
+                else {}
+            )
             record = make_record(
                 entry.content,
                 scope=write.scope,

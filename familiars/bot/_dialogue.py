@@ -332,33 +332,8 @@ class DialogueManager:
     ) -> AsyncIterator[str]:
         turn_t0 = time.perf_counter()
         now = message.ts if message.ts.tzinfo else message.ts.replace(tzinfo=UTC)
-        key = (agent.id, info.dialogue_id)
         turn_start_iso = now.isoformat(timespec="seconds")
-        redaction = self.redactor.scan(text)
-        llm_text = redaction.masked
-        metadata: dict[str, Any] = {
-            **redaction.metadata,
-            "user_key": user_key,
-            "speaker": message.display_name,
-            "platform": message.platform,
-        }
-        if message.message_id:
-            metadata["message_id"] = message.message_id
-        metadata.update(user_node_marks(text))  # issue 14: questions are not recalled as facts
-        notes = []
-        if self.documents is not None:
-            for attachment in message.attachments:
-                notes.append(await self.documents.save_attachment(user_key, attachment))
-        stored = redaction.at_rest  # masked secrets are never written in clear
-        metadata.update(stored.metadata)
-        q_id = await self.log.add_user_node(
-            agent.id,
-            info.dialogue_id,
-            text=stored.content,
-            timestamp=now.timestamp(),
-            metadata=metadata,
-        )
-        await self.state.touch_dialogue(agent.id, info.dialogue_id, user_at=turn_start_iso)
+        llm_text, q_id, notes = await self._user_turn(message, text, agent, user_key, info, now)
         # issue 14: what this turn does (reminders, forget), duty of care
         plan = await self.conversation.begin(llm_text, agent, user_key, info, now, q_id)
 
@@ -404,8 +379,46 @@ class DialogueManager:
             # on are named, so forgetting one forgets the reply that repeated it (issue 12).
             metadata={**plan.reply_marks, **({"uses": uses} if uses else {})},
         )
-        await self._clear_ephemeral(key, agent.id, info.dialogue_id)
-        self._turn_started[key] = turn_start_iso
+        await self._clear_ephemeral((agent.id, info.dialogue_id), agent.id, info.dialogue_id)
+        self._turn_started[(agent.id, info.dialogue_id)] = turn_start_iso
+
+    async def _user_turn(
+        self,
+        message: IncomingMessage,
+        text: str,
+        agent: AgentSettings,
+        user_key: str,
+        info: DialogueInfo,
+        now: datetime,
+    ) -> tuple[str, int, list[str]]:
+        """The message as a Q node (secrets masked at rest, redactions recorded), its
+        attachments saved: ``(the text the model may see, the node id, notes to add)``."""
+        redaction = self.redactor.scan(text)
+        metadata: dict[str, Any] = {
+            **redaction.metadata,
+            "user_key": user_key,
+            "speaker": message.display_name,
+            "platform": message.platform,
+        }
+        if message.message_id:
+            metadata["message_id"] = message.message_id
+        metadata.update(user_node_marks(text))  # issue 14: questions are not recalled as facts
+        notes = []
+        if self.documents is not None:
+            for attachment in message.attachments:
+                notes.append(await self.documents.save_attachment(user_key, attachment))
+        stored = redaction.at_rest  # masked secrets are never written in clear
+        metadata.update(stored.metadata)
+        q_id = await self.log.add_user_node(
+            agent.id,
+            info.dialogue_id,
+            text=stored.content,
+            timestamp=now.timestamp(),
+            metadata=metadata,
+        )
+        turn_start_iso = now.isoformat(timespec="seconds")
+        await self.state.touch_dialogue(agent.id, info.dialogue_id, user_at=turn_start_iso)
+        return redaction.masked, q_id, notes
 
     async def _guarded_reply(
         self,
@@ -578,6 +591,16 @@ class DialogueManager:
             is_owner=self.is_owner(message.platform, message.user_id),
             is_group=info.is_group,
             now=now,
+        )
+
+    def takes_tools(self, agent: AgentSettings) -> bool:
+        """Whether this agent's turns go through the tools (a model that takes them)."""
+        model = self.model_for(agent)
+        return (
+            self.turn_tools is not None
+            and model is not None
+            and model.supports_tools
+            and self.settings.llm.max_tool_rounds > 0
         )
 
     async def _tool_reply(

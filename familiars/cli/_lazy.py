@@ -68,3 +68,9 @@ class LazyGroup(TyperGroup):
 def click_command(app: typer.Typer) -> Any:
     """The click command typer builds for ``app`` (a group, or a single command)."""
     return typer.main.get_command(app)
+
+
+def click_group(app: typer.Typer) -> Any:
+    """The click group of a command group (``familiars reminders list``): typer would fold
+    an app with a single command into that command, and ``list`` would be an extra argument."""
+    return typer.main.get_group(app)

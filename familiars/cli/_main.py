@@ -18,14 +18,14 @@ import typer
 
 from familiars.cli import _runtime as runtime
 from familiars.cli import _status as status
-from familiars.cli._lazy import LazyEntry, LazyGroup, click_command
+from familiars.cli._lazy import LazyEntry, LazyGroup, click_group
 from familiars.terminal import CliContext
 
 
 def _memory() -> Any:
     from familiars.cli import _memory as memory
 
-    return click_command(memory.app)
+    return click_group(memory.app)
 
 
 def _bench() -> Any:
@@ -37,19 +37,19 @@ def _bench() -> Any:
 def _files() -> Any:
     from familiars.cli import _files as files
 
-    return click_command(files.app)
+    return click_group(files.app)
 
 
 def _reminders() -> Any:
     from familiars.cli import _reminders as reminders
 
-    return click_command(reminders.app)
+    return click_group(reminders.app)
 
 
 def _gate() -> Any:
     from familiars.cli import _gate as gate
 
-    return click_command(gate.app)
+    return click_group(gate.app)
 
 
 #: The lazily imported groups, in the order ``--help`` lists them, with their help.

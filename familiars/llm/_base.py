@@ -224,7 +224,9 @@ class ChatModel(ABC):
 
     @property
     def supports_tools(self) -> bool:
-        return self.tools != "off" and "tools" not in self._unsupported_modes
+        """A backend that supplies ``chat_tools``, not set to "off", that has not refused."""
+        overridden = type(self).chat_tools is not ChatModel.chat_tools
+        return overridden and self.tools != "off" and "tools" not in self._unsupported_modes
 
     async def chat_tools(
         self,

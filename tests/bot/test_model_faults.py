@@ -14,6 +14,12 @@ from tests.fake_openai import FakeOpenAI, Reply
 from tests.fakes import HashEmbedder
 
 
+@pytest.fixture(autouse=True)
+def _no_ai_disclosure(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These replies are compared whole: the first-reply AI disclosure is tested elsewhere."""
+    monkeypatch.setenv("FAMILIARS_CARE__AI_DISCLOSURE", "false")
+
+
 def _msg(text: str) -> IncomingMessage:
     return IncomingMessage(
         platform="telegram", chat_id="c0", user_id="u1", display_name="Ann", text=text,

@@ -9,11 +9,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from familiars.bot import Application, IncomingMessage
 from familiars.config import load_settings
 from familiars.memory import make_record
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.fakes import HashEmbedder
+
+
+@pytest.fixture(autouse=True)
+def _no_ai_disclosure(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These replies are compared whole: the first-reply AI disclosure is tested elsewhere."""
+    monkeypatch.setenv("FAMILIARS_CARE__AI_DISCLOSURE", "false")
+
 
 HUGE = ("Ann collects rare stamps from Oslo and Bergen. " * 110_000)[:5_000_000]
 LARGE = HUGE[:1_000_000]

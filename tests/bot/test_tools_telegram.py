@@ -25,6 +25,13 @@ from tests.bot.tool_script import ToolScript, one, relay, tool_results
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.fakes import HashEmbedder
 
+
+@pytest.fixture(autouse=True)
+def _no_ai_disclosure(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These replies are compared whole: the first-reply AI disclosure is tested elsewhere."""
+    monkeypatch.setenv("FAMILIARS_CARE__AI_DISCLOSURE", "false")
+
+
 pytestmark = pytest.mark.timeout(120)
 
 ALICE, BOB, GROUP = 101, 102, -1001

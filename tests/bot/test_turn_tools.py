@@ -22,6 +22,13 @@ from tests.bot.tool_script import ToolScript, call, one, relay
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.fakes import HashEmbedder
 
+
+@pytest.fixture(autouse=True)
+def _no_ai_disclosure(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These replies are compared whole: the first-reply AI disclosure is tested elsewhere."""
+    monkeypatch.setenv("FAMILIARS_CARE__AI_DISCLOSURE", "false")
+
+
 pytestmark = pytest.mark.timeout(60)
 
 # Monday 11 November 2030, 15:15 in New York (EST, UTC-5).
