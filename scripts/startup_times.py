@@ -50,7 +50,8 @@ def time_to_prompt(workspace: Path, timeout: float = 120.0) -> float:
     pid, fd = pty.fork()
     if pid == 0:  # the child: becomes the chat
         os.execvpe(
-            sys.executable, [sys.executable, "-m", "familiars", "chat", "--user", "x"],
+            sys.executable,
+            [sys.executable, "-m", "familiars", "chat", "--user", "x"],
             _env(workspace),
         )
     seen = b""
