@@ -91,18 +91,23 @@ class NoticeHandler(logging.Handler):
 
 def log_to_workspace(
     workspace: Path, level: str, *, say: Callable[[str], None] | None = None
-) -> Path:
+) -> Path | None:
     """Send the root logger to ``workspace/logs/familiars.log`` instead of stderr (and the
-    person-facing warnings to ``say``); returns the log file's path."""
+    person-facing warnings to ``say``); returns the log file's path, or None when the
+    workspace cannot hold one (read-only, full): logging stays as it was, and the workspace's
+    own checks then say what is wrong in one line."""
     path = Path(workspace) / LOG_FILE
-    _private_dirs(path.parent)
+    try:
+        _private_dirs(path.parent)
+        to_file = PrivateRotatingFileHandler(
+            path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8"
+        )
+    except OSError:
+        return None
     root = logging.getLogger()
     for handler in list(root.handlers):
         if getattr(handler, "stream", None) in (sys.stderr, sys.__stderr__):
             root.removeHandler(handler)  # the stderr handler (the prompt's line)
-    to_file = PrivateRotatingFileHandler(
-        path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8"
-    )
     to_file.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     to_file.addFilter(OncePerTemplate())
     root.addHandler(to_file)
