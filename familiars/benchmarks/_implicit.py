@@ -4,7 +4,8 @@ A pair is a *cue* a person said (a feeling, value, goal, state or cause) and a l
 message that should bring it back while sharing no content word with it. :func:`stitch` adds
 each cue to one conversation as a short extra session (the cue as a turn of speaker A, then
 speaker B's acknowledgement) dated at a seeded-random day between two of its sessions, and the
-trigger as a question whose only evidence is the cue's ``dia_id`` (``"<pair id>:1"``). No
+trigger as a question whose only evidence is the cue's ``dia_id`` (``"<pair id>:1"``), said
+by the same person (``asker``: speaker A's user_key, as the replay files their turns). No
 opener: a generic line in every stitched session would be a distractor LoCoMo never had. The
 bench asks the triggers as it asks LoCoMo's questions, a day after the last turn, so always
 later than their cue. The questions go under ``conv["implicit"]``; LoCoMo's own stay as they
@@ -109,6 +110,7 @@ def _session(
         "category": KINDS.index(pair.kind) + 1,
         "kind": pair.kind,
         "cue_timestamp": start,
+        "asker": speaker_a.lower(),
     }
     return new, question
 

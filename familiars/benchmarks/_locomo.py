@@ -328,7 +328,7 @@ async def _score(
     t0 = time.perf_counter()
     result = await reader.build_rag_context(
         qa["question"], agent_id=AGENT, dialogue_id=DIALOGUE, now=now, k=max(ks),
-        profile=profile,
+        profile=profile, user_key=qa.get("asker"),
     )  # fmt: skip
     ms = (time.perf_counter() - t0) * 1000
     ranked = [str(i.node.metadata.get("dia_id")) for i in result.items if i.node]
@@ -340,7 +340,7 @@ async def _score(
         recaller = ReaderRecaller(reader, profile=profile)
         await scores.prompt.add(
             recaller, qa["question"], qa["evidence"], agent_id=AGENT, dialogue_id=DIALOGUE,
-            now=now,
+            now=now, user_key=qa.get("asker"),
         )  # fmt: skip
     return ms, result.timings_ms["total"] > DEFAULT_BUDGETS_MS[profile]
 

@@ -58,10 +58,11 @@ class PromptShare:
         agent_id: str,
         dialogue_id: str,
         now: float,
+        user_key: str | None = None,
     ) -> None:
         when = datetime.fromtimestamp(now, UTC)
         items = await recaller.recall(
-            question, agent_id=agent_id, dialogue_id=dialogue_id, user_key=None,
+            question, agent_id=agent_id, dialogue_id=dialogue_id, user_key=user_key,
             is_group=False, now=when, k=self.setup.k,
         )  # fmt: skip
         dia_by_key = {

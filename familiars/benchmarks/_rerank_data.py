@@ -38,7 +38,7 @@ class QueryRows:
 class Recorder(Scorer):
     """Stands in for the model: scores keep the pool's (first-stage) order."""
 
-    def __init__(self, depth: int = 40, dense_depth: int = 30) -> None:
+    def __init__(self, depth: int = 40, dense_depth: int = 40) -> None:
         self.depth = depth
         self.dense_depth = dense_depth
 
@@ -74,12 +74,13 @@ async def _pool(
     query = qa["question"]
     vec = (await reader._embed_queries([query]))[0]
     tree = await reader._tree(AGENT, DIALOGUE)
+    asker = qa.get("asker")
     groups = reader.allowed_groups(
-        agent_id=AGENT, dialogue_id=DIALOGUE, user_key=None, is_group=False
+        agent_id=AGENT, dialogue_id=DIALOGUE, user_key=asker, is_group=False
     )
     mask = reader.index.allowed_mask(groups)
     gate = SignalGate(reader.ablated, PROFILE_STAGES[profile], math.inf, [])
-    ranked = reader._rank(query, vec, mask, now, tree, gate)
+    ranked = reader._rank(query, vec, mask, now, tree, gate, asker=asker)
     assert ranked.features is not None, "the profile has no rerank stage"
     pooled = ~np.isnan(ranked.features).any(axis=1)
     evidence = set(qa["evidence"])

@@ -286,6 +286,7 @@ class MemoryReader:
                 text=rec.content,
                 timestamp=ts,
                 speaker=rec.user_key if rec.scope == "user" else None,
+                owner=rec.user_key if rec.scope == "user" else None,
                 salience=float(rec.salience),
                 ref=rec,
                 extra_terms=date_words(ts) if ts else "",
@@ -335,6 +336,7 @@ class MemoryReader:
                 text=node.content,
                 timestamp=node.timestamp,
                 speaker=sp,
+                owner=_node_owner(node),
                 ref=(agent_id, dialogue_id, node),
                 extra_terms=date_words(node.timestamp),
             )
@@ -415,7 +417,9 @@ class MemoryReader:
         )
         depth = None if self.rerank_depth is None else max(self.rerank_depth, 2 * k)
         with one_blas_thread():
-            ranked = self._rank(subqueries[0], vecs[0], mask, epoch, tree, gate, depth)
+            ranked = self._rank(
+                subqueries[0], vecs[0], mask, epoch, tree, gate, depth, asker=user_key
+            )
             if len(subqueries) > 1 and gate.stage("fanout"):
                 ranked = self._fan_out(ranked, subqueries, vecs, mask, epoch, tree, gate, depth)
         result.candidates = int(ranked.rows.size)
@@ -474,15 +478,19 @@ class MemoryReader:
         tree: DialogTree | None,
         gate: SignalGate,
         depth: int | None = None,
+        *,
+        asker: str | None = None,
     ) -> Ranked:
         """Candidates of dense and keyword search, scored by every signal the gate allows
-        (``_recall_signals.RECALL_SIGNALS``), best first."""
+        (``_recall_signals.RECALL_SIGNALS``), best first; ``asker`` is the user_key of the
+        person whose message the query is."""
         if len(self.index) == 0 or not mask.any():
             return Ranked.empty()
         cand, dense_all, kw_all = self._candidates(query, qvec, mask, depth)
         ctx = RankContext(
-            self.index, query, qvec, cand, dense_all, kw_all, now, tree, self.weights, gate
-        )
+            self.index, query, qvec, cand, dense_all, kw_all, now, tree, self.weights, gate,
+            asker=asker,
+        )  # fmt: skip
         values = compute_signals(RECALL_SIGNALS, ctx, gate)
         parts, bonus = values.parts, values.bonus
         start = np.zeros(cand.shape[0])
@@ -512,7 +520,11 @@ class MemoryReader:
         """The re-ranker's scores, and every candidate's feature row (NaN where not pooled)."""
         assert self.reranker is not None
         cos = ctx.memo.get("cos", ctx.dense_all[ctx.cand].astype(np.float64))
-        raw = RawScores(cos=cos, bm25=ctx.memo.get("bm25"))
+        raw = RawScores(
+            cos=cos, bm25=ctx.memo.get("bm25"), hub=ctx.memo.get("hub"),
+            small_talk=ctx.memo.get("small_talk"),
+            whole=ctx.dense_all[ctx.cand].astype(np.float64),
+        )  # fmt: skip
         scores, chosen, x = rerank(self.reranker, parts, bonus, total, raw)
         rows_x = np.full((total.shape[0], x.shape[1]), np.nan)
         rows_x[chosen] = x
@@ -710,6 +722,14 @@ def _top(values: np.ndarray, k: int) -> np.ndarray:
     else:
         idx = np.argpartition(-values, k - 1)[:k]
     return idx[np.isfinite(values[idx])]
+
+
+def _node_owner(node: Node) -> str | None:
+    """The user_key of the person who said a dialogue message (None for the familiar's own)."""
+    if node.origin != "user":
+        return None
+    value = node.metadata.get("user_key")
+    return value if isinstance(value, str) and value else None
 
 
 def _source_node_key(doc: Doc) -> str | None:

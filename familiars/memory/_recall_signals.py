@@ -20,14 +20,17 @@ import numpy as np
 
 from familiars.memory._dialog_tree import DialogTree
 from familiars.memory._recall_items import node_group
-from familiars.memory._rerank import lexical_evidence
+from familiars.memory._rerank import HUB_SHARE, lexical_evidence
 from familiars.memory._scoring import KnobRegistry, Signal, SignalGate, minmax, signal_knobs
 from familiars.memory._search_index import RecallIndex
+from familiars.memory._small_talk import FIRST_PERSON
 from familiars.memory._text import content_words, words
 
 CONTEXT_DENSE = 0.3
 LEX_FLOOR = 0.25  # the keyword part's share that stays when the words carry no evidence
 RECENCY_TAU_S = 30 * 86400.0
+SUBSTANCE_WEIGHT = 0.07
+ASKER_WEIGHT = 0.05
 
 
 @dataclass
@@ -45,6 +48,7 @@ class RankContext:
     weights: Mapping[str, float]
     gate: SignalGate
     memo: dict[str, Any] = field(default_factory=dict)  # raw scores the re-ranker reads
+    asker: str | None = None  # user_key of the person whose message the query is
 
 
 # --------------------------------------------------------------------------- signals
@@ -63,12 +67,17 @@ def late_part(ctx: RankContext) -> np.ndarray:
 
 
 def dense_part(ctx: RankContext) -> np.ndarray:
-    """Cosine, raised to the best sentence's (stage ``sentences``) plus a share of the best
-    neighbour's (knob ``context_dense``), 0-1 over the candidates."""
+    """Cosine, raised to the best sentence's (stage ``sentences``), less a share of the row's
+    hub value (knob ``hubness``), plus a share of the best neighbour's cosine (knob
+    ``context_dense``), 0-1 over the candidates."""
     dense = ctx.dense_all[ctx.cand].astype(np.float64)
     if ctx.gate.on("sentences") and ctx.gate.stage("sentences"):
         dense = np.maximum(dense, ctx.index.sentence_max(ctx.cand, ctx.qvec))
     ctx.memo["cos"] = dense
+    if ctx.gate.on("hubness"):
+        hub = ctx.index.hub_values(ctx.cand)
+        ctx.memo["hub"] = hub
+        dense = dense - HUB_SHARE * hub
     if ctx.gate.on("context_dense"):
         dense = dense + CONTEXT_DENSE * neighbour_dense(ctx.index, ctx.cand, ctx.dense_all)
     return minmax(dense)
@@ -114,6 +123,23 @@ def salience_part(ctx: RankContext) -> np.ndarray:
     return ctx.index.salience(ctx.cand)
 
 
+def substance_part(ctx: RankContext) -> np.ndarray:
+    """1 for a message that says something about someone, 0 for pure small talk."""
+    talk = ctx.index.small_talk(ctx.cand)
+    ctx.memo["small_talk"] = talk
+    return 1.0 - talk
+
+
+def asker_part(ctx: RankContext) -> np.ndarray | None:
+    """1 for what the asking person said or is about, when they speak of themselves ("I
+    ended up volunteering and now I'm overwhelmed" recalls *their* "saying no helped me")."""
+    if ctx.asker is None or not FIRST_PERSON & set(words(ctx.query)):
+        return None
+    own = ctx.index.owner_rows(ctx.cand, ctx.asker).astype(np.float64)
+    ctx.memo["asker"] = own
+    return own
+
+
 def speaker_part(ctx: RankContext) -> np.ndarray | None:
     """1 for the messages of the one participant the query names, else 0."""
     named = named_speaker(ctx.index, ctx.query)
@@ -138,6 +164,11 @@ RECALL_SIGNALS: tuple[Signal[RankContext], ...] = (
            why="dialogue nodes near the current topic branch win ties (§5.4.2)"),
     Signal("salience", 0.05, salience_part, knob="salience",
            why="a record's salience lifts it a little"),
+    Signal("substance", SUBSTANCE_WEIGHT, substance_part, knob="small_talk",
+           why="greetings, thanks, reactions and questions ('Wow, did you make it?') are "
+           "not memories; a message that says something about someone wins"),
+    Signal("asker", ASKER_WEIGHT, asker_part, knob="asker_prior", bonus=True,
+           why="a message about oneself recalls what that person said, not what others did"),
     Signal("speaker", 0.25, speaker_part, knob="speaker_prior", bonus=True,
            why="when the query names one participant, their own messages get a lift"),
 )  # fmt: skip
@@ -152,6 +183,8 @@ _REFINING_KNOBS: dict[str, str] = {
     "context_dense": "a message's dense score also counts its best neighbour's similarity",
     "sentences": "long messages are matched sentence by sentence (best sentence counts)",
     "dedupe": "a record and the dialogue node it came from collapse to one item",
+    "hubness": "a message that is close to every query (a generic reply) counts its cosine "
+    "against its closeness to its nearest messages (CSLS)",
     "lexical_gate": "the keyword part counts in full only when the query's words really match "
     "(a clear, peaked BM25 top); a flat or weak BM25 leaves dense meaning to decide",
     "rerank": "a learned re-ranker (rerank_weights.json) re-scores the first stage's best "

@@ -40,7 +40,14 @@ FEATURES: tuple[str, ...] = (
     "dense", "keyword", "late", "recency", "tree", "salience", "speaker",
     "cos", "cos_gap", "bm25_log", "bm25_rel", "dense_rank", "kw_rank", "first_rank",
     "lexical", "keyword_x_lex", "late_x_lex", "dense_x_lex", "cos_x_nolex",
+    "substance", "hub", "csls", "small_talk", "asker", "meaning", "meaning_rank",
+    "meaning_x_nolex",
 )  # fmt: skip
+#: The share of a row's hub value taken off its cosine (CSLS, ``_hubness``): the first
+#: stage's dense part and the ``csls`` feature.
+HUB_SHARE = 0.5
+#: Raw-cosine units a message that is all small talk loses in the ``meaning`` score.
+TALK_SHARE = 0.06
 
 
 def lexical_evidence(kw: np.ndarray | None) -> float:
@@ -74,10 +81,25 @@ def _rank_feature(values: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class RawScores:
     """What the features read besides the fused parts: every candidate's raw cosine (with
-    the best sentence) and raw BM25 (None with the keyword knob off)."""
+    the best sentence), raw BM25 (None with the keyword knob off), hub value (None with the
+    hubness knob off) and small-talk share (None with the small_talk knob off)."""
 
     cos: np.ndarray
     bm25: np.ndarray | None
+    hub: np.ndarray | None = None
+    small_talk: np.ndarray | None = None
+    whole: np.ndarray | None = None  # whole-message cosine (no best sentence)
+
+
+def meaning(raw: RawScores) -> np.ndarray:
+    """Similarity in meaning alone: whole-message cosine less a share of the hub value and
+    of the small talk (``_hubness``, ``_small_talk``); pools and a feature read it."""
+    score = raw.cos if raw.whole is None else raw.whole
+    if raw.hub is not None:
+        score = score - HUB_SHARE * raw.hub
+    if raw.small_talk is not None:
+        score = score - TALK_SHARE * raw.small_talk
+    return np.asarray(score, dtype=np.float64)
 
 
 def features(
@@ -94,7 +116,9 @@ def features(
     bm25 = raw.bm25 if raw.bm25 is not None else zeros
     lex = lexical_evidence(raw.bm25)
     col = {name: np.asarray(parts.get(name, zeros), dtype=np.float64) for name in FEATURES[:6]}
+    col["substance"] = np.asarray(parts.get("substance", zeros), dtype=np.float64)
     col["speaker"] = np.asarray(bonus.get("speaker", zeros), dtype=np.float64)
+    col["asker"] = np.asarray(bonus.get("asker", zeros), dtype=np.float64)
     col["cos"] = raw.cos
     col["cos_gap"] = raw.cos - float(raw.cos.max(initial=0.0))
     col["bm25_log"] = np.log1p(bm25)
@@ -107,6 +131,12 @@ def features(
     col["late_x_lex"] = col["late"] * lex
     col["dense_x_lex"] = col["dense"] * lex
     col["cos_x_nolex"] = raw.cos * (1.0 - lex)
+    col["hub"] = raw.hub if raw.hub is not None else zeros
+    col["csls"] = raw.cos - HUB_SHARE * col["hub"]
+    col["small_talk"] = raw.small_talk if raw.small_talk is not None else zeros
+    col["meaning"] = meaning(raw)
+    col["meaning_rank"] = _rank_feature(col["meaning"])
+    col["meaning_x_nolex"] = col["meaning"] * (1.0 - lex)
     return np.stack([col[name][chosen] for name in FEATURES], axis=1)
 
 
@@ -276,7 +306,7 @@ def rerank(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """New scores for every candidate (pooled ones by the model, above the rest, which keep
     the first stage's order), the pooled positions and their feature rows."""
-    chosen = pool(total, raw.cos, model.depth, model.dense_depth)
+    chosen = pool(total, meaning(raw), model.depth, model.dense_depth)
     x = features(parts, bonus, total, raw, chosen)
     scored = model.score(x)
     out = np.empty_like(total, dtype=np.float64)

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from familiars.memory._hubness import HubTable
+from familiars.memory._small_talk import small_talk_share
 from familiars.memory._text import content_words, keyword_terms, stem
 
 MAX_WORDS = 96  # per document, for late interaction (own words first, then neighbours')
@@ -39,6 +41,7 @@ class Doc:
     salience: float = 0.5
     ref: Any = None
     extra_terms: str = ""  # searchable words that are not in the text (a date)
+    owner: str | None = None  # the user_key of the person who said it / whom it is about
 
 
 def group_key(scope: str, *, user_key: str | None = None, agent_id: str | None = None,
@@ -176,13 +179,17 @@ class RecallIndex:
         self.keywords_plain = KeywordIndex()  # text only: the switched-off knobs' baseline
         self.groups: dict[str, int] = {}
         self.speakers: dict[str, int] = {}
+        self.owners: dict[str, int] = {}
         self._cap = 0
         self._matrix = np.zeros((0, dim), dtype=np.float32)
         self._alive = np.zeros(0, dtype=bool)
         self._group = np.zeros(0, dtype=np.int64)
         self._speaker = np.zeros(0, dtype=np.int64)
+        self._owner = np.zeros(0, dtype=np.int64)
         self._ts = np.zeros(0, dtype=np.float64)
         self._salience = np.zeros(0, dtype=np.float64)
+        self._small_talk = np.zeros(0, dtype=np.float64)
+        self.hubs = HubTable()
         self._neighbours = np.zeros((0, 2), dtype=np.int64)
         self._words = np.zeros((0, MAX_WORDS), dtype=np.int64)
         self._word_w = np.zeros((0, MAX_WORDS), dtype=np.float32)
@@ -223,8 +230,10 @@ class RecallIndex:
         self._alive = grown(self._alive, False)
         self._group = grown(self._group, -1)
         self._speaker = grown(self._speaker, -1)
+        self._owner = grown(self._owner, -1)
         self._ts = grown(self._ts, 0.0)
         self._salience = grown(self._salience, 0.0)
+        self._small_talk = grown(self._small_talk, 0.0)
         self._neighbours = grown(self._neighbours, -1)
         self._words = grown(self._words, 0)
         self._word_w = grown(self._word_w, 0.0)
@@ -267,8 +276,11 @@ class RecallIndex:
         self._alive[row] = True
         self._group[row] = self._code(self.groups, doc.group)
         self._speaker[row] = self._code(self.speakers, _speaker_name(doc.speaker))
+        self._owner[row] = self._code(self.owners, doc.owner)
         self._ts[row] = doc.timestamp
         self._salience[row] = doc.salience
+        self._small_talk[row] = small_talk_share(doc.text) if doc.kind == "node" else 0.0
+        self.hubs.added(row)
         self._add_sentences(row, sentence_vectors)
         own_words = self.vocab.lookup(dict.fromkeys(content_words(doc.text)))
         if doc.speaker:
@@ -356,6 +368,7 @@ class RecallIndex:
             return False
         self.docs[row] = None
         self._alive[row] = False
+        self.hubs.removed(row)
         self.keywords.remove(row)
         self.keywords_plain.remove(row)
         return True
@@ -453,11 +466,25 @@ class RecallIndex:
         code = self.speakers.get(speaker, -2)
         return self._speaker[rows] == code
 
+    def owner_rows(self, rows: np.ndarray, user_key: str) -> np.ndarray:
+        """Which rows the person said (their messages) or are about them (their records)."""
+        code = self.owners.get(user_key, -2)
+        return self._owner[rows] == code
+
     def timestamps(self, rows: np.ndarray) -> np.ndarray:
         return self._ts[rows]
 
     def salience(self, rows: np.ndarray) -> np.ndarray:
         return self._salience[rows]
+
+    def small_talk(self, rows: np.ndarray) -> np.ndarray:
+        """Each row's share of small talk (``_small_talk``; 0 for records)."""
+        return self._small_talk[rows]
+
+    def hub_values(self, rows: np.ndarray) -> np.ndarray:
+        """Each row's mean cosine to its nearest other rows (``_hubness``)."""
+        n = len(self.docs)
+        return self.hubs.values(rows, self._matrix[:n], self._alive[:n])
 
 
 def _speaker_name(speaker: str | None) -> str | None:

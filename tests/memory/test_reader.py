@@ -173,3 +173,28 @@ async def test_empty_index_gives_clean_empty_result(tmp_path) -> None:
     res = await r.build_rag_context("anything", agent_id="agent_0", now=NOW, k=5)
     assert res.items == [] and res.candidates == 0
     assert np.isfinite(res.timings_ms["total"])
+
+
+async def test_asker_prior_lifts_what_the_asking_person_said_about_themselves(reader) -> None:
+    """A message in the first person recalls the speaker's own messages and records; a
+    question about someone else, or one with no asker, gets no such lift."""
+    mine = await _recall(reader, "I keep thinking about my trip plans", user_key="bo")
+    lifted = [i for i in mine.items if i.parts.get("asker")]
+    assert lifted and all(i.node is None or i.node.metadata["user_key"] == "bo" for i in lifted)
+    about = await _recall(reader, "what does ana plan", user_key="bo")
+    assert not any(i.parts.get("asker") for i in about.items)
+    nobody = await _recall(reader, "I keep thinking about my trip plans", user_key=None)
+    assert not any(i.parts.get("asker") for i in nobody.items)
+    off = MemoryReader(reader.embedder, ablated=["asker_prior"])
+    off.index = reader.index
+    res = await _recall(off, "I keep thinking about my trip plans", user_key="bo", dialogue_id=None)
+    assert not any(i.parts.get("asker") for i in res.items)
+
+
+async def test_small_talk_and_hub_values_are_in_the_explain(reader) -> None:
+    res = await _recall(reader, "hiking route")
+    node = next(i for i in res.items if i.node is not None)
+    assert "substance" in node.parts
+    assert 0.0 <= node.parts["substance"] <= 1.0
+    record = next(i for i in res.items if i.record is not None)
+    assert record.parts["substance"] == 1.0  # a record is never small talk
