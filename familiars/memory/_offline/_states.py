@@ -73,7 +73,8 @@ _DURABLE = re.compile(
 _PRONOUN = frozenset(
     _words(
         "it that this these those you he she they we which what who there here everything "
-        "something anything nothing someone everyone one"
+        "something anything nothing someone everyone one it's that's they're he's she's we're "
+        "there's them him her us me myself"
     )
 )
 _INTENS = r"(?:(?:so|really|very|super|pretty|quite|a\s+bit|kind\s+of|kinda|truly|deeply|always|" \
@@ -329,8 +330,12 @@ def _get_feeling(m: re.Match[str], clause: str) -> Fact | None:
 
 def _makes_me(m: re.Match[str], clause: str) -> Fact | None:
     x, rest = m.group("x").strip(), m.group("rest")
-    first = _first_word(x)
-    if first in _PRONOUN or first in ("i", "i'm", "me", "so", "and") or len(x.split()) > 8:
+    words = re.findall(r"[\w']+", x.lower())
+    if not words or {words[0], words[-1]} & (_PRONOUN | {"i", "i'm", "me", "so", "and"}):
+        return None
+    if words[0].endswith("ly") or words[0] in ("imagining", "picturing", "thinking", "also"):
+        return None
+    if len(words) > 8 or re.search(r"[,;:]|\s-", x):
         return None
     if not _MAKES_ME_REST.match(rest) or (_NEEDS_REST.search(m.group("verb")) and not rest):
         return None
@@ -357,9 +362,9 @@ def _fear(m: re.Match[str], clause: str) -> Fact | None:
 # Goals and wishes: something to reach, not a want of the moment.
 _GOAL = re.compile(
     r"^(?:i\s+(?:really\s+|truly\s+|also\s+|still\s+|just\s+|seriously\s+|badly\s+|so\s+)*"
-    r"(?:want|plan|hope|intend|aim|mean)\s+to"
+    r"(?:want|hope|intend|aim|mean)\s+to"
     r"|(?:i'?m|i\s+am|im)\s+(?:really\s+|also\s+|still\s+|desperately\s+|seriously\s+|so\s+)*"
-    r"(?:trying|hoping|planning|determined|aiming|dying|itching|eager|set|desperate)\s+to"
+    r"(?:trying|hoping|determined|aiming|dying|itching|eager|set|desperate)\s+to"
     r"|i(?:'ve|\s+have)\s+(?:always\s+|long\s+|really\s+|also\s+)*(?:been\s+)?"
     r"(?:wanting|wanted|meaning|trying|hoping|planning|dying)\s+to"
     r"|my\s+(?:main\s+|big\s+|biggest\s+|ultimate\s+|long[\s-]term\s+|personal\s+|"
@@ -370,10 +375,11 @@ _GOAL = re.compile(
     r"learning(?:\s+how)?\s+to|preparing\s+for|practi[cs]ing\s+for))\s+(?P<what>.+)$",
     re.IGNORECASE,
 )
-#: "I'd like to" / "I'd love to" is a goal only with one of these verbs or a "someday".
+#: "I'd like to" / "I'd love to" / "I plan to" is a goal only with one of these verbs or a
+#: "someday" (a plan with a day is :mod:`._plans`' business).
 _WISH = re.compile(
-    r"^i(?:'d|\s+would)\s+(?:really\s+|so\s+|just\s+|also\s+|absolutely\s+)*(?:like|love)\s+to\s+"
-    r"(?P<what>.+)$",
+    r"^(?:i(?:'d|\s+would)\s+(?:really\s+|so\s+|just\s+|also\s+|absolutely\s+)*(?:like|love)|"
+    r"i\s+(?:also\s+)?plan|(?:i'?m|i\s+am)\s+(?:also\s+)?planning)\s+to\s+(?P<what>.+)$",
     re.IGNORECASE,
 )
 _GOAL_VERBS = frozenset(
@@ -421,9 +427,11 @@ def _goal_topic(what: str) -> str:
 
 
 def _momentary(what: str) -> bool:
+    """A want of the moment, or one aimed at a thing named before ("make it work")."""
     first = _first_word(what)
     return (
         not first
+        or bool(re.match(r"^(?:\S+\s+){1,2}(?:it|this|that|them)\b", what, re.IGNORECASE))
         or (first in _MOMENTARY and not _DURABLE.search(what))
         or first in _PRONOUN
         or bool(_MOMENTARY_AFTER.match(what))
@@ -579,7 +587,12 @@ def _cause(effect: str, conn: str, cause: str) -> Fact | None:
     words = len(effect.split()) + len(cause.split())
     if words > MAX_WORDS or not _CHANGE.search(effect) or _MOMENT.search(effect + " " + cause):
         return None
-    if re.search(r"\b(?:it|that|this)$", effect.strip(" ,"), re.IGNORECASE):
+    if _CHAT.search(cause):
+        return None
+    if any(
+        re.search(r"\b(?:it|that|this|them|so)$", part.strip(" ,.!"), re.IGNORECASE)
+        for part in (effect, cause)
+    ):
         return None
     said = _about(effect).rstrip(".") + f" {conn.lower()} {third_person(cause.strip(' .!,;'))}."
     return _fact("cause", said, _goal_topic(re.sub(r"^(?:i\S*|my)\s+", "", effect, flags=re.I)))
@@ -602,6 +615,18 @@ def match_cause(sentence: str) -> Fact | None:
     return None
 
 
+#: Where a clause turns to something else: ", so let's ...", ", such a relief".
+_ASIDE = re.compile(
+    r",\s+(?=(?:so|such|which|plus|though|but|and|lol|haha)\b)"
+    r"|\s+and\s+(?=(?:there's|there\s+is|it's|that's)\s)",
+    re.IGNORECASE,
+)
+#: A cause that is only this conversation: "since we last talked".
+_CHAT = re.compile(
+    r"\b(?:our\s+last\s+(?:chat|talk|conversation)|we\s+(?:last\s+)?(?:talked|spoke|chatted)|"
+    r"last\s+time\s+we)\b",
+    re.IGNORECASE,
+)
 _YOU = re.compile(r"\byou(?!')\b|\byour\b|\by'all\b", re.IGNORECASE)
 _RECOGNISERS: tuple[tuple[re.Pattern[str], Builder], ...] = (
     (_STATE_IS, _state),
@@ -626,8 +651,10 @@ _RECOGNISERS: tuple[tuple[re.Pattern[str], Builder], ...] = (
 
 
 def match_meaning(clause: str) -> Fact | None:
-    """The state, feeling, goal or value one clause says of the person, or None."""
-    text = clause.strip(" .!;,")
+    """The state, feeling, goal or value one clause says of the person, or None. A dash
+    ends the clause: what follows it is an aside."""
+    text = re.split(r"\s*(?:\s-+|-+\s|—|–)\s*", clause, maxsplit=1)[0]
+    text = _ASIDE.split(text, maxsplit=1)[0].strip(" .!;,")
     if not text or len(text.split()) > MAX_WORDS or _YOU.search(text):
         return None
     for pattern, build in _RECOGNISERS:
