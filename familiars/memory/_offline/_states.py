@@ -77,14 +77,25 @@ _PRONOUN = frozenset(
         "there's them him her us me myself"
     )
 )
-_INTENS = r"(?:(?:so|really|very|super|pretty|quite|a\s+bit|kind\s+of|kinda|truly|deeply|always|" \
+_INTENS = (
+    r"(?:(?:so|really|very|super|pretty|quite|a\s+bit|kind\s+of|kinda|truly|deeply|always|"
     r"often|usually|still|just|totally|genuinely|incredibly|extremely|constantly)\s+)*"
+)
 Builder = Callable[[re.Match[str], str], Fact | None]
 
 
-def sarcastic(text: str) -> bool:
-    """Whether ``text`` carries a marker that it means the opposite ("/s", "yeah right")."""
-    return bool(_SARCASM.search(text))
+#: Markers that a whole message means the opposite: no preference in it is kept either.
+_STRONG_SARCASM = re.compile(
+    r"(?:^|\s)/s\b|\byeah,?\s+right\b|\bnot!|🙄|😒|🙃|\bas\s+if\b|"
+    r"^(?:oh\s+)?(?:great|wonderful|fantastic|perfect),\s|\blove\s+that\s+for\s+me\b",
+    re.IGNORECASE,
+)
+
+
+def sarcastic(text: str, *, strong: bool = False) -> bool:
+    """Whether ``text`` carries a marker that it means the opposite ("/s", "yeah right");
+    with ``strong``, only a marker sure enough to void a plain like or dislike too."""
+    return bool((_STRONG_SARCASM if strong else _SARCASM).search(text))
 
 
 _TOPIC_FILLER = re.compile(
@@ -514,8 +525,10 @@ def _matters(m: re.Match[str], clause: str) -> Fact | None:
     what, rest = m.group("what" + n).strip(), m.group("rest" + n)
     if _first_word(what) in _PRONOUN or len(what.split()) > 8 or _MOMENT.search(what + rest):
         return None
-    said = third_person(clause.strip(" .!,;")).replace(" to them", " to the user").replace(
-        " for them", " for the user"
+    said = (
+        third_person(clause.strip(" .!,;"))
+        .replace(" to them", " to the user")
+        .replace(" for them", " for the user")
     )
     said = re.sub(
         r"\bthey(?: (are|were|would)\b|'(d)\b)",

@@ -165,6 +165,8 @@ def facts_in(
                 facts = [note] if note is not None else []
             said_here += [Fact(**{**f.__dict__, "quote": said_clause}) for f in facts]
         cause = _sentence_cause(sentence, said_here, text=text)
+        if sarcastic(text, strong=True):  # "Oh great, I just LOVE being stuck in traffic"
+            said_here = [f for f in said_here if f.category != "preference"]
         for fact in [*said_here, *([cause] if cause else [])]:
             found.pop((fact.scope, fact.category, fact.key), None)
             found[(fact.scope, fact.category, fact.key)] = fact
