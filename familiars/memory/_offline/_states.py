@@ -34,13 +34,7 @@ import logging
 import re
 from collections.abc import Callable
 
-from familiars.memory._offline._objects import (
-    MEANING_KINDS,
-    Fact,
-    _words,
-    third_person,
-    topic_key,
-)
+from familiars.memory._offline._objects import Fact, _words, third_person, topic_key
 from familiars.memory._offline._patterns import _about_the_user
 
 logger = logging.getLogger(__name__)
@@ -400,6 +394,12 @@ _GOAL_VERBS = frozenset(
         "start finish save lose run raise pay"
     )
 )
+_GOAL_PHRASE = re.compile(
+    r"^(?:become|get\s+better|be\s+(?:able|more|less|a\s+better)|spend\s+more|have\s+(?:kids|"
+    r"children|a\s+(?:baby|family))|make\s+peace|go\s+back|get\s+back|give\s+back|"
+    r"cut\s+(?:down|back))\b",
+    re.IGNORECASE,
+)
 _SOMEDAY = re.compile(
     r"\b(?:someday|some\s+day|one\s+day|eventually|at\s+some\s+point|in\s+the\s+future|"
     r"before\s+i\s+\w+|by\s+the\s+time|within|in\s+(?:the\s+next\s+)?(?:a\s+few|\w+)\s+years|"
@@ -462,15 +462,8 @@ def _wish(m: re.Match[str], clause: str) -> Fact | None:
     if _momentary(what):
         return None
     first = _first_word(_GOAL_FILLER.sub("", what) if what.lower().startswith("be ") else what)
-    if first not in _GOAL_VERBS and not re.match(
-        r"^(?:become|get\s+better|be\s+(?:able|more|less|a\s+better)|spend\s+more|have\s+(?:kids|"
-        r"children|a\s+(?:baby|family))|make\s+peace|go\s+back|get\s+back|give\s+back|"
-        r"cut\s+(?:down|back))\b",
-        what,
-        re.IGNORECASE,
-    ):
-        if not _SOMEDAY.search(what):
-            return None
+    if first not in _GOAL_VERBS and not _GOAL_PHRASE.match(what) and not _SOMEDAY.search(what):
+        return None
     return _fact("goal", _about(clause), _goal_topic(what) or what)
 
 
