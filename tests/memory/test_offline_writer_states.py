@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from familiars.llm import second_person
 from familiars.memory import MemoryRecord, MemoryStore
 from familiars.memory._offline._writes import facts_in, offline_writes
 from familiars.memory._writer._model import MemoryWriter
@@ -170,3 +171,7 @@ async def test_round_trip_through_the_offline_writer(store):
     }
     goal = by_content["The user wants to get back into painting."]
     assert goal.category == "knowledge" and "goal" in goal.tags and "topic:painting" in goal.tags
+
+
+def test_the_reply_names_the_user_inside_a_sentence_as_you():
+    assert second_person("Loud neighbors put the user on edge.") == "Loud neighbors put you on edge."
