@@ -174,4 +174,5 @@ async def test_round_trip_through_the_offline_writer(store):
 
 
 def test_the_reply_names_the_user_inside_a_sentence_as_you():
-    assert second_person("Loud neighbors put the user on edge.") == "Loud neighbors put you on edge."
+    said = second_person("Loud neighbors put the user on edge.")
+    assert said == "Loud neighbors put you on edge."
