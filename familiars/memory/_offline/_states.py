@@ -568,7 +568,8 @@ _CAUSE_FIRST = re.compile(
 )
 _CAUSE_AFTER = re.compile(
     r"^(?P<effect>(?:i|i'm|i've|i'd|my)\b.+?),?\s+(?P<conn>because(?:\s+of)?|ever\s+since|"
-    r"since|after|once|due\s+to|thanks\s+to)\s+(?P<cause>.+)$",
+    r"since|after|once(?!\s+(?:a|an|every|or|again|more|in)\b)|due\s+to|thanks\s+to)\s+"
+    r"(?P<cause>.+)$",
     re.IGNORECASE,
 )
 _SWITCH_AND = re.compile(
