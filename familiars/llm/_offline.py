@@ -87,6 +87,17 @@ def _swap_pronouns(text: str) -> str:
     return _WORD.sub(swap, text)
 
 
+_USER_INSIDE = re.compile(r"\bthe user(?P<own>'s)?\b", re.IGNORECASE)
+
+
+def _user_inside(text: str) -> str:
+    """ "Loud neighbors put the user on edge." -> "Loud neighbors put you on edge."."""
+    if not _USER_INSIDE.search(text):
+        return text
+    said = _swap_pronouns(text)
+    return _USER_INSIDE.sub(lambda m: "your" if m.group("own") else "you", said)
+
+
 def second_person(text: str) -> str:
     """A third-person record as said to the person; other text comes back as it is."""
     text = text.strip()
@@ -99,7 +110,7 @@ def second_person(text: str) -> str:
         return f"I'll remind you to {_swap_pronouns(remind.group('task'))}"
     m = _SUBJECT.match(text)
     if not m:
-        return text
+        return _user_inside(text)
     rest = m.group("rest")
     if m.group("own"):
         return "Your " + _swap_pronouns(rest)

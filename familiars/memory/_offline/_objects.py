@@ -144,6 +144,10 @@ def _titled(place: str) -> str:
     return place if any(c.isupper() for c in place) else place.title()
 
 
+#: The kinds of inner-life fact (:mod:`._states`), as tags; such a record is keyed ``kind:topic``.
+MEANING_KINDS: tuple[str, ...] = ("state", "feeling", "goal", "value", "cause")
+
+
 def _fact_key(rec: MemoryRecord) -> str | None:
     tags = set(rec.tags)
     topics = [t for t in rec.tags if t.startswith("topic:")]
@@ -153,6 +157,9 @@ def _fact_key(rec: MemoryRecord) -> str | None:
     for key in ("name", "home", "work", "job", "birthday"):
         if key in tags and rec.category == "profile":
             return key
+    for kind in MEANING_KINDS:
+        if kind in tags and rec.category in ("knowledge", "profile") and topics:
+            return f"{kind}:{topics[0][6:]}"
     if rec.category == "knowledge" and "note" in tags and topics:
         return "note:" + topics[0][6:]
     if rec.category == "preference" and topics:

@@ -24,7 +24,7 @@ from familiars.memory._offline._clauses import (
 )
 from familiars.memory._offline._dates import match_birthday, match_dated_event, match_reminder, zone
 from familiars.memory._offline._directives import match_directive
-from familiars.memory._offline._objects import _GENERIC_HEADS, Fact, _fact_key
+from familiars.memory._offline._objects import _GENERIC_HEADS, MEANING_KINDS, Fact, _fact_key
 from familiars.memory._offline._patterns import (
     _MY_THING_IS,
     match_greeting_name,
@@ -37,6 +37,7 @@ from familiars.memory._offline._patterns import (
 )
 from familiars.memory._offline._people import people_facts
 from familiars.memory._offline._plans import match_plan
+from familiars.memory._offline._states import match_cause, match_meaning, sarcastic
 from familiars.memory._records import MemoryRecord, is_live
 from familiars.memory._writer._schema import OpenLoop, WriteOp, WriterEntry, WriterOutput
 
@@ -56,10 +57,18 @@ _DONE = re.compile(
 
 
 def _clause_facts(
-    clause: str, *, now: datetime, tz: ZoneInfo, grace_s: float, dialogue_id: str | None
+    clause: str,
+    *,
+    now: datetime,
+    tz: ZoneInfo,
+    grace_s: float,
+    dialogue_id: str | None,
+    meaning: bool = True,
 ) -> list[Fact]:
     """Every pattern run on one clause. A reminder is the whole clause: its task ("to tell
-    mom I love jazz") says nothing about the person."""
+    mom I love jazz") says nothing about the person. A state, feeling, goal or value
+    (:func:`match_meaning`) is looked for only when no plainer fact was found, and only when
+    ``meaning`` (the message is not sarcastic)."""
     reminder = match_reminder(clause, now=now, tz=tz, grace_s=grace_s, dialogue_id=dialogue_id)
     if reminder is not None:
         return [reminder]
@@ -73,7 +82,26 @@ def _clause_facts(
         match_directive(clause),
     )
     more = [*people_facts(clause), *match_plan(clause, now=now, tz=tz)]
-    return [f for f in found if f is not None] + more
+    facts = [f for f in found if f is not None] + more
+    if not facts and meaning:
+        state = match_meaning(clause)
+        facts = [state] if state is not None else []
+    return facts
+
+
+def _is_meaning(fact: Fact) -> bool:
+    return any(kind in fact.tags for kind in MEANING_KINDS)
+
+
+def _sentence_cause(sentence: str, facts: list[Fact], *, text: str) -> Fact | None:
+    """The cause a stated sentence gives ("since I started X, I've Y"), unless one of its
+    clauses already gave a state, feeling, goal or value, or the message is sarcastic."""
+    if any(_is_meaning(f) for f in facts) or sarcastic(text):
+        return None
+    if _is_question(sentence, text) or _REPORTED.search(sentence):
+        return None
+    cause = match_cause(sentence)
+    return None if cause is None else Fact(**{**cause.__dict__, "quote": sentence.strip()})
 
 
 def _without_long_words(text: str, max_chars: int) -> str:
@@ -101,7 +129,9 @@ def facts_in(
     longer than ``max_chars`` (the record limit) is skipped, not the message."""
     tz = zone(timezone)
     found: dict[tuple[str, str, str], Fact] = {}
+    meaning = not sarcastic(text)
     for sentence, group in _sentence_clauses(_without_long_words(text, max_chars)):
+        said_here: list[Fact] = []
         greeting = match_greeting_name(sentence)
         if greeting is not None:
             found[("user", "profile", "name")] = Fact(
@@ -121,17 +151,25 @@ def facts_in(
             noting = noting or body is not None
             said = body or clause
             facts = _clause_facts(
-                said, now=now, tz=tz, grace_s=reminder_grace_s, dialogue_id=dialogue_id
+                said,
+                now=now,
+                tz=tz,
+                grace_s=reminder_grace_s,
+                dialogue_id=dialogue_id,
+                meaning=meaning and not body,
             )
             if body:  # "remember that I have a dentist appointment tomorrow" is a note
                 facts = [f for f in facts if "plan" not in f.tags]
             if not facts and (body or (noting and _MY_THING_IS.match(said))):
                 note = match_note(said, now=now, tz=tz)
                 facts = [note] if note is not None else []
-            for fact in facts:
-                key = (fact.scope, fact.category, fact.key)
-                found.pop(key, None)
-                found[key] = Fact(**{**fact.__dict__, "quote": said_clause})
+            said_here += [Fact(**{**f.__dict__, "quote": said_clause}) for f in facts]
+        cause = _sentence_cause(sentence, said_here, text=text)
+        if sarcastic(text, strong=True):  # "Oh great, I just LOVE being stuck in traffic"
+            said_here = [f for f in said_here if f.category != "preference"]
+        for fact in [*said_here, *([cause] if cause else [])]:
+            found.pop((fact.scope, fact.category, fact.key), None)
+            found[(fact.scope, fact.category, fact.key)] = fact
     return list(found.values())
 
 
