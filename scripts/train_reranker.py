@@ -62,7 +62,7 @@ def gather(args: argparse.Namespace) -> list[QueryRows]:
     if args.cache:
         emb.load(args.cache)
     try:
-        return asyncio.run(collect(convs, emb, ablated=args.ablate))
+        return asyncio.run(collect(convs, emb, ablated=args.ablate, facts=args.facts))
     finally:
         if args.cache:
             emb.save(args.cache)
@@ -201,7 +201,7 @@ def recall(rows: Sequence[QueryRows], model: Model | None, k: int) -> float:
         order = (
             np.arange(len(r.y)) if model is None else np.argsort(-model.score(r.x), kind="stable")
         )
-        out.append(float(r.y[order[:k]].sum()) / r.n_evidence)
+        out.append(r.found(order, k))
     return float(np.mean(out)) if out else 0.0
 
 
@@ -219,7 +219,7 @@ def loco(rows: Sequence[QueryRows], trainer: Any, **kw: float) -> dict[str, dict
         qs = [r for r, _ in pairs]
         out[source] = {f"first R@{k}": round(recall(qs, None, k), 4) for k in (5, 10)}
         for k in (5, 10):
-            got = [float(r.y[np.argsort(-m.score(r.x), kind="stable")[:k]].sum()) / r.n_evidence
+            got = [r.found(np.argsort(-m.score(r.x), kind="stable"), k)
                    for r, m in pairs]  # fmt: skip
             out[source][f"rerank R@{k}"] = round(float(np.mean(got)), 4)
     return out
@@ -234,13 +234,15 @@ def diagnose(rows: Sequence[QueryRows]) -> dict[str, object]:
         qs = [r for r in rows if r.source == source]
         alone = {}
         for j, name in enumerate(FEATURES):
-            got = [float(r.y[np.argsort(-r.x[:, j], kind="stable")[:10]].sum()) / r.n_evidence
+            got = [r.found(np.argsort(-r.x[:, j], kind="stable"), 10)
                    for r in qs]  # fmt: skip
             alone[name] = round(float(np.mean(got)), 4)
         top = np.array([float(np.expm1(r.x[:, col].max())) for r in qs])
         out[source] = {
             "questions": len(qs),
-            "pool recall": round(float(np.mean([r.y.sum() / r.n_evidence for r in qs])), 4),
+            "pool recall": round(
+                float(np.mean([r.found(np.arange(len(r.y)), len(r.y)) for r in qs])), 4
+            ),
             "first R@10": round(recall(qs, None, 10), 4),
             "feature alone R@10": alone,
             "top bm25 quartiles": [
@@ -258,8 +260,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--dump", type=Path, default=None, help="save the collected pools here")
     ap.add_argument("--load", type=Path, default=None, help="use pools saved by --dump")
     ap.add_argument("--ablate", action="append", default=[], help="knob off while collecting")
+    ap.add_argument("--facts", action="store_true", help="index the offline writer's records")
     ap.add_argument("--l2", type=float, default=1e-3)
-    ap.add_argument("--implicit-weight", type=float, default=3.0)
+    ap.add_argument("--implicit-weight", type=float, default=2.0)
+    ap.add_argument("--no-loco", action="store_true", help="skip the held-out report")
     ap.add_argument("--out", type=Path, default=WEIGHTS_FILE)
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--model", choices=("trees", "linear"), default="trees")
@@ -277,7 +281,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         kw["rounds"] = int(args.rounds)
     else:
         trainer, kw["l2"] = fit, args.l2
-    print(json.dumps({"loco": loco(rows, trainer, **kw)}, indent=1))
+    if not args.no_loco:
+        print(json.dumps({"loco": loco(rows, trainer, **kw)}, indent=1))
     if not args.no_write:
         model = trainer(rows, **kw)
         args.out.write_text(json.dumps(model.as_dict(), indent=1) + "\n", encoding="utf-8")

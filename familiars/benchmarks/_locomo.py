@@ -33,7 +33,8 @@ import numpy as np
 import typer
 
 from familiars.benchmarks._implicit import DEFAULT_PAIRS, by_kind, load_pairs, stitch
-from familiars.benchmarks._prompt_share import PromptSetup, PromptShare
+from familiars.benchmarks._prompt_share import PromptSetup, PromptShare, evidence_id
+from familiars.benchmarks._replay_facts import written_records
 from familiars.bot import ReaderRecaller
 from familiars.memory import (
     DEFAULT_BUDGETS_MS,
@@ -161,9 +162,15 @@ def _conversation(sample: dict[str, Any], index: int) -> dict[str, Any]:
 
 
 async def replay(
-    conv: dict[str, Any], embedder: Embedder, workspace: Path, ablated: Sequence[str]
+    conv: dict[str, Any],
+    embedder: Embedder,
+    workspace: Path,
+    ablated: Sequence[str],
+    *,
+    facts: bool = False,
 ) -> tuple[MemoryReader, float]:
-    """The conversation as one dialogue through DialogTree + MemoryReader; ingest seconds."""
+    """The conversation as one dialogue through DialogTree + MemoryReader, with ``facts``
+    also what the offline writer keeps of each turn (``_replay_facts``); ingest seconds."""
     start = time.perf_counter()
     trees = DialogTrees(workspace)
     reader = MemoryReader(embedder, trees=trees, ablated=list(ablated))
@@ -174,8 +181,9 @@ async def replay(
     turns = conv["turns"]
     texts = [node_embedding_text(t["content"], t["speaker"]) for t in turns]
     vectors = await embedder.aembed_batch(texts)
+    node_ids = []
     for turn, vec in zip(turns, vectors, strict=True):
-        tree.add_node(
+        node = tree.add_node(
             turn["content"],
             vec,
             node_type="Q",
@@ -187,7 +195,12 @@ async def replay(
                 "user_key": turn["speaker"].lower(),
             },
         )
+        node_ids.append(node.id)
     await reader.sync()
+    if facts:
+        await reader.add_records(
+            written_records(turns, node_ids, agent_id=AGENT, dialogue_id=DIALOGUE)
+        )
     trees.compact_all()
     return reader, time.perf_counter() - start
 
@@ -205,15 +218,24 @@ def _baselines(reader: MemoryReader, question: str, k: int) -> dict[str, list[st
     """Whole-turn baselines on the same index: plain BM25, plain dense, 0.7/0.3 hybrid."""
     idx = reader.index
     n = len(idx)
+    turn = np.array([d is not None and d.kind == "node" for d in idx.docs], dtype=bool)
     qvec = reader.embedder.embed(question)
-    dense = idx.dense_all(qvec).astype(np.float64)
-    bm25 = idx.keywords_plain.scores(keyword_terms(question), n)
-    hybrid = 0.7 * minmax(dense) + 0.3 * minmax(bm25)
+    dense = np.where(turn, idx.dense_all(qvec).astype(np.float64), -np.inf)
+    bm25 = np.where(turn, idx.keywords_plain.scores(keyword_terms(question), n), -np.inf)
+    hybrid = 0.7 * minmax(dense[turn]) + 0.3 * minmax(bm25[turn])
+    hybrid = _spread(hybrid, turn)
     return {
         "bm25": _dia_ids(reader, np.argsort(-bm25, kind="stable")[:k]),
         "dense": _dia_ids(reader, np.argsort(-dense, kind="stable")[:k]),
         "hybrid": _dia_ids(reader, np.argsort(-hybrid, kind="stable")[:k]),
     }
+
+
+def _spread(values: np.ndarray, where: np.ndarray) -> np.ndarray:
+    """``values`` (one per True of ``where``) at their rows, -inf elsewhere."""
+    out = np.full(where.shape[0], -np.inf)
+    out[where] = values
+    return out
 
 
 class Tally:
@@ -288,6 +310,7 @@ async def evaluate(
     baselines: bool = False,
     timing: bool = False,
     prompt: PromptSetup | None = None,
+    facts: bool = False,
 ) -> dict[str, Any]:
     """LoCoMo questions (and stitched ``implicit`` ones, reported apart) over each replay."""
     scores = _Scores(ks, baselines, prompt)
@@ -297,7 +320,9 @@ async def evaluate(
     ingest = 0.0
     with tempfile.TemporaryDirectory(prefix="familiars-locomo-") as tmp:
         for conv in convs:
-            reader, seconds = await replay(conv, embedder, Path(tmp) / conv["id"], ablated)
+            reader, seconds = await replay(
+                conv, embedder, Path(tmp) / conv["id"], ablated, facts=facts
+            )
             ingest += seconds
             now = conv["turns"][-1]["timestamp"] + 86400.0
             for qa in conv["questions"]:
@@ -331,7 +356,7 @@ async def _score(
         profile=profile, user_key=qa.get("asker"),
     )  # fmt: skip
     ms = (time.perf_counter() - t0) * 1000
-    ranked = [str(i.node.metadata.get("dia_id")) for i in result.items if i.node]
+    ranked = [d for d in (evidence_id(i) for i in result.items) if d is not None]
     scores.tally.add(qa["category"], qa["evidence"], ranked)
     if scores.base:
         for name, ids in _baselines(reader, qa["question"], max(ks)).items():
@@ -378,6 +403,7 @@ async def run_benchmark(
     implicit_split: str | None = "dev",
     seed: int = 0,
     prompt: PromptSetup | None = None,
+    facts: bool = False,
 ) -> dict[str, Any]:
     """The report; ``implicit`` stitches that pairs file (one split, or all for None) into
     the conversations first, ``prompt`` also measures what reaches the prompt."""
@@ -386,14 +412,16 @@ async def run_benchmark(
         convs = stitch(convs, load_pairs(implicit, implicit_split), seed=seed)
     cached = CachingEmbedder(embedder)
     report = await evaluate(
-        convs, cached, ks, profile=profile, baselines=True, timing=True, prompt=prompt
-    )
+        convs, cached, ks, profile=profile, baselines=True, timing=True, prompt=prompt,
+        facts=facts,
+    )  # fmt: skip
     if implicit is not None:
         report["implicit"] = by_kind(report["implicit"])
         report["implicit"].update(file=str(implicit), split=implicit_split or "all", seed=seed)
     questions = [qa["question"] for c in convs for qa in c["questions"]]
     report["query_embedding_ms"] = query_embedding_latency(cached, questions[:200])
     report["profile"] = profile
+    report["writer_facts"] = facts
     report["model"] = embedder.model_name
     report["conversations"] = [c["id"] for c in convs]
     report["turns"] = sum(len(c["turns"]) for c in convs)
@@ -402,7 +430,7 @@ async def run_benchmark(
     if ablate:
         report["ablation"] = {}
         for knob in RECALL_KNOBS:
-            res = await evaluate(convs, cached, ks, profile=profile, ablated=[knob])
+            res = await evaluate(convs, cached, ks, profile=profile, ablated=[knob], facts=facts)
             report["ablation"][knob] = {
                 "overall": res["overall"],
                 "earns": {
@@ -458,6 +486,13 @@ def command(
         str, typer.Option("--implicit-split", help="dev | held | all.")
     ] = "dev",
     seed: Annotated[int, typer.Option("--seed", help="Where the pairs are stitched.")] = 0,
+    facts: Annotated[
+        bool,
+        typer.Option(
+            "--facts/--no-facts",
+            help="Also index what the offline writer keeps of each turn, recalled as its turn.",
+        ),
+    ] = False,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Evidence recall@k on LoCoMo through DialogTree + MemoryReader, with baselines."""
@@ -479,6 +514,7 @@ def command(
                 implicit_split=None if implicit_split == "all" else implicit_split,
                 seed=seed,
                 prompt=PromptSetup.from_settings(settings),
+                facts=facts,
             )  # fmt: skip
         )
     except (ValueError, KeyError) as exc:

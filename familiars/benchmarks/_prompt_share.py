@@ -65,11 +65,7 @@ class PromptShare:
             question, agent_id=agent_id, dialogue_id=dialogue_id, user_key=user_key,
             is_group=False, now=when, k=self.setup.k,
         )  # fmt: skip
-        dia_by_key = {
-            it.key: str(it.node.metadata.get("dia_id"))
-            for it in recaller.last_result.items
-            if it.node is not None
-        }
+        dia_by_key = {it.key: evidence_id(it) for it in recaller.last_result.items}
         system = self._system_text(question, [it.text for it in items], when)
         recalled = {dia_by_key.get(it.id) for it in items}
         kept = {dia_by_key.get(it.id) for it in items if f"- {it.text.strip()}" in system}
@@ -110,3 +106,14 @@ class PromptShare:
 def _mean(values: Iterable[float]) -> float:
     items = list(values)
     return round(sum(items) / len(items), 4) if items else 0.0
+
+
+def evidence_id(item: Any) -> str | None:
+    """The LoCoMo ``dia_id`` a recalled item stands for: a turn's own, or the turn a
+    writer's record came from (``_replay_facts``)."""
+    if item.node is not None:
+        value = item.node.metadata.get("dia_id")
+        return None if value is None else str(value)
+    record = getattr(item, "record", None)
+    value = ((record.evidence or {}) if record is not None else {}).get("dia_id")
+    return None if value is None else str(value)

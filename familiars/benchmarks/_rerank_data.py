@@ -33,6 +33,15 @@ class QueryRows:
     x: np.ndarray
     y: np.ndarray
     n_evidence: int
+    ids: tuple[str, ...] = ()  # each row's dia_id: a writer's record and its turn share one
+
+    def found(self, order: np.ndarray, k: int) -> float:
+        """Recall@k of the rows in ``order``: distinct evidence turns among the first ``k``
+        rows (a record and its own turn count once, as recall collapses them)."""
+        top = order[:k]
+        if not self.ids:
+            return float(self.y[top].sum()) / self.n_evidence
+        return len({self.ids[j] for j in top if self.y[j]}) / self.n_evidence
 
 
 class Recorder(Scorer):
@@ -53,12 +62,13 @@ async def collect(
     profile: str = "standard",
     ablated: Sequence[str] = (),
     recorder: Recorder | None = None,
+    facts: bool = False,
 ) -> list[QueryRows]:
     """Every question's pool over each replayed conversation (no latency cap)."""
     out: list[QueryRows] = []
     with tempfile.TemporaryDirectory(prefix="familiars-rerank-") as tmp:
         for n, conv in enumerate(convs):
-            reader, _ = await replay(conv, embedder, Path(tmp) / conv["id"], ablated)
+            reader, _ = await replay(conv, embedder, Path(tmp) / conv["id"], ablated, facts=facts)
             reader.reranker = recorder or Recorder()
             now = conv["turns"][-1]["timestamp"] + 86400.0
             for source in ("locomo", "implicit"):
@@ -87,6 +97,17 @@ async def _pool(
     ids = []
     for row in ranked.rows[pooled]:
         doc = reader.index.doc(int(row))
-        ids.append(str(doc.ref[2].metadata.get("dia_id")) if doc and doc.kind == "node" else "")
+        ids.append(_doc_dia_id(doc))
     y = np.array([1.0 if i in evidence else 0.0 for i in ids])
-    return QueryRows(conv, source, int(qa["category"]), ranked.features[pooled], y, len(evidence))
+    return QueryRows(
+        conv, source, int(qa["category"]), ranked.features[pooled], y, len(evidence), tuple(ids)
+    )
+
+
+def _doc_dia_id(doc: Any) -> str:
+    """A turn's ``dia_id``, or the one a writer's record came from (``_replay_facts``)."""
+    if doc is None:
+        return ""
+    if doc.kind == "node":
+        return str(doc.ref[2].metadata.get("dia_id"))
+    return str((doc.ref.evidence or {}).get("dia_id", ""))

@@ -63,7 +63,7 @@ def lexical_evidence(kw: np.ndarray | None) -> float:
 
 def pool(total: np.ndarray, dense: np.ndarray | None, depth: int, dense_depth: int) -> np.ndarray:
     """Candidate positions to re-rank: the top ``depth`` of the fused score and the top
-    ``dense_depth`` of raw cosine, in first-stage order."""
+    ``dense_depth`` of ``dense`` (the :func:`meaning` score), in first-stage order."""
     order = np.argsort(-total, kind="stable")
     chosen = set(order[:depth].tolist())
     if dense is not None and dense_depth > 0:
@@ -149,7 +149,7 @@ class Reranker:
     scale: np.ndarray
     bias: float = 0.0
     depth: int = 40
-    dense_depth: int = 30
+    dense_depth: int = 40
     names: tuple[str, ...] = FEATURES
 
     def score(self, x: np.ndarray) -> np.ndarray:
@@ -187,7 +187,7 @@ class Reranker:
             scale=np.asarray(data["scale"], dtype=np.float64),
             bias=float(data.get("bias", 0.0)),
             depth=int(data.get("depth", 40)),
-            dense_depth=int(data.get("dense_depth", 30)),
+            dense_depth=int(data.get("dense_depth", 40)),
         )
 
 
@@ -203,7 +203,7 @@ class TreeReranker:
     values: np.ndarray  # (trees, all nodes)
     levels: int
     depth: int = 40
-    dense_depth: int = 30
+    dense_depth: int = 40
     names: tuple[str, ...] = FEATURES
 
     def _walk(self, x: np.ndarray, contrib: np.ndarray | None) -> np.ndarray:
@@ -257,7 +257,7 @@ class TreeReranker:
             values=np.asarray(data["values"], dtype=np.float64),
             levels=int(data["levels"]),
             depth=int(data.get("depth", 40)),
-            dense_depth=int(data.get("dense_depth", 30)),
+            dense_depth=int(data.get("dense_depth", 40)),
         )
 
 

@@ -39,8 +39,22 @@ _REACTION = re.compile(
     re.IGNORECASE,
 )
 FIRST_PERSON = frozenset(
-    {"i", "im", "ive", "id", "ill", "me", "my", "mine", "myself", "we", "us", "our", "ours",
-     "ourselves"}  # fmt: skip
+    {
+        "i",
+        "im",
+        "ive",
+        "id",
+        "ill",
+        "me",
+        "my",
+        "mine",
+        "myself",
+        "we",
+        "us",
+        "our",
+        "ours",
+        "ourselves",
+    }  # fmt: skip
 )
 
 

@@ -163,3 +163,54 @@ def test_cli_refuses_a_missing_pairs_file(tmp_path) -> None:
     assert out.exit_code == 1 and "no pairs file" in out.output
     out = CliRunner().invoke(app, ["bench", "locomo", "--data", str(path), "--implicit-split", "x"])
     assert out.exit_code == 1
+
+
+def test_triggers_are_asked_by_the_cue_speaker(tmp_path) -> None:
+    (conv,) = implicit.stitch(_convs(tmp_path), PAIRS[:3], seed=0)
+    assert {q["asker"] for q in conv["implicit"]} == {"ana"}
+
+
+def test_writer_records_point_at_their_turn() -> None:
+    from familiars.benchmarks._replay_facts import written_records
+
+    turns = [
+        {"dia_id": "D1:1", "speaker": "Ana", "content": "Loud neighbors always put me on edge.",
+         "timestamp": 1_700_000_000.0},
+        {"dia_id": "D1:2", "speaker": "Bo", "content": "Wow, did you tell them?",
+         "timestamp": 1_700_000_030.0},
+        {"dia_id": "D1:3", "speaker": "Bo", "content": "I want to learn to play the cello.",
+         "timestamp": 1_700_000_060.0},
+    ]  # fmt: skip
+    recs = written_records(turns, [0, 1, 2], agent_id="agent_0", dialogue_id="dialogue_1")
+    by_turn = {r.evidence["dia_id"]: r for r in recs}
+    assert set(by_turn) == {"D1:1", "D1:3"}
+    assert by_turn["D1:1"].user_key == "ana" and by_turn["D1:3"].user_key == "bo"
+    assert by_turn["D1:3"].evidence["turn_id"] == 2 and by_turn["D1:3"].scope == "user"
+
+
+async def test_bench_with_writer_facts_counts_a_record_as_its_turn(tmp_path) -> None:
+    path = tmp_path / "locomo.json"
+    sample = _sample()
+    path.write_text(json.dumps(sample))
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("\n".join(json.dumps(p.__dict__) for p in PAIRS[:4]))
+    report = await locomo.run_benchmark(
+        path, conversations=None, ks=[5, 10], profile="standard",
+        embedder=HashEmbedder(dim=64), ablate=False, implicit=pairs, implicit_split=None,
+        facts=True,
+    )  # fmt: skip
+    assert report["writer_facts"] is True
+    assert report["implicit"]["questions"] == 4
+    for base in report["implicit"]["baselines"].values():  # baselines rank turns only
+        assert 0.0 <= base["overall"]["recall@10"] <= 1.0
+
+
+def test_evidence_id_of_a_turn_and_of_a_writer_record() -> None:
+    from types import SimpleNamespace
+
+    from familiars.benchmarks._prompt_share import evidence_id
+
+    turn = SimpleNamespace(node=SimpleNamespace(metadata={"dia_id": "D2:5"}), record=None)
+    rec = SimpleNamespace(node=None, record=SimpleNamespace(evidence={"dia_id": "D1:1"}))
+    other = SimpleNamespace(node=None, record=SimpleNamespace(evidence=None))
+    assert [evidence_id(i) for i in (turn, rec, other)] == ["D2:5", "D1:1", None]
