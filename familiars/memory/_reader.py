@@ -9,7 +9,9 @@ node it came from, and returns the top ``k`` with every score part.
 
 Profiles ``lite`` / ``standard`` / ``full`` each have a hard ``budget_ms``: optional stages run
 in order while time is left and the rest are dropped (and named in the result). ``full`` adds a
-multi-query fan-out merged by reciprocal-rank fusion.
+multi-query fan-out merged by reciprocal-rank fusion: the literal query and the sub-queries of
+``_subqueries`` (a ``subquery_writer``'s, within the budget less ``fanout_margin_ms``; else
+the offline rewrites, with ``fanout:model`` dropped), listed in ``RecallResult.subqueries``.
 """
 
 from __future__ import annotations
