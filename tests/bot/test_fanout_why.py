@@ -35,14 +35,14 @@ def _msg(text: str, minutes: int) -> IncomingMessage:
     )  # fmt: skip
 
 
-def _why() -> CommandInvocation:
+def _memory(*args: str) -> CommandInvocation:
     return CommandInvocation(
         platform="telegram", chat_id="dm-ann", user_id="ann", display_name="Ann",
-        name="memory", args=("why",),
+        name="memory", args=args,
     )  # fmt: skip
 
 
-async def _talk(workspace: Path, server: FakeOpenAI, profile: str) -> str:
+async def _talk(workspace: Path, server: FakeOpenAI, profile: str, *, forget: bool = False) -> str:
     settings = load_settings(
         workspace=workspace,
         llm={"providers": [{"name": "fake", "base_url": server.base_url, "model": "m"}]},
@@ -56,7 +56,12 @@ async def _talk(workspace: Path, server: FakeOpenAI, profile: str) -> str:
         for n, text in enumerate(("My exam is on Friday.", "I feel jittery about tomorrow")):
             _ = "".join([d async for d in app.dialogues.respond(_msg(text, n))])
             await app.settle()
-        return (await app.dialogues.command(_why())).text
+        why = (await app.dialogues.command(_memory("why"))).text
+        if forget:  # the sub-queries quote the message: a forget drops them with it
+            used = why.split("`")[1]
+            await app.dialogues.command(_memory("forget", used, "confirm"))
+            why += "\n---\n" + (await app.dialogues.command(_memory("why"))).text
+        return why
 
 
 def _fanout_calls(server: FakeOpenAI) -> list[dict[str, Any]]:
@@ -69,8 +74,8 @@ def _fanout_calls(server: FakeOpenAI) -> list[dict[str, Any]]:
 
 async def test_memory_why_shows_the_models_sub_queries(workspace: Path) -> None:
     async with FakeOpenAI(_server_reply) as server:
-        why = await _talk(workspace, server, "full")
-    assert "I searched for it as:" in why
+        why, after = (await _talk(workspace, server, "full", forget=True)).split("\n---\n")
+    assert "I searched for it as:" in why and "searched for it as" not in after
     assert "- literal (query): “I feel jittery about tomorrow”" in why
     assert "- hyde (model): “I have a big exam soon”" in why
     assert "relational" not in why  # the empty one is dropped
