@@ -90,8 +90,10 @@ def runtime_forgetter(
     embedder: Any,
     flush: Callable[[], Awaitable[None]] | None,
     recall_log: MutableMapping[Any, list[dict[str, Any]]],
+    fanout_log: MutableMapping[Any, Any] | None = None,
 ) -> Forgetter:
-    """The bot's Forgetter: its open trees, and hooks for every cache that held the text."""
+    """The bot's Forgetter: its open trees, and hooks for every cache that held the text
+    (the last recalls' sub-queries, which quote messages, go whole on any forget)."""
 
     async def drop_from_reader(report: ForgetReport) -> None:
         if reader is not None:
@@ -108,6 +110,8 @@ def runtime_forgetter(
             kept = [it for it in items if it.get("id") not in keys]
             if len(kept) != len(items):
                 recall_log[log_key] = kept
+        if fanout_log is not None and keys:
+            fanout_log.clear()
 
     return Forgetter(
         memory.store,

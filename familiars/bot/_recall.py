@@ -12,12 +12,13 @@ from typing import Any
 from familiars.bot._commands import Caller
 from familiars.bot._dialogue import RecalledItem, Recaller
 from familiars.config import Settings
-from familiars.llm import OFFLINE_NOTICE
+from familiars.llm import OFFLINE_NOTICE, ChatModel
 from familiars.memory import (
     DEFAULT_MAX_RECORD_CHARS,
     DialogTrees,
     MemoryReader,
     MemoryWorkspace,
+    ModelSubqueries,
     RecallItem,
     cut_text,
     node_content_for_llm,
@@ -26,6 +27,10 @@ from familiars.memory import (
 )
 
 logger = logging.getLogger(__name__)
+
+#: The last recall's fan-out per (agent_id, dialogue_id, user_key), for /memory why:
+#: ``{"subqueries": [{"kind", "text", "source"}, ...], "dropped": ["fanout:model", ...]}``.
+FanoutLog = dict[tuple[str, str | None, str | None], dict[str, Any]]
 
 
 class ReaderRecaller:
@@ -41,6 +46,7 @@ class ReaderRecaller:
         #: ``memory.max_record_chars``: a longer (hand-written) record is recalled cut.
         self.max_item_chars = max_item_chars
         self.last_result: Any = None
+        self.fanout_log: FanoutLog = {}
 
     async def recall(
         self,
@@ -65,12 +71,22 @@ class ReaderRecaller:
             profile=self.profile,
         )
         self.last_result = result
+        self._log_fanout((agent_id, dialogue_id, user_key), result.subqueries, result.dropped)
         items = [
             _convert(it, self.max_item_chars)
             for it in result.items
             if not _skip(it, exclude_node, dialogue_id)
         ]
         return items[:k]
+
+    def _log_fanout(
+        self, key: tuple[str, str | None, str | None], subs: list[Any], dropped: list[str]
+    ) -> None:
+        if subs:
+            fanout_drops = [d for d in dropped if d.startswith("fanout")]
+            self.fanout_log[key] = {"subqueries": list(subs), "dropped": fanout_drops}
+        else:
+            self.fanout_log.pop(key, None)
 
     async def flush_access(self) -> int:
         return await self.reader.flush_access(force=True)
@@ -146,11 +162,17 @@ def _convert(item: RecallItem, max_chars: int = DEFAULT_MAX_RECORD_CHARS) -> Rec
 
 
 def build_recaller(
-    settings: Settings, memory: MemoryWorkspace, trees: DialogTrees
+    settings: Settings,
+    memory: MemoryWorkspace,
+    trees: DialogTrees,
+    model: ChatModel | None = None,
 ) -> ReaderRecaller:
+    """The reader over the workspace; with ``model`` (and ``recall.fanout_model``) the
+    ``full`` profile's fan-out asks it for sub-queries (the other profiles never do)."""
     assert memory.embedder is not None
+    writer = ModelSubqueries(model) if model is not None and settings.recall.fanout_model else None
     reader = MemoryReader.from_settings(
-        settings, memory.embedder, trees=trees, access_sink=memory.store
+        settings, memory.embedder, trees=trees, access_sink=memory.store, subquery_writer=writer
     )
     return ReaderRecaller(reader, max_item_chars=settings.memory.max_record_chars)
 

@@ -145,7 +145,7 @@ async def build_services(
         settings, store.memory.store, model=model, vectors=store.memory.index
     )
     writer_queue = WriterQueue(writer)
-    recaller = build_recaller(settings, store.memory, store.trees)
+    recaller = build_recaller(settings, store.memory, store.trees, model)
     log = TreeLog(store.trees, store.embedder, prefetch=recaller.prefetch_texts)
     recall_log: RecallLog = {}
     forgetter = _forgetter(store, recaller, log, recall_log, writer_queue)
@@ -224,6 +224,7 @@ def _dialogue_manager(
             search=RecordSearch(turn.recaller, clock=options.clock or utcnow),
             find=documents.find,
             recall_log=recall_log,
+            fanout_log=turn.recaller.fanout_log,
             on_used=_count_use(turn.stats),
             on_proactive=proactive_switch(scheduler) if scheduler is not None else None,
             reminders=scheduler.book if scheduler is not None else None,
@@ -385,6 +386,7 @@ def _forgetter(
         embedder=store.embedder,
         flush=settle,
         recall_log=recall_log,
+        fanout_log=recaller.fanout_log,
     )
 
 

@@ -73,6 +73,9 @@ class RecallSettings(BaseModel):
     )
     #: Ranking knobs switched off, for ablation (``FAMILIARS_ABLATE_KNOB`` is a shorthand).
     ablate: list[RecallKnob] = Field(default_factory=list)
+    #: The ``full`` profile asks the configured model (when there is one) for its emotional /
+    #: relational / HyDE sub-queries, within ``budget_ms.full``; false: offline rewrites only.
+    fanout_model: bool = True
 
 
 class ProviderSettings(BaseModel):

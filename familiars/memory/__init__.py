@@ -164,6 +164,11 @@ from familiars.memory._store import (
     StoreListener,
     make_record,
 )
+from familiars.memory._subqueries import (
+    ModelSubqueries,
+    Subquery,
+    SubqueryWriter,
+)
 from familiars.memory._text import (
     content_words,
     keyword_terms,
@@ -247,6 +252,7 @@ __all__ = [
     "MemoryWorkspace",
     "MemoryWriter",
     "MigrationSet",
+    "ModelSubqueries",
     "Node",
     "NodeRef",
     "OverLimit",
@@ -265,6 +271,8 @@ __all__ = [
     "SignalGate",
     "StoreChange",
     "StoreListener",
+    "Subquery",
+    "SubqueryWriter",
     "TreeReranker",
     "TurnContext",
     "UnknownKnobError",

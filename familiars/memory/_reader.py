@@ -9,7 +9,9 @@ node it came from, and returns the top ``k`` with every score part.
 
 Profiles ``lite`` / ``standard`` / ``full`` each have a hard ``budget_ms``: optional stages run
 in order while time is left and the rest are dropped (and named in the result). ``full`` adds a
-multi-query fan-out merged by reciprocal-rank fusion.
+multi-query fan-out merged by reciprocal-rank fusion: the literal query and the sub-queries of
+``_subqueries`` (a ``subquery_writer``'s, within the budget less ``fanout_margin_ms``; else
+the offline rewrites, with ``fanout:model`` dropped), listed in ``RecallResult.subqueries``.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ from familiars.memory._scoring import (
     reciprocal_rank_fusion,
 )
 from familiars.memory._search_index import Doc, RecallIndex, group_key
+from familiars.memory._subqueries import Subquery, SubqueryWriter, literal, offline_subqueries
 from familiars.memory._text import content_words, date_words, keyword_terms, sentences
 
 logger = logging.getLogger(__name__)
@@ -102,6 +105,10 @@ PROFILE_STAGES: dict[str, tuple[str, ...]] = {
 NOT_RECALLED_KINDS = ("question", "notice", "care", "reminder", "missed_reminder")
 
 DEFAULT_BUDGETS_MS = {"lite": 30.0, "standard": 200.0, "full": 900.0}
+#: Of the ``full`` budget, what the model's sub-queries leave for embedding and ranking;
+#: a call with less than ``MIN_MODEL_MS`` left is not made.
+FANOUT_MARGIN_MS = 250.0
+MIN_MODEL_MS = 20.0
 
 
 class RecordSource(Protocol):
@@ -151,6 +158,8 @@ class MemoryReader:
         access_sink: AccessSink | None = None,
         access_flush_every: int = 64,
         reranker: Model | Scorer | None | str = "shipped",
+        subquery_writer: SubqueryWriter | None = None,
+        fanout_margin_ms: float = FANOUT_MARGIN_MS,
     ) -> None:
         self.embedder = embedder
         self.trees = trees
@@ -164,6 +173,9 @@ class MemoryReader:
             load_reranker() if isinstance(reranker, str) else reranker
         )
         self.index = RecallIndex(embedder.dim, ablated=self.ablated)
+        #: The ``full`` profile's model sub-queries (None: offline rewrites only).
+        self.subquery_writer = subquery_writer
+        self.fanout_margin_ms = fanout_margin_ms
         self.access_sink = access_sink
         self.access_flush_every = access_flush_every
         self._pending_nodes: list[tuple[str, str, Node]] = []
@@ -408,7 +420,9 @@ class MemoryReader:
             agent_id=agent_id, dialogue_id=dialogue_id, user_key=user_key, is_group=is_group
         )
         mask = self.index.allowed_mask(groups)
-        subqueries = self._subqueries(query) if "fanout" in prof.stages else [query]
+        subs = await self._subqueries(query, prof, t_sync, result.dropped)
+        result.subqueries = [s.as_dict() for s in subs] if "fanout" in prof.stages else []
+        subqueries = [s.text for s in subs]
         vecs = await self._embed_queries(subqueries)
         t_embed = time.perf_counter()
         result.timings_ms["embed"] = (t_embed - t_sync) * 1000
@@ -455,19 +469,29 @@ class MemoryReader:
             return []
         return list(dict.fromkeys(w for q in subqueries for w in content_words(q)))
 
-    @staticmethod
-    def _subqueries(query: str) -> list[str]:
-        """Fan-out for ``full``: the literal query; its keywords only (what a person would
-        type in a search box, free of the question's grammar); and the question as a
-        statement, since memories are written as statements, not questions."""
-        out = [query]
-        keywords = " ".join(content_words(query))
-        if keywords and keywords != query.lower():
-            out.append(keywords)
-        statement = _as_statement(query)
-        if statement and statement not in out:
-            out.append(statement)
-        return out
+    async def _subqueries(
+        self, query: str, prof: Profile, t0: float, dropped: list[str]
+    ) -> list[Subquery]:
+        """What the profile ranks: the literal query alone, or (``full``) the fan-out's, from
+        the writer when one is set and answers within the budget (less the ranking margin),
+        else the offline rewrites with ``fanout:model`` named in ``dropped``."""
+        if "fanout" not in prof.stages:
+            return [literal(query)]
+        if self.subquery_writer is None:
+            return offline_subqueries(query)
+        left_s = (prof.budget_ms - self.fanout_margin_ms) / 1000 - (time.perf_counter() - t0)
+        try:
+            if left_s * 1000 < MIN_MODEL_MS:
+                raise TimeoutError(f"{left_s * 1000:.0f} ms left")
+            written = await asyncio.wait_for(self.subquery_writer(query), timeout=left_s)
+            subs = [s for s in written if s.text.strip() and s.text != query]
+            if not subs:
+                raise ValueError("no sub-query")
+        except Exception as exc:  # the turn never fails for a sub-query: offline instead
+            logger.info("fan-out sub-queries offline (%s: %s)", type(exc).__name__, exc)
+            dropped.append("fanout:model")
+            return offline_subqueries(query)
+        return [literal(query), *subs]
 
     def _rank(
         self,
@@ -745,19 +769,3 @@ def _source_node_key(doc: Doc) -> str | None:
         return node_key(rec.agent_id, str(dialogue_id), int(turn_id))
     except (TypeError, ValueError):
         return None
-
-
-_QUESTION_LEAD = {"what", "when", "where", "who", "whom", "which", "why", "how", "whose"}
-_AUX = {"did", "does", "do", "is", "are", "was", "were", "has", "have", "had", "can", "could",
-        "will", "would", "should"}  # fmt: skip
-
-
-def _as_statement(query: str) -> str:
-    """'What did Ana buy in Rome?' -> 'Ana buy in Rome': drop the question word and the
-    auxiliary, keep the rest, so it reads like the memory that answers it."""
-    toks = query.strip().rstrip("?").split()
-    while toks and toks[0].lower().strip(",") in _QUESTION_LEAD:
-        toks = toks[1:]
-    if toks and toks[0].lower() in _AUX:
-        toks = toks[1:]
-    return " ".join(toks)

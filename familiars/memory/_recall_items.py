@@ -68,6 +68,9 @@ class RecallResult:
     timings_ms: dict[str, float] = field(default_factory=dict)
     ablated: list[str] = field(default_factory=list)
     candidates: int = 0
+    #: The ``full`` profile's fan-out: each sub-query's kind, text and source (query /
+    #: offline / model); empty for the other profiles.
+    subqueries: list[dict[str, str]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -78,6 +81,7 @@ class RecallResult:
             "timings_ms": {k: round(v, 3) for k, v in self.timings_ms.items()},
             "ablated": self.ablated,
             "candidates": self.candidates,
+            "subqueries": self.subqueries,
         }
 
 

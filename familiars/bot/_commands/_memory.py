@@ -33,6 +33,9 @@ from familiars.memory import (
 Search = Callable[[str, Caller, int], Awaitable[list[dict[str, Any]]]]
 #: The last reply's recalled items per (agent_id, dialogue_id, user_key), for /memory why.
 RecallLog = Mapping[tuple[str, str | None, str], list[dict[str, Any]]]
+#: The last recall's fan-out per (agent_id, dialogue_id, user_key): its "subqueries"
+#: (kind, text, source) and the fan-out stages it "dropped" (``ReaderRecaller.fanout_log``).
+FanoutLog = Mapping[tuple[str, str | None, str | None], Mapping[str, Any]]
 
 NO_SUCH_MEMORY = "I have no memory with that id that you can see."
 OWNERS_ONLY = "Only the bot's owners can look at that."
@@ -47,6 +50,7 @@ class MemoryCommand(Command):
         *,
         search: Search | None = None,
         recall_log: RecallLog | None = None,
+        fanout_log: FanoutLog | None = None,
         on_used: Callable[[str], None] | None = None,
         forgetter: Forgetter | None = None,
         now: Callable[[], datetime] | None = None,
@@ -91,6 +95,7 @@ class MemoryCommand(Command):
         self._store = store
         self._search_service = search
         self._recall_log: RecallLog = recall_log if recall_log is not None else {}
+        self._fanout_log: FanoutLog = fanout_log if fanout_log is not None else {}
         self._on_used = on_used
         self._forgetter = forgetter
         self._now = now or (lambda: datetime.now(UTC))
@@ -299,9 +304,13 @@ class MemoryCommand(Command):
 
     async def _why(self, call: Call) -> CommandResponse:
         caller = call.caller
-        items = self._recall_log.get((caller.agent_id, caller.dialogue_id, caller.user_key))
+        key = (caller.agent_id, caller.dialogue_id, caller.user_key)
+        items = self._recall_log.get(key)
+        searched = fanout_lines(self._fanout_log.get(key))
         if not items:
-            return CommandResponse("My last reply here did not use any memories.")
+            return CommandResponse(
+                "\n".join(["My last reply here did not use any memories.", *searched])
+            )
         lines = ["My last reply used these memories:"]
         for it in items:
             parts = ", ".join(
@@ -311,7 +320,21 @@ class MemoryCommand(Command):
             )
             text = one_line(str(it.get("text", "")))
             lines.append(f"`{it.get('id')}` {text} — score {it.get('score', 0):.2f} ({parts})")
-        return CommandResponse("\n".join(lines))
+        return CommandResponse("\n".join([*lines, *searched]))
+
+
+def fanout_lines(fanout: Mapping[str, Any] | None) -> list[str]:
+    """The ``full`` profile's sub-queries as /memory why shows them: each one's kind, text
+    and source, and a note when the model's were dropped for the offline ones."""
+    if not fanout or not fanout.get("subqueries"):
+        return []
+    lines = ["I searched for it as:"]
+    for sub in fanout["subqueries"]:
+        text = one_line(str(sub.get("text", "")), 100)
+        lines.append(f"- {sub.get('kind')} ({sub.get('source')}): “{text}”")
+    if "fanout:model" in fanout.get("dropped", ()):
+        lines.append("(the model's sub-queries were late or unusable: offline ones ran)")
+    return lines
 
 
 def one_line(text: str, limit: int = 140) -> str:

@@ -19,7 +19,7 @@ from familiars.bot._commands._declare import Caller, Command
 from familiars.bot._commands._find import FindCommand, Finder
 from familiars.bot._commands._help import HelpCommand
 from familiars.bot._commands._link import LinkCommand
-from familiars.bot._commands._memory import MemoryCommand, RecallLog, Search
+from familiars.bot._commands._memory import FanoutLog, MemoryCommand, RecallLog, Search
 from familiars.bot._commands._proactive import ProactiveCommand
 from familiars.bot._commands._reminders import RemindersCommand
 from familiars.bot._commands._timezone import TimezoneCommand
@@ -43,6 +43,7 @@ def default_commands(
     search: Search | None = None,
     find: Finder | None = None,
     recall_log: RecallLog | None = None,
+    fanout_log: FanoutLog | None = None,
     on_used: Callable[[str], None] | None = None,
     on_proactive: Callable[[Caller, bool], None] | None = None,
     reminders: ReminderBook | None = None,
@@ -58,6 +59,7 @@ def default_commands(
             store,
             search=search,
             recall_log=recall_log,
+            fanout_log=fanout_log,
             on_used=on_used,
             forgetter=forgetter,
             now=now,
