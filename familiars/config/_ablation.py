@@ -23,6 +23,8 @@ RecallKnob = Literal[
     "tree_distance",
     "salience",
     "speaker_prior",
+    "small_talk",
+    "asker_prior",
     "keyword_date",
     "keyword_speaker",
     "context_words",
@@ -30,6 +32,7 @@ RecallKnob = Literal[
     "sentences",
     "dedupe",
     "lexical_gate",
+    "hubness",
     "rerank",
 ]
 FileKnob = Literal[

@@ -600,7 +600,10 @@ class MemoryReader:
         depth: int | None,
     ) -> Ranked:
         """Rank each further subquery (sentence matching only) and merge every ranking by
-        reciprocal-rank fusion; the first pass's parts stay with each row."""
+        reciprocal-rank fusion, the first (fully ranked, re-ranked) pass weighing as much as
+        all the others together: a sub-query lifts what it agrees on, it does not undo the
+        re-ranker (offline, equal weights cost 0.017 LoCoMo R@10 and 0.18 implicit R@10).
+        The first pass's parts stay with each row."""
         rankings = [[str(r) for r in first.rows]]
         for i, sub in enumerate(subqueries[1:], start=1):
             if gate.clock() > gate.deadline:
@@ -609,7 +612,9 @@ class MemoryReader:
             sub_gate = SignalGate(gate.ablated, ("sentences",), gate.deadline, [], gate.clock)
             ranked = self._rank(sub, vecs[i], mask, now, tree, sub_gate, depth)
             rankings.append([str(r) for r in ranked.rows])
-        fused = reciprocal_rank_fusion(rankings)
+        fused = reciprocal_rank_fusion(
+            rankings, weights=[max(1, len(rankings) - 1)] + [1] * (len(rankings) - 1)
+        )
         order = sorted(fused, key=lambda key: -fused[key])
         rows = np.array([int(key) for key in order], dtype=np.int64)
         scores = np.array([fused[key] for key in order])

@@ -223,12 +223,16 @@ def weighted_fusion(parts: Mapping[str, np.ndarray], weights: Mapping[str, float
     return total
 
 
-def reciprocal_rank_fusion(rankings: Sequence[Sequence[str]], k: int = 60) -> dict[str, float]:
-    """RRF: each list adds ``1 / (k + rank)`` (rank from 1) to the ids it holds."""
+def reciprocal_rank_fusion(
+    rankings: Sequence[Sequence[str]], k: int = 60, weights: Sequence[float] | None = None
+) -> dict[str, float]:
+    """RRF: each list adds ``weight / (k + rank)`` (rank from 1, weight 1 unless given) to
+    the ids it holds."""
     fused: dict[str, float] = {}
-    for ranking in rankings:
+    for i, ranking in enumerate(rankings):
+        w = 1.0 if weights is None else float(weights[i])
         for rank, key in enumerate(ranking, start=1):
-            fused[key] = fused.get(key, 0.0) + 1.0 / (k + rank)
+            fused[key] = fused.get(key, 0.0) + w / (k + rank)
     return fused
 
 
