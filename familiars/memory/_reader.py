@@ -415,12 +415,14 @@ class MemoryReader:
         )
         depth = None if self.rerank_depth is None else max(self.rerank_depth, 2 * k)
         with one_blas_thread():
-            ranked = self._rank(subqueries[0], vecs[0], mask, epoch, tree, gate, depth)
+            ranked = self._rank(
+                subqueries[0], vecs[0], mask, epoch, tree, gate, depth, result.timings_ms
+            )
             if len(subqueries) > 1 and gate.stage("fanout"):
                 ranked = self._fan_out(ranked, subqueries, vecs, mask, epoch, tree, gate, depth)
         result.candidates = int(ranked.rows.size)
         result.timings_ms["rank"] = (time.perf_counter() - t_embed) * 1000
-        result.items = self._select(ranked, k, epoch, ttl_context)
+        result.items = self._select(ranked, k, epoch, ttl_context, result.timings_ms)
         self._note_access(result.items)
         result.timings_ms["total"] = (time.perf_counter() - start) * 1000
         return result
@@ -474,9 +476,11 @@ class MemoryReader:
         tree: DialogTree | None,
         gate: SignalGate,
         depth: int | None = None,
+        timings: dict[str, float] | None = None,
     ) -> Ranked:
         """Candidates of dense and keyword search, scored by every signal the gate allows
-        (``_recall_signals.RECALL_SIGNALS``), best first."""
+        (``_recall_signals.RECALL_SIGNALS``), best first. The re-ranker's own time goes to
+        ``timings["rerank"]`` when given."""
         if len(self.index) == 0 or not mask.any():
             return Ranked.empty()
         cand, dense_all, kw_all = self._candidates(query, qvec, mask, depth)
@@ -491,7 +495,9 @@ class MemoryReader:
         total = fuse(parts, self.weights, start)
         rows_x = None
         if self._reranks(cand.shape[0]) and gate.on("rerank") and gate.stage("rerank"):
+            t0 = time.perf_counter()
             total, rows_x = self._rerank(ctx, parts, bonus, total)
+            _add_ms(timings, "rerank", t0)
         order = np.argsort(-total, kind="stable")
         return Ranked(
             cand[order],
@@ -584,11 +590,17 @@ class MemoryReader:
         return Ranked(rows, scores, parts, bonus)
 
     def _select(
-        self, ranked: Ranked, k: int, now: float, ttl_context: Mapping[str, Any] | None
+        self,
+        ranked: Ranked,
+        k: int,
+        now: float,
+        ttl_context: Mapping[str, Any] | None,
+        timings: dict[str, float] | None = None,
     ) -> list[RecallItem]:
         ctx = dict(ttl_context or {})
         ctx.setdefault("now", datetime.fromtimestamp(now, tz=UTC))
         items: list[RecallItem] = []
+        positions: list[int] = []
         by_key: dict[str, RecallItem] = {}
         dedupe = "dedupe" not in self.ablated
         for j, row in enumerate(ranked.rows):
@@ -606,9 +618,13 @@ class MemoryReader:
                 target.merged.append(item.key)
                 continue
             items.append(item)
+            positions.append(j)
             by_key[item.key] = item
             if link:
                 by_key[link] = item
+        t0 = time.perf_counter()
+        if self._explain_reranked(items, positions, ranked):
+            _add_ms(timings, "rerank", t0)
         return items
 
     def _item(self, doc: Doc, ranked: Ranked, j: int) -> RecallItem:
@@ -623,17 +639,28 @@ class MemoryReader:
             }
         else:
             item.explain = explain(parts, self.weights, bonus).as_dict()
-        x = None if ranked.features is None else ranked.features[j]
-        if (
-            x is not None
-            and not np.isnan(x).any()
-            and isinstance(self.reranker, Reranker | TreeReranker)
-        ):
-            rr = self.reranker.explain(x)
+        return item
+
+    def _explain_reranked(
+        self, items: Sequence[RecallItem], positions: Sequence[int], ranked: Ranked
+    ) -> bool:
+        """The re-ranker's explanation on every kept item it scored, all in one pass of the
+        model (one walk of its trees for the lot, not one per item); whether it ran."""
+        model = self.reranker
+        if ranked.features is None or not isinstance(model, Reranker | TreeReranker):
+            return False
+        feats = ranked.features
+        scored = [(it, j) for it, j in zip(items, positions, strict=True)]
+        scored = [(it, j) for it, j in scored if not np.isnan(feats[j]).any()]
+        if not scored:
+            return False
+        x = feats[[j for _, j in scored]]
+        lexical = model.names.index("lexical")
+        for (item, j), rr, row in zip(scored, model.explain_rows(x), x, strict=True):
             item.explain = {"total": rr["score"], "rerank": rr, "first_stage": item.explain}
             item.parts["rerank"] = float(ranked.scores[j])
-            item.parts["lexical"] = float(x[self.reranker.names.index("lexical")])
-        return item
+            item.parts["lexical"] = float(row[lexical])
+        return True
 
     def _make_item(self, doc: Doc, ranked: Ranked, j: int, parts: dict[str, float]) -> RecallItem:
         if doc.kind == "record":
@@ -697,6 +724,12 @@ def _check_query(query: str, k: int, agent_id: str, user_key: str | None) -> Non
     check_agent_id(agent_id)
     if user_key is not None:
         check_user_key(user_key)
+
+
+def _add_ms(timings: dict[str, float] | None, key: str, since: float) -> None:
+    """Add the milliseconds since ``since`` to ``timings[key]`` (when timings are kept)."""
+    if timings is not None:
+        timings[key] = timings.get(key, 0.0) + (time.perf_counter() - since) * 1000
 
 
 def _carry(values: np.ndarray, rows: np.ndarray, by_row: Mapping[int, int]) -> np.ndarray:
