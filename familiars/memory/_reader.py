@@ -202,8 +202,14 @@ class MemoryReader:
         if tree.agent_id and tree.dialogue_id:
             self._queue_node(tree.agent_id, tree.dialogue_id, node)
 
+    @staticmethod
+    def recalls_kind(metadata: Mapping[str, Any] | None) -> bool:
+        """Whether a node with this metadata is indexed at all (issue 14: questions, notices,
+        care replies, reminders are not recalled as facts)."""
+        return (metadata or {}).get("kind") not in NOT_RECALLED_KINDS
+
     def _queue_node(self, agent_id: str, dialogue_id: str, node: Node) -> None:
-        if (node.metadata or {}).get("kind") in NOT_RECALLED_KINDS:  # issue 14: echoes
+        if not self.recalls_kind(node.metadata):  # issue 14: echoes
             return
         key = node_key(agent_id, dialogue_id, node.id)
         if node.metadata.get("forgotten"):  # a tombstone (issue 12 forget) is never indexed
