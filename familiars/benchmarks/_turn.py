@@ -5,7 +5,9 @@ through the real DialogueManager in offline mode (its reply costs nothing). Time
 Q node, recall, prompt, reply node, queueing the write: everything but the model's reply.
 The writer's own work happens off the hot path and is drained between turns, untimed. The
 baseline, one embedding call of a message of the same kind, is measured in the same run,
-interleaved with the turns.
+interleaved with the turns. Each round also runs a turn with the re-ranker switched off
+(``rerank`` added to the reader's ablation), so its cost is the difference in the same run;
+its own time is ``timings_ms["rerank"]`` of the recall.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import asyncio
 import random
 import tempfile
 import time
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any
@@ -34,11 +37,14 @@ _QUESTIONS = [
 ]
 
 
-async def run_turn_bench(settings: Any, records: int, nodes: int, turns: int) -> dict[str, Any]:
+async def run_turn_bench(
+    settings: Any, records: int, nodes: int, turns: int, *, embedder: Any = None
+) -> dict[str, Any]:
+    """The bench (module docstring); ``embedder`` defaults to the configured model."""
     from familiars.bot import Application
     from familiars.memory import embedder_from_settings
 
-    embedder = embedder_from_settings(settings)
+    embedder = embedder or embedder_from_settings(settings)
     with tempfile.TemporaryDirectory(prefix="familiars-bench-turn-") as tmp:
         bench_settings = settings.model_copy(update={"workspace": Path(tmp)})
         app = Application(
@@ -57,10 +63,10 @@ async def run_turn_bench(settings: Any, records: int, nodes: int, turns: int) ->
             base = await _seed_tree(app, embedder, nodes)
             setup_s = time.perf_counter() - t0
             now = datetime.fromtimestamp(base + 30 * nodes + 60, UTC)
-            turn_ms, embed_ms = await _timed_turns(app, embedder, now, turns)
+            times = await _timed_turns(app, embedder, now, turns)
         finally:
             await app.shutdown()
-    return _report(records, nodes, turns, setup_s, turn_ms, embed_ms)
+    return _report(records, nodes, turns, setup_s, times)
 
 
 async def _seed_records(app: Any, records: int) -> None:
@@ -92,65 +98,95 @@ async def _seed_tree(app: Any, embedder: Any, nodes: int) -> float:
     return base
 
 
-async def _timed_turns(
-    app: Any, embedder: Any, now: datetime, turns: int
-) -> tuple[list[float], list[float]]:
-    """Each turn's time next to one query embedding's, measured back to back (three warm-up
-    turns are not counted)."""
-    from familiars.bot import IncomingMessage
+@dataclass
+class _Times:
+    """Per-turn milliseconds: turns with the re-ranker as configured and with it switched
+    off, the re-ranker's own share of the former, and the interleaved query embeddings."""
 
+    on: list[float] = field(default_factory=list)
+    off: list[float] = field(default_factory=list)
+    rerank: list[float] = field(default_factory=list)
+    embed: list[float] = field(default_factory=list)
+
+
+async def _timed_turns(app: Any, embedder: Any, now: datetime, turns: int) -> _Times:
+    """Each round: one query embedding, then one turn with the re-ranker and one without
+    (in alternating order), back to back; three warm-up rounds are not counted."""
     rng = random.Random(11)
-    turn_ms: list[float] = []
-    embed_ms: list[float] = []
+    times = _Times()
+    reader = app.dialogues.recaller.reader
+    configured = reader.ablated
+    rerank_ms = 0.0
     for n in range(turns + 3):
-        question = f"{rng.choice(_QUESTIONS)} ({n})"
         probe = f"{rng.choice(_QUESTIONS)} [{n}]"
         t = time.perf_counter()
         embedder.embed_batch([probe])
         e = (time.perf_counter() - t) * 1000
-        message = IncomingMessage(
-            platform="console",
-            chat_id="bench",
-            user_id="user0",
-            display_name="User",
-            text=question,
-            ts=now + timedelta(minutes=n),
-        )
-        t = time.perf_counter()
-        async for _ in app.dialogues.respond(message):
-            pass
-        # (The reply node is embedded with the next message, inside the next turn.)
-        d = (time.perf_counter() - t) * 1000
-        await app.writer_queue.drain()
+        timed: dict[bool, float] = {}
+        for rerank_on in (True, False) if n % 2 == 0 else (False, True):
+            reader.ablated = configured if rerank_on else configured | {"rerank"}
+            question = f"{rng.choice(_QUESTIONS)} ({n}{'' if rerank_on else ' b'})"
+            timed[rerank_on] = await _one_turn(app, question, now + timedelta(minutes=2 * n))
+            if rerank_on:
+                rerank_ms = app.dialogues.recaller.last_result.timings_ms.get("rerank", 0.0)
+        reader.ablated = configured
         if n >= 3:
-            turn_ms.append(d)
-            embed_ms.append(e)
-    return turn_ms, embed_ms
+            times.on.append(timed[True])
+            times.off.append(timed[False])
+            times.rerank.append(rerank_ms)
+            times.embed.append(e)
+    return times
 
 
-def _report(
-    records: int,
-    nodes: int,
-    turns: int,
-    setup_s: float,
-    turn_ms: list[float],
-    embed_ms: list[float],
-) -> dict[str, Any]:
-    p95 = percentile(turn_ms, 95)
-    embed_p95 = percentile(embed_ms, 95)
+async def _one_turn(app: Any, question: str, ts: datetime) -> float:
+    """One message through the DialogueManager, in ms; the writer's queue drained after."""
+    from familiars.bot import IncomingMessage
+
+    message = IncomingMessage(
+        platform="console",
+        chat_id="bench",
+        user_id="user0",
+        display_name="User",
+        text=question,
+        ts=ts,
+    )
+    t = time.perf_counter()
+    async for _ in app.dialogues.respond(message):
+        pass
+    # (The reply node is embedded with the next message, inside the next turn.)
+    d = (time.perf_counter() - t) * 1000
+    await app.writer_queue.drain()
+    return d
+
+
+def _ratios(turn_ms: list[float], embed_ms: list[float]) -> dict[str, float]:
+    p95, embed_p95 = percentile(turn_ms, 95), percentile(embed_ms, 95)
+    return {
+        "p50_ms": round(percentile(turn_ms, 50), 2),
+        "p95_ms": round(p95, 2),
+        "ratio_p50": round(float(np.median(turn_ms)) / max(float(np.median(embed_ms)), 1e-9), 2),
+        "ratio_p95": round(p95 / max(embed_p95, 1e-9), 2),
+    }
+
+
+def _report(records: int, nodes: int, turns: int, setup_s: float, t: _Times) -> dict[str, Any]:
+    on, off = _ratios(t.on, t.embed), _ratios(t.off, t.embed)
     return {
         "records": records,
         "nodes": nodes,
         "turns": turns,
         "setup_s": round(setup_s, 1),
-        "p50_ms": round(percentile(turn_ms, 50), 2),
-        "p95_ms": round(p95, 2),
-        "embed_p50_ms": round(percentile(embed_ms, 50), 2),
-        "embed_p95_ms": round(embed_p95, 2),
-        "ratio_p50": round(float(np.median(turn_ms)) / max(float(np.median(embed_ms)), 1e-9), 2),
-        "ratio_p95": round(p95 / max(embed_p95, 1e-9), 2),
+        **on,
+        "embed_p50_ms": round(percentile(t.embed, 50), 2),
+        "embed_p95_ms": round(percentile(t.embed, 95), 2),
+        "rerank_p50_ms": round(percentile(t.rerank, 50), 2),
+        "rerank_p95_ms": round(percentile(t.rerank, 95), 2),
+        "rerank_off": off,
+        "before_after": f"turn ratio p95 {off['ratio_p95']} without the re-ranker, "
+        f"{on['ratio_p95']} with it (p50 {off['ratio_p50']} -> {on['ratio_p50']})",
         "note": "turn = Q node (embedded with the previous reply node in one batch) + recall"
-        " + prompt + queueing the write",
+        " + prompt + queueing the write; each round times one turn with the re-ranker and one"
+        " without, next to one query embedding",
     }
 
 
@@ -168,7 +204,7 @@ def command(
         return
     print_table(
         "bench turn",
-        ["records", "nodes", "p50 ms", "p95 ms", "embed p95 ms", "ratio p95"],
+        ["records", "nodes", "p50 ms", "p95 ms", "embed p95 ms", "ratio p95", "rerank p95 ms"],
         [
             [
                 records,
@@ -177,6 +213,8 @@ def command(
                 result["p95_ms"],
                 result["embed_p95_ms"],
                 result["ratio_p95"],
+                result["rerank_p95_ms"],
             ]
         ],
     )
+    print(result["before_after"])

@@ -31,6 +31,8 @@ logger = logging.getLogger(__name__)
 #: The last recall's fan-out per (agent_id, dialogue_id, user_key), for /memory why:
 #: ``{"subqueries": [{"kind", "text", "source"}, ...], "dropped": ["fanout:model", ...]}``.
 FanoutLog = dict[tuple[str, str | None, str | None], dict[str, Any]]
+#: A node about to be added, as the prefetch sees it: content, speaker, metadata.
+PrefetchNode = tuple[str, str | None, dict[str, Any]]
 
 
 class ReaderRecaller:
@@ -91,16 +93,19 @@ class ReaderRecaller:
     async def flush_access(self) -> int:
         return await self.reader.flush_access(force=True)
 
-    def prefetch_texts(self, nodes: list[tuple[str, str | None]], query: str) -> list[str]:
+    def prefetch_texts(self, nodes: list[PrefetchNode], query: str) -> list[str]:
         """What the reader will ask the embedder for when these dialogue nodes are indexed
         and ``query`` is recalled: the nodes' sentences (when more than one) and the words it
-        has no vector for yet. The turn embeds them with the message, in one batch."""
+        has no vector for yet. The turn embeds them with the message, in one batch. A node
+        the reader never indexes (a question, an offline notice: issue 14) needs neither."""
+        nodes = [(c, s, m) for c, s, m in nodes if not m.get("forgotten")]
+        nodes = [(c, s, m) for c, s, m in nodes if self.reader.recalls_kind(m)]
         texts: list[str] = []
-        for content, speaker in nodes:
+        for content, speaker, _ in nodes:
             parts = sentences(content)
             if len(parts) >= 2:
                 texts += [node_embedding_text(p, speaker) for p in parts]
-        sources = [c for c, _ in nodes] + [s or "" for _, s in nodes] + [query]
+        sources = [c for c, _, _ in nodes] + [s or "" for _, s, _ in nodes] + [query]
         return texts + self.reader.index.words_needing_vectors(sources)
 
 

@@ -121,7 +121,8 @@ class TreeLog:
         trees: DialogTrees,
         embedder: Embedder,
         *,
-        prefetch: Callable[[list[tuple[str, str | None]], str], list[str]] | None = None,
+        prefetch: Callable[[list[tuple[str, str | None, dict[str, Any]]], str], list[str]]
+        | None = None,
     ) -> None:
         self.trees = trees
         self.embedder = embedder
@@ -144,12 +145,12 @@ class TreeLog:
         masked = node_content_for_llm_text(text, metadata)
         speaker = metadata.get("speaker")
         pending = self._pending.pop((agent_id, dialogue_id), None)
-        nodes: list[tuple[str, str | None]] = [(text, speaker)]
+        nodes: list[tuple[str, str | None, dict[str, Any]]] = [(text, speaker, metadata)]
         # A node is embedded as a transcript line (the speaker's name leads, so "what did
         # Ana say" meets Ana's messages); the message as a query is embedded as it is.
         batch = [node_embedding_text(masked, speaker), masked]
         if pending is not None:
-            nodes.insert(0, (pending.text, None))
+            nodes.insert(0, (pending.text, None, pending.metadata))
             batch.insert(0, pending.text or " ")
         if self.prefetch is not None:
             batch += [t for t in self.prefetch(nodes, masked) if t not in batch]

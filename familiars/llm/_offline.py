@@ -12,6 +12,7 @@ Also the text helpers offline answers are made of (no model, no invented text):
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -173,6 +174,7 @@ _ASKS = {
 }
 
 
+@functools.lru_cache(maxsize=16384)  # an offline answer stems the same words every turn
 def _stem(word: str) -> str:
     word = word.lower().strip("'")
     if word.endswith("'s"):

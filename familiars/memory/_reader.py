@@ -34,6 +34,7 @@ from familiars.memory._dialog_tree import DialogTree, DialogTrees, Node
 from familiars.memory._embeddings import Embedder
 from familiars.memory._errors import RecallError
 from familiars.memory._paths import check_agent_id, check_dialogue_id, check_user_key
+from familiars.memory._reader_rows import add_ms, carry, node_owner, source_node_key, top
 from familiars.memory._recall_items import (
     Ranked,
     RecallItem,
@@ -214,8 +215,14 @@ class MemoryReader:
         if tree.agent_id and tree.dialogue_id:
             self._queue_node(tree.agent_id, tree.dialogue_id, node)
 
+    @staticmethod
+    def recalls_kind(metadata: Mapping[str, Any] | None) -> bool:
+        """Whether a node with this metadata is indexed at all (issue 14: questions, notices,
+        care replies, reminders are not recalled as facts)."""
+        return (metadata or {}).get("kind") not in NOT_RECALLED_KINDS
+
     def _queue_node(self, agent_id: str, dialogue_id: str, node: Node) -> None:
-        if (node.metadata or {}).get("kind") in NOT_RECALLED_KINDS:  # issue 14: echoes
+        if not self.recalls_kind(node.metadata):  # issue 14: echoes
             return
         key = node_key(agent_id, dialogue_id, node.id)
         if node.metadata.get("forgotten"):  # a tombstone (issue 12 forget) is never indexed
@@ -348,7 +355,7 @@ class MemoryReader:
                 text=node.content,
                 timestamp=node.timestamp,
                 speaker=sp,
-                owner=_node_owner(node),
+                owner=node_owner(node),
                 ref=(agent_id, dialogue_id, node),
                 extra_terms=date_words(node.timestamp),
             )
@@ -432,13 +439,21 @@ class MemoryReader:
         depth = None if self.rerank_depth is None else max(self.rerank_depth, 2 * k)
         with one_blas_thread():
             ranked = self._rank(
-                subqueries[0], vecs[0], mask, epoch, tree, gate, depth, asker=user_key
+                subqueries[0],
+                vecs[0],
+                mask,
+                epoch,
+                tree,
+                gate,
+                depth,
+                result.timings_ms,
+                asker=user_key,
             )
             if len(subqueries) > 1 and gate.stage("fanout"):
                 ranked = self._fan_out(ranked, subqueries, vecs, mask, epoch, tree, gate, depth)
         result.candidates = int(ranked.rows.size)
         result.timings_ms["rank"] = (time.perf_counter() - t_embed) * 1000
-        result.items = self._select(ranked, k, epoch, ttl_context)
+        result.items = self._select(ranked, k, epoch, ttl_context, result.timings_ms)
         self._note_access(result.items)
         result.timings_ms["total"] = (time.perf_counter() - start) * 1000
         return result
@@ -502,12 +517,14 @@ class MemoryReader:
         tree: DialogTree | None,
         gate: SignalGate,
         depth: int | None = None,
+        timings: dict[str, float] | None = None,
         *,
         asker: str | None = None,
     ) -> Ranked:
         """Candidates of dense and keyword search, scored by every signal the gate allows
         (``_recall_signals.RECALL_SIGNALS``), best first; ``asker`` is the user_key of the
-        person whose message the query is."""
+        person whose message the query is. The re-ranker's own time goes to
+        ``timings["rerank"]`` when given."""
         if len(self.index) == 0 or not mask.any():
             return Ranked.empty()
         cand, dense_all, kw_all = self._candidates(query, qvec, mask, depth)
@@ -523,7 +540,9 @@ class MemoryReader:
         total = fuse(parts, self.weights, start)
         rows_x = None
         if self._reranks(cand.shape[0]) and gate.on("rerank") and gate.stage("rerank"):
+            t0 = time.perf_counter()
             total, rows_x = self._rerank(ctx, parts, bonus, total)
+            add_ms(timings, "rerank", t0)
         order = np.argsort(-total, kind="stable")
         return Ranked(
             cand[order],
@@ -563,12 +582,12 @@ class MemoryReader:
         c = self.candidates
         dense_all = idx.dense_all(qvec)
         masked = np.where(mask, dense_all, -np.inf)
-        cand = _top(masked, c)
+        cand = top(masked, c)
         kw_all: np.ndarray | None = None
         if "keyword" not in self.ablated:
             kw_all = idx.keywords.scores(keyword_terms(query), len(idx))
             kw_all[~mask] = 0.0
-            cand = np.union1d(cand, _top(np.where(kw_all > 0, kw_all, -np.inf), c))
+            cand = np.union1d(cand, top(np.where(kw_all > 0, kw_all, -np.inf), c))
         cand = cand[np.isfinite(masked[cand])]
         return self._shortlist(cand, dense_all, kw_all, depth), dense_all, kw_all
 
@@ -619,17 +638,23 @@ class MemoryReader:
         rows = np.array([int(key) for key in order], dtype=np.int64)
         scores = np.array([fused[key] for key in order])
         by_row: dict[int, int] = {int(r): j for j, r in enumerate(first.rows)}
-        parts = {name: _carry(values, rows, by_row) for name, values in first.parts.items()}
+        parts = {name: carry(values, rows, by_row) for name, values in first.parts.items()}
         parts["rrf"] = scores
-        bonus = {name: _carry(values, rows, by_row) for name, values in first.bonus.items()}
+        bonus = {name: carry(values, rows, by_row) for name, values in first.bonus.items()}
         return Ranked(rows, scores, parts, bonus)
 
     def _select(
-        self, ranked: Ranked, k: int, now: float, ttl_context: Mapping[str, Any] | None
+        self,
+        ranked: Ranked,
+        k: int,
+        now: float,
+        ttl_context: Mapping[str, Any] | None,
+        timings: dict[str, float] | None = None,
     ) -> list[RecallItem]:
         ctx = dict(ttl_context or {})
         ctx.setdefault("now", datetime.fromtimestamp(now, tz=UTC))
         items: list[RecallItem] = []
+        positions: list[int] = []
         by_key: dict[str, RecallItem] = {}
         dedupe = "dedupe" not in self.ablated
         for j, row in enumerate(ranked.rows):
@@ -641,15 +666,19 @@ class MemoryReader:
             if doc.kind == "record" and not is_live(doc.ref, **ctx):
                 continue
             item = self._item(doc, ranked, j)
-            link = _source_node_key(doc) if dedupe else None
+            link = source_node_key(doc) if dedupe else None
             target = by_key.get(link or item.key) if dedupe else None
             if target is not None:
                 target.merged.append(item.key)
                 continue
             items.append(item)
+            positions.append(j)
             by_key[item.key] = item
             if link:
                 by_key[link] = item
+        t0 = time.perf_counter()
+        if self._explain_reranked(items, positions, ranked):
+            add_ms(timings, "rerank", t0)
         return items
 
     def _item(self, doc: Doc, ranked: Ranked, j: int) -> RecallItem:
@@ -664,17 +693,28 @@ class MemoryReader:
             }
         else:
             item.explain = explain(parts, self.weights, bonus).as_dict()
-        x = None if ranked.features is None else ranked.features[j]
-        if (
-            x is not None
-            and not np.isnan(x).any()
-            and isinstance(self.reranker, Reranker | TreeReranker)
-        ):
-            rr = self.reranker.explain(x)
+        return item
+
+    def _explain_reranked(
+        self, items: Sequence[RecallItem], positions: Sequence[int], ranked: Ranked
+    ) -> bool:
+        """The re-ranker's explanation on every kept item it scored, all in one pass of the
+        model (one walk of its trees for the lot, not one per item); whether it ran."""
+        model = self.reranker
+        if ranked.features is None or not isinstance(model, Reranker | TreeReranker):
+            return False
+        feats = ranked.features
+        scored = [(it, j) for it, j in zip(items, positions, strict=True)]
+        scored = [(it, j) for it, j in scored if not np.isnan(feats[j]).any()]
+        if not scored:
+            return False
+        x = feats[[j for _, j in scored]]
+        lexical = model.names.index("lexical")
+        for (item, j), rr, row in zip(scored, model.explain_rows(x), x, strict=True):
             item.explain = {"total": rr["score"], "rerank": rr, "first_stage": item.explain}
             item.parts["rerank"] = float(ranked.scores[j])
-            item.parts["lexical"] = float(x[self.reranker.names.index("lexical")])
-        return item
+            item.parts["lexical"] = float(row[lexical])
+        return True
 
     def _make_item(self, doc: Doc, ranked: Ranked, j: int, parts: dict[str, float]) -> RecallItem:
         if doc.kind == "record":
@@ -738,39 +778,3 @@ def _check_query(query: str, k: int, agent_id: str, user_key: str | None) -> Non
     check_agent_id(agent_id)
     if user_key is not None:
         check_user_key(user_key)
-
-
-def _carry(values: np.ndarray, rows: np.ndarray, by_row: Mapping[int, int]) -> np.ndarray:
-    """``values`` of the first pass, reordered to ``rows`` (0 for rows it did not rank)."""
-    return np.array([values[by_row[int(r)]] if int(r) in by_row else 0.0 for r in rows])
-
-
-def _top(values: np.ndarray, k: int) -> np.ndarray:
-    if values.shape[0] <= k:
-        idx = np.arange(values.shape[0])
-    else:
-        idx = np.argpartition(-values, k - 1)[:k]
-    return idx[np.isfinite(values[idx])]
-
-
-def _node_owner(node: Node) -> str | None:
-    """The user_key of the person who said a dialogue message (None for the familiar's own)."""
-    if node.origin != "user":
-        return None
-    value = node.metadata.get("user_key")
-    return value if isinstance(value, str) and value else None
-
-
-def _source_node_key(doc: Doc) -> str | None:
-    """The dialogue node a record was written from (its ``evidence``), as an index key."""
-    if doc.kind != "record":
-        return None
-    rec: MemoryRecord = doc.ref
-    ev = rec.evidence or {}
-    dialogue_id, turn_id = ev.get("dialogue_id"), ev.get("turn_id")
-    if not dialogue_id or turn_id is None:
-        return None
-    try:
-        return node_key(rec.agent_id, str(dialogue_id), int(turn_id))
-    except (TypeError, ValueError):
-        return None

@@ -155,6 +155,10 @@ class Reranker:
     def score(self, x: np.ndarray) -> np.ndarray:
         return np.asarray(((x - self.mean) / self.scale) @ self.weights + self.bias)
 
+    def explain_rows(self, x: np.ndarray) -> list[dict[str, Any]]:
+        """:meth:`explain` of each row of ``x``."""
+        return [self.explain(row) for row in x]
+
     def explain(self, x: np.ndarray) -> dict[str, Any]:
         """One item's features, the weights and each feature's contribution."""
         z = (x - self.mean) / self.scale
@@ -222,19 +226,40 @@ class TreeReranker:
         return out
 
     def score(self, x: np.ndarray) -> np.ndarray:
-        return self._walk(x, None)
+        """Every tree walked at once, level by level; the leaves summed tree after tree
+        (the same sums, to the bit, as :meth:`_walk`, in far fewer numpy calls)."""
+        n, trees = x.shape[0], self.feature.shape[0]
+        tree = np.arange(trees)[None, :]
+        rows = np.arange(n)[:, None]
+        node = np.zeros((n, trees), dtype=np.int64)
+        for _ in range(self.levels):
+            f = self.feature[tree, node]
+            node = 2 * node + 1 + (x[rows, f] > self.threshold[tree, node])
+        leaves = self.values[tree, node]
+        out = np.zeros(n)
+        for t in range(trees):
+            out += leaves[:, t]
+        return out
 
     def explain(self, x: np.ndarray) -> dict[str, Any]:
-        contrib = np.zeros((1, len(self.names)))
-        score = float(self._walk(x[None, :], contrib)[0])
-        return {
-            "score": round(score, 6),
-            "base": round(float(self.values[:, 0].sum()), 6),
-            "features": {n: round(float(v), 6) for n, v in zip(self.names, x, strict=True)},
-            "contributions": {
-                n: round(float(v), 6) for n, v in zip(self.names, contrib[0], strict=True) if v
-            },
-        }
+        return self.explain_rows(x[None, :])[0]
+
+    def explain_rows(self, x: np.ndarray) -> list[dict[str, Any]]:
+        """:meth:`explain` of each row of ``x``, in one walk of the trees for them all."""
+        contrib = np.zeros((x.shape[0], len(self.names)))
+        scores = self._walk(x, contrib)
+        base = round(float(self.values[:, 0].sum()), 6)
+        return [
+            {
+                "score": round(float(score), 6),
+                "base": base,
+                "features": {n: round(float(v), 6) for n, v in zip(self.names, row, strict=True)},
+                "contributions": {
+                    n: round(float(v), 6) for n, v in zip(self.names, c, strict=True) if v
+                },
+            }
+            for score, row, c in zip(scores, x, contrib, strict=True)
+        ]
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -1,0 +1,56 @@
+"""Small row helpers of the read chain (``_reader``): timings, first-pass parts carried
+through the fan-out, top-k, and who said or sourced a document."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+
+import numpy as np
+
+from familiars.memory._dialog_tree import Node
+from familiars.memory._recall_items import node_key
+from familiars.memory._records import MemoryRecord
+from familiars.memory._search_index import Doc
+
+
+def add_ms(timings: dict[str, float] | None, key: str, since: float) -> None:
+    """Add the milliseconds since ``since`` to ``timings[key]`` (when timings are kept)."""
+    if timings is not None:
+        timings[key] = timings.get(key, 0.0) + (time.perf_counter() - since) * 1000
+
+
+def carry(values: np.ndarray, rows: np.ndarray, by_row: Mapping[int, int]) -> np.ndarray:
+    """``values`` of the first pass, reordered to ``rows`` (0 for rows it did not rank)."""
+    return np.array([values[by_row[int(r)]] if int(r) in by_row else 0.0 for r in rows])
+
+
+def top(values: np.ndarray, k: int) -> np.ndarray:
+    if values.shape[0] <= k:
+        idx = np.arange(values.shape[0])
+    else:
+        idx = np.argpartition(-values, k - 1)[:k]
+    return idx[np.isfinite(values[idx])]
+
+
+def node_owner(node: Node) -> str | None:
+    """The user_key of the person who said a dialogue message (None for the familiar's own)."""
+    if node.origin != "user":
+        return None
+    value = node.metadata.get("user_key")
+    return value if isinstance(value, str) and value else None
+
+
+def source_node_key(doc: Doc) -> str | None:
+    """The dialogue node a record was written from (its ``evidence``), as an index key."""
+    if doc.kind != "record":
+        return None
+    rec: MemoryRecord = doc.ref
+    ev = rec.evidence or {}
+    dialogue_id, turn_id = ev.get("dialogue_id"), ev.get("turn_id")
+    if not dialogue_id or turn_id is None:
+        return None
+    try:
+        return node_key(rec.agent_id, str(dialogue_id), int(turn_id))
+    except (TypeError, ValueError):
+        return None

@@ -1,0 +1,19 @@
+"""``bench turn`` on a tiny workspace: what it reports (no timing is asserted)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from familiars.benchmarks._turn import run_turn_bench
+from familiars.config import Settings
+from tests.fakes import HashEmbedder
+
+
+async def test_turn_bench_reports_the_rerank_cost_and_both_ratios(workspace: Path) -> None:
+    settings = Settings(workspace=workspace)
+    out = await run_turn_bench(settings, 60, 40, 5, embedder=HashEmbedder(dim=384))
+    assert out["turns"] == 5
+    for key in ("p50_ms", "p95_ms", "ratio_p50", "ratio_p95", "rerank_p50_ms", "rerank_p95_ms"):
+        assert out[key] >= 0.0
+    assert set(out["rerank_off"]) == {"p50_ms", "p95_ms", "ratio_p50", "ratio_p95"}
+    assert "without the re-ranker" in out["before_after"]
