@@ -404,9 +404,11 @@ async def run_benchmark(
     seed: int = 0,
     prompt: PromptSetup | None = None,
     facts: bool = False,
+    knobs: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """The report; ``implicit`` stitches that pairs file (one split, or all for None) into
-    the conversations first, ``prompt`` also measures what reaches the prompt."""
+    the conversations first, ``prompt`` also measures what reaches the prompt, ``knobs``
+    are the ones ``ablate`` switches off (default all)."""
     convs = load_conversations(data, conversations)
     if implicit is not None:
         convs = stitch(convs, load_pairs(implicit, implicit_split), seed=seed)
@@ -429,7 +431,7 @@ async def run_benchmark(
     report["questions_without_evidence"] = sum(c["questions_without_evidence"] for c in convs)
     if ablate:
         report["ablation"] = {}
-        for knob in RECALL_KNOBS:
+        for knob in knobs or RECALL_KNOBS:
             res = await evaluate(convs, cached, ks, profile=profile, ablated=[knob], facts=facts)
             report["ablation"][knob] = {
                 "overall": res["overall"],
@@ -476,6 +478,9 @@ def command(
     ablate: Annotated[
         bool, typer.Option("--ablate", help="Also rerun with each knob off.")
     ] = False,
+    knobs: Annotated[
+        str, typer.Option("--knobs", help="With --ablate: only these knobs (e.g. hubness,rerank).")
+    ] = "",
     implicit: Annotated[
         Path | None,
         typer.Option(
@@ -497,32 +502,37 @@ def command(
 ) -> None:
     """Evidence recall@k on LoCoMo through DialogTree + MemoryReader, with baselines."""
     selection, ks = _checked_options(data, conversations, k, profile, implicit, implicit_split)
-    from familiars.memory import embedder_from_settings
-
+    knob_list = _checked_knobs(knobs)
     settings = get_ctx(ctx).settings
-    embedder = embedder_from_settings(settings)
-    try:
-        report = asyncio.run(
-            run_benchmark(
-                data,
-                conversations=selection,
-                ks=ks,
-                profile=profile,
-                embedder=embedder,
-                ablate=ablate,
-                implicit=implicit,
-                implicit_split=None if implicit_split == "all" else implicit_split,
-                seed=seed,
-                prompt=PromptSetup.from_settings(settings),
-                facts=facts,
-            )  # fmt: skip
-        )
-    except (ValueError, KeyError) as exc:
-        fail(f"cannot run the LoCoMo benchmark: {exc}")
+    report = _run(
+        settings, data, conversations=selection, ks=ks, profile=profile, ablate=ablate,
+        implicit=implicit, seed=seed, facts=facts, knobs=knob_list,
+        implicit_split=None if implicit_split == "all" else implicit_split,
+    )  # fmt: skip
     if want_json(ctx, json_out):
         print_json(report)
         return
     _print(report, ks)
+
+
+def _run(settings: Any, data: Path, **options: Any) -> dict[str, Any]:
+    """The benchmark with the configured embedder; a bad data file is one clear line."""
+    from familiars.memory import embedder_from_settings
+
+    embedder = embedder_from_settings(settings)
+    prompt = PromptSetup.from_settings(settings)
+    try:
+        return asyncio.run(run_benchmark(data, embedder=embedder, prompt=prompt, **options))
+    except (ValueError, KeyError) as exc:
+        fail(f"cannot run the LoCoMo benchmark: {exc}")
+
+
+def _checked_knobs(value: str) -> list[str] | None:
+    names = [n.strip() for n in value.split(",") if n.strip()]
+    unknown = [n for n in names if n not in RECALL_KNOBS]
+    if unknown:
+        fail(f"unknown knob {unknown[0]!r}; use one of {', '.join(RECALL_KNOBS)}")
+    return names or None
 
 
 def _checked_options(
