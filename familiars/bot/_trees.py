@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -108,9 +109,11 @@ PENDING_REPLY = "pending_reply.json"
 
 
 class TreeLog:
-    """Adds the turn's nodes. A reply's node is deferred and embedded in one batch with the
-    next message of its dialogue (or alone when :meth:`flush` is called): one embedding call
-    per turn instead of two.
+    """Adds the turn's nodes. A reply's node is deferred: a background task embeds and adds
+    it right after the reply is sent, while the person reads and types, so the next message
+    does not wait for it (the next message of the dialogue awaits that task first, so the
+    tree's order never changes; :meth:`flush` and :meth:`flush_all` await it too). Without a
+    running loop it is embedded in one batch with the next message instead.
 
     A deferred reply was already sent, so it is durable at once: its text waits in the
     dialogue folder's ``pending_reply.json`` (atomic, fsynced) until its node is added, and
@@ -131,6 +134,7 @@ class TreeLog:
         #: call to the model and the reader finds them in the embedder's cache.
         self.prefetch = prefetch
         self._pending: dict[tuple[str, str], _PendingReply] = {}
+        self._adding: dict[tuple[str, str], asyncio.Task[None]] = {}
 
     async def add_user_node(
         self,
@@ -141,6 +145,7 @@ class TreeLog:
         timestamp: float,
         metadata: dict[str, Any],
     ) -> int:
+        await self._added((agent_id, dialogue_id))
         tree = await self.trees.aget(agent_id, dialogue_id, create=True)
         masked = node_content_for_llm_text(text, metadata)
         speaker = metadata.get("speaker")
@@ -181,6 +186,37 @@ class TreeLog:
         self._pending[(agent_id, dialogue_id)] = pending
         folder = self.trees.folder(agent_id, dialogue_id)
         atomic_write_text(folder / PENDING_REPLY, json.dumps(asdict(pending), ensure_ascii=False))
+        key = (agent_id, dialogue_id)
+        with contextlib.suppress(RuntimeError):  # no running loop: the next message adds it
+            self._adding[key] = asyncio.get_running_loop().create_task(self._add_later(key))
+
+    async def _add_later(self, key: tuple[str, str]) -> None:
+        """The deferred reply's node, embedded with what the reader will need for it; a
+        failure is logged and the reply stays pending (on disk too) for the next try."""
+        pending = self._pending.get(key)
+        if pending is None:
+            return
+        try:
+            batch = [pending.text or " "]
+            if self.prefetch is not None:
+                node = (pending.text, None, pending.metadata)
+                batch += [t for t in self.prefetch([node], "") if t not in batch]
+            vectors = await self.embedder.aembed_batch(batch)
+            if self._pending.get(key) is not pending:
+                return  # taken by the next message or a flush meanwhile
+            tree = await self.trees.aget(*key, create=True)
+            del self._pending[key]
+            await self._add_reply(tree, pending, vectors[0])
+            self._settled(*key)
+        except Exception:  # noqa: BLE001 - a background task must not die silently
+            logger.warning("adding the reply node of %s/%s failed; it stays pending", *key,
+                           exc_info=True)  # fmt: skip
+
+    async def _added(self, key: tuple[str, str]) -> None:
+        """Wait for the background task adding this dialogue's reply node, if any."""
+        task = self._adding.pop(key, None)
+        if task is not None:
+            await asyncio.shield(task)
 
     def _settled(self, agent_id: str, dialogue_id: str) -> None:
         """The pending reply is in the tree (and so in its journal): its sidecar goes."""
@@ -238,6 +274,7 @@ class TreeLog:
         )
 
     async def flush(self, agent_id: str, dialogue_id: str) -> None:
+        await self._added((agent_id, dialogue_id))
         pending = self._pending.pop((agent_id, dialogue_id), None)
         if pending is None:
             return
@@ -246,6 +283,8 @@ class TreeLog:
         self._settled(agent_id, dialogue_id)
 
     async def flush_all(self) -> None:
+        for key in list(self._adding):
+            await self._added(key)
         for agent_id, dialogue_id in list(self._pending):
             await self.flush(agent_id, dialogue_id)
 

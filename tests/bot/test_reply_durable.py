@@ -41,3 +41,26 @@ async def test_a_sent_reply_survives_a_crash_before_its_node_is_added(workspace:
         replies = [n for n in tree.node_list if n.node_type == "A"]
         assert [n.content for n in replies] == [reply]
     assert not list(workspace.glob("agents/*/*/pending_reply.json"))
+
+
+async def test_the_reply_node_is_added_in_the_background_before_the_next_message(
+    workspace: Path,
+) -> None:
+    """Right after the reply, a background task adds its node (the next message does not
+    embed it); the next message of the dialogue still comes after it in the tree."""
+    import asyncio
+
+    async with _app(workspace) as app:
+        reply = "".join([d async for d in app.dialogues.respond(_msg("My name is Ann."))])
+        log = app.dialogues.log
+        (((_, dialogue), task),) = log._adding.items()  # type: ignore[attr-defined]  # with the reply
+        await asyncio.wait_for(asyncio.shield(task), 30)  # as idle time would let it run
+        assert not log._pending  # type: ignore[attr-defined]
+        assert not list(workspace.glob("agents/*/*/pending_reply.json"))
+        tree = app.trees.get("agent_0", dialogue)
+        assert [n.content for n in tree.node_list if n.node_type == "A"] == [reply]
+        again = "".join([d async for d in app.dialogues.respond(_msg("I live in Oslo."))])
+        await app.settle()
+        kinds = [(n.node_type, n.content) for n in tree.node_list]
+        assert kinds[:4] == [("Q", "My name is Ann."), ("A", reply), ("Q", "I live in Oslo."),
+                             ("A", again)]  # fmt: skip
