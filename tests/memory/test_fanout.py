@@ -85,10 +85,8 @@ async def test_a_server_slower_than_the_budget_falls_back_offline() -> None:
         result = await _recall(reader)
         await model.aclose()
     assert "fanout:model" in result.dropped
-    assert [s["source"] for s in result.subqueries][1:] == ["offline"] * (
-        len(result.subqueries) - 1
-    )
-    assert result.subqueries == [s.as_dict() for s in offline_subqueries(QUERY)]
+    assert result.subqueries == [{"kind": "literal", "text": QUERY, "source": "query"}]
+    assert len(offline_subqueries(QUERY)) > 1  # the rewrites exist, but rank worse offline
 
 
 async def test_no_time_left_means_no_request_at_all() -> None:

@@ -131,14 +131,17 @@ async def test_bad_input(reader) -> None:
         MemoryReader(reader.embedder, ablated="keyword,warp_drive")
 
 
-async def test_budget_drops_stages_from_the_tail(tmp_path, reader) -> None:
+async def test_budget_drops_stages_from_the_tail(tmp_path, reader, monkeypatch) -> None:
     reader.budgets_ms["standard"] = 0.0
     res = await _recall(reader, "dog")
     assert res.dropped == ["sentences", "late_interaction"]
     assert res.items  # the core stages still answer
     reader.budgets_ms["full"] = 10_000.0
     full = await _recall(reader, "What did Ana say about hiking?", profile="full")
-    assert full.dropped == [] and "rrf" in full.items[0].parts
+    assert full.dropped == [] and "rrf" not in full.items[0].parts  # no model: no fan-out
+    monkeypatch.setattr("familiars.memory._reader.OFFLINE_FANOUT", True)
+    fanned = await _recall(reader, "What did Ana say about hiking?", profile="full")
+    assert fanned.dropped == [] and "rrf" in fanned.items[0].parts
 
 
 async def test_constructor_reads_no_environment(monkeypatch, reader) -> None:
