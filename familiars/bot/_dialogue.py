@@ -366,8 +366,8 @@ class DialogueManager:
         ]
         if (writer_text := plan.writer_text(llm_text)) is not None:  # issue 14
             await self._queue_write(agent, info, user_key, writer_text, reply, q_id, now, message)
-        # The reply's node is embedded together with the next message of this dialogue
-        # (one embedding call per turn); settle() adds it alone when nothing follows.
+        # The reply's node is embedded and added by a background task (TreeLog), off the
+        # next message's path; that message, settle() and shutdown wait for it.
         self.log.defer_reply_node(
             agent.id,
             info.dialogue_id,
