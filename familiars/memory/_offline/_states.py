@@ -92,11 +92,15 @@ def sarcastic(text: str, *, strong: bool = False) -> bool:
     return bool((_STRONG_SARCASM if strong else _SARCASM).search(text))
 
 
+#: Words before what a goal is about ("get back into painting" -> "painting").
+_GOAL_WORDS = (
+    r"get|getting|back|into|to|be|able|more|better|at|start|starting|learn|learning|how|"
+    r"finally|really|become|a|an|the|my|some|go|keep|do|make|actually|pass|passing"
+)
+_GOAL_FILLER = re.compile(rf"^(?:{_GOAL_WORDS})\s+", re.IGNORECASE)
+#: ... and before what any state, feeling or value is about.
 _TOPIC_FILLER = re.compile(
-    r"^(?:get|getting|back|into|to|be|able|more|better|at|start|starting|learn|learning|how|"
-    r"finally|really|become|a|an|the|my|some|go|keep|do|make|actually|pass|passing|so|very|"
-    r"always|been|feeling|missing|i|i'm|i've|like)\s+",
-    re.IGNORECASE,
+    rf"^(?:{_GOAL_WORDS}|so|very|always|been|feeling|missing|i|i'm|i've|like)\s+", re.IGNORECASE
 )
 _TOPIC_END = re.compile(
     r"\s+(?:since|because|when|whenever|after|before|a\s+lot|so\s+much|around|every|lately|"
@@ -424,17 +428,6 @@ _MOMENTARY_AFTER = re.compile(
     r"quiet)|try\s+(?:it|this|that|something|again)|play\s+(?:a|some|another|something))\b",
     re.IGNORECASE,
 )
-_GOAL_FILLER = re.compile(
-    r"^(?:get|getting|back|into|to|be|able|more|better|at|start|starting|learn|learning|how|"
-    r"finally|really|become|a|an|the|my|some|go|keep|do|make|actually|pass|passing)\s+",
-    re.IGNORECASE,
-)
-
-
-def _goal_topic(what: str) -> str:
-    for _ in range(8):
-        what = _GOAL_FILLER.sub("", what)
-    return " ".join(re.findall(r"[\w'-]+", what)[:3])
 
 
 def _momentary(what: str) -> bool:
@@ -454,7 +447,7 @@ def _goal(m: re.Match[str], clause: str) -> Fact | None:
     what = m.group("what")
     if _momentary(what):
         return None
-    return _fact("goal", _about(clause), _goal_topic(what) or what)
+    return _fact("goal", _about(clause), what)
 
 
 def _wish(m: re.Match[str], clause: str) -> Fact | None:
@@ -464,7 +457,7 @@ def _wish(m: re.Match[str], clause: str) -> Fact | None:
     first = _first_word(_GOAL_FILLER.sub("", what) if what.lower().startswith("be ") else what)
     if first not in _GOAL_VERBS and not _GOAL_PHRASE.match(what) and not _SOMEDAY.search(what):
         return None
-    return _fact("goal", _about(clause), _goal_topic(what) or what)
+    return _fact("goal", _about(clause), what)
 
 
 # Values: what the person holds to.
@@ -545,14 +538,14 @@ def _believe(m: re.Match[str], clause: str) -> Fact | None:
     what = m.group("what")
     if not _CREED.match(what) or _MOMENT.search(what):
         return None
-    return _fact("value", _about(clause), _goal_topic(re.sub(r"^it'?s\s+\w+\s+to\s+", "", what)))
+    return _fact("value", _about(clause), re.sub(r"^it'?s\s+\w+\s+to\s+", "", what))
 
 
 def _try_to(m: re.Match[str], clause: str) -> Fact | None:
     what = m.group("what")
     if _momentary(what):
         return None
-    return _fact("value", _about(clause), _goal_topic(what) or what)
+    return _fact("value", _about(clause), what)
 
 
 # Causes, read on the whole sentence: the cause may stand in a clause of its own.
@@ -602,7 +595,7 @@ def _cause(effect: str, conn: str, cause: str) -> Fact | None:
     ):
         return None
     said = _about(effect).rstrip(".") + f" {conn.lower()} {third_person(cause.strip(' .!,;'))}."
-    return _fact("cause", said, _goal_topic(re.sub(r"^(?:i\S*|my)\s+", "", effect, flags=re.I)))
+    return _fact("cause", said, re.sub(r"^(?:i\S*|my)\s+", "", effect, flags=re.I))
 
 
 def match_cause(sentence: str) -> Fact | None:
