@@ -12,11 +12,14 @@ Measured with plain cosine over the LoCoMo dev conversations (the implicit dev p
 in, ``K`` = 10, share 0.5): implicit recall@10 0.391 -> 0.518, LoCoMo recall@10 0.446 ->
 0.494.
 
-:class:`HubTable` keeps every row's ``K`` best neighbour similarities and their rows. A new
-row is folded in on the next read (one matrix product against the index per batch of new
-rows, its similarity offered to every row's list); a large batch (a workspace opened, a
-replay) is one chunked rebuild instead. A removed row is dropped from every list it was in,
-and those rows look for a new neighbour, so a forgotten message leaves no trace here.
+:class:`HubTable` looks for neighbours among a *reference set* of at most ``reference`` rows
+(every row while the index is smaller; then the rows that joined while there was room, and a
+new row joins whenever one leaves). That keeps the cost bounded and the values comparable
+from a young workspace to a large one: a row's list is computed the first time recall asks
+for it (one product of the few candidates against the reference set), kept, and updated when
+a row joins the reference. Nothing is computed at start-up. A removed row leaves the
+reference and every list it was in, and those lists are computed again on the next read, so
+a forgotten message leaves no similarity behind.
 """
 
 from __future__ import annotations
@@ -28,36 +31,42 @@ import numpy as np
 logger = logging.getLogger(__name__)
 
 NEIGHBOURS = 10
-#: Pending rows beyond which one full rebuild is cheaper than folding them in one by one.
-REBUILD_SHARE = 0.05
-REBUILD_MIN = 256
-_CHUNK = 1024
+REFERENCE = 2048
 
 
 class HubTable:
-    """Each row's ``k`` nearest other rows (by cosine over unit vectors) and the mean of
-    their similarities; rows that are not alive neither have nor are neighbours."""
+    """Each asked-for row's ``k`` nearest other reference rows (cosine over unit vectors)
+    and the mean of their similarities; rows that are not alive take no part."""
 
-    def __init__(self, k: int = NEIGHBOURS) -> None:
+    def __init__(self, k: int = NEIGHBOURS, reference: int = REFERENCE) -> None:
         self.k = k
+        self.reference = reference
+        self._ref: list[int] = []
         self._sim = np.full((0, k), -np.inf, dtype=np.float32)
         self._ids = np.full((0, k), -1, dtype=np.int64)
+        self._known = np.zeros(0, dtype=bool)
         self._pending: list[int] = []
         self._stale: set[int] = set()
-        self._n = 0
 
     def added(self, row: int) -> None:
-        """``row`` was appended; it is folded in on the next :meth:`values`."""
+        """``row`` was appended; it joins the reference on the next read if there is room."""
         self._pending.append(row)
 
     def removed(self, row: int) -> None:
-        """``row`` left the index: it leaves every neighbour list on the next read."""
+        """``row`` left the index: it leaves the reference and every list on the next read."""
         self._stale.add(row)
 
     def values(self, rows: np.ndarray, matrix: np.ndarray, alive: np.ndarray) -> np.ndarray:
         """The hub value (mean of the ``k`` best neighbour similarities, 0 without any) of
         ``rows``, after folding in what changed since the last read."""
-        self._catch_up(matrix, alive)
+        self._grow(matrix.shape[0])
+        if self._stale:
+            self._drop_stale()
+        if self._pending:
+            self._join(matrix, alive)
+        need = np.unique(rows[~self._known[rows]])
+        if need.size:
+            self._compute(need, matrix)
         sims = self._sim[rows]
         found = np.isfinite(sims)
         count = found.sum(axis=1)
@@ -66,100 +75,64 @@ class HubTable:
 
     # ------------------------------------------------------------------ upkeep
 
-    def _catch_up(self, matrix: np.ndarray, alive: np.ndarray) -> None:
-        n = matrix.shape[0]
-        if not self._pending and not self._stale and n == self._n:
-            return
-        self._grow(n)
-        if len(self._pending) > max(REBUILD_MIN, REBUILD_SHARE * n) or self._n == 0:
-            self.rebuild(matrix, alive)
-            return
-        if self._stale:
-            self._drop_stale(matrix, alive)
-        pending = np.array(sorted(set(self._pending)), dtype=np.int64)
-        self._pending = []
-        self._n = n
-        pending = pending[alive[pending]] if pending.size else pending
-        if pending.size:
-            self._fold_in(pending, matrix, alive)
-
-    def rebuild(self, matrix: np.ndarray, alive: np.ndarray) -> None:
-        """Every row's list from scratch, in chunks of rows against the whole matrix."""
-        n = matrix.shape[0]
-        self._grow(n)
-        self._sim[:n] = -np.inf
-        self._ids[:n] = -1
-        live = np.nonzero(alive[:n])[0]
-        k = min(self.k, max(live.size - 1, 0))
-        if k > 0:
-            m = matrix[live]
-            for start in range(0, live.size, _CHUNK):
-                block = m[start : start + _CHUNK] @ m.T
-                own = np.arange(block.shape[0])
-                block[own, start + own] = -np.inf
-                top = np.argpartition(-block, k - 1, axis=1)[:, :k]
-                rows = live[start : start + block.shape[0]]
-                self._sim[rows, :k] = np.take_along_axis(block, top, axis=1)
-                self._ids[rows, :k] = live[top]
-        self._pending = []
-        self._stale = set()
-        self._n = n
-        logger.debug("hub table rebuilt over %d rows", live.size)
-
     def _grow(self, n: int) -> None:
-        if n <= self._sim.shape[0]:
+        if n <= self._known.shape[0]:
             return
-        cap = max(n, 2 * self._sim.shape[0], 1024)
+        cap = max(n, 2 * self._known.shape[0], 1024)
         sim = np.full((cap, self.k), -np.inf, dtype=np.float32)
         ids = np.full((cap, self.k), -1, dtype=np.int64)
-        sim[: self._sim.shape[0]] = self._sim
-        ids[: self._ids.shape[0]] = self._ids
-        self._sim, self._ids = sim, ids
+        known = np.zeros(cap, dtype=bool)
+        old = self._known.shape[0]
+        sim[:old], ids[:old], known[:old] = self._sim, self._ids, self._known
+        self._sim, self._ids, self._known = sim, ids, known
 
-    def _fold_in(self, new: np.ndarray, matrix: np.ndarray, alive: np.ndarray) -> None:
-        """New rows get their own lists and are offered to every other row's list."""
-        n = matrix.shape[0]
-        block = matrix[new] @ matrix[:n].T
-        block[:, ~alive[:n]] = -np.inf
-        block[np.arange(new.size), new] = -np.inf
-        for i, row in enumerate(new):
-            self._own_list(int(row), block[i])
-        for i, row in enumerate(new):
-            self._offer(int(row), block[i], alive)
-
-    def _own_list(self, row: int, sims: np.ndarray) -> None:
-        k = min(self.k, sims.size)
-        top = np.argpartition(-sims, k - 1)[:k] if k else np.zeros(0, dtype=np.int64)
-        keep = top[np.isfinite(sims[top])]
-        self._sim[row] = -np.inf
-        self._ids[row] = -1
-        self._sim[row, : keep.size] = sims[keep]
-        self._ids[row, : keep.size] = keep
-
-    def _offer(self, row: int, sims: np.ndarray, alive: np.ndarray) -> None:
-        """``row`` replaces the weakest neighbour of every live row it is closer to."""
-        n = sims.size
-        weakest = self._sim[:n].argmin(axis=1)
-        floor = self._sim[np.arange(n), weakest]
-        closer = (sims > floor) & alive[:n] & (self._ids[:n] != row).all(axis=1)
-        takers = np.nonzero(closer)[0]
-        self._sim[takers, weakest[takers]] = sims[takers]
-        self._ids[takers, weakest[takers]] = row
-
-    def _drop_stale(self, matrix: np.ndarray, alive: np.ndarray) -> None:
-        """Rows that had a removed neighbour recompute their list (a forgotten message
-        keeps no similarity anywhere)."""
+    def _drop_stale(self) -> None:
+        """Removed rows leave the reference; lists that held one are computed again."""
         stale = np.array(sorted(self._stale), dtype=np.int64)
         self._stale = set()
-        n = matrix.shape[0]
-        self._sim[stale[stale < self._sim.shape[0]]] = -np.inf
-        self._ids[stale[stale < self._ids.shape[0]]] = -1
-        touched = np.nonzero(np.isin(self._ids[: self._n], stale).any(axis=1))[0]
-        touched = touched[alive[touched]]
-        if not touched.size:
+        self._ref = [r for r in self._ref if r not in set(stale.tolist())]
+        self._pending = [r for r in self._pending if r not in set(stale.tolist())]
+        self._known[stale[stale < self._known.shape[0]]] = False
+        touched = np.isin(self._ids, stale).any(axis=1)
+        self._known[touched] = False
+        self._sim[touched | ~self._known] = -np.inf
+        self._ids[touched | ~self._known] = -1
+
+    def _join(self, matrix: np.ndarray, alive: np.ndarray) -> None:
+        """New live rows join the reference while there is room, and are offered to every
+        list already computed (each replaces the weakest neighbour it beats)."""
+        new = [r for r in dict.fromkeys(self._pending) if alive[r] and r not in self._ref]
+        self._pending = []
+        room = max(0, self.reference - len(self._ref))
+        joining = np.array(new[:room], dtype=np.int64)
+        if not joining.size:
             return
-        block = matrix[touched] @ matrix[:n].T
-        block[:, ~alive[:n]] = -np.inf
-        block[np.arange(touched.size), touched] = -np.inf
-        for i, row in enumerate(touched):
-            self._own_list(int(row), block[i])
+        self._ref += joining.tolist()
+        known = np.nonzero(self._known)[0]
+        if not known.size:
+            return
+        block = matrix[known] @ matrix[joining].T  # (known, joining)
+        block[known[:, None] == joining[None, :]] = -np.inf
+        for j, row in enumerate(joining):
+            weakest = self._sim[known].argmin(axis=1)
+            floor = self._sim[known, weakest]
+            takers = block[:, j] > floor
+            rows = known[takers]
+            self._sim[rows, weakest[takers]] = block[takers, j]
+            self._ids[rows, weakest[takers]] = row
+
+    def _compute(self, need: np.ndarray, matrix: np.ndarray) -> None:
+        """The lists of ``need`` against the whole reference set."""
+        self._known[need] = True
+        self._sim[need] = -np.inf
+        self._ids[need] = -1
+        ref = np.array(self._ref, dtype=np.int64)
+        k = min(self.k, ref.size)
+        if not k:
+            return
+        block = matrix[need] @ matrix[ref].T
+        block[need[:, None] == ref[None, :]] = -np.inf
+        top = np.argpartition(-block, k - 1, axis=1)[:, :k]
+        sims = np.take_along_axis(block, top, axis=1)
+        self._sim[need, :k] = sims
+        self._ids[need, :k] = np.where(np.isfinite(sims), ref[top], -1)

@@ -1,5 +1,6 @@
-"""The hub table against a brute-force neighbour search: a full rebuild, rows folded in one
-batch at a time, removed rows leaving every list, and what the index and recall read."""
+"""The hub table against a brute-force neighbour search: lists computed on demand, rows that
+join later offered to them, removed rows leaving every list, the bounded reference set, and
+what the index reads."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ def _brute(m: np.ndarray, alive: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-def test_rebuild_then_fold_in_then_remove_match_brute_force() -> None:
+def test_on_demand_then_joined_then_removed_match_brute_force() -> None:
     rng = np.random.default_rng(7)
     m = _unit(rng, 400)
     alive = np.ones(400, dtype=bool)
@@ -35,7 +36,7 @@ def test_rebuild_then_fold_in_then_remove_match_brute_force() -> None:
         table.added(row)
     got = table.values(np.arange(300), m[:300], alive[:300])
     assert got == pytest.approx(_brute(m[:300], alive[:300], 5), abs=1e-5)
-    for row in range(300, 330):  # a small batch: folded in, not rebuilt
+    for row in range(300, 330):  # offered to the lists already computed
         table.added(row)
     got = table.values(np.arange(330), m[:330], alive[:330])
     assert got == pytest.approx(_brute(m[:330], alive[:330], 5), abs=1e-5)
@@ -79,3 +80,28 @@ def test_a_forgotten_row_leaves_no_similarity_behind() -> None:
     index.hub_values(np.arange(30))
     table = index.hubs
     assert not (table._ids[:30] == 4).any()
+
+
+def test_the_reference_set_bounds_the_search() -> None:
+    """Past ``reference`` rows, neighbours come from the rows that joined while there was
+    room; a row leaving makes room for the next one."""
+    rng = np.random.default_rng(5)
+    m = _unit(rng, 120)
+    alive = np.ones(120, dtype=bool)
+    table = HubTable(k=4, reference=50)
+    for row in range(120):
+        table.added(row)
+    got = table.values(np.arange(120), m, alive)
+    ref = np.zeros(120, dtype=bool)
+    ref[:50] = True
+    want = np.array([np.sort(np.where(ref & (np.arange(120) != i), m @ m[i], -np.inf))[-4:].mean()
+                     for i in range(120)])  # fmt: skip
+    assert got == pytest.approx(want, abs=1e-5)
+    alive[7] = False
+    table.removed(7)
+    table.added(120 - 1)  # already alive, not in the reference: it takes the free place
+    got = table.values(np.arange(120), m, alive)
+    ref[7], ref[119] = False, True
+    want = np.array([np.sort(np.where(ref & (np.arange(120) != i), m @ m[i], -np.inf))[-4:].mean()
+                     for i in range(120)])  # fmt: skip
+    assert got[alive] == pytest.approx(want[alive], abs=1e-5)
