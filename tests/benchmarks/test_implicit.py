@@ -214,3 +214,15 @@ def test_evidence_id_of_a_turn_and_of_a_writer_record() -> None:
     rec = SimpleNamespace(node=None, record=SimpleNamespace(evidence={"dia_id": "D1:1"}))
     other = SimpleNamespace(node=None, record=SimpleNamespace(evidence=None))
     assert [evidence_id(i) for i in (turn, rec, other)] == ["D2:5", "D1:1", None]
+
+
+def test_cli_refuses_an_unknown_knob(tmp_path) -> None:
+    from typer.testing import CliRunner
+
+    from familiars.cli import app
+
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps(_sample()))
+    out = CliRunner().invoke(app, ["bench", "locomo", "--data", str(path), "--ablate",
+                                   "--knobs", "hubness,nope"])  # fmt: skip
+    assert out.exit_code == 1 and "unknown knob 'nope'" in out.output
