@@ -273,6 +273,14 @@ class Settings(BaseSettings):
     files: FilesSettings = Field(default_factory=FilesSettings)
     care: CareSettings = Field(default_factory=CareSettings)
 
+    @field_validator("workspace")
+    @classmethod
+    def _absolute_workspace(cls, workspace: Path) -> Path:
+        """The data folder as an absolute path, resolved once here against the working folder
+        the settings were loaded in: later code turns it into SQLite URIs and socket paths,
+        which a relative path cannot be, and a later ``chdir`` must not move the data."""
+        return workspace.expanduser().absolute()
+
     @field_validator("agents")
     @classmethod
     def _at_least_one_agent(cls, agents: list[AgentSettings]) -> list[AgentSettings]:
