@@ -124,8 +124,10 @@ def _run_chat(settings: Settings, user: str) -> None:
     except KeyboardInterrupt:
         pass
     except _user_errors() as exc:
-        # One line for the person; the whole story in the workspace's log.
-        logging.getLogger(__name__).error("the chat stopped: %s", exc, exc_info=True)
+        # One line for the person, the same in the workspace's log (the traceback at DEBUG).
+        log = logging.getLogger(__name__)
+        log.error("the chat stopped: %s", exc)
+        log.debug("the chat stopped", exc_info=True)
         fail(str(exc))
 
 

@@ -47,6 +47,7 @@ from familiars.memory._recall_items import (
 from familiars.memory._recall_signals import RECALL_KNOBS, RECALL_SIGNALS, RankContext
 from familiars.memory._records import MemoryRecord, is_live, parse_ts
 from familiars.memory._rerank import (
+    ExplainBatch,
     Model,
     RawScores,
     Reranker,
@@ -690,21 +691,23 @@ class MemoryReader:
         parts = {name: float(values[j]) for name, values in ranked.parts.items()}
         bonus = {name: float(values[j]) for name, values in ranked.bonus.items() if values[j]}
         item = self._make_item(doc, ranked, j, {**parts, **bonus})
+        weights = self.weights
         if "rrf" in parts:  # the score is the fusion of rankings; the first pass's parts ride
             rrf = parts.pop("rrf")
-            item.explain = {
+            item.explain = lambda: {
                 **explain({"rrf": rrf}, {"rrf": 1.0}).as_dict(),
-                "first_pass": explain(parts, self.weights, bonus).as_dict(),
+                "first_pass": explain(parts, weights, bonus).as_dict(),
             }
         else:
-            item.explain = explain(parts, self.weights, bonus).as_dict()
+            item.explain = lambda: explain(parts, weights, bonus).as_dict()
         return item
 
     def _explain_reranked(
         self, items: Sequence[RecallItem], positions: Sequence[int], ranked: Ranked
     ) -> bool:
-        """The re-ranker's explanation on every kept item it scored, all in one pass of the
-        model (one walk of its trees for the lot, not one per item); whether it ran."""
+        """The re-ranker's part on every kept item it scored; its explanation is left for
+        when someone asks (then one walk of its trees for all the kept items, not one per
+        item); whether it ran."""
         model = self.reranker
         if ranked.features is None or not isinstance(model, Reranker | TreeReranker):
             return False
@@ -715,8 +718,9 @@ class MemoryReader:
             return False
         x = feats[[j for _, j in scored]]
         lexical = model.names.index("lexical")
-        for (item, j), rr, row in zip(scored, model.explain_rows(x), x, strict=True):
-            item.explain = {"total": rr["score"], "rerank": rr, "first_stage": item.explain}
+        batch = ExplainBatch(model, x)
+        for i, ((item, j), row) in enumerate(zip(scored, x, strict=True)):
+            item.explain = batch.item(i, item._explain)
             item.parts["rerank"] = float(ranked.scores[j])
             item.parts["lexical"] = float(row[lexical])
         return True

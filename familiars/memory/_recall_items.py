@@ -8,6 +8,7 @@ ranking pass produces), and the node helpers: ``node_key`` / ``node_group`` (ind
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +30,21 @@ class RecallItem:
     agent_id: str | None = None
     dialogue_id: str | None = None
     merged: list[str] = field(default_factory=list)
-    explain: dict[str, Any] = field(default_factory=dict)
+    #: The score's explanation, or the function that makes it: a turn never reads it, so it
+    #: is worked out only when asked (``/memory why``, ``memory search --json``, the API).
+    _explain: dict[str, Any] | Callable[[], dict[str, Any]] = field(
+        default_factory=dict, repr=False
+    )
+
+    @property
+    def explain(self) -> dict[str, Any]:
+        if callable(self._explain):
+            self._explain = self._explain()
+        return self._explain
+
+    @explain.setter
+    def explain(self, value: dict[str, Any] | Callable[[], dict[str, Any]]) -> None:
+        self._explain = value
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {

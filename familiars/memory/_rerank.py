@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -341,3 +341,25 @@ def rerank(
     out[rest] = floor - (float(total.max(initial=0.0)) - total[rest])
     out[chosen] = scored
     return out, chosen, x
+
+
+class ExplainBatch:
+    """The re-ranker's explanations of one recall's kept items, worked out together the first
+    time any of them is read."""
+
+    def __init__(self, model: Reranker | TreeReranker, x: np.ndarray) -> None:
+        self.model = model
+        self.x = x
+        self._rows: list[dict[str, Any]] | None = None
+
+    def item(
+        self, i: int, first_stage: dict[str, Any] | Callable[[], dict[str, Any]]
+    ) -> Callable[[], dict[str, Any]]:
+        def make() -> dict[str, Any]:
+            if self._rows is None:
+                self._rows = self.model.explain_rows(self.x)
+            rr = self._rows[i]
+            first = first_stage() if callable(first_stage) else first_stage
+            return {"total": rr["score"], "rerank": rr, "first_stage": first}
+
+        return make

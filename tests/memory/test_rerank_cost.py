@@ -5,6 +5,7 @@ in ``timings_ms["rerank"]``."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from familiars.memory import make_record
 from familiars.memory._reader import MemoryReader
@@ -78,3 +79,27 @@ async def test_batched_explanations_belong_to_their_items() -> None:
         assert set(rr["features"]) == set(FEATURES)
         # each item's own contributions add up to its own score (rows were not mixed up)
         assert abs(rr["base"] + sum(rr["contributions"].values()) - rr["score"]) < 1e-4
+
+
+async def test_explanations_are_worked_out_only_when_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A turn never reads ``explain`` (issue 20: it was 8% of a turn): recall leaves the
+    trees unwalked for it, and the first read walks them once for every kept item."""
+    model = _shipped_trees()
+    reader = await _reader_with(model.depth + 20, reranker=model)
+    calls: list[int] = []
+    real = TreeReranker.explain_rows
+    monkeypatch.setattr(
+        TreeReranker, "explain_rows", lambda self, x: calls.append(len(x)) or real(self, x)
+    )
+    res = await reader.build_rag_context("who likes chess and bread", k=6)
+    assert res.items and calls == []
+    assert "rerank" in res.items[0].parts  # the score part is there without the explanation
+    first = res.items[0].explain
+    assert calls == [len(res.items)]
+    assert [it.explain["total"] for it in res.items[1:]]
+    assert calls == [len(res.items)]  # one walk for the lot
+    assert (
+        first["first_stage"]["total"] == res.items[0].as_dict()["explain"]["first_stage"]["total"]
+    )
