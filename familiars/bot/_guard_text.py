@@ -27,19 +27,28 @@ from pathlib import Path
 import snowballstemmer
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def word_list(text: str) -> list[str]:
+    """The words of a literal written as prose (long word lists read better that way)."""
+    return text.split()
+
+
 _STEMMER = snowballstemmer.stemmer("english")
 _COMMON_FILE = Path(__file__).parent / "data" / "common_words.txt"
 
 #: Function words and the writer's own wording ("The user's ..."): never evidence alone.
 STOPWORDS = frozenset(
-    """a an the and or but if of to in on at for with by from is are was were be been being
+    word_list(
+        """a an the and or but if of to in on at for with by from is are was were be been being
     do does did done have has had having i you he she it we they me him her them my your his
     its our their this that these those what which who whom whose when where why how not no
     so than too very can could would should will shall may might must just about as into
     over also there here then up down out s t d ll m re ve am let get got any some all one
     ones such only own same other more most much many each few both again once hey hi oh
     yeah yes ok okay wow really user users person people named called name like likes liked
-    said says say tell told know knows think well sure now today tomorrow yesterday""".split()
+    said says say tell told know knows think well sure now today tomorrow yesterday"""
+    )
 )
 
 
@@ -123,26 +132,23 @@ def _near(text: str, a: Token, b: Token) -> bool:
 # ---------------------------------------------------------------------------- numbers
 
 _UNITS = {
-    w: i
-    for i, w in enumerate("zero one two three four five six seven eight nine".split())
+    w: i for i, w in enumerate(word_list("zero one two three four five six seven eight nine"))
 } | {"oh": 0, "nought": 0, "nil": 0}
 _TEENS = {
     w: i + 10
     for i, w in enumerate(
-        "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
+        word_list("ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen")
     )
 }
 _TENS = {
     w: (i + 2) * 10
-    for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())
+    for i, w in enumerate(word_list("twenty thirty forty fifty sixty seventy eighty ninety"))
 }
 _SCALES = {"thousand": 1000, "million": 1_000_000}
 _REPEATS = {"double": 2, "triple": 3}
 _ORDINAL_DIGITS = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
 _THOUSANDS = re.compile(r"^(\d+)k$")  # "87k"
-NUMBER_WORDS = frozenset(
-    [*_UNITS, *_TEENS, *_TENS, *_SCALES, *_REPEATS, "hundred", "and"]
-)
+NUMBER_WORDS = frozenset([*_UNITS, *_TEENS, *_TENS, *_SCALES, *_REPEATS, "hundred", "and"])
 
 
 @dataclass(frozen=True)

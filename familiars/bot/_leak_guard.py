@@ -40,6 +40,7 @@ from familiars.bot._guard_text import (
     rank,
     stem,
     tokens,
+    word_list,
 )
 
 REDACTED = "[private]"
@@ -59,7 +60,7 @@ OWNER_WINDOW = 12
 #: Two number runs at most this many characters apart are read together.
 PAIR_GAP = 40
 #: Identifier fillers a paraphrase puts in ("alice at example dot com").
-_FILLERS = frozenset("at dot dash hyphen underscore plus slash http https www mailto".split())
+_FILLERS = frozenset(word_list("at dot dash hyphen underscore plus slash http https www mailto"))
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", re.UNICODE)
 _URL = re.compile(r"(?:https?://|www\.)\S+|\b[\w-]+(?:\.[\w-]+)*\.[a-z]{2,6}/\S*", re.UNICODE)
 _HANDLE = re.compile(r"(?<![\w.])@[\w.]{3,}", re.UNICODE)
@@ -67,12 +68,16 @@ _MIXED = re.compile(r"\b(?=[\w-]*\d)(?=[\w-]*[^\W\d_])[^\W_]+(?:[-_][^\W_]+)*\b"
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\n\"“(]\s*)$")
 #: Capitalised by convention, never a name.
 _CALENDAR = frozenset(
-    """monday tuesday wednesday thursday friday saturday sunday january february march april
-    may june july august september october november december christmas easter""".split()
+    word_list(
+        """monday tuesday wednesday thursday friday saturday sunday january february march
+        april may june july august september october november december christmas easter"""
+    )
 )
 #: "The user's wifi password is ...": the words naming what the value is (the label) say
 #: nothing about the person; the value after "is" does.
-_LABEL = re.compile(r"^\W*(?:the user'?s?|my|his|her|their)\s+(?P<label>[^.,;:]*?)\s+(?:is|are|was)\s", re.I)
+_LABEL = re.compile(
+    r"^\W*(?:the user'?s?|my|his|her|their)\s+(?P<label>[^.,;:]*?)\s+(?:is|are|was)\s", re.I
+)
 
 
 @dataclass(frozen=True)
