@@ -248,7 +248,12 @@ def find_leaks(text: str, secrets: Secrets, public: Iterable[str] = ()) -> list[
     if secrets.empty or not text.strip():
         return []
     said = _Read.of(text)
-    heard = _Read.of(nfkc("\n".join(public)))
+    if not _evidence(said, _Read.of(""), secrets):
+        return []  # the usual case: the public side need not be read at all
+    return _evidence(said, _Read.of(nfkc("\n".join(public))), secrets)
+
+
+def _evidence(said: _Read, heard: _Read, secrets: Secrets) -> list[Leak]:
     leaks = _numbers(said, heard, secrets.numbers)
     leaks += _identifier_leaks(said, heard, secrets.identifiers)
     leaks += _word_leaks(said, heard, secrets.words)
@@ -278,12 +283,13 @@ def _numbers(said: _Read, heard: _Read, secret: frozenset[str]) -> list[Leak]:
 
 
 def _identifier_leaks(said: _Read, heard: _Read, secret: frozenset[str]) -> list[Leak]:
-    if not secret:
+    found = _joined(said, secret) if secret else []
+    if not found:
         return []
     public = {m for m, _, _ in _joined(heard, secret)}
     return [
         Leak("identifier", said.text[start:end], start, end)
-        for match, start, end in _joined(said, secret)
+        for match, start, end in found
         if match not in public
     ]
 
@@ -297,7 +303,7 @@ def _joined(read: _Read, secret: frozenset[str]) -> list[tuple[str, int, int]]:
     while i < len(found):
         joined, hit = "", None
         for j in range(i, len(found)):
-            joined += _squash(found[j].word)
+            joined += found[j].word  # folded tokens are letters and digits already
             if len(joined) > longest:
                 break
             if joined in secret:
@@ -311,14 +317,19 @@ def _joined(read: _Read, secret: frozenset[str]) -> list[tuple[str, int, int]]:
 
 
 def _word_leaks(said: _Read, heard: _Read, secret: frozenset[str]) -> list[Leak]:
-    public = set(heard.stems) | {stem(w) for w in _pairs(heard.found)}
+    public = set(heard.stems)
     leaks = []
     for tok, word_stem in zip(said.found, said.stems, strict=True):
         if word_stem in secret and word_stem not in public:
             leaks.append(Leak("word", tok.raw, tok.start, tok.end))
+    public_pairs: set[str] | None = None
     for a, b in zip(said.found, said.found[1:], strict=False):
-        joined = stem(a.word + b.word)
-        if len(a.word + b.word) >= 6 and joined in secret and joined not in public:
+        joined = a.word + b.word
+        if len(joined) < 6 or stem(joined) not in secret or stem(joined) in public:
+            continue
+        if public_pairs is None:
+            public_pairs = set(_pairs(heard.found))
+        if joined not in public_pairs:
             leaks.append(Leak("word", said.text[a.start : b.end], a.start, b.end))
     return leaks
 
