@@ -69,6 +69,11 @@ COMMANDS: tuple[BenchCommand, ...] = (
         "Offline writer precision/recall per kind of fact on a labelled set of messages.",
     ),
     BenchCommand(
+        "guard",
+        "_guard",
+        "Leaks passed (goal 0) and false alarms of the group guard, on dev and held cases.",
+    ),
+    BenchCommand(
         "api-status",
         "_api_status",
         "GET /api/memory_status on a large workspace next to `familiars memory list | head -1`.",

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         AdapterStartError,
         UserFacingError,
     )
+    from familiars.bot._leak_guard import GuardVerdict, Secrets, guard_text, secrets_of
     from familiars.bot._pending import LOADING_NOTICE, PendingHandler
     from familiars.bot._prompt import PromptParts, build_messages
     from familiars.bot._recall import ReaderRecaller
@@ -42,17 +43,21 @@ _FACE: dict[str, str] = {
     "ApiToken": "_api.auth",
     "Application": "_runtime",
     "ConsoleAdapter": "_adapters.console",
+    "GuardVerdict": "_leak_guard",
     "IncomingMessage": "_adapters.base",
     "IndexReader": "_api.queries",
     "LOADING_NOTICE": "_pending",
     "PendingHandler": "_pending",
     "PromptParts": "_prompt",
     "ReaderRecaller": "_recall",
+    "Secrets": "_leak_guard",
     "StatusSources": "_api.status",
     "UserFacingError": "_errors",
     "build_messages": "_prompt",
     "collect_status": "_api.status",
     "create_app": "_api.app",
+    "guard_text": "_leak_guard",
+    "secrets_of": "_leak_guard",
     "serve_alone": "_api.server",
 }
 
@@ -78,15 +83,19 @@ __all__ = [
     "ApiToken",
     "Application",
     "ConsoleAdapter",
+    "GuardVerdict",
     "IncomingMessage",
     "IndexReader",
     "PendingHandler",
     "PromptParts",
     "ReaderRecaller",
+    "Secrets",
     "StatusSources",
     "UserFacingError",
     "build_messages",
     "collect_status",
     "create_app",
+    "guard_text",
+    "secrets_of",
     "serve_alone",
 ]

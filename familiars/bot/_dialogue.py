@@ -25,7 +25,8 @@ from familiars.bot._adapters.base import (
 )
 from familiars.bot._commands import Caller, CommandSet, default_commands
 from familiars.bot._conversation import Conversation, user_node_marks
-from familiars.bot._leak_guard import GuardVerdict, guard_group_reply
+from familiars.bot._leak_guard import GuardVerdict
+from familiars.bot._outbound import Outbound
 from familiars.bot._prompt import BranchTurn, PromptParts, build_messages
 from familiars.bot._redaction import Redactor
 from familiars.bot._state import BotState, DialogueInfo
@@ -195,6 +196,7 @@ class DialogueManager:
         forget_words: Any = None,
         turn_tools: TurnTools | None = None,
         on_care_pause: Callable[[str, datetime], None] | None = None,
+        outbound: Outbound | None = None,
     ) -> None:
         self.settings = settings
         #: The bot's one access policy: who owns the bot (owner-only commands, recall).
@@ -205,15 +207,15 @@ class DialogueManager:
         self.recaller = recaller
         self.writer_queue = writer_queue
         self.model = model
-        #: Agents whose config names a provider get a model of their own (see runtime).
         self.agent_models: dict[str, ChatModel | None] = dict(agent_models or {})
         self.offline = OfflineResponder()
         self.redactor = redactor or Redactor(settings.privacy)
         #: familiars.bot._documents.Documents, when document search is set up.
         self.documents = documents
         self.stats = stats or TurnStats()
-        #: The bot's tools for models that take them (remember, set_reminder, ...); None:
-        #: every model answers on the plain streaming path.
+        #: The one check of all said in a group (issue 19), shared with the proactive sender.
+        self.outbound = outbound or _own_outbound(store, state, log, self.stats)
+        #: The tools for models that take them; None: every model streams plain replies.
         self.turn_tools = turn_tools
         self.conversation = Conversation(self)  # what a turn did, duty of care (issue 14)
         #: The scheduler's care pause: no unsolicited nudges for a person in crisis.
@@ -224,8 +226,7 @@ class DialogueManager:
         self.recall_log: RecallLog = recall_log if recall_log is not None else {}
         #: familiars.bot._forgetting.ForgetByWords: "forget what I said today" (issue 12).
         self.forget_words = forget_words
-        #: The runtime builds the commands with their services (search, find, use counts);
-        #: alone, the manager gives them what it has.
+        #: The runtime's commands have their services; alone, the manager gives what it has.
         self.commands = commands or CommandSet(
             default_commands(
                 store,
@@ -279,7 +280,25 @@ class DialogueManager:
     async def command(self, invocation: CommandInvocation) -> CommandResponse:
         caller = await self.caller_for(invocation)
         response = await self.commands.run(invocation, caller)
-        return self.conversation.after_command(invocation, response)  # issue 14: /help notice
+        response = self.conversation.after_command(invocation, response)  # issue 14: /help
+        return await self._guarded_answer(invocation, caller, response)
+
+    async def _guarded_answer(
+        self, inv: CommandInvocation, caller: Caller, response: CommandResponse
+    ) -> CommandResponse:
+        """A command's answer shown to a whole group passes the one group check too."""
+        spec = next((s for s in self.commands.specs() if s.name == inv.name), None)
+        private = response.private or (spec is not None and spec.private)
+        if not inv.is_group or private or caller.dialogue_id is None:
+            return response
+        info = await self.state.dialogue(caller.agent_id, caller.dialogue_id)
+        if info is None:
+            return response
+        typed = " ".join(["/" + inv.name, *inv.args])
+        verdict = await self.outbound.guard(info, response.text, public=[typed], what="answer")
+        if not verdict.changed:
+            return response
+        return CommandResponse(verdict.text, private=False)
 
     async def complete(self, invocation: CommandInvocation, partial: str) -> list[str]:
         caller = await self.caller_for(invocation)
@@ -347,16 +366,16 @@ class DialogueManager:
         caller = await self._tool_caller(message, user_key, agent, info, now)
         replies = plan.reply(llm_text, self._reply(agent, messages, caller), recalled)
         if info.is_group:  # checked whole before anyone in the group reads a word of it
-            reply = await self._guarded_reply(replies, messages, user_key, recalled, now)
+            reply = await self._guarded_reply(replies, notes, messages, agent, info, recalled)
             yield reply
         else:
             async for delta in replies:
                 reply += delta
                 yield delta
-        if notes:
-            tail = ("\n\n" if reply else "") + "\n".join(notes)
-            reply += tail
-            yield tail
+            if notes:
+                tail = ("\n\n" if reply else "") + "\n".join(notes)
+                reply += tail
+                yield tail
 
         await self.state.touch_dialogue(agent.id, info.dialogue_id, bot_at=iso_now())
         uses = self._used_records(recalled, reply)
@@ -418,29 +437,26 @@ class DialogueManager:
         )
         turn_start_iso = now.isoformat(timespec="seconds")
         await self.state.touch_dialogue(agent.id, info.dialogue_id, user_at=turn_start_iso)
+        await self.outbound.note_member(info, user_key)  # their notes are guarded here now
         return redaction.masked, q_id, notes
 
     async def _guarded_reply(
         self,
         replies: AsyncIterator[str],
+        notes: list[str],
         messages: list[Any],
-        user_key: str,
+        agent: AgentSettings,
+        info: DialogueInfo,
         recalled: list[RecalledItem],
-        now: datetime,
     ) -> str:
-        """The whole reply, after the last check against what is private to the speaker."""
+        """The whole reply (tool answers and notes included), after the one group check
+        against the private notes of everyone the familiar knows in this chat."""
         reply = "".join([delta async for delta in replies])
-        mine = await self.store.list(scope="user", user_key=user_key, now=now)
-        private = [r.content for r in mine] + [it.text for it in recalled if it.private]
-        public = [m.content for m in messages if m.role != "system"]
-        verdict = guard_group_reply(reply, private, public)
-        if verdict.changed:
-            logger.warning(
-                "group reply %s: %s",
-                "withheld" if verdict.withheld else "redacted",
-                ", ".join(leak.kind for leak in verdict.leaks),
-            )
-            self.stats.guarded(verdict)
+        if notes:
+            reply += ("\n\n" if reply else "") + "\n".join(notes)
+        public = [m.content for m in messages if m.role != "system"] + [agent.name]
+        private = [it.text for it in recalled if it.private]
+        verdict = await self.outbound.guard(info, reply, public=public, private=private)
         return verdict.text
 
     async def _recall(
@@ -689,6 +705,11 @@ class DialogueManager:
         if self.recaller is None:
             return 0
         return await self.recaller.flush_access()
+
+
+def _own_outbound(store: MemoryStore, state: BotState, log: Any, stats: TurnStats) -> Outbound:
+    """The group check of a manager built alone (tests, tools): its log's speakers if any."""
+    return Outbound(store, state, log=log if hasattr(log, "speakers") else None, counter=stats)
 
 
 def _words(text: str) -> list[str]:

@@ -12,6 +12,7 @@ from datetime import datetime
 from familiars.bot._adapters.base import PlatformAdapter
 from familiars.bot._commands import Caller
 from familiars.bot._dialogue import DialogueLog
+from familiars.bot._outbound import Outbound
 from familiars.bot._state import BotState
 from familiars.bot._state import DialogueInfo as BotDialogue
 from familiars.memory import parse_ts
@@ -47,8 +48,9 @@ class RunningAdapters:
 
 
 class RuntimeSender:
-    """Sends through the platform that owns the dialogue and records an A node with
-    ``origin="proactive"``."""
+    """Sends through the platform that owns the dialogue, after the one group check
+    (:class:`~familiars.bot._outbound.Outbound`), and records what it sent as an A node
+    with ``origin="proactive"``."""
 
     def __init__(
         self,
@@ -56,11 +58,13 @@ class RuntimeSender:
         log: DialogueLog,
         adapters: RunningAdapters,
         *,
+        outbound: Outbound,
         clock: Callable[[], datetime],
     ) -> None:
         self.state = state
         self.log = log
         self.adapters = adapters
+        self.outbound = outbound
         self.clock = clock
 
     async def send_proactive(self, message: ProactiveMessage) -> None:
@@ -72,13 +76,16 @@ class RuntimeSender:
         adapter = self.adapters.get(target.platform)
         if adapter is None:
             raise UndeliverableError(f"the {target.platform} adapter is not running")
-        await adapter.send(target.chat_id, message.text, thread_id=target.thread_id)
+        text = await self.outbound.send_to(
+            target, message.text, for_person=message.user_key, what=message.kind
+        )
+        await adapter.send(target.chat_id, text, thread_id=target.thread_id)
         sent_at = message.at or self.clock()
         await self.log.add_reply_node(
             target.agent_id,
             target.dialogue_id,
             parent=None,
-            text=message.text,
+            text=text,
             timestamp=sent_at.timestamp(),
             origin="proactive",
             metadata={

@@ -31,6 +31,7 @@ from familiars.bot._commands import CommandSet, default_commands
 from familiars.bot._dialogue import DialogueManager, RecallLog, TurnStats
 from familiars.bot._documents import Documents
 from familiars.bot._forgetting import ForgetByWords, runtime_forgetter
+from familiars.bot._outbound import Outbound
 from familiars.bot._proactive import (
     RunningAdapters,
     RuntimeSender,
@@ -150,17 +151,19 @@ async def build_services(
     recall_log: RecallLog = {}
     forgetter = _forgetter(store, recaller, log, recall_log, writer_queue)
     running = RunningAdapters()
+    stats = TurnStats()
+    # The one group check (issue 19): the turn's replies and every proactive message.
+    outbound = Outbound(store.memory.store, store.state, log=log, counter=stats)
     scheduler = None
     if options.scheduler:
-        sender = RuntimeSender(store.state, log, running, clock=clock)
+        sender = RuntimeSender(store.state, log, running, outbound=outbound, clock=clock)
         scheduler = _scheduler(settings, store, sender, model, recaller, clock, on_error)
-    stats = TurnStats()
     access = AccessPolicy.from_settings(settings)  # one policy: the manager and every adapter
     dialogues = _dialogue_manager(
         settings,
         options,
         store,
-        _Turn(model, writer_queue, recaller, log, stats, recall_log, forgetter),
+        _Turn(model, writer_queue, recaller, log, stats, recall_log, forgetter, outbound),
         scheduler,
         access,
     )
@@ -204,6 +207,7 @@ class _Turn:
     stats: TurnStats
     recall_log: RecallLog
     forgetter: Forgetter
+    outbound: Outbound
 
 
 def _dialogue_manager(
@@ -250,6 +254,7 @@ def _dialogue_manager(
         forget_words=ForgetByWords(turn.forgetter, timezone_of=_timezone_of(store.state)),
         turn_tools=_turn_tools(settings, store, turn, scheduler),
         on_care_pause=scheduler.care_pause if scheduler is not None else None,
+        outbound=turn.outbound,
     )
 
 

@@ -315,6 +315,12 @@ class TreeLog:
         turns.reverse()
         return turns
 
+    async def speakers(self, agent_id: str, dialogue_id: str) -> set[str]:
+        """Every person whose message is in the dialogue (the group guard's members)."""
+        tree = await self.trees.aget(agent_id, dialogue_id, create=True)
+        marks = (node.metadata.get("user_key") for node in tree.node_list if node.node_type == "Q")
+        return {str(key) for key in marks if key}
+
     async def recent_lines(self, agent_id: str, dialogue_id: str, n: int) -> list[str]:
         tree = await self.trees.aget(agent_id, dialogue_id, create=True)
         nodes = tree.node_list[-n:]
