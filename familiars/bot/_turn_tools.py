@@ -43,7 +43,14 @@ from zoneinfo import ZoneInfo
 from familiars.bot._commands._reminders import local
 from familiars.bot._commands._timezone import zone_of
 from familiars.bot._state import BotState
-from familiars.bot._tools import Tool, ToolBox, ToolError, ToolTurn, answer_with_tools
+from familiars.bot._tools import (
+    DEFAULT_MAX_CALLS,
+    Tool,
+    ToolBox,
+    ToolError,
+    ToolTurn,
+    answer_with_tools,
+)
 from familiars.llm import ChatMessage, ChatModel, ToolSpec, UnsupportedFeatureError
 from familiars.memory import (
     DEFAULT_MAX_RECORD_CHARS,
@@ -224,6 +231,8 @@ class TurnTools:
         *,
         search: MemorySearch | None = None,
         max_rounds: int = 3,
+        max_calls: int = DEFAULT_MAX_CALLS,
+        max_request_chars: int | None = None,
         write_budget_chars: int = 1500,
         max_record_chars: int = DEFAULT_MAX_RECORD_CHARS,
     ) -> None:
@@ -232,6 +241,9 @@ class TurnTools:
         self.book = book
         self.search = search
         self.max_rounds = max_rounds
+        self.max_calls = max_calls
+        #: Every request of a turn stays within it (``llm.prompt_token_budget`` in chars).
+        self.max_request_chars = max_request_chars
         self.write_budget_chars = write_budget_chars
         self.max_record_chars = max_record_chars
         self._turns = 0
@@ -286,6 +298,8 @@ class TurnTools:
                 self.toolbox(caller),
                 max_rounds=self.max_rounds,
                 max_tokens=max_tokens,
+                max_calls=self.max_calls,
+                max_request_chars=self.max_request_chars,
             )
         except UnsupportedFeatureError as exc:
             logger.info("no tools this turn (%s); the plain path answers", exc)
