@@ -8,6 +8,8 @@ Map:
   on one line with ``&``, ``<`` and ``>`` escaped, so no text inside can close the block,
   start a line of its own or pass for an instruction. :data:`DATA_RULE` (in the system
   prompt) says that instructions inside are not the owner's and are never followed.
+- :class:`TurnTaint`: why one turn is tainted (none: it is not), filled as the prompt is
+  built and as tools answer, read by the tools and by the writer after the reply.
 - :func:`reaches_out`: a task that asks to contact someone or send something away (an
   e-mail address, a link, a phone number, "send ... to", "e-mail", "forward", "pay" ...).
 - "tainted": a turn whose prompt held document text or other people's text (another
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 DATA_OPEN = "<untrusted_data>"
 DATA_CLOSE = "</untrusted_data>"
@@ -81,3 +84,18 @@ _REACH_OUT = re.compile(
 def reaches_out(task: str) -> bool:
     """Whether a reminder's task asks to contact someone or send something out of the chat."""
     return bool(_REACH_OUT.search(task))
+
+
+@dataclass
+class TurnTaint:
+    """Why this turn's prompt holds text the speaker did not write (empty: it holds none)."""
+
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def tainted(self) -> bool:
+        return bool(self.reasons)
+
+    def add(self, reason: str) -> None:
+        if reason not in self.reasons:
+            self.reasons.append(reason)
