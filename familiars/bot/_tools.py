@@ -180,7 +180,7 @@ async def _run_round(
     ran: list[ToolCall] = []
     spent = len(said)
     for call in calls:
-        echo = len(call.name) + len(call.arguments) + 60
+        echo = len(call.name) + len(call.arguments) + 100
         if not room.fits(spent + echo + _RESERVE):
             break
         outcome = await toolbox.run(call)
@@ -206,7 +206,7 @@ def _cut(text: str, room: int) -> str:
 
 def _size(message: ChatMessage) -> int:
     return len(message.content) + sum(
-        len(c.name) + len(c.arguments) + 60 for c in message.tool_calls
+        len(c.name) + len(c.arguments) + 100 for c in message.tool_calls
     )
 
 
