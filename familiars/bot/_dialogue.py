@@ -31,6 +31,7 @@ from familiars.bot._prompt import BranchTurn, PromptParts, build_messages
 from familiars.bot._redaction import Redactor
 from familiars.bot._state import BotState, DialogueInfo
 from familiars.bot._turn_tools import ToolCaller, TurnTools
+from familiars.bot._untrusted import TurnTaint
 from familiars.config import AgentSettings, Settings
 from familiars.llm import ChatModel, LLMError, OfflineResponder
 from familiars.memory import (
@@ -67,6 +68,9 @@ class RecalledItem:
     record_ids: tuple[str, ...] = ()
     #: A user-scope memory: the speaker's own, never to be quoted in a group.
     private: bool = False
+    #: Text the speaker did not write (another person's words, a group's shared notes, a
+    #: record written in a tainted turn): recalling it taints the turn (issue 19).
+    foreign: bool = False
 
 
 class Recaller(Protocol):
@@ -351,7 +355,6 @@ class DialogueManager:
     ) -> AsyncIterator[str]:
         turn_t0 = time.perf_counter()
         now = message.ts if message.ts.tzinfo else message.ts.replace(tzinfo=UTC)
-        turn_start_iso = now.isoformat(timespec="seconds")
         llm_text, q_id, notes = await self._user_turn(message, text, agent, user_key, info, now)
         # issue 14: what this turn does (reminders, forget), duty of care
         plan = await self.conversation.begin(llm_text, agent, user_key, info, now, q_id)
@@ -359,11 +362,13 @@ class DialogueManager:
         t0 = time.perf_counter()
         recalled = await self._recall(llm_text, agent.id, info, user_key, now, q_id)
         recall_ms = (time.perf_counter() - t0) * 1000
-        messages = await self._prompt(agent, info, user_key, message, llm_text, recalled, q_id, now)
+        messages, taint = await self._prompt(  # issue 19: taint, what the speaker did not write
+            agent, info, user_key, message, llm_text, recalled, q_id, now
+        )
         messages = plan.with_notes(messages)  # issue 14
 
         reply = ""
-        caller = await self._tool_caller(message, user_key, agent, info, now)
+        caller = await self._tool_caller(message, user_key, agent, info, now, taint)
         replies = plan.reply(llm_text, self._reply(agent, messages, caller), recalled)
         if info.is_group:  # checked whole before anyone in the group reads a word of it
             reply = await self._guarded_reply(replies, notes, messages, agent, info, recalled)
@@ -377,14 +382,11 @@ class DialogueManager:
                 reply += tail
                 yield tail
 
-        await self.state.touch_dialogue(agent.id, info.dialogue_id, bot_at=iso_now())
-        uses = self._used_records(recalled, reply)
-        self.stats.add(len(recalled), len(uses), recall_ms)
-        self.recall_log[(agent.id, info.dialogue_id, user_key)] = [
-            {"id": it.id, "text": it.text, "score": it.score, "parts": it.parts} for it in recalled
-        ]
+        uses = await self._note_reply(agent, info, user_key, recalled, reply, recall_ms)
         if (writer_text := plan.writer_text(llm_text)) is not None:  # issue 14
-            await self._queue_write(agent, info, user_key, writer_text, reply, q_id, now, message)
+            await self._queue_write(
+                agent, info, user_key, writer_text, reply, q_id, now, message, taint
+            )
         # The reply's node is embedded and added by a background task (TreeLog), off the
         # next message's path; that message, settle() and shutdown wait for it.
         self.log.defer_reply_node(
@@ -399,7 +401,25 @@ class DialogueManager:
             metadata={**plan.reply_marks, **({"uses": uses} if uses else {})},
         )
         await self._clear_ephemeral((agent.id, info.dialogue_id), agent.id, info.dialogue_id)
-        self._turn_started[(agent.id, info.dialogue_id)] = turn_start_iso
+        self._turn_started[(agent.id, info.dialogue_id)] = now.isoformat(timespec="seconds")
+
+    async def _note_reply(
+        self,
+        agent: AgentSettings,
+        info: DialogueInfo,
+        user_key: str,
+        recalled: list[RecalledItem],
+        reply: str,
+        recall_ms: float,
+    ) -> list[str]:
+        """The reply's time, stats and ``/memory why`` log; the records the reply used."""
+        await self.state.touch_dialogue(agent.id, info.dialogue_id, bot_at=iso_now())
+        uses = self._used_records(recalled, reply)
+        self.stats.add(len(recalled), len(uses), recall_ms)
+        self.recall_log[(agent.id, info.dialogue_id, user_key)] = [
+            {"id": it.id, "text": it.text, "score": it.score, "parts": it.parts} for it in recalled
+        ]
+        return uses
 
     async def _user_turn(
         self,
@@ -495,7 +515,7 @@ class DialogueManager:
         recalled: list[RecalledItem],
         q_id: int,
         now: datetime,
-    ) -> list[Any]:
+    ) -> tuple[list[Any], TurnTaint]:
         directives = [
             r
             for r in await self.store.list(scope="identity", agent_id=agent.id, now=now)
@@ -516,6 +536,7 @@ class DialogueManager:
             q_id,
             max_chars=self.settings.llm.prompt_token_budget * 4,
         )
+        taint = _taint_of(passages, recalled, branch[:-1], user_key, info.is_group)
         person = await self.state.person(user_key)
         tz = _zone((person.timezone if person else None) or self.settings.scheduler.timezone)
         parts = PromptParts(
@@ -543,7 +564,7 @@ class DialogueManager:
             now_text=now.astimezone(tz).strftime("%A %d %B %Y, %H:%M %Z"),
             max_item_chars=self.settings.memory.max_record_chars,
         )
-        return build_messages(parts, budget_tokens=self.settings.llm.prompt_token_budget)
+        return build_messages(parts, budget_tokens=self.settings.llm.prompt_token_budget), taint
 
     async def _profile(self, user_key: str, now: datetime) -> list[MemoryRecord]:
         found = await self.store.list(scope="user", user_key=user_key, category="profile", now=now)
@@ -596,6 +617,7 @@ class DialogueManager:
         agent: AgentSettings,
         info: DialogueInfo,
         now: datetime,
+        taint: TurnTaint | None = None,
     ) -> ToolCaller | None:
         """Who this turn's tools act for (fixed before the model says anything)."""
         if self.turn_tools is None or self.model_for(agent) is None:
@@ -607,6 +629,7 @@ class DialogueManager:
             is_owner=self.is_owner(message.platform, message.user_id),
             is_group=info.is_group,
             now=now,
+            taint=taint,
         )
 
     def takes_tools(self, agent: AgentSettings) -> bool:
@@ -644,6 +667,7 @@ class DialogueManager:
         q_id: int,
         now: datetime,
         message: IncomingMessage | None = None,
+        taint: TurnTaint | None = None,
     ) -> None:
         if self.writer_queue is None:
             return
@@ -662,6 +686,8 @@ class DialogueManager:
             # Who spoke, for who may change what (memory._writer._rights); unknown: not an owner.
             is_owner=message is not None and self.is_owner(message.platform, message.user_id),
             is_group=info.is_group,
+            # Its prompt held text the speaker did not write: no directive from it (issue 19).
+            tainted=taint is not None and taint.tainted,
         )
         await self.writer_queue.enqueue(turn)
 
@@ -710,6 +736,25 @@ class DialogueManager:
 def _own_outbound(store: MemoryStore, state: BotState, log: Any, stats: TurnStats) -> Outbound:
     """The group check of a manager built alone (tests, tools): its log's speakers if any."""
     return Outbound(store, state, log=log if hasattr(log, "speakers") else None, counter=stats)
+
+
+def _taint_of(
+    passages: Sequence[str],
+    recalled: Sequence[RecalledItem],
+    branch: Sequence[BranchTurn],
+    user_key: str,
+    is_group: bool,
+) -> TurnTaint:
+    """Why this turn's prompt holds text the speaker did not write (issue 19)."""
+    taint = TurnTaint()
+    if passages:
+        taint.add("document passages")
+    if any(it.foreign for it in recalled):
+        taint.add("other people's notes or messages")
+    others = [t for t in branch if t.role == "user" and t.user_key != user_key]
+    if any(t.user_key or is_group for t in others):
+        taint.add("other people's messages in this conversation")
+    return taint
 
 
 def _words(text: str) -> list[str]:

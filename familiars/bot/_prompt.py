@@ -1,6 +1,11 @@
 """The prompt of one turn: persona, the agent's directives, the speaker's profile, what was
 recalled, the current topic branch of the dialogue tree, and the message; within a budget.
 
+Only the persona and the agent's directives (written by its owners) are instructions.
+Everything remembered (the profile, private notes, recalled items, document passages) is
+quoted data inside one block (:func:`familiars.bot._untrusted.data_block`), and the system
+prompt says that instructions inside it are not the owner's (issue 19).
+
 Tokens are estimated at four characters each: good enough to stay clear of a context limit
 without loading a tokenizer. The branch is trimmed from its oldest end first; recalled items
 from the lowest score.
@@ -11,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from familiars.bot._untrusted import DATA_RULE, data_block, quote
 from familiars.llm import ChatMessage
 from familiars.memory import DEFAULT_MAX_RECORD_CHARS, MemoryRecord, cut_text, shown_record
 
@@ -30,6 +36,8 @@ class BranchTurn:
     role: str  # "user" | "assistant"
     text: str
     speaker: str = ""
+    #: Who said it (a user turn's person), so a turn knows whether others' words are in it.
+    user_key: str = ""
 
 
 @dataclass
@@ -91,10 +99,10 @@ def fit_memories(parts: PromptParts, *, budget_tokens: int) -> PromptParts:
     kept, room = _fitting([r.content for r in directives], room)
     directives = [directives[i] for i in kept]
     newest_first = [shown_record(r, cap) for r in reversed(parts.profile)]
-    kept, room = _fitting([r.content for r in newest_first], room)
+    kept, room = _fitting([quote(r.content) for r in newest_first], room)
     profile = [newest_first[i] for i in reversed(kept)]
     private = [cut_text(t, cap) for t in parts.private]
-    kept, room = _fitting(private, room)
+    kept, room = _fitting([quote(t) for t in private], room)
     return replace(
         parts,
         directives=directives,
@@ -131,20 +139,15 @@ def _system_text(parts: PromptParts, *, recalled: list[str]) -> str:
     if parts.directives:
         lines += ["", "Your standing instructions:"]
         lines += [f"- {r.content.strip()}" for r in parts.directives]
-    who = parts.speaker or "the person you are talking with"
-    personal = [r.content.strip() for r in parts.profile] + [t.strip() for t in parts.private]
-    if parts.is_group:
-        # Everyone in the group reads the reply: what is private to the speaker may inform
-        # it but is never said. (The heading avoids the words the offline responder lists.)
-        if personal:
-            lines += ["", PRIVATE_HEADING.format(who=who)]
-            lines += [f"- {text}" for text in personal]
-    elif personal:
-        lines += ["", f"What you remember about {who}:"]
-        lines += [f"- {text}" for text in personal]
-    if recalled:
-        lines += ["", RECALL_HEADING]
-        lines += [f"- {text.strip()}" for text in recalled]
+    lines += ["", DATA_RULE]
+    who = quote(parts.speaker or "the person you are talking with")
+    personal = [r.content for r in parts.profile] + list(parts.private)
+    # In a group everyone reads the reply: what is private to the speaker may inform it but
+    # is never said. (That heading avoids the words the offline responder lists.)
+    heading = PRIVATE_HEADING if parts.is_group else "What you remember about {who}:"
+    block = data_block([(heading.format(who=who), personal), (RECALL_HEADING, recalled)])
+    if block:
+        lines += ["", *block]
     lines += [
         "",
         "Use what you remember naturally; do not invent memories. If you are unsure, ask.",

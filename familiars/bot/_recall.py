@@ -11,6 +11,7 @@ from typing import Any
 
 from familiars.bot._commands import Caller
 from familiars.bot._dialogue import RecalledItem, Recaller
+from familiars.bot._untrusted import TAINT_TAG
 from familiars.config import Settings
 from familiars.llm import OFFLINE_NOTICE, ChatModel
 from familiars.memory import (
@@ -75,7 +76,7 @@ class ReaderRecaller:
         self.last_result = result
         self._log_fanout((agent_id, dialogue_id, user_key), result.subqueries, result.dropped)
         items = [
-            _convert(it, self.max_item_chars)
+            _convert(it, self.max_item_chars, user_key=user_key, is_group=is_group)
             for it in result.items
             if not _skip(it, exclude_node, dialogue_id)
         ]
@@ -143,7 +144,15 @@ def _skip(item: RecallItem, exclude_node: int | None, dialogue_id: str | None) -
     return node.node_type == "A" and OFFLINE_NOTICE in node.content
 
 
-def _convert(item: RecallItem, max_chars: int = DEFAULT_MAX_RECORD_CHARS) -> RecalledItem:
+def _convert(
+    item: RecallItem,
+    max_chars: int = DEFAULT_MAX_RECORD_CHARS,
+    *,
+    user_key: str | None = None,
+    is_group: bool = False,
+) -> RecalledItem:
+    """One recalled item as the turn sees it; ``foreign`` when the speaker (``user_key``)
+    did not write it (see :func:`_foreign`)."""
     if item.kind == "record" and item.record is not None:
         rec = item.record
         return RecalledItem(
@@ -154,6 +163,7 @@ def _convert(item: RecallItem, max_chars: int = DEFAULT_MAX_RECORD_CHARS) -> Rec
             parts=dict(item.parts),
             record_ids=(rec.id, *[m for m in item.merged if m.startswith("m_")]),
             private=rec.scope == "user",
+            foreign=_foreign_record(rec, user_key, is_group),
         )
     node = item.node
     text = node_content_for_llm(node) if node is not None else item.text
@@ -162,8 +172,34 @@ def _convert(item: RecallItem, max_chars: int = DEFAULT_MAX_RECORD_CHARS) -> Rec
         who = node.metadata.get("speaker") or ("you" if node.node_type == "A" else "they")
         text = f"({who}, {when}) {text}"
     return RecalledItem(
-        id=item.key, kind="node", text=text, score=item.score, parts=dict(item.parts)
+        id=item.key,
+        kind="node",
+        text=text,
+        score=item.score,
+        parts=dict(item.parts),
+        foreign=node is None or _foreign_node(node.node_type, node.metadata, user_key, is_group),
     )
+
+
+def _foreign_record(rec: Any, user_key: str | None, is_group: bool) -> bool:
+    """Another person's note, a group's shared note (anyone there may have written it), or
+    one written in a tainted turn (issue 19)."""
+    if TAINT_TAG in rec.tags:
+        return True
+    if rec.scope == "user":
+        return rec.user_key != user_key
+    return is_group and rec.scope in ("dialogue", "ephemeral")
+
+
+def _foreign_node(
+    node_type: str, metadata: dict[str, Any], user_key: str | None, is_group: bool
+) -> bool:
+    """Someone else's message (the familiar's own replies are not: they are recalled for
+    what they said, and what they drew on is recalled, and judged, itself)."""
+    if node_type != "Q":
+        return False
+    author = metadata.get("user_key")
+    return author != user_key if author else is_group
 
 
 def build_recaller(

@@ -275,6 +275,8 @@ def _turn_tools(
         book,
         search=turn.recaller,
         max_rounds=settings.llm.max_tool_rounds,
+        max_calls=settings.llm.max_tool_calls,
+        max_request_chars=settings.llm.prompt_token_budget * 4,
         write_budget_chars=settings.memory.writer_budget_chars,
         max_record_chars=settings.memory.max_record_chars,
     )

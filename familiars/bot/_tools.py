@@ -5,6 +5,13 @@ an async handler that receives validated arguments and answers with a short text
 model). :func:`answer_with_tools` asks the model, runs the calls it makes, hands the results
 back, and repeats at most ``max_rounds`` times before asking for a plain answer.
 
+Bounds (issue 19): at most ``max_calls`` tool calls run in a turn, across all rounds; the
+calls past it are not run, left out of the history and the model is told so. Each result
+goes back as quoted data (:func:`~familiars.bot._untrusted.tool_data`), cut to
+:data:`MAX_RESULT_CHARS`, and with ``max_request_chars`` every request of the turn stays
+within it: the oldest dialogue turns make room first (at most down to
+:data:`TOOL_ROOM_SHARE` of it for the tools), then results are cut, then calls are not run.
+
 Whatever the model sends, the turn goes on: an unknown tool, arguments that are not JSON (or
 nested 100,000 deep), missing or mistyped arguments and a handler's refusal
 (:class:`ToolError`, whose text the model is shown) all become a tool message saying what was
@@ -19,12 +26,26 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from familiars.bot._untrusted import tool_data
 from familiars.llm import ChatMessage, ChatModel, ToolCall, ToolSpec
 
 logger = logging.getLogger(__name__)
 
 ToolHandler = Callable[[dict[str, Any]], Awaitable[str]]
 MAX_ARGUMENT_CHARS = 20_000
+#: A default for ``llm.max_tool_calls``: tool calls a turn may make across its rounds.
+DEFAULT_MAX_CALLS = 16
+#: The most of one tool result the model is shown.
+MAX_RESULT_CHARS = 4000
+#: The share of ``max_request_chars`` old dialogue turns give up for the tools' traffic.
+TOOL_ROOM_SHARE = 0.3
+#: Room kept for the last word (the note asking for an answer) and a cut result's mark.
+_RESERVE = 600
+ROUNDS_USED_UP = "(Tool rounds are used up: answer the person now, in words.)"
+CALLS_USED_UP = (
+    "({n} tool call(s) were not made: a turn makes at most {cap} tool calls and has room for "
+    "only so much of their results. Do not ask for them again; answer with what you have.)"
+)
 _JSON_TYPES: dict[str, type | tuple[type, ...]] = {
     "string": str,
     "integer": int,
@@ -60,6 +81,8 @@ class ToolTurn:
     text: str
     outcomes: list[ToolOutcome] = field(default_factory=list)
     rounds: int = 0
+    #: Calls of the last round that were not run (over the cap or the room).
+    not_run: int = 0
 
 
 def _parse_arguments(raw: str) -> dict[str, Any]:
@@ -121,9 +144,12 @@ async def answer_with_tools(
     *,
     max_rounds: int = 3,
     max_tokens: int | None = None,
+    max_calls: int = DEFAULT_MAX_CALLS,
+    max_request_chars: int | None = None,
 ) -> ToolTurn:
-    """The model's answer after at most ``max_rounds`` rounds of tool calls."""
-    history = list(messages)
+    """The model's answer after at most ``max_rounds`` rounds and ``max_calls`` calls."""
+    room = _Room(max_request_chars)
+    history = room.trimmed(list(messages))
     turn = ToolTurn(text="")
     for _ in range(max_rounds):
         result = await model.chat_tools(history, toolbox.specs, max_tokens=max_tokens)
@@ -131,13 +157,80 @@ async def answer_with_tools(
         if not result.tool_calls:
             turn.text = result.text
             return turn
-        history.append(ChatMessage("assistant", result.text, tool_calls=result.tool_calls))
-        for call in result.tool_calls:
-            outcome = await toolbox.run(call)
-            turn.outcomes.append(outcome)
-            history.append(ChatMessage("tool", outcome.result, tool_call_id=call.id))
-    history.append(
-        ChatMessage("user", "(Tool rounds are used up: answer the person now, in words.)")
-    )
+        left = max(0, max_calls - len(turn.outcomes))
+        exchange = await _run_round(toolbox, result.text, result.tool_calls[:left], room, turn)
+        history += exchange
+        turn.not_run = len(result.tool_calls) - (len(exchange) - 1 if exchange else 0)
+        if turn.not_run:
+            break
+    last = ROUNDS_USED_UP
+    if turn.not_run:
+        last += " " + CALLS_USED_UP.format(n=turn.not_run, cap=max_calls)
+    history.append(ChatMessage("user", last))
     turn.text = (await model.chat(history, max_tokens=max_tokens)).text
     return turn
+
+
+async def _run_round(
+    toolbox: ToolBox, said: str, calls: Sequence[ToolCall], room: _Room, turn: ToolTurn
+) -> list[ChatMessage]:
+    """The assistant message and the answers of the calls that were run, in order; a call
+    runs only while its echo and a short answer still fit the room (none ran: nothing)."""
+    answers: list[ChatMessage] = []
+    ran: list[ToolCall] = []
+    spent = len(said)
+    for call in calls:
+        echo = len(call.name) + len(call.arguments) + 100
+        if not room.fits(spent + echo + _RESERVE):
+            break
+        outcome = await toolbox.run(call)
+        turn.outcomes.append(outcome)
+        shown = _cut(tool_data(outcome.result), room.left - spent - echo - _RESERVE)
+        answers.append(ChatMessage("tool", shown, tool_call_id=call.id))
+        ran.append(call)
+        spent += echo + len(shown)
+    if not ran:
+        return []
+    exchange = [ChatMessage("assistant", said, tool_calls=tuple(ran)), *answers]
+    for message in exchange:
+        room.spend(message)
+    return exchange
+
+
+def _cut(text: str, room: int) -> str:
+    limit = max(200, min(MAX_RESULT_CHARS, room))
+    if len(text) <= limit:
+        return text
+    return text[: limit - 40] + "\n...(cut: the result is too long)"
+
+
+def _size(message: ChatMessage) -> int:
+    return len(message.content) + sum(
+        len(c.name) + len(c.arguments) + 100 for c in message.tool_calls
+    )
+
+
+class _Room:
+    """What a turn's requests may still grow by (unbounded with no limit)."""
+
+    def __init__(self, limit: int | None) -> None:
+        self.limit = limit
+        self.left = limit if limit is not None else 1 << 60
+
+    def trimmed(self, messages: list[ChatMessage]) -> list[ChatMessage]:
+        """``messages`` with their oldest dialogue turns left out (never the system prompt
+        nor the message) until the tools have their share of the room."""
+        if self.limit is None:
+            return messages
+        want = self.limit - int(self.limit * TOOL_ROOM_SHARE)
+        first = 1 if messages and messages[0].role == "system" else 0
+        while sum(map(_size, messages)) > want and len(messages) > first + 1:
+            del messages[first]
+        self.left = self.limit - sum(map(_size, messages))
+        return messages
+
+    def fits(self, chars: int) -> bool:
+        return chars <= self.left
+
+    def spend(self, message: ChatMessage) -> None:
+        self.left -= _size(message)

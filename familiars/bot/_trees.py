@@ -309,6 +309,7 @@ class TreeLog:
                     role="user" if node.node_type == "Q" else "assistant",
                     text=text,
                     speaker=str(node.metadata.get("speaker", "")),
+                    user_key=str(node.metadata.get("user_key", "")),
                 )
             )
             cur = node.parent

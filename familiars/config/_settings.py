@@ -102,6 +102,10 @@ class LLMSettings(BaseModel):
     #: Rounds of tool calls a turn may use before the model must answer in words (0: the
     #: bot's tools are never offered).
     max_tool_rounds: int = Field(default=3, ge=0, le=10)
+    #: Tool calls a turn may make across all its rounds; the model is told of the rest,
+    #: which are not made. Every request of a turn, tool rounds included, stays within
+    #: ``prompt_token_budget``.
+    max_tool_calls: int = Field(default=16, ge=1, le=100)
 
 
 class AgentSettings(BaseModel):

@@ -13,6 +13,7 @@ Also the text helpers offline answers are made of (no model, no invented text):
 from __future__ import annotations
 
 import functools
+import html
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -251,8 +252,8 @@ def recalled_lines(messages: Sequence[ChatMessage]) -> list[str]:
             if not stripped:
                 inside = False
             elif stripped.startswith(("- ", "* ")):
-                if inside:
-                    found.append(stripped[2:].strip())
+                if inside:  # quoted data has its &, < and > escaped (bot._untrusted)
+                    found.append(html.unescape(stripped[2:].strip()))
             else:
                 inside = bool(_RECALL_HEADER.search(stripped))
     return found

@@ -3,12 +3,14 @@ tools, hostile arguments, the round limit, and providers without tool support.""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from familiars.bot._tools import Tool, ToolBox, ToolError, answer_with_tools
 from familiars.llm import ChatMessage, OpenAIChatModel, ToolSpec, UnsupportedFeatureError
+from tests.bot.tool_script import unquoted
 from tests.fake_openai import FakeOpenAI, Reply
 
 MSGS = [ChatMessage("system", "be brief"), ChatMessage("user", "remember I like tea")]
@@ -48,7 +50,8 @@ async def test_a_tool_call_runs_and_its_result_reaches_the_model() -> None:
     assert turn.text == "Noted!" and seen == [{"text": "likes tea"}]
     assert [o.ok for o in turn.outcomes] == [True]
     assert second[-2]["tool_calls"][0]["function"]["name"] == "remember"
-    assert second[-1] == {"role": "tool", "content": "stored: likes tea", "tool_call_id": "call_0"}
+    assert second[-1]["tool_call_id"] == "call_0"
+    assert unquoted(second[-1]["content"]) == "stored: likes tea"
     assert server.requests[0].body["tools"][0]["function"]["name"] == "remember"
 
 
@@ -104,3 +107,44 @@ async def test_a_provider_without_tools_is_not_offered_them_again() -> None:
             await model.chat_tools(MSGS, _toolbox([]).specs)
         await model.aclose()
     assert len(server.requests) == 1
+
+
+async def test_calls_past_the_cap_are_not_made_and_the_request_stays_within_its_room() -> None:
+    """900 calls in one round: ``max_calls`` run, the rest are neither run nor echoed back,
+    the model is told, and the next request fits ``max_request_chars`` (before the fix: all
+    900 ran and the next request held every call and every result, 1.23 MB)."""
+    seen: list[dict[str, Any]] = []
+    long_history = [ChatMessage("user" if i % 2 else "assistant", "x" * 900) for i in range(12)]
+    msgs = [MSGS[0], *long_history, MSGS[1]]
+    flood = Reply.tools(*[("remember", {"text": f"fact {i} " + "y" * 300}) for i in range(900)])
+    async with FakeOpenAI() as server:
+        server.script(flood, Reply.text("Done."))
+        model = _model(server)
+        turn = await answer_with_tools(
+            model, msgs, _toolbox(seen), max_calls=16, max_request_chars=12_000
+        )
+        await model.aclose()
+        second = server.requests[1].body["messages"]
+    assert 1 <= len(seen) == len(turn.outcomes) <= 16 and turn.not_run == 900 - len(seen)
+    [assistant] = [m for m in second if m.get("tool_calls")]
+    assert len(assistant["tool_calls"]) == len(seen)
+    assert len([m for m in second if m["role"] == "tool"]) == len(seen)
+    size = sum(len(m["content"]) + len(json.dumps(m.get("tool_calls", []))) for m in second)
+    assert size <= 12_000
+    assert f"{900 - len(seen)} tool call(s) were not made" in second[-1]["content"]
+    assert second[0] == {"role": "system", "content": "be brief"}  # the oldest turns gave way
+    assert second[-2]["role"] == "tool" and turn.text == "Done."
+
+
+async def test_the_cap_holds_across_rounds() -> None:
+    seen: list[dict[str, Any]] = []
+    async with FakeOpenAI() as server:
+        for r in range(2):  # the second round reaches the cap: the next ask is the last
+            server.script(Reply.tools(*[("remember", {"text": f"r{r} c{i}"}) for i in range(3)]))
+        server.script(Reply.text("Done."))
+        model = _model(server)
+        turn = await answer_with_tools(model, MSGS, _toolbox(seen), max_rounds=3, max_calls=4)
+        await model.aclose()
+    assert [s["text"] for s in seen] == ["r0 c0", "r0 c1", "r0 c2", "r1 c0"]
+    assert turn.rounds == 2 and turn.not_run == 2 and turn.text == "Done."
+    assert "tools" not in server.requests[-1].body

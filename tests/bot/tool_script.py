@@ -11,10 +11,12 @@ answers with what the tools said, as a model confirming what it did would.
 
 from __future__ import annotations
 
+import html
 from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from familiars.bot._untrusted import DATA_CLOSE, DATA_OPEN, TOOL_LABEL
 from tests.fake_openai import Reply
 
 Step = Reply | Callable[[dict[str, Any]], Reply]
@@ -29,13 +31,21 @@ def one(name: str, args: Any) -> Reply:
     return Reply.tools((name, args))
 
 
+def unquoted(content: str) -> str:
+    """A tool message's text without the data block around it (what the tool said)."""
+    lines = content.splitlines()
+    if lines[:2] != [TOOL_LABEL, DATA_OPEN] or lines[-1] != DATA_CLOSE:
+        raise AssertionError(f"a tool result is not quoted as data: {content!r}")
+    return html.unescape("\n".join(lines[2:-1]))
+
+
 def tool_results(body: dict[str, Any]) -> list[str]:
-    """The tool messages that end the request (the answers to the last round)."""
+    """The tool messages that end the request (the answers to the last round), unquoted."""
     found: list[str] = []
     for message in reversed(body["messages"]):
         if message["role"] != "tool":
             break
-        found.append(message["content"])
+        found.append(unquoted(message["content"]))
     return found[::-1]
 
 

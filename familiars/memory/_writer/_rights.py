@@ -5,6 +5,10 @@ in every chat's prompt, so it changes only on the word of an owner in a private 
 :func:`govern` looks at each write of a turn against the :class:`Speaker` of that turn,
 whatever the writer (the chat model, the offline rules) proposed:
 
+- a tainted turn (its prompt held document text or other people's words, issue 19): a write
+  to the identity scope or of a directive or procedure anywhere is refused, whoever spoke,
+  an owner too: the writer cannot tell the speaker's words from the document's, and an
+  instruction hidden in a file must not become one of the agent's;
 - an owner in a private chat: every write passes;
 - an owner in a group: identity becomes that group's own (``dialogue`` scope), not every
   chat's;
@@ -41,11 +45,13 @@ class Speaker:
 
     is_owner: bool = False
     is_group: bool = True
+    #: The turn's prompt held text the speaker did not write (see the module docstring).
+    tainted: bool = False
 
     @property
     def may_instruct_agent(self) -> bool:
         """Whether this speaker may change the agent's identity (every chat's prompt)."""
-        return self.is_owner and not self.is_group
+        return self.is_owner and not self.is_group and not self.tainted
 
 
 #: The speaker of a turn that does not say who spoke: a non-owner in a group.
@@ -66,6 +72,8 @@ def govern(write: WriteOp, speaker: Speaker, *, has_user: bool, has_dialogue: bo
     whether the turn has a person / a dialogue to keep a redirected write for."""
     if write.op == "skip" or speaker.may_instruct_agent:
         return Ruling(write)
+    if speaker.tainted and (write.scope == "identity" or write.category in BEHAVIOUR):
+        return _refused(write, "the turn held documents or other people's words")
     if write.scope == "identity":
         if speaker.is_owner and has_dialogue:
             category = "preference" if write.category == "preference" else "directive"

@@ -35,12 +35,20 @@ class TurnContext:
     #: values, so a turn queued before these fields existed changes no one else's memory.
     is_owner: bool = False
     is_group: bool = True
+    #: The turn's prompt held text the speaker did not write (documents, other people's
+    #: words): nothing from it changes how the agent behaves. A queued turn from before this
+    #: field existed reads as tainted (:meth:`from_json`), the safe value.
+    tainted: bool = False
 
     def when(self) -> datetime:
         return parse_ts(self.now) or utcnow()
 
     def speaker(self) -> Speaker:
-        return Speaker(is_owner=self.is_owner is True, is_group=self.is_group is not False)
+        return Speaker(
+            is_owner=self.is_owner is True,
+            is_group=self.is_group is not False,
+            tainted=self.tainted is not False,
+        )
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False)
@@ -52,6 +60,7 @@ class TurnContext:
             raise ValueError("a queued turn must be a JSON object")
         known = {f for f in cls.__dataclass_fields__}
         fields = {k: v for k, v in data.items() if k in known}
+        fields.setdefault("tainted", True)
         _check_types(fields)
         return cls(**fields)
 
