@@ -32,18 +32,12 @@ def _run(settings: Settings, action: Callable[[Any], Awaitable[T]]) -> T:
         DocumentFinder,
         InvalidIdError,
         LazyEmbedder,
-        load_embedder,
+        embedder_from_settings,
     )
 
     async def go() -> T:
-        embedder = LazyEmbedder(  # loaded only by what embeds: ``list`` never does
-            lambda: load_embedder(
-                settings.embedding.model,
-                fallback=settings.embedding.fallback,
-                device=settings.embedding.device,
-                batch_size=settings.embedding.batch_size,
-            )
-        )
+        # loaded only by what embeds: ``list`` never does
+        embedder = LazyEmbedder(lambda: embedder_from_settings(settings))
         async with DocumentFinder(settings.workspace, embedder, settings) as finder:
             return await action(finder)
 

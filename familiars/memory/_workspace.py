@@ -32,9 +32,14 @@ class MemoryWorkspace:
 
 
 def embedder_from_settings(settings: Settings) -> Embedder:
+    """The configured embedder; a fallback to the bundled model is said once per workspace."""
     cfg = settings.embedding
     return load_embedder(
-        cfg.model, fallback=cfg.fallback, device=cfg.device, batch_size=cfg.batch_size
+        cfg.model,
+        fallback=cfg.fallback,
+        device=cfg.device,
+        batch_size=cfg.batch_size,
+        notices=Path(settings.workspace) / "state" / "notices",
     )
 
 

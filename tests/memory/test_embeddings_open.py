@@ -29,3 +29,31 @@ def test_open_on_an_embedder_without_a_model_is_a_no_op() -> None:
 def test_the_bundled_model_learns_its_dimension_on_open(real_embedder: object) -> None:
     assert isinstance(real_embedder, SentenceTransformerEmbedder)
     assert real_embedder.loaded and real_embedder.dim == 384
+
+
+def test_the_bundled_fallback_is_said_once_per_workspace(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 20: the note printed on every CLI call; now a warning once per workspace and
+    model, then an INFO line in the log (status still names the model in use)."""
+    import logging
+
+    from familiars.config import Settings
+    from familiars.memory import _embeddings, embedder_from_settings
+
+    settings = Settings(workspace=tmp_path / "ws", embedding={"model": "no-such/model-xyz"})
+    levels = []
+    for _ in range(2):
+        _embeddings._cache.clear()  # a new process each time, as two CLI calls are
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="familiars.memory._embeddings"):
+            embedder = embedder_from_settings(settings)
+        assert embedder.fallback_from == "no-such/model-xyz"  # type: ignore[attr-defined]
+        levels.append([r.levelname for r in caplog.records if "bundled" in r.getMessage()])
+    assert levels == [["WARNING"], ["INFO"]]
+    other = Settings(workspace=tmp_path / "other", embedding={"model": "no-such/model-xyz"})
+    _embeddings._cache.clear()
+    caplog.clear()
+    embedder_from_settings(other)
+    assert [r.levelname for r in caplog.records if "bundled" in r.getMessage()] == ["WARNING"]
+    _embeddings._cache.clear()
