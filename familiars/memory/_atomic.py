@@ -45,10 +45,11 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> N
     ensure_private_dir(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+        try:
+            _write_all(fd, data)  # every write of this module goes through _write_all
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.chmod(tmp, FILE_MODE if mode is None else mode)
         os.replace(tmp, path)
     except BaseException:
