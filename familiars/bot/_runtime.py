@@ -2,7 +2,8 @@
 
 Lifecycle as python-telegram-bot's Application: ``initialize`` builds the services (see
 ``bot/_services.py``: the builder, in dependency order, opening storage and loading the
-embedder in a thread), ``start`` starts background work and then the adapters, ``stop`` undoes
+embedder in a thread), ``start`` starts background work and then the adapters (only then
+may the scheduler send what fell due while the bot was down), ``stop`` undoes
 ``start`` in reverse (adapters first so no new turn starts, then the API, scheduler and
 watchers, then the writer's queue is drained and counters flushed), ``shutdown`` closes
 storage. Each step pushes its undo on an exit stack as it goes, so a step that fails part way
@@ -239,6 +240,8 @@ class Application:
         stack.push_async_callback(s.dialogues.settle)  # after the adapters stop
         for adapter in s.adapters:
             await _start_adapter(stack, adapter, s.running)
+        if s.scheduler is not None:  # reminders that fell due while down: now they can go
+            await s.scheduler.sender_ready()
         flush = self.create_task(self._flush_loop(), name="stats-flush")
         stack.callback(flush.cancel)
 
