@@ -125,6 +125,17 @@ def _run_chat(settings: Settings, user: str) -> None:
         pass
     except _user_errors() as exc:
         fail(str(exc))
+    except OSError as exc:
+        _fail_if_disk_full(exc)
+        raise
+
+
+def _fail_if_disk_full(exc: OSError) -> None:
+    """A full disk ends the process with one line (what was acknowledged is on disk)."""
+    from familiars.memory import is_disk_full
+
+    if is_disk_full(exc):
+        fail(f"stopped: the disk is full ({exc.strerror or exc}); free some space and start again")
 
 
 def _with_agent(settings: Settings, agent: str | None) -> Settings:
@@ -163,6 +174,9 @@ def register(app: typer.Typer) -> None:
             pass
         except _user_errors() as exc:
             fail(str(exc))
+        except OSError as exc:
+            _fail_if_disk_full(exc)
+            raise
 
     @app.command("chat")
     def chat(
