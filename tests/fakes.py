@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
+from collections.abc import Iterator
 
 import numpy as np
 
-from familiars.memory import Embedder
+from familiars.memory import Embedder, MemoryStore
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -38,3 +40,15 @@ class HashEmbedder(Embedder):
                 out[row, 0] = 1.0
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / norms
+
+
+@contextlib.contextmanager
+def hand_edit(store: MemoryStore) -> Iterator[MemoryStore]:
+    """``store`` taking texts of any length meanwhile, as a person editing the markdown by
+    hand does (files are never refused; every write path of the program is)."""
+    limit = store.max_record_chars
+    store.max_record_chars = 10**9
+    try:
+        yield store
+    finally:
+        store.max_record_chars = limit

@@ -8,6 +8,8 @@ Map:
 - :class:`ControlServer` - a Unix socket (``<workspace>/state/control.sock``, 0600, JSON
   lines) through which ``familiars memory add|pin|unpin|forget|reindex|consolidate`` reach the
   running process, so that a CLI write never races the bot: the bot's own store writes it.
+  Bounded by :class:`ControlLimits` (``control.*``): a read timeout, a connection cap, a
+  request size; each refusal is one answer line that names its setting.
 - :func:`serve_control` - start the server for an application and announce its socket in the
   lock file (removed again on exit).
 
@@ -27,6 +29,7 @@ import shlex
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -77,20 +80,39 @@ def socket_path(workspace: Path) -> Path:
     return folder / SOCKET_NAME
 
 
+@dataclass(frozen=True)
+class ControlLimits:
+    """``control.*`` in the settings: a connection that sends no request line within
+    ``read_timeout_s`` is answered and closed; beyond ``max_connections`` open at once a new
+    one is answered "busy" and closed; a request line over ``max_message_bytes`` is refused
+    without reading the rest of it."""
+
+    read_timeout_s: float = 10.0
+    max_connections: int = 16
+    max_message_bytes: int = 1_048_576
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> ControlLimits:
+        c = settings.control
+        return cls(c.read_timeout_s, c.max_connections, c.max_message_bytes)
+
+
 class ControlServer:
     """JSON lines over a Unix socket: one request line in, one answer line out."""
 
-    def __init__(self, path: Path, handler: Handler) -> None:
+    def __init__(self, path: Path, handler: Handler, limits: ControlLimits | None = None):
         self.path = path
         self.handler = handler
+        self.limits = limits or ControlLimits()
         self._server: asyncio.AbstractServer | None = None
+        self._open = 0  # connections being served now
 
     async def start(self) -> None:
         self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()  # a killed owner's socket; we hold the lock, so it is ours
         self._server = await asyncio.start_unix_server(
-            self._serve, path=str(self.path), limit=64 * 1024 * 1024
+            self._serve, path=str(self.path), limit=self.limits.max_message_bytes + 1
         )
         os.chmod(self.path, 0o600)
 
@@ -102,18 +124,45 @@ class ControlServer:
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
 
+    @property
+    def connections(self) -> int:
+        return self._open
+
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        busy = self._open >= self.limits.max_connections
+        self._open += 1
         try:
-            line = await reader.readline()
-            answer = await self._answer(line)
+            if busy:
+                answer = _refusal(
+                    f"busy: {self.limits.max_connections} connections already open "
+                    "(control.max_connections); try again in a moment"
+                )
+            else:
+                answer = await self._read_and_answer(reader)
             writer.write(json.dumps(answer, ensure_ascii=False).encode("utf-8") + b"\n")
             await writer.drain()
         except (ConnectionError, asyncio.IncompleteReadError):
             logger.debug("control client went away")
         finally:
+            self._open -= 1
             writer.close()
             with contextlib.suppress(ConnectionError):
                 await writer.wait_closed()
+
+    async def _read_and_answer(self, reader: asyncio.StreamReader) -> dict[str, Any]:
+        limits = self.limits
+        try:
+            line = await asyncio.wait_for(reader.readline(), limits.read_timeout_s)
+        except TimeoutError:
+            return _refusal(
+                f"no request within {limits.read_timeout_s:g} s (control.read_timeout_s); closing"
+            )
+        except ValueError:  # the line is longer than the reader's limit: not read further
+            return _refusal(
+                f"request too large: over {limits.max_message_bytes:,} bytes "
+                "(control.max_message_bytes)"
+            )
+        return await self._answer(line)
 
     async def _answer(self, line: bytes) -> dict[str, Any]:
         try:
@@ -122,10 +171,14 @@ class ControlServer:
                 raise ValueError("a request is a JSON object")
             return {"ok": True, "result": await self.handler(request)}
         except (MemoryError_, ValueError, KeyError, TypeError) as exc:
-            return {"ok": False, "error": str(exc) or type(exc).__name__}
+            return _refusal(str(exc) or type(exc).__name__)
         except Exception as exc:  # noqa: BLE001 - the client gets one line, the log the rest
             logger.exception("control request failed")
-            return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+            return _refusal(f"{type(exc).__name__}: {exc}")
+
+
+def _refusal(error: str) -> dict[str, Any]:
+    return {"ok": False, "error": error}
 
 
 @contextlib.asynccontextmanager
@@ -143,7 +196,8 @@ async def serve_control(
     async def handle(request: dict[str, Any]) -> Any:
         return await apply_write(memory, request, model=model, forgetter=forgetter)
 
-    server = ControlServer(socket_path(lock.workspace), handle)
+    limits = ControlLimits.from_settings(memory.settings)
+    server = ControlServer(socket_path(lock.workspace), handle, limits)
     await server.start()
     lock.set_control(str(server.path))
     try:

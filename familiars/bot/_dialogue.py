@@ -39,6 +39,7 @@ from familiars.memory import (
     MemoryStore,
     TurnContext,
     WriterQueue,
+    is_disk_full,
     iso_now,
     keyword_terms,
 )
@@ -56,6 +57,11 @@ APOLOGY = (
 CUT_OFF = " ...(cut off)"
 #: Said when a model answered with nothing at all.
 EMPTY_REPLY = "I lost my train of thought, please say that again."
+#: Said when saving the turn found the disk full (issue 19): plainly, and the chat goes on.
+DISK_FULL_REPLY = (
+    "I couldn't save that: the disk is full. What you told me before is kept; "
+    "free some space and tell me again."
+)
 
 
 @dataclass
@@ -340,7 +346,9 @@ class DialogueManager:
                 if asked is not None:
                     yield asked
                     return
-            async for delta in self._turn(message, text, agent, user_key, info):
+            async for delta in _said_plainly_when_full(
+                self._turn(message, text, agent, user_key, info)
+            ):
                 yield delta
 
     # ------------------------------------------------------------------ the turn
@@ -779,3 +787,18 @@ def _zone(name: str) -> ZoneInfo:
         return ZoneInfo(name)
     except (KeyError, ValueError):
         return ZoneInfo("UTC")
+
+
+async def _said_plainly_when_full(turn: AsyncIterator[str]) -> AsyncIterator[str]:
+    """``turn``'s deltas; when a write of it finds the disk full, :data:`DISK_FULL_REPLY`
+    instead of a traceback (after what was already said), and one line in the log."""
+    said = False
+    try:
+        async for delta in turn:
+            said = said or bool(delta)
+            yield delta
+    except Exception as exc:
+        if not is_disk_full(exc):
+            raise
+        logger.warning("a turn could not be saved: %s", exc)
+        yield ("\n\n" if said else "") + DISK_FULL_REPLY

@@ -2,7 +2,8 @@
 
 Lifecycle as python-telegram-bot's Application: ``initialize`` builds the services (see
 ``bot/_services.py``: the builder, in dependency order, opening storage and loading the
-embedder in a thread), ``start`` starts background work and then the adapters, ``stop`` undoes
+embedder in a thread), ``start`` starts background work and then the adapters (only then
+may the scheduler send what fell due while the bot was down), ``stop`` undoes
 ``start`` in reverse (adapters first so no new turn starts, then the API, scheduler and
 watchers, then the writer's queue is drained and counters flushed), ``shutdown`` closes
 storage. Each step pushes its undo on an exit stack as it goes, so a step that fails part way
@@ -41,6 +42,7 @@ from familiars.memory import (
     MemoryWorkspace,
     WriterQueue,
     atomic_write_text,
+    is_disk_full,
 )
 from familiars.scheduler import Scheduler
 
@@ -212,11 +214,15 @@ class Application:
     async def _start_all(self, stack: AsyncExitStack, s: Services) -> None:
         """Each component's stop goes on ``stack`` as soon as it has started; the stack
         unwinds in reverse, so the first pushed runs last."""
-        stack.push_async_callback(asyncio.to_thread, s.trees.compact_all)
+        # Folding journals into dialogue.json and saving counters lose nothing when a full
+        # disk stops them: the journals are kept, and they are said in one line.
+        stack.push_async_callback(
+            _unless_disk_full, "compacting the dialogues", asyncio.to_thread, s.trees.compact_all
+        )
         if await s.log.recover():  # replies sent just before a crash
             logger.info("added the reply nodes a crash had left pending")
         stack.push_async_callback(self._cancel_tasks)
-        stack.push_async_callback(self._flush_stats)
+        stack.push_async_callback(_unless_disk_full, "saving recall counters", self._flush_stats)
         known = [(d.agent_id, d.dialogue_id) for d in await s.state.dialogues()]
         await start_recaller(s.recaller, s.memory, s.trees, known)
         await s.writer_queue.start()
@@ -232,13 +238,16 @@ class Application:
         if s.scheduler is not None:
             s.memory.store.add_listener(s.scheduler)  # new reminders get their exact job
             await s.scheduler.start()
-            stack.push_async_callback(s.scheduler.stop)
+            # Its stop saves the gate snapshot: a status file, said in one line when full.
+            stack.push_async_callback(_unless_disk_full, "stopping the scheduler", s.scheduler.stop)
         if s.api is not None:
             await s.api.start()
             stack.push_async_callback(s.api.stop)
         stack.push_async_callback(s.dialogues.settle)  # after the adapters stop
         for adapter in s.adapters:
             await _start_adapter(stack, adapter, s.running)
+        if s.scheduler is not None:  # reminders that fell due while down: now they can go
+            await s.scheduler.sender_ready()
         flush = self.create_task(self._flush_loop(), name="stats-flush")
         stack.callback(flush.cancel)
 
@@ -316,6 +325,18 @@ class Application:
         path = Path(self.settings.workspace) / "state" / "recall_stats.json"
         data = json.dumps(dialogues.stats.as_dict())
         await asyncio.to_thread(atomic_write_text, path, data)
+
+
+async def _unless_disk_full(
+    what: str, step: Callable[..., Coroutine[Any, Any, Any]], *args: Any
+) -> None:
+    """``await step(*args)``; a full disk is one warning line instead of a traceback."""
+    try:
+        await step(*args)
+    except Exception as exc:
+        if not is_disk_full(exc):
+            raise
+        logger.warning("%s skipped: %s", what, exc)
 
 
 async def _start_adapter(

@@ -368,6 +368,7 @@ def _scheduler(
         gate=store.gate,
         flush_stats=recaller.flush_access,
         error_handler=handle,
+        wait_for_sender=True,  # the runtime calls sender_ready() once its adapters run
     )
 
 

@@ -70,6 +70,8 @@ from familiars.memory import (
     MemoryRecord,
     MemoryStore,
     RecordNotFoundError,
+    RecordTooLongError,
+    check_record_length,
     make_record,
     parse_when,
     reminder_content,
@@ -387,7 +389,11 @@ class _TurnToolSet:
 
     async def remember(self, args: dict[str, Any]) -> str:
         c = self._c
-        text = _one_sentence(args["text"], self._t.max_record_chars, "text")
+        text = _one_sentence(args["text"], None, "text")
+        try:  # before the budget is spent; the store checks again (every write path does)
+            check_record_length(text, self._t.max_record_chars)
+        except RecordTooLongError as exc:
+            raise ToolError(str(exc)) from exc
         scope = str(args.get("scope") or "user").lower()
         if scope not in _SCOPES:
             raise ToolError(f"scope must be one of {', '.join(_SCOPES)}")
@@ -619,11 +625,11 @@ def _pick(mine: list[Reminder], ref: str) -> Reminder:
     raise ToolError(f"no single reminder of the person matches {ref!r} (list_reminders)")
 
 
-def _one_sentence(value: Any, limit: int, name: str) -> str:
+def _one_sentence(value: Any, limit: int | None, name: str) -> str:
     text = " ".join(str(value).split())
     if not text:
         raise ToolError(f"{name} is empty")
-    if len(text) > limit:
+    if limit is not None and len(text) > limit:
         raise ToolError(f"{name} is too long ({len(text)} characters, at most {limit})")
     return text
 

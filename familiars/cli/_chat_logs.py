@@ -12,6 +12,7 @@ logging to stderr.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 import os
@@ -63,7 +64,21 @@ def template_of(record: logging.LogRecord) -> str:
 
 
 class PrivateRotatingFileHandler(RotatingFileHandler):
-    """A rotating file readable by its owner only (each new file is created 0600)."""
+    """A rotating file readable by its owner only (each new file is created 0600). When a
+    record cannot be written (a full disk), stderr gets one line the first time, not
+    logging's traceback per record."""
+
+    _said_failure = False
+
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 - logging's name
+        if self._said_failure:
+            return
+        self._said_failure = True
+        exc = sys.exc_info()[1]
+        reason = getattr(exc, "strerror", None) or exc
+        with contextlib.suppress(Exception):
+            sys.stderr.write(f"(note: cannot write the log {self.baseFilename}: {reason})\n")
+            sys.stderr.flush()
 
     def _open(self) -> io.TextIOWrapper:
         fd = os.open(self.baseFilename, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)

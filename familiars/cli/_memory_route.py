@@ -74,7 +74,8 @@ def route_write(
         owner = owned_elsewhere(workspace)
         if owner is not None and owner.control:
             try:
-                return send_request(owner.control, request)
+                limit = settings.control.max_message_bytes
+                return send_request(owner.control, request, max_bytes=limit)
             except OwnerUnreachableError as exc:  # it just stopped: look again
                 last = exc
                 continue

@@ -129,6 +129,17 @@ def _run_chat(settings: Settings, user: str) -> None:
         log.error("the chat stopped: %s", exc)
         log.debug("the chat stopped", exc_info=True)
         fail(str(exc))
+    except OSError as exc:
+        _fail_if_disk_full(exc)
+        raise
+
+
+def _fail_if_disk_full(exc: OSError) -> None:
+    """A full disk ends the process with one line (what was acknowledged is on disk)."""
+    from familiars.memory import is_disk_full
+
+    if is_disk_full(exc):
+        fail(f"stopped: the disk is full ({exc.strerror or exc}); free some space and start again")
 
 
 def _with_agent(settings: Settings, agent: str | None) -> Settings:
@@ -167,6 +178,9 @@ def register(app: typer.Typer) -> None:
             pass
         except _user_errors() as exc:
             fail(str(exc))
+        except OSError as exc:
+            _fail_if_disk_full(exc)
+            raise
 
     @app.command("chat")
     def chat(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -19,9 +20,12 @@ def _collect(settings: Any) -> dict[str, Any]:
         await repair_index(settings)  # a damaged index is moved aside and rebuilt (one line)
         reader = IndexReader(settings.workspace)
         try:
-            return await collect_status(StatusSources(settings), reader)
+            status = await collect_status(StatusSources(settings), reader)
         finally:
             await reader.close()
+        # The API shows the folder's name only; on this machine the whole path helps.
+        status["workspace"] = str(Path(settings.workspace).resolve())
+        return status
 
     return asyncio.run(run())
 

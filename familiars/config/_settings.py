@@ -210,6 +210,18 @@ class APISettings(BaseModel):
     host: str = "127.0.0.1"
     port: int = Field(default=8765, ge=0, le=65535)
     token_env: str = "FAMILIARS_API_TOKEN"
+    #: A request body longer than this is answered 413 before it is read (no route takes
+    #: more than a few hundred bytes today).
+    max_body_bytes: int = Field(default=65_536, ge=0)
+
+
+class ControlSettings(BaseModel):
+    """The running bot's control socket (``state/control.sock``): how long it waits for a
+    request line, how many connections it holds at once, how long a request may be."""
+
+    read_timeout_s: float = Field(default=10.0, gt=0)
+    max_connections: int = Field(default=16, ge=1)
+    max_message_bytes: int = Field(default=1_048_576, ge=1024)
 
 
 class FilesSettings(BaseModel):
@@ -274,6 +286,7 @@ class Settings(BaseSettings):
     scheduler: SchedulerSettings = Field(default_factory=SchedulerSettings)
     gate: GateSettings = Field(default_factory=GateSettings)
     api: APISettings = Field(default_factory=APISettings)
+    control: ControlSettings = Field(default_factory=ControlSettings)
     files: FilesSettings = Field(default_factory=FilesSettings)
     care: CareSettings = Field(default_factory=CareSettings)
 

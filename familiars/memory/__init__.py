@@ -1,7 +1,9 @@
 """The memory system: records in markdown files, a SQLite index, recall, writing."""
 
 from familiars.memory._atomic import (
+    DISK_FULL,
     atomic_write_text,
+    is_disk_full,
 )
 from familiars.memory._consolidator import (
     Consolidator,
@@ -211,6 +213,7 @@ __all__ = [
     "AGENT_ID_RE",
     "BUNDLED_MODEL_NAME",
     "CATEGORIES",
+    "DISK_FULL",
     "DB_NAME",
     "DEFAULT_BUDGETS_MS",
     "DEFAULT_MAX_RECORD_CHARS",
@@ -284,6 +287,7 @@ __all__ = [
     "apply_migrations",
     "apply_write",
     "atomic_write_text",
+    "is_disk_full",
     "check_agent_id",
     "check_cell",
     "check_dialogue_id",

@@ -9,11 +9,16 @@ torn line never swallows the next one.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import sqlite3
 import tempfile
 from pathlib import Path
 
 TEMP_SUFFIX = ".tmp"
+#: What a person is told when a write found the disk (or their quota) full.
+DISK_FULL = "the disk is full"
+_FULL_ERRNOS = (errno.ENOSPC, errno.EDQUOT)
 FILE_MODE = 0o600
 DIR_MODE = 0o700
 
@@ -45,10 +50,11 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> N
     ensure_private_dir(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+        try:
+            _write_all(fd, data)  # every write of this module goes through _write_all
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.chmod(tmp, FILE_MODE if mode is None else mode)
         os.replace(tmp, path)
     except BaseException:
@@ -115,3 +121,18 @@ def remove_stale_temp_files(folder: Path) -> int:
             tmp.unlink()
             removed += 1
     return removed
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """``exc`` (or what caused it) says the disk or the quota is full: ``ENOSPC``/``EDQUOT``,
+    or SQLite's "database or disk is full"."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, OSError) and cur.errno in _FULL_ERRNOS:
+            return True
+        if isinstance(cur, sqlite3.OperationalError) and "disk is full" in str(cur):
+            return True
+        cur = cur.__cause__ or cur.__context__
+    return False

@@ -4,6 +4,11 @@ All writes go through one writer task per store. It drains whatever is queued, a
 operations file by file to the parsed file, writes each touched file once (atomically), appends
 the edit-history events, tells the listeners (the SQLite index), and only then acknowledges
 the callers. Reads parse files on demand and cache them by (size, mtime).
+
+Every write that brings new text (``append``, ``append_many``, ``update`` with new content,
+``modify(content=...)``) is checked against ``max_record_chars`` here, before it is queued:
+whichever door a write came in by (CLI, control socket, commands, the writer, the model's
+tools), a longer one is refused with :class:`~familiars.memory.RecordTooLongError`.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from familiars.memory import _history as history
 from familiars.memory._atomic import atomic_write_text, ensure_private_dir
 from familiars.memory._entries import ParsedFile, Segment, read_file, render_file
 from familiars.memory._errors import EntryParseError, InvalidIdError, RecordNotFoundError
+from familiars.memory._limits import DEFAULT_MAX_RECORD_CHARS, check_record_length
 from familiars.memory._lock import clean_stale_temp_files, under_lock
 from familiars.memory._paths import (
     check_agent_id,
@@ -124,8 +130,16 @@ _TAG_RE = re.compile(r"^[\w .:/+-]{1,64}$", re.UNICODE)
 class MemoryStore:
     """Async access to the memory files of one workspace."""
 
-    def __init__(self, workspace: Path, *, listeners: Iterable[StoreListener] = ()) -> None:
+    def __init__(
+        self,
+        workspace: Path,
+        *,
+        listeners: Iterable[StoreListener] = (),
+        max_record_chars: int = DEFAULT_MAX_RECORD_CHARS,
+    ) -> None:
         self.workspace = Path(workspace)
+        #: ``memory.max_record_chars``: no write path stores a longer text.
+        self.max_record_chars = max_record_chars
         self._listeners: list[StoreListener] = list(listeners)
         self._cache: dict[Path, _Cached] = {}
         self._id_paths: dict[str, Path] = {}
@@ -359,12 +373,19 @@ class MemoryStore:
         return (await self.append_many([record], dedupe=dedupe))[0]
 
     async def append_many(
-        self, records: Iterable[MemoryRecord], *, dedupe: bool = True
+        self, records: Iterable[MemoryRecord], *, dedupe: bool = True, moved: bool = False
     ) -> builtins.list[MemoryRecord]:
-        ops = [self._append_op(self._prepare_new(rec), dedupe) for rec in records]
+        """Store ``records`` in one batch. ``moved``: their text is already in the workspace
+        (merging two people's scopes), so it is not measured again: a hand-edited record
+        over the limit moves with the rest instead of stopping the move."""
+        ops = [
+            self._append_op(self._prepare_new(rec, new_text=not moved), dedupe) for rec in records
+        ]
         return await self._submit(ops)
 
-    def _prepare_new(self, record: MemoryRecord) -> MemoryRecord:
+    def _prepare_new(self, record: MemoryRecord, *, new_text: bool = True) -> MemoryRecord:
+        if new_text:
+            check_record_length(record.content, self.max_record_chars)
         check_cell(record.scope, record.category)
         check_record_id(record.id)
         if record.epistemic_status not in EPISTEMIC_STATUSES:
@@ -432,7 +453,9 @@ class MemoryStore:
             derived_from=[],
             **changes,
         )
-        new = self._prepare_new(new)
+        # A hand-edited record over the limit may still change category or tags: only new
+        # text is measured.
+        new = self._prepare_new(new, new_text=content is not None and content != old.content)
         # The deprecation goes first: it is the op that can fail (the old record vanished).
         ops = [self._modify_op(old.id, "deprecate", deprecated=True), self._append_op(new, False)]
         result = await self._submit(ops)
@@ -456,6 +479,8 @@ class MemoryStore:
         for name in ("id", "scope", "category", "user_key", "agent_id", "dialogue_id"):
             if name in changes:
                 raise ValueError(f"{name} cannot be modified in place; use update()")
+        if "content" in changes:
+            check_record_length(str(changes["content"]), self.max_record_chars)
         await asyncio.to_thread(self._locate, record_id)
         return (await self._submit([self._modify_op(record_id, _event, **changes)]))[0]
 

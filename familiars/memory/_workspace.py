@@ -63,7 +63,9 @@ async def open_workspace(
     else:
         emb = embedder
     index = MemoryIndex(workspace, emb, extra_migrations=extra_migrations)
-    store = MemoryStore(workspace, listeners=[index])
+    store = MemoryStore(
+        workspace, listeners=[index], max_record_chars=settings.memory.max_record_chars
+    )
     await index.open()
     try:
         await store.start()

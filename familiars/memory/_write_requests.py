@@ -16,6 +16,7 @@ A request is ``{"op": <name>, ...arguments}``; an answer ``{"ok": true, "result"
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 from pathlib import Path
@@ -113,19 +114,34 @@ async def repair_index(settings: Any) -> Path | None:
     return moved[-1] if moved else None
 
 
-def send_request(control: str, request: dict[str, Any], *, timeout_s: float = 600.0) -> Any:
+def send_request(
+    control: str,
+    request: dict[str, Any],
+    *,
+    timeout_s: float = 600.0,
+    max_bytes: int | None = None,
+) -> Any:
     """Ask the owner listening on ``control`` to carry out ``request``; its result, or a
-    MemoryError_ with the owner's one-line reason."""
+    MemoryError_ with the owner's one-line reason. A request over ``max_bytes`` (the
+    owner's ``control.max_message_bytes``) is refused here, before anything is sent."""
     line = json.dumps(request, ensure_ascii=False).encode("utf-8") + b"\n"
+    if max_bytes is not None and len(line) > max_bytes:
+        raise MemoryError_(
+            f"request too large: {len(line):,} bytes, over {max_bytes:,} "
+            "(control.max_message_bytes)"
+        )
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(timeout_s)
             sock.connect(str(Path(control)))
-            sock.sendall(line)
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                sock.sendall(line)  # cut short: the owner stopped reading; its answer says why
             answer = _read_line(sock)
     except OSError as exc:
         msg = f"the running familiars did not answer at {control}: {exc}"
         raise OwnerUnreachableError(msg) from exc
+    if not answer:
+        raise OwnerUnreachableError(f"the running familiars at {control} closed without answering")
     try:
         data = json.loads(answer)
     except ValueError as exc:

@@ -238,6 +238,7 @@ class Scheduler:
         sweep: Callable[[datetime], Awaitable[Any]] | None = None,
         flush_stats: Callable[[], Awaitable[Any]] | None = None,
         error_handler: ErrorHandler | None = None,
+        wait_for_sender: bool = False,
     ) -> None:
         self.settings = settings
         self.config = settings.scheduler
@@ -267,12 +268,16 @@ class Scheduler:
         )
         self._due_lock = asyncio.Lock()
         self._uncertain: list[str] = []
+        #: Set once the sender can deliver (``wait_for_sender``: the runtime says so after
+        #: its adapters start); until then no job sends, and the start-up run waits for it.
+        self._sender_ready = not wait_for_sender
 
     # -- lifecycle --------------------------------------------------------------------------
 
     async def start(self) -> None:
         """Recover from the last run, then (when ``scheduler.enabled``) start the jobs. Due
-        reminders are handled at once: within the grace period they fire, else they are
+        reminders are handled once the sender is ready (at once, unless ``wait_for_sender``;
+        then in :meth:`sender_ready`): within the grace period they fire, else they are
         reported as missed."""
         self._uncertain = self.ledger.recover(self.clock())
         if not self.config.enabled:
@@ -282,10 +287,31 @@ class Scheduler:
         self._schedule_housekeeping()
         if self.gate is not None:
             await self._snapshot_job()
+        if self._sender_ready:
+            await self._startup_run_due()
+        await self.jobs._guarded("schedule_reminders", self.schedule_reminders)
+
+    async def sender_ready(self) -> None:
+        """The sender can deliver now (the runtime calls this once its adapters run): what
+        fell due while nothing could send it is handled here, once."""
+        if self._sender_ready:
+            return
+        self._sender_ready = True
+        if self.jobs.running:
+            await self._startup_run_due()
+
+    async def _startup_run_due(self) -> None:
         # A failure here (the store briefly unreadable, say) goes to the error handler; the
         # next tick tries again, so the bot still starts.
         await self.jobs._guarded("startup_run_due", self.run_due)
-        await self.jobs._guarded("schedule_reminders", self.schedule_reminders)
+
+    async def _job_run_due(self) -> list[Outcome]:
+        """``run_due`` for the tick and the exact jobs: nothing before the sender is ready
+        (the start-up run in :meth:`sender_ready` catches up)."""
+        if not self._sender_ready:
+            logger.debug("a due run waits: no adapter can send yet")
+            return []
+        return await self.run_due()
 
     async def stop(self) -> None:
         await self.jobs.stop()
@@ -301,7 +327,7 @@ class Scheduler:
 
     def _schedule_housekeeping(self) -> None:
         cfg = self.config
-        self.jobs.run_repeating(self.run_due, cfg.tick_s, name="decider_tick")
+        self.jobs.run_repeating(self._job_run_due, cfg.tick_s, name="decider_tick")
         if self.consolidate is not None:
             self.jobs.run_daily(
                 self.run_consolidation, hour=cfg.consolidation_hour, name="consolidation"
@@ -335,7 +361,7 @@ class Scheduler:
         if self.ledger.loop_status(loop.record_id) is not None:
             return False
         self.jobs.run_once(
-            self.run_due, loop.due, name="reminder", job_id=f"reminder:{loop.record_id}"
+            self._job_run_due, loop.due, name="reminder", job_id=f"reminder:{loop.record_id}"
         )
         return True
 

@@ -15,7 +15,7 @@ from familiars.bot import Application, IncomingMessage
 from familiars.config import load_settings
 from familiars.memory import make_record
 from tests.fake_openai import FakeOpenAI, Reply
-from tests.fakes import HashEmbedder
+from tests.fakes import HashEmbedder, hand_edit
 
 
 @pytest.fixture(autouse=True)
@@ -46,12 +46,12 @@ async def _chat(workspace: Path, server: FakeOpenAI | None, text: str) -> str:
     )
     async with app:
         assert app.memory is not None and app.dialogues is not None
-        store = app.memory.store
-        for scope, category in (("user", "profile"), ("user", "knowledge")):
-            await store.append(
-                make_record(HUGE, scope=scope, category=category, user_key="telegram_u1")
-            )
-        await store.append(make_record(HUGE, scope="identity", category="directive"))
+        with hand_edit(app.memory.store) as store:
+            for scope, category in (("user", "profile"), ("user", "knowledge")):
+                await store.append(
+                    make_record(HUGE, scope=scope, category=category, user_key="telegram_u1")
+                )
+            await store.append(make_record(HUGE, scope="identity", category="directive"))
         reply = "".join([d async for d in app.dialogues.respond(_dm(text))])
         await app.settle()
     return reply

@@ -186,7 +186,10 @@ async def test_remember_search_and_forget_after_the_person_confirms(workspace: P
         (("set_reminder", {"task": "x", "when": 5}), "'when' must be a string"),
         (("delete_everything", {}), "no tool named 'delete_everything'"),
         (("forget", {"memory_id": "../../etc/passwd"}), "no memory"),
-        (("remember", {"text": "y" * 2100}), "too long (2100 characters, at most 2000)"),
+        (
+            ("remember", {"text": "y" * 2100}),
+            "too long: 2,100 characters; the limit is 2,000 (memory.max_record_chars)",
+        ),
         (("remember", {"text": "x", "scope": "everyone"}), "scope must be one of"),
     ],
     ids=["json", "type", "other-person", "when-type", "unknown", "bad-id", "long", "scope"],

@@ -34,7 +34,7 @@ def test_check_names_a_long_hand_written_entry_and_show_cuts_it(tmp_path: Path) 
     ws = tmp_path / "ws"
 
     async def hand_write() -> str:  # as a hand edit would: the store takes what files hold
-        async with MemoryStore(ws) as store:
+        async with MemoryStore(ws, max_record_chars=10**6) as store:
             rec = make_record("y" * 5000, scope="user", category="profile", user_key="al")
             return (await store.append(rec)).id
 

@@ -140,7 +140,7 @@ def test_a_full_disk_gives_a_clear_error_and_loses_nothing_acknowledged(small_di
                 try:
                     rec = await mw.store.append(
                         make_record(
-                            f"Fact {n}: " + "x" * 2000,
+                            f"Fact {n}: " + "x" * 1900,
                             scope="user",
                             category="knowledge",
                             user_key="bea",

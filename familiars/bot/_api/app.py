@@ -1,5 +1,6 @@
 """The FastAPI application: routes, auth and error mapping. The OpenAPI document it serves
-(``/openapi.json``) is the contract, and the tests fuzz the app against it."""
+(``/openapi.json``) is the contract, and the tests fuzz the app against it. Bodies are
+bounded and answers carry no absolute path (``guards.py``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from fastapi.exceptions import RequestValidationError
 
 from familiars.bot._api import schemas as s
 from familiars.bot._api.auth import ApiToken, BearerAuthMiddleware, require_token, resolve_token
+from familiars.bot._api.guards import BodyLimitMiddleware, without_workspace
 from familiars.bot._api.queries import (
     CursorError,
     IndexReader,
@@ -61,6 +63,8 @@ def create_app(sources: StatusSources, *, token: ApiToken | None = None) -> Fast
         lifespan=lifespan,
     )
     app.add_middleware(BearerAuthMiddleware, token=api_token, open_paths=frozenset(OPEN_PATHS))
+    # Added last, so outermost: a body over the limit is refused before auth reads anything.
+    app.add_middleware(BodyLimitMiddleware, max_bytes=sources.settings.api.max_body_bytes)
     app.state.api_token = api_token
     app.state.sources = sources
     app.state.reader = reader
@@ -143,8 +147,9 @@ def _add_memory_routes(app: FastAPI, sources: StatusSources, reader: IndexReader
         )
         page, next_after = await reader.list_records(flt, limit=limit, after=after)
         now = sources.clock()
+        items = [_record_out(rec, path, now) for rec, path in page]
         return {
-            "items": [_record_out(rec, path, now) for rec, path in page],
+            "items": without_workspace(items, sources.workspace),
             "limit": limit,
             "next_cursor": None if next_after is None else encode_cursor(next_after),
         }

@@ -20,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from familiars.bot._api.guards import without_workspace
 from familiars.bot._api.queries import IndexReader
 from familiars.config import Settings
 from familiars.memory import HISTORY_SUFFIX, utcnow
@@ -304,7 +305,7 @@ async def collect_status(sources: StatusSources, reader: IndexReader) -> dict[st
     gate_src, gate = await _source(
         sources.gate.snapshot if sources.gate is not None else None, workspace, "gate"
     )
-    return {
+    status = {
         "generated_at": now.isoformat(timespec="seconds"),
         "workspace": str(workspace),
         "records": records_block(cells),
@@ -320,6 +321,9 @@ async def collect_status(sources: StatusSources, reader: IndexReader) -> dict[st
         "gate": gate_block(gate_src, gate),
         "elapsed_ms": round((time.perf_counter() - started) * 1000, 3),
     }
+    # Paths as the workspace knows them; where it lies on the machine is not the API's to say.
+    cleaned: dict[str, Any] = without_workspace(status, workspace)
+    return cleaned
 
 
 async def _writer(sources: StatusSources) -> tuple[str, dict[str, Any] | None]:

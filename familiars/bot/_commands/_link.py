@@ -58,7 +58,7 @@ async def merge_user_scope(store: MemoryStore, old: str, new: str) -> int:
     if not records:
         return 0
     moved = [r.replace(id=new_id(), user_key=new) for r in records]
-    await store.append_many(moved)
+    await store.append_many(moved, moved=True)
     for r in records:
         await store.forget(r.id)
     return len(records)

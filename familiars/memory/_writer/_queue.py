@@ -2,7 +2,9 @@
 crash or restart loses no turn, and no turn stops the queue: one that cannot be read or
 processed, whatever it raises, goes to ``failed/`` with the reason beside it
 (``t_<id>.json`` + ``t_<id>.reason.txt``), and so does a copy of every turn whose model
-answer was set aside (its facts were still stored, by the offline writer).
+answer was set aside (its facts were still stored, by the offline writer). A full disk is
+not the turn's fault: that turn stays queued, tried again once a later turn could be queued
+(there is space again) or at the next start.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from familiars.memory._atomic import atomic_write_text, remove_stale_temp_files
+from familiars.memory._atomic import atomic_write_text, is_disk_full, remove_stale_temp_files
 from familiars.memory._records import iso_now, new_id
 from familiars.memory._writer._model import MemoryWriter, error_reason
 from familiars.memory._writer._status import STATUS_SAVE_EVERY_S, pending_turn_files, queue_dir
@@ -87,6 +89,7 @@ class WriterQueue:
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / f"t_{new_id()[2:]}.json"
         await asyncio.to_thread(atomic_write_text, path, turn.to_json())
+        self._stuck.clear()  # this file fit: turns a full disk held back are tried again
         self._idle.clear()
         self._wake.set()
         return path
@@ -155,6 +158,10 @@ class WriterQueue:
         except FileNotFoundError:
             return  # another worker (or a drain) took it
         except Exception as exc:  # noqa: BLE001 - a poisoned turn never stops the queue
+            if is_disk_full(exc):
+                self._stuck.add(path)
+                logger.warning("writer: turn %s kept in the queue: %s", path.name, exc)
+                return
             await asyncio.to_thread(self._set_aside, path, error_reason(exc))
             return
         if report.set_aside is not None:

@@ -1,0 +1,116 @@
+"""A full disk is said plainly (issue 19: the chat ended with exit 1 and raw tracebacks, and
+the message that hit it got no reply). The message that cannot be saved is answered "I
+couldn't save that: the disk is full ...", the chat goes on, what was acknowledged before is
+kept, and once there is space again the next message is a normal turn. On a real full
+filesystem (a small tmpfs) the terminal chat does the same and exits 0 with no traceback.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+import familiars.memory._atomic as atomic
+from familiars.bot import IncomingMessage
+from familiars.bot._dialogue import DISK_FULL_REPLY
+from familiars.config import load_settings
+from tests.bot.test_reminders_e2e import SAID_AT, start_console_bot
+from tests.memory.test_damage import small_disk  # noqa: F401 - the fixture
+
+pytestmark = pytest.mark.timeout(120)
+
+
+class Disk:
+    """``_atomic``'s writes (every workspace file goes through them) fail while ``full``."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.full = False
+        real = atomic._write_all
+
+        def write_all(fd: int, data: bytes) -> None:
+            if self.full:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            real(fd, data)
+
+        monkeypatch.setattr(atomic, "_write_all", write_all)
+
+
+async def test_the_message_that_hits_a_full_disk_is_answered_plainly(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    disk = Disk(monkeypatch)
+    app, adapter, out = await start_console_bot(load_settings(workspace=workspace), lambda: SAID_AT)
+    try:
+
+        async def say(text: str, n: int) -> str:
+            msg = IncomingMessage(
+                platform="console", chat_id=adapter.chat_id, user_id="alice",
+                display_name="alice", text=text, ts=SAID_AT + timedelta(minutes=n),
+            )  # fmt: skip
+            reply = "".join([d async for d in app.dialogues.respond(msg)])
+            await app.settle()
+            return reply
+
+        assert "Alice" in await say("My name is Alice.", 0)
+        disk.full = True
+        assert await say("I live in Denver.", 1) == DISK_FULL_REPLY
+        assert await say("I have a cat.", 2) == DISK_FULL_REPLY  # the chat goes on
+        disk.full = False
+        assert DISK_FULL_REPLY not in await say("I have a dog called Rex.", 3)
+        texts = [r.content for r in await app.memory.store.list(scope="user")]
+        assert any("Alice" in t for t in texts)
+        assert not any("Denver" in t for t in texts)  # not acknowledged, not half-kept
+        disk.full = True  # the stop's own writes (folding, counters, snapshot) are said
+    finally:
+        await app.shutdown()
+
+
+def test_the_terminal_chat_on_a_really_full_disk(small_disk: Path) -> None:  # noqa: F811
+    ws = small_disk / "ws"
+    env = {**os.environ, "FAMILIARS_WORKSPACE": str(ws), "FAMILIARS_EMBEDDING__MODEL": "bundled"}
+    env.pop("FAMILIARS_CONFIG", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "familiars", "chat", "--user", "bea"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env=env,
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def say(line: str) -> list[str]:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(line + "\n")
+        proc.stdin.flush()
+        lines = []
+        while (got := proc.stdout.readline()) not in ("\n", ""):
+            lines.append(got.strip())
+        return lines
+
+    try:
+        assert any("Bea" in x for x in say("My name is Bea."))
+        filler = small_disk / "filler"
+        fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            with pytest.raises(OSError) as full:
+                while True:
+                    os.write(fd, b"\0" * 4096)
+            assert full.value.errno == errno.ENOSPC
+        finally:
+            os.close(fd)
+        assert say("I live in Denver.") == [DISK_FULL_REPLY]
+        filler.unlink()
+        assert DISK_FULL_REPLY not in say("I have a dog called Rex.")
+        out, err = proc.communicate("", timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    kept = "".join(p.read_text(encoding="utf-8") for p in ws.glob("users/*/*.md"))
+    assert "Bea" in kept and "Denver" not in kept
