@@ -25,11 +25,11 @@ from familiars.bot._adapters.base import (
 )
 from familiars.bot._commands import Caller, CommandSet, default_commands
 from familiars.bot._conversation import Conversation, user_node_marks
-from familiars.bot._leak_guard import GuardVerdict
 from familiars.bot._outbound import Outbound
 from familiars.bot._prompt import BranchTurn, PromptParts, build_messages
 from familiars.bot._redaction import Redactor
 from familiars.bot._state import BotState, DialogueInfo
+from familiars.bot._turn_stats import TurnStats
 from familiars.bot._turn_tools import ToolCaller, TurnTools
 from familiars.bot._untrusted import TurnTaint
 from familiars.config import AgentSettings, Settings
@@ -140,47 +140,6 @@ class DialogueLog(Protocol):
     ) -> list[BranchTurn]: ...
 
     async def recent_lines(self, agent_id: str, dialogue_id: str, n: int) -> list[str]: ...
-
-
-@dataclass
-class TurnStats:
-    recalls: int = 0
-    items: int = 0
-    used: int = 0
-    latencies_ms: list[float] = field(default_factory=list)
-    #: Group replies the last check redacted, and those it withheld whole.
-    guard_redacted: int = 0
-    guard_withheld: int = 0
-
-    def guarded(self, verdict: GuardVerdict) -> None:
-        if verdict.withheld:
-            self.guard_withheld += 1
-        elif verdict.changed:
-            self.guard_redacted += 1
-
-    def add(self, items: int, used: int, ms: float) -> None:
-        self.recalls += 1
-        self.items += items
-        self.used += used
-        self.latencies_ms.append(ms)
-        if len(self.latencies_ms) > 2000:
-            del self.latencies_ms[:1000]
-
-    def as_dict(self) -> dict[str, Any]:
-        import numpy as np
-
-        lat = np.asarray(self.latencies_ms or [0.0])
-        return {
-            "recalls": self.recalls,
-            "items_per_recall": round(self.items / self.recalls, 3) if self.recalls else 0.0,
-            "hit_rate": round(self.used / self.items, 3) if self.items else 0.0,
-            "group_replies_redacted": self.guard_redacted,
-            "group_replies_withheld": self.guard_withheld,
-            "latency_ms": {
-                "p50": round(float(np.percentile(lat, 50)), 2),
-                "p95": round(float(np.percentile(lat, 95)), 2),
-            },
-        }
 
 
 class DialogueManager:
