@@ -429,8 +429,12 @@ class _TurnToolSet:
                 "what will be forgotten, and wait for their yes in their next message"
             )
         self._forgotten.add(rec.id)
-        await self._t.forgetter.forget(rec.id)
-        return f"Forgotten: {rec.content}"
+        report = await self._t.forgetter.forget(rec.id)
+        # The words are not said again: this result, and a reply relaying it, are kept.
+        return (
+            f"Forgotten for good, with {len(report.nodes)} message(s) that held it (id "
+            f"{rec.id}). Tell the person it is gone; do not repeat what it said."
+        )
 
     async def _visible(self, record_id: str) -> MemoryRecord:
         """The record if this caller may see it, as ``/memory`` decides."""
