@@ -27,6 +27,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from familiars.bot._answers import said_back
 from familiars.bot._turn_actions import forget_request
+from familiars.llm import second_person
 from familiars.memory import (
     DialogTrees,
     ForgetReport,
@@ -355,8 +356,14 @@ def _says(want: set[str], text: str) -> bool:
 
 
 def _lines(found: _Found) -> list[str]:
-    lines = [said_back(r.content) for r in found.records]
+    lines = [_record_said(r.content) for r in found.records]
     return lines + [f'what you said: "{_cut(t)}"' for t in found.turns]
+
+
+def _record_said(content: str) -> str:
+    """ "you live in Denver.", "the reminder to ..."; a record not about the person as is
+    ("Oskar is obsessed with trains.")."""
+    return content.strip() if second_person(content) == content.strip() else said_back(content)
 
 
 def _cut(text: str, limit: int = 140) -> str:

@@ -225,3 +225,121 @@ async def test_every_way_to_forget_leaves_no_file_holding_the_words(
         asked = bot.script.turn_requests[-1]["messages"]
         assert PHRASE not in str(asked)
     assert files_holding(ws, PHRASE) == []
+
+
+# ---------------------------------------------------------------------- by words, offline
+
+
+@asynccontextmanager
+async def offline(workspace: Path) -> AsyncIterator[Bot]:
+    settings = load_settings(workspace=workspace, care={"ai_disclosure": False})
+    app = Application(
+        settings,
+        embedder=HashEmbedder(),
+        model=None,
+        platforms=False,
+        scheduler=False,
+        watch=False,
+        clock=lambda: NOW,
+    )
+    async with app:
+        yield Bot(app, WriterSetAside(), workspace)
+
+
+async def test_forget_that_is_true_offline(tmp_path: Path) -> None:
+    async with offline(tmp_path / "ws") as bot:
+        assert "Denver" in await bot.say("I live in Denver.")
+        done = await bot.say("forget that")
+        assert done.startswith("Forgotten: you live in Denver.")
+        assert "Denver" not in await bot.say("Where do I live?")
+    assert files_holding(tmp_path / "ws", "Denver") == []
+
+
+async def _add(bot: Bot, content: str, **fields: Any) -> str:
+    from familiars.memory import make_record
+
+    rec = make_record(content, scope="user", category="knowledge", user_key=ALICE, **fields)
+    return (await bot.app.memory.store.append(rec)).id
+
+
+async def test_a_forget_by_words_matches_tightly_and_asks_before_removing_more(
+    tmp_path: Path,
+) -> None:
+    async with offline(tmp_path / "ws") as bot:
+        trains = await _add(bot, "Oskar is obsessed with trains.")
+        await _add(bot, "Oskar and the kids feed the parrot on Sundays.")
+        await _add(bot, "Remind the user to buy Oskar a train set.")
+        # One record says it: forgotten at once, the parrot and the reminder stay.
+        done = await bot.say("forget that Oskar is obsessed with trains")
+        assert done.startswith("Forgotten: Oskar is obsessed with trains.")
+        kept = [r.content for r in await bot.app.memory.store.list(scope="user")]
+        assert sorted(kept) == [
+            "Oskar and the kids feed the parrot on Sundays.",
+            "Remind the user to buy Oskar a train set.",
+        ]
+        assert trains not in [r.id for r in await bot.app.memory.store.list(scope="user")]
+
+        # Two say it: both are named, nothing goes before a yes; a no keeps them.
+        await _add(bot, "The user's sister lives in Lisbon.")
+        await _add(bot, "The user's sister lives in Lisbon with her wife.")
+        asked = await bot.say("forget that my sister lives in Lisbon")
+        assert asked.startswith("About to forget for good:")
+        assert "sister lives in Lisbon." in asked and "Lisbon with her wife" in asked
+        assert asked.rstrip().endswith("Reply yes to go ahead.")
+        assert await bot.say("no") == "Kept: I forgot nothing."
+        assert len([r for r in await bot.app.memory.store.list() if "Lisbon" in r.content]) == 2
+
+        # Asked again, then anything but a yes drops the question: still kept.
+        await bot.say("forget that my sister lives in Lisbon")
+        await bot.say("What do you know about my sister?")
+        assert len([r for r in await bot.app.memory.store.list() if "Lisbon" in r.content]) == 2
+
+        # Asked again and confirmed: both gone, the parrot still there.
+        await bot.say("forget that my sister lives in Lisbon")
+        assert (await bot.say("yes please")).startswith("Forgotten: ")
+        left = [r.content for r in await bot.app.memory.store.list(scope="user")]
+        assert not [c for c in left if "Lisbon" in c]
+        assert "Oskar and the kids feed the parrot on Sundays." in left
+    assert files_holding(tmp_path / "ws", "Lisbon") == []
+
+
+# ---------------------------------------------------------------------- the model's yes
+
+
+@pytest.mark.parametrize(
+    ("between", "answer", "forgotten"),
+    [
+        ([], "yes", True),
+        ([], "yeah, do it", True),
+        ([], "what's the weather?", False),
+        ([], "no, keep it", False),
+        (["what's the weather?"], "yes", False),  # a yes, but not the next message
+    ],
+)
+async def test_the_models_confirmation_counts_only_on_the_next_message_saying_yes(
+    between: list[str], answer: str, forgotten: bool, tmp_path: Path
+) -> None:
+    async with running(tmp_path / "ws") as bot:
+        await _said_and_set_aside(bot)
+        rid = await bot.record_id()
+        bot.script.turn(one("forget", {"memory_id": rid}), relay())
+        assert "About to forget for good" in await bot.say("please forget where I live")
+        for text in between:
+            bot.script.turn(Reply.text("It is sunny."))
+            await bot.say(text)
+        bot.script.turn(one("forget", {"memory_id": rid, "confirm": True}), relay())
+        reply = await bot.say(answer)
+        live = [r.id for r in await bot.app.memory.store.list(scope="user", user_key=ALICE)]
+        if forgotten:
+            assert reply.startswith("Forgotten for good") and rid not in live
+        else:
+            assert "has not confirmed" in bot.script.tool_messages()[-1] and rid in live
+
+
+def test_what_counts_as_yes() -> None:
+    from familiars.bot._forgetting import is_yes
+
+    yes = ["yes", "Yes.", "yeah", "yep!", "sure", "ok", "okay, do it", "please do", "go ahead"]
+    no = ["no", "yes?", "what's the weather", "not yet", "don't", "yes but wait", "", "maybe"]
+    assert [t for t in yes if not is_yes(t)] == []
+    assert [t for t in no if is_yes(t)] == []
