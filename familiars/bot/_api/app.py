@@ -162,7 +162,7 @@ def _add_forget_route(app: FastAPI, sources: StatusSources) -> None:
         responses={
             **_AUTH_RESPONSES,
             404: {"model": s.Problem, "description": "No memory or turn with this id."},
-            503: {"model": s.Problem, "description": "No running bot to forget through."},
+            409: {"model": s.Problem, "description": "No running bot to forget through."},
         },
         tags=["memory"],
     )
@@ -173,7 +173,7 @@ def _add_forget_route(app: FastAPI, sources: StatusSources) -> None:
         through the bot's one Forgetter: its words leave every file of the workspace."""
         if sources.forget is None:
             raise HTTPException(
-                status_code=503,
+                status_code=409,
                 detail="forgetting goes through the running bot (or familiars memory forget)",
             )
         try:
