@@ -68,10 +68,9 @@ def offline_reply(
     actions: TurnActions,
     items: Sequence[Item],
     is_group: bool,
-    forgotten: Sequence[str] = (),
     name: str = "",
 ) -> str:
-    lines = action_lines(actions, forgotten)
+    lines = action_lines(actions)
     usable = [it for it in items if not (is_group and it.private)]
     if lines:
         return "\n".join(lines)
@@ -89,7 +88,7 @@ def with_notice(reply: str) -> str:
     return f"{reply}\n{OFFLINE_NOTICE}"
 
 
-def action_lines(actions: TurnActions, forgotten: Sequence[str] = ()) -> list[str]:
+def action_lines(actions: TurnActions) -> list[str]:
     lines = [f"Okay, I'll remind you to {r.task} on {r.when_text()}." for r in actions.reminders]
     if actions.ask_when is not None:
         lines.append(f"When should I remind you to {actions.ask_when.task}?")
@@ -103,13 +102,8 @@ def action_lines(actions: TurnActions, forgotten: Sequence[str] = ()) -> list[st
         lines.append(
             f"Updated: {_lower_first(second_person(new)).rstrip('.')} now{_was(new, old)}."
         )
-    lines += [f"Noted: {_said(n)}" for n in actions.noted]
-    lines += [f"Marked as done: {_said(d)}" for d in actions.done]
-    if actions.forget:
-        if forgotten:
-            lines.append("Forgotten: " + " ".join(_said(f) for f in forgotten))
-        else:
-            lines.append("I found nothing I had kept from that to forget.")
+    lines += [f"Noted: {said_back(n)}" for n in actions.noted]
+    lines += [f"Marked as done: {said_back(d)}" for d in actions.done]
     return lines
 
 
@@ -153,7 +147,7 @@ def _bare(text: str) -> str:
     return _LEADING.sub("", text)
 
 
-def _said(content: str) -> str:
+def said_back(content: str) -> str:
     """A record as the reply names it: "you like hiking.", "the reminder to stretch on ..."."""
     said = second_person(content)
     if said.startswith("I'll remind you to "):

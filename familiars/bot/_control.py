@@ -187,7 +187,7 @@ async def serve_control(
     model: ChatModel | None,
     lock: WorkspaceLock,
     *,
-    forgetter: Forgetter | None = None,
+    forgetter: Forgetter,
 ) -> AsyncIterator[ControlServer]:
     """Serve ``memory`` on the workspace's control socket and announce it in ``lock``'s file
     (``model`` answers the writes that need one: consolidation; ``forgetter``, the bot's,

@@ -6,13 +6,14 @@
    question out of recall: it stays in the tree for context);
 2. :meth:`Conversation.begin` - before recall: duty of care (a self-harm message gets the
    crisis reply and pauses nudges), the turn's actions (:mod:`familiars.bot._turn_actions`:
-   reminders are written here, "forget that" is done here), the first reply of a new chat,
+   reminders are written here; "forget that" never reaches a turn: ``ForgetByWords``
+   answers it, through the one Forgetter), the first reply of a new chat,
    the break reminder; returns a :class:`TurnPlan`;
 3. :meth:`TurnPlan.with_notes` (what the turn did, in the model's system prompt) and
    :meth:`TurnPlan.reply` (the reply: the crisis text, an offline answer from
    :mod:`familiars.bot._answers`, or the model's stream, with the AI disclosure first and the
    offline notice once per conversation);
-4. :meth:`TurnPlan.writer_text` (what the writer reads: nothing for a care or forget turn)
+4. :meth:`TurnPlan.writer_text` (what the writer reads: nothing for a care turn)
    and :attr:`TurnPlan.reply_marks` (``kind="notice"`` for offline replies: they only
    repeat memories, so they are not recalled as facts).
 """
@@ -28,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from familiars.bot._answers import name_of, offline_reply, with_notice
 from familiars.bot._care import Sessions, disclosure, speaks_of_self_harm
 from familiars.bot._turn_actions import PendingReminder, TurnActions, plan_actions
-from familiars.llm import OFFLINE_NOTICE, ChatMessage, is_question, relevance
+from familiars.llm import OFFLINE_NOTICE, ChatMessage, is_question
 from familiars.memory import DEFAULT_MAX_RECORD_CHARS, MemoryRecord, cut_text, make_record
 
 if TYPE_CHECKING:
@@ -59,7 +60,6 @@ class TurnPlan:
     first_in_chat: str = ""
     notice: bool = False
     break_text: str = ""
-    forgotten: list[str] = field(default_factory=list)
     name: str = ""
     #: The owner's live records (recall merges a record into the node it was said in, so
     #: offline answers rank these too).
@@ -81,7 +81,7 @@ class TurnPlan:
         return text or None
 
     def with_notes(self, messages: list[ChatMessage]) -> list[ChatMessage]:
-        notes = self.actions.prompt_notes(self.forgotten)
+        notes = self.actions.prompt_notes()
         if self.first_in_chat:
             notes.append("This is the first message in this chat: say plainly that you are an AI.")
         if not notes or not messages or messages[0].role != "system":
@@ -104,7 +104,6 @@ class TurnPlan:
                 actions=self.actions,
                 items=[*recalled, *(_RecordItem.of(r) for r in self.records)],
                 is_group=self.is_group,
-                forgotten=self.forgotten,
                 name=self.name,
             )
             yield lead + (with_notice(said) if self.notice else said)
@@ -167,7 +166,6 @@ class Conversation:
             plan.first_in_chat = disclosure(settings, agent.name)
         if settings.care.break_reminder and self.sessions.note(key, now):
             plan.break_text = settings.care.break_text
-        previous_q = self.last_q.get(key)
         self.last_q[key] = q_id
         pending = self.pending.pop(key, None)
         if settings.care.crisis_replies and speaks_of_self_harm(text):
@@ -198,10 +196,6 @@ class Conversation:
         if plan.actions.ask_when is not None:
             self.pending[key] = plan.actions.ask_when
         await self._store_reminders(plan.actions, agent.id, info.dialogue_id, user_key, q_id, now)
-        if plan.actions.forget:
-            plan.forgotten = await self._forget(
-                plan.actions.forget_what, existing, previous_q, info
-            )
         return plan
 
     def after_command(
@@ -285,33 +279,6 @@ class Conversation:
                 await self.manager.store.append(record, dedupe=True)
             except (ValueError, OSError):
                 logger.exception("could not store a reminder; the writer will try again")
-
-    async def _forget(
-        self,
-        what: str,
-        existing: Sequence[MemoryRecord],
-        previous_q: int | None,
-        info: DialogueInfo,
-    ) -> list[str]:
-        """ "forget that": what the last message stored; "forget that I live in X": the
-        records that say it."""
-        if what:
-            chosen = [r for r in existing if relevance(what, r.content) >= 1.0]
-        else:
-            chosen = [
-                r
-                for r in existing
-                if (r.evidence or {}).get("turn_id") == previous_q
-                and (r.evidence or {}).get("dialogue_id") == info.dialogue_id
-            ]
-        forgotten = []
-        for record in chosen:
-            try:
-                await self.manager.store.forget(record.id)
-                forgotten.append(record.content)
-            except (ValueError, OSError, KeyError):
-                logger.exception("could not forget %s", record.id)
-        return forgotten
 
 
 __all__ = ["Conversation", "TurnPlan", "user_node_marks"]

@@ -25,6 +25,7 @@ from familiars.bot._adapters.base import (
 )
 from familiars.bot._commands import Caller, CommandSet, default_commands
 from familiars.bot._conversation import Conversation, user_node_marks
+from familiars.bot._forgetting import ForgetByWords
 from familiars.bot._outbound import Outbound
 from familiars.bot._prompt import BranchTurn, PromptParts, build_messages
 from familiars.bot._redaction import Redactor
@@ -155,6 +156,7 @@ class DialogueManager:
         recaller: Recaller | None,
         writer_queue: WriterQueue | None,
         model: ChatModel | None,
+        forget_words: ForgetByWords,
         redactor: Redactor | None = None,
         commands: CommandSet | None = None,
         documents: Any = None,
@@ -162,7 +164,6 @@ class DialogueManager:
         agent_models: Mapping[str, ChatModel | None] | None = None,
         stats: TurnStats | None = None,
         recall_log: RecallLog | None = None,
-        forget_words: Any = None,
         turn_tools: TurnTools | None = None,
         on_care_pause: Callable[[str, datetime], None] | None = None,
         outbound: Outbound | None = None,
@@ -193,9 +194,8 @@ class DialogueManager:
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         #: The last reply's recalled items per (agent, dialogue, person), for /memory why.
         self.recall_log: RecallLog = recall_log if recall_log is not None else {}
-        #: familiars.bot._forgetting.ForgetByWords: "forget what I said today" (issue 12).
-        self.forget_words = forget_words
-        #: The runtime's commands have their services; alone, the manager gives what it has.
+        self.forget_words = forget_words  # "forget that ...": the one Forgetter (issue 19)
+        #: The runtime builds the commands with their services; alone, the manager's own.
         self.commands = commands or CommandSet(
             default_commands(
                 store,
@@ -203,6 +203,7 @@ class DialogueManager:
                 find=documents.find if documents is not None else None,
                 recall_log=self.recall_log,
                 on_used=self._note_used,
+                forgetter=forget_words.forgetter,
             )
         )
 
@@ -294,17 +295,17 @@ class DialogueManager:
         )
         lock = self._locks.setdefault((agent.id, info.dialogue_id), asyncio.Lock())
         async with lock:
-            if self.forget_words is not None:  # issue 12: asked, then confirmed, not a turn
-                asked = await self.forget_words.answer(
-                    text,
-                    agent_id=agent.id,
-                    dialogue_id=info.dialogue_id,
-                    user_key=user_key,
-                    now=message.ts if message.ts.tzinfo else message.ts.replace(tzinfo=UTC),
-                )
-                if asked is not None:
-                    yield asked
-                    return
+            asked = await self.forget_words.answer(  # asked, then confirmed: not a turn
+                text,
+                agent_id=agent.id,
+                dialogue_id=info.dialogue_id,
+                user_key=user_key,
+                now=message.ts if message.ts.tzinfo else message.ts.replace(tzinfo=UTC),
+                is_group=info.is_group,
+            )
+            if asked is not None:
+                yield asked
+                return
             async for delta in _said_plainly_when_full(
                 self._turn(message, text, agent, user_key, info)
             ):
@@ -597,6 +598,7 @@ class DialogueManager:
             is_group=info.is_group,
             now=now,
             taint=taint,
+            text=message.text,
         )
 
     def takes_tools(self, agent: AgentSettings) -> bool:

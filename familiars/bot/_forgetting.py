@@ -7,13 +7,17 @@ Map:
   nodes first, then drops forgotten texts from the recaller, the embedder's cache and the
   ``/memory why`` log.
 - :func:`parse_window` - ``last 10m`` / ``last 2 hours`` / ``today`` -> a :class:`Window`.
-- :class:`ForgetByWords` - "forget what I said in the last 5 minutes" as a message: it asks
-  for a yes, and on the next "yes" forgets (any other message drops the question).
+- :class:`ForgetByWords` - forgetting asked in words ("forget that", "forget that I live in
+  Denver", "forget what I said in the last 5 minutes"), answered before the message becomes
+  a turn: what it would remove is said, and asked about first when it is more than one thing.
+- :func:`is_yes` - whether the person's next message says yes to a question (also the
+  confirmation the model's ``forget`` tool waits for).
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
@@ -21,7 +25,19 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from familiars.memory import DialogTrees, ForgetReport, Forgetter, MemoryReader, MemoryWorkspace
+from familiars.bot._answers import said_back
+from familiars.bot._turn_actions import forget_request
+from familiars.llm import second_person
+from familiars.memory import (
+    DialogTrees,
+    ForgetReport,
+    Forgetter,
+    MemoryReader,
+    MemoryRecord,
+    MemoryWorkspace,
+    evidence_refs,
+    keyword_terms,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -30,11 +46,6 @@ _WINDOW_RE = re.compile(
     r"^(?:in\s+)?(?:the\s+)?last\s+(?P<n>\d{1,4})\s*(?P<unit>s|sec|secs|seconds?|m|min|mins|"
     r"minutes?|h|hr|hrs|hours?|d|days?)$"
 )
-_ASK_RE = re.compile(
-    r"^(?:please\s+)?forget\s+(?:what|everything|all(?:\s+that)?)\s+i(?:'ve|\s+have)?\s+"
-    r"(?:said|wrote|told\s+you)\s+(?P<when>.+?)[.!]?$"
-)
-_YES = {"yes", "y", "confirm", "yes please", "ok", "okay", "do it", "yes, forget it"}
 
 
 @dataclass(frozen=True)
@@ -122,17 +133,91 @@ def runtime_forgetter(
     )
 
 
+# --------------------------------------------------------------------------- yes and no
+
+_YES_WORD = (
+    r"(?:yes|yeah|yea|yep|yup|ya|y|sure|ok|okay|k|confirm|confirmed|go ahead|do it|please do|"
+    r"forget it|absolutely|definitely|of course|please|alright|all right|correct|right)"
+)
+_YES_RE = re.compile(rf"{_YES_WORD}(?:[\s,.!]+{_YES_WORD})*(?:[\s,.!]+(?:thanks|thank you))?")
+_NOT_RE = re.compile(r"\b(?:no|nope|nah|not|don'?t|never|wait|stop|cancel|keep)\b")
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.lower().replace("\u2019", "'").split()).strip(" .!")
+
+
+def is_yes(text: str) -> bool:
+    """Whether a message says yes to the question just asked ("yes", "yeah, do it", "ok
+    please"): not a question, not a no, and nothing but yes."""
+    words = _plain(text)
+    if not words or "?" in words or _NOT_RE.search(words):
+        return False
+    return _YES_RE.fullmatch(words) is not None
+
+
+def is_no(text: str) -> bool:
+    words = _plain(text)
+    return (
+        "?" not in words and re.match(r"(?:no|nope|nah|don'?t|cancel|keep it)\b", words) is not None
+    )
+
+
 # --------------------------------------------------------------------------- by words
+
+_ASK_RE = re.compile(
+    r"^(?:please\s+)?forget\s+(?:what|everything|all(?:\s+that)?)\s+i(?:'ve|\s+have)?\s+"
+    r"(?:said|wrote|told\s+you)\s+(?P<when>.+?)[.!]?$"
+)
+#: "forget that Oskar is obsessed with trains" names a record when this share of its
+#: distinctive words is in it (all of them up to three words: a record about the parrot does
+#: not match because it names Oskar too).
+MATCH_SHARE = 0.75
+_GENERIC = frozenset({"user", "they", "their", "remember", "said", "say", "told", "tell"})
+KEPT = "Kept: I forgot nothing."
 
 
 @dataclass(frozen=True)
 class _Asked:
-    window: Window
-    count: int
+    """A forget that waits for the person's yes: a time window, or ids (memories, turns)."""
+
+    window: Window | None = None
+    ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Where:
+    agent_id: str
+    dialogue_id: str
+    user_key: str
+    is_group: bool
+
+
+@dataclass
+class _Found:
+    """What a forget by words would remove: the ids, and the lines that say what they are."""
+
+    ids: list[str]
+    records: list[MemoryRecord]
+    turns: list[str]
+
+    @property
+    def size(self) -> int:
+        return len(self.records) + len(self.turns)
 
 
 class ForgetByWords:
-    """ "forget what I said in the last 5 minutes" -> a question -> "yes" -> forgotten."""
+    """Forgetting asked in plain words, before the message becomes a turn (neither the ask
+    nor the answer is kept):
+
+    - "forget what I said in the last 5 minutes" / "... today": asks, then forgets on yes;
+    - "forget that" (alone): the person's last message here and what was noted from it,
+      at once when that is one memory at most, else after a yes;
+    - "forget that I live in Denver": the person's memories and messages here that say it
+      (:data:`MATCH_SHARE` of its words), at once when that is one thing, else after a yes.
+
+    A pending question is answered by the person's next message only: yes (:func:`is_yes`)
+    forgets, no keeps, anything else drops the question and is a turn as usual."""
 
     def __init__(
         self,
@@ -145,14 +230,36 @@ class ForgetByWords:
         self._asked: dict[tuple[str, str, str], _Asked] = {}
 
     async def answer(
-        self, text: str, *, agent_id: str, dialogue_id: str, user_key: str, now: datetime
+        self,
+        text: str,
+        *,
+        agent_id: str,
+        dialogue_id: str,
+        user_key: str,
+        now: datetime,
+        is_group: bool = False,
     ) -> str | None:
-        """The reply when ``text`` asks to forget or confirms it; None for any other message
-        (which also drops a pending question)."""
+        """The reply when ``text`` asks to forget or answers the question; None for any other
+        message (which also drops a pending question)."""
         key = (agent_id, dialogue_id, user_key)
-        words = " ".join(text.lower().split())
         asked = self._asked.pop(key, None)
-        if asked is not None and words.strip(" .!") in _YES:
+        if asked is not None and is_yes(text):
+            return await self._go(asked, user_key, agent_id, now, is_group)
+        if asked is not None and is_no(text):
+            return KEPT
+        where = _Where(agent_id, dialogue_id, user_key, is_group)
+        m = _ASK_RE.match(" ".join(text.lower().split()))
+        if m is not None and (reply := await self._window(m["when"], key, where, now)):
+            return reply
+        what = forget_request(text)
+        if what is None:
+            return None
+        return await self._that(what, key, where, now)
+
+    async def _go(
+        self, asked: _Asked, user_key: str, agent_id: str, now: datetime, is_group: bool
+    ) -> str:
+        if asked.window is not None:
             report = await self.forgetter.forget_turns(
                 user_key,
                 since=asked.window.since,
@@ -161,29 +268,129 @@ class ForgetByWords:
                 now=now.timestamp(),
             )
             return done_text(report, asked.window)
-        m = _ASK_RE.match(words)
-        if m is None:
-            return None
-        tz = await self.timezone_of(user_key) if self.timezone_of is not None else None
-        window = parse_window(m["when"], now, tz)
+        report = await self.forgetter.forget_all(list(asked.ids), now=now.timestamp())
+        return done_text(report)
+
+    async def _window(
+        self, when: str, key: tuple[str, str, str], where: _Where, now: datetime
+    ) -> str | None:
+        tz = await self.timezone_of(where.user_key) if self.timezone_of is not None else None
+        window = parse_window(when, now, tz)
         if window is None:
             return None
         turns = await self.forgetter.turns_between(
-            user_key, window.since, window.until, agent_id=agent_id
+            where.user_key, window.since, window.until, agent_id=where.agent_id
         )
         if not turns:
             return f"You said nothing to me {window.label} that I still keep."
-        self._asked[key] = _Asked(window, len(turns))
+        self._asked[key] = _Asked(window=window)
         return (
             f"About to forget for good the {len(turns)} message(s) you sent me {window.label}, "
             "and what I noted from them. Reply yes to go ahead."
         )
 
+    async def _that(
+        self, what: str, key: tuple[str, str, str], where: _Where, now: datetime
+    ) -> str:
+        await self.forgetter.settle()  # the last turn's reply node and memories are in
+        found = await (self._matching(what, where, now) if what else self._last(where, now))
+        if found is None or not found.ids:
+            return (
+                "I keep nothing from you that says that."
+                if what
+                else "You have said nothing here that I still keep."
+            )
+        if found.size <= 1:
+            report = await self.forgetter.forget_all(found.ids, now=now.timestamp())
+            return _forgotten_text(found, report, where.is_group)
+        self._asked[key] = _Asked(ids=tuple(found.ids))
+        return _ask_text(found, where.is_group)
+
+    async def _last(self, where: _Where, now: datetime) -> _Found | None:
+        """The person's last message here and the memories written from it."""
+        ref = await self.forgetter.last_turn(where.user_key, where.agent_id, where.dialogue_id)
+        if ref is None:
+            return None
+        workspace = self.forgetter.store.workspace
+        records = [
+            r
+            for r in await self._visible(where, now)
+            if any(e == ref for e in evidence_refs(r, workspace))
+        ]
+        node = await self.forgetter.node(ref)
+        return _Found([ref.key], records, [] if records else [node.content])
+
+    async def _matching(self, what: str, where: _Where, now: datetime) -> _Found:
+        """The person's memories, and their messages here, that say ``what``."""
+        want = set(keyword_terms(what)) - _GENERIC
+        records = [r for r in await self._visible(where, now) if _says(want, r.content)]
+        workspace = self.forgetter.store.workspace
+        sources = {e.key for r in records for e in evidence_refs(r, workspace)}
+        turns: list[tuple[str, str]] = []
+        for ref in await self.forgetter.turns_between(where.user_key, 0.0, agent_id=where.agent_id):
+            if ref.dialogue_id != where.dialogue_id or ref.key in sources:
+                continue
+            node = await self.forgetter.node(ref)
+            if _says(want, node.content):
+                turns.append((ref.key, node.content))
+        ids = [r.id for r in records] + [k for k, _ in turns]
+        return _Found(ids, records, [t for _, t in turns])
+
+    async def _visible(self, where: _Where, now: datetime) -> list[MemoryRecord]:
+        """What the person may forget by words: their own memories; in a private chat also
+        the chat's."""
+        store = self.forgetter.store
+        found = await store.list(scope="user", user_key=where.user_key, now=now)
+        if not where.is_group:
+            found += await store.list(
+                scope="dialogue", agent_id=where.agent_id, dialogue_id=where.dialogue_id, now=now
+            )
+        return found
+
+
+def _says(want: set[str], text: str) -> bool:
+    if not want:
+        return False
+    have = set(keyword_terms(text))
+    return len(want & have) >= max(1, math.ceil(MATCH_SHARE * len(want)))
+
+
+def _lines(found: _Found) -> list[str]:
+    lines = [_record_said(r.content) for r in found.records]
+    return lines + [f'what you said: "{_cut(t)}"' for t in found.turns]
+
+
+def _record_said(content: str) -> str:
+    """ "you live in Denver.", "the reminder to ..."; a record not about the person as is
+    ("Oskar is obsessed with trains.")."""
+    return content.strip() if second_person(content) == content.strip() else said_back(content)
+
+
+def _cut(text: str, limit: int = 140) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _ask_text(found: _Found, is_group: bool) -> str:
+    if is_group:  # the memories may be private: counted, not read out to the group
+        return (
+            f"About to forget for good {len(found.records)} memory(ies) and "
+            f"{len(found.turns)} other message(s) of yours. Reply yes to go ahead."
+        )
+    items = "\n".join(f"- {_cut(line)}" for line in _lines(found))
+    return f"About to forget for good:\n{items}\nReply yes to go ahead."
+
+
+def _forgotten_text(found: _Found, report: ForgetReport, is_group: bool) -> str:
+    if is_group:
+        return done_text(report)
+    said = " ".join(_cut(line) for line in _lines(found))
+    return f"Forgotten: {said}\n({done_text(report)})"
+
 
 def done_text(report: ForgetReport, window: Window | None = None) -> str:
     what = f" {window.label}" if window is not None else ""
-    turns = sum(1 for key in report.nodes)
     return (
-        f"Forgotten{what}: {turns} message(s) and {len(report.records)} memory(ies), "
-        "everywhere I kept them."
+        f"Forgotten{what}: {len(report.nodes)} message(s) and {len(report.records)} "
+        "memory(ies), everywhere I kept them."
     )

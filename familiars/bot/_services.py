@@ -113,8 +113,9 @@ class Services:
     api: ApiServer | None
     watcher: MemoryWatcher | None
     folder_watcher: FolderWatcher | None
-    #: Forgetting (issue 12): the control socket's ``forget`` goes through it too.
-    forgetter: Forgetter | None = None
+    #: The one way to forget (issues 12, 19): commands, words, tools, the control socket
+    #: and the API all go through it.
+    forgetter: Forgetter
 
     async def settle(self) -> None:
         """Everything the last turns started is done: reply nodes added, memories written."""
@@ -185,7 +186,7 @@ async def build_services(
         running=running,
         adapters=_adapters(settings, options, dialogues, _settler(dialogues, writer_queue), access),
         scheduler=scheduler,
-        api=_api(settings, store, writer_queue, stats, model) if settings.api.enabled else None,
+        api=_api(settings, store, writer_queue, stats, model, forgetter),
         watcher=_memory_watcher(settings, store.memory) if options.watch else None,
         folder_watcher=(
             FolderWatcher(store.finder, settings.files.watch_dirs)
@@ -273,6 +274,7 @@ def _turn_tools(
         store.memory.store,
         store.state,
         book,
+        forgetter=turn.forgetter,
         search=turn.recaller,
         max_rounds=settings.llm.max_tool_rounds,
         max_calls=settings.llm.max_tool_calls,
@@ -472,7 +474,10 @@ def _api(
     writer_queue: WriterQueue,
     stats: TurnStats,
     model: ChatModel | None,
-) -> ApiServer:
+    forgetter: Forgetter,
+) -> ApiServer | None:
+    if not settings.api.enabled:
+        return None
     from familiars.bot._api.server import ApiServer
     from familiars.bot._api.status import StatusSources
 
@@ -483,6 +488,7 @@ def _api(
         recall_stats=stats.as_dict,
         gate=store.gate,
         providers=(lambda: [s.as_dict() for s in model.states()]) if model else None,
+        forget=forgetter.forget,
     )
     return ApiServer.from_sources(sources)
 

@@ -75,8 +75,6 @@ class TurnActions:
     ask_when: PendingReminder | None = None
     #: The pending reminder's time could not be read from this message.
     unreadable_time: PendingReminder | None = None
-    forget: bool = False
-    forget_what: str = ""
     #: What the writer should read for this turn (None: the message itself; "": nothing).
     writer_text: str | None = None
 
@@ -89,10 +87,9 @@ class TurnActions:
             or self.done
             or self.ask_when
             or self.unreadable_time
-            or self.forget
         )
 
-    def prompt_notes(self, forgotten: Sequence[str] = ()) -> list[str]:
+    def prompt_notes(self) -> list[str]:
         """What this turn did, as a model's prompt says it."""
         notes = [
             f"A reminder was just set: {r.task}, {r.when_text()}. Confirm it in a few words."
@@ -110,10 +107,14 @@ class TurnActions:
             )
         notes += [f"Memory updated: {new} (was: {old})" for new, old in self.updated]
         notes += [f"Marked done: {d}" for d in self.done]
-        if self.forget:
-            said = "; ".join(forgotten) if forgotten else "nothing matched"
-            notes.append(f"The person asked to forget something. Forgotten: {said}.")
         return notes
+
+
+def forget_request(text: str) -> str | None:
+    """The words after "forget that" ("" for "forget that" alone); None when the message
+    does not ask to forget ("don't forget that ..." does not)."""
+    m = _FORGET.match(text.strip())
+    return None if m is None else m.group("rest").strip().rstrip(".!").strip()
 
 
 def zone(name: str | None) -> ZoneInfo:
@@ -133,10 +134,8 @@ def plan_actions(
     grace_s: float,
     pending: PendingReminder | None = None,
 ) -> TurnActions:
-    """The actions of one message (pure: nothing is written here)."""
-    forget = _FORGET.match(text.strip())
-    if forget:
-        return TurnActions(forget=True, forget_what=forget.group("rest").strip(), writer_text="")
+    """The actions of one message (pure: nothing is written here). "forget that" is not one
+    of them: :class:`familiars.bot._forgetting.ForgetByWords` answers it before the turn."""
     if pending is not None and not _REMIND_ANY.search(text):
         completed = _complete(text, pending, existing, now, timezone, dialogue_id, grace_s)
         if completed is not None:

@@ -19,10 +19,12 @@ The tools and their rules (the same as the commands'):
   ``memory._writer._rights``). Each record at most ``memory.max_record_chars``; a turn writes
   at most ``memory.writer_budget_chars`` in all and :data:`MAX_WRITES` records.
 - ``forget(memory_id, confirm?)``: asks first, as ``/memory forget ID`` does. The first call
-  only names what would go; ``confirm=true`` works only in a *later* turn of the same person
-  (within :data:`CONFIRM_WINDOW`), so the model cannot confirm on its own in the turn that
-  proposed it: the person's yes has to come in between. Never in a group (it would read the
-  person's private notes out to it).
+  only names what would go; ``confirm=true`` works only in the person's very *next* turn
+  (within :data:`CONFIRM_WINDOW`), and only when that message says yes
+  (:func:`~familiars.bot._forgetting.is_yes`): the model cannot confirm on its own, nor on
+  "what's the weather" three turns later. It forgets through the bot's one Forgetter (the
+  words leave every file). Never in a group (it would read the person's private notes out
+  to it).
 - ``set_reminder(task, when?)``: ``when`` in the person's words, read in their time zone
   (``parse_when``); none or one that cannot be read is an error telling the model to ask the
   person when. The reminder fires in this chat and belongs to the person who asked.
@@ -53,6 +55,7 @@ from zoneinfo import ZoneInfo
 
 from familiars.bot._commands._reminders import local
 from familiars.bot._commands._timezone import zone_of
+from familiars.bot._forgetting import is_yes
 from familiars.bot._state import BotState
 from familiars.bot._tools import (
     DEFAULT_MAX_CALLS,
@@ -67,6 +70,7 @@ from familiars.llm import ChatMessage, ChatModel, ToolSpec, UnsupportedFeatureEr
 from familiars.memory import (
     DEFAULT_MAX_RECORD_CHARS,
     RECORD_ID_RE,
+    Forgetter,
     MemoryRecord,
     MemoryStore,
     RecordNotFoundError,
@@ -114,6 +118,9 @@ class ToolCaller:
     turn: int = 0
     #: Why the turn's prompt holds text the speaker did not write (issue 19).
     taint: TurnTaint = field(default_factory=TurnTaint)
+    #: The memories whose forget the person's message just said yes to (asked in their
+    #: previous turn).
+    confirmed: frozenset[str] = frozenset()
 
 
 class _Hit(Protocol):
@@ -247,6 +254,7 @@ class TurnTools:
         state: BotState,
         book: ReminderBook,
         *,
+        forgetter: Forgetter,
         search: MemorySearch | None = None,
         max_rounds: int = 3,
         max_calls: int = DEFAULT_MAX_CALLS,
@@ -257,6 +265,7 @@ class TurnTools:
         self.store = store
         self.state = state
         self.book = book
+        self.forgetter = forgetter
         self.search = search
         self.max_rounds = max_rounds
         self.max_calls = max_calls
@@ -267,6 +276,8 @@ class TurnTools:
         self._turns = 0
         #: (user_key, record_id) -> (turn, time) of a forget that waits for the person's yes.
         self.pending_forgets: dict[tuple[str, str], tuple[int, datetime]] = {}
+        #: user_key -> the number of that person's last turn.
+        self._last_turn: dict[str, int] = {}
 
     async def caller(
         self,
@@ -278,13 +289,44 @@ class TurnTools:
         is_group: bool,
         now: datetime,
         taint: TurnTaint | None = None,
+        text: str = "",
     ) -> ToolCaller:
+        """The caller of a new turn of ``user_key`` whose message is ``text``."""
         self._turns += 1
         zone = await zone_of(self.state, user_key, self.book.default_timezone)
         taint = taint if taint is not None else TurnTaint()
+        confirmed = self._answered(user_key, text, now)
         return ToolCaller(
-            user_key, agent_id, dialogue_id, is_owner, is_group, zone, now, self._turns, taint
+            user_key,
+            agent_id,
+            dialogue_id,
+            is_owner,
+            is_group,
+            zone,
+            now,
+            self._turns,
+            taint,
+            confirmed,
         )
+
+    def _answered(self, user_key: str, text: str, now: datetime) -> frozenset[str]:
+        """The forgets this message confirms: asked in the person's previous turn, within
+        :data:`CONFIRM_WINDOW`, and answered yes. Every question of theirs is then spent:
+        whatever this message says, it is the one answer they get."""
+        previous = self._last_turn.get(user_key)
+        self._last_turn[user_key] = self._turns
+        mine = [k for k in self.pending_forgets if k[0] == user_key]
+        yes = is_yes(text)
+        confirmed = frozenset(
+            k[1]
+            for k in mine
+            if yes
+            and self.pending_forgets[k][0] == previous
+            and now - self.pending_forgets[k][1] <= CONFIRM_WINDOW
+        )
+        for k in mine:
+            del self.pending_forgets[k]
+        return confirmed
 
     def ask_to_forget(self, key: tuple[str, str], caller: ToolCaller) -> None:
         """Note a forget that waits for the person's yes (stale ones go)."""
@@ -384,6 +426,7 @@ class _TurnToolSet:
         said = _norm(reply)
         lines = [line for key, line in self._acts if not key or _norm(key) not in said]
         return "\n".join([reply, *dict.fromkeys(lines)]) if lines else reply
+        self._forgotten: set[str] = set()
 
     # ------------------------------------------------------------------ remember / forget
 
@@ -466,16 +509,20 @@ class _TurnToolSet:
                 "Tell the person exactly what will be forgotten and ask them to confirm; call "
                 "forget with confirm=true only after they say yes."
             )
-        asked = self._t.pending_forgets.get(key)
-        if asked is None or asked[0] >= c.turn or c.now - asked[1] > CONFIRM_WINDOW:
+        if rec.id not in c.confirmed or rec.id in self._forgotten:
             raise ToolError(
                 "the person has not confirmed: call forget without confirm first, tell them "
-                "what will be forgotten, and wait for their yes"
+                "what will be forgotten, and wait for their yes in their next message"
             )
-        del self._t.pending_forgets[key]
-        await self._t.store.forget(rec.id)
-        self._disclose(rec.content, f"I forgot: {rec.content}")
-        return f"Forgotten: {rec.content}"
+        self._forgotten.add(rec.id)
+        report = await self._t.forgetter.forget(rec.id)
+        # Said in the reply, without its words: the reply is kept, the words are not.
+        self._disclose("forgot", f"I forgot that memory for good (id {rec.id}).")
+        # The words are not said again: this result, and a reply relaying it, are kept.
+        return (
+            f"Forgotten for good, with {len(report.nodes)} message(s) that held it (id "
+            f"{rec.id}). Tell the person it is gone; do not repeat what it said."
+        )
 
     async def _visible(self, record_id: str) -> MemoryRecord:
         """The record if this caller may see it, as ``/memory`` decides."""

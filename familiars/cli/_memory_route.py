@@ -22,6 +22,7 @@ import typer
 
 from familiars.config import Settings
 from familiars.memory import (
+    Forgetter,
     MemoryError_,
     MemoryWorkspace,
     OwnerUnreachableError,
@@ -101,7 +102,9 @@ async def _direct(
         async with open_workspace(settings, embedder=embedder) as mw:
             if direct is not None:
                 return await direct(mw)
-            return await apply_write(mw, request, model=model)
+            return await apply_write(
+                mw, request, model=model, forgetter=Forgetter.for_workspace(mw)
+            )
     finally:
         if model is not None:
             await model.aclose()

@@ -6,14 +6,19 @@ Map:
 - :class:`Forgetter` - the one entry point. :meth:`Forgetter.forget` takes a memory id
   (``m_...``) or a turn id (``node:<agent>/<dialogue>/<n>``, as ``/memory why`` and
   ``/memory search`` show it); :meth:`Forgetter.forget_turns` a person's turns of a time
-  window ("forget what I said in the last 10 minutes").
+  window ("forget what I said in the last 10 minutes"); :meth:`Forgetter.forget_all` several
+  of either at once (a forget by words that names more than one). Every way to forget
+  (commands, CLI, control socket, API, plain words, the model's tool) ends here, and nothing
+  else deletes what a person asked to forget.
 - What goes, in order: the record (its entry and its history, a tombstone left:
   ``MemoryStore.forget``); the turns it came from (its ``evidence``) and every reply or turn
   of the same person quoting the forgotten text, as tombstones in ``dialogue.json`` (the
   journal folded in and removed, so no line keeps the text); forgetting a turn also forgets
   the records written from it; then the derived copies: the index's vectors of the text,
   its FTS segments merged (``secure_delete`` zeroes what they held) and the WAL truncated
-  (:meth:`MemoryIndex.purge_texts`), and whatever recall caches the hooks name.
+  (:meth:`MemoryIndex.purge_texts`), the files beside the memory (the writer queue with its
+  ``failed/`` copies, ``pending_reply.json``, the JSON under ``state/``, the logs:
+  :mod:`familiars.memory._forget_files`), and whatever recall caches the hooks name.
 - :func:`parse_node_ref` / :func:`node_ref` - the turn id format.
 - :class:`ForgetReport` - what was forgotten (for the confirmation line and the hooks).
 
@@ -33,18 +38,20 @@ from typing import Any
 
 from familiars.memory._dialog_tree import DialogTree, DialogTrees, Node, is_forgotten
 from familiars.memory._errors import InvalidIdError, RecordNotFoundError
+from familiars.memory._forget_files import (
+    echoes,
+    forgotten_of,
+    quotes,
+    scrub_files,
+)
 from familiars.memory._index import MemoryIndex
 from familiars.memory._paths import AGENT_ID_RE, DIALOGUE_ID_RE, RECORD_ID_RE
 from familiars.memory._records import MemoryRecord
-from familiars.memory._store import MemoryStore, normalise_content
-from familiars.memory._text import keyword_terms
+from familiars.memory._store import MemoryStore
 
 logger = logging.getLogger(__name__)
 
 NODE_REF_RE = re.compile(r"^node:(?P<agent>[^/\s]+)/(?P<dialogue>[^/\s]+)/(?P<n>\d{1,9})$")
-#: A forgotten text shorter than this is matched as a whole turn only, never inside one
-#: ("Bob" must not wipe every turn that names Bob).
-MIN_QUOTE_CHARS = 12
 
 ForgetHook = Callable[["ForgetReport"], Awaitable[None] | None]
 Before = Callable[[], Awaitable[None]]
@@ -94,35 +101,14 @@ class ForgetReport:
         return {"records": self.records, "nodes": self.nodes, "texts": len(self.texts)}
 
 
-def _norm(text: str) -> str:
-    return normalise_content(text)
-
-
 def _quotes(node_text: str, texts: Iterable[str]) -> bool:
     """Whether a turn holds one of the forgotten texts (whole, or quoted when long enough)."""
-    have = _norm(node_text)
-    if not have:
-        return False
-    for text in texts:
-        want = _norm(text)
-        if want and (have == want or (len(want) >= MIN_QUOTE_CHARS and want in have)):
-            return True
-    return False
-
-
-#: Words every memory text has: they say nothing about what was remembered.
-_GENERIC_TERMS = frozenset({"user", "they", "their", "remember"})
+    return quotes(node_text, texts)
 
 
 def _echoes(node_text: str, texts: Iterable[str]) -> bool:
-    """Whether a reply repeats a forgotten text in other words: every distinctive stemmed
-    word of it is in the reply ("You live in Denver." repeats "The user lives in Denver.")."""
-    have = set(keyword_terms(node_text))
-    for text in texts:
-        want = set(keyword_terms(text)) - _GENERIC_TERMS
-        if len(want) >= 2 and want <= have:
-            return True
-    return False
+    """Whether a reply repeats a forgotten text in other words."""
+    return echoes(node_text, texts)
 
 
 class Forgetter:
@@ -147,18 +133,39 @@ class Forgetter:
 
     # ------------------------------------------------------------------ entry points
 
+    @classmethod
+    def for_workspace(cls, workspace: Any, **kwargs: Any) -> Forgetter:
+        """The Forgetter of an open :class:`~familiars.memory.MemoryWorkspace` with trees of
+        its own (a process that is not the running bot: the CLI with no bot running)."""
+        return cls(workspace.store, workspace.index, DialogTrees(workspace.path), **kwargs)
+
+    async def settle(self) -> None:
+        """What the runtime still holds is written first (reply nodes, queued writes), so
+        what is looked up next, and forgotten, is all there is."""
+        if self.before is not None:
+            await self.before()
+
     async def forget(self, item_id: str, *, now: float | None = None) -> ForgetReport:
         """Forget a memory (``m_...``) or a turn (``node:...``)."""
-        async with self._lock:
-            if self.before is not None:
-                await self.before()
-            report = ForgetReport()
-            if is_node_ref(item_id):
-                await self._forget_turn_refs(report, [parse_node_ref(item_id)], now)
-            elif RECORD_ID_RE.fullmatch(item_id):
-                await self._forget_record(report, item_id, now)
-            else:
+        return await self.forget_all([item_id], now=now)
+
+    async def forget_all(
+        self, item_ids: Sequence[str], *, now: float | None = None
+    ) -> ForgetReport:
+        """Forget several memories and turns in one go (one report, one pass over the
+        derived copies). Every id is checked before anything is forgotten."""
+        for item_id in item_ids:
+            if not is_node_ref(item_id) and not RECORD_ID_RE.fullmatch(item_id):
                 raise InvalidIdError("memory id", item_id, "expected m_... or node:...")
+        async with self._lock:
+            await self.settle()
+            report = ForgetReport()
+            refs = [parse_node_ref(i) for i in item_ids if is_node_ref(i)]
+            for record_id in (i for i in item_ids if not is_node_ref(i)):
+                if record_id not in report.records:
+                    await self._forget_record(report, record_id, now)
+            fresh = [r for r in refs if r.key not in report.nodes]
+            await self._forget_turn_refs(report, fresh, now)
             await self._finish(report)
             return report
 
@@ -174,8 +181,7 @@ class Forgetter:
         """Forget ``user_key``'s turns from ``since`` (epoch seconds) to ``until``, in every
         dialogue (of ``agent_id`` when given), and the records written from them."""
         async with self._lock:
-            if self.before is not None:
-                await self.before()
+            await self.settle()
             refs = await self.turns_between(user_key, since, until, agent_id=agent_id)
             report = ForgetReport()
             await self._forget_turn_refs(report, refs, now)
@@ -207,6 +213,17 @@ class Forgetter:
             ]
         return [ref for _, ref in sorted(found, key=lambda item: item[0])]
 
+    async def last_turn(self, user_key: str, agent_id: str, dialogue_id: str) -> NodeRef | None:
+        """The person's last message in one dialogue (None when it is forgotten)."""
+        if not self.trees.exists(agent_id, dialogue_id):
+            return None
+        tree = await self.trees.aget(agent_id, dialogue_id)
+        for n in reversed(tree.node_list):
+            if n.node_type == "Q" and n.metadata.get("user_key") == user_key:
+                # Already forgotten: "forget that" twice does not reach further back.
+                return None if is_forgotten(n) else NodeRef(agent_id, dialogue_id, n.id)
+        return None
+
     async def node(self, ref: NodeRef) -> Node:
         """The turn a ref names; RecordNotFoundError when there is none."""
         if not self.trees.exists(ref.agent_id, ref.dialogue_id):
@@ -236,6 +253,8 @@ class Forgetter:
         await self._tombstone(report, refs, now, owner=None)
         keys = {(r.agent_id, r.dialogue_id, r.node_id) for r in refs}
         for rec in await self.store.list(live_only=False):
+            if rec.id in report.records:
+                continue
             if any(k in keys for k in _evidence_keys(rec, self.store.workspace)):
                 await self.store.forget(rec.id)
                 report.records.append(rec.id)
@@ -313,6 +332,9 @@ class Forgetter:
 
     async def _finish(self, report: ForgetReport) -> None:
         """The derived copies: the index's vectors, FTS segments and WAL; then the hooks."""
+        turns = [(r.agent_id, r.dialogue_id, r.node_id) for r in map(parse_node_ref, report.nodes)]
+        forgotten = forgotten_of(turns, report.texts)
+        await asyncio.to_thread(scrub_files, self.store.workspace, forgotten)
         await self.index.purge_texts(report.texts)
         for hook in self.hooks:
             result = hook(report)

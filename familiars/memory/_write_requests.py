@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from familiars.memory._consolidator import Consolidator
-from familiars.memory._dialog_tree import DialogTrees
 from familiars.memory._entries import record_header
 from familiars.memory._errors import MemoryError_
 from familiars.memory._forget import Forgetter
@@ -56,13 +55,13 @@ async def apply_write(
     mw: MemoryWorkspace,
     request: dict[str, Any],
     *,
+    forgetter: Forgetter,
     model: Any = None,
-    forgetter: Forgetter | None = None,
 ) -> dict[str, Any]:
     """Carry out one write request; raises MemoryError_/ValueError with a one-line reason.
     ``forget`` takes a memory id or a turn id (``node:<agent>/<dialogue>/<n>``) and goes
-    through ``forgetter`` (the running bot's, with its open trees and recall caches), or
-    one over this process's own trees."""
+    through ``forgetter``: the running bot's (its open trees and recall caches), or, in a
+    process that owns the workspace alone, ``Forgetter.for_workspace(mw)``."""
     op = request.get("op")
     if op == "forget":
         return await _forget(mw, str(request["id"]), forgetter)
@@ -94,9 +93,8 @@ async def apply_write(
     raise ValueError(f"unknown write request {op!r}; known: {', '.join(WRITE_OPS)}")
 
 
-async def _forget(mw: MemoryWorkspace, item_id: str, forgetter: Forgetter | None) -> dict[str, Any]:
-    own = forgetter or Forgetter(mw.store, mw.index, DialogTrees(mw.path))
-    report = await own.forget(item_id)
+async def _forget(mw: MemoryWorkspace, item_id: str, forgetter: Forgetter) -> dict[str, Any]:
+    report = await forgetter.forget(item_id)
     return {"id": item_id, **report.as_dict()}
 
 

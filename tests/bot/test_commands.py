@@ -36,7 +36,7 @@ async def no_find(query: str, caller: Caller) -> CommandResponse:
 
 
 def bot_commands() -> CommandSet:
-    return CommandSet(default_commands(NO_SERVICE, NO_SERVICE, find=no_find))
+    return CommandSet(default_commands(NO_SERVICE, NO_SERVICE, find=no_find, forgetter=NO_SERVICE))
 
 
 def test_usage_lines_are_derived_from_the_declarations() -> None:

@@ -51,7 +51,9 @@ async def _no_find(query: str, caller: Caller) -> CommandResponse:
     raise AssertionError("specs never run a command")
 
 
-BOT_COMMANDS = CommandSet(default_commands(cast(Any, None), cast(Any, None), find=_no_find))
+BOT_COMMANDS = CommandSet(
+    default_commands(cast(Any, None), cast(Any, None), find=_no_find, forgetter=cast(Any, None))
+)
 
 
 class Clock:

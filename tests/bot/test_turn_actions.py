@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from familiars.bot import Application
-from familiars.bot._turn_actions import PendingReminder, plan_actions
+from familiars.bot._turn_actions import PendingReminder, forget_request, plan_actions
 from familiars.config import load_settings
 from familiars.llm import ChatModel, ChatResult, second_person
 from familiars.scheduler import DialogueState, decide
@@ -50,10 +50,11 @@ def test_a_reminder_without_a_time_asks_and_the_answer_completes_it() -> None:
     assert plan("I had a good day", pending=asked.ask_when).reminders == []
 
 
-def test_forget_that_is_an_action_and_not_a_fact() -> None:
-    actions = plan("Please forget that")
-    assert actions.forget and actions.writer_text == ""
-    assert not plan("Don't forget that my parking spot is B12").forget
+def test_forget_that_is_a_request_and_not_a_fact() -> None:
+    assert forget_request("Please forget that") == ""
+    assert forget_request("forget that I live in Denver.") == "I live in Denver"
+    assert forget_request("Don't forget that my parking spot is B12") is None
+    assert plan("Don't forget that my parking spot is B12").noted
 
 
 @pytest.mark.parametrize(

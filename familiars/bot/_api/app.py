@@ -25,6 +25,7 @@ from familiars.bot._api.queries import (
 from familiars.bot._api.queries import record_out as _record_out
 from familiars.bot._api.release import release_agent_memory
 from familiars.bot._api.status import StatusSources, collect_status
+from familiars.memory import InvalidIdError, RecordNotFoundError
 
 logger = logging.getLogger(__name__)
 
@@ -76,6 +77,7 @@ def _add_routes(app: FastAPI, sources: StatusSources, reader: IndexReader) -> No
     """Health and status, the record listing, the agents' actions."""
     _add_status_routes(app, sources, reader)
     _add_memory_routes(app, sources, reader)
+    _add_forget_route(app, sources)
     _add_agent_routes(app, sources)
 
 
@@ -153,6 +155,39 @@ def _add_memory_routes(app: FastAPI, sources: StatusSources, reader: IndexReader
             "limit": limit,
             "next_cursor": None if next_after is None else encode_cursor(next_after),
         }
+
+
+def _add_forget_route(app: FastAPI, sources: StatusSources) -> None:
+    protected = [Depends(require_token)]
+
+    @app.delete(
+        "/api/memory/{item_id:path}",
+        response_model=s.ForgetResult,
+        dependencies=protected,
+        responses={
+            **_AUTH_RESPONSES,
+            404: {"model": s.Problem, "description": "No memory or turn with this id."},
+            409: {"model": s.Problem, "description": "No running bot to forget through."},
+        },
+        tags=["memory"],
+    )
+    async def forget_memory(
+        item_id: Annotated[str, Path(pattern=s.FORGET_ID_PATTERN, max_length=160)],
+    ) -> dict[str, Any]:
+        """Forget a memory (``m_...``) or a turn (``node:AGENT/DIALOGUE/N``) for good,
+        through the bot's one Forgetter: its words leave every file of the workspace."""
+        if sources.forget is None:
+            raise HTTPException(
+                status_code=409,
+                detail="forgetting goes through the running bot (or familiars memory forget)",
+            )
+        try:
+            report = await sources.forget(item_id)
+        except RecordNotFoundError as exc:
+            raise HTTPException(status_code=404, detail="no memory or turn with this id") from exc
+        except InvalidIdError as exc:
+            raise _invalid("path", "item_id", str(exc), item_id) from exc
+        return {"id": item_id, "records": list(report.records), "nodes": list(report.nodes)}
 
 
 def _add_agent_routes(app: FastAPI, sources: StatusSources) -> None:

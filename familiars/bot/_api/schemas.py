@@ -203,3 +203,15 @@ class ReleaseResult(BaseModel):
     freed: list[FreedModel]
     freed_mb: float
     refused: list[RefusedModel]
+
+
+#: What ``DELETE /api/memory/{item_id}`` takes: a memory id or a turn id.
+FORGET_ID_PATTERN = (
+    r"^(?:m_[A-Za-z0-9_-]{1,64}|node:[A-Za-z0-9_-]{1,64}/dialogue_[0-9]{1,9}/[0-9]{1,9})$"
+)
+
+
+class ForgetResult(BaseModel):
+    id: str
+    records: list[str] = Field(description="The memories forgotten.")
+    nodes: list[str] = Field(description="The turns forgotten (tombstones left).")

@@ -32,6 +32,8 @@ logger = logging.getLogger(__name__)
 
 Stats = Mapping[str, Any]
 StatsFn = Callable[[], Stats | Awaitable[Stats]]
+#: The running bot's ``Forgetter.forget`` (its report has ``records`` and ``nodes``).
+ForgetFn = Callable[[str], Awaitable[Any]]
 
 
 @runtime_checkable
@@ -108,6 +110,9 @@ class StatusSources:
     gate: GateLike | None = None
     providers: ProvidersFn | None = None
     agent_models: AgentModelsFn = default_agent_models
+    #: Forgetting through the API: only the running bot's one Forgetter (the API served
+    #: alone has none, and says so).
+    forget: ForgetFn | None = None
     clock: Callable[[], datetime] = field(default=utcnow)
 
     @property

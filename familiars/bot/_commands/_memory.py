@@ -48,11 +48,11 @@ class MemoryCommand(Command):
         self,
         store: MemoryStore,
         *,
+        forgetter: Forgetter,
         search: Search | None = None,
         recall_log: RecallLog | None = None,
         fanout_log: FanoutLog | None = None,
         on_used: Callable[[str], None] | None = None,
-        forgetter: Forgetter | None = None,
         now: Callable[[], datetime] | None = None,
         timezone_of: Callable[[str], Awaitable[str | None]] | None = None,
     ) -> None:
@@ -207,11 +207,8 @@ class MemoryCommand(Command):
                 f"About to forget for good:\n> {one_line(rec.content)}\n"
                 f"Send /memory forget {rec.id} confirm to go ahead."
             )
-        if self._forgetter is not None:
-            await self._forgetter.forget(rec.id)
-        else:
-            await self._store.forget(rec.id)
-        return CommandResponse(f"Forgotten: {one_line(rec.content)}")
+        report = await self._forgetter.forget(rec.id)
+        return CommandResponse(f"Forgotten: {one_line(rec.content)}\n{done_text(report)}")
 
     async def _forget_turn(self, caller: Caller, target: str, confirmed: bool) -> CommandResponse:
         ref, node = await self._visible_turn(caller, target)
@@ -221,7 +218,6 @@ class MemoryCommand(Command):
                 "and what I noted from it. "
                 f"Send /memory forget {ref.key} confirm to go ahead."
             )
-        assert self._forgetter is not None
         text = one_line(node.content)
         report = await self._forgetter.forget(ref.key)
         return CommandResponse(f"Forgotten: {text}\n{done_text(report)}")
@@ -229,8 +225,6 @@ class MemoryCommand(Command):
     async def _visible_turn(self, caller: Caller, target: str) -> tuple[NodeRef, Node]:
         """A turn the caller may forget: their own message (or the reply to it); any for an
         owner of the bot's agent."""
-        if self._forgetter is None:
-            raise UserFacingError(NO_SUCH_MEMORY)
         try:
             ref = parse_node_ref(target)
             node = await self._forgetter.node(ref)
@@ -244,14 +238,12 @@ class MemoryCommand(Command):
         if caller.is_owner and ref.agent_id == caller.agent_id:
             return True
         speaker = node.metadata.get("user_key")
-        if node.node_type == "A" and node.parent is not None and self._forgetter is not None:
+        if node.node_type == "A" and node.parent is not None:
             parent = await self._forgetter.node(NodeRef(ref.agent_id, ref.dialogue_id, node.parent))
             speaker = parent.metadata.get("user_key")
         return speaker == caller.user_key
 
     async def _forget_window(self, caller: Caller, words: str, confirmed: bool) -> CommandResponse:
-        if self._forgetter is None:
-            raise UserFacingError("I cannot forget messages here.")
         tz = await self._timezone_of(caller.user_key) if self._timezone_of is not None else None
         window = parse_window(words, self._now(), tz)
         if window is None:

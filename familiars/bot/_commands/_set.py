@@ -47,8 +47,8 @@ def default_commands(
     on_used: Callable[[str], None] | None = None,
     on_proactive: Callable[[Caller, bool], None] | None = None,
     reminders: ReminderBook | None = None,
+    forgetter: Forgetter,
     now: Callable[[], datetime] = _utc_now,
-    forgetter: Forgetter | None = None,
 ) -> list[Command]:
     """The bot's commands (``/help`` is added by :class:`CommandSet`); ``/find`` only with a
     document finder. ``reminders`` is the running scheduler's book (its ledger and jobs);

@@ -1,0 +1,213 @@
+"""The forgotten words out of the files beside the memory: the writer's queue (pending turns
+and the copies in ``failed/``), the dialogues' ``pending_reply.json``, the other JSON files
+under ``state/`` and the log files under ``logs/``.
+
+Map:
+
+- :class:`Forgotten` - what a forget removed, as these files name it: the turns
+  (agent, dialogue, node) and the texts, with :meth:`Forgotten.holds` (the rule the
+  Forgetter uses for replies: a text whole or quoted, or every distinctive word of it).
+- :func:`scrub_files` - every file above, rewritten or removed; returns the paths touched.
+
+A queued turn that is one of the forgotten turns, or whose message or reply holds a
+forgotten text, is removed (pending: its writes must not bring the fact back; ``failed/``:
+its ``.reason.txt`` goes with it); a ``recent`` line that holds one is dropped from a turn
+that stays. Other JSON files keep their shape: a string that holds a forgotten text becomes
+``"[forgotten]"``. A log line that holds one is replaced in place (the log's open handle
+keeps appending to the same file).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from familiars.memory._atomic import atomic_write_text
+from familiars.memory._store import normalise_content
+from familiars.memory._text import keyword_terms
+
+logger = logging.getLogger(__name__)
+
+#: A forgotten text shorter than this is matched as a whole text only, never inside one.
+MIN_QUOTE_CHARS = 12
+#: Words every memory text has: they say nothing about what was remembered.
+GENERIC_TERMS = frozenset({"user", "they", "their", "remember"})
+FORGOTTEN = "[forgotten]"
+#: JSON files under ``state/`` that are not scrubbed as data: the lock names a process.
+_SKIP = frozenset({"owner.lock"})
+
+
+def quotes(text: str, texts: Iterable[str]) -> bool:
+    """Whether ``text`` holds one of ``texts`` (whole, or quoted when long enough)."""
+    have = normalise_content(text)
+    if not have:
+        return False
+    for one in texts:
+        want = normalise_content(one)
+        if want and (have == want or (len(want) >= MIN_QUOTE_CHARS and want in have)):
+            return True
+    return False
+
+
+def echoes(text: str, texts: Iterable[str]) -> bool:
+    """Whether ``text`` repeats one of ``texts`` in other words: every distinctive stemmed
+    word of it ("You live in Denver." repeats "The user lives in Denver.")."""
+    have = set(keyword_terms(text))
+    for one in texts:
+        want = set(keyword_terms(one)) - GENERIC_TERMS
+        if len(want) >= 2 and want <= have:
+            return True
+    return False
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    turns: frozenset[tuple[str, str, int]]
+    texts: tuple[str, ...]
+
+    def holds(self, text: str) -> bool:
+        return bool(self.texts) and (quotes(text, self.texts) or echoes(text, self.texts))
+
+    def names_turn(self, agent_id: Any, dialogue_id: Any, turn_id: Any) -> bool:
+        try:
+            return (str(agent_id), str(dialogue_id), int(turn_id)) in self.turns
+        except (TypeError, ValueError):
+            return False
+
+
+def scrub_files(workspace: Path, forgotten: Forgotten) -> list[Path]:
+    """Every queue, pending-reply, state and log file of ``workspace`` without the
+    forgotten words (see the module map); the paths rewritten or removed."""
+    if not forgotten.turns and not forgotten.texts:
+        return []
+    workspace = Path(workspace)
+    touched: list[Path] = []
+    queue = workspace / "state" / "writer_queue"
+    for path in sorted([*queue.glob("t_*.json"), *queue.glob("failed/t_*.json")]):
+        touched += _guard(path, lambda p: _scrub_queued(p, forgotten))
+    for path in sorted(queue.glob("failed/*.reason.txt")):
+        touched += _guard(path, lambda p: _scrub_reason(p, forgotten))
+    for path in sorted(workspace.glob("agents/*/dialogue_*/pending_reply.json")):
+        touched += _guard(path, lambda p: _scrub_pending_reply(p, forgotten))
+    for path in sorted((workspace / "state").rglob("*.json")):
+        if queue not in path.parents and path.name not in _SKIP:
+            touched += _guard(path, lambda p: _scrub_json(p, forgotten))
+    for path in sorted((workspace / "logs").glob("*")):
+        touched += _guard(path, lambda p: _scrub_log(p, forgotten))
+    return touched
+
+
+def _guard(path: Path, scrub: Callable[[Path], bool]) -> list[Path]:
+    try:
+        return [path] if path.is_file() and scrub(path) else []
+    except FileNotFoundError:
+        return []
+    except OSError as exc:  # said, and the rest of the files are still scrubbed
+        logger.error("forget: could not scrub %s (%s)", path.name, exc.strerror or exc)
+        return []
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+
+
+def _scrub_queued(path: Path, forgotten: Forgotten) -> bool:
+    data = _read_json(path)
+    if not isinstance(data, dict):
+        raw = path.read_bytes().decode("utf-8", "replace")
+        return _remove_turn_file(path) if forgotten.holds(raw) else False
+    if forgotten.names_turn(data.get("agent_id"), data.get("dialogue_id"), data.get("turn_id")):
+        return _remove_turn_file(path)
+    own = [data.get("user_text"), data.get("reply_text")]
+    if any(isinstance(t, str) and forgotten.holds(t) for t in own):
+        return _remove_turn_file(path)
+    recent = data.get("recent")
+    if isinstance(recent, list):
+        kept = [line for line in recent if not (isinstance(line, str) and forgotten.holds(line))]
+        if len(kept) != len(recent):
+            data["recent"] = kept
+            atomic_write_text(path, json.dumps(data, ensure_ascii=False))
+            return True
+    return False
+
+
+def _remove_turn_file(path: Path) -> bool:
+    path.unlink(missing_ok=True)
+    path.with_suffix(".reason.txt").unlink(missing_ok=True)
+    return True
+
+
+def _scrub_reason(path: Path, forgotten: Forgotten) -> bool:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if not forgotten.holds(text):
+        return False
+    path.unlink(missing_ok=True)
+    return True
+
+
+def _scrub_pending_reply(path: Path, forgotten: Forgotten) -> bool:
+    data = _read_json(path)
+    agent_id, dialogue_id = path.parent.parent.name, path.parent.name
+    if isinstance(data, dict):
+        text = data.get("text")
+        answered_forgotten = forgotten.names_turn(agent_id, dialogue_id, data.get("parent"))
+        if not answered_forgotten and not (isinstance(text, str) and forgotten.holds(text)):
+            return False
+    path.unlink(missing_ok=True)  # unreadable too: it would only fail the next recovery
+    return True
+
+
+def _scrub_json(path: Path, forgotten: Forgotten) -> bool:
+    data = _read_json(path)
+    if data is None:
+        return False
+    cleaned = _scrub_value(data, forgotten)
+    if cleaned == data:
+        return False
+    atomic_write_text(path, json.dumps(cleaned, ensure_ascii=False, indent=2))
+    return True
+
+
+def _scrub_value(value: Any, forgotten: Forgotten) -> Any:
+    if isinstance(value, str):
+        return FORGOTTEN if forgotten.holds(value) else value
+    if isinstance(value, list):
+        return [_scrub_value(v, forgotten) for v in value]
+    if isinstance(value, dict):
+        return {k: _scrub_value(v, forgotten) for k, v in value.items()}
+    return value
+
+
+def _scrub_log(path: Path, forgotten: Forgotten) -> bool:
+    """Lines holding a forgotten text replaced, in place (same inode: the open handler
+    appends after them)."""
+    with path.open("r+", encoding="utf-8", errors="replace") as fh:
+        lines = fh.readlines()
+        kept = [_log_line(line, forgotten) for line in lines]
+        if kept == lines:
+            return False
+        fh.seek(0)
+        fh.writelines(kept)
+        fh.truncate()
+        fh.flush()
+        os.fsync(fh.fileno())
+    return True
+
+
+def _log_line(line: str, forgotten: Forgotten) -> str:
+    return f"{FORGOTTEN}\n" if forgotten.holds(line) else line
+
+
+def forgotten_of(nodes: Sequence[tuple[str, str, int]], texts: Sequence[str]) -> Forgotten:
+    return Forgotten(frozenset(nodes), tuple(t for t in texts if t and t.strip()))
+
+
+__all__ = ["Forgotten", "echoes", "forgotten_of", "quotes", "scrub_files"]

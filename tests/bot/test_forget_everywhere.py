@@ -1,0 +1,345 @@
+"""Every way to forget ends in the same place (issue 19): the `/memory forget` command, the
+CLI with nothing running, the control socket, the HTTP API, "forget that", "forget what I
+said in the last N minutes" and the model's ``forget`` tool. Each runs the real runtime with
+a scripted model on 127.0.0.1 whose memory-writer answers are never valid JSON, so every
+turn is also copied, message and reply in clear, to ``state/writer_queue/failed/``. After
+the forget no file of the workspace (every file's bytes: ``familiars.db*``, ``state/``, the
+queue's ``failed/`` included) holds the words, and no recall returns them.
+
+Also here: a forget by words that would remove more than one thing says what and asks
+(and matches tightly: the parrot is not "Oskar is obsessed with trains"); the model's
+``forget(confirm=true)`` counts only on the person's very next message, and only a yes."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from familiars.bot import Application, IncomingMessage
+from familiars.bot._adapters.base import CommandInvocation
+from familiars.cli import app as cli_app
+from familiars.config import load_settings
+from familiars.memory import read_owner, send_request
+from tests.bot.test_forget import files_holding
+from tests.bot.tool_script import ToolScript, one, relay
+from tests.fake_openai import FakeOpenAI, Reply
+from tests.fakes import HashEmbedder
+
+pytestmark = pytest.mark.timeout(120)
+
+NOW = datetime(2031, 5, 6, 10, 0, tzinfo=UTC)
+ALICE = "telegram_u1"
+PHRASE = "Kalamazoo"
+SAID = f"I live in {PHRASE}."
+TOKEN = "forget-test-token"
+
+
+class WriterSetAside(ToolScript):
+    """The scripted turns, and a memory writer whose every answer is not JSON (so the
+    offline writer keeps the facts and the turn is copied to ``failed/``)."""
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        if "tools" not in body and not body.get("stream") and "writes" in str(body):
+            return Reply.text("I would rather not answer in JSON today.")
+        return super().__call__(body)
+
+
+@dataclass
+class Bot:
+    app: Application
+    script: WriterSetAside
+    workspace: Path
+
+    async def say(self, text: str) -> str:
+        assert self.app.dialogues is not None
+        message = IncomingMessage("telegram", "u1", "u1", "Alice", text, ts=NOW)
+        reply = "".join([d async for d in self.app.dialogues.respond(message)])
+        await self.app.settle()
+        return reply
+
+    async def command(self, *args: str) -> str:
+        assert self.app.dialogues is not None
+        inv = CommandInvocation("telegram", "u1", "u1", "Alice", "memory", args, ts=NOW)
+        return (await self.app.dialogues.command(inv)).text
+
+    async def record_id(self) -> str:
+        [rec] = [
+            r
+            for r in await self.app.memory.store.list(scope="user", user_key=ALICE)
+            if PHRASE in r.content
+        ]
+        return rec.id
+
+    async def recalled(self) -> list[str]:
+        items = await self.app.services.recaller.recall(
+            f"Where do I live? {PHRASE}",
+            agent_id="agent_0",
+            dialogue_id="dialogue_0",
+            user_key=ALICE,
+            is_group=False,
+            now=NOW,
+            k=20,
+        )
+        return [it.text for it in items]
+
+
+@asynccontextmanager
+async def running(workspace: Path) -> AsyncIterator[Bot]:
+    script = WriterSetAside()
+    async with FakeOpenAI(script) as server:
+        provider = {"name": "a", "base_url": server.base_url, "model": "m"}
+        settings = load_settings(
+            workspace=workspace,
+            llm={"providers": [provider]},
+            api={"enabled": True, "port": 0},
+            care={"ai_disclosure": False},
+        )
+        app = Application(
+            settings,
+            embedder=HashEmbedder(),
+            platforms=False,
+            scheduler=False,
+            watch=False,
+            clock=lambda: NOW,
+        )
+        async with app:
+            yield Bot(app, script, workspace)
+
+
+async def _said_and_set_aside(bot: Bot) -> None:
+    """The person says where they live; the model answers; the writer's answer is set aside
+    and the turn sits in ``failed/`` with the words in clear."""
+    bot.script.turn(Reply.text("Nice, thanks for telling me."))
+    await bot.say(SAID)
+    bot.script.turn(Reply.text("It is sunny."))
+    await bot.say("What's the weather like?")
+    failed = bot.workspace / "state" / "writer_queue" / "failed"
+    assert [p.name for p in failed.glob("t_*.json") if PHRASE.encode() in p.read_bytes()]
+    assert await bot.record_id()
+    assert any(PHRASE in t for t in await bot.recalled())
+
+
+# ---------------------------------------------------------------------- the entry points
+
+Way = Callable[[Bot], Awaitable[None]]
+
+
+async def by_command(bot: Bot) -> None:
+    rid = await bot.record_id()
+    assert "About to forget for good" in await bot.command("forget", rid)
+    assert (await bot.command("forget", rid, "confirm")).startswith("Forgotten:")
+
+
+async def by_control_socket(bot: Bot) -> None:
+    rid = await bot.record_id()
+    owner = read_owner(bot.workspace)
+    assert owner is not None and owner.control
+    answer = await asyncio.to_thread(send_request, owner.control, {"op": "forget", "id": rid})
+    assert rid in answer["records"]
+
+
+async def by_api(bot: Bot) -> None:
+    rid = await bot.record_id()
+    assert bot.app.api is not None
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    async with httpx.AsyncClient(base_url=bot.app.api.url) as client:
+        missing = await client.delete("/api/memory/m_nosuchmemory", headers=auth)
+        assert missing.status_code == 404
+        done = await client.delete(f"/api/memory/{rid}", headers=auth)
+    assert done.status_code == 200 and rid in done.json()["records"]
+
+
+async def by_words(bot: Bot) -> None:
+    bot.script.turn(Reply.text("Noted."))
+    await bot.say(f"Actually {SAID}")  # said twice: "forget that" takes the last one
+    assert (await bot.say("forget that")).startswith("Forgotten:")
+    # the words remain in the first message: forgetting it by what it says
+    reply = await bot.say(f"forget that {SAID}")
+    if reply.startswith("About to forget"):
+        reply = await bot.say("yes")
+    assert reply.startswith("Forgotten")
+
+
+async def by_window(bot: Bot) -> None:
+    asked = await bot.say("forget what I said in the last 10 minutes")
+    assert "About to forget for good the 2 message(s)" in asked
+    assert (await bot.say("yes")).startswith("Forgotten in the last 10 minutes")
+
+
+async def by_model_tool(bot: Bot) -> None:
+    rid = await bot.record_id()
+    bot.script.turn(one("forget", {"memory_id": rid}), relay())
+    assert "About to forget for good" in await bot.say("please forget where I live")
+    bot.script.turn(one("forget", {"memory_id": rid, "confirm": True}), relay())
+    assert (await bot.say("yes")).startswith("Forgotten for good")
+
+
+async def nothing(bot: Bot) -> None:
+    """The CLI case forgets after the bot stopped."""
+
+
+WAYS: dict[str, Way] = {
+    "command": by_command,
+    "control_socket": by_control_socket,
+    "api": by_api,
+    "words": by_words,
+    "window": by_window,
+    "model_tool": by_model_tool,
+    "cli": nothing,
+}
+
+
+@pytest.mark.parametrize("way", list(WAYS))
+async def test_every_way_to_forget_leaves_no_file_holding_the_words(
+    way: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAMILIARS_API_TOKEN", TOKEN)
+    ws = tmp_path / "ws"
+    async with running(ws) as bot:
+        await _said_and_set_aside(bot)
+        rid = await bot.record_id()
+        await WAYS[way](bot)
+        if way != "cli":
+            assert files_holding(ws, PHRASE) == []  # while the bot runs
+            assert not any(PHRASE in t for t in await bot.recalled())
+            assert not await bot.app.memory.store.list(scope="user", user_key=ALICE)
+    if way == "cli":
+        result = await asyncio.to_thread(
+            CliRunner().invoke, cli_app, ["--workspace", str(ws), "memory", "forget", rid]
+        )
+        assert result.exit_code == 0, result.output
+    assert files_holding(ws, PHRASE) == []
+    async with running(ws) as bot:  # started again: nothing comes back from disk either
+        assert not any(PHRASE in t for t in await bot.recalled())
+        bot.script.turn(Reply.text("I am not sure."))
+        await bot.say("Where do I live?")
+        asked = bot.script.turn_requests[-1]["messages"]
+        assert PHRASE not in str(asked)
+    assert files_holding(ws, PHRASE) == []
+
+
+# ---------------------------------------------------------------------- by words, offline
+
+
+@asynccontextmanager
+async def offline(workspace: Path) -> AsyncIterator[Bot]:
+    settings = load_settings(workspace=workspace, care={"ai_disclosure": False})
+    app = Application(
+        settings,
+        embedder=HashEmbedder(),
+        model=None,
+        platforms=False,
+        scheduler=False,
+        watch=False,
+        clock=lambda: NOW,
+    )
+    async with app:
+        yield Bot(app, WriterSetAside(), workspace)
+
+
+async def test_forget_that_is_true_offline(tmp_path: Path) -> None:
+    async with offline(tmp_path / "ws") as bot:
+        assert "Denver" in await bot.say("I live in Denver.")
+        done = await bot.say("forget that")
+        assert done.startswith("Forgotten: you live in Denver.")
+        assert "Denver" not in await bot.say("Where do I live?")
+    assert files_holding(tmp_path / "ws", "Denver") == []
+
+
+async def _add(bot: Bot, content: str, **fields: Any) -> str:
+    from familiars.memory import make_record
+
+    rec = make_record(content, scope="user", category="knowledge", user_key=ALICE, **fields)
+    return (await bot.app.memory.store.append(rec)).id
+
+
+async def test_a_forget_by_words_matches_tightly_and_asks_before_removing_more(
+    tmp_path: Path,
+) -> None:
+    async with offline(tmp_path / "ws") as bot:
+        trains = await _add(bot, "Oskar is obsessed with trains.")
+        await _add(bot, "Oskar and the kids feed the parrot on Sundays.")
+        await _add(bot, "Remind the user to buy Oskar a train set.")
+        # One record says it: forgotten at once, the parrot and the reminder stay.
+        done = await bot.say("forget that Oskar is obsessed with trains")
+        assert done.startswith("Forgotten: Oskar is obsessed with trains.")
+        kept = [r.content for r in await bot.app.memory.store.list(scope="user")]
+        assert sorted(kept) == [
+            "Oskar and the kids feed the parrot on Sundays.",
+            "Remind the user to buy Oskar a train set.",
+        ]
+        assert trains not in [r.id for r in await bot.app.memory.store.list(scope="user")]
+
+        # Two say it: both are named, nothing goes before a yes; a no keeps them.
+        await _add(bot, "The user's sister lives in Lisbon.")
+        await _add(bot, "The user's sister lives in Lisbon with her wife.")
+        asked = await bot.say("forget that my sister lives in Lisbon")
+        assert asked.startswith("About to forget for good:")
+        assert "sister lives in Lisbon." in asked and "Lisbon with her wife" in asked
+        assert asked.rstrip().endswith("Reply yes to go ahead.")
+        assert await bot.say("no") == "Kept: I forgot nothing."
+        assert len([r for r in await bot.app.memory.store.list() if "Lisbon" in r.content]) == 2
+
+        # Asked again, then anything but a yes drops the question: still kept.
+        await bot.say("forget that my sister lives in Lisbon")
+        await bot.say("What do you know about my sister?")
+        assert len([r for r in await bot.app.memory.store.list() if "Lisbon" in r.content]) == 2
+
+        # Asked again and confirmed: both gone, the parrot still there.
+        await bot.say("forget that my sister lives in Lisbon")
+        assert (await bot.say("yes please")).startswith("Forgotten: ")
+        left = [r.content for r in await bot.app.memory.store.list(scope="user")]
+        assert not [c for c in left if "Lisbon" in c]
+        assert "Oskar and the kids feed the parrot on Sundays." in left
+    assert files_holding(tmp_path / "ws", "Lisbon") == []
+
+
+# ---------------------------------------------------------------------- the model's yes
+
+
+@pytest.mark.parametrize(
+    ("between", "answer", "forgotten"),
+    [
+        ([], "yes", True),
+        ([], "yeah, do it", True),
+        ([], "what's the weather?", False),
+        ([], "no, keep it", False),
+        (["what's the weather?"], "yes", False),  # a yes, but not the next message
+    ],
+)
+async def test_the_models_confirmation_counts_only_on_the_next_message_saying_yes(
+    between: list[str], answer: str, forgotten: bool, tmp_path: Path
+) -> None:
+    async with running(tmp_path / "ws") as bot:
+        await _said_and_set_aside(bot)
+        rid = await bot.record_id()
+        bot.script.turn(one("forget", {"memory_id": rid}), relay())
+        assert "About to forget for good" in await bot.say("please forget where I live")
+        for text in between:
+            bot.script.turn(Reply.text("It is sunny."))
+            await bot.say(text)
+        bot.script.turn(one("forget", {"memory_id": rid, "confirm": True}), relay())
+        reply = await bot.say(answer)
+        live = [r.id for r in await bot.app.memory.store.list(scope="user", user_key=ALICE)]
+        if forgotten:
+            assert reply.startswith("Forgotten for good") and rid not in live
+        else:
+            assert "has not confirmed" in bot.script.tool_messages()[-1] and rid in live
+
+
+def test_what_counts_as_yes() -> None:
+    from familiars.bot._forgetting import is_yes
+
+    yes = ["yes", "Yes.", "yeah", "yep!", "sure", "ok", "okay, do it", "please do", "go ahead"]
+    no = ["no", "yes?", "what's the weather", "not yet", "don't", "yes but wait", "", "maybe"]
+    assert [t for t in yes if not is_yes(t)] == []
+    assert [t for t in no if is_yes(t)] == []
