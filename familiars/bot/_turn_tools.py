@@ -397,6 +397,7 @@ class _TurnToolSet:
         self._reminders = 0
         #: (what to look for in the reply, the line that says it) per act to disclose.
         self._acts: list[tuple[str, str]] = []
+        self._forgotten: set[str] = set()
 
     # ------------------------------------------------------------------ said (issue 19)
 
@@ -426,7 +427,6 @@ class _TurnToolSet:
         said = _norm(reply)
         lines = [line for key, line in self._acts if not key or _norm(key) not in said]
         return "\n".join([reply, *dict.fromkeys(lines)]) if lines else reply
-        self._forgotten: set[str] = set()
 
     # ------------------------------------------------------------------ remember / forget
 

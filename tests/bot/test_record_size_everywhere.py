@@ -21,6 +21,7 @@ from familiars.bot._control import socket_path
 from familiars.cli import app as cli
 from familiars.config import load_settings
 from familiars.memory import (
+    Forgetter,
     MemoryError_,
     MemoryStore,
     RecordTooLongError,
@@ -76,7 +77,7 @@ async def test_a_write_request_and_the_writer_are_refused_by_the_store(tmp_path:
     async with open_workspace(settings, embedder=False) as mw:
         for content in (OVER, ATTACK):
             with pytest.raises(MemoryError_) as caught:
-                await apply_write(mw, _add(content))
+                await apply_write(mw, _add(content), forgetter=Forgetter.for_workspace(mw))
             assert str(caught.value).startswith("too long: ")
         # A writer called without the setting (its own check off) still stores nothing.
         out = {"writes": [{"op": "add", "scope": "user", "category": "preference",
