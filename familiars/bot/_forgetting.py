@@ -214,7 +214,8 @@ class ForgetByWords:
     - "forget that" (alone): the person's last message here and what was noted from it,
       at once when that is one memory at most, else after a yes;
     - "forget that I live in Denver": the person's memories and messages here that say it
-      (:data:`MATCH_SHARE` of its words), at once when that is one thing, else after a yes.
+      (:data:`MATCH_SHARE` of its words), always listed first and forgotten after a yes (a
+      description may match more, or other, than the person meant).
 
     A pending question is answered by the person's next message only: yes (:func:`is_yes`)
     forgets, no keeps, anything else drops the question and is a turn as usual."""
@@ -285,7 +286,8 @@ class ForgetByWords:
             return f"You said nothing to me {window.label} that I still keep."
         self._asked[key] = _Asked(window=window)
         return (
-            f"About to forget for good the {len(turns)} message(s) you sent me {window.label}, "
+            f"About to forget for good the {_count(len(turns), 'message')} you sent me "
+            f"{window.label}, "
             "and what I noted from them. Reply yes to go ahead."
         )
 
@@ -300,7 +302,7 @@ class ForgetByWords:
                 if what
                 else "You have said nothing here that I still keep."
             )
-        if found.size <= 1:
+        if not what and found.size <= 1:  # "forget that", right after: nothing to choose
             report = await self.forgetter.forget_all(found.ids, now=now.timestamp())
             return _forgotten_text(found, report, where.is_group)
         self._asked[key] = _Asked(ids=tuple(found.ids))
@@ -374,11 +376,14 @@ def _cut(text: str, limit: int = 140) -> str:
 def _ask_text(found: _Found, is_group: bool) -> str:
     if is_group:  # the memories may be private: counted, not read out to the group
         return (
-            f"About to forget for good {len(found.records)} memory(ies) and "
-            f"{len(found.turns)} other message(s) of yours. Reply yes to go ahead."
+            f"About to forget for good {_count(len(found.records), 'memory', 'memories')} and "
+            f"{_count(len(found.turns), 'other message')} of yours. Reply yes to go ahead."
         )
     items = "\n".join(f"- {_cut(line)}" for line in _lines(found))
-    return f"About to forget for good:\n{items}\nReply yes to go ahead."
+    return (
+        f"About to forget for good:\n{items}\n(with the messages they came from). "
+        "Reply yes to go ahead, or no to keep them."
+    )
 
 
 def _forgotten_text(found: _Found, report: ForgetReport, is_group: bool) -> str:
@@ -391,6 +396,13 @@ def _forgotten_text(found: _Found, report: ForgetReport, is_group: bool) -> str:
 def done_text(report: ForgetReport, window: Window | None = None) -> str:
     what = f" {window.label}" if window is not None else ""
     return (
-        f"Forgotten{what}: {len(report.nodes)} message(s) and {len(report.records)} "
-        "memory(ies), everywhere I kept them."
+        f"Forgotten{what}: {_count(len(report.records), 'memory', 'memories')} and "
+        f"{_count(len(report.nodes), 'message')}, everywhere I kept them."
     )
+
+
+def _count(n: int, one: str, many: str | None = None) -> str:
+    """ "1 memory", "3 memories", "no messages"."""
+    if n == 0:
+        return f"no {many or one + 's'}"
+    return f"{n} {one}" if n == 1 else f"{n} {many or one + 's'}"

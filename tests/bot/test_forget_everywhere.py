@@ -171,7 +171,7 @@ async def by_words(bot: Bot) -> None:
 
 async def by_window(bot: Bot) -> None:
     asked = await bot.say("forget what I said in the last 10 minutes")
-    assert "About to forget for good the 2 message(s)" in asked
+    assert "About to forget for good the 2 messages" in asked
     assert (await bot.say("yes")).startswith("Forgotten in the last 10 minutes")
 
 
@@ -269,9 +269,14 @@ async def test_a_forget_by_words_matches_tightly_and_asks_before_removing_more(
         trains = await _add(bot, "Oskar is obsessed with trains.")
         await _add(bot, "Oskar and the kids feed the parrot on Sundays.")
         await _add(bot, "Remind the user to buy Oskar a train set.")
-        # One record says it: forgotten at once, the parrot and the reminder stay.
-        done = await bot.say("forget that Oskar is obsessed with trains")
-        assert done.startswith("Forgotten: Oskar is obsessed with trains.")
+        # One record says it: named and asked first (a description may mean other than
+        # what it matches), then forgotten; the parrot and the reminder stay.
+        asked = await bot.say("forget that Oskar is obsessed with trains")
+        assert asked.startswith("About to forget for good:\n- Oskar is obsessed with trains.")
+        assert "parrot" not in asked and "train set" not in asked
+        assert len(await bot.app.memory.store.list(scope="user")) == 3
+        done = await bot.say("yes")
+        assert done.startswith("Forgotten: 1 memory")
         kept = [r.content for r in await bot.app.memory.store.list(scope="user")]
         assert sorted(kept) == [
             "Oskar and the kids feed the parrot on Sundays.",
@@ -285,7 +290,7 @@ async def test_a_forget_by_words_matches_tightly_and_asks_before_removing_more(
         asked = await bot.say("forget that my sister lives in Lisbon")
         assert asked.startswith("About to forget for good:")
         assert "sister lives in Lisbon." in asked and "Lisbon with her wife" in asked
-        assert asked.rstrip().endswith("Reply yes to go ahead.")
+        assert asked.rstrip().endswith("Reply yes to go ahead, or no to keep them.")
         assert await bot.say("no") == "Kept: I forgot nothing."
         assert len([r for r in await bot.app.memory.store.list() if "Lisbon" in r.content]) == 2
 
