@@ -40,6 +40,8 @@ FINDS = [
     ("I just moved to Lisbon", "The user lives in Lisbon."),
     ("I work at Acme Corp", "The user works at Acme Corp."),
     ("I work for Acme Corp", "The user works at Acme Corp."),
+    ("I work at the children's hospital", "The user works at the Children's Hospital."),
+    ("I live in new york", "The user lives in New York."),
     ("I work as a nurse", "The user works as a nurse."),
     ("My birthday is on March 3rd", "The user's birthday is on March 3."),
     ("my birthday is the 3rd of March", "The user's birthday is on March 3."),

@@ -140,8 +140,16 @@ def topic_key(obj: str) -> str:
     return "-".join(words)[:58] or "thing"
 
 
+_SMALL_WORDS = frozenset("the a an of and at in on for to de la le du von van".split())
+
+
 def _titled(place: str) -> str:
-    return place if any(c.isupper() for c in place) else place.title()
+    """A place said in lower case as a name: "the children's hospital" -> "the Children's
+    Hospital" (``str.title`` made it "The Children'S Hospital"); one typed with capitals as
+    typed."""
+    if any(c.isupper() for c in place):
+        return place
+    return " ".join(w if w in _SMALL_WORDS else w[:1].upper() + w[1:] for w in place.split(" "))
 
 
 #: The kinds of inner-life fact (:mod:`._states`), as tags; such a record is keyed ``kind:topic``.
