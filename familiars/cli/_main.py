@@ -19,7 +19,7 @@ import typer
 from familiars.cli import _runtime as runtime
 from familiars.cli import _status as status
 from familiars.cli._lazy import LazyEntry, LazyGroup, click_group
-from familiars.terminal import CliContext
+from familiars.terminal import CliContext, fail
 
 
 def _memory() -> Any:
@@ -118,7 +118,17 @@ def _root(
 
 
 def main() -> None:
-    app()
+    """The ``familiars`` command: an error written for the person (``UserFacingError``) is
+    one line and exit 1 from any command, never a traceback."""
+    from familiars.config import UserFacingError
+
+    try:
+        app()
+    except UserFacingError as exc:
+        try:
+            fail(str(exc))
+        except typer.Exit as done:  # outside the app, typer does not turn it into an exit
+            raise SystemExit(done.exit_code) from None
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """The read chain (§5.8): what the familiar recalls for a message.
 
 ``MemoryReader.build_rag_context`` embeds the query once, takes the best candidates of dense
-cosine and of BM25 (each 0-1 normalised, 0.7 / 0.3 as the file-finder seed fuses them) from the
+cosine and of BM25 (each 0-1 normalised, fused 0.6 / 0.4 by ``recall.dense_weight`` and
+``recall.keyword_weight``; the file-finder seed's 0.7 / 0.3 measured worse here) from the
 records and dialogue nodes the scope rules allow, adds the finer signals of the profile
 (sentence matching, word-level late interaction), time decay, tree distance for nodes of the
 current dialogue, a speaker prior, keeps what ``is_live``, collapses a record with the dialogue

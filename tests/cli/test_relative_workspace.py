@@ -83,3 +83,24 @@ def test_chat_with_a_relative_workspace_option_and_variable(tmp_path: Path) -> N
     by_env = _chat(clone, [], {"FAMILIARS_WORKSPACE": "ws2"})
     assert by_env.returncode == 0, by_env.stderr
     assert (clone / "ws2" / "users" / "alice" / "profile.md").is_file()
+
+
+def test_an_error_written_for_the_person_is_one_line_from_any_command(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The console script is ``familiars.cli:main``: a ``UserFacingError`` that escapes a
+    command is its one line and exit 1 (issue 20: the CLI did not catch it)."""
+    from familiars import cli
+    from familiars.cli import _main
+    from familiars.config import UserFacingError
+
+    def boom() -> None:
+        raise UserFacingError("the disk said no; free some space and try again")
+
+    monkeypatch.setattr(_main, "app", boom)
+    with pytest.raises(SystemExit) as stopped:
+        cli.main()
+    assert stopped.value.code == 1
+    err = capsys.readouterr().err
+    assert "the disk said no; free some space and try again" in err
+    assert "Traceback" not in err
