@@ -140,7 +140,26 @@ def topic_key(obj: str) -> str:
     return "-".join(words)[:58] or "thing"
 
 
-_SMALL_WORDS = frozenset("the a an of and at in on for to de la le du von van".split())
+_SMALL_WORDS = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "of",
+        "and",
+        "at",
+        "in",
+        "on",
+        "for",
+        "to",
+        "de",
+        "la",
+        "le",
+        "du",
+        "von",
+        "van",
+    ]
+)
 
 
 def _titled(place: str) -> str:
