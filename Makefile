@@ -10,7 +10,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 CFLAGS_PIP := $(if $(CONSTRAINTS),-c $(CONSTRAINTS),)
 
-.PHONY: install install-dev run test lint format bench clean
+.PHONY: install install-dev run test test-fast lint format bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,10 @@ run: install
 
 test: install-dev
 	$(PY) -m pytest $(PYTEST_ARGS)
+
+# The inner loop: everything but the tests marked slow (real processes, faults, load runs).
+test-fast: install-dev
+	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
 
 lint: install-dev
 	$(VENV)/bin/ruff check familiars tests

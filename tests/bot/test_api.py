@@ -521,6 +521,7 @@ def test_status_counts_use_memorys_own_covering_index(built: Built) -> None:
     assert "api.m001_status_indexes" not in applied
 
 
+@pytest.mark.slow
 def test_familiars_api_serves_alone_and_stops_on_sigint(built: Built, tmp_path: Path) -> None:
     env = dict(os.environ, FAMILIARS_API_TOKEN=TOKEN, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(

@@ -105,6 +105,7 @@ def run_schemathesis(url: str, headers: dict[str, str], max_examples: int) -> Ru
     return result
 
 
+@pytest.mark.slow
 def test_schemathesis_with_a_token_finds_no_server_error_and_no_nonconformance(
     served: ServedApi,
 ) -> None:

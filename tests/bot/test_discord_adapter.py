@@ -832,6 +832,7 @@ async def test_endpoints_can_come_from_settings(
     assert Route.BASE == "https://discord.com/api/v10"
 
 
+@pytest.mark.slow
 async def test_the_runtime_starts_discord_when_its_token_is_set(
     fake: FakeDiscord, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -71,6 +71,7 @@ async def test_the_message_that_hits_a_full_disk_is_answered_plainly(
         await app.shutdown()
 
 
+@pytest.mark.slow
 def test_the_terminal_chat_on_a_really_full_disk(small_disk: Path) -> None:  # noqa: F811
     ws = small_disk / "ws"
     env = {**os.environ, "FAMILIARS_WORKSPACE": str(ws), "FAMILIARS_EMBEDDING__MODEL": "bundled"}

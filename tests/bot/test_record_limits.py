@@ -66,6 +66,7 @@ def _size(body: dict[str, Any]) -> int:
     return len(json.dumps(body, ensure_ascii=False))
 
 
+@pytest.mark.slow
 async def test_a_5_mb_entry_is_cut_and_every_request_stays_bounded(workspace: Path) -> None:
     async with FakeOpenAI(Reply.json({"writes": []})) as server:
         server.script(Reply.text("Stamps, yes!"))
@@ -80,6 +81,7 @@ async def test_a_5_mb_entry_is_cut_and_every_request_stays_bounded(workspace: Pa
         assert _size(body) < 100_000
 
 
+@pytest.mark.slow
 async def test_the_offline_reply_shows_a_huge_entry_cut(workspace: Path) -> None:
     reply = await _chat(workspace, None, "What do I collect?")
     assert len(reply) < BUDGET * 4

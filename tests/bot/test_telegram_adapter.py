@@ -464,6 +464,7 @@ async def test_a_group_upgraded_to_a_supergroup_still_gets_the_message(
     assert tg.chat_texts(GROUP) == ["good morning, everyone"]
 
 
+@pytest.mark.slow
 async def test_a_failed_poll_loses_no_update(tg: FakeTelegram, bot: Callable[..., Any]) -> None:
     tg.private_message(ALICE, "first")
     tg.private_message(BOB, "second")

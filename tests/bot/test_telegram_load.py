@@ -123,6 +123,7 @@ def leaked(text: str, person: Person, everyone: list[Person]) -> set[str]:
     return words & others
 
 
+@pytest.mark.slow
 async def test_real_runtime_under_load(workspace: Path) -> None:
     settings = load_settings(
         workspace=workspace,

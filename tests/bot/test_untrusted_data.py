@@ -122,6 +122,7 @@ def files_env(workspace: Path, monkeypatch: pytest.MonkeyPatch, real_embedder: o
     return workspace
 
 
+@pytest.mark.slow
 async def test_a_poisoned_document_gives_no_orders(
     files_env: Path, tmp_path: Path, real_embedder: Any
 ) -> None:

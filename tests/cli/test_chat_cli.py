@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 
 def _run(args: list[str], stdin: str, workspace: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "FAMILIARS_WORKSPACE": str(workspace), "HF_HUB_OFFLINE": "1"}
@@ -24,6 +26,7 @@ def _run(args: list[str], stdin: str, workspace: Path) -> subprocess.CompletedPr
     )
 
 
+@pytest.mark.slow
 def test_chat_answers_the_second_line_from_the_first(tmp_path: Path) -> None:
     done = _run(
         ["chat", "--user", "alice"],
@@ -36,6 +39,7 @@ def test_chat_answers_the_second_line_from_the_first(tmp_path: Path) -> None:
     assert second.strip() == "Your name is Alice."
 
 
+@pytest.mark.slow
 def test_run_without_a_token_chats_in_the_terminal(tmp_path: Path) -> None:
     done = _run(["run"], "hello there\n/memory list\n", tmp_path / "ws")
     assert done.returncode == 0, done.stderr
@@ -51,6 +55,7 @@ def test_chat_refuses_a_bad_user_key(tmp_path: Path) -> None:
     assert not (tmp_path / "ws").exists() or not any((tmp_path / "ws").rglob("*.md"))
 
 
+@pytest.mark.slow
 def test_sigterm_stops_the_bot_cleanly_with_memories_written(tmp_path: Path) -> None:
     import signal
 

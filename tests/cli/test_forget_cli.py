@@ -9,6 +9,7 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from familiars.cli import app
@@ -61,6 +62,7 @@ def test_cli_forget_with_nothing_running_takes_memory_and_turn_ids(tmp_path: Pat
     assert "Denver" not in reply and "7719" not in reply
 
 
+@pytest.mark.slow
 def test_cli_forget_through_the_running_chat(running_chat) -> None:  # type: ignore[no-untyped-def]
     ws, proc = running_chat
     said = _cli(["memory", "list", "-u", "ann", "--json"], ws)

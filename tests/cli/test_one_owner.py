@@ -60,6 +60,7 @@ def running_chat(tmp_path: Path):  # type: ignore[no-untyped-def]
         proc.wait()
 
 
+@pytest.mark.slow
 def test_the_running_chat_owns_the_workspace_and_a_second_is_refused(running_chat) -> None:  # type: ignore[no-untyped-def]
     ws, proc = running_chat
     owner = read_owner(ws)
@@ -75,6 +76,7 @@ def test_the_running_chat_owns_the_workspace_and_a_second_is_refused(running_cha
     assert "Oslo" not in json.dumps(_contents(ws, "ann"))
 
 
+@pytest.mark.slow
 def test_cli_writes_go_through_the_running_chat(running_chat) -> None:  # type: ignore[no-untyped-def]
     ws, proc = running_chat
     kept_ids, gone_ids = [], []

@@ -65,6 +65,7 @@ def test_settings_hold_the_workspace_as_an_absolute_path(
     assert settings.workspace == tmp_path / "elsewhere" / "ws"
 
 
+@pytest.mark.slow
 def test_chat_from_a_fresh_checkout_with_the_default_workspace(tmp_path: Path) -> None:
     clone = _checkout(tmp_path)
     done = _chat(clone, [], {})
@@ -74,6 +75,7 @@ def test_chat_from_a_fresh_checkout_with_the_default_workspace(tmp_path: Path) -
     assert (clone / "workspace" / "users" / "alice" / "profile.md").is_file()
 
 
+@pytest.mark.slow
 def test_chat_with_a_relative_workspace_option_and_variable(tmp_path: Path) -> None:
     clone = _checkout(tmp_path)
     by_option = _chat(clone, ["--workspace", "data"], {})

@@ -29,6 +29,7 @@ def _chat(tmp_path: Path, knob: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize("knob", [list(RECALL_KNOBS)[0], "recency", sorted(FILE_KNOBS)[0]])
+@pytest.mark.slow
 def test_a_known_knob_of_either_kind_starts_the_chat(tmp_path: Path, knob: str) -> None:
     done = _chat(tmp_path, knob)
     assert done.returncode == 0, done.stderr

@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from familiars.memory._entries import read_file
 from familiars.memory._history import read_events
 
@@ -43,6 +45,7 @@ asyncio.run(main(sys.argv[1], sys.argv[2]))
 """
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_points_loses_nothing_acknowledged(tmp_path: Path) -> None:
     rng = random.Random(1234)
     ws = tmp_path / "ws"

@@ -53,6 +53,7 @@ def _damage(db: Path) -> None:
 
 
 @pytest.mark.parametrize("command", [["status"], ["memory", "list", "--json"]])
+@pytest.mark.slow
 def test_a_damaged_index_is_moved_aside_and_rebuilt(tmp_path: Path, command: list[str]) -> None:
     ws = tmp_path / "ws"
     record_id = asyncio.run(_add(ws, "Bea keeps bees."))
@@ -65,6 +66,7 @@ def test_a_damaged_index_is_moved_aside_and_rebuilt(tmp_path: Path, command: lis
     assert record_id in listed.stdout
 
 
+@pytest.mark.slow
 def test_reindex_repairs_a_damaged_index(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     record_id = asyncio.run(_add(ws, "Bea keeps bees."))
@@ -167,6 +169,7 @@ def test_a_full_disk_gives_a_clear_error_and_loses_nothing_acknowledged(small_di
             append_line_durably(journal, "y" * 4096)
 
 
+@pytest.mark.slow
 def test_a_read_only_workspace_serves_reads_and_refuses_writes(small_disk: Path) -> None:
     ws = small_disk / "ws"
     record_id = asyncio.run(_add(ws, "Bea keeps bees."))
