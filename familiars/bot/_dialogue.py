@@ -24,12 +24,12 @@ from familiars.bot._adapters.base import (
     IncomingMessage,
 )
 from familiars.bot._commands import Caller, CommandSet, default_commands
-from familiars.bot._conversation import Conversation, user_node_marks
 from familiars.bot._forgetting import ForgetByWords
 from familiars.bot._outbound import Outbound
 from familiars.bot._prompt import BranchTurn, PromptParts, build_messages
 from familiars.bot._redaction import Redactor
 from familiars.bot._state import BotState, DialogueInfo
+from familiars.bot._turn_plan import TurnPlanner, user_node_marks
 from familiars.bot._turn_stats import TurnStats
 from familiars.bot._turn_tools import ToolCaller, TurnTools
 from familiars.bot._untrusted import TurnTaint
@@ -187,9 +187,9 @@ class DialogueManager:
         self.outbound = outbound or _own_outbound(store, state, log, self.stats)
         #: The tools for models that take them; None: every model streams plain replies.
         self.turn_tools = turn_tools
-        self.conversation = Conversation(self)  # what a turn did, duty of care (issue 14)
+        self.planner = TurnPlanner(self)  # what a turn did, duty of care (issue 14)
         #: The scheduler's care pause: no unsolicited nudges for a person in crisis.
-        self.conversation.on_pause = on_care_pause
+        self.planner.on_pause = on_care_pause
         self._turn_started: dict[tuple[str, str], str] = {}
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         #: The last reply's recalled items per (agent, dialogue, person), for /memory why.
@@ -250,7 +250,7 @@ class DialogueManager:
     async def command(self, invocation: CommandInvocation) -> CommandResponse:
         caller = await self.caller_for(invocation)
         response = await self.commands.run(invocation, caller)
-        response = self.conversation.after_command(invocation, response)  # issue 14: /help
+        response = self.planner.after_command(invocation, response)  # issue 14: /help
         return await self._guarded_answer(invocation, caller, response)
 
     async def _guarded_answer(
@@ -325,7 +325,7 @@ class DialogueManager:
         now = message.ts if message.ts.tzinfo else message.ts.replace(tzinfo=UTC)
         llm_text, q_id, notes = await self._user_turn(message, text, agent, user_key, info, now)
         # issue 14: what this turn does (reminders, forget), duty of care
-        plan = await self.conversation.begin(llm_text, agent, user_key, info, now, q_id)
+        plan = await self.planner.begin(llm_text, agent, user_key, info, now, q_id)
 
         t0 = time.perf_counter()
         recalled = await self._recall(llm_text, agent.id, info, user_key, now, q_id)

@@ -12,7 +12,7 @@ Map:
   mom, Wed 2 Dec 09:00. Confirm it in a few words.").
 
 Who stores what (no double write): reminders are written on the hot path by
-:func:`familiars.bot._conversation.Conversation` (a confirmed reminder must fire whatever the
+:func:`familiars.bot._turn_plan.TurnPlanner` (a confirmed reminder must fire whatever the
 writer decides), and the writer, which still runs after the reply, finds the same content
 live in the same cell and skips it (its ``says_nothing_new`` dedupe; a model writer's
 rewording meets the cosine dedupe). Facts and updates are left to the writer: offline it

@@ -24,7 +24,7 @@ from familiars.bot._adapters.discord._errors import (
     DiscordStartError,
 )
 from familiars.bot._adapters.discord._inflight import InFlight
-from familiars.bot._adapters.discord._messages import Conversation, SentMessages
+from familiars.bot._adapters.discord._messages import DiscordTurns, SentMessages
 from familiars.bot._adapters.discord._retry import RetryPolicy, Sleep
 from familiars.bot._adapters.discord._sending import LIMIT, ChannelSink
 from familiars.bot._adapters.discord._slash import SlashCommands
@@ -72,7 +72,7 @@ class _FamiliarsBot(commands.Bot):
         await self._adapter._setup(self)
 
     async def on_message(self, message: discord.Message, /) -> None:
-        """No prefix commands: the Conversation cog listens instead."""
+        """No prefix commands: the DiscordTurns cog listens instead."""
 
 
 class DiscordAdapter(PlatformAdapter):
@@ -183,7 +183,7 @@ class DiscordAdapter(PlatformAdapter):
 
     async def _setup(self, bot: commands.Bot) -> None:
         """discord.py's ``setup_hook``: add the cogs, sync the slash commands."""
-        conversation = Conversation(
+        conversation = DiscordTurns(
             bot,
             self.handler,
             self.access,

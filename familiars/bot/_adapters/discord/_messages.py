@@ -62,7 +62,7 @@ class SentMessages:
         return iter(self._ids)
 
 
-class Conversation(commands.Cog):
+class DiscordTurns(commands.Cog):
     def __init__(
         self,
         bot: commands.Bot,

@@ -39,7 +39,7 @@ from familiars.bot._adapters.telegram._convert import PLATFORM
 from familiars.bot._adapters.telegram._errors import TelegramSendError, TelegramStartError
 from familiars.bot._adapters.telegram._inflight import ChatLanes
 from familiars.bot._adapters.telegram._layout import CommandMenu
-from familiars.bot._adapters.telegram._messages import Conversation, Me, Pacing
+from familiars.bot._adapters.telegram._messages import Me, Pacing, TelegramTurns
 from familiars.bot._adapters.telegram._retry import Clock, RetryPolicy, Sleep
 from familiars.bot._adapters.telegram._sending import MESSAGE_LIMIT, Sender
 from familiars.config import Settings, TelegramSettings
@@ -87,7 +87,7 @@ class TelegramAdapter(PlatformAdapter):
             edit_interval_s=self._cfg.edit_interval_s,
             max_file_bytes=int(settings.files.max_file_mb * 1024 * 1024),
         )
-        self._conversation = Conversation(
+        self._turns = TelegramTurns(
             handler,
             self.access,
             me=self._me,
@@ -153,7 +153,7 @@ class TelegramAdapter(PlatformAdapter):
             await app.stop()
         # Turns in flight still need the bot to deliver their replies.
         await self._lanes.close(drain_timeout)
-        await self._conversation.drain(drain_timeout)
+        await self._turns.drain(drain_timeout)
         self._app = None
         await app.shutdown()
         logger.info("Telegram: stopped")
@@ -228,7 +228,7 @@ class TelegramAdapter(PlatformAdapter):
 
     async def _on_message(self, update: Update, context: PtbContext) -> None:
         if update.message is not None:
-            self._conversation.receive(update.message)
+            self._turns.receive(update.message)
 
     async def _on_callback_query(self, update: Update, context: PtbContext) -> None:
         if update.callback_query is not None:

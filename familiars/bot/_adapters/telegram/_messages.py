@@ -62,7 +62,7 @@ class Pacing:
     max_file_bytes: int
 
 
-class Conversation:
+class TelegramTurns:
     def __init__(
         self,
         handler: TurnHandler,

@@ -1,10 +1,11 @@
-"""The conversation around one turn: what it did, what it owes the person, how it is said.
+"""The plan around one turn (:class:`TurnPlanner`, :class:`TurnPlan`): what it did, what it
+owes the person, how it is said.
 
 ``DialogueManager._turn`` calls in here at four points (and nowhere else):
 
 1. :func:`user_node_marks` - metadata for the message's node (``kind="question"`` keeps a
    question out of recall: it stays in the tree for context);
-2. :meth:`Conversation.begin` - before recall: duty of care (a self-harm message gets the
+2. :meth:`TurnPlanner.begin` - before recall: duty of care (a self-harm message gets the
    crisis reply and pauses nudges), the turn's actions (:mod:`familiars.bot._turn_actions`:
    reminders are written here; "forget that" never reaches a turn: ``ForgetByWords``
    answers it, through the one Forgetter), the first reply of a new chat,
@@ -134,7 +135,7 @@ async def _close(stream: AsyncIterator[str]) -> None:
         await aclose()
 
 
-class Conversation:
+class TurnPlanner:
     """Per-dialogue conversation state (in memory): pending reminders, whether the offline
     notice was said, session starts, the last message's node."""
 
@@ -281,4 +282,4 @@ class Conversation:
                 logger.exception("could not store a reminder; the writer will try again")
 
 
-__all__ = ["Conversation", "TurnPlan", "user_node_marks"]
+__all__ = ["TurnPlanner", "TurnPlan", "user_node_marks"]
