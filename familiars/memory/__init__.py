@@ -38,6 +38,9 @@ from familiars.memory._embeddings import (
     use_offline_models,
 )
 from familiars.memory._entries import (
+    read_file as read_memory_file,
+)
+from familiars.memory._entries import (
     record_header,
 )
 from familiars.memory._errors import (
@@ -193,6 +196,10 @@ from familiars.memory._write_requests import (
     repair_index,
     send_request,
 )
+from familiars.memory._writer._apply import (
+    apply_writes,
+    apply_writes_report,
+)
 from familiars.memory._writer._model import (
     MemoryWriter,
 )
@@ -203,14 +210,23 @@ from familiars.memory._writer._schema import (
     WriteOp,
 )
 from familiars.memory._writer._status import (
+    WriterStats,
     load_status,
     status_path,
+)
+from familiars.memory._writer._status import (
+    save_status as save_writer_status,
 )
 from familiars.memory._writer._turn import (
     TurnContext,
 )
 
 __all__ = [
+    "WriterStats",
+    "apply_writes",
+    "apply_writes_report",
+    "read_memory_file",
+    "save_writer_status",
     "AGENT_ID_RE",
     "BUNDLED_MODEL_NAME",
     "CATEGORIES",

@@ -9,7 +9,6 @@ import re
 import shutil
 import signal
 import socket
-import sqlite3
 import stat
 import subprocess
 import sys
@@ -28,9 +27,7 @@ from familiars.bot._api.server import ApiServer, ApiServerError, bind_socket
 from familiars.bot._api.status import default_agent_models
 from familiars.cli import app as cli_app
 from familiars.config import AgentSettings, Settings
-from familiars.memory._index_view import _CELL_SQL
-from familiars.memory._writer._status import WriterStats
-from familiars.memory._writer._status import save_status as save_writer_status
+from familiars.memory import WriterStats, save_writer_status
 from familiars.scheduler import Priority, VRAMGate, save_snapshot, snapshot_path
 from tests.bot.test_api_fixtures import AUTH, TOKEN, Built, build_workspace
 
@@ -507,18 +504,6 @@ def test_cli_status_text(built: Built) -> None:
     assert result.exit_code == 0, result.output
     assert f"({len(built.records)} in all)" in result.stdout
     assert "embedding: configured BAAI/bge-m3, in use test-hash, dim 64" in result.stdout
-
-
-def test_status_counts_use_memorys_own_covering_index(built: Built) -> None:
-    """The indexes the status reads are memory's migration (the API's copy is retired)."""
-    db = built.workspace / "familiars.db"
-    with sqlite3.connect(db) as conn:
-        plan = " ".join(str(row) for row in conn.execute(f"EXPLAIN QUERY PLAN {_CELL_SQL}"))
-        applied = {r[0] for r in conn.execute("SELECT name FROM schema_migrations")}
-    assert "COVERING INDEX records_cell_flags" in plan
-    assert "memory.m002_listing_indexes" in applied
-    assert "memory.m003_api_status_indexes_retired" in applied
-    assert "api.m001_status_indexes" not in applied
 
 
 @pytest.mark.slow

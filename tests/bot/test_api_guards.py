@@ -22,8 +22,7 @@ import pytest
 from familiars.bot._api import ApiToken, StatusSources, create_app
 from familiars.bot._api.guards import without_workspace
 from familiars.config import AgentSettings, Settings
-from familiars.memory._writer._status import WriterStats
-from familiars.memory._writer._status import save_status as save_writer_status
+from familiars.memory import WriterStats, save_writer_status
 from tests.bot.test_api_fixtures import AUTH, TOKEN, ServedApi, build_workspace
 
 pytestmark = pytest.mark.timeout(60)

@@ -26,11 +26,11 @@ from familiars.memory import (
     MemoryStore,
     RecordTooLongError,
     apply_write,
+    apply_writes_report,
     make_record,
     open_workspace,
     send_request,
 )
-from familiars.memory._writer._apply import apply_writes_report
 from tests.bot.test_turn_tools import ALICE, running
 from tests.bot.tool_script import one, relay
 

@@ -209,7 +209,7 @@ async def test_an_older_workspace_has_its_tables_imported_once(workspace: Path) 
 
 
 def test_the_scheduler_ledger_is_a_private_file(workspace: Path) -> None:
-    from familiars.scheduler._reminders import SchedulerLedger, ledger_path
+    from familiars.scheduler import SchedulerLedger, ledger_path
 
     ledger = SchedulerLedger(ledger_path(workspace))
     ledger.silence("agent_0/dialogue_0", NOW)

@@ -59,7 +59,7 @@ def test_chat_refuses_a_bad_user_key(tmp_path: Path) -> None:
 def test_sigterm_stops_the_bot_cleanly_with_memories_written(tmp_path: Path) -> None:
     import signal
 
-    from familiars.memory._entries import read_file
+    from familiars.memory import read_memory_file as read_file
 
     ws = tmp_path / "ws"
     env = {**os.environ, "FAMILIARS_WORKSPACE": str(ws), "HF_HUB_OFFLINE": "1"}

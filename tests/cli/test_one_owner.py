@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from familiars.memory import read_memory_file as read_file
 from familiars.memory import read_owner
-from familiars.memory._entries import read_file
 
 
 def _env(workspace: Path) -> dict[str, str]:

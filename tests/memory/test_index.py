@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import numpy as np
 
 from familiars.memory import MemoryIndex, MemoryStore, make_record
+from familiars.memory._index_view import _CELL_SQL
 from tests.fakes import HashEmbedder
 
 
@@ -98,3 +100,19 @@ async def test_counts_per_cell(workspace: Path) -> None:
     assert counts == [
         {"scope": "user", "category": "preference", "live": 2, "deprecated": 1, "pinned": 2}
     ]
+
+
+async def test_status_counts_use_memorys_own_covering_index(workspace: Path) -> None:
+    """The indexes the status reads are memory's migration (the API's copy is retired)."""
+    async with (
+        MemoryIndex(workspace, HashEmbedder()) as index,
+        MemoryStore(workspace, listeners=[index]) as store,
+    ):
+        await store.append(rec("Alice goes running every morning"))
+    with sqlite3.connect(workspace / "familiars.db") as conn:
+        plan = " ".join(str(row) for row in conn.execute(f"EXPLAIN QUERY PLAN {_CELL_SQL}"))
+        applied = {r[0] for r in conn.execute("SELECT name FROM schema_migrations")}
+    assert "COVERING INDEX records_cell_flags" in plan
+    assert "memory.m002_listing_indexes" in applied
+    assert "memory.m003_api_status_indexes_retired" in applied
+    assert "api.m001_status_indexes" not in applied

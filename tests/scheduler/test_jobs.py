@@ -345,8 +345,7 @@ async def test_remind_me_tomorrow_at_9_through_the_offline_writer(
     workspace: Path, store: MemoryStore
 ) -> None:
     """The writer's reminder format end to end: said at 20:00, restart, past 09:00, once."""
-    from familiars.memory._offline._writes import offline_writes
-    from familiars.memory._writer._apply import apply_writes
+    from familiars.memory import apply_writes, offline_writes
 
     said = datetime(2026, 11, 30, 20, 0, tzinfo=UTC)
     out = offline_writes(
