@@ -113,7 +113,7 @@ def runtime_forgetter(
     def drop_from_embedder(report: ForgetReport) -> None:
         forget = getattr(embedder, "forget_texts", None)
         if forget is not None:
-            forget(report.texts)
+            forget([*report.texts, *report.derived])
 
     def drop_from_recall_log(report: ForgetReport) -> None:
         keys = set(report.keys)

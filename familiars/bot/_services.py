@@ -159,6 +159,7 @@ async def build_services(
     if options.scheduler:
         sender = RuntimeSender(store.state, log, running, outbound=outbound, clock=clock)
         scheduler = _scheduler(settings, store, sender, model, recaller, clock, on_error)
+        forgetter.hooks.append(scheduler.forget)  # the reminder ledger it keeps in memory
     access = AccessPolicy.from_settings(settings)  # one policy: the manager and every adapter
     dialogues = _dialogue_manager(
         settings,

@@ -69,6 +69,9 @@ from familiars.memory._forget import (
     node_ref,
     parse_node_ref,
 )
+from familiars.memory._forget_files import (
+    forgotten_of,
+)
 from familiars.memory._history import (
     HISTORY_SUFFIX,
 )
@@ -222,6 +225,7 @@ from familiars.memory._writer._turn import (
 )
 
 __all__ = [
+    "forgotten_of",
     "WriterStats",
     "apply_writes",
     "apply_writes_report",

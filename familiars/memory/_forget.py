@@ -46,8 +46,10 @@ from familiars.memory._forget_files import (
 )
 from familiars.memory._index import MemoryIndex
 from familiars.memory._paths import AGENT_ID_RE, DIALOGUE_ID_RE, RECORD_ID_RE
+from familiars.memory._recall_items import node_embedding_text
 from familiars.memory._records import MemoryRecord
 from familiars.memory._store import MemoryStore
+from familiars.memory._text import sentences
 
 logger = logging.getLogger(__name__)
 
@@ -91,6 +93,9 @@ class ForgetReport:
     records: list[str] = field(default_factory=list)
     nodes: list[str] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
+    #: What those texts were embedded as besides themselves (a turn as "Speaker: text" and
+    #: each of its sentences): their cached vectors go too, but they match nothing else.
+    derived: list[str] = field(default_factory=list)
 
     @property
     def keys(self) -> list[str]:
@@ -99,6 +104,15 @@ class ForgetReport:
 
     def as_dict(self) -> dict[str, Any]:
         return {"records": self.records, "nodes": self.nodes, "texts": len(self.texts)}
+
+
+def embedded_forms(text: str, speaker: str | None) -> list[str]:
+    """The other texts a turn was embedded as (see ``node_embedding_text`` and the reader's
+    sentence vectors): the whole turn with its speaker, and each sentence with and without."""
+    forms = [node_embedding_text(text, speaker)]
+    for part in sentences(text):
+        forms += [part, node_embedding_text(part, speaker)]
+    return [f for f in dict.fromkeys(forms) if f != text]
 
 
 def _quotes(node_text: str, texts: Iterable[str]) -> bool:
@@ -320,6 +334,10 @@ class Forgetter:
             report.nodes.append(node_ref(tree.agent_id, tree.dialogue_id, node_id))
             if text:
                 report.texts.append(text)
+                speaker = tree.node_list[node_id].metadata.get("speaker")
+                report.derived += embedded_forms(
+                    text, speaker if isinstance(speaker, str) else None
+                )
         await asyncio.to_thread(_rewrite, tree)
 
     async def _all_trees(self) -> list[DialogTree]:
@@ -333,9 +351,9 @@ class Forgetter:
     async def _finish(self, report: ForgetReport) -> None:
         """The derived copies: the index's vectors, FTS segments and WAL; then the hooks."""
         turns = [(r.agent_id, r.dialogue_id, r.node_id) for r in map(parse_node_ref, report.nodes)]
-        forgotten = forgotten_of(turns, report.texts)
+        forgotten = forgotten_of(turns, report.texts, report.records)
         await asyncio.to_thread(scrub_files, self.store.workspace, forgotten)
-        await self.index.purge_texts(report.texts)
+        await self.index.purge_texts([*report.texts, *report.derived])
         for hook in self.hooks:
             result = hook(report)
             if asyncio.iscoroutine(result):

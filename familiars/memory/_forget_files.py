@@ -1,6 +1,6 @@
 """The forgotten words out of the files beside the memory: the writer's queue (pending turns
 and the copies in ``failed/``), the dialogues' ``pending_reply.json``, the other JSON files
-under ``state/`` and the log files under ``logs/``.
+under ``state/``, the scheduler's reminder ledger and the log files under ``logs/``.
 
 Map:
 
@@ -69,6 +69,9 @@ def echoes(text: str, texts: Iterable[str]) -> bool:
 class Forgotten:
     turns: frozenset[tuple[str, str, int]]
     texts: tuple[str, ...]
+    #: The forgotten records' ids: what a file keeps under one of them (the scheduler's
+    #: ledger keeps each reminder's task under its id) goes whatever its wording.
+    records: frozenset[str] = frozenset()
 
     def holds(self, text: str) -> bool:
         return bool(self.texts) and (quotes(text, self.texts) or echoes(text, self.texts))
@@ -83,7 +86,7 @@ class Forgotten:
 def scrub_files(workspace: Path, forgotten: Forgotten) -> list[Path]:
     """Every queue, pending-reply, state and log file of ``workspace`` without the
     forgotten words (see the module map); the paths rewritten or removed."""
-    if not forgotten.turns and not forgotten.texts:
+    if not forgotten.turns and not forgotten.texts and not forgotten.records:
         return []
     workspace = Path(workspace)
     touched: list[Path] = []
@@ -97,6 +100,8 @@ def scrub_files(workspace: Path, forgotten: Forgotten) -> list[Path]:
     for path in sorted((workspace / "state").rglob("*.json")):
         if queue not in path.parents and path.name not in _SKIP:
             touched += _guard(path, lambda p: _scrub_json(p, forgotten))
+    for path in sorted((workspace / "scheduler").glob("*.json")):  # the reminder ledger
+        touched += _guard(path, lambda p: _scrub_json(p, forgotten))
     for path in sorted((workspace / "logs").glob("*")):
         touched += _guard(path, lambda p: _scrub_log(p, forgotten))
     return touched
@@ -182,8 +187,27 @@ def _scrub_value(value: Any, forgotten: Forgotten) -> Any:
     if isinstance(value, list):
         return [_scrub_value(v, forgotten) for v in value]
     if isinstance(value, dict):
-        return {k: _scrub_value(v, forgotten) for k, v in value.items()}
+        return {
+            k: _scrub_record_entry(v) if k in forgotten.records else _scrub_value(v, forgotten)
+            for k, v in value.items()
+        }
     return value
+
+
+#: What a file may keep under a forgotten record's id and still keep: when and how it was
+#: handled (a reminder's ledger entry stays, so it is never sent again), never what it said.
+_KEPT_KEYS = frozenset(
+    {"status", "at", "kind", "due", "agent_id", "dialogue_id", "user_key", "sent_at", "fate"}
+)
+
+
+def _scrub_record_entry(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {
+            k: v if k in _KEPT_KEYS or not isinstance(v, str | list | dict) else FORGOTTEN
+            for k, v in value.items()
+        }
+    return FORGOTTEN if isinstance(value, str) else value
 
 
 def _scrub_log(path: Path, forgotten: Forgotten) -> bool:
@@ -206,8 +230,12 @@ def _log_line(line: str, forgotten: Forgotten) -> str:
     return f"{FORGOTTEN}\n" if forgotten.holds(line) else line
 
 
-def forgotten_of(nodes: Sequence[tuple[str, str, int]], texts: Sequence[str]) -> Forgotten:
-    return Forgotten(frozenset(nodes), tuple(t for t in texts if t and t.strip()))
+def forgotten_of(
+    nodes: Sequence[tuple[str, str, int]], texts: Sequence[str], records: Iterable[str] = ()
+) -> Forgotten:
+    return Forgotten(
+        frozenset(nodes), tuple(t for t in texts if t and t.strip()), frozenset(records)
+    )
 
 
 __all__ = ["Forgotten", "echoes", "forgotten_of", "quotes", "scrub_files"]

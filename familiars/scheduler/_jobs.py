@@ -30,7 +30,7 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.date import DateTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from familiars.memory import MemoryError_
+from familiars.memory import ForgetReport, MemoryError_, forgotten_of
 from familiars.scheduler._book import ReminderBook
 from familiars.scheduler._decider import (
     ChatModelLike,
@@ -364,6 +364,12 @@ class Scheduler:
             self._job_run_due, loop.due, name="reminder", job_id=f"reminder:{loop.record_id}"
         )
         return True
+
+    def forget(self, report: ForgetReport) -> None:
+        """A forget hook: the ledger in memory (and its file) without the forgotten
+        reminders' words; a file scrub alone would be undone by the next save."""
+        holds = forgotten_of((), report.texts, report.records).holds
+        self.ledger.forget(report.records, holds)
 
     async def records_changed(self, change: Any) -> None:
         """A :class:`~familiars.memory.StoreListener`: new or moved reminders get their exact

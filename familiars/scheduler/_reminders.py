@@ -17,7 +17,7 @@ from __future__ import annotations
 import builtins
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -32,6 +32,8 @@ logger = logging.getLogger(__name__)
 
 LEDGER_VERSION = 1
 STATE_FILE = "state.json"
+#: What the ledger says of a forgotten reminder's task (as the memory's file scrubber).
+FORGOTTEN_TASK = "[forgotten]"
 #: Fates after which a loop is never acted on again.
 FINAL_STATUSES: frozenset[str] = frozenset(
     {"sent", "missed", "followed_up", "uncertain", "cancelled"}
@@ -104,6 +106,21 @@ class SchedulerLedger:
             user_key=loop.user_key,
             **info,
         )
+
+    def forget(self, record_ids: Iterable[str], holds: Callable[[str], bool]) -> bool:
+        """After a forget: the task kept for those reminders, and any task that holds a
+        forgotten text, becomes ``[forgotten]``; when and how each was handled stays, so none
+        is sent again. Saved when something changed; whether it did."""
+        gone = set(record_ids)
+        changed = False
+        for rid, entry in self._data["loops"].items():
+            task = entry.get("task")
+            if isinstance(task, str) and task != FORGOTTEN_TASK and (rid in gone or holds(task)):
+                entry["task"] = FORGOTTEN_TASK
+                changed = True
+        if changed:
+            self.save()
+        return changed
 
     def forget_attempt(self, record_id: str) -> None:
         """A send that failed for sure: the loop may be tried again."""

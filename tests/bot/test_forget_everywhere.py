@@ -255,6 +255,34 @@ async def test_forget_that_is_true_offline(tmp_path: Path) -> None:
     assert files_holding(tmp_path / "ws", "Denver") == []
 
 
+async def test_no_vector_of_a_forgotten_turn_is_left_in_the_index(tmp_path: Path) -> None:
+    """A turn is embedded as itself, as "Speaker: text" and sentence by sentence; after a
+    forget none of those vectors stays in ``familiars.db`` (the words are gone from the
+    files; what was computed from them goes too)."""
+    import sqlite3
+
+    from familiars.memory import content_hash
+
+    said = "My locker code is tangerine. I keep the spare key under the blue mat."
+    async with offline(tmp_path / "ws") as bot:
+        await bot.say(said)
+        await bot.say("ok")  # the next turn: the first one's sentences are embedded by now
+        forms = [said, f"Alice: {said}"]
+        parts = ["My locker code is tangerine.", "I keep the spare key under the blue mat."]
+        forms += [f for p in parts for f in (p, f"Alice: {p}")]
+        db = tmp_path / "ws" / "familiars.db"
+
+        def held() -> set[str]:
+            with sqlite3.connect(db) as conn:
+                return {r[0] for r in conn.execute("SELECT content_hash FROM vectors")}
+
+        before = held() & {content_hash(f) for f in forms}
+        assert before, "the turn's vectors were never cached: the test would prove nothing"
+        done = await bot.command("forget", "last", "10m", "confirm")
+        assert done.startswith("Forgotten"), done
+        assert held() & {content_hash(f) for f in forms} == set()
+
+
 async def _add(bot: Bot, content: str, **fields: Any) -> str:
     from familiars.memory import make_record
 

@@ -60,3 +60,31 @@ def test_scrub_files_reaches_the_queue_pending_replies_state_and_logs(tmp_path: 
     assert (logs / "familiars.log").read_text() == f"INFO start\n{FORGOTTEN}\nINFO end\n"
     held = [p for p in tmp_path.rglob("*") if p.is_file() and b"Kalamazoo" in p.read_bytes()]
     assert held == []
+
+
+def test_the_reminder_ledger_keeps_when_but_not_what(tmp_path: Path) -> None:
+    """The scheduler's ledger keeps each reminder's task under its record id: a forget of
+    that record leaves the entry (so it is never sent again) without its words, whatever the
+    wording; a task that quotes a forgotten text goes too."""
+    ledger = tmp_path / "scheduler" / "state.json"
+    ledger.parent.mkdir()
+    ledger.write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "loops": {
+                    "m_1": {"status": "sent", "task": "call the locksmith about the safe"},
+                    "m_2": {"status": "sent", "task": f"ask about {TEXT}"},
+                    "m_3": {"status": "cancelled", "task": "water the plants"},
+                },
+                "dialogues": {},
+            }
+        )
+    )
+    touched = scrub_files(tmp_path, forgotten_of((), [TEXT], ["m_1"]))
+    assert touched == [ledger]
+    loops = json.loads(ledger.read_text())["loops"]
+    assert loops["m_1"] == {"status": "sent", "task": FORGOTTEN}
+    assert loops["m_2"] == {"status": "sent", "task": FORGOTTEN}
+    assert loops["m_3"]["task"] == "water the plants"
+    assert "locksmith" not in ledger.read_text() and "Kalamazoo" not in ledger.read_text()

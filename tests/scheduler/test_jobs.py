@@ -341,6 +341,33 @@ def test_ledger_file_is_plain_json(workspace: Path) -> None:
     assert json.loads(path.read_text())["dialogues"]["agent_0/dialogue_1"]["proactive_off"]
 
 
+def test_a_forget_leaves_the_ledger_in_memory_and_on_disk_without_the_task(
+    workspace: Path,
+) -> None:
+    """The running scheduler's ledger is what it saves next: a forget hook scrubs it there,
+    not only in the file (issue 19: the task text of a forgotten reminder stayed)."""
+    from familiars.scheduler import SchedulerLedger
+
+    path = ledger_path(workspace)
+    path.parent.mkdir(parents=True)
+    loops = {
+        "m_a": {"status": "sent", "task": "send the locksmith the code 4417"},
+        "m_b": {"status": "sent", "task": "water the plants"},
+    }
+    path.write_text(json.dumps({"loops": loops, "dialogues": {}}), encoding="utf-8")
+    ledger = SchedulerLedger(path)
+
+    def holds(task: str) -> bool:  # the forgotten texts' rule, stubbed
+        return "4417" in task
+
+    assert ledger.forget(["m_a"], holds)
+    ledger.set_proactive("agent_0/dialogue_1", False)  # a later save keeps it scrubbed
+    saved = json.loads(path.read_text())["loops"]
+    assert saved["m_a"] == {"status": "sent", "task": "[forgotten]"}
+    assert saved["m_b"]["task"] == "water the plants"
+    assert not ledger.forget(["m_a"], holds)  # nothing left to change, nothing saved
+
+
 async def test_remind_me_tomorrow_at_9_through_the_offline_writer(
     workspace: Path, store: MemoryStore
 ) -> None:
