@@ -5,7 +5,7 @@ Map (:func:`offline_reply`, in this order):
 
 1. what the turn did: "Okay, I'll remind you to stretch on Tue 1 Dec 09:27.", "When should I
    remind you to water the plants?", "Updated: you live in Seattle now (was Portland).",
-   "Noted: you like hiking.", "Forgotten: ...";
+   "Noted: you like hiking." ("Forgotten: ..." is said by the forget itself, before a turn);
 2. a question: the best recalled record for *that* question, said to the person ("Your dog
    is called Biscuit."), then at most two more relevant lines; nothing relevant: "I don't
    know that yet";

@@ -5,7 +5,8 @@ Map:
 - :func:`plan_actions` (pure) runs the offline writer's rules (``offline_writes``: message +
   existing records -> writes) on the message and reads them as :class:`TurnActions`: facts
   noted, facts updated (with the value they replace), reminders set (with their local time),
-  reminders marked done, a reminder still missing its time (``ask_when``), and "forget that";
+  reminders marked done, and a reminder still missing its time (``ask_when``) ("forget that"
+  never reaches a turn: :class:`familiars.bot._forgetting.ForgetByWords` answers it first);
 - a reminder asked for without a (readable) time is *pending*: the next message is read as
   its time ("tomorrow at 8") and completes it; :class:`PendingReminder` is what is kept;
 - :meth:`TurnActions.prompt_notes` says it all to a model ("A reminder was just set: call
