@@ -209,6 +209,9 @@ from familiars.memory._writer._model import (
 from familiars.memory._writer._queue import (
     WriterQueue,
 )
+from familiars.memory._writer._rights import (
+    TAINTED_TURN_TAG,
+)
 from familiars.memory._writer._schema import (
     WriteOp,
 )
@@ -225,6 +228,7 @@ from familiars.memory._writer._turn import (
 )
 
 __all__ = [
+    "TAINTED_TURN_TAG",
     "forgotten_of",
     "WriterStats",
     "apply_writes",

@@ -58,6 +58,10 @@ class Speaker:
 UNKNOWN_SPEAKER = Speaker()
 
 
+#: The tag of a record written in a tainted turn (the bot's taint reads it back on recall).
+TAINTED_TURN_TAG = "tainted-turn"
+
+
 @dataclass(frozen=True)
 class Ruling:
     """What became of one write: ``write`` is what to apply (None: refused) and ``note``
@@ -69,7 +73,18 @@ class Ruling:
 
 def govern(write: WriteOp, speaker: Speaker, *, has_user: bool, has_dialogue: bool) -> Ruling:
     """The ruling on one write of a turn said by ``speaker``; ``has_user`` / ``has_dialogue``:
-    whether the turn has a person / a dialogue to keep a redirected write for."""
+    whether the turn has a person / a dialogue to keep a redirected write for. What a tainted
+    turn may still write carries :data:`TAINTED_TURN_TAG`, so recalling it taints the turn
+    that recalls it (a planted note does not become an order one turn later)."""
+    ruling = _ruling(write, speaker, has_user=has_user, has_dialogue=has_dialogue)
+    if not speaker.tainted or ruling.write is None or ruling.write.op == "skip":
+        return ruling
+    entry = ruling.write.entry
+    tagged = entry.model_copy(update={"tags": list(dict.fromkeys([*entry.tags, TAINTED_TURN_TAG]))})
+    return Ruling(ruling.write.model_copy(update={"entry": tagged}), ruling.note)
+
+
+def _ruling(write: WriteOp, speaker: Speaker, *, has_user: bool, has_dialogue: bool) -> Ruling:
     if write.op == "skip" or speaker.may_instruct_agent:
         return Ruling(write)
     if speaker.tainted and (write.scope == "identity" or write.category in BEHAVIOUR):
