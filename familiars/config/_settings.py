@@ -206,6 +206,11 @@ class APISettings(BaseModel):
     host: str = "127.0.0.1"
     port: int = Field(default=8765, ge=0, le=65535)
     token_env: str = "FAMILIARS_API_TOKEN"
+    #: Where people reach the API from (``https://bot.example.org``), for the sign-in links
+    #: of the memory page (``/memory web``); unset: ``http://<host>:<port>``.
+    public_url: str | None = None
+    #: How long a memory-page session lasts after signing in by link.
+    web_session_hours: float = Field(default=12.0, gt=0, le=24 * 30)
 
 
 class FilesSettings(BaseModel):
