@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from familiars.bot._prompt import PromptParts, build_messages
     from familiars.bot._recall import ReaderRecaller
     from familiars.bot._runtime import Application
+    from familiars.bot._web import sign_in_link
 
 #: Each exported name and the private module that defines it.
 _FACE: dict[str, str] = {
@@ -54,6 +55,7 @@ _FACE: dict[str, str] = {
     "collect_status": "_api.status",
     "create_app": "_api.app",
     "serve_alone": "_api.server",
+    "sign_in_link": "_web",
 }
 
 
@@ -89,4 +91,5 @@ __all__ = [
     "collect_status",
     "create_app",
     "serve_alone",
+    "sign_in_link",
 ]

@@ -185,10 +185,14 @@ class ApiServer:
 
 
 async def serve_alone(sources: StatusSources) -> None:
-    """``familiars api``: serve until Ctrl-C / SIGTERM."""
-    server = ApiServer.from_sources(sources, embedded=False)
-    await server.start()
-    try:
-        await server.wait()
-    finally:
-        await server.stop()
+    """``familiars api``: serve until Ctrl-C / SIGTERM, with the memory page (this process
+    owns the workspace while it serves, unless another one does: then the page only reads)."""
+    from familiars.bot._web.standalone import standalone_backend
+
+    async with standalone_backend(sources.settings) as web:
+        server = ApiServer.from_sources(sources, embedded=False, web=web)
+        await server.start()
+        try:
+            await server.wait()
+        finally:
+            await server.stop()

@@ -10,6 +10,6 @@
 This face stays light (no FastAPI or Jinja2): ``/memory web`` needs only the sign-in links.
 """
 
-from familiars.bot._web.sessions import SignInLinks, WebSessions, base_url
+from familiars.bot._web.sessions import SignInLinks, WebSessions, base_url, sign_in_link
 
-__all__ = ["SignInLinks", "WebSessions", "base_url"]
+__all__ = ["SignInLinks", "WebSessions", "base_url", "sign_in_link"]

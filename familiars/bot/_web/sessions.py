@@ -259,3 +259,26 @@ class SignInLinks:
         ttl = timedelta(hours=settings.api.web_session_hours)
         sessions = WebSessions(Path(settings.workspace), session_ttl=ttl)
         return cls(sessions, base or base_url(settings))
+
+
+async def sign_in_link(settings: Settings, user_key: str, agent_id: str) -> str:
+    """``familiars memory link``: a link for ``user_key`` on ``agent_id``'s page; an owner
+    when one of the person's identities is in ``access.owners`` (the terminal's is)."""
+    from familiars.bot._access import AccessPolicy
+    from familiars.bot._state import BotState
+
+    check_user_key(user_key)
+    try:
+        settings.agent(agent_id)
+    except KeyError:
+        known = ", ".join(a.id for a in settings.agents)
+        raise ValueError(f"unknown agent {agent_id!r}; configured: {known}") from None
+    state = BotState(Path(settings.workspace))
+    await state.open()
+    try:
+        identities = await state.identities_of(user_key)
+    finally:
+        await state.close()
+    policy = AccessPolicy.from_settings(settings)
+    is_owner = any(policy.is_owner(platform, ident) for platform, ident in identities)
+    return SignInLinks.from_settings(settings).link(user_key, agent_id, is_owner=is_owner)
