@@ -61,7 +61,9 @@ async def say(app: Application, text: str, *, user: str = BOB) -> str:
     return out
 
 
-async def command(app: Application, name: str, *args: str, user: str = BOB, group: bool = False) -> str:
+async def command(
+    app: Application, name: str, *args: str, user: str = BOB, group: bool = False
+) -> str:
     chat = "-500" if group else user
     inv = CommandInvocation("telegram", chat, user, "", name, tuple(args), is_group=group)
     return (await app.dialogues.command(inv)).text
@@ -89,9 +91,7 @@ async def sign_in(http: httpx.AsyncClient, url: str) -> httpx.Response:
     page = await http.get(path_of(url))
     assert page.status_code == 200, page.text
     token = url.rsplit("t=", 1)[1]
-    return await http.post(
-        "/web/login", data={"t": token}, headers={"Origin": BASE}
-    )
+    return await http.post("/web/login", data={"t": token}, headers={"Origin": BASE})
 
 
 CSRF_RE = re.compile(r'name="csrf" value="([0-9a-f]+)"')
@@ -114,6 +114,6 @@ async def seed(app: Application) -> None:
     """Bob and Ann say things the offline writer keeps; Bob asks for a reminder."""
     await say(app, "My name is Bob")
     await say(app, "I like green tea")
-    await say(app, "remind me tomorrow at 9am to call mom")
+    await say(app, "remind me tomorrow at 9am to water the plants")
     await say(app, "My name is Ann", user=ANN)
     await say(app, "I like climbing", user=ANN)

@@ -130,7 +130,7 @@ def add_owner_routes(app: FastAPI, pages: Pages) -> None:
         if not session.is_owner or pages.status is None:
             raise NotYours("status")
         data = await pages.status()
-        return pages.page("status.html", request, status=data, charts=status_charts(data))
+        return pages.page("status.html", request, data=data, charts=status_charts(data))
 
 
 def status_charts(data: dict[str, Any]) -> list[Chart]:
