@@ -178,22 +178,21 @@ async def test_stored_script_and_attribute_injection_show_as_text(tmp_path: Path
 
 
 async def test_static_routes_refuse_path_traversal(tmp_path: Path) -> None:
-    async with running(tmp_path / "ws") as app:
-        async with client(app) as http:
-            css = await http.get("/web/static/web.css")
-            assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
-            for path in (
-                "/web/static/../app.py",
-                "/web/static/..%2f..%2f_api%2fapp.py",
-                "/web/static/%2e%2e%2fsessions.py",
-                "/web/static/sessions.py",
-                "/web/static/templates%2fbase.html",
-                "/web/static/..%5cbackend.py",
-                "/web/static/%2fetc%2fpasswd",
-            ):
-                answer = await http.get(path)
-                assert answer.status_code == 404, path
-                assert "import" not in answer.text and "root:" not in answer.text
+    async with running(tmp_path / "ws") as app, client(app) as http:
+        css = await http.get("/web/static/web.css")
+        assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
+        for path in (
+            "/web/static/../app.py",
+            "/web/static/..%2f..%2f_api%2fapp.py",
+            "/web/static/%2e%2e%2fsessions.py",
+            "/web/static/sessions.py",
+            "/web/static/templates%2fbase.html",
+            "/web/static/..%5cbackend.py",
+            "/web/static/%2fetc%2fpasswd",
+        ):
+            answer = await http.get(path)
+            assert answer.status_code == 404, path
+            assert "import" not in answer.text and "root:" not in answer.text
 
 
 async def test_a_cookie_replayed_after_memory_web_off_signs_nobody_in(tmp_path: Path) -> None:

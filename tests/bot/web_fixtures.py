@@ -4,6 +4,7 @@ and an owner who talked to it, and sign-in by the link ``/memory web`` gives. (N
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -53,9 +54,9 @@ async def running(workspace: Path, *, serve: bool = False) -> AsyncIterator[Appl
         await app.shutdown()
 
 
-async def say(app: Application, text: str, *, user: str = BOB) -> str:
+async def say(app: Application, text: str, *, user: str = BOB, at: datetime | None = None) -> str:
     name = {BOB: "Bob", ANN: "Ann", OWNER: "Olga"}[user]
-    message = IncomingMessage("telegram", user, user, name, text)
+    message = IncomingMessage("telegram", user, user, name, text, ts=at or datetime.now(UTC))
     out = "".join([part async for part in app.dialogues.respond(message)])
     await app.settle()
     return out
@@ -114,6 +115,7 @@ async def seed(app: Application) -> None:
     """Bob and Ann say things the offline writer keeps; Bob asks for a reminder."""
     await say(app, "My name is Bob")
     await say(app, "I like green tea")
+    await say(app, "I like hiking in the mountains")
     await say(app, "remind me tomorrow at 9am to water the plants")
     await say(app, "My name is Ann", user=ANN)
     await say(app, "I like climbing", user=ANN)

@@ -80,7 +80,7 @@ class Pages:
         )
 
     def done(self, cookie: str, text: str, to: str) -> Response:
-        self.notice(cookie, text)
+        self.notice(cookie, text.replace("`", ""))  # the commands' answers are markdown
         return RedirectResponse(to, status_code=303)
 
     def refused(self, request: Request, status: int, text: str) -> Response:

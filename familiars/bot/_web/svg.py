@@ -148,4 +148,4 @@ def bar_chart(title: str, items: Sequence[tuple[str, float, str]], *, width: int
         Bar(label, value, text, 8 + i * 26, max(int(room * value / top), 1 if value else 0))
         for i, (label, value, text) in enumerate(items)
     ]
-    return Chart(title, width, 16 + len(bars) * 26, bars, label_width)
+    return Chart(title, width, 12 + len(bars) * 26, bars, label_width)

@@ -53,7 +53,7 @@ def short_time(stamp: str | None) -> str:
         return stamp[:16]
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
-    return when.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
+    return when.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def made_by(data: dict[str, Any], event: dict[str, Any] | None = None) -> str:
@@ -144,18 +144,32 @@ def _what(event: dict[str, Any], before: dict[str, Any] | None) -> tuple[str, st
     return "details changed", None
 
 
+def _replaced_by(events: list[dict[str, Any]]) -> dict[str, str]:
+    """Who wrote each correction, by the id it replaced: a replacement is theirs too."""
+    out: dict[str, str] = {}
+    for event in events:
+        data = event.get("record") or {}
+        if data.get("supersedes"):
+            out.setdefault(str(data["supersedes"]), made_by(data, event))
+    return out
+
+
 def history_rows(events: list[dict[str, Any]]) -> list[HistoryRow]:
     last: dict[str, dict[str, Any]] = {}
+    replaced_by = _replaced_by(events)
     rows = []
     for event in events:
         record_id = str(event.get("id", ""))
         data = event.get("record") or {}
         what, old = _what(event, last.get(record_id))
+        by = made_by(data, event)
+        if what == "replaced by a correction":
+            by = replaced_by.get(record_id, by)
         rows.append(
             HistoryRow(
                 when=short_time(str(event.get("ts", ""))),
                 what=what,
-                by=made_by(data, event),
+                by=by,
                 text=str(data.get("content") or "(forgotten: the words are gone)"),
                 record_id=record_id,
                 old=old,
@@ -201,7 +215,7 @@ def dialogue_view(info: DialogueInfo, tree: DialogTree | None) -> DialogueView:
     last = max((n.timestamp for n in nodes), default=0.0)
     roots = [n for n in nodes if n.parent is None]
     moments = [
-        (datetime.fromtimestamp(n.timestamp, UTC).strftime("%Y-%m-%d %H:%M"), n.title)
+        (datetime.fromtimestamp(n.timestamp, UTC).strftime("%Y-%m-%d %H:%M UTC"), n.title)
         for n in roots[-5:]
     ]
     return DialogueView(
@@ -209,7 +223,7 @@ def dialogue_view(info: DialogueInfo, tree: DialogTree | None) -> DialogueView:
         dialogue_id=info.dialogue_id,
         kind=f"group on {info.platform}" if info.is_group else f"private chat on {info.platform}",
         messages=len(nodes),
-        last=datetime.fromtimestamp(last, UTC).strftime("%Y-%m-%d %H:%M") if last else "-",
+        last=datetime.fromtimestamp(last, UTC).strftime("%Y-%m-%d %H:%M UTC") if last else "-",
         first_words=nodes[0].title if nodes else "",
         href=dialogue_href(info.agent_id, info.dialogue_id),
         moments=moments,
