@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import os
 import shutil
-from datetime import UTC, datetime, timedelta
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest

@@ -4,9 +4,9 @@ and an owner who talked to it, and sign-in by the link ``/memory web`` gives. (N
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx

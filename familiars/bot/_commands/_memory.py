@@ -74,53 +74,10 @@ class MemoryCommand(Command):
         web: WebLinks | None = None,
         max_record_chars: int | None = None,
     ) -> None:
-        record_id = Argument("id", "The memory's id (m_...)", complete=self._complete_ids)
-        forget_id = Argument(
-            "id",
-            "A memory (m_...), a message (node:...), last 10m or today",
-            complete=self._complete_ids,
-        )
-        category = Argument(
-            "category", "Only this category", required=False, complete=self._complete_categories
-        )
         super().__init__(
             "memory",
             "See, search, pin, export or forget what I remember about you",
-            subcommands=(
-                Subcommand("list", "List your memories", self._list, (category,)),
-                Subcommand(
-                    "search",
-                    "Search your memories",
-                    self._search,
-                    (Argument("query", "What to look for", rest=True),),
-                ),
-                Subcommand("show", "Show one memory", self._show, (record_id,)),
-                Subcommand(
-                    "forget",
-                    "Forget a memory or what you said (asks for confirmation)",
-                    self._forget,
-                    (
-                        forget_id,
-                        Argument("confirm", "Type confirm to go ahead", required=False, rest=True),
-                    ),
-                ),
-                Subcommand(
-                    "edit",
-                    "Correct a memory (the old text stays in its history)",
-                    self._edit,
-                    (record_id, Argument("text", "What it should say", rest=True)),
-                ),
-                Subcommand("pin", "Pin a memory so it is always recalled", self._pin, (record_id,)),
-                Subcommand("unpin", "Unpin a memory", self._unpin, (record_id,)),
-                Subcommand("export", "Your memory as a markdown file", self._export),
-                Subcommand("why", "Which memories the last reply used", self._why),
-                Subcommand(
-                    "web",
-                    "A sign-in link to your memory page (off: sign every page out)",
-                    self._web_link,
-                    (Argument("off", "off to sign out everywhere", required=False),),
-                ),
-            ),
+            subcommands=self._declare(),
         )
         self._store = store
         self._search_service = search
@@ -132,6 +89,52 @@ class MemoryCommand(Command):
         self._timezone_of = timezone_of
         self._links = web
         self._max_record_chars = max_record_chars
+
+    def _declare(self) -> tuple[Subcommand, ...]:
+        record_id = Argument("id", "The memory's id (m_...)", complete=self._complete_ids)
+        forget_id = Argument(
+            "id",
+            "A memory (m_...), a message (node:...), last 10m or today",
+            complete=self._complete_ids,
+        )
+        category = Argument(
+            "category", "Only this category", required=False, complete=self._complete_categories
+        )
+        return (
+            Subcommand("list", "List your memories", self._list, (category,)),
+            Subcommand(
+                "search",
+                "Search your memories",
+                self._search,
+                (Argument("query", "What to look for", rest=True),),
+            ),
+            Subcommand("show", "Show one memory", self._show, (record_id,)),
+            Subcommand(
+                "forget",
+                "Forget a memory or what you said (asks for confirmation)",
+                self._forget,
+                (
+                    forget_id,
+                    Argument("confirm", "Type confirm to go ahead", required=False, rest=True),
+                ),
+            ),
+            Subcommand(
+                "edit",
+                "Correct a memory (the old text stays in its history)",
+                self._edit,
+                (record_id, Argument("text", "What it should say", rest=True)),
+            ),
+            Subcommand("pin", "Pin a memory so it is always recalled", self._pin, (record_id,)),
+            Subcommand("unpin", "Unpin a memory", self._unpin, (record_id,)),
+            Subcommand("export", "Your memory as a markdown file", self._export),
+            Subcommand("why", "Which memories the last reply used", self._why),
+            Subcommand(
+                "web",
+                "A sign-in link to your memory page (off: sign every page out)",
+                self._web_link,
+                (Argument("off", "off to sign out everywhere", required=False),),
+            ),
+        )
 
     # ------------------------------------------------------------------ what a caller sees
 
