@@ -17,6 +17,7 @@ from familiars.bot._web.standalone import standalone_backend
 from familiars.cli import app as cli_app
 from familiars.memory import WorkspaceBusyError, WorkspaceLock
 from tests.bot.web_fixtures import (
+    ANN,
     BASE,
     BOB_KEY,
     LINK_RE,
@@ -132,3 +133,19 @@ def test_the_command_lines_link_signs_that_person_in(tmp_path: Path) -> None:
     bad = CliRunner().invoke(cli_app, ["-w", str(ws), "memory", "link", "--user", "../x"])
     assert bad.exit_code != 0
     assert "green tea" in asyncio.run(signed_in(found.group(1)))
+
+
+async def test_memory_edit_in_chat_is_a_correction_kept_in_the_history(tmp_path: Path) -> None:
+    async with running(tmp_path / "ws") as bot:
+        await seed(bot)
+        listing = await command(bot, "memory", "list")
+        rid = next(line.split("`")[1] for line in listing.splitlines() if "green tea" in line)
+        said = await command(bot, "memory", "edit", rid, "The", "user", "likes", "oolong.")
+        assert said.startswith("Corrected: The user likes oolong.")
+        listing = await command(bot, "memory", "list")
+        assert "oolong" in listing and "green tea" not in listing
+        new_id = next(line.split("`")[1] for line in listing.splitlines() if "oolong" in line)
+        events = await bot.memory.store.history(new_id)
+        assert [e["event"] for e in events][-2:] == ["deprecate", "upsert"]
+        assert events[-1]["record"]["edited_via"] == "telegram"
+        assert "no memory" in (await command(bot, "memory", "edit", rid, "x", user=ANN)).lower()

@@ -318,6 +318,8 @@ class MemoryCommand(Command):
         """Correct a memory: a new record that supersedes it (the old one is deprecated, both
         are events in the history, the index follows the store); ``edited_by`` says who."""
         rec = await self._get_visible(record_id, caller)
+        if rec.deprecated:
+            raise UserFacingError("That memory was already replaced: correct the newer one.")
         text = text.strip()
         if not text:
             raise UserFacingError("Say what the memory should say instead.")
