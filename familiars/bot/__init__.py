@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from familiars.bot._prompt import PromptParts, build_messages
     from familiars.bot._recall import ReaderRecaller
     from familiars.bot._runtime import Application
+    from familiars.bot._web import sign_in_link
 
 #: Each exported name and the private module that defines it.
 _FACE: dict[str, str] = {
@@ -59,6 +60,7 @@ _FACE: dict[str, str] = {
     "guard_text": "_leak_guard",
     "secrets_of": "_leak_guard",
     "serve_alone": "_api.server",
+    "sign_in_link": "_web",
 }
 
 
@@ -98,4 +100,5 @@ __all__ = [
     "guard_text",
     "secrets_of",
     "serve_alone",
+    "sign_in_link",
 ]

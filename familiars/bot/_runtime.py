@@ -243,6 +243,8 @@ class Application:
         if s.api is not None:
             await s.api.start()
             stack.push_async_callback(s.api.stop)
+            if s.web_links is not None and not self.settings.api.public_url:
+                s.web_links.base = s.api.url  # the port bound (port 0 picks one)
         stack.push_async_callback(s.dialogues.settle)  # after the adapters stop
         for adapter in s.adapters:
             await _start_adapter(stack, adapter, s.running)

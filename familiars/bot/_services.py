@@ -3,8 +3,9 @@ collaborators it uses; nothing is patched in afterwards and no service sees the 
 
     embedder (model loaded in a thread) -> workspace (store + index) -> bot state, trees
     -> chat model(s) -> writer queue -> recaller -> documents -> running adapters
-    -> scheduler (its sender reaches the running adapters) -> commands -> dialogue manager
-    -> adapters, API server, watchers
+    -> scheduler (its sender reaches the running adapters) -> commands (with the memory
+    page's sign-in links) -> dialogue manager -> adapters, API server (with the memory
+    page over the same commands), watchers
 
 :func:`build_services` opens what must be open before anything can run (the embedder's model,
 storage, the document index) and pushes each close on the caller's exit stack. It starts
@@ -43,6 +44,7 @@ from familiars.bot._redaction import Redactor
 from familiars.bot._state import BotState
 from familiars.bot._trees import RecentEmbeddings, TreeLog
 from familiars.bot._turn_tools import TurnTools
+from familiars.bot._web import SignInLinks
 from familiars.config import Settings
 from familiars.llm import ChatModel, build_chat_model
 from familiars.memory import (
@@ -64,6 +66,7 @@ from familiars.scheduler import ModelRegistry, ReminderBook, Scheduler, VRAMGate
 
 if TYPE_CHECKING:
     from familiars.bot._api.server import ApiServer
+    from familiars.bot._web.backend import WebBackend
 
 logger = logging.getLogger(__name__)
 
@@ -113,9 +116,11 @@ class Services:
     api: ApiServer | None
     watcher: MemoryWatcher | None
     folder_watcher: FolderWatcher | None
-    #: The one way to forget (issues 12, 19): commands, words, tools, the control socket
-    #: and the API all go through it.
+    #: The one way to forget (issues 12, 19): commands, words, tools, the control socket,
+    #: the API and the memory page all go through it.
     forgetter: Forgetter
+    #: The memory page's sign-in links (``/memory web``), with the API only.
+    web_links: SignInLinks | None = None
 
     async def settle(self) -> None:
         """Everything the last turns started is done: reply nodes added, memories written."""
@@ -161,14 +166,20 @@ async def build_services(
         scheduler = _scheduler(settings, store, sender, model, recaller, clock, on_error)
         forgetter.hooks.append(scheduler.forget)  # the reminder ledger it keeps in memory
     access = AccessPolicy.from_settings(settings)  # one policy: the manager and every adapter
-    dialogues = _dialogue_manager(
-        settings,
-        options,
-        store,
-        _Turn(model, writer_queue, recaller, log, stats, recall_log, forgetter, outbound),
-        scheduler,
-        access,
+    turn = _Turn(
+        model,
+        writer_queue,
+        recaller,
+        log,
+        stats,
+        recall_log,
+        forgetter,
+        _docs(settings, store),
+        outbound,
     )
+    web = _Web.build(settings, store, scheduler)
+    commands = _commands(options, store, turn, scheduler, web)
+    dialogues = _dialogue_manager(settings, options, store, turn, scheduler, access, commands)
     return Services(
         settings=settings,
         access=access,
@@ -187,7 +198,19 @@ async def build_services(
         running=running,
         adapters=_adapters(settings, options, dialogues, _settler(dialogues, writer_queue), access),
         scheduler=scheduler,
-        api=_api(settings, store, writer_queue, stats, model, forgetter),
+        api=(
+            _api(
+                settings,
+                store,
+                writer_queue,
+                stats,
+                model,
+                web.backend(commands, recall_log),
+                forgetter,
+            )
+            if web is not None
+            else None
+        ),
         watcher=_memory_watcher(settings, store.memory) if options.watch else None,
         folder_watcher=(
             FolderWatcher(store.finder, settings.files.watch_dirs)
@@ -195,6 +218,7 @@ async def build_services(
             else None
         ),
         forgetter=forgetter,
+        web_links=web.links if web is not None else None,
     )
 
 
@@ -209,7 +233,86 @@ class _Turn:
     stats: TurnStats
     recall_log: RecallLog
     forgetter: Forgetter
+    documents: Documents
     outbound: Outbound
+
+
+def _docs(settings: Settings, store: _Storage) -> Documents:
+    return Documents(store.finder, max_bytes=int(settings.files.max_file_mb * 1024 * 1024))
+
+
+@dataclass(frozen=True)
+class _Web:
+    """The memory page's parts (only with the API on): its sign-in links (``/memory web``)
+    and the one reminder book its pages and the commands share."""
+
+    settings: Settings
+    store: _Storage
+    links: SignInLinks
+    book: ReminderBook
+
+    @classmethod
+    def build(cls, settings: Settings, store: _Storage, scheduler: Scheduler | None) -> _Web | None:
+        if not settings.api.enabled:
+            return None
+        links = SignInLinks.from_settings(settings)
+        return cls(settings, store, links, _book(settings, store, scheduler))
+
+    def backend(self, commands: CommandSet, recall_log: RecallLog) -> WebBackend:
+        from familiars.bot._web.backend import WebBackend
+
+        return WebBackend(
+            settings=self.settings,
+            store=self.store.memory.store,
+            state=self.store.state,
+            trees=self.store.trees,
+            book=self.book,
+            commands=commands,
+            sessions=self.links.sessions,
+            recall_log=recall_log,
+        )
+
+
+def _book(settings: Settings, store: _Storage, scheduler: Scheduler | None) -> ReminderBook:
+    """The running scheduler's book (its jobs follow at once), else one over the records."""
+    if scheduler is not None:
+        return scheduler.book
+    return ReminderBook(
+        store.memory.store,
+        grace_s=settings.scheduler.reminder_grace_s,
+        default_timezone=settings.scheduler.timezone,
+    )
+
+
+def _commands(
+    options: RuntimeOptions,
+    store: _Storage,
+    turn: _Turn,
+    scheduler: Scheduler | None,
+    web: _Web | None,
+) -> CommandSet:
+    """The commands with their services (the memory page runs its changes through them)."""
+    if web is not None:
+        book: ReminderBook | None = web.book
+    else:
+        book = scheduler.book if scheduler is not None else None
+    return CommandSet(
+        default_commands(
+            store.memory.store,
+            store.state,
+            search=RecordSearch(turn.recaller, clock=options.clock or utcnow),
+            find=turn.documents.find,
+            recall_log=turn.recall_log,
+            fanout_log=turn.recaller.fanout_log,
+            on_used=_count_use(turn.stats),
+            on_proactive=proactive_switch(scheduler) if scheduler is not None else None,
+            reminders=book,
+            now=options.clock or utcnow,
+            forgetter=turn.forgetter,
+            web=web.links if web is not None else None,
+            max_record_chars=store.memory.settings.memory.max_record_chars,
+        )
+    )
 
 
 def _dialogue_manager(
@@ -219,25 +322,11 @@ def _dialogue_manager(
     turn: _Turn,
     scheduler: Scheduler | None,
     access: AccessPolicy,
+    commands: CommandSet,
 ) -> DialogueManager:
-    """The commands with their services, then the manager that answers turns with them."""
-    documents = Documents(store.finder, max_bytes=int(settings.files.max_file_mb * 1024 * 1024))
+    """The manager that answers turns with the commands and the turn's services."""
+    documents = turn.documents
     recall_log = turn.recall_log
-    commands = CommandSet(
-        default_commands(
-            store.memory.store,
-            store.state,
-            search=RecordSearch(turn.recaller, clock=options.clock or utcnow),
-            find=documents.find,
-            recall_log=recall_log,
-            fanout_log=turn.recaller.fanout_log,
-            on_used=_count_use(turn.stats),
-            on_proactive=proactive_switch(scheduler) if scheduler is not None else None,
-            reminders=scheduler.book if scheduler is not None else None,
-            now=options.clock or utcnow,
-            forgetter=turn.forgetter,
-        )
-    )
     return DialogueManager(
         settings,
         store=store.memory.store,
@@ -475,10 +564,9 @@ def _api(
     writer_queue: WriterQueue,
     stats: TurnStats,
     model: ChatModel | None,
+    web: WebBackend,
     forgetter: Forgetter,
-) -> ApiServer | None:
-    if not settings.api.enabled:
-        return None
+) -> ApiServer:
     from familiars.bot._api.server import ApiServer
     from familiars.bot._api.status import StatusSources
 
@@ -491,7 +579,7 @@ def _api(
         providers=(lambda: [s.as_dict() for s in model.states()]) if model else None,
         forget=forgetter.forget,
     )
-    return ApiServer.from_sources(sources)
+    return ApiServer.from_sources(sources, web=web)
 
 
 def _memory_watcher(settings: Settings, memory: MemoryWorkspace) -> MemoryWatcher:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -27,7 +28,15 @@ from familiars.memory import (
     record_json,
     utcnow,
 )
-from familiars.terminal import console, fail, get_ctx, print_json, print_table, want_json
+from familiars.terminal import (
+    console,
+    err_console,
+    fail,
+    get_ctx,
+    print_json,
+    print_table,
+    want_json,
+)
 
 app = typer.Typer(help="Inspect, add, pin, forget and search memories.", no_args_is_help=True)
 
@@ -305,6 +314,34 @@ def reindex(ctx: typer.Context, json_out: JsonOpt = False) -> None:
         )
         for err in out["errors"]:
             typer.echo(f"warning: {err}")
+
+
+@app.command("link")
+def link(
+    ctx: typer.Context,
+    user: Annotated[str, typer.Option("--user", "-u", help="Person (user key).")],
+    agent: Annotated[str | None, typer.Option("--agent", "-a", help="Agent id.")] = None,
+) -> None:
+    """Print a one-time link to USER's memory page (valid 10 minutes, works once). The
+    person is an owner on the page when one of their identities is in access.owners."""
+    from familiars.bot import sign_in_link
+
+    settings = get_ctx(ctx).settings
+    try:
+        check_user_key(user)
+        agent_id = agent or settings.agents[0].id
+        check_agent_id(agent_id)
+        url = asyncio.run(sign_in_link(settings, user, agent_id))
+    except (MemoryError_, ValueError) as exc:
+        fail(str(exc))
+    if not settings.api.enabled:
+        err_console.print(
+            "note: [api] enabled is false; the page is served by familiars api "
+            "(or by familiars run once the API is on).",
+            highlight=False,
+            markup=False,
+        )
+    typer.echo(url)
 
 
 # Commands that other modules contribute to this group: search (recall), consolidate and

@@ -128,7 +128,9 @@ def register(app: typer.Typer) -> None:
         host: Annotated[str | None, typer.Option(help="Address (default: api.host).")] = None,
         port: Annotated[int | None, typer.Option(help="Port (default: api.port).")] = None,
     ) -> None:
-        """Serve the HTTP API alone (without the bot): status and records, read-only."""
+        """Serve the HTTP API alone (without the bot): status, records and the memory page
+        (familiars memory link --user KEY signs a person in). While a bot owns the
+        workspace the page only reads; otherwise this process owns it while it serves."""
         import logging
 
         from familiars.bot import ApiServerError, StatusSources, serve_alone

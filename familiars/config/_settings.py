@@ -213,6 +213,11 @@ class APISettings(BaseModel):
     #: A request body longer than this is answered 413 before it is read (no route takes
     #: more than a few hundred bytes today).
     max_body_bytes: int = Field(default=65_536, ge=0)
+    #: Where people reach the API from (``https://bot.example.org``), for the sign-in links
+    #: of the memory page (``/memory web``); unset: ``http://<host>:<port>``.
+    public_url: str | None = None
+    #: How long a memory-page session lasts after signing in by link.
+    web_session_hours: float = Field(default=12.0, gt=0, le=24 * 30)
 
 
 class ControlSettings(BaseModel):

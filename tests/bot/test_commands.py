@@ -44,7 +44,7 @@ def test_usage_lines_are_derived_from_the_declarations() -> None:
     assert usage == {
         "help": "/help",
         "memory": "/memory list [category] | search QUERY | show ID | forget ID [confirm]"
-        " | pin ID | unpin ID | export | why",
+        " | edit ID TEXT | pin ID | unpin ID | export | why | web [off]",
         "link": "/link [code]",
         "proactive": "/proactive on | off",
         "reminders": "/reminders list | cancel REMINDER | move REMINDER WHEN"
@@ -58,7 +58,18 @@ def test_usage_lines_are_derived_from_the_declarations() -> None:
 def test_the_platform_layouts_are_derived_from_the_same_declarations() -> None:
     specs = {spec.name: spec for spec in bot_commands().specs()}
     memory = subcommands_of(specs["memory"])
-    assert list(memory) == ["list", "search", "show", "forget", "pin", "unpin", "export", "why"]
+    assert list(memory) == [
+        "list",
+        "search",
+        "show",
+        "forget",
+        "edit",
+        "pin",
+        "unpin",
+        "export",
+        "why",
+        "web",
+    ]
     (record_id,) = memory["show"][1]
     assert (record_id.name, record_id.required, record_id.autocomplete) == ("id", True, True)
     assert [(o.name, o.required) for o in options_of(specs["find"])] == [("query", True)]

@@ -467,7 +467,18 @@ async def test_slash_commands_are_registered_for_every_spec(
         *("memory", "link", "proactive", "reminders", "timezone", "help", "find", "remind")
     }
     subs = {o["name"]: o for o in by_name["memory"]["options"]}
-    assert set(subs) == {"list", "search", "show", "forget", "pin", "unpin", "export", "why"}
+    assert set(subs) == {
+        "list",
+        "search",
+        "show",
+        "forget",
+        "edit",
+        "pin",
+        "unpin",
+        "export",
+        "why",
+        "web",
+    }
     (show_id,) = subs["show"]["options"]
     assert (show_id["name"], show_id["required"], show_id["autocomplete"]) == ("id", True, True)
     assert {o["name"] for o in by_name["proactive"]["options"]} == {"on", "off"}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Depends, FastAPI, HTTPException, Path, Query
 from fastapi.exceptions import RequestValidationError
@@ -27,10 +27,15 @@ from familiars.bot._api.release import release_agent_memory
 from familiars.bot._api.status import StatusSources, collect_status
 from familiars.memory import InvalidIdError, RecordNotFoundError
 
+if TYPE_CHECKING:
+    from familiars.bot._web.backend import WebBackend
+
 logger = logging.getLogger(__name__)
 
 #: The one route reachable without the token.
 OPEN_PATHS = ("/healthz",)
+#: The memory page signs people in with its own cookie (``familiars.bot._web``).
+OPEN_PREFIXES = ("/web",)
 
 _AUTH_RESPONSES: dict[int | str, dict[str, Any]] = {
     401: {"model": s.Problem, "description": "Missing or wrong bearer token."}
@@ -44,9 +49,12 @@ def _invalid(location: str, name: str, message: str, value: object) -> RequestVa
     )
 
 
-def create_app(sources: StatusSources, *, token: ApiToken | None = None) -> FastAPI:
+def create_app(
+    sources: StatusSources, *, token: ApiToken | None = None, web: WebBackend | None = None
+) -> FastAPI:
     """The API over ``sources``. Without ``token`` one is resolved from the settings
-    (environment variable, else generated and written to ``workspace/.api_token``)."""
+    (environment variable, else generated and written to ``workspace/.api_token``). With
+    ``web``, the memory page is served under ``/web`` too."""
     api_token = token or resolve_token(sources.settings)
     reader = IndexReader(sources.workspace)
 
@@ -63,13 +71,25 @@ def create_app(sources: StatusSources, *, token: ApiToken | None = None) -> Fast
         summary="Look inside a familiar's memory.",
         lifespan=lifespan,
     )
-    app.add_middleware(BearerAuthMiddleware, token=api_token, open_paths=frozenset(OPEN_PATHS))
+    app.add_middleware(
+        BearerAuthMiddleware,
+        token=api_token,
+        open_paths=frozenset(OPEN_PATHS),
+        open_prefixes=OPEN_PREFIXES if web is not None else (),
+    )
     # Added last, so outermost: a body over the limit is refused before auth reads anything.
     app.add_middleware(BodyLimitMiddleware, max_bytes=sources.settings.api.max_body_bytes)
     app.state.api_token = api_token
     app.state.sources = sources
     app.state.reader = reader
     _add_routes(app, sources, reader)
+    if web is not None:
+        from familiars.bot._web.routes import add_web_routes
+
+        async def status() -> dict[str, Any]:
+            return await collect_status(sources, reader)
+
+        add_web_routes(app, web, status)
     return app
 
 

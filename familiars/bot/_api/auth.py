@@ -108,13 +108,28 @@ class BearerAuthMiddleware:
     parameter validation, so an unauthenticated caller learns nothing (not even which
     parameters are wrong)."""
 
-    def __init__(self, app: ASGIApp, *, token: ApiToken, open_paths: frozenset[str]) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        token: ApiToken,
+        open_paths: frozenset[str],
+        open_prefixes: tuple[str, ...] = (),
+    ) -> None:
         self.app = app
         self.token = token
         self.open_paths = open_paths
+        self.open_prefixes = open_prefixes
+
+    def _open(self, path: str) -> bool:
+        """``open_paths``, and whatever lies under ``open_prefixes`` (which check their own
+        sign-in: the memory page's cookie)."""
+        if path in self.open_paths:
+            return True
+        return any(path == p or path.startswith(p + "/") for p in self.open_prefixes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope.get("path") in self.open_paths:
+        if scope["type"] != "http" or self._open(str(scope.get("path", ""))):
             await self.app(scope, receive, send)
             return
         header = Headers(scope=scope).get("authorization")

@@ -13,6 +13,7 @@ import ipaddress
 import logging
 import socket
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import uvicorn
 from fastapi import FastAPI
@@ -20,6 +21,9 @@ from fastapi import FastAPI
 from familiars.bot._api.app import create_app
 from familiars.bot._api.auth import ApiToken, resolve_token
 from familiars.bot._api.status import StatusSources
+
+if TYPE_CHECKING:
+    from familiars.bot._web.backend import WebBackend
 
 logger = logging.getLogger(__name__)
 
@@ -83,14 +87,19 @@ class ApiServer:
 
     @classmethod
     def from_sources(
-        cls, sources: StatusSources, *, token: ApiToken | None = None, embedded: bool = True
+        cls,
+        sources: StatusSources,
+        *,
+        token: ApiToken | None = None,
+        embedded: bool = True,
+        web: WebBackend | None = None,
     ) -> ApiServer:
-        """The API on ``Settings.api.host`` / ``port`` for these sources."""
+        """The API on ``Settings.api.host`` / ``port`` for these sources (with the memory
+        page when ``web`` is given)."""
         api = sources.settings.api
         token = token or resolve_token(sources.settings)
-        return cls(
-            create_app(sources, token=token), host=api.host, port=api.port, embedded=embedded
-        )
+        app = create_app(sources, token=token, web=web)
+        return cls(app, host=api.host, port=api.port, embedded=embedded)
 
     @property
     def token(self) -> ApiToken | None:
@@ -176,10 +185,14 @@ class ApiServer:
 
 
 async def serve_alone(sources: StatusSources) -> None:
-    """``familiars api``: serve until Ctrl-C / SIGTERM."""
-    server = ApiServer.from_sources(sources, embedded=False)
-    await server.start()
-    try:
-        await server.wait()
-    finally:
-        await server.stop()
+    """``familiars api``: serve until Ctrl-C / SIGTERM, with the memory page (this process
+    owns the workspace while it serves, unless another one does: then the page only reads)."""
+    from familiars.bot._web.standalone import standalone_backend
+
+    async with standalone_backend(sources.settings) as web:
+        server = ApiServer.from_sources(sources, embedded=False, web=web)
+        await server.start()
+        try:
+            await server.wait()
+        finally:
+            await server.stop()

@@ -1,12 +1,15 @@
-"""``/memory ...``: a person sees, searches, pins, exports or forgets what the familiar
-remembers about them. A person reaches only their own user scope; owners also the agent's
-identity scope and the dialogue scopes (``/memory list identity|dialogue``)."""
+"""``/memory ...``: a person sees, searches, corrects, pins, exports or forgets what the
+familiar remembers about them, or asks for a link to the memory page (``/memory web``, in a
+private chat only; ``/memory web off`` signs every page out). A person reaches only their own
+user scope; owners also the agent's identity scope and the dialogue scopes
+(``/memory list identity|dialogue``). The memory page's changes run through this command's
+own methods (:meth:`MemoryCommand.edit` and the sub-commands), so they are the same code."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from familiars.bot._adapters.base import CommandResponse
 from familiars.bot._commands._declare import Argument, Call, Caller, Command, Subcommand
@@ -14,14 +17,17 @@ from familiars.bot._forgetting import done_text, parse_window
 from familiars.config import UserFacingError
 from familiars.memory import (
     CATEGORIES,
+    DEFAULT_MAX_RECORD_CHARS,
     RECORD_ID_RE,
     Forgetter,
     InvalidIdError,
+    MemoryError_,
     MemoryRecord,
     MemoryStore,
     Node,
     NodeRef,
     RecordNotFoundError,
+    check_record_length,
     cut_text,
     is_forgotten,
     is_node_ref,
@@ -41,6 +47,16 @@ NO_SUCH_MEMORY = "I have no memory with that id that you can see."
 OWNERS_ONLY = "Only the bot's owners can look at that."
 MAX_CHOICES = 25
 FORGET_WINDOW_USAGE = "Say /memory forget last 10m (or 2h, 1d) or /memory forget today."
+WEB_IN_PRIVATE = "I give memory-page links only in a private chat: message me directly."
+WEB_OFF = "The memory page is not served here (the API is off: [api] enabled = false)."
+
+
+class WebLinks(Protocol):
+    """What ``/memory web`` needs of the memory page's sign-in (``familiars.bot._web``)."""
+
+    def link(self, user_key: str, agent_id: str, *, is_owner: bool) -> str: ...
+
+    def revoke(self, user_key: str) -> int: ...
 
 
 class MemoryCommand(Command):
@@ -55,42 +71,13 @@ class MemoryCommand(Command):
         on_used: Callable[[str], None] | None = None,
         now: Callable[[], datetime] | None = None,
         timezone_of: Callable[[str], Awaitable[str | None]] | None = None,
+        web: WebLinks | None = None,
+        max_record_chars: int | None = None,
     ) -> None:
-        record_id = Argument("id", "The memory's id (m_...)", complete=self._complete_ids)
-        forget_id = Argument(
-            "id",
-            "A memory (m_...), a message (node:...), last 10m or today",
-            complete=self._complete_ids,
-        )
-        category = Argument(
-            "category", "Only this category", required=False, complete=self._complete_categories
-        )
         super().__init__(
             "memory",
             "See, search, pin, export or forget what I remember about you",
-            subcommands=(
-                Subcommand("list", "List your memories", self._list, (category,)),
-                Subcommand(
-                    "search",
-                    "Search your memories",
-                    self._search,
-                    (Argument("query", "What to look for", rest=True),),
-                ),
-                Subcommand("show", "Show one memory", self._show, (record_id,)),
-                Subcommand(
-                    "forget",
-                    "Forget a memory or what you said (asks for confirmation)",
-                    self._forget,
-                    (
-                        forget_id,
-                        Argument("confirm", "Type confirm to go ahead", required=False, rest=True),
-                    ),
-                ),
-                Subcommand("pin", "Pin a memory so it is always recalled", self._pin, (record_id,)),
-                Subcommand("unpin", "Unpin a memory", self._unpin, (record_id,)),
-                Subcommand("export", "Your memory as a markdown file", self._export),
-                Subcommand("why", "Which memories the last reply used", self._why),
-            ),
+            subcommands=self._declare(),
         )
         self._store = store
         self._search_service = search
@@ -100,6 +87,54 @@ class MemoryCommand(Command):
         self._forgetter = forgetter
         self._now = now or (lambda: datetime.now(UTC))
         self._timezone_of = timezone_of
+        self._links = web
+        self._max_record_chars = max_record_chars
+
+    def _declare(self) -> tuple[Subcommand, ...]:
+        record_id = Argument("id", "The memory's id (m_...)", complete=self._complete_ids)
+        forget_id = Argument(
+            "id",
+            "A memory (m_...), a message (node:...), last 10m or today",
+            complete=self._complete_ids,
+        )
+        category = Argument(
+            "category", "Only this category", required=False, complete=self._complete_categories
+        )
+        return (
+            Subcommand("list", "List your memories", self._list, (category,)),
+            Subcommand(
+                "search",
+                "Search your memories",
+                self._search,
+                (Argument("query", "What to look for", rest=True),),
+            ),
+            Subcommand("show", "Show one memory", self._show, (record_id,)),
+            Subcommand(
+                "forget",
+                "Forget a memory or what you said (asks for confirmation)",
+                self._forget,
+                (
+                    forget_id,
+                    Argument("confirm", "Type confirm to go ahead", required=False, rest=True),
+                ),
+            ),
+            Subcommand(
+                "edit",
+                "Correct a memory (the old text stays in its history)",
+                self._edit,
+                (record_id, Argument("text", "What it should say", rest=True)),
+            ),
+            Subcommand("pin", "Pin a memory so it is always recalled", self._pin, (record_id,)),
+            Subcommand("unpin", "Unpin a memory", self._unpin, (record_id,)),
+            Subcommand("export", "Your memory as a markdown file", self._export),
+            Subcommand("why", "Which memories the last reply used", self._why),
+            Subcommand(
+                "web",
+                "A sign-in link to your memory page (off: sign every page out)",
+                self._web_link,
+                (Argument("off", "off to sign out everywhere", required=False),),
+            ),
+        )
 
     # ------------------------------------------------------------------ what a caller sees
 
@@ -267,6 +302,49 @@ class MemoryCommand(Command):
             now=self._now().timestamp(),
         )
         return CommandResponse(done_text(report, window))
+
+    async def _edit(self, call: Call) -> CommandResponse:
+        return await self.edit(call.caller, call["id"], call["text"])
+
+    async def edit(self, caller: Caller, record_id: str, text: str) -> CommandResponse:
+        """Correct a memory: a new record that supersedes it (the old one is deprecated, both
+        are events in the history, the index follows the store); ``edited_by`` says who."""
+        rec = await self._get_visible(record_id, caller)
+        if rec.deprecated:
+            raise UserFacingError("That memory was already replaced: correct the newer one.")
+        text = text.strip()
+        if not text:
+            raise UserFacingError("Say what the memory should say instead.")
+        try:
+            check_record_length(text, self._max_record_chars or DEFAULT_MAX_RECORD_CHARS)
+        except MemoryError_ as exc:
+            raise UserFacingError(str(exc)) from exc
+        if text == rec.content.strip():
+            return CommandResponse(f"Unchanged: {one_line(rec.content)}")
+        extra = {**rec.extra, "edited_by": caller.user_key, "edited_via": caller.platform}
+        new = await self._store.update(rec.id, text, extra=extra)
+        return CommandResponse(f"Corrected: {one_line(new.content)} (`{new.id}`)")
+
+    async def _web_link(self, call: Call) -> CommandResponse:
+        caller, off = call.caller, (call.get("off") or "").lower()
+        if off not in ("", "off"):
+            raise UserFacingError("Say /memory web for a link, or /memory web off.")
+        if self._links is None:
+            raise UserFacingError(WEB_OFF)
+        if off == "off":
+            gone = self._links.revoke(caller.user_key)
+            return CommandResponse(
+                f"Signed out of the memory page everywhere ({gone} sign-ins ended)."
+                if gone
+                else "No memory page was signed in for you."
+            )
+        if call.invocation.is_group:
+            raise UserFacingError(WEB_IN_PRIVATE)
+        url = self._links.link(caller.user_key, caller.agent_id, is_owner=caller.is_owner)
+        return CommandResponse(
+            "Your memory page, for you alone: open this link within 10 minutes (it works "
+            f"once). /memory web off signs it out.\n{url}"
+        )
 
     async def _pin(self, call: Call) -> CommandResponse:
         rec = await self._get_visible(call["id"], call.caller)

@@ -19,7 +19,13 @@ from familiars.bot._commands._declare import Caller, Command
 from familiars.bot._commands._find import FindCommand, Finder
 from familiars.bot._commands._help import HelpCommand
 from familiars.bot._commands._link import LinkCommand
-from familiars.bot._commands._memory import FanoutLog, MemoryCommand, RecallLog, Search
+from familiars.bot._commands._memory import (
+    FanoutLog,
+    MemoryCommand,
+    RecallLog,
+    Search,
+    WebLinks,
+)
 from familiars.bot._commands._proactive import ProactiveCommand
 from familiars.bot._commands._reminders import RemindersCommand
 from familiars.bot._commands._timezone import TimezoneCommand
@@ -49,6 +55,8 @@ def default_commands(
     reminders: ReminderBook | None = None,
     forgetter: Forgetter,
     now: Callable[[], datetime] = _utc_now,
+    web: WebLinks | None = None,
+    max_record_chars: int | None = None,
 ) -> list[Command]:
     """The bot's commands (``/help`` is added by :class:`CommandSet`); ``/find`` only with a
     document finder. ``reminders`` is the running scheduler's book (its ledger and jobs);
@@ -64,6 +72,8 @@ def default_commands(
             forgetter=forgetter,
             now=now,
             timezone_of=_timezone_of(state),
+            web=web,
+            max_record_chars=max_record_chars,
         ),
         LinkCommand(store, state, now=now),
         ProactiveCommand(state, on_change=on_proactive),
