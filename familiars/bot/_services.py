@@ -180,6 +180,21 @@ async def build_services(
     web = _Web.build(settings, store, scheduler)
     commands = _commands(options, store, turn, scheduler, web)
     dialogues = _dialogue_manager(settings, options, store, turn, scheduler, access, commands)
+    api = (
+        _api(
+            settings,
+            store,
+            writer_queue,
+            stats,
+            model,
+            web.backend(commands, recall_log),
+            forgetter,
+        )
+        if web is not None
+        else None
+    )
+    if api is not None:  # its index reader is closed whether it served or not
+        stack.push_async_callback(api.close)
     return Services(
         settings=settings,
         access=access,
@@ -198,19 +213,7 @@ async def build_services(
         running=running,
         adapters=_adapters(settings, options, dialogues, _settler(dialogues, writer_queue), access),
         scheduler=scheduler,
-        api=(
-            _api(
-                settings,
-                store,
-                writer_queue,
-                stats,
-                model,
-                web.backend(commands, recall_log),
-                forgetter,
-            )
-            if web is not None
-            else None
-        ),
+        api=api,
         watcher=_memory_watcher(settings, store.memory) if options.watch else None,
         folder_watcher=(
             FolderWatcher(store.finder, settings.files.watch_dirs)

@@ -164,6 +164,14 @@ class ApiServer:
         if self._task is not None:
             await self._task
 
+    async def close(self) -> None:
+        """Stop serving if it serves, and close the index it reads (opened on the first
+        status read, served or not: a page asked in-process leaves it open)."""
+        await self.stop()
+        reader = getattr(self.app.state, "reader", None)
+        if reader is not None:
+            await reader.close()
+
     async def stop(self) -> None:
         if self._task is None or self._server is None:
             return
