@@ -212,8 +212,11 @@ def _export_graph(auto_model: Any, names: list[str], path: Path) -> None:
     wrapper = _token_embeddings(auto_model, names).eval()
     example = tuple(torch.ones((2, 8), dtype=torch.long) for _ in names)
     axes = {n: {0: "batch", 1: "tokens"} for n in [*names, "token_embeddings"]}
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the tracer's notes are about branches we do not take
+    # The tracer's notes are about branches the export does not take (process-wide filters:
+    # catch_warnings is not safe on a thread of its own).
+    warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
+    warnings.filterwarnings("ignore", message="Exporting aten::index operator")
+    with torch.no_grad():
         try:
             torch.onnx.export(
                 wrapper,

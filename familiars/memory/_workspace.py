@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from familiars.config import Settings
-from familiars.memory._embeddings import Embedder, load_embedder
+from familiars.memory._embedder_loading import load_embedder
+from familiars.memory._embeddings import Embedder
 from familiars.memory._index import MemoryIndex, ReconcileReport
 from familiars.memory._migrations import MigrationSet
 from familiars.memory._store import MemoryStore
@@ -41,7 +42,7 @@ def embedder_from_settings(settings: Settings) -> Embedder:
         batch_size=cfg.batch_size,
         notices=Path(settings.workspace) / "state" / "notices",
         backend=cfg.backend,
-        models=Path(settings.workspace) / "state" / "models",
+        models=cfg.onnx_dir or Path(settings.workspace) / "state" / "models",
     )
 
 
