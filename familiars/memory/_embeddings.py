@@ -122,7 +122,9 @@ class SentenceTransformerEmbedder(Embedder):
 
     def describe(self) -> dict[str, Any]:
         info = super().describe()
-        info.update(path=self.path, device=self.device, fallback_from=self.fallback_from)
+        info.update(
+            path=self.path, device=self.device, backend="torch", fallback_from=self.fallback_from
+        )
         return info
 
 
