@@ -136,7 +136,7 @@ def _open_model(name: str, path: str, how: _How, *, fallback_from: str | None = 
         name, path, device=how.device, batch_size=how.batch_size, fallback_from=fallback_from
     )
     embedder.open()
-    if how.onnx:
+    if how.onnx and how.backend == "auto":  # "onnx" tried the export already
         assert how.models is not None
         export_later(name, path, how.models)
     return embedder

@@ -68,12 +68,24 @@ def model_folder(model: str) -> Path | None:
         return path.resolve()
     if model.count("/") > 1 or not re.fullmatch(r"[\w.-]+(/[\w.-]+)?", model):
         return None
+    if not (_hub_cache() / ("models--" + model.replace("/", "--"))).is_dir():
+        return None  # not downloaded: known without importing the hub library
     try:
         from huggingface_hub import snapshot_download
 
         return Path(snapshot_download(repo_id=model, local_files_only=True))
     except Exception:  # noqa: BLE001 - not in the local cache (or no hub library)
         return None
+
+
+def _hub_cache() -> Path:
+    """Where huggingface_hub keeps downloaded models (its own environment variables)."""
+    for name in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"):
+        if os.environ.get(name):
+            return Path(os.environ[name]).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    home = os.environ.get("HF_HOME") or os.path.join(xdg, "huggingface")
+    return Path(home).expanduser() / "hub"
 
 
 def fingerprint(folder: Path) -> str:
