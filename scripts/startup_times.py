@@ -4,7 +4,10 @@
 
 Cases: ``familiars --help``, ``familiars bench --help``, and ``familiars chat --user x`` up
 to the first ``you>`` prompt (run under a pseudo-terminal so the chat is interactive, then
-closed with Ctrl-D). Also the read-only commands that must not load the embedding model.
+closed with Ctrl-D). Also the read-only commands that must not load the embedding model,
+and ``printf 'hello\n' | familiars chat`` up to its first reply beside ``python -c 'import
+torch'`` in the same loop (issue 20: at most 1.5x; the workspace's first start, which
+exports the model to ONNX, is the warm-up and not counted).
 Figures go to stdout as one line per case; nothing here is asserted (timings are reported,
 not tested).
 """
@@ -73,6 +76,34 @@ def time_to_prompt(workspace: Path, timeout: float = 120.0) -> float:
     return elapsed
 
 
+def time_to_first_reply(workspace: Path) -> float:
+    """Seconds from spawning a piped ``familiars chat`` to the first line of its reply."""
+    env = {**_env(workspace), "PYTHONUNBUFFERED": "1"}
+    start = time.perf_counter()
+    chat = subprocess.Popen(
+        [sys.executable, "-m", "familiars", "chat", "--user", "x"],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert chat.stdin is not None and chat.stdout is not None
+    chat.stdin.write(b"hello\n")
+    chat.stdin.close()
+    elapsed = None
+    for line in chat.stdout:
+        if elapsed is None and line.strip():
+            elapsed = time.perf_counter() - start
+    chat.wait()
+    return elapsed if elapsed is not None else float("nan")
+
+
+def time_import_torch() -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import torch"], check=True)
+    return time.perf_counter() - start
+
+
 def _drain(fd: int) -> None:
     while True:
         ready, _, _ = select.select([fd], [], [], 30)
@@ -93,7 +124,10 @@ def main() -> None:
     workspace = args.workspace or Path(tempfile.mkdtemp(prefix="familiars-startup-"))
     cases: dict[str, list[float]] = {}
     time_to_prompt(workspace)  # warm the workspace (first start creates it)
+    time_to_first_reply(workspace)  # and exports the model to ONNX
     for _ in range(args.runs):
+        cases.setdefault("chat (first reply)", []).append(time_to_first_reply(workspace))
+        cases.setdefault("import torch", []).append(time_import_torch())
         cases.setdefault("--help", []).append(time_command(["--help"], workspace))
         cases.setdefault("bench --help", []).append(time_command(["bench", "--help"], workspace))
         cases.setdefault("chat (first prompt)", []).append(time_to_prompt(workspace))
@@ -102,6 +136,10 @@ def main() -> None:
     for name, times in cases.items():
         runs = " ".join(f"{t:.2f}" for t in times)
         print(f"{name:24} median {statistics.median(times):6.2f} s   ({runs})")
+    ratio = statistics.median(cases["chat (first reply)"]) / statistics.median(
+        cases["import torch"]
+    )
+    print(f"first reply / import torch: {ratio:.2f}x (goal <= 1.5x)")
 
 
 if __name__ == "__main__":

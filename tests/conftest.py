@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +12,13 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# One ONNX export of the bundled model for every test and test run (made by the first that
+# needs it): a workspace's first start would otherwise import torch and export it again.
+# Tests of the per-workspace default remove this variable.
+os.environ.setdefault(
+    "FAMILIARS_EMBEDDING__ONNX_DIR",
+    os.path.join(tempfile.gettempdir(), f"familiars-test-models-{os.getuid()}"),
+)
 
 _real_connect = socket.socket.connect
 

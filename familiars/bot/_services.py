@@ -382,9 +382,18 @@ async def _open_storage(
 ) -> _Storage:
     gate = VRAMGate.from_settings(settings.gate)
     registry = ModelRegistry(gate)
-    embedder = await _open_embedder(settings, options.embedder, registry)
+    # The model loads in a thread while the database opens and the files reconcile.
+    loading = asyncio.ensure_future(_open_embedder(settings, options.embedder, registry))
     workspace = Path(settings.workspace)
-    memory = await stack.enter_async_context(open_workspace(settings, embedder=embedder))
+    try:
+        memory = await stack.enter_async_context(open_workspace(settings, embedder=loading))
+    finally:
+        if not loading.done():
+            loading.cancel()
+        elif not loading.cancelled():
+            loading.exception()  # retrieved: raised above when it was what failed
+    embedder = memory.embedder
+    assert embedder is not None
     state = BotState(workspace)
     await state.open()
     stack.push_async_callback(state.close)

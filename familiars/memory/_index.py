@@ -183,6 +183,12 @@ class MemoryIndex:
         if self.embedder is not None:
             self._space_id = await self._ensure_space(self.embedder.model_name, self.embedder.dim)
 
+    async def attach_embedder(self, embedder: Embedder) -> None:
+        """Vectors from now on in ``embedder``'s space (an index opened before its model
+        loaded: the caller runs :meth:`embed_missing` next)."""
+        self.embedder = embedder
+        self._space_id = await self._ensure_space(embedder.model_name, embedder.dim)
+
     async def close(self) -> None:
         if self._db is not None:
             await self._db.close()

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from familiars.config import Settings
-from familiars.memory._embeddings import Embedder, load_embedder
+from familiars.memory._embedder_loading import load_embedder
+from familiars.memory._embeddings import Embedder
 from familiars.memory._index import MemoryIndex, ReconcileReport
 from familiars.memory._migrations import MigrationSet
 from familiars.memory._store import MemoryStore
@@ -40,6 +41,8 @@ def embedder_from_settings(settings: Settings) -> Embedder:
         device=cfg.device,
         batch_size=cfg.batch_size,
         notices=Path(settings.workspace) / "state" / "notices",
+        backend=cfg.backend,
+        models=cfg.onnx_dir or Path(settings.workspace) / "state" / "models",
     )
 
 
@@ -47,21 +50,26 @@ def embedder_from_settings(settings: Settings) -> Embedder:
 async def open_workspace(
     settings: Settings,
     *,
-    embedder: Embedder | None | bool = True,
+    embedder: Embedder | None | bool | Awaitable[Embedder] = True,
     reconcile: bool = True,
     extra_migrations: Sequence[MigrationSet] = (),
     progress: Callable[[int, int], None] | None = None,
 ) -> AsyncIterator[MemoryWorkspace]:
     """Store + index for ``settings.workspace``; ``embedder=True`` loads the configured model,
     ``False``/``None`` opens without one (listing and editing need none), or pass an instance.
-    On open the index catches up with files edited while nothing was running."""
+    On open the index catches up with files edited while nothing was running. An awaitable
+    (a model loading in a thread) is awaited only after the database is open and the files
+    reconciled, so those run while the model loads; the vectors follow (``embed_missing``)."""
     workspace = Path(settings.workspace)
+    pending: Awaitable[Embedder] | None = None
     if embedder is True:  # loading a model blocks: off the event loop
         emb: Embedder | None = await asyncio.to_thread(embedder_from_settings, settings)
     elif embedder is False or embedder is None:
         emb = None
-    else:
+    elif isinstance(embedder, Embedder):
         emb = embedder
+    else:
+        emb, pending = None, embedder
     index = MemoryIndex(workspace, emb, extra_migrations=extra_migrations)
     store = MemoryStore(
         workspace, listeners=[index], max_record_chars=settings.memory.max_record_chars
@@ -76,8 +84,11 @@ async def open_workspace(
                 mw.reconcile_report = await index.reconcile(store, progress=progress)
                 for err in mw.reconcile_report.errors:
                     logger.warning("%s", err)
-                if emb is not None:
-                    await index.embed_missing()
+            if pending is not None:
+                mw.embedder = await pending
+                await index.attach_embedder(mw.embedder)
+            if reconcile and mw.embedder is not None:
+                await index.embed_missing()
             yield mw
         finally:
             await store.close()

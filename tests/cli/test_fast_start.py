@@ -159,3 +159,39 @@ def test_the_chat_logs_to_a_private_file_in_the_workspace(tmp_path: Path) -> Non
     text = path.read_text()
     assert text.count("bob.md:3: broken") == 1
     assert said == ["(note: provider x cools down)"]
+
+
+def _chat_imports(workspace: Path) -> tuple[str, list[str]]:
+    """A piped one-message ``familiars chat`` in a fresh interpreter: its reply, and which
+    embedding libraries were in ``sys.modules`` at its end."""
+    env = {**os.environ, "FAMILIARS_WORKSPACE": str(workspace), "PYTHONPATH": str(ROOT)}
+    for name in ("FAMILIARS_CONFIG", "DISCORD_BOT_TOKEN", "TELEGRAM_BOT_TOKEN"):
+        env.pop(name, None)
+    env.pop("FAMILIARS_EMBEDDING__ONNX_DIR", None)  # the default: under the workspace
+    env["FAMILIARS_EMBEDDING__MODEL"] = "bundled"
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE % (EMBEDDING + ("transformers",),), "chat", "--user", "a"],
+        input="hello\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    found: list[str] = json.loads(done.stderr.strip().splitlines()[-1])
+    return done.stdout, found
+
+
+def test_a_chat_with_the_model_exported_imports_no_torch(tmp_path: Path) -> None:
+    """Issue 20: the first start runs the model on torch and exports it to ONNX (in the
+    background, finished before the process ends); every later start loads the export with
+    onnxruntime, and torch is never imported on the way to (or after) the reply."""
+    workspace = tmp_path / "ws"
+    first_reply, first = _chat_imports(workspace)
+    assert "torch" in first and "Hello" in first_reply
+    models = workspace / "state" / "models"
+    assert [p.name for p in models.iterdir() if (p / "manifest.json").is_file()]
+    reply, later = _chat_imports(workspace)
+    assert later == [] and "Hello" in reply

@@ -39,21 +39,21 @@ def test_the_bundled_fallback_is_said_once_per_workspace(
     import logging
 
     from familiars.config import Settings
-    from familiars.memory import _embeddings, embedder_from_settings
+    from familiars.memory import _embedder_loading, embedder_from_settings
 
     settings = Settings(workspace=tmp_path / "ws", embedding={"model": "no-such/model-xyz"})
     levels = []
     for _ in range(2):
-        _embeddings._cache.clear()  # a new process each time, as two CLI calls are
+        _embedder_loading._cache.clear()  # a new process each time, as two CLI calls are
         caplog.clear()
-        with caplog.at_level(logging.INFO, logger="familiars.memory._embeddings"):
+        with caplog.at_level(logging.INFO, logger="familiars.memory._embedder_loading"):
             embedder = embedder_from_settings(settings)
         assert embedder.fallback_from == "no-such/model-xyz"  # type: ignore[attr-defined]
         levels.append([r.levelname for r in caplog.records if "bundled" in r.getMessage()])
     assert levels == [["WARNING"], ["INFO"]]
     other = Settings(workspace=tmp_path / "other", embedding={"model": "no-such/model-xyz"})
-    _embeddings._cache.clear()
+    _embedder_loading._cache.clear()
     caplog.clear()
     embedder_from_settings(other)
     assert [r.levelname for r in caplog.records if "bundled" in r.getMessage()] == ["WARNING"]
-    _embeddings._cache.clear()
+    _embedder_loading._cache.clear()

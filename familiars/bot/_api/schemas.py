@@ -83,6 +83,9 @@ class EmbeddingInfo(BaseModel):
     fallback_from: str | None = Field(
         default=None, description="The configured model that could not be loaded."
     )
+    backend: str | None = Field(
+        default=None, description='What runs the model: "onnx" (onnxruntime) or "torch".'
+    )
     spaces: list[EmbeddingSpace]
 
 

@@ -273,6 +273,7 @@ async def embedding_block(sources: StatusSources, reader: IndexReader) -> dict[s
         "model": None,
         "dim": None,
         "fallback_from": None,
+        "backend": None,
         "spaces": spaces,
     }
     if sources.embedder is not None:
@@ -281,6 +282,7 @@ async def embedding_block(sources: StatusSources, reader: IndexReader) -> dict[s
             model=sources.embedder.model_name,
             dim=int(sources.embedder.dim),
             fallback_from=described.get("fallback_from"),
+            backend=described.get("backend"),
         )
     elif spaces:
         # Not loaded here: the space with the most vectors is the one the bot uses.
