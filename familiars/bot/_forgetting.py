@@ -286,7 +286,7 @@ class ForgetByWords:
             return f"You said nothing to me {window.label} that I still keep."
         self._asked[key] = _Asked(window=window)
         return (
-            f"About to forget for good the {_count(len(turns), 'message')} you sent me "
+            f"About to forget for good the {count(len(turns), 'message')} you sent me "
             f"{window.label}, "
             "and what I noted from them. Reply yes to go ahead."
         )
@@ -376,8 +376,8 @@ def _cut(text: str, limit: int = 140) -> str:
 def _ask_text(found: _Found, is_group: bool) -> str:
     if is_group:  # the memories may be private: counted, not read out to the group
         return (
-            f"About to forget for good {_count(len(found.records), 'memory', 'memories')} and "
-            f"{_count(len(found.turns), 'other message')} of yours. Reply yes to go ahead."
+            f"About to forget for good {count(len(found.records), 'memory', 'memories')} and "
+            f"{count(len(found.turns), 'other message')} of yours. Reply yes to go ahead."
         )
     items = "\n".join(f"- {_cut(line)}" for line in _lines(found))
     return (
@@ -390,18 +390,22 @@ def _forgotten_text(found: _Found, report: ForgetReport, is_group: bool) -> str:
     if is_group:
         return done_text(report)
     said = " ".join(_cut(line) for line in _lines(found))
-    return f"Forgotten: {said}\n({done_text(report)})"
+    return f"Forgotten: {said}\n(Gone from everywhere I kept it: {_kept_count(report)}.)"
+
+
+def _kept_count(report: ForgetReport) -> str:
+    return (
+        f"{count(len(report.records), 'memory', 'memories')} and "
+        f"{count(len(report.nodes), 'message')}"
+    )
 
 
 def done_text(report: ForgetReport, window: Window | None = None) -> str:
     what = f" {window.label}" if window is not None else ""
-    return (
-        f"Forgotten{what}: {_count(len(report.records), 'memory', 'memories')} and "
-        f"{_count(len(report.nodes), 'message')}, everywhere I kept them."
-    )
+    return f"Forgotten{what}: {_kept_count(report)}, everywhere I kept them."
 
 
-def _count(n: int, one: str, many: str | None = None) -> str:
+def count(n: int, one: str, many: str | None = None) -> str:
     """ "1 memory", "3 memories", "no messages"."""
     if n == 0:
         return f"no {many or one + 's'}"

@@ -504,6 +504,11 @@ class _TurnToolSet:
         key = (c.user_key, rec.id)
         if not args.get("confirm"):
             self._t.ask_to_forget(key, c)
+            # Said by the bot itself: a yes must answer a question the person has seen.
+            self._disclose(
+                rec.content,
+                f'Shall I forget this for good: "{rec.content}"? Reply yes to confirm.',
+            )
             return (
                 f"Not forgotten yet. About to forget for good: {rec.content!r} (id {rec.id}). "
                 "Tell the person exactly what will be forgotten and ask them to confirm; call "

@@ -369,6 +369,18 @@ async def test_the_models_confirmation_counts_only_on_the_next_message_saying_ye
             assert "has not confirmed" in bot.script.tool_messages()[-1] and rid in live
 
 
+async def test_a_forget_the_model_proposes_silently_is_asked_by_the_bot(tmp_path: Path) -> None:
+    """A model that proposes a forget and only says "OK!" does not leave the person's next
+    "yes" answering a question they never saw: the bot asks it itself (an attack found it)."""
+    async with running(tmp_path / "ws") as bot:
+        await _said_and_set_aside(bot)
+        rid = await bot.record_id()
+        bot.script.turn(one("forget", {"memory_id": rid}), Reply.text("OK!"))
+        reply = await bot.say("hmm")
+        assert reply.startswith("OK!") and "Shall I forget this for good" in reply
+        assert PHRASE in reply and reply.rstrip().endswith("Reply yes to confirm.")
+
+
 def test_what_counts_as_yes() -> None:
     from familiars.bot._forgetting import is_yes
 

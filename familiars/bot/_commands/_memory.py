@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from familiars.bot._adapters.base import CommandResponse
 from familiars.bot._commands._declare import Argument, Call, Caller, Command, Subcommand
-from familiars.bot._forgetting import done_text, parse_window
+from familiars.bot._forgetting import count, done_text, parse_window
 from familiars.config import UserFacingError
 from familiars.memory import (
     CATEGORIES,
@@ -186,7 +186,7 @@ class MemoryCommand(Command):
             records = await self._visible(call.caller, what)
         if not records:
             return CommandResponse("I don't remember anything there yet.")
-        lines = [f"{len(records)} memories:"]
+        lines = [f"{len(records)} {'memory' if len(records) == 1 else 'memories'}:"]
         lines += [
             f"`{r.id}` [{r.category}{' 📌' if r.pinned else ''}] {one_line(r.content)}"
             for r in records[-50:]
@@ -290,7 +290,7 @@ class MemoryCommand(Command):
             return CommandResponse(f"You said nothing to me {window.label} that I still keep.")
         if not confirmed:
             return CommandResponse(
-                f"About to forget for good the {len(turns)} message(s) you sent me "
+                f"About to forget for good the {count(len(turns), 'message')} you sent me "
                 f"{window.label}, and what I noted from them.\n"
                 f"Send /memory forget {words} confirm to go ahead."
             )
