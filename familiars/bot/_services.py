@@ -148,10 +148,11 @@ async def build_services(
     store = await _open_storage(settings, options, stack)
     clock = options.clock or utcnow
     model = _chat_model(settings, options.model)
-    writer = MemoryWriter.from_settings(
-        settings, store.memory.store, model=model, vectors=store.memory.index
+    writer_queue = WriterQueue(
+        MemoryWriter.from_settings(
+            settings, store.memory.store, model=model, vectors=store.memory.index
+        )
     )
-    writer_queue = WriterQueue(writer)
     recaller = build_recaller(settings, store.memory, store.trees, model)
     log = TreeLog(store.trees, store.embedder, prefetch=recaller.prefetch_texts)
     recall_log: RecallLog = {}
@@ -166,35 +167,12 @@ async def build_services(
         scheduler = _scheduler(settings, store, sender, model, recaller, clock, on_error)
         forgetter.hooks.append(scheduler.forget)  # the reminder ledger it keeps in memory
     access = AccessPolicy.from_settings(settings)  # one policy: the manager and every adapter
-    turn = _Turn(
-        model,
-        writer_queue,
-        recaller,
-        log,
-        stats,
-        recall_log,
-        forgetter,
-        _docs(settings, store),
-        outbound,
-    )
+    docs = _docs(settings, store)
+    turn = _Turn(model, writer_queue, recaller, log, stats, recall_log, forgetter, docs, outbound)
     web = _Web.build(settings, store, scheduler)
     commands = _commands(options, store, turn, scheduler, web)
     dialogues = _dialogue_manager(settings, options, store, turn, scheduler, access, commands)
-    api = (
-        _api(
-            settings,
-            store,
-            writer_queue,
-            stats,
-            model,
-            web.backend(commands, recall_log),
-            forgetter,
-        )
-        if web is not None
-        else None
-    )
-    if api is not None:  # its index reader is closed whether it served or not
-        stack.push_async_callback(api.close)
+    api = _api_for(web, settings, store, turn, commands, stack)
     return Services(
         settings=settings,
         access=access,
@@ -215,11 +193,7 @@ async def build_services(
         scheduler=scheduler,
         api=api,
         watcher=_memory_watcher(settings, store.memory) if options.watch else None,
-        folder_watcher=(
-            FolderWatcher(store.finder, settings.files.watch_dirs)
-            if options.watch and settings.files.watch_dirs
-            else None
-        ),
+        folder_watcher=_folder_watcher(settings, options, store),
         forgetter=forgetter,
         web_links=web.links if web is not None else None,
     )
@@ -570,6 +544,24 @@ def _platform_adapters(
     return found
 
 
+def _api_for(
+    web: _Web | None,
+    settings: Settings,
+    store: _Storage,
+    turn: _Turn,
+    commands: CommandSet,
+    stack: AsyncExitStack,
+) -> ApiServer | None:
+    """The API with the memory page, when the API is on; its index reader is closed on the
+    way out whether it served or not."""
+    if web is None:
+        return None
+    backend = web.backend(commands, turn.recall_log)
+    api = _api(settings, store, turn.writer_queue, turn.stats, turn.model, backend, turn.forgetter)
+    stack.push_async_callback(api.close)
+    return api
+
+
 def _api(
     settings: Settings,
     store: _Storage,
@@ -592,6 +584,14 @@ def _api(
         forget=forgetter.forget,
     )
     return ApiServer.from_sources(sources, web=web)
+
+
+def _folder_watcher(
+    settings: Settings, options: RuntimeOptions, store: _Storage
+) -> FolderWatcher | None:
+    if not options.watch or not settings.files.watch_dirs:
+        return None
+    return FolderWatcher(store.finder, settings.files.watch_dirs)
 
 
 def _memory_watcher(settings: Settings, memory: MemoryWorkspace) -> MemoryWatcher:
