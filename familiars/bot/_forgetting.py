@@ -380,9 +380,11 @@ def _ask_text(found: _Found, is_group: bool) -> str:
             f"{count(len(found.turns), 'other message')} of yours. Reply yes to go ahead."
         )
     items = "\n".join(f"- {_cut(line)}" for line in _lines(found))
+    one = found.size == 1
     return (
-        f"About to forget for good:\n{items}\n(with the messages they came from). "
-        "Reply yes to go ahead, or no to keep them."
+        f"About to forget for good:\n{items}\n"
+        f"(with the {'message it' if one else 'messages they'} came from). "
+        f"Reply yes to go ahead, or no to keep {'it' if one else 'them'}."
     )
 
 
