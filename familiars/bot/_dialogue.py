@@ -15,9 +15,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
-from typing import Any
 
 from familiars.bot import _stages as stages
 from familiars.bot._access import AccessPolicy
@@ -30,7 +29,6 @@ from familiars.bot._adapters.base import (
 from familiars.bot._commands import Caller, CommandSet, default_commands
 from familiars.bot._forgetting import ForgetByWords
 from familiars.bot._outbound import Outbound
-from familiars.bot._redaction import Redactor
 from familiars.bot._stages import (
     APOLOGY,
     CUT_OFF,
@@ -43,7 +41,6 @@ from familiars.bot._state import BotState, DialogueInfo
 from familiars.bot._turn import DialogueLog, RecalledItem, Recaller, Turn
 from familiars.bot._turn_plan import TurnPlanner
 from familiars.bot._turn_stats import TurnStats
-from familiars.bot._turn_tools import TurnTools
 from familiars.config import AgentSettings, Settings
 from familiars.llm import ChatModel
 from familiars.memory import MemoryStore, WriterQueue, is_disk_full
@@ -64,45 +61,15 @@ class DialogueManager:
 
     def __init__(
         self,
-        settings: Settings,
+        services: TurnServices,
         *,
-        store: MemoryStore,
-        state: BotState,
-        log: DialogueLog,
-        recaller: Recaller | None,
-        writer_queue: WriterQueue | None,
-        model: ChatModel | None,
         forget_words: ForgetByWords,
-        redactor: Redactor | None = None,
         commands: CommandSet | None = None,
-        documents: Any = None,
-        access: AccessPolicy | None = None,
-        agent_models: Mapping[str, ChatModel | None] | None = None,
-        stats: TurnStats | None = None,
-        recall_log: RecallLog | None = None,
-        turn_tools: TurnTools | None = None,
         on_care_pause: Callable[[str, datetime], None] | None = None,
-        outbound: Outbound | None = None,
     ) -> None:
-        stats = stats or TurnStats()
-        #: What the stages use (storage, recall, models, the one group check).
-        self.services = TurnServices(
-            settings=settings,
-            access=access or AccessPolicy.from_settings(settings),
-            store=store,
-            state=state,
-            log=log,
-            recaller=recaller,
-            writer_queue=writer_queue,
-            model=model,
-            outbound=outbound or _own_outbound(store, state, log, stats),
-            redactor=redactor or Redactor(settings.privacy),
-            stats=stats,
-            agent_models=dict(agent_models or {}),
-            documents=documents,
-            turn_tools=turn_tools,
-            recall_log=recall_log if recall_log is not None else {},
-        )
+        #: What the stages use (storage, recall, models, the one group check), built by the
+        #: runtime (:mod:`familiars.bot._services`).
+        self.services = services
         self.planner = TurnPlanner(self.services)  # what a turn did, duty of care (issue 14)
         #: The scheduler's care pause: no unsolicited nudges for a person in crisis.
         self.planner.on_pause = on_care_pause
@@ -332,11 +299,6 @@ def _own_commands(
             forgetter=forget_words.forgetter,
         )
     )
-
-
-def _own_outbound(store: MemoryStore, state: BotState, log: Any, stats: TurnStats) -> Outbound:
-    """The group check of a manager built alone (tests, tools): its log's speakers if any."""
-    return Outbound(store, state, log=log if hasattr(log, "speakers") else None, counter=stats)
 
 
 def _clean_text(text: str) -> str:

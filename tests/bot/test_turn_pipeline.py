@@ -3,6 +3,7 @@ turn, and the manager composes the stages with a handful of collaborators."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -142,3 +143,5 @@ async def test_the_manager_composes_with_few_collaborators(app: Application) -> 
     assert manager is not None
     collaborators = [v for k, v in vars(manager).items() if not k.startswith("_")]
     assert len(collaborators) <= 8, sorted(vars(manager))
+    params = list(inspect.signature(type(manager).__init__).parameters)[1:]
+    assert len(params) <= 8, params
