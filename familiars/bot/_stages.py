@@ -446,5 +446,15 @@ async def _queue_write(turn: Turn, s: TurnServices, user_text: str) -> None:
         is_group=turn.info.is_group,
         # Its prompt held text the speaker did not write: no directive from it (issue 19).
         tainted=turn.taint.tainted,
+        offline_writes=_offline_writes(turn),
     )
     await s.writer_queue.enqueue(context)
+
+
+def _offline_writes(turn: Turn) -> list[dict[str, Any]] | None:
+    """The offline writer's writes the plan worked out for what the writer reads, for an
+    offline writer to apply as they are (it runs once a turn). Only for an offline reply:
+    a model's tools may change the records after the plan read them."""
+    if turn.plan is None or not turn.plan.offline:
+        return None
+    return [write.model_dump(mode="json") for write in turn.plan.actions.writes]

@@ -180,6 +180,7 @@ class TurnPlanner:
             dialogue_id=info.dialogue_id,
             grace_s=settings.scheduler.reminder_grace_s,
             pending=pending,
+            max_chars=settings.memory.max_record_chars,  # as the writer cuts them
         )
         if self.services.takes_tools(agent):
             # A model with tools sets (or asks about) reminders itself with set_reminder:

@@ -19,8 +19,9 @@ from tests.fakes import HashEmbedder
 T0 = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
 #: One ``store.list`` per scope the turn reads (user, identity, dialogue, ephemeral).
 READS_BEFORE_REPLY = 4
-#: Those, the previous turn's ephemeral records cleared, and the offline writer's own read.
-READS_IN_ALL = 9
+#: Those, and the previous turn's ephemeral records cleared: the offline writer applies the
+#: writes the turn's plan worked out, and reads the records no more.
+READS_IN_ALL = 5
 
 
 def msg(text: str, minutes: int = 0, *, group: bool = False) -> IncomingMessage:
@@ -136,6 +137,24 @@ async def test_the_profile_in_the_prompt_is_the_records_read_once(workspace: Pat
         await app.settle()
     assert "The user's name is Alice." in seen[0]  # the reply's prompt (then the writer's)
     assert "Always answer in haiku." in seen[0]
+
+
+async def test_the_offline_writer_runs_once_a_turn(
+    app: Application, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer = app.services.writer_queue.writer
+
+    def again(*args: Any, **kw: Any) -> Any:
+        raise AssertionError("the offline writer ran again after the reply")
+
+    monkeypatch.setattr(writer, "offline_output", again)
+    spy = ListSpy(app.memory.store, monkeypatch)
+    await _turn_reads(app, msg("I live in Portland."), spy)
+    reply, _ = await _turn_reads(app, msg("I live in Seattle now.", 1), spy)
+    assert "Updated" in reply and "Seattle" in reply  # what the reply said it did ...
+    live = await app.memory.store.list(scope="user", user_key="telegram_alice")
+    homes = [r.content for r in live if "Seattle" in r.content or "Portland" in r.content]
+    assert len(homes) == 1 and "Seattle" in homes[0], homes  # ... is what was written
 
 
 async def test_the_manager_composes_with_few_collaborators(app: Application) -> None:
