@@ -29,16 +29,9 @@ from familiars.bot._adapters.base import (
 from familiars.bot._commands import Caller, CommandSet, default_commands
 from familiars.bot._forgetting import ForgetByWords
 from familiars.bot._outbound import Outbound
-from familiars.bot._stages import (
-    APOLOGY,
-    CUT_OFF,
-    EMPTY_REPLY,
-    RecallLog,
-    TurnServices,
-    _taint_of,
-)
-from familiars.bot._state import BotState, DialogueInfo
-from familiars.bot._turn import DialogueLog, RecalledItem, Recaller, Turn
+from familiars.bot._stages import RecallLog, TurnServices
+from familiars.bot._state import BotState
+from familiars.bot._turn import DialogueLog, Recaller, Turn
 from familiars.bot._turn_plan import TurnPlanner
 from familiars.bot._turn_stats import TurnStats
 from familiars.config import AgentSettings, Settings
@@ -325,18 +318,4 @@ async def _said_plainly_when_full(turn: AsyncIterator[str]) -> AsyncIterator[str
         yield ("\n\n" if said else "") + DISK_FULL_REPLY
 
 
-__all__ = [
-    "APOLOGY",
-    "CUT_OFF",
-    "DISK_FULL_REPLY",
-    "EMPTY_REPLY",
-    "DialogueInfo",
-    "DialogueLog",
-    "DialogueManager",
-    "RecallLog",
-    "RecalledItem",
-    "Recaller",
-    "TurnServices",
-    "TurnStats",
-    "_taint_of",
-]
+__all__ = ["DISK_FULL_REPLY", "MAX_MESSAGE_CHARS", "DialogueManager"]

@@ -29,7 +29,7 @@ from familiars.bot._access import AccessPolicy
 from familiars.bot._adapters.base import PlatformAdapter, TurnHandler
 from familiars.bot._adapters.console import ConsoleAdapter
 from familiars.bot._commands import CommandSet, default_commands
-from familiars.bot._dialogue import DialogueManager, RecallLog, TurnServices, TurnStats
+from familiars.bot._dialogue import DialogueManager
 from familiars.bot._documents import Documents
 from familiars.bot._forgetting import ForgetByWords, runtime_forgetter
 from familiars.bot._outbound import Outbound
@@ -41,8 +41,10 @@ from familiars.bot._proactive import (
 )
 from familiars.bot._recall import ReaderRecaller, RecordSearch, build_recaller
 from familiars.bot._redaction import Redactor
+from familiars.bot._stages import RecallLog, TurnServices
 from familiars.bot._state import BotState
 from familiars.bot._trees import RecentEmbeddings, TreeLog
+from familiars.bot._turn_stats import TurnStats
 from familiars.bot._turn_tools import TurnTools
 from familiars.bot._web import SignInLinks
 from familiars.config import Settings
