@@ -11,10 +11,10 @@ from datetime import datetime
 
 from familiars.bot._adapters.base import PlatformAdapter
 from familiars.bot._commands import Caller
-from familiars.bot._dialogue import DialogueLog
 from familiars.bot._outbound import Outbound
 from familiars.bot._state import BotState
 from familiars.bot._state import DialogueInfo as BotDialogue
+from familiars.bot._turn import DialogueLog
 from familiars.memory import parse_ts
 from familiars.scheduler import DialogueInfo, ProactiveMessage, Scheduler
 

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from familiars.bot._commands import Caller
-from familiars.bot._dialogue import RecalledItem, Recaller
+from familiars.bot._turn import RecalledItem, Recaller
 from familiars.bot._untrusted import TAINT_TAG
 from familiars.config import Settings
 from familiars.llm import OFFLINE_NOTICE, ChatModel

@@ -29,7 +29,7 @@ from familiars.bot._access import AccessPolicy
 from familiars.bot._adapters.base import PlatformAdapter, TurnHandler
 from familiars.bot._adapters.console import ConsoleAdapter
 from familiars.bot._commands import CommandSet, default_commands
-from familiars.bot._dialogue import DialogueManager, RecallLog, TurnStats
+from familiars.bot._dialogue import DialogueManager
 from familiars.bot._documents import Documents
 from familiars.bot._forgetting import ForgetByWords, runtime_forgetter
 from familiars.bot._outbound import Outbound
@@ -41,8 +41,10 @@ from familiars.bot._proactive import (
 )
 from familiars.bot._recall import ReaderRecaller, RecordSearch, build_recaller
 from familiars.bot._redaction import Redactor
+from familiars.bot._stages import RecallLog, TurnServices
 from familiars.bot._state import BotState
 from familiars.bot._trees import RecentEmbeddings, TreeLog
+from familiars.bot._turn_stats import TurnStats
 from familiars.bot._turn_tools import TurnTools
 from familiars.bot._web import SignInLinks
 from familiars.config import Settings
@@ -304,25 +306,28 @@ def _dialogue_manager(
     """The manager that answers turns with the commands and the turn's services."""
     documents = turn.documents
     recall_log = turn.recall_log
-    return DialogueManager(
-        settings,
+    services = TurnServices(
+        settings=settings,
+        access=access,
         store=store.memory.store,
         state=store.state,
         log=turn.log,
         recaller=turn.recaller,
         writer_queue=turn.writer_queue,
         model=turn.model,
-        redactor=Redactor(settings.privacy),
-        commands=commands,
-        documents=documents,
-        access=access,
-        recall_log=recall_log,
-        agent_models=_agent_models(settings, options.model),
-        stats=turn.stats,
-        forget_words=ForgetByWords(turn.forgetter, timezone_of=_timezone_of(store.state)),
-        turn_tools=_turn_tools(settings, store, turn, scheduler),
-        on_care_pause=scheduler.care_pause if scheduler is not None else None,
         outbound=turn.outbound,
+        redactor=Redactor(settings.privacy),
+        stats=turn.stats,
+        agent_models=_agent_models(settings, options.model),
+        documents=documents,
+        turn_tools=_turn_tools(settings, store, turn, scheduler),
+        recall_log=recall_log,
+    )
+    return DialogueManager(
+        services,
+        forget_words=ForgetByWords(turn.forgetter, timezone_of=_timezone_of(store.state)),
+        commands=commands,
+        on_care_pause=scheduler.care_pause if scheduler is not None else None,
     )
 
 

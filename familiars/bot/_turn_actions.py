@@ -16,10 +16,12 @@ Who stores what (no double write): reminders are written on the hot path by
 :func:`familiars.bot._turn_plan.TurnPlanner` (a confirmed reminder must fire whatever the
 writer decides), and the writer, which still runs after the reply, finds the same content
 live in the same cell and skips it (its ``says_nothing_new`` dedupe; a model writer's
-rewording meets the cosine dedupe). Facts and updates are left to the writer: offline it
-runs the same pure function on the same message, records, time and zone, so it stores
-exactly what was announced. A completed pending reminder hands the writer the completed
-request as the turn's text, so the writer sees what was confirmed.
+rewording meets the cosine dedupe). Facts and updates are left to the writer: the writes
+worked out here (:attr:`TurnActions.writes`) ride on the queued turn
+(``TurnContext.offline_writes``) after an offline reply, and an offline writer applies them
+as they are (the offline writer runs once a turn: issue 20), so it stores exactly what was
+announced. A completed pending reminder hands the writer the completed request as the
+turn's text, so the writer sees what was confirmed.
 """
 
 from __future__ import annotations
@@ -30,7 +32,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from familiars.memory import MemoryRecord, WriteOp, offline_writes, parse_ts
+from familiars.memory import (
+    DEFAULT_MAX_RECORD_CHARS,
+    MemoryRecord,
+    WriteOp,
+    offline_writes,
+    parse_ts,
+)
 
 _REMIND = re.compile(
     r"\bremind\s+me\s+(?:to|that|about)\s+(?P<task>.+?)[.!]*$", re.IGNORECASE | re.DOTALL
@@ -78,6 +86,9 @@ class TurnActions:
     unreadable_time: PendingReminder | None = None
     #: What the writer should read for this turn (None: the message itself; "": nothing).
     writer_text: str | None = None
+    #: The offline writer's writes for what the writer reads, as worked out here: an
+    #: offline writer applies these (``TurnContext.offline_writes``), not its own again.
+    writes: list[WriteOp] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -134,15 +145,18 @@ def plan_actions(
     dialogue_id: str | None,
     grace_s: float,
     pending: PendingReminder | None = None,
+    max_chars: int = DEFAULT_MAX_RECORD_CHARS,
 ) -> TurnActions:
     """The actions of one message (pure: nothing is written here). "forget that" is not one
     of them: :class:`familiars.bot._forgetting.ForgetByWords` answers it before the turn."""
     if pending is not None and not _REMIND_ANY.search(text):
-        completed = _complete(text, pending, existing, now, timezone, dialogue_id, grace_s)
+        completed = _complete(
+            text, pending, existing, now, timezone, dialogue_id, grace_s, max_chars
+        )
         if completed is not None:
             return completed
     said = text
-    actions = _read_writes(said, existing, now, timezone, dialogue_id, grace_s)
+    actions = _read_writes(said, existing, now, timezone, dialogue_id, grace_s, max_chars)
     if not actions.reminders and _REMIND_ANY.search(text):
         task = _REMIND.search(text)
         if task:
@@ -158,6 +172,7 @@ def _complete(
     timezone: str,
     dialogue_id: str | None,
     grace_s: float,
+    max_chars: int,
 ) -> TurnActions | None:
     """The next message as the pending reminder's time; None when it is about something
     else (no time words in it)."""
@@ -165,7 +180,7 @@ def _complete(
         return None
     when = text.strip().rstrip(".!?")
     request = f"remind me to {pending.task} {when}"
-    actions = _read_writes(request, existing, now, timezone, dialogue_id, grace_s)
+    actions = _read_writes(request, existing, now, timezone, dialogue_id, grace_s, max_chars)
     if actions.reminders:
         actions.writer_text = request
         return actions
@@ -179,6 +194,7 @@ def _read_writes(
     timezone: str,
     dialogue_id: str | None,
     grace_s: float,
+    max_chars: int,
 ) -> TurnActions:
     output = offline_writes(
         text,
@@ -187,10 +203,11 @@ def _read_writes(
         timezone=timezone,
         dialogue_id=dialogue_id,
         reminder_grace_s=grace_s,
+        max_chars=max_chars,
     )
     by_id = {r.id: r for r in existing}
     tz = zone(timezone)
-    actions = TurnActions()
+    actions = TurnActions(writes=list(output.writes))
     for write in output.writes:
         entry = write.entry
         loop = entry.open_loop

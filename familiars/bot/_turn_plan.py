@@ -1,20 +1,19 @@
 """The plan around one turn (:class:`TurnPlanner`, :class:`TurnPlan`): what it did, what it
-owes the person, how it is said.
+owes the person, how it is said. The turn's stages (:mod:`familiars.bot._stages`) use it at
+these points, in order:
 
-``DialogueManager._turn`` calls in here at four points (and nowhere else):
-
-1. :func:`user_node_marks` - metadata for the message's node (``kind="question"`` keeps a
-   question out of recall: it stays in the tree for context);
-2. :meth:`TurnPlanner.begin` - before recall: duty of care (a self-harm message gets the
-   crisis reply and pauses nudges), the turn's actions (:mod:`familiars.bot._turn_actions`:
-   reminders are written here; "forget that" never reaches a turn: ``ForgetByWords``
-   answers it, through the one Forgetter), the first reply of a new chat,
-   the break reminder; returns a :class:`TurnPlan`;
-3. :meth:`TurnPlan.with_notes` (what the turn did, in the model's system prompt) and
-   :meth:`TurnPlan.reply` (the reply: the crisis text, an offline answer from
+1. :func:`user_node_marks` (record the message) - metadata for the message's node
+   (``kind="question"`` keeps a question out of recall: it stays in the tree for context);
+2. :meth:`TurnPlanner.begin` (plan, after the person's records are read once into the
+   ``Turn``) - duty of care (a self-harm message gets the crisis reply and pauses nudges),
+   the turn's actions (:mod:`familiars.bot._turn_actions`: reminders are written here;
+   "forget that" never reaches a turn: ``ForgetByWords`` answers it, through the one
+   Forgetter), the first reply of a new chat, the break reminder; returns a :class:`TurnPlan`;
+3. :meth:`TurnPlan.with_notes` (compose: what the turn did, in the model's system prompt) and
+   :meth:`TurnPlan.reply` (answer: the crisis text, the one offline answerer,
    :mod:`familiars.bot._answers`, or the model's stream, with the AI disclosure first and the
    offline notice once per conversation);
-4. :meth:`TurnPlan.writer_text` (what the writer reads: nothing for a care turn)
+4. :meth:`TurnPlan.writer_text` (after: what the writer reads; nothing for a care turn)
    and :attr:`TurnPlan.reply_marks` (``kind="notice"`` for offline replies: they only
    repeat memories, so they are not recalled as facts).
 """
@@ -35,9 +34,8 @@ from familiars.memory import DEFAULT_MAX_RECORD_CHARS, MemoryRecord, cut_text, m
 
 if TYPE_CHECKING:
     from familiars.bot._adapters.base import CommandInvocation, CommandResponse
-    from familiars.bot._dialogue import DialogueManager, RecalledItem
-    from familiars.bot._state import DialogueInfo
-    from familiars.config import AgentSettings
+    from familiars.bot._stages import TurnServices
+    from familiars.bot._turn import RecalledItem, Turn
 
 logger = logging.getLogger(__name__)
 
@@ -139,9 +137,9 @@ class TurnPlanner:
     """Per-dialogue conversation state (in memory): pending reminders, whether the offline
     notice was said, session starts, the last message's node."""
 
-    def __init__(self, manager: DialogueManager) -> None:
-        self.manager = manager
-        care = manager.settings.care
+    def __init__(self, services: TurnServices) -> None:
+        self.services = services
+        care = services.settings.care
         self.sessions = Sessions(gap_s=care.session_gap_s, after_s=care.break_after_s)
         self.pending: dict[tuple[str, str], PendingReminder] = {}
         self.noticed: set[tuple[str, str]] = set()
@@ -149,98 +147,73 @@ class TurnPlanner:
         #: Set by the scheduler's wiring: ``care_pause(user_key, until)``.
         self.on_pause: Callable[[str, datetime], None] | None = None
 
-    async def begin(
-        self,
-        text: str,
-        agent: AgentSettings,
-        user_key: str,
-        info: DialogueInfo,
-        now: datetime,
-        q_id: int,
-    ) -> TurnPlan:
-        """Everything the turn must know before its reply (see the module map)."""
-        settings = self.manager.settings
-        key = (agent.id, info.dialogue_id)
-        offline = self.manager.model_for(agent) is None
+    async def begin(self, turn: Turn) -> TurnPlan:
+        """Everything the turn must know before its reply (see the module map); reads the
+        person's records from ``turn.records`` (read once, by the read stage)."""
+        settings = self.services.settings
+        agent, info, now, user_key = turn.agent, turn.info, turn.now, turn.user_key
+        key = turn.key
+        offline = self.services.model_for(agent) is None
         plan = TurnPlan(key, agent.name, info.is_group, offline)
         if settings.care.ai_disclosure and info.last_bot_at is None and key not in self.last_q:
             plan.first_in_chat = disclosure(settings, agent.name)
         if settings.care.break_reminder and self.sessions.note(key, now):
             plan.break_text = settings.care.break_text
-        self.last_q[key] = q_id
+        self.last_q[key] = turn.q_id
         pending = self.pending.pop(key, None)
-        if settings.care.crisis_replies and speaks_of_self_harm(text):
+        if settings.care.crisis_replies and speaks_of_self_harm(turn.said):
             plan.care_text = settings.care.crisis_text
             self._pause(user_key, now)
             return plan
         if offline and key not in self.noticed:
             self.noticed.add(key)
             plan.notice = True
-        await self._settle_writer()
-        existing = await self._owner_records(agent.id, info.dialogue_id, user_key, now)
+        existing = turn.records
         plan.name = name_of([r.content for r in existing if r.scope == "user"])
         plan.records = [r for r in existing if r.scope in ("user", "dialogue")]
         tz = await self._timezone(user_key)
         plan.actions = plan_actions(
-            text,
+            turn.said,
             existing=existing,
             now=now,
             timezone=tz,
             dialogue_id=info.dialogue_id,
             grace_s=settings.scheduler.reminder_grace_s,
             pending=pending,
+            max_chars=settings.memory.max_record_chars,  # as the writer cuts them
         )
-        if self.manager.takes_tools(agent):
+        if self.services.takes_tools(agent):
             # A model with tools sets (or asks about) reminders itself with set_reminder:
             # the rules do not set one behind its back, and it is not told one was set.
             plan.actions = replace(plan.actions, reminders=[], ask_when=None, unreadable_time=None)
         if plan.actions.ask_when is not None:
             self.pending[key] = plan.actions.ask_when
-        await self._store_reminders(plan.actions, agent.id, info.dialogue_id, user_key, q_id, now)
+        await self._store_reminders(
+            plan.actions, agent.id, info.dialogue_id, user_key, turn.q_id, now
+        )
         return plan
 
     def after_command(
         self, invocation: CommandInvocation, response: CommandResponse
     ) -> CommandResponse:
         """``/help`` says the offline notice when the chat's agent has no model."""
-        manager = self.manager
-        agent = manager.agent_for(invocation.platform, invocation.chat_id)
-        if invocation.name == "help" and manager.model_for(agent) is None:
+        services = self.services
+        agent = services.agent_for(invocation.platform, invocation.chat_id)
+        if invocation.name == "help" and services.model_for(agent) is None:
             return replace(response, text=f"{response.text}\n\n{OFFLINE_NOTICE}")
         return response
 
     # ------------------------------------------------------------------ the parts
 
     def _pause(self, user_key: str, now: datetime) -> None:
-        until = now + timedelta(seconds=self.manager.settings.care.crisis_pause_s)
+        until = now + timedelta(seconds=self.services.settings.care.crisis_pause_s)
         logger.info("care: unsolicited nudges paused for %s until %s", user_key, until)
         if self.on_pause is not None:
             self.on_pause(user_key, until)
 
-    async def _settle_writer(self) -> None:
-        """The offline writer is quick: let it finish the last turn, so this turn reads the
-        records as they are (a model writer is not waited for)."""
-        queue = self.manager.writer_queue
-        writer = getattr(queue, "writer", None)
-        if queue is not None and writer is not None and getattr(writer, "model", 1) is None:
-            await queue.drain()
-
     async def _timezone(self, user_key: str) -> str:
-        person = await self.manager.state.person(user_key)
-        return (person.timezone if person else None) or self.manager.settings.scheduler.timezone
-
-    async def _owner_records(
-        self, agent_id: str, dialogue_id: str, user_key: str, now: datetime
-    ) -> list[MemoryRecord]:
-        """The live records the writer reads for this turn (as ``MemoryWriter.owner_records``)."""
-        store = self.manager.store
-        found = await store.list(scope="user", user_key=user_key, now=now)
-        found += await store.list(scope="identity", agent_id=agent_id, now=now)
-        for scope in ("dialogue", "ephemeral"):
-            found += await store.list(
-                scope=scope, agent_id=agent_id, dialogue_id=dialogue_id, now=now
-            )
-        return found
+        person = await self.services.state.person(user_key)
+        return (person.timezone if person else None) or self.services.settings.scheduler.timezone
 
     async def _store_reminders(
         self,
@@ -277,7 +250,7 @@ class TurnPlanner:
                 extra=extra,
             )
             try:
-                await self.manager.store.append(record, dedupe=True)
+                await self.services.store.append(record, dedupe=True)
             except (ValueError, OSError):
                 logger.exception("could not store a reminder; the writer will try again")
 

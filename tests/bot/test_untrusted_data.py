@@ -258,8 +258,9 @@ def test_no_remembered_text_can_close_the_block_or_pass_for_an_instruction() -> 
 
 
 def test_what_taints_a_turn() -> None:
-    from familiars.bot._dialogue import RecalledItem, _taint_of
     from familiars.bot._prompt import BranchTurn
+    from familiars.bot._stages import _taint_of
+    from familiars.bot._turn import RecalledItem
 
     mine = RecalledItem("m_1", "record", "I like tea", 1.0, private=True)
     theirs = RecalledItem("n_2", "node", "(Bob) hi", 1.0, foreign=True)

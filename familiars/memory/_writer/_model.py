@@ -24,6 +24,7 @@ from familiars.memory._writer._apply import ApplyReport, apply_writes_report
 from familiars.memory._writer._dedupe import Vectors, content_tokens
 from familiars.memory._writer._schema import (
     ParsedWriterOutput,
+    WriteOp,
     WriterOutput,
     WriterOutputError,
     parse_writer_output,
@@ -225,13 +226,20 @@ class MemoryWriter:
 
     async def process_turn(self, turn: TurnContext) -> ApplyReport:
         """Decide and apply one turn: with the model when there is one and its answer can be
-        used, else with the offline writer (``report.set_aside`` then says why not)."""
+        used, else with the offline writer (``report.set_aside`` then says why not). An
+        offline writer applies the writes the turn already worked out, when it carries them."""
+        handed = self._handed_writes(turn) if self.model is None else None
+        if handed is not None:
+            return self._counted(await self._apply(turn, handed), None)
         existing = await self.owner_records(turn)
         report, set_aside = None, None
         if self.model is not None:
             report, set_aside = await self._model_turn(turn, existing)
         if report is None:
             report = await self._apply(turn, self.offline_output(turn, existing))
+        return self._counted(report, set_aside)
+
+    def _counted(self, report: ApplyReport, set_aside: str | None) -> ApplyReport:
         report.set_aside = set_aside
         self.stats.count(report)
         self.stats.last_turn_at = iso_now()
@@ -257,6 +265,18 @@ class MemoryWriter:
             speaker=turn.speaker(),
             max_record_chars=self.max_record_chars,
         )
+
+    @staticmethod
+    def _handed_writes(turn: TurnContext) -> WriterOutput | None:
+        """The offline writes the turn carries (see ``TurnContext.offline_writes``); None when
+        it carries none or they do not read as writes (then they are worked out again)."""
+        if turn.offline_writes is None:
+            return None
+        try:
+            return WriterOutput(writes=[WriteOp.model_validate(w) for w in turn.offline_writes])
+        except ValueError as exc:
+            logger.warning("writer: the turn's offline writes do not read (%s); redone", exc)
+            return None
 
     def offline_output(self, turn: TurnContext, existing: Sequence[MemoryRecord]) -> WriterOutput:
         return offline_writes(

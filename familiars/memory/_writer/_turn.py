@@ -39,6 +39,11 @@ class TurnContext:
     #: words): nothing from it changes how the agent behaves. A queued turn from before this
     #: field existed reads as tainted (:meth:`from_json`), the safe value.
     tainted: bool = False
+    #: The offline writer's writes for this turn (``WriteOp`` dumps), worked out on the hot
+    #: path over the records the turn read (issue 20: the offline writer runs once); an
+    #: offline writer applies these instead of working them out again. None: it works them
+    #: out itself (a model writer always does).
+    offline_writes: list[dict[str, Any]] | None = None
 
     def when(self) -> datetime:
         return parse_ts(self.now) or utcnow()
@@ -84,3 +89,8 @@ def _check_types(fields: dict[str, Any]) -> None:
     counter = fields.get("turn_counter")
     if counter is not None and (isinstance(counter, bool) or not isinstance(counter, int)):
         raise TypeError("a queued turn's turn_counter must be an integer or null")
+    writes = fields.get("offline_writes")
+    if writes is not None and not (
+        isinstance(writes, list) and all(isinstance(w, dict) for w in writes)
+    ):
+        raise TypeError("a queued turn's offline_writes must be a list of objects or null")

@@ -1,0 +1,460 @@
+"""The stages of one turn, in order, each a function over the one :class:`Turn` value with
+the collaborators it needs (:class:`TurnServices`); ``DialogueManager._turn`` composes them.
+
+1. receive (``DialogueManager.respond``): who (person), where (dialogue), what was said;
+2. :func:`record_message` - the message as a Q node (secrets masked at rest, redactions
+   recorded), its attachments saved;
+3. :func:`read_records` - the person's live records, read once (after the offline writer
+   finished the last turn): user scope, the agent's identity, the dialogue's scopes;
+4. plan (:meth:`familiars.bot._turn_plan.TurnPlanner.begin`): duty of care, the turn's
+   actions, reminders written;
+5. :func:`recall` - what the reader recalls for the message;
+6. :func:`compose` - the prompt (persona, directives, profile, recalled, branch, message)
+   and its taint, with what the turn did for the model to say;
+7. :func:`answer` - the reply's text: the crisis text, the one offline answerer
+   (:mod:`familiars.bot._answers`, through :meth:`TurnPlan.reply`), the model through its
+   tools, or its stream;
+8. :func:`send` - the reply leaves: in a group whole, through the one group check
+   (:class:`familiars.bot._outbound.Outbound`); in a DM streamed; notes appended;
+9. :func:`after` - the reply's stats and ``/memory why`` log, the writer's queue, the A
+   node (deferred, off the next message's path).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from familiars.bot._access import AccessPolicy
+from familiars.bot._outbound import Outbound
+from familiars.bot._prompt import BranchTurn, PromptParts, build_messages
+from familiars.bot._redaction import Redactor
+from familiars.bot._state import BotState
+from familiars.bot._turn import DialogueLog, RecalledItem, Recaller, Turn
+from familiars.bot._turn_plan import user_node_marks
+from familiars.bot._turn_stats import TurnStats
+from familiars.bot._turn_tools import ToolCaller, TurnTools
+from familiars.bot._untrusted import TurnTaint
+from familiars.config import AgentSettings, Settings
+from familiars.llm import ChatModel, LLMError
+from familiars.memory import (
+    MemoryRecord,
+    MemoryStore,
+    TurnContext,
+    WriterQueue,
+    iso_now,
+    keyword_terms,
+)
+
+logger = logging.getLogger(__name__)
+
+#: The last reply's recalled items per (agent_id, dialogue_id, user_key): ``/memory why``.
+RecallLog = dict[tuple[str, str | None, str], list[dict[str, Any]]]
+
+APOLOGY = (
+    "Sorry, I can't reach my language model right now. I've kept your message and will remember it."
+)
+#: Said after the text a model gave when its stream broke off mid-reply.
+CUT_OFF = " ...(cut off)"
+#: Said when a model answered with nothing at all.
+EMPTY_REPLY = "I lost my train of thought, please say that again."
+#: The scopes of the person's records a turn reads once (as ``MemoryWriter.owner_records``).
+DIALOGUE_SCOPES = ("dialogue", "ephemeral")
+
+
+@dataclass
+class TurnServices:
+    """What the stages of a turn use: storage, recall, models, the one group check."""
+
+    settings: Settings
+    access: AccessPolicy
+    store: MemoryStore
+    state: BotState
+    log: DialogueLog
+    recaller: Recaller | None
+    writer_queue: WriterQueue | None
+    model: ChatModel | None
+    outbound: Outbound
+    redactor: Redactor
+    stats: TurnStats = field(default_factory=TurnStats)
+    agent_models: Mapping[str, ChatModel | None] = field(default_factory=dict)
+    #: familiars.bot._documents.Documents, when document search is set up.
+    documents: Any = None
+    #: The tools for models that take them; None: every model streams plain replies.
+    turn_tools: TurnTools | None = None
+    #: The last reply's recalled items per (agent, dialogue, person), for /memory why.
+    recall_log: RecallLog = field(default_factory=dict)
+
+    def agent_for(self, platform: str, chat_id: str) -> AgentSettings:
+        key = f"{platform}:{chat_id}"
+        for agent in self.settings.agents:
+            if key in agent.chats:
+                return agent
+        for agent in self.settings.agents:
+            if not agent.chats and platform in agent.platforms:
+                return agent
+        return self.settings.agents[0]
+
+    def model_for(self, agent: AgentSettings) -> ChatModel | None:
+        """The agent's own provider when it names one, else the shared router."""
+        return self.agent_models.get(agent.id, self.model)
+
+    def takes_tools(self, agent: AgentSettings) -> bool:
+        """Whether this agent's turns go through the tools (a model that takes them)."""
+        model = self.model_for(agent)
+        return (
+            self.turn_tools is not None
+            and model is not None
+            and model.supports_tools
+            and self.settings.llm.max_tool_rounds > 0
+        )
+
+    def is_owner(self, platform: str, user_id: str) -> bool:
+        return self.access.is_owner(platform, user_id)
+
+
+# ---------------------------------------------------------------------- 2. record the message
+
+
+async def record_message(turn: Turn, s: TurnServices) -> None:
+    """The message as a Q node (secrets masked at rest, redactions recorded), its
+    attachments saved: sets ``said`` (what the model may see), ``q_id`` and ``notes``."""
+    message = turn.message
+    redaction = s.redactor.scan(turn.text)
+    metadata: dict[str, Any] = {
+        **redaction.metadata,
+        "user_key": turn.user_key,
+        "speaker": message.display_name,
+        "platform": message.platform,
+    }
+    if message.message_id:
+        metadata["message_id"] = message.message_id
+    metadata.update(user_node_marks(turn.text))  # issue 14: questions are not recalled as facts
+    if s.documents is not None:
+        for attachment in message.attachments:
+            turn.notes.append(await s.documents.save_attachment(turn.user_key, attachment))
+    stored = redaction.at_rest  # masked secrets are never written in clear
+    metadata.update(stored.metadata)
+    agent_id, dialogue_id = turn.key
+    turn.q_id = await s.log.add_user_node(
+        agent_id,
+        dialogue_id,
+        text=stored.content,
+        timestamp=turn.now.timestamp(),
+        metadata=metadata,
+    )
+    turn_start_iso = turn.now.isoformat(timespec="seconds")
+    await s.state.touch_dialogue(agent_id, dialogue_id, user_at=turn_start_iso)
+    await s.outbound.note_member(turn.info, turn.user_key)  # their notes are guarded here now
+    turn.said = redaction.masked
+
+
+# ---------------------------------------------------------------------- 3. read once
+
+
+async def read_records(turn: Turn, s: TurnServices) -> None:
+    """The person's live records, once per turn (one ``store.list`` per scope): the plan,
+    the offline answer, the profile and the directives of the prompt all read these."""
+    await _settle_writer(s.writer_queue)
+    agent_id, dialogue_id = turn.key
+    found = await s.store.list(scope="user", user_key=turn.user_key, now=turn.now)
+    found += await s.store.list(scope="identity", agent_id=agent_id, now=turn.now)
+    for scope in DIALOGUE_SCOPES:
+        found += await s.store.list(
+            scope=scope, agent_id=agent_id, dialogue_id=dialogue_id, now=turn.now
+        )
+    turn.records = found
+
+
+async def _settle_writer(queue: WriterQueue | None) -> None:
+    """The offline writer is quick: let it finish the last turn, so this turn reads the
+    records as they are (a model writer is not waited for)."""
+    writer = getattr(queue, "writer", None)
+    if queue is not None and writer is not None and getattr(writer, "model", 1) is None:
+        await queue.drain()
+
+
+# ---------------------------------------------------------------------- 5. recall
+
+
+async def recall(turn: Turn, s: TurnServices) -> None:
+    t0 = time.perf_counter()
+    turn.recalled = await _recalled(turn, s)
+    turn.recall_ms = (time.perf_counter() - t0) * 1000
+
+
+async def _recalled(turn: Turn, s: TurnServices) -> list[RecalledItem]:
+    if s.recaller is None:
+        return []
+    try:
+        return await s.recaller.recall(
+            turn.said,
+            agent_id=turn.agent.id,
+            dialogue_id=turn.info.dialogue_id,
+            user_key=turn.user_key,
+            is_group=turn.info.is_group,
+            now=turn.now,
+            k=s.settings.recall.k,
+            exclude_node=turn.q_id,
+        )
+    except Exception:  # noqa: BLE001 - a reply without memories beats no reply
+        logger.exception("recall failed; answering without memories")
+        return []
+
+
+# ---------------------------------------------------------------------- 6. compose
+
+
+async def compose(turn: Turn, s: TurnServices) -> None:
+    """The prompt and its taint (issue 19: what the speaker did not write), with what the
+    turn did for the model to say (issue 14)."""
+    info, agent = turn.info, turn.agent
+    directives = turn.records_of("identity", "directive", "procedure")
+    # In a group the model gets none of the speaker's private notes: what it never reads
+    # it cannot post, and the last check (the group guard in send) has less to catch.
+    profile = [] if info.is_group else turn.records_of("user", "profile", "preference")
+    profile_ids = {r.id for r in profile}
+    passages: list[str] = []
+    if s.documents is not None and not info.is_group:
+        owner = s.is_owner(turn.message.platform, turn.message.user_id)
+        passages = await s.documents.context(turn.said, turn.user_key, is_owner=owner)
+    branch = await s.log.branch(
+        agent.id, info.dialogue_id, turn.q_id, max_chars=s.settings.llm.prompt_token_budget * 4
+    )
+    turn.taint = _taint_of(passages, turn.recalled, branch[:-1], turn.user_key, info.is_group)
+    person = await s.state.person(turn.user_key)
+    tz = _zone((person.timezone if person else None) or s.settings.scheduler.timezone)
+    unseen = [it for it in turn.recalled if not (set(it.record_ids or (it.id,)) & profile_ids)]
+    parts = PromptParts(
+        persona=agent.persona,
+        agent_name=agent.name,
+        directives=directives,
+        profile=_newest(profile, 20),
+        recalled=[it.text for it in unseen if not it.private] + passages,
+        private=[it.text for it in unseen if it.private and not info.is_group],
+        branch=branch[:-1],
+        message=turn.said,
+        speaker=turn.message.display_name,
+        is_group=info.is_group,
+        now_text=turn.now.astimezone(tz).strftime("%A %d %B %Y, %H:%M %Z"),
+        max_item_chars=s.settings.memory.max_record_chars,
+    )
+    messages = build_messages(parts, budget_tokens=s.settings.llm.prompt_token_budget)
+    turn.messages = turn.plan.with_notes(messages) if turn.plan is not None else messages
+
+
+def _taint_of(
+    passages: Sequence[str],
+    recalled: Sequence[RecalledItem],
+    branch: Sequence[BranchTurn],
+    user_key: str,
+    is_group: bool,
+) -> TurnTaint:
+    """Why this turn's prompt holds text the speaker did not write (issue 19)."""
+    taint = TurnTaint()
+    if passages:
+        taint.add("document passages")
+    if any(it.foreign for it in recalled):
+        taint.add("other people's notes or messages")
+    others = [t for t in branch if t.role == "user" and t.user_key != user_key]
+    if any(t.user_key or is_group for t in others):
+        taint.add("other people's messages in this conversation")
+    return taint
+
+
+def _newest(records: list[MemoryRecord], n: int) -> list[MemoryRecord]:
+    return sorted(records, key=lambda r: (r.pinned, r.ts))[-n:]
+
+
+def _zone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (KeyError, ValueError):
+        return ZoneInfo("UTC")
+
+
+# ---------------------------------------------------------------------- 7. answer
+
+
+async def answer(turn: Turn, s: TurnServices) -> AsyncIterator[str]:
+    """The reply's deltas. The plan says it when it can (a crisis reply, or the one offline
+    answerer when the agent has no model); else the model, through its tools or streamed."""
+    assert turn.plan is not None
+    model = s.model_for(turn.agent)
+    stream = _nothing() if model is None else _model_reply(turn, s, model)
+    async for delta in turn.plan.reply(turn.said, stream, turn.recalled):
+        yield delta
+
+
+async def _nothing() -> AsyncIterator[str]:
+    return
+    yield  # an async generator that yields nothing
+
+
+async def _model_reply(turn: Turn, s: TurnServices, model: ChatModel) -> AsyncIterator[str]:
+    # --- the tool path (issue 14): a model that takes tools answers through them, whole;
+    # None means it takes none, and the plain streaming path below answers.
+    answered = await _tool_reply(turn, s, model)
+    if answered is not None:
+        yield answered
+        return
+    # --- the plain path
+    produced = False
+    try:
+        async for delta in model.stream(turn.messages, max_tokens=s.settings.llm.max_reply_tokens):
+            if delta.strip():
+                produced = True
+            if delta:
+                yield delta
+    except (LLMError, OSError, TimeoutError) as exc:
+        logger.warning("the language model failed: %s", exc)
+        # Half a reply is never passed off as a whole one, and nothing is never silence.
+        yield CUT_OFF if produced else APOLOGY
+        return
+    if not produced:
+        yield EMPTY_REPLY
+
+
+async def _tool_caller(turn: Turn, s: TurnServices) -> ToolCaller | None:
+    """Who this turn's tools act for (fixed before the model says anything)."""
+    if s.turn_tools is None or s.model_for(turn.agent) is None:
+        return None
+    return await s.turn_tools.caller(
+        user_key=turn.user_key,
+        agent_id=turn.agent.id,
+        dialogue_id=turn.info.dialogue_id,
+        is_owner=s.is_owner(turn.message.platform, turn.message.user_id),
+        is_group=turn.info.is_group,
+        now=turn.now,
+        taint=turn.taint,
+        text=turn.message.text,
+    )
+
+
+async def _tool_reply(turn: Turn, s: TurnServices, model: ChatModel) -> str | None:
+    """The answer through the tools; None when there are none for this model."""
+    caller = await _tool_caller(turn, s)
+    if caller is None or s.turn_tools is None:
+        return None
+    try:
+        text = await s.turn_tools.reply(
+            model, turn.messages, caller, max_tokens=s.settings.llm.max_reply_tokens
+        )
+    except (LLMError, OSError, TimeoutError) as exc:
+        logger.warning("the language model failed: %s", exc)
+        return APOLOGY
+    return None if text is None else (text or EMPTY_REPLY)
+
+
+# ---------------------------------------------------------------------- 8. send
+
+
+async def send(turn: Turn, s: TurnServices, replies: AsyncIterator[str]) -> AsyncIterator[str]:
+    """What the person reads, with the notes after it; sets ``turn.reply``. In a group the
+    whole reply (tool answers and notes included) is checked before anyone reads a word of
+    it, against the private notes of everyone the familiar knows in this chat."""
+    if turn.info.is_group:
+        reply = _with_notes("".join([delta async for delta in replies]), turn.notes)
+        public = [m.content for m in turn.messages if m.role != "system"] + [turn.agent.name]
+        private = [it.text for it in turn.recalled if it.private]
+        verdict = await s.outbound.guard(turn.info, reply, public=public, private=private)
+        turn.reply = verdict.text
+        yield turn.reply
+        return
+    async for delta in replies:
+        turn.reply += delta
+        yield delta
+    if turn.notes:
+        tail = _with_notes(turn.reply, turn.notes)[len(turn.reply) :]
+        turn.reply += tail
+        yield tail
+
+
+def _with_notes(reply: str, notes: list[str]) -> str:
+    if not notes:
+        return reply
+    return reply + ("\n\n" if reply else "") + "\n".join(notes)
+
+
+# ---------------------------------------------------------------------- 9. after
+
+
+async def after(turn: Turn, s: TurnServices) -> None:
+    """Off the reply's path: stats and the ``/memory why`` log, the writer's queue, and the
+    reply's A node (embedded and added by a background task, TreeLog; the next message,
+    settle() and shutdown wait for it)."""
+    assert turn.plan is not None
+    uses = await _note_reply(turn, s)
+    if (writer_text := turn.plan.writer_text(turn.said)) is not None:  # issue 14
+        await _queue_write(turn, s, writer_text)
+    s.log.defer_reply_node(
+        turn.agent.id,
+        turn.info.dialogue_id,
+        parent=turn.q_id,
+        text=turn.reply,
+        timestamp=turn.now.timestamp() + max(0.001, time.perf_counter() - turn.started),
+        origin="response",
+        # Offline replies are not recalled as facts (issue 14); the records a reply drew
+        # on are named, so forgetting one forgets the reply that repeated it (issue 12).
+        metadata={**turn.plan.reply_marks, **({"uses": uses} if uses else {})},
+    )
+
+
+async def _note_reply(turn: Turn, s: TurnServices) -> list[str]:
+    """The reply's time, stats and ``/memory why`` log; the records the reply used."""
+    await s.state.touch_dialogue(turn.agent.id, turn.info.dialogue_id, bot_at=iso_now())
+    uses = used_records(turn.recalled, turn.reply)
+    s.stats.add(len(turn.recalled), len(uses), turn.recall_ms)
+    s.recall_log[(turn.agent.id, turn.info.dialogue_id, turn.user_key)] = [
+        {"id": it.id, "text": it.text, "score": it.score, "parts": it.parts} for it in turn.recalled
+    ]
+    return uses
+
+
+def used_records(recalled: Sequence[RecalledItem], reply: str) -> list[str]:
+    """The records of the recalled items the reply drew on (two stemmed words shared:
+    "You live in Denver." drew on "The user lives in Denver.")."""
+    words = set(keyword_terms(reply))
+    used: list[str] = []
+    for it in recalled:
+        if len(set(keyword_terms(it.text)) & words) >= 2:
+            used += [r for r in (it.record_ids or (it.id,)) if r.startswith("m_")]
+    return list(dict.fromkeys(used))
+
+
+async def _queue_write(turn: Turn, s: TurnServices, user_text: str) -> None:
+    if s.writer_queue is None:
+        return
+    person = await s.state.person(turn.user_key)
+    recent = await s.log.recent_lines(turn.agent.id, turn.info.dialogue_id, 8)
+    context = TurnContext(
+        agent_id=turn.agent.id,
+        dialogue_id=turn.info.dialogue_id,
+        user_key=turn.user_key,
+        user_text=user_text,
+        reply_text=turn.reply,
+        recent=recent,
+        turn_id=turn.q_id,
+        timezone=(person.timezone if person else None) or s.settings.scheduler.timezone,
+        now=turn.now.isoformat(timespec="seconds"),
+        # Who spoke, for who may change what (memory._writer._rights).
+        is_owner=s.is_owner(turn.message.platform, turn.message.user_id),
+        is_group=turn.info.is_group,
+        # Its prompt held text the speaker did not write: no directive from it (issue 19).
+        tainted=turn.taint.tainted,
+        offline_writes=_offline_writes(turn),
+    )
+    await s.writer_queue.enqueue(context)
+
+
+def _offline_writes(turn: Turn) -> list[dict[str, Any]] | None:
+    """The offline writer's writes the plan worked out for what the writer reads, for an
+    offline writer to apply as they are (it runs once a turn). Only for an offline reply:
+    a model's tools may change the records after the plan read them."""
+    if turn.plan is None or not turn.plan.offline:
+        return None
+    return [write.model_dump(mode="json") for write in turn.plan.actions.writes]

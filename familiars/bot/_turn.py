@@ -1,0 +1,160 @@
+"""The one value a turn is: :class:`Turn` (who, where, what was said, what memory was read
+once, what was recalled, the prompt, what the reply says it did, the reply), and the shapes
+of what it is made of.
+
+Map:
+
+- :class:`Turn` - filled in by the stages of :mod:`familiars.bot._stages`, in order
+  (receive, record the message, read the person's records, plan, recall, compose, answer,
+  send, after); each stage reads the fields earlier stages set and sets its own;
+- :class:`RecalledItem` - one recalled record or dialogue node as the turn sees it;
+- :class:`Recaller`, :class:`DialogueLog` - what the turn needs of recall and of the
+  per-dialogue topic tree (the runtime's ``ReaderRecaller`` and ``TreeLog``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol
+
+from familiars.bot._untrusted import TurnTaint
+
+if TYPE_CHECKING:
+    from familiars.bot._adapters.base import IncomingMessage
+    from familiars.bot._prompt import BranchTurn
+    from familiars.bot._state import DialogueInfo
+    from familiars.bot._turn_plan import TurnPlan
+    from familiars.config import AgentSettings
+    from familiars.llm import ChatMessage
+    from familiars.memory import MemoryRecord
+
+
+@dataclass
+class RecalledItem:
+    id: str
+    kind: str  # "record" | "node"
+    text: str
+    score: float
+    parts: dict[str, float] = field(default_factory=dict)
+    record_ids: tuple[str, ...] = ()
+    #: A user-scope memory: the speaker's own, never to be quoted in a group.
+    private: bool = False
+    #: Text the speaker did not write (another person's words, a group's shared notes, a
+    #: record written in a tainted turn): recalling it taints the turn (issue 19).
+    foreign: bool = False
+
+
+@dataclass
+class Turn:
+    """One message's turn, from the message to what is written after the reply."""
+
+    # --- receive: who, where, what was said
+    message: IncomingMessage
+    #: The message's text, cleaned (printable, within the size limit).
+    text: str
+    agent: AgentSettings
+    user_key: str
+    info: DialogueInfo
+    now: datetime
+    #: ``time.perf_counter()`` at the start (the reply node's timestamp follows it).
+    started: float
+    # --- record the message
+    #: The text the model may see (secrets masked).
+    said: str = ""
+    #: The message's Q node.
+    q_id: int = -1
+    #: Lines added after the reply (attachments saved).
+    notes: list[str] = field(default_factory=list)
+    # --- read once: the person's live records (user scope, the agent's identity, the
+    # dialogue's shared and ephemeral records), for the plan, the profile and directives
+    records: list[MemoryRecord] = field(default_factory=list)
+    # --- plan: care, actions, reminders (what the reply will say it did)
+    plan: TurnPlan | None = None
+    # --- recall
+    recalled: list[RecalledItem] = field(default_factory=list)
+    recall_ms: float = 0.0
+    # --- compose
+    messages: list[ChatMessage] = field(default_factory=list)
+    #: Why the prompt holds text the speaker did not write (issue 19).
+    taint: TurnTaint = field(default_factory=TurnTaint)
+    # --- send
+    reply: str = ""
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.agent.id, self.info.dialogue_id)
+
+    def records_of(self, scope: str, *categories: str) -> list[MemoryRecord]:
+        """The records read once of ``scope``, of ``categories`` (in the order named, each
+        oldest first, as one ``store.list`` per category would give them)."""
+        found = [r for r in self.records if r.scope == scope]
+        if not categories:
+            return found
+        return [r for c in categories for r in found if r.category == c]
+
+
+class Recaller(Protocol):
+    async def recall(
+        self,
+        query: str,
+        *,
+        agent_id: str,
+        dialogue_id: str | None,
+        user_key: str | None,
+        is_group: bool,
+        now: datetime,
+        k: int,
+        exclude_node: int | None = None,
+    ) -> list[RecalledItem]: ...
+
+    async def flush_access(self) -> int: ...
+
+
+class DialogueLog(Protocol):
+    """The per-dialogue topic tree, as the turn needs it."""
+
+    async def add_user_node(
+        self,
+        agent_id: str,
+        dialogue_id: str,
+        *,
+        text: str,
+        timestamp: float,
+        metadata: dict[str, Any],
+    ) -> int: ...
+
+    async def add_reply_node(
+        self,
+        agent_id: str,
+        dialogue_id: str,
+        *,
+        parent: int | None,
+        text: str,
+        timestamp: float,
+        origin: str,
+        metadata: dict[str, Any],
+    ) -> int: ...
+
+    def defer_reply_node(
+        self,
+        agent_id: str,
+        dialogue_id: str,
+        *,
+        parent: int | None,
+        text: str,
+        timestamp: float,
+        origin: str = ...,
+        metadata: dict[str, Any] | None = ...,
+    ) -> None: ...
+
+    async def flush_all(self) -> None: ...
+
+    async def branch(
+        self, agent_id: str, dialogue_id: str, node_id: int, *, max_chars: int | None = None
+    ) -> list[BranchTurn]: ...
+
+    async def recent_lines(self, agent_id: str, dialogue_id: str, n: int) -> list[str]: ...
+
+
+__all__ = ["DialogueLog", "RecalledItem", "Recaller", "Turn"]
