@@ -43,8 +43,8 @@ logger = logging.getLogger(__name__)
 MAX_MESSAGE_CHARS = 16_000
 #: Said when saving the turn found the disk full (issue 19): plainly, and the chat goes on.
 DISK_FULL_REPLY = (
-    "I couldn't save that: the disk is full. What you told me before is kept; "
-    "free some space and tell me again."
+    "My disk is full, so I may not have kept what you just said, and I can't note anything "
+    "new until some space is freed. What you told me before is kept."
 )
 
 
@@ -200,8 +200,11 @@ class DialogueManager:
                 now=turn.now,
                 is_group=turn.info.is_group,
             )
-            if asked is not None:
-                yield asked
+            if asked is not None:  # said in a group only through the one outbound check
+                verdict = await self.services.outbound.guard(
+                    turn.info, asked, public=[turn.text], what="forget answer"
+                )
+                yield verdict.text
                 return
             async for delta in _said_plainly_when_full(self._turn(turn)):
                 yield delta

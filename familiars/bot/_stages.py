@@ -259,7 +259,7 @@ def _taint_of(
     if passages:
         taint.add("document passages")
     if any(it.foreign for it in recalled):
-        taint.add("other people's notes or messages")
+        taint.add("notes written from documents or from other people's words")
     others = [t for t in branch if t.role == "user" and t.user_key != user_key]
     if any(t.user_key or is_group for t in others):
         taint.add("other people's messages in this conversation")

@@ -1,6 +1,6 @@
 """A full disk is said plainly (issue 19: the chat ended with exit 1 and raw tracebacks, and
-the message that hit it got no reply). The message that cannot be saved is answered "I
-couldn't save that: the disk is full ...", the chat goes on, what was acknowledged before is
+the message that hit it got no reply). The message that hit it is answered "My disk is full,
+so I may not have kept what you just said ...", the chat goes on, what was acknowledged before is
 kept, and once there is space again the next message is a normal turn. On a real full
 filesystem (a small tmpfs) the terminal chat does the same and exits 0 with no traceback.
 """

@@ -385,6 +385,33 @@ async def test_a_forget_the_model_proposes_silently_is_asked_by_the_bot(tmp_path
         assert PHRASE in reply and reply.rstrip().endswith("Reply yes to confirm.")
 
 
+async def test_a_forget_answer_in_a_group_goes_through_the_outbound_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every text bound for a group passes the one outbound step, the forget's own answers
+    too (they were yielded past it)."""
+    async with offline(tmp_path / "ws") as bot:
+        manager = bot.app.dialogues
+        assert manager is not None
+        seen: list[str] = []
+        real = manager.services.outbound.guard
+
+        async def spy(dialogue: Any, text: str, **kw: Any) -> Any:
+            seen.append(kw.get("what", ""))
+            return await real(dialogue, text, **kw)
+
+        monkeypatch.setattr(manager.services.outbound, "guard", spy)
+        said = IncomingMessage("telegram", "g1", "u1", "Alice", "I live in Denver.",
+                               is_group=True, mentions_bot=True, ts=NOW)  # fmt: skip
+        "".join([d async for d in manager.respond(said)])
+        await bot.app.settle()
+        ask = IncomingMessage("telegram", "g1", "u1", "Alice", "forget that",
+                              is_group=True, mentions_bot=True, ts=NOW)  # fmt: skip
+        answer = "".join([d async for d in manager.respond(ask)])
+        assert answer.startswith("Forgotten") and "Denver" not in answer
+        assert seen[-1] == "forget answer"
+
+
 def test_what_counts_as_yes() -> None:
     from familiars.bot._forgetting import is_yes
 
