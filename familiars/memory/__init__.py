@@ -5,6 +5,17 @@ from familiars.memory._atomic import (
     atomic_write_text,
     is_disk_full,
 )
+from familiars.memory._consolidation_passes import (
+    PassLog,
+    UnknownPassError,
+    last_pass,
+    undo_pass,
+)
+from familiars.memory._consolidation_work import (
+    consolidation_due,
+    consolidation_work,
+    sweep_expired,
+)
 from familiars.memory._consolidator import (
     Consolidator,
 )
@@ -259,6 +270,13 @@ __all__ = [
     "VALID_CELLS",
     "WRITE_OPS",
     "Consolidator",
+    "PassLog",
+    "UnknownPassError",
+    "consolidation_due",
+    "consolidation_work",
+    "last_pass",
+    "sweep_expired",
+    "undo_pass",
     "DialogTree",
     "DialogTrees",
     "DialogueError",
