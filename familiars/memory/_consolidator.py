@@ -306,26 +306,7 @@ class Consolidator:
         return text
 
     async def _write(self, plan: MergePlan, log: PassLog) -> MemoryRecord:
-        base = plan.base
-        tags = list(dict.fromkeys(t for r in plan.sources for t in r.tags))
-        quotes = list(dict.fromkeys(q for r in plan.sources for q in r.source_quote))[:10]
-        user_key, agent_id, dialogue_id = plan.owner
-        record = make_record(
-            plan.content,
-            scope=plan.scope,
-            category=plan.category,
-            user_key=user_key,
-            agent_id=agent_id or base.agent_id,
-            dialogue_id=dialogue_id,
-            tags=tags,
-            salience=max(r.salience for r in plan.sources),
-            evidence=base.evidence,
-            epistemic_status=base.epistemic_status,
-            source_quote=quotes,
-            derived_from=sorted(r.id for r in plan.sources),
-            access_count=sum(r.access_count for r in plan.sources),
-            extra=dict(base.extra),
-        )
+        record = merged_record(plan)
         merged = await self.store.append(record, dedupe=False)
         log.merges.append(
             {
@@ -339,6 +320,40 @@ class Consolidator:
             await self.store.deprecate(src.id)
         logger.info("consolidated %d records into %s", len(plan.sources), merged.id)
         return merged
+
+
+def merged_record(plan: MergePlan) -> MemoryRecord:
+    """The consolidated entry of ``plan``: its text, the sources' tags and quotes merged,
+    the highest salience, ``derived_from`` every source."""
+    base = plan.base
+    tags = list(dict.fromkeys(t for r in plan.sources for t in r.tags))
+    quotes = list(dict.fromkeys(q for r in plan.sources for q in r.source_quote))[:10]
+    user_key, agent_id, dialogue_id = plan.owner
+    return make_record(
+        plan.content,
+        scope=plan.scope,
+        category=plan.category,
+        user_key=user_key,
+        agent_id=agent_id or base.agent_id,
+        dialogue_id=dialogue_id,
+        tags=tags,
+        salience=max(r.salience for r in plan.sources),
+        evidence=base.evidence,
+        epistemic_status=base.epistemic_status,
+        source_quote=quotes,
+        derived_from=sorted(r.id for r in plan.sources),
+        access_count=sum(r.access_count for r in plan.sources),
+        extra=dict(base.extra),
+    )
+
+
+def plan_of(sources: Sequence[MemoryRecord]) -> MergePlan:
+    """An offline (extractive) merge of ``sources``: the most salient, then most recent,
+    text is kept."""
+    base = max(sources, key=_rank)
+    return MergePlan(
+        base.scope, base.category, base.owner(), list(sources), base.content, base, 1.0
+    )
 
 
 def _share_reason(cons: Consolidator, live: int) -> str:
