@@ -11,7 +11,7 @@ their newest (the peers' 50 items / 8 hours).
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -36,6 +36,13 @@ class PreemptibleLease(Protocol):
     def raise_if_preempted(self) -> None: ...
 
 
+class ConsolidationWork(Protocol):
+    """The scheduler's ``ResumableWork`` shape: progress in ``state``, checked between
+    owners against the lease."""
+
+    async def __call__(self, state: dict[str, Any], lease: PreemptibleLease) -> None: ...
+
+
 async def sweep_expired(store: MemoryStore, now: datetime) -> list[str]:
     """Deprecate every record whose absolute TTL has passed; their ids."""
     expired = []
@@ -57,7 +64,7 @@ def consolidation_work(
     model: ChatModel | None = None,
     max_share: float = DEFAULT_MAX_SHARE,
     clock: Callable[[], datetime] = utcnow,
-) -> Callable[[dict[str, Any], PreemptibleLease], Awaitable[None]]:
+) -> ConsolidationWork:
     """The pass as resumable work: sweep, then one owner at a time, checkpointed."""
     cons = Consolidator(store, vectors, model=model, max_share=max_share)
 
