@@ -22,7 +22,8 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from familiars.memory._consolidator import Consolidator
+from familiars.memory._consolidation_passes import undo_pass
+from familiars.memory._consolidator import DEFAULT_MAX_SHARE, Consolidator
 from familiars.memory._entries import record_header
 from familiars.memory._errors import MemoryError_
 from familiars.memory._forget import Forgetter
@@ -83,14 +84,23 @@ async def apply_write(
         out["embedded"] = await mw.index.embed_missing() if mw.embedder is not None else 0
         return out
     if op == "consolidate":
-        cons = Consolidator(
-            mw.store,
-            mw.index,
-            model=None if request.get("offline") else model,
-            threshold=float(request.get("threshold", 0.9)),
-        )
-        return (await cons.run(dry_run=bool(request.get("dry_run")))).as_dict()
+        return await _consolidate(mw, request, model)
     raise ValueError(f"unknown write request {op!r}; known: {', '.join(WRITE_OPS)}")
+
+
+async def _consolidate(mw: MemoryWorkspace, request: dict[str, Any], model: Any) -> dict[str, Any]:
+    """A pass (``threshold``, ``max_share``, ``dry_run``, ``offline``), or ``undo`` one."""
+    if request.get("undo"):
+        log = await undo_pass(mw.store, str(request["undo"]))
+        return {"undo": log.pass_id, "undone_at": log.undone_at, **log.summary()}
+    cons = Consolidator(
+        mw.store,
+        mw.index,
+        model=None if request.get("offline") else model,
+        threshold=float(request.get("threshold", 0.85)),
+        max_share=float(request.get("max_share", DEFAULT_MAX_SHARE)),
+    )
+    return (await cons.run(dry_run=bool(request.get("dry_run")))).as_dict()
 
 
 async def _forget(mw: MemoryWorkspace, item_id: str, forgetter: Forgetter) -> dict[str, Any]:

@@ -319,6 +319,8 @@ class Scheduler:
 
     async def stop(self) -> None:
         await self.jobs.stop()
+        if self.config.enabled:
+            await asyncio.to_thread(self.write_jobs_snapshot)  # status: no longer running
         if self.gate is not None:
             self.write_gate_snapshot()
 
