@@ -47,8 +47,8 @@ from familiars.memory._forget_files import (
 from familiars.memory._index import MemoryIndex
 from familiars.memory._paths import AGENT_ID_RE, DIALOGUE_ID_RE, RECORD_ID_RE
 from familiars.memory._recall_items import node_embedding_text
-from familiars.memory._rederive import rederive_after_forget
 from familiars.memory._records import MemoryRecord
+from familiars.memory._rederive import rederive_after_forget
 from familiars.memory._store import MemoryStore
 from familiars.memory._text import sentences
 
