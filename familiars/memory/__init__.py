@@ -147,6 +147,17 @@ from familiars.memory._paths import (
     check_user_key,
     resolve_path,
 )
+from familiars.memory._people_graph import (
+    PeopleGraph,
+    build_graph,
+    edges_in,
+    question_paths,
+)
+from familiars.memory._people_index import (
+    GraphHit,
+    PeopleIndex,
+    load_people,
+)
 from familiars.memory._reader import (
     DEFAULT_BUDGETS_MS,
     PROFILE_STAGES,
@@ -270,6 +281,13 @@ __all__ = [
     "VALID_CELLS",
     "WRITE_OPS",
     "Consolidator",
+    "GraphHit",
+    "PeopleGraph",
+    "PeopleIndex",
+    "build_graph",
+    "edges_in",
+    "load_people",
+    "question_paths",
     "PassLog",
     "UnknownPassError",
     "consolidation_due",

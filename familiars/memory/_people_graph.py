@@ -24,6 +24,12 @@ from datetime import datetime
 from familiars.memory._records import MemoryRecord, parse_ts
 
 USER = "user"
+
+
+def _word_set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
 #: How fast familiarity fades with time unseen (days for it to halve).
 FAMILIARITY_HALF_LIFE_DAYS = 60.0
 
@@ -57,17 +63,17 @@ _REL_SYNONYMS: dict[str, str] = {
     "puppy": "dog",
     "kitten": "cat",
 }
-_RELATIONS = frozenset(
+_RELATIONS = _word_set(
     "mother father sister brother son daughter wife husband partner spouse girlfriend "
     "boyfriend fiance grandmother grandfather aunt uncle cousin niece nephew child baby "
     "grandson granddaughter stepmother stepfather stepsister stepbrother twin friend boss "
     "colleague neighbour flatmate landlord teacher mentor therapist doctor coach student "
-    "dog cat rabbit hamster parrot horse pet".split()
+    "dog cat rabbit hamster parrot horse pet"
 )
 _REL_WORDS = sorted({*_RELATIONS, *_REL_SYNONYMS}, key=len, reverse=True)
 #: One value at a time: a new one supersedes the old ("my new boss is Dana").
-SINGLE_VALUED = frozenset(
-    "boss partner spouse husband wife girlfriend boyfriend fiance landlord therapist".split()
+SINGLE_VALUED = _word_set(
+    "boss partner spouse husband wife girlfriend boyfriend fiance landlord therapist"
 )
 _SPOUSES = frozenset({"husband", "wife", "partner", "spouse"})
 _MODS = r"(?:(?:older|younger|little|big|baby|best|new|old|twin|step|eldest|youngest)\s+)?"
@@ -75,18 +81,19 @@ _REL = rf"(?P<rel>{_MODS}(?:{'|'.join(re.escape(w) for w in _REL_WORDS)}))"
 _NAME = r"(?P<name>[A-Z][\w'-]*(?:\s[A-Z][\w'-]*)?)"
 _OWNER = r"(?P<owner>[A-Z][\w'-]*)"
 _IS = r"(?:\s+is\s+(?:called|named)|\s+is|'s\s+name\s+is|\s+goes\s+by|,)\s+"
-_NOT_NAMES = frozenset("The User I He She They It A An This That My Your".split())
+_NOT_NAMES = _word_set("The User I He She They It A An This That My Your")
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "user_rel_rel",
-        re.compile(
-            rf"^The user's {_REL}'s\s+{_REL.replace('<rel>', '<rel2>')}{_IS}{_NAME}\b"
-        ),
+        re.compile(rf"^The user's {_REL}'s\s+{_REL.replace('<rel>', '<rel2>')}{_IS}{_NAME}\b"),
     ),
     ("user_rel_is", re.compile(rf"^The user's {_REL}{_IS}{_NAME}\b")),
     ("user_rel_name", re.compile(rf"^The user's {_REL}\s+{_NAME}\b")),
-    ("user_has", re.compile(rf"^The user has (?:a|an|one|\w+)\s+{_REL}s?\s+(?:called|named)\s+{_NAME}\b")),
+    (
+        "user_has",
+        re.compile(rf"^The user has (?:a|an|one|\w+)\s+{_REL}s?\s+(?:called|named)\s+{_NAME}\b"),
+    ),
     ("user_married", re.compile(rf"^The user is (?:married|engaged) to {_NAME}\b")),
     ("name_is_user_rel", re.compile(rf"^{_NAME} is the user's {_REL}\b")),
     ("owner_rel_is", re.compile(rf"^{_OWNER}'s {_REL}{_IS}{_NAME}\b")),
@@ -96,7 +103,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 
 def relation_of(word: str) -> str:
-    """"older sister" -> "sister", "mum" -> "mother", "best friend" -> "friend"."""
+    """ "older sister" -> "sister", "mum" -> "mother", "best friend" -> "friend"."""
     base = word.lower().split()[-1]
     return _REL_SYNONYMS.get(base, base)
 
@@ -142,7 +149,7 @@ def _not_a_name(word: str | None) -> bool:
 
 
 def _clean_name(name: str) -> str:
-    """"Emma Is" never: a second word is kept only when it is a surname-like capital."""
+    """ "Emma Is" never: a second word is kept only when it is a surname-like capital."""
     first, *rest = name.split()
     return name if rest and rest[0] not in _NOT_NAMES and rest[0].isalpha() else first
 
@@ -205,6 +212,30 @@ class PeopleGraph:
         return sorted({e.rel for e in self.edges if e.src == USER and e.dst == name and e.current})
 
 
+_REL_BARE = _REL.replace("(?P<rel>", "(?:")
+_MY_CHAIN = re.compile(rf"\bmy\s+({_REL_BARE}(?:'s\s+{_REL_BARE})*)", re.I)
+_NAME_CHAIN = re.compile(rf"(?-i:\b([A-Z][\w-]+))'s\s+({_REL_BARE}(?:'s\s+{_REL_BARE})*)", re.I)
+_PAST = re.compile(r"\b(?:before|used to|previous|former|old|last|earlier|ex)\b", re.I)
+
+
+def question_paths(question: str, graph: PeopleGraph) -> list[list[Edge]]:
+    """The paths a question asks along: "what's my sister's husband called?" -> [user
+    -sister-> Emma, Emma -husband-> Joaquin]; "Emma's husband" starts at Emma. "before" /
+    "previous" / "used to" ask for the superseded edge."""
+    past = _PAST.search(question) is not None
+    paths: list[list[Edge]] = []
+    starts = [(USER, m.group(1)) for m in _MY_CHAIN.finditer(question)]
+    starts += [(m.group(1), m.group(2)) for m in _NAME_CHAIN.finditer(question)]
+    for start, chain_text in starts:
+        if start != USER and start not in graph.people:
+            continue
+        chain = [relation_of(part.strip()) for part in re.split(r"'s\s+", chain_text)]
+        path = graph.walk(start, chain, past=past)
+        if path and path not in paths:
+            paths.append(path)
+    return paths
+
+
 def build_graph(records: Iterable[MemoryRecord]) -> PeopleGraph:
     """One person's graph from their user-scope records, live and replaced (a replaced
     record's edges carry ``superseded_at``)."""
@@ -235,9 +266,9 @@ def _add_edge(graph: PeopleGraph, edge: Edge) -> None:
         same = (old.src, old.rel, old.dst) == (edge.src, edge.rel, edge.dst)
         if same and old.current:
             return  # said again: the first saying stands
-        if edge.rel in SINGLE_VALUED and old.src == edge.src and old.rel == edge.rel:
-            if old.current and edge.current and old.dst != edge.dst:
-                old.superseded_at = edge.valid_from
+        replaces = edge.rel in SINGLE_VALUED and (old.src, old.rel) == (edge.src, edge.rel)
+        if replaces and old.current and edge.current and old.dst != edge.dst:
+            old.superseded_at = edge.valid_from
     graph.edges.append(edge)
     for name in (edge.src, edge.dst):
         if name != USER:
@@ -264,5 +295,6 @@ __all__ = [
     "Said",
     "build_graph",
     "edges_in",
+    "question_paths",
     "relation_of",
 ]

@@ -11,14 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from familiars.memory._offline._objects import Fact, topic_key
+from familiars.memory._offline._objects import Fact, _words, topic_key
 from familiars.memory._people_graph import _REL, edges_in, relation_of
 
 _NAME = r"(?-i:(?P<name>[A-Z][\w'-]+))"
 _OWNER = r"(?-i:(?P<owner>[A-Z][\w'-]+))"
 _REL2 = _REL.replace("<rel>", "<rel2>")
 _IS = r"\s+(?:is|was)\s+(?:called\s+|named\s+)?"
-_NOT_NAMES = frozenset("I My Your His Her Our Their The A An And But So It This That".split())
+_NOT_NAMES = frozenset(_words("I My Your His Her Our Their The A An And But So It This That"))
 
 _MY_REL_REL = re.compile(rf"^my\s+{_REL}'s\s+{_REL2}{_IS}{_NAME}\b", re.I)
 _OWNER_REL_IS = re.compile(rf"^{_OWNER}'s\s+{_REL}{_IS}{_NAME}\b", re.I)
@@ -58,7 +58,9 @@ def match_relations(clause: str) -> list[Fact]:
     for pattern in (_OWNER_REL_IS, _OWNER_REL_NAME):
         m = pattern.match(text)
         if m and _named(m["owner"], m["name"]) and m["owner"] != m["name"]:
-            return [_fact(f"{m['owner']}'s {relation_of(m['rel'])} is called {m['name']}.", m["name"])]
+            return [
+                _fact(f"{m['owner']}'s {relation_of(m['rel'])} is called {m['name']}.", m["name"])
+            ]
     for pattern in (_MY_REL_IS, _NAME_IS_MY_REL):
         m = pattern.match(text)
         if m and _named(m["name"]):
