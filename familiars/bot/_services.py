@@ -454,7 +454,9 @@ def _scheduler(
         model=model,
         gate=store.gate,
         # Issue 25: the pass and the TTL sweep run in the bot, not only by hand.
-        consolidate=consolidation_work(records, store.memory.index, model=model, clock=clock),
+        consolidate=consolidation_work(
+            records, store.memory.index, model=model, clock=clock, trees=store.trees
+        ),
         sweep=lambda now: sweep_expired(records, now),
         consolidation_due=lambda now: consolidation_due(records, now),
         flush_stats=recaller.flush_access,

@@ -41,6 +41,9 @@ class PassLog:
     merges: list[dict[str, Any]] = field(default_factory=list)
     expired: list[str] = field(default_factory=list)
     stopped: list[dict[str, Any]] = field(default_factory=list)
+    #: Stage promotion: episodes made, and ``{"created": core, "replaced": [old cores]}``.
+    episodes: list[str] = field(default_factory=list)
+    cores: list[dict[str, Any]] = field(default_factory=list)
     max_share: float = 0.25
     undone_at: str | None = None
 
@@ -56,6 +59,8 @@ class PassLog:
             "deprecated": sum(len(m["sources"]) for m in self.merges),
             "expired": len(self.expired),
             "stopped": len(self.stopped),
+            "episodes": len(self.episodes),
+            "core_profiles": len(self.cores),
             "undone_at": self.undone_at,
         }
 
@@ -120,6 +125,12 @@ async def undo_pass(store: MemoryStore, pass_id: str, now: datetime | None = Non
         await _set_deprecated(store, str(merge["created"]), True)
         for src in merge["sources"]:
             await _set_deprecated(store, str(src), False)
+    for core in log.cores:
+        await _set_deprecated(store, str(core["created"]), True)
+        for old in core["replaced"]:
+            await _set_deprecated(store, str(old), False)
+    for episode in log.episodes:
+        await _set_deprecated(store, episode, True)
     log.undone_at = (now or utcnow()).isoformat(timespec="seconds")
     save_pass(store.workspace, log)
     return log

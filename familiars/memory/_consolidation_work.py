@@ -16,8 +16,16 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from familiars.llm import ChatModel
-from familiars.memory._consolidation_passes import last_pass, load_pass, new_pass, save_pass
+from familiars.memory._consolidation_passes import (
+    PassLog,
+    last_pass,
+    load_pass,
+    new_pass,
+    save_pass,
+)
 from familiars.memory._consolidator import DEFAULT_MAX_SHARE, Consolidator, can_merge, owner_key
+from familiars.memory._dialog_tree import DialogTrees
+from familiars.memory._promotion import promote_core_profile, promote_episodes
 from familiars.memory._records import is_expired, parse_ts, utcnow
 from familiars.memory._store import MemoryStore
 from familiars.memory._writer._dedupe import Vectors
@@ -64,8 +72,10 @@ def consolidation_work(
     model: ChatModel | None = None,
     max_share: float = DEFAULT_MAX_SHARE,
     clock: Callable[[], datetime] = utcnow,
+    trees: DialogTrees | None = None,
 ) -> ConsolidationWork:
-    """The pass as resumable work: sweep, then one owner at a time, checkpointed."""
+    """The pass as resumable work: sweep, episodes (with ``trees``), then one owner at a
+    time (merge, then that person's core profile), checkpointed."""
     cons = Consolidator(store, vectors, model=model, max_share=max_share)
 
     async def work(state: dict[str, Any], lease: PreemptibleLease) -> None:
@@ -78,12 +88,15 @@ def consolidation_work(
             save_pass(store.workspace, log)
         if not state.get("swept"):
             log.expired = await sweep_expired(store, now)
+            if trees is not None:
+                log.episodes = await promote_episodes(store, trees, today=now.date().isoformat())
             state["swept"] = True
             save_pass(store.workspace, log)
         for key in await _owners(store, now):
             if key in state["done"]:
                 continue
             await cons.run(now=now, owners={key}, log=log)
+            await _core(store, key, log)
             state["done"].append(key)
             lease.raise_if_preempted()
         log.finished_at = clock().isoformat(timespec="seconds")
@@ -91,6 +104,15 @@ def consolidation_work(
         logger.info("consolidation pass %s: %d merges", log.pass_id, len(log.merges))
 
     return work
+
+
+async def _core(store: MemoryStore, key: str, log: PassLog) -> None:
+    if not key.startswith("user:"):
+        return
+    made, replaced = await promote_core_profile(store, key.removeprefix("user:"))
+    if made is not None:
+        log.cores.append({"created": made, "replaced": replaced, "owner": key})
+        save_pass(store.workspace, log)
 
 
 async def _owners(store: MemoryStore, now: datetime) -> list[str]:

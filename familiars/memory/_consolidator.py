@@ -35,6 +35,7 @@ import numpy as np
 from familiars.llm import ChatMessage, ChatModel, LLMError
 from familiars.memory._consolidation_passes import PassLog, new_pass, save_pass
 from familiars.memory._fact_identity import fact_terms
+from familiars.memory._promotion import CORE_TAG, EPISODE_TAG
 from familiars.memory._records import MemoryRecord, utcnow
 from familiars.memory._store import MemoryStore, make_record
 from familiars.memory._writer._dedupe import Vectors, one_fact
@@ -127,6 +128,7 @@ def can_merge(rec: MemoryRecord) -> bool:
         or rec.scope == "ephemeral"
         or (loop is not None and loop.get("status") != "done")
         or str(rec.extra.get("origin") or "") in UNTRUSTED_ORIGINS
+        or bool({EPISODE_TAG, CORE_TAG} & set(rec.tags))  # stages: made again, not merged
     )
 
 

@@ -362,7 +362,7 @@ class Forgetter:
     async def _finish(self, report: ForgetReport) -> None:
         """The derived copies: consolidated entries made from a forgotten record, the
         index's vectors, FTS segments and WAL; then the hooks."""
-        again = await rederive_after_forget(self.store, report.records)
+        again = await rederive_after_forget(self.store, [*report.records, *report.nodes])
         report.records += again.forgotten
         report.texts += again.texts
         report.rederived.update(again.rederived)

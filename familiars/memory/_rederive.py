@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from familiars.memory._consolidator import merged_record, plan_of
 from familiars.memory._errors import RecordNotFoundError
+from familiars.memory._promotion import CORE_TAG, EPISODE_TAG, promote_core_profile
 from familiars.memory._records import MemoryRecord
 from familiars.memory._store import MemoryStore
 
@@ -55,8 +56,14 @@ async def _redo(store: MemoryStore, rec: MemoryRecord, gone: set[str], out: Rede
     out.forgotten.append(rec.id)
     if rec.content not in {r.content for r in remaining}:
         out.texts.append(rec.content)
-    if rec.deprecated or not remaining:
-        out.dropped.append(rec.id)
+    if CORE_TAG in rec.tags and rec.user_key and not rec.deprecated:
+        again_id, _ = await promote_core_profile(store, rec.user_key)
+        if again_id is None:
+            out.dropped.append(rec.id)
+        else:
+            out.rederived[rec.id] = again_id
+    elif rec.deprecated or not remaining or EPISODE_TAG in rec.tags:
+        out.dropped.append(rec.id)  # an episode is cut again from the turns left next pass
     elif len(remaining) == 1:
         await store.modify(remaining[0].id, deprecated=False)
         out.rederived[rec.id] = remaining[0].id
@@ -69,7 +76,7 @@ async def _redo(store: MemoryStore, rec: MemoryRecord, gone: set[str], out: Rede
 async def _remaining(store: MemoryStore, rec: MemoryRecord, gone: set[str]) -> list[MemoryRecord]:
     found = []
     for source_id in rec.derived_from:
-        if source_id in gone:
+        if source_id in gone or source_id.startswith("node:"):
             continue
         try:
             found.append(await store.get(source_id))

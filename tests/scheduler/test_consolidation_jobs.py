@@ -91,5 +91,8 @@ async def test_a_due_pass_runs_through_the_gate_and_is_kept(
     log = last_pass(workspace)
     assert log is not None and len(log.merges) == 1 and len(log.expired) == 1
     assert not (workspace / "scheduler" / "checkpoints" / "consolidation.json").exists()
-    texts = sorted(r.content for r in await store.list(now=NOW))
+    live = await store.list(now=NOW)
+    texts = sorted(r.content for r in live if "core-profile" not in r.tags)
     assert texts == ["Ria plays table tennis", "Ria plays tennis", "The user loves green tea"]
+    (core,) = [r for r in live if "core-profile" in r.tags]  # the person's few lines
+    assert log.cores[0]["created"] == core.id and len(core.derived_from) == 3
