@@ -33,6 +33,11 @@ COMMANDS: tuple[BenchCommand, ...] = (
         "Evidence recall@k on LoCoMo through DialogTree + MemoryReader, with baselines.",
     ),
     BenchCommand(
+        "consolidation",
+        "_consolidation",
+        "Facts lost and rewordings merged by a pass on a labelled set; LoCoMo R@10 before/after.",
+    ),
+    BenchCommand(
         "tree",
         "_tree",
         "Attach and query time, vectorised vs the seed's per-node loop; same choices asserted.",
