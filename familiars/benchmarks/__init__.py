@@ -38,6 +38,12 @@ COMMANDS: tuple[BenchCommand, ...] = (
         "Facts lost and rewordings merged by a pass on a labelled set; LoCoMo R@10 before/after.",
     ),
     BenchCommand(
+        "relations",
+        "_relations",
+        "One- and two-hop questions about a person's people: R@5 and offline answers, "
+        "with and without the people graph.",
+    ),
+    BenchCommand(
         "tree",
         "_tree",
         "Attach and query time, vectorised vs the seed's per-node loop; same choices asserted.",

@@ -41,6 +41,7 @@ from familiars.memory import (
     Embedder,
     MemoryStore,
     consolidation_work,
+    last_pass,
     make_record,
 )
 from familiars.memory._writer._dedupe import EmbedderVectors
@@ -148,7 +149,7 @@ async def _recall_at(reader: Any, conv: dict[str, Any], records: list[Any], tall
 
 async def _one_conversation(
     conv: dict[str, Any], embedder: Embedder, folder: Path, tallies: dict[str, Tally]
-) -> tuple[int, int]:
+) -> tuple[int, int, dict[str, Any]]:
     reader, _ = await replay(conv, embedder, folder, [])
     node_ids = list(range(len(conv["turns"])))
     facts = written_records(conv["turns"], node_ids, agent_id=AGENT, dialogue_id=DIALOGUE)
@@ -167,7 +168,8 @@ async def _one_conversation(
         after = await store.list(now=when)
         fresh, _ = await replay(conv, embedder, folder / "after", [])
         await _recall_at(fresh, conv, after, tallies["after"])
-        return len(before), len(after)
+        log = last_pass(folder)
+        return len(before), len(after), log.summary() if log is not None else {}
     finally:
         await store.close()
 
@@ -185,15 +187,20 @@ async def locomo(embedder: Embedder, data: Path, selection: list[int] | None) ->
         for conv in convs:
             counts.append(await _one_conversation(conv, embedder, Path(tmp) / conv["id"], tallies))
     before, after = tallies["before"].overall(), tallies["after"].overall()
+    passes = [c[2] for c in counts]
     return {
         "conversations": [c["id"] for c in convs],
         "questions": before.get("questions", 0),
         "recall@10 before": before.get("recall@10"),
         "recall@10 after": after.get("recall@10"),
         "drop": round(before.get("recall@10", 0) - after.get("recall@10", 0), 4),
-        "records before": sum(b for b, _ in counts),
-        "records after": sum(a for _, a in counts),
+        "records before": sum(c[0] for c in counts),
+        "records after": sum(c[1] for c in counts),
+        **{k: sum(int(p.get(k) or 0) for p in passes) for k in _PASS_COUNTS},
     }
+
+
+_PASS_COUNTS = ("merged", "deprecated", "expired", "episodes", "core_profiles", "stopped")
 
 
 # --------------------------------------------------------------------------- CLI
@@ -242,7 +249,9 @@ def _print(report: dict[str, Any]) -> None:
         lo = report["locomo"]
         print_table(
             f"LoCoMo dev ({lo['questions']} questions, writer facts indexed)",
-            ["R@10 before", "R@10 after", "drop", "records before", "records after"],
+            ["R@10 before", "R@10 after", "drop", "records before", "records after",
+             "merged (from)", "episodes", "core profiles"],
             [[lo["recall@10 before"], lo["recall@10 after"], lo["drop"],
-              lo["records before"], lo["records after"]]],
+              lo["records before"], lo["records after"], f"{lo['merged']} ({lo['deprecated']})",
+              lo["episodes"], lo["core_profiles"]]],
         )  # fmt: skip
