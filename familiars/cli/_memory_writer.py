@@ -89,6 +89,13 @@ def _print_consolidation(report: dict[str, Any]) -> None:
         f"{report['records_seen']} records in {report['groups']} groups; {verb} "
         f"{sum(len(c['sources']) for c in clusters)} records into {len(clusters)}."
     )
+    done = report.get("pass") or {}
+    if done:
+        console.print(
+            f"{done.get('expired', 0)} expired, {done.get('episodes', 0)} episodes, "
+            f"{done.get('core_profiles', 0)} core profiles made.",
+            highlight=False,
+        )
     for stop in report.get("stopped") or []:
         console.print(f"{stop['owner']}: {stop['reason']}", highlight=False, markup=False)
     if report.get("pass_id"):

@@ -23,7 +23,13 @@ from familiars.memory._consolidation_passes import (
     new_pass,
     save_pass,
 )
-from familiars.memory._consolidator import DEFAULT_MAX_SHARE, Consolidator, can_merge, owner_key
+from familiars.memory._consolidator import (
+    DEFAULT_MAX_SHARE,
+    ConsolidationReport,
+    Consolidator,
+    can_merge,
+    owner_key,
+)
 from familiars.memory._dialog_tree import DialogTrees
 from familiars.memory._promotion import promote_core_profile, promote_episodes
 from familiars.memory._records import is_expired, parse_ts, utcnow
@@ -42,6 +48,13 @@ class PreemptibleLease(Protocol):
     scheduler)."""
 
     def raise_if_preempted(self) -> None: ...
+
+
+class NeverPreempted:
+    """The lease of a pass run by hand (no gate): never evicted."""
+
+    def raise_if_preempted(self) -> None:
+        return None
 
 
 class ConsolidationWork(Protocol):
@@ -73,10 +86,13 @@ def consolidation_work(
     max_share: float = DEFAULT_MAX_SHARE,
     clock: Callable[[], datetime] = utcnow,
     trees: DialogTrees | None = None,
+    threshold: float = 0.85,
+    reports: list[ConsolidationReport] | None = None,
 ) -> ConsolidationWork:
     """The pass as resumable work: sweep, episodes (with ``trees``), then one owner at a
-    time (merge, then that person's core profile), checkpointed."""
-    cons = Consolidator(store, vectors, model=model, max_share=max_share)
+    time (merge, then that person's core profile), checkpointed. Each owner's merge report
+    is added to ``reports`` when given (``familiars memory consolidate`` shows them)."""
+    cons = Consolidator(store, vectors, model=model, max_share=max_share, threshold=threshold)
 
     async def work(state: dict[str, Any], lease: PreemptibleLease) -> None:
         now = clock()
@@ -95,7 +111,9 @@ def consolidation_work(
         for key in await _owners(store, now):
             if key in state["done"]:
                 continue
-            await cons.run(now=now, owners={key}, log=log)
+            report = await cons.run(now=now, owners={key}, log=log)
+            if reports is not None:
+                reports.append(report)
             await _core(store, key, log)
             state["done"].append(key)
             lease.raise_if_preempted()

@@ -11,5 +11,5 @@ def test_memory_people_lists_who_they_are_and_what_changed():
     lines = people_lines(build_graph(records()), NOW)
     text = "\n".join(lines)
     assert "**Joaquin**: Emma's husband" in text and "**Emma**: your sister" in text
-    assert "**Priya**: mentioned" in text and "was your boss until 2026-11-06" in text
+    assert "**Priya**: was your boss until 2026-11-06 (familiarity" in text
     assert people_lines(build_graph([]), NOW) == ["You have not told me about anyone yet."]

@@ -18,10 +18,10 @@ def people_lines(graph: PeopleGraph, now: datetime, *, limit: int = 30) -> list[
     ranked = sorted(graph.people.values(), key=lambda p: (-p.familiarity(now), p.name))
     lines = ["The people you have told me about:"]
     for person in ranked[:limit]:
-        how = f"familiarity {person.familiarity(now):.2f}, {person.mentions} mentions"
-        lines.append(
-            f"- **{person.name}**: {_who(graph, person.name)} ({how}){_past(graph, person.name)}"
-        )
+        mentions = f"{person.mentions} mention" + ("" if person.mentions == 1 else "s")
+        how = f"familiarity {person.familiarity(now):.2f}, {mentions}"
+        who = [w for w in (_who(graph, person.name), _past(graph, person.name)) if w]
+        lines.append(f"- **{person.name}**: {'; '.join(who) or 'mentioned'} ({how})")
     return lines
 
 
@@ -31,7 +31,7 @@ def _who(graph: PeopleGraph, name: str) -> str:
         if edge.dst != name or not edge.current:
             continue
         said.append(f"{_owner(edge.src)} {edge.rel}")
-    return ", ".join(dict.fromkeys(said)) or "mentioned"
+    return ", ".join(dict.fromkeys(said))
 
 
 def _owner(src: str) -> str:
@@ -44,7 +44,7 @@ def _past(graph: PeopleGraph, name: str) -> str:
         for e in graph.edges
         if e.dst == name and not e.current
     ]
-    return f"; was {', '.join(was)}" if was else ""
+    return f"was {', '.join(was)}" if was else ""
 
 
 __all__ = ["people_lines"]
