@@ -107,6 +107,7 @@ def _print_jobs(scheduler: dict[str, Any], last: dict[str, Any] | None) -> None:
     console.print(
         f"last consolidation pass {last['pass_id']} ({last['finished_at']}): "
         f"{last['merged']} merged from {last['deprecated']} records, {last['expired']} expired, "
+        f"{last.get('episodes', 0)} episodes, {last.get('core_profiles', 0)} core profiles, "
         f"{last['stopped']} people stopped by the share limit{undone}",
         highlight=False,
     )

@@ -207,10 +207,10 @@ class Consolidator:
         stale = {
             src
             for rec in live.values()
-            if rec.derived_from
+            if rec.derived_from and not {EPISODE_TAG, CORE_TAG} & set(rec.tags)
             for src in rec.derived_from
             if src in live and src != rec.id
-        }
+        }  # a stage's sources stay live: a core profile sums them up, it does not replace
         if not dry_run:
             for rid in sorted(stale):
                 await self.store.deprecate(rid)

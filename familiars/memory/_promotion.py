@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from familiars.memory._dialog_tree import DialogTree, DialogTrees, Node, is_forgotten
+from familiars.memory._people_graph import build_graph
 from familiars.memory._records import MemoryRecord
 from familiars.memory._store import MemoryStore, make_record
 from familiars.memory._text import sentences
@@ -44,7 +45,16 @@ CORE_LINES = 8
 _FEELINGS: dict[str, tuple[str, ...]] = {
     "happy": ("happy", "glad", "great", "excited", "thrilled", "love", "loved", "proud", "fun"),
     "sad": ("sad", "miss", "lonely", "upset", "cried", "down", "lost"),
-    "stressed": ("stressed", "anxious", "worried", "nervous", "tired", "exhausted", "deadline"),
+    "stressed": (
+        "stressed",
+        "anxious",
+        "worried",
+        "nervous",
+        "tired",
+        "exhausted",
+        "exhausting",
+        "deadline",
+    ),
     "angry": ("angry", "annoyed", "furious", "frustrated", "mad"),
 }
 _NAME = re.compile(r"\b([A-Z][a-z]+)\b")
@@ -170,11 +180,13 @@ async def promote_core_profile(store: MemoryStore, user_key: str) -> tuple[str |
     id (None when nothing new, or too little to say) and the ids of those it replaced."""
     live = await store.list(scope="user", user_key=user_key)
     old = [r for r in live if CORE_TAG in r.tags]
+    past = {e.record_id for e in build_graph(live).edges if not e.current}  # an old boss
     facts = [
         r
         for r in live
         if r.category in ("profile", "preference", "relation")
         and not {CORE_TAG, EPISODE_TAG} & set(r.tags)
+        and r.id not in past
     ]
     if len(facts) < 2:
         return None, []

@@ -91,3 +91,19 @@ async def test_the_core_profile_names_its_sources_and_is_made_again_without_a_fo
         report = await Forgetter.for_workspace(mw).forget(facts[2].id)
         again = await mw.store.get(report.rederived[core.id])
         assert "sailing" not in again.content and facts[2].id not in again.derived_from
+
+
+async def test_a_core_profiles_sources_stay_live_through_later_passes(tmp_path):
+    from familiars.memory import Consolidator
+    from familiars.memory._writer._dedupe import EmbedderVectors
+
+    settings = load_settings(workspace=tmp_path / "ws")
+    async with open_workspace(settings, embedder=HashEmbedder(dim=8)) as mw:
+        for text in ("The user lives in Lisbon.", "The user likes sailing.", "The user is 34."):
+            rec = make_record(text, scope="user", category="profile", user_key="ana")
+            await mw.store.append(rec, dedupe=False)
+        await promote_core_profile(mw.store, "ana")
+        vectors = EmbedderVectors(HashEmbedder(dim=8))
+        report = await Consolidator(mw.store, vectors, max_share=1.0).run()
+        assert report.finished_interrupted == 0
+        assert len(await mw.store.list(user_key="ana")) == 4
