@@ -39,12 +39,12 @@ from familiars.memory import (
     Consolidator,
     DialogTrees,
     Embedder,
+    EmbedderVectors,
     MemoryStore,
     consolidation_work,
     last_pass,
     make_record,
 )
-from familiars.memory._writer._dedupe import EmbedderVectors
 from familiars.terminal import get_ctx, print_json, print_table, want_json
 
 DEFAULT_FACTS = Path(__file__).resolve().parent / "data" / "consolidation_facts.jsonl"

@@ -23,8 +23,7 @@ from typing import Annotated, Any
 import typer
 
 from familiars.benchmarks._locomo import AGENT, DIALOGUE, CachingEmbedder
-from familiars.bot._answers import answer_lines
-from familiars.bot._recall import ReaderRecaller
+from familiars.bot import ReaderRecaller, answer_lines
 from familiars.memory import (
     DialogTrees,
     Embedder,

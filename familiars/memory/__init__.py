@@ -230,6 +230,9 @@ from familiars.memory._writer._apply import (
     apply_writes,
     apply_writes_report,
 )
+from familiars.memory._writer._dedupe import (
+    EmbedderVectors,
+)
 from familiars.memory._writer._model import (
     MemoryWriter,
 )
@@ -281,6 +284,7 @@ __all__ = [
     "VALID_CELLS",
     "WRITE_OPS",
     "Consolidator",
+    "EmbedderVectors",
     "GraphHit",
     "PeopleGraph",
     "PeopleIndex",
