@@ -35,13 +35,12 @@ COMMANDS: tuple[BenchCommand, ...] = (
     BenchCommand(
         "consolidation",
         "_consolidation",
-        "Facts lost and rewordings merged by a pass on a labelled set; LoCoMo R@10 before/after.",
+        "Facts lost and rewordings merged on a labelled set; LoCoMo R@10 before/after a pass.",
     ),
     BenchCommand(
         "relations",
         "_relations",
-        "One- and two-hop questions about a person's people: R@5 and offline answers, "
-        "with and without the people graph.",
+        "R@5 and offline answers for one- and two-hop questions, with and without the graph.",
     ),
     BenchCommand(
         "tree",
