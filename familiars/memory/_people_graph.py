@@ -218,6 +218,12 @@ _NAME_CHAIN = re.compile(rf"(?-i:\b([A-Z][\w-]+))'s\s+({_REL_BARE}(?:'s\s+{_REL_
 _PAST = re.compile(r"\b(?:before|used to|previous|former|old|last|earlier|ex)\b", re.I)
 
 
+def asks_about_people(question: str) -> bool:
+    """Whether ``question`` names a relation chain ("my sister", "Emma's husband") at all:
+    the graph is built only then."""
+    return bool(_MY_CHAIN.search(question) or _NAME_CHAIN.search(question))
+
+
 def question_paths(question: str, graph: PeopleGraph) -> list[list[Edge]]:
     """The paths a question asks along: "what's my sister's husband called?" -> [user
     -sister-> Emma, Emma -husband-> Joaquin]; "Emma's husband" starts at Emma. "before" /
@@ -289,6 +295,7 @@ def _count_mentions(graph: PeopleGraph, recs: Sequence[MemoryRecord]) -> None:
 
 __all__ = [
     "FAMILIARITY_HALF_LIFE_DAYS",
+    "asks_about_people",
     "Edge",
     "PeopleGraph",
     "Person",

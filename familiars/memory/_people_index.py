@@ -18,7 +18,14 @@ from dataclasses import dataclass
 
 from familiars.memory._errors import RecordNotFoundError
 from familiars.memory._index import MemoryIndex
-from familiars.memory._people_graph import Edge, PeopleGraph, Person, build_graph, question_paths
+from familiars.memory._people_graph import (
+    Edge,
+    PeopleGraph,
+    Person,
+    asks_about_people,
+    build_graph,
+    question_paths,
+)
 from familiars.memory._records import MemoryRecord
 from familiars.memory._store import MemoryStore
 
@@ -114,6 +121,8 @@ class PeopleIndex:
 
     async def answer(self, user_key: str, question: str, *, limit: int = 4) -> list[GraphHit]:
         """The records a question about ``user_key``'s people walks to (see the module)."""
+        if not asks_about_people(question):
+            return []  # no relation named: the turn's one read of the records is enough
         graph = await self.graph(user_key)
         hits: list[GraphHit] = []
         for path in question_paths(question, graph):

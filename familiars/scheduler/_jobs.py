@@ -293,7 +293,7 @@ class Scheduler:
         if self._sender_ready:
             await self._startup_run_due()
         await self.jobs._guarded("schedule_reminders", self.schedule_reminders)
-        await self.jobs._guarded("jobs_snapshot", self._jobs_snapshot_job)
+        self._first_jobs_snapshot()
 
     async def sender_ready(self) -> None:
         """The sender can deliver now (the runtime calls this once its adapters run): what
@@ -609,6 +609,14 @@ class Scheduler:
     def write_jobs_snapshot(self) -> None:
         """The jobs and their next run, for ``familiars status`` in another process."""
         atomic_write_json(jobs_snapshot_path(self.workspace), self.status())
+
+    def _first_jobs_snapshot(self) -> None:
+        """At start, without yielding to the loop (a job due now must not run before
+        ``start`` returns); the repeating job keeps it fresh."""
+        try:
+            self.write_jobs_snapshot()
+        except OSError as exc:
+            logger.warning("could not write the jobs snapshot: %s", exc)
 
     async def _jobs_snapshot_job(self) -> None:
         await asyncio.to_thread(self.write_jobs_snapshot)

@@ -14,6 +14,7 @@ import pytest
 
 from familiars.config import load_settings
 from familiars.memory import (
+    EmbedderVectors,
     MemoryStore,
     consolidation_due,
     consolidation_work,
@@ -21,7 +22,6 @@ from familiars.memory import (
     make_record,
     sweep_expired,
 )
-from familiars.memory._writer._dedupe import EmbedderVectors
 from familiars.scheduler import ProactiveMessage, Scheduler, VRAMGate, jobs_snapshot_path
 from tests.fakes import HashEmbedder
 

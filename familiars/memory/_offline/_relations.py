@@ -65,10 +65,12 @@ def match_relations(clause: str) -> list[Fact]:
         m = pattern.match(text)
         if m and _named(m["name"]):
             return [_fact(f"The user's {relation_of(m['rel'])} is called {m['name']}.", m["name"])]
+    # Said in passing ("... with my friend Marco"); a clause that starts with one is about
+    # that person ("My friend Sam is allergic to nuts"): nothing of it is the user's.
     return [
         _fact(f"The user's {relation_of(p['rel'])} is called {p['name']}.", p["name"])
         for p in _MY_REL_NAME.finditer(text)
-        if _named(p["name"])
+        if _named(p["name"]) and p.start() > 0
     ]
 
 
