@@ -84,10 +84,10 @@ class ReaderRecaller:
             for it in result.items
             if not _skip(it, exclude_node, dialogue_id)
         ]
-        return (await self._graph_items(query, user_key, items))[:k]
+        return (await self._graph_items(query, user_key, is_group, items))[:k]
 
     async def _graph_items(
-        self, query: str, user_key: str | None, items: list[RecalledItem]
+        self, query: str, user_key: str | None, is_group: bool, items: list[RecalledItem]
     ) -> list[RecalledItem]:
         """The records the speaker's people graph walks to for this question come first
         (their own user scope only: the graph is theirs)."""
@@ -104,6 +104,7 @@ class ReaderRecaller:
                 parts={"graph": 1.0},
                 record_ids=(hit.record.id,),
                 private=True,
+                foreign=_foreign_record(hit.record, user_key, is_group),  # a tainted turn's
             )
             for i, hit in enumerate(hits)
         ]
