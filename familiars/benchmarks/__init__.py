@@ -33,6 +33,16 @@ COMMANDS: tuple[BenchCommand, ...] = (
         "Evidence recall@k on LoCoMo through DialogTree + MemoryReader, with baselines.",
     ),
     BenchCommand(
+        "consolidation",
+        "_consolidation",
+        "Facts lost and rewordings merged on a labelled set; LoCoMo R@10 before/after a pass.",
+    ),
+    BenchCommand(
+        "relations",
+        "_relations",
+        "R@5 and offline answers for one- and two-hop questions, with and without the graph.",
+    ),
+    BenchCommand(
         "tree",
         "_tree",
         "Attach and query time, vectorised vs the seed's per-node loop; same choices asserted.",

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from familiars.bot._access import AccessPolicy
     from familiars.bot._adapters.base import IncomingMessage
     from familiars.bot._adapters.console import ConsoleAdapter
+    from familiars.bot._answers import answer_lines
     from familiars.bot._api.app import create_app
     from familiars.bot._api.auth import ApiToken
     from familiars.bot._api.queries import IndexReader
@@ -54,6 +55,7 @@ _FACE: dict[str, str] = {
     "Secrets": "_leak_guard",
     "StatusSources": "_api.status",
     "UserFacingError": "_errors",
+    "answer_lines": "_answers",
     "build_messages": "_prompt",
     "collect_status": "_api.status",
     "create_app": "_api.app",
@@ -94,6 +96,7 @@ __all__ = [
     "Secrets",
     "StatusSources",
     "UserFacingError",
+    "answer_lines",
     "build_messages",
     "collect_status",
     "create_app",

@@ -156,7 +156,8 @@ def said_back(content: str) -> str:
 
 
 def _lower_first(text: str) -> str:
-    if text.startswith("I ") or text.startswith("I'"):
+    # "I ...", and a name's possessive ("Emma's husband is called Joaquin.") keep theirs.
+    if text.startswith("I ") or text.startswith("I'") or re.match(r"[A-Z][a-z]+'s\b", text):
         return text
     return text[:1].lower() + text[1:]
 

@@ -404,7 +404,23 @@ def _kept_count(report: ForgetReport) -> str:
 
 def done_text(report: ForgetReport, window: Window | None = None) -> str:
     what = f" {window.label}" if window is not None else ""
-    return f"Forgotten{what}: {_kept_count(report)}, everywhere I kept them."
+    return f"Forgotten{what}: {_kept_count(report)}, everywhere I kept them.{_derived(report)}"
+
+
+def _derived(report: ForgetReport) -> str:
+    """Issue 25: consolidated memories that held the forgotten words."""
+    parts = [
+        f"{count(len(report.rederived), 'merged memory', 'merged memories')} made again "
+        f"without it ({', '.join(f'{old} -> {new}' for old, new in report.rederived.items())})"
+        if report.rederived
+        else "",
+        f"{count(len(report.dropped), 'merged memory', 'merged memories')} dropped "
+        f"({', '.join(report.dropped)})"
+        if report.dropped
+        else "",
+    ]
+    said = "; ".join(p for p in parts if p)
+    return f" {said[0].upper()}{said[1:]}." if said else ""
 
 
 def count(n: int, one: str, many: str | None = None) -> str:

@@ -20,6 +20,7 @@ from familiars.memory import (
     MemoryReader,
     MemoryWorkspace,
     ModelSubqueries,
+    PeopleIndex,
     RecallItem,
     cut_text,
     node_content_for_llm,
@@ -43,9 +44,12 @@ class ReaderRecaller:
         *,
         profile: str | None = None,
         max_item_chars: int = DEFAULT_MAX_RECORD_CHARS,
+        people: PeopleIndex | None = None,
     ) -> None:
         self.reader = reader
         self.profile = profile
+        #: The speaker's people graph: a question about "my sister's husband" walks it.
+        self.people = people
         #: ``memory.max_record_chars``: a longer (hand-written) record is recalled cut.
         self.max_item_chars = max_item_chars
         self.last_result: Any = None
@@ -80,7 +84,32 @@ class ReaderRecaller:
             for it in result.items
             if not _skip(it, exclude_node, dialogue_id)
         ]
-        return items[:k]
+        return (await self._graph_items(query, user_key, is_group, items))[:k]
+
+    async def _graph_items(
+        self, query: str, user_key: str | None, is_group: bool, items: list[RecalledItem]
+    ) -> list[RecalledItem]:
+        """The records the speaker's people graph walks to for this question come first
+        (their own user scope only: the graph is theirs)."""
+        if self.people is None or user_key is None:
+            return items
+        hits = await self.people.answer(user_key, query)
+        top = max((it.score for it in items), default=1.0)
+        found = [
+            RecalledItem(
+                id=hit.record.id,
+                kind="record",
+                text=cut_text(hit.record.content, self.max_item_chars),
+                score=top + 1.0 - i * 0.01,
+                parts={"graph": 1.0},
+                record_ids=(hit.record.id,),
+                private=True,
+                foreign=_foreign_record(hit.record, user_key, is_group),  # a tainted turn's
+            )
+            for i, hit in enumerate(hits)
+        ]
+        ids = {f.id for f in found}
+        return [*found, *(it for it in items if it.id not in ids)]
 
     def _log_fanout(
         self, key: tuple[str, str | None, str | None], subs: list[Any], dropped: list[str]
@@ -215,7 +244,11 @@ def build_recaller(
     reader = MemoryReader.from_settings(
         settings, memory.embedder, trees=trees, access_sink=memory.store, subquery_writer=writer
     )
-    return ReaderRecaller(reader, max_item_chars=settings.memory.max_record_chars)
+    return ReaderRecaller(
+        reader,
+        max_item_chars=settings.memory.max_record_chars,
+        people=PeopleIndex(memory.store, memory.index),
+    )
 
 
 async def start_recaller(

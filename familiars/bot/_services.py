@@ -60,8 +60,11 @@ from familiars.memory import (
     MemoryWriter,
     SentenceTransformerEmbedder,
     WriterQueue,
+    consolidation_due,
+    consolidation_work,
     embedder_from_settings,
     open_workspace,
+    sweep_expired,
     utcnow,
 )
 from familiars.scheduler import ModelRegistry, ReminderBook, Scheduler, VRAMGate
@@ -441,14 +444,21 @@ def _scheduler(
     def handle(name: str, exc: BaseException) -> None:
         on_error(exc, f"scheduler job {name}")
 
+    records = store.memory.store
     return Scheduler(
         settings,
-        store.memory.store,
+        records,
         sender,
         clock=clock,
         dialogues=StateDirectory(store.state, settings.scheduler.timezone),
         model=model,
         gate=store.gate,
+        # Issue 25: the pass and the TTL sweep run in the bot, not only by hand.
+        consolidate=consolidation_work(
+            records, store.memory.index, model=model, clock=clock, trees=store.trees
+        ),
+        sweep=lambda now: sweep_expired(records, now),
+        consolidation_due=lambda now: consolidation_due(records, now),
         flush_stats=recaller.flush_access,
         error_handler=handle,
         wait_for_sender=True,  # the runtime calls sender_ready() once its adapters run

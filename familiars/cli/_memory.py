@@ -247,6 +247,10 @@ def _register_record_action(name: str, past: str, doc: str) -> None:
     ) -> None:
         rec = run_write(ctx, {"op": name, "id": record_id})
         typer.echo(f"{past} {rec['id']}")
+        for old, new in (rec.get("rederived") or {}).items():  # issue 25: what derived from it
+            typer.echo(f"  derived memory {old} made again without it: {new}")
+        for gone in rec.get("dropped") or []:
+            typer.echo(f"  derived memory {gone} dropped (an episode is cut again next pass)")
 
     command.__doc__ = doc
     app.command(name)(command)

@@ -111,7 +111,9 @@ async def _direct(
 
 
 def _model_for(settings: Settings, request: dict[str, Any]) -> Any:
-    if request.get("op") != "consolidate" or request.get("offline") or request.get("dry_run"):
+    if request.get("op") != "consolidate" or any(
+        request.get(k) for k in ("offline", "dry_run", "undo")
+    ):
         return None
     from familiars.llm import build_chat_model
 

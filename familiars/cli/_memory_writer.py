@@ -24,17 +24,45 @@ def consolidate(
         bool, typer.Option("--dry-run", help="Show what would be merged; write nothing.")
     ] = False,
     threshold: Annotated[
-        float, typer.Option("--threshold", min=0.0, max=1.0, help="Cosine to merge at.")
-    ] = 0.9,
+        float,
+        typer.Option(
+            "--threshold", min=0.0, max=1.0, help="Cosine gate before the fact-identity rules."
+        ),
+    ] = 0.85,
+    max_share: Annotated[
+        float,
+        typer.Option(
+            "--max-share",
+            min=0.0,
+            max=1.0,
+            help="Most of a person's live records one pass may deprecate.",
+        ),
+    ] = 0.25,
+    undo: Annotated[
+        str | None, typer.Option("--undo", metavar="PASS", help="Restore what pass PASS changed.")
+    ] = None,
     offline: Annotated[
         bool, typer.Option("--offline", help="Do not ask a language model for merged text.")
     ] = False,
     json_output: JsonOpt = False,
 ) -> None:
-    """Merge live memories that say the same thing (pinned ones never)."""
+    """Merge live memories that say the same fact (pinned ones never); --undo PASS puts a
+    pass back."""
     from familiars.cli._memory_route import run_write
 
+    if undo is not None:
+        report = run_write(ctx, {"op": "consolidate", "undo": undo})
+        if want_json(ctx, json_output):
+            print_json(report)
+            return
+        console.print(
+            f"Undid pass {report['undo']}: {report['merged']} merged records deprecated, "
+            f"{report['deprecated']} sources live again.",
+            highlight=False,
+        )
+        return
     request = {"op": "consolidate", "dry_run": dry_run, "threshold": threshold}
+    request["max_share"] = max_share
     report = run_write(ctx, {**request, "offline": offline}, embedder=True)
     if want_json(ctx, json_output):
         print_json(report)
@@ -61,6 +89,21 @@ def _print_consolidation(report: dict[str, Any]) -> None:
         f"{report['records_seen']} records in {report['groups']} groups; {verb} "
         f"{sum(len(c['sources']) for c in clusters)} records into {len(clusters)}."
     )
+    done = report.get("pass") or {}
+    if done:
+        console.print(
+            f"{done.get('expired', 0)} expired, {done.get('episodes', 0)} episodes, "
+            f"{done.get('core_profiles', 0)} core profiles made.",
+            highlight=False,
+        )
+    for stop in report.get("stopped") or []:
+        console.print(f"{stop['owner']}: {stop['reason']}", highlight=False, markup=False)
+    if report.get("pass_id"):
+        console.print(
+            f"pass {report['pass_id']} (undo: familiars memory consolidate --undo "
+            f"{report['pass_id']})",
+            highlight=False,
+        )
     if report["finished_interrupted"]:
         console.print(f"Finished an interrupted run: {report['finished_interrupted']} deprecated.")
 

@@ -91,6 +91,26 @@ def _print_status(status: dict[str, Any]) -> None:
         console.print(f"  provider {p['name']} ({p.get('model', '')}): {p.get('status')}{cooling}")
     for r in status["gate"]["residents"]:
         console.print(f"  resident {r.get('model_id')}: {r.get('estimated_mb')} MB")
+    _print_jobs(status.get("scheduler") or {}, status.get("consolidation"))
+
+
+def _print_jobs(scheduler: dict[str, Any], last: dict[str, Any] | None) -> None:
+    """The scheduler's jobs with their next run, and what the last consolidation pass did."""
+    jobs = scheduler.get("jobs") or []
+    console.print("scheduler: " + ("running" if scheduler.get("running") else "not running here"))
+    for job in jobs:
+        console.print(f"  job {job['id']}: next run {job.get('next_run') or '-'}", highlight=False)
+    if last is None:
+        console.print("last consolidation pass: none yet")
+        return
+    undone = f", undone {last['undone_at']}" if last.get("undone_at") else ""
+    console.print(
+        f"last consolidation pass {last['pass_id']} ({last['finished_at']}): "
+        f"{last['merged']} merged from {last['deprecated']} records, {last['expired']} expired, "
+        f"{last.get('episodes', 0)} episodes, {last.get('core_profiles', 0)} core profiles, "
+        f"{last['stopped']} people stopped by the share limit{undone}",
+        highlight=False,
+    )
 
 
 def _dim(emb: dict[str, Any]) -> str:

@@ -5,6 +5,17 @@ from familiars.memory._atomic import (
     atomic_write_text,
     is_disk_full,
 )
+from familiars.memory._consolidation_passes import (
+    PassLog,
+    UnknownPassError,
+    last_pass,
+    undo_pass,
+)
+from familiars.memory._consolidation_work import (
+    consolidation_due,
+    consolidation_work,
+    sweep_expired,
+)
 from familiars.memory._consolidator import (
     Consolidator,
 )
@@ -136,6 +147,17 @@ from familiars.memory._paths import (
     check_user_key,
     resolve_path,
 )
+from familiars.memory._people_graph import (
+    PeopleGraph,
+    build_graph,
+    edges_in,
+    question_paths,
+)
+from familiars.memory._people_index import (
+    GraphHit,
+    PeopleIndex,
+    load_people,
+)
 from familiars.memory._reader import (
     DEFAULT_BUDGETS_MS,
     PROFILE_STAGES,
@@ -208,6 +230,9 @@ from familiars.memory._writer._apply import (
     apply_writes,
     apply_writes_report,
 )
+from familiars.memory._writer._dedupe import (
+    EmbedderVectors,
+)
 from familiars.memory._writer._model import (
     MemoryWriter,
 )
@@ -259,6 +284,21 @@ __all__ = [
     "VALID_CELLS",
     "WRITE_OPS",
     "Consolidator",
+    "EmbedderVectors",
+    "GraphHit",
+    "PeopleGraph",
+    "PeopleIndex",
+    "build_graph",
+    "edges_in",
+    "load_people",
+    "question_paths",
+    "PassLog",
+    "UnknownPassError",
+    "consolidation_due",
+    "consolidation_work",
+    "last_pass",
+    "sweep_expired",
+    "undo_pass",
     "DialogTree",
     "DialogTrees",
     "DialogueError",

@@ -2,22 +2,30 @@
 
     1. Group by (scope, category) and owner (a person's records never merge with another's)
     2. Compute embedding similarity within each group
-    3. High-similarity clusters -> one consolidated entry (the chat model writes it; offline,
+    3. Clusters of the same fact -> one consolidated entry (the chat model writes it; offline,
        the text of the most salient, then most recent, source is kept)
     4. Mark the source entries deprecated=True
     5. The new entry has derived_from=[...source_ids]
 
-Never consolidated: pinned records, records with a TTL (their expiry means something), open
-loops, ephemeral records, and two records whose negations differ ("likes" / "doesn't like").
-A run is idempotent: a second run finds nothing to do. If a run stopped between writing a
-merged record and deprecating its sources, the next run finishes that first.
+"The same fact" is the writer's rule (:func:`~familiars.memory._writer._dedupe.one_fact`:
+cosine as a first gate, then same slot and no distinguishing word), never cosine alone: "plays
+tennis" and "plays table tennis" stay two records.
+
+Rails: pinned records, records with a TTL (their expiry means something), open loops,
+ephemeral records and records that came from recall, the system or the bot itself are never
+consolidated; one pass deprecates at most ``max_share`` of an owner's live records (beyond it
+that owner is left alone and the report says so); a model's merged text may only use words
+its sources hold; every pass is kept in a file (:mod:`._consolidation_passes`) so
+``--undo PASS`` restores it. A run is idempotent: a second run finds nothing to do. If a run
+stopped between writing a merged record and deprecating its sources, the next run finishes
+that first.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -25,14 +33,31 @@ from typing import Any
 import numpy as np
 
 from familiars.llm import ChatMessage, ChatModel, LLMError
+from familiars.memory._consolidation_passes import PassLog, new_pass, save_pass
+from familiars.memory._fact_identity import fact_terms
+from familiars.memory._promotion import CORE_TAG, EPISODE_TAG
 from familiars.memory._records import MemoryRecord, utcnow
 from familiars.memory._store import MemoryStore, make_record
-from familiars.memory._writer._dedupe import NEGATIONS, Vectors, content_tokens
+from familiars.memory._writer._dedupe import Vectors, one_fact
 
 logger = logging.getLogger(__name__)
 
 Owner = tuple[str | None, str | None, str | None]
 GroupKey = tuple[str, str, Owner]
+
+#: Where a record's words came from when not from the person: never learned from again.
+UNTRUSTED_ORIGINS = frozenset({"recall", "system", "response", "proactive", "bot"})
+#: The most of an owner's live records one pass may deprecate.
+DEFAULT_MAX_SHARE = 0.25
+
+
+def owner_key(owner: Owner) -> str:
+    """``user:<key>`` for a person, ``agent:<agent>[/<dialogue>]`` for agent scopes."""
+    user_key, agent_id, dialogue_id = owner
+    if user_key is not None:
+        return f"user:{user_key}"
+    return f"agent:{agent_id}" + (f"/{dialogue_id}" if dialogue_id else "")
+
 
 _MERGE_PROMPT = (
     "These memories about the same thing were written at different times. Merge them into "
@@ -76,6 +101,9 @@ class ConsolidationReport:
     deprecated: int = 0
     finished_interrupted: int = 0
     used_model: bool = False
+    pass_id: str | None = None
+    #: Owners a rail stopped: ``{"owner": key, "reason": text}``.
+    stopped: list[dict[str, Any]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -87,6 +115,8 @@ class ConsolidationReport:
             "deprecated": self.deprecated,
             "finished_interrupted": self.finished_interrupted,
             "used_model": self.used_model,
+            "pass_id": self.pass_id,
+            "stopped": self.stopped,
         }
 
 
@@ -97,7 +127,18 @@ def can_merge(rec: MemoryRecord) -> bool:
         or rec.ttl
         or rec.scope == "ephemeral"
         or (loop is not None and loop.get("status") != "done")
+        or str(rec.extra.get("origin") or "") in UNTRUSTED_ORIGINS
+        or bool({EPISODE_TAG, CORE_TAG} & set(rec.tags))  # stages: made again, not merged
     )
+
+
+def grounded(text: str, sources: Sequence[MemoryRecord]) -> bool:
+    """Every content word of ``text`` is one its sources hold: a merged text learns nothing
+    the person did not say (nothing from the model, the prompt or recall)."""
+    held: set[str] = set()
+    for src in sources:
+        held |= fact_terms(src.content)
+    return fact_terms(text) <= held
 
 
 def _rank(rec: MemoryRecord) -> tuple[float, str, str]:
@@ -108,7 +149,8 @@ def clusters_in(
     records: Sequence[MemoryRecord], matrix: np.ndarray, threshold: float
 ) -> list[tuple[list[MemoryRecord], float]]:
     """Greedy clusters: the highest-ranked record not yet taken seeds a cluster of every
-    untaken record whose cosine to it reaches ``threshold`` and whose negations match."""
+    untaken record that is the same fact as it by the writer's rule (:func:`one_fact`:
+    cosine reaches ``threshold``, same slot, no distinguishing word, same negation)."""
     order = sorted(range(len(records)), key=lambda i: _rank(records[i]), reverse=True)
     sims = matrix @ matrix.T
     taken: set[int] = set()
@@ -116,13 +158,15 @@ def clusters_in(
     for seed in order:
         if seed in taken:
             continue
-        neg = content_tokens(records[seed].content) & NEGATIONS
+        text = records[seed].content
         members = [
             j
             for j in order
             if j not in taken
-            and (j == seed or sims[seed, j] >= threshold)
-            and (content_tokens(records[j].content) & NEGATIONS) == neg
+            and (
+                j == seed
+                or one_fact(text, records[j].content, float(sims[seed, j]), threshold=threshold)
+            )
         ]
         if len(members) < 2:
             continue
@@ -139,17 +183,21 @@ class Consolidator:
         vectors: Vectors,
         *,
         model: ChatModel | None = None,
-        threshold: float = 0.9,
+        threshold: float = 0.85,
+        max_share: float = DEFAULT_MAX_SHARE,
     ) -> None:
         self.store = store
         self.vectors = vectors
         self.model = model
         self.threshold = threshold
+        self.max_share = max_share
 
-    async def _groups(self, now: datetime) -> dict[GroupKey, list[MemoryRecord]]:
+    async def _groups(
+        self, now: datetime, owners: Collection[str] | None = None
+    ) -> dict[GroupKey, list[MemoryRecord]]:
         groups: dict[GroupKey, list[MemoryRecord]] = defaultdict(list)
         for rec in await self.store.list(now=now):
-            if can_merge(rec):
+            if can_merge(rec) and (owners is None or owner_key(rec.owner()) in owners):
                 groups[(rec.scope, rec.category, rec.owner())].append(rec)
         return groups
 
@@ -159,19 +207,21 @@ class Consolidator:
         stale = {
             src
             for rec in live.values()
-            if rec.derived_from
+            if rec.derived_from and not {EPISODE_TAG, CORE_TAG} & set(rec.tags)
             for src in rec.derived_from
             if src in live and src != rec.id
-        }
+        }  # a stage's sources stay live: a core profile sums them up, it does not replace
         if not dry_run:
             for rid in sorted(stale):
                 await self.store.deprecate(rid)
         return len(stale)
 
-    async def plan(self, *, now: datetime | None = None) -> tuple[int, int, list[MergePlan]]:
+    async def plan(
+        self, *, now: datetime | None = None, owners: Collection[str] | None = None
+    ) -> tuple[int, int, list[MergePlan]]:
         """(groups, records seen, merge plans), writing nothing."""
         now = now or utcnow()
-        groups = await self._groups(now)
+        groups = await self._groups(now, owners)
         plans: list[MergePlan] = []
         seen = 0
         for (scope, category, owner), records in sorted(groups.items(), key=lambda kv: str(kv[0])):
@@ -184,22 +234,59 @@ class Consolidator:
                 plans.append(MergePlan(scope, category, owner, members, base.content, base, low))
         return len(groups), seen, plans
 
+    async def _within_share(
+        self, plans: list[MergePlan], now: datetime, report: ConsolidationReport
+    ) -> list[MergePlan]:
+        """The plans this pass may carry out: per owner, until the next one would deprecate
+        more than ``max_share`` of that owner's live records; the owner is then reported."""
+        live: dict[str, int] = defaultdict(int)
+        for rec in await self.store.list(now=now):
+            live[owner_key(rec.owner())] += 1
+        used: dict[str, int] = defaultdict(int)
+        kept: list[MergePlan] = []
+        for plan in plans:
+            key = owner_key(plan.owner)
+            limit = int(self.max_share * live[key])
+            if key in {s["owner"] for s in report.stopped}:
+                continue
+            if used[key] + len(plan.sources) > limit:
+                report.stopped.append({"owner": key, "reason": _share_reason(self, live[key])})
+                continue
+            used[key] += len(plan.sources)
+            kept.append(plan)
+        return kept
+
     async def run(
-        self, *, dry_run: bool = False, now: datetime | None = None
+        self,
+        *,
+        dry_run: bool = False,
+        now: datetime | None = None,
+        owners: Collection[str] | None = None,
+        log: PassLog | None = None,
     ) -> ConsolidationReport:
+        """One pass (of ``owners`` only, when given). Writing, it records each merge in
+        ``log`` (a new pass file when none is given) as it goes."""
         now = now or utcnow()
         report = ConsolidationReport(dry_run=dry_run)
         report.finished_interrupted = await self._finish_interrupted(now, dry_run)
-        report.groups, report.records_seen, report.plans = await self.plan(now=now)
+        report.groups, report.records_seen, plans = await self.plan(now=now, owners=owners)
+        report.plans = await self._within_share(plans, now, report)
         if dry_run:
             return report
+        own_log = log is None
+        log = log or new_pass(self.store.workspace, now, max_share=self.max_share)
+        report.pass_id = log.pass_id
+        log.stopped.extend(report.stopped)
         for plan in report.plans:
             if self.model is not None:
                 plan.content = await self._merged_text(plan)
                 report.used_model = True
-            merged = await self._write(plan)
+            merged = await self._write(plan, log)
             report.created.append(merged.id)
             report.deprecated += len(plan.sources)
+        if own_log:
+            log.finished_at = utcnow().isoformat(timespec="seconds")
+        save_pass(self.store.workspace, log)
         return report
 
     async def _merged_text(self, plan: MergePlan) -> str:
@@ -213,36 +300,66 @@ class Consolidator:
             logger.warning("consolidator: model unavailable (%s); keeping the base text", exc)
             return plan.content
         text = text.strip().strip('"').strip()
-        if not text or len(text) > 2000 or "\n\n" in text:
+        if not text or len(text) > 2000 or "\n\n" in text or not grounded(text, plan.sources):
             logger.warning(
                 "consolidator: unusable merge text %r; keeping the base text", text[:200]
             )
             return plan.content
         return text
 
-    async def _write(self, plan: MergePlan) -> MemoryRecord:
-        base = plan.base
-        tags = list(dict.fromkeys(t for r in plan.sources for t in r.tags))
-        quotes = list(dict.fromkeys(q for r in plan.sources for q in r.source_quote))[:10]
-        user_key, agent_id, dialogue_id = plan.owner
-        record = make_record(
-            plan.content,
-            scope=plan.scope,
-            category=plan.category,
-            user_key=user_key,
-            agent_id=agent_id or base.agent_id,
-            dialogue_id=dialogue_id,
-            tags=tags,
-            salience=max(r.salience for r in plan.sources),
-            evidence=base.evidence,
-            epistemic_status=base.epistemic_status,
-            source_quote=quotes,
-            derived_from=sorted(r.id for r in plan.sources),
-            access_count=sum(r.access_count for r in plan.sources),
-            extra=dict(base.extra),
-        )
+    async def _write(self, plan: MergePlan, log: PassLog) -> MemoryRecord:
+        record = merged_record(plan)
         merged = await self.store.append(record, dedupe=False)
+        log.merges.append(
+            {
+                "created": merged.id,
+                "sources": sorted(r.id for r in plan.sources),
+                "owner": owner_key(plan.owner),
+            }
+        )
+        save_pass(self.store.workspace, log)  # before the sources go: --undo finds them
         for src in plan.sources:
             await self.store.deprecate(src.id)
         logger.info("consolidated %d records into %s", len(plan.sources), merged.id)
         return merged
+
+
+def merged_record(plan: MergePlan) -> MemoryRecord:
+    """The consolidated entry of ``plan``: its text, the sources' tags and quotes merged,
+    the highest salience, ``derived_from`` every source."""
+    base = plan.base
+    tags = list(dict.fromkeys(t for r in plan.sources for t in r.tags))
+    quotes = list(dict.fromkeys(q for r in plan.sources for q in r.source_quote))[:10]
+    user_key, agent_id, dialogue_id = plan.owner
+    return make_record(
+        plan.content,
+        scope=plan.scope,
+        category=plan.category,
+        user_key=user_key,
+        agent_id=agent_id or base.agent_id,
+        dialogue_id=dialogue_id,
+        tags=tags,
+        salience=max(r.salience for r in plan.sources),
+        evidence=base.evidence,
+        epistemic_status=base.epistemic_status,
+        source_quote=quotes,
+        derived_from=sorted(r.id for r in plan.sources),
+        access_count=sum(r.access_count for r in plan.sources),
+        extra=dict(base.extra),
+    )
+
+
+def plan_of(sources: Sequence[MemoryRecord]) -> MergePlan:
+    """An offline (extractive) merge of ``sources``: the most salient, then most recent,
+    text is kept."""
+    base = max(sources, key=_rank)
+    return MergePlan(
+        base.scope, base.category, base.owner(), list(sources), base.content, base, 1.0
+    )
+
+
+def _share_reason(cons: Consolidator, live: int) -> str:
+    return (
+        f"stopped: the next merge would deprecate more than {cons.max_share:.0%} of "
+        f"{live} live records in one pass"
+    )

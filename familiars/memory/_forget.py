@@ -48,6 +48,7 @@ from familiars.memory._index import MemoryIndex
 from familiars.memory._paths import AGENT_ID_RE, DIALOGUE_ID_RE, RECORD_ID_RE
 from familiars.memory._recall_items import node_embedding_text
 from familiars.memory._records import MemoryRecord
+from familiars.memory._rederive import rederive_after_forget
 from familiars.memory._store import MemoryStore
 from familiars.memory._text import sentences
 
@@ -96,6 +97,10 @@ class ForgetReport:
     #: What those texts were embedded as besides themselves (a turn as "Speaker: text" and
     #: each of its sentences): their cached vectors go too, but they match nothing else.
     derived: list[str] = field(default_factory=list)
+    #: Consolidated entries made from a forgotten record: old id -> the entry that now
+    #: stands for it (made again from the sources left), or dropped (none left).
+    rederived: dict[str, str] = field(default_factory=dict)
+    dropped: list[str] = field(default_factory=list)
 
     @property
     def keys(self) -> list[str]:
@@ -103,7 +108,13 @@ class ForgetReport:
         return [*self.records, *self.nodes]
 
     def as_dict(self) -> dict[str, Any]:
-        return {"records": self.records, "nodes": self.nodes, "texts": len(self.texts)}
+        return {
+            "records": self.records,
+            "nodes": self.nodes,
+            "texts": len(self.texts),
+            "rederived": self.rederived,
+            "dropped": self.dropped,
+        }
 
 
 def embedded_forms(text: str, speaker: str | None) -> list[str]:
@@ -349,7 +360,13 @@ class Forgetter:
         return found
 
     async def _finish(self, report: ForgetReport) -> None:
-        """The derived copies: the index's vectors, FTS segments and WAL; then the hooks."""
+        """The derived copies: consolidated entries made from a forgotten record, the
+        index's vectors, FTS segments and WAL; then the hooks."""
+        again = await rederive_after_forget(self.store, [*report.records, *report.nodes])
+        report.records += again.forgotten
+        report.texts += again.texts
+        report.rederived.update(again.rederived)
+        report.dropped += again.dropped
         turns = [(r.agent_id, r.dialogue_id, r.node_id) for r in map(parse_node_ref, report.nodes)]
         forgotten = forgotten_of(turns, report.texts, report.records)
         await asyncio.to_thread(scrub_files, self.store.workspace, forgotten)

@@ -123,6 +123,24 @@ def m003_api_status_indexes_retired(conn: sqlite3.Connection) -> None:
     list is only ever appended to."""
 
 
+@migrations
+def m004_people_graph(conn: sqlite3.Connection) -> None:
+    """A person's people and their typed relations (issue 25), rebuilt from the records by
+    ``_people_index.PeopleIndex``: losing them loses nothing."""
+    conn.executescript(
+        """
+        CREATE TABLE IF NOT EXISTS people (
+            user_key TEXT NOT NULL, name TEXT NOT NULL, mentions INTEGER NOT NULL,
+            first_seen TEXT, last_seen TEXT, record_ids TEXT NOT NULL,
+            PRIMARY KEY (user_key, name));
+        CREATE TABLE IF NOT EXISTS person_relations (
+            user_key TEXT NOT NULL, src TEXT NOT NULL, rel TEXT NOT NULL, dst TEXT NOT NULL,
+            record_id TEXT NOT NULL, valid_from TEXT, superseded_at TEXT);
+        CREATE INDEX IF NOT EXISTS person_relations_user ON person_relations(user_key, src);
+        """
+    )
+
+
 @dataclass
 class ReconcileReport:
     new_files: int = 0

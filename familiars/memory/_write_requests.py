@@ -22,7 +22,9 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from familiars.memory._consolidator import Consolidator
+from familiars.memory._consolidation_passes import PassLog, last_pass, undo_pass
+from familiars.memory._consolidation_work import NeverPreempted, consolidation_work
+from familiars.memory._consolidator import DEFAULT_MAX_SHARE, ConsolidationReport, Consolidator
 from familiars.memory._entries import record_header
 from familiars.memory._errors import MemoryError_
 from familiars.memory._forget import Forgetter
@@ -83,14 +85,52 @@ async def apply_write(
         out["embedded"] = await mw.index.embed_missing() if mw.embedder is not None else 0
         return out
     if op == "consolidate":
-        cons = Consolidator(
-            mw.store,
-            mw.index,
-            model=None if request.get("offline") else model,
-            threshold=float(request.get("threshold", 0.9)),
-        )
-        return (await cons.run(dry_run=bool(request.get("dry_run")))).as_dict()
+        return await _consolidate(mw, request, model, forgetter)
     raise ValueError(f"unknown write request {op!r}; known: {', '.join(WRITE_OPS)}")
+
+
+async def _consolidate(
+    mw: MemoryWorkspace, request: dict[str, Any], model: Any, forgetter: Forgetter
+) -> dict[str, Any]:
+    """The scheduler's full pass by hand (sweep, episodes, merges, core profiles) with
+    ``threshold``, ``max_share``, ``offline``; ``dry_run`` plans the merges only; or
+    ``undo`` a pass."""
+    if request.get("undo"):
+        log = await undo_pass(mw.store, str(request["undo"]))
+        return {"undo": log.pass_id, "undone_at": log.undone_at, **log.summary()}
+    threshold = float(request.get("threshold", 0.85))
+    max_share = float(request.get("max_share", DEFAULT_MAX_SHARE))
+    model = None if request.get("offline") else model
+    if request.get("dry_run"):
+        cons = Consolidator(
+            mw.store, mw.index, model=model, threshold=threshold, max_share=max_share
+        )
+        return (await cons.run(dry_run=True)).as_dict()
+    reports: list[ConsolidationReport] = []
+    state: dict[str, Any] = {}
+    work = consolidation_work(
+        mw.store, mw.index, model=model, max_share=max_share, threshold=threshold,
+        trees=forgetter.trees, reports=reports,
+    )  # fmt: skip
+    await work(state, NeverPreempted())
+    return _combined(reports, last_pass(mw.store.workspace), state)
+
+
+def _combined(
+    reports: list[ConsolidationReport], log: PassLog | None, state: dict[str, Any]
+) -> dict[str, Any]:
+    out = ConsolidationReport(dry_run=False, pass_id=state.get("pass_id"))
+    for report in reports:
+        out.groups += report.groups
+        out.records_seen += report.records_seen
+        out.plans += report.plans
+        out.created += report.created
+        out.deprecated += report.deprecated
+        out.finished_interrupted += report.finished_interrupted
+        out.used_model = out.used_model or report.used_model
+        out.stopped += report.stopped
+    summary = log.summary() if log is not None and log.pass_id == out.pass_id else {}
+    return {**out.as_dict(), "pass": summary}
 
 
 async def _forget(mw: MemoryWorkspace, item_id: str, forgetter: Forgetter) -> dict[str, Any]:

@@ -44,6 +44,7 @@ from familiars.scheduler._jobs import (
     ProactiveMessage,
     ProactiveSender,
     Scheduler,
+    jobs_snapshot_path,
 )
 from familiars.scheduler._registry import (
     GatedEmbedder,
@@ -107,6 +108,7 @@ __all__ = [
     "effective_priority",
     "embedder_spec",
     "in_quiet_hours",
+    "jobs_snapshot_path",
     "ledger_path",
     "load_snapshot",
     "reminder_rows",

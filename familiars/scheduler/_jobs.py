@@ -42,6 +42,7 @@ from familiars.scheduler._decider import (
     decide,
 )
 from familiars.scheduler._errors import SchedulerError
+from familiars.scheduler._files import atomic_write_json
 from familiars.scheduler._gate import VRAMGate, save_snapshot, snapshot_path
 from familiars.scheduler._registry import ResumableWork, run_resumable
 from familiars.scheduler._reminders import (
@@ -236,6 +237,7 @@ class Scheduler:
         consolidate: ResumableWork | None = None,
         consolidation_mb: float = 0.0,
         sweep: Callable[[datetime], Awaitable[Any]] | None = None,
+        consolidation_due: Callable[[datetime], Awaitable[bool]] | None = None,
         flush_stats: Callable[[], Awaitable[Any]] | None = None,
         error_handler: ErrorHandler | None = None,
         wait_for_sender: bool = False,
@@ -253,6 +255,7 @@ class Scheduler:
         self.consolidate = consolidate
         self.consolidation_mb = consolidation_mb
         self.sweep = sweep
+        self.consolidation_due = consolidation_due
         self.flush_stats = flush_stats
         self.ledger = SchedulerLedger(ledger_path(self.workspace))
         #: ``/reminders``: a person's own reminders, on this ledger (its changes reach the
@@ -290,6 +293,7 @@ class Scheduler:
         if self._sender_ready:
             await self._startup_run_due()
         await self.jobs._guarded("schedule_reminders", self.schedule_reminders)
+        self._first_jobs_snapshot()
 
     async def sender_ready(self) -> None:
         """The sender can deliver now (the runtime calls this once its adapters run): what
@@ -315,6 +319,8 @@ class Scheduler:
 
     async def stop(self) -> None:
         await self.jobs.stop()
+        if self.config.enabled:
+            await asyncio.to_thread(self.write_jobs_snapshot)  # status: no longer running
         if self.gate is not None:
             self.write_gate_snapshot()
 
@@ -332,9 +338,14 @@ class Scheduler:
             self.jobs.run_daily(
                 self.run_consolidation, hour=cfg.consolidation_hour, name="consolidation"
             )
+        if self.consolidate is not None and self.consolidation_due is not None:
+            self.jobs.run_repeating(
+                self._consolidate_if_due, cfg.sweep_s, name="consolidation_when_due"
+            )
         if self.sweep is not None:
             sweep = self.sweep
             self.jobs.run_repeating(lambda: sweep(self.clock()), cfg.sweep_s, name="ttl_sweep")
+        self.jobs.run_repeating(self._jobs_snapshot_job, cfg.tick_s, name="jobs_snapshot")
         if self.flush_stats is not None:
             self.jobs.run_repeating(self.flush_stats, cfg.flush_s, name="access_stats_flush")
         if self.gate is not None:
@@ -588,6 +599,28 @@ class Scheduler:
             )
         return result
 
+    async def _consolidate_if_due(self) -> str:
+        """A pass when some person has said enough since the last one and gone quiet."""
+        assert self.consolidation_due is not None
+        if not await self.consolidation_due(self.clock()):
+            return "not due"
+        return await self.run_consolidation()
+
+    def write_jobs_snapshot(self) -> None:
+        """The jobs and their next run, for ``familiars status`` in another process."""
+        atomic_write_json(jobs_snapshot_path(self.workspace), self.status())
+
+    def _first_jobs_snapshot(self) -> None:
+        """At start, without yielding to the loop (a job due now must not run before
+        ``start`` returns); the repeating job keeps it fresh."""
+        try:
+            self.write_jobs_snapshot()
+        except OSError as exc:
+            logger.warning("could not write the jobs snapshot: %s", exc)
+
+    async def _jobs_snapshot_job(self) -> None:
+        await asyncio.to_thread(self.write_jobs_snapshot)
+
     async def reclaim_idle(self) -> list[str]:
         if self.gate is None:
             return []
@@ -605,6 +638,11 @@ class Scheduler:
         snap = self.gate.snapshot()
         snap.update(running=True, pid=os.getpid())
         save_snapshot(snap, snapshot_path(self.workspace))
+
+
+def jobs_snapshot_path(workspace: Path) -> Path:
+    """Where the running scheduler leaves its jobs and their next run."""
+    return Path(workspace) / "scheduler" / "jobs.json"
 
 
 def _iso_or_none(value: datetime | None) -> str | None:

@@ -44,7 +44,7 @@ def test_usage_lines_are_derived_from_the_declarations() -> None:
     assert usage == {
         "help": "/help",
         "memory": "/memory list [category] | search QUERY | show ID | forget ID [confirm]"
-        " | edit ID TEXT | pin ID | unpin ID | export | why | web [off]",
+        " | edit ID TEXT | pin ID | unpin ID | export | why | people | web [off]",
         "link": "/link [code]",
         "proactive": "/proactive on | off",
         "reminders": "/reminders list | cancel REMINDER | move REMINDER WHEN"
@@ -68,6 +68,7 @@ def test_the_platform_layouts_are_derived_from_the_same_declarations() -> None:
         "unpin",
         "export",
         "why",
+        "people",
         "web",
     ]
     (record_id,) = memory["show"][1]

@@ -477,6 +477,7 @@ async def test_slash_commands_are_registered_for_every_spec(
         "unpin",
         "export",
         "why",
+        "people",
         "web",
     }
     (show_id,) = subs["show"]["options"]

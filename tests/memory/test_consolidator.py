@@ -60,7 +60,9 @@ async def live(store, **kw):
 async def test_dry_run_plans_but_writes_nothing(store, vectors):
     a, b, c, other, _ = await seed(store)
     before = await store.list(live_only=False)
-    report = await Consolidator(store, vectors, threshold=0.8).run(dry_run=True, now=NOW)
+    report = await Consolidator(store, vectors, threshold=0.8, max_share=1.0).run(
+        dry_run=True, now=NOW
+    )
     assert len(report.plans) == 1
     plan = report.plans[0]
     assert {r.id for r in plan.sources} == {a.id, b.id, c.id}
@@ -70,7 +72,7 @@ async def test_dry_run_plans_but_writes_nothing(store, vectors):
 
 async def test_merge_deprecates_sources_and_is_idempotent(store, vectors):
     a, b, c, other, someone_else = await seed(store)
-    cons = Consolidator(store, vectors, threshold=0.8)
+    cons = Consolidator(store, vectors, threshold=0.8, max_share=1.0)
     report = await cons.run(now=NOW)
     assert len(report.created) == 1 and report.deprecated == 3
     merged = await store.get(report.created[0])
@@ -92,7 +94,7 @@ async def test_equal_salience_keeps_the_most_recent_text(store, vectors):
     await store.append(
         rec("The user lives in Oslo now", category="profile", ts="2026-06-01T00:00:00+00:00")
     )
-    report = await Consolidator(store, vectors, threshold=0.7).run(now=NOW)
+    report = await Consolidator(store, vectors, threshold=0.7, max_share=1.0).run(now=NOW)
     assert (await store.get(report.created[0])).content == "The user lives in Oslo now"
 
 
@@ -110,7 +112,7 @@ async def test_pinned_ttl_open_loops_and_negations_are_never_merged(store, vecto
     ttl = {"kind": "absolute", "expires_at": "2027-01-01T00:00:00+00:00"}
     await store.append(rec("The user is in Rome this week", category="event", ttl=ttl))
     await store.append(rec("The user is in Rome this week.", category="event", ttl=ttl))
-    report = await Consolidator(store, vectors, threshold=0.8).run(now=NOW)
+    report = await Consolidator(store, vectors, threshold=0.8, max_share=1.0).run(now=NOW)
     assert report.plans == []
     assert not (await store.get(pinned.id)).deprecated
 
@@ -120,7 +122,7 @@ async def test_interrupted_run_is_finished_next_time(store, vectors):
     b = await store.append(rec("The user likes jazz a lot"))
     # A merged record was written but the sources were never deprecated (a crash).
     await store.append(rec("The user likes jazz a lot", derived_from=[a.id, b.id]), dedupe=False)
-    report = await Consolidator(store, vectors, threshold=0.8).run(now=NOW)
+    report = await Consolidator(store, vectors, threshold=0.8, max_share=1.0).run(now=NOW)
     assert report.finished_interrupted == 2 and report.plans == []
     assert len(await live(store, user_key="u1", scope="user")) == 1
 
@@ -131,7 +133,9 @@ async def test_model_writes_the_merged_text(store, vectors):
     async with FakeOpenAI() as srv:
         srv.script(Reply.text("The user really likes green tea."))
         model = OpenAIChatModel(name="m", base_url=srv.base_url, model="m")
-        report = await Consolidator(store, vectors, model=model, threshold=0.8).run(now=NOW)
+        report = await Consolidator(store, vectors, model=model, threshold=0.8, max_share=1.0).run(
+            now=NOW
+        )
         await model.aclose()
     assert report.used_model
     assert (await store.get(report.created[0])).content == "The user really likes green tea."
@@ -144,6 +148,8 @@ async def test_model_failure_keeps_the_base_text(store, vectors):
     async with FakeOpenAI() as srv:
         srv.script(Reply.status(500))
         model = OpenAIChatModel(name="m", base_url=srv.base_url, model="m")
-        report = await Consolidator(store, vectors, model=model, threshold=0.8).run(now=NOW)
+        report = await Consolidator(store, vectors, model=model, threshold=0.8, max_share=1.0).run(
+            now=NOW
+        )
         await model.aclose()
     assert (await store.get(report.created[0])).content == "The user likes green tea a lot"

@@ -44,16 +44,23 @@ def test_consolidate_dry_run_then_run_then_nothing(tmp_path, monkeypatch):
             await store.append(pinned)
 
     asyncio.run(seed())
-    dry = json.loads(cli(tmp_path, "memory", "consolidate", "--dry-run", "--json"))
+    # --max-share 1: three live records, two merged (the default 25% rail would stop it)
+    dry = json.loads(
+        cli(tmp_path, "memory", "consolidate", "--dry-run", "--max-share", "1", "--json")
+    )
     assert dry["dry_run"] and len(dry["clusters"]) == 1
     assert sorted(dry["clusters"][0]["source_texts"]) == [
         "The user likes green tea a lot.",
         "The user likes green tea.",
     ]
     assert dry["created"] == []
-    done = json.loads(cli(tmp_path, "memory", "consolidate", "--offline", "--json"))
+    done = json.loads(
+        cli(tmp_path, "memory", "consolidate", "--offline", "--max-share", "1", "--json")
+    )
     assert len(done["created"]) == 1 and done["deprecated"] == 2
-    again = json.loads(cli(tmp_path, "memory", "consolidate", "--offline", "--json"))
+    again = json.loads(
+        cli(tmp_path, "memory", "consolidate", "--offline", "--max-share", "1", "--json")
+    )
     assert again["clusters"] == [] and again["created"] == []
     text = cli(tmp_path, "memory", "consolidate", "--dry-run")
     assert "into 0" in text

@@ -147,6 +147,10 @@ class MemoryStatus(BaseModel):
     writer: SourceBlock
     providers: ProvidersBlock
     gate: GateBlock
+    #: The running scheduler's jobs and their next run (as it last saved them).
+    scheduler: dict[str, Any] = Field(default_factory=dict)
+    #: The last consolidation pass: merged, deprecated, expired, stopped (issue 25).
+    consolidation: dict[str, Any] | None = None
     elapsed_ms: float = Field(ge=0, description="Time taken to collect this status.")
 
 

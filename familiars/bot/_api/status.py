@@ -23,9 +23,10 @@ from typing import Any, Protocol, runtime_checkable
 from familiars.bot._api.guards import without_workspace
 from familiars.bot._api.queries import IndexReader
 from familiars.config import Settings
-from familiars.memory import HISTORY_SUFFIX, utcnow
+from familiars.memory import HISTORY_SUFFIX, last_pass, utcnow
 from familiars.memory import load_status as load_writer_status
 from familiars.memory import status_path as writer_status_path
+from familiars.scheduler import jobs_snapshot_path
 from familiars.scheduler import snapshot_path as gate_snapshot_path
 
 logger = logging.getLogger(__name__)
@@ -71,6 +72,7 @@ def _persisted_paths(workspace: Path) -> dict[str, Path]:
         "recall": workspace / "state" / "recall_stats.json",
         "providers": workspace / "state" / "provider_states.json",
         "gate": gate_snapshot_path(workspace),
+        "jobs": jobs_snapshot_path(workspace),
     }
 
 
@@ -300,6 +302,20 @@ def records_block(cells: list[dict[str, Any]]) -> dict[str, Any]:
     return {"totals": totals, "cells": cells}
 
 
+def scheduler_block(workspace: Path) -> dict[str, Any]:
+    """The jobs the running scheduler saved (``scheduler/jobs.json``), or none running."""
+    data = _read_persisted(workspace, "jobs")
+    if not data:
+        return {"available": False, "jobs": []}
+    return {"available": True, "running": bool(data.get("running")), "jobs": data.get("jobs", [])}
+
+
+def consolidation_block(workspace: Path) -> dict[str, Any] | None:
+    """What the last finished consolidation pass did (from its file), or None."""
+    log = last_pass(workspace)
+    return log.summary() if log is not None else None
+
+
 async def collect_status(sources: StatusSources, reader: IndexReader) -> dict[str, Any]:
     """The whole status as plain JSON-able data (the ``MemoryStatus`` schema)."""
     started = time.perf_counter()
@@ -326,6 +342,8 @@ async def collect_status(sources: StatusSources, reader: IndexReader) -> dict[st
         },
         "providers": providers_block(providers_src, providers),
         "gate": gate_block(gate_src, gate),
+        "scheduler": scheduler_block(workspace),
+        "consolidation": consolidation_block(workspace),
         "elapsed_ms": round((time.perf_counter() - started) * 1000, 3),
     }
     # Paths as the workspace knows them; where it lies on the machine is not the API's to say.

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from familiars.bot._adapters.base import CommandResponse
 from familiars.bot._commands._declare import Argument, Call, Caller, Command, Subcommand
+from familiars.bot._commands._people import people_lines
 from familiars.bot._forgetting import count, done_text, parse_window
 from familiars.config import UserFacingError
 from familiars.memory import (
@@ -27,6 +28,7 @@ from familiars.memory import (
     Node,
     NodeRef,
     RecordNotFoundError,
+    build_graph,
     check_record_length,
     cut_text,
     is_forgotten,
@@ -128,6 +130,7 @@ class MemoryCommand(Command):
             Subcommand("unpin", "Unpin a memory", self._unpin, (record_id,)),
             Subcommand("export", "Your memory as a markdown file", self._export),
             Subcommand("why", "Which memories the last reply used", self._why),
+            Subcommand("people", "The people you told me about, and how", self._people),
             Subcommand(
                 "web",
                 "A sign-in link to your memory page (off: sign every page out)",
@@ -371,6 +374,13 @@ class MemoryCommand(Command):
             file_name=f"memory-{caller.user_key}.md",
             file_data="\n".join(lines).encode("utf-8"),
         )
+
+    async def _people(self, call: Call) -> CommandResponse:
+        """Your people graph, built from your own records (never anyone else's)."""
+        records = await self._store.list(
+            scope="user", user_key=call.caller.user_key, live_only=False
+        )
+        return CommandResponse("\n".join(people_lines(build_graph(records), self._now())))
 
     async def _why(self, call: Call) -> CommandResponse:
         caller = call.caller

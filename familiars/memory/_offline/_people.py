@@ -14,6 +14,7 @@ import re
 
 from familiars.memory._offline._objects import Fact, _words, third_person, topic_key
 from familiars.memory._offline._patterns import _clean_place
+from familiars.memory._offline._relations import relation_facts
 
 logger = logging.getLogger(__name__)
 
@@ -384,8 +385,9 @@ def match_home(clause: str) -> list[Fact]:
 
 
 def people_facts(clause: str) -> list[Fact]:
-    """Every recogniser of this module on one clause."""
-    return [
+    """Every recogniser of this module on one clause, and the relations between people
+    (:mod:`._relations`) the others do not already say."""
+    found = [
         *match_nickname(clause),
         *match_job(clause),
         *match_workplace(clause),
@@ -393,3 +395,4 @@ def people_facts(clause: str) -> list[Fact]:
         *match_family(clause),
         *match_home(clause),
     ]
+    return [*found, *relation_facts(clause, found)]

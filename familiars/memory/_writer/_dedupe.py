@@ -95,6 +95,15 @@ def refines(new: str, old: str) -> bool:
     return a <= b or b <= a
 
 
+def one_fact(old: str, new: str, cosine: float, *, threshold: float = 0.85) -> bool:
+    """The writer's "same fact" for two texts already written (the consolidator's merge
+    rule): :func:`same_fact` in other words, or the same single-valued slot told in more or
+    less detail (:func:`refines`), and never across a negation."""
+    if cosine < threshold or (content_tokens(old) & NEGATIONS) != (content_tokens(new) & NEGATIONS):
+        return False
+    return same_fact(old, new, cosine, threshold=threshold).same or refines(new, old)
+
+
 def contradicts(new: str, old: MemoryRecord) -> bool:
     """Two texts close in meaning whose negations differ ("likes" / "doesn't like")."""
     return (content_tokens(new) & NEGATIONS) != (content_tokens(old.content) & NEGATIONS)

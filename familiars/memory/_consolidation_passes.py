@@ -1,0 +1,159 @@
+"""Consolidation passes kept in files: what each pass merged and expired, and its undo.
+
+A pass is written to ``workspace/consolidation/passes/<pass_id>.json`` as it goes, so the
+index can be lost and ``familiars memory consolidate --undo PASS`` still knows what to
+restore. The file holds record ids and counts, never texts: forgetting a record must not
+leave its words in a pass file. The records' own history events (deprecate / upsert) keep
+the full previous state; the pass file says which events belong together.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from familiars.memory._atomic import atomic_write_text, ensure_private_dir
+from familiars.memory._errors import MemoryError_, RecordNotFoundError
+from familiars.memory._records import utcnow
+from familiars.memory._store import MemoryStore
+
+logger = logging.getLogger(__name__)
+
+PASS_ID_RE = re.compile(r"^p_\d{8}T\d{6}(?:_\d+)?$")
+
+
+class UnknownPassError(MemoryError_):
+    """No consolidation pass with that id was kept."""
+
+
+@dataclass
+class PassLog:
+    """One pass: ``merges`` are ``{"created": id, "sources": [ids], "owner": key}``."""
+
+    pass_id: str
+    started_at: str
+    finished_at: str | None = None
+    merges: list[dict[str, Any]] = field(default_factory=list)
+    expired: list[str] = field(default_factory=list)
+    stopped: list[dict[str, Any]] = field(default_factory=list)
+    #: Stage promotion: episodes made, and ``{"created": core, "replaced": [old cores]}``.
+    episodes: list[str] = field(default_factory=list)
+    cores: list[dict[str, Any]] = field(default_factory=list)
+    max_share: float = 0.25
+    undone_at: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def summary(self) -> dict[str, Any]:
+        """What ``familiars status`` shows of the last pass."""
+        return {
+            "pass_id": self.pass_id,
+            "finished_at": self.finished_at,
+            "merged": len(self.merges),
+            "deprecated": sum(len(m["sources"]) for m in self.merges),
+            "expired": len(self.expired),
+            "stopped": len(self.stopped),
+            "episodes": len(self.episodes),
+            "core_profiles": len(self.cores),
+            "undone_at": self.undone_at,
+        }
+
+
+def passes_dir(workspace: Path) -> Path:
+    return Path(workspace) / "consolidation" / "passes"
+
+
+def new_pass(workspace: Path, now: datetime | None = None, *, max_share: float) -> PassLog:
+    """A fresh pass with an id no earlier pass of this workspace holds."""
+    stamp = (now or utcnow()).strftime("%Y%m%dT%H%M%S")
+    pass_id, n = f"p_{stamp}", 1
+    while (passes_dir(workspace) / f"{pass_id}.json").exists():
+        n += 1
+        pass_id = f"p_{stamp}_{n}"
+    return PassLog(pass_id, (now or utcnow()).isoformat(timespec="seconds"), max_share=max_share)
+
+
+def save_pass(workspace: Path, log: PassLog) -> None:
+    folder = passes_dir(workspace)
+    ensure_private_dir(folder)
+    atomic_write_text(folder / f"{log.pass_id}.json", json.dumps(log.as_dict(), indent=1))
+
+
+def load_pass(workspace: Path, pass_id: str) -> PassLog:
+    if not PASS_ID_RE.match(pass_id):
+        raise UnknownPassError(f"{pass_id!r} is not a pass id (expected p_YYYYMMDDTHHMMSS)")
+    path = passes_dir(workspace) / f"{pass_id}.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UnknownPassError(f"no consolidation pass {pass_id} in this workspace") from None
+    return PassLog(**{k: v for k, v in data.items() if k in PassLog.__dataclass_fields__})
+
+
+def pass_ids(workspace: Path) -> list[str]:
+    """Every kept pass, oldest first."""
+    folder = passes_dir(workspace)
+    return sorted(p.stem for p in folder.glob("p_*.json")) if folder.is_dir() else []
+
+
+def last_pass(workspace: Path) -> PassLog | None:
+    """The newest finished pass, or None."""
+    for pass_id in reversed(pass_ids(workspace)):
+        try:
+            log = load_pass(workspace, pass_id)
+        except (UnknownPassError, ValueError, TypeError):
+            continue
+        if log.finished_at is not None:
+            return log
+    return None
+
+
+async def undo_pass(store: MemoryStore, pass_id: str, now: datetime | None = None) -> PassLog:
+    """Put back what pass ``pass_id`` changed: each merged record is deprecated and its
+    sources are live again. What it expired stays expired (its TTL said so, not the pass).
+    A record forgotten since is skipped: forgetting wins over an undo."""
+    log = load_pass(store.workspace, pass_id)
+    if log.undone_at is not None:
+        return log
+    for merge in log.merges:
+        await _set_deprecated(store, str(merge["created"]), True)
+        for src in merge["sources"]:
+            await _set_deprecated(store, str(src), False)
+    for core in log.cores:
+        await _set_deprecated(store, str(core["created"]), True)
+        for old in core["replaced"]:
+            await _set_deprecated(store, str(old), False)
+    for episode in log.episodes:
+        await _set_deprecated(store, episode, True)
+    log.undone_at = (now or utcnow()).isoformat(timespec="seconds")
+    save_pass(store.workspace, log)
+    return log
+
+
+async def _set_deprecated(store: MemoryStore, record_id: str, value: bool) -> None:
+    try:
+        rec = await store.get(record_id)
+    except RecordNotFoundError:
+        logger.info("undo: %s was forgotten since the pass; skipped", record_id)
+        return
+    if rec.deprecated != value:
+        await store.modify(record_id, _event="deprecate" if value else "upsert", deprecated=value)
+
+
+__all__ = [
+    "PassLog",
+    "UnknownPassError",
+    "last_pass",
+    "load_pass",
+    "new_pass",
+    "pass_ids",
+    "passes_dir",
+    "save_pass",
+    "undo_pass",
+]

@@ -1,0 +1,87 @@
+"""Offline recognisers for how the people around a person are related (issue 25): "my boss
+is Priya", "Priya is my boss", "Emma's husband is called Joaquin", "my sister's husband is
+Joaquin", "my sister Emma married Joaquin". Each becomes a relation record in the shape
+:func:`~familiars.memory._people_graph.edges_in` reads, so the people graph is built from
+what the writer stored. Closed vocabularies, as in :mod:`._people`: a missed relation costs
+less than a wrong one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from familiars.memory._offline._objects import Fact, _words, topic_key
+from familiars.memory._people_graph import _REL, edges_in, relation_of
+
+_NAME = r"(?-i:(?P<name>[A-Z][\w'-]+))"
+_OWNER = r"(?-i:(?P<owner>[A-Z][\w'-]+))"
+_REL2 = _REL.replace("<rel>", "<rel2>")
+_IS = r"\s+(?:is|was)\s+(?:called\s+|named\s+)?"
+_NOT_NAMES = frozenset(_words("I My Your His Her Our Their The A An And But So It This That"))
+
+_MY_REL_REL = re.compile(rf"^my\s+{_REL}'s\s+{_REL2}{_IS}{_NAME}\b", re.I)
+_OWNER_REL_IS = re.compile(rf"^{_OWNER}'s\s+{_REL}{_IS}{_NAME}\b", re.I)
+_OWNER_REL_NAME = re.compile(rf"^{_OWNER}'s\s+{_REL}\s+{_NAME}\b", re.I)
+_MY_REL_IS = re.compile(rf"^my\s+{_REL}{_IS}{_NAME}\b", re.I)
+_NAME_IS_MY_REL = re.compile(rf"^{_NAME}\s+is\s+my\s+{_REL}\b", re.I)
+_MY_REL_NAME = re.compile(rf"\bmy\s+{_REL}\s+{_NAME}\b", re.I)
+_MARRIED = re.compile(
+    rf"^my\s+{_REL}\s+{_OWNER}\s+(?:just\s+)?(?:got\s+married\s+to|married|is\s+married\s+to|"
+    rf"is\s+engaged\s+to|got\s+engaged\s+to)\s+{_NAME}\b",
+    re.I,
+)
+
+
+def _fact(content: str, name: str) -> Fact:
+    key = topic_key(name)
+    return Fact("user", "relation", content, ("people", f"topic:{key}"), f"rel:{key}", 0.7)
+
+
+def _named(*names: str | None) -> bool:
+    return all(n is not None and n not in _NOT_NAMES for n in names)
+
+
+def match_relations(clause: str) -> list[Fact]:
+    """The relations ``clause`` states (see the module docstring)."""
+    text = clause.strip(" .!")
+    m = _MY_REL_REL.match(text)
+    if m and _named(m["name"]):
+        rel, rel2 = relation_of(m["rel"]), relation_of(m["rel2"])
+        return [_fact(f"The user's {rel}'s {rel2} is called {m['name']}.", m["name"])]
+    m = _MARRIED.match(text)
+    if m and _named(m["owner"], m["name"]):
+        return [
+            _fact(f"The user's {relation_of(m['rel'])} is called {m['owner']}.", m["owner"]),
+            _fact(f"{m['owner']} is married to {m['name']}.", m["name"]),
+        ]
+    for pattern in (_OWNER_REL_IS, _OWNER_REL_NAME):
+        m = pattern.match(text)
+        if m and _named(m["owner"], m["name"]) and m["owner"] != m["name"]:
+            return [
+                _fact(f"{m['owner']}'s {relation_of(m['rel'])} is called {m['name']}.", m["name"])
+            ]
+    for pattern in (_MY_REL_IS, _NAME_IS_MY_REL):
+        m = pattern.match(text)
+        if m and _named(m["name"]):
+            return [_fact(f"The user's {relation_of(m['rel'])} is called {m['name']}.", m["name"])]
+    # Said in passing ("... with my friend Marco"); a clause that starts with one is about
+    # that person ("My friend Sam is allergic to nuts"): nothing of it is the user's.
+    return [
+        _fact(f"The user's {relation_of(p['rel'])} is called {p['name']}.", p["name"])
+        for p in _MY_REL_NAME.finditer(text)
+        if _named(p["name"]) and p.start() > 0
+    ]
+
+
+def relation_facts(clause: str, found: Sequence[Fact]) -> list[Fact]:
+    """:func:`match_relations`, less what ``found`` (the other recognisers) already says."""
+    known = {(s.src, s.rel, s.dst) for f in found for s in edges_in(f.content)}
+    return [
+        f
+        for f in match_relations(clause)
+        if not {(s.src, s.rel, s.dst) for s in edges_in(f.content)} <= known
+    ]
+
+
+__all__ = ["match_relations", "relation_facts"]

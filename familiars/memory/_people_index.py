@@ -1,0 +1,169 @@
+"""The people graph kept next to the records: SQLite tables ``people`` and
+``person_relations`` (migration ``memory.m004_people_graph``), rebuilt from a person's
+records whenever they change (the index tells), so losing the database loses nothing.
+
+:meth:`PeopleIndex.graph` is a person's graph (built on first use after a change);
+:meth:`PeopleIndex.answer` is what recall adds for a question about someone's people: the
+records along the path the question walks ("my sister's husband": the sister's record, the
+husband's), then what else is said of the person it ends at.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from familiars.memory._errors import RecordNotFoundError
+from familiars.memory._index import MemoryIndex
+from familiars.memory._people_graph import (
+    Edge,
+    PeopleGraph,
+    Person,
+    asks_about_people,
+    build_graph,
+    question_paths,
+)
+from familiars.memory._records import MemoryRecord
+from familiars.memory._store import MemoryStore
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class GraphHit:
+    """A record recall adds, and the path that found it ("sister -> Emma, husband ->
+    Joaquin")."""
+
+    record: MemoryRecord
+    path: str
+
+
+class PeopleIndex:
+    def __init__(self, store: MemoryStore, index: MemoryIndex | None = None) -> None:
+        self.store = store
+        self.index = index
+        self._graphs: dict[str, PeopleGraph] = {}
+        self._lock = asyncio.Lock()
+        if index is not None:
+            index.subscribe(self._changed)
+
+    async def _changed(self, upserted: Sequence[MemoryRecord], removed: Sequence[str]) -> None:
+        """A changed record of a person makes their graph stale; a removed (forgotten) one
+        takes the person's saved rows with it at once: names are words too."""
+        for rec in upserted:
+            if rec.scope == "user" and rec.user_key:
+                self._graphs.pop(rec.user_key, None)
+        if removed and self.index is not None:
+            # The index's own lock: its writes and these share one connection and commit.
+            async with self._lock, self.index._write_lock:
+                for user_key in await self._owners_of(removed):
+                    self._graphs.pop(user_key, None)
+                    await self._clear(user_key)
+                await self.index.db.commit()
+
+    async def _owners_of(self, record_ids: Sequence[str]) -> set[str]:
+        assert self.index is not None
+        owners: set[str] = set()
+        for record_id in record_ids:
+            rows = await self.index.db.execute_fetchall(
+                "SELECT user_key FROM person_relations WHERE record_id = ? UNION "
+                "SELECT user_key FROM people WHERE record_ids LIKE ?",
+                (record_id, f'%"{record_id}"%'),
+            )
+            owners.update(str(r[0]) for r in rows)
+        return owners
+
+    async def _clear(self, user_key: str) -> None:
+        assert self.index is not None
+        await self.index.db.execute("DELETE FROM people WHERE user_key = ?", (user_key,))
+        await self.index.db.execute("DELETE FROM person_relations WHERE user_key = ?", (user_key,))
+
+    async def graph(self, user_key: str) -> PeopleGraph:
+        """``user_key``'s graph, rebuilt from their records when stale (and saved)."""
+        async with self._lock:
+            if user_key not in self._graphs:
+                records = await self.store.list(scope="user", user_key=user_key, live_only=False)
+                graph = build_graph(records)
+                self._graphs[user_key] = graph
+                await self._save(user_key, graph)
+            return self._graphs[user_key]
+
+    async def _save(self, user_key: str, graph: PeopleGraph) -> None:
+        if self.index is None:
+            return
+        async with self.index._write_lock:
+            await self._clear(user_key)
+            await self.index.db.executemany(
+                "INSERT INTO people VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        user_key,
+                        p.name,
+                        p.mentions,
+                        p.first_seen,
+                        p.last_seen,
+                        json.dumps(p.record_ids),
+                    )
+                    for p in graph.people.values()
+                ],
+            )
+            await self.index.db.executemany(
+                "INSERT INTO person_relations VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (user_key, e.src, e.rel, e.dst, e.record_id, e.valid_from, e.superseded_at)
+                    for e in graph.edges
+                ],
+            )
+            await self.index.db.commit()
+
+    async def answer(self, user_key: str, question: str, *, limit: int = 4) -> list[GraphHit]:
+        """The records a question about ``user_key``'s people walks to (see the module)."""
+        if not asks_about_people(question):
+            return []  # no relation named: the turn's one read of the records is enough
+        graph = await self.graph(user_key)
+        hits: list[GraphHit] = []
+        for path in question_paths(question, graph):
+            said = _describe(path)
+            ids = [e.record_id for e in reversed(path)]
+            end = graph.people.get(path[-1].dst)
+            ids += list(reversed(end.record_ids)) if end is not None else []
+            for record_id in dict.fromkeys(ids):
+                rec = await self._record(record_id)
+                if rec is not None and all(h.record.id != rec.id for h in hits):
+                    hits.append(GraphHit(rec, said))
+        return hits[:limit]
+
+    async def _record(self, record_id: str) -> MemoryRecord | None:
+        try:
+            return await self.store.get(record_id)
+        except RecordNotFoundError:
+            return None
+
+
+async def load_people(index: MemoryIndex, user_key: str) -> PeopleGraph:
+    """The saved graph, read from the tables (another process: the web view, the API)."""
+    graph = PeopleGraph()
+    for row in await index.db.execute_fetchall(
+        "SELECT name, mentions, first_seen, last_seen, record_ids FROM people WHERE user_key = ?",
+        (user_key,),
+    ):
+        graph.people[row[0]] = Person(
+            row[0], row[1], row[2] or "", row[3] or "", json.loads(row[4])
+        )
+    for row in await index.db.execute_fetchall(
+        "SELECT src, rel, dst, record_id, valid_from, superseded_at FROM person_relations "
+        "WHERE user_key = ?",
+        (user_key,),
+    ):
+        graph.edges.append(Edge(*row))
+    return graph
+
+
+def _describe(path: Sequence[Edge]) -> str:
+    return ", ".join(f"{e.rel} -> {e.dst}" for e in path)
+
+
+__all__ = ["GraphHit", "PeopleIndex", "load_people"]

@@ -1,0 +1,64 @@
+"""``familiars memory consolidate`` keeps look-alikes apart, names its pass, ``--undo PASS``
+puts it back, and ``familiars status`` shows the last pass."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from familiars.cli import app
+from familiars.memory import MemoryStore, make_record
+
+runner = CliRunner()
+TEXTS = [
+    "The user likes green tea",
+    "The user loves green tea",
+    "Ria plays tennis",
+    "Ria plays table tennis",
+    "The user likes white wine",
+    "The user likes red wine",
+    "The user lives in Lisbon",
+    "The user has a cat called Miso",
+]
+
+
+async def seed(workspace: Path) -> None:
+    async with MemoryStore(workspace) as store:
+        for text in TEXTS:
+            rec = make_record(text, scope="user", category="preference", user_key="ana")
+            await store.append(rec, dedupe=False)
+
+
+async def live(workspace: Path) -> list[str]:
+    async with MemoryStore(workspace) as store:
+        return sorted(r.content for r in await store.list())
+
+
+def cli(workspace: Path, *args: str) -> str:
+    result = runner.invoke(app, ["-w", str(workspace), *args])
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_consolidate_then_undo_from_the_command_line(workspace: Path) -> None:
+    asyncio.run(seed(workspace))
+    report = json.loads(cli(workspace, "memory", "consolidate", "--offline", "--json"))
+    assert [c["source_texts"] for c in report["clusters"]] == [
+        ["The user loves green tea", "The user likes green tea"]
+    ] or [sorted(c["source_texts"]) for c in report["clusters"]] == [
+        ["The user likes green tea", "The user loves green tea"]
+    ]
+    after = asyncio.run(live(workspace))
+    core = [t for t in after if t.startswith("Core profile: ")]  # the full pass: stages too
+    assert len(core) == 1 and report["pass"]["core_profiles"] == 1
+    after = [t for t in after if t not in core]
+    assert len(after) == len(TEXTS) - 1 and "Ria plays table tennis" in after
+    assert "last consolidation pass " + report["pass_id"] in cli(workspace, "status")
+    undone = json.loads(
+        cli(workspace, "memory", "consolidate", "--undo", report["pass_id"], "--json")
+    )
+    assert undone["undo"] == report["pass_id"]
+    assert asyncio.run(live(workspace)) == sorted(TEXTS)

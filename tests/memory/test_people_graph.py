@@ -1,0 +1,110 @@
+"""Issue 25: the people in a person's life, from their records: typed relations, a new boss
+superseding the old, familiarity fading, two-hop questions walked, the SQLite copy, and the
+offline writer stating relations in the shape the graph reads."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from familiars.config import load_settings
+from familiars.memory import (
+    Forgetter,
+    PeopleIndex,
+    build_graph,
+    load_people,
+    make_record,
+    open_workspace,
+    question_paths,
+)
+from familiars.memory._offline._relations import match_relations
+from tests.fakes import HashEmbedder
+
+NOW = datetime(2026, 12, 1, tzinfo=UTC)
+SAID = [
+    "The user's sister is called Emma.",
+    "Emma's husband is called Joaquin.",
+    "The user's boss is called Priya.",
+    "The user's friend Marco plays guitar.",
+    "Marco's girlfriend is called Lena.",
+    "The user's boss is called Dana.",
+    "The user has a dog called Rex.",
+]
+
+
+def records(texts=SAID, user="ana"):
+    return [
+        make_record(t, scope="user", category="relation", user_key=user, ts=f"2026-11-{i + 1:02d}")
+        for i, t in enumerate(texts)
+    ]
+
+
+def walk(question, graph):
+    return [[(e.src, e.rel, e.dst) for e in path] for path in question_paths(question, graph)]
+
+
+def test_two_hop_questions_walk_the_graph():
+    graph = build_graph(records())
+    assert walk("What's my sister's husband called?", graph) == [
+        [("user", "sister", "Emma"), ("Emma", "husband", "Joaquin")]
+    ]
+    assert walk("what does my friend's girlfriend do?", graph)[0][-1] == (
+        "Marco",
+        "girlfriend",
+        "Lena",
+    )
+    assert walk("Who is Emma's husband?", graph) == [[("Emma", "husband", "Joaquin")]]
+    assert walk("what's my dog called?", graph) == [[("user", "dog", "Rex")]]
+    assert walk("Who is my mum?", graph) == []
+
+
+def test_a_new_boss_keeps_the_old_one_as_the_past():
+    graph = build_graph(records())
+    bosses = {e.dst: e for e in graph.edges if e.rel == "boss"}
+    assert bosses["Priya"].superseded_at == bosses["Dana"].valid_from
+    assert bosses["Dana"].current
+    assert walk("who is my boss?", graph) == [[("user", "boss", "Dana")]]
+    assert walk("who was my boss before?", graph) == [[("user", "boss", "Priya")]]
+
+
+def test_familiarity_grows_with_mentions_and_fades_unseen():
+    graph = build_graph(records([*SAID, "The user had dinner with Emma.", "Emma called."]))
+    emma, lena = graph.people["Emma"], graph.people["Lena"]
+    assert emma.mentions > lena.mentions
+    assert emma.familiarity(NOW) > lena.familiarity(NOW)
+    later = datetime(2027, 6, 1, tzinfo=UTC)
+    assert emma.familiarity(later) < emma.familiarity(NOW) / 2
+
+
+def test_the_offline_writer_states_relations_the_graph_reads():
+    said = {
+        "My boss is Priya": "The user's boss is called Priya.",
+        "Priya is my boss": "The user's boss is called Priya.",
+        "Emma's husband is called Joaquin": "Emma's husband is called Joaquin.",
+        "my sister's husband is Joaquin": "The user's sister's husband is called Joaquin.",
+        "I went climbing with my friend Marco": "The user's friend is called Marco.",
+    }
+    for clause, content in said.items():
+        assert [f.content for f in match_relations(clause)] == [content], clause
+    assert match_relations("My boss is very strict") == []
+    graph = build_graph(
+        records(
+            ["The user's sister is called Emma.", "The user's sister's husband is called Joaquin."]
+        )
+    )
+    assert walk("my sister's husband?", graph)[0][-1] == ("Emma", "husband", "Joaquin")
+
+
+async def test_the_graph_is_kept_in_sqlite_and_forgetting_takes_names_with_it(tmp_path):
+    settings = load_settings(workspace=tmp_path / "ws")
+    async with open_workspace(settings, embedder=HashEmbedder(dim=64)) as mw:
+        recs = [await mw.store.append(r, dedupe=False) for r in records()]
+        people = PeopleIndex(mw.store, mw.index)
+        hits = await people.answer("ana", "What's my sister's husband called?")
+        assert [h.record.content for h in hits][:2] == [SAID[1], SAID[0]]
+        saved = await load_people(mw.index, "ana")
+        assert {"Emma", "Joaquin", "Priya", "Dana"} <= set(saved.people)
+        assert any(e.rel == "boss" and e.superseded_at for e in saved.edges)
+        await Forgetter.for_workspace(mw).forget(recs[1].id)
+        assert "Joaquin" not in (await load_people(mw.index, "ana")).people
+        assert await people.answer("ana", "What's my sister's husband called?") == []
+        assert "Joaquin" not in (await load_people(mw.index, "ana")).people
