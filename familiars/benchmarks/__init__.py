@@ -33,6 +33,11 @@ COMMANDS: tuple[BenchCommand, ...] = (
         "Evidence recall@k on LoCoMo through DialogTree + MemoryReader, with baselines.",
     ),
     BenchCommand(
+        "companion",
+        "_companion",
+        "A person's records recalled from chat moments (dev, held) and per language, vs cosine.",
+    ),
+    BenchCommand(
         "tree",
         "_tree",
         "Attach and query time, vectorised vs the seed's per-node loop; same choices asserted.",

@@ -31,6 +31,7 @@ from typing import Any, Protocol, cast
 
 import numpy as np
 
+from familiars.memory import _recall_context as convo
 from familiars.memory._dialog_tree import DialogTree, DialogTrees, Node
 from familiars.memory._embeddings import Embedder
 from familiars.memory._errors import RecallError
@@ -418,9 +419,10 @@ class MemoryReader:
         k: int = 8,
         profile: str | None = None,
         ttl_context: Mapping[str, Any] | None = None,
+        context: Sequence[str] | None = None,
     ) -> RecallResult:
-        """Recall for ``query``; see the module docstring. Bad input raises
-        :class:`RecallError` (or an id error); nothing is written."""
+        """Recall for ``query`` in its ``context`` (None: the dialogue's recent messages); see
+        the module docstring. Bad input raises :class:`RecallError`; nothing is written."""
         start = time.perf_counter()
         prof = self._profile(profile)
         _check_query(query, k, agent_id, user_key)
@@ -437,7 +439,8 @@ class MemoryReader:
         subs = await self._subqueries(query, prof, t_sync, result.dropped)
         result.subqueries = [s.as_dict() for s in subs] if "fanout" in prof.stages else []
         subqueries = [s.text for s in subs]
-        vecs = await self._embed_queries(subqueries)
+        result.context = convo.Reading.of(self.index, tree, query, user_key, epoch, context)
+        vecs = result.context.fuse(await self._embed_queries(subqueries + result.context.extra))
         t_embed = time.perf_counter()
         result.timings_ms["embed"] = (t_embed - t_sync) * 1000
         gate = SignalGate(
@@ -572,7 +575,7 @@ class MemoryReader:
         cos = ctx.memo.get("cos", ctx.dense_all[ctx.cand].astype(np.float64))
         raw = RawScores(
             cos=cos, bm25=ctx.memo.get("bm25"), hub=ctx.memo.get("hub"),
-            small_talk=ctx.memo.get("small_talk"),
+            small_talk=ctx.memo.get("small_talk"), record=ctx.index.record_rows(ctx.cand),
             whole=ctx.dense_all[ctx.cand].astype(np.float64),
         )  # fmt: skip
         scores, chosen, x = rerank(self.reranker, parts, bonus, total, raw)

@@ -471,6 +471,13 @@ class RecallIndex:
         code = self.owners.get(user_key, -2)
         return self._owner[rows] == code
 
+    def record_rows(self, rows: np.ndarray) -> np.ndarray:
+        """1.0 for the rows that are records, 0.0 for dialogue nodes (the re-ranker's
+        ``record`` feature)."""
+        docs = self.docs
+        return np.array([float(docs[int(r)] is not None and docs[int(r)].kind == "record")
+                         for r in rows])  # fmt: skip
+
     def timestamps(self, rows: np.ndarray) -> np.ndarray:
         return self._ts[rows]
 
