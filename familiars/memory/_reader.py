@@ -449,7 +449,7 @@ class MemoryReader:
         depth = None if self.rerank_depth is None else max(self.rerank_depth, 2 * k)
         with one_blas_thread():
             ranked = self._rank(
-                subqueries[0],
+                result.context.text(subqueries[0]),
                 vecs[0],
                 mask,
                 epoch,

@@ -120,6 +120,12 @@ class Reading:
     def __bool__(self) -> bool:
         return bool(self.messages)
 
+    def text(self, query: str) -> str:
+        """What the words of recall (BM25, word-level matching) read: the message with its
+        context (the message's own words alone pulled keyword noise: "I'll be ordering the
+        chips" after talk of a seafood dinner; companion dev R@10 0.905 -> see the bench)."""
+        return self.extra[0] if self.extra else query
+
     def fuse(self, vecs: np.ndarray) -> np.ndarray:
         """The query vectors of the batch (the extra one folded into the first)."""
         n = vecs.shape[0] - len(self.extra)

@@ -41,7 +41,7 @@ FEATURES: tuple[str, ...] = (
     "cos", "cos_gap", "bm25_log", "bm25_rel", "dense_rank", "kw_rank", "first_rank",
     "lexical", "keyword_x_lex", "late_x_lex", "dense_x_lex", "cos_x_nolex",
     "substance", "hub", "csls", "small_talk", "asker", "meaning", "meaning_rank",
-    "meaning_x_nolex",
+    "meaning_x_nolex", "record",
 )  # fmt: skip
 #: The share of a row's hub value taken off its cosine (CSLS, ``_hubness``): the first
 #: stage's dense part and the ``csls`` feature.
