@@ -15,6 +15,7 @@ from familiars.bot._untrusted import TAINT_TAG
 from familiars.config import Settings
 from familiars.llm import OFFLINE_NOTICE, ChatModel
 from familiars.memory import (
+    CONTEXT_MESSAGES,
     DEFAULT_MAX_RECORD_CHARS,
     DialogTrees,
     MemoryReader,
@@ -73,23 +74,27 @@ class ReaderRecaller:
             user_key=user_key,
             is_group=is_group,
             now=now,
-            k=k + (1 if exclude_node is not None else 0),
+            k=k + (1 if exclude_node is not None else 0) + CONTEXT_MESSAGES,
             profile=self.profile,
             context=context,
         )
         self.last_result = result
+        said = set(result.context.messages) if result.context else set()
+        kept = [
+            it
+            for it in result.items
+            if not _skip(it, exclude_node, dialogue_id)
+            and not (it.node is not None and it.node.content.strip() in said)  # the talk itself
+        ][:k]
         self._log_fanout(
             (agent_id, dialogue_id, user_key),
             result.subqueries,
             result.dropped,
-            result.context.shown(result.items) if result.context else None,
+            result.context.shown(kept) if result.context else None,
         )
-        items = [
-            _convert(it, self.max_item_chars, user_key=user_key, is_group=is_group)
-            for it in result.items
-            if not _skip(it, exclude_node, dialogue_id)
+        return [
+            _convert(it, self.max_item_chars, user_key=user_key, is_group=is_group) for it in kept
         ]
-        return items[:k]
 
     def _log_fanout(
         self,

@@ -24,7 +24,7 @@ from familiars.memory._rerank import HUB_SHARE, lexical_evidence
 from familiars.memory._scoring import KnobRegistry, Signal, SignalGate, minmax, signal_knobs
 from familiars.memory._search_index import RecallIndex
 from familiars.memory._small_talk import FIRST_PERSON
-from familiars.memory._text import content_words, words
+from familiars.memory._text import content_words, no_space_script, words
 
 CONTEXT_DENSE = 0.3
 LEX_FLOOR = 0.25  # the keyword part's share that stays when the words carry no evidence
@@ -91,7 +91,10 @@ def keyword_part(ctx: RankContext) -> np.ndarray | None:
     kw = ctx.kw_all[ctx.cand]
     ctx.memo["bm25"] = kw
     part = minmax(kw)
-    if ctx.gate.on("lexical_gate"):
+    # The gate's BM25 scale was measured on English stems; character bigrams (CJK, Thai...)
+    # score lower for as clear a match, and there the English-only bundled model's meaning
+    # is weak: their keyword part counts in full.
+    if ctx.gate.on("lexical_gate") and not no_space_script(ctx.query):
         part = part * (LEX_FLOOR + (1.0 - LEX_FLOOR) * lexical_evidence(kw))
     return part
 

@@ -185,6 +185,11 @@ def words(text: str) -> list[str]:
     return [part for word in found for part in _split_no_space(word)]
 
 
+def no_space_script(text: str) -> bool:
+    """Whether ``text`` holds a script written without spaces (its words are bigrams)."""
+    return _NO_SPACE.search(text) is not None
+
+
 def _split_no_space(word: str) -> list[str]:
     """``word`` with each no-space run as its bigrams, the rest (Latin, digits) as is."""
     out: list[str] = []
