@@ -151,7 +151,9 @@ async def collect_companion(
             if ranked.features is None:
                 continue
             pooled = ~np.isnan(ranked.features).any(axis=1)
-            ids = tuple(str(reader.index.docs[int(r)].key) for r in ranked.rows[pooled])  # type: ignore[union-attr]
+            ids = tuple(
+                str(getattr(reader.index.docs[int(r)], "key", "")) for r in ranked.rows[pooled]
+            )
             y = np.array([1.0 if i in m["gold"] else 0.0 for i in ids])
             out.append(
                 QueryRows(100 + people.index(m["person"]), "companion", 0,

@@ -474,9 +474,8 @@ class RecallIndex:
     def record_rows(self, rows: np.ndarray) -> np.ndarray:
         """1.0 for the rows that are records, 0.0 for dialogue nodes (the re-ranker's
         ``record`` feature)."""
-        docs = self.docs
-        return np.array([float(docs[int(r)] is not None and docs[int(r)].kind == "record")
-                         for r in rows])  # fmt: skip
+        kinds = [getattr(self.docs[int(r)], "kind", None) for r in rows]
+        return np.array([float(kind == "record") for kind in kinds])
 
     def timestamps(self, rows: np.ndarray) -> np.ndarray:
         return self._ts[rows]

@@ -41,9 +41,13 @@ async def test_a_turn_reads_the_conversation_and_why_shows_it(workspace) -> None
         why = (
             await app.dialogues.command(
                 CommandInvocation(
-                    platform="telegram", chat_id="dm-ann", user_id="ann", display_name="Ann",
-                    name="memory", args=("why",),
-                )  # fmt: skip
+                    platform="telegram",
+                    chat_id="dm-ann",
+                    user_id="ann",
+                    display_name="Ann",
+                    name="memory",
+                    args=("why",),
+                )
             )
         ).text
     assert "I read your message with the conversation before it" in why
