@@ -146,8 +146,8 @@ async def collect_companion(
                 )
             )
             gate = SignalGate(reader.ablated, gate_stages, math.inf, [])
-            ranked = reader._rank(reading.text(m["message"]), vecs[0], mask, ASKED_AT, None, gate,
-                                  asker=m["person"])  # fmt: skip
+            ranked = reader._rank(m["message"], vecs[0], mask, ASKED_AT, None, gate,
+                                  asker=m["person"], reading=reading)  # fmt: skip
             if ranked.features is None:
                 continue
             pooled = ~np.isnan(ranked.features).any(axis=1)

@@ -15,7 +15,6 @@ from familiars.bot._untrusted import TAINT_TAG
 from familiars.config import Settings
 from familiars.llm import OFFLINE_NOTICE, ChatModel
 from familiars.memory import (
-    CONTEXT_MESSAGES,
     DEFAULT_MAX_RECORD_CHARS,
     DialogTrees,
     MemoryReader,
@@ -74,27 +73,23 @@ class ReaderRecaller:
             user_key=user_key,
             is_group=is_group,
             now=now,
-            k=k + (1 if exclude_node is not None else 0) + CONTEXT_MESSAGES,
+            k=k + (1 if exclude_node is not None else 0),
             profile=self.profile,
             context=context,
         )
         self.last_result = result
-        said = set(result.context.messages) if result.context else set()
-        kept = [
-            it
-            for it in result.items
-            if not _skip(it, exclude_node, dialogue_id)
-            and not (it.node is not None and it.node.content.strip() in said)  # the talk itself
-        ][:k]
         self._log_fanout(
             (agent_id, dialogue_id, user_key),
             result.subqueries,
             result.dropped,
-            result.context.shown(kept) if result.context else None,
+            result.context.shown(result.items) if result.context else None,
         )
-        return [
-            _convert(it, self.max_item_chars, user_key=user_key, is_group=is_group) for it in kept
+        items = [
+            _convert(it, self.max_item_chars, user_key=user_key, is_group=is_group)
+            for it in result.items
+            if not _skip(it, exclude_node, dialogue_id)
         ]
+        return items[:k]
 
     def _log_fanout(
         self,

@@ -439,8 +439,7 @@ class MemoryReader:
         subs = await self._subqueries(query, prof, t_sync, result.dropped)
         result.subqueries = [s.as_dict() for s in subs] if "fanout" in prof.stages else []
         subqueries = [s.text for s in subs]
-        result.context = convo.Reading.of(self.index, tree, query, user_key, epoch, context)
-        vecs = result.context.fuse(await self._embed_queries(subqueries + result.context.extra))
+        vecs = await convo.read_in_context(result, self, tree, user_key, epoch, context, subqueries)
         t_embed = time.perf_counter()
         result.timings_ms["embed"] = (t_embed - t_sync) * 1000
         gate = SignalGate(
@@ -449,7 +448,7 @@ class MemoryReader:
         depth = None if self.rerank_depth is None else max(self.rerank_depth, 2 * k)
         with one_blas_thread():
             ranked = self._rank(
-                result.context.text(subqueries[0]),
+                subqueries[0],
                 vecs[0],
                 mask,
                 epoch,
@@ -458,6 +457,7 @@ class MemoryReader:
                 depth,
                 result.timings_ms,
                 asker=user_key,
+                reading=result.context,
             )
             if len(subqueries) > 1 and gate.stage("fanout"):
                 ranked = self._fan_out(ranked, subqueries, vecs, mask, epoch, tree, gate, depth)
@@ -530,17 +530,19 @@ class MemoryReader:
         timings: dict[str, float] | None = None,
         *,
         asker: str | None = None,
+        reading: convo.Reading | None = None,
     ) -> Ranked:
         """Candidates of dense and keyword search, scored by every signal the gate allows
         (``_recall_signals.RECALL_SIGNALS``), best first; ``asker`` is the user_key of the
-        person whose message the query is. The re-ranker's own time goes to
-        ``timings["rerank"]`` when given."""
+        person whose message the query is; words are matched in ``reading``'s text (the
+        message with its context). The re-ranker's own time goes to ``timings["rerank"]``."""
         if len(self.index) == 0 or not mask.any():
             return Ranked.empty()
-        cand, dense_all, kw_all = self._candidates(query, qvec, mask, depth)
+        text = query if reading is None else reading.text(query)
+        cand, dense_all, kw_all = self._candidates(text, qvec, mask, depth)
         ctx = RankContext(
-            self.index, query, qvec, cand, dense_all, kw_all, now, tree, self.weights, gate,
-            asker=asker,
+            self.index, text, qvec, cand, dense_all, kw_all, now, tree, self.weights, gate,
+            asker=asker, message=query,
         )  # fmt: skip
         values = compute_signals(RECALL_SIGNALS, ctx, gate)
         parts, bonus = values.parts, values.bonus

@@ -96,6 +96,17 @@ def fuse(
     return out, message
 
 
+async def read_in_context(
+    result: Any, reader: Any, tree: DialogTree | None, user_key: str | None, now: float,
+    context: Sequence[str] | None, queries: list[str],
+) -> np.ndarray:  # fmt: skip
+    """``result.context`` (a :class:`Reading` of ``result.query``), and the query vectors
+    embedded in one batch with its extra text, the first one read in its context."""
+    result.context = Reading.of(reader.index, tree, result.query, user_key, now, context)
+    vecs: np.ndarray = await reader._embed_queries(queries + result.context.extra)
+    return result.context.fuse(vecs)
+
+
 class Reading:
     """One recall's conversation: the messages read with the query, and (worked out only
     when shown: ``/memory why``, ``as_dict``) how much they moved each recalled item."""

@@ -49,6 +49,7 @@ class RankContext:
     gate: SignalGate
     memo: dict[str, Any] = field(default_factory=dict)  # raw scores the re-ranker reads
     asker: str | None = None  # user_key of the person whose message the query is
+    message: str = ""  # the message alone, when ``query`` is it read with its context
 
 
 # --------------------------------------------------------------------------- signals
@@ -136,7 +137,7 @@ def substance_part(ctx: RankContext) -> np.ndarray:
 def asker_part(ctx: RankContext) -> np.ndarray | None:
     """1 for what the asking person said or is about, when they speak of themselves ("I
     ended up volunteering and now I'm overwhelmed" recalls *their* "saying no helped me")."""
-    if ctx.asker is None or not FIRST_PERSON & set(words(ctx.query)):
+    if ctx.asker is None or not FIRST_PERSON & set(words(ctx.message or ctx.query)):
         return None
     own = ctx.index.owner_rows(ctx.cand, ctx.asker).astype(np.float64)
     ctx.memo["asker"] = own
@@ -145,7 +146,7 @@ def asker_part(ctx: RankContext) -> np.ndarray | None:
 
 def speaker_part(ctx: RankContext) -> np.ndarray | None:
     """1 for the messages of the one participant the query names, else 0."""
-    named = named_speaker(ctx.index, ctx.query)
+    named = named_speaker(ctx.index, ctx.message or ctx.query)
     if named is None:
         return None
     return ctx.index.speaker_rows(ctx.cand, named).astype(np.float64)
