@@ -27,9 +27,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from familiars.benchmarks._companion import DEFAULT_SET  # noqa: E402
 from familiars.benchmarks._implicit import DEFAULT_PAIRS, load_pairs, stitch  # noqa: E402
 from familiars.benchmarks._locomo import CachingEmbedder, load_conversations  # noqa: E402
-from familiars.benchmarks._rerank_data import QueryRows, collect  # noqa: E402
+from familiars.benchmarks._rerank_data import QueryRows, collect, collect_companion  # noqa: E402
 from familiars.memory._rerank import (  # noqa: E402
     FEATURES,
     WEIGHTS_FILE,
@@ -39,6 +40,8 @@ from familiars.memory._rerank import (  # noqa: E402
 )
 
 DEFAULT_DATA = Path("/work/shared/data/locomo_dev.json")
+#: Per-source question weights besides LoCoMo's 1 and --implicit-weight (--companion-weight).
+_WEIGHTS: dict[str, float] = {}
 
 
 class DiskCache(CachingEmbedder):
@@ -62,7 +65,10 @@ def gather(args: argparse.Namespace) -> list[QueryRows]:
     if args.cache:
         emb.load(args.cache)
     try:
-        return asyncio.run(collect(convs, emb, ablated=args.ablate, facts=args.facts))
+        rows = asyncio.run(collect(convs, emb, ablated=args.ablate, facts=args.facts))
+        if args.companion:  # records (issue 24): the companion set's dev moments
+            rows += asyncio.run(collect_companion(args.companion, emb))
+        return rows
     finally:
         if args.cache:
             emb.save(args.cache)
@@ -100,7 +106,9 @@ def fit(
     sizes = np.array([len(r.y) for r in usable])
     starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
     seg = np.repeat(np.arange(len(usable)), sizes)
-    qw = np.array([implicit_weight if r.source == "implicit" else 1.0 for r in usable])
+    qw = np.array(
+        [_WEIGHTS.get(r.source, implicit_weight) if r.source != "locomo" else 1.0 for r in usable]
+    )
     qw = qw / qw.sum()
     target = np.concatenate([r.y / r.y.sum() for r in usable])
     w = np.zeros(len(FEATURES))
@@ -125,7 +133,12 @@ class _Lists:
         sizes = np.array([len(r.y) for r in usable])
         self.starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
         self.seg = np.repeat(np.arange(len(usable)), sizes)
-        qw = np.array([implicit_weight if r.source == "implicit" else 1.0 for r in usable])
+        qw = np.array(
+            [
+                _WEIGHTS.get(r.source, implicit_weight) if r.source != "locomo" else 1.0
+                for r in usable
+            ]
+        )
         self.qw = (qw / qw.sum())[self.seg]
         self.target = np.concatenate([r.y / r.y.sum() for r in usable])
 
@@ -194,6 +207,87 @@ def fit_trees(
     )  # fmt: skip
 
 
+def fit_record_trees(
+    rows: Sequence[QueryRows], base: TreeReranker, *, rounds: int = 60, lr: float = 0.1,
+    lam: float = 1e-3, **_: float,
+) -> TreeReranker:  # fmt: skip
+    """``base`` (the turns' trees, kept as they are) and trees that only records reach: each
+    splits first on the ``record`` feature, its turn side all 0 (a turn's score is base's,
+    to the bit, so LoCoMo and the implicit pairs cannot move), its record side a two-level
+    tree boosted listwise from base's scores on the record pools in ``rows``. Their mean
+    lift over the training records is taken off, so a record stays on base's scale beside
+    the turns of a mixed pool; only the order among records changes."""
+    data = _Lists([r for r in rows if r.x[:, FEATURES.index("record")].all()], 1.0)
+    edges = [np.unique(np.quantile(col, np.linspace(0, 1, 33)[1:-1])) for col in data.x.T]
+    binned = np.stack(
+        [np.searchsorted(e, col, side="left") for e, col in zip(edges, data.x.T, strict=True)],
+        axis=1,
+    )
+    score = base.score(data.x)
+    rec, internal = FEATURES.index("record"), 2**base.levels - 1
+    feats, thrs, vals = [], [], []
+    for _round in range(rounds):
+        p = data.softmax(score)
+        g, h = data.qw * (p - data.target), data.qw * p * (1 - p) + 1e-12
+        f2, t2, v2 = _grow(binned, edges, g, h, base.levels - 1, lam, lr)
+        feat, thr = np.full(internal, rec), np.full(internal, np.inf)
+        values = np.zeros(2 * internal + 1)
+        thr[0] = 0.5
+        for depth_nodes in _right_side(base.levels):
+            for small, big in depth_nodes:
+                if small < f2.shape[0]:
+                    feat[big], thr[big] = f2[small], t2[small]
+                values[big] = v2[small]
+        feats.append(feat), thrs.append(thr), vals.append(values)
+        one = TreeReranker(feat[None], thr[None], values[None], base.levels)
+        score = score + one.score(data.x)
+    extra = TreeReranker(np.stack(feats), np.stack(thrs), np.stack(vals), base.levels)
+    right = [big for level in _right_side(base.levels) for _, big in level]
+    vals[-1][right] -= float(extra.score(data.x).mean())  # the record side only
+    return TreeReranker(
+        np.concatenate([base.feature, np.stack(feats)]),
+        np.concatenate([base.threshold, np.stack(thrs)]),
+        np.concatenate([base.values, np.stack(vals)]), base.levels,
+    )  # fmt: skip
+
+
+def _turn_trees(path: Path) -> TreeReranker:
+    """The trees of a weights file that are not record trees (their root splits on another
+    feature), so fitting over the shipped file twice adds no second set."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    rec = FEATURES.index("record")
+    keep = [t for t, f in enumerate(data["feature"]) if f[0] != rec]
+    return TreeReranker(
+        np.asarray(data["feature"], dtype=np.int64)[keep],
+        np.asarray(data["threshold"], dtype=np.float64)[keep],
+        np.asarray(data["values"], dtype=np.float64)[keep], int(data["levels"]),
+    )  # fmt: skip
+
+
+def _with_record_trees(trainer: Any, base: TreeReranker | None = None) -> Any:
+    """A trainer that fits ``trainer`` on the turns' rows (LoCoMo, implicit), or keeps
+    ``base``, and then :func:`fit_record_trees` on the companion rows over it (issue 24)."""
+
+    def fit_both(rows: Sequence[QueryRows], **kw: Any) -> Model:
+        turns = [r for r in rows if r.source != "companion"]
+        base_model = base if base is not None else trainer(turns, **kw)
+        records = [r for r in rows if r.source == "companion"]
+        return fit_record_trees(records, base_model) if records else base_model
+
+    return fit_both
+
+
+def _right_side(levels: int) -> list[list[tuple[int, int]]]:
+    """Node numbers of a tree of ``levels - 1`` levels and where they sit under the right
+    child (node 2) of a tree of ``levels`` levels, level by level."""
+    out, small, big = [], [0], [2]
+    for _ in range(levels):
+        out.append(list(zip(small, big, strict=True)))
+        small = [c for s in small for c in (2 * s + 1, 2 * s + 2)]
+        big = [c for b in big for c in (2 * b + 1, 2 * b + 2)]
+    return out
+
+
 def recall(rows: Sequence[QueryRows], model: Model | None, k: int) -> float:
     """Mean recall@k; ``model`` None is the first stage (the pool's own order)."""
     out = []
@@ -208,12 +302,12 @@ def recall(rows: Sequence[QueryRows], model: Model | None, k: int) -> float:
 def loco(rows: Sequence[QueryRows], trainer: Any, **kw: float) -> dict[str, dict[str, float]]:
     """Leave-one-conversation-out recall of the first stage and the re-ranker, per set."""
     convs = sorted({r.conv for r in rows})
-    held: dict[str, list[tuple[QueryRows, Model]]] = {"locomo": [], "implicit": []}
+    held: dict[str, list[tuple[QueryRows, Model]]] = {}
     for c in convs:
         model = trainer([r for r in rows if r.conv != c], **kw)
         for r in rows:
             if r.conv == c:
-                held[r.source].append((r, model))
+                held.setdefault(r.source, []).append((r, model))
     out: dict[str, dict[str, float]] = {}
     for source, pairs in held.items():
         qs = [r for r, _ in pairs]
@@ -261,8 +355,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--load", type=Path, default=None, help="use pools saved by --dump")
     ap.add_argument("--ablate", action="append", default=[], help="knob off while collecting")
     ap.add_argument("--facts", action="store_true", help="index the offline writer's records")
+    ap.add_argument(
+        "--companion", type=Path, default=DEFAULT_SET, help="companion set (dev moments)"
+    )
+    ap.add_argument("--no-companion", dest="companion", action="store_const", const=None)
     ap.add_argument("--l2", type=float, default=1e-3)
     ap.add_argument("--implicit-weight", type=float, default=2.0)
+    ap.add_argument("--companion-weight", type=float, default=2.0)
+    ap.add_argument(
+        "--base", type=Path, default=None,
+        help="turn trees to keep as they are (e.g. the shipped weights): only record trees "
+        "are fitted over them (their leave-one-out turn figures are those of their own run)",
+    )  # fmt: skip
+    ap.add_argument(
+        "--joint", dest="record_trees", action="store_false",
+        help="train records and turns in one model (default: record trees over turn trees)",
+    )  # fmt: skip
     ap.add_argument("--no-loco", action="store_true", help="skip the held-out report")
     ap.add_argument("--out", type=Path, default=WEIGHTS_FILE)
     ap.add_argument("--no-write", action="store_true")
@@ -270,6 +378,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--rounds", type=float, default=120)
     ap.add_argument("--diagnose", action="store_true", help="per-feature recall, BM25 spread")
     args = ap.parse_args(argv)
+    _WEIGHTS["companion"] = args.companion_weight
     rows = load_rows(args.load) if args.load else gather(args)
     if args.dump:
         save_rows(args.dump, rows)
@@ -281,6 +390,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         kw["rounds"] = int(args.rounds)
     else:
         trainer, kw["l2"] = fit, args.l2
+    if args.model == "trees" and args.record_trees:
+        trainer = _with_record_trees(trainer, _turn_trees(args.base) if args.base else None)
     if not args.no_loco:
         print(json.dumps({"loco": loco(rows, trainer, **kw)}, indent=1))
     if not args.no_write:

@@ -43,6 +43,11 @@ COMMANDS: tuple[BenchCommand, ...] = (
         "R@5 and offline answers for one- and two-hop questions, with and without the graph.",
     ),
     BenchCommand(
+        "companion",
+        "_companion",
+        "A person's records recalled from chat moments (dev, held) and per language, vs cosine.",
+    ),
+    BenchCommand(
         "tree",
         "_tree",
         "Attach and query time, vectorised vs the seed's per-node loop; same choices asserted.",

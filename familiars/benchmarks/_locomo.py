@@ -353,7 +353,7 @@ async def _score(
     t0 = time.perf_counter()
     result = await reader.build_rag_context(
         qa["question"], agent_id=AGENT, dialogue_id=DIALOGUE, now=now, k=max(ks),
-        profile=profile, user_key=qa.get("asker"),
+        profile=profile, user_key=qa.get("asker"), context=(),
     )  # fmt: skip
     ms = (time.perf_counter() - t0) * 1000
     ranked = [d for d in (evidence_id(i) for i in result.items) if d is not None]
@@ -498,6 +498,10 @@ def command(
             help="Also index what the offline writer keeps of each turn, recalled as its turn.",
         ),
     ] = False,
+    companion: Annotated[
+        Path | None,
+        typer.Option("--companion", help="Also the companion set (and the multilingual one)."),
+    ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Evidence recall@k on LoCoMo through DialogTree + MemoryReader, with baselines."""
@@ -506,7 +510,7 @@ def command(
     settings = get_ctx(ctx).settings
     report = _run(
         settings, data, conversations=selection, ks=ks, profile=profile, ablate=ablate,
-        implicit=implicit, seed=seed, facts=facts, knobs=knob_list,
+        implicit=implicit, seed=seed, facts=facts, knobs=knob_list, companion=companion,
         implicit_split=None if implicit_split == "all" else implicit_split,
     )  # fmt: skip
     if want_json(ctx, json_out):
@@ -515,14 +519,29 @@ def command(
     _print(report, ks)
 
 
-def _run(settings: Any, data: Path, **options: Any) -> dict[str, Any]:
-    """The benchmark with the configured embedder; a bad data file is one clear line."""
+def _run(
+    settings: Any, data: Path, companion: Path | None = None, **options: Any
+) -> dict[str, Any]:
+    """The benchmark with the configured embedder; a bad data file is one clear line. With
+    ``companion``, the companion and multilingual sets (``_companion``) in the same run."""
+    from familiars.benchmarks._companion import DEFAULT_MULTILINGUAL
+    from familiars.benchmarks._companion import run as run_companion
     from familiars.memory import embedder_from_settings
 
     embedder = embedder_from_settings(settings)
     prompt = PromptSetup.from_settings(settings)
     try:
-        return asyncio.run(run_benchmark(data, embedder=embedder, prompt=prompt, **options))
+        report = asyncio.run(run_benchmark(data, embedder=embedder, prompt=prompt, **options))
+        if companion is not None:
+            more = run_companion(
+                embedder,
+                options["ks"],
+                companion=companion,
+                multilingual=DEFAULT_MULTILINGUAL,
+                profile=options["profile"],
+            )
+            report.update(asyncio.run(more))
+        return report
     except (ValueError, KeyError) as exc:
         fail(f"cannot run the LoCoMo benchmark: {exc}")
 
@@ -599,6 +618,10 @@ def _print(report: dict[str, Any], ks: Sequence[int]) -> None:
             ],
         )  # fmt: skip
     _print_prompt_and_implicit(report, ks)
+    if "companion" in report:
+        from familiars.benchmarks._companion import print_report
+
+        print_report(report)
     print(f"ingest {report['ingest_s']} s for {report['turns']} turns")
 
 
@@ -617,7 +640,8 @@ def _print_prompt_and_implicit(report: dict[str, Any], ks: Sequence[int]) -> Non
         )
     rows = [[name, *[s["evidence_in_prompt"][c] for c in
              ("evidence_turns", "recalled_at_k", "in_prompt", "cut_after_recall")],
-             s["evidence_in_prompt"]["per_question"]["in_prompt"]]
+             s["evidence_in_prompt"]["per_question"]["in_prompt"],
+             s["evidence_in_prompt"]["memory_tokens_per_turn"]["mean"]]
             for name, s in sets if "evidence_in_prompt" in s]  # fmt: skip
     if rows:
         first = report["evidence_in_prompt"]
@@ -630,6 +654,7 @@ def _print_prompt_and_implicit(report: dict[str, Any], ks: Sequence[int]) -> Non
                 "in prompt",
                 "cut after recall",
                 "in prompt, per question",
+                "memory tokens / turn",
             ],  # fmt: skip
             rows,
         )

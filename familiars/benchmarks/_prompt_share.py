@@ -48,6 +48,9 @@ class PromptShare:
         self.recalled = 0
         self.in_prompt = 0
         self.per_question: list[tuple[float, float]] = []
+        #: Per question, the prompt's tokens with the recalled memories less without them
+        #: (the bot's own estimate, ``len // 4``): what memory costs the prompt.
+        self.memory_tokens: list[int] = []
 
     async def add(
         self,
@@ -63,10 +66,12 @@ class PromptShare:
         when = datetime.fromtimestamp(now, UTC)
         items = await recaller.recall(
             question, agent_id=agent_id, dialogue_id=dialogue_id, user_key=user_key,
-            is_group=False, now=when, k=self.setup.k,
+            is_group=False, now=when, k=self.setup.k, context=(),
         )  # fmt: skip
         dia_by_key = {it.key: evidence_id(it) for it in recaller.last_result.items}
         system = self._system_text(question, [it.text for it in items], when)
+        bare = self._system_text(question, [], when)
+        self.memory_tokens.append(max(0, (len(system) - len(bare)) // 4))
         recalled = {dia_by_key.get(it.id) for it in items}
         kept = {dia_by_key.get(it.id) for it in items if f"- {it.text.strip()}" in system}
         ev = set(evidence)
@@ -96,11 +101,23 @@ class PromptShare:
             "recalled_at_k": share(self.recalled),
             "in_prompt": share(self.in_prompt),
             "cut_after_recall": self.recalled - self.in_prompt,
+            "memory_tokens_per_turn": _token_summary(self.memory_tokens),
             "per_question": {
                 "recalled_at_k": _mean(r for r, _ in self.per_question),
                 "in_prompt": _mean(p for _, p in self.per_question),
             },
         }
+
+
+def _token_summary(values: Sequence[int]) -> dict[str, float]:
+    if not values:
+        return {"mean": 0.0, "p50": 0.0, "p95": 0.0}
+    ordered = sorted(values)
+    return {
+        "mean": round(sum(ordered) / len(ordered), 1),
+        "p50": float(ordered[len(ordered) // 2]),
+        "p95": float(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]),
+    }
 
 
 def _mean(values: Iterable[float]) -> float:

@@ -19,7 +19,14 @@ from typing import Any
 import numpy as np
 
 from familiars.benchmarks._locomo import AGENT, DIALOGUE, replay
-from familiars.memory import PROFILE_STAGES, Embedder, MemoryReader, Scorer, SignalGate
+from familiars.memory import (
+    PROFILE_STAGES,
+    ContextReading,
+    Embedder,
+    MemoryReader,
+    Scorer,
+    SignalGate,
+)
 
 
 @dataclass
@@ -111,3 +118,45 @@ def _doc_dia_id(doc: Any) -> str:
     if doc.kind == "node":
         return str(doc.ref[2].metadata.get("dia_id"))
     return str((doc.ref.evidence or {}).get("dia_id", ""))
+
+
+async def collect_companion(
+    path: Path, embedder: Embedder, *, split: str = "dev", profile: str = "standard"
+) -> list[QueryRows]:
+    """The companion set's pools (``_companion``): each moment of ``split`` asked with the
+    message alone and with its conversation, over its person's records (``conv`` 100 + the
+    person's number, so leave-one-out holds one person out). A person with fewer records
+    than the model's pool depth is not re-ranked and gives no rows."""
+    from familiars.benchmarks._companion import ASKED_AT, load_set, records
+
+    docs, moments = load_set(path)
+    people = sorted({d["person"] for d in docs})
+    reader = MemoryReader(embedder)
+    reader.reranker = Recorder()
+    await reader.add_records(records(docs, "person"))
+    gate_stages = PROFILE_STAGES[profile]
+    out: list[QueryRows] = []
+    for m in (m for m in moments if m["split"] == split):
+        for said in ([], list(m["context"])):
+            reading = ContextReading(said, m["message"])
+            vecs = reading.fuse(await reader._embed_queries([m["message"], *reading.extra]))
+            mask = reader.index.allowed_mask(
+                reader.allowed_groups(
+                    agent_id=AGENT, dialogue_id=None, user_key=m["person"], is_group=False
+                )
+            )
+            gate = SignalGate(reader.ablated, gate_stages, math.inf, [])
+            ranked = reader._rank(m["message"], vecs[0], mask, ASKED_AT, None, gate,
+                                  asker=m["person"], reading=reading)  # fmt: skip
+            if ranked.features is None:
+                continue
+            pooled = ~np.isnan(ranked.features).any(axis=1)
+            ids = tuple(
+                str(getattr(reader.index.docs[int(r)], "key", "")) for r in ranked.rows[pooled]
+            )
+            y = np.array([1.0 if i in m["gold"] else 0.0 for i in ids])
+            out.append(
+                QueryRows(100 + people.index(m["person"]), "companion", 0,
+                          ranked.features[pooled], y, len(m["gold"]), ids)
+            )  # fmt: skip
+    return out

@@ -5,7 +5,7 @@ message's own node left out, and dialogue text passed through its privacy redact
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -66,7 +66,10 @@ class ReaderRecaller:
         now: datetime,
         k: int,
         exclude_node: int | None = None,
+        context: Sequence[str] | None = None,
     ) -> list[RecalledItem]:
+        """``context``: the recent messages the query is read with (None: the dialogue
+        branch's, as a turn does; ``()``: none, as a benchmark's standalone question)."""
         result = await self.reader.build_rag_context(
             query,
             agent_id=agent_id,
@@ -76,9 +79,15 @@ class ReaderRecaller:
             now=now,
             k=k + (1 if exclude_node is not None else 0),
             profile=self.profile,
+            context=context,
         )
         self.last_result = result
-        self._log_fanout((agent_id, dialogue_id, user_key), result.subqueries, result.dropped)
+        self._log_fanout(
+            (agent_id, dialogue_id, user_key),
+            result.subqueries,
+            result.dropped,
+            result.context.shown(result.items) if result.context else None,
+        )
         items = [
             _convert(it, self.max_item_chars, user_key=user_key, is_group=is_group)
             for it in result.items
@@ -112,11 +121,20 @@ class ReaderRecaller:
         return [*found, *(it for it in items if it.id not in ids)]
 
     def _log_fanout(
-        self, key: tuple[str, str | None, str | None], subs: list[Any], dropped: list[str]
+        self,
+        key: tuple[str, str | None, str | None],
+        subs: list[Any],
+        dropped: list[str],
+        context: dict[str, Any] | None = None,
     ) -> None:
+        entry: dict[str, Any] = {}
         if subs:
             fanout_drops = [d for d in dropped if d.startswith("fanout")]
-            self.fanout_log[key] = {"subqueries": list(subs), "dropped": fanout_drops}
+            entry = {"subqueries": list(subs), "dropped": fanout_drops}
+        if context:  # the conversation the query was read in, what it lifted
+            entry["context"] = context
+        if entry:
+            self.fanout_log[key] = entry
         else:
             self.fanout_log.pop(key, None)
 

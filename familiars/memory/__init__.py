@@ -165,6 +165,8 @@ from familiars.memory._reader import (
     RecallItem,
     node_embedding_text,
 )
+from familiars.memory._recall_context import CONTEXT_MESSAGES, recent_messages
+from familiars.memory._recall_context import Reading as ContextReading
 from familiars.memory._recall_signals import (
     RECALL_KNOBS,
     RECALL_SIGNALS,
@@ -379,6 +381,9 @@ __all__ = [
     "is_owner",
     "iso_now",
     "keyword_terms",
+    "CONTEXT_MESSAGES",
+    "ContextReading",
+    "recent_messages",
     "evidence_refs",
     "load_embedder",
     "load_reranker",

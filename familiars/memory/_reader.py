@@ -31,6 +31,7 @@ from typing import Any, Protocol, cast
 
 import numpy as np
 
+from familiars.memory import _recall_context as convo
 from familiars.memory._dialog_tree import DialogTree, DialogTrees, Node
 from familiars.memory._embeddings import Embedder
 from familiars.memory._errors import RecallError
@@ -418,9 +419,10 @@ class MemoryReader:
         k: int = 8,
         profile: str | None = None,
         ttl_context: Mapping[str, Any] | None = None,
+        context: Sequence[str] | None = None,
     ) -> RecallResult:
-        """Recall for ``query``; see the module docstring. Bad input raises
-        :class:`RecallError` (or an id error); nothing is written."""
+        """Recall for ``query`` in its ``context`` (None: the dialogue's recent messages); see
+        the module docstring. Bad input raises :class:`RecallError`; nothing is written."""
         start = time.perf_counter()
         prof = self._profile(profile)
         _check_query(query, k, agent_id, user_key)
@@ -437,7 +439,7 @@ class MemoryReader:
         subs = await self._subqueries(query, prof, t_sync, result.dropped)
         result.subqueries = [s.as_dict() for s in subs] if "fanout" in prof.stages else []
         subqueries = [s.text for s in subs]
-        vecs = await self._embed_queries(subqueries)
+        vecs = await convo.read_in_context(result, self, tree, user_key, epoch, context, subqueries)
         t_embed = time.perf_counter()
         result.timings_ms["embed"] = (t_embed - t_sync) * 1000
         gate = SignalGate(
@@ -455,6 +457,7 @@ class MemoryReader:
                 depth,
                 result.timings_ms,
                 asker=user_key,
+                reading=result.context,
             )
             if len(subqueries) > 1 and gate.stage("fanout"):
                 ranked = self._fan_out(ranked, subqueries, vecs, mask, epoch, tree, gate, depth)
@@ -527,17 +530,19 @@ class MemoryReader:
         timings: dict[str, float] | None = None,
         *,
         asker: str | None = None,
+        reading: convo.Reading | None = None,
     ) -> Ranked:
         """Candidates of dense and keyword search, scored by every signal the gate allows
         (``_recall_signals.RECALL_SIGNALS``), best first; ``asker`` is the user_key of the
-        person whose message the query is. The re-ranker's own time goes to
-        ``timings["rerank"]`` when given."""
+        person whose message the query is; words are matched in ``reading``'s text (the
+        message with its context). The re-ranker's own time goes to ``timings["rerank"]``."""
         if len(self.index) == 0 or not mask.any():
             return Ranked.empty()
-        cand, dense_all, kw_all = self._candidates(query, qvec, mask, depth)
+        text = query if reading is None else reading.text(query)
+        cand, dense_all, kw_all = self._candidates(text, qvec, mask, depth)
         ctx = RankContext(
-            self.index, query, qvec, cand, dense_all, kw_all, now, tree, self.weights, gate,
-            asker=asker,
+            self.index, text, qvec, cand, dense_all, kw_all, now, tree, self.weights, gate,
+            asker=asker, message=query,
         )  # fmt: skip
         values = compute_signals(RECALL_SIGNALS, ctx, gate)
         parts, bonus = values.parts, values.bonus
@@ -572,7 +577,7 @@ class MemoryReader:
         cos = ctx.memo.get("cos", ctx.dense_all[ctx.cand].astype(np.float64))
         raw = RawScores(
             cos=cos, bm25=ctx.memo.get("bm25"), hub=ctx.memo.get("hub"),
-            small_talk=ctx.memo.get("small_talk"),
+            small_talk=ctx.memo.get("small_talk"), record=ctx.index.record_rows(ctx.cand),
             whole=ctx.dense_all[ctx.cand].astype(np.float64),
         )  # fmt: skip
         scores, chosen, x = rerank(self.reranker, parts, bonus, total, raw)

@@ -86,6 +86,8 @@ class RecallResult:
     #: The ``full`` profile's fan-out: each sub-query's kind, text and source (query /
     #: offline / model); empty for the other profiles.
     subqueries: list[dict[str, str]] = field(default_factory=list)
+    #: The conversation the query was read in (``_recall_context.Reading``; falsy: none).
+    context: Any = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -97,6 +99,7 @@ class RecallResult:
             "ablated": self.ablated,
             "candidates": self.candidates,
             "subqueries": self.subqueries,
+            "context": self.context.shown(self.items) if self.context else {},
         }
 
 

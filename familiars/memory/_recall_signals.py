@@ -24,7 +24,7 @@ from familiars.memory._rerank import HUB_SHARE, lexical_evidence
 from familiars.memory._scoring import KnobRegistry, Signal, SignalGate, minmax, signal_knobs
 from familiars.memory._search_index import RecallIndex
 from familiars.memory._small_talk import FIRST_PERSON
-from familiars.memory._text import content_words, words
+from familiars.memory._text import content_words, no_space_script, words
 
 CONTEXT_DENSE = 0.3
 LEX_FLOOR = 0.25  # the keyword part's share that stays when the words carry no evidence
@@ -49,6 +49,7 @@ class RankContext:
     gate: SignalGate
     memo: dict[str, Any] = field(default_factory=dict)  # raw scores the re-ranker reads
     asker: str | None = None  # user_key of the person whose message the query is
+    message: str = ""  # the message alone, when ``query`` is it read with its context
 
 
 # --------------------------------------------------------------------------- signals
@@ -91,7 +92,10 @@ def keyword_part(ctx: RankContext) -> np.ndarray | None:
     kw = ctx.kw_all[ctx.cand]
     ctx.memo["bm25"] = kw
     part = minmax(kw)
-    if ctx.gate.on("lexical_gate"):
+    # The gate's BM25 scale was measured on English stems; character bigrams (CJK, Thai...)
+    # score lower for as clear a match, and there the English-only bundled model's meaning
+    # is weak: their keyword part counts in full.
+    if ctx.gate.on("lexical_gate") and not no_space_script(ctx.query):
         part = part * (LEX_FLOOR + (1.0 - LEX_FLOOR) * lexical_evidence(kw))
     return part
 
@@ -133,7 +137,7 @@ def substance_part(ctx: RankContext) -> np.ndarray:
 def asker_part(ctx: RankContext) -> np.ndarray | None:
     """1 for what the asking person said or is about, when they speak of themselves ("I
     ended up volunteering and now I'm overwhelmed" recalls *their* "saying no helped me")."""
-    if ctx.asker is None or not FIRST_PERSON & set(words(ctx.query)):
+    if ctx.asker is None or not FIRST_PERSON & set(words(ctx.message or ctx.query)):
         return None
     own = ctx.index.owner_rows(ctx.cand, ctx.asker).astype(np.float64)
     ctx.memo["asker"] = own
@@ -142,7 +146,7 @@ def asker_part(ctx: RankContext) -> np.ndarray | None:
 
 def speaker_part(ctx: RankContext) -> np.ndarray | None:
     """1 for the messages of the one participant the query names, else 0."""
-    named = named_speaker(ctx.index, ctx.query)
+    named = named_speaker(ctx.index, ctx.message or ctx.query)
     if named is None:
         return None
     return ctx.index.speaker_rows(ctx.cand, named).astype(np.float64)

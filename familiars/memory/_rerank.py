@@ -41,7 +41,7 @@ FEATURES: tuple[str, ...] = (
     "cos", "cos_gap", "bm25_log", "bm25_rel", "dense_rank", "kw_rank", "first_rank",
     "lexical", "keyword_x_lex", "late_x_lex", "dense_x_lex", "cos_x_nolex",
     "substance", "hub", "csls", "small_talk", "asker", "meaning", "meaning_rank",
-    "meaning_x_nolex",
+    "meaning_x_nolex", "record",
 )  # fmt: skip
 #: The share of a row's hub value taken off its cosine (CSLS, ``_hubness``): the first
 #: stage's dense part and the ``csls`` feature.
@@ -89,6 +89,9 @@ class RawScores:
     hub: np.ndarray | None = None
     small_talk: np.ndarray | None = None
     whole: np.ndarray | None = None  # whole-message cosine (no best sentence)
+    #: 1 for a record, 0 for a dialogue turn: records (short third-person facts and episodes)
+    #: score otherwise than turns, and the model learnt both (issue 24).
+    record: np.ndarray | None = None
 
 
 def meaning(raw: RawScores) -> np.ndarray:
@@ -137,6 +140,7 @@ def features(
     col["meaning"] = meaning(raw)
     col["meaning_rank"] = _rank_feature(col["meaning"])
     col["meaning_x_nolex"] = col["meaning"] * (1.0 - lex)
+    col["record"] = raw.record if raw.record is not None else zeros
     return np.stack([col[name][chosen] for name in FEATURES], axis=1)
 
 

@@ -471,6 +471,12 @@ class RecallIndex:
         code = self.owners.get(user_key, -2)
         return self._owner[rows] == code
 
+    def record_rows(self, rows: np.ndarray) -> np.ndarray:
+        """1.0 for the rows that are records, 0.0 for dialogue nodes (the re-ranker's
+        ``record`` feature)."""
+        kinds = [getattr(self.docs[int(r)], "kind", None) for r in rows]
+        return np.array([float(kind == "record") for kind in kinds])
+
     def timestamps(self, rows: np.ndarray) -> np.ndarray:
         return self._ts[rows]
 

@@ -11,6 +11,14 @@ import snowballstemmer
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
 _STEMMER = snowballstemmer.stemmer("english")
+#: Scripts written without spaces between words: Han (CJK ideographs), Hiragana, Katakana,
+#: Hangul syllables, Thai, Lao, Khmer, Myanmar. A run of them is one "word" to ``_WORD``, so
+#: ``words`` cuts it into overlapping character bigrams ("北京烤鸭" -> 北京 京烤 烤鸭), which
+#: is what BM25 and FTS5 index and search (issue 24); a lone character stays itself.
+_NO_SPACE = re.compile(
+    "[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+    "\uac00-\ud7af\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\uff66-\uff9f]+"
+)
 
 #: Function words: they carry no topic, so keyword and word-level matching skip them.
 STOPWORDS: frozenset[str] = frozenset(
@@ -169,8 +177,32 @@ _WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
 
 
 def words(text: str) -> list[str]:
-    """Lower-case word tokens (letters and digits; punctuation splits)."""
-    return _WORD.findall(text.lower())
+    """Lower-case word tokens (letters and digits; punctuation splits); a run of a script
+    without spaces becomes its character bigrams (:data:`_NO_SPACE`)."""
+    found = _WORD.findall(text.lower())
+    if not _NO_SPACE.search(text):
+        return found
+    return [part for word in found for part in _split_no_space(word)]
+
+
+def no_space_script(text: str) -> bool:
+    """Whether ``text`` holds a script written without spaces (its words are bigrams)."""
+    return _NO_SPACE.search(text) is not None
+
+
+def _split_no_space(word: str) -> list[str]:
+    """``word`` with each no-space run as its bigrams, the rest (Latin, digits) as is."""
+    out: list[str] = []
+    at = 0
+    for run in _NO_SPACE.finditer(word):
+        if run.start() > at:
+            out.append(word[at : run.start()])
+        chars = run.group()
+        out += [chars] if len(chars) < 3 else [chars[i : i + 2] for i in range(len(chars) - 1)]
+        at = run.end()
+    if at < len(word):
+        out.append(word[at:])
+    return out
 
 
 def content_words(text: str) -> list[str]:

@@ -100,7 +100,8 @@ async def test_items_carry_score_parts_and_rank_the_match_first(reader) -> None:
 
 
 async def test_record_and_its_source_node_collapse(reader) -> None:
-    res = await _recall(reader, "hiking trip to the Alps camera")
+    # read alone: with its conversation (the tree's last messages) the turn outranks the record
+    res = await _recall(reader, "hiking trip to the Alps camera", context=())
     keys = [i.key for i in res.items]
     record = next(i for i in res.items if i.text.startswith("The channel plans"))
     assert "node:agent_0/dialogue_1/1" not in keys

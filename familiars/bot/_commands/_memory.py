@@ -405,15 +405,33 @@ class MemoryCommand(Command):
 
 def fanout_lines(fanout: Mapping[str, Any] | None) -> list[str]:
     """The ``full`` profile's sub-queries as /memory why shows them: each one's kind, text
-    and source, and a note when the model's were dropped for the offline ones."""
-    if not fanout or not fanout.get("subqueries"):
+    and source, and a note when the model's were dropped for the offline ones; and the
+    conversation the message was read in, with what it lifted."""
+    if not fanout:
         return []
-    lines = ["I searched for it as:"]
+    lines = context_lines(fanout.get("context"))
+    if not fanout.get("subqueries"):
+        return lines
+    lines.append("I searched for it as:")
     for sub in fanout["subqueries"]:
         text = one_line(str(sub.get("text", "")), 100)
         lines.append(f"- {sub.get('kind')} ({sub.get('source')}): “{text}”")
     if "fanout:model" in fanout.get("dropped", ()):
         lines.append("(the model's sub-queries were late or unusable: offline ones ran)")
+    return lines
+
+
+def context_lines(context: Mapping[str, Any] | None) -> list[str]:
+    """What the conversation added: the recent messages read with the message, and each
+    recalled item's cosine gained from them (``_recall_context``)."""
+    if not context or not context.get("messages"):
+        return []
+    said = " · ".join(f"“{one_line(str(m), 80)}”" for m in context["messages"])
+    lines = [f"I read your message with the conversation before it: {said}"]
+    lifted = sorted((context.get("lifted") or {}).items(), key=lambda kv: -kv[1])
+    shown = [f"`{key}` {gain:+.2f}" for key, gain in lifted[:5] if abs(gain) >= 0.005]
+    if shown:
+        lines.append("It moved these closer (cosine gained): " + ", ".join(shown))
     return lines
 
 

@@ -1,0 +1,270 @@
+"""Companion-domain recall: a person's records brought back at the moment a chat touches them.
+
+``data/companion_set.jsonl`` holds *episodes* (third-person records of a few people's lives:
+an event, its time, the feeling it left) and *moments* (two or three messages of a chat and
+the message of the turn, with the episode that turn should bring back as gold; ``split`` dev
+or held, a third held out and never tuned on). Every episode is one user-scope record of its
+person; a moment is asked by that person, so only their own records compete.
+
+Each moment is asked three ways on the same reader and index:
+
+- ``message``: the turn's own message, as ``MemoryReader.build_rag_context`` gets it;
+- ``conversation``: the message with the recent messages as ``context`` (the reader fuses
+  them, see ``_reader``);
+- ``cosine`` / ``cosine_conversation``: plain cosine of the same model over the person's
+  records, with the message, and with the messages so far joined (the baselines).
+
+``data/multilingual_set.jsonl`` is the same idea per language (zh, ja, es): records and
+questions with gold, R@k against plain cosine, and how many questions' gold gets a non-zero
+keyword score where the question and the gold share a keyword term.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+
+from familiars.memory import (
+    DEFAULT_BUDGETS_MS,
+    Embedder,
+    MemoryReader,
+    MemoryRecord,
+    keyword_terms,
+)
+
+DATA_DIR = Path(__file__).resolve().parent / "data"
+DEFAULT_SET = DATA_DIR / "companion_set.jsonl"
+DEFAULT_MULTILINGUAL = DATA_DIR / "multilingual_set.jsonl"
+#: Records are dated over the two years before the moments are asked.
+RECORD_TS = datetime(2025, 1, 1, tzinfo=UTC)
+ASKED_AT = datetime(2026, 1, 1, tzinfo=UTC).timestamp()
+CONTEXT_API = True
+
+
+def load_set(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Episodes (or records) and moments (or questions) of a JSONL set."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    docs = [r for r in rows if r["type"] in ("episode", "record")]
+    asks = [r for r in rows if r["type"] in ("moment", "question")]
+    return docs, asks
+
+
+def records(docs: Sequence[dict[str, Any]], owner: str) -> list[MemoryRecord]:
+    out = []
+    for i, doc in enumerate(docs):
+        ts = datetime.fromtimestamp(RECORD_TS.timestamp() + i * 3600.0, tz=UTC)
+        out.append(
+            MemoryRecord(
+                id=doc["id"], scope="user", category="event", content=doc["text"],
+                ts=ts.isoformat(), user_key=str(doc.get(owner) or "someone"),
+            )
+        )  # fmt: skip
+    return out
+
+
+class _Tally:
+    def __init__(self, ks: Sequence[int]) -> None:
+        self.ks = list(ks)
+        self.found: dict[int, list[float]] = {k: [] for k in ks}
+
+    def add(self, gold: Sequence[str], ranked: Sequence[str]) -> None:
+        for k in self.ks:
+            top = set(ranked[:k])
+            self.found[k].append(sum(1 for g in gold if g in top) / max(1, len(gold)))
+
+    def summary(self) -> dict[str, float]:
+        return {
+            f"recall@{k}": round(float(np.mean(v)), 4) if v else 0.0 for k, v in self.found.items()
+        }
+
+
+def _cosine_ranking(reader: MemoryReader, qvec: np.ndarray, ids: set[str], k: int) -> list[str]:
+    """Plain cosine of the same model over ``ids`` (the person's records)."""
+    idx = reader.index
+    dense = idx.dense_all(qvec).astype(np.float64)
+    keys = [d.key if d is not None else "" for d in idx.docs]
+    allowed = np.array([key in ids for key in keys], dtype=bool)
+    scores = np.where(allowed, dense, -np.inf)
+    return [keys[int(j)] for j in np.argsort(-scores, kind="stable")[:k] if allowed[int(j)]]
+
+
+def _percentiles(values: Sequence[float]) -> dict[str, float]:
+    arr = np.asarray(values or [0.0])
+    return {
+        "p50": round(float(np.percentile(arr, 50)), 1),
+        "p95": round(float(np.percentile(arr, 95)), 1),
+    }
+
+
+async def _ask(
+    reader: MemoryReader, ask: dict[str, Any], *, k: int, profile: str, context: Sequence[str]
+) -> tuple[list[str], float]:
+    t0 = time.perf_counter()
+    kwargs: dict[str, Any] = {"context": list(context)} if context else {}
+    if context and not CONTEXT_API:  # before the reader took a context: the messages joined
+        kwargs = {}
+        ask = {**ask, "message": " ".join([*context, ask["message"]])}
+    result = await reader.build_rag_context(
+        ask.get("message") or ask["question"], user_key=ask["person"], now=ASKED_AT, k=k,
+        profile=profile, **kwargs,
+    )  # fmt: skip
+    ms = (time.perf_counter() - t0) * 1000
+    return [i.key for i in result.items if i.kind == "record"], ms
+
+
+async def evaluate_companion(
+    path: Path, embedder: Embedder, ks: Sequence[int], *, profile: str = "standard"
+) -> dict[str, Any]:
+    """Records R@k per split for the four ways of asking, and recall latency."""
+    docs, moments = load_set(path)
+    reader = MemoryReader(embedder)
+    await reader.add_records(records(docs, "person"))
+    owned: dict[str, set[str]] = {}
+    for doc in docs:
+        owned.setdefault(doc["person"], set()).add(doc["id"])
+    ways = ("message", "conversation", "cosine", "cosine_conversation")
+    tallies = {s: {w: _Tally(ks) for w in ways} for s in ("dev", "held")}
+    latency: dict[str, list[float]] = {"message": [], "conversation": []}
+    k = max(ks)
+    for m in moments:
+        t = tallies[m["split"]]
+        ranked, ms = await _ask(reader, m, k=k, profile=profile, context=())
+        latency["message"].append(ms)
+        t["message"].add(m["gold"], ranked)
+        ranked, ms = await _ask(reader, m, k=k, profile=profile, context=m["context"])
+        latency["conversation"].append(ms)
+        t["conversation"].add(m["gold"], ranked)
+        joined = " ".join([*m["context"], m["message"]])
+        vecs = await embedder.aembed_batch([m["message"], joined])
+        ids = owned[m["person"]]
+        t["cosine"].add(m["gold"], _cosine_ranking(reader, vecs[0], ids, k))
+        t["cosine_conversation"].add(m["gold"], _cosine_ranking(reader, vecs[1], ids, k))
+    out: dict[str, Any] = {
+        split: {w: tally.summary() for w, tally in by_way.items()}
+        for split, by_way in tallies.items()
+    }
+    out["episodes"] = len(docs)
+    out["moments"] = {s: sum(1 for m in moments if m["split"] == s) for s in ("dev", "held")}
+    out["latency_ms"] = _percentiles(latency["message"] + latency["conversation"])
+    out["latency_ms_by_query"] = {way: _percentiles(ms) for way, ms in latency.items()}
+    out["budget_ms"] = DEFAULT_BUDGETS_MS[profile]
+    return out
+
+
+async def evaluate_multilingual(
+    path: Path, embedder: Embedder, ks: Sequence[int], *, profile: str = "standard"
+) -> dict[str, Any]:
+    """Per language: R@k of recall and of plain cosine, and the keyword part where the
+    question shares a keyword term with its gold."""
+    docs, questions = load_set(path)
+    for doc in docs:
+        doc["person"] = f"speaker-{doc['lang']}"
+    for q in questions:
+        q["person"] = f"speaker-{q['lang']}"
+    reader = MemoryReader(embedder)
+    await reader.add_records(records(docs, "person"))
+    text = {d["id"]: d["text"] for d in docs}
+    out: dict[str, Any] = {}
+    k = max(ks)
+    for lang in sorted({d["lang"] for d in docs}):
+        ids = {d["id"] for d in docs if d["lang"] == lang}
+        recall, cosine = _Tally(ks), _Tally(ks)
+        shared = keyword_hit = 0
+        for q in (q for q in questions if q["lang"] == lang):
+            ranked, _ = await _ask(reader, q, k=k, profile=profile, context=())
+            recall.add(q["gold"], ranked)
+            qvec = (await embedder.aembed_batch([q["question"]]))[0]
+            cosine.add(q["gold"], _cosine_ranking(reader, qvec, ids, k))
+            terms = keyword_terms(q["question"])
+            if set(terms) & set(keyword_terms(text[q["gold"][0]])):
+                shared += 1
+                scores = reader.index.keywords.scores(terms, len(reader.index))
+                row = reader.index.rows.get(q["gold"][0])
+                keyword_hit += int(row is not None and scores[row] > 0)
+        out[lang] = {
+            "recall": recall.summary(),
+            "cosine": cosine.summary(),
+            "questions": len(recall.found[ks[0]]),
+            "shares_a_keyword_term": shared,
+            "keyword_part_nonzero": keyword_hit,
+        }
+    return out
+
+
+async def run(
+    embedder: Embedder, ks: Sequence[int], *, companion: Path, multilingual: Path | None,
+    profile: str,
+) -> dict[str, Any]:  # fmt: skip
+    report: dict[str, Any] = {
+        "companion": await evaluate_companion(companion, embedder, ks, profile=profile),
+        "model": embedder.model_name,
+        "profile": profile,
+    }
+    if multilingual is not None:
+        report["multilingual"] = await evaluate_multilingual(
+            multilingual, embedder, ks, profile=profile
+        )
+    return report
+
+
+def command(
+    ctx: typer.Context,
+    data: Annotated[Path, typer.Option("--data", help="Companion set (JSONL).")] = DEFAULT_SET,
+    multilingual: Annotated[
+        Path, typer.Option("--multilingual", help="Multilingual set (JSONL).")
+    ] = DEFAULT_MULTILINGUAL,
+    profile: Annotated[str, typer.Option("--profile", help="lite | standard | full.")] = "standard",
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """A person's records recalled from chat moments (dev, held) and per language, vs cosine."""
+    import asyncio
+
+    from familiars.memory import embedder_from_settings
+    from familiars.terminal import get_ctx, print_json, want_json
+
+    embedder = embedder_from_settings(get_ctx(ctx).settings)
+    report = asyncio.run(
+        run(embedder, (5, 10), companion=data, multilingual=multilingual, profile=profile)
+    )
+    if want_json(ctx, json_out):
+        print_json(report)
+        return
+    print_report(report)
+
+
+def print_report(report: dict[str, Any]) -> None:
+    from familiars.terminal import print_table
+
+    comp = report["companion"]
+    rows = []
+    for split in ("dev", "held"):
+        for way, summary in comp[split].items():
+            rows.append([split, way, summary.get("recall@5"), summary.get("recall@10")])
+    print_table(
+        f"companion records recall@k ({comp['episodes']} episodes, moments {comp['moments']},"
+        f" {report['model']})",
+        ["split", "query", "R@5", "R@10"],
+        rows,
+    )
+    lat = comp["latency_ms"]
+    print(f"recall latency p50 {lat['p50']} ms, p95 {lat['p95']} ms (budget {comp['budget_ms']})")
+    for way, ms in comp.get("latency_ms_by_query", {}).items():
+        print(f"  with the {way}: p50 {ms['p50']} ms, p95 {ms['p95']} ms")
+    if "multilingual" in report:
+        print_table(
+            "multilingual records recall@k",
+            ["lang", "R@5", "R@10", "cosine R@5", "cosine R@10", "keyword part > 0 / shared"],
+            [
+                [lang, r["recall"]["recall@5"], r["recall"]["recall@10"], r["cosine"]["recall@5"],
+                 r["cosine"]["recall@10"],
+                 f"{r['keyword_part_nonzero']} / {r['shares_a_keyword_term']}"]
+                for lang, r in report["multilingual"].items()
+            ],
+        )  # fmt: skip

@@ -1,0 +1,49 @@
+"""The companion-domain set (a person's records, chat moments with gold, a third held out),
+the multilingual set, and their bench report beside plain cosine."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from familiars.benchmarks import _companion as companion
+from tests.fakes import HashEmbedder
+
+
+def test_the_companion_set_is_large_varied_and_has_a_held_third() -> None:
+    episodes, moments = companion.load_set(companion.DEFAULT_SET)
+    ids = {e["id"] for e in episodes}
+    assert len(episodes) >= 150 and len(moments) >= 150 and len(ids) == len(episodes)
+    assert len({e["person"] for e in episodes}) >= 3
+    splits = Counter(m["split"] for m in moments)
+    assert set(splits) == {"dev", "held"} and 0.3 <= splits["held"] / len(moments) <= 0.36
+    for m in moments:
+        assert m["gold"] and set(m["gold"]) <= ids and m["context"]
+        assert all(g.startswith(m["person"] + "-") for g in m["gold"])
+    assert len({m["message"] for m in moments}) == len(moments)  # no two worded alike
+
+
+def test_the_multilingual_set_has_records_and_questions_per_language() -> None:
+    records, questions = companion.load_set(companion.DEFAULT_MULTILINGUAL)
+    ids = {r["id"] for r in records}
+    for lang in ("zh", "ja", "es"):
+        assert sum(r["lang"] == lang for r in records) >= 10
+        assert sum(q["lang"] == lang for q in questions) >= 10
+    assert all(set(q["gold"]) <= ids for q in questions)
+
+
+async def test_the_report_puts_recall_beside_plain_cosine(tmp_path) -> None:
+    data = tmp_path / "set.jsonl"
+    lines = companion.DEFAULT_SET.read_text(encoding="utf-8").splitlines()
+    keep = [ln for ln in lines if '"mara-0' in ln or '"cm-00' in ln]
+    data.write_text("\n".join(keep) + "\n", encoding="utf-8")
+    report = await companion.run(
+        HashEmbedder(dim=128), (5, 10), companion=data,
+        multilingual=companion.DEFAULT_MULTILINGUAL, profile="standard",
+    )  # fmt: skip
+    comp = report["companion"]
+    for way in ("message", "conversation", "cosine", "cosine_conversation"):
+        assert 0.0 <= comp["dev"][way]["recall@10"] <= 1.0
+    assert comp["latency_ms"]["p95"] >= comp["latency_ms"]["p50"] >= 0
+    zh = report["multilingual"]["zh"]
+    assert zh["shares_a_keyword_term"] > 0
+    assert zh["keyword_part_nonzero"] == zh["shares_a_keyword_term"]

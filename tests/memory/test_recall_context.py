@@ -1,0 +1,88 @@
+"""Recall reads the message in its conversation (issue 24): the recent branch of the tree,
+fused with the message, shown in the result; and keyword terms for scripts without spaces."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import numpy as np
+
+from familiars.memory import keyword_terms, make_record
+from familiars.memory._dialog_tree import DialogTrees
+from familiars.memory._reader import MemoryReader
+from familiars.memory._recall_context import CONTEXT_MAX_AGE_S, fuse, recent_messages
+from familiars.memory._text import words
+from tests.fakes import HashEmbedder
+
+NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
+T0 = NOW.timestamp() - 600
+
+
+def _tree(tmp_path, emb, messages, start=T0):
+    trees = DialogTrees(tmp_path)
+    tree = trees.get("agent_0", "dialogue_1", create=True)
+    for i, (who, text) in enumerate(messages):
+        tree.add_node(text, emb.embed(text), timestamp=start + 30 * i, origin="user",
+                      metadata={"user_key": who})  # fmt: skip
+    return trees, tree
+
+
+def test_recent_messages_are_the_persons_last_ones_on_the_branch(tmp_path) -> None:
+    emb = HashEmbedder(dim=64)
+    _, tree = _tree(tmp_path, emb, [
+        ("ana", "priya birthday is coming up"), ("bo", "nice"),
+        ("ana", "I want to organise something for her birthday"),
+        ("ana", "someone did something amazing for me once"),
+    ])  # fmt: skip
+    said = recent_messages(tree, "someone did something amazing for me once", "ana",
+                           NOW.timestamp())  # fmt: skip
+    assert "nice" not in said and said[-1] == "I want to organise something for her birthday"
+    assert "someone did something amazing for me once" not in said
+    assert recent_messages(tree, "x", "ana", NOW.timestamp() + CONTEXT_MAX_AGE_S + 601) == []
+    assert recent_messages(None, "x", "ana", NOW.timestamp()) == []
+
+
+def test_fuse_reads_the_message_with_its_context() -> None:
+    vecs = np.eye(3, dtype=np.float32)
+    out, message = fuse(vecs, 2, ["earlier"], weight=1.0)
+    assert out.shape == (2, 3) and np.allclose(out[1], vecs[1]) and np.allclose(message, vecs[0])
+    assert np.allclose(out[0], np.array([1, 0, 1]) / np.sqrt(2))
+    same, none = fuse(vecs[:2], 2, [])
+    assert none is None and np.allclose(same, vecs[:2])
+
+
+async def test_the_conversation_brings_back_what_the_message_alone_does_not(tmp_path) -> None:
+    emb = HashEmbedder(dim=256)
+    trees, _ = _tree(tmp_path, emb, [
+        ("ana", "my sister Priya has her birthday soon"),
+        ("ana", "I want to organise a party on a boat"),
+    ])  # fmt: skip
+    reader = MemoryReader(emb, trees=trees, reranker=None)
+    await reader.add_records([
+        make_record("Friends threw Ana a surprise birthday party on a canal boat", scope="user",
+                    category="event", user_key="ana"),
+        make_record("Ana is learning to play chess", scope="user", category="knowledge",
+                    user_key="ana"),
+    ])  # fmt: skip
+    args = dict(agent_id="agent_0", dialogue_id="dialogue_1", user_key="ana", now=NOW, k=4)
+    alone = await reader.build_rag_context("that would be lovely", context=(), **args)
+    assert not alone.context and alone.as_dict()["context"] == {}
+    read = await reader.build_rag_context("that would be lovely", **args)
+    assert read.context.messages == [
+        "my sister Priya has her birthday soon",
+        "I want to organise a party on a boat",
+    ]
+    records = [it for it in read.items if it.kind == "record"]
+    assert "canal boat" in records[0].text
+    shown = read.as_dict()["context"]
+    assert shown["lifted"][records[0].key] > 0 and shown["messages"] == read.context.messages
+
+
+def test_scripts_without_spaces_become_bigrams() -> None:
+    assert "烤鸭" in keyword_terms("李明最喜欢吃北京烤鸭") and "烤鸭" in keyword_terms(
+        "我想吃烤鸭了"
+    )
+    assert "ラー" in words("佐藤さんはラーメンが大好き")
+    assert words("hello, world") == ["hello", "world"]
+    assert words("iPhone15で写真") == ["iphone15", "で写", "写真"]
+    assert words("猫") == ["猫"]
