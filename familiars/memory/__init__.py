@@ -5,6 +5,9 @@ from familiars.memory._atomic import (
     atomic_write_text,
     is_disk_full,
 )
+from familiars.memory._backend import (
+    RecordIndex,
+)
 from familiars.memory._consolidator import (
     Consolidator,
 )
@@ -136,6 +139,10 @@ from familiars.memory._paths import (
     check_user_key,
     resolve_path,
 )
+from familiars.memory._pg import (
+    DatabaseError,
+    database_url,
+)
 from familiars.memory._reader import (
     DEFAULT_BUDGETS_MS,
     PROFILE_STAGES,
@@ -261,6 +268,7 @@ __all__ = [
     "Consolidator",
     "DialogTree",
     "DialogTrees",
+    "DatabaseError",
     "DialogueError",
     "DocumentError",
     "DocumentFinder",
@@ -296,6 +304,7 @@ __all__ = [
     "RecallItem",
     "ReconcileReport",
     "RecordFilter",
+    "RecordIndex",
     "RecordNotFoundError",
     "RecordTooLongError",
     "Reranker",
@@ -328,6 +337,7 @@ __all__ = [
     "content_words",
     "context_lines",
     "cut_text",
+    "database_url",
     "embedder_from_settings",
     "fact_terms",
     "format_found",
