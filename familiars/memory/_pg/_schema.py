@@ -116,7 +116,29 @@ def migrate(conn: psycopg.Connection[Any], schema: str, url: str) -> list[str]:
         raise explain(exc, url) from None
 
 
+def _applied(conn: psycopg.Connection[Any]) -> list[str] | None:
+    """The migrations the schema has, or None before the first."""
+    row = conn.execute("SELECT to_regclass('schema_migrations')").fetchone()
+    if row is None or row[0] is None:
+        return None
+    return [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY name")]
+
+
+def _check_known(done: list[str]) -> None:
+    unknown = [name for name in done if name not in {n for n, _ in MIGRATIONS}]
+    if unknown:
+        raise DatabaseError(
+            f"the database's memory schema is newer than this familiars (it has "
+            f"{', '.join(unknown)}); upgrade familiars on this machine before starting it"
+        )
+
+
 def _migrate_locked(conn: psycopg.Connection[Any], schema: str) -> list[str]:
+    done = _applied(conn)
+    if done is not None:
+        _check_known(done)
+        if len(done) == len(MIGRATIONS):
+            return []  # current: nothing to create (a role that may not create is fine)
     has_vector = conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone()
     if has_vector is None:
         conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
@@ -125,14 +147,8 @@ def _migrate_locked(conn: psycopg.Connection[Any], schema: str) -> list[str]:
         "CREATE TABLE IF NOT EXISTS schema_migrations "
         "(name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
     )
-    done = [row[0] for row in conn.execute("SELECT name FROM schema_migrations ORDER BY name")]
-    known = [name for name, _ in MIGRATIONS]
-    unknown = [name for name in done if name not in known]
-    if unknown:
-        raise DatabaseError(
-            f"the database's memory schema is newer than this familiars (it has "
-            f"{', '.join(unknown)}); upgrade familiars on this machine before starting it"
-        )
+    done = _applied(conn) or []
+    _check_known(done)
     applied: list[str] = []
     for name, script in MIGRATIONS:
         if name in done:
