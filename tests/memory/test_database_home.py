@@ -23,6 +23,7 @@ from familiars.memory import (
     open_workspace,
 )
 from tests.fakes import HashEmbedder
+from tests.homes import database_holding
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -126,6 +127,15 @@ async def test_two_workers_share_what_one_writes_and_what_one_forgets(
         res = await reader.build_rag_context("cello", user_key="ana", k=3)
         assert rec.id not in [i.key for i in res.items]
         assert await b.store.list(user_key="ana") == []
+
+        # The other way round: a worker forgets what it only ever read.
+        kept = await a.store.append(
+            make_record("Ana keeps bees", scope="user", category="knowledge", user_key="ana")
+        )
+        assert [r.id for r in await b.store.list(user_key="ana")] == [kept.id]
+        await Forgetter.for_workspace(b).forget(kept.id)
+        assert await a.store.list(user_key="ana", live_only=False) == []
+        assert database_holding("bees") == []
 
 
 async def _fed(mw: Any) -> None:

@@ -151,9 +151,9 @@ class PgMemoryStore(MemoryStore):
             cached = self._cache.get(path)
             if cached is not None and cached.sig == sig:
                 return cached.parsed
+            self._forget_path(path)  # first: it drops the rows _read_cell notes
             parsed = self._read_cell(path, cell)
             self._annotate(path, parsed)
-            self._forget_path(path)
             self._cache[path] = _Cached(sig, parsed)
             for rec in parsed.records:
                 self._id_paths[rec.id] = path
