@@ -122,6 +122,10 @@ async def test_two_workers_share_what_one_writes_and_what_one_forgets(
         await _fed(b)
         res = await reader.build_rag_context("cello", user_key="ana", k=3)
         assert [i.key for i in res.items] == [rec.id]
+        # a's recall count reaches b's reader as a change, not yet indexed; then a forgets:
+        # the queued change must not bring the record back.
+        await a.store.touch_access({rec.id: 1})
+        await _fed(b)
         await Forgetter.for_workspace(a).forget(rec.id)
         await _fed(b)
         res = await reader.build_rag_context("cello", user_key="ana", k=3)
