@@ -3,6 +3,7 @@ schema's versions, and every bad start said as one line (never a traceback)."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -132,10 +133,14 @@ async def test_two_workers_share_what_one_writes_and_what_one_forgets(
         assert rec.id not in [i.key for i in res.items]
         assert await b.store.list(user_key="ana") == []
 
-        # The other way round: a worker forgets what it only ever read.
+        # The other way round: a worker forgets what it only ever read. And b hears of a's
+        # write by NOTIFY, without being asked to look.
+        heard: asyncio.Queue[list[str]] = asyncio.Queue()
+        b.index.subscribe(lambda up, gone: heard.put_nowait([r.id for r in up]))
         kept = await a.store.append(
             make_record("Ana keeps bees", scope="user", category="knowledge", user_key="ana")
         )
+        assert await asyncio.wait_for(heard.get(), timeout=10) == [kept.id]
         assert [r.id for r in await b.store.list(user_key="ana")] == [kept.id]
         await Forgetter.for_workspace(b).forget(kept.id)
         assert await a.store.list(user_key="ana", live_only=False) == []

@@ -4,7 +4,8 @@ Every batch a store writes adds ``record_changes`` rows (record id, removed or n
 writing worker's ``origin``) and sends a NOTIFY on the schema's channel in the same
 transaction. :class:`ChangeFeed` LISTENs on its own connection and, on each notification
 (and every ``poll_s`` in case one was missed while reconnecting), reads the rows after the
-last one it saw, leaves out its own worker's, and hands the rest to ``deliver``.
+last one it saw (on the index's connection, through ``fetch``), leaves out its own worker's,
+and hands the rest to ``deliver``.
 
 Sequence numbers are taken when a row is written, not when its transaction commits, so a
 number below the last one seen may still appear: the numbers skipped are kept as gaps and
@@ -17,7 +18,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import psycopg
@@ -30,28 +31,42 @@ logger = logging.getLogger(__name__)
 Deliver = Callable[[list[str], list[str]], Awaitable[None]]
 
 
+Fetch = Callable[[str, Sequence[Any]], Awaitable[list[tuple[Any, ...]]]]
+
+
 class ChangeFeed:
+    """``fetch`` runs a query on a connection of the caller's (the index's): the LISTEN
+    connection only waits, so reading never queues behind a wait."""
+
     def __init__(
-        self, url: str, schema: str, origin: str, deliver: Deliver, *, poll_s: float = 5.0
+        self,
+        url: str,
+        schema: str,
+        origin: str,
+        deliver: Deliver,
+        fetch: Fetch,
+        *,
+        poll_s: float = 5.0,
+        wait_s: float = 1.0,
     ) -> None:
         self.url = url
         self.schema = schema
         self.origin = origin
         self.deliver = deliver
+        self.fetch = fetch
         self.poll_s = poll_s
+        self.wait_s = wait_s
         self.last_seq = 0
         self.gap_s = 30.0
         self._gaps: dict[int, float] = {}  # seq not seen yet -> when it was first missed
         self._conn: psycopg.AsyncConnection[Any] | None = None
         self._task: asyncio.Task[None] | None = None
-        self._wake = asyncio.Event()
 
     async def start(self) -> None:
         self._conn = await aconnect(self.url, self.schema)
         await self._conn.execute(sql.SQL("LISTEN {}").format(notify_channel(self.schema)))
-        cur = await self._conn.execute("SELECT coalesce(max(seq), 0) FROM record_changes")
-        row = await cur.fetchone()
-        self.last_seq = int(row[0]) if row else 0
+        rows = await self.fetch("SELECT coalesce(max(seq), 0) FROM record_changes", ())
+        self.last_seq = int(rows[0][0]) if rows else 0
         self._task = asyncio.create_task(self._run(), name="memory-change-feed")
 
     async def stop(self) -> None:
@@ -66,12 +81,15 @@ class ChangeFeed:
 
     async def _run(self) -> None:
         assert self._conn is not None
+        last_poll = 0.0
         while True:
             try:
-                await self.catch_up()
-                gen = self._conn.notifies(timeout=self.poll_s, stop_after=1)
-                async for _ in gen:
-                    pass
+                told = False
+                async for _ in self._conn.notifies(timeout=self.wait_s, stop_after=1):
+                    told = True
+                if told or time.monotonic() - last_poll >= self.poll_s:
+                    last_poll = time.monotonic()
+                    await self.catch_up()
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 - the feed must outlive one bad read
@@ -81,24 +99,23 @@ class ChangeFeed:
     async def catch_up(self) -> int:
         """Deliver the changes after the last one seen (and any gap filled since); returns
         how many records."""
-        assert self._conn is not None
         now = time.monotonic()
         self._gaps = {seq: t for seq, t in self._gaps.items() if now - t < self.gap_s}
-        cur = await self._conn.execute(
+        rows = await self.fetch(
             "SELECT seq, origin, record_id, removed FROM record_changes "
             "WHERE seq > %s OR seq = ANY(%s) ORDER BY seq",
             (self.last_seq, list(self._gaps)),
         )
-        rows = await cur.fetchall()
         if not rows:
             return 0
         for seq, *_ in rows:
             self._gaps.pop(int(seq), None)
         top = int(rows[-1][0])
         seen = {int(r[0]) for r in rows}
-        for seq in range(self.last_seq + 1, top):
-            if seq not in seen:
-                self._gaps[seq] = now
+        if top - self.last_seq < 10_000:  # past that, a burst: the poll catches stragglers
+            for seq in range(self.last_seq + 1, top):
+                if seq not in seen:
+                    self._gaps[seq] = now
         self.last_seq = max(self.last_seq, top)
         latest: dict[str, tuple[str, bool]] = {}
         for _, origin, record_id, removed in rows:

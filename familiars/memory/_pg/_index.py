@@ -75,7 +75,9 @@ class PgMemoryIndex:
         if self.embedder is not None:
             self._space_id = await self._ensure_space(self.embedder.model_name, self.embedder.dim)
         if self._listen:
-            self._feed = ChangeFeed(self.url, self.schema, self.origin, self._feed_changes)
+            self._feed = ChangeFeed(
+                self.url, self.schema, self.origin, self._feed_changes, self._fetch
+            )
             await self._feed.start()
 
     async def attach_embedder(self, embedder: Embedder) -> None:
@@ -218,6 +220,11 @@ class PgMemoryIndex:
         return [(rid, float(score)) for rid, score in rows]
 
     # ----------------------------------------------------------------- changes
+
+    async def _fetch(self, query: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        async with self._lock:
+            cur = await self.conn.execute(query, params)  # type: ignore[arg-type]
+            return await cur.fetchall()
 
     async def records_changed(self, change: StoreChange) -> None:
         """StoreListener: the rows are written; their vectors follow, then the reader."""
