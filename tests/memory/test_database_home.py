@@ -300,3 +300,36 @@ def test_the_command_says_one_line_and_exits_1(tmp_path: Path) -> None:
 
 def test_not_a_postgres_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert "postgresql:// URL" in _start_error("mysql://x/y", monkeypatch, tmp_path)
+
+
+def test_workers_starting_at_once_apply_each_migration_once(pg_url: str) -> None:
+    """Migrations run under an advisory lock: of eight workers that start together on an
+    empty schema, one applies them and the others find them done."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from familiars.memory._pg._connect import connect
+    from familiars.memory._pg._schema import MIGRATIONS, migrate
+
+    schema = load_settings().database.schema_name
+
+    def start(_: int) -> list[str]:
+        with connect(pg_url, schema) as conn:
+            return migrate(conn, schema, pg_url)
+
+    with ThreadPoolExecutor(8) as pool:
+        applied = list(pool.map(start, range(8)))
+    assert sorted(applied, key=len) == [[]] * 7 + [[name for name, _ in MIGRATIONS]]
+
+
+def test_status_names_the_database_home(tmp_path: Path, pg_url: str) -> None:
+    runner = CliRunner()
+    base = ["--workspace", str(tmp_path / "ws")]
+    added = runner.invoke(
+        app, [*base, "memory", "add", "--scope", "user", "--category", "profile",
+              "--user", "ana", "Ana is a nurse"],
+    )  # fmt: skip
+    assert added.exit_code == 0, added.output
+    shown = runner.invoke(app, [*base, "status"])
+    assert shown.exit_code == 0, shown.output
+    said = " ".join(shown.output.split())  # the terminal wraps long lines
+    assert "memory home: postgresql://" in said and "1 live of 1 records" in said
