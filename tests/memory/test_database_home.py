@@ -147,6 +147,30 @@ async def test_two_workers_share_what_one_writes_and_what_one_forgets(
         assert database_holding("bees") == []
 
 
+async def test_a_forget_leaves_no_table_file_holding_the_words(
+    tmp_path: Path, pg_url: str, pg_instance: Any
+) -> None:
+    """Dead rows keep their bytes until vacuumed: the forget vacuums what held the words.
+    (The write-ahead log keeps them until PostgreSQL recycles it: not checked here.)"""
+    word = f"Quokka{uuid.uuid4().hex[:8]}"
+    base = Path(pg_instance.pgdata) / "base"
+
+    def files_with_word() -> list[str]:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute("CHECKPOINT")
+        needle = word.encode()
+        return [str(p) for p in base.rglob("*") if p.is_file() and needle in p.read_bytes()]
+
+    settings = load_settings(workspace=tmp_path / "ws")
+    async with open_workspace(settings, embedder=HashEmbedder()) as mw:
+        rec = await mw.store.append(
+            make_record(f"My word is {word}", scope="user", category="knowledge", user_key="ana")
+        )
+        assert await asyncio.to_thread(files_with_word)
+        await Forgetter.for_workspace(mw).forget(rec.id)
+    assert await asyncio.to_thread(files_with_word) == []
+
+
 async def _fed(mw: Any) -> None:
     """Let the worker's change feed read what the other wrote (it does on NOTIFY)."""
     assert mw.index._feed is not None

@@ -245,7 +245,9 @@ class PgMemoryIndex:
                 await result
 
     async def purge_texts(self, texts: Sequence[str]) -> int:
-        """After a forget: the vectors of ``texts`` that no record still uses go."""
+        """After a forget: the vectors of ``texts`` that no record still uses go, and the
+        tables that held the words are vacuumed, so the dead rows (and their GIN entries)
+        leave the table files; the write-ahead log keeps them until it is recycled."""
         hashes = sorted({content_hash(t) for t in texts if t})
         if not hashes:
             return 0
@@ -255,7 +257,9 @@ class PgMemoryIndex:
                 "(SELECT 1 FROM records r WHERE r.content_hash = v.content_hash)",
                 (hashes,),
             )
-        return max(0, cur.rowcount)
+            gone = max(0, cur.rowcount)
+            await self.conn.execute("VACUUM records, history, raw_segments, vectors")
+        return gone
 
     # ----------------------------------------------------------------- the truth is here
 

@@ -224,7 +224,12 @@ class PgMemoryStore(MemoryStore):
         """Write what differs between ``parsed`` and the rows last read: new, changed and
         removed records, the events, the cell's new version, the change feed."""
         cell = self.cell_of(path)
-        old = self._rows.get(cell, {})
+        old = self._rows.get(cell)
+        if old is None:  # never without a read first; if so, diff against the rows as stored
+            stored = self.conn.execute(
+                "SELECT id, data::text, content FROM records WHERE cell = %s", (cell,)
+            ).fetchall()
+            old = {rid: (data, content) for rid, data, content in stored}
         new: dict[str, tuple[str, str]] = {}
         upserts: list[tuple[Any, ...]] = []
         for seg in parsed.segments:
