@@ -12,13 +12,13 @@ from familiars.terminal import console, fail, get_ctx, print_json, print_table, 
 
 
 def _collect(settings: Any) -> dict[str, Any]:
-    from familiars.bot import IndexReader, StatusSources, collect_status
+    from familiars.bot import StatusSources, collect_status
 
     async def run() -> dict[str, Any]:
-        from familiars.memory import repair_index
+        from familiars.memory import index_view, repair_index
 
         await repair_index(settings)  # a damaged index is moved aside and rebuilt (one line)
-        reader = IndexReader(settings.workspace)
+        reader = index_view(settings)
         try:
             status = await collect_status(StatusSources(settings), reader)
         finally:

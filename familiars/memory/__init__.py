@@ -14,6 +14,7 @@ from familiars.memory._consolidator import (
 from familiars.memory._database import (
     database_status,
     export_from_database,
+    index_view,
     migrate_to_database,
 )
 from familiars.memory._dialog_tree import (
@@ -349,6 +350,7 @@ __all__ = [
     "fact_terms",
     "format_found",
     "fts_query",
+    "index_view",
     "is_expired",
     "is_forgotten",
     "is_live",

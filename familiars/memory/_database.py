@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from familiars.config import Settings
-from familiars.memory._pg._url import driver_missing
+from familiars.memory._index_view import IndexView
+from familiars.memory._pg._url import database_url, driver_missing
 
 
 def _admin() -> Any:
@@ -31,3 +32,16 @@ def export_from_database(settings: Settings, target: Path) -> dict[str, Any]:
 
 def database_status(settings: Settings) -> dict[str, Any]:
     return dict(_admin().database_status(settings))
+
+
+def index_view(settings: Settings) -> IndexView:
+    """The read-only view of the records (the HTTP API, the memory page, status): over the
+    workspace's SQLite index, or over the database ``settings`` names."""
+    url = database_url(settings)
+    if url is None:
+        return IndexView(Path(settings.workspace))
+    try:
+        from familiars.memory._pg._view import PgIndexView
+    except ImportError:
+        raise driver_missing() from None
+    return PgIndexView(url, settings.database.schema_name, Path(settings.workspace))
