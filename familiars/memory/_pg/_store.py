@@ -49,6 +49,18 @@ _RECORD_COLUMNS = (
 )
 
 
+_UPSERT = (
+    f"INSERT INTO records ({_RECORD_COLUMNS}) VALUES "
+    "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+    "ON CONFLICT (id) DO UPDATE SET scope = excluded.scope, "
+    "category = excluded.category, user_key = excluded.user_key, "
+    "agent_id = excluded.agent_id, dialogue_id = excluded.dialogue_id, "
+    "ts = excluded.ts, content = excluded.content, "
+    "content_hash = excluded.content_hash, deprecated = excluded.deprecated, "
+    "pinned = excluded.pinned, salience = excluded.salience, data = excluded.data"
+)
+
+
 def header_json(rec: MemoryRecord) -> str:
     return json.dumps(record_header(rec), ensure_ascii=False)
 
@@ -224,38 +236,12 @@ class PgMemoryStore(MemoryStore):
         """Write what differs between ``parsed`` and the rows last read: new, changed and
         removed records, the events, the cell's new version, the change feed."""
         cell = self.cell_of(path)
-        old = self._rows.get(cell)
-        if old is None:  # never without a read first; if so, diff against the rows as stored
-            stored = self.conn.execute(
-                "SELECT id, data::text, content FROM records WHERE cell = %s", (cell,)
-            ).fetchall()
-            old = {rid: (data, content) for rid, data, content in stored}
-        new: dict[str, tuple[str, str]] = {}
-        upserts: list[tuple[Any, ...]] = []
-        for seg in parsed.segments:
-            rec = seg.record
-            if rec is None:
-                continue
-            state = (header_json(rec), rec.content)
-            new[rec.id] = state
-            if old.get(rec.id) != state:
-                upserts.append(record_row(cell, rec))
-        removed = [rid for rid in old if rid not in new]
+        new, upserts, removed = self._diff(cell, parsed)
         cur = self.conn.cursor()
         if removed:
             cur.execute("DELETE FROM records WHERE id = ANY(%s)", (removed,))
         if upserts:
-            cur.executemany(
-                f"INSERT INTO records ({_RECORD_COLUMNS}) VALUES "
-                "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
-                "ON CONFLICT (id) DO UPDATE SET scope = excluded.scope, "
-                "category = excluded.category, user_key = excluded.user_key, "
-                "agent_id = excluded.agent_id, dialogue_id = excluded.dialogue_id, "
-                "ts = excluded.ts, content = excluded.content, "
-                "content_hash = excluded.content_hash, deprecated = excluded.deprecated, "
-                "pinned = excluded.pinned, salience = excluded.salience, data = excluded.data",
-                upserts,
-            )
+            cur.executemany(_UPSERT, upserts)
         if events:
             cur.executemany(
                 "INSERT INTO history (cell, record_id, supersedes, line) VALUES (%s, %s, %s, %s)",
@@ -280,6 +266,28 @@ class PgMemoryStore(MemoryStore):
         for rec in parsed.records:
             self._id_paths[rec.id] = path
         self._annotate(path, parsed)
+
+    def _diff(
+        self, cell: str, parsed: ParsedFile
+    ) -> tuple[dict[str, tuple[str, str]], list[tuple[Any, ...]], list[str]]:
+        """The cell's records as they are now, the rows to upsert, the ids removed."""
+        old = self._rows.get(cell)
+        if old is None:  # never without a read first; if so, diff against the rows as stored
+            stored = self.conn.execute(
+                "SELECT id, data::text, content FROM records WHERE cell = %s", (cell,)
+            ).fetchall()
+            old = {rid: (data, content) for rid, data, content in stored}
+        new: dict[str, tuple[str, str]] = {}
+        upserts: list[tuple[Any, ...]] = []
+        for seg in parsed.segments:
+            rec = seg.record
+            if rec is None:
+                continue
+            state = (header_json(rec), rec.content)
+            new[rec.id] = state
+            if old.get(rec.id) != state:
+                upserts.append(record_row(cell, rec))
+        return new, upserts, [rid for rid in old if rid not in new]
 
     def _purge_history(self, path: Path, record_id: str) -> None:
         tombstone = {"event": "delete", "ts": iso_now(), "id": record_id, "forgotten": True}
