@@ -140,7 +140,7 @@ async def test_two_workers_share_what_one_writes_and_what_one_forgets(
         kept = await a.store.append(
             make_record("Ana keeps bees", scope="user", category="knowledge", user_key="ana")
         )
-        assert await asyncio.wait_for(heard.get(), timeout=10) == [kept.id]
+        assert await asyncio.wait_for(_heard_of(kept.id, heard), timeout=10)
         assert [r.id for r in await b.store.list(user_key="ana")] == [kept.id]
         await Forgetter.for_workspace(b).forget(kept.id)
         assert await a.store.list(user_key="ana", live_only=False) == []
@@ -169,6 +169,12 @@ async def test_a_forget_leaves_no_table_file_holding_the_words(
         assert await asyncio.to_thread(files_with_word)
         await Forgetter.for_workspace(mw).forget(rec.id)
     assert await asyncio.to_thread(files_with_word) == []
+
+
+async def _heard_of(record_id: str, heard: asyncio.Queue[list[str]]) -> bool:
+    while record_id not in await heard.get():
+        pass
+    return True
 
 
 async def _fed(mw: Any) -> None:

@@ -61,6 +61,7 @@ class ChangeFeed:
         self._gaps: dict[int, float] = {}  # seq not seen yet -> when it was first missed
         self._conn: psycopg.AsyncConnection[Any] | None = None
         self._task: asyncio.Task[None] | None = None
+        self._reading = asyncio.Lock()  # one catch-up at a time: none delivered twice
 
     async def start(self) -> None:
         self._conn = await aconnect(self.url, self.schema)
@@ -99,6 +100,10 @@ class ChangeFeed:
     async def catch_up(self) -> int:
         """Deliver the changes after the last one seen (and any gap filled since); returns
         how many records."""
+        async with self._reading:
+            return await self._catch_up()
+
+    async def _catch_up(self) -> int:
         now = time.monotonic()
         self._gaps = {seq: t for seq, t in self._gaps.items() if now - t < self.gap_s}
         rows = await self.fetch(
