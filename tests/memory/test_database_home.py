@@ -102,6 +102,27 @@ async def test_a_workspace_moves_in_and_out_byte_for_byte(
     assert status.exit_code == 0 and '"schema_current": true' in status.output
 
 
+async def test_a_move_brings_the_sqlite_indexs_vectors(tmp_path: Path, pg_url: str) -> None:
+    from familiars.memory import MemoryIndex
+
+    ws = tmp_path / "ws"
+    emb = HashEmbedder()
+    async with MemoryIndex(ws, emb) as index, MemoryStore(ws, listeners=[index]) as store:
+        for i in range(5):
+            await store.append(
+                make_record(f"fact {i}", scope="user", category="knowledge", user_key="ana")
+            )
+    moved = CliRunner().invoke(app, ["--json", "db", "migrate", "--from", str(ws)])
+    assert moved.exit_code == 0 and '"vectors": 5' in moved.output, moved.output
+    fresh = HashEmbedder()
+    async with open_workspace(load_settings(workspace=tmp_path / "w"), embedder=fresh) as mw:
+        ids, matrix = await mw.index.load_matrix()
+        assert len(ids) == 5 and fresh.texts_embedded == 0  # nothing embedded again
+        rows = await mw.index.rows(ids)
+        for j, rid in enumerate(ids):  # each row the vector its own text has
+            assert float(matrix[j] @ fresh.embed(rows[rid].content)) > 0.9999
+
+
 async def test_two_workers_share_what_one_writes_and_what_one_forgets(
     tmp_path: Path, pg_url: str
 ) -> None:

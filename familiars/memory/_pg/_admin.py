@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+from pgvector.psycopg import register_vector
 
 from familiars.config import Settings
 from familiars.memory._pg._connect import DatabaseError, connect, explain, shown_url
@@ -25,6 +26,7 @@ def _open(settings: Settings, *, write: bool) -> tuple[str, psycopg.Connection[A
         migrate(conn, settings.database.schema_name, url)
         if write:
             check_writable(conn, url)
+        register_vector(conn)
     except BaseException:
         conn.close()
         raise

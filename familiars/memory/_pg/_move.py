@@ -7,11 +7,14 @@ the cells back as markdown files and history sidecars. Out after in gives the sa
 every file the store wrote (a header typed by hand comes back in the store's field order; a
 BOM or CRLF line ends are dropped, as the store drops them on its next write).
 
-Vectors are not moved: the first worker with an embedder embeds what has none.
+The workspace's SQLite index, when there is one, gives its vectors too (every model's, each
+in its own space), so a large workspace is not embedded again; what has no vector there is
+embedded by the first worker with an embedder.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +39,7 @@ class MoveReport:
     records: int = 0
     raw_segments: int = 0
     history_lines: int = 0
+    vectors: int = 0
     errors: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -44,6 +48,7 @@ class MoveReport:
             "records": self.records,
             "raw_segments": self.raw_segments,
             "history_lines": self.history_lines,
+            "vectors": self.vectors,
             "errors": self.errors,
         }
 
@@ -94,6 +99,7 @@ def move_in(conn: psycopg.Connection[Any], workspace: Path) -> MoveReport:
     workspace = Path(workspace)
     report = MoveReport()
     files = memory_files(workspace)
+    vectors = _sqlite_vectors(workspace)
     parsed_files = [(p, read_file(p)) for p in files]
     ids = [r.id for _, parsed in parsed_files for r in parsed.records]
     clash = conn.execute("SELECT count(*) FROM records WHERE id = ANY(%s)", (ids,)).fetchone()
@@ -114,7 +120,55 @@ def move_in(conn: psycopg.Connection[Any], workspace: Path) -> MoveReport:
             cur.execute("INSERT INTO cells (cell, version) VALUES (%s, 1)", (cell,))
             report.files += 1
             report.errors += [str(e) for e in parsed.errors]
+        report.vectors = _insert_vectors(cur, vectors)
     return report
+
+
+def _sqlite_vectors(workspace: Path) -> list[tuple[str, int, str, bytes]]:
+    """(model, dim, content hash, float32 bytes) of every vector the workspace's SQLite
+    index holds; [] without one (or one that cannot be read: the vectors are a cache)."""
+    import sqlite3
+
+    from familiars.memory._index import DB_NAME
+
+    path = workspace / DB_NAME
+    if not path.is_file():
+        return []
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            return list(
+                db.execute(
+                    "SELECT s.model, s.dim, v.content_hash, v.vector FROM vectors v "
+                    "JOIN embedding_spaces s ON s.space_id = v.space_id"
+                )
+            )
+    except sqlite3.Error:
+        return []
+
+
+def _insert_vectors(cur: psycopg.Cursor[Any], rows: list[tuple[str, int, str, bytes]]) -> int:
+    import numpy as np
+
+    spaces: dict[tuple[str, int], int] = {}
+    batch = []
+    for model, dim, digest, blob in rows:
+        if (model, dim) not in spaces:
+            found = cur.execute(
+                "INSERT INTO embedding_spaces (model, dim) VALUES (%s, %s) ON CONFLICT "
+                "(model, dim) DO UPDATE SET dim = excluded.dim RETURNING space_id",
+                (model, dim),
+            ).fetchone()
+            assert found is not None
+            spaces[(model, dim)] = int(found[0])
+        vec = np.frombuffer(blob, dtype=np.float32)
+        if vec.shape == (dim,):
+            batch.append((spaces[(model, dim)], digest, vec))
+    cur.executemany(
+        "INSERT INTO vectors (space_id, content_hash, embedding) VALUES (%s, %s, %s) "
+        "ON CONFLICT DO NOTHING",
+        batch,
+    )
+    return len(batch)
 
 
 def _insert_cell(
