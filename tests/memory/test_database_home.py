@@ -384,3 +384,31 @@ def test_status_names_the_database_home(tmp_path: Path, pg_url: str) -> None:
     assert shown.exit_code == 0, shown.output
     said = " ".join(shown.output.split())  # the terminal wraps long lines
     assert "memory home: postgresql://" in said and "1 live of 1 records" in said
+
+
+async def test_a_listing_never_serves_a_cell_another_worker_changed(
+    tmp_path: Path, pg_url: str
+) -> None:
+    """A listing reads every cell's version in one query; a later read or listing in this
+    worker still sees what another worker wrote since."""
+    one = load_settings(workspace=tmp_path / "one")
+    two = load_settings(workspace=tmp_path / "two")
+    async with (
+        open_workspace(one, embedder=False) as a,
+        open_workspace(two, embedder=False) as b,
+    ):
+        first = await a.store.append(
+            make_record("Ana likes tea", scope="user", category="preference", user_key="ana")
+        )
+        await a.store.append(
+            make_record("Ana is a nurse", scope="user", category="profile", user_key="ana")
+        )
+        assert len(await b.store.list(scope="user", user_key="ana", category="profile")) == 1
+        changed = await a.store.update(first.id, "Ana likes green tea")
+        assert (await b.store.get(changed.id)).content == "Ana likes green tea"
+        assert [r.content for r in await b.store.list(user_key="ana", category="preference")] == [
+            "Ana likes green tea"
+        ]
+        await b.store.pin(changed.id)  # b writes over what it read: a sees it
+        assert (await a.store.get(changed.id)).pinned
+        assert len(await a.store.list(live_only=False)) == 3

@@ -115,6 +115,8 @@ class PgMemoryStore(MemoryStore):
         self.origin = origin or uuid.uuid4().hex
         #: cell -> {record id: (header json, content)} as last read or written.
         self._rows: dict[str, dict[str, tuple[str, str]]] = {}
+        #: cell -> version, read with a listing's cells and used once by its loads.
+        self._versions: dict[str, int] = {}
 
     # ----------------------------------------------------------------- cells
 
@@ -123,7 +125,8 @@ class PgMemoryStore(MemoryStore):
 
     def memory_files(self) -> builtins.list[Path]:
         with self._lock:
-            rows = self.conn.execute("SELECT cell FROM cells ORDER BY cell").fetchall()
+            rows = self.conn.execute("SELECT cell, version FROM cells ORDER BY cell").fetchall()
+            self._versions = {cell: int(version) for cell, version in rows}
         return [self.workspace / r[0] for r in rows]
 
     def _candidate_files(
@@ -143,8 +146,12 @@ class PgMemoryStore(MemoryStore):
             prefix = f"agents/{agent_id}/{dialogue_id}/{scope}/"
         with self._lock:
             rows = self.conn.execute(
-                "SELECT cell FROM cells WHERE starts_with(cell, %s) ORDER BY cell", (prefix,)
+                "SELECT cell, version FROM cells WHERE starts_with(cell, %s) ORDER BY cell",
+                (prefix,),
             ).fetchall()
+            # The versions just read serve the loads of this same listing (one query, not
+            # one per cell); _load takes each once, and a write batch drops them all.
+            self._versions = {cell: int(version) for cell, version in rows}
         paths = [self.workspace / r[0] for r in rows]
         if category is not None:
             paths = [p for p in paths if p.name == f"{category}.md"]
@@ -154,7 +161,14 @@ class PgMemoryStore(MemoryStore):
         """The cell's records (and kept raw text) in order, re-read when its version moved."""
         with self._lock:
             cell = self.cell_of(path)
-            row = self.conn.execute("SELECT version FROM cells WHERE cell = %s", (cell,)).fetchone()
+            known = self._versions.pop(cell, None)
+            row = (
+                (known,)
+                if known is not None
+                else self.conn.execute(
+                    "SELECT version FROM cells WHERE cell = %s", (cell,)
+                ).fetchone()
+            )
             if row is None:
                 self._forget_path(path)
                 self._rows.pop(cell, None)
@@ -199,6 +213,7 @@ class PgMemoryStore(MemoryStore):
 
     def _locate(self, record_id: str) -> tuple[Path, ParsedFile, int]:
         with self._lock:
+            self._versions = {}  # not a listing: the version is read now
             row = self.conn.execute(
                 "SELECT cell FROM records WHERE id = %s", (record_id,)
             ).fetchone()
@@ -220,6 +235,7 @@ class PgMemoryStore(MemoryStore):
         advisory lock: what is read under it is what the batch writes over."""
         cells = sorted({self.cell_of(op.path) for g in groups for op in g.ops})
         with self._lock, self.conn.transaction():
+            self._versions = {}  # a write reads each cell's version under its lock
             for cell in cells:
                 self.conn.execute(
                     "SELECT pg_advisory_xact_lock(%s, %s)",
