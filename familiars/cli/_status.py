@@ -12,22 +12,31 @@ from familiars.terminal import console, fail, get_ctx, print_json, print_table, 
 
 
 def _collect(settings: Any) -> dict[str, Any]:
-    from familiars.bot import IndexReader, StatusSources, collect_status
+    from familiars.bot import StatusSources, collect_status
 
     async def run() -> dict[str, Any]:
-        from familiars.memory import repair_index
+        from familiars.memory import index_view, repair_index
 
         await repair_index(settings)  # a damaged index is moved aside and rebuilt (one line)
-        reader = IndexReader(settings.workspace)
+        reader = index_view(settings)
         try:
             status = await collect_status(StatusSources(settings), reader)
         finally:
             await reader.close()
         # The API shows the folder's name only; on this machine the whole path helps.
         status["workspace"] = str(Path(settings.workspace).resolve())
+        status["database"] = await asyncio.to_thread(_database, settings)
         return status
 
     return asyncio.run(run())
+
+
+def _database(settings: Any) -> dict[str, Any] | None:
+    """The database home's own counts when ``FAMILIARS_DATABASE_URL`` is set (the record
+    counts above are the workspace's SQLite index, which then holds none)."""
+    from familiars.memory import database_status, database_url
+
+    return database_status(settings) if database_url(settings) is not None else None
 
 
 def _owner(settings: Any) -> dict[str, Any] | None:
@@ -50,6 +59,15 @@ def _print_status(status: dict[str, Any]) -> None:
     storage = status["storage"]
     emb = status["embedding"]
     console.print(f"[bold]workspace[/bold] {status['workspace']}")
+    db = status.get("database")
+    if db:
+        console.print(
+            f"memory home: {db['database']} schema {db['schema']}: {db['live']} live of "
+            f"{db['records']} records in {db['cells']} cells (the counts below are the "
+            "workspace's own files)",
+            highlight=False,
+            markup=False,
+        )
     owner = status.get("owner")
     console.print(
         f"owner: pid {owner['pid']} ({owner['command']}, since {owner['started_at']})"

@@ -232,6 +232,16 @@ class APISettings(BaseModel):
     web_session_hours: float = Field(default=12.0, gt=0, le=24 * 30)
 
 
+class DatabaseSettings(BaseModel):
+    """PostgreSQL + pgvector as the memory's home: set when the variable ``url_env`` names
+    holds a ``postgresql://`` URL (a unix-socket host is allowed). Unset: the workspace's
+    markdown files and SQLite index, as always."""
+
+    url_env: str = "FAMILIARS_DATABASE_URL"
+    #: The schema the memory's tables live in (several bots may share one database).
+    schema_name: str = Field(default="familiars", pattern=r"^[a-z_][a-z0-9_]{0,62}$")
+
+
 class ControlSettings(BaseModel):
     """The running bot's control socket (``state/control.sock``): how long it waits for a
     request line, how many connections it holds at once, how long a request may be."""
@@ -306,6 +316,7 @@ class Settings(BaseSettings):
     control: ControlSettings = Field(default_factory=ControlSettings)
     files: FilesSettings = Field(default_factory=FilesSettings)
     care: CareSettings = Field(default_factory=CareSettings)
+    database: DatabaseSettings = Field(default_factory=DatabaseSettings)
 
     @field_validator("workspace")
     @classmethod

@@ -5,6 +5,9 @@ from familiars.memory._atomic import (
     atomic_write_text,
     is_disk_full,
 )
+from familiars.memory._backend import (
+    RecordIndex,
+)
 from familiars.memory._consolidation_passes import (
     PassLog,
     UnknownPassError,
@@ -18,6 +21,12 @@ from familiars.memory._consolidation_work import (
 )
 from familiars.memory._consolidator import (
     Consolidator,
+)
+from familiars.memory._database import (
+    database_status,
+    export_from_database,
+    index_view,
+    migrate_to_database,
 )
 from familiars.memory._dialog_tree import (
     DialogTree,
@@ -157,6 +166,10 @@ from familiars.memory._people_index import (
     GraphHit,
     PeopleIndex,
     load_people,
+)
+from familiars.memory._pg import (
+    DatabaseError,
+    database_url,
 )
 from familiars.memory._reader import (
     DEFAULT_BUDGETS_MS,
@@ -303,6 +316,7 @@ __all__ = [
     "undo_pass",
     "DialogTree",
     "DialogTrees",
+    "DatabaseError",
     "DialogueError",
     "DocumentError",
     "DocumentFinder",
@@ -338,6 +352,7 @@ __all__ = [
     "RecallItem",
     "ReconcileReport",
     "RecordFilter",
+    "RecordIndex",
     "RecordNotFoundError",
     "RecordTooLongError",
     "Reranker",
@@ -370,10 +385,14 @@ __all__ = [
     "content_words",
     "context_lines",
     "cut_text",
+    "database_status",
+    "database_url",
+    "export_from_database",
     "embedder_from_settings",
     "fact_terms",
     "format_found",
     "fts_query",
+    "index_view",
     "is_expired",
     "is_forgotten",
     "is_live",
@@ -389,6 +408,7 @@ __all__ = [
     "load_reranker",
     "load_status",
     "make_record",
+    "migrate_to_database",
     "minmax",
     "new_id",
     "node_content_for_llm",

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from familiars.memory._backend import RecordIndex
 from familiars.memory._dialog_tree import DialogTree, DialogTrees, Node, is_forgotten
 from familiars.memory._errors import InvalidIdError, RecordNotFoundError
 from familiars.memory._forget_files import (
@@ -44,7 +45,6 @@ from familiars.memory._forget_files import (
     quotes,
     scrub_files,
 )
-from familiars.memory._index import MemoryIndex
 from familiars.memory._paths import AGENT_ID_RE, DIALOGUE_ID_RE, RECORD_ID_RE
 from familiars.memory._recall_items import node_embedding_text
 from familiars.memory._records import MemoryRecord
@@ -142,7 +142,7 @@ class Forgetter:
     def __init__(
         self,
         store: MemoryStore,
-        index: MemoryIndex,
+        index: RecordIndex,
         trees: DialogTrees,
         *,
         hooks: Sequence[ForgetHook] = (),

@@ -263,6 +263,9 @@ class MemoryReader:
         return len(loaded)
 
     def _on_records(self, upserted: list[MemoryRecord], removed: list[str]) -> None:
+        if removed:  # an upsert still queued from an earlier change must not come back
+            gone = set(removed)
+            self._pending_records = [r for r in self._pending_records if r.id not in gone]
         self._pending_records.extend(upserted)
         self._removed.extend(removed)
 

@@ -651,13 +651,17 @@ class MemoryStore:
                 for path in touched:
                     self._write_file(path, working[path], log.events.get(path, []))
                 for path, record_id in log.purges:
-                    history.purge(path, record_id)
+                    self._purge_history(path, record_id)
             except BaseException:
                 # The cached parses were mutated in place; drop them so reads go to disk.
                 for path in touched:
                     self._forget_path(path)
                 raise
             return _BatchResults(values, touched)
+
+    def _purge_history(self, path: Path, record_id: str) -> None:
+        """A forgotten record's events go, a tombstone stays (the database home overrides)."""
+        history.purge(path, record_id)
 
     def _write_file(
         self, path: Path, parsed: ParsedFile, events: builtins.list[dict[str, Any]]

@@ -16,7 +16,8 @@ from pathlib import Path
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from familiars.memory._index import MemoryIndex, ReconcileReport
+from familiars.memory._backend import RecordIndex
+from familiars.memory._index import ReconcileReport
 from familiars.memory._paths import owner_from_path
 from familiars.memory._store import MemoryStore
 
@@ -36,7 +37,7 @@ class _Handler(FileSystemEventHandler):
 
 
 class MemoryWatcher:
-    def __init__(self, store: MemoryStore, index: MemoryIndex, *, debounce_s: float = 3.0) -> None:
+    def __init__(self, store: MemoryStore, index: RecordIndex, *, debounce_s: float = 3.0) -> None:
         self.store = store
         self.index = index
         self.debounce_s = debounce_s

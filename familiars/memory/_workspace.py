@@ -10,10 +10,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from familiars.config import Settings
+from familiars.memory._backend import RecordIndex
 from familiars.memory._embedder_loading import load_embedder
 from familiars.memory._embeddings import Embedder
 from familiars.memory._index import MemoryIndex, ReconcileReport
 from familiars.memory._migrations import MigrationSet
+from familiars.memory._pg._url import database_url, driver_missing
 from familiars.memory._store import MemoryStore
 
 logger = logging.getLogger(__name__)
@@ -23,7 +25,7 @@ logger = logging.getLogger(__name__)
 class MemoryWorkspace:
     settings: Settings
     store: MemoryStore
-    index: MemoryIndex
+    index: RecordIndex
     embedder: Embedder | None
     reconcile_report: ReconcileReport | None = None
 
@@ -46,6 +48,27 @@ def embedder_from_settings(settings: Settings) -> Embedder:
     )
 
 
+async def _memory_home(
+    settings: Settings, emb: Embedder | None, extra_migrations: Sequence[MigrationSet]
+) -> tuple[MemoryStore, RecordIndex]:
+    """Where the records live, chosen here and only here: the database that
+    ``[database] url_env`` names, else the workspace's files with their SQLite index."""
+    url = database_url(settings)
+    if url is not None:
+        try:
+            from familiars.memory._pg._open import open_database_home
+        except ImportError:
+            raise driver_missing() from None
+        return await open_database_home(settings, url, emb)
+    index = MemoryIndex(Path(settings.workspace), emb, extra_migrations=extra_migrations)
+    store = MemoryStore(
+        Path(settings.workspace),
+        listeners=[index],
+        max_record_chars=settings.memory.max_record_chars,
+    )
+    return store, index
+
+
 @asynccontextmanager
 async def open_workspace(
     settings: Settings,
@@ -60,7 +83,6 @@ async def open_workspace(
     On open the index catches up with files edited while nothing was running. An awaitable
     (a model loading in a thread) is awaited only after the database is open and the files
     reconciled, so those run while the model loads; the vectors follow (``embed_missing``)."""
-    workspace = Path(settings.workspace)
     pending: Awaitable[Embedder] | None = None
     if embedder is True:  # loading a model blocks: off the event loop
         emb: Embedder | None = await asyncio.to_thread(embedder_from_settings, settings)
@@ -70,10 +92,7 @@ async def open_workspace(
         emb = embedder
     else:
         emb, pending = None, embedder
-    index = MemoryIndex(workspace, emb, extra_migrations=extra_migrations)
-    store = MemoryStore(
-        workspace, listeners=[index], max_record_chars=settings.memory.max_record_chars
-    )
+    store, index = await _memory_home(settings, emb, extra_migrations)
     await index.open()
     try:
         await store.start()

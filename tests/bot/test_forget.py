@@ -17,6 +17,7 @@ from familiars.bot import Application
 from familiars.bot._adapters.base import CommandInvocation, IncomingMessage
 from familiars.config import load_settings
 from tests.fakes import HashEmbedder
+from tests.homes import database_holding
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -55,13 +56,14 @@ async def memory(app: Application, *args: str, user: str = BOB) -> str:
 
 
 def files_holding(workspace: Path, text: str) -> list[str]:
-    """Every file of the workspace whose bytes hold ``text`` (any case)."""
+    """Every file of the workspace whose bytes hold ``text`` (any case), and in the database
+    home every table that does."""
     want = text.lower().encode("utf-8")
     return sorted(
         str(p.relative_to(workspace))
         for p in workspace.rglob("*")
         if p.is_file() and want in p.read_bytes().lower()
-    )
+    ) + database_holding(text)
 
 
 def first_id(listing: str) -> str:
@@ -74,7 +76,7 @@ def load_tree(workspace: Path, dialogue: str = "dialogue_0") -> dict[str, object
 
 
 async def test_forgetting_a_memory_removes_its_words_from_every_file_and_from_replies(
-    tmp_path: Path,
+    tmp_path: Path, memory_home: str
 ) -> None:
     ws = tmp_path / "ws"
     async with running(ws) as app:
@@ -107,7 +109,7 @@ async def test_forgetting_a_memory_removes_its_words_from_every_file_and_from_re
 
 
 async def test_a_person_forgets_a_turn_by_the_id_why_shows_and_only_their_own(
-    tmp_path: Path,
+    tmp_path: Path, memory_home: str
 ) -> None:
     ws = tmp_path / "ws"
     async with running(ws) as app:
@@ -124,7 +126,9 @@ async def test_a_person_forgets_a_turn_by_the_id_why_shows_and_only_their_own(
         assert "7719" not in await memory(app, "search", "locker code")
 
 
-async def test_forget_today_by_command_and_the_last_minutes_by_words(tmp_path: Path) -> None:
+async def test_forget_today_by_command_and_the_last_minutes_by_words(
+    tmp_path: Path, memory_home: str
+) -> None:
     ws = tmp_path / "ws"
     async with running(ws) as app:
         await say(app, "My sister Ana lives in Porto.", at=T0 - timedelta(days=1))

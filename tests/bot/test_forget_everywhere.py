@@ -200,7 +200,7 @@ WAYS: dict[str, Way] = {
 
 @pytest.mark.parametrize("way", list(WAYS))
 async def test_every_way_to_forget_leaves_no_file_holding_the_words(
-    way: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    way: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory_home: str
 ) -> None:
     monkeypatch.setenv("FAMILIARS_API_TOKEN", TOKEN)
     ws = tmp_path / "ws"

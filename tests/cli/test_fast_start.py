@@ -80,7 +80,7 @@ def test_the_static_help_says_what_each_loaded_command_says() -> None:
     for command in COMMANDS:
         doc = inspect.getdoc(load_command(command.name)) or ""
         assert command.help == " ".join(doc.split("\n\n")[0].split()), command.name
-    from familiars.cli import _bench, _files, _gate, _memory, _reminders
+    from familiars.cli import _bench, _db, _files, _gate, _memory, _reminders
 
     declared = {
         "memory": _memory.app.info.help,
@@ -88,6 +88,7 @@ def test_the_static_help_says_what_each_loaded_command_says() -> None:
         "files": _files.app.info.help,
         "reminders": _reminders.app.info.help,
         "gate": _gate.app.info.help,
+        "db": _db.app.info.help,
     }
     assert {entry.name: entry.help for entry in GROUPS} == declared
 

@@ -8,18 +8,16 @@ import numpy as np
 from familiars.memory import MemoryIndex, MemoryStore, make_record
 from familiars.memory._index_view import _CELL_SQL
 from tests.fakes import HashEmbedder
+from tests.homes import open_memory
 
 
 def rec(content: str, user: str = "alice", category: str = "preference"):
     return make_record(content, scope="user", category=category, user_key=user)
 
 
-async def test_writes_reach_fts_and_vectors(workspace: Path) -> None:
+async def test_writes_reach_fts_and_vectors(workspace: Path, memory_home: str) -> None:
     emb = HashEmbedder()
-    async with (
-        MemoryIndex(workspace, emb) as index,
-        MemoryStore(workspace, listeners=[index]) as store,
-    ):
+    async with open_memory(workspace, emb) as (index, store):
         a = await store.append(rec("Alice goes running every morning"))
         await store.append(rec("Bob plays chess", user="bob"))
         hits = await index.keyword_search("runs")  # porter stemming: runs ~ running
@@ -31,12 +29,9 @@ async def test_writes_reach_fts_and_vectors(workspace: Path) -> None:
         assert await index.keyword_search("running") == []
 
 
-async def test_unchanged_text_is_never_embedded_twice(workspace: Path) -> None:
+async def test_unchanged_text_is_never_embedded_twice(workspace: Path, memory_home: str) -> None:
     emb = HashEmbedder()
-    async with (
-        MemoryIndex(workspace, emb) as index,
-        MemoryStore(workspace, listeners=[index]) as store,
-    ):
+    async with open_memory(workspace, emb) as (index, store):
         r = await store.append(rec("likes jazz"))
         before = emb.texts_embedded
         await store.pin(r.id)
@@ -69,17 +64,11 @@ async def test_reconcile_catches_new_changed_and_deleted_files(workspace: Path) 
         assert (again.new_files, again.changed_files, again.deleted_files) == (0, 0, 0)
 
 
-async def test_vectors_of_two_models_never_mix(workspace: Path) -> None:
-    async with (
-        MemoryIndex(workspace, HashEmbedder(32, "model-a")) as index,
-        MemoryStore(workspace, listeners=[index]) as store,
-    ):
+async def test_vectors_of_two_models_never_mix(workspace: Path, memory_home: str) -> None:
+    async with open_memory(workspace, HashEmbedder(32, "model-a")) as (index, store):
         await store.append(rec("hello"))
     emb_b = HashEmbedder(48, "model-b")
-    async with (
-        MemoryIndex(workspace, emb_b) as index,
-        MemoryStore(workspace, listeners=[index]) as store,
-    ):
+    async with open_memory(workspace, emb_b) as (index, store):
         ids, matrix = await index.load_matrix()
         assert ids == [] and matrix.shape == (0, 48)
         assert await index.embed_missing() == 1
@@ -87,11 +76,8 @@ async def test_vectors_of_two_models_never_mix(workspace: Path) -> None:
         assert len(ids) == 1 and matrix.shape == (1, 48)
 
 
-async def test_counts_per_cell(workspace: Path) -> None:
-    async with (
-        MemoryIndex(workspace, None) as index,
-        MemoryStore(workspace, listeners=[index]) as store,
-    ):
+async def test_counts_per_cell(workspace: Path, memory_home: str) -> None:
+    async with open_memory(workspace, None) as (index, store):
         r = await store.append(rec("a"))
         await store.append(rec("b"))
         await store.pin(r.id)

@@ -15,7 +15,7 @@ from tests.fakes import HashEmbedder
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 
 
-async def test_reader_follows_the_store(tmp_path) -> None:
+async def test_reader_follows_the_store(tmp_path, memory_home: str) -> None:
     settings = load_settings(None, workspace=tmp_path)
     emb = HashEmbedder(dim=64)
     async with open_workspace(settings, embedder=emb) as mw:
@@ -48,7 +48,7 @@ async def test_reader_follows_the_store(tmp_path) -> None:
         assert stored.access_count >= 1 and stored.last_accessed_ts
 
 
-def test_memory_search_cli(tmp_path, monkeypatch) -> None:
+def test_memory_search_cli(tmp_path, monkeypatch, memory_home: str) -> None:
     from familiars.cli import app
 
     monkeypatch.setattr(workspace_mod, "embedder_from_settings", lambda s: HashEmbedder(dim=64))

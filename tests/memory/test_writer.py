@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from familiars.memory import VALID_CELLS, MemoryStore, is_live
+from familiars.memory import VALID_CELLS, is_live
 from familiars.memory._writer._apply import apply_writes, apply_writes_report
 from familiars.memory._writer._dedupe import EmbedderVectors, says_nothing_new
 from familiars.memory._writer._model import MemoryWriter
@@ -18,13 +18,15 @@ from familiars.memory._writer._schema import WriterOutputError, parse_writer_out
 from familiars.memory._writer._status import load_status
 from familiars.memory._writer._turn import TurnContext
 from tests.fakes import HashEmbedder
+from tests.homes import in_database, open_store
 
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-async def store(tmp_path):
-    async with MemoryStore(tmp_path / "ws") as s:
+async def store(tmp_path, memory_home):
+    """The writer's suite on both homes of the memory (files + SQLite, PostgreSQL)."""
+    async with open_store(tmp_path / "ws") as s:
         yield s
 
 
@@ -66,7 +68,8 @@ async def test_add_sets_evidence_owner_and_fields(store):
     assert rec.evidence == {"dialogue_id": "dialogue_1", "turn_id": 7}
     assert rec.epistemic_status == "inferred" and rec.salience == 0.8
     assert rec.source_quote == ["User message: 'My name is Alice'"]
-    assert (store.workspace / "users" / "u1" / "profile.md").is_file()
+    assert store.path_of(rec) == store.workspace / "users" / "u1" / "profile.md"
+    assert in_database() or store.path_of(rec).is_file()
 
 
 async def test_budget_is_greedy_first_write_always_allowed_highest_salience_kept(store):

@@ -27,6 +27,7 @@ from familiars.scheduler import (
     load_snapshot,
     snapshot_path,
 )
+from tests.homes import open_store
 
 DUE = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 
@@ -52,8 +53,9 @@ class Sender:
 
 
 @pytest.fixture
-async def store(workspace: Path) -> AsyncIterator[MemoryStore]:
-    async with MemoryStore(workspace) as s:
+async def store(workspace: Path, memory_home: str) -> AsyncIterator[MemoryStore]:
+    """The reminders' records on both homes of the memory (files + SQLite, PostgreSQL)."""
+    async with open_store(workspace) as s:
         yield s
 
 

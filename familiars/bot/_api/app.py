@@ -25,7 +25,7 @@ from familiars.bot._api.queries import (
 from familiars.bot._api.queries import record_out as _record_out
 from familiars.bot._api.release import release_agent_memory
 from familiars.bot._api.status import StatusSources, collect_status
-from familiars.memory import InvalidIdError, RecordNotFoundError
+from familiars.memory import InvalidIdError, RecordNotFoundError, index_view
 
 if TYPE_CHECKING:
     from familiars.bot._web.backend import WebBackend
@@ -56,7 +56,7 @@ def create_app(
     (environment variable, else generated and written to ``workspace/.api_token``). With
     ``web``, the memory page is served under ``/web`` too."""
     api_token = token or resolve_token(sources.settings)
-    reader = IndexReader(sources.workspace)
+    reader = index_view(sources.settings)  # the files' SQLite index, or the database
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

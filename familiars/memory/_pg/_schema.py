@@ -1,0 +1,173 @@
+"""The memory's tables in PostgreSQL, as versioned migrations only ever appended.
+
+:func:`migrate` applies what is pending once, under a session advisory lock, so any number of
+workers may start at once. A database whose schema is newer than this code (a migration it
+does not know) is refused with a clear line: a worker on an older version must not write.
+
+Tables (in the schema ``[database] schema_name``, default ``familiars``):
+
+- ``cells``: one row per (scope, category, owner) cell, the markdown file's relative path as
+  its name, with a ``version`` every write bumps (each worker's parse cache checks it).
+- ``records``: one row per entry, ``pos`` its place in the cell, ``data`` the entry's header
+  JSON as written (``json``, so its bytes are kept), ``tsv`` for keyword search (GIN).
+- ``raw_segments``: text of a moved-in file that is not an entry (kept, in its place).
+- ``history``: the edit history, one line of JSON per event, as the sidecar held it.
+- ``embedding_spaces`` / ``vectors``: one space per (model, dimension); an HNSW index per
+  space on ``embedding::vector(dim)`` (made with the space), so models never mix.
+- ``record_changes``: what changed, for other workers (see ``_feed``).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from familiars.memory._pg._connect import DatabaseError, explain
+
+logger = logging.getLogger(__name__)
+
+#: pg_advisory_lock key under which migrations run ("familiar" in ASCII).
+MIGRATION_LOCK = 0x66616D696C696172
+
+M001_RECORDS = """
+CREATE TABLE cells (
+    cell text PRIMARY KEY,
+    version bigint NOT NULL
+);
+CREATE SEQUENCE segment_pos;
+CREATE TABLE records (
+    id text PRIMARY KEY,
+    cell text NOT NULL,
+    pos bigint NOT NULL DEFAULT nextval('segment_pos'),
+    scope text NOT NULL,
+    category text NOT NULL,
+    user_key text,
+    agent_id text,
+    dialogue_id text,
+    ts text NOT NULL,
+    content text NOT NULL,
+    content_hash text NOT NULL,
+    deprecated boolean NOT NULL,
+    pinned boolean NOT NULL,
+    salience double precision NOT NULL,
+    data json NOT NULL,
+    tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', content)) STORED
+);
+CREATE INDEX records_cell ON records (cell, pos);
+CREATE INDEX records_owner ON records (scope, user_key, agent_id, dialogue_id);
+CREATE INDEX records_hash ON records (content_hash);
+CREATE INDEX records_tsv ON records USING gin (tsv);
+CREATE TABLE raw_segments (
+    cell text NOT NULL,
+    pos bigint NOT NULL DEFAULT nextval('segment_pos'),
+    text text NOT NULL,
+    PRIMARY KEY (cell, pos)
+);
+CREATE TABLE history (
+    seq bigserial PRIMARY KEY,
+    cell text NOT NULL,
+    record_id text NOT NULL,
+    supersedes text,
+    line text NOT NULL
+);
+CREATE INDEX history_record ON history (record_id);
+CREATE INDEX history_supersedes ON history (supersedes);
+CREATE INDEX history_cell ON history (cell, seq);
+CREATE TABLE embedding_spaces (
+    space_id serial PRIMARY KEY,
+    model text NOT NULL,
+    dim integer NOT NULL,
+    UNIQUE (model, dim)
+);
+CREATE TABLE vectors (
+    space_id integer NOT NULL REFERENCES embedding_spaces (space_id),
+    content_hash text NOT NULL,
+    embedding vector NOT NULL,
+    PRIMARY KEY (space_id, content_hash)
+);
+CREATE TABLE record_changes (
+    seq bigserial PRIMARY KEY,
+    origin text NOT NULL,
+    record_id text NOT NULL,
+    removed boolean NOT NULL,
+    at timestamptz NOT NULL DEFAULT now()
+);
+"""
+
+#: (name, SQL), in order. Never edit or reorder one that has shipped: append.
+MIGRATIONS: list[tuple[str, str]] = [
+    ("m001_records", M001_RECORDS),
+]
+
+
+def migrate(conn: psycopg.Connection[Any], schema: str, url: str) -> list[str]:
+    """Create the extension and the schema, apply pending migrations once (advisory lock),
+    and refuse a database with migrations this code does not know."""
+    try:
+        conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK,))
+        try:
+            return _migrate_locked(conn, schema)
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATION_LOCK,))
+    except psycopg.Error as exc:
+        raise explain(exc, url) from None
+
+
+def _applied(conn: psycopg.Connection[Any]) -> list[str] | None:
+    """The migrations the schema has, or None before the first."""
+    row = conn.execute("SELECT to_regclass('schema_migrations')").fetchone()
+    if row is None or row[0] is None:
+        return None
+    return [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY name")]
+
+
+def _check_known(done: list[str]) -> None:
+    unknown = [name for name in done if name not in {n for n, _ in MIGRATIONS}]
+    if unknown:
+        raise DatabaseError(
+            f"the database's memory schema is newer than this familiars (it has "
+            f"{', '.join(unknown)}); upgrade familiars on this machine before starting it"
+        )
+
+
+def _migrate_locked(conn: psycopg.Connection[Any], schema: str) -> list[str]:
+    done = _applied(conn)
+    if done is not None:
+        _check_known(done)
+        if len(done) == len(MIGRATIONS):
+            return []  # current: nothing to create (a role that may not create is fine)
+    has_vector = conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone()
+    if has_vector is None:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations "
+        "(name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+    )
+    done = _applied(conn) or []
+    _check_known(done)
+    applied: list[str] = []
+    for name, script in MIGRATIONS:
+        if name in done:
+            continue
+        with conn.transaction():
+            conn.execute(script)  # type: ignore[arg-type]  # our own constant SQL
+            conn.execute("INSERT INTO schema_migrations (name) VALUES (%s)", (name,))
+        applied.append(name)
+        logger.info("database: applied migration %s", name)
+    return applied
+
+
+def check_writable(conn: psycopg.Connection[Any], url: str) -> None:
+    """Refuse a role that may read but not write the memory (a read-only replica or role)."""
+    row = conn.execute(
+        "SELECT current_setting('transaction_read_only'), "
+        "has_table_privilege('records', 'INSERT, UPDATE, DELETE')"
+    ).fetchone()
+    assert row is not None
+    if row[0] == "on" or not row[1]:
+        why = "the session is read-only" if row[0] == "on" else "no INSERT/UPDATE/DELETE"
+        raise explain(psycopg.errors.InsufficientPrivilege(f"permission denied: {why}"), url)

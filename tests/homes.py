@@ -1,0 +1,71 @@
+"""The memory's two homes in tests: the ``memory_home`` fixture (``conftest.py``) sets the
+environment; these open a store the way the runtime would in that home."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from familiars.config import load_settings
+from familiars.memory import MemoryStore, StoreListener, database_url, open_workspace
+
+
+def in_database() -> bool:
+    return database_url(load_settings()) is not None
+
+
+@asynccontextmanager
+async def open_store(
+    workspace: Path, *, listeners: Iterable[StoreListener] = (), **kwargs: Any
+) -> AsyncIterator[MemoryStore]:
+    """A started store: a plain ``MemoryStore`` on the files (as the tests always had), or
+    the database's store when ``FAMILIARS_DATABASE_URL`` is set."""
+    settings = load_settings(workspace=workspace)
+    if database_url(settings) is None:
+        async with MemoryStore(workspace, listeners=listeners, **kwargs) as store:
+            yield store
+        return
+    async with open_workspace(settings, embedder=False, reconcile=False) as mw:
+        for listener in listeners:
+            mw.store.add_listener(listener)
+        yield mw.store
+
+
+@asynccontextmanager
+async def open_memory(
+    workspace: Path, embedder: Any = None, *, reconcile: bool = False
+) -> AsyncIterator[tuple[Any, MemoryStore]]:
+    """(index, store) of the home the environment names, as ``open_workspace`` builds them:
+    ``MemoryIndex`` + ``MemoryStore``, or the database's pair."""
+    settings = load_settings(workspace=workspace)
+    async with open_workspace(settings, embedder=embedder, reconcile=reconcile) as mw:
+        yield mw.index, mw.store
+
+
+def database_holding(text: str) -> list[str]:
+    """In the database home: every table of the memory's schema with a row whose text holds
+    ``text`` (any case), as ``db:<table>``; [] on the files."""
+    settings = load_settings()
+    url = database_url(settings)
+    if url is None:
+        return []
+    import psycopg
+    from psycopg import sql
+
+    schema = settings.database.schema_name
+    found = []
+    with psycopg.connect(url, autocommit=True) as conn:
+        tables = conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = %s",
+            (schema,),
+        ).fetchall()
+        for (table,) in tables:
+            query = sql.SQL("SELECT count(*) FROM {}.{} t WHERE t::text ILIKE %s").format(
+                sql.Identifier(schema), sql.Identifier(table)
+            )
+            row = conn.execute(query, (f"%{text}%",)).fetchone()
+            if row and row[0]:
+                found.append(f"db:{table}")
+    return sorted(found)
