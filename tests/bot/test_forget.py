@@ -16,7 +16,7 @@ import pytest
 from familiars.bot import Application
 from familiars.bot._adapters.base import CommandInvocation, IncomingMessage
 from familiars.config import load_settings
-from tests.fakes import HashEmbedder
+from tests.harness import make_app
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -26,15 +26,7 @@ T0 = datetime(2026, 3, 2, 15, 0, tzinfo=UTC)
 
 @asynccontextmanager
 async def running(workspace: Path) -> AsyncIterator[Application]:
-    app = Application(
-        load_settings(workspace=workspace, owners=[]),
-        embedder=HashEmbedder(),
-        model=None,
-        platforms=False,
-        scheduler=False,
-        watch=False,
-        clock=lambda: T0,
-    )
+    app = make_app(load_settings(workspace=workspace, owners=[]), model=None, clock=lambda: T0)
     async with app:
         yield app
 
