@@ -111,11 +111,9 @@ def tree_part(ctx: RankContext) -> np.ndarray | None:
     anchor = tree.choose_parent(ctx.qvec, ctx.now)
     hops = tree.tree_distances(anchor)
     out = np.zeros(ctx.cand.shape[0])
-    want = node_group(tree.agent_id or "", tree.dialogue_id or "")
-    for j, row in enumerate(ctx.cand):
-        doc = ctx.index.doc(int(row))
-        if doc is not None and doc.kind == "node" and doc.group == want:
-            out[j] = float(np.exp(-hops[doc.ref[2].id] / tree.tree_tau))
+    ids = ctx.index.node_ids(ctx.cand, node_group(tree.agent_id or "", tree.dialogue_id or ""))
+    mine = ids >= 0
+    out[mine] = np.exp(-hops[ids[mine]] / tree.tree_tau)
     return out
 
 

@@ -9,6 +9,7 @@ candidates. The index holds no embedder: callers hand vectors in.
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -25,6 +26,7 @@ MAX_WORDS = 96  # per document, for late interaction (own words first, then neig
 CONTEXT_TERM_WEIGHT = 0.5  # a neighbour's keyword counts half
 CONTEXT_WORD_WEIGHT = 0.8  # a neighbour's word matches at 0.8 of an own word
 CONTEXT_RING2 = 0.5  # the neighbours' neighbours count half as much (0: off)
+HUB_STEP = 256  # rows per step when hub values are worked out ahead (~10-40 ms a step)
 
 
 @dataclass
@@ -186,6 +188,7 @@ class RecallIndex:
         self._group = np.zeros(0, dtype=np.int64)
         self._speaker = np.zeros(0, dtype=np.int64)
         self._owner = np.zeros(0, dtype=np.int64)
+        self._node = np.zeros(0, dtype=np.int64)  # a dialogue node's id in its tree, else -1
         self._ts = np.zeros(0, dtype=np.float64)
         self._salience = np.zeros(0, dtype=np.float64)
         self._small_talk = np.zeros(0, dtype=np.float64)
@@ -231,6 +234,7 @@ class RecallIndex:
         self._group = grown(self._group, -1)
         self._speaker = grown(self._speaker, -1)
         self._owner = grown(self._owner, -1)
+        self._node = grown(self._node, -1)
         self._ts = grown(self._ts, 0.0)
         self._salience = grown(self._salience, 0.0)
         self._small_talk = grown(self._small_talk, 0.0)
@@ -277,6 +281,7 @@ class RecallIndex:
         self._group[row] = self._code(self.groups, doc.group)
         self._speaker[row] = self._code(self.speakers, _speaker_name(doc.speaker))
         self._owner[row] = self._code(self.owners, doc.owner)
+        self._node[row] = _node_id(doc)
         self._ts[row] = doc.timestamp
         self._salience[row] = doc.salience
         self._small_talk[row] = small_talk_share(doc.text) if doc.kind == "node" else 0.0
@@ -471,6 +476,13 @@ class RecallIndex:
         code = self.owners.get(user_key, -2)
         return self._owner[rows] == code
 
+    def node_ids(self, rows: np.ndarray, group: str) -> np.ndarray:
+        """Each row's node id in its dialogue tree when it is a live node of ``group``,
+        else -1 (one lookup for all candidates, not a loop over their documents)."""
+        code = self.groups.get(group, -2)
+        mine = (self._group[rows] == code) & self._alive[rows] & (self._node[rows] >= 0)
+        return np.where(mine, self._node[rows], -1)
+
     def timestamps(self, rows: np.ndarray) -> np.ndarray:
         return self._ts[rows]
 
@@ -485,6 +497,28 @@ class RecallIndex:
         """Each row's mean cosine to its nearest other rows (``_hubness``)."""
         n = len(self.docs)
         return self.hubs.values(rows, self._matrix[:n], self._alive[:n])
+
+    async def awarm_hubs(self, step: int = HUB_STEP) -> int:
+        """Every live row's hub value worked out ahead of recall, ``step`` rows at a time in
+        a thread (a recall meanwhile waits for one step at most); how many rows were done."""
+        done = 0
+        while count := await asyncio.to_thread(self.warm_hubs, step):
+            done += count
+        return done
+
+    def warm_hubs(self, limit: int) -> int:
+        """Work out the hub values of up to ``limit`` rows ahead of recall (safe in a
+        thread); how many were done, 0 when all are current."""
+        n = len(self.docs)
+        return self.hubs.warm(self._matrix[:n], self._alive[:n], limit)
+
+
+def _node_id(doc: Doc) -> int:
+    """A dialogue node's id in its tree (its ref is ``(agent_id, dialogue_id, node)``)."""
+    ref = doc.ref
+    if doc.kind == "node" and isinstance(ref, tuple) and len(ref) == 3:
+        return int(getattr(ref[2], "id", -1))
+    return -1
 
 
 def _speaker_name(speaker: str | None) -> str | None:
