@@ -203,9 +203,7 @@ def neighbour_dense(index: RecallIndex, cand: np.ndarray, dense_all: np.ndarray)
     valid = nbs >= 0
     if not valid.any():
         return np.zeros(cand.shape[0])
-    uniq = np.unique(nbs[valid])
-    vals = dense_all[uniq].astype(np.float64)
-    per = np.where(valid, vals[np.searchsorted(uniq, np.maximum(nbs, 0))], -np.inf)
+    per = np.where(valid, dense_all[np.maximum(nbs, 0)].astype(np.float64), -np.inf)
     best = per.max(axis=1)
     return np.where(np.isfinite(best), best, 0.0)
 

@@ -26,6 +26,9 @@ MAX_WORDS = 96  # per document, for late interaction (own words first, then neig
 CONTEXT_TERM_WEIGHT = 0.5  # a neighbour's keyword counts half
 CONTEXT_WORD_WEIGHT = 0.8  # a neighbour's word matches at 0.8 of an own word
 CONTEXT_RING2 = 0.5  # the neighbours' neighbours count half as much (0: off)
+#: Up to this many words, late interaction multiplies the query by the whole vocabulary;
+#: past it, by the candidates' distinct words (a 10k-word vocabulary: 5-7 ms -> 1-2 ms).
+SMALL_VOCABULARY = 2048
 HUB_STEP = 256  # rows per step when hub values are worked out ahead (~10-40 ms a step)
 
 
@@ -450,7 +453,7 @@ class RecallIndex:
             weights = np.where(weights >= 1.0, weights, 0.0)
         vocab = self.vocab.matrix
         qmat = vocab[np.asarray(query_word_ids)]
-        if vocab.shape[0] <= 4 * ids.size:
+        if vocab.shape[0] <= min(4 * ids.size, SMALL_VOCABULARY):
             per = (qmat @ vocab.T)[:, ids]  # a small vocabulary: one product, no sort
         else:
             uniq, inverse = np.unique(ids, return_inverse=True)
