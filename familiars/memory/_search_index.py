@@ -197,7 +197,7 @@ class RecallIndex:
         self._small_talk = np.zeros(0, dtype=np.float64)
         self.hubs = HubTable()
         self._neighbours = np.zeros((0, 2), dtype=np.int64)
-        self._words = np.zeros((0, MAX_WORDS), dtype=np.int64)
+        self._words = np.zeros((0, MAX_WORDS), dtype=np.int32)  # vocabulary ids (half of int64)
         self._word_w = np.zeros((0, MAX_WORDS), dtype=np.float32)
         self._n_words = np.zeros(0, dtype=np.int64)
         self._own_words: list[list[int]] = []
