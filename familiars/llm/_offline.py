@@ -237,9 +237,7 @@ def _said(text: str) -> frozenset[str]:
 def _asked(question: str) -> tuple[frozenset[str], tuple[frozenset[str], ...]]:
     """The question's content words, and the stemmed meanings of its question words."""
     low = {w.lower() for w in _WORD.findall(question)}
-    asks = tuple(
-        frozenset(_stem(m) for m in means) for word, means in _ASKS.items() if word in low
-    )
+    asks = tuple(frozenset(_stem(m) for m in means) for word, means in _ASKS.items() if word in low)
     return frozenset(content_words(question)), asks
 
 
