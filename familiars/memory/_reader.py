@@ -35,7 +35,7 @@ from familiars.memory._dialog_tree import DialogTree, DialogTrees, Node
 from familiars.memory._embeddings import Embedder
 from familiars.memory._errors import RecallError
 from familiars.memory._paths import check_agent_id, check_dialogue_id, check_user_key
-from familiars.memory._reader_rows import add_ms, carry, node_owner, source_node_key, top
+from familiars.memory._reader_rows import add_ms, carry, node_owner, source_node_key, top, top_hits
 from familiars.memory._recall_items import (
     Ranked,
     RecallItem,
@@ -594,7 +594,7 @@ class MemoryReader:
         if "keyword" not in self.ablated:
             kw_all = idx.keywords.scores(keyword_terms(query), len(idx))
             kw_all[~mask] = 0.0
-            cand = np.union1d(cand, _top_positive(kw_all, c))
+            cand = np.union1d(cand, top_hits(kw_all, c))
         cand = cand[np.isfinite(masked[cand])]
         return self._shortlist(cand, dense_all, kw_all, depth), dense_all, kw_all
 
@@ -761,16 +761,6 @@ class MemoryReader:
 
 
 _blas: Any = None
-
-
-def _top_positive(values: np.ndarray, k: int) -> np.ndarray:
-    """The rows of the ``k`` best positive values (in any order): when at most ``k`` are
-    positive (most queries: few rows share a query word), those rows, without ordering
-    all of them; else :func:`top` over the positive values, exactly as before."""
-    positive = np.flatnonzero(values > 0)
-    if positive.size <= k:
-        return positive
-    return top(np.where(values > 0, values, -np.inf), k)
 
 
 def _offline(query: str) -> list[Subquery]:
