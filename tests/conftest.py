@@ -5,11 +5,14 @@ from __future__ import annotations
 import os
 import socket
 import tempfile
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:  # the package is imported after the environment below is set
+    from familiars.bot import Application
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -107,3 +110,26 @@ def memory_home(request: pytest.FixtureRequest, workspace: Path) -> str:
     if request.param == "postgres":
         request.getfixturevalue("pg_url")
     return str(request.param)
+
+
+@pytest.fixture
+def app_factory(workspace: Path) -> Callable[..., Application]:
+    """``make_app`` (``tests/harness.py``) on this test's workspace: settings overrides as
+    keywords of ``load_settings`` under ``settings=``, Application options as the rest."""
+
+    from familiars.config import load_settings
+    from tests.harness import make_app
+
+    def build(*, settings: dict[str, Any] | None = None, **options: Any) -> Application:
+        return make_app(load_settings(workspace=workspace, **(settings or {})), **options)
+
+    return build
+
+
+@pytest.fixture
+async def app(workspace: Path) -> AsyncIterator[Application]:
+    """A started offline Application on this test's workspace (no model, fake embedder)."""
+    from tests.harness import running_app
+
+    async with running_app(workspace, model=None) as application:
+        yield application

@@ -4,6 +4,7 @@ message's own node left out, and dialogue text passed through its privacy redact
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -140,6 +141,13 @@ class ReaderRecaller:
 
     async def flush_access(self) -> int:
         return await self.reader.flush_access(force=True)
+
+    async def keep_hubs_current(self, every_s: float = 2.0) -> None:
+        """Run for the bot's life: rows that joined the index get their hub values (recall's
+        CSLS part) worked out in the background, so no turn computes them."""
+        while True:
+            await self.reader.index.awarm_hubs()
+            await asyncio.sleep(every_s)
 
     def prefetch_texts(self, nodes: list[PrefetchNode], query: str) -> list[str]:
         """What the reader will ask the embedder for when these dialogue nodes are indexed

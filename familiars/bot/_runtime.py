@@ -225,6 +225,8 @@ class Application:
         stack.push_async_callback(_unless_disk_full, "saving recall counters", self._flush_stats)
         known = [(d.agent_id, d.dialogue_id) for d in await s.state.dialogues()]
         await start_recaller(s.recaller, s.memory, s.trees, known)
+        hubs = self.create_task(s.recaller.keep_hubs_current(), name="hub-values")
+        stack.callback(hubs.cancel)
         await s.writer_queue.start()
         stack.push_async_callback(s.writer_queue.stop)
         for watcher in (s.watcher, s.folder_watcher):

@@ -148,7 +148,8 @@ async def record_message(turn: Turn, s: TurnServices) -> None:
         metadata=metadata,
     )
     turn_start_iso = turn.now.isoformat(timespec="seconds")
-    await s.state.touch_dialogue(agent_id, dialogue_id, user_at=turn_start_iso)
+    # In memory now (the scheduler reads it); saved with the reply's time in after().
+    await s.state.touch_dialogue(agent_id, dialogue_id, user_at=turn_start_iso, save=False)
     await s.outbound.note_member(turn.info, turn.user_key)  # their notes are guarded here now
     turn.said = redaction.masked
 

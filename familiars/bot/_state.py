@@ -318,14 +318,18 @@ class BotState:
         *,
         user_at: str | None = None,
         bot_at: str | None = None,
+        save: bool = True,
     ) -> None:
+        """The chat's last message times; ``save=False`` keeps them in memory only, for a
+        turn that saves both with its reply's time (one file write a turn, not two)."""
         self._check_open()
         chat = self._by_id.get((agent_id, dialogue_id))
         if chat is None or not (user_at or bot_at):
             return
         chat.last_user_at = user_at or chat.last_user_at
         chat.last_bot_at = bot_at or chat.last_bot_at
-        await self._save_activity(chat)
+        if save:
+            await self._save_activity(chat)
 
 
 # ---------------------------------------------------------------------------- loading checks

@@ -207,21 +207,38 @@ def relevance(question: str, text: str) -> float:
     """How much ``text`` is about ``question``: shared content words count 1, words a
     question word stands for ("where" -> "lives") count 0.6. When the question names a thing
     ("my dog's name") the text must name it too (or a kind of it: "retriever"), else 0."""
-    said = {_stem(w) for w in _WORD.findall(text)}
-    asked = content_words(question)
-    for word, kinds in _KINDS.items():
-        if word in asked and said & set(kinds):
-            said.add(word)
+    asked, asks = _asked(question)
+    said = _said(text)
+    for word, kinds in _KIND_SETS:  # in order: "tabby" names a cat, and so a pet
+        if word in asked and word not in said and said & kinds:
+            said = said | {word}
     strong = asked - _WEAK
     if strong and not strong & said:
         return 0.0
     shared = asked & said
     score = len(shared - _WEAK) + 0.4 * len(shared & _WEAK)
-    low = {w.lower() for w in _WORD.findall(question)}
-    for word, means in _ASKS.items():
-        if word in low and said & {_stem(m) for m in means}:
+    for means in asks:
+        if said & means:
             score += 0.6
     return score
+
+
+# The offline answer scores every record of the person each turn: a text's words and a
+# question's parts are worked out once, not once per record per turn.
+_KIND_SETS = tuple((word, frozenset(kinds)) for word, kinds in _KINDS.items())
+
+
+@functools.lru_cache(maxsize=65536)
+def _said(text: str) -> frozenset[str]:
+    return frozenset(_stem(w) for w in _WORD.findall(text))
+
+
+@functools.lru_cache(maxsize=256)
+def _asked(question: str) -> tuple[frozenset[str], tuple[frozenset[str], ...]]:
+    """The question's content words, and the stemmed meanings of its question words."""
+    low = {w.lower() for w in _WORD.findall(question)}
+    asks = tuple(frozenset(_stem(m) for m in means) for word, means in _ASKS.items() if word in low)
+    return frozenset(content_words(question)), asks
 
 
 _QUESTION_START = re.compile(

@@ -25,6 +25,7 @@ a forgotten message leaves no similarity behind.
 from __future__ import annotations
 
 import logging
+import threading
 
 import numpy as np
 
@@ -47,33 +48,52 @@ class HubTable:
         self._known = np.zeros(0, dtype=bool)
         self._pending: list[int] = []
         self._stale: set[int] = set()
+        self._mutex = threading.Lock()
 
     def added(self, row: int) -> None:
         """``row`` was appended; it joins the reference on the next read if there is room."""
-        self._pending.append(row)
+        with self._mutex:
+            self._pending.append(row)
 
     def removed(self, row: int) -> None:
         """``row`` left the index: it leaves the reference and every list on the next read."""
-        self._stale.add(row)
+        with self._mutex:
+            self._stale.add(row)
 
     def values(self, rows: np.ndarray, matrix: np.ndarray, alive: np.ndarray) -> np.ndarray:
         """The hub value (mean of the ``k`` best neighbour similarities, 0 without any) of
         ``rows``, after folding in what changed since the last read."""
-        self._grow(matrix.shape[0])
-        if self._stale:
-            self._drop_stale()
-        if self._pending:
-            self._join(matrix, alive)
-        need = np.unique(rows[~self._known[rows]])
-        if need.size:
-            self._compute(need, matrix)
-        sims = self._sim[rows]
+        with self._mutex:
+            self._upkeep(matrix, alive)
+            need = np.unique(rows[~self._known[rows]])
+            if need.size:
+                self._compute(need, matrix)
+            sims = self._sim[rows]
         found = np.isfinite(sims)
         count = found.sum(axis=1)
         total = np.where(found, sims, 0.0).sum(axis=1)
         return np.where(count > 0, total / np.maximum(count, 1), 0.0)
 
+    def warm(self, matrix: np.ndarray, alive: np.ndarray, limit: int) -> int:
+        """Work out the lists of at most ``limit`` live rows that have none yet; how many
+        (0: every live row is current)."""
+        with self._mutex:
+            self._upkeep(matrix, alive)
+            n = matrix.shape[0]
+            todo = np.nonzero(alive[:n] & ~self._known[:n])[0][:limit]
+            if todo.size:
+                self._compute(todo, matrix)
+            return int(todo.size)
+
     # ------------------------------------------------------------------ upkeep
+
+    def _upkeep(self, matrix: np.ndarray, alive: np.ndarray) -> None:
+        """Fold in the rows added and removed since the last read (under the lock)."""
+        self._grow(matrix.shape[0])
+        if self._stale:
+            self._drop_stale()
+        if self._pending:
+            self._join(matrix, alive)
 
     def _grow(self, n: int) -> None:
         if n <= self._known.shape[0]:

@@ -36,7 +36,7 @@ from familiars.memory._dialog_tree import DialogTree, DialogTrees, Node
 from familiars.memory._embeddings import Embedder
 from familiars.memory._errors import RecallError
 from familiars.memory._paths import check_agent_id, check_dialogue_id, check_user_key
-from familiars.memory._reader_rows import add_ms, carry, node_owner, source_node_key, top
+from familiars.memory._reader_rows import add_ms, carry, node_owner, source_node_key, top, top_hits
 from familiars.memory._recall_items import (
     Ranked,
     RecallItem,
@@ -602,7 +602,7 @@ class MemoryReader:
         if "keyword" not in self.ablated:
             kw_all = idx.keywords.scores(keyword_terms(query), len(idx))
             kw_all[~mask] = 0.0
-            cand = np.union1d(cand, top(np.where(kw_all > 0, kw_all, -np.inf), c))
+            cand = np.union1d(cand, top_hits(kw_all, c))
         cand = cand[np.isfinite(masked[cand])]
         return self._shortlist(cand, dense_all, kw_all, depth), dense_all, kw_all
 

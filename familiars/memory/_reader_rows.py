@@ -33,6 +33,16 @@ def top(values: np.ndarray, k: int) -> np.ndarray:
     return idx[np.isfinite(values[idx])]
 
 
+def top_hits(values: np.ndarray, k: int) -> np.ndarray:
+    """The rows of the ``k`` best positive values (in any order): when at most ``k`` are
+    positive (most queries: few rows share a query word), those rows, without ordering
+    all of them; else :func:`top` over the positive values, exactly as before."""
+    positive = np.flatnonzero(values > 0)
+    if positive.size <= k:
+        return positive
+    return top(np.where(values > 0, values, -np.inf), k)
+
+
 def node_owner(node: Node) -> str | None:
     """The user_key of the person who said a dialogue message (None for the familiar's own)."""
     if node.origin != "user":

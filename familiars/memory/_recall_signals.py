@@ -115,11 +115,9 @@ def tree_part(ctx: RankContext) -> np.ndarray | None:
     anchor = tree.choose_parent(ctx.qvec, ctx.now)
     hops = tree.tree_distances(anchor)
     out = np.zeros(ctx.cand.shape[0])
-    want = node_group(tree.agent_id or "", tree.dialogue_id or "")
-    for j, row in enumerate(ctx.cand):
-        doc = ctx.index.doc(int(row))
-        if doc is not None and doc.kind == "node" and doc.group == want:
-            out[j] = float(np.exp(-hops[doc.ref[2].id] / tree.tree_tau))
+    ids = ctx.index.node_ids(ctx.cand, node_group(tree.agent_id or "", tree.dialogue_id or ""))
+    mine = ids >= 0
+    out[mine] = np.exp(-hops[ids[mine]] / tree.tree_tau)
     return out
 
 
@@ -209,9 +207,7 @@ def neighbour_dense(index: RecallIndex, cand: np.ndarray, dense_all: np.ndarray)
     valid = nbs >= 0
     if not valid.any():
         return np.zeros(cand.shape[0])
-    uniq = np.unique(nbs[valid])
-    vals = dense_all[uniq].astype(np.float64)
-    per = np.where(valid, vals[np.searchsorted(uniq, np.maximum(nbs, 0))], -np.inf)
+    per = np.where(valid, dense_all[np.maximum(nbs, 0)].astype(np.float64), -np.inf)
     best = per.max(axis=1)
     return np.where(np.isfinite(best), best, 0.0)
 

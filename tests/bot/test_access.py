@@ -4,15 +4,13 @@ ownership, on every platform, for the adapters and for the owner-only commands."
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
 from familiars.bot import Application
 from familiars.bot._access import AccessPolicy
 from familiars.bot._adapters.base import CommandInvocation, PlatformAdapter, TurnHandler
-from familiars.config import AccessSettings, DiscordSettings, Settings, load_settings
-from tests.fakes import HashEmbedder
+from familiars.config import AccessSettings, DiscordSettings, Settings
 
 OWNER = "7"
 PLATFORMS = ("discord", "telegram")
@@ -87,17 +85,9 @@ MakeApp = Callable[[list[str]], Application]
 
 
 @pytest.fixture
-def make_app(workspace: Path) -> MakeApp:
+def make_app(app_factory: Callable[..., Application]) -> MakeApp:
     def make(owners: list[str]) -> Application:
-        settings = load_settings(workspace=workspace, access={"owners": owners})
-        return Application(
-            settings,
-            embedder=HashEmbedder(),
-            model=None,
-            platforms=False,
-            scheduler=False,
-            watch=False,
-        )
+        return app_factory(settings={"access": {"owners": owners}}, model=None)
 
     return make
 

@@ -15,7 +15,7 @@ import pytest
 from familiars.bot import Application
 from familiars.bot._adapters.console import ConsoleAdapter
 from familiars.config import load_settings
-from tests.fakes import HashEmbedder
+from tests.harness import make_app
 
 WHEN = r"\w{3} \d{1,2} \w{3} \d\d:\d\d"
 NOTICE = "Offline mode"
@@ -81,15 +81,7 @@ async def console(
         stdout=out,
         interactive=False,
     )
-    app = Application(
-        load_settings(workspace=workspace),
-        embedder=HashEmbedder(),
-        model=None,
-        platforms=False,
-        scheduler=False,
-        watch=False,
-        console=adapter,
-    )
+    app = make_app(load_settings(workspace=workspace), model=None, console=adapter)
     await app.initialize()
     adapter.handler = app.dialogues  # type: ignore[assignment]
     try:

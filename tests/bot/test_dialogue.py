@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-
-import pytest
 
 from familiars.bot import Application
 from familiars.bot._adapters.base import CommandInvocation, IncomingMessage
 from familiars.config import load_settings
 from familiars.llm import ChatModel, ChatResult, ProviderServerError
-from tests.fakes import HashEmbedder
+from tests.harness import make_app, say
 
 T0 = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
 
@@ -51,23 +48,6 @@ def cmd(
     )
 
 
-async def say(app: Application, message: IncomingMessage) -> str:
-    assert app.dialogues is not None
-    out = "".join([d async for d in app.dialogues.respond(message)])
-    await app.settle()
-    return out
-
-
-@pytest.fixture
-async def app(workspace: Path) -> AsyncIterator[Application]:
-    settings = load_settings(workspace=workspace)
-    application = Application(
-        settings, embedder=HashEmbedder(), model=None, platforms=False, scheduler=False, watch=False
-    )
-    async with application:
-        yield application
-
-
 async def test_a_fact_told_once_is_used_in_a_later_reply(app: Application) -> None:
     first = await say(app, msg("My name is Alice and I love hiking."))
     reply = await say(app, msg("What is my name?", minutes=1))
@@ -96,14 +76,7 @@ async def test_secrets_are_masked_before_the_model_sees_them(workspace: Path) ->
             return ChatResult(text="noted")
 
     settings = load_settings(workspace=workspace)
-    async with Application(
-        settings,
-        embedder=HashEmbedder(),
-        model=Spy(),
-        platforms=False,
-        scheduler=False,
-        watch=False,
-    ) as app:
+    async with make_app(settings, model=Spy()) as app:
         await say(app, msg("my email is alice@example.com and card 4111 1111 1111 1111"))
         assert app.trees is not None
         node = app.trees.get("agent_0", "dialogue_0").node_list[0]
@@ -124,14 +97,7 @@ async def test_a_failing_model_gets_an_apology_and_the_message_is_kept(workspace
             raise ProviderServerError("down", "500 from provider")
 
     settings = load_settings(workspace=workspace)
-    async with Application(
-        settings,
-        embedder=HashEmbedder(),
-        model=Down(),
-        platforms=False,
-        scheduler=False,
-        watch=False,
-    ) as app:
+    async with make_app(settings, model=Down()) as app:
         reply = await say(app, msg("My name is Alice."))
         assert "Sorry" in reply
         assert app.trees is not None

@@ -712,13 +712,10 @@ if TYPE_CHECKING:
 @pytest.fixture
 async def app(workspace: Path) -> AsyncIterator[Application]:
     # Imported here so the adapter tests above do not depend on the whole runtime importing.
-    from familiars.bot import Application
-    from tests.fakes import HashEmbedder
+    from tests.harness import make_app
 
     settings = load_settings(workspace=workspace)
-    application = Application(
-        settings, embedder=HashEmbedder(), model=None, platforms=False, scheduler=False, watch=False
-    )
+    application = make_app(settings, model=None)
     async with application:
         yield application
 
@@ -848,17 +845,14 @@ async def test_endpoints_can_come_from_settings(
 async def test_the_runtime_starts_discord_when_its_token_is_set(
     fake: FakeDiscord, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from familiars.bot import Application
-    from tests.fakes import HashEmbedder
+    from tests.harness import make_app
 
     monkeypatch.setenv("DISCORD_BOT_TOKEN", fake.token)
     monkeypatch.delenv("TELEGRAM_BOT_TOKEN", raising=False)
     settings = load_settings(workspace=workspace)
     discord = DiscordSettings(api_base=fake.api_base, gateway_url=fake.gateway_url)
     settings = settings.model_copy(update={"discord": discord})
-    application = Application(
-        settings, embedder=HashEmbedder(), model=None, platforms=True, scheduler=False, watch=False
-    )
+    application = make_app(settings, model=None, platforms=True)
     async with application:
         await fake.dispatch_message(fake.dm_message(ALICE, "Hello, I am Alice."))
         (reply,) = await replies(fake, dm_channel(ALICE))

@@ -8,11 +8,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from familiars.bot import Application, IncomingMessage
+from familiars.bot import IncomingMessage
 from familiars.bot._adapters.base import CommandInvocation
 from familiars.config import load_settings
 from tests.fake_openai import FakeOpenAI, Reply
-from tests.fakes import HashEmbedder
+from tests.harness import make_app
 
 T0 = datetime(2026, 11, 2, 10, tzinfo=UTC)
 SUBS = {"emotional": "nervous anticipation", "relational": "", "hyde": "I have a big exam soon"}
@@ -48,9 +48,7 @@ async def _talk(workspace: Path, server: FakeOpenAI, profile: str, *, forget: bo
         llm={"providers": [{"name": "fake", "base_url": server.base_url, "model": "m"}]},
         recall={"profile": profile, "budget_ms": {"lite": 30, "standard": 200, "full": 5000}},
     )
-    app = Application(
-        settings, embedder=HashEmbedder(), platforms=False, scheduler=False, watch=False
-    )
+    app = make_app(settings)
     async with app:
         assert app.dialogues is not None
         for n, text in enumerate(("My exam is on Friday.", "I feel jittery about tomorrow")):

@@ -16,7 +16,7 @@ import pytest
 from familiars.bot import Application
 from familiars.bot._adapters.base import CommandInvocation, IncomingMessage
 from familiars.config import load_settings
-from tests.fakes import HashEmbedder
+from tests.harness import make_app
 from tests.homes import database_holding
 
 pytestmark = pytest.mark.timeout(120)
@@ -27,15 +27,7 @@ T0 = datetime(2026, 3, 2, 15, 0, tzinfo=UTC)
 
 @asynccontextmanager
 async def running(workspace: Path) -> AsyncIterator[Application]:
-    app = Application(
-        load_settings(workspace=workspace, owners=[]),
-        embedder=HashEmbedder(),
-        model=None,
-        platforms=False,
-        scheduler=False,
-        watch=False,
-        clock=lambda: T0,
-    )
+    app = make_app(load_settings(workspace=workspace, owners=[]), model=None, clock=lambda: T0)
     async with app:
         yield app
 

@@ -32,7 +32,7 @@ from familiars.memory import read_owner, send_request
 from tests.bot.test_forget import files_holding
 from tests.bot.tool_script import ToolScript, one, relay
 from tests.fake_openai import FakeOpenAI, Reply
-from tests.fakes import HashEmbedder
+from tests.harness import make_app
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -103,14 +103,7 @@ async def running(workspace: Path) -> AsyncIterator[Bot]:
             api={"enabled": True, "port": 0},
             care={"ai_disclosure": False},
         )
-        app = Application(
-            settings,
-            embedder=HashEmbedder(),
-            platforms=False,
-            scheduler=False,
-            watch=False,
-            clock=lambda: NOW,
-        )
+        app = make_app(settings, clock=lambda: NOW)
         async with app:
             yield Bot(app, script, workspace)
 
@@ -233,15 +226,7 @@ async def test_every_way_to_forget_leaves_no_file_holding_the_words(
 @asynccontextmanager
 async def offline(workspace: Path) -> AsyncIterator[Bot]:
     settings = load_settings(workspace=workspace, care={"ai_disclosure": False})
-    app = Application(
-        settings,
-        embedder=HashEmbedder(),
-        model=None,
-        platforms=False,
-        scheduler=False,
-        watch=False,
-        clock=lambda: NOW,
-    )
+    app = make_app(settings, model=None, clock=lambda: NOW)
     async with app:
         yield Bot(app, WriterSetAside(), workspace)
 

@@ -19,7 +19,7 @@ from familiars.config import load_settings
 from familiars.memory import make_record
 from familiars.scheduler import ProactiveMessage
 from tests.fake_openai import FakeOpenAI, Reply
-from tests.fakes import HashEmbedder
+from tests.harness import make_app, say
 
 NOW = datetime(2026, 11, 2, 10, tzinfo=UTC)
 SECRET = "My bank PIN is 4921 and my email is alice.wong@example.com"
@@ -82,17 +82,12 @@ async def _app(workspace: Path, server: FakeOpenAI) -> Application:
         workspace=workspace,
         llm={"providers": [{"name": "a", "base_url": server.base_url, "model": "m"}]},
     )
-    app = Application(
-        settings, embedder=HashEmbedder(), platforms=False, watch=False, clock=lambda: NOW
-    )
+    app = make_app(settings, clock=lambda: NOW, scheduler=True)
     await app.initialize()
     return app
 
 
-async def _turn(app: Application, message: IncomingMessage) -> str:
-    reply = "".join([d async for d in app.dialogues.respond(message)])
-    await app.settle()
-    return reply
+_turn = say
 
 
 async def _alice_told_and_greeted(app: Application) -> None:

@@ -7,11 +7,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from familiars.bot import Application, IncomingMessage
+from familiars.bot import IncomingMessage
 from familiars.config import load_settings
 from familiars.memory import make_record
 from tests.fake_openai import FakeOpenAI, Reply
-from tests.fakes import HashEmbedder
+from tests.harness import make_app
 
 SECRETS = {
     "pin": "The user's bank PIN is 4921.",
@@ -40,9 +40,7 @@ async def _ask_in_group(workspace: Path, server: FakeOpenAI, question: str) -> t
         workspace=workspace,
         llm={"providers": [{"name": "a", "base_url": server.base_url, "model": "m"}]},
     )
-    app = Application(
-        settings, embedder=HashEmbedder(), platforms=False, scheduler=False, watch=False
-    )
+    app = make_app(settings)
     async with app:
         assert app.memory is not None and app.dialogues is not None
         for text in SECRETS.values():

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from familiars.bot import Application, IncomingMessage
+from familiars.bot import IncomingMessage
 from familiars.config import load_settings
 from tests.fake_openai import FakeOpenAI, Reply
-from tests.fakes import HashEmbedder
+from tests.harness import make_app
 
 
 @pytest.fixture(autouse=True)
@@ -36,9 +36,7 @@ async def _reply_to(workspace: Path, server: FakeOpenAI, text: str) -> str:
             "providers": [{"name": "a", "base_url": server.base_url, "model": "m", "tools": "off"}]
         },
     )
-    app = Application(
-        settings, embedder=HashEmbedder(), platforms=False, scheduler=False, watch=False
-    )
+    app = make_app(settings)
     async with app:
         assert app.dialogues is not None
         reply = "".join([d async for d in app.dialogues.respond(_msg(text))])

@@ -11,11 +11,12 @@ from typing import Any
 
 import pytest
 
-from familiars.bot import Application, IncomingMessage
+from familiars.bot import IncomingMessage
 from familiars.config import load_settings
 from familiars.memory import make_record
 from tests.fake_openai import FakeOpenAI, Reply
-from tests.fakes import HashEmbedder, hand_edit
+from tests.fakes import hand_edit
+from tests.harness import make_app
 
 
 @pytest.fixture(autouse=True)
@@ -41,9 +42,7 @@ async def _chat(workspace: Path, server: FakeOpenAI | None, text: str) -> str:
     settings = load_settings(
         workspace=workspace, llm={"providers": providers, "prompt_token_budget": BUDGET}
     )
-    app = Application(
-        settings, embedder=HashEmbedder(), platforms=False, scheduler=False, watch=False
-    )
+    app = make_app(settings)
     async with app:
         assert app.memory is not None and app.dialogues is not None
         with hand_edit(app.memory.store) as store:

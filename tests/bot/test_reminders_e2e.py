@@ -11,7 +11,7 @@ from pathlib import Path
 from familiars.bot import Application, IncomingMessage
 from familiars.bot._adapters.console import ConsoleAdapter
 from familiars.config import Settings, load_settings
-from tests.fakes import HashEmbedder
+from tests.harness import make_app
 
 SAID_AT = datetime(2026, 11, 2, 20, 15, tzinfo=UTC)
 
@@ -28,15 +28,7 @@ async def start_console_bot(
         stdout=out,
         interactive=False,
     )
-    app = Application(
-        settings,
-        embedder=HashEmbedder(),
-        model=None,
-        platforms=False,
-        watch=False,
-        console=adapter,
-        clock=clock,
-    )
+    app = make_app(settings, model=None, console=adapter, clock=clock, scheduler=True)
     await app.initialize()
     adapter.handler = app.dialogues  # type: ignore[assignment]
     await app.start()

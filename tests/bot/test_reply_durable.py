@@ -8,7 +8,7 @@ from pathlib import Path
 
 from familiars.bot import Application, IncomingMessage
 from familiars.config import load_settings
-from tests.fakes import HashEmbedder
+from tests.harness import make_app
 
 
 def _msg(text: str) -> IncomingMessage:
@@ -20,9 +20,7 @@ def _msg(text: str) -> IncomingMessage:
 
 def _app(workspace: Path) -> Application:
     settings = load_settings(workspace=workspace)
-    return Application(
-        settings, embedder=HashEmbedder(), model=None, platforms=False, scheduler=False, watch=False
-    )
+    return make_app(settings, model=None)
 
 
 async def test_a_sent_reply_survives_a_crash_before_its_node_is_added(workspace: Path) -> None:

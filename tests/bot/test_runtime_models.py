@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from familiars.bot import Application, IncomingMessage
+from familiars.bot import IncomingMessage
 from familiars.config import load_settings
 from tests.fake_openai import FakeOpenAI, Reply
-from tests.fakes import HashEmbedder
+from tests.harness import make_app
 
 
 def _msg(text: str, chat: str) -> IncomingMessage:
@@ -33,9 +33,7 @@ async def test_an_agent_that_names_a_provider_speaks_through_it(workspace: Path)
                 {"id": "agent_1", "name": "Bee", "provider": "b", "chats": ["telegram:c1"]},
             ],
         )
-        app = Application(
-            settings, embedder=HashEmbedder(), platforms=False, scheduler=False, watch=False
-        )
+        app = make_app(settings)
         async with app:
             assert app.dialogues is not None
             first = "".join([d async for d in app.dialogues.respond(_msg("hi", "c0"))])
@@ -55,9 +53,7 @@ async def test_the_runtime_serves_the_api_with_live_sources(
 
     monkeypatch.setenv("FAMILIARS_API_TOKEN", "s3cret-token")  # type: ignore[attr-defined]
     settings = load_settings(workspace=workspace, api={"enabled": True, "port": 0})
-    app = Application(
-        settings, embedder=HashEmbedder(), model=None, platforms=False, scheduler=False, watch=False
-    )
+    app = make_app(settings, model=None)
     async with app:
         assert app.dialogues is not None and app.api is not None
         "".join([d async for d in app.dialogues.respond(_msg("My name is Ann.", "c0"))])

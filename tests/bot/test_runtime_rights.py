@@ -10,11 +10,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from familiars.bot import Application, IncomingMessage
+from familiars.bot import IncomingMessage
 from familiars.config import load_settings
 from familiars.memory import MemoryStore
 from tests.fake_openai import FakeOpenAI, Reply
-from tests.fakes import HashEmbedder
+from tests.harness import make_app
 
 T0 = datetime(2026, 11, 2, 10, tzinfo=UTC)
 ANN, BOB = "101", "202"
@@ -56,9 +56,7 @@ async def _conversation(
         access={"owners": owners},
         llm={"providers": [{"name": "fake", "base_url": server.base_url, "model": "m"}]},
     )
-    app = Application(
-        settings, embedder=HashEmbedder(), platforms=False, scheduler=False, watch=False
-    )
+    app = make_app(settings)
     async with app:
         assert app.dialogues is not None
         "".join([d async for d in app.dialogues.respond(first)])
@@ -100,9 +98,7 @@ async def test_the_non_owners_request_is_kept_in_their_own_prompt(workspace: Pat
             workspace=workspace,
             llm={"providers": [{"name": "fake", "base_url": server.base_url, "model": "m"}]},
         )
-        app = Application(
-            settings, embedder=HashEmbedder(), platforms=False, scheduler=False, watch=False
-        )
+        app = make_app(settings)
         async with app:
             assert app.dialogues is not None
             for i, text in enumerate([PIRATE, "Tell me about the sea."]):
@@ -140,9 +136,7 @@ async def test_commands_change_the_agents_identity_for_owners_only(workspace: Pa
     async with MemoryStore(workspace) as store:
         rec = await store.append(make_record(DIRECTIVE, scope="identity", category="directive"))
     settings = load_settings(workspace=workspace, access={"owners": [f"telegram:{ANN}"]})
-    app = Application(
-        settings, embedder=HashEmbedder(), model=None, platforms=False, scheduler=False, watch=False
-    )
+    app = make_app(settings, model=None)
 
     def ask(user: str, *args: str) -> CommandInvocation:
         return CommandInvocation("telegram", f"dm-{user}", user, "x", "memory", args)

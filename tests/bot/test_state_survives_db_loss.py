@@ -22,7 +22,7 @@ from tests.bot.fake_discord import ALICE as D_ALICE
 from tests.bot.fake_discord import BOB as D_BOB
 from tests.bot.fake_discord import BOT_ID, BOT_USER, GENERAL_ID, FakeDiscord
 from tests.bot.fake_telegram import TOKEN, FakeTelegram
-from tests.fakes import HashEmbedder
+from tests.harness import make_app
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -51,14 +51,7 @@ def settings_for(workspace: Path) -> Settings:
 @asynccontextmanager
 async def running(workspace: Path) -> AsyncIterator[Application]:
     """The real runtime, offline (no model), without platform adapters of its own."""
-    app = Application(
-        settings_for(workspace),
-        embedder=HashEmbedder(),
-        model=None,
-        platforms=False,
-        scheduler=False,
-        watch=False,
-    )
+    app = make_app(settings_for(workspace), model=None)
     async with app:
         yield app
 

@@ -574,16 +574,13 @@ def test_from_settings_reads_the_configured_variable(
 async def test_real_runtime_uses_facts_and_keeps_them_private_in_a_group(
     tg: FakeTelegram, workspace: Path
 ) -> None:
-    from familiars.bot import Application
     from familiars.config import load_settings
-    from tests.fakes import HashEmbedder
+    from tests.harness import make_app
 
     settings = load_settings(
         workspace=workspace, telegram={"overall_max_rate": 0, "group_max_rate": 0}
     )
-    app = Application(
-        settings, embedder=HashEmbedder(), model=None, platforms=False, scheduler=False, watch=False
-    )
+    app = make_app(settings, model=None)
     async with app:
         assert app.dialogues is not None
         adapter = TelegramAdapter(app.dialogues, settings, TOKEN, base_url=tg.base_url)
@@ -622,16 +619,13 @@ async def test_real_runtime_uses_facts_and_keeps_them_private_in_a_group(
 async def test_real_runtime_keeps_a_sent_file_and_finds_it(
     tg: FakeTelegram, workspace: Path
 ) -> None:
-    from familiars.bot import Application
     from familiars.config import load_settings
-    from tests.fakes import HashEmbedder
+    from tests.harness import make_app
 
     settings = load_settings(
         workspace=workspace, telegram={"overall_max_rate": 0, "group_max_rate": 0}
     )
-    app = Application(
-        settings, embedder=HashEmbedder(), model=None, platforms=False, scheduler=False, watch=False
-    )
+    app = make_app(settings, model=None)
     text = b"The spare key is under the blue flowerpot by the back door.\n"
     tg.add_file("f9", text)
     document = {

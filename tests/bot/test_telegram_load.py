@@ -35,7 +35,7 @@ from familiars.bot._adapters.telegram import TelegramAdapter
 from familiars.config import load_settings
 from familiars.memory import MemoryRecord
 from tests.bot.fake_telegram import TOKEN, FakeHandler, FakeTelegram
-from tests.fakes import HashEmbedder
+from tests.harness import make_app
 
 PEOPLE = int(os.environ.get("TG_LOAD_PEOPLE", "8"))
 MESSAGES = int(os.environ.get("TG_LOAD_MESSAGES", "20"))
@@ -132,9 +132,7 @@ async def test_real_runtime_under_load(workspace: Path) -> None:
     people = [Person(n) for n in range(PEOPLE)]
     clock = TurnClock()
     latencies: list[float] = []
-    app = Application(
-        settings, embedder=HashEmbedder(), model=None, platforms=False, scheduler=False, watch=False
-    )
+    app = make_app(settings, model=None)
     async with FakeTelegram() as tg, app:
         assert app.dialogues is not None
         adapter = TelegramAdapter(

@@ -23,7 +23,7 @@ from familiars.config import load_settings
 from tests.bot.fake_telegram import TOKEN, FakeTelegram
 from tests.bot.tool_script import ToolScript, one, relay, tool_results
 from tests.fake_openai import FakeOpenAI, Reply
-from tests.fakes import HashEmbedder
+from tests.harness import make_app
 
 
 @pytest.fixture(autouse=True)
@@ -53,7 +53,7 @@ async def telegram_bot(workspace: Path, script: ToolScript) -> AsyncIterator[Con
             llm={"providers": [{"name": "local", "base_url": model.base_url, "model": "m"}]},
             telegram={"overall_max_rate": 0, "group_max_rate": 0},
         )
-        app = Application(settings, embedder=HashEmbedder(), platforms=False, watch=False)
+        app = make_app(settings, scheduler=True)
         async with app:
             assert app.dialogues is not None
             adapter = TelegramAdapter(app.dialogues, settings, TOKEN, base_url=tg.base_url)

@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from familiars.bot._trees import RecentEmbeddings, length_groups
+from familiars.bot._trees import SHORT_TEXT, RecentEmbeddings, length_groups
 from tests.fakes import HashEmbedder
 
 
@@ -15,7 +15,16 @@ def test_length_groups_keep_every_text_once_in_length_order(texts: list[str]) ->
     assert sorted(flat) == sorted(texts)
     assert [len(t) for t in flat] == sorted(len(t) for t in texts)
     for group in groups:
-        assert len(group[-1]) <= 2 * max(8, len(group[0]))
+        assert len(group[-1]) <= 2 * max(SHORT_TEXT, len(group[0]))
+
+
+def test_a_message_and_its_new_words_are_one_call() -> None:
+    message = "what did we decide about the book club on fridays (12)"
+    assert length_groups(["12", "fridays", message, "User: " + message]) == [
+        ["12", "fridays", message, "User: " + message]
+    ]
+    reply = "A long reply. " * 20
+    assert len(length_groups(["12", message, reply])) == 2  # the long one still waits alone
 
 
 async def test_grouped_and_cached_vectors_match_plain_embedding() -> None:

@@ -16,7 +16,7 @@ from familiars.config import load_settings
 from familiars.llm import ChatModel, ChatResult, second_person
 from familiars.scheduler import DialogueState, decide
 from tests.bot.test_dialogue import msg, say
-from tests.fakes import HashEmbedder
+from tests.harness import make_app
 
 NOW = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
 
@@ -96,14 +96,7 @@ class ScriptedModel(ChatModel):
 @pytest.fixture
 async def model_app(workspace: Path) -> AsyncIterator[tuple[Application, ScriptedModel]]:
     model = ScriptedModel()
-    app = Application(
-        load_settings(workspace=workspace),
-        embedder=HashEmbedder(),
-        model=model,
-        platforms=False,
-        scheduler=False,
-        watch=False,
-    )
+    app = make_app(load_settings(workspace=workspace), model=model)
     async with app:
         yield app, model
 
@@ -123,14 +116,7 @@ async def test_the_model_is_told_what_the_turn_did(
 
 
 async def test_in_a_group_offline_answers_never_quote_private_memories(workspace: Path) -> None:
-    app = Application(
-        load_settings(workspace=workspace),
-        embedder=HashEmbedder(),
-        model=None,
-        platforms=False,
-        scheduler=False,
-        watch=False,
-    )
+    app = make_app(load_settings(workspace=workspace), model=None)
     async with app:
         await say(app, msg("My dog's name is Biscuit."))
         reply = await say(app, msg("What's my dog's name?", chat="g", group=True, minutes=1))

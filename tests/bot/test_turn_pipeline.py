@@ -4,7 +4,6 @@ turn, and the manager composes the stages with a handful of collaborators."""
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ import pytest
 from familiars.bot import Application
 from familiars.bot._adapters.base import IncomingMessage
 from familiars.config import load_settings
-from tests.fakes import HashEmbedder
+from tests.harness import make_app
 
 T0 = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
 #: One ``store.list`` per scope the turn reads (user, identity, dialogue, ephemeral).
@@ -35,16 +34,6 @@ def msg(text: str, minutes: int = 0, *, group: bool = False) -> IncomingMessage:
         mentions_bot=group,
         ts=T0 + timedelta(minutes=minutes),
     )
-
-
-@pytest.fixture
-async def app(workspace: Path) -> AsyncIterator[Application]:
-    settings = load_settings(workspace=workspace)
-    application = Application(
-        settings, embedder=HashEmbedder(), model=None, platforms=False, scheduler=False, watch=False
-    )
-    async with application:
-        yield application
 
 
 class ListSpy:
@@ -106,14 +95,7 @@ async def test_the_profile_in_the_prompt_is_the_records_read_once(workspace: Pat
             return ChatResult(text="noted")
 
     settings = load_settings(workspace=workspace)
-    async with Application(
-        settings,
-        embedder=HashEmbedder(),
-        model=Spy(),
-        platforms=False,
-        scheduler=False,
-        watch=False,
-    ) as app:
+    async with make_app(settings, model=Spy()) as app:
         from familiars.memory import make_record
 
         await app.memory.store.append(

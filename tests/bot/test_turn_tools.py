@@ -20,7 +20,7 @@ from familiars.config import load_settings
 from familiars.memory import make_record
 from tests.bot.tool_script import ToolScript, call, one, relay
 from tests.fake_openai import FakeOpenAI, Reply
-from tests.fakes import HashEmbedder
+from tests.harness import make_app
 
 
 @pytest.fixture(autouse=True)
@@ -85,14 +85,7 @@ async def running(workspace: Path, **llm: Any) -> AsyncIterator[Bot]:
             llm={"providers": [provider], **llm},
             access={"owners": owners},
         )
-        app = Application(
-            settings,
-            embedder=HashEmbedder(),
-            platforms=False,
-            scheduler=False,
-            watch=False,
-            clock=lambda: NOW,
-        )
+        app = make_app(settings, clock=lambda: NOW)
         async with app:
             bot = Bot(app, script, server)
             yield bot

@@ -29,6 +29,7 @@ from familiars.memory import MemoryStore, make_record
 from tests.bot.tool_script import unquoted
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.fakes import HashEmbedder
+from tests.harness import make_app
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -86,14 +87,7 @@ async def running(
             access={"owners": [OWNER]},
             care={"ai_disclosure": False},
         )
-        app = Application(
-            settings,
-            embedder=embedder,
-            platforms=False,
-            scheduler=False,
-            watch=False,
-            clock=lambda: NOW,
-        )
+        app = make_app(settings, embedder=embedder, clock=lambda: NOW)
         async with app:
             yield app, server
 

@@ -105,3 +105,38 @@ def test_the_reference_set_bounds_the_search() -> None:
     want = np.array([np.sort(np.where(ref & (np.arange(120) != i), m @ m[i], -np.inf))[-4:].mean()
                      for i in range(120)])  # fmt: skip
     assert got[alive] == pytest.approx(want[alive], abs=1e-5)
+
+
+def test_values_worked_out_ahead_are_the_ones_recall_would_compute() -> None:
+    """A running bot warms the table in the background (rows in steps, some joining and
+    leaving between steps); recall then reads the same values a cold table computes."""
+    rng = np.random.default_rng(11)
+    m = _unit(rng, 500)
+    alive = np.ones(500, dtype=bool)
+    warm, cold = HubTable(k=5, reference=350), HubTable(k=5, reference=350)
+    for row in range(300):
+        warm.added(row)
+        cold.added(row)
+    assert warm.warm(m[:300], alive[:300], 128) == 128
+    for row in range(300, 420):
+        warm.added(row)
+        cold.added(row)
+    alive[[5, 301]] = False
+    for table in (warm, cold):
+        table.removed(5)
+        table.removed(301)
+    while warm.warm(m[:420], alive[:420], 128):
+        pass
+    assert warm.warm(m[:420], alive[:420], 128) == 0  # every live row is current
+    rows = np.nonzero(alive[:420])[0]
+    got = warm.values(rows, m[:420], alive[:420])
+    assert got == pytest.approx(cold.values(rows, m[:420], alive[:420]), abs=1e-6)
+
+
+async def test_the_index_warms_its_hub_values_in_steps() -> None:
+    index = RecallIndex(16)
+    vectors = _unit(np.random.default_rng(3), 40)
+    for i, vec in enumerate(vectors):
+        index.add(Doc(key=f"m_{i}", kind="record", group="user:a", text="", timestamp=0.0), vec)
+    assert await index.awarm_hubs(step=16) == 40
+    assert await index.awarm_hubs(step=16) == 0

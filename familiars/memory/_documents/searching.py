@@ -73,11 +73,13 @@ class SearchMixin:
         when None; with ``include_owner`` a person who owns the bot sees both). Earlier
         versions take part when the query asks for them ("before", "previous", ...) or when
         ``history`` is True."""
-        parsed = parse_query(query, ablate=self.ablate)
         owners = self._visible_owners(user_key, include_owner)
+        matrix = await self._get_matrix()
+        if not matrix.visible(owners, True).any():
+            return []  # no file this person may see (every turn asks): nothing to work out
+        parsed = parse_query(query, ablate=self.ablate)
         with_history = parsed.wants_history if history is None else history
         qvec = await self.embedder.aembed(query)
-        matrix = await self._get_matrix()
         mask = matrix.visible(owners, with_history)
         if not mask.any():
             return []

@@ -7,6 +7,7 @@ turns "my" into "their"; :func:`_trimmed_object` / :func:`_clean_object` cut the
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from dataclasses import dataclass
@@ -176,23 +177,29 @@ MEANING_KINDS: tuple[str, ...] = ("state", "feeling", "goal", "value", "cause")
 
 
 def _fact_key(rec: MemoryRecord) -> str | None:
-    tags = set(rec.tags)
-    topics = [t for t in rec.tags if t.startswith("topic:")]
+    return _key_of(rec.content, rec.category, tuple(rec.tags))
+
+
+# Every turn keys all of the person's records (twice): worked out once per record text.
+@functools.lru_cache(maxsize=65536)
+def _key_of(content: str, category: str, all_tags: tuple[str, ...]) -> str | None:
+    tags = set(all_tags)
+    topics = [t for t in all_tags if t.startswith("topic:")]
     for kind in ("allergy", "diet"):
-        if kind in tags and rec.category == "profile" and topics:
+        if kind in tags and category == "profile" and topics:
             return f"{kind}:{topics[0][6:]}"
     for key in ("name", "home", "work", "job", "birthday"):
-        if key in tags and rec.category == "profile":
+        if key in tags and category == "profile":
             return key
     for kind in MEANING_KINDS:
-        if kind in tags and rec.category in ("knowledge", "profile") and topics:
+        if kind in tags and category in ("knowledge", "profile") and topics:
             return f"{kind}:{topics[0][6:]}"
-    if rec.category == "knowledge" and "note" in tags and topics:
+    if category == "knowledge" and "note" in tags and topics:
         return "note:" + topics[0][6:]
-    if rec.category == "preference" and topics:
-        fav = re.match(r"The user's favourite (.+?) is ", rec.content)
+    if category == "preference" and topics:
+        fav = re.match(r"The user's favourite (.+?) is ", content)
         return f"favourite-{topic_key(fav.group(1))}" if fav else topics[0]
-    if rec.category == "event" and "date" in tags and topics:
+    if category == "event" and "date" in tags and topics:
         return "event:" + topics[0][6:]
     return None
 
