@@ -18,16 +18,14 @@ the offline rewrites, with ``fanout:model`` dropped), listed in ``RecallResult.s
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -36,7 +34,15 @@ from familiars.memory._dialog_tree import DialogTree, DialogTrees, Node
 from familiars.memory._embeddings import Embedder
 from familiars.memory._errors import RecallError
 from familiars.memory._paths import check_agent_id, check_dialogue_id, check_user_key
-from familiars.memory._reader_rows import add_ms, carry, node_owner, source_node_key, top, top_hits
+from familiars.memory._reader_rows import (
+    add_ms,
+    carry,
+    node_owner,
+    one_blas_thread,
+    source_node_key,
+    top,
+    top_hits,
+)
 from familiars.memory._recall_items import (
     Ranked,
     RecallItem,
@@ -768,28 +774,8 @@ class MemoryReader:
         return await self.access_sink.touch_access(counts)
 
 
-_blas: Any = None
-
-
 def _offline(query: str) -> list[Subquery]:
     return offline_subqueries(query) if OFFLINE_FANOUT else [literal(query)]
-
-
-def one_blas_thread() -> AbstractContextManager[Any]:
-    """Recall's matrix products are small (a query against a few thousand rows): on a busy
-    two-core machine a multi-threaded BLAS spins on them and runs ~10x slower than one thread
-    (measured: 8 ms vs 0.5 ms for 5 x 3000 x 384). No awaits happen inside."""
-    global _blas
-    if _blas is None:
-        try:
-            from threadpoolctl import ThreadpoolController
-
-            _blas = ThreadpoolController()
-        except ImportError:  # pragma: no cover - threadpoolctl is a declared dependency
-            _blas = False
-    if _blas is False:
-        return contextlib.nullcontext()
-    return cast(AbstractContextManager[Any], _blas.limit(limits=1, user_api="blas"))
 
 
 def _check_query(query: str, k: int, agent_id: str, user_key: str | None) -> None:
