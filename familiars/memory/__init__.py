@@ -120,6 +120,13 @@ from familiars.memory._offline._dates import (
     parse_when,
     reminder_content,
 )
+from familiars.memory._offline._meaning import (
+    PARTS as UNDERSTANDING_PARTS,
+)
+from familiars.memory._offline._meaning import (
+    Understanding,
+    understanding_for,
+)
 from familiars.memory._offline._writes import (
     offline_writes,
 )
@@ -298,6 +305,8 @@ __all__ = [
     "RecordFilter",
     "RecordNotFoundError",
     "RecordTooLongError",
+    "UNDERSTANDING_PARTS",
+    "Understanding",
     "Reranker",
     "Scorer",
     "SentenceTransformerEmbedder",
@@ -350,6 +359,7 @@ __all__ = [
     "node_embedding_text",
     "node_ref",
     "offline_writes",
+    "understanding_for",
     "open_database",
     "open_workspace",
     "over_limit",

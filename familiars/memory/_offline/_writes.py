@@ -24,6 +24,7 @@ from familiars.memory._offline._clauses import (
 )
 from familiars.memory._offline._dates import match_birthday, match_dated_event, match_reminder, zone
 from familiars.memory._offline._directives import match_directive
+from familiars.memory._offline._meaning import Understanding
 from familiars.memory._offline._objects import _GENERIC_HEADS, MEANING_KINDS, Fact, _fact_key
 from familiars.memory._offline._patterns import (
     _MY_THING_IS,
@@ -123,6 +124,7 @@ def facts_in(
     dialogue_id: str | None = None,
     reminder_grace_s: float = 6 * 3600.0,
     max_chars: int = DEFAULT_MAX_RECORD_CHARS,
+    understanding: Understanding | None = None,
 ) -> list[Fact]:
     """Every fact the patterns find in ``text``, in the order said; when one fact is said twice
     ("I like tea. Actually I don't like tea") the later saying wins. A word or a clause
@@ -282,6 +284,7 @@ def offline_writes(
     dialogue_id: str | None = None,
     reminder_grace_s: float = 6 * 3600.0,
     max_chars: int = DEFAULT_MAX_RECORD_CHARS,
+    understanding: Understanding | None = None,
 ) -> WriterOutput:
     """The whole offline writer: facts, then closed loops, as one WriterOutput. Nothing over
     ``max_chars`` (the record limit) is written; the rest of the message still is."""
@@ -292,6 +295,7 @@ def offline_writes(
         dialogue_id=dialogue_id,
         reminder_grace_s=reminder_grace_s,
         max_chars=max_chars,
+        understanding=understanding,
     )
     text = _without_long_words(text, max_chars)
     output = to_writes(revise(facts, text, existing), existing, max_chars=max_chars)

@@ -1,0 +1,143 @@
+"""Understanding by meaning: what a clause is about, read from its sentence embedding.
+
+The rules (``_patterns``, ``_people``...) know phrasings; this module knows meanings. A
+clause the rules found nothing in is embedded with the loaded sentence embedder and given a
+*slot* (name, job, workplace, home, pet, family, like, dislike, allergy, or none: small
+talk, questions, other people, moods) by a small softmax classifier over the embedding
+(:class:`SlotModel`; weights in ``meaning_weights.json``, trained by
+``scripts/train_meaning.py`` on the exemplars in ``meaning_exemplars.jsonl`` and the dev
+split of the writer bench, never on its held sets). The value is then taken with light,
+general syntax (:mod:`._values`): the word after "called"/"named", the noun after "my",
+the object after the verb. A slot below :data:`MIN_PROBABILITY` writes nothing: a missed
+fact costs less than a wrong one.
+
+:class:`Understanding` is what the writer is handed: the embedder's ``embed_batch``, the
+model, and the parts switched on (:data:`PARTS`, for the bench's ablation). Without one the
+writer is the rules alone, as before.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+WEIGHTS_FILE = Path(__file__).parent / "meaning_weights.json"
+EXEMPLARS_FILE = Path(__file__).parent / "meaning_exemplars.jsonl"
+#: The model the weights were trained on: other embedders do not get the learned part.
+MODEL_NAME = "all-MiniLM-L6-v2"
+SLOTS = (
+    "none",
+    "name",
+    "job",
+    "workplace",
+    "home",
+    "pet",
+    "family",
+    "like",
+    "dislike",
+    "allergy",
+)
+#: The parts of understanding by meaning, each switched off by name in the ablation:
+#: ``slots`` (a clause the rules missed, read by its slot), ``changes`` (a change of mind
+#: found by slot and meaning), ``nouns`` (whether a noun is a pet, a relative or a job,
+#: by its nearest labelled words).
+PARTS = ("slots", "changes", "nouns")
+MIN_PROBABILITY = 0.6
+
+
+@dataclass(frozen=True)
+class SlotModel:
+    """Softmax regression over unit sentence vectors: ``probs = softmax(x @ w + b)``."""
+
+    labels: tuple[str, ...]
+    weights: np.ndarray
+    bias: np.ndarray
+    model: str = MODEL_NAME
+
+    def probabilities(self, vectors: np.ndarray) -> np.ndarray:
+        logits = vectors @ self.weights + self.bias
+        logits -= logits.max(axis=1, keepdims=True)
+        e = np.exp(logits)
+        out: np.ndarray = e / e.sum(axis=1, keepdims=True)
+        return out
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "model": self.model,
+            "labels": list(self.labels),
+            "bias": [round(float(b), 5) for b in self.bias],
+            "weights": [[round(float(v), 5) for v in row] for row in self.weights],
+        }
+
+
+@lru_cache(maxsize=2)
+def load_slot_model(path: Path = WEIGHTS_FILE) -> SlotModel:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return SlotModel(
+        labels=tuple(data["labels"]),
+        weights=np.asarray(data["weights"], dtype=np.float32),
+        bias=np.asarray(data["bias"], dtype=np.float32),
+        model=data.get("model", MODEL_NAME),
+    )
+
+
+Embed = Callable[[list[str]], np.ndarray]
+
+
+@dataclass
+class Understanding:
+    """The learned part of the offline writer: an embedder, the slot model, the parts on."""
+
+    embed: Embed
+    model: SlotModel
+    parts: frozenset[str] = frozenset(PARTS)
+    _cache: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    def has(self, part: str) -> bool:
+        return part in self.parts
+
+    def vectors(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors of ``texts``, each embedded once per Understanding."""
+        todo = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        if todo:
+            for text, vec in zip(todo, self.embed(todo), strict=True):
+                self._cache[text] = np.asarray(vec, dtype=np.float32)
+        if not texts:
+            return np.zeros((0, self.model.weights.shape[0]), dtype=np.float32)
+        return np.stack([self._cache[t] for t in texts])
+
+    def slot(self, clause: str) -> tuple[str, float]:
+        """The clause's most likely slot and its probability."""
+        probs = self.model.probabilities(self.vectors([clause.lower()]))[0]
+        best = int(np.argmax(probs))
+        return self.model.labels[best], float(probs[best])
+
+    def similarity(self, a: str, b: str) -> float:
+        va, vb = self.vectors([a.lower(), b.lower()])
+        return float(va @ vb)
+
+    def forget_cache(self) -> None:
+        if len(self._cache) > 4096:
+            self._cache.clear()
+
+
+def understanding_for(
+    embed: Embed, model_name: str, dimension: int, parts: Sequence[str] = PARTS
+) -> Understanding | None:
+    """An Understanding over an embedder of ``model_name``; None when the shipped weights
+    were trained on another model (their vectors would not mean the same)."""
+    if not WEIGHTS_FILE.is_file():
+        return None
+    model = load_slot_model()
+    if model_name.rsplit("/", 1)[-1] != model.model or dimension != model.weights.shape[0]:
+        logger.info("understanding by meaning is off: weights are for %s", model.model)
+        return None
+    return Understanding(embed=embed, model=model, parts=frozenset(parts))
