@@ -57,14 +57,14 @@ def training_sentences() -> list[tuple[str, str]]:
     for line in EXEMPLARS_FILE.read_text(encoding="utf-8").splitlines():
         if line.strip():
             row = json.loads(line)
-            pairs += [(t, row["slot"]) for t in row["texts"]]
+            pairs += [(t, row["slot"]) for t in row.get("texts", ())]
     for msg in load_messages(DEFAULT_DATA, "dev"):
         if len(msg.kinds) == 1 and msg.kinds[0] in KIND_SLOT:
             pairs.append((msg.text, KIND_SLOT[msg.kinds[0]]))
     return pairs
 
 
-def fit(x: np.ndarray, y: np.ndarray, k: int, *, l2: float = 1e-3, steps: int = 800) -> SlotModel:
+def fit(x: np.ndarray, y: np.ndarray, k: int, *, l2: float = 1e-4, steps: int = 3000) -> SlotModel:
     w = np.zeros((x.shape[1], k), dtype=np.float64)
     b = np.zeros(k, dtype=np.float64)
     onehot = np.eye(k)[y]

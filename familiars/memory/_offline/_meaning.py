@@ -27,6 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
+from familiars.memory._offline._objects import Fact
+from familiars.memory._offline._values import value_fact
+
 logger = logging.getLogger(__name__)
 
 WEIGHTS_FILE = Path(__file__).parent / "meaning_weights.json"
@@ -89,6 +92,19 @@ def load_slot_model(path: Path = WEIGHTS_FILE) -> SlotModel:
     )
 
 
+@lru_cache(maxsize=1)
+def noun_exemplars(path: Path = EXEMPLARS_FILE) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(label, word) pairs of the labelled nouns, as two parallel tuples."""
+    labels: list[str] = []
+    words: list[str] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line) if line.strip() else {}
+        if "noun" in row:
+            labels += [row["noun"]] * len(row["words"])
+            words += row["words"]
+    return tuple(labels), tuple(words)
+
+
 Embed = Callable[[list[str]], np.ndarray]
 
 
@@ -124,6 +140,17 @@ class Understanding:
         va, vb = self.vectors([a.lower(), b.lower()])
         return float(va @ vb)
 
+    def noun_kind(self, noun: str) -> str:
+        """``job``, ``pet``, ``family`` or ``other``: the class of ``noun``'s nearest labelled
+        words ("cockatiel" is nearest "canary" and "budgie": a pet)."""
+        labels, words = noun_exemplars()
+        known = self.vectors(words)
+        sims = known @ self.vectors([noun.lower()])[0]
+        best: dict[str, float] = {}
+        for label, sim in zip(labels, sims, strict=True):
+            best[label] = max(best.get(label, -1.0), float(sim))
+        return max(best, key=lambda k: best[k])
+
     def forget_cache(self) -> None:
         if len(self._cache) > 4096:
             self._cache.clear()
@@ -141,3 +168,16 @@ def understanding_for(
         logger.info("understanding by meaning is off: weights are for %s", model.model)
         return None
     return Understanding(embed=embed, model=model, parts=frozenset(parts))
+
+
+def by_meaning(clause: str, understanding: Understanding) -> list[Fact]:
+    """The fact the rules missed in ``clause``, read by its slot; [] when the slot is none,
+    unsure, or holds no value the syntax can read."""
+    if not understanding.has("slots"):
+        return []
+    slot, probability = understanding.slot(clause)
+    if slot == "none" or probability < MIN_PROBABILITY:
+        return []
+    nouns = understanding.noun_kind if understanding.has("nouns") else None
+    fact = value_fact(slot, clause, noun_kind=nouns)
+    return [fact] if fact is not None else []

@@ -24,7 +24,7 @@ from familiars.memory._offline._clauses import (
 )
 from familiars.memory._offline._dates import match_birthday, match_dated_event, match_reminder, zone
 from familiars.memory._offline._directives import match_directive
-from familiars.memory._offline._meaning import Understanding
+from familiars.memory._offline._meaning import Understanding, by_meaning
 from familiars.memory._offline._objects import _GENERIC_HEADS, MEANING_KINDS, Fact, _fact_key
 from familiars.memory._offline._patterns import (
     _MY_THING_IS,
@@ -162,6 +162,8 @@ def facts_in(
             )
             if body:  # "remember that I have a dentist appointment tomorrow" is a note
                 facts = [f for f in facts if "plan" not in f.tags]
+            elif understanding is not None and all(_is_meaning(f) for f in facts):
+                facts = by_meaning(said, understanding) or facts
             if not facts and (body or (noting and _MY_THING_IS.match(said))):
                 note = match_note(said, now=now, tz=tz)
                 facts = [note] if note is not None else []
