@@ -36,7 +36,7 @@ _OTHERS = (
 )
 _SOMEONE_ELSE = re.compile(
     rf"\bmy\s+(?:best\s+|old\s+|new\s+)?{_OTHERS}s?\b|\b{_OTHERS}'s\b|"
-    r"^(?:he|she|they|his|her|their|[A-Z][a-z]+'s)\b|\b(?:if|would|wish)\b",
+    r"^(?i:he|she|they|his|her|their|[A-Z][a-z]+'s)\b|\b(?i:if|would|wish|used\s+to)\b",
 )
 _CAP = r"[A-ZÀ-Þ][\w'À-ÿ-]*"
 _NAMED = re.compile(rf"\b(?:called|named|name\s+is|name's|names)\s+(?P<n>{_CAP})")
@@ -50,6 +50,9 @@ _SELF_NAME = re.compile(
     r"(?P<n>[a-zà-ÿ][\w'-]+)",
     re.I,
 )
+_NOT_SELF_NAMES = frozenset(
+    "my his her isn't is not was a an the going so very really just from in at on".split()
+)
 _NAME_HERE = re.compile(r"^(?:\W*\w+\W+)?(?P<n>[\w'-]+)\s+(?:here|speaking)\b", re.I)
 _GREETING = re.compile(r"^(?:hi+|hey+a?|hello+|hiya|yo|heya|howdy|morning)\b[\s,!.]*", re.I)
 _JOB = re.compile(
@@ -61,7 +64,7 @@ _BY_TRADE = re.compile(r"^(?P<job>[\w\s-]+?)\s+by\s+(?:trade|profession)\b", re.
 _FOR_A_LIVING = re.compile(r"^i\s+(?P<job>[\w\s-]+?)\s+for\s+a\s+living\b", re.I)
 _ORG = re.compile(r"\b(?:at|for|by|with|is)\s+(?P<org>(?:the\s+)?[\w&'. -]+?)\s*(?:,.*)?$", re.I)
 _PLACE = re.compile(
-    r"\b(?:in|is|near|outside|from)\s+(?P<place>[A-ZÀ-Þ][\w'. -]*?)\s*(?:now|,.*)?$"
+    r"\b(?:in|is|near|outside|from)\s+(?P<place>[A-ZÀ-Þ][\w'. -]*?)\s*(?:now|these\s+days|,.*)?$"
     r"|^(?P<first>[A-ZÀ-Þ][\w'-]*)\s+is\s+(?:where|home)",
 )
 _LIKING = re.compile(
@@ -110,7 +113,7 @@ def _name(text: str, kind: NounKind) -> Fact | None:
     if m is None:
         return None
     name = m.group("n")
-    if name.lower() in _NOT_NAMES or len(name) < 2:
+    if name.lower() in _NOT_NAMES | _NOT_SELF_NAMES or len(name) < 2:
         return None
     return match_name(f"my name is {name[0].upper()}{name[1:]}")
 

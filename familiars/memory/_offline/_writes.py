@@ -38,6 +38,7 @@ from familiars.memory._offline._patterns import (
 )
 from familiars.memory._offline._people import people_facts
 from familiars.memory._offline._plans import match_plan
+from familiars.memory._offline._shifts import shifted
 from familiars.memory._offline._states import match_cause, match_meaning, sarcastic
 from familiars.memory._records import MemoryRecord, is_live
 from familiars.memory._writer._schema import OpenLoop, WriteOp, WriterEntry, WriterOutput
@@ -277,6 +278,18 @@ def closed_loops(text: str, open_records: Sequence[MemoryRecord]) -> list[Memory
     return closed
 
 
+def _with_shifts(
+    facts: list[Fact], text: str, existing: Sequence[MemoryRecord], understanding: Understanding
+) -> list[Fact]:
+    """``facts`` and the changes of mind found by meaning; a fact that only repeats a record
+    the message takes back ("I no longer work for Acme" read as "works at Acme") is dropped."""
+    kept = {r.content.strip() for r in existing if is_live(r)}
+    new_keys = {f.key for f in facts if f.content not in kept}
+    shifts = shifted(text, existing, new_keys, understanding)
+    gone = {f.key for f in shifts}
+    return [f for f in facts if not (f.key in gone and f.content in kept)] + shifts
+
+
 def offline_writes(
     text: str,
     *,
@@ -300,7 +313,10 @@ def offline_writes(
         understanding=understanding,
     )
     text = _without_long_words(text, max_chars)
-    output = to_writes(revise(facts, text, existing), existing, max_chars=max_chars)
+    facts = revise(facts, text, existing)
+    if understanding is not None and existing:
+        facts = _with_shifts(facts, text, existing, understanding)
+    output = to_writes(facts, existing, max_chars=max_chars)
     for rec in closed_loops(text, [r for r in existing if r.open_loop]):
         loop = OpenLoop(**{**(rec.open_loop or {}), "status": "done"})
         entry = WriterEntry(
