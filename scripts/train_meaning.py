@@ -28,6 +28,7 @@ from familiars.memory import load_embedder, use_offline_models  # noqa: E402
 from familiars.memory._offline._meaning import (  # noqa: E402
     EXEMPLARS_FILE,
     MODEL_NAME,
+    QUESTION_SLOTS,
     SLOTS,
     WEIGHTS_FILE,
     SlotModel,
@@ -57,14 +58,30 @@ def training_sentences() -> list[tuple[str, str]]:
     for line in EXEMPLARS_FILE.read_text(encoding="utf-8").splitlines():
         if line.strip():
             row = json.loads(line)
-            pairs += [(t, row["slot"]) for t in row.get("texts", ())]
+            pairs += [(t, row["slot"]) for t in row.get("texts", ()) if "slot" in row]
     for msg in load_messages(DEFAULT_DATA, "dev"):
         if len(msg.kinds) == 1 and msg.kinds[0] in KIND_SLOT:
             pairs.append((msg.text, KIND_SLOT[msg.kinds[0]]))
     return pairs
 
 
-def fit(x: np.ndarray, y: np.ndarray, k: int, *, l2: float = 1e-4, steps: int = 3000) -> SlotModel:
+def questions() -> list[tuple[str, str]]:
+    pairs = []
+    for line in EXEMPLARS_FILE.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line) if line.strip() else {}
+        pairs += [(t, row["question"]) for t in row.get("texts", ()) if "question" in row]
+    return pairs
+
+
+def fit(
+    x: np.ndarray,
+    y: np.ndarray,
+    labels: tuple[str, ...],
+    *,
+    l2: float = 1e-4,
+    steps: int = 3000,
+) -> SlotModel:
+    k = len(labels)
     w = np.zeros((x.shape[1], k), dtype=np.float64)
     b = np.zeros(k, dtype=np.float64)
     onehot = np.eye(k)[y]
@@ -79,16 +96,16 @@ def fit(x: np.ndarray, y: np.ndarray, k: int, *, l2: float = 1e-4, steps: int = 
         g = (p - onehot) * weight / len(y)
         w -= lr * (x.T @ g + l2 * w)
         b -= lr * g.sum(axis=0)
-    return SlotModel(SLOTS, w.astype(np.float32), b.astype(np.float32), MODEL_NAME)
+    return SlotModel(labels, w.astype(np.float32), b.astype(np.float32), MODEL_NAME)
 
 
-def cross_validate(x: np.ndarray, y: np.ndarray, k: int, folds: int = 5) -> float:
+def cross_validate(x: np.ndarray, y: np.ndarray, labels: tuple[str, ...], folds: int = 5) -> float:
     order = np.random.default_rng(0).permutation(len(y))
     right = 0
     for f in range(folds):
         test = order[f::folds]
         train = np.setdiff1d(order, test)
-        model = fit(x[train], y[train], k)
+        model = fit(x[train], y[train], labels)
         right += int((model.probabilities(x[test]).argmax(axis=1) == y[test]).sum())
     return right / len(y)
 
@@ -99,13 +116,18 @@ def main() -> None:
     args = parser.parse_args()
     use_offline_models()
     embedder = load_embedder("sentence-transformers/" + MODEL_NAME, backend="torch")
-    pairs = training_sentences()
-    x = embedder.embed_batch([t.lower() for t, _ in pairs]).astype(np.float64)
-    y = np.array([SLOTS.index(s) for _, s in pairs])
-    print(f"{len(pairs)} sentences; 5-fold accuracy {cross_validate(x, y, len(SLOTS)):.3f}")
-    model = fit(x, y, len(SLOTS))
+    out: dict[str, object] = {"model": MODEL_NAME}
+    for part, pairs, labels in (
+        ("clauses", training_sentences(), SLOTS),
+        ("questions", questions(), QUESTION_SLOTS),
+    ):
+        x = embedder.embed_batch([t.lower() for t, _ in pairs]).astype(np.float64)
+        y = np.array([labels.index(s) for _, s in pairs])
+        accuracy = cross_validate(x, y, labels)
+        print(f"{part}: {len(pairs)} sentences; 5-fold accuracy {accuracy:.3f}")
+        out[part] = fit(x, y, labels).to_json()
     if not args.no_write:
-        WEIGHTS_FILE.write_text(json.dumps(model.to_json()) + "\n", encoding="utf-8")
+        WEIGHTS_FILE.write_text(json.dumps(out) + "\n", encoding="utf-8")
         print(f"wrote {WEIGHTS_FILE}")
 
 

@@ -74,6 +74,9 @@ def __getattr__(name: str) -> Any:
     return value
 
 
+from familiars.bot._answers import offline_reply
+from familiars.bot._turn_actions import TurnActions
+
 __all__ = [
     "LOADING_NOTICE",
     "AccessPolicy",
@@ -93,11 +96,13 @@ __all__ = [
     "ReaderRecaller",
     "Secrets",
     "StatusSources",
+    "TurnActions",
     "UserFacingError",
     "build_messages",
     "collect_status",
     "create_app",
     "guard_text",
+    "offline_reply",
     "secrets_of",
     "serve_alone",
     "sign_in_link",

@@ -69,7 +69,10 @@ def offline_reply(
     items: Sequence[Item],
     is_group: bool,
     name: str = "",
+    meant: Sequence[str] = (),
 ) -> str:
+    """The reply (see the module map); ``meant``: the records a question asks about, found
+    by meaning, which answer it before the word-overlap rules."""
     lines = action_lines(actions)
     usable = [it for it in items if not (is_group and it.private)]
     if lines:
@@ -77,6 +80,8 @@ def offline_reply(
     chat = small_talk(text, name)
     if chat is not None:
         lines.append(chat)
+    elif is_question(text) and meant:
+        lines += [second_person(m) for m in meant]
     elif is_question(text):
         lines += answer_lines(text, usable)
     else:

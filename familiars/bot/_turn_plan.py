@@ -20,17 +20,25 @@ these points, in order:
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from familiars.bot._answers import name_of, offline_reply, with_notice
 from familiars.bot._care import Sessions, disclosure, speaks_of_self_harm
 from familiars.bot._turn_actions import PendingReminder, TurnActions, plan_actions
 from familiars.llm import OFFLINE_NOTICE, ChatMessage, is_question
-from familiars.memory import DEFAULT_MAX_RECORD_CHARS, MemoryRecord, cut_text, make_record
+from familiars.memory import (
+    DEFAULT_MAX_RECORD_CHARS,
+    MemoryRecord,
+    answer_records,
+    cut_text,
+    make_record,
+)
 
 if TYPE_CHECKING:
     from familiars.bot._adapters.base import CommandInvocation, CommandResponse
@@ -63,6 +71,8 @@ class TurnPlan:
     #: The owner's live records (recall merges a record into the node it was said in, so
     #: offline answers rank these too).
     records: list[MemoryRecord] = field(default_factory=list)
+    #: The records a question asks about, found by meaning (issue 23), best first.
+    meant: list[str] = field(default_factory=list)
 
     @property
     def reply_marks(self) -> dict[str, Any]:
@@ -104,6 +114,7 @@ class TurnPlan:
                 items=[*recalled, *(_RecordItem.of(r) for r in self.records)],
                 is_group=self.is_group,
                 name=self.name,
+                meant=self.meant,
             )
             yield lead + (with_notice(said) if self.notice else said)
         else:
@@ -172,7 +183,9 @@ class TurnPlanner:
         plan.name = name_of([r.content for r in existing if r.scope == "user"])
         plan.records = [r for r in existing if r.scope in ("user", "dialogue")]
         tz = await self._timezone(user_key)
-        plan.actions = plan_actions(
+        understanding = self.services.understanding
+        plan_now = partial(
+            plan_actions,
             turn.said,
             existing=existing,
             now=now,
@@ -181,7 +194,13 @@ class TurnPlanner:
             grace_s=settings.scheduler.reminder_grace_s,
             pending=pending,
             max_chars=settings.memory.max_record_chars,  # as the writer cuts them
+            understanding=understanding,
         )
+        # Understanding embeds the message's clauses: off the event loop.
+        plan.actions = await asyncio.to_thread(plan_now) if understanding else plan_now()
+        if understanding is not None and offline and is_question(turn.said):
+            meant = await asyncio.to_thread(answer_records, turn.said, plan.records, understanding)
+            plan.meant = [r.content for r in meant if not (info.is_group and r.scope == "user")]
         if self.services.takes_tools(agent):
             # A model with tools sets (or asks about) reminders itself with set_reminder:
             # the rules do not set one behind its back, and it is not told one was set.

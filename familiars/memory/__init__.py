@@ -120,6 +120,9 @@ from familiars.memory._offline._dates import (
     parse_when,
     reminder_content,
 )
+from familiars.memory._offline._asking import (
+    answer_records,
+)
 from familiars.memory._offline._meaning import (
     PARTS as UNDERSTANDING_PARTS,
 )
@@ -359,6 +362,7 @@ __all__ = [
     "node_embedding_text",
     "node_ref",
     "offline_writes",
+    "answer_records",
     "understanding_for",
     "open_database",
     "open_workspace",

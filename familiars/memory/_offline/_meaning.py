@@ -36,6 +36,22 @@ WEIGHTS_FILE = Path(__file__).parent / "meaning_weights.json"
 EXEMPLARS_FILE = Path(__file__).parent / "meaning_exemplars.jsonl"
 #: The model the weights were trained on: other embedders do not get the learned part.
 MODEL_NAME = "all-MiniLM-L6-v2"
+#: What a question may ask about: a slot, birthday, everything ("what do you know about
+#: me?"), or none of the person's facts.
+QUESTION_SLOTS = (
+    "none",
+    "all",
+    "name",
+    "job",
+    "workplace",
+    "home",
+    "pet",
+    "family",
+    "like",
+    "dislike",
+    "allergy",
+    "birthday",
+)
 SLOTS = (
     "none",
     "name",
@@ -51,8 +67,9 @@ SLOTS = (
 #: The parts of understanding by meaning, each switched off by name in the ablation:
 #: ``slots`` (a clause the rules missed, read by its slot), ``changes`` (a change of mind
 #: found by slot and meaning), ``nouns`` (whether a noun is a pet, a relative or a job,
-#: by its nearest labelled words).
-PARTS = ("slots", "changes", "nouns")
+#: by its nearest labelled words), ``answers`` (a question matched to records by what it
+#: asks and by meaning).
+PARTS = ("slots", "changes", "nouns", "answers")
 MIN_PROBABILITY = 0.6
 
 
@@ -81,9 +98,11 @@ class SlotModel:
         }
 
 
-@lru_cache(maxsize=2)
-def load_slot_model(path: Path = WEIGHTS_FILE) -> SlotModel:
-    data = json.loads(path.read_text(encoding="utf-8"))
+@lru_cache(maxsize=4)
+def load_slot_model(path: Path = WEIGHTS_FILE, part: str = "clauses") -> SlotModel:
+    """The shipped model of ``part``: ``clauses`` (what a statement tells) or ``questions``
+    (what a question asks about)."""
+    data = json.loads(path.read_text(encoding="utf-8"))[part]
     return SlotModel(
         labels=tuple(data["labels"]),
         weights=np.asarray(data["weights"], dtype=np.float32),
@@ -114,6 +133,7 @@ class Understanding:
 
     embed: Embed
     model: SlotModel
+    questions: SlotModel | None = None
     parts: frozenset[str] = frozenset(PARTS)
     _cache: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
@@ -135,6 +155,14 @@ class Understanding:
         probs = self.model.probabilities(self.vectors([clause.lower()]))[0]
         best = int(np.argmax(probs))
         return self.model.labels[best], float(probs[best])
+
+    def asked(self, question: str) -> tuple[str, float]:
+        """What ``question`` asks about (:data:`QUESTION_SLOTS`) and how surely."""
+        if self.questions is None:
+            return "none", 0.0
+        probs = self.questions.probabilities(self.vectors([question.lower()]))[0]
+        best = int(np.argmax(probs))
+        return self.questions.labels[best], float(probs[best])
 
     def similarity(self, a: str, b: str) -> float:
         va, vb = self.vectors([a.lower(), b.lower()])
@@ -167,7 +195,8 @@ def understanding_for(
     if model_name.rsplit("/", 1)[-1] != model.model or dimension != model.weights.shape[0]:
         logger.info("understanding by meaning is off: weights are for %s", model.model)
         return None
-    return Understanding(embed=embed, model=model, parts=frozenset(parts))
+    questions = load_slot_model(WEIGHTS_FILE, "questions")
+    return Understanding(embed=embed, model=model, questions=questions, parts=frozenset(parts))
 
 
 def by_meaning(clause: str, understanding: Understanding) -> list[Fact]:

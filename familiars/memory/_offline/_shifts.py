@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from familiars.memory._offline._changes import _no_longer, _Said, _record_words, topic_words
+from familiars.memory._offline._changes import _no_longer, _record_words, _Said, topic_words
 from familiars.memory._offline._clauses import _sentence_clauses
 from familiars.memory._offline._meaning import Understanding
 from familiars.memory._offline._objects import Fact, _fact_key

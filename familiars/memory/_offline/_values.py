@@ -51,7 +51,27 @@ _SELF_NAME = re.compile(
     re.I,
 )
 _NOT_SELF_NAMES = frozenset(
-    "my his her isn't is not was a an the going so very really just from in at on".split()
+    [
+        "my",
+        "his",
+        "her",
+        "isn't",
+        "is",
+        "not",
+        "was",
+        "a",
+        "an",
+        "the",
+        "going",
+        "so",
+        "very",
+        "really",
+        "just",
+        "from",
+        "in",
+        "at",
+        "on",
+    ]
 )
 _NAME_HERE = re.compile(r"^(?:\W*\w+\W+)?(?P<n>[\w'-]+)\s+(?:here|speaking)\b", re.I)
 _GREETING = re.compile(r"^(?:hi+|hey+a?|hello+|hiya|yo|heya|howdy|morning)\b[\s,!.]*", re.I)
@@ -68,10 +88,12 @@ _PLACE = re.compile(
     r"|^(?P<first>[A-ZÀ-Þ][\w'-]*)\s+is\s+(?:where|home)",
 )
 _LIKING = re.compile(
-    r"^(?:i'?m\s+|im\s+|i\s+am\s+|i\s+)?(?:(?:really|absolutely|just|totally|so|truly)\s+)*"
+    r"^(?:i'?m\s+|im\s+|i\s+am\s+|i\s+)?(?:(?:really|absolutely|just|totally|so|truly|"
+    r"actually|honestly|now)\s+)*"
     r"(?:(?:really|absolutely|so|a\s+(?:huge|big)|huge|big)\s+)*"
     r"(?:love|adore|enjoy|like|into|fan\s+of|obsessed\s+with|mad\s+about|crazy\s+about|"
-    r"can'?t\s+get\s+enough\s+of|passionate\s+about|hooked\s+on|keen\s+on)\s+(?P<thing>.+)$",
+    r"can'?t\s+get\s+enough\s+of|passionate\s+about|hooked\s+on|keen\s+on|play|do|practi[sc]e|"
+    r"drink|prefer|switched\s+to|moved\s+on\s+to)\s+(?P<thing>.+?)(?:\s+now|\s+these\s+days)?$",
     re.I,
 )
 _THING_IS_FAVOURITE = re.compile(
@@ -79,8 +101,8 @@ _THING_IS_FAVOURITE = re.compile(
 )
 _MY_FAVOURITE = re.compile(r"^my\s+(?:favou?rite|fave)\s+[\w ]+?\s+is\s+(?P<thing>.+)$", re.I)
 _DISLIKING = re.compile(
-    r"^(?:i'?m\s+|im\s+|i\s+am\s+|i\s+)?(?:(?:really|absolutely|just|truly)\s+)*"
-    r"(?:hate|detest|loathe|despise|dislike|can'?t\s+stand|can'?t\s+bear|"
+    r"^(?:i'?m\s+|im\s+|i\s+am\s+|i\s+)?(?:(?:really|absolutely|just|truly|actually|honestly|"
+    r"now)\s+)*(?:hate|detest|loathe|despise|dislike|can'?t\s+stand|can'?t\s+bear|"
     r"not\s+(?:a\s+|big\s+)?(?:fan\s+of|keen\s+on|into|big\s+on|on)|don'?t\s+(?:like|enjoy))"
     r"\s+(?P<thing>.+)$",
     re.I,
