@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from familiars.bot._access import AccessPolicy
     from familiars.bot._adapters.base import IncomingMessage
     from familiars.bot._adapters.console import ConsoleAdapter
+    from familiars.bot._answers import offline_reply
     from familiars.bot._api.app import create_app
     from familiars.bot._api.auth import ApiToken
     from familiars.bot._api.queries import IndexReader
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from familiars.bot._prompt import PromptParts, build_messages
     from familiars.bot._recall import ReaderRecaller
     from familiars.bot._runtime import Application
+    from familiars.bot._turn_actions import TurnActions
     from familiars.bot._web import sign_in_link
 
 #: Each exported name and the private module that defines it.
@@ -53,11 +55,13 @@ _FACE: dict[str, str] = {
     "ReaderRecaller": "_recall",
     "Secrets": "_leak_guard",
     "StatusSources": "_api.status",
+    "TurnActions": "_turn_actions",
     "UserFacingError": "_errors",
     "build_messages": "_prompt",
     "collect_status": "_api.status",
     "create_app": "_api.app",
     "guard_text": "_leak_guard",
+    "offline_reply": "_answers",
     "secrets_of": "_leak_guard",
     "serve_alone": "_api.server",
     "sign_in_link": "_web",
@@ -73,9 +77,6 @@ def __getattr__(name: str) -> Any:
     globals()[name] = value
     return value
 
-
-from familiars.bot._answers import offline_reply
-from familiars.bot._turn_actions import TurnActions
 
 __all__ = [
     "LOADING_NOTICE",

@@ -116,12 +116,12 @@ from familiars.memory._migrations import (
     open_database,
     repair_database,
 )
+from familiars.memory._offline._asking import (
+    answer_records,
+)
 from familiars.memory._offline._dates import (
     parse_when,
     reminder_content,
-)
-from familiars.memory._offline._asking import (
-    answer_records,
 )
 from familiars.memory._offline._meaning import (
     PARTS as UNDERSTANDING_PARTS,
