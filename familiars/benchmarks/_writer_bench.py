@@ -360,19 +360,34 @@ def side_by_side(
 
 def command(
     ctx: typer.Context,
-    split: Annotated[str, typer.Option(help="dev, held or all.")] = "all",
+    split: Annotated[str, typer.Option(help="dev, held, fresh, paraphrase or all.")] = "all",
     data: Annotated[Path, typer.Option(help="Labelled messages (JSON lines).")] = DEFAULT_DATA,
     details: Annotated[
         bool, typer.Option("--details", help="List each kind's misses and false positives.")
     ] = False,
+    meaning: Annotated[
+        bool,
+        typer.Option(
+            "--meaning/--rules-only",
+            help="With understanding by meaning (loads the bundled embedder), or the rules.",
+        ),
+    ] = True,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Offline writer precision/recall per kind of fact on a labelled set of messages."""
+    """Offline writer precision/recall per kind of fact on a labelled set of messages; on
+    the shipped sets also every set side by side, the answers bench and the ablation."""
+    from familiars.benchmarks._writer_sets import bundled_understanding, print_sets, sets_report
+
     if split not in SPLITS:
         fail(f"--split takes one of {', '.join(SPLITS)}")
     if not data.is_file():
         fail(f"no labelled messages at {data}")
-    report = run_writer_bench(data, split, details=details)
+    shipped = data == DEFAULT_DATA
+    understanding = bundled_understanding() if meaning and shipped else None
+    path = HELD_DATA if split in ("fresh", "paraphrase") and shipped else data
+    report = run_writer_bench(path, split, details=details, understanding=understanding)
+    if shipped:
+        report["sets"] = sets_report(understanding)
     if want_json(ctx, json_out):
         print_json(report)
         return
@@ -388,3 +403,5 @@ def command(
     for kind, items in report.get("wrong", {}).items():
         for item in items:
             typer.echo(f"{kind} {item['why']}: {item['text']!r} -> {item['writes']}")
+    if shipped:
+        print_sets(report["sets"])

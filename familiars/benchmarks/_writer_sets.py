@@ -1,0 +1,107 @@
+"""The fair measure of issue 23 behind ``familiars bench writer``: every labelled set side by
+side (dev, old held, the frozen fresh held set, its originals and their paraphrases), the
+rules alone next to the rules with understanding by meaning; the answers bench; and an
+ablation of each part of understanding on the fresh held set.
+
+Goals (printed with the figures): fresh held recall >= .90 at precision >= .97, paraphrase
+recall within .05 of their originals', answers >= .90 right and <= .02 stale.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import Any
+
+from familiars.benchmarks._answers_bench import run_answers_bench
+from familiars.benchmarks._writer_bench import (
+    HELD_DATA,
+    load_messages,
+    score_messages,
+    side_by_side,
+)
+from familiars.memory import (
+    BUNDLED_MODEL_NAME,
+    UNDERSTANDING_PARTS,
+    Understanding,
+    load_embedder,
+    understanding_for,
+    use_offline_models,
+)
+from familiars.terminal import print_table
+
+logger = logging.getLogger(__name__)
+
+
+def bundled_understanding() -> Understanding | None:
+    """Understanding over the bundled all-MiniLM-L6-v2, as the offline bot loads it."""
+    use_offline_models()
+    embedder = load_embedder(BUNDLED_MODEL_NAME, backend="auto")
+    name, dimension = embedder.space
+    return understanding_for(embedder.embed_batch, name, dimension)
+
+
+def sets_report(understanding: Understanding | None) -> dict[str, Any]:
+    """Side by side, answers and ablation (the last two only with ``understanding``)."""
+    rules = side_by_side(understanding=None)
+    report: dict[str, Any] = {"rules": rules}
+    if understanding is None:
+        return report
+    report["meaning"] = side_by_side(understanding=understanding)
+    report["answers"] = {
+        "rules": _shares(run_answers_bench(understanding=None)),
+        "meaning": _shares(run_answers_bench(understanding=understanding)),
+    }
+    report["ablation"] = ablation(understanding)
+    return report
+
+
+def ablation(understanding: Understanding) -> list[dict[str, Any]]:
+    """The fresh held set's figures with each part of understanding switched off."""
+    fresh = load_messages(HELD_DATA, "fresh")
+    rows = []
+    for off in ("", *UNDERSTANDING_PARTS):
+        parts = understanding.parts - {off}
+        facts = score_messages(fresh, "fresh", understanding=replace(understanding, parts=parts))
+        answers = run_answers_bench(understanding=replace(understanding, parts=parts))
+        rows.append(
+            {
+                "without": off or "(nothing)",
+                "precision": facts["all_facts"]["precision"],
+                "recall": facts["all_facts"]["recall"],
+                "answers_right": answers["right"],
+            }
+        )
+    return rows
+
+
+def _shares(result: dict[str, Any]) -> dict[str, Any]:
+    return {k: result[k] for k in ("questions", "right", "stale", "wrong")}
+
+
+def print_sets(report: dict[str, Any]) -> None:
+    meaning = {r["set"]: r for r in report.get("meaning", [])}
+    rows = []
+    for r in report["rules"]:
+        m = meaning.get(r["set"], {})
+        rows.append(
+            [r["set"], r["messages"], r["precision"], r["recall"], m.get("precision", "-"),
+             m.get("recall", "-"), m.get("none_recall", r["none_recall"])]
+        )  # fmt: skip
+    print_table(
+        "bench writer: all facts per set, rules alone | rules + meaning",
+        ["set", "n", "P rules", "R rules", "P meaning", "R meaning", "none kept out"],
+        rows,
+    )
+    if "answers" not in report:
+        return
+    print_table(
+        "bench writer: answers bench (told, then asked in other words)",
+        ["writer + answerer", "questions", "right", "stale", "wrong"],
+        [[k, v["questions"], v["right"], v["stale"], v["wrong"]] for k, v in report["answers"].items()],
+    )  # fmt: skip
+    print_table(
+        "bench writer: ablation on the fresh held set (each part of meaning off)",
+        ["without", "precision", "recall", "answers right"],
+        [[r["without"], r["precision"], r["recall"], r["answers_right"]] for r in report["ablation"]],
+    )  # fmt: skip
