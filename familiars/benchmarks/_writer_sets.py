@@ -98,10 +98,12 @@ def print_sets(report: dict[str, Any]) -> None:
     print_table(
         "bench writer: answers bench (told, then asked in other words)",
         ["writer + answerer", "questions", "right", "stale", "wrong"],
-        [[k, v["questions"], v["right"], v["stale"], v["wrong"]] for k, v in report["answers"].items()],
+        [[k, *(v[c] for c in ("questions", "right", "stale", "wrong"))]
+         for k, v in report["answers"].items()],
     )  # fmt: skip
     print_table(
         "bench writer: ablation on the fresh held set (each part of meaning off)",
         ["without", "precision", "recall", "answers right"],
-        [[r["without"], r["precision"], r["recall"], r["answers_right"]] for r in report["ablation"]],
+        [[r[c] for c in ("without", "precision", "recall", "answers_right")]
+         for r in report["ablation"]],
     )  # fmt: skip
