@@ -24,9 +24,10 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from functools import partial
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from familiars.bot._answers import name_of, offline_reply, with_notice
 from familiars.bot._care import Sessions, disclosure, speaks_of_self_harm
@@ -73,6 +74,11 @@ class TurnPlan:
     records: list[MemoryRecord] = field(default_factory=list)
     #: The records a question asks about, found by meaning (issue 23), best first.
     meant: list[str] = field(default_factory=list)
+    #: The clock in the person's time zone ("what's the date?").
+    now: datetime | None = None
+    #: The last offline replies per (agent, dialogue), shared with the planner, so "what did
+    #: you just say?" has its answer.
+    said: dict[tuple[str, str], str] = field(default_factory=dict)
 
     @property
     def reply_marks(self) -> dict[str, Any]:
@@ -115,7 +121,10 @@ class TurnPlan:
                 is_group=self.is_group,
                 name=self.name,
                 meant=self.meant,
+                now=self.now,
+                last_reply=self.said.get(self.key, ""),
             )
+            self.said[self.key] = said
             yield lead + (with_notice(said) if self.notice else said)
         else:
             async for delta in model_reply:
@@ -138,6 +147,13 @@ class _RecordItem:
         return cls("record", cut_text(record.content, max_chars), 0.0, record.scope == "user")
 
 
+def _zone_or_utc(name: str) -> tzinfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return UTC
+
+
 async def _close(stream: AsyncIterator[str]) -> None:
     aclose = getattr(stream, "aclose", None)
     if aclose is not None:
@@ -155,6 +171,7 @@ class TurnPlanner:
         self.pending: dict[tuple[str, str], PendingReminder] = {}
         self.noticed: set[tuple[str, str]] = set()
         self.last_q: dict[tuple[str, str], int] = {}
+        self.said: dict[tuple[str, str], str] = {}
         #: Set by the scheduler's wiring: ``care_pause(user_key, until)``.
         self.on_pause: Callable[[str, datetime], None] | None = None
 
@@ -183,6 +200,7 @@ class TurnPlanner:
         plan.name = name_of([r.content for r in existing if r.scope == "user"])
         plan.records = [r for r in existing if r.scope in ("user", "dialogue")]
         tz = await self._timezone(user_key)
+        plan.now, plan.said = now.astimezone(_zone_or_utc(tz)), self.said
         understanding = self.services.understanding
         plan_now = partial(
             plan_actions,

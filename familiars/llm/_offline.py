@@ -62,7 +62,10 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split(" "))
 
 
-_ADVERBS = _words("no longer now also still often usually never always sometimes")
+_ADVERBS = _words(
+    "no longer now also still often usually never always sometimes really actually just "
+    "truly rarely mostly generally definitely absolutely seriously"
+)
 
 
 def _base_verb(verb: str) -> str:
