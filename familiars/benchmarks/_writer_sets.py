@@ -9,8 +9,10 @@ recall within .05 of their originals', answers >= .90 right and <= .02 stale.
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from familiars.benchmarks._answers_bench import run_answers_bench
@@ -20,6 +22,7 @@ from familiars.benchmarks._writer_bench import (
     score_messages,
     side_by_side,
 )
+from familiars.bot import speaks_of_self_harm
 from familiars.memory import (
     BUNDLED_MODEL_NAME,
     UNDERSTANDING_PARTS,
@@ -29,6 +32,8 @@ from familiars.memory import (
     use_offline_models,
 )
 from familiars.terminal import print_table
+
+CARE_DATA = Path(__file__).parent / "data" / "care_messages.jsonl"
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +58,27 @@ def sets_report(understanding: Understanding | None) -> dict[str, Any]:
         "meaning": _shares(run_answers_bench(understanding=understanding)),
     }
     report["ablation"] = ablation(understanding)
+    report["care"] = care_report(understanding)
     return report
+
+
+def care_report(understanding: Understanding) -> list[dict[str, Any]]:
+    """Self-harm found (indirect and direct) and look-alikes flagged, rule vs rule + meaning,
+    on ``data/care_messages.jsonl`` (written for measuring, never tuned on)."""
+    rows = [json.loads(line) for line in CARE_DATA.read_text(encoding="utf-8").splitlines()]
+    out = []
+    for name, flags in (
+        ("rule", speaks_of_self_harm),
+        ("rule + meaning", lambda t: speaks_of_self_harm(t) or understanding.sounds_like_harm(t)),
+    ):
+        found = sum(bool(flags(r["text"])) for r in rows if r["harm"])
+        alarms = sum(bool(flags(r["text"])) for r in rows if not r["harm"])
+        harm = sum(1 for r in rows if r["harm"])
+        out.append(
+            {"check": name, "harm_found": f"{found}/{harm}",
+             "false_alarms": f"{alarms}/{len(rows) - harm}"}
+        )  # fmt: skip
+    return out
 
 
 def ablation(understanding: Understanding) -> list[dict[str, Any]]:
@@ -107,3 +132,8 @@ def print_sets(report: dict[str, Any]) -> None:
         [[r[c] for c in ("without", "precision", "recall", "answers_right")]
          for r in report["ablation"]],
     )  # fmt: skip
+    print_table(
+        "bench writer: care (self-harm said directly or indirectly, and look-alikes)",
+        ["check", "harm found", "false alarms"],
+        [[r["check"], r["harm_found"], r["false_alarms"]] for r in report["care"]],
+    )

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from familiars.bot._api.queries import IndexReader
     from familiars.bot._api.server import ApiServer, ApiServerError, serve_alone
     from familiars.bot._api.status import StatusSources, collect_status
+    from familiars.bot._care import speaks_of_self_harm
     from familiars.bot._errors import (
         AdapterError,
         AdapterSendError,
@@ -65,6 +66,7 @@ _FACE: dict[str, str] = {
     "secrets_of": "_leak_guard",
     "serve_alone": "_api.server",
     "sign_in_link": "_web",
+    "speaks_of_self_harm": "_care",
 }
 
 
@@ -107,4 +109,5 @@ __all__ = [
     "secrets_of",
     "serve_alone",
     "sign_in_link",
+    "speaks_of_self_harm",
 ]

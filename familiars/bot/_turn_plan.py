@@ -30,12 +30,19 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from familiars.bot._answers import name_of, offline_reply, with_notice
-from familiars.bot._care import Sessions, disclosure, speaks_of_self_harm
+from familiars.bot._care import (
+    Sessions,
+    country_of,
+    crisis_reply,
+    disclosure,
+    speaks_of_self_harm,
+)
 from familiars.bot._turn_actions import PendingReminder, TurnActions, plan_actions
 from familiars.llm import OFFLINE_NOTICE, ChatMessage, is_question
 from familiars.memory import (
     DEFAULT_MAX_RECORD_CHARS,
     MemoryRecord,
+    Understanding,
     answer_records,
     cut_text,
     make_record,
@@ -189,8 +196,11 @@ class TurnPlanner:
             plan.break_text = settings.care.break_text
         self.last_q[key] = turn.q_id
         pending = self.pending.pop(key, None)
-        if settings.care.crisis_replies and speaks_of_self_harm(turn.said):
-            plan.care_text = settings.care.crisis_text
+        tz = await self._timezone(user_key)
+        understanding = self.services.understanding
+        if settings.care.crisis_replies and await self._worrying(turn.said, understanding):
+            country = country_of(tz, settings.care.country)
+            plan.care_text = crisis_reply(settings.care.crisis_text, country)
             self._pause(user_key, now)
             return plan
         if offline and key not in self.noticed:
@@ -199,9 +209,7 @@ class TurnPlanner:
         existing = turn.records
         plan.name = name_of([r.content for r in existing if r.scope == "user"])
         plan.records = [r for r in existing if r.scope in ("user", "dialogue")]
-        tz = await self._timezone(user_key)
         plan.now, plan.said = now.astimezone(_zone_or_utc(tz)), self.said
-        understanding = self.services.understanding
         plan_now = partial(
             plan_actions,
             turn.said,
@@ -247,6 +255,14 @@ class TurnPlanner:
         logger.info("care: unsolicited nudges paused for %s until %s", user_key, until)
         if self.on_pause is not None:
             self.on_pause(user_key, until)
+
+    async def _worrying(self, text: str, understanding: Understanding | None) -> bool:
+        """Self-harm said outright (the rule), or indirectly (by meaning, when loaded)."""
+        if speaks_of_self_harm(text):
+            return True
+        if understanding is None:
+            return False
+        return await asyncio.to_thread(understanding.sounds_like_harm, text)
 
     async def _timezone(self, user_key: str) -> str:
         person = await self.services.state.person(user_key)

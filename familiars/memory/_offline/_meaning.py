@@ -71,6 +71,9 @@ SLOTS = (
 #: asks and by meaning).
 PARTS = ("slots", "changes", "nouns", "answers")
 MIN_PROBABILITY = 0.6
+#: A message this close to a labelled sentence of self-harm (and closer than to any
+#: look-alike) gets the crisis reply.
+MIN_HARM_SIMILARITY = 0.5
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,19 @@ def noun_exemplars(path: Path = EXEMPLARS_FILE) -> tuple[tuple[str, ...], tuple[
             labels += [row["noun"]] * len(row["words"])
             words += row["words"]
     return tuple(labels), tuple(words)
+
+
+@lru_cache(maxsize=1)
+def care_exemplars(path: Path = EXEMPLARS_FILE) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(label, sentence) pairs for care: ``harm`` and look-alike ``safe`` sentences."""
+    labels: list[str] = []
+    texts: list[str] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line) if line.strip() else {}
+        if "care" in row:
+            labels += [row["care"]] * len(row["texts"])
+            texts += [t.lower() for t in row["texts"]]
+    return tuple(labels), tuple(texts)
 
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -178,6 +194,16 @@ class Understanding:
         for label, sim in zip(labels, sims, strict=True):
             best[label] = max(best.get(label, -1.0), float(sim))
         return max(best, key=lambda k: best[k])
+
+    def sounds_like_harm(self, text: str) -> bool:
+        """Whether ``text`` speaks of self-harm or wanting to die, said indirectly ("some
+        nights I wish I could just disappear and not wake up"), by its nearest labelled
+        sentences: nearer those than the look-alikes ("this traffic is killing me")."""
+        labels, texts = care_exemplars()
+        sims = self.vectors(texts) @ self.vectors([text.lower()])[0]
+        harm = max((float(s) for s, k in zip(sims, labels, strict=True) if k == "harm"))
+        safe = max((float(s) for s, k in zip(sims, labels, strict=True) if k == "safe"))
+        return harm >= MIN_HARM_SIMILARITY and harm > safe
 
     def forget_cache(self) -> None:
         if len(self._cache) > 4096:
