@@ -25,7 +25,9 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
+from familiars.benchmarks._understanding_cost import understanding_cost
 from familiars.benchmarks._util import percentile, synthetic_facts
+from familiars.memory import understanding_for
 from familiars.terminal import get_ctx, print_json, print_table, want_json
 
 _QUESTIONS = [
@@ -67,7 +69,8 @@ async def run_turn_bench(
             times = await _timed_turns(app, embedder, now, turns)
         finally:
             await app.shutdown()
-    return _report(records, nodes, turns, setup_s, times)
+    added = understanding_cost(understanding_for(embedder.embed_batch, *embedder.space))
+    return {**_report(records, nodes, turns, setup_s, times), "understanding": added}
 
 
 async def _seed_records(app: Any, records: int) -> None:
@@ -222,3 +225,4 @@ def command(
         ],
     )
     print(result["before_after"])
+    print(f"understanding by meaning adds: {result['understanding']}")

@@ -152,19 +152,24 @@ class Understanding:
     questions: SlotModel | None = None
     parts: frozenset[str] = frozenset(PARTS)
     _cache: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    _fixed: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     def has(self, part: str) -> bool:
         return part in self.parts
 
-    def vectors(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit vectors of ``texts``, each embedded once per Understanding."""
-        todo = [t for t in dict.fromkeys(texts) if t not in self._cache]
+    def vectors(self, texts: Sequence[str], *, fixed: bool = False) -> np.ndarray:
+        """Unit vectors of ``texts``, each embedded once per Understanding; ``fixed``: the
+        labelled exemplars, kept apart so that forgetting a turn's vectors keeps them."""
+        cache = self._fixed if fixed else self._cache
+        if not fixed:
+            self.forget_cache()
+        todo = [t for t in dict.fromkeys(texts) if t not in cache]
         if todo:
             for text, vec in zip(todo, self.embed(todo), strict=True):
-                self._cache[text] = np.asarray(vec, dtype=np.float32)
+                cache[text] = np.asarray(vec, dtype=np.float32)
         if not texts:
             return np.zeros((0, self.model.weights.shape[0]), dtype=np.float32)
-        return np.stack([self._cache[t] for t in texts])
+        return np.stack([cache[t] for t in texts])
 
     def slot(self, clause: str) -> tuple[str, float]:
         """The clause's most likely slot and its probability."""
@@ -188,7 +193,7 @@ class Understanding:
         """``job``, ``pet``, ``family`` or ``other``: the class of ``noun``'s nearest labelled
         words ("cockatiel" is nearest "canary" and "budgie": a pet)."""
         labels, words = noun_exemplars()
-        known = self.vectors(words)
+        known = self.vectors(words, fixed=True)
         sims = known @ self.vectors([noun.lower()])[0]
         best: dict[str, float] = {}
         for label, sim in zip(labels, sims, strict=True):
@@ -200,13 +205,14 @@ class Understanding:
         nights I wish I could just disappear and not wake up"), by its nearest labelled
         sentences: nearer those than the look-alikes ("this traffic is killing me")."""
         labels, texts = care_exemplars()
-        sims = self.vectors(texts) @ self.vectors([text.lower()])[0]
+        sims = self.vectors(texts, fixed=True) @ self.vectors([text.lower()])[0]
         harm = max((float(s) for s, k in zip(sims, labels, strict=True) if k == "harm"))
         safe = max((float(s) for s, k in zip(sims, labels, strict=True) if k == "safe"))
         return harm >= MIN_HARM_SIMILARITY and harm > safe
 
-    def forget_cache(self) -> None:
-        if len(self._cache) > 4096:
+    def forget_cache(self, *, force: bool = False) -> None:
+        """Drop the cached vectors (all of them when ``force``, else once there are many)."""
+        if force or len(self._cache) > 4096:
             self._cache.clear()
 
 
