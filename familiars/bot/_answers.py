@@ -231,10 +231,15 @@ def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
+_VERBS_ONLY = frozenset({"likes", "like", "loves", "love", "enjoys", "doesn't", "no", "longer"})
+
+
 def _was(new: str, old: str) -> str:
     """ " (was Portland)": the old record's words the new one lacks, when that is short."""
     new_words = {w.lower() for w in re.findall(r"[\w']+", new)}
     gone = [w for w in re.findall(r"[\w']+", old) if w.lower() not in new_words]
+    if gone and all(w.lower() in _VERBS_ONLY for w in gone):  # "(was likes)" says nothing
+        return f" (was: {_lower_first(second_person(old)).rstrip('.')})"
     if 0 < len(gone) <= 4:
         return f" (was {' '.join(gone)})"
     return f" (was: {_lower_first(second_person(old)).rstrip('.')})"

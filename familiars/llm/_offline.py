@@ -230,7 +230,7 @@ def relevance(question: str, text: str) -> float:
 _QUESTION_START = re.compile(
     r"^(?:what|what's|whats|where|where's|when|when's|who|who's|whom|whose|which|why|how|"
     r"do|does|did|am|is|are|was|were|can|could|would|will|should|have|has|tell me (?:about|what"
-    r"|who|where|when)|remind me what|do you (?:know|remember))\b",
+    r"|who|where|when)|remind me what|do you (?:know|remember))\b(?!['’]t\b)",
     re.IGNORECASE,
 )
 

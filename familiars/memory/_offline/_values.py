@@ -87,6 +87,11 @@ _PLACE = re.compile(
     r"\b(?:in|is|near|outside|from)\s+(?P<place>[A-ZÀ-Þ][\w'. -]*?)\s*(?:now|these\s+days|,.*)?$"
     r"|^(?P<first>[A-ZÀ-Þ][\w'-]*)\s+is\s+(?:where|home)",
 )
+_MOVED_TO = re.compile(
+    r"\b(?:moved|moving|relocated|relocating|live)\b.*?\b(?:to|in)\s+"
+    r"(?P<place>(?-i:[A-ZÀ-Þ][\w'.-]*(?:\s+[A-ZÀ-Þ][\w'.-]*)*))(?P<first>)",
+    re.I,
+)
 _LIKING = re.compile(
     r"^(?:i'?m\s+|im\s+|i\s+am\s+|i\s+)?(?:(?:really|absolutely|just|totally|so|truly|"
     r"actually|honestly|now)\s+)*"
@@ -226,7 +231,7 @@ def _workplace_value(text: str, kind: NounKind) -> Fact | None:
 def _home_value(text: str, kind: NounKind) -> Fact | None:
     if _SOMEONE_ELSE.search(text):
         return None
-    m = _PLACE.search(text)
+    m = _MOVED_TO.search(text) or _PLACE.search(text)
     if m is None:
         return None
     place = (m.group("place") or m.group("first") or "").strip()
