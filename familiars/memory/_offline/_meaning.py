@@ -70,7 +70,7 @@ SLOTS = (
 #: by its nearest labelled words), ``answers`` (a question matched to records by what it
 #: asks and by meaning).
 PARTS = ("slots", "changes", "nouns", "answers")
-MIN_PROBABILITY = 0.6
+MIN_PROBABILITY = 0.5
 #: A message this close to a labelled sentence of self-harm (and closer than to any
 #: look-alike) gets the crisis reply.
 MIN_HARM_SIMILARITY = 0.5
