@@ -74,6 +74,8 @@ MIN_PROBABILITY = 0.5
 #: A message this close to a labelled sentence of self-harm (and closer than to any
 #: look-alike) gets the crisis reply.
 MIN_HARM_SIMILARITY = 0.5
+#: Shorter messages are left to the rule: two words carry too little meaning to be sure.
+MIN_HARM_WORDS = 4
 
 
 @dataclass(frozen=True)
@@ -204,6 +206,8 @@ class Understanding:
         """Whether ``text`` speaks of self-harm or wanting to die, said indirectly ("some
         nights I wish I could just disappear and not wake up"), by its nearest labelled
         sentences: nearer those than the look-alikes ("this traffic is killing me")."""
+        if len(text.split()) < MIN_HARM_WORDS:  # "ok bye" is not a goodbye to life
+            return False
         labels, texts = care_exemplars()
         sims = self.vectors(texts, fixed=True) @ self.vectors([text.lower()])[0]
         harm = max((float(s) for s, k in zip(sims, labels, strict=True) if k == "harm"))
