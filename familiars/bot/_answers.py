@@ -70,7 +70,11 @@ _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "Any time. I'm glad I could listen.",
         ),
         (r"^(?:thanks|thank you|thx|ty|cheers|ta)\b", "You're welcome!"),
-        (r"^(?:bye|goodbye|good night|see you|see ya|later)\b", "Bye for now!"),
+        (
+            r"^(?:(?:ok|okay|right|alright|anyway)[,!.]?\s+)?(?:bye|goodbye|good night|night|"
+            r"see you|see ya|later|gotta go|ttyl)\b",
+            "Bye for now!",
+        ),
         (
             r"\bhow\s+(?:are|r)\s+(?:you|u|ya)\b|\bhow's\s+it\s+going\b|\bhow are things\b|"
             r"\bhow's\s+your\s+day\b|\b(?:you|u)\s+(?:good|ok|okay|alright)\s*\?|^(?:sup|wassup|what's\s+up)\b",
@@ -136,9 +140,11 @@ def action_lines(actions: TurnActions) -> list[str]:
             "tomorrow at 9."
         )
     for new, old in actions.updated:
-        lines.append(
-            f"Updated: {_lower_first(second_person(new)).rstrip('.')} now{_was(new, old)}."
-        )
+        said = _lower_first(second_person(new)).rstrip(".")
+        if "no longer" in new:  # "you no longer like green tea" says what it was
+            lines.append(f"Updated: {said}.")
+        else:
+            lines.append(f"Updated: {said} now{_was(new, old)}.")
     lines += [f"Noted: {said_back(n)}" for n in actions.noted]
     lines += [f"Marked as done: {said_back(d)}" for d in actions.done]
     return lines
