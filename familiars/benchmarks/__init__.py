@@ -65,7 +65,7 @@ COMMANDS: tuple[BenchCommand, ...] = (
     ),
     BenchCommand(
         "writer",
-        "_writer_bench",
+        "_writer_sets",
         "Offline writer precision/recall per kind of fact on a labelled set of messages; on "
         "the shipped sets also every set side by side, the answers bench and the ablation.",
     ),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +21,14 @@ from familiars.bot import TurnActions, offline_reply
 from familiars.memory import MemoryRecord, Understanding, answer_records, offline_writes
 
 DEFAULT_PAIRS = Path(__file__).parent / "data" / "answer_pairs.jsonl"
+#: As the writer bench: Monday 30 November 2026, 14:00 in Berlin.
+NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
+TIMEZONE = "Europe/Berlin"
 _UNKNOWN = "I don't know that yet"
 
 
 def kept_after(tells: list[str], understanding: Understanding | None) -> list[MemoryRecord]:
     """The records kept after each message of ``tells`` went through the offline writer."""
-    from familiars.benchmarks._writer_bench import NOW, TIMEZONE
-
     records: list[MemoryRecord] = []
     for number, text in enumerate(tells):
         now = NOW + timedelta(minutes=number)

@@ -13,12 +13,17 @@ import json
 import logging
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+import typer
 
 from familiars.benchmarks._answers_bench import run_answers_bench
 from familiars.benchmarks._writer_bench import (
+    DEFAULT_DATA,
     HELD_DATA,
+    SPLITS,
     load_messages,
+    run_writer_bench,
     score_messages,
     side_by_side,
 )
@@ -31,7 +36,7 @@ from familiars.memory import (
     understanding_for,
     use_offline_models,
 )
-from familiars.terminal import print_table
+from familiars.terminal import fail, print_json, print_table, want_json
 
 CARE_DATA = Path(__file__).parent / "data" / "care_messages.jsonl"
 
@@ -137,3 +142,50 @@ def print_sets(report: dict[str, Any]) -> None:
         ["check", "harm found", "false alarms"],
         [[r["check"], r["harm_found"], r["false_alarms"]] for r in report["care"]],
     )
+
+
+def command(
+    ctx: typer.Context,
+    split: Annotated[str, typer.Option(help="dev, held, fresh, paraphrase or all.")] = "all",
+    data: Annotated[Path, typer.Option(help="Labelled messages (JSON lines).")] = DEFAULT_DATA,
+    details: Annotated[
+        bool, typer.Option("--details", help="List each kind's misses and false positives.")
+    ] = False,
+    meaning: Annotated[
+        bool,
+        typer.Option(
+            "--meaning/--rules-only",
+            help="With understanding by meaning (loads the bundled embedder), or the rules.",
+        ),
+    ] = True,
+    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Offline writer precision/recall per kind of fact on a labelled set of messages; on
+    the shipped sets also every set side by side, the answers bench and the ablation."""
+    if split not in SPLITS:
+        fail(f"--split takes one of {', '.join(SPLITS)}")
+    if not data.is_file():
+        fail(f"no labelled messages at {data}")
+    shipped = data == DEFAULT_DATA
+    understanding = bundled_understanding() if meaning and shipped else None
+    path = HELD_DATA if split in ("fresh", "paraphrase") and shipped else data
+    report = run_writer_bench(path, split, details=details, understanding=understanding)
+    if shipped:
+        report["sets"] = sets_report(understanding)
+    if want_json(ctx, json_out):
+        print_json(report)
+        return
+    rows = [
+        [kind, r["n"], r["hits"], r["false_positives"], r["precision"], r["recall"]]
+        for kind, r in [*report["kinds"].items(), ("all facts", report["all_facts"])]
+    ]
+    print_table(
+        f"bench writer: offline writer on {report['messages']} messages ({split})",
+        ["kind", "n", "hits", "false pos.", "precision", "recall"],
+        rows,
+    )
+    for kind, items in report.get("wrong", {}).items():
+        for item in items:
+            typer.echo(f"{kind} {item['why']}: {item['text']!r} -> {item['writes']}")
+    if shipped:
+        print_sets(report["sets"])
