@@ -79,3 +79,17 @@ def test_answers_by_slot_take_the_live_record_nearest_the_question() -> None:
     assert answer_records("how are you?", records, u) == []
     off = _Asked(embed=_bag, model=load_slot_model(), parts=frozenset(PARTS) - {"answers"})
     assert answer_records("what is my dog called?", records, off) == []
+
+
+def test_reminders_in_half_an_hour_and_in_minutes() -> None:
+    from datetime import UTC, datetime
+
+    from familiars.memory import offline_writes
+
+    now = datetime(2026, 12, 2, 7, 0, tzinfo=UTC)
+    for text, at in (
+        ("remind me in half an hour to check the oven", "08:30"),
+        ("remind me to stretch in 10 mins", "08:10"),
+    ):
+        writes = offline_writes(text, existing=[], now=now, timezone="Europe/Oslo").writes
+        assert writes and f"at {at}" in writes[0].entry.content
