@@ -80,8 +80,9 @@ COMMANDS: tuple[BenchCommand, ...] = (
     ),
     BenchCommand(
         "writer",
-        "_writer_bench",
-        "Offline writer precision/recall per kind of fact on a labelled set of messages.",
+        "_writer_sets",
+        "Offline writer precision/recall per kind of fact on a labelled set of messages; on "
+        "the shipped sets also every set side by side, the answers bench and the ablation.",
     ),
     BenchCommand(
         "guard",

@@ -31,7 +31,9 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
+from familiars.benchmarks._understanding_cost import understanding_cost
 from familiars.benchmarks._util import percentile, synthetic_facts
+from familiars.memory import understanding_for
 from familiars.terminal import get_ctx, print_json, print_table, want_json
 
 _QUESTIONS = [
@@ -75,6 +77,9 @@ async def run_turn_bench(
             await app.shutdown()
     report = _report(records, nodes, turns, setup_s, times)
     report["embedder"] = {k: embedder.describe().get(k) for k in ("model", "backend", "device")}
+    report["understanding"] = understanding_cost(
+        understanding_for(embedder.embed_batch, *embedder.space)
+    )
     return report
 
 
@@ -243,3 +248,4 @@ def command(
     )
     print(result["before_after"])
     print("embedder: " + ", ".join(f"{k} {v}" for k, v in result["embedder"].items() if v))
+    print(f"understanding by meaning adds: {result['understanding']}")

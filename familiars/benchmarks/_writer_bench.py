@@ -29,16 +29,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-import typer
-
-from familiars.memory import MemoryRecord, WriteOp, offline_writes
-from familiars.terminal import fail, print_json, print_table, want_json
+from familiars.memory import MemoryRecord, Understanding, WriteOp, offline_writes
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_DATA = Path(__file__).parent / "data" / "writer_messages.jsonl"
+#: The frozen held set written before the rules that read meaning (issue 23): ``fresh``
+#: messages in other voices and, for a fifth of them, three ``paraphrase`` lines (``of`` names
+#: the original). Never tuned on.
+HELD_DATA = Path(__file__).parent / "data" / "writer_held.jsonl"
 #: Monday 30 November 2026, 14:00 in Berlin: dates in the set are read against this.
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
 TIMEZONE = "Europe/Berlin"
@@ -63,7 +64,7 @@ KINDS = (
     "meaning",
     "none",
 )
-SPLITS = ("dev", "held", "all")
+SPLITS = ("dev", "held", "fresh", "paraphrase", "all")
 #: States, feelings, goals, values and causes: no message of the set is labelled with them
 #: yet, so each such write counts as a false positive of kind ``meaning``.
 _MEANING_TAGS = {"state", "feeling", "goal", "value", "cause"}
@@ -88,6 +89,8 @@ class Message:
     expect: tuple[str, ...]
     split: str
     prior: tuple[dict[str, Any], ...] = ()
+    id: str = ""
+    of: str = ""
 
     def wanted(self, kind: str) -> list[str]:
         """The substrings a write of ``kind`` must hold: those bound to it and the unbound."""
@@ -130,7 +133,8 @@ class Outcome:
 
 
 def load_messages(path: Path, split: str = "all") -> list[Message]:
-    """The labelled messages of ``split`` (``dev``, ``held`` or ``all``)."""
+    """The labelled messages of ``split`` (``dev``, ``held``, ``fresh``, ``paraphrase`` or
+    ``all``)."""
     out = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
@@ -145,6 +149,8 @@ def load_messages(path: Path, split: str = "all") -> list[Message]:
             expect=tuple(row.get("expect", ())),
             split=row.get("split", "dev"),
             prior=tuple(row.get("prior", ())),
+            id=row.get("id", ""),
+            of=row.get("of", ""),
         )
         if split == "all" or msg.split == split:
             out.append(msg)
@@ -197,7 +203,7 @@ def _holds(write: WriteOp, wanted: Iterable[str]) -> bool:
     return all(w.lower() in content for w in wanted)
 
 
-def score_message(msg: Message) -> Outcome:
+def score_message(msg: Message, understanding: Understanding | None = None) -> Outcome:
     """Run one message through the offline writer as the runtime does, and score it."""
     existing = prior_records(msg)
     output = offline_writes(
@@ -207,6 +213,7 @@ def score_message(msg: Message) -> Outcome:
         timezone=TIMEZONE,
         dialogue_id=DIALOGUE_ID,
         reminder_grace_s=REMINDER_GRACE_S,
+        understanding=understanding,
     )
     outcome = Outcome(writes=[f"{w.op} {w.category}: {w.entry.content}" for w in output.writes])
     written = [w for w in output.writes if w.op != "skip"]
@@ -257,17 +264,30 @@ def _score_change(msg: Message, written: Sequence[WriteOp], outcome: Outcome) ->
 
 
 def run_writer_bench(
-    path: Path = DEFAULT_DATA, split: str = "all", *, details: bool = False
+    path: Path = DEFAULT_DATA,
+    split: str = "all",
+    *,
+    details: bool = False,
+    understanding: Understanding | None = None,
 ) -> dict[str, Any]:
     """Per-kind precision and recall of the offline writer on ``split`` of the set at
     ``path``; with ``details``, the messages each kind missed or wrote wrongly."""
     if split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
-    messages = load_messages(Path(path), split)
+    return score_messages(load_messages(Path(path), split), split, details, understanding)
+
+
+def score_messages(
+    messages: Sequence[Message],
+    split: str,
+    details: bool = False,
+    understanding: Understanding | None = None,
+) -> dict[str, Any]:
+    """The per-kind report of ``messages`` (see :func:`run_writer_bench`)."""
     tallies = {kind: Tally() for kind in KINDS}
     wrong: dict[str, list[dict[str, Any]]] = {kind: [] for kind in KINDS}
     for msg in messages:
-        outcome = score_message(msg)
+        outcome = score_message(msg, understanding)
         for kind in outcome.hits:
             tallies[kind].hits += 1
         for kind in outcome.misses:
@@ -302,33 +322,34 @@ def run_writer_bench(
     return report
 
 
-def command(
-    ctx: typer.Context,
-    split: Annotated[str, typer.Option(help="dev, held or all.")] = "all",
-    data: Annotated[Path, typer.Option(help="Labelled messages (JSON lines).")] = DEFAULT_DATA,
-    details: Annotated[
-        bool, typer.Option("--details", help="List each kind's misses and false positives.")
-    ] = False,
-    json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-) -> None:
-    """Offline writer precision/recall per kind of fact on a labelled set of messages."""
-    if split not in SPLITS:
-        fail(f"--split takes one of {', '.join(SPLITS)}")
-    if not data.is_file():
-        fail(f"no labelled messages at {data}")
-    report = run_writer_bench(data, split, details=details)
-    if want_json(ctx, json_out):
-        print_json(report)
-        return
-    rows = [
-        [kind, r["n"], r["hits"], r["false_positives"], r["precision"], r["recall"]]
-        for kind, r in [*report["kinds"].items(), ("all facts", report["all_facts"])]
-    ]
-    print_table(
-        f"bench writer: offline writer on {report['messages']} messages ({split})",
-        ["kind", "n", "hits", "false pos.", "precision", "recall"],
-        rows,
-    )
-    for kind, items in report.get("wrong", {}).items():
-        for item in items:
-            typer.echo(f"{kind} {item['why']}: {item['text']!r} -> {item['writes']}")
+def side_by_side(
+    dev_path: Path = DEFAULT_DATA,
+    held_path: Path = HELD_DATA,
+    understanding: Understanding | None = None,
+) -> list[dict[str, Any]]:
+    """All facts' precision and recall (and ``none``'s) on each set, one row per set: the
+    dev and old held splits, the fresh held set, its originals that have paraphrases, and
+    the paraphrases (which must stay within .05 of their originals)."""
+    fresh = load_messages(held_path, "fresh")
+    paraphrases = load_messages(held_path, "paraphrase")
+    originals = {m.of for m in paraphrases}
+    sets = {
+        "dev": load_messages(dev_path, "dev"),
+        "held (old)": load_messages(dev_path, "held"),
+        "fresh held": fresh,
+        "originals": [m for m in fresh if m.id in originals],
+        "paraphrases": paraphrases,
+    }
+    rows = []
+    for name, messages in sets.items():
+        report = score_messages(messages, name, understanding=understanding)
+        none = report["kinds"].get("none", {})
+        rows.append(
+            {
+                "set": name,
+                "messages": len(messages),
+                **{k: report["all_facts"][k] for k in ("precision", "recall")},
+                "none_recall": none.get("recall"),
+            }
+        )
+    return rows

@@ -15,12 +15,13 @@ if TYPE_CHECKING:
     from familiars.bot._access import AccessPolicy
     from familiars.bot._adapters.base import IncomingMessage
     from familiars.bot._adapters.console import ConsoleAdapter
-    from familiars.bot._answers import answer_lines
+    from familiars.bot._answers import answer_lines, offline_reply
     from familiars.bot._api.app import create_app
     from familiars.bot._api.auth import ApiToken
     from familiars.bot._api.queries import IndexReader
     from familiars.bot._api.server import ApiServer, ApiServerError, serve_alone
     from familiars.bot._api.status import StatusSources, collect_status
+    from familiars.bot._care import speaks_of_self_harm
     from familiars.bot._errors import (
         AdapterError,
         AdapterSendError,
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from familiars.bot._prompt import PromptParts, build_messages
     from familiars.bot._recall import ReaderRecaller
     from familiars.bot._runtime import Application
+    from familiars.bot._turn_actions import TurnActions
     from familiars.bot._web import sign_in_link
 
 #: Each exported name and the private module that defines it.
@@ -54,15 +56,18 @@ _FACE: dict[str, str] = {
     "ReaderRecaller": "_recall",
     "Secrets": "_leak_guard",
     "StatusSources": "_api.status",
+    "TurnActions": "_turn_actions",
     "UserFacingError": "_errors",
     "answer_lines": "_answers",
     "build_messages": "_prompt",
     "collect_status": "_api.status",
     "create_app": "_api.app",
     "guard_text": "_leak_guard",
+    "offline_reply": "_answers",
     "secrets_of": "_leak_guard",
     "serve_alone": "_api.server",
     "sign_in_link": "_web",
+    "speaks_of_self_harm": "_care",
 }
 
 
@@ -95,13 +100,16 @@ __all__ = [
     "ReaderRecaller",
     "Secrets",
     "StatusSources",
+    "TurnActions",
     "UserFacingError",
     "answer_lines",
     "build_messages",
     "collect_status",
     "create_app",
     "guard_text",
+    "offline_reply",
     "secrets_of",
     "serve_alone",
     "sign_in_link",
+    "speaks_of_self_harm",
 ]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Protocol
 
 from familiars.bot._turn_actions import TurnActions
@@ -44,13 +45,45 @@ _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "I can't make those up without a "
             "language model, sorry. I can keep track of what you tell me, though.",
         ),
-        (r"^(?:thanks|thank you|thx|ty|cheers)\b", "You're welcome!"),
-        (r"^(?:bye|goodbye|good night|see you|see ya|later)\b", "Bye for now!"),
         (
-            r"\bhow are you\b|\bhow's it going\b|\bhow are things\b",
+            r"\b(?:are|r)\s+(?:you|u)\s+(?:a\s+)?(?:real\s+)?(?:person|human|bot|robot|ai|"
+            r"machine|alive|real)\b|\b(?:talking|speaking)\s+to\s+a\s+(?:real\s+)?(?:human|person|bot)",
+            "I'm an AI, not a person: a companion program running on your own machine. "
+            "I'm glad to listen, and I remember what you tell me.",
+        ),
+        (
+            r"\bdid\s+(?:you|u)\s+miss\s+me\b",
+            "I don't feel time pass between our chats, but I'm glad you're back!",
+        ),
+        (
+            r"\bi\s+(?:hate|can't\s+stand)\s+(?:you|u)\b|\byou(?:'re|\s+are)\s+(?:useless|stupid|"
+            r"annoying|rubbish|the\s+worst)\b",
+            "I'm sorry I let you down. Tell me what went wrong and I'll try to do better.",
+        ),
+        (
+            r"^i\s+love\s+(?:you|u)\b",
+            "That's kind of you. I'm an AI, but I'm glad our chats matter to you.",
+        ),
+        (
+            r"^(?:thanks|thank you|thx|ty|cheers|ta)\b.*\b(?:listening|being there|hearing me out|"
+            r"the chat|talking)\b",
+            "Any time. I'm glad I could listen.",
+        ),
+        (r"^(?:thanks|thank you|thx|ty|cheers|ta)\b", "You're welcome!"),
+        (
+            r"^(?:(?:ok|okay|right|alright|anyway)[,!.]?\s+)?(?:bye|goodbye|good night|night|"
+            r"see you|see ya|later|gotta go|ttyl)\b",
+            "Bye for now!",
+        ),
+        (
+            r"\bhow\s+(?:are|r)\s+(?:you|u|ya)\b|\bhow's\s+it\s+going\b|\bhow are things\b|"
+            r"\bhow's\s+your\s+day\b|\b(?:you|u)\s+(?:good|ok|okay|alright)\s*\?|^(?:sup|wassup|what's\s+up)\b",
             "I'm here and ready to listen. How are you?",
         ),
-        (r"^(?:hi|hello|hey|hiya|yo|good (?:morning|afternoon|evening))\b", "Hello{name}!"),
+        (
+            r"^(?:hi+|hello+|hey+|hiya|heya|yo|howdy|good (?:morning|afternoon|evening))\b",
+            "Hello{name}!",
+        ),
         (
             r"\bweather\b|\bnews\b",
             "I can't look things up: no language model or internet is "
@@ -69,14 +102,22 @@ def offline_reply(
     items: Sequence[Item],
     is_group: bool,
     name: str = "",
+    meant: Sequence[str] = (),
+    now: datetime | None = None,
+    last_reply: str = "",
 ) -> str:
+    """The reply (see the module map); ``meant``: the records a question asks about, found
+    by meaning, which answer it before the word-overlap rules; ``now`` (in the person's time
+    zone) answers "what's the date?", ``last_reply`` "what did you just say?"."""
     lines = action_lines(actions)
     usable = [it for it in items if not (is_group and it.private)]
     if lines:
         return "\n".join(lines)
-    chat = small_talk(text, name)
+    chat = small_talk(text, name) or about_now(text, now) or said_before(text, last_reply)
     if chat is not None:
         lines.append(chat)
+    elif is_question(text) and meant:
+        lines += [second_person(m) for m in meant]
     elif is_question(text):
         lines += answer_lines(text, usable)
     else:
@@ -99,9 +140,11 @@ def action_lines(actions: TurnActions) -> list[str]:
             "tomorrow at 9."
         )
     for new, old in actions.updated:
-        lines.append(
-            f"Updated: {_lower_first(second_person(new)).rstrip('.')} now{_was(new, old)}."
-        )
+        said = _lower_first(second_person(new)).rstrip(".")
+        if "no longer" in new:  # "you no longer like green tea" says what it was
+            lines.append(f"Updated: {said}.")
+        else:
+            lines.append(f"Updated: {said} now{_was(new, old)}.")
     lines += [f"Noted: {said_back(n)}" for n in actions.noted]
     lines += [f"Marked as done: {said_back(d)}" for d in actions.done]
     return lines
@@ -125,6 +168,39 @@ def answer_lines(question: str, items: Sequence[Item]) -> list[str]:
     if nodes:
         return ["I have no note of that, but you said: " + _bare(nodes[0][1].text)]
     return ["I don't know that yet. If you tell me, I'll remember it."]
+
+
+_DATE = re.compile(
+    r"\b(?:what(?:'s|\s+is)?\s+(?:the\s+)?(?:date|day)|what\s+day\s+is\s+it|"
+    r"what(?:'s|\s+is)?\s+today'?s?\s+date)\b",
+    re.I,
+)
+_TIME = re.compile(r"\bwhat(?:'s|\s+is)?\s+(?:the\s+)?time\b|\bwhat\s+time\s+is\s+it\b", re.I)
+_AGAIN = re.compile(
+    r"\bwhat\s+did\s+(?:you|u)\s+(?:just\s+)?say\b|\b(?:say|repeat)\s+(?:that|it)\s+again\b|"
+    r"^(?:sorry|pardon|come\s+again|what)\s*\?+$",
+    re.I,
+)
+
+
+def about_now(text: str, now: datetime | None) -> str | None:
+    """ "What's the date?", "what time is it?" from the clock, in the person's time zone."""
+    if now is None:
+        return None
+    if _DATE.search(text):
+        return f"It's {now.strftime('%A')} {now.day} {now.strftime('%B %Y')}."
+    if _TIME.search(text):
+        return f"It's {now.strftime('%H:%M')} ({now.tzname() or 'UTC'})."
+    return None
+
+
+def said_before(text: str, last_reply: str) -> str | None:
+    """ "What did you just say?": the last reply again."""
+    if not _AGAIN.search(text.strip()):
+        return None
+    if not last_reply:
+        return "I haven't said anything yet in this chat."
+    return f'I said: "{last_reply.strip()}"'
 
 
 def small_talk(text: str, name: str = "") -> str | None:
@@ -162,10 +238,15 @@ def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
+_VERBS_ONLY = frozenset({"likes", "like", "loves", "love", "enjoys", "doesn't", "no", "longer"})
+
+
 def _was(new: str, old: str) -> str:
     """ " (was Portland)": the old record's words the new one lacks, when that is short."""
     new_words = {w.lower() for w in re.findall(r"[\w']+", new)}
     gone = [w for w in re.findall(r"[\w']+", old) if w.lower() not in new_words]
+    if gone and all(w.lower() in _VERBS_ONLY for w in gone):  # "(was likes)" says nothing
+        return f" (was: {_lower_first(second_person(old)).rstrip('.')})"
     if 0 < len(gone) <= 4:
         return f" (was {' '.join(gone)})"
     return f" (was: {_lower_first(second_person(old)).rstrip('.')})"

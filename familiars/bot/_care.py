@@ -63,3 +63,56 @@ class Sessions:
             return False
         session.break_said = True
         return True
+
+
+#: Free crisis lines by country (ISO 3166), as said in the crisis reply.
+HELPLINES = {
+    "US": "In the US you can call or text 988 (Suicide & Crisis Lifeline).",
+    "CA": "In Canada you can call or text 988 (Suicide Crisis Helpline).",
+    "GB": "In the UK you can call Samaritans free on 116 123, day or night.",
+    "IE": "In Ireland you can call Samaritans free on 116 123, day or night.",
+    "NO": "In Norway you can call Mental Helse's helpline on 116 123, day or night.",
+    "SE": "In Sweden you can call Mind's Självmordslinjen on 90101.",
+    "DK": "In Denmark you can call Livslinien on 70 201 201.",
+    "FI": "In Finland you can call MIELI's crisis line on 09 2525 0111.",
+    "DE": "In Germany you can call TelefonSeelsorge free on 0800 111 0 111, day or night.",
+    "AT": "In Austria you can call TelefonSeelsorge on 142, day or night.",
+    "CH": "In Switzerland you can call Die Dargebotene Hand / La Main Tendue on 143.",
+    "FR": "In France you can call 3114, free, day or night.",
+    "ES": "In Spain you can call 024, free, day or night.",
+    "IT": "In Italy you can call Telefono Amico on 02 2327 2327.",
+    "NL": "In the Netherlands you can call 113 Zelfmoordpreventie on 0800-0113, free.",
+    "AU": "In Australia you can call Lifeline on 13 11 14, day or night.",
+    "NZ": "In New Zealand you can call or text 1737, free, day or night.",
+    "IN": "In India you can call Tele-MANAS on 14416, free, day or night.",
+}
+#: Said when the country is not known: not one country's line, several, and the directory.
+DEFAULT_HELPLINES = (
+    "Free, confidential lines: 116 123 (Samaritans, UK and Ireland), 988 (US and Canada), "
+    "13 11 14 (Lifeline, Australia); findahelpline.com lists one in your country."
+)
+#: A time zone's country, for the zones where that is plain.
+ZONE_COUNTRY = {
+    "Europe/Oslo": "NO", "Europe/London": "GB", "Europe/Dublin": "IE",
+    "Europe/Stockholm": "SE", "Europe/Copenhagen": "DK", "Europe/Helsinki": "FI",
+    "Europe/Berlin": "DE", "Europe/Vienna": "AT", "Europe/Zurich": "CH", "Europe/Paris": "FR",
+    "Europe/Madrid": "ES", "Europe/Rome": "IT", "Europe/Amsterdam": "NL",
+    "America/New_York": "US", "America/Chicago": "US", "America/Denver": "US",
+    "America/Los_Angeles": "US", "America/Phoenix": "US", "America/Anchorage": "US",
+    "Pacific/Honolulu": "US", "America/Toronto": "CA", "America/Vancouver": "CA",
+    "America/Edmonton": "CA", "America/Winnipeg": "CA", "America/Halifax": "CA",
+    "Australia/Sydney": "AU", "Australia/Melbourne": "AU", "Australia/Brisbane": "AU",
+    "Australia/Perth": "AU", "Australia/Adelaide": "AU", "Pacific/Auckland": "NZ",
+    "Asia/Kolkata": "IN",
+}  # fmt: skip
+
+
+def country_of(timezone: str, setting: str = "") -> str:
+    """The person's country: the setting when given, else their time zone's; "" unknown."""
+    return (setting or ZONE_COUNTRY.get(timezone, "")).upper()
+
+
+def crisis_reply(text: str, country: str) -> str:
+    """The crisis text with ``{helplines}`` filled for ``country`` (a text without the
+    placeholder, written by an owner, is said as it is)."""
+    return text.replace("{helplines}", HELPLINES.get(country, DEFAULT_HELPLINES))

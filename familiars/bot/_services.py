@@ -59,12 +59,14 @@ from familiars.memory import (
     MemoryWorkspace,
     MemoryWriter,
     SentenceTransformerEmbedder,
+    Understanding,
     WriterQueue,
     consolidation_due,
     consolidation_work,
     embedder_from_settings,
     open_workspace,
     sweep_expired,
+    understanding_for,
     utcnow,
 )
 from familiars.scheduler import ModelRegistry, ReminderBook, Scheduler, VRAMGate
@@ -255,6 +257,14 @@ class _Web:
         )
 
 
+def _understanding(embedder: Embedder | None) -> Understanding | None:
+    """The offline writer's learned part, over the loaded embedder when its space suits."""
+    if embedder is None:
+        return None
+    name, dimension = embedder.space
+    return understanding_for(embedder.embed_batch, name, dimension)
+
+
 def _book(settings: Settings, store: _Storage, scheduler: Scheduler | None) -> ReminderBook:
     """The running scheduler's book (its jobs follow at once), else one over the records."""
     if scheduler is not None:
@@ -325,6 +335,7 @@ def _dialogue_manager(
         documents=documents,
         turn_tools=_turn_tools(settings, store, turn, scheduler),
         recall_log=recall_log,
+        understanding=_understanding(store.embedder),
     )
     return DialogueManager(
         services,

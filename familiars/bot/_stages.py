@@ -45,6 +45,7 @@ from familiars.memory import (
     MemoryRecord,
     MemoryStore,
     TurnContext,
+    Understanding,
     WriterQueue,
     iso_now,
     keyword_terms,
@@ -88,6 +89,8 @@ class TurnServices:
     turn_tools: TurnTools | None = None
     #: The last reply's recalled items per (agent, dialogue, person), for /memory why.
     recall_log: RecallLog = field(default_factory=dict)
+    #: The offline writer's learned part (issue 23); None: the rules alone.
+    understanding: Understanding | None = None
 
     def agent_for(self, platform: str, chat_id: str) -> AgentSettings:
         key = f"{platform}:{chat_id}"

@@ -35,6 +35,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from familiars.memory import (
     DEFAULT_MAX_RECORD_CHARS,
     MemoryRecord,
+    Understanding,
     WriteOp,
     offline_writes,
     parse_ts,
@@ -146,9 +147,11 @@ def plan_actions(
     grace_s: float,
     pending: PendingReminder | None = None,
     max_chars: int = DEFAULT_MAX_RECORD_CHARS,
+    understanding: Understanding | None = None,
 ) -> TurnActions:
     """The actions of one message (pure: nothing is written here). "forget that" is not one
-    of them: :class:`familiars.bot._forgetting.ForgetByWords` answers it before the turn."""
+    of them: :class:`familiars.bot._forgetting.ForgetByWords` answers it before the turn.
+    ``understanding``: the writer's learned part (issue 23), when the embedder suits it."""
     if pending is not None and not _REMIND_ANY.search(text):
         completed = _complete(
             text, pending, existing, now, timezone, dialogue_id, grace_s, max_chars
@@ -156,7 +159,9 @@ def plan_actions(
         if completed is not None:
             return completed
     said = text
-    actions = _read_writes(said, existing, now, timezone, dialogue_id, grace_s, max_chars)
+    actions = _read_writes(
+        said, existing, now, timezone, dialogue_id, grace_s, max_chars, understanding
+    )
     if not actions.reminders and _REMIND_ANY.search(text):
         task = _REMIND.search(text)
         if task:
@@ -195,6 +200,7 @@ def _read_writes(
     dialogue_id: str | None,
     grace_s: float,
     max_chars: int,
+    understanding: Understanding | None = None,
 ) -> TurnActions:
     output = offline_writes(
         text,
@@ -204,6 +210,7 @@ def _read_writes(
         dialogue_id=dialogue_id,
         reminder_grace_s=grace_s,
         max_chars=max_chars,
+        understanding=understanding,
     )
     by_id = {r.id: r for r in existing}
     tz = zone(timezone)

@@ -20,17 +20,33 @@ these points, in order:
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
+from functools import partial
 from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from familiars.bot._answers import name_of, offline_reply, with_notice
-from familiars.bot._care import Sessions, disclosure, speaks_of_self_harm
+from familiars.bot._care import (
+    Sessions,
+    country_of,
+    crisis_reply,
+    disclosure,
+    speaks_of_self_harm,
+)
 from familiars.bot._turn_actions import PendingReminder, TurnActions, plan_actions
 from familiars.llm import OFFLINE_NOTICE, ChatMessage, is_question
-from familiars.memory import DEFAULT_MAX_RECORD_CHARS, MemoryRecord, cut_text, make_record
+from familiars.memory import (
+    DEFAULT_MAX_RECORD_CHARS,
+    MemoryRecord,
+    Understanding,
+    answer_records,
+    cut_text,
+    make_record,
+)
 
 if TYPE_CHECKING:
     from familiars.bot._adapters.base import CommandInvocation, CommandResponse
@@ -63,6 +79,13 @@ class TurnPlan:
     #: The owner's live records (recall merges a record into the node it was said in, so
     #: offline answers rank these too).
     records: list[MemoryRecord] = field(default_factory=list)
+    #: The records a question asks about, found by meaning (issue 23), best first.
+    meant: list[str] = field(default_factory=list)
+    #: The clock in the person's time zone ("what's the date?").
+    now: datetime | None = None
+    #: The last offline replies per (agent, dialogue), shared with the planner, so "what did
+    #: you just say?" has its answer.
+    said: dict[tuple[str, str], str] = field(default_factory=dict)
 
     @property
     def reply_marks(self) -> dict[str, Any]:
@@ -104,7 +127,11 @@ class TurnPlan:
                 items=[*recalled, *(_RecordItem.of(r) for r in self.records)],
                 is_group=self.is_group,
                 name=self.name,
+                meant=self.meant,
+                now=self.now,
+                last_reply=self.said.get(self.key, ""),
             )
+            self.said[self.key] = said
             yield lead + (with_notice(said) if self.notice else said)
         else:
             async for delta in model_reply:
@@ -127,6 +154,13 @@ class _RecordItem:
         return cls("record", cut_text(record.content, max_chars), 0.0, record.scope == "user")
 
 
+def _zone_or_utc(name: str) -> tzinfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return UTC
+
+
 async def _close(stream: AsyncIterator[str]) -> None:
     aclose = getattr(stream, "aclose", None)
     if aclose is not None:
@@ -144,6 +178,7 @@ class TurnPlanner:
         self.pending: dict[tuple[str, str], PendingReminder] = {}
         self.noticed: set[tuple[str, str]] = set()
         self.last_q: dict[tuple[str, str], int] = {}
+        self.said: dict[tuple[str, str], str] = {}
         #: Set by the scheduler's wiring: ``care_pause(user_key, until)``.
         self.on_pause: Callable[[str, datetime], None] | None = None
 
@@ -161,8 +196,11 @@ class TurnPlanner:
             plan.break_text = settings.care.break_text
         self.last_q[key] = turn.q_id
         pending = self.pending.pop(key, None)
-        if settings.care.crisis_replies and speaks_of_self_harm(turn.said):
-            plan.care_text = settings.care.crisis_text
+        tz = await self._timezone(user_key)
+        understanding = self.services.understanding
+        if settings.care.crisis_replies and await self._worrying(turn.said, understanding):
+            country = country_of(tz, settings.care.country)
+            plan.care_text = crisis_reply(settings.care.crisis_text, country)
             self._pause(user_key, now)
             return plan
         if offline and key not in self.noticed:
@@ -171,8 +209,9 @@ class TurnPlanner:
         existing = turn.records
         plan.name = name_of([r.content for r in existing if r.scope == "user"])
         plan.records = [r for r in existing if r.scope in ("user", "dialogue")]
-        tz = await self._timezone(user_key)
-        plan.actions = plan_actions(
+        plan.now, plan.said = now.astimezone(_zone_or_utc(tz)), self.said
+        plan_now = partial(
+            plan_actions,
             turn.said,
             existing=existing,
             now=now,
@@ -181,7 +220,13 @@ class TurnPlanner:
             grace_s=settings.scheduler.reminder_grace_s,
             pending=pending,
             max_chars=settings.memory.max_record_chars,  # as the writer cuts them
+            understanding=understanding,
         )
+        # Understanding embeds the message's clauses: off the event loop.
+        plan.actions = await asyncio.to_thread(plan_now) if understanding else plan_now()
+        if understanding is not None and offline and is_question(turn.said):
+            meant = await asyncio.to_thread(answer_records, turn.said, plan.records, understanding)
+            plan.meant = [r.content for r in meant if not (info.is_group and r.scope == "user")]
         if self.services.takes_tools(agent):
             # A model with tools sets (or asks about) reminders itself with set_reminder:
             # the rules do not set one behind its back, and it is not told one was set.
@@ -210,6 +255,14 @@ class TurnPlanner:
         logger.info("care: unsolicited nudges paused for %s until %s", user_key, until)
         if self.on_pause is not None:
             self.on_pause(user_key, until)
+
+    async def _worrying(self, text: str, understanding: Understanding | None) -> bool:
+        """Self-harm said outright (the rule), or indirectly (by meaning, when loaded)."""
+        if speaks_of_self_harm(text):
+            return True
+        if understanding is None:
+            return False
+        return await asyncio.to_thread(understanding.sounds_like_harm, text)
 
     async def _timezone(self, user_key: str) -> str:
         person = await self.services.state.person(user_key)

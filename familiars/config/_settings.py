@@ -261,10 +261,8 @@ class FilesSettings(BaseModel):
 DEFAULT_CRISIS_TEXT = (
     "I'm really sorry you're going through this. You don't have to face it alone, and you "
     "deserve support right now from a person who can help. If you might act on these "
-    "thoughts or are in danger, please call your local emergency number now. In the US you "
-    "can call or text 988 (Suicide & Crisis Lifeline); elsewhere, findahelpline.com lists free, "
-    "confidential helplines in your country. I'm an AI and can't get help for you, but I'm "
-    "here to listen."
+    "thoughts or are in danger, please call your local emergency number now. {helplines} "
+    "I'm an AI and can't get help for you, but I'm here to listen."
 )
 
 
@@ -276,7 +274,12 @@ class CareSettings(BaseModel):
     ai_disclosure_text: str = "Hi, I'm {name}: an AI companion, not a person."
     #: Messages that speak of self-harm or suicide get this reply (never stored as facts).
     crisis_replies: bool = True
+    #: ``{helplines}`` becomes the crisis lines of the person's country (``country``, else
+    #: read from their time zone), or a list from several countries when it is not known.
     crisis_text: str = DEFAULT_CRISIS_TEXT
+    #: ISO 3166 code (``NO``, ``GB``...) whose crisis lines are named; empty: from the
+    #: person's time zone.
+    country: str = ""
     #: After such a message, no unsolicited nudges for this person for this long.
     crisis_pause_s: float = Field(default=72 * 3600.0, ge=0)
     #: Owners may turn on a reminder to take a break after a long session.

@@ -62,7 +62,10 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split(" "))
 
 
-_ADVERBS = _words("no longer now also still often usually never always sometimes")
+_ADVERBS = _words(
+    "no longer now also still often usually never always sometimes really actually just "
+    "truly rarely mostly generally definitely absolutely seriously"
+)
 
 
 def _base_verb(verb: str) -> str:
@@ -244,7 +247,7 @@ def _asked(question: str) -> tuple[frozenset[str], tuple[frozenset[str], ...]]:
 _QUESTION_START = re.compile(
     r"^(?:what|what's|whats|where|where's|when|when's|who|who's|whom|whose|which|why|how|"
     r"do|does|did|am|is|are|was|were|can|could|would|will|should|have|has|tell me (?:about|what"
-    r"|who|where|when)|remind me what|do you (?:know|remember))\b",
+    r"|who|where|when)|remind me what|do you (?:know|remember))\b(?!['’]t\b)",
     re.IGNORECASE,
 )
 

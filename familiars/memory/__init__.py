@@ -136,9 +136,19 @@ from familiars.memory._migrations import (
     open_database,
     repair_database,
 )
+from familiars.memory._offline._asking import (
+    answer_records,
+)
 from familiars.memory._offline._dates import (
     parse_when,
     reminder_content,
+)
+from familiars.memory._offline._meaning import (
+    PARTS as UNDERSTANDING_PARTS,
+)
+from familiars.memory._offline._meaning import (
+    Understanding,
+    understanding_for,
 )
 from familiars.memory._offline._writes import (
     offline_writes,
@@ -355,6 +365,8 @@ __all__ = [
     "RecordIndex",
     "RecordNotFoundError",
     "RecordTooLongError",
+    "UNDERSTANDING_PARTS",
+    "Understanding",
     "Reranker",
     "Scorer",
     "SentenceTransformerEmbedder",
@@ -415,6 +427,8 @@ __all__ = [
     "node_embedding_text",
     "node_ref",
     "offline_writes",
+    "answer_records",
+    "understanding_for",
     "open_database",
     "open_workspace",
     "over_limit",

@@ -16,6 +16,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from familiars.memory._backend import RecordIndex
 from familiars.memory._errors import RecordNotFoundError
 from familiars.memory._index import MemoryIndex
 from familiars.memory._people_graph import (
@@ -42,9 +43,11 @@ class GraphHit:
 
 
 class PeopleIndex:
-    def __init__(self, store: MemoryStore, index: MemoryIndex | None = None) -> None:
+    def __init__(self, store: MemoryStore, index: RecordIndex | None = None) -> None:
         self.store = store
-        self.index = index
+        # The graph's tables live in the SQLite index; in the database home (no such tables)
+        # the graph is kept in memory only, made stale by the same change notices.
+        self.index = index if isinstance(index, MemoryIndex) else None
         self._graphs: dict[str, PeopleGraph] = {}
         self._lock = asyncio.Lock()
         if index is not None:
@@ -56,7 +59,11 @@ class PeopleIndex:
         for rec in upserted:
             if rec.scope == "user" and rec.user_key:
                 self._graphs.pop(rec.user_key, None)
-        if removed and self.index is not None:
+        if not removed:
+            return
+        if self.index is None:
+            self._graphs.clear()  # which person a forgotten id belonged to is not kept here
+        else:
             # The index's own lock: its writes and these share one connection and commit.
             async with self._lock, self.index._write_lock:
                 for user_key in await self._owners_of(removed):

@@ -54,7 +54,7 @@ _HYPOTHETICAL = re.compile(
 _CONDITION = re.compile(r"^(?:if|unless|in case|once|whenever)\b", re.IGNORECASE)
 _QUESTION_START = re.compile(
     r"^(?:do|does|did|what|what's|whats|who|whom|whose|where|when|why|how|is|are|was|were|can|"
-    r"could|would|will|should|shall|may|might|have|has|am|which)\b",
+    r"could|would|will|should|shall|may|might|have|has|am|which)\b(?!['’]t\b|n['’]t\b)",
     re.IGNORECASE,
 )
 _REPORTED = re.compile(r"[\"“”]|\b(?:said|says|told me|asked|wrote)\b", re.IGNORECASE)

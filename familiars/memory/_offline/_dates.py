@@ -42,6 +42,10 @@ _RELATIVE = re.compile(r"^in\s+(?:\d+|an?|one|two|three|few|half)\b", re.IGNOREC
 def _normalise_when(text: str) -> str:
     text = text.strip().strip(".!?").strip()
     text = re.sub(r"\bnoon\b", "12:00", text, flags=re.I)
+    text = re.sub(r"\b(?:half\s+an|a\s+half)\s+hour\b", "30 minutes", text, flags=re.I)
+    text = re.sub(r"\ban\s+hour\s+and\s+a\s+half\b", "90 minutes", text, flags=re.I)
+    text = re.sub(r"\b(?:a\s+)?quarter\s+of\s+an\s+hour\b", "15 minutes", text, flags=re.I)
+    text = re.sub(r"\b(\d+)\s*mins?\b", r"\1 minutes", text, flags=re.I)
     text = re.sub(r"\bmidnight\b", "00:00", text, flags=re.I)
     text = re.sub(r"\bnext\s+(?=(?:mon|tue|wed|thu|fri|sat|sun))", "", text, flags=re.I)
     text = re.sub(r"\b(at|by)\s+(\d{1,2})(?!\d|:|\s*[ap]\.?m)", r"\1 \2:00", text, flags=re.I)

@@ -24,6 +24,7 @@ from familiars.memory._offline._clauses import (
 )
 from familiars.memory._offline._dates import match_birthday, match_dated_event, match_reminder, zone
 from familiars.memory._offline._directives import match_directive
+from familiars.memory._offline._meaning import Understanding, by_meaning
 from familiars.memory._offline._objects import _GENERIC_HEADS, MEANING_KINDS, Fact, _fact_key
 from familiars.memory._offline._patterns import (
     _MY_THING_IS,
@@ -37,6 +38,7 @@ from familiars.memory._offline._patterns import (
 )
 from familiars.memory._offline._people import people_facts
 from familiars.memory._offline._plans import match_plan
+from familiars.memory._offline._shifts import shifted
 from familiars.memory._offline._states import match_cause, match_meaning, sarcastic
 from familiars.memory._records import MemoryRecord, is_live
 from familiars.memory._writer._schema import OpenLoop, WriteOp, WriterEntry, WriterOutput
@@ -123,6 +125,7 @@ def facts_in(
     dialogue_id: str | None = None,
     reminder_grace_s: float = 6 * 3600.0,
     max_chars: int = DEFAULT_MAX_RECORD_CHARS,
+    understanding: Understanding | None = None,
 ) -> list[Fact]:
     """Every fact the patterns find in ``text``, in the order said; when one fact is said twice
     ("I like tea. Actually I don't like tea") the later saying wins. A word or a clause
@@ -160,6 +163,8 @@ def facts_in(
             )
             if body:  # "remember that I have a dentist appointment tomorrow" is a note
                 facts = [f for f in facts if "plan" not in f.tags]
+            elif understanding is not None and all(_is_meaning(f) for f in facts):
+                facts = by_meaning(said, understanding) or facts
             if not facts and (body or (noting and _MY_THING_IS.match(said))):
                 note = match_note(said, now=now, tz=tz)
                 facts = [note] if note is not None else []
@@ -273,6 +278,18 @@ def closed_loops(text: str, open_records: Sequence[MemoryRecord]) -> list[Memory
     return closed
 
 
+def _with_shifts(
+    facts: list[Fact], text: str, existing: Sequence[MemoryRecord], understanding: Understanding
+) -> list[Fact]:
+    """``facts`` and the changes of mind found by meaning; a fact that only repeats a record
+    the message takes back ("I no longer work for Acme" read as "works at Acme") is dropped."""
+    kept = {r.content.strip() for r in existing if is_live(r)}
+    new_keys = {f.key for f in facts if f.content not in kept}
+    shifts = shifted(text, existing, new_keys, understanding)
+    gone = {f.key for f in shifts}
+    return [f for f in facts if not (f.key in gone and f.content in kept)] + shifts
+
+
 def offline_writes(
     text: str,
     *,
@@ -282,6 +299,7 @@ def offline_writes(
     dialogue_id: str | None = None,
     reminder_grace_s: float = 6 * 3600.0,
     max_chars: int = DEFAULT_MAX_RECORD_CHARS,
+    understanding: Understanding | None = None,
 ) -> WriterOutput:
     """The whole offline writer: facts, then closed loops, as one WriterOutput. Nothing over
     ``max_chars`` (the record limit) is written; the rest of the message still is."""
@@ -292,9 +310,13 @@ def offline_writes(
         dialogue_id=dialogue_id,
         reminder_grace_s=reminder_grace_s,
         max_chars=max_chars,
+        understanding=understanding,
     )
     text = _without_long_words(text, max_chars)
-    output = to_writes(revise(facts, text, existing), existing, max_chars=max_chars)
+    facts = revise(facts, text, existing)
+    if understanding is not None and existing:
+        facts = _with_shifts(facts, text, existing, understanding)
+    output = to_writes(facts, existing, max_chars=max_chars)
     for rec in closed_loops(text, [r for r in existing if r.open_loop]):
         loop = OpenLoop(**{**(rec.open_loop or {}), "status": "done"})
         entry = WriterEntry(

@@ -1,0 +1,69 @@
+"""Answers by meaning: the kept records a question asks about, found by slot and embedding.
+
+"What's my kitten's name?" asks about a pet (the question model of :mod:`._meaning`), so the
+person's live pet records compete, and the one whose sentence is nearest the question wins
+("your cat is called Biscuit" over "your horse is called Star"). Only live records answer,
+so a superseded fact is never said; when two live records of one slot compete equally, the
+newer wins. "What do you know about me?" gets the newest few of every slot. A question that
+asks about none of the person's facts, or too unsurely, gets nothing here and the rules
+answer as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from familiars.memory._offline._meaning import Understanding
+from familiars.memory._records import MemoryRecord, is_live
+
+#: The tags a record of each slot carries.
+SLOT_TAGS = {
+    "name": ("name", "nickname"),
+    "job": ("job",),
+    "workplace": ("work",),
+    "home": ("home",),
+    "pet": ("pet",),
+    "family": ("family",),
+    "like": ("likes", "stopped"),
+    "dislike": ("dislikes",),
+    "allergy": ("allergy", "diet"),
+    "birthday": ("birthday",),
+}
+MIN_PROBABILITY = 0.5
+#: Records within this much of the best one's similarity are said too (up to MAX_LINES).
+MARGIN = 0.08
+MAX_LINES = 3
+MAX_ABOUT_ME = 6
+
+
+def answer_records(
+    question: str, records: Sequence[MemoryRecord], understanding: Understanding
+) -> list[MemoryRecord]:
+    """The records that answer ``question``, best first; [] when it asks about none."""
+    if not understanding.has("answers"):
+        return []
+    asked, probability = understanding.asked(question)
+    if asked == "none" or probability < MIN_PROBABILITY:
+        return []
+    live = [r for r in records if r.scope == "user" and is_live(r)]
+    if asked == "all":
+        return sorted(live, key=_when, reverse=True)[:MAX_ABOUT_ME]
+    tags = SLOT_TAGS.get(asked, ())
+    mine = [r for r in live if any(t in r.tags for t in tags)]
+    if not mine:
+        return []
+    sims = (
+        understanding.vectors([r.content.lower() for r in mine])
+        @ understanding.vectors([question.lower()])[0]
+    )
+    ranked = sorted(
+        zip(mine, (float(s) for s in sims), strict=True),
+        key=lambda p: (round(p[1], 2), _when(p[0])),
+        reverse=True,
+    )
+    best = ranked[0][1]
+    return [r for r, s in ranked if s >= best - MARGIN][:MAX_LINES]
+
+
+def _when(rec: MemoryRecord) -> tuple[str, str]:
+    return rec.ts, rec.id

@@ -1,0 +1,248 @@
+"""Understanding by meaning: what a clause is about, read from its sentence embedding.
+
+The rules (``_patterns``, ``_people``...) know phrasings; this module knows meanings. A
+clause the rules found nothing in is embedded with the loaded sentence embedder and given a
+*slot* (name, job, workplace, home, pet, family, like, dislike, allergy, or none: small
+talk, questions, other people, moods) by a small softmax classifier over the embedding
+(:class:`SlotModel`; weights in ``meaning_weights.json``, trained by
+``scripts/train_meaning.py`` on the exemplars in ``meaning_exemplars.jsonl`` and the dev
+split of the writer bench, never on its held sets). The value is then taken with light,
+general syntax (:mod:`._values`): the word after "called"/"named", the noun after "my",
+the object after the verb. A slot below :data:`MIN_PROBABILITY` writes nothing: a missed
+fact costs less than a wrong one.
+
+:class:`Understanding` is what the writer is handed: the embedder's ``embed_batch``, the
+model, and the parts switched on (:data:`PARTS`, for the bench's ablation). Without one the
+writer is the rules alone, as before.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from familiars.memory._offline._objects import Fact
+from familiars.memory._offline._values import value_fact
+
+logger = logging.getLogger(__name__)
+
+WEIGHTS_FILE = Path(__file__).parent / "meaning_weights.json"
+EXEMPLARS_FILE = Path(__file__).parent / "meaning_exemplars.jsonl"
+#: The model the weights were trained on: other embedders do not get the learned part.
+MODEL_NAME = "all-MiniLM-L6-v2"
+#: What a question may ask about: a slot, birthday, everything ("what do you know about
+#: me?"), or none of the person's facts.
+QUESTION_SLOTS = (
+    "none",
+    "all",
+    "name",
+    "job",
+    "workplace",
+    "home",
+    "pet",
+    "family",
+    "like",
+    "dislike",
+    "allergy",
+    "birthday",
+)
+SLOTS = (
+    "none",
+    "name",
+    "job",
+    "workplace",
+    "home",
+    "pet",
+    "family",
+    "like",
+    "dislike",
+    "allergy",
+)
+#: The parts of understanding by meaning, each switched off by name in the ablation:
+#: ``slots`` (a clause the rules missed, read by its slot), ``changes`` (a change of mind
+#: found by slot and meaning), ``nouns`` (whether a noun is a pet, a relative or a job,
+#: by its nearest labelled words), ``answers`` (a question matched to records by what it
+#: asks and by meaning).
+PARTS = ("slots", "changes", "nouns", "answers")
+MIN_PROBABILITY = 0.5
+#: A message this close to a labelled sentence of self-harm (and closer than to any
+#: look-alike) gets the crisis reply.
+MIN_HARM_SIMILARITY = 0.5
+#: Shorter messages are left to the rule: two words carry too little meaning to be sure.
+MIN_HARM_WORDS = 4
+
+
+@dataclass(frozen=True)
+class SlotModel:
+    """Softmax regression over unit sentence vectors: ``probs = softmax(x @ w + b)``."""
+
+    labels: tuple[str, ...]
+    weights: np.ndarray
+    bias: np.ndarray
+    model: str = MODEL_NAME
+
+    def probabilities(self, vectors: np.ndarray) -> np.ndarray:
+        logits = vectors @ self.weights + self.bias
+        logits -= logits.max(axis=1, keepdims=True)
+        e = np.exp(logits)
+        out: np.ndarray = e / e.sum(axis=1, keepdims=True)
+        return out
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "model": self.model,
+            "labels": list(self.labels),
+            "bias": [round(float(b), 5) for b in self.bias],
+            "weights": [[round(float(v), 5) for v in row] for row in self.weights],
+        }
+
+
+@lru_cache(maxsize=4)
+def load_slot_model(path: Path = WEIGHTS_FILE, part: str = "clauses") -> SlotModel:
+    """The shipped model of ``part``: ``clauses`` (what a statement tells) or ``questions``
+    (what a question asks about)."""
+    data = json.loads(path.read_text(encoding="utf-8"))[part]
+    return SlotModel(
+        labels=tuple(data["labels"]),
+        weights=np.asarray(data["weights"], dtype=np.float32),
+        bias=np.asarray(data["bias"], dtype=np.float32),
+        model=data.get("model", MODEL_NAME),
+    )
+
+
+@lru_cache(maxsize=1)
+def noun_exemplars(path: Path = EXEMPLARS_FILE) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(label, word) pairs of the labelled nouns, as two parallel tuples."""
+    labels: list[str] = []
+    words: list[str] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line) if line.strip() else {}
+        if "noun" in row:
+            labels += [row["noun"]] * len(row["words"])
+            words += row["words"]
+    return tuple(labels), tuple(words)
+
+
+@lru_cache(maxsize=1)
+def care_exemplars(path: Path = EXEMPLARS_FILE) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(label, sentence) pairs for care: ``harm`` and look-alike ``safe`` sentences."""
+    labels: list[str] = []
+    texts: list[str] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line) if line.strip() else {}
+        if "care" in row:
+            labels += [row["care"]] * len(row["texts"])
+            texts += [t.lower() for t in row["texts"]]
+    return tuple(labels), tuple(texts)
+
+
+Embed = Callable[[list[str]], np.ndarray]
+
+
+@dataclass
+class Understanding:
+    """The learned part of the offline writer: an embedder, the slot model, the parts on."""
+
+    embed: Embed
+    model: SlotModel
+    questions: SlotModel | None = None
+    parts: frozenset[str] = frozenset(PARTS)
+    _cache: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    _fixed: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    def has(self, part: str) -> bool:
+        return part in self.parts
+
+    def vectors(self, texts: Sequence[str], *, fixed: bool = False) -> np.ndarray:
+        """Unit vectors of ``texts``, each embedded once per Understanding; ``fixed``: the
+        labelled exemplars, kept apart so that forgetting a turn's vectors keeps them."""
+        cache = self._fixed if fixed else self._cache
+        if not fixed:
+            self.forget_cache()
+        todo = [t for t in dict.fromkeys(texts) if t not in cache]
+        if todo:
+            for text, vec in zip(todo, self.embed(todo), strict=True):
+                cache[text] = np.asarray(vec, dtype=np.float32)
+        if not texts:
+            return np.zeros((0, self.model.weights.shape[0]), dtype=np.float32)
+        return np.stack([cache[t] for t in texts])
+
+    def slot(self, clause: str) -> tuple[str, float]:
+        """The clause's most likely slot and its probability."""
+        probs = self.model.probabilities(self.vectors([clause.lower()]))[0]
+        best = int(np.argmax(probs))
+        return self.model.labels[best], float(probs[best])
+
+    def asked(self, question: str) -> tuple[str, float]:
+        """What ``question`` asks about (:data:`QUESTION_SLOTS`) and how surely."""
+        if self.questions is None:
+            return "none", 0.0
+        probs = self.questions.probabilities(self.vectors([question.lower()]))[0]
+        best = int(np.argmax(probs))
+        return self.questions.labels[best], float(probs[best])
+
+    def similarity(self, a: str, b: str) -> float:
+        va, vb = self.vectors([a.lower(), b.lower()])
+        return float(va @ vb)
+
+    def noun_kind(self, noun: str) -> str:
+        """``job``, ``pet``, ``family`` or ``other``: the class of ``noun``'s nearest labelled
+        words ("cockatiel" is nearest "canary" and "budgie": a pet)."""
+        labels, words = noun_exemplars()
+        known = self.vectors(words, fixed=True)
+        sims = known @ self.vectors([noun.lower()])[0]
+        best: dict[str, float] = {}
+        for label, sim in zip(labels, sims, strict=True):
+            best[label] = max(best.get(label, -1.0), float(sim))
+        return max(best, key=lambda k: best[k])
+
+    def sounds_like_harm(self, text: str) -> bool:
+        """Whether ``text`` speaks of self-harm or wanting to die, said indirectly ("some
+        nights I wish I could just disappear and not wake up"), by its nearest labelled
+        sentences: nearer those than the look-alikes ("this traffic is killing me")."""
+        if len(text.split()) < MIN_HARM_WORDS:  # "ok bye" is not a goodbye to life
+            return False
+        labels, texts = care_exemplars()
+        sims = self.vectors(texts, fixed=True) @ self.vectors([text.lower()])[0]
+        harm = max((float(s) for s, k in zip(sims, labels, strict=True) if k == "harm"))
+        safe = max((float(s) for s, k in zip(sims, labels, strict=True) if k == "safe"))
+        return harm >= MIN_HARM_SIMILARITY and harm > safe
+
+    def forget_cache(self, *, force: bool = False) -> None:
+        """Drop the cached vectors (all of them when ``force``, else once there are many)."""
+        if force or len(self._cache) > 4096:
+            self._cache.clear()
+
+
+def understanding_for(
+    embed: Embed, model_name: str, dimension: int, parts: Sequence[str] = PARTS
+) -> Understanding | None:
+    """An Understanding over an embedder of ``model_name``; None when the shipped weights
+    were trained on another model (their vectors would not mean the same)."""
+    if not WEIGHTS_FILE.is_file():
+        return None
+    model = load_slot_model()
+    if model_name.rsplit("/", 1)[-1] != model.model or dimension != model.weights.shape[0]:
+        logger.info("understanding by meaning is off: weights are for %s", model.model)
+        return None
+    questions = load_slot_model(WEIGHTS_FILE, "questions")
+    return Understanding(embed=embed, model=model, questions=questions, parts=frozenset(parts))
+
+
+def by_meaning(clause: str, understanding: Understanding) -> list[Fact]:
+    """The fact the rules missed in ``clause``, read by its slot; [] when the slot is none,
+    unsure, or holds no value the syntax can read."""
+    if not understanding.has("slots"):
+        return []
+    slot, probability = understanding.slot(clause)
+    if slot == "none" or probability < MIN_PROBABILITY:
+        return []
+    nouns = understanding.noun_kind if understanding.has("nouns") else None
+    fact = value_fact(slot, clause, noun_kind=nouns)
+    return [fact] if fact is not None else []

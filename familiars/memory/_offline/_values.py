@@ -1,0 +1,279 @@
+"""The value of a clause whose slot is known by meaning (:mod:`._meaning`), by light syntax.
+
+One reader per slot, each general rather than one pattern per phrasing: a *name* is the word
+after "called"/"named"/"name is"/"I'm", or the capitalised word that is not the sentence's
+first; a pet's or relative's *noun* is what follows "my"/"our"/"a" up to the name; a *job*
+is the noun phrase after "I'm a"/"as a", or the verb phrase before "for a living"; a
+*workplace* or *home* is what follows the last "at"/"for"/"in"; a liked or disliked *thing*
+is the object after the verb of liking, whatever the verb ("adore", "can't get enough of").
+The fact is then built by the rules' own constructors, so it reads and is keyed exactly as a
+fact the rules found (same sentence, same tags, same key for updates).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from familiars.memory._offline._objects import _NOT_NAMES, Fact
+from familiars.memory._offline._patterns import match_health, match_name, match_preference
+from familiars.memory._offline._people import (
+    FAMILY,
+    JOBS,
+    PETS,
+    _family,
+    _job_fact,
+    _pet,
+    _work_fact,
+)
+
+NounKind = Callable[[str], str] | None
+
+#: Whose clause it is not: "my friend has a dog called Max" is about the friend.
+_OTHERS = (
+    r"(?:friend|mate|neighbou?r|colleague|co-?worker|boss|flatmate|roommate|housemate|"
+    r"classmate|teacher|doctor|ex|manager|landlord|client|cousin's|friend's)"
+)
+_SOMEONE_ELSE = re.compile(
+    rf"\bmy\s+(?:best\s+|old\s+|new\s+)?{_OTHERS}s?\b|\b{_OTHERS}'s\b|"
+    r"^(?i:he|she|they|his|her|their|[A-Z][a-z]+'s)\b|\b(?i:if|would|wish|used\s+to)\b",
+)
+_CAP = r"[A-ZÀ-Þ][\w'À-ÿ-]*"
+_NAMED = re.compile(rf"\b(?:called|named|name\s+is|name's|names)\s+(?P<n>{_CAP})")
+_NAME_IS_MY = re.compile(rf"^(?P<n>{_CAP})(?:\s+is|'s)\s+(?:my|our)\s+(?P<noun>[\w\s-]+?)$")
+_MY_NOUN = re.compile(
+    r"\b(?i:my|our|a|an|the|two|three)\s+(?P<noun>(?:[a-z-]+\s+){0,2}?[a-z-]+?)"
+    r"(?:'s|s)?(?=\s*(?:,|\bis\b|\bcalled\b|\bnamed\b|'s\s+name|\s+[A-ZÀ-Þ]|$))"
+)
+_SELF_NAME = re.compile(
+    r"\b(?:i'?m|im|i\s+am|it'?s|this\s+is|call\s+me|go\s+by|name'?s?(?:\s+is)?)\s+"
+    r"(?P<n>[a-zà-ÿ][\w'-]+)",
+    re.I,
+)
+_NOT_SELF_NAMES = frozenset(
+    [
+        "my",
+        "his",
+        "her",
+        "isn't",
+        "is",
+        "not",
+        "was",
+        "a",
+        "an",
+        "the",
+        "going",
+        "so",
+        "very",
+        "really",
+        "just",
+        "from",
+        "in",
+        "at",
+        "on",
+    ]
+)
+_NAME_HERE = re.compile(r"^(?:\W*\w+\W+)?(?P<n>[\w'-]+)\s+(?:here|speaking)\b", re.I)
+_GREETING = re.compile(r"^(?:hi+|hey+a?|hello+|hiya|yo|heya|howdy|morning)\b[\s,!.]*", re.I)
+_JOB = re.compile(
+    r"\b(?:i'?m|im|i\s+am|as|work\s+as)\s+(?:an?|the)\s+(?P<job>[\w\s-]+?)"
+    r"(?=\s*(?:$|,|\bat\b|\bfor\b|\bin\b|\bwith\b|\bby\b|\bnow\b|\bsince\b))",
+    re.I,
+)
+_BY_TRADE = re.compile(r"^(?P<job>[\w\s-]+?)\s+by\s+(?:trade|profession)\b", re.I)
+_FOR_A_LIVING = re.compile(r"^i\s+(?P<job>[\w\s-]+?)\s+for\s+a\s+living\b", re.I)
+_ORG = re.compile(r"\b(?:at|for|by|with|is)\s+(?P<org>(?:the\s+)?[\w&'. -]+?)\s*(?:,.*)?$", re.I)
+_PLACE = re.compile(
+    r"\b(?:in|is|near|outside|from)\s+(?P<place>[A-ZÀ-Þ][\w'. -]*?)\s*(?:now|these\s+days|,.*)?$"
+    r"|^(?P<first>[A-ZÀ-Þ][\w'-]*)\s+is\s+(?:where|home)",
+)
+_MOVED_TO = re.compile(
+    r"\b(?:moved|moving|relocated|relocating|live)\b.*?\b(?:to|in)\s+"
+    r"(?P<place>(?-i:[A-ZÀ-Þ][\w'.-]*(?:\s+[A-ZÀ-Þ][\w'.-]*)*))(?P<first>)",
+    re.I,
+)
+_LIKING = re.compile(
+    r"^(?:i'?m\s+|im\s+|i\s+am\s+|i\s+)?(?:(?:really|absolutely|just|totally|so|truly|"
+    r"actually|honestly|now)\s+)*"
+    r"(?:(?:really|absolutely|so|a\s+(?:huge|big)|huge|big)\s+)*"
+    r"(?:love|adore|enjoy|like|into|fan\s+of|obsessed\s+with|mad\s+about|crazy\s+about|"
+    r"can'?t\s+get\s+enough\s+of|passionate\s+about|hooked\s+on|keen\s+on|play|do|practi[sc]e|"
+    r"drink|prefer|switched\s+to|moved\s+on\s+to)\s+(?P<thing>.+?)(?:\s+now|\s+these\s+days)?$",
+    re.I,
+)
+_THING_IS_FAVOURITE = re.compile(
+    r"^(?P<thing>.+?)\s+(?:is|are)\s+my\s+(?:favou?rite|fave|thing|jam)\b", re.I
+)
+_MY_FAVOURITE = re.compile(r"^my\s+(?:favou?rite|fave)\s+[\w ]+?\s+is\s+(?P<thing>.+)$", re.I)
+_DISLIKING = re.compile(
+    r"^(?:i'?m\s+|im\s+|i\s+am\s+|i\s+)?(?:(?:really|absolutely|just|truly|actually|honestly|"
+    r"now)\s+)*(?:hate|detest|loathe|despise|dislike|can'?t\s+stand|can'?t\s+bear|"
+    r"not\s+(?:a\s+|big\s+)?(?:fan\s+of|keen\s+on|into|big\s+on|on)|don'?t\s+(?:like|enjoy))"
+    r"\s+(?P<thing>.+)$",
+    re.I,
+)
+_THING_IS_BAD = re.compile(
+    r"^(?P<thing>.+?)\s+(?:is|are)\s+(?:so\s+|just\s+|really\s+)?(?:disgusting|gross|vile|"
+    r"awful|horrible|the\s+worst|not\s+for\s+me|not\s+my\s+thing)\b",
+    re.I,
+)
+_ALLERGY = re.compile(
+    r"\b(?:allergic\s+to|allergy\s+to)\s+(?P<a>[\w\s-]+)"
+    r"|^(?P<b>[\w\s-]+?)\s+allergy\b|\bhave\s+an?\s+(?P<c>[\w\s-]+?)\s+allergy\b",
+    re.I,
+)
+
+
+def value_fact(
+    slot: str, clause: str, *, noun_kind: Callable[[str], str] | None = None
+) -> Fact | None:
+    """The fact of ``slot`` in ``clause``; None when no value can be read."""
+    text = _GREETING.sub("", clause.strip(" .!?")).strip()
+    if not text:
+        return None
+    reader = _READERS.get(slot)
+    return reader(text, noun_kind) if reader is not None else None
+
+
+def _name(text: str, kind: NounKind) -> Fact | None:
+    m = _SELF_NAME.search(text) or _NAME_HERE.match(text)
+    if m is None:
+        return None
+    name = m.group("n")
+    if name.lower() in _NOT_NAMES | _NOT_SELF_NAMES or len(name) < 2:
+        return None
+    return match_name(f"my name is {name[0].upper()}{name[1:]}")
+
+
+def _named_thing(text: str) -> tuple[str, str] | None:
+    """(noun, Name) in "my beagle is called Ziggy", "Skye's my collie", "my parrot Rio"."""
+    if _SOMEONE_ELSE.search(text.split(" my ", 1)[0] if " my " in text else ""):
+        return None
+    m = _NAME_IS_MY.match(text)
+    if m:
+        return m.group("noun").strip(), m.group("n")
+    named = _NAMED.search(text)
+    names = [named.group("n")] if named else re.findall(rf"(?<!^)\b{_CAP}\b", text)
+    names = [n for n in names if n.lower() not in _NOT_NAMES and n != "I"]
+    noun = _MY_NOUN.search(text)
+    if not names or noun is None:
+        return None
+    return noun.group("noun").strip(), names[0]
+
+
+def _is_kind(noun: str, wanted: str, known: frozenset[str], kind: NounKind) -> bool:
+    """Whether ``noun`` is a ``wanted`` (pet, family, job): sure when its last word is in
+    the rules' list, else its nearest labelled words say (when ``kind`` is given)."""
+    if _head(noun) in known or noun.split()[-1].lower() in known:
+        return True
+    return kind is None or kind(noun) == wanted
+
+
+def _head(noun: str) -> str:
+    return noun.split()[-1].lower().rstrip("s") if noun else ""
+
+
+def _pet_value(text: str, kind: NounKind) -> Fact | None:
+    if _SOMEONE_ELSE.search(text):
+        return None
+    found = _named_thing(text)
+    if found is None:
+        return None
+    noun, name = found
+    if not _is_kind(noun, "pet", PETS, kind):
+        return None
+    return _pet(f"The user has a {noun.lower()} called {name}.", name)
+
+
+def _family_value(text: str, kind: NounKind) -> Fact | None:
+    if _SOMEONE_ELSE.search(text):
+        return None
+    found = _named_thing(text)
+    if found is None:
+        return None
+    noun, name = found
+    if not _is_kind(noun, "family", FAMILY, kind):
+        return None
+    return _family(f"The user's {noun.lower()} is called {name}.", name)
+
+
+def _job_value(text: str, kind: NounKind) -> Fact | None:
+    if _SOMEONE_ELSE.search(text):
+        return None
+    for pattern in (_JOB, _BY_TRADE):
+        m = pattern.search(text)
+        if m and 0 < len(m.group("job").split()) <= 4:
+            job = m.group("job").strip()
+            if not _is_kind(job, "job", JOBS, kind):
+                return None
+            article = "an" if job[:1].lower() in "aeiou" else "a"
+            return _job_fact(article, job)
+    m = _FOR_A_LIVING.match(text)
+    if m:
+        return Fact(
+            "user", "profile", f"The user {m.group('job').strip()}s for a living.", ("job",), "job"
+        )
+    return None
+
+
+def _workplace_value(text: str, kind: NounKind) -> Fact | None:
+    if _SOMEONE_ELSE.search(text):
+        return None
+    m = _ORG.search(text)
+    if m is None:
+        return None
+    org = re.sub(r"\s+(?:now|these days|on weekends|remote(?:ly)?)$", "", m.group("org").strip())
+    named = _NAMED.search(org)
+    org = named.group("n") if named else org
+    return _work_fact(org)
+
+
+def _home_value(text: str, kind: NounKind) -> Fact | None:
+    if _SOMEONE_ELSE.search(text):
+        return None
+    m = _MOVED_TO.search(text) or _PLACE.search(text)
+    if m is None:
+        return None
+    place = (m.group("place") or m.group("first") or "").strip()
+    return match_place_or_home(place)
+
+
+def match_place_or_home(place: str) -> Fact | None:
+    if not place or place.lower() in _NOT_NAMES:
+        return None
+    return Fact("user", "profile", f"The user lives in {place}.", ("home",), "home", 0.7)
+
+
+def _like_value(text: str, kind: NounKind) -> Fact | None:
+    m = _LIKING.match(text) or _THING_IS_FAVOURITE.match(text) or _MY_FAVOURITE.match(text)
+    return match_preference(f"I like {m.group('thing')}") if m else None
+
+
+def _dislike_value(text: str, kind: NounKind) -> Fact | None:
+    m = _DISLIKING.match(text) or _THING_IS_BAD.match(text)
+    if m is None:
+        return None
+    thing = re.sub(r"^(?:the\s+)?", "", m.group("thing"))
+    return match_preference(f"I don't like {thing}")
+
+
+def _allergy_value(text: str, kind: NounKind) -> Fact | None:
+    m = _ALLERGY.search(text)
+    if m is None:
+        return None
+    what = (m.group("a") or m.group("b") or m.group("c") or "").strip()
+    what = re.sub(r"^(?:i'?m|im|i\s+am|i\s+have)\s+(?:an?\s+)?", "", what, flags=re.I)
+    return match_health(f"I'm allergic to {what}") if what else None
+
+
+_READERS = {
+    "name": _name,
+    "pet": _pet_value,
+    "family": _family_value,
+    "job": _job_value,
+    "workplace": _workplace_value,
+    "home": _home_value,
+    "like": _like_value,
+    "dislike": _dislike_value,
+    "allergy": _allergy_value,
+}

@@ -1,0 +1,95 @@
+"""Understanding by meaning (issue 23): values by light syntax, answers by slot, care lines."""
+
+from __future__ import annotations
+
+import re
+import zlib
+
+import numpy as np
+import pytest
+
+from familiars.memory import MemoryRecord, answer_records
+from familiars.memory._offline._meaning import PARTS, Understanding, load_slot_model
+from familiars.memory._offline._values import value_fact
+
+
+@pytest.mark.parametrize(
+    ("slot", "clause", "content"),
+    [
+        ("pet", "My golden retriever is called Pepper", "has a golden retriever called Pepper"),
+        ("pet", "I have a cockatiel named Kiwi", "has a cockatiel called Kiwi"),
+        ("family", "my husband is called Dev", "husband is called Dev"),
+        ("job", "I'm a plumber", "works as a plumber"),
+        ("workplace", "I work for a small startup called Lumen", "works at Lumen"),
+        ("home", "I'm based in Rotterdam", "lives in Rotterdam"),
+        ("like", "I'm crazy about sushi", "likes sushi"),
+        ("dislike", "I'm not big on parties", "doesn't like parties"),
+        ("name", "hi im kwame", "name is Kwame"),
+    ],
+)
+def test_values_are_read_by_general_syntax(slot: str, clause: str, content: str) -> None:
+    fact = value_fact(slot, clause)
+    assert fact is not None and content in fact.content
+
+
+@pytest.mark.parametrize(
+    ("slot", "clause"),
+    [
+        ("pet", "my friend has a golden retriever called Max"),
+        ("home", "They live in Berlin"),
+        ("home", "I used to live in Paris"),
+        ("name", "My name isn't important"),
+    ],
+)
+def test_someone_else_or_no_value_writes_nothing(slot: str, clause: str) -> None:
+    assert value_fact(slot, clause) is None
+
+
+def _bag(texts: list[str]) -> np.ndarray:
+    """A deterministic bag-of-words embedder: enough to rank records by shared words."""
+    out = np.zeros((len(texts), 384), dtype=np.float32)
+    for i, text in enumerate(texts):
+        for word in re.findall(r"[a-z]+", text.lower()):
+            out[i, zlib.crc32(word.encode()) % 384] += 1.0
+        out[i] /= max(float(np.linalg.norm(out[i])), 1e-9)
+    return out
+
+
+class _Asked(Understanding):
+    def asked(self, question: str) -> tuple[str, float]:
+        return ("pet", 0.9) if "pet" in question or "dog" in question else ("none", 0.9)
+
+
+def _rec(i: int, content: str, tags: list[str], *, deprecated: bool = False) -> MemoryRecord:
+    return MemoryRecord(
+        id=f"m_{i}", scope="user", category="relation", content=content, tags=tags,
+        ts=f"2026-11-0{i}T10:00:00+00:00", deprecated=deprecated,
+    )  # fmt: skip
+
+
+def test_answers_by_slot_take_the_live_record_nearest_the_question() -> None:
+    u = _Asked(embed=_bag, model=load_slot_model(), parts=frozenset(PARTS))
+    records = [
+        _rec(1, "The user has a dog called Rex.", ["pet"], deprecated=True),
+        _rec(2, "The user has a dog called Pepper.", ["pet"]),
+        _rec(3, "The user's sister is called Emma.", ["family"]),
+    ]
+    found = answer_records("what is my dog called?", records, u)
+    assert [r.content for r in found] == ["The user has a dog called Pepper."]
+    assert answer_records("how are you?", records, u) == []
+    off = _Asked(embed=_bag, model=load_slot_model(), parts=frozenset(PARTS) - {"answers"})
+    assert answer_records("what is my dog called?", records, off) == []
+
+
+def test_reminders_in_half_an_hour_and_in_minutes() -> None:
+    from datetime import UTC, datetime
+
+    from familiars.memory import offline_writes
+
+    now = datetime(2026, 12, 2, 7, 0, tzinfo=UTC)
+    for text, at in (
+        ("remind me in half an hour to check the oven", "08:30"),
+        ("remind me to stretch in 10 mins", "08:10"),
+    ):
+        writes = offline_writes(text, existing=[], now=now, timezone="Europe/Oslo").writes
+        assert writes and f"at {at}" in writes[0].entry.content
