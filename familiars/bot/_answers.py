@@ -92,6 +92,7 @@ _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     )
 )
 _NAME = re.compile(r"^The user's name is (?P<name>[^.]+)\.?$")
+DONT_KNOW = "I don't know that yet. If you tell me, I'll remember it."
 _LEADING = re.compile(r"^\([^)]*\)\s*")
 
 
@@ -103,6 +104,7 @@ def offline_reply(
     is_group: bool,
     name: str = "",
     meant: Sequence[str] = (),
+    unknown: bool = False,
     now: datetime | None = None,
     last_reply: str = "",
 ) -> str:
@@ -118,6 +120,8 @@ def offline_reply(
         lines.append(chat)
     elif is_question(text) and meant:
         lines += [second_person(m) for m in meant]
+    elif is_question(text) and unknown:
+        lines.append(DONT_KNOW)
     elif is_question(text):
         lines += answer_lines(text, usable)
     else:
@@ -167,7 +171,7 @@ def answer_lines(question: str, items: Sequence[Item]) -> list[str]:
     nodes = sorted((p for p in scored if p[1].kind == "node"), key=lambda p: (-p[0], -p[1].score))
     if nodes:
         return ["I have no note of that, but you said: " + _bare(nodes[0][1].text)]
-    return ["I don't know that yet. If you tell me, I'll remember it."]
+    return [DONT_KNOW]
 
 
 _DATE = re.compile(

@@ -44,6 +44,7 @@ from familiars.memory import (
     MemoryRecord,
     Understanding,
     answer_records,
+    asks_unknown,
     cut_text,
     make_record,
 )
@@ -81,6 +82,8 @@ class TurnPlan:
     records: list[MemoryRecord] = field(default_factory=list)
     #: The records a question asks about, found by meaning (issue 23), best first.
     meant: list[str] = field(default_factory=list)
+    #: The question surely asks about the person's own slot that nothing kept holds.
+    unknown: bool = False
     #: The clock in the person's time zone ("what's the date?").
     now: datetime | None = None
     #: The last offline replies per (agent, dialogue), shared with the planner, so "what did
@@ -128,6 +131,7 @@ class TurnPlan:
                 is_group=self.is_group,
                 name=self.name,
                 meant=self.meant,
+                unknown=self.unknown,
                 now=self.now,
                 last_reply=self.said.get(self.key, ""),
             )
@@ -227,6 +231,7 @@ class TurnPlanner:
         if understanding is not None and offline and is_question(turn.said):
             meant = await asyncio.to_thread(answer_records, turn.said, plan.records, understanding)
             plan.meant = [r.content for r in meant if not (info.is_group and r.scope == "user")]
+            plan.unknown = not meant and asks_unknown(turn.said, plan.records, understanding)
         if self.services.takes_tools(agent):
             # A model with tools sets (or asks about) reminders itself with set_reminder:
             # the rules do not set one behind its back, and it is not told one was set.

@@ -138,6 +138,7 @@ from familiars.memory._migrations import (
 )
 from familiars.memory._offline._asking import (
     answer_records,
+    asks_unknown,
 )
 from familiars.memory._offline._dates import (
     parse_when,
@@ -428,6 +429,7 @@ __all__ = [
     "node_ref",
     "offline_writes",
     "answer_records",
+    "asks_unknown",
     "understanding_for",
     "open_database",
     "open_workspace",

@@ -34,3 +34,22 @@ def test_manners() -> None:
     now = datetime(2026, 12, 2, 9, 30, tzinfo=UTC)
     assert _reply("what's the date?", now=now) == "It's Wednesday 2 December 2026."
     assert "Hello there" in _reply("what did you just say?", last_reply="Hello there")
+
+
+def test_an_unknown_own_name_is_not_answered_with_another_name() -> None:
+    """Word overlap alone answers "what's my name?" with the dog's name; a question that
+    surely asks the person's own name, with none kept, is not answered with it."""
+    from types import SimpleNamespace
+
+    from familiars.bot._answers import DONT_KNOW
+
+    dog = SimpleNamespace(
+        kind="record", text="The user's dog's name is Biscuit.", score=0.0, private=True
+    )
+    question = "what's my name?"
+    guessed = offline_reply(question, actions=TurnActions(), items=[dog], is_group=False)
+    assert "Biscuit" in guessed  # what the rules alone say
+    reply = offline_reply(
+        question, actions=TurnActions(), items=[dog], is_group=False, unknown=True
+    )
+    assert reply == DONT_KNOW

@@ -8,7 +8,7 @@ import zlib
 import numpy as np
 import pytest
 
-from familiars.memory import MemoryRecord, answer_records
+from familiars.memory import MemoryRecord, answer_records, asks_unknown
 from familiars.memory._offline._meaning import PARTS, Understanding, load_slot_model
 from familiars.memory._offline._values import value_fact
 
@@ -79,6 +79,25 @@ def test_answers_by_slot_take_the_live_record_nearest_the_question() -> None:
     assert answer_records("how are you?", records, u) == []
     off = _Asked(embed=_bag, model=load_slot_model(), parts=frozenset(PARTS) - {"answers"})
     assert answer_records("what is my dog called?", records, off) == []
+
+
+class _AskedName(Understanding):
+    def asked(self, question: str) -> tuple[str, float]:
+        return ("name", 0.95) if "my name" in question else ("pet", 0.95)
+
+
+def test_a_sure_question_about_the_own_name_with_none_kept_is_unknown() -> None:
+    u = _AskedName(embed=_bag, model=load_slot_model(), parts=frozenset(PARTS))
+    others = [
+        _rec(1, "The user has a border collie called Biscuit.", ["pet"]),
+        _rec(2, "The user's husband is called Tom.", ["family"]),
+    ]
+    assert asks_unknown("what's my name?", others, u)
+    assert not asks_unknown("what's my dog called?", others, u)
+    named = [*others, _rec(3, "The user's name is Priyanka.", ["name"])]
+    assert not asks_unknown("what's my name?", named, u)
+    forgotten = [*others, _rec(3, "The user's name is Priyanka.", ["name"], deprecated=True)]
+    assert asks_unknown("what's my name?", forgotten, u)
 
 
 def test_reminders_in_half_an_hour_and_in_minutes() -> None:

@@ -34,6 +34,10 @@ MIN_PROBABILITY = 0.5
 MARGIN = 0.08
 MAX_LINES = 3
 MAX_ABOUT_ME = 6
+#: Slots about the person themselves: a sure question about one with none kept is not
+#: answered by a fact that merely shares its words ("what's my name?" never gets the dog's).
+OWN_SLOTS = frozenset({"name"})
+SURE = 0.8
 
 
 def answer_records(
@@ -63,6 +67,21 @@ def answer_records(
     )
     best = ranked[0][1]
     return [r for r, s in ranked if s >= best - MARGIN][:MAX_LINES]
+
+
+def asks_unknown(
+    question: str, records: Sequence[MemoryRecord], understanding: Understanding
+) -> bool:
+    """``question`` surely asks about one of the person's own slots and none is kept."""
+    if not understanding.has("answers"):
+        return False
+    asked, probability = understanding.asked(question)
+    if asked not in OWN_SLOTS or probability < SURE:
+        return False
+    tags = SLOT_TAGS[asked]
+    return not any(
+        r.scope == "user" and is_live(r) and any(t in r.tags for t in tags) for r in records
+    )
 
 
 def _when(rec: MemoryRecord) -> tuple[str, str]:
