@@ -325,7 +325,8 @@ class ForgetByWords:
     async def _matching(self, what: str, where: _Where, now: datetime) -> _Found:
         """The person's memories, and their messages here, that say ``what``."""
         want = set(keyword_terms(what)) - _GENERIC
-        records = [r for r in await self._visible(where, now) if _says(want, r.content)]
+        visible = await self._visible(where, now)
+        records = [r for r in visible if _says(want, r.content)]
         workspace = self.forgetter.store.workspace
         sources = {e.key for r in records for e in evidence_refs(r, workspace)}
         turns: list[tuple[str, str]] = []
@@ -335,6 +336,13 @@ class ForgetByWords:
             node = await self.forgetter.node(ref)
             if _says(want, node.content):
                 turns.append((ref.key, node.content))
+        # What was kept from a matching message goes with it (it quotes the words): say so.
+        said = {k for k, _ in turns}
+        records += [
+            r
+            for r in visible
+            if r not in records and any(e.key in said for e in evidence_refs(r, workspace))
+        ]
         ids = [r.id for r in records] + [k for k, _ in turns]
         return _Found(ids, records, [t for _, t in turns])
 

@@ -404,3 +404,20 @@ def test_what_counts_as_yes() -> None:
     no = ["no", "yes?", "what's the weather", "not yet", "don't", "yes but wait", "", "maybe"]
     assert [t for t in yes if not is_yes(t)] == []
     assert [t for t in no if is_yes(t)] == []
+
+
+async def test_a_forget_by_words_names_what_was_kept_from_a_message_it_takes(
+    tmp_path: Path,
+) -> None:
+    """A message that says the words goes, and with it what was kept from it (it quotes
+    the message): the question names those memories too, not only the ones that match."""
+    async with offline(tmp_path / "ws") as bot:
+        await bot.say("My name is Priyanka, I fix teeth for a living over in Bristol.")
+        await bot.say("I live in Bristol.")
+        # "a living" matches "live": the first message goes too, and its name memory.
+        asked = await bot.say("forget that I live in Bristol")
+        assert "your name is Priyanka" in asked, asked
+        assert "My name is Priyanka, I fix teeth for a living" in asked
+        assert (await bot.say("yes")).startswith("Forgotten: 2 memories")
+        assert "Priyanka" not in await bot.say("What is my name?")
+    assert files_holding(tmp_path / "ws", "Bristol") == []
