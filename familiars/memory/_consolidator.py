@@ -35,7 +35,7 @@ import numpy as np
 from familiars.llm import ChatMessage, ChatModel, LLMError
 from familiars.memory._consolidation_passes import PassLog, new_pass, save_pass
 from familiars.memory._fact_identity import fact_terms
-from familiars.memory._promotion import CORE_TAG, EPISODE_TAG
+from familiars.memory._promotion import CORE_TAG, EPISODE_TAG, UNTRUSTED_ORIGINS
 from familiars.memory._records import MemoryRecord, utcnow
 from familiars.memory._store import MemoryStore, make_record
 from familiars.memory._writer._dedupe import Vectors, one_fact
@@ -45,8 +45,6 @@ logger = logging.getLogger(__name__)
 Owner = tuple[str | None, str | None, str | None]
 GroupKey = tuple[str, str, Owner]
 
-#: Where a record's words came from when not from the person: never learned from again.
-UNTRUSTED_ORIGINS = frozenset({"recall", "system", "response", "proactive", "bot"})
 #: The most of an owner's live records one pass may deprecate.
 DEFAULT_MAX_SHARE = 0.25
 

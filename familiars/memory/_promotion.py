@@ -28,6 +28,7 @@ from familiars.memory._people_graph import build_graph
 from familiars.memory._records import MemoryRecord
 from familiars.memory._store import MemoryStore, make_record
 from familiars.memory._text import sentences
+from familiars.memory._writer._rights import TAINTED_TURN_TAG
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +39,8 @@ def _word_set(words: str) -> frozenset[str]:
 
 EPISODE_TAG = "episode"
 CORE_TAG = "core-profile"
+#: Where a record's words came from when not from the person: never learned from again.
+UNTRUSTED_ORIGINS = frozenset({"recall", "system", "response", "proactive", "bot"})
 #: Sentences an episode keeps, and records a core profile joins.
 EPISODE_SENTENCES = 3
 CORE_LINES = 8
@@ -171,6 +174,15 @@ async def promote_episodes(
     return made
 
 
+def from_the_person(rec: MemoryRecord) -> bool:
+    """The record's words are the person's own: not the bot's, recall's or the system's, and
+    not written in a tainted turn (document text, other people's words)."""
+    return (
+        str(rec.extra.get("origin") or "") not in UNTRUSTED_ORIGINS
+        and TAINTED_TURN_TAG not in rec.tags
+    )
+
+
 def _core_rank(rec: MemoryRecord) -> tuple[float, str]:
     return (rec.salience + 0.05 * min(rec.access_count, 10), rec.ts)
 
@@ -187,6 +199,8 @@ async def promote_core_profile(store: MemoryStore, user_key: str) -> tuple[str |
         if r.category in ("profile", "preference", "relation")
         and not {CORE_TAG, EPISODE_TAG} & set(r.tags)
         and r.id not in past
+        and from_the_person(r)  # the consolidator's rails: nothing tainted or the bot's,
+        and not r.ttl  # nothing that ends (a standing profile would outlive it)
     ]
     if len(facts) < 2:
         return None, []
@@ -217,6 +231,7 @@ __all__ = [
     "PromotionReport",
     "episode_of",
     "feeling_of",
+    "from_the_person",
     "people_in",
     "promote_core_profile",
     "promote_episodes",

@@ -107,3 +107,27 @@ async def test_a_core_profiles_sources_stay_live_through_later_passes(tmp_path):
         report = await Consolidator(mw.store, vectors, max_share=1.0).run()
         assert report.finished_interrupted == 0
         assert len(await mw.store.list(user_key="ana")) == 4
+
+
+async def test_the_core_profile_learns_nothing_from_a_tainted_turn_the_bot_or_a_ttl(tmp_path):
+    """The consolidator's rails hold for the core profile too: a record written in a tainted
+    turn (document text, other people's words), one whose words came from the bot or recall,
+    and one whose TTL means it ends are never made part of the person's standing profile."""
+    from familiars.memory._writer._rights import TAINTED_TURN_TAG
+
+    ENDS = {"kind": "absolute", "expires_at": "2099-01-01T00:00:00+00:00"}  # noqa: N806
+    settings = load_settings(workspace=tmp_path / "ws")
+    async with open_workspace(settings, embedder=HashEmbedder(dim=8)) as mw:
+        for text, extra in [
+            ("The user lives in Lisbon.", {}),
+            ("The user works as a nurse.", {}),
+            ("The user is called Dr Evil.", {"tags": [TAINTED_TURN_TAG]}),
+            ("The user likes the bot's jokes.", {"extra": {"origin": "response"}}),
+            ("The user is in Paris this week.", {"ttl": ENDS}),
+        ]:
+            rec = make_record(text, scope="user", category="profile", user_key="ana", **extra)
+            await mw.store.append(rec, dedupe=False)
+        core = await mw.store.get((await promote_core_profile(mw.store, "ana"))[0])
+        assert "Lisbon" in core.content and "nurse" in core.content
+        assert "Evil" not in core.content and "jokes" not in core.content
+        assert "Paris" not in core.content
