@@ -34,6 +34,7 @@ import numpy as np
 
 from familiars.llm import ChatMessage, ChatModel, LLMError
 from familiars.memory._consolidation_passes import PassLog, new_pass, save_pass
+from familiars.memory._errors import RecordNotFoundError
 from familiars.memory._fact_identity import fact_terms
 from familiars.memory._promotion import CORE_TAG, EPISODE_TAG, UNTRUSTED_ORIGINS
 from familiars.memory._records import MemoryRecord, utcnow
@@ -275,10 +276,13 @@ class Consolidator:
         log = log or new_pass(self.store.workspace, now, max_share=self.max_share)
         report.pass_id = log.pass_id
         log.stopped.extend(report.stopped)
-        for plan in report.plans:
+        for plan in list(report.plans):
             if self.model is not None:
                 plan.content = await self._merged_text(plan)
                 report.used_model = True
+            if not await self._as_planned(plan):
+                report.plans.remove(plan)
+                continue
             merged = await self._write(plan, log)
             report.created.append(merged.id)
             report.deprecated += len(plan.sources)
@@ -286,6 +290,20 @@ class Consolidator:
             log.finished_at = utcnow().isoformat(timespec="seconds")
         save_pass(self.store.workspace, log)
         return report
+
+    async def _as_planned(self, plan: MergePlan) -> bool:
+        """Every source still reads as when the plan was made: a turn's writer may have
+        updated, deprecated or pinned one meanwhile (the model's reply takes a while), and a
+        stale plan would bring the old fact back beside the person's correction."""
+        for src in plan.sources:
+            try:
+                now = await self.store.get(src.id)
+            except RecordNotFoundError:
+                now = None
+            if now is None or not can_merge(now) or _as_read(now) != _as_read(src):
+                logger.info("consolidator: %s changed during the pass; merge left out", src.id)
+                return False
+        return True
 
     async def _merged_text(self, plan: MergePlan) -> str:
         ordered = sorted(plan.sources, key=lambda r: (r.ts, r.id))
@@ -354,6 +372,10 @@ def plan_of(sources: Sequence[MemoryRecord]) -> MergePlan:
     return MergePlan(
         base.scope, base.category, base.owner(), list(sources), base.content, base, 1.0
     )
+
+
+def _as_read(rec: MemoryRecord) -> tuple[Any, ...]:
+    return (rec.content, rec.deprecated, rec.pinned, rec.category, tuple(rec.tags), rec.ttl)
 
 
 def _share_reason(cons: Consolidator, live: int) -> str:

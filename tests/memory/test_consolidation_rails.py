@@ -213,3 +213,24 @@ async def test_a_pass_is_due_after_enough_new_records_and_quiet(store):
     assert await consolidation_due(store, NOW, min_new=5, quiet=timedelta(hours=8))
     assert not await consolidation_due(store, NOW, min_new=5, quiet=timedelta(hours=14))
     assert not await consolidation_due(store, NOW, min_new=6, quiet=timedelta(hours=8))
+
+
+async def test_a_source_a_turn_changed_while_the_merge_was_written_is_not_merged(store, vectors):
+    """A turn's writer may update, deprecate or pin a source while the pass waits for the
+    model's merged text: the plan is stale then, and the pass leaves those records alone
+    (the merged text would bring the old fact back beside the person's correction)."""
+    from familiars.llm import ChatResult
+
+    a, b = await add(store, "The user likes green tea", "The user loves green tea")
+
+    class SlowModel:  # the reply comes after the person changed their mind
+        async def chat(self, messages, **kw):
+            await store.update(a.id, "The user no longer likes green tea")
+            return ChatResult(text="The user likes green tea", model="m")
+
+    report = await cons(store, vectors, model=SlowModel()).run(now=NOW)
+    assert report.created == []
+    assert await live_texts(store) == [
+        "The user loves green tea",
+        "The user no longer likes green tea",
+    ]
