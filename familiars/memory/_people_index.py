@@ -16,6 +16,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from familiars.memory._backend import RecordIndex
 from familiars.memory._errors import RecordNotFoundError
 from familiars.memory._index import MemoryIndex
 from familiars.memory._people_graph import (
@@ -42,9 +43,11 @@ class GraphHit:
 
 
 class PeopleIndex:
-    def __init__(self, store: MemoryStore, index: MemoryIndex | None = None) -> None:
+    def __init__(self, store: MemoryStore, index: RecordIndex | None = None) -> None:
         self.store = store
-        self.index = index
+        #: The SQLite copy's home (the files home's index); the database home has no such
+        #: tables: its graphs live in memory only, rebuilt from the records.
+        self.index = index if isinstance(index, MemoryIndex) else None
         self._graphs: dict[str, PeopleGraph] = {}
         self._lock = asyncio.Lock()
         if index is not None:
@@ -56,6 +59,11 @@ class PeopleIndex:
         for rec in upserted:
             if rec.scope == "user" and rec.user_key:
                 self._graphs.pop(rec.user_key, None)
+        if removed and self.index is None:
+            gone = set(removed)
+            for user_key, graph in list(self._graphs.items()):
+                if _holds(graph, gone):
+                    self._graphs.pop(user_key, None)
         if removed and self.index is not None:
             # The index's own lock: its writes and these share one connection and commit.
             async with self._lock, self.index._write_lock:
@@ -160,6 +168,13 @@ async def load_people(index: MemoryIndex, user_key: str) -> PeopleGraph:
     ):
         graph.edges.append(Edge(*row))
     return graph
+
+
+def _holds(graph: PeopleGraph, record_ids: set[str]) -> bool:
+    """Some edge or person of ``graph`` was read from one of ``record_ids``."""
+    return any(e.record_id in record_ids for e in graph.edges) or any(
+        record_ids.intersection(p.record_ids) for p in graph.people.values()
+    )
 
 
 def _describe(path: Sequence[Edge]) -> str:
