@@ -151,12 +151,12 @@ async def promote_episodes(
 ) -> list[str]:
     """An episode for every (person, dialogue, finished day) that has none yet; their ids."""
     have = {
-        (r.user_key, tag)
+        (r.user_key, tag, _chat_of(r))
         for r in await store.list(scope="user", category="event", user_key=user_key)
         if EPISODE_TAG in r.tags
         for tag in r.tags
         if tag.startswith("day:")
-    }
+    }  # one episode per person, day and dialogue
     made: list[str] = []
     for folder in sorted(Path(store.workspace).glob("agents/*/dialogue_*")):
         agent_id, dialogue_id = folder.parent.name, folder.name
@@ -164,12 +164,13 @@ async def promote_episodes(
             continue
         tree = await trees.aget(agent_id, dialogue_id)
         for (who, day), turns in sorted(_own_turns(tree).items()):
-            if day >= today or (user_key and who != user_key) or (who, f"day:{day}") in have:
+            key = (who, f"day:{day}", f"{agent_id}/{dialogue_id}")
+            if day >= today or (user_key and who != user_key) or key in have:
                 continue
             rec = await store.append(
                 episode_of(who, agent_id, dialogue_id, day, turns), dedupe=False
             )
-            have.add((who, f"day:{day}"))
+            have.add(key)
             made.append(rec.id)
     return made
 
@@ -181,6 +182,12 @@ def from_the_person(rec: MemoryRecord) -> bool:
         str(rec.extra.get("origin") or "") not in UNTRUSTED_ORIGINS
         and TAINTED_TURN_TAG not in rec.tags
     )
+
+
+def _chat_of(episode: MemoryRecord) -> str:
+    """``agent/dialogue`` of the turns an episode was cut from."""
+    first = episode.derived_from[0] if episode.derived_from else ""
+    return first.removeprefix("node:").rpartition("/")[0]
 
 
 def _core_rank(rec: MemoryRecord) -> tuple[float, str]:

@@ -131,3 +131,22 @@ async def test_the_core_profile_learns_nothing_from_a_tainted_turn_the_bot_or_a_
         assert "Lisbon" in core.content and "nurse" in core.content
         assert "Evil" not in core.content and "jokes" not in core.content
         assert "Paris" not in core.content
+
+
+async def test_a_day_in_two_dialogues_makes_an_episode_in_each(tmp_path):
+    """The same person, the same day, two chats: each chat's day is its own episode (the
+    second was taken for already done and never made)."""
+    settings = load_settings(workspace=tmp_path / "ws")
+    async with open_workspace(settings, embedder=HashEmbedder(dim=8)) as mw:
+        trees = Forgetter.for_workspace(mw).trees
+        for dialogue, text in [
+            ("dialogue_1", "I had lunch with my sister Emma today."),
+            ("dialogue_2", "Joaquin cooked paella for everyone tonight."),
+        ]:
+            tree = trees.get("agent_0", dialogue, create=True)
+            tree.add_node(text, VEC, node_type="Q", timestamp=DAY1, origin="user",
+                          metadata={"user_key": "ana"})  # fmt: skip
+        made = await promote_episodes(mw.store, trees, today="2026-11-30")
+        texts = sorted([(await mw.store.get(i)).content for i in made])
+        assert len(texts) == 2 and "Emma" in texts[0] + texts[1] and "paella" in texts[1]
+        assert await promote_episodes(mw.store, trees, today="2026-11-30") == []
