@@ -234,3 +234,30 @@ async def test_a_source_a_turn_changed_while_the_merge_was_written_is_not_merged
         "The user loves green tea",
         "The user no longer likes green tea",
     ]
+
+
+async def test_undo_leaves_a_merge_the_person_changed_since(store, vectors):
+    """After the pass the person changed the merged fact ("no longer"): the writer replaced
+    the merged record. Undoing the pass must not bring the old sources back beside the
+    correction; the merges and core profiles nothing touched since are undone as usual."""
+    await add(store, "The user likes green tea", "The user loves green tea")
+    await add(store, "The user plays tennis", "The user plays tennis weekly")
+    report = await cons(store, vectors).run(now=NOW)
+    tea = [i for i in report.created if "tea" in (await store.get(i)).content][0]
+    await store.update(tea, "The user no longer drinks green tea")
+    await undo_pass(store, report.pass_id)
+    assert await live_texts(store) == [
+        "The user no longer drinks green tea",
+        "The user plays tennis",
+        "The user plays tennis weekly",
+    ]
+
+
+async def test_undo_after_the_merged_record_was_forgotten_brings_nothing_back(tmp_path, vectors):
+    settings = load_settings(workspace=tmp_path / "ws")
+    async with open_workspace(settings, embedder=HashEmbedder(dim=64)) as mw:
+        await add(mw.store, "The user likes green tea", "The user loves green tea")
+        report = await cons(mw.store, vectors).run(now=NOW)
+        await Forgetter.for_workspace(mw).forget(report.created[0])
+        await undo_pass(mw.store, report.pass_id)
+        assert await live_texts(mw.store) == []
