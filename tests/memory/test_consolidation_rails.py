@@ -261,3 +261,18 @@ async def test_undo_after_the_merged_record_was_forgotten_brings_nothing_back(tm
         await Forgetter.for_workspace(mw).forget(report.created[0])
         await undo_pass(mw.store, report.pass_id)
         assert await live_texts(mw.store) == []
+
+
+async def test_forgetting_a_merged_record_forgets_the_sources_it_replaced(tmp_path, vectors):
+    """The merged record's sources, deprecated by the pass, say the same fact: forgetting
+    the merged record takes their words too (they stayed in the file and its history)."""
+    from tests.bot.test_forget import files_holding
+
+    settings = load_settings(workspace=tmp_path / "ws")
+    async with open_workspace(settings, embedder=HashEmbedder(dim=64)) as mw:
+        await add(mw.store, "The user likes matcha tea", "The user loves matcha tea")
+        report = await cons(mw.store, vectors).run(now=NOW)
+        forgot = await Forgetter.for_workspace(mw).forget(report.created[0])
+        sources = [r.id for r in report.plans[0].sources]
+        assert sorted(forgot.records) == sorted([report.created[0], *sources])
+    assert files_holding(tmp_path / "ws", "matcha") == []
