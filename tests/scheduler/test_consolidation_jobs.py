@@ -117,3 +117,23 @@ async def test_two_passes_started_together_run_one_after_the_other(
     assert len(merges) == 1
     live = [r.content for r in await store.list(now=NOW) if "core-profile" not in r.tags]
     assert sum("green tea" in text for text in live) == 1
+
+
+async def test_a_full_disk_at_stop_does_not_stop_the_stop(
+    workspace: Path, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The jobs snapshot written at stop is status only: a disk error there is logged, and
+    the rest of the stop (the gate's snapshot) still runs."""
+    import familiars.scheduler._jobs as jobs_module
+
+    sched = scheduler(workspace, store, VRAMGate(1000, acquire_timeout_s=1))
+    await sched.start()
+    saved: list[bool] = []
+    monkeypatch.setattr(sched, "write_gate_snapshot", lambda: saved.append(True))
+
+    def full(*args: Any, **kwargs: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(jobs_module, "atomic_write_json", full)
+    await sched.stop()
+    assert saved == [True]
