@@ -195,14 +195,27 @@ class Consolidator:
         self, now: datetime, owners: Collection[str] | None = None
     ) -> dict[GroupKey, list[MemoryRecord]]:
         groups: dict[GroupKey, list[MemoryRecord]] = defaultdict(list)
-        for rec in await self.store.list(now=now):
+        for rec in await self._live(now, owners):
             if can_merge(rec) and (owners is None or owner_key(rec.owner()) in owners):
                 groups[(rec.scope, rec.category, rec.owner())].append(rec)
         return groups
 
-    async def _finish_interrupted(self, now: datetime, dry_run: bool) -> int:
-        """Deprecate sources still live beside a merged record that derives from them."""
-        live = {r.id: r for r in await self.store.list(now=now)}
+    async def _live(self, now: datetime, owners: Collection[str] | None) -> list[MemoryRecord]:
+        """The live records of ``owners`` (all when None): a person's own files only when
+        the owners are people (the scheduled pass runs one person at a time; reading every
+        record for each of them made a pass quadratic in the number of people)."""
+        people = [o.removeprefix("user:") for o in owners or () if o.startswith("user:")]
+        if owners is None or len(people) != len(owners):
+            return await self.store.list(now=now)
+        found = [r for key in people for r in await self.store.list(now=now, user_key=key)]
+        return [r for r in found if owner_key(r.owner()) in owners]
+
+    async def _finish_interrupted(
+        self, now: datetime, dry_run: bool, owners: Collection[str] | None = None
+    ) -> int:
+        """Deprecate sources still live beside a merged record that derives from them (a
+        merge never crosses owners: ``owners``' records are enough)."""
+        live = {r.id: r for r in await self._live(now, owners)}
         stale = {
             src
             for rec in live.values()
@@ -239,7 +252,7 @@ class Consolidator:
         """The plans this pass may carry out: per owner, until the next one would deprecate
         more than ``max_share`` of that owner's live records; the owner is then reported."""
         live: dict[str, int] = defaultdict(int)
-        for rec in await self.store.list(now=now):
+        for rec in await self._live(now, {owner_key(p.owner) for p in plans}):
             live[owner_key(rec.owner())] += 1
         used: dict[str, int] = defaultdict(int)
         kept: list[MergePlan] = []
@@ -267,7 +280,7 @@ class Consolidator:
         ``log`` (a new pass file when none is given) as it goes."""
         now = now or utcnow()
         report = ConsolidationReport(dry_run=dry_run)
-        report.finished_interrupted = await self._finish_interrupted(now, dry_run)
+        report.finished_interrupted = await self._finish_interrupted(now, dry_run, owners)
         report.groups, report.records_seen, plans = await self.plan(now=now, owners=owners)
         report.plans = await self._within_share(plans, now, report)
         if dry_run:
