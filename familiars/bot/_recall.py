@@ -144,9 +144,13 @@ class ReaderRecaller:
 
     async def keep_hubs_current(self, every_s: float = 2.0) -> None:
         """Run for the bot's life: rows that joined the index get their hub values (recall's
-        CSLS part) worked out in the background, so no turn computes them."""
+        CSLS part) worked out in the background, so no turn computes them. A failed step is
+        logged and tried again: ending here would leave every later row without them."""
         while True:
-            await self.reader.index.awarm_hubs()
+            try:
+                await self.reader.index.awarm_hubs()
+            except Exception:  # noqa: BLE001 - a background step; the next one tries again
+                logger.exception("hub values: a background step failed; trying again")
             await asyncio.sleep(every_s)
 
     def prefetch_texts(self, nodes: list[PrefetchNode], query: str) -> list[str]:

@@ -117,23 +117,41 @@ def last_pass(workspace: Path) -> PassLog | None:
 async def undo_pass(store: MemoryStore, pass_id: str, now: datetime | None = None) -> PassLog:
     """Put back what pass ``pass_id`` changed: each merged record is deprecated and its
     sources are live again. What it expired stays expired (its TTL said so, not the pass).
-    A record forgotten since is skipped: forgetting wins over an undo."""
+    A record forgotten since is skipped, and so are the sources of a merged record (or the
+    old core profiles of a core profile) forgotten or replaced since: forgetting and the
+    person's later corrections win over an undo."""
     log = load_pass(store.workspace, pass_id)
     if log.undone_at is not None:
         return log
     for merge in log.merges:
-        await _set_deprecated(store, str(merge["created"]), True)
-        for src in merge["sources"]:
-            await _set_deprecated(store, str(src), False)
+        if await _retire(store, str(merge["created"])):
+            for src in merge["sources"]:
+                await _set_deprecated(store, str(src), False)
     for core in log.cores:
-        await _set_deprecated(store, str(core["created"]), True)
-        for old in core["replaced"]:
-            await _set_deprecated(store, str(old), False)
+        if await _retire(store, str(core["created"])):
+            for old in core["replaced"]:
+                await _set_deprecated(store, str(old), False)
     for episode in log.episodes:
         await _set_deprecated(store, episode, True)
     log.undone_at = (now or utcnow()).isoformat(timespec="seconds")
     save_pass(store.workspace, log)
     return log
+
+
+async def _retire(store: MemoryStore, record_id: str) -> bool:
+    """Deprecate what the pass made, when it still stands as the pass left it; False when
+    it was forgotten or replaced since (the person corrected it, a later pass made it
+    again): what it came from then stays as it is, or the old words would come back."""
+    try:
+        rec = await store.get(record_id)
+    except RecordNotFoundError:
+        logger.info("undo: %s was forgotten since the pass; its sources stay", record_id)
+        return False
+    if rec.deprecated:
+        logger.info("undo: %s was replaced since the pass; its sources stay", record_id)
+        return False
+    await store.deprecate(record_id)
+    return True
 
 
 async def _set_deprecated(store: MemoryStore, record_id: str, value: bool) -> None:

@@ -10,7 +10,9 @@ their newest (the peers' 50 items / 8 hours).
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import weakref
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -41,6 +43,20 @@ logger = logging.getLogger(__name__)
 #: A person's new records before a pass is worth running, and the quiet time after them.
 DUE_NEW_RECORDS = 50
 DUE_QUIET = timedelta(hours=8)
+
+
+#: One pass at a time per store: the nightly job, the when-due job, a retry and a pass run by
+#: hand are separate callers, and two passes planned from the same records would merge the
+#: same sources twice.
+_PASS_LOCKS: weakref.WeakKeyDictionary[MemoryStore, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
+def pass_lock(store: MemoryStore) -> asyncio.Lock:
+    """The lock a pass over ``store`` holds from its first read to its last write."""
+    lock = _PASS_LOCKS.get(store)
+    if lock is None:
+        lock = _PASS_LOCKS[store] = asyncio.Lock()
+    return lock
 
 
 class PreemptibleLease(Protocol):
@@ -95,6 +111,10 @@ def consolidation_work(
     cons = Consolidator(store, vectors, model=model, max_share=max_share, threshold=threshold)
 
     async def work(state: dict[str, Any], lease: PreemptibleLease) -> None:
+        async with pass_lock(store):  # a second caller waits, then finds nothing to redo
+            await one_pass(state, lease)
+
+    async def one_pass(state: dict[str, Any], lease: PreemptibleLease) -> None:
         now = clock()
         if state.get("pass_id"):
             log = load_pass(store.workspace, str(state["pass_id"]))

@@ -34,8 +34,9 @@ import numpy as np
 
 from familiars.llm import ChatMessage, ChatModel, LLMError
 from familiars.memory._consolidation_passes import PassLog, new_pass, save_pass
+from familiars.memory._errors import RecordNotFoundError
 from familiars.memory._fact_identity import fact_terms
-from familiars.memory._promotion import CORE_TAG, EPISODE_TAG
+from familiars.memory._promotion import CORE_TAG, EPISODE_TAG, UNTRUSTED_ORIGINS
 from familiars.memory._records import MemoryRecord, utcnow
 from familiars.memory._store import MemoryStore, make_record
 from familiars.memory._writer._dedupe import Vectors, one_fact
@@ -45,8 +46,6 @@ logger = logging.getLogger(__name__)
 Owner = tuple[str | None, str | None, str | None]
 GroupKey = tuple[str, str, Owner]
 
-#: Where a record's words came from when not from the person: never learned from again.
-UNTRUSTED_ORIGINS = frozenset({"recall", "system", "response", "proactive", "bot"})
 #: The most of an owner's live records one pass may deprecate.
 DEFAULT_MAX_SHARE = 0.25
 
@@ -196,14 +195,27 @@ class Consolidator:
         self, now: datetime, owners: Collection[str] | None = None
     ) -> dict[GroupKey, list[MemoryRecord]]:
         groups: dict[GroupKey, list[MemoryRecord]] = defaultdict(list)
-        for rec in await self.store.list(now=now):
+        for rec in await self._live(now, owners):
             if can_merge(rec) and (owners is None or owner_key(rec.owner()) in owners):
                 groups[(rec.scope, rec.category, rec.owner())].append(rec)
         return groups
 
-    async def _finish_interrupted(self, now: datetime, dry_run: bool) -> int:
-        """Deprecate sources still live beside a merged record that derives from them."""
-        live = {r.id: r for r in await self.store.list(now=now)}
+    async def _live(self, now: datetime, owners: Collection[str] | None) -> list[MemoryRecord]:
+        """The live records of ``owners`` (all when None): a person's own files only when
+        the owners are people (the scheduled pass runs one person at a time; reading every
+        record for each of them made a pass quadratic in the number of people)."""
+        people = [o.removeprefix("user:") for o in owners or () if o.startswith("user:")]
+        if owners is None or len(people) != len(owners):
+            return await self.store.list(now=now)
+        found = [r for key in people for r in await self.store.list(now=now, user_key=key)]
+        return [r for r in found if owner_key(r.owner()) in owners]
+
+    async def _finish_interrupted(
+        self, now: datetime, dry_run: bool, owners: Collection[str] | None = None
+    ) -> int:
+        """Deprecate sources still live beside a merged record that derives from them (a
+        merge never crosses owners: ``owners``' records are enough)."""
+        live = {r.id: r for r in await self._live(now, owners)}
         stale = {
             src
             for rec in live.values()
@@ -240,7 +252,7 @@ class Consolidator:
         """The plans this pass may carry out: per owner, until the next one would deprecate
         more than ``max_share`` of that owner's live records; the owner is then reported."""
         live: dict[str, int] = defaultdict(int)
-        for rec in await self.store.list(now=now):
+        for rec in await self._live(now, {owner_key(p.owner) for p in plans}):
             live[owner_key(rec.owner())] += 1
         used: dict[str, int] = defaultdict(int)
         kept: list[MergePlan] = []
@@ -268,7 +280,7 @@ class Consolidator:
         ``log`` (a new pass file when none is given) as it goes."""
         now = now or utcnow()
         report = ConsolidationReport(dry_run=dry_run)
-        report.finished_interrupted = await self._finish_interrupted(now, dry_run)
+        report.finished_interrupted = await self._finish_interrupted(now, dry_run, owners)
         report.groups, report.records_seen, plans = await self.plan(now=now, owners=owners)
         report.plans = await self._within_share(plans, now, report)
         if dry_run:
@@ -277,10 +289,13 @@ class Consolidator:
         log = log or new_pass(self.store.workspace, now, max_share=self.max_share)
         report.pass_id = log.pass_id
         log.stopped.extend(report.stopped)
-        for plan in report.plans:
+        for plan in list(report.plans):
             if self.model is not None:
                 plan.content = await self._merged_text(plan)
                 report.used_model = True
+            if not await self._as_planned(plan):
+                report.plans.remove(plan)
+                continue
             merged = await self._write(plan, log)
             report.created.append(merged.id)
             report.deprecated += len(plan.sources)
@@ -288,6 +303,20 @@ class Consolidator:
             log.finished_at = utcnow().isoformat(timespec="seconds")
         save_pass(self.store.workspace, log)
         return report
+
+    async def _as_planned(self, plan: MergePlan) -> bool:
+        """Every source still reads as when the plan was made: a turn's writer may have
+        updated, deprecated or pinned one meanwhile (the model's reply takes a while), and a
+        stale plan would bring the old fact back beside the person's correction."""
+        for src in plan.sources:
+            try:
+                now = await self.store.get(src.id)
+            except RecordNotFoundError:
+                now = None
+            if now is None or not can_merge(now) or _as_read(now) != _as_read(src):
+                logger.info("consolidator: %s changed during the pass; merge left out", src.id)
+                return False
+        return True
 
     async def _merged_text(self, plan: MergePlan) -> str:
         ordered = sorted(plan.sources, key=lambda r: (r.ts, r.id))
@@ -356,6 +385,10 @@ def plan_of(sources: Sequence[MemoryRecord]) -> MergePlan:
     return MergePlan(
         base.scope, base.category, base.owner(), list(sources), base.content, base, 1.0
     )
+
+
+def _as_read(rec: MemoryRecord) -> tuple[Any, ...]:
+    return (rec.content, rec.deprecated, rec.pinned, rec.category, tuple(rec.tags), rec.ttl)
 
 
 def _share_reason(cons: Consolidator, live: int) -> str:

@@ -46,6 +46,7 @@ from familiars.memory._forget_files import (
     scrub_files,
 )
 from familiars.memory._paths import AGENT_ID_RE, DIALOGUE_ID_RE, RECORD_ID_RE
+from familiars.memory._promotion import CORE_TAG, EPISODE_TAG
 from familiars.memory._recall_items import node_embedding_text
 from familiars.memory._records import MemoryRecord
 from familiars.memory._rederive import rederive_after_forget
@@ -74,6 +75,15 @@ class NodeRef:
 def node_ref(agent_id: str, dialogue_id: str, node_id: int) -> str:
     """The id a turn is shown by (the recaller's node key)."""
     return f"node:{agent_id}/{dialogue_id}/{node_id}"
+
+
+def merged_away(rec: MemoryRecord) -> list[str]:
+    """The records a consolidated ``rec`` replaced (its ``derived_from``); none for a
+    stage (an episode or a core profile sums up turns and records that stand on their
+    own)."""
+    if {CORE_TAG, EPISODE_TAG} & set(rec.tags):
+        return []
+    return [s for s in rec.derived_from if RECORD_ID_RE.fullmatch(s)]
 
 
 def parse_node_ref(text: str) -> NodeRef:
@@ -268,6 +278,14 @@ class Forgetter:
         sources = evidence_refs(rec, self.store.workspace)
         await self._tombstone(report, sources, now, owner=rec.user_key)
         await self._tombstone_quotes(report, now, owner=rec.user_key)
+        for source_id in merged_away(rec):  # the same fact in the words it was merged from
+            if source_id not in report.records:
+                try:
+                    source = await self.store.get(source_id)
+                except RecordNotFoundError:
+                    continue
+                if source.deprecated:
+                    await self._forget_record(report, source_id, now)
 
     async def _forget_turn_refs(
         self, report: ForgetReport, refs: Sequence[NodeRef], now: float | None

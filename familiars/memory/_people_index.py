@@ -45,8 +45,8 @@ class GraphHit:
 class PeopleIndex:
     def __init__(self, store: MemoryStore, index: RecordIndex | None = None) -> None:
         self.store = store
-        # The graph's tables live in the SQLite index; in the database home (no such tables)
-        # the graph is kept in memory only, made stale by the same change notices.
+        #: The SQLite copy's home (the files home's index); the database home has no such
+        #: tables: its graphs live in memory only, rebuilt from the records.
         self.index = index if isinstance(index, MemoryIndex) else None
         self._graphs: dict[str, PeopleGraph] = {}
         self._lock = asyncio.Lock()
@@ -59,11 +59,12 @@ class PeopleIndex:
         for rec in upserted:
             if rec.scope == "user" and rec.user_key:
                 self._graphs.pop(rec.user_key, None)
-        if not removed:
-            return
-        if self.index is None:
-            self._graphs.clear()  # which person a forgotten id belonged to is not kept here
-        else:
+        if removed and self.index is None:
+            gone = set(removed)
+            for user_key, graph in list(self._graphs.items()):
+                if _holds(graph, gone):
+                    self._graphs.pop(user_key, None)
+        if removed and self.index is not None:
             # The index's own lock: its writes and these share one connection and commit.
             async with self._lock, self.index._write_lock:
                 for user_key in await self._owners_of(removed):
@@ -167,6 +168,13 @@ async def load_people(index: MemoryIndex, user_key: str) -> PeopleGraph:
     ):
         graph.edges.append(Edge(*row))
     return graph
+
+
+def _holds(graph: PeopleGraph, record_ids: set[str]) -> bool:
+    """Some edge or person of ``graph`` was read from one of ``record_ids``."""
+    return any(e.record_id in record_ids for e in graph.edges) or any(
+        record_ids.intersection(p.record_ids) for p in graph.people.values()
+    )
 
 
 def _describe(path: Sequence[Edge]) -> str:

@@ -28,6 +28,7 @@ from familiars.memory._people_graph import build_graph
 from familiars.memory._records import MemoryRecord
 from familiars.memory._store import MemoryStore, make_record
 from familiars.memory._text import sentences
+from familiars.memory._writer._rights import TAINTED_TURN_TAG
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +39,8 @@ def _word_set(words: str) -> frozenset[str]:
 
 EPISODE_TAG = "episode"
 CORE_TAG = "core-profile"
+#: Where a record's words came from when not from the person: never learned from again.
+UNTRUSTED_ORIGINS = frozenset({"recall", "system", "response", "proactive", "bot"})
 #: Sentences an episode keeps, and records a core profile joins.
 EPISODE_SENTENCES = 3
 CORE_LINES = 8
@@ -148,12 +151,12 @@ async def promote_episodes(
 ) -> list[str]:
     """An episode for every (person, dialogue, finished day) that has none yet; their ids."""
     have = {
-        (r.user_key, tag)
+        (r.user_key, tag, _chat_of(r))
         for r in await store.list(scope="user", category="event", user_key=user_key)
         if EPISODE_TAG in r.tags
         for tag in r.tags
         if tag.startswith("day:")
-    }
+    }  # one episode per person, day and dialogue
     made: list[str] = []
     for folder in sorted(Path(store.workspace).glob("agents/*/dialogue_*")):
         agent_id, dialogue_id = folder.parent.name, folder.name
@@ -161,14 +164,30 @@ async def promote_episodes(
             continue
         tree = await trees.aget(agent_id, dialogue_id)
         for (who, day), turns in sorted(_own_turns(tree).items()):
-            if day >= today or (user_key and who != user_key) or (who, f"day:{day}") in have:
+            key = (who, f"day:{day}", f"{agent_id}/{dialogue_id}")
+            if day >= today or (user_key and who != user_key) or key in have:
                 continue
             rec = await store.append(
                 episode_of(who, agent_id, dialogue_id, day, turns), dedupe=False
             )
-            have.add((who, f"day:{day}"))
+            have.add(key)
             made.append(rec.id)
     return made
+
+
+def from_the_person(rec: MemoryRecord) -> bool:
+    """The record's words are the person's own: not the bot's, recall's or the system's, and
+    not written in a tainted turn (document text, other people's words)."""
+    return (
+        str(rec.extra.get("origin") or "") not in UNTRUSTED_ORIGINS
+        and TAINTED_TURN_TAG not in rec.tags
+    )
+
+
+def _chat_of(episode: MemoryRecord) -> str:
+    """``agent/dialogue`` of the turns an episode was cut from."""
+    first = episode.derived_from[0] if episode.derived_from else ""
+    return first.removeprefix("node:").rpartition("/")[0]
 
 
 def _core_rank(rec: MemoryRecord) -> tuple[float, str]:
@@ -187,6 +206,8 @@ async def promote_core_profile(store: MemoryStore, user_key: str) -> tuple[str |
         if r.category in ("profile", "preference", "relation")
         and not {CORE_TAG, EPISODE_TAG} & set(r.tags)
         and r.id not in past
+        and from_the_person(r)  # the consolidator's rails: nothing tainted or the bot's,
+        and not r.ttl  # nothing that ends (a standing profile would outlive it)
     ]
     if len(facts) < 2:
         return None, []
@@ -217,6 +238,7 @@ __all__ = [
     "PromotionReport",
     "episode_of",
     "feeling_of",
+    "from_the_person",
     "people_in",
     "promote_core_profile",
     "promote_episodes",

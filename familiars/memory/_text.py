@@ -14,7 +14,8 @@ _STEMMER = snowballstemmer.stemmer("english")
 #: Scripts written without spaces between words: Han (CJK ideographs), Hiragana, Katakana,
 #: Hangul syllables, Thai, Lao, Khmer, Myanmar. A run of them is one "word" to ``_WORD``, so
 #: ``words`` cuts it into overlapping character bigrams ("北京烤鸭" -> 北京 京烤 烤鸭), which
-#: is what BM25 and FTS5 index and search (issue 24); a lone character stays itself.
+#: is what recall's BM25 indexes and searches (issue 24); a lone character stays itself.
+#: SQLite's FTS5 table (``unicode61``: the ``search`` listing) still keeps a run as one token.
 _NO_SPACE = re.compile(
     "[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
     "\uac00-\ud7af\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\uff66-\uff9f]+"

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from familiars.memory._consolidation_passes import PassLog, last_pass, undo_pass
-from familiars.memory._consolidation_work import NeverPreempted, consolidation_work
+from familiars.memory._consolidation_work import NeverPreempted, consolidation_work, pass_lock
 from familiars.memory._consolidator import DEFAULT_MAX_SHARE, ConsolidationReport, Consolidator
 from familiars.memory._entries import record_header
 from familiars.memory._errors import MemoryError_
@@ -96,7 +96,8 @@ async def _consolidate(
     ``threshold``, ``max_share``, ``offline``; ``dry_run`` plans the merges only; or
     ``undo`` a pass."""
     if request.get("undo"):
-        log = await undo_pass(mw.store, str(request["undo"]))
+        async with pass_lock(mw.store):  # not halfway through a scheduled pass
+            log = await undo_pass(mw.store, str(request["undo"]))
         return {"undo": log.pass_id, "undone_at": log.undone_at, **log.summary()}
     threshold = float(request.get("threshold", 0.85))
     max_share = float(request.get("max_share", DEFAULT_MAX_SHARE))

@@ -293,7 +293,7 @@ class Scheduler:
         if self._sender_ready:
             await self._startup_run_due()
         await self.jobs._guarded("schedule_reminders", self.schedule_reminders)
-        self._first_jobs_snapshot()
+        self._save_jobs_snapshot()
 
     async def sender_ready(self) -> None:
         """The sender can deliver now (the runtime calls this once its adapters run): what
@@ -320,7 +320,7 @@ class Scheduler:
     async def stop(self) -> None:
         await self.jobs.stop()
         if self.config.enabled:
-            await asyncio.to_thread(self.write_jobs_snapshot)  # status: no longer running
+            await asyncio.to_thread(self._save_jobs_snapshot)  # status: no longer running
         if self.gate is not None:
             self.write_gate_snapshot()
 
@@ -610,9 +610,10 @@ class Scheduler:
         """The jobs and their next run, for ``familiars status`` in another process."""
         atomic_write_json(jobs_snapshot_path(self.workspace), self.status())
 
-    def _first_jobs_snapshot(self) -> None:
+    def _save_jobs_snapshot(self) -> None:
         """At start, without yielding to the loop (a job due now must not run before
-        ``start`` returns); the repeating job keeps it fresh."""
+        ``start`` returns), and at stop; the repeating job keeps it fresh. Status only: a
+        disk error is logged, never stops a start or a stop."""
         try:
             self.write_jobs_snapshot()
         except OSError as exc:

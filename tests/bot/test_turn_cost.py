@@ -27,3 +27,31 @@ def test_prefetch_keeps_the_sentences_of_a_recalled_node() -> None:
     texts = _recaller().prefetch_texts([(_REPLY, None, {})], "hello there")
     assert any("Ridge trail" in t for t in texts)
     assert any(t.lower() == "ridge" for t in texts)
+
+
+async def test_the_hub_values_task_outlives_one_failed_step() -> None:
+    """One failed background step (a thread's error) is logged; the task keeps the hub
+    values current for the bot's life instead of ending, which left every later row
+    without them."""
+    import asyncio
+
+    calls: list[int] = []
+
+    class Index:
+        async def awarm_hubs(self) -> int:
+            calls.append(1)
+            if len(calls) == 1:
+                raise ValueError("a step failed")
+            return 0
+
+    class Reader:
+        index = Index()
+
+    task = asyncio.create_task(ReaderRecaller(Reader()).keep_hubs_current(every_s=0.001))  # type: ignore[arg-type]
+    for _ in range(200):
+        await asyncio.sleep(0.005)
+        if len(calls) >= 3:
+            break
+    assert not task.done(), task.exception() if task.done() else None
+    task.cancel()
+    assert len(calls) >= 3

@@ -213,3 +213,66 @@ async def test_a_pass_is_due_after_enough_new_records_and_quiet(store):
     assert await consolidation_due(store, NOW, min_new=5, quiet=timedelta(hours=8))
     assert not await consolidation_due(store, NOW, min_new=5, quiet=timedelta(hours=14))
     assert not await consolidation_due(store, NOW, min_new=6, quiet=timedelta(hours=8))
+
+
+async def test_a_source_a_turn_changed_while_the_merge_was_written_is_not_merged(store, vectors):
+    """A turn's writer may update, deprecate or pin a source while the pass waits for the
+    model's merged text: the plan is stale then, and the pass leaves those records alone
+    (the merged text would bring the old fact back beside the person's correction)."""
+    from familiars.llm import ChatResult
+
+    a, b = await add(store, "The user likes green tea", "The user loves green tea")
+
+    class SlowModel:  # the reply comes after the person changed their mind
+        async def chat(self, messages, **kw):
+            await store.update(a.id, "The user no longer likes green tea")
+            return ChatResult(text="The user likes green tea", model="m")
+
+    report = await cons(store, vectors, model=SlowModel()).run(now=NOW)
+    assert report.created == []
+    assert await live_texts(store) == [
+        "The user loves green tea",
+        "The user no longer likes green tea",
+    ]
+
+
+async def test_undo_leaves_a_merge_the_person_changed_since(store, vectors):
+    """After the pass the person changed the merged fact ("no longer"): the writer replaced
+    the merged record. Undoing the pass must not bring the old sources back beside the
+    correction; the merges and core profiles nothing touched since are undone as usual."""
+    await add(store, "The user likes green tea", "The user loves green tea")
+    await add(store, "The user plays tennis", "The user plays tennis weekly")
+    report = await cons(store, vectors).run(now=NOW)
+    tea = [i for i in report.created if "tea" in (await store.get(i)).content][0]
+    await store.update(tea, "The user no longer drinks green tea")
+    await undo_pass(store, report.pass_id)
+    assert await live_texts(store) == [
+        "The user no longer drinks green tea",
+        "The user plays tennis",
+        "The user plays tennis weekly",
+    ]
+
+
+async def test_undo_after_the_merged_record_was_forgotten_brings_nothing_back(tmp_path, vectors):
+    settings = load_settings(workspace=tmp_path / "ws")
+    async with open_workspace(settings, embedder=HashEmbedder(dim=64)) as mw:
+        await add(mw.store, "The user likes green tea", "The user loves green tea")
+        report = await cons(mw.store, vectors).run(now=NOW)
+        await Forgetter.for_workspace(mw).forget(report.created[0])
+        await undo_pass(mw.store, report.pass_id)
+        assert await live_texts(mw.store) == []
+
+
+async def test_forgetting_a_merged_record_forgets_the_sources_it_replaced(tmp_path, vectors):
+    """The merged record's sources, deprecated by the pass, say the same fact: forgetting
+    the merged record takes their words too (they stayed in the file and its history)."""
+    from tests.bot.test_forget import files_holding
+
+    settings = load_settings(workspace=tmp_path / "ws")
+    async with open_workspace(settings, embedder=HashEmbedder(dim=64)) as mw:
+        await add(mw.store, "The user likes matcha tea", "The user loves matcha tea")
+        report = await cons(mw.store, vectors).run(now=NOW)
+        forgot = await Forgetter.for_workspace(mw).forget(report.created[0])
+        sources = [r.id for r in report.plans[0].sources]
+        assert sorted(forgot.records) == sorted([report.created[0], *sources])
+    assert files_holding(tmp_path / "ws", "matcha") == []

@@ -108,3 +108,17 @@ async def test_the_graph_is_kept_in_sqlite_and_forgetting_takes_names_with_it(tm
         assert "Joaquin" not in (await load_people(mw.index, "ana")).people
         assert await people.answer("ana", "What's my sister's husband called?") == []
         assert "Joaquin" not in (await load_people(mw.index, "ana")).people
+
+
+async def test_the_graph_answers_and_forgets_on_both_homes(memory_home, workspace):
+    """Recall's graph step and a forget run in the database home too (the SQLite copy is
+    the files home's; the database home keeps the graph in memory, rebuilt from records),
+    so a question naming a relation does not crash the turn there."""
+    settings = load_settings(workspace=workspace)
+    async with open_workspace(settings, embedder=HashEmbedder(dim=64)) as mw:
+        recs = [await mw.store.append(r, dedupe=False) for r in records()]
+        people = PeopleIndex(mw.store, mw.index)
+        hits = await people.answer("ana", "What's my sister's husband called?")
+        assert [h.record.content for h in hits][:2] == [SAID[1], SAID[0]]
+        await Forgetter.for_workspace(mw).forget(recs[1].id)
+        assert await people.answer("ana", "What's my sister's husband called?") == []

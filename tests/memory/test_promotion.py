@@ -107,3 +107,46 @@ async def test_a_core_profiles_sources_stay_live_through_later_passes(tmp_path):
         report = await Consolidator(mw.store, vectors, max_share=1.0).run()
         assert report.finished_interrupted == 0
         assert len(await mw.store.list(user_key="ana")) == 4
+
+
+async def test_the_core_profile_learns_nothing_from_a_tainted_turn_the_bot_or_a_ttl(tmp_path):
+    """The consolidator's rails hold for the core profile too: a record written in a tainted
+    turn (document text, other people's words), one whose words came from the bot or recall,
+    and one whose TTL means it ends are never made part of the person's standing profile."""
+    from familiars.memory._writer._rights import TAINTED_TURN_TAG
+
+    ENDS = {"kind": "absolute", "expires_at": "2099-01-01T00:00:00+00:00"}  # noqa: N806
+    settings = load_settings(workspace=tmp_path / "ws")
+    async with open_workspace(settings, embedder=HashEmbedder(dim=8)) as mw:
+        for text, extra in [
+            ("The user lives in Lisbon.", {}),
+            ("The user works as a nurse.", {}),
+            ("The user is called Dr Evil.", {"tags": [TAINTED_TURN_TAG]}),
+            ("The user likes the bot's jokes.", {"extra": {"origin": "response"}}),
+            ("The user is in Paris this week.", {"ttl": ENDS}),
+        ]:
+            rec = make_record(text, scope="user", category="profile", user_key="ana", **extra)
+            await mw.store.append(rec, dedupe=False)
+        core = await mw.store.get((await promote_core_profile(mw.store, "ana"))[0])
+        assert "Lisbon" in core.content and "nurse" in core.content
+        assert "Evil" not in core.content and "jokes" not in core.content
+        assert "Paris" not in core.content
+
+
+async def test_a_day_in_two_dialogues_makes_an_episode_in_each(tmp_path):
+    """The same person, the same day, two chats: each chat's day is its own episode (the
+    second was taken for already done and never made)."""
+    settings = load_settings(workspace=tmp_path / "ws")
+    async with open_workspace(settings, embedder=HashEmbedder(dim=8)) as mw:
+        trees = Forgetter.for_workspace(mw).trees
+        for dialogue, text in [
+            ("dialogue_1", "I had lunch with my sister Emma today."),
+            ("dialogue_2", "Joaquin cooked paella for everyone tonight."),
+        ]:
+            tree = trees.get("agent_0", dialogue, create=True)
+            tree.add_node(text, VEC, node_type="Q", timestamp=DAY1, origin="user",
+                          metadata={"user_key": "ana"})  # fmt: skip
+        made = await promote_episodes(mw.store, trees, today="2026-11-30")
+        texts = sorted([(await mw.store.get(i)).content for i in made])
+        assert len(texts) == 2 and "Emma" in texts[0] + texts[1] and "paella" in texts[1]
+        assert await promote_episodes(mw.store, trees, today="2026-11-30") == []

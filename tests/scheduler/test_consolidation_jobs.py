@@ -96,3 +96,44 @@ async def test_a_due_pass_runs_through_the_gate_and_is_kept(
     assert texts == ["Ria plays table tennis", "Ria plays tennis", "The user loves green tea"]
     (core,) = [r for r in live if "core-profile" in r.tags]  # the person's few lines
     assert log.cores[0]["created"] == core.id and len(core.derived_from) == 3
+
+
+async def test_two_passes_started_together_run_one_after_the_other(
+    workspace: Path, store: MemoryStore
+) -> None:
+    """The nightly job, the when-due job and a retry are three jobs: started together, the
+    second pass waits for the first (it then finds nothing to merge) instead of merging the
+    same sources again from the same snapshot."""
+    import asyncio
+
+    from familiars.memory._consolidation_passes import load_pass, pass_ids
+
+    sched = scheduler(workspace, store, VRAMGate(1000, acquire_timeout_s=5))
+    for text in ("The user likes green tea", "The user loves green tea", "Ria plays tennis"):
+        await add(store, text)
+    await add(store, "Ria plays table tennis")
+    await asyncio.gather(sched.run_consolidation(), sched._consolidate_if_due())
+    merges = [m for p in pass_ids(workspace) for m in load_pass(workspace, p).merges]
+    assert len(merges) == 1
+    live = [r.content for r in await store.list(now=NOW) if "core-profile" not in r.tags]
+    assert sum("green tea" in text for text in live) == 1
+
+
+async def test_a_full_disk_at_stop_does_not_stop_the_stop(
+    workspace: Path, store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The jobs snapshot written at stop is status only: a disk error there is logged, and
+    the rest of the stop (the gate's snapshot) still runs."""
+    import familiars.scheduler._jobs as jobs_module
+
+    sched = scheduler(workspace, store, VRAMGate(1000, acquire_timeout_s=1))
+    await sched.start()
+    saved: list[bool] = []
+    monkeypatch.setattr(sched, "write_gate_snapshot", lambda: saved.append(True))
+
+    def full(*args: Any, **kwargs: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(jobs_module, "atomic_write_json", full)
+    await sched.stop()
+    assert saved == [True]
