@@ -12,6 +12,8 @@ from familiars.memory._consolidation_passes import (
     PassLog,
     UnknownPassError,
     last_pass,
+    load_pass,
+    pass_ids,
     undo_pass,
 )
 from familiars.memory._consolidation_work import (
@@ -323,6 +325,8 @@ __all__ = [
     "consolidation_due",
     "consolidation_work",
     "last_pass",
+    "load_pass",
+    "pass_ids",
     "sweep_expired",
     "undo_pass",
     "DialogTree",

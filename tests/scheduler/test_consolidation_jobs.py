@@ -106,7 +106,7 @@ async def test_two_passes_started_together_run_one_after_the_other(
     same sources again from the same snapshot."""
     import asyncio
 
-    from familiars.memory._consolidation_passes import load_pass, pass_ids
+    from familiars.memory import load_pass, pass_ids
 
     sched = scheduler(workspace, store, VRAMGate(1000, acquire_timeout_s=5))
     for text in ("The user likes green tea", "The user loves green tea", "Ria plays tennis"):
