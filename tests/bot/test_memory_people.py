@@ -56,7 +56,8 @@ def test_the_people_page_draws_the_graph_and_escapes_names():
     assert "sister" in labels and "Emma's husband" in labels
     assert labels["was boss until 2026-11-06"].past and not labels["sister"].past
     # Everyone is drawn inside the picture.
-    assert all(0 < n.x < drawing.width and 0 < n.y < drawing.height for n in drawing.nodes)
+    inside = range(drawing.left, drawing.left + drawing.width), range(drawing.top, drawing.top + drawing.height)
+    assert all(n.x in inside[0] and n.y in inside[1] for n in drawing.nodes)
     # More familiar: larger and stronger.
     ranked = sorted((n for n in drawing.nodes if not n.you), key=lambda n: n.familiarity)
     assert ranked[0].r <= ranked[-1].r and ranked[0].opacity <= ranked[-1].opacity

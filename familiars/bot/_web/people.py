@@ -26,7 +26,7 @@ USER = "user"
 #: Only the most familiar people are drawn (all are listed).
 MAX_DRAWN = 40
 NAME_CHARS = 22
-MARGIN = 90
+PAD = 8
 #: Room along a ring per node (px), so neighbours' names do not run into each other.
 ROOM = 105
 
@@ -58,6 +58,8 @@ class RelationEdge:
 
 @dataclass(frozen=True)
 class PeopleDrawing:
+    left: int
+    top: int
     width: int
     height: int
     nodes: list[PersonNode] = field(default_factory=list)
@@ -102,51 +104,68 @@ def _label(name: str) -> str:
     return name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 1] + "…"
 
 
-def _rings(graph: PeopleGraph, drawn: list[Person]) -> tuple[list[str], list[str]]:
-    """(people related to the person themselves, the others), each in drawing order."""
-    names = {p.name for p in drawn}
-    near = [p.name for p in drawn if any(e.src == USER and e.dst == p.name for e in graph.edges)]
-    far = [n for n in (p.name for p in drawn) if n not in near]
-    # Alphabetical around the ring reads better than by familiarity; the far ones follow the
-    # near one they hang from, so "Emma's husband" sits outside Emma.
-    near.sort(key=str.casefold)
-    order = {n: i for i, n in enumerate(near)}
+def _rings(graph: PeopleGraph, drawn: list[Person]) -> tuple[list[str], dict[str, str | None]]:
+    """(people related to the person themselves, alphabetical round the ring; the others,
+    each with the near one they hang from, None when none is drawn)."""
+    near = sorted(
+        (p.name for p in drawn if any(e.src == USER and e.dst == p.name for e in graph.edges)),
+        key=str.casefold,
+    )
+    far: dict[str, str | None] = {}
+    for person in sorted(drawn, key=lambda p: p.name.casefold()):
+        if person.name in near:
+            continue
+        far[person.name] = next(
+            (
+                other
+                for e in graph.edges
+                for other in ((e.src if e.dst == person.name else e.dst),)
+                if person.name in (e.src, e.dst) and other in near
+            ),
+            None,
+        )
+    return near, far
 
-    def anchor(name: str) -> float:
-        for e in graph.edges:
-            other = e.src if e.dst == name else e.dst if e.src == name else None
-            if other in order:
-                return order[other]
-        return len(near) + 0.5  # related to nobody drawn near: at the end
 
-    far.sort(key=lambda n: (anchor(n), n.casefold()))
-    return near, [n for n in far if n in names]
+def _at(cx: float, cy: float, radius: float, angle: float) -> tuple[float, float]:
+    return cx + radius * math.cos(angle), cy + radius * math.sin(angle)
 
 
-def _place(names: list[str], radius: float, cx: float, cy: float, start: float) -> dict:
-    placed = {}
-    for i, name in enumerate(names):
-        angle = start + 2 * math.pi * i / max(len(names), 1)
-        placed[name] = (cx + radius * math.cos(angle), cy + radius * math.sin(angle))
-    return placed
+def _layout(near: list[str], far: dict[str, str | None]) -> dict[str, tuple[float, float]]:
+    """The person at (0, 0); the near ring round them; each far person outside the near one
+    they hang from (siblings fanned out), the unanchored ones spread between."""
+    r1 = max(130.0, ROOM * len(near) / (2 * math.pi))
+    r2 = r1 + 175.0
+    start = -math.pi / 2  # the first person straight above
+    step = 2 * math.pi / max(len(near), 1)
+    angle = {name: start + i * step for i, name in enumerate(near)}
+    pos = {USER: (0.0, 0.0)} | {n: _at(0, 0, r1, a) for n, a in angle.items()}
+    by_anchor: dict[str | None, list[str]] = {}
+    for name, anchor in far.items():
+        by_anchor.setdefault(anchor, []).append(name)
+    for anchor, names in by_anchor.items():
+        if anchor is None:
+            base = [start + step / 2 + 2 * math.pi * i / len(names) for i in range(len(names))]
+            radius = r2 + 60 if near else r1
+        else:
+            fan = min(0.45, step / max(len(names), 1))
+            middle = angle[anchor]
+            base = [middle + (i - (len(names) - 1) / 2) * fan for i in range(len(names))]
+            radius = r2 + (40 if len(names) > 3 else 0)
+        for name, a in zip(names, base, strict=True):
+            pos[name] = _at(0, 0, radius, a)
+    return pos
 
 
 def people_drawing(graph: PeopleGraph, now: datetime) -> PeopleDrawing:
-    """See the module docstring; an empty graph draws only the person."""
+    """See the module docstring; an empty graph draws only the person. The picture is
+    cropped to what is drawn (names and labels included), so a phone shows it large."""
     everyone = ranked(graph, now)
     drawn = everyone[:MAX_DRAWN]
     near, far = _rings(graph, drawn)
-    r1 = max(140.0, ROOM * len(near) / (2 * math.pi))
-    r2 = max(r1 + 120.0, ROOM * len(far) / (2 * math.pi)) if far else r1
-    half = r2 + MARGIN
-    cx = cy = half
-    start = -math.pi / 2  # the first person straight above
-    pos = {USER: (cx, cy)}
-    pos.update(_place(near, r1, cx, cy, start))
-    # The outer ring turns with the inner one so a far person sits beside their anchor.
-    pos.update(_place(far, r2, cx, cy, start + (math.pi / max(len(near), 1) if near else 0)))
+    pos = _layout(near, far)
     by_name = {p.name: p for p in drawn}
-    nodes = [PersonNode("you", "you", int(cx), int(cy), 22, 1.0, 1.0, you=True)]
+    nodes = [PersonNode("you", "you", 0, 0, 22, 1.0, 1.0, you=True)]
     for name in [*near, *far]:
         fam = by_name[name].familiarity(now)
         x, y = pos[name]
@@ -161,11 +180,20 @@ def people_drawing(graph: PeopleGraph, now: datetime) -> PeopleDrawing:
                 familiarity=fam,
             )
         )
+    edges = _edges(graph, pos)
+    box = [(n.x - max(n.r, 4.5 * len(n.label)), n.y - n.r) for n in nodes]
+    box += [(n.x + max(n.r, 4.5 * len(n.label)), n.y + n.r + 22) for n in nodes]
+    box += [(e.lx - 3.6 * len(e.label), e.ly - 12) for e in edges]
+    box += [(e.lx + 3.6 * len(e.label), e.ly + 8) for e in edges]
+    left, top = min(x for x, _ in box) - PAD, min(y for _, y in box) - PAD
+    right, bottom = max(x for x, _ in box) + PAD, max(y for _, y in box) + PAD
     return PeopleDrawing(
-        width=round(2 * half),
-        height=round(2 * half),
+        left=round(left),
+        top=round(top),
+        width=round(right - left),
+        height=round(bottom - top),
         nodes=nodes,
-        edges=_edges(graph, pos),
+        edges=edges,
         left_out=len(everyone) - len(drawn),
     )
 
@@ -203,8 +231,8 @@ def _edges(graph: PeopleGraph, pos: dict) -> list[RelationEdge]:
                 round(x2),
                 round(y2),
                 label if len(label) <= 40 else label[:39] + "…",
-                round(x1 + (x2 - x1) * 0.55),
-                round(y1 + (y2 - y1) * 0.55),
+                round(x1 + (x2 - x1) * (0.55 if src == USER else 0.5)),
+                round(y1 + (y2 - y1) * (0.55 if src == USER else 0.5)),
                 past,
                 title=f"{src if src != USER else 'you'} – {dst}: {label}",
             )
