@@ -56,8 +56,9 @@ def test_the_people_page_draws_the_graph_and_escapes_names():
     assert "sister" in labels and "Emma's husband" in labels
     assert labels["was boss until 2026-11-06"].past and not labels["sister"].past
     # Everyone is drawn inside the picture.
-    inside = range(drawing.left, drawing.left + drawing.width), range(drawing.top, drawing.top + drawing.height)
-    assert all(n.x in inside[0] and n.y in inside[1] for n in drawing.nodes)
+    across = range(drawing.left, drawing.left + drawing.width)
+    down = range(drawing.top, drawing.top + drawing.height)
+    assert all(n.x in across and n.y in down for n in drawing.nodes)
     # More familiar: larger and stronger.
     ranked = sorted((n for n in drawing.nodes if not n.you), key=lambda n: n.familiarity)
     assert ranked[0].r <= ranked[-1].r and ranked[0].opacity <= ranked[-1].opacity
@@ -67,9 +68,11 @@ def test_the_people_page_draws_the_graph_and_escapes_names():
     bad.edges.append(Edge("user", "friend", evil, "r1", "2026-11-01"))
     bad.people["Sam"] = Person("Sam", 1, "2026-11-01", "2026-11-30", ["r2"])
     bad.edges.append(Edge(evil, "friend", "Sam", "r2", "2026-11-01"))
-    html = Renderer().page(
-        "people.html", drawing=people_drawing(bad, NOW), people=people_rows(bad, NOW)
-    ).body.decode()
+    html = (
+        Renderer()
+        .page("people.html", drawing=people_drawing(bad, NOW), people=people_rows(bad, NOW))
+        .body.decode()
+    )
     assert "<script>" not in html
     assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in html.split("<svg", 1)[1]
     assert "q=%3Cscript%3Ealert" in html  # the search link's query is encoded too

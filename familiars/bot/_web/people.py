@@ -198,7 +198,7 @@ def people_drawing(graph: PeopleGraph, now: datetime) -> PeopleDrawing:
     )
 
 
-def _edges(graph: PeopleGraph, pos: dict) -> list[RelationEdge]:
+def _edges(graph: PeopleGraph, pos: dict[str, tuple[float, float]]) -> list[RelationEdge]:
     """One line per pair of people; its label names every relation between them (current
     first); a pair whose relations are all past is drawn as past. "Sam is married to Emma"
     says it both ways: drawn once."""
@@ -212,18 +212,16 @@ def _edges(graph: PeopleGraph, pos: dict) -> list[RelationEdge]:
         said = e.rel if e.src == USER else f"{owner_of(e.src)} {e.rel}"
         if not e.current:
             said = f"was {said} until {str(e.superseded_at)[:10]}"
-        mirrored = any(
-            s == said.replace(f"{e.src}'s", f"{e.dst}'s") for _, s in pairs.get(key, [])
-        )
+        mirrored = any(s == said.replace(f"{e.src}'s", f"{e.dst}'s") for _, s in pairs.get(key, []))
         if (e.current, said) not in pairs.get(key, []) and not mirrored:
             pairs.setdefault(key, []).append((e.current, said))
     out = []
-    for key, said in pairs.items():
+    for key, sayings in pairs.items():
         src, dst = ends[key]
         (x1, y1), (x2, y2) = pos[src], pos[dst]
-        said.sort(key=lambda s: not s[0])
-        label = ", ".join(s for _, s in said)
-        past = not any(current for current, _ in said)
+        sayings.sort(key=lambda s: not s[0])
+        label = ", ".join(s for _, s in sayings)
+        past = not any(current for current, _ in sayings)
         out.append(
             RelationEdge(
                 round(x1),
