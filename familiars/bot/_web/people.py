@@ -131,7 +131,27 @@ def _at(cx: float, cy: float, radius: float, angle: float) -> tuple[float, float
     return cx + radius * math.cos(angle), cy + radius * math.sin(angle)
 
 
-def _layout(near: list[str], far: dict[str, str | None]) -> dict[str, tuple[float, float]]:
+def _clusters(graph: PeopleGraph, names: list[str]) -> list[str]:
+    """``names`` ordered so that people related to each other sit side by side."""
+    links: dict[str, set[str]] = {n: set() for n in names}
+    for e in graph.edges:
+        if e.src in links and e.dst in links:
+            links[e.src].add(e.dst)
+            links[e.dst].add(e.src)
+    out: list[str] = []
+    for name in sorted(names, key=str.casefold):
+        stack = [name]
+        while stack:
+            here = stack.pop()
+            if here not in out:
+                out.append(here)
+                stack.extend(sorted(links[here] - set(out), key=str.casefold, reverse=True))
+    return out
+
+
+def _layout(
+    graph: PeopleGraph, near: list[str], far: dict[str, str | None]
+) -> dict[str, tuple[float, float]]:
     """The person at (0, 0); the near ring round them; each far person outside the near one
     they hang from (siblings fanned out), the unanchored ones spread between."""
     r1 = max(130.0, ROOM * len(near) / (2 * math.pi))
@@ -145,15 +165,15 @@ def _layout(near: list[str], far: dict[str, str | None]) -> dict[str, tuple[floa
         by_anchor.setdefault(anchor, []).append(name)
     for anchor, names in by_anchor.items():
         if anchor is None:
-            base = [start + step / 2 + 2 * math.pi * i / len(names) for i in range(len(names))]
+            # Known only through each other: side by side at the bottom, outside the rest, so
+            # their edges are short chords and never cross the person in the middle.
             radius = r2 + 60 if near else r1
+            middle, names = start + math.pi, _clusters(graph, names)
         else:
-            fan = min(0.45, step / max(len(names), 1))
-            middle = angle[anchor]
-            base = [middle + (i - (len(names) - 1) / 2) * fan for i in range(len(names))]
-            radius = r2 + (40 if len(names) > 3 else 0)
-        for name, a in zip(names, base, strict=True):
-            pos[name] = _at(0, 0, radius, a)
+            radius, middle = r2, angle[anchor]
+        fan = ROOM / radius  # siblings a name's width apart along their ring
+        for i, name in enumerate(names):
+            pos[name] = _at(0, 0, radius, middle + (i - (len(names) - 1) / 2) * fan)
     return pos
 
 
@@ -163,7 +183,7 @@ def people_drawing(graph: PeopleGraph, now: datetime) -> PeopleDrawing:
     everyone = ranked(graph, now)
     drawn = everyone[:MAX_DRAWN]
     near, far = _rings(graph, drawn)
-    pos = _layout(near, far)
+    pos = _layout(graph, near, far)
     by_name = {p.name: p for p in drawn}
     nodes = [PersonNode("you", "you", 0, 0, 22, 1.0, 1.0, you=True)]
     for name in [*near, *far]:
@@ -216,8 +236,12 @@ def _edges(graph: PeopleGraph, pos: dict[str, tuple[float, float]]) -> list[Rela
         if (e.current, said) not in pairs.get(key, []) and not mirrored:
             pairs.setdefault(key, []).append((e.current, said))
     out = []
+    seen_from: dict[str, int] = {}
     for key, sayings in pairs.items():
         src, dst = ends[key]
+        # Siblings' labels ("Ada's son", "Ada's daughter") staggered along their edges.
+        k = seen_from[src] = seen_from.get(src, -1) + 1
+        t = 0.55 if src == USER else (0.5, 0.68, 0.34)[k % 3]
         (x1, y1), (x2, y2) = pos[src], pos[dst]
         sayings.sort(key=lambda s: not s[0])
         label = ", ".join(s for _, s in sayings)
@@ -229,8 +253,8 @@ def _edges(graph: PeopleGraph, pos: dict[str, tuple[float, float]]) -> list[Rela
                 round(x2),
                 round(y2),
                 label if len(label) <= 40 else label[:39] + "…",
-                round(x1 + (x2 - x1) * (0.55 if src == USER else 0.5)),
-                round(y1 + (y2 - y1) * (0.55 if src == USER else 0.5)),
+                round(x1 + (x2 - x1) * t),
+                round(y1 + (y2 - y1) * t),
                 past,
                 title=f"{src if src != USER else 'you'} – {dst}: {label}",
             )
