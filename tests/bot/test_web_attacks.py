@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from familiars.bot._web import WebSessions
-from familiars.memory import make_record
+from familiars.memory import load_people, make_record
 from tests.bot.web_fixtures import (
     ANN,
     ANN_KEY,
@@ -283,6 +283,9 @@ async def test_the_people_page_shows_only_the_signed_in_persons_people(tmp_path:
             assert 'class="rel past"' in svg and ">was boss until 2026-11-04</text>" in svg
             assert "O'Malley" not in page.text  # the quote only ever escaped
             assert "/web/memories?q=Emma" in page.text
+            # Read through the bot's own people index (the graph recall walks): it saved it.
+            saved = await load_people(app.memory.index, BOB_KEY)  # type: ignore[arg-type]
+            assert "Joaquin" in saved.people
             found = await http.get("/web/memories?q=Joaquin")
             assert "Emma&#39;s husband is called Joaquin." in found.text
         async with client(app) as http:
