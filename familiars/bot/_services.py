@@ -58,6 +58,7 @@ from familiars.memory import (
     MemoryWatcher,
     MemoryWorkspace,
     MemoryWriter,
+    PeopleIndex,
     SentenceTransformerEmbedder,
     Understanding,
     WriterQueue,
@@ -242,7 +243,9 @@ class _Web:
         links = SignInLinks.from_settings(settings)
         return cls(settings, store, links, _book(settings, store, scheduler))
 
-    def backend(self, commands: CommandSet, recall_log: RecallLog) -> WebBackend:
+    def backend(
+        self, commands: CommandSet, recall_log: RecallLog, people: PeopleIndex | None = None
+    ) -> WebBackend:
         from familiars.bot._web.backend import WebBackend
 
         return WebBackend(
@@ -254,6 +257,7 @@ class _Web:
             commands=commands,
             sessions=self.links.sessions,
             recall_log=recall_log,
+            people=people,
         )
 
 
@@ -582,7 +586,7 @@ def _api_for(
     way out whether it served or not."""
     if web is None:
         return None
-    backend = web.backend(commands, turn.recall_log)
+    backend = web.backend(commands, turn.recall_log, turn.recaller.people)
     api = _api(settings, store, turn.writer_queue, turn.stats, turn.model, backend, turn.forgetter)
     stack.push_async_callback(api.close)
     return api

@@ -170,7 +170,9 @@ from familiars.memory._paths import (
     resolve_path,
 )
 from familiars.memory._people_graph import (
+    Edge,
     PeopleGraph,
+    Person,
     build_graph,
     edges_in,
     question_paths,
@@ -314,8 +316,10 @@ __all__ = [
     "Consolidator",
     "EmbedderVectors",
     "GraphHit",
+    "Edge",
     "PeopleGraph",
     "PeopleIndex",
+    "Person",
     "build_graph",
     "edges_in",
     "load_people",

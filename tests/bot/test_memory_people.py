@@ -41,3 +41,38 @@ async def test_recall_walks_the_speakers_graph_first_and_only_theirs(tmp_path):
         assert items[0].parts == {"graph": 1.0} and items[0].private
         ids = {r.id for r in await store.list(user_key="ana")}
         assert all(rid in ids for it in items for rid in it.record_ids)
+
+
+def test_the_people_page_draws_the_graph_and_escapes_names():
+    from familiars.bot._web.people import people_drawing, people_rows
+    from familiars.bot._web.render import Renderer
+    from familiars.memory import Edge, PeopleGraph, Person
+
+    graph = build_graph(records())
+    drawing = people_drawing(graph, NOW)
+    names = {n.name for n in drawing.nodes}
+    assert {"you", "Emma", "Joaquin", "Priya", "Dana"} <= names
+    labels = {e.label: e for e in drawing.edges}
+    assert "sister" in labels and "Emma's husband" in labels
+    assert labels["was boss until 2026-11-06"].past and not labels["sister"].past
+    # Everyone is drawn inside the picture.
+    across = range(drawing.left, drawing.left + drawing.width)
+    down = range(drawing.top, drawing.top + drawing.height)
+    assert all(n.x in across and n.y in down for n in drawing.nodes)
+    # More familiar: larger and stronger.
+    ranked = sorted((n for n in drawing.nodes if not n.you), key=lambda n: n.familiarity)
+    assert ranked[0].r <= ranked[-1].r and ranked[0].opacity <= ranked[-1].opacity
+
+    evil = '<script>alert("x")</script>'
+    bad = PeopleGraph({evil: Person(evil, 2, "2026-11-01", "2026-11-30", ["r1"])})
+    bad.edges.append(Edge("user", "friend", evil, "r1", "2026-11-01"))
+    bad.people["Sam"] = Person("Sam", 1, "2026-11-01", "2026-11-30", ["r2"])
+    bad.edges.append(Edge(evil, "friend", "Sam", "r2", "2026-11-01"))
+    html = (
+        Renderer()
+        .page("people.html", drawing=people_drawing(bad, NOW), people=people_rows(bad, NOW))
+        .body.decode()
+    )
+    assert "<script>" not in html
+    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in html.split("<svg", 1)[1]
+    assert "q=%3Cscript%3Ealert" in html  # the search link's query is encoded too

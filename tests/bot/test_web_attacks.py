@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from familiars.bot._web import WebSessions
-from familiars.memory import make_record
+from familiars.memory import load_people, make_record
 from tests.bot.web_fixtures import (
     ANN,
     ANN_KEY,
@@ -244,3 +244,53 @@ async def test_the_owner_sees_the_agent_and_the_status_others_do_not(tmp_path: P
             mine = await http.get("/web/memories")
             assert "green tea" not in mine.text and "climbing" not in mine.text
         assert ANN_KEY != BOB_KEY
+
+
+BOBS_PEOPLE = (
+    "The user's sister is called Emma.",
+    "Emma's husband is called Joaquin.",
+    "The user's boss is called Priya.",
+    "The user's boss is called Dana.",
+    "The user has a dog called O'Malley.",
+)
+
+
+async def test_the_people_page_shows_only_the_signed_in_persons_people(tmp_path: Path) -> None:
+    async with running(tmp_path / "ws") as app:
+        await seed(app)
+        for i, text in enumerate(BOBS_PEOPLE):
+            at = f"2026-11-{i + 1:02d}T10:00:00Z"
+            rec = make_record(text, scope="user", category="relation", user_key=BOB_KEY, ts=at)
+            await app.memory.store.append(rec, dedupe=False)
+        async with client(app) as http:
+            await sign_in(http, await link_for(app, ANN))
+            theirs = await http.get("/web/people")
+            assert theirs.status_code == 200 and "not told the familiar about anyone" in theirs.text
+        # Told later: the running bot's graph follows (the index tells it the records changed).
+        lina = "The user's friend is called Lina."
+        await app.memory.store.append(
+            make_record(lina, scope="user", category="relation", user_key=ANN_KEY)
+        )
+        async with client(app) as http:
+            assert (await http.get("/web/people")).status_code == 401  # not signed in
+            await sign_in(http, await link_for(app))
+            page = await http.get("/web/people")
+            assert page.status_code == 200 and '<a href="/web/people">People</a>' in page.text
+            svg = page.text.split("<svg", 1)[1].split("</svg>", 1)[0]
+            for name in ("Emma", "Joaquin", "Priya", "Dana", "O&#39;Malley"):
+                assert f">{name}</text>" in svg  # a node, its name escaped
+            assert ">sister</text>" in svg and ">Emma&#39;s husband</text>" in svg
+            assert 'class="rel past"' in svg and ">was boss until 2026-11-04</text>" in svg
+            assert "O'Malley" not in page.text  # the quote only ever escaped
+            assert "/web/memories?q=Emma" in page.text
+            # Read through the bot's own people index (the graph recall walks): it saved it.
+            saved = await load_people(app.memory.index, BOB_KEY)  # type: ignore[arg-type]
+            assert "Joaquin" in saved.people
+            found = await http.get("/web/memories?q=Joaquin")
+            assert "Emma&#39;s husband is called Joaquin." in found.text
+        async with client(app) as http:
+            await sign_in(http, await link_for(app, ANN))
+            theirs = await http.get("/web/people")
+            assert theirs.status_code == 200 and ">Lina</text>" in theirs.text
+            for name in ("Emma", "Joaquin", "Priya", "Dana", "Malley"):
+                assert name not in theirs.text

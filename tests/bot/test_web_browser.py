@@ -1,6 +1,7 @@
 """The memory page in a real browser (issue 22): Playwright driving Debian's Chromium against
 the running bot's API on 127.0.0.1. A person signs in by link, lists, searches, corrects,
-forgets, cancels a reminder and opens a conversation's tree; a second person's link sees
+forgets, cancels a reminder, opens a conversation's tree and their people's graph; a second
+person's link sees
 none of the first's memories; the owner sees the status. Screenshots (1280 and 390 wide)
 go to ``$FAMILIARS_WEB_SHOTS`` (else a temp folder).
 
@@ -17,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.bot.web_fixtures import ANN, OWNER, command, link_for, running, say, seed
+from familiars.memory import make_record
+from tests.bot.web_fixtures import ANN, BOB_KEY, OWNER, command, link_for, running, say, seed
 
 CHROMIUM = os.environ.get("FAMILIARS_CHROMIUM", "/usr/bin/chromium")
 ARGS = [
@@ -158,3 +160,66 @@ async def test_a_second_persons_link_sees_none_of_the_first_persons_memories(
         await owner.get_by_role("link", name="Status").click()  # type: ignore[attr-defined]
         await playwright_api.expect(owner.locator(".chart").first).to_be_visible()  # type: ignore[attr-defined]
         await owner.screenshot(path=str(shots / "status-owner.png"), full_page=True)  # type: ignore[attr-defined]
+
+
+#: (days ago, what Bob's records say): people, relations between them, a change of boss.
+BOBS_PEOPLE = (
+    (200, "The user's boss is called Priya."),
+    (90, "The user's mother is called Ruth."),
+    (40, "The user's friend is called Marco."),
+    (30, "Marco's girlfriend is called Lena."),
+    (20, "The user's boss is called Dana."),
+    (12, "The user has a dog called Rex."),
+    (6, "The user's sister is called Emma."),
+    (5, "Emma's husband is called Joaquin."),
+    (3, "Emma is training for a marathon."),
+    (2, "Emma and the user went to Lisbon together."),
+    (1, "Rex is scared of thunder."),
+)
+
+
+async def test_a_person_sees_their_people_drawn_and_listed(
+    tmp_path: Path, browser: object, shots: Path
+) -> None:
+    async with running(tmp_path / "ws", serve=True) as app:
+        await seed(app)
+        now = datetime.now(UTC)
+        for days, text in BOBS_PEOPLE:
+            at = (now - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            rec = make_record(text, scope="user", category="relation", user_key=BOB_KEY, ts=at)
+            await app.memory.store.append(rec, dedupe=False)
+        page = await _page(browser, DESKTOP)
+        errors: list[str] = []
+        page.on(
+            "console",
+            lambda m: errors.append(f"{m.text} {m.location}") if m.type == "error" else None,
+        )  # type: ignore[attr-defined]
+        await _sign_in(page, await link_for(app))
+        await page.get_by_role("link", name="People").click()  # type: ignore[attr-defined]
+        graph = page.locator(".people-graph svg")  # type: ignore[attr-defined]
+        await playwright_api.expect(graph).to_be_visible()
+        assert await page.locator(".people-graph g.person").count() == 9  # type: ignore[attr-defined]
+        await playwright_api.expect(graph).to_contain_text("Emma's husband")
+        await playwright_api.expect(graph).to_contain_text("was boss until")
+        assert await page.locator(".people-graph g.rel.past").count() == 1  # type: ignore[attr-defined]
+        await page.screenshot(path=str(shots / "people-desktop.png"), full_page=True)  # type: ignore[attr-defined]
+
+        phone = await _page(browser, PHONE)
+        await _sign_in(phone, await link_for(app))
+        await phone.goto(page.url)  # type: ignore[attr-defined]
+        await playwright_api.expect(phone.locator(".person-row").first).to_be_visible()  # type: ignore[attr-defined]
+        await phone.screenshot(path=str(shots / "people-phone.png"), full_page=True)  # type: ignore[attr-defined]
+        width = await phone.evaluate("document.documentElement.scrollWidth")  # type: ignore[attr-defined]
+        assert width <= PHONE["width"]
+
+        await page.get_by_role("link", name="Memories that mention Emma").click()  # type: ignore[attr-defined]
+        body = page.locator("main")  # type: ignore[attr-defined]
+        await playwright_api.expect(body).to_contain_text("training for a marathon")
+        await playwright_api.expect(body).not_to_contain_text("Priya")
+        assert errors == []  # nothing the CSP blocked
+
+        other = await _page(browser, DESKTOP)
+        await _sign_in(other, await link_for(app, ANN))
+        await other.get_by_role("link", name="People").click()  # type: ignore[attr-defined]
+        await playwright_api.expect(other.locator("main")).to_contain_text("not told the familiar")  # type: ignore[attr-defined]
+        await playwright_api.expect(other.locator("main")).not_to_contain_text("Emma")  # type: ignore[attr-defined]

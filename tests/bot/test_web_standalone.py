@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from familiars.bot._api import StatusSources, create_app
 from familiars.bot._web.standalone import standalone_backend
 from familiars.cli import app as cli_app
-from familiars.memory import WorkspaceBusyError, WorkspaceLock
+from familiars.memory import WorkspaceBusyError, WorkspaceLock, make_record
 from tests.bot.web_fixtures import (
     ANN,
     BASE,
@@ -66,6 +66,13 @@ async def test_beside_a_running_bot_the_page_reads_and_refuses_changes_naming_th
                 refused = await post(http, f"/web/memories/{rid}/forget", {"csrf": csrf})
                 assert refused.status_code == 409
                 assert "owns this workspace" in refused.text and "pid" in refused.text
+                # The People page reads the bot's records afresh: one told after it opened.
+                told = "The user's sister is called Emma."
+                rec = make_record(told, scope="user", category="relation", user_key=BOB_KEY)
+                await bot.memory.store.append(rec)
+                people = await http.get("/web/people")
+                assert people.status_code == 200 and ">Emma</text>" in people.text
+                assert ">sister</text>" in people.text
         assert rid in await command(bot, "memory", "list")  # still there
 
 

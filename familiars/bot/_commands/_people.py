@@ -20,31 +20,27 @@ def people_lines(graph: PeopleGraph, now: datetime, *, limit: int = 30) -> list[
     for person in ranked[:limit]:
         mentions = f"{person.mentions} mention" + ("" if person.mentions == 1 else "s")
         how = f"familiarity {person.familiarity(now):.2f}, {mentions}"
-        who = [w for w in (_who(graph, person.name), _past(graph, person.name)) if w]
+        now_said, past_said = relations_of(graph, person.name)
+        who = [", ".join(now_said), f"was {', '.join(past_said)}" if past_said else ""]
+        who = [w for w in who if w]
         lines.append(f"- **{person.name}**: {'; '.join(who) or 'mentioned'} ({how})")
     return lines
 
 
-def _who(graph: PeopleGraph, name: str) -> str:
-    said = []
-    for edge in graph.edges:
-        if edge.dst != name or not edge.current:
-            continue
-        said.append(f"{_owner(edge.src)} {edge.rel}")
-    return ", ".join(dict.fromkeys(said))
-
-
-def _owner(src: str) -> str:
-    return "your" if src == _USER else f"{src}'s"
-
-
-def _past(graph: PeopleGraph, name: str) -> str:
-    was = [
-        f"{_owner(e.src)} {e.rel} until {str(e.superseded_at)[:10]}"
+def relations_of(graph: PeopleGraph, name: str) -> tuple[list[str], list[str]]:
+    """Who ``name`` is, now ("your sister", "Emma's husband") and in the past ("your boss
+    until 2026-11-06"); the command and the web page say it in the same words."""
+    now_said = [f"{owner_of(e.src)} {e.rel}" for e in graph.edges if e.dst == name and e.current]
+    past_said = [
+        f"{owner_of(e.src)} {e.rel} until {str(e.superseded_at)[:10]}"
         for e in graph.edges
         if e.dst == name and not e.current
     ]
-    return f"was {', '.join(was)}" if was else ""
+    return list(dict.fromkeys(now_said)), list(dict.fromkeys(past_said))
 
 
-__all__ = ["people_lines"]
+def owner_of(src: str) -> str:
+    return "your" if src == _USER else f"{src}'s"
+
+
+__all__ = ["owner_of", "people_lines", "relations_of"]

@@ -7,6 +7,7 @@ Map:
   (``/memory edit|pin|unpin|forget``, ``/reminders cancel|move|snooze``) with the signed-in
   person as the caller, so the page and the chat share one code path, the one Forgetter
   included.
+- the people graph of the signed-in person (the People page), read like the records.
 - :class:`NotYours` - the record, reminder or dialogue is not the person's (or does not
   exist): the page answers 404 either way.
 - :class:`ActionRefused` - the command said no (its own words), or this process may not
@@ -37,7 +38,10 @@ from familiars.memory import (
     MemoryError_,
     MemoryRecord,
     MemoryStore,
+    PeopleGraph,
+    PeopleIndex,
     RecordNotFoundError,
+    build_graph,
     check_agent_id,
     check_dialogue_id,
 )
@@ -83,6 +87,8 @@ class WebBackend:
     commands: CommandSet
     sessions: WebSessions
     recall_log: RecallLog = field(default_factory=dict)
+    #: The running bot's people index (recall's own); None: built from the records here.
+    people: PeopleIndex | None = None
     #: Why this process may not change anything (None: it may).
     read_only: str | None = None
     clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
@@ -129,6 +135,15 @@ class WebBackend:
             found = await self.store.list(scope=rec.scope, agent_id=rec.agent_id)
         newer = [r for r in found if r.supersedes == rec.id and may_see(r, session)]
         return newer[-1] if newer else None
+
+    async def people_graph(self, session: Session) -> PeopleGraph:
+        """The person's own people graph (issue 25), never anyone else's: the running bot's
+        index (the graph recall walks), else built from their records as ``/memory people``
+        does (a reader beside a running bot reads the records afresh, as the other pages)."""
+        if self.people is not None and self.read_only is None:
+            return await self.people.graph(session.user_key)
+        found = await self.store.list(scope="user", user_key=session.user_key, live_only=False)
+        return build_graph(found)
 
     # ------------------------------------------------------------------ changes
 

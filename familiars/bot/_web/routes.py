@@ -1,7 +1,7 @@
 """The memory page's routes, added to the API's FastAPI app under ``/web``.
 
 - :func:`add_web_routes` - everything: sign-in by link, the memory pages (here), reminders,
-  dialogues and the owner's pages (``routes_more.py``), the static files.
+  dialogues, people and the owner's pages (``routes_more.py``), the static files.
 - :class:`Pages` - what every route shares: the backend, the templates, who is signed in,
   the checks a change passes (Origin, session, CSRF, in that order), one-shot notices.
 
@@ -108,6 +108,7 @@ def add_web_routes(app: FastAPI, backend: WebBackend, status: StatusFn | None = 
     _add_memory_changes(app, pages)
     routes_more.add_reminder_routes(app, pages)
     routes_more.add_dialogue_routes(app, pages)
+    routes_more.add_people_routes(app, pages)
     routes_more.add_owner_routes(app, pages)
 
     @app.get("/web/static/{name}", include_in_schema=False)

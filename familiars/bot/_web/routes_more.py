@@ -1,4 +1,4 @@
-"""The memory page's other routes: reminders, dialogues (timeline and tree), and the owner's
+"""The memory page's other routes: reminders, dialogues (timeline and tree), people, and the owner's
 pages (the agent's identity, the status with its charts). Shared helpers are
 :class:`~familiars.bot._web.routes.Pages`'."""
 
@@ -11,6 +11,7 @@ from starlette.responses import Response
 
 from familiars.bot._commands._timezone import zone_of
 from familiars.bot._web.backend import AGENT_CATEGORIES, NotYours
+from familiars.bot._web.people import people_drawing, people_rows
 from familiars.bot._web.svg import Chart, bar_chart, score_text, tree_drawing
 from familiars.bot._web.views import dialogue_view, record_view, reminder_view
 from familiars.memory import is_forgotten, is_node_ref, parse_node_ref
@@ -79,6 +80,22 @@ def add_dialogue_routes(app: FastAPI, pages: Pages) -> None:
             messages=messages,
             recalled_memories=memories,
             recalled_any=bool(recalled),
+        )
+
+
+def add_people_routes(app: FastAPI, pages: Pages) -> None:
+    backend = pages.backend
+
+    @app.get("/web/people", include_in_schema=False)
+    async def people(request: Request) -> Response:
+        _, session = pages.person(request)
+        graph = await backend.people_graph(session)
+        now = backend.clock()
+        return pages.page(
+            "people.html",
+            request,
+            drawing=people_drawing(graph, now),
+            people=people_rows(graph, now),
         )
 
 
