@@ -55,6 +55,8 @@ class Reminder:
     dialogue_id: str | None = None
     #: Its own number in the person's list (stable: see the module docstring).
     number: int = 0
+    #: When it was asked for (its record's time).
+    set_at: datetime | None = None
 
     @property
     def short_id(self) -> str:
@@ -164,6 +166,7 @@ class ReminderBook:
             agent_id=rec.agent_id,
             dialogue_id=rec.dialogue_id,
             number=_number_of(loop),
+            set_at=parse_ts(rec.ts),
         )
 
     # -- changing ---------------------------------------------------------------------------
