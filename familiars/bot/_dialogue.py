@@ -205,9 +205,11 @@ class DialogueManager:
                 is_group=turn.info.is_group,
             )
             what = "forget answer"
-            if asked is None and self.reminder_words is not None:
+            words = self.reminder_words
+            if asked is None and words is not None and not self.services.takes_tools(turn.agent):
+                # A model that takes tools changes reminders with its own (the same book).
                 what = "reminder answer"
-                asked = await self.reminder_words.answer(  # a change to a reminder: not a turn
+                asked = await words.answer(  # a change to a reminder: not a turn
                     turn.text,
                     agent_id=turn.agent.id,
                     dialogue_id=turn.info.dialogue_id,

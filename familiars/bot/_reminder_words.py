@@ -18,7 +18,9 @@ Which reminder:
 
 A message is taken only when it names a reminder ("reminder", "one", a number, "that"/"it"
 while one was just set or fired) or its words match one; "snooze" always is. Anything else is
-a turn as usual. In a group, only the reminders set in that group are looked at.
+a turn as usual. In a group, only the reminders set in that group are looked at. A model that
+takes tools changes reminders with its own tools (the same book), so this answers only where
+the agent has none (offline, or a model without tools).
 """
 
 from __future__ import annotations
