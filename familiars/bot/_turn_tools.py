@@ -611,7 +611,8 @@ class _TurnToolSet:
         for r in mine:
             fate = "" if r.is_open() else f" ({r.status})"
             at = local(r.due, c.zone, c.now)
-            lines.append(f"{r.number}. {at} - {r.task}{fate} #{r.short_id}")
+            rule = f" ({r.rule})" if r.rule else ""
+            lines.append(f"{r.number}. {at} - {r.task}{rule}{fate} #{r.short_id}")
         return "\n".join(lines)
 
     async def cancel_reminder(self, args: dict[str, Any]) -> str:

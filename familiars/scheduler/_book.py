@@ -30,7 +30,14 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from familiars.memory import MemoryRecord, make_record, parse_ts, reminder_content
+from familiars.memory import (
+    MemoryRecord,
+    every_text,
+    make_record,
+    next_due,
+    parse_ts,
+    reminder_content,
+)
 from familiars.scheduler._decider import OpenLoop
 from familiars.scheduler._reminders import SchedulerLedger
 
@@ -57,6 +64,13 @@ class Reminder:
     number: int = 0
     #: When it was asked for (its record's time).
     set_at: datetime | None = None
+    #: A reminder that comes back: its rule (``open_loop["every"]``), else None.
+    every: dict[str, Any] | None = None
+
+    @property
+    def rule(self) -> str:
+        """ "every Monday at 08:00" ("" for a one-off)."""
+        return every_text(self.every)
 
     @property
     def short_id(self) -> str:
@@ -167,6 +181,7 @@ class ReminderBook:
             dialogue_id=rec.dialogue_id,
             number=_number_of(loop),
             set_at=parse_ts(rec.ts),
+            every=loop["every"] if isinstance(loop.get("every"), dict) else None,
         )
 
     # -- changing ---------------------------------------------------------------------------
@@ -219,7 +234,43 @@ class ReminderBook:
             reminder.agent_id,
             reminder.dialogue_id,
             reminder.number,
+            every=reminder.every,
         )
+
+    async def recur(self, record_id: str, now: datetime) -> str | None:
+        """After a recurring reminder fired (or was missed): its next occurrence, a new open
+        reminder with the same task, rule and number; its id (None: not recurring, or the
+        rule has no next time). Each occurrence fires once, as any reminder."""
+        rec = await self.store.get(record_id)
+        loop = rec.open_loop or {}
+        rule = loop.get("every")
+        if not isinstance(rule, dict) or loop.get("moved_to"):
+            return None
+        last = parse_ts(loop.get("due"))
+        due = next_due(rule, max(now, last) if last else now)
+        user_key = asker(rec)
+        if due is None or user_key is None:
+            logger.warning("recurring reminder %s has no next time (%r)", rec.id, rule)
+            return None
+        task = _task(rec, last)
+        fields = self._due_fields(rec, Reminder(rec.id, task, last, "open", user_key), due)
+        fresh = make_record(
+            fields.pop("content"),
+            scope=rec.scope,
+            category=rec.category,
+            user_key=rec.user_key,
+            agent_id=rec.agent_id,
+            dialogue_id=rec.dialogue_id,
+            tags=list(rec.tags),
+            salience=rec.salience,
+            source_quote=list(rec.source_quote),
+            evidence=rec.evidence,
+            **fields,
+        )
+        record_id = (await self.store.append(fresh)).id
+        await self.store.modify(rec.id, extra={"open_loop": {**loop, "moved_to": record_id}})
+        logger.info("recurring reminder %s: next %s at %s", rec.id, record_id, _iso(due))
+        return record_id
 
     def _due_fields(self, rec: MemoryRecord, reminder: Reminder, due: datetime) -> dict[str, Any]:
         """Content, TTL and open loop of ``rec`` due at ``due``."""
@@ -241,10 +292,12 @@ class ReminderBook:
 
 
 def _task(rec: MemoryRecord, due: datetime | None) -> str:
-    """What to be reminded of: the task in the offline writer's sentence, else the content
-    without a leading "Remind the user to" (a model words it its own way)."""
+    """What to be reminded of, as said to the person: the task in the offline writer's
+    sentence, else the content without a leading "Remind the user to" (a model words it its
+    own way); "their" (the writer's third person) reads "your"."""
     task = OpenLoop(rec.id, "reminder", rec.content, due, None).task()
-    return _LEAD.sub("", task).strip() or task
+    task = _LEAD.sub("", task).strip() or task
+    return re.sub(r"\btheir\b", "your", task)  # said to the person who asked
 
 
 _LEAD = re.compile(r"^\s*remind\s+(?:the\s+)?user\s+to\s+", re.IGNORECASE)

@@ -138,7 +138,9 @@ class RemindersCommand(Command):
         lines = [f"Your reminders (times in {zone.key}):"]
         for r in mine:
             fate = "" if r.is_open() else f" ({r.status})"
-            lines.append(f"{r.number}. {local(r.due, zone, now)} — {r.task}{fate} · #{r.short_id}")
+            rule = f" ({r.rule})" if r.rule else ""
+            at = local(r.due, zone, now)
+            lines.append(f"{r.number}. {at} — {r.task}{rule}{fate} · #{r.short_id}")
         n = mine[0].number
         lines.append(f"/reminders cancel {n} · move {n} tomorrow 9am · snooze {n} 30m")
         return CommandResponse("\n".join(lines))
