@@ -320,6 +320,19 @@ def test_a_reminder_that_comes_back():
     assert weekly.open_loop.due is not None and weekly.open_loop.due.endswith("T08:00:00+01:00")
 
 
+def test_a_reminder_set_for_a_date_with_its_task_after_a_colon():
+    for text, task in (
+        ("set a reminder for 15 December at 18:00: call mum", "call mum"),
+        ("Set a reminder for 3 March 2027 at 9am - renew passport", "renew passport"),
+        ("set a reminder to call the vet on 20 December at 10:00", "call the vet"),
+    ):
+        (fact,) = facts_in(text, now=NOW, timezone=TZ)
+        assert fact.content.startswith(f"Remind the user to {task} on "), (text, fact.content)
+        assert fact.open_loop is not None and fact.open_loop.due is not None
+    (fact,) = facts_in("set a reminder for 15 December at 18:00: call mum", now=NOW, timezone=TZ)
+    assert fact.open_loop is not None and fact.open_loop.due == "2026-12-15T18:00:00+01:00"
+
+
 REMINDERS = [
     ("remind me to call my mom tomorrow at 9am", "call their mom", "2026-12-01T09:00:00+01:00"),
     ("Remind me to turn on the lights at 9pm", "turn on the lights", "2026-11-30T21:00:00+01:00"),

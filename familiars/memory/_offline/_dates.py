@@ -159,6 +159,17 @@ _DATED = re.compile(
     re.IGNORECASE,
 )
 _REMIND = re.compile(r"\bremind\s+me\s+(?P<rest>.+)$", re.IGNORECASE)
+#: "set a reminder for ...", "make me a reminder to ...": read as "remind me ...".
+_SET_A_REMINDER = re.compile(
+    r"\b(?:set|make|create|add|put\s+in|schedule)\s+(?:me\s+|up\s+)?an?\s+reminder\s+",
+    re.IGNORECASE,
+)
+#: "for 15 December at 18:00: call mum": the time, a colon (or dash), the task.
+_LABELLED = re.compile(
+    r"^(?:for|on|at)?\s*(?P<when>.+?)\s*(?::(?!\d)|\s-|\s–)\s*(?:to\s+)?"
+    r"(?P<task>.+?)[.!]*$",
+    re.IGNORECASE,
+)
 _TASK_START = re.compile(r"^(?:to|that|about)\s+", re.IGNORECASE)
 _WHEN_WORDS = re.compile(
     r"\b(?:at|on|in|by|tomorrow|tonight|today|this|next|monday|tuesday|wednesday|thursday|"
@@ -206,12 +217,17 @@ def match_dated_event(clause: str, *, now: datetime, tz: ZoneInfo) -> Fact | Non
 def match_reminder(
     clause: str, *, now: datetime, tz: ZoneInfo, grace_s: float, dialogue_id: str | None
 ) -> Fact | None:
+    clause = _SET_A_REMINDER.sub("remind me ", clause)
     m = _REMIND.search(clause)
     if not m:
         return None
     every = _every_split(clause, now=now, tz=tz)
+    labelled = _LABELLED.match(m.group("rest").strip())
+    due = parse_when(labelled.group("when"), now=now, tz=tz) if labelled else None
     if every is not None:
         task, due, rule = every
+    elif labelled and due is not None:  # "remind me for 15 December at 18:00: call mum"
+        task, rule = _task(labelled.group("task")), None
     else:
         before = clause[: m.start()].strip(" ,")
         split = _split_task_and_time(m.group("rest"), before, now=now, tz=tz)
