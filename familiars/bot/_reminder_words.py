@@ -7,9 +7,10 @@ scheduler's jobs follow at once), and says what it changed.
 
 Which reminder:
 
-- "that", "it", "this" (or nothing but "the reminder"): the reminder that was just set or
-  has just fired, whichever came last (within :data:`JUST_S`); with none, the only one the
-  person has; else the person is asked which;
+- "that", "it", "this" (or nothing but "the reminder"): the reminder that was just set,
+  moved or snoozed, or has just fired, whichever came last (within :data:`JUST_S`); with
+  none, "the reminder" is the only one the person has, else they are asked which ("cancel
+  that" with no reminder just now is not about one: a turn as usual);
 - a number ("reminder 3", "number 3"): the reminder's own number, as ``/reminders`` lists it;
 - words ("the landlord one", "my plumber reminder"): the reminders whose task holds every
   content word said (plural and tense forgiven: "bins" finds "bin", "called" finds "call").
@@ -81,6 +82,18 @@ class _Asked:
     when: datetime | None = None
 
 
+@dataclass(frozen=True)
+class _Touched:
+    at: datetime
+    record_id: str
+    known: frozenset[str]
+
+    def holds(self, r: Reminder, mine: list[Reminder]) -> bool:
+        """Whether ``r`` is the one touched and none was set since."""
+        fresh = any(m.record_id not in self.known for m in mine if m.is_open())
+        return r.record_id == self.record_id and r.is_open() and not fresh
+
+
 class ReminderWords:
     """See the module docstring. ``zone_of``: a person's time zone."""
 
@@ -90,6 +103,9 @@ class ReminderWords:
         self.book = book
         self.zone_of = zone_of
         self._asked: dict[tuple[str, str, str], _Asked] = {}
+        #: The reminder each person last moved or snoozed here, when (wall clock), and the
+        #: reminders they had then (one set since is newer, whatever the clock's grain).
+        self._touched: dict[str, _Touched] = {}
 
     async def answer(
         self,
@@ -117,12 +133,12 @@ class ReminderWords:
         if asked is not None and picked is not None:
             chosen = [r for r in mine if r.number == picked]
             if chosen:
-                return await self._do(asked, chosen[0], zone, now)
+                return await self._done(asked, chosen[0], zone, now)
         read = self._read(said, zone, now)
         if read is None:
             return None
         action, what, span, when = read
-        found, named = _which(what, mine, now)
+        found, named = _which(what, mine, now, self._touched.get(user_key))
         if action == "move" and when is None:
             return None if not named else f"I couldn't read a time to move it to in {said!r}."
         if not found:
@@ -136,7 +152,7 @@ class ReminderWords:
             )
         plan = _Asked(action, tuple(r.number for r in found), span, when)
         if len(found) == 1:
-            return await self._do(plan, found[0], zone, now)
+            return await self._done(plan, found[0], zone, now)
         self._asked[key] = plan
         lines = [f"Which one do you mean? ({'; '.join(_line(r, zone, now) for r in found)})"]
         lines.append("Tell me its number.")
@@ -165,6 +181,18 @@ class ReminderWords:
             return "move", rest, None, None
         return None
 
+    async def _done(self, plan: _Asked, reminder: Reminder, zone: ZoneInfo, now: datetime) -> str:
+        said = await self._do(plan, reminder, zone, now)
+        if plan.action != "cancel":  # "that" now means the one just moved or snoozed
+            mine = await self.book.of(reminder.user_key, now)
+            same = [r for r in mine if r.number == reminder.number and r.is_open()]
+            if same:
+                known = frozenset(r.record_id for r in mine)
+                self._touched[reminder.user_key] = _Touched(
+                    datetime.now(UTC), same[0].record_id, known
+                )
+        return said
+
     async def _do(self, plan: _Asked, reminder: Reminder, zone: ZoneInfo, now: datetime) -> str:
         at = local(reminder.due, zone, now)
         if plan.action == "cancel":
@@ -185,7 +213,12 @@ class ReminderWords:
         return f"Moved: {moved.task}, now {local(moved.due, zone, now)} (was {at})."
 
 
-def _which(what: str, mine: list[Reminder], now: datetime) -> tuple[list[Reminder], bool]:
+def _which(
+    what: str,
+    mine: list[Reminder],
+    now: datetime,
+    touched: _Touched | None = None,
+) -> tuple[list[Reminder], bool]:
     """The reminders ``what`` describes, and whether it names a reminder at all."""
     words = re.findall(r"[#\w']+", what.lower())
     named = any(w in _NAMES for w in words)
@@ -195,7 +228,7 @@ def _which(what: str, mine: list[Reminder], now: datetime) -> tuple[list[Reminde
     content = [w for w in words if w not in _FILLER]
     if not content:
         pointer = any(w in _POINTER for w in words)
-        just = _just(mine, now)
+        just = _just(mine, now, touched)
         if just is not None:
             return [just], True
         if pointer and not named:
@@ -206,13 +239,15 @@ def _which(what: str, mine: list[Reminder], now: datetime) -> tuple[list[Reminde
     return hits, named or bool(hits)
 
 
-def _just(mine: list[Reminder], now: datetime) -> Reminder | None:
-    """The reminder just set or just fired, whichever came last (a record's time is the
-    wall clock's, a due time the bot's)."""
+def _just(mine: list[Reminder], now: datetime, touched: _Touched | None = None) -> Reminder | None:
+    """The reminder just set, moved, snoozed or fired, whichever came last (a record's time
+    is the wall clock's, a due time the bot's)."""
     wall = datetime.now(UTC)
     latest: tuple[datetime, Reminder] | None = None
     for r in mine:
         event, clock = (r.set_at, wall) if r.is_open() else (r.due, now)
+        if touched is not None and touched.holds(r, mine):
+            event = max(event, touched.at) if event else touched.at
         if event is None or not 0 <= (clock - event).total_seconds() <= JUST_S:
             continue
         if latest is None or event > latest[0]:

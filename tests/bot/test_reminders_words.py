@@ -74,6 +74,13 @@ async def test_cancel_move_and_snooze_by_description(workspace: Path) -> None:
         )
         assert bot.app.scheduler is not None
         assert datetime(2030, 11, 11, 20, 46, tzinfo=UTC) in bot.exact_jobs().values()
+        # "that" is now the one just moved.
+        reply = await said(bot, "move the dentist one to Saturday at 10am")
+        assert reply.startswith("Moved: go to the dentist, now Sat 16 Nov 10:00"), reply
+        reply = await said(bot, "snooze that for 30 minutes")
+        assert reply.startswith("Snoozed: go to the dentist, I'll remind you Sat 16 Nov 10:30"), (
+            reply
+        )
         # Not about a reminder: a turn as usual.
         assert "Cancelled" not in await said(bot, "I cancelled my gym membership yesterday")
     finally:
