@@ -199,7 +199,8 @@ class ReminderWords:
             if not reminder.is_open():
                 return f"That reminder ({reminder.task}, {at}) was already {reminder.status}."
             await self.book.cancel(reminder, now)
-            return f"Cancelled: {reminder.task} ({at})."
+            later = f"; it was {reminder.rule}, none will come now" if reminder.rule else ""
+            return f"Cancelled: {reminder.task} ({at}{later})."
         if plan.action == "snooze":
             span = plan.span or DEFAULT_SNOOZE
             due = reminder.due

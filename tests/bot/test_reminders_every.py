@@ -48,7 +48,10 @@ async def test_a_weekly_and_a_daily_reminder(workspace: Path) -> None:
         listed = await bot.command("/reminders")
         assert "Thu 14 Nov 21:00 — take your pills (every day at 21:00)" in listed, listed
         reply = await said(bot, "cancel the pills reminder")
-        assert reply.startswith("Cancelled: take your pills (Thu 14 Nov 21:00)"), reply
+        assert reply == (
+            "Cancelled: take your pills (Thu 14 Nov 21:00; it was every day at 21:00, "
+            "none will come now)."
+        ), reply
         for day in (14, 15):
             clock[0] = datetime(2030, 11, day, 21, 5, tzinfo=UTC)
             await bot.app.scheduler.run_due(clock[0])

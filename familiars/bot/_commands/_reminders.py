@@ -155,7 +155,9 @@ class RemindersCommand(Command):
                 f"({local(reminder.due, zone, now)}); there is nothing left to cancel."
             )
         await self._book.cancel(reminder, now)
-        return CommandResponse(f"Cancelled: {reminder.task} ({local(reminder.due, zone, now)}).")
+        at = local(reminder.due, zone, now)
+        later = f"; it was {reminder.rule}, none will come now" if reminder.rule else ""
+        return CommandResponse(f"Cancelled: {reminder.task} ({at}{later}).")
 
     async def _move(self, call: Call) -> CommandResponse:
         now = self._now()
