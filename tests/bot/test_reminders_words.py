@@ -37,7 +37,8 @@ async def test_cancel_move_and_snooze_by_description(workspace: Path) -> None:
         await bot.command("/timezone America/New_York")
         await bot.say("remind me tomorrow at 9am to pay the landlord")
         await bot.say("remind me on thursday at 10am to go to the dentist")
-        await bot.say("remind me on friday at 6pm to call the plumber")
+        reply = await said(bot, "can you remind me on friday at 6pm to call the plumber?")
+        assert "I'll remind you to call the plumber on Fri 15 Nov 18:00" in reply, reply
         await bot.say("remind me on friday at 8pm to call mum")
         await bot.command("/reminders")
 

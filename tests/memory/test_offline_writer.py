@@ -325,6 +325,8 @@ def test_a_reminder_set_for_a_date_with_its_task_after_a_colon():
         ("set a reminder for 15 December at 18:00: call mum", "call mum"),
         ("Set a reminder for 3 March 2027 at 9am - renew passport", "renew passport"),
         ("set a reminder to call the vet on 20 December at 10:00", "call the vet"),
+        ("can you remind me on Friday at 6pm to call the plumber?", "call the plumber"),
+        ("could you set a reminder for friday 9am: book the dentist", "book the dentist"),
     ):
         (fact,) = facts_in(text, now=NOW, timezone=TZ)
         assert fact.content.startswith(f"Remind the user to {task} on "), (text, fact.content)
