@@ -134,7 +134,12 @@ def with_notice(reply: str) -> str:
 
 
 def action_lines(actions: TurnActions) -> list[str]:
-    lines = [f"Okay, I'll remind you to {r.task} on {r.when_text()}." for r in actions.reminders]
+    lines = [
+        f"Okay, I'll remind you to {r.task} {r.rule}, first on {r.when_text()}."
+        if r.rule
+        else f"Okay, I'll remind you to {r.task} on {r.when_text()}."
+        for r in actions.reminders
+    ]
     if actions.ask_when is not None:
         lines.append(f"When should I remind you to {actions.ask_when.task}?")
     if actions.unreadable_time is not None:

@@ -29,6 +29,7 @@ from familiars.bot._adapters.base import (
 from familiars.bot._commands import Caller, CommandSet, default_commands
 from familiars.bot._forgetting import ForgetByWords
 from familiars.bot._outbound import Outbound
+from familiars.bot._reminder_words import ReminderWords
 from familiars.bot._stages import RecallLog, TurnServices
 from familiars.bot._state import BotState
 from familiars.bot._turn import DialogueLog, Recaller, Turn
@@ -57,6 +58,7 @@ class DialogueManager:
         services: TurnServices,
         *,
         forget_words: ForgetByWords,
+        reminder_words: ReminderWords | None = None,
         commands: CommandSet | None = None,
         on_care_pause: Callable[[str, datetime], None] | None = None,
     ) -> None:
@@ -67,6 +69,8 @@ class DialogueManager:
         #: The scheduler's care pause: no unsolicited nudges for a person in crisis.
         self.planner.on_pause = on_care_pause
         self.forget_words = forget_words  # "forget that ...": the one Forgetter (issue 19)
+        #: "cancel the landlord reminder", "snooze that": the one ReminderBook (issue 23).
+        self.reminder_words = reminder_words
         #: The runtime builds the commands with their services; alone, the manager's own.
         self.commands = commands or _own_commands(self.services, forget_words, self._note_used)
         #: When each dialogue's last turn started (its ephemeral records go at the next).
@@ -200,9 +204,22 @@ class DialogueManager:
                 now=turn.now,
                 is_group=turn.info.is_group,
             )
+            what = "forget answer"
+            words = self.reminder_words
+            if asked is None and words is not None and not self.services.takes_tools(turn.agent):
+                # A model that takes tools changes reminders with its own (the same book).
+                what = "reminder answer"
+                asked = await words.answer(  # a change to a reminder: not a turn
+                    turn.text,
+                    agent_id=turn.agent.id,
+                    dialogue_id=turn.info.dialogue_id,
+                    user_key=turn.user_key,
+                    now=turn.now,
+                    is_group=turn.info.is_group,
+                )
             if asked is not None:  # said in a group only through the one outbound check
                 verdict = await self.services.outbound.guard(
-                    turn.info, asked, public=[turn.text], what="forget answer"
+                    turn.info, asked, public=[turn.text], what=what
                 )
                 yield verdict.text
                 return

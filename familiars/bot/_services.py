@@ -24,11 +24,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
 
 from familiars.bot._access import AccessPolicy
 from familiars.bot._adapters.base import PlatformAdapter, TurnHandler
 from familiars.bot._adapters.console import ConsoleAdapter
 from familiars.bot._commands import CommandSet, default_commands
+from familiars.bot._commands._timezone import zone_of
 from familiars.bot._dialogue import DialogueManager
 from familiars.bot._documents import Documents
 from familiars.bot._forgetting import ForgetByWords, runtime_forgetter
@@ -41,6 +43,7 @@ from familiars.bot._proactive import (
 )
 from familiars.bot._recall import ReaderRecaller, RecordSearch, build_recaller
 from familiars.bot._redaction import Redactor
+from familiars.bot._reminder_words import ReminderWords
 from familiars.bot._stages import RecallLog, TurnServices
 from familiars.bot._state import BotState
 from familiars.bot._trees import RecentEmbeddings, TreeLog
@@ -344,6 +347,10 @@ def _dialogue_manager(
     return DialogueManager(
         services,
         forget_words=ForgetByWords(turn.forgetter, timezone_of=_timezone_of(store.state)),
+        reminder_words=ReminderWords(
+            services.turn_tools.book if services.turn_tools else _book(settings, store, scheduler),
+            zone_of=_zone_of(store.state, settings.scheduler.timezone),
+        ),
         commands=commands,
         on_care_pause=scheduler.care_pause if scheduler is not None else None,
     )
@@ -504,6 +511,13 @@ def _forgetter(
         recall_log=recall_log,
         fanout_log=recaller.fanout_log,
     )
+
+
+def _zone_of(state: BotState, default: str) -> Callable[[str], Awaitable[ZoneInfo]]:
+    async def zone(user_key: str) -> ZoneInfo:
+        return await zone_of(state, user_key, default)
+
+    return zone
 
 
 def _timezone_of(state: BotState) -> Callable[[str], Awaitable[str | None]]:

@@ -37,6 +37,7 @@ from familiars.memory import (
     MemoryRecord,
     Understanding,
     WriteOp,
+    every_text,
     offline_writes,
     parse_ts,
 )
@@ -66,6 +67,12 @@ class Reminder:
 
     def when_text(self) -> str:
         return f"{self.due:%a} {self.due.day} {self.due:%b} {self.due:%H:%M}"
+
+    @property
+    def rule(self) -> str:
+        """ "every Monday at 08:00" for a reminder that comes back, else ""."""
+        loop = self.record.entry.open_loop
+        return every_text(loop.every if loop is not None else None)
 
 
 @dataclass(frozen=True)
@@ -105,7 +112,8 @@ class TurnActions:
     def prompt_notes(self) -> list[str]:
         """What this turn did, as a model's prompt says it."""
         notes = [
-            f"A reminder was just set: {r.task}, {r.when_text()}. Confirm it in a few words."
+            f"A reminder was just set: {r.task}, {r.rule + ', first ' if r.rule else ''}"
+            f"{r.when_text()}. Confirm it in a few words."
             for r in self.reminders
         ]
         if self.ask_when is not None:

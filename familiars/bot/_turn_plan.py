@@ -289,7 +289,7 @@ class TurnPlanner:
             entry = write.entry
             # The asker rides on the loop, as the writer records it: /reminders finds it.
             extra = (
-                {"open_loop": {**entry.open_loop.model_dump(), "user_key": user_key}}
+                {"open_loop": {**entry.open_loop.stored(), "user_key": user_key}}
                 if entry.open_loop
                 else {}
             )

@@ -608,9 +608,11 @@ class _TurnToolSet:
         if not mine:
             return "The person has no reminders."
         lines = [f"The person's reminders (times in {c.zone.key}):"]
-        for n, r in enumerate(mine, 1):
+        for r in mine:
             fate = "" if r.is_open() else f" ({r.status})"
-            lines.append(f"{n}. {local(r.due, c.zone, c.now)} - {r.task}{fate} #{r.short_id}")
+            at = local(r.due, c.zone, c.now)
+            rule = f" ({r.rule})" if r.rule else ""
+            lines.append(f"{r.number}. {at} - {r.task}{rule}{fate} #{r.short_id}")
         return "\n".join(lines)
 
     async def cancel_reminder(self, args: dict[str, Any]) -> str:
@@ -667,8 +669,9 @@ class _TurnToolSet:
 def _pick(mine: list[Reminder], ref: str) -> Reminder:
     """A reminder by its number, its #id or words of its task (one match only)."""
     wanted = ref.strip().lstrip("#").lower()
-    if wanted.isdigit() and 1 <= int(wanted) <= len(mine):
-        return mine[int(wanted) - 1]
+    numbered = [r for r in mine if wanted.isdigit() and r.number == int(wanted)]
+    if len(numbered) == 1:
+        return numbered[0]
     by_id = [r for r in mine if len(wanted) >= 4 and r.record_id.lower().endswith(wanted)]
     by_task = [r for r in mine if wanted and wanted in r.task.lower() and r.is_open()]
     for found in (by_id, by_task):

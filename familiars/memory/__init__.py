@@ -146,6 +146,7 @@ from familiars.memory._offline._dates import (
     parse_when,
     reminder_content,
 )
+from familiars.memory._offline._every import every_text, next_due
 from familiars.memory._offline._meaning import (
     PARTS as UNDERSTANDING_PARTS,
 )
@@ -446,6 +447,8 @@ __all__ = [
     "parse_node_ref",
     "parse_ts",
     "parse_when",
+    "every_text",
+    "next_due",
     "read_only",
     "read_owner",
     "record_from_row",

@@ -5,7 +5,12 @@
 :class:`~familiars.scheduler.SchedulerLedger`:
 
 - :meth:`ReminderBook.of`: one person's reminders, soonest first: the open ones and those
-  sent (or missed) in the last day, so that one that has just fired can still be snoozed;
+  sent (or missed) in the last day, so that one that has just fired can still be snoozed.
+  Each carries its own number (``open_loop["number"]``, given once, the first time the
+  person's reminders are read after it was set): a listing's "4" names the same reminder in
+  the next command whatever was added, snoozed or moved in between. A number is not given
+  again while any reminder of the person that holds it is listed or was due (or called off)
+  in the last day; numbers start again at 1 once none is;
 - :meth:`ReminderBook.cancel`: the ledger says ``cancelled`` first (then it never fires, even
   if the memory file cannot be written), then the record's loop does;
 - :meth:`ReminderBook.move` (snooze is a move): an open reminder gets its new due time, text
@@ -18,13 +23,21 @@ restart the records and the ledger say the same.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from familiars.memory import MemoryRecord, make_record, parse_ts, reminder_content
+from familiars.memory import (
+    MemoryRecord,
+    every_text,
+    make_record,
+    next_due,
+    parse_ts,
+    reminder_content,
+)
 from familiars.scheduler._decider import OpenLoop
 from familiars.scheduler._reminders import SchedulerLedger
 
@@ -47,6 +60,17 @@ class Reminder:
     user_key: str
     agent_id: str = "agent_0"
     dialogue_id: str | None = None
+    #: Its own number in the person's list (stable: see the module docstring).
+    number: int = 0
+    #: When it was asked for (its record's time).
+    set_at: datetime | None = None
+    #: A reminder that comes back: its rule (``open_loop["every"]``), else None.
+    every: dict[str, Any] | None = None
+
+    @property
+    def rule(self) -> str:
+        """ "every Monday at 08:00" ("" for a one-off)."""
+        return every_text(self.every)
 
     @property
     def short_id(self) -> str:
@@ -83,16 +107,47 @@ class ReminderBook:
         #: The zone for a person who has not set one (``scheduler.timezone``).
         self.default_timezone = default_timezone
         self.recent_s = recent_s
+        self._numbering = asyncio.Lock()
 
     # -- reading ----------------------------------------------------------------------------
 
     async def of(self, user_key: str, now: datetime) -> list[Reminder]:
         """``user_key``'s reminders: open ones and those sent in the last day, soonest first."""
-        records = await self.store.list(category="event", live_only=False)
-        found = [r for r in (self._reminder(rec, user_key, now) for rec in records) if r]
+        async with self._numbering:
+            records = await self.store.list(category="event", live_only=False)
+            found = [r for r in (self._reminder(rec, user_key, now) for rec in records) if r]
+            found = await self._number(found, records, user_key, now)
         far = datetime.max.replace(tzinfo=UTC)
         found.sort(key=lambda r: (r.due or far, r.record_id))
         return found
+
+    async def _number(
+        self, found: list[Reminder], records: list[MemoryRecord], user_key: str, now: datetime
+    ) -> list[Reminder]:
+        """``found`` each with its own number; those without one get the next free one
+        (written to the record's loop, so it outlives a restart and an index rebuild)."""
+        if all(r.number for r in found):
+            return found
+        held = {r.number for r in found if r.number}
+        for rec in records:  # recently fired or called off: not given again for a while
+            loop = rec.open_loop or {}
+            if loop.get("kind") != "reminder" or asker(rec) != user_key:
+                continue
+            when = parse_ts(loop.get("closed_at")) or parse_ts(loop.get("due"))
+            if when is not None and (now - when).total_seconds() <= self.recent_s:
+                held.add(_number_of(loop))
+        nxt = max(held, default=0) + 1
+        out = []
+        far = datetime.max.replace(tzinfo=UTC)
+        for r in sorted(found, key=lambda r: (r.due or far, r.record_id)):
+            if not r.number:
+                rec = await self.store.get(r.record_id)
+                loop = {**(rec.open_loop or {}), "number": nxt}
+                await self.store.modify(rec.id, extra={"open_loop": loop})
+                r = replace(r, number=nxt)
+                nxt += 1
+            out.append(r)
+        return out
 
     def _status(self, rec: MemoryRecord) -> str:
         fate = self.ledger.loop_status(rec.id) if self.ledger is not None else None
@@ -103,6 +158,8 @@ class ReminderBook:
     def _reminder(self, rec: MemoryRecord, user_key: str, now: datetime) -> Reminder | None:
         loop = rec.open_loop
         if not loop or loop.get("kind") != "reminder" or rec.deprecated:
+            return None
+        if loop.get("moved_to"):  # fired, then moved: the new reminder carries it on
             return None
         if asker(rec) != user_key:
             return None
@@ -122,6 +179,9 @@ class ReminderBook:
             user_key=user_key,
             agent_id=rec.agent_id,
             dialogue_id=rec.dialogue_id,
+            number=_number_of(loop),
+            set_at=parse_ts(rec.ts),
+            every=loop["every"] if isinstance(loop.get("every"), dict) else None,
         )
 
     # -- changing ---------------------------------------------------------------------------
@@ -162,6 +222,8 @@ class ReminderBook:
                 **fields,
             )
             record_id = (await self.store.append(fresh)).id
+            gone = {**(rec.open_loop or {}), "moved_to": record_id}
+            await self.store.modify(rec.id, extra={"open_loop": gone})
         logger.info("reminder %s moved to %s", record_id, _iso(due))
         return Reminder(
             record_id,
@@ -171,7 +233,44 @@ class ReminderBook:
             reminder.user_key,
             reminder.agent_id,
             reminder.dialogue_id,
+            reminder.number,
+            every=reminder.every,
         )
+
+    async def recur(self, record_id: str, now: datetime) -> str | None:
+        """After a recurring reminder fired (or was missed): its next occurrence, a new open
+        reminder with the same task, rule and number; its id (None: not recurring, or the
+        rule has no next time). Each occurrence fires once, as any reminder."""
+        rec = await self.store.get(record_id)
+        loop = rec.open_loop or {}
+        rule = loop.get("every")
+        if not isinstance(rule, dict) or loop.get("moved_to"):
+            return None
+        last = parse_ts(loop.get("due"))
+        due = next_due(rule, max(now, last) if last else now)
+        user_key = asker(rec)
+        if due is None or user_key is None:
+            logger.warning("recurring reminder %s has no next time (%r)", rec.id, rule)
+            return None
+        task = _task(rec, last)
+        fields = self._due_fields(rec, Reminder(rec.id, task, last, "open", user_key), due)
+        fresh = make_record(
+            fields.pop("content"),
+            scope=rec.scope,
+            category=rec.category,
+            user_key=rec.user_key,
+            agent_id=rec.agent_id,
+            dialogue_id=rec.dialogue_id,
+            tags=list(rec.tags),
+            salience=rec.salience,
+            source_quote=list(rec.source_quote),
+            evidence=rec.evidence,
+            **fields,
+        )
+        record_id = (await self.store.append(fresh)).id
+        await self.store.modify(rec.id, extra={"open_loop": {**loop, "moved_to": record_id}})
+        logger.info("recurring reminder %s: next %s at %s", rec.id, record_id, _iso(due))
+        return record_id
 
     def _due_fields(self, rec: MemoryRecord, reminder: Reminder, due: datetime) -> dict[str, Any]:
         """Content, TTL and open loop of ``rec`` due at ``due``."""
@@ -193,13 +292,20 @@ class ReminderBook:
 
 
 def _task(rec: MemoryRecord, due: datetime | None) -> str:
-    """What to be reminded of: the task in the offline writer's sentence, else the content
-    without a leading "Remind the user to" (a model words it its own way)."""
+    """What to be reminded of, as said to the person: the task in the offline writer's
+    sentence, else the content without a leading "Remind the user to" (a model words it its
+    own way); "their" (the writer's third person) reads "your"."""
     task = OpenLoop(rec.id, "reminder", rec.content, due, None).task()
-    return _LEAD.sub("", task).strip() or task
+    task = _LEAD.sub("", task).strip() or task
+    return re.sub(r"\btheir\b", "your", task)  # said to the person who asked
 
 
 _LEAD = re.compile(r"^\s*remind\s+(?:the\s+)?user\s+to\s+", re.IGNORECASE)
+
+
+def _number_of(loop: dict[str, Any]) -> int:
+    n = loop.get("number")
+    return n if isinstance(n, int) and n > 0 else 0
 
 
 def _iso(dt: datetime) -> str:

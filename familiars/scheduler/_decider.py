@@ -53,6 +53,8 @@ class OpenLoop:
     user_key: str | None = None
     agent_id: str = "agent_0"
     dialogue_id: str | None = None
+    #: A reminder that comes back: its rule (``open_loop["every"]``), else None.
+    every: dict[str, Any] | None = None
 
     @classmethod
     def from_record(cls, rec: MemoryRecord) -> OpenLoop | None:
@@ -76,6 +78,7 @@ class OpenLoop:
             user_key=rec.user_key or loop.get("user_key"),
             agent_id=rec.agent_id,
             dialogue_id=rec.dialogue_id or loop.get("dialogue_id"),
+            every=loop["every"] if isinstance(loop.get("every"), dict) else None,
         )
 
     def task(self) -> str:

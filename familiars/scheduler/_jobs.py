@@ -487,6 +487,7 @@ class Scheduler:
         outcome.sent, outcome.text = True, composed.text
         fates = self._record_sent(key, decision, acted, now)
         outcome.closed = await self._close(acted, fates, now)
+        await self._recur(acted, now)
         return outcome
 
     def _record_sent(
@@ -518,6 +519,16 @@ class Scheduler:
                 continue
             closed.append(loop.record_id)
         return closed
+
+    async def _recur(self, acted: list[OpenLoop], now: datetime) -> None:
+        """A reminder that comes back gets its next occurrence once this one fired."""
+        for loop in acted:
+            if not loop.every:
+                continue
+            try:
+                await self.book.recur(loop.record_id, now)
+            except (MemoryError_, OSError) as exc:
+                logger.warning("could not set the next of %s: %s", loop.record_id, exc)
 
     def _persona(self, agent_id: str) -> str:
         try:

@@ -104,6 +104,7 @@ class SchedulerLedger:
             agent_id=loop.agent_id,
             dialogue_id=loop.dialogue_id,
             user_key=loop.user_key,
+            **({"every": loop.every} if loop.every else {}),
             **info,
         )
 

@@ -218,7 +218,6 @@ MUST_NOT = [
     "I work for myself",
     "I work as hard as I can",
     "I love this song",
-    "remind me every day at 9 to take my pills",
     "I don't like it when you do that",
     "call me maybe",
     # Questions, hypotheticals, wishes and reported speech, also inside compound messages.
@@ -307,6 +306,33 @@ def test_quote_is_the_clause_as_said():
 @pytest.mark.parametrize("text", MUST_NOT)
 def test_does_not_misread(text):
     assert facts_in(text, now=NOW, timezone=TZ) == []
+
+
+def test_a_reminder_that_comes_back():
+    """Once recurring reminders were refused (a misreading); now they carry their rule."""
+    (fact,) = facts_in("remind me every day at 9 to take my pills", now=NOW, timezone=TZ)
+    assert fact.open_loop is not None
+    assert fact.open_loop.every == {"unit": "day", "tz": TZ, "at": "09:00"}
+    assert fact.content.startswith("Remind the user to take their pills on ")
+    (weekly,) = facts_in("every Monday at 8 remind me to put the bins out", now=NOW, timezone=TZ)
+    assert weekly.open_loop is not None and weekly.open_loop.every is not None
+    assert weekly.open_loop.every["weekday"] == 0 and weekly.open_loop.every["at"] == "08:00"
+    assert weekly.open_loop.due is not None and weekly.open_loop.due.endswith("T08:00:00+01:00")
+
+
+def test_a_reminder_set_for_a_date_with_its_task_after_a_colon():
+    for text, task in (
+        ("set a reminder for 15 December at 18:00: call mum", "call mum"),
+        ("Set a reminder for 3 March 2027 at 9am - renew passport", "renew passport"),
+        ("set a reminder to call the vet on 20 December at 10:00", "call the vet"),
+        ("can you remind me on Friday at 6pm to call the plumber?", "call the plumber"),
+        ("could you set a reminder for friday 9am: book the dentist", "book the dentist"),
+    ):
+        (fact,) = facts_in(text, now=NOW, timezone=TZ)
+        assert fact.content.startswith(f"Remind the user to {task} on "), (text, fact.content)
+        assert fact.open_loop is not None and fact.open_loop.due is not None
+    (fact,) = facts_in("set a reminder for 15 December at 18:00: call mum", now=NOW, timezone=TZ)
+    assert fact.open_loop is not None and fact.open_loop.due == "2026-12-15T18:00:00+01:00"
 
 
 REMINDERS = [

@@ -1,8 +1,10 @@
 """``/reminders [list] | cancel N | move N WHEN | snooze N [DURATION]``: a person's own
 reminders, in their time zone.
 
-A reminder is named by its number in the list (``1``..``n``, soonest first) or its short id
-(``#a1b2c3``, the last characters of its record id). A person sees and changes only the
+A reminder is named by its number in the list or its short id (``#a1b2c3``, the last
+characters of its record id). A number is the reminder's own (kept in its record): the list
+is soonest first, and "cancel 4" cancels the reminder shown as 4 even when others were
+added, snoozed or moved since. A person sees and changes only the
 reminders they asked for (the :class:`~familiars.scheduler.ReminderBook` filters by the
 asker); anyone else's answers "I can't find that one", as an unknown one does.
 ``move`` reads phrases like "tomorrow 9am", "in 2 hours" or "friday 18:00" in the person's
@@ -114,8 +116,9 @@ class RemindersCommand(Command):
     async def _find(self, caller: Caller, ref: str, now: datetime) -> Reminder:
         mine = await self._book.of(caller.user_key, now)
         wanted = ref.strip().lstrip("#").lower()
-        if wanted.isdigit() and 1 <= int(wanted) <= len(mine):
-            return mine[int(wanted) - 1]
+        numbered = [r for r in mine if wanted.isdigit() and r.number == int(wanted)]
+        if len(numbered) == 1:
+            return numbered[0]
         found = [r for r in mine if len(wanted) >= 4 and r.record_id.lower().endswith(wanted)]
         if len(found) == 1:
             return found[0]
@@ -133,10 +136,13 @@ class RemindersCommand(Command):
             return CommandResponse(NONE_YET)
         zone = await self._zone(call.caller)
         lines = [f"Your reminders (times in {zone.key}):"]
-        for n, r in enumerate(mine, 1):
+        for r in mine:
             fate = "" if r.is_open() else f" ({r.status})"
-            lines.append(f"{n}. {local(r.due, zone, now)} — {r.task}{fate} · #{r.short_id}")
-        lines.append("/reminders cancel 1 · move 1 tomorrow 9am · snooze 1 30m")
+            rule = f" ({r.rule})" if r.rule else ""
+            at = local(r.due, zone, now)
+            lines.append(f"{r.number}. {at} — {r.task}{rule}{fate} · #{r.short_id}")
+        n = mine[0].number
+        lines.append(f"/reminders cancel {n} · move {n} tomorrow 9am · snooze {n} 30m")
         return CommandResponse("\n".join(lines))
 
     async def _cancel(self, call: Call) -> CommandResponse:
@@ -149,7 +155,9 @@ class RemindersCommand(Command):
                 f"({local(reminder.due, zone, now)}); there is nothing left to cancel."
             )
         await self._book.cancel(reminder, now)
-        return CommandResponse(f"Cancelled: {reminder.task} ({local(reminder.due, zone, now)}).")
+        at = local(reminder.due, zone, now)
+        later = f"; it was {reminder.rule}, none will come now" if reminder.rule else ""
+        return CommandResponse(f"Cancelled: {reminder.task} ({at}{later}).")
 
     async def _move(self, call: Call) -> CommandResponse:
         now = self._now()
@@ -185,5 +193,5 @@ class RemindersCommand(Command):
 
     async def _complete(self, caller: Caller, partial: str) -> list[str]:
         mine = await self._book.of(caller.user_key, self._now())
-        numbers = [str(n) for n in range(1, len(mine) + 1)]
+        numbers = [str(r.number) for r in mine]
         return [n for n in numbers if n.startswith(partial)][:MAX_CHOICES]

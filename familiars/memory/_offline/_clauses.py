@@ -118,7 +118,9 @@ def clauses(text: str) -> list[str]:
 
 
 _POLITE_REQUEST = re.compile(
-    r"^(?:can|could|would|will)\s+you\s+(?:please\s+)?(?=(?:remember|note|keep\s+in\s+mind)\b)",
+    r"^(?:can|could|would|will)\s+you\s+(?:please\s+)?"
+    r"(?=(?:remember|note|keep\s+in\s+mind|set\s+(?:me\s+)?an?\s+reminder|"
+    r"remind\s+me\s+(?!(?:what|who|where|when|how|which|why|whether|if|of)\b))\b)",
     re.IGNORECASE,
 )
 
@@ -128,6 +130,7 @@ def _is_question(clause: str, raw_text: str) -> bool:
 
 
 def _as_request(clause: str) -> str:
-    """ "can you remember that my locker code is 4471?" asks to keep a fact, not a question."""
+    """ "can you remember that my locker code is 4471?" asks to keep a fact, not a question
+    (and "could you remind me ..." asks for a reminder)."""
     m = _POLITE_REQUEST.match(clause)
     return clause[m.end() :].rstrip("?").strip() if m else clause

@@ -12,8 +12,10 @@ from __future__ import annotations
 import logging
 import re
 from datetime import datetime, time, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from familiars.memory._offline._every import find_every, next_due
 from familiars.memory._offline._objects import Fact, third_person, topic_key
 from familiars.memory._writer._schema import OpenLoop
 
@@ -157,6 +159,17 @@ _DATED = re.compile(
     re.IGNORECASE,
 )
 _REMIND = re.compile(r"\bremind\s+me\s+(?P<rest>.+)$", re.IGNORECASE)
+#: "set a reminder for ...", "make me a reminder to ...": read as "remind me ...".
+_SET_A_REMINDER = re.compile(
+    r"\b(?:set|make|create|add|put\s+in|schedule)\s+(?:me\s+|up\s+)?an?\s+reminder\s+",
+    re.IGNORECASE,
+)
+#: "for 15 December at 18:00: call mum": the time, a colon (or dash), the task.
+_LABELLED = re.compile(
+    r"^(?:for|on|at)?\s*(?P<when>.+?)\s*(?::(?!\d)|\s-|\s–)\s*(?:to\s+)?"
+    r"(?P<task>.+?)[.!]*$",
+    re.IGNORECASE,
+)
 _TASK_START = re.compile(r"^(?:to|that|about)\s+", re.IGNORECASE)
 _WHEN_WORDS = re.compile(
     r"\b(?:at|on|in|by|tomorrow|tonight|today|this|next|monday|tuesday|wednesday|thursday|"
@@ -204,14 +217,23 @@ def match_dated_event(clause: str, *, now: datetime, tz: ZoneInfo) -> Fact | Non
 def match_reminder(
     clause: str, *, now: datetime, tz: ZoneInfo, grace_s: float, dialogue_id: str | None
 ) -> Fact | None:
+    clause = _SET_A_REMINDER.sub("remind me ", clause)
     m = _REMIND.search(clause)
     if not m:
         return None
-    before = clause[: m.start()].strip(" ,")
-    split = _split_task_and_time(m.group("rest"), before, now=now, tz=tz)
-    if split is None:
-        return None
-    task, due = split
+    every = _every_split(clause, now=now, tz=tz)
+    labelled = _LABELLED.match(m.group("rest").strip())
+    due = parse_when(labelled.group("when"), now=now, tz=tz) if labelled else None
+    if every is not None:
+        task, due, rule = every
+    elif labelled and due is not None:  # "remind me for 15 December at 18:00: call mum"
+        task, rule = _task(labelled.group("task")), None
+    else:
+        before = clause[: m.start()].strip(" ,")
+        split = _split_task_and_time(m.group("rest"), before, now=now, tz=tz)
+        if split is None:
+            return None
+        (task, due), rule = split, None
     scope = "dialogue" if dialogue_id else "user"
     expires = (due + timedelta(seconds=grace_s)).astimezone(ZoneInfo("UTC"))
     content = reminder_content(task, due)
@@ -223,8 +245,30 @@ def match_reminder(
         f"reminder:{topic_key(task)}:{due.isoformat()}",
         0.8,
         ttl={"kind": "absolute", "expires_at": expires.isoformat(timespec="seconds")},
-        open_loop=OpenLoop(kind="reminder", due=due.isoformat(timespec="seconds")),
+        open_loop=OpenLoop(kind="reminder", due=due.isoformat(timespec="seconds"), every=rule),
     )
+
+
+def _every_split(
+    clause: str, *, now: datetime, tz: ZoneInfo
+) -> tuple[str, datetime, dict[str, Any]] | None:
+    """A recurring request ("every Monday at 8 remind me to put the bins out"): its task,
+    first occurrence and rule; None when no rule is said."""
+    found = find_every(clause, tz)
+    if found is None:
+        return None
+    rule, rest = found
+    m = _REMIND.search(rest)
+    if not m:
+        return None
+    body = m.group("rest").strip().strip(".!")
+    if not _TASK_START.match(body):
+        return None
+    task = _TASK_START.sub("", body, count=1).strip(" ,")
+    due = next_due(rule, now)
+    if not task or due is None:
+        return None
+    return _task(task), due, rule
 
 
 def reminder_content(task: str, due: datetime) -> str:

@@ -291,7 +291,7 @@ def _open_loop(entry: WriterEntry, batch: _Batch, old: Any) -> dict[str, Any] | 
     name the person, so ``/reminders`` and ``reminders list --user`` find it by this."""
     if entry.open_loop is None:
         return None
-    loop = entry.open_loop.model_dump()
+    loop = entry.open_loop.stored()
     asker = (old.get("user_key") if isinstance(old, dict) else None) or batch.user_key
     if asker:
         loop["user_key"] = asker

@@ -47,6 +47,15 @@ class OpenLoop(BaseModel):
     kind: OpenLoopKind
     due: str | None = None
     status: Literal["open", "done"] = "open"
+    #: A reminder that comes back: its rule (see ``familiars.memory._offline._every``).
+    every: dict[str, Any] | None = None
+
+    def stored(self) -> dict[str, Any]:
+        """As kept in a record's ``extra["open_loop"]`` (no ``every`` key for a one-off)."""
+        loop = self.model_dump()
+        if loop.get("every") is None:
+            loop.pop("every", None)
+        return loop
 
     @field_validator("due")
     @classmethod

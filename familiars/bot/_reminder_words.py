@@ -1,0 +1,294 @@
+"""Cancelling, moving and snoozing a reminder in plain words, before the message is a turn.
+
+:class:`ReminderWords` answers messages such as "actually cancel the landlord reminder",
+"cancel my plumber reminder", "snooze that for 10 minutes" or "move the dentist one to Friday
+at 3pm" through the same :class:`~familiars.scheduler.ReminderBook` as ``/reminders`` (so the
+scheduler's jobs follow at once), and says what it changed.
+
+Which reminder:
+
+- "that", "it", "this" (or nothing but "the reminder"): the reminder that was just set,
+  moved or snoozed, or has just fired, whichever came last (within :data:`JUST_S`); with
+  none, "the reminder" is the only one the person has, else they are asked which ("cancel
+  that" with no reminder just now is not about one: a turn as usual);
+- a number ("reminder 3", "number 3"): the reminder's own number, as ``/reminders`` lists it;
+- words ("the landlord one", "my plumber reminder"): the reminders whose task holds every
+  content word said (plural and tense forgiven: "bins" finds "bin", "called" finds "call").
+  One match is changed; two or more are listed with their numbers and the person is asked
+  which (their next message, a number, answers it); none is said plainly.
+
+A message is taken only when it names a reminder ("reminder", "one", a number, "that"/"it"
+while one was just set or fired) or its words match one; "snooze" always is. Anything else is
+a turn as usual. In a group, only the reminders set in that group are looked at. A model that
+takes tools changes reminders with its own tools (the same book), so this answers only where
+the agent has none (offline, or a model without tools).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from familiars.bot._commands._reminders import DEFAULT_SNOOZE, local, parse_duration
+from familiars.memory import parse_when
+from familiars.scheduler import Reminder, ReminderBook
+
+#: "that" means a reminder set or fired this recently.
+JUST_S = 2 * 3600.0
+
+_LEAD = r"^(?:(?:actually|ok(?:ay)?|oh|no|hey|please|and|so|wait|can you|could you|pls)[,!]?\s+)*"
+_CANCEL = re.compile(
+    _LEAD + r"(?:cancel|delete|remove|drop|scrap|call off|kill|forget about|get rid of)\s+"
+    r"(?P<what>.+?)(?:\s+please)?[.!?]*$",
+    re.IGNORECASE,
+)
+_SNOOZE = re.compile(
+    _LEAD + r"snooze(?:\s+(?P<what>.+?))?(?:\s+(?:for|by)\s+(?P<span>[^.!?]+?))?"
+    r"(?:\s+please)?[.!?]*$",
+    re.IGNORECASE,
+)
+_MOVE = re.compile(
+    _LEAD + r"(?:move|push|change|reschedule|shift)\s+(?P<rest>.+?)(?:\s+please)?[.!?]*$",
+    re.IGNORECASE,
+)
+_VERB = re.compile(
+    _LEAD + r"(?:cancel|delete|remove|drop|scrap|call off|kill|forget about|get rid of|snooze|"
+    r"move|push|change|reschedule|shift)\b",
+    re.IGNORECASE,
+)
+_PIVOT = re.compile(r"\s+(?:to|until|till|for)\s+", re.IGNORECASE)
+_POINTER = frozenset({"that", "it", "this"})
+_NAMES = frozenset({"reminder", "reminders", "one", "alarm"})
+_FILLER = frozenset(
+    {
+        "the", "my", "a", "an", "to", "about", "for", "of", "me", "i", "with", "on", "at",
+        "please", "again", "reminder", "reminders", "one", "alarm", "that", "it", "this",
+        "your", "our", "number", "no", "#",
+    }
+)  # fmt: skip
+_ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """Which of these? (asked after a description matched more than one)."""
+
+    action: str  # cancel | snooze | move
+    numbers: tuple[int, ...]
+    span: timedelta | None = None
+    when: datetime | None = None
+
+
+@dataclass(frozen=True)
+class _Touched:
+    at: datetime
+    record_id: str
+    known: frozenset[str]
+
+    def holds(self, r: Reminder, mine: list[Reminder]) -> bool:
+        """Whether ``r`` is the one touched and none was set since."""
+        fresh = any(m.record_id not in self.known for m in mine if m.is_open())
+        return r.record_id == self.record_id and r.is_open() and not fresh
+
+
+class ReminderWords:
+    """See the module docstring. ``zone_of``: a person's time zone."""
+
+    def __init__(
+        self, book: ReminderBook, *, zone_of: Callable[[str], Awaitable[ZoneInfo]]
+    ) -> None:
+        self.book = book
+        self.zone_of = zone_of
+        self._asked: dict[tuple[str, str, str], _Asked] = {}
+        #: The reminder each person last moved or snoozed here, when (wall clock), and the
+        #: reminders they had then (one set since is newer, whatever the clock's grain).
+        self._touched: dict[str, _Touched] = {}
+
+    async def answer(
+        self,
+        text: str,
+        *,
+        agent_id: str,
+        dialogue_id: str,
+        user_key: str,
+        now: datetime,
+        is_group: bool = False,
+    ) -> str | None:
+        """The reply when ``text`` changes a reminder (or answers "which one?"); else None."""
+        key = (agent_id, dialogue_id, user_key)
+        asked = self._asked.pop(key, None)
+        said = " ".join(text.split())
+        if not said or said.startswith("/"):
+            return None
+        picked = _picked(said, asked.numbers) if asked is not None else None
+        if picked is None and not _VERB.match(said):
+            return None  # most messages: nothing read, nothing listed
+        mine = await self.book.of(user_key, now)
+        if is_group:
+            mine = [r for r in mine if r.dialogue_id == dialogue_id]
+        zone = await self.zone_of(user_key)
+        if asked is not None and picked is not None:
+            chosen = [r for r in mine if r.number == picked]
+            if chosen:
+                return await self._done(asked, chosen[0], zone, now)
+        read = self._read(said, zone, now)
+        if read is None:
+            return None
+        action, what, span, when = read
+        found, named = _which(what, mine, now, self._touched.get(user_key))
+        if action == "move" and when is None:
+            return None if not named else f"I couldn't read a time to move it to in {said!r}."
+        if not found:
+            if not named and action != "snooze":
+                return None
+            if not mine:
+                return "You have no reminders to change."
+            return (
+                f"I can't find a reminder about {_shown(what)!r}. "
+                "/reminders lists yours with their numbers."
+            )
+        plan = _Asked(action, tuple(r.number for r in found), span, when)
+        if len(found) == 1:
+            return await self._done(plan, found[0], zone, now)
+        self._asked[key] = plan
+        lines = [f"Which one do you mean? ({'; '.join(_line(r, zone, now) for r in found)})"]
+        lines.append("Tell me its number.")
+        return " ".join(lines)
+
+    def _read(
+        self, said: str, zone: ZoneInfo, now: datetime
+    ) -> tuple[str, str, timedelta | None, datetime | None] | None:
+        m = _CANCEL.match(said)
+        if m:
+            return "cancel", m.group("what"), None, None
+        m = _SNOOZE.match(said)
+        if m:
+            span = parse_duration(m.group("span")) if m.group("span") else DEFAULT_SNOOZE
+            if span is None:
+                return None
+            return "snooze", m.group("what") or "", span, None
+        m = _MOVE.match(said)
+        if m:
+            rest = m.group("rest")
+            for pivot in _PIVOT.finditer(rest):
+                what, when_text = rest[: pivot.start()], rest[pivot.end() :]
+                when = parse_when(when_text, now=now, tz=zone)
+                if when is not None and what.strip():
+                    return "move", what, None, when
+            return "move", rest, None, None
+        return None
+
+    async def _done(self, plan: _Asked, reminder: Reminder, zone: ZoneInfo, now: datetime) -> str:
+        said = await self._do(plan, reminder, zone, now)
+        if plan.action != "cancel":  # "that" now means the one just moved or snoozed
+            mine = await self.book.of(reminder.user_key, now)
+            same = [r for r in mine if r.number == reminder.number and r.is_open()]
+            if same:
+                known = frozenset(r.record_id for r in mine)
+                self._touched[reminder.user_key] = _Touched(
+                    datetime.now(UTC), same[0].record_id, known
+                )
+        return said
+
+    async def _do(self, plan: _Asked, reminder: Reminder, zone: ZoneInfo, now: datetime) -> str:
+        at = local(reminder.due, zone, now)
+        if plan.action == "cancel":
+            if not reminder.is_open():
+                return f"That reminder ({reminder.task}, {at}) was already {reminder.status}."
+            await self.book.cancel(reminder, now)
+            later = f"; it was {reminder.rule}, none will come now" if reminder.rule else ""
+            return f"Cancelled: {reminder.task} ({at}{later})."
+        if plan.action == "snooze":
+            span = plan.span or DEFAULT_SNOOZE
+            due = reminder.due
+            base = due if reminder.is_open() and due is not None and due > now else now
+            moved = await self.book.move(reminder, base + span, now)
+            return f"Snoozed: {moved.task}, I'll remind you {local(moved.due, zone, now)}."
+        assert plan.when is not None
+        if plan.when <= now:
+            return f"{local(plan.when, zone, now)} has passed; tell me a time still to come."
+        moved = await self.book.move(reminder, plan.when, now)
+        return f"Moved: {moved.task}, now {local(moved.due, zone, now)} (was {at})."
+
+
+def _which(
+    what: str,
+    mine: list[Reminder],
+    now: datetime,
+    touched: _Touched | None = None,
+) -> tuple[list[Reminder], bool]:
+    """The reminders ``what`` describes, and whether it names a reminder at all."""
+    words = re.findall(r"[#\w']+", what.lower())
+    named = any(w in _NAMES for w in words)
+    numbers = [int(w.lstrip("#")) for w in words if w.lstrip("#").isdigit()]
+    if numbers and named:
+        return [r for r in mine if r.number == numbers[0]], True
+    content = [w for w in words if w not in _FILLER]
+    if not content:
+        pointer = any(w in _POINTER for w in words)
+        just = _just(mine, now, touched)
+        if just is not None:
+            return [just], True
+        if pointer and not named:
+            return [], False  # "cancel that" with no reminder just now: not about one
+        return (mine if len(mine) > 1 else mine[:1]), named or bool(mine)
+    stems = [_stem(w) for w in content]
+    hits = [r for r in mine if all(s in _stems(r.task) for s in stems)]
+    return hits, named or bool(hits)
+
+
+def _just(mine: list[Reminder], now: datetime, touched: _Touched | None = None) -> Reminder | None:
+    """The reminder just set, moved, snoozed or fired, whichever came last (a record's time
+    is the wall clock's, a due time the bot's)."""
+    wall = datetime.now(UTC)
+    latest: tuple[datetime, Reminder] | None = None
+    for r in mine:
+        event, clock = (r.set_at, wall) if r.is_open() else (r.due, now)
+        if touched is not None and touched.holds(r, mine):
+            event = max(event, touched.at) if event else touched.at
+        if event is None or not 0 <= (clock - event).total_seconds() <= JUST_S:
+            continue
+        if latest is None or event > latest[0]:
+            latest = (event, r)
+    return latest[1] if latest else None
+
+
+def _stems(text: str) -> set[str]:
+    return {_stem(w) for w in re.findall(r"[\w']+", text.lower())}
+
+
+def _stem(word: str) -> str:
+    """A rough stem: "bins" -> "bin", "called" -> "call", "pills" -> "pill"."""
+    word = word.removesuffix("'s")
+    for suffix in ("ing", "ies", "es", "ed", "s"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            word = word[: -len(suffix)]
+            if suffix == "ies":
+                word += "y"
+            break
+    return word.rstrip("e") if len(word) > 3 else word
+
+
+def _picked(said: str, numbers: tuple[int, ...]) -> int | None:
+    words = re.findall(r"\w+", said.lower())
+    if len(words) > 4:
+        return None
+    for w in words:
+        if w.isdigit():
+            return int(w)
+        if w in _ORDINAL and _ORDINAL[w] <= len(numbers):
+            return numbers[_ORDINAL[w] - 1]
+    return None
+
+
+def _line(r: Reminder, zone: ZoneInfo, now: datetime) -> str:
+    fate = "" if r.is_open() else f", {r.status}"
+    return f"{r.number}. {r.task}, {local(r.due, zone, now)}{fate}"
+
+
+def _shown(what: str) -> str:
+    words = [w for w in re.findall(r"[\w']+", what) if w.lower() not in _FILLER]
+    return " ".join(words) or what.strip()

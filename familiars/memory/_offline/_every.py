@@ -1,0 +1,116 @@
+"""Reminders that come back: "every Monday at 8", "every day at 9pm", "daily at 7".
+
+A rule is a small dict kept in the reminder's open loop (``open_loop["every"]``) and, once it
+fired, in the scheduler's ledger: ``{"unit": "day"|"week", "weekday": 0..6 (weeks only,
+Monday 0), "at": "HH:MM", "tz": "Europe/London"}``. Each occurrence is its own reminder
+record (fired once, as any other); when one has fired, the scheduler writes the next
+(:func:`next_due`). Cancelling the open occurrence stops all the later ones.
+
+:func:`find_every` finds the rule's words in a request and the rest without them;
+:func:`next_due` the first occurrence after a time; :func:`every_text` says the rule.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_SHORT = {d[:3]: i for i, d in enumerate(_DAYS)} | {"tues": 1, "thur": 3, "thurs": 3}
+_PART_OF_DAY = {"morning": time(8), "evening": time(18), "night": time(21), "day": time(9)}
+_CLOCK = r"(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?|noon|midnight)"
+_EVERY = re.compile(
+    r"(?:\b(?:every|each)\s+(?:single\s+)?(?P<unit>day|night|morning|evening|week\s+on\s+\w+|"
+    r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?)|\b(?P<daily>daily))"
+    rf"(?:\s*,?\s*(?:at|@)\s+(?P<at>{_CLOCK}))?"
+    rf"|\b(?:at\s+)?(?P<at_first>{_CLOCK})\s+(?:every|each)\s+(?P<unit2>day|night|morning|"
+    r"evening|(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?)\b",
+    re.IGNORECASE,
+)
+
+
+def find_every(text: str, tz: ZoneInfo) -> tuple[dict[str, Any], str] | None:
+    """The rule said in ``text`` and ``text`` without its words; None when none is said
+    (or its time cannot be read)."""
+    m = _EVERY.search(text)
+    if m is None:
+        return None
+    unit = (m.group("unit") or m.group("unit2") or "day").lower()
+    said_at = m.group("at") or m.group("at_first")
+    clock = _clock(said_at) if said_at else None
+    if said_at and clock is None:
+        return None
+    rule: dict[str, Any] = {"unit": "day", "tz": tz.key}
+    if unit in _PART_OF_DAY:
+        rule["at"] = _hhmm(clock or _PART_OF_DAY[unit], unit)
+    else:
+        day = unit.rsplit(" ", 1)[-1] if unit.startswith("week") else unit
+        weekday = _weekday(day)
+        if weekday is None:
+            return None
+        rule.update(unit="week", weekday=weekday, at=_hhmm(clock or time(9), ""))
+    rest = (text[: m.start()] + " " + text[m.end() :]).strip(" ,")
+    return rule, re.sub(r"\s{2,}", " ", rest)
+
+
+def next_due(rule: dict[str, Any], after: datetime) -> datetime | None:
+    """The rule's first occurrence strictly after ``after``, in the rule's zone."""
+    try:
+        tz = ZoneInfo(str(rule.get("tz") or "UTC"))
+        hour, minute = (int(x) for x in str(rule["at"]).split(":"))
+    except (ZoneInfoNotFoundError, ValueError, KeyError):
+        return None
+    here = after.astimezone(tz)
+    day = here.date()
+    for _ in range(9):
+        when = datetime.combine(day, time(hour, minute), tzinfo=tz)
+        fits = rule.get("unit") != "week" or day.weekday() == int(rule.get("weekday", 0))
+        if fits and when > here:
+            return when
+        day += timedelta(days=1)
+    return None
+
+
+def every_text(rule: dict[str, Any] | None) -> str:
+    """ "every Monday at 08:00", "every day at 21:00" ("" for no rule)."""
+    if not rule:
+        return ""
+    if rule.get("unit") == "week":
+        return f"every {_DAYS[int(rule.get('weekday', 0)) % 7].title()} at {rule.get('at')}"
+    return f"every day at {rule.get('at')}"
+
+
+def _weekday(word: str) -> int | None:
+    word = word.lower().rstrip("s")
+    for i, name in enumerate(_DAYS):
+        if word == name:
+            return i
+    return _SHORT.get(word.removesuffix("day"))
+
+
+def _clock(text: str) -> time | None:
+    said = text.strip().lower().replace(".", "")
+    if said == "noon":
+        return time(12)
+    if said == "midnight":
+        return time(0)
+    m = re.fullmatch(r"(\d{1,2})(?::(\d{2}))?\s*(am|pm)?", said)
+    if not m:
+        return None
+    hour, minute = int(m.group(1)), int(m.group(2) or 0)
+    if m.group(3) == "pm" and hour < 12:
+        hour += 12
+    elif m.group(3) == "am" and hour == 12:
+        hour = 0
+    if hour > 23 or minute > 59:
+        return None
+    return time(hour, minute)
+
+
+def _hhmm(clock: time, part: str) -> str:
+    hour = clock.hour
+    if part in ("evening", "night") and hour < 12:
+        hour += 12  # "every evening at 7": 19:00
+    return f"{hour:02d}:{clock.minute:02d}"

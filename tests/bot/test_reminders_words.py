@@ -1,0 +1,107 @@
+"""Cancelling, moving and snoozing a reminder in plain words (offline, through the runtime):
+by its words (plural and tense forgiven), by "that" (just set or just fired), asking which
+when two match, saying so when none does; the reply says what changed and the scheduler's
+jobs follow."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from familiars.config import load_settings
+from tests.bot.test_reminders_commands import SAID_AT, Console, started
+
+
+async def said(bot: Console, text: str) -> str:
+    assert bot.app.dialogues is not None
+    from familiars.bot import IncomingMessage
+
+    message = IncomingMessage(
+        platform="console",
+        chat_id=bot.chat_id,
+        user_id="alice",
+        display_name="alice",
+        text=text,
+        ts=bot.clock[0],
+    )
+    out = "".join([d async for d in bot.app.dialogues.respond(message)])
+    await bot.app.settle()
+    return out
+
+
+async def test_cancel_move_and_snooze_by_description(workspace: Path) -> None:
+    settings = load_settings(workspace=workspace)
+    clock = [SAID_AT]
+    bot, _ = await started(settings, clock)
+    try:
+        await bot.command("/timezone America/New_York")
+        await bot.say("remind me tomorrow at 9am to pay the landlord")
+        await bot.say("remind me on thursday at 10am to go to the dentist")
+        reply = await said(bot, "can you remind me on friday at 6pm to call the plumber?")
+        assert "I'll remind you to call the plumber on Fri 15 Nov 18:00" in reply, reply
+        await bot.say("remind me on friday at 8pm to call mum")
+        await bot.command("/reminders")
+
+        reply = await said(bot, "actually cancel the landlord reminder")
+        assert reply == "Cancelled: pay the landlord (Tue 12 Nov 09:00).", reply
+        reply = await said(bot, "move the dentist one to Friday at 3pm")
+        assert reply.startswith("Moved: go to the dentist, now Fri 15 Nov 15:00"), reply
+        assert "(was Thu 14 Nov 10:00)" in reply
+        reply = await said(bot, "cancel my plumbers reminder")
+        assert reply.startswith("Cancelled: call the plumber"), reply
+
+        listed = await bot.command("/reminders")
+        assert "landlord" not in listed and "plumber" not in listed
+        assert "Fri 15 Nov 15:00 — go to the dentist" in listed
+
+        # None matches: said plainly, nothing changed.
+        reply = await said(bot, "cancel the gym reminder")
+        assert "I can't find a reminder about 'gym'" in reply, reply
+        # Two match: both listed with their numbers, and the number answers it.
+        await bot.say("remind me on saturday at 9am to call the bank")
+        reply = await said(bot, "cancel the call reminder")
+        assert reply.startswith("Which one do you mean?"), reply
+        assert "call mum" in reply and "call the bank" in reply
+        number = reply.split("call the bank")[0].rsplit("; ", 1)[-1].split("(")[-1].split(".")[0]
+        assert (await said(bot, number)).startswith("Cancelled: call the bank"), number
+        assert "call mum" in await bot.command("/reminders")
+
+        # "that" is the reminder just set.
+        clock[0] = SAID_AT + timedelta(minutes=1)
+        await bot.say("remind me in 20 minutes to take the pizza out")
+        reply = await said(bot, "snooze that for 10 minutes")
+        assert reply.startswith("Snoozed: take the pizza out, I'll remind you Mon 11 Nov 15:46"), (
+            reply
+        )
+        assert bot.app.scheduler is not None
+        assert datetime(2030, 11, 11, 20, 46, tzinfo=UTC) in bot.exact_jobs().values()
+        # "that" is now the one just moved.
+        reply = await said(bot, "move the dentist one to Saturday at 10am")
+        assert reply.startswith("Moved: go to the dentist, now Sat 16 Nov 10:00"), reply
+        reply = await said(bot, "snooze that for 30 minutes")
+        assert reply.startswith("Snoozed: go to the dentist, I'll remind you Sat 16 Nov 10:30"), (
+            reply
+        )
+        # Not about a reminder: a turn as usual.
+        assert "Cancelled" not in await said(bot, "I cancelled my gym membership yesterday")
+    finally:
+        await bot.app.shutdown()
+
+
+async def test_snooze_that_after_it_fired(workspace: Path) -> None:
+    settings = load_settings(workspace=workspace)
+    clock = [SAID_AT]
+    bot, out = await started(settings, clock)
+    try:
+        assert bot.app.scheduler is not None
+        await bot.say("remind me on friday at 6pm to water the plants")
+        await bot.say("remind me in 5 minutes to stretch")
+        clock[0] = SAID_AT + timedelta(minutes=6)
+        await bot.app.scheduler.run_due(clock[0])
+        reply = await said(bot, "snooze that for 10 minutes")
+        assert reply == "Snoozed: stretch, I'll remind you Mon 11 Nov 20:31.", reply
+        clock[0] = SAID_AT + timedelta(minutes=17)
+        await bot.app.scheduler.run_due(clock[0])
+        assert out.getvalue().lower().count("stretch") == 2  # type: ignore[attr-defined]
+    finally:
+        await bot.app.shutdown()
