@@ -43,7 +43,7 @@ _NAMED = re.compile(rf"\b(?:called|named|name\s+is|name's|names)\s+(?P<n>{_CAP})
 _NAME_IS_MY = re.compile(rf"^(?P<n>{_CAP})(?:\s+is|'s)\s+(?:my|our)\s+(?P<noun>[\w\s-]+?)$")
 _MY_NOUN = re.compile(
     r"\b(?i:my|our|a|an|the|two|three)\s+(?P<noun>(?:[a-z-]+\s+){0,2}?[a-z-]+?)"
-    r"(?:'s|s)?(?=\s*(?:,|\bis\b|\bcalled\b|\bnamed\b|'s\s+name|\s+[A-ZÀ-Þ]|$))"
+    r"(?:'s|(?<![su])s)?(?=\s*(?:,|\bis\b|\bcalled\b|\bnamed\b|'s\s+name|\s+[A-ZÀ-Þ]|$))"
 )
 _SELF_NAME = re.compile(
     r"\b(?:i'?m|im|i\s+am|it'?s|this\s+is|call\s+me|go\s+by|name'?s?(?:\s+is)?)\s+"
