@@ -62,6 +62,16 @@ _REL_SYNONYMS: dict[str, str] = {
     "landlady": "landlord",
     "puppy": "dog",
     "kitten": "cat",
+    "pup": "dog",
+    "missus": "wife",
+    "wifey": "wife",
+    "hubby": "husband",
+    "sis": "sister",
+    "bro": "brother",
+    "bestie": "friend",
+    "stepmum": "stepmother",
+    "stepmom": "stepmother",
+    "stepdad": "stepfather",
 }
 _RELATIONS = _word_set(
     "mother father sister brother son daughter wife husband partner spouse girlfriend "
@@ -242,6 +252,19 @@ def question_paths(question: str, graph: PeopleGraph) -> list[list[Edge]]:
     return paths
 
 
+#: A pet the writer kept by its breed or kind ("a jack russell called Pickles", tag ``pet``).
+_PET_BY_KIND = re.compile(
+    rf"^The user has (?:a|an|one|\w+)\s+[\w' -]+?\s+(?:called|named)\s+{_NAME}\b"
+)
+
+
+def _pet_in(rec: MemoryRecord) -> list[Said]:
+    m = _PET_BY_KIND.match(rec.content.strip()) if "pet" in rec.tags else None
+    if m is None or _not_a_name(m.group("name")):
+        return []
+    return [Said(USER, "pet", _clean_name(m.group("name")))]
+
+
 def build_graph(records: Iterable[MemoryRecord]) -> PeopleGraph:
     """One person's graph from their user-scope records, live and replaced (a replaced
     record's edges carry ``superseded_at``)."""
@@ -251,7 +274,7 @@ def build_graph(records: Iterable[MemoryRecord]) -> PeopleGraph:
     for rec in recs:
         if rec.deprecated and rec.id not in replaced:
             continue  # merged away or expired: its successor (if any) says it
-        for said in edges_in(rec.content):
+        for said in edges_in(rec.content) or _pet_in(rec):
             src = _via(graph, said) if said.via else said.src
             if src is None:
                 continue

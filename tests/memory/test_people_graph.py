@@ -122,3 +122,21 @@ async def test_the_graph_answers_and_forgets_on_both_homes(memory_home, workspac
         assert [h.record.content for h in hits][:2] == [SAID[1], SAID[0]]
         await Forgetter.for_workspace(mw).forget(recs[1].id)
         assert await people.answer("ana", "What's my sister's husband called?") == []
+
+
+def test_everyday_words_and_a_pet_kept_by_its_breed_are_people_too():
+    recs = records(["The user's missus is called Aoife.", "The user's sis is called Niamh."])
+    pet = make_record(
+        "The user has a jack russell called Pickles.",
+        scope="user", category="relation", user_key="ana", ts="2026-11-05", tags=["pet"],
+    )  # fmt: skip
+    graph = build_graph([*recs, pet])
+    assert walk("what's my wife called?", graph) == [[("user", "wife", "Aoife")]]
+    assert walk("who is my sister?", graph) == [[("user", "sister", "Niamh")]]
+    assert graph.relations_to_user("Pickles") == ["pet"]
+    # Without the writer's pet tag a "has a ... called" sentence names no one.
+    untagged = make_record(
+        "The user has a lawnmower called Bertha.", scope="user", category="relation",
+        user_key="ana", ts="2026-11-06",
+    )  # fmt: skip
+    assert build_graph([untagged]).people == {}
