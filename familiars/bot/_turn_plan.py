@@ -105,6 +105,14 @@ class TurnPlan:
             return llm_text
         return text or None
 
+    def _walked(self, recalled: Sequence[RecalledItem]) -> list[str]:
+        """What the person's people graph walked to for a question about their people ("who
+        is Jo married to?" -> Jo's husband): said before what the slot model found, which
+        knows the kind asked about (family) but not whose."""
+        if self.is_group:
+            return []
+        return [it.text for it in recalled if it.parts.get("graph")][:2]
+
     def with_notes(self, messages: list[ChatMessage]) -> list[ChatMessage]:
         notes = self.actions.prompt_notes()
         if self.first_in_chat:
@@ -130,7 +138,7 @@ class TurnPlan:
                 items=[*recalled, *(_RecordItem.of(r) for r in self.records)],
                 is_group=self.is_group,
                 name=self.name,
-                meant=self.meant,
+                meant=self._walked(recalled) or self.meant,
                 unknown=self.unknown,
                 now=self.now,
                 last_reply=self.said.get(self.key, ""),

@@ -228,10 +228,19 @@ _NAME_CHAIN = re.compile(rf"(?-i:\b([A-Z][\w-]+))'s\s+({_REL_BARE}(?:'s\s+{_REL_
 _PAST = re.compile(r"\b(?:before|used to|previous|former|old|last|earlier|ex)\b", re.I)
 
 
+#: "who is Jo married to?", "is my sister engaged to ...": the spouse of a name or relation.
+_MARRIED_TO = re.compile(
+    rf"(?:\bmy\s+({_REL_BARE})|(?-i:\b([A-Z][\w-]+)))\s+(?:is\s+|got\s+)?(?:married|engaged)\s+to\b",
+    re.I,
+)
+
+
 def asks_about_people(question: str) -> bool:
-    """Whether ``question`` names a relation chain ("my sister", "Emma's husband") at all:
-    the graph is built only then."""
-    return bool(_MY_CHAIN.search(question) or _NAME_CHAIN.search(question))
+    """Whether ``question`` names a relation chain ("my sister", "Emma's husband", "Jo
+    married to") at all: the graph is built only then."""
+    return bool(
+        _MY_CHAIN.search(question) or _NAME_CHAIN.search(question) or _MARRIED_TO.search(question)
+    )
 
 
 def question_paths(question: str, graph: PeopleGraph) -> list[list[Edge]]:
@@ -249,6 +258,24 @@ def question_paths(question: str, graph: PeopleGraph) -> list[list[Edge]]:
         path = graph.walk(start, chain, past=past)
         if path and path not in paths:
             paths.append(path)
+    # "who's my friend married to?" asks the spouse: that walk first, the friend after.
+    return _spouse_paths(question, graph, past, paths) + paths
+
+
+def _spouse_paths(
+    question: str, graph: PeopleGraph, past: bool, found: list[list[Edge]]
+) -> list[list[Edge]]:
+    """ "who is Jo married to?": Jo's husband, wife, partner or fiance."""
+    paths: list[list[Edge]] = []
+    for m in _MARRIED_TO.finditer(question):
+        start, chain = (USER, [relation_of(m.group(1))]) if m.group(1) else (m.group(2), [])
+        if start != USER and start not in graph.people:
+            continue
+        for rel in ("husband", "wife", "partner", "spouse", "fiance"):
+            path = graph.walk(start, [*chain, rel], past=past)
+            if path and path not in found and path not in paths:
+                paths.append(path)
+                break
     return paths
 
 

@@ -140,3 +140,15 @@ def test_everyday_words_and_a_pet_kept_by_its_breed_are_people_too():
         user_key="ana", ts="2026-11-06",
     )  # fmt: skip
     assert build_graph([untagged]).people == {}
+
+
+def test_who_someone_is_married_to_walks_to_their_spouse():
+    graph = build_graph(
+        records(["The user's friend is called Jo.", "Jo's husband is called Ravi."])
+    )
+    assert walk("who is Jo married to?", graph) == [[("Jo", "husband", "Ravi")]]
+    assert walk("who's my friend married to?", graph) == [
+        [("user", "friend", "Jo"), ("Jo", "husband", "Ravi")],
+        [("user", "friend", "Jo")],
+    ]
+    assert walk("who is Sam married to?", graph) == []  # no one called Sam
