@@ -91,9 +91,34 @@ def load_pass(workspace: Path, pass_id: str) -> PassLog:
     path = passes_dir(workspace) / f"{pass_id}.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+        return _checked(data, pass_id)
     except FileNotFoundError:
         raise UnknownPassError(f"no consolidation pass {pass_id} in this workspace") from None
-    return PassLog(**{k: v for k, v in data.items() if k in PassLog.__dataclass_fields__})
+    except (ValueError, TypeError, KeyError, AttributeError) as exc:  # hand-edited, damaged
+        raise UnknownPassError(
+            f"consolidation/passes/{pass_id}.json is damaged ({exc}); "
+            "it was left as it is and nothing was undone"
+        ) from None
+
+
+def _checked(data: Any, pass_id: str) -> PassLog:
+    """The pass a file holds, its shape checked (ids are strings, lists are lists)."""
+    if not isinstance(data, dict) or data.get("pass_id") != pass_id:
+        raise ValueError(f"it does not hold pass {pass_id}")
+    log = PassLog(**{k: v for k, v in data.items() if k in PassLog.__dataclass_fields__})
+    if not isinstance(log.started_at, str):
+        raise ValueError("started_at is not a time")
+    for name in ("merges", "expired", "stopped", "episodes", "cores"):
+        if not isinstance(getattr(log, name), list):
+            raise ValueError(f"{name} is not a list")
+    ids = [*log.expired, *log.episodes]
+    for merge in log.merges:
+        ids += [merge["created"], *merge["sources"]]
+    for core in log.cores:
+        ids += [core["created"], *core.get("replaced", [])]
+    if not all(isinstance(i, str) for i in ids):
+        raise ValueError("a record id is not a string")
+    return log
 
 
 def pass_ids(workspace: Path) -> list[str]:

@@ -62,3 +62,22 @@ def test_consolidate_then_undo_from_the_command_line(workspace: Path) -> None:
     )
     assert undone["undo"] == report["pass_id"]
     assert asyncio.run(live(workspace)) == sorted(TEXTS)
+
+
+def test_a_damaged_pass_file_is_refused_in_one_line_and_left_as_it_is(workspace: Path) -> None:
+    asyncio.run(seed(workspace))
+    pass_id = json.loads(cli(workspace, "memory", "consolidate", "--offline", "--json"))["pass_id"]
+    path = workspace / "consolidation" / "passes" / f"{pass_id}.json"
+    before = asyncio.run(live(workspace))
+    for damaged in ["{broken", '{"pass_id": 5}', "[1, 2]",
+                    json.dumps({"pass_id": pass_id, "started_at": "x", "cores": ["a"]}),
+                    json.dumps({"pass_id": pass_id, "started_at": "x",
+                                "merges": [{"created": 3, "sources": []}]})]:  # fmt: skip
+        path.write_text(damaged, encoding="utf-8")
+        result = runner.invoke(
+            app, ["-w", str(workspace), "memory", "consolidate", "--undo", pass_id]
+        )
+        assert result.exit_code != 0
+        assert f"{pass_id}.json is damaged" in result.output and "Traceback" not in result.output
+        assert path.read_text(encoding="utf-8") == damaged
+        assert asyncio.run(live(workspace)) == before
