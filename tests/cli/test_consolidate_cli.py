@@ -81,3 +81,13 @@ def test_a_damaged_pass_file_is_refused_in_one_line_and_left_as_it_is(workspace:
         assert f"{pass_id}.json is damaged" in result.output and "Traceback" not in result.output
         assert path.read_text(encoding="utf-8") == damaged
         assert asyncio.run(live(workspace)) == before
+
+
+def test_status_reads_a_damaged_jobs_file_without_a_traceback(workspace: Path) -> None:
+    jobs = workspace / "scheduler" / "jobs.json"
+    jobs.parent.mkdir(parents=True, exist_ok=True)
+    for damaged in ['{"jobs": 5}', '{"jobs": [1, "x"]}', "{broken", "[1, 2]"]:
+        jobs.write_text(damaged, encoding="utf-8")
+        assert "scheduler: not running here" in cli(workspace, "status")
+    jobs.write_text('{"jobs": [7, {"id": "ttl_sweep", "next_run": "2026-12-03T04:00"}]}')
+    assert "job ttl_sweep: next run 2026-12-03T04:00" in cli(workspace, "status")

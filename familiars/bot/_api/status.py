@@ -307,7 +307,13 @@ def scheduler_block(workspace: Path) -> dict[str, Any]:
     data = _read_persisted(workspace, "jobs")
     if not data:
         return {"available": False, "jobs": []}
-    return {"available": True, "running": bool(data.get("running")), "jobs": data.get("jobs", [])}
+    listed = data.get("jobs")
+    jobs = [
+        {"id": job["id"], "next_run": job.get("next_run")}
+        for job in (listed if isinstance(listed, list) else [])
+        if isinstance(job, dict) and isinstance(job.get("id"), str)
+    ]  # a hand-edited or half-written file shows what it can, never a traceback
+    return {"available": True, "running": bool(data.get("running")), "jobs": jobs}
 
 
 def consolidation_block(workspace: Path) -> dict[str, Any] | None:
