@@ -208,22 +208,7 @@ class ReminderBook:
             await self.store.modify(rec.id, **fields)
             record_id = rec.id
         else:
-            fresh = make_record(
-                fields.pop("content"),
-                scope=rec.scope,
-                category=rec.category,
-                user_key=rec.user_key,
-                agent_id=rec.agent_id,
-                dialogue_id=rec.dialogue_id,
-                tags=list(rec.tags),
-                salience=rec.salience,
-                source_quote=list(rec.source_quote),
-                evidence=rec.evidence,
-                **fields,
-            )
-            record_id = (await self.store.append(fresh)).id
-            gone = {**(rec.open_loop or {}), "moved_to": record_id}
-            await self.store.modify(rec.id, extra={"open_loop": gone})
+            record_id = await self._successor(rec, fields)
         logger.info("reminder %s moved to %s", record_id, _iso(due))
         return Reminder(
             record_id,
@@ -254,6 +239,14 @@ class ReminderBook:
             return None
         task = _task(rec, last)
         fields = self._due_fields(rec, Reminder(rec.id, task, last, "open", user_key), due)
+        record_id = await self._successor(rec, fields)
+        logger.info("recurring reminder %s: next %s at %s", rec.id, record_id, _iso(due))
+        return record_id
+
+    async def _successor(self, rec: MemoryRecord, fields: dict[str, Any]) -> str:
+        """A new open reminder of ``rec`` with ``fields`` (a move of a fired one, the next
+        occurrence of a recurring one); ``rec`` points to it (``moved_to``) and is no longer
+        listed. The new record's id."""
         fresh = make_record(
             fields.pop("content"),
             scope=rec.scope,
@@ -268,8 +261,8 @@ class ReminderBook:
             **fields,
         )
         record_id = (await self.store.append(fresh)).id
-        await self.store.modify(rec.id, extra={"open_loop": {**loop, "moved_to": record_id}})
-        logger.info("recurring reminder %s: next %s at %s", rec.id, record_id, _iso(due))
+        gone = {**(rec.open_loop or {}), "moved_to": record_id}
+        await self.store.modify(rec.id, extra={"open_loop": gone})
         return record_id
 
     def _due_fields(self, rec: MemoryRecord, reminder: Reminder, due: datetime) -> dict[str, Any]:

@@ -174,27 +174,23 @@ def _head(noun: str) -> str:
 
 
 def _pet_value(text: str, kind: NounKind) -> Fact | None:
-    if _SOMEONE_ELSE.search(text):
-        return None
-    found = _named_thing(text)
-    if found is None:
-        return None
-    noun, name = found
-    if not _is_kind(noun, "pet", PETS, kind):
-        return None
-    return _pet(f"The user has a {noun.lower()} called {name}.", name)
+    found = _named_of_kind(text, "pet", PETS, kind)
+    return _pet(f"The user has a {found[0]} called {found[1]}.", found[1]) if found else None
 
 
 def _family_value(text: str, kind: NounKind) -> Fact | None:
-    if _SOMEONE_ELSE.search(text):
+    found = _named_of_kind(text, "family", FAMILY, kind)
+    return _family(f"The user's {found[0]} is called {found[1]}.", found[1]) if found else None
+
+
+def _named_of_kind(
+    text: str, wanted: str, known: frozenset[str], kind: NounKind
+) -> tuple[str, str] | None:
+    """(noun in lower case, Name) when ``text`` names the speaker's own ``wanted``."""
+    found = None if _SOMEONE_ELSE.search(text) else _named_thing(text)
+    if found is None or not _is_kind(found[0], wanted, known, kind):
         return None
-    found = _named_thing(text)
-    if found is None:
-        return None
-    noun, name = found
-    if not _is_kind(noun, "family", FAMILY, kind):
-        return None
-    return _family(f"The user's {noun.lower()} is called {name}.", name)
+    return found[0].lower(), found[1]
 
 
 def _job_value(text: str, kind: NounKind) -> Fact | None:
