@@ -26,6 +26,7 @@ from familiars.memory._offline._values import value_fact
         ("like", "I'm crazy about sushi", "likes sushi"),
         ("dislike", "I'm not big on parties", "doesn't like parties"),
         ("name", "hi im kwame", "name is Kwame"),
+        ("job", "I fix teeth for a living", "The user fixes teeth for a living."),
     ],
 )
 def test_values_are_read_by_general_syntax(slot: str, clause: str, content: str) -> None:

@@ -32,6 +32,8 @@ FINDS = [
     ("Call me Ali from now on", [("name", "The user's name is Ali.")]),
     ("My friends call me Bee", [("nickname", "The user's nickname is Bee.")]),
     ("I moved from Leeds to Bristol", [("home", "The user lives in Bristol.")]),
+    ("I fix teeth for a living", [("job", "The user fixes teeth for a living.")]),
+    ("For a living I wash dishes", [("job", "The user washes dishes for a living.")]),
 ]  # fmt: skip
 
 

@@ -13,7 +13,7 @@ import logging
 import re
 
 from familiars.memory._offline._objects import Fact, _words, third_person, topic_key
-from familiars.memory._offline._patterns import _clean_place
+from familiars.memory._offline._patterns import _clean_place, _third_singular
 from familiars.memory._offline._relations import relation_facts
 
 logger = logging.getLogger(__name__)
@@ -133,6 +133,14 @@ def _work_fact(org: str | None) -> Fact | None:
     return Fact("user", "profile", f"The user works at {place}.", ("work",), "work", 0.7)
 
 
+def living_fact(what: str) -> Fact:
+    """ "fix teeth" (of "I fix teeth for a living") -> "The user fixes teeth for a living.":
+    the verb takes the third person, the rest stays as said."""
+    verb, _, rest = third_person(what.strip()).partition(" ")
+    content = f"The user {_third_singular(verb)} {rest} for a living.".replace("  ", " ")
+    return Fact("user", "profile", content, ("job",), "job", 0.7)
+
+
 def match_job(clause: str) -> list[Fact]:
     """ "I'm a nurse", "I work as a nurse at St. Mary's", "I'm a cashier at Tesco"."""
     for pattern in (_WORK_AS_AT, _IM_A_JOB, _WORK_AT_AS, _RETRAINED):
@@ -147,10 +155,7 @@ def match_job(clause: str) -> list[Fact]:
         return [_job_fact(m.group("article"), m.group("job"))]
     m = _FOR_A_LIVING.match(clause)
     if m:
-        what = third_person(m.group("a") or m.group("b"))
-        verb, _, rest = what.partition(" ")
-        content = f"The user {verb}s {rest} for a living.".replace("  ", " ")
-        return [Fact("user", "profile", content, ("job",), "job", 0.7)]
+        return [living_fact(m.group("a") or m.group("b"))]
     m = _TEACH_AT.match(clause)
     if m:
         work = _work_fact(m.group("org"))
