@@ -207,9 +207,12 @@ _HAVE = (
     r"\s+just\s+adopted|\s+adopted|\s+rescued)"
 )
 _PET_NAMED = re.compile(
-    rf"(?:and\s+)?(?P<what>{_COUNT}\s+{_MOD}{_PET_WORD})(?:s|es)?\b(?:\s*,?\s*(?:called|named)\s+{_NAME})?",
+    rf"(?:and\s+)?(?P<what>{_COUNT}\s+{_MOD}{_PET_WORD})(?P<plural>s|es)?\b"
+    rf"(?:\s*,?\s*(?:called|named)\s+{_NAME})?",
     re.IGNORECASE,
 )
+#: One more name of the same pets: "two cats, Pixel and Mochi", "called Pixel and Mochi".
+_ANOTHER_NAME = re.compile(rf"\s*(?:,\s*(?:and\s+)?|\s+and\s+){_NAME}\b(?!\s+\w+s\b)")
 _HAVE_START = re.compile(rf"^{_HAVE}\s+", re.IGNORECASE)
 _MY_PET_IS_NAMED = re.compile(
     rf"^(?:my|our)\s+(?P<pet>{_PET_WORD})(?:'s\s+name\s+is|\s+is\s+called|\s+is\s+named|"
@@ -246,13 +249,30 @@ def match_pets(clause: str) -> list[Fact]:
     facts: list[Fact] = []
     pos = start.end()
     while (pm := _PET_NAMED.match(clause, pos)) is not None:
-        pos = pm.end() + (1 if pm.end() < len(clause) and clause[pm.end()] in " ," else 0)
+        names, pos = _pet_names(clause, pm)
         pos += len(clause[pos:]) - len(clause[pos:].lstrip(" ,"))
-        what = re.sub(r"^and\s+|\s+", " ", pm.group(0)).strip().rstrip(",")
-        name = pm.group("name") if _is_name(pm.group("name")) else None
-        what = what if name else pm.group("what")
-        facts.append(_pet(f"The user has {what}.", name or pm.group("what").split()[-1]))
+        what = re.sub(r"^and\s+|\s+", " ", pm.group("what")).strip()
+        if not names:
+            facts.append(_pet(f"The user has {what}{pm.group('plural') or ''}.", what.split()[-1]))
+            continue
+        if len(names) > 1 or pm.group("plural"):  # "two cats called Pixel and Mochi"
+            kind = what.split(maxsplit=1)[1]
+            what = f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
+        facts.extend(_pet(f"The user has {what} called {name}.", name) for name in names)
     return facts
+
+
+def _pet_names(clause: str, pm: re.Match[str]) -> tuple[list[str], int]:
+    """The names given to the pets `pm` found ("called Pixel", ", Pixel and Mochi") and where
+    the clause goes on after them."""
+    names = [pm.group("name")] if _is_name(pm.group("name")) else []
+    pos = pm.end() if names or not pm.group("name") else pm.start("name") - 1
+    while (more := _ANOTHER_NAME.match(clause, pos)) and _is_name(more.group("name")):
+        if more.group("name").lower() in PETS or more.group("name").lower() in _COUNT:
+            break
+        names.append(more.group("name"))
+        pos = more.end()
+    return names, pos
 
 
 # --------------------------------------------------------------------------- family
