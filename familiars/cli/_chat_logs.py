@@ -88,14 +88,13 @@ class PrivateRotatingFileHandler(RotatingFileHandler):
 
 #: A notice is one line of at most about this many characters: the head and the tail.
 NOTICE_CHARS = 240
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def notice_text(message: str) -> str:
-    """A warning as the person is told it: one line without control characters, its middle
-    elided when long (a writer warning quoted a model's whole raw answer, pages of it, and
-    a hostile answer's escape sequences would reach the terminal). The log keeps it whole."""
-    line = " ".join(_CONTROL.sub(" ", message).split())
+    """A warning as the person is told it: one line, its middle elided when long (a writer
+    warning quoted a model's whole raw answer, pages of it). The log keeps it whole; the
+    console shows no control character of it."""
+    line = " ".join(message.split())
     if len(line) > NOTICE_CHARS:
         line = f"{line[: NOTICE_CHARS - 80].rstrip()} … {line[-60:].lstrip()} (all in the log)"
     return f"(note: {line})"
