@@ -364,8 +364,13 @@ class ForgetByWords:
         return found
 
 
+#: Words that say the same of a fact: "I'm called Jonas" is "The user's name is Jonas."
+_SAME = {"call": "name"}
+
+
 def _terms(text: str) -> set[str]:
-    return set(keyword_terms(text)) - _GENERIC - _CLITICS
+    terms = {_SAME.get(t, t) for t in keyword_terms(text)}
+    return terms - _GENERIC - _CLITICS
 
 
 def _says(want: set[str], text: str) -> bool:
