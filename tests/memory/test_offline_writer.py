@@ -62,6 +62,13 @@ FINDS = [
     ("I like peace and love", "The user likes peace and love."),
     ("I'm a huge fan of rock and roll", "The user likes rock and roll."),
     ("I love jazz, do you?", "The user likes jazz."),
+    # A list of short things is kept whole (it kept "jazz" alone: tea and cats were lost).
+    ("I love jazz, tea and cats.", "The user likes jazz, tea and cats."),
+    (
+        "I hate mornings, traffic and loud neighbours",
+        "The user doesn't like mornings, traffic and loud neighbours.",
+    ),
+    ("I love hiking, especially in autumn", "The user likes hiking."),
     ("What do you like? I love hiking.", "The user likes hiking."),
     ("I can't stand pumpernickel", "The user doesn't like pumpernickel."),
     # A long object is kept up to eight words, and cut to its head beyond.
