@@ -174,6 +174,12 @@ _ASK_RE = re.compile(
 #: not match because it names Oskar too).
 MATCH_SHARE = 0.75
 _GENERIC = frozenset({"user", "they", "their", "remember", "said", "say", "told", "tell"})
+#: What is left of a contraction once the apostrophe splits it ("I'm" -> "m", "don't" ->
+#: "don"): the person says "I'm", the record "The user is", so these name nothing.
+_CLITICS = frozenset({
+    "m", "re", "ve", "ll", "d", "s", "t", "don", "doesn", "didn", "isn", "aren", "wasn",
+    "weren", "won", "haven", "hasn", "hadn", "couldn", "shouldn", "wouldn",
+})  # fmt: skip
 KEPT = "Kept: I forgot nothing."
 
 
@@ -324,7 +330,7 @@ class ForgetByWords:
 
     async def _matching(self, what: str, where: _Where, now: datetime) -> _Found:
         """The person's memories, and their messages here, that say ``what``."""
-        want = set(keyword_terms(what)) - _GENERIC
+        want = _terms(what)
         visible = await self._visible(where, now)
         records = [r for r in visible if _says(want, r.content)]
         workspace = self.forgetter.store.workspace
@@ -358,10 +364,19 @@ class ForgetByWords:
         return found
 
 
+#: Words that say the same of a fact: "I'm called Jonas" is "The user's name is Jonas."
+_SAME = {"call": "name"}
+
+
+def _terms(text: str) -> set[str]:
+    terms = {_SAME.get(t, t) for t in keyword_terms(text)}
+    return terms - _GENERIC - _CLITICS
+
+
 def _says(want: set[str], text: str) -> bool:
     if not want:
         return False
-    have = set(keyword_terms(text))
+    have = _terms(text)
     return len(want & have) >= max(1, math.ceil(MATCH_SHARE * len(want)))
 
 

@@ -11,7 +11,8 @@ Which reminder:
   moved or snoozed, or has just fired, whichever came last (within :data:`JUST_S`); with
   none, "the reminder" is the only one the person has, else they are asked which ("cancel
   that" with no reminder just now is not about one: a turn as usual);
-- a number ("reminder 3", "number 3"): the reminder's own number, as ``/reminders`` lists it;
+- a number ("reminder 3", "number 3", "cancel 3" alone): the reminder's own number, as
+  ``/reminders`` lists it;
 - words ("the landlord one", "my plumber reminder"): the reminders whose task holds every
   content word said (plural and tense forgiven: "bins" finds "bin", "called" finds "call").
   One match is changed; two or more are listed with their numbers and the person is asked
@@ -224,9 +225,10 @@ def _which(
     words = re.findall(r"[#\w']+", what.lower())
     named = any(w in _NAMES for w in words)
     numbers = [int(w.lstrip("#")) for w in words if w.lstrip("#").isdigit()]
-    if numbers and named:
-        return [r for r in mine if r.number == numbers[0]], True
     content = [w for w in words if w not in _FILLER]
+    # "reminder 3", or the number alone ("cancel 1", as the /reminders footer shows it).
+    if numbers and (named or all(w.lstrip("#").isdigit() for w in content)):
+        return [r for r in mine if r.number == numbers[0]], True
     if not content:
         pointer = any(w in _POINTER for w in words)
         just = _just(mine, now, touched)

@@ -86,6 +86,20 @@ class PrivateRotatingFileHandler(RotatingFileHandler):
         return open(fd, "a", encoding=self.encoding, errors=self.errors)  # noqa: SIM115
 
 
+#: A notice is one line of at most about this many characters: the head and the tail.
+NOTICE_CHARS = 240
+
+
+def notice_text(message: str) -> str:
+    """A warning as the person is told it: one line, its middle elided when long (a writer
+    warning quoted a model's whole raw answer, pages of it). The log keeps it whole; the
+    console shows no control character of it."""
+    line = " ".join(message.split())
+    if len(line) > NOTICE_CHARS:
+        line = f"{line[: NOTICE_CHARS - 80].rstrip()} … {line[-60:].lstrip()} (all in the log)"
+    return f"(note: {line})"
+
+
 class NoticeHandler(logging.Handler):
     """Warnings from :data:`PERSON_FACING` loggers, given to ``say`` (which may be called
     from any thread: it is the caller's to hand the text to the event loop)."""
@@ -99,7 +113,7 @@ class NoticeHandler(logging.Handler):
         if not any(record.name == n or record.name.startswith(n + ".") for n in self.loggers):
             return
         try:
-            self.say(f"(note: {record.getMessage()})")
+            self.say(notice_text(record.getMessage()))
         except Exception:  # noqa: BLE001 - a notice must never break the chat
             self.handleError(record)
 

@@ -13,6 +13,8 @@ from familiars.cli import _memory_writer as memory_writer
 from familiars.cli._memory_route import run_write
 from familiars.cli._run import run_memory
 from familiars.memory import (
+    CATEGORIES,
+    SCOPES,
     MemoryError_,
     MemoryRecord,
     MemoryWorkspace,
@@ -128,6 +130,9 @@ def list_(
 ) -> None:
     """List memories (live ones unless --all), oldest first."""
     as_json = want_json(ctx, json_out)
+    for value, known, what in ((scope, SCOPES, "scope"), (category, CATEGORIES, "category")):
+        if value is not None and value not in known:  # else an empty list says nothing
+            fail(f"unknown {what} {value!r}: one of {', '.join(known)}")
     for value, check in (
         (user, check_user_key),
         (agent, check_agent_id),

@@ -41,9 +41,13 @@ def search(
         result = await reader.build_rag_context(
             query, agent_id=agent, dialogue_id=dialogue, user_key=user, k=k, profile=profile
         )
-        return result.as_dict()
+        people = (
+            [] if user else sorted({r.user_key or "" for r in await mw.store.list(scope="user")})
+        )
+        return {**result.as_dict(), "people": [p for p in people if p]}
 
     data = run_memory(ctx, action, embedder=True)
+    people = data.pop("people")
     if want_json(ctx, json_out):
         print_json(data)
         return
@@ -59,3 +63,6 @@ def search(
     )
     if data["dropped"]:
         print(f"stages dropped for time: {', '.join(data['dropped'])}")
+    if people:  # a person's memories are recalled only for them: say so, never silently empty
+        names = ", ".join(people)
+        print(f"without --user only the agent's own memories are searched (people: {names})")

@@ -1,7 +1,8 @@
 """How long one record may be (``memory.max_record_chars``), and what happens at the limit.
 
 - :func:`check_record_length` refuses a write over it with :class:`RecordTooLongError`, one
-  line that says the length, the limit and the setting;
+  line that says the length, the limit and the setting (and an empty one with
+  :class:`EmptyRecordError`);
 - :func:`cut_text` is how an over-long record (a hand edit: files are never refused) is shown
   or sent to a model: the first ``limit`` characters and ``...[cut, N more characters]``;
 - :func:`over_limit` lists the records over it, for ``familiars memory check``.
@@ -33,9 +34,19 @@ class RecordTooLongError(MemoryError_, ValueError):
         self.limit = limit
 
 
+class EmptyRecordError(MemoryError_, ValueError):
+    """A write with no text: a memory that says nothing is refused, not kept."""
+
+    def __init__(self) -> None:
+        super().__init__("empty: a memory needs some text")
+
+
 def check_record_length(text: str, limit: int = DEFAULT_MAX_RECORD_CHARS) -> None:
-    """Raise :class:`RecordTooLongError` when ``text`` (stripped) is over ``limit``."""
+    """Raise :class:`RecordTooLongError` when ``text`` (stripped) is over ``limit``, and
+    :class:`EmptyRecordError` when it is nothing (``memory add ""`` kept an empty memory)."""
     length = len(text.strip())
+    if length == 0:
+        raise EmptyRecordError()
     if length > limit:
         raise RecordTooLongError(length, limit)
 

@@ -25,7 +25,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
@@ -47,6 +47,9 @@ class OwnerInfo:
     command: str
     started_at: str
     control: str | None = None
+    #: Where this process serves the HTTP API and memory page (``familiars api --port``
+    #: may serve elsewhere than the config says): sign-in links point here.
+    api: str | None = None
 
     def describe(self) -> str:
         return f"pid {self.pid} ({self.command}, since {self.started_at})"
@@ -138,7 +141,13 @@ class WorkspaceLock:
         """Announce (or withdraw) the control socket other processes reach the owner by."""
         self.control = control
         if self.info is not None:
-            self.info = OwnerInfo(self.info.pid, self.info.command, self.info.started_at, control)
+            self.info = replace(self.info, control=control)
+            self._write_info()
+
+    def set_api(self, url: str | None) -> None:
+        """Announce (or withdraw) the address this process serves the API at."""
+        if self.info is not None:
+            self.info = replace(self.info, api=url)
             self._write_info()
 
     def _write_info(self) -> None:
@@ -194,6 +203,7 @@ def _parse_info(data: bytes) -> OwnerInfo:
             command=str(raw.get("command", "?")),
             started_at=str(raw.get("started_at", "?")),
             control=raw.get("control"),
+            api=raw.get("api"),
         )
     except (ValueError, KeyError, TypeError):
         # Caught between the holder's truncate and write: a holder, not yet named.

@@ -240,6 +240,31 @@ async def test_forget_that_is_true_offline(tmp_path: Path) -> None:
     assert files_holding(tmp_path / "ws", "Denver") == []
 
 
+async def test_forget_that_in_the_first_person_finds_what_was_said_with_a_contraction(
+    tmp_path: Path,
+) -> None:
+    """ "forget that I'm moving to Porto" names "The user is moving to Porto ..." (the "m"
+    of "I'm" counted as a word the record lacked, so nothing was found); "I don't like
+    cheese" names "The user doesn't like cheese." ("don" against "doesn"); "I'm called Jonas"
+    names "The user's name is Jonas."."""
+    async with offline(tmp_path / "ws") as bot:
+        await bot.say("We're moving to Porto next month!")
+        await bot.say("I don't like cheese.")
+        asked = await bot.say("forget that I'm moving to Porto")
+        assert asked.startswith("About to forget for good:\n- you are moving to Porto"), asked
+        assert (await bot.say("yes")).startswith("Forgotten: 1 memory")
+        asked = await bot.say("forget that I don't like cheese")
+        assert "you don't like cheese" in asked, asked
+        assert (await bot.say("yes")).startswith("Forgotten: 1 memory")
+        await bot.say("Hi, I'm Jonas.")
+        asked = await bot.say("forget that I'm called Jonas")  # "The user's name is Jonas."
+        assert "your name is Jonas" in asked, asked
+        assert (await bot.say("yes")).startswith("Forgotten: 1 memory")
+    assert files_holding(tmp_path / "ws", "Porto") == []
+    assert files_holding(tmp_path / "ws", "cheese") == []
+    assert files_holding(tmp_path / "ws", "Jonas") == []
+
+
 async def test_no_vector_of_a_forgotten_turn_is_left_in_the_index(tmp_path: Path) -> None:
     """A turn is embedded as itself, as "Speaker: text" and sentence by sentence; after a
     forget none of those vectors stays in ``familiars.db`` (the words are gone from the

@@ -165,3 +165,31 @@ async def test_a_notice_is_said_above_the_prompt() -> None:
     console._at_prompt = True  # as while waiting for a line
     console.notice("(note: again)")
     assert out.getvalue().endswith(f"\r\x1b[K(note: again)\n{PROMPT}")
+
+
+class Hostile(Echo):
+    """A handler whose reply and command answer carry terminal escape sequences."""
+
+    async def respond(self, message: IncomingMessage) -> AsyncIterator[str]:
+        yield "\x1b[2J\x1b[31mRED\x1b[0m "
+        yield "line\r\nyou> forged\rX\x07\x9b"
+
+    async def command(self, invocation: CommandInvocation) -> CommandResponse:
+        return CommandResponse("memory: \x1b]0;title\x07ok")
+
+
+async def test_no_escape_sequence_of_a_reply_or_command_reaches_the_terminal() -> None:
+    out = io.StringIO()
+    stdin = io.StringIO("hi\n/memory list\n")
+    console = ConsoleAdapter(Hostile(), stdin=stdin, stdout=out, interactive=True)
+    await console.start()
+    await asyncio.wait_for(console.finished.wait(), 10)
+    await console.stop()
+    await console.send(console.chat_id, "\x1b[2Jreminder")
+    console._at_prompt = True
+    console.notice("(note: \x1b[31mred)")
+    printed = out.getvalue()
+    assert "[31mRED[0m line\nyou> forgedX" in printed and "memory: ]0;titleok" in printed
+    assert "\n[2Jreminder\n" in printed and printed.endswith(f"\r\x1b[K(note: [31mred)\n{PROMPT}")
+    assert printed.count("\x1b") == 1  # the notice's own line clearing, nothing else
+    assert "\r" not in printed.replace("\r\x1b[K", "") and "\x07" not in printed

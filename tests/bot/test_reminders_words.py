@@ -105,3 +105,24 @@ async def test_snooze_that_after_it_fired(workspace: Path) -> None:
         assert out.getvalue().lower().count("stretch") == 2  # type: ignore[attr-defined]
     finally:
         await bot.app.shutdown()
+
+
+async def test_cancel_with_the_number_that_reminders_listed(workspace: Path) -> None:
+    """ "cancel 1" (as the listing's own footer shows it) cancels the one listed as 1: it was a
+    turn, answered "Got it.", and the reminder stayed."""
+    settings = load_settings(workspace=workspace)
+    clock = [SAID_AT]
+    bot, _ = await started(settings, clock)
+    try:
+        await bot.say("remind me tomorrow at 9am to pay the landlord")
+        await bot.say("remind me on friday at 6pm to call the plumber")
+        listed = await bot.command("/reminders")
+        assert "1. " in listed and "pay the landlord" in listed
+        reply = await said(bot, "cancel 1")
+        assert reply.startswith("Cancelled: pay the landlord"), reply
+        reply = await said(bot, "snooze #2 for 10 minutes")
+        assert reply.startswith("Snoozed: call the plumber"), reply
+        assert "landlord" not in await bot.command("/reminders")
+        assert "Cancelled" not in await said(bot, "cancel 2 of my meetings today")
+    finally:
+        await bot.app.shutdown()

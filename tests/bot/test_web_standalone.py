@@ -100,6 +100,28 @@ async def test_alone_it_owns_the_workspace_and_changes_go_through_the_commands(
     assert not any("green tea" in p.read_text() for p in ws.glob("users/*/*.md"))
 
 
+async def test_the_command_lines_link_points_where_familiars_api_serves(tmp_path: Path) -> None:
+    """``familiars api --port 18123`` serves elsewhere than the config says: the link
+    ``familiars memory link`` prints leads there (it led to the config's port), and back to
+    the config's once it has stopped."""
+    ws = tmp_path / "ws"
+    async with running(ws) as bot:
+        await seed(bot)
+    served = settings_for(ws, port=18123)
+
+    def link() -> str:
+        result = CliRunner().invoke(cli_app, ["-w", str(ws), "memory", "link", "--user", BOB_KEY])
+        assert result.exit_code == 0, result.output
+        found = LINK_RE.search(result.output)
+        assert found is not None
+        return found.group(1)
+
+    async with standalone_backend(served):  # type: ignore[arg-type]
+        during = await asyncio.to_thread(link)
+    assert during.startswith("http://127.0.0.1:18123/web/login?t="), during
+    assert not (await asyncio.to_thread(link)).startswith("http://127.0.0.1:18123/")
+
+
 async def test_a_session_outlives_a_restart_and_the_loss_of_the_database(
     tmp_path: Path,
 ) -> None:

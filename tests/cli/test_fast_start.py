@@ -138,6 +138,26 @@ def test_only_person_facing_warnings_are_said() -> None:
     assert said == ["(note: embedding model 'bge' fell back)"]
 
 
+def test_a_notice_is_one_short_line() -> None:
+    """A writer warning that quotes a hostile model's raw answer is said in one line, its
+    middle elided (the log keeps the whole of it)."""
+    said: list[str] = []
+    handler = NoticeHandler(said.append)
+    raw = "\x1b[2J\x1b[31m" + "x" * 5000 + "\nSECOND LINE"
+    handler.handle(
+        _record(
+            "writer: output invalid (%s); raw output: %s; using the offline writer",
+            "bad cell",
+            raw,
+            name="familiars.memory._writer._model",
+        )
+    )
+    [note] = said
+    assert note.startswith("(note: writer: output invalid (bad cell); raw output:")
+    assert note.endswith("using the offline writer (all in the log))")
+    assert len(note) < 300 and "\n" not in note
+
+
 def test_the_chat_logs_to_a_private_file_in_the_workspace(tmp_path: Path) -> None:
     root = logging.getLogger()
     before, level = list(root.handlers), root.level

@@ -31,3 +31,11 @@ def test_add_pin_unpin_forget_and_bad_input(tmp_path: Path) -> None:
     assert code == 1 and "preference, procedure, directive" in out
     code, out = _run(ws, "memory", "pin", "../../etc/passwd")
     assert code == 1 and "invalid memory id" in out
+    # An empty memory is refused (it was kept, a record that says nothing).
+    code, out = _run(ws, "memory", "add", "-s", "user", "-C", "profile", "-u", "al", "  ")
+    assert (code, out) == (1, "error: empty: a memory needs some text\n")
+    # An unknown category or scope is said, not listed as "0 memories".
+    code, out = _run(ws, "memory", "list", "--category", "profiles")
+    assert code == 1 and "unknown category 'profiles': one of profile," in out
+    code, out = _run(ws, "memory", "list", "--scope", "../../x")
+    assert code == 1 and "unknown scope '../../x'" in out

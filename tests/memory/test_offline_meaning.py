@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import zlib
 
@@ -26,6 +27,7 @@ from familiars.memory._offline._values import value_fact
         ("like", "I'm crazy about sushi", "likes sushi"),
         ("dislike", "I'm not big on parties", "doesn't like parties"),
         ("name", "hi im kwame", "name is Kwame"),
+        ("job", "I fix teeth for a living", "The user fixes teeth for a living."),
     ],
 )
 def test_values_are_read_by_general_syntax(slot: str, clause: str, content: str) -> None:
@@ -99,6 +101,41 @@ def test_a_sure_question_about_the_own_name_with_none_kept_is_unknown() -> None:
     assert not asks_unknown("what's my name?", named, u)
     forgotten = [*others, _rec(3, "The user's name is Priyanka.", ["name"], deprecated=True)]
     assert asks_unknown("what's my name?", forgotten, u)
+
+
+class _AskedAll(Understanding):
+    def asked(self, question: str) -> tuple[str, float]:
+        return ("all", 0.95)
+
+
+def test_what_do_you_know_about_me_keeps_the_name_and_every_slot() -> None:
+    """Six newer likes and a pet must not push out the name (pinned or not) or the pet: the
+    newest record of each slot is said before a second one of any."""
+    u = _AskedAll(embed=_bag, model=load_slot_model(), parts=frozenset(PARTS))
+    name = MemoryRecord(
+        id="m_0", scope="user", category="profile", content="The user's name is Marta.",
+        tags=["name"], ts="2026-10-01T10:00:00+00:00",
+    )  # fmt: skip
+    pet = _rec(1, "The user has a cat called Pixel.", ["pet"])
+    likes = [
+        MemoryRecord(
+            id=f"m_l{i}",
+            scope="user",
+            category="preference",
+            content=f"The user likes {w}.",
+            tags=["likes"],
+            ts=f"2026-11-2{i}T10:00:00+00:00",
+        )  # fmt: skip
+        for i, w in enumerate(["jazz", "tea", "chess", "figs", "kites", "owls"])
+    ]
+    said = [r.content for r in answer_records("what do you know about me?", [name, pet, *likes], u)]
+    assert said[:3] == ["The user likes owls.", "The user has a cat called Pixel.", name.content]
+    assert len(said) == 6
+    pinned = dataclasses.replace(name, pinned=True)
+    said = [
+        r.content for r in answer_records("what do you know about me?", [pinned, pet, *likes], u)
+    ]
+    assert said[0] == name.content
 
 
 def test_reminders_in_half_an_hour_and_in_minutes() -> None:

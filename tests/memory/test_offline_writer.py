@@ -62,6 +62,13 @@ FINDS = [
     ("I like peace and love", "The user likes peace and love."),
     ("I'm a huge fan of rock and roll", "The user likes rock and roll."),
     ("I love jazz, do you?", "The user likes jazz."),
+    # A list of short things is kept whole (it kept "jazz" alone: tea and cats were lost).
+    ("I love jazz, tea and cats.", "The user likes jazz, tea and cats."),
+    (
+        "I hate mornings, traffic and loud neighbours",
+        "The user doesn't like mornings, traffic and loud neighbours.",
+    ),
+    ("I love hiking, especially in autumn", "The user likes hiking."),
     ("What do you like? I love hiking.", "The user likes hiking."),
     ("I can't stand pumpernickel", "The user doesn't like pumpernickel."),
     # A long object is kept up to eight words, and cut to its head beyond.
@@ -470,6 +477,29 @@ def test_a_turned_preference_supersedes_the_same_topic_under_a_longer_name():
     )
     out = offline_writes("I hate coffee", existing=[cake], now=NOW)
     assert [(w.op, w.entry.supersedes_id) for w in out.writes] == [("add", None)]
+
+
+def test_taking_back_one_thing_of_a_listed_like_keeps_the_others():
+    both = _rec(
+        "The user likes rock climbing and bad sci-fi movies.",
+        id="m_both",
+        category="preference",
+        tags=["likes", "topic:rock-climbing-and-bad-sci-fi-movie"],
+    )
+    for said in ("Actually, I don't like sci-fi movies anymore", "I've gone off sci-fi movies"):
+        out = offline_writes(said, existing=[both], now=NOW)
+        ops = [(w.op, w.entry.content, w.entry.supersedes_id) for w in out.writes]
+        assert ops[0][0] == "update" and ops[0][2] == "m_both"
+        assert ("add", "The user likes rock climbing.", None) in ops, said
+    three = _rec(
+        "The user likes jazz, tea and cats.",
+        id="m_three",
+        category="preference",
+        tags=["likes", "topic:jazz-tea-and-cat"],
+    )
+    out = offline_writes("I don't like tea anymore", existing=[three], now=NOW)
+    kept = [w.entry.content for w in out.writes if w.op == "add"]
+    assert kept == ["The user likes jazz and cats."]
 
 
 def test_allergy_is_its_own_fact_per_allergen():

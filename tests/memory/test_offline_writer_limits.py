@@ -52,3 +52,21 @@ async def test_the_writer_stores_the_other_facts_of_the_message(tmp_path) -> Non
             TurnContext(agent_id="agent_0", dialogue_id="dialogue_1", user_key="u1", user_text=text)
         )
         assert report.added == 2 and report.rejected == 0
+
+
+async def test_the_store_refuses_a_memory_that_says_nothing(tmp_path) -> None:
+    """Every write road passes the store: an empty or blank text is refused there, and a
+    correction to nothing too (``familiars memory add ""`` kept an empty record)."""
+    from familiars.memory import MemoryError_, make_record
+
+    async with MemoryStore(tmp_path) as store:
+        for text in ("", "  \n "):
+            rec = make_record(text, scope="user", category="profile", user_key="u1")
+            with pytest.raises(MemoryError_, match="empty: a memory needs some text"):
+                await store.append(rec)
+        kept = await store.append(
+            make_record("Ann lives in Oslo.", scope="user", category="profile", user_key="u1")
+        )
+        with pytest.raises(MemoryError_, match="empty"):
+            await store.update(kept.id, " ")
+        assert [r.content for r in await store.list(scope="user")] == ["Ann lives in Oslo."]

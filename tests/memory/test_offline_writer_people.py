@@ -32,6 +32,31 @@ FINDS = [
     ("Call me Ali from now on", [("name", "The user's name is Ali.")]),
     ("My friends call me Bee", [("nickname", "The user's nickname is Bee.")]),
     ("I moved from Leeds to Bristol", [("home", "The user lives in Bristol.")]),
+    ("I fix teeth for a living", [("job", "The user fixes teeth for a living.")]),
+    ("I have two dogs", [("pet:dog", "The user has two dogs.")]),
+    (
+        "I have two cats, Pixel and Mochi",
+        [
+            ("pet:pixel", "The user has a cat called Pixel."),
+            ("pet:mochi", "The user has a cat called Mochi."),
+        ],
+    ),
+    (
+        "I have three cats called Pixel, Mochi and Tofu",
+        [
+            ("pet:pixel", "The user has a cat called Pixel."),
+            ("pet:mochi", "The user has a cat called Mochi."),
+            ("pet:tofu", "The user has a cat called Tofu."),
+        ],
+    ),
+    (
+        "I have a dog called Rex and a cat called Tom",
+        [
+            ("pet:rex", "The user has a dog called Rex."),
+            ("pet:tom", "The user has a cat called Tom."),
+        ],
+    ),
+    ("For a living I wash dishes", [("job", "The user washes dishes for a living.")]),
 ]  # fmt: skip
 
 

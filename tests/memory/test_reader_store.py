@@ -65,6 +65,13 @@ def test_memory_search_cli(tmp_path, monkeypatch, memory_home: str) -> None:
     assert data["items"][0]["text"] == "Ana loves sourdough baking"
     assert "dense" in data["items"][0]["parts"]
 
+    # Without --user a person's memories are not searched: said, not an empty table alone.
+    anyone = runner.invoke(app, [*base, "memory", "search", "sourdough"])
+    assert anyone.exit_code == 0 and "sourdough" not in anyone.stdout.split("\n", 1)[1]
+    assert "without --user only the agent's own memories are searched (people: ana)" in (
+        " ".join(anyone.stdout.split())
+    )
+
     bad = runner.invoke(app, [*base, "memory", "search", "  "])
     assert bad.exit_code == 1 and "empty" in bad.output
     missing = runner.invoke(app, [*base, "memory", "search", "x", "--dialogue", "dialogue_9"])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import sys
 import threading
 from collections.abc import Awaitable, Callable
@@ -28,6 +29,15 @@ from familiars.bot._adapters.base import (
 PROMPT = "you> "
 #: A text file a command hands back (an export) is shown inline up to this size.
 INLINE_TEXT_MAX = 64 * 1024
+
+
+#: Control characters but the line end and the tab (C0, DEL, C1: escape sequences start here).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def shown(text: str) -> str:
+    """``text`` as the terminal may show it: line ends and tabs, no other control character."""
+    return _CONTROL.sub("", text.replace("\r\n", "\n"))
 
 
 def command_text(response: CommandResponse) -> str:
@@ -99,18 +109,21 @@ class ConsoleAdapter(PlatformAdapter):
         self._n += 1
         return f"console-{self._n}"
 
-    def _write(self, text: str) -> None:
-        self.stdout.write(text)
+    def _write(self, text: str, *, control: str = "") -> None:
+        """Every character the terminal gets passes here: ``text`` without control
+        characters (a reply, a memory or a file name could carry escape sequences that
+        clear the screen or forge the prompt), after this adapter's own ``control``."""
+        self.stdout.write(control + shown(text))
         self.stdout.flush()
 
     def notice(self, text: str) -> None:
         """Say ``text`` on a line of its own above the prompt (the prompt is drawn again)."""
         if not self.interactive:
-            sys.stderr.write(text + "\n")
+            sys.stderr.write(shown(text) + "\n")
             sys.stderr.flush()
             return
         if self._at_prompt:
-            self._write(f"\r\x1b[K{text}\n{PROMPT}")
+            self._write(f"{text}\n{PROMPT}", control="\r\x1b[K")
         else:
             self._write(f"{text}\n")
 

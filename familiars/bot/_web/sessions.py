@@ -35,7 +35,7 @@ from typing import Any
 
 from familiars.bot._state_files import ensure_dir, write_json
 from familiars.config import Settings
-from familiars.memory import check_agent_id, check_user_key
+from familiars.memory import check_agent_id, check_user_key, read_owner
 
 logger = logging.getLogger(__name__)
 
@@ -281,4 +281,13 @@ async def sign_in_link(settings: Settings, user_key: str, agent_id: str) -> str:
         await state.close()
     policy = AccessPolicy.from_settings(settings)
     is_owner = any(policy.is_owner(platform, ident) for platform, ident in identities)
-    return SignInLinks.from_settings(settings).link(user_key, agent_id, is_owner=is_owner)
+    links = SignInLinks.from_settings(settings, base=serving_url(settings))
+    return links.link(user_key, agent_id, is_owner=is_owner)
+
+
+def serving_url(settings: Settings) -> str | None:
+    """Where the process that owns the workspace serves the page, when it says so and no
+    ``api.public_url`` is set (``familiars api --port 8080`` serves where the config does
+    not say: a link from the config's port led nowhere)."""
+    owner = read_owner(Path(settings.workspace))
+    return None if settings.api.public_url or owner is None else owner.api

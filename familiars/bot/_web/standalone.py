@@ -18,7 +18,7 @@ from familiars.bot._commands import CommandSet, default_commands
 from familiars.bot._control import command_line, serve_control
 from familiars.bot._state import BotState
 from familiars.bot._web.backend import WebBackend
-from familiars.bot._web.sessions import SignInLinks
+from familiars.bot._web.sessions import SignInLinks, base_url
 from familiars.config import Settings
 from familiars.memory import (
     DialogTrees,
@@ -52,6 +52,7 @@ async def standalone_backend(settings: Settings) -> AsyncIterator[WebBackend]:
         async with _backend(settings, None, read_only_reason(exc.owner)) as backend:
             yield backend
         return
+    lock.set_api(base_url(settings))  # what `familiars memory link` links to (--port too)
     try:
         async with _backend(settings, lock, None) as backend:
             yield backend

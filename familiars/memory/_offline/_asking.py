@@ -51,7 +51,7 @@ def answer_records(
         return []
     live = [r for r in records if r.scope == "user" and is_live(r)]
     if asked == "all":
-        return sorted(live, key=_when, reverse=True)[:MAX_ABOUT_ME]
+        return about_me(live)
     tags = SLOT_TAGS.get(asked, ())
     mine = [r for r in live if any(t in r.tags for t in tags)]
     if not mine:
@@ -67,6 +67,24 @@ def answer_records(
     )
     best = ranked[0][1]
     return [r for r, s in ranked if s >= best - MARGIN][:MAX_LINES]
+
+
+def about_me(live: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+    """ "What do you know about me?": what is pinned, then the newest record of every slot
+    (a kind of record without a slot is its own), then the rest, newest first, up to
+    MAX_ABOUT_ME (the newest six alone left out the person's name once six facts were
+    newer, pinned or not)."""
+    ordered = sorted(live, key=lambda r: (r.pinned, _when(r)), reverse=True)
+    firsts: list[MemoryRecord] = []
+    seen: set[str] = set()
+    for rec in ordered:
+        slot = next((s for s, tags in SLOT_TAGS.items() if set(tags) & set(rec.tags)), None)
+        slot = slot or f"category:{rec.category}"
+        if rec.pinned or slot not in seen:
+            firsts.append(rec)
+        seen.add(slot)
+    rest = [r for r in ordered if r not in firsts]
+    return (firsts + rest)[:MAX_ABOUT_ME]
 
 
 def asks_unknown(

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 
 from familiars.memory._offline._clauses import _REPORTED, _is_question, _sentence_clauses
 from familiars.memory._offline._objects import Fact, _fact_key, _words, third_person, topic_key
+from familiars.memory._offline._patterns import _pref
 from familiars.memory._records import MemoryRecord, is_live
 
 logger = logging.getLogger(__name__)
@@ -53,6 +54,9 @@ _OBJ_VERB = (
     r"watch|smoke)\s+)?"
 )
 _TAIL = r"(?:\s+(?:any\s?more|these\s+days|now|lately|last\s+\w+|for\s+good|after\s+all))*"
+_LISTED = re.compile(r"^The user (likes|doesn't like) (.+)\.$")
+_SAID_OF = re.compile(r"^The user (?:no longer \w+|doesn't like|likes|drinks|prefers) (.+)\.$")
+_LIST_SEP = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
 #: Phrasings that take something back; ``obj`` names it.
 _TAKE_BACK = [
     re.compile(p, re.IGNORECASE)
@@ -121,8 +125,10 @@ def _same_head(obj: str, rec: MemoryRecord) -> bool:
     topics = [t[6:] for t in rec.tags if t.startswith("topic:")]
     if rec.category != "preference" or not topics:
         return True
-    old_head = topics[0].split("-")[-1]
-    return old_head in _NOISE or old_head == topic_key(obj).split("-")[-1]
+    listed = _LISTED.match(rec.content)
+    items = _LIST_SEP.split(listed.group(2)) if listed else []
+    heads = {topics[0].split("-")[-1]} | {topic_key(i).split("-")[-1] for i in items if i}
+    return bool(heads & _NOISE) or topic_key(obj).split("-")[-1] in heads
 
 
 def _named_record(obj: str, existing: Sequence[MemoryRecord]) -> MemoryRecord | None:
@@ -220,7 +226,26 @@ def revise(facts: Sequence[Fact], text: str, existing: Sequence[MemoryRecord]) -
     "no longer" facts the message says, so that :func:`to_writes` supersedes those records."""
     if not existing:
         return list(facts)
-    live_keys = {k for r in existing if is_live(r) and (k := _fact_key(r))}
-    revised = [_retarget(f, existing, live_keys) for f in facts]
-    said_keys = {f.key for f in revised if f.key in live_keys}
-    return revised + taken_back(text, existing, said_keys)
+    live = {k: r for r in existing if is_live(r) and (k := _fact_key(r))}
+    revised = [_retarget(f, existing, set(live)) for f in facts]
+    said_keys = {f.key for f in revised if f.key in live}
+    changed = revised + taken_back(text, existing, said_keys)
+    kept = (_rest_of_list(f, live[f.key]) for f in changed if f.key in live)
+    return changed + [f for f in kept if f is not None and f.key not in said_keys]
+
+
+def _rest_of_list(fact: Fact, rec: MemoryRecord) -> Fact | None:
+    """What a listed preference still says when a change takes back one thing of its list:
+    "I don't like sci-fi movies anymore" against "likes rock climbing and bad sci-fi movies"
+    keeps "likes rock climbing" (superseding the whole record lost it)."""
+    m = _LISTED.match(rec.content)
+    said = _SAID_OF.match(fact.content)
+    if m is None or rec.category != "preference" or said is None:
+        return None
+    items = [i for i in _LIST_SEP.split(m.group(2)) if i]
+    words = topic_words(said.group(1))
+    rest = [i for i in items if not (words and words <= topic_words(i))]
+    if len(items) < 2 or not rest or len(rest) == len(items):
+        return None
+    obj = rest[0] if len(rest) == 1 else ", ".join(rest[:-1]) + " and " + rest[-1]
+    return replace(_pref(f"The user {m.group(1)} {obj}.", obj, _polarity(rec)), quote=fact.quote)

@@ -57,6 +57,10 @@ _OBJECT_CUT = re.compile(
     r"\s+(?:but|because|since|although|though|and i|so|when|if|as)\s+|,|\s+-\s+"
 )
 _ARTICLE = re.compile(r"^(?:a|an|the|some|my)\s+", re.IGNORECASE)
+#: "jazz, tea and cats": a list of short things, kept whole (the comma is not a clause's end).
+_ITEM = r"[\w'-]+(?:\s+[\w'-]+){0,2}"
+_LIST = re.compile(rf"^(?:{_ITEM},\s*)+{_ITEM},?\s+and\s+{_ITEM}$", re.IGNORECASE)
+_CLAUSE_WORD = re.compile(r"\b(?:i|but|because|since|although|though|so|when|if|as)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -105,15 +109,17 @@ def _trimmed_object(obj: str) -> str | None:
     """The object of "I like ...", cut at the first clause word and trimmed of "a lot",
     "anymore"...; a long object is cut to its head ("pumpernickel bread from the little bakery
     on the corner of Elm street" -> "pumpernickel bread"); None when it is not a thing."""
-    obj = _OBJECT_CUT.split(obj, maxsplit=1)[0].strip(" .!?")
+    whole = obj.strip(" .!?")
+    listed = bool(_LIST.match(whole)) and not _CLAUSE_WORD.search(whole)
+    obj = whole if listed else _OBJECT_CUT.split(obj, maxsplit=1)[0].strip(" .!?")
     for _ in range(3):
         obj = _OBJECT_TRIM.sub("", obj).strip()
     words = obj.split()
-    if len(words) > MAX_OBJECT_WORDS:
+    if len(words) > MAX_OBJECT_WORDS and not listed:
         head = _OBJECT_HEAD_END.split(obj, maxsplit=1)[0].strip()
         obj = head if 0 < len(head.split()) <= MAX_HEAD_WORDS else ""
         words = obj.split()
-    if not words or words[0].lower() in _BAD_OBJECT_START:
+    if not words or words[0].lower().rstrip(",") in _BAD_OBJECT_START:
         return None
     if words[0].lower() == "the" and (len(words) == 1 or words[1].lower() in _VAGUE_AFTER_THE):
         return None

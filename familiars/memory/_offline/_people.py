@@ -13,7 +13,7 @@ import logging
 import re
 
 from familiars.memory._offline._objects import Fact, _words, third_person, topic_key
-from familiars.memory._offline._patterns import _clean_place
+from familiars.memory._offline._patterns import _clean_place, _third_singular
 from familiars.memory._offline._relations import relation_facts
 
 logger = logging.getLogger(__name__)
@@ -133,6 +133,14 @@ def _work_fact(org: str | None) -> Fact | None:
     return Fact("user", "profile", f"The user works at {place}.", ("work",), "work", 0.7)
 
 
+def living_fact(what: str) -> Fact:
+    """ "fix teeth" (of "I fix teeth for a living") -> "The user fixes teeth for a living.":
+    the verb takes the third person, the rest stays as said."""
+    verb, _, rest = third_person(what.strip()).partition(" ")
+    content = f"The user {_third_singular(verb)} {rest} for a living.".replace("  ", " ")
+    return Fact("user", "profile", content, ("job",), "job", 0.7)
+
+
 def match_job(clause: str) -> list[Fact]:
     """ "I'm a nurse", "I work as a nurse at St. Mary's", "I'm a cashier at Tesco"."""
     for pattern in (_WORK_AS_AT, _IM_A_JOB, _WORK_AT_AS, _RETRAINED):
@@ -147,10 +155,7 @@ def match_job(clause: str) -> list[Fact]:
         return [_job_fact(m.group("article"), m.group("job"))]
     m = _FOR_A_LIVING.match(clause)
     if m:
-        what = third_person(m.group("a") or m.group("b"))
-        verb, _, rest = what.partition(" ")
-        content = f"The user {verb}s {rest} for a living.".replace("  ", " ")
-        return [Fact("user", "profile", content, ("job",), "job", 0.7)]
+        return [living_fact(m.group("a") or m.group("b"))]
     m = _TEACH_AT.match(clause)
     if m:
         work = _work_fact(m.group("org"))
@@ -202,9 +207,12 @@ _HAVE = (
     r"\s+just\s+adopted|\s+adopted|\s+rescued)"
 )
 _PET_NAMED = re.compile(
-    rf"(?:and\s+)?(?P<what>{_COUNT}\s+{_MOD}{_PET_WORD})(?:s|es)?\b(?:\s*,?\s*(?:called|named)\s+{_NAME})?",
+    rf"(?:and\s+)?(?P<what>{_COUNT}\s+{_MOD}{_PET_WORD})(?P<plural>s|es)?\b"
+    rf"(?:\s*,?\s*(?:called|named)\s+{_NAME})?",
     re.IGNORECASE,
 )
+#: One more name of the same pets: "two cats, Pixel and Mochi", "called Pixel and Mochi".
+_ANOTHER_NAME = re.compile(rf"\s*(?:,\s*(?:and\s+)?|\s+and\s+){_NAME}\b(?!\s+\w+s\b)")
 _HAVE_START = re.compile(rf"^{_HAVE}\s+", re.IGNORECASE)
 _MY_PET_IS_NAMED = re.compile(
     rf"^(?:my|our)\s+(?P<pet>{_PET_WORD})(?:'s\s+name\s+is|\s+is\s+called|\s+is\s+named|"
@@ -241,13 +249,30 @@ def match_pets(clause: str) -> list[Fact]:
     facts: list[Fact] = []
     pos = start.end()
     while (pm := _PET_NAMED.match(clause, pos)) is not None:
-        pos = pm.end() + (1 if pm.end() < len(clause) and clause[pm.end()] in " ," else 0)
+        names, pos = _pet_names(clause, pm)
         pos += len(clause[pos:]) - len(clause[pos:].lstrip(" ,"))
-        what = re.sub(r"^and\s+|\s+", " ", pm.group(0)).strip().rstrip(",")
-        name = pm.group("name") if _is_name(pm.group("name")) else None
-        what = what if name else pm.group("what")
-        facts.append(_pet(f"The user has {what}.", name or pm.group("what").split()[-1]))
+        what = re.sub(r"^and\s+|\s+", " ", pm.group("what")).strip()
+        if not names:
+            facts.append(_pet(f"The user has {what}{pm.group('plural') or ''}.", what.split()[-1]))
+            continue
+        if len(names) > 1 or pm.group("plural"):  # "two cats called Pixel and Mochi"
+            kind = what.split(maxsplit=1)[1]
+            what = f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
+        facts.extend(_pet(f"The user has {what} called {name}.", name) for name in names)
     return facts
+
+
+def _pet_names(clause: str, pm: re.Match[str]) -> tuple[list[str], int]:
+    """The names given to the pets `pm` found ("called Pixel", ", Pixel and Mochi") and where
+    the clause goes on after them."""
+    names = [pm.group("name")] if _is_name(pm.group("name")) else []
+    pos = pm.end() if names or not pm.group("name") else pm.start("name") - 1
+    while (more := _ANOTHER_NAME.match(clause, pos)) and _is_name(more.group("name")):
+        if more.group("name").lower() in PETS or more.group("name").lower() in _COUNT:
+            break
+        names.append(more.group("name"))
+        pos = more.end()
+    return names, pos
 
 
 # --------------------------------------------------------------------------- family

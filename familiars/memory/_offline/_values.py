@@ -25,6 +25,7 @@ from familiars.memory._offline._people import (
     _job_fact,
     _pet,
     _work_fact,
+    living_fact,
 )
 
 NounKind = Callable[[str], str] | None
@@ -206,9 +207,7 @@ def _job_value(text: str, kind: NounKind) -> Fact | None:
             return _job_fact(article, job)
     m = _FOR_A_LIVING.match(text)
     if m:
-        return Fact(
-            "user", "profile", f"The user {m.group('job').strip()}s for a living.", ("job",), "job"
-        )
+        return living_fact(m.group("job"))
     return None
 
 

@@ -21,6 +21,7 @@ from familiars.llm import extract_json
 from familiars.memory._errors import MemoryError_
 from familiars.memory._limits import (
     DEFAULT_MAX_RECORD_CHARS,
+    EmptyRecordError,
     RecordTooLongError,
     check_record_length,
 )
@@ -216,10 +217,11 @@ def parse_writer_output(
     for item in data["writes"]:
         try:
             write = WriteOp.model_validate(item)
-            check_record_length(write.entry.content, max_chars)
+            if write.op != "skip" or write.entry.content.strip():  # a skip may say nothing
+                check_record_length(write.entry.content, max_chars)
         except ValidationError as exc:
             rejected.append(RejectedWrite(item, _short_errors(exc)))
-        except RecordTooLongError as exc:
+        except (RecordTooLongError, EmptyRecordError) as exc:
             rejected.append(RejectedWrite(item, f"entry.content: {exc}"))
         else:
             good.append(write)
