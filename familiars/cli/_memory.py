@@ -115,6 +115,10 @@ def add(
     typer.echo(stored["id"])
 
 
+#: Words, and two-character terms of Chinese, Japanese, Thai ... (``records_terms``).
+QueryOpt = Annotated[str | None, typer.Option("--query", "-q", help="Sharing a keyword with it.")]
+
+
 @app.command("list")
 def list_(
     ctx: typer.Context,
@@ -124,9 +128,10 @@ def list_(
     agent: Annotated[str | None, typer.Option("--agent", "-a")] = None,
     dialogue: DialogueOpt = None,
     all_: Annotated[bool, typer.Option("--all", help="Include deprecated and expired.")] = False,
+    query: QueryOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """List memories (live ones unless --all), oldest first."""
+    """List memories (live ones unless --all), oldest first (--query: sharing a keyword)."""
     as_json = want_json(ctx, json_out)
     for value, check in (
         (user, check_user_key),
@@ -151,6 +156,7 @@ def list_(
             agent_id=agent,
             dialogue_id=dialogue,
             include_deprecated=all_,
+            query=query,
         ):
             if not all_ and not is_live(rec, now=now):
                 continue
