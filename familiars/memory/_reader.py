@@ -477,10 +477,10 @@ class MemoryReader:
         result.timings_ms["total"] = (time.perf_counter() - start) * 1000
         return result
 
-    async def _embed_queries(self, subqueries: list[str]) -> np.ndarray:
-        """One batch: the (sub)queries, and the query words the vocabulary lacks (their
-        vectors join it)."""
-        qwords = self._query_words(subqueries)
+    async def _embed_queries(self, subqueries: list[str], *, words: bool = True) -> np.ndarray:
+        """One batch: the (sub)queries, and (``words``: word-level matching will run) the
+        query words the vocabulary lacks (their vectors join it)."""
+        qwords = self._query_words(subqueries) if words else []
         missing = self.index.vocab.missing(qwords)
         vecs = await self.embedder.aembed_batch(subqueries + missing)
         if missing:
