@@ -31,6 +31,11 @@ CONTEXT_MESSAGES = 3
 #: Companion dev R@10 with the conversation (word-level matching off for it): 1.0 .971,
 #: 2.0 .981, 4.0 .990, the joined text's plain cosine .981; LoCoMo never reads a context.
 CONTEXT_WEIGHT = 4.0
+#: A message whose own best match is at least this close names its topic and is read alone
+#: (``names_its_topic``). All-MiniLM-L6-v2 cosines: the companion dev moments' best match
+#: p50 .26, p95 .43, max .53 (none set aside); a question naming what it asks about ~.8.
+#: A model with another cosine scale (bge-m3 runs higher) may want its own.
+TOPIC_COSINE = 0.6
 #: Messages older than this before the query are another conversation, not its context.
 CONTEXT_MAX_AGE_S = 3600.0
 #: How many of the newest nodes are looked at.
@@ -110,22 +115,48 @@ def fuse(
 
 async def read_in_context(
     result: Any, reader: Any, tree: DialogTree | None, user_key: str | None, now: float,
-    context: Sequence[str] | None, queries: list[str],
+    context: Sequence[str] | None, queries: list[str], mask: np.ndarray | None = None,
 ) -> np.ndarray:  # fmt: skip
     """``result.context`` (a :class:`Reading` of ``result.query``), and the query vectors
-    embedded in one batch with its extra text, the first one read in its context."""
+    embedded in one batch with its extra text, the first one read in its context; or, when
+    the message names its topic (:func:`names_its_topic` among the ``mask`` rows), read
+    alone (the conversation in ``set_aside``, the query words embedded then)."""
     result.context = Reading.of(reader.index, tree, result.query, user_key, now, context)
     words = not result.context  # read in its conversation, no word-level matching
     vecs: np.ndarray = await reader._embed_queries(queries + result.context.extra, words=words)
-    return result.context.fuse(vecs)
+    if not result.context:
+        return vecs
+    fused = result.context.fuse(vecs)
+    if not names_its_topic(reader.index, vecs[0], mask):
+        return fused
+    result.context = Reading([], result.query, reader.index, set_aside=result.context.messages)
+    await reader._embed_words(queries)
+    return vecs[: len(queries)]
+
+
+def names_its_topic(index: Any, message: np.ndarray, mask: np.ndarray | None) -> bool:
+    """Whether the message names its topic itself: its own best match among the rows recall
+    may read has a cosine of at least :data:`TOPIC_COSINE`. Such a message is read alone, as
+    a new topic ("What is the name of Ana's dog?" after talk of a hike: .81 with "Ana has a
+    dog named Biscuit"); one that names nothing ("I want to make that evening really
+    special") is read in its conversation."""
+    alone = index.dense_all(message)
+    if mask is not None:
+        alone = np.where(mask, alone, -np.inf)
+    return float(alone.max(initial=-np.inf)) >= TOPIC_COSINE
 
 
 class Reading:
     """One recall's conversation: the messages read with the query, and (worked out only
     when shown: ``/memory why``, ``as_dict``) how much they moved each recalled item."""
 
-    def __init__(self, messages: Sequence[str], query: str, index: Any = None) -> None:
+    def __init__(
+        self, messages: Sequence[str], query: str, index: Any = None,
+        set_aside: Sequence[str] = (),
+    ) -> None:  # fmt: skip
         self.messages = list(messages)
+        #: The conversation left unread: the message named its topic (:func:`names_its_topic`).
+        self.set_aside = list(set_aside)
         self.extra = context_query(self.messages, query)
         self.weight = CONTEXT_WEIGHT
         self._index = index
