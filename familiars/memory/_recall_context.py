@@ -127,23 +127,33 @@ async def read_in_context(
     if not result.context:
         return vecs
     fused = result.context.fuse(vecs)
-    if not names_its_topic(reader.index, vecs[0], mask):
+    if not names_its_topic(reader.index, vecs[0], mask, result.query):
         return fused
     result.context = Reading([], result.query, reader.index, set_aside=result.context.messages)
     await reader._embed_words(queries)
     return vecs[: len(queries)]
 
 
-def names_its_topic(index: Any, message: np.ndarray, mask: np.ndarray | None) -> bool:
+def names_its_topic(
+    index: Any, message: np.ndarray, mask: np.ndarray | None, query: str = ""
+) -> bool:
     """Whether the message names its topic itself: its own best match among the rows recall
-    may read has a cosine of at least :data:`TOPIC_COSINE`. Such a message is read alone, as
-    a new topic ("What is the name of Ana's dog?" after talk of a hike: .81 with "Ana has a
-    dog named Biscuit"); one that names nothing ("I want to make that evening really
-    special") is read in its conversation."""
+    may read (the message's own node, same text, left out) has a cosine of at least
+    :data:`TOPIC_COSINE`. Such a message is read alone, as a new topic ("What is the name of
+    Ana's dog?" after talk of a hike: .81 with "Ana has a dog named Biscuit"); one that names
+    nothing ("I want to make that evening really special") is read in its conversation."""
     alone = index.dense_all(message)
     if mask is not None:
         alone = np.where(mask, alone, -np.inf)
-    return float(alone.max(initial=-np.inf)) >= TOPIC_COSINE
+    said = query.strip()
+    best = np.argpartition(-alone, 3)[:4] if alone.shape[0] > 4 else np.arange(alone.shape[0])
+    for row in best[np.argsort(-alone[best], kind="stable")]:
+        if alone[row] < TOPIC_COSINE:
+            return False
+        doc = index.doc(int(row))
+        if doc is not None and doc.text.strip() != said:
+            return True
+    return False
 
 
 class Reading:
