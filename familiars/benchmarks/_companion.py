@@ -16,7 +16,10 @@ Each moment is asked three ways on the same reader and index:
 
 ``data/multilingual_set.jsonl`` is the same idea per language (zh, ja, es): records and
 questions with gold, R@k against plain cosine, and how many questions' gold gets a non-zero
-keyword score where the question and the gold share a keyword term.
+keyword score where the question and the gold share a keyword term; and the same again with
+the offline multilingual fallback (``multilingual_fallback``: MiniLM for English, the shipped
+universal-sentence-encoder-multilingual v3 for other languages) when the configured model
+is not already that pair.
 """
 
 from __future__ import annotations
