@@ -16,7 +16,10 @@ Each moment is asked three ways on the same reader and index:
 
 ``data/multilingual_set.jsonl`` is the same idea per language (zh, ja, es): records and
 questions with gold, R@k against plain cosine, and how many questions' gold gets a non-zero
-keyword score where the question and the gold share a keyword term.
+keyword score where the question and the gold share a keyword term; and the same again with
+the offline multilingual fallback (``multilingual_fallback``: MiniLM for English, the shipped
+universal-sentence-encoder-multilingual v3 for other languages) when the configured model
+is not already that pair.
 """
 
 from __future__ import annotations
@@ -36,7 +39,9 @@ from familiars.memory import (
     Embedder,
     MemoryReader,
     MemoryRecord,
+    ScriptAwareEmbedder,
     keyword_terms,
+    multilingual_fallback,
 )
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -211,6 +216,12 @@ async def run(
         report["multilingual"] = await evaluate_multilingual(
             multilingual, embedder, ks, profile=profile
         )
+        fallback = multilingual_fallback(embedder)  # the offline one, when the model is not
+        if fallback is not None and not isinstance(embedder, ScriptAwareEmbedder):
+            report["multilingual_fallback"] = {
+                "model": fallback.model_name,
+                **await evaluate_multilingual(multilingual, fallback, ks, profile=profile),
+            }
     return report
 
 
@@ -257,14 +268,22 @@ def print_report(report: dict[str, Any]) -> None:
     print(f"recall latency p50 {lat['p50']} ms, p95 {lat['p95']} ms (budget {comp['budget_ms']})")
     for way, ms in comp.get("latency_ms_by_query", {}).items():
         print(f"  with the {way}: p50 {ms['p50']} ms, p95 {ms['p95']} ms")
-    if "multilingual" in report:
-        print_table(
-            "multilingual records recall@k",
-            ["lang", "R@5", "R@10", "cosine R@5", "cosine R@10", "keyword part > 0 / shared"],
-            [
-                [lang, r["recall"]["recall@5"], r["recall"]["recall@10"], r["cosine"]["recall@5"],
-                 r["cosine"]["recall@10"],
-                 f"{r['keyword_part_nonzero']} / {r['shares_a_keyword_term']}"]
-                for lang, r in report["multilingual"].items()
-            ],
-        )  # fmt: skip
+    for key in ("multilingual", "multilingual_fallback"):
+        if key in report:
+            _print_languages(report[key], key, report[key].get("model") or report["model"])
+
+
+def _print_languages(by_lang: dict[str, Any], key: str, model: str) -> None:
+    from familiars.terminal import print_table
+
+    print_table(
+        f"{key} records recall@k ({model})",
+        ["lang", "R@5", "R@10", "cosine R@5", "cosine R@10", "keyword part > 0 / shared"],
+        [
+            [lang, r["recall"]["recall@5"], r["recall"]["recall@10"], r["cosine"]["recall@5"],
+             r["cosine"]["recall@10"],
+             f"{r['keyword_part_nonzero']} / {r['shares_a_keyword_term']}"]
+            for lang, r in by_lang.items()
+            if lang != "model"
+        ],
+    )  # fmt: skip

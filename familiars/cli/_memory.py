@@ -117,6 +117,10 @@ def add(
     typer.echo(stored["id"])
 
 
+#: Words, and two-character terms of Chinese, Japanese, Thai ... (``records_terms``).
+QueryOpt = Annotated[str | None, typer.Option("--query", "-q", help="Sharing a keyword with it.")]
+
+
 @app.command("list")
 def list_(
     ctx: typer.Context,
@@ -126,9 +130,10 @@ def list_(
     agent: Annotated[str | None, typer.Option("--agent", "-a")] = None,
     dialogue: DialogueOpt = None,
     all_: Annotated[bool, typer.Option("--all", help="Include deprecated and expired.")] = False,
+    query: QueryOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """List memories (live ones unless --all), oldest first."""
+    """List memories (live ones unless --all), oldest first (--query: sharing a keyword)."""
     as_json = want_json(ctx, json_out)
     for value, known, what in ((scope, SCOPES, "scope"), (category, CATEGORIES, "category")):
         if value is not None and value not in known:  # else an empty list says nothing
@@ -156,6 +161,7 @@ def list_(
             agent_id=agent,
             dialogue_id=dialogue,
             include_deprecated=all_,
+            query=query,
         ):
             if not all_ and not is_live(rec, now=now):
                 continue

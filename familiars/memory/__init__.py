@@ -138,6 +138,11 @@ from familiars.memory._migrations import (
     open_database,
     repair_database,
 )
+from familiars.memory._multilingual import (
+    ScriptAwareEmbedder,
+    looks_english,
+    multilingual_fallback,
+)
 from familiars.memory._offline._asking import (
     answer_records,
     asks_unknown,
@@ -427,6 +432,9 @@ __all__ = [
     "recent_messages",
     "evidence_refs",
     "load_embedder",
+    "looks_english",
+    "multilingual_fallback",
+    "ScriptAwareEmbedder",
     "load_reranker",
     "load_status",
     "make_record",

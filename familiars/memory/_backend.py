@@ -70,6 +70,7 @@ class RecordIndex(Protocol):
         agent_id: str | None = ...,
         dialogue_id: str | None = ...,
         include_deprecated: bool = ...,
+        query: str | None = ...,
     ) -> AsyncIterator[MemoryRecord]: ...
 
     async def counts(self) -> list[dict[str, Any]]: ...

@@ -26,6 +26,7 @@ from familiars.memory._embeddings import (
     bundled_model_path,
 )
 from familiars.memory._errors import EmbedderUnavailableError
+from familiars.memory._multilingual import MULTILINGUAL_MODEL_NAME, ScriptAwareEmbedder
 from familiars.memory._onnx_cache import export_later, onnx_or_none
 
 logger = logging.getLogger(__name__)
@@ -98,13 +99,21 @@ def _said_before(notices: Path | None, model: str) -> bool:
     return False
 
 
+#: The model name (and ``fallback`` value) of the offline multilingual fallback: the bundled
+#: MiniLM for English text, universal-sentence-encoder-multilingual v3 for the rest
+#: (``_multilingual``).
+MULTILINGUAL = "multilingual"
+
+
 def _resolve(model: str, *, fallback: str, how: _How, notices: Path | None = None) -> Embedder:
     if model in ("bundled", BUNDLED_MODEL_NAME):
         return _open_model(BUNDLED_MODEL_NAME, bundled_model_path(), how)
+    if model == MULTILINGUAL:
+        return _multilingual(_open_model(BUNDLED_MODEL_NAME, bundled_model_path(), how))
     try:
         return _open_model(model, model, how)
     except Exception as exc:  # noqa: BLE001 - any load failure means "not available offline"
-        if fallback != "bundled":
+        if fallback not in ("bundled", MULTILINGUAL):
             raise EmbedderUnavailableError(
                 f"embedding model {model!r} could not be loaded ({exc}) and fallback is off"
             ) from exc
@@ -113,9 +122,20 @@ def _resolve(model: str, *, fallback: str, how: _How, notices: Path | None = Non
             "embedding model %r could not be loaded offline (%s); using the bundled %s instead",
             model,
             type(exc).__name__,
-            BUNDLED_MODEL_NAME,
+            BUNDLED_MODEL_NAME
+            if fallback == "bundled"
+            else f"{BUNDLED_MODEL_NAME} (English) and {MULTILINGUAL_MODEL_NAME} (other languages)",
         )
-        return _open_model(BUNDLED_MODEL_NAME, bundled_model_path(), how, fallback_from=model)
+        bundled = _open_model(BUNDLED_MODEL_NAME, bundled_model_path(), how, fallback_from=model)
+        return bundled if fallback == "bundled" else _multilingual(bundled)
+
+
+def _multilingual(english: Embedder) -> Embedder:
+    """``english`` for English text and the multilingual model for the rest, opened (a
+    missing package is a clear error: the configuration asked for it)."""
+    embedder = ScriptAwareEmbedder(english)
+    embedder.open()
+    return embedder
 
 
 def _open_model(name: str, path: str, how: _How, *, fallback_from: str | None = None) -> Embedder:

@@ -28,6 +28,7 @@ from familiars.memory._migrations import MigrationSet, open_database
 from familiars.memory._paths import owner_from_path, resolve_path
 from familiars.memory._records import MemoryRecord
 from familiars.memory._store import MemoryStore, StoreChange
+from familiars.memory._text import no_space_terms
 
 logger = logging.getLogger(__name__)
 
@@ -141,6 +142,41 @@ def m004_people_graph(conn: sqlite3.Connection) -> None:
     )
 
 
+@migrations
+def m005_no_space_terms(conn: sqlite3.Connection) -> None:
+    """Keyword search for scripts written without spaces (issue 24): FTS5's ``unicode61``
+    keeps a CJK run ("我喜欢北京烤鸭") as one token, so '烤鸭' found nothing. Each record's
+    no-space runs as the character bigrams recall's BM25 indexes (:func:`no_space_terms`, in
+    ``records.terms``, written with the record) get an FTS5 table of their own, kept by
+    triggers as ``records_fts`` is; existing rows are filled here."""
+    conn.execute("ALTER TABLE records ADD COLUMN terms TEXT NOT NULL DEFAULT ''")
+    rows = conn.execute("SELECT rowid, content FROM records").fetchall()
+    filled = [(no_space_terms(content), rowid) for rowid, content in rows]
+    conn.executemany(
+        "UPDATE records SET terms = ? WHERE rowid = ?", [(t, r) for t, r in filled if t]
+    )
+    conn.executescript(
+        """
+        CREATE VIRTUAL TABLE records_terms USING fts5(
+            terms, content='records', content_rowid='rowid', tokenize='unicode61'
+        );
+        INSERT INTO records_terms(records_terms) VALUES ('rebuild');
+        CREATE TRIGGER records_terms_ai AFTER INSERT ON records BEGIN
+            INSERT INTO records_terms(rowid, terms) VALUES (new.rowid, new.terms);
+        END;
+        CREATE TRIGGER records_terms_ad AFTER DELETE ON records BEGIN
+            INSERT INTO records_terms(records_terms, rowid, terms)
+            VALUES ('delete', old.rowid, old.terms);
+        END;
+        CREATE TRIGGER records_terms_au AFTER UPDATE OF terms ON records BEGIN
+            INSERT INTO records_terms(records_terms, rowid, terms)
+            VALUES ('delete', old.rowid, old.terms);
+            INSERT INTO records_terms(rowid, terms) VALUES (new.rowid, new.terms);
+        END;
+        """
+    )
+
+
 @dataclass
 class ReconcileReport:
     new_files: int = 0
@@ -165,9 +201,28 @@ IndexListener = Callable[[list[MemoryRecord], list[str]], Any]
 
 
 def fts_query(text: str) -> str:
-    """A safe FTS5 MATCH expression: the text's words, OR-ed, each quoted."""
+    """A safe FTS5 MATCH expression for ``records_fts``: the text's words, OR-ed, each
+    quoted."""
     words = [w for w in "".join(c if c.isalnum() else " " for c in text).split() if w]
     return " OR ".join(f'"{w}"' for w in words)
+
+
+def terms_query(text: str) -> str:
+    """The MATCH expression for ``records_terms`` (the bigrams of the text's no-space runs,
+    OR-ed, each quoted; empty when it has none)."""
+    return " OR ".join(f'"{t}"' for t in dict.fromkeys(no_space_terms(text).split()))
+
+
+def keyword_where(text: str) -> tuple[str, list[str]]:
+    """The SQL condition (on ``r.rowid``) and its parameters of a keyword query: records whose
+    words match (``records_fts``) or whose no-space bigrams do (``records_terms``); one place
+    for the listing, counts and :meth:`MemoryIndex.keyword_search`."""
+    clauses = ["r.rowid IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ?)"]
+    params = [fts_query(text)]
+    if terms := terms_query(text):
+        clauses.append("r.rowid IN (SELECT rowid FROM records_terms WHERE records_terms MATCH ?)")
+        params.append(terms)
+    return "(" + " OR ".join(clauses) + ")", params
 
 
 class MemoryIndex:
@@ -361,6 +416,7 @@ class MemoryIndex:
                     int(rec.pinned),
                     float(rec.salience),
                     json.dumps(data, ensure_ascii=False),
+                    no_space_terms(rec.content),
                 )
             )
         if self.embedder is not None:
@@ -369,14 +425,15 @@ class MemoryIndex:
         await self.db.executemany(
             """
             INSERT INTO records (id, path, scope, category, user_key, agent_id, dialogue_id, ts,
-                                 content, content_hash, deprecated, pinned, salience, data)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                 content, content_hash, deprecated, pinned, salience, data, terms)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(id) DO UPDATE SET
                 path = excluded.path, scope = excluded.scope, category = excluded.category,
                 user_key = excluded.user_key, agent_id = excluded.agent_id,
                 dialogue_id = excluded.dialogue_id, ts = excluded.ts, content = excluded.content,
                 content_hash = excluded.content_hash, deprecated = excluded.deprecated,
-                pinned = excluded.pinned, salience = excluded.salience, data = excluded.data
+                pinned = excluded.pinned, salience = excluded.salience, data = excluded.data,
+                terms = excluded.terms
             """,
             rows,
         )
@@ -413,6 +470,7 @@ class MemoryIndex:
                     cur = await self.db.execute("DELETE FROM vectors WHERE content_hash = ?", (h,))
                     gone += max(0, cur.rowcount)
             await self.db.execute("INSERT INTO records_fts(records_fts) VALUES ('optimize')")
+            await self.db.execute("INSERT INTO records_terms(records_terms) VALUES ('optimize')")
             await self.db.commit()
             await self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         return gone
@@ -546,6 +604,7 @@ class MemoryIndex:
             await self.db.execute("DELETE FROM records")
             await self.db.execute("DELETE FROM files")
             await self.db.execute("INSERT INTO records_fts(records_fts) VALUES ('rebuild')")
+            await self.db.execute("INSERT INTO records_terms(records_terms) VALUES ('rebuild')")
             await self.db.commit()
         return await self.reconcile(store, progress=progress)
 
@@ -559,17 +618,25 @@ class MemoryIndex:
         where: str = "r.deprecated = 0",
         params: Sequence[Any] = (),
     ) -> list[tuple[str, float]]:
-        """(record id, BM25 relevance >= 0, higher is better) for records matching ``where``."""
+        """(record id, BM25 relevance >= 0, higher is better) for records matching ``where``:
+        the BM25 of the words (``records_fts``) plus that of the no-space bigrams
+        (``records_terms``), the terms recall's own BM25 reads."""
         match = fts_query(query)
         if not match:
             return []
-        sql = (
-            "SELECT r.id, -bm25(records_fts) AS score FROM records_fts "
-            "JOIN records r ON r.rowid = records_fts.rowid "
-            f"WHERE records_fts MATCH ? AND {where} ORDER BY score DESC LIMIT ?"
-        )
-        rows = await self.db.execute_fetchall(sql, (match, *params, limit))
-        return [(rid, float(score)) for rid, score in rows]
+        parts = [("records_fts", match)]
+        if terms := terms_query(query):
+            parts.append(("records_terms", terms))
+        scores: dict[str, float] = {}
+        for table, expr in parts:
+            sql = (
+                f"SELECT r.id, -bm25({table}) AS score FROM {table} "
+                f"JOIN records r ON r.rowid = {table}.rowid "
+                f"WHERE {table} MATCH ? AND {where} ORDER BY score DESC LIMIT ?"
+            )
+            for rid, score in await self.db.execute_fetchall(sql, (expr, *params, limit)):
+                scores[rid] = scores.get(rid, 0.0) + float(score)
+        return sorted(scores.items(), key=lambda hit: -hit[1])[:limit]
 
     async def rows(self, ids: Sequence[str]) -> dict[str, MemoryRecord]:
         """Records by id, as mirrored (owner fields included)."""
@@ -597,12 +664,20 @@ class MemoryIndex:
         agent_id: str | None = None,
         dialogue_id: str | None = None,
         include_deprecated: bool = False,
+        query: str | None = None,
     ) -> AsyncIterator[MemoryRecord]:
         """Mirrored records, oldest first, with the filters of ``MemoryStore.list`` (a person's
-        key without a scope means their user scope). Streams: nothing is held in memory, and
-        a read cursor stays open while the caller iterates, so this is for one-shot readers
-        such as the CLI, not for the runtime's shared connection."""
+        key without a scope means their user scope) and those matching the keywords of
+        ``query`` (:func:`keyword_where`). Streams: nothing is held in memory, and a read
+        cursor stays open while the caller iterates, so this is for one-shot readers such as
+        the CLI, not for the runtime's shared connection."""
         where, params = ["1 = 1"], []
+        if query is not None:
+            if not fts_query(query):
+                return
+            clause, terms = keyword_where(query)
+            where.append(clause)
+            params += terms
         if scope is not None:
             where.append("scope = ?")
             params.append(scope)
@@ -621,7 +696,7 @@ class MemoryIndex:
         if not include_deprecated:
             where.append("deprecated = 0")
         sql = (
-            "SELECT data, content, user_key, agent_id, dialogue_id FROM records "
+            "SELECT data, content, user_key, agent_id, dialogue_id FROM records r "
             f"WHERE {' AND '.join(where)} ORDER BY ts, id"
         )
         async with self.db.execute(sql, params) as cur:

@@ -21,7 +21,7 @@ from typing import Any
 
 import aiosqlite
 
-from familiars.memory._index import DB_NAME, fts_query, record_from_row
+from familiars.memory._index import DB_NAME, fts_query, keyword_where, record_from_row
 from familiars.memory._lock import read_only
 from familiars.memory._records import MemoryRecord
 
@@ -51,8 +51,9 @@ class RecordFilter:
         if not self.include_deprecated:
             clauses.append("r.deprecated = 0")
         if self.query is not None:
-            clauses.append("r.rowid IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ?)")
-            params.append(fts_query(self.query))
+            clause, terms = keyword_where(self.query)
+            clauses.append(clause)
+            params += terms
         return (" AND ".join(clauses) or "1"), params
 
 

@@ -448,7 +448,9 @@ class MemoryReader:
         subs = await self._subqueries(query, prof, t_sync, result.dropped)
         result.subqueries = [s.as_dict() for s in subs] if "fanout" in prof.stages else []
         subqueries = [s.text for s in subs]
-        vecs = await convo.read_in_context(result, self, tree, user_key, epoch, context, subqueries)
+        vecs = await convo.read_in_context(
+            result, self, tree, user_key, epoch, context, subqueries, mask
+        )
         t_embed = time.perf_counter()
         result.timings_ms["embed"] = (t_embed - t_sync) * 1000
         gate = SignalGate(
@@ -457,17 +459,9 @@ class MemoryReader:
         depth = None if self.rerank_depth is None else max(self.rerank_depth, 2 * k)
         with one_blas_thread():
             ranked = self._rank(
-                subqueries[0],
-                vecs[0],
-                mask,
-                epoch,
-                tree,
-                gate,
-                depth,
-                result.timings_ms,
-                asker=user_key,
-                reading=result.context,
-            )
+                subqueries[0], vecs[0], mask, epoch, tree, gate, depth, result.timings_ms,
+                asker=user_key, reading=result.context,
+            )  # fmt: skip
             if len(subqueries) > 1 and gate.stage("fanout"):
                 ranked = self._fan_out(ranked, subqueries, vecs, mask, epoch, tree, gate, depth)
         result.candidates = int(ranked.rows.size)
@@ -477,15 +471,21 @@ class MemoryReader:
         result.timings_ms["total"] = (time.perf_counter() - start) * 1000
         return result
 
-    async def _embed_queries(self, subqueries: list[str]) -> np.ndarray:
-        """One batch: the (sub)queries, and the query words the vocabulary lacks (their
-        vectors join it)."""
-        qwords = self._query_words(subqueries)
+    async def _embed_queries(self, subqueries: list[str], *, words: bool = True) -> np.ndarray:
+        """One batch: the (sub)queries, and (``words``: word-level matching will run) the
+        query words the vocabulary lacks (their vectors join it)."""
+        qwords = self._query_words(subqueries) if words else []
         missing = self.index.vocab.missing(qwords)
         vecs = await self.embedder.aembed_batch(subqueries + missing)
         if missing:
             self.index.vocab.add(missing, vecs[len(subqueries) :])
         return vecs
+
+    async def _embed_words(self, subqueries: list[str]) -> None:
+        """The query words the vocabulary lacks, embedded (word-level matching reads them)."""
+        missing = self.index.vocab.missing(self._query_words(subqueries))
+        if missing:
+            self.index.vocab.add(missing, await self.embedder.aembed_batch(missing))
 
     async def _tree(self, agent_id: str, dialogue_id: str | None) -> DialogTree | None:
         if dialogue_id is None:

@@ -15,7 +15,8 @@ _STEMMER = snowballstemmer.stemmer("english")
 #: Hangul syllables, Thai, Lao, Khmer, Myanmar. A run of them is one "word" to ``_WORD``, so
 #: ``words`` cuts it into overlapping character bigrams ("北京烤鸭" -> 北京 京烤 烤鸭), which
 #: is what recall's BM25 indexes and searches (issue 24); a lone character stays itself.
-#: SQLite's FTS5 table (``unicode61``: the ``search`` listing) still keeps a run as one token.
+#: SQLite's FTS5 ``records_fts`` (``unicode61``) keeps a run as one token, so the bigrams
+#: go to a table of their own (``records_terms``, :func:`no_space_terms`).
 _NO_SPACE = re.compile(
     "[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
     "\uac00-\ud7af\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\uff66-\uff9f]+"
@@ -189,6 +190,15 @@ def words(text: str) -> list[str]:
 def no_space_script(text: str) -> bool:
     """Whether ``text`` holds a script written without spaces (its words are bigrams)."""
     return _NO_SPACE.search(text) is not None
+
+
+def no_space_terms(text: str) -> str:
+    """The terms of ``text``'s no-space runs (their bigrams, as :func:`words` cuts them),
+    space-separated; empty for text without such a script. SQLite's ``records_terms``
+    indexes them, so the listing's keyword search and recall's BM25 read the same terms."""
+    if not _NO_SPACE.search(text):
+        return ""
+    return " ".join(w for w in words(text) if _NO_SPACE.fullmatch(w))
 
 
 def _split_no_space(word: str) -> list[str]:

@@ -39,3 +39,25 @@ def test_add_pin_unpin_forget_and_bad_input(tmp_path: Path) -> None:
     assert code == 1 and "unknown category 'profiles': one of profile," in out
     code, out = _run(ws, "memory", "list", "--scope", "../../x")
     assert code == 1 and "unknown scope '../../x'" in out
+
+
+def test_list_query_finds_chinese_and_japanese_words(tmp_path: Path) -> None:
+    """`memory list --query 烤鸭` finds the record that says it inside a longer run."""
+    ws = tmp_path / "ws"
+    ids = {}
+    texts = ("李明最喜欢北京烤鸭", "李明的女儿在上海读大学", "由美は来月東京へ出張する")
+    texts += ("Li likes tea",)
+    for text in texts:
+        code, out = _run(ws, "memory", "add", "-s", "user", "-C", "preference", "-u", "li", text)
+        assert code == 0, out
+        ids[text] = out.strip()
+
+    def listed(query: str) -> list[str]:
+        code, out = _run(ws, "memory", "list", "--json", "--query", query)
+        assert code == 0, out
+        return [json.loads(line)["id"] for line in out.splitlines()]
+
+    assert listed("烤鸭") == [ids["李明最喜欢北京烤鸭"]]
+    assert listed("東京") == [ids["由美は来月東京へ出張する"]]
+    assert listed("上海 tea") == [ids["李明的女儿在上海读大学"], ids["Li likes tea"]]
+    assert listed("寿司") == []

@@ -102,3 +102,48 @@ async def test_status_counts_use_memorys_own_covering_index(workspace: Path) -> 
     assert "memory.m002_listing_indexes" in applied
     assert "memory.m003_api_status_indexes_retired" in applied
     assert "api.m001_status_indexes" not in applied
+
+
+async def test_keyword_search_finds_words_of_scripts_without_spaces(workspace: Path) -> None:
+    """FTS5's unicode61 keeps '我喜欢北京烤鸭' as one token: the bigram table finds '烤鸭'."""
+    async with (
+        MemoryIndex(workspace, HashEmbedder()) as index,
+        MemoryStore(workspace, listeners=[index]) as store,
+    ):
+        duck = await store.append(rec("李明最喜欢北京烤鸭"))
+        await store.append(rec("李明的女儿在上海读大学"))
+        tokyo = await store.append(rec("由美は来月東京へ出張する"))
+        await store.append(rec("Alice likes roast duck"))
+        assert [h[0] for h in await index.keyword_search("烤鸭")] == [duck.id]
+        assert [h[0] for h in await index.keyword_search("東京に行く")] == [tokyo.id]
+        hits = await index.keyword_search("北京烤鸭 duck")
+        assert {h[0] for h in hits} == {duck.id, (await _id_of(index, "Alice likes roast duck"))}
+        assert hits[0][0] == duck.id  # two shared bigrams and the run's words outscore one word
+        await store.update(duck.id, content="李明最喜欢寿司")
+        assert await index.keyword_search("烤鸭") == []
+        await store.forget(tokyo.id)
+        assert await index.keyword_search("東京") == []
+
+
+async def _id_of(index: MemoryIndex, content: str) -> str:
+    rows = await index.db.execute_fetchall("SELECT id FROM records WHERE content = ?", (content,))
+    return str(rows[0][0])
+
+
+async def test_bigram_migration_fills_existing_records(workspace: Path) -> None:
+    """A database from before the bigram table gets its records' terms when it migrates."""
+    async with (
+        MemoryIndex(workspace, HashEmbedder()) as index,
+        MemoryStore(workspace, listeners=[index]) as store,
+    ):
+        duck = await store.append(rec("李明最喜欢北京烤鸭"))
+    conn = sqlite3.connect(workspace / "familiars.db")
+    with conn:
+        for trigger in ("records_terms_ai", "records_terms_ad", "records_terms_au"):
+            conn.execute(f"DROP TRIGGER {trigger}")
+        conn.execute("DROP TABLE records_terms")
+        conn.execute("ALTER TABLE records DROP COLUMN terms")
+        conn.execute("DELETE FROM schema_migrations WHERE name = 'memory.m005_no_space_terms'")
+    conn.close()
+    async with MemoryIndex(workspace, HashEmbedder()) as index:
+        assert [h[0] for h in await index.keyword_search("烤鸭")] == [duck.id]

@@ -86,3 +86,48 @@ def test_scripts_without_spaces_become_bigrams() -> None:
     assert words("hello, world") == ["hello", "world"]
     assert words("iPhone15で写真") == ["iphone15", "で写", "写真"]
     assert words("猫") == ["猫"]
+
+
+async def test_a_message_read_in_its_conversation_skips_word_level_matching(tmp_path) -> None:
+    """Word-level matching over several messages' words finds what shares any one of them:
+    with a context the fused vector and BM25 decide, and no query word is embedded."""
+    emb = HashEmbedder(dim=256)
+    trees, _ = _tree(tmp_path, emb, [("ana", "my sister Priya has her birthday soon")])
+    reader = MemoryReader(emb, trees=trees, reranker=None)
+    await reader.add_records([
+        make_record("Friends threw Ana a surprise birthday party on a canal boat", scope="user",
+                    category="event", user_key="ana"),
+    ])  # fmt: skip
+    args = dict(agent_id="agent_0", dialogue_id="dialogue_1", user_key="ana", now=NOW, k=4)
+    alone = await reader.build_rag_context("a lovely surprise", context=(), **args)
+    assert "late" in alone.items[0].parts
+    before = emb.texts_embedded
+    read = await reader.build_rag_context("a wonderful gift", **args)
+    assert read.context and "late" not in read.items[0].parts
+    assert emb.texts_embedded - before == 2  # the message and its context, one batch
+
+
+async def test_a_message_that_names_its_topic_is_read_alone(tmp_path) -> None:
+    """A new topic ("What is the name of Ana's dog?" after talk of a hike) is not drowned by
+    the conversation: the message is read alone, words and all."""
+    emb = HashEmbedder(dim=256)
+    trees, _ = _tree(tmp_path, emb, [
+        ("ana", "let's plan the hiking route this weekend"),
+        ("ana", "the mountain trail by the lake looks great for hiking"),
+    ])  # fmt: skip
+    reader = MemoryReader(emb, trees=trees, reranker=None)
+    await reader.add_records([
+        make_record("Ana has a dog named Biscuit", scope="user", category="knowledge",
+                    user_key="ana"),
+        make_record("Ana went hiking on the lake trail last summer", scope="user",
+                    category="event", user_key="ana"),
+    ])  # fmt: skip
+    args = dict(agent_id="agent_0", dialogue_id="dialogue_1", user_key="ana", now=NOW, k=4)
+    read = await reader.build_rag_context("Ana has a dog named what?", **args)
+    assert not read.context and read.context.set_aside == [
+        "let's plan the hiking route this weekend",
+        "the mountain trail by the lake looks great for hiking",
+    ]
+    assert read.items[0].text == "Ana has a dog named Biscuit" and "late" in read.items[0].parts
+    vague = await reader.build_rag_context("that sounds lovely", **args)
+    assert vague.context.messages and "hiking" in vague.items[0].text

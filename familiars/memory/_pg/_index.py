@@ -338,9 +338,18 @@ class PgMemoryIndex:
         agent_id: str | None = None,
         dialogue_id: str | None = None,
         include_deprecated: bool = False,
+        query: str | None = None,
     ) -> AsyncIterator[MemoryRecord]:
-        """Records, oldest first, with ``MemoryStore.list``'s filters."""
+        """Records, oldest first, with ``MemoryStore.list``'s filters and those whose words
+        match ``query``'s (English stems: a CJK run is one word here, unlike SQLite's
+        bigram table)."""
         where, params = ["TRUE"], []
+        if query is not None:
+            words = [w for w in "".join(c if c.isalnum() else " " for c in query).split() if w]
+            if not words:
+                return
+            where.append("tsv @@ to_tsquery('english', %s)")
+            params.append(" | ".join(words))
         if scope is not None:
             where.append("scope = %s")
             params.append(scope)
