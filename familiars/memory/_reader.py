@@ -41,7 +41,6 @@ from familiars.memory._reader_rows import (
     one_blas_thread,
     source_node_key,
     top,
-    top_hits,
 )
 from familiars.memory._recall_items import (
     Ranked,
@@ -602,13 +601,12 @@ class MemoryReader:
         idx = self.index
         c = self.candidates
         dense_all = idx.dense_all(qvec)
-        masked = np.where(mask, dense_all, -np.inf)
+        masked = dense_all if mask.all() else np.where(mask, dense_all, -np.inf)
         cand = top(masked, c)
         kw_all: np.ndarray | None = None
         if "keyword" not in self.ablated:
-            kw_all = idx.keywords.scores(keyword_terms(query), len(idx))
-            kw_all[~mask] = 0.0
-            cand = np.union1d(cand, top_hits(kw_all, c))
+            kw_all, hits = idx.keyword_hits(keyword_terms(query), mask, c)
+            cand = np.union1d(cand, hits)
         cand = cand[np.isfinite(masked[cand])]
         return self._shortlist(cand, dense_all, kw_all, depth), dense_all, kw_all
 
