@@ -335,6 +335,15 @@ class DialogTree:
             return int(self._parent[best])
         return best
 
+    def attached_at(self, node_id: int) -> int | None:
+        """Where a message node hangs: its parent, or itself when it began a topic (what
+        :meth:`choose_parent` says for a query that is this newest message); None when no
+        such node is in the tree."""
+        if not 0 <= node_id < len(self.node_list):
+            return None
+        parent = self.node_list[node_id].parent
+        return node_id if parent is None else parent
+
     def add_node(
         self,
         content: str,

@@ -428,9 +428,11 @@ class MemoryReader:
         profile: str | None = None,
         ttl_context: Mapping[str, Any] | None = None,
         context: Sequence[str] | None = None,
+        anchor: int | None = None,
     ) -> RecallResult:
         """Recall for ``query`` in its ``context`` (None: the dialogue's recent messages); see
-        the module docstring. Bad input raises :class:`RecallError`; nothing is written."""
+        the module docstring; ``anchor``: the query's own node in the dialogue's tree (a turn's
+        message, attached already). Bad input raises :class:`RecallError`; nothing is written."""
         start = time.perf_counter()
         prof = self._profile(profile)
         _check_query(query, k, agent_id, user_key)
@@ -466,6 +468,7 @@ class MemoryReader:
                 result.timings_ms,
                 asker=user_key,
                 reading=result.context,
+                anchor=anchor,
             )
             if len(subqueries) > 1 and gate.stage("fanout"):
                 ranked = self._fan_out(ranked, subqueries, vecs, mask, epoch, tree, gate, depth)
@@ -539,6 +542,7 @@ class MemoryReader:
         *,
         asker: str | None = None,
         reading: convo.Reading | None = None,
+        anchor: int | None = None,
     ) -> Ranked:
         """Candidates of dense and keyword search, scored by every signal the gate allows
         (``_recall_signals.RECALL_SIGNALS``), best first; ``asker`` is the user_key of the
@@ -550,7 +554,7 @@ class MemoryReader:
         cand, dense_all, kw_all = self._candidates(text, qvec, mask, depth)
         ctx = RankContext(
             self.index, text, qvec, cand, dense_all, kw_all, now, tree, self.weights, gate,
-            asker=asker, message=query,
+            asker=asker, message=query, anchor=anchor,
         )  # fmt: skip
         values = compute_signals(RECALL_SIGNALS, ctx, gate)
         parts, bonus = values.parts, values.bonus
