@@ -458,18 +458,9 @@ class MemoryReader:
         depth = None if self.rerank_depth is None else max(self.rerank_depth, 2 * k)
         with one_blas_thread():
             ranked = self._rank(
-                subqueries[0],
-                vecs[0],
-                mask,
-                epoch,
-                tree,
-                gate,
-                depth,
-                result.timings_ms,
-                asker=user_key,
-                reading=result.context,
-                anchor=anchor,
-            )
+                subqueries[0], vecs[0], mask, epoch, tree, gate, depth, result.timings_ms,
+                asker=user_key, reading=result.context, anchor=anchor,
+            )  # fmt: skip
             if len(subqueries) > 1 and gate.stage("fanout"):
                 ranked = self._fan_out(ranked, subqueries, vecs, mask, epoch, tree, gate, depth)
         result.candidates = int(ranked.rows.size)
