@@ -132,6 +132,9 @@ class DialogueLog(Protocol):
         metadata: dict[str, Any],
     ) -> int: ...
 
+    async def durable(self, agent_id: str, dialogue_id: str) -> None:
+        """The message :meth:`add_user_node` added is on disk (before anything is sent)."""
+
     async def add_reply_node(
         self,
         agent_id: str,
