@@ -15,6 +15,12 @@ baseline, one embedding call of a message of the same kind, is measured in the s
 interleaved with the turns. Each round also runs a turn with the re-ranker switched off
 (``rerank`` added to the reader's ablation), so its cost is the difference in the same run;
 its own time is ``timings_ms["rerank"]`` of the recall.
+
+What memory adds to a turn is reported beside the whole turn: ``memory`` is the turn less its
+answer stage (the offline answerer stands in for the model, whose time is not memory's), and
+``to_reply`` the turn up to the whole reply (less the after stage: the write queued, the
+reply's node kept, while the person reads). ``stage_ms`` is each stage's mean
+(``Turn.spent``).
 """
 
 from __future__ import annotations
@@ -131,6 +137,7 @@ class _Times:
 
     on: list[float] = field(default_factory=list)
     off: list[float] = field(default_factory=list)
+    stages: list[dict[str, float]] = field(default_factory=list)  # of the turns in ``on``
     rerank: list[float] = field(default_factory=list)
     embed: list[float] = field(default_factory=list)
 
@@ -155,12 +162,14 @@ async def _timed_turns(app: Any, embedder: Any, now: datetime, turns: int) -> _T
             timed[rerank_on] = await _one_turn(app, question, now + timedelta(minutes=2 * n))
             if rerank_on:
                 rerank_ms = app.dialogues.recaller.last_result.timings_ms.get("rerank", 0.0)
+                spent = dict(app.dialogues.last_spent)
         reader.ablated = configured
         if n >= 3:
             times.on.append(timed[True])
             times.off.append(timed[False])
             times.rerank.append(rerank_ms)
             times.embed.append(e)
+            times.stages.append(spent)
     return times
 
 
@@ -197,6 +206,19 @@ def _ratios(turn_ms: list[float], embed_ms: list[float]) -> dict[str, float]:
     }
 
 
+def _shares(t: _Times) -> dict[str, Any]:
+    """What memory adds (the turn less its answer), the turn up to the whole reply, and each
+    stage's mean, of the turns with the re-ranker."""
+    memory = [sum(s.values()) - s.get("answer", 0.0) for s in t.stages]
+    to_reply = [sum(s.values()) - s.get("after", 0.0) for s in t.stages]
+    names = list(dict.fromkeys(name for s in t.stages for name in s))
+    return {
+        "memory": _ratios(memory, t.embed),
+        "to_reply": _ratios(to_reply, t.embed),
+        "stage_ms": {n: round(float(np.mean([s.get(n, 0.0) for s in t.stages])), 2) for n in names},
+    }
+
+
 def _report(records: int, nodes: int, turns: int, setup_s: float, t: _Times) -> dict[str, Any]:
     on, off = _ratios(t.on, t.embed), _ratios(t.off, t.embed)
     return {
@@ -210,6 +232,7 @@ def _report(records: int, nodes: int, turns: int, setup_s: float, t: _Times) -> 
         "rerank_p50_ms": round(percentile(t.rerank, 50), 2),
         "rerank_p95_ms": round(percentile(t.rerank, 95), 2),
         "rerank_off": off,
+        **_shares(t),
         "before_after": f"turn ratio p95 {off['ratio_p95']} without the re-ranker, "
         f"{on['ratio_p95']} with it (p50 {off['ratio_p50']} -> {on['ratio_p50']})",
         "note": "turn = Q node (the message embedded as node and as query in one batch) +"
@@ -247,5 +270,9 @@ def command(
         ],
     )
     print(result["before_after"])
+    print(
+        f"memory (the turn less its answer) ratio p95 {result['memory']['ratio_p95']}, "
+        f"up to the whole reply {result['to_reply']['ratio_p95']}; stage ms {result['stage_ms']}"
+    )
     print("embedder: " + ", ".join(f"{k} {v}" for k, v in result["embedder"].items() if v))
     print(f"understanding by meaning adds: {result['understanding']}")

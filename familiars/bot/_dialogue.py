@@ -76,6 +76,8 @@ class DialogueManager:
         #: When each dialogue's last turn started (its ephemeral records go at the next).
         self._turn_started: dict[tuple[str, str], str] = {}
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+        #: What each stage of the last turn took, in ms (``Turn.spent``).
+        self.last_spent: dict[str, float] = {}
 
     # ------------------------------------------------------------------ what others read
 
@@ -253,16 +255,25 @@ class DialogueManager:
     async def _turn(self, turn: Turn) -> AsyncIterator[str]:
         """The stages, in order (see :mod:`familiars.bot._stages`)."""
         s = self.services
+        turn.mark("receive")
         await stages.record_message(turn, s)
+        turn.mark("record_message")
         await stages.read_records(turn, s)
+        turn.mark("read_records")
         turn.plan = await self.planner.begin(turn)  # issue 14: care, actions, reminders
+        turn.mark("plan")
         await stages.recall(turn, s)
+        turn.mark("recall")
         await stages.compose(turn, s)
+        turn.mark("compose")
         async for delta in stages.send(turn, s, stages.answer(turn, s)):
             yield delta
+        turn.mark("answer")  # and send: the reply is whole
         await stages.after(turn, s)
         await self._clear_ephemeral(turn.key)
+        turn.mark("after")
         self._turn_started[turn.key] = turn.now.isoformat(timespec="seconds")
+        self.last_spent = turn.spent
 
     async def _clear_ephemeral(self, key: tuple[str, str]) -> None:
         """Ephemeral records live for one turn: the writer adds them after a turn, the next

@@ -81,6 +81,7 @@ class ReaderRecaller:
             k=k + (1 if exclude_node is not None else 0),
             profile=self.profile,
             context=context,
+            anchor=exclude_node,  # the message's node: the tree need not place it again
         )
         self.last_result = result
         self._log_fanout(

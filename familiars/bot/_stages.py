@@ -360,7 +360,9 @@ async def _tool_reply(turn: Turn, s: TurnServices, model: ChatModel) -> str | No
 async def send(turn: Turn, s: TurnServices, replies: AsyncIterator[str]) -> AsyncIterator[str]:
     """What the person reads, with the notes after it; sets ``turn.reply``. In a group the
     whole reply (tool answers and notes included) is checked before anyone reads a word of
-    it, against the private notes of everyone the familiar knows in this chat."""
+    it, against the private notes of everyone the familiar knows in this chat. Nothing is
+    sent before the message is on disk (its journal line's fsync ran beside the turn)."""
+    await s.log.durable(*turn.key)
     if turn.info.is_group:
         reply = _with_notes("".join([delta async for delta in replies]), turn.notes)
         public = [m.content for m in turn.messages if m.role != "system"] + [turn.agent.name]

@@ -142,6 +142,8 @@ class TreeLog:
         self.prefetch = prefetch
         self._pending: dict[tuple[str, str], _PendingReply] = {}
         self._adding: dict[tuple[str, str], asyncio.Task[None]] = {}
+        #: The fsync of a message's journal line, running while the turn recalls.
+        self._syncing: dict[tuple[str, str], asyncio.Task[None]] = {}
 
     async def add_user_node(
         self,
@@ -153,6 +155,7 @@ class TreeLog:
         metadata: dict[str, Any],
     ) -> int:
         await self._added((agent_id, dialogue_id))
+        await self.durable(agent_id, dialogue_id)  # a turn that ended before its reply
         tree = await self.trees.aget(agent_id, dialogue_id, create=True)
         masked = node_content_for_llm_text(text, metadata)
         speaker = metadata.get("speaker")
@@ -174,9 +177,21 @@ class TreeLog:
         else:
             vec = vectors[0]
         node = await tree.aadd_node(
-            text, vec, node_type="Q", timestamp=timestamp, origin="user", metadata=metadata
-        )
+            text, vec, node_type="Q", timestamp=timestamp, origin="user", metadata=metadata,
+            sync=False,
+        )  # fmt: skip
+        # The line is in the file (a killed process keeps it); its fsync runs beside the
+        # rest of the turn, and the reply waits for it (durable).
+        if tree.file is not None:
+            task = asyncio.create_task(asyncio.to_thread(tree.file.sync))
+            self._syncing[(agent_id, dialogue_id)] = task
         return node.id
+
+    async def durable(self, agent_id: str, dialogue_id: str) -> None:
+        """The dialogue's last message is on disk (its journal line fsynced)."""
+        task = self._syncing.pop((agent_id, dialogue_id), None)
+        if task is not None:
+            await task
 
     def defer_reply_node(
         self,
@@ -290,6 +305,8 @@ class TreeLog:
         self._settled(agent_id, dialogue_id)
 
     async def flush_all(self) -> None:
+        for key in list(self._syncing):
+            await self.durable(*key)
         for key in list(self._adding):
             await self._added(key)
         for agent_id, dialogue_id in list(self._pending):

@@ -14,6 +14,7 @@ Map:
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
@@ -80,6 +81,13 @@ class Turn:
     taint: TurnTaint = field(default_factory=TurnTaint)
     # --- send
     reply: str = ""
+    #: Milliseconds each stage took (``DialogueManager._turn`` marks them; bench turn).
+    spent: dict[str, float] = field(default_factory=dict)
+
+    def mark(self, stage: str) -> None:
+        """``stage`` ended now: its time is what passed since the last mark (or the start)."""
+        now = time.perf_counter()
+        self.spent[stage] = (now - self.started) * 1000 - sum(self.spent.values())
 
     @property
     def key(self) -> tuple[str, str]:
@@ -123,6 +131,9 @@ class DialogueLog(Protocol):
         timestamp: float,
         metadata: dict[str, Any],
     ) -> int: ...
+
+    async def durable(self, agent_id: str, dialogue_id: str) -> None:
+        """The message :meth:`add_user_node` added is on disk (before anything is sent)."""
 
     async def add_reply_node(
         self,

@@ -77,6 +77,12 @@ def append_line_durably(path: Path, line: str) -> None:
 
 def append_lines_durably(path: Path, lines: list[str]) -> None:
     """Append whole lines (0600 file), starting on a fresh line after a torn tail; fsync."""
+    append_lines(path, lines, sync=True)
+
+
+def append_lines(path: Path, lines: list[str], *, sync: bool) -> None:
+    """:func:`append_lines_durably`; without ``sync`` the lines are in the file (a killed
+    process loses nothing) and :func:`fsync_file` makes them durable later."""
     if not lines:
         return
     path = Path(path)
@@ -88,6 +94,19 @@ def append_lines_durably(path: Path, lines: list[str]) -> None:
         if size and os.pread(fd, 1, size - 1) != b"\n":
             data = b"\n" + data
         _write_all(fd, data)
+        if sync:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def fsync_file(path: Path) -> None:
+    """Flush what was written to ``path`` to the disk (nothing when it is gone)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return
+    try:
         os.fsync(fd)
     finally:
         os.close(fd)

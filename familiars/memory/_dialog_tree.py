@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from familiars.memory._atomic import append_line_durably, atomic_write_text
+from familiars.memory._atomic import append_lines, atomic_write_text, fsync_file
 from familiars.memory._embeddings import content_hash
 from familiars.memory._errors import DialogueError
 from familiars.memory._paths import dialogue_dir
@@ -335,6 +335,14 @@ class DialogTree:
             return int(self._parent[best])
         return best
 
+    def attached_at(self, node_id: int) -> int | None:
+        """Where a message node hangs: its parent, or itself when it began a topic (what
+        :meth:`choose_parent` says for a query that is this newest message); None: no node."""
+        if not 0 <= node_id < len(self.node_list):
+            return None
+        parent = self.node_list[node_id].parent
+        return node_id if parent is None else parent
+
     def add_node(
         self,
         content: str,
@@ -345,10 +353,12 @@ class DialogTree:
         origin: str | None = None,
         metadata: dict[str, Any] | None = None,
         title: str | None = None,
+        sync: bool = True,
     ) -> Node:
         """Attach a new message. Q nodes and proactive A nodes choose their parent by §5.4.1;
         a reply (A, ``origin="response"``) hangs under the message it answers (the last
-        node). With a file attached, the node is journaled before this returns."""
+        node). With a file attached, the node is journaled before this returns (fsynced
+        unless ``sync=False``: then ``DialogueFile.sync`` does it)."""
         if node_type not in NODE_TYPES:
             raise DialogueError(f"node_type must be Q or A, not {node_type!r}")
         origin = origin or ("user" if node_type == "Q" else "response")
@@ -378,7 +388,7 @@ class DialogTree:
             self._place(node)
             self._last_id = node.id
             if self.file is not None:
-                self.file.append_node(node)
+                self.file.append_node(node, sync=sync)
         for listener in self._listeners:
             listener(self, node)
         return node
@@ -608,19 +618,27 @@ class DialogueFile:
         self.journal_path = self.folder / JOURNAL_FILE
         self.compact_every = compact_every
         self.journal_lines = 0
+        self.unsynced = False  # lines appended without an fsync since the last one
 
     def exists(self) -> bool:
         return self.json_path.exists() or self.journal_path.exists()
 
-    def append_node(self, node: Node) -> None:
-        self._append({"op": "node", "node": node.to_json()})
+    def append_node(self, node: Node, *, sync: bool = True) -> None:
+        self._append({"op": "node", "node": node.to_json()}, sync=sync)
 
     def append_metadata(self, node: Node) -> None:
         self._append({"op": "metadata", "id": node.id, "metadata": node.metadata})
 
-    def _append(self, event: dict[str, Any]) -> None:
-        append_line_durably(self.journal_path, json.dumps(event, ensure_ascii=False))
+    def _append(self, event: dict[str, Any], *, sync: bool = True) -> None:
+        append_lines(self.journal_path, [json.dumps(event, ensure_ascii=False)], sync=sync)
         self.journal_lines += 1
+        self.unsynced = not sync
+
+    def sync(self) -> None:
+        """The journal's unsynced lines on disk (one fsync; a compaction fsynced them)."""
+        if self.unsynced:
+            self.unsynced = False
+            fsync_file(self.journal_path)
 
     def needs_compaction(self) -> bool:
         return self.journal_lines >= self.compact_every

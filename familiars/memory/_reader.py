@@ -41,7 +41,6 @@ from familiars.memory._reader_rows import (
     one_blas_thread,
     source_node_key,
     top,
-    top_hits,
 )
 from familiars.memory._recall_items import (
     Ranked,
@@ -429,9 +428,11 @@ class MemoryReader:
         profile: str | None = None,
         ttl_context: Mapping[str, Any] | None = None,
         context: Sequence[str] | None = None,
+        anchor: int | None = None,
     ) -> RecallResult:
         """Recall for ``query`` in its ``context`` (None: the dialogue's recent messages); see
-        the module docstring. Bad input raises :class:`RecallError`; nothing is written."""
+        the module docstring; ``anchor``: the query's own node in the dialogue's tree (a turn's
+        message, attached already). Bad input raises :class:`RecallError`; nothing is written."""
         start = time.perf_counter()
         prof = self._profile(profile)
         _check_query(query, k, agent_id, user_key)
@@ -460,7 +461,7 @@ class MemoryReader:
         with one_blas_thread():
             ranked = self._rank(
                 subqueries[0], vecs[0], mask, epoch, tree, gate, depth, result.timings_ms,
-                asker=user_key, reading=result.context,
+                asker=user_key, reading=result.context, anchor=anchor,
             )  # fmt: skip
             if len(subqueries) > 1 and gate.stage("fanout"):
                 ranked = self._fan_out(ranked, subqueries, vecs, mask, epoch, tree, gate, depth)
@@ -540,6 +541,7 @@ class MemoryReader:
         *,
         asker: str | None = None,
         reading: convo.Reading | None = None,
+        anchor: int | None = None,
     ) -> Ranked:
         """Candidates of dense and keyword search, scored by every signal the gate allows
         (``_recall_signals.RECALL_SIGNALS``), best first; ``asker`` is the user_key of the
@@ -551,7 +553,7 @@ class MemoryReader:
         cand, dense_all, kw_all = self._candidates(text, qvec, mask, depth)
         ctx = RankContext(
             self.index, text, qvec, cand, dense_all, kw_all, now, tree, self.weights, gate,
-            asker=asker, message=query,
+            asker=asker, message=query, anchor=anchor,
         )  # fmt: skip
         values = compute_signals(RECALL_SIGNALS, ctx, gate)
         parts, bonus = values.parts, values.bonus
@@ -602,13 +604,12 @@ class MemoryReader:
         idx = self.index
         c = self.candidates
         dense_all = idx.dense_all(qvec)
-        masked = np.where(mask, dense_all, -np.inf)
+        masked = dense_all if mask.all() else np.where(mask, dense_all, -np.inf)
         cand = top(masked, c)
         kw_all: np.ndarray | None = None
         if "keyword" not in self.ablated:
-            kw_all = idx.keywords.scores(keyword_terms(query), len(idx))
-            kw_all[~mask] = 0.0
-            cand = np.union1d(cand, top_hits(kw_all, c))
+            kw_all, hits = idx.keyword_hits(keyword_terms(query), mask, c)
+            cand = np.union1d(cand, hits)
         cand = cand[np.isfinite(masked[cand])]
         return self._shortlist(cand, dense_all, kw_all, depth), dense_all, kw_all
 

@@ -29,21 +29,11 @@ def carry(values: np.ndarray, rows: np.ndarray, by_row: Mapping[int, int]) -> np
 
 
 def top(values: np.ndarray, k: int) -> np.ndarray:
-    if values.shape[0] <= k:
-        idx = np.arange(values.shape[0])
-    else:
-        idx = np.argpartition(-values, k - 1)[:k]
+    """The rows of the ``k`` largest finite values, in any order."""
+    n = values.shape[0]
+    # argpartition from the top end: no negated copy of every row
+    idx = np.arange(n) if n <= k else np.argpartition(values, n - k)[n - k :]
     return idx[np.isfinite(values[idx])]
-
-
-def top_hits(values: np.ndarray, k: int) -> np.ndarray:
-    """The rows of the ``k`` best positive values (in any order): when at most ``k`` are
-    positive (most queries: few rows share a query word), those rows, without ordering
-    all of them; else :func:`top` over the positive values, exactly as before."""
-    positive = np.flatnonzero(values > 0)
-    if positive.size <= k:
-        return positive
-    return top(np.where(values > 0, values, -np.inf), k)
 
 
 def node_owner(node: Node) -> str | None:

@@ -50,6 +50,7 @@ class RankContext:
     memo: dict[str, Any] = field(default_factory=dict)  # raw scores the re-ranker reads
     asker: str | None = None  # user_key of the person whose message the query is
     message: str = ""  # the message alone, when ``query`` is it read with its context
+    anchor: int | None = None  # the query's own node in ``tree`` (a turn's message), if any
 
 
 # --------------------------------------------------------------------------- signals
@@ -115,7 +116,11 @@ def tree_part(ctx: RankContext) -> np.ndarray | None:
     tree = ctx.tree
     if tree is None or not len(tree):
         return None
-    anchor = tree.choose_parent(ctx.qvec, ctx.now)
+    # A turn's message is in the tree already: where it attached is where the query would
+    # (its node is the newest, so it is what choose_parent finds), and it is not chosen twice.
+    anchor = tree.attached_at(ctx.anchor) if ctx.anchor is not None else None
+    if anchor is None:
+        anchor = tree.choose_parent(ctx.qvec, ctx.now)
     hops = tree.tree_distances(anchor)
     out = np.zeros(ctx.cand.shape[0])
     ids = ctx.index.node_ids(ctx.cand, node_group(tree.agent_id or "", tree.dialogue_id or ""))

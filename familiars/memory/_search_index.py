@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 
 from familiars.memory._hubness import HubTable
+from familiars.memory._keyword_index import KeywordIndex, TermTable
+from familiars.memory._row_lists import RowLists
 from familiars.memory._small_talk import small_talk_share
 from familiars.memory._text import content_words, keyword_terms, stem
 
@@ -32,7 +34,7 @@ SMALL_VOCABULARY = 2048
 HUB_STEP = 256  # rows per step when hub values are worked out ahead (~10-40 ms a step)
 
 
-@dataclass
+@dataclass(slots=True)  # one per row: 100k of them without a __dict__ each
 class Doc:
     """One searchable document. ``group`` is the scope owner it belongs to (see
     :func:`group_key`); ``ref`` points back to the record or the dialogue node."""
@@ -98,76 +100,6 @@ class Vocabulary:
         return [self.ids[w] for w in items if w in self.ids]
 
 
-class KeywordIndex:
-    """BM25 (k1, b) over weighted term counts; a document's terms can be replaced later (a
-    dialogue node gains its next neighbour's words)."""
-
-    def __init__(self, k1: float = 1.2, b: float = 0.75) -> None:
-        self.k1 = k1
-        self.b = b
-        self._post: dict[str, dict[int, float]] = {}
-        self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        self._docs: dict[int, dict[str, float]] = {}
-        self._len = np.zeros(0, dtype=np.float64)
-        self._total = 0.0
-
-    def set_doc(self, row: int, terms: dict[str, float]) -> None:
-        self.remove(row)
-        if row >= self._len.shape[0]:
-            grown = np.zeros(max(row + 1, 2 * self._len.shape[0], 1024), dtype=np.float64)
-            grown[: self._len.shape[0]] = self._len
-            self._len = grown
-        self._docs[row] = terms
-        for term, tf in terms.items():
-            self._post.setdefault(term, {})[row] = tf
-            self._arrays.pop(term, None)
-        length = float(sum(terms.values()))
-        self._len[row] = length
-        self._total += length
-
-    def remove(self, row: int) -> None:
-        old = self._docs.pop(row, None)
-        if old is None:
-            return
-        for term in old:
-            post = self._post.get(term)
-            if post is not None:
-                post.pop(row, None)
-                self._arrays.pop(term, None)
-        self._total -= float(self._len[row])
-        self._len[row] = 0.0
-
-    def _postings(self, term: str) -> tuple[np.ndarray, np.ndarray]:
-        arrays = self._arrays.get(term)
-        if arrays is None:
-            post = self._post.get(term, {})
-            arrays = (
-                np.fromiter(post.keys(), dtype=np.int64, count=len(post)),
-                np.fromiter(post.values(), dtype=np.float64, count=len(post)),
-            )
-            self._arrays[term] = arrays
-        return arrays
-
-    def scores(self, terms: Sequence[str], size: int) -> np.ndarray:
-        """BM25 of every row (0 where no term matches)."""
-        out = np.zeros(size, dtype=np.float64)
-        n_docs = len(self._docs)
-        if not n_docs:
-            return out
-        avg = self._total / n_docs or 1.0
-        for term in set(terms):
-            rows, tf = self._postings(term)
-            if rows.size == 0:
-                continue
-            idf = math.log(1.0 + (n_docs - rows.size + 0.5) / (rows.size + 0.5))
-            norm = self.k1 * (1.0 - self.b + self.b * self._len[rows] / avg)
-            out[rows] += idf * tf * (self.k1 + 1.0) / (tf + norm)
-        return out
-
-    def doc_freq(self, term: str) -> int:
-        return len(self._post.get(term, ()))
-
-
 class RecallIndex:
     """Every searchable document of a workspace, in rows."""
 
@@ -180,8 +112,10 @@ class RecallIndex:
         self.docs: list[Doc | None] = []
         self.rows: dict[str, int] = {}
         self.vocab = Vocabulary(dim)
-        self.keywords = KeywordIndex()
-        self.keywords_plain = KeywordIndex()  # text only: the switched-off knobs' baseline
+        self.terms = TermTable()
+        self.keywords = KeywordIndex(terms=self.terms)
+        #: Text only: the switched-off knobs' baseline, word idf and each row's own terms.
+        self.keywords_plain = KeywordIndex(terms=self.terms, postings=False)
         self.groups: dict[str, int] = {}
         self.speakers: dict[str, int] = {}
         self.owners: dict[str, int] = {}
@@ -195,13 +129,11 @@ class RecallIndex:
         self._ts = np.zeros(0, dtype=np.float64)
         self._salience = np.zeros(0, dtype=np.float64)
         self._small_talk = np.zeros(0, dtype=np.float64)
+        self._record = np.zeros(0, dtype=bool)  # a memory record, not a dialogue node
         self.hubs = HubTable()
         self._neighbours = np.zeros((0, 2), dtype=np.int64)
-        self._words = np.zeros((0, MAX_WORDS), dtype=np.int32)  # vocabulary ids (half of int64)
-        self._word_w = np.zeros((0, MAX_WORDS), dtype=np.float32)
-        self._n_words = np.zeros(0, dtype=np.int64)
+        self._words = RowLists()  # each row's vocabulary ids and weights (late interaction)
         self._own_words: list[list[int]] = []
-        self._own_terms: list[Counter[str]] = []
         self._sent_start = np.zeros(0, dtype=np.int64)
         self._sent_count = np.zeros(0, dtype=np.int64)
         self._sentences = np.zeros((0, dim), dtype=np.float32)
@@ -225,7 +157,8 @@ class RecallIndex:
         n = len(self.docs)
         if n < self._cap:
             return
-        cap = max(1024, 2 * self._cap)
+        # doubling while small; past 64k rows a quarter more (100k records: 102k rows, not 131k)
+        cap = max(1024, 2 * self._cap if self._cap < 65536 else self._cap + self._cap // 4)
 
         def grown(arr: np.ndarray, fill: Any) -> np.ndarray:
             out = np.full((cap, *arr.shape[1:]), fill, dtype=arr.dtype)
@@ -241,10 +174,8 @@ class RecallIndex:
         self._ts = grown(self._ts, 0.0)
         self._salience = grown(self._salience, 0.0)
         self._small_talk = grown(self._small_talk, 0.0)
+        self._record = grown(self._record, False)
         self._neighbours = grown(self._neighbours, -1)
-        self._words = grown(self._words, 0)
-        self._word_w = grown(self._word_w, 0.0)
-        self._n_words = grown(self._n_words, 0)
         self._sent_start = grown(self._sent_start, 0)
         self._sent_count = grown(self._sent_count, 0)
         self._cap = cap
@@ -288,15 +219,14 @@ class RecallIndex:
         self._ts[row] = doc.timestamp
         self._salience[row] = doc.salience
         self._small_talk[row] = small_talk_share(doc.text) if doc.kind == "node" else 0.0
+        self._record[row] = doc.kind == "record"
         self.hubs.added(row)
         self._add_sentences(row, sentence_vectors)
         own_words = self.vocab.lookup(dict.fromkeys(content_words(doc.text)))
         if doc.speaker:
             own_words += self.vocab.lookup(content_words(_speaker_name(doc.speaker) or ""))
         self._own_words.append(own_words)
-        terms = Counter(keyword_terms(doc.text))
-        self._own_terms.append(terms)
-        self.keywords_plain.set_doc(row, dict(terms))
+        self.keywords_plain.set_doc(row, Counter(keyword_terms(doc.text)))
         if contextual:
             prev = self._last_in_group.get(doc.group)
             if prev is not None and abs(doc.timestamp - self._ts[prev]) <= self.context_gap_s:
@@ -342,33 +272,35 @@ class RecallIndex:
         doc = self.docs[row]
         if doc is None:
             return
-        terms: dict[str, float] = {t: float(c) for t, c in self._own_terms[row].items()}
+        own, own_tf = self.keywords_plain.doc_terms(row)
+        terms: dict[int, float] = dict(zip(own.tolist(), own_tf.tolist(), strict=True))
         extra = []
         if "keyword_speaker" not in self.ablated:
             extra.append(_speaker_name(doc.speaker) or "")
         if "keyword_date" not in self.ablated:
             extra.append(doc.extra_terms)
         for t in keyword_terms(" ".join(extra)):
-            terms[t] = terms.get(t, 0.0) + 1.0
+            tid = self.terms.id(t)
+            terms[tid] = terms.get(tid, 0.0) + 1.0
         ids = list(self._own_words[row])
         weights = [1.0] * len(ids)
         seen = set(ids)
         for nb, scale in self._context_rows(row):
             if "context_words" not in self.ablated:
-                for t, c in self._own_terms[nb].items():
-                    terms[t] = terms.get(t, 0.0) + CONTEXT_TERM_WEIGHT * scale * c
+                nb_terms, nb_tf = self.keywords_plain.doc_terms(nb)
+                for tid, c in zip(nb_terms.tolist(), nb_tf.tolist(), strict=True):
+                    terms[tid] = terms.get(tid, 0.0) + CONTEXT_TERM_WEIGHT * scale * c
             for w in self._own_words[nb]:
                 if w not in seen:
                     seen.add(w)
                     ids.append(w)
                     weights.append(CONTEXT_WORD_WEIGHT * scale)
-        self.keywords.set_doc(row, terms)
-        ids, weights = ids[:MAX_WORDS], weights[:MAX_WORDS]
-        self._words[row] = 0
-        self._word_w[row] = 0.0
-        self._words[row, : len(ids)] = ids
-        self._word_w[row, : len(ids)] = weights
-        self._n_words[row] = len(ids)
+        self.keywords.set_doc_ids(
+            row,
+            np.fromiter(terms.keys(), dtype=np.int32, count=len(terms)),
+            np.fromiter(terms.values(), dtype=np.float64, count=len(terms)),
+        )
+        self._words.set(row, ids[:MAX_WORDS], weights[:MAX_WORDS])
 
     def remove(self, key: str) -> bool:
         row = self.rows.pop(key, None)
@@ -391,20 +323,20 @@ class RecallIndex:
         row = self.rows.get(key)
         if row is None:
             return False
+        said = self.keywords_plain.doc_terms(row)[0].tolist()
         self.remove(key)
         self._matrix[row] = 0.0
         start, count = int(self._sent_start[row]), int(self._sent_count[row])
         self._sentences[start : start + count] = 0.0
         self._sent_count[row] = 0
         self._own_words[row] = []
-        self._own_terms[row] = Counter()
-        self._words[row] = 0
-        self._word_w[row] = 0.0
-        self._n_words[row] = 0
+        self._words.clear(row)
         for side in (0, 1):
             nb = int(self._neighbours[row, side])
             if nb >= 0:
                 self._refresh(nb)
+        for keywords in (self.keywords, self.keywords_plain):
+            keywords.purge(said)  # no posting of its words stays behind, the neighbours' too
         return True
 
     # ------------------------------------------------------------------ reads
@@ -420,6 +352,19 @@ class RecallIndex:
 
     def dense_all(self, query: np.ndarray) -> np.ndarray:
         return self._matrix[: len(self.docs)] @ np.asarray(query, dtype=np.float32)
+
+    def keyword_hits(
+        self, terms: Sequence[str], mask: np.ndarray, k: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """BM25 of every row (0 outside ``mask``), and the rows of its ``k`` best positive
+        values (in any order): one pass over the rows, the ordering only over the matches."""
+        out = np.zeros(len(self.docs), dtype=np.float64)
+        self.keywords.add_scores(terms, out)
+        np.multiply(out, mask, out=out)
+        hits = np.flatnonzero(out)
+        if hits.size > k:
+            hits = hits[np.argpartition(-out[hits], k - 1)[:k]]
+        return out, hits
 
     def sentence_max(self, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
         """Best sentence cosine per row (``-inf`` where a row has no sentence vectors)."""
@@ -446,9 +391,8 @@ class RecallIndex:
         """Sum over query words of ``idf * max cosine to the row's words`` / sum of idf."""
         if not len(query_word_ids) or rows.size == 0:
             return np.zeros(rows.shape[0])
-        width = max(1, int(self._n_words[rows].max()))
-        ids = self._words[rows, :width]
-        weights = self._word_w[rows, :width]
+        width = max(1, int(self._words.counts[rows].max()))
+        ids, weights = self._words.padded(rows, width)
         if not neighbours:
             weights = np.where(weights >= 1.0, weights, 0.0)
         vocab = self.vocab.matrix
@@ -482,8 +426,7 @@ class RecallIndex:
     def record_rows(self, rows: np.ndarray) -> np.ndarray:
         """1.0 for the rows that are records, 0.0 for dialogue nodes (the re-ranker's
         ``record`` feature)."""
-        kinds = [getattr(self.docs[int(r)], "kind", None) for r in rows]
-        return np.array([float(kind == "record") for kind in kinds])
+        return (self._record[rows] & self._alive[rows]).astype(np.float64)
 
     def node_ids(self, rows: np.ndarray, group: str) -> np.ndarray:
         """Each row's node id in its dialogue tree when it is a live node of ``group``,

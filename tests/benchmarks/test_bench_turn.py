@@ -17,3 +17,8 @@ async def test_turn_bench_reports_the_rerank_cost_and_both_ratios(workspace: Pat
         assert out[key] >= 0.0
     assert set(out["rerank_off"]) == {"p50_ms", "p95_ms", "ratio_p50", "ratio_p95"}
     assert "without the re-ranker" in out["before_after"]
+    # what memory adds: the turn less its answer, and up to the whole reply, per stage
+    assert set(out["stage_ms"]) >= {"record_message", "recall", "compose", "answer", "after"}
+    total = sum(out["stage_ms"].values())
+    assert out["stage_ms"]["answer"] < total and out["stage_ms"]["after"] < total
+    assert out["to_reply"]["p50_ms"] > 0 and out["memory"]["p50_ms"] > 0

@@ -62,3 +62,15 @@ async def test_the_reply_node_is_added_in_the_background_before_the_next_message
         kinds = [(n.node_type, n.content) for n in tree.node_list]
         assert kinds[:4] == [("Q", "My name is Ann."), ("A", reply), ("Q", "I live in Oslo."),
                              ("A", again)]  # fmt: skip
+
+
+async def test_the_message_is_on_disk_before_a_word_of_the_reply(workspace: Path) -> None:
+    """The message's journal line is fsynced beside the turn's recall; the reply waits."""
+    async with _app(workspace) as app:
+        seen: list[bool] = []
+        async for _ in app.dialogues.respond(_msg("My sister is called Emma.")):
+            trees = app.trees.open_trees()
+            seen += [tree.file is not None and not tree.file.unsynced for tree in trees]
+        assert seen and all(seen)
+        journal = next(workspace.glob("agents/*/*/dialogue.journal.jsonl"))
+        assert "My sister is called Emma." in journal.read_text(encoding="utf-8")

@@ -63,6 +63,20 @@ def test_vectorised_rules_equal_the_seed_loop(seed: int) -> None:
         assert np.allclose([s for _, s in got], [s for _, s in want], atol=1e-6)
 
 
+@pytest.mark.parametrize("seed", [5, 6])
+def test_a_new_message_is_anchored_where_choose_parent_would_put_its_query(seed: int) -> None:
+    """Recall for a turn's message counts tree distances from where its node attached
+    (``attached_at``), not from a second ``choose_parent``: the newest message's own vector
+    and time lead ``choose_parent`` to that same place."""
+    tree, rng = _random_tree(seed, 200)
+    for _ in range(30):
+        vec = _unit(rng, 16)
+        ts = tree.node_list[-1].timestamp + float(rng.choice([5.0, 400.0, 9000.0]))
+        node = tree.add_node("m", vec, node_type="Q", timestamp=ts)
+        assert tree.attached_at(node.id) == tree.choose_parent(vec, ts)
+    assert tree.attached_at(len(tree)) is None
+
+
 def test_tree_distances_match_breadth_first_hops() -> None:
     tree, _ = _random_tree(7, 200)
     for origin in (0, 57, 199, None):
