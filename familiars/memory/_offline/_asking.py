@@ -11,6 +11,7 @@ answer as before.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from familiars.memory._offline._meaning import Understanding
@@ -38,6 +39,10 @@ MAX_ABOUT_ME = 6
 #: answered by a fact that merely shares its words ("what's my name?" never gets the dog's).
 OWN_SLOTS = frozenset({"name"})
 SURE = 0.8
+#: Slots whose wh-question wants what is so, never what is not ("what do I like?"): the
+#: tags a record must carry to answer one.
+POSITIVE_TAGS = {"like": ("likes",)}
+_WH = re.compile(r"^(?:what|what's|whats|which|name)\b", re.I)
 
 
 def answer_records(
@@ -76,12 +81,18 @@ def asks_unknown(
     if not understanding.has("answers"):
         return False
     asked, probability = understanding.asked(question)
-    if asked not in OWN_SLOTS or probability < SURE:
+    if probability < SURE or not (asked in OWN_SLOTS or _asks_what(asked, question)):
         return False
-    tags = SLOT_TAGS[asked]
+    tags = SLOT_TAGS[asked] if asked in OWN_SLOTS else POSITIVE_TAGS[asked]
     return not any(
         r.scope == "user" and is_live(r) and any(t in r.tags for t in tags) for r in records
     )
+
+
+def _asks_what(asked: str, question: str) -> bool:
+    """ "what do I like?" asks for what is liked: with no like kept, a dislike ("You don't
+    like bouldering") is not its answer. "do I like sushi?" may be answered "no"."""
+    return asked in POSITIVE_TAGS and bool(_WH.match(question.strip()))
 
 
 def _when(rec: MemoryRecord) -> tuple[str, str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import re
 
-from familiars.memory._offline._objects import Fact, _words, third_person, topic_key
+from familiars.memory._offline._objects import Fact, _words, third_person, topic_key, verb_3rd
 from familiars.memory._offline._patterns import _clean_place
 from familiars.memory._offline._relations import relation_facts
 
@@ -149,7 +149,7 @@ def match_job(clause: str) -> list[Fact]:
     if m:
         what = third_person(m.group("a") or m.group("b"))
         verb, _, rest = what.partition(" ")
-        content = f"The user {verb}s {rest} for a living.".replace("  ", " ")
+        content = f"The user {verb_3rd(verb)} {rest} for a living.".replace("  ", " ")
         return [Fact("user", "profile", content, ("job",), "job", 0.7)]
     m = _TEACH_AT.match(clause)
     if m:
@@ -205,6 +205,13 @@ _PET_NAMED = re.compile(
     rf"(?:and\s+)?(?P<what>{_COUNT}\s+{_MOD}{_PET_WORD})(?:s|es)?\b(?:\s*,?\s*(?:called|named)\s+{_NAME})?",
     re.IGNORECASE,
 )
+#: The same with the name required, tried first: "a tabby cat named Marmalade" is a cat
+#: named Marmalade, not a tabby; "a ferret, Bandit" names the ferret.
+_PET_WITH_NAME = re.compile(
+    rf"(?:and\s+)?(?P<what>{_COUNT}\s+{_MOD}{_PET_WORD})(?:s|es)?\b"
+    rf"(?:\s*,?\s*(?:called|named)\s+|,\s+(?-i:(?=[A-Z])))(?-i:{_NAME})\b",
+    re.IGNORECASE,
+)
 _HAVE_START = re.compile(rf"^{_HAVE}\s+", re.IGNORECASE)
 _MY_PET_IS_NAMED = re.compile(
     rf"^(?:my|our)\s+(?P<pet>{_PET_WORD})(?:'s\s+name\s+is|\s+is\s+called|\s+is\s+named|"
@@ -240,10 +247,11 @@ def match_pets(clause: str) -> list[Fact]:
         return []
     facts: list[Fact] = []
     pos = start.end()
-    while (pm := _PET_NAMED.match(clause, pos)) is not None:
+    while (pm := _PET_WITH_NAME.match(clause, pos) or _PET_NAMED.match(clause, pos)) is not None:
         pos = pm.end() + (1 if pm.end() < len(clause) and clause[pm.end()] in " ," else 0)
         pos += len(clause[pos:]) - len(clause[pos:].lstrip(" ,"))
         what = re.sub(r"^and\s+|\s+", " ", pm.group(0)).strip().rstrip(",")
+        what = re.sub(r",\s+(?=[A-Z])", " called ", what)
         name = pm.group("name") if _is_name(pm.group("name")) else None
         what = what if name else pm.group("what")
         facts.append(_pet(f"The user has {what}.", name or pm.group("what").split()[-1]))

@@ -15,7 +15,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from familiars.memory._offline._objects import _NOT_NAMES, Fact
+from familiars.memory._offline._objects import (
+    _NOT_NAMES,
+    Fact,
+    _words,
+    third_person,
+    verb_3rd,
+)
 from familiars.memory._offline._patterns import match_health, match_name, match_preference
 from familiars.memory._offline._people import (
     FAMILY,
@@ -35,12 +41,19 @@ _OTHERS = (
     r"classmate|teacher|doctor|ex|manager|landlord|client|cousin's|friend's)"
 )
 _SOMEONE_ELSE = re.compile(
-    rf"\bmy\s+(?:best\s+|old\s+|new\s+)?{_OTHERS}s?\b|\b{_OTHERS}'s\b|"
-    r"^(?i:he|she|they|his|her|their|[A-Z][a-z]+'s)\b|\b(?i:if|would|wish|used\s+to)\b",
+    rf"\b(?i:my\s+(?:best\s+|old\s+|new\s+)?{_OTHERS}s?)\b|\b(?i:{_OTHERS})'s\b|"
+    r"^(?:(?i:he|she|they|his|her|their)\b|[A-Z][a-z]+'s\b(?!\s+(?i:my|our|out|off|over|gone|done|"
+    r"finished|history|not|no|so|too|really|just|a|an|the)\b))"
+    r"|\b(?i:if|would|wish|used\s+to)\b",
 )
 _CAP = r"[A-ZÀ-Þ][\w'À-ÿ-]*"
 _NAMED = re.compile(rf"\b(?:called|named|name\s+is|name's|names)\s+(?P<n>{_CAP})")
-_NAME_IS_MY = re.compile(rf"^(?P<n>{_CAP})(?:\s+is|'s)\s+(?:my|our)\s+(?P<noun>[\w\s-]+?)$")
+_NAME_IS_MY = re.compile(
+    rf"^(?P<n>{_CAP})(?:\s+is|'s)\s+(?:my|our)\s+(?P<noun>[\w\s-]+?)$"
+    rf"|^(?P<n2>{_CAP})\s+is\s+the\s+(?P<noun2>[\w\s-]+?)\s+(?:i|we)\s+(?:just\s+|recently\s+)?"
+    r"(?:adopted|got|have|rescued|own|bought|took\s+in)\b",
+    re.I,
+)
 _MY_NOUN = re.compile(
     r"\b(?i:my|our|a|an|the|two|three)\s+(?P<noun>(?:[a-z-]+\s+){0,2}?[a-z-]+?)"
     r"(?:'s|(?<![su])s)?(?=\s*(?:,|\bis\b|\bcalled\b|\bnamed\b|'s\s+name|\s+[A-ZÀ-Þ]|$))"
@@ -74,14 +87,36 @@ _NOT_SELF_NAMES = frozenset(
     ]
 )
 _NAME_HERE = re.compile(r"^(?:\W*\w+\W+)?(?P<n>[\w'-]+)\s+(?:here|speaking)\b", re.I)
-_GREETING = re.compile(r"^(?:hi+|hey+a?|hello+|hiya|yo|heya|howdy|morning)\b[\s,!.]*", re.I)
+_GREETING = re.compile(
+    r"^(?:(?:hi+|hey+a?|hello+|hiya|yo|heya|howdy|morning|oh|ok|okay)\b[\s,!.]*)+", re.I
+)
 _JOB = re.compile(
     r"\b(?:i'?m|im|i\s+am|as|work\s+as)\s+(?:an?|the)\s+(?P<job>[\w\s-]+?)"
     r"(?=\s*(?:$|,|\bat\b|\bfor\b|\bin\b|\bwith\b|\bby\b|\bnow\b|\bsince\b))",
     re.I,
 )
 _BY_TRADE = re.compile(r"^(?P<job>[\w\s-]+?)\s+by\s+(?:trade|profession)\b", re.I)
-_FOR_A_LIVING = re.compile(r"^i\s+(?P<job>[\w\s-]+?)\s+for\s+a\s+living\b", re.I)
+#: A job said by what one does: "I fix people's teeth for a living over in Bristol", "I teach
+#: primary school kids". ``cue``: a word that says it is work; without one the clause's slot
+#: must be sure (the model's probability at least :data:`SURE`).
+_DOING = re.compile(
+    r"^i\s+(?:now\s+|mostly\s+|basically\s+|just\s+|professionally\s+)?(?P<verb>[a-z]+)\s+"
+    r"(?P<what>[\w' -]+?)(?P<cue>\s+(?:for\s+a\s+living|for\s+work|at\s+work|"
+    r"all\s+day(?:\s+at\s+work)?|professionally|by\s+trade))?"
+    r"(?:\s+(?:over\s+|up\s+|down\s+|out\s+)?in\s+"
+    r"(?P<place>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)))?$",
+    re.I,
+)
+#: Verbs that never say what one does for a living.
+_NOT_WORK_VERBS = frozenset(
+    _words(
+        "am was have has had like love hate enjoy live lived work worked want need think feel "
+        "felt got get go went going know knew wish hope just really also can can't could would "
+        "will should might must don't didn't do did miss missed"
+    )
+)
+#: The slot model's probability above which a job said by what one does needs no cue.
+SURE = 0.75
 _ORG = re.compile(r"\b(?:at|for|by|with|is)\s+(?P<org>(?:the\s+)?[\w&'. -]+?)\s*(?:,.*)?$", re.I)
 _PLACE = re.compile(
     r"\b(?:in|is|near|outside|from)\s+(?P<place>[A-ZÀ-Þ][\w'. -]*?)\s*(?:now|these\s+days|,.*)?$"
@@ -125,14 +160,37 @@ _ALLERGY = re.compile(
 
 
 def value_fact(
-    slot: str, clause: str, *, noun_kind: Callable[[str], str] | None = None
-) -> Fact | None:
-    """The fact of ``slot`` in ``clause``; None when no value can be read."""
+    slot: str, clause: str, *, noun_kind: Callable[[str], str] | None = None, sure: bool = False
+) -> list[Fact]:
+    """The facts of ``slot`` in ``clause`` (a job said by what one does may bring the home
+    it names); [] when no value can be read. ``sure``: the slot model is sure of the slot."""
     text = _GREETING.sub("", clause.strip(" .!?")).strip()
     if not text:
-        return None
+        return []
+    if slot == "job":
+        return _job_values(text, noun_kind, sure=sure)
     reader = _READERS.get(slot)
-    return reader(text, noun_kind) if reader is not None else None
+    fact = reader(text, noun_kind) if reader is not None else None
+    return [fact] if fact is not None else []
+
+
+def _job_values(text: str, kind: NounKind, *, sure: bool) -> list[Fact]:
+    """A job by its name ("I'm a plumber"), else by what one does, with the town said."""
+    fact = _job_value(text, kind)
+    if fact is not None:
+        return [fact]
+    m = _DOING.match(text)
+    if m is None or _SOMEONE_ELSE.search(text):
+        return []
+    verb = m.group("verb").lower()
+    if verb in _NOT_WORK_VERBS or verb.endswith("ed") or not (m.group("cue") or sure):
+        return []
+    what = third_person(m.group("what").strip())
+    facts = [
+        Fact("user", "profile", f"The user {verb_3rd(verb)} {what} for a living.", ("job",), "job")
+    ]
+    home = match_place_or_home(m.group("place") or "")
+    return facts + ([home] if home is not None else [])
 
 
 def _name(text: str, kind: NounKind) -> Fact | None:
@@ -147,11 +205,11 @@ def _name(text: str, kind: NounKind) -> Fact | None:
 
 def _named_thing(text: str) -> tuple[str, str] | None:
     """(noun, Name) in "my beagle is called Ziggy", "Skye's my collie", "my parrot Rio"."""
-    if _SOMEONE_ELSE.search(text.split(" my ", 1)[0] if " my " in text else ""):
+    if _SOMEONE_ELSE.search(text.split(" my ", 1)[0] + " my" if " my " in text else ""):
         return None
     m = _NAME_IS_MY.match(text)
-    if m:
-        return m.group("noun").strip(), m.group("n")
+    if m and (m.group("n") or m.group("n2"))[0].isupper():
+        return (m.group("noun") or m.group("noun2")).strip(), m.group("n") or m.group("n2")
     named = _NAMED.search(text)
     names = [named.group("n")] if named else re.findall(rf"(?<!^)\b{_CAP}\b", text)
     names = [n for n in names if n.lower() not in _NOT_NAMES and n != "I"]
@@ -204,11 +262,6 @@ def _job_value(text: str, kind: NounKind) -> Fact | None:
                 return None
             article = "an" if job[:1].lower() in "aeiou" else "a"
             return _job_fact(article, job)
-    m = _FOR_A_LIVING.match(text)
-    if m:
-        return Fact(
-            "user", "profile", f"The user {m.group('job').strip()}s for a living.", ("job",), "job"
-        )
     return None
 
 
