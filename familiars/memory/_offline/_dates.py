@@ -293,6 +293,11 @@ def _every_split(
     due = next_due(rule, now)
     if not task or due is None:
         return None
+    if rule.get("interval") or (rule.get("unit") == "week" and "weekday" not in rule):
+        # every n-th day or week (or "every week") counts from the first occurrence
+        rule = {**rule, "start": due.date().isoformat()}
+        if rule.get("unit") == "week" and "weekday" not in rule and "weekdays" not in rule:
+            rule["weekday"] = due.weekday()
     return _task(task), due, rule
 
 
