@@ -41,7 +41,7 @@ def _dues(rule: dict, count: int) -> list[str]:
          ["Sat 05 10:00", "Sun 06 10:00", "Sat 12 10:00"]),
         ("remind me every 3 days at 7pm to call gran", "every 3 days at 19:00",
          ["Mon 30 19:00", "Thu 03 19:00", "Sun 06 19:00"]),
-        ("every other Monday remind me to put the recycling out", "every 2 weeks on Monday at 09:00",
+        ("every other Monday remind me to put the bins out", "every 2 weeks on Monday at 09:00",
          ["Mon 07 09:00", "Mon 21 09:00"]),
         ("remind me fortnightly on Friday to pay Sam", "every 2 weeks on Friday at 09:00",
          ["Fri 04 09:00", "Fri 18 09:00"]),
