@@ -54,7 +54,13 @@ def test_clauses_get_back_what_was_left_out(text: str, said: list[str]) -> None:
         ("I turn 40 on 14 February", "The user's birthday is on February 14."),
         ("I can't have sesame, I'm allergic", "The user is allergic to sesame."),
         ("I've got a gecko, Noodle", "The user has a gecko called Noodle."),
-        ("we have a ginger cat named Toffee", "The user has a ginger cat named Toffee."),
+        ("got a tiny pug, he's called Otto", "The user has a tiny pug called Otto."),
+        ("I mend bikes for a living down in Hull", "The user lives in Hull."),
+        (
+            "my sister's husband is a pilot called Idris",
+            "The user's sister's husband is called Idris, a pilot.",
+        ),
+        ("we have a ginger cat named Toffee", "The user has a ginger cat called Toffee."),
         ("Ravi, my brother, is a medic", "The user's brother Ravi is a medic."),
     ],
 )

@@ -81,6 +81,13 @@ _JOB_WORD = rf"(?:{_alternation(JOBS)})"
 _PET_WORD = rf"(?:{_alternation(PETS)})"
 _FAMILY_WORD = rf"(?:{_alternation(FAMILY)})"
 _MOD = r"(?:[\w-]+\s+){0,3}?"
+#: How a name follows what it names: "called Fudge", ", Fudge", ", she's called Fudge",
+#: ", named her Fudge", ", his name is Fudge".
+_NAMING = (
+    r"(?:\s*,?\s*(?:called|named)\s+|,?\s+(?:(?:and\s+)?(?:she|he|it|they)(?:'s|\s+is|\s+are)\s+"
+    r"(?:called|named)|(?:and\s+)?(?:i\s+|we\s+)?(?:named|called)\s+(?:her|him|it|them)|"
+    r"(?:and\s+)?(?:her|his|its)\s+name(?:'s|\s+is))\s+|,\s+(?-i:(?=[A-Z])))"
+)
 
 
 def _is_name(word: str | None) -> bool:
@@ -108,7 +115,9 @@ _MY_JOB = re.compile(
     r"^my\s+job\s+is\s+(?:being\s+)?(?:(?P<article>an?)\s+)?(?P<job>[\w -]{3,40})$", re.I
 )
 _FOR_A_LIVING = re.compile(
-    r"^(?:for\s+a\s+living\s+i\s+(?P<a>.+)|i\s+(?P<b>.+?)\s+for\s+a\s+living)$", re.I
+    r"^(?:for\s+a\s+living\s+i\s+(?P<a>.+)|i\s+(?P<b>.+?)\s+for\s+a\s+living)"
+    r"(?:\s+(?:over\s+|up\s+|down\s+|out\s+)?in\s+(?P<place>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)))?$",
+    re.I,
 )
 _TEACH_AT = re.compile(r"^i\s+(?:now\s+)?teach\s+(?:\w+\s+)?at\s+(?P<org>.+)$", re.I)
 _RETRAINED = re.compile(
@@ -150,7 +159,9 @@ def match_job(clause: str) -> list[Fact]:
         what = third_person(m.group("a") or m.group("b"))
         verb, _, rest = what.partition(" ")
         content = f"The user {verb_3rd(verb)} {rest} for a living.".replace("  ", " ")
-        return [Fact("user", "profile", content, ("job",), "job", 0.7)]
+        place = m.group("place")
+        home = [Fact("user", "profile", f"The user lives in {place}.", ("home",), "home", 0.7)]
+        return [Fact("user", "profile", content, ("job",), "job", 0.7), *(home if place else [])]
     m = _TEACH_AT.match(clause)
     if m:
         work = _work_fact(m.group("org"))
@@ -208,8 +219,7 @@ _PET_NAMED = re.compile(
 #: The same with the name required, tried first: "a tabby cat named Marmalade" is a cat
 #: named Marmalade, not a tabby; "a ferret, Bandit" names the ferret.
 _PET_WITH_NAME = re.compile(
-    rf"(?:and\s+)?(?P<what>{_COUNT}\s+{_MOD}{_PET_WORD})(?:s|es)?\b"
-    rf"(?:\s*,?\s*(?:called|named)\s+|,\s+(?-i:(?=[A-Z])))(?-i:{_NAME})\b",
+    rf"(?:and\s+)?(?P<what>{_COUNT}\s+{_MOD}{_PET_WORD}(?:s|es)?)\b{_NAMING}(?-i:{_NAME})\b",
     re.IGNORECASE,
 )
 _HAVE_START = re.compile(rf"^{_HAVE}\s+", re.IGNORECASE)
@@ -250,10 +260,8 @@ def match_pets(clause: str) -> list[Fact]:
     while (pm := _PET_WITH_NAME.match(clause, pos) or _PET_NAMED.match(clause, pos)) is not None:
         pos = pm.end() + (1 if pm.end() < len(clause) and clause[pm.end()] in " ," else 0)
         pos += len(clause[pos:]) - len(clause[pos:].lstrip(" ,"))
-        what = re.sub(r"^and\s+|\s+", " ", pm.group(0)).strip().rstrip(",")
-        what = re.sub(r",\s+(?=[A-Z])", " called ", what)
         name = pm.group("name") if _is_name(pm.group("name")) else None
-        what = what if name else pm.group("what")
+        what = f"{pm.group('what')} called {name}" if name else pm.group("what")
         facts.append(_pet(f"The user has {what}.", name or pm.group("what").split()[-1]))
     return facts
 

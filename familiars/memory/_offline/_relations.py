@@ -24,7 +24,7 @@ _IS_JOB_NAMED = (
 )
 _NOT_NAMES = frozenset(_words("I My Your His Her Our Their The A An And But So It This That"))
 
-_MY_REL_REL = re.compile(rf"^my\s+{_REL}'s\s+{_REL2}{_IS}{_NAME}\b", re.I)
+_MY_REL_REL = re.compile(rf"^my\s+{_REL}'s\s+{_REL2}(?:{_IS_JOB_NAMED}|{_IS}){_NAME}\b", re.I)
 _OWNER_REL_IS = re.compile(rf"^{_OWNER}'s\s+{_REL}(?:{_IS_JOB_NAMED}|{_IS}){_NAME}\b", re.I)
 _OWNER_REL_NAME = re.compile(rf"^{_OWNER}'s\s+{_REL}\s+{_NAME}\b", re.I)
 _MY_REL_IS = re.compile(rf"^my\s+{_REL}(?:{_IS_JOB_NAMED}|{_IS}){_NAME}\b", re.I)
@@ -59,7 +59,8 @@ def match_relations(clause: str) -> list[Fact]:
     m = _MY_REL_REL.match(text)
     if m and _named(m["name"]):
         rel, rel2 = relation_of(m["rel"]), relation_of(m["rel2"])
-        return [_fact(f"The user's {rel}'s {rel2} is called {m['name']}.", m["name"])]
+        said = f"The user's {rel}'s {rel2} is called {m['name']}"
+        return [_fact(f"{said}{_job_of(m)}.", m["name"])]
     m = _MARRIED.match(text)
     if m and _named(m["owner"], m["name"]):
         return [
