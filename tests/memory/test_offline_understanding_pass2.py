@@ -139,3 +139,12 @@ def test_a_narrower_dislike_leaves_the_broader_like_alone() -> None:
     old = _rec("The user likes coffee.", "preference", ["likes", "topic:coffee"])
     out = offline_writes("I don't like cold coffee", existing=[old], now=NOW, understanding=_u())
     assert not [w for w in out.writes if w.entry.supersedes_id]
+
+
+def test_a_turned_like_and_its_successor_are_one_update() -> None:
+    old = _rec("The user likes padel.", "preference", ["likes", "topic:padel"])
+    out = offline_writes(
+        "I'm not into padel anymore, I love tennis now", existing=[old], now=NOW, understanding=_u()
+    )
+    written = [(w.entry.content, w.entry.supersedes_id) for w in out.writes if w.op != "skip"]
+    assert written == [("The user likes tennis now, no longer padel.", "m_old")]

@@ -303,11 +303,23 @@ _NO_LONGER_LIKES = re.compile(
 )
 
 
-def _one_change(facts: list[Fact]) -> list[Fact]:
+def _one_change(facts: list[Fact], existing: Sequence[MemoryRecord]) -> list[Fact]:
     """ "I quit coffee, now I drink green tea": the new like takes the old one's place (one
     update, "The user drinks green tea now, no longer coffee."), so the old is superseded by
-    what replaced it rather than left as a "no longer" beside a new record."""
-    gone = [f for f in facts if f.category == "preference" and _NO_LONGER_LIKES.match(f.content)]
+    what replaced it rather than left as a "no longer" beside a new record. The old is a
+    "no longer" fact, or a dislike keyed to a kept like ("I'm not into padel anymore")."""
+    liked = {
+        (k, r.content)
+        for r in existing
+        if is_live(r) and "likes" in r.tags and (k := _fact_key(r)) is not None
+    }
+    turned = {k: re.sub(r"^The user (?:likes|drinks|loves|enjoys) |\.$", "", c) for k, c in liked}
+    gone = [
+        f
+        for f in facts
+        if f.category == "preference"
+        and (_NO_LONGER_LIKES.match(f.content) or (f.polarity == "dislikes" and f.key in turned))
+    ]
     new = [
         f
         for f in facts
@@ -316,9 +328,10 @@ def _one_change(facts: list[Fact]) -> list[Fact]:
     if len(gone) != 1 or len(new) != 1:
         return facts
     old = _NO_LONGER_LIKES.match(gone[0].content)
+    was = old["old"] if old else turned.get(gone[0].key, "")
     said = re.sub(r"\s+now$", "", new[0].content.rstrip("."))
     merged = Fact(
-        **{**new[0].__dict__, "content": f"{said} now, no longer {old['old']}." if old else said,
+        **{**new[0].__dict__, "content": f"{said} now, no longer {was}." if was else said,
            "key": gone[0].key}
     )  # fmt: skip
     return [f for f in facts if f not in (gone[0], new[0])] + [merged]
@@ -350,7 +363,9 @@ def offline_writes(
     facts = revise(facts, text, existing)
     if understanding is not None and existing:
         facts = _with_shifts(facts, text, existing, understanding)
-    output = to_writes(_one_change(facts) if existing else facts, existing, max_chars=max_chars)
+    output = to_writes(
+        _one_change(facts, existing) if existing else facts, existing, max_chars=max_chars
+    )
     for rec in closed_loops(text, [r for r in existing if r.open_loop]):
         loop = OpenLoop(**{**(rec.open_loop or {}), "status": "done"})
         entry = WriterEntry(
