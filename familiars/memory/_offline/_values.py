@@ -128,8 +128,8 @@ _MOVED_TO = re.compile(
     re.I,
 )
 _LIKING = re.compile(
-    r"^(?:i'?m\s+|im\s+|i\s+am\s+|i\s+)?(?:(?:really|absolutely|just|totally|so|truly|"
-    r"actually|honestly|now)\s+)*"
+    r"^(?:i'?m\s+|im\s+|i\s+am\s+|i'?ve\s+|i\s+)?(?:(?:really|absolutely|just|totally|so|truly|"
+    r"actually|honestly|now|recently|finally)\s+)*"
     r"(?:(?:really|absolutely|so|a\s+(?:huge|big)|huge|big)\s+)*"
     r"(?:love|adore|enjoy|like|into|fan\s+of|obsessed\s+with|mad\s+about|crazy\s+about|"
     r"can'?t\s+get\s+enough\s+of|passionate\s+about|hooked\s+on|keen\s+on|play|do|practi[sc]e|"
@@ -216,7 +216,7 @@ def _named_thing(text: str) -> tuple[str, str] | None:
     noun = _MY_NOUN.search(text)
     if not names or noun is None:
         return None
-    return noun.group("noun").strip(), names[0]
+    return re.sub(r"\s+(?:too|also|as\s+well|now|again)$", "", noun.group("noun").strip()), names[0]
 
 
 def _is_kind(noun: str, wanted: str, known: frozenset[str], kind: NounKind) -> bool:
