@@ -30,6 +30,11 @@ from familiars.memory._offline._values import value_fact
         ("pet", "Skye's my border collie", "has a border collie called Skye"),
         ("pet", "Dot is the greyhound I just adopted", "has a greyhound called Dot"),
         ("job", "I mend bikes for a living", "mends bikes for a living"),
+        ("job", "I've been a welder for years", "works as a welder"),
+        ("allergy", "oat milk doesn't agree with me", "reacts badly to oat milk"),
+        ("allergy", "I'm intolerant to fructose", "is intolerant to fructose"),
+        ("like", "I'm a massive Celtic fan", "likes Celtic"),
+        ("like", "I'm really getting into pottery", "likes pottery"),
     ],
 )
 def test_values_are_read_by_general_syntax(slot: str, clause: str, content: str) -> None:
@@ -59,6 +64,7 @@ def test_a_job_said_by_what_one_does_brings_the_town_and_needs_a_cue_or_a_sure_s
         ("name", "My name isn't important"),
         ("pet", "Max is my friend's golden retriever"),
         ("job", "my friend fixes cars for a living"),
+        ("allergy", "my mate is allergic to cats"),
     ],
 )
 def test_someone_else_or_no_value_writes_nothing(slot: str, clause: str) -> None:

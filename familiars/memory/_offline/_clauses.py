@@ -19,6 +19,10 @@ _FILLERS = re.compile(
     r"anyway|just so you know|fyi|honestly|fun fact|oh and|now|these days|nowadays)[,!.]?\s+)+",
     re.IGNORECASE,
 )
+#: Said after a clause, telling nothing: "I'm vegetarian btw".
+_TRAILING = re.compile(
+    r"[\s,]+(?:btw|fyi|lol|haha+|tbh|x+|by the way|just so you know)[.!]*$", re.I
+)
 _I = r"(?:i|i'm|im|i've|i'd|i'll)"
 #: Verbs that may follow "and"/"but" with the subject "I" left out ("I work at Acme and live in
 #: Leeds"). Lower case only, so "Peace and Love Festival" stays one object; a verb must be
@@ -184,6 +188,7 @@ def _split_sentence(sentence: str) -> list[str]:
     for said in _CLAUSE_SPLIT.split(masked):
         said = re.sub(r"\x00(\d+)\x00", lambda m: quotes[int(m.group(1))], said)
         said = _FILLERS.sub("", said.strip().strip(".!;,").strip()).strip()
+        said = _TRAILING.sub("", said)
         terse = _terse(said)
         if terse is not None:
             out += terse

@@ -20,6 +20,7 @@ from familiars.memory._offline._objects import (
     Fact,
     _words,
     third_person,
+    topic_key,
     verb_3rd,
 )
 from familiars.memory._offline._patterns import match_health, match_name, match_preference
@@ -91,11 +92,22 @@ _GREETING = re.compile(
     r"^(?:(?:hi+|hey+a?|hello+|hiya|yo|heya|howdy|morning|oh|ok|okay)\b[\s,!.]*)+", re.I
 )
 _JOB = re.compile(
-    r"\b(?:i'?m|im|i\s+am|as|work\s+as)\s+(?:an?|the)\s+(?P<job>[\w\s-]+?)"
+    r"\b(?:i'?m|im|i\s+am|as|work\s+as|i'?ve\s+been|i\s+have\s+been)\s+(?:an?|the)\s+(?P<job>[\w\s-]+?)"
     r"(?=\s*(?:$|,|\bat\b|\bfor\b|\bin\b|\bwith\b|\bby\b|\bnow\b|\bsince\b))",
     re.I,
 )
-_BY_TRADE = re.compile(r"^(?P<job>[\w\s-]+?)\s+by\s+(?:trade|profession)\b", re.I)
+_BY_TRADE = re.compile(
+    r"^(?P<job>[\w\s-]+?)\s+by\s+(?:trade|profession)\b|^(?P<job2>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+here$"
+    r"|^(?:i'?m|im|i\s+am)\s+(?P<job3>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?=at\s|for\s)",
+    re.I,
+)
+#: A field or a service one works in: "I'm in nursing", "I work in sales", "I'm in the army".
+_FIELD = re.compile(
+    r"^(?:i'?m|im|i\s+am|i\s+work)\s+in\s+(?P<field>(?:the\s+)?[\w-]+(?:\s+[\w-]+)?)$", re.I
+)
+_STUDYING = re.compile(
+    r"^(?:i'?m|im|i\s+am)\s+(?:studying|reading|training\s+in)\s+(?P<what>[\w -]+)$", re.I
+)
 #: A job said by what one does: "I fix people's teeth for a living over in Bristol", "I teach
 #: primary school kids". ``cue``: a word that says it is work; without one the clause's slot
 #: must be sure (the model's probability at least :data:`SURE`).
@@ -116,7 +128,7 @@ _NOT_WORK_VERBS = frozenset(
     )
 )
 #: The slot model's probability above which a job said by what one does needs no cue.
-SURE = 0.75
+SURE = 0.7
 _ORG = re.compile(r"\b(?:at|for|by|with|is)\s+(?P<org>(?:the\s+)?[\w&'. -]+?)\s*(?:,.*)?$", re.I)
 _PLACE = re.compile(
     r"\b(?:in|is|near|outside|from)\s+(?P<place>[A-ZÀ-Þ][\w'. -]*?)\s*(?:now|these\s+days|,.*)?$"
@@ -133,7 +145,15 @@ _LIKING = re.compile(
     r"(?:(?:really|absolutely|so|a\s+(?:huge|big)|huge|big)\s+)*"
     r"(?:love|adore|enjoy|like|into|fan\s+of|obsessed\s+with|mad\s+about|crazy\s+about|"
     r"can'?t\s+get\s+enough\s+of|passionate\s+about|hooked\s+on|keen\s+on|play|do|practi[sc]e|"
+    r"getting\s+into|got\s+into|spend\s+(?:my\s+)?(?:evenings|weekends|free\s+time|spare\s+time)|"
     r"drink|prefer|switched\s+to|moved\s+on\s+to)\s+(?P<thing>.+?)(?:\s+now|\s+these\s+days)?$",
+    re.I,
+)
+#: "I'm a huge Arsenal fan", "I'm a coffee addict": the thing before the word of liking.
+_A_FAN = re.compile(
+    r"^(?:i'?m|im|i\s+am)\s+(?:an?\s+)?(?:(?:big|huge|massive|real|total|proper|bit\s+of\s+an?)\s+)?"
+    r"(?P<thing>[\w'-]+(?:\s+[\w'-]+)?)\s+(?:fan|addict|lover|nut|buff|fanatic|enthusiast|geek|"
+    r"nerd|junkie|fiend)$",
     re.I,
 )
 _THING_IS_FAVOURITE = re.compile(
@@ -154,7 +174,10 @@ _THING_IS_BAD = re.compile(
 )
 _ALLERGY = re.compile(
     r"\b(?:allergic\s+to|allergy\s+to)\s+(?P<a>[\w\s-]+)"
-    r"|^(?P<b>[\w\s-]+?)\s+allergy\b|\bhave\s+an?\s+(?P<c>[\w\s-]+?)\s+allergy\b",
+    r"|^(?P<b>[\w\s-]+?)\s+allergy\b|\b(?:have|'ve\s+got|have\s+got|got)\s+an?\s+(?P<c>[\w\s-]+?)\s+allergy\b"
+    r"|\bintolerant\s+to\s+(?P<d>[\w\s-]+)"
+    r"|^(?P<e>[\w-]+(?:\s+[\w-]+)?)\s+(?:makes?\s+me\s+(?:ill|sick|swell\s+up|itch|itchy|break\s+out)|"
+    r"gives?\s+me\s+(?:hives|a\s+rash|a\s+(?:bad\s+)?reaction)|(?:doesn't|don't)\s+agree\s+with\s+me)\b",
     re.I,
 )
 
@@ -179,6 +202,14 @@ def _job_values(text: str, kind: NounKind, *, sure: bool) -> list[Fact]:
     fact = _job_value(text, kind)
     if fact is not None:
         return [fact]
+    field = _FIELD.match(text)
+    if field and sure and not _SOMEONE_ELSE.search(text):
+        what = field.group("field")
+        return [Fact("user", "profile", f"The user works in {what}.", ("job",), "job")]
+    study = _STUDYING.match(text)
+    if study:
+        what = study.group("what").strip()
+        return [Fact("user", "profile", f"The user is studying {what}.", ("job",), "job")]
     m = _DOING.match(text)
     if m is None or _SOMEONE_ELSE.search(text):
         return []
@@ -256,8 +287,9 @@ def _job_value(text: str, kind: NounKind) -> Fact | None:
         return None
     for pattern in (_JOB, _BY_TRADE):
         m = pattern.search(text)
-        if m and 0 < len(m.group("job").split()) <= 4:
-            job = m.group("job").strip()
+        said = m and next((g for g in m.groups() if g), "")
+        if m and said and 0 < len(said.split()) <= 4:
+            job = said.strip()
             if not _is_kind(job, "job", JOBS, kind):
                 return None
             article = "an" if job[:1].lower() in "aeiou" else "a"
@@ -294,7 +326,12 @@ def match_place_or_home(place: str) -> Fact | None:
 
 
 def _like_value(text: str, kind: NounKind) -> Fact | None:
-    m = _LIKING.match(text) or _THING_IS_FAVOURITE.match(text) or _MY_FAVOURITE.match(text)
+    m = (
+        _LIKING.match(text)
+        or _A_FAN.match(text)
+        or _THING_IS_FAVOURITE.match(text)
+        or _MY_FAVOURITE.match(text)
+    )
     return match_preference(f"I like {m.group('thing')}") if m else None
 
 
@@ -308,9 +345,15 @@ def _dislike_value(text: str, kind: NounKind) -> Fact | None:
 
 def _allergy_value(text: str, kind: NounKind) -> Fact | None:
     m = _ALLERGY.search(text)
-    if m is None:
+    if m is None or _SOMEONE_ELSE.search(text):
         return None
-    what = (m.group("a") or m.group("b") or m.group("c") or "").strip()
+    what = next((g for g in m.groups() if g), "").strip()
+    if m.group("d") or m.group("e"):  # an intolerance or a reaction, not said as an allergy
+        what = what.lower()
+        said = "is intolerant to" if m.group("d") else "reacts badly to"
+        key = topic_key(what)
+        content = f"The user {said} {what}."
+        return Fact("user", "profile", content, ("allergy", f"topic:{key}"), f"allergy:{key}", 0.85)
     what = re.sub(r"^(?:i'?m|im|i\s+am|i\s+have)\s+(?:an?\s+)?", "", what, flags=re.I)
     return match_health(f"I'm allergic to {what}") if what else None
 
