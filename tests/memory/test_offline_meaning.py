@@ -152,3 +152,24 @@ def test_what_do_i_like_with_only_dislikes_kept_is_unknown_but_do_i_like_x_is_no
     assert not asks_unknown("do I like bouldering?", dislikes, u)
     likes = [*dislikes, _rec(2, "The user likes padel.", ["likes", "topic:padel"])]
     assert not asks_unknown("what do I like?", likes, u)
+
+
+class _AskedFamily(Understanding):
+    def asked(self, question: str) -> tuple[str, float]:
+        return "family", 0.95
+
+
+def test_a_question_about_one_relative_is_not_answered_by_another() -> None:
+    u = _AskedFamily(embed=_bag, model=load_slot_model(), parts=frozenset(PARTS))
+    kin = [
+        _rec(1, "The user's daughter is called Isla.", ["family"]),
+        _rec(2, "The user's wife Priya is a midwife.", ["family"]),
+    ]
+    assert answer_records("what's my mum's name?", kin, u) == []
+    assert asks_unknown("what's my mum's name?", kin, u)
+    mum = [*kin, _rec(3, "The user's mother is called Brigid.", ["family"])]
+    assert [r.content for r in answer_records("what's my mum called?", mum, u)] == [
+        "The user's mother is called Brigid."
+    ]
+    assert not asks_unknown("what's my mum called?", mum, u)
+    assert len(answer_records("who is in my family?", kin, u)) == 2

@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 
 from familiars.memory._offline._meaning import Understanding
+from familiars.memory._people_graph import _REL_BARE, relation_of
 from familiars.memory._records import MemoryRecord, is_live
 
 #: The tags a record of each slot carries.
@@ -58,7 +59,7 @@ def answer_records(
     if asked == "all":
         return sorted(live, key=_when, reverse=True)[:MAX_ABOUT_ME]
     tags = SLOT_TAGS.get(asked, ())
-    mine = [r for r in live if any(t in r.tags for t in tags)]
+    mine = _of_the_relative_asked(question, [r for r in live if any(t in r.tags for t in tags)])
     if not mine:
         return []
     sims = (
@@ -81,12 +82,37 @@ def asks_unknown(
     if not understanding.has("answers"):
         return False
     asked, probability = understanding.asked(question)
-    if probability < SURE or not (asked in OWN_SLOTS or _asks_what(asked, question)):
+    relative = asked == "family" and bool(_relatives(question.replace("'s", "")))
+    if probability < SURE or not (asked in OWN_SLOTS or _asks_what(asked, question) or relative):
         return False
+    if asked == "family" and _relatives(question.replace("'s", "")):
+        kept = [r for r in records if r.scope == "user" and is_live(r) and "family" in r.tags]
+        return not _of_the_relative_asked(question, kept)
     tags = SLOT_TAGS[asked] if asked in OWN_SLOTS else POSITIVE_TAGS[asked]
     return not any(
         r.scope == "user" and is_live(r) and any(t in r.tags for t in tags) for r in records
     )
+
+
+_MY_RELATIVE = re.compile(rf"\bmy\s+(?:\w+\s+)?{_REL_BARE}\b", re.I)
+
+
+def _relatives(text: str) -> set[str]:
+    return {relation_of(m.group(0).split()[-1]) for m in _MY_RELATIVE.finditer(text)}
+
+
+def _of_the_relative_asked(question: str, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+    """ "what's my mum's name?" is answered by a record of the mother or by none: a daughter
+    is not a mother. A question that names no relative keeps every record."""
+    asked = _relatives(question.replace("'s", ""))
+    if not asked:
+        return list(records)
+    said = re.compile(rf"\b(?:user's\s+|user\s+has\s+(?:\w+\s+)?){_REL_BARE}\b", re.I)
+    return [
+        r
+        for r in records
+        if asked & {relation_of(m.group(0).split()[-1]) for m in said.finditer(r.content)}
+    ]
 
 
 def _asks_what(asked: str, question: str) -> bool:

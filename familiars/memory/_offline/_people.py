@@ -224,7 +224,7 @@ _PET_WITH_NAME = re.compile(
 )
 _HAVE_START = re.compile(rf"^{_HAVE}\s+", re.IGNORECASE)
 _MY_PET_IS_NAMED = re.compile(
-    rf"^(?:my|our)\s+(?P<pet>{_PET_WORD})(?:'s\s+name\s+is|\s+is\s+called|\s+is\s+named|"
+    rf"^(?:my|our)\s+(?P<pet>{_PET_WORD})(?:'s\s+name\s+is|(?:\s+is|'s)\s+called|(?:\s+is|'s)\s+named|"
     rf"\s+goes\s+by)\s+{_NAME}",
     re.IGNORECASE,
 )
@@ -274,7 +274,7 @@ _MEMBER_NAMED_SAYS = re.compile(
     re.IGNORECASE,
 )
 _MEMBER_IS_NAMED = re.compile(
-    rf"^my\s+(?P<rel>{_FAMILY_WORD})(?:'s\s+name\s+is|\s+is\s+called|\s+is\s+named|"
+    rf"^my\s+(?P<rel>{_FAMILY_WORD})(?:'s\s+name\s+is|(?:\s+is|'s)\s+called|(?:\s+is|'s)\s+named|"
     rf"\s+goes\s+by)\s+{_NAME}",
     re.IGNORECASE,
 )
