@@ -267,6 +267,8 @@ def _was(new: str, old: str) -> str:
     gone = [w for w in re.findall(r"[\w']+", old) if w.lower() not in new_words]
     if gone and all(w.lower() in _VERBS_ONLY for w in gone):  # "(was likes)" says nothing
         return f" (was: {_lower_first(second_person(old)).rstrip('.')})"
-    if 0 < len(gone) <= 4:
+    # only a run of the old words reads as a value ("was Portland"); scattered ones
+    # ("was fixes teeth for living") do not
+    if 0 < len(gone) <= 4 and " ".join(gone).lower() in old.lower():
         return f" (was {' '.join(gone)})"
     return f" (was: {_lower_first(second_person(old)).rstrip('.')})"
