@@ -173,3 +173,11 @@ def test_a_question_about_one_relative_is_not_answered_by_another() -> None:
     ]
     assert not asks_unknown("what's my mum called?", mum, u)
     assert len(answer_records("who is in my family?", kin, u)) == 2
+
+
+def test_a_word_for_several_relatives_finds_each() -> None:
+    u = _AskedFamily(embed=_bag, model=load_slot_model(), parts=frozenset(PARTS))
+    kin = [_rec(1, "The user's son is called Leo.", ["family"])]
+    assert [r.content for r in answer_records("what's my kid's name?", kin, u)] == [
+        "The user's son is called Leo."
+    ]

@@ -59,7 +59,9 @@ def answer_records(
     if asked == "all":
         return sorted(live, key=_when, reverse=True)[:MAX_ABOUT_ME]
     tags = SLOT_TAGS.get(asked, ())
-    mine = _of_the_relative_asked(question, [r for r in live if any(t in r.tags for t in tags)])
+    mine = [r for r in live if any(t in r.tags for t in tags)]
+    if asked == "family":
+        mine = _of_the_relative_asked(question, mine)
     if not mine:
         return []
     sims = (
@@ -97,8 +99,24 @@ def asks_unknown(
 _MY_RELATIVE = re.compile(rf"\bmy\s+(?:\w+\s+)?{_REL_BARE}\b", re.I)
 
 
+#: A word for several relatives: "my kid" may be a son or a daughter.
+_KIN = {
+    "child": {"son", "daughter", "child", "kid", "kids", "baby", "boy", "girl"},
+    "kids": {"son", "daughter", "child", "kid", "kids"},
+    "parent": {"mother", "father", "parent"},
+    "parents": {"mother", "father", "parent"},
+    "partner": {"husband", "wife", "partner", "spouse", "boyfriend", "girlfriend", "fiance"},
+    "spouse": {"husband", "wife", "partner", "spouse"},
+    "sibling": {"brother", "sister", "sibling"},
+}
+
+
 def _relatives(text: str) -> set[str]:
-    return {relation_of(m.group(0).split()[-1]) for m in _MY_RELATIVE.finditer(text)}
+    out: set[str] = set()
+    for m in _MY_RELATIVE.finditer(text):
+        rel = relation_of(m.group(0).split()[-1])
+        out |= _KIN.get(rel, {rel})
+    return out
 
 
 def _of_the_relative_asked(question: str, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:

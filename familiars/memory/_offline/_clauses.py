@@ -151,7 +151,8 @@ def _terse(sentence: str) -> list[str] | None:
     parts = [p.strip() for p in sentence.split(",") if p.strip()]
     if len(parts) < 3 or not all(_TERSE_PART.match(p) for p in parts):
         return None
-    if not any(re.match(r"^(?-i:[A-Z][\w'-]+)(?:\s+(?:here|speaking))?$", p) for p in parts):
+    named = [p for p in parts if re.match(r"^(?-i:[A-Z][\w'-]+)(?:\s+(?:here|speaking))?$", p)]
+    if len(named) != 1:  # no name, or a list of names ("Milo, Luna, Coco"): not a self-description
         return None
     if any(re.match(r"^(?:my|our|is|are|was|and|or)\b", p, re.I) for p in parts):
         return None
