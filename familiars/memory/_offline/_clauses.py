@@ -107,7 +107,8 @@ _NAME_THEN_WHAT = re.compile(
     r"^(?P<i>i'?m|im|i\s+am)\s+(?P<n>(?-i:[A-Z][\w'-]+)),\s+(?=an?\s)", re.I
 )
 _AGE = re.compile(r"\b(?:\d{1,3}|twenty|thirty|forty|fifty|sixty)[- ]years?[- ]old\s+(?=\w)", re.I)
-_PARTICIPLE = re.compile(r"\s+(?=(?:living|based)\s+(?:in|near|outside)\s)", re.I)
+#: "... paramedic living in Denver" (but not "for a living in Oslo").
+_PARTICIPLE = re.compile(r"(?<!\ba)\s+(?=(?:living|based)\s+(?:in|near|outside)\s)", re.I)
 _TERSE_PART = re.compile(r"^[\w'-]+(?:\s+[\w'-]+){0,2}$")
 
 
