@@ -181,3 +181,8 @@ def test_a_word_for_several_relatives_finds_each() -> None:
     assert [r.content for r in answer_records("what's my kid's name?", kin, u)] == [
         "The user's son is called Leo."
     ]
+
+
+@pytest.mark.parametrize("clause", ["ok I'm off to bed", "im knackered", "I'm back", "im exhausted"])
+def test_how_one_is_is_not_a_name(clause: str) -> None:
+    assert value_fact("name", clause) == []

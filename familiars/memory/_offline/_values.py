@@ -87,6 +87,15 @@ _NOT_SELF_NAMES = frozenset(
         "on",
     ]
 )
+#: What follows "I'm" that is how one is, not who: "I'm off", "im back", "I'm fine".
+_STATES = frozenset(
+    _words(
+        "off back home fine good ok okay done tired here sorry sure new ready busy still always "
+        "now gonna about sick out into up down over afraid glad happy sad bored hungry late "
+        "early free single married retired pregnant vegan vegetarian allergic old young alive "
+        "well great awesome cool alright tall short british american english irish scottish"
+    )
+)
 _NAME_HERE = re.compile(r"^(?:\W*\w+\W+)?(?P<n>[\w'-]+)\s+(?:here|speaking)\b", re.I)
 _GREETING = re.compile(
     r"^(?:(?:hi+|hey+a?|hello+|hiya|yo|heya|howdy|morning|oh|ok|okay)\b[\s,!.]*)+", re.I
@@ -229,8 +238,10 @@ def _name(text: str, kind: NounKind) -> Fact | None:
     if m is None:
         return None
     name = m.group("n")
-    if name.lower() in _NOT_NAMES | _NOT_SELF_NAMES or len(name) < 2:
+    if name.lower() in _NOT_NAMES | _NOT_SELF_NAMES | _STATES or len(name) < 2:
         return None
+    if name.islower() and re.search(r"(?:ing|ed|ly|ful|less|ous|ive)$", name):
+        return None  # "i'm knackered", "im exhausted": a state, not a name
     return match_name(f"my name is {name[0].upper()}{name[1:]}")
 
 
