@@ -183,6 +183,8 @@ def test_a_word_for_several_relatives_finds_each() -> None:
     ]
 
 
-@pytest.mark.parametrize("clause", ["ok I'm off to bed", "im knackered", "I'm back", "im exhausted"])
+@pytest.mark.parametrize(
+    "clause", ["ok I'm off to bed", "im knackered", "I'm back", "im exhausted"]
+)
 def test_how_one_is_is_not_a_name(clause: str) -> None:
     assert value_fact("name", clause) == []
