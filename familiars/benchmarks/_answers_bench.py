@@ -12,6 +12,7 @@ but not the wanted fact. Scored with and without the learned part (``understandi
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -68,8 +69,13 @@ def reply_to(question: str, records: list[MemoryRecord], u: Understanding | None
 
 
 def _is_stale(reply: str, stale: str) -> bool:
+    """A line states the old value: "You like sushi." is stale, "You don't like sushi." (the
+    change said back) and "... no longer ..." are not."""
+    negated = re.compile(rf"\b(?:don't|doesn't|do not|not|never)\s+{re.escape(stale.lower())}")
     return any(
-        stale.lower() in line.lower() and "no longer" not in line.lower()
+        stale.lower() in line.lower()
+        and "no longer" not in line.lower()
+        and not negated.search(line.lower())
         for line in reply.splitlines()
     )
 

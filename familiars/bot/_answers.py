@@ -85,9 +85,20 @@ _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "Hello{name}!",
         ),
         (
-            r"\bweather\b|\bnews\b",
+            # a look-up asked for, not a complaint about the weather ("this weather is
+            # killing me" is a feeling, answered below)
+            r"^(?:what|what's|whats|how's|hows|how\s+is|will|is\s+it\s+going\s+to|any|tell\s+me|"
+            r"check|give\s+me|can\s+you\s+(?:check|tell))\b.*\b(?:weather|forecast|news|"
+            r"headlines|rain|snow)\b|^(?:weather|forecast|news)\s*\??$",
             "I can't look things up: no language model or internet is "
             "set up for me. I can tell you what you've told me.",
+        ),
+        (
+            r"\b(?:killing\s+me|driving\s+me\s+(?:mad|crazy|nuts|up\s+the\s+wall)|doing\s+my\s+head\s+in|"
+            r"(?:so|really|totally|completely)\s+(?:tired|exhausted|stressed|fed\s+up|knackered|"
+            r"drained|done)|(?:rough|bad|long|awful|terrible|horrible)\s+(?:day|week|night)|"
+            r"i'?m\s+(?:feeling\s+)?(?:down|low|sad|fed\s+up|stressed|exhausted))\b|^ugh+\b",
+            "That sounds rough. I'm here if you want to talk about it.",
         ),
     )
 )
@@ -256,6 +267,8 @@ def _was(new: str, old: str) -> str:
     gone = [w for w in re.findall(r"[\w']+", old) if w.lower() not in new_words]
     if gone and all(w.lower() in _VERBS_ONLY for w in gone):  # "(was likes)" says nothing
         return f" (was: {_lower_first(second_person(old)).rstrip('.')})"
-    if 0 < len(gone) <= 4:
+    # only a run of the old words reads as a value ("was Portland"); scattered ones
+    # ("was fixes teeth for living") do not
+    if 0 < len(gone) <= 4 and " ".join(gone).lower() in old.lower():
         return f" (was {' '.join(gone)})"
     return f" (was: {_lower_first(second_person(old)).rstrip('.')})"

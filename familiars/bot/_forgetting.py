@@ -342,8 +342,9 @@ class ForgetByWords:
             node = await self.forgetter.node(ref)
             if _says(want, node.content):
                 turns.append((ref.key, node.content))
-        # What was kept from a matching message goes with it (it quotes the words): say so.
-        said = {k for k, _ in turns}
+        # What was kept from a matching message goes with it (it quotes the words): say so;
+        # so does what else was kept from a message a matching memory came from.
+        said = {k for k, _ in turns} | sources
         records += [
             r
             for r in visible

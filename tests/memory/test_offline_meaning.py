@@ -28,11 +28,33 @@ from familiars.memory._offline._values import value_fact
         ("dislike", "I'm not big on parties", "doesn't like parties"),
         ("name", "hi im kwame", "name is Kwame"),
         ("job", "I fix teeth for a living", "The user fixes teeth for a living."),
+        ("name", "hello hello, Siobhan speaking", "name is Siobhan"),
+        ("pet", "Skye's my border collie", "has a border collie called Skye"),
+        ("pet", "Dot is the greyhound I just adopted", "has a greyhound called Dot"),
+        ("job", "I mend bikes for a living", "mends bikes for a living"),
+        ("job", "I've been a welder for years", "works as a welder"),
+        ("allergy", "oat milk doesn't agree with me", "reacts badly to oat milk"),
+        ("allergy", "I'm intolerant to fructose", "is intolerant to fructose"),
+        ("like", "I'm a massive Celtic fan", "likes Celtic"),
+        ("like", "I'm really getting into pottery", "likes pottery"),
     ],
 )
 def test_values_are_read_by_general_syntax(slot: str, clause: str, content: str) -> None:
-    fact = value_fact(slot, clause)
-    assert fact is not None and content in fact.content
+    facts = value_fact(slot, clause)
+    assert facts and content in facts[0].content
+
+
+def test_a_job_said_by_what_one_does_brings_the_town_and_needs_a_cue_or_a_sure_slot() -> None:
+    said = "I fix people's teeth for a living over in Bristol"
+    assert [f.content for f in value_fact("job", said)] == [
+        "The user fixes people's teeth for a living.",
+        "The user lives in Bristol.",
+    ]
+    assert value_fact("job", "I teach primary school kids") == []
+    assert value_fact("job", "I teach primary school kids", sure=True)[0].content == (
+        "The user teaches primary school kids for a living."
+    )
+    assert value_fact("job", "I walked the dog", sure=True) == []
 
 
 @pytest.mark.parametrize(
@@ -42,10 +64,13 @@ def test_values_are_read_by_general_syntax(slot: str, clause: str, content: str)
         ("home", "They live in Berlin"),
         ("home", "I used to live in Paris"),
         ("name", "My name isn't important"),
+        ("pet", "Max is my friend's golden retriever"),
+        ("job", "my friend fixes cars for a living"),
+        ("allergy", "my mate is allergic to cats"),
     ],
 )
 def test_someone_else_or_no_value_writes_nothing(slot: str, clause: str) -> None:
-    assert value_fact(slot, clause) is None
+    assert value_fact(slot, clause) == []
 
 
 def _bag(texts: list[str]) -> np.ndarray:
@@ -150,3 +175,53 @@ def test_reminders_in_half_an_hour_and_in_minutes() -> None:
     ):
         writes = offline_writes(text, existing=[], now=now, timezone="Europe/Oslo").writes
         assert writes and f"at {at}" in writes[0].entry.content
+
+
+class _AskedLike(Understanding):
+    def asked(self, question: str) -> tuple[str, float]:
+        return "like", 0.95
+
+
+def test_what_do_i_like_with_only_dislikes_kept_is_unknown_but_do_i_like_x_is_not() -> None:
+    u = _AskedLike(embed=_bag, model=load_slot_model(), parts=frozenset(PARTS))
+    dislikes = [_rec(1, "The user no longer likes bouldering.", ["dislikes", "topic:bouldering"])]
+    assert asks_unknown("what do I like?", dislikes, u)
+    assert not asks_unknown("do I like bouldering?", dislikes, u)
+    likes = [*dislikes, _rec(2, "The user likes padel.", ["likes", "topic:padel"])]
+    assert not asks_unknown("what do I like?", likes, u)
+
+
+class _AskedFamily(Understanding):
+    def asked(self, question: str) -> tuple[str, float]:
+        return "family", 0.95
+
+
+def test_a_question_about_one_relative_is_not_answered_by_another() -> None:
+    u = _AskedFamily(embed=_bag, model=load_slot_model(), parts=frozenset(PARTS))
+    kin = [
+        _rec(1, "The user's daughter is called Isla.", ["family"]),
+        _rec(2, "The user's wife Priya is a midwife.", ["family"]),
+    ]
+    assert answer_records("what's my mum's name?", kin, u) == []
+    assert asks_unknown("what's my mum's name?", kin, u)
+    mum = [*kin, _rec(3, "The user's mother is called Brigid.", ["family"])]
+    assert [r.content for r in answer_records("what's my mum called?", mum, u)] == [
+        "The user's mother is called Brigid."
+    ]
+    assert not asks_unknown("what's my mum called?", mum, u)
+    assert len(answer_records("who is in my family?", kin, u)) == 2
+
+
+def test_a_word_for_several_relatives_finds_each() -> None:
+    u = _AskedFamily(embed=_bag, model=load_slot_model(), parts=frozenset(PARTS))
+    kin = [_rec(1, "The user's son is called Leo.", ["family"])]
+    assert [r.content for r in answer_records("what's my kid's name?", kin, u)] == [
+        "The user's son is called Leo."
+    ]
+
+
+@pytest.mark.parametrize(
+    "clause", ["ok I'm off to bed", "im knackered", "I'm back", "im exhausted"]
+)
+def test_how_one_is_is_not_a_name(clause: str) -> None:
+    assert value_fact("name", clause) == []

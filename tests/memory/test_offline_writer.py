@@ -420,10 +420,10 @@ def test_changed_fact_supersedes_and_same_fact_skips():
         "My name is Alice. I don't like coffee anymore, I drink tea", existing=existing, now=NOW
     )
     ops = [(w.op, w.entry.content, w.entry.supersedes_id) for w in out.writes]
+    # the new like takes the old one's place: one update, nothing stale left beside it
     assert ops == [
         ("skip", "The user's name is Alice.", None),
-        ("update", "The user doesn't like coffee.", "m_coffee"),
-        ("add", "The user drinks tea.", None),
+        ("update", "The user drinks tea now, no longer coffee.", "m_coffee"),
     ]
 
 

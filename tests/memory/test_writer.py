@@ -312,10 +312,11 @@ async def test_changed_preference_supersedes_and_history_shows_the_chain(store):
     await writer.process_turn(turn("I love coffee"))
     [coffee] = await live(store, user_key="u1", scope="user")
     report = await writer.process_turn(turn("I don't like coffee anymore, I drink tea"))
-    assert report.updated == 1 and report.added == 1
+    # the new like takes the old one's place: one update, nothing stale beside it
+    assert report.updated == 1 and report.added == 0
     records = {r.content: r for r in await live(store, user_key="u1", scope="user")}
-    assert set(records) == {"The user doesn't like coffee.", "The user drinks tea."}
-    new = records["The user doesn't like coffee."]
+    assert set(records) == {"The user drinks tea now, no longer coffee."}
+    new = records["The user drinks tea now, no longer coffee."]
     assert new.supersedes == coffee.id
     assert (await store.get(coffee.id)).deprecated
     chain = await store.history(new.id)

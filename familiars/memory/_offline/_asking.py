@@ -11,9 +11,11 @@ answer as before.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from familiars.memory._offline._meaning import Understanding
+from familiars.memory._people_graph import _REL_BARE, relation_of
 from familiars.memory._records import MemoryRecord, is_live
 
 #: The tags a record of each slot carries.
@@ -38,6 +40,10 @@ MAX_ABOUT_ME = 6
 #: answered by a fact that merely shares its words ("what's my name?" never gets the dog's).
 OWN_SLOTS = frozenset({"name"})
 SURE = 0.8
+#: Slots whose wh-question wants what is so, never what is not ("what do I like?"): the
+#: tags a record must carry to answer one.
+POSITIVE_TAGS = {"like": ("likes",)}
+_WH = re.compile(r"^(?:what|what's|whats|which|name)\b", re.I)
 
 
 def answer_records(
@@ -54,6 +60,8 @@ def answer_records(
         return about_me(live)
     tags = SLOT_TAGS.get(asked, ())
     mine = [r for r in live if any(t in r.tags for t in tags)]
+    if asked == "family":
+        mine = _of_the_relative_asked(question, mine)
     if not mine:
         return []
     sims = (
@@ -94,12 +102,59 @@ def asks_unknown(
     if not understanding.has("answers"):
         return False
     asked, probability = understanding.asked(question)
-    if asked not in OWN_SLOTS or probability < SURE:
+    relative = asked == "family" and bool(_relatives(question.replace("'s", "")))
+    if probability < SURE or not (asked in OWN_SLOTS or _asks_what(asked, question) or relative):
         return False
-    tags = SLOT_TAGS[asked]
+    if asked == "family" and _relatives(question.replace("'s", "")):
+        kept = [r for r in records if r.scope == "user" and is_live(r) and "family" in r.tags]
+        return not _of_the_relative_asked(question, kept)
+    tags = SLOT_TAGS[asked] if asked in OWN_SLOTS else POSITIVE_TAGS[asked]
     return not any(
         r.scope == "user" and is_live(r) and any(t in r.tags for t in tags) for r in records
     )
+
+
+_MY_RELATIVE = re.compile(rf"\bmy\s+(?:\w+\s+)?{_REL_BARE}\b", re.I)
+
+
+#: A word for several relatives: "my kid" may be a son or a daughter.
+_KIN = {
+    "child": {"son", "daughter", "child", "kid", "kids", "baby", "boy", "girl"},
+    "kids": {"son", "daughter", "child", "kid", "kids"},
+    "parent": {"mother", "father", "parent"},
+    "parents": {"mother", "father", "parent"},
+    "partner": {"husband", "wife", "partner", "spouse", "boyfriend", "girlfriend", "fiance"},
+    "spouse": {"husband", "wife", "partner", "spouse"},
+    "sibling": {"brother", "sister", "sibling"},
+}
+
+
+def _relatives(text: str) -> set[str]:
+    out: set[str] = set()
+    for m in _MY_RELATIVE.finditer(text):
+        rel = relation_of(m.group(0).split()[-1])
+        out |= _KIN.get(rel, {rel})
+    return out
+
+
+def _of_the_relative_asked(question: str, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+    """ "what's my mum's name?" is answered by a record of the mother or by none: a daughter
+    is not a mother. A question that names no relative keeps every record."""
+    asked = _relatives(question.replace("'s", ""))
+    if not asked:
+        return list(records)
+    said = re.compile(rf"\b(?:user's\s+|user\s+has\s+(?:\w+\s+)?){_REL_BARE}\b", re.I)
+    return [
+        r
+        for r in records
+        if asked & {relation_of(m.group(0).split()[-1]) for m in said.finditer(r.content)}
+    ]
+
+
+def _asks_what(asked: str, question: str) -> bool:
+    """ "what do I like?" asks for what is liked: with no like kept, a dislike ("You don't
+    like bouldering") is not its answer. "do I like sushi?" may be answered "no"."""
+    return asked in POSITIVE_TAGS and bool(_WH.match(question.strip()))
 
 
 def _when(rec: MemoryRecord) -> tuple[str, str]:

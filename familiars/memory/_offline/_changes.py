@@ -105,7 +105,7 @@ class _Said:
 
 def topic_words(text: str) -> frozenset[str]:
     """The words that say which topic ``text`` is about, singular, lower case."""
-    words = re.findall(r"[\w']+", topic_key(text).replace("-", " "))
+    words = re.findall(r"[\w']+", topic_key(re.sub(r"'s\b", "", text)).replace("-", " "))
     return frozenset(w for w in words if w not in _NOISE)
 
 
@@ -227,11 +227,16 @@ def revise(facts: Sequence[Fact], text: str, existing: Sequence[MemoryRecord]) -
     if not existing:
         return list(facts)
     live = {k: r for r in existing if is_live(r) and (k := _fact_key(r))}
+    kept = {r.content.strip() for r in existing if is_live(r)}
     revised = [_retarget(f, existing, set(live)) for f in facts]
-    said_keys = {f.key for f in revised if f.key in live}
-    changed = revised + taken_back(text, existing, said_keys)
-    kept = (_rest_of_list(f, live[f.key]) for f in changed if f.key in live)
-    return changed + [f for f in kept if f is not None and f.key not in said_keys]
+    # A fact that only repeats a kept record ("I no longer work for Acme" read as "works at
+    # Acme") says nothing new: it neither blocks nor survives the message taking it back.
+    said_keys = {f.key for f in revised if f.key in live and f.content not in kept}
+    back = taken_back(text, existing, said_keys)
+    gone = {f.key for f in back}
+    changed = [f for f in revised if not (f.key in gone and f.content in kept)] + back
+    rest = (_rest_of_list(f, live[f.key]) for f in changed if f.key in live)
+    return changed + [f for f in rest if f is not None and f.key not in said_keys]
 
 
 def _rest_of_list(fact: Fact, rec: MemoryRecord) -> Fact | None:

@@ -16,8 +16,12 @@ logger = logging.getLogger(__name__)
 
 _FILLERS = re.compile(
     r"^(?:(?:well|so|oh|hi|hey|hello|ok|okay|yes|yeah|yep|also|and|but|actually|btw|by the way|"
-    r"anyway|just so you know|fyi|honestly|fun fact|oh and)[,!.]?\s+)+",
+    r"anyway|just so you know|fyi|honestly|fun fact|oh and|now|these days|nowadays)[,!.]?\s+)+",
     re.IGNORECASE,
+)
+#: Said after a clause, telling nothing: "I'm vegetarian btw".
+_TRAILING = re.compile(
+    r"[\s,]+(?:btw|fyi|lol|haha+|tbh|x+|by the way|just so you know)[.!]*$", re.I
 )
 _I = r"(?:i|i'm|im|i've|i'd|i'll)"
 #: Verbs that may follow "and"/"but" with the subject "I" left out ("I work at Acme and live in
@@ -30,10 +34,12 @@ _SUBJECTLESS_VERB = (
 _CLAUSE_SPLIT = re.compile(
     rf",?\s+(?:and|but|so|because|since|although|though|while|whereas)\s+(?={_I}\b)"
     r"|,\s+(?:and|but)\s+|\s+but\s+"
-    rf"|,\s+(?=(?:{_I}|my)\s)"
+    rf"|,\s+(?=(?:(?:now|and\s+now|but\s+now|these\s+days)\s+)?(?:{_I}|my)\s)"
     r"|,?\s+and\s+(?=my\s+[\w' -]{1,30}?\s+(?:is|are|was|were)\b)"
     rf"|,?\s+(?:and|but)\s+(?={_SUBJECTLESS_VERB}\s+\S)"
-    r"|,\s+(?=(?:do|don't|did|are|aren't|have|haven't|what about|how about|and)\s+you\b)",
+    r"|,\s+(?=(?:do|don't|did|are|aren't|have|haven't|what about|how about|and)\s+you\b)"
+    r"|,\s+(?=[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?:now|instead)$)"
+    r"|,\s+(?=it'?s\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?(?:\s+now)?$)",
     re.IGNORECASE,
 )
 _SUBJECTLESS = re.compile(rf"^{_SUBJECTLESS_VERB}")
@@ -74,6 +80,99 @@ def sentences(text: str) -> list[str]:
     return [s.strip() for s in out if s.strip()]
 
 
+#: A clause that starts with its verb, the "I" left out ("used to love running"): given back.
+_BARE_VERB = re.compile(
+    r"^(?-i:(?:now\s+|also\s+|really\s+|still\s+)?(?:used\s+to|love|hate|like|adore|enjoy|"
+    r"prefer|drink|work|live|moved|can't\s+stand|just\s+got|got|have)\b)"
+)
+_BARE_BE = re.compile(
+    r"^(?-i:(?:now\s+|also\s+|really\s+)?(?:into|allergic\s+to|based\s+in|obsessed\s+with|"
+    r"a\s+(?:big|huge)\s+fan\s+of|not\s+into|off|going\s+to)\b)"
+)
+#: "... but now it's tango" after "I used to love salsa": the new value, same verb.
+_USED_TO = re.compile(r"^I\s+used\s+to\s+(?P<verb>love|like|enjoy|adore|do|play|drink|eat)\b")
+#: A clause that gives something up: the bare noun after it ("..., tango now") is the new one.
+_TAKEN_BACK = re.compile(
+    r"\b(?:not|no\s+longer|any\s?more|quit|stopped|gave\s+up|used\s+to|out|over|done\s+with)\b"
+    r"|n't\b",
+    re.I,
+)
+_NOW_IT = re.compile(r"^(?:now|these\s+days|nowadays)\s+(?:it'?s\s+|it\s+is\s+)?(?P<y>.+)$", re.I)
+#: "Chloe, my daughter, is six": the name said before the relation it is.
+_APPOSITIVE = re.compile(
+    r"^(?P<n>(?-i:[A-Z][\w'-]+)),\s+(?P<np>(?:my|our)\s+(?:[\w-]+\s+){0,2}?[\w-]+),\s*", re.I
+)
+#: "I'm Dana, a 34 year old paramedic": a name, then what the person is.
+_NAME_THEN_WHAT = re.compile(
+    r"^(?P<i>i'?m|im|i\s+am)\s+(?P<n>(?-i:[A-Z][\w'-]+)),\s+(?=an?\s)", re.I
+)
+_AGE = re.compile(r"\b(?:\d{1,3}|twenty|thirty|forty|fifty|sixty)[- ]years?[- ]old\s+(?=\w)", re.I)
+#: "... paramedic living in Denver" (but not "for a living in Oslo").
+_PARTICIPLE = re.compile(r"(?<!\ba)\s+(?=(?:living|based)\s+(?:in|near|outside)\s)", re.I)
+_TERSE_PART = re.compile(r"^[\w'-]+(?:\s+[\w'-]+){0,2}$")
+
+
+def _subject_given(part: str, before: list[str]) -> str:
+    """``part`` with the subject it left out given back: "I" before a verb ("used to love
+    running"), "I'm" before "into"; "now it's tango" after "I used to love salsa" says
+    "I love tango now"."""
+    used = _USED_TO.match(before[-1]) if before else None
+    now = _NOW_IT.match(part)
+    if (
+        used
+        and now
+        and not re.match(
+            r"^(?:i|i'm|im|we|he|she|they)\b|^" + _BARE_BE.pattern[1:], now.group("y"), re.I
+        )
+    ):
+        return f"I {used.group('verb')} {now.group('y')} now"
+    it_is = re.match(
+        r"^(?:it'?s|it\s+is)\s+(?P<y>[a-z][\w-]*(?:\s+[\w-]+){0,2}?)(?:\s+now)?$", part, re.I
+    )
+    if before and it_is and _TAKEN_BACK.search(before[-1]):
+        return f"I'm into {it_is.group('y')} now"
+    bare_new = re.match(
+        r"^(?P<y>[a-z][\w-]*(?:\s+[\w-]+){0,2}?)\s+(?:now|instead|these\s+days)$", part
+    )
+    if before and bare_new and _TAKEN_BACK.search(before[-1]):
+        return f"I'm into {bare_new.group('y')} now"
+    if now and _BARE_BE.match(now.group("y")):
+        part = now.group("y") + " now"
+    if _BARE_BE.match(part):
+        return "I'm " + part
+    if _BARE_VERB.match(part) and (not before or not _HAS_SUBJECT_I.match(part)):
+        return "I " + part
+    return part
+
+
+def _terse(sentence: str) -> list[str] | None:
+    """ "Dana here, paramedic, Denver based": a list of short parts said about oneself, each
+    made a clause ("I'm a paramedic", "I'm based in Denver"); None when the sentence is not
+    one (fewer than three parts, a long part, or no name in it)."""
+    parts = [p.strip() for p in sentence.split(",") if p.strip()]
+    if len(parts) < 3 or not all(_TERSE_PART.match(p) for p in parts):
+        return None
+    named = [p for p in parts if re.match(r"^(?-i:[A-Z][\w'-]+)(?:\s+(?:here|speaking))?$", p)]
+    if len(named) != 1:  # no name, or a list of names ("Milo, Luna, Coco"): not a self-description
+        return None
+    if any(re.match(r"^(?:my|our|is|are|was|and|or)\b", p, re.I) for p in parts):
+        return None
+    out = []
+    for number, part in enumerate(parts):
+        based = re.match(r"^(?P<p>(?-i:[A-Z][\w'-]*))[- ]based$", part, re.I)
+        if part.isdigit():
+            continue
+        if based:
+            out.append(f"I'm based in {based.group('p')}")
+        elif re.match(r"^(?-i:[A-Z][\w'-]+)$", part) and number == 0:
+            out.append(f"I'm {part}")
+        elif re.match(r"^[a-z][\w-]*(?:\s+[a-z][\w-]*)?$", part) and len(part.split()) <= 2:
+            out.append(f"I'm a {part}")
+        else:
+            out.append(part)
+    return out
+
+
 def _split_sentence(sentence: str) -> list[str]:
     """One sentence's clauses; quoted speech is never cut, and a clause that leaves out its
     subject ("... and live in Leeds") gets back the "I" of the clause before it."""
@@ -83,17 +182,56 @@ def _split_sentence(sentence: str) -> list[str]:
         quotes.append(m.group(0))
         return f"\x00{len(quotes) - 1}\x00"
 
-    masked = _QUOTED.sub(hide, sentence)
+    masked = _QUOTED.sub(hide, _FILLERS.sub("", sentence.strip()))
+    masked = _APPOSITIVE.sub(lambda m: f"{m.group('np')} {m.group('n')} ", masked)
+    masked = _NAME_THEN_WHAT.sub(lambda m: f"{m.group('i')} {m.group('n')}, and I'm ", masked)
+    masked = _PARTICIPLE.sub(", and I'm ", _AGE.sub("", masked))
     out: list[str] = []
-    for part in _CLAUSE_SPLIT.split(masked):
-        part = re.sub(r"\x00(\d+)\x00", lambda m: quotes[int(m.group(1))], part)
-        part = _FILLERS.sub("", part.strip().strip(".!;,").strip()).strip()
-        if not part:
+    for said in _CLAUSE_SPLIT.split(masked):
+        said = re.sub(r"\x00(\d+)\x00", lambda m: quotes[int(m.group(1))], said)
+        said = _FILLERS.sub("", said.strip().strip(".!;,").strip()).strip()
+        said = _TRAILING.sub("", said)
+        terse = _terse(said)
+        if terse is not None:
+            out += terse
             continue
-        if out and _SUBJECTLESS.match(part) and _HAS_SUBJECT_I.match(out[-1]):
-            part = "I " + part
-        out.append(part)
+        out += _subjects_given(said, out)
     return out
+
+
+def _subjects_given(part: str, out: list[str]) -> list[str]:
+    """``part`` as a clause (see :func:`_subject_given`); [] when it is empty."""
+    if not part:
+        return []
+    if out and _SUBJECTLESS.match(part) and _HAS_SUBJECT_I.match(out[-1]):
+        return ["I " + part]
+    return [_subject_given(part, out)]
+
+
+_ALLERGIC_BARE = re.compile(r"^(?:i'?m|im|i\s+am)\s+(?:\w+\s+)?allergic$", re.I)
+#: What the other clause names as the cause: "peanuts make me ill", "I can't take penicillin".
+_CAUSE_NAMED = re.compile(
+    r"^i\s+(?:can't|cannot|can\s+not|don't|mustn't)\s+(?:take|have|eat|drink|touch|be\s+near)\s+"
+    r"(?P<a>[\w -]+?)$"
+    r"|^(?P<b>[\w-]+(?:\s+[\w-]+)?)\s+(?:make|makes|give|gives|gave|made|bring|brings)\s+me\b",
+    re.I,
+)
+
+
+def _allergy_named(group: list[str]) -> list[str]:
+    """ "peanuts make me ill, I'm allergic": the bare "I'm allergic" gets what the other
+    clause names ("I'm allergic to peanuts")."""
+    for number, clause in enumerate(group):
+        if not _ALLERGIC_BARE.match(clause):
+            continue
+        for other in group[:number] + group[number + 1 :]:
+            m = _CAUSE_NAMED.match(other)
+            if m:
+                group = [*group]
+                what = m.group("a") or m.group("b").lower()
+                group[number] = f"{clause} to {what.strip()}"
+                break
+    return group
 
 
 def _sentence_clauses(text: str) -> list[tuple[str, list[str]]]:
@@ -109,7 +247,7 @@ def _sentence_clauses(text: str) -> list[tuple[str, list[str]]]:
             if "," not in masked:
                 continue
             sentence = masked.split(",", 1)[1].strip()
-        out.append((sentence, _split_sentence(sentence)))
+        out.append((sentence, _allergy_named(_split_sentence(sentence))))
     return out
 
 

@@ -178,11 +178,36 @@ _WHEN_WORDS = re.compile(
 )
 
 
+#: Said of the person's own birthday, whatever the order: "3 March is my birthday",
+#: "birthday: March 3rd", "I turn 30 on the 5th of May", "born on 17 September 1979".
+_OWN_BIRTHDAY = re.compile(
+    r"\bmy\s+(?:birthday|bday|b-day)\b|^(?:birthday|bday|b-day)\b|^(?:i\s+was\s+)?born\b"
+    r"|^i\s+(?:turn|'?m\s+turning|am\s+turning)\s+\d+",
+    re.IGNORECASE,
+)
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+_ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
+#: A day of the year said anywhere in a clause, with its year when one is said.
+_DAY_IN_CLAUSE = re.compile(
+    rf"\b(?:(?:the\s+)?{_ORDINAL}\s+(?:of\s+)?{_MONTH}|{_MONTH}\s+(?:the\s+)?{_ORDINAL}\b|"
+    r"\d{1,2}/\d{1,2}(?:/\d{2,4})?)(?:,?\s+(?:19|20)\d{2})?",
+    re.IGNORECASE,
+)
+
+
+def _birthday_date(clause: str) -> str | None:
+    """The date of a clause that speaks of the person's own birthday, said in any order."""
+    if _OWN_BIRTHDAY.search(clause) is None:
+        return None
+    m = _DAY_IN_CLAUSE.search(clause)
+    return m.group(0) if m else None
+
+
 def match_birthday(clause: str, *, now: datetime, tz: ZoneInfo) -> Fact | None:
     m = _BIRTHDAY.match(clause)
-    if not m:
+    raw = m.group("date") if m else _birthday_date(clause)
+    if not raw:
         return None
-    raw = m.group("date")
     if re.match(r"^(?:in|at)\s+[A-Za-z]", raw) and not re.search(r"\d", raw):
         return None  # "I was born in Spain" is a place, not a date
     day = parse_day(raw, now=now, tz=tz)
@@ -268,6 +293,11 @@ def _every_split(
     due = next_due(rule, now)
     if not task or due is None:
         return None
+    if rule.get("interval") or (rule.get("unit") == "week" and "weekday" not in rule):
+        # every n-th day or week (or "every week") counts from the first occurrence
+        rule = {**rule, "start": due.date().isoformat()}
+        if rule.get("unit") == "week" and "weekday" not in rule and "weekdays" not in rule:
+            rule["weekday"] = due.weekday()
     return _task(task), due, rule
 
 

@@ -13,7 +13,7 @@ record (fired once, as any other); when one has fired, the scheduler writes the 
 from __future__ import annotations
 
 import re
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -21,9 +21,13 @@ _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "su
 _SHORT = {d[:3]: i for i, d in enumerate(_DAYS)} | {"tues": 1, "thur": 3, "thurs": 3}
 _PART_OF_DAY = {"morning": time(8), "evening": time(18), "night": time(21), "day": time(9)}
 _CLOCK = r"(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?|noon|midnight)"
+_DAY_WORD = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?"
+_COUNTS = {"other": 2, "two": 2, "second": 2, "three": 3, "third": 3, "four": 4, "couple of": 2}
 _EVERY = re.compile(
-    r"(?:\b(?:every|each)\s+(?:single\s+)?(?P<unit>day|night|morning|evening|week\s+on\s+\w+|"
-    r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?)|\b(?P<daily>daily))"
+    r"(?:\b(?:every|each)\s+(?:single\s+)?(?:(?P<n>\d{1,2}|other|two|three|four|second|third|"
+    r"couple\s+of)\s+)?(?P<unit>weekdays?|week\s?days|weekends?|weeks?(?:\s+on\s+\w+)?|days?|"
+    rf"night|morning|evening|{_DAY_WORD})\b|\b(?P<daily>daily)|\b(?P<fortnight>fortnightly|every\s+fortnight)"
+    rf"(?:\s+on\s+(?P<on>{_DAY_WORD}))?|\b(?:on\s+)?(?P<plural>weekdays|week\s?days|weekends))"
     rf"(?:\s*,?\s*(?:at|@)\s+(?P<at>{_CLOCK}))?"
     rf"|\b(?:at\s+)?(?P<at_first>{_CLOCK})\s+(?:every|each)\s+(?P<unit2>day|night|morning|"
     r"evening|(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?)\b",
@@ -37,22 +41,63 @@ def find_every(text: str, tz: ZoneInfo) -> tuple[dict[str, Any], str] | None:
     m = _EVERY.search(text)
     if m is None:
         return None
-    unit = (m.group("unit") or m.group("unit2") or "day").lower()
     said_at = m.group("at") or m.group("at_first")
     clock = _clock(said_at) if said_at else None
     if said_at and clock is None:
         return None
-    rule: dict[str, Any] = {"unit": "day", "tz": tz.key}
-    if unit in _PART_OF_DAY:
-        rule["at"] = _hhmm(clock or _PART_OF_DAY[unit], unit)
-    else:
-        day = unit.rsplit(" ", 1)[-1] if unit.startswith("week") else unit
-        weekday = _weekday(day)
-        if weekday is None:
-            return None
-        rule.update(unit="week", weekday=weekday, at=_hhmm(clock or time(9), ""))
+    rule = _rule(m, clock, tz)
+    if rule is None:
+        return None
     rest = (text[: m.start()] + " " + text[m.end() :]).strip(" ,")
     return rule, re.sub(r"\s{2,}", " ", rest)
+
+
+def _rule(m: re.Match[str], clock: time | None, tz: ZoneInfo) -> dict[str, Any] | None:
+    """The rule of one match: a unit, the weekdays it falls on, every how many, at when."""
+    unit = (m.group("unit") or m.group("unit2") or m.group("plural") or "day").lower()
+    count = (m.group("n") or "1").lower()
+    interval = int(count) if count.isdigit() else _COUNTS.get(re.sub(r"\s+", " ", count), 1)
+    if m.group("fortnight"):
+        unit, interval = f"week on {m.group('on') or ''}".strip(), 2
+    rule: dict[str, Any] = {"unit": "day", "tz": tz.key}
+    if interval > 1:
+        rule["interval"] = interval
+    unit = unit.replace("week days", "weekdays").replace("weekdays", "weekdays")
+    if unit.rstrip("s") in _PART_OF_DAY or unit == "days":
+        part = unit.rstrip("s")
+        rule["at"] = _hhmm(clock or _PART_OF_DAY[part], part)
+        return rule
+    if re.fullmatch(r"week\s?days?|weekends?", unit):
+        days = [5, 6] if unit.startswith("weekend") else [0, 1, 2, 3, 4]
+        rule.update(unit="week", weekdays=days, at=_hhmm(clock or time(9), ""))
+        return rule
+    if unit in ("week", "weeks"):
+        rule.update(unit="week", at=_hhmm(clock or time(9), ""))  # on the day it was set
+        return rule
+    day = unit.rsplit(" ", 1)[-1] if unit.startswith("week") else unit
+    weekday = _weekday(day)
+    if weekday is None:
+        return None
+    rule.update(unit="week", weekday=weekday, at=_hhmm(clock or time(9), ""))
+    return rule
+
+
+def _fits(rule: dict[str, Any], day: date) -> bool:
+    """Whether ``day`` is one the rule falls on: its weekdays, and every n-th day or week
+    counted from its first occurrence (``start``)."""
+    if rule.get("unit") == "week":
+        days = rule.get("weekdays")
+        if isinstance(days, list):
+            if day.weekday() not in days:
+                return False
+        elif "weekday" in rule and day.weekday() != int(rule["weekday"]):
+            return False
+    step = int(rule.get("interval") or 1)
+    start = rule.get("start")
+    if step > 1 and isinstance(start, str):
+        length = step * (7 if rule.get("unit") == "week" else 1)
+        return (day - date.fromisoformat(start)).days % length == 0
+    return True
 
 
 def next_due(rule: dict[str, Any], after: datetime) -> datetime | None:
@@ -64,10 +109,9 @@ def next_due(rule: dict[str, Any], after: datetime) -> datetime | None:
         return None
     here = after.astimezone(tz)
     day = here.date()
-    for _ in range(9):
+    for _ in range(9 + 7 * int(rule.get("interval") or 1)):
         when = datetime.combine(day, time(hour, minute), tzinfo=tz)
-        fits = rule.get("unit") != "week" or day.weekday() == int(rule.get("weekday", 0))
-        if fits and when > here:
+        if _fits(rule, day) and when > here:
             return when
         day += timedelta(days=1)
     return None
@@ -77,9 +121,18 @@ def every_text(rule: dict[str, Any] | None) -> str:
     """ "every Monday at 08:00", "every day at 21:00" ("" for no rule)."""
     if not rule:
         return ""
+    step = int(rule.get("interval") or 1)
+    every = f"every {step} " if step > 1 else "every "
     if rule.get("unit") == "week":
-        return f"every {_DAYS[int(rule.get('weekday', 0)) % 7].title()} at {rule.get('at')}"
-    return f"every day at {rule.get('at')}"
+        days = rule.get("weekdays")
+        if isinstance(days, list):
+            said = "weekend day" if days == [5, 6] else "weekday"
+            return f"every {said} at {rule.get('at')}"
+        on = _DAYS[int(rule["weekday"]) % 7].title() if "weekday" in rule else ""
+        if step > 1:
+            return f"{every}weeks" + (f" on {on}" if on else "") + f" at {rule.get('at')}"
+        return f"every {on or 'week'} at {rule.get('at')}"
+    return f"{every}{'days' if step > 1 else 'day'} at {rule.get('at')}"
 
 
 def _weekday(word: str) -> int | None:

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from familiars.memory._offline._objects import Fact
-from familiars.memory._offline._values import value_fact
+from familiars.memory._offline._values import SURE, value_fact
 
 logger = logging.getLogger(__name__)
 
@@ -244,5 +244,4 @@ def by_meaning(clause: str, understanding: Understanding) -> list[Fact]:
     if slot == "none" or probability < MIN_PROBABILITY:
         return []
     nouns = understanding.noun_kind if understanding.has("nouns") else None
-    fact = value_fact(slot, clause, noun_kind=nouns)
-    return [fact] if fact is not None else []
+    return value_fact(slot, clause, noun_kind=nouns, sure=probability >= SURE)

@@ -94,6 +94,15 @@ _I_WITH_VERB = (
 )
 
 
+def verb_3rd(verb: str) -> str:
+    """ "fix" -> "fixes", "teach" -> "teaches", "carry" -> "carries", "make" -> "makes"."""
+    if re.search(r"(?:s|sh|ch|x|z|o)$", verb.lower()):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", verb.lower()):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
 def third_person(text: str) -> str:
     """ "call my mom" -> "call their mom": a memory speaks of the user, not as them."""
     for pattern, repl in _I_WITH_VERB:

@@ -23,6 +23,7 @@ from familiars.memory._offline._objects import (
     _words,
     third_person,
     topic_key,
+    verb_3rd,
 )
 
 logger = logging.getLogger(__name__)
@@ -136,11 +137,7 @@ def _third_singular(verb: str) -> str:
         return _IRREGULAR[low]
     if low in _KEEP_VERB or low.endswith("ed") or low.endswith("n't"):
         return verb
-    if re.search(r"(?:s|sh|ch|x|z|o)$", low):
-        return verb + "es"
-    if re.search(r"[^aeiou]y$", low):
-        return verb[:-1] + "ies"
-    return verb + "s"
+    return verb_3rd(verb)
 
 
 def _about_the_user(body: str) -> str:

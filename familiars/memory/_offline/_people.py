@@ -81,6 +81,14 @@ _JOB_WORD = rf"(?:{_alternation(JOBS)})"
 _PET_WORD = rf"(?:{_alternation(PETS)})"
 _FAMILY_WORD = rf"(?:{_alternation(FAMILY)})"
 _MOD = r"(?:[\w-]+\s+){0,3}?"
+#: How a name follows what it names: "called Fudge", ", Fudge", ", she's called Fudge",
+#: ", named her Fudge", ", his name is Fudge".
+_NAMING = (
+    r"(?:\s*,?\s*(?:called|named)\s+|,?\s+(?:(?:and\s+)?(?:she|he|it|they)(?:'s|\s+is|\s+are)\s+"
+    r"(?:called|named)|(?:and\s+)?(?:i\s+|we\s+)?(?:named|called)\s+(?:her|him|it|them)|"
+    r"(?:and\s+)?(?:her|his|its)\s+name(?:'s|\s+is))\s+"
+    r"|,\s+(?-i:(?=[A-Z][\w'-]*(?:$|\s*[,.!]|\s+and\s+[A-Z]))))"
+)
 
 
 def _is_name(word: str | None) -> bool:
@@ -108,7 +116,9 @@ _MY_JOB = re.compile(
     r"^my\s+job\s+is\s+(?:being\s+)?(?:(?P<article>an?)\s+)?(?P<job>[\w -]{3,40})$", re.I
 )
 _FOR_A_LIVING = re.compile(
-    r"^(?:for\s+a\s+living\s+i\s+(?P<a>.+)|i\s+(?P<b>.+?)\s+for\s+a\s+living)$", re.I
+    r"^(?:for\s+a\s+living\s+i\s+(?P<a>.+)|i\s+(?P<b>.+?)\s+for\s+a\s+living)"
+    r"(?:\s+(?:over\s+|up\s+|down\s+|out\s+)?in\s+(?P<place>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)))?$",
+    re.I,
 )
 _TEACH_AT = re.compile(r"^i\s+(?:now\s+)?teach\s+(?:\w+\s+)?at\s+(?P<org>.+)$", re.I)
 _RETRAINED = re.compile(
@@ -155,7 +165,9 @@ def match_job(clause: str) -> list[Fact]:
         return [_job_fact(m.group("article"), m.group("job"))]
     m = _FOR_A_LIVING.match(clause)
     if m:
-        return [living_fact(m.group("a") or m.group("b"))]
+        place = m.group("place")
+        home = [Fact("user", "profile", f"The user lives in {place}.", ("home",), "home", 0.7)]
+        return [living_fact(m.group("a") or m.group("b")), *(home if place else [])]
     m = _TEACH_AT.match(clause)
     if m:
         work = _work_fact(m.group("org"))
@@ -213,9 +225,15 @@ _PET_NAMED = re.compile(
 )
 #: One more name of the same pets: "two cats, Pixel and Mochi", "called Pixel and Mochi".
 _ANOTHER_NAME = re.compile(rf"\s*(?:,\s*(?:and\s+)?|\s+and\s+){_NAME}\b(?!\s+\w+s\b)")
+#: The same with the name required, tried first: "a tabby cat named Marmalade" is a cat
+#: named Marmalade, not a tabby; "a ferret, Bandit" names the ferret.
+_PET_WITH_NAME = re.compile(
+    rf"(?:and\s+)?(?P<what>{_COUNT}\s+{_MOD}{_PET_WORD})(?P<plural>s|es)?\b{_NAMING}(?-i:{_NAME})\b",
+    re.IGNORECASE,
+)
 _HAVE_START = re.compile(rf"^{_HAVE}\s+", re.IGNORECASE)
 _MY_PET_IS_NAMED = re.compile(
-    rf"^(?:my|our)\s+(?P<pet>{_PET_WORD})(?:'s\s+name\s+is|\s+is\s+called|\s+is\s+named|"
+    rf"^(?:my|our)\s+(?P<pet>{_PET_WORD})(?:'s\s+name\s+is|(?:\s+is|'s)\s+called|(?:\s+is|'s)\s+named|"
     rf"\s+goes\s+by)\s+{_NAME}",
     re.IGNORECASE,
 )
@@ -248,7 +266,7 @@ def match_pets(clause: str) -> list[Fact]:
         return []
     facts: list[Fact] = []
     pos = start.end()
-    while (pm := _PET_NAMED.match(clause, pos)) is not None:
+    while (pm := _PET_WITH_NAME.match(clause, pos) or _PET_NAMED.match(clause, pos)) is not None:
         names, pos = _pet_names(clause, pm)
         pos += len(clause[pos:]) - len(clause[pos:].lstrip(" ,"))
         what = re.sub(r"^and\s+|\s+", " ", pm.group("what")).strip()
@@ -283,7 +301,7 @@ _MEMBER_NAMED_SAYS = re.compile(
     re.IGNORECASE,
 )
 _MEMBER_IS_NAMED = re.compile(
-    rf"^my\s+(?P<rel>{_FAMILY_WORD})(?:'s\s+name\s+is|\s+is\s+called|\s+is\s+named|"
+    rf"^my\s+(?P<rel>{_FAMILY_WORD})(?:'s\s+name\s+is|(?:\s+is|'s)\s+called|(?:\s+is|'s)\s+named|"
     rf"\s+goes\s+by)\s+{_NAME}",
     re.IGNORECASE,
 )

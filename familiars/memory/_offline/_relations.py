@@ -18,13 +18,18 @@ _NAME = r"(?-i:(?P<name>[A-Z][\w'-]+))"
 _OWNER = r"(?-i:(?P<owner>[A-Z][\w'-]+))"
 _REL2 = _REL.replace("<rel>", "<rel2>")
 _IS = r"\s+(?:is|was)\s+(?:called\s+|named\s+)?"
+#: "is a pilot called Marcus": the job said before the name is kept beside it.
+_IS_JOB_NAMED = (
+    r"\s+(?:is|was)\s+(?:an?\s+(?P<job>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?:called|named)\s+)?"
+)
 _NOT_NAMES = frozenset(_words("I My Your His Her Our Their The A An And But So It This That"))
 
-_MY_REL_REL = re.compile(rf"^my\s+{_REL}'s\s+{_REL2}{_IS}{_NAME}\b", re.I)
-_OWNER_REL_IS = re.compile(rf"^{_OWNER}'s\s+{_REL}{_IS}{_NAME}\b", re.I)
+_MY_REL_REL = re.compile(rf"^my\s+{_REL}'s\s+{_REL2}(?:{_IS_JOB_NAMED}|{_IS}){_NAME}\b", re.I)
+_OWNER_REL_IS = re.compile(rf"^{_OWNER}'s\s+{_REL}(?:{_IS_JOB_NAMED}|{_IS}){_NAME}\b", re.I)
 _OWNER_REL_NAME = re.compile(rf"^{_OWNER}'s\s+{_REL}\s+{_NAME}\b", re.I)
-_MY_REL_IS = re.compile(rf"^my\s+{_REL}{_IS}{_NAME}\b", re.I)
-_NAME_IS_MY_REL = re.compile(rf"^{_NAME}\s+is\s+my\s+{_REL}\b", re.I)
+_MY_REL_IS = re.compile(rf"^my\s+{_REL}(?:{_IS_JOB_NAMED}|{_IS}){_NAME}\b", re.I)
+#: "Max is my friend's golden retriever" is about the friend's dog, not a friend called Max.
+_NAME_IS_MY_REL = re.compile(rf"^{_NAME}\s+is\s+my\s+{_REL}\b(?!'s\b|s'\s)", re.I)
 _MY_REL_NAME = re.compile(rf"\bmy\s+{_REL}\s+{_NAME}\b", re.I)
 _MARRIED = re.compile(
     rf"^my\s+{_REL}\s+{_OWNER}\s+(?:just\s+)?(?:got\s+married\s+to|married|is\s+married\s+to|"
@@ -42,13 +47,20 @@ def _named(*names: str | None) -> bool:
     return all(n is not None and n not in _NOT_NAMES for n in names)
 
 
+def _job_of(m: re.Match[str]) -> str:
+    """ ", a pilot" when the clause said the person's job before their name."""
+    job = m.groupdict().get("job")
+    return f", {'an' if job[0] in 'aeiou' else 'a'} {job}" if job else ""
+
+
 def match_relations(clause: str) -> list[Fact]:
     """The relations ``clause`` states (see the module docstring)."""
     text = clause.strip(" .!")
     m = _MY_REL_REL.match(text)
     if m and _named(m["name"]):
         rel, rel2 = relation_of(m["rel"]), relation_of(m["rel2"])
-        return [_fact(f"The user's {rel}'s {rel2} is called {m['name']}.", m["name"])]
+        said = f"The user's {rel}'s {rel2} is called {m['name']}"
+        return [_fact(f"{said}{_job_of(m)}.", m["name"])]
     m = _MARRIED.match(text)
     if m and _named(m["owner"], m["name"]):
         return [
@@ -58,13 +70,13 @@ def match_relations(clause: str) -> list[Fact]:
     for pattern in (_OWNER_REL_IS, _OWNER_REL_NAME):
         m = pattern.match(text)
         if m and _named(m["owner"], m["name"]) and m["owner"] != m["name"]:
-            return [
-                _fact(f"{m['owner']}'s {relation_of(m['rel'])} is called {m['name']}.", m["name"])
-            ]
+            said = f"{m['owner']}'s {relation_of(m['rel'])} is called {m['name']}"
+            return [_fact(f"{said}{_job_of(m)}.", m["name"])]
     for pattern in (_MY_REL_IS, _NAME_IS_MY_REL):
         m = pattern.match(text)
         if m and _named(m["name"]):
-            return [_fact(f"The user's {relation_of(m['rel'])} is called {m['name']}.", m["name"])]
+            said = f"The user's {relation_of(m['rel'])} is called {m['name']}"
+            return [_fact(f"{said}{_job_of(m)}.", m["name"])]
     # Said in passing ("... with my friend Marco"); a clause that starts with one is about
     # that person ("My friend Sam is allergic to nuts"): nothing of it is the user's.
     return [

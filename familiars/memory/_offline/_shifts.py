@@ -14,19 +14,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from familiars.memory._offline._changes import _no_longer, _record_words, _Said, topic_words
 from familiars.memory._offline._clauses import _sentence_clauses
 from familiars.memory._offline._meaning import Understanding
 from familiars.memory._offline._objects import Fact, _fact_key
-from familiars.memory._offline._values import _SOMEONE_ELSE
+from familiars.memory._offline._patterns import match_preference
+from familiars.memory._offline._people import _job_fact, _work_fact
+from familiars.memory._offline._values import _SOMEONE_ELSE, match_place_or_home
 from familiars.memory._records import MemoryRecord, is_live
 
 #: Said of something that is over for the person.
 _OVER = re.compile(
-    r"\b(?:not|n't|no\s+longer|never|any\s?more|used\s+to|from|quit|quitted|stopped|gave\s+up|"
+    r"(?:n't\b|\b(?:not|no\s+longer|never|any\s?more|used\s+to|from|quit|quitted|stopped|gave\s+up|"
     r"given\s+up|left|leaving|off|out|over|done\s+with|switched|swapped|ditched|dropped|"
-    r"moved\s+on|gone\s+off|instead\s+of|rather\s+than|no\s+more|former(?:ly)?|ex)\b",
+    r"moved\s+on|gone\s+off|instead\s+of|rather\s+than|no\s+more|former(?:ly)?|ex)\b)",
     re.I,
 )
 #: Said of something still true: no change.
@@ -46,10 +49,20 @@ def shifted(
     already said by this message, which are left to the rules)."""
     if not understanding.has("changes"):
         return []
-    records = [r for r in existing if _changeable(r) and (_fact_key(r) or "") not in keys]
+    records = [
+        r
+        for r in existing
+        if _changeable(r) and (_fact_key(r) or "") not in keys and not _narrower_said(r, keys)
+    ]
     out: list[Fact] = []
     for sentence, group in _sentence_clauses(text):
         for clause in [*group, sentence]:
+            moved = _from_to(clause, records)
+            if moved is not None:
+                out.append(moved[1])
+                keys.add(moved[1].key)
+                records.remove(moved[0])
+                continue
             if not _OVER.search(clause) or _STILL.search(clause) or clause.rstrip().endswith("?"):
                 continue
             if _SOMEONE_ELSE.search(clause):
@@ -65,6 +78,56 @@ def shifted(
     return out
 
 
+#: "switched jobs from Asda to Lidl", "moved from Leeds to York", "went from tea to coffee".
+_FROM_TO = re.compile(
+    r"\bfrom\s+(?P<a>[\w&'. -]+?)\s+to\s+(?P<b>[\w&'. -]+?)"
+    r"(?:\s+(?:now|last\s+\w+|this\s+\w+|recently|in\s+\w+))?$",
+    re.I,
+)
+
+
+def _from_to(clause: str, records: Sequence[MemoryRecord]) -> tuple[MemoryRecord, Fact] | None:
+    """The kept record "from A to B" names as A, and B as the new value of the same slot
+    (an employer stays an employer: "I moved from Asda to Lidl" does not make Lidl a town)."""
+    m = _FROM_TO.search(clause)
+    if m is None or _SOMEONE_ELSE.search(clause):
+        return None
+    old = topic_words(m.group("a"))
+    rec = next((r for r in records if (w := _record_words(r)) and w <= old), None)
+    if rec is None:
+        return None
+    new = m.group("b").strip()
+    key = _fact_key(rec) or ""
+    fact = (
+        _work_fact(new) if key == "work" else
+        match_place_or_home(new) if key == "home" else
+        _job_fact(None, new) if key == "job" else
+        match_preference(f"I like {new}")
+    )  # fmt: skip
+    if fact is None:
+        return None
+    return rec, replace(fact, key=key, quote=clause.strip())
+
+
+def moved_to(shift: Fact) -> str | None:
+    """The new value a "from A to B" change gave (None for a "no longer")."""
+    if "no longer" in shift.content:
+        return None
+    m = re.search(
+        r"\b(?:works at|lives in|works as an?|likes|drinks|prefers)\s+(.+?)\.?$", shift.content
+    )
+    return m.group(1) if m else None
+
+
+def _narrower_said(rec: MemoryRecord, keys: set[str]) -> bool:
+    """ "I don't like cold coffee" speaks of cold coffee, not of the coffee the person likes:
+    a topic this message names that holds the record's words and more leaves it alone."""
+    words = _record_words(rec)
+    return bool(words) and any(
+        k.startswith("topic:") and words < topic_words(k[6:].replace("-", " ")) for k in keys
+    )
+
+
 def _changeable(rec: MemoryRecord) -> bool:
     if not is_live(rec) or rec.scope != "user":
         return False
@@ -74,7 +137,11 @@ def _changeable(rec: MemoryRecord) -> bool:
 
 
 def _value_of(rec: MemoryRecord) -> str:
-    m = re.search(r"\b(?:likes|works at|works as an?|lives in)\s+(.+?)\.?$", rec.content)
+    m = re.search(
+        r"\b(?:likes|loves|drinks|eats|plays|does|prefers|enjoys|works at|works as an?|lives in)"
+        r"\s+(.+?)\.?$",
+        rec.content,
+    )
     return m.group(1) if m else rec.content
 
 

@@ -15,7 +15,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from familiars.memory._offline._objects import _NOT_NAMES, Fact
+from familiars.memory._offline._objects import (
+    _NOT_NAMES,
+    Fact,
+    _words,
+    topic_key,
+)
 from familiars.memory._offline._patterns import match_health, match_name, match_preference
 from familiars.memory._offline._people import (
     FAMILY,
@@ -36,12 +41,19 @@ _OTHERS = (
     r"classmate|teacher|doctor|ex|manager|landlord|client|cousin's|friend's)"
 )
 _SOMEONE_ELSE = re.compile(
-    rf"\bmy\s+(?:best\s+|old\s+|new\s+)?{_OTHERS}s?\b|\b{_OTHERS}'s\b|"
-    r"^(?i:he|she|they|his|her|their|[A-Z][a-z]+'s)\b|\b(?i:if|would|wish|used\s+to)\b",
+    rf"\b(?i:my\s+(?:best\s+|old\s+|new\s+)?{_OTHERS}s?)\b|\b(?i:{_OTHERS})'s\b|"
+    r"^(?:(?i:he|she|they|his|her|their)\b|[A-Z][a-z]+'s\b(?!\s+(?i:my|our|out|off|over|gone|done|"
+    r"finished|history|not|no|so|too|really|just|a|an|the)\b))"
+    r"|\b(?i:if|would|wish|used\s+to)\b",
 )
 _CAP = r"[A-ZÀ-Þ][\w'À-ÿ-]*"
 _NAMED = re.compile(rf"\b(?:called|named|name\s+is|name's|names)\s+(?P<n>{_CAP})")
-_NAME_IS_MY = re.compile(rf"^(?P<n>{_CAP})(?:\s+is|'s)\s+(?:my|our)\s+(?P<noun>[\w\s-]+?)$")
+_NAME_IS_MY = re.compile(
+    rf"^(?P<n>{_CAP})(?:\s+is|'s)\s+(?:my|our)\s+(?P<noun>[\w\s-]+?)$"
+    rf"|^(?P<n2>{_CAP})\s+is\s+the\s+(?P<noun2>[\w\s-]+?)\s+(?:i|we)\s+(?:just\s+|recently\s+)?"
+    r"(?:adopted|got|have|rescued|own|bought|took\s+in)\b",
+    re.I,
+)
 _MY_NOUN = re.compile(
     r"\b(?i:my|our|a|an|the|two|three)\s+(?P<noun>(?:[a-z-]+\s+){0,2}?[a-z-]+?)"
     r"(?:'s|(?<![su])s)?(?=\s*(?:,|\bis\b|\bcalled\b|\bnamed\b|'s\s+name|\s+[A-ZÀ-Þ]|$))"
@@ -74,15 +86,57 @@ _NOT_SELF_NAMES = frozenset(
         "on",
     ]
 )
+#: What follows "I'm" that is how one is, not who: "I'm off", "im back", "I'm fine".
+_STATES = frozenset(
+    _words(
+        "off back home fine good ok okay done tired here sorry sure new ready busy still always "
+        "now gonna about sick out into up down over afraid glad happy sad bored hungry late "
+        "early free single married retired pregnant vegan vegetarian allergic old young alive "
+        "well great awesome cool alright tall short british american english irish scottish"
+    )
+)
 _NAME_HERE = re.compile(r"^(?:\W*\w+\W+)?(?P<n>[\w'-]+)\s+(?:here|speaking)\b", re.I)
-_GREETING = re.compile(r"^(?:hi+|hey+a?|hello+|hiya|yo|heya|howdy|morning)\b[\s,!.]*", re.I)
+_GREETING = re.compile(
+    r"^(?:(?:hi+|hey+a?|hello+|hiya|yo|heya|howdy|morning|oh|ok|okay)\b[\s,!.]*)+", re.I
+)
 _JOB = re.compile(
-    r"\b(?:i'?m|im|i\s+am|as|work\s+as)\s+(?:an?|the)\s+(?P<job>[\w\s-]+?)"
+    r"\b(?:i'?m|im|i\s+am|as|work\s+as|i'?ve\s+been|i\s+have\s+been)\s+(?:an?|the)\s+(?P<job>[\w\s-]+?)"
     r"(?=\s*(?:$|,|\bat\b|\bfor\b|\bin\b|\bwith\b|\bby\b|\bnow\b|\bsince\b))",
     re.I,
 )
-_BY_TRADE = re.compile(r"^(?P<job>[\w\s-]+?)\s+by\s+(?:trade|profession)\b", re.I)
-_FOR_A_LIVING = re.compile(r"^i\s+(?P<job>[\w\s-]+?)\s+for\s+a\s+living\b", re.I)
+_BY_TRADE = re.compile(
+    r"^(?P<job>[\w\s-]+?)\s+by\s+(?:trade|profession)\b|^(?P<job2>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+here$"
+    r"|^(?:i'?m|im|i\s+am)\s+(?P<job3>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?=at\s|for\s)",
+    re.I,
+)
+#: A field or a service one works in: "I'm in nursing", "I work in sales", "I'm in the army".
+_FIELD = re.compile(
+    r"^(?:i'?m|im|i\s+am|i\s+work)\s+in\s+(?P<field>(?:the\s+)?[\w-]+(?:\s+[\w-]+)?)$", re.I
+)
+_STUDYING = re.compile(
+    r"^(?:i'?m|im|i\s+am)\s+(?:studying|reading|training\s+in)\s+(?P<what>[\w -]+)$", re.I
+)
+#: A job said by what one does: "I fix people's teeth for a living over in Bristol", "I teach
+#: primary school kids". ``cue``: a word that says it is work; without one the clause's slot
+#: must be sure (the model's probability at least :data:`SURE`).
+_DOING = re.compile(
+    r"^i\s+(?:now\s+|mostly\s+|basically\s+|just\s+|professionally\s+)?(?P<verb>[a-z]+)\s+"
+    r"(?P<what>[\w' -]+?)(?P<cue>\s+(?:for\s+a\s+living|for\s+work|at\s+work|"
+    r"all\s+day(?:\s+at\s+work)?|professionally|by\s+trade))?"
+    r"(?:\s+(?:over\s+|up\s+|down\s+|out\s+)?in\s+"
+    r"(?P<place>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)))?$",
+    re.I,
+)
+#: Verbs that never say what one does for a living.
+_NOT_WORK_VERBS = frozenset(
+    _words(
+        "am was have has had like love hate enjoy live lived work worked want need think feel "
+        "felt got get go went going know knew wish hope just really also can can't could would "
+        "will should might must don't didn't do did miss missed"
+    )
+)
+#: The slot model's probability above which a job said by what one does needs no cue.
+SURE = 0.7
 _ORG = re.compile(r"\b(?:at|for|by|with|is)\s+(?P<org>(?:the\s+)?[\w&'. -]+?)\s*(?:,.*)?$", re.I)
 _PLACE = re.compile(
     r"\b(?:in|is|near|outside|from)\s+(?P<place>[A-ZÀ-Þ][\w'. -]*?)\s*(?:now|these\s+days|,.*)?$"
@@ -94,12 +148,20 @@ _MOVED_TO = re.compile(
     re.I,
 )
 _LIKING = re.compile(
-    r"^(?:i'?m\s+|im\s+|i\s+am\s+|i\s+)?(?:(?:really|absolutely|just|totally|so|truly|"
-    r"actually|honestly|now)\s+)*"
+    r"^(?:i'?m\s+|im\s+|i\s+am\s+|i'?ve\s+|i\s+)?(?:(?:really|absolutely|just|totally|so|truly|"
+    r"actually|honestly|now|recently|finally)\s+)*"
     r"(?:(?:really|absolutely|so|a\s+(?:huge|big)|huge|big)\s+)*"
     r"(?:love|adore|enjoy|like|into|fan\s+of|obsessed\s+with|mad\s+about|crazy\s+about|"
     r"can'?t\s+get\s+enough\s+of|passionate\s+about|hooked\s+on|keen\s+on|play|do|practi[sc]e|"
+    r"getting\s+into|got\s+into|spend\s+(?:my\s+)?(?:evenings|weekends|free\s+time|spare\s+time)|"
     r"drink|prefer|switched\s+to|moved\s+on\s+to)\s+(?P<thing>.+?)(?:\s+now|\s+these\s+days)?$",
+    re.I,
+)
+#: "I'm a huge Arsenal fan", "I'm a coffee addict": the thing before the word of liking.
+_A_FAN = re.compile(
+    r"^(?:i'?m|im|i\s+am)\s+(?:an?\s+)?(?:(?:big|huge|massive|real|total|proper|bit\s+of\s+an?)\s+)?"
+    r"(?P<thing>[\w'-]+(?:\s+[\w'-]+)?)\s+(?:fan|addict|lover|nut|buff|fanatic|enthusiast|geek|"
+    r"nerd|junkie|fiend)$",
     re.I,
 )
 _THING_IS_FAVOURITE = re.compile(
@@ -120,20 +182,51 @@ _THING_IS_BAD = re.compile(
 )
 _ALLERGY = re.compile(
     r"\b(?:allergic\s+to|allergy\s+to)\s+(?P<a>[\w\s-]+)"
-    r"|^(?P<b>[\w\s-]+?)\s+allergy\b|\bhave\s+an?\s+(?P<c>[\w\s-]+?)\s+allergy\b",
+    r"|^(?P<b>[\w\s-]+?)\s+allergy\b|\b(?:have|'ve\s+got|have\s+got|got)\s+an?\s+(?P<c>[\w\s-]+?)\s+allergy\b"
+    r"|\bintolerant\s+to\s+(?P<d>[\w\s-]+)"
+    r"|^(?P<e>[\w-]+(?:\s+[\w-]+)?)\s+(?:makes?\s+me\s+(?:ill|sick|swell\s+up|itch|itchy|break\s+out)|"
+    r"gives?\s+me\s+(?:hives|a\s+rash|a\s+(?:bad\s+)?reaction)|(?:doesn't|don't)\s+agree\s+with\s+me)\b",
     re.I,
 )
 
 
 def value_fact(
-    slot: str, clause: str, *, noun_kind: Callable[[str], str] | None = None
-) -> Fact | None:
-    """The fact of ``slot`` in ``clause``; None when no value can be read."""
+    slot: str, clause: str, *, noun_kind: Callable[[str], str] | None = None, sure: bool = False
+) -> list[Fact]:
+    """The facts of ``slot`` in ``clause`` (a job said by what one does may bring the home
+    it names); [] when no value can be read. ``sure``: the slot model is sure of the slot."""
     text = _GREETING.sub("", clause.strip(" .!?")).strip()
     if not text:
-        return None
+        return []
+    if slot == "job":
+        return _job_values(text, noun_kind, sure=sure)
     reader = _READERS.get(slot)
-    return reader(text, noun_kind) if reader is not None else None
+    fact = reader(text, noun_kind) if reader is not None else None
+    return [fact] if fact is not None else []
+
+
+def _job_values(text: str, kind: NounKind, *, sure: bool) -> list[Fact]:
+    """A job by its name ("I'm a plumber"), else by what one does, with the town said."""
+    fact = _job_value(text, kind)
+    if fact is not None:
+        return [fact]
+    field = _FIELD.match(text)
+    if field and sure and not _SOMEONE_ELSE.search(text):
+        what = field.group("field")
+        return [Fact("user", "profile", f"The user works in {what}.", ("job",), "job")]
+    study = _STUDYING.match(text)
+    if study:
+        what = study.group("what").strip()
+        return [Fact("user", "profile", f"The user is studying {what}.", ("job",), "job")]
+    m = _DOING.match(text)
+    if m is None or _SOMEONE_ELSE.search(text):
+        return []
+    verb = m.group("verb").lower()
+    if verb in _NOT_WORK_VERBS or verb.endswith("ed") or not (m.group("cue") or sure):
+        return []
+    facts = [living_fact(f"{verb} {m.group('what').strip()}")]
+    home = match_place_or_home(m.group("place") or "")
+    return facts + ([home] if home is not None else [])
 
 
 def _name(text: str, kind: NounKind) -> Fact | None:
@@ -141,25 +234,27 @@ def _name(text: str, kind: NounKind) -> Fact | None:
     if m is None:
         return None
     name = m.group("n")
-    if name.lower() in _NOT_NAMES | _NOT_SELF_NAMES or len(name) < 2:
+    if name.lower() in _NOT_NAMES | _NOT_SELF_NAMES | _STATES or len(name) < 2:
         return None
+    if name.islower() and re.search(r"(?:ing|ed|ly|ful|less|ous|ive)$", name):
+        return None  # "i'm knackered", "im exhausted": a state, not a name
     return match_name(f"my name is {name[0].upper()}{name[1:]}")
 
 
 def _named_thing(text: str) -> tuple[str, str] | None:
     """(noun, Name) in "my beagle is called Ziggy", "Skye's my collie", "my parrot Rio"."""
-    if _SOMEONE_ELSE.search(text.split(" my ", 1)[0] if " my " in text else ""):
+    if _SOMEONE_ELSE.search(text.split(" my ", 1)[0] + " my" if " my " in text else ""):
         return None
     m = _NAME_IS_MY.match(text)
-    if m:
-        return m.group("noun").strip(), m.group("n")
+    if m and (m.group("n") or m.group("n2"))[0].isupper():
+        return (m.group("noun") or m.group("noun2")).strip(), m.group("n") or m.group("n2")
     named = _NAMED.search(text)
     names = [named.group("n")] if named else re.findall(rf"(?<!^)\b{_CAP}\b", text)
     names = [n for n in names if n.lower() not in _NOT_NAMES and n != "I"]
     noun = _MY_NOUN.search(text)
     if not names or noun is None:
         return None
-    return noun.group("noun").strip(), names[0]
+    return re.sub(r"\s+(?:too|also|as\s+well|now|again)$", "", noun.group("noun").strip()), names[0]
 
 
 def _is_kind(noun: str, wanted: str, known: frozenset[str], kind: NounKind) -> bool:
@@ -199,15 +294,13 @@ def _job_value(text: str, kind: NounKind) -> Fact | None:
         return None
     for pattern in (_JOB, _BY_TRADE):
         m = pattern.search(text)
-        if m and 0 < len(m.group("job").split()) <= 4:
-            job = m.group("job").strip()
+        said = m and next((g for g in m.groups() if g), "")
+        if m and said and 0 < len(said.split()) <= 4:
+            job = said.strip()
             if not _is_kind(job, "job", JOBS, kind):
                 return None
             article = "an" if job[:1].lower() in "aeiou" else "a"
             return _job_fact(article, job)
-    m = _FOR_A_LIVING.match(text)
-    if m:
-        return living_fact(m.group("job"))
     return None
 
 
@@ -240,7 +333,12 @@ def match_place_or_home(place: str) -> Fact | None:
 
 
 def _like_value(text: str, kind: NounKind) -> Fact | None:
-    m = _LIKING.match(text) or _THING_IS_FAVOURITE.match(text) or _MY_FAVOURITE.match(text)
+    m = (
+        _LIKING.match(text)
+        or _A_FAN.match(text)
+        or _THING_IS_FAVOURITE.match(text)
+        or _MY_FAVOURITE.match(text)
+    )
     return match_preference(f"I like {m.group('thing')}") if m else None
 
 
@@ -254,9 +352,15 @@ def _dislike_value(text: str, kind: NounKind) -> Fact | None:
 
 def _allergy_value(text: str, kind: NounKind) -> Fact | None:
     m = _ALLERGY.search(text)
-    if m is None:
+    if m is None or _SOMEONE_ELSE.search(text):
         return None
-    what = (m.group("a") or m.group("b") or m.group("c") or "").strip()
+    what = next((g for g in m.groups() if g), "").strip()
+    if m.group("d") or m.group("e"):  # an intolerance or a reaction, not said as an allergy
+        what = what.lower()
+        said = "is intolerant to" if m.group("d") else "reacts badly to"
+        key = topic_key(what)
+        content = f"The user {said} {what}."
+        return Fact("user", "profile", content, ("allergy", f"topic:{key}"), f"allergy:{key}", 0.85)
     what = re.sub(r"^(?:i'?m|im|i\s+am|i\s+have)\s+(?:an?\s+)?", "", what, flags=re.I)
     return match_health(f"I'm allergic to {what}") if what else None
 

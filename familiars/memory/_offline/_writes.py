@@ -38,7 +38,7 @@ from familiars.memory._offline._patterns import (
 )
 from familiars.memory._offline._people import people_facts
 from familiars.memory._offline._plans import match_plan
-from familiars.memory._offline._shifts import shifted
+from familiars.memory._offline._shifts import moved_to, shifted
 from familiars.memory._offline._states import match_cause, match_meaning, sarcastic
 from familiars.memory._records import MemoryRecord, is_live
 from familiars.memory._writer._schema import OpenLoop, WriteOp, WriterEntry, WriterOutput
@@ -287,7 +287,59 @@ def _with_shifts(
     new_keys = {f.key for f in facts if f.content not in kept}
     shifts = shifted(text, existing, new_keys, understanding)
     gone = {f.key for f in shifts}
-    return [f for f in facts if not (f.key in gone and f.content in kept)] + shifts
+    # "I moved from Asda to Lidl": Lidl is the new employer, not also a new town.
+    moved = {(v.lower(), f.key) for f in shifts if (v := moved_to(f))}
+    return [
+        f
+        for f in facts
+        if not (f.key in gone and f.content in kept)
+        and not any(v in f.content.lower() and f.key != k for v, k in moved)
+        and not (f.key in gone and any(f.key == k for _, k in moved))
+    ] + shifts
+
+
+_NO_LONGER_LIKES = re.compile(
+    r"^The user no longer (?:likes|drinks|eats|plays|does) (?P<old>.+)\.$"
+)
+
+
+def _one_change(facts: list[Fact], existing: Sequence[MemoryRecord]) -> list[Fact]:
+    """ "I quit coffee, now I drink green tea": the new like takes the old one's place (one
+    update, "The user drinks green tea now, no longer coffee."), so the old is superseded by
+    what replaced it rather than left as a "no longer" beside a new record. The old is a
+    "no longer" fact, or a dislike keyed to a kept like ("I'm not into padel anymore")."""
+    liked = {
+        (k, r.content)
+        for r in existing
+        if is_live(r) and "likes" in r.tags and (k := _fact_key(r)) is not None
+    }
+    turned = {k: re.sub(r"^The user (?:likes|drinks|loves|enjoys) |\.$", "", c) for k, c in liked}
+    gone = [
+        f
+        for f in facts
+        if f.category == "preference"
+        and (_NO_LONGER_LIKES.match(f.content) or (f.polarity == "dislikes" and f.key in turned))
+    ]
+    new = [
+        f
+        for f in facts
+        if f.category == "preference" and "likes" in f.tags and f not in gone and f.quote
+    ]
+    if len(gone) != 1 or len(new) != 1:
+        return facts
+    old = _NO_LONGER_LIKES.match(gone[0].content)
+    was = old["old"] if old else turned.get(gone[0].key, "")
+    said = re.sub(r"\s+now$", "", new[0].content.rstrip("."))
+    liked_now = re.sub(r"^The user (?:likes|drinks|loves|enjoys) ", "", said).lower()
+    listed = f"{was} {turned.get(gone[0].key, '')}".lower()
+    words = set(re.findall(r"[\w'-]+", liked_now)) - {"and"}
+    if words and words <= set(re.findall(r"[\w'-]+", listed)):  # the rest of a listed like
+        return facts
+    merged = Fact(
+        **{**new[0].__dict__, "content": f"{said} now, no longer {was}." if was else said,
+           "key": gone[0].key}
+    )  # fmt: skip
+    return [f for f in facts if f not in (gone[0], new[0])] + [merged]
 
 
 def offline_writes(
@@ -316,7 +368,9 @@ def offline_writes(
     facts = revise(facts, text, existing)
     if understanding is not None and existing:
         facts = _with_shifts(facts, text, existing, understanding)
-    output = to_writes(facts, existing, max_chars=max_chars)
+    output = to_writes(
+        _one_change(facts, existing) if existing else facts, existing, max_chars=max_chars
+    )
     for rec in closed_loops(text, [r for r in existing if r.open_loop]):
         loop = OpenLoop(**{**(rec.open_loop or {}), "status": "done"})
         entry = WriterEntry(
