@@ -121,6 +121,30 @@ def add(
 QueryOpt = Annotated[str | None, typer.Option("--query", "-q", help="Sharing a keyword with it.")]
 
 
+def _check_filters(
+    scope: str | None,
+    category: str | None,
+    user: str | None,
+    agent: str | None,
+    dialogue: str | None,
+) -> None:
+    """An unknown scope or category, or an id that could escape the workspace, is said in one
+    line (an empty list would say nothing)."""
+    for value, known, what in ((scope, SCOPES, "scope"), (category, CATEGORIES, "category")):
+        if value is not None and value not in known:
+            fail(f"unknown {what} {value!r}: one of {', '.join(known)}")
+    for value, check in (
+        (user, check_user_key),
+        (agent, check_agent_id),
+        (dialogue, check_dialogue_id),
+    ):
+        if value is not None:
+            try:
+                check(value)
+            except MemoryError_ as exc:
+                fail(str(exc))
+
+
 @app.command("list")
 def list_(
     ctx: typer.Context,
@@ -135,19 +159,7 @@ def list_(
 ) -> None:
     """List memories (live ones unless --all), oldest first (--query: sharing a keyword)."""
     as_json = want_json(ctx, json_out)
-    for value, known, what in ((scope, SCOPES, "scope"), (category, CATEGORIES, "category")):
-        if value is not None and value not in known:  # else an empty list says nothing
-            fail(f"unknown {what} {value!r}: one of {', '.join(known)}")
-    for value, check in (
-        (user, check_user_key),
-        (agent, check_agent_id),
-        (dialogue, check_dialogue_id),
-    ):
-        if value is not None:
-            try:
-                check(value)
-            except MemoryError_ as exc:
-                fail(str(exc))
+    _check_filters(scope, category, user, agent, dialogue)
 
     async def action(mw: MemoryWorkspace) -> list[MemoryRecord]:
         # The index was just reconciled with the files, so it is read instead of parsing
