@@ -334,6 +334,9 @@ def test_a_reminder_set_for_a_date_with_its_task_after_a_colon():
         ("set a reminder to call the vet on 20 December at 10:00", "call the vet"),
         ("can you remind me on Friday at 6pm to call the plumber?", "call the plumber"),
         ("could you set a reminder for friday 9am: book the dentist", "book the dentist"),
+        ("also nudge me tomorrow at 9 to book the farrier", "book the farrier"),
+        ("ping me in 20 minutes to check the oven", "check the oven"),
+        ("don't let me forget to call the vet on friday at 10", "call the vet"),
     ):
         (fact,) = facts_in(text, now=NOW, timezone=TZ)
         assert fact.content.startswith(f"Remind the user to {task} on "), (text, fact.content)

@@ -159,9 +159,12 @@ _DATED = re.compile(
     re.IGNORECASE,
 )
 _REMIND = re.compile(r"\bremind\s+me\s+(?P<rest>.+)$", re.IGNORECASE)
-#: "set a reminder for ...", "make me a reminder to ...": read as "remind me ...".
+#: "set a reminder for ...", "make me a reminder to ...", "nudge me tomorrow to ...", "don't
+#: let me forget to ...": read as "remind me ...".
 _SET_A_REMINDER = re.compile(
-    r"\b(?:set|make|create|add|put\s+in|schedule)\s+(?:me\s+|up\s+)?an?\s+reminder\s+",
+    r"\b(?:(?:set|make|create|add|put\s+in|schedule)\s+(?:me\s+|up\s+)?an?\s+reminder"
+    r"|(?:nudge|ping|prod|poke|buzz)\s+me"
+    r"|(?:don't|dont|do\s+not)\s+let\s+me\s+forget(?=\s+to\b))\s+",
     re.IGNORECASE,
 )
 #: "for 15 December at 18:00: call mum": the time, a colon (or dash), the task.
