@@ -61,6 +61,13 @@ _VERB = re.compile(
     re.IGNORECASE,
 )
 _PIVOT = re.compile(r"\s+(?:to|until|till|for)\s+", re.IGNORECASE)
+#: "the farrier one back an hour", "it forward by 30 minutes", "that 2 days later": moved by
+#: a span from where it is (back / later: later; forward / earlier: sooner).
+_SHIFT = re.compile(
+    r"^(?P<what>.+?)\s+(?:(?P<dir>back|forward|ahead)\s+)?(?:by\s+)?"
+    r"(?P<span>(?:half\s+an?|an?|\d+)\s+[a-z]+?)(?:\s+(?P<dir2>later|earlier|sooner))?$",
+    re.IGNORECASE,
+)
 _POINTER = frozenset({"that", "it", "this"})
 _NAMES = frozenset({"reminder", "reminders", "one", "alarm"})
 _FILLER = frozenset(
@@ -140,7 +147,7 @@ class ReminderWords:
             return None
         action, what, span, when = read
         found, named = _which(what, mine, now, self._touched.get(user_key))
-        if action == "move" and when is None:
+        if action == "move" and when is None and span is None:
             return None if not named else f"I couldn't read a time to move it to in {said!r}."
         if not found:
             if not named and action != "snooze":
@@ -179,7 +186,7 @@ class ReminderWords:
                 when = parse_when(when_text, now=now, tz=zone)
                 if when is not None and what.strip():
                     return "move", what, None, when
-            return "move", rest, None, None
+            return "move", *_shift(rest)
         return None
 
     async def _done(self, plan: _Asked, reminder: Reminder, zone: ZoneInfo, now: datetime) -> str:
@@ -208,11 +215,29 @@ class ReminderWords:
             base = due if reminder.is_open() and due is not None and due > now else now
             moved = await self.book.move(reminder, base + span, now)
             return f"Snoozed: {moved.task}, I'll remind you {local(moved.due, zone, now)}."
-        assert plan.when is not None
-        if plan.when <= now:
-            return f"{local(plan.when, zone, now)} has passed; tell me a time still to come."
-        moved = await self.book.move(reminder, plan.when, now)
+        when = plan.when
+        if when is None and plan.span is not None and reminder.due is not None:
+            when = reminder.due + plan.span  # "push it back an hour"
+        if when is None:
+            return f"That reminder ({reminder.task}) has no time to move from."
+        if when <= now:
+            return f"{local(when, zone, now)} has passed; tell me a time still to come."
+        moved = await self.book.move(reminder, when, now)
         return f"Moved: {moved.task}, now {local(moved.due, zone, now)} (was {at})."
+
+
+def _shift(rest: str) -> tuple[str, timedelta | None, None]:
+    """What is moved and by how much ("the farrier one back an hour"), when a span is said
+    with a direction; else the whole text and no span."""
+    m = _SHIFT.match(rest)
+    span = parse_duration(m.group("span")) if m else None
+    if m is None or span is None or not (m.group("dir") or m.group("dir2")):
+        return rest, None, None
+    sooner = (m.group("dir") or "").lower() == "forward" or (m.group("dir2") or "").lower() in {
+        "earlier",
+        "sooner",
+    }
+    return m.group("what"), -span if sooner else span, None
 
 
 def _which(

@@ -82,6 +82,11 @@ async def test_cancel_move_and_snooze_by_description(workspace: Path) -> None:
         assert reply.startswith("Snoozed: go to the dentist, I'll remind you Sat 16 Nov 10:30"), (
             reply
         )
+        # Moved by a span from where it is: back (later), forward (sooner).
+        reply = await said(bot, "push the dentist one back an hour")
+        assert reply.startswith("Moved: go to the dentist, now Sat 16 Nov 11:30"), reply
+        reply = await said(bot, "move it forward by 15 minutes")
+        assert reply.startswith("Moved: go to the dentist, now Sat 16 Nov 11:15"), reply
         # Not about a reminder: a turn as usual.
         assert "Cancelled" not in await said(bot, "I cancelled my gym membership yesterday")
     finally:
