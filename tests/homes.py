@@ -9,11 +9,27 @@ from pathlib import Path
 from typing import Any
 
 from familiars.config import load_settings
-from familiars.memory import MemoryStore, StoreListener, database_url, open_workspace
+from familiars.memory import (
+    FileStateHome,
+    MemoryStore,
+    StateHome,
+    StoreListener,
+    database_url,
+    open_workspace,
+)
+
+#: The state home of each store ``open_store`` opened (by the store's id), for ``home_of``.
+_HOMES: dict[int, StateHome] = {}
 
 
 def in_database() -> bool:
     return database_url(load_settings()) is not None
+
+
+def home_of(store: MemoryStore) -> StateHome:
+    """The state home beside a store ``open_store`` opened: the same files, or the same
+    database as its records."""
+    return _HOMES.get(id(store)) or FileStateHome(store.workspace)
 
 
 @asynccontextmanager
@@ -30,7 +46,11 @@ async def open_store(
     async with open_workspace(settings, embedder=False, reconcile=False) as mw:
         for listener in listeners:
             mw.store.add_listener(listener)
-        yield mw.store
+        _HOMES[id(mw.store)] = mw.home
+        try:
+            yield mw.store
+        finally:
+            _HOMES.pop(id(mw.store), None)
 
 
 @asynccontextmanager

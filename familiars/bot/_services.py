@@ -162,7 +162,8 @@ async def build_services(
     writer_queue = WriterQueue(
         MemoryWriter.from_settings(
             settings, store.memory.store, model=model, vectors=store.memory.index
-        )
+        ),
+        store.memory.home,  # the folder, or rows every worker takes from
     )
     recaller = build_recaller(settings, store.memory, store.trees, model)
     log = TreeLog(store.trees, store.embedder, prefetch=recaller.prefetch_texts)
@@ -398,7 +399,7 @@ async def _open_storage(
             loading.exception()  # retrieved: raised above when it was what failed
     embedder = memory.embedder
     assert embedder is not None
-    state = BotState(workspace)
+    state = BotState(workspace, memory.home)
     await state.open()
     stack.push_async_callback(state.close)
     finder = DocumentFinder(workspace, embedder, settings)
@@ -484,6 +485,7 @@ def _scheduler(
         flush_stats=recaller.flush_access,
         error_handler=handle,
         wait_for_sender=True,  # the runtime calls sender_ready() once its adapters run
+        home=store.memory.home,  # the ledger: a file, or rows every worker shares
     )
 
 

@@ -13,11 +13,12 @@ file (atomically, off the event loop) before the call returns.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -31,7 +32,7 @@ from familiars.bot._state_files import (
     StateFiles,
 )
 from familiars.bot._state_legacy import import_legacy_tables
-from familiars.memory import USER_KEY_RE, check_agent_id, check_user_key
+from familiars.memory import USER_KEY_RE, StateHome, check_agent_id, check_user_key
 
 logger = logging.getLogger(__name__)
 
@@ -73,8 +74,13 @@ def user_key_for(platform: str, user_id: str) -> str:
 
 
 class BotState:
-    def __init__(self, workspace: Path) -> None:
-        self.files = StateFiles(Path(workspace))
+    """People, links and chats in memory, each change saved through the workspace's
+    :class:`~familiars.memory.StateHome`. In the database home other workers change them
+    too: a find-or-create that misses, a link code and its redeeming read them again under a
+    lock every worker shares, so a person or a chat is created once."""
+
+    def __init__(self, workspace: Path, home: StateHome | None = None) -> None:
+        self.files = StateFiles(Path(workspace), home)
         self._people: dict[str, PersonFile] = {}
         self._holder: dict[tuple[str, str], str] = {}  # identity -> the file that lists it
         self._chats: dict[ChatKey, ChatFile] = {}
@@ -90,19 +96,36 @@ class BotState:
     async def open(self) -> None:
         """Read every state file (importing the tables an older version kept in
         ``familiars.db`` the first time); raises StateFileError naming a broken file."""
-        await asyncio.to_thread(import_legacy_tables, self.files)
-        people, chats, codes = await asyncio.to_thread(self._load)
-        self._people, self._codes = people, codes
-        self._holder = _holders(self.files, people)
-        _check_links(self.files, people)
-        self._chats, self._by_id = _index_chats(self.files, chats)
+        if self.files.on_files:
+            await asyncio.to_thread(import_legacy_tables, self.files)
+        people, chats = await self._reload()
         self._open = True
         logger.info(
             "bot state: %d people, %d dialogues (%s)",
             len(people),
             len(chats),
-            self.files.state_dir,
+            self.files.state_dir if self.files.on_files else "database",
         )
+
+    async def _reload(self) -> tuple[dict[str, PersonFile], list[ChatFile]]:
+        people, chats, codes = await asyncio.to_thread(self._load)
+        holder = _holders(self.files, people)
+        _check_links(self.files, people)
+        self._chats, self._by_id = _index_chats(self.files, chats)
+        self._people, self._codes, self._holder = people, codes, holder
+        return people, chats
+
+    @contextlib.asynccontextmanager
+    async def _creating(self) -> AsyncIterator[None]:
+        """Find-or-create and link codes, one at a time: in this process, and in the
+        database across workers (what others made meanwhile is read first)."""
+        async with self._create_lock:
+            if self.files.on_files:
+                yield
+                return
+            async with self.files.home.dialogue_lock("state", "people-and-chats"):
+                await self._reload()
+                yield
 
     def _load(self) -> tuple[dict[str, PersonFile], list[ChatFile], dict[str, tuple[str, str]]]:
         return self.files.load_people(), self.files.load_chats(), self.files.load_link_codes()
@@ -157,7 +180,11 @@ class BotState:
     async def person_for(self, platform: str, user_id: str, display_name: str = "") -> str:
         """The person behind a platform identity, created on first sight."""
         self._check_open()
-        async with self._create_lock:
+        ident = (platform, user_id)
+        holder = self._holder.get(ident)
+        if holder is not None and display_name in ("", self._people[holder].identities[ident]):
+            return self._canonical(holder)  # known, nothing to change
+        async with self._creating():
             return await self._person_for(platform, user_id, display_name)
 
     async def _person_for(self, platform: str, user_id: str, display_name: str) -> str:
@@ -209,7 +236,7 @@ class BotState:
     async def new_link_code(self, user_key: str, now: datetime) -> str:
         self._check_open()
         code = secrets.token_hex(4).upper()
-        async with self._create_lock:
+        async with self._creating():
             self._drop_expired(now)
             self._codes[code] = (user_key, (now + LINK_CODE_TTL).isoformat())
             await self._save_codes()
@@ -230,7 +257,7 @@ class BotState:
         and DM that pointed at the old person points at the new one from then on."""
         self._check_open()
         code = code.strip().upper()
-        async with self._create_lock:
+        async with self._creating():
             entry = self._codes.get(code)
             if entry is None or entry[1] < now.isoformat():
                 return None
@@ -273,7 +300,7 @@ class BotState:
         key = (platform, chat_id, thread_id or "", agent_id)
         chat = self._chats.get(key)
         if chat is None:
-            async with self._create_lock:
+            async with self._creating():
                 chat = self._chats.get(key) or await self._create_dialogue(
                     key, is_group=is_group, user_key=user_key
                 )

@@ -225,6 +225,12 @@ from familiars.memory._scoring import (
     SignalGate,
     minmax,
 )
+from familiars.memory._state_home import (
+    QUEUE_PREFIX,
+    FileStateHome,
+    QueuedTurn,
+    StateHome,
+)
 from familiars.memory._store import (
     MemoryStore,
     StoreChange,
@@ -247,6 +253,7 @@ from familiars.memory._watcher import (
 from familiars.memory._workspace import (
     MemoryWorkspace,
     embedder_from_settings,
+    open_state_home,
     open_workspace,
 )
 from familiars.memory._write_requests import (
@@ -289,6 +296,11 @@ from familiars.memory._writer._turn import (
 )
 
 __all__ = [
+    "QUEUE_PREFIX",
+    "open_state_home",
+    "FileStateHome",
+    "QueuedTurn",
+    "StateHome",
     "TAINTED_TURN_TAG",
     "forgotten_of",
     "WriterStats",

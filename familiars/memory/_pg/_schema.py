@@ -15,6 +15,10 @@ Tables (in the schema ``[database] schema_name``, default ``familiars``):
 - ``embedding_spaces`` / ``vectors``: one space per (model, dimension); an HNSW index per
   space on ``embedding::vector(dim)`` (made with the space), so models never mix.
 - ``record_changes``: what changed, for other workers (see ``_feed``).
+- ``state_docs`` (m002): every other state document by its workspace-relative name (bytes as
+  the file held them); ``dialogue_numbers`` (each ``dialogue_<n>`` handed out once);
+  ``writer_queue`` (turns waiting, claimed ``FOR UPDATE SKIP LOCKED``); ``reminder_fates``
+  (the ledger's loop fates, one row per reminder, claimed with the reminder's row locked).
 """
 
 from __future__ import annotations
@@ -97,9 +101,35 @@ CREATE TABLE record_changes (
 );
 """
 
+M002_STATE = """
+CREATE TABLE state_docs (
+    name text PRIMARY KEY,
+    body bytea NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE dialogue_numbers (
+    agent_id text NOT NULL,
+    number integer NOT NULL,
+    PRIMARY KEY (agent_id, number)
+);
+CREATE TABLE writer_queue (
+    name text PRIMARY KEY,
+    body text NOT NULL,
+    failed boolean NOT NULL DEFAULT false,
+    reason text,
+    enqueued_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE reminder_fates (
+    record_id text PRIMARY KEY,
+    entry json NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+"""
+
 #: (name, SQL), in order. Never edit or reorder one that has shipped: append.
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_records", M001_RECORDS),
+    ("m002_state", M002_STATE),
 ]
 
 

@@ -1,0 +1,212 @@
+"""PgStateHome: the bot's state other than records in PostgreSQL (see ``_state_home``).
+
+Documents are rows of ``state_docs`` (name -> the bytes the file would hold). The claims
+many workers race for are rows locked ``FOR UPDATE SKIP LOCKED``: a queued writer turn for as
+long as it is processed (a crash rolls the claim back, the turn stays queued), a reminder's
+record while its fate row ``sending`` is inserted (inserted once: one sender). A dialogue's
+turn holds a session advisory lock on a connection of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+from collections.abc import AsyncIterator, Iterable
+from typing import Any
+
+import psycopg
+
+from familiars.memory._pg._connect import aconnect, connect
+from familiars.memory._state_home import QueuedTurn
+
+#: First key of a dialogue's advisory lock ("dial"); the second: hashtext of schema/agent/dlg.
+DIALOGUE_LOCK = 0x6469616C
+_POOL = 8
+
+
+class PgStateHome:
+    """The database home of the state (see the module docstring)."""
+
+    kind = "database"
+
+    def __init__(self, url: str, schema: str) -> None:
+        self.url = url
+        self.schema = schema
+        self.conn = connect(url, schema)
+        self._lock = threading.Lock()
+        self._idle: list[psycopg.AsyncConnection[Any]] = []
+        self._local: dict[tuple[str, str], asyncio.Lock] = {}
+
+    # ------------------------------------------------------------------ documents
+
+    def _run(self, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            cur = self.conn.execute(query, params)  # type: ignore[arg-type]  # our own SQL
+            return cur.fetchall() if cur.description else []
+
+    def read(self, name: str) -> bytes | None:
+        rows = self._run("SELECT body FROM state_docs WHERE name = %s", (name,))
+        return bytes(rows[0][0]) if rows else None
+
+    def write(self, name: str, data: bytes, *, durable: bool = True) -> None:
+        self._run(
+            "INSERT INTO state_docs (name, body) VALUES (%s, %s) ON CONFLICT (name) DO UPDATE "
+            "SET body = excluded.body, updated_at = now()",
+            (name, data),
+        )
+
+    def delete(self, name: str) -> None:
+        self._run("DELETE FROM state_docs WHERE name = %s", (name,))
+
+    def names(self, prefix: str, suffix: str = "") -> list[str]:
+        rows = self._run(
+            "SELECT name FROM state_docs WHERE starts_with(name, %s) AND name LIKE %s "
+            "ORDER BY name",
+            (prefix, "%" + _like(suffix)),
+        )
+        return [r[0] for r in rows]
+
+    def next_dialogue_number(self, agent_id: str, taken: Iterable[int]) -> int:
+        floor = max(taken, default=-1) + 1
+        while True:
+            rows = self._run(
+                "INSERT INTO dialogue_numbers (agent_id, number) SELECT %s, greatest(%s, "
+                "coalesce(max(number) + 1, 0)) FROM dialogue_numbers WHERE agent_id = %s "
+                "ON CONFLICT DO NOTHING RETURNING number",
+                (agent_id, floor, agent_id),
+            )
+            if rows:
+                return int(rows[0][0])
+
+    # ------------------------------------------------------------------ the dialogue lock
+
+    async def _lease(self) -> psycopg.AsyncConnection[Any]:
+        if self._idle:
+            return self._idle.pop()
+        return await aconnect(self.url, self.schema)
+
+    async def _give_back(self, conn: psycopg.AsyncConnection[Any], ok: bool) -> None:
+        if ok and not conn.closed and len(self._idle) < _POOL:
+            self._idle.append(conn)
+        else:
+            await conn.close()
+
+    @contextlib.asynccontextmanager
+    async def dialogue_lock(self, agent_id: str, dialogue_id: str) -> AsyncIterator[None]:
+        """One dialogue's turn: this worker's tasks queue in process (one connection each
+        dialogue), workers queue on the advisory lock."""
+        local = self._local.setdefault((agent_id, dialogue_id), asyncio.Lock())
+        async with local:
+            conn = await self._lease()
+            key = f"{self.schema}/{agent_id}/{dialogue_id}"
+            try:
+                await conn.execute(
+                    "SELECT pg_advisory_lock(%s, hashtext(%s))", (DIALOGUE_LOCK, key)
+                )
+            except BaseException:
+                await conn.close()  # a half-taken lock goes with the connection
+                raise
+            ok = False
+            try:
+                yield
+                ok = True
+            finally:
+                try:
+                    await conn.execute(
+                        "SELECT pg_advisory_unlock(%s, hashtext(%s))", (DIALOGUE_LOCK, key)
+                    )
+                except (psycopg.Error, asyncio.CancelledError):
+                    ok = False
+                await self._give_back(conn, ok)
+
+    # ------------------------------------------------------------------ reminders
+
+    def claim_loops(self, entries: dict[str, dict[str, Any]]) -> set[str]:
+        """Lock the reminders' records ``FOR UPDATE SKIP LOCKED`` (another worker claiming
+        them now: skipped) and insert their fate rows; those inserted are this worker's."""
+        if not entries:
+            return set()
+        with self._lock, self.conn.transaction():
+            locked = self.conn.execute(
+                "SELECT id FROM records WHERE id = ANY(%s) FOR UPDATE SKIP LOCKED",
+                (sorted(entries),),
+            ).fetchall()
+            granted = set()
+            for (rid,) in locked:
+                row = self.conn.execute(
+                    "INSERT INTO reminder_fates (record_id, entry) VALUES (%s, %s) "
+                    "ON CONFLICT DO NOTHING RETURNING record_id",
+                    (rid, json.dumps(entries[rid], ensure_ascii=False)),
+                ).fetchone()
+                if row is not None:
+                    granted.add(rid)
+        return granted
+
+    def loop_fates(self) -> dict[str, dict[str, Any]] | None:
+        rows = self._run("SELECT record_id, entry FROM reminder_fates ORDER BY record_id")
+        return {rid: dict(entry) for rid, entry in rows}
+
+    def save_fates(self, entries: dict[str, dict[str, Any] | None]) -> None:
+        with self._lock, self.conn.transaction():
+            for rid, entry in sorted(entries.items()):
+                if entry is None:
+                    self.conn.execute("DELETE FROM reminder_fates WHERE record_id = %s", (rid,))
+                    continue
+                self.conn.execute(
+                    "INSERT INTO reminder_fates (record_id, entry) VALUES (%s, %s) "
+                    "ON CONFLICT (record_id) DO UPDATE SET entry = excluded.entry, "
+                    "updated_at = now()",
+                    (rid, json.dumps(entry, ensure_ascii=False)),
+                )
+
+    # ------------------------------------------------------------------ the writer queue
+
+    @contextlib.asynccontextmanager
+    async def take_turn(self) -> AsyncIterator[QueuedTurn | None]:
+        """The oldest waiting turn no other worker holds, locked until the block ends."""
+        conn = await self._lease()
+        ok = False
+        try:
+            async with conn.transaction():
+                cur = await conn.execute(
+                    "SELECT name, body FROM writer_queue WHERE NOT failed ORDER BY name "
+                    "LIMIT 1 FOR UPDATE SKIP LOCKED"
+                )
+                row = await cur.fetchone()
+                item = None if row is None else QueuedTurn(row[0], row[1])
+                yield item
+                if item is not None and item.outcome == "done":
+                    await conn.execute("DELETE FROM writer_queue WHERE name = %s", (item.name,))
+                elif item is not None and item.outcome == "failed":
+                    await conn.execute(
+                        "UPDATE writer_queue SET failed = true, reason = %s WHERE name = %s",
+                        (item.reason, item.name),
+                    )
+            ok = True
+        finally:
+            await self._give_back(conn, ok)
+
+    def queued_turns(self) -> list[str]:
+        rows = self._run("SELECT name FROM writer_queue WHERE NOT failed ORDER BY name")
+        return [r[0] for r in rows]
+
+    def put_turn(self, name: str, text: str) -> None:
+        self._run("INSERT INTO writer_queue (name, body) VALUES (%s, %s)", (name, text))
+
+    def failed_turns(self) -> list[tuple[str, str, str]]:
+        """(name, text, reason) of the turns set aside."""
+        rows = self._run("SELECT name, body, reason FROM writer_queue WHERE failed ORDER BY name")
+        return [(r[0], r[1], r[2] or "") for r in rows]
+
+    async def close(self) -> None:
+        idle, self._idle = self._idle, []
+        for conn in idle:
+            with contextlib.suppress(psycopg.Error):
+                await conn.close()
+        self.conn.close()
+
+
+def _like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

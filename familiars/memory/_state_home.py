@@ -1,0 +1,186 @@
+"""Where the bot's state other than records lives: one seam, two homes.
+
+Everything a worker keeps besides the records (people and chat state, links, the reminder
+ledger, the writer queue, scheduler snapshots) goes through a :class:`StateHome`. Names are
+the relative POSIX paths the files have in a workspace (``state/people/u_1.json``,
+``scheduler/state.json``), so the two homes hold the same documents by the same names and
+``familiars db migrate`` / ``export`` copy them byte for byte.
+
+- :class:`FileStateHome` - the workspace's files, exactly as before this seam (atomic writes,
+  0600 files, 0700 folders); one process owns the workspace (``WorkspaceLock``), so claims
+  and the dialogue lock are in-process.
+- ``PgStateHome`` (``_pg/_state.py``) - the ``state_docs`` table (name -> bytes), the
+  ``writer_queue`` table and the ``reminder_fates`` table; many workers share it.
+
+What a caller may rely on in both homes:
+
+- :meth:`StateHome.dialogue_lock` - held around one turn of one dialogue: no two workers (no
+  two tasks) serve one dialogue at once, different dialogues run in parallel. In the database
+  it is a session advisory lock on a connection of its own; a crashed worker's goes with its
+  connection.
+- :meth:`StateHome.claim_loops` - the open loops (reminders) this caller may send now, each
+  given to exactly one caller: in the database the reminders' rows are locked ``FOR UPDATE
+  SKIP LOCKED`` and a fate row ``sending`` is inserted in the same transaction.
+- :meth:`StateHome.take_turn` - the oldest queued writer turn, locked ``FOR UPDATE SKIP
+  LOCKED`` for as long as the ``async with`` block runs; the turn leaves the queue only when
+  the block calls ``done()`` or ``set_aside()``, and a crash rolls the claim back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from familiars.memory._atomic import atomic_write_bytes, ensure_private_dir
+
+#: The folder of the writer's queued turns (and its ``failed/``), as a state name.
+QUEUE_PREFIX = "state/writer_queue/"
+
+
+@dataclass
+class QueuedTurn:
+    """One writer turn taken from the queue: its name (``t_<id>.json``) and text. The taker
+    ends it with :meth:`done` (processed) or :meth:`set_aside` (kept in ``failed/``)."""
+
+    name: str
+    text: str
+    outcome: str | None = None
+    reason: str = ""
+
+    def done(self) -> None:
+        self.outcome = "done"
+
+    def set_aside(self, reason: str) -> None:
+        self.outcome, self.reason = "failed", reason
+
+
+class StateHome(Protocol):
+    """The seam (see the module docstring)."""
+
+    #: ``"files"`` or ``"database"``.
+    kind: str
+
+    def read(self, name: str) -> bytes | None:
+        """The document's bytes, or None when there is none."""
+
+    def write(self, name: str, data: bytes, *, durable: bool = True) -> None:
+        """Replace the document (``durable=False``: a crash may lose this write)."""
+
+    def delete(self, name: str) -> None: ...
+
+    def names(self, prefix: str, suffix: str = "") -> list[str]:
+        """Sorted names of the documents under ``prefix`` ending with ``suffix``."""
+
+    def next_dialogue_number(self, agent_id: str, taken: Iterable[int]) -> int:
+        """Reserve a dialogue number of ``agent_id`` never handed out before."""
+
+    def dialogue_lock(
+        self, agent_id: str, dialogue_id: str
+    ) -> contextlib.AbstractAsyncContextManager[None]: ...
+
+    def claim_loops(self, entries: dict[str, dict[str, Any]]) -> set[str]:
+        """Of ``record id -> ledger entry (status sending)``, the ids this caller got."""
+
+    def loop_fates(self) -> dict[str, dict[str, Any]] | None:
+        """The shared fates of every loop (database), or None (the ledger file holds them)."""
+
+    def save_fates(self, entries: dict[str, dict[str, Any] | None]) -> None:
+        """Write these loops' fates (None: drop the fate, the loop may be tried again)."""
+
+    def take_turn(self) -> contextlib.AbstractAsyncContextManager[QueuedTurn | None]: ...
+
+    def queued_turns(self) -> list[str]:
+        """Names of the turns waiting (not set aside), oldest first."""
+
+    def put_turn(self, name: str, text: str) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+@dataclass
+class FileStateHome:
+    """The workspace's files (the default home; byte for byte what was written before)."""
+
+    workspace: Path
+    kind: str = "files"
+    _dialogue_locks: dict[tuple[str, str], asyncio.Lock] = field(default_factory=dict)
+
+    def path(self, name: str) -> Path:
+        return self.workspace / name
+
+    def read(self, name: str) -> bytes | None:
+        try:
+            return self.path(name).read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def write(self, name: str, data: bytes, *, durable: bool = True) -> None:
+        path = self.path(name)
+        if durable:
+            atomic_write_bytes(path, data)
+            return
+        ensure_private_dir(path.parent)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+
+    def delete(self, name: str) -> None:
+        self.path(name).unlink(missing_ok=True)
+
+    def names(self, prefix: str, suffix: str = "") -> list[str]:
+        folder = self.path(prefix).parent if not prefix.endswith("/") else self.path(prefix)
+        if not folder.is_dir():
+            return []
+        out = []
+        for path in folder.rglob(f"*{suffix}"):
+            name = path.relative_to(self.workspace).as_posix()
+            if name.startswith(prefix) and path.is_file() and not path.name.startswith("."):
+                out.append(name)
+        return sorted(out)
+
+    def next_dialogue_number(self, agent_id: str, taken: Iterable[int]) -> int:
+        return max(taken, default=-1) + 1  # the folder's mkdir is the reservation
+
+    @contextlib.asynccontextmanager
+    async def dialogue_lock(self, agent_id: str, dialogue_id: str) -> AsyncIterator[None]:
+        # One process owns the workspace (WorkspaceLock): an asyncio lock is enough.
+        lock = self._dialogue_locks.setdefault((agent_id, dialogue_id), asyncio.Lock())
+        async with lock:
+            yield
+
+    def claim_loops(self, entries: dict[str, dict[str, Any]]) -> set[str]:
+        return set(entries)  # the ledger file, saved before sending, is the claim
+
+    def loop_fates(self) -> dict[str, dict[str, Any]] | None:
+        return None
+
+    def save_fates(self, entries: dict[str, dict[str, Any] | None]) -> None:
+        return None  # the ledger file holds them
+
+    @contextlib.asynccontextmanager
+    async def take_turn(self) -> AsyncIterator[QueuedTurn | None]:
+        raise NotImplementedError("the files' queue is the folder (WriterQueue reads it)")
+        yield None  # pragma: no cover
+
+    def queued_turns(self) -> list[str]:
+        folder = self.path(QUEUE_PREFIX)
+        if not folder.is_dir():
+            return []
+        return sorted(p.name for p in folder.glob("t_*.json"))
+
+    def put_turn(self, name: str, text: str) -> None:
+        self.write(QUEUE_PREFIX + name, text.encode("utf-8"))
+
+    async def close(self) -> None:
+        return None
