@@ -405,7 +405,8 @@ async def _open_storage(
     finder = DocumentFinder(workspace, embedder, settings)
     await finder.open()
     stack.push_async_callback(finder.close)
-    return _Storage(embedder, gate, registry, memory, state, DialogTrees(workspace), finder)
+    trees = DialogTrees(workspace, home=memory.home)  # files, or the database's rows
+    return _Storage(embedder, gate, registry, memory, state, trees, finder)
 
 
 async def _open_embedder(

@@ -32,13 +32,13 @@ from familiars.memory._database import (
 )
 from familiars.memory._dialog_tree import (
     DialogTree,
-    DialogTrees,
     Node,
     is_forgotten,
     node_content_for_llm,
     reference_choose_parent,
     reference_query,
 )
+from familiars.memory._dialog_trees import DialogTrees
 from familiars.memory._documents import (
     KNOBS as FILE_KNOBS,
 )

@@ -32,7 +32,7 @@ from familiars.memory._consolidator import (
     can_merge,
     owner_key,
 )
-from familiars.memory._dialog_tree import DialogTrees
+from familiars.memory._dialog_trees import DialogTrees
 from familiars.memory._promotion import promote_core_profile, promote_episodes
 from familiars.memory._records import is_expired, parse_ts, utcnow
 from familiars.memory._store import MemoryStore

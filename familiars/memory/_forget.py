@@ -37,13 +37,15 @@ from pathlib import Path
 from typing import Any
 
 from familiars.memory._backend import RecordIndex
-from familiars.memory._dialog_tree import DialogTree, DialogTrees, Node, is_forgotten
+from familiars.memory._dialog_tree import DialogTree, Node, is_forgotten
+from familiars.memory._dialog_trees import DialogTrees
 from familiars.memory._errors import InvalidIdError, RecordNotFoundError
 from familiars.memory._forget_files import (
     echoes,
     forgotten_of,
     quotes,
     scrub_files,
+    scrub_state,
 )
 from familiars.memory._paths import AGENT_ID_RE, DIALOGUE_ID_RE, RECORD_ID_RE
 from familiars.memory._promotion import CORE_TAG, EPISODE_TAG
@@ -172,7 +174,8 @@ class Forgetter:
     def for_workspace(cls, workspace: Any, **kwargs: Any) -> Forgetter:
         """The Forgetter of an open :class:`~familiars.memory.MemoryWorkspace` with trees of
         its own (a process that is not the running bot: the CLI with no bot running)."""
-        return cls(workspace.store, workspace.index, DialogTrees(workspace.path), **kwargs)
+        trees = DialogTrees(workspace.path, home=workspace.home)
+        return cls(workspace.store, workspace.index, trees, **kwargs)
 
     async def settle(self) -> None:
         """What the runtime still holds is written first (reply nodes, queued writes), so
@@ -388,6 +391,8 @@ class Forgetter:
         turns = [(r.agent_id, r.dialogue_id, r.node_id) for r in map(parse_node_ref, report.nodes)]
         forgotten = forgotten_of(turns, report.texts, report.records)
         await asyncio.to_thread(scrub_files, self.store.workspace, forgotten)
+        if self.trees.home is not None:  # the database home's state rows
+            await asyncio.to_thread(scrub_state, self.trees.home, forgotten)
         await self.index.purge_texts([*report.texts, *report.derived])
         for hook in self.hooks:
             result = hook(report)

@@ -30,7 +30,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from familiars.memory import _recall_context as convo
-from familiars.memory._dialog_tree import DialogTree, DialogTrees, Node
+from familiars.memory._dialog_tree import DialogTree, Node
+from familiars.memory._dialog_trees import DialogTrees
 from familiars.memory._embeddings import Embedder
 from familiars.memory._errors import RecallError
 from familiars.memory._paths import check_agent_id, check_dialogue_id, check_user_key

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from familiars.memory._atomic import atomic_write_bytes, ensure_private_dir
+from familiars.memory._atomic import append_line_durably, atomic_write_bytes, ensure_private_dir
 
 #: The folder of the writer's queued turns (and its ``failed/``), as a state name.
 QUEUE_PREFIX = "state/writer_queue/"
@@ -71,7 +71,18 @@ class StateHome(Protocol):
     def write(self, name: str, data: bytes, *, durable: bool = True) -> None:
         """Replace the document (``durable=False``: a crash may lose this write)."""
 
-    def delete(self, name: str) -> None: ...
+    def delete(self, name: str) -> None:
+        """Drop the document, or the journal, of this name."""
+
+    def append(self, name: str, line: str) -> None:
+        """Add one line to the journal ``name`` (durable when this returns)."""
+
+    def lines(self, name: str) -> list[str] | None:
+        """The journal's lines in order, or None when there is none."""
+
+    def stamp(self, *names: str) -> str:
+        """What changes whenever any of these documents or journals changes (the database:
+        a worker's cached copy is stale when the stamp moved; files: always "")."""
 
     def names(self, prefix: str, suffix: str = "") -> list[str]:
         """Sorted names of the documents under ``prefix`` ending with ``suffix``."""
@@ -98,6 +109,12 @@ class StateHome(Protocol):
         """Names of the turns waiting (not set aside), oldest first."""
 
     def put_turn(self, name: str, text: str) -> None: ...
+
+    def turn_rows(self) -> list[tuple[str, str, str | None]]:
+        """Every queued turn, set aside ones too: (name, text, reason or None if waiting)."""
+
+    def replace_turn(self, name: str, text: str | None) -> None:
+        """A queued turn's new text, or (None) the turn removed: what a forget does."""
 
     async def close(self) -> None: ...
 
@@ -137,6 +154,19 @@ class FileStateHome:
 
     def delete(self, name: str) -> None:
         self.path(name).unlink(missing_ok=True)
+
+    def append(self, name: str, line: str) -> None:
+        append_line_durably(self.path(name), line)
+
+    def lines(self, name: str) -> list[str] | None:
+        try:
+            text = self.path(name).read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            return None
+        return text.splitlines()
+
+    def stamp(self, *names: str) -> str:
+        return ""  # one process owns the files: its own copy is never stale
 
     def names(self, prefix: str, suffix: str = "") -> list[str]:
         folder = self.path(prefix).parent if not prefix.endswith("/") else self.path(prefix)
@@ -181,6 +211,12 @@ class FileStateHome:
 
     def put_turn(self, name: str, text: str) -> None:
         self.write(QUEUE_PREFIX + name, text.encode("utf-8"))
+
+    def turn_rows(self) -> list[tuple[str, str, str | None]]:
+        raise NotImplementedError("on files the forget scrubs the queue's folder")
+
+    def replace_turn(self, name: str, text: str | None) -> None:
+        raise NotImplementedError("on files the forget scrubs the queue's folder")
 
     async def close(self) -> None:
         return None

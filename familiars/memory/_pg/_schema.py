@@ -19,6 +19,7 @@ Tables (in the schema ``[database] schema_name``, default ``familiars``):
   the file held them); ``dialogue_numbers`` (each ``dialogue_<n>`` handed out once);
   ``writer_queue`` (turns waiting, claimed ``FOR UPDATE SKIP LOCKED``); ``reminder_fates``
   (the ledger's loop fates, one row per reminder, claimed with the reminder's row locked).
+- ``state_lines`` (m003): append-only journals (a dialogue tree's), one row per line.
 """
 
 from __future__ import annotations
@@ -126,10 +127,20 @@ CREATE TABLE reminder_fates (
 );
 """
 
+M003_STATE_LINES = """
+CREATE TABLE state_lines (
+    seq bigserial PRIMARY KEY,
+    name text NOT NULL,
+    line text NOT NULL
+);
+CREATE INDEX state_lines_name ON state_lines (name, seq);
+"""
+
 #: (name, SQL), in order. Never edit or reorder one that has shipped: append.
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_records", M001_RECORDS),
     ("m002_state", M002_STATE),
+    ("m003_state_lines", M003_STATE_LINES),
 ]
 
 

@@ -58,7 +58,25 @@ class PgStateHome:
         )
 
     def delete(self, name: str) -> None:
-        self._run("DELETE FROM state_docs WHERE name = %s", (name,))
+        with self._lock, self.conn.transaction():
+            self.conn.execute("DELETE FROM state_docs WHERE name = %s", (name,))
+            self.conn.execute("DELETE FROM state_lines WHERE name = %s", (name,))
+
+    def append(self, name: str, line: str) -> None:
+        self._run("INSERT INTO state_lines (name, line) VALUES (%s, %s)", (name, line))
+
+    def lines(self, name: str) -> list[str] | None:
+        rows = self._run("SELECT line FROM state_lines WHERE name = %s ORDER BY seq", (name,))
+        return [r[0] for r in rows] or None
+
+    def stamp(self, *names: str) -> str:
+        rows = self._run(
+            "SELECT (SELECT max(updated_at)::text FROM state_docs WHERE name = ANY(%s)), "
+            "(SELECT max(seq) FROM state_lines WHERE name = ANY(%s)), "
+            "(SELECT count(*) FROM state_lines WHERE name = ANY(%s))",
+            (list(names), list(names), list(names)),
+        )
+        return "/".join(str(v) for v in rows[0])
 
     def names(self, prefix: str, suffix: str = "") -> list[str]:
         rows = self._run(
@@ -195,10 +213,15 @@ class PgStateHome:
     def put_turn(self, name: str, text: str) -> None:
         self._run("INSERT INTO writer_queue (name, body) VALUES (%s, %s)", (name, text))
 
-    def failed_turns(self) -> list[tuple[str, str, str]]:
-        """(name, text, reason) of the turns set aside."""
-        rows = self._run("SELECT name, body, reason FROM writer_queue WHERE failed ORDER BY name")
-        return [(r[0], r[1], r[2] or "") for r in rows]
+    def turn_rows(self) -> list[tuple[str, str, str | None]]:
+        rows = self._run("SELECT name, body, failed, reason FROM writer_queue ORDER BY name")
+        return [(r[0], r[1], (r[3] or "") if r[2] else None) for r in rows]
+
+    def replace_turn(self, name: str, text: str | None) -> None:
+        if text is None:
+            self._run("DELETE FROM writer_queue WHERE name = %s", (name,))
+        else:
+            self._run("UPDATE writer_queue SET body = %s WHERE name = %s", (text, name))
 
     async def close(self) -> None:
         idle, self._idle = self._idle, []
