@@ -12,7 +12,6 @@ from familiars.memory._dialog_tree import (
     DIALOGUE_FILE,
     JOURNAL_FILE,
     DialogTree,
-    DialogTrees,
     DialogueError,
     DialogueFile,
     DialogueLoadError,
@@ -23,6 +22,7 @@ from familiars.memory._dialog_tree import (
     reference_choose_parent,
     reference_query,
 )
+from familiars.memory._dialog_trees import DialogTrees
 
 
 def _unit(rng: np.random.Generator, dim: int) -> np.ndarray:

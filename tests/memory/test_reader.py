@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from familiars.memory import InvalidIdError, make_record
-from familiars.memory._dialog_tree import DialogTrees, DialogueNotFoundError
+from familiars.memory._dialog_tree import DialogueNotFoundError
+from familiars.memory._dialog_trees import DialogTrees
 from familiars.memory._reader import MemoryReader, RecallError, node_embedding_text
 from familiars.memory._scoring import UnknownKnobError
 from tests.fakes import HashEmbedder
