@@ -4,6 +4,7 @@ schema's versions, and every bad start said as one line (never a traceback)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -412,3 +413,62 @@ async def test_a_listing_never_serves_a_cell_another_worker_changed(
         await b.store.pin(changed.id)  # b writes over what it read: a sees it
         assert (await a.store.get(changed.id)).pinned
         assert len(await a.store.list(live_only=False)) == 3
+
+
+def _state_files(root: Path) -> dict[str, bytes]:
+    """The state beside the records that moves with them (not snapshots, logs or indexes)."""
+    keep = ("state/people/", "state/link_codes.json", "agents/", "state/writer_queue/")
+    names = {"chat.json", "activity.json", "dialogue.json", "dialogue.journal.jsonl"}
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+        and str(p.relative_to(root)).startswith(keep)
+        and (not str(p.relative_to(root)).startswith("agents/") or p.name in names)
+    }
+
+
+async def test_trees_people_chats_queue_and_ledger_move_in_and_out(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bot that lived on files (people, a /link code, two chats, trees with and without a
+    journal, a set-aside writer turn, a sent reminder) moves into the database and back:
+    records, trees, people and chat files byte for byte, the ledger's fates kept."""
+    from tests.harness import message, running_app, say
+
+    ws, out = tmp_path / "ws", tmp_path / "out"
+    monkeypatch.delenv("FAMILIARS_DATABASE_URL")  # the bot lives on files first
+    async with running_app(ws, model=None) as bot:
+        await say(bot, message("My name is Ann and I live in Oslo."))
+        await say(bot, message("Hello from the group", chat="g1", group=True, user="u2"))
+        assert bot.state is not None
+        await bot.state.new_link_code("u1", message("x").ts)
+    failed = ws / "state/writer_queue/failed"
+    failed.mkdir(parents=True, exist_ok=True)
+    (failed / "t_0001.json").write_text('{"user_text": "kept aside"}', encoding="utf-8")
+    (failed / "t_0001.reason.txt").write_text("2026-12-01 model answer unusable\n")
+    ledger = {"loops": {"m_x": {"status": "sent", "task": "call mom"}}, "dialogues": {}}
+    (ws / "scheduler").mkdir(exist_ok=True)
+    (ws / "scheduler/state.json").write_text(json.dumps(ledger, indent=1) + "\n")
+    monkeypatch.setenv("FAMILIARS_DATABASE_URL", pg_url)
+    runner = CliRunner()
+    moved = runner.invoke(app, ["--json", "db", "migrate", "--from", str(ws)])
+    assert moved.exit_code == 0, moved.output
+    assert '"queued_turns": 1' in moved.output and '"reminder_fates": 1' in moved.output
+    exported = runner.invoke(app, ["db", "export", "--to", str(out)])
+    assert exported.exit_code == 0, exported.output
+    before, after = _state_files(ws), _state_files(out)
+    assert any(name.endswith("dialogue.json") for name in before)
+    assert any(name.startswith("state/people/") for name in before)
+    assert sorted(before) == sorted(after)
+    for name, data in before.items():
+        assert after[name] == data, name
+    assert _files(ws) == _files(out)  # the records too
+    assert json.loads((out / "scheduler/state.json").read_text())["loops"] == ledger["loops"]
+
+    async with running_app(tmp_path / "worker", model=None) as worker:  # the database's bot
+        assert worker.state is not None
+        ann = await worker.state.person_for("console", "u1")
+        assert ann == "u1" and (await worker.state.person(ann)) is not None
+        reply = await say(worker, message("Where do I live?", minutes=5))
+        assert "Oslo" in reply
