@@ -18,6 +18,8 @@ What a caller may rely on in both homes:
   two tasks) serve one dialogue at once, different dialogues run in parallel. In the database
   it is a session advisory lock on a connection of its own; a crashed worker's goes with its
   connection.
+- :meth:`StateHome.job_lease` - a housekeeping job (consolidation, the TTL sweep) run by one
+  worker at a time: a session advisory lock tried, not waited for.
 - :meth:`StateHome.claim_loops` - the open loops (reminders) this caller may send now, each
   given to exactly one caller: in the database the reminders' rows are locked ``FOR UPDATE
   SKIP LOCKED`` and a fate row ``sending`` is inserted in the same transaction.
@@ -94,6 +96,10 @@ class StateHome(Protocol):
         self, agent_id: str, dialogue_id: str
     ) -> contextlib.AbstractAsyncContextManager[None]: ...
 
+    def job_lease(self, name: str) -> contextlib.AbstractAsyncContextManager[bool]:
+        """Whether this worker runs the housekeeping job ``name`` now (True: held for the
+        block); in the database no two workers run one job at once."""
+
     def claim_loops(self, entries: dict[str, dict[str, Any]]) -> set[str]:
         """Of ``record id -> ledger entry (status sending)``, the ids this caller got."""
 
@@ -106,7 +112,8 @@ class StateHome(Protocol):
     def take_turn(self) -> contextlib.AbstractAsyncContextManager[QueuedTurn | None]: ...
 
     def queued_turns(self) -> list[str]:
-        """Names of the turns waiting (not set aside), oldest first."""
+        """Names of the turns waiting (not set aside), oldest first; in the database not
+        those another worker is processing now."""
 
     def put_turn(self, name: str, text: str) -> None: ...
 
@@ -188,6 +195,10 @@ class FileStateHome:
         lock = self._dialogue_locks.setdefault((agent_id, dialogue_id), asyncio.Lock())
         async with lock:
             yield
+
+    @contextlib.asynccontextmanager
+    async def job_lease(self, name: str) -> AsyncIterator[bool]:
+        yield True  # one process owns the workspace
 
     def claim_loops(self, entries: dict[str, dict[str, Any]]) -> set[str]:
         return set(entries)  # the ledger file, saved before sending, is the claim

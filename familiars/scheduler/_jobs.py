@@ -344,8 +344,7 @@ class Scheduler:
                 self._consolidate_if_due, cfg.sweep_s, name="consolidation_when_due"
             )
         if self.sweep is not None:
-            sweep = self.sweep
-            self.jobs.run_repeating(lambda: sweep(self.clock()), cfg.sweep_s, name="ttl_sweep")
+            self.jobs.run_repeating(self._sweep_job, cfg.sweep_s, name="ttl_sweep")
         self.jobs.run_repeating(self._jobs_snapshot_job, cfg.tick_s, name="jobs_snapshot")
         if self.flush_stats is not None:
             self.jobs.run_repeating(self.flush_stats, cfg.flush_s, name="access_stats_flush")
@@ -599,6 +598,13 @@ class Scheduler:
         ten minutes and resumes from its checkpoint."""
         if self.consolidate is None:
             return "skipped"
+        async with self.ledger.home.job_lease("consolidation") as mine:
+            if not mine:  # another worker on the database runs it now
+                return "elsewhere"
+            return await self._consolidate_now()
+
+    async def _consolidate_now(self) -> str:
+        assert self.consolidate is not None
         if self.gate is None:
             await self.consolidate({}, _NoGateLease())  # type: ignore[arg-type]
             return "done"
@@ -616,6 +622,12 @@ class Scheduler:
                 name="consolidation_retry",
             )
         return result
+
+    async def _sweep_job(self) -> Any:
+        """The TTL sweep, by one worker at a time on a shared database."""
+        assert self.sweep is not None
+        async with self.ledger.home.job_lease("ttl_sweep") as mine:
+            return await self.sweep(self.clock()) if mine else None
 
     async def _consolidate_if_due(self) -> str:
         """A pass when some person has said enough since the last one and gone quiet."""

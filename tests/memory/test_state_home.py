@@ -299,3 +299,24 @@ async def test_two_workers_drain_one_queue_each_turn_once(
         assert worker_b.queued_turns() == []
     finally:
         await worker_a.close()
+
+
+async def test_a_housekeeping_job_runs_in_one_worker_at_a_time(
+    pg_url: str, workspace: Path, worker_b: StateHome
+) -> None:
+    worker_a = open_state_home(load_settings(workspace=workspace))
+    try:
+        async with worker_a.job_lease("consolidation") as a_runs:
+            async with worker_b.job_lease("consolidation") as b_runs:
+                assert a_runs and not b_runs  # tried, not waited for
+            async with worker_b.job_lease("ttl_sweep") as other_job:
+                assert other_job
+        async with worker_b.job_lease("consolidation") as b_runs:
+            assert b_runs  # free once A's pass ended
+    finally:
+        await worker_a.close()
+
+
+async def test_one_worker_runs_two_different_jobs_at_once(home: StateHome) -> None:
+    async with home.job_lease("consolidation") as mine, home.job_lease("ttl_sweep") as also:
+        assert mine and also

@@ -139,6 +139,29 @@ class PgStateHome:
                     ok = False
                 await self._give_back(conn, ok)
 
+    @contextlib.asynccontextmanager
+    async def job_lease(self, name: str) -> AsyncIterator[bool]:
+        """Try the job's advisory lock (never wait): another worker running it says False."""
+        conn = await self._lease()
+        key = f"{self.schema}/job/{name}"
+        ok = False
+        try:
+            cur = await conn.execute(
+                "SELECT pg_try_advisory_lock(%s, hashtext(%s))", (DIALOGUE_LOCK, key)
+            )
+            row = await cur.fetchone()
+            got = bool(row and row[0])
+            try:
+                yield got
+            finally:
+                if got:
+                    await conn.execute(
+                        "SELECT pg_advisory_unlock(%s, hashtext(%s))", (DIALOGUE_LOCK, key)
+                    )
+            ok = True
+        finally:
+            await self._give_back(conn, ok)
+
     # ------------------------------------------------------------------ reminders
 
     def claim_loops(self, entries: dict[str, dict[str, Any]]) -> set[str]:
@@ -207,7 +230,10 @@ class PgStateHome:
             await self._give_back(conn, ok)
 
     def queued_turns(self) -> list[str]:
-        rows = self._run("SELECT name FROM writer_queue WHERE NOT failed ORDER BY name")
+        """The turns waiting that no worker is processing now (those are its to finish)."""
+        rows = self._run(
+            "SELECT name FROM writer_queue WHERE NOT failed ORDER BY name FOR UPDATE SKIP LOCKED"
+        )
         return [r[0] for r in rows]
 
     def put_turn(self, name: str, text: str) -> None:
