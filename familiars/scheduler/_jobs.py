@@ -601,20 +601,7 @@ class Scheduler:
         async with self.ledger.home.job_lease("consolidation") as mine:
             if not mine:  # another worker on the database runs it now
                 return "elsewhere"
-            return await self._consolidate_now()
-
-    async def _consolidate_now(self) -> str:
-        assert self.consolidate is not None
-        if self.gate is None:
-            await self.consolidate({}, _NoGateLease())  # type: ignore[arg-type]
-            return "done"
-        result = await run_resumable(
-            self.gate,
-            "consolidator",
-            self.consolidate,
-            checkpoint_path=self.workspace / "scheduler" / "checkpoints" / "consolidation.json",
-            estimated_mb=self.consolidation_mb,
-        )
+            result = await self._consolidate_now()
         if result == "preempted" and self.jobs.running:
             self.jobs.run_once(
                 self.run_consolidation,
@@ -622,6 +609,19 @@ class Scheduler:
                 name="consolidation_retry",
             )
         return result
+
+    async def _consolidate_now(self) -> str:
+        assert self.consolidate is not None
+        if self.gate is None:
+            await self.consolidate({}, _NoGateLease())  # type: ignore[arg-type]
+            return "done"
+        return await run_resumable(
+            self.gate,
+            "consolidator",
+            self.consolidate,
+            checkpoint_path=self.workspace / "scheduler" / "checkpoints" / "consolidation.json",
+            estimated_mb=self.consolidation_mb,
+        )
 
     async def _sweep_job(self) -> Any:
         """The TTL sweep, by one worker at a time on a shared database."""
