@@ -472,3 +472,21 @@ async def test_trees_people_chats_queue_and_ledger_move_in_and_out(
         assert ann == "u1" and (await worker.state.person(ann)) is not None
         reply = await say(worker, message("Where do I live?", minutes=5))
         assert "Oslo" in reply
+
+
+async def test_writer_status_counts_the_shared_queue(tmp_path: Path, pg_url: str) -> None:
+    from familiars.memory import open_state_home
+
+    home = open_state_home(load_settings(workspace=tmp_path / "a"))
+    try:
+        home.put_turn("t_0001.json", "{}")
+        home.put_turn("t_0002.json", "{}")
+    finally:
+        await home.close()
+    shown = await asyncio.to_thread(
+        CliRunner().invoke,
+        app,
+        ["--workspace", str(tmp_path / "b"), "--json", "memory", "writer-status"],
+    )
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.output)["queue_depth"] == 2  # another worker's, not b's files
