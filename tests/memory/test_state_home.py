@@ -320,3 +320,25 @@ async def test_a_housekeeping_job_runs_in_one_worker_at_a_time(
 async def test_one_worker_runs_two_different_jobs_at_once(home: StateHome) -> None:
     async with home.job_lease("consolidation") as mine, home.job_lease("ttl_sweep") as also:
         assert mine and also
+
+
+async def test_a_pass_one_worker_ran_is_undone_on_another(
+    pg_url: str, workspace: Path, second_workspace: Path
+) -> None:
+    """Consolidation passes are kept beside the records: ``--undo`` works on any worker."""
+    from familiars.memory import Consolidator, EmbedderVectors, load_pass, pass_ids, undo_pass
+    from tests.fakes import HashEmbedder
+
+    async with open_store(workspace) as store_a, open_store(second_workspace) as store_b:
+        for text in ("The user likes tea.", "The user likes tea a lot."):
+            await store_a.append(
+                make_record(text, scope="user", category="preference", user_key="u1")
+            )
+        vectors = EmbedderVectors(HashEmbedder(dim=256))
+        report = await Consolidator(store_a, vectors, threshold=0.0, max_share=1.0).run(now=DUE)
+        assert report.pass_id is not None
+        assert pass_ids(store_b.state_home) == [report.pass_id]
+        assert not (second_workspace / "consolidation").exists()
+        undone = await undo_pass(store_b, report.pass_id)
+        assert undone.undone_at is not None
+        assert load_pass(store_a.state_home, report.pass_id).undone_at == undone.undone_at

@@ -3,8 +3,8 @@
 In: people, link codes, chat and activity files, dialogue trees (``dialogue.json`` as a
 document, its journal line by line), the writer's queued and set-aside turns, the reminder
 ledger (each loop's fate a ``reminder_fates`` row, the rest the ``scheduler/state.json``
-document) and every dialogue number taken. Out: the same files by the same names; trees,
-people and chat files come back byte for byte. The ledger is written back whole with its
+document), consolidation passes (for ``--undo``) and every dialogue number taken. Out: the
+same files by the same names; trees, people and chat files come back byte for byte. The ledger is written back whole with its
 loops in id order, and a set-aside turn's reason as its ``.reason.txt`` held it.
 """
 
@@ -27,6 +27,7 @@ DOC_GLOBS = (
     "agents/*/dialogue_*/chat.json",
     "agents/*/dialogue_*/activity.json",
     "agents/*/dialogue_*/dialogue.json",
+    "consolidation/passes/p_*.json",
 )
 JOURNAL_GLOB = "agents/*/dialogue_*/dialogue.journal.jsonl"
 LEDGER = "scheduler/state.json"

@@ -45,7 +45,9 @@ async def open_database_home(
     )
     index = PgMemoryIndex(url, schema, embedder, workspace=workspace, origin=origin, listen=listen)
     store.add_listener(index)
-    return store, index, PgStateHome(url, schema)
+    home = PgStateHome(url, schema)
+    store.state_home = home
+    return store, index, home
 
 
 def _register_vector(conn: object) -> None:
