@@ -4,8 +4,9 @@ In: people, link codes, chat and activity files, dialogue trees (``dialogue.json
 document, its journal line by line), the writer's queued and set-aside turns, the reminder
 ledger (each loop's fate a ``reminder_fates`` row, the rest the ``scheduler/state.json``
 document), consolidation passes (for ``--undo``) and every dialogue number taken. Out: the
-same files by the same names; trees, people and chat files come back byte for byte. The ledger is written back whole with its
-loops in id order, and a set-aside turn's reason as its ``.reason.txt`` held it.
+same files by the same names; trees, people and chat files come back byte for byte. The
+ledger is written back whole with its loops in id order, and a set-aside turn's reason as its
+``.reason.txt`` held it.
 """
 
 from __future__ import annotations
