@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from familiars.bot._state_files import (
+    ACTIVITY_FILE,
+    CHAT_FILE,
     ChatFile,
     ChatKey,
     PersonFile,
@@ -37,6 +39,9 @@ from familiars.memory import USER_KEY_RE, StateHome, check_agent_id, check_user_
 logger = logging.getLogger(__name__)
 
 LINK_CODE_TTL = timedelta(minutes=10)
+#: The database home: the documents whose change by another worker is read again (not the
+#: activity times, which change twice a turn; ``dialogues()`` reads those too).
+_SHARED = ("state/people/%", "state/link_codes.json", f"agents/%/{CHAT_FILE}")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
@@ -92,6 +97,8 @@ class BotState:
         # never share a number even without this lock).
         self._create_lock = asyncio.Lock()
         self._write_locks: dict[Path, asyncio.Lock] = {}
+        #: The database home: what the shared documents' stamp was at the last read.
+        self._stamps: dict[bool, str] = {}
 
     async def open(self) -> None:
         """Read every state file (importing the tables an older version kept in
@@ -106,6 +113,18 @@ class BotState:
             len(chats),
             self.files.state_dir if self.files.on_files else "database",
         )
+
+    async def _fresh(self, *, activity: bool = False) -> None:
+        """The database home: read people and chats again when another worker changed them
+        (``activity``: their last message times too, for the scheduler's pacing)."""
+        if self.files.on_files:
+            return
+        patterns = [*_SHARED, *((f"agents/%/{ACTIVITY_FILE}",) if activity else ())]
+        stamp = await asyncio.to_thread(self.files.home.stamp_like, *patterns)
+        if stamp != self._stamps.get(activity):
+            async with self._create_lock:
+                await self._reload()
+            self._stamps[activity] = stamp
 
     async def _reload(self) -> tuple[dict[str, PersonFile], list[ChatFile]]:
         people, chats, codes = await asyncio.to_thread(self._load)
@@ -208,6 +227,7 @@ class BotState:
 
     async def person(self, user_key: str) -> Person | None:
         self._check_open()
+        await self._fresh()
         p = self._people.get(user_key)
         return None if p is None else Person(p.user_key, p.display_name, p.timezone, p.proactive)
 
@@ -219,6 +239,7 @@ class BotState:
 
     async def _update_person(self, user_key: str, **changes: Any) -> None:
         self._check_open()
+        await self._fresh()  # another worker's change to this person is not written over
         person = self._people.get(user_key)
         if person is None:
             logger.warning("no person %r to change (%s)", user_key, ", ".join(changes))
@@ -229,6 +250,7 @@ class BotState:
 
     async def identities_of(self, user_key: str) -> list[tuple[str, str]]:
         self._check_open()
+        await self._fresh()
         return sorted(i for i, h in self._holder.items() if self._canonical(h) == user_key)
 
     # ------------------------------------------------------------------ linking
@@ -336,6 +358,7 @@ class BotState:
 
     async def dialogues(self) -> list[DialogueInfo]:
         self._check_open()
+        await self._fresh(activity=True)
         return [self._info(self._by_id[k]) for k in sorted(self._by_id, key=_dialogue_order)]
 
     async def touch_dialogue(

@@ -86,6 +86,10 @@ class StateHome(Protocol):
         """What changes whenever any of these documents or journals changes (the database:
         a worker's cached copy is stale when the stamp moved; files: always "")."""
 
+    def stamp_like(self, *patterns: str) -> str:
+        """:meth:`stamp` of every document whose name matches one of these SQL ``LIKE``
+        patterns (``state/people/%``): what changes when any of them changes."""
+
     def names(self, prefix: str, suffix: str = "") -> list[str]:
         """Sorted names of the documents under ``prefix`` ending with ``suffix``."""
 
@@ -174,6 +178,9 @@ class FileStateHome:
 
     def stamp(self, *names: str) -> str:
         return ""  # one process owns the files: its own copy is never stale
+
+    def stamp_like(self, *patterns: str) -> str:
+        return ""
 
     def names(self, prefix: str, suffix: str = "") -> list[str]:
         folder = self.path(prefix).parent if not prefix.endswith("/") else self.path(prefix)

@@ -215,6 +215,12 @@ async def test_two_workers_make_one_person_and_one_dialogue_per_chat(
         assert await a.redeem_link_code(code, "discord", "998", NOW) is None  # one use
         again = await opened(workspace, homes[0])
         assert await again.person_for("discord", "999") == "telegram_101"
+        await a.set_proactive("telegram_101", False)  # /proactive off, said to worker A
+        await a.touch_dialogue("agent_0", seen[0][1], user_at="2026-03-01T12:30:00+00:00")
+        alice = await b.person("telegram_101")  # worker B's scheduler must not nudge her
+        assert alice is not None and alice.proactive is False
+        [dm] = [d for d in await b.dialogues() if d.dialogue_id == seen[0][1]]
+        assert dm.last_user_at == "2026-03-01T12:30:00+00:00"
     finally:
         for h in homes:
             await h.close()

@@ -78,6 +78,13 @@ class PgStateHome:
         )
         return "/".join(str(v) for v in rows[0])
 
+    def stamp_like(self, *patterns: str) -> str:
+        rows = self._run(
+            "SELECT max(updated_at)::text, count(*) FROM state_docs WHERE name LIKE ANY(%s)",
+            (list(patterns),),
+        )
+        return "/".join(str(v) for v in rows[0])
+
     def names(self, prefix: str, suffix: str = "") -> list[str]:
         rows = self._run(
             "SELECT name FROM state_docs WHERE starts_with(name, %s) AND name LIKE %s "
