@@ -218,6 +218,7 @@ class SchedulerLedger:
         return parse_ts(people.get(user_key or "", {}).get("care_paused_until"))
 
     def care_pause(self, user_key: str, until: datetime) -> None:
+        self.refresh()  # the database: not written over what other workers saved
         self._data.setdefault("people", {}).setdefault(user_key, {})["care_paused_until"] = _iso(
             until
         )
@@ -227,6 +228,7 @@ class SchedulerLedger:
         return not self._data["dialogues"].get(key, {}).get("proactive_off", False)
 
     def set_proactive(self, key: str, enabled: bool) -> None:
+        self.refresh()
         self._dialogue(key)["proactive_off"] = not enabled
         self.save()
 
