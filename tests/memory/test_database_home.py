@@ -465,6 +465,9 @@ async def test_trees_people_chats_queue_and_ledger_move_in_and_out(
         assert after[name] == data, name
     assert _files(ws) == _files(out)  # the records too
     assert json.loads((out / "scheduler/state.json").read_text())["loops"] == ledger["loops"]
+    shown = json.loads(runner.invoke(app, ["--json", "db", "status"]).output)
+    assert shown["set_aside_turns"] == 1 and shown["reminder_fates"] == 1
+    assert shown["state_documents"] >= 4
 
     async with running_app(tmp_path / "worker", model=None) as worker:  # the database's bot
         assert worker.state is not None
