@@ -16,8 +16,8 @@ What a caller may rely on in both homes:
 
 - :meth:`StateHome.dialogue_lock` - held around one turn of one dialogue: no two workers (no
   two tasks) serve one dialogue at once, different dialogues run in parallel. In the database
-  it is a session advisory lock on a connection of its own; a crashed worker's goes with its
-  connection.
+  it is a session advisory lock (one session holds all of a worker's); a crashed worker's go
+  with its session.
 - :meth:`StateHome.job_lease` - a housekeeping job (consolidation, the TTL sweep) run by one
   worker at a time: a session advisory lock tried, not waited for.
 - :meth:`StateHome.claim_loops` - the open loops (reminders) this caller may send now, each

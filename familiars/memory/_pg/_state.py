@@ -4,7 +4,8 @@ Documents are rows of ``state_docs`` (name -> the bytes the file would hold). Th
 many workers race for are rows locked ``FOR UPDATE SKIP LOCKED``: a queued writer turn for as
 long as it is processed (a crash rolls the claim back, the turn stays queued), a reminder's
 record while its fate row ``sending`` is inserted (inserted once: one sender). A dialogue's
-turn holds a session advisory lock on a connection of its own.
+turn holds a session advisory lock, on the one connection that holds this worker's dialogue
+locks.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from familiars.memory._state_home import QueuedTurn
 #: First key of a dialogue's advisory lock ("dial"); the second: hashtext of schema/agent/dlg.
 DIALOGUE_LOCK = 0x6469616C
 _POOL = 8
+#: A dialogue another worker serves is tried again after this, doubling up to the max.
+LOCK_RETRY_S = 0.02
+LOCK_RETRY_MAX_S = 0.25
 
 
 class PgStateHome:
@@ -38,6 +42,8 @@ class PgStateHome:
         self._lock = threading.Lock()
         self._idle: list[psycopg.AsyncConnection[Any]] = []
         self._local: dict[tuple[str, str], asyncio.Lock] = {}
+        self._locks: psycopg.AsyncConnection[Any] | None = None
+        self._locks_opening = asyncio.Lock()
 
     # ------------------------------------------------------------------ documents
 
@@ -118,33 +124,41 @@ class PgStateHome:
         else:
             await conn.close()
 
+    async def _locks_conn(self) -> psycopg.AsyncConnection[Any]:
+        """The one connection (session) that holds this worker's dialogue locks."""
+        async with self._locks_opening:
+            if self._locks is None or self._locks.closed:
+                self._locks = await aconnect(self.url, self.schema)
+            return self._locks
+
     @contextlib.asynccontextmanager
     async def dialogue_lock(self, agent_id: str, dialogue_id: str) -> AsyncIterator[None]:
-        """One dialogue's turn: this worker's tasks queue in process (one connection each
-        dialogue), workers queue on the advisory lock."""
+        """One dialogue's turn: this worker's tasks queue in process, workers on the
+        dialogue's advisory lock. Every lock of this worker is held by one session (so a
+        worker needs one connection however many dialogues it serves at once), tried and
+        tried again while another worker holds it; a worker that dies lets go of all."""
         local = self._local.setdefault((agent_id, dialogue_id), asyncio.Lock())
         async with local:
-            conn = await self._lease()
             key = f"{self.schema}/{agent_id}/{dialogue_id}"
-            try:
-                await conn.execute(
-                    "SELECT pg_advisory_lock(%s, hashtext(%s))", (DIALOGUE_LOCK, key)
+            conn = await self._locks_conn()
+            pause = LOCK_RETRY_S
+            while True:
+                cur = await conn.execute(
+                    "SELECT pg_try_advisory_lock(%s, hashtext(%s))", (DIALOGUE_LOCK, key)
                 )
-            except BaseException:
-                await conn.close()  # a half-taken lock goes with the connection
-                raise
-            ok = False
+                row = await cur.fetchone()
+                if row is not None and row[0]:
+                    break
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, LOCK_RETRY_MAX_S)
             try:
                 yield
-                ok = True
             finally:
-                try:
-                    await conn.execute(
-                        "SELECT pg_advisory_unlock(%s, hashtext(%s))", (DIALOGUE_LOCK, key)
-                    )
-                except (psycopg.Error, asyncio.CancelledError):
-                    ok = False
-                await self._give_back(conn, ok)
+                if not conn.closed:  # a lost session let go of its locks already
+                    with contextlib.suppress(psycopg.Error):
+                        await conn.execute(
+                            "SELECT pg_advisory_unlock(%s, hashtext(%s))", (DIALOGUE_LOCK, key)
+                        )
 
     @contextlib.asynccontextmanager
     async def job_lease(self, name: str) -> AsyncIterator[bool]:
@@ -257,6 +271,9 @@ class PgStateHome:
             self._run("UPDATE writer_queue SET body = %s WHERE name = %s", (text, name))
 
     async def close(self) -> None:
+        if self._locks is not None:
+            with contextlib.suppress(psycopg.Error):
+                await self._locks.close()
         idle, self._idle = self._idle, []
         for conn in idle:
             with contextlib.suppress(psycopg.Error):
