@@ -58,8 +58,10 @@ class PgStateHome:
 
     def write(self, name: str, data: bytes, *, durable: bool = True) -> None:
         self._run(
-            "INSERT INTO state_docs (name, body) VALUES (%s, %s) ON CONFLICT (name) DO UPDATE "
-            "SET body = excluded.body, updated_at = now()",
+            # The clock at the write, not the transaction's start: a stamp is the newest time
+            # (so a write that began earlier but ended later is still seen as a change).
+            "INSERT INTO state_docs (name, body, updated_at) VALUES (%s, %s, clock_timestamp()) "
+            "ON CONFLICT (name) DO UPDATE SET body = excluded.body, updated_at = clock_timestamp()",
             (name, data),
         )
 
