@@ -265,3 +265,34 @@ def _same(a: DialogTree, b: DialogTree) -> bool:
         if not np.allclose(x.embedding, y.embedding, atol=1e-7):
             return False
     return True
+
+
+async def test_journal_and_compaction_on_both_homes(workspace, memory_home) -> None:
+    """The same tree, journal and compaction in the files or in the database's rows (the
+    same JSON document and lines by the same names); a second registry (another worker)
+    reads it back, and reads it again once the first one added to it."""
+    from familiars.config import load_settings
+    from familiars.memory import open_state_home
+
+    home = open_state_home(load_settings(workspace=workspace))
+    try:
+        trees = DialogTrees(workspace, home=home)
+        tree = trees.get("agent_0", "dialogue_1", create=True)
+        _fill(tree, 5)
+        tree.set_metadata(2, note="hi")
+        name = "agents/agent_0/dialogue_1/"
+        assert len(home.lines(name + JOURNAL_FILE) or []) == 6
+        other = DialogTrees(workspace, home=home)
+        seen = await other.aget("agent_0", "dialogue_1")
+        assert _same(tree, seen) and seen.node_list[2].metadata["note"] == "hi"
+        trees.compact_all()
+        assert home.lines(name + JOURNAL_FILE) is None
+        data = json.loads(home.read(name + DIALOGUE_FILE) or b"{}")
+        assert len(data["nodes"]) == 5
+        tree.add_node("after compaction", np.ones(8, dtype=np.float32) / np.sqrt(8), timestamp=9.0)
+        again = await other.aget("agent_0", "dialogue_1")
+        if home.kind == "database":  # the other worker's copy was stale: read again
+            assert _same(tree, again) and len(again) == 6
+        assert (workspace / name / DIALOGUE_FILE).exists() == (home.kind == "files")
+    finally:
+        await home.close()
