@@ -18,6 +18,7 @@ from familiars.memory._dialog_tree import (
     DialogueNotFoundError,
     Node,
     NodeListener,
+    is_forgotten,
 )
 from familiars.memory._paths import dialogue_dir
 from familiars.memory._state_home import StateHome
@@ -33,12 +34,16 @@ class StoredDialogueFile(DialogueFile):
         self.json_name = prefix + DIALOGUE_FILE
         self.journal_name = prefix + JOURNAL_FILE
         self._seen = ""
+        #: Another worker changed the tree since this copy was read (a forget, say): this
+        #: copy is never written whole over it; the next ``aget`` reads it again.
+        self._overtaken = False
+        self._mark_seen()  # a tree made here starts from what is there now (nothing, often)
 
     def _mark_seen(self) -> None:
         self._seen = self.home.stamp(self.json_name, self.journal_name)
 
     def stale(self) -> bool:
-        return self.home.stamp(self.json_name, self.journal_name) != self._seen
+        return self._overtaken or self.home.stamp(self.json_name, self.journal_name) != self._seen
 
     def exists(self) -> bool:
         return self._has_json() or self._has_journal()
@@ -53,19 +58,38 @@ class StoredDialogueFile(DialogueFile):
         return (self.home.read(self.json_name) or b"").decode("utf-8")
 
     def _append(self, event: dict[str, Any]) -> None:
+        self._overtaken = self._overtaken or self.stale()
         self.home.append(self.journal_name, json.dumps(event, ensure_ascii=False))
         self.journal_lines += 1
         self._mark_seen()  # our own line: not a change by another worker
 
     def compact(self, tree: DialogTree) -> None:
+        """Write the tree whole and drop the journal. A copy another worker overtook (it
+        added nodes, or forgot some) is never written over theirs: what is stored is read,
+        this copy's tombstones are put on it, and that is written (a forget done here holds,
+        and one done there is not undone); this copy is read again at the next ``aget``."""
+        overtaken = self.stale()
+        if overtaken:
+            tree = self._merged(tree)
         text = json.dumps(tree.to_json(), ensure_ascii=False)
         self.home.write(self.json_name, text.encode("utf-8", "surrogateescape"))
         self.home.delete(self.journal_name)
         self.journal_lines = 0
         self._mark_seen()
+        self._overtaken = overtaken
+
+    def _merged(self, mine: DialogTree) -> DialogTree:
+        stored = type(mine)()
+        self.load(stored)
+        theirs = stored.node_list
+        for node in mine.node_list:
+            if is_forgotten(node) and node.id < len(theirs) and not is_forgotten(theirs[node.id]):
+                stored.forget_node(node.id)
+        return stored
 
     def load(self, tree: DialogTree) -> list[str]:
         self._mark_seen()
+        self._overtaken = False
         return super().load(tree)
 
     def _replay(self, by_id: dict[int, Node], nodes: list[Node]) -> list[str]:

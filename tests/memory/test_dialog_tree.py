@@ -296,3 +296,32 @@ async def test_journal_and_compaction_on_both_homes(workspace, memory_home) -> N
         assert (workspace / name / DIALOGUE_FILE).exists() == (home.kind == "files")
     finally:
         await home.close()
+
+
+async def test_a_stale_copy_never_writes_a_forgotten_node_back(workspace, pg_url) -> None:
+    """Worker B forgets a message; worker A, still holding the tree as it was, adds a node,
+    forgets another and compacts: A's copy is not written over B's (the words would come
+    back): what is stored gets A's tombstone, and the next reader has every change."""
+    from familiars.config import load_settings
+    from familiars.memory import open_state_home
+
+    home_a = open_state_home(load_settings(workspace=workspace))
+    home_b = open_state_home(load_settings(workspace=workspace))
+    try:
+        a, b = DialogTrees(workspace, home=home_a), DialogTrees(workspace, home=home_b)
+        tree_a = a.get("agent_0", "dialogue_1", create=True)
+        _fill(tree_a, 3)
+        tree_b = await b.aget("agent_0", "dialogue_1")
+        assert tree_b.forget_node(1) == "message 1"
+        b.compact_all()
+        tree_a.add_node("message 3", np.ones(8, dtype=np.float32) / np.sqrt(8), timestamp=99.0)
+        tree_a.forget_node(0)  # and A forgets another, on its stale copy
+        a.compact_all()  # A's copy still says "message 1": not written whole
+        assert home_a.lines("agents/agent_0/dialogue_1/dialogue.journal.jsonl") is None
+        fresh = DialogTrees(workspace, home=home_a).get("agent_0", "dialogue_1")
+        texts = [n.content for n in fresh.node_list]
+        assert texts == ["", "", "message 2", "message 3"]  # both forgets hold, A's node too
+        assert (await a.aget("agent_0", "dialogue_1")).node_list[1].content == ""  # read again
+    finally:
+        await home_a.close()
+        await home_b.close()
