@@ -122,6 +122,8 @@ class FakeTelegram:
         self.webhook: dict[str, str] | None = None  # url, secret_token
         self.webhook_targets: list[str] = []  # a load balancer's workers, when spread
         self.deliveries: list[tuple[int, int]] = []  # (update_id, HTTP status or 0)
+        #: (update_id, chat id, address, status, time.monotonic() when answered) per post.
+        self.delivery_log: list[tuple[int, int, str, int, float]] = []
         self._pump: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ lifecycle
@@ -419,6 +421,8 @@ class FakeTelegram:
         except (ClientError, OSError):
             status = 0
         self.deliveries.append((int(update["update_id"]), status))
+        chat = int(((update.get("message") or {}).get("chat") or {}).get("id", 0))
+        self.delivery_log.append((int(update["update_id"]), chat, target, status, time.monotonic()))
         self._notify()
         return status
 
