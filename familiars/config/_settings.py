@@ -196,6 +196,9 @@ class TelegramSettings(BaseModel):
     #: The variable holding the secret Telegram sends with each update (1-256 characters of
     #: A-Z, a-z, 0-9, _ and -); an update without it is refused.
     webhook_secret_env: str = "TELEGRAM_WEBHOOK_SECRET"
+    #: An update is acknowledged once its turn is done (a worker that dies mid-turn never
+    #: did, so Telegram posts it again, to another), or after this long at most.
+    webhook_ack_after_s: float = Field(default=30.0, gt=0)
 
     @field_validator("webhook_url")
     @classmethod

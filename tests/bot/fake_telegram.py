@@ -427,25 +427,41 @@ class FakeTelegram:
         return status
 
     async def _deliver_pending(self) -> None:
+        """Post pending updates, up to ``MAX_CONNECTIONS`` at once (as Telegram does)."""
         turn = itertools.count()
-        while not self._closing:
-            async with self._changed:
-                await self._changed.wait_for(
-                    lambda: self._closing or bool(self.webhook and self._updates)
-                )
-            if self._closing or self.webhook is None:
-                continue
-            update = self._updates[0]
-            targets = self.webhook_targets or [self.webhook["url"]]
-            url = targets[next(turn) % len(targets)]
-            status = await self.post_update(update, secret=self.webhook["secret_token"], url=url)
-            if 200 <= status < 300:
-                self._updates.remove(update)
-            else:
-                await asyncio.sleep(0.02)  # Telegram tries again later (another worker)
+        in_flight: set[int] = set()
+        posts: set[asyncio.Task[None]] = set()
 
-    async def _m_close(self, params: dict[str, Any]) -> bool:
-        return True
+        def ready() -> bool:
+            waiting = any(u["update_id"] not in in_flight for u in self._updates)
+            return self._closing or bool(self.webhook and waiting and len(in_flight) < 40)
+
+        try:
+            while not self._closing:
+                async with self._changed:
+                    await self._changed.wait_for(ready)
+                if self._closing or self.webhook is None:
+                    continue
+                update = next(u for u in self._updates if u["update_id"] not in in_flight)
+                in_flight.add(update["update_id"])
+                targets = self.webhook_targets or [self.webhook["url"]]
+                url = targets[next(turn) % len(targets)]
+                post = asyncio.get_running_loop().create_task(self._post(update, url, in_flight))
+                posts.add(post)
+                post.add_done_callback(posts.discard)
+        finally:
+            for post in posts:
+                post.cancel()
+
+    async def _post(self, update: dict[str, Any], url: str, in_flight: set[int]) -> None:
+        secret = (self.webhook or {}).get("secret_token", "")
+        status = await self.post_update(update, secret=secret, url=url)
+        if 200 <= status < 300:
+            self._updates.remove(update)
+        else:
+            await asyncio.sleep(0.02)  # Telegram tries again later (another worker)
+        in_flight.discard(update["update_id"])
+        self._notify()
 
     async def _m_getUpdates(self, params: dict[str, Any]) -> list[dict[str, Any]]:
         if self.webhook is not None:

@@ -64,7 +64,8 @@ async def test_updates_come_by_post_and_are_answered(tg: FakeTelegram, hooked: A
     assert call.params["secret_token"] == SECRET
     tg.private_message(ALICE, "hello, I'm Alice", first_name="Alice")
     tg.private_message(BOB, "hi there", first_name="Bob")
-    await tg.wait_for(lambda: bool(tg.chat_texts(ALICE)) and bool(tg.chat_texts(BOB)))
+    await tg.wait_for(lambda: len(tg.deliveries) == 2)  # each answered once its turn is done
+    assert tg.chat_texts(ALICE) and tg.chat_texts(BOB)
     assert [status for _, status in tg.deliveries] == [200, 200]
     assert not tg.calls_of("getUpdates")
     assert tg.pending_updates == 0
@@ -180,3 +181,82 @@ def test_webhook_secret_missing_or_malformed_is_one_clear_line(
     )
     with pytest.raises(TelegramStartError, match=says):
         TelegramAdapter(FakeHandler(), settings, TOKEN)
+
+
+# ---------------------------------------------------------------------- acknowledging
+
+
+def _update_body(update_id: int) -> bytes:
+    import json
+
+    message = {
+        "message_id": 1,
+        "date": 1_700_000_000,
+        "chat": {"id": ALICE, "type": "private", "first_name": "Alice"},
+        "from": {"id": ALICE, "is_bot": False, "first_name": "Alice"},
+        "text": "hi",
+    }
+    return json.dumps({"update_id": update_id, "message": message}).encode()
+
+
+HEADERS = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
+
+
+async def test_an_update_is_acknowledged_once_its_turn_is_done() -> None:
+    """A worker killed mid-turn has not said 200: Telegram posts the update again."""
+    import asyncio
+
+    from telegram import Bot
+
+    from familiars.bot._adapters.telegram._webhook import TelegramWebhook
+
+    turn_done = asyncio.Event()
+    taken: list[int] = []
+
+    async def take(update: Any) -> None:
+        taken.append(update.update_id)
+        await turn_done.wait()
+
+    hook = TelegramWebhook("/tg", SECRET)
+    hook.open(Bot(TOKEN), take)
+    answer = asyncio.ensure_future(hook.deliver(HEADERS, _update_body(1)))
+    while not taken:
+        await asyncio.sleep(0)
+    assert not answer.done()  # the turn runs: no answer yet
+    turn_done.set()
+    assert await answer == 200
+
+
+async def test_a_turn_dropped_by_a_stop_is_answered_503() -> None:
+    import asyncio
+
+    from telegram import Bot
+
+    from familiars.bot._adapters.telegram._webhook import TelegramWebhook
+
+    async def dropped(update: Any) -> None:
+        raise asyncio.CancelledError
+
+    hook = TelegramWebhook("/tg", SECRET)
+    hook.open(Bot(TOKEN), dropped)
+    assert await hook.deliver(HEADERS, _update_body(2)) == 503
+    hook.close()
+    assert await hook.deliver(HEADERS, _update_body(3)) == 503  # stopped: Telegram keeps it
+
+
+async def test_a_turn_longer_than_ack_after_is_acknowledged_while_it_runs() -> None:
+    import asyncio
+
+    from telegram import Bot
+
+    from familiars.bot._adapters.telegram._webhook import TelegramWebhook
+
+    forever = asyncio.Event()
+
+    async def slow(update: Any) -> None:
+        await forever.wait()
+
+    hook = TelegramWebhook("/tg", SECRET, ack_after_s=0.01)
+    hook.open(Bot(TOKEN), slow)
+    assert await hook.deliver(HEADERS, _update_body(4)) == 200
+    forever.set()

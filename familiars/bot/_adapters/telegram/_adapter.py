@@ -81,6 +81,7 @@ class TelegramAdapter(PlatformAdapter):
             )
         self._cfg: TelegramSettings = settings.telegram
         self.webhook: TelegramWebhook | None = _webhook(settings)
+        self._handled: dict[int, asyncio.Future[None]] = {}  # webhook: update id -> its turn
         self._token = token.strip()
         self._base_url = base_url or self._cfg.base_url
         self._app: PtbApplication | None = None
@@ -145,7 +146,7 @@ class TelegramAdapter(PlatformAdapter):
     async def _take_webhook(self, app: PtbApplication, webhook: TelegramWebhook) -> None:
         """Open the route, then ask Telegram to post there (updates pending since the last
         worker stopped come then)."""
-        webhook.open(app)
+        webhook.open(app.bot, self._take)
         try:
             await app.bot.set_webhook(
                 url=self._cfg.webhook_url or "",
@@ -256,7 +257,20 @@ class TelegramAdapter(PlatformAdapter):
 
     async def _on_message(self, update: Update, context: PtbContext) -> None:
         if update.message is not None:
-            self._turns.receive(update.message)
+            handled = self._turns.receive(update.message)
+            if handled is not None and self.webhook is not None:
+                self._handled[update.update_id] = handled
+
+    async def _take(self, update: Update) -> None:
+        """Webhook mode: ``update`` through the same handlers as a polled one; returns once
+        its turn is done (raises CancelledError when a stop dropped it)."""
+        app = self._app
+        if app is None:
+            raise asyncio.CancelledError
+        await app.process_update(update)
+        handled = self._handled.pop(update.update_id, None)
+        if handled is not None:
+            await handled
 
     async def _on_callback_query(self, update: Update, context: PtbContext) -> None:
         if update.callback_query is not None:
@@ -289,7 +303,7 @@ def _webhook(settings: Settings) -> TelegramWebhook | None:
         raise TelegramStartError(
             f"{cfg.webhook_secret_env} may hold only A-Z, a-z, 0-9, _ and - (1-256 characters)"
         )
-    return TelegramWebhook(route, secret)
+    return TelegramWebhook(route, secret, ack_after_s=cfg.webhook_ack_after_s)
 
 
 def _quiet_httpx() -> None:

@@ -3,23 +3,25 @@
 :class:`TelegramWebhook` is what the API's route hands the request to. The secret header is
 compared in constant time (wrong or missing: 403 and the body is not read); a body that is
 not an update is 400; an ``update_id`` taken already is answered 200 and dropped (Telegram
-posts an update again when its answer was late or lost); the rest goes to
-python-telegram-bot's update queue, handled by the same handlers as polled updates. While the
-adapter is not running the answer is 503, so Telegram keeps the update and tries again.
+posts an update again when its answer was late or lost); the rest is handled by the same
+python-telegram-bot handlers as a polled update, and answered 200 only once its turn is done
+(or after ``ack_after_s``, so a slow turn is not posted again): a worker killed mid-turn
+never said 200, and Telegram posts the update again, to another worker. While the adapter is
+not running, or its turn was dropped by a stop, the answer is 503: Telegram keeps the update.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 import logging
 import re
 from collections import OrderedDict
-from collections.abc import Mapping
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Protocol
 
-from telegram import Update
-from telegram.ext import Application
+from telegram import Bot, Update
 
 logger = logging.getLogger(__name__)
 
@@ -54,12 +56,21 @@ class SeenUpdates:
 class TelegramWebhook:
     """``deliver(headers, body)`` -> HTTP status, for the route at ``path``."""
 
-    def __init__(self, path: str, secret: str, *, ledger: UpdateLedger | None = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        secret: str,
+        *,
+        ack_after_s: float = 30.0,
+        ledger: UpdateLedger | None = None,
+    ) -> None:
         self._path = path
         self.secret = secret  # told to Telegram by setWebhook
         self._secret = secret.encode()
+        self._ack_after_s = ack_after_s
         self._ledger: UpdateLedger = ledger or SeenUpdates()
-        self._app: Application[Any, Any, Any, Any, Any, Any] | None = None
+        self._bot: Bot | None = None
+        self._take: Callable[[Update], Awaitable[None]] | None = None
         self.refused = 0
         self.duplicates = 0
 
@@ -67,13 +78,13 @@ class TelegramWebhook:
     def path(self) -> str:
         return self._path
 
-    def open(self, app: Application[Any, Any, Any, Any, Any, Any]) -> None:
-        """Take updates into ``app`` (started) from now on."""
-        self._app = app
+    def open(self, bot: Bot, take: Callable[[Update], Awaitable[None]]) -> None:
+        """Take updates from now on: ``take(update)`` returns once it is handled."""
+        self._bot, self._take = bot, take
 
     def close(self) -> None:
         """Answer 503 from now on: Telegram keeps the updates for the next worker."""
-        self._app = None
+        self._bot = self._take = None
 
     def authentic(self, headers: Mapping[str, str]) -> bool:
         given = headers.get(SECRET_HEADER) or headers.get(SECRET_HEADER.lower())
@@ -84,26 +95,38 @@ class TelegramWebhook:
             self.refused += 1
             logger.warning("Telegram webhook: a request without the right secret, refused")
             return 403
-        app = self._app
-        if app is None:
+        bot, take = self._bot, self._take
+        if bot is None or take is None:
             return 503
-        update = _parse(body, app)
+        update = _parse(body, bot)
         if update is None:
             return 400
         if not await self._ledger.first_time(update.update_id):
             self.duplicates += 1
             logger.info("Telegram webhook: update %s came again; taken once", update.update_id)
             return 200
-        await app.update_queue.put(update)
+        return await self._handled(take(update), update.update_id)
+
+    async def _handled(self, turn: Awaitable[None], update_id: int) -> int:
+        """200 once ``turn`` is done or has run ``ack_after_s``; 503 when a stop dropped it."""
+        task = asyncio.ensure_future(turn)
+        done, _ = await asyncio.wait({task}, timeout=self._ack_after_s)
+        if not done:
+            logger.info("Telegram webhook: update %s still running; acknowledged", update_id)
+            return 200
+        if task.cancelled():
+            return 503
+        if task.exception() is not None:  # reported by the handler's own error path
+            logger.debug("Telegram webhook: update %s failed", update_id)
         return 200
 
 
-def _parse(body: bytes, app: Application[Any, Any, Any, Any, Any, Any]) -> Update | None:
+def _parse(body: bytes, bot: Bot) -> Update | None:
     try:
         data = json.loads(body)
         if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
             raise ValueError("no update_id")
-        return Update.de_json(data, app.bot)
+        return Update.de_json(data, bot)
     except (ValueError, TypeError, KeyError) as exc:
         logger.warning("Telegram webhook: a body that is not an update (%s), refused", exc)
         return None
