@@ -286,6 +286,9 @@ def command(
     ef_search: Annotated[
         str, typer.Option("--ef-search", help="With --database: hnsw.ef_search values.")
     ] = "40,100,200,400",
+    vectors: Annotated[
+        str, typer.Option("--vectors", help="With --database: clustered | uniform.")
+    ] = "clustered",
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Recall latency p50/p95 per size next to a bare numpy exact top-k, and the ratio; with
@@ -296,6 +299,8 @@ def command(
         fail("sizes must be at least --k, and --queries and --k at least 1")
     if not efs or min(efs) < 1 or max(efs) > 1000:
         fail("--ef-search values are 1..1000 (pgvector's range)")
+    if vectors not in ("clustered", "uniform"):
+        fail("--vectors is clustered or uniform")
     from familiars.memory import embedder_from_settings
 
     settings = get_ctx(ctx).settings
@@ -304,7 +309,7 @@ def command(
         report = asyncio.run(run_benchmark(sizes, embedder, queries=queries, k=k))
         if database is not None:
             report["database"] = _on_database(settings, database, sizes, embedder.dim, efs,
-                                              queries=queries, k=k)  # fmt: skip
+                                              queries=queries, k=k, vectors=vectors)  # fmt: skip
     if want_json(ctx, json_out):
         print_json(report)
         return
@@ -322,7 +327,15 @@ def command(
 
 
 def _on_database(
-    settings: Any, spec: str, sizes: list[int], dim: int, efs: list[int], *, queries: int, k: int
+    settings: Any,
+    spec: str,
+    sizes: list[int],
+    dim: int,
+    efs: list[int],
+    *,
+    queries: int,
+    k: int,
+    vectors: str,
 ) -> list[dict[str, Any]]:
     from familiars.benchmarks._database import bench_database
     from familiars.benchmarks._recall_pg import measure_database
@@ -331,7 +344,15 @@ def _on_database(
         return [
             asyncio.run(
                 measure_database(
-                    settings, url, size, dim=dim, queries=queries, k=k, ef_searches=efs, seed=size
+                    settings,
+                    url,
+                    size,
+                    dim=dim,
+                    queries=queries,
+                    k=k,
+                    ef_searches=efs,
+                    seed=size,
+                    vectors=vectors,
                 )
             )  # fmt: skip
             for size in sizes

@@ -1,8 +1,10 @@
 """``familiars bench recall --database``: pgvector's HNSW next to the exact top-k, in the same
 run and on the same vectors.
 
-For each size, synthetic records of 100 people (each sentence unique, a random unit vector
-each: the worst case for an approximate index, which has no clusters to lean on) are written
+For each size, synthetic records of 100 people (each sentence unique) with synthetic vectors
+(``clustered``: around 300 topics, as real embeddings bunch, a query a record's vector plus a
+little noise; ``uniform``: random unit vectors and queries, the worst case for a graph index,
+nothing to lean on) are written
 through the database home's own store (the vectors follow through its index into pgvector,
 indexed by HNSW as they arrive), then each query is answered four ways: numpy's exact top-k
 over the whole matrix (the files home's path: the reader's matrix) and over one person's
@@ -86,11 +88,11 @@ async def measure_database(
     k: int,
     ef_searches: Sequence[int],
     seed: int,
+    vectors: str = "clustered",
 ) -> dict[str, Any]:
     rng = np.random.default_rng(seed)
     records = people_records(size)
-    m = rng.standard_normal((size, dim), dtype=np.float32)
-    matrix = m / np.linalg.norm(m, axis=1, keepdims=True)
+    matrix = _unit(_draw(rng, size, dim, vectors))
     embedder = _Vectors("bench-random", dim, {r.content: matrix[i] for i, r in enumerate(records)})
     schema = f"bench_recall_{size}_{seed}"
     drop_schema(url, schema)
@@ -103,17 +105,37 @@ async def measure_database(
                     await mw.store.append_many(records[start : start + WRITE_BATCH], dedupe=False)
                 write_s = time.perf_counter() - t0
                 index = cast(_Nearest, mw.index)
-                out = await _queries(index, records, matrix, queries, k, ef_searches, rng)
+                qs = _queries_for(rng, matrix, queries, vectors)
+                out = await _queries(index, records, matrix, qs, k, ef_searches, rng)
     finally:
         drop_schema(url, schema)
-    return {"records": size, "write_s": round(write_s, 1), **out}
+    return {"records": size, "vectors": vectors, "write_s": round(write_s, 1), **out}
+
+
+def _unit(m: np.ndarray) -> np.ndarray:
+    return (m / np.linalg.norm(m, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _draw(rng: np.random.Generator, n: int, dim: int, vectors: str) -> np.ndarray:
+    noise = rng.standard_normal((n, dim), dtype=np.float32)
+    if vectors == "uniform":
+        return noise
+    centres = rng.standard_normal((300, dim), dtype=np.float32)
+    return centres[rng.integers(0, 300, n)] + 0.6 * noise
+
+
+def _queries_for(rng: np.random.Generator, matrix: np.ndarray, n: int, vectors: str) -> np.ndarray:
+    if vectors == "uniform":
+        return _unit(rng.standard_normal((n, matrix.shape[1]), dtype=np.float32))
+    picks = matrix[rng.integers(0, len(matrix), n)]
+    return _unit(picks + 0.05 * rng.standard_normal(picks.shape, dtype=np.float32))
 
 
 async def _queries(
     index: _Nearest,
     records: list[MemoryRecord],
     matrix: np.ndarray,
-    queries: int,
+    qs: np.ndarray,
     k: int,
     ef_searches: Sequence[int],
     rng: np.random.Generator,
@@ -121,9 +143,7 @@ async def _queries(
     """Exact (numpy) and HNSW (pgvector) answers to the same queries, all and per person."""
     ids = np.array([r.id for r in records])
     owners = np.array([r.user_key for r in records])
-    qs = rng.standard_normal((queries, matrix.shape[1]), dtype=np.float32)
-    qs /= np.linalg.norm(qs, axis=1, keepdims=True)
-    people = [f"person{int(p):03d}" for p in rng.integers(0, PEOPLE, queries)]
+    people = [f"person{int(p):03d}" for p in rng.integers(0, PEOPLE, len(qs))]
     exact: dict[str, list[float]] = {"all": [], "person": []}
     truth: dict[str, list[set[str]]] = {"all": [], "person": []}
     for q, person in zip(qs, people, strict=True):
