@@ -13,15 +13,17 @@ does not answer 2xx (as Telegram does). Each person sends a message, waits for t
 (up to ``--answer-timeout``), then sends the next; some messages tell a fact, some ask for a
 reminder a little later. Measured (figures on stdout, JSON with ``--json``):
 
-- ``accepted``: updates a worker answered 200; ``answered_once`` / ``unanswered`` /
-  ``answered_twice``: replies seen per accepted message (a reply is the bot's next message
-  in the chat before the person's next message);
+- ``answered_once`` / ``unanswered`` / ``answered_twice_or_more``: the answers naming each
+  message that came while the person waited (``--answer-timeout``); ``by_end_...``: the
+  bot's messages per chat at the end (late ones included) against the messages sent;
+  ``deliveries_not_taken``: posts a worker did not answer 200 (dead, stopping), posted again;
 - ``acknowledged_writes_lost``: facts the bot said it noted that are not among the live
   records in the database at the end;
 - ``reminders``: per reminder asked for and confirmed, how many times "Reminder:" with its
   task reached the chat (goal: exactly once each);
-- ``dialogue_overlaps``: moments when one chat had updates in flight on two workers at once
-  (a delivery to a worker before the chat's previous delivery to another was answered).
+- ``one_dialogue_on_two_workers``: moments when one chat had updates in flight on two workers
+  at once (taken by one before the previous, taken by another, was answered; from outside,
+  a worker waiting on a per-dialogue lock looks the same as one serving the dialogue).
 """
 
 from __future__ import annotations
@@ -284,6 +286,10 @@ async def simulate(args: argparse.Namespace, url: str, root: Path) -> dict[str, 
         return report(tg, people, workers, url, down, talked_s, args)
 
 
+def answers(tg: FakeTelegram, person: Person) -> int:
+    return sum(1 for t in tg.chat_texts(person.user_id) if "Reminder:" not in t)
+
+
 def reminded(tg: FakeTelegram, person: Person) -> int:
     task = person.reminder or "-"
     return sum(1 for t in tg.chat_texts(person.user_id) if "Reminder:" in t and task in t)
@@ -314,6 +320,10 @@ def report(
         "answered_once": sum(1 for _, r in sent if r == 1),
         "unanswered": sum(1 for _, r in sent if r == 0),
         "answered_twice_or_more": sum(1 for _, r in sent if r > 1),
+        # Counted again at the end, late answers included: the bot's messages in each chat
+        # (reminders aside) against the messages the person sent there.
+        "by_end_never_answered": sum(max(0, len(p.sent) - answers(tg, p)) for p in people),
+        "by_end_extra_answers": sum(max(0, answers(tg, p) - len(p.sent)) for p in people),
         "acknowledged_writes": len(facts),
         "acknowledged_writes_lost": sum(1 for f in facts if f not in stored),
         "reminders_confirmed": len(reminders),
