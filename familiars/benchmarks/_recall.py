@@ -370,7 +370,7 @@ def _print_database(rows: list[dict[str, Any]]) -> None:
                 table.append([r["records"], where, f"hnsw ef={h['ef_search']}", one["p50_ms"],
                               one["p95_ms"], one["recall_at_k"]])  # fmt: skip
     print_table(
-        "pgvector HNSW vs exact top-k on the same vectors (ms; recall@k against exact)",
+        "pgvector (all: HNSW; person: exact in the database) vs numpy exact, same vectors",
         ["records", "filter", "search", "p50", "p95", "recall@k"],
         table,
     )

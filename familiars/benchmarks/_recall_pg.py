@@ -8,9 +8,9 @@ nothing to lean on) are written
 through the database home's own store (the vectors follow through its index into pgvector,
 indexed by HNSW as they arrive), then each query is answered four ways: numpy's exact top-k
 over the whole matrix (the files home's path: the reader's matrix) and over one person's
-rows, and pgvector's ``PgMemoryIndex.nearest`` over all and over one person (``hnsw.iterative
-_scan = relaxed_order``, so the person filter still fills k), at each ``ef_search`` asked.
-HNSW recall@k is the share of the exact top-k it returns.
+rows, and ``PgMemoryIndex.nearest`` over all (HNSW, at each ``ef_search`` asked) and over one
+person (exact over the person's rows in the database: HNSW with iterative scans measured
+0.83-0.86 there at 100k). Recall@k is the share of the exact top-k returned.
 """
 
 from __future__ import annotations
