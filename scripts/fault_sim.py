@@ -278,6 +278,8 @@ async def simulate(args: argparse.Namespace, url: str, root: Path) -> dict[str, 
         await asyncio.gather(*(talk(tg, p, args.answer_timeout) for p in people))
         down = await kill
         talked_s = time.perf_counter() - started
+        with contextlib.suppress(AssertionError):  # late answers, posted again or slow
+            await tg.wait_for(lambda: all(answers(tg, p) >= len(p.sent) for p in people), 120)
         asked = [p for p in people if p.reminder]
         with contextlib.suppress(AssertionError):  # reminders due about a minute after asking
             await tg.wait_for(lambda: all(reminded(tg, p) >= 1 for p in asked), 150)
