@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from familiars.bot._access import AccessPolicy
-from familiars.bot._adapters.base import PlatformAdapter, TurnHandler
+from familiars.bot._adapters.base import PlatformAdapter, TurnHandler, WebhookReceiver
 from familiars.bot._adapters.console import ConsoleAdapter
 from familiars.bot._commands import CommandSet, default_commands
 from familiars.bot._commands._timezone import zone_of
@@ -184,7 +184,9 @@ async def build_services(
     web = _Web.build(settings, store, scheduler)
     commands = _commands(options, store, turn, scheduler, web)
     dialogues = _dialogue_manager(settings, options, store, turn, scheduler, access, commands)
-    api = _api_for(web, settings, store, turn, commands, stack)
+    adapters = _adapters(settings, options, dialogues, _settler(dialogues, writer_queue), access)
+    webhooks = [a.webhook for a in adapters if a.webhook is not None]
+    api = _api_for(web, settings, store, turn, commands, stack, webhooks)
     return Services(
         settings=settings,
         access=access,
@@ -201,7 +203,7 @@ async def build_services(
         finder=store.finder,
         dialogues=dialogues,
         running=running,
-        adapters=_adapters(settings, options, dialogues, _settler(dialogues, writer_queue), access),
+        adapters=adapters,
         scheduler=scheduler,
         api=api,
         watcher=_memory_watcher(settings, store.memory) if options.watch else None,
@@ -598,13 +600,14 @@ def _api_for(
     turn: _Turn,
     commands: CommandSet,
     stack: AsyncExitStack,
+    webhooks: Sequence[WebhookReceiver],
 ) -> ApiServer | None:
-    """The API with the memory page, when the API is on; its index reader is closed on the
-    way out whether it served or not."""
+    """The API with the memory page and the platforms' webhooks, when the API is on; its
+    index reader is closed on the way out whether it served or not."""
     if web is None:
         return None
     backend = web.backend(commands, turn.recall_log, turn.recaller.people)
-    api = _api(settings, store, turn.writer_queue, turn.stats, turn.model, backend, turn.forgetter)
+    api = _api(settings, store, turn, backend, webhooks)
     stack.push_async_callback(api.close)
     return api
 
@@ -612,25 +615,24 @@ def _api_for(
 def _api(
     settings: Settings,
     store: _Storage,
-    writer_queue: WriterQueue,
-    stats: TurnStats,
-    model: ChatModel | None,
+    turn: _Turn,
     web: WebBackend,
-    forgetter: Forgetter,
+    webhooks: Sequence[WebhookReceiver],
 ) -> ApiServer:
     from familiars.bot._api.server import ApiServer
     from familiars.bot._api.status import StatusSources
 
+    model = turn.model
     sources = StatusSources(
         settings=settings,
         embedder=store.embedder,
-        writer_stats=writer_queue.stats,
-        recall_stats=stats.as_dict,
+        writer_stats=turn.writer_queue.stats,
+        recall_stats=turn.stats.as_dict,
         gate=store.gate,
         providers=(lambda: [s.as_dict() for s in model.states()]) if model else None,
-        forget=forgetter.forget,
+        forget=turn.forgetter.forget,
     )
-    return ApiServer.from_sources(sources, web=web)
+    return ApiServer.from_sources(sources, web=web, webhooks=webhooks)
 
 
 def _folder_watcher(
