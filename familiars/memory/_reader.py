@@ -445,7 +445,6 @@ class MemoryReader:
         groups = self.allowed_groups(
             agent_id=agent_id, dialogue_id=dialogue_id, user_key=user_key, is_group=is_group
         )
-        mask = self.index.allowed_mask(groups)
         subs = await self._subqueries(query, prof, t_sync, result.dropped)
         result.subqueries = [s.as_dict() for s in subs] if "fanout" in prof.stages else []
         subqueries = [s.text for s in subs]
@@ -456,19 +455,14 @@ class MemoryReader:
             self.ablated, prof.stages, t_sync + prof.budget_ms / 1000.0, result.dropped
         )
         depth = None if self.rerank_depth is None else max(self.rerank_depth, 2 * k)
+        # Nothing awaits from here on: the mask and the ranking's arrays are one snapshot of
+        # the index (rows another recall's sync or a forget changed meanwhile are in both).
+        mask = self.index.allowed_mask(groups)
         with one_blas_thread():
             ranked = self._rank(
-                subqueries[0],
-                vecs[0],
-                mask,
-                epoch,
-                tree,
-                gate,
-                depth,
-                result.timings_ms,
-                asker=user_key,
-                reading=result.context,
-            )
+                subqueries[0], vecs[0], mask, epoch, tree, gate, depth, result.timings_ms,
+                asker=user_key, reading=result.context,
+            )  # fmt: skip
             if len(subqueries) > 1 and gate.stage("fanout"):
                 ranked = self._fan_out(ranked, subqueries, vecs, mask, epoch, tree, gate, depth)
         result.candidates = int(ranked.rows.size)
