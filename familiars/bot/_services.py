@@ -63,6 +63,7 @@ from familiars.memory import (
     MemoryWriter,
     PeopleIndex,
     SentenceTransformerEmbedder,
+    StateHome,
     Understanding,
     WriterQueue,
     consolidation_due,
@@ -184,7 +185,8 @@ async def build_services(
     web = _Web.build(settings, store, scheduler)
     commands = _commands(options, store, turn, scheduler, web)
     dialogues = _dialogue_manager(settings, options, store, turn, scheduler, access, commands)
-    adapters = _adapters(settings, options, dialogues, _settler(dialogues, writer_queue), access)
+    settle = _settler(dialogues, writer_queue)
+    adapters = _adapters(settings, options, dialogues, settle, access, store.memory.home)
     webhooks = [a.webhook for a in adapters if a.webhook is not None]
     api = _api_for(web, settings, store, turn, commands, stack, webhooks)
     return Services(
@@ -556,10 +558,11 @@ def _adapters(
     handler: TurnHandler,
     settle: Settle,
     access: AccessPolicy,
+    home: StateHome,
 ) -> tuple[PlatformAdapter, ...]:
     adapters: list[PlatformAdapter] = list(options.adapters)
     if options.platforms:
-        adapters += _platform_adapters(settings, handler, access)
+        adapters += _platform_adapters(settings, handler, access, home)
     if options.console is not None:
         adapters.append(options.console)
     elif not adapters and options.console_user is not None:
@@ -568,7 +571,7 @@ def _adapters(
 
 
 def _platform_adapters(
-    settings: Settings, handler: TurnHandler, access: AccessPolicy
+    settings: Settings, handler: TurnHandler, access: AccessPolicy, home: StateHome
 ) -> Sequence[PlatformAdapter]:
     """Discord and Telegram where their token is set (imported only then: they are big)."""
     found: list[PlatformAdapter] = []
@@ -588,6 +591,7 @@ def _platform_adapters(
                 telegram_token,
                 access=access,
                 base_url=settings.telegram.base_url,
+                home=home,  # webhook updates: claimed in the files, or rows every worker shares
             )
         )
     return found

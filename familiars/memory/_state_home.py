@@ -23,6 +23,10 @@ What a caller may rely on in both homes:
 - :meth:`StateHome.claim_loops` - the open loops (reminders) this caller may send now, each
   given to exactly one caller: in the database the reminders' rows are locked ``FOR UPDATE
   SKIP LOCKED`` and a fate row ``sending`` is inserted in the same transaction.
+- :meth:`StateHome.claim_update` / :meth:`StateHome.finish_update` - a Telegram update
+  (webhook mode) answered once by all workers together: claimed while its turn runs, marked
+  done after it; a claim of a worker that died (its session gone) is taken over, so an
+  update whose turn never ended is answered when Telegram posts it again.
 - :meth:`StateHome.take_turn` - the oldest queued writer turn, locked ``FOR UPDATE SKIP
   LOCKED`` for as long as the ``async with`` block runs; the turn leaves the queue only when
   the block calls ``done()`` or ``set_aside()``, and a crash rolls the claim back.
@@ -33,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +45,8 @@ from typing import Any, Protocol
 
 from familiars.memory._atomic import append_line_durably, atomic_write_bytes, ensure_private_dir
 
+#: How many Telegram update ids the files' home remembers.
+KEEP_UPDATES = 10_000
 #: The folder of the writer's queued turns (and its ``failed/``), as a state name.
 QUEUE_PREFIX = "state/writer_queue/"
 
@@ -113,6 +120,14 @@ class StateHome(Protocol):
     def save_fates(self, entries: dict[str, dict[str, Any] | None]) -> None:
         """Write these loops' fates (None: drop the fate, the loop may be tried again)."""
 
+    def claim_update(self, bot: str, update_id: int) -> str:
+        """``mine`` (answer it now), ``done`` (answered already) or ``busy`` (being answered
+        now by a live worker, or by this one)."""
+
+    def finish_update(self, bot: str, update_id: int, *, done: bool) -> None:
+        """The claimed update's turn ended: answered (``done``) or not (answered if posted
+        again)."""
+
     def take_turn(self) -> contextlib.AbstractAsyncContextManager[QueuedTurn | None]: ...
 
     def queued_turns(self) -> list[str]:
@@ -137,6 +152,9 @@ class FileStateHome:
     workspace: Path
     kind: str = "files"
     _dialogue_locks: dict[tuple[str, str], asyncio.Lock] = field(default_factory=dict)
+    #: (bot, update id) -> answered; the last :data:`KEEP_UPDATES` (Telegram posts an update
+    #: again only for a while, and ids grow, so a bounded memory suffices for one process).
+    _updates: OrderedDict[tuple[str, int], bool] = field(default_factory=OrderedDict)
 
     def path(self, name: str) -> Path:
         return self.workspace / name
@@ -212,6 +230,21 @@ class FileStateHome:
 
     def loop_fates(self) -> dict[str, dict[str, Any]] | None:
         return None
+
+    def claim_update(self, bot: str, update_id: int) -> str:
+        key = (bot, update_id)
+        if key in self._updates:
+            return "done" if self._updates[key] else "busy"
+        self._updates[key] = False
+        if len(self._updates) > KEEP_UPDATES:
+            self._updates.popitem(last=False)
+        return "mine"
+
+    def finish_update(self, bot: str, update_id: int, *, done: bool) -> None:
+        if done:
+            self._updates[(bot, update_id)] = True
+        else:
+            self._updates.pop((bot, update_id), None)
 
     def save_fates(self, entries: dict[str, dict[str, Any] | None]) -> None:
         return None  # the ledger file holds them

@@ -8,6 +8,12 @@ died between "about to send" and "sent": such a loop is never sent again, and is
 proactive messages sent, a model's chosen silence and ``/proactive off``. A reminder is thus
 never sent twice and never dropped silently, even when the memory file could not be updated.
 
+In the database home (many workers) ``sending`` is a lease held by the claiming worker's
+database session instead: a worker that dies between its claim and recording the send lets
+the lease go with its session, and another worker sends the reminder. It is sent exactly
+once except in one window: a worker killed after the platform took the message but before
+``sent`` was written (milliseconds) leaves it to be sent again (at least once, never lost).
+
 :class:`StoreLoops` reads open loops from the :class:`~familiars.memory.MemoryStore`
 and closes them (``extra["open_loop"]["status"] = "done"`` with the outcome).
 """
@@ -174,7 +180,12 @@ class SchedulerLedger:
         self._data["loops"].pop(record_id, None)
 
     def recover(self, now: datetime) -> list[str]:
-        """At start: loops left ``sending`` by a crash become ``uncertain`` (never resent)."""
+        """At start, on files: loops left ``sending`` by a crash become ``uncertain`` (never
+        resent). In the database nothing: a ``sending`` fate is a lease of the claiming
+        worker's session; while it lives the loop is its (other workers' sends in flight are
+        not this one's to judge), once it is gone the loop is due again (:meth:`claim`)."""
+        if self._shared:
+            return []
         stuck = [rid for rid, e in self._data["loops"].items() if e.get("status") == "sending"]
         for rid in stuck:
             self._dirty.add(rid)

@@ -102,7 +102,7 @@ async def test_an_update_posted_twice_is_handled_once(
     assert hooked.api is not None
     url = hooked.api.url + "/telegram/hook"
     update = tg.private_message(ALICE, "remember that I like tea", first_name="Alice")
-    await tg.wait_for(lambda: len(tg.chat_texts(ALICE)) == 1)
+    await tg.wait_for(lambda: len(tg.deliveries) == 1)  # answered, its turn done
     # Telegram posts it again (its first answer was late): accepted, not handled again.
     assert await tg.post_update(update, secret=SECRET, url=url) == 200
     tg.private_message(ALICE, "I like coffee", first_name="Alice")
@@ -223,8 +223,13 @@ async def test_an_update_is_acknowledged_once_its_turn_is_done() -> None:
     while not taken:
         await asyncio.sleep(0)
     assert not answer.done()  # the turn runs: no answer yet
+    # Posted again meanwhile (to this worker or another): not taken twice, and not
+    # acknowledged either (503: posted again later), lest this turn die and it be lost.
+    assert await hook.deliver(HEADERS, _update_body(1)) == 503
     turn_done.set()
     assert await answer == 200
+    assert await hook.deliver(HEADERS, _update_body(1)) == 200  # answered: dropped
+    assert taken == [1]
 
 
 async def test_a_turn_dropped_by_a_stop_is_answered_503() -> None:
@@ -237,9 +242,17 @@ async def test_a_turn_dropped_by_a_stop_is_answered_503() -> None:
     async def dropped(update: Any) -> None:
         raise asyncio.CancelledError
 
+    taken: list[int] = []
+
+    async def kept(update: Any) -> None:
+        taken.append(update.update_id)
+
     hook = TelegramWebhook("/tg", SECRET)
     hook.open(Bot(TOKEN), dropped)
     assert await hook.deliver(HEADERS, _update_body(2)) == 503
+    hook.open(Bot(TOKEN), kept)  # its turn never ended: posted again, it is answered
+    assert await hook.deliver(HEADERS, _update_body(2)) == 200
+    assert taken == [2]
     hook.close()
     assert await hook.deliver(HEADERS, _update_body(3)) == 503  # stopped: Telegram keeps it
 

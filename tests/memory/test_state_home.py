@@ -345,3 +345,74 @@ async def test_a_pass_one_worker_ran_is_undone_on_another(
         undone = await undo_pass(store_b, report.pass_id)
         assert undone.undone_at is not None
         assert load_pass(store_a.state_home, report.pass_id).undone_at == undone.undone_at
+
+
+# ------------------------------------------------------------------------------ leases
+
+
+async def test_a_telegram_update_is_claimed_while_answered_and_dropped_once_done(
+    home: StateHome,
+) -> None:
+    assert home.claim_update("42", 7) == "mine"
+    assert home.claim_update("42", 7) == "busy"  # being answered: asked for again later
+    assert home.claim_update("43", 7) == "mine"  # another bot's update 7
+    home.finish_update("42", 7, done=False)  # the turn was dropped: a re-post is answered
+    assert home.claim_update("42", 7) == "mine"
+    home.finish_update("42", 7, done=True)
+    assert home.claim_update("42", 7) == "done"
+
+
+async def _until(check, tries: int = 200) -> bool:  # type: ignore[no-untyped-def]
+    """Whether ``check()`` came true (a closed session leaves the server soon, not at once)."""
+    for _ in range(tries):
+        if await check():
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
+async def test_an_update_claimed_by_a_worker_that_died_is_answered_by_another(
+    pg_url: str, workspace: Path, worker_b: StateHome
+) -> None:
+    worker_a = open_state_home(load_settings(workspace=workspace))
+    assert worker_a.claim_update("42", 9) == "mine"
+    assert worker_b.claim_update("42", 9) == "busy"  # A lives: its turn runs
+    await worker_a.close()  # A dies before its turn was done
+
+    async def taken() -> bool:
+        return worker_b.claim_update("42", 9) == "mine"
+
+    assert await _until(taken)
+    worker_b.finish_update("42", 9, done=True)
+    assert worker_b.claim_update("42", 9) == "done"
+
+
+async def test_a_reminder_whose_sender_died_is_sent_by_another_worker(
+    pg_url: str, workspace: Path, second_workspace: Path
+) -> None:
+    """The claim is a lease of the claiming worker's session: while it lives no one else
+    sends and a restarting worker does not call it uncertain; once it died before recording
+    the send, another worker sends the reminder, once."""
+    at = DUE + timedelta(seconds=30)
+    async with open_store(second_workspace) as store_b:
+        b = Sender()
+        sched_b = _scheduler(second_workspace, store_b, b)
+        async with open_store(workspace) as store_a:
+            rid = await _reminder(store_a)
+            sched_a = _scheduler(workspace, store_a, Sender())
+            loops = [lp for lp in await sched_a.loops.open_loops() if lp.record_id == rid]
+            assert [lp.record_id for lp in sched_a.ledger.claim(loops, at)] == [rid]
+            assert _scheduler(second_workspace, store_b, Sender()).ledger.recover(at) == []
+            await sched_b.run_due(at)
+            assert b.sent == []  # A holds it, alive
+            assert sched_b.ledger.loop_status(rid) == "sending"
+        # A died between its claim and the send
+
+        async def sent() -> bool:
+            await sched_b.run_due(at)
+            return bool(b.sent)
+
+        assert await _until(sent)
+        await sched_b.run_due(at)
+        assert [m.loop_ids for m in b.sent] == [(rid,)]
+        assert sched_b.ledger.loop_status(rid) == "sent"

@@ -136,11 +136,29 @@ CREATE TABLE state_lines (
 CREATE INDEX state_lines_name ON state_lines (name, seq);
 """
 
+#: Claims held by a worker's session (a reminder being sent, a Telegram update being
+#: answered) carry the session's pid and start: :data:`SESSION_ALIVE` tells whether it lives,
+#: so another worker takes a dead one's claim over (a pid alone may be reused).
+M004_SESSION_CLAIMS = """
+ALTER TABLE reminder_fates ADD COLUMN owner_pid integer, ADD COLUMN owner_start timestamptz;
+CREATE TABLE telegram_updates (
+    bot text NOT NULL,
+    update_id bigint NOT NULL,
+    done boolean NOT NULL DEFAULT false,
+    owner_pid integer,
+    owner_start timestamptz,
+    at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (bot, update_id)
+);
+CREATE INDEX telegram_updates_at ON telegram_updates (at);
+"""
+
 #: (name, SQL), in order. Never edit or reorder one that has shipped: append.
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_records", M001_RECORDS),
     ("m002_state", M002_STATE),
     ("m003_state_lines", M003_STATE_LINES),
+    ("m004_session_claims", M004_SESSION_CLAIMS),
 ]
 
 

@@ -28,6 +28,15 @@ _POOL = 8
 #: A dialogue another worker serves is tried again after this, doubling up to the max.
 LOCK_RETRY_S = 0.02
 LOCK_RETRY_MAX_S = 0.25
+#: Whether the session that made the claim in table ``{t}`` is gone (it died, or lost its
+#: connection): its claim may be taken over. Sessions of other roles may hide their start
+#: (NULL): such a pid is taken as alive.
+_OWNER_GONE = (
+    "NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = {t}.owner_pid "
+    "AND (a.backend_start IS NULL OR a.backend_start = {t}.owner_start))"
+)
+#: Telegram re-posts an update for about a day: update claims older than this are dropped.
+UPDATE_KEEP = "3 days"
 
 
 class PgStateHome:
@@ -44,6 +53,12 @@ class PgStateHome:
         self._local: dict[tuple[str, str], asyncio.Lock] = {}
         self._locks: psycopg.AsyncConnection[Any] | None = None
         self._locks_opening = asyncio.Lock()
+        row = self.conn.execute(
+            "SELECT pid, backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()"
+        ).fetchone()
+        #: This worker's session, as its claims name it (a claim lives as long as it does).
+        self.session: tuple[int, Any] = (int(row[0]), row[1]) if row else (0, None)
+        self._claims = 0
 
     # ------------------------------------------------------------------ documents
 
@@ -189,9 +204,12 @@ class PgStateHome:
 
     def claim_loops(self, entries: dict[str, dict[str, Any]]) -> set[str]:
         """Lock the reminders' records ``FOR UPDATE SKIP LOCKED`` (another worker claiming
-        them now: skipped) and insert their fate rows; those inserted are this worker's."""
+        them now: skipped) and insert their fate rows, owned by this worker's session; those
+        inserted are this worker's. A fate left ``sending`` by a session that is gone (its
+        worker died before recording the send) is taken over: a lease, not a tombstone."""
         if not entries:
             return set()
+        pid, start = self.session
         with self._lock, self.conn.transaction():
             locked = self.conn.execute(
                 "SELECT id FROM records WHERE id = ANY(%s) FOR UPDATE SKIP LOCKED",
@@ -200,17 +218,67 @@ class PgStateHome:
             granted = set()
             for (rid,) in locked:
                 row = self.conn.execute(
-                    "INSERT INTO reminder_fates (record_id, entry) VALUES (%s, %s) "
-                    "ON CONFLICT DO NOTHING RETURNING record_id",
-                    (rid, json.dumps(entries[rid], ensure_ascii=False)),
+                    "INSERT INTO reminder_fates (record_id, entry, owner_pid, owner_start) "
+                    "VALUES (%s, %s, %s, %s) ON CONFLICT (record_id) DO UPDATE SET "
+                    "entry = excluded.entry, owner_pid = excluded.owner_pid, "
+                    "owner_start = excluded.owner_start, updated_at = now() "
+                    "WHERE reminder_fates.entry->>'status' = 'sending' AND "
+                    + _OWNER_GONE.format(t="reminder_fates")
+                    + " RETURNING record_id",
+                    (rid, json.dumps(entries[rid], ensure_ascii=False), pid, start),
                 ).fetchone()
                 if row is not None:
                     granted.add(rid)
         return granted
 
     def loop_fates(self) -> dict[str, dict[str, Any]] | None:
-        rows = self._run("SELECT record_id, entry FROM reminder_fates ORDER BY record_id")
+        """Every fate but a ``sending`` whose session is gone (that loop is due again)."""
+        rows = self._run(
+            "SELECT record_id, entry FROM reminder_fates WHERE NOT (entry->>'status' = "
+            "'sending' AND " + _OWNER_GONE.format(t="reminder_fates") + ") ORDER BY record_id"
+        )
         return {rid: dict(entry) for rid, entry in rows}
+
+    # ------------------------------------------------------------------ Telegram updates
+
+    def claim_update(self, bot: str, update_id: int) -> str:
+        """``mine`` (this worker answers it now), ``done`` (answered: drop it) or ``busy``
+        (another live worker answers it now). A claim whose session is gone is taken over:
+        that worker died before the turn was done."""
+        pid, start = self.session
+        self._claims += 1
+        if self._claims % 1000 == 1:
+            self._run(f"DELETE FROM telegram_updates WHERE at < now() - interval '{UPDATE_KEEP}'")
+        rows = self._run(
+            "INSERT INTO telegram_updates (bot, update_id, owner_pid, owner_start) "
+            "VALUES (%s, %s, %s, %s) ON CONFLICT (bot, update_id) DO UPDATE SET "
+            "owner_pid = excluded.owner_pid, owner_start = excluded.owner_start, at = now() "
+            "WHERE NOT telegram_updates.done AND "
+            + _OWNER_GONE.format(t="telegram_updates")
+            + " RETURNING update_id",
+            (bot, update_id, pid, start),
+        )
+        if rows:
+            return "mine"
+        seen = self._run(
+            "SELECT done FROM telegram_updates WHERE bot = %s AND update_id = %s",
+            (bot, update_id),
+        )
+        return "done" if seen and seen[0][0] else "busy"
+
+    def finish_update(self, bot: str, update_id: int, *, done: bool) -> None:
+        """After the turn: answered (never again), or not (a re-post is answered)."""
+        if done:
+            self._run(
+                "UPDATE telegram_updates SET done = true, at = now() "
+                "WHERE bot = %s AND update_id = %s",
+                (bot, update_id),
+            )
+        else:
+            self._run(
+                "DELETE FROM telegram_updates WHERE bot = %s AND update_id = %s AND NOT done",
+                (bot, update_id),
+            )
 
     def save_fates(self, entries: dict[str, dict[str, Any] | None]) -> None:
         with self._lock, self.conn.transaction():

@@ -48,6 +48,7 @@ from familiars.bot._adapters.telegram._retry import Clock, RetryPolicy, Sleep
 from familiars.bot._adapters.telegram._sending import MESSAGE_LIMIT, Sender
 from familiars.bot._adapters.telegram._webhook import SECRET_PATTERN, TelegramWebhook
 from familiars.config import Settings, TelegramSettings
+from familiars.memory import StateHome
 
 logger = logging.getLogger(__name__)
 
@@ -72,6 +73,7 @@ class TelegramAdapter(PlatformAdapter):
         clock: Clock = time.monotonic,
         sleep: Sleep = asyncio.sleep,
         on_turn_done: Callable[[IncomingMessage], None] | None = None,
+        home: StateHome | None = None,
     ) -> None:
         super().__init__(handler, access or AccessPolicy.from_settings(settings))
         if not token or not token.strip():
@@ -80,7 +82,7 @@ class TelegramAdapter(PlatformAdapter):
                 f"{settings.telegram.token_env} (ask @BotFather for one)"
             )
         self._cfg: TelegramSettings = settings.telegram
-        self.webhook: TelegramWebhook | None = _webhook(settings)
+        self.webhook: TelegramWebhook | None = _webhook(settings, home)
         self._handled: dict[int, asyncio.Future[None]] = {}  # webhook: update id -> its turn
         self._token = token.strip()
         self._base_url = base_url or self._cfg.base_url
@@ -287,7 +289,7 @@ class TelegramAdapter(PlatformAdapter):
         logger.warning("Telegram: getUpdates failed, retrying with the same offset: %s", exc)
 
 
-def _webhook(settings: Settings) -> TelegramWebhook | None:
+def _webhook(settings: Settings, home: StateHome | None) -> TelegramWebhook | None:
     """The webhook in webhook mode (its secret from ``telegram.webhook_secret_env``)."""
     cfg = settings.telegram
     route = cfg.webhook_route
@@ -303,7 +305,7 @@ def _webhook(settings: Settings) -> TelegramWebhook | None:
         raise TelegramStartError(
             f"{cfg.webhook_secret_env} may hold only A-Z, a-z, 0-9, _ and - (1-256 characters)"
         )
-    return TelegramWebhook(route, secret, ack_after_s=cfg.webhook_ack_after_s)
+    return TelegramWebhook(route, secret, ack_after_s=cfg.webhook_ack_after_s, home=home)
 
 
 def _quiet_httpx() -> None:
