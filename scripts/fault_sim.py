@@ -23,7 +23,12 @@ reminder a little later. Measured (figures on stdout, JSON with ``--json``):
   task reached the chat (goal: exactly once each);
 - ``one_dialogue_on_two_workers``: moments when one chat had updates in flight on two workers
   at once (taken by one before the previous, taken by another, was answered; from outside,
-  a worker waiting on a per-dialogue lock looks the same as one serving the dialogue).
+  a worker waiting on a per-dialogue lock looks the same as one serving the dialogue);
+- ``one_dialogue_served_by_two_workers``: measured inside, the goal's measure: each worker
+  writes when it holds a dialogue's lock (after it is granted, before it is let go: the
+  turn's span) to ``lock_trace_<n>.txt``; counted are the pairs of holds of one dialogue by
+  two workers that overlap in time (a killed worker's last hold ends at its kill);
+  ``dialogue_holds``: how many holds were written.
 """
 
 from __future__ import annotations
@@ -85,6 +90,7 @@ class Worker:
     port: int = field(default_factory=free_port)
     proc: subprocess.Popen[bytes] | None = None
     starts: int = 0
+    killed_at: list[float] = field(default_factory=list)  # wall clock, as the traces
 
     @property
     def hook(self) -> str:
@@ -99,8 +105,9 @@ class Worker:
             "FAMILIARS_API__PORT": str(self.port),
         }
         log = open(self.root / f"worker{self.n}.log", "ab")  # noqa: SIM115 - the child keeps it
+        env[TRACE_ENV] = str(self.root / f"lock_trace_{self.n}.txt")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "familiars", "run"],
+            [sys.executable, str(Path(__file__).resolve()), "--worker"],
             cwd=self.root, env=env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
         self.starts += 1
@@ -109,6 +116,7 @@ class Worker:
         if self.proc is not None:
             self.proc.send_signal(signal.SIGKILL)
             self.proc.wait()
+            self.killed_at.append(time.time())
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -117,6 +125,61 @@ class Worker:
                 self.proc.wait(60)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+TRACE_ENV = "FAMILIARS_SIM_LOCK_TRACE"
+
+
+def run_traced_worker() -> None:
+    """``familiars run``, writing to ``$FAMILIARS_SIM_LOCK_TRACE`` each dialogue lock it
+    holds: ``+ key time`` once granted, ``- key time`` before letting go (wall clock)."""
+    import familiars.memory._pg._state as pg_state
+    from familiars.cli import main as familiars_main
+
+    trace = open(os.environ[TRACE_ENV], "a", buffering=1)  # noqa: SIM115 - for the process
+    held = pg_state.PgStateHome.dialogue_lock
+
+    @contextlib.asynccontextmanager
+    async def traced(self: Any, agent_id: str, dialogue_id: str) -> Any:
+        async with held(self, agent_id, dialogue_id):
+            trace.write(f"+ {agent_id}/{dialogue_id} {os.getpid()} {time.time():.6f}\n")
+            try:
+                yield
+            finally:
+                trace.write(f"- {agent_id}/{dialogue_id} {os.getpid()} {time.time():.6f}\n")
+
+    pg_state.PgStateHome.dialogue_lock = traced  # type: ignore[method-assign]
+    sys.argv = ["familiars", "run"]
+    familiars_main()
+
+
+def served_twice(workers: list[Worker]) -> tuple[int, int]:
+    """(pairs of overlapping holds of one dialogue by two worker processes, holds)."""
+    spans: dict[str, list[tuple[float, float, str]]] = {}
+    for worker in workers:
+        path = worker.root / f"lock_trace_{worker.n}.txt"
+        if not path.exists():
+            continue
+        ends = sorted(worker.killed_at) + [float("inf")]
+        opened: dict[tuple[str, str], float] = {}
+        for line in path.read_text().splitlines():
+            sign, key, pid, at = line.split()
+            if sign == "+":
+                opened[(key, pid)] = float(at)
+            elif (key, pid) in opened:
+                spans.setdefault(key, []).append((opened.pop((key, pid)), float(at), pid))
+        for (key, pid), start in opened.items():  # held when its process was killed
+            end = next(k for k in ends if k >= start)
+            spans.setdefault(key, []).append((start, end, pid))
+    pairs = 0
+    for held in spans.values():
+        held.sort()
+        for i, (_start, end, pid) in enumerate(held):
+            for start2, _, pid2 in held[i + 1 :]:
+                if start2 >= end:
+                    break
+                pairs += pid2 != pid
+    return pairs, sum(len(h) for h in spans.values())
 
 
 def worker_env(url: str, schema: str, tg: FakeTelegram) -> dict[str, str]:
@@ -310,6 +373,7 @@ def report(
     stored = live_record_texts(url, args.schema)
     facts = [f for p in people for f in p.facts]
     reminders = [reminded(tg, p) for p in people if p.reminder]
+    twice, holds = served_twice(workers)
     refused = sum(1 for _, status in tg.deliveries if status != 200)
     return {
         "workers": args.workers,
@@ -333,10 +397,15 @@ def report(
         "reminders_never_sent": sum(1 for r in reminders if r == 0),
         "reminders_sent_twice_or_more": sum(1 for r in reminders if r > 1),
         "one_dialogue_on_two_workers": overlaps(tg, down, workers[0].hook),
+        "one_dialogue_served_by_two_workers": twice,
+        "dialogue_holds": holds,
     }
 
 
 def main() -> None:
+    if sys.argv[1:] == ["--worker"]:
+        run_traced_worker()
+        return
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database", help="postgresql:// URL (default: a throwaway pgserver)")
     parser.add_argument("--schema", default="fault_sim", help="dropped and made afresh")
