@@ -92,6 +92,7 @@ from familiars.memory._forget import (
     is_node_ref,
     node_ref,
     parse_node_ref,
+    remembered,
 )
 from familiars.memory._forget_files import (
     forgotten_of,
@@ -438,6 +439,7 @@ __all__ = [
     "ContextReading",
     "recent_messages",
     "evidence_refs",
+    "remembered",
     "load_embedder",
     "load_reranker",
     "load_status",

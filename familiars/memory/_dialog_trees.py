@@ -137,6 +137,18 @@ class DialogTrees:
         key = (agent_id, dialogue_id)
         return key in self._trees or self._file(agent_id, dialogue_id).exists()
 
+    def agents_with(self, dialogue_id: str) -> list[str]:
+        """The agents that have a dialogue of this id: open here, its folder, or (database)
+        its document, whichever worker wrote it (a folder of this worker's alone would miss
+        the dialogues other workers served)."""
+        found = {agent for agent, dialogue in self._trees if dialogue == dialogue_id}
+        if self.home is None:
+            found |= {p.parent.name for p in self.workspace.glob(f"agents/*/{dialogue_id}")}
+        else:
+            for name in self.home.names("agents/", f"/{dialogue_id}/{DIALOGUE_FILE}"):
+                found.add(name.split("/")[1])
+        return sorted(found)
+
     def _file(self, agent_id: str, dialogue_id: str) -> DialogueFile:
         folder = self.folder(agent_id, dialogue_id)
         if self.home is None:
