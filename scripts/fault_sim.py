@@ -114,9 +114,11 @@ class Worker:
 
     def kill(self) -> None:
         if self.proc is not None:
+            # When the signal went: the process runs no code of its own after it, so its
+            # lock holds end here (the locks are let go once the server sees it gone).
+            self.killed_at.append(time.time())
             self.proc.send_signal(signal.SIGKILL)
             self.proc.wait()
-            self.killed_at.append(time.time())
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

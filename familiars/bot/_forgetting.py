@@ -36,6 +36,7 @@ from familiars.memory import (
     MemoryRecord,
     MemoryWorkspace,
     evidence_refs,
+    is_node_ref,
     keyword_terms,
     remembered,
 )
@@ -110,6 +111,9 @@ def runtime_forgetter(
     async def drop_from_reader(report: ForgetReport) -> None:
         if reader is not None:
             await reader.forget_keys(report.keys)
+        # Other workers' readers (database): the records' removal reaches them with the
+        # store's changes, the turns' here.
+        await memory.index.forgotten_turns([k for k in report.keys if is_node_ref(k)])
 
     def drop_from_embedder(report: ForgetReport) -> None:
         forget = getattr(embedder, "forget_texts", None)

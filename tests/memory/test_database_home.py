@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -167,6 +168,43 @@ async def test_two_workers_share_what_one_writes_and_what_one_forgets(
         await Forgetter.for_workspace(b).forget(kept.id)
         assert await a.store.list(user_key="ana", live_only=False) == []
         assert database_holding("bees") == []
+
+
+async def test_a_turn_forgotten_on_one_worker_leaves_the_others_recall(
+    tmp_path: Path, pg_url: str
+) -> None:
+    """A message forgotten on worker a (its dialogue's tombstone is in the database) is no
+    longer recalled by worker b, which indexed it while it was said."""
+    from familiars.memory import MemoryReader
+
+    emb = HashEmbedder()
+    one = load_settings(workspace=tmp_path / "one")
+    two = load_settings(workspace=tmp_path / "two")
+    async with (
+        open_workspace(one, embedder=emb) as a,
+        open_workspace(two, embedder=emb) as b,
+    ):
+        trees = DialogTrees(two.workspace)
+        reader = MemoryReader.from_settings(two, emb, trees=trees)
+        await reader.attach_index(b.index, b.index.subscribe)
+        tree = trees.get("agent_0", "dialogue_3", create=True)
+        said = "I keep my spare key under the blue flowerpot"
+        node = tree.add_node(
+            said, emb.embed(said), timestamp=time.time(), metadata={"user_key": "ana"}
+        )
+        reader.add_tree(tree)
+
+        async def recalled() -> list[str]:
+            res = await reader.build_rag_context(
+                "where is the spare key", agent_id="agent_0", dialogue_id="dialogue_3",
+                user_key="ana", k=3,
+            )  # fmt: skip
+            return [i.text for i in res.items]
+
+        assert said in await recalled()
+        await a.index.forgotten_turns([f"node:agent_0/dialogue_3/{node.id}"])
+        await _fed(b)
+        assert said not in await recalled()
 
 
 async def test_a_forget_leaves_no_table_file_holding_the_words(

@@ -22,6 +22,7 @@ from psycopg import sql
 
 from familiars.memory._embeddings import Embedder, content_hash
 from familiars.memory._index import IndexListener, ReconcileReport, record_from_row
+from familiars.memory._pg._connect import notify_channel
 from familiars.memory._pg._feed import ChangeFeed
 from familiars.memory._records import MemoryRecord
 from familiars.memory._store import MemoryStore, StoreChange
@@ -244,6 +245,19 @@ class PgMemoryIndex:
         async with self._lock:
             cur = await self.conn.execute(query, params)  # type: ignore[arg-type]
             return await cur.fetchall()
+
+    async def forgotten_turns(self, keys: Sequence[str]) -> None:
+        """Announce forgotten turns as removed ``record_changes`` rows (with a NOTIFY): every
+        other worker's reader drops them (records go through the store's own changes)."""
+        if not keys:
+            return
+        async with self._lock, self.conn.transaction():
+            async with self.conn.cursor() as cur:
+                await cur.executemany(
+                    "INSERT INTO record_changes (origin, record_id, removed) VALUES (%s, %s, true)",
+                    [(self.origin, key) for key in keys],
+                )
+            await self.conn.execute(sql.SQL("NOTIFY {}").format(notify_channel(self.schema)))
 
     async def records_changed(self, change: StoreChange) -> None:
         """StoreListener: the rows are written; their vectors follow, then the reader."""
