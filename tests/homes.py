@@ -9,11 +9,27 @@ from pathlib import Path
 from typing import Any
 
 from familiars.config import load_settings
-from familiars.memory import MemoryStore, StoreListener, database_url, open_workspace
+from familiars.memory import (
+    FileStateHome,
+    MemoryStore,
+    StateHome,
+    StoreListener,
+    database_url,
+    open_workspace,
+)
+
+#: The state home of each store ``open_store`` opened (by the store's id), for ``home_of``.
+_HOMES: dict[int, StateHome] = {}
 
 
 def in_database() -> bool:
     return database_url(load_settings()) is not None
+
+
+def home_of(store: MemoryStore) -> StateHome:
+    """The state home beside a store ``open_store`` opened: the same files, or the same
+    database as its records."""
+    return _HOMES.get(id(store)) or FileStateHome(store.workspace)
 
 
 @asynccontextmanager
@@ -30,7 +46,11 @@ async def open_store(
     async with open_workspace(settings, embedder=False, reconcile=False) as mw:
         for listener in listeners:
             mw.store.add_listener(listener)
-        yield mw.store
+        _HOMES[id(mw.store)] = mw.home
+        try:
+            yield mw.store
+        finally:
+            _HOMES.pop(id(mw.store), None)
 
 
 @asynccontextmanager
@@ -65,7 +85,35 @@ def database_holding(text: str) -> list[str]:
             query = sql.SQL("SELECT count(*) FROM {}.{} t WHERE t::text ILIKE %s").format(
                 sql.Identifier(schema), sql.Identifier(table)
             )
+            if table == "state_docs":  # documents are bytes: read as the text they are
+                query = sql.SQL(
+                    "SELECT count(*) FROM {}.state_docs WHERE "
+                    "convert_from(body, 'UTF8') ILIKE %s OR name ILIKE %s"
+                ).format(sql.Identifier(schema))
+                row = conn.execute(query, (f"%{text}%", f"%{text}%")).fetchone()
+                if row and row[0]:
+                    found.append(f"db:{table}")
+                continue
             row = conn.execute(query, (f"%{text}%",)).fetchone()
             if row and row[0]:
                 found.append(f"db:{table}")
     return sorted(found)
+
+
+def read_state(workspace: Path, name: str) -> bytes | None:
+    """A state document (``agents/agent_0/dialogue_0/dialogue.json``) as its home holds it:
+    the workspace's file, or its ``state_docs`` row in the database home."""
+    settings = load_settings(workspace=workspace)
+    url = database_url(settings)
+    if url is None:
+        path = Path(workspace) / name
+        return path.read_bytes() if path.exists() else None
+    import psycopg
+    from psycopg import sql
+
+    query = sql.SQL("SELECT body FROM {}.state_docs WHERE name = %s").format(
+        sql.Identifier(settings.database.schema_name)
+    )
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute(query, (name,)).fetchone()
+    return None if row is None else bytes(row[0])

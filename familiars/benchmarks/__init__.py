@@ -55,7 +55,8 @@ COMMANDS: tuple[BenchCommand, ...] = (
     BenchCommand(
         "recall",
         "_recall",
-        "Recall latency p50/p95 per size next to a bare numpy exact top-k, and the ratio.",
+        "Recall latency p50/p95 per size next to a bare numpy exact top-k, and the ratio; "
+        "with --database, pgvector's HNSW beside it (latency and recall@k against exact).",
     ),
     BenchCommand(
         "turn",

@@ -25,6 +25,7 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from contextlib import AsyncExitStack
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -33,6 +34,7 @@ import numpy as np
 import typer
 
 from familiars.benchmarks._implicit import DEFAULT_PAIRS, by_kind, load_pairs, stitch
+from familiars.benchmarks._locomo_home import RecordHome
 from familiars.benchmarks._prompt_share import PromptSetup, PromptShare, evidence_id
 from familiars.benchmarks._replay_facts import written_records
 from familiars.bot import ReaderRecaller
@@ -168,9 +170,12 @@ async def replay(
     ablated: Sequence[str],
     *,
     facts: bool = False,
+    home: tuple[RecordHome, AsyncExitStack] | None = None,
 ) -> tuple[MemoryReader, float]:
     """The conversation as one dialogue through DialogTree + MemoryReader, with ``facts``
-    also what the offline writer keeps of each turn (``_replay_facts``); ingest seconds."""
+    also what the offline writer keeps of each turn (``_replay_facts``): given to the reader
+    directly, or with ``home`` written through that home and loaded from it (kept open on
+    the stack while the questions are asked); ingest seconds."""
     start = time.perf_counter()
     trees = DialogTrees(workspace)
     reader = MemoryReader(embedder, trees=trees, ablated=list(ablated))
@@ -198,9 +203,13 @@ async def replay(
         node_ids.append(node.id)
     await reader.sync()
     if facts:
-        await reader.add_records(
-            written_records(turns, node_ids, agent_id=AGENT, dialogue_id=DIALOGUE)
-        )
+        records = written_records(turns, node_ids, agent_id=AGENT, dialogue_id=DIALOGUE)
+        if home is None:
+            await reader.add_records(records)
+        else:
+            where, stack = home
+            await stack.enter_async_context(where.holding(workspace, embedder, records, reader))
+            await reader.sync()
     trees.compact_all()
     return reader, time.perf_counter() - start
 
@@ -311,8 +320,10 @@ async def evaluate(
     timing: bool = False,
     prompt: PromptSetup | None = None,
     facts: bool = False,
+    home: RecordHome | None = None,
 ) -> dict[str, Any]:
-    """LoCoMo questions (and stitched ``implicit`` ones, reported apart) over each replay."""
+    """LoCoMo questions (and stitched ``implicit`` ones, reported apart) over each replay
+    (its written records in ``home`` when given)."""
     scores = _Scores(ks, baselines, prompt)
     implicit = _Scores(ks, baselines, prompt)
     latencies: list[float] = []
@@ -320,17 +331,19 @@ async def evaluate(
     ingest = 0.0
     with tempfile.TemporaryDirectory(prefix="familiars-locomo-") as tmp:
         for conv in convs:
-            reader, seconds = await replay(
-                conv, embedder, Path(tmp) / conv["id"], ablated, facts=facts
-            )
-            ingest += seconds
-            now = conv["turns"][-1]["timestamp"] + 86400.0
-            for qa in conv["questions"]:
-                ms, over = await _score(reader, qa, scores, now, ks, profile)
-                latencies.append(ms)
-                over_budget += over
-            for qa in conv.get("implicit", []):
-                await _score(reader, qa, implicit, now, ks, profile)
+            async with AsyncExitStack() as stack:
+                reader, seconds = await replay(
+                    conv, embedder, Path(tmp) / conv["id"], ablated, facts=facts,
+                    home=None if home is None else (home, stack),
+                )  # fmt: skip
+                ingest += seconds
+                now = conv["turns"][-1]["timestamp"] + 86400.0
+                for qa in conv["questions"]:
+                    ms, over = await _score(reader, qa, scores, now, ks, profile)
+                    latencies.append(ms)
+                    over_budget += over
+                for qa in conv.get("implicit", []):
+                    await _score(reader, qa, implicit, now, ks, profile)
     out: dict[str, Any] = scores.report()
     out["ingest_s"] = round(ingest, 3)
     if timing:
@@ -405,10 +418,12 @@ async def run_benchmark(
     prompt: PromptSetup | None = None,
     facts: bool = False,
     knobs: Sequence[str] | None = None,
+    homes: Sequence[RecordHome] = (),
 ) -> dict[str, Any]:
     """The report; ``implicit`` stitches that pairs file (one split, or all for None) into
     the conversations first, ``prompt`` also measures what reaches the prompt, ``knobs``
-    are the ones ``ablate`` switches off (default all)."""
+    are the ones ``ablate`` switches off (default all), ``homes`` are measured beside (the
+    written records through each home)."""
     convs = load_conversations(data, conversations)
     if implicit is not None:
         convs = stitch(convs, load_pairs(implicit, implicit_split), seed=seed)
@@ -429,6 +444,7 @@ async def run_benchmark(
     report["turns"] = sum(len(c["turns"]) for c in convs)
     report["evidence_ids_dropped"] = sum(c["evidence_dropped"] for c in convs)
     report["questions_without_evidence"] = sum(c["questions_without_evidence"] for c in convs)
+    report["homes"] = await _homes(convs, cached, ks, profile=profile, facts=facts, homes=homes)
     if ablate:
         report["ablation"] = {}
         for knob in knobs or RECALL_KNOBS:
@@ -446,6 +462,29 @@ async def run_benchmark(
             if "implicit" in res:
                 report["ablation"][knob]["implicit"] = res["implicit"]["overall"]
     return report
+
+
+async def _homes(
+    convs: list[dict[str, Any]],
+    embedder: Embedder,
+    ks: Sequence[int],
+    *,
+    profile: str,
+    facts: bool,
+    homes: Sequence[RecordHome],
+) -> dict[str, Any]:
+    """The same questions with the written records in each home."""
+    out = {}
+    for home in homes:
+        res = await evaluate(
+            convs, embedder, ks, profile=profile, timing=True, facts=facts, home=home
+        )
+        out[home.name] = {
+            "overall": res["overall"],
+            "latency_ms": res["latency_ms"],
+            "records_loaded": home.loaded,
+        }
+    return out
 
 
 # --------------------------------------------------------------------------- CLI
@@ -502,6 +541,14 @@ def command(
         Path | None,
         typer.Option("--companion", help="Also the companion set (and the multilingual one)."),
     ] = None,
+    database: Annotated[
+        str | None,
+        typer.Option(
+            "--database",
+            help="With --facts: the records through the files' and this database's home "
+            "(a postgresql:// URL, or 'start' a throwaway server), both in this run.",
+        ),
+    ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Evidence recall@k on LoCoMo through DialogTree + MemoryReader, with baselines."""
@@ -511,7 +558,7 @@ def command(
     report = _run(
         settings, data, conversations=selection, ks=ks, profile=profile, ablate=ablate,
         implicit=implicit, seed=seed, facts=facts, knobs=knob_list, companion=companion,
-        implicit_split=None if implicit_split == "all" else implicit_split,
+        implicit_split=None if implicit_split == "all" else implicit_split, database=database,
     )  # fmt: skip
     if want_json(ctx, json_out):
         print_json(report)
@@ -520,18 +567,28 @@ def command(
 
 
 def _run(
-    settings: Any, data: Path, companion: Path | None = None, **options: Any
+    settings: Any,
+    data: Path,
+    companion: Path | None = None,
+    database: str | None = None,
+    **options: Any,
 ) -> dict[str, Any]:
     """The benchmark with the configured embedder; a bad data file is one clear line. With
-    ``companion``, the companion and multilingual sets (``_companion``) in the same run."""
+    ``companion``, the companion and multilingual sets (``_companion``) in the same run;
+    with ``database``, the written records' two homes."""
     from familiars.benchmarks._companion import DEFAULT_MULTILINGUAL
     from familiars.benchmarks._companion import run as run_companion
     from familiars.memory import embedder_from_settings
 
+    if database is not None and not options.get("facts"):
+        fail("--database compares where the written records live: use it with --facts")
     embedder = embedder_from_settings(settings)
     prompt = PromptSetup.from_settings(settings)
     try:
-        report = asyncio.run(run_benchmark(data, embedder=embedder, prompt=prompt, **options))
+        if database is None:
+            report = asyncio.run(run_benchmark(data, embedder=embedder, prompt=prompt, **options))
+        else:
+            report = _run_with_database(settings, data, database, embedder, prompt, options)
         if companion is not None:
             more = run_companion(
                 embedder,
@@ -544,6 +601,22 @@ def _run(
         return report
     except (ValueError, KeyError) as exc:
         fail(f"cannot run the LoCoMo benchmark: {exc}")
+
+
+def _run_with_database(
+    settings: Any,
+    data: Path,
+    database: str,
+    embedder: Embedder,
+    prompt: PromptSetup,
+    options: dict[str, Any],
+) -> dict[str, Any]:
+    from familiars.benchmarks._database import bench_database
+
+    with bench_database(database) as url:
+        homes = [RecordHome(settings, None), RecordHome(settings, url)]
+        run = run_benchmark(data, embedder=embedder, prompt=prompt, homes=homes, **options)
+        return asyncio.run(run)
 
 
 def _checked_knobs(value: str) -> list[str] | None:
@@ -606,6 +679,13 @@ def _print(report: dict[str, Any], ks: Sequence[int]) -> None:
         [["recall (incl. query embedding)", lat["p50"], lat["p95"]],
          ["one query embedding", emb["p50"], emb["p95"]]],
     )  # fmt: skip
+    if report.get("homes"):
+        print_table(
+            "the written records' home (through its store, loaded from its index)",
+            ["home", *[f"recall@{k}" for k in ks], "p50 ms", "p95 ms"],
+            [[name, *[h["overall"].get(f"recall@{k}") for k in ks], h["latency_ms"]["p50"],
+              h["latency_ms"]["p95"]] for name, h in report["homes"].items()],
+        )  # fmt: skip
     if "ablation" in report:
         shown = [k for k in ks if k in (5, 10)] or list(ks)[:2]
         print_table(

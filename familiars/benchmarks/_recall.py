@@ -262,6 +262,13 @@ async def run_benchmark(
     }
 
 
+def _sizes(value: str, name: str) -> list[int]:
+    try:
+        return [int(x) for x in value.split(",") if x.strip()]
+    except ValueError:
+        fail(f"{name} takes numbers such as 1000,10000")
+
+
 def command(
     ctx: typer.Context,
     records: Annotated[str, typer.Option("--records", help="Sizes, comma separated.")] = (
@@ -269,23 +276,45 @@ def command(
     ),
     queries: Annotated[int, typer.Option("--queries", help="Timed queries per size.")] = 100,
     k: Annotated[int, typer.Option("--k", help="Items per recall.")] = 10,
+    database: Annotated[
+        str | None,
+        typer.Option(
+            "--database",
+            help="Also pgvector HNSW on this postgresql:// URL, or 'start' a throwaway server.",
+        ),
+    ] = None,
+    ef_search: Annotated[
+        str, typer.Option("--ef-search", help="With --database: hnsw.ef_search values.")
+    ] = "40,100,200,400",
+    vectors: Annotated[
+        str, typer.Option("--vectors", help="With --database: clustered | uniform.")
+    ] = "clustered",
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Recall latency p50/p95 per size next to a bare numpy exact top-k, and the ratio."""
-    try:
-        sizes = [int(x) for x in records.split(",") if x.strip()]
-    except ValueError:
-        fail("--records takes sizes such as 1000,10000")
+    """Recall latency p50/p95 per size next to a bare numpy exact top-k, and the ratio; with
+    --database, pgvector's HNSW beside it (latency and recall@k against exact)."""
+    sizes = _sizes(records, "--records")
+    efs = _sizes(ef_search, "--ef-search")
     if not sizes or min(sizes) < k or queries < 1 or k < 1:
         fail("sizes must be at least --k, and --queries and --k at least 1")
+    if not efs or min(efs) < 1 or max(efs) > 1000:
+        fail("--ef-search values are 1..1000 (pgvector's range)")
+    if vectors not in ("clustered", "uniform"):
+        fail("--vectors is clustered or uniform")
     from familiars.memory import embedder_from_settings
 
-    embedder = embedder_from_settings(get_ctx(ctx).settings)
+    settings = get_ctx(ctx).settings
+    embedder = embedder_from_settings(settings)
     with single_thread_blas():
         report = asyncio.run(run_benchmark(sizes, embedder, queries=queries, k=k))
+        if database is not None:
+            report["database"] = _on_database(settings, database, sizes, embedder.dim, efs,
+                                              queries=queries, k=k, vectors=vectors)  # fmt: skip
     if want_json(ctx, json_out):
         print_json(report)
         return
+    if database is not None:
+        _print_database(report["database"])
     print_table(
         "recall latency (ms), query embedding excluded, vs numpy exact top-k",
         ["records", "p50", "p95", "floor p50", "floor p95", "ratio", "with embedding p95"],
@@ -295,3 +324,53 @@ def command(
             for s in report["sizes"]
         ],
     )  # fmt: skip
+
+
+def _on_database(
+    settings: Any,
+    spec: str,
+    sizes: list[int],
+    dim: int,
+    efs: list[int],
+    *,
+    queries: int,
+    k: int,
+    vectors: str,
+) -> list[dict[str, Any]]:
+    from familiars.benchmarks._database import bench_database
+    from familiars.benchmarks._recall_pg import measure_database
+
+    with bench_database(spec) as url:
+        return [
+            asyncio.run(
+                measure_database(
+                    settings,
+                    url,
+                    size,
+                    dim=dim,
+                    queries=queries,
+                    k=k,
+                    ef_searches=efs,
+                    seed=size,
+                    vectors=vectors,
+                )
+            )  # fmt: skip
+            for size in sizes
+        ]
+
+
+def _print_database(rows: list[dict[str, Any]]) -> None:
+    table = []
+    for r in rows:
+        for where in ("all", "person"):
+            ex = r["exact_numpy"][where]
+            table.append([r["records"], where, "exact (numpy)", ex["p50_ms"], ex["p95_ms"], 1.0])
+            for h in r["hnsw"]:
+                one = h[where]
+                table.append([r["records"], where, f"hnsw ef={h['ef_search']}", one["p50_ms"],
+                              one["p95_ms"], one["recall_at_k"]])  # fmt: skip
+    print_table(
+        "pgvector (all: HNSW; person: exact in the database) vs numpy exact, same vectors",
+        ["records", "filter", "search", "p50", "p95", "recall@k"],
+        table,
+    )

@@ -12,7 +12,6 @@ their group answers through the same group check.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
@@ -75,7 +74,6 @@ class DialogueManager:
         self.commands = commands or _own_commands(self.services, forget_words, self._note_used)
         #: When each dialogue's last turn started (its ephemeral records go at the next).
         self._turn_started: dict[tuple[str, str], str] = {}
-        self._locks: dict[tuple[str, str], asyncio.Lock] = {}
         #: What each stage of the last turn took, in ms (``Turn.spent``).
         self.last_spent: dict[str, float] = {}
 
@@ -196,8 +194,9 @@ class DialogueManager:
         turn = await self._receive(message)
         if turn is None:
             return
-        lock = self._locks.setdefault(turn.key, asyncio.Lock())
-        async with lock:
+        # One turn at a time per dialogue: in this process, and in the database home across
+        # workers (an advisory lock per dialogue); different dialogues run in parallel.
+        async with self.state.files.home.dialogue_lock(*turn.key):
             asked = await self.forget_words.answer(  # asked, then confirmed: not a turn
                 turn.text,
                 agent_id=turn.agent.id,

@@ -36,7 +36,9 @@ from familiars.memory import (
     MemoryRecord,
     MemoryWorkspace,
     evidence_refs,
+    is_node_ref,
     keyword_terms,
+    remembered,
 )
 
 logger = logging.getLogger(__name__)
@@ -109,6 +111,9 @@ def runtime_forgetter(
     async def drop_from_reader(report: ForgetReport) -> None:
         if reader is not None:
             await reader.forget_keys(report.keys)
+        # Other workers' readers (database): the records' removal reaches them with the
+        # store's changes, the turns' here.
+        await memory.index.forgotten_turns([k for k in report.keys if is_node_ref(k)])
 
     def drop_from_embedder(report: ForgetReport) -> None:
         forget = getattr(embedder, "forget_texts", None)
@@ -319,11 +324,11 @@ class ForgetByWords:
         ref = await self.forgetter.last_turn(where.user_key, where.agent_id, where.dialogue_id)
         if ref is None:
             return None
-        workspace = self.forgetter.store.workspace
+        agents_with = remembered(self.forgetter.trees.agents_with)
         records = [
             r
             for r in await self._visible(where, now)
-            if any(e == ref for e in evidence_refs(r, workspace))
+            if any(e == ref for e in evidence_refs(r, agents_with))
         ]
         node = await self.forgetter.node(ref)
         return _Found([ref.key], records, [] if records else [node.content])
@@ -333,8 +338,8 @@ class ForgetByWords:
         want = _terms(what)
         visible = await self._visible(where, now)
         records = [r for r in visible if _says(want, r.content)]
-        workspace = self.forgetter.store.workspace
-        sources = {e.key for r in records for e in evidence_refs(r, workspace)}
+        agents_with = remembered(self.forgetter.trees.agents_with)
+        sources = {e.key for r in records for e in evidence_refs(r, agents_with)}
         turns: list[tuple[str, str]] = []
         for ref in await self.forgetter.turns_between(where.user_key, 0.0, agent_id=where.agent_id):
             if ref.dialogue_id != where.dialogue_id or ref.key in sources:
@@ -348,7 +353,7 @@ class ForgetByWords:
         records += [
             r
             for r in visible
-            if r not in records and any(e.key in said for e in evidence_refs(r, workspace))
+            if r not in records and any(e.key in said for e in evidence_refs(r, agents_with))
         ]
         ids = [r.id for r in records] + [k for k, _ in turns]
         return _Found(ids, records, [t for _, t in turns])

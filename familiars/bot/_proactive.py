@@ -76,6 +76,14 @@ class RuntimeSender:
         adapter = self.adapters.get(target.platform)
         if adapter is None:
             raise UndeliverableError(f"the {target.platform} adapter is not running")
+        # Never in the middle of a turn of that dialogue, on any worker: the tree gets the
+        # message's node after the turn's (a worker's copy of the tree is read again first).
+        async with self.state.files.home.dialogue_lock(target.agent_id, target.dialogue_id):
+            await self._deliver(adapter, target, message)
+
+    async def _deliver(
+        self, adapter: PlatformAdapter, target: BotDialogue, message: ProactiveMessage
+    ) -> None:
         text = await self.outbound.send_to(
             target, message.text, for_person=message.user_key, what=message.kind
         )

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from familiars.bot._access import AccessPolicy
-from familiars.bot._adapters.base import PlatformAdapter, TurnHandler
+from familiars.bot._adapters.base import PlatformAdapter, TurnHandler, WebhookReceiver
 from familiars.bot._adapters.console import ConsoleAdapter
 from familiars.bot._commands import CommandSet, default_commands
 from familiars.bot._commands._timezone import zone_of
@@ -63,6 +63,7 @@ from familiars.memory import (
     MemoryWriter,
     PeopleIndex,
     SentenceTransformerEmbedder,
+    StateHome,
     Understanding,
     WriterQueue,
     consolidation_due,
@@ -162,7 +163,8 @@ async def build_services(
     writer_queue = WriterQueue(
         MemoryWriter.from_settings(
             settings, store.memory.store, model=model, vectors=store.memory.index
-        )
+        ),
+        store.memory.home,  # the folder, or rows every worker takes from
     )
     recaller = build_recaller(settings, store.memory, store.trees, model)
     log = TreeLog(store.trees, store.embedder, prefetch=recaller.prefetch_texts)
@@ -183,7 +185,10 @@ async def build_services(
     web = _Web.build(settings, store, scheduler)
     commands = _commands(options, store, turn, scheduler, web)
     dialogues = _dialogue_manager(settings, options, store, turn, scheduler, access, commands)
-    api = _api_for(web, settings, store, turn, commands, stack)
+    settle = _settler(dialogues, writer_queue)
+    adapters = _adapters(settings, options, dialogues, settle, access, store.memory.home)
+    webhooks = [a.webhook for a in adapters if a.webhook is not None]
+    api = _api_for(web, settings, store, turn, commands, stack, webhooks)
     return Services(
         settings=settings,
         access=access,
@@ -200,7 +205,7 @@ async def build_services(
         finder=store.finder,
         dialogues=dialogues,
         running=running,
-        adapters=_adapters(settings, options, dialogues, _settler(dialogues, writer_queue), access),
+        adapters=adapters,
         scheduler=scheduler,
         api=api,
         watcher=_memory_watcher(settings, store.memory) if options.watch else None,
@@ -398,13 +403,14 @@ async def _open_storage(
             loading.exception()  # retrieved: raised above when it was what failed
     embedder = memory.embedder
     assert embedder is not None
-    state = BotState(workspace)
+    state = BotState(workspace, memory.home)
     await state.open()
     stack.push_async_callback(state.close)
     finder = DocumentFinder(workspace, embedder, settings)
     await finder.open()
     stack.push_async_callback(finder.close)
-    return _Storage(embedder, gate, registry, memory, state, DialogTrees(workspace), finder)
+    trees = DialogTrees(workspace, home=memory.home)  # files, or the database's rows
+    return _Storage(embedder, gate, registry, memory, state, trees, finder)
 
 
 async def _open_embedder(
@@ -484,6 +490,7 @@ def _scheduler(
         flush_stats=recaller.flush_access,
         error_handler=handle,
         wait_for_sender=True,  # the runtime calls sender_ready() once its adapters run
+        home=store.memory.home,  # the ledger: a file, or rows every worker shares
     )
 
 
@@ -551,10 +558,11 @@ def _adapters(
     handler: TurnHandler,
     settle: Settle,
     access: AccessPolicy,
+    home: StateHome,
 ) -> tuple[PlatformAdapter, ...]:
     adapters: list[PlatformAdapter] = list(options.adapters)
     if options.platforms:
-        adapters += _platform_adapters(settings, handler, access)
+        adapters += _platform_adapters(settings, handler, access, home)
     if options.console is not None:
         adapters.append(options.console)
     elif not adapters and options.console_user is not None:
@@ -563,7 +571,7 @@ def _adapters(
 
 
 def _platform_adapters(
-    settings: Settings, handler: TurnHandler, access: AccessPolicy
+    settings: Settings, handler: TurnHandler, access: AccessPolicy, home: StateHome
 ) -> Sequence[PlatformAdapter]:
     """Discord and Telegram where their token is set (imported only then: they are big)."""
     found: list[PlatformAdapter] = []
@@ -583,6 +591,7 @@ def _platform_adapters(
                 telegram_token,
                 access=access,
                 base_url=settings.telegram.base_url,
+                home=home,  # webhook updates: claimed in the files, or rows every worker shares
             )
         )
     return found
@@ -595,13 +604,14 @@ def _api_for(
     turn: _Turn,
     commands: CommandSet,
     stack: AsyncExitStack,
+    webhooks: Sequence[WebhookReceiver],
 ) -> ApiServer | None:
-    """The API with the memory page, when the API is on; its index reader is closed on the
-    way out whether it served or not."""
+    """The API with the memory page and the platforms' webhooks, when the API is on; its
+    index reader is closed on the way out whether it served or not."""
     if web is None:
         return None
     backend = web.backend(commands, turn.recall_log, turn.recaller.people)
-    api = _api(settings, store, turn.writer_queue, turn.stats, turn.model, backend, turn.forgetter)
+    api = _api(settings, store, turn, backend, webhooks)
     stack.push_async_callback(api.close)
     return api
 
@@ -609,25 +619,24 @@ def _api_for(
 def _api(
     settings: Settings,
     store: _Storage,
-    writer_queue: WriterQueue,
-    stats: TurnStats,
-    model: ChatModel | None,
+    turn: _Turn,
     web: WebBackend,
-    forgetter: Forgetter,
+    webhooks: Sequence[WebhookReceiver],
 ) -> ApiServer:
     from familiars.bot._api.server import ApiServer
     from familiars.bot._api.status import StatusSources
 
+    model = turn.model
     sources = StatusSources(
         settings=settings,
         embedder=store.embedder,
-        writer_stats=writer_queue.stats,
-        recall_stats=stats.as_dict,
+        writer_stats=turn.writer_queue.stats,
+        recall_stats=turn.stats.as_dict,
         gate=store.gate,
         providers=(lambda: [s.as_dict() for s in model.states()]) if model else None,
-        forget=forgetter.forget,
+        forget=turn.forgetter.forget,
     )
-    return ApiServer.from_sources(sources, web=web)
+    return ApiServer.from_sources(sources, web=web, webhooks=webhooks)
 
 
 def _folder_watcher(

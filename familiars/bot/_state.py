@@ -13,17 +13,20 @@ file (atomically, off the event loop) before the call returns.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from familiars.bot._state_files import (
+    ACTIVITY_FILE,
+    CHAT_FILE,
     ChatFile,
     ChatKey,
     PersonFile,
@@ -31,11 +34,14 @@ from familiars.bot._state_files import (
     StateFiles,
 )
 from familiars.bot._state_legacy import import_legacy_tables
-from familiars.memory import USER_KEY_RE, check_agent_id, check_user_key
+from familiars.memory import USER_KEY_RE, StateHome, check_agent_id, check_user_key
 
 logger = logging.getLogger(__name__)
 
 LINK_CODE_TTL = timedelta(minutes=10)
+#: The database home: the documents whose change by another worker is read again (not the
+#: activity times, which change twice a turn; ``dialogues()`` reads those too).
+_SHARED = ("state/people/%", "state/link_codes.json", f"agents/%/{CHAT_FILE}")
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
@@ -73,8 +79,13 @@ def user_key_for(platform: str, user_id: str) -> str:
 
 
 class BotState:
-    def __init__(self, workspace: Path) -> None:
-        self.files = StateFiles(Path(workspace))
+    """People, links and chats in memory, each change saved through the workspace's
+    :class:`~familiars.memory.StateHome`. In the database home other workers change them
+    too: a find-or-create that misses, a link code and its redeeming read them again under a
+    lock every worker shares, so a person or a chat is created once."""
+
+    def __init__(self, workspace: Path, home: StateHome | None = None) -> None:
+        self.files = StateFiles(Path(workspace), home)
         self._people: dict[str, PersonFile] = {}
         self._holder: dict[tuple[str, str], str] = {}  # identity -> the file that lists it
         self._chats: dict[ChatKey, ChatFile] = {}
@@ -86,23 +97,54 @@ class BotState:
         # never share a number even without this lock).
         self._create_lock = asyncio.Lock()
         self._write_locks: dict[Path, asyncio.Lock] = {}
+        #: The database home: what the shared documents' stamp was at the last read.
+        self._stamps: dict[bool, str] = {}
 
     async def open(self) -> None:
         """Read every state file (importing the tables an older version kept in
         ``familiars.db`` the first time); raises StateFileError naming a broken file."""
-        await asyncio.to_thread(import_legacy_tables, self.files)
-        people, chats, codes = await asyncio.to_thread(self._load)
-        self._people, self._codes = people, codes
-        self._holder = _holders(self.files, people)
-        _check_links(self.files, people)
-        self._chats, self._by_id = _index_chats(self.files, chats)
+        if self.files.on_files:
+            await asyncio.to_thread(import_legacy_tables, self.files)
+        people, chats = await self._reload()
         self._open = True
         logger.info(
             "bot state: %d people, %d dialogues (%s)",
             len(people),
             len(chats),
-            self.files.state_dir,
+            self.files.state_dir if self.files.on_files else "database",
         )
+
+    async def _fresh(self, *, activity: bool = False) -> None:
+        """The database home: read people and chats again when another worker changed them
+        (``activity``: their last message times too, for the scheduler's pacing)."""
+        if self.files.on_files:
+            return
+        patterns = [*_SHARED, *((f"agents/%/{ACTIVITY_FILE}",) if activity else ())]
+        stamp = await asyncio.to_thread(self.files.home.stamp_like, *patterns)
+        if stamp != self._stamps.get(activity):
+            async with self._create_lock:
+                await self._reload()
+            self._stamps[activity] = stamp
+
+    async def _reload(self) -> tuple[dict[str, PersonFile], list[ChatFile]]:
+        people, chats, codes = await asyncio.to_thread(self._load)
+        holder = _holders(self.files, people)
+        _check_links(self.files, people)
+        self._chats, self._by_id = _index_chats(self.files, chats)
+        self._people, self._codes, self._holder = people, codes, holder
+        return people, chats
+
+    @contextlib.asynccontextmanager
+    async def _creating(self) -> AsyncIterator[None]:
+        """Find-or-create and link codes, one at a time: in this process, and in the
+        database across workers (what others made meanwhile is read first)."""
+        async with self._create_lock:
+            if self.files.on_files:
+                yield
+                return
+            async with self.files.home.dialogue_lock("state", "people-and-chats"):
+                await self._reload()
+                yield
 
     def _load(self) -> tuple[dict[str, PersonFile], list[ChatFile], dict[str, tuple[str, str]]]:
         return self.files.load_people(), self.files.load_chats(), self.files.load_link_codes()
@@ -157,7 +199,11 @@ class BotState:
     async def person_for(self, platform: str, user_id: str, display_name: str = "") -> str:
         """The person behind a platform identity, created on first sight."""
         self._check_open()
-        async with self._create_lock:
+        ident = (platform, user_id)
+        holder = self._holder.get(ident)
+        if holder is not None and display_name in ("", self._people[holder].identities[ident]):
+            return self._canonical(holder)  # known, nothing to change
+        async with self._creating():
             return await self._person_for(platform, user_id, display_name)
 
     async def _person_for(self, platform: str, user_id: str, display_name: str) -> str:
@@ -181,6 +227,7 @@ class BotState:
 
     async def person(self, user_key: str) -> Person | None:
         self._check_open()
+        await self._fresh()
         p = self._people.get(user_key)
         return None if p is None else Person(p.user_key, p.display_name, p.timezone, p.proactive)
 
@@ -192,6 +239,7 @@ class BotState:
 
     async def _update_person(self, user_key: str, **changes: Any) -> None:
         self._check_open()
+        await self._fresh()  # another worker's change to this person is not written over
         person = self._people.get(user_key)
         if person is None:
             logger.warning("no person %r to change (%s)", user_key, ", ".join(changes))
@@ -202,6 +250,7 @@ class BotState:
 
     async def identities_of(self, user_key: str) -> list[tuple[str, str]]:
         self._check_open()
+        await self._fresh()
         return sorted(i for i, h in self._holder.items() if self._canonical(h) == user_key)
 
     # ------------------------------------------------------------------ linking
@@ -209,7 +258,7 @@ class BotState:
     async def new_link_code(self, user_key: str, now: datetime) -> str:
         self._check_open()
         code = secrets.token_hex(4).upper()
-        async with self._create_lock:
+        async with self._creating():
             self._drop_expired(now)
             self._codes[code] = (user_key, (now + LINK_CODE_TTL).isoformat())
             await self._save_codes()
@@ -230,7 +279,7 @@ class BotState:
         and DM that pointed at the old person points at the new one from then on."""
         self._check_open()
         code = code.strip().upper()
-        async with self._create_lock:
+        async with self._creating():
             entry = self._codes.get(code)
             if entry is None or entry[1] < now.isoformat():
                 return None
@@ -273,7 +322,7 @@ class BotState:
         key = (platform, chat_id, thread_id or "", agent_id)
         chat = self._chats.get(key)
         if chat is None:
-            async with self._create_lock:
+            async with self._creating():
                 chat = self._chats.get(key) or await self._create_dialogue(
                     key, is_group=is_group, user_key=user_key
                 )
@@ -309,6 +358,7 @@ class BotState:
 
     async def dialogues(self) -> list[DialogueInfo]:
         self._check_open()
+        await self._fresh(activity=True)
         return [self._info(self._by_id[k]) for k in sorted(self._by_id, key=_dialogue_order)]
 
     async def touch_dialogue(

@@ -19,6 +19,11 @@ A ``dialogue_<n>`` folder is taken with ``mkdir`` (never ``exist_ok``) at max+1 
 that exist, so a number is never handed out twice and never reused, even with the database
 gone. A file that cannot be read raises :class:`StateFileError` naming it; nothing is
 rewritten in its place.
+
+Every read and write goes through the workspace's :class:`~familiars.memory.StateHome`: these
+files, or (the database home) rows of ``state_docs`` holding the same bytes by the same
+names; there a dialogue's number is reserved in ``dialogue_numbers``, never handed out twice
+by any worker.
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ from familiars.memory import (
     AGENT_ID_RE,
     DIALOGUE_ID_RE,
     USER_KEY_RE,
+    FileStateHome,
+    StateHome,
     atomic_write_text,
     check_agent_id,
     check_user_key,
@@ -138,6 +145,11 @@ def _dumps(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
 
 
+def state_json(data: Any) -> bytes:
+    """A state document's bytes, as :func:`write_json` writes them."""
+    return _dumps(data).encode("utf-8", "surrogateescape")
+
+
 def write_json(path: Path, data: Any) -> None:
     ensure_dir(path.parent)
     atomic_write_text(path, _dumps(data), mode=FILE_MODE)
@@ -159,9 +171,9 @@ def replace_json(path: Path, data: Any) -> None:
 # ------------------------------------------------------------------------------ reading
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+def _read_json(path: Path, raw: bytes | None = None) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_bytes() if raw is None else raw)
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise StateFileError(path, f"cannot be read as JSON ({exc})") from exc
     if not isinstance(data, dict):
@@ -199,8 +211,8 @@ def _optional_key(path: Path, data: dict[str, Any], name: str) -> str | None:
     return value
 
 
-def parse_person(path: Path) -> PersonFile:
-    data = _read_json(path)
+def parse_person(path: Path, raw: bytes | None = None) -> PersonFile:
+    data = _read_json(path, raw)
     user_key = path.name.removesuffix(".json")
     if data.get("user_key", user_key) != user_key:
         raise StateFileError(path, f"says user_key {data.get('user_key')!r}, not {user_key!r}")
@@ -224,8 +236,14 @@ def parse_person(path: Path) -> PersonFile:
     )
 
 
-def parse_chat(path: Path, agent_id: str, dialogue_id: str) -> ChatFile:
-    data = _read_json(path)
+def parse_chat(
+    path: Path,
+    agent_id: str,
+    dialogue_id: str,
+    raw: bytes | None = None,
+    activity: bytes | None = None,
+) -> ChatFile:
+    data = _read_json(path, raw)
     if "is_group" not in data:
         raise StateFileError(path, "'is_group' is missing")
     return ChatFile(
@@ -237,13 +255,13 @@ def parse_chat(path: Path, agent_id: str, dialogue_id: str) -> ChatFile:
         is_group=_flag(path, data, "is_group", False),
         user_key=_optional_key(path, data, "user_key"),
         created_at=_text(path, data, "created_at"),
-        **_activity(path.with_name(ACTIVITY_FILE)),
+        **_activity(path.with_name(ACTIVITY_FILE), activity if raw is not None else None),
     )
 
 
-def _activity(path: Path) -> dict[str, str | None]:
+def _activity(path: Path, raw: bytes | None = None) -> dict[str, str | None]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_bytes() if raw is None else raw)
         return {k: _optional(path, data, k) for k in ("last_user_at", "last_bot_at")}
     except FileNotFoundError:
         return {}
@@ -256,13 +274,24 @@ def _activity(path: Path) -> dict[str, str | None]:
 
 
 class StateFiles:
-    """Where each state file lives, and reading all of them at once."""
+    """Where each state document lives, and reading all of them at once."""
 
-    def __init__(self, workspace: Path) -> None:
+    def __init__(self, workspace: Path, home: StateHome | None = None) -> None:
         self.workspace = Path(workspace)
+        self.home: StateHome = home or FileStateHome(self.workspace)
         self.state_dir = self.workspace / STATE_DIR
         self.people_dir = self.state_dir / PEOPLE_DIR
         self.link_codes_path = self.state_dir / LINK_CODES_FILE
+
+    @property
+    def on_files(self) -> bool:
+        return self.home.kind == "files"
+
+    def name(self, path: Path) -> str:
+        return path.relative_to(self.workspace).as_posix()
+
+    def read(self, path: Path) -> bytes | None:
+        return self.home.read(self.name(path))
 
     def person_path(self, user_key: str) -> Path:
         return self.people_dir / f"{check_user_key(user_key)}.json"
@@ -274,33 +303,44 @@ class StateFiles:
         return self.agent_dir(agent_id) / dialogue_id / CHAT_FILE
 
     def load_people(self) -> dict[str, PersonFile]:
-        if not self.people_dir.is_dir():
-            return {}
+        prefix = self.name(self.people_dir) + "/"
         people = {}
-        for path in sorted(self.people_dir.glob("*.json")):
-            if USER_KEY_RE.fullmatch(path.name.removesuffix(".json")):
-                people[path.name.removesuffix(".json")] = parse_person(path)
+        for name in self.home.names(prefix, ".json"):
+            key = name.removeprefix(prefix).removesuffix(".json")
+            if "/" not in key and USER_KEY_RE.fullmatch(key):
+                path = self.workspace / name
+                people[key] = parse_person(path, None if self.on_files else self.read(path))
         return people
 
     def load_chats(self) -> list[ChatFile]:
         chats = []
-        for path in sorted(self.workspace.glob(f"agents/*/{_DIALOGUE_PREFIX}*/{CHAT_FILE}")):
-            folder = path.parent
-            agent_id = folder.parent.name
-            if AGENT_ID_RE.fullmatch(agent_id) and DIALOGUE_ID_RE.fullmatch(folder.name):
-                chats.append(parse_chat(path, agent_id, folder.name))
+        for name in self.home.names("agents/", f"/{CHAT_FILE}"):
+            parts = name.split("/")
+            if len(parts) != 4 or not parts[2].startswith(_DIALOGUE_PREFIX):
+                continue
+            agent_id, dialogue_id = parts[1], parts[2]
+            if AGENT_ID_RE.fullmatch(agent_id) and DIALOGUE_ID_RE.fullmatch(dialogue_id):
+                chats.append(self._chat(self.workspace / name, agent_id, dialogue_id))
         return chats
+
+    def _chat(self, path: Path, agent_id: str, dialogue_id: str) -> ChatFile:
+        if self.on_files:
+            return parse_chat(path, agent_id, dialogue_id)
+        activity = self.read(path.with_name(ACTIVITY_FILE))
+        raw = self.read(path)
+        return parse_chat(path, agent_id, dialogue_id, raw, activity or b"{}")
 
     def load_link_codes(self) -> dict[str, tuple[str, str]]:
         """code -> (user key, expiry as ISO text)."""
         path = self.link_codes_path
-        if not path.exists():
+        raw = self.read(path)
+        if raw is None:
             return {}
-        raw = _read_json(path).get("codes", {})
-        if not isinstance(raw, dict):
+        raw_codes = _read_json(path, raw).get("codes", {})
+        if not isinstance(raw_codes, dict):
             raise StateFileError(path, "'codes' must be an object")
         codes = {}
-        for code, entry in raw.items():
+        for code, entry in raw_codes.items():
             if not isinstance(entry, dict):
                 raise StateFileError(path, f"code {code!r} must be an object")
             key = _optional_key(path, entry, "user_key")
@@ -309,35 +349,49 @@ class StateFiles:
             codes[str(code)] = (key, _text(path, entry, "expires_at", empty=False))
         return codes
 
+    def _write(self, path: Path, data: Any, *, durable: bool = True) -> None:
+        if self.on_files:  # the files exactly as before the seam
+            (write_json if durable else replace_json)(path, data)
+            return
+        self.home.write(self.name(path), state_json(data), durable=durable)
+
     def write_person(self, person: PersonFile) -> None:
-        write_json(self.person_path(person.user_key), person.to_json())
+        self._write(self.person_path(person.user_key), person.to_json())
 
     def write_chat(self, chat: ChatFile) -> None:
-        write_json(self.chat_path(chat.agent_id, chat.dialogue_id), chat.to_json())
+        self._write(self.chat_path(chat.agent_id, chat.dialogue_id), chat.to_json())
 
     def activity_path(self, agent_id: str, dialogue_id: str) -> Path:
         return self.chat_path(agent_id, dialogue_id).with_name(ACTIVITY_FILE)
 
     def write_activity(self, chat: ChatFile) -> None:
-        replace_json(self.activity_path(chat.agent_id, chat.dialogue_id), chat.activity_json())
+        path = self.activity_path(chat.agent_id, chat.dialogue_id)
+        self._write(path, chat.activity_json(), durable=False)
 
     def write_link_codes(self, codes: dict[str, tuple[str, str]]) -> None:
         data = {c: {"user_key": k, "expires_at": e} for c, (k, e) in sorted(codes.items())}
-        write_json(self.link_codes_path, {"version": VERSION, "codes": data})
+        self._write(self.link_codes_path, {"version": VERSION, "codes": data})
 
     def take_dialogue_folder(self, agent_id: str) -> str:
         """Create the next free ``dialogue_<n>`` folder of this agent and return its name.
 
         n is one more than the largest number of any folder that exists (with or without a
         ``chat.json``: a folder made by hand or left by a crash is never reused); ``mkdir``
-        fails when another creator got there first, and the next number is tried."""
+        fails when another creator got there first, and the next number is tried. In the
+        database the number is reserved there first (no worker is given it again) and the
+        folder, for what still lives beside the worker, is made as well."""
         parent = ensure_dir(self.agent_dir(agent_id))
         number = max(_dialogue_numbers(parent), default=-1) + 1
+        if not self.on_files:
+            number = self.home.next_dialogue_number(agent_id, [number - 1] if number else [])
         while True:
             folder = parent / f"{_DIALOGUE_PREFIX}{number}"
             try:
                 folder.mkdir(mode=DIR_MODE)
             except FileExistsError:
+                if not self.on_files:
+                    number = self.home.next_dialogue_number(agent_id, [number])
+                    continue
                 number += 1
                 continue
             os.chmod(folder, DIR_MODE)

@@ -1,6 +1,7 @@
 """``familiars db ...``: the memory's PostgreSQL home (``FAMILIARS_DATABASE_URL``).
 
-``migrate`` copies a workspace's records in, ``export`` writes them back out as markdown,
+``migrate`` copies a workspace in (records and the state beside them), ``export`` writes it
+back out as a workspace,
 ``status`` says what the database holds. Every failure is one line and exit 1
 (``DatabaseError`` is a ``UserFacingError``)."""
 
@@ -42,7 +43,8 @@ def migrate(
     ] = None,
     json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Copy a workspace's records (ids, timestamps, history) into the database."""
+    """Copy a workspace into the database: records (ids, timestamps, history), dialogue
+    trees, people, links and chats, the writer queue and the reminder ledger."""
     settings = get_ctx(ctx).settings
     data = migrate_to_database(settings, source or Path(settings.workspace))
     _show(ctx, json_output, "moved into the database", data)
@@ -54,7 +56,7 @@ def export(
     target: Annotated[Path, typer.Option("--to", help="A new folder for the markdown.")],
     json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Write the database's records and history back as a workspace's markdown files."""
+    """Write the database's records, history and state back as a workspace."""
     data = export_from_database(get_ctx(ctx).settings, target)
     _show(ctx, json_output, "exported from the database", data)
 

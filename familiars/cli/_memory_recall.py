@@ -36,7 +36,9 @@ def search(
 
     async def action(mw: MemoryWorkspace) -> dict[str, Any]:
         assert mw.embedder is not None
-        reader = MemoryReader.from_settings(mw.settings, mw.embedder, trees=DialogTrees(mw.path))
+        reader = MemoryReader.from_settings(
+            mw.settings, mw.embedder, trees=DialogTrees(mw.path, home=mw.home)
+        )
         await reader.attach_index(mw.index)
         result = await reader.build_rag_context(
             query, agent_id=agent, dialogue_id=dialogue, user_key=user, k=k, profile=profile

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Annotated, Any
 
@@ -110,10 +111,14 @@ def _print_consolidation(report: dict[str, Any]) -> None:
 
 def writer_status(ctx: typer.Context, json_output: JsonOpt = False) -> None:
     """The memory writer's queue and counters, as the last writer process saved them."""
-    from familiars.memory import load_status
+    from familiars.memory import database_url, load_status, open_state_home
 
     settings = get_ctx(ctx).settings
     data = load_status(settings.workspace).as_dict()
+    if database_url(settings) is not None:  # the queue every worker shares
+        home = open_state_home(settings)
+        data["queue_depth"] = len(home.queued_turns())
+        asyncio.run(home.close())
     data["providers"] = _providers(settings, data.get("providers") or [])
     if want_json(ctx, json_output):
         print_json(data)

@@ -7,7 +7,14 @@ from typing import Annotated, Any
 
 import typer
 
-from familiars.memory import MemoryError_, MemoryStore, check_user_key
+from familiars.config import Settings
+from familiars.memory import (
+    MemoryError_,
+    MemoryStore,
+    check_user_key,
+    database_url,
+    open_workspace,
+)
 from familiars.scheduler import (
     SchedulerError,
     SchedulerLedger,
@@ -20,10 +27,16 @@ from familiars.terminal import fail, get_ctx, print_json, print_table, want_json
 app = typer.Typer(help="Reminders and open loops the familiar will act on.", no_args_is_help=True)
 
 
-async def _rows(workspace: Any, user_key: str | None) -> list[dict[str, Any]]:
-    ledger = SchedulerLedger(ledger_path(workspace))
-    loops = await StoreLoops(MemoryStore(workspace)).open_loops()
-    return reminder_rows(loops, ledger, user_key=user_key)
+async def _rows(settings: Settings, user_key: str | None) -> list[dict[str, Any]]:
+    workspace = settings.workspace
+    if database_url(settings) is None:
+        ledger = SchedulerLedger(ledger_path(workspace))
+        loops = await StoreLoops(MemoryStore(workspace)).open_loops()
+        return reminder_rows(loops, ledger, user_key=user_key)
+    async with open_workspace(settings, embedder=False, reconcile=False) as mw:  # the database
+        ledger = SchedulerLedger(ledger_path(workspace), mw.home)
+        loops = await StoreLoops(mw.store).open_loops()
+        return reminder_rows(loops, ledger, user_key=user_key)
 
 
 @app.command("list")
@@ -41,7 +54,7 @@ def list_reminders(
     try:
         if user is not None:
             check_user_key(user)
-        rows = asyncio.run(_rows(settings.workspace, user))
+        rows = asyncio.run(_rows(settings, user))
     except (MemoryError_, SchedulerError, ValueError) as exc:
         fail(str(exc))
     if want_json(ctx, json_output):

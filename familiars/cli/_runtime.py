@@ -126,8 +126,10 @@ async def _serve(app: Application, pending: Any) -> None:
     except BaseException as exc:
         pending.failed(exc)
         raise
-    pending.ready(app.dialogues, settle=app.settle)
     await app.start()
+    # Only once started: the recall index is loaded in start (a message typed at once was
+    # recalled against an empty index: "/memory search" found nothing on a database home).
+    pending.ready(app.dialogues, settle=app.settle)
     await app.run_until_stopped()
 
 

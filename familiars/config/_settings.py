@@ -9,12 +9,14 @@ Precedence, highest first: keyword arguments, environment variables
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -143,6 +145,30 @@ class DiscordSettings(BaseModel):
     #: Where discord.py talks to; unset means Discord itself (tests point these at a fake).
     api_base: str | None = None
     gateway_url: str | None = None
+    #: Sharding, for a bot in very many servers: the number of shards in all, and the ones
+    #: this process runs (discord.py's AutoShardedBot; several processes each take some).
+    #: Both unset: one connection, no sharding. shard_count alone: this process runs them all.
+    shard_count: int | None = Field(default=None, ge=1)
+    shard_ids: list[int] | None = None
+
+    @model_validator(mode="after")
+    def _shards_in_range(self) -> DiscordSettings:
+        ids = self.shard_ids
+        if ids is None:
+            return self
+        if self.shard_count is None:
+            raise ValueError("discord.shard_ids needs discord.shard_count (the shards in all)")
+        if not ids:
+            raise ValueError("discord.shard_ids is empty: list the shards this process runs")
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"discord.shard_ids lists a shard twice: {ids}")
+        wrong = [i for i in ids if not 0 <= i < self.shard_count]
+        if wrong:
+            raise ValueError(
+                f"discord.shard_ids {wrong} out of range: with shard_count = "
+                f"{self.shard_count} the ids are 0..{self.shard_count - 1}"
+            )
+        return self
 
 
 class TelegramSettings(BaseModel):
@@ -164,6 +190,39 @@ class TelegramSettings(BaseModel):
     send_backoff_s: float = Field(default=0.5, ge=0)
     #: Chats answered at the same time (each chat's messages are always handled in order).
     max_concurrent_turns: int = Field(default=32, ge=1)
+    #: Webhook mode: the public address Telegram posts updates to, which reaches the bot's
+    #: API server (``[api] enabled``), e.g. through a load balancer that spreads them over
+    #: workers. Unset: long polling, the default for one process.
+    webhook_url: str | None = None
+    #: The path the API server takes updates on; default: the path of webhook_url.
+    webhook_path: str | None = None
+    #: The variable holding the secret Telegram sends with each update (1-256 characters of
+    #: A-Z, a-z, 0-9, _ and -); an update without it is refused.
+    webhook_secret_env: str = "TELEGRAM_WEBHOOK_SECRET"
+    #: An update is acknowledged once its turn is done (a worker that dies mid-turn never
+    #: did, so Telegram posts it again, to another), or after this long at most.
+    webhook_ack_after_s: float = Field(default=30.0, gt=0)
+
+    @field_validator("webhook_url")
+    @classmethod
+    def _webhook_url_absolute(cls, url: str | None) -> str | None:
+        if url is not None and not re.match(r"^https?://[^/\s]+", url):
+            raise ValueError(f"telegram.webhook_url must be an http(s) address, got {url!r}")
+        return url
+
+    @field_validator("webhook_path")
+    @classmethod
+    def _webhook_path_rooted(cls, path: str | None) -> str | None:
+        if path is not None and not re.match(r"^/[A-Za-z0-9._~/-]*$", path):
+            raise ValueError(f"telegram.webhook_path must be a path such as /tg, got {path!r}")
+        return path
+
+    @property
+    def webhook_route(self) -> str | None:
+        """The path the API server serves the webhook on; None in polling mode."""
+        if self.webhook_url is None:
+            return None
+        return self.webhook_path or urlsplit(self.webhook_url).path or "/"
 
 
 class AccessSettings(BaseModel):
@@ -341,6 +400,24 @@ class Settings(BaseSettings):
         if len(set(ids)) != len(ids):
             raise ValueError(f"agent ids must be unique, got {ids}")
         return agents
+
+    @model_validator(mode="after")
+    def _webhook_has_a_server(self) -> Settings:
+        route = self.telegram.webhook_route
+        if route is None:
+            return self
+        if not self.api.enabled:
+            raise ValueError(
+                "telegram.webhook_url needs the bot's HTTP server: set [api] enabled = true "
+                "(Telegram posts the updates to it)"
+            )
+        taken = ("/api", "/web", "/healthz", "/openapi.json", "/docs", "/redoc")
+        if route == "/" or any(route == t or route.startswith(t + "/") for t in taken):
+            raise ValueError(
+                f"telegram webhook path {route!r} is taken by the API; choose one such as "
+                "/telegram/webhook (telegram.webhook_path)"
+            )
+        return self
 
     @classmethod
     def settings_customise_sources(

@@ -32,13 +32,13 @@ from familiars.memory._database import (
 )
 from familiars.memory._dialog_tree import (
     DialogTree,
-    DialogTrees,
     Node,
     is_forgotten,
     node_content_for_llm,
     reference_choose_parent,
     reference_query,
 )
+from familiars.memory._dialog_trees import DialogTrees
 from familiars.memory._documents import (
     KNOBS as FILE_KNOBS,
 )
@@ -92,6 +92,7 @@ from familiars.memory._forget import (
     is_node_ref,
     node_ref,
     parse_node_ref,
+    remembered,
 )
 from familiars.memory._forget_files import (
     forgotten_of,
@@ -230,6 +231,12 @@ from familiars.memory._scoring import (
     SignalGate,
     minmax,
 )
+from familiars.memory._state_home import (
+    QUEUE_PREFIX,
+    FileStateHome,
+    QueuedTurn,
+    StateHome,
+)
 from familiars.memory._store import (
     MemoryStore,
     StoreChange,
@@ -252,6 +259,7 @@ from familiars.memory._watcher import (
 from familiars.memory._workspace import (
     MemoryWorkspace,
     embedder_from_settings,
+    open_state_home,
     open_workspace,
 )
 from familiars.memory._write_requests import (
@@ -294,6 +302,11 @@ from familiars.memory._writer._turn import (
 )
 
 __all__ = [
+    "QUEUE_PREFIX",
+    "open_state_home",
+    "FileStateHome",
+    "QueuedTurn",
+    "StateHome",
     "TAINTED_TURN_TAG",
     "forgotten_of",
     "WriterStats",
@@ -431,6 +444,7 @@ __all__ = [
     "ContextReading",
     "recent_messages",
     "evidence_refs",
+    "remembered",
     "load_embedder",
     "looks_english",
     "multilingual_fallback",

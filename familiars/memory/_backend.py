@@ -47,6 +47,10 @@ class RecordIndex(Protocol):
 
     async def purge_texts(self, texts: Sequence[str]) -> int: ...
 
+    async def forgotten_turns(self, keys: Sequence[str]) -> None:
+        """Turns (``node:...``) forgotten by this worker: other workers' subscribers get them
+        as removed (the database's change feed); files: one process, no one to tell."""
+
     async def reconcile(
         self,
         store: MemoryStore,

@@ -17,9 +17,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from familiars.memory._atomic import atomic_write_text, ensure_private_dir
 from familiars.memory._errors import MemoryError_, RecordNotFoundError
 from familiars.memory._records import utcnow
+from familiars.memory._state_home import FileStateHome, StateHome
 from familiars.memory._store import MemoryStore
 
 logger = logging.getLogger(__name__)
@@ -65,32 +65,42 @@ class PassLog:
         }
 
 
+PASSES = "consolidation/passes/"
+#: Where passes are kept: a workspace's folder, or a state home (the database's rows).
+Where = Path | StateHome
+
+
 def passes_dir(workspace: Path) -> Path:
     return Path(workspace) / "consolidation" / "passes"
 
 
-def new_pass(workspace: Path, now: datetime | None = None, *, max_share: float) -> PassLog:
+def _home(where: Where) -> StateHome:
+    return FileStateHome(Path(where)) if isinstance(where, (Path, str)) else where
+
+
+def new_pass(where: Where, now: datetime | None = None, *, max_share: float) -> PassLog:
     """A fresh pass with an id no earlier pass of this workspace holds."""
     stamp = (now or utcnow()).strftime("%Y%m%dT%H%M%S")
     pass_id, n = f"p_{stamp}", 1
-    while (passes_dir(workspace) / f"{pass_id}.json").exists():
+    while _home(where).read(f"{PASSES}{pass_id}.json") is not None:
         n += 1
         pass_id = f"p_{stamp}_{n}"
     return PassLog(pass_id, (now or utcnow()).isoformat(timespec="seconds"), max_share=max_share)
 
 
-def save_pass(workspace: Path, log: PassLog) -> None:
-    folder = passes_dir(workspace)
-    ensure_private_dir(folder)
-    atomic_write_text(folder / f"{log.pass_id}.json", json.dumps(log.as_dict(), indent=1))
+def save_pass(where: Where, log: PassLog) -> None:
+    text = json.dumps(log.as_dict(), indent=1)
+    _home(where).write(f"{PASSES}{log.pass_id}.json", text.encode("utf-8", "surrogateescape"))
 
 
-def load_pass(workspace: Path, pass_id: str) -> PassLog:
+def load_pass(where: Where, pass_id: str) -> PassLog:
     if not PASS_ID_RE.match(pass_id):
         raise UnknownPassError(f"{pass_id!r} is not a pass id (expected p_YYYYMMDDTHHMMSS)")
-    path = passes_dir(workspace) / f"{pass_id}.json"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        raw = _home(where).read(f"{PASSES}{pass_id}.json")
+        if raw is None:
+            raise FileNotFoundError(pass_id)
+        data = json.loads(raw.decode("utf-8"))
         return _checked(data, pass_id)
     except FileNotFoundError:
         raise UnknownPassError(f"no consolidation pass {pass_id} in this workspace") from None
@@ -121,17 +131,18 @@ def _checked(data: Any, pass_id: str) -> PassLog:
     return log
 
 
-def pass_ids(workspace: Path) -> list[str]:
+def pass_ids(where: Where) -> list[str]:
     """Every kept pass, oldest first."""
-    folder = passes_dir(workspace)
-    return sorted(p.stem for p in folder.glob("p_*.json")) if folder.is_dir() else []
+    names = _home(where).names(PASSES, ".json")
+    stems = [n.removeprefix(PASSES).removesuffix(".json") for n in names]
+    return sorted(s for s in stems if s.startswith("p_") and "/" not in s)
 
 
-def last_pass(workspace: Path) -> PassLog | None:
+def last_pass(where: Where) -> PassLog | None:
     """The newest finished pass, or None."""
-    for pass_id in reversed(pass_ids(workspace)):
+    for pass_id in reversed(pass_ids(where)):
         try:
-            log = load_pass(workspace, pass_id)
+            log = load_pass(where, pass_id)
         except (UnknownPassError, ValueError, TypeError):
             continue
         if log.finished_at is not None:
@@ -145,7 +156,7 @@ async def undo_pass(store: MemoryStore, pass_id: str, now: datetime | None = Non
     A record forgotten since is skipped, and so are the sources of a merged record (or the
     old core profiles of a core profile) forgotten or replaced since: forgetting and the
     person's later corrections win over an undo."""
-    log = load_pass(store.workspace, pass_id)
+    log = load_pass(store.state_home, pass_id)
     if log.undone_at is not None:
         return log
     for merge in log.merges:
@@ -159,7 +170,7 @@ async def undo_pass(store: MemoryStore, pass_id: str, now: datetime | None = Non
     for episode in log.episodes:
         await _set_deprecated(store, episode, True)
     log.undone_at = (now or utcnow()).isoformat(timespec="seconds")
-    save_pass(store.workspace, log)
+    save_pass(store.state_home, log)
     return log
 
 

@@ -32,7 +32,7 @@ from familiars.memory._consolidator import (
     can_merge,
     owner_key,
 )
-from familiars.memory._dialog_tree import DialogTrees
+from familiars.memory._dialog_trees import DialogTrees
 from familiars.memory._promotion import promote_core_profile, promote_episodes
 from familiars.memory._records import is_expired, parse_ts, utcnow
 from familiars.memory._store import MemoryStore
@@ -117,17 +117,17 @@ def consolidation_work(
     async def one_pass(state: dict[str, Any], lease: PreemptibleLease) -> None:
         now = clock()
         if state.get("pass_id"):
-            log = load_pass(store.workspace, str(state["pass_id"]))
+            log = load_pass(store.state_home, str(state["pass_id"]))
         else:
-            log = new_pass(store.workspace, now, max_share=max_share)
+            log = new_pass(store.state_home, now, max_share=max_share)
             state.update(pass_id=log.pass_id, done=[])
-            save_pass(store.workspace, log)
+            save_pass(store.state_home, log)
         if not state.get("swept"):
             log.expired = await sweep_expired(store, now)
             if trees is not None:
                 log.episodes = await promote_episodes(store, trees, today=now.date().isoformat())
             state["swept"] = True
-            save_pass(store.workspace, log)
+            save_pass(store.state_home, log)
         for key in await _owners(store, now):
             if key in state["done"]:
                 continue
@@ -138,7 +138,7 @@ def consolidation_work(
             state["done"].append(key)
             lease.raise_if_preempted()
         log.finished_at = clock().isoformat(timespec="seconds")
-        save_pass(store.workspace, log)
+        save_pass(store.state_home, log)
         logger.info("consolidation pass %s: %d merges", log.pass_id, len(log.merges))
 
     return work
@@ -150,7 +150,7 @@ async def _core(store: MemoryStore, key: str, log: PassLog) -> None:
     made, replaced = await promote_core_profile(store, key.removeprefix("user:"))
     if made is not None:
         log.cores.append({"created": made, "replaced": replaced, "owner": key})
-        save_pass(store.workspace, log)
+        save_pass(store.state_home, log)
 
 
 async def _owners(store: MemoryStore, now: datetime) -> list[str]:
@@ -165,7 +165,7 @@ async def consolidation_due(
     quiet: timedelta = DUE_QUIET,
 ) -> bool:
     """Some person has ``min_new`` records since the last pass and has been quiet ``quiet``."""
-    last = last_pass(store.workspace)
+    last = last_pass(store.state_home)
     since = parse_ts(last.started_at) if last is not None else None
     new: dict[str, list[datetime]] = {}
     for rec in await store.list(now=now):

@@ -286,7 +286,7 @@ class Consolidator:
         if dry_run:
             return report
         own_log = log is None
-        log = log or new_pass(self.store.workspace, now, max_share=self.max_share)
+        log = log or new_pass(self.store.state_home, now, max_share=self.max_share)
         report.pass_id = log.pass_id
         log.stopped.extend(report.stopped)
         for plan in list(report.plans):
@@ -301,7 +301,7 @@ class Consolidator:
             report.deprecated += len(plan.sources)
         if own_log:
             log.finished_at = utcnow().isoformat(timespec="seconds")
-        save_pass(self.store.workspace, log)
+        save_pass(self.store.state_home, log)
         return report
 
     async def _as_planned(self, plan: MergePlan) -> bool:
@@ -346,7 +346,7 @@ class Consolidator:
                 "owner": owner_key(plan.owner),
             }
         )
-        save_pass(self.store.workspace, log)  # before the sources go: --undo finds them
+        save_pass(self.store.state_home, log)  # before the sources go: --undo finds them
         for src in plan.sources:
             await self.store.deprecate(src.id)
         logger.info("consolidated %d records into %s", len(plan.sources), merged.id)

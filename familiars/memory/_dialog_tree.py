@@ -34,7 +34,6 @@ import numpy as np
 from familiars.memory._atomic import append_lines, atomic_write_text, fsync_file
 from familiars.memory._embeddings import content_hash
 from familiars.memory._errors import DialogueError
-from familiars.memory._paths import dialogue_dir
 
 logger = logging.getLogger(__name__)
 
@@ -657,10 +656,10 @@ class DialogueFile:
         nodes: list[Node] = []
         last_id: int | None = None
         problems: list[str] = []
-        if self.json_path.exists():
+        if self._has_json():
             nodes, last_id = self._read_json()
         by_id = {node.id: node for node in nodes}
-        if self.journal_path.exists():
+        if self._has_journal():
             problems += self._replay(by_id, nodes)
             if nodes:
                 last_id = max(last_id or 0, nodes[-1].id)
@@ -669,9 +668,22 @@ class DialogueFile:
             logger.warning("%s: %s", self.folder, problem)
         return problems
 
+    def _has_json(self) -> bool:
+        return self.json_path.exists()
+
+    def _has_journal(self) -> bool:
+        return self.journal_path.exists()
+
+    def _json_text(self) -> str:
+        return self.json_path.read_text(encoding="utf-8")
+
+    def stale(self) -> bool:
+        """Another worker changed this dialogue since it was loaded (never on files)."""
+        return False
+
     def _read_json(self) -> tuple[list[Node], int | None]:
         try:
-            data = json.loads(self.json_path.read_text(encoding="utf-8"))
+            data = json.loads(self._json_text())
             nodes = [node_from_json(item) for item in data["nodes"]]
             last = data.get("_last_id")
             return nodes, None if last is None else int(last)
@@ -679,17 +691,22 @@ class DialogueFile:
             raise DialogueLoadError(f"{self.json_path} cannot be read: {exc}") from exc
 
     def _replay(self, by_id: dict[int, Node], nodes: list[Node]) -> list[str]:
-        problems: list[str] = []
         with open(self.journal_path, encoding="utf-8", errors="replace") as fh:
-            for lineno, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                self.journal_lines += 1
-                try:
-                    event = json.loads(line)
-                    self._apply(event, by_id, nodes)
-                except (ValueError, KeyError, TypeError) as exc:
-                    problems.append(f"{self.journal_path.name} line {lineno} skipped: {exc}")
+            return self._replay_lines(fh, by_id, nodes)
+
+    def _replay_lines(
+        self, lines: Iterable[str], by_id: dict[int, Node], nodes: list[Node]
+    ) -> list[str]:
+        problems: list[str] = []
+        for lineno, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            self.journal_lines += 1
+            try:
+                event = json.loads(line)
+                self._apply(event, by_id, nodes)
+            except (ValueError, KeyError, TypeError) as exc:
+                problems.append(f"{self.journal_path.name} line {lineno} skipped: {exc}")
         return problems
 
     @staticmethod
@@ -709,91 +726,3 @@ class DialogueFile:
             target.metadata = dict(event["metadata"])
         else:
             raise ValueError(f"unknown op {op!r}")
-
-
-# --------------------------------------------------------------------------- open trees
-
-
-TreeFactory = Callable[[], DialogTree]
-
-
-class DialogTrees:
-    """The open dialogue trees of a workspace, loaded once and kept in memory.
-
-    Listeners subscribed here are attached to every tree this registry opens."""
-
-    def __init__(
-        self,
-        workspace: Path,
-        *,
-        factory: TreeFactory = DialogTree,
-        compact_every: int = 512,
-    ) -> None:
-        self.workspace = Path(workspace)
-        self._factory = factory
-        self._compact_every = compact_every
-        self._trees: dict[tuple[str, str], DialogTree] = {}
-        self._listeners: list[NodeListener] = []
-        self._lock = threading.Lock()
-
-    def subscribe(self, listener: NodeListener) -> None:
-        self._listeners.append(listener)
-        for tree in self._trees.values():
-            tree.subscribe(listener)
-
-    def folder(self, agent_id: str, dialogue_id: str) -> Path:
-        return dialogue_dir(self.workspace, agent_id, dialogue_id)
-
-    def exists(self, agent_id: str, dialogue_id: str) -> bool:
-        key = (agent_id, dialogue_id)
-        return key in self._trees or DialogueFile(self.folder(agent_id, dialogue_id)).exists()
-
-    def open_trees(self) -> list[DialogTree]:
-        return list(self._trees.values())
-
-    def get(self, agent_id: str, dialogue_id: str, *, create: bool = False) -> DialogTree:
-        """The tree of a dialogue; a missing one raises :class:`DialogueNotFoundError` unless
-        ``create`` (nothing is written until the first node)."""
-        key = (agent_id, dialogue_id)
-        with self._lock:
-            tree = self._trees.get(key)
-            if tree is not None:
-                return tree
-            file = DialogueFile(
-                self.folder(agent_id, dialogue_id), compact_every=self._compact_every
-            )
-            if not file.exists() and not create:
-                raise DialogueNotFoundError(agent_id, dialogue_id)
-            tree = self._factory()
-            tree.load_problems = file.load(tree) if file.exists() else []
-            tree.file = file
-            tree.agent_id = agent_id
-            tree.dialogue_id = dialogue_id
-            for listener in self._listeners:
-                tree.subscribe(listener)
-            self._trees[key] = tree
-            return tree
-
-    async def aget(self, agent_id: str, dialogue_id: str, *, create: bool = False) -> DialogTree:
-        """:meth:`get`, loading from disk off the event loop (an open tree is returned at
-        once)."""
-        tree = self._trees.get((agent_id, dialogue_id))
-        if tree is not None:
-            return tree
-        return await asyncio.to_thread(self.get, agent_id, dialogue_id, create=create)
-
-    def compact_due(self) -> int:
-        """Compact every open tree whose journal has grown long; returns how many."""
-        done = 0
-        for tree in self.open_trees():
-            if tree.file is not None and tree.file.needs_compaction():
-                with tree._lock:
-                    tree.file.compact(tree)
-                done += 1
-        return done
-
-    def compact_all(self) -> None:
-        for tree in self.open_trees():
-            if tree.file is not None and tree.file.journal_lines:
-                with tree._lock:
-                    tree.file.compact(tree)

@@ -33,17 +33,18 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from familiars.memory._backend import RecordIndex
-from familiars.memory._dialog_tree import DialogTree, DialogTrees, Node, is_forgotten
+from familiars.memory._dialog_tree import DialogTree, Node, is_forgotten
+from familiars.memory._dialog_trees import DialogTrees
 from familiars.memory._errors import InvalidIdError, RecordNotFoundError
 from familiars.memory._forget_files import (
     echoes,
     forgotten_of,
     quotes,
     scrub_files,
+    scrub_state,
 )
 from familiars.memory._paths import AGENT_ID_RE, DIALOGUE_ID_RE, RECORD_ID_RE
 from familiars.memory._promotion import CORE_TAG, EPISODE_TAG
@@ -172,7 +173,8 @@ class Forgetter:
     def for_workspace(cls, workspace: Any, **kwargs: Any) -> Forgetter:
         """The Forgetter of an open :class:`~familiars.memory.MemoryWorkspace` with trees of
         its own (a process that is not the running bot: the CLI with no bot running)."""
-        return cls(workspace.store, workspace.index, DialogTrees(workspace.path), **kwargs)
+        trees = DialogTrees(workspace.path, home=workspace.home)
+        return cls(workspace.store, workspace.index, trees, **kwargs)
 
     async def settle(self) -> None:
         """What the runtime still holds is written first (reply nodes, queued writes), so
@@ -275,7 +277,7 @@ class Forgetter:
         await self.store.forget(record_id)
         report.records.append(rec.id)
         report.texts.append(rec.content)
-        sources = evidence_refs(rec, self.store.workspace)
+        sources = evidence_refs(rec, self.trees.agents_with)
         await self._tombstone(report, sources, now, owner=rec.user_key)
         await self._tombstone_quotes(report, now, owner=rec.user_key)
         for source_id in merged_away(rec):  # the same fact in the words it was merged from
@@ -295,10 +297,11 @@ class Forgetter:
         owners = {str((await self.node(r)).metadata.get("user_key") or "") for r in refs}
         await self._tombstone(report, refs, now, owner=None)
         keys = {(r.agent_id, r.dialogue_id, r.node_id) for r in refs}
+        agents_with = remembered(self.trees.agents_with)
         for rec in await self.store.list(live_only=False):
             if rec.id in report.records:
                 continue
-            if any(k in keys for k in _evidence_keys(rec, self.store.workspace)):
+            if any(k in keys for k in _evidence_keys(rec, agents_with)):
                 await self.store.forget(rec.id)
                 report.records.append(rec.id)
                 report.texts.append(rec.content)
@@ -388,6 +391,8 @@ class Forgetter:
         turns = [(r.agent_id, r.dialogue_id, r.node_id) for r in map(parse_node_ref, report.nodes)]
         forgotten = forgotten_of(turns, report.texts, report.records)
         await asyncio.to_thread(scrub_files, self.store.workspace, forgotten)
+        if self.trees.home is not None:  # the database home's state rows
+            await asyncio.to_thread(scrub_state, self.trees.home, forgotten)
         await self.index.purge_texts([*report.texts, *report.derived])
         for hook in self.hooks:
             result = hook(report)
@@ -405,13 +410,29 @@ def _rewrite(tree: DialogTree) -> None:
         tree.file.compact(tree)
 
 
-def _evidence_keys(rec: MemoryRecord, workspace: Path) -> list[tuple[str, str, int]]:
-    return [(r.agent_id, r.dialogue_id, r.node_id) for r in evidence_refs(rec, workspace)]
+AgentsWith = Callable[[str], list[str]]
 
 
-def evidence_refs(rec: MemoryRecord, workspace: Path) -> list[NodeRef]:
+def _evidence_keys(rec: MemoryRecord, agents_with: AgentsWith) -> list[tuple[str, str, int]]:
+    return [(r.agent_id, r.dialogue_id, r.node_id) for r in evidence_refs(rec, agents_with)]
+
+
+def remembered(agents_with: AgentsWith) -> AgentsWith:
+    """``agents_with`` asked once per dialogue id (for one pass over many records)."""
+    memo: dict[str, list[str]] = {}
+
+    def ask(dialogue_id: str) -> list[str]:
+        if dialogue_id not in memo:
+            memo[dialogue_id] = agents_with(dialogue_id)
+        return memo[dialogue_id]
+
+    return ask
+
+
+def evidence_refs(rec: MemoryRecord, agents_with: AgentsWith) -> list[NodeRef]:
     """The turns a record was written from (``evidence = {dialogue_id, turn_id}``; the agent
-    is the evidence's, the record's for agent scopes, else any agent with that folder)."""
+    is the evidence's, the record's for agent scopes, else any agent with that dialogue:
+    ``agents_with``, ``DialogTrees.agents_with``)."""
     ev = rec.evidence or {}
     dialogue_id, turn_id = ev.get("dialogue_id"), ev.get("turn_id")
     if not isinstance(dialogue_id, str) or not DIALOGUE_ID_RE.match(dialogue_id):
@@ -425,7 +446,7 @@ def evidence_refs(rec: MemoryRecord, workspace: Path) -> list[NodeRef]:
     elif rec.scope != "user":
         agents = [rec.agent_id]
     else:
-        agents = sorted(p.parent.name for p in Path(workspace).glob(f"agents/*/{dialogue_id}"))
+        agents = agents_with(dialogue_id)
     return [NodeRef(a, dialogue_id, n) for a in agents]
 
 
@@ -435,6 +456,7 @@ __all__ = [
     "Forgetter",
     "NodeRef",
     "evidence_refs",
+    "remembered",
     "is_node_ref",
     "node_ref",
     "parse_node_ref",

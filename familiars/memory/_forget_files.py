@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from familiars.memory._atomic import atomic_write_text
+from familiars.memory._state_home import QUEUE_PREFIX, StateHome
 from familiars.memory._store import normalise_content
 from familiars.memory._text import keyword_terms
 
@@ -105,6 +106,56 @@ def scrub_files(workspace: Path, forgotten: Forgotten) -> list[Path]:
     for path in sorted((workspace / "logs").glob("*")):
         touched += _guard(path, lambda p: _scrub_log(p, forgotten))
     return touched
+
+
+def scrub_state(home: StateHome, forgotten: Forgotten) -> list[str]:
+    """The database home's copies of what :func:`scrub_files` scrubs on files: queued and
+    set-aside writer turns, the state and scheduler documents, the reminders' fates."""
+    if home.kind == "files" or not (forgotten.turns or forgotten.texts or forgotten.records):
+        return []
+    touched = []
+    for name, text, reason in home.turn_rows():
+        new = _scrubbed_turn(text, reason, forgotten)
+        if new != text:
+            home.replace_turn(name, new)
+            touched.append(f"{QUEUE_PREFIX}{name}")
+    for name in [*home.names("state/", ".json"), *home.names("scheduler/", ".json")]:
+        data = _loads(home.read(name))
+        cleaned = data if data is None else _scrub_value(data, forgotten)
+        if cleaned != data:
+            home.write(name, json.dumps(cleaned, ensure_ascii=False, indent=2).encode())
+            touched.append(name)
+    fates = home.loop_fates() or {}
+    cleaned_fates = _scrub_value(fates, forgotten)
+    changed = {rid: e for rid, e in cleaned_fates.items() if e != fates.get(rid)}
+    if changed:
+        home.save_fates(changed)
+        touched += [f"reminder_fates/{rid}" for rid in changed]
+    return touched
+
+
+def _scrubbed_turn(text: str, reason: str | None, forgotten: Forgotten) -> str | None:
+    data = _loads(text.encode("utf-8", "replace"))
+    if not isinstance(data, dict):
+        return None if forgotten.holds(text) else text
+    if forgotten.names_turn(data.get("agent_id"), data.get("dialogue_id"), data.get("turn_id")):
+        return None
+    own = [data.get("user_text"), data.get("reply_text"), reason]
+    if any(isinstance(t, str) and forgotten.holds(t) for t in own):
+        return None
+    recent = data.get("recent")
+    if isinstance(recent, list):
+        kept = [line for line in recent if not (isinstance(line, str) and forgotten.holds(line))]
+        if len(kept) != len(recent):
+            return json.dumps({**data, "recent": kept}, ensure_ascii=False)
+    return text
+
+
+def _loads(raw: bytes | None) -> Any:
+    try:
+        return None if raw is None else json.loads(raw)
+    except (UnicodeDecodeError, ValueError):
+        return None
 
 
 def _guard(path: Path, scrub: Callable[[Path], bool]) -> list[Path]:
@@ -238,4 +289,4 @@ def forgotten_of(
     )
 
 
-__all__ = ["Forgotten", "echoes", "forgotten_of", "quotes", "scrub_files"]
+__all__ = ["Forgotten", "echoes", "forgotten_of", "quotes", "scrub_files", "scrub_state"]

@@ -454,6 +454,9 @@ class MemoryIndex:
             (self._rel(path), st.st_size, st.st_mtime_ns, hashlib.sha256(data).hexdigest()),
         )
 
+    async def forgotten_turns(self, keys: Sequence[str]) -> None:
+        return None  # one process owns the workspace: its reader forgot them already
+
     async def purge_texts(self, texts: Iterable[str]) -> int:
         """After a forget: drop the vectors of ``texts`` no live row still uses, merge the FTS
         segments (a deleted row's terms stay in old segments until merged), and checkpoint

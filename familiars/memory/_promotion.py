@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from familiars.memory._dialog_tree import DialogTree, DialogTrees, Node, is_forgotten
+from familiars.memory._dialog_tree import DialogTree, Node, is_forgotten
+from familiars.memory._dialog_trees import DialogTrees
 from familiars.memory._people_graph import build_graph
 from familiars.memory._records import MemoryRecord
 from familiars.memory._store import MemoryStore, make_record

@@ -30,7 +30,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from familiars.memory import _recall_context as convo
-from familiars.memory._dialog_tree import DialogTree, DialogTrees, Node
+from familiars.memory._dialog_tree import DialogTree, Node
+from familiars.memory._dialog_trees import DialogTrees
 from familiars.memory._embeddings import Embedder
 from familiars.memory._errors import RecallError
 from familiars.memory._paths import check_agent_id, check_dialogue_id, check_user_key
@@ -445,12 +446,11 @@ class MemoryReader:
         groups = self.allowed_groups(
             agent_id=agent_id, dialogue_id=dialogue_id, user_key=user_key, is_group=is_group
         )
-        mask = self.index.allowed_mask(groups)
         subs = await self._subqueries(query, prof, t_sync, result.dropped)
         result.subqueries = [s.as_dict() for s in subs] if "fanout" in prof.stages else []
         subqueries = [s.text for s in subs]
         vecs = await convo.read_in_context(
-            result, self, tree, user_key, epoch, context, subqueries, mask
+            result, self, tree, user_key, epoch, context, subqueries, groups
         )
         t_embed = time.perf_counter()
         result.timings_ms["embed"] = (t_embed - t_sync) * 1000
@@ -458,6 +458,9 @@ class MemoryReader:
             self.ablated, prof.stages, t_sync + prof.budget_ms / 1000.0, result.dropped
         )
         depth = None if self.rerank_depth is None else max(self.rerank_depth, 2 * k)
+        # Nothing awaits from here on: the mask and the ranking's arrays are one snapshot of
+        # the index (rows another recall's sync or a forget changed meanwhile are in both).
+        mask = self.index.allowed_mask(groups)
         with one_blas_thread():
             ranked = self._rank(
                 subqueries[0], vecs[0], mask, epoch, tree, gate, depth, result.timings_ms,

@@ -115,11 +115,11 @@ def fuse(
 
 async def read_in_context(
     result: Any, reader: Any, tree: DialogTree | None, user_key: str | None, now: float,
-    context: Sequence[str] | None, queries: list[str], mask: np.ndarray | None = None,
+    context: Sequence[str] | None, queries: list[str], groups: Any = None,
 ) -> np.ndarray:  # fmt: skip
     """``result.context`` (a :class:`Reading` of ``result.query``), and the query vectors
     embedded in one batch with its extra text, the first one read in its context; or, when
-    the message names its topic (:func:`names_its_topic` among the ``mask`` rows), read
+    the message names its topic (:func:`names_its_topic` among the rows ``groups`` allow), read
     alone (the conversation in ``set_aside``, the query words embedded then)."""
     result.context = Reading.of(reader.index, tree, result.query, user_key, now, context)
     words = not result.context  # read in its conversation, no word-level matching
@@ -127,6 +127,8 @@ async def read_in_context(
     if not result.context:
         return vecs
     fused = result.context.fuse(vecs)
+    # The mask is taken here, after the last await: rows a sync added meanwhile are in it.
+    mask = None if groups is None else reader.index.allowed_mask(groups)
     if not names_its_topic(reader.index, vecs[0], mask, result.query):
         return fused
     result.context = Reading([], result.query, reader.index, set_aside=result.context.messages)

@@ -46,6 +46,7 @@ from familiars.memory._records import (
     iso_now,
     new_id,
 )
+from familiars.memory._state_home import FileStateHome, StateHome
 
 logger = logging.getLogger(__name__)
 
@@ -138,6 +139,9 @@ class MemoryStore:
         max_record_chars: int = DEFAULT_MAX_RECORD_CHARS,
     ) -> None:
         self.workspace = Path(workspace)
+        #: The state beside the records (the database home sets its own): consolidation
+        #: passes are kept there.
+        self.state_home: StateHome = FileStateHome(self.workspace)
         #: ``memory.max_record_chars``: no write path stores a longer text.
         self.max_record_chars = max_record_chars
         self._listeners: list[StoreListener] = list(listeners)

@@ -16,6 +16,7 @@ from familiars.memory._embeddings import Embedder
 from familiars.memory._index import MemoryIndex, ReconcileReport
 from familiars.memory._migrations import MigrationSet
 from familiars.memory._pg._url import database_url, driver_missing
+from familiars.memory._state_home import FileStateHome, StateHome
 from familiars.memory._store import MemoryStore
 
 logger = logging.getLogger(__name__)
@@ -28,6 +29,12 @@ class MemoryWorkspace:
     index: RecordIndex
     embedder: Embedder | None
     reconcile_report: ReconcileReport | None = None
+    #: Where the state other than records lives (the same home as the records).
+    state_home: StateHome | None = None
+
+    @property
+    def home(self) -> StateHome:
+        return self.state_home or FileStateHome(self.path)
 
     @property
     def path(self) -> Path:
@@ -48,11 +55,26 @@ def embedder_from_settings(settings: Settings) -> Embedder:
     )
 
 
+def open_state_home(settings: Settings) -> StateHome:
+    """The state home alone (no store, no index), for a command or a test that needs only
+    the state: the database ``[database] url_env`` names (migrated), else the files. The
+    caller closes it (``await home.close()``)."""
+    url = database_url(settings)
+    if url is None:
+        return FileStateHome(Path(settings.workspace))
+    try:
+        from familiars.memory._pg._open import open_state_database
+    except ImportError:
+        raise driver_missing() from None
+    return open_state_database(settings, url)
+
+
 async def _memory_home(
     settings: Settings, emb: Embedder | None, extra_migrations: Sequence[MigrationSet]
-) -> tuple[MemoryStore, RecordIndex]:
-    """Where the records live, chosen here and only here: the database that
-    ``[database] url_env`` names, else the workspace's files with their SQLite index."""
+) -> tuple[MemoryStore, RecordIndex, StateHome]:
+    """Where the records (and the rest of the state) live, chosen here and only here: the
+    database that ``[database] url_env`` names, else the workspace's files with their SQLite
+    index."""
     url = database_url(settings)
     if url is not None:
         try:
@@ -66,7 +88,7 @@ async def _memory_home(
         listeners=[index],
         max_record_chars=settings.memory.max_record_chars,
     )
-    return store, index
+    return store, index, FileStateHome(Path(settings.workspace))
 
 
 @asynccontextmanager
@@ -92,12 +114,16 @@ async def open_workspace(
         emb = embedder
     else:
         emb, pending = None, embedder
-    store, index = await _memory_home(settings, emb, extra_migrations)
-    await index.open()
+    store, index, home = await _memory_home(settings, emb, extra_migrations)
+    try:
+        await index.open()
+    except BaseException:
+        await home.close()
+        raise
     try:
         await store.start()
         try:
-            mw = MemoryWorkspace(settings, store, index, emb)
+            mw = MemoryWorkspace(settings, store, index, emb, state_home=home)
             if reconcile:
                 store.cleanup_temp_files()
                 mw.reconcile_report = await index.reconcile(store, progress=progress)
@@ -113,3 +139,4 @@ async def open_workspace(
             await store.close()
     finally:
         await index.close()
+        await home.close()

@@ -114,7 +114,7 @@ async def _consolidate(
         trees=forgetter.trees, reports=reports,
     )  # fmt: skip
     await work(state, NeverPreempted())
-    return _combined(reports, last_pass(mw.store.workspace), state)
+    return _combined(reports, last_pass(mw.store.state_home), state)
 
 
 def _combined(

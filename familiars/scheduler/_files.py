@@ -14,6 +14,12 @@ FILE_MODE = 0o600
 DIR_MODE = 0o700
 
 
+def json_bytes(data: Any) -> bytes:
+    """The scheduler's JSON documents as their files hold them."""
+    text = json.dumps(data, ensure_ascii=False, indent=1, default=str) + "\n"
+    return text.encode("utf-8", "surrogateescape")
+
+
 def atomic_write_json(path: Path, data: Any) -> None:
     path = Path(path)
     _ensure_private_dir(path.parent)

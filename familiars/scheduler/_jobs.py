@@ -30,7 +30,7 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.date import DateTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
-from familiars.memory import ForgetReport, MemoryError_, forgotten_of
+from familiars.memory import ForgetReport, MemoryError_, StateHome, forgotten_of
 from familiars.scheduler._book import ReminderBook
 from familiars.scheduler._decider import (
     ChatModelLike,
@@ -241,6 +241,7 @@ class Scheduler:
         flush_stats: Callable[[], Awaitable[Any]] | None = None,
         error_handler: ErrorHandler | None = None,
         wait_for_sender: bool = False,
+        home: StateHome | None = None,
     ) -> None:
         self.settings = settings
         self.config = settings.scheduler
@@ -257,7 +258,7 @@ class Scheduler:
         self.sweep = sweep
         self.consolidation_due = consolidation_due
         self.flush_stats = flush_stats
-        self.ledger = SchedulerLedger(ledger_path(self.workspace))
+        self.ledger = SchedulerLedger(ledger_path(self.workspace), home)
         #: ``/reminders``: a person's own reminders, on this ledger (its changes reach the
         #: exact jobs through :meth:`records_changed`).
         self.book = ReminderBook(
@@ -343,8 +344,7 @@ class Scheduler:
                 self._consolidate_if_due, cfg.sweep_s, name="consolidation_when_due"
             )
         if self.sweep is not None:
-            sweep = self.sweep
-            self.jobs.run_repeating(lambda: sweep(self.clock()), cfg.sweep_s, name="ttl_sweep")
+            self.jobs.run_repeating(self._sweep_job, cfg.sweep_s, name="ttl_sweep")
         self.jobs.run_repeating(self._jobs_snapshot_job, cfg.tick_s, name="jobs_snapshot")
         if self.flush_stats is not None:
             self.jobs.run_repeating(self.flush_stats, cfg.flush_s, name="access_stats_flush")
@@ -401,6 +401,7 @@ class Scheduler:
         """Decide for every dialogue with something due (or a check-in), and act."""
         async with self._due_lock:  # a tick and an exact job never race on one reminder
             now = now or self.clock()
+            await asyncio.to_thread(self.ledger.refresh)  # other workers' fates (database)
             states = await self._states(now)
             outcomes = []
             for key, state in states.items():
@@ -461,10 +462,15 @@ class Scheduler:
             self.ledger.save()
             return outcome
         loops = {lp.record_id: lp for lp in state.loops}
-        acted = [loops[rid] for rid in (*decision.loop_ids, *decision.missed_ids)]
-        for loop in acted:
-            self.ledger.mark(loop, "sending", now)
-        self.ledger.save()  # before sending: a crash now leaves "sending", never a resend
+        wanted = [loops[rid] for rid in (*decision.loop_ids, *decision.missed_ids)]
+        # Claimed before sending: a crash now leaves "sending", never a resend; in the
+        # database another worker's claim of a loop is seen here (each is sent once).
+        acted = self.ledger.claim(wanted, now)
+        if len(acted) < len(wanted):
+            for loop in acted:  # another worker sends (some of) these: the next tick decides
+                self.ledger.forget_attempt(loop.record_id)
+            self.ledger.save()
+            return outcome
         message = ProactiveMessage(
             agent_id=state.agent_id,
             dialogue_id=state.dialogue_id,
@@ -592,16 +598,10 @@ class Scheduler:
         ten minutes and resumes from its checkpoint."""
         if self.consolidate is None:
             return "skipped"
-        if self.gate is None:
-            await self.consolidate({}, _NoGateLease())  # type: ignore[arg-type]
-            return "done"
-        result = await run_resumable(
-            self.gate,
-            "consolidator",
-            self.consolidate,
-            checkpoint_path=self.workspace / "scheduler" / "checkpoints" / "consolidation.json",
-            estimated_mb=self.consolidation_mb,
-        )
+        async with self.ledger.home.job_lease("consolidation") as mine:
+            if not mine:  # another worker on the database runs it now
+                return "elsewhere"
+            result = await self._consolidate_now()
         if result == "preempted" and self.jobs.running:
             self.jobs.run_once(
                 self.run_consolidation,
@@ -609,6 +609,25 @@ class Scheduler:
                 name="consolidation_retry",
             )
         return result
+
+    async def _consolidate_now(self) -> str:
+        assert self.consolidate is not None
+        if self.gate is None:
+            await self.consolidate({}, _NoGateLease())  # type: ignore[arg-type]
+            return "done"
+        return await run_resumable(
+            self.gate,
+            "consolidator",
+            self.consolidate,
+            checkpoint_path=self.workspace / "scheduler" / "checkpoints" / "consolidation.json",
+            estimated_mb=self.consolidation_mb,
+        )
+
+    async def _sweep_job(self) -> Any:
+        """The TTL sweep, by one worker at a time on a shared database."""
+        assert self.sweep is not None
+        async with self.ledger.home.job_lease("ttl_sweep") as mine:
+            return await self.sweep(self.clock()) if mine else None
 
     async def _consolidate_if_due(self) -> str:
         """A pass when some person has said enough since the last one and gone quiet."""

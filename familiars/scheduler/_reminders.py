@@ -8,6 +8,12 @@ died between "about to send" and "sent": such a loop is never sent again, and is
 proactive messages sent, a model's chosen silence and ``/proactive off``. A reminder is thus
 never sent twice and never dropped silently, even when the memory file could not be updated.
 
+In the database home (many workers) ``sending`` is a lease held by the claiming worker's
+database session instead: a worker that dies between its claim and recording the send lets
+the lease go with its session, and another worker sends the reminder. It is sent exactly
+once except in one window: a worker killed after the platform took the message but before
+``sent`` was written (milliseconds) leaves it to be sent again (at least once, never lost).
+
 :class:`StoreLoops` reads open loops from the :class:`~familiars.memory.MemoryStore`
 and closes them (``extra["open_loop"]["status"] = "done"`` with the outcome).
 """
@@ -23,10 +29,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from familiars.memory import MemoryRecord, parse_ts
+from familiars.memory import FileStateHome, MemoryRecord, StateHome, parse_ts
 from familiars.scheduler._decider import OpenLoop
 from familiars.scheduler._errors import SchedulerStateError
-from familiars.scheduler._files import atomic_write_json
+from familiars.scheduler._files import json_bytes
 
 logger = logging.getLogger(__name__)
 
@@ -57,19 +63,34 @@ def _iso(dt: datetime) -> str:
 
 
 class SchedulerLedger:
-    """The scheduler's persistent state (see the module docstring)."""
+    """The scheduler's persistent state (see the module docstring).
 
-    def __init__(self, path: Path) -> None:
+    Kept through a :class:`~familiars.memory.StateHome` as the document ``scheduler/
+    state.json``. In the database home the loops' fates are rows shared by every worker
+    (``reminder_fates``): :meth:`claim` gives each due loop to one worker, :meth:`refresh`
+    reads what the others did, and :meth:`save` writes only the fates this worker changed."""
+
+    def __init__(self, path: Path, home: StateHome | None = None) -> None:
         self.path = Path(path)
+        self.home = home or FileStateHome(self.path.parent.parent)
+        self.name = f"{self.path.parent.name}/{self.path.name}"
+        self._shared = self.home.kind != "files"
+        self._dirty: set[str] = set()
         self._data = self._read()
 
     def _read(self) -> dict[str, Any]:
+        raw = self.home.read(self.name)
+        if raw is None:
+            data = {"version": LEDGER_VERSION, "loops": {}, "dialogues": {}}
+        else:
+            data = self._parse(raw)
+        if self._shared:
+            data["loops"] = self.home.loop_fates() or {}
+        return data
+
+    def _parse(self, raw: bytes) -> dict[str, Any]:
         try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return {"version": LEDGER_VERSION, "loops": {}, "dialogues": {}}
-        try:
-            data = json.loads(text)
+            data = json.loads(raw.decode("utf-8"))
         except ValueError as exc:
             raise SchedulerStateError(
                 f"scheduler state {self.path} is not valid JSON ({exc}); fix or move it away "
@@ -82,7 +103,35 @@ class SchedulerLedger:
         return data
 
     def save(self) -> None:
-        atomic_write_json(self.path, self._data)
+        if not self._shared:
+            self.home.write(self.name, json_bytes(self._data))
+            return
+        loops = self._data["loops"]
+        self.home.save_fates({rid: loops.get(rid) for rid in self._dirty})
+        self._dirty.clear()
+        self.home.write(self.name, json_bytes({**self._data, "loops": {}}))
+
+    def refresh(self) -> None:
+        """The database home: what other workers sent and set since (a no-op on files)."""
+        if self._shared:
+            self._data = self._read()
+            self._dirty.clear()
+
+    def claim(self, loops: Iterable[OpenLoop], now: datetime) -> builtins.list[OpenLoop]:
+        """Mark ``loops`` ``sending`` and save, before sending: the ones this worker may
+        send. On files all of them (one owner); in the database only those whose fate row
+        this worker inserted (each loop is claimed by exactly one worker)."""
+        loops = builtins.list(loops)
+        for loop in loops:
+            self.mark(loop, "sending", now)
+        if not self._shared:
+            self.save()
+            return loops
+        entries = {lp.record_id: self._data["loops"][lp.record_id] for lp in loops}
+        granted = self.home.claim_loops(entries)
+        self._dirty -= set(entries)
+        self.refresh()
+        return [lp for lp in loops if lp.record_id in granted]
 
     # -- loops ------------------------------------------------------------------------------
 
@@ -94,6 +143,7 @@ class SchedulerLedger:
         return self.loop_status(record_id) in FINAL_STATUSES
 
     def mark(self, loop: OpenLoop, status: str, now: datetime, **info: Any) -> None:
+        self._dirty.add(loop.record_id)
         entry = self._data["loops"].setdefault(loop.record_id, {})
         entry.update(
             status=status,
@@ -118,6 +168,7 @@ class SchedulerLedger:
             task = entry.get("task")
             if isinstance(task, str) and task != FORGOTTEN_TASK and (rid in gone or holds(task)):
                 entry["task"] = FORGOTTEN_TASK
+                self._dirty.add(rid)
                 changed = True
         if changed:
             self.save()
@@ -125,12 +176,19 @@ class SchedulerLedger:
 
     def forget_attempt(self, record_id: str) -> None:
         """A send that failed for sure: the loop may be tried again."""
+        self._dirty.add(record_id)
         self._data["loops"].pop(record_id, None)
 
     def recover(self, now: datetime) -> list[str]:
-        """At start: loops left ``sending`` by a crash become ``uncertain`` (never resent)."""
+        """At start, on files: loops left ``sending`` by a crash become ``uncertain`` (never
+        resent). In the database nothing: a ``sending`` fate is a lease of the claiming
+        worker's session; while it lives the loop is its (other workers' sends in flight are
+        not this one's to judge), once it is gone the loop is due again (:meth:`claim`)."""
+        if self._shared:
+            return []
         stuck = [rid for rid, e in self._data["loops"].items() if e.get("status") == "sending"]
         for rid in stuck:
+            self._dirty.add(rid)
             self._data["loops"][rid].update(status="uncertain", at=_iso(now))
             logger.warning(
                 "reminder %s may or may not have been sent before the last shutdown; "
@@ -171,6 +229,7 @@ class SchedulerLedger:
         return parse_ts(people.get(user_key or "", {}).get("care_paused_until"))
 
     def care_pause(self, user_key: str, until: datetime) -> None:
+        self.refresh()  # the database: not written over what other workers saved
         self._data.setdefault("people", {}).setdefault(user_key, {})["care_paused_until"] = _iso(
             until
         )
@@ -180,6 +239,7 @@ class SchedulerLedger:
         return not self._data["dialogues"].get(key, {}).get("proactive_off", False)
 
     def set_proactive(self, key: str, enabled: bool) -> None:
+        self.refresh()
         self._dialogue(key)["proactive_off"] = not enabled
         self.save()
 

@@ -95,6 +95,7 @@ class FakeDiscord:
         self.synced_commands: list[Json] = []
         self.identifies = 0
         self.resumes = 0
+        self.shards: list[list[int] | None] = []  # each IDENTIFY's [shard_id, shard_count]
         self._faults: list[Fault] = []
         self._ids = itertools.count(1)
         self._seq = 0
@@ -558,6 +559,7 @@ class FakeDiscord:
             await ws.close(code=self.close_code_on_identify)
             return
         self.identifies += 1
+        self.shards.append(data.get("shard"))
         self._session_id = f"fake-session-{self.identifies}"
         self._session_log.clear()
         self._seq = 0
@@ -573,6 +575,7 @@ class FakeDiscord:
                 "application": {"id": str(BOT_ID), "flags": 1 << 19},
                 "private_channels": [],
                 "relationships": [],
+                **({"shard": data["shard"]} if data.get("shard") else {}),
             },
         )
         await self.dispatch("GUILD_CREATE", self._guild())

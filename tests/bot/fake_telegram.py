@@ -4,7 +4,13 @@ It speaks enough of https://core.telegram.org/bots/api for python-telegram-bot t
 against it unchanged: ``getMe``, ``getUpdates`` (long poll with real offset semantics: an
 update stays pending until a later call's ``offset`` confirms it), ``sendMessage``,
 ``editMessageText``, ``sendChatAction``, ``sendDocument``, ``setMyCommands``,
-``getMyCommands``, ``deleteWebhook``, ``answerCallbackQuery``, ``getFile`` and file downloads.
+``getMyCommands``, ``setWebhook``, ``deleteWebhook``, ``answerCallbackQuery``, ``getFile`` and
+file downloads.
+
+Webhook mode as Telegram's: once ``setWebhook`` is called, ``getUpdates`` answers 409 and each
+pending update is POSTed to the address (with the ``X-Telegram-Bot-Api-Secret-Token`` header),
+kept and posted again until it is answered 2xx. :meth:`spread_webhook` stands in for a load
+balancer (updates go round the addresses given); :meth:`post_update` posts one by hand.
 
 Request bodies are accepted form-encoded (how python-telegram-bot sends them: every non-string
 value JSON-encoded), multipart (uploads) or JSON.
@@ -25,7 +31,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiohttp import BodyPartReader, web
+from aiohttp import BodyPartReader, ClientError, ClientSession, web
 
 from familiars.bot._adapters.base import (
     CommandInvocation,
@@ -52,6 +58,7 @@ _STRING_PARAMS = frozenset(
         "business_connection_id",
         "inline_message_id",
         "emoji",
+        "secret_token",
     }
 )
 
@@ -112,6 +119,12 @@ class FakeTelegram:
         self._runner: web.AppRunner | None = None
         self._closing = False
         self.port = 0
+        self.webhook: dict[str, str] | None = None  # url, secret_token
+        self.webhook_targets: list[str] = []  # a load balancer's workers, when spread
+        self.deliveries: list[tuple[int, int]] = []  # (update_id, HTTP status or 0)
+        #: (update_id, chat id, address, status, time.monotonic() when answered) per post.
+        self.delivery_log: list[tuple[int, int, str, int, float]] = []
+        self._pump: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -130,6 +143,9 @@ class FakeTelegram:
         self._closing = True  # release pending long polls so the server can shut down
         async with self._changed:
             self._changed.notify_all()
+        if self._pump is not None:
+            self._pump.cancel()
+            await asyncio.gather(self._pump, return_exceptions=True)
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -368,13 +384,88 @@ class FakeTelegram:
             "supports_inline_queries": False,
         }
 
-    async def _m_deleteWebhook(self, params: dict[str, Any]) -> bool:
+    async def _m_setWebhook(self, params: dict[str, Any]) -> bool:
+        self.webhook = {
+            "url": str(params["url"]),
+            "secret_token": str(params.get("secret_token") or ""),
+        }
+        if self._pump is None:
+            self._pump = asyncio.get_running_loop().create_task(self._deliver_pending())
         return True
 
-    async def _m_close(self, params: dict[str, Any]) -> bool:
+    async def _m_deleteWebhook(self, params: dict[str, Any]) -> bool:
+        self.webhook = None
         return True
+
+    # ------------------------------------------------------------------ webhook mode
+
+    def spread_webhook(self, urls: list[str]) -> None:
+        """Post the updates round these addresses instead of the webhook's (a load balancer
+        in front of several workers)."""
+        self.webhook_targets = list(urls)
+
+    async def post_update(
+        self, update: dict[str, Any], *, secret: str | None, url: str | None = None
+    ) -> int:
+        """POST ``update`` once to ``url`` (default: the webhook's); the status, 0 when the
+        connection failed."""
+        assert url or self.webhook, "no webhook set"
+        target = url or (self.webhook or {})["url"]
+        headers = {"X-Telegram-Bot-Api-Secret-Token": secret} if secret is not None else {}
+        try:
+            async with (
+                ClientSession() as session,
+                session.post(target, json=update, headers=headers) as response,
+            ):
+                status = response.status
+        except (ClientError, OSError):
+            status = 0
+        self.deliveries.append((int(update["update_id"]), status))
+        chat = int(((update.get("message") or {}).get("chat") or {}).get("id", 0))
+        self.delivery_log.append((int(update["update_id"]), chat, target, status, time.monotonic()))
+        self._notify()
+        return status
+
+    async def _deliver_pending(self) -> None:
+        """Post pending updates, up to ``MAX_CONNECTIONS`` at once (as Telegram does)."""
+        turn = itertools.count()
+        in_flight: set[int] = set()
+        posts: set[asyncio.Task[None]] = set()
+
+        def ready() -> bool:
+            waiting = any(u["update_id"] not in in_flight for u in self._updates)
+            return self._closing or bool(self.webhook and waiting and len(in_flight) < 40)
+
+        try:
+            while not self._closing:
+                async with self._changed:
+                    await self._changed.wait_for(ready)
+                if self._closing or self.webhook is None:
+                    continue
+                update = next(u for u in self._updates if u["update_id"] not in in_flight)
+                in_flight.add(update["update_id"])
+                targets = self.webhook_targets or [self.webhook["url"]]
+                url = targets[next(turn) % len(targets)]
+                post = asyncio.get_running_loop().create_task(self._post(update, url, in_flight))
+                posts.add(post)
+                post.add_done_callback(posts.discard)
+        finally:
+            for post in posts:
+                post.cancel()
+
+    async def _post(self, update: dict[str, Any], url: str, in_flight: set[int]) -> None:
+        secret = (self.webhook or {}).get("secret_token", "")
+        status = await self.post_update(update, secret=secret, url=url)
+        if 200 <= status < 300:
+            self._updates.remove(update)
+        else:
+            await asyncio.sleep(0.02)  # Telegram tries again later (another worker)
+        in_flight.discard(update["update_id"])
+        self._notify()
 
     async def _m_getUpdates(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        if self.webhook is not None:
+            raise _ApiError(409, "Conflict: can't use getUpdates method while webhook is active")
         offset = _int(params.get("offset")) or 0
         if offset:
             self.confirmed_offset = max(self.confirmed_offset, offset)

@@ -17,7 +17,7 @@ from familiars.bot import Application
 from familiars.bot._adapters.base import CommandInvocation, IncomingMessage
 from familiars.config import load_settings
 from tests.harness import make_app
-from tests.homes import database_holding
+from tests.homes import database_holding, read_state
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -63,8 +63,9 @@ def first_id(listing: str) -> str:
 
 
 def load_tree(workspace: Path, dialogue: str = "dialogue_0") -> dict[str, object]:
-    path = workspace / "agents" / "agent_0" / dialogue / "dialogue.json"
-    return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+    raw = read_state(workspace, f"agents/agent_0/{dialogue}/dialogue.json")  # file or row
+    assert raw is not None
+    return json.loads(raw.decode("utf-8"))  # type: ignore[no-any-return]
 
 
 async def test_forgetting_a_memory_removes_its_words_from_every_file_and_from_replies(

@@ -16,7 +16,7 @@ from tests.bot.test_reminders_e2e import SAID_AT, start_console_bot
 
 
 async def test_a_reminder_due_at_start_is_sent_once_after_the_adapter_is_up(
-    workspace: Path, caplog: pytest.LogCaptureFixture
+    workspace: Path, caplog: pytest.LogCaptureFixture, memory_home: str
 ) -> None:
     settings = load_settings(workspace=workspace)
     now = [SAID_AT]

@@ -70,7 +70,9 @@ async def started(settings: Settings, clock: list[datetime]) -> tuple[Console, o
     return Console(app, adapter.chat_id, clock), out
 
 
-async def test_set_by_message_then_list_move_snooze_and_cancel(workspace: Path) -> None:
+async def test_set_by_message_then_list_move_snooze_and_cancel(
+    workspace: Path, memory_home: str
+) -> None:
     settings = load_settings(workspace=workspace)
     clock = [SAID_AT]
     bot, out = await started(settings, clock)
@@ -138,7 +140,7 @@ async def test_set_by_message_then_list_move_snooze_and_cancel(workspace: Path) 
         await bot.app.shutdown()
 
 
-async def test_a_reminder_that_just_fired_can_be_snoozed(workspace: Path) -> None:
+async def test_a_reminder_that_just_fired_can_be_snoozed(workspace: Path, memory_home: str) -> None:
     settings = load_settings(workspace=workspace)
     clock = [SAID_AT]
     bot, out = await started(settings, clock)

@@ -35,7 +35,9 @@ async def start_console_bot(
     return app, adapter, out
 
 
-async def test_a_reminder_survives_a_restart_and_fires_exactly_once(workspace: Path) -> None:
+async def test_a_reminder_survives_a_restart_and_fires_exactly_once(
+    workspace: Path, memory_home: str
+) -> None:
     settings = load_settings(workspace=workspace)
     now = [SAID_AT]
 

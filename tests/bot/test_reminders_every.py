@@ -10,12 +10,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from familiars.config import load_settings
+from familiars.memory import open_state_home
 from familiars.scheduler import SchedulerLedger, ledger_path
 from tests.bot.test_reminders_commands import SAID_AT, started
 from tests.bot.test_reminders_words import said
 
 
-async def test_a_weekly_and_a_daily_reminder(workspace: Path) -> None:
+async def test_a_weekly_and_a_daily_reminder(workspace: Path, memory_home: str) -> None:
     settings = load_settings(workspace=workspace)
     clock = [SAID_AT]  # Monday 11 Nov 2030, 20:15 UTC
     bot, out = await started(settings, clock)
@@ -59,7 +60,12 @@ async def test_a_weekly_and_a_daily_reminder(workspace: Path) -> None:
         assert "pills" not in await bot.command("/reminders")
     finally:
         await bot.app.shutdown()
-    rules = [e.get("every") for e in SchedulerLedger(ledger_path(workspace)).loops().values()]
+    home = open_state_home(settings)  # the ledger's file, or its rows in the database
+    try:
+        loops = SchedulerLedger(ledger_path(workspace), home).loops()
+    finally:
+        await home.close()
+    rules = [e.get("every") for e in loops.values()]
     assert {"unit": "day", "tz": "UTC", "at": "21:00"} in rules
 
 

@@ -22,6 +22,7 @@ def _numbered(listed: str) -> dict[str, str]:
 
 async def test_numbers_name_the_same_reminder_after_an_add_a_move_and_a_snooze(
     workspace: Path,
+    memory_home: str,
 ) -> None:
     settings = load_settings(workspace=workspace)
     clock = [SAID_AT]
@@ -65,7 +66,7 @@ async def test_numbers_name_the_same_reminder_after_an_add_a_move_and_a_snooze(
         await bot.app.shutdown()
 
 
-async def test_a_fired_reminder_snoozed_keeps_its_number(workspace: Path) -> None:
+async def test_a_fired_reminder_snoozed_keeps_its_number(workspace: Path, memory_home: str) -> None:
     settings = load_settings(workspace=workspace)
     clock = [SAID_AT]
     bot, _ = await started(settings, clock)

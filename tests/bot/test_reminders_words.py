@@ -29,7 +29,7 @@ async def said(bot: Console, text: str) -> str:
     return out
 
 
-async def test_cancel_move_and_snooze_by_description(workspace: Path) -> None:
+async def test_cancel_move_and_snooze_by_description(workspace: Path, memory_home: str) -> None:
     settings = load_settings(workspace=workspace)
     clock = [SAID_AT]
     bot, _ = await started(settings, clock)
@@ -93,7 +93,7 @@ async def test_cancel_move_and_snooze_by_description(workspace: Path) -> None:
         await bot.app.shutdown()
 
 
-async def test_snooze_that_after_it_fired(workspace: Path) -> None:
+async def test_snooze_that_after_it_fired(workspace: Path, memory_home: str) -> None:
     settings = load_settings(workspace=workspace)
     clock = [SAID_AT]
     bot, out = await started(settings, clock)

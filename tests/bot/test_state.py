@@ -7,6 +7,7 @@ import asyncio
 import json
 import sqlite3
 import stat
+from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,19 +17,31 @@ import pytest
 
 from familiars.bot._state import BotState, StateFileError
 from familiars.bot._state_files import StateFiles
+from familiars.config import load_settings
+from familiars.memory import StateHome, open_state_home
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
 
-async def opened(workspace: Path) -> BotState:
-    state = BotState(workspace)
+@pytest.fixture
+async def home(workspace: Path, memory_home: str) -> AsyncIterator[StateHome]:
+    """The state's home on both homes of the memory: these files, or the database's rows."""
+    h = open_state_home(load_settings(workspace=workspace))
+    try:
+        yield h
+    finally:
+        await h.close()
+
+
+async def opened(workspace: Path, home: StateHome | None = None) -> BotState:
+    state = BotState(workspace, home)
     await state.open()
     return state
 
 
-async def fill(workspace: Path) -> BotState:
+async def fill(workspace: Path, home: StateHome | None = None) -> BotState:
     """Alice on Telegram (DM, time zone, opt-out, linked to a Discord account) and a group."""
-    state = await opened(workspace)
+    state = await opened(workspace, home)
     alice = await state.person_for("telegram", "101", "Alice")
     await state.set_timezone(alice, "Europe/Berlin")
     await state.set_proactive(alice, False)
@@ -56,9 +69,9 @@ async def snapshot(state: BotState) -> tuple[Any, ...]:
     )
 
 
-async def test_state_files_round_trip(workspace: Path) -> None:
-    before = await snapshot(await fill(workspace))
-    again = await opened(workspace)
+async def test_state_round_trips_on_both_homes(workspace: Path, home: StateHome) -> None:
+    before = await snapshot(await fill(workspace, home))
+    again = await opened(workspace, home)
     assert await snapshot(again) == before
     alice, linked, person, identities, dialogues, codes = before
     assert linked == alice == "telegram_101"
@@ -164,6 +177,53 @@ async def test_racing_creators_never_get_the_same_folder(workspace: Path) -> Non
         )
     )
     assert len({i.dialogue_id for i in infos}) == 10
+
+
+async def test_two_workers_make_one_person_and_one_dialogue_per_chat(
+    workspace: Path, tmp_path: Path, pg_url: str
+) -> None:
+    """Two workers on one database (each its own workspace and connections) see the same
+    people and chats: a first message arriving at both at once makes one person and one
+    dialogue; a /link code made on one is redeemed on the other."""
+    other = tmp_path / "worker_b"
+    other.mkdir()
+    homes = [open_state_home(load_settings(workspace=w)) for w in (workspace, other)]
+    try:
+        a, b = await opened(workspace, homes[0]), await opened(other, homes[1])
+
+        async def first_message(state: BotState) -> tuple[str, str]:
+            who = await state.person_for("telegram", "101", "Alice")
+            info = await state.dialogue_for(
+                "agent_0", "telegram", "101", None, is_group=False, user_key=who
+            )
+            return who, info.dialogue_id
+
+        seen = await asyncio.gather(*(first_message(s) for s in [a, b] * 4))
+        assert len(set(seen)) == 1
+        groups = await asyncio.gather(
+            *(
+                s.dialogue_for("agent_0", "discord", f"g{i}", None, is_group=True, user_key=None)
+                for i, s in enumerate([a, b] * 5)
+            )
+        )
+        assert len({g.dialogue_id for g in groups} | {seen[0][1]}) == 11
+        code = await a.new_link_code(seen[0][0], NOW)
+        assert await b.redeem_link_code(code, "discord", "999", NOW) == (
+            "discord_999",
+            "telegram_101",
+        )
+        assert await a.redeem_link_code(code, "discord", "998", NOW) is None  # one use
+        again = await opened(workspace, homes[0])
+        assert await again.person_for("discord", "999") == "telegram_101"
+        await a.set_proactive("telegram_101", False)  # /proactive off, said to worker A
+        await a.touch_dialogue("agent_0", seen[0][1], user_at="2026-03-01T12:30:00+00:00")
+        alice = await b.person("telegram_101")  # worker B's scheduler must not nudge her
+        assert alice is not None and alice.proactive is False
+        [dm] = [d for d in await b.dialogues() if d.dialogue_id == seen[0][1]]
+        assert dm.last_user_at == "2026-03-01T12:30:00+00:00"
+    finally:
+        for h in homes:
+            await h.close()
 
 
 LEGACY_SCHEMA = """

@@ -85,3 +85,28 @@ def test_sigterm_stops_the_bot_cleanly_with_memories_written(tmp_path: Path) -> 
     contents = [r.content for md in ws.rglob("users/bob/*.md") for r in read_file(md).records]
     assert "The user's name is Bob." in contents
     assert any("Acme" in c for c in contents)
+
+
+@pytest.mark.slow
+def test_two_chats_on_one_database_share_what_they_were_told(pg_url: str, tmp_path: Path) -> None:
+    """Issue 21's transcript: told on one worker, known on the other (its very first line:
+    a message typed at once is answered only once the recall index is loaded); a memory
+    forgotten on the second is gone on the first, with the message it was written from (the
+    dialogue is found in the database, not in the second worker's folder)."""
+    told = _run(["chat", "--user", "ann"], "I am allergic to walnuts.\n", tmp_path / "a")
+    assert told.returncode == 0, told.stderr
+    assert "walnuts" in told.stdout
+    seen = _run(["chat", "--user", "ann"], "/memory search walnuts\n", tmp_path / "b")
+    assert seen.returncode == 0, seen.stderr
+    assert "1 found" in seen.stdout and "allergic to walnuts" in seen.stdout, seen.stdout
+    record_id = seen.stdout.split("`")[1]
+    gone = _run(["chat", "--user", "ann"], f"/memory forget {record_id} confirm\n", tmp_path / "b")
+    assert "Forgotten: The user is allergic to walnuts." in gone.stdout, gone.stdout
+    assert "no messages" not in gone.stdout, gone.stdout  # the turn it came from, on A
+    after = _run(
+        ["chat", "--user", "ann"],
+        "/memory search walnuts\n/memory list\nWhat am I allergic to?\n",
+        tmp_path / "a",
+    )
+    assert after.returncode == 0, after.stderr
+    assert "walnuts" not in after.stdout, after.stdout

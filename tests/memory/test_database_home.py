@@ -4,6 +4,8 @@ schema's versions, and every bad start said as one line (never a traceback)."""
 from __future__ import annotations
 
 import asyncio
+import json
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -166,6 +168,43 @@ async def test_two_workers_share_what_one_writes_and_what_one_forgets(
         await Forgetter.for_workspace(b).forget(kept.id)
         assert await a.store.list(user_key="ana", live_only=False) == []
         assert database_holding("bees") == []
+
+
+async def test_a_turn_forgotten_on_one_worker_leaves_the_others_recall(
+    tmp_path: Path, pg_url: str
+) -> None:
+    """A message forgotten on worker a (its dialogue's tombstone is in the database) is no
+    longer recalled by worker b, which indexed it while it was said."""
+    from familiars.memory import MemoryReader
+
+    emb = HashEmbedder()
+    one = load_settings(workspace=tmp_path / "one")
+    two = load_settings(workspace=tmp_path / "two")
+    async with (
+        open_workspace(one, embedder=emb) as a,
+        open_workspace(two, embedder=emb) as b,
+    ):
+        trees = DialogTrees(two.workspace)
+        reader = MemoryReader.from_settings(two, emb, trees=trees)
+        await reader.attach_index(b.index, b.index.subscribe)
+        tree = trees.get("agent_0", "dialogue_3", create=True)
+        said = "I keep my spare key under the blue flowerpot"
+        node = tree.add_node(
+            said, emb.embed(said), timestamp=time.time(), metadata={"user_key": "ana"}
+        )
+        reader.add_tree(tree)
+
+        async def recalled() -> list[str]:
+            res = await reader.build_rag_context(
+                "where is the spare key", agent_id="agent_0", dialogue_id="dialogue_3",
+                user_key="ana", k=3,
+            )  # fmt: skip
+            return [i.text for i in res.items]
+
+        assert said in await recalled()
+        await a.index.forgotten_turns([f"node:agent_0/dialogue_3/{node.id}"])
+        await _fed(b)
+        assert said not in await recalled()
 
 
 async def test_a_forget_leaves_no_table_file_holding_the_words(
@@ -412,3 +451,83 @@ async def test_a_listing_never_serves_a_cell_another_worker_changed(
         await b.store.pin(changed.id)  # b writes over what it read: a sees it
         assert (await a.store.get(changed.id)).pinned
         assert len(await a.store.list(live_only=False)) == 3
+
+
+def _state_files(root: Path) -> dict[str, bytes]:
+    """The state beside the records that moves with them (not snapshots, logs or indexes)."""
+    keep = ("state/people/", "state/link_codes.json", "agents/", "state/writer_queue/")
+    names = {"chat.json", "activity.json", "dialogue.json", "dialogue.journal.jsonl"}
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+        and str(p.relative_to(root)).startswith(keep)
+        and (not str(p.relative_to(root)).startswith("agents/") or p.name in names)
+    }
+
+
+async def test_trees_people_chats_queue_and_ledger_move_in_and_out(
+    tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bot that lived on files (people, a /link code, two chats, trees with and without a
+    journal, a set-aside writer turn, a sent reminder) moves into the database and back:
+    records, trees, people and chat files byte for byte, the ledger's fates kept."""
+    from tests.harness import message, running_app, say
+
+    ws, out = tmp_path / "ws", tmp_path / "out"
+    monkeypatch.delenv("FAMILIARS_DATABASE_URL")  # the bot lives on files first
+    async with running_app(ws, model=None) as bot:
+        await say(bot, message("My name is Ann and I live in Oslo."))
+        await say(bot, message("Hello from the group", chat="g1", group=True, user="u2"))
+        assert bot.state is not None
+        await bot.state.new_link_code("u1", message("x").ts)
+    failed = ws / "state/writer_queue/failed"
+    failed.mkdir(parents=True, exist_ok=True)
+    (failed / "t_0001.json").write_text('{"user_text": "kept aside"}', encoding="utf-8")
+    (failed / "t_0001.reason.txt").write_text("2026-12-01 model answer unusable\n")
+    ledger = {"loops": {"m_x": {"status": "sent", "task": "call mom"}}, "dialogues": {}}
+    (ws / "scheduler").mkdir(exist_ok=True)
+    (ws / "scheduler/state.json").write_text(json.dumps(ledger, indent=1) + "\n")
+    monkeypatch.setenv("FAMILIARS_DATABASE_URL", pg_url)
+    runner = CliRunner()
+    moved = runner.invoke(app, ["--json", "db", "migrate", "--from", str(ws)])
+    assert moved.exit_code == 0, moved.output
+    assert '"queued_turns": 1' in moved.output and '"reminder_fates": 1' in moved.output
+    exported = runner.invoke(app, ["db", "export", "--to", str(out)])
+    assert exported.exit_code == 0, exported.output
+    before, after = _state_files(ws), _state_files(out)
+    assert any(name.endswith("dialogue.json") for name in before)
+    assert any(name.startswith("state/people/") for name in before)
+    assert sorted(before) == sorted(after)
+    for name, data in before.items():
+        assert after[name] == data, name
+    assert _files(ws) == _files(out)  # the records too
+    assert json.loads((out / "scheduler/state.json").read_text())["loops"] == ledger["loops"]
+    shown = json.loads(runner.invoke(app, ["--json", "db", "status"]).output)
+    assert shown["set_aside_turns"] == 1 and shown["reminder_fates"] == 1
+    assert shown["state_documents"] >= 4
+
+    async with running_app(tmp_path / "worker", model=None) as worker:  # the database's bot
+        assert worker.state is not None
+        ann = await worker.state.person_for("console", "u1")
+        assert ann == "u1" and (await worker.state.person(ann)) is not None
+        reply = await say(worker, message("Where do I live?", minutes=5))
+        assert "Oslo" in reply
+
+
+async def test_writer_status_counts_the_shared_queue(tmp_path: Path, pg_url: str) -> None:
+    from familiars.memory import open_state_home
+
+    home = open_state_home(load_settings(workspace=tmp_path / "a"))
+    try:
+        home.put_turn("t_0001.json", "{}")
+        home.put_turn("t_0002.json", "{}")
+    finally:
+        await home.close()
+    shown = await asyncio.to_thread(
+        CliRunner().invoke,
+        app,
+        ["--workspace", str(tmp_path / "b"), "--json", "memory", "writer-status"],
+    )
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.output)["queue_depth"] == 2  # another worker's, not b's files

@@ -12,7 +12,6 @@ from familiars.memory._dialog_tree import (
     DIALOGUE_FILE,
     JOURNAL_FILE,
     DialogTree,
-    DialogTrees,
     DialogueError,
     DialogueFile,
     DialogueLoadError,
@@ -23,6 +22,7 @@ from familiars.memory._dialog_tree import (
     reference_choose_parent,
     reference_query,
 )
+from familiars.memory._dialog_trees import DialogTrees
 
 
 def _unit(rng: np.random.Generator, dim: int) -> np.ndarray:
@@ -279,3 +279,63 @@ def _same(a: DialogTree, b: DialogTree) -> bool:
         if not np.allclose(x.embedding, y.embedding, atol=1e-7):
             return False
     return True
+
+
+async def test_journal_and_compaction_on_both_homes(workspace, memory_home) -> None:
+    """The same tree, journal and compaction in the files or in the database's rows (the
+    same JSON document and lines by the same names); a second registry (another worker)
+    reads it back, and reads it again once the first one added to it."""
+    from familiars.config import load_settings
+    from familiars.memory import open_state_home
+
+    home = open_state_home(load_settings(workspace=workspace))
+    try:
+        trees = DialogTrees(workspace, home=home)
+        tree = trees.get("agent_0", "dialogue_1", create=True)
+        _fill(tree, 5)
+        tree.set_metadata(2, note="hi")
+        name = "agents/agent_0/dialogue_1/"
+        assert len(home.lines(name + JOURNAL_FILE) or []) == 6
+        other = DialogTrees(workspace, home=home)
+        seen = await other.aget("agent_0", "dialogue_1")
+        assert _same(tree, seen) and seen.node_list[2].metadata["note"] == "hi"
+        trees.compact_all()
+        assert home.lines(name + JOURNAL_FILE) is None
+        data = json.loads(home.read(name + DIALOGUE_FILE) or b"{}")
+        assert len(data["nodes"]) == 5
+        tree.add_node("after compaction", np.ones(8, dtype=np.float32) / np.sqrt(8), timestamp=9.0)
+        again = await other.aget("agent_0", "dialogue_1")
+        if home.kind == "database":  # the other worker's copy was stale: read again
+            assert _same(tree, again) and len(again) == 6
+        assert (workspace / name / DIALOGUE_FILE).exists() == (home.kind == "files")
+    finally:
+        await home.close()
+
+
+async def test_a_stale_copy_never_writes_a_forgotten_node_back(workspace, pg_url) -> None:
+    """Worker B forgets a message; worker A, still holding the tree as it was, adds a node,
+    forgets another and compacts: A's copy is not written over B's (the words would come
+    back): what is stored gets A's tombstone, and the next reader has every change."""
+    from familiars.config import load_settings
+    from familiars.memory import open_state_home
+
+    home_a = open_state_home(load_settings(workspace=workspace))
+    home_b = open_state_home(load_settings(workspace=workspace))
+    try:
+        a, b = DialogTrees(workspace, home=home_a), DialogTrees(workspace, home=home_b)
+        tree_a = a.get("agent_0", "dialogue_1", create=True)
+        _fill(tree_a, 3)
+        tree_b = await b.aget("agent_0", "dialogue_1")
+        assert tree_b.forget_node(1) == "message 1"
+        b.compact_all()
+        tree_a.add_node("message 3", np.ones(8, dtype=np.float32) / np.sqrt(8), timestamp=99.0)
+        tree_a.forget_node(0)  # and A forgets another, on its stale copy
+        a.compact_all()  # A's copy still says "message 1": not written whole
+        assert home_a.lines("agents/agent_0/dialogue_1/dialogue.journal.jsonl") is None
+        fresh = DialogTrees(workspace, home=home_a).get("agent_0", "dialogue_1")
+        texts = [n.content for n in fresh.node_list]
+        assert texts == ["", "", "message 2", "message 3"]  # both forgets hold, A's node too
+        assert (await a.aget("agent_0", "dialogue_1")).node_list[1].content == ""  # read again
+    finally:
+        await home_a.close()
+        await home_b.close()

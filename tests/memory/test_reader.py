@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
 import numpy as np
 import pytest
 
 from familiars.memory import InvalidIdError, make_record
-from familiars.memory._dialog_tree import DialogTrees, DialogueNotFoundError
+from familiars.memory._dialog_tree import DialogueNotFoundError
+from familiars.memory._dialog_trees import DialogTrees
 from familiars.memory._reader import MemoryReader, RecallError, node_embedding_text
 from familiars.memory._scoring import UnknownKnobError
 from tests.fakes import HashEmbedder
@@ -202,3 +204,47 @@ async def test_small_talk_and_hub_values_are_in_the_explain(reader) -> None:
     assert 0.0 <= node.parts["substance"] <= 1.0
     record = next(i for i in res.items if i.record is not None)
     assert record.parts["substance"] == 1.0  # a record is never small talk
+
+
+class _HeldEmbedder(HashEmbedder):
+    """Holds the first batch embedded after :meth:`hold` until :meth:`release`."""
+
+    def __init__(self, dim: int) -> None:
+        super().__init__(dim=dim)
+        self.entered = asyncio.Event()
+        self.gate = asyncio.Event()
+        self._armed = False
+
+    def hold(self) -> None:
+        self._armed = True
+
+    def release(self) -> None:
+        self.gate.set()
+
+    async def aembed_batch(self, texts: list[str]) -> np.ndarray:
+        gate, self._armed = self._armed, False
+        if gate:
+            self.entered.set()
+            await self.gate.wait()
+        return self.embed_batch(texts)
+
+
+async def test_records_arriving_while_a_recall_embeds(tmp_path) -> None:
+    """Another worker's records (the change feed) indexed by a second recall while the
+    first one waits for its query vectors: the first ranks one consistent snapshot (it
+    raised "operands could not be broadcast together" when its mask was older than the
+    rows), and the record that arrived is recalled."""
+    emb = _HeldEmbedder(dim=128)
+    r = MemoryReader(emb, trees=DialogTrees(tmp_path), ablated=[], access_sink=Sink(),
+                     reranker=None)  # fmt: skip
+    await r.add_records(_records())
+    emb.hold()
+    first = asyncio.create_task(_recall(r, "Biscuit the dog", dialogue_id=None))
+    await emb.entered.wait()
+    came = make_record("Ana's dog Biscuit learnt to fetch", scope="user", category="event",
+                       user_key="ana", ts="2026-05-30T10:00:00+00:00")  # fmt: skip
+    r._on_records([came], [])  # as the change feed delivers
+    await _recall(r, "chess", dialogue_id=None, user_key="bo")  # its sync indexes the record
+    emb.release()
+    res = await first
+    assert "Ana's dog Biscuit learnt to fetch" in [i.text for i in res.items]

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import numpy as np
 
 from familiars.memory import keyword_terms, make_record
-from familiars.memory._dialog_tree import DialogTrees
+from familiars.memory._dialog_trees import DialogTrees
 from familiars.memory._reader import MemoryReader
 from familiars.memory._recall_context import CONTEXT_MAX_AGE_S, fuse, recent_messages
 from familiars.memory._text import words

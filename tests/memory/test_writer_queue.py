@@ -15,6 +15,7 @@ from familiars.memory._writer._model import MemoryWriter
 from familiars.memory._writer._queue import WriterQueue
 from familiars.memory._writer._status import load_status, pending_turn_files, queue_dir
 from familiars.memory._writer._turn import TurnContext
+from tests.homes import home_of, in_database, open_store
 
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
 
@@ -33,15 +34,15 @@ async def live(store):
     return await store.list(scope="user", user_key="u1", now=NOW)
 
 
-async def test_worker_processes_in_order_and_drain_waits(tmp_path):
-    async with MemoryStore(tmp_path) as store:
-        queue = WriterQueue(MemoryWriter(store))
+async def test_worker_processes_in_order_and_drain_waits(workspace, memory_home):
+    async with open_store(workspace) as store:
+        queue = WriterQueue(MemoryWriter(store), home_of(store))
         async with queue:
             await queue.enqueue(turn("I like coffee"))
             await queue.enqueue(turn("I don't like coffee anymore"))
             await queue.enqueue(turn("My name is Ann"))
             await queue.drain()
-            assert pending_turn_files(tmp_path) == []
+            assert queue.pending() == []
             stats = queue.stats()
         records = {r.content for r in await live(store)}
         assert records == {"The user doesn't like coffee.", "The user's name is Ann."}
@@ -49,23 +50,26 @@ async def test_worker_processes_in_order_and_drain_waits(tmp_path):
         assert stats["added"] == 2 and stats["updated"] == 1
 
 
-async def test_queued_turns_survive_a_crash_and_run_on_restart(tmp_path):
-    async with MemoryStore(tmp_path) as store:
-        queue = WriterQueue(MemoryWriter(store))  # never started: the process "dies"
+async def test_queued_turns_survive_a_crash_and_run_on_restart(workspace, memory_home):
+    async with open_store(workspace) as store:
+        queue = WriterQueue(MemoryWriter(store), home_of(store))  # never started: "dies"
         await queue.enqueue(turn("My name is Ann"))
         await queue.enqueue(turn("I live in Oslo"))
+        assert len(queue.pending()) == 2
         del queue
-    assert len(pending_turn_files(tmp_path)) == 2
-    assert load_status(tmp_path).queue_depth == 2
-    async with MemoryStore(tmp_path) as store:
-        async with WriterQueue(MemoryWriter(store)) as queue:
+    if not in_database():
+        assert len(pending_turn_files(workspace)) == 2
+        assert load_status(workspace).queue_depth == 2
+    async with open_store(workspace) as store:
+        async with WriterQueue(MemoryWriter(store), home_of(store)) as queue:
             await queue.drain()
+            assert queue.pending() == []
         assert {r.content for r in await live(store)} == {
             "The user's name is Ann.",
             "The user lives in Oslo.",
         }
-    assert pending_turn_files(tmp_path) == []
-    status = load_status(tmp_path)
+    assert pending_turn_files(workspace) == []
+    status = load_status(workspace)
     assert status.turns_processed == 2 and status.queue_depth == 0
 
 

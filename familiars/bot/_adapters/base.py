@@ -13,7 +13,7 @@ so a new platform gets the access rules without code of its own.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol
@@ -155,11 +155,25 @@ class TurnHandler(Protocol):
         ...
 
 
+class WebhookReceiver(Protocol):
+    """A platform that posts its updates to the bot's own HTTP server: the API serves
+    ``path`` (outside its bearer token) and answers each request with ``deliver``'s status."""
+
+    @property
+    def path(self) -> str: ...
+
+    async def deliver(self, headers: Mapping[str, str], body: bytes) -> int:
+        """Check and take one request; the HTTP status to answer with."""
+        ...
+
+
 class PlatformAdapter(ABC):
     """One chat platform. Lifecycle: ``start`` connects and begins receiving, ``stop``
     disconnects and returns once no handler call is in flight."""
 
     name: str = ""
+    #: Set by an adapter whose platform posts updates to the bot's HTTP server.
+    webhook: WebhookReceiver | None = None
 
     def __init__(self, handler: TurnHandler, access: AccessPolicy | None = None) -> None:
         self.handler = handler

@@ -5,11 +5,11 @@ bounded and answers carry no absolute path (``guards.py``)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import Depends, FastAPI, HTTPException, Path, Query
+from fastapi import Depends, FastAPI, HTTPException, Path, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 
 from familiars.bot._api import schemas as s
@@ -28,6 +28,7 @@ from familiars.bot._api.status import StatusSources, collect_status
 from familiars.memory import InvalidIdError, RecordNotFoundError, index_view
 
 if TYPE_CHECKING:
+    from familiars.bot._adapters.base import WebhookReceiver
     from familiars.bot._web.backend import WebBackend
 
 logger = logging.getLogger(__name__)
@@ -50,11 +51,16 @@ def _invalid(location: str, name: str, message: str, value: object) -> RequestVa
 
 
 def create_app(
-    sources: StatusSources, *, token: ApiToken | None = None, web: WebBackend | None = None
+    sources: StatusSources,
+    *,
+    token: ApiToken | None = None,
+    web: WebBackend | None = None,
+    webhooks: Sequence[WebhookReceiver] = (),
 ) -> FastAPI:
     """The API over ``sources``. Without ``token`` one is resolved from the settings
     (environment variable, else generated and written to ``workspace/.api_token``). With
-    ``web``, the memory page is served under ``/web`` too."""
+    ``web``, the memory page is served under ``/web`` too; each of ``webhooks`` takes its
+    platform's updates on its path (checked by its own secret, not the bearer token)."""
     api_token = token or resolve_token(sources.settings)
     reader = index_view(sources.settings)  # the files' SQLite index, or the database
 
@@ -74,7 +80,7 @@ def create_app(
     app.add_middleware(
         BearerAuthMiddleware,
         token=api_token,
-        open_paths=frozenset(OPEN_PATHS),
+        open_paths=frozenset((*OPEN_PATHS, *(hook.path for hook in webhooks))),
         open_prefixes=OPEN_PREFIXES if web is not None else (),
     )
     # Added last, so outermost: a body over the limit is refused before auth reads anything.
@@ -83,6 +89,8 @@ def create_app(
     app.state.sources = sources
     app.state.reader = reader
     _add_routes(app, sources, reader)
+    for hook in webhooks:
+        _add_webhook_route(app, hook)
     if web is not None:
         from familiars.bot._web.routes import add_web_routes
 
@@ -99,6 +107,17 @@ def _add_routes(app: FastAPI, sources: StatusSources, reader: IndexReader) -> No
     _add_memory_routes(app, sources, reader)
     _add_forget_route(app, sources)
     _add_agent_routes(app, sources)
+
+
+def _add_webhook_route(app: FastAPI, hook: WebhookReceiver) -> None:
+    """POST ``hook.path``: the platform's updates (not in the OpenAPI document: Telegram,
+    not a person, is its client)."""
+
+    async def receive(request: Request) -> Response:
+        status = await hook.deliver(request.headers, await request.body())
+        return Response(status_code=status)
+
+    app.add_api_route(hook.path, receive, methods=["POST"], include_in_schema=False)
 
 
 def _add_status_routes(app: FastAPI, sources: StatusSources, reader: IndexReader) -> None:

@@ -12,7 +12,7 @@ import contextlib
 import ipaddress
 import logging
 import socket
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import uvicorn
@@ -23,6 +23,7 @@ from familiars.bot._api.auth import ApiToken, resolve_token
 from familiars.bot._api.status import StatusSources
 
 if TYPE_CHECKING:
+    from familiars.bot._adapters.base import WebhookReceiver
     from familiars.bot._web.backend import WebBackend
 
 logger = logging.getLogger(__name__)
@@ -93,12 +94,13 @@ class ApiServer:
         token: ApiToken | None = None,
         embedded: bool = True,
         web: WebBackend | None = None,
+        webhooks: Sequence[WebhookReceiver] = (),
     ) -> ApiServer:
         """The API on ``Settings.api.host`` / ``port`` for these sources (with the memory
-        page when ``web`` is given)."""
+        page when ``web`` is given, and the platforms' ``webhooks``)."""
         api = sources.settings.api
         token = token or resolve_token(sources.settings)
-        app = create_app(sources, token=token, web=web)
+        app = create_app(sources, token=token, web=web, webhooks=webhooks)
         return cls(app, host=api.host, port=api.port, embedded=embedded)
 
     @property

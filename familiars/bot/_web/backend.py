@@ -202,7 +202,9 @@ class WebBackend:
 
     def _trees(self) -> DialogTrees:
         # A reader beside a running bot must not keep stale trees: a fresh registry.
-        return DialogTrees(self.trees.workspace) if self.read_only is not None else self.trees
+        if self.read_only is None:
+            return self.trees
+        return DialogTrees(self.trees.workspace, home=self.trees.home)
 
     async def dialogues(self, session: Session) -> list[tuple[DialogueInfo, DialogTree | None]]:
         """The dialogues the person is part of (their DM, a group they spoke in), with their

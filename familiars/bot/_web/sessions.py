@@ -35,7 +35,7 @@ from typing import Any
 
 from familiars.bot._state_files import ensure_dir, write_json
 from familiars.config import Settings
-from familiars.memory import check_agent_id, check_user_key, read_owner
+from familiars.memory import check_agent_id, check_user_key, open_state_home, read_owner
 
 logger = logging.getLogger(__name__)
 
@@ -273,12 +273,14 @@ async def sign_in_link(settings: Settings, user_key: str, agent_id: str) -> str:
     except KeyError:
         known = ", ".join(a.id for a in settings.agents)
         raise ValueError(f"unknown agent {agent_id!r}; configured: {known}") from None
-    state = BotState(Path(settings.workspace))
-    await state.open()
+    home = open_state_home(settings)  # the files, or the database's rows
+    state = BotState(Path(settings.workspace), home)
     try:
+        await state.open()
         identities = await state.identities_of(user_key)
     finally:
         await state.close()
+        await home.close()
     policy = AccessPolicy.from_settings(settings)
     is_owner = any(policy.is_owner(platform, ident) for platform, ident in identities)
     links = SignInLinks.from_settings(settings, base=serving_url(settings))

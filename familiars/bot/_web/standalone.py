@@ -69,10 +69,10 @@ async def _backend(
         mw = await stack.enter_async_context(
             open_workspace(settings, embedder=False, reconcile=lock is not None)
         )
-        state = BotState(workspace)
+        state = BotState(workspace, mw.home)
         await state.open()
         stack.push_async_callback(state.close)
-        trees = DialogTrees(workspace)
+        trees = DialogTrees(workspace, home=mw.home)
         forgetter = Forgetter(mw.store, mw.index, trees)
         if lock is not None:
             await stack.enter_async_context(serve_control(mw, None, lock, forgetter=forgetter))

@@ -61,6 +61,12 @@ def database_status(settings: Settings) -> dict[str, Any]:
             "SELECT (SELECT count(*) FROM records), (SELECT count(*) FROM records "
             "WHERE NOT deprecated), (SELECT count(*) FROM cells), (SELECT count(*) FROM history)"
         ).fetchone()
+        state = conn.execute(
+            "SELECT (SELECT count(*) FROM state_docs), (SELECT count(*) FROM state_lines), "
+            "(SELECT count(*) FROM writer_queue WHERE NOT failed), "
+            "(SELECT count(*) FROM writer_queue WHERE failed), "
+            "(SELECT count(*) FROM reminder_fates)"
+        ).fetchone()
         spaces = conn.execute(
             "SELECT s.model, s.dim, count(v.content_hash) FROM embedding_spaces s "
             "LEFT JOIN vectors v ON v.space_id = s.space_id GROUP BY s.space_id ORDER BY 1"
@@ -75,5 +81,10 @@ def database_status(settings: Settings) -> dict[str, Any]:
         "live": counts[1],
         "cells": counts[2],
         "history_events": counts[3],
+        "state_documents": state[0] if state else 0,
+        "journal_lines": state[1] if state else 0,
+        "queued_turns": state[2] if state else 0,
+        "set_aside_turns": state[3] if state else 0,
+        "reminder_fates": state[4] if state else 0,
         "spaces": [{"model": m, "dim": d, "vectors": n} for m, d, n in spaces],
     }

@@ -22,6 +22,7 @@ from psycopg import sql
 
 from familiars.memory._embeddings import Embedder, content_hash
 from familiars.memory._index import IndexListener, ReconcileReport, record_from_row
+from familiars.memory._pg._connect import notify_channel
 from familiars.memory._pg._feed import ChangeFeed
 from familiars.memory._records import MemoryRecord
 from familiars.memory._store import MemoryStore, StoreChange
@@ -195,27 +196,46 @@ class PgMemoryIndex:
         return [r[0] for r in rows], matrix
 
     async def nearest(
-        self, query: np.ndarray, k: int, *, user_key: str | None = None, ef_search: int = 100
+        self, query: np.ndarray, k: int, *, user_key: str | None = None, ef_search: int = 400
     ) -> list[tuple[str, float]]:
-        """(record id, cosine) of the ``k`` live records nearest ``query`` by the space's
-        HNSW index; ``user_key`` keeps one person's user scope (iterative scans fill ``k``
-        past the filter)."""
+        """(record id, cosine) of the ``k`` live records nearest ``query``: over all, by the
+        space's HNSW index; within one person's user scope (``user_key``), exactly over that
+        person's rows. Measured by ``familiars bench recall --database`` (100k clustered
+        vectors, 100 people): HNSW recall@10 0.957 at ef_search 200, 0.996 at 400 (p50
+        10 ms); per person with iterative scans only 0.83-0.86, slower than reading the
+        person's thousand rows (exact, recall 1.0)."""
         if self._space_id is None or self.embedder is None:
             return []
+        vec = np.asarray(query, dtype=np.float32)
+        if user_key:
+            return await self._nearest_of(vec, k, user_key)
         dim = self.embedder.dim
-        person = sql.SQL("AND r.scope = 'user' AND r.user_key = %s" if user_key else "")
         query_sql = sql.SQL(
             "SELECT r.id, 1 - (v.embedding::vector({dim}) <=> %s::vector({dim})) "
             "FROM vectors v JOIN records r ON r.content_hash = v.content_hash "
-            "WHERE v.space_id = %s AND NOT r.deprecated {person} "
+            "WHERE v.space_id = %s AND NOT r.deprecated "
             "ORDER BY v.embedding::vector({dim}) <=> %s::vector({dim}) LIMIT %s"
-        ).format(dim=sql.Literal(dim), person=person)
-        vec = np.asarray(query, dtype=np.float32)
-        params: list[Any] = [vec, self._space_id, *([user_key] if user_key else []), vec, k]
+        ).format(dim=sql.Literal(dim))
         async with self._lock, self.conn.transaction():
             await self.conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(ef_search))
-            await self.conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            cur = await self.conn.execute(query_sql, params)
+            cur = await self.conn.execute(query_sql, [vec, self._space_id, vec, k])
+            rows = await cur.fetchall()
+        return [(rid, float(score)) for rid, score in rows]
+
+    async def _nearest_of(self, vec: np.ndarray, k: int, user_key: str) -> list[tuple[str, float]]:
+        """Exact: the person's rows first (their index), materialized so the planner cannot
+        turn it into an HNSW scan filtered afterwards."""
+        assert self.embedder is not None
+        query_sql = sql.SQL(
+            "WITH mine AS MATERIALIZED ("
+            " SELECT r.id, v.embedding::vector({dim}) AS e FROM records r JOIN vectors v"
+            " ON v.content_hash = r.content_hash AND v.space_id = %s"
+            " WHERE r.scope = 'user' AND r.user_key = %s AND NOT r.deprecated)"
+            " SELECT id, 1 - (e <=> %s::vector({dim})) FROM mine"
+            " ORDER BY e <=> %s::vector({dim}) LIMIT %s"
+        ).format(dim=sql.Literal(self.embedder.dim))
+        async with self._lock:
+            cur = await self.conn.execute(query_sql, [self._space_id, user_key, vec, vec, k])
             rows = await cur.fetchall()
         return [(rid, float(score)) for rid, score in rows]
 
@@ -225,6 +245,19 @@ class PgMemoryIndex:
         async with self._lock:
             cur = await self.conn.execute(query, params)  # type: ignore[arg-type]
             return await cur.fetchall()
+
+    async def forgotten_turns(self, keys: Sequence[str]) -> None:
+        """Announce forgotten turns as removed ``record_changes`` rows (with a NOTIFY): every
+        other worker's reader drops them (records go through the store's own changes)."""
+        if not keys:
+            return
+        async with self._lock, self.conn.transaction():
+            async with self.conn.cursor() as cur:
+                await cur.executemany(
+                    "INSERT INTO record_changes (origin, record_id, removed) VALUES (%s, %s, true)",
+                    [(self.origin, key) for key in keys],
+                )
+            await self.conn.execute(sql.SQL("NOTIFY {}").format(notify_channel(self.schema)))
 
     async def records_changed(self, change: StoreChange) -> None:
         """StoreListener: the rows are written; their vectors follow, then the reader."""

@@ -10,6 +10,9 @@ BOM or CRLF line ends are dropped, as the store drops them on its next write).
 The workspace's SQLite index, when there is one, gives its vectors too (every model's, each
 in its own space), so a large workspace is not embedded again; what has no vector there is
 embedded by the first worker with an embedder.
+
+The state beside the records (people, chats, trees, the writer queue, the reminder ledger)
+moves with them, in the same transaction (``_move_state``).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from familiars.memory._atomic import atomic_write_text
 from familiars.memory._entries import ParsedFile, Segment, read_file, render_file
 from familiars.memory._history import history_path
 from familiars.memory._pg._connect import DatabaseError
+from familiars.memory._pg._move_state import move_state_in, move_state_out
 from familiars.memory._pg._store import _RECORD_COLUMNS, record_row
 from familiars.memory._records import MemoryRecord
 from familiars.memory._store import _MEMORY_GLOBS
@@ -41,6 +45,8 @@ class MoveReport:
     history_lines: int = 0
     vectors: int = 0
     errors: list[str] = field(default_factory=list)
+    #: What of the state beside the records moved (``_move_state``).
+    state: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -49,6 +55,7 @@ class MoveReport:
             "raw_segments": self.raw_segments,
             "history_lines": self.history_lines,
             "vectors": self.vectors,
+            **self.state,
             "errors": self.errors,
         }
 
@@ -121,6 +128,7 @@ def move_in(conn: psycopg.Connection[Any], workspace: Path) -> MoveReport:
             report.files += 1
             report.errors += [str(e) for e in parsed.errors]
         report.vectors = _insert_vectors(cur, vectors)
+        report.state = move_state_in(cur, workspace)
     return report
 
 
@@ -232,4 +240,5 @@ def move_out(conn: psycopg.Connection[Any], workspace: Path) -> MoveReport:
             atomic_write_text(history_path(path), "".join(f"{r[0]}\n" for r in lines))
             report.history_lines += len(lines)
         report.files += 1
+    report.state = move_state_out(conn, workspace)
     return report

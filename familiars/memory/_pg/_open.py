@@ -12,6 +12,7 @@ from familiars.memory._embeddings import Embedder
 from familiars.memory._pg._connect import DatabaseError, connect, shown_url
 from familiars.memory._pg._index import PgMemoryIndex
 from familiars.memory._pg._schema import check_writable, migrate
+from familiars.memory._pg._state import PgStateHome
 from familiars.memory._pg._store import PgMemoryStore
 
 logger = logging.getLogger(__name__)
@@ -19,9 +20,9 @@ logger = logging.getLogger(__name__)
 
 async def open_database_home(
     settings: Settings, url: str, embedder: Embedder | None, *, listen: bool = True
-) -> tuple[PgMemoryStore, PgMemoryIndex]:
-    """The store and index over ``url`` (not yet started: the caller opens the index and
-    starts the store as it would the files' ones). Raises :class:`DatabaseError`."""
+) -> tuple[PgMemoryStore, PgMemoryIndex, PgStateHome]:
+    """The store, index and state home over ``url`` (not yet started: the caller opens the
+    index and starts the store as it would the files' ones). Raises :class:`DatabaseError`."""
     schema = settings.database.schema_name
     conn = await asyncio.to_thread(connect, url, schema)
     try:
@@ -44,7 +45,9 @@ async def open_database_home(
     )
     index = PgMemoryIndex(url, schema, embedder, workspace=workspace, origin=origin, listen=listen)
     store.add_listener(index)
-    return store, index
+    home = PgStateHome(url, schema)
+    store.state_home = home
+    return store, index, home
 
 
 def _register_vector(conn: object) -> None:
@@ -54,3 +57,14 @@ def _register_vector(conn: object) -> None:
         register_vector(conn)  # type: ignore[arg-type]
     except Exception as exc:  # noqa: BLE001 - said to the person as one line
         raise DatabaseError(f"the vector type cannot be used: {exc}") from None
+
+
+def open_state_database(settings: Settings, url: str) -> PgStateHome:
+    """The state home over ``url`` alone, its schema migrated first."""
+    schema = settings.database.schema_name
+    conn = connect(url, schema)
+    try:
+        migrate(conn, schema, url)
+    finally:
+        conn.close()
+    return PgStateHome(url, schema)

@@ -15,6 +15,11 @@ Tables (in the schema ``[database] schema_name``, default ``familiars``):
 - ``embedding_spaces`` / ``vectors``: one space per (model, dimension); an HNSW index per
   space on ``embedding::vector(dim)`` (made with the space), so models never mix.
 - ``record_changes``: what changed, for other workers (see ``_feed``).
+- ``state_docs`` (m002): every other state document by its workspace-relative name (bytes as
+  the file held them); ``dialogue_numbers`` (each ``dialogue_<n>`` handed out once);
+  ``writer_queue`` (turns waiting, claimed ``FOR UPDATE SKIP LOCKED``); ``reminder_fates``
+  (the ledger's loop fates, one row per reminder, claimed with the reminder's row locked).
+- ``state_lines`` (m003): append-only journals (a dialogue tree's), one row per line.
 """
 
 from __future__ import annotations
@@ -97,9 +102,63 @@ CREATE TABLE record_changes (
 );
 """
 
+M002_STATE = """
+CREATE TABLE state_docs (
+    name text PRIMARY KEY,
+    body bytea NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE dialogue_numbers (
+    agent_id text NOT NULL,
+    number integer NOT NULL,
+    PRIMARY KEY (agent_id, number)
+);
+CREATE TABLE writer_queue (
+    name text PRIMARY KEY,
+    body text NOT NULL,
+    failed boolean NOT NULL DEFAULT false,
+    reason text,
+    enqueued_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE reminder_fates (
+    record_id text PRIMARY KEY,
+    entry json NOT NULL,
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+"""
+
+M003_STATE_LINES = """
+CREATE TABLE state_lines (
+    seq bigserial PRIMARY KEY,
+    name text NOT NULL,
+    line text NOT NULL
+);
+CREATE INDEX state_lines_name ON state_lines (name, seq);
+"""
+
+#: Claims held by a worker's session (a reminder being sent, a Telegram update being
+#: answered) carry the session's pid and start: :data:`SESSION_ALIVE` tells whether it lives,
+#: so another worker takes a dead one's claim over (a pid alone may be reused).
+M004_SESSION_CLAIMS = """
+ALTER TABLE reminder_fates ADD COLUMN owner_pid integer, ADD COLUMN owner_start timestamptz;
+CREATE TABLE telegram_updates (
+    bot text NOT NULL,
+    update_id bigint NOT NULL,
+    done boolean NOT NULL DEFAULT false,
+    owner_pid integer,
+    owner_start timestamptz,
+    at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (bot, update_id)
+);
+CREATE INDEX telegram_updates_at ON telegram_updates (at);
+"""
+
 #: (name, SQL), in order. Never edit or reorder one that has shipped: append.
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_records", M001_RECORDS),
+    ("m002_state", M002_STATE),
+    ("m003_state_lines", M003_STATE_LINES),
+    ("m004_session_claims", M004_SESSION_CLAIMS),
 ]
 
 

@@ -10,6 +10,7 @@ not the turn's fault: that turn stays queued, tried again once a later turn coul
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from pathlib import Path
@@ -17,11 +18,15 @@ from typing import Any
 
 from familiars.memory._atomic import atomic_write_text, is_disk_full, remove_stale_temp_files
 from familiars.memory._records import iso_now, new_id
+from familiars.memory._state_home import QueuedTurn, StateHome
 from familiars.memory._writer._model import MemoryWriter, error_reason
 from familiars.memory._writer._status import STATUS_SAVE_EVERY_S, pending_turn_files, queue_dir
 from familiars.memory._writer._turn import TurnContext
 
 logger = logging.getLogger(__name__)
+
+#: The database home: how often an idle worker looks for turns it was not woken for.
+SHARED_POLL_S = 5.0
 
 
 class WriterQueue:
@@ -32,10 +37,17 @@ class WriterQueue:
     processing raises (anything: a poisoned file never stops a restart) is moved to
     ``failed/`` beside them with its reason, kept for a person to look at (moving it back
     queues it again), and counted; the queue goes on with the next one. Temp files an
-    interrupted enqueue left are removed on :meth:`start`."""
+    interrupted enqueue left are removed on :meth:`start`.
 
-    def __init__(self, writer: MemoryWriter) -> None:
+    In the database home (``home`` given, not the files) each turn is a row of
+    ``writer_queue`` instead, and any number of workers drain one queue: each turn is taken
+    ``FOR UPDATE SKIP LOCKED`` (:meth:`StateHome.take_turn`) and leaves the table in the
+    transaction that took it, once processed (or is marked failed with its reason); a
+    worker that dies mid-turn leaves it queued for the next."""
+
+    def __init__(self, writer: MemoryWriter, home: StateHome | None = None) -> None:
         self.writer = writer
+        self.home = home if home is not None and home.kind != "files" else None
         self.folder = queue_dir(writer.workspace)
         self.failed_folder = self.folder / "failed"
         self._wake = asyncio.Event()
@@ -52,10 +64,11 @@ class WriterQueue:
         if self._task is not None:
             return
         await self.writer.open()
-        self.folder.mkdir(parents=True, exist_ok=True)
-        removed = await asyncio.to_thread(remove_stale_temp_files, self.folder)
-        if removed:
-            logger.info("writer queue: removed %d stale temp file(s)", removed)
+        if self.home is None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            removed = await asyncio.to_thread(remove_stale_temp_files, self.folder)
+            if removed:
+                logger.info("writer queue: removed %d stale temp file(s)", removed)
         self._stopping = False
         if self.pending():
             self._idle.clear()
@@ -80,15 +93,20 @@ class WriterQueue:
 
     # use
     def pending(self) -> list[Path]:
+        if self.home is not None:
+            return [self.folder / name for name in self.home.queued_turns()]
         return [p for p in pending_turn_files(self.writer.workspace) if p not in self._stuck]
 
     async def enqueue(self, turn: TurnContext) -> Path:
         """Persist ``turn`` and wake the worker; returns at once after the file is on disk."""
         if not turn.now:
             turn.now = iso_now()
-        self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / f"t_{new_id()[2:]}.json"
-        await asyncio.to_thread(atomic_write_text, path, turn.to_json())
+        if self.home is not None:
+            await asyncio.to_thread(self.home.put_turn, path.name, turn.to_json())
+        else:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            await asyncio.to_thread(atomic_write_text, path, turn.to_json())
         self._stuck.clear()  # this file fit: turns a full disk held back are tried again
         self._idle.clear()
         self._wake.set()
@@ -117,7 +135,10 @@ class WriterQueue:
         """Process every queued turn now, in order; returns how many were processed."""
         await self.writer.open()
         done = 0
-        for path in self.pending():
+        if self.home is not None:
+            while await self._take_one():
+                done += 1
+        for path in self.pending() if self.home is None else ():
             await self._process_file(path)
             done += 1
         self._save_status(len(self.pending()))
@@ -133,9 +154,15 @@ class WriterQueue:
     # worker
     async def _run(self) -> None:
         while True:
-            await self._wake.wait()
+            if self.home is None:
+                await self._wake.wait()
+            else:  # turns a dead worker left, or others queued: looked for every few seconds
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), SHARED_POLL_S)
             self._wake.clear()
-            while paths := self.pending():
+            while self.home is not None and await self._take_one():
+                pass
+            while self.home is None and (paths := self.pending()):
                 # One listing of the folder per batch (not per turn: with a long queue that
                 # made draining quadratic), and the status saved about once a second.
                 saved_at = time.monotonic()
@@ -170,6 +197,37 @@ class WriterQueue:
             return
         path.unlink(missing_ok=True)
 
+    async def _take_one(self) -> bool:
+        """The database home: take the oldest free turn, process it; False: none was free."""
+        assert self.home is not None
+        async with self.home.take_turn() as item:
+            if item is None:
+                return False
+            await self._process_taken(item)
+        if item.outcome == "failed":
+            self._count_set_aside(item.name, item.reason, "the queue's failed rows")
+        self._save_status(len(self.pending()))
+        return True
+
+    async def _process_taken(self, item: QueuedTurn) -> None:
+        try:
+            turn = TurnContext.from_json(item.text)
+            report = await self.writer.process_turn(turn)
+        except Exception as exc:  # noqa: BLE001 - a poisoned turn never stops the queue
+            item.set_aside(error_reason(exc))
+            return
+        if report.set_aside is not None:
+            item.set_aside(
+                f"model answer set aside, facts kept by the offline writer: {report.set_aside}"
+            )
+            return
+        item.done()
+
+    def _count_set_aside(self, name: str, reason: str, where: object) -> None:
+        self.writer.stats.failed_turns += 1
+        self.writer.stats.error(f"turn {name} set aside in failed/: {reason}")
+        logger.error("writer: turn %s set aside (%s); kept in %s", name, reason, where)
+
     def _set_aside(self, path: Path, reason: str) -> None:
         """Move ``path`` to ``failed/`` with ``<name>.reason.txt`` beside it, and count it."""
         target = self.failed_folder / path.name
@@ -183,9 +241,7 @@ class WriterQueue:
             self._stuck.add(path)
             logger.error("writer: turn %s could not be set aside (%s); left in place", path, exc)
             return
-        self.writer.stats.failed_turns += 1
-        self.writer.stats.error(f"turn {path.name} set aside in failed/: {reason}")
-        logger.error("writer: turn %s set aside (%s); kept in %s", path.name, reason, target)
+        self._count_set_aside(path.name, reason, target)
 
     def _save_status(self, queue_depth: int) -> None:
         try:

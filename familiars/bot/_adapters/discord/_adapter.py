@@ -7,7 +7,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import aiohttp
 import discord
@@ -28,7 +28,7 @@ from familiars.bot._adapters.discord._messages import DiscordTurns, SentMessages
 from familiars.bot._adapters.discord._retry import RetryPolicy, Sleep
 from familiars.bot._adapters.discord._sending import LIMIT, ChannelSink
 from familiars.bot._adapters.discord._slash import SlashCommands
-from familiars.config import Settings
+from familiars.config import DiscordSettings, Settings
 
 logger = logging.getLogger(__name__)
 
@@ -55,24 +55,51 @@ class _Endpoints:
             self._saved = None
 
 
-class _FamiliarsBot(commands.Bot):
-    def __init__(self, adapter: DiscordAdapter, **options: object) -> None:
+class _Familiar:
+    """What the familiar's bot adds to discord.py's, sharded or not: its cogs come from the
+    adapter in ``setup_hook``, and no prefix commands (the DiscordTurns cog listens)."""
+
+    _adapter: DiscordAdapter
+
+    def __init__(self, adapter: DiscordAdapter, **options: Any) -> None:
         intents = discord.Intents.default()
         intents.message_content = True
-        super().__init__(
+        self._adapter = adapter
+        super().__init__(  # type: ignore[call-arg]  # discord.py's Bot, after this mixin
             command_prefix=commands.when_mentioned,
             help_command=None,
             intents=intents,
             allowed_mentions=discord.AllowedMentions.none(),
-            **options,  # type: ignore[arg-type]
+            **options,
         )
-        self._adapter = adapter
 
     async def setup_hook(self) -> None:
-        await self._adapter._setup(self)
+        await self._adapter._setup(self)  # type: ignore[arg-type]
 
     async def on_message(self, message: discord.Message, /) -> None:
         """No prefix commands: the DiscordTurns cog listens instead."""
+
+
+class _FamiliarsBot(_Familiar, commands.Bot):
+    pass
+
+
+class _ShardedFamiliarsBot(_Familiar, commands.AutoShardedBot):
+    """Several gateway connections (``discord.shard_ids`` of ``shard_count``); discord.py
+    routes each guild's events to its shard."""
+
+
+def build_bot(adapter: DiscordAdapter, settings: DiscordSettings, **options: Any) -> commands.Bot:
+    """One connection, or the shards the settings name (all of ``shard_count`` when no
+    ``shard_ids``): the settings were checked when read (ids in range, no repeats)."""
+    if settings.shard_count is None:
+        return _FamiliarsBot(adapter, **options)
+    sharded = _ShardedFamiliarsBot(
+        adapter, shard_count=settings.shard_count, shard_ids=settings.shard_ids, **options
+    )
+    # AutoShardedBot is BotBase over AutoShardedClient, not a subclass of Bot (BotBase over
+    # Client), but it offers all the adapter uses of one.
+    return cast(commands.Bot, sharded)
 
 
 class DiscordAdapter(PlatformAdapter):
@@ -110,7 +137,7 @@ class DiscordAdapter(PlatformAdapter):
         self._command_defer_s = command_defer_s
         self._in_flight = InFlight()
         self._sent = SentMessages()
-        self._bot: _FamiliarsBot | None = None
+        self._bot: commands.Bot | None = None
         self._connection: asyncio.Task[None] | None = None
 
     @classmethod
@@ -145,7 +172,9 @@ class DiscordAdapter(PlatformAdapter):
         if reason := self.nobody_allowed():
             logger.warning("Discord: %s", reason)
         self._endpoints.apply()
-        self._bot = _FamiliarsBot(self, guild_ready_timeout=self._guild_ready_timeout_s)
+        self._bot = build_bot(
+            self, self.settings.discord, guild_ready_timeout=self._guild_ready_timeout_s
+        )
         try:
             await self._log_in(self._bot)
             await self._connect(self._bot)
@@ -155,7 +184,7 @@ class DiscordAdapter(PlatformAdapter):
         assert self.bot.user is not None
         logger.info("Discord: connected as %s (%s)", self.bot.user, self.bot.user.id)
 
-    async def _log_in(self, bot: _FamiliarsBot) -> None:
+    async def _log_in(self, bot: commands.Bot) -> None:
         try:
             await bot.login(self._token)
         except discord.LoginFailure as exc:
@@ -164,7 +193,7 @@ class DiscordAdapter(PlatformAdapter):
         except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
             raise DiscordStartError(f"could not log in to Discord: {exc}") from exc
 
-    async def _connect(self, bot: _FamiliarsBot) -> None:
+    async def _connect(self, bot: commands.Bot) -> None:
         self._connection = asyncio.create_task(bot.connect(reconnect=True), name="discord-gateway")
         ready = asyncio.create_task(bot.wait_until_ready())
         done, _ = await asyncio.wait(

@@ -1,9 +1,13 @@
 """The Telegram adapter on python-telegram-bot, in the same modules as the Discord adapter.
 
 ``TelegramAdapter(handler, settings, token, access=...)`` long-polls the Bot API
-(``settings.telegram.base_url`` for a self-hosted server):
+(``settings.telegram.base_url`` for a self-hosted server), or in webhook mode
+(``telegram.webhook_url``) takes the updates Telegram posts to the bot's API server:
 
-- ``_adapter``: the adapter: builds the ``Application``, starts and stops polling, ``send``;
+- ``_adapter``: the adapter: builds the ``Application``, starts and stops polling or sets the
+  webhook, ``send``;
+- ``_webhook``: the webhook route's checks: the secret header (constant time, else 403), the
+  body, an update id taken once;
 - ``_access``: a Telegram message put to the bot's one ``AccessPolicy``;
 - ``_convert``: messages -> ``IncomingMessage`` / ``CommandInvocation``, attachments;
 - ``_messages``: the conversation: private chats always answered, groups on a mention, a

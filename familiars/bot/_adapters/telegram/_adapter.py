@@ -1,8 +1,12 @@
-"""TelegramAdapter: builds the python-telegram-bot ``Application``, long-polls, and sends
-the messages the familiar starts itself.
+"""TelegramAdapter: builds the python-telegram-bot ``Application``, takes updates by long
+polling (the default) or by webhook (``telegram.webhook_url``), and sends the messages the
+familiar starts itself.
 
-Incoming updates are confirmed to Telegram only by the next ``getUpdates`` offset, so a
-dropped poll loses nothing: the same updates come again.
+Polled updates are confirmed to Telegram only by the next ``getUpdates`` offset, so a
+dropped poll loses nothing: the same updates come again. In webhook mode Telegram posts them
+to the bot's API server (``_webhook``); ``setWebhook`` is called at every start (any number of
+workers behind one address), and a start in polling mode removes a webhook left set
+(python-telegram-bot's ``start_polling`` calls ``deleteWebhook``).
 """
 
 from __future__ import annotations
@@ -42,12 +46,15 @@ from familiars.bot._adapters.telegram._layout import CommandMenu
 from familiars.bot._adapters.telegram._messages import Me, Pacing, TelegramTurns
 from familiars.bot._adapters.telegram._retry import Clock, RetryPolicy, Sleep
 from familiars.bot._adapters.telegram._sending import MESSAGE_LIMIT, Sender
+from familiars.bot._adapters.telegram._webhook import SECRET_PATTERN, TelegramWebhook
 from familiars.config import Settings, TelegramSettings
+from familiars.memory import StateHome
 
 logger = logging.getLogger(__name__)
 
 PtbApplication = Application[Any, Any, Any, Any, Any, Any]
 PtbContext = CallbackContext[Any, Any, Any, Any]
+ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY]
 
 
 class TelegramAdapter(PlatformAdapter):
@@ -66,6 +73,7 @@ class TelegramAdapter(PlatformAdapter):
         clock: Clock = time.monotonic,
         sleep: Sleep = asyncio.sleep,
         on_turn_done: Callable[[IncomingMessage], None] | None = None,
+        home: StateHome | None = None,
     ) -> None:
         super().__init__(handler, access or AccessPolicy.from_settings(settings))
         if not token or not token.strip():
@@ -74,6 +82,8 @@ class TelegramAdapter(PlatformAdapter):
                 f"{settings.telegram.token_env} (ask @BotFather for one)"
             )
         self._cfg: TelegramSettings = settings.telegram
+        self.webhook: TelegramWebhook | None = _webhook(settings, home)
+        self._handled: dict[int, asyncio.Future[None]] = {}  # webhook: update id -> its turn
         self._token = token.strip()
         self._base_url = base_url or self._cfg.base_url
         self._app: PtbApplication | None = None
@@ -124,13 +134,30 @@ class TelegramAdapter(PlatformAdapter):
             )
         await self._set_commands()
         await app.start()
+        if self.webhook is not None:
+            await self._take_webhook(app, self.webhook)
+            return
         assert app.updater is not None  # built with the default updater
         await app.updater.start_polling(
             timeout=datetime.timedelta(seconds=self._cfg.poll_timeout_s),
-            allowed_updates=[Update.MESSAGE, Update.CALLBACK_QUERY],
+            allowed_updates=ALLOWED_UPDATES,
             error_callback=self._on_poll_error,
         )
         logger.info("Telegram: polling as @%s", self._me.username)
+
+    async def _take_webhook(self, app: PtbApplication, webhook: TelegramWebhook) -> None:
+        """Open the route, then ask Telegram to post there (updates pending since the last
+        worker stopped come then)."""
+        webhook.open(app.bot, self._take)
+        try:
+            await app.bot.set_webhook(
+                url=self._cfg.webhook_url or "",
+                secret_token=webhook.secret,
+                allowed_updates=ALLOWED_UPDATES,
+            )
+        except TelegramError as exc:
+            raise TelegramStartError(f"Telegram refused the webhook address: {exc}") from exc
+        logger.info("Telegram: webhook as @%s at %s", self._me.username, self._cfg.webhook_url)
 
     async def _initialized(self, app: PtbApplication) -> PtbApplication:
         try:
@@ -147,6 +174,8 @@ class TelegramAdapter(PlatformAdapter):
         app = self._app
         if app is None:
             return
+        if self.webhook is not None:
+            self.webhook.close()  # the webhook stays set: other workers take the updates
         if app.updater is not None and app.updater.running:
             await app.updater.stop()
         if app.running:
@@ -196,6 +225,8 @@ class TelegramAdapter(PlatformAdapter):
             .rate_limiter(self._rate_limiter())
             .job_queue(None)  # the runtime's scheduler does the timed work
         )
+        if self.webhook is not None:
+            builder = builder.updater(None)  # updates come through the API server
         if self._base_url:
             builder = builder.base_url(self._base_url).base_file_url(self._file_url())
         app = builder.build()
@@ -228,7 +259,20 @@ class TelegramAdapter(PlatformAdapter):
 
     async def _on_message(self, update: Update, context: PtbContext) -> None:
         if update.message is not None:
-            self._turns.receive(update.message)
+            handled = self._turns.receive(update.message)
+            if handled is not None and self.webhook is not None:
+                self._handled[update.update_id] = handled
+
+    async def _take(self, update: Update) -> None:
+        """Webhook mode: ``update`` through the same handlers as a polled one; returns once
+        its turn is done (raises CancelledError when a stop dropped it)."""
+        app = self._app
+        if app is None:
+            raise asyncio.CancelledError
+        await app.process_update(update)
+        handled = self._handled.pop(update.update_id, None)
+        if handled is not None:
+            await handled
 
     async def _on_callback_query(self, update: Update, context: PtbContext) -> None:
         if update.callback_query is not None:
@@ -243,6 +287,25 @@ class TelegramAdapter(PlatformAdapter):
 
     def _on_poll_error(self, exc: TelegramError) -> None:
         logger.warning("Telegram: getUpdates failed, retrying with the same offset: %s", exc)
+
+
+def _webhook(settings: Settings, home: StateHome | None) -> TelegramWebhook | None:
+    """The webhook in webhook mode (its secret from ``telegram.webhook_secret_env``)."""
+    cfg = settings.telegram
+    route = cfg.webhook_route
+    if route is None:
+        return None
+    secret = settings.secret(cfg.webhook_secret_env)
+    if secret is None:
+        raise TelegramStartError(
+            f"the Telegram webhook needs a secret: set {cfg.webhook_secret_env} to 1-256 "
+            "characters of A-Z, a-z, 0-9, _ and - (Telegram sends it with every update)"
+        )
+    if not SECRET_PATTERN.match(secret):
+        raise TelegramStartError(
+            f"{cfg.webhook_secret_env} may hold only A-Z, a-z, 0-9, _ and - (1-256 characters)"
+        )
+    return TelegramWebhook(route, secret, ack_after_s=cfg.webhook_ack_after_s, home=home)
 
 
 def _quiet_httpx() -> None:

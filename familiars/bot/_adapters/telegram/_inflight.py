@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 
 Job = Callable[[], Awaitable[None]]
 LaneKey = tuple[str, str | None]
+_Queued = tuple[Job, "asyncio.Future[None]"]
 
 
 class ChatLanes:
@@ -16,19 +17,24 @@ class ChatLanes:
 
     def __init__(self, limit: int, on_error: Callable[[BaseException], None]) -> None:
         self._on_error = on_error
-        self._queues: dict[LaneKey, deque[Job]] = {}
+        self._queues: dict[LaneKey, deque[_Queued]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._slots = asyncio.Semaphore(limit)
 
-    def submit(self, key: LaneKey, job: Job) -> None:
+    def submit(self, key: LaneKey, job: Job) -> asyncio.Future[None]:
+        """Queue ``job``; the future is done when it has run (failed or not) or was
+        cancelled by ``close``."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
         queue = self._queues.get(key)
         if queue is not None:
-            queue.append(job)
-            return
-        self._queues[key] = deque([job])
-        task = asyncio.get_running_loop().create_task(self._drain(key))
+            queue.append((job, done))
+            return done
+        self._queues[key] = deque([(job, done)])
+        task = loop.create_task(self._drain(key))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return done
 
     @property
     def busy(self) -> bool:
@@ -55,8 +61,14 @@ class ChatLanes:
         queue = self._queues[key]
         try:
             while queue:
-                job = queue.popleft()
-                async with self._slots:
-                    await self._run(job)
+                job, done = queue.popleft()
+                try:
+                    async with self._slots:
+                        await self._run(job)
+                finally:
+                    if not done.done():
+                        done.set_result(None)
         finally:
+            for _, done in queue:  # cancelled by close: nobody waits for these any more
+                done.cancel()
             del self._queues[key]

@@ -86,23 +86,23 @@ class TelegramTurns:
         )
         self._background: set[asyncio.Future[None]] = set()
 
-    def receive(self, message: Message) -> None:
-        """Queue what ``message`` asks for in its chat's lane (or nothing)."""
+    def receive(self, message: Message) -> asyncio.Future[None] | None:
+        """Queue what ``message`` asks for in its chat's lane (or nothing); the future is
+        done once it was handled."""
         if message.from_user is None or message.from_user.is_bot:
-            return
+            return None
         key = (str(message.chat_id), thread_id(message))
         if not allows(self._access, message):
-            self._lanes.submit(key, lambda: self._refuse(message))
-            return
+            return self._lanes.submit(key, lambda: self._refuse(message))
         invocation = parse_command(message, self._me.username, self._me.menu.known)
         if invocation is not None:
-            self._lanes.submit(key, lambda: self._answers.run(invocation))
-            return
+            return self._lanes.submit(key, lambda: self._answers.run(invocation))
         if is_command(message):
-            return  # a command for another bot, or an unknown one not addressed to us
+            return None  # a command for another bot, or an unknown one not addressed to us
         incoming = to_incoming(message, self._me.bot_id, self._me.username)
         if should_answer(incoming) and (incoming.text.strip() or incoming.attachments):
-            self._lanes.submit(key, lambda: self._run_turn(incoming))
+            return self._lanes.submit(key, lambda: self._run_turn(incoming))
+        return None
 
     async def drain(self, timeout: float) -> None:
         """Wait (up to ``timeout``) for the typing loops still running."""

@@ -1,0 +1,140 @@
+"""Webhook mode: Telegram posts each update to the bot's own HTTP server.
+
+:class:`TelegramWebhook` is what the API's route hands the request to. The secret header is
+compared in constant time (wrong or missing: 403 and the body is not read); a body that is
+not an update is 400. Each update is claimed through the worker's
+:class:`~familiars.memory.StateHome` (in the database: shared by every worker) before its
+turn and marked answered after it: one answered already (Telegram posts an update again when
+its 200 was late or lost, maybe to another worker) is answered 200 and dropped; one another
+live worker is answering now is answered 503 (posted again later); a claim left by a worker
+that died mid-turn is taken over, so that update is answered. The rest is handled by the
+same python-telegram-bot handlers as a polled update, and answered 200 only once its turn is
+done (or after ``ack_after_s``, so a slow turn is not posted again): a worker killed mid-turn
+never said 200, and Telegram posts the update again, to another worker. While the adapter is
+not running, or its turn was dropped by a stop, the answer is 503 and the claim is let go:
+Telegram keeps the update. A worker killed between its answer going out and the mark being
+written leaves the one window in which an update can be answered twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
+
+from telegram import Bot, Update
+
+from familiars.memory import FileStateHome, StateHome
+
+logger = logging.getLogger(__name__)
+
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+#: What the Bot API accepts as ``secret_token``.
+SECRET_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
+
+
+class TelegramWebhook:
+    """``deliver(headers, body)`` -> HTTP status, for the route at ``path``."""
+
+    def __init__(
+        self,
+        path: str,
+        secret: str,
+        *,
+        ack_after_s: float = 30.0,
+        home: StateHome | None = None,
+    ) -> None:
+        self._path = path
+        self.secret = secret  # told to Telegram by setWebhook
+        self._secret = secret.encode()
+        self._ack_after_s = ack_after_s
+        # Without a home (one process, tests) the files' home: its claims are in-process.
+        self._home: StateHome = home or FileStateHome(Path())
+        self._bot: Bot | None = None
+        self._take: Callable[[Update], Awaitable[None]] | None = None
+        self._marks: set[asyncio.Future[None]] = set()
+        self.refused = 0
+        self.duplicates = 0
+
+    @property
+    def path(self) -> str:
+        return self._path
+
+    def open(self, bot: Bot, take: Callable[[Update], Awaitable[None]]) -> None:
+        """Take updates from now on: ``take(update)`` returns once it is handled."""
+        self._bot, self._take = bot, take
+
+    def close(self) -> None:
+        """Answer 503 from now on: Telegram keeps the updates for the next worker."""
+        self._bot = self._take = None
+
+    def authentic(self, headers: Mapping[str, str]) -> bool:
+        given = headers.get(SECRET_HEADER) or headers.get(SECRET_HEADER.lower())
+        return given is not None and hmac.compare_digest(given.encode(), self._secret)
+
+    async def deliver(self, headers: Mapping[str, str], body: bytes) -> int:
+        if not self.authentic(headers):
+            self.refused += 1
+            logger.warning("Telegram webhook: a request without the right secret, refused")
+            return 403
+        bot, take = self._bot, self._take
+        if bot is None or take is None:
+            return 503
+        update = _parse(body, bot)
+        if update is None:
+            return 400
+        bot_key = bot.token.split(":", 1)[0]
+        claim = await asyncio.to_thread(self._home.claim_update, bot_key, update.update_id)
+        if claim != "mine":
+            self.duplicates += 1
+            logger.info("Telegram webhook: update %s came again (%s)", update.update_id, claim)
+            return 200 if claim == "done" else 503
+        task = asyncio.ensure_future(take(update))
+        task.add_done_callback(lambda t: self._finish(t, bot_key, update.update_id))
+        return await self._handled(task, update.update_id)
+
+    def _finish(self, task: asyncio.Future[None], bot_key: str, update_id: int) -> None:
+        """Mark the update answered once its turn ended (a dropped turn: let go)."""
+        done = not task.cancelled()
+        self._marks.add(
+            asyncio.ensure_future(
+                asyncio.to_thread(self._home.finish_update, bot_key, update_id, done=done)
+            )
+        )
+
+    async def _handled(self, task: asyncio.Future[None], update_id: int) -> int:
+        """200 once ``task`` is done or has run ``ack_after_s``; 503 when a stop dropped it."""
+        done, _ = await asyncio.wait({task}, timeout=self._ack_after_s)
+        if not done:
+            logger.info("Telegram webhook: update %s still running; acknowledged", update_id)
+            return 200
+        await self.settled()
+        if task.cancelled():
+            return 503
+        if task.exception() is not None:  # reported by the handler's own error path
+            logger.debug("Telegram webhook: update %s failed", update_id)
+        return 200
+
+    async def settled(self) -> None:
+        """Every mark of an ended turn written (before its 200 goes out)."""
+        marks, self._marks = self._marks, set()
+        for mark in marks:
+            try:
+                await mark
+            except Exception:  # noqa: BLE001 - the claim stays; a re-post is answered
+                logger.warning("Telegram webhook: marking an update answered failed", exc_info=True)
+
+
+def _parse(body: bytes, bot: Bot) -> Update | None:
+    try:
+        data = json.loads(body)
+        if not isinstance(data, dict) or not isinstance(data.get("update_id"), int):
+            raise ValueError("no update_id")
+        return Update.de_json(data, bot)
+    except (ValueError, TypeError, KeyError) as exc:
+        logger.warning("Telegram webhook: a body that is not an update (%s), refused", exc)
+        return None

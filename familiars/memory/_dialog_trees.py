@@ -1,0 +1,215 @@
+"""The open dialogue trees of a workspace (:class:`DialogTrees`), and a tree kept in a
+:class:`~familiars.memory.StateHome` (:class:`StoredDialogueFile`, the database home)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from familiars.memory._dialog_tree import (
+    DIALOGUE_FILE,
+    JOURNAL_FILE,
+    DialogTree,
+    DialogueFile,
+    DialogueNotFoundError,
+    Node,
+    NodeListener,
+    is_forgotten,
+)
+from familiars.memory._paths import dialogue_dir
+from familiars.memory._state_home import StateHome
+
+
+class StoredDialogueFile(DialogueFile):
+    """A dialogue's ``dialogue.json`` and journal kept in a :class:`StateHome` (the
+    database): the same JSON document and the same lines, by the files' names."""
+
+    def __init__(self, folder: Path, home: StateHome, prefix: str, **kwargs: Any) -> None:
+        super().__init__(folder, **kwargs)
+        self.home = home
+        self.json_name = prefix + DIALOGUE_FILE
+        self.journal_name = prefix + JOURNAL_FILE
+        self._seen = ""
+        #: Another worker changed the tree since this copy was read (a forget, say): this
+        #: copy is never written whole over it; the next ``aget`` reads it again.
+        self._overtaken = False
+        self._mark_seen()  # a tree made here starts from what is there now (nothing, often)
+
+    def _mark_seen(self) -> None:
+        self._seen = self.home.stamp(self.json_name, self.journal_name)
+
+    def stale(self) -> bool:
+        return self._overtaken or self.home.stamp(self.json_name, self.journal_name) != self._seen
+
+    def exists(self) -> bool:
+        return self._has_json() or self._has_journal()
+
+    def _has_json(self) -> bool:
+        return bool(self.home.names(self.json_name))
+
+    def _has_journal(self) -> bool:
+        return self.home.lines(self.journal_name) is not None
+
+    def _json_text(self) -> str:
+        return (self.home.read(self.json_name) or b"").decode("utf-8")
+
+    def _append(self, event: dict[str, Any], *, sync: bool = True) -> None:
+        # ``sync`` is for the files' deferred fsync: a row is durable once inserted.
+        self._overtaken = self._overtaken or self.stale()
+        self.home.append(self.journal_name, json.dumps(event, ensure_ascii=False))
+        self.journal_lines += 1
+        self._mark_seen()  # our own line: not a change by another worker
+
+    def compact(self, tree: DialogTree) -> None:
+        """Write the tree whole and drop the journal. A copy another worker overtook (it
+        added nodes, or forgot some) is never written over theirs: what is stored is read,
+        this copy's tombstones are put on it, and that is written (a forget done here holds,
+        and one done there is not undone); this copy is read again at the next ``aget``."""
+        overtaken = self.stale()
+        if overtaken:
+            tree = self._merged(tree)
+        text = json.dumps(tree.to_json(), ensure_ascii=False)
+        self.home.write(self.json_name, text.encode("utf-8", "surrogateescape"))
+        self.home.delete(self.journal_name)
+        self.journal_lines = 0
+        self._mark_seen()
+        self._overtaken = overtaken
+
+    def _merged(self, mine: DialogTree) -> DialogTree:
+        stored = type(mine)()
+        self.load(stored)
+        theirs = stored.node_list
+        for node in mine.node_list:
+            if is_forgotten(node) and node.id < len(theirs) and not is_forgotten(theirs[node.id]):
+                stored.forget_node(node.id)
+        return stored
+
+    def load(self, tree: DialogTree) -> list[str]:
+        self._mark_seen()
+        self._overtaken = False
+        return super().load(tree)
+
+    def _replay(self, by_id: dict[int, Node], nodes: list[Node]) -> list[str]:
+        return self._replay_lines(self.home.lines(self.journal_name) or [], by_id, nodes)
+
+
+# --------------------------------------------------------------------------- open trees
+
+
+TreeFactory = Callable[[], DialogTree]
+
+
+class DialogTrees:
+    """The open dialogue trees of a workspace, loaded once and kept in memory.
+
+    Listeners subscribed here are attached to every tree this registry opens. With a
+    database ``home`` the trees live there (:class:`StoredDialogueFile`), and a tree another
+    worker changed since this one loaded it is loaded again by :meth:`aget`."""
+
+    def __init__(
+        self,
+        workspace: Path,
+        *,
+        factory: TreeFactory = DialogTree,
+        compact_every: int = 512,
+        home: StateHome | None = None,
+    ) -> None:
+        self.workspace = Path(workspace)
+        self.home = home if home is not None and home.kind != "files" else None
+        self._factory = factory
+        self._compact_every = compact_every
+        self._trees: dict[tuple[str, str], DialogTree] = {}
+        self._listeners: list[NodeListener] = []
+        self._lock = threading.Lock()
+
+    def subscribe(self, listener: NodeListener) -> None:
+        self._listeners.append(listener)
+        for tree in self._trees.values():
+            tree.subscribe(listener)
+
+    def folder(self, agent_id: str, dialogue_id: str) -> Path:
+        return dialogue_dir(self.workspace, agent_id, dialogue_id)
+
+    def exists(self, agent_id: str, dialogue_id: str) -> bool:
+        key = (agent_id, dialogue_id)
+        return key in self._trees or self._file(agent_id, dialogue_id).exists()
+
+    def agents_with(self, dialogue_id: str) -> list[str]:
+        """The agents that have a dialogue of this id: open here, its folder, or (database)
+        its document, whichever worker wrote it (a folder of this worker's alone would miss
+        the dialogues other workers served)."""
+        found = {agent for agent, dialogue in self._trees if dialogue == dialogue_id}
+        if self.home is None:
+            found |= {p.parent.name for p in self.workspace.glob(f"agents/*/{dialogue_id}")}
+        else:
+            for name in self.home.names("agents/", f"/{dialogue_id}/{DIALOGUE_FILE}"):
+                found.add(name.split("/")[1])
+        return sorted(found)
+
+    def _file(self, agent_id: str, dialogue_id: str) -> DialogueFile:
+        folder = self.folder(agent_id, dialogue_id)
+        if self.home is None:
+            return DialogueFile(folder, compact_every=self._compact_every)
+        prefix = folder.relative_to(self.workspace).as_posix() + "/"
+        return StoredDialogueFile(folder, self.home, prefix, compact_every=self._compact_every)
+
+    def open_trees(self) -> list[DialogTree]:
+        return list(self._trees.values())
+
+    def get(self, agent_id: str, dialogue_id: str, *, create: bool = False) -> DialogTree:
+        """The tree of a dialogue; a missing one raises :class:`DialogueNotFoundError` unless
+        ``create`` (nothing is written until the first node)."""
+        key = (agent_id, dialogue_id)
+        with self._lock:
+            tree = self._trees.get(key)
+            if tree is not None:
+                return tree
+            file = self._file(agent_id, dialogue_id)
+            if not file.exists() and not create:
+                raise DialogueNotFoundError(agent_id, dialogue_id)
+            tree = self._factory()
+            tree.load_problems = file.load(tree) if file.exists() else []
+            tree.file = file
+            tree.agent_id = agent_id
+            tree.dialogue_id = dialogue_id
+            for listener in self._listeners:
+                tree.subscribe(listener)
+            self._trees[key] = tree
+            return tree
+
+    async def aget(self, agent_id: str, dialogue_id: str, *, create: bool = False) -> DialogTree:
+        """:meth:`get`, loading from disk off the event loop (an open tree is returned at
+        once)."""
+        tree = self._trees.get((agent_id, dialogue_id))
+        if tree is not None and self.home is None:
+            return tree
+        return await asyncio.to_thread(self._fresh, agent_id, dialogue_id, create)
+
+    def _fresh(self, agent_id: str, dialogue_id: str, create: bool) -> DialogTree:
+        """:meth:`get`; in the database first dropping a copy another worker made stale."""
+        tree = self._trees.get((agent_id, dialogue_id))
+        if tree is not None and tree.file is not None and tree.file.stale():
+            with self._lock:
+                if self._trees.get((agent_id, dialogue_id)) is tree:
+                    del self._trees[(agent_id, dialogue_id)]
+        return self.get(agent_id, dialogue_id, create=create)
+
+    def compact_due(self) -> int:
+        """Compact every open tree whose journal has grown long; returns how many."""
+        done = 0
+        for tree in self.open_trees():
+            if tree.file is not None and tree.file.needs_compaction():
+                with tree._lock:
+                    tree.file.compact(tree)
+                done += 1
+        return done
+
+    def compact_all(self) -> None:
+        for tree in self.open_trees():
+            if tree.file is not None and tree.file.journal_lines:
+                with tree._lock:
+                    tree.file.compact(tree)

@@ -1,0 +1,355 @@
+"""PgStateHome: the bot's state other than records in PostgreSQL (see ``_state_home``).
+
+Documents are rows of ``state_docs`` (name -> the bytes the file would hold). The claims
+many workers race for are rows locked ``FOR UPDATE SKIP LOCKED``: a queued writer turn for as
+long as it is processed (a crash rolls the claim back, the turn stays queued), a reminder's
+record while its fate row ``sending`` is inserted (inserted once: one sender). A dialogue's
+turn holds a session advisory lock, on the one connection that holds this worker's dialogue
+locks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+from collections.abc import AsyncIterator, Iterable
+from typing import Any
+
+import psycopg
+
+from familiars.memory._pg._connect import aconnect, connect
+from familiars.memory._state_home import QueuedTurn
+
+#: First key of a dialogue's advisory lock ("dial"); the second: hashtext of schema/agent/dlg.
+DIALOGUE_LOCK = 0x6469616C
+_POOL = 8
+#: A dialogue another worker serves is tried again after this, doubling up to the max.
+LOCK_RETRY_S = 0.02
+LOCK_RETRY_MAX_S = 0.25
+#: Whether the session that made the claim in table ``{t}`` is gone (it died, or lost its
+#: connection): its claim may be taken over. Sessions of other roles may hide their start
+#: (NULL): such a pid is taken as alive.
+_OWNER_GONE = (
+    "NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = {t}.owner_pid "
+    "AND (a.backend_start IS NULL OR a.backend_start = {t}.owner_start))"
+)
+#: Telegram re-posts an update for about a day: update claims older than this are dropped.
+UPDATE_KEEP = "3 days"
+
+
+class PgStateHome:
+    """The database home of the state (see the module docstring)."""
+
+    kind = "database"
+
+    def __init__(self, url: str, schema: str) -> None:
+        self.url = url
+        self.schema = schema
+        self.conn = connect(url, schema)
+        self._lock = threading.Lock()
+        self._idle: list[psycopg.AsyncConnection[Any]] = []
+        self._local: dict[tuple[str, str], asyncio.Lock] = {}
+        self._locks: psycopg.AsyncConnection[Any] | None = None
+        self._locks_opening = asyncio.Lock()
+        row = self.conn.execute(
+            "SELECT pid, backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()"
+        ).fetchone()
+        #: This worker's session, as its claims name it (a claim lives as long as it does).
+        self.session: tuple[int, Any] = (int(row[0]), row[1]) if row else (0, None)
+        self._claims = 0
+
+    # ------------------------------------------------------------------ documents
+
+    def _run(self, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            cur = self.conn.execute(query, params)  # type: ignore[arg-type]  # our own SQL
+            return cur.fetchall() if cur.description else []
+
+    def read(self, name: str) -> bytes | None:
+        rows = self._run("SELECT body FROM state_docs WHERE name = %s", (name,))
+        return bytes(rows[0][0]) if rows else None
+
+    def write(self, name: str, data: bytes, *, durable: bool = True) -> None:
+        self._run(
+            # The clock at the write, not the transaction's start: a stamp is the newest time
+            # (so a write that began earlier but ended later is still seen as a change).
+            "INSERT INTO state_docs (name, body, updated_at) VALUES (%s, %s, clock_timestamp()) "
+            "ON CONFLICT (name) DO UPDATE SET body = excluded.body, updated_at = clock_timestamp()",
+            (name, data),
+        )
+
+    def delete(self, name: str) -> None:
+        with self._lock, self.conn.transaction():
+            self.conn.execute("DELETE FROM state_docs WHERE name = %s", (name,))
+            self.conn.execute("DELETE FROM state_lines WHERE name = %s", (name,))
+
+    def append(self, name: str, line: str) -> None:
+        self._run("INSERT INTO state_lines (name, line) VALUES (%s, %s)", (name, line))
+
+    def lines(self, name: str) -> list[str] | None:
+        rows = self._run("SELECT line FROM state_lines WHERE name = %s ORDER BY seq", (name,))
+        return [r[0] for r in rows] or None
+
+    def stamp(self, *names: str) -> str:
+        rows = self._run(
+            "SELECT (SELECT max(updated_at)::text FROM state_docs WHERE name = ANY(%s)), "
+            "(SELECT max(seq) FROM state_lines WHERE name = ANY(%s)), "
+            "(SELECT count(*) FROM state_lines WHERE name = ANY(%s))",
+            (list(names), list(names), list(names)),
+        )
+        return "/".join(str(v) for v in rows[0])
+
+    def stamp_like(self, *patterns: str) -> str:
+        rows = self._run(
+            "SELECT max(updated_at)::text, count(*) FROM state_docs WHERE name LIKE ANY(%s)",
+            (list(patterns),),
+        )
+        return "/".join(str(v) for v in rows[0])
+
+    def names(self, prefix: str, suffix: str = "") -> list[str]:
+        rows = self._run(
+            "SELECT name FROM state_docs WHERE starts_with(name, %s) AND name LIKE %s "
+            "ORDER BY name",
+            (prefix, "%" + _like(suffix)),
+        )
+        return [r[0] for r in rows]
+
+    def next_dialogue_number(self, agent_id: str, taken: Iterable[int]) -> int:
+        floor = max(taken, default=-1) + 1
+        while True:
+            rows = self._run(
+                "INSERT INTO dialogue_numbers (agent_id, number) SELECT %s, greatest(%s, "
+                "coalesce(max(number) + 1, 0)) FROM dialogue_numbers WHERE agent_id = %s "
+                "ON CONFLICT DO NOTHING RETURNING number",
+                (agent_id, floor, agent_id),
+            )
+            if rows:
+                return int(rows[0][0])
+
+    # ------------------------------------------------------------------ the dialogue lock
+
+    async def _lease(self) -> psycopg.AsyncConnection[Any]:
+        if self._idle:
+            return self._idle.pop()
+        return await aconnect(self.url, self.schema)
+
+    async def _give_back(self, conn: psycopg.AsyncConnection[Any], ok: bool) -> None:
+        if ok and not conn.closed and len(self._idle) < _POOL:
+            self._idle.append(conn)
+        else:
+            await conn.close()
+
+    async def _locks_conn(self) -> psycopg.AsyncConnection[Any]:
+        """The one connection (session) that holds this worker's dialogue locks."""
+        async with self._locks_opening:
+            if self._locks is None or self._locks.closed:
+                self._locks = await aconnect(self.url, self.schema)
+            return self._locks
+
+    @contextlib.asynccontextmanager
+    async def dialogue_lock(self, agent_id: str, dialogue_id: str) -> AsyncIterator[None]:
+        """One dialogue's turn: this worker's tasks queue in process, workers on the
+        dialogue's advisory lock. Every lock of this worker is held by one session (so a
+        worker needs one connection however many dialogues it serves at once), tried and
+        tried again while another worker holds it; a worker that dies lets go of all."""
+        local = self._local.setdefault((agent_id, dialogue_id), asyncio.Lock())
+        async with local:
+            key = f"{self.schema}/{agent_id}/{dialogue_id}"
+            conn = await self._locks_conn()
+            pause = LOCK_RETRY_S
+            while True:
+                cur = await conn.execute(
+                    "SELECT pg_try_advisory_lock(%s, hashtext(%s))", (DIALOGUE_LOCK, key)
+                )
+                row = await cur.fetchone()
+                if row is not None and row[0]:
+                    break
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, LOCK_RETRY_MAX_S)
+            try:
+                yield
+            finally:
+                if not conn.closed:  # a lost session let go of its locks already
+                    with contextlib.suppress(psycopg.Error):
+                        await conn.execute(
+                            "SELECT pg_advisory_unlock(%s, hashtext(%s))", (DIALOGUE_LOCK, key)
+                        )
+
+    @contextlib.asynccontextmanager
+    async def job_lease(self, name: str) -> AsyncIterator[bool]:
+        """Try the job's advisory lock (never wait): another worker running it says False."""
+        conn = await self._lease()
+        key = f"{self.schema}/job/{name}"
+        ok = False
+        try:
+            cur = await conn.execute(
+                "SELECT pg_try_advisory_lock(%s, hashtext(%s))", (DIALOGUE_LOCK, key)
+            )
+            row = await cur.fetchone()
+            got = bool(row and row[0])
+            try:
+                yield got
+            finally:
+                if got:
+                    await conn.execute(
+                        "SELECT pg_advisory_unlock(%s, hashtext(%s))", (DIALOGUE_LOCK, key)
+                    )
+            ok = True
+        finally:
+            await self._give_back(conn, ok)
+
+    # ------------------------------------------------------------------ reminders
+
+    def claim_loops(self, entries: dict[str, dict[str, Any]]) -> set[str]:
+        """Lock the reminders' records ``FOR UPDATE SKIP LOCKED`` (another worker claiming
+        them now: skipped) and insert their fate rows, owned by this worker's session; those
+        inserted are this worker's. A fate left ``sending`` by a session that is gone (its
+        worker died before recording the send) is taken over: a lease, not a tombstone."""
+        if not entries:
+            return set()
+        pid, start = self.session
+        with self._lock, self.conn.transaction():
+            locked = self.conn.execute(
+                "SELECT id FROM records WHERE id = ANY(%s) FOR UPDATE SKIP LOCKED",
+                (sorted(entries),),
+            ).fetchall()
+            granted = set()
+            for (rid,) in locked:
+                row = self.conn.execute(
+                    "INSERT INTO reminder_fates (record_id, entry, owner_pid, owner_start) "
+                    "VALUES (%s, %s, %s, %s) ON CONFLICT (record_id) DO UPDATE SET "
+                    "entry = excluded.entry, owner_pid = excluded.owner_pid, "
+                    "owner_start = excluded.owner_start, updated_at = now() "
+                    "WHERE reminder_fates.entry->>'status' = 'sending' AND "
+                    + _OWNER_GONE.format(t="reminder_fates")
+                    + " RETURNING record_id",
+                    (rid, json.dumps(entries[rid], ensure_ascii=False), pid, start),
+                ).fetchone()
+                if row is not None:
+                    granted.add(rid)
+        return granted
+
+    def loop_fates(self) -> dict[str, dict[str, Any]] | None:
+        """Every fate but a ``sending`` whose session is gone (that loop is due again)."""
+        rows = self._run(
+            "SELECT record_id, entry FROM reminder_fates WHERE NOT (entry->>'status' = "
+            "'sending' AND " + _OWNER_GONE.format(t="reminder_fates") + ") ORDER BY record_id"
+        )
+        return {rid: dict(entry) for rid, entry in rows}
+
+    # ------------------------------------------------------------------ Telegram updates
+
+    def claim_update(self, bot: str, update_id: int) -> str:
+        """``mine`` (this worker answers it now), ``done`` (answered: drop it) or ``busy``
+        (another live worker answers it now). A claim whose session is gone is taken over:
+        that worker died before the turn was done."""
+        pid, start = self.session
+        self._claims += 1
+        if self._claims % 1000 == 1:
+            self._run(f"DELETE FROM telegram_updates WHERE at < now() - interval '{UPDATE_KEEP}'")
+        rows = self._run(
+            "INSERT INTO telegram_updates (bot, update_id, owner_pid, owner_start) "
+            "VALUES (%s, %s, %s, %s) ON CONFLICT (bot, update_id) DO UPDATE SET "
+            "owner_pid = excluded.owner_pid, owner_start = excluded.owner_start, at = now() "
+            "WHERE NOT telegram_updates.done AND "
+            + _OWNER_GONE.format(t="telegram_updates")
+            + " RETURNING update_id",
+            (bot, update_id, pid, start),
+        )
+        if rows:
+            return "mine"
+        seen = self._run(
+            "SELECT done FROM telegram_updates WHERE bot = %s AND update_id = %s",
+            (bot, update_id),
+        )
+        return "done" if seen and seen[0][0] else "busy"
+
+    def finish_update(self, bot: str, update_id: int, *, done: bool) -> None:
+        """After the turn: answered (never again), or not (a re-post is answered)."""
+        if done:
+            self._run(
+                "UPDATE telegram_updates SET done = true, at = now() "
+                "WHERE bot = %s AND update_id = %s",
+                (bot, update_id),
+            )
+        else:
+            self._run(
+                "DELETE FROM telegram_updates WHERE bot = %s AND update_id = %s AND NOT done",
+                (bot, update_id),
+            )
+
+    def save_fates(self, entries: dict[str, dict[str, Any] | None]) -> None:
+        with self._lock, self.conn.transaction():
+            for rid, entry in sorted(entries.items()):
+                if entry is None:
+                    self.conn.execute("DELETE FROM reminder_fates WHERE record_id = %s", (rid,))
+                    continue
+                self.conn.execute(
+                    "INSERT INTO reminder_fates (record_id, entry) VALUES (%s, %s) "
+                    "ON CONFLICT (record_id) DO UPDATE SET entry = excluded.entry, "
+                    "updated_at = now()",
+                    (rid, json.dumps(entry, ensure_ascii=False)),
+                )
+
+    # ------------------------------------------------------------------ the writer queue
+
+    @contextlib.asynccontextmanager
+    async def take_turn(self) -> AsyncIterator[QueuedTurn | None]:
+        """The oldest waiting turn no other worker holds, locked until the block ends."""
+        conn = await self._lease()
+        ok = False
+        try:
+            async with conn.transaction():
+                cur = await conn.execute(
+                    "SELECT name, body FROM writer_queue WHERE NOT failed ORDER BY name "
+                    "LIMIT 1 FOR UPDATE SKIP LOCKED"
+                )
+                row = await cur.fetchone()
+                item = None if row is None else QueuedTurn(row[0], row[1])
+                yield item
+                if item is not None and item.outcome == "done":
+                    await conn.execute("DELETE FROM writer_queue WHERE name = %s", (item.name,))
+                elif item is not None and item.outcome == "failed":
+                    await conn.execute(
+                        "UPDATE writer_queue SET failed = true, reason = %s WHERE name = %s",
+                        (item.reason, item.name),
+                    )
+            ok = True
+        finally:
+            await self._give_back(conn, ok)
+
+    def queued_turns(self) -> list[str]:
+        """The turns waiting that no worker is processing now (those are its to finish)."""
+        rows = self._run(
+            "SELECT name FROM writer_queue WHERE NOT failed ORDER BY name FOR UPDATE SKIP LOCKED"
+        )
+        return [r[0] for r in rows]
+
+    def put_turn(self, name: str, text: str) -> None:
+        self._run("INSERT INTO writer_queue (name, body) VALUES (%s, %s)", (name, text))
+
+    def turn_rows(self) -> list[tuple[str, str, str | None]]:
+        rows = self._run("SELECT name, body, failed, reason FROM writer_queue ORDER BY name")
+        return [(r[0], r[1], (r[3] or "") if r[2] else None) for r in rows]
+
+    def replace_turn(self, name: str, text: str | None) -> None:
+        if text is None:
+            self._run("DELETE FROM writer_queue WHERE name = %s", (name,))
+        else:
+            self._run("UPDATE writer_queue SET body = %s WHERE name = %s", (text, name))
+
+    async def close(self) -> None:
+        if self._locks is not None:
+            with contextlib.suppress(psycopg.Error):
+                await self._locks.close()
+        idle, self._idle = self._idle, []
+        for conn in idle:
+            with contextlib.suppress(psycopg.Error):
+                await conn.close()
+        self.conn.close()
+
+
+def _like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

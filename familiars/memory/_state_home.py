@@ -1,0 +1,273 @@
+"""Where the bot's state other than records lives: one seam, two homes.
+
+Everything a worker keeps besides the records (people and chat state, links, the reminder
+ledger, the writer queue, scheduler snapshots) goes through a :class:`StateHome`. Names are
+the relative POSIX paths the files have in a workspace (``state/people/u_1.json``,
+``scheduler/state.json``), so the two homes hold the same documents by the same names and
+``familiars db migrate`` / ``export`` copy them byte for byte.
+
+- :class:`FileStateHome` - the workspace's files, exactly as before this seam (atomic writes,
+  0600 files, 0700 folders); one process owns the workspace (``WorkspaceLock``), so claims
+  and the dialogue lock are in-process.
+- ``PgStateHome`` (``_pg/_state.py``) - the ``state_docs`` table (name -> bytes), the
+  ``writer_queue`` table and the ``reminder_fates`` table; many workers share it.
+
+What a caller may rely on in both homes:
+
+- :meth:`StateHome.dialogue_lock` - held around one turn of one dialogue: no two workers (no
+  two tasks) serve one dialogue at once, different dialogues run in parallel. In the database
+  it is a session advisory lock (one session holds all of a worker's); a crashed worker's go
+  with its session.
+- :meth:`StateHome.job_lease` - a housekeeping job (consolidation, the TTL sweep) run by one
+  worker at a time: a session advisory lock tried, not waited for.
+- :meth:`StateHome.claim_loops` - the open loops (reminders) this caller may send now, each
+  given to exactly one caller: in the database the reminders' rows are locked ``FOR UPDATE
+  SKIP LOCKED`` and a fate row ``sending`` is inserted in the same transaction.
+- :meth:`StateHome.claim_update` / :meth:`StateHome.finish_update` - a Telegram update
+  (webhook mode) answered once by all workers together: claimed while its turn runs, marked
+  done after it; a claim of a worker that died (its session gone) is taken over, so an
+  update whose turn never ended is answered when Telegram posts it again.
+- :meth:`StateHome.take_turn` - the oldest queued writer turn, locked ``FOR UPDATE SKIP
+  LOCKED`` for as long as the ``async with`` block runs; the turn leaves the queue only when
+  the block calls ``done()`` or ``set_aside()``, and a crash rolls the claim back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from familiars.memory._atomic import append_line_durably, atomic_write_bytes, ensure_private_dir
+
+#: How many Telegram update ids the files' home remembers.
+KEEP_UPDATES = 10_000
+#: The folder of the writer's queued turns (and its ``failed/``), as a state name.
+QUEUE_PREFIX = "state/writer_queue/"
+
+
+@dataclass
+class QueuedTurn:
+    """One writer turn taken from the queue: its name (``t_<id>.json``) and text. The taker
+    ends it with :meth:`done` (processed) or :meth:`set_aside` (kept in ``failed/``)."""
+
+    name: str
+    text: str
+    outcome: str | None = None
+    reason: str = ""
+
+    def done(self) -> None:
+        self.outcome = "done"
+
+    def set_aside(self, reason: str) -> None:
+        self.outcome, self.reason = "failed", reason
+
+
+class StateHome(Protocol):
+    """The seam (see the module docstring)."""
+
+    #: ``"files"`` or ``"database"``.
+    kind: str
+
+    def read(self, name: str) -> bytes | None:
+        """The document's bytes, or None when there is none."""
+
+    def write(self, name: str, data: bytes, *, durable: bool = True) -> None:
+        """Replace the document (``durable=False``: a crash may lose this write)."""
+
+    def delete(self, name: str) -> None:
+        """Drop the document, or the journal, of this name."""
+
+    def append(self, name: str, line: str) -> None:
+        """Add one line to the journal ``name`` (durable when this returns)."""
+
+    def lines(self, name: str) -> list[str] | None:
+        """The journal's lines in order, or None when there is none."""
+
+    def stamp(self, *names: str) -> str:
+        """What changes whenever any of these documents or journals changes (the database:
+        a worker's cached copy is stale when the stamp moved; files: always "")."""
+
+    def stamp_like(self, *patterns: str) -> str:
+        """:meth:`stamp` of every document whose name matches one of these SQL ``LIKE``
+        patterns (``state/people/%``): what changes when any of them changes."""
+
+    def names(self, prefix: str, suffix: str = "") -> list[str]:
+        """Sorted names of the documents under ``prefix`` ending with ``suffix``."""
+
+    def next_dialogue_number(self, agent_id: str, taken: Iterable[int]) -> int:
+        """Reserve a dialogue number of ``agent_id`` never handed out before."""
+
+    def dialogue_lock(
+        self, agent_id: str, dialogue_id: str
+    ) -> contextlib.AbstractAsyncContextManager[None]: ...
+
+    def job_lease(self, name: str) -> contextlib.AbstractAsyncContextManager[bool]:
+        """Whether this worker runs the housekeeping job ``name`` now (True: held for the
+        block); in the database no two workers run one job at once."""
+
+    def claim_loops(self, entries: dict[str, dict[str, Any]]) -> set[str]:
+        """Of ``record id -> ledger entry (status sending)``, the ids this caller got."""
+
+    def loop_fates(self) -> dict[str, dict[str, Any]] | None:
+        """The shared fates of every loop (database), or None (the ledger file holds them)."""
+
+    def save_fates(self, entries: dict[str, dict[str, Any] | None]) -> None:
+        """Write these loops' fates (None: drop the fate, the loop may be tried again)."""
+
+    def claim_update(self, bot: str, update_id: int) -> str:
+        """``mine`` (answer it now), ``done`` (answered already) or ``busy`` (being answered
+        now by a live worker, or by this one)."""
+
+    def finish_update(self, bot: str, update_id: int, *, done: bool) -> None:
+        """The claimed update's turn ended: answered (``done``) or not (answered if posted
+        again)."""
+
+    def take_turn(self) -> contextlib.AbstractAsyncContextManager[QueuedTurn | None]: ...
+
+    def queued_turns(self) -> list[str]:
+        """Names of the turns waiting (not set aside), oldest first; in the database not
+        those another worker is processing now."""
+
+    def put_turn(self, name: str, text: str) -> None: ...
+
+    def turn_rows(self) -> list[tuple[str, str, str | None]]:
+        """Every queued turn, set aside ones too: (name, text, reason or None if waiting)."""
+
+    def replace_turn(self, name: str, text: str | None) -> None:
+        """A queued turn's new text, or (None) the turn removed: what a forget does."""
+
+    async def close(self) -> None: ...
+
+
+@dataclass
+class FileStateHome:
+    """The workspace's files (the default home; byte for byte what was written before)."""
+
+    workspace: Path
+    kind: str = "files"
+    _dialogue_locks: dict[tuple[str, str], asyncio.Lock] = field(default_factory=dict)
+    #: (bot, update id) -> answered; the last :data:`KEEP_UPDATES` (Telegram posts an update
+    #: again only for a while, and ids grow, so a bounded memory suffices for one process).
+    _updates: OrderedDict[tuple[str, int], bool] = field(default_factory=OrderedDict)
+
+    def path(self, name: str) -> Path:
+        return self.workspace / name
+
+    def read(self, name: str) -> bytes | None:
+        try:
+            return self.path(name).read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def write(self, name: str, data: bytes, *, durable: bool = True) -> None:
+        path = self.path(name)
+        if durable:
+            atomic_write_bytes(path, data)
+            return
+        ensure_private_dir(path.parent)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+
+    def delete(self, name: str) -> None:
+        self.path(name).unlink(missing_ok=True)
+
+    def append(self, name: str, line: str) -> None:
+        append_line_durably(self.path(name), line)
+
+    def lines(self, name: str) -> list[str] | None:
+        try:
+            text = self.path(name).read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            return None
+        return text.splitlines()
+
+    def stamp(self, *names: str) -> str:
+        return ""  # one process owns the files: its own copy is never stale
+
+    def stamp_like(self, *patterns: str) -> str:
+        return ""
+
+    def names(self, prefix: str, suffix: str = "") -> list[str]:
+        folder = self.path(prefix).parent if not prefix.endswith("/") else self.path(prefix)
+        if not folder.is_dir():
+            return []
+        out = []
+        for path in folder.rglob(f"*{suffix}"):
+            name = path.relative_to(self.workspace).as_posix()
+            if name.startswith(prefix) and path.is_file() and not path.name.startswith("."):
+                out.append(name)
+        return sorted(out)
+
+    def next_dialogue_number(self, agent_id: str, taken: Iterable[int]) -> int:
+        return max(taken, default=-1) + 1  # the folder's mkdir is the reservation
+
+    @contextlib.asynccontextmanager
+    async def dialogue_lock(self, agent_id: str, dialogue_id: str) -> AsyncIterator[None]:
+        # One process owns the workspace (WorkspaceLock): an asyncio lock is enough.
+        lock = self._dialogue_locks.setdefault((agent_id, dialogue_id), asyncio.Lock())
+        async with lock:
+            yield
+
+    @contextlib.asynccontextmanager
+    async def job_lease(self, name: str) -> AsyncIterator[bool]:
+        yield True  # one process owns the workspace
+
+    def claim_loops(self, entries: dict[str, dict[str, Any]]) -> set[str]:
+        return set(entries)  # the ledger file, saved before sending, is the claim
+
+    def loop_fates(self) -> dict[str, dict[str, Any]] | None:
+        return None
+
+    def claim_update(self, bot: str, update_id: int) -> str:
+        key = (bot, update_id)
+        if key in self._updates:
+            return "done" if self._updates[key] else "busy"
+        self._updates[key] = False
+        if len(self._updates) > KEEP_UPDATES:
+            self._updates.popitem(last=False)
+        return "mine"
+
+    def finish_update(self, bot: str, update_id: int, *, done: bool) -> None:
+        if done:
+            self._updates[(bot, update_id)] = True
+        else:
+            self._updates.pop((bot, update_id), None)
+
+    def save_fates(self, entries: dict[str, dict[str, Any] | None]) -> None:
+        return None  # the ledger file holds them
+
+    @contextlib.asynccontextmanager
+    async def take_turn(self) -> AsyncIterator[QueuedTurn | None]:
+        raise NotImplementedError("the files' queue is the folder (WriterQueue reads it)")
+        yield None  # pragma: no cover
+
+    def queued_turns(self) -> list[str]:
+        folder = self.path(QUEUE_PREFIX)
+        if not folder.is_dir():
+            return []
+        return sorted(p.name for p in folder.glob("t_*.json"))
+
+    def put_turn(self, name: str, text: str) -> None:
+        self.write(QUEUE_PREFIX + name, text.encode("utf-8"))
+
+    def turn_rows(self) -> list[tuple[str, str, str | None]]:
+        raise NotImplementedError("on files the forget scrubs the queue's folder")
+
+    def replace_turn(self, name: str, text: str | None) -> None:
+        raise NotImplementedError("on files the forget scrubs the queue's folder")
+
+    async def close(self) -> None:
+        return None

@@ -1,0 +1,64 @@
+"""The benchmarks on the database home (the session's real PostgreSQL with pgvector): recall
+HNSW against exact on the same vectors, and LoCoMo with the written records in each home."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from familiars.benchmarks import _locomo as locomo
+from familiars.benchmarks import _recall_pg as recall_pg
+from familiars.benchmarks._locomo_home import RecordHome
+from familiars.config import load_settings
+from tests.benchmarks.test_bench_recall import _sample
+from tests.fakes import HashEmbedder
+
+
+async def test_hnsw_is_measured_against_the_exact_top_k(pg_server: str, tmp_path: Path) -> None:
+    from familiars.benchmarks._database import bench_database
+
+    settings = load_settings(workspace=tmp_path)
+    with bench_database(pg_server) as url:
+        out = await recall_pg.measure_database(
+            settings, url, 600, dim=32, queries=12, k=10, ef_searches=[10, 200], seed=3
+        )
+    assert out["records"] == 600
+    assert out["exact_numpy"]["all"]["recall_at_k"] == 1.0
+    low, high = out["hnsw"]
+    assert (low["ef_search"], high["ef_search"]) == (10, 200)
+    for where in ("all", "person"):
+        assert 0.0 <= low[where]["recall_at_k"] <= high[where]["recall_at_k"] <= 1.0
+    # 600 rows with ef_search 200: the graph search visits them all, so it is exact.
+    assert high["all"]["recall_at_k"] == 1.0
+    assert high["person"]["recall_at_k"] == 1.0
+
+
+async def test_locomo_records_in_both_homes_score_alike(pg_server: str, tmp_path: Path) -> None:
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps(_sample()))
+    from familiars.benchmarks._database import bench_database
+
+    settings = load_settings(workspace=tmp_path / "ws")
+    with bench_database(pg_server) as url:
+        homes = [RecordHome(settings, None), RecordHome(settings, url)]
+        report = await locomo.run_benchmark(
+            path, conversations=None, ks=[1, 5], profile="standard",
+            embedder=HashEmbedder(dim=64), ablate=False, facts=True, homes=homes,
+        )  # fmt: skip
+    files, database = report["homes"]["files"], report["homes"]["database"]
+    assert files["records_loaded"] == database["records_loaded"] > 0
+    assert files["overall"] == database["overall"]
+
+
+def test_database_options_refused_in_one_line(tmp_path: Path) -> None:
+    from familiars.cli import app
+
+    runner = CliRunner()
+    out = runner.invoke(app, ["bench", "locomo", "--database", "start"])
+    assert out.exit_code == 1 and "use it with --facts" in out.output
+    out = runner.invoke(app, ["bench", "recall", "--database", "mysql://x", "--records", "20"])
+    assert out.exit_code == 1 and "postgresql:// URL or 'start'" in out.output
+    out = runner.invoke(app, ["bench", "recall", "--ef-search", "0", "--records", "20"])
+    assert out.exit_code == 1 and "--ef-search values are 1..1000" in out.output
