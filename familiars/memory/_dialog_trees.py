@@ -20,8 +20,12 @@ from familiars.memory._dialog_tree import (
     NodeListener,
     is_forgotten,
 )
+from familiars.memory._errors import DialogueError
 from familiars.memory._paths import dialogue_dir
 from familiars.memory._state_home import StateHome
+
+#: A compaction that found the tree changed by another worker reads it again and retries.
+FOLD_TRIES = 5
 
 
 class StoredDialogueFile(DialogueFile):
@@ -64,18 +68,25 @@ class StoredDialogueFile(DialogueFile):
         self._mark_seen()  # our own line: not a change by another worker
 
     def compact(self, tree: DialogTree) -> None:
-        """Write the tree whole and drop the journal. A copy another worker overtook (it
+        """Write the tree whole and drop the journal, as one step (:meth:`StateHome.fold`):
+        a line another worker appends meanwhile is kept. A copy another worker overtook (it
         added nodes, or forgot some) is never written over theirs: what is stored is read,
         this copy's tombstones are put on it, and that is written (a forget done here holds,
         and one done there is not undone); this copy is read again at the next ``aget``."""
-        overtaken = self.stale()
-        if overtaken:
-            tree = self._merged(tree)
-        text = json.dumps(tree.to_json(), ensure_ascii=False)
-        self.home.write(self.json_name, text.encode("utf-8", "surrogateescape"))
-        self.home.delete(self.journal_name)
+        overtaken = False
+        for _ in range(FOLD_TRIES):
+            if self.stale():
+                overtaken = True
+                tree = self._merged(tree)  # sets the stamp seen to what it read
+            text = json.dumps(tree.to_json(), ensure_ascii=False)
+            data = text.encode("utf-8", "surrogateescape")
+            stamp = self.home.fold(self.json_name, data, self.journal_name, self._seen)
+            if stamp is not None:
+                break
+        else:
+            raise DialogueError(f"{self.json_name} kept changing while it was compacted")
         self.journal_lines = 0
-        self._mark_seen()
+        self._seen = stamp
         self._overtaken = overtaken
 
     def _merged(self, mine: DialogTree) -> DialogTree:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -73,6 +73,10 @@ class StateHome(Protocol):
     def write(self, name: str, data: bytes, *, durable: bool = True) -> None:
         """Replace the document (``durable=False``: a crash may lose this write)."""
 
+    def update(self, name: str, change: Callable[[bytes | None], bytes]) -> bytes:
+        """Replace the document with ``change(what is stored now)`` (None: nothing is), no
+        other worker's ``update`` of it in between; returns what was written."""
+
     def delete(self, name: str) -> None:
         """Drop the document, or the journal, of this name."""
 
@@ -89,6 +93,11 @@ class StateHome(Protocol):
     def stamp_like(self, *patterns: str) -> str:
         """:meth:`stamp` of every document whose name matches one of these SQL ``LIKE``
         patterns (``state/people/%``): what changes when any of them changes."""
+
+    def fold(self, name: str, data: bytes, journal: str, seen: str) -> str | None:
+        """Write the document ``name`` and drop the lines of ``journal`` it now holds, as one
+        step, unless either changed since the stamp ``seen`` (then None, nothing done);
+        the new stamp. A line appended meanwhile by another worker is kept."""
 
     def names(self, prefix: str, suffix: str = "") -> list[str]:
         """Sorted names of the documents under ``prefix`` ending with ``suffix``."""
@@ -163,6 +172,11 @@ class FileStateHome:
             tmp.unlink(missing_ok=True)
             raise
 
+    def update(self, name: str, change: Callable[[bytes | None], bytes]) -> bytes:
+        data = change(self.read(name))  # one process owns the files
+        self.write(name, data)
+        return data
+
     def delete(self, name: str) -> None:
         self.path(name).unlink(missing_ok=True)
 
@@ -180,6 +194,11 @@ class FileStateHome:
         return ""  # one process owns the files: its own copy is never stale
 
     def stamp_like(self, *patterns: str) -> str:
+        return ""
+
+    def fold(self, name: str, data: bytes, journal: str, seen: str) -> str | None:
+        self.write(name, data)  # one process owns the files: nothing changes meanwhile
+        self.delete(journal)
         return ""
 
     def names(self, prefix: str, suffix: str = "") -> list[str]:

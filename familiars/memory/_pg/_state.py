@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import json
 import threading
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any
 
 import psycopg
@@ -28,6 +28,11 @@ _POOL = 8
 #: A dialogue another worker serves is tried again after this, doubling up to the max.
 LOCK_RETRY_S = 0.02
 LOCK_RETRY_MAX_S = 0.25
+#: A document written (the clock at the write: see ``write``).
+_UPSERT = (
+    "INSERT INTO state_docs (name, body, updated_at) VALUES (%s, %s, clock_timestamp()) "
+    "ON CONFLICT (name) DO UPDATE SET body = excluded.body, updated_at = clock_timestamp()"
+)
 
 
 class PgStateHome:
@@ -57,13 +62,22 @@ class PgStateHome:
         return bytes(rows[0][0]) if rows else None
 
     def write(self, name: str, data: bytes, *, durable: bool = True) -> None:
-        self._run(
-            # The clock at the write, not the transaction's start: a stamp is the newest time
-            # (so a write that began earlier but ended later is still seen as a change).
-            "INSERT INTO state_docs (name, body, updated_at) VALUES (%s, %s, clock_timestamp()) "
-            "ON CONFLICT (name) DO UPDATE SET body = excluded.body, updated_at = clock_timestamp()",
-            (name, data),
-        )
+        # The clock at the write, not the transaction's start: a stamp is the newest time
+        # (so a write that began earlier but ended later is still seen as a change).
+        self._run(_UPSERT, (name, data))
+
+    def update(self, name: str, change: Callable[[bytes | None], bytes]) -> bytes:
+        with self._lock, self.conn.transaction():
+            self.conn.execute(  # held to the commit: every worker's update of it waits
+                "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
+                (DIALOGUE_LOCK, f"{self.schema}/doc/{name}"),
+            )
+            row = self.conn.execute(
+                "SELECT body FROM state_docs WHERE name = %s", (name,)
+            ).fetchone()
+            data = change(None if row is None else bytes(row[0]))
+            self.conn.execute(_UPSERT, (name, data))
+        return data
 
     def delete(self, name: str) -> None:
         with self._lock, self.conn.transaction():
@@ -78,13 +92,35 @@ class PgStateHome:
         return [r[0] for r in rows] or None
 
     def stamp(self, *names: str) -> str:
-        rows = self._run(
+        with self._lock:
+            return "/".join(str(v) for v in self._stamp(names))
+
+    def _stamp(self, names: Iterable[str]) -> tuple[Any, ...]:
+        """(newest document write, last journal line's seq, journal lines) of ``names``."""
+        names = list(names)
+        row = self.conn.execute(
             "SELECT (SELECT max(updated_at)::text FROM state_docs WHERE name = ANY(%s)), "
             "(SELECT max(seq) FROM state_lines WHERE name = ANY(%s)), "
             "(SELECT count(*) FROM state_lines WHERE name = ANY(%s))",
-            (list(names), list(names), list(names)),
-        )
-        return "/".join(str(v) for v in rows[0])
+            (names, names, names),
+        ).fetchone()
+        assert row is not None
+        return tuple(row)
+
+    def fold(self, name: str, data: bytes, journal: str, seen: str) -> str | None:
+        """In one transaction, unless ``name`` or ``journal`` changed since the stamp
+        ``seen``: write the document and drop the journal's lines up to the last one seen. A
+        line another worker appends meanwhile has a later seq and is kept."""
+        with self._lock, self.conn.transaction():
+            now = self._stamp((name, journal))
+            if "/".join(str(v) for v in now) != seen:
+                return None
+            self.conn.execute(_UPSERT, (name, data))
+            if now[1] is not None:
+                self.conn.execute(
+                    "DELETE FROM state_lines WHERE name = %s AND seq <= %s", (journal, now[1])
+                )
+            return "/".join(str(v) for v in self._stamp((name, journal)))
 
     def stamp_like(self, *patterns: str) -> str:
         rows = self._run(

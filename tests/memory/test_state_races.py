@@ -1,0 +1,104 @@
+"""Races between workers on one database that the state home must not lose to: a ledger
+saved from a stale copy, a journal line appended while another worker compacts the tree.
+A "worker" is a home of its own (its own connections) on its own workspace."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from familiars.config import load_settings
+from familiars.memory import DialogTrees, StateHome, open_state_home
+from familiars.scheduler import SchedulerLedger, ledger_path
+
+NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+async def worker_a(workspace: Path, pg_url: str) -> AsyncIterator[StateHome]:
+    h = open_state_home(load_settings(workspace=workspace))
+    try:
+        yield h
+    finally:
+        await h.close()
+
+
+@pytest.fixture
+async def worker_b(tmp_path: Path, pg_url: str) -> AsyncIterator[StateHome]:
+    ws = tmp_path / "worker_b"
+    ws.mkdir()
+    h = open_state_home(load_settings(workspace=ws))
+    try:
+        yield h
+    finally:
+        await h.close()
+
+
+def test_a_ledger_saved_from_a_stale_copy_keeps_another_workers_opt_out(
+    workspace: Path, worker_a: StateHome, worker_b: StateHome
+) -> None:
+    """A's tick read the ledger, B's person said /proactive off, A's tick saved a send:
+    the opt-out stays (it was written over, and the person got messages again)."""
+    ledger_a = SchedulerLedger(ledger_path(workspace), worker_a)
+    ledger_b = SchedulerLedger(ledger_path(workspace), worker_b)
+    ledger_b.set_proactive("agent_0/dialogue_1", False)
+    ledger_b.care_pause("u1", NOW)
+    ledger_a.record_sent("agent_0/dialogue_2", NOW)
+    ledger_a.silence("agent_0/dialogue_3", NOW)
+    ledger_a.save()
+    fresh = SchedulerLedger(ledger_path(workspace), worker_b)
+    assert not fresh.proactive_enabled("agent_0/dialogue_1")
+    assert fresh.care_paused_until("u1") == NOW
+    assert fresh.sent_times("agent_0/dialogue_2") == (NOW,)
+    assert fresh.silenced_until("agent_0/dialogue_3") == NOW
+    ledger_b.record_sent("agent_0/dialogue_2", NOW.replace(hour=10))  # B's copy was stale too
+    ledger_b.save()
+    again = SchedulerLedger(ledger_path(workspace), worker_a)
+    assert again.sent_times("agent_0/dialogue_2") == (NOW, NOW.replace(hour=10))
+    assert again.silenced_until("agent_0/dialogue_3") == NOW
+
+
+def _add(trees: DialogTrees, text: str, at: float) -> None:
+    tree = trees.get("agent_0", "dialogue_1", create=True)
+    vec = np.zeros(4, dtype=np.float32)
+    vec[int(at) % 4] = 1.0
+    tree.add_node(text, vec, timestamp=at)
+
+
+def test_a_node_appended_while_another_worker_compacts_is_kept(
+    workspace: Path,
+    worker_a: StateHome,
+    worker_b: StateHome,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    trees_a = DialogTrees(workspace, home=worker_a)
+    trees_b = DialogTrees(workspace, home=worker_b)
+    _add(trees_a, "first message", 1.0)
+    _add(trees_a, "first reply", 2.0)
+    trees_b.get("agent_0", "dialogue_1")  # B has the tree open, up to date
+    write, fold = worker_a.write, getattr(worker_a, "fold", None)
+
+    def write_then_b_appends(name: str, data: bytes, *, durable: bool = True) -> None:
+        write(name, data, durable=durable)
+        if name.endswith("dialogue.json"):  # B's turn adds its node in between
+            _add(trees_b, "said on worker B while A compacts", 3.0)
+
+    def b_appends_then_fold(name: str, data: bytes, journal: str, seen: str) -> str | None:
+        if not trees_b.get("agent_0", "dialogue_1").node_list[-1].content.startswith("said"):
+            _add(trees_b, "said on worker B while A compacts", 3.0)
+        return fold(name, data, journal, seen)
+
+    monkeypatch.setattr(worker_a, "write", write_then_b_appends)
+    monkeypatch.setattr(worker_a, "fold", b_appends_then_fold, raising=False)
+    trees_a.compact_all()
+    monkeypatch.undo()
+    reread = DialogTrees(workspace, home=worker_a).get("agent_0", "dialogue_1")
+    assert [n.content for n in reread.node_list] == [
+        "first message",
+        "first reply",
+        "said on worker B while A compacts",
+    ]
