@@ -21,7 +21,7 @@ from familiars.memory._dialog_tree import (
     is_forgotten,
 )
 from familiars.memory._errors import DialogueError
-from familiars.memory._paths import dialogue_dir
+from familiars.memory._paths import AGENT_ID_RE, DIALOGUE_ID_RE, dialogue_dir
 from familiars.memory._state_home import StateHome
 
 #: A compaction that found the tree changed by another worker reads it again and retries.
@@ -110,6 +110,10 @@ class StoredDialogueFile(DialogueFile):
 # --------------------------------------------------------------------------- open trees
 
 
+def _tree_key(agent_id: str, dialogue_id: str) -> bool:
+    return bool(AGENT_ID_RE.fullmatch(agent_id) and DIALOGUE_ID_RE.fullmatch(dialogue_id))
+
+
 TreeFactory = Callable[[], DialogTree]
 
 
@@ -154,6 +158,21 @@ class DialogTrees:
             return DialogueFile(folder, compact_every=self._compact_every)
         prefix = folder.relative_to(self.workspace).as_posix() + "/"
         return StoredDialogueFile(folder, self.home, prefix, compact_every=self._compact_every)
+
+    def stored(self) -> list[tuple[str, str]]:
+        """(agent id, dialogue id) of every dialogue with a tree in this home, sorted: the
+        workspace's folders, or (the database) every worker's trees, whichever worker's
+        workspace holds a folder for it."""
+        if self.home is None:
+            folders = self.workspace.glob("agents/*/dialogue_*")
+            return sorted((f.parent.name, f.name) for f in folders if f.is_dir())
+        keys = set()
+        for suffix in (DIALOGUE_FILE, JOURNAL_FILE):
+            for name in self.home.names("agents/", "/" + suffix, journals=True):
+                parts = name.split("/")  # agents/<agent>/<dialogue>/<file>
+                if len(parts) == 4 and _tree_key(parts[1], parts[2]):
+                    keys.add((parts[1], parts[2]))
+        return sorted(keys)
 
     def open_trees(self) -> list[DialogTree]:
         return list(self._trees.values())

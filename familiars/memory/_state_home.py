@@ -99,8 +99,9 @@ class StateHome(Protocol):
         step, unless either changed since the stamp ``seen`` (then None, nothing done);
         the new stamp. A line appended meanwhile by another worker is kept."""
 
-    def names(self, prefix: str, suffix: str = "") -> list[str]:
-        """Sorted names of the documents under ``prefix`` ending with ``suffix``."""
+    def names(self, prefix: str, suffix: str = "", *, journals: bool = False) -> list[str]:
+        """Sorted names of the documents under ``prefix`` ending with ``suffix`` (and of
+        the journals too, with ``journals``)."""
 
     def next_dialogue_number(self, agent_id: str, taken: Iterable[int]) -> int:
         """Reserve a dialogue number of ``agent_id`` never handed out before."""
@@ -201,7 +202,7 @@ class FileStateHome:
         self.delete(journal)
         return ""
 
-    def names(self, prefix: str, suffix: str = "") -> list[str]:
+    def names(self, prefix: str, suffix: str = "", *, journals: bool = False) -> list[str]:
         folder = self.path(prefix).parent if not prefix.endswith("/") else self.path(prefix)
         if not folder.is_dir():
             return []

@@ -102,3 +102,27 @@ def test_a_node_appended_while_another_worker_compacts_is_kept(
         "first reply",
         "said on worker B while A compacts",
     ]
+
+
+async def test_forgetting_a_persons_turns_reaches_dialogues_another_worker_began(
+    workspace: Path, tmp_path: Path, worker_b: StateHome
+) -> None:
+    """Each worker has a workspace folder of its own: a dialogue worker B began has no
+    folder in A's. "Forget what I said" handled by A still reaches it (the words were kept
+    in the database's tree, recallable by every worker)."""
+    from familiars.memory import Forgetter, open_workspace
+
+    trees_b = DialogTrees(tmp_path / "worker_b", home=worker_b)
+    tree = trees_b.get("agent_0", "dialogue_7", create=True)
+    vec = np.ones(4, dtype=np.float32) / 2
+    tree.add_node("I live in Denver", vec, timestamp=10.0, metadata={"user_key": "u1"})
+    trees_b.compact_all()
+    tree.add_node("and I work at Acme", vec, timestamp=11.0, metadata={"user_key": "u1"})
+    settings = load_settings(workspace=workspace)
+    async with open_workspace(settings, embedder=False, reconcile=False) as mw:
+        forgetter = Forgetter.for_workspace(mw)
+        assert len(await forgetter.turns_between("u1", since=0.0)) == 2
+        report = await forgetter.forget_turns("u1", since=0.0, now=20.0)
+    assert len(report.nodes) == 2
+    fresh = DialogTrees(tmp_path / "worker_b", home=worker_b).get("agent_0", "dialogue_7")
+    assert [n.content for n in fresh.node_list] == ["", ""]

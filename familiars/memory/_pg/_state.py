@@ -129,13 +129,14 @@ class PgStateHome:
         )
         return "/".join(str(v) for v in rows[0])
 
-    def names(self, prefix: str, suffix: str = "") -> list[str]:
-        rows = self._run(
-            "SELECT name FROM state_docs WHERE starts_with(name, %s) AND name LIKE %s "
-            "ORDER BY name",
-            (prefix, "%" + _like(suffix)),
-        )
-        return [r[0] for r in rows]
+    def names(self, prefix: str, suffix: str = "", *, journals: bool = False) -> list[str]:
+        where = "WHERE starts_with(name, %s) AND name LIKE %s"
+        query = f"SELECT name FROM state_docs {where}"
+        params: tuple[str, ...] = (prefix, "%" + _like(suffix))
+        if journals:
+            query += f" UNION SELECT DISTINCT name FROM state_lines {where}"
+            params += params
+        return [r[0] for r in self._run(query + " ORDER BY name", params)]
 
     def next_dialogue_number(self, agent_id: str, taken: Iterable[int]) -> int:
         floor = max(taken, default=-1) + 1
