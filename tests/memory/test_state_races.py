@@ -4,9 +4,11 @@ A "worker" is a home of its own (its own connections) on its own workspace."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -126,3 +128,49 @@ async def test_forgetting_a_persons_turns_reaches_dialogues_another_worker_began
     assert len(report.nodes) == 2
     fresh = DialogTrees(tmp_path / "worker_b", home=worker_b).get("agent_0", "dialogue_7")
     assert [n.content for n in fresh.node_list] == ["", ""]
+
+
+class _Sender:
+    def __init__(self) -> None:
+        self.sent: list[Any] = []
+
+    async def send_proactive(self, message: Any) -> None:
+        await asyncio.sleep(0)  # another worker may run here
+        self.sent.append(message)
+
+
+class _Directory:
+    def __init__(self, info: Any) -> None:
+        self.info = info
+
+    async def active_dialogues(self, now: datetime) -> list[Any]:
+        return [self.info]
+
+
+async def test_two_workers_send_one_check_in(workspace: Path, tmp_path: Path, pg_url: str) -> None:
+    """A check-in has no reminder row to claim: two workers' ticks at once sent it twice."""
+    from familiars.scheduler import DialogueInfo, Scheduler
+    from tests.homes import home_of, open_store
+
+    noon = datetime(2026, 12, 5, 12, 0, tzinfo=UTC)
+    info = DialogueInfo("agent_0", "dialogue_2", user_key="u1", last_user_at=noon.replace(day=1))
+    second = tmp_path / "worker_b"
+    second.mkdir(exist_ok=True)
+    async with open_store(workspace) as store_a, open_store(second) as store_b:
+        senders = [_Sender(), _Sender()]
+        scheds = [
+            Scheduler(
+                load_settings(workspace=ws, scheduler={"tick_s": 3600}),
+                store,
+                sender,
+                clock=lambda: noon,
+                home=home_of(store),
+                dialogues=_Directory(info),
+            )
+            for ws, store, sender in zip(
+                [workspace, second], [store_a, store_b], senders, strict=True
+            )
+        ]
+        await asyncio.gather(*(s.run_due(noon) for s in scheds))
+        await asyncio.gather(*(s.run_due(noon) for s in scheds))
+    assert [m.kind for s in senders for m in s.sent] == ["check_in"]
