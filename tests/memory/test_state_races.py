@@ -174,3 +174,22 @@ async def test_two_workers_send_one_check_in(workspace: Path, tmp_path: Path, pg
         await asyncio.gather(*(s.run_due(noon) for s in scheds))
         await asyncio.gather(*(s.run_due(noon) for s in scheds))
     assert [m.kind for s in senders for m in s.sent] == ["check_in"]
+
+
+async def test_an_export_never_writes_outside_its_folder(
+    tmp_path: Path, worker_a: StateHome
+) -> None:
+    """A state row's name is a path under the new workspace: one that climbs out of it (a
+    database others write to) is refused in one line, and nothing is written there."""
+    from typer.testing import CliRunner
+
+    from familiars.cli import app
+    from familiars.config import UserFacingError
+
+    worker_a.write("../escaped.json", b"{}\n")
+    out = tmp_path / "out"
+    exported = CliRunner().invoke(app, ["db", "export", "--to", str(out)])
+    assert not (tmp_path / "escaped.json").exists()
+    assert isinstance(exported.exception, UserFacingError)  # ``familiars``: one line, exit 1
+    assert "'../escaped.json'" in str(exported.exception)
+    assert not out.exists() or not any(out.rglob("*.*"))  # nothing half-exported
