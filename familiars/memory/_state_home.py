@@ -137,6 +137,10 @@ class StateHome(Protocol):
     def replace_turn(self, name: str, text: str | None) -> None:
         """A queued turn's new text, or (None) the turn removed: what a forget does."""
 
+    def lost(self, exc: BaseException) -> bool:
+        """Whether ``exc`` (or what caused it) says this home cannot be used just now (the
+        database gone): not the fault of what was being done, which is kept and retried."""
+
     async def close(self) -> None: ...
 
 
@@ -255,6 +259,9 @@ class FileStateHome:
 
     def replace_turn(self, name: str, text: str | None) -> None:
         raise NotImplementedError("on files the forget scrubs the queue's folder")
+
+    def lost(self, exc: BaseException) -> bool:
+        return False  # the files' own failures (a full disk) are told apart where they occur
 
     async def close(self) -> None:
         return None

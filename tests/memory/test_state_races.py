@@ -193,3 +193,53 @@ async def test_an_export_never_writes_outside_its_folder(
     assert isinstance(exported.exception, UserFacingError)  # ``familiars``: one line, exit 1
     assert "'../escaped.json'" in str(exported.exception)
     assert not out.exists() or not any(out.rglob("*.*"))  # nothing half-exported
+
+
+async def test_the_database_lost_mid_turn_keeps_the_turn_queued_and_the_queue_running(
+    workspace: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not the turn's fault: it is not set aside (as a full disk on the files), and the
+    worker's queue task goes on (it died, and this worker wrote no memory until restarted)."""
+    import contextlib
+
+    import psycopg
+
+    from familiars.memory import MemoryWriter, TurnContext, WriterQueue
+    from tests.homes import home_of, open_store
+
+    async with open_store(workspace) as store:
+        home = home_of(store)
+        queue = WriterQueue(MemoryWriter(store), home)
+        process, take = queue.writer.process_turn, home.take_turn
+        failures = ["take", "process"]
+
+        async def lost_once(turn: TurnContext) -> Any:
+            if "process" in failures:
+                failures.remove("process")
+                raise psycopg.OperationalError("server closed the connection unexpectedly")
+            return await process(turn)
+
+        @contextlib.asynccontextmanager
+        async def take_lost_once() -> Any:
+            if "take" in failures:
+                failures.remove("take")
+                raise psycopg.OperationalError("server closed the connection unexpectedly")
+            async with take() as item:
+                yield item
+
+        monkeypatch.setattr(queue.writer, "process_turn", lost_once)
+        monkeypatch.setattr(home, "take_turn", take_lost_once)
+        turn = TurnContext(
+            agent_id="agent_0",
+            dialogue_id="dialogue_1",
+            user_key="u1",
+            user_text="My name is Ann",
+            now="2026-12-01T09:00:00+00:00",
+        )
+        await queue.enqueue(turn)
+        await queue.start()  # its takes meet the database gone, then back
+        await queue.drain()
+        await queue.stop()
+        assert home.turn_rows() == []
+        live = await store.list(scope="user", user_key="u1")
+        assert [r.content for r in live] == ["The user's name is Ann."]

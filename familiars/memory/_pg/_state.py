@@ -19,7 +19,7 @@ from typing import Any
 
 import psycopg
 
-from familiars.memory._pg._connect import aconnect, connect
+from familiars.memory._pg._connect import DatabaseError, aconnect, connect
 from familiars.memory._state_home import QueuedTurn
 
 #: First key of a dialogue's advisory lock ("dial"); the second: hashtext of schema/agent/dlg.
@@ -308,6 +308,16 @@ class PgStateHome:
             self._run("DELETE FROM writer_queue WHERE name = %s", (name,))
         else:
             self._run("UPDATE writer_queue SET body = %s WHERE name = %s", (text, name))
+
+    def lost(self, exc: BaseException) -> bool:
+        seen: BaseException | None = exc
+        for _ in range(8):  # the error, and what raised it (a store may wrap it)
+            if seen is None:
+                return False
+            if isinstance(seen, psycopg.OperationalError | DatabaseError):
+                return True
+            seen = seen.__cause__ or seen.__context__
+        return False
 
     async def close(self) -> None:
         if self._locks is not None:
