@@ -243,3 +243,20 @@ async def test_the_database_lost_mid_turn_keeps_the_turn_queued_and_the_queue_ru
         assert home.turn_rows() == []
         live = await store.list(scope="user", user_key="u1")
         assert [r.content for r in live] == ["The user's name is Ann."]
+
+
+def test_the_state_home_works_again_once_the_database_is_back(
+    pg_url: str, worker_a: StateHome
+) -> None:
+    """The server dropped this worker's session (a restart): the call that met it fails,
+    the next one opens the session again (the worker's state stayed broken until restart)."""
+    import psycopg
+
+    worker_a.write("state/people/u1.json", b"{}\n")
+    pid = worker_a.conn.info.backend_pid  # type: ignore[attr-defined]
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+    with pytest.raises(psycopg.OperationalError):
+        worker_a.read("state/people/u1.json")
+    assert worker_a.read("state/people/u1.json") == b"{}\n"
+    assert worker_a.names("state/people/") == ["state/people/u1.json"]

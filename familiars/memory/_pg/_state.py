@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import json
 import threading
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from typing import Any
 
 import psycopg
@@ -52,8 +52,21 @@ class PgStateHome:
 
     # ------------------------------------------------------------------ documents
 
-    def _run(self, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    @contextlib.contextmanager
+    def _held(self, *, transaction: bool = False) -> Iterator[psycopg.Connection[Any]]:
+        """The worker's state connection, for one caller at a time; one the server lost (a
+        restart, say) is opened again here, so the call after a failed one works."""
         with self._lock:
+            if self.conn.closed:
+                self.conn = connect(self.url, self.schema)
+            if not transaction:
+                yield self.conn
+                return
+            with self.conn.transaction():
+                yield self.conn
+
+    def _run(self, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        with self._held():
             cur = self.conn.execute(query, params)  # type: ignore[arg-type]  # our own SQL
             return cur.fetchall() if cur.description else []
 
@@ -67,7 +80,7 @@ class PgStateHome:
         self._run(_UPSERT, (name, data))
 
     def update(self, name: str, change: Callable[[bytes | None], bytes]) -> bytes:
-        with self._lock, self.conn.transaction():
+        with self._held(transaction=True):
             self.conn.execute(  # held to the commit: every worker's update of it waits
                 "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
                 (DIALOGUE_LOCK, f"{self.schema}/doc/{name}"),
@@ -80,7 +93,7 @@ class PgStateHome:
         return data
 
     def delete(self, name: str) -> None:
-        with self._lock, self.conn.transaction():
+        with self._held(transaction=True):
             self.conn.execute("DELETE FROM state_docs WHERE name = %s", (name,))
             self.conn.execute("DELETE FROM state_lines WHERE name = %s", (name,))
 
@@ -92,7 +105,7 @@ class PgStateHome:
         return [r[0] for r in rows] or None
 
     def stamp(self, *names: str) -> str:
-        with self._lock:
+        with self._held():
             return "/".join(str(v) for v in self._stamp(names))
 
     def _stamp(self, names: Iterable[str]) -> tuple[Any, ...]:
@@ -111,7 +124,7 @@ class PgStateHome:
         """In one transaction, unless ``name`` or ``journal`` changed since the stamp
         ``seen``: write the document and drop the journal's lines up to the last one seen. A
         line another worker appends meanwhile has a later seq and is kept."""
-        with self._lock, self.conn.transaction():
+        with self._held(transaction=True):
             now = self._stamp((name, journal))
             if "/".join(str(v) for v in now) != seen:
                 return None
@@ -229,7 +242,7 @@ class PgStateHome:
         them now: skipped) and insert their fate rows; those inserted are this worker's."""
         if not entries:
             return set()
-        with self._lock, self.conn.transaction():
+        with self._held(transaction=True):
             locked = self.conn.execute(
                 "SELECT id FROM records WHERE id = ANY(%s) FOR UPDATE SKIP LOCKED",
                 (sorted(entries),),
@@ -250,7 +263,7 @@ class PgStateHome:
         return {rid: dict(entry) for rid, entry in rows}
 
     def save_fates(self, entries: dict[str, dict[str, Any] | None]) -> None:
-        with self._lock, self.conn.transaction():
+        with self._held(transaction=True):
             for rid, entry in sorted(entries.items()):
                 if entry is None:
                     self.conn.execute("DELETE FROM reminder_fates WHERE record_id = %s", (rid,))
