@@ -215,7 +215,13 @@ class WriterQueue:
         try:
             return await self._take_one()
         except Exception as exc:  # noqa: BLE001 - the task goes on whatever the database does
-            logger.warning("writer: the database cannot be used now (%s); turns stay queued", exc)
+            assert self.home is not None
+            if self.home.lost(exc):
+                logger.warning(
+                    "writer: the database cannot be used now (%s); turns stay queued", exc
+                )
+            else:
+                logger.error("writer: taking a queued turn failed (%s); turns stay queued", exc)
             return False
 
     async def _process_taken(self, item: QueuedTurn) -> None:
