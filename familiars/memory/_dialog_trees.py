@@ -20,8 +20,12 @@ from familiars.memory._dialog_tree import (
     NodeListener,
     is_forgotten,
 )
-from familiars.memory._paths import dialogue_dir
+from familiars.memory._errors import DialogueError
+from familiars.memory._paths import AGENT_ID_RE, DIALOGUE_ID_RE, dialogue_dir
 from familiars.memory._state_home import StateHome
+
+#: A compaction that found the tree changed by another worker reads it again and retries.
+FOLD_TRIES = 5
 
 
 class StoredDialogueFile(DialogueFile):
@@ -65,18 +69,25 @@ class StoredDialogueFile(DialogueFile):
         self._mark_seen()  # our own line: not a change by another worker
 
     def compact(self, tree: DialogTree) -> None:
-        """Write the tree whole and drop the journal. A copy another worker overtook (it
+        """Write the tree whole and drop the journal, as one step (:meth:`StateHome.fold`):
+        a line another worker appends meanwhile is kept. A copy another worker overtook (it
         added nodes, or forgot some) is never written over theirs: what is stored is read,
         this copy's tombstones are put on it, and that is written (a forget done here holds,
         and one done there is not undone); this copy is read again at the next ``aget``."""
-        overtaken = self.stale()
-        if overtaken:
-            tree = self._merged(tree)
-        text = json.dumps(tree.to_json(), ensure_ascii=False)
-        self.home.write(self.json_name, text.encode("utf-8", "surrogateescape"))
-        self.home.delete(self.journal_name)
+        overtaken = False
+        for _ in range(FOLD_TRIES):
+            if self.stale():
+                overtaken = True
+                tree = self._merged(tree)  # sets the stamp seen to what it read
+            text = json.dumps(tree.to_json(), ensure_ascii=False)
+            data = text.encode("utf-8", "surrogateescape")
+            stamp = self.home.fold(self.json_name, data, self.journal_name, self._seen)
+            if stamp is not None:
+                break
+        else:
+            raise DialogueError(f"{self.json_name} kept changing while it was compacted")
         self.journal_lines = 0
-        self._mark_seen()
+        self._seen = stamp
         self._overtaken = overtaken
 
     def _merged(self, mine: DialogTree) -> DialogTree:
@@ -98,6 +109,10 @@ class StoredDialogueFile(DialogueFile):
 
 
 # --------------------------------------------------------------------------- open trees
+
+
+def _tree_key(agent_id: str, dialogue_id: str) -> bool:
+    return bool(AGENT_ID_RE.fullmatch(agent_id) and DIALOGUE_ID_RE.fullmatch(dialogue_id))
 
 
 TreeFactory = Callable[[], DialogTree]
@@ -156,6 +171,21 @@ class DialogTrees:
             return DialogueFile(folder, compact_every=self._compact_every)
         prefix = folder.relative_to(self.workspace).as_posix() + "/"
         return StoredDialogueFile(folder, self.home, prefix, compact_every=self._compact_every)
+
+    def stored(self) -> list[tuple[str, str]]:
+        """(agent id, dialogue id) of every dialogue with a tree in this home, sorted: the
+        workspace's folders, or (the database) every worker's trees, whichever worker's
+        workspace holds a folder for it."""
+        if self.home is None:
+            folders = self.workspace.glob("agents/*/dialogue_*")
+            return sorted((f.parent.name, f.name) for f in folders if f.is_dir())
+        keys = set()
+        for suffix in (DIALOGUE_FILE, JOURNAL_FILE):
+            for name in self.home.names("agents/", "/" + suffix, journals=True):
+                parts = name.split("/")  # agents/<agent>/<dialogue>/<file>
+                if len(parts) == 4 and _tree_key(parts[1], parts[2]):
+                    keys.add((parts[1], parts[2]))
+        return sorted(keys)
 
     def open_trees(self) -> list[DialogTree]:
         return list(self._trees.values())

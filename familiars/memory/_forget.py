@@ -374,9 +374,8 @@ class Forgetter:
 
     async def _all_trees(self) -> list[DialogTree]:
         found: list[DialogTree] = []
-        for folder in sorted(self.store.workspace.glob("agents/*/dialogue_*")):
-            agent_id, dialogue_id = folder.parent.name, folder.name
-            if folder.is_dir() and self.trees.exists(agent_id, dialogue_id):
+        for agent_id, dialogue_id in await asyncio.to_thread(self.trees.stored):
+            if self.trees.exists(agent_id, dialogue_id):
                 found.append(await self.trees.aget(agent_id, dialogue_id))
         return found
 

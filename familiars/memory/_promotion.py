@@ -16,12 +16,12 @@ replies, recalled text, system text or a turn that was forgotten or tainted by a
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 
 from familiars.memory._dialog_tree import DialogTree, Node, is_forgotten
 from familiars.memory._dialog_trees import DialogTrees
@@ -159,8 +159,7 @@ async def promote_episodes(
         if tag.startswith("day:")
     }  # one episode per person, day and dialogue
     made: list[str] = []
-    for folder in sorted(Path(store.workspace).glob("agents/*/dialogue_*")):
-        agent_id, dialogue_id = folder.parent.name, folder.name
+    for agent_id, dialogue_id in await asyncio.to_thread(trees.stored):  # every worker's
         if not trees.exists(agent_id, dialogue_id):
             continue
         tree = await trees.aget(agent_id, dialogue_id)

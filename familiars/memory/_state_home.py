@@ -38,7 +38,7 @@ import asyncio
 import contextlib
 import os
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -80,6 +80,10 @@ class StateHome(Protocol):
     def write(self, name: str, data: bytes, *, durable: bool = True) -> None:
         """Replace the document (``durable=False``: a crash may lose this write)."""
 
+    def update(self, name: str, change: Callable[[bytes | None], bytes]) -> bytes:
+        """Replace the document with ``change(what is stored now)`` (None: nothing is), no
+        other worker's ``update`` of it in between; returns what was written."""
+
     def delete(self, name: str) -> None:
         """Drop the document, or the journal, of this name."""
 
@@ -97,8 +101,14 @@ class StateHome(Protocol):
         """:meth:`stamp` of every document whose name matches one of these SQL ``LIKE``
         patterns (``state/people/%``): what changes when any of them changes."""
 
-    def names(self, prefix: str, suffix: str = "") -> list[str]:
-        """Sorted names of the documents under ``prefix`` ending with ``suffix``."""
+    def fold(self, name: str, data: bytes, journal: str, seen: str) -> str | None:
+        """Write the document ``name`` and drop the lines of ``journal`` it now holds, as one
+        step, unless either changed since the stamp ``seen`` (then None, nothing done);
+        the new stamp. A line appended meanwhile by another worker is kept."""
+
+    def names(self, prefix: str, suffix: str = "", *, journals: bool = False) -> list[str]:
+        """Sorted names of the documents under ``prefix`` ending with ``suffix`` (and of
+        the journals too, with ``journals``)."""
 
     def next_dialogue_number(self, agent_id: str, taken: Iterable[int]) -> int:
         """Reserve a dialogue number of ``agent_id`` never handed out before."""
@@ -142,6 +152,10 @@ class StateHome(Protocol):
     def replace_turn(self, name: str, text: str | None) -> None:
         """A queued turn's new text, or (None) the turn removed: what a forget does."""
 
+    def lost(self, exc: BaseException) -> bool:
+        """Whether ``exc`` (or what caused it) says this home cannot be used just now (the
+        database gone): not the fault of what was being done, which is kept and retried."""
+
     async def close(self) -> None: ...
 
 
@@ -181,6 +195,11 @@ class FileStateHome:
             tmp.unlink(missing_ok=True)
             raise
 
+    def update(self, name: str, change: Callable[[bytes | None], bytes]) -> bytes:
+        data = change(self.read(name))  # one process owns the files
+        self.write(name, data)
+        return data
+
     def delete(self, name: str) -> None:
         self.path(name).unlink(missing_ok=True)
 
@@ -200,7 +219,12 @@ class FileStateHome:
     def stamp_like(self, *patterns: str) -> str:
         return ""
 
-    def names(self, prefix: str, suffix: str = "") -> list[str]:
+    def fold(self, name: str, data: bytes, journal: str, seen: str) -> str | None:
+        self.write(name, data)  # one process owns the files: nothing changes meanwhile
+        self.delete(journal)
+        return ""
+
+    def names(self, prefix: str, suffix: str = "", *, journals: bool = False) -> list[str]:
         folder = self.path(prefix).parent if not prefix.endswith("/") else self.path(prefix)
         if not folder.is_dir():
             return []
@@ -268,6 +292,9 @@ class FileStateHome:
 
     def replace_turn(self, name: str, text: str | None) -> None:
         raise NotImplementedError("on files the forget scrubs the queue's folder")
+
+    def lost(self, exc: BaseException) -> bool:
+        return False  # the files' own failures (a full disk) are told apart where they occur
 
     async def close(self) -> None:
         return None

@@ -455,6 +455,20 @@ class Scheduler:
     async def _act(
         self, key: str, state: DialogueState, decision: Decision, now: datetime
     ) -> Outcome:
+        """Act on one dialogue's decision, one worker at a time (the database: a lease per
+        dialogue, tried, not waited for), and only when no proactive message went there
+        since ``state`` was read: a check-in has no reminder row to claim, and two workers'
+        ticks at once sent it twice."""
+        async with self.ledger.home.job_lease(f"proactive/{key}") as mine:
+            if mine:
+                await asyncio.to_thread(self.ledger.refresh)  # what the others sent
+            if not mine or self.ledger.sent_times(key) != state.proactive_sent:
+                return Outcome(key, decision)  # another worker acts, or acted, on it
+            return await self._act_alone(key, state, decision, now)
+
+    async def _act_alone(
+        self, key: str, state: DialogueState, decision: Decision, now: datetime
+    ) -> Outcome:
         outcome = Outcome(key, decision)
         composed = await self.decider.compose(decision, self._persona(state.agent_id))
         if composed.text is None:

@@ -68,7 +68,10 @@ class SchedulerLedger:
     Kept through a :class:`~familiars.memory.StateHome` as the document ``scheduler/
     state.json``. In the database home the loops' fates are rows shared by every worker
     (``reminder_fates``): :meth:`claim` gives each due loop to one worker, :meth:`refresh`
-    reads what the others did, and :meth:`save` writes only the fates this worker changed."""
+    reads what the others did, and :meth:`save` writes only the fates this worker changed;
+    the dialogues' and people's part (sends, silences, ``/proactive off``) is saved by
+    replaying this worker's changes on what is stored, under a lock every worker shares, so
+    a copy read before another worker's change never writes over it."""
 
     def __init__(self, path: Path, home: StateHome | None = None) -> None:
         self.path = Path(path)
@@ -76,17 +79,20 @@ class SchedulerLedger:
         self.name = f"{self.path.parent.name}/{self.path.name}"
         self._shared = self.home.kind != "files"
         self._dirty: set[str] = set()
+        #: The database home: this worker's unsaved changes to the dialogues and people.
+        self._changes: builtins.list[Callable[[dict[str, Any]], None]] = []
         self._data = self._read()
 
     def _read(self) -> dict[str, Any]:
         raw = self.home.read(self.name)
-        if raw is None:
-            data = {"version": LEDGER_VERSION, "loops": {}, "dialogues": {}}
-        else:
-            data = self._parse(raw)
+        data = self._empty() if raw is None else self._parse(raw)
         if self._shared:
             data["loops"] = self.home.loop_fates() or {}
         return data
+
+    @staticmethod
+    def _empty() -> dict[str, Any]:
+        return {"version": LEDGER_VERSION, "loops": {}, "dialogues": {}}
 
     def _parse(self, raw: bytes) -> dict[str, Any]:
         try:
@@ -109,13 +115,32 @@ class SchedulerLedger:
         loops = self._data["loops"]
         self.home.save_fates({rid: loops.get(rid) for rid in self._dirty})
         self._dirty.clear()
-        self.home.write(self.name, json_bytes({**self._data, "loops": {}}))
+        if not self._changes:
+            return
+        changes, self._changes = self._changes, []
+
+        def replayed(raw: bytes | None) -> bytes:
+            data = self._parse(raw) if raw is not None else self._empty()
+            for change in changes:
+                change(data)
+            return json_bytes({**data, "loops": {}})
+
+        stored = self._parse(self.home.update(self.name, replayed))
+        self._data = {**stored, "loops": self._data["loops"]}
 
     def refresh(self) -> None:
-        """The database home: what other workers sent and set since (a no-op on files)."""
+        """The database home: what other workers sent and set since (a no-op on files);
+        this worker's unsaved changes stay on it."""
         if self._shared:
             self._data = self._read()
             self._dirty.clear()
+            for change in self._changes:
+                change(self._data)
+
+    def _change(self, change: Callable[[dict[str, Any]], None]) -> None:
+        change(self._data)
+        if self._shared:
+            self._changes.append(change)
 
     def claim(self, loops: Iterable[OpenLoop], now: datetime) -> builtins.list[OpenLoop]:
         """Mark ``loops`` ``sending`` and save, before sending: the ones this worker may
@@ -204,8 +229,10 @@ class SchedulerLedger:
 
     # -- dialogues --------------------------------------------------------------------------
 
-    def _dialogue(self, key: str) -> dict[str, Any]:
-        return self._data["dialogues"].setdefault(key, {"sent": []})
+    @staticmethod
+    def _dialogue(data: dict[str, Any], key: str) -> dict[str, Any]:
+        entry: dict[str, Any] = data["dialogues"].setdefault(key, {"sent": []})
+        return entry
 
     def sent_times(self, key: str) -> tuple[datetime, ...]:
         entry = self._data["dialogues"].get(key, {})
@@ -213,15 +240,18 @@ class SchedulerLedger:
         return tuple(t for t in times if t is not None)
 
     def record_sent(self, key: str, now: datetime) -> None:
-        sent = self._dialogue(key)["sent"]
-        sent.append(_iso(now))
-        del sent[:-_KEEP_SENT]
+        def change(data: dict[str, Any]) -> None:
+            sent = self._dialogue(data, key).setdefault("sent", [])
+            sent.append(_iso(now))
+            del sent[:-_KEEP_SENT]
+
+        self._change(change)
 
     def silenced_until(self, key: str) -> datetime | None:
         return parse_ts(self._data["dialogues"].get(key, {}).get("silenced_until"))
 
     def silence(self, key: str, until: datetime) -> None:
-        self._dialogue(key)["silenced_until"] = _iso(until)
+        self._change(lambda data: self._dialogue(data, key).update(silenced_until=_iso(until)))
 
     def care_paused_until(self, user_key: str | None) -> datetime | None:
         """Until when this person gets no unsolicited nudges (duty of care), if at all."""
@@ -229,9 +259,12 @@ class SchedulerLedger:
         return parse_ts(people.get(user_key or "", {}).get("care_paused_until"))
 
     def care_pause(self, user_key: str, until: datetime) -> None:
-        self.refresh()  # the database: not written over what other workers saved
-        self._data.setdefault("people", {}).setdefault(user_key, {})["care_paused_until"] = _iso(
-            until
+        self._change(
+            lambda data: (
+                data.setdefault("people", {})
+                .setdefault(user_key, {})
+                .update(care_paused_until=_iso(until))
+            )
         )
         self.save()
 
@@ -239,8 +272,7 @@ class SchedulerLedger:
         return not self._data["dialogues"].get(key, {}).get("proactive_off", False)
 
     def set_proactive(self, key: str, enabled: bool) -> None:
-        self.refresh()
-        self._dialogue(key)["proactive_off"] = not enabled
+        self._change(lambda data: self._dialogue(data, key).update(proactive_off=not enabled))
         self.save()
 
 

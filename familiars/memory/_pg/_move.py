@@ -29,7 +29,11 @@ from familiars.memory._atomic import atomic_write_text
 from familiars.memory._entries import ParsedFile, Segment, read_file, render_file
 from familiars.memory._history import history_path
 from familiars.memory._pg._connect import DatabaseError
-from familiars.memory._pg._move_state import move_state_in, move_state_out
+from familiars.memory._pg._move_state import (
+    check_export_names,
+    move_state_in,
+    move_state_out,
+)
 from familiars.memory._pg._store import _RECORD_COLUMNS, record_row
 from familiars.memory._records import MemoryRecord
 from familiars.memory._store import _MEMORY_GLOBS
@@ -214,6 +218,7 @@ def move_out(conn: psycopg.Connection[Any], workspace: Path) -> MoveReport:
         raise DatabaseError(f"{workspace} already holds memory files; export into a new folder")
     report = MoveReport()
     cells = [r[0] for r in conn.execute("SELECT cell FROM cells ORDER BY cell").fetchall()]
+    check_export_names(conn, cells)
     for cell in cells:
         rows = conn.execute(
             "SELECT pos, data::text, content, NULL FROM records WHERE cell = %s "

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import psycopg
 
 from familiars.memory._atomic import atomic_write_bytes
+from familiars.memory._pg._url import DatabaseError
 
 #: Documents copied as they are (globs under the workspace).
 DOC_GLOBS = (
@@ -110,6 +111,9 @@ def move_state_out(conn: psycopg.Connection[Any], workspace: Path) -> dict[str, 
     """Write the schema's state back as the workspace's files."""
     counts = {"state_documents": 0, "journal_lines": 0, "queued_turns": 0, "reminder_fates": 0}
     docs = conn.execute("SELECT name, body FROM state_docs ORDER BY name").fetchall()
+    journals: dict[str, list[str]] = {}
+    for name, line in conn.execute("SELECT name, line FROM state_lines ORDER BY seq"):
+        journals.setdefault(name, []).append(line)
     ledger: dict[str, Any] | None = None
     for name, body in docs:
         if name == LEDGER:
@@ -118,9 +122,6 @@ def move_state_out(conn: psycopg.Connection[Any], workspace: Path) -> dict[str, 
         if not name.startswith(f"{QUEUE}/"):
             atomic_write_bytes(workspace / name, bytes(body))
             counts["state_documents"] += 1
-    journals: dict[str, list[str]] = {}
-    for name, line in conn.execute("SELECT name, line FROM state_lines ORDER BY seq"):
-        journals.setdefault(name, []).append(line)
     for name, lines in journals.items():
         atomic_write_bytes(workspace / name, "".join(f"{ln}\n" for ln in lines).encode())
         counts["journal_lines"] += len(lines)
@@ -132,6 +133,22 @@ def move_state_out(conn: psycopg.Connection[Any], workspace: Path) -> dict[str, 
         atomic_write_bytes(workspace / LEDGER, _ledger_bytes({**data, "loops": loops}))
         counts["reminder_fates"] = len(loops)
     return counts
+
+
+def check_export_names(conn: psycopg.Connection[Any], cells: list[str]) -> None:
+    """Before an export writes anything: every name it will write under (a record file's
+    cell, a state row's name) is a relative path that stays inside the new workspace; a
+    database others write to may hold any text there."""
+    names = [r[0] for r in conn.execute("SELECT name FROM state_docs").fetchall()]
+    names += [r[0] for r in conn.execute("SELECT DISTINCT name FROM state_lines").fetchall()]
+    names += [f"{QUEUE}/{r[0]}" for r in conn.execute("SELECT name FROM writer_queue")]
+    for name in [*cells, *names]:
+        path = PurePosixPath(name)
+        if not name or path.is_absolute() or ".." in path.parts or "\\" in name:
+            raise DatabaseError(
+                f"the database holds a row named {name!r}, which is not a path inside a "
+                "workspace; nothing was exported (remove or rename that row)"
+            )
 
 
 def _queue_out(conn: psycopg.Connection[Any], folder: Path) -> int:

@@ -14,12 +14,12 @@ import asyncio
 import contextlib
 import json
 import threading
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from typing import Any
 
 import psycopg
 
-from familiars.memory._pg._connect import aconnect, connect
+from familiars.memory._pg._connect import DatabaseError, aconnect, connect
 from familiars.memory._state_home import QueuedTurn
 
 #: First key of a dialogue's advisory lock ("dial"); the second: hashtext of schema/agent/dlg.
@@ -37,6 +37,11 @@ _OWNER_GONE = (
 )
 #: Telegram re-posts an update for about a day: update claims older than this are dropped.
 UPDATE_KEEP = "3 days"
+#: A document written (the clock at the write: see ``write``).
+_UPSERT = (
+    "INSERT INTO state_docs (name, body, updated_at) VALUES (%s, %s, clock_timestamp()) "
+    "ON CONFLICT (name) DO UPDATE SET body = excluded.body, updated_at = clock_timestamp()"
+)
 
 
 class PgStateHome:
@@ -53,17 +58,34 @@ class PgStateHome:
         self._local: dict[tuple[str, str], asyncio.Lock] = {}
         self._locks: psycopg.AsyncConnection[Any] | None = None
         self._locks_opening = asyncio.Lock()
+        #: This worker's session, as its claims name it (a claim lives as long as it does).
+        self.session: tuple[int, Any] = self._own_session()
+        self._claims = 0
+
+    def _own_session(self) -> tuple[int, Any]:
         row = self.conn.execute(
             "SELECT pid, backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()"
         ).fetchone()
-        #: This worker's session, as its claims name it (a claim lives as long as it does).
-        self.session: tuple[int, Any] = (int(row[0]), row[1]) if row else (0, None)
-        self._claims = 0
+        return (int(row[0]), row[1]) if row else (0, None)
 
     # ------------------------------------------------------------------ documents
 
-    def _run(self, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    @contextlib.contextmanager
+    def _held(self, *, transaction: bool = False) -> Iterator[psycopg.Connection[Any]]:
+        """The worker's state connection, for one caller at a time; one the server lost (a
+        restart, say) is opened again here, so the call after a failed one works."""
         with self._lock:
+            if self.conn.closed:
+                self.conn = connect(self.url, self.schema)
+                self.session = self._own_session()  # the lost session's claims are free now
+            if not transaction:
+                yield self.conn
+                return
+            with self.conn.transaction():
+                yield self.conn
+
+    def _run(self, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        with self._held():
             cur = self.conn.execute(query, params)  # type: ignore[arg-type]  # our own SQL
             return cur.fetchall() if cur.description else []
 
@@ -72,16 +94,25 @@ class PgStateHome:
         return bytes(rows[0][0]) if rows else None
 
     def write(self, name: str, data: bytes, *, durable: bool = True) -> None:
-        self._run(
-            # The clock at the write, not the transaction's start: a stamp is the newest time
-            # (so a write that began earlier but ended later is still seen as a change).
-            "INSERT INTO state_docs (name, body, updated_at) VALUES (%s, %s, clock_timestamp()) "
-            "ON CONFLICT (name) DO UPDATE SET body = excluded.body, updated_at = clock_timestamp()",
-            (name, data),
-        )
+        # The clock at the write, not the transaction's start: a stamp is the newest time
+        # (so a write that began earlier but ended later is still seen as a change).
+        self._run(_UPSERT, (name, data))
+
+    def update(self, name: str, change: Callable[[bytes | None], bytes]) -> bytes:
+        with self._held(transaction=True):
+            self.conn.execute(  # held to the commit: every worker's update of it waits
+                "SELECT pg_advisory_xact_lock(%s, hashtext(%s))",
+                (DIALOGUE_LOCK, f"{self.schema}/doc/{name}"),
+            )
+            row = self.conn.execute(
+                "SELECT body FROM state_docs WHERE name = %s", (name,)
+            ).fetchone()
+            data = change(None if row is None else bytes(row[0]))
+            self.conn.execute(_UPSERT, (name, data))
+        return data
 
     def delete(self, name: str) -> None:
-        with self._lock, self.conn.transaction():
+        with self._held(transaction=True):
             self.conn.execute("DELETE FROM state_docs WHERE name = %s", (name,))
             self.conn.execute("DELETE FROM state_lines WHERE name = %s", (name,))
 
@@ -93,13 +124,35 @@ class PgStateHome:
         return [r[0] for r in rows] or None
 
     def stamp(self, *names: str) -> str:
-        rows = self._run(
+        with self._held():
+            return "/".join(str(v) for v in self._stamp(names))
+
+    def _stamp(self, names: Iterable[str]) -> tuple[Any, ...]:
+        """(newest document write, last journal line's seq, journal lines) of ``names``."""
+        names = list(names)
+        row = self.conn.execute(
             "SELECT (SELECT max(updated_at)::text FROM state_docs WHERE name = ANY(%s)), "
             "(SELECT max(seq) FROM state_lines WHERE name = ANY(%s)), "
             "(SELECT count(*) FROM state_lines WHERE name = ANY(%s))",
-            (list(names), list(names), list(names)),
-        )
-        return "/".join(str(v) for v in rows[0])
+            (names, names, names),
+        ).fetchone()
+        assert row is not None
+        return tuple(row)
+
+    def fold(self, name: str, data: bytes, journal: str, seen: str) -> str | None:
+        """In one transaction, unless ``name`` or ``journal`` changed since the stamp
+        ``seen``: write the document and drop the journal's lines up to the last one seen. A
+        line another worker appends meanwhile has a later seq and is kept."""
+        with self._held(transaction=True):
+            now = self._stamp((name, journal))
+            if "/".join(str(v) for v in now) != seen:
+                return None
+            self.conn.execute(_UPSERT, (name, data))
+            if now[1] is not None:
+                self.conn.execute(
+                    "DELETE FROM state_lines WHERE name = %s AND seq <= %s", (journal, now[1])
+                )
+            return "/".join(str(v) for v in self._stamp((name, journal)))
 
     def stamp_like(self, *patterns: str) -> str:
         rows = self._run(
@@ -108,13 +161,14 @@ class PgStateHome:
         )
         return "/".join(str(v) for v in rows[0])
 
-    def names(self, prefix: str, suffix: str = "") -> list[str]:
-        rows = self._run(
-            "SELECT name FROM state_docs WHERE starts_with(name, %s) AND name LIKE %s "
-            "ORDER BY name",
-            (prefix, "%" + _like(suffix)),
-        )
-        return [r[0] for r in rows]
+    def names(self, prefix: str, suffix: str = "", *, journals: bool = False) -> list[str]:
+        where = "WHERE starts_with(name, %s) AND name LIKE %s"
+        query = f"SELECT name FROM state_docs {where}"
+        params: tuple[str, ...] = (prefix, "%" + _like(suffix))
+        if journals:
+            query += f" UNION SELECT DISTINCT name FROM state_lines {where}"
+            params += params
+        return [r[0] for r in self._run(query + " ORDER BY name", params)]
 
     def next_dialogue_number(self, agent_id: str, taken: Iterable[int]) -> int:
         floor = max(taken, default=-1) + 1
@@ -210,7 +264,7 @@ class PgStateHome:
         if not entries:
             return set()
         pid, start = self.session
-        with self._lock, self.conn.transaction():
+        with self._held(transaction=True):
             locked = self.conn.execute(
                 "SELECT id FROM records WHERE id = ANY(%s) FOR UPDATE SKIP LOCKED",
                 (sorted(entries),),
@@ -281,7 +335,7 @@ class PgStateHome:
             )
 
     def save_fates(self, entries: dict[str, dict[str, Any] | None]) -> None:
-        with self._lock, self.conn.transaction():
+        with self._held(transaction=True):
             for rid, entry in sorted(entries.items()):
                 if entry is None:
                     self.conn.execute("DELETE FROM reminder_fates WHERE record_id = %s", (rid,))
@@ -339,6 +393,16 @@ class PgStateHome:
             self._run("DELETE FROM writer_queue WHERE name = %s", (name,))
         else:
             self._run("UPDATE writer_queue SET body = %s WHERE name = %s", (text, name))
+
+    def lost(self, exc: BaseException) -> bool:
+        seen: BaseException | None = exc
+        for _ in range(8):  # the error, and what raised it (a store may wrap it)
+            if seen is None:
+                return False
+            if isinstance(seen, psycopg.OperationalError | DatabaseError):
+                return True
+            seen = seen.__cause__ or seen.__context__
+        return False
 
     async def close(self) -> None:
         if self._locks is not None:

@@ -160,7 +160,7 @@ class WriterQueue:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), SHARED_POLL_S)
             self._wake.clear()
-            while self.home is not None and await self._take_one():
+            while self.home is not None and await self._taken_or_lost():
                 pass
             while self.home is None and (paths := self.pending()):
                 # One listing of the folder per batch (not per turn: with a long queue that
@@ -209,11 +209,29 @@ class WriterQueue:
         self._save_status(len(self.pending()))
         return True
 
+    async def _taken_or_lost(self) -> bool:
+        """:meth:`_take_one` for the queue's task: the database lost is said in one line
+        and the turns stay queued, tried again at the next wake or poll (False: none now)."""
+        try:
+            return await self._take_one()
+        except Exception as exc:  # noqa: BLE001 - the task goes on whatever the database does
+            assert self.home is not None
+            if self.home.lost(exc):
+                logger.warning(
+                    "writer: the database cannot be used now (%s); turns stay queued", exc
+                )
+            else:
+                logger.error("writer: taking a queued turn failed (%s); turns stay queued", exc)
+            return False
+
     async def _process_taken(self, item: QueuedTurn) -> None:
+        assert self.home is not None
         try:
             turn = TurnContext.from_json(item.text)
             report = await self.writer.process_turn(turn)
         except Exception as exc:  # noqa: BLE001 - a poisoned turn never stops the queue
+            if self.home.lost(exc):
+                raise  # not the turn's fault: the claim rolls back, the turn stays queued
             item.set_aside(error_reason(exc))
             return
         if report.set_aside is not None:
