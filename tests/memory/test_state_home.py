@@ -152,6 +152,53 @@ async def test_a_second_worker_waits_on_a_dialogue_another_serves(
         await worker_a.close()
 
 
+#: The dialogue locks' advisory lock class (docs/architecture.md, "The state seam").
+DIALOGUE_LOCK = 0x6469616C
+
+
+def _lock_is_free(url: str, schema: str, dialogue: str) -> bool:
+    """Whether another session can take the dialogue's advisory lock (and let it go)."""
+    key = f"{schema}/agent_0/{dialogue}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT pg_try_advisory_lock(%s, hashtext(%s))", (DIALOGUE_LOCK, key)
+        ).fetchone()
+        if row and row[0]:
+            conn.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", (DIALOGUE_LOCK, key))
+    return bool(row and row[0])
+
+
+async def test_a_turn_cancelled_while_taking_its_dialogue_lock_leaves_it_free(
+    pg_url: str, workspace: Path
+) -> None:
+    """Cancelled at any point of taking the lock (the server may have granted it before the
+    answer came back): the lock is let go, and the dialogue is not shut for ever."""
+    settings = load_settings(workspace=workspace)
+    home = open_state_home(settings)
+    entered = 0
+
+    async def turn() -> None:
+        nonlocal entered
+        async with home.dialogue_lock("agent_0", "dialogue_1"):
+            entered += 1
+            await asyncio.Event().wait()  # the turn runs until cancelled
+
+    try:
+        for steps in range(40):  # cancelled after 0, 1, 2, ... passes of the event loop
+            task = asyncio.create_task(turn())
+            for _ in range(steps):
+                await asyncio.sleep(0)
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            free = await asyncio.to_thread(
+                _lock_is_free, pg_url, settings.database.schema_name, "dialogue_1"
+            )
+            assert free, f"held after a cancel at step {steps}"
+        assert entered  # some tries got the lock and ran
+    finally:
+        await home.close()
+
+
 # ------------------------------------------------------------------------------ reminders
 
 

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import json
 import threading
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator
 from typing import Any
 
 import psycopg
@@ -58,6 +58,7 @@ class PgStateHome:
         self._local: dict[tuple[str, str], asyncio.Lock] = {}
         self._locks: psycopg.AsyncConnection[Any] | None = None
         self._locks_opening = asyncio.Lock()
+        self._cleanups: set[asyncio.Future[None]] = set()  # a cancelled try's let-go
         #: This worker's session, as its claims name it (a claim lives as long as it does).
         self.session: tuple[int, Any] = self._own_session()
         self._claims = 0
@@ -213,23 +214,53 @@ class PgStateHome:
             key = f"{self.schema}/{agent_id}/{dialogue_id}"
             conn = await self._locks_conn()
             pause = LOCK_RETRY_S
-            while True:
-                cur = await conn.execute(
-                    "SELECT pg_try_advisory_lock(%s, hashtext(%s))", (DIALOGUE_LOCK, key)
-                )
-                row = await cur.fetchone()
-                if row is not None and row[0]:
-                    break
+            while not await self._uncancelled(self._try_lock(conn, key), conn, key):
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, LOCK_RETRY_MAX_S)
             try:
                 yield
             finally:
-                if not conn.closed:  # a lost session let go of its locks already
-                    with contextlib.suppress(psycopg.Error):
-                        await conn.execute(
-                            "SELECT pg_advisory_unlock(%s, hashtext(%s))", (DIALOGUE_LOCK, key)
-                        )
+                await self._uncancelled(self._unlock(conn, key), conn, key)
+
+    async def _try_lock(self, conn: psycopg.AsyncConnection[Any], key: str) -> bool:
+        cur = await conn.execute(
+            "SELECT pg_try_advisory_lock(%s, hashtext(%s))", (DIALOGUE_LOCK, key)
+        )
+        row = await cur.fetchone()
+        return bool(row is not None and row[0])
+
+    async def _unlock(self, conn: psycopg.AsyncConnection[Any], key: str) -> bool:
+        if not conn.closed:  # a lost session let go of its locks already
+            with contextlib.suppress(psycopg.Error):
+                await conn.execute(
+                    "SELECT pg_advisory_unlock(%s, hashtext(%s))", (DIALOGUE_LOCK, key)
+                )
+        return False
+
+    async def _uncancelled(
+        self, step: Coroutine[Any, Any, bool], conn: psycopg.AsyncConnection[Any], key: str
+    ) -> bool:
+        """Run a lock's try or unlock to its end even when the turn is cancelled meanwhile:
+        the server may grant a try whose answer the cancel would drop (the session, shared
+        by every dialogue of this worker, would hold that lock for ever), so a granted one
+        is let go, and the cancel goes on."""
+        task = asyncio.ensure_future(step)
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            cleanup = asyncio.ensure_future(self._let_go_if_granted(task, conn, key))
+            self._cleanups.add(cleanup)
+            cleanup.add_done_callback(self._cleanups.discard)
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.shield(cleanup)  # cancelled again: it still runs to its end
+            raise
+
+    async def _let_go_if_granted(
+        self, task: asyncio.Future[bool], conn: psycopg.AsyncConnection[Any], key: str
+    ) -> None:
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            if await task:
+                await self._unlock(conn, key)
 
     @contextlib.asynccontextmanager
     async def job_lease(self, name: str) -> AsyncIterator[bool]:
