@@ -170,6 +170,16 @@ class BotState:
         path = self.files.person_path(person.user_key)
         await self._write(path, lambda: self.files.write_person(data))
 
+    async def _change_person(
+        self, person: PersonFile, change: Callable[[PersonFile], None]
+    ) -> None:
+        """One change to a person known here, made on what is stored (``StateFiles.change_person``:
+        in the database under the document's lock, so two workers' changes both stay)."""
+        path = self.files.person_path(person.user_key)
+        async with self._write_locks.setdefault(path, asyncio.Lock()):
+            fresh = await asyncio.to_thread(self.files.change_person, person, change)
+        self._people[person.user_key] = fresh
+
     async def _save_chat(self, chat: ChatFile) -> None:
         data = ChatFile(**chat.__dict__)
         path = self.files.chat_path(chat.agent_id, chat.dialogue_id)
@@ -212,8 +222,11 @@ class BotState:
         if holder is not None:
             person = self._people[holder]
             if display_name and person.identities.get(ident) != display_name:
-                person.identities[ident] = display_name
-                await self._save_person(person)
+
+                def rename(stored: PersonFile) -> None:
+                    stored.identities[ident] = display_name
+
+                await self._change_person(person, rename)
             return self._canonical(holder)
         user_key = user_key_for(platform, user_id)
         person = self._people.get(user_key) or PersonFile(
@@ -244,9 +257,12 @@ class BotState:
         if person is None:
             logger.warning("no person %r to change (%s)", user_key, ", ".join(changes))
             return
-        for name, value in changes.items():
-            setattr(person, name, value)
-        await self._save_person(person)
+
+        def change(stored: PersonFile) -> None:
+            for name, value in changes.items():
+                setattr(stored, name, value)
+
+        await self._change_person(person, change)
 
     async def identities_of(self, user_key: str) -> list[tuple[str, str]]:
         self._check_open()

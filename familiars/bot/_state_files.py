@@ -32,6 +32,7 @@ import json
 import logging
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -357,6 +358,26 @@ class StateFiles:
 
     def write_person(self, person: PersonFile) -> None:
         self._write(self.person_path(person.user_key), person.to_json())
+
+    def change_person(self, person: PersonFile, change: Callable[[PersonFile], None]) -> PersonFile:
+        """``change`` made on the person as stored now (``person`` where none is), read and
+        written under the document's lock every worker's change of it waits for
+        (:meth:`StateHome.update`): another worker's change to this person meanwhile is kept.
+        Files: on ``person`` (one process owns them). Returns the person as written."""
+        path = self.person_path(person.user_key)
+        changed = [PersonFile(**{**person.__dict__, "identities": dict(person.identities)})]
+        if self.on_files:
+            change(changed[0])
+            self.write_person(changed[0])
+            return changed[0]
+
+        def on_stored(raw: bytes | None) -> bytes:
+            changed[0] = changed[0] if raw is None else parse_person(path, raw)
+            change(changed[0])
+            return state_json(changed[0].to_json())
+
+        self.home.update(self.name(path), on_stored)
+        return changed[0]
 
     def write_chat(self, chat: ChatFile) -> None:
         self._write(self.chat_path(chat.agent_id, chat.dialogue_id), chat.to_json())

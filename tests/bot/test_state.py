@@ -226,6 +226,37 @@ async def test_two_workers_make_one_person_and_one_dialogue_per_chat(
             await h.close()
 
 
+async def test_two_workers_changing_one_person_keep_both_changes(
+    workspace: Path, tmp_path: Path, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A's copy of a person was read before B set her time zone (B's write landed between
+    A's read and A's write): A's /proactive off keeps B's time zone, and B's display name."""
+    other = tmp_path / "worker_b"
+    other.mkdir()
+    homes = [open_state_home(load_settings(workspace=w)) for w in (workspace, other)]
+    try:
+        a, b = await opened(workspace, homes[0]), await opened(other, homes[1])
+        who = await a.person_for("telegram", "101", "Alice")
+        assert await b.person_for("telegram", "101") == who
+
+        async def stale(*, activity: bool = False) -> None:
+            return None  # A does not read again: the window between its read and its write
+
+        monkeypatch.setattr(a, "_fresh", stale)
+        await b.set_timezone(who, "Asia/Tokyo")
+        await b.person_for("telegram", "101", "Ali")
+        await a.set_proactive(who, False)
+        alice = await (await opened(other, homes[1])).person(who)
+        assert alice is not None
+        assert (alice.timezone, alice.proactive) == ("Asia/Tokyo", False)
+        assert await b.identities_of(who) == [("telegram", "101")]
+        stored = json.loads(homes[1].read(f"state/people/{who}.json") or b"{}")
+        assert [i["display_name"] for i in stored["identities"]] == ["Ali"]
+    finally:
+        for h in homes:
+            await h.close()
+
+
 LEGACY_SCHEMA = """
 CREATE TABLE people (user_key TEXT PRIMARY KEY, display_name TEXT NOT NULL DEFAULT '',
     timezone TEXT, proactive INTEGER NOT NULL DEFAULT 1, created_at TEXT NOT NULL);
