@@ -51,6 +51,10 @@ class RecordIndex(Protocol):
         """Turns (``node:...``) forgotten by this worker: other workers' subscribers get them
         as removed (the database's change feed); files: one process, no one to tell."""
 
+    async def catch_up(self) -> None:
+        """What other workers changed and forgot, up to now, to the subscribers (the reader
+        calls it before each recall); files: one process, nothing to catch up with."""
+
     async def reconcile(
         self,
         store: MemoryStore,

@@ -457,6 +457,9 @@ class MemoryIndex:
     async def forgotten_turns(self, keys: Sequence[str]) -> None:
         return None  # one process owns the workspace: its reader forgot them already
 
+    async def catch_up(self) -> None:
+        return None  # one process owns the workspace: nothing changes it from elsewhere
+
     async def purge_texts(self, texts: Iterable[str]) -> int:
         """After a forget: drop the vectors of ``texts`` no live row still uses, merge the FTS
         segments (a deleted row's terms stay in old segments until merged), and checkpoint

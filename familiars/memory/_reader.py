@@ -346,7 +346,12 @@ class MemoryReader:
         return [None if s is None else vecs[s[0] : s[0] + s[1]] for s in spans]
 
     async def sync(self) -> None:
-        """Index what changed since the last call (new nodes, record changes)."""
+        """Index what changed since the last call (new nodes, record changes): first what
+        other workers changed and forgot up to now (the source's ``catch_up``), so nothing
+        a forget confirmed on another worker is recalled here."""
+        catch_up = getattr(self._source, "catch_up", None)
+        if catch_up is not None:
+            await catch_up()
         async with self._lock:
             for rid in self._removed:
                 self.index.remove(rid)

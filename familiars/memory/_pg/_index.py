@@ -259,6 +259,13 @@ class PgMemoryIndex:
                 )
             await self.conn.execute(sql.SQL("NOTIFY {}").format(notify_channel(self.schema)))
 
+    async def catch_up(self) -> None:
+        """What other workers changed (and forgot) up to now, handed to the subscribers: the
+        reader calls this before each recall, so a forget confirmed on another worker is
+        never recalled here (its NOTIFY alone may arrive after the next turn)."""
+        if self._feed is not None:
+            await self._feed.catch_up()
+
     async def records_changed(self, change: StoreChange) -> None:
         """StoreListener: the rows are written; their vectors follow, then the reader."""
         if self.embedder is not None and change.upserted:
