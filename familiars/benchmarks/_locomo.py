@@ -552,6 +552,8 @@ def command(
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Evidence recall@k on LoCoMo through DialogTree + MemoryReader, with baselines."""
+    if database is not None and not facts:  # said before the data file is looked for
+        fail("--database compares where the written records live: use it with --facts")
     selection, ks = _checked_options(data, conversations, k, profile, implicit, implicit_split)
     knob_list = _checked_knobs(knobs)
     settings = get_ctx(ctx).settings
