@@ -531,11 +531,7 @@ def command(
     ] = "dev",
     seed: Annotated[int, typer.Option("--seed", help="Where the pairs are stitched.")] = 0,
     facts: Annotated[
-        bool,
-        typer.Option(
-            "--facts/--no-facts",
-            help="Also index what the offline writer keeps of each turn, recalled as its turn.",
-        ),
+        bool, typer.Option("--facts/--no-facts", help="Also index what the writer keeps of a turn.")
     ] = False,
     companion: Annotated[
         Path | None,
