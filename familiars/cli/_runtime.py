@@ -16,7 +16,6 @@ import asyncio
 import contextlib
 import logging
 import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -105,11 +104,7 @@ async def _chat(settings: Settings, user: str) -> None:
     console = ConsoleAdapter(pending, user=user, settle=pending.settle, interactive=interactive)
     say = _on_loop(asyncio.get_running_loop(), console.notice)
     log_to_workspace(Path(settings.workspace), settings.log_level, say=say)
-    # A daemon thread, never waited for: a stop (SIGTERM, Ctrl-D) right after the start must
-    # not wait on a model still loading (a pool thread would hold up the exit until done).
-    threading.Thread(
-        target=_load_model_early, args=(settings,), name="model-early", daemon=True
-    ).start()
+    early = asyncio.ensure_future(asyncio.to_thread(_load_model_early, settings))
     await console.start()
     try:
         app = await asyncio.to_thread(_prepare, settings, user, console)
@@ -122,6 +117,7 @@ async def _chat(settings: Settings, user: str) -> None:
     finally:
         await app.shutdown()
         await console.stop()
+        await early
 
 
 async def _serve(app: Application, pending: Any) -> None:
