@@ -578,8 +578,6 @@ def _run(
     from familiars.benchmarks._companion import run as run_companion
     from familiars.memory import embedder_from_settings
 
-    if database is not None and not options.get("facts"):
-        fail("--database compares where the written records live: use it with --facts")
     embedder = embedder_from_settings(settings)
     prompt = PromptSetup.from_settings(settings)
     try:
