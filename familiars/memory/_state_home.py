@@ -131,8 +131,13 @@ class StateHome(Protocol):
         """Write these loops' fates (None: drop the fate, the loop may be tried again)."""
 
     def claim_update(self, bot: str, update_id: int) -> str:
-        """``mine`` (answer it now), ``done`` (answered already) or ``busy`` (being answered
-        now by a live worker, or by this one)."""
+        """``mine`` (answer it now), ``replied`` (run its turn now, but its answer went out
+        already: do not send it again), ``done`` (answered already) or ``busy`` (being
+        answered now by a live worker, or by this one)."""
+
+    async def reply_sent(self, bot: str, update_id: int) -> None:
+        """The claimed update's answer went out (the platform took it): a worker taking the
+        update over is told ``replied``."""
 
     def finish_update(self, bot: str, update_id: int, *, done: bool) -> None:
         """The claimed update's turn ended: answered (``done``) or not (answered if posted
@@ -263,6 +268,9 @@ class FileStateHome:
         if len(self._updates) > KEEP_UPDATES:
             self._updates.popitem(last=False)
         return "mine"
+
+    async def reply_sent(self, bot: str, update_id: int) -> None:
+        return None  # one process: its claims die with it
 
     def finish_update(self, bot: str, update_id: int, *, done: bool) -> None:
         if done:
