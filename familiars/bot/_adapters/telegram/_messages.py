@@ -137,8 +137,9 @@ class TelegramTurns:
                 incoming.message_id,
                 incoming.chat_id,
             )
-            with contextlib.suppress(TelegramSendError):
-                await self._sender.text(incoming.chat_id, SORRY, thread_id=incoming.thread_id)
+            if receipt is None or not receipt.silent:  # answered before: not even a sorry
+                with contextlib.suppress(TelegramSendError):
+                    await self._sender.text(incoming.chat_id, SORRY, thread_id=incoming.thread_id)
         finally:
             typing_done.set()
             if self._on_turn_done is not None:
