@@ -63,7 +63,7 @@ class IndexFeed:
         self._queued: set[str] = set()  # node keys queued, indexed, or gone
         #: The tree object each dialogue was last read from (a copy another worker made stale
         #: is read again by the registry: its nodes are queued once more, new ones kept).
-        self._seen_trees: dict[tuple[str, str], int] = {}
+        self._seen_trees: dict[tuple[str, str], DialogTree] = {}
         self._pending_records: list[MemoryRecord] = []
         self._removed: list[str] = []  # removed records and turns, for the next sync
         self._source: RecordSource | None = None
@@ -101,7 +101,7 @@ class IndexFeed:
         through its listener)."""
         if tree.agent_id is None or tree.dialogue_id is None:
             raise RecallError("a tree needs agent_id and dialogue_id to be recalled")
-        self._seen_trees[(tree.agent_id, tree.dialogue_id)] = id(tree)
+        self._seen_trees[(tree.agent_id, tree.dialogue_id)] = tree
         for node in tree.node_list:
             self._queue_node(tree.agent_id, tree.dialogue_id, node)
 
@@ -109,7 +109,7 @@ class IndexFeed:
         """A tree recall reads: queued whole when this reader has not read this copy yet (one
         loaded before the reader saw it, or read again after another worker changed it)."""
         assert tree.agent_id is not None and tree.dialogue_id is not None
-        if self._seen_trees.get((tree.agent_id, tree.dialogue_id)) != id(tree):
+        if self._seen_trees.get((tree.agent_id, tree.dialogue_id)) is not tree:
             self.add_tree(tree)
 
     async def attach_index(self, source: RecordSource, subscribe: Any = None) -> int:

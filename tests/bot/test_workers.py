@@ -88,3 +88,27 @@ async def test_a_memory_forgotten_on_one_worker_is_not_recalled_on_another(
 
 def _first_id(listing: str) -> str:
     return listing.split("`")[1]
+
+
+async def test_a_turn_another_worker_served_is_recalled_after_this_one_read_the_dialogue(
+    tmp_path: Path, pg_url: str
+) -> None:
+    """B recalled in the dialogue once (its copy of the tree read); A then serves a turn
+    there: B's next recall reads the tree again and finds A's turn among the messages."""
+    bob = {"platform": "telegram", "chat": "102", "user": "102", "name": "Bob"}
+    async with (
+        running_app(_settings(tmp_path / "a"), model=None, clock=lambda: T0) as a,
+        running_app(_settings(tmp_path / "b"), model=None, clock=lambda: T0) as b,
+    ):
+        reader = b.services.recaller.reader
+
+        async def recalled_turns(query: str) -> list[str]:
+            res = await reader.build_rag_context(
+                query, agent_id="agent_0", dialogue_id="dialogue_0", user_key="telegram_102", k=8
+            )
+            return [item.text for item in res.items if item.key.startswith("node:")]
+
+        await say(b, message("I live in Winnipeg.", **bob))
+        assert "I live in Winnipeg." in await recalled_turns("where do I live? Winnipeg")
+        await say(a, message("My dog is called Rex.", minutes=1, **bob))
+        assert "My dog is called Rex." in await recalled_turns("what is my dog called? Rex")
