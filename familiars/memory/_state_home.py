@@ -149,6 +149,9 @@ class StateHome(Protocol):
         """Names of the turns waiting (not set aside), oldest first; in the database not
         those another worker is processing now."""
 
+    async def aqueued_turns(self) -> list[str]:
+        """:meth:`queued_turns`, awaited (in the database on the async driver)."""
+
     def put_turn(self, name: str, text: str) -> None: ...
 
     def turn_rows(self) -> list[tuple[str, str, str | None]]:
@@ -291,6 +294,9 @@ class FileStateHome:
         if not folder.is_dir():
             return []
         return sorted(p.name for p in folder.glob("t_*.json"))
+
+    async def aqueued_turns(self) -> list[str]:
+        return await asyncio.to_thread(self.queued_turns)
 
     def put_turn(self, name: str, text: str) -> None:
         self.write(QUEUE_PREFIX + name, text.encode("utf-8"))

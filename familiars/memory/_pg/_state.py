@@ -449,6 +449,21 @@ class PgStateHome:
         )
         return [r[0] for r in rows]
 
+    async def aqueued_turns(self) -> list[str]:
+        """:meth:`queued_turns` on the async pool: never waits for a thread of the loop's."""
+        conn = await self._lease()
+        ok = False
+        try:
+            cur = await conn.execute(
+                "SELECT name FROM writer_queue WHERE NOT failed ORDER BY name "
+                "FOR UPDATE SKIP LOCKED"
+            )
+            rows = await cur.fetchall()
+            ok = True
+        finally:
+            await self._give_back(conn, ok)
+        return [r[0] for r in rows]
+
     def put_turn(self, name: str, text: str) -> None:
         self._run("INSERT INTO writer_queue (name, body) VALUES (%s, %s)", (name, text))
 

@@ -98,7 +98,10 @@ class WriterQueue:
         return [p for p in pending_turn_files(self.writer.workspace) if p not in self._stuck]
 
     async def apending(self) -> list[Path]:
-        """:meth:`pending` off the event loop (in the database a query that may wait)."""
+        """:meth:`pending` without holding up the event loop (the database: on the async
+        driver; the folder: listed in a thread)."""
+        if self.home is not None:
+            return [self.folder / name for name in await self.home.aqueued_turns()]
         return await asyncio.to_thread(self.pending)
 
     async def enqueue(self, turn: TurnContext) -> Path:
