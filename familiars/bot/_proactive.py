@@ -88,6 +88,8 @@ class RuntimeSender:
             target, message.text, for_person=message.user_key, what=message.kind
         )
         await adapter.send(target.chat_id, text, thread_id=target.thread_id)
+        if message.delivered is not None:  # the platform took it: said before all else
+            await message.delivered()
         sent_at = message.at or self.clock()
         await self.log.add_reply_node(
             target.agent_id,

@@ -154,15 +154,11 @@ class DialogTrees:
         return key in self._trees or self._file(agent_id, dialogue_id).exists()
 
     def agents_with(self, dialogue_id: str) -> list[str]:
-        """The agents that have a dialogue of this id: open here, its folder, or (database)
-        its document, whichever worker wrote it (a folder of this worker's alone would miss
-        the dialogues other workers served)."""
+        """The agents that have a dialogue of this id: open here, or :meth:`stored` (in the
+        database every worker's, its journal alone included: a tree another worker serves
+        may have no document yet)."""
         found = {agent for agent, dialogue in self._trees if dialogue == dialogue_id}
-        if self.home is None:
-            found |= {p.parent.name for p in self.workspace.glob(f"agents/*/{dialogue_id}")}
-        else:
-            for name in self.home.names("agents/", f"/{dialogue_id}/{DIALOGUE_FILE}"):
-                found.add(name.split("/")[1])
+        found |= {agent for agent, _ in self.stored(dialogue_id)}
         return sorted(found)
 
     def _file(self, agent_id: str, dialogue_id: str) -> DialogueFile:
@@ -172,17 +168,25 @@ class DialogTrees:
         prefix = folder.relative_to(self.workspace).as_posix() + "/"
         return StoredDialogueFile(folder, self.home, prefix, compact_every=self._compact_every)
 
-    def stored(self) -> list[tuple[str, str]]:
-        """(agent id, dialogue id) of every dialogue with a tree in this home, sorted: the
-        workspace's folders, or (the database) every worker's trees, whichever worker's
-        workspace holds a folder for it."""
+    def stored(self, dialogue_id: str | None = None) -> list[tuple[str, str]]:
+        """(agent id, dialogue id) of every dialogue with a tree in this home (``dialogue_id``:
+        of that id only), sorted: the workspace's folders, or (the database) every worker's
+        trees, a document or a journal, whichever worker's workspace holds a folder for it."""
+        if dialogue_id is not None and not DIALOGUE_ID_RE.fullmatch(dialogue_id):
+            return []
+        name = dialogue_id or "*"
         if self.home is None:
-            folders = self.workspace.glob("agents/*/dialogue_*")
-            return sorted((f.parent.name, f.name) for f in folders if f.is_dir())
+            folders = self.workspace.glob(f"agents/*/{name}")
+            return sorted(
+                (f.parent.name, f.name)
+                for f in folders
+                if f.is_dir() and DIALOGUE_ID_RE.fullmatch(f.name)
+            )
         keys = set()
+        middle = "/" if dialogue_id is None else f"/{dialogue_id}/"
         for suffix in (DIALOGUE_FILE, JOURNAL_FILE):
-            for name in self.home.names("agents/", "/" + suffix, journals=True):
-                parts = name.split("/")  # agents/<agent>/<dialogue>/<file>
+            for found in self.home.names("agents/", middle + suffix, journals=True):
+                parts = found.split("/")  # agents/<agent>/<dialogue>/<file>
                 if len(parts) == 4 and _tree_key(parts[1], parts[2]):
                     keys.add((parts[1], parts[2]))
         return sorted(keys)

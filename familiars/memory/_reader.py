@@ -30,15 +30,15 @@ from typing import Any, Protocol
 import numpy as np
 
 from familiars.memory import _recall_context as convo
-from familiars.memory._dialog_tree import DialogTree, Node
+from familiars.memory._dialog_tree import DialogTree
 from familiars.memory._dialog_trees import DialogTrees
 from familiars.memory._embeddings import Embedder
 from familiars.memory._errors import RecallError
 from familiars.memory._paths import check_agent_id, check_dialogue_id, check_user_key
+from familiars.memory._reader_feed import IndexFeed
 from familiars.memory._reader_rows import (
     add_ms,
     carry,
-    node_owner,
     one_blas_thread,
     source_node_key,
     top,
@@ -53,7 +53,7 @@ from familiars.memory._recall_items import (
     node_speaker,
 )
 from familiars.memory._recall_signals import RECALL_KNOBS, RECALL_SIGNALS, RankContext
-from familiars.memory._records import MemoryRecord, is_live, parse_ts
+from familiars.memory._records import MemoryRecord, is_live
 from familiars.memory._rerank import (
     ExplainBatch,
     Model,
@@ -76,7 +76,7 @@ from familiars.memory._scoring import (
 )
 from familiars.memory._search_index import Doc, RecallIndex, group_key
 from familiars.memory._subqueries import Subquery, SubqueryWriter, literal, offline_subqueries
-from familiars.memory._text import content_words, date_words, keyword_terms, sentences
+from familiars.memory._text import content_words, keyword_terms
 
 logger = logging.getLogger(__name__)
 
@@ -110,9 +110,6 @@ PROFILE_STAGES: dict[str, tuple[str, ...]] = {
     "standard": ("sentences", "late_interaction", "rerank"),
     "full": ("sentences", "late_interaction", "rerank", "fanout"),
 }
-#: Dialogue nodes never recalled as memories (they stay in the tree for context): the
-#: person's questions, the bot's notices and care replies, reminders it sent (issue 14).
-NOT_RECALLED_KINDS = ("question", "notice", "care", "reminder", "missed_reminder")
 
 #: Without the model's sub-queries, ``full`` ranks the literal query alone: the offline
 #: rewrites (keywords, the question as a statement) measured worse on both sets (LoCoMo dev
@@ -124,18 +121,6 @@ DEFAULT_BUDGETS_MS = {"lite": 30.0, "standard": 200.0, "full": 900.0}
 #: a call with less than ``MIN_MODEL_MS`` left is not made.
 FANOUT_MARGIN_MS = 250.0
 MIN_MODEL_MS = 20.0
-
-
-class RecordSource(Protocol):
-    """What the reader needs of the SQLite index (``MemoryIndex`` fits)."""
-
-    async def load_matrix(
-        self, where: str = ..., params: Sequence[Any] = ...
-    ) -> tuple[list[str], np.ndarray]: ...
-
-    async def rows(self, ids: Sequence[str]) -> dict[str, MemoryRecord]: ...
-
-    async def vectors_for(self, texts: Sequence[str]) -> np.ndarray: ...
 
 
 class AccessSink(Protocol):
@@ -152,12 +137,7 @@ def _to_epoch(now: datetime | float | None) -> float:
     return float(now)
 
 
-def _record_epoch(rec: MemoryRecord) -> float:
-    dt = parse_ts(rec.ts)
-    return dt.timestamp() if dt is not None else 0.0
-
-
-class MemoryReader:
+class MemoryReader(IndexFeed):
     """Recall over records and dialogue nodes, kept in memory and fed incrementally."""
 
     def __init__(
@@ -193,16 +173,8 @@ class MemoryReader:
         self.fanout_margin_ms = fanout_margin_ms
         self.access_sink = access_sink
         self.access_flush_every = access_flush_every
-        self._pending_nodes: list[tuple[str, str, Node]] = []
-        self._queued: set[str] = set()  # node keys queued or indexed
-        self._seen_trees: set[tuple[str, str]] = set()
-        self._pending_records: list[MemoryRecord] = []
-        self._removed: list[str] = []
         self._access: Counter[str] = Counter()
-        self._source: RecordSource | None = None
-        self._lock = asyncio.Lock()
-        if trees is not None:
-            trees.subscribe(self._on_node)
+        self._start_feed()
 
     @classmethod
     def from_settings(cls, settings: Any, embedder: Embedder, **kwargs: Any) -> MemoryReader:
@@ -222,179 +194,6 @@ class MemoryReader:
             ablated=kwargs.pop("ablated", list(recall.ablate)),
             **kwargs,
         )
-
-    # ------------------------------------------------------------------ feeding
-
-    def _on_node(self, tree: DialogTree, node: Node) -> None:
-        if tree.agent_id and tree.dialogue_id:
-            self._queue_node(tree.agent_id, tree.dialogue_id, node)
-
-    @staticmethod
-    def recalls_kind(metadata: Mapping[str, Any] | None) -> bool:
-        """Whether a node with this metadata is indexed at all (issue 14: questions, notices,
-        care replies, reminders are not recalled as facts)."""
-        return (metadata or {}).get("kind") not in NOT_RECALLED_KINDS
-
-    def _queue_node(self, agent_id: str, dialogue_id: str, node: Node) -> None:
-        if not self.recalls_kind(node.metadata):  # issue 14: echoes
-            return
-        key = node_key(agent_id, dialogue_id, node.id)
-        if node.metadata.get("forgotten"):  # a tombstone (issue 12 forget) is never indexed
-            self._queued.add(key)
-            return
-        if key not in self._queued:
-            self._queued.add(key)
-            self._pending_nodes.append((agent_id, dialogue_id, node))
-
-    def add_tree(self, tree: DialogTree) -> None:
-        """Queue every node of an already loaded tree (the registry's own trees are fed
-        through its listener)."""
-        if tree.agent_id is None or tree.dialogue_id is None:
-            raise RecallError("a tree needs agent_id and dialogue_id to be recalled")
-        self._seen_trees.add((tree.agent_id, tree.dialogue_id))
-        for node in tree.node_list:
-            self._queue_node(tree.agent_id, tree.dialogue_id, node)
-
-    async def attach_index(self, source: RecordSource, subscribe: Any = None) -> int:
-        """Load every live record of the SQLite index, and keep up with its changes when
-        ``subscribe`` (``MemoryIndex.subscribe``) is given. Returns how many were loaded."""
-        self._source = source
-        ids, matrix = await source.load_matrix()
-        recs = await source.rows(ids)
-        loaded = [recs[i] for i in ids if i in recs]
-        vectors = {rid: matrix[j] for j, rid in enumerate(ids)}
-        await self._add_records(loaded, vectors)
-        if subscribe is not None:
-            subscribe(self._on_records)
-        return len(loaded)
-
-    def _on_records(self, upserted: list[MemoryRecord], removed: list[str]) -> None:
-        if removed:  # an upsert still queued from an earlier change must not come back
-            gone = set(removed)
-            self._pending_records = [r for r in self._pending_records if r.id not in gone]
-        self._pending_records.extend(upserted)
-        self._removed.extend(removed)
-
-    async def add_records(
-        self, records: Sequence[MemoryRecord], vectors: np.ndarray | None = None
-    ) -> None:
-        """Index records directly (tests, benchmarks); vectors are embedded when not given."""
-        vec_map = None
-        if vectors is not None:
-            vec_map = {rec.id: vectors[i] for i, rec in enumerate(records)}
-        await self._add_records(list(records), vec_map)
-
-    async def _embed(self, texts: list[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.embedder.dim), dtype=np.float32)
-        if self._source is not None:
-            return await self._source.vectors_for(texts)
-        return await self.embedder.aembed_batch(texts)
-
-    async def _ensure_words(self, texts: Sequence[str]) -> None:
-        missing = self.index.words_needing_vectors(texts)
-        if missing:
-            self.index.vocab.add(missing, await self._embed(missing))
-
-    async def _add_records(
-        self, records: list[MemoryRecord], vectors: Mapping[str, np.ndarray] | None
-    ) -> None:
-        if not records:
-            return
-        texts = [rec.content for rec in records]
-        if vectors is None or any(rec.id not in vectors for rec in records):
-            fresh = await self._embed(texts)
-            vectors = {rec.id: fresh[i] for i, rec in enumerate(records)}
-        sent_vecs = await self._sentence_vectors([(rec.content, None) for rec in records])
-        await self._ensure_words([*texts, *(rec.user_key or "" for rec in records)])
-        for rec, sv in zip(records, sent_vecs, strict=True):
-            if rec.deprecated:  # never live again, whatever the time
-                self.index.remove(rec.id)
-                continue
-            owner = group_key(
-                rec.scope, user_key=rec.user_key, agent_id=rec.agent_id, dialogue_id=rec.dialogue_id
-            )
-            ts = _record_epoch(rec)
-            doc = Doc(
-                key=rec.id,
-                kind="record",
-                group=owner,
-                text=rec.content,
-                timestamp=ts,
-                speaker=rec.user_key if rec.scope == "user" else None,
-                owner=rec.user_key if rec.scope == "user" else None,
-                salience=float(rec.salience),
-                ref=rec,
-                extra_terms=date_words(ts) if ts else "",
-            )
-            self.index.add(doc, vectors[rec.id], sentence_vectors=sv)
-
-    async def _sentence_vectors(
-        self, items: Sequence[tuple[str, str | None]]
-    ) -> list[np.ndarray | None]:
-        """Vectors of each text's sentences (speaker-prefixed) when it has more than one."""
-        wanted: list[str] = []
-        spans: list[tuple[int, int] | None] = []
-        for text, speaker in items:
-            parts = sentences(text)
-            if len(parts) < 2:
-                spans.append(None)
-                continue
-            spans.append((len(wanted), len(parts)))
-            wanted += [node_embedding_text(p, speaker) for p in parts]
-        vecs = await self._embed(wanted)
-        return [None if s is None else vecs[s[0] : s[0] + s[1]] for s in spans]
-
-    async def sync(self) -> None:
-        """Index what changed since the last call (new nodes, record changes): first what
-        other workers changed and forgot up to now (the source's ``catch_up``), so nothing
-        a forget confirmed on another worker is recalled here."""
-        catch_up = getattr(self._source, "catch_up", None)
-        if catch_up is not None:
-            await catch_up()
-        async with self._lock:
-            for rid in self._removed:
-                self.index.remove(rid)
-            self._removed.clear()
-            if self._pending_records:
-                recs, self._pending_records = self._pending_records, []
-                await self._add_records(recs, None)
-            if self._pending_nodes:
-                nodes, self._pending_nodes = self._pending_nodes, []
-                await self._add_nodes(nodes)
-
-    async def _add_nodes(self, nodes: list[tuple[str, str, Node]]) -> None:
-        speakers = [node_speaker(n) for _, _, n in nodes]
-        sent_vecs = await self._sentence_vectors(
-            [(n.content, sp) for (_, _, n), sp in zip(nodes, speakers, strict=True)]
-        )
-        await self._ensure_words([n.content for _, _, n in nodes] + [s or "" for s in speakers])
-        for (agent_id, dialogue_id, node), sp, sv in zip(nodes, speakers, sent_vecs, strict=True):
-            doc = Doc(
-                key=node_key(agent_id, dialogue_id, node.id),
-                kind="node",
-                group=node_group(agent_id, dialogue_id),
-                text=node.content,
-                timestamp=node.timestamp,
-                speaker=sp,
-                owner=node_owner(node),
-                ref=(agent_id, dialogue_id, node),
-                extra_terms=date_words(node.timestamp),
-            )
-            self.index.add(doc, node.embedding, sentence_vectors=sv, contextual=True)
-
-    # -- forget (issue 12): the recall caches drop forgotten records and turns at once.
-    async def forget_keys(self, keys: Sequence[str]) -> int:
-        """Drop records (``m_...``) and turns (``node:...``) from the index and from what is
-        queued for it, wiping their vectors and words; returns how many rows went."""
-        wanted = set(keys)
-        async with self._lock:
-            self._pending_records = [r for r in self._pending_records if r.id not in wanted]
-            self._pending_nodes = [
-                (a, d, n) for a, d, n in self._pending_nodes if node_key(a, d, n.id) not in wanted
-            ]
-            self._queued |= {k for k in wanted if k.startswith("node:")}
-            return sum(1 for k in wanted if self.index.forget(k))
 
     # ------------------------------------------------------------------ recall
 
@@ -503,8 +302,7 @@ class MemoryReader:
         if self.trees is None:
             return None
         tree = await self.trees.aget(agent_id, dialogue_id)  # DialogueNotFoundError if missing
-        if (agent_id, dialogue_id) not in self._seen_trees:
-            self.add_tree(tree)  # nodes loaded from disk before this reader saw them
+        self._meet(tree)  # nodes loaded before this reader saw them, or by another worker
         return tree
 
     def _query_words(self, subqueries: Sequence[str]) -> list[str]:

@@ -131,8 +131,13 @@ class StateHome(Protocol):
         """Write these loops' fates (None: drop the fate, the loop may be tried again)."""
 
     def claim_update(self, bot: str, update_id: int) -> str:
-        """``mine`` (answer it now), ``done`` (answered already) or ``busy`` (being answered
-        now by a live worker, or by this one)."""
+        """``mine`` (answer it now), ``replied`` (run its turn now, but its answer went out
+        already: do not send it again), ``done`` (answered already) or ``busy`` (being
+        answered now by a live worker, or by this one)."""
+
+    async def reply_sent(self, bot: str, update_id: int) -> None:
+        """The claimed update's answer went out (the platform took it): a worker taking the
+        update over is told ``replied``."""
 
     def finish_update(self, bot: str, update_id: int, *, done: bool) -> None:
         """The claimed update's turn ended: answered (``done``) or not (answered if posted
@@ -143,6 +148,9 @@ class StateHome(Protocol):
     def queued_turns(self) -> list[str]:
         """Names of the turns waiting (not set aside), oldest first; in the database not
         those another worker is processing now."""
+
+    async def aqueued_turns(self) -> list[str]:
+        """:meth:`queued_turns`, awaited (in the database on the async driver)."""
 
     def put_turn(self, name: str, text: str) -> None: ...
 
@@ -264,6 +272,9 @@ class FileStateHome:
             self._updates.popitem(last=False)
         return "mine"
 
+    async def reply_sent(self, bot: str, update_id: int) -> None:
+        return None  # one process: its claims die with it
+
     def finish_update(self, bot: str, update_id: int, *, done: bool) -> None:
         if done:
             self._updates[(bot, update_id)] = True
@@ -283,6 +294,9 @@ class FileStateHome:
         if not folder.is_dir():
             return []
         return sorted(p.name for p in folder.glob("t_*.json"))
+
+    async def aqueued_turns(self) -> list[str]:
+        return await asyncio.to_thread(self.queued_turns)
 
     def put_turn(self, name: str, text: str) -> None:
         self.write(QUEUE_PREFIX + name, text.encode("utf-8"))

@@ -18,7 +18,7 @@ import asyncio
 import logging
 import os
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol
@@ -167,11 +167,16 @@ class ProactiveMessage:
     reason: str
     loop_ids: tuple[str, ...] = ()
     at: datetime | None = None
+    #: Awaited by the sender the moment the platform took the message, before anything
+    #: else (the scheduler records it sent there: a worker killed after the send and before
+    #: its own bookkeeping does not leave the reminder to be sent again).
+    delivered: Callable[[], Awaitable[None]] | None = field(default=None, compare=False)
 
 
 class ProactiveSender(Protocol):
     async def send_proactive(self, message: ProactiveMessage) -> None:
-        """Deliver ``message``; raise if it was not delivered (it is then tried again)."""
+        """Deliver ``message`` (awaiting its ``delivered`` once the platform took it);
+        raise if it was not delivered (it is then tried again)."""
 
 
 @dataclass(frozen=True)
@@ -283,7 +288,7 @@ class Scheduler:
         reminders are handled once the sender is ready (at once, unless ``wait_for_sender``;
         then in :meth:`sender_ready`): within the grace period they fire, else they are
         reported as missed."""
-        self._uncertain = self.ledger.recover(self.clock())
+        self._uncertain = await asyncio.to_thread(self.ledger.recover, self.clock())
         if not self.config.enabled:
             logger.info("scheduler disabled in the configuration")
             return
@@ -473,17 +478,17 @@ class Scheduler:
         composed = await self.decider.compose(decision, self._persona(state.agent_id))
         if composed.text is None:
             self.ledger.silence(key, now + timedelta(seconds=self.policy.min_gap_s))
-            self.ledger.save()
+            await asyncio.to_thread(self.ledger.save)
             return outcome
         loops = {lp.record_id: lp for lp in state.loops}
         wanted = [loops[rid] for rid in (*decision.loop_ids, *decision.missed_ids)]
         # Claimed before sending: a crash now leaves "sending", never a resend; in the
         # database another worker's claim of a loop is seen here (each is sent once).
-        acted = self.ledger.claim(wanted, now)
+        acted = await asyncio.to_thread(self.ledger.claim, wanted, now)  # a row lock may wait
         if len(acted) < len(wanted):
             for loop in acted:  # another worker sends (some of) these: the next tick decides
                 self.ledger.forget_attempt(loop.record_id)
-            self.ledger.save()
+            await asyncio.to_thread(self.ledger.save)
             return outcome
         message = ProactiveMessage(
             agent_id=state.agent_id,
@@ -495,17 +500,27 @@ class Scheduler:
             loop_ids=tuple(lp.record_id for lp in acted),
             at=now,
         )
+        fates: dict[str, str] = {}
+        recorded: list[bool] = []
+
+        async def delivered() -> None:  # the platform took it: recorded before all else
+            if not recorded:
+                recorded.append(True)
+                fates.update(await asyncio.to_thread(self._record_sent, key, decision, acted, now))
+
         try:
-            await self.sender.send_proactive(message)
+            await self.sender.send_proactive(replace(message, delivered=delivered))
         except Exception as exc:  # noqa: BLE001 - not delivered: undo the marks, retry next tick
-            for loop in acted:
-                self.ledger.forget_attempt(loop.record_id)
-            self.ledger.save()
-            outcome.error = f"{type(exc).__name__}: {exc}"
-            await self.jobs.report_error(f"proactive send to {key}", exc)
-            return outcome
+            if not recorded:
+                for loop in acted:
+                    self.ledger.forget_attempt(loop.record_id)
+                await asyncio.to_thread(self.ledger.save)
+                outcome.error = f"{type(exc).__name__}: {exc}"
+                await self.jobs.report_error(f"proactive send to {key}", exc)
+                return outcome
+            logger.warning("proactive message to %s sent; what followed failed: %s", key, exc)
+        await delivered()  # (a sender that does not say when the platform took it)
         outcome.sent, outcome.text = True, composed.text
-        fates = self._record_sent(key, decision, acted, now)
         outcome.closed = await self._close(acted, fates, now)
         await self._recur(acted, now)
         return outcome

@@ -115,6 +115,44 @@ async def test_an_update_posted_twice_is_handled_once(
     assert len(turns) == 2
 
 
+async def test_an_update_answered_by_a_worker_that_then_died_runs_again_silent(
+    tg: FakeTelegram, hooked: Application, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Taken over from a worker killed after the platform took its answer (the claim says
+    ``replied``): the turn runs again, so what it writes is kept, and nothing is sent."""
+    [adapter] = [a for a in hooked.adapters if isinstance(a, TelegramAdapter)]
+    assert adapter.webhook is not None
+    home = adapter.webhook._home
+    claim = home.claim_update
+    monkeypatch.setattr(
+        home, "claim_update", lambda bot, uid: "replied" if claim(bot, uid) == "mine" else "busy"
+    )
+    tg.private_message(ALICE, "I live in Lisbon.", first_name="Alice")
+    await tg.wait_for(lambda: len(tg.deliveries) == 1)
+    await hooked.settle()
+    assert tg.deliveries[0][1] == 200
+    assert tg.chat_texts(ALICE) == []  # answered before: not again
+    tree = await hooked.services.trees.aget("agent_0", "dialogue_0")
+    assert "I live in Lisbon." in [n.content for n in tree.node_list]  # the turn ran
+
+
+async def test_the_claim_hears_the_moment_an_answer_went_out(
+    tg: FakeTelegram, hooked: Application, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    [adapter] = [a for a in hooked.adapters if isinstance(a, TelegramAdapter)]
+    assert adapter.webhook is not None
+    home = adapter.webhook._home
+    heard: list[tuple[int, int]] = []
+
+    async def reply_sent(bot: str, update_id: int) -> None:
+        heard.append((update_id, len(tg.chat_texts(ALICE))))  # the answer already out
+
+    monkeypatch.setattr(home, "reply_sent", reply_sent)
+    update = tg.private_message(ALICE, "hello there", first_name="Alice")
+    await tg.wait_for(lambda: len(tg.deliveries) == 1)
+    assert heard == [(update["update_id"], 1)]
+
+
 async def test_a_body_that_is_not_an_update_is_refused(
     tg: FakeTelegram, hooked: Application
 ) -> None:

@@ -6,6 +6,7 @@ would have) on its own workspace, over the same schema."""
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -475,3 +476,90 @@ async def test_a_reminder_whose_sender_died_is_sent_by_another_worker(
         await sched_b.run_due(at)
         assert [m.loop_ids for m in b.sent] == [(rid,)]
         assert sched_b.ledger.loop_status(rid) == "sent"
+
+
+async def test_an_update_whose_answer_went_out_before_its_worker_died_is_not_answered_again(
+    pg_url: str, workspace: Path, worker_b: StateHome
+) -> None:
+    """A worker that dies after the platform took its answer, before the turn was done:
+    the worker taking the update over is told ``replied`` (run the turn, send nothing)."""
+    worker_a = open_state_home(load_settings(workspace=workspace))
+    assert worker_a.claim_update("42", 11) == "mine"
+    assert worker_a.claim_update("42", 12) == "mine"
+    await worker_a.reply_sent("42", 11)  # the answer to 11 went out; 12 died before its send
+    await worker_a.close()
+
+    async def taken() -> bool:
+        return worker_b.claim_update("42", 11) == "replied"
+
+    assert await _until(taken)
+    assert worker_b.claim_update("42", 12) == "mine"  # never answered: answered now
+
+
+async def test_a_reminder_is_recorded_sent_the_moment_the_platform_took_it(
+    pg_url: str, workspace: Path, second_workspace: Path
+) -> None:
+    """The sender says when the platform took the message (``delivered``) and the ledger
+    records it sent there: what follows the send (the tree's node, say) failing, or the
+    worker dying there, does not leave the reminder to be sent again."""
+
+    class SentThenFailed(Sender):
+        async def send_proactive(self, message: ProactiveMessage) -> None:
+            self.sent.append(message)
+            assert message.delivered is not None
+            await message.delivered()
+            raise OSError("the tree could not be written")
+
+    at = DUE + timedelta(seconds=30)
+    async with open_store(workspace) as store_a, open_store(second_workspace) as store_b:
+        rid = await _reminder(store_a)
+        a, b = SentThenFailed(), Sender()
+        sched_a = _scheduler(workspace, store_a, a)
+        await sched_a.run_due(at)
+        assert [m.loop_ids for m in a.sent] == [(rid,)]
+        assert sched_a.ledger.loop_status(rid) == "sent"
+        await _scheduler(second_workspace, store_b, b).run_due(at)
+        await sched_a.run_due(at)
+        assert len(a.sent) == 1 and b.sent == []
+
+
+async def test_the_loop_keeps_serving_while_a_reminder_claim_waits_on_a_row_lock(
+    pg_url: str, workspace: Path
+) -> None:
+    """Another transaction holds the reminder's fate row (uncommitted): the claim waits for
+    it off the event loop, which goes on serving (it is what lets go of the row here); a
+    claim on the loop would hold it until the safety timer let go."""
+    at = DUE + timedelta(seconds=30)
+    schema = load_settings().database.schema_name
+    async with open_store(workspace) as store:
+        rid = await _reminder(store)
+        sender = Sender()
+        sched = _scheduler(workspace, store, sender)
+        other = psycopg.connect(pg_url, options=f"-c search_path={schema},public")
+        other.execute(
+            "INSERT INTO reminder_fates (record_id, entry) VALUES (%s, %s)",
+            (rid, json.dumps({"status": "sending"})),
+        )  # not committed: the claim's insert of the same row waits for this transaction
+        safety = threading.Timer(15, other.rollback)
+        safety.start()
+
+        def waiting() -> int:
+            with psycopg.connect(pg_url, autocommit=True) as admin:
+                row = admin.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                ).fetchone()
+                return int(row[0]) if row else 0
+
+        task = asyncio.create_task(sched.run_due(at))
+        served_while_waiting = False
+        for _ in range(300):
+            await asyncio.sleep(0.02)
+            if await asyncio.to_thread(waiting):
+                served_while_waiting = safety.is_alive()
+                break
+        safety.cancel()
+        await asyncio.to_thread(other.rollback)
+        await task
+        other.close()
+        assert served_while_waiting
+        assert [m.loop_ids for m in sender.sent] == [(rid,)]

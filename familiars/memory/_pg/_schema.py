@@ -20,6 +20,8 @@ Tables (in the schema ``[database] schema_name``, default ``familiars``):
   ``writer_queue`` (turns waiting, claimed ``FOR UPDATE SKIP LOCKED``); ``reminder_fates``
   (the ledger's loop fates, one row per reminder, claimed with the reminder's row locked).
 - ``state_lines`` (m003): append-only journals (a dialogue tree's), one row per line.
+- ``telegram_updates`` (m004, m005): each webhook update claimed by one live worker's
+  session, ``replied`` once its answer went out, ``done`` once its turn ended.
 """
 
 from __future__ import annotations
@@ -153,12 +155,20 @@ CREATE TABLE telegram_updates (
 CREATE INDEX telegram_updates_at ON telegram_updates (at);
 """
 
+#: A Telegram update whose reply went out (written the moment the platform took it): a
+#: worker that takes over the update of one that died before the turn was done runs the turn
+#: again without answering (its writes are kept; the person is not answered twice).
+M005_UPDATE_REPLIES = """
+ALTER TABLE telegram_updates ADD COLUMN replied boolean NOT NULL DEFAULT false;
+"""
+
 #: (name, SQL), in order. Never edit or reorder one that has shipped: append.
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_records", M001_RECORDS),
     ("m002_state", M002_STATE),
     ("m003_state_lines", M003_STATE_LINES),
     ("m004_session_claims", M004_SESSION_CLAIMS),
+    ("m005_update_replies", M005_UPDATE_REPLIES),
 ]
 
 

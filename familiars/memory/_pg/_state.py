@@ -55,6 +55,7 @@ class PgStateHome:
         self.conn = connect(url, schema)
         self._lock = threading.Lock()
         self._idle: list[psycopg.AsyncConnection[Any]] = []
+        self._idle_sync: list[psycopg.Connection[Any]] = []  # see ``_aside``
         self._local: dict[tuple[str, str], asyncio.Lock] = {}
         self._locks: psycopg.AsyncConnection[Any] | None = None
         self._locks_opening = asyncio.Lock()
@@ -84,6 +85,27 @@ class PgStateHome:
                 return
             with self.conn.transaction():
                 yield self.conn
+
+    @contextlib.contextmanager
+    def _aside(self) -> Iterator[psycopg.Connection[Any]]:
+        """A connection of its own (kept for the next call), for a statement that may wait
+        on another worker's row lock (a reminder's fate being claimed, a queued turn being
+        processed): the shared one stays free for every other caller meanwhile."""
+        with self._lock:
+            conn = self._idle_sync.pop() if self._idle_sync else None
+        if conn is None or conn.closed:
+            conn = connect(self.url, self.schema)
+        ok = False
+        try:
+            yield conn
+            ok = True
+        finally:
+            with self._lock:
+                if ok and not conn.closed and len(self._idle_sync) < _POOL:
+                    self._idle_sync.append(conn)
+                    conn = None
+            if conn is not None:
+                conn.close()
 
     def _run(self, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         with self._held():
@@ -295,14 +317,14 @@ class PgStateHome:
         if not entries:
             return set()
         pid, start = self.session
-        with self._held(transaction=True):
-            locked = self.conn.execute(
+        with self._aside() as conn, conn.transaction():
+            locked = conn.execute(
                 "SELECT id FROM records WHERE id = ANY(%s) FOR UPDATE SKIP LOCKED",
                 (sorted(entries),),
             ).fetchall()
             granted = set()
             for (rid,) in locked:
-                row = self.conn.execute(
+                row = conn.execute(
                     "INSERT INTO reminder_fates (record_id, entry, owner_pid, owner_start) "
                     "VALUES (%s, %s, %s, %s) ON CONFLICT (record_id) DO UPDATE SET "
                     "entry = excluded.entry, owner_pid = excluded.owner_pid, "
@@ -327,9 +349,10 @@ class PgStateHome:
     # ------------------------------------------------------------------ Telegram updates
 
     def claim_update(self, bot: str, update_id: int) -> str:
-        """``mine`` (this worker answers it now), ``done`` (answered: drop it) or ``busy``
-        (another live worker answers it now). A claim whose session is gone is taken over:
-        that worker died before the turn was done."""
+        """``mine`` (this worker answers it now), ``replied`` (mine, but its answer went out
+        already: a worker died after sending it, before the turn was done), ``done``
+        (answered: drop it) or ``busy`` (another live worker answers it now). A claim whose
+        session is gone is taken over."""
         pid, start = self.session
         self._claims += 1
         if self._claims % 1000 == 1:
@@ -340,16 +363,30 @@ class PgStateHome:
             "owner_pid = excluded.owner_pid, owner_start = excluded.owner_start, at = now() "
             "WHERE NOT telegram_updates.done AND "
             + _OWNER_GONE.format(t="telegram_updates")
-            + " RETURNING update_id",
+            + " RETURNING replied",
             (bot, update_id, pid, start),
         )
         if rows:
-            return "mine"
+            return "replied" if rows[0][0] else "mine"
         seen = self._run(
             "SELECT done FROM telegram_updates WHERE bot = %s AND update_id = %s",
             (bot, update_id),
         )
         return "done" if seen and seen[0][0] else "busy"
+
+    async def reply_sent(self, bot: str, update_id: int) -> None:
+        """The claimed update's answer went out: one statement on a connection of the pool
+        (never queued behind the state connection's other callers)."""
+        conn = await self._lease()
+        ok = False
+        try:
+            await conn.execute(
+                "UPDATE telegram_updates SET replied = true WHERE bot = %s AND update_id = %s",
+                (bot, update_id),
+            )
+            ok = True
+        finally:
+            await self._give_back(conn, ok)
 
     def finish_update(self, bot: str, update_id: int, *, done: bool) -> None:
         """After the turn: answered (never again), or not (a re-post is answered)."""
@@ -412,6 +449,21 @@ class PgStateHome:
         )
         return [r[0] for r in rows]
 
+    async def aqueued_turns(self) -> list[str]:
+        """:meth:`queued_turns` on the async pool: never waits for a thread of the loop's."""
+        conn = await self._lease()
+        ok = False
+        try:
+            cur = await conn.execute(
+                "SELECT name FROM writer_queue WHERE NOT failed ORDER BY name "
+                "FOR UPDATE SKIP LOCKED"
+            )
+            rows = await cur.fetchall()
+            ok = True
+        finally:
+            await self._give_back(conn, ok)
+        return [r[0] for r in rows]
+
     def put_turn(self, name: str, text: str) -> None:
         self._run("INSERT INTO writer_queue (name, body) VALUES (%s, %s)", (name, text))
 
@@ -420,10 +472,12 @@ class PgStateHome:
         return [(r[0], r[1], (r[3] or "") if r[2] else None) for r in rows]
 
     def replace_turn(self, name: str, text: str | None) -> None:
-        if text is None:
-            self._run("DELETE FROM writer_queue WHERE name = %s", (name,))
-        else:
-            self._run("UPDATE writer_queue SET body = %s WHERE name = %s", (text, name))
+        """Waits while another worker processes the turn (its row is locked till then)."""
+        with self._aside() as conn:
+            if text is None:
+                conn.execute("DELETE FROM writer_queue WHERE name = %s", (name,))
+            else:
+                conn.execute("UPDATE writer_queue SET body = %s WHERE name = %s", (text, name))
 
     def lost(self, exc: BaseException) -> bool:
         seen: BaseException | None = exc
@@ -443,6 +497,10 @@ class PgStateHome:
         for conn in idle:
             with contextlib.suppress(psycopg.Error):
                 await conn.close()
+        with self._lock:
+            aside, self._idle_sync = self._idle_sync, []
+        for sync_conn in aside:
+            sync_conn.close()
         self.conn.close()
 
 

@@ -70,7 +70,7 @@ class WriterQueue:
             if removed:
                 logger.info("writer queue: removed %d stale temp file(s)", removed)
         self._stopping = False
-        if self.pending():
+        if await self.apending():
             self._idle.clear()
             self._wake.set()
         self._task = asyncio.create_task(self._run(), name="memory-writer-queue")
@@ -97,6 +97,13 @@ class WriterQueue:
             return [self.folder / name for name in self.home.queued_turns()]
         return [p for p in pending_turn_files(self.writer.workspace) if p not in self._stuck]
 
+    async def apending(self) -> list[Path]:
+        """:meth:`pending` without holding up the event loop (the database: on the async
+        driver; the folder: listed in a thread)."""
+        if self.home is not None:
+            return [self.folder / name for name in await self.home.aqueued_turns()]
+        return await asyncio.to_thread(self.pending)
+
     async def enqueue(self, turn: TurnContext) -> Path:
         """Persist ``turn`` and wake the worker; returns at once after the file is on disk."""
         if not turn.now:
@@ -119,7 +126,7 @@ class WriterQueue:
             await self.process_pending()
             return
         task = self._task
-        while self.pending():
+        while await self.apending():
             if task.done():
                 task.result()  # the worker died: its error goes to the caller; the turns stay
                 raise RuntimeError("the writer queue's worker stopped; queued turns are kept")
@@ -141,7 +148,7 @@ class WriterQueue:
         for path in self.pending() if self.home is None else ():
             await self._process_file(path)
             done += 1
-        self._save_status(len(self.pending()))
+        self._save_status(len(await self.apending()))
         return done
 
     def stats(self) -> dict[str, Any]:
@@ -206,7 +213,7 @@ class WriterQueue:
             await self._process_taken(item)
         if item.outcome == "failed":
             self._count_set_aside(item.name, item.reason, "the queue's failed rows")
-        self._save_status(len(self.pending()))
+        self._save_status(len(await self.apending()))
         return True
 
     async def _taken_or_lost(self) -> bool:

@@ -259,7 +259,8 @@ class TelegramAdapter(PlatformAdapter):
 
     async def _on_message(self, update: Update, context: PtbContext) -> None:
         if update.message is not None:
-            handled = self._turns.receive(update.message)
+            receipt = None if self.webhook is None else self.webhook.receipt(update.update_id)
+            handled = self._turns.receive(update.message, receipt)
             if handled is not None and self.webhook is not None:
                 self._handled[update.update_id] = handled
 

@@ -36,6 +36,7 @@ from familiars.bot._adapters.telegram._retry import Clock, Sleep
 from familiars.bot._adapters.telegram._sending import Sender
 from familiars.bot._adapters.telegram._slash import CommandAnswers
 from familiars.bot._adapters.telegram._stream import ReplyStream
+from familiars.bot._adapters.telegram._webhook import Receipt
 from familiars.bot._errors import SOMETHING_WENT_WRONG
 
 logger = logging.getLogger(__name__)
@@ -86,9 +87,12 @@ class TelegramTurns:
         )
         self._background: set[asyncio.Future[None]] = set()
 
-    def receive(self, message: Message) -> asyncio.Future[None] | None:
+    def receive(
+        self, message: Message, receipt: Receipt | None = None
+    ) -> asyncio.Future[None] | None:
         """Queue what ``message`` asks for in its chat's lane (or nothing); the future is
-        done once it was handled."""
+        done once it was handled. ``receipt`` (webhook mode): told the moment the answer
+        went out; a silent one's turn runs without sending."""
         if message.from_user is None or message.from_user.is_bot:
             return None
         key = (str(message.chat_id), thread_id(message))
@@ -101,7 +105,7 @@ class TelegramTurns:
             return None  # a command for another bot, or an unknown one not addressed to us
         incoming = to_incoming(message, self._me.bot_id, self._me.username)
         if should_answer(incoming) and (incoming.text.strip() or incoming.attachments):
-            return self._lanes.submit(key, lambda: self._run_turn(incoming))
+            return self._lanes.submit(key, lambda: self._run_turn(incoming, receipt))
         return None
 
     async def drain(self, timeout: float) -> None:
@@ -117,14 +121,14 @@ class TelegramTurns:
             with contextlib.suppress(TelegramSendError):
                 await self._sender.text(str(message.chat_id), NOT_ALLOWED)
 
-    async def _run_turn(self, incoming: IncomingMessage) -> None:
+    async def _run_turn(self, incoming: IncomingMessage, receipt: Receipt | None = None) -> None:
         # The typing loop is told to stop rather than cancelled: cancelling a request in
         # flight would close its pooled connection.
         typing_done = asyncio.Event()
         self._spawn(self._keep_typing(incoming.chat_id, incoming.thread_id, typing_done))
         try:
             incoming = await self._with_file_data(incoming)
-            await self._stream_reply(incoming)
+            await self._stream_reply(incoming, receipt)
         except Exception:
             # Reported here, with the message that caused it; the person gets a short apology
             # instead of silence.
@@ -133,8 +137,9 @@ class TelegramTurns:
                 incoming.message_id,
                 incoming.chat_id,
             )
-            with contextlib.suppress(TelegramSendError):
-                await self._sender.text(incoming.chat_id, SORRY, thread_id=incoming.thread_id)
+            if receipt is None or not receipt.silent:  # answered before: not even a sorry
+                with contextlib.suppress(TelegramSendError):
+                    await self._sender.text(incoming.chat_id, SORRY, thread_id=incoming.thread_id)
         finally:
             typing_done.set()
             if self._on_turn_done is not None:
@@ -156,16 +161,19 @@ class TelegramTurns:
             return attachment
         return dataclasses.replace(attachment, data=data, size=len(data))
 
-    def _stream_for(self, incoming: IncomingMessage) -> ReplyStream:
+    def _stream_for(self, incoming: IncomingMessage, receipt: Receipt | None) -> ReplyStream:
         reply_to = incoming.message_id if incoming.is_group else None
 
         async def send(piece: str, first: bool) -> int:
-            return await self._sender.text(
+            sent = await self._sender.text(
                 incoming.chat_id,
                 piece,
                 thread_id=incoming.thread_id,
                 reply_to=reply_to if first else None,
             )
+            if first and receipt is not None:
+                await receipt.sent()  # before anything else: the answer is out
+            return sent
 
         async def edit(message_id: int, piece: str) -> None:
             await self._sender.edit(incoming.chat_id, message_id, piece)
@@ -173,8 +181,16 @@ class TelegramTurns:
         p = self._pacing
         return ReplyStream(send, edit, clock=p.clock, sleep=p.sleep, interval=p.edit_interval_s)
 
-    async def _stream_reply(self, incoming: IncomingMessage) -> None:
-        stream = self._stream_for(incoming)
+    async def _stream_reply(self, incoming: IncomingMessage, receipt: Receipt | None) -> None:
+        if receipt is not None and receipt.silent:  # answered by a worker that then died
+            async for _ in self._handler.respond(incoming):
+                pass
+            logger.info(
+                "Telegram: message %s answered before; its turn ran again, silent",
+                incoming.message_id,
+            )
+            return
+        stream = self._stream_for(incoming, receipt)
         broken: TelegramSendError | None = None
         async for delta in self._handler.respond(incoming):
             if broken is None:

@@ -12,8 +12,14 @@ same python-telegram-bot handlers as a polled update, and answered 200 only once
 done (or after ``ack_after_s``, so a slow turn is not posted again): a worker killed mid-turn
 never said 200, and Telegram posts the update again, to another worker. While the adapter is
 not running, or its turn was dropped by a stop, the answer is 503 and the claim is let go:
-Telegram keeps the update. A worker killed between its answer going out and the mark being
-written leaves the one window in which an update can be answered twice.
+Telegram keeps the update.
+
+The moment the platform takes the turn's answer, the claim is marked ``replied``
+(:class:`Receipt`, awaited before the turn goes on). A worker that takes over the update of
+one killed after that runs the turn again without sending anything (its writes are kept,
+the person is not answered twice). A worker killed between the platform taking the answer
+and that one statement committing leaves the one window in which an update can be answered
+twice.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import json
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from telegram import Bot, Update
@@ -35,6 +42,15 @@ logger = logging.getLogger(__name__)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 #: What the Bot API accepts as ``secret_token``.
 SECRET_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """One webhook update's turn: ``silent`` when its answer went out already (run the turn,
+    send nothing); ``sent()`` to be awaited the moment its answer went out."""
+
+    silent: bool
+    sent: Callable[[], Awaitable[None]]
 
 
 class TelegramWebhook:
@@ -57,6 +73,8 @@ class TelegramWebhook:
         self._bot: Bot | None = None
         self._take: Callable[[Update], Awaitable[None]] | None = None
         self._marks: set[asyncio.Future[None]] = set()
+        self._bot_key = ""
+        self._replied: set[int] = set()  # taken over with their answer sent: run silently
         self.refused = 0
         self.duplicates = 0
 
@@ -67,6 +85,7 @@ class TelegramWebhook:
     def open(self, bot: Bot, take: Callable[[Update], Awaitable[None]]) -> None:
         """Take updates from now on: ``take(update)`` returns once it is handled."""
         self._bot, self._take = bot, take
+        self._bot_key = bot.token.split(":", 1)[0]
 
     def close(self) -> None:
         """Answer 503 from now on: Telegram keeps the updates for the next worker."""
@@ -89,6 +108,13 @@ class TelegramWebhook:
             return 400
         bot_key = bot.token.split(":", 1)[0]
         claim = await asyncio.to_thread(self._home.claim_update, bot_key, update.update_id)
+        if claim == "replied":
+            logger.info(
+                "Telegram webhook: update %s was answered; its turn runs again, silent",
+                update.update_id,
+            )
+            self._replied.add(update.update_id)
+            claim = "mine"
         if claim != "mine":
             self.duplicates += 1
             logger.info("Telegram webhook: update %s came again (%s)", update.update_id, claim)
@@ -97,8 +123,21 @@ class TelegramWebhook:
         task.add_done_callback(lambda t: self._finish(t, bot_key, update.update_id))
         return await self._handled(task, update.update_id)
 
+    def receipt(self, update_id: int) -> Receipt:
+        """The :class:`Receipt` of the update being taken now."""
+        bot_key = self._bot_key
+
+        async def sent() -> None:
+            try:
+                await self._home.reply_sent(bot_key, update_id)
+            except Exception:  # noqa: BLE001 - the answer is out; a re-post may repeat it
+                logger.warning("Telegram webhook: marking update %s replied failed", update_id)
+
+        return Receipt(update_id in self._replied, sent)
+
     def _finish(self, task: asyncio.Future[None], bot_key: str, update_id: int) -> None:
         """Mark the update answered once its turn ended (a dropped turn: let go)."""
+        self._replied.discard(update_id)
         done = not task.cancelled()
         self._marks.add(
             asyncio.ensure_future(
