@@ -36,6 +36,7 @@ import typer
 
 from familiars.memory import (
     DEFAULT_BUDGETS_MS,
+    ContextReading,
     Embedder,
     MemoryReader,
     MemoryRecord,
@@ -159,8 +160,37 @@ async def evaluate_companion(
     out["moments"] = {s: sum(1 for m in moments if m["split"] == s) for s in ("dev", "held")}
     out["latency_ms"] = _percentiles(latency["message"] + latency["conversation"])
     out["latency_ms_by_query"] = {way: _percentiles(ms) for way, ms in latency.items()}
+    out["long_conversation"] = await _long_conversation(reader, moments, ks, profile)
     out["budget_ms"] = DEFAULT_BUDGETS_MS[profile]
     return out
+
+
+async def _long_conversation(
+    reader: MemoryReader, moments: Sequence[dict[str, Any]], ks: Sequence[int], profile: str
+) -> dict[str, Any]:
+    """Recall with the conversation when its messages are long: each moment's context led by
+    one message made of the person's next four moments' contexts (about 40-70 words), the
+    joined text cut to ``ContextReading.max_words`` and uncut, asked in turn (load hits
+    both alike): latency and R@k over every moment."""
+    cut_at = ContextReading.max_words
+    ms: dict[str, list[float]] = {"cut": [], "uncut": []}
+    tallies = {way: _Tally(ks) for way in ms}
+    for i, m in enumerate(moments):
+        mine = [o for o in moments[i + 1 :] if o["person"] == m["person"]][:4]
+        context = [" ".join(t for o in mine for t in o["context"]), *m["context"]]
+        ways = ("cut", "uncut") if i % 2 == 0 else ("uncut", "cut")
+        for way in ways:
+            ContextReading.max_words = cut_at if way == "cut" else 0
+            try:
+                ranked, took = await _ask(reader, m, k=max(ks), profile=profile, context=context)
+            finally:
+                ContextReading.max_words = cut_at
+            ms[way].append(took)
+            tallies[way].add(m["gold"], ranked)
+    return {
+        "max_words": cut_at,
+        **{way: {**tallies[way].summary(), "latency_ms": _percentiles(ms[way])} for way in ms},
+    }
 
 
 async def evaluate_multilingual(
@@ -268,6 +298,14 @@ def print_report(report: dict[str, Any]) -> None:
     print(f"recall latency p50 {lat['p50']} ms, p95 {lat['p95']} ms (budget {comp['budget_ms']})")
     for way, ms in comp.get("latency_ms_by_query", {}).items():
         print(f"  with the {way}: p50 {ms['p50']} ms, p95 {ms['p95']} ms")
+    if long := comp.get("long_conversation"):
+        for way in ("cut", "uncut"):
+            got = long[way]
+            print(
+                f"  long messages, joined text {way} ({long['max_words']} words):"
+                f" R@5 {got['recall@5']} R@10 {got['recall@10']},"
+                f" p50 {got['latency_ms']['p50']} ms, p95 {got['latency_ms']['p95']} ms"
+            )
     for key in ("multilingual", "multilingual_fallback"):
         if key in report:
             _print_languages(report[key], key, report[key].get("model") or report["model"])

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from familiars.memory._dialog_tree import DialogTree
+from familiars.memory._text import last_words
 
 #: How many earlier messages of the branch are read (the topic is usually 2-3 back).
 CONTEXT_MESSAGES = 3
@@ -36,6 +37,9 @@ CONTEXT_WEIGHT = 4.0
 #: p50 .26, p95 .43, max .53 (none set aside); a question naming what it asks about ~.8.
 #: A model with another cosine scale (bge-m3 runs higher) may want its own.
 TOPIC_COSINE = 0.6
+#: The joined text (context and message) keeps its last this many words: the batch's
+#: longest text sets its cost. Companion dev moments' joined text: p50 20, max 30 words.
+CONTEXT_MAX_WORDS = 48
 #: Messages older than this before the query are another conversation, not its context.
 CONTEXT_MAX_AGE_S = 3600.0
 #: How many of the newest nodes are looked at.
@@ -93,9 +97,16 @@ def _root(tree: DialogTree, node_id: int, roots: dict[int, int]) -> int:
     return root
 
 
-def context_query(messages: Sequence[str], query: str) -> list[str]:
-    """The extra text to embed with the query (none without context)."""
-    return [" ".join([*messages, query])] if messages else []
+def context_query(messages: Sequence[str], query: str, max_words: int | None = None) -> list[str]:
+    """The extra text to embed with the query (none without context): the messages and the
+    query joined, cut to its last ``max_words`` words (:data:`CONTEXT_MAX_WORDS`; 0: uncut;
+    a character of a script without spaces counts as a word), so long messages do not make
+    the batch's longest text, and its embedding, slower."""
+    if not messages:
+        return []
+    limit = CONTEXT_MAX_WORDS if max_words is None else max_words
+    joined = " ".join([*messages, query])
+    return [last_words(joined, limit) if limit > 0 else joined]
 
 
 def fuse(
@@ -162,6 +173,9 @@ class Reading:
     """One recall's conversation: the messages read with the query, and (worked out only
     when shown: ``/memory why``, ``as_dict``) how much they moved each recalled item."""
 
+    #: The joined text's word cap (0: none; ``bench companion`` times both in one run).
+    max_words: int = CONTEXT_MAX_WORDS
+
     def __init__(
         self, messages: Sequence[str], query: str, index: Any = None,
         set_aside: Sequence[str] = (),
@@ -169,7 +183,7 @@ class Reading:
         self.messages = list(messages)
         #: The conversation left unread: the message named its topic (:func:`names_its_topic`).
         self.set_aside = list(set_aside)
-        self.extra = context_query(self.messages, query)
+        self.extra = context_query(self.messages, query, self.max_words)
         self.weight = CONTEXT_WEIGHT
         self._index = index
         self._message: np.ndarray | None = None

@@ -187,6 +187,16 @@ def words(text: str) -> list[str]:
     return [part for word in found for part in _split_no_space(word)]
 
 
+_UNIT = re.compile(_NO_SPACE.pattern[:-1] + "|" + "[^\\s" + _NO_SPACE.pattern[1:-2] + "]+")
+
+
+def last_words(text: str, limit: int) -> str:
+    """``text`` from its ``limit``-th last word on (whitespace words; each character of a
+    script without spaces counts as one, as a model's tokenizer reads them)."""
+    units = list(_UNIT.finditer(text))
+    return text if len(units) <= limit else text[units[-limit].start() :]
+
+
 def no_space_script(text: str) -> bool:
     """Whether ``text`` holds a script written without spaces (its words are bigrams)."""
     return _NO_SPACE.search(text) is not None

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from familiars.benchmarks import _companion as companion
+from familiars.memory import ContextReading
 from tests.fakes import HashEmbedder
 
 
@@ -44,6 +45,11 @@ async def test_the_report_puts_recall_beside_plain_cosine(tmp_path) -> None:
     for way in ("message", "conversation", "cosine", "cosine_conversation"):
         assert 0.0 <= comp["dev"][way]["recall@10"] <= 1.0
     assert comp["latency_ms"]["p95"] >= comp["latency_ms"]["p50"] >= 0
+    long = comp["long_conversation"]  # long messages: the joined text cut and uncut
+    assert long["max_words"] == ContextReading.max_words > 0
+    for way in ("cut", "uncut"):
+        assert 0.0 <= long[way]["recall@10"] <= 1.0
+        assert long[way]["latency_ms"]["p95"] >= long[way]["latency_ms"]["p50"] >= 0
     zh = report["multilingual"]["zh"]
     assert zh["shares_a_keyword_term"] > 0
     assert zh["keyword_part_nonzero"] == zh["shares_a_keyword_term"]

@@ -10,7 +10,14 @@ import numpy as np
 from familiars.memory import keyword_terms, make_record
 from familiars.memory._dialog_trees import DialogTrees
 from familiars.memory._reader import MemoryReader
-from familiars.memory._recall_context import CONTEXT_MAX_AGE_S, fuse, recent_messages
+from familiars.memory._recall_context import (
+    CONTEXT_MAX_AGE_S,
+    CONTEXT_MAX_WORDS,
+    Reading,
+    context_query,
+    fuse,
+    recent_messages,
+)
 from familiars.memory._text import words
 from tests.fakes import HashEmbedder
 
@@ -40,6 +47,24 @@ def test_recent_messages_are_the_persons_last_ones_on_the_branch(tmp_path) -> No
     assert "someone did something amazing for me once" not in said
     assert recent_messages(tree, "x", "ana", NOW.timestamp() + CONTEXT_MAX_AGE_S + 601) == []
     assert recent_messages(None, "x", "ana", NOW.timestamp()) == []
+
+
+def test_the_joined_text_keeps_its_last_words() -> None:
+    """Long messages do not make the embedded context text long: its last words are kept
+    (the message's own, then the newest context); a character of a script without spaces
+    counts as a word."""
+    said = [f"word{i}" for i in range(100)]
+    (joined,) = context_query([" ".join(said)], "where did I put the keys")
+    assert joined.split() == [
+        *said[-(CONTEXT_MAX_WORDS - 6) :],
+        *["where", "did", "I", "put", "the", "keys"],
+    ]
+    (short,) = context_query(["we talked about the garden"], "the roses")
+    assert short == "we talked about the garden the roses"
+    (cjk,) = context_query(["我" * 1000], "烤鸭", max_words=10)
+    assert cjk == "我" * 8 + " 烤鸭"
+    assert context_query([" ".join(said)], "x", max_words=0) == [" ".join([*said, "x"])]
+    assert len(Reading([" ".join(said)] * 3, "q").extra[0].split()) == CONTEXT_MAX_WORDS
 
 
 def test_fuse_reads_the_message_with_its_context() -> None:

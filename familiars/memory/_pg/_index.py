@@ -24,6 +24,7 @@ from familiars.memory._embeddings import Embedder, content_hash
 from familiars.memory._index import IndexListener, ReconcileReport, record_from_row
 from familiars.memory._pg._connect import notify_channel
 from familiars.memory._pg._feed import ChangeFeed
+from familiars.memory._pg._keywords import keyword_match, keyword_rank
 from familiars.memory._records import MemoryRecord
 from familiars.memory._store import MemoryStore, StoreChange
 
@@ -339,17 +340,18 @@ class PgMemoryIndex:
     async def keyword_search(
         self, query: str, *, limit: int = 200, user_key: str | None = None
     ) -> list[tuple[str, float]]:
-        """(record id, ts_rank_cd) of live records whose words match any of ``query``'s."""
-        words = [w for w in "".join(c if c.isalnum() else " " for c in query).split() if w]
-        if not words:
+        """(record id, ts_rank_cd) of live records whose words match any of ``query``'s
+        (English words, and the bigrams of a script without spaces: ``_keywords``)."""
+        found = keyword_rank(query)
+        if found is None:
             return []
+        rank, match, params = found
         person = "AND scope = 'user' AND user_key = %s" if user_key else ""
-        params: list[Any] = [" | ".join(words), *([user_key] if user_key else []), limit]
+        params = [*params, *([user_key] if user_key else []), limit]
         async with self._lock:
             cur = await self.conn.execute(
-                "SELECT id, ts_rank_cd(tsv, q) AS score FROM records, "
-                "to_tsquery('english', %s) q "
-                f"WHERE tsv @@ q AND NOT deprecated {person} ORDER BY score DESC, id LIMIT %s",
+                f"SELECT id, {rank} AS score FROM records "
+                f"WHERE {match} AND NOT deprecated {person} ORDER BY score DESC, id LIMIT %s",
                 params,
             )
             rows = await cur.fetchall()
@@ -381,15 +383,16 @@ class PgMemoryIndex:
         query: str | None = None,
     ) -> AsyncIterator[MemoryRecord]:
         """Records, oldest first, with ``MemoryStore.list``'s filters and those whose words
-        match ``query``'s (English stems: a CJK run is one word here, unlike SQLite's
-        bigram table)."""
-        where, params = ["TRUE"], []
+        match ``query``'s (English stems, and a CJK run's bigrams as SQLite's m005 has them:
+        ``_keywords``)."""
+        where: list[str] = ["TRUE"]
+        params: list[Any] = []
         if query is not None:
-            words = [w for w in "".join(c if c.isalnum() else " " for c in query).split() if w]
-            if not words:
+            found = keyword_match(query)
+            if found is None:
                 return
-            where.append("tsv @@ to_tsquery('english', %s)")
-            params.append(" | ".join(words))
+            where.append(found[0])
+            params += found[1]
         if scope is not None:
             where.append("scope = %s")
             params.append(scope)

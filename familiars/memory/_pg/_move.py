@@ -34,7 +34,7 @@ from familiars.memory._pg._move_state import (
     move_state_in,
     move_state_out,
 )
-from familiars.memory._pg._store import _RECORD_COLUMNS, record_row
+from familiars.memory._pg._store import _RECORD_COLUMNS, RECORD_VALUES, record_row
 from familiars.memory._records import MemoryRecord
 from familiars.memory._store import _MEMORY_GLOBS
 
@@ -201,8 +201,7 @@ def _insert_cell(
         rec.agent_id = info.get("agent_id") or "agent_0"
         rec.dialogue_id = info.get("dialogue_id")
         cur.execute(
-            f"INSERT INTO records ({_RECORD_COLUMNS}) VALUES "
-            "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            f"INSERT INTO records ({_RECORD_COLUMNS}) VALUES {RECORD_VALUES}",
             record_row(cell, rec),
         )
         report.records += 1

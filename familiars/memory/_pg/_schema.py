@@ -22,17 +22,23 @@ Tables (in the schema ``[database] schema_name``, default ``familiars``):
 - ``state_lines`` (m003): append-only journals (a dialogue tree's), one row per line.
 - ``telegram_updates`` (m004, m005): each webhook update claimed by one live worker's
   session, ``replied`` once its answer went out, ``done`` once its turn ended.
+- ``records.terms`` / ``terms_tsv`` (m006): the character bigrams of a record's runs of a
+  script written without spaces, for keyword search in every script (``_keywords``).
+
+A migration is SQL, or a function of the connection (m006 fills the rows already there).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import psycopg
 from psycopg import sql
 
 from familiars.memory._pg._connect import DatabaseError, explain
+from familiars.memory._pg._keywords import m006_no_space_terms
 
 logger = logging.getLogger(__name__)
 
@@ -163,12 +169,13 @@ ALTER TABLE telegram_updates ADD COLUMN replied boolean NOT NULL DEFAULT false;
 """
 
 #: (name, SQL), in order. Never edit or reorder one that has shipped: append.
-MIGRATIONS: list[tuple[str, str]] = [
+MIGRATIONS: list[tuple[str, str | Callable[[psycopg.Connection[Any]], None]]] = [
     ("m001_records", M001_RECORDS),
     ("m002_state", M002_STATE),
     ("m003_state_lines", M003_STATE_LINES),
     ("m004_session_claims", M004_SESSION_CLAIMS),
     ("m005_update_replies", M005_UPDATE_REPLIES),
+    ("m006_no_space_terms", m006_no_space_terms),
 ]
 
 
@@ -223,7 +230,10 @@ def _migrate_locked(conn: psycopg.Connection[Any], schema: str) -> list[str]:
         if name in done:
             continue
         with conn.transaction():
-            conn.execute(script)  # type: ignore[arg-type]  # our own constant SQL
+            if callable(script):
+                script(conn)
+            else:
+                conn.execute(script)  # type: ignore[arg-type]  # our own constant SQL
             conn.execute("INSERT INTO schema_migrations (name) VALUES (%s)", (name,))
         applied.append(name)
         logger.info("database: applied migration %s", name)

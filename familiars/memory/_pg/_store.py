@@ -38,6 +38,7 @@ from familiars.memory._store import (
     _OpGroup,
     _supersede_chain,
 )
+from familiars.memory._text import no_space_terms
 
 logger = logging.getLogger(__name__)
 
@@ -45,19 +46,21 @@ _CELL_LOCK = 0x6365  # the first key of a cell's advisory lock ("ce"); the secon
 
 _RECORD_COLUMNS = (
     "id, cell, scope, category, user_key, agent_id, dialogue_id, ts, content, content_hash, "
-    "deprecated, pinned, salience, data"
+    "deprecated, pinned, salience, data, terms"
 )
+#: One placeholder per column of :data:`_RECORD_COLUMNS`.
+RECORD_VALUES = "(" + ", ".join(["%s"] * 15) + ")"
 
 
 _UPSERT = (
-    f"INSERT INTO records ({_RECORD_COLUMNS}) VALUES "
-    "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+    f"INSERT INTO records ({_RECORD_COLUMNS}) VALUES {RECORD_VALUES} "
     "ON CONFLICT (id) DO UPDATE SET scope = excluded.scope, "
     "category = excluded.category, user_key = excluded.user_key, "
     "agent_id = excluded.agent_id, dialogue_id = excluded.dialogue_id, "
     "ts = excluded.ts, content = excluded.content, "
     "content_hash = excluded.content_hash, deprecated = excluded.deprecated, "
-    "pinned = excluded.pinned, salience = excluded.salience, data = excluded.data"
+    "pinned = excluded.pinned, salience = excluded.salience, data = excluded.data, "
+    "terms = excluded.terms"
 )
 
 
@@ -81,6 +84,7 @@ def record_row(cell: str, rec: MemoryRecord) -> tuple[Any, ...]:
         rec.pinned,
         float(rec.salience),
         header_json(rec),
+        no_space_terms(rec.content),
     )
 
 

@@ -12,6 +12,7 @@ import psycopg
 from familiars.memory._index import record_from_row
 from familiars.memory._index_view import IndexView, RecordFilter
 from familiars.memory._pg._connect import aconnect
+from familiars.memory._pg._keywords import keyword_match, query_words
 from familiars.memory._records import MemoryRecord, parse_ts
 
 logger = logging.getLogger(__name__)
@@ -20,7 +21,7 @@ _COLUMNS = ("user_key", "agent_id", "dialogue_id", "scope", "category")
 
 
 def _words(query: str) -> list[str]:
-    return [w for w in "".join(c if c.isalnum() else " " for c in query).split() if w]
+    return query_words(query)
 
 
 def pg_where(flt: RecordFilter) -> tuple[str, list[Any]]:
@@ -35,8 +36,9 @@ def pg_where(flt: RecordFilter) -> tuple[str, list[Any]]:
     if not flt.include_deprecated:
         clauses.append("NOT deprecated")
     if flt.query is not None:
-        clauses.append("tsv @@ to_tsquery('english', %s)")
-        params.append(" | ".join(_words(flt.query)))
+        found = keyword_match(flt.query)
+        clauses.append(found[0] if found else "FALSE")
+        params += found[1] if found else []
     return (" AND ".join(clauses) or "TRUE"), params
 
 
