@@ -122,7 +122,9 @@ async def measure_database(
 async def _check_loaded(store: MemoryStore, records: list[MemoryRecord]) -> None:
     """The copied rows read back through the store as the records they were made from."""
     mine = [r for r in records[: PEOPLE * 3] if r.user_key == records[0].user_key]
-    got = [r for r in await store.list(user_key=records[0].user_key) if r.id in {m.id for m in mine}]
+    got = [
+        r for r in await store.list(user_key=records[0].user_key) if r.id in {m.id for m in mine}
+    ]
     if [(r.id, r.content) for r in got] != [(r.id, r.content) for r in mine]:
         raise RuntimeError("the copied rows do not read back as the records")
 

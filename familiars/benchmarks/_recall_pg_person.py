@@ -86,7 +86,9 @@ def _settings(conn: psycopg.Connection[Any], way: Way) -> None:
         conn.execute(sql.SQL("SET LOCAL {} = {}").format(sql.SQL(name), sql.Literal(str(value))))
 
 
-def uses_hnsw(conn: psycopg.Connection[Any], way: Way, query: sql.Composed, params: dict[str, Any]) -> bool:
+def uses_hnsw(
+    conn: psycopg.Connection[Any], way: Way, query: sql.Composed, params: dict[str, Any]
+) -> bool:
     """Whether the planner answers ``way`` with the HNSW index (else it is exact anyway)."""
     with conn.transaction():
         _settings(conn, way)
