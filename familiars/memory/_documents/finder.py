@@ -45,6 +45,7 @@ from familiars.memory._documents.searching import SearchMixin
 from familiars.memory._documents.walking import walk_folder
 from familiars.memory._embeddings import Embedder, content_hash
 from familiars.memory._paths import check_user_key, user_dir
+from familiars.memory._pg._url import database_url, driver_missing
 
 logger = logging.getLogger(__name__)
 
@@ -79,9 +80,11 @@ class DocumentFinder(SearchMixin):
         self.max_bytes = int(settings.files.max_file_mb * 1024 * 1024)
         chosen = settings.files.ablate if ablate is None else ablate
         self.ablate = knobs_mod.ablated_knobs(list(chosen))
-        self.history = history or EditHistory(self.workspace)
         self.path = self.workspace / DB_NAME
-        self.rows: DocRows = rows or SqliteDocRows(self.path)
+        if rows is None or history is None:
+            rows, history = document_home(settings, self.workspace)
+        self.history = history
+        self.rows: DocRows = rows
         self._write_lock = asyncio.Lock()
         self._matrix: Matrix | None = None
         self._matrix_generation = -1
@@ -94,6 +97,7 @@ class DocumentFinder(SearchMixin):
 
     async def close(self) -> None:
         await self.rows.close()
+        await asyncio.to_thread(self.history.close)
 
     async def __aenter__(self) -> DocumentFinder:
         await self.open()
@@ -134,7 +138,10 @@ class DocumentFinder(SearchMixin):
             return await self._note_skip(owner, exc)
         target = folder / name
         await asyncio.to_thread(atomic_write_bytes, target, data)
-        return (await self.add_paths([target], owner=owner, folder_label="attachments"))[0]
+        result = (await self.add_paths([target], owner=owner, folder_label="attachments"))[0]
+        if result.file_id is not None and result.status != "skipped":
+            await self.rows.put_blob(result.file_id, data)  # any worker can send it back
+        return result
 
     async def add_paths(
         self, paths: Sequence[Path], *, owner: str, folder_label: str | None = None
@@ -384,14 +391,30 @@ class DocumentFinder(SearchMixin):
         if row is None or row[0] not in owners:
             raise FileAccessError(file_id)
         path = Path(row[1])
-        try:
-            data = await asyncio.to_thread(path.read_bytes)
-        except OSError as exc:
-            raise FileAccessError(file_id) from exc
+        data = await self.rows.blob(file_id)
+        if data is None:
+            try:
+                data = await asyncio.to_thread(path.read_bytes)
+            except OSError as exc:
+                raise FileAccessError(file_id) from exc
         return FileBlob(file_id=file_id, name=row[2], path=str(path), data=data)
 
 
 # --------------------------------------------------------------------- helpers
+
+
+def document_home(settings: Settings, workspace: Path) -> tuple[DocRows, EditHistory]:
+    """Where the document index lives: the memory's database when ``[database] url_env``
+    names one (every worker finds every file), else ``familiars.db`` and sidecar files."""
+    url = database_url(settings)
+    if url is None:
+        return SqliteDocRows(workspace / DB_NAME), EditHistory(workspace)
+    try:
+        from familiars.memory._pg._documents import PgDocRows, PgEditHistory
+    except ImportError:
+        raise driver_missing() from None
+    schema = settings.database.schema_name
+    return PgDocRows(url, schema), PgEditHistory(url, schema)
 
 
 def _regular_file_stat(path: Path) -> os.stat_result:

@@ -62,6 +62,8 @@ class DocRows(Protocol):
     async def load_matrix(self, model: str, dim: int) -> Matrix: ...
     async def count_chunks(self) -> int: ...
     async def file_paths(self, file_ids: Sequence[str]) -> dict[str, str]: ...
+    async def put_blob(self, file_id: str, data: bytes) -> None: ...
+    async def blob(self, file_id: str) -> bytes | None: ...
 
 
 _FILE_UPSERT = (
@@ -314,3 +316,9 @@ class SqliteDocRows:
             f"SELECT file_id, path FROM doc_files WHERE file_id IN ({marks})", list(file_ids)
         )
         return {row[0]: row[1] for row in rows}
+
+    async def put_blob(self, file_id: str, data: bytes) -> None:
+        """Nothing: an attachment's bytes are its file under the person's folder."""
+
+    async def blob(self, file_id: str) -> bytes | None:
+        return None  # read from the file's path

@@ -20,6 +20,7 @@ Tables (in the schema ``[database] schema_name``, default ``familiars``):
   ``writer_queue`` (turns waiting, claimed ``FOR UPDATE SKIP LOCKED``); ``reminder_fates``
   (the ledger's loop fates, one row per reminder, claimed with the reminder's row locked).
 - ``state_lines`` (m003): append-only journals (a dialogue tree's), one row per line.
+- ``doc_*`` (m005): the document index, its edit history and attachments' bytes.
 """
 
 from __future__ import annotations
@@ -153,12 +154,77 @@ CREATE TABLE telegram_updates (
 CREATE INDEX telegram_updates_at ON telegram_updates (at);
 """
 
+#: The document index (``familiars files``, attachments) as ``familiars.db`` holds it
+#: (``_documents/schema.py``), keyword search by a generated ``tsvector``; ``doc_edits`` the
+#: edit-history sidecars' lines, ``doc_blobs`` the bytes of attachments (see ``_documents``).
+M005_DOCUMENTS = """
+CREATE TABLE doc_files (
+    file_id text PRIMARY KEY,
+    owner text NOT NULL,
+    path text NOT NULL,
+    name text NOT NULL,
+    folder text NOT NULL,
+    ext text NOT NULL,
+    kind text NOT NULL,
+    size bigint NOT NULL,
+    mtime double precision NOT NULL,
+    sha256 text NOT NULL,
+    n_chunks integer NOT NULL,
+    indexed_at text NOT NULL,
+    deleted_at text
+);
+CREATE INDEX doc_files_owner ON doc_files (owner, deleted_at);
+CREATE TABLE doc_chunks (
+    chunk_id bigserial PRIMARY KEY,
+    file_id text NOT NULL,
+    version text NOT NULL,
+    current boolean NOT NULL,
+    seq integer NOT NULL,
+    kind text NOT NULL,
+    page integer,
+    text text NOT NULL,
+    content_hash text NOT NULL,
+    tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', text)) STORED
+);
+CREATE INDEX doc_chunks_file ON doc_chunks (file_id, current);
+CREATE INDEX doc_chunks_tsv ON doc_chunks USING gin (tsv);
+CREATE TABLE doc_vectors (
+    model text NOT NULL,
+    dim integer NOT NULL,
+    content_hash text NOT NULL,
+    vector bytea NOT NULL,
+    PRIMARY KEY (model, dim, content_hash)
+);
+CREATE TABLE doc_skips (
+    owner text NOT NULL,
+    path text NOT NULL,
+    code text NOT NULL,
+    reason text NOT NULL,
+    at text NOT NULL,
+    PRIMARY KEY (owner, path)
+);
+CREATE TABLE doc_meta (key text PRIMARY KEY, value bigint NOT NULL);
+INSERT INTO doc_meta (key, value) VALUES ('generation', 0);
+CREATE TABLE doc_edits (
+    seq bigserial PRIMARY KEY,
+    owner text NOT NULL,
+    file_id text NOT NULL,
+    line text NOT NULL
+);
+CREATE INDEX doc_edits_file ON doc_edits (owner, file_id, seq);
+CREATE TABLE doc_blobs (
+    file_id text PRIMARY KEY,
+    data bytea NOT NULL
+);
+"""
+
 #: (name, SQL), in order. Never edit or reorder one that has shipped: append.
 MIGRATIONS: list[tuple[str, str]] = [
     ("m001_records", M001_RECORDS),
     ("m002_state", M002_STATE),
     ("m003_state_lines", M003_STATE_LINES),
     ("m004_session_claims", M004_SESSION_CLAIMS),
+    ("m005_documents", M005_DOCUMENTS),
 ]
 
 
