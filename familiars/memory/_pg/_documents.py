@@ -36,6 +36,8 @@ from familiars.memory._embeddings import content_hash
 from familiars.memory._pg._connect import aconnect, connect
 from familiars.memory._pg._schema import migrate
 
+_FILE_LOCK = 0x646F  # the first key of a file's advisory lock ("do"); the second: its id's hash
+
 _FILE_UPSERT = (
     "INSERT INTO doc_files (file_id, owner, path, name, folder, ext, kind, size, mtime, sha256,"
     " n_chunks, indexed_at, deleted_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s,"
@@ -155,6 +157,10 @@ class PgDocRows:
         return [r[0] for r in rows]
 
     async def write_version(self, version: Version, *, current: bool, keep: int) -> None:
+        # Held to the commit: two workers indexing one file write its versions in turn.
+        await self._write(
+            "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_FILE_LOCK, version.file_id)
+        )
         if current:
             await self._write(
                 "UPDATE doc_chunks SET current = false WHERE file_id = %s", (version.file_id,)
