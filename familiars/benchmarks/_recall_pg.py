@@ -4,13 +4,13 @@ run and on the same vectors.
 For each size, synthetic records of 100 people (each sentence unique) with synthetic vectors
 (``clustered``: around 300 topics, as real embeddings bunch, a query a record's vector plus a
 little noise; ``uniform``: random unit vectors and queries, the worst case for a graph index,
-nothing to lean on) are written
-through the database home's own store (the vectors follow through its index into pgvector,
-indexed by HNSW as they arrive), then each query is answered four ways: numpy's exact top-k
-over the whole matrix (the files home's path: the reader's matrix) and over one person's
-rows, and ``PgMemoryIndex.nearest`` over all (HNSW, at each ``ef_search`` asked) and over one
-person (exact over the person's rows in the database: HNSW with iterative scans measured
-0.83-0.86 there at 100k). Recall@k is the share of the exact top-k returned.
+nothing to lean on) are copied into the database home's own tables (``COPY``, then one HNSW
+build: ``_recall_pg_load``; one person's records are read back through the store to check
+the rows), then each query is answered: numpy's exact top-k over the whole matrix (the files
+home's path: the reader's matrix) and over one person's rows, ``PgMemoryIndex.nearest`` over
+all (HNSW, at each ``ef_search`` asked) and over one person (what the app does), and every
+per-person way pgvector offers (``_recall_pg_person``). Recall@k is the share of the exact
+top-k returned.
 """
 
 from __future__ import annotations
