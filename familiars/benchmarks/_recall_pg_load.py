@@ -114,7 +114,7 @@ def copy_rows(
 
 def build_index(conn: psycopg.Connection[Any], space: int, dim: int) -> None:
     """The space's HNSW index as the home makes it (``PgMemoryIndex._ensure_space``: same
-    name, expression and predicate), built once over the loaded rows."""
+    name, expression, graph options and predicate), built once over the loaded rows."""
     conn.execute(sql.SQL("SET maintenance_work_mem = {}").format(sql.Literal(BUILD_MEMORY)))
     conn.execute(
         sql.SQL("SET max_parallel_maintenance_workers = {}").format(sql.Literal(BUILD_WORKERS))
@@ -122,7 +122,8 @@ def build_index(conn: psycopg.Connection[Any], space: int, dim: int) -> None:
     conn.execute(
         sql.SQL(
             "CREATE INDEX {} ON vectors USING hnsw "
-            "((embedding::vector({})) vector_cosine_ops) WHERE space_id = {}"
+            "((embedding::vector({})) vector_cosine_ops) WITH (m = 32, ef_construction = 128) "
+            "WHERE space_id = {}"
         ).format(_index_name(space), sql.Literal(dim), sql.Literal(space))
     )
     conn.execute("ANALYZE vectors")

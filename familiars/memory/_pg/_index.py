@@ -31,6 +31,11 @@ logger = logging.getLogger(__name__)
 
 _ROW_COLUMNS = "data::text, content, user_key, agent_id, dialogue_id"
 
+#: The HNSW graph of a space. pgvector's defaults (m 16, ef_construction 64) gave recall@10
+#: .989 at ef_search 400 on 100k clustered vectors and .78 at 1M; m 32 / ef_construction 128
+#: on the same 100k: .98 at ef_search 100, 1.0 at 200 (the build 2x as long).
+HNSW_OPTIONS = "m = 32, ef_construction = 128"
+
 
 def as_array(value: Any) -> np.ndarray:
     """A vector as read (pgvector's ``Vector``, or an array) as float32."""
@@ -129,8 +134,13 @@ class PgMemoryIndex:
             await self.conn.execute(
                 sql.SQL(
                     "CREATE INDEX IF NOT EXISTS {} ON vectors USING hnsw "
-                    "((embedding::vector({})) vector_cosine_ops) WHERE space_id = {}"
-                ).format(sql.Identifier(f"vectors_hnsw_{space}"), sql.Literal(dim), space)
+                    "((embedding::vector({})) vector_cosine_ops) WITH ({}) WHERE space_id = {}"
+                ).format(
+                    sql.Identifier(f"vectors_hnsw_{space}"),
+                    sql.Literal(dim),
+                    sql.SQL(HNSW_OPTIONS),
+                    space,
+                )
             )
         return space
 
