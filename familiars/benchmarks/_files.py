@@ -95,11 +95,7 @@ async def _paths_of(finder: DocumentFinder, file_ids: list[str]) -> dict[str, st
     ids = list(dict.fromkeys(file_ids))
     if not ids:
         return {}
-    marks = ",".join("?" * len(ids))
-    async with finder.db.execute(
-        f"SELECT file_id, path FROM doc_files WHERE file_id IN ({marks})", ids
-    ) as cur:
-        return {row[0]: row[1] async for row in cur}
+    return await finder.rows.file_paths(ids)
 
 
 def _load_cache(cache: Path | None, db_path: Path) -> int:
@@ -198,13 +194,12 @@ async def _index_corpus(finder: DocumentFinder, root: Path, cache: Path | None) 
     results = await finder.add_folder(root)
     index_s = time.perf_counter() - t0
     await asyncio.to_thread(_save_cache, cache, finder.path)
-    async with finder.db.execute("SELECT COUNT(*) FROM doc_chunks") as cur:
-        row = await cur.fetchone()
+    chunks = await finder.rows.count_chunks()
     statuses = Counter(r.status for r in results)
     return {
         "indexed_files": statuses.get("indexed", 0),
         "skipped_files": dict(Counter(r.code for r in results if r.status == "skipped")),
-        "chunks": int(row[0]) if row else 0,
+        "chunks": chunks,
         "index_s": round(index_s, 1),
         "vectors_from_cache": cached,
     }

@@ -4,17 +4,18 @@ run and on the same vectors.
 For each size, synthetic records of 100 people (each sentence unique) with synthetic vectors
 (``clustered``: around 300 topics, as real embeddings bunch, a query a record's vector plus a
 little noise; ``uniform``: random unit vectors and queries, the worst case for a graph index,
-nothing to lean on) are written
-through the database home's own store (the vectors follow through its index into pgvector,
-indexed by HNSW as they arrive), then each query is answered four ways: numpy's exact top-k
-over the whole matrix (the files home's path: the reader's matrix) and over one person's
-rows, and ``PgMemoryIndex.nearest`` over all (HNSW, at each ``ef_search`` asked) and over one
-person (exact over the person's rows in the database: HNSW with iterative scans measured
-0.83-0.86 there at 100k). Recall@k is the share of the exact top-k returned.
+nothing to lean on) are copied into the database home's own tables (``COPY``, then one HNSW
+build: ``_recall_pg_load``; one person's records are read back through the store to check
+the rows), then each query is answered: numpy's exact top-k over the whole matrix (the files
+home's path: the reader's matrix) and over one person's rows, ``PgMemoryIndex.nearest`` over
+all (HNSW, at each ``ef_search`` asked) and over one person (what the app does), and every
+per-person way pgvector offers (``_recall_pg_person``). Recall@k is the share of the exact
+top-k returned.
 """
 
 from __future__ import annotations
 
+import asyncio
 import tempfile
 import time
 from collections.abc import Sequence
@@ -24,11 +25,12 @@ from typing import Any, Protocol, cast
 import numpy as np
 
 from familiars.benchmarks._database import drop_schema, home_settings
+from familiars.benchmarks._recall_pg_load import connect, load, space_of
+from familiars.benchmarks._recall_pg_person import measure_ways
 from familiars.config import Settings
-from familiars.memory import Embedder, MemoryRecord, open_workspace
+from familiars.memory import Embedder, MemoryRecord, MemoryStore, open_workspace
 
 PEOPLE = 100
-WRITE_BATCH = 5_000
 
 
 class _Nearest(Protocol):
@@ -93,23 +95,55 @@ async def measure_database(
     rng = np.random.default_rng(seed)
     records = people_records(size)
     matrix = _unit(_draw(rng, size, dim, vectors))
-    embedder = _Vectors("bench-random", dim, {r.content: matrix[i] for i, r in enumerate(records)})
+    embedder = _Vectors("bench-random", dim, {})
     schema = f"bench_recall_{size}_{seed}"
     drop_schema(url, schema)
     try:
         with tempfile.TemporaryDirectory(prefix="familiars-bench-") as tmp:
             home = home_settings(settings, Path(tmp), schema)
             async with open_workspace(home, embedder=embedder, reconcile=False) as mw:
-                t0 = time.perf_counter()
-                for start in range(0, size, WRITE_BATCH):
-                    await mw.store.append_many(records[start : start + WRITE_BATCH], dedupe=False)
-                write_s = time.perf_counter() - t0
-                index = cast(_Nearest, mw.index)
+                times = await asyncio.to_thread(
+                    load, url, schema, Path(tmp), records, matrix, model=embedder.model_name
+                )
+                await _check_loaded(mw.store, records)
                 qs = _queries_for(rng, matrix, queries, vectors)
-                out = await _queries(index, records, matrix, qs, k, ef_searches, rng)
+                out = await _queries(
+                    cast(_Nearest, mw.index), records, matrix, qs, k, ef_searches, rng
+                )
+                out["person_ways"] = await asyncio.to_thread(
+                    _person_ways, url, schema, embedder, qs, out.pop("_people"), out, k
+                )
+                out.pop("_truth")
     finally:
         drop_schema(url, schema)
-    return {"records": size, "vectors": vectors, "write_s": round(write_s, 1), **out}
+    return {"records": size, "vectors": vectors, **times, **out}
+
+
+async def _check_loaded(store: MemoryStore, records: list[MemoryRecord]) -> None:
+    """The copied rows read back through the store as the records they were made from."""
+    mine = [r for r in records[: PEOPLE * 3] if r.user_key == records[0].user_key]
+    got = [
+        r for r in await store.list(user_key=records[0].user_key) if r.id in {m.id for m in mine}
+    ]
+    if [(r.id, r.content) for r in got] != [(r.id, r.content) for r in mine]:
+        raise RuntimeError("the copied rows do not read back as the records")
+
+
+def _person_ways(
+    url: str,
+    schema: str,
+    embedder: _Vectors,
+    qs: np.ndarray,
+    people: list[str],
+    out: dict[str, Any],
+    k: int,
+) -> list[dict[str, Any]]:
+    with connect(url, schema) as conn:
+        space = space_of(conn, embedder.model_name, embedder.dim)
+        return measure_ways(
+            conn, dim=embedder.dim, space=space, qs=qs, people=people,
+            truth=out["_truth"], k=k,
+        )  # fmt: skip
 
 
 def _unit(m: np.ndarray) -> np.ndarray:
@@ -140,9 +174,13 @@ async def _queries(
     ef_searches: Sequence[int],
     rng: np.random.Generator,
 ) -> dict[str, Any]:
-    """Exact (numpy) and HNSW (pgvector) answers to the same queries, all and per person."""
+    """Exact (numpy) answers over all and per person, and HNSW (pgvector, the home's
+    ``nearest``) over all at each ``ef_search``; the app's per-person ``nearest`` beside."""
     ids = np.array([r.id for r in records])
-    owners = np.array([r.user_key for r in records])
+    rows_of: dict[str, list[int]] = {}
+    for i, r in enumerate(records):
+        rows_of.setdefault(str(r.user_key), []).append(i)
+    owned = {p: np.array(rows) for p, rows in rows_of.items()}  # as the reader keeps them
     people = [f"person{int(p):03d}" for p in rng.integers(0, PEOPLE, len(qs))]
     exact: dict[str, list[float]] = {"all": [], "person": []}
     truth: dict[str, list[set[str]]] = {"all": [], "person": []}
@@ -152,26 +190,37 @@ async def _queries(
         exact["all"].append((time.perf_counter() - t0) * 1000)
         truth["all"].append(set(ids[top]))
         t0 = time.perf_counter()
-        rows = np.flatnonzero(owners == person)
+        rows = owned[person]
         top = rows[exact_topk(matrix[rows], q, k)]
         exact["person"].append((time.perf_counter() - t0) * 1000)
         truth["person"].append(set(ids[top]))
     out: dict[str, Any] = {
         "exact_numpy": {w: _summary(exact[w], [1.0]) for w in ("all", "person")},
         "hnsw": [],
+        "_people": people,
+        "_truth": truth["person"],
     }
     for ef in ef_searches:
-        row: dict[str, Any] = {"ef_search": ef}
-        for where in ("all", "person"):
-            lat, rec = [], []
-            for i, (q, person) in enumerate(zip(qs, people, strict=True)):
-                t0 = time.perf_counter()
-                got = await index.nearest(
-                    q, k, user_key=person if where == "person" else None, ef_search=ef
-                )
-                lat.append((time.perf_counter() - t0) * 1000)
-                want = truth[where][i]  # fewer than k when the person has fewer rows
-                rec.append(len({rid for rid, _ in got} & want) / len(want))
-            row[where] = _summary(lat, rec)
-        out["hnsw"].append(row)
+        out["hnsw"].append(
+            {"ef_search": ef, "all": await _timed(index, qs, None, truth["all"], k, ef)}
+        )
+    out["nearest_person"] = await _timed(index, qs, people, truth["person"], k, 400)
     return out
+
+
+async def _timed(
+    index: _Nearest,
+    qs: np.ndarray,
+    people: list[str] | None,
+    truth: list[set[str]],
+    k: int,
+    ef: int,
+) -> dict[str, float]:
+    lat, rec = [], []
+    for i, q in enumerate(qs):
+        t0 = time.perf_counter()
+        got = await index.nearest(q, k, user_key=people[i] if people else None, ef_search=ef)
+        lat.append((time.perf_counter() - t0) * 1000)
+        want = truth[i]  # fewer than k when the person has fewer rows
+        rec.append(len({rid for rid, _ in got} & want) / len(want))
+    return _summary(lat, rec)

@@ -44,7 +44,7 @@ def migrate(
     json_output: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Copy a workspace into the database: records (ids, timestamps, history), dialogue
-    trees, people, links and chats, the writer queue and the reminder ledger."""
+    trees, people, links and chats, the writer queue, the reminder ledger and documents."""
     settings = get_ctx(ctx).settings
     data = migrate_to_database(settings, source or Path(settings.workspace))
     _show(ctx, json_output, "moved into the database", data)

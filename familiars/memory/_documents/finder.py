@@ -19,10 +19,6 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import aiosqlite
-import numpy as np
 
 from familiars.config import Settings
 from familiars.memory._atomic import atomic_write_bytes
@@ -44,12 +40,12 @@ from familiars.memory._documents.results import (
     IndexResult,
     RebuildReport,
 )
-from familiars.memory._documents.schema import migrations
+from familiars.memory._documents.rows import DocRows, SqliteDocRows
 from familiars.memory._documents.searching import SearchMixin
 from familiars.memory._documents.walking import walk_folder
 from familiars.memory._embeddings import Embedder, content_hash
-from familiars.memory._migrations import open_database
 from familiars.memory._paths import check_user_key, user_dir
+from familiars.memory._pg._url import database_url, driver_missing
 
 logger = logging.getLogger(__name__)
 
@@ -75,6 +71,8 @@ class DocumentFinder(SearchMixin):
         settings: Settings,
         *,
         ablate: Iterable[str] | None = None,
+        rows: DocRows | None = None,
+        history: EditHistory | None = None,
     ) -> None:
         self.workspace = Path(workspace)
         self.embedder = embedder
@@ -82,9 +80,11 @@ class DocumentFinder(SearchMixin):
         self.max_bytes = int(settings.files.max_file_mb * 1024 * 1024)
         chosen = settings.files.ablate if ablate is None else ablate
         self.ablate = knobs_mod.ablated_knobs(list(chosen))
-        self.history = EditHistory(self.workspace)
         self.path = self.workspace / DB_NAME
-        self._db: aiosqlite.Connection | None = None
+        if rows is None or history is None:
+            rows, history = document_home(settings, self.workspace)
+        self.history = history
+        self.rows: DocRows = rows
         self._write_lock = asyncio.Lock()
         self._matrix: Matrix | None = None
         self._matrix_generation = -1
@@ -93,14 +93,11 @@ class DocumentFinder(SearchMixin):
     # ----------------------------------------------------------------- lifecycle
 
     async def open(self) -> None:
-        if self._db is not None:
-            return
-        self._db = await open_database(self.path, [migrations])
+        await self.rows.open()
 
     async def close(self) -> None:
-        if self._db is not None:
-            await self._db.close()
-            self._db = None
+        await self.rows.close()
+        await asyncio.to_thread(self.history.close)
 
     async def __aenter__(self) -> DocumentFinder:
         await self.open()
@@ -108,12 +105,6 @@ class DocumentFinder(SearchMixin):
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
-
-    @property
-    def db(self) -> aiosqlite.Connection:
-        if self._db is None:
-            raise RuntimeError("DocumentFinder is not open")
-        return self._db
 
     # ----------------------------------------------------------------- adding
 
@@ -147,7 +138,10 @@ class DocumentFinder(SearchMixin):
             return await self._note_skip(owner, exc)
         target = folder / name
         await asyncio.to_thread(atomic_write_bytes, target, data)
-        return (await self.add_paths([target], owner=owner, folder_label="attachments"))[0]
+        result = (await self.add_paths([target], owner=owner, folder_label="attachments"))[0]
+        if result.file_id is not None and result.status != "skipped":
+            await self.rows.put_blob(result.file_id, data)  # any worker can send it back
+        return result
 
     async def add_paths(
         self, paths: Sequence[Path], *, owner: str, folder_label: str | None = None
@@ -173,7 +167,7 @@ class DocumentFinder(SearchMixin):
             elif item.result.status == "indexed":
                 await self._clear_skip(owner, item.result.path)
             results.append(item.result)
-        await self.db.commit()
+        await self.rows.commit()
         return results
 
     async def remove_file(self, path: Path | str, *, user_key: str | None = None) -> IndexResult:
@@ -182,17 +176,11 @@ class DocumentFinder(SearchMixin):
         abspath = str(Path(path).absolute())
         file_id = file_id_for(owner, abspath)
         async with self._write_lock:
-            async with self.db.execute(
-                "SELECT 1 FROM doc_files WHERE file_id = ? AND deleted_at IS NULL", (file_id,)
-            ) as cur:
-                if await cur.fetchone() is None:
-                    return IndexResult(abspath, "unchanged", file_id, note="not indexed")
+            if not await self.rows.is_live(file_id):
+                return IndexResult(abspath, "unchanged", file_id, note="not indexed")
             ts = iso_now()
             await asyncio.to_thread(self.history.record_delete, owner, file_id, abspath, ts=ts)
-            await self.db.execute("UPDATE doc_chunks SET current = 0 WHERE file_id = ?", (file_id,))
-            await self.db.execute(
-                "UPDATE doc_files SET deleted_at = ? WHERE file_id = ?", (ts, file_id)
-            )
+            await self.rows.mark_deleted(file_id, ts)
             await self._commit_change()
         logger.info("document removed from the index (kept as history): %s", abspath)
         return IndexResult(abspath, "removed", file_id)
@@ -214,12 +202,7 @@ class DocumentFinder(SearchMixin):
     async def remove_missing_under(self, root: Path) -> list[IndexResult]:
         """Files indexed under ``root`` (the owner's) that no longer exist become history."""
         prefix = str(root).rstrip(os.sep) + os.sep
-        async with self.db.execute(
-            "SELECT path FROM doc_files WHERE owner = ? AND deleted_at IS NULL "
-            "AND substr(path, 1, ?) = ?",
-            (OWNER, len(prefix), prefix),
-        ) as cur:
-            paths = [row[0] for row in await cur.fetchall()]
+        paths = await self.rows.live_paths(OWNER, prefix)
         gone = [p for p in paths if not os.path.lexists(p)]
         return [await self.remove_file(p) for p in gone]
 
@@ -280,17 +263,10 @@ class DocumentFinder(SearchMixin):
         return _Prepared(version, result)
 
     async def _known_files(self, owner: str) -> dict[str, tuple[str, int, float]]:
-        async with self.db.execute(
-            "SELECT file_id, sha256, size, mtime FROM doc_files "
-            "WHERE owner = ? AND deleted_at IS NULL",
-            (owner,),
-        ) as cur:
-            return {row[0]: (row[1], int(row[2]), float(row[3])) for row in await cur.fetchall()}
+        return await self.rows.known_files(owner)
 
     async def _touch(self, file_id: str, size: int, mtime: float) -> None:
-        await self.db.execute(
-            "UPDATE doc_files SET size = ?, mtime = ? WHERE file_id = ?", (size, mtime, file_id)
-        )
+        await self.rows.touch(file_id, size, mtime)
 
     # ----------------------------------------------------------------- writing
 
@@ -298,7 +274,7 @@ class DocumentFinder(SearchMixin):
         """Embed the texts that have no vector of the current model yet; returns how many."""
         model, dim = self.embedder.space
         hashes = list(dict.fromkeys(content_hash(t) for t in texts))
-        have = await self._hashes_with_vectors(hashes)
+        have = await self.rows.hashes_with_vectors(model, dim, hashes)
         todo: dict[str, str] = {}
         for text in texts:
             h = content_hash(text)
@@ -308,15 +284,9 @@ class DocumentFinder(SearchMixin):
         for start in range(0, len(items), EMBED_BATCH):
             batch = items[start : start + EMBED_BATCH]
             vectors = await self.embedder.aembed_batch([t for _, t in batch])
-            await self.db.executemany(
-                "INSERT OR REPLACE INTO doc_vectors (model, dim, content_hash, vector) "
-                "VALUES (?, ?, ?, ?)",
-                [
-                    (model, dim, h, np.asarray(v, dtype=np.float32).tobytes())
-                    for (h, _), v in zip(batch, vectors, strict=True)
-                ],
+            await self.rows.put_vectors(
+                model, dim, [(h, v) for (h, _), v in zip(batch, vectors, strict=True)]
             )
-            await self.db.commit()
         return len(items)
 
     async def embed_missing(self) -> int:
@@ -324,112 +294,30 @@ class DocumentFinder(SearchMixin):
         embedding model changed); returns how many texts were embedded. Until this runs,
         such chunks are invisible to search: vectors of two models are never compared."""
         model, dim = self.embedder.space
-        async with self.db.execute(
-            "SELECT c.text FROM doc_chunks c LEFT JOIN doc_vectors v "
-            "ON v.content_hash = c.content_hash AND v.model = ? AND v.dim = ? "
-            "WHERE v.content_hash IS NULL",
-            (model, dim),
-        ) as cur:
-            texts = [row[0][:EMBED_CHARS] for row in await cur.fetchall()]
+        texts = [t[:EMBED_CHARS] for t in await self.rows.texts_without_vectors(model, dim)]
         count = await self._ensure_vectors(texts)
         if count:
             async with self._write_lock:
                 await self._commit_change()
         return count
 
-    async def _hashes_with_vectors(self, hashes: Sequence[str]) -> set[str]:
-        model, dim = self.embedder.space
-        found: set[str] = set()
-        for start in range(0, len(hashes), 500):
-            part = hashes[start : start + 500]
-            marks = ",".join("?" * len(part))
-            async with self.db.execute(
-                "SELECT content_hash FROM doc_vectors WHERE model = ? AND dim = ? "
-                f"AND content_hash IN ({marks})",
-                (model, dim, *part),
-            ) as cur:
-                found.update([row[0] for row in await cur.fetchall()])
-        return found
-
     async def _write_version(self, version: Version, *, current: bool = True) -> None:
-        if current:
-            await self.db.execute(
-                "UPDATE doc_chunks SET current = 0 WHERE file_id = ?", (version.file_id,)
-            )
-            await self._prune_history(version.file_id)
-            await self.db.execute(
-                "INSERT OR REPLACE INTO doc_files (file_id, owner, path, name, folder, ext, kind,"
-                " size, mtime, sha256, n_chunks, indexed_at, deleted_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-                (
-                    version.file_id,
-                    version.owner,
-                    version.path,
-                    version.name,
-                    version.folder,
-                    version.ext,
-                    version.kind,
-                    version.size,
-                    version.mtime,
-                    version.sha256,
-                    len(version.chunks),
-                    version.ts,
-                ),
-            )
-        for chunk in version.chunks:
-            cur = await self.db.execute(
-                "INSERT INTO doc_chunks (file_id, version, current, seq, kind, page, text,"
-                " content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    version.file_id,
-                    version.key,
-                    1 if current else 0,
-                    chunk.seq,
-                    chunk.kind,
-                    chunk.page,
-                    chunk.text,
-                    content_hash(chunk.embed_text),
-                ),
-            )
-            await self.db.execute(
-                "INSERT INTO doc_fts (rowid, text) VALUES (?, ?)", (cur.lastrowid, chunk.text)
-            )
-
-    async def _prune_history(self, file_id: str) -> None:
-        """Keep the newest MAX_HISTORY_VERSIONS earlier versions in the index (the sidecar
-        keeps all of them)."""
-        async with self.db.execute(
-            "SELECT DISTINCT version FROM doc_chunks WHERE file_id = ? AND current = 0 "
-            "ORDER BY version DESC",
-            (file_id,),
-        ) as cur:
-            versions = [row[0] for row in await cur.fetchall()]
-        for old in versions[MAX_HISTORY_VERSIONS:]:
-            await self._delete_chunks("file_id = ? AND version = ?", (file_id, old))
-
-    async def _delete_chunks(self, where: str, params: Sequence[Any]) -> None:
-        await self.db.execute(
-            f"DELETE FROM doc_fts WHERE rowid IN (SELECT chunk_id FROM doc_chunks WHERE {where})",
-            params,
-        )
-        await self.db.execute(f"DELETE FROM doc_chunks WHERE {where}", params)
+        await self.rows.write_version(version, current=current, keep=MAX_HISTORY_VERSIONS)
 
     async def _note_skip(self, owner: str, exc: DocumentSkipped) -> IndexResult:
         result = _skip_result(exc, None)
         await self._record_skip(owner, result)
-        await self.db.commit()
+        await self.rows.commit()
         return result
 
     async def _record_skip(self, owner: str, result: IndexResult) -> None:
         logger.info("document skipped: %s: %s", result.path, result.reason)
-        await self.db.execute(
-            "INSERT OR REPLACE INTO doc_skips (owner, path, code, reason, at) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (owner, result.path, result.code or "skipped", result.reason or "", iso_now()),
+        await self.rows.record_skip(
+            owner, result.path, result.code or "skipped", result.reason or "", iso_now()
         )
 
     async def _clear_skip(self, owner: str, path: str) -> None:
-        await self.db.execute("DELETE FROM doc_skips WHERE owner = ? AND path = ?", (owner, path))
+        await self.rows.clear_skip(owner, path)
 
     # ----------------------------------------------------------------- rebuild
 
@@ -440,9 +328,7 @@ class DocumentFinder(SearchMixin):
         report = RebuildReport()
         histories = await asyncio.to_thread(lambda: list(self.history.all()))
         async with self._write_lock:
-            await self.db.execute("DELETE FROM doc_fts")
-            await self.db.execute("DELETE FROM doc_chunks")
-            await self.db.execute("DELETE FROM doc_files")
+            await self.rows.clear_index()
             texts = [c.embed_text for h in histories for v in h.versions for c in v.chunks]
             await self._ensure_vectors(texts)
             for hist in histories:
@@ -474,21 +360,11 @@ class DocumentFinder(SearchMixin):
         report.versions += len(hist.versions)
 
     async def _write_file_row(self, version: Version, *, deleted_at: str | None) -> None:
-        await self.db.execute(
-            "INSERT OR REPLACE INTO doc_files (file_id, owner, path, name, folder, ext, kind,"
-            " size, mtime, sha256, n_chunks, indexed_at, deleted_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                version.file_id, version.owner, version.path, version.name, version.folder,
-                version.ext, version.kind, version.size, version.mtime, version.sha256,
-                len(version.chunks), version.ts, deleted_at,
-            ),
-        )  # fmt: skip
+        await self.rows.write_file_row(version, deleted_at=deleted_at)
 
     async def _commit_change(self) -> None:
         """Commit a change to what is indexed, and tell every process holding a matrix."""
-        await self.db.execute("UPDATE doc_meta SET value = value + 1 WHERE key = 'generation'")
-        await self.db.commit()
+        await self.rows.bump_generation()
         self._matrix = None
 
     # ----------------------------------------------------------------- listing, fetching
@@ -496,14 +372,7 @@ class DocumentFinder(SearchMixin):
     async def list_files(self, user_key: str | None = None) -> list[FileInfo]:
         """Files in ``user_key``'s scope (the owner's when None), newest first."""
         owner = owner_of(user_key)
-        async with self.db.execute(
-            "SELECT d.file_id, d.owner, d.path, d.name, d.kind, d.size, d.n_chunks, "
-            "d.indexed_at, (SELECT COUNT(DISTINCT version) FROM doc_chunks c "
-            "WHERE c.file_id = d.file_id) FROM doc_files d "
-            "WHERE d.owner = ? AND d.deleted_at IS NULL ORDER BY d.indexed_at DESC, d.name",
-            (owner,),
-        ) as cur:
-            rows = await cur.fetchall()
+        rows = await self.rows.list_files(owner)
         return [
             FileInfo(r[0], r[1] or None, r[2], r[3], r[4], int(r[5]), int(r[6]), r[7], int(r[8]))
             for r in rows
@@ -511,34 +380,41 @@ class DocumentFinder(SearchMixin):
 
     async def skipped(self, user_key: str | None = None) -> list[dict[str, str]]:
         """Files left out of ``user_key``'s scope, with the reason."""
-        async with self.db.execute(
-            "SELECT path, code, reason, at FROM doc_skips WHERE owner = ? ORDER BY at DESC",
-            (owner_of(user_key),),
-        ) as cur:
-            rows = await cur.fetchall()
-        return [{"path": r[0], "code": r[1], "reason": r[2], "at": r[3]} for r in rows]
+        return await self.rows.skipped(owner_of(user_key))
 
     async def open_file(
         self, file_id: str, *, user_key: str | None = None, include_owner: bool = False
     ) -> FileBlob:
         """A found file's bytes, to send back; only from a scope the asker may see."""
         owners = self._visible_owners(user_key, include_owner)
-        async with self.db.execute(
-            "SELECT owner, path, name FROM doc_files WHERE file_id = ? AND deleted_at IS NULL",
-            (file_id,),
-        ) as cur:
-            row = await cur.fetchone()
+        row = await self.rows.file_row(file_id)
         if row is None or row[0] not in owners:
             raise FileAccessError(file_id)
         path = Path(row[1])
-        try:
-            data = await asyncio.to_thread(path.read_bytes)
-        except OSError as exc:
-            raise FileAccessError(file_id) from exc
+        data = await self.rows.blob(file_id)
+        if data is None:
+            try:
+                data = await asyncio.to_thread(path.read_bytes)
+            except OSError as exc:
+                raise FileAccessError(file_id) from exc
         return FileBlob(file_id=file_id, name=row[2], path=str(path), data=data)
 
 
 # --------------------------------------------------------------------- helpers
+
+
+def document_home(settings: Settings, workspace: Path) -> tuple[DocRows, EditHistory]:
+    """Where the document index lives: the memory's database when ``[database] url_env``
+    names one (every worker finds every file), else ``familiars.db`` and sidecar files."""
+    url = database_url(settings)
+    if url is None:
+        return SqliteDocRows(workspace / DB_NAME), EditHistory(workspace)
+    try:
+        from familiars.memory._pg._documents import PgDocRows, PgEditHistory
+    except ImportError:
+        raise driver_missing() from None
+    schema = settings.database.schema_name
+    return PgDocRows(url, schema), PgEditHistory(url, schema)
 
 
 def _regular_file_stat(path: Path) -> os.stat_result:

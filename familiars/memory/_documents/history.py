@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -142,6 +142,9 @@ class EditHistory:
         line = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
         append_line_durably(sidecar_path(self.workspace, owner, file_id), line)
 
+    def close(self) -> None:
+        """Nothing held open (the database's history holds a connection)."""
+
     def read(self, owner: str, file_id: str) -> FileHistory:
         return read_sidecar(sidecar_path(self.workspace, owner, file_id), owner, file_id)
 
@@ -167,18 +170,23 @@ class EditHistory:
 def read_sidecar(path: Path, owner: str, file_id: str) -> FileHistory:
     """Replay one sidecar. A line that does not parse (a crash mid-append, a hand edit) is
     reported and skipped; the rest still counts."""
-    history = FileHistory(file_id=file_id, owner=owner)
     if not path.exists():
-        return history
+        return FileHistory(file_id=file_id, owner=owner)
     text = path.read_bytes().decode("utf-8", "replace")
-    for number, line in enumerate(text.split("\n"), start=1):
+    return replay_lines(text.split("\n"), owner, file_id, where=str(path))
+
+
+def replay_lines(lines: Iterable[str], owner: str, file_id: str, *, where: str) -> FileHistory:
+    """A file's history from its event lines, in order; unreadable ones are skipped."""
+    history = FileHistory(file_id=file_id, owner=owner)
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             _apply(history, json.loads(line))
         except (ValueError, KeyError, TypeError) as exc:
             history.bad_lines.append(number)
-            logger.warning("%s:%d: unreadable edit-history line skipped (%s)", path, number, exc)
+            logger.warning("%s:%d: unreadable edit-history line skipped (%s)", where, number, exc)
     return history
 
 

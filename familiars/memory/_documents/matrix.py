@@ -1,15 +1,16 @@
 """The search matrix: every chunk with a vector of the current model, as numpy arrays.
 
-``load_matrix`` reads it from the index in one query; ``generation`` is the counter every
-change bumps, so a process (the bot, the CLI) knows when its matrix is stale.
+``DocRows.load_matrix`` reads it from the index in one query (:func:`matrix_from_rows`);
+``DocRows.generation`` is the counter every change bumps, so a process (the bot, the CLI,
+another worker) knows when its matrix is stale.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-import aiosqlite
 import numpy as np
 
 
@@ -42,14 +43,9 @@ class Matrix:
         return mask if history else mask & self.current
 
 
-async def generation(db: aiosqlite.Connection) -> int:
-    async with db.execute("SELECT value FROM doc_meta WHERE key = 'generation'") as cur:
-        row = await cur.fetchone()
-    return int(row[0]) if row else 0
-
-
-async def load_matrix(db: aiosqlite.Connection, model: str, dim: int) -> Matrix:
-    """Every chunk with a vector of ``model`` (of ``dim`` dimensions), in chunk id order."""
+def matrix_from_rows(rows: Sequence[tuple[Any, ...]], dim: int) -> Matrix:
+    """The matrix of ``(chunk_id, file_id, owner, current, seq, version, vector)`` rows in
+    chunk id order (``DocRows.load_matrix`` reads them)."""
     ids: list[int] = []
     files: dict[str, int] = {}
     owners: dict[str, int] = {}
@@ -58,29 +54,15 @@ async def load_matrix(db: aiosqlite.Connection, model: str, dim: int) -> Matrix:
     current: list[bool] = []
     seqs: list[int] = []
     versions: list[str] = []
-    blobs: list[bytes] = []
-    async with db.execute(
-        "SELECT c.chunk_id, c.file_id, d.owner, c.current, c.seq, c.version, v.vector "
-        "FROM doc_chunks c JOIN doc_files d ON d.file_id = c.file_id "
-        "JOIN doc_vectors v ON v.content_hash = c.content_hash AND v.model = ? "
-        "AND v.dim = ? ORDER BY c.chunk_id",
-        (model, dim),
-    ) as cur:
-        # Read to the end in one call: a cursor left open across awaits holds a read
-        # transaction that a concurrent write on this connection cannot upgrade.
-        for chunk_id, fid, owner, cur_flag, seq, version, blob in await cur.fetchall():
-            ids.append(chunk_id)
-            seqs.append(seq)
-            file_index.append(files.setdefault(fid, len(files)))
-            owner_index.append(owners.setdefault(owner, len(owners)))
-            current.append(bool(cur_flag))
-            versions.append(version)
-            blobs.append(blob)
-    vectors = (
-        np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), dim)
-        if blobs
-        else np.zeros((0, dim), dtype=np.float32)
-    )
+    vectors: list[np.ndarray] = []
+    for chunk_id, fid, owner, cur_flag, seq, version, vector in rows:
+        ids.append(int(chunk_id))
+        seqs.append(int(seq))
+        file_index.append(files.setdefault(fid, len(files)))
+        owner_index.append(owners.setdefault(owner, len(owners)))
+        current.append(bool(cur_flag))
+        versions.append(version)
+        vectors.append(vector)
     return Matrix(
         chunk_ids=np.asarray(ids, dtype=np.int64),
         file_ids=list(files),
@@ -90,5 +72,9 @@ async def load_matrix(db: aiosqlite.Connection, model: str, dim: int) -> Matrix:
         current=np.asarray(current, dtype=bool),
         seqs=np.asarray(seqs, dtype=np.int64),
         versions=versions,
-        vectors=vectors,
+        vectors=(
+            np.stack(vectors).astype(np.float32, copy=False)
+            if vectors
+            else np.zeros((0, dim), dtype=np.float32)
+        ),
     )

@@ -13,16 +13,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-import aiosqlite
 import numpy as np
 
 from familiars.memory._documents.history import OWNER
 from familiars.memory._documents.knobs import FileFacts, ParsedQuery, apply_knobs, parse_query
-from familiars.memory._documents.matrix import Matrix, generation, load_matrix
+from familiars.memory._documents.matrix import Matrix
 from familiars.memory._documents.owners import owner_of
 from familiars.memory._documents.results import FoundFile
+from familiars.memory._documents.rows import ChunkRow, DocRows
 from familiars.memory._documents.search import (
     CANDIDATES,
     FUSION_SIGNALS,
@@ -55,10 +54,7 @@ class SearchMixin:
     _matrix: Matrix | None
     _matrix_generation: int
     _facts_cache: dict[str, FileFacts] | None
-
-    @property
-    def db(self) -> aiosqlite.Connection:  # pragma: no cover - the finder's property wins
-        raise NotImplementedError
+    rows: DocRows
 
     async def find(
         self,
@@ -145,18 +141,7 @@ class SearchMixin:
         words = [w for w in words if w]
         if not words:
             return {}
-        match = " OR ".join(f'"{w}"' for w in words)
-        marks = ",".join("?" * len(owners))
-        sql = (
-            "SELECT f.rowid, bm25(doc_fts) AS s FROM doc_fts f "
-            "JOIN doc_chunks c ON c.chunk_id = f.rowid "
-            "JOIN doc_files d ON d.file_id = c.file_id "
-            f"WHERE doc_fts MATCH ? AND d.owner IN ({marks}) "
-            f"{'' if history else 'AND c.current = 1 '}"
-            "ORDER BY s LIMIT ?"
-        )
-        async with self.db.execute(sql, (match, *sorted(owners), CANDIDATES)) as cur:
-            hits = [(int(row[0]), float(row[1])) for row in await cur.fetchall()]
+        hits = await self.rows.keyword_hits(words, owners, history, CANDIDATES)
         matrix = await self._get_matrix()
         rows = matrix.rows_of([h[0] for h in hits])
         return {int(r): s for r, (_, s) in zip(rows, hits, strict=True) if r >= 0}
@@ -184,11 +169,10 @@ class SearchMixin:
         """Name, folder and extension of files, kept (with their word stems) as long as the
         matrix is."""
         if self._facts_cache is None:
-            async with self.db.execute("SELECT file_id, name, folder, ext FROM doc_files") as cur:
-                self._facts_cache = {
-                    fid: FileFacts(name=name, folder=folder, ext=ext)
-                    for fid, name, folder, ext in await cur.fetchall()
-                }
+            self._facts_cache = {
+                fid: FileFacts(name=name, folder=folder, ext=ext)
+                for fid, name, folder, ext in await self.rows.file_facts()
+            }
         cache = self._facts_cache
         return {fid: cache[fid] for fid in file_ids if fid in cache}
 
@@ -232,25 +216,16 @@ class SearchMixin:
             )
         return out
 
-    async def _chunk_rows(self, chunk_ids: Sequence[int]) -> dict[int, tuple[Any, ...]]:
-        if not chunk_ids:
-            return {}
-        marks = ",".join("?" * len(chunk_ids))
-        async with self.db.execute(
-            "SELECT c.chunk_id, c.page, c.text, c.kind, c.version, c.current, d.name, d.path, "
-            "d.owner FROM doc_chunks c JOIN doc_files d ON d.file_id = c.file_id "
-            f"WHERE c.chunk_id IN ({marks})",
-            list(chunk_ids),
-        ) as cur:
-            return {int(row[0]): tuple(row[1:]) for row in await cur.fetchall()}
+    async def _chunk_rows(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
+        return await self.rows.chunk_rows(chunk_ids)
 
     async def _get_matrix(self) -> Matrix:
         """The in-memory matrix, reloaded when this or another process (the CLI while the
         bot runs) changed the index since it was built."""
-        generation_now = await generation(self.db)
+        generation_now = await self.rows.generation()
         if self._matrix is None or generation_now != self._matrix_generation:
             self._facts_cache = None
             model, dim = self.embedder.space
-            self._matrix = await load_matrix(self.db, model, dim)
+            self._matrix = await self.rows.load_matrix(model, dim)
             self._matrix_generation = generation_now
         return self._matrix

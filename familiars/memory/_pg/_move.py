@@ -12,7 +12,8 @@ in its own space), so a large workspace is not embedded again; what has no vecto
 embedded by the first worker with an embedder.
 
 The state beside the records (people, chats, trees, the writer queue, the reminder ledger)
-moves with them, in the same transaction (``_move_state``).
+moves with them, in the same transaction (``_move_state``), and so does the document index
+(``_move_docs``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from familiars.memory._atomic import atomic_write_text
 from familiars.memory._entries import ParsedFile, Segment, read_file, render_file
 from familiars.memory._history import history_path
 from familiars.memory._pg._connect import DatabaseError
+from familiars.memory._pg._move_docs import move_docs_in, move_docs_out
 from familiars.memory._pg._move_state import (
     check_export_names,
     move_state_in,
@@ -133,6 +135,7 @@ def move_in(conn: psycopg.Connection[Any], workspace: Path) -> MoveReport:
             report.errors += [str(e) for e in parsed.errors]
         report.vectors = _insert_vectors(cur, vectors)
         report.state = move_state_in(cur, workspace)
+        report.state.update(move_docs_in(cur, workspace))
     return report
 
 
@@ -245,4 +248,5 @@ def move_out(conn: psycopg.Connection[Any], workspace: Path) -> MoveReport:
             report.history_lines += len(lines)
         report.files += 1
     report.state = move_state_out(conn, workspace)
+    report.state.update(move_docs_out(conn, workspace))
     return report

@@ -25,6 +25,8 @@ Tables (in the schema ``[database] schema_name``, default ``familiars``):
 - ``records.terms`` / ``terms_tsv`` (m006): the character bigrams of a record's runs of a
   script written without spaces, for keyword search in every script (``_keywords``).
 
+- ``doc_*`` (m007): the document index, its edit history and attachments' bytes.
+
 A migration is SQL, or a function of the connection (m006 fills the rows already there).
 """
 
@@ -168,6 +170,70 @@ M005_UPDATE_REPLIES = """
 ALTER TABLE telegram_updates ADD COLUMN replied boolean NOT NULL DEFAULT false;
 """
 
+#: The document index (``familiars files``, attachments) as ``familiars.db`` holds it
+#: (``_documents/schema.py``), keyword search by a generated ``tsvector``; ``doc_edits`` the
+#: edit-history sidecars' lines, ``doc_blobs`` the bytes of attachments (see ``_documents``).
+M007_DOCUMENTS = """
+CREATE TABLE doc_files (
+    file_id text PRIMARY KEY,
+    owner text NOT NULL,
+    path text NOT NULL,
+    name text NOT NULL,
+    folder text NOT NULL,
+    ext text NOT NULL,
+    kind text NOT NULL,
+    size bigint NOT NULL,
+    mtime double precision NOT NULL,
+    sha256 text NOT NULL,
+    n_chunks integer NOT NULL,
+    indexed_at text NOT NULL,
+    deleted_at text
+);
+CREATE INDEX doc_files_owner ON doc_files (owner, deleted_at);
+CREATE TABLE doc_chunks (
+    chunk_id bigserial PRIMARY KEY,
+    file_id text NOT NULL,
+    version text NOT NULL,
+    current boolean NOT NULL,
+    seq integer NOT NULL,
+    kind text NOT NULL,
+    page integer,
+    text text NOT NULL,
+    content_hash text NOT NULL,
+    tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', text)) STORED
+);
+CREATE INDEX doc_chunks_file ON doc_chunks (file_id, current);
+CREATE INDEX doc_chunks_tsv ON doc_chunks USING gin (tsv);
+CREATE TABLE doc_vectors (
+    model text NOT NULL,
+    dim integer NOT NULL,
+    content_hash text NOT NULL,
+    vector bytea NOT NULL,
+    PRIMARY KEY (model, dim, content_hash)
+);
+CREATE TABLE doc_skips (
+    owner text NOT NULL,
+    path text NOT NULL,
+    code text NOT NULL,
+    reason text NOT NULL,
+    at text NOT NULL,
+    PRIMARY KEY (owner, path)
+);
+CREATE TABLE doc_meta (key text PRIMARY KEY, value bigint NOT NULL);
+INSERT INTO doc_meta (key, value) VALUES ('generation', 0);
+CREATE TABLE doc_edits (
+    seq bigserial PRIMARY KEY,
+    owner text NOT NULL,
+    file_id text NOT NULL,
+    line text NOT NULL
+);
+CREATE INDEX doc_edits_file ON doc_edits (owner, file_id, seq);
+CREATE TABLE doc_blobs (
+    file_id text PRIMARY KEY,
+    data bytea NOT NULL
+);
+"""
+
 #: (name, SQL), in order. Never edit or reorder one that has shipped: append.
 MIGRATIONS: list[tuple[str, str | Callable[[psycopg.Connection[Any]], None]]] = [
     ("m001_records", M001_RECORDS),
@@ -176,6 +242,7 @@ MIGRATIONS: list[tuple[str, str | Callable[[psycopg.Connection[Any]], None]]] = 
     ("m004_session_claims", M004_SESSION_CLAIMS),
     ("m005_update_replies", M005_UPDATE_REPLIES),
     ("m006_no_space_terms", m006_no_space_terms),
+    ("m007_documents", M007_DOCUMENTS),
 ]
 
 

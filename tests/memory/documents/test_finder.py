@@ -8,9 +8,11 @@ import pytest
 from familiars.config import load_settings
 from familiars.memory import InvalidIdError
 from familiars.memory._documents import DocumentFinder, FileAccessError
-from familiars.memory._documents.history import sidecar_path
 from tests.fakes import HashEmbedder
 from tests.memory.documents.builders import encrypt_pdf, make_docx, make_pdf
+
+# Every test here runs on both homes: familiars.db with sidecar files, and the database.
+pytestmark = pytest.mark.usefixtures("memory_home")
 
 LEASE_PAGES = [
     "Residential lease agreement between Ann Smith and Bob Jones for the flat on Elm Street.",
@@ -94,7 +96,7 @@ async def test_unchanged_files_are_not_indexed_again(finder: DocumentFinder, doc
 
 
 async def test_a_changed_file_keeps_its_old_version_as_history_across_rebuilds(
-    workspace: Path, docs: Path
+    workspace: Path, docs: Path, memory_home: str
 ) -> None:
     lease = docs / "Housing" / "lease.pdf"
     settings = _settings(workspace)
@@ -106,7 +108,8 @@ async def test_a_changed_file_keeps_its_old_version_as_history_across_rebuilds(
         assert result.status == "indexed"
         now = await finder.find("lease cat")
         assert [f.is_history for f in now] == [False]
-    (workspace / "familiars.db").unlink()
+    if memory_home == "sqlite":
+        (workspace / "familiars.db").unlink()  # the database's rows are cleared by rebuild
     async with DocumentFinder(workspace, HashEmbedder(), settings, ablate=()) as finder:
         report = await finder.rebuild()
         assert report.files == 1 and report.history_versions == 1
@@ -122,8 +125,9 @@ async def test_sidecar_records_upserts_and_deletes(finder: DocumentFinder, docs:
     path = docs / "recipes.md"
     result = await finder.add_file(path)
     await finder.remove_file(path)
-    events = sidecar_path(finder.workspace, "", result.file_id or "").read_text().splitlines()
-    assert [e.split('"event":"')[1].split('"')[0] for e in events] == ["upsert", "delete"]
+    history = finder.history.read("", result.file_id or "")
+    assert len(history.versions) == 1 and history.deleted_at is not None
+    assert history.bad_lines == []
     assert await finder.list_files() == []
     gone = await finder.find("pancakes", history=True)
     assert gone and gone[0].is_history
@@ -278,3 +282,22 @@ async def test_a_new_embedding_model_sees_old_files_after_embed_missing(
         assert await finder.embed_missing() == 2
         assert [f.name for f in await finder.find("pancakes")] == ["recipes.md"]
         assert await finder.embed_missing() == 0
+
+
+async def test_another_worker_finds_and_sends_back_an_attachment(
+    finder: DocumentFinder, tmp_path: Path, memory_home: str
+) -> None:
+    """Database home: a file Ann sent to one worker is found by another (its own workspace,
+    where the file never was) and its bytes come from the database."""
+    if memory_home != "postgres":
+        pytest.skip("one workspace per worker is the database home's")
+    sent = make_pdf(LEASE_PAGES)
+    result = await finder.add_attachment("ann", "lease.pdf", sent)
+    other = tmp_path / "worker_b"
+    async with DocumentFinder(other, HashEmbedder(), _settings(other), ablate=()) as worker_b:
+        found = await worker_b.find("lease cat", user_key="ann")
+        assert [f.file_id for f in found] == [result.file_id]
+        assert await worker_b.find("lease cat", user_key="bob") == []
+        blob = await worker_b.open_file(found[0].file_id, user_key="ann")
+        assert blob.data == sent and not (other / "users").exists()
+        assert [f.name for f in await worker_b.list_files("ann")] == ["lease.pdf"]
