@@ -268,6 +268,10 @@ class ForgetByWords:
             return None
         return await self._that(what, key, where, now)
 
+    def drop(self, agent_id: str, dialogue_id: str, user_key: str) -> None:
+        """Drop the question waiting for this person's answer here (another was answered)."""
+        self._asked.pop((agent_id, dialogue_id, user_key), None)
+
     async def _go(
         self, asked: _Asked, user_key: str, agent_id: str, now: datetime, is_group: bool
     ) -> str:

@@ -142,3 +142,35 @@ async def test_forget_today_by_command_and_the_last_minutes_by_words(
         assert files_holding(ws, "Porto")  # yesterday is not today
         assert "level four" not in await say(app, "Where did I park?")
         assert "Forgotten" not in await say(app, "yes")  # a stray yes is just a message
+
+
+async def test_a_yes_to_the_forget_command_s_question_forgets(
+    tmp_path: Path, memory_home: str
+) -> None:
+    """``/memory forget ID`` asks first; a person answers it as they would a question ("yes"),
+    not only by typing the command again with ``confirm``. A "no", or any other message
+    first, keeps it (the yes must answer the question just asked)."""
+    ws = tmp_path / "ws"
+    async with running(ws) as app:
+        await say(app, "I can't stand olives.")
+        await say(app, "My cat is called Whiskers.")
+        listing = await memory(app, "list")
+        olives = next(line for line in listing.splitlines() if "olives" in line).split("`")[1]
+        cat = next(line for line in listing.splitlines() if "Whiskers" in line).split("`")[1]
+
+        asked = await memory(app, "forget", olives)
+        assert "yes" in asked.lower()
+        assert "Forgotten" in await say(app, "yes")
+        assert files_holding(ws, "olives") == []
+
+        await memory(app, "forget", cat)
+        assert "Forgotten" not in await say(app, "no")
+        await memory(app, "forget", cat)
+        await say(app, "What's my cat called?")  # another message: the question lapses
+        assert "Forgotten" not in await say(app, "yes")
+        assert files_holding(ws, "Whiskers")
+        assert "Forgotten" not in await say(app, "yes", user=ANN)  # not Ann's to answer
+
+        asked = await memory(app, "forget", "today")
+        assert "Forgotten" in await say(app, "yes")
+        assert files_holding(ws, "Whiskers") == []

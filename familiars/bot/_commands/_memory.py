@@ -243,7 +243,8 @@ class MemoryCommand(Command):
         if not confirmed:
             return CommandResponse(
                 f"About to forget for good:\n> {one_line(rec.content)}\n"
-                f"Send /memory forget {rec.id} confirm to go ahead."
+                f"Reply yes (or send /memory forget {rec.id} confirm) to go ahead.",
+                on_yes=("forget", rec.id, "confirm"),
             )
         report = await self._forgetter.forget(rec.id)
         return CommandResponse(f"Forgotten: {one_line(rec.content)}\n{done_text(report)}")
@@ -254,7 +255,8 @@ class MemoryCommand(Command):
             return CommandResponse(
                 f"About to forget for good what was said:\n> {one_line(node.content)}\n"
                 "and what I noted from it. "
-                f"Send /memory forget {ref.key} confirm to go ahead."
+                f"Reply yes (or send /memory forget {ref.key} confirm) to go ahead.",
+                on_yes=("forget", ref.key, "confirm"),
             )
         text = one_line(node.content)
         report = await self._forgetter.forget(ref.key)
@@ -295,7 +297,8 @@ class MemoryCommand(Command):
             return CommandResponse(
                 f"About to forget for good the {count(len(turns), 'message')} you sent me "
                 f"{window.label}, and what I noted from them.\n"
-                f"Send /memory forget {words} confirm to go ahead."
+                f"Reply yes (or send /memory forget {words} confirm) to go ahead.",
+                on_yes=("forget", *words.split(), "confirm"),
             )
         report = await self._forgetter.forget_turns(
             caller.user_key,
