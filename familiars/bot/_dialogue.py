@@ -187,7 +187,9 @@ class DialogueManager:
         if info is None:
             return response
         typed = " ".join(["/" + inv.name, *inv.args])
-        verdict = await self.outbound.guard(info, response.text, public=[typed], what="answer")
+        verdict = await self.outbound.guard(
+            info, response.text, public=[typed], what="answer", answering=typed
+        )
         if not verdict.changed:
             return response
         return CommandResponse(verdict.text, private=False)
@@ -228,7 +230,7 @@ class DialogueManager:
                 )
             if asked is not None:  # said in a group only through the one outbound check
                 verdict = await self.services.outbound.guard(
-                    turn.info, asked, public=[turn.text], what=what
+                    turn.info, asked, public=[turn.text], what=what, answering=turn.text
                 )
                 yield verdict.text
                 return
