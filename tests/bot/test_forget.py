@@ -174,3 +174,20 @@ async def test_a_yes_to_the_forget_command_s_question_forgets(
         asked = await memory(app, "forget", "today")
         assert "Forgotten" in await say(app, "yes")
         assert files_holding(ws, "Whiskers") == []
+
+
+async def test_a_correction_with_a_secret_is_stored_masked(
+    tmp_path: Path, memory_home: str
+) -> None:
+    """``/memory edit`` (and the memory page, which runs the same code) keeps a password or a
+    card number masked, as a message saying it is: the words never reach a file."""
+    ws = tmp_path / "ws"
+    async with running(ws) as app:
+        await say(app, "My cat is called Whiskers.")
+        rid = first_id(await memory(app, "list"))
+        said = await memory(
+            app, "edit", rid, "The user's wifi password is hunter2, card 4111 1111 1111 1111"
+        )
+        assert "Corrected" in said and "hunter2" not in said
+        assert files_holding(ws, "hunter2") == [] and files_holding(ws, "4111 1111") == []
+        assert "[PASSWORD]" in await memory(app, "list")

@@ -15,7 +15,8 @@ from familiars.bot._adapters.base import CommandResponse
 from familiars.bot._commands._declare import Argument, Call, Caller, Command, Subcommand
 from familiars.bot._commands._people import people_lines
 from familiars.bot._forgetting import count, done_text, parse_window
-from familiars.config import UserFacingError
+from familiars.bot._redaction import Redactor
+from familiars.config import PrivacySettings, UserFacingError
 from familiars.memory import (
     CATEGORIES,
     DEFAULT_MAX_RECORD_CHARS,
@@ -75,6 +76,7 @@ class MemoryCommand(Command):
         timezone_of: Callable[[str], Awaitable[str | None]] | None = None,
         web: WebLinks | None = None,
         max_record_chars: int | None = None,
+        privacy: PrivacySettings | None = None,
     ) -> None:
         super().__init__(
             "memory",
@@ -91,6 +93,8 @@ class MemoryCommand(Command):
         self._timezone_of = timezone_of
         self._links = web
         self._max_record_chars = max_record_chars
+        #: A correction is masked as a message is (a password, a card: never in a file).
+        self._redactor = Redactor(privacy)
 
     def _declare(self) -> tuple[Subcommand, ...]:
         record_id = Argument("id", "The memory's id (m_...)", complete=self._complete_ids)
@@ -318,7 +322,7 @@ class MemoryCommand(Command):
         rec = await self._get_visible(record_id, caller)
         if rec.deprecated:
             raise UserFacingError("That memory was already replaced: correct the newer one.")
-        text = text.strip()
+        text = self._redactor.scan(text.strip()).at_rest.content
         if not text:
             raise UserFacingError("Say what the memory should say instead.")
         try:
