@@ -79,6 +79,13 @@ _CALENDAR = frozenset(
 _LABEL = re.compile(
     r"^\W*(?:the user'?s?|my|his|her|their)\s+(?P<label>[^.,;:]*?)\s+(?:is|are|was)\s", re.I
 )
+#: A note that says what its owner is called ("The user's name is Ana", "The user goes by
+#: Ana"): that name is theirs as their display name is (a relative's "is called" is not).
+_OWN_NAME = re.compile(
+    r"(?i:\bthe user(?:'s)?\s+(?:(?:(?:full|first|real|nick)\s*)?name\s+is|goes\s+by|"
+    r"is\s+called|is\s+named|prefers\s+to\s+be\s+called))\s+"
+    r"(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"
+)
 
 
 @dataclass(frozen=True)
@@ -149,6 +156,7 @@ def secrets_of(texts: Iterable[str], names: Iterable[str] = ()) -> Secrets:
     quotes: set[tuple[str, ...]] = set()
     owner_words: set[str] = set()
     owner_numbers: set[str] = set()
+    texts = list(texts)
     for raw in texts:
         text = nfkc(raw)
         found = tokens(text)
@@ -160,7 +168,11 @@ def secrets_of(texts: Iterable[str], names: Iterable[str] = ()) -> Secrets:
         owner_words |= less_common
         quotes |= _shingles(found)
     owner_numbers = {n for n in owner_numbers if len(n) == 2}
-    name_words = frozenset(t.word for name in names for t in tokens(nfkc(name)) if len(t.word) > 1)
+    texts_names = [m["name"] for raw in texts for m in _OWN_NAME.finditer(nfkc(raw))]
+    every_name = [*names, *texts_names]
+    name_words = frozenset(
+        t.word for name in every_name for t in tokens(nfkc(name)) if len(t.word) > 1
+    )
     owners: tuple[OwnerWords, ...] = ()
     if name_words and (owner_words or owner_numbers):
         owners = (OwnerWords(name_words, frozenset(owner_words), frozenset(owner_numbers)),)

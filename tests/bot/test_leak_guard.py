@@ -63,3 +63,22 @@ def test_a_reply_to_a_question_naming_someone_is_about_them() -> None:
     hello = "Ben: any snack ideas for the trip?"
     verdict = guard_group_reply("Peanuts travel well.", notes, [hello], ["Ana"], answering=hello)
     assert not verdict.changed
+
+
+def test_the_name_a_person_gave_in_their_notes_is_theirs_too() -> None:
+    """Shown as "anita_92", told the familiar "my name is Ana": "Ana" next to a less common
+    word of her notes is her, as her display name would be; a relative's name is not."""
+    notes = [
+        "The user's name is Ana.",
+        "The user is allergic to peanuts.",
+        "The user's sister is called Rosa.",
+    ]
+    asked = "Ben: what is Ana allergic to?"
+    for reply in ("Ana is allergic to peanuts.", "She's allergic to peanuts."):
+        verdict = guard_group_reply(reply, notes, [asked], ["anita_92"], answering=asked)
+        assert verdict.changed and "peanuts" not in verdict.text, reply
+    about_rosa = "Ben: what does Rosa like?"
+    verdict = guard_group_reply(
+        "Rosa likes peanuts.", notes, [about_rosa, "Rosa"], ["anita_92"], answering=about_rosa
+    )
+    assert not verdict.changed, verdict.text
