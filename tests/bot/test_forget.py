@@ -191,3 +191,22 @@ async def test_a_correction_with_a_secret_is_stored_masked(
         assert "Corrected" in said and "hunter2" not in said
         assert files_holding(ws, "hunter2") == [] and files_holding(ws, "4111 1111") == []
         assert "[PASSWORD]" in await memory(app, "list")
+
+
+async def test_a_yes_said_in_a_group_does_not_read_the_memory_out(
+    tmp_path: Path, memory_home: str
+) -> None:
+    """``/memory forget ID`` asked in a group is answered privately; the "yes" is said in the
+    group, so what was forgotten is counted there, never read out."""
+    ws = tmp_path / "ws"
+    async with running(ws) as app:
+        assert app.dialogues is not None
+        await say(app, "I'm allergic to penicillin.")
+        rid = first_id(await memory(app, "list"))
+        asked = CommandInvocation("telegram", "g1", BOB, "Bob", "memory", ("forget", rid), True)
+        assert "penicillin" in (await app.dialogues.command(asked)).text  # private answer
+        yes = IncomingMessage("telegram", "g1", BOB, "Bob", "yes", is_group=True, ts=T0)
+        said = "".join([part async for part in app.dialogues.respond(yes)])
+        await app.settle()
+        assert "Forgotten" in said and "penicillin" not in said
+        assert files_holding(ws, "penicillin") == []

@@ -21,6 +21,7 @@ from familiars.memory import (
     CATEGORIES,
     DEFAULT_MAX_RECORD_CHARS,
     RECORD_ID_RE,
+    ForgetReport,
     Forgetter,
     InvalidIdError,
     MemoryError_,
@@ -242,7 +243,7 @@ class MemoryCommand(Command):
         if target.lower() in ("last", "today"):
             return await self._forget_window(call.caller, " ".join([target, *rest]), confirmed)
         if is_node_ref(target):
-            return await self._forget_turn(call.caller, target, confirmed)
+            return await self._forget_turn(call.caller, target, confirmed, call.invocation.is_group)
         rec = await self._get_visible(target, call.caller)
         if not confirmed:
             return CommandResponse(
@@ -251,9 +252,11 @@ class MemoryCommand(Command):
                 on_yes=("forget", rec.id, "confirm"),
             )
         report = await self._forgetter.forget(rec.id)
-        return CommandResponse(f"Forgotten: {one_line(rec.content)}\n{done_text(report)}")
+        return _forgotten(call.invocation.is_group, one_line(rec.content), report)
 
-    async def _forget_turn(self, caller: Caller, target: str, confirmed: bool) -> CommandResponse:
+    async def _forget_turn(
+        self, caller: Caller, target: str, confirmed: bool, is_group: bool = False
+    ) -> CommandResponse:
         ref, node = await self._visible_turn(caller, target)
         if not confirmed:
             return CommandResponse(
@@ -264,7 +267,7 @@ class MemoryCommand(Command):
             )
         text = one_line(node.content)
         report = await self._forgetter.forget(ref.key)
-        return CommandResponse(f"Forgotten: {text}\n{done_text(report)}")
+        return _forgotten(is_group, text, report)
 
     async def _visible_turn(self, caller: Caller, target: str) -> tuple[NodeRef, Node]:
         """A turn the caller may forget: their own message (or the reply to it); any for an
@@ -463,3 +466,11 @@ def describe(rec: MemoryRecord) -> str:
         )
     lines.append(" · ".join(m for m in meta if m))
     return "\n".join(lines)
+
+
+def _forgotten(is_group: bool, text: str, report: ForgetReport) -> CommandResponse:
+    """What a confirmed forget says: in a group (where a "yes" answering the question is said
+    aloud, :attr:`CommandResponse.on_yes`) counted only, never read out."""
+    if is_group:
+        return CommandResponse(done_text(report))
+    return CommandResponse(f"Forgotten: {text}\n{done_text(report)}")
