@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from familiars.bot._adapters.base import CommandResponse
 from familiars.bot._commands._declare import Argument, Call, Caller, Command, Subcommand
 from familiars.bot._commands._people import people_lines
-from familiars.bot._forgetting import count, done_text, parse_window
+from familiars.bot._forgetting import count, done_text, gone_text, parse_window
 from familiars.bot._redaction import Redactor
 from familiars.config import PrivacySettings, UserFacingError
 from familiars.memory import (
@@ -473,4 +473,4 @@ def _forgotten(is_group: bool, text: str, report: ForgetReport) -> CommandRespon
     aloud, :attr:`CommandResponse.on_yes`) counted only, never read out."""
     if is_group:
         return CommandResponse(done_text(report))
-    return CommandResponse(f"Forgotten: {text}\n{done_text(report)}")
+    return CommandResponse(f"Forgotten: {text}\n{gone_text(report)}")
