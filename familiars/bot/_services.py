@@ -315,6 +315,7 @@ def _commands(
             forgetter=turn.forgetter,
             web=web.links if web is not None else None,
             max_record_chars=store.memory.settings.memory.max_record_chars,
+            privacy=store.memory.settings.privacy,
         )
     )
 

@@ -367,7 +367,9 @@ async def send(turn: Turn, s: TurnServices, replies: AsyncIterator[str]) -> Asyn
         reply = _with_notes("".join([delta async for delta in replies]), turn.notes)
         public = [m.content for m in turn.messages if m.role != "system"] + [turn.agent.name]
         private = [it.text for it in turn.recalled if it.private]
-        verdict = await s.outbound.guard(turn.info, reply, public=public, private=private)
+        verdict = await s.outbound.guard(
+            turn.info, reply, public=public, private=private, answering=turn.text
+        )
         turn.reply = verdict.text
         yield turn.reply
         return

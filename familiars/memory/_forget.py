@@ -193,7 +193,7 @@ class Forgetter:
         derived copies). Every id is checked before anything is forgotten."""
         for item_id in item_ids:
             if not is_node_ref(item_id) and not RECORD_ID_RE.fullmatch(item_id):
-                raise InvalidIdError("memory id", item_id, "expected m_... or node:...")
+                raise InvalidIdError("memory id", item_id, "m_... or node:AGENT/DIALOGUE/N")
         async with self._lock:
             await self.settle()
             report = ForgetReport()

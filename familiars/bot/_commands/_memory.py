@@ -14,12 +14,14 @@ from typing import Any, Protocol
 from familiars.bot._adapters.base import CommandResponse
 from familiars.bot._commands._declare import Argument, Call, Caller, Command, Subcommand
 from familiars.bot._commands._people import people_lines
-from familiars.bot._forgetting import count, done_text, parse_window
-from familiars.config import UserFacingError
+from familiars.bot._forgetting import count, done_text, gone_text, parse_window
+from familiars.bot._redaction import Redactor
+from familiars.config import PrivacySettings, UserFacingError
 from familiars.memory import (
     CATEGORIES,
     DEFAULT_MAX_RECORD_CHARS,
     RECORD_ID_RE,
+    ForgetReport,
     Forgetter,
     InvalidIdError,
     MemoryError_,
@@ -75,6 +77,7 @@ class MemoryCommand(Command):
         timezone_of: Callable[[str], Awaitable[str | None]] | None = None,
         web: WebLinks | None = None,
         max_record_chars: int | None = None,
+        privacy: PrivacySettings | None = None,
     ) -> None:
         super().__init__(
             "memory",
@@ -91,6 +94,8 @@ class MemoryCommand(Command):
         self._timezone_of = timezone_of
         self._links = web
         self._max_record_chars = max_record_chars
+        #: A correction is masked as a message is (a password, a card: never in a file).
+        self._redactor = Redactor(privacy)
 
     def _declare(self) -> tuple[Subcommand, ...]:
         record_id = Argument("id", "The memory's id (m_...)", complete=self._complete_ids)
@@ -238,27 +243,31 @@ class MemoryCommand(Command):
         if target.lower() in ("last", "today"):
             return await self._forget_window(call.caller, " ".join([target, *rest]), confirmed)
         if is_node_ref(target):
-            return await self._forget_turn(call.caller, target, confirmed)
+            return await self._forget_turn(call.caller, target, confirmed, call.invocation.is_group)
         rec = await self._get_visible(target, call.caller)
         if not confirmed:
             return CommandResponse(
                 f"About to forget for good:\n> {one_line(rec.content)}\n"
-                f"Send /memory forget {rec.id} confirm to go ahead."
+                f"Reply yes (or send /memory forget {rec.id} confirm) to go ahead.",
+                on_yes=("forget", rec.id, "confirm"),
             )
         report = await self._forgetter.forget(rec.id)
-        return CommandResponse(f"Forgotten: {one_line(rec.content)}\n{done_text(report)}")
+        return _forgotten(call.invocation.is_group, one_line(rec.content), report)
 
-    async def _forget_turn(self, caller: Caller, target: str, confirmed: bool) -> CommandResponse:
+    async def _forget_turn(
+        self, caller: Caller, target: str, confirmed: bool, is_group: bool = False
+    ) -> CommandResponse:
         ref, node = await self._visible_turn(caller, target)
         if not confirmed:
             return CommandResponse(
                 f"About to forget for good what was said:\n> {one_line(node.content)}\n"
                 "and what I noted from it. "
-                f"Send /memory forget {ref.key} confirm to go ahead."
+                f"Reply yes (or send /memory forget {ref.key} confirm) to go ahead.",
+                on_yes=("forget", ref.key, "confirm"),
             )
         text = one_line(node.content)
         report = await self._forgetter.forget(ref.key)
-        return CommandResponse(f"Forgotten: {text}\n{done_text(report)}")
+        return _forgotten(is_group, text, report)
 
     async def _visible_turn(self, caller: Caller, target: str) -> tuple[NodeRef, Node]:
         """A turn the caller may forget: their own message (or the reply to it); any for an
@@ -295,7 +304,8 @@ class MemoryCommand(Command):
             return CommandResponse(
                 f"About to forget for good the {count(len(turns), 'message')} you sent me "
                 f"{window.label}, and what I noted from them.\n"
-                f"Send /memory forget {words} confirm to go ahead."
+                f"Reply yes (or send /memory forget {words} confirm) to go ahead.",
+                on_yes=("forget", *words.split(), "confirm"),
             )
         report = await self._forgetter.forget_turns(
             caller.user_key,
@@ -315,7 +325,7 @@ class MemoryCommand(Command):
         rec = await self._get_visible(record_id, caller)
         if rec.deprecated:
             raise UserFacingError("That memory was already replaced: correct the newer one.")
-        text = text.strip()
+        text = self._redactor.scan(text.strip()).at_rest.content
         if not text:
             raise UserFacingError("Say what the memory should say instead.")
         try:
@@ -456,3 +466,11 @@ def describe(rec: MemoryRecord) -> str:
         )
     lines.append(" · ".join(m for m in meta if m))
     return "\n".join(lines)
+
+
+def _forgotten(is_group: bool, text: str, report: ForgetReport) -> CommandResponse:
+    """What a confirmed forget says: in a group (where a "yes" answering the question is said
+    aloud, :attr:`CommandResponse.on_yes`) counted only, never read out."""
+    if is_group:
+        return CommandResponse(done_text(report))
+    return CommandResponse(f"Forgotten: {text}\n{gone_text(report)}")
