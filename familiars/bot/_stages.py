@@ -32,7 +32,6 @@ from zoneinfo import ZoneInfo
 from familiars.bot._access import AccessPolicy
 from familiars.bot._outbound import Outbound
 from familiars.bot._prompt import BranchTurn, PromptParts, build_messages
-from familiars.bot._redaction import Redactor
 from familiars.bot._state import BotState
 from familiars.bot._turn import DialogueLog, RecalledItem, Recaller, Turn
 from familiars.bot._turn_plan import user_node_marks
@@ -44,6 +43,7 @@ from familiars.llm import ChatModel, LLMError
 from familiars.memory import (
     MemoryRecord,
     MemoryStore,
+    Redactor,
     TurnContext,
     Understanding,
     WriterQueue,

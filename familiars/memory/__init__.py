@@ -220,6 +220,7 @@ from familiars.memory._records import (
     utcnow,
     valid_categories,
 )
+from familiars.memory._redaction import Redactor
 from familiars.memory._rerank import (
     Reranker,
     Scorer,
@@ -303,6 +304,7 @@ from familiars.memory._writer._turn import (
 
 __all__ = [
     "QUEUE_PREFIX",
+    "Redactor",
     "open_state_home",
     "FileStateHome",
     "QueuedTurn",

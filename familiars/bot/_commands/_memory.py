@@ -15,8 +15,7 @@ from familiars.bot._adapters.base import CommandResponse
 from familiars.bot._commands._declare import Argument, Call, Caller, Command, Subcommand
 from familiars.bot._commands._people import people_lines
 from familiars.bot._forgetting import count, done_text, gone_text, parse_window
-from familiars.bot._redaction import Redactor
-from familiars.config import PrivacySettings, UserFacingError
+from familiars.config import UserFacingError
 from familiars.memory import (
     CATEGORIES,
     DEFAULT_MAX_RECORD_CHARS,
@@ -77,7 +76,6 @@ class MemoryCommand(Command):
         timezone_of: Callable[[str], Awaitable[str | None]] | None = None,
         web: WebLinks | None = None,
         max_record_chars: int | None = None,
-        privacy: PrivacySettings | None = None,
     ) -> None:
         super().__init__(
             "memory",
@@ -94,8 +92,6 @@ class MemoryCommand(Command):
         self._timezone_of = timezone_of
         self._links = web
         self._max_record_chars = max_record_chars
-        #: A correction is masked as a message is (a password, a card: never in a file).
-        self._redactor = Redactor(privacy)
 
     def _declare(self) -> tuple[Subcommand, ...]:
         record_id = Argument("id", "The memory's id (m_...)", complete=self._complete_ids)
@@ -325,7 +321,7 @@ class MemoryCommand(Command):
         rec = await self._get_visible(record_id, caller)
         if rec.deprecated:
             raise UserFacingError("That memory was already replaced: correct the newer one.")
-        text = self._redactor.scan(text.strip()).at_rest.content
+        text = text.strip()  # masked as every record is, by the store
         if not text:
             raise UserFacingError("Say what the memory should say instead.")
         try:

@@ -31,7 +31,7 @@ from familiars.bot._commands._reminders import RemindersCommand
 from familiars.bot._commands._timezone import TimezoneCommand
 from familiars.bot._errors import SOMETHING_WENT_WRONG
 from familiars.bot._state import BotState
-from familiars.config import PrivacySettings, UserFacingError
+from familiars.config import UserFacingError
 from familiars.memory import Forgetter, MemoryStore
 from familiars.scheduler import ReminderBook
 
@@ -57,7 +57,6 @@ def default_commands(
     now: Callable[[], datetime] = _utc_now,
     web: WebLinks | None = None,
     max_record_chars: int | None = None,
-    privacy: PrivacySettings | None = None,
 ) -> list[Command]:
     """The bot's commands (``/help`` is added by :class:`CommandSet`); ``/find`` only with a
     document finder. ``reminders`` is the running scheduler's book (its ledger and jobs);
@@ -75,7 +74,6 @@ def default_commands(
             timezone_of=_timezone_of(state),
             web=web,
             max_record_chars=max_record_chars,
-            privacy=privacy,
         ),
         LinkCommand(store, state, now=now),
         ProactiveCommand(state, on_change=on_proactive),
