@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from familiars.memory._offline._objects import Fact
-from familiars.memory._offline._values import SURE, value_fact
+from familiars.memory._offline._values import SURE, capitalised_name, value_fact
 
 logger = logging.getLogger(__name__)
 
@@ -240,6 +240,9 @@ def by_meaning(clause: str, understanding: Understanding) -> list[Fact]:
     unsure, or holds no value the syntax can read."""
     if not understanding.has("slots"):
         return []
+    named = capitalised_name(clause)  # the capital says it is a name, whatever the slot
+    if named is not None:
+        return [named]
     slot, probability = understanding.slot(clause)
     if slot == "none" or probability < MIN_PROBABILITY:
         return []
