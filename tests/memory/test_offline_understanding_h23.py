@@ -102,3 +102,16 @@ def test_a_relatives_change_of_mind_is_not_the_persons() -> None:
     assert shifted("my friend quit coffee", [coffee], set(), u) == []
     took_back = shifted("i used to play rugby but these days i play golf", [rugby], set(), u)
     assert [f.content for f in took_back] == ["The user no longer likes rugby."]
+
+
+def test_a_relatives_home_is_not_the_persons_and_a_sure_slot_names_a_breed() -> None:
+    assert value_fact("home", "My mum lives in Swansea") == []
+
+    def nearest(noun: str) -> str:
+        return "other"  # "westie" is nearest no labelled class
+
+    said = "we've got a wee Westie called Haggis"
+    assert value_fact("pet", said, noun_kind=nearest) == []
+    assert value_fact("pet", said, noun_kind=nearest, sure=True)[0].content == (
+        "The user has a wee westie called Haggis."
+    )

@@ -21,8 +21,8 @@ from familiars.memory._offline._clauses import _sentence_clauses
 from familiars.memory._offline._meaning import Understanding
 from familiars.memory._offline._objects import Fact, _fact_key
 from familiars.memory._offline._patterns import match_preference
-from familiars.memory._offline._people import FAMILY, _alternation, _job_fact, _work_fact
-from familiars.memory._offline._values import _SOMEONE_ELSE, match_place_or_home
+from familiars.memory._offline._people import _job_fact, _work_fact
+from familiars.memory._offline._values import _SOMEONE_ELSE, RELATIVE_SAYS, match_place_or_home
 from familiars.memory._records import MemoryRecord, is_live
 
 #: Said of something that is over for the person.
@@ -34,9 +34,6 @@ _OVER = re.compile(
 )
 #: Said of something still true: no change.
 _STILL = re.compile(r"\b(?:still|always|again)\b", re.I)
-#: A clause whose subject is a relative ("my sister gave up coffee"): their change, not the
-#: person's.
-_RELATIVE_SAYS = re.compile(rf"^(?:my|our)\s+(?:\w+\s+)?(?:{_alternation(FAMILY)})(?:'s)?\b", re.I)
 #: A clause whose vector is this close to a record's names it without its words.
 MIN_SIMILARITY = 0.62
 _SLOT_KEYS = ("job", "work", "home")
@@ -116,7 +113,7 @@ def _not_the_persons(clause: str) -> bool:
     """Whether ``clause`` tells of someone else ("my friend quit coffee", "my sister gave up
     coffee"); "I used to play rugby" is the person's own (and over)."""
     own = re.sub(r"\bused\s+to\b", "", clause, flags=re.I)
-    return bool(_SOMEONE_ELSE.search(own) or _RELATIVE_SAYS.match(clause.strip()))
+    return bool(_SOMEONE_ELSE.search(own) or RELATIVE_SAYS.match(clause.strip()))
 
 
 def moved_to(shift: Fact) -> str | None:

@@ -26,6 +26,7 @@ from familiars.memory._offline._people import (
     FAMILY,
     JOBS,
     PETS,
+    _alternation,
     _family,
     _job_fact,
     _pet,
@@ -46,6 +47,11 @@ _SOMEONE_ELSE = re.compile(
     r"finished|history|not|no|so|too|really|just|a|an|the)\b))"
     r"|\b(?i:if|would|wish|used\s+to)\b",
 )
+#: A clause whose subject is a relative ("my sister gave up coffee", "my mum lives in Swansea"):
+#: about them, not the person.
+RELATIVE_SAYS = re.compile(
+    rf"^(?:my|our)\s+(?:\w+\s+)?(?:{_alternation(FAMILY)})(?:'s)?\b(?!\s+and\s+i\b)", re.I
+)
 _CAP = r"[A-ZÀ-Þ][\w'À-ÿ-]*"
 _NAMED = re.compile(rf"\b(?:called|named|name\s+is|name's|names)\s+(?P<n>{_CAP})")
 _NAME_IS_MY = re.compile(
@@ -57,6 +63,12 @@ _NAME_IS_MY = re.compile(
 _MY_NOUN = re.compile(
     r"\b(?i:my|our|a|an|the|two|three)\s+(?P<noun>(?:[a-z-]+\s+){0,2}?[a-z-]+?)"
     r"(?:'s|(?<![su])s)?(?=\s*(?:,|\bis\b|\bcalled\b|\bnamed\b|'s\s+name|\s+[A-ZÀ-Þ]|$))"
+)
+#: The noun just before "called"/"named", whatever its case: "a wee Westie called Haggis",
+#: "my African grey is called Captain".
+_NOUN_CALLED = re.compile(
+    r"\b(?i:my|our|a|an|the)\s+(?P<noun>(?:[\w-]+\s+){0,2}?[\w-]+?)(?:'s|(?<![su])s)?"
+    r"\s+(?:is\s+|'s\s+)?(?:called|named)\b"
 )
 _SELF_NAME = re.compile(
     r"\b(?:i'?m|im|i\s+am|it'?s|this\s+is|call\s+me|go\s+by|name'?s?(?:\s+is)?)\s+"
@@ -224,16 +236,24 @@ def value_fact(
     """The facts of ``slot`` in ``clause`` (a job said by what one does may bring the home
     it names); [] when no value can be read. ``sure``: the slot model is sure of the slot."""
     text = _GREETING.sub("", clause.strip(" .!?")).strip()
-    if not text:
-        return []
+    if not text or (slot not in ("pet", "family") and RELATIVE_SAYS.match(text)):
+        return []  # "my mum lives in Swansea" tells where the mum lives
     if slot == "job":
         return _job_values(text, noun_kind, sure=sure)
     if slot == "workplace":  # "I stack shelves at Tesco": the employer, and the job done there
         work = _workplace_value(text, noun_kind)
         return [f for f in (work, _job_done_at(text) if work else None) if f is not None]
     reader = _READERS.get(slot)
+    if sure and noun_kind is not None and slot in ("pet", "family"):
+        noun_kind = _deferring(noun_kind, slot)
     fact = reader(text, noun_kind) if reader is not None else None
     return [fact] if fact is not None else []
+
+
+def _deferring(kind: Callable[[str], str], slot: str) -> Callable[[str], str]:
+    """``kind``, where a noun nearest no labelled class ("westie", "African grey") takes the
+    slot the whole clause is surely about."""
+    return lambda noun: slot if (said := kind(noun)) == "other" else said
 
 
 def _job_values(text: str, kind: NounKind, *, sure: bool) -> list[Fact]:
@@ -326,7 +346,7 @@ def _named_thing(text: str) -> tuple[str, str] | None:
     named = _NAMED.search(text)
     names = [named.group("n")] if named else re.findall(rf"(?<!^)\b{_CAP}\b", text)
     names = [n for n in names if n.lower() not in _NOT_NAMES and n != "I"]
-    noun = _MY_NOUN.search(text)
+    noun = (_NOUN_CALLED.search(text) if named else None) or _MY_NOUN.search(text)
     if not names or noun is None:
         return None
     return re.sub(r"\s+(?:too|also|as\s+well|now|again)$", "", noun.group("noun").strip()), names[0]
@@ -337,7 +357,8 @@ def _is_kind(noun: str, wanted: str, known: frozenset[str], kind: NounKind) -> b
     the rules' list, else its nearest labelled words say (when ``kind`` is given)."""
     if _head(noun) in known or noun.split()[-1].lower() in known:
         return True
-    return kind is None or kind(noun) == wanted
+    # "wee Westie": the whole, else its last word ("westie") is nearest the labelled pets
+    return kind is None or kind(noun) == wanted or kind(noun.split()[-1]) == wanted
 
 
 def _head(noun: str) -> str:
