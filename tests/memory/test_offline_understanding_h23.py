@@ -115,3 +115,10 @@ def test_a_relatives_home_is_not_the_persons_and_a_sure_slot_names_a_breed() -> 
     assert value_fact("pet", said, noun_kind=nearest, sure=True)[0].content == (
         "The user has a wee westie called Haggis."
     )
+
+
+def test_these_days_its_the_new_like_after_one_given_up() -> None:
+    assert clauses("I'm not doing show jumping anymore, these days it's dressage") == [
+        "I'm not doing show jumping anymore",
+        "I'm into dressage now",
+    ]

@@ -39,7 +39,7 @@ _CLAUSE_SPLIT = re.compile(
     rf"|,?\s+(?:and|but)\s+(?={_SUBJECTLESS_VERB}\s+\S)"
     r"|,\s+(?=(?:do|don't|did|are|aren't|have|haven't|what about|how about|and)\s+you\b)"
     r"|,\s+(?=[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?:now|instead)$)"
-    r"|,\s+(?=it'?s\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?(?:\s+now)?$)"
+    r"|,\s+(?=(?:(?:now|these\s+days|nowadays)\s+)?it'?s\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?(?:\s+now)?$)"
     # "Mia here - I look after horses": a dash before a new saying of one's own
     r"|\s+[-–—]+\s+(?=(?:i|i'm|im|i've|we|we're|my|our|just)\b)",
     re.IGNORECASE,
