@@ -253,6 +253,10 @@ class DialogTree:
         """``listener(tree, node)`` after each node is added (the reader indexes it)."""
         self._listeners.append(listener)
 
+    def root_of(self, node_id: int) -> int:
+        """The root of ``node_id``'s topic tree (kept per node as it is placed)."""
+        return int(self._root[node_id])
+
     def ancestors(self, node_id: int) -> list[Node]:
         """The branch from the root down to ``node_id`` (the current topic, for the prompt)."""
         chain: list[Node] = []

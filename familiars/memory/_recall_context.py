@@ -57,13 +57,12 @@ def recent_messages(
     query's own text left out."""
     if tree is None or limit <= 0 or not len(tree) or tree.last_id is None:
         return []
-    roots: dict[int, int] = {}
-    root = _root(tree, tree.last_id, roots)
+    root = tree.root_of(tree.last_id)
     out: list[str] = []
     for node in reversed(tree.node_list[max(0, tree.last_id - _SCAN + 1) : tree.last_id + 1]):
         if now - node.timestamp > CONTEXT_MAX_AGE_S:
             break
-        if _root(tree, node.id, roots) != root:
+        if tree.root_of(node.id) != root:
             continue
         meta = node.metadata or {}
         if node.origin != "user" or meta.get("forgotten") or meta.get("kind") in _NOT_TALK:
@@ -77,20 +76,6 @@ def recent_messages(
         if len(out) >= limit:
             break
     return out[::-1]
-
-
-def _root(tree: DialogTree, node_id: int, roots: dict[int, int]) -> int:
-    """The root of ``node_id``'s topic; ``roots`` keeps every node walked through, so the
-    scan's nodes (mostly one long branch) walk it once, not once each."""
-    path = []
-    cur = node_id
-    while cur not in roots and (parent := tree.node_list[cur].parent) is not None:
-        path.append(cur)
-        cur = parent
-    root = roots.get(cur, cur)
-    for step in path:
-        roots[step] = root
-    return root
 
 
 def context_query(messages: Sequence[str], query: str) -> list[str]:
@@ -129,7 +114,10 @@ async def read_in_context(
     fused = result.context.fuse(vecs)
     # The mask is taken here, after the last await: rows a sync added meanwhile are in it.
     mask = None if groups is None else reader.index.allowed_mask(groups)
-    if not names_its_topic(reader.index, vecs[0], mask, result.query):
+    # One pass over the index for both: the message's cosines and the fused query's.
+    both = reader.index.dense_all(np.stack([vecs[0], fused[0]], axis=1))
+    if not names_its_topic(reader.index, vecs[0], mask, result.query, alone=both[:, 0]):
+        result.context.dense = np.ascontiguousarray(both[:, 1])  # what ranking reads next
         return fused
     result.context = Reading([], result.query, reader.index, set_aside=result.context.messages)
     await reader._embed_words(queries)
@@ -137,14 +125,15 @@ async def read_in_context(
 
 
 def names_its_topic(
-    index: Any, message: np.ndarray, mask: np.ndarray | None, query: str = ""
-) -> bool:
+    index: Any, message: np.ndarray, mask: np.ndarray | None, query: str = "",
+    alone: np.ndarray | None = None,
+) -> bool:  # fmt: skip
     """Whether the message names its topic itself: its own best match among the rows recall
     may read (the message's own node, same text, left out) has a cosine of at least
     :data:`TOPIC_COSINE`. Such a message is read alone, as a new topic ("What is the name of
     Ana's dog?" after talk of a hike: .81 with "Ana has a dog named Biscuit"); one that names
     nothing ("I want to make that evening really special") is read in its conversation."""
-    alone = index.dense_all(message)
+    alone = index.dense_all(message) if alone is None else alone  # every row's cosine
     if mask is not None:
         alone = np.where(mask, alone, -np.inf)
     said = query.strip()
@@ -174,6 +163,9 @@ class Reading:
         self._index = index
         self._message: np.ndarray | None = None
         self._fused: np.ndarray | None = None
+        #: Every index row's cosine to the fused query, worked out with the message's (the
+        #: ranking's dense part reads it; None: not worked out, or the message read alone).
+        self.dense: np.ndarray | None = None
 
     @classmethod
     def of(
