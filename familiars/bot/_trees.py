@@ -187,7 +187,7 @@ class TreeLog:
         if task is not None:
             await task
 
-    def defer_reply_node(
+    async def defer_reply_node(
         self,
         agent_id: str,
         dialogue_id: str,
@@ -201,7 +201,8 @@ class TreeLog:
         pending = _PendingReply(parent, text, timestamp, origin, dict(metadata or {}))
         self._pending[(agent_id, dialogue_id)] = pending
         folder = self.trees.folder(agent_id, dialogue_id)
-        atomic_write_text(folder / PENDING_REPLY, json.dumps(asdict(pending), ensure_ascii=False))
+        text_json = json.dumps(asdict(pending), ensure_ascii=False)
+        await asyncio.to_thread(atomic_write_text, folder / PENDING_REPLY, text_json)  # fsynced
         key = (agent_id, dialogue_id)
         with contextlib.suppress(RuntimeError):  # no running loop: the next message adds it
             self._adding[key] = asyncio.get_running_loop().create_task(self._add_later(key))

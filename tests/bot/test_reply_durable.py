@@ -93,8 +93,8 @@ async def test_a_message_gets_its_own_vector_after_the_reply(workspace: Path) ->
 
     async with _app(workspace) as app:
         "".join([d async for d in app.dialogues.respond(_msg("I live in Oslo."))])
-        ((node_line,),) = [[e for e in _journal(workspace) if e["op"] == "node"]]
-        assert node_line["node"]["provisional"] is True  # type: ignore[index]
+        nodes = [e["node"] for e in _journal(workspace) if e["op"] == "node"]
+        assert nodes[0]["provisional"] is True  # type: ignore[index]  # the message's line
         await app.settle()
         embedder = app.dialogues.log.embedder
         dialogue = next(workspace.glob("agents/*/dialogue_*")).name
