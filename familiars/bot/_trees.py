@@ -18,6 +18,7 @@ from familiars.memory import (
     DialogTrees,
     Embedder,
     atomic_write_text,
+    is_disk_full,
     node_content_for_llm,
     node_embedding_text,
 )
@@ -311,8 +312,14 @@ class TreeLog:
     async def flush(self, agent_id: str, dialogue_id: str) -> None:
         key = (agent_id, dialogue_id)
         await self._added(key)
-        if key in self._pending or self.trees.exists(*key):
+        if key not in self._pending:  # a message left provisional waits for the next one
+            return
+        try:
             await self._catch_up(key, await self.trees.aget(*key, create=True))
+        except OSError as exc:  # the reply stays pending (the next message tries again)
+            if not is_disk_full(exc):
+                raise
+            logger.warning("the reply node of %s/%s waits: the disk is full", *key)
 
     async def flush_all(self) -> None:
         for key in list(self._syncing):

@@ -429,12 +429,12 @@ class DialogTree:
                 return None
             if vec.shape[0] != self.dim:
                 raise DialogueError(f"embedding has dimension {vec.shape[0]}, not {self.dim}")
+            if self.file is not None:  # first: a failed write leaves the node provisional
+                self.file.append_embedding(node_id, vec)
             node.embedding = vec
             node.provisional = False
             self._provisional.discard(node_id)
             self._matrix[node_id] = vec
-            if self.file is not None:
-                self.file.append_embedding(node)
         self._tell(node)
         return node
 
@@ -676,9 +676,9 @@ class DialogueFile:
     def append_metadata(self, node: Node) -> None:
         self._append({"op": "metadata", "id": node.id, "metadata": node.metadata})
 
-    def append_embedding(self, node: Node) -> None:
-        vec = np.round(np.asarray(node.embedding, dtype=np.float64), 8).tolist()
-        self._append({"op": "embedding", "id": node.id, "embedding": vec}, sync=False)
+    def append_embedding(self, node_id: int, embedding: np.ndarray) -> None:
+        vec = np.round(np.asarray(embedding, dtype=np.float64), 8).tolist()
+        self._append({"op": "embedding", "id": node_id, "embedding": vec}, sync=False)
 
     def _append(self, event: dict[str, Any], *, sync: bool = True) -> None:
         append_lines(self.journal_path, [json.dumps(event, ensure_ascii=False)], sync=sync)
