@@ -274,6 +274,8 @@ class TreeLog:
             await self.flush(agent_id, dialogue_id)
             found += 1
         for key in self.trees.stored():  # messages whose own vector a crash left unmade
+            if not self.trees.exists(*key):  # a dialogue's folder before its first message
+                continue
             tree = await self.trees.aget(*key)
             if tree.provisional_nodes():
                 await self._catch_up(key, tree)
