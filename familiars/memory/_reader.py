@@ -560,7 +560,7 @@ class MemoryReader:
         if len(self.index) == 0 or not mask.any():
             return Ranked.empty()
         text = query if reading is None else reading.text(query)
-        cand, dense_all, kw_all = self._candidates(text, qvec, mask, depth, reading)
+        cand, dense_all, kw_all = self._candidates(text, qvec, mask, depth)
         ctx = RankContext(
             self.index, text, qvec, cand, dense_all, kw_all, now, tree, self.weights, gate,
             asker=asker, message=query, anchor=anchor,
@@ -607,14 +607,13 @@ class MemoryReader:
         return scores, rows_x
 
     def _candidates(
-        self, query: str, qvec: np.ndarray, mask: np.ndarray, depth: int | None, reading: Any
+        self, query: str, qvec: np.ndarray, mask: np.ndarray, depth: int | None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """The best ``candidates`` rows of dense cosine (``reading``'s, worked out already,
-        when it has them) and of BM25 (keyword knob on) among the allowed ones, shortlisted
-        to ``depth``; with every row's cosine and BM25."""
-        idx, c, dense_all = self.index, self.candidates, getattr(reading, "dense", None)
-        if dense_all is None or dense_all.shape[0] != mask.shape[0]:
-            dense_all = idx.dense_all(qvec)
+        """The best ``candidates`` rows of dense cosine and of BM25 (keyword knob on) among
+        the allowed ones, shortlisted to ``depth``; with every row's cosine and BM25."""
+        idx = self.index
+        c = self.candidates
+        dense_all = idx.dense_all(qvec)
         masked = dense_all if mask.all() else np.where(mask, dense_all, -np.inf)
         cand = top(masked, c)
         kw_all: np.ndarray | None = None
