@@ -114,10 +114,7 @@ async def read_in_context(
     fused = result.context.fuse(vecs)
     # The mask is taken here, after the last await: rows a sync added meanwhile are in it.
     mask = None if groups is None else reader.index.allowed_mask(groups)
-    # One pass over the index for both: the message's cosines and the fused query's.
-    both = reader.index.dense_all(np.stack([vecs[0], fused[0]], axis=1))
-    if not names_its_topic(reader.index, vecs[0], mask, result.query, alone=both[:, 0]):
-        result.context.dense = np.ascontiguousarray(both[:, 1])  # what ranking reads next
+    if not names_its_topic(reader.index, vecs[0], mask, result.query):
         return fused
     result.context = Reading([], result.query, reader.index, set_aside=result.context.messages)
     await reader._embed_words(queries)
@@ -125,15 +122,14 @@ async def read_in_context(
 
 
 def names_its_topic(
-    index: Any, message: np.ndarray, mask: np.ndarray | None, query: str = "",
-    alone: np.ndarray | None = None,
-) -> bool:  # fmt: skip
+    index: Any, message: np.ndarray, mask: np.ndarray | None, query: str = ""
+) -> bool:
     """Whether the message names its topic itself: its own best match among the rows recall
     may read (the message's own node, same text, left out) has a cosine of at least
     :data:`TOPIC_COSINE`. Such a message is read alone, as a new topic ("What is the name of
     Ana's dog?" after talk of a hike: .81 with "Ana has a dog named Biscuit"); one that names
     nothing ("I want to make that evening really special") is read in its conversation."""
-    alone = index.dense_all(message) if alone is None else alone  # every row's cosine
+    alone = index.dense_all(message)
     if mask is not None:
         alone = np.where(mask, alone, -np.inf)
     said = query.strip()
@@ -163,9 +159,6 @@ class Reading:
         self._index = index
         self._message: np.ndarray | None = None
         self._fused: np.ndarray | None = None
-        #: Every index row's cosine to the fused query, worked out with the message's (the
-        #: ranking's dense part reads it; None: not worked out, or the message read alone).
-        self.dense: np.ndarray | None = None
 
     @classmethod
     def of(
