@@ -293,8 +293,10 @@ class DialogueManager:
         async for delta in stages.send(turn, s, stages.answer(turn, s)):
             yield delta
         turn.mark("answer")  # and send: the reply is whole
-        await stages.after(turn, s)
+        # The ephemeral clear first: after() starts the background embedding of the
+        # message's and the reply's nodes, and nothing of the turn is left to wait on it.
         await self._clear_ephemeral(turn.key)
+        await stages.after(turn, s)
         turn.mark("after")
         self._turn_started[turn.key] = turn.now.isoformat(timespec="seconds")
         self.last_spent = turn.spent
