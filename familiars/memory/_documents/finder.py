@@ -44,6 +44,7 @@ from familiars.memory._documents.rows import DocRows, SqliteDocRows
 from familiars.memory._documents.searching import SearchMixin
 from familiars.memory._documents.walking import walk_folder
 from familiars.memory._embeddings import Embedder, content_hash
+from familiars.memory._errors import InvalidIdError
 from familiars.memory._paths import check_user_key, user_dir
 from familiars.memory._pg._url import database_url, driver_missing
 
@@ -184,6 +185,33 @@ class DocumentFinder(SearchMixin):
             await self._commit_change()
         logger.info("document removed from the index (kept as history): %s", abspath)
         return IndexResult(abspath, "removed", file_id)
+
+    async def forget(self, user_key: str | None, file_id: str | None = None) -> list[str]:
+        """Forget one file of ``user_key``'s (``file_id``) or, with none, every file of
+        theirs, for good: rows, vectors, edit history and stored bytes (a person's
+        attachment under their folder; a watched folder's own files stay on disk), and
+        every process's matrix is rebuilt. The paths forgotten."""
+        owner = owner_of(user_key)
+        async with self._write_lock:
+            files = await self.rows.files_of(owner)
+            if file_id is not None:
+                files = [(f, p) for f, p in files if f == file_id]
+                if not files:
+                    raise InvalidIdError("file id", file_id, "a file of theirs")
+            paths = [p for _, p in files]
+            if file_id is None:
+                paths += [s["path"] for s in await self.rows.skipped(owner)]
+            for forgotten, _ in files:  # the history first: a rebuild cannot bring it back
+                await asyncio.to_thread(self.history.erase, owner, forgotten)
+            await self.rows.erase(owner, [f for f, _ in files], paths)
+            if owner != OWNER:
+                stored = (user_dir(self.workspace, owner) / "files").absolute()
+                for path in paths:
+                    if Path(path).parent == stored:
+                        Path(path).unlink(missing_ok=True)
+            await self._commit_change()
+        logger.info("forgot %d document(s) of %s", len(files), owner or "the owner")
+        return paths
 
     async def scan_watch_dirs(self) -> list[IndexResult]:
         """Bring the index up to date with the watched folders (the owner's), after giving
