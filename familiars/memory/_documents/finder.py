@@ -44,7 +44,7 @@ from familiars.memory._documents.rows import DocRows, SqliteDocRows
 from familiars.memory._documents.searching import SearchMixin
 from familiars.memory._documents.walking import walk_folder
 from familiars.memory._embeddings import Embedder, content_hash
-from familiars.memory._errors import InvalidIdError
+from familiars.memory._errors import InvalidIdError, RecordNotFoundError
 from familiars.memory._paths import check_user_key, user_dir
 from familiars.memory._pg._url import database_url, driver_missing
 
@@ -212,6 +212,22 @@ class DocumentFinder(SearchMixin):
             await self._commit_change()
         logger.info("forgot %d document(s) of %s", len(files), owner or "the owner")
         return paths
+
+    async def describe_file(self, file_id: str) -> tuple[str, str] | None:
+        """``(owner, name)`` of a file, current or deleted (None: no such file)."""
+        owner = await self.rows.file_owner(file_id)
+        if owner is None:
+            return None
+        path = dict(await self.rows.files_of(owner)).get(file_id, file_id)
+        return owner, Path(path).name
+
+    async def forget_file_id(self, file_id: str) -> list[str]:
+        """:meth:`forget` of one file by its id alone (the ``Forgetter``'s ``file:...``; the
+        caller checked it may)."""
+        owner = await self.rows.file_owner(file_id)
+        if owner is None:
+            raise RecordNotFoundError(f"file:{file_id}")
+        return await self.forget(owner or None, file_id)
 
     async def scan_watch_dirs(self) -> list[IndexResult]:
         """Bring the index up to date with the watched folders (the owner's), after giving

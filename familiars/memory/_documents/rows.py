@@ -65,6 +65,7 @@ class DocRows(Protocol):
     async def put_blob(self, file_id: str, data: bytes) -> None: ...
     async def blob(self, file_id: str) -> bytes | None: ...
     async def files_of(self, owner: str) -> list[tuple[str, str]]: ...
+    async def file_owner(self, file_id: str) -> str | None: ...
     async def erase(self, owner: str, file_ids: Sequence[str], paths: Sequence[str]) -> None: ...
 
 
@@ -329,6 +330,11 @@ class SqliteDocRows:
         """``(file_id, path)`` of every file of ``owner``, current or deleted."""
         rows = await self._all("SELECT file_id, path FROM doc_files WHERE owner = ?", (owner,))
         return [(r[0], r[1]) for r in rows]
+
+    async def file_owner(self, file_id: str) -> str | None:
+        """Whose file it is (current or deleted); None when there is no such file."""
+        rows = await self._all("SELECT owner FROM doc_files WHERE file_id = ?", (file_id,))
+        return str(rows[0][0]) if rows else None
 
     async def erase(self, owner: str, file_ids: Sequence[str], paths: Sequence[str]) -> None:
         """A forget: every row of these files (chunks with their words, the file row, the

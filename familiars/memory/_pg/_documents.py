@@ -298,6 +298,10 @@ class PgDocRows:
         rows = await self._all("SELECT file_id, path FROM doc_files WHERE owner = %s", (owner,))
         return [(r[0], r[1]) for r in rows]
 
+    async def file_owner(self, file_id: str) -> str | None:
+        rows = await self._all("SELECT owner FROM doc_files WHERE file_id = %s", (file_id,))
+        return str(rows[0][0]) if rows else None
+
     async def erase(self, owner: str, file_ids: Sequence[str], paths: Sequence[str]) -> None:
         """A forget: the files' rows, chunks, bytes, skips and the vectors no other chunk
         uses, in one transaction (the edit history is :meth:`PgEditHistory.erase`)."""
