@@ -2,7 +2,9 @@
 
 Owner scope (``""``): watched folders (``Settings.files.watch_dirs``) and files added from the
 command line. A person's scope (their ``user_key``): the attachments they send, stored under
-``workspace/users/<user_key>/files/`` and visible only to them.
+``workspace/users/<user_key>/files/`` (in the database home: ``doc_blobs`` only) and
+visible only to them. :meth:`DocumentFinder.forget` removes a file for good (the
+``Forgetter``'s ``file:...``).
 
 This module indexes (adding, removing, rebuilding from the edit history) and lists; search is
 :mod:`familiars.memory._documents.searching` (dense + keyword (FTS5 bm25), each normalised 0-1
@@ -142,6 +144,10 @@ class DocumentFinder(SearchMixin):
         result = (await self.add_paths([target], owner=owner, folder_label="attachments"))[0]
         if result.file_id is not None and result.status != "skipped":
             await self.rows.put_blob(result.file_id, data)  # any worker can send it back
+        if not isinstance(self.rows, SqliteDocRows):
+            # the database holds the bytes: no copy left on this worker's disk, which a
+            # forget on another worker could not reach (``db export`` writes it back)
+            await asyncio.to_thread(target.unlink, True)
         return result
 
     async def add_paths(

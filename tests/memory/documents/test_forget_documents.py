@@ -74,13 +74,14 @@ async def test_forgetting_a_person_leaves_no_trace_of_their_documents(
         await one.add_attachment("ann", "diary.txt", DIARY)
         await one.add_attachment("bob", "shopping.txt", KEPT)
         assert SECRET.encode() in _doc_tables_text(workspace)
+        assert [f.name for f in await one.find(f"{SECRET} code", user_key="ann")]
         assert [f.name for f in await two.find(f"{SECRET} code", user_key="ann")]
 
-        forgotten = await one.forget("ann")
+        forgotten = await two.forget("ann")  # not the worker that stored them
 
         assert sorted(Path(p).name for p in forgotten) == ["diary.txt", "safe.txt"]
-        assert await two.find(f"{SECRET} code", user_key="ann") == []
-        assert await two.find("safe code drawer diary coast", user_key="ann") == []
+        assert await one.find(f"{SECRET} code", user_key="ann") == []
+        assert await one.find("safe code drawer diary coast", user_key="ann") == []
         assert await one.list_files("ann") == [] and await two.list_files("ann") == []
         assert [f.name for f in await two.find("shopping apples", user_key="bob")] == [
             "shopping.txt"
