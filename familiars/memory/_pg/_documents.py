@@ -304,7 +304,8 @@ class PgDocRows:
 
     async def erase(self, owner: str, file_ids: Sequence[str], paths: Sequence[str]) -> None:
         """A forget: the files' rows, chunks, bytes, skips and the vectors no other chunk
-        uses, in one transaction (the edit history is :meth:`PgEditHistory.erase`)."""
+        uses, in one transaction (the edit history is :meth:`PgEditHistory.erase`, done
+        first), then those tables vacuumed."""
         ids = list(file_ids)
         for table in ("doc_chunks", "doc_files", "doc_blobs"):
             await self._write(f"DELETE FROM {table} WHERE file_id = ANY(%s)", (ids,))
@@ -316,6 +317,14 @@ class PgDocRows:
             "(SELECT 1 FROM doc_chunks c WHERE c.content_hash = v.content_hash)"
         )
         await self.commit()
+        async with self._lock:  # the dead rows leave the table files, as a record's forget
+            await self.conn.set_autocommit(True)
+            try:
+                await self.conn.execute(
+                    "VACUUM doc_chunks, doc_files, doc_blobs, doc_edits, doc_skips, doc_vectors"
+                )
+            finally:
+                await self.conn.set_autocommit(False)
 
 
 def _migrated(url: str, schema: str) -> None:
