@@ -2,6 +2,7 @@
 
     python scripts/train_meaning.py            # embed, fit, report, write
     python scripts/train_meaning.py --no-write # report only
+    python scripts/train_meaning.py --no-cv    # fit and write, no cross-validation
 
 Training sentences: the labelled exemplars beside the weights (``meaning_exemplars.jsonl``)
 and the one-kind messages of the writer bench's ``dev`` split (their kind read as a slot;
@@ -113,6 +114,7 @@ def cross_validate(x: np.ndarray, y: np.ndarray, labels: tuple[str, ...], folds:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--no-cv", action="store_true", help="Skip the 5-fold report (faster).")
     args = parser.parse_args()
     use_offline_models()
     embedder = load_embedder("sentence-transformers/" + MODEL_NAME, backend="torch")
@@ -123,8 +125,9 @@ def main() -> None:
     ):
         x = embedder.embed_batch([t.lower() for t, _ in pairs]).astype(np.float64)
         y = np.array([labels.index(s) for _, s in pairs])
-        accuracy = cross_validate(x, y, labels)
-        print(f"{part}: {len(pairs)} sentences; 5-fold accuracy {accuracy:.3f}")
+        if not args.no_cv:
+            accuracy = cross_validate(x, y, labels)
+            print(f"{part}: {len(pairs)} sentences; 5-fold accuracy {accuracy:.3f}")
         out[part] = fit(x, y, labels).to_json()
     if not args.no_write:
         WEIGHTS_FILE.write_text(json.dumps(out) + "\n", encoding="utf-8")

@@ -75,7 +75,9 @@ def flagged(matrix: GuardMatrix) -> dict[str, bool]:
     secrets = Secrets.merge(secrets_of(notes, [name]) for name, notes in matrix.notes.items())
     names = list(matrix.notes)
     return {
-        case.id: guard_text(case.reply, secrets, [*case.public, *names]).changed
+        case.id: guard_text(
+            case.reply, secrets, [*case.public, *names], case.public[-1] if case.public else ""
+        ).changed
         for case in matrix.cases
     }
 

@@ -40,6 +40,9 @@ DEFAULT_DATA = Path(__file__).parent / "data" / "writer_messages.jsonl"
 #: messages in other voices and, for a fifth of them, three ``paraphrase`` lines (``of`` names
 #: the original). Never tuned on.
 HELD_DATA = Path(__file__).parent / "data" / "writer_held.jsonl"
+#: A second dev batch (s29): terse, chatty, typed with typos, British and American, and other
+#: people's facts; tuned on like ``dev``, never used to train the slot model.
+EXTRA_DATA = Path(__file__).parent / "data" / "writer_extra.jsonl"
 #: Monday 30 November 2026, 14:00 in Berlin: dates in the set are read against this.
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
 TIMEZONE = "Europe/Berlin"
@@ -335,6 +338,7 @@ def side_by_side(
     originals = {m.of for m in paraphrases}
     sets = {
         "dev": load_messages(dev_path, "dev"),
+        "dev (extra)": load_messages(EXTRA_DATA, "dev") if EXTRA_DATA.is_file() else [],
         "held (old)": load_messages(dev_path, "held"),
         "fresh held": fresh,
         "originals": [m for m in fresh if m.id in originals],

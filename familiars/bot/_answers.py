@@ -10,7 +10,9 @@ Map (:func:`offline_reply`, in this order):
    is called Biscuit."), then at most two more relevant lines; nothing relevant: "I don't
    know that yet";
 3. small talk (greetings, thanks, jokes asked for): one short fixed line;
-4. anything else: "Got it.".
+4. anything else, where nothing was kept: a short reply that claims nothing was kept
+   (:func:`nothing_kept`: a smile back for emoji alone, "Oh? Tell me more." for news about
+   someone else, "I see. Tell me more?" otherwise); never a false "Got it.".
 
 In a group the speaker's private (user-scope) memories are never quoted.
 """
@@ -136,8 +138,24 @@ def offline_reply(
     elif is_question(text):
         lines += answer_lines(text, usable)
     else:
-        lines.append("Got it.")
+        lines.append(nothing_kept(text))
     return "\n".join(lines)
+
+
+_LETTER = re.compile(r"[^\W\d_]")
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|i'd|me|my|mine|we|our|us)\b", re.I)
+_OTHERS_OWN = re.compile(r"\b(?:my|our)\s+[\w-]+(?:'s|s')\s", re.I)
+
+
+def nothing_kept(text: str) -> str:
+    """The reply to a message the turn kept nothing of: it says nothing was noted (no "Got
+    it."): a smile for emoji or marks alone, curiosity for news about someone else ("my
+    neighbour's parrot screams all day"), else an invitation to say more."""
+    if not _LETTER.search(text):
+        return "🙂"
+    if _OTHERS_OWN.search(text) or not _FIRST_PERSON.search(text):
+        return "Oh? Tell me more."
+    return "I see. Tell me more?"
 
 
 def with_notice(reply: str) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from familiars.bot import _stages as stages
@@ -26,7 +27,7 @@ from familiars.bot._adapters.base import (
     IncomingMessage,
 )
 from familiars.bot._commands import Caller, CommandSet, default_commands
-from familiars.bot._forgetting import ForgetByWords
+from familiars.bot._forgetting import KEPT, ForgetByWords, is_no, is_yes
 from familiars.bot._outbound import Outbound
 from familiars.bot._reminder_words import ReminderWords
 from familiars.bot._stages import RecallLog, TurnServices
@@ -76,6 +77,9 @@ class DialogueManager:
         self._turn_started: dict[tuple[str, str], str] = {}
         #: What each stage of the last turn took, in ms (``Turn.spent``).
         self.last_spent: dict[str, float] = {}
+        #: (agent, dialogue, person) -> the command a "yes" in their next message runs
+        #: (``CommandResponse.on_yes``: ``/memory forget ID`` asked first).
+        self._on_yes: dict[tuple[str, str, str], tuple[CommandInvocation, Caller]] = {}
 
     # ------------------------------------------------------------------ what others read
 
@@ -165,6 +169,9 @@ class DialogueManager:
     async def command(self, invocation: CommandInvocation) -> CommandResponse:
         caller = await self.caller_for(invocation)
         response = await self.commands.run(invocation, caller)
+        if response.on_yes is not None and caller.dialogue_id is not None:
+            asked = replace(invocation, args=response.on_yes)
+            self._on_yes[(caller.agent_id, caller.dialogue_id, caller.user_key)] = (asked, caller)
         response = self.planner.after_command(invocation, response)  # issue 14: /help
         return await self._guarded_answer(invocation, caller, response)
 
@@ -180,7 +187,9 @@ class DialogueManager:
         if info is None:
             return response
         typed = " ".join(["/" + inv.name, *inv.args])
-        verdict = await self.outbound.guard(info, response.text, public=[typed], what="answer")
+        verdict = await self.outbound.guard(
+            info, response.text, public=[typed], what="answer", answering=typed
+        )
         if not verdict.changed:
             return response
         return CommandResponse(verdict.text, private=False)
@@ -197,7 +206,8 @@ class DialogueManager:
         # One turn at a time per dialogue: in this process, and in the database home across
         # workers (an advisory lock per dialogue); different dialogues run in parallel.
         async with self.state.files.home.dialogue_lock(*turn.key):
-            asked = await self.forget_words.answer(  # asked, then confirmed: not a turn
+            asked = await self._answer_command_question(turn)
+            asked = asked or await self.forget_words.answer(  # asked, then confirmed: not a turn
                 turn.text,
                 agent_id=turn.agent.id,
                 dialogue_id=turn.info.dialogue_id,
@@ -220,12 +230,27 @@ class DialogueManager:
                 )
             if asked is not None:  # said in a group only through the one outbound check
                 verdict = await self.services.outbound.guard(
-                    turn.info, asked, public=[turn.text], what=what
+                    turn.info, asked, public=[turn.text], what=what, answering=turn.text
                 )
                 yield verdict.text
                 return
             async for delta in _said_plainly_when_full(self._turn(turn)):
                 yield delta
+
+    async def _answer_command_question(self, turn: Turn) -> str | None:
+        """The answer when ``turn`` says yes or no to what a command of this person's just
+        asked here (``/memory forget ID``: "yes" forgets, as ``confirm`` would); None for
+        any other message, which drops the question."""
+        pending = self._on_yes.pop((*turn.key, turn.user_key), None)
+        if pending is None:
+            return None
+        if is_no(turn.text):
+            return KEPT
+        if not is_yes(turn.text):
+            return None
+        invocation, caller = pending
+        self.forget_words.drop(caller.agent_id, turn.info.dialogue_id, caller.user_key)
+        return (await self.commands.run(replace(invocation, ts=turn.now), caller)).text
 
     async def _receive(self, message: IncomingMessage) -> Turn | None:
         """The stage before the turn: the message's person and dialogue; None: nothing said."""
@@ -268,8 +293,10 @@ class DialogueManager:
         async for delta in stages.send(turn, s, stages.answer(turn, s)):
             yield delta
         turn.mark("answer")  # and send: the reply is whole
-        await stages.after(turn, s)
+        # The ephemeral clear first: after() starts the background embedding of the
+        # message's and the reply's nodes, and nothing of the turn is left to wait on it.
         await self._clear_ephemeral(turn.key)
+        await stages.after(turn, s)
         turn.mark("after")
         self._turn_started[turn.key] = turn.now.isoformat(timespec="seconds")
         self.last_spent = turn.spent

@@ -271,6 +271,10 @@ class ForgetByWords:
             return None
         return await self._that(what, key, where, now)
 
+    def drop(self, agent_id: str, dialogue_id: str, user_key: str) -> None:
+        """Drop the question waiting for this person's answer here (another was answered)."""
+        self._asked.pop((agent_id, dialogue_id, user_key), None)
+
     async def _go(
         self, asked: _Asked, user_key: str, agent_id: str, now: datetime, is_group: bool
     ) -> str:
@@ -424,7 +428,12 @@ def _forgotten_text(found: _Found, report: ForgetReport, is_group: bool) -> str:
     if is_group:
         return done_text(report)
     said = " ".join(_cut(line) for line in _lines(found))
-    return f"Forgotten: {said}\n(Gone from everywhere I kept it: {_kept_count(report)}.)"
+    return f"Forgotten: {said}\n{gone_text(report)}"
+
+
+def gone_text(report: ForgetReport) -> str:
+    """The line under "Forgotten: <what>": how much went (and merged memories made again)."""
+    return f"(Gone from everywhere I kept it: {_kept_count(report)}.){_derived(report)}"
 
 
 def _kept_count(report: ForgetReport) -> str:

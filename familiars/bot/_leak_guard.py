@@ -15,7 +15,8 @@ accents and case folded) and five kinds of evidence are looked for:
   a name in it (capitalised inside a sentence), spelled however ("Ｗｈｉｓｋｅｒｓ", "W h i s
   k e r s", "whis kers");
 - **owner's words**: a less common word of a note ("pregnant", "mortgage") said within a
-  few words of its owner's name;
+  few words of its owner's name, or anywhere in a reply to a message that names them ("what
+  is Ana allergic to?" -> "She's allergic to peanuts": the reply is about Ana);
 - **quotes**: three content words in a row (stemmed) shared with a private note.
 
 :class:`Secrets` is what one person's notes give (built once and cached by the caller,
@@ -77,6 +78,13 @@ _CALENDAR = frozenset(
 #: nothing about the person; the value after "is" does.
 _LABEL = re.compile(
     r"^\W*(?:the user'?s?|my|his|her|their)\s+(?P<label>[^.,;:]*?)\s+(?:is|are|was)\s", re.I
+)
+#: A note that says what its owner is called ("The user's name is Ana", "The user goes by
+#: Ana"): that name is theirs as their display name is (a relative's "is called" is not).
+_OWN_NAME = re.compile(
+    r"(?i:\bthe user(?:'s)?\s+(?:(?:(?:full|first|real|nick)\s*)?name\s+is|goes\s+by|"
+    r"is\s+called|is\s+named|prefers\s+to\s+be\s+called))\s+"
+    r"(?P<name>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"
 )
 
 
@@ -148,6 +156,7 @@ def secrets_of(texts: Iterable[str], names: Iterable[str] = ()) -> Secrets:
     quotes: set[tuple[str, ...]] = set()
     owner_words: set[str] = set()
     owner_numbers: set[str] = set()
+    texts = list(texts)
     for raw in texts:
         text = nfkc(raw)
         found = tokens(text)
@@ -159,7 +168,11 @@ def secrets_of(texts: Iterable[str], names: Iterable[str] = ()) -> Secrets:
         owner_words |= less_common
         quotes |= _shingles(found)
     owner_numbers = {n for n in owner_numbers if len(n) == 2}
-    name_words = frozenset(t.word for name in names for t in tokens(nfkc(name)) if len(t.word) > 1)
+    texts_names = [m["name"] for raw in texts for m in _OWN_NAME.finditer(nfkc(raw))]
+    every_name = [*names, *texts_names]
+    name_words = frozenset(
+        t.word for name in every_name for t in tokens(nfkc(name)) if len(t.word) > 1
+    )
     owners: tuple[OwnerWords, ...] = ()
     if name_words and (owner_words or owner_numbers):
         owners = (OwnerWords(name_words, frozenset(owner_words), frozenset(owner_numbers)),)
@@ -243,21 +256,26 @@ class _Read:
         return _Read(text, found, runs, [stem(t.word) for t in found], _shingles(found))
 
 
-def find_leaks(text: str, secrets: Secrets, public: Iterable[str] = ()) -> list[Leak]:
-    """Evidence in ``text`` (NFKC) of a private note that the ``public`` texts do not explain."""
+def find_leaks(
+    text: str, secrets: Secrets, public: Iterable[str] = (), answering: str = ""
+) -> list[Leak]:
+    """Evidence in ``text`` (NFKC) of a private note that the ``public`` texts do not explain;
+    ``answering`` is the message ``text`` replies to (one of the public texts): an owner it
+    names is who the reply is about."""
     if secrets.empty or not text.strip():
         return []
     said = _Read.of(text)
-    if not _evidence(said, _Read.of(""), secrets):
+    about = {t.word for t in tokens(nfkc(answering))} if answering else set()
+    if not _evidence(said, _Read.of(""), secrets, about):
         return []  # the usual case: the public side need not be read at all
-    return _evidence(said, _Read.of(nfkc("\n".join(public))), secrets)
+    return _evidence(said, _Read.of(nfkc("\n".join(public))), secrets, about)
 
 
-def _evidence(said: _Read, heard: _Read, secrets: Secrets) -> list[Leak]:
+def _evidence(said: _Read, heard: _Read, secrets: Secrets, about: set[str]) -> list[Leak]:
     leaks = _numbers(said, heard, secrets.numbers)
     leaks += _identifier_leaks(said, heard, secrets.identifiers)
     leaks += _word_leaks(said, heard, secrets.words)
-    leaks += _owner_leaks(said, heard, secrets.owners)
+    leaks += _owner_leaks(said, heard, secrets.owners, about)
     shared = (said.quotes & secrets.quotes) - heard.quotes
     leaks += [Leak("quote", " ".join(q)) for q in sorted(shared)[:1]]
     return leaks
@@ -338,19 +356,24 @@ def _pairs(found: Sequence[Token]) -> list[str]:
     return [a.word + b.word for a, b in zip(found, found[1:], strict=False)]
 
 
-def _owner_leaks(said: _Read, heard: _Read, owners: Sequence[OwnerWords]) -> list[Leak]:
+def _owner_leaks(
+    said: _Read, heard: _Read, owners: Sequence[OwnerWords], about: set[str]
+) -> list[Leak]:
+    """Less common words (and two-digit numbers) of a note near its owner's name, or
+    anywhere when the message answered names the owner (``about``)."""
     public = set(heard.stems) | {d for d, _, _ in heard.runs}
     leaks = []
     for owner in owners:
+        asked_about = not owner.names.isdisjoint(about)
         named = [i for i, t in enumerate(said.found) if t.word in owner.names]
         for i, tok in enumerate(said.found):
-            if not any(abs(i - n) <= OWNER_WINDOW for n in named):
+            if not asked_about and not any(abs(i - n) <= OWNER_WINDOW for n in named):
                 continue
             key = said.stems[i]
             if key in owner.words and key not in public:
                 leaks.append(Leak("owner", tok.raw, tok.start, tok.end))
         for digits, start, end in said.runs:
-            near = any(abs(said.found[n].start - start) < 80 for n in named)
+            near = asked_about or any(abs(said.found[n].start - start) < 80 for n in named)
             if near and digits in owner.numbers and digits not in public:
                 leaks.append(Leak("owner", said.text[start:end], start, end))
     return _unique(leaks)
@@ -366,10 +389,13 @@ def _unique(leaks: list[Leak]) -> list[Leak]:
 # ---------------------------------------------------------------------------- the verdict
 
 
-def guard_text(text: str, secrets: Secrets, public: Iterable[str] = ()) -> GuardVerdict:
-    """``text`` as it may go out to a group: unchanged, redacted, or withheld."""
+def guard_text(
+    text: str, secrets: Secrets, public: Iterable[str] = (), answering: str = ""
+) -> GuardVerdict:
+    """``text`` as it may go out to a group: unchanged, redacted, or withheld (``answering``:
+    the message it replies to, see :func:`find_leaks`)."""
     normal = nfkc(text)
-    leaks = find_leaks(normal, secrets, public)
+    leaks = find_leaks(normal, secrets, public, answering)
     if not leaks:
         return GuardVerdict(text)
     spans = _unique(leaks)
@@ -393,6 +419,7 @@ def guard_group_reply(
     private: Iterable[str],
     public: Iterable[str] = (),
     names: Iterable[str] = (),
+    answering: str = "",
 ) -> GuardVerdict:
     """:func:`guard_text` against the ``private`` texts of one person called ``names``."""
-    return guard_text(reply, secrets_of(private, names), public)
+    return guard_text(reply, secrets_of(private, names), public, answering)

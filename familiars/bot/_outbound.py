@@ -121,10 +121,12 @@ class Outbound:
         private: Sequence[str] = (),
         people: Iterable[str] = (),
         what: str = "reply",
+        answering: str = "",
     ) -> GuardVerdict:
         """``text`` as it may go to ``dialogue``: unchanged in a DM; in a group checked
         against every member's notes (and ``people``'s, and the ``private`` texts), with
-        ``public`` (what the group said) and the members' names as public."""
+        ``public`` (what the group said) and the members' names as public. ``answering``
+        is the message ``text`` replies to: a member it names is who the reply is about."""
         if not dialogue.is_group or not text.strip():
             return GuardVerdict(text)
         people = {await self._canonical(k) for k in people if USER_KEY_RE.fullmatch(k)}
@@ -132,7 +134,7 @@ class Outbound:
         secrets, names = await self._chat_secrets(dialogue, members)
         if private:
             secrets = Secrets.merge([secrets, secrets_of(private)])
-        verdict = guard_text(text, secrets, [*public, *names])
+        verdict = guard_text(text, secrets, [*public, *names], answering)
         if verdict.changed:
             logger.warning(
                 "group %s %s: %s",

@@ -42,7 +42,6 @@ from familiars.bot._proactive import (
     proactive_switch,
 )
 from familiars.bot._recall import ReaderRecaller, RecordSearch, build_recaller
-from familiars.bot._redaction import Redactor
 from familiars.bot._reminder_words import ReminderWords
 from familiars.bot._stages import RecallLog, TurnServices
 from familiars.bot._state import BotState
@@ -62,6 +61,7 @@ from familiars.memory import (
     MemoryWorkspace,
     MemoryWriter,
     PeopleIndex,
+    Redactor,
     SentenceTransformerEmbedder,
     StateHome,
     Understanding,

@@ -22,6 +22,7 @@ the collaborators it needs (:class:`TurnServices`); ``DialogueManager._turn`` co
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -32,7 +33,6 @@ from zoneinfo import ZoneInfo
 from familiars.bot._access import AccessPolicy
 from familiars.bot._outbound import Outbound
 from familiars.bot._prompt import BranchTurn, PromptParts, build_messages
-from familiars.bot._redaction import Redactor
 from familiars.bot._state import BotState
 from familiars.bot._turn import DialogueLog, RecalledItem, Recaller, Turn
 from familiars.bot._turn_plan import user_node_marks
@@ -44,6 +44,7 @@ from familiars.llm import ChatModel, LLMError
 from familiars.memory import (
     MemoryRecord,
     MemoryStore,
+    Redactor,
     TurnContext,
     Understanding,
     WriterQueue,
@@ -367,7 +368,9 @@ async def send(turn: Turn, s: TurnServices, replies: AsyncIterator[str]) -> Asyn
         reply = _with_notes("".join([delta async for delta in replies]), turn.notes)
         public = [m.content for m in turn.messages if m.role != "system"] + [turn.agent.name]
         private = [it.text for it in turn.recalled if it.private]
-        verdict = await s.outbound.guard(turn.info, reply, public=public, private=private)
+        verdict = await s.outbound.guard(
+            turn.info, reply, public=public, private=private, answering=turn.text
+        )
         turn.reply = verdict.text
         yield turn.reply
         return
@@ -392,27 +395,32 @@ def _with_notes(reply: str, notes: list[str]) -> str:
 async def after(turn: Turn, s: TurnServices) -> None:
     """Off the reply's path: stats and the ``/memory why`` log, the writer's queue, and the
     reply's A node (embedded and added by a background task, TreeLog; the next message,
-    settle() and shutdown wait for it)."""
+    settle() and shutdown wait for it). Its three durable writes (the chat's times, the
+    writer's turn, the reply waiting for its node) are fsynced in threads at once."""
     assert turn.plan is not None
-    uses = await _note_reply(turn, s)
+    uses = _note_reply(turn, s)
+    context = None
     if (writer_text := turn.plan.writer_text(turn.said)) is not None:  # issue 14
-        await _queue_write(turn, s, writer_text)
-    s.log.defer_reply_node(
-        turn.agent.id,
-        turn.info.dialogue_id,
-        parent=turn.q_id,
-        text=turn.reply,
-        timestamp=turn.now.timestamp() + max(0.001, time.perf_counter() - turn.started),
-        origin="response",
-        # Offline replies are not recalled as facts (issue 14); the records a reply drew
-        # on are named, so forgetting one forgets the reply that repeated it (issue 12).
-        metadata={**turn.plan.reply_marks, **({"uses": uses} if uses else {})},
+        context = await _turn_context(turn, s, writer_text)  # the recent lines: before the node
+    await asyncio.gather(
+        s.state.touch_dialogue(turn.agent.id, turn.info.dialogue_id, bot_at=iso_now()),
+        _enqueue(s.writer_queue, context),
+        s.log.defer_reply_node(
+            turn.agent.id,
+            turn.info.dialogue_id,
+            parent=turn.q_id,
+            text=turn.reply,
+            timestamp=turn.now.timestamp() + max(0.001, time.perf_counter() - turn.started),
+            origin="response",
+            # Offline replies are not recalled as facts (issue 14); the records a reply
+            # drew on are named, so forgetting one forgets the reply that repeated it.
+            metadata={**turn.plan.reply_marks, **({"uses": uses} if uses else {})},
+        ),
     )
 
 
-async def _note_reply(turn: Turn, s: TurnServices) -> list[str]:
-    """The reply's time, stats and ``/memory why`` log; the records the reply used."""
-    await s.state.touch_dialogue(turn.agent.id, turn.info.dialogue_id, bot_at=iso_now())
+def _note_reply(turn: Turn, s: TurnServices) -> list[str]:
+    """The reply's stats and ``/memory why`` log; the records the reply used."""
     uses = used_records(turn.recalled, turn.reply)
     s.stats.add(len(turn.recalled), len(uses), turn.recall_ms)
     s.recall_log[(turn.agent.id, turn.info.dialogue_id, turn.user_key)] = [
@@ -432,12 +440,18 @@ def used_records(recalled: Sequence[RecalledItem], reply: str) -> list[str]:
     return list(dict.fromkeys(used))
 
 
-async def _queue_write(turn: Turn, s: TurnServices, user_text: str) -> None:
+async def _enqueue(queue: WriterQueue | None, context: TurnContext | None) -> None:
+    if queue is not None and context is not None:
+        await queue.enqueue(context)
+
+
+async def _turn_context(turn: Turn, s: TurnServices, user_text: str) -> TurnContext | None:
+    """What the writer reads of this turn (None: no writer)."""
     if s.writer_queue is None:
-        return
+        return None
     person = await s.state.person(turn.user_key)
     recent = await s.log.recent_lines(turn.agent.id, turn.info.dialogue_id, 8)
-    context = TurnContext(
+    return TurnContext(
         agent_id=turn.agent.id,
         dialogue_id=turn.info.dialogue_id,
         user_key=turn.user_key,
@@ -454,7 +468,6 @@ async def _queue_write(turn: Turn, s: TurnServices, user_text: str) -> None:
         tainted=turn.taint.tainted,
         offline_writes=_offline_writes(turn),
     )
-    await s.writer_queue.enqueue(context)
 
 
 def _offline_writes(turn: Turn) -> list[dict[str, Any]] | None:

@@ -18,6 +18,7 @@ from familiars.memory import (
     DialogTrees,
     Embedder,
     atomic_write_text,
+    is_disk_full,
     node_content_for_llm,
     node_embedding_text,
 )
@@ -154,37 +155,31 @@ class TreeLog:
         timestamp: float,
         metadata: dict[str, Any],
     ) -> int:
-        await self._added((agent_id, dialogue_id))
+        """The message's node, journaled at once. Only the message as a query is embedded
+        now (the attach rule and recall read it); the node's own vector, a transcript line
+        with the speaker's name leading (so "what did Ana say" meets Ana's messages), is
+        only for later recall: it is embedded after the reply, with the reply's node
+        (:meth:`_add_later`), and stands in as the message's vector until then."""
+        key = (agent_id, dialogue_id)
+        await self._added(key)
         await self.durable(agent_id, dialogue_id)  # a turn that ended before its reply
         tree = await self.trees.aget(agent_id, dialogue_id, create=True)
+        if key in self._pending or tree.provisional_nodes():  # no loop ran, or no reply
+            await self._catch_up(key, tree)
         masked = node_content_for_llm_text(text, metadata)
-        speaker = metadata.get("speaker")
-        pending = self._pending.pop((agent_id, dialogue_id), None)
-        nodes: list[tuple[str, str | None, dict[str, Any]]] = [(text, speaker, metadata)]
-        # A node is embedded as a transcript line (the speaker's name leads, so "what did
-        # Ana say" meets Ana's messages); the message as a query is embedded as it is.
-        batch = [node_embedding_text(masked, speaker), masked]
-        if pending is not None:
-            nodes.insert(0, (pending.text, None, pending.metadata))
-            batch.insert(0, pending.text or " ")
-        if self.prefetch is not None:
-            batch += [t for t in self.prefetch(nodes, masked) if t not in batch]
-        vectors = await self.embedder.aembed_batch(batch)
-        if pending is not None:
-            await self._add_reply(tree, pending, vectors[0])
-            self._settled(agent_id, dialogue_id)
-            vec = vectors[1]
-        else:
-            vec = vectors[0]
+        own = node_embedding_text(masked, metadata.get("speaker"))
+        # The query's words the reader lacks ride along (a message read alone matches them).
+        words = self.prefetch([], masked) if self.prefetch is not None else []
+        vec = (await self.embedder.aembed_batch([masked, *words]))[0]
         node = await tree.aadd_node(
             text, vec, node_type="Q", timestamp=timestamp, origin="user", metadata=metadata,
-            sync=False,
+            sync=False, provisional=own != masked,
         )  # fmt: skip
         # The line is in the file (a killed process keeps it); its fsync runs beside the
         # rest of the turn, and the reply waits for it (durable).
         if tree.file is not None:
             task = asyncio.create_task(asyncio.to_thread(tree.file.sync))
-            self._syncing[(agent_id, dialogue_id)] = task
+            self._syncing[key] = task
         return node.id
 
     async def durable(self, agent_id: str, dialogue_id: str) -> None:
@@ -193,7 +188,7 @@ class TreeLog:
         if task is not None:
             await task
 
-    def defer_reply_node(
+    async def defer_reply_node(
         self,
         agent_id: str,
         dialogue_id: str,
@@ -207,32 +202,45 @@ class TreeLog:
         pending = _PendingReply(parent, text, timestamp, origin, dict(metadata or {}))
         self._pending[(agent_id, dialogue_id)] = pending
         folder = self.trees.folder(agent_id, dialogue_id)
-        atomic_write_text(folder / PENDING_REPLY, json.dumps(asdict(pending), ensure_ascii=False))
+        text_json = json.dumps(asdict(pending), ensure_ascii=False)
+        await asyncio.to_thread(atomic_write_text, folder / PENDING_REPLY, text_json)  # fsynced
         key = (agent_id, dialogue_id)
         with contextlib.suppress(RuntimeError):  # no running loop: the next message adds it
             self._adding[key] = asyncio.get_running_loop().create_task(self._add_later(key))
 
     async def _add_later(self, key: tuple[str, str]) -> None:
-        """The deferred reply's node, embedded with what the reader will need for it; a
-        failure is logged and the reply stays pending (on disk too) for the next try."""
-        pending = self._pending.get(key)
-        if pending is None:
-            return
+        """The deferred reply's node and the message nodes' own vectors, embedded with what
+        the reader will need for them; a failure is logged and the reply stays pending (on
+        disk too) for the next try, the messages provisional."""
         try:
-            batch = [pending.text or " "]
-            if self.prefetch is not None:
-                node = (pending.text, None, pending.metadata)
-                batch += [t for t in self.prefetch([node], "") if t not in batch]
-            vectors = await self.embedder.aembed_batch(batch)
-            if self._pending.get(key) is not pending:
-                return  # taken by the next message or a flush meanwhile
             tree = await self.trees.aget(*key, create=True)
-            del self._pending[key]
-            await self._add_reply(tree, pending, vectors[0])
-            self._settled(*key)
+            await self._catch_up(key, tree)
         except Exception:  # noqa: BLE001 - a background task must not die silently
             logger.warning("adding the reply node of %s/%s failed; it stays pending", *key,
                            exc_info=True)  # fmt: skip
+
+    async def _catch_up(self, key: tuple[str, str], tree: Any) -> None:
+        """One batch: the pending reply of ``key`` (its node is added) and the own vectors
+        of the tree's provisional nodes (set), with the prefetch for all of them."""
+        pending = self._pending.get(key)
+        waiting = tree.provisional_nodes()
+        if pending is None and not waiting:
+            return
+        nodes = [(n.content, n.metadata.get("speaker"), n.metadata) for n in waiting]
+        batch = [_own_text(n) for n in waiting]
+        if pending is not None:
+            nodes.append((pending.text, None, pending.metadata))
+            batch.append(pending.text or " ")
+        if self.prefetch is not None:
+            batch += [t for t in self.prefetch(nodes, "") if t not in batch]
+        vectors = await self.embedder.aembed_batch(batch)
+        for i, node in enumerate(waiting):
+            await asyncio.to_thread(tree.set_embedding, node.id, vectors[i])
+        if pending is None or self._pending.get(key) is not pending:
+            return  # taken by the next message or a flush meanwhile
+        del self._pending[key]
+        await self._add_reply(tree, pending, vectors[len(waiting)])
+        self._settled(*key)
 
     async def _added(self, key: tuple[str, str]) -> None:
         """Wait for the background task adding this dialogue's reply node, if any."""
@@ -246,7 +254,8 @@ class TreeLog:
             (self.trees.folder(agent_id, dialogue_id) / PENDING_REPLY).unlink()
 
     async def recover(self) -> int:
-        """Add the reply nodes a crash left pending (sent, not yet in their tree)."""
+        """Add the reply nodes a crash left pending (sent, not yet in their tree), and embed
+        the messages whose own vector it left unmade (provisional nodes)."""
         found = 0
         for path in sorted(self.trees.workspace.glob(f"agents/*/*/{PENDING_REPLY}")):
             agent_id, dialogue_id = path.parent.parent.name, path.parent.name
@@ -264,6 +273,13 @@ class TreeLog:
             self._pending[(agent_id, dialogue_id)] = pending
             await self.flush(agent_id, dialogue_id)
             found += 1
+        for key in self.trees.stored():  # messages whose own vector a crash left unmade
+            if not self.trees.exists(*key):  # a dialogue's folder before its first message
+                continue
+            tree = await self.trees.aget(*key)
+            if tree.provisional_nodes():
+                await self._catch_up(key, tree)
+                found += 1
         return found
 
     async def add_reply_node(
@@ -296,13 +312,16 @@ class TreeLog:
         )
 
     async def flush(self, agent_id: str, dialogue_id: str) -> None:
-        await self._added((agent_id, dialogue_id))
-        pending = self._pending.pop((agent_id, dialogue_id), None)
-        if pending is None:
+        key = (agent_id, dialogue_id)
+        await self._added(key)
+        if key not in self._pending:  # a message left provisional waits for the next one
             return
-        tree = await self.trees.aget(agent_id, dialogue_id, create=True)
-        await self._add_reply(tree, pending, await self.embedder.aembed(pending.text or " "))
-        self._settled(agent_id, dialogue_id)
+        try:
+            await self._catch_up(key, await self.trees.aget(*key, create=True))
+        except OSError as exc:  # the reply stays pending (the next message tries again)
+            if not is_disk_full(exc):
+                raise
+            logger.warning("the reply node of %s/%s waits: the disk is full", *key)
 
     async def flush_all(self) -> None:
         for key in list(self._syncing):
@@ -353,6 +372,11 @@ class TreeLog:
             f"{'user' if x.node_type == 'Q' else 'assistant'}: {node_content_for_llm(x)}"
             for x in nodes
         ]
+
+
+def _own_text(node: Any) -> str:
+    """What a message node's own vector embeds: its transcript line (the speaker leads)."""
+    return node_embedding_text(node_content_for_llm(node), node.metadata.get("speaker"))
 
 
 def node_content_for_llm_text(text: str, metadata: dict[str, Any]) -> str:

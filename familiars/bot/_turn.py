@@ -147,7 +147,7 @@ class DialogueLog(Protocol):
         metadata: dict[str, Any],
     ) -> int: ...
 
-    def defer_reply_node(
+    async def defer_reply_node(
         self,
         agent_id: str,
         dialogue_id: str,

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta, tzinfo
@@ -55,6 +56,9 @@ if TYPE_CHECKING:
     from familiars.bot._turn import RecalledItem, Turn
 
 logger = logging.getLogger(__name__)
+
+#: A question about the person's own: "what are my cats called?".
+_ABOUT_MINE = re.compile(r"\b(?:my|our)\b", re.I)
 
 
 def user_node_marks(text: str) -> dict[str, Any]:
@@ -108,10 +112,21 @@ class TurnPlan:
     def _walked(self, recalled: Sequence[RecalledItem]) -> list[str]:
         """What the person's people graph walked to for a question about their people ("who
         is Jo married to?" -> Jo's husband): said before what the slot model found, which
-        knows the kind asked about (family) but not whose."""
+        knows the kind asked about (family) but not whose; the slot model's records follow,
+        so "what are my cats called?" names every cat, not only the two the graph found."""
         if self.is_group:
             return []
         return [it.text for it in recalled if it.parts.get("graph")][:2]
+
+    def _answers(self, text: str, recalled: Sequence[RecalledItem]) -> list[str]:
+        """The records a question asks about: the graph's walk, and when the question asks
+        about the person's own ("what are my cats called?") the slot model's too, so a walk
+        capped at two does not hide the third cat; a question about someone else ("who is
+        Jo married to?") keeps the walk alone (the slot model does not know whose)."""
+        walked = self._walked(recalled)
+        if walked and _ABOUT_MINE.search(text):
+            return list(dict.fromkeys([*walked, *self.meant]))
+        return walked or self.meant
 
     def with_notes(self, messages: list[ChatMessage]) -> list[ChatMessage]:
         notes = self.actions.prompt_notes()
@@ -138,7 +153,7 @@ class TurnPlan:
                 items=[*recalled, *(_RecordItem.of(r) for r in self.records)],
                 is_group=self.is_group,
                 name=self.name,
-                meant=self._walked(recalled) or self.meant,
+                meant=self._answers(text, recalled),
                 unknown=self.unknown,
                 now=self.now,
                 last_reply=self.said.get(self.key, ""),

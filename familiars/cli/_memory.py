@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Annotated, Any, TypeVar
 
 import typer
@@ -15,6 +16,7 @@ from familiars.cli._run import run_memory
 from familiars.memory import (
     CATEGORIES,
     SCOPES,
+    EntryParseError,
     MemoryError_,
     MemoryRecord,
     MemoryWorkspace,
@@ -289,6 +291,18 @@ _register_record_action("pin", "pinned", "Pin a memory: it is never consolidated
 _register_record_action("unpin", "unpinned", "Unpin a memory.")
 
 
+#: How :class:`EntryParseError` words a broken entry.
+_BROKEN = str(EntryParseError(None, 1, "")).split(": ", 1)[1].rstrip(": ")
+
+
+class _ParseWarnings(logging.Filter):
+    """Drops the warnings for a broken entry (``memory check`` lists each itself): the
+    store's and the index reconcile's, both worded as :class:`EntryParseError`."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return _BROKEN not in record.getMessage()
+
+
 @app.command("check")
 def check(ctx: typer.Context, json_out: JsonOpt = False) -> None:
     """Report hand-edited entries that do not parse (file and line) or are longer than
@@ -299,7 +313,14 @@ def check(ctx: typer.Context, json_out: JsonOpt = False) -> None:
         records = await mw.store.list(live_only=False)
         return await mw.store.parse_errors(), over_limit(records, limit, mw.store.path_of)
 
-    errors, too_long = run_memory(ctx, action)
+    said_below = _ParseWarnings()  # each broken entry is listed below: not also logged
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(said_below)
+    try:
+        errors, too_long = run_memory(ctx, action)
+    finally:
+        for handler in logging.getLogger().handlers:
+            handler.removeFilter(said_below)
     if want_json(ctx, json_out):
         found = [{"path": str(e.path), "line": e.line, "reason": e.reason} for e in errors]
         found += [{"path": str(o.path), "id": o.record_id, "reason": str(o)} for o in too_long]

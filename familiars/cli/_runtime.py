@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import faulthandler
 import logging
 import sys
 from collections.abc import Callable
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from familiars.cli._chat_logs import log_to_workspace
+from familiars.cli._chat_logs import LOG_FILE, log_to_workspace
 from familiars.terminal import err_console, fail, get_ctx
 
 if TYPE_CHECKING:
@@ -34,6 +35,27 @@ NO_PLATFORM_HINT = (
     "To put me on Discord, set DISCORD_BOT_TOKEN; on Telegram, set TELEGRAM_BOT_TOKEN "
     "(see README.md). Type /help for commands, Ctrl-D to leave."
 )
+
+
+#: A stop still running after this many seconds writes every thread's stack to the log
+#: (again each time as long again passes), so a stop that hangs says where it hangs.
+SLOW_STOP_S = 30.0
+#: The file those stacks go to, kept open until the process ends.
+_stop_log: Any = None
+
+
+def _stacks_if_slow(where: Path | None) -> None:
+    """From now on: if the process is still alive after :data:`SLOW_STOP_S`, every thread's
+    stack goes to ``where`` (the workspace's log; None: stderr). The process ending is what
+    calls it off."""
+    global _stop_log
+    logging.getLogger(__name__).info("stopping (thread stacks follow if it takes %.0f s)",
+                                     SLOW_STOP_S)  # fmt: skip
+    try:
+        _stop_log = sys.stderr if where is None else open(where, "a", encoding="utf-8")  # noqa: SIM115
+        faulthandler.dump_traceback_later(SLOW_STOP_S, repeat=True, file=_stop_log)
+    except (OSError, ValueError, AttributeError):  # no file to write to: no stacks
+        return
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
@@ -63,6 +85,7 @@ async def _run(settings: Settings) -> None:
         await app.start()
         await app.run_until_stopped()
     finally:
+        _stacks_if_slow(None)
         await app.shutdown()
 
 
@@ -115,6 +138,7 @@ async def _chat(settings: Settings, user: str) -> None:
     try:
         await _serve(app, pending)
     finally:
+        _stacks_if_slow(Path(settings.workspace) / LOG_FILE)
         await app.shutdown()
         await console.stop()
         await early

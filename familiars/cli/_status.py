@@ -115,7 +115,13 @@ def _print_status(status: dict[str, Any]) -> None:
 def _print_jobs(scheduler: dict[str, Any], last: dict[str, Any] | None) -> None:
     """The scheduler's jobs with their next run, and what the last consolidation pass did."""
     jobs = scheduler.get("jobs") or []
-    console.print("scheduler: " + ("running" if scheduler.get("running") else "not running here"))
+    if scheduler.get("running"):
+        said = "running"
+    else:
+        said = (
+            "not running (jobs as last saved)" if scheduler.get("as_saved") else "not running here"
+        )
+    console.print("scheduler: " + said)
     for job in jobs:
         console.print(f"  job {job['id']}: next run {job.get('next_run') or '-'}", highlight=False)
     if last is None:
@@ -156,6 +162,10 @@ def register(app: typer.Typer) -> None:
         settings = get_ctx(ctx).settings
         data = _collect(settings)
         data["owner"] = _owner(settings)
+        scheduler = data.get("scheduler") or {}
+        if data["owner"] is None and scheduler.get("running"):
+            # The last snapshot of a bot that stopped (or was killed) still says running.
+            scheduler.update(running=False, as_saved=True)
         if want_json(ctx, json_output):
             print_json(data)
         else:

@@ -223,6 +223,7 @@ from familiars.memory._records import (
     utcnow,
     valid_categories,
 )
+from familiars.memory._redaction import Redactor
 from familiars.memory._rerank import (
     Reranker,
     Scorer,
@@ -306,6 +307,7 @@ from familiars.memory._writer._turn import (
 
 __all__ = [
     "QUEUE_PREFIX",
+    "Redactor",
     "open_state_home",
     "FileStateHome",
     "QueuedTurn",

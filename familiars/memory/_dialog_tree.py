@@ -64,7 +64,9 @@ def make_title(content: str) -> str:
 
 @dataclass
 class Node:
-    """§5.5. ``embedding`` is a float32 vector (a list in the JSON file)."""
+    """§5.5. ``embedding`` is a float32 vector (a list in the JSON file). ``provisional``: the
+    vector is the message's own, standing in until the node's (the speaker's name leading) is
+    set by :meth:`DialogTree.set_embedding`; a node loaded so is embedded again."""
 
     title: str
     content: str = ""
@@ -77,9 +79,11 @@ class Node:
     timestamp: float = 0.0
     origin: str = "response"
     metadata: dict[str, Any] = field(default_factory=dict)
+    provisional: bool = False
 
     def to_json(self) -> dict[str, Any]:
         vec = np.asarray(self.embedding, dtype=np.float64)
+        marks = {"provisional": True} if self.provisional else {}
         return {
             "id": self.id,
             "title": self.title,
@@ -91,6 +95,7 @@ class Node:
             "timestamp": float(self.timestamp),
             "origin": self.origin,
             "metadata": self.metadata,
+            **marks,
         }
 
 
@@ -124,6 +129,7 @@ def node_from_json(data: Any) -> Node:
         timestamp=timestamp,
         origin=origin,
         metadata=metadata,
+        provisional=data.get("provisional") is True,
     )
 
 
@@ -223,6 +229,7 @@ class DialogTree:
         self._parent = np.zeros(0, dtype=np.int64)
         self._up = np.zeros((_LIFT_LEVELS, 0), dtype=np.int64)
         self._max_depth = 0
+        self._provisional: set[int] = set()
 
     # ------------------------------------------------------------------ basics
 
@@ -245,6 +252,10 @@ class DialogTree:
     def subscribe(self, listener: NodeListener) -> None:
         """``listener(tree, node)`` after each node is added (the reader indexes it)."""
         self._listeners.append(listener)
+
+    def root_of(self, node_id: int) -> int:
+        """The root of ``node_id``'s topic tree (kept per node as it is placed)."""
+        return int(self._root[node_id])
 
     def ancestors(self, node_id: int) -> list[Node]:
         """The branch from the root down to ``node_id`` (the current topic, for the prompt)."""
@@ -307,6 +318,8 @@ class DialogTree:
         self._depth[i] = node.level
         self._max_depth = max(self._max_depth, node.level)
         self.node_list.append(node)
+        if node.provisional:
+            self._provisional.add(i)
 
     # ------------------------------------------------------------------ §5.4.1
 
@@ -353,11 +366,14 @@ class DialogTree:
         metadata: dict[str, Any] | None = None,
         title: str | None = None,
         sync: bool = True,
+        provisional: bool = False,
     ) -> Node:
         """Attach a new message. Q nodes and proactive A nodes choose their parent by §5.4.1;
         a reply (A, ``origin="response"``) hangs under the message it answers (the last
         node). With a file attached, the node is journaled before this returns (fsynced
-        unless ``sync=False``: then ``DialogueFile.sync`` does it)."""
+        unless ``sync=False``: then ``DialogueFile.sync`` does it). ``provisional``: the
+        vector stands in for the node's own until :meth:`set_embedding` (listeners hear of
+        the node then, not now)."""
         if node_type not in NODE_TYPES:
             raise DialogueError(f"node_type must be Q or A, not {node_type!r}")
         origin = origin or ("user" if node_type == "Q" else "response")
@@ -383,13 +399,43 @@ class DialogTree:
                 timestamp=float(timestamp),
                 origin=origin,
                 metadata=dict(metadata or {}),
+                provisional=provisional,
             )
             self._place(node)
             self._last_id = node.id
             if self.file is not None:
                 self.file.append_node(node, sync=sync)
+        if not provisional:
+            self._tell(node)
+        return node
+
+    def _tell(self, node: Node) -> None:
         for listener in self._listeners:
             listener(self, node)
+
+    def provisional_nodes(self) -> list[Node]:
+        """The nodes whose vector still stands in for their own (see :class:`Node`)."""
+        return [self.node_list[i] for i in sorted(self._provisional)]
+
+    def set_embedding(self, node_id: int, embedding: np.ndarray) -> Node | None:
+        """A provisional node's own vector, journaled (without an fsync: a line lost to a
+        crash leaves the node provisional, and it is embedded again at the next start);
+        then the listeners hear of the node. None when it is no longer provisional (set
+        already, or forgotten meanwhile)."""
+        vec = np.asarray(embedding, dtype=np.float32).reshape(-1)
+        with self._lock:
+            node = self.node_list[node_id]
+            if not node.provisional:
+                return None
+            if vec.shape[0] != self.dim:
+                raise DialogueError(f"embedding has dimension {vec.shape[0]}, not {self.dim}")
+            if self.file is not None:  # first: a failed write leaves the node provisional
+                self.file.append_embedding(node_id, vec)
+            node.embedding = vec
+            node.provisional = False
+            self._provisional.discard(node_id)
+            self._matrix[node_id] = vec
+        self._tell(node)
         return node
 
     async def aadd_node(self, content: str, embedding: np.ndarray, **kwargs: Any) -> Node:
@@ -416,6 +462,8 @@ class DialogTree:
             node.content = ""
             node.title = ""
             node.metadata = tombstone_metadata(node.metadata, forgotten_at)
+            node.provisional = False  # nothing is embedded for a tombstone
+            self._provisional.discard(node_id)
             zero = np.zeros_like(np.asarray(node.embedding, dtype=np.float32))
             node.embedding = zero
             if self._matrix.shape[0] > node_id and self._matrix.shape[1] == zero.shape[0]:
@@ -628,6 +676,10 @@ class DialogueFile:
     def append_metadata(self, node: Node) -> None:
         self._append({"op": "metadata", "id": node.id, "metadata": node.metadata})
 
+    def append_embedding(self, node_id: int, embedding: np.ndarray) -> None:
+        vec = np.round(np.asarray(embedding, dtype=np.float64), 8).tolist()
+        self._append({"op": "embedding", "id": node_id, "embedding": vec}, sync=False)
+
     def _append(self, event: dict[str, Any], *, sync: bool = True) -> None:
         append_lines(self.journal_path, [json.dumps(event, ensure_ascii=False)], sync=sync)
         self.journal_lines += 1
@@ -724,5 +776,12 @@ class DialogueFile:
             if target is None or not isinstance(event["metadata"], dict):
                 raise ValueError(f"metadata for unknown node {event.get('id')}")
             target.metadata = dict(event["metadata"])
+        elif op == "embedding":
+            target = by_id.get(int(event["id"]))
+            vec = np.asarray(event["embedding"], dtype=np.float32)
+            if target is None or vec.shape != np.asarray(target.embedding).shape:
+                raise ValueError(f"bad embedding for node {event.get('id')}")
+            if target.provisional:  # a tombstone compacted meanwhile keeps its zeros
+                target.embedding, target.provisional = vec, False
         else:
             raise ValueError(f"unknown op {op!r}")

@@ -220,9 +220,11 @@ class Forgetter:
             if not (is_node_ref(item_id) or is_file_ref(item_id)) and not RECORD_ID_RE.fullmatch(
                 item_id
             ):
-                raise InvalidIdError("memory id", item_id, "expected m_..., node:... or file:...")
+                raise InvalidIdError(
+                    "memory id", item_id, "m_..., node:AGENT/DIALOGUE/N or file:ID"
+                )
         if files and self.documents is None:
-            raise InvalidIdError("memory id", files[0], "m_... or node:... (no documents here)")
+            raise InvalidIdError("memory id", files[0], "m_... or node:AGENT/DIALOGUE/N here")
         async with self._lock:
             await self.settle()
             report = ForgetReport()

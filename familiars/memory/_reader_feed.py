@@ -75,6 +75,8 @@ class IndexFeed:
 
     def _on_node(self, tree: DialogTree, node: Node) -> None:
         if tree.agent_id and tree.dialogue_id:
+            if (tree.agent_id, tree.dialogue_id) not in self._seen_trees:
+                self.add_tree(tree)  # its older nodes first: rows keep the tree's order
             self._queue_node(tree.agent_id, tree.dialogue_id, node)
 
     @staticmethod
@@ -84,8 +86,8 @@ class IndexFeed:
         return (metadata or {}).get("kind") not in NOT_RECALLED_KINDS
 
     def _queue_node(self, agent_id: str, dialogue_id: str, node: Node) -> None:
-        if not self.recalls_kind(node.metadata):  # issue 14: echoes
-            return
+        if not self.recalls_kind(node.metadata) or node.provisional:  # issue 14: echoes
+            return  # a provisional node comes again with its own vector (set_embedding)
         key = node_key(agent_id, dialogue_id, node.id)
         if node.metadata.get("forgotten"):  # a tombstone (issue 12 forget) is never indexed,
             self._queued.add(key)  # and one indexed while it was a turn leaves at the sync

@@ -61,13 +61,12 @@ def recent_messages(
     query's own text left out."""
     if tree is None or limit <= 0 or not len(tree) or tree.last_id is None:
         return []
-    roots: dict[int, int] = {}
-    root = _root(tree, tree.last_id, roots)
+    root = tree.root_of(tree.last_id)
     out: list[str] = []
     for node in reversed(tree.node_list[max(0, tree.last_id - _SCAN + 1) : tree.last_id + 1]):
         if now - node.timestamp > CONTEXT_MAX_AGE_S:
             break
-        if _root(tree, node.id, roots) != root:
+        if tree.root_of(node.id) != root:
             continue
         meta = node.metadata or {}
         if node.origin != "user" or meta.get("forgotten") or meta.get("kind") in _NOT_TALK:
@@ -81,20 +80,6 @@ def recent_messages(
         if len(out) >= limit:
             break
     return out[::-1]
-
-
-def _root(tree: DialogTree, node_id: int, roots: dict[int, int]) -> int:
-    """The root of ``node_id``'s topic; ``roots`` keeps every node walked through, so the
-    scan's nodes (mostly one long branch) walk it once, not once each."""
-    path = []
-    cur = node_id
-    while cur not in roots and (parent := tree.node_list[cur].parent) is not None:
-        path.append(cur)
-        cur = parent
-    root = roots.get(cur, cur)
-    for step in path:
-        roots[step] = root
-    return root
 
 
 def context_query(messages: Sequence[str], query: str, max_words: int | None = None) -> list[str]:

@@ -8,7 +8,9 @@ the callers. Reads parse files on demand and cache them by (size, mtime).
 Every write that brings new text (``append``, ``append_many``, ``update`` with new content,
 ``modify(content=...)``) is checked against ``max_record_chars`` here, before it is queued:
 whichever door a write came in by (CLI, control socket, commands, the writer, the model's
-tools), a longer one is refused with :class:`~familiars.memory.RecordTooLongError`.
+tools), a longer one is refused with :class:`~familiars.memory.RecordTooLongError`. In the
+same place its secrets are masked as ``[privacy]`` says (``_redaction``): a password, key or
+card told to ``memory add``, ``/memory edit`` or the memory page is never written in clear.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from familiars.config import PrivacySettings
 from familiars.memory import _history as history
 from familiars.memory._atomic import atomic_write_text, ensure_private_dir
 from familiars.memory._entries import ParsedFile, Segment, read_file, render_file
@@ -46,6 +49,7 @@ from familiars.memory._records import (
     iso_now,
     new_id,
 )
+from familiars.memory._redaction import Redactor
 from familiars.memory._state_home import FileStateHome, StateHome
 
 logger = logging.getLogger(__name__)
@@ -137,6 +141,7 @@ class MemoryStore:
         *,
         listeners: Iterable[StoreListener] = (),
         max_record_chars: int = DEFAULT_MAX_RECORD_CHARS,
+        privacy: PrivacySettings | None = None,
     ) -> None:
         self.workspace = Path(workspace)
         #: The state beside the records (the database home sets its own): consolidation
@@ -144,6 +149,8 @@ class MemoryStore:
         self.state_home: StateHome = FileStateHome(self.workspace)
         #: ``memory.max_record_chars``: no write path stores a longer text.
         self.max_record_chars = max_record_chars
+        #: ``[privacy]``: new text is stored as the redactor keeps it at rest.
+        self.redactor = Redactor(privacy)
         self._listeners: list[StoreListener] = list(listeners)
         self._cache: dict[Path, _Cached] = {}
         self._id_paths: dict[str, Path] = {}
@@ -387,8 +394,13 @@ class MemoryStore:
         ]
         return await self._submit(ops)
 
+    def at_rest(self, text: str) -> str:
+        """``text`` as a record keeps it: the secrets ``[privacy]`` masks, masked."""
+        return self.redactor.scan(text).at_rest.content
+
     def _prepare_new(self, record: MemoryRecord, *, new_text: bool = True) -> MemoryRecord:
         if new_text:
+            record = record.replace(content=self.at_rest(record.content))
             check_record_length(record.content, self.max_record_chars)
         check_cell(record.scope, record.category)
         check_record_id(record.id)
@@ -484,7 +496,8 @@ class MemoryStore:
             if name in changes:
                 raise ValueError(f"{name} cannot be modified in place; use update()")
         if "content" in changes:
-            check_record_length(str(changes["content"]), self.max_record_chars)
+            changes["content"] = self.at_rest(str(changes["content"]))
+            check_record_length(changes["content"], self.max_record_chars)
         await asyncio.to_thread(self._locate, record_id)
         return (await self._submit([self._modify_op(record_id, _event, **changes)]))[0]
 

@@ -87,6 +87,7 @@ async def _memory_home(
         Path(settings.workspace),
         listeners=[index],
         max_record_chars=settings.memory.max_record_chars,
+        privacy=settings.privacy,
     )
     return store, index, FileStateHome(Path(settings.workspace))
 

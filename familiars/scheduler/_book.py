@@ -192,7 +192,7 @@ class ReminderBook:
         loop = OpenLoop.from_record(rec)
         if self.ledger is not None and loop is not None:
             self.ledger.mark(loop, "cancelled", now)
-            await asyncio.to_thread(self.ledger.save)  # the database: off the event loop
+            await self.ledger.off_loop(self.ledger.save)  # the database: off the event loop
         changed = {**(rec.open_loop or {}), "status": "cancelled", "closed_at": _iso(now)}
         await self.store.modify(rec.id, extra={"open_loop": changed})
         logger.info("reminder %s cancelled by %s", rec.id, reminder.user_key)

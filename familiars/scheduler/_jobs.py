@@ -288,7 +288,7 @@ class Scheduler:
         reminders are handled once the sender is ready (at once, unless ``wait_for_sender``;
         then in :meth:`sender_ready`): within the grace period they fire, else they are
         reported as missed."""
-        self._uncertain = await asyncio.to_thread(self.ledger.recover, self.clock())
+        self._uncertain = await self.ledger.off_loop(self.ledger.recover, self.clock())
         if not self.config.enabled:
             logger.info("scheduler disabled in the configuration")
             return
@@ -478,17 +478,17 @@ class Scheduler:
         composed = await self.decider.compose(decision, self._persona(state.agent_id))
         if composed.text is None:
             self.ledger.silence(key, now + timedelta(seconds=self.policy.min_gap_s))
-            await asyncio.to_thread(self.ledger.save)
+            await self.ledger.off_loop(self.ledger.save)
             return outcome
         loops = {lp.record_id: lp for lp in state.loops}
         wanted = [loops[rid] for rid in (*decision.loop_ids, *decision.missed_ids)]
         # Claimed before sending: a crash now leaves "sending", never a resend; in the
         # database another worker's claim of a loop is seen here (each is sent once).
-        acted = await asyncio.to_thread(self.ledger.claim, wanted, now)  # a row lock may wait
+        acted = await self.ledger.off_loop(self.ledger.claim, wanted, now)  # a row lock may wait
         if len(acted) < len(wanted):
             for loop in acted:  # another worker sends (some of) these: the next tick decides
                 self.ledger.forget_attempt(loop.record_id)
-            await asyncio.to_thread(self.ledger.save)
+            await self.ledger.off_loop(self.ledger.save)
             return outcome
         message = ProactiveMessage(
             agent_id=state.agent_id,
@@ -506,7 +506,10 @@ class Scheduler:
         async def delivered() -> None:  # the platform took it: recorded before all else
             if not recorded:
                 recorded.append(True)
-                fates.update(await asyncio.to_thread(self._record_sent, key, decision, acted, now))
+                # The fates first (in memory): a save that fails leaves them to the next
+                # save, and the loops are still closed below, not left open by a KeyError.
+                fates.update(self._record_sent(key, decision, acted, now))
+                await self.ledger.off_loop(self.ledger.save)
 
         try:
             await self.sender.send_proactive(replace(message, delivered=delivered))
@@ -514,7 +517,7 @@ class Scheduler:
             if not recorded:
                 for loop in acted:
                     self.ledger.forget_attempt(loop.record_id)
-                await asyncio.to_thread(self.ledger.save)
+                await self.ledger.off_loop(self.ledger.save)
                 outcome.error = f"{type(exc).__name__}: {exc}"
                 await self.jobs.report_error(f"proactive send to {key}", exc)
                 return outcome
@@ -528,7 +531,8 @@ class Scheduler:
     def _record_sent(
         self, key: str, decision: Decision, acted: list[OpenLoop], now: datetime
     ) -> dict[str, str]:
-        """Mark each loop with its fate (sent / missed / followed_up); returns them."""
+        """Mark each loop with its fate (sent / missed / followed_up) in the ledger's memory
+        (the caller saves); returns them."""
         missed = set(decision.missed_ids)
         fates = {}
         for loop in acted:
@@ -536,7 +540,6 @@ class Scheduler:
             fates[loop.record_id] = _OUTCOME_STATUS.get(kind, "sent")
             self.ledger.mark(loop, fates[loop.record_id], now)
         self.ledger.record_sent(key, now)
-        self.ledger.save()
         return fates
 
     async def _close(

@@ -20,6 +20,7 @@ and closes them (``extra["open_loop"]["status"] = "done"`` with the outcome).
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import json
 import logging
@@ -27,7 +28,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from familiars.memory import FileStateHome, MemoryRecord, StateHome, parse_ts
 from familiars.scheduler._decider import OpenLoop
@@ -58,6 +59,9 @@ def dialogue_key(agent_id: str, dialogue_id: str | None, user_key: str | None) -
     return f"{agent_id}/user:{user_key or '-'}"
 
 
+_T = TypeVar("_T")
+
+
 def _iso(dt: datetime) -> str:
     return dt.isoformat(timespec="seconds")
 
@@ -82,6 +86,15 @@ class SchedulerLedger:
         #: The database home: this worker's unsaved changes to the dialogues and people.
         self._changes: builtins.list[Callable[[dict[str, Any]], None]] = []
         self._data = self._read()
+
+    async def off_loop(self, method: Callable[..., _T], *args: Any) -> _T:
+        """``method(*args)``, one of this ledger's: in the database in a thread (a row lock
+        may wait there); on files on the event loop, as it always was (this ledger's memory
+        and document are then the loop's alone: a save from a thread could write an older
+        copy over a change the loop saved meanwhile)."""
+        if not self._shared:
+            return method(*args)
+        return await asyncio.to_thread(method, *args)
 
     def _read(self) -> dict[str, Any]:
         raw = self.home.read(self.name)

@@ -53,3 +53,9 @@ def test_an_unknown_own_name_is_not_answered_with_another_name() -> None:
         question, actions=TurnActions(), items=[dog], is_group=False, unknown=True
     )
     assert reply == DONT_KNOW
+
+
+def test_a_message_that_kept_nothing_gets_no_false_acknowledgement() -> None:
+    assert _reply("🙂🙂🙂") == "🙂"
+    assert _reply("my neighbour's parrot screams all day") == "Oh? Tell me more."
+    assert _reply("I had a funny sort of afternoon") == "I see. Tell me more?"

@@ -9,8 +9,8 @@ loaded machine is not asserted), no acknowledged fact missing from the database,
 reminder confirmed sent (one whose worker died between claim and send is sent by another),
 and, measured inside through each worker's dialogue locks, no moment when one dialogue was
 served by two workers. Printed (``-s``), not asserted: answers or reminders given twice,
-which a worker killed between the platform taking a message and the one statement that
-writes it did may still cause (the at-least-once window the README names).
+which a worker killed while its reply streamed, or between the platform taking a message
+and the one statement that writes it, may still cause (the windows the README names).
 """
 
 from __future__ import annotations

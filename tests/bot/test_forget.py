@@ -142,3 +142,71 @@ async def test_forget_today_by_command_and_the_last_minutes_by_words(
         assert files_holding(ws, "Porto")  # yesterday is not today
         assert "level four" not in await say(app, "Where did I park?")
         assert "Forgotten" not in await say(app, "yes")  # a stray yes is just a message
+
+
+async def test_a_yes_to_the_forget_command_s_question_forgets(
+    tmp_path: Path, memory_home: str
+) -> None:
+    """``/memory forget ID`` asks first; a person answers it as they would a question ("yes"),
+    not only by typing the command again with ``confirm``. A "no", or any other message
+    first, keeps it (the yes must answer the question just asked)."""
+    ws = tmp_path / "ws"
+    async with running(ws) as app:
+        await say(app, "I can't stand olives.")
+        await say(app, "My cat is called Whiskers.")
+        listing = await memory(app, "list")
+        olives = next(line for line in listing.splitlines() if "olives" in line).split("`")[1]
+        cat = next(line for line in listing.splitlines() if "Whiskers" in line).split("`")[1]
+
+        asked = await memory(app, "forget", olives)
+        assert "yes" in asked.lower()
+        assert "Forgotten" in await say(app, "yes")
+        assert files_holding(ws, "olives") == []
+
+        await memory(app, "forget", cat)
+        assert "Forgotten" not in await say(app, "no")
+        await memory(app, "forget", cat)
+        await say(app, "What's my cat called?")  # another message: the question lapses
+        assert "Forgotten" not in await say(app, "yes")
+        assert files_holding(ws, "Whiskers")
+        assert "Forgotten" not in await say(app, "yes", user=ANN)  # not Ann's to answer
+
+        asked = await memory(app, "forget", "today")
+        assert "Forgotten" in await say(app, "yes")
+        assert files_holding(ws, "Whiskers") == []
+
+
+async def test_a_correction_with_a_secret_is_stored_masked(
+    tmp_path: Path, memory_home: str
+) -> None:
+    """``/memory edit`` (and the memory page, which runs the same code) keeps a password or a
+    card number masked, as a message saying it is: the words never reach a file."""
+    ws = tmp_path / "ws"
+    async with running(ws) as app:
+        await say(app, "My cat is called Whiskers.")
+        rid = first_id(await memory(app, "list"))
+        said = await memory(
+            app, "edit", rid, "The user's wifi password is hunter2, card 4111 1111 1111 1111"
+        )
+        assert "Corrected" in said and "hunter2" not in said
+        assert files_holding(ws, "hunter2") == [] and files_holding(ws, "4111 1111") == []
+        assert "[PASSWORD]" in await memory(app, "list")
+
+
+async def test_a_yes_said_in_a_group_does_not_read_the_memory_out(
+    tmp_path: Path, memory_home: str
+) -> None:
+    """``/memory forget ID`` asked in a group is answered privately; the "yes" is said in the
+    group, so what was forgotten is counted there, never read out."""
+    ws = tmp_path / "ws"
+    async with running(ws) as app:
+        assert app.dialogues is not None
+        await say(app, "I'm allergic to penicillin.")
+        rid = first_id(await memory(app, "list"))
+        asked = CommandInvocation("telegram", "g1", BOB, "Bob", "memory", ("forget", rid), True)
+        assert "penicillin" in (await app.dialogues.command(asked)).text  # private answer
+        yes = IncomingMessage("telegram", "g1", BOB, "Bob", "yes", is_group=True, ts=T0)
+        said = "".join([part async for part in app.dialogues.respond(yes)])
+        await app.settle()
+        assert "Forgotten" in said and "penicillin" not in said
+        assert files_holding(ws, "penicillin") == []

@@ -47,7 +47,7 @@ async def _attached(bot: Bot) -> str:
 async def by_command(bot: Bot, ref: str) -> None:
     assert "About to forget for good the file safe.txt" in await bot.command("forget", ref)
     done = await bot.command("forget", ref, "confirm")
-    assert done.startswith("Forgotten: the file safe.txt\nForgotten: 1 file,"), done
+    assert done.startswith("Forgotten: the file safe.txt\n(Gone from everywhere I kept it: 1 file,")
 
 
 async def by_control_socket(bot: Bot, ref: str) -> None:

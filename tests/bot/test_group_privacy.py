@@ -3,6 +3,7 @@ every instruction (issue 12): the model is not given it, and the last check catc
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -73,3 +74,42 @@ async def test_a_model_that_knows_a_secret_anyway_is_caught_before_the_group_see
         reply, stats = await _ask_in_group(workspace, server, "anything new?")
     assert "4921" not in reply and "positive" not in reply
     assert stats["group_replies_withheld"] == 1
+
+
+async def test_a_reply_about_a_member_named_only_in_the_question_is_caught(
+    workspace: Path,
+) -> None:
+    """Ben asks about Ana by name; a model that knows her note answers "she ...": the reply
+    is about Ana though it never names her, so her less common words count in it."""
+
+    def said(user: str, name: str, text: str) -> IncomingMessage:
+        return IncomingMessage(
+            platform="telegram", chat_id="g1", user_id=user, display_name=name, text=text,
+            is_group=True, mentions_bot=True, ts=datetime(2026, 11, 2, 10, tzinfo=UTC),
+        )  # fmt: skip
+
+    def knows(body: dict[str, Any]) -> Reply:
+        if not body.get("stream") and "tools" not in body:
+            return Reply.json({"writes": []})
+        asked = "allergic" in json.dumps(body["messages"][-1:])
+        return Reply.text("She's allergic to peanuts." if asked else "Hi!")
+
+    async with FakeOpenAI(knows) as server:
+        settings = load_settings(
+            workspace=workspace,
+            llm={"providers": [{"name": "a", "base_url": server.base_url, "model": "m"}]},
+        )
+        async with make_app(settings) as app:
+            assert app.memory is not None and app.dialogues is not None
+            note = make_record(
+                "The user is allergic to peanuts.",
+                scope="user",
+                category="profile",
+                user_key="telegram_ana",
+            )
+            await app.memory.store.append(note)
+            "".join([d async for d in app.dialogues.respond(said("ana", "Ana", "hi all"))])
+            asked = said("ben", "Ben", "what is Ana allergic to?")
+            reply = "".join([d async for d in app.dialogues.respond(asked)])
+            await app.settle()
+    assert reply and "peanuts" not in reply.lower()

@@ -47,3 +47,38 @@ def test_many_small_leaks_withhold() -> None:
 def test_common_capitalised_words_are_not_names() -> None:
     verdict = guard_group_reply("The weather is nice. I think so too.", ["The user likes rain."])
     assert not verdict.changed
+
+
+def test_a_reply_to_a_question_naming_someone_is_about_them() -> None:
+    """A less common word of Ana's notes counts near her name, and anywhere in a reply to a
+    message that names her: the reply says "she", not "Ana"."""
+    notes = ["The user is allergic to peanuts.", "The user works as a nurse."]
+    asked = "Ben: what is Ana allergic to?"
+    for reply in ("She's allergic to peanuts.", "Peanuts, I think.", "She's a nurse, so careful."):
+        verdict = guard_group_reply(reply, notes, [asked], ["Ana"], answering=asked)
+        assert verdict.changed and "peanuts" not in verdict.text.lower(), reply
+        assert "nurse" not in verdict.text, reply
+    # The same words in a reply to a message that names no one stay (they are common
+    # enough, and nothing says the reply is about Ana).
+    hello = "Ben: any snack ideas for the trip?"
+    verdict = guard_group_reply("Peanuts travel well.", notes, [hello], ["Ana"], answering=hello)
+    assert not verdict.changed
+
+
+def test_the_name_a_person_gave_in_their_notes_is_theirs_too() -> None:
+    """Shown as "anita_92", told the familiar "my name is Ana": "Ana" next to a less common
+    word of her notes is her, as her display name would be; a relative's name is not."""
+    notes = [
+        "The user's name is Ana.",
+        "The user is allergic to peanuts.",
+        "The user's sister is called Rosa.",
+    ]
+    asked = "Ben: what is Ana allergic to?"
+    for reply in ("Ana is allergic to peanuts.", "She's allergic to peanuts."):
+        verdict = guard_group_reply(reply, notes, [asked], ["anita_92"], answering=asked)
+        assert verdict.changed and "peanuts" not in verdict.text, reply
+    about_rosa = "Ben: what does Rosa like?"
+    verdict = guard_group_reply(
+        "Rosa likes peanuts.", notes, [about_rosa, "Rosa"], ["anita_92"], answering=about_rosa
+    )
+    assert not verdict.changed, verdict.text

@@ -74,3 +74,66 @@ async def test_the_message_is_on_disk_before_a_word_of_the_reply(workspace: Path
         assert seen and all(seen)
         journal = next(workspace.glob("agents/*/*/dialogue.journal.jsonl"))
         assert "My sister is called Emma." in journal.read_text(encoding="utf-8")
+
+
+def _journal(workspace: Path) -> list[dict[str, object]]:
+    import json
+
+    path = next(workspace.glob("agents/*/*/dialogue.journal.jsonl"))
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+async def test_a_message_gets_its_own_vector_after_the_reply(workspace: Path) -> None:
+    """Before the reply only the message as a query is embedded (its node is journaled at
+    once, provisional, with that vector); after it, the node's own vector (the speaker's
+    name leading) is set and journaled, and only then is the node indexed for recall."""
+    import numpy as np
+
+    from familiars.memory import node_embedding_text
+
+    async with _app(workspace) as app:
+        "".join([d async for d in app.dialogues.respond(_msg("I live in Oslo."))])
+        nodes = [e["node"] for e in _journal(workspace) if e["op"] == "node"]
+        assert nodes[0]["provisional"] is True  # type: ignore[index]  # the message's line
+        await app.settle()
+        embedder = app.dialogues.log.embedder
+        dialogue = next(workspace.glob("agents/*/dialogue_*")).name
+        q = app.trees.get("agent_0", dialogue).node_list[0]
+        assert not q.provisional
+        assert np.allclose(q.embedding, embedder.embed(node_embedding_text(q.content, "Ann")))
+        assert not np.allclose(q.embedding, embedder.embed(q.content))
+        assert any(e["op"] == "embedding" and e["id"] == 0 for e in _journal(workspace))
+        reader = app.dialogues.recaller.reader
+        await reader.sync()
+        assert f"node:agent_0/{dialogue}/0" in reader.index.rows
+
+
+async def test_a_message_a_crash_left_without_its_own_vector_gets_it_at_the_next_start(
+    workspace: Path,
+) -> None:
+    """Killed after the reply, before the node's own vector was journaled: the next start
+    embeds it (and recall indexes it with that vector)."""
+    import json
+
+    import numpy as np
+
+    from familiars.memory import node_embedding_text
+
+    async with _app(workspace) as app:
+        "".join([d async for d in app.dialogues.respond(_msg("I live in Oslo."))])
+        folder = next(workspace.glob("agents/*/dialogue_*"))
+        as_killed = [e for e in _journal(workspace) if e["op"] == "node"][:1]
+    # What a kill -9 right after the reply leaves: the message's line, nothing after it.
+    (folder / "dialogue.json").unlink(missing_ok=True)
+    (folder / "pending_reply.json").unlink(missing_ok=True)
+    lines = "".join(json.dumps(e) + "\n" for e in as_killed)
+    (folder / "dialogue.journal.jsonl").write_text(lines, encoding="utf-8")
+    async with _app(workspace) as again:
+        q = again.trees.get("agent_0", folder.name).node_list[0]
+        assert not q.provisional
+        own = again.dialogues.log.embedder.embed(node_embedding_text("I live in Oslo.", "Ann"))
+        assert np.allclose(q.embedding, own)
+        reader = again.dialogues.recaller.reader
+        await reader.sync()
+        row = reader.index.rows[f"node:agent_0/{folder.name}/0"]
+        assert np.allclose(reader.index.matrix[row], own)

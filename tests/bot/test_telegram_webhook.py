@@ -4,6 +4,7 @@ runtime in polling mode taking the same bot back."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -151,6 +152,32 @@ async def test_the_claim_hears_the_moment_an_answer_went_out(
     update = tg.private_message(ALICE, "hello there", first_name="Alice")
     await tg.wait_for(lambda: len(tg.deliveries) == 1)
     assert heard == [(update["update_id"], 1)]
+
+
+async def test_an_answer_is_marked_out_once_the_whole_of_it_went_out(
+    tg: FakeTelegram, hooked: Application, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A streamed answer's first piece is not the answer: the claim hears ``replied`` once
+    all of it was shown. Marked at the first piece, a worker killed mid-stream left a
+    fragment as the whole answer (the worker taking the update over ran it silently)."""
+    [adapter] = [a for a in hooked.adapters if isinstance(a, TelegramAdapter)]
+    assert adapter.webhook is not None
+    heard: list[list[str]] = []
+
+    async def reply_sent(bot: str, update_id: int) -> None:
+        heard.append(tg.chat_texts(ALICE))
+
+    class Streamed:
+        async def respond(self, incoming: Any) -> AsyncIterator[str]:
+            yield "Lisbon is"
+            await asyncio.sleep(0)
+            yield " lovely in spring."
+
+    monkeypatch.setattr(adapter.webhook._home, "reply_sent", reply_sent)
+    monkeypatch.setattr(adapter._turns, "_handler", Streamed())
+    tg.private_message(ALICE, "tell me about Lisbon", first_name="Alice")
+    await tg.wait_for(lambda: len(tg.deliveries) == 1)
+    assert heard == [["Lisbon is lovely in spring."]]
 
 
 async def test_a_body_that_is_not_an_update_is_refused(

@@ -55,6 +55,24 @@ def test_chat_refuses_a_bad_user_key(tmp_path: Path) -> None:
     assert not (tmp_path / "ws").exists() or not any((tmp_path / "ws").rglob("*.md"))
 
 
+def test_a_slow_stop_writes_every_threads_stack_to_the_log(tmp_path: Path) -> None:
+    """What the chat's stop arms: a stop still running after SLOW_STOP_S leaves the stacks."""
+    log = tmp_path / "familiars.log"
+    code = (
+        "import pathlib, time\n"
+        "from familiars.cli import _runtime\n"
+        "_runtime.SLOW_STOP_S = 0.2\n"
+        f"log = pathlib.Path({str(log)!r})\n"
+        "_runtime._stacks_if_slow(log)\n"
+        "end = time.monotonic() + 60\n"
+        "while 'most recent call first' not in log.read_text() and time.monotonic() < end:\n"
+        "    time.sleep(0.05)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+    text = log.read_text(encoding="utf-8")
+    assert "most recent call first" in text and 'File "<string>"' in text
+
+
 @pytest.mark.slow
 def test_sigterm_stops_the_bot_cleanly_with_memories_written(tmp_path: Path) -> None:
     import signal
@@ -80,7 +98,13 @@ def test_sigterm_stops_the_bot_cleanly_with_memories_written(tmp_path: Path) -> 
     while proc.stdout.readline().strip():  # ... to its end (a blank line): the turn is done
         pass
     proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=120)
+    try:
+        out, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:  # a stop that hangs: its log holds every thread's stack
+        proc.kill()
+        proc.communicate()
+        log = (ws / "logs" / "familiars.log").read_text(encoding="utf-8", errors="replace")
+        pytest.fail(f"the chat did not stop within 120 s; its log ends with:\n{log[-8000:]}")
     assert proc.returncode == 0, err
     contents = [r.content for md in ws.rglob("users/bob/*.md") for r in read_file(md).records]
     assert "The user's name is Bob." in contents

@@ -91,3 +91,23 @@ def test_status_reads_a_damaged_jobs_file_without_a_traceback(workspace: Path) -
         assert "scheduler: not running here" in cli(workspace, "status")
     jobs.write_text('{"jobs": [7, {"id": "ttl_sweep", "next_run": "2026-12-03T04:00"}]}')
     assert "job ttl_sweep: next run 2026-12-03T04:00" in cli(workspace, "status")
+
+
+def test_status_with_no_process_does_not_call_the_last_saved_scheduler_running(
+    workspace: Path,
+) -> None:
+    """The scheduler's last snapshot says ``running: true`` (a bot that stopped, or was
+    killed); with no process owning the workspace, status says it is not running and that
+    the jobs are as last saved."""
+    jobs = workspace / "scheduler" / "jobs.json"
+    jobs.parent.mkdir(parents=True, exist_ok=True)
+    jobs.write_text(
+        '{"running": true, "jobs": [{"id": "ttl_sweep", "next_run": "2026-12-03T04:00"}]}',
+        encoding="utf-8",
+    )
+    out = cli(workspace, "status")
+    assert "owner: none" in out
+    assert "scheduler: not running (jobs as last saved)" in out
+    assert "job ttl_sweep: next run 2026-12-03T04:00" in out
+    data = json.loads(cli(workspace, "status", "--json"))
+    assert data["scheduler"]["running"] is False

@@ -88,3 +88,12 @@ def test_show_history_tells_of_a_hand_edit(tmp_path: Path) -> None:
     assert [e["event"] for e in events] == ["upsert", "edit"]
     assert events[-1]["old"] == "Al is 40" and events[-1]["record"]["content"] == "Al is 41"
     assert json.loads(out)["content"] == "Al is 41"
+
+
+def test_an_id_that_is_neither_a_memory_nor_a_turn_is_one_plain_line(tmp_path: Path) -> None:
+    """A path or a malformed turn id is refused in one line that says what an id looks like."""
+    ws = tmp_path / "ws"
+    for bad in ("node:../../../tmp/1", "../../etc/passwd"):
+        code, out = _run(ws, "memory", "forget", bad)
+        assert code != 0
+        assert "must match expected" not in out and "node:AGENT/DIALOGUE/N" in out, out

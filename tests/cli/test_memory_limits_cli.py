@@ -4,8 +4,11 @@ one line; ``memory check`` names a longer hand-written entry, ``memory show`` sh
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from familiars.cli import app
@@ -46,3 +49,22 @@ def test_check_names_a_long_hand_written_entry_and_show_cuts_it(tmp_path: Path) 
     code, out = _run(ws, "memory", "show", rid)
     assert code == 0 and "...[cut, 3,000 more characters]" in out
     assert "y" * 2001 not in out.replace("\n", "")
+
+
+@pytest.mark.slow
+def test_check_says_each_broken_entry_once(tmp_path: Path) -> None:
+    """``memory check`` lists a broken hand edit with its file and line, once: not a second
+    time as a log warning of the store that read it."""
+    ws = tmp_path / "ws"
+    assert _run(ws, "memory", "add", "-s", "user", "-C", "profile", "-u", "al", "Al bakes")[0] == 0
+    path = ws / "users" / "al" / "profile.md"
+    path.write_text(path.read_text(encoding="utf-8").replace("<!-- {", "<!-- {BROKEN", 1))
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "familiars"), "--workspace", str(ws), "memory", "check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1
+    said = done.stdout + done.stderr
+    assert said.count("profile.md:1: broken memory entry") == 1, said

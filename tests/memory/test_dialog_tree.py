@@ -339,3 +339,22 @@ async def test_a_stale_copy_never_writes_a_forgotten_node_back(workspace, pg_url
     finally:
         await home_a.close()
         await home_b.close()
+
+
+def test_each_node_knows_its_topic_root_as_walking_up_finds_it() -> None:
+    """``root_of`` (kept as nodes are placed; recall's context reads it every turn) is the
+    root that walking the parents finds, for nodes that start topics and nodes that join."""
+    rng = np.random.default_rng(7)
+    tree = DialogTree()
+    for i in range(300):
+        vec = rng.standard_normal(8).astype(np.float32)
+        gap = 4000.0 if i % 37 == 0 else 20.0  # now and then a long pause: new roots appear
+        last = tree.node_list[-1].timestamp if tree.node_list else 0.0
+        tree.add_node(f"m{i}", vec / np.linalg.norm(vec), timestamp=last + gap,
+                      node_type="Q" if i % 2 == 0 else "A")  # fmt: skip
+    assert len(tree.roots) > 1
+    for node in tree.node_list:
+        walked = node
+        while walked.parent is not None:
+            walked = tree.node_list[walked.parent]
+        assert tree.root_of(node.id) == walked.id

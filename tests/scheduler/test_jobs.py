@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -455,3 +456,71 @@ def test_an_unknown_scheduler_time_zone_is_a_clear_error(workspace: Path) -> Non
 
     with pytest.raises(SchedulerError, match="'Mars/Base' is not a known time zone"):
         Scheduler(settings(workspace, timezone="Mars/Base"), None, Sender())
+
+
+async def test_a_reminder_the_platform_took_is_closed_though_recording_it_failed(
+    workspace: Path, store: MemoryStore
+) -> None:
+    """The platform took the message; writing the ledger then fails once (a disk or a
+    database blip): the reminder is still sent once, its loop closed, the error logged; the
+    failure is not turned into another error that leaves the loop open."""
+    rid = await add_reminder(store)
+    failing: list[bool] = []
+
+    class Delivering(Sender):
+        async def send_proactive(self, message: ProactiveMessage) -> None:
+            self.sent.append(message)
+            assert message.delivered is not None
+            failing.append(True)  # the save right after the platform took it fails
+            await message.delivered()
+
+    sender = Delivering()
+    sched = make(workspace, store, sender, DUE)
+    save = sched.ledger.save
+
+    def flaky_save() -> None:
+        if failing:
+            failing.clear()
+            raise OSError("no space left on device")
+        save()
+
+    sched.ledger.save = flaky_save  # type: ignore[method-assign]
+    [outcome] = await sched.run_due(DUE)
+    assert outcome.sent and outcome.closed == [rid]
+    assert sched.ledger.loop_status(rid) == "sent"
+    assert (await store.get(rid)).open_loop["status"] == "done"  # type: ignore[index]
+    assert await sched.run_due(DUE + timedelta(minutes=1)) == []
+    assert len(sender.sent) == 1
+
+
+async def test_with_no_database_the_ledger_is_written_on_the_event_loop_alone(
+    workspace: Path,
+) -> None:
+    """The files' home (no database URL) as before: the ledger's document is written from
+    the loop only. Were a reminder's claim saved from a thread, a ``/proactive off`` said
+    meanwhile on the loop would be written over by the thread's older copy, and lost."""
+    async with open_store(workspace) as store:
+        rid = await add_reminder(store)
+        sched = make(workspace, store, Sender(), DUE)
+        home, loop = sched.ledger.home, asyncio.get_running_loop()
+        write, main = home.write, threading.current_thread()
+        said = threading.Event()
+
+        def proactive_off() -> None:
+            sched.set_proactive("agent_0", "dialogue_9", None, False)
+            said.set()
+
+        def racing_write(name: str, data: bytes, *, durable: bool = True) -> None:
+            sent = b"sent" in data  # the last write: the reminder recorded sent
+            if sent and threading.current_thread() is not main and not said.is_set():
+                loop.call_soon_threadsafe(proactive_off)  # a chat turn, while this writes
+                said.wait(10)
+            write(name, data, durable=durable)
+
+        home.write = racing_write  # type: ignore[method-assign]
+        [outcome] = await sched.run_due(DUE)
+        if not said.is_set():  # written from the loop: the chat turn comes after it
+            proactive_off()
+        assert outcome.closed == [rid]
+        stored = json.loads(ledger_path(workspace).read_text())
+        assert stored["dialogues"]["agent_0/dialogue_9"]["proactive_off"] is True

@@ -73,6 +73,10 @@ class CommandResponse:
     #: Where the file lies on this machine (``/find``): the terminal prints it, never the
     #: bytes; a platform that cannot take the file says it instead (:func:`without_file`).
     file_path: str | None = None
+    #: The arguments of the same command that a plain "yes" in the person's next message in
+    #: this chat runs (a command that asks first: ``/memory forget ID`` -> ``forget ID
+    #: confirm``); a "no" or any other message drops it.
+    on_yes: tuple[str, ...] | None = None
 
 
 def without_file(response: CommandResponse, limit_bytes: int, platform: str) -> CommandResponse:

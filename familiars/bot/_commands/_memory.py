@@ -14,12 +14,13 @@ from typing import Any, Protocol
 from familiars.bot._adapters.base import CommandResponse
 from familiars.bot._commands._declare import Argument, Call, Caller, Command, Subcommand
 from familiars.bot._commands._people import people_lines
-from familiars.bot._forgetting import count, done_text, parse_window
+from familiars.bot._forgetting import count, done_text, gone_text, parse_window
 from familiars.config import UserFacingError
 from familiars.memory import (
     CATEGORIES,
     DEFAULT_MAX_RECORD_CHARS,
     RECORD_ID_RE,
+    ForgetReport,
     Forgetter,
     InvalidIdError,
     MemoryError_,
@@ -240,31 +241,39 @@ class MemoryCommand(Command):
         if target.lower() in ("last", "today"):
             return await self._forget_window(call.caller, " ".join([target, *rest]), confirmed)
         if is_node_ref(target):
-            return await self._forget_turn(call.caller, target, confirmed)
+            return await self._forget_turn(call.caller, target, confirmed, call.invocation.is_group)
         if is_file_ref(target):
-            return await self._forget_file(call.caller, target.strip(), confirmed)
+            return await self._forget_file(
+                call.caller, target.strip(), confirmed, call.invocation.is_group
+            )
         rec = await self._get_visible(target, call.caller)
         if not confirmed:
             return CommandResponse(
                 f"About to forget for good:\n> {one_line(rec.content)}\n"
-                f"Send /memory forget {rec.id} confirm to go ahead."
+                f"Reply yes (or send /memory forget {rec.id} confirm) to go ahead.",
+                on_yes=("forget", rec.id, "confirm"),
             )
         report = await self._forgetter.forget(rec.id)
-        return CommandResponse(f"Forgotten: {one_line(rec.content)}\n{done_text(report)}")
+        return _forgotten(call.invocation.is_group, one_line(rec.content), report)
 
-    async def _forget_turn(self, caller: Caller, target: str, confirmed: bool) -> CommandResponse:
+    async def _forget_turn(
+        self, caller: Caller, target: str, confirmed: bool, is_group: bool = False
+    ) -> CommandResponse:
         ref, node = await self._visible_turn(caller, target)
         if not confirmed:
             return CommandResponse(
                 f"About to forget for good what was said:\n> {one_line(node.content)}\n"
                 "and what I noted from it. "
-                f"Send /memory forget {ref.key} confirm to go ahead."
+                f"Reply yes (or send /memory forget {ref.key} confirm) to go ahead.",
+                on_yes=("forget", ref.key, "confirm"),
             )
         text = one_line(node.content)
         report = await self._forgetter.forget(ref.key)
-        return CommandResponse(f"Forgotten: {text}\n{done_text(report)}")
+        return _forgotten(is_group, text, report)
 
-    async def _forget_file(self, caller: Caller, target: str, confirmed: bool) -> CommandResponse:
+    async def _forget_file(
+        self, caller: Caller, target: str, confirmed: bool, is_group: bool = False
+    ) -> CommandResponse:
         """A document the caller may forget: their own (an attachment); the owner's files
         (watched folders) for an owner of the bot."""
         documents = self._forgetter.documents
@@ -276,10 +285,12 @@ class MemoryCommand(Command):
         if not confirmed:
             return CommandResponse(
                 f"About to forget for good the file {found[1]} (its text, its earlier "
-                f"versions and its bytes).\nSend /memory forget {target} confirm to go ahead."
+                f"versions and its bytes).\n"
+                f"Reply yes (or send /memory forget {target} confirm) to go ahead.",
+                on_yes=("forget", target, "confirm"),
             )
         report = await self._forgetter.forget(target)
-        return CommandResponse(f"Forgotten: the file {found[1]}\n{done_text(report)}")
+        return _forgotten(is_group, f"the file {found[1]}", report)
 
     async def _visible_turn(self, caller: Caller, target: str) -> tuple[NodeRef, Node]:
         """A turn the caller may forget: their own message (or the reply to it); any for an
@@ -316,7 +327,8 @@ class MemoryCommand(Command):
             return CommandResponse(
                 f"About to forget for good the {count(len(turns), 'message')} you sent me "
                 f"{window.label}, and what I noted from them.\n"
-                f"Send /memory forget {words} confirm to go ahead."
+                f"Reply yes (or send /memory forget {words} confirm) to go ahead.",
+                on_yes=("forget", *words.split(), "confirm"),
             )
         report = await self._forgetter.forget_turns(
             caller.user_key,
@@ -336,7 +348,7 @@ class MemoryCommand(Command):
         rec = await self._get_visible(record_id, caller)
         if rec.deprecated:
             raise UserFacingError("That memory was already replaced: correct the newer one.")
-        text = text.strip()
+        text = text.strip()  # masked as every record is, by the store
         if not text:
             raise UserFacingError("Say what the memory should say instead.")
         try:
@@ -477,3 +489,11 @@ def describe(rec: MemoryRecord) -> str:
         )
     lines.append(" · ".join(m for m in meta if m))
     return "\n".join(lines)
+
+
+def _forgotten(is_group: bool, text: str, report: ForgetReport) -> CommandResponse:
+    """What a confirmed forget says: in a group (where a "yes" answering the question is said
+    aloud, :attr:`CommandResponse.on_yes`) counted only, never read out."""
+    if is_group:
+        return CommandResponse(done_text(report))
+    return CommandResponse(f"Forgotten: {text}\n{gone_text(report)}")

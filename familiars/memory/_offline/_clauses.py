@@ -39,7 +39,9 @@ _CLAUSE_SPLIT = re.compile(
     rf"|,?\s+(?:and|but)\s+(?={_SUBJECTLESS_VERB}\s+\S)"
     r"|,\s+(?=(?:do|don't|did|are|aren't|have|haven't|what about|how about|and)\s+you\b)"
     r"|,\s+(?=[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?:now|instead)$)"
-    r"|,\s+(?=it'?s\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?(?:\s+now)?$)",
+    r"|,\s+(?=(?:(?:now|these\s+days|nowadays)\s+)?it'?s\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?(?:\s+now)?$)"
+    # "Mia here - I look after horses": a dash before a new saying of one's own
+    r"|\s+[-–—]+\s+(?=(?:i|i'm|im|i've|we|we're|my|our|just)\b)",
     re.IGNORECASE,
 )
 _SUBJECTLESS = re.compile(rf"^{_SUBJECTLESS_VERB}")
@@ -66,9 +68,28 @@ _QUESTION_START = re.compile(
 _REPORTED = re.compile(r"[\"“”]|\b(?:said|says|told me|asked|wrote)\b", re.IGNORECASE)
 
 
+#: Contractions typed without their apostrophe ("cant eat shellfish", "dont like olives"):
+#: given it back, so every rule reads them as the contraction.
+_BARE_CONTRACTION = re.compile(
+    r"\b(can|don|doesn|didn|isn|aren|wasn|haven|hasn|couldn|wouldn|shouldn)t\b"
+    r"|\b(?P<i>[Ii])(?P<v>ve|ll)\b",
+)
+
+
+def _apostrophes(text: str) -> str:
+    def given(m: re.Match[str]) -> str:
+        if m.group("i"):
+            return f"{m.group('i')}'{m.group('v')}"
+        stem = m.group(1)
+        return "can't" if stem.lower() == "can" else f"{stem[:-1]}n't"
+
+    return _BARE_CONTRACTION.sub(given, text)
+
+
 def sentences(text: str) -> list[str]:
-    """``text`` cut at sentence ends (. ! ? ; and line breaks), abbreviations kept whole."""
-    text = text.replace("’", "'").replace("‘", "'")
+    """``text`` cut at sentence ends (. ! ? ; and line breaks), abbreviations kept whole;
+    a contraction typed without its apostrophe ("cant") gets it back."""
+    text = _apostrophes(text.replace("’", "'").replace("‘", "'"))
     out: list[str] = []
     start = 0
     for m in _SENTENCE_END.finditer(text):
@@ -97,6 +118,9 @@ _TAKEN_BACK = re.compile(
     r"|n't\b",
     re.I,
 )
+_HAVE = re.compile(r"^(?:i|we)(?:\s+have(?:\s+got)?|'ve\s+got|\s+got|\s+own)\b", re.I)
+#: A bare counted noun ("two goldfish", "a hamster"): more of what the clause before has.
+_COUNTED = re.compile(r"^(?:a|an|one|two|three|four|five|six|some|\d+)\s+[a-z][\w-]*", re.I)
 _NOW_IT = re.compile(r"^(?:now|these\s+days|nowadays)\s+(?:it'?s\s+|it\s+is\s+)?(?P<y>.+)$", re.I)
 #: "Chloe, my daughter, is six": the name said before the relation it is.
 _APPOSITIVE = re.compile(
@@ -140,6 +164,9 @@ def _subject_given(part: str, before: list[str]) -> str:
         part = now.group("y") + " now"
     if _BARE_BE.match(part):
         return "I'm " + part
+    have = _HAVE.match(before[-1]) if before else None
+    if have and _COUNTED.match(part):  # "I have a terrier, his name is Bo, and two goldfish"
+        return f"{have.group(0)} {part}"
     if _BARE_VERB.match(part) and (not before or not _HAS_SUBJECT_I.match(part)):
         return "I " + part
     return part
@@ -211,7 +238,7 @@ def _subjects_given(part: str, out: list[str]) -> list[str]:
 _ALLERGIC_BARE = re.compile(r"^(?:i'?m|im|i\s+am)\s+(?:\w+\s+)?allergic$", re.I)
 #: What the other clause names as the cause: "peanuts make me ill", "I can't take penicillin".
 _CAUSE_NAMED = re.compile(
-    r"^i\s+(?:can't|cannot|can\s+not|don't|mustn't)\s+(?:take|have|eat|drink|touch|be\s+near)\s+"
+    r"^(?:i\s+)?(?:can't|cannot|can\s+not|don't|mustn't)\s+(?:take|have|eat|drink|touch|be\s+near)\s+"
     r"(?P<a>[\w -]+?)$"
     r"|^(?P<b>[\w-]+(?:\s+[\w-]+)?)\s+(?:make|makes|give|gives|gave|made|bring|brings)\s+me\b",
     re.I,

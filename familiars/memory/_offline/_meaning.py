@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from familiars.memory._offline._objects import Fact
-from familiars.memory._offline._values import SURE, value_fact
+from familiars.memory._offline._values import SURE, capitalised_name, value_fact
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +71,10 @@ SLOTS = (
 #: asks and by meaning).
 PARTS = ("slots", "changes", "nouns", "answers")
 MIN_PROBABILITY = 0.5
+#: The runner-up slot is read too when at least this likely, and the likeliest at least
+#: :data:`MIN_RUNNER_UP_TOP` (both then read by syntax, which must find a value).
+MIN_RUNNER_UP = 0.3
+MIN_RUNNER_UP_TOP = 0.4
 #: A message this close to a labelled sentence of self-harm (and closer than to any
 #: look-alike) gets the crisis reply.
 MIN_HARM_SIMILARITY = 0.5
@@ -179,6 +183,12 @@ class Understanding:
         best = int(np.argmax(probs))
         return self.model.labels[best], float(probs[best])
 
+    def slots(self, clause: str) -> list[tuple[str, float]]:
+        """Every slot with its probability, likeliest first."""
+        probs = self.model.probabilities(self.vectors([clause.lower()]))[0]
+        order = np.argsort(-probs)
+        return [(self.model.labels[int(i)], float(probs[int(i)])) for i in order]
+
     def asked(self, question: str) -> tuple[str, float]:
         """What ``question`` asks about (:data:`QUESTION_SLOTS`) and how surely."""
         if self.questions is None:
@@ -240,8 +250,26 @@ def by_meaning(clause: str, understanding: Understanding) -> list[Fact]:
     unsure, or holds no value the syntax can read."""
     if not understanding.has("slots"):
         return []
-    slot, probability = understanding.slot(clause)
-    if slot == "none" or probability < MIN_PROBABILITY:
-        return []
+    named = capitalised_name(clause)  # the capital says it is a name, whatever the slot
+    if named is not None:
+        return [named]
     nouns = understanding.noun_kind if understanding.has("nouns") else None
-    return value_fact(slot, clause, noun_kind=nouns, sure=probability >= SURE)
+    for slot, probability in _readable_slots(understanding.slots(clause)):
+        facts = value_fact(slot, clause, noun_kind=nouns, sure=probability >= SURE)
+        if facts:
+            return facts
+    return []
+
+
+def _readable_slots(ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """The slots worth a reader: the likeliest when sure enough (:data:`MIN_PROBABILITY`),
+    and the runner-up when the two are close ("my fella is called Rohan": name .54, family
+    .35; the name reader finds no name of the speaker, the family reader finds Rohan). A
+    clause most likely ``none`` reads nothing."""
+    (top, p1), (second, p2) = ranked[0], ranked[1]
+    if top == "none" or p1 < MIN_RUNNER_UP_TOP:
+        return []
+    out = [(top, p1)] if p1 >= MIN_PROBABILITY else []
+    if second != "none" and p2 >= MIN_RUNNER_UP:
+        out.append((second, p2))
+    return out

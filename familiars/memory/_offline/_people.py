@@ -67,7 +67,13 @@ FAMILY = frozenset(
     )
 )
 _PLURAL = {"children": "child", "kids": "kid", "grandkids": "grandkid", "parents": "parent"}
-_NAME = r"(?P<name>[A-Z][a-zà-ÿ'-]+)"
+#: A name, and a second capitalised word when there is one ("our cat Sunny Boy"), read case
+#: by case even in a pattern that ignores case.
+_NAME = (
+    r"(?P<name>[A-Z][a-zà-ÿ'-]+(?-i:\s+(?!(?:I|And|But|The|Is|So|On|In|At|To|My|We|He|She|It|"
+    r"Mon|Tue|Wed|Thu|Fri|Sat|Sun|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b)"
+    r"[A-Z][a-zà-ÿ'-]+)?)"
+)
 _NAME2 = _NAME.replace("<name>", "<name2>")
 _NOT_A_NAME = frozenset(_words("I Is And But The A So Just Was Has Who Which That"))
 _COUNT = r"(?:a|an|one|two|three|four|five|six|\d+)"
@@ -259,7 +265,7 @@ def match_pets(clause: str) -> list[Fact]:
     if m and _is_name(m.group("name")) and m.group("name").lower() not in PETS:
         pet, name = m.group("pet").lower(), m.group("name")
         rest = third_person(m.group("rest").strip(" .!"))
-        tail = f" {rest}" if re.match(r"^(?:is|was|has|loves|likes)\b", rest) else ""
+        tail = f", who {rest}" if re.match(r"^(?:is|was|has|loves|likes)\b", rest) else ""
         return [_pet(f"The user has a {pet} called {name}{tail}.", name)]
     start = _HAVE_START.match(clause)
     if not start:

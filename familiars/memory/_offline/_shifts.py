@@ -22,7 +22,7 @@ from familiars.memory._offline._meaning import Understanding
 from familiars.memory._offline._objects import Fact, _fact_key
 from familiars.memory._offline._patterns import match_preference
 from familiars.memory._offline._people import _job_fact, _work_fact
-from familiars.memory._offline._values import _SOMEONE_ELSE, match_place_or_home
+from familiars.memory._offline._values import _SOMEONE_ELSE, RELATIVE_SAYS, match_place_or_home
 from familiars.memory._records import MemoryRecord, is_live
 
 #: Said of something that is over for the person.
@@ -65,7 +65,7 @@ def shifted(
                 continue
             if not _OVER.search(clause) or _STILL.search(clause) or clause.rstrip().endswith("?"):
                 continue
-            if _SOMEONE_ELSE.search(clause):
+            if _not_the_persons(clause):
                 continue
             rec = _named(clause, records, understanding)
             if rec is None:
@@ -90,7 +90,7 @@ def _from_to(clause: str, records: Sequence[MemoryRecord]) -> tuple[MemoryRecord
     """The kept record "from A to B" names as A, and B as the new value of the same slot
     (an employer stays an employer: "I moved from Asda to Lidl" does not make Lidl a town)."""
     m = _FROM_TO.search(clause)
-    if m is None or _SOMEONE_ELSE.search(clause):
+    if m is None or _not_the_persons(clause):
         return None
     old = topic_words(m.group("a"))
     rec = next((r for r in records if (w := _record_words(r)) and w <= old), None)
@@ -107,6 +107,13 @@ def _from_to(clause: str, records: Sequence[MemoryRecord]) -> tuple[MemoryRecord
     if fact is None:
         return None
     return rec, replace(fact, key=key, quote=clause.strip())
+
+
+def _not_the_persons(clause: str) -> bool:
+    """Whether ``clause`` tells of someone else ("my friend quit coffee", "my sister gave up
+    coffee"); "I used to play rugby" is the person's own (and over)."""
+    own = re.sub(r"\bused\s+to\b", "", clause, flags=re.I)
+    return bool(_SOMEONE_ELSE.search(own) or RELATIVE_SAYS.match(clause.strip()))
 
 
 def moved_to(shift: Fact) -> str | None:

@@ -26,6 +26,7 @@ from familiars.memory._offline._people import (
     FAMILY,
     JOBS,
     PETS,
+    _alternation,
     _family,
     _job_fact,
     _pet,
@@ -46,6 +47,11 @@ _SOMEONE_ELSE = re.compile(
     r"finished|history|not|no|so|too|really|just|a|an|the)\b))"
     r"|\b(?i:if|would|wish|used\s+to)\b",
 )
+#: A clause whose subject is a relative ("my sister gave up coffee", "my mum lives in Swansea"):
+#: about them, not the person.
+RELATIVE_SAYS = re.compile(
+    rf"^(?:my|our)\s+(?:\w+\s+)?(?:{_alternation(FAMILY)})(?:'s)?\b(?!\s+and\s+i\b)", re.I
+)
 _CAP = r"[A-ZÀ-Þ][\w'À-ÿ-]*"
 _NAMED = re.compile(rf"\b(?:called|named|name\s+is|name's|names)\s+(?P<n>{_CAP})")
 _NAME_IS_MY = re.compile(
@@ -57,6 +63,12 @@ _NAME_IS_MY = re.compile(
 _MY_NOUN = re.compile(
     r"\b(?i:my|our|a|an|the|two|three)\s+(?P<noun>(?:[a-z-]+\s+){0,2}?[a-z-]+?)"
     r"(?:'s|(?<![su])s)?(?=\s*(?:,|\bis\b|\bcalled\b|\bnamed\b|'s\s+name|\s+[A-ZÀ-Þ]|$))"
+)
+#: The noun just before "called"/"named", whatever its case: "a wee Westie called Haggis",
+#: "my African grey is called Captain".
+_NOUN_CALLED = re.compile(
+    r"\b(?i:my|our|a|an|the)\s+(?P<noun>(?:[\w-]+\s+){0,2}?[\w-]+?)(?:'s|(?<![su])s)?"
+    r"\s+(?:is\s+|'s\s+)?(?:called|named)\b"
 )
 _SELF_NAME = re.compile(
     r"\b(?:i'?m|im|i\s+am|it'?s|this\s+is|call\s+me|go\s+by|name'?s?(?:\s+is)?)\s+"
@@ -132,7 +144,8 @@ _NOT_WORK_VERBS = frozenset(
     _words(
         "am was have has had like love hate enjoy live lived work worked want need think feel "
         "felt got get go went going know knew wish hope just really also can can't could would "
-        "will should might must don't didn't do did miss missed"
+        "will should might must don't didn't did miss missed no not never still longer "
+        "used"
     )
 )
 #: The slot model's probability above which a job said by what one does needs no cue.
@@ -147,14 +160,25 @@ _MOVED_TO = re.compile(
     r"(?P<place>(?-i:[A-ZÀ-Þ][\w'.-]*(?:\s+[A-ZÀ-Þ][\w'.-]*)*))(?P<first>)",
     re.I,
 )
+#: When it is done, said before the doing: "weekends I go fishing", "on Sundays I sail".
+_WHEN = (
+    r"(?:(?:at\s+|on\s+)?(?:the\s+)?(?:weekends?|evenings?|mornings?|sundays?|saturdays?)\s+|"
+    r"in\s+my\s+(?:free|spare)\s+time,?\s+|most\s+(?:days|nights|weekends)\s+)?"
+)
 _LIKING = re.compile(
-    r"^(?:i'?m\s+|im\s+|i\s+am\s+|i'?ve\s+|i\s+)?(?:(?:really|absolutely|just|totally|so|truly|"
+    rf"^{_WHEN}(?:i'?m\s+|im\s+|i\s+am\s+|i'?ve\s+|i\s+)?(?:(?:really|absolutely|just|totally|so|truly|"
     r"actually|honestly|now|recently|finally)\s+)*"
     r"(?:(?:really|absolutely|so|a\s+(?:huge|big)|huge|big)\s+)*"
-    r"(?:love|adore|enjoy|like|into|fan\s+of|obsessed\s+with|mad\s+about|crazy\s+about|"
-    r"can'?t\s+get\s+enough\s+of|passionate\s+about|hooked\s+on|keen\s+on|play|do|practi[sc]e|"
-    r"getting\s+into|got\s+into|spend\s+(?:my\s+)?(?:evenings|weekends|free\s+time|spare\s+time)|"
-    r"drink|prefer|switched\s+to|moved\s+on\s+to)\s+(?P<thing>.+?)(?:\s+now|\s+these\s+days)?$",
+    r"(?:(?:love|adore|enjoy)(?:ing)?|like|into|fan\s+of|obsessed\s+with|mad\s+(?:about|on)|"
+    r"crazy\s+about|can'?t\s+get\s+enough\s+of|passionate\s+about|hooked\s+on|keen\s+on|play|"
+    r"do|practi[sc]e|getting\s+into|got\s+into|big\s+on|(?:a\s+)?sucker\s+for|live\s+for|"
+    r"go(?=\s+\w+ing\b)|"
+    r"spend\s+(?:my\s+)?(?:evenings|weekends|free\s+time|spare\s+time)|"
+    r"drink|prefer|switched\s+to|moved\s+on\s+to)\s+(?P<thing>.+?)"
+    r"(?:\s+(?:now|these\s+days|at\s+the\s+moment|lately|right\s+now|rn|for\s+me))?$"
+    # "these days it's all wild swimming (for me)"
+    r"|^(?:it'?s|its|it\s+is)\s+all\s+(?:about\s+)?(?P<all>.+?)(?:\s+for\s+me)?"
+    r"(?:\s+(?:now|these\s+days))?$",
     re.I,
 )
 #: "I'm a huge Arsenal fan", "I'm a coffee addict": the thing before the word of liking.
@@ -165,7 +189,9 @@ _A_FAN = re.compile(
     re.I,
 )
 _THING_IS_FAVOURITE = re.compile(
-    r"^(?P<thing>.+?)\s+(?:is|are)\s+my\s+(?:favou?rite|fave|thing|jam)\b", re.I
+    r"^(?P<thing>.+?)\s+(?:is|are)\s+my\s+(?:favou?rite|fave|thing|jam|life|passion|"
+    r"everything|obsession)\b",
+    re.I,
 )
 _MY_FAVOURITE = re.compile(r"^my\s+(?:favou?rite|fave)\s+[\w ]+?\s+is\s+(?P<thing>.+)$", re.I)
 _DISLIKING = re.compile(
@@ -185,7 +211,21 @@ _ALLERGY = re.compile(
     r"|^(?P<b>[\w\s-]+?)\s+allergy\b|\b(?:have|'ve\s+got|have\s+got|got)\s+an?\s+(?P<c>[\w\s-]+?)\s+allergy\b"
     r"|\bintolerant\s+to\s+(?P<d>[\w\s-]+)"
     r"|^(?P<e>[\w-]+(?:\s+[\w-]+)?)\s+(?:makes?\s+me\s+(?:ill|sick|swell\s+up|itch|itchy|break\s+out)|"
-    r"gives?\s+me\s+(?:hives|a\s+rash|a\s+(?:bad\s+)?reaction)|(?:doesn't|don't)\s+agree\s+with\s+me)\b",
+    r"gives?\s+me\s+(?:hives|a\s+rash|a\s+(?:bad\s+)?reaction)|(?:doesn't|don't)\s+agree\s+with\s+me|"
+    r"(?:is|are)\s+(?:dangerous|deadly|a\s+danger)\s+(?:for|to)\s+me|could\s+kill\s+me)\b"
+    r"|\breact(?:s)?\s+(?:badly\s+|really\s+badly\s+)?to\s+(?P<g>[\w\s-]+)",
+    re.I,
+)
+#: A condition one has, said without "allergic": "I get hay fever every summer".
+_CONDITION = re.compile(
+    r"\b(?:get|have|suffer\s+from|'ve\s+got|have\s+got)\s+(?:(?:bad|terrible|awful|really\s+bad)\s+)?"
+    r"(?P<c>hay\s?fever|eczema|asthma|hives|migraines|coeliac\s+disease|celiac\s+disease)\b",
+    re.I,
+)
+#: A diet said as a word or "X-free": "coeliac", "gluten free here", "vegan btw".
+_DIET_WORD = re.compile(
+    r"\b(?P<w>coeliac|celiac|vegan|vegetarian|pescatarian|kosher|halal)\b|\b(?P<free>gluten|dairy|nut|"
+    r"lactose|meat|sugar)[- ]free\b",
     re.I,
 )
 
@@ -196,13 +236,24 @@ def value_fact(
     """The facts of ``slot`` in ``clause`` (a job said by what one does may bring the home
     it names); [] when no value can be read. ``sure``: the slot model is sure of the slot."""
     text = _GREETING.sub("", clause.strip(" .!?")).strip()
-    if not text:
-        return []
+    if not text or (slot not in ("pet", "family") and RELATIVE_SAYS.match(text)):
+        return []  # "my mum lives in Swansea" tells where the mum lives
     if slot == "job":
         return _job_values(text, noun_kind, sure=sure)
+    if slot == "workplace":  # "I stack shelves at Tesco": the employer, and the job done there
+        work = _workplace_value(text, noun_kind)
+        return [f for f in (work, _job_done_at(text) if work else None) if f is not None]
     reader = _READERS.get(slot)
+    if sure and noun_kind is not None and slot in ("pet", "family"):
+        noun_kind = _deferring(noun_kind, slot)
     fact = reader(text, noun_kind) if reader is not None else None
     return [fact] if fact is not None else []
+
+
+def _deferring(kind: Callable[[str], str], slot: str) -> Callable[[str], str]:
+    """``kind``, where a noun nearest no labelled class ("westie", "African grey") takes the
+    slot the whole clause is surely about."""
+    return lambda noun: slot if (said := kind(noun)) == "other" else said
 
 
 def _job_values(text: str, kind: NounKind, *, sure: bool) -> list[Fact]:
@@ -224,9 +275,53 @@ def _job_values(text: str, kind: NounKind, *, sure: bool) -> list[Fact]:
     verb = m.group("verb").lower()
     if verb in _NOT_WORK_VERBS or verb.endswith("ed") or not (m.group("cue") or sure):
         return []
+    if _FOR_ONES_OWN.search(m.group("what")):  # "I cook for my family" is not a living
+        return []
     facts = [living_fact(f"{verb} {m.group('what').strip()}")]
     home = match_place_or_home(m.group("place") or "")
     return facts + ([home] if home is not None else [])
+
+
+#: Done for or to one's own: "I walk my dog", "I cook for my family" is not work.
+_FOR_ONES_OWN = re.compile(r"\b(?:my|our|myself|ourselves)\b", re.I)
+#: "I stack shelves at Tesco": what one does at the employer the clause names.
+_DONE_AT = re.compile(
+    r"^i\s+(?:now\s+|mostly\s+|just\s+)?(?P<verb>[a-z]+)\s+(?P<what>[\w' -]+?)\s+(?:at|for)\s+\S",
+    re.I,
+)
+
+
+def _job_done_at(text: str) -> Fact | None:
+    m = _DONE_AT.match(text)
+    if m is None or _FOR_ONES_OWN.search(m.group("what")):
+        return None
+    verb = m.group("verb").lower()
+    if verb in _NOT_WORK_VERBS or verb.endswith("ed") or verb in ("work", "volunteer"):
+        return None
+    return living_fact(f"{verb} {m.group('what').strip()}")
+
+
+#: "I'm Lena.", "I'm Ravi, 34": a whole clause naming oneself with a word written capitalised.
+_CAPITALISED_SELF = re.compile(
+    r"^(?i:i'?m|im|i\s+am)\s+(?P<n>[A-ZÀ-Þ][a-zà-ÿ'-]+)(?:\s*,?\s*\d{1,3})?$"
+)
+#: Capitalised words after "I'm" that say what one is, not who: nations, faiths.
+_NOT_NAMED_SO = re.compile(
+    r"(?:sh|ese|ian|ean|can|ic|i|ing|ed|ly|ful|less)$|^(?:German|Dutch|Greek|Thai|Swiss|French|Jewish|Muslim|"
+    r"Hindu|Sikh|Buddhist|Catholic|Christian|Protestant|Mormon|Black|White|Asian|Latino|Latina)$"
+)
+
+
+def capitalised_name(clause: str) -> Fact | None:
+    """The name in a clause that only names oneself, written with a capital ("I'm Lena.");
+    None for a state ("I'm Fine"), a nation or a faith ("I'm Welsh")."""
+    m = _CAPITALISED_SELF.match(_GREETING.sub("", clause.strip(" .!?")).strip())
+    if m is None:
+        return None
+    name = m.group("n")
+    if name.lower() in _NOT_NAMES | _NOT_SELF_NAMES | _STATES or _NOT_NAMED_SO.search(name):
+        return None
+    return match_name(f"my name is {name}")
 
 
 def _name(text: str, kind: NounKind) -> Fact | None:
@@ -251,7 +346,7 @@ def _named_thing(text: str) -> tuple[str, str] | None:
     named = _NAMED.search(text)
     names = [named.group("n")] if named else re.findall(rf"(?<!^)\b{_CAP}\b", text)
     names = [n for n in names if n.lower() not in _NOT_NAMES and n != "I"]
-    noun = _MY_NOUN.search(text)
+    noun = (_NOUN_CALLED.search(text) if named else None) or _MY_NOUN.search(text)
     if not names or noun is None:
         return None
     return re.sub(r"\s+(?:too|also|as\s+well|now|again)$", "", noun.group("noun").strip()), names[0]
@@ -262,7 +357,8 @@ def _is_kind(noun: str, wanted: str, known: frozenset[str], kind: NounKind) -> b
     the rules' list, else its nearest labelled words say (when ``kind`` is given)."""
     if _head(noun) in known or noun.split()[-1].lower() in known:
         return True
-    return kind is None or kind(noun) == wanted
+    # "wee Westie": the whole, else its last word ("westie") is nearest the labelled pets
+    return kind is None or kind(noun) == wanted or kind(noun.split()[-1]) == wanted
 
 
 def _head(noun: str) -> str:
@@ -339,7 +435,10 @@ def _like_value(text: str, kind: NounKind) -> Fact | None:
         or _THING_IS_FAVOURITE.match(text)
         or _MY_FAVOURITE.match(text)
     )
-    return match_preference(f"I like {m.group('thing')}") if m else None
+    if m is None:
+        return None
+    thing = m.group("thing") or (m.groupdict().get("all") or "")
+    return match_preference(f"I like {thing}") if thing else None
 
 
 def _dislike_value(text: str, kind: NounKind) -> Fact | None:
@@ -351,11 +450,13 @@ def _dislike_value(text: str, kind: NounKind) -> Fact | None:
 
 
 def _allergy_value(text: str, kind: NounKind) -> Fact | None:
-    m = _ALLERGY.search(text)
-    if m is None or _SOMEONE_ELSE.search(text):
+    if _SOMEONE_ELSE.search(text):
         return None
+    m = _ALLERGY.search(text)
+    if m is None:
+        return _condition_or_diet(text)
     what = next((g for g in m.groups() if g), "").strip()
-    if m.group("d") or m.group("e"):  # an intolerance or a reaction, not said as an allergy
+    if m.group("d") or m.group("e") or m.group("g"):  # an intolerance or a reaction
         what = what.lower()
         said = "is intolerant to" if m.group("d") else "reacts badly to"
         key = topic_key(what)
@@ -363,6 +464,28 @@ def _allergy_value(text: str, kind: NounKind) -> Fact | None:
         return Fact("user", "profile", content, ("allergy", f"topic:{key}"), f"allergy:{key}", 0.85)
     what = re.sub(r"^(?:i'?m|im|i\s+am|i\s+have)\s+(?:an?\s+)?", "", what, flags=re.I)
     return match_health(f"I'm allergic to {what}") if what else None
+
+
+def _condition_or_diet(text: str) -> Fact | None:
+    """ "I get hay fever every summer" (a condition), "gluten free here, coeliac" (a diet)."""
+    m = _CONDITION.search(text)
+    if m is not None:
+        what = re.sub(r"\s+", " ", m.group("c").lower())
+        key = topic_key(what)
+        return Fact(
+            "user", "profile", f"The user has {what}.", ("allergy", f"topic:{key}"),
+            f"allergy:{key}", 0.85,
+        )  # fmt: skip
+    d = _DIET_WORD.search(text)
+    if d is None:
+        return None
+    word = (d.group("w") or f"{d.group('free')}-free").lower()
+    said = match_health(f"I'm {word}")
+    if said is not None:
+        return said
+    key = topic_key(word)
+    content = f"The user eats {word}." if d.group("free") else f"The user is {word}."
+    return Fact("user", "profile", content, ("diet", f"topic:{key}"), f"diet:{key}", 0.8)
 
 
 _READERS = {

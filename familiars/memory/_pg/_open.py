@@ -42,6 +42,7 @@ async def open_database_home(
         schema=schema,
         max_record_chars=settings.memory.max_record_chars,
         origin=origin,
+        privacy=settings.privacy,
     )
     index = PgMemoryIndex(url, schema, embedder, workspace=workspace, origin=origin, listen=listen)
     store.add_listener(index)

@@ -22,6 +22,7 @@ from typing import Any
 
 import psycopg
 
+from familiars.config import PrivacySettings
 from familiars.memory._embeddings import content_hash
 from familiars.memory._entries import ParsedFile, Segment, record_header
 from familiars.memory._errors import RecordNotFoundError
@@ -111,8 +112,14 @@ class PgMemoryStore(MemoryStore):
         listeners: list[StoreListener] | None = None,
         max_record_chars: int = DEFAULT_MAX_RECORD_CHARS,
         origin: str | None = None,
+        privacy: PrivacySettings | None = None,
     ) -> None:
-        super().__init__(workspace, listeners=listeners or (), max_record_chars=max_record_chars)
+        super().__init__(
+            workspace,
+            listeners=listeners or (),
+            max_record_chars=max_record_chars,
+            privacy=privacy,
+        )
         self.conn = conn
         self.schema = schema
         #: This worker's name in ``record_changes`` (its own changes are not fed back to it).

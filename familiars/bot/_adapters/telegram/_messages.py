@@ -161,19 +161,16 @@ class TelegramTurns:
             return attachment
         return dataclasses.replace(attachment, data=data, size=len(data))
 
-    def _stream_for(self, incoming: IncomingMessage, receipt: Receipt | None) -> ReplyStream:
+    def _stream_for(self, incoming: IncomingMessage) -> ReplyStream:
         reply_to = incoming.message_id if incoming.is_group else None
 
         async def send(piece: str, first: bool) -> int:
-            sent = await self._sender.text(
+            return await self._sender.text(
                 incoming.chat_id,
                 piece,
                 thread_id=incoming.thread_id,
                 reply_to=reply_to if first else None,
             )
-            if first and receipt is not None:
-                await receipt.sent()  # before anything else: the answer is out
-            return sent
 
         async def edit(message_id: int, piece: str) -> None:
             await self._sender.edit(incoming.chat_id, message_id, piece)
@@ -190,13 +187,18 @@ class TelegramTurns:
                 incoming.message_id,
             )
             return
-        stream = self._stream_for(incoming, receipt)
+        stream = self._stream_for(incoming)
         broken: TelegramSendError | None = None
         async for delta in self._handler.respond(incoming):
             if broken is None:
                 broken = await _capture(stream.add(delta))
         if broken is None:
             broken = await _capture(stream.finish())
+        if broken is None and stream.message_ids and receipt is not None:
+            # The whole answer is shown (its first piece is not the answer: a worker killed
+            # mid-stream leaves the update to be answered again, not a fragment as its
+            # answer); said before anything else.
+            await receipt.sent()
         if broken is not None:
             # The handler ran to the end, so the dialogue holds the full reply; only the
             # delivery failed.

@@ -14,12 +14,12 @@ never said 200, and Telegram posts the update again, to another worker. While th
 not running, or its turn was dropped by a stop, the answer is 503 and the claim is let go:
 Telegram keeps the update.
 
-The moment the platform takes the turn's answer, the claim is marked ``replied``
-(:class:`Receipt`, awaited before the turn goes on). A worker that takes over the update of
-one killed after that runs the turn again without sending anything (its writes are kept,
-the person is not answered twice). A worker killed between the platform taking the answer
-and that one statement committing leaves the one window in which an update can be answered
-twice.
+The moment the whole answer is shown (the platform took its last piece or edit), the claim
+is marked ``replied`` (:class:`Receipt`, awaited before the turn goes on). A worker that
+takes over the update of one killed after that runs the turn again without sending anything
+(its writes are kept, the person is not answered twice). A worker killed while the answer
+was still streaming leaves the update to be answered again, whole: never a fragment as the
+only answer.
 """
 
 from __future__ import annotations

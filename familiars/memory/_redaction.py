@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from familiars.config import PrivacySettings
-from familiars.memory import content_hash as _sha256_hex
+from familiars.memory._embeddings import content_hash as _sha256_hex
 
 __all__ = [
     "KINDS",

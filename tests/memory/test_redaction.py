@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from familiars.bot._redaction import (
+from familiars.config import PrivacySettings
+from familiars.memory._redaction import (
     MASK_TOKENS,
     Redactor,
     apply_redactions,
@@ -15,7 +16,6 @@ from familiars.bot._redaction import (
     redaction_metadata,
     scan,
 )
-from familiars.config import PrivacySettings
 
 _JWT = (
     "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
