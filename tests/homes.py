@@ -94,6 +94,15 @@ def database_holding(text: str) -> list[str]:
                 if row and row[0]:
                     found.append(f"db:{table}")
                 continue
+            if table == "doc_blobs":  # an attachment's bytes, as stored
+                query = sql.SQL(
+                    "SELECT count(*) FROM {}.doc_blobs "
+                    "WHERE position(convert_to(%s, 'UTF8') in data) > 0"
+                ).format(sql.Identifier(schema))
+                row = conn.execute(query, (text,)).fetchone()
+                if row and row[0]:
+                    found.append(f"db:{table}")
+                continue
             row = conn.execute(query, (f"%{text}%",)).fetchone()
             if row and row[0]:
                 found.append(f"db:{table}")

@@ -61,7 +61,7 @@ class Documents:
         found = await self.finder.find(
             query, user_key=caller.user_key, include_owner=caller.is_owner
         )
-        text = format_found(found, query=query)
+        text = format_found(found, query=query, ids=True)
         if not found:
             return CommandResponse(text)
         try:

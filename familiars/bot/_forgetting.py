@@ -30,6 +30,7 @@ from familiars.bot._turn_actions import forget_request
 from familiars.llm import second_person
 from familiars.memory import (
     DialogTrees,
+    FileForgetting,
     ForgetReport,
     Forgetter,
     MemoryReader,
@@ -104,6 +105,7 @@ def runtime_forgetter(
     flush: Callable[[], Awaitable[None]] | None,
     recall_log: MutableMapping[Any, list[dict[str, Any]]],
     fanout_log: MutableMapping[Any, Any] | None = None,
+    documents: FileForgetting | None = None,
 ) -> Forgetter:
     """The bot's Forgetter: its open trees, and hooks for every cache that held the text
     (the last recalls' sub-queries, which quote messages, go whole on any forget)."""
@@ -135,6 +137,7 @@ def runtime_forgetter(
         trees,
         hooks=(drop_from_reader, drop_from_embedder, drop_from_recall_log),
         before=flush,
+        documents=documents,
     )
 
 
@@ -434,7 +437,8 @@ def gone_text(report: ForgetReport) -> str:
 
 
 def _kept_count(report: ForgetReport) -> str:
-    return (
+    files = f"{count(len(report.files), 'file')}, " if report.files else ""
+    return files + (
         f"{count(len(report.records), 'memory', 'memories')} and "
         f"{count(len(report.nodes), 'message')}"
     )

@@ -517,6 +517,7 @@ def _forgetter(
         flush=settle,
         recall_log=recall_log,
         fanout_log=recaller.fanout_log,
+        documents=store.finder,
     )
 
 

@@ -15,6 +15,7 @@ import asyncio
 import shlex
 import sys
 from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +23,17 @@ import typer
 
 from familiars.config import Settings
 from familiars.memory import (
+    DocumentFinder,
     Forgetter,
+    LazyEmbedder,
     MemoryError_,
     MemoryWorkspace,
     OwnerUnreachableError,
     WorkspaceBusyError,
     WorkspaceLock,
     apply_write,
+    embedder_from_settings,
+    is_file_ref,
     open_workspace,
     owned_elsewhere,
     send_request,
@@ -99,12 +104,17 @@ async def _direct(
 ) -> Any:
     model = _model_for(settings, request)
     try:
-        async with open_workspace(settings, embedder=embedder) as mw:
+        async with AsyncExitStack() as stack:
+            mw = await stack.enter_async_context(open_workspace(settings, embedder=embedder))
             if direct is not None:
                 return await direct(mw)
-            return await apply_write(
-                mw, request, model=model, forgetter=Forgetter.for_workspace(mw)
-            )
+            documents = None
+            if request.get("op") == "forget" and is_file_ref(str(request.get("id", ""))):
+                lazy = LazyEmbedder(lambda: embedder_from_settings(settings))  # never loaded
+                finder = DocumentFinder(Path(settings.workspace), lazy, settings)
+                documents = await stack.enter_async_context(finder)
+            forgetter = Forgetter.for_workspace(mw, documents=documents)
+            return await apply_write(mw, request, model=model, forgetter=forgetter)
     finally:
         if model is not None:
             await model.aclose()

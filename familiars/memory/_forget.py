@@ -33,7 +33,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from familiars.memory._backend import RecordIndex
 from familiars.memory._dialog_tree import DialogTree, Node, is_forgotten
@@ -57,9 +57,27 @@ from familiars.memory._text import sentences
 logger = logging.getLogger(__name__)
 
 NODE_REF_RE = re.compile(r"^node:(?P<agent>[^/\s]+)/(?P<dialogue>[^/\s]+)/(?P<n>\d{1,9})$")
+#: A document (``familiars files``, an attachment): ``file:<file_id>`` as ``/find`` shows it.
+FILE_REF_RE = re.compile(r"^file:(?P<id>[0-9a-f]{24})$")
 
 ForgetHook = Callable[["ForgetReport"], Awaitable[None] | None]
 Before = Callable[[], Awaitable[None]]
+
+
+class FileForgetting(Protocol):
+    """What forgets a document (``DocumentFinder``): every row, vector, edit-history line
+    and stored byte of it, on both homes; the paths forgotten."""
+
+    async def forget_file_id(self, file_id: str) -> list[str]: ...
+    async def describe_file(self, file_id: str) -> tuple[str, str] | None: ...
+
+
+def is_file_ref(text: str) -> bool:
+    return FILE_REF_RE.fullmatch(text.strip()) is not None
+
+
+def file_ref(file_id: str) -> str:
+    return f"file:{file_id}"
 
 
 @dataclass(frozen=True)
@@ -112,6 +130,8 @@ class ForgetReport:
     #: stands for it (made again from the sources left), or dropped (none left).
     rederived: dict[str, str] = field(default_factory=dict)
     dropped: list[str] = field(default_factory=list)
+    #: Documents forgotten (``file:...``): the paths they had.
+    files: list[str] = field(default_factory=list)
 
     @property
     def keys(self) -> list[str]:
@@ -125,6 +145,7 @@ class ForgetReport:
             "texts": len(self.texts),
             "rederived": self.rederived,
             "dropped": self.dropped,
+            "files": self.files,
         }
 
 
@@ -158,8 +179,11 @@ class Forgetter:
         *,
         hooks: Sequence[ForgetHook] = (),
         before: Before | None = None,
+        documents: FileForgetting | None = None,
     ) -> None:
         self.store = store
+        #: The document finder: a ``file:...`` id is forgotten there.
+        self.documents = documents
         self.index = index
         self.trees = trees
         self.hooks = list(hooks)
@@ -191,14 +215,25 @@ class Forgetter:
     ) -> ForgetReport:
         """Forget several memories and turns in one go (one report, one pass over the
         derived copies). Every id is checked before anything is forgotten."""
+        files = [i.strip()[5:] for i in item_ids if is_file_ref(i)]
         for item_id in item_ids:
-            if not is_node_ref(item_id) and not RECORD_ID_RE.fullmatch(item_id):
-                raise InvalidIdError("memory id", item_id, "m_... or node:AGENT/DIALOGUE/N")
+            if not (is_node_ref(item_id) or is_file_ref(item_id)) and not RECORD_ID_RE.fullmatch(
+                item_id
+            ):
+                raise InvalidIdError(
+                    "memory id", item_id, "m_..., node:AGENT/DIALOGUE/N or file:ID"
+                )
+        if files and self.documents is None:
+            raise InvalidIdError("memory id", files[0], "m_... or node:AGENT/DIALOGUE/N here")
         async with self._lock:
             await self.settle()
             report = ForgetReport()
+            for file_id in dict.fromkeys(files):
+                assert self.documents is not None
+                report.files += await self.documents.forget_file_id(file_id)
             refs = [parse_node_ref(i) for i in item_ids if is_node_ref(i)]
-            for record_id in (i for i in item_ids if not is_node_ref(i)):
+            records = [i for i in item_ids if not is_node_ref(i) and not is_file_ref(i)]
+            for record_id in records:
                 if record_id not in report.records:
                     await self._forget_record(report, record_id, now)
             fresh = [r for r in refs if r.key not in report.nodes]
@@ -456,6 +491,9 @@ __all__ = [
     "NodeRef",
     "evidence_refs",
     "remembered",
+    "FileForgetting",
+    "file_ref",
+    "is_file_ref",
     "is_node_ref",
     "node_ref",
     "parse_node_ref",

@@ -54,6 +54,9 @@ async def test_documents_move_in_and_out(
     assert moved.exit_code == 0, moved.output
     shown = json.loads(moved.output)
     assert (shown["document_files"], shown["attachments"], shown["document_edits"]) == (2, 1, 3)
+    status = json.loads(runner.invoke(app, ["--json", "db", "status"]).output)
+    assert (status["documents"], status["attachments"]) == (2, 1)
+    assert status["document_chunks"] >= 3  # two versions of recipes.md, the lease
 
     worker = tmp_path / "worker"  # a worker of the database, the files never on its disk
     async with DocumentFinder(worker, HashEmbedder(), load_settings(workspace=worker)) as db:

@@ -212,9 +212,10 @@ class ReleaseResult(BaseModel):
     refused: list[RefusedModel]
 
 
-#: What ``DELETE /api/memory/{item_id}`` takes: a memory id or a turn id.
+#: What ``DELETE /api/memory/{item_id}`` takes: a memory id, a turn id or a document id.
 FORGET_ID_PATTERN = (
-    r"^(?:m_[A-Za-z0-9_-]{1,64}|node:[A-Za-z0-9_-]{1,64}/dialogue_[0-9]{1,9}/[0-9]{1,9})$"
+    r"^(?:m_[A-Za-z0-9_-]{1,64}|node:[A-Za-z0-9_-]{1,64}/dialogue_[0-9]{1,9}/[0-9]{1,9}"
+    r"|file:[0-9a-f]{24})$"
 )
 
 
@@ -222,3 +223,6 @@ class ForgetResult(BaseModel):
     id: str
     records: list[str] = Field(description="The memories forgotten.")
     nodes: list[str] = Field(description="The turns forgotten (tombstones left).")
+    files: list[str] = Field(
+        default_factory=list, description="The documents forgotten (``file:...``): their paths."
+    )

@@ -32,6 +32,7 @@ from familiars.memory import (
     build_graph,
     check_record_length,
     cut_text,
+    is_file_ref,
     is_forgotten,
     is_node_ref,
     parse_node_ref,
@@ -97,7 +98,8 @@ class MemoryCommand(Command):
         record_id = Argument("id", "The memory's id (m_...)", complete=self._complete_ids)
         forget_id = Argument(
             "id",
-            "A memory (m_...), a message (node:...), last 10m or today",
+            "A memory (m_...), a message (node:...), a file (file:... from /find), "
+            "last 10m or today",
             complete=self._complete_ids,
         )
         category = Argument(
@@ -114,7 +116,7 @@ class MemoryCommand(Command):
             Subcommand("show", "Show one memory", self._show, (record_id,)),
             Subcommand(
                 "forget",
-                "Forget a memory or what you said (asks for confirmation)",
+                "Forget a memory, what you said or a file (asks for confirmation)",
                 self._forget,
                 (
                     forget_id,
@@ -240,6 +242,10 @@ class MemoryCommand(Command):
             return await self._forget_window(call.caller, " ".join([target, *rest]), confirmed)
         if is_node_ref(target):
             return await self._forget_turn(call.caller, target, confirmed, call.invocation.is_group)
+        if is_file_ref(target):
+            return await self._forget_file(
+                call.caller, target.strip(), confirmed, call.invocation.is_group
+            )
         rec = await self._get_visible(target, call.caller)
         if not confirmed:
             return CommandResponse(
@@ -264,6 +270,27 @@ class MemoryCommand(Command):
         text = one_line(node.content)
         report = await self._forgetter.forget(ref.key)
         return _forgotten(is_group, text, report)
+
+    async def _forget_file(
+        self, caller: Caller, target: str, confirmed: bool, is_group: bool = False
+    ) -> CommandResponse:
+        """A document the caller may forget: their own (an attachment); the owner's files
+        (watched folders) for an owner of the bot."""
+        documents = self._forgetter.documents
+        found = None if documents is None else await documents.describe_file(target[5:])
+        if found is None or not (
+            found[0] == caller.user_key or (found[0] == "" and caller.is_owner)
+        ):
+            raise UserFacingError(NO_SUCH_MEMORY)
+        if not confirmed:
+            return CommandResponse(
+                f"About to forget for good the file {found[1]} (its text, its earlier "
+                f"versions and its bytes).\n"
+                f"Reply yes (or send /memory forget {target} confirm) to go ahead.",
+                on_yes=("forget", target, "confirm"),
+            )
+        report = await self._forgetter.forget(target)
+        return _forgotten(is_group, f"the file {found[1]}", report)
 
     async def _visible_turn(self, caller: Caller, target: str) -> tuple[NodeRef, Node]:
         """A turn the caller may forget: their own message (or the reply to it); any for an

@@ -2,7 +2,9 @@
 
 Owner scope (``""``): watched folders (``Settings.files.watch_dirs``) and files added from the
 command line. A person's scope (their ``user_key``): the attachments they send, stored under
-``workspace/users/<user_key>/files/`` and visible only to them.
+``workspace/users/<user_key>/files/`` (in the database home: ``doc_blobs`` only) and
+visible only to them. :meth:`DocumentFinder.forget` removes a file for good (the
+``Forgetter``'s ``file:...``).
 
 This module indexes (adding, removing, rebuilding from the edit history) and lists; search is
 :mod:`familiars.memory._documents.searching` (dense + keyword (FTS5 bm25), each normalised 0-1
@@ -44,6 +46,7 @@ from familiars.memory._documents.rows import DocRows, SqliteDocRows
 from familiars.memory._documents.searching import SearchMixin
 from familiars.memory._documents.walking import walk_folder
 from familiars.memory._embeddings import Embedder, content_hash
+from familiars.memory._errors import InvalidIdError, RecordNotFoundError
 from familiars.memory._paths import check_user_key, user_dir
 from familiars.memory._pg._url import database_url, driver_missing
 
@@ -141,6 +144,10 @@ class DocumentFinder(SearchMixin):
         result = (await self.add_paths([target], owner=owner, folder_label="attachments"))[0]
         if result.file_id is not None and result.status != "skipped":
             await self.rows.put_blob(result.file_id, data)  # any worker can send it back
+        if not isinstance(self.rows, SqliteDocRows):
+            # the database holds the bytes: no copy left on this worker's disk, which a
+            # forget on another worker could not reach (``db export`` writes it back)
+            await asyncio.to_thread(target.unlink, True)
         return result
 
     async def add_paths(
@@ -184,6 +191,49 @@ class DocumentFinder(SearchMixin):
             await self._commit_change()
         logger.info("document removed from the index (kept as history): %s", abspath)
         return IndexResult(abspath, "removed", file_id)
+
+    async def forget(self, user_key: str | None, file_id: str | None = None) -> list[str]:
+        """Forget one file of ``user_key``'s (``file_id``) or, with none, every file of
+        theirs, for good: rows, vectors, edit history and stored bytes (a person's
+        attachment under their folder; a watched folder's own files stay on disk), and
+        every process's matrix is rebuilt. The paths forgotten."""
+        owner = owner_of(user_key)
+        async with self._write_lock:
+            files = await self.rows.files_of(owner)
+            if file_id is not None:
+                files = [(f, p) for f, p in files if f == file_id]
+                if not files:
+                    raise InvalidIdError("file id", file_id, "a file of theirs")
+            paths = [p for _, p in files]
+            if file_id is None:
+                paths += [s["path"] for s in await self.rows.skipped(owner)]
+            for forgotten, _ in files:  # the history first: a rebuild cannot bring it back
+                await asyncio.to_thread(self.history.erase, owner, forgotten)
+            await self.rows.erase(owner, [f for f, _ in files], paths)
+            if owner != OWNER:
+                stored = (user_dir(self.workspace, owner) / "files").absolute()
+                for path in paths:
+                    if Path(path).parent == stored:
+                        Path(path).unlink(missing_ok=True)
+            await self._commit_change()
+        logger.info("forgot %d document(s) of %s", len(files), owner or "the owner")
+        return paths
+
+    async def describe_file(self, file_id: str) -> tuple[str, str] | None:
+        """``(owner, name)`` of a file, current or deleted (None: no such file)."""
+        owner = await self.rows.file_owner(file_id)
+        if owner is None:
+            return None
+        path = dict(await self.rows.files_of(owner)).get(file_id, file_id)
+        return owner, Path(path).name
+
+    async def forget_file_id(self, file_id: str) -> list[str]:
+        """:meth:`forget` of one file by its id alone (the ``Forgetter``'s ``file:...``; the
+        caller checked it may)."""
+        owner = await self.rows.file_owner(file_id)
+        if owner is None:
+            raise RecordNotFoundError(f"file:{file_id}")
+        return await self.forget(owner or None, file_id)
 
     async def scan_watch_dirs(self) -> list[IndexResult]:
         """Bring the index up to date with the watched folders (the owner's), after giving

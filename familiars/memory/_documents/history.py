@@ -142,6 +142,10 @@ class EditHistory:
         line = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
         append_line_durably(sidecar_path(self.workspace, owner, file_id), line)
 
+    def erase(self, owner: str, file_id: str) -> None:
+        """A forget: the file's whole history goes (its sidecar removed)."""
+        sidecar_path(self.workspace, owner, file_id).unlink(missing_ok=True)
+
     def close(self) -> None:
         """Nothing held open (the database's history holds a connection)."""
 

@@ -20,13 +20,15 @@ def where(found: FoundFile) -> str:
     return f"{found.name}{page}{older}"
 
 
-def format_found(found: Sequence[FoundFile], *, query: str = "") -> str:
-    """The reply to ``/find QUERY``: numbered files with page and passage."""
+def format_found(found: Sequence[FoundFile], *, query: str = "", ids: bool = False) -> str:
+    """The reply to ``/find QUERY``: numbered files with page and passage (and, with
+    ``ids``, the ``file:...`` id ``/memory forget`` takes)."""
     if not found:
         return f"I found no file matching {query!r}." if query else "I found no matching file."
     lines = []
     for number, item in enumerate(found, start=1):
-        lines.append(f"{number}. {where(item)}")
+        shown = f" `file:{item.file_id}`" if ids else ""
+        lines.append(f"{number}. {where(item)}{shown}")
         if item.passage:
             lines.append(f"   “{item.passage}”")
     return "\n".join(lines)

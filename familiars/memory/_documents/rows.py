@@ -64,6 +64,9 @@ class DocRows(Protocol):
     async def file_paths(self, file_ids: Sequence[str]) -> dict[str, str]: ...
     async def put_blob(self, file_id: str, data: bytes) -> None: ...
     async def blob(self, file_id: str) -> bytes | None: ...
+    async def files_of(self, owner: str) -> list[tuple[str, str]]: ...
+    async def file_owner(self, file_id: str) -> str | None: ...
+    async def erase(self, owner: str, file_ids: Sequence[str], paths: Sequence[str]) -> None: ...
 
 
 _FILE_UPSERT = (
@@ -322,3 +325,36 @@ class SqliteDocRows:
 
     async def blob(self, file_id: str) -> bytes | None:
         return None  # read from the file's path
+
+    async def files_of(self, owner: str) -> list[tuple[str, str]]:
+        """``(file_id, path)`` of every file of ``owner``, current or deleted."""
+        rows = await self._all("SELECT file_id, path FROM doc_files WHERE owner = ?", (owner,))
+        return [(r[0], r[1]) for r in rows]
+
+    async def file_owner(self, file_id: str) -> str | None:
+        """Whose file it is (current or deleted); None when there is no such file."""
+        rows = await self._all("SELECT owner FROM doc_files WHERE file_id = ?", (file_id,))
+        return str(rows[0][0]) if rows else None
+
+    async def erase(self, owner: str, file_ids: Sequence[str], paths: Sequence[str]) -> None:
+        """A forget: every row of these files (chunks with their words, the file row, the
+        skips of their paths, vectors no other chunk uses) deleted, freed pages zeroed, the
+        FTS segments merged and the WAL truncated; committed."""
+        await self.db.execute("PRAGMA secure_delete = ON")
+        for file_id in file_ids:
+            await self.db.execute(
+                "DELETE FROM doc_fts WHERE rowid IN "
+                "(SELECT chunk_id FROM doc_chunks WHERE file_id = ?)",
+                (file_id,),
+            )
+            await self.db.execute("DELETE FROM doc_chunks WHERE file_id = ?", (file_id,))
+            await self.db.execute("DELETE FROM doc_files WHERE file_id = ?", (file_id,))
+        for path in paths:
+            await self.clear_skip(owner, path)
+        await self.db.execute(
+            "DELETE FROM doc_vectors "
+            "WHERE content_hash NOT IN (SELECT content_hash FROM doc_chunks)"
+        )
+        await self.db.execute("INSERT INTO doc_fts (doc_fts) VALUES ('optimize')")
+        await self.db.commit()
+        await self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -71,6 +71,15 @@ def database_status(settings: Settings) -> dict[str, Any]:
             "SELECT s.model, s.dim, count(v.content_hash) FROM embedding_spaces s "
             "LEFT JOIN vectors v ON v.space_id = s.space_id GROUP BY s.space_id ORDER BY 1"
         ).fetchall()
+        docs = (0, 0, 0)
+        if "m007_documents" in applied:  # an older schema has no documents yet
+            docs = (
+                conn.execute(
+                    "SELECT (SELECT count(*) FROM doc_files WHERE deleted_at IS NULL), "
+                    "(SELECT count(*) FROM doc_chunks), (SELECT count(*) FROM doc_blobs)"
+                ).fetchone()
+                or docs
+            )
     assert counts is not None
     return {
         "database": shown_url(url),
@@ -86,5 +95,8 @@ def database_status(settings: Settings) -> dict[str, Any]:
         "queued_turns": state[2] if state else 0,
         "set_aside_turns": state[3] if state else 0,
         "reminder_fates": state[4] if state else 0,
+        "documents": docs[0],
+        "document_chunks": docs[1],
+        "attachments": docs[2],
         "spaces": [{"model": m, "dim": d, "vectors": n} for m, d, n in spaces],
     }

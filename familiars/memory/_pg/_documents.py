@@ -294,6 +294,38 @@ class PgDocRows:
         rows = await self._all("SELECT data FROM doc_blobs WHERE file_id = %s", (file_id,))
         return bytes(rows[0][0]) if rows else None
 
+    async def files_of(self, owner: str) -> list[tuple[str, str]]:
+        rows = await self._all("SELECT file_id, path FROM doc_files WHERE owner = %s", (owner,))
+        return [(r[0], r[1]) for r in rows]
+
+    async def file_owner(self, file_id: str) -> str | None:
+        rows = await self._all("SELECT owner FROM doc_files WHERE file_id = %s", (file_id,))
+        return str(rows[0][0]) if rows else None
+
+    async def erase(self, owner: str, file_ids: Sequence[str], paths: Sequence[str]) -> None:
+        """A forget: the files' rows, chunks, bytes, skips and the vectors no other chunk
+        uses, in one transaction (the edit history is :meth:`PgEditHistory.erase`, done
+        first), then those tables vacuumed."""
+        ids = list(file_ids)
+        for table in ("doc_chunks", "doc_files", "doc_blobs"):
+            await self._write(f"DELETE FROM {table} WHERE file_id = ANY(%s)", (ids,))
+        await self._write(
+            "DELETE FROM doc_skips WHERE owner = %s AND path = ANY(%s)", (owner, list(paths))
+        )
+        await self._write(
+            "DELETE FROM doc_vectors v WHERE NOT EXISTS "
+            "(SELECT 1 FROM doc_chunks c WHERE c.content_hash = v.content_hash)"
+        )
+        await self.commit()
+        async with self._lock:  # the dead rows leave the table files, as a record's forget
+            await self.conn.set_autocommit(True)
+            try:
+                await self.conn.execute(
+                    "VACUUM doc_chunks, doc_files, doc_blobs, doc_edits, doc_skips, doc_vectors"
+                )
+            finally:
+                await self.conn.set_autocommit(False)
+
 
 def _migrated(url: str, schema: str) -> None:
     with connect(url, schema) as conn:
@@ -334,6 +366,12 @@ class PgEditHistory(EditHistory):
     def record_delete(self, owner: str, file_id: str, path: str, *, ts: str | None = None) -> None:
         event = {"event": "delete", "ts": ts or iso_now(), "file_id": file_id, "path": path}
         self._append(owner, file_id, event)
+
+    def erase(self, owner: str, file_id: str) -> None:
+        with self._lock:
+            self._db().execute(
+                "DELETE FROM doc_edits WHERE owner = %s AND file_id = %s", (owner, file_id)
+            )
 
     def read(self, owner: str, file_id: str) -> FileHistory:
         with self._lock:

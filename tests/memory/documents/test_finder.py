@@ -133,10 +133,15 @@ async def test_sidecar_records_upserts_and_deletes(finder: DocumentFinder, docs:
     assert gone and gone[0].is_history
 
 
-async def test_attachments_are_private_to_their_sender(finder: DocumentFinder) -> None:
+async def test_attachments_are_private_to_their_sender(
+    finder: DocumentFinder, memory_home: str
+) -> None:
     result = await finder.add_attachment("ann", "lease.pdf", make_pdf(LEASE_PAGES))
     assert result.status == "indexed"
-    assert (finder.workspace / "users" / "ann" / "files" / "lease.pdf").exists()
+    # on files, under the person; in the database only (no worker's disk keeps a copy that
+    # a forget on another worker could not reach)
+    stored = finder.workspace / "users" / "ann" / "files" / "lease.pdf"
+    assert stored.exists() == (memory_home == "sqlite")
     assert [f.name for f in await finder.find("lease pets", user_key="ann")] == ["lease.pdf"]
     assert await finder.find("lease pets", user_key="bob") == []
     assert await finder.find("lease pets") == []  # the owner does not see it either
