@@ -11,10 +11,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import warnings
 from pathlib import Path
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver
 
 from familiars.memory._backend import RecordIndex
 from familiars.memory._index import ReconcileReport
@@ -22,6 +24,17 @@ from familiars.memory._paths import owner_from_path
 from familiars.memory._store import MemoryStore
 
 logger = logging.getLogger(__name__)
+
+
+def new_observer() -> BaseObserver:
+    """A watchdog observer, without the RuntimeWarning watchdog 7 prints to the terminal when
+    its recursive watch meets a folder made while it runs (``Callback with id ... already
+    exists ... It will be Overwritten``: it registers the new folder twice, harmlessly). Every
+    observer of the package is made here."""
+    warnings.filterwarnings(
+        "ignore", message=r"Callback with id .* already exists", category=RuntimeWarning
+    )
+    return Observer()
 
 
 class _Handler(FileSystemEventHandler):
@@ -53,7 +66,7 @@ class MemoryWatcher:
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._task = asyncio.create_task(self._worker(), name="memory-watcher")
-        observer = Observer()
+        observer = new_observer()
         observer.schedule(_Handler(self), str(self.store.workspace), recursive=True)
         observer.daemon = True
         observer.start()

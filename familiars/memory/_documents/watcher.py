@@ -95,10 +95,10 @@ class FolderWatcher:
     # ----------------------------------------------------------------- lifecycle
 
     async def start(self) -> None:
-        from watchdog.observers import Observer
+        from familiars.memory._watcher import new_observer
 
         self._loop = asyncio.get_running_loop()
-        observer = Observer()
+        observer = new_observer()
         handler = _Handler(self.notify_threadsafe)
         for folder in self.folders:
             if folder.is_dir():
