@@ -106,17 +106,17 @@ async def test_a_person_forgets_a_turn_by_the_id_why_shows_and_only_their_own(
 ) -> None:
     ws = tmp_path / "ws"
     async with running(ws) as app:
-        await say(app, "My locker code is 7719 at the gym.")
+        await say(app, "My locker code is KQ7719 at the gym.")
         await say(app, "What is my locker code?")
         why = await memory(app, "why")
         turn = next(w.strip("`") for w in why.split() if w.startswith("`node:"))
-        assert "7719" in why
+        assert "KQ7719" in why
         assert "no memory" in (await memory(app, "forget", turn, "confirm", user=ANN)).lower()
         assert "confirm" in await memory(app, "forget", turn)
         assert "Forgotten" in await memory(app, "forget", turn, "confirm")
-        assert files_holding(ws, "7719") == []
-        assert "7719" not in await say(app, "What is my locker code?")
-        assert "7719" not in await memory(app, "search", "locker code")
+        assert files_holding(ws, "KQ7719") == []
+        assert "KQ7719" not in await say(app, "What is my locker code?")
+        assert "KQ7719" not in await memory(app, "search", "locker code")
 
 
 async def test_forget_today_by_command_and_the_last_minutes_by_words(
