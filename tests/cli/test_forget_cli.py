@@ -35,7 +35,7 @@ def _records(ws: Path) -> list[dict[str, object]]:
 async def _conversation(ws: Path) -> None:
     async with running(ws) as bot:
         await say(bot, "I live in Denver.")
-        await say(bot, "My locker code is 7719 at the gym.")
+        await say(bot, "My locker code is KQ7719 at the gym.")
         await say(bot, "Where do I live?")
 
 
@@ -47,10 +47,10 @@ def test_cli_forget_with_nothing_running_takes_memory_and_turn_ids(tmp_path: Pat
     assert files_holding(ws, "Denver") == []
     tree = ws / "agents" / "agent_0" / "dialogue_0" / "dialogue.json"
     nodes = json.loads(tree.read_text(encoding="utf-8"))["nodes"]
-    locker = next(n["id"] for n in nodes if "7719" in n["content"])
+    locker = next(n["id"] for n in nodes if "KQ7719" in n["content"])
     turn = f"node:agent_0/dialogue_0/{locker}"
     assert _run(ws, "memory", "forget", turn) == (0, f"forgot {turn}\n")
-    assert files_holding(ws, "7719") == []
+    assert files_holding(ws, "KQ7719") == []
     code, out = _run(ws, "memory", "forget", "node:agent_0/dialogue_0/x")
     assert code == 1 and "Traceback" not in out
 
@@ -59,7 +59,7 @@ def test_cli_forget_with_nothing_running_takes_memory_and_turn_ids(tmp_path: Pat
             return await say(bot, "Where do I live? What is my locker code?")
 
     reply = asyncio.run(ask())
-    assert "Denver" not in reply and "7719" not in reply
+    assert "Denver" not in reply and "KQ7719" not in reply
 
 
 @pytest.mark.slow
