@@ -282,6 +282,16 @@ class DialogueManager:
         turn.mark("receive")
         await stages.record_message(turn, s)
         turn.mark("record_message")
+        try:
+            async for delta in self._answered(turn):
+                yield delta
+        except BaseException:  # no reply (a failure, a stop): the message is still recalled
+            s.log.embed_later(*turn.key)
+            raise
+
+    async def _answered(self, turn: Turn) -> AsyncIterator[str]:
+        """The stages after the message is recorded, down to after()."""
+        s = self.services
         await stages.read_records(turn, s)
         turn.mark("read_records")
         turn.plan = await self.planner.begin(turn)  # issue 14: care, actions, reminders

@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from familiars.bot import Application, IncomingMessage
 from familiars.config import load_settings
 from tests.harness import make_app
@@ -137,3 +139,27 @@ async def test_a_message_a_crash_left_without_its_own_vector_gets_it_at_the_next
         await reader.sync()
         row = reader.index.rows[f"node:agent_0/{folder.name}/0"]
         assert np.allclose(reader.index.matrix[row], own)
+
+
+async def test_a_message_whose_turn_failed_still_gets_its_own_vector(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A turn that dies after the message was journaled (no reply: the model, a write, the
+    platform) still embeds the message's own vector in the background: it is recallable
+    before the dialogue's next message or the next start, and settle() leaves none waiting."""
+    from familiars.bot import _stages
+
+    async def broken(turn: object, s: object) -> None:
+        raise RuntimeError("the model fell over")
+
+    async with _app(workspace) as app:
+        monkeypatch.setattr(_stages, "compose", broken)
+        with pytest.raises(RuntimeError):
+            "".join([d async for d in app.dialogues.respond(_msg("My locker code is 4711."))])
+        await app.settle()
+        dialogue = next(workspace.glob("agents/*/dialogue_*")).name
+        q = app.trees.get("agent_0", dialogue).node_list[0]
+        assert not q.provisional
+        reader = app.dialogues.recaller.reader
+        await reader.sync()
+        assert f"node:agent_0/{dialogue}/0" in reader.index.rows
