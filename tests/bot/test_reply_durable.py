@@ -142,7 +142,7 @@ async def test_a_message_a_crash_left_without_its_own_vector_gets_it_at_the_next
 
 
 async def test_a_message_whose_turn_failed_still_gets_its_own_vector(
-    workspace: Path, monkeypatch: pytest.MonkeyPatch
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, memory_home: str
 ) -> None:
     """A turn that dies after the message was journaled (no reply: the model, a write, the
     platform) still embeds the message's own vector in the background: it is recallable
@@ -157,9 +157,8 @@ async def test_a_message_whose_turn_failed_still_gets_its_own_vector(
         with pytest.raises(RuntimeError):
             "".join([d async for d in app.dialogues.respond(_msg("My locker code is 4711."))])
         await app.settle()
-        dialogue = next(workspace.glob("agents/*/dialogue_*")).name
-        q = app.trees.get("agent_0", dialogue).node_list[0]
-        assert not q.provisional
+        (tree,) = app.trees.open_trees()
+        assert not tree.node_list[0].provisional
         reader = app.dialogues.recaller.reader
         await reader.sync()
-        assert f"node:agent_0/{dialogue}/0" in reader.index.rows
+        assert f"node:agent_0/{tree.dialogue_id}/0" in reader.index.rows
