@@ -280,8 +280,6 @@ class DialogueManager:
         """The stages, in order (see :mod:`familiars.bot._stages`)."""
         s = self.services
         turn.mark("receive")
-        await stages.record_message(turn, s)
-        turn.mark("record_message")
         try:
             async for delta in self._answered(turn):
                 yield delta
@@ -290,8 +288,10 @@ class DialogueManager:
             raise
 
     async def _answered(self, turn: Turn) -> AsyncIterator[str]:
-        """The stages after the message is recorded, down to after()."""
+        """The stages from the message's node down to after()."""
         s = self.services
+        await stages.record_message(turn, s)
+        turn.mark("record_message")
         await stages.read_records(turn, s)
         turn.mark("read_records")
         turn.plan = await self.planner.begin(turn)  # issue 14: care, actions, reminders
