@@ -305,8 +305,11 @@ class DialogueManager:
         turn.mark("answer")  # and send: the reply is whole
         # The ephemeral clear first: after() starts the background embedding of the
         # message's and the reply's nodes, and nothing of the turn is left to wait on it.
-        await self._clear_ephemeral(turn.key)
-        await stages.after(turn, s)
+        # A failed clear does not keep the reply that was sent from its node.
+        try:
+            await self._clear_ephemeral(turn.key)
+        finally:
+            await stages.after(turn, s)
         turn.mark("after")
         self._turn_started[turn.key] = turn.now.isoformat(timespec="seconds")
         self.last_spent = turn.spent

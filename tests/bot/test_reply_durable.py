@@ -162,3 +162,24 @@ async def test_a_message_whose_turn_failed_still_gets_its_own_vector(
         reader = app.dialogues.recaller.reader
         await reader.sync()
         assert f"node:agent_0/{tree.dialogue_id}/0" in reader.index.rows
+
+
+async def test_a_sent_reply_is_kept_though_clearing_the_ephemeral_records_failed(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ephemeral clear runs between the reply and after(): when it fails (the store's
+    disk or database), the reply that was sent still gets its node."""
+
+    async def broken(key: object) -> None:
+        raise RuntimeError("the store fell over")
+
+    async with _app(workspace) as app:
+        assert app.dialogues is not None
+        monkeypatch.setattr(app.dialogues, "_clear_ephemeral", broken)
+        said: list[str] = []
+        with pytest.raises(RuntimeError):
+            async for delta in app.dialogues.respond(_msg("My name is Ann.")):
+                said.append(delta)
+        await app.settle()
+        (tree,) = app.trees.open_trees()
+        assert [n.content for n in tree.node_list if n.node_type == "A"] == ["".join(said)]
