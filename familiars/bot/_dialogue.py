@@ -280,6 +280,16 @@ class DialogueManager:
         """The stages, in order (see :mod:`familiars.bot._stages`)."""
         s = self.services
         turn.mark("receive")
+        try:
+            async for delta in self._answered(turn):
+                yield delta
+        except BaseException:  # no reply (a failure, a stop): the message is still recalled
+            s.log.embed_later(*turn.key)
+            raise
+
+    async def _answered(self, turn: Turn) -> AsyncIterator[str]:
+        """The stages from the message's node down to after()."""
+        s = self.services
         await stages.record_message(turn, s)
         turn.mark("record_message")
         await stages.read_records(turn, s)
@@ -295,8 +305,11 @@ class DialogueManager:
         turn.mark("answer")  # and send: the reply is whole
         # The ephemeral clear first: after() starts the background embedding of the
         # message's and the reply's nodes, and nothing of the turn is left to wait on it.
-        await self._clear_ephemeral(turn.key)
-        await stages.after(turn, s)
+        # A failed clear does not keep the reply that was sent from its node.
+        try:
+            await self._clear_ephemeral(turn.key)
+        finally:
+            await stages.after(turn, s)
         turn.mark("after")
         self._turn_started[turn.key] = turn.now.isoformat(timespec="seconds")
         self.last_spent = turn.spent

@@ -204,14 +204,26 @@ class TreeLog:
         folder = self.trees.folder(agent_id, dialogue_id)
         text_json = json.dumps(asdict(pending), ensure_ascii=False)
         await asyncio.to_thread(atomic_write_text, folder / PENDING_REPLY, text_json)  # fsynced
-        key = (agent_id, dialogue_id)
-        with contextlib.suppress(RuntimeError):  # no running loop: the next message adds it
-            self._adding[key] = asyncio.get_running_loop().create_task(self._add_later(key))
+        self.embed_later(agent_id, dialogue_id)
 
-    async def _add_later(self, key: tuple[str, str]) -> None:
+    def embed_later(self, agent_id: str, dialogue_id: str) -> None:
+        """Start the background task that adds the dialogue's pending reply node and embeds
+        its provisional messages (after a reply; and after a turn that ended without one,
+        so its message is recallable before the dialogue's next message)."""
+        key = (agent_id, dialogue_id)
+        prior = self._adding.get(key)  # awaited first: the tree's order holds
+        with contextlib.suppress(RuntimeError):  # no running loop: the next message adds it
+            task = asyncio.get_running_loop().create_task(self._add_later(key, prior))
+            self._adding[key] = task
+
+    async def _add_later(
+        self, key: tuple[str, str], prior: asyncio.Task[None] | None = None
+    ) -> None:
         """The deferred reply's node and the message nodes' own vectors, embedded with what
         the reader will need for them; a failure is logged and the reply stays pending (on
         disk too) for the next try, the messages provisional."""
+        if prior is not None:
+            await prior  # never raises: it is this method
         try:
             tree = await self.trees.aget(*key, create=True)
             await self._catch_up(key, tree)

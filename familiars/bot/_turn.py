@@ -159,6 +159,9 @@ class DialogueLog(Protocol):
         metadata: dict[str, Any] | None = ...,
     ) -> None: ...
 
+    def embed_later(self, agent_id: str, dialogue_id: str) -> None:
+        """The provisional messages' own vectors, in the background (a turn with no reply)."""
+
     async def flush_all(self) -> None: ...
 
     async def branch(

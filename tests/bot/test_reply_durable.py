@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from familiars.bot import Application, IncomingMessage
 from familiars.config import load_settings
 from tests.harness import make_app
@@ -137,3 +139,47 @@ async def test_a_message_a_crash_left_without_its_own_vector_gets_it_at_the_next
         await reader.sync()
         row = reader.index.rows[f"node:agent_0/{folder.name}/0"]
         assert np.allclose(reader.index.matrix[row], own)
+
+
+async def test_a_message_whose_turn_failed_still_gets_its_own_vector(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, memory_home: str
+) -> None:
+    """A turn that dies after the message was journaled (no reply: the model, a write, the
+    platform) still embeds the message's own vector in the background: it is recallable
+    before the dialogue's next message or the next start, and settle() leaves none waiting."""
+    from familiars.bot import _stages
+
+    async def broken(turn: object, s: object) -> None:
+        raise RuntimeError("the model fell over")
+
+    async with _app(workspace) as app:
+        monkeypatch.setattr(_stages, "compose", broken)
+        with pytest.raises(RuntimeError):
+            "".join([d async for d in app.dialogues.respond(_msg("My locker code is 4711."))])
+        await app.settle()
+        (tree,) = app.trees.open_trees()
+        assert not tree.node_list[0].provisional
+        reader = app.dialogues.recaller.reader
+        await reader.sync()
+        assert f"node:agent_0/{tree.dialogue_id}/0" in reader.index.rows
+
+
+async def test_a_sent_reply_is_kept_though_clearing_the_ephemeral_records_failed(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ephemeral clear runs between the reply and after(): when it fails (the store's
+    disk or database), the reply that was sent still gets its node."""
+
+    async def broken(key: object) -> None:
+        raise RuntimeError("the store fell over")
+
+    async with _app(workspace) as app:
+        assert app.dialogues is not None
+        monkeypatch.setattr(app.dialogues, "_clear_ephemeral", broken)
+        said: list[str] = []
+        with pytest.raises(RuntimeError):
+            async for delta in app.dialogues.respond(_msg("My name is Ann.")):
+                said.append(delta)
+        await app.settle()
+        (tree,) = app.trees.open_trees()
+        assert [n.content for n in tree.node_list if n.node_type == "A"] == ["".join(said)]

@@ -112,3 +112,40 @@ async def test_a_turn_another_worker_served_is_recalled_after_this_one_read_the_
         assert "I live in Winnipeg." in await recalled_turns("where do I live? Winnipeg")
         await say(a, message("My dog is called Rex.", minutes=1, **bob))
         assert "My dog is called Rex." in await recalled_turns("what is my dog called? Rex")
+
+
+async def test_a_message_another_worker_left_provisional_is_recalled_once_its_vector_came(
+    tmp_path: Path, pg_url: str
+) -> None:
+    """B reads the dialogue while A's message waits for its own vector (provisional: not
+    indexed); once A journals that vector, B's next recall reads the tree again and finds
+    the message."""
+    from tests.harness import reply_to
+
+    bob = {"platform": "telegram", "chat": "102", "user": "102", "name": "Bob"}
+    async with (
+        running_app(_settings(tmp_path / "a"), model=None, clock=lambda: T0) as a,
+        running_app(_settings(tmp_path / "b"), model=None, clock=lambda: T0) as b,
+    ):
+        reader = b.services.recaller.reader
+
+        async def recalled_turns(query: str) -> list[str]:
+            res = await reader.build_rag_context(
+                query, agent_id="agent_0", dialogue_id="dialogue_0", user_key="telegram_102", k=8
+            )
+            return [item.text for item in res.items if item.key.startswith("node:")]
+
+        await say(b, message("I live in Winnipeg.", **bob))
+        assert a.dialogues is not None
+        log = a.dialogues.log
+        await reply_to(a, message("My dog is called Rex.", minutes=1, **bob))
+        task = log._adding.pop(("agent_0", "dialogue_0"))  # type: ignore[attr-defined]
+        task.cancel()  # A's background embedding has not run yet
+        await asyncio.gather(task, return_exceptions=True)
+        seen = await b.services.trees.aget("agent_0", "dialogue_0")
+        assert [n.provisional for n in seen.node_list if n.content == "My dog is called Rex."] == [
+            True
+        ]
+        assert "My dog is called Rex." not in await recalled_turns("what is my dog called? Rex")
+        await a.settle()  # A embeds it now
+        assert "My dog is called Rex." in await recalled_turns("what is my dog called? Rex")

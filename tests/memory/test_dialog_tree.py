@@ -358,3 +358,39 @@ def test_each_node_knows_its_topic_root_as_walking_up_finds_it() -> None:
         while walked.parent is not None:
             walked = tree.node_list[walked.parent]
         assert tree.root_of(node.id) == walked.id
+
+
+async def test_a_provisional_node_on_both_homes(workspace, memory_home) -> None:
+    """A provisional node is journaled with its stand-in vector and read back provisional;
+    its own vector, set later, is journaled and read back (listeners hear of it only then);
+    one forgotten before its vector came stays a tombstone with zeros: the late vector is
+    refused, and neither a reload nor a compaction brings it back."""
+    from familiars.config import load_settings
+    from familiars.memory import open_state_home
+
+    home = open_state_home(load_settings(workspace=workspace))
+    try:
+        rng = np.random.default_rng(3)
+        trees = DialogTrees(workspace, home=home)
+        heard: list[int] = []
+        trees.subscribe(lambda _tree, node: heard.append(node.id))
+        tree = trees.get("agent_0", "dialogue_1", create=True)
+        stand_in, own, late = _unit(rng, 8), _unit(rng, 8), _unit(rng, 8)
+        tree.add_node("kept", stand_in, timestamp=1.0, provisional=True)
+        tree.add_node("forgotten", stand_in, timestamp=2.0, provisional=True)
+        assert heard == []
+        seen = DialogTrees(workspace, home=home).get("agent_0", "dialogue_1")
+        assert [n.provisional for n in seen.node_list] == [True, True]
+        assert tree.set_embedding(0, own) is not None and heard == [0]
+        tree.forget_node(1)
+        assert tree.set_embedding(1, late) is None and heard == [0]
+        again = DialogTrees(workspace, home=home).get("agent_0", "dialogue_1")
+        assert not again.node_list[0].provisional  # from the journal's embedding line
+        assert np.allclose(again.node_list[0].embedding, own)
+        trees.compact_all()  # what a forget does at once (the journal still held the text)
+        again = DialogTrees(workspace, home=home).get("agent_0", "dialogue_1")
+        kept, gone = again.node_list
+        assert np.allclose(kept.embedding, own) and again.provisional_nodes() == []
+        assert gone.content == "" and not np.any(gone.embedding)
+    finally:
+        await home.close()
