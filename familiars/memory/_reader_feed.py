@@ -13,6 +13,7 @@ indexing is never added back) and out of the index, its vectors and words wiped.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
@@ -68,6 +69,10 @@ class IndexFeed:
         self._removed: list[str] = []  # removed records and turns, for the next sync
         self._source: RecordSource | None = None
         self._lock = asyncio.Lock()
+        #: The queues are filled from threads too (a tree tells its listeners from the thread
+        #: that journaled the node: ``aadd_node``, ``set_embedding``): an append never lands
+        #: in a list being swapped out or filtered.
+        self._queue_lock = threading.RLock()
         if self.trees is not None:
             self.trees.subscribe(self._on_node)
 
@@ -89,14 +94,15 @@ class IndexFeed:
         if not self.recalls_kind(node.metadata) or node.provisional:  # issue 14: echoes
             return  # a provisional node comes again with its own vector (set_embedding)
         key = node_key(agent_id, dialogue_id, node.id)
-        if node.metadata.get("forgotten"):  # a tombstone (issue 12 forget) is never indexed,
-            self._queued.add(key)  # and one indexed while it was a turn leaves at the sync
-            if key in self.index.rows:
-                self._removed.append(key)
-            return
-        if key not in self._queued:
-            self._queued.add(key)
-            self._pending_nodes.append((agent_id, dialogue_id, node))
+        with self._queue_lock:
+            if node.metadata.get("forgotten"):  # a tombstone (issue 12 forget) is never
+                self._queued.add(key)  # indexed, and one indexed as a turn leaves at the sync
+                if key in self.index.rows:
+                    self._removed.append(key)
+                return
+            if key not in self._queued:
+                self._queued.add(key)
+                self._pending_nodes.append((agent_id, dialogue_id, node))
 
     def add_tree(self, tree: DialogTree) -> None:
         """Queue every node of an already loaded tree (the registry's own trees are fed
@@ -222,13 +228,15 @@ class IndexFeed:
             if self._pending_records:
                 recs, self._pending_records = self._pending_records, []
                 await self._add_records(recs, None)
-            if self._pending_nodes:
+            with self._queue_lock:
                 nodes, self._pending_nodes = self._pending_nodes, []
+            if nodes:
                 await self._add_nodes(nodes)
             self._drop_removed()
 
     def _drop_removed(self) -> None:
-        removed, self._removed = self._removed, []
+        with self._queue_lock:
+            removed, self._removed = self._removed, []
         self._drop(removed)
 
     async def _add_nodes(self, nodes: list[tuple[str, str, Node]]) -> None:
@@ -270,8 +278,9 @@ class IndexFeed:
         if not wanted:
             return wanted
         self._pending_records = [r for r in self._pending_records if r.id not in wanted]
-        self._pending_nodes = [
-            (a, d, n) for a, d, n in self._pending_nodes if node_key(a, d, n.id) not in wanted
-        ]
-        self._queued |= {key for key in wanted if key.startswith("node:")}
+        with self._queue_lock:
+            self._pending_nodes = [
+                (a, d, n) for a, d, n in self._pending_nodes if node_key(a, d, n.id) not in wanted
+            ]
+            self._queued |= {key for key in wanted if key.startswith("node:")}
         return wanted
