@@ -86,7 +86,9 @@ class SchedulerLedger:
     (a cancel, ``/proactive off``, a forget) change the ledger on the event loop: ``_guard``
     is held over every change to this worker's copy, never across a database call, so the
     loop never waits on the database for it; a mark made while a save or refresh is in the
-    database stays marked (saved by the next save) instead of being cleared or read over."""
+    database stays marked (saved by the next save) instead of being cleared or read over.
+    Saves run one at a time (``_saving``), so a copy taken earlier is never written after a
+    later one."""
 
     def __init__(self, path: Path, home: StateHome | None = None) -> None:
         self.path = Path(path)
@@ -94,6 +96,7 @@ class SchedulerLedger:
         self.name = f"{self.path.parent.name}/{self.path.name}"
         self._shared = self.home.kind != "files"
         self._guard = threading.RLock()
+        self._saving = threading.Lock()
         self._dirty: set[str] = set()
         #: The database home: this worker's unsaved changes to the dialogues and people.
         self._changes: builtins.list[Callable[[dict[str, Any]], None]] = []
@@ -137,6 +140,10 @@ class SchedulerLedger:
         if not self._shared:
             self.home.write(self.name, json_bytes(self._data))
             return
+        with self._saving:  # one save at a time: an older copy never lands after a newer
+            self._save_shared()
+
+    def _save_shared(self) -> None:
         with self._guard:
             dirty, self._dirty = self._dirty, set()
             loops = self._data["loops"]

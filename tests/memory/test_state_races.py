@@ -5,6 +5,7 @@ A "worker" is a home of its own (its own connections) on its own workspace."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -322,3 +323,34 @@ async def test_a_connection_given_back_after_close_is_closed(worker_a: StateHome
     aside.__exit__(None, None, None)
     assert conn.closed
     assert worker_a._idle_sync == []  # type: ignore[attr-defined]
+
+
+def test_a_save_begun_later_is_written_after_one_still_writing(
+    workspace: Path, worker_a: StateHome, worker_b: StateHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The thread's save (a send) is in the database when a cancel is marked and saved: the
+    cancel, the later fate, is the one kept."""
+    ledger = SchedulerLedger(ledger_path(workspace), worker_a)
+    ledger.mark(_loop(1), "sent", NOW)
+    save_fates = worker_a.save_fates
+    writing, go_on = threading.Event(), threading.Event()
+
+    def slow(entries: dict[str, Any]) -> None:
+        if not writing.is_set():
+            writing.set()
+            go_on.wait(10)
+        save_fates(entries)
+
+    monkeypatch.setattr(worker_a, "save_fates", slow)
+    first = threading.Thread(target=ledger.save)
+    first.start()
+    writing.wait(10)
+    ledger.mark(_loop(1), "cancelled", NOW)
+    second = threading.Thread(target=ledger.save)
+    second.start()
+    second.join(0.5)  # unserialised, the later save would be written by now
+    go_on.set()
+    first.join()
+    second.join()
+    fresh = SchedulerLedger(ledger_path(workspace), worker_b)
+    assert fresh.loops()[_loop(1).record_id]["status"] == "cancelled"
