@@ -215,6 +215,7 @@ class Person:
     reminder_at: int | None  # which message asks for a reminder
     sent: list[tuple[int, int]] = field(default_factory=list)  # (update_id, replies)
     facts: list[str] = field(default_factory=list)  # acknowledged ("Noted")
+    waits: list[float] = field(default_factory=list)  # seconds until a turn's answers came
     reminder: str | None = None
 
     @property
@@ -239,8 +240,10 @@ async def talk(tg: FakeTelegram, person: Person, timeout: float) -> None:
             for j in lines
         ]
         want = before + len(lines)
+        asked = time.monotonic()
         with contextlib.suppress(AssertionError):
             await tg.wait_for(lambda w=want: len(tg.chat_texts(person.user_id)) >= w, timeout)
+            person.waits.append(time.monotonic() - asked)
         await asyncio.sleep(0.5)  # a second answer to the same message comes now, if at all
         texts = tg.chat_texts(person.user_id)[before:]
         for j, update in zip(lines, updates, strict=True):
@@ -401,7 +404,16 @@ def report(
         "one_dialogue_on_two_workers": overlaps(tg, down, workers[0].hook),
         "one_dialogue_served_by_two_workers": twice,
         "dialogue_holds": holds,
+        # Seconds from sending a turn's message(s) to its answers (turns answered in time).
+        **_wait_figures(sorted(w for p in people for w in p.waits)),
     }
+
+
+def _wait_figures(waits: list[float]) -> dict[str, float]:
+    def at(q: float) -> float:
+        return round(waits[min(len(waits) - 1, int(q * len(waits)))], 2) if waits else 0.0
+
+    return {"turn_wait_p50_s": at(0.5), "turn_wait_p90_s": at(0.9), "turn_wait_max_s": at(1.0)}
 
 
 def main() -> None:

@@ -24,6 +24,7 @@ import asyncio
 import builtins
 import json
 import logging
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -62,6 +63,10 @@ def dialogue_key(agent_id: str, dialogue_id: str | None, user_key: str | None) -
 _T = TypeVar("_T")
 
 
+def _copied(entry: dict[str, Any] | None) -> dict[str, Any] | None:
+    return None if entry is None else dict(entry)
+
+
 def _iso(dt: datetime) -> str:
     return dt.isoformat(timespec="seconds")
 
@@ -75,13 +80,23 @@ class SchedulerLedger:
     reads what the others did, and :meth:`save` writes only the fates this worker changed;
     the dialogues' and people's part (sends, silences, ``/proactive off``) is saved by
     replaying this worker's changes on what is stored, under a lock every worker shares, so
-    a copy read before another worker's change never writes over it."""
+    a copy read before another worker's change never writes over it.
+
+    There :meth:`claim`, :meth:`save` and :meth:`refresh` run in a thread while chat commands
+    (a cancel, ``/proactive off``, a forget) change the ledger on the event loop: ``_guard``
+    is held over every change to this worker's copy, never across a database call, so the
+    loop never waits on the database for it; a mark made while a save or refresh is in the
+    database stays marked (saved by the next save) instead of being cleared or read over.
+    Saves run one at a time (``_saving``), so a copy taken earlier is never written after a
+    later one."""
 
     def __init__(self, path: Path, home: StateHome | None = None) -> None:
         self.path = Path(path)
         self.home = home or FileStateHome(self.path.parent.parent)
         self.name = f"{self.path.parent.name}/{self.path.name}"
         self._shared = self.home.kind != "files"
+        self._guard = threading.RLock()
+        self._saving = threading.Lock()
         self._dirty: set[str] = set()
         #: The database home: this worker's unsaved changes to the dialogues and people.
         self._changes: builtins.list[Callable[[dict[str, Any]], None]] = []
@@ -125,12 +140,24 @@ class SchedulerLedger:
         if not self._shared:
             self.home.write(self.name, json_bytes(self._data))
             return
-        loops = self._data["loops"]
-        self.home.save_fates({rid: loops.get(rid) for rid in self._dirty})
-        self._dirty.clear()
-        if not self._changes:
+        with self._saving:  # one save at a time: an older copy never lands after a newer
+            self._save_shared()
+
+    def _save_shared(self) -> None:
+        with self._guard:
+            dirty, self._dirty = self._dirty, set()
+            loops = self._data["loops"]
+            fates = {rid: _copied(loops.get(rid)) for rid in dirty}
+            changes, self._changes = self._changes, []
+        try:
+            self.home.save_fates(fates)
+        except BaseException:
+            with self._guard:  # tried again by the next save
+                self._dirty |= dirty
+                self._changes[:0] = changes
+            raise
+        if not changes:
             return
-        changes, self._changes = self._changes, []
 
         def replayed(raw: bytes | None) -> bytes:
             data = self._parse(raw) if raw is not None else self._empty()
@@ -138,36 +165,55 @@ class SchedulerLedger:
                 change(data)
             return json_bytes({**data, "loops": {}})
 
-        stored = self._parse(self.home.update(self.name, replayed))
-        self._data = {**stored, "loops": self._data["loops"]}
+        try:
+            stored = self._parse(self.home.update(self.name, replayed))
+        except BaseException:
+            with self._guard:
+                self._changes[:0] = changes
+            raise
+        with self._guard:  # the changes made meanwhile stay on the copy
+            for change in self._changes:
+                change(stored)
+            self._data = {**stored, "loops": self._data["loops"]}
 
     def refresh(self) -> None:
         """The database home: what other workers sent and set since (a no-op on files);
         this worker's unsaved changes stay on it."""
-        if self._shared:
-            self._data = self._read()
-            self._dirty.clear()
+        if not self._shared:
+            return
+        data = self._read()
+        with self._guard:  # this worker's unsaved fates stay as they are here
+            mine = self._data["loops"]
+            for rid in self._dirty:
+                if rid in mine:
+                    data["loops"][rid] = mine[rid]
+                else:
+                    data["loops"].pop(rid, None)
             for change in self._changes:
-                change(self._data)
+                change(data)
+            self._data = data
 
     def _change(self, change: Callable[[dict[str, Any]], None]) -> None:
-        change(self._data)
-        if self._shared:
-            self._changes.append(change)
+        with self._guard:
+            change(self._data)
+            if self._shared:
+                self._changes.append(change)
 
     def claim(self, loops: Iterable[OpenLoop], now: datetime) -> builtins.list[OpenLoop]:
         """Mark ``loops`` ``sending`` and save, before sending: the ones this worker may
         send. On files all of them (one owner); in the database only those whose fate row
         this worker inserted (each loop is claimed by exactly one worker)."""
         loops = builtins.list(loops)
-        for loop in loops:
-            self.mark(loop, "sending", now)
+        with self._guard:
+            for loop in loops:
+                self.mark(loop, "sending", now)
+            if self._shared:
+                entries = {lp.record_id: dict(self._data["loops"][lp.record_id]) for lp in loops}
+                self._dirty -= set(entries)  # the claim writes them (or another worker has)
         if not self._shared:
             self.save()
             return loops
-        entries = {lp.record_id: self._data["loops"][lp.record_id] for lp in loops}
         granted = self.home.claim_loops(entries)
-        self._dirty -= set(entries)
         self.refresh()
         return [lp for lp in loops if lp.record_id in granted]
 
@@ -181,6 +227,10 @@ class SchedulerLedger:
         return self.loop_status(record_id) in FINAL_STATUSES
 
     def mark(self, loop: OpenLoop, status: str, now: datetime, **info: Any) -> None:
+        with self._guard:
+            self._mark(loop, status, now, **info)
+
+    def _mark(self, loop: OpenLoop, status: str, now: datetime, **info: Any) -> None:
         self._dirty.add(loop.record_id)
         entry = self._data["loops"].setdefault(loop.record_id, {})
         entry.update(
@@ -202,20 +252,26 @@ class SchedulerLedger:
         is sent again. Saved when something changed; whether it did."""
         gone = set(record_ids)
         changed = False
-        for rid, entry in self._data["loops"].items():
-            task = entry.get("task")
-            if isinstance(task, str) and task != FORGOTTEN_TASK and (rid in gone or holds(task)):
-                entry["task"] = FORGOTTEN_TASK
-                self._dirty.add(rid)
-                changed = True
+        with self._guard:
+            for rid, entry in self._data["loops"].items():
+                task = entry.get("task")
+                if (
+                    isinstance(task, str)
+                    and task != FORGOTTEN_TASK
+                    and (rid in gone or holds(task))
+                ):
+                    entry["task"] = FORGOTTEN_TASK
+                    self._dirty.add(rid)
+                    changed = True
         if changed:
             self.save()
         return changed
 
     def forget_attempt(self, record_id: str) -> None:
         """A send that failed for sure: the loop may be tried again."""
-        self._dirty.add(record_id)
-        self._data["loops"].pop(record_id, None)
+        with self._guard:
+            self._dirty.add(record_id)
+            self._data["loops"].pop(record_id, None)
 
     def recover(self, now: datetime) -> list[str]:
         """At start, on files: loops left ``sending`` by a crash become ``uncertain`` (never
@@ -238,7 +294,8 @@ class SchedulerLedger:
         return stuck
 
     def loops(self) -> dict[str, dict[str, Any]]:
-        return {rid: dict(e) for rid, e in self._data["loops"].items()}
+        with self._guard:
+            return {rid: dict(e) for rid, e in self._data["loops"].items()}
 
     # -- dialogues --------------------------------------------------------------------------
 

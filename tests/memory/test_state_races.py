@@ -5,6 +5,7 @@ A "worker" is a home of its own (its own connections) on its own workspace."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,7 +16,7 @@ import pytest
 
 from familiars.config import load_settings
 from familiars.memory import DialogTrees, StateHome, open_state_home
-from familiars.scheduler import SchedulerLedger, ledger_path
+from familiars.scheduler import OpenLoop, SchedulerLedger, ledger_path
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 
@@ -260,3 +261,96 @@ def test_the_state_home_works_again_once_the_database_is_back(
         worker_a.read("state/people/u1.json")
     assert worker_a.read("state/people/u1.json") == b"{}\n"
     assert worker_a.names("state/people/") == ["state/people/u1.json"]
+
+
+# ------------------------------------------------------------------------------ the ledger's copy
+# In the database home the scheduler's thread claims, saves and refreshes the ledger while chat
+# commands mark it on the event loop. Each test below runs the loop's step at the moment the
+# thread's step is in the database.
+
+
+def _loop(n: int) -> OpenLoop:
+    rid = f"m_{n:024x}"
+    return OpenLoop(rid, "reminder", f"Remind the user of thing {n}.", NOW, NOW, user_key="u1")
+
+
+def test_a_cancel_marked_while_a_refresh_reads_is_kept_and_saved(
+    workspace: Path, worker_a: StateHome, worker_b: StateHome
+) -> None:
+    ledger = SchedulerLedger(ledger_path(workspace), worker_a)
+    ledger.mark(_loop(1), "cancelled", NOW)  # on the loop; not saved yet
+    ledger.refresh()  # the thread reads what the other workers did
+    assert ledger.loop_status(_loop(1).record_id) == "cancelled"
+    ledger.save()
+    assert (
+        SchedulerLedger(ledger_path(workspace), worker_b).loops()[_loop(1).record_id]["status"]
+        == "cancelled"
+    )
+
+
+def test_a_mark_made_while_a_save_writes_is_saved_by_the_next(
+    workspace: Path, worker_a: StateHome, worker_b: StateHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ledger = SchedulerLedger(ledger_path(workspace), worker_a)
+    ledger.mark(_loop(1), "sent", NOW)
+    save_fates = worker_a.save_fates
+
+    def meanwhile(entries: dict[str, Any]) -> None:
+        ledger.mark(_loop(2), "cancelled", NOW)  # a cancel on the loop while this writes
+        ledger.silence("agent_0/dialogue_1", NOW)
+        save_fates(entries)
+
+    monkeypatch.setattr(worker_a, "save_fates", meanwhile)
+    ledger.save()
+    monkeypatch.setattr(worker_a, "save_fates", save_fates)
+    assert ledger.silenced_until("agent_0/dialogue_1") == NOW
+    ledger.save()
+    fresh = SchedulerLedger(ledger_path(workspace), worker_b)
+    assert fresh.silenced_until("agent_0/dialogue_1") == NOW
+    fates = fresh.loops()
+    assert {rid: e["status"] for rid, e in fates.items()} == {
+        _loop(1).record_id: "sent",
+        _loop(2).record_id: "cancelled",
+    }
+
+
+async def test_a_connection_given_back_after_close_is_closed(worker_a: StateHome) -> None:
+    """A thread still in the database when the home closes gives its connection back after:
+    it is closed then, not kept in a pool nothing closes any more."""
+    aside = worker_a._aside()  # type: ignore[attr-defined]  # the home's own pool
+    conn = aside.__enter__()
+    await worker_a.close()
+    aside.__exit__(None, None, None)
+    assert conn.closed
+    assert worker_a._idle_sync == []  # type: ignore[attr-defined]
+
+
+def test_a_save_begun_later_is_written_after_one_still_writing(
+    workspace: Path, worker_a: StateHome, worker_b: StateHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The thread's save (a send) is in the database when a cancel is marked and saved: the
+    cancel, the later fate, is the one kept."""
+    ledger = SchedulerLedger(ledger_path(workspace), worker_a)
+    ledger.mark(_loop(1), "sent", NOW)
+    save_fates = worker_a.save_fates
+    writing, go_on = threading.Event(), threading.Event()
+
+    def slow(entries: dict[str, Any]) -> None:
+        if not writing.is_set():
+            writing.set()
+            go_on.wait(10)
+        save_fates(entries)
+
+    monkeypatch.setattr(worker_a, "save_fates", slow)
+    first = threading.Thread(target=ledger.save)
+    first.start()
+    writing.wait(10)
+    ledger.mark(_loop(1), "cancelled", NOW)
+    second = threading.Thread(target=ledger.save)
+    second.start()
+    second.join(0.5)  # unserialised, the later save would be written by now
+    go_on.set()
+    first.join()
+    second.join()
+    fresh = SchedulerLedger(ledger_path(workspace), worker_b)
+    assert fresh.loops()[_loop(1).record_id]["status"] == "cancelled"

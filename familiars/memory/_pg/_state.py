@@ -63,6 +63,9 @@ class PgStateHome:
         #: This worker's session, as its claims name it (a claim lives as long as it does).
         self.session: tuple[int, Any] = self._own_session()
         self._claims = 0
+        #: Set by :meth:`close`: a connection given back later (a thread still running, a
+        #: turn still ending) is closed, not kept where nothing would close it.
+        self._closed = False
 
     def _own_session(self) -> tuple[int, Any]:
         row = self.conn.execute(
@@ -77,6 +80,8 @@ class PgStateHome:
         """The worker's state connection, for one caller at a time; one the server lost (a
         restart, say) is opened again here, so the call after a failed one works."""
         with self._lock:
+            if self._closed:  # never opened again by a thread that outlived close()
+                raise psycopg.OperationalError("the state home is closed")
             if self.conn.closed:
                 self.conn = connect(self.url, self.schema)
                 self.session = self._own_session()  # the lost session's claims are free now
@@ -101,7 +106,8 @@ class PgStateHome:
             ok = True
         finally:
             with self._lock:
-                if ok and not conn.closed and len(self._idle_sync) < _POOL:
+                keep = ok and not self._closed and not conn.closed
+                if keep and len(self._idle_sync) < _POOL:
                     self._idle_sync.append(conn)
                     conn = None
             if conn is not None:
@@ -213,7 +219,7 @@ class PgStateHome:
         return await aconnect(self.url, self.schema)
 
     async def _give_back(self, conn: psycopg.AsyncConnection[Any], ok: bool) -> None:
-        if ok and not conn.closed and len(self._idle) < _POOL:
+        if ok and not self._closed and not conn.closed and len(self._idle) < _POOL:
             self._idle.append(conn)
         else:
             await conn.close()
@@ -490,6 +496,8 @@ class PgStateHome:
         return False
 
     async def close(self) -> None:
+        with self._lock:
+            self._closed = True
         if self._locks is not None:
             with contextlib.suppress(psycopg.Error):
                 await self._locks.close()
