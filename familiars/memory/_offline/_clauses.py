@@ -76,6 +76,10 @@ _BARE_CONTRACTION = re.compile(
 )
 
 
+#: Text-speak "u" for "you" ("can u remind me"): a lone lower-case u between words.
+_TYPED_YOU = re.compile(r"(?<![\w'-])u(?![\w'-])")
+
+
 def _apostrophes(text: str) -> str:
     def given(m: re.Match[str]) -> str:
         if m.group("i"):
@@ -83,12 +87,13 @@ def _apostrophes(text: str) -> str:
         stem = m.group(1)
         return "can't" if stem.lower() == "can" else f"{stem[:-1]}n't"
 
-    return _BARE_CONTRACTION.sub(given, text)
+    return _TYPED_YOU.sub("you", _BARE_CONTRACTION.sub(given, text))
 
 
 def sentences(text: str) -> list[str]:
     """``text`` cut at sentence ends (. ! ? ; and line breaks), abbreviations kept whole;
-    a contraction typed without its apostrophe ("cant") gets it back."""
+    a contraction typed without its apostrophe ("cant") gets it back, and a typed "u" is
+    read as "you"."""
     text = _apostrophes(text.replace("’", "'").replace("‘", "'"))
     out: list[str] = []
     start = 0

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from familiars.memory._offline._objects import Fact
-from familiars.memory._offline._values import SURE, capitalised_name, value_fact
+from familiars.memory._offline._values import SURE, capitalised_name, known_job, value_fact
 
 logger = logging.getLogger(__name__)
 
@@ -258,7 +258,7 @@ def by_meaning(clause: str, understanding: Understanding) -> list[Fact]:
         facts = value_fact(slot, clause, noun_kind=nouns, sure=probability >= SURE)
         if facts:
             return facts
-    return []
+    return known_job(clause)
 
 
 def _readable_slots(ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:

@@ -118,7 +118,8 @@ _JOB = re.compile(
 )
 _BY_TRADE = re.compile(
     r"^(?P<job>[\w\s-]+?)\s+by\s+(?:trade|profession)\b|^(?P<job2>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+here$"
-    r"|^(?:i'?m|im|i\s+am)\s+(?P<job3>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?=at\s|for\s)",
+    r"|^(?:i'?m|im|i\s+am)\s+(?P<job3>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?=at\s|for\s)"
+    r"|^(?P<job4>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}),?\s+(?:that'?s|thats)\s+me$",
     re.I,
 )
 #: A field or a service one works in: "I'm in nursing", "I work in sales", "I'm in the army".
@@ -193,6 +194,14 @@ _THING_IS_FAVOURITE = re.compile(
     r"everything|obsession)\b",
     re.I,
 )
+#: "birdwatching is what I enjoy", "what I love is jazz": the thing named around "what I".
+_WHAT_I_LIKE = re.compile(
+    r"^(?P<thing>.+?)\s+(?:is|are)\s+what\s+i\s+(?:really\s+|most\s+)?(?:love|enjoy|like|adore|"
+    r"live\s+for)(?:\s+(?:most|best|doing))?$"
+    r"|^what\s+i\s+(?:really\s+|most\s+)?(?:love|enjoy|like|adore)(?:\s+(?:most|best))?\s+"
+    r"(?:is|are)\s+(?P<thing2>.+)$",
+    re.I,
+)
 _MY_FAVOURITE = re.compile(r"^my\s+(?:favou?rite|fave)\s+[\w ]+?\s+is\s+(?P<thing>.+)$", re.I)
 _DISLIKING = re.compile(
     r"^(?:i'?m\s+|im\s+|i\s+am\s+|i\s+)?(?:(?:really|absolutely|just|truly|actually|honestly|"
@@ -247,6 +256,14 @@ def value_fact(
     if sure and noun_kind is not None and slot in ("pet", "family"):
         noun_kind = _deferring(noun_kind, slot)
     fact = reader(text, noun_kind) if reader is not None else None
+    return [fact] if fact is not None else []
+
+
+def known_job(clause: str) -> list[Fact]:
+    """A job named by a word the rules' list knows ("barista here", "nurse, that's me"),
+    read whatever the slot model says: the closed list makes it sure."""
+    text = _GREETING.sub("", clause.strip(" .!?")).strip()
+    fact = _job_value(text, lambda noun: "other") if text else None
     return [fact] if fact is not None else []
 
 
@@ -434,10 +451,12 @@ def _like_value(text: str, kind: NounKind) -> Fact | None:
         or _A_FAN.match(text)
         or _THING_IS_FAVOURITE.match(text)
         or _MY_FAVOURITE.match(text)
+        or _WHAT_I_LIKE.match(text)
     )
     if m is None:
         return None
-    thing = m.group("thing") or (m.groupdict().get("all") or "")
+    said = m.groupdict()
+    thing = said.get("thing") or said.get("thing2") or said.get("all") or ""
     return match_preference(f"I like {thing}") if thing else None
 
 
