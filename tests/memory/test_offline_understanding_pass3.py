@@ -73,3 +73,31 @@ def test_a_known_job_word_is_read_whatever_the_slot(clause: str, content: str) -
 @pytest.mark.parametrize("clause", ["tired here", "my brother is a plumber", "night owl here"])
 def test_no_job_without_a_known_job_word_of_ones_own(clause: str) -> None:
     assert by_meaning(clause, _unsure()) == []
+
+
+@pytest.mark.parametrize(
+    ("clause", "content"),
+    [
+        ("I repair lawnmowers", "The user repairs lawnmowers for a living."),
+        ("I run a tiny bakery", "The user runs a tiny bakery for a living."),
+        ("I muck out ponies at a riding stables", "The user mucks out ponies at a riding stables"),
+    ],
+)
+def test_a_trade_said_by_what_one_does_when_the_job_slot_is_likely(
+    clause: str, content: str
+) -> None:
+    facts = value_fact("job", clause)
+    assert facts and facts[0].content.startswith(content)
+
+
+@pytest.mark.parametrize(
+    "clause", ["I cook for my kids", "I walk my dog after work", "I fix my own bike", "I read"]
+)
+def test_what_one_does_for_ones_own_is_no_job(clause: str) -> None:
+    assert value_fact("job", clause) == []
+
+
+def test_a_trailing_aside_is_not_part_of_the_allergen() -> None:
+    assert "The user is allergic to cat hair." in _contents(
+        "I'm allergic to cat hair of all things"
+    )

@@ -19,9 +19,11 @@ _FILLERS = re.compile(
     r"anyway|just so you know|fyi|honestly|fun fact|oh and|now|these days|nowadays)[,!.]?\s+)+",
     re.IGNORECASE,
 )
-#: Said after a clause, telling nothing: "I'm vegetarian btw".
+#: Said after a clause, telling nothing: "I'm vegetarian btw", "... horse hair of all things".
 _TRAILING = re.compile(
-    r"[\s,]+(?:btw|fyi|lol|haha+|tbh|x+|by the way|just so you know)[.!]*$", re.I
+    r"[\s,]+(?:btw|fyi|lol|haha+|tbh|x+|by the way|just so you know|of all things|"
+    r"of all people|if you can believe it|believe it or not|funnily enough)[.!]*$",
+    re.I,
 )
 _I = r"(?:i|i'm|im|i've|i'd|i'll)"
 #: Verbs that may follow "and"/"but" with the subject "I" left out ("I work at Acme and live in

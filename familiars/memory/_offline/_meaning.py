@@ -254,11 +254,12 @@ def by_meaning(clause: str, understanding: Understanding) -> list[Fact]:
     if named is not None:
         return [named]
     nouns = understanding.noun_kind if understanding.has("nouns") else None
-    for slot, probability in _readable_slots(understanding.slots(clause)):
+    ranked = understanding.slots(clause)
+    for slot, probability in _readable_slots(ranked):
         facts = value_fact(slot, clause, noun_kind=nouns, sure=probability >= SURE)
         if facts:
             return facts
-    return known_job(clause)
+    return known_job(clause, dict(ranked).get("job", 0.0) if ranked[0][0] != "none" else 0.0)
 
 
 def _readable_slots(ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:
