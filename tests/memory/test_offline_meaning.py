@@ -52,7 +52,7 @@ def test_a_job_said_by_what_one_does_brings_the_town_and_needs_a_cue_or_a_sure_s
     ]
     assert value_fact("job", "I teach primary school kids") == []
     assert value_fact("job", "I teach primary school kids", sure=True)[0].content == (
-        "The user teaches primary school kids for a living."
+        "The user works as a teacher: teaches primary school kids for a living."
     )
     assert value_fact("job", "I walked the dog", sure=True) == []
 

@@ -56,7 +56,10 @@ def test_clauses_get_back_what_was_left_out(text: str, said: list[str]) -> None:
         ("I've got a gecko, Noodle", "The user has a gecko called Noodle."),
         ("got a tiny pug, he's called Otto", "The user has a tiny pug called Otto."),
         ("I mend bikes for a living down in Hull", "The user lives in Hull."),
-        ("I drive trams for a living in Oslo", "The user drives trams for a living."),
+        (
+            "I drive trams for a living in Oslo",
+            "The user works as a driver: drives trams for a living.",
+        ),
         (
             "my sister's husband is a pilot called Idris",
             "The user's sister's husband is called Idris, a pilot.",

@@ -19,9 +19,11 @@ _FILLERS = re.compile(
     r"anyway|just so you know|fyi|honestly|fun fact|oh and|now|these days|nowadays)[,!.]?\s+)+",
     re.IGNORECASE,
 )
-#: Said after a clause, telling nothing: "I'm vegetarian btw".
+#: Said after a clause, telling nothing: "I'm vegetarian btw", "... horse hair of all things".
 _TRAILING = re.compile(
-    r"[\s,]+(?:btw|fyi|lol|haha+|tbh|x+|by the way|just so you know)[.!]*$", re.I
+    r"[\s,]+(?:btw|fyi|lol|haha+|tbh|x+|by the way|just so you know|of all things|"
+    r"of all people|if you can believe it|believe it or not|funnily enough)[.!]*$",
+    re.I,
 )
 _I = r"(?:i|i'm|im|i've|i'd|i'll)"
 #: Verbs that may follow "and"/"but" with the subject "I" left out ("I work at Acme and live in
@@ -76,6 +78,10 @@ _BARE_CONTRACTION = re.compile(
 )
 
 
+#: Text-speak "u" for "you" ("can u remind me"): a lone lower-case u between words.
+_TYPED_YOU = re.compile(r"(?<![\w'-])u(?![\w'-])")
+
+
 def _apostrophes(text: str) -> str:
     def given(m: re.Match[str]) -> str:
         if m.group("i"):
@@ -83,12 +89,13 @@ def _apostrophes(text: str) -> str:
         stem = m.group(1)
         return "can't" if stem.lower() == "can" else f"{stem[:-1]}n't"
 
-    return _BARE_CONTRACTION.sub(given, text)
+    return _TYPED_YOU.sub("you", _BARE_CONTRACTION.sub(given, text))
 
 
 def sentences(text: str) -> list[str]:
     """``text`` cut at sentence ends (. ! ? ; and line breaks), abbreviations kept whole;
-    a contraction typed without its apostrophe ("cant") gets it back."""
+    a contraction typed without its apostrophe ("cant") gets it back, and a typed "u" is
+    read as "you"."""
     text = _apostrophes(text.replace("’", "'").replace("‘", "'"))
     out: list[str] = []
     start = 0

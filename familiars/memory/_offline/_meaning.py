@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from familiars.memory._offline._objects import Fact
-from familiars.memory._offline._values import SURE, capitalised_name, value_fact
+from familiars.memory._offline._values import SURE, capitalised_name, known_job, value_fact
 
 logger = logging.getLogger(__name__)
 
@@ -254,11 +254,12 @@ def by_meaning(clause: str, understanding: Understanding) -> list[Fact]:
     if named is not None:
         return [named]
     nouns = understanding.noun_kind if understanding.has("nouns") else None
-    for slot, probability in _readable_slots(understanding.slots(clause)):
+    ranked = understanding.slots(clause)
+    for slot, probability in _readable_slots(ranked):
         facts = value_fact(slot, clause, noun_kind=nouns, sure=probability >= SURE)
         if facts:
             return facts
-    return []
+    return known_job(clause, dict(ranked).get("job", 0.0) if ranked[0][0] != "none" else 0.0)
 
 
 def _readable_slots(ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:

@@ -189,8 +189,18 @@ _SECRET = re.compile(
 )
 
 
+#: A note said as a label and its value, no verb: "bike lock code 8812", "locker no. 14".
+_LABEL_VALUE = re.compile(
+    r"^(?P<what>[a-z][\w' -]{1,40}?)\s*[:=]?\s+(?P<value>[\w-]*\d[\w./-]*)$", re.IGNORECASE
+)
+
+
 def match_note(body: str, *, now: datetime, tz: ZoneInfo) -> Fact | None:
-    """A user knowledge fact for what the person asked to be remembered."""
+    """A user knowledge fact for what the person asked to be remembered; a label and its
+    value ("bike lock code 8812") is read as "my bike lock code is 8812"."""
+    label = _LABEL_VALUE.match(body)
+    if label and not _NOTE_VERB.search(body) and not _NOTE_FIRST_PERSON.match(body):
+        body = f"my {label.group('what')} is {label.group('value')}"
     words = body.split()
     if not 3 <= len(words) <= MAX_NOTE_WORDS or words[0].lower() in _NOTE_BAD_START:
         return None

@@ -149,11 +149,24 @@ def _work_fact(org: str | None) -> Fact | None:
     return Fact("user", "profile", f"The user works at {place}.", ("work",), "work", 0.7)
 
 
+def _agent_noun(verb: str) -> str | None:
+    """The job named after what one does, when the rules know it: "teach" -> "teacher",
+    "bake" -> "baker", "drive" -> "driver"; None for "mend" (no "mender" in :data:`JOBS`)."""
+    verb = verb.lower()
+    for noun in (f"{verb}er", f"{verb}r", f"{verb}{verb[-1:]}er"):
+        if noun in JOBS:
+            return noun
+    return None
+
+
 def living_fact(what: str) -> Fact:
     """ "fix teeth" (of "I fix teeth for a living") -> "The user fixes teeth for a living.":
-    the verb takes the third person, the rest stays as said."""
+    the verb takes the third person, the rest stays as said; a verb whose doer is a known
+    job names it ("teach kids" -> "The user works as a teacher: teaches kids for a living.")."""
     verb, _, rest = third_person(what.strip()).partition(" ")
-    content = f"The user {_third_singular(verb)} {rest} for a living.".replace("  ", " ")
+    doing = f"{_third_singular(verb)} {rest} for a living".replace("  ", " ")
+    agent = _agent_noun(verb)
+    content = f"The user works as a {agent}: {doing}." if agent else f"The user {doing}."
     return Fact("user", "profile", content, ("job",), "job", 0.7)
 
 

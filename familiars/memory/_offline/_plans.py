@@ -39,7 +39,7 @@ _PLAN_VERB = re.compile(
     r"^(?:i'?m|i\s+am|we'?re|we\s+are)\s+(?P<body>(?:going|flying|travel+ing|heading|driving|"
     r"off|moving|visiting|getting\s+married|having|starting|running|doing|planning|attending|"
     r"taking|seeing|meeting|leaving|coming|spending|hosting|celebrating|camping)\b.+)$"
-    r"|^(?:i|we)(?:\s+have|'ve\s+got|\s+have\s+got|\s+got)\s+(?P<thing>(?:an?|my|our)\s+.+)$"
+    r"|^(?:i|we)(?:\s+have|'ve(?:\s+got)?|\s+have\s+got|\s+got)\s+(?P<thing>(?:an?|my|our)\s+.+)$"
     r"|^(?:i|we)\s+(?P<start>start|begin|fly|leave|move)\s+(?P<srest>.+)$"
     r"|^(?:i|we)'?ll\s+be\s+(?P<be>(?:in|at|away|visiting|travel+ing)\b.+)$",
     re.IGNORECASE,
@@ -78,7 +78,7 @@ def _subject(clause: str) -> str:
     clause = re.sub(r"^we\b", "I", clause, flags=re.I)
     for pattern, subject in (
         (r"^(?:i'?m|i\s+am)\s+", "The user is "),
-        (r"^i'?ve\s+got\s+", "The user has "),
+        (r"^i'?ve\s+(?:got\s+)?", "The user has "),
         (r"^i\s+have\s+got\s+", "The user has "),
         (r"^i\s+have\s+", "The user has "),
         (r"^i\s+got\s+", "The user has "),

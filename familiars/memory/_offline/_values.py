@@ -118,7 +118,8 @@ _JOB = re.compile(
 )
 _BY_TRADE = re.compile(
     r"^(?P<job>[\w\s-]+?)\s+by\s+(?:trade|profession)\b|^(?P<job2>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+here$"
-    r"|^(?:i'?m|im|i\s+am)\s+(?P<job3>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?=at\s|for\s)",
+    r"|^(?:i'?m|im|i\s+am)\s+(?P<job3>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?=at\s|for\s)"
+    r"|^(?P<job4>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}),?\s+(?:that'?s|thats)\s+me$",
     re.I,
 )
 #: A field or a service one works in: "I'm in nursing", "I work in sales", "I'm in the army".
@@ -150,6 +151,24 @@ _NOT_WORK_VERBS = frozenset(
 )
 #: The slot model's probability above which a job said by what one does needs no cue.
 SURE = 0.7
+#: Verbs that say a trade when done to things ("I mend bikes", "I install solar panels"),
+#: unlike a pastime's ("I read books", "I paint"): with the job slot likely, no cue needed.
+_TRADE_VERBS = frozenset(
+    _words(
+        "mend fix repair install fit service sell deliver lay wire plaster tile shoe groom "
+        "manage audit inspect survey restore upholster valet weld"
+    )
+)
+#: A place of work after what one does: "at a stables", "in a little shop", "for clients".
+_WORK_CUE = re.compile(
+    r"\b(?:at|in|on)\s+(?:an?|the)\s+(?:[\w-]+\s+){0,2}?(?:stables?|shop|market|farm|yard|site|"
+    r"depot|garage|workshop|factory|warehouse|kennels?|salon|clinic|surgery|hospital|school|"
+    r"nursery|care\s+home|restaurant|cafe|café|pub|hotel|office|store|bakery|lab|plant|mill)\b"
+    r"|\bfor\s+(?:clients|customers|people|a\s+(?:company|firm|living)|the\s+council)\b"
+    r"|^i\s+(?:run|own|manage)\s+(?:an?|the)\s+(?:[\w-]+\s+){0,2}?(?:cafe|café|shop|pub|bar|"
+    r"restaurant|bakery|salon|business|company|firm|hotel|garage|farm|studio|store|kennels)\b",
+    re.I,
+)
 _ORG = re.compile(r"\b(?:at|for|by|with|is)\s+(?P<org>(?:the\s+)?[\w&'. -]+?)\s*(?:,.*)?$", re.I)
 _PLACE = re.compile(
     r"\b(?:in|is|near|outside|from)\s+(?P<place>[A-ZÀ-Þ][\w'. -]*?)\s*(?:now|these\s+days|,.*)?$"
@@ -191,6 +210,14 @@ _A_FAN = re.compile(
 _THING_IS_FAVOURITE = re.compile(
     r"^(?P<thing>.+?)\s+(?:is|are)\s+my\s+(?:favou?rite|fave|thing|jam|life|passion|"
     r"everything|obsession)\b",
+    re.I,
+)
+#: "birdwatching is what I enjoy", "what I love is jazz": the thing named around "what I".
+_WHAT_I_LIKE = re.compile(
+    r"^(?P<thing>.+?)\s+(?:is|are)\s+what\s+i\s+(?:really\s+|most\s+)?(?:love|enjoy|like|adore|"
+    r"live\s+for)(?:\s+(?:most|best|doing))?$"
+    r"|^what\s+i\s+(?:really\s+|most\s+)?(?:love|enjoy|like|adore)(?:\s+(?:most|best))?\s+"
+    r"(?:is|are)\s+(?P<thing2>.+)$",
     re.I,
 )
 _MY_FAVOURITE = re.compile(r"^my\s+(?:favou?rite|fave)\s+[\w ]+?\s+is\s+(?P<thing>.+)$", re.I)
@@ -250,6 +277,21 @@ def value_fact(
     return [fact] if fact is not None else []
 
 
+def known_job(clause: str, job_probability: float = 0.0) -> list[Fact]:
+    """A job named by a word the rules' list knows ("barista here", "nurse, that's me"),
+    read whatever the slot model says: the closed list makes it sure; and a trade said by
+    its verb ("I install solar panels") when the job slot is at least a runner-up's
+    (``job_probability`` >= ``MIN_RUNNER_UP``)."""
+    text = _GREETING.sub("", clause.strip(" .!?")).strip()
+    fact = _job_value(text, lambda noun: "other") if text else None
+    if fact is not None:
+        return [fact]
+    doing = _DOING.match(text) if job_probability >= 0.3 else None
+    if doing is None or not (doing.group("verb").lower() in _TRADE_VERBS or _WORK_CUE.search(text)):
+        return []
+    return _job_values(text, None, sure=False)
+
+
 def _deferring(kind: Callable[[str], str], slot: str) -> Callable[[str], str]:
     """``kind``, where a noun nearest no labelled class ("westie", "African grey") takes the
     slot the whole clause is surely about."""
@@ -273,7 +315,8 @@ def _job_values(text: str, kind: NounKind, *, sure: bool) -> list[Fact]:
     if m is None or _SOMEONE_ELSE.search(text):
         return []
     verb = m.group("verb").lower()
-    if verb in _NOT_WORK_VERBS or verb.endswith("ed") or not (m.group("cue") or sure):
+    said = m.group("cue") or sure or verb in _TRADE_VERBS or _WORK_CUE.search(text)
+    if verb in _NOT_WORK_VERBS or verb.endswith("ed") or not said:
         return []
     if _FOR_ONES_OWN.search(m.group("what")):  # "I cook for my family" is not a living
         return []
@@ -434,10 +477,12 @@ def _like_value(text: str, kind: NounKind) -> Fact | None:
         or _A_FAN.match(text)
         or _THING_IS_FAVOURITE.match(text)
         or _MY_FAVOURITE.match(text)
+        or _WHAT_I_LIKE.match(text)
     )
     if m is None:
         return None
-    thing = m.group("thing") or (m.groupdict().get("all") or "")
+    said = m.groupdict()
+    thing = said.get("thing") or said.get("thing2") or said.get("all") or ""
     return match_preference(f"I like {thing}") if thing else None
 
 
