@@ -419,7 +419,8 @@ def _ask_text(found: _Found, is_group: bool) -> str:
     one = found.size == 1
     return (
         f"About to forget for good:\n{items}\n"
-        f"(with the {'message it' if one else 'messages they'} came from). "
+        f"(with the {'message it' if one else 'messages they'} came from, and any message "
+        f"since that repeated {'it' if one else 'them'}). "
         f"Reply yes to go ahead, or no to keep {'it' if one else 'them'}."
     )
 

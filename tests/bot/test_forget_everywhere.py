@@ -336,8 +336,9 @@ async def test_a_forget_by_words_matches_tightly_and_asks_before_removing_more(
         assert await bot.say("no") == "Kept: I forgot nothing."
         assert len([r for r in await bot.app.memory.store.list() if "Lisbon" in r.content]) == 2
         one = await bot.say("forget that the kids feed the parrot on Sundays")
-        assert one.rstrip().endswith("(with the message it came from). Reply yes to go "
-                                     "ahead, or no to keep it."), one  # fmt: skip
+        assert one.rstrip().endswith("(with the message it came from, and any message since "
+                                     "that repeated it). Reply yes to go ahead, or no to keep "
+                                     "it."), one  # fmt: skip
         assert await bot.say("no") == "Kept: I forgot nothing."
 
         # Asked again, then anything but a yes drops the question: still kept.
