@@ -107,6 +107,7 @@ _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 _NAME = re.compile(r"^The user's name is (?P<name>[^.]+)\.?$")
 DONT_KNOW = "I don't know that yet. If you tell me, I'll remember it."
 _LEADING = re.compile(r"^\([^)]*\)\s*")
+_SPEAKER = re.compile(r"^\((?P<who>[^,)]*),")
 
 
 def offline_reply(
@@ -204,8 +205,20 @@ def answer_lines(question: str, items: Sequence[Item]) -> list[str]:
         return [second_person(it.text) for it in picked]
     nodes = sorted((p for p in scored if p[1].kind == "node"), key=lambda p: (-p[0], -p[1].score))
     if nodes:
-        return ["I have no note of that, but you said: " + _bare(nodes[0][1].text)]
+        node = nodes[0][1]
+        return [f"I have no note of that, but {_who_said(node)} said: " + _bare(node.text)]
     return [DONT_KNOW]
+
+
+def _who_said(node: Item) -> str:
+    """Who said a recalled turn, as the asker hears it: "you" for their own message, "I" for
+    the familiar's reply (its lead reads "(you, ...)", as the model is told), else the name
+    its lead gives (someone else's message in a group)."""
+    lead = _SPEAKER.match(node.text)
+    who = lead.group("who").strip() if lead else ""
+    if getattr(node, "foreign", False):
+        return who if who and who not in ("you", "they") else "someone"
+    return "I" if who == "you" else "you"
 
 
 _DATE = re.compile(

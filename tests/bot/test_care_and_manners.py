@@ -59,3 +59,25 @@ def test_a_message_that_kept_nothing_gets_no_false_acknowledgement() -> None:
     assert _reply("🙂🙂🙂") == "🙂"
     assert _reply("my neighbour's parrot screams all day") == "Oh? Tell me more."
     assert _reply("I had a funny sort of afternoon") == "I see. Tell me more?"
+
+
+def test_a_recalled_message_is_said_to_be_whoever_said_it() -> None:
+    """With no note, the offline answer quotes the nearest message: said to be the asker's
+    only when it is (a tester's group: Alice asked about Bob, and was told "you said: Hi all,
+    I'm Bob"), the familiar's own reply as its own."""
+    from types import SimpleNamespace
+
+    def node(text: str, foreign: bool) -> SimpleNamespace:
+        return SimpleNamespace(kind="node", text=text, score=0.5, private=False, foreign=foreign)
+
+    question = "what does Bob do for climbing?"
+    bobs = node("(Bob, 02 Dec 2026) Hi all, I'm Bob, I love climbing.", foreign=True)
+    own = node("(Alice, 02 Dec 2026) Bob took me climbing once.", foreign=False)
+    mine = node("(you, 02 Dec 2026) Climbing with Bob sounds fun.", foreign=False)
+    said = {
+        n.text: offline_reply(question, actions=TurnActions(), items=[n], is_group=True)
+        for n in (bobs, own, mine)
+    }
+    assert said[bobs.text].startswith("I have no note of that, but Bob said: Hi all")
+    assert said[own.text].startswith("I have no note of that, but you said: Bob took")
+    assert said[mine.text].startswith("I have no note of that, but I said: Climbing")
