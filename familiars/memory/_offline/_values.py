@@ -53,6 +53,15 @@ RELATIVE_SAYS = re.compile(
     rf"^(?:my|our)\s+(?:\w+\s+)?(?:{_alternation(FAMILY)})(?:'s)?\b(?!\s+and\s+i\b)", re.I
 )
 _CAP = r"[A-ZÀ-Þ][\w'À-ÿ-]*"
+#: A clause whose subject is another person, said by name or pronoun with no "I" in it
+#: ("Robin is allergic to peanuts", "Sam's a nurse", "Jo loves jazz", "she works at Tesco"):
+#: the fact is theirs, never the speaker's. "London is home" and "Tesco is where I work" are not.
+_OTHER_SUBJECT = re.compile(
+    rf"^(?:(?i:he|she|they)\b|{_CAP}(?:\s+{_CAP})?(?:'s\b|\s+(?:is|was|has|had|works|worked|"
+    r"lives|lived|loves|likes|hates|adores|enjoys|can't|cannot|gets|got|used)\b)"
+    r"(?!\s+(?:where|home|my|our)\b))"
+)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|im|me|my|myself|mine|we|us|our)\b", re.I)
 _NAMED = re.compile(rf"\b(?:called|named|name\s+is|name's|names)\s+(?P<n>{_CAP})")
 _NAME_IS_MY = re.compile(
     rf"^(?P<n>{_CAP})(?:\s+is|'s)\s+(?:my|our)\s+(?P<noun>[\w\s-]+?)$"
@@ -169,6 +178,15 @@ _WORK_CUE = re.compile(
     r"restaurant|bakery|salon|business|company|firm|hotel|garage|farm|studio|store|kennels)\b",
     re.I,
 )
+#: A place one hopes or plans to work, not one's employer: "interviewing at Google", "applying
+#: to Amazon", "hoping to work at Google", "thinking of joining Monzo", "an offer from Meta".
+_NOT_YET_THERE = re.compile(
+    r"\b(?:interview(?:s|ed|ing)?|apply(?:ing)?|applied|applications?|hoping|hope|hopefully|"
+    r"want(?:s|ed)?|wanna|wish|dream(?:ing)?|would\s+love|'d\s+love|thinking|considering|"
+    r"might|maybe|join(?:ing)?|offer|offered|recruiter|shortlisted|rejected|turned\s+down|"
+    r"left|quit|fired|laid\s+off|used\s+to|someday|one\s+day)\b",
+    re.I,
+)
 _ORG = re.compile(r"\b(?:at|for|by|with|is)\s+(?P<org>(?:the\s+)?[\w&'. -]+?)\s*(?:,.*)?$", re.I)
 _PLACE = re.compile(
     r"\b(?:in|is|near|outside|from)\s+(?P<place>[A-ZÀ-Þ][\w'. -]*?)\s*(?:now|these\s+days|,.*)?$"
@@ -265,6 +283,8 @@ def value_fact(
     text = _GREETING.sub("", clause.strip(" .!?")).strip()
     if not text or (slot not in ("pet", "family") and RELATIVE_SAYS.match(text)):
         return []  # "my mum lives in Swansea" tells where the mum lives
+    if slot not in ("name", "pet", "family") and about_someone_else(text):
+        return []
     if slot == "job":
         return _job_values(text, noun_kind, sure=sure)
     if slot == "workplace":  # "I stack shelves at Tesco": the employer, and the job done there
@@ -283,6 +303,8 @@ def known_job(clause: str, job_probability: float = 0.0) -> list[Fact]:
     its verb ("I install solar panels") when the job slot is at least a runner-up's
     (``job_probability`` >= ``MIN_RUNNER_UP``)."""
     text = _GREETING.sub("", clause.strip(" .!?")).strip()
+    if about_someone_else(text):
+        return []
     fact = _job_value(text, lambda noun: "other") if text else None
     if fact is not None:
         return [fact]
@@ -290,6 +312,12 @@ def known_job(clause: str, job_probability: float = 0.0) -> list[Fact]:
     if doing is None or not (doing.group("verb").lower() in _TRADE_VERBS or _WORK_CUE.search(text)):
         return []
     return _job_values(text, None, sure=False)
+
+
+def about_someone_else(text: str) -> bool:
+    """Whether ``text``'s subject is another person, named or "he"/"she", and the speaker is
+    not in it: "Robin is allergic to peanuts" is Robin's allergy, never the speaker's."""
+    return bool(_OTHER_SUBJECT.match(text)) and not _FIRST_PERSON.search(text)
 
 
 def _deferring(kind: Callable[[str], str], slot: str) -> Callable[[str], str]:
@@ -444,7 +472,7 @@ def _job_value(text: str, kind: NounKind) -> Fact | None:
 
 
 def _workplace_value(text: str, kind: NounKind) -> Fact | None:
-    if _SOMEONE_ELSE.search(text):
+    if _SOMEONE_ELSE.search(text) or _NOT_YET_THERE.search(text):
         return None
     m = _ORG.search(text)
     if m is None:
