@@ -235,10 +235,10 @@ def _report(records: int, nodes: int, turns: int, setup_s: float, t: _Times) -> 
         **_shares(t),
         "before_after": f"turn ratio p95 {off['ratio_p95']} without the re-ranker, "
         f"{on['ratio_p95']} with it (p50 {off['ratio_p50']} -> {on['ratio_p50']})",
-        "note": "turn = Q node (the message embedded as node and as query in one batch) +"
-        " recall + prompt + queueing the write and the reply node (embedded in the background"
-        " after the reply, untimed); each round times one turn with the re-ranker and one"
-        " without, next to one query embedding",
+        "note": "turn = Q node (the message embedded as a query; its own vector follows the"
+        " reply) + recall + prompt + queueing the write and the reply node (both embedded in"
+        " the background after the reply, untimed); each round times one turn with the"
+        " re-ranker and one without, next to one query embedding",
     }
 
 
