@@ -15,8 +15,21 @@ from familiars.memory import (
     StateHome,
     StoreListener,
     database_url,
+    open_state_home,
     open_workspace,
 )
+
+
+@asynccontextmanager
+async def state_home_at(workspace: Path) -> AsyncIterator[StateHome]:
+    """The state's home for ``workspace`` in the home the environment names (files, or the
+    database's rows: one worker's own connections), closed after."""
+    home = open_state_home(load_settings(workspace=workspace))
+    try:
+        yield home
+    finally:
+        await home.close()
+
 
 #: The state home of each store ``open_store`` opened (by the store's id), for ``home_of``.
 _HOMES: dict[int, StateHome] = {}

@@ -19,6 +19,7 @@ from familiars.bot._state import BotState, StateFileError
 from familiars.bot._state_files import StateFiles
 from familiars.config import load_settings
 from familiars.memory import StateHome, open_state_home
+from tests.homes import state_home_at
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
@@ -26,11 +27,8 @@ NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 @pytest.fixture
 async def home(workspace: Path, memory_home: str) -> AsyncIterator[StateHome]:
     """The state's home on both homes of the memory: these files, or the database's rows."""
-    h = open_state_home(load_settings(workspace=workspace))
-    try:
+    async with state_home_at(workspace) as h:
         yield h
-    finally:
-        await h.close()
 
 
 async def opened(workspace: Path, home: StateHome | None = None) -> BotState:

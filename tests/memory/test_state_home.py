@@ -26,7 +26,7 @@ from familiars.memory import (
     open_state_home,
 )
 from familiars.scheduler import ProactiveMessage, Scheduler
-from tests.homes import home_of, open_store
+from tests.homes import home_of, open_store, state_home_at
 
 DUE = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 NOW = DUE.isoformat()
@@ -34,11 +34,8 @@ NOW = DUE.isoformat()
 
 @pytest.fixture
 async def home(workspace: Path, memory_home: str) -> AsyncIterator[StateHome]:
-    h = open_state_home(load_settings(workspace=workspace))
-    try:
+    async with state_home_at(workspace) as h:
         yield h
-    finally:
-        await h.close()
 
 
 @pytest.fixture

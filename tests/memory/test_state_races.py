@@ -15,30 +15,25 @@ import numpy as np
 import pytest
 
 from familiars.config import load_settings
-from familiars.memory import DialogTrees, StateHome, open_state_home
+from familiars.memory import DialogTrees, StateHome
 from familiars.scheduler import OpenLoop, SchedulerLedger, ledger_path
+from tests.homes import state_home_at
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture
 async def worker_a(workspace: Path, pg_url: str) -> AsyncIterator[StateHome]:
-    h = open_state_home(load_settings(workspace=workspace))
-    try:
+    async with state_home_at(workspace) as h:
         yield h
-    finally:
-        await h.close()
 
 
 @pytest.fixture
 async def worker_b(tmp_path: Path, pg_url: str) -> AsyncIterator[StateHome]:
     ws = tmp_path / "worker_b"
     ws.mkdir()
-    h = open_state_home(load_settings(workspace=ws))
-    try:
+    async with state_home_at(ws) as h:
         yield h
-    finally:
-        await h.close()
 
 
 def test_a_ledger_saved_from_a_stale_copy_keeps_another_workers_opt_out(
