@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import glob
 import os
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterable
@@ -109,6 +110,10 @@ class StateHome(Protocol):
     def names(self, prefix: str, suffix: str = "", *, journals: bool = False) -> list[str]:
         """Sorted names of the documents under ``prefix`` ending with ``suffix`` (and of
         the journals too, with ``journals``)."""
+
+    def tree_names(self, dialogue_id: str) -> list[str]:
+        """Sorted names of the documents and journals ``agents/<agent>/<dialogue_id>/...``
+        (every agent's tree of that dialogue id)."""
 
     def next_dialogue_number(self, agent_id: str, taken: Iterable[int]) -> int:
         """Reserve a dialogue number of ``agent_id`` never handed out before."""
@@ -242,6 +247,10 @@ class FileStateHome:
             if name.startswith(prefix) and path.is_file() and not path.name.startswith("."):
                 out.append(name)
         return sorted(out)
+
+    def tree_names(self, dialogue_id: str) -> list[str]:
+        found = self.workspace.glob(f"agents/*/{glob.escape(dialogue_id)}/*")
+        return sorted(p.relative_to(self.workspace).as_posix() for p in found if p.is_file())
 
     def next_dialogue_number(self, agent_id: str, taken: Iterable[int]) -> int:
         return max(taken, default=-1) + 1  # the folder's mkdir is the reservation
