@@ -4,13 +4,14 @@ texts that reach two workers at once) and asking for reminders, one worker SIGKI
 and restarted. The full size of issue 21 is
 ``scripts/fault_sim.py --people 50 --messages 20 --reminders 30 --kills 2``.
 
-Checked: every message (and each person's ``/proactive off``) answered by the end (late answers count: how long a turn takes on a
-loaded machine is not asserted), no fact told missing from the database (acknowledged or not), every
-reminder confirmed sent (one whose worker died between claim and send is sent by another),
-and, measured inside through each worker's dialogue locks, no moment when one dialogue was
-served by two workers. Printed (``-s``), not asserted: answers or reminders given twice,
-which a worker killed while its reply streamed, or between the platform taking a message
-and the one statement that writes it, may still cause (the windows the README names).
+Checked: every message (and each person's ``/proactive off``) answered by the end (late
+answers count: how long a turn takes on a loaded machine is not asserted), no fact told
+missing from the database (acknowledged or not), every reminder confirmed sent (one whose
+worker died between claim and send is sent by another), and, measured inside through each
+worker's dialogue locks, no moment when one dialogue was served by two workers. Printed
+(``-s``), not asserted: answers or reminders given twice, which a worker killed while its
+reply streamed, or between the platform taking a message and the one statement that writes
+it, may still cause (the windows the README names).
 """
 
 from __future__ import annotations
