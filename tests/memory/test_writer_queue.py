@@ -184,3 +184,22 @@ async def test_a_turn_a_dead_worker_held_reaches_the_model_writer(workspace, tmp
         assert queue.writer.stats.turns_processed == 1
         (request,) = server.requests
         assert "User: I like jazz" in request.body["messages"][1]["content"]
+
+
+async def test_a_crash_between_a_held_turns_release_and_its_cleanup_queues_it_once(workspace):
+    """Files: the release writes the final turn, then drops the held copy; a crash between
+    the two leaves both, and the next start keeps the final one alone."""
+    async with open_store(workspace) as store:
+        dying = WriterQueue(MemoryWriter(store))
+        name = await dying.hold(turn("I live in Oslo"))
+        assert name is not None
+        folder = queue_dir(workspace)
+        final = turn("I live in Oslo")
+        final.reply_text = "Noted."
+        (folder / name).write_text(final.to_json(), encoding="utf-8")  # released, then killed
+        queue = WriterQueue(MemoryWriter(store))
+        assert queue._recover_held() == 0  # the next start: the held copy goes
+        assert not list(folder.glob("h_*.json"))
+        assert json.loads((folder / name).read_text(encoding="utf-8"))["reply_text"] == "Noted."
+        assert await queue.process_pending() == 1
+        assert {r.content for r in await live(store)} == {"The user lives in Oslo."}
