@@ -18,7 +18,12 @@ reminder a little later. Measured (figures on stdout, JSON with ``--json``):
   bot's messages per chat at the end (late ones included) against the messages sent;
   ``deliveries_not_taken``: posts a worker did not answer 200 (dead, stopping), posted again;
 - ``acknowledged_writes_lost``: facts the bot said it noted that are not among the live
-  records in the database at the end;
+  records in the database at the end; ``facts_never_written``: facts told (answered or
+  not) that are not among them (a message cut off mid-turn is still written);
+- with ``--commands`` each person also sends ``/proactive off`` once (a command, answered
+  once like a message); with ``--ack-after S`` the workers acknowledge an update (200)
+  after ``S`` seconds of its turn (Telegram's 30 s cut, made short: a worker killed after
+  that is posted the update no more, so another worker must take its claim over);
 - ``reminders``: per reminder asked for and confirmed, how many times "Reminder:" with its
   task reached the chat (goal: exactly once each);
 - ``one_dialogue_on_two_workers``: moments when one chat had updates in flight on two workers
@@ -213,6 +218,7 @@ class Person:
     n: int
     messages: int
     reminder_at: int | None  # which message asks for a reminder
+    command_at: int | None = None  # which message is a command
     sent: list[tuple[int, int]] = field(default_factory=list)  # (update_id, replies)
     facts: list[str] = field(default_factory=list)  # acknowledged ("Noted")
     waits: list[float] = field(default_factory=list)  # seconds until a turn's answers came
@@ -225,7 +231,23 @@ class Person:
     def line(self, i: int) -> str:
         if i == self.reminder_at:
             return f"remind me in 1 minute to water fern{self.n}x"
+        if i == self.command_at:
+            return COMMAND
         return f"I like hobby{self.n}x{i}"
+
+    def told(self) -> list[str]:
+        """The facts this person told (each a message of its own)."""
+        lines = range(len(self.sent))
+        return [f"hobby{self.n}x{i}" for i in lines if i not in (self.reminder_at, self.command_at)]
+
+
+COMMAND = "/proactive off"
+
+
+def command_at(messages: int, reminder_at: int | None) -> int | None:
+    """A slot sent alone (not half of a double text): 1, or 4 when the reminder is at 1."""
+    slots = [i for i in (1, 4) if i < messages and i != reminder_at]
+    return slots[0] if slots else None
 
 
 async def talk(tg: FakeTelegram, person: Person, timeout: float) -> None:
@@ -236,7 +258,9 @@ async def talk(tg: FakeTelegram, person: Person, timeout: float) -> None:
         lines = [i] if i % 3 != 2 or i + 1 >= person.messages else [i, i + 1]
         before = len(tg.chat_texts(person.user_id))
         updates = [
-            tg.private_message(person.user_id, person.line(j), first_name=f"P{person.n}")
+            tg.command(tg.private_chat(person.user_id), person.user_id, COMMAND)
+            if j == person.command_at
+            else tg.private_message(person.user_id, person.line(j), first_name=f"P{person.n}")
             for j in lines
         ]
         want = before + len(lines)
@@ -249,6 +273,8 @@ async def talk(tg: FakeTelegram, person: Person, timeout: float) -> None:
         for j, update in zip(lines, updates, strict=True):
             token = f"fern{person.n}x" if j == person.reminder_at else f"hobby{person.n}x{j}"
             mine = [t for t in texts if token in t and "Reminder:" not in t]
+            if j == person.command_at:  # sent alone: every answer in its wait is its own
+                mine = [t for t in texts if "Reminder:" not in t]
             person.sent.append((int(update["update_id"]), len(mine) or _share(texts, lines)))
             if any("Noted" in t and f"hobby{person.n}x{j}" in t for t in texts):
                 person.facts.append(f"hobby{person.n}x{j}")
@@ -327,6 +353,8 @@ async def simulate(args: argparse.Namespace, url: str, root: Path) -> dict[str, 
     fresh_schema(url, args.schema)
     async with FakeTelegram() as tg:
         env = worker_env(url, args.schema, tg)
+        if args.ack_after is not None:
+            env["FAMILIARS_TELEGRAM__WEBHOOK_ACK_AFTER_S"] = str(args.ack_after)
         workers = [Worker(n, root, env) for n in range(args.workers)]
 
         async def ready(worker: Worker) -> None:
@@ -337,10 +365,11 @@ async def simulate(args: argparse.Namespace, url: str, root: Path) -> dict[str, 
             worker.start()
             await ready(worker)
         tg.spread_webhook([w.hook for w in workers])
-        people = [
-            Person(n, args.messages, (n % args.messages) if n < args.reminders else None)
-            for n in range(args.people)
-        ]
+        people = []
+        for n in range(args.people):
+            reminder = (n % args.messages) if n < args.reminders else None
+            command = command_at(args.messages, reminder) if args.commands else None
+            people.append(Person(n, args.messages, reminder, command))
         started = time.perf_counter()
         kill = asyncio.create_task(killer(workers, people, args.kills, ready))
         await asyncio.gather(*(talk(tg, p, args.answer_timeout) for p in people))
@@ -397,6 +426,9 @@ def report(
         "by_end_extra_answers": sum(max(0, answers(tg, p) - len(p.sent)) for p in people),
         "acknowledged_writes": len(facts),
         "acknowledged_writes_lost": sum(1 for f in facts if f not in stored),
+        "facts_told": sum(len(p.told()) for p in people),
+        "facts_never_written": sum(1 for p in people for f in p.told() if f not in stored),
+        "updates_taken_over": taken_over(workers),
         "reminders_confirmed": len(reminders),
         "reminders_sent_once": sum(1 for r in reminders if r == 1),
         "reminders_never_sent": sum(1 for r in reminders if r == 0),
@@ -407,6 +439,16 @@ def report(
         # Seconds from sending a turn's message(s) to its answers (turns answered in time).
         **_wait_figures(sorted(w for p in people for w in p.waits)),
     }
+
+
+def taken_over(workers: list[Worker]) -> int:
+    """Updates a worker took over from a dead one's claim (its log says so)."""
+    said = "left by a worker that died"
+    return sum(
+        (w.root / f"worker{w.n}.log").read_text("utf-8", "replace").count(said)
+        for w in workers
+        if (w.root / f"worker{w.n}.log").exists()
+    )
 
 
 def _wait_figures(waits: list[float]) -> dict[str, float]:
@@ -429,6 +471,8 @@ def main() -> None:
     parser.add_argument("--reminders", type=int, default=3, help="people who ask for one")
     parser.add_argument("--kills", type=int, default=1)
     parser.add_argument("--answer-timeout", type=float, default=30.0)
+    parser.add_argument("--commands", action="store_true", help="each sends /proactive off")
+    parser.add_argument("--ack-after", type=float, help="the workers' webhook_ack_after_s")
     parser.add_argument("--start-timeout", type=float, default=180.0)
     parser.add_argument("--keep", help="keep the workers' folders and logs here")
     parser.add_argument("--json", action="store_true")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -60,7 +60,7 @@ class DialogueManager:
         forget_words: ForgetByWords,
         reminder_words: ReminderWords | None = None,
         commands: CommandSet | None = None,
-        on_care_pause: Callable[[str, datetime], None] | None = None,
+        on_care_pause: Callable[[str, datetime], Awaitable[None] | None] | None = None,
     ) -> None:
         #: What the stages use (storage, recall, models, the one group check), built by the
         #: runtime (:mod:`familiars.bot._services`).
@@ -285,6 +285,7 @@ class DialogueManager:
                 yield delta
         except BaseException:  # no reply (a failure, a stop): the message is still recalled
             s.log.embed_later(*turn.key)
+            stages.release_cut_off(turn, s)  # and its facts are still written
             raise
 
     async def _answered(self, turn: Turn) -> AsyncIterator[str]:

@@ -6,7 +6,7 @@ Each piece is given only what it uses; the runtime builds them in order."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 
 from familiars.bot._adapters.base import PlatformAdapter
@@ -152,11 +152,11 @@ class StateDirectory:
         return out
 
 
-def proactive_switch(scheduler: Scheduler) -> Callable[[Caller, bool], None]:
+def proactive_switch(scheduler: Scheduler) -> Callable[[Caller, bool], Awaitable[None]]:
     """What /proactive on|off tells the scheduler: this dialogue, and the person's default."""
 
-    def switch(caller: Caller, enabled: bool) -> None:
-        scheduler.set_proactive(caller.agent_id, caller.dialogue_id, caller.user_key, enabled)
-        scheduler.set_proactive(caller.agent_id, None, caller.user_key, enabled)
+    async def switch(caller: Caller, enabled: bool) -> None:
+        await scheduler.set_proactive(caller.agent_id, caller.dialogue_id, caller.user_key, enabled)
+        await scheduler.set_proactive(caller.agent_id, None, caller.user_key, enabled)
 
     return switch

@@ -23,6 +23,7 @@ the collaborators it needs (:class:`TurnServices`); ``DialogueManager._turn`` co
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -156,6 +157,43 @@ async def record_message(turn: Turn, s: TurnServices) -> None:
     await s.state.touch_dialogue(agent_id, dialogue_id, user_at=turn_start_iso, save=False)
     await s.outbound.note_member(turn.info, turn.user_key)  # their notes are guarded here now
     turn.said = redaction.masked
+    if s.writer_queue is not None and metadata.get("kind") != "care":
+        # The writer's work for the message is queued now, beside the turn (the reply
+        # waits for it): a turn cut off before its end still has its facts written.
+        turn.held = asyncio.create_task(_hold(turn, s))
+
+
+async def _hold(turn: Turn, s: TurnServices) -> str | None:
+    """Queue the message's writer work held (``WriterQueue.hold``) as far as it is known
+    now (no reply; the prompt's taint unknown, so taken as tainted: no directive from it
+    unless the turn ends); "" when the message's work was queued before, None when it
+    could not be (then after() queues it as it always did)."""
+    assert s.writer_queue is not None
+    try:
+        context = await _turn_context(turn, s, turn.said)
+        if context is None:
+            return None
+        context.tainted = True
+        name = await s.writer_queue.hold(context, _message_turn_name(turn))
+    except Exception:  # noqa: BLE001 - the turn goes on; its writer work is queued after
+        logger.warning("the message's writer work could not be held", exc_info=True)
+        return None
+    return "" if name is None else name
+
+
+def _message_turn_name(turn: Turn) -> str | None:
+    """The queued turn's name for this message (``t_`` + the message's time in ms, as a
+    record id's, and a digest of where it was said and its id): the same when the message's
+    turn runs again (its update posted again after a kill); None without a message id."""
+    message = turn.message
+    if not message.message_id:
+        return None
+    where = "/".join(
+        [turn.agent.id, message.platform, message.chat_id, message.thread_id or "",
+         message.message_id]
+    )  # fmt: skip
+    digest = hashlib.sha256(where.encode("utf-8")).hexdigest()[:8]
+    return f"t_{int(turn.now.timestamp() * 1000):012x}0000{digest}.json"
 
 
 # ---------------------------------------------------------------------- 3. read once
@@ -364,6 +402,8 @@ async def send(turn: Turn, s: TurnServices, replies: AsyncIterator[str]) -> Asyn
     it, against the private notes of everyone the familiar knows in this chat. Nothing is
     sent before the message is on disk (its journal line's fsync ran beside the turn)."""
     await s.log.durable(*turn.key)
+    if turn.held is not None:  # the message's writer work is queued too
+        await asyncio.wait({turn.held})
     if turn.info.is_group:
         reply = _with_notes("".join([delta async for delta in replies]), turn.notes)
         public = [m.content for m in turn.messages if m.role != "system"] + [turn.agent.name]
@@ -404,7 +444,7 @@ async def after(turn: Turn, s: TurnServices) -> None:
         context = await _turn_context(turn, s, writer_text)  # the recent lines: before the node
     await asyncio.gather(
         s.state.touch_dialogue(turn.agent.id, turn.info.dialogue_id, bot_at=iso_now()),
-        _enqueue(s.writer_queue, context),
+        _to_writer(turn, s.writer_queue, context),
         s.log.defer_reply_node(
             turn.agent.id,
             turn.info.dialogue_id,
@@ -440,9 +480,25 @@ def used_records(recalled: Sequence[RecalledItem], reply: str) -> list[str]:
     return list(dict.fromkeys(used))
 
 
-async def _enqueue(queue: WriterQueue | None, context: TurnContext | None) -> None:
-    if queue is not None and context is not None:
-        await queue.enqueue(context)
+async def _to_writer(turn: Turn, queue: WriterQueue | None, context: TurnContext | None) -> None:
+    """The turn's writer work: the held turn released with the reply in it (or dropped: a
+    care turn's), else queued now; nothing when the message's work was queued before."""
+    if queue is None:
+        return
+    held = await turn.held if turn.held is not None else None
+    if held is None:
+        if context is not None:
+            await queue.enqueue(context)
+        return
+    if held:
+        await queue.release(held, context, drop=context is None)
+
+
+def release_cut_off(turn: Turn, s: TurnServices) -> None:
+    """A turn that ended without its end (a failure, a stop): its message's held writer
+    work is released as it was held, so the writer still reads the message."""
+    if turn.held is not None and s.writer_queue is not None:
+        s.writer_queue.release_soon(turn.held)
 
 
 async def _turn_context(turn: Turn, s: TurnServices, user_text: str) -> TurnContext | None:

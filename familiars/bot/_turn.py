@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from familiars.bot._untrusted import TurnTaint
 
 if TYPE_CHECKING:
+    import asyncio
+
     from familiars.bot._adapters.base import IncomingMessage
     from familiars.bot._prompt import BranchTurn
     from familiars.bot._state import DialogueInfo
@@ -67,6 +69,9 @@ class Turn:
     q_id: int = -1
     #: Lines added after the reply (attachments saved).
     notes: list[str] = field(default_factory=list)
+    #: The message's writer work being queued, held while the turn runs: its name; "" when
+    #: it was queued before (the message's turn ran again); None: not held (queued after).
+    held: asyncio.Task[str | None] | None = None
     # --- read once: the person's live records (user scope, the agent's identity, the
     # dialogue's shared and ephemeral records), for the plan, the profile and directives
     records: list[MemoryRecord] = field(default_factory=list)

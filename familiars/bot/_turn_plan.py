@@ -21,9 +21,10 @@ these points, in order:
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import re
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta, tzinfo
 from functools import partial
@@ -207,7 +208,7 @@ class TurnPlanner:
         self.last_q: dict[tuple[str, str], int] = {}
         self.said: dict[tuple[str, str], str] = {}
         #: Set by the scheduler's wiring: ``care_pause(user_key, until)``.
-        self.on_pause: Callable[[str, datetime], None] | None = None
+        self.on_pause: Callable[[str, datetime], Awaitable[None] | None] | None = None
 
     async def begin(self, turn: Turn) -> TurnPlan:
         """Everything the turn must know before its reply (see the module map); reads the
@@ -228,7 +229,7 @@ class TurnPlanner:
         if settings.care.crisis_replies and await self._worrying(turn.said, understanding):
             country = country_of(tz, settings.care.country)
             plan.care_text = crisis_reply(settings.care.crisis_text, country)
-            self._pause(user_key, now)
+            await self._pause(user_key, now)
             return plan
         if offline and key not in self.noticed:
             self.noticed.add(key)
@@ -278,11 +279,13 @@ class TurnPlanner:
 
     # ------------------------------------------------------------------ the parts
 
-    def _pause(self, user_key: str, now: datetime) -> None:
+    async def _pause(self, user_key: str, now: datetime) -> None:
         until = now + timedelta(seconds=self.services.settings.care.crisis_pause_s)
         logger.info("care: unsolicited nudges paused for %s until %s", user_key, until)
         if self.on_pause is not None:
-            self.on_pause(user_key, until)
+            paused = self.on_pause(user_key, until)
+            if inspect.isawaitable(paused):  # the scheduler saves off the event loop
+                await paused
 
     async def _worrying(self, text: str, understanding: Understanding | None) -> bool:
         """Self-harm said outright (the rule), or indirectly (by meaning, when loaded)."""

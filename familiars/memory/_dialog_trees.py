@@ -183,12 +183,22 @@ class DialogTrees:
                 if f.is_dir() and DIALOGUE_ID_RE.fullmatch(f.name)
             )
         keys = set()
-        middle = "/" if dialogue_id is None else f"/{dialogue_id}/"
-        for suffix in (DIALOGUE_FILE, JOURNAL_FILE):
-            for found in self.home.names("agents/", middle + suffix, journals=True):
-                parts = found.split("/")  # agents/<agent>/<dialogue>/<file>
-                if len(parts) == 4 and _tree_key(parts[1], parts[2]):
-                    keys.add((parts[1], parts[2]))
+        if dialogue_id is not None:  # by the index on the dialogue's part of the names
+            names = self.home.tree_names(dialogue_id)
+        else:
+            names = [
+                found
+                for suffix in (DIALOGUE_FILE, JOURNAL_FILE)
+                for found in self.home.names("agents/", "/" + suffix, journals=True)
+            ]
+        for found in names:
+            parts = found.split("/")  # agents/<agent>/<dialogue>/<file>
+            if (
+                len(parts) == 4
+                and parts[3] in (DIALOGUE_FILE, JOURNAL_FILE)
+                and _tree_key(parts[1], parts[2])
+            ):
+                keys.add((parts[1], parts[2]))
         return sorted(keys)
 
     def open_trees(self) -> list[DialogTree]:

@@ -92,7 +92,8 @@ def scrub_files(workspace: Path, forgotten: Forgotten) -> list[Path]:
     workspace = Path(workspace)
     touched: list[Path] = []
     queue = workspace / "state" / "writer_queue"
-    for path in sorted([*queue.glob("t_*.json"), *queue.glob("failed/t_*.json")]):
+    held = queue.glob("h_*.json")  # a turn's writer work queued while the turn runs
+    for path in sorted([*queue.glob("t_*.json"), *held, *queue.glob("failed/t_*.json")]):
         touched += _guard(path, lambda p: _scrub_queued(p, forgotten))
     for path in sorted(queue.glob("failed/*.reason.txt")):
         touched += _guard(path, lambda p: _scrub_reason(p, forgotten))

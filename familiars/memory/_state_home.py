@@ -26,16 +26,21 @@ What a caller may rely on in both homes:
 - :meth:`StateHome.claim_update` / :meth:`StateHome.finish_update` - a Telegram update
   (webhook mode) answered once by all workers together: claimed while its turn runs, marked
   done after it; a claim of a worker that died (its session gone) is taken over, so an
-  update whose turn never ended is answered when Telegram posts it again.
+  update whose turn never ended is answered when Telegram posts it again, or (its payload
+  kept with the claim: :meth:`StateHome.orphaned_updates`) by a live worker that looks.
 - :meth:`StateHome.take_turn` - the oldest queued writer turn, locked ``FOR UPDATE SKIP
   LOCKED`` for as long as the ``async with`` block runs; the turn leaves the queue only when
   the block calls ``done()`` or ``set_aside()``, and a crash rolls the claim back.
+- :meth:`StateHome.hold_turn` / :meth:`StateHome.release_turn` - a message's writer work,
+  queued the moment the message is recorded and held by the worker while its turn runs
+  (then released with the reply in it): a worker killed mid-turn leaves it to another.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import glob
 import os
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterable
@@ -110,6 +115,10 @@ class StateHome(Protocol):
         """Sorted names of the documents under ``prefix`` ending with ``suffix`` (and of
         the journals too, with ``journals``)."""
 
+    def tree_names(self, dialogue_id: str) -> list[str]:
+        """Sorted names of the documents and journals ``agents/<agent>/<dialogue_id>/...``
+        (every agent's tree of that dialogue id)."""
+
     def next_dialogue_number(self, agent_id: str, taken: Iterable[int]) -> int:
         """Reserve a dialogue number of ``agent_id`` never handed out before."""
 
@@ -130,10 +139,16 @@ class StateHome(Protocol):
     def save_fates(self, entries: dict[str, dict[str, Any] | None]) -> None:
         """Write these loops' fates (None: drop the fate, the loop may be tried again)."""
 
-    def claim_update(self, bot: str, update_id: int) -> str:
+    def claim_update(self, bot: str, update_id: int, payload: str | None = None) -> str:
         """``mine`` (answer it now), ``replied`` (run its turn now, but its answer went out
         already: do not send it again), ``done`` (answered already) or ``busy`` (being
-        answered now by a live worker, or by this one)."""
+        answered now by a live worker, or by this one). ``payload``: the update as posted,
+        kept with the claim until it is done (see :meth:`orphaned_updates`)."""
+
+    def orphaned_updates(self, bot: str) -> list[tuple[int, str, bool]]:
+        """The updates claimed by a worker that died before they were done (in the database;
+        the files' claims die with their one process): taken over by this worker, as (update
+        id, payload, replied)."""
 
     async def reply_sent(self, bot: str, update_id: int) -> None:
         """The claimed update's answer went out (the platform took it): a worker taking the
@@ -153,6 +168,16 @@ class StateHome(Protocol):
         """:meth:`queued_turns`, awaited (in the database on the async driver)."""
 
     def put_turn(self, name: str, text: str) -> None: ...
+
+    def hold_turn(self, name: str, text: str) -> bool:
+        """Queue a turn held by this worker while its turn runs: no worker takes it until
+        :meth:`release_turn` (or, in the database, until this worker's session is gone: a
+        dead one's is taken over, here too). False: one of that name is queued already and
+        not this worker's."""
+
+    async def release_turn(self, name: str, text: str | None, *, drop: bool = False) -> bool:
+        """A held turn free for any worker: ``text`` its final body (None: as held), or
+        ``drop`` it; False (nothing done) when it was no longer this worker's."""
 
     def turn_rows(self) -> list[tuple[str, str, str | None]]:
         """Every queued turn, set aside ones too: (name, text, reason or None if waiting)."""
@@ -243,6 +268,10 @@ class FileStateHome:
                 out.append(name)
         return sorted(out)
 
+    def tree_names(self, dialogue_id: str) -> list[str]:
+        found = self.workspace.glob(f"agents/*/{glob.escape(dialogue_id)}/*")
+        return sorted(p.relative_to(self.workspace).as_posix() for p in found if p.is_file())
+
     def next_dialogue_number(self, agent_id: str, taken: Iterable[int]) -> int:
         return max(taken, default=-1) + 1  # the folder's mkdir is the reservation
 
@@ -263,7 +292,7 @@ class FileStateHome:
     def loop_fates(self) -> dict[str, dict[str, Any]] | None:
         return None
 
-    def claim_update(self, bot: str, update_id: int) -> str:
+    def claim_update(self, bot: str, update_id: int, payload: str | None = None) -> str:
         key = (bot, update_id)
         if key in self._updates:
             return "done" if self._updates[key] else "busy"
@@ -271,6 +300,9 @@ class FileStateHome:
         if len(self._updates) > KEEP_UPDATES:
             self._updates.popitem(last=False)
         return "mine"
+
+    def orphaned_updates(self, bot: str) -> list[tuple[int, str, bool]]:
+        return []  # one process: its claims die with it
 
     async def reply_sent(self, bot: str, update_id: int) -> None:
         return None  # one process: its claims die with it
@@ -300,6 +332,12 @@ class FileStateHome:
 
     def put_turn(self, name: str, text: str) -> None:
         self.write(QUEUE_PREFIX + name, text.encode("utf-8"))
+
+    def hold_turn(self, name: str, text: str) -> bool:
+        raise NotImplementedError("the files' queue is the folder (WriterQueue holds there)")
+
+    async def release_turn(self, name: str, text: str | None, *, drop: bool = False) -> bool:
+        raise NotImplementedError("the files' queue is the folder (WriterQueue holds there)")
 
     def turn_rows(self) -> list[tuple[str, str, str | None]]:
         raise NotImplementedError("on files the forget scrubs the queue's folder")

@@ -381,11 +381,12 @@ class Scheduler:
         )
         return True
 
-    def forget(self, report: ForgetReport) -> None:
+    async def forget(self, report: ForgetReport) -> None:
         """A forget hook: the ledger in memory (and its file) without the forgotten
-        reminders' words; a file scrub alone would be undone by the next save."""
+        reminders' words; a file scrub alone would be undone by the next save. In the
+        database saved off the event loop, as every ledger save there."""
         holds = forgotten_of((), report.texts, report.records).holds
-        self.ledger.forget(report.records, holds)
+        await self.ledger.off_loop(self.ledger.forget, report.records, holds)
 
     async def records_changed(self, change: Any) -> None:
         """A :class:`~familiars.memory.StoreListener`: new or moved reminders get their exact
@@ -576,16 +577,18 @@ class Scheduler:
 
     # -- commands the runtime exposes -------------------------------------------------------
 
-    def set_proactive(
+    async def set_proactive(
         self, agent_id: str, dialogue_id: str | None, user_key: str | None, enabled: bool
     ) -> None:
-        """``/proactive on|off`` for one dialogue (persisted)."""
-        self.ledger.set_proactive(dialogue_key(agent_id, dialogue_id, user_key), enabled)
+        """``/proactive on|off`` for one dialogue (persisted; in the database saved off the
+        event loop, on files on it: see ``SchedulerLedger.off_loop``)."""
+        key = dialogue_key(agent_id, dialogue_id, user_key)
+        await self.ledger.off_loop(self.ledger.set_proactive, key, enabled)
 
-    def care_pause(self, user_key: str, until: datetime) -> None:
-        """No unsolicited nudges for this person before ``until`` (persisted; reminders they
-        asked for still go out)."""
-        self.ledger.care_pause(user_key, until)
+    async def care_pause(self, user_key: str, until: datetime) -> None:
+        """No unsolicited nudges for this person before ``until`` (persisted as
+        :meth:`set_proactive`; reminders they asked for still go out)."""
+        await self.ledger.off_loop(self.ledger.care_pause, user_key, until)
 
     def proactive_enabled(
         self, agent_id: str, dialogue_id: str | None, user_key: str | None

@@ -4,13 +4,14 @@ texts that reach two workers at once) and asking for reminders, one worker SIGKI
 and restarted. The full size of issue 21 is
 ``scripts/fault_sim.py --people 50 --messages 20 --reminders 30 --kills 2``.
 
-Checked: every message answered by the end (late answers count: how long a turn takes on a
-loaded machine is not asserted), no acknowledged fact missing from the database, every
-reminder confirmed sent (one whose worker died between claim and send is sent by another),
-and, measured inside through each worker's dialogue locks, no moment when one dialogue was
-served by two workers. Printed (``-s``), not asserted: answers or reminders given twice,
-which a worker killed while its reply streamed, or between the platform taking a message
-and the one statement that writes it, may still cause (the windows the README names).
+Checked: every message (and each person's ``/proactive off``) answered by the end (late
+answers count: how long a turn takes on a loaded machine is not asserted), no fact told
+missing from the database (acknowledged or not), every reminder confirmed sent (one whose
+worker died between claim and send is sent by another), and, measured inside through each
+worker's dialogue locks, no moment when one dialogue was served by two workers. Printed
+(``-s``), not asserted: answers or reminders given twice, which a worker killed while its
+reply streamed, or between the platform taking a message and the one statement that writes
+it, may still cause (the windows the README names).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def test_workers_on_one_database_lose_nothing_when_one_is_killed(
     run = subprocess.run(
         [sys.executable, str(SCRIPT), "--database", pg_server, "--json", "--keep",
          str(tmp_path / "sim"), "--people", "4", "--messages", "5", "--reminders", "2",
-         "--kills", "1"],
+         "--kills", "1", "--commands"],
         capture_output=True, text=True, timeout=850, check=False,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:]
@@ -44,6 +45,7 @@ def test_workers_on_one_database_lose_nothing_when_one_is_killed(
     assert result["by_end_never_answered"] == 0, result
     assert result["acknowledged_writes"] > 0
     assert result["acknowledged_writes_lost"] == 0, result
+    assert result["facts_never_written"] == 0, result  # told, answered or not
     assert result["reminders_confirmed"] > 0
     assert result["reminders_never_sent"] == 0, result
     assert result["dialogue_holds"] > 0

@@ -126,7 +126,7 @@ async def test_an_update_answered_by_a_worker_that_then_died_runs_again_silent(
     home = adapter.webhook._home
     claim = home.claim_update
     monkeypatch.setattr(
-        home, "claim_update", lambda bot, uid: "replied" if claim(bot, uid) == "mine" else "busy"
+        home, "claim_update", lambda *a: "replied" if claim(*a) == "mine" else "busy"
     )
     tg.private_message(ALICE, "I live in Lisbon.", first_name="Alice")
     await tg.wait_for(lambda: len(tg.deliveries) == 1)
@@ -338,3 +338,110 @@ async def test_a_turn_longer_than_ack_after_is_acknowledged_while_it_runs() -> N
     hook.open(Bot(TOKEN), slow)
     assert await hook.deliver(HEADERS, _update_body(4)) == 200
     forever.set()
+
+
+# ---------------------------------------------------------------------- commands, once
+
+
+async def test_a_commands_answer_is_marked_out_as_a_messages_is(
+    tg: FakeTelegram, hooked: Application, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    [adapter] = [a for a in hooked.adapters if isinstance(a, TelegramAdapter)]
+    assert adapter.webhook is not None
+    heard: list[tuple[int, int]] = []
+
+    async def reply_sent(bot: str, update_id: int) -> None:
+        heard.append((update_id, len(tg.chat_texts(ALICE))))  # the answer already out
+
+    monkeypatch.setattr(adapter.webhook._home, "reply_sent", reply_sent)
+    update = tg.command(tg.private_chat(ALICE), ALICE, "/help")
+    await tg.wait_for(lambda: len(tg.deliveries) == 1)
+    assert heard == [(update["update_id"], 1)]
+
+
+async def test_a_command_answered_by_a_worker_that_then_died_is_not_run_again(
+    tg: FakeTelegram, hooked: Application, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``/reminders cancel 1`` taken over from a worker killed after its answer went out:
+    neither done nor answered a second time."""
+    [adapter] = [a for a in hooked.adapters if isinstance(a, TelegramAdapter)]
+    assert adapter.webhook is not None
+    home = adapter.webhook._home
+    claim = home.claim_update
+    monkeypatch.setattr(
+        home, "claim_update", lambda *a: "replied" if claim(*a) == "mine" else "busy"
+    )
+    ran: list[str] = []
+    answers = adapter._turns._answers
+    command = answers._handler.command
+
+    async def counted(invocation: Any) -> Any:
+        ran.append(invocation.name)
+        return await command(invocation)
+
+    monkeypatch.setattr(answers._handler, "command", counted)
+    tg.command(tg.private_chat(ALICE), ALICE, "/reminders cancel 1")
+    await tg.wait_for(lambda: len(tg.deliveries) == 1)
+    await hooked.settle()
+    assert tg.deliveries[0][1] == 200
+    assert ran == [] and tg.chat_texts(ALICE) == []
+
+
+# ---------------------------------------------------------------------- acknowledged, then killed
+
+
+async def test_an_update_acknowledged_then_cut_by_a_kill_is_answered_by_another_worker(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """A slow turn is answered 200 at ``ack_after_s``; its worker killed after that is
+    posted the update no more. The update's payload is kept with its claim: a live worker
+    takes the dead one's claim over and answers it, once; one whose answer went out before
+    the kill runs silently."""
+    from telegram import Bot
+
+    from familiars.bot._adapters.telegram._webhook import TelegramWebhook
+    from familiars.memory import open_state_home
+
+    forever = asyncio.Event()
+
+    async def slow(update: Any) -> None:
+        await forever.wait()
+
+    taken: list[tuple[int, bool]] = []
+    home_a = open_state_home(load_settings(workspace=tmp_path / "a"))
+    home_b = open_state_home(load_settings(workspace=tmp_path / "b"))
+    hook_a = TelegramWebhook("/tg", SECRET, ack_after_s=0.01, home=home_a, sweep_s=3600)
+    hook_b = TelegramWebhook("/tg", SECRET, home=home_b, sweep_s=3600)
+
+    async def take(update: Any) -> None:
+        taken.append((update.update_id, hook_b.receipt(update.update_id).silent))
+
+    try:
+        hook_a.open(Bot(TOKEN), slow)
+        hook_b.open(Bot(TOKEN), take)
+        assert await hook_a.deliver(HEADERS, _update_body(7)) == 200  # acknowledged
+        assert await hook_a.deliver(HEADERS, _update_body(8)) == 200
+        await hook_a.receipt(8).sent()  # 8's answer went out before the kill
+        assert await hook_b.sweep() == 0  # A lives: its turns are its own
+        hook_a.close()
+        await home_a.close()  # killed: its session is gone
+
+        async def swept() -> bool:
+            await hook_b.sweep()
+            await asyncio.sleep(0.05)
+            return len(taken) == 2
+
+        for _ in range(100):
+            if await swept():
+                break
+        assert sorted(taken) == [(7, False), (8, True)]
+        await hook_b.settled()
+        assert await hook_b.sweep() == 0  # answered: never again
+        assert await hook_b.deliver(HEADERS, _update_body(7)) == 200  # a late re-post
+        assert sorted(taken) == [(7, False), (8, True)]
+    finally:
+        forever.set()
+        hook_a.close()
+        hook_b.close()
+        await home_a.close()
+        await home_b.close()

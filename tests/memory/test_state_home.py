@@ -76,6 +76,35 @@ async def test_documents_are_kept_by_name_as_bytes(home: StateHome, workspace: P
     assert on_disk == (home.kind == "files")  # the database keeps nothing in the workspace
 
 
+async def test_a_dialogues_trees_are_found_by_its_id_on_both_homes(home: StateHome) -> None:
+    home.append("agents/agent_0/dialogue_3/dialogue.journal.jsonl", "{}")
+    home.write("agents/agent_1/dialogue_3/dialogue.json", b"{}")
+    home.append("agents/agent_0/dialogue_33/dialogue.journal.jsonl", "{}")
+    home.write("state/dialogue_3/x.json", b"{}")  # not a tree's
+    assert home.tree_names("dialogue_3") == [
+        "agents/agent_0/dialogue_3/dialogue.journal.jsonl",
+        "agents/agent_1/dialogue_3/dialogue.json",
+    ]
+
+
+def test_a_dialogues_trees_are_found_by_an_index_not_a_scan_of_every_line(
+    pg_url: str, workspace: Path
+) -> None:
+    """``stored(dialogue_id)`` (who has this dialogue: every forget asks) reads the journal
+    lines of that dialogue only, by an index, not every line of every journal by LIKE."""
+    from familiars.memory._pg._connect import connect
+    from familiars.memory._pg._schema import migrate
+    from familiars.memory._pg._state import TREE_NAMES
+
+    schema = load_settings().database.schema_name
+    with connect(pg_url, schema) as conn:
+        migrate(conn, schema, pg_url)
+        conn.execute("SET enable_seqscan = off")  # a small table would be scanned anyway
+        rows = conn.execute("EXPLAIN " + TREE_NAMES, ("dialogue_3", "dialogue_3")).fetchall()
+    plan = "\n".join(r[0] for r in rows)
+    assert "state_lines_dialogue" in plan and "state_docs_dialogue" in plan, plan
+
+
 async def test_a_dialogue_number_is_never_handed_out_twice(home: StateHome) -> None:
     first = home.next_dialogue_number("agent_0", [])
     second = home.next_dialogue_number("agent_0", [first])

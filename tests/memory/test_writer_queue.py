@@ -149,3 +149,57 @@ async def test_a_writer_bug_sets_the_turn_aside_and_the_queue_goes_on(tmp_path):
     reason = (failed / first.name).with_suffix(".reason.txt").read_text(encoding="utf-8")
     assert "RuntimeError: bug in the writer" in reason
     assert pending_turn_files(tmp_path) == []
+
+
+async def test_a_turn_a_dead_worker_held_reaches_the_model_writer(workspace, tmp_path, memory_home):
+    """A message's writer work held while its turn ran (issue 21), its worker killed before
+    the reply: the model writer still reads the message (no reply in it), once."""
+    import asyncio
+
+    from familiars.config import load_settings
+    from familiars.llm import OpenAIChatModel
+    from familiars.memory import open_state_home
+    from tests.fake_openai import FakeOpenAI, Reply
+
+    def add(content):
+        entry = {"content": content, "salience": 0.7}
+        return {"op": "add", "scope": "user", "category": "preference", "entry": entry}
+
+    async with FakeOpenAI() as server, open_store(workspace) as store:
+        server.script(Reply.json({"writes": [add("The user likes jazz.")]}))
+        dead_home = open_state_home(load_settings(workspace=tmp_path / "dead"))
+        dead = WriterQueue(MemoryWriter(store), dead_home if in_database() else None)
+        assert await dead.hold(turn("I like jazz")) is not None
+        assert dead.pending() == []  # held: no writer takes it while its turn runs
+        await dead_home.close()  # killed mid-turn: never released
+        chat = OpenAIChatModel(name="local", base_url=server.base_url, model="m", timeout_s=5)
+        queue = WriterQueue(MemoryWriter(store, model=chat), home_of(store))
+        async with queue:
+            for _ in range(200):
+                await queue.drain()
+                if queue.writer.stats.turns_processed:
+                    break
+                await asyncio.sleep(0.05)
+        assert {r.content for r in await live(store)} == {"The user likes jazz."}
+        assert queue.writer.stats.turns_processed == 1
+        (request,) = server.requests
+        assert "User: I like jazz" in request.body["messages"][1]["content"]
+
+
+async def test_a_crash_between_a_held_turns_release_and_its_cleanup_queues_it_once(workspace):
+    """Files: the release writes the final turn, then drops the held copy; a crash between
+    the two leaves both, and the next start keeps the final one alone."""
+    async with open_store(workspace) as store:
+        dying = WriterQueue(MemoryWriter(store))
+        name = await dying.hold(turn("I live in Oslo"))
+        assert name is not None
+        folder = queue_dir(workspace)
+        final = turn("I live in Oslo")
+        final.reply_text = "Noted."
+        (folder / name).write_text(final.to_json(), encoding="utf-8")  # released, then killed
+        queue = WriterQueue(MemoryWriter(store))
+        assert queue._recover_held() == 0  # the next start: the held copy goes
+        assert not list(folder.glob("h_*.json"))
+        assert json.loads((folder / name).read_text(encoding="utf-8"))["reply_text"] == "Noted."
+        assert await queue.process_pending() == 1
+        assert {r.content for r in await live(store)} == {"The user lives in Oslo."}

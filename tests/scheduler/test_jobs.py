@@ -218,9 +218,9 @@ async def test_check_ins_respect_proactive_off_and_the_cap_across_restarts(
     )
     sender = Sender()
     sched = make(workspace, store, sender, noon, dialogues=Directory(info))
-    sched.set_proactive("agent_0", "dialogue_2", None, False)
+    await sched.set_proactive("agent_0", "dialogue_2", None, False)
     assert await sched.run_due(noon) == []
-    sched.set_proactive("agent_0", "dialogue_2", None, True)
+    await sched.set_proactive("agent_0", "dialogue_2", None, True)
     await sched.run_due(noon)
     assert [m.kind for m in sender.sent] == ["check_in"] and "Ana" in sender.sent[0].text
     # A restarted scheduler still knows a check-in went out for this silence.
@@ -506,8 +506,8 @@ async def test_with_no_database_the_ledger_is_written_on_the_event_loop_alone(
         write, main = home.write, threading.current_thread()
         said = threading.Event()
 
-        def proactive_off() -> None:
-            sched.set_proactive("agent_0", "dialogue_9", None, False)
+        def proactive_off() -> None:  # what /proactive off does on files: on the loop
+            sched.ledger.set_proactive("agent_0/dialogue_9", False)
             said.set()
 
         def racing_write(name: str, data: bytes, *, durable: bool = True) -> None:
@@ -524,3 +524,35 @@ async def test_with_no_database_the_ledger_is_written_on_the_event_loop_alone(
         assert outcome.closed == [rid]
         stored = json.loads(ledger_path(workspace).read_text())
         assert stored["dialogues"]["agent_0/dialogue_9"]["proactive_off"] is True
+
+
+async def test_a_chat_change_to_the_ledger_is_saved_off_the_event_loop_in_the_database(
+    workspace: Path, store: MemoryStore
+) -> None:
+    """``/proactive off``, a care pause and a forget change the ledger: in the database its
+    save (a row lock may wait there) runs in a thread like every other ledger save; on the
+    files on the event loop, as it always did (a thread's save could write an older copy
+    over a change the loop saved meanwhile)."""
+    from familiars.memory import ForgetReport
+
+    sched = make(workspace, store, Sender(), DUE)
+    rid = await add_reminder(store)
+    sched.ledger.mark(next(lp for lp in await sched.loops.open_loops()), "sent", DUE)
+    saved_on: list[threading.Thread] = []
+    save = sched.ledger.save
+
+    def noted_save() -> None:
+        saved_on.append(threading.current_thread())
+        save()
+
+    sched.ledger.save = noted_save  # type: ignore[method-assign]
+    await sched.set_proactive("agent_0", "dialogue_9", None, False)
+    await sched.care_pause("u1", DUE + timedelta(days=1))
+    await sched.forget(ForgetReport(records=[rid]))
+    main = threading.current_thread()
+    assert len(saved_on) == 3  # /proactive off, care pause, forget
+    in_threads = sched.ledger.home.kind == "database"
+    assert all((on is not main) == in_threads for on in saved_on), saved_on
+    assert not sched.ledger.proactive_enabled("agent_0/dialogue_9")
+    assert sched.ledger.care_paused_until("u1") == DUE + timedelta(days=1)
+    assert sched.ledger.loops()[rid]["task"] == "[forgotten]"

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import inspect
+from collections.abc import Awaitable, Callable
 
 from familiars.bot._adapters.base import CommandResponse
 from familiars.bot._commands._declare import Call, Caller, Command, Subcommand
@@ -17,7 +18,10 @@ OFF = (
 
 class ProactiveCommand(Command):
     def __init__(
-        self, state: BotState, *, on_change: Callable[[Caller, bool], None] | None = None
+        self,
+        state: BotState,
+        *,
+        on_change: Callable[[Caller, bool], Awaitable[None] | None] | None = None,
     ) -> None:
         super().__init__(
             "proactive",
@@ -47,4 +51,6 @@ class ProactiveCommand(Command):
     async def _switch(self, caller: Caller, enabled: bool) -> None:
         await self._state.set_proactive(caller.user_key, enabled)
         if self._on_change is not None:
-            self._on_change(caller, enabled)
+            told = self._on_change(caller, enabled)
+            if inspect.isawaitable(told):  # the scheduler saves off the event loop
+                await told

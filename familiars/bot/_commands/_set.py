@@ -51,7 +51,7 @@ def default_commands(
     recall_log: RecallLog | None = None,
     fanout_log: FanoutLog | None = None,
     on_used: Callable[[str], None] | None = None,
-    on_proactive: Callable[[Caller, bool], None] | None = None,
+    on_proactive: Callable[[Caller, bool], Awaitable[None] | None] | None = None,
     reminders: ReminderBook | None = None,
     forgetter: Forgetter,
     now: Callable[[], datetime] = _utc_now,

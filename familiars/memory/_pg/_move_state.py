@@ -73,13 +73,14 @@ def _doc(cur: psycopg.Cursor[Any], name: str, data: bytes) -> None:
 def _queue_in(cur: psycopg.Cursor[Any], folder: Path) -> int:
     done = 0
     for failed, where in ((False, folder), (True, folder / "failed")):
-        for path in sorted(where.glob("t_*.json")):
+        # A held turn (h_) is a cut-off turn's writer work: queued, as the next start would.
+        for path in [*sorted(where.glob("t_*.json")), *sorted(where.glob("h_*.json"))]:
             reason_file = path.with_suffix(".reason.txt")
             reason = reason_file.read_text("utf-8", "replace") if reason_file.exists() else ""
             cur.execute(
                 "INSERT INTO writer_queue (name, body, failed, reason) VALUES (%s, %s, %s, %s) "
                 "ON CONFLICT DO NOTHING",
-                (path.name, path.read_text("utf-8", "replace"), failed, reason or None),
+                ("t_" + path.name[2:], path.read_text("utf-8", "replace"), failed, reason or None),
             )
             done += 1
     return done

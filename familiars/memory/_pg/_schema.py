@@ -26,6 +26,10 @@ Tables (in the schema ``[database] schema_name``, default ``familiars``):
   script written without spaces, for keyword search in every script (``_keywords``).
 
 - ``doc_*`` (m007): the document index, its edit history and attachments' bytes.
+- m008: a queued writer turn held by the session whose turn is still running (``owner_*``:
+  another worker takes it over once that session is gone), a Telegram update's ``payload``
+  kept while it is claimed (a worker that takes a dead one's claim over answers it), and
+  the dialogue trees' rows found by their dialogue id (an expression index each).
 
 A migration is SQL, or a function of the connection (m006 fills the rows already there).
 """
@@ -234,6 +238,17 @@ CREATE TABLE doc_blobs (
 );
 """
 
+#: A turn's writer work is queued when its message is recorded, held by the recording
+#: session (``owner_*``) until the turn ends: a worker killed mid-turn leaves it to another.
+#: An update's payload rides with its claim until the update is done. ``stored(dialogue)``
+#: finds a dialogue's trees by the third part of ``agents/<agent>/<dialogue>/<file>``.
+M008_HELD_WORK = """
+ALTER TABLE writer_queue ADD COLUMN owner_pid integer, ADD COLUMN owner_start timestamptz;
+ALTER TABLE telegram_updates ADD COLUMN payload text;
+CREATE INDEX state_lines_dialogue ON state_lines (split_part(name, '/', 3));
+CREATE INDEX state_docs_dialogue ON state_docs (split_part(name, '/', 3));
+"""
+
 #: (name, SQL), in order. Never edit or reorder one that has shipped: append.
 MIGRATIONS: list[tuple[str, str | Callable[[psycopg.Connection[Any]], None]]] = [
     ("m001_records", M001_RECORDS),
@@ -243,6 +258,7 @@ MIGRATIONS: list[tuple[str, str | Callable[[psycopg.Connection[Any]], None]]] = 
     ("m005_update_replies", M005_UPDATE_REPLIES),
     ("m006_no_space_terms", m006_no_space_terms),
     ("m007_documents", M007_DOCUMENTS),
+    ("m008_held_work", M008_HELD_WORK),
 ]
 
 

@@ -35,12 +35,23 @@ _OWNER_GONE = (
     "NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = {t}.owner_pid "
     "AND (a.backend_start IS NULL OR a.backend_start = {t}.owner_start))"
 )
+#: A queued writer turn any worker may take: not set aside, and not held by a live session
+#: (a turn still running holds its message's writer work; a dead worker's is taken over).
+_WAITING = "NOT failed AND (owner_pid IS NULL OR " + _OWNER_GONE.format(t="writer_queue") + ")"
 #: Telegram re-posts an update for about a day: update claims older than this are dropped.
 UPDATE_KEEP = "3 days"
 #: A document written (the clock at the write: see ``write``).
 _UPSERT = (
     "INSERT INTO state_docs (name, body, updated_at) VALUES (%s, %s, clock_timestamp()) "
     "ON CONFLICT (name) DO UPDATE SET body = excluded.body, updated_at = clock_timestamp()"
+)
+
+#: A dialogue's trees' documents and journals by its id (the m008 expression indexes).
+TREE_NAMES = (
+    "SELECT name FROM state_docs WHERE split_part(name, '/', 3) = %s "
+    "AND starts_with(name, 'agents/') UNION "
+    "SELECT DISTINCT name FROM state_lines WHERE split_part(name, '/', 3) = %s "
+    "AND starts_with(name, 'agents/') ORDER BY name"
 )
 
 
@@ -63,6 +74,9 @@ class PgStateHome:
         #: This worker's session, as its claims name it (a claim lives as long as it does).
         self.session: tuple[int, Any] = self._own_session()
         self._claims = 0
+        #: The session each turn :meth:`hold_turn` holds was held by (the connection may be
+        #: opened again meanwhile: a release must name the holder the row names).
+        self._holders: dict[str, tuple[int, Any]] = {}
         #: Set by :meth:`close`: a connection given back later (a thread still running, a
         #: turn still ending) is closed, not kept where nothing would close it.
         self._closed = False
@@ -198,6 +212,12 @@ class PgStateHome:
             query += f" UNION SELECT DISTINCT name FROM state_lines {where}"
             params += params
         return [r[0] for r in self._run(query + " ORDER BY name", params)]
+
+    def tree_names(self, dialogue_id: str) -> list[str]:
+        """Names of the documents and journals ``agents/<agent>/<dialogue_id>/<file>``, by
+        the index on their third part (m008), never a scan of every journal line."""
+        rows = self._run(TREE_NAMES, (dialogue_id, dialogue_id))
+        return [r[0] for r in rows]
 
     def next_dialogue_number(self, agent_id: str, taken: Iterable[int]) -> int:
         floor = max(taken, default=-1) + 1
@@ -354,23 +374,26 @@ class PgStateHome:
 
     # ------------------------------------------------------------------ Telegram updates
 
-    def claim_update(self, bot: str, update_id: int) -> str:
+    def claim_update(self, bot: str, update_id: int, payload: str | None = None) -> str:
         """``mine`` (this worker answers it now), ``replied`` (mine, but its answer went out
         already: a worker died after sending it, before the turn was done), ``done``
         (answered: drop it) or ``busy`` (another live worker answers it now). A claim whose
-        session is gone is taken over."""
+        session is gone is taken over. ``payload`` (the update as posted) is kept with the
+        claim until the update is done: a worker that dies after the 200 went out (Telegram
+        posts it no more) leaves it to :meth:`orphaned_updates`."""
         pid, start = self.session
         self._claims += 1
         if self._claims % 1000 == 1:
             self._run(f"DELETE FROM telegram_updates WHERE at < now() - interval '{UPDATE_KEEP}'")
         rows = self._run(
-            "INSERT INTO telegram_updates (bot, update_id, owner_pid, owner_start) "
-            "VALUES (%s, %s, %s, %s) ON CONFLICT (bot, update_id) DO UPDATE SET "
-            "owner_pid = excluded.owner_pid, owner_start = excluded.owner_start, at = now() "
+            "INSERT INTO telegram_updates (bot, update_id, owner_pid, owner_start, payload) "
+            "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (bot, update_id) DO UPDATE SET "
+            "owner_pid = excluded.owner_pid, owner_start = excluded.owner_start, at = now(), "
+            "payload = coalesce(excluded.payload, telegram_updates.payload) "
             "WHERE NOT telegram_updates.done AND "
             + _OWNER_GONE.format(t="telegram_updates")
             + " RETURNING replied",
-            (bot, update_id, pid, start),
+            (bot, update_id, pid, start, payload),
         )
         if rows:
             return "replied" if rows[0][0] else "mine"
@@ -379,6 +402,21 @@ class PgStateHome:
             (bot, update_id),
         )
         return "done" if seen and seen[0][0] else "busy"
+
+    def orphaned_updates(self, bot: str) -> list[tuple[int, str, bool]]:
+        """Take over every update of ``bot`` claimed by a session that is gone before it was
+        done, whose payload was kept: (update id, payload, replied), now this worker's to
+        answer (``replied``: its answer went out, run it silently). One worker gets each."""
+        pid, start = self.session
+        with self._aside() as conn:
+            rows = conn.execute(
+                "UPDATE telegram_updates SET owner_pid = %s, owner_start = %s, at = now() "
+                "WHERE bot = %s AND NOT done AND payload IS NOT NULL AND "
+                + _OWNER_GONE.format(t="telegram_updates")
+                + " RETURNING update_id, payload, replied",
+                (pid, start, bot),
+            ).fetchall()
+        return sorted((int(r[0]), str(r[1]), bool(r[2])) for r in rows)
 
     async def reply_sent(self, bot: str, update_id: int) -> None:
         """The claimed update's answer went out: one statement on a connection of the pool
@@ -397,8 +435,8 @@ class PgStateHome:
     def finish_update(self, bot: str, update_id: int, *, done: bool) -> None:
         """After the turn: answered (never again), or not (a re-post is answered)."""
         if done:
-            self._run(
-                "UPDATE telegram_updates SET done = true, at = now() "
+            self._run(  # the payload goes: a forget need not look here
+                "UPDATE telegram_updates SET done = true, payload = NULL, at = now() "
                 "WHERE bot = %s AND update_id = %s",
                 (bot, update_id),
             )
@@ -425,13 +463,14 @@ class PgStateHome:
 
     @contextlib.asynccontextmanager
     async def take_turn(self) -> AsyncIterator[QueuedTurn | None]:
-        """The oldest waiting turn no other worker holds, locked until the block ends."""
+        """The oldest waiting turn no other worker holds (its row locked, or held while its
+        turn runs), locked until the block ends."""
         conn = await self._lease()
         ok = False
         try:
             async with conn.transaction():
                 cur = await conn.execute(
-                    "SELECT name, body FROM writer_queue WHERE NOT failed ORDER BY name "
+                    f"SELECT name, body FROM writer_queue WHERE {_WAITING} ORDER BY name "
                     "LIMIT 1 FOR UPDATE SKIP LOCKED"
                 )
                 row = await cur.fetchone()
@@ -451,7 +490,7 @@ class PgStateHome:
     def queued_turns(self) -> list[str]:
         """The turns waiting that no worker is processing now (those are its to finish)."""
         rows = self._run(
-            "SELECT name FROM writer_queue WHERE NOT failed ORDER BY name FOR UPDATE SKIP LOCKED"
+            f"SELECT name FROM writer_queue WHERE {_WAITING} ORDER BY name FOR UPDATE SKIP LOCKED"
         )
         return [r[0] for r in rows]
 
@@ -461,7 +500,7 @@ class PgStateHome:
         ok = False
         try:
             cur = await conn.execute(
-                "SELECT name FROM writer_queue WHERE NOT failed ORDER BY name "
+                f"SELECT name FROM writer_queue WHERE {_WAITING} ORDER BY name "
                 "FOR UPDATE SKIP LOCKED"
             )
             rows = await cur.fetchall()
@@ -472,6 +511,54 @@ class PgStateHome:
 
     def put_turn(self, name: str, text: str) -> None:
         self._run("INSERT INTO writer_queue (name, body) VALUES (%s, %s)", (name, text))
+
+    def hold_turn(self, name: str, text: str) -> bool:
+        """Queue the turn held by this worker's session while its turn runs (no worker
+        takes it until :meth:`release_turn`, or until this session is gone); a turn of that
+        name a dead session held is taken over. False: one of that name is queued and not
+        this worker's to hold (the message's turn ran before). On a connection of its own:
+        taking a dead one's over may wait while another worker processes it."""
+        pid, start = self.session
+        with self._aside() as conn:
+            row = conn.execute(
+                "INSERT INTO writer_queue (name, body, owner_pid, owner_start) "
+                "VALUES (%s, %s, %s, %s) ON CONFLICT (name) DO UPDATE SET body = excluded.body, "
+                "owner_pid = excluded.owner_pid, owner_start = excluded.owner_start "
+                "WHERE writer_queue.owner_pid IS NOT NULL AND NOT writer_queue.failed AND "
+                + _OWNER_GONE.format(t="writer_queue")
+                + " RETURNING name",
+                (name, text, pid, start),
+            ).fetchone()
+        if row is None:
+            return False
+        self._holders[name] = (pid, start)
+        return True
+
+    async def release_turn(self, name: str, text: str | None, *, drop: bool = False) -> bool:
+        """The turn :meth:`hold_turn` held, for any worker to process now: with ``text``
+        as its final body (None: as held), or (``drop``) removed. False: it was no longer
+        this worker's (a forget removed it; this session was lost and another worker took
+        it over): nothing is done, so the turn is never written twice."""
+        pid, start = self._holders.pop(name, self.session)
+        conn = await self._lease()
+        ok = False
+        try:
+            if drop:
+                query = "DELETE FROM writer_queue WHERE name = %s AND owner_pid = %s "
+                params: tuple[Any, ...] = (name, pid)
+            else:
+                query = (
+                    "UPDATE writer_queue SET body = coalesce(%s, body), owner_pid = NULL, "
+                    "owner_start = NULL WHERE name = %s AND owner_pid = %s "
+                )
+                params = (text, name, pid)
+            cur = await conn.execute(
+                query + "AND owner_start IS NOT DISTINCT FROM %s", (*params, start)
+            )
+            ok = True
+        finally:
+            await self._give_back(conn, ok)
+        return cur.rowcount > 0
 
     def turn_rows(self) -> list[tuple[str, str, str | None]]:
         rows = self._run("SELECT name, body, failed, reason FROM writer_queue ORDER BY name")

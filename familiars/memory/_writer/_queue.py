@@ -5,6 +5,13 @@ processed, whatever it raises, goes to ``failed/`` with the reason beside it
 answer was set aside (its facts were still stored, by the offline writer). A full disk is
 not the turn's fault: that turn stays queued, tried again once a later turn could be queued
 (there is space again) or at the next start.
+
+A message's writer work is queued the moment the message is recorded (:meth:`WriterQueue.
+hold`), held while its turn runs (on files ``h_<id>.json``; in the database a row held by
+the worker's session), and released with the reply in it when the turn ends
+(:meth:`WriterQueue.release`): one queued turn per message, and a message whose turn never
+ended (a kill, a crash) still has its facts written, at the next start on files, by any
+worker in the database.
 """
 
 from __future__ import annotations
@@ -58,6 +65,8 @@ class WriterQueue:
         #: Turns that could be neither processed nor moved aside (a read-only folder): left
         #: where they are, and not tried again by this process.
         self._stuck: set[Path] = set()
+        #: Held turns of turns that ended without a reply, being released (``release_soon``).
+        self._releasing: set[asyncio.Future[None]] = set()
 
     # lifecycle
     async def start(self) -> None:
@@ -70,6 +79,10 @@ class WriterQueue:
             if removed:
                 logger.info("writer queue: removed %d stale temp file(s)", removed)
         self._stopping = False
+        if self.home is None:  # the turns this process held when it died
+            recovered = await asyncio.to_thread(self._recover_held)
+            if recovered:
+                logger.info("writer queue: %d turn(s) cut off mid-turn queued", recovered)
         if await self.apending():
             self._idle.clear()
             self._wake.set()
@@ -119,9 +132,93 @@ class WriterQueue:
         self._wake.set()
         return path
 
+    async def hold(self, turn: TurnContext, name: str | None = None) -> str | None:
+        """Queue ``turn`` (what is known when its message is recorded) held: no worker
+        takes it until :meth:`release`; a crash leaves it queued (on files taken at the next
+        start, in the database by any worker once this one's session is gone). ``name``
+        (``t_<id>.json``) names the message (a turn run again for it holds the same one).
+        Returns the name, or None when that message's work is queued already."""
+        if not turn.now:
+            turn.now = iso_now()
+        name = name or f"t_{new_id()[2:]}.json"
+        if self.home is not None:
+            mine = await asyncio.to_thread(self.home.hold_turn, name, turn.to_json())
+            return name if mine else None
+        return await asyncio.to_thread(self._hold_file, name, turn.to_json())
+
+    def _hold_file(self, name: str, text: str) -> str | None:
+        if (self.folder / name).exists() or (self.failed_folder / name).exists():
+            return None
+        self.folder.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(self.folder / _held_name(name), text)
+        return name
+
+    async def release(
+        self, name: str, turn: TurnContext | None = None, *, drop: bool = False
+    ) -> bool:
+        """The turn :meth:`hold` held, queued for the writer now: with ``turn`` as its final
+        text (None: as held), or dropped (``drop``: the writer skips this message). False:
+        it was no longer held here (a forget removed it, another worker took it over)."""
+        text = None if turn is None else turn.to_json()
+        if self.home is not None:
+            done = await self.home.release_turn(name, text, drop=drop)
+        else:
+            done = await asyncio.to_thread(self._release_file, name, text, drop)
+        if done and not drop:
+            self._stuck.clear()  # this file fit: turns a full disk held back are tried again
+            self._idle.clear()
+            self._wake.set()
+        return done
+
+    def release_soon(self, held: asyncio.Future[str | None]) -> None:
+        """:meth:`release` (as held) once ``held`` (a :meth:`hold` under way) names the
+        turn: for a turn that ended without its reply (a failure, a stop); :meth:`drain`
+        waits for it."""
+
+        async def release() -> None:
+            try:
+                name = await held
+                if name:  # None: not held; "": queued before
+                    await self.release(name)
+            except Exception:  # noqa: BLE001 - the held turn stays for the next start
+                logger.warning("writer: a cut-off turn's work stays held", exc_info=True)
+
+        task = asyncio.ensure_future(release())
+        self._releasing.add(task)
+        task.add_done_callback(self._releasing.discard)
+
+    def _release_file(self, name: str, text: str | None, drop: bool) -> bool:
+        held = self.folder / _held_name(name)
+        if not held.exists():  # scrubbed by a forget meanwhile
+            return False
+        if drop:
+            held.unlink(missing_ok=True)
+            return True
+        if text is None:
+            held.replace(self.folder / name)
+            return True
+        atomic_write_text(self.folder / name, text)  # then the held copy goes: a crash
+        held.unlink(missing_ok=True)  # between the two leaves both; _recover_held keeps one
+        return True
+
+    def _recover_held(self) -> int:
+        """Files: the turns a dead process held are queued (one already queued under the
+        same name, its final text, wins)."""
+        found = 0
+        for held in sorted(self.folder.glob("h_*.json")):
+            queued = self.folder / ("t_" + held.name[2:])
+            if queued.exists() or (self.failed_folder / queued.name).exists():
+                held.unlink(missing_ok=True)
+                continue
+            held.replace(queued)
+            found += 1
+        return found
+
     async def drain(self) -> None:
         """Wait until every queued turn is processed (used at shutdown and in tests). Without a
         running worker, processes them here."""
+        while self._releasing:
+            await asyncio.gather(*list(self._releasing), return_exceptions=True)
         if self._task is None:
             await self.process_pending()
             return
@@ -273,3 +370,8 @@ class WriterQueue:
             self.writer.save_status(queue_depth=queue_depth)
         except OSError as exc:  # the status is for other processes to read; turns go on
             logger.warning("writer: status not saved (%s)", exc)
+
+
+def _held_name(name: str) -> str:
+    """The file of a held turn: ``t_<id>.json`` -> ``h_<id>.json``."""
+    return "h_" + name[2:]

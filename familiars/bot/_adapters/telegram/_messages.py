@@ -99,8 +99,8 @@ class TelegramTurns:
         if not allows(self._access, message):
             return self._lanes.submit(key, lambda: self._refuse(message))
         invocation = parse_command(message, self._me.username, self._me.menu.known)
-        if invocation is not None:
-            return self._lanes.submit(key, lambda: self._answers.run(invocation))
+        if invocation is not None:  # answered once too (the same receipt as a message)
+            return self._lanes.submit(key, lambda: self._answers.run(invocation, receipt))
         if is_command(message):
             return None  # a command for another bot, or an unknown one not addressed to us
         incoming = to_incoming(message, self._me.bot_id, self._me.username)

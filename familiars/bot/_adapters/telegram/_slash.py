@@ -12,6 +12,7 @@ from familiars.bot._adapters.base import CommandInvocation, TurnHandler
 from familiars.bot._adapters.telegram._errors import TelegramSendError
 from familiars.bot._adapters.telegram._layout import CommandMenu
 from familiars.bot._adapters.telegram._sending import Sender
+from familiars.bot._adapters.telegram._webhook import Receipt
 
 logger = logging.getLogger(__name__)
 
@@ -36,13 +37,21 @@ class CommandAnswers:
         self._menu = menu
         self._username = username
 
-    async def run(self, invocation: CommandInvocation) -> None:
+    async def run(self, invocation: CommandInvocation, receipt: Receipt | None = None) -> None:
+        """Run the command and deliver its answer. ``receipt`` (webhook mode), as a
+        message's: told the moment the answer went out; a silent one (its answer went out
+        before its worker died) is neither run again nor answered (a command's work is done
+        before its answer goes)."""
+        if receipt is not None and receipt.silent:
+            logger.info("Telegram: /%s was answered before; not run again", invocation.name)
+            return
         response = await self._handler.command(invocation)
         private = response.private or invocation.name in self._menu().private
         if not (private and invocation.is_group):
             await self._sender.response(
                 invocation.chat_id, response, thread_id=invocation.thread_id
             )
+            await _told(receipt)
             return
         try:
             await self._sender.response(invocation.user_id, response)
@@ -53,6 +62,7 @@ class CommandAnswers:
             notice = START_PRIVATE_FIRST.format(username=self._username())
         else:
             notice = SENT_PRIVATELY
+            await _told(receipt)
         await self._notify_group(invocation, notice)
 
     async def _notify_group(self, invocation: CommandInvocation, notice: str) -> None:
@@ -60,3 +70,9 @@ class CommandAnswers:
             await self._sender.text(invocation.chat_id, notice, thread_id=invocation.thread_id)
         except TelegramSendError as exc:
             logger.error("Telegram: notice in group %s failed: %s", invocation.chat_id, exc)
+
+
+async def _told(receipt: Receipt | None) -> None:
+    """The answer went out: the update's claim hears it (webhook mode)."""
+    if receipt is not None:
+        await receipt.sent()

@@ -20,11 +20,17 @@ takes over the update of one killed after that runs the turn again without sendi
 (its writes are kept, the person is not answered twice). A worker killed while the answer
 was still streaming leaves the update to be answered again, whole: never a fragment as the
 only answer.
+
+The update as posted is kept with its claim until it is done. A worker killed after its
+200 went out (a slow turn, acknowledged at ``ack_after_s``) is posted the update no more:
+every live worker looks for such claims every ``sweep_s`` (:meth:`TelegramWebhook.sweep`),
+and the one that takes it over answers it (silently when its answer went out already).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import hmac
 import json
 import logging
@@ -40,6 +46,8 @@ from familiars.memory import FileStateHome, StateHome
 logger = logging.getLogger(__name__)
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+#: How often a worker looks for updates a dead worker acknowledged and never answered.
+SWEEP_S = 5.0
 #: What the Bot API accepts as ``secret_token``.
 SECRET_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
 
@@ -63,6 +71,7 @@ class TelegramWebhook:
         *,
         ack_after_s: float = 30.0,
         home: StateHome | None = None,
+        sweep_s: float = SWEEP_S,
     ) -> None:
         self._path = path
         self.secret = secret  # told to Telegram by setWebhook
@@ -75,8 +84,12 @@ class TelegramWebhook:
         self._marks: set[asyncio.Future[None]] = set()
         self._bot_key = ""
         self._replied: set[int] = set()  # taken over with their answer sent: run silently
+        self._acked: set[int] = set()  # answered 200 before their turn ended
+        self._sweep_s = sweep_s
+        self._sweeping: asyncio.Task[None] | None = None
         self.refused = 0
         self.duplicates = 0
+        self.taken_over = 0
 
     @property
     def path(self) -> str:
@@ -86,10 +99,51 @@ class TelegramWebhook:
         """Take updates from now on: ``take(update)`` returns once it is handled."""
         self._bot, self._take = bot, take
         self._bot_key = bot.token.split(":", 1)[0]
+        if self._home.kind != "files" and self._sweeping is None:  # many workers: look
+            self._sweeping = asyncio.ensure_future(self._sweep_often())
 
     def close(self) -> None:
         """Answer 503 from now on: Telegram keeps the updates for the next worker."""
         self._bot = self._take = None
+        if self._sweeping is not None:
+            self._sweeping.cancel()
+            self._sweeping = None
+
+    async def _sweep_often(self) -> None:
+        while True:
+            try:
+                await self.sweep()
+            except Exception:  # noqa: BLE001 - tried again at the next look
+                logger.warning("Telegram webhook: looking for orphaned updates failed",
+                               exc_info=True)  # fmt: skip
+            await asyncio.sleep(self._sweep_s)
+
+    async def sweep(self) -> int:
+        """Take over the updates workers that died claimed and did not finish (their 200
+        may have gone out: Telegram would not post them again) and answer them, as if
+        posted now; how many were taken."""
+        bot, take = self._bot, self._take
+        if bot is None or take is None:
+            return 0
+        bot_key = self._bot_key
+        found = await asyncio.to_thread(self._home.orphaned_updates, bot_key)
+        for update_id, payload, replied in found:
+            update = _parse(payload.encode("utf-8"), bot)
+            if update is None:  # never kept so: claimed as posted, parsed then
+                await asyncio.to_thread(self._home.finish_update, bot_key, update_id, done=True)
+                continue
+            logger.info("Telegram webhook: update %s left by a worker that died, answered "
+                        "here%s", update_id, " (silent)" if replied else "")  # fmt: skip
+            if replied:
+                self._replied.add(update_id)
+            self._acked.add(update_id)  # no one posts it again
+            self.taken_over += 1
+            task = asyncio.ensure_future(take(update))
+            task.add_done_callback(functools.partial(self._finished, bot_key, update_id))
+        return len(found)
+
+    def _finished(self, bot_key: str, update_id: int, task: asyncio.Future[None]) -> None:
+        self._finish(task, bot_key, update_id)
 
     def authentic(self, headers: Mapping[str, str]) -> bool:
         given = headers.get(SECRET_HEADER) or headers.get(SECRET_HEADER.lower())
@@ -107,7 +161,9 @@ class TelegramWebhook:
         if update is None:
             return 400
         bot_key = bot.token.split(":", 1)[0]
-        claim = await asyncio.to_thread(self._home.claim_update, bot_key, update.update_id)
+        claim = await asyncio.to_thread(
+            self._home.claim_update, bot_key, update.update_id, body.decode("utf-8", "replace")
+        )
         if claim == "replied":
             logger.info(
                 "Telegram webhook: update %s was answered; its turn runs again, silent",
@@ -136,9 +192,15 @@ class TelegramWebhook:
         return Receipt(update_id in self._replied, sent)
 
     def _finish(self, task: asyncio.Future[None], bot_key: str, update_id: int) -> None:
-        """Mark the update answered once its turn ended (a dropped turn: let go)."""
+        """Mark the update answered once its turn ended (a dropped turn: let go, unless it
+        was acknowledged: Telegram will not post it again, so its claim stays for a live
+        worker to take over once this one is gone)."""
         self._replied.discard(update_id)
+        acked = update_id in self._acked
+        self._acked.discard(update_id)
         done = not task.cancelled()
+        if not done and acked:
+            return
         self._marks.add(
             asyncio.ensure_future(
                 asyncio.to_thread(self._home.finish_update, bot_key, update_id, done=done)
@@ -150,6 +212,7 @@ class TelegramWebhook:
         done, _ = await asyncio.wait({task}, timeout=self._ack_after_s)
         if not done:
             logger.info("Telegram webhook: update %s still running; acknowledged", update_id)
+            self._acked.add(update_id)
             return 200
         await self.settled()
         if task.cancelled():
