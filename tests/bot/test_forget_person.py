@@ -1,6 +1,7 @@
 """Forgetting a whole person ("forget everything about me", ``/memory forget everything``,
-``familiars memory forget --person KEY``, ``person:KEY`` on the control socket and the HTTP
-API), through the one Forgetter, on both homes.
+the memory page's "Forget everything about me", ``familiars memory forget --person KEY``,
+``person:KEY`` on the control socket and the HTTP API), through the one Forgetter, on both
+homes.
 
 Alice talks to the bot in a private chat and in a group (where Bob talks too), on Telegram
 and, linked with ``/link``, on Discord; she sets a reminder, sends a file, turns proactive
@@ -16,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
@@ -30,6 +32,7 @@ from familiars.cli import app as cli_app
 from familiars.memory import read_owner, send_request
 from tests.bot.test_forget import files_holding
 from tests.bot.test_forget_everywhere import ALICE, NOW, TOKEN, Bot, running
+from tests.bot.web_fixtures import client, csrf_of, link_for, post, sign_in
 from tests.homes import read_state
 
 pytestmark = pytest.mark.timeout(180)
@@ -137,6 +140,18 @@ async def by_api(bot: Bot) -> None:
     assert done.json()["people"] == [DISCORD, ALICE] and done.json()["files"]
 
 
+async def by_web_page(bot: Bot) -> None:
+    async with client(bot.app) as http:
+        await sign_in(http, await link_for(bot.app, user="u1"))
+        assert "/web/forget-everything" in (await http.get("/web/memories")).text
+        page = await http.get("/web/forget-everything")
+        assert "in 3 conversations (1 with others) on discord and telegram" in page.text
+        assert files_holding(bot.workspace, "KQ7719")  # the page forgets nothing
+        done = await post(http, "/web/forget-everything", {"csrf": csrf_of(page.text)})
+        assert done.status_code == 200 and "Forgotten everything about you" in done.text
+        assert (await http.get("/web/memories")).status_code == 401  # signed out
+
+
 async def nothing(bot: Bot) -> None:
     """The CLI case forgets after the bot stopped."""
 
@@ -144,6 +159,7 @@ async def nothing(bot: Bot) -> None:
 DOORS: dict[str, Door] = {
     "command": by_command,
     "words": by_words,
+    "web_page": by_web_page,
     "control_socket": by_control_socket,
     "api": by_api,
     "cli": nothing,
@@ -258,3 +274,46 @@ def test_what_asks_to_forget_a_whole_person() -> None:
     ]  # fmt: skip
     assert [t for t in asks if not asks_to_forget_me(t)] == []
     assert [t for t in not_asks if asks_to_forget_me(t)] == []
+
+
+async def test_a_person_forgotten_on_one_worker_is_not_recalled_on_another(
+    tmp_path: Path, pg_url: str
+) -> None:
+    """Worker B served Bob; worker A forgets him whole (``/memory forget everything``). B,
+    asked at once (no NOTIFY waited for), recalls none of his memories or messages, and
+    its search and his scope are empty."""
+    from familiars.config import load_settings
+    from tests.harness import T0, message, running_app, say
+
+    bob = {"platform": "telegram", "chat": "102", "user": "102", "name": "Bob"}
+    settings = {"owners": [], "care": {"ai_disclosure": False}}
+    async with (
+        running_app(load_settings(workspace=tmp_path / "a", **settings), model=None,
+                    clock=lambda: T0) as a,
+        running_app(load_settings(workspace=tmp_path / "b", **settings), model=None,
+                    clock=lambda: T0) as b,
+    ):  # fmt: skip
+        reader = b.services.recaller.reader
+
+        async def recalled(query: str, word: str) -> list[str]:
+            res = await reader.build_rag_context(
+                query, agent_id="agent_0", dialogue_id="dialogue_0", user_key="telegram_102", k=8
+            )
+            return [item.key for item in res.items if word in item.text]
+
+        await say(b, message("My dog is called KQ7719.", **bob))
+        await say(b, message("I live in ZX4420 now.", minutes=1, **bob))
+        assert await recalled("what is my dog called? KQ7719", "KQ7719")
+        assert a.dialogues is not None and b.dialogues is not None
+        inv = CommandInvocation("telegram", "102", "102", "Bob", "memory",
+                                ("forget", "everything", "confirm"), ts=T0)  # fmt: skip
+        done = (await a.dialogues.command(inv)).text
+        assert done.startswith("Forgotten everything about you: "), done
+        for needle in ("KQ7719", "ZX4420"):
+            assert await recalled(f"what about {needle}?", needle) == []
+            search = replace(inv, args=("search", needle))
+            assert needle not in (await b.dialogues.command(search)).text
+        assert not await b.memory.store.list(scope="user", user_key="telegram_102")
+    for needle in ("KQ7719", "ZX4420"):
+        assert files_holding(tmp_path / "a", needle) == []
+        assert files_holding(tmp_path / "b", needle) == []

@@ -37,6 +37,7 @@ from familiars.memory import (
     MemoryStore,
     Node,
     NodeRef,
+    PersonHoldings,
     RecordNotFoundError,
     build_graph,
     check_record_length,
@@ -275,11 +276,8 @@ class MemoryCommand(Command):
         through the one Forgetter (``person:KEY``); asked first, in a private chat only."""
         if is_group:
             return CommandResponse(PERSON_IN_PRIVATE)
-        try:
-            holdings = await self._forgetter.person_holdings(caller.user_key)
-        except RecordNotFoundError:
-            return CommandResponse(NOTHING_OF_YOURS)
-        if holdings.empty:
+        holdings = await self.holdings(caller)
+        if holdings is None:
             return CommandResponse(NOTHING_OF_YOURS)
         if not confirmed:
             return CommandResponse(
@@ -288,6 +286,14 @@ class MemoryCommand(Command):
             )
         report = await self._forgetter.forget(person_ref(caller.user_key))
         return CommandResponse(person_done_text(report))
+
+    async def holdings(self, caller: Caller) -> PersonHoldings | None:
+        """What ``forget everything`` would remove of the caller, counted (None: nothing)."""
+        try:
+            holdings = await self._forgetter.person_holdings(caller.user_key)
+        except RecordNotFoundError:
+            return None
+        return None if holdings.empty else holdings
 
     async def _forget_turn(
         self, caller: Caller, target: str, confirmed: bool, is_group: bool = False
