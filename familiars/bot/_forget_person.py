@@ -58,7 +58,7 @@ _KNOW = (
     r"'ve\s+(?:got|stored|saved|learned|collected))|you've\s+(?:got|stored|saved|learned|"
     r"collected)|is\s+stored|there\s+is)"
 )
-_ALL = r"(?:everything|all(?:\s+of\s+it)?|anything|all\s+the\s+(?:data|info|information|stuff))"
+_ALL = r"(?:everything|all|anything|all\s+the\s+(?:data|info|information|stuff))"
 _OBJECT = (
     rf"(?:{_ME}|(?:all\s+)?about\s+{_ME}|"
     rf"(?:{_ALL}|what)(?:\s+{_KNOW})?\s+(?:about|on|of)\s+{_ME}|"
@@ -66,7 +66,7 @@ _OBJECT = (
     rf"(?:all\s+)?(?:the\s+)?(?:data|info|information|memories)\s+(?:{_KNOW}\s+)?"
     rf"(?:about|on|of)\s+{_ME}|"
     rf"your\s+(?:memory|memories)\s+of\s+{_ME}|{_ME}\s+from\s+your\s+(?:memory|memories)|"
-    rf"everything|all\s+of\s+it)"
+    r"everything)"
 )
 _FORGET_ME = re.compile(rf"^{_BEFORE}{_VERB}\s+{_OBJECT}(?:\s+clean)?{_AFTER}$")
 

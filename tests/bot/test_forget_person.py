@@ -270,7 +270,7 @@ def test_what_asks_to_forget_a_whole_person() -> None:
         "forget that", "forget everything I said in the last 5 minutes",
         "delete all my messages", "forget about it", "I forgot everything about me",
         "remember everything about me", "tell me everything you know about me",
-        "what do you know about me?", "forget everything about my ex",
+        "what do you know about me?", "forget everything about my ex", "forget all of it",
     ]  # fmt: skip
     assert [t for t in asks if not asks_to_forget_me(t)] == []
     assert [t for t in not_asks if asks_to_forget_me(t)] == []
