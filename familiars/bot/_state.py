@@ -283,6 +283,7 @@ class BotState:
         """A whole person forgotten (``Forgetter``, ``person:KEY``): each of their keys
         stays an account with no name, time zone or link (each on its own again), and with
         ``/proactive off`` when any of them had set it, so none is contacted again; their
+        private chats forget when they last spoke (no check-in follows the silence); their
         link codes go. What was dropped, in words."""
         self._check_open()
         gone: list[str] = []
@@ -299,6 +300,9 @@ class BotState:
                 if person.display_name or person.timezone or person.linked_to:
                     gone.append(f"person:{person.user_key}")
                 await self._change_person(person, bare)
+            for chat in [c for c in self._by_id.values() if c.user_key in keys]:
+                chat.last_user_at = chat.last_bot_at = None  # no check-in after the silence
+                await self._save_activity(chat)
             codes = [c for c, (owner, _) in self._codes.items() if owner in keys]
             for code in codes:
                 del self._codes[code]

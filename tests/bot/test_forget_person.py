@@ -80,6 +80,8 @@ async def _alice_everywhere(bot: Bot) -> str:
     token = WebSessions(bot.workspace).new_link(ALICE, "agent_0", is_owner=False)
     for needle in [*HERS, FILE_NEEDLE, BOBS]:
         assert files_holding(bot.workspace, needle), f"{needle} was never stored"
+    activity = read_state(bot.workspace, "agents/agent_0/dialogue_0/activity.json")
+    assert json.loads(activity or b"{}").get("last_user_at")  # her private chat's
     return token
 
 
@@ -203,6 +205,8 @@ async def test_every_door_forgets_a_whole_person_and_nothing_comes_back(
     assert [i["display_name"] for i in person["identities"]] == [""]
     linked = json.loads(read_state(ws, f"state/people/{DISCORD}.json") or b"{}")
     assert linked["linked_to"] is None and linked["proactive"] is False  # unlinked, still off
+    activity = json.loads(read_state(ws, "agents/agent_0/dialogue_0/activity.json") or b"{}")
+    assert activity.get("last_user_at") is None  # her private chat: no check-in follows
 
     # The index deleted and rebuilt from the files (or the database): nothing comes back.
     for db in ws.glob("familiars.db*"):
