@@ -25,8 +25,9 @@ forget. Their name leaves the tombstones left where their messages were.
 What stays (:data:`KEPT`): that the account exists (its key, which names the platform id)
 with its ``/proactive off`` and any care pause, so that it is not contacted again; which
 chat is which dialogue, with tombstones where the messages were (no words; a private chat's
-last-activity times go, so no check-in follows); each reminder's ledger line (when it was sent, not what it said), so none
-is sent again. Linked accounts are unlinked: each stays an account of its own.
+last-activity times go, so no check-in follows); each reminder's ledger line (when it was
+sent, not what it said), so none is sent again. Linked accounts are unlinked: each stays an
+account of its own.
 """
 
 from __future__ import annotations
