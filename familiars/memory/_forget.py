@@ -314,13 +314,17 @@ class Forgetter:
         for tree in scope.own:  # no one else spoke here: the bot's words go too
             left = [n.id for n in tree.node_list if not is_forgotten(n)]
             await self._tombstone_in(tree, left, report, now)
-        for rec in scope.records:
-            if rec.id in report.records:
+        todo = [r for r in scope.records if r.id not in report.records]
+        # All at once: the store's writer takes every queued forget in one batch (one write
+        # of each file, not one a record).
+        done = await asyncio.gather(
+            *(self.store.forget(r.id) for r in todo), return_exceptions=True
+        )
+        for rec, result in zip(todo, done, strict=True):
+            if isinstance(result, RecordNotFoundError):  # gone meanwhile
                 continue
-            try:
-                await self.store.forget(rec.id)
-            except RecordNotFoundError:  # gone meanwhile (a merged source forgotten with it)
-                continue
+            if isinstance(result, BaseException):
+                raise result
             report.records.append(rec.id)
             report.texts.append(rec.content)
         await self._tombstone_quotes(report, now, owner=None)
