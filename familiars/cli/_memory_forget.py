@@ -20,7 +20,7 @@ def forget(
     ctx: typer.Context,
     item_id: Annotated[
         str | None,
-        typer.Argument(metavar="[ID]", help="m_..., node:AGENT/DIALOGUE/N or file:ID."),
+        typer.Argument(metavar="ID", help="m_..., node:AGENT/DIALOGUE/N or file:ID."),
     ] = None,
     person: Annotated[
         str | None,
