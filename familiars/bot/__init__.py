@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         AdapterStartError,
         UserFacingError,
     )
+    from familiars.bot._forget_person import people_of_workspace
     from familiars.bot._leak_guard import GuardVerdict, Secrets, guard_text, secrets_of
     from familiars.bot._pending import LOADING_NOTICE, PendingHandler
     from familiars.bot._prompt import PromptParts, build_messages
@@ -64,6 +65,7 @@ _FACE: dict[str, str] = {
     "create_app": "_api.app",
     "guard_text": "_leak_guard",
     "offline_reply": "_answers",
+    "people_of_workspace": "_forget_person",
     "secrets_of": "_leak_guard",
     "serve_alone": "_api.server",
     "sign_in_link": "_web",
@@ -108,6 +110,7 @@ __all__ = [
     "create_app",
     "guard_text",
     "offline_reply",
+    "people_of_workspace",
     "secrets_of",
     "serve_alone",
     "sign_in_link",

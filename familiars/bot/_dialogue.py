@@ -27,7 +27,7 @@ from familiars.bot._adapters.base import (
     IncomingMessage,
 )
 from familiars.bot._commands import Caller, CommandSet, default_commands
-from familiars.bot._forgetting import KEPT, ForgetByWords, is_no, is_yes
+from familiars.bot._forgetting import KEPT, ForgetByWords, is_clear_yes, is_no, is_yes
 from familiars.bot._outbound import Outbound
 from familiars.bot._reminder_words import ReminderWords
 from familiars.bot._stages import RecallLog, TurnServices
@@ -246,9 +246,10 @@ class DialogueManager:
             return None
         if is_no(turn.text):
             return KEPT
-        if not is_yes(turn.text):
-            return None
         invocation, caller = pending
+        everything = invocation.args[:2] == ("forget", "everything")  # a whole person
+        if not (is_clear_yes(turn.text) if everything else is_yes(turn.text)):
+            return None
         self.forget_words.drop(caller.agent_id, turn.info.dialogue_id, caller.user_key)
         return (await self.commands.run(replace(invocation, ts=turn.now), caller)).text
 

@@ -11,7 +11,11 @@ Map:
   Denver", "forget what I said in the last 5 minutes"), answered before the message becomes
   a turn: what it would remove is said, and asked about first when it is more than one thing.
 - :func:`is_yes` - whether the person's next message says yes to a question (also the
-  confirmation the model's ``forget`` tool waits for).
+  confirmation the model's ``forget`` tool waits for); :func:`is_clear_yes` - the plain yes
+  forgetting a whole person waits for ("yes", "confirm"; never a bare "ok").
+- "forget everything about me" (:func:`~familiars.bot._forget_person.asks_to_forget_me`) and
+  ``/memory forget everything``: :func:`person_ask_text` names what would go, counted, and
+  what is kept; :func:`person_done_text` says what went.
 """
 
 from __future__ import annotations
@@ -26,9 +30,11 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from familiars.bot._answers import said_back
+from familiars.bot._forget_person import asks_to_forget_me
 from familiars.bot._turn_actions import forget_request
 from familiars.llm import second_person
 from familiars.memory import (
+    PERSON_KEPT,
     DialogTrees,
     FileForgetting,
     ForgetReport,
@@ -36,9 +42,13 @@ from familiars.memory import (
     MemoryReader,
     MemoryRecord,
     MemoryWorkspace,
+    PeopleForgetting,
+    PersonHoldings,
+    RecordNotFoundError,
     evidence_refs,
     is_node_ref,
     keyword_terms,
+    person_ref,
     remembered,
 )
 
@@ -106,6 +116,7 @@ def runtime_forgetter(
     recall_log: MutableMapping[Any, list[dict[str, Any]]],
     fanout_log: MutableMapping[Any, Any] | None = None,
     documents: FileForgetting | None = None,
+    people: PeopleForgetting | None = None,
 ) -> Forgetter:
     """The bot's Forgetter: its open trees, and hooks for every cache that held the text
     (the last recalls' sub-queries, which quote messages, go whole on any forget)."""
@@ -138,6 +149,7 @@ def runtime_forgetter(
         hooks=(drop_from_reader, drop_from_embedder, drop_from_recall_log),
         before=flush,
         documents=documents,
+        people=people,
     )
 
 
@@ -171,6 +183,53 @@ def is_no(text: str) -> bool:
     )
 
 
+_CLEAR_YES = re.compile(r"\b(?:yes|yeah|yep|yup|confirm|confirmed|go\s+ahead|do\s+it)\b")
+
+
+def is_clear_yes(text: str) -> bool:
+    """A yes (:func:`is_yes`) that says so in words: "ok" alone does not erase a person."""
+    return is_yes(text) and _CLEAR_YES.search(text.lower()) is not None
+
+
+PERSON_IN_PRIVATE = (
+    "Forgetting everything about you is done in a private chat: message me directly "
+    "(or send /memory forget everything there)."
+)
+NOTHING_OF_YOURS = "I keep nothing about you: there is nothing to forget."
+
+
+def holdings_text(h: PersonHoldings) -> str:
+    """ "12 memories (2 reminders, 1 open loop), 40 messages in 3 conversations (1 with
+    others) on telegram and discord, and 1 file"."""
+    inner = [count(h.reminders, "reminder") if h.reminders else ""]
+    inner.append(count(h.open_loops, "open loop") if h.open_loops else "")
+    among = ", ".join(p for p in inner if p)
+    memories = count(h.memories, "memory", "memories") + (f" ({among})" if among else "")
+    talks = f"{count(h.messages, 'message')} in {count(h.dialogues, 'conversation')}"
+    if h.groups:
+        talks += f" ({h.groups} with others)"
+    if h.platforms:
+        talks += f" on {' and '.join(h.platforms)}"
+    return f"{memories}, {talks}, and {count(h.files, 'file')}"
+
+
+def person_ask_text(h: PersonHoldings, *, command: bool) -> str:
+    how = "Reply yes (or send /memory forget everything confirm)" if command else "Reply yes"
+    return (
+        f"About to forget everything about you, for good: {holdings_text(h)}, with the "
+        "replies I gave you and what I noted from them, your name, time zone and links, "
+        f"and your memory-page sign-ins.\n{PERSON_KEPT}\n{how} to go ahead, or no to keep it."
+    )
+
+
+def person_done_text(report: ForgetReport) -> str:
+    return (
+        f"Forgotten everything about you: {count(len(report.records), 'memory', 'memories')}, "
+        f"{count(len(report.nodes), 'message')} (yours and my replies) and "
+        f"{count(len(report.files), 'file')}, everywhere I kept them.\n{PERSON_KEPT}"
+    )
+
+
 # --------------------------------------------------------------------------- by words
 
 _ASK_RE = re.compile(
@@ -197,6 +256,8 @@ class _Asked:
 
     window: Window | None = None
     ids: tuple[str, ...] = ()
+    #: Everything about the person (:func:`asks_to_forget_me`): only a plain yes.
+    person: bool = False
 
 
 @dataclass(frozen=True)
@@ -258,11 +319,16 @@ class ForgetByWords:
         message (which also drops a pending question)."""
         key = (agent_id, dialogue_id, user_key)
         asked = self._asked.pop(key, None)
+        if asked is not None and asked.person and is_yes(text) and not is_clear_yes(text):
+            self._asked[key] = asked  # "ok" does not erase a person: asked again
+            return "To forget everything about you I need a plain yes (or no to keep it)."
         if asked is not None and is_yes(text):
             return await self._go(asked, user_key, agent_id, now, is_group)
         if asked is not None and is_no(text):
             return KEPT
         where = _Where(agent_id, dialogue_id, user_key, is_group)
+        if asks_to_forget_me(text):
+            return await self._everything(key, where)
         m = _ASK_RE.match(" ".join(text.lower().split()))
         if m is not None and (reply := await self._window(m["when"], key, where, now)):
             return reply
@@ -275,9 +341,26 @@ class ForgetByWords:
         """Drop the question waiting for this person's answer here (another was answered)."""
         self._asked.pop((agent_id, dialogue_id, user_key), None)
 
+    async def _everything(self, key: tuple[str, str, str], where: _Where) -> str:
+        """ "forget everything about me": what would go, counted, and a plain yes asked for
+        (in a private chat only: the counts are the person's)."""
+        if where.is_group:
+            return PERSON_IN_PRIVATE
+        try:
+            holdings = await self.forgetter.person_holdings(where.user_key)
+        except RecordNotFoundError:
+            return NOTHING_OF_YOURS
+        if holdings.empty:
+            return NOTHING_OF_YOURS
+        self._asked[key] = _Asked(person=True)
+        return person_ask_text(holdings, command=False)
+
     async def _go(
         self, asked: _Asked, user_key: str, agent_id: str, now: datetime, is_group: bool
     ) -> str:
+        if asked.person:
+            report = await self.forgetter.forget(person_ref(user_key), now=now.timestamp())
+            return person_done_text(report)
         if asked.window is not None:
             report = await self.forgetter.forget_turns(
                 user_key,

@@ -33,6 +33,7 @@ from familiars.bot._commands import CommandSet, default_commands
 from familiars.bot._commands._timezone import zone_of
 from familiars.bot._dialogue import DialogueManager
 from familiars.bot._documents import Documents
+from familiars.bot._forget_person import PeopleState
 from familiars.bot._forgetting import ForgetByWords, runtime_forgetter
 from familiars.bot._outbound import Outbound
 from familiars.bot._proactive import (
@@ -48,7 +49,7 @@ from familiars.bot._state import BotState
 from familiars.bot._trees import RecentEmbeddings, TreeLog
 from familiars.bot._turn_stats import TurnStats
 from familiars.bot._turn_tools import TurnTools
-from familiars.bot._web import SignInLinks
+from familiars.bot._web import SignInLinks, WebSessions
 from familiars.config import Settings
 from familiars.llm import ChatModel, build_chat_model
 from familiars.memory import (
@@ -518,6 +519,7 @@ def _forgetter(
         recall_log=recall_log,
         fanout_log=recaller.fanout_log,
         documents=store.finder,
+        people=PeopleState(store.state, WebSessions(Path(store.memory.settings.workspace))),
     )
 
 

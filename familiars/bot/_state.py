@@ -269,6 +269,48 @@ class BotState:
         await self._fresh()
         return sorted(i for i, h in self._holder.items() if self._canonical(h) == user_key)
 
+    async def keys_of(self, user_key: str) -> list[str]:
+        """Every key of the person ``user_key`` is one of: it, the key it is linked into,
+        and every key linked into that (``/link``); [] when no person has this key."""
+        self._check_open()
+        await self._fresh()
+        if user_key not in self._people:
+            return []
+        canonical = self._canonical(user_key)
+        return sorted({user_key, *(k for k in self._people if self._canonical(k) == canonical)})
+
+    async def forget_people(self, keys: list[str]) -> list[str]:
+        """A whole person forgotten (``Forgetter``, ``person:KEY``): each of their keys
+        stays an account with no name, time zone or link (each on its own again), and with
+        ``/proactive off`` when any of them had set it, so none is contacted again; their
+        private chats forget when they last spoke (no check-in follows the silence); their
+        link codes go. What was dropped, in words."""
+        self._check_open()
+        gone: list[str] = []
+        async with self._creating():
+            people = [self._people[k] for k in keys if k in self._people]
+            opted_out = any(not p.proactive for p in people)
+
+            def bare(stored: PersonFile) -> None:
+                stored.display_name, stored.timezone, stored.linked_to = "", None, None
+                stored.identities = dict.fromkeys(stored.identities, "")
+                stored.proactive = stored.proactive and not opted_out
+
+            for person in people:
+                if person.display_name or person.timezone or person.linked_to:
+                    gone.append(f"person:{person.user_key}")
+                await self._change_person(person, bare)
+            for chat in [c for c in self._by_id.values() if c.user_key in keys]:
+                chat.last_user_at = chat.last_bot_at = None  # no check-in after the silence
+                await self._save_activity(chat)
+            codes = [c for c, (owner, _) in self._codes.items() if owner in keys]
+            for code in codes:
+                del self._codes[code]
+            if codes:
+                await self._save_codes()
+                gone.append(f"link codes: {len(codes)}")
+        return gone
+
     # ------------------------------------------------------------------ linking
 
     async def new_link_code(self, user_key: str, now: datetime) -> str:

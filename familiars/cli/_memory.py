@@ -9,6 +9,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.progress import Progress
 
+from familiars.cli import _memory_forget as memory_forget
 from familiars.cli import _memory_recall as memory_recall
 from familiars.cli import _memory_writer as memory_writer
 from familiars.cli._memory_route import run_write
@@ -265,28 +266,18 @@ def _event_text(e: dict[str, Any]) -> str:
 
 
 def _register_record_action(name: str, past: str, doc: str) -> None:
-    """``memory forget|pin|unpin ID``: one store call on one record, then say what was done."""
+    """``memory pin|unpin ID``: one store call on one record, then say what was done."""
 
     def command(
         ctx: typer.Context, record_id: Annotated[str, typer.Argument(metavar="ID")]
     ) -> None:
         rec = run_write(ctx, {"op": name, "id": record_id})
         typer.echo(f"{past} {rec['id']}")
-        for old, new in (rec.get("rederived") or {}).items():  # issue 25: what derived from it
-            typer.echo(f"  derived memory {old} made again without it: {new}")
-        for gone in rec.get("dropped") or []:
-            typer.echo(f"  derived memory {gone} dropped (an episode is cut again next pass)")
 
     command.__doc__ = doc
     app.command(name)(command)
 
 
-_register_record_action(
-    "forget",
-    "forgot",
-    "Forget a memory (m_...) or a turn (node:AGENT/DIALOGUE/N) for good: its words leave "
-    "the file, the history, the dialogue it came from, the index and the recall caches.",
-)
 _register_record_action("pin", "pinned", "Pin a memory: it is never consolidated away.")
 _register_record_action("unpin", "unpinned", "Unpin a memory.")
 
@@ -396,3 +387,4 @@ def link(
 # writer-status (writer).
 memory_recall.register(app)
 memory_writer.register(app)
+memory_forget.register(app)

@@ -34,6 +34,7 @@ from familiars.memory import (
     apply_write,
     embedder_from_settings,
     is_file_ref,
+    is_person_ref,
     open_workspace,
     owned_elsewhere,
     send_request,
@@ -108,12 +109,18 @@ async def _direct(
             mw = await stack.enter_async_context(open_workspace(settings, embedder=embedder))
             if direct is not None:
                 return await direct(mw)
-            documents = None
-            if request.get("op") == "forget" and is_file_ref(str(request.get("id", ""))):
+            documents = people = None
+            item = str(request.get("id", ""))
+            whole = request.get("op") == "person" or is_person_ref(item)
+            if request.get("op") == "forget" and is_file_ref(item) or whole:
                 lazy = LazyEmbedder(lambda: embedder_from_settings(settings))  # never loaded
                 finder = DocumentFinder(Path(settings.workspace), lazy, settings)
                 documents = await stack.enter_async_context(finder)
-            forgetter = Forgetter.for_workspace(mw, documents=documents)
+            if whole:  # the bot's state of the person: names, links, sign-ins
+                from familiars.bot import people_of_workspace
+
+                people = await stack.enter_async_context(people_of_workspace(settings, mw.home))
+            forgetter = Forgetter.for_workspace(mw, documents=documents, people=people)
             return await apply_write(mw, request, model=model, forgetter=forgetter)
     finally:
         if model is not None:

@@ -100,6 +100,16 @@ from familiars.memory._forget import (
 from familiars.memory._forget_files import (
     forgotten_of,
 )
+from familiars.memory._forget_person import (
+    KEPT as PERSON_KEPT,
+)
+from familiars.memory._forget_person import (
+    PeopleForgetting,
+    PersonHoldings,
+    is_person_ref,
+    parse_person_ref,
+    person_ref,
+)
 from familiars.memory._history import (
     HISTORY_SUFFIX,
 )
@@ -370,6 +380,12 @@ __all__ = [
     "FolderWatcher",
     "ForgetReport",
     "FileForgetting",
+    "PERSON_KEPT",
+    "PeopleForgetting",
+    "PersonHoldings",
+    "is_person_ref",
+    "parse_person_ref",
+    "person_ref",
     "Forgetter",
     "FoundFile",
     "IndexView",

@@ -52,6 +52,8 @@ class RecordNotFoundError(MemoryError_, KeyError):
         self.record_id = record_id
 
     def __str__(self) -> str:
+        if self.record_id.startswith("person:"):  # a whole person (``person:KEY``)
+            return f"no one with the key {self.record_id[7:]!r} is known here"
         return f"no memory with id {self.record_id!r}"
 
 

@@ -7,7 +7,10 @@ Map:
   (``m_...``) or a turn id (``node:<agent>/<dialogue>/<n>``, as ``/memory why`` and
   ``/memory search`` show it); :meth:`Forgetter.forget_turns` a person's turns of a time
   window ("forget what I said in the last 10 minutes"); :meth:`Forgetter.forget_all` several
-  of either at once (a forget by words that names more than one). Every way to forget
+  of either at once (a forget by words that names more than one), a document (``file:ID``)
+  or a whole person (``person:KEY``: every key of theirs, all that is theirs, see
+  :mod:`familiars.memory._forget_person`; :meth:`Forgetter.person_holdings` counts it
+  first, for the question). Every way to forget
   (commands, CLI, control socket, API, plain words, the model's tool) ends here, and nothing
   else deletes what a person asked to forget.
 - What goes, in order: the record (its entry and its history, a tombstone left:
@@ -39,14 +42,18 @@ from familiars.memory._backend import RecordIndex
 from familiars.memory._dialog_tree import DialogTree, Node, is_forgotten
 from familiars.memory._dialog_trees import DialogTrees
 from familiars.memory._errors import InvalidIdError, RecordNotFoundError
-from familiars.memory._forget_files import (
-    echoes,
-    forgotten_of,
-    quotes,
-    scrub_files,
-    scrub_state,
+from familiars.memory._forget_files import forgotten_of, scrub_files, scrub_state
+from familiars.memory._forget_person import (
+    PeopleForgetting,
+    PersonHoldings,
+    PersonScope,
+    is_person_ref,
+    is_theirs,
+    parse_person_ref,
+    read_trees,
 )
 from familiars.memory._paths import AGENT_ID_RE, DIALOGUE_ID_RE, RECORD_ID_RE
+from familiars.memory._people_index import forget_people_rows
 from familiars.memory._promotion import CORE_TAG, EPISODE_TAG
 from familiars.memory._recall_items import node_embedding_text
 from familiars.memory._records import MemoryRecord
@@ -70,6 +77,8 @@ class FileForgetting(Protocol):
 
     async def forget_file_id(self, file_id: str) -> list[str]: ...
     async def describe_file(self, file_id: str) -> tuple[str, str] | None: ...
+    async def forget(self, user_key: str | None, file_id: str | None = None) -> list[str]: ...
+    async def list_files(self, user_key: str | None = None) -> Sequence[Any]: ...
 
 
 def is_file_ref(text: str) -> bool:
@@ -132,6 +141,10 @@ class ForgetReport:
     dropped: list[str] = field(default_factory=list)
     #: Documents forgotten (``file:...``): the paths they had.
     files: list[str] = field(default_factory=list)
+    #: People forgotten whole (``person:...``): every key of theirs.
+    people: list[str] = field(default_factory=list)
+    #: What the bot's state dropped of them beside the memory (names, links, sign-ins).
+    state: list[str] = field(default_factory=list)
 
     @property
     def keys(self) -> list[str]:
@@ -146,6 +159,7 @@ class ForgetReport:
             "rederived": self.rederived,
             "dropped": self.dropped,
             "files": self.files,
+            **({"people": self.people, "state": self.state} if self.people else {}),
         }
 
 
@@ -156,16 +170,6 @@ def embedded_forms(text: str, speaker: str | None) -> list[str]:
     for part in sentences(text):
         forms += [part, node_embedding_text(part, speaker)]
     return [f for f in dict.fromkeys(forms) if f != text]
-
-
-def _quotes(node_text: str, texts: Iterable[str]) -> bool:
-    """Whether a turn holds one of the forgotten texts (whole, or quoted when long enough)."""
-    return quotes(node_text, texts)
-
-
-def _echoes(node_text: str, texts: Iterable[str]) -> bool:
-    """Whether a reply repeats a forgotten text in other words."""
-    return echoes(node_text, texts)
 
 
 class Forgetter:
@@ -180,8 +184,11 @@ class Forgetter:
         hooks: Sequence[ForgetHook] = (),
         before: Before | None = None,
         documents: FileForgetting | None = None,
+        people: PeopleForgetting | None = None,
     ) -> None:
         self.store = store
+        #: The bot's state (``familiars.bot``): a person's keys, and what it keeps of them.
+        self.people = people
         #: The document finder: a ``file:...`` id is forgotten there.
         self.documents = documents
         self.index = index
@@ -207,7 +214,8 @@ class Forgetter:
             await self.before()
 
     async def forget(self, item_id: str, *, now: float | None = None) -> ForgetReport:
-        """Forget a memory (``m_...``) or a turn (``node:...``)."""
+        """Forget a memory (``m_...``), a turn (``node:...``), a document (``file:...``) or
+        a person (``person:...``)."""
         return await self.forget_all([item_id], now=now)
 
     async def forget_all(
@@ -216,23 +224,26 @@ class Forgetter:
         """Forget several memories and turns in one go (one report, one pass over the
         derived copies). Every id is checked before anything is forgotten."""
         files = [i.strip()[5:] for i in item_ids if is_file_ref(i)]
+        people = [parse_person_ref(i) for i in item_ids if is_person_ref(i)]
         for item_id in item_ids:
-            if not (is_node_ref(item_id) or is_file_ref(item_id)) and not RECORD_ID_RE.fullmatch(
-                item_id
-            ):
+            if not (
+                is_node_ref(item_id) or is_file_ref(item_id) or is_person_ref(item_id)
+            ) and not RECORD_ID_RE.fullmatch(item_id):
                 raise InvalidIdError(
-                    "memory id", item_id, "m_..., node:AGENT/DIALOGUE/N or file:ID"
+                    "memory id", item_id, "m_..., node:AGENT/DIALOGUE/N, file:ID or person:KEY"
                 )
         if files and self.documents is None:
             raise InvalidIdError("memory id", files[0], "m_... or node:AGENT/DIALOGUE/N here")
         async with self._lock:
             await self.settle()
             report = ForgetReport()
+            for user_key in dict.fromkeys(people):
+                await self._forget_person(report, user_key, now)
             for file_id in dict.fromkeys(files):
                 assert self.documents is not None
                 report.files += await self.documents.forget_file_id(file_id)
             refs = [parse_node_ref(i) for i in item_ids if is_node_ref(i)]
-            records = [i for i in item_ids if not is_node_ref(i) and not is_file_ref(i)]
+            records = [i for i in item_ids if RECORD_ID_RE.fullmatch(i) and not is_node_ref(i)]
             for record_id in records:
                 if record_id not in report.records:
                     await self._forget_record(report, record_id, now)
@@ -259,6 +270,84 @@ class Forgetter:
             await self._forget_turn_refs(report, refs, now)
             await self._finish(report)
             return report
+
+    async def person_holdings(self, user_key: str) -> PersonHoldings:
+        """What forgetting the person ``user_key`` is (every key of theirs) would remove,
+        counted; RecordNotFoundError when nothing is known of them."""
+        async with self._lock:
+            await self.settle()
+            scope, known = await self._person_scope(user_key)
+            live = {r.id for r in await self.store.list()}
+            files = 0
+            if self.documents is not None:
+                for key in sorted(scope.keys):
+                    files += len(await self.documents.list_files(key))
+            holdings = scope.holdings(live, files)
+            if holdings.empty and not known:
+                raise RecordNotFoundError(f"person:{user_key}")
+            return holdings
+
+    async def _person_scope(self, user_key: str) -> tuple[PersonScope, bool]:
+        """What is the person's (:mod:`familiars.memory._forget_person`), and whether the
+        bot's state knows them."""
+        known = await self.people.keys_of(user_key) if self.people is not None else []
+        scope = PersonScope(frozenset([user_key, *known]))
+        read_trees(scope, await self._all_trees())
+        said = set(scope.turns)
+        agents_with = remembered(self.trees.agents_with)
+        for rec in await self.store.list(live_only=False):
+            if is_theirs(rec, scope, said, _evidence_keys(rec, agents_with)):
+                scope.records.append(rec)
+        return scope, bool(known)
+
+    async def _forget_person(self, report: ForgetReport, user_key: str, now: float | None) -> None:
+        """Everything of one person (see :mod:`familiars.memory._forget_person`)."""
+        scope, known = await self._person_scope(user_key)
+        keys = sorted(scope.keys)
+        documents = self.documents
+        paths = [p for k in keys for p in await documents.forget(k)] if documents else []
+        if not (known or paths or scope.records or scope.turns or scope.own):
+            raise RecordNotFoundError(f"person:{user_key}")
+        report.people += keys
+        report.files += paths
+        await self._tombstone(report, [NodeRef(*t) for t in scope.turns], now, owner=None)
+        for tree in scope.own:  # no one else spoke here: the bot's words go too
+            left = [n.id for n in tree.node_list if not is_forgotten(n)]
+            await self._tombstone_in(tree, left, report, now)
+        todo = [r for r in scope.records if r.id not in report.records]
+        # All at once: the store's writer takes every queued forget in one batch (one write
+        # of each file, not one a record).
+        done = await asyncio.gather(
+            *(self.store.forget(r.id) for r in todo), return_exceptions=True
+        )
+        for rec, result in zip(todo, done, strict=True):
+            if isinstance(result, RecordNotFoundError):  # gone meanwhile
+                continue
+            if isinstance(result, BaseException):
+                raise result
+            report.records.append(rec.id)
+            report.texts.append(rec.content)
+        await self._tombstone_quotes(report, now, owner=None)
+        await self._unname(scope)
+        if self.people is not None:
+            report.state += await self.people.forget_people(keys)
+
+    async def _unname(self, scope: PersonScope) -> None:
+        """Their name out of the tombstones of their messages (a tombstone keeps who spoke,
+        so "forget that" twice does not reach further back: their key is enough)."""
+        for agent_id, dialogue_id in sorted({(a, d) for a, d, _ in scope.turns} | scope.own_ids):
+            tree = await self.trees.aget(agent_id, dialogue_id)
+            named = [
+                n
+                for n in tree.node_list
+                if n.node_type == "Q"
+                and n.metadata.get("user_key") in scope.keys
+                and "speaker" in n.metadata
+            ]
+            for n in named:
+                del n.metadata["speaker"]
+            if named:
+                await asyncio.to_thread(_rewrite, tree)
 
     async def turns_between(
         self,
@@ -369,7 +458,7 @@ class Forgetter:
         """Every reply of the bot, and every turn of ``owner``, that holds a forgotten text;
         every reply that drew on a forgotten record (its ``uses``) or answered a forgotten
         turn (a child of one: "Noted: you live in Denver.")."""
-        texts = list(report.texts)
+        match = forgotten_of([], report.texts)  # the texts read once, not once a node
         records = set(report.records)
         for tree in await self._all_trees():
             gone = {n.id for n in tree.node_list if is_forgotten(n)}
@@ -379,12 +468,12 @@ class Forgetter:
                 if n.id not in gone
                 and (
                     (n.node_type == "A" or (owner and n.metadata.get("user_key") == owner))
-                    and _quotes(n.content, texts)
+                    and match.quoted_in(n.content)
                     or n.node_type == "A"
                     and (
                         records & set(n.metadata.get("uses") or ())
                         or n.parent in gone
-                        or _echoes(n.content, texts)
+                        or match.echoed_in(n.content)
                     )
                 )
             ]
@@ -428,6 +517,7 @@ class Forgetter:
         if self.trees.home is not None:  # the database home's state rows
             await asyncio.to_thread(scrub_state, self.trees.home, forgotten)
         await self.index.purge_texts([*report.texts, *report.derived])
+        await forget_people_rows(self.index, report.records)  # the people graph's copy
         for hook in self.hooks:
             result = hook(report)
             if asyncio.iscoroutine(result):

@@ -24,6 +24,7 @@ import logging
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +76,34 @@ class Forgotten:
     records: frozenset[str] = frozenset()
 
     def holds(self, text: str) -> bool:
-        return bool(self.texts) and (quotes(text, self.texts) or echoes(text, self.texts))
+        return bool(self.texts) and (self.quoted_in(text) or self.echoed_in(text))
+
+    @cached_property
+    def _wholes(self) -> tuple[frozenset[str], tuple[str, ...]]:
+        """The texts normalised once (a whole person's forget checks hundreds of them
+        against every line): all of them, and those long enough to be quoted."""
+        wanted = tuple(dict.fromkeys(w for w in map(normalise_content, self.texts) if w))
+        return frozenset(wanted), tuple(w for w in wanted if len(w) >= MIN_QUOTE_CHARS)
+
+    @cached_property
+    def _term_sets(self) -> tuple[frozenset[str], ...]:
+        sets = (frozenset(keyword_terms(t)) - GENERIC_TERMS for t in self.texts)
+        return tuple(dict.fromkeys(s for s in sets if len(s) >= 2))
+
+    def quoted_in(self, text: str) -> bool:
+        """:func:`quotes`, with the texts read once."""
+        have = normalise_content(text)
+        if not have:
+            return False
+        wholes, long = self._wholes
+        return have in wholes or any(w in have for w in long)
+
+    def echoed_in(self, text: str) -> bool:
+        """:func:`echoes`, with the texts read once."""
+        if not self._term_sets:
+            return False
+        have = set(keyword_terms(text))
+        return any(want <= have for want in self._term_sets)
 
     def names_turn(self, agent_id: Any, dialogue_id: Any, turn_id: Any) -> bool:
         try:

@@ -70,9 +70,11 @@ def read_events(memory_file: Path) -> HistoryRead:
     return HistoryRead(events, bad)
 
 
-def purge(memory_file: Path, record_id: str, *, ts: str | None = None) -> None:
-    """Drop every event of ``record_id`` (its content included) and append a tombstone."""
+def purge(memory_file: Path, record_id: str, *more: str, ts: str | None = None) -> None:
+    """Drop every event of ``record_id`` (and of each of ``more``: one rewrite of the file
+    for a whole batch of forgets), its content included, and append a tombstone of each."""
     path = history_path(memory_file)
+    gone = {record_id, *more}
     kept: list[str] = []
     if path.exists():
         text = path.read_bytes().decode("utf-8", "surrogateescape")
@@ -84,15 +86,16 @@ def purge(memory_file: Path, record_id: str, *, ts: str | None = None) -> None:
             except json.JSONDecodeError:
                 # A line we cannot read cannot be checked for the forgotten content: drop it
                 # only if it mentions the id, keep it otherwise.
-                if record_id in line:
+                if any(rid in line for rid in gone):
                     continue
                 kept.append(line)
                 continue
-            if isinstance(item, dict) and item.get("id") == record_id:
+            if isinstance(item, dict) and item.get("id") in gone:
                 continue
             kept.append(line)
-    tombstone = {"event": "delete", "ts": ts or iso_now(), "id": record_id, "forgotten": True}
-    kept.append(json.dumps(tombstone, separators=(",", ":")))
+    for rid in dict.fromkeys([record_id, *more]):
+        tombstone = {"event": "delete", "ts": ts or iso_now(), "id": rid, "forgotten": True}
+        kept.append(json.dumps(tombstone, separators=(",", ":")))
     atomic_write_text(path, "".join(line + "\n" for line in kept))
 
 

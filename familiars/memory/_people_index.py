@@ -65,29 +65,13 @@ class PeopleIndex:
                 if _holds(graph, gone):
                     self._graphs.pop(user_key, None)
         if removed and self.index is not None:
-            # The index's own lock: its writes and these share one connection and commit.
-            async with self._lock, self.index._write_lock:
-                for user_key in await self._owners_of(removed):
+            async with self._lock:
+                for user_key in await forget_people_rows(self.index, removed):
                     self._graphs.pop(user_key, None)
-                    await self._clear(user_key)
-                await self.index.db.commit()
-
-    async def _owners_of(self, record_ids: Sequence[str]) -> set[str]:
-        assert self.index is not None
-        owners: set[str] = set()
-        for record_id in record_ids:
-            rows = await self.index.db.execute_fetchall(
-                "SELECT user_key FROM person_relations WHERE record_id = ? UNION "
-                "SELECT user_key FROM people WHERE record_ids LIKE ?",
-                (record_id, f'%"{record_id}"%'),
-            )
-            owners.update(str(r[0]) for r in rows)
-        return owners
 
     async def _clear(self, user_key: str) -> None:
         assert self.index is not None
-        await self.index.db.execute("DELETE FROM people WHERE user_key = ?", (user_key,))
-        await self.index.db.execute("DELETE FROM person_relations WHERE user_key = ?", (user_key,))
+        await _clear(self.index, user_key)
 
     async def graph(self, user_key: str) -> PeopleGraph:
         """``user_key``'s graph, rebuilt from their records when stale (and saved)."""
@@ -151,6 +135,34 @@ class PeopleIndex:
             return None
 
 
+async def forget_people_rows(index: RecordIndex, record_ids: Sequence[str]) -> set[str]:
+    """The saved graph of each person a removed (forgotten) record was read into, gone at
+    once: names are words too. The running bot's :class:`PeopleIndex` does it as the index
+    tells it; the Forgetter does it too, for a process with none open (the command line).
+    The people whose rows went (none in the database home, which keeps no rows)."""
+    if not isinstance(index, MemoryIndex) or not record_ids:
+        return set()
+    # The index's own lock: its writes and these share one connection and commit.
+    async with index._write_lock:
+        owners: set[str] = set()
+        for record_id in record_ids:
+            rows = await index.db.execute_fetchall(
+                "SELECT user_key FROM person_relations WHERE record_id = ? UNION "
+                "SELECT user_key FROM people WHERE record_ids LIKE ?",
+                (record_id, f'%"{record_id}"%'),
+            )
+            owners.update(str(r[0]) for r in rows)
+        for user_key in owners:
+            await _clear(index, user_key)
+        await index.db.commit()
+    return owners
+
+
+async def _clear(index: MemoryIndex, user_key: str) -> None:
+    await index.db.execute("DELETE FROM people WHERE user_key = ?", (user_key,))
+    await index.db.execute("DELETE FROM person_relations WHERE user_key = ?", (user_key,))
+
+
 async def load_people(index: MemoryIndex, user_key: str) -> PeopleGraph:
     """The saved graph, read from the tables (another process: the web view, the API)."""
     graph = PeopleGraph()
@@ -181,4 +193,4 @@ def _describe(path: Sequence[Edge]) -> str:
     return ", ".join(f"{e.rel} -> {e.dst}" for e in path)
 
 
-__all__ = ["GraphHit", "PeopleIndex", "load_people"]
+__all__ = ["GraphHit", "PeopleIndex", "forget_people_rows", "load_people"]

@@ -667,8 +667,11 @@ class MemoryStore:
             try:
                 for path in touched:
                     self._write_file(path, working[path], log.events.get(path, []))
-                for path, record_id in log.purges:
-                    self._purge_history(path, record_id)
+                by_path: dict[Path, list[str]] = {}
+                for path, record_id in log.purges:  # one rewrite of a history a batch
+                    by_path.setdefault(path, []).append(record_id)
+                for path, ids in by_path.items():
+                    self._purge_history(path, ids)
             except BaseException:
                 # The cached parses were mutated in place; drop them so reads go to disk.
                 for path in touched:
@@ -676,9 +679,10 @@ class MemoryStore:
                 raise
             return _BatchResults(values, touched)
 
-    def _purge_history(self, path: Path, record_id: str) -> None:
-        """A forgotten record's events go, a tombstone stays (the database home overrides)."""
-        history.purge(path, record_id)
+    def _purge_history(self, path: Path, record_ids: builtins.list[str]) -> None:
+        """Forgotten records' events go, a tombstone of each stays (the database home
+        overrides)."""
+        history.purge(path, *record_ids)
 
     def _write_file(
         self, path: Path, parsed: ParsedFile, events: builtins.list[dict[str, Any]]

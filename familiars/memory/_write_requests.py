@@ -31,11 +31,12 @@ from familiars.memory._forget import Forgetter
 from familiars.memory._index import DB_NAME
 from familiars.memory._lock import owned_elsewhere
 from familiars.memory._migrations import database_damage
+from familiars.memory._paths import check_user_key
 from familiars.memory._records import MemoryRecord
 from familiars.memory._store import make_record
 from familiars.memory._workspace import MemoryWorkspace, open_workspace
 
-WRITE_OPS = ("add", "pin", "unpin", "forget", "reindex", "consolidate")
+WRITE_OPS = ("add", "pin", "unpin", "forget", "person", "reindex", "consolidate")
 _RECORD_OPS = ("pin", "unpin")
 _ADD_FIELDS = ("user_key", "agent_id", "dialogue_id", "tags", "salience", "pinned")
 
@@ -61,12 +62,17 @@ async def apply_write(
     model: Any = None,
 ) -> dict[str, Any]:
     """Carry out one write request; raises MemoryError_/ValueError with a one-line reason.
-    ``forget`` takes a memory id or a turn id (``node:<agent>/<dialogue>/<n>``) and goes
+    ``forget`` takes a memory id, a turn id (``node:<agent>/<dialogue>/<n>``), a document
+    (``file:ID``) or a whole person (``person:KEY``; ``person`` counts what that would
+    remove, for the question asked first) and goes
     through ``forgetter``: the running bot's (its open trees and recall caches), or, in a
     process that owns the workspace alone, ``Forgetter.for_workspace(mw)``."""
     op = request.get("op")
     if op == "forget":
         return await _forget(mw, str(request["id"]), forgetter)
+    if op == "person":  # what forgetting a person (``person:KEY``) would remove, counted
+        key = check_user_key(request.get("key"))
+        return (await forgetter.person_holdings(key)).as_dict()
     if op == "add":
         fields = {k: request[k] for k in _ADD_FIELDS if request.get(k) is not None}
         record = make_record(

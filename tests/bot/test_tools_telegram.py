@@ -184,7 +184,7 @@ async def test_a_conversation_on_telegram_with_a_model_that_uses_tools(workspace
         assert any("not valid JSON" in r for r in script.tool_messages())
 
         said = await chat.alice(
-            "delete all my data",
+            "empty the whole database for me",  # "delete all my data" is the bot's own ask
             one("delete_everything", {}),
             Reply.text("I can't do that; /memory forget removes one memory at a time."),
         )

@@ -205,7 +205,10 @@ def _add_forget_route(app: FastAPI, sources: StatusSources) -> None:
         dependencies=protected,
         responses={
             **_AUTH_RESPONSES,
-            404: {"model": s.Problem, "description": "No memory, turn or file with this id."},
+            404: {
+                "model": s.Problem,
+                "description": "No memory, turn, file or person with this id.",
+            },
             409: {"model": s.Problem, "description": "No running bot to forget through."},
         },
         tags=["memory"],
@@ -213,9 +216,10 @@ def _add_forget_route(app: FastAPI, sources: StatusSources) -> None:
     async def forget_memory(
         item_id: Annotated[str, Path(pattern=s.FORGET_ID_PATTERN, max_length=160)],
     ) -> dict[str, Any]:
-        """Forget a memory (``m_...``), a turn (``node:AGENT/DIALOGUE/N``) or a document
-        (``file:ID``) for good, through the bot's one Forgetter: its words leave every file
-        of the workspace (every ``doc_*`` row and stored byte, for a document)."""
+        """Forget a memory (``m_...``), a turn (``node:AGENT/DIALOGUE/N``), a document
+        (``file:ID``) or a whole person (``person:KEY``: every account linked to KEY, all
+        that is theirs) for good, through the bot's one Forgetter: its words leave every
+        file of the workspace (every ``doc_*`` row and stored byte, for a document)."""
         if sources.forget is None:
             raise HTTPException(
                 status_code=409,
@@ -225,7 +229,7 @@ def _add_forget_route(app: FastAPI, sources: StatusSources) -> None:
             report = await sources.forget(item_id)
         except RecordNotFoundError as exc:
             raise HTTPException(
-                status_code=404, detail="no memory, turn or file with this id"
+                status_code=404, detail="no memory, turn, file or person with this id"
             ) from exc
         except InvalidIdError as exc:
             raise _invalid("path", "item_id", str(exc), item_id) from exc
@@ -234,6 +238,8 @@ def _add_forget_route(app: FastAPI, sources: StatusSources) -> None:
             "records": list(report.records),
             "nodes": list(report.nodes),
             "files": list(report.files),
+            "people": list(report.people),
+            "state": list(report.state),
         }
 
 

@@ -215,7 +215,7 @@ class ReleaseResult(BaseModel):
 #: What ``DELETE /api/memory/{item_id}`` takes: a memory id, a turn id or a document id.
 FORGET_ID_PATTERN = (
     r"^(?:m_[A-Za-z0-9_-]{1,64}|node:[A-Za-z0-9_-]{1,64}/dialogue_[0-9]{1,9}/[0-9]{1,9}"
-    r"|file:[0-9a-f]{24})$"
+    r"|file:[0-9a-f]{24}|person:[A-Za-z0-9][A-Za-z0-9_-]{0,63})$"
 )
 
 
@@ -225,4 +225,12 @@ class ForgetResult(BaseModel):
     nodes: list[str] = Field(description="The turns forgotten (tombstones left).")
     files: list[str] = Field(
         default_factory=list, description="The documents forgotten (``file:...``): their paths."
+    )
+    people: list[str] = Field(
+        default_factory=list,
+        description="A whole person forgotten (``person:KEY``): every key of theirs.",
+    )
+    state: list[str] = Field(
+        default_factory=list,
+        description="What the bot's state dropped of them (names, links, sign-ins).",
     )

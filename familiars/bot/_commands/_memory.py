@@ -14,7 +14,16 @@ from typing import Any, Protocol
 from familiars.bot._adapters.base import CommandResponse
 from familiars.bot._commands._declare import Argument, Call, Caller, Command, Subcommand
 from familiars.bot._commands._people import people_lines
-from familiars.bot._forgetting import count, done_text, gone_text, parse_window
+from familiars.bot._forgetting import (
+    NOTHING_OF_YOURS,
+    PERSON_IN_PRIVATE,
+    count,
+    done_text,
+    gone_text,
+    parse_window,
+    person_ask_text,
+    person_done_text,
+)
 from familiars.config import UserFacingError
 from familiars.memory import (
     CATEGORIES,
@@ -28,6 +37,7 @@ from familiars.memory import (
     MemoryStore,
     Node,
     NodeRef,
+    PersonHoldings,
     RecordNotFoundError,
     build_graph,
     check_record_length,
@@ -36,6 +46,7 @@ from familiars.memory import (
     is_forgotten,
     is_node_ref,
     parse_node_ref,
+    person_ref,
     valid_categories,
 )
 
@@ -99,7 +110,7 @@ class MemoryCommand(Command):
         forget_id = Argument(
             "id",
             "A memory (m_...), a message (node:...), a file (file:... from /find), "
-            "last 10m or today",
+            "last 10m, today or everything",
             complete=self._complete_ids,
         )
         category = Argument(
@@ -232,12 +243,14 @@ class MemoryCommand(Command):
         return CommandResponse(describe(await self._get_visible(call["id"], call.caller)))
 
     async def _forget(self, call: Call) -> CommandResponse:
-        """``forget m_...|node:...|last 10m|today [confirm]``: what would go, then (with
-        ``confirm``) gone everywhere (see ``familiars.memory.Forgetter``)."""
+        """``forget m_...|node:...|file:...|last 10m|today|everything [confirm]``: what would
+        go, then (with ``confirm``) gone everywhere (see ``familiars.memory.Forgetter``)."""
         target, rest = call["id"], (call.get("confirm") or "").split()
         confirmed = bool(rest) and rest[-1].lower() in ("confirm", "yes")
         if confirmed:
             rest = rest[:-1]
+        if target.lower() == "everything" and not rest:
+            return await self._forget_everything(call.caller, confirmed, call.invocation.is_group)
         if target.lower() in ("last", "today"):
             return await self._forget_window(call.caller, " ".join([target, *rest]), confirmed)
         if is_node_ref(target):
@@ -255,6 +268,32 @@ class MemoryCommand(Command):
             )
         report = await self._forgetter.forget(rec.id)
         return _forgotten(call.invocation.is_group, one_line(rec.content), report)
+
+    async def _forget_everything(
+        self, caller: Caller, confirmed: bool, is_group: bool
+    ) -> CommandResponse:
+        """``forget everything [confirm]``: the caller, whole (every account of theirs),
+        through the one Forgetter (``person:KEY``); asked first, in a private chat only."""
+        if is_group:
+            return CommandResponse(PERSON_IN_PRIVATE)
+        holdings = await self.holdings(caller)
+        if holdings is None:
+            return CommandResponse(NOTHING_OF_YOURS)
+        if not confirmed:
+            return CommandResponse(
+                person_ask_text(holdings, command=True),
+                on_yes=("forget", "everything", "confirm"),
+            )
+        report = await self._forgetter.forget(person_ref(caller.user_key))
+        return CommandResponse(person_done_text(report))
+
+    async def holdings(self, caller: Caller) -> PersonHoldings | None:
+        """What ``forget everything`` would remove of the caller, counted (None: nothing)."""
+        try:
+            holdings = await self._forgetter.person_holdings(caller.user_key)
+        except RecordNotFoundError:
+            return None
+        return None if holdings.empty else holdings
 
     async def _forget_turn(
         self, caller: Caller, target: str, confirmed: bool, is_group: bool = False

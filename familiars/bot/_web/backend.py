@@ -40,6 +40,7 @@ from familiars.memory import (
     MemoryStore,
     PeopleGraph,
     PeopleIndex,
+    PersonHoldings,
     RecordNotFoundError,
     build_graph,
     check_agent_id,
@@ -170,6 +171,14 @@ class WebBackend:
             return (await command.run(inv, caller_of(session))).text
         except UserFacingError as exc:
             raise ActionRefused(str(exc)) from exc
+
+    async def everything(self, session: Session) -> PersonHoldings | None:
+        """What forgetting everything about the signed-in person would remove, counted (the
+        question ``/memory forget everything`` asks); None: nothing is kept of them."""
+        command = self.commands.find("memory")
+        if not isinstance(command, MemoryCommand):
+            raise ActionRefused("/memory is not available here.")
+        return await command.holdings(caller_of(session))
 
     async def edit(self, session: Session, record_id: str, text: str) -> str:
         """``/memory edit`` with the text as typed (newlines kept)."""

@@ -107,6 +107,7 @@ def add_web_routes(app: FastAPI, backend: WebBackend, status: StatusFn | None = 
     _add_memory_pages(app, pages)
     _add_memory_changes(app, pages)
     routes_more.add_reminder_routes(app, pages)
+    routes_more.add_forget_everything_routes(app, pages)
     routes_more.add_dialogue_routes(app, pages)
     routes_more.add_people_routes(app, pages)
     routes_more.add_owner_routes(app, pages)

@@ -10,11 +10,12 @@ from fastapi import FastAPI, Request
 from starlette.responses import Response
 
 from familiars.bot._commands._timezone import zone_of
+from familiars.bot._forgetting import NOTHING_OF_YOURS, holdings_text
 from familiars.bot._web.backend import AGENT_CATEGORIES, NotYours
 from familiars.bot._web.people import people_drawing, people_rows
 from familiars.bot._web.svg import Chart, bar_chart, score_text, tree_drawing
 from familiars.bot._web.views import dialogue_view, record_view, reminder_view
-from familiars.memory import is_forgotten, is_node_ref, parse_node_ref
+from familiars.memory import PERSON_KEPT, is_forgotten, is_node_ref, parse_node_ref
 
 if TYPE_CHECKING:
     from familiars.bot._web.routes import Pages
@@ -46,6 +47,27 @@ def add_reminder_routes(app: FastAPI, pages: Pages) -> None:
             args += form.get("duration", "10m").split()
         said = await backend.run(session, "reminders", *args)
         return pages.done(cookie, said, "/web/reminders")
+
+
+def add_forget_everything_routes(app: FastAPI, pages: Pages) -> None:
+    """Forgetting everything about the signed-in person: the question with its counts, and
+    on the button ``/memory forget everything confirm`` (the one Forgetter; every sign-in
+    of theirs ends with it, so the answer is shown on a page of its own)."""
+    backend = pages.backend
+
+    @app.get("/web/forget-everything", include_in_schema=False)
+    async def ask(request: Request) -> Response:
+        _, session = pages.person(request)
+        held = await backend.everything(session)
+        what = holdings_text(held) if held is not None else None
+        return pages.page("forget_everything.html", request, what=what, kept=PERSON_KEPT,
+                          nothing=NOTHING_OF_YOURS)  # fmt: skip
+
+    @app.post("/web/forget-everything", include_in_schema=False)
+    async def forget(request: Request) -> Response:
+        _, session, _ = await pages.change(request)
+        said = await backend.run(session, "memory", "forget", "everything", "confirm")
+        return pages.render.message("Forgotten", said, status=200)
 
 
 def add_dialogue_routes(app: FastAPI, pages: Pages) -> None:

@@ -316,13 +316,14 @@ class PgMemoryStore(MemoryStore):
                 upserts.append(record_row(cell, rec))
         return new, upserts, [rid for rid in old if rid not in new]
 
-    def _purge_history(self, path: Path, record_id: str) -> None:
-        tombstone = {"event": "delete", "ts": iso_now(), "id": record_id, "forgotten": True}
-        self.conn.execute("DELETE FROM history WHERE record_id = %s", (record_id,))
-        self.conn.execute(
-            "INSERT INTO history (cell, record_id, supersedes, line) VALUES (%s, %s, NULL, %s)",
-            (self.cell_of(path), record_id, json.dumps(tombstone, separators=(",", ":"))),
-        )
+    def _purge_history(self, path: Path, record_ids: builtins.list[str]) -> None:
+        for record_id in record_ids:
+            tombstone = {"event": "delete", "ts": iso_now(), "id": record_id, "forgotten": True}
+            self.conn.execute("DELETE FROM history WHERE record_id = %s", (record_id,))
+            self.conn.execute(
+                "INSERT INTO history (cell, record_id, supersedes, line) VALUES (%s, %s, NULL, %s)",
+                (self.cell_of(path), record_id, json.dumps(tombstone, separators=(",", ":"))),
+            )
 
     # ----------------------------------------------------------------- reading
 

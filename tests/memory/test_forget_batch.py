@@ -1,0 +1,45 @@
+"""Forgets queued together are written together (a whole person's hundreds of records: one
+rewrite of each memory file and of its history a batch, not one a record), and each still
+ends as a lone forget does: its events gone, a tombstone of its own, the rest untouched."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from familiars.memory import RecordNotFoundError, make_record
+from familiars.memory._history import history_path
+from tests.bot.test_forget import files_holding
+from tests.homes import open_store
+
+
+async def test_forgets_queued_together_each_leave_a_tombstone_and_keep_the_rest(
+    workspace: Path, memory_home: str
+) -> None:
+    async with open_store(workspace) as store:
+        ids = []
+        for i in range(5):
+            rec = make_record(f"Alice's locker KQ77{i}9 is blue.", scope="user",
+                              category="knowledge", user_key="alice")  # fmt: skip
+            ids.append((await store.append(rec)).id)
+        kept = await store.append(
+            make_record(
+                "Alice keeps ZX4420 spare.", scope="user", category="knowledge", user_key="alice"
+            )  # fmt: skip
+        )
+        gone = ids[:4]
+        done = await asyncio.gather(
+            *(store.forget(i) for i in [*gone, "m_nosuchrecord"]), return_exceptions=True
+        )
+        assert [r.id for r in done[:4]] == gone  # type: ignore[union-attr]
+        assert isinstance(done[4], RecordNotFoundError)  # one missing fails alone
+        live = {r.id for r in await store.list(user_key="alice")}
+        assert live == {ids[4], kept.id}
+        for rid in gone:
+            assert [e["event"] for e in await store.history(rid)] in ([], ["delete"])
+    for i in range(4):
+        assert files_holding(workspace, f"KQ77{i}9") == []
+    assert files_holding(workspace, "KQ7749") and files_holding(workspace, "ZX4420")
+    if memory_home == "sqlite":
+        lines = history_path(workspace / "users/alice/knowledge.md").read_text().splitlines()
+        assert sum('"forgotten":true' in line for line in lines) == 4
