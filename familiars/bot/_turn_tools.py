@@ -582,11 +582,14 @@ class _TurnToolSet:
         if self._tainted and reaches_out(task):
             raise self._refuse_data("set a reminder to contact or send to someone", task)
         at = local(due, c.zone, c.now)
+        kept = self._t.store.at_rest(task).lower()  # as stored: what [privacy] masks, masked
         for r in await self._mine():
-            if r.is_open() and r.task.lower() == task.lower() and r.due == due:
+            if r.is_open() and r.task.lower() in (task.lower(), kept) and r.due == due:
                 return f"Already set: {r.task}, {at} ({c.zone.key})."
         self._reminders += 1
-        await self._t.store.append(self._reminder_record(task, due))
+        record = self._reminder_record(task, due)
+        if (await self._t.store.append(record)).id != record.id:  # the same text, kept once
+            return f"Already set: {self._t.store.at_rest(task)}, {at} ({c.zone.key})."
         self._disclose(task, f"I also set a reminder: {task}, {at} ({c.zone.key}).")
         return f"Reminder set: {task}, {at} ({c.zone.key})."
 
