@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from familiars.memory._errors import MemoryError_
@@ -292,10 +292,17 @@ def _open_loop(entry: WriterEntry, batch: _Batch, old: Any) -> dict[str, Any] | 
     if entry.open_loop is None:
         return None
     loop = entry.open_loop.stored()
+    due = loop.get("due") if loop["kind"] == "reminder" and loop["status"] == "open" else None
+    if due and datetime.fromisoformat(due) < batch.now - _PAST_SLACK:
+        raise ValueError(f"a reminder due before the turn was said ({due})")
     asker = (old.get("user_key") if isinstance(old, dict) else None) or batch.user_key
     if asker:
         loop["user_key"] = asker
     return loop
+
+
+#: A model's reminder due earlier than this before its turn is refused (a clock's skew is not).
+_PAST_SLACK = timedelta(minutes=1)
 
 
 async def _named(write: WriteOp, batch: _Batch, live: list[MemoryRecord]) -> MemoryRecord | None:
