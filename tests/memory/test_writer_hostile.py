@@ -214,8 +214,8 @@ async def test_a_reminder_in_the_past_or_with_a_rule_that_cannot_run_is_refused(
     tmp_path: Path,
 ) -> None:
     """A tester's model wrote 28 reminders due on 1 January 2020, each 'every' with a rule no
-    code reads ({"unit": "minute"}): /reminders listed them as '(every day at None)'. A rule
-    with a huge interval would have the scheduler count days for hours. A writer's reminder
+    code reads ({"unit": "minute"}): /reminders listed them as "(every day at None)". A rule
+    every 10**9 days has next_due count days for seconds, then overflow. A writer's reminder
     is due after the turn and its rule is one the scheduler reads; the good one is kept."""
     soon = "2026-12-01T09:00:00+00:00"
     raw = json.dumps(
