@@ -587,9 +587,8 @@ class _TurnToolSet:
             if r.is_open() and r.task.lower() in (task.lower(), kept) and r.due == due:
                 return f"Already set: {r.task}, {at} ({c.zone.key})."
         self._reminders += 1
-        record = self._reminder_record(task, due)
-        if (await self._t.store.append(record)).id != record.id:  # the same text, kept once
-            return f"Already set: {self._t.store.at_rest(task)}, {at} ({c.zone.key})."
+        # Not merged by its text into another person's in this chat: each asker's own.
+        await self._t.store.append(self._reminder_record(task, due), dedupe=False)
         self._disclose(task, f"I also set a reminder: {task}, {at} ({c.zone.key}).")
         return f"Reminder set: {task}, {at} ({c.zone.key})."
 
