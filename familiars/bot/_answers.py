@@ -206,8 +206,29 @@ def answer_lines(question: str, items: Sequence[Item]) -> list[str]:
     nodes = sorted((p for p in scored if p[1].kind == "node"), key=lambda p: (-p[0], -p[1].score))
     if nodes:
         node = nodes[0][1]
-        return [f"I have no note of that, but {_who_said(node)} said: " + _bare(node.text)]
+        quote = _quote(question, _bare(node.text))
+        return [f"I have no note of that, but {_who_said(node)} said: " + quote]
     return [DONT_KNOW]
+
+
+#: The longest quote of a recalled message: a long one is quoted by its sentence that answers.
+MAX_QUOTE_CHARS = 300
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def _quote(question: str, text: str) -> str:
+    """``text`` when short; else its sentence most about ``question`` (the first of equals),
+    cut at a word with "…" when that alone is too long."""
+    text = text.strip()
+    if len(text) <= MAX_QUOTE_CHARS:
+        return text
+    sentences = [s for s in _SENTENCE_END.split(text) if s.strip()]
+    best = max(sentences, key=lambda s: relevance(question, s), default=text).strip()
+    if len(best) <= MAX_QUOTE_CHARS:
+        return best
+    cut = best[: MAX_QUOTE_CHARS - 1]
+    cut = cut[: cut.rfind(" ")] if " " in cut else cut
+    return cut.rstrip(" ,;:-") + "…"
 
 
 def _who_said(node: Item) -> str:

@@ -38,7 +38,13 @@ from familiars.bot._state import BotState
 from familiars.bot._turn import DialogueLog, RecalledItem, Recaller, Turn
 from familiars.bot._turn_plan import user_node_marks
 from familiars.bot._turn_stats import TurnStats
-from familiars.bot._turn_tools import ToolCaller, TurnTools
+from familiars.bot._turn_tools import (
+    CHARS_PER_TOKEN,
+    REPLY_CUT,
+    ToolCaller,
+    TurnTools,
+    cut_reply,
+)
 from familiars.bot._untrusted import TurnTaint
 from familiars.config import AgentSettings, Settings
 from familiars.llm import ChatModel, LLMError
@@ -62,9 +68,10 @@ APOLOGY = (
     "Sorry, I can't reach my language model right now. I've kept your message and will remember it."
 )
 #: Said after the text a model gave when its stream broke off mid-reply.
-CUT_OFF = " ...(cut off)"
+CUT_OFF = REPLY_CUT
 #: Said when a model answered with nothing at all.
 EMPTY_REPLY = "I lost my train of thought, please say that again."
+
 #: The scopes of the person's records a turn reads once (as ``MemoryWriter.owner_records``).
 DIALOGUE_SCOPES = ("dialogue", "ephemeral")
 
@@ -343,14 +350,20 @@ async def _model_reply(turn: Turn, s: TurnServices, model: ChatModel) -> AsyncIt
     # None means it takes none, and the plain streaming path below answers.
     answered = await _tool_reply(turn, s, model)
     if answered is not None:
-        yield answered
+        yield answered  # cut before its notes of what the tools did (TurnTools.reply)
         return
+    room = s.settings.llm.max_reply_tokens * CHARS_PER_TOKEN
     # --- the plain path
     produced = False
     try:
         async for delta in model.stream(turn.messages, max_tokens=s.settings.llm.max_reply_tokens):
             if delta.strip():
                 produced = True
+            if len(delta) > room:
+                logger.warning("the language model's reply ran past max_reply_tokens: cut")
+                yield cut_reply(delta, room)
+                return
+            room -= len(delta)
             if delta:
                 yield delta
     except (LLMError, OSError, TimeoutError) as exc:

@@ -367,7 +367,25 @@ class TurnTools:
             logger.info("no tools this turn (%s); the plain path answers", exc)
             return None
         _log_outcomes(turn, caller)
-        return handlers.said(turn.text.strip() or _said_by_tools(turn))
+        text = turn.text.strip()
+        if max_tokens is not None and len(text) > max_tokens * CHARS_PER_TOKEN:
+            logger.warning("the language model's reply ran past max_reply_tokens: cut")
+            text = cut_reply(text, max_tokens * CHARS_PER_TOKEN)
+        return handlers.said(text or _said_by_tools(turn))
+
+
+#: A model that ignores ``max_tokens`` is cut at this many characters a token: a runaway
+#: reply is never sent whole (a thousand messages on Discord) nor kept in the tree.
+CHARS_PER_TOKEN = 8
+REPLY_CUT = " ...(cut off)"
+
+
+def cut_reply(text: str, room: int) -> str:
+    """``text`` cut to ``room`` characters at a word, marked as cut off."""
+    cut = text[:room]
+    if " " in cut.strip():
+        cut = cut[: cut.rstrip().rfind(" ")]
+    return cut.rstrip() + REPLY_CUT
 
 
 def _toolbox(handlers: _TurnToolSet) -> ToolBox:
@@ -564,11 +582,13 @@ class _TurnToolSet:
         if self._tainted and reaches_out(task):
             raise self._refuse_data("set a reminder to contact or send to someone", task)
         at = local(due, c.zone, c.now)
+        kept = self._t.store.at_rest(task).lower()  # as stored: what [privacy] masks, masked
         for r in await self._mine():
-            if r.is_open() and r.task.lower() == task.lower() and r.due == due:
+            if r.is_open() and r.task.lower() in (task.lower(), kept) and r.due == due:
                 return f"Already set: {r.task}, {at} ({c.zone.key})."
         self._reminders += 1
-        await self._t.store.append(self._reminder_record(task, due))
+        # Not merged by its text into another person's in this chat: each asker's own.
+        await self._t.store.append(self._reminder_record(task, due), dedupe=False)
         self._disclose(task, f"I also set a reminder: {task}, {at} ({c.zone.key}).")
         return f"Reminder set: {task}, {at} ({c.zone.key})."
 

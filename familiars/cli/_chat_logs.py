@@ -29,7 +29,7 @@ BACKUPS = 3
 
 #: Loggers whose warnings the person in the chat is told about (the rest go to the file).
 PERSON_FACING: tuple[str, ...] = (
-    "familiars.memory._embeddings",  # the configured model did not load: the fallback
+    "familiars.memory._embedder_loading",  # the configured model did not load: the fallback
     "familiars.memory._writer._model",  # the writer's model is unreachable: offline writer
     "familiars.llm",  # a provider without its key, or cooling down
 )

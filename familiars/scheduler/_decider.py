@@ -172,6 +172,8 @@ class Decision:
     loop_ids: tuple[str, ...] = ()
     #: Reminders reported as missed (due longer ago than the grace period).
     missed_ids: tuple[str, ...] = ()
+    #: The reminders' tasks: a model's wording of them must say each one.
+    tasks: tuple[str, ...] = ()
 
     @property
     def solicited(self) -> bool:
@@ -224,6 +226,7 @@ def _reminder_decision(
         prompt=_prompt(state, kind, text),
         loop_ids=tuple(lp.record_id for lp in on_time),
         missed_ids=tuple(lp.record_id for lp in missed),
+        tasks=tuple(lp.task() for lp in (*on_time, *missed)),
     )
 
 
@@ -421,4 +424,18 @@ class DeciderService:
             if decision.solicited:  # a reminder the person asked for is never dropped
                 return Composed(decision.text, "template", note="model chose silence")
             return Composed(None, "model", note="model chose silence")
+        if decision.solicited and not all(_says(text, task) for task in decision.tasks):
+            # A reminder the person asked for always says what it is about.
+            return Composed(decision.text, "template", note="the model's text did not say it")
         return Composed(text, "model")
+
+
+_TASK_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+def _says(text: str, task: str) -> bool:
+    """Whether ``text`` names ``task``: half its words or more (by their first four letters:
+    "call" and "calling" are one word)."""
+    said = {w[:4] for w in _TASK_WORD.findall(text.lower())}
+    wanted = {w[:4] for w in _TASK_WORD.findall(task.lower())} - {"the", "and", "you", "your"}
+    return not wanted or 2 * len(wanted & said) >= len(wanted)

@@ -81,3 +81,24 @@ def test_a_recalled_message_is_said_to_be_whoever_said_it() -> None:
     assert said[bobs.text].startswith("I have no note of that, but Bob said: Hi all")
     assert said[own.text].startswith("I have no note of that, but you said: Bob took")
     assert said[mine.text].startswith("I have no note of that, but I said: Climbing")
+
+
+def test_a_long_recalled_message_is_quoted_by_its_relevant_sentence() -> None:
+    """A tester asked "who is Gerald?" after a long message (5,500 characters, one sentence
+    naming Gerald many times) and was answered with 2,000 characters of it, cut mid-word.
+    The quote is the sentence that answers, and a long one is cut at a word, with "…"."""
+    from types import SimpleNamespace
+
+    week = " ".join(f"On day {i} I sanded oak boards in the workshop." for i in range(1, 60))
+    text = f"(me, 02 Dec 2026) {week} My neighbour Gerald is a retired pilot. {week}"
+    long_one = SimpleNamespace(kind="node", text=text, score=0.5, private=False, foreign=False)
+    said = offline_reply("who is Gerald?", actions=TurnActions(), items=[long_one], is_group=False)
+    assert said.startswith("I have no note of that, but you said: ")
+    assert "My neighbour Gerald is a retired pilot." in said
+    assert "sanded" not in said
+
+    rambling = "(me, 02 Dec 2026) Gerald " + "and then we sanded the table again " * 60
+    one = SimpleNamespace(kind="node", text=rambling, score=0.5, private=False, foreign=False)
+    said = offline_reply("who is Gerald?", actions=TurnActions(), items=[one], is_group=False)
+    quote = said.split("\n")[0].removeprefix("I have no note of that, but you said: ")
+    assert len(quote) <= 300 and quote.endswith("…") and quote[:-1] == quote[:-1].rstrip()

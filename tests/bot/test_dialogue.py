@@ -136,6 +136,25 @@ async def test_commands_reach_only_the_callers_own_memories(app: Application) ->
     assert alice_id not in (await app.dialogues.command(cmd("memory", "list"))).text
 
 
+async def test_a_replaced_memory_is_not_pinned_as_if_it_were_the_live_one(
+    app: Application,
+) -> None:
+    """A tester corrected their job with /memory edit, then pinned the id they had listed
+    before: 'Pinned: The user works as a driving instructor.', on the replaced copy, while
+    the live correction stayed unpinned. A replaced memory is refused as /memory edit
+    refuses it, naming the newer one."""
+    assert app.dialogues is not None and app.memory is not None
+    await say(app, msg("My name is Alice."))
+    old_id = (await app.dialogues.command(cmd("memory", "list"))).text.split("`")[1]
+    fixed = await app.dialogues.command(cmd("memory", "edit", old_id, "The user's name is Alicia."))
+    new_id = fixed.text.split("`")[1]
+    for sub in ("pin", "unpin"):
+        said = (await app.dialogues.command(cmd("memory", sub, old_id))).text
+        assert "already replaced" in said and new_id in said
+    assert not (await app.memory.store.get(old_id)).pinned
+    assert (await app.dialogues.command(cmd("memory", "pin", new_id))).text.startswith("Pinned")
+
+
 async def test_in_a_group_bob_cannot_get_alices_memories(app: Application) -> None:
     assert app.dialogues is not None
     from familiars.memory import make_record

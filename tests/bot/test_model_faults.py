@@ -61,3 +61,33 @@ async def test_the_person_is_told_what_happened(
         server.script(scripted)
         reply = await _reply_to(workspace, server, "What is my dog called?")
     assert " ".join(reply.split()).startswith(expected)
+
+
+@pytest.mark.parametrize("tools", ["off", "on"])
+async def test_a_reply_far_over_its_token_limit_is_cut(workspace: Path, tools: str) -> None:
+    """A tester's model ignored max_tokens and sent 2 MB: the console printed all of it (on
+    Discord it would be a thousand messages) and its tree node held it. A reply is kept to
+    about eight characters a token of ``llm.max_reply_tokens`` and says it was cut."""
+    async with FakeOpenAI(Reply.json({"writes": []})) as server:
+        if tools == "on":  # what the tools did is still said after the cut
+            server.script(Reply.tools(("remember", {"text": "Chats here are in English.",
+                                                    "scope": "dialogue"})))  # fmt: skip
+        server.script(Reply.text("blah " * 40_000))
+        settings = load_settings(
+            workspace=workspace,
+            llm={
+                "max_reply_tokens": 100,
+                "providers": [
+                    {"name": "a", "base_url": server.base_url, "model": "m", "tools": tools}
+                ],
+            },
+        )
+        app = make_app(settings)
+        async with app:
+            assert app.dialogues is not None
+            reply = "".join([d async for d in app.dialogues.respond(_msg("Tell me a story"))])
+            await app.settle()
+    assert reply.startswith("blah blah")
+    said, _, notes = reply.partition("\n")
+    assert len(said) <= 100 * 8 + 20 and said.endswith("...(cut off)")
+    assert ("I also saved" in notes) == (tools == "on")

@@ -131,3 +131,34 @@ async def test_cancel_with_the_number_that_reminders_listed(workspace: Path) -> 
         assert "Cancelled" not in await said(bot, "cancel 2 of my meetings today")
     finally:
         await bot.app.shutdown()
+
+
+async def test_two_people_asking_the_same_reminder_in_a_group_each_get_theirs(
+    workspace: Path,
+) -> None:
+    """A tester had Alice then Bob say "remind me tomorrow at 5pm to take my pills" in one
+    group: Bob was told "Okay, I'll remind you ..." while the writer merged his into Alice's
+    (same words, same chat), and his /reminders was empty. Another person's reminder is never
+    the same as one's own."""
+    from familiars.bot import IncomingMessage
+    from familiars.bot._adapters.base import CommandInvocation
+    from tests.harness import make_app
+
+    app = make_app(load_settings(workspace=workspace), clock=lambda: SAID_AT)
+    async with app:
+        assert app.dialogues is not None
+        for user, name in (("u1", "Alice"), ("u2", "Bob")):
+            message = IncomingMessage(
+                platform="telegram", chat_id="g1", user_id=user, display_name=name,
+                text="remind me tomorrow at 5pm to take my pills", is_group=True,
+                mentions_bot=True, ts=SAID_AT,
+            )  # fmt: skip
+            reply = "".join([d async for d in app.dialogues.respond(message)])
+            assert "I'll remind you to take your pills" in reply
+            await app.settle()
+        for user in ("u1", "u2"):
+            asked = CommandInvocation(
+                "telegram", "g1", user, user, "reminders", (), ts=SAID_AT, is_group=True
+            )
+            listed = (await app.dialogues.command(asked)).text
+            assert "take your pills" in listed, user

@@ -118,6 +118,33 @@ async def test_a_reminder_is_set_listed_and_cancelled_in_the_persons_zone(worksp
         assert (await bot.command("/reminders")).startswith("You have no reminders.")
 
 
+async def test_a_reminder_kept_as_one_already_set_is_not_said_to_be_set(workspace: Path) -> None:
+    """A tester's model set two reminders whose e-mail addresses ``[privacy]`` masks: both
+    were said to be set, with their addresses, and one was kept (the store's copy of the
+    first). A reminder the store keeps as one already set is said to be already set."""
+    async with running(workspace) as bot:
+        bot.script.turn(
+            call(
+                ("set_reminder", {"task": "email ann@example.com", "when": "tomorrow at 9am"}),
+                ("set_reminder", {"task": "email bob@example.com", "when": "tomorrow at 9am"}),
+            ),
+            relay(),
+        )
+        said = await bot.say("remind me tomorrow at 9 to email ann@example.com and bob@example.com")
+        assert said.count("Reminder set:") == 1 and "Already set: email [EMAIL]" in said
+        assert "bob@example.com" not in said
+        assert len([r for r in await bot.records(category="event") if r.open_loop]) == 1
+        # Bob's reminder in the same words, in a group with Alice's, is his own.
+        for user in ("u1", "u2"):
+            bot.script.turn(
+                one("set_reminder", {"task": "take the pills", "when": "tomorrow at 5pm"}),
+                relay(),
+            )
+            assert "Reminder set: take the pills" in await bot.say("pills", user=user, group=True)
+        pills = [r for r in await bot.records(category="event") if "pills" in r.content]
+        assert sorted((r.open_loop or {}).get("user_key") for r in pills) == [ALICE, "telegram_u2"]
+
+
 async def test_a_reminder_without_a_time_or_with_an_unreadable_one_is_asked_about(
     workspace: Path,
 ) -> None:

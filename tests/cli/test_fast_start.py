@@ -132,7 +132,7 @@ def test_only_person_facing_warnings_are_said() -> None:
     said: list[str] = []
     handler = NoticeHandler(said.append)
     handler.handle(
-        _record("embedding model %r fell back", "bge", name="familiars.memory._embeddings")
+        _record("embedding model %r fell back", "bge", name="familiars.memory._embedder_loading")
     )
     handler.handle(_record("%s", "bob.md:3: broken"))
     assert said == ["(note: embedding model 'bge' fell back)"]
@@ -216,3 +216,23 @@ def test_a_chat_with_the_model_exported_imports_no_torch(tmp_path: Path) -> None
     assert [p.name for p in models.iterdir() if (p / "manifest.json").is_file()]
     reply, later = _chat_imports(workspace)
     assert later == [] and "Hello" in reply
+
+
+def test_the_person_facing_loggers_are_the_ones_that_warn() -> None:
+    """The fallback embedding model's warning moved to ``familiars.memory._embedder_loading``
+    and was never said above the prompt again (a tester's first start fell back to MiniLM in
+    silence): each logger named is a module that still warns, and the fallback's is one."""
+    import importlib
+    from pathlib import Path as P
+
+    from familiars.cli._chat_logs import PERSON_FACING
+
+    for name in PERSON_FACING:
+        module = importlib.import_module(name)
+        where = P(str(module.__file__))
+        files = [where] if where.name != "__init__.py" else list(where.parent.rglob("*.py"))
+        text = "".join(f.read_text(encoding="utf-8") for f in files)
+        assert "logger.warning" in text or "logging.WARNING" in text, name
+    loading = importlib.import_module("familiars.memory._embedder_loading")
+    assert "could not be loaded offline" in inspect.getsource(loading)
+    assert "familiars.memory._embedder_loading" in PERSON_FACING

@@ -196,3 +196,51 @@ async def test_a_restart_survives_poisoned_pending_files(tmp_path: Path) -> None
     assert "RecursionError" in reasons[deep.stem]
     assert "user_text must be text" in reasons[typed.stem]
     assert good.name not in {p.name for p in (queue_dir(tmp_path) / "failed").iterdir()}
+
+
+def reminder(text: str, due: str, every: dict[str, Any] | None = None) -> dict[str, Any]:
+    loop: dict[str, Any] = {"kind": "reminder", "due": due}
+    if every is not None:
+        loop["every"] = every
+    return {
+        "op": "add",
+        "scope": "dialogue",
+        "category": "event",
+        "entry": {"content": text, "open_loop": loop},
+    }
+
+
+async def test_a_reminder_in_the_past_or_with_a_rule_that_cannot_run_is_refused(
+    tmp_path: Path,
+) -> None:
+    """A tester's model wrote 28 reminders due on 1 January 2020, each 'every' with a rule no
+    code reads ({"unit": "minute"}): /reminders listed them as "(every day at None)". A rule
+    every 10**9 days has next_due count days for seconds, then overflow. A writer's reminder
+    is due after the turn and its rule is one the scheduler reads; the good one is kept."""
+    soon = "2026-12-01T09:00:00+00:00"
+    raw = json.dumps(
+        {
+            "writes": [
+                reminder("Remind the user to visit the site.", "2020-01-01T00:00:00+00:00"),
+                reminder("Remind the user to stretch.", soon, {"unit": "minute", "interval": 1}),
+                reminder(
+                    "Remind the user to water the ferns.",
+                    soon,
+                    {"unit": "day", "at": "09:00", "interval": 10**9, "start": "2026-12-01"},
+                ),
+                reminder("Remind the user to call Ann.", soon, {"unit": "week", "weekday": "x"}),
+                reminder("Remind the user to feed the cat.", soon, {"unit": "day", "at": "25:00"}),
+                reminder(
+                    "Remind the user to put the bins out.",
+                    soon,
+                    {"unit": "week", "weekday": 0, "at": "08:00", "tz": "Europe/London"},
+                ),
+            ]
+        }
+    )
+    async with FakeOpenAI(Reply.text(raw)) as server, MemoryStore(tmp_path) as store:
+        model = OpenAIChatModel(name="local", base_url=server.base_url, model="m")
+        report = await MemoryWriter(store, model=model).process_turn(turn("remind me"))
+        kept = [r for r in await store.list(scope="dialogue", now=NOW) if r.open_loop]
+    assert [r.content for r in kept] == ["Remind the user to put the bins out."]
+    assert report.rejected == 5

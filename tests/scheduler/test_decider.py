@@ -229,6 +229,33 @@ async def test_the_model_may_stay_silent_except_for_reminders() -> None:
     assert kept.text == "⏰ Reminder: call mom" and kept.note == "model chose silence"
 
 
+async def test_a_reminder_the_model_words_without_its_task_is_sent_as_the_template() -> None:
+    """A tester's model answered a due reminder with text that did not name it; the person
+    was sent that text alone and never learned what the reminder was. A reminder the model
+    words keeps the model's words only when they say the task."""
+    reminder = decide(NOON, state(loops=(loop("reminder", NOON),)), POLICY)
+    nudge = ScriptedModel("Hey! Just a little nudge 😊")
+    vague = await DeciderService(POLICY, model=nudge).compose(reminder)
+    assert vague.text == "⏰ Reminder: call mom" and vague.source == "template"
+    assert "did not say" in vague.note
+    worded = await DeciderService(POLICY, model=ScriptedModel("Time to call your mom! 📞")).compose(
+        reminder
+    )
+    assert worded.text == "Time to call your mom! 📞" and worded.source == "model"
+    two = decide(
+        NOON,
+        state(
+            loops=(
+                loop("reminder", NOON),
+                loop("reminder", NOON, rid="m_2", content="Remind the user to water the ferns."),
+            )
+        ),
+        POLICY,
+    )
+    half = await DeciderService(POLICY, model=ScriptedModel("Call mom now!")).compose(two)
+    assert half.source == "template" and "water the ferns" in str(half.text)
+
+
 async def test_a_failing_model_falls_back_to_the_template() -> None:
     failing = ScriptedModel(ProviderTimeoutError("x", "timed out"))
     d = decide(NOON, checkin_state(), POLICY)

@@ -176,6 +176,18 @@ class MemoryCommand(Command):
             self._on_used(rec.id)
         return rec
 
+    async def _live_visible(self, record_id: str, caller: Caller, verb: str) -> MemoryRecord:
+        """The record, refused when it was replaced (naming the live one that replaced it):
+        pinning the replaced copy would leave the correction the person sees unpinned."""
+        rec = await self._get_visible(record_id, caller)
+        if not rec.deprecated:
+            return rec
+        newer = ""
+        for later in await self._visible(caller):
+            if later.supersedes == rec.id:
+                newer = f" (`{later.id}`)"
+        raise UserFacingError(f"That memory was already replaced: {verb} the newer one{newer}.")
+
     # ------------------------------------------------------------------ completion
 
     async def _complete_ids(self, caller: Caller, partial: str) -> list[str]:
@@ -422,12 +434,12 @@ class MemoryCommand(Command):
         )
 
     async def _pin(self, call: Call) -> CommandResponse:
-        rec = await self._get_visible(call["id"], call.caller)
+        rec = await self._live_visible(call["id"], call.caller, "pin")
         await self._store.pin(rec.id)
         return CommandResponse(f"Pinned: {one_line(rec.content)}")
 
     async def _unpin(self, call: Call) -> CommandResponse:
-        rec = await self._get_visible(call["id"], call.caller)
+        rec = await self._live_visible(call["id"], call.caller, "unpin")
         await self._store.unpin(rec.id)
         return CommandResponse(f"Unpinned: {one_line(rec.content)}")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from familiars.memory._errors import MemoryError_
@@ -292,10 +292,17 @@ def _open_loop(entry: WriterEntry, batch: _Batch, old: Any) -> dict[str, Any] | 
     if entry.open_loop is None:
         return None
     loop = entry.open_loop.stored()
+    due = loop.get("due") if loop["kind"] == "reminder" and loop["status"] == "open" else None
+    if due and datetime.fromisoformat(due) < batch.now - _PAST_SLACK:
+        raise ValueError(f"a reminder due before the turn was said ({due})")
     asker = (old.get("user_key") if isinstance(old, dict) else None) or batch.user_key
     if asker:
         loop["user_key"] = asker
     return loop
+
+
+#: A model's reminder due earlier than this before its turn is refused (a clock's skew is not).
+_PAST_SLACK = timedelta(minutes=1)
 
 
 async def _named(write: WriteOp, batch: _Batch, live: list[MemoryRecord]) -> MemoryRecord | None:
@@ -309,7 +316,7 @@ async def _named(write: WriteOp, batch: _Batch, live: list[MemoryRecord]) -> Mem
         return named
     if wanted.startswith("m_"):
         others = await batch.live_records_any(write.scope)
-        named = next((r for r in others if r.id == wanted), None)
+        named = next((r for r in others if r.id == wanted and not _someone_elses(r, batch)), None)
     if named is None:
         logger.info("writer: supersedes_id %s is not a live record of this owner", wanted)
     return named
@@ -341,8 +348,16 @@ def _same_or_changed(entry: WriterEntry, target: MemoryRecord, cosine: float, ba
     return "other"
 
 
+def _someone_elses(rec: MemoryRecord, batch: _Batch) -> bool:
+    """A shared record (a group's reminder) another person asked for: never the same as the
+    speaker's own, so a write of theirs neither merges into it nor changes it."""
+    asker = (rec.open_loop or {}).get("user_key")
+    return rec.scope != "user" and asker is not None and asker != batch.user_key
+
+
 async def _apply_one(write: WriteOp, batch: _Batch) -> tuple[str, MemoryRecord | None]:
     live = await batch.live_records(write.scope, write.category)
+    live = [r for r in live if not _someone_elses(r, batch)]
     entry = write.entry
     named = await _named(write, batch, live)
     same = next((r for r in live if says_nothing_new(entry.content, r.content)), None)
@@ -392,7 +407,9 @@ async def _add(write: WriteOp, batch: _Batch) -> tuple[str, MemoryRecord | None]
         **batch.owner_kwargs(write.scope),
         **fields,
     )
-    stored = await batch.store.append(record, dedupe=True)
+    # Another person's reminder may read the same: the checks above kept the speaker's own.
+    shared_loop = write.scope != "user" and (record.open_loop or {}).get("user_key") is not None
+    stored = await batch.store.append(record, dedupe=not shared_loop)
     if stored.id != record.id:
         return "skipped", None
     batch.replaced(None, stored)

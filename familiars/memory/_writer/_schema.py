@@ -12,8 +12,9 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -58,6 +59,11 @@ class OpenLoop(BaseModel):
             loop.pop("every", None)
         return loop
 
+    @field_validator("every")
+    @classmethod
+    def _readable_every(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        return None if value is None else every_rule(value)
+
     @field_validator("due")
     @classmethod
     def _iso_due(cls, value: str | None) -> str | None:
@@ -70,6 +76,49 @@ class OpenLoop(BaseModel):
         if dt.tzinfo is None:
             raise ValueError("due must carry a time zone offset")
         return dt.isoformat()
+
+
+#: "every 3 days", "every other Monday": the most days or weeks between two occurrences.
+MAX_EVERY_INTERVAL = 99
+_HHMM = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
+
+
+def every_rule(value: Any) -> dict[str, Any]:
+    """A repeating reminder's rule as ``familiars.memory._offline._every`` reads it (unit
+    day or week, "HH:MM", a zone, a weekday or weekdays 0-6, every 1-99, a start date), its
+    other keys dropped; ValueError for a rule the scheduler cannot run (a model's)."""
+    if not isinstance(value, dict) or value.get("unit") not in ("day", "week"):
+        raise ValueError("every.unit must be day or week")
+    if not isinstance(value.get("at"), str) or not _HHMM.match(value["at"]):
+        raise ValueError("every.at must be a time HH:MM")
+    rule = {"unit": value["unit"], "at": value["at"]}
+    if value.get("tz") is not None:
+        try:
+            rule["tz"] = ZoneInfo(str(value["tz"])).key
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError("every.tz must be a time zone name") from exc
+    interval = value.get("interval")
+    if interval is not None:
+        if type(interval) is not int or not 1 <= interval <= MAX_EVERY_INTERVAL:
+            raise ValueError(f"every.interval must be a whole number 1-{MAX_EVERY_INTERVAL}")
+        rule["interval"] = interval
+    days = value.get("weekdays", [value["weekday"]] if "weekday" in value else None)
+    if days is not None:
+        if (
+            not isinstance(days, list)
+            or not days
+            or any(type(d) is not int or not 0 <= d <= 6 for d in days)
+        ):
+            raise ValueError("every.weekday(s) must be 0 (Monday) to 6")
+        rule.update(
+            {"weekdays": sorted(set(days))} if "weekdays" in value else {"weekday": days[0]}
+        )
+    if value.get("start") is not None:
+        try:
+            rule["start"] = date.fromisoformat(str(value["start"])).isoformat()
+        except ValueError as exc:
+            raise ValueError("every.start must be a date YYYY-MM-DD") from exc
+    return rule
 
 
 class WriterEntry(BaseModel):
