@@ -161,3 +161,30 @@ async def test_a_care_message_is_never_held_for_the_writer(
         assert _held_rows(workspace) == 0
         await app.writer_queue.drain()
         assert app.writer_queue.writer.stats.turns_processed == 0
+
+
+async def test_a_care_turn_cut_off_after_its_plan_never_reaches_the_writer(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, memory_home: str
+) -> None:
+    """A message found worrying by its meaning (not by the words the recording checks) is
+    held like any other; once the plan makes it a care turn its held work must go, so a
+    failure after that (a send that fails) never lets the writer read it."""
+    from familiars.bot import _stages, _turn_plan
+
+    async def worrying(self: object, text: str, understanding: object) -> bool:
+        return True
+
+    async def broken(turn: object, s: object) -> None:
+        raise RuntimeError("the platform fell over")
+
+    monkeypatch.setattr(_turn_plan.TurnPlanner, "_worrying", worrying)
+    async with _app(workspace) as app:
+        monkeypatch.setattr(_stages, "compose", broken)
+        with pytest.raises(RuntimeError):
+            await reply_to(app, message("I live in Oslo."))
+        await app.writer_queue.drain()
+        await asyncio.sleep(0.2)
+        await app.writer_queue.drain()
+        assert app.writer_queue.writer.stats.turns_processed == 0
+        assert FACT not in await _facts(app)
+        assert _held_rows(workspace) == 0
