@@ -419,6 +419,19 @@ class PgStateHome:
             ).fetchall()
         return sorted((int(r[0]), str(r[1]), bool(r[2])) for r in rows)
 
+    def update_payloads(self) -> list[tuple[str, int, str]]:
+        rows = self._run(
+            "SELECT bot, update_id, payload FROM telegram_updates WHERE payload IS NOT NULL "
+            "ORDER BY bot, update_id"
+        )
+        return [(str(r[0]), int(r[1]), str(r[2])) for r in rows]
+
+    def drop_payload(self, bot: str, update_id: int) -> None:
+        self._run(
+            "UPDATE telegram_updates SET payload = NULL WHERE bot = %s AND update_id = %s",
+            (bot, update_id),
+        )
+
     async def reply_sent(self, bot: str, update_id: int) -> None:
         """The claimed update's answer went out: one statement on a connection of the pool
         (never queued behind the state connection's other callers)."""
