@@ -297,6 +297,7 @@ class DialogueManager:
         await stages.read_records(turn, s)
         turn.mark("read_records")
         turn.plan = await self.planner.begin(turn)  # issue 14: care, actions, reminders
+        await stages.drop_unwritten(turn, s)  # a care turn's held work goes at once
         turn.mark("plan")
         await stages.recall(turn, s)
         turn.mark("recall")

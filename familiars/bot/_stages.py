@@ -507,6 +507,20 @@ async def _to_writer(turn: Turn, queue: WriterQueue | None, context: TurnContext
         await queue.release(held, context, drop=context is None)
 
 
+async def drop_unwritten(turn: Turn, s: TurnServices) -> None:
+    """Once the plan says the writer skips this turn (a care turn found by meaning, not by
+    the words record_message checks), its held writer work goes now: a turn cut off after
+    this (a kill, a failed send) must never let the writer read the message."""
+    if turn.held is None or s.writer_queue is None or turn.plan is None:
+        return
+    if turn.plan.writer_text(turn.said) is not None:
+        return
+    held, turn.held = turn.held, None  # after() and release_cut_off() queue nothing now
+    name = await held
+    if name:
+        await s.writer_queue.release(name, drop=True)
+
+
 def release_cut_off(turn: Turn, s: TurnServices) -> None:
     """A turn that ended without its end (a failure, a stop): its message's held writer
     work is released as it was held, so the writer still reads the message."""

@@ -139,7 +139,8 @@ def scrub_files(workspace: Path, forgotten: Forgotten) -> list[Path]:
 
 def scrub_state(home: StateHome, forgotten: Forgotten) -> list[str]:
     """The database home's copies of what :func:`scrub_files` scrubs on files: queued and
-    set-aside writer turns, the state and scheduler documents, the reminders' fates."""
+    set-aside writer turns, the state and scheduler documents, the reminders' fates; and
+    the Telegram updates' payloads kept with their claims (dropped: never answered again)."""
     if home.kind == "files" or not (forgotten.turns or forgotten.texts or forgotten.records):
         return []
     touched = []
@@ -148,6 +149,10 @@ def scrub_state(home: StateHome, forgotten: Forgotten) -> list[str]:
         if new != text:
             home.replace_turn(name, new)
             touched.append(f"{QUEUE_PREFIX}{name}")
+    for bot, update_id, payload in home.update_payloads():  # kept for a sweep to answer
+        if forgotten.holds(payload):
+            home.drop_payload(bot, update_id)
+            touched.append(f"telegram_updates/{bot}/{update_id}")
     for name in [*home.names("state/", ".json"), *home.names("scheduler/", ".json")]:
         data = _loads(home.read(name))
         cleaned = data if data is None else _scrub_value(data, forgotten)

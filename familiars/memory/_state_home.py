@@ -150,6 +150,12 @@ class StateHome(Protocol):
         the files' claims die with their one process): taken over by this worker, as (update
         id, payload, replied)."""
 
+    def update_payloads(self) -> list[tuple[str, int, str]]:
+        """The payloads kept with claims not yet done: (bot, update id, payload)."""
+
+    def drop_payload(self, bot: str, update_id: int) -> None:
+        """A forget: that update's kept payload goes (no worker takes the claim over)."""
+
     async def reply_sent(self, bot: str, update_id: int) -> None:
         """The claimed update's answer went out (the platform took it): a worker taking the
         update over is told ``replied``."""
@@ -303,6 +309,12 @@ class FileStateHome:
 
     def orphaned_updates(self, bot: str) -> list[tuple[int, str, bool]]:
         return []  # one process: its claims die with it
+
+    def update_payloads(self) -> list[tuple[str, int, str]]:
+        return []  # the files' claims keep no payload
+
+    def drop_payload(self, bot: str, update_id: int) -> None:
+        return None
 
     async def reply_sent(self, bot: str, update_id: int) -> None:
         return None  # one process: its claims die with it

@@ -445,3 +445,40 @@ async def test_an_update_acknowledged_then_cut_by_a_kill_is_answered_by_another_
         hook_b.close()
         await home_a.close()
         await home_b.close()
+
+
+async def test_a_sweep_never_answers_again_an_update_this_worker_is_answering(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """This worker's state session was lost and opened again while a slow turn ran: the
+    claim names the old session, so it looks orphaned. The sweep takes it back (the claim
+    is this worker's again) but must not start a second turn for it: the person would be
+    answered twice."""
+    from telegram import Bot
+
+    from familiars.bot._adapters.telegram._webhook import TelegramWebhook
+
+    forever = asyncio.Event()
+    started: list[int] = []
+
+    async def slow(update: Any) -> None:
+        started.append(update.update_id)
+        await forever.wait()
+
+    hook = TelegramWebhook("/tg", SECRET, ack_after_s=0.01)
+    hook.open(Bot(TOKEN), slow)
+    try:
+        assert await hook.deliver(HEADERS, _update_body(9)) == 200  # acknowledged, running
+        orphaned = [(9, _update_body(9).decode(), False)]
+        monkeypatch.setattr(hook._home, "orphaned_updates", lambda bot: orphaned)
+        await hook.sweep()
+        await asyncio.sleep(0.05)
+        assert started == [9]
+        # Posted again meanwhile (the claim's session gone, so it is taken over): the same.
+        monkeypatch.setattr(hook._home, "claim_update", lambda *a: "mine")
+        assert await hook.deliver(HEADERS, _update_body(9)) == 200
+        await asyncio.sleep(0.05)
+        assert started == [9]
+    finally:
+        forever.set()
+        hook.close()

@@ -161,3 +161,85 @@ async def test_a_care_message_is_never_held_for_the_writer(
         assert _held_rows(workspace) == 0
         await app.writer_queue.drain()
         assert app.writer_queue.writer.stats.turns_processed == 0
+
+
+async def test_a_message_run_again_after_its_held_turn_was_written_is_not_written_twice(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, memory_home: str
+) -> None:
+    """Killed mid-turn: the held turn is written by the next start (files) or another
+    worker (database). The platform then posts the message again (its 200 never went out,
+    or a sweep takes the update over) and its turn runs again: the writer must not read
+    the message a second time (the held one was its one queued turn)."""
+    from familiars.bot import _stages
+
+    never = asyncio.Event()
+
+    async def stuck(turn: object, s: object) -> None:
+        await never.wait()
+
+    after_kill = tmp_path / "after_kill"
+    a = _app(workspace)
+    await a.initialize()
+    await a.start()
+    real_compose = _stages.compose
+    monkeypatch.setattr(_stages, "compose", stuck)
+    turn = asyncio.create_task(reply_to(a, message("I live in Oslo.", message_id="m1")))
+
+    async def held() -> bool:
+        return _held_rows(workspace) == 1
+
+    try:
+        assert await _until(held)
+        await a.writer_queue.stop()
+        if in_database():
+            _kill_database_sessions(workspace)
+            after_kill.mkdir()
+        else:
+            shutil.copytree(workspace, after_kill, ignore=shutil.ignore_patterns("*.sock"))
+        monkeypatch.setattr(_stages, "compose", real_compose)
+        async with _app(after_kill) as b:
+            stats = b.writer_queue.writer.stats
+
+            async def written() -> bool:
+                await b.writer_queue.drain()
+                return stats.turns_processed == 1
+
+            assert await _until(written)  # the dead one's held turn
+            await reply_to(b, message("I live in Oslo.", message_id="m1"))  # posted again
+            await b.writer_queue.drain()
+            await asyncio.sleep(0.3)  # a second queued turn would be taken by now
+            await b.writer_queue.drain()
+            assert stats.turns_processed == 1
+    finally:
+        turn.cancel()
+        with contextlib.suppress(BaseException):
+            await turn
+        with contextlib.suppress(Exception):
+            await a.shutdown()
+
+
+async def test_a_care_turn_cut_off_after_its_plan_never_reaches_the_writer(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, memory_home: str
+) -> None:
+    """A message found worrying by its meaning (not by the words the recording checks) is
+    held like any other; once the plan makes it a care turn its held work must go, so a
+    failure after that (a send that fails) never lets the writer read it."""
+    from familiars.bot import _stages, _turn_plan
+
+    async def worrying(self: object, text: str, understanding: object) -> bool:
+        return True
+
+    async def broken(turn: object, s: object) -> None:
+        raise RuntimeError("the platform fell over")
+
+    monkeypatch.setattr(_turn_plan.TurnPlanner, "_worrying", worrying)
+    async with _app(workspace) as app:
+        monkeypatch.setattr(_stages, "compose", broken)
+        with pytest.raises(RuntimeError):
+            await reply_to(app, message("I live in Oslo."))
+        await app.writer_queue.drain()
+        await asyncio.sleep(0.2)
+        await app.writer_queue.drain()
+        assert app.writer_queue.writer.stats.turns_processed == 0
+        assert FACT not in await _facts(app)
+        assert _held_rows(workspace) == 0

@@ -589,3 +589,24 @@ async def test_the_loop_keeps_serving_while_a_reminder_claim_waits_on_a_row_lock
         other.close()
         assert served_while_waiting
         assert [m.loop_ids for m in sender.sent] == [(rid,)]
+
+
+async def test_a_forget_drops_a_kept_update_payload_that_holds_the_forgotten_words(
+    workspace: Path, tmp_path: Path, memory_home: str
+) -> None:
+    """An update's payload is kept with its claim until it is done (a live worker answers
+    it when its worker died). A forget of what it says drops the payload: the words are not
+    kept, and no sweep answers (records) the forgotten message again."""
+    from familiars.memory._forget_files import Forgotten, scrub_state
+
+    if memory_home != "postgres":
+        pytest.skip("the files' claims live in one process's memory only")
+    said = '{"update_id": 5, "message": {"text": "I live in Oslo."}}'
+    other = '{"update_id": 6, "message": {"text": "I like tea."}}'
+    async with state_home_at(workspace) as dead, state_home_at(tmp_path / "live") as live:
+        assert dead.claim_update("bot", 5, said) == "mine"
+        assert dead.claim_update("bot", 6, other) == "mine"
+        await dead.close()  # the worker died before either was done
+        forgotten = Forgotten(turns=frozenset(), texts=("The user lives in Oslo.",))
+        scrub_state(live, forgotten)
+        assert [(u, p) for u, p, _ in live.orphaned_updates("bot")] == [(6, other)]

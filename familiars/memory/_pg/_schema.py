@@ -28,7 +28,8 @@ Tables (in the schema ``[database] schema_name``, default ``familiars``):
 - ``doc_*`` (m007): the document index, its edit history and attachments' bytes.
 - m008: a queued writer turn held by the session whose turn is still running (``owner_*``:
   another worker takes it over once that session is gone), a Telegram update's ``payload``
-  kept while it is claimed (a worker that takes a dead one's claim over answers it), and
+  kept while it is claimed (a worker that takes a dead one's claim over answers it), the
+  names of the turns held (``writer_held``: a message run again is not queued twice), and
   the dialogue trees' rows found by their dialogue id (an expression index each).
 
 A migration is SQL, or a function of the connection (m006 fills the rows already there).
@@ -240,11 +241,17 @@ CREATE TABLE doc_blobs (
 
 #: A turn's writer work is queued when its message is recorded, held by the recording
 #: session (``owner_*``) until the turn ends: a worker killed mid-turn leaves it to another.
+#: ``writer_held`` names every turn held (no words: a message's time and a digest), so a
+#: message whose turn runs again after its held turn was processed is not queued again.
 #: An update's payload rides with its claim until the update is done. ``stored(dialogue)``
 #: finds a dialogue's trees by the third part of ``agents/<agent>/<dialogue>/<file>``.
 M008_HELD_WORK = """
 ALTER TABLE writer_queue ADD COLUMN owner_pid integer, ADD COLUMN owner_start timestamptz;
 ALTER TABLE telegram_updates ADD COLUMN payload text;
+CREATE TABLE writer_held (
+    name text PRIMARY KEY,
+    at timestamptz NOT NULL DEFAULT now()
+);
 CREATE INDEX state_lines_dialogue ON state_lines (split_part(name, '/', 3));
 CREATE INDEX state_docs_dialogue ON state_docs (split_part(name, '/', 3));
 """

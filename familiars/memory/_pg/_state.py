@@ -74,6 +74,7 @@ class PgStateHome:
         #: This worker's session, as its claims name it (a claim lives as long as it does).
         self.session: tuple[int, Any] = self._own_session()
         self._claims = 0
+        self._holds = 0
         #: The session each turn :meth:`hold_turn` holds was held by (the connection may be
         #: opened again meanwhile: a release must name the holder the row names).
         self._holders: dict[str, tuple[int, Any]] = {}
@@ -418,6 +419,19 @@ class PgStateHome:
             ).fetchall()
         return sorted((int(r[0]), str(r[1]), bool(r[2])) for r in rows)
 
+    def update_payloads(self) -> list[tuple[str, int, str]]:
+        rows = self._run(
+            "SELECT bot, update_id, payload FROM telegram_updates WHERE payload IS NOT NULL "
+            "ORDER BY bot, update_id"
+        )
+        return [(str(r[0]), int(r[1]), str(r[2])) for r in rows]
+
+    def drop_payload(self, bot: str, update_id: int) -> None:
+        self._run(
+            "UPDATE telegram_updates SET payload = NULL WHERE bot = %s AND update_id = %s",
+            (bot, update_id),
+        )
+
     async def reply_sent(self, bot: str, update_id: int) -> None:
         """The claimed update's answer went out: one statement on a connection of the pool
         (never queued behind the state connection's other callers)."""
@@ -516,18 +530,33 @@ class PgStateHome:
         """Queue the turn held by this worker's session while its turn runs (no worker
         takes it until :meth:`release_turn`, or until this session is gone); a turn of that
         name a dead session held is taken over. False: one of that name is queued and not
-        this worker's to hold (the message's turn ran before). On a connection of its own:
-        taking a dead one's over may wait while another worker processes it."""
+        this worker's to hold, or was held before and has been processed since (``writer_
+        held`` keeps the names: a message posted again after a kill is never written twice).
+        On a connection of its own: taking a dead one's over may wait while another worker
+        processes it."""
         pid, start = self.session
-        with self._aside() as conn:
+        self._holds += 1
+        with self._aside() as conn, conn.transaction():
+            if self._holds % 1000 == 1:
+                conn.execute(f"DELETE FROM writer_held WHERE at < now() - interval '{UPDATE_KEEP}'")
+            first = conn.execute(
+                "INSERT INTO writer_held (name) VALUES (%s) ON CONFLICT DO NOTHING RETURNING name",
+                (name,),
+            ).fetchone()
+            if first is not None:
+                insert = "INSERT INTO writer_queue (name, body, owner_pid, owner_start) "
+                insert += "VALUES (%(name)s, %(body)s, %(pid)s, %(start)s) ON CONFLICT (name) "
+                insert += "DO UPDATE SET body = excluded.body, owner_pid = excluded.owner_pid, "
+                insert += "owner_start = excluded.owner_start WHERE "
+            else:  # held before: only a dead session's row still queued is taken over
+                insert = "UPDATE writer_queue SET body = %(body)s, owner_pid = %(pid)s, "
+                insert += "owner_start = %(start)s WHERE writer_queue.name = %(name)s AND "
             row = conn.execute(
-                "INSERT INTO writer_queue (name, body, owner_pid, owner_start) "
-                "VALUES (%s, %s, %s, %s) ON CONFLICT (name) DO UPDATE SET body = excluded.body, "
-                "owner_pid = excluded.owner_pid, owner_start = excluded.owner_start "
-                "WHERE writer_queue.owner_pid IS NOT NULL AND NOT writer_queue.failed AND "
+                insert
+                + "writer_queue.owner_pid IS NOT NULL AND NOT writer_queue.failed AND "
                 + _OWNER_GONE.format(t="writer_queue")
                 + " RETURNING name",
-                (name, text, pid, start),
+                {"name": name, "body": text, "pid": pid, "start": start},
             ).fetchone()
         if row is None:
             return False

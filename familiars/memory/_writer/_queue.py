@@ -34,6 +34,11 @@ logger = logging.getLogger(__name__)
 
 #: The database home: how often an idle worker looks for turns it was not woken for.
 SHARED_POLL_S = 5.0
+#: Files: the folder (in the queue's) naming every turn held (empty files, no words), so a
+#: message whose turn runs again after its held turn was processed is not queued twice;
+#: kept this long (a platform posts a message again within about a day).
+SEEN = "seen"
+SEEN_KEEP_S = 3 * 86400.0
 
 
 class WriterQueue:
@@ -80,6 +85,7 @@ class WriterQueue:
                 logger.info("writer queue: removed %d stale temp file(s)", removed)
         self._stopping = False
         if self.home is None:  # the turns this process held when it died
+            await asyncio.to_thread(self._forget_old_seen)
             recovered = await asyncio.to_thread(self._recover_held)
             if recovered:
                 logger.info("writer queue: %d turn(s) cut off mid-turn queued", recovered)
@@ -149,9 +155,22 @@ class WriterQueue:
     def _hold_file(self, name: str, text: str) -> str | None:
         if (self.folder / name).exists() or (self.failed_folder / name).exists():
             return None
+        held, seen = self.folder / _held_name(name), self.folder / SEEN / name
+        if seen.exists() and not held.exists():
+            return None  # held before, and processed (or forgotten) since: never again
         self.folder.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(self.folder / _held_name(name), text)
+        atomic_write_text(held, text)
+        seen.parent.mkdir(exist_ok=True)
+        seen.touch()  # after the held file: a crash between the two loses nothing
         return name
+
+    def _forget_old_seen(self) -> None:
+        """The names of turns held long ago: no platform posts their messages again."""
+        horizon = time.time() - SEEN_KEEP_S
+        for mark in (self.folder / SEEN).glob("t_*.json"):
+            with contextlib.suppress(OSError):
+                if mark.stat().st_mtime < horizon:
+                    mark.unlink()
 
     async def release(
         self, name: str, turn: TurnContext | None = None, *, drop: bool = False

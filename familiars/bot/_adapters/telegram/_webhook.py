@@ -85,6 +85,9 @@ class TelegramWebhook:
         self._bot_key = ""
         self._replied: set[int] = set()  # taken over with their answer sent: run silently
         self._acked: set[int] = set()  # answered 200 before their turn ended
+        #: Updates whose turn runs here now: a sweep that finds one (this worker's session
+        #: was lost and opened again) takes its claim back, never starts it a second time.
+        self._running: set[int] = set()
         self._sweep_s = sweep_s
         self._sweeping: asyncio.Task[None] | None = None
         self.refused = 0
@@ -128,6 +131,8 @@ class TelegramWebhook:
         bot_key = self._bot_key
         found = await asyncio.to_thread(self._home.orphaned_updates, bot_key)
         for update_id, payload, replied in found:
+            if update_id in self._running:  # ours: the claim names this session again
+                continue
             update = _parse(payload.encode("utf-8"), bot)
             if update is None:  # never kept so: claimed as posted, parsed then
                 await asyncio.to_thread(self._home.finish_update, bot_key, update_id, done=True)
@@ -138,6 +143,7 @@ class TelegramWebhook:
                 self._replied.add(update_id)
             self._acked.add(update_id)  # no one posts it again
             self.taken_over += 1
+            self._running.add(update_id)
             task = asyncio.ensure_future(take(update))
             task.add_done_callback(functools.partial(self._finished, bot_key, update_id))
         return len(found)
@@ -164,6 +170,9 @@ class TelegramWebhook:
         claim = await asyncio.to_thread(
             self._home.claim_update, bot_key, update.update_id, body.decode("utf-8", "replace")
         )
+        if claim in ("mine", "replied") and update.update_id in self._running:
+            self._acked.add(update.update_id)  # its turn runs here: the claim is ours again
+            return 200
         if claim == "replied":
             logger.info(
                 "Telegram webhook: update %s was answered; its turn runs again, silent",
@@ -175,6 +184,7 @@ class TelegramWebhook:
             self.duplicates += 1
             logger.info("Telegram webhook: update %s came again (%s)", update.update_id, claim)
             return 200 if claim == "done" else 503
+        self._running.add(update.update_id)
         task = asyncio.ensure_future(take(update))
         task.add_done_callback(lambda t: self._finish(t, bot_key, update.update_id))
         return await self._handled(task, update.update_id)
@@ -196,6 +206,7 @@ class TelegramWebhook:
         was acknowledged: Telegram will not post it again, so its claim stays for a live
         worker to take over once this one is gone)."""
         self._replied.discard(update_id)
+        self._running.discard(update_id)
         acked = update_id in self._acked
         self._acked.discard(update_id)
         done = not task.cancelled()
