@@ -12,6 +12,7 @@ added, their hub values are worked out (``hubs_s``), as the bot's background tas
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 from typing import Annotated, Any
@@ -345,9 +346,10 @@ def _on_database(
     from familiars.benchmarks._database import bench_database
     from familiars.benchmarks._recall_pg import measure_database
 
+    out = []
     with bench_database(spec) as url:
-        return [
-            asyncio.run(
+        for size in sizes:
+            row = asyncio.run(
                 measure_database(
                     settings,
                     url,
@@ -359,9 +361,11 @@ def _on_database(
                     seed=size,
                     vectors=vectors,
                 )
-            )  # fmt: skip
-            for size in sizes
-        ]
+            )
+            # each size as it is done (1M takes an hour): a cut-short run keeps what it measured
+            typer.echo(json.dumps(row), err=True)
+            out.append(row)
+    return out
 
 
 def _print_database(rows: list[dict[str, Any]]) -> None:

@@ -23,8 +23,11 @@ from psycopg import sql
 
 from familiars.memory import MemoryRecord, content_hash, record_header, resolve_path
 
-#: What the index build may use: the graph of 1M 384-d vectors is about 2.2 GB.
-BUILD_MEMORY = "4GB"
+#: What the index build may use: the whole graph must fit, or pgvector goes on building it on
+#: disk, far slower. Each 384-d element holds its vector (1.5 kB) and, at m 32, 64 neighbours on
+#: the bottom layer (1 kB): about 2.7 GB at 1M, so 8 GB leaves room (a parallel build takes it
+#: as shared memory).
+BUILD_MEMORY = "8GB"
 #: Parallel workers of the build besides the leader (the index build of pgvector >= 0.6).
 BUILD_WORKERS = 1
 
