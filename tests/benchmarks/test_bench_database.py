@@ -148,3 +148,29 @@ async def test_the_bench_builds_the_index_the_home_makes(pg_url: str, tmp_path: 
         ).fetchone() or ("",)
     assert "m='32'" in made and "ef_construction='128'" in made
     assert built == made
+
+
+async def test_the_bench_copies_the_stores_rows_keyword_terms_included(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """The bench's COPY writes the row ``PgMemoryStore`` writes (its own row maker): a record
+    in a script without spaces is found by one of its words, as one the store wrote."""
+    import asyncio
+
+    from familiars.benchmarks._recall_pg_load import load
+    from familiars.memory import open_workspace
+
+    settings = load_settings(workspace=tmp_path)
+    embedder = HashEmbedder(dim=16)
+    records = recall_pg.people_records(3, ["李明最喜欢北京烤鸭", "Ana plays the guitar", "Tea"])
+    async with open_workspace(settings, embedder=embedder, reconcile=False) as mw:
+        assert mw.index is not None
+        await asyncio.to_thread(
+            load, pg_url, settings.database.schema_name, tmp_path, records,
+            embedder.embed_batch([r.content for r in records]), model=embedder.model_name,
+        )  # fmt: skip
+        assert [rid for rid, _ in await mw.index.keyword_search("烤鸭")] == [records[0].id]
+        assert [rid for rid, _ in await mw.index.keyword_search("guitar")] == [records[1].id]
+        assert [r.content for r in await mw.store.list(user_key="person000")] == [
+            "李明最喜欢北京烤鸭"
+        ]
