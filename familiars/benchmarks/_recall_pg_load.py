@@ -22,11 +22,8 @@ from psycopg import sql
 
 from familiars.memory import MemoryRecord, content_hash, database_row_maker, resolve_path
 
-#: What the index build may use: the whole graph must fit, or pgvector goes on building it on
-#: disk, far slower. Each 384-d element holds its vector (1.5 kB) and, at m 32, 64 neighbours on
-#: the bottom layer (1 kB): about 2.7 GB at 1M, so 8 GB leaves room (a parallel build takes it
-#: as shared memory).
-BUILD_MEMORY = "8GB"
+#: The most an index build may use (see :func:`build_memory`).
+BUILD_MEMORY_MAX_MB = 8192
 #: Parallel workers of the build besides the leader (the index build of pgvector >= 0.6).
 BUILD_WORKERS = 1
 
@@ -95,10 +92,22 @@ def copy_rows(
     conn.execute("ANALYZE records, vectors")
 
 
+def build_memory(rows: int, dim: int) -> str:
+    """``maintenance_work_mem`` for an HNSW build over ``rows`` vectors: the whole graph must
+    fit, or pgvector goes on building it on disk, far slower. An element holds its vector and,
+    at m 32, 64 neighbours of 16 bytes on the bottom layer (1M of 384 dimensions: about
+    2.8 GB); twice that leaves room, 64 MB at least, :data:`BUILD_MEMORY_MAX_MB` at most. Not
+    more: a parallel build reserves all of it as shared memory, whatever the graph needs."""
+    need = rows * (4 * dim + 64 * 16 + 256) * 2 / 2**20
+    return f"{int(min(BUILD_MEMORY_MAX_MB, max(64, need)))}MB"
+
+
 def build_index(conn: psycopg.Connection[Any], space: int, dim: int) -> None:
     """The space's HNSW index as the home makes it (``PgMemoryIndex._ensure_space``: same
     name, expression, graph options and predicate), built once over the loaded rows."""
-    conn.execute(sql.SQL("SET maintenance_work_mem = {}").format(sql.Literal(BUILD_MEMORY)))
+    row = conn.execute("SELECT count(*) FROM vectors WHERE space_id = %s", (space,)).fetchone()
+    memory = build_memory(int(row[0]) if row else 0, dim)
+    conn.execute(sql.SQL("SET maintenance_work_mem = {}").format(sql.Literal(memory)))
     conn.execute(
         sql.SQL("SET max_parallel_maintenance_workers = {}").format(sql.Literal(BUILD_WORKERS))
     )

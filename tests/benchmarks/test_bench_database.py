@@ -174,3 +174,12 @@ async def test_the_bench_copies_the_stores_rows_keyword_terms_included(
         assert [r.content for r in await mw.store.list(user_key="person000")] == [
             "李明最喜欢北京烤鸭"
         ]
+
+
+def test_the_build_memory_holds_the_graph_and_no_more() -> None:
+    from familiars.benchmarks._recall_pg_load import build_memory
+
+    assert build_memory(600, 32) == "64MB"  # the least
+    assert build_memory(20_000, 384) == "107MB"  # not 8 GB of shared memory for 20k rows
+    assert build_memory(1_000_000, 384) == "5371MB"  # 1M: about 2.7 GB of graph, doubled
+    assert build_memory(5_000_000, 384) == "8192MB"  # the most
