@@ -12,8 +12,10 @@ added, their hub values are worked out (``hubs_s``), as the bot's background tas
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
+from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
@@ -287,8 +289,12 @@ def command(
         str, typer.Option("--ef-search", help="With --database: hnsw.ef_search values.")
     ] = "40,100,200,400",
     vectors: Annotated[
-        str, typer.Option("--vectors", help="With --database: clustered | uniform.")
+        str, typer.Option("--vectors", help="With --database: clustered | uniform | text.")
     ] = "clustered",
+    texts: Annotated[
+        Path | None,
+        typer.Option("--texts", help="With --vectors text: sentences, one a line (embedded)."),
+    ] = None,
     reader: Annotated[
         bool, typer.Option("--reader/--no-reader", help="Also time the reader (not at 1M).")
     ] = True,
@@ -302,8 +308,7 @@ def command(
         fail("sizes must be at least --k, and --queries and --k at least 1")
     if not efs or min(efs) < 1 or max(efs) > 1000:
         fail("--ef-search values are 1..1000 (pgvector's range)")
-    if vectors not in ("clustered", "uniform"):
-        fail("--vectors is clustered or uniform")
+    _check_kind(vectors, texts)
     if not reader and database is None:
         fail("--no-reader leaves nothing to time without --database")
     from familiars.memory import embedder_from_settings
@@ -314,21 +319,44 @@ def command(
         report = asyncio.run(run_benchmark(sizes if reader else [], embedder, queries=queries, k=k))
         if database is not None:
             report["database"] = _on_database(settings, database, sizes, embedder.dim, efs,
-                                              queries=queries, k=k, vectors=vectors)  # fmt: skip
+                                              queries=queries, k=k, vectors=vectors,
+                                              texts=_texts(texts, embedder))  # fmt: skip
     if want_json(ctx, json_out):
         print_json(report)
         return
     if database is not None:
         _print_database(report["database"])
+    _print_reader(report["sizes"])
+
+
+def _print_reader(sizes: list[dict[str, Any]]) -> None:
     print_table(
         "recall latency (ms), query embedding excluded, vs numpy exact top-k",
         ["records", "p50", "p95", "floor p50", "floor p95", "ratio", "with embedding p95"],
         [
             [s["records"], s["p50_ms"], s["p95_ms"], s["floor_p50_ms"], s["floor_p95_ms"],
              s["ratio"], s["with_query_embedding_p95_ms"]]
-            for s in report["sizes"]
+            for s in sizes
         ],
     )  # fmt: skip
+
+
+def _check_kind(vectors: str, texts: Path | None) -> None:
+    if vectors not in ("clustered", "uniform", "text"):
+        fail("--vectors is clustered, uniform or text")
+    if (vectors == "text") != (texts is not None):
+        fail("--vectors text and --texts FILE go together")
+    if texts is not None and not texts.is_file():
+        fail(f"no texts file {texts}")
+
+
+def _texts(path: Path | None, embedder: Embedder) -> Any:
+    """``--texts`` as the ``text`` kind's lines and vectors (None without it)."""
+    if path is None:
+        return None
+    from familiars.benchmarks._recall_pg import TextVectors
+
+    return TextVectors(path, embedder)
 
 
 def _on_database(
@@ -341,13 +369,17 @@ def _on_database(
     queries: int,
     k: int,
     vectors: str,
+    texts: Any = None,
 ) -> list[dict[str, Any]]:
     from familiars.benchmarks._database import bench_database
     from familiars.benchmarks._recall_pg import measure_database
 
+    if texts is not None and len(texts.lines) < queries + max(sizes):
+        fail(f"--texts has {len(texts.lines)} distinct lines, {queries + max(sizes)} are needed")
+    out = []
     with bench_database(spec) as url:
-        return [
-            asyncio.run(
+        for size in sizes:
+            row = asyncio.run(
                 measure_database(
                     settings,
                     url,
@@ -358,10 +390,13 @@ def _on_database(
                     ef_searches=efs,
                     seed=size,
                     vectors=vectors,
+                    texts=texts,
                 )
-            )  # fmt: skip
-            for size in sizes
-        ]
+            )
+            # each size as it is done (1M takes an hour): a cut-short run keeps what it measured
+            typer.echo(json.dumps(row), err=True)
+            out.append(row)
+    return out
 
 
 def _print_database(rows: list[dict[str, Any]]) -> None:
@@ -390,6 +425,6 @@ def _print_database(rows: list[dict[str, Any]]) -> None:
     )
     print_table(
         "loading the database",
-        ["records", "COPY s", "HNSW build s"],
-        [[r["records"], r["load_s"], r["build_s"]] for r in rows],
+        ["records", "vectors", "COPY s", "HNSW build s"],
+        [[r["records"], r["vectors"], r["load_s"], r["build_s"]] for r in rows],
     )

@@ -1,10 +1,15 @@
 """``familiars bench recall --database``: pgvector's HNSW next to the exact top-k, in the same
 run and on the same vectors.
 
-For each size, synthetic records of 100 people (each sentence unique) with synthetic vectors
-(``clustered``: around 300 topics, as real embeddings bunch, a query a record's vector plus a
-little noise; ``uniform``: random unit vectors and queries, the worst case for a graph index,
-nothing to lean on) are copied into the database home's own tables (``COPY``, then one HNSW
+For each size, records of 100 people with vectors of one of three kinds, each named in the
+report: ``clustered`` (synthetic: 300 random centres plus full-rank noise of 0.6 per
+dimension, so a topic's points spread over all 384 dimensions, far more than real sentence
+embeddings do; a query is a record's vector plus a little noise), ``uniform`` (random unit
+vectors and queries, the worst case for a graph index, nothing to lean on) or ``text`` (real
+sentences, one a line of ``--texts``, embedded by the configured model: the first
+``--queries`` lines are the queries, the next ``size`` the records; the vectors are cached
+beside the file, as embedding 100k sentences takes most of an hour on 2 shared cores). They
+are copied into the database home's own tables (``COPY``, then one HNSW
 build: ``_recall_pg_load``; one person's records are read back through the store to check
 the rows), then each query is answered: numpy's exact top-k over the whole matrix (the files
 home's path: the reader's matrix) and over one person's rows, ``PgMemoryIndex.nearest`` over
@@ -51,18 +56,38 @@ class _Vectors(Embedder):
         return np.stack([self.table[t] for t in texts]).astype(np.float32)
 
 
-def people_records(n: int) -> list[MemoryRecord]:
+def people_records(n: int, contents: Sequence[str] | None = None) -> list[MemoryRecord]:
     return [
         MemoryRecord(
             id=f"m_pgbench{i:08d}",
             scope="user",
             category="event",
             ts="2026-01-01T00:00:00+00:00",
-            content=f"Bench fact number {i} of person {i % PEOPLE}.",
+            content=contents[i] if contents else f"Bench fact number {i} of person {i % PEOPLE}.",
             user_key=f"person{i % PEOPLE:03d}",
         )
         for i in range(n)
     ]
+
+
+class TextVectors:
+    """The ``text`` kind: the lines of a file and their vectors by ``embedder``, cached as
+    ``<file>.<model>.npy`` (the first rows of the file, in its order)."""
+
+    def __init__(self, path: Path, embedder: Embedder) -> None:
+        self.lines = list(dict.fromkeys(s for s in path.read_text().splitlines() if s.strip()))
+        self.embedder = embedder
+        self.cache = path.with_name(f"{path.name}.{embedder.model_name.replace('/', '_')}.npy")
+
+    def first(self, n: int) -> tuple[list[str], np.ndarray]:
+        """The first ``n`` lines and their unit vectors."""
+        if n > len(self.lines):
+            raise ValueError(f"--texts has {len(self.lines)} distinct lines, {n} are needed")
+        have = np.load(self.cache) if self.cache.exists() else np.zeros((0, self.embedder.dim))
+        if len(have) < n or have.shape[1] != self.embedder.dim:
+            have = self.embedder.embed_batch(self.lines[:n])
+            np.save(self.cache, have.astype(np.float32))
+        return self.lines[:n], _unit(have[:n])
 
 
 def exact_topk(matrix: np.ndarray, q: np.ndarray, k: int) -> np.ndarray:
@@ -91,11 +116,18 @@ async def measure_database(
     ef_searches: Sequence[int],
     seed: int,
     vectors: str = "clustered",
+    texts: TextVectors | None = None,
 ) -> dict[str, Any]:
     rng = np.random.default_rng(seed)
-    records = people_records(size)
-    matrix = _unit(_draw(rng, size, dim, vectors))
-    embedder = _Vectors("bench-random", dim, {})
+    if texts is not None:
+        lines, both = texts.first(queries + size)
+        records, matrix, qs = people_records(size, lines[queries:]), both[queries:], both[:queries]
+        embedder = _Vectors(texts.embedder.model_name, texts.embedder.dim, {})
+    else:
+        records = people_records(size)
+        matrix = _unit(_draw(rng, size, dim, vectors))
+        qs = _queries_for(rng, matrix, queries, vectors)
+        embedder = _Vectors("bench-random", dim, {})
     schema = f"bench_recall_{size}_{seed}"
     drop_schema(url, schema)
     try:
@@ -106,7 +138,6 @@ async def measure_database(
                     load, url, schema, Path(tmp), records, matrix, model=embedder.model_name
                 )
                 await _check_loaded(mw.store, records)
-                qs = _queries_for(rng, matrix, queries, vectors)
                 out = await _queries(
                     cast(_Nearest, mw.index), records, matrix, qs, k, ef_searches, rng
                 )
@@ -116,7 +147,8 @@ async def measure_database(
                 out.pop("_truth")
     finally:
         drop_schema(url, schema)
-    return {"records": size, "vectors": vectors, **times, **out}
+    kind = vectors if texts is None else f"text ({embedder.model_name})"
+    return {"records": size, "vectors": kind, **times, **out}
 
 
 async def _check_loaded(store: MemoryStore, records: list[MemoryRecord]) -> None:

@@ -4,14 +4,13 @@ the space's HNSW index built once over all of them, as pgvector advises for a bu
 large ``maintenance_work_mem`` so the graph is built in memory, parallel workers).
 
 Writing 100k records through the store, the index kept as they arrived, took 608 s on the
-shared 2-core machine; 1M was never run. The rows are the ones the store writes (the same
-columns, the header JSON as ``PgMemoryStore`` renders it): the bench reads one person's back
-through the store to check it.
+shared 2-core machine; 1M was never run. The rows are the ones the store writes (``PgMemoryStore``'s
+own row maker: the same columns, header JSON and keyword ``terms``): the bench reads one
+person's back through the store to check it.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,17 +20,12 @@ import numpy as np
 import psycopg
 from psycopg import sql
 
-from familiars.memory import MemoryRecord, content_hash, record_header, resolve_path
+from familiars.memory import MemoryRecord, content_hash, database_row_maker, resolve_path
 
-#: What the index build may use: the graph of 1M 384-d vectors is about 2.2 GB.
-BUILD_MEMORY = "4GB"
+#: The most an index build may use (see :func:`build_memory`).
+BUILD_MEMORY_MAX_MB = 8192
 #: Parallel workers of the build besides the leader (the index build of pgvector >= 0.6).
 BUILD_WORKERS = 1
-
-_COLUMNS = (
-    "id, cell, scope, category, user_key, agent_id, dialogue_id, ts, content, content_hash, "
-    "deprecated, pinned, salience, data"
-)
 
 
 def connect(url: str, schema: str) -> psycopg.Connection[Any]:
@@ -51,7 +45,7 @@ def space_of(conn: psycopg.Connection[Any], model: str, dim: int) -> int:
     return int(row[0])
 
 
-def _row(workspace: Path, rec: MemoryRecord) -> tuple[Any, ...]:
+def _cell(workspace: Path, rec: MemoryRecord) -> str:
     path = resolve_path(
         workspace=workspace,
         scope=rec.scope,
@@ -60,22 +54,7 @@ def _row(workspace: Path, rec: MemoryRecord) -> tuple[Any, ...]:
         dialogue_id=rec.dialogue_id,
         user_key=rec.user_key,
     )
-    return (
-        rec.id,
-        path.relative_to(workspace).as_posix(),
-        rec.scope,
-        rec.category,
-        rec.user_key,
-        rec.agent_id if rec.scope != "user" else None,
-        rec.dialogue_id,
-        rec.ts,
-        rec.content,
-        content_hash(rec.content),
-        rec.deprecated,
-        rec.pinned,
-        float(rec.salience),
-        json.dumps(record_header(rec), ensure_ascii=False),
-    )
+    return path.relative_to(workspace).as_posix()
 
 
 def copy_rows(
@@ -87,17 +66,18 @@ def copy_rows(
 ) -> None:
     """The records (text COPY), their cells and their vectors (binary COPY), in one
     transaction; the space's HNSW index is dropped first (:func:`build_index` makes it)."""
+    columns, record_row = database_row_maker()  # the store's own row, terms included
     hashes: list[str] = []
     cells: set[str] = set()
     with conn.transaction():
         conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(_index_name(space)))
         with conn.cursor() as cur:
-            with cur.copy(sql.SQL("COPY records ({}) FROM STDIN").format(sql.SQL(_COLUMNS))) as cp:
+            with cur.copy(sql.SQL("COPY records ({}) FROM STDIN").format(sql.SQL(columns))) as cp:
                 for rec in records:
-                    row = _row(workspace, rec)
-                    cp.write_row(row)
-                    hashes.append(row[9])
-                    cells.add(row[1])
+                    cell = _cell(workspace, rec)
+                    cp.write_row(record_row(cell, rec))
+                    hashes.append(content_hash(rec.content))
+                    cells.add(cell)
             with cur.copy(
                 "COPY vectors (space_id, content_hash, embedding) FROM STDIN WITH (FORMAT BINARY)"
             ) as cp:
@@ -112,10 +92,22 @@ def copy_rows(
     conn.execute("ANALYZE records, vectors")
 
 
+def build_memory(rows: int, dim: int) -> str:
+    """``maintenance_work_mem`` for an HNSW build over ``rows`` vectors: the whole graph must
+    fit, or pgvector goes on building it on disk, far slower. An element holds its vector and,
+    at m 32, 64 neighbours of 16 bytes on the bottom layer (1M of 384 dimensions: about
+    2.8 GB); twice that leaves room, 64 MB at least, :data:`BUILD_MEMORY_MAX_MB` at most. Not
+    more: a parallel build reserves all of it as shared memory, whatever the graph needs."""
+    need = rows * (4 * dim + 64 * 16 + 256) * 2 / 2**20
+    return f"{int(min(BUILD_MEMORY_MAX_MB, max(64, need)))}MB"
+
+
 def build_index(conn: psycopg.Connection[Any], space: int, dim: int) -> None:
     """The space's HNSW index as the home makes it (``PgMemoryIndex._ensure_space``: same
     name, expression, graph options and predicate), built once over the loaded rows."""
-    conn.execute(sql.SQL("SET maintenance_work_mem = {}").format(sql.Literal(BUILD_MEMORY)))
+    row = conn.execute("SELECT count(*) FROM vectors WHERE space_id = %s", (space,)).fetchone()
+    memory = build_memory(int(row[0]) if row else 0, dim)
+    conn.execute(sql.SQL("SET maintenance_work_mem = {}").format(sql.Literal(memory)))
     conn.execute(
         sql.SQL("SET max_parallel_maintenance_workers = {}").format(sql.Literal(BUILD_WORKERS))
     )

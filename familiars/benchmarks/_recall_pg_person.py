@@ -43,6 +43,8 @@ WAYS = (
     Way("relaxed ef=400 tuples=100k mem=8", "relaxed_order", 400, 100_000, 8.0),
     Way("relaxed ef=400 tuples=100k mem=8 x4", "relaxed_order", 400, 100_000, 8.0, 4),
     Way("relaxed ef=1000 tuples=400k mem=16 x4", "relaxed_order", 1000, 400_000, 16.0, 4),
+    Way("strict ef=1000 tuples=1M mem=32", "strict_order", 1000, 1_000_000, 32.0),
+    Way("relaxed ef=1000 tuples=1M mem=32 x10", "relaxed_order", 1000, 1_000_000, 32.0, 10),
 )
 
 _EXACT = (

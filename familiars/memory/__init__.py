@@ -204,6 +204,7 @@ from familiars.memory._people_index import (
 )
 from familiars.memory._pg import (
     DatabaseError,
+    database_row_maker,
     database_url,
 )
 from familiars.memory._reader import (
@@ -448,6 +449,7 @@ __all__ = [
     "context_lines",
     "cut_text",
     "database_status",
+    "database_row_maker",
     "database_url",
     "export_from_database",
     "embedder_from_settings",

@@ -3,9 +3,12 @@ HNSW against exact on the same vectors, and LoCoMo with the written records in e
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
+import numpy as np
+import pytest
 from typer.testing import CliRunner
 
 from familiars.benchmarks import _locomo as locomo
@@ -39,6 +42,49 @@ async def test_hnsw_is_measured_against_the_exact_top_k(pg_server: str, tmp_path
     assert all(w["hnsw_plan"] for name, w in ways.items() if name != "exact")
 
 
+class _Seeded(HashEmbedder):
+    """A random vector per text, seeded by the text: no two rows tie in distance."""
+
+    def __init__(self) -> None:
+        super().__init__(dim=32, model_name="test-seeded")
+
+    def embed_batch(self, texts: list[str]) -> np.ndarray:
+        self.texts_embedded += len(texts)
+        seeds = [int.from_bytes(hashlib.blake2b(t.encode(), digest_size=4).digest()) for t in texts]
+        rows = [np.random.default_rng(s).standard_normal(self.dim) for s in seeds]
+        return np.array(rows, dtype=np.float32)
+
+
+async def test_real_sentences_are_embedded_once_and_measured(
+    pg_server: str, tmp_path: Path
+) -> None:
+    """``--vectors text``: the file's first lines are the queries, the next the records (their
+    text the records' content), the vectors cached beside the file and read back next time."""
+    from familiars.benchmarks._database import bench_database
+
+    texts = tmp_path / "sentences.txt"
+    texts.write_text("".join(f"sentence {i} of the file\n" for i in range(384)))
+    embedder = _Seeded()
+    settings = load_settings(workspace=tmp_path / "ws")
+    with bench_database(pg_server) as url:
+        out = await recall_pg.measure_database(
+            settings, url, 150, dim=32, queries=10, k=10, ef_searches=[400], seed=1,
+            texts=recall_pg.TextVectors(texts, embedder),
+        )  # fmt: skip
+        assert embedder.texts_embedded == 160
+        assert texts.with_name("sentences.txt.test-seeded.npy").exists()
+        again = await recall_pg.measure_database(
+            settings, url, 100, dim=32, queries=10, k=10, ef_searches=[400], seed=1,
+            texts=recall_pg.TextVectors(texts, embedder),
+        )  # fmt: skip
+    assert embedder.texts_embedded == 160  # the cache answered
+    assert out["vectors"] == again["vectors"] == "text (test-seeded)"
+    assert out["hnsw"][0]["all"]["recall_at_k"] == 1.0  # 150 rows at ef_search 400: all seen
+    assert out["nearest_person"]["recall_at_k"] == 1.0
+    with pytest.raises(ValueError, match="384 distinct lines, 1010 are needed"):
+        recall_pg.TextVectors(texts, embedder).first(1010)
+
+
 async def test_locomo_records_in_both_homes_score_alike(pg_server: str, tmp_path: Path) -> None:
     path = tmp_path / "locomo.json"
     path.write_text(json.dumps(_sample()))
@@ -66,6 +112,11 @@ def test_database_options_refused_in_one_line(tmp_path: Path) -> None:
     assert out.exit_code == 1 and "postgresql:// URL or 'start'" in out.output
     out = runner.invoke(app, ["bench", "recall", "--ef-search", "0", "--records", "20"])
     assert out.exit_code == 1 and "--ef-search values are 1..1000" in out.output
+    out = runner.invoke(app, ["bench", "recall", "--vectors", "text", "--records", "20"])
+    assert out.exit_code == 1 and "--vectors text and --texts FILE go together" in out.output
+    out = runner.invoke(app, ["bench", "recall", "--vectors", "text", "--records", "20",
+                              "--texts", str(tmp_path / "none.txt")])  # fmt: skip
+    assert out.exit_code == 1 and "no texts file" in out.output
 
 
 async def test_the_bench_builds_the_index_the_home_makes(pg_url: str, tmp_path: Path) -> None:
@@ -97,3 +148,38 @@ async def test_the_bench_builds_the_index_the_home_makes(pg_url: str, tmp_path: 
         ).fetchone() or ("",)
     assert "m='32'" in made and "ef_construction='128'" in made
     assert built == made
+
+
+async def test_the_bench_copies_the_stores_rows_keyword_terms_included(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """The bench's COPY writes the row ``PgMemoryStore`` writes (its own row maker): a record
+    in a script without spaces is found by one of its words, as one the store wrote."""
+    import asyncio
+
+    from familiars.benchmarks._recall_pg_load import load
+    from familiars.memory import open_workspace
+
+    settings = load_settings(workspace=tmp_path)
+    embedder = HashEmbedder(dim=16)
+    records = recall_pg.people_records(3, ["李明最喜欢北京烤鸭", "Ana plays the guitar", "Tea"])
+    async with open_workspace(settings, embedder=embedder, reconcile=False) as mw:
+        assert mw.index is not None
+        await asyncio.to_thread(
+            load, pg_url, settings.database.schema_name, tmp_path, records,
+            embedder.embed_batch([r.content for r in records]), model=embedder.model_name,
+        )  # fmt: skip
+        assert [rid for rid, _ in await mw.index.keyword_search("烤鸭")] == [records[0].id]
+        assert [rid for rid, _ in await mw.index.keyword_search("guitar")] == [records[1].id]
+        assert [r.content for r in await mw.store.list(user_key="person000")] == [
+            "李明最喜欢北京烤鸭"
+        ]
+
+
+def test_the_build_memory_holds_the_graph_and_no_more() -> None:
+    from familiars.benchmarks._recall_pg_load import build_memory
+
+    assert build_memory(600, 32) == "64MB"  # the least
+    assert build_memory(20_000, 384) == "107MB"  # not 8 GB of shared memory for 20k rows
+    assert build_memory(1_000_000, 384) == "5371MB"  # 1M: about 2.7 GB of graph, doubled
+    assert build_memory(5_000_000, 384) == "8192MB"  # the most

@@ -2,7 +2,8 @@
 and its search make, :class:`SqliteDocRows` keeps them in ``workspace/familiars.db`` (the
 files home; the tables are ``schema``'s). The database home's are in
 ``familiars.memory._pg._documents`` (the same rows in PostgreSQL, keyword search by
-``tsvector`` instead of FTS5).
+``tsvector`` instead of FTS5); the queries both read alike are written once
+(``_documents/queries.py``).
 
 Chunk ids are the index's own (``chunk_id``), handed out in insertion order; keyword hits come
 back with a score where lower is better (FTS5's ``bm25``; the database's ``-ts_rank_cd``).
@@ -19,6 +20,7 @@ import numpy as np
 
 from familiars.memory._documents.history import Version
 from familiars.memory._documents.matrix import Matrix, matrix_from_rows
+from familiars.memory._documents.queries import SQLITE as Q
 from familiars.memory._embeddings import content_hash
 from familiars.memory._migrations import open_database
 
@@ -69,13 +71,6 @@ class DocRows(Protocol):
     async def erase(self, owner: str, file_ids: Sequence[str], paths: Sequence[str]) -> None: ...
 
 
-_FILE_UPSERT = (
-    "INSERT OR REPLACE INTO doc_files (file_id, owner, path, name, folder, ext, kind,"
-    " size, mtime, sha256, n_chunks, indexed_at, deleted_at)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-
-
 def file_values(version: Version, deleted_at: str | None) -> tuple[Any, ...]:
     return (
         version.file_id, version.owner, version.path, version.name, version.folder,
@@ -116,36 +111,21 @@ class SqliteDocRows:
             return list(await cur.fetchall())
 
     async def known_files(self, owner: str) -> dict[str, tuple[str, int, float]]:
-        rows = await self._all(
-            "SELECT file_id, sha256, size, mtime FROM doc_files "
-            "WHERE owner = ? AND deleted_at IS NULL",
-            (owner,),
-        )
+        rows = await self._all(Q.known_files, (owner,))
         return {row[0]: (row[1], int(row[2]), float(row[3])) for row in rows}
 
     async def touch(self, file_id: str, size: int, mtime: float) -> None:
-        await self.db.execute(
-            "UPDATE doc_files SET size = ?, mtime = ? WHERE file_id = ?", (size, mtime, file_id)
-        )
+        await self.db.execute(Q.touch, (size, mtime, file_id))
 
     async def is_live(self, file_id: str) -> bool:
-        rows = await self._all(
-            "SELECT 1 FROM doc_files WHERE file_id = ? AND deleted_at IS NULL", (file_id,)
-        )
-        return bool(rows)
+        return bool(await self._all(Q.is_live, (file_id,)))
 
     async def mark_deleted(self, file_id: str, ts: str) -> None:
-        await self.db.execute("UPDATE doc_chunks SET current = 0 WHERE file_id = ?", (file_id,))
-        await self.db.execute(
-            "UPDATE doc_files SET deleted_at = ? WHERE file_id = ?", (ts, file_id)
-        )
+        await self.db.execute(Q.not_current, (file_id,))
+        await self.db.execute(Q.mark_deleted, (ts, file_id))
 
     async def live_paths(self, owner: str, prefix: str) -> list[str]:
-        rows = await self._all(
-            "SELECT path FROM doc_files WHERE owner = ? AND deleted_at IS NULL "
-            "AND substr(path, 1, ?) = ?",
-            (owner, len(prefix), prefix),
-        )
+        rows = await self._all(Q.live_paths, (owner, len(prefix), prefix))
         return [row[0] for row in rows]
 
     async def hashes_with_vectors(self, model: str, dim: int, hashes: Sequence[str]) -> set[str]:
@@ -165,33 +145,24 @@ class SqliteDocRows:
         self, model: str, dim: int, items: Sequence[tuple[str, np.ndarray]]
     ) -> None:
         await self.db.executemany(
-            "INSERT OR REPLACE INTO doc_vectors (model, dim, content_hash, vector) "
-            "VALUES (?, ?, ?, ?)",
+            Q.put_vector,
             [(model, dim, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items],
         )
         await self.db.commit()
 
     async def texts_without_vectors(self, model: str, dim: int) -> list[str]:
-        rows = await self._all(
-            "SELECT c.text FROM doc_chunks c LEFT JOIN doc_vectors v "
-            "ON v.content_hash = c.content_hash AND v.model = ? AND v.dim = ? "
-            "WHERE v.content_hash IS NULL",
-            (model, dim),
-        )
+        rows = await self._all(Q.texts_without_vectors, (model, dim))
         return [row[0] for row in rows]
 
     async def write_version(self, version: Version, *, current: bool, keep: int) -> None:
         if current:
-            await self.db.execute(
-                "UPDATE doc_chunks SET current = 0 WHERE file_id = ?", (version.file_id,)
-            )
+            await self.db.execute(Q.not_current, (version.file_id,))
             await self._prune_history(version.file_id, keep)
             await self.write_file_row(version, deleted_at=None)
         for chunk in version.chunks:
             cur = await self.db.execute(
-                "INSERT INTO doc_chunks (file_id, version, current, seq, kind, page, text,"
-                " content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (version.file_id, version.key, 1 if current else 0, chunk.seq, chunk.kind,
+                Q.insert_chunk,
+                (version.file_id, version.key, current, chunk.seq, chunk.kind,
                  chunk.page, chunk.text, content_hash(chunk.embed_text)),
             )  # fmt: skip
             await self.db.execute(
@@ -215,58 +186,40 @@ class SqliteDocRows:
             await self.db.execute(f"DELETE FROM doc_chunks WHERE {where}", (file_id, old))
 
     async def write_file_row(self, version: Version, *, deleted_at: str | None) -> None:
-        await self.db.execute(_FILE_UPSERT, file_values(version, deleted_at))
+        await self.db.execute(Q.file_upsert, file_values(version, deleted_at))
 
     async def clear_index(self) -> None:
         for table in ("doc_fts", "doc_chunks", "doc_files"):
             await self.db.execute(f"DELETE FROM {table}")
 
     async def record_skip(self, owner: str, path: str, code: str, reason: str, at: str) -> None:
-        await self.db.execute(
-            "INSERT OR REPLACE INTO doc_skips (owner, path, code, reason, at) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (owner, path, code, reason, at),
-        )
+        await self.db.execute(Q.record_skip, (owner, path, code, reason, at))
 
     async def clear_skip(self, owner: str, path: str) -> None:
-        await self.db.execute("DELETE FROM doc_skips WHERE owner = ? AND path = ?", (owner, path))
+        await self.db.execute(Q.clear_skip, (owner, path))
 
     async def skipped(self, owner: str) -> list[dict[str, str]]:
-        rows = await self._all(
-            "SELECT path, code, reason, at FROM doc_skips WHERE owner = ? ORDER BY at DESC",
-            (owner,),
-        )
+        rows = await self._all(Q.skipped, (owner,))
         return [{"path": r[0], "code": r[1], "reason": r[2], "at": r[3]} for r in rows]
 
     async def bump_generation(self) -> None:
-        await self.db.execute("UPDATE doc_meta SET value = value + 1 WHERE key = 'generation'")
+        await self.db.execute(Q.bump_generation)
         await self.db.commit()
 
     async def generation(self) -> int:
-        rows = await self._all("SELECT value FROM doc_meta WHERE key = 'generation'")
+        rows = await self._all(Q.generation)
         return int(rows[0][0]) if rows else 0
 
     async def list_files(self, owner: str) -> list[FileRow]:
-        rows = await self._all(
-            "SELECT d.file_id, d.owner, d.path, d.name, d.kind, d.size, d.n_chunks, "
-            "d.indexed_at, (SELECT COUNT(DISTINCT version) FROM doc_chunks c "
-            "WHERE c.file_id = d.file_id) FROM doc_files d "
-            "WHERE d.owner = ? AND d.deleted_at IS NULL ORDER BY d.indexed_at DESC, d.name",
-            (owner,),
-        )
+        rows = await self._all(Q.list_files, (owner,))
         return [tuple(r) for r in rows]  # type: ignore[misc]
 
     async def file_row(self, file_id: str) -> tuple[str, str, str] | None:
-        rows = await self._all(
-            "SELECT owner, path, name FROM doc_files WHERE file_id = ? AND deleted_at IS NULL",
-            (file_id,),
-        )
+        rows = await self._all(Q.file_row, (file_id,))
         return (rows[0][0], rows[0][1], rows[0][2]) if rows else None
 
     async def file_facts(self) -> list[tuple[str, str, str, str]]:
-        return [
-            tuple(r) for r in await self._all("SELECT file_id, name, folder, ext FROM doc_files")
-        ]  # type: ignore[misc]
+        return [tuple(r) for r in await self._all(Q.file_facts)]  # type: ignore[misc]
 
     async def chunk_rows(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
         if not chunk_ids:
@@ -299,19 +252,13 @@ class SqliteDocRows:
     async def load_matrix(self, model: str, dim: int) -> Matrix:
         # Read to the end in one call: a cursor left open across awaits holds a read
         # transaction that a concurrent write on this connection cannot upgrade.
-        rows = await self._all(
-            "SELECT c.chunk_id, c.file_id, d.owner, c.current, c.seq, c.version, v.vector "
-            "FROM doc_chunks c JOIN doc_files d ON d.file_id = c.file_id "
-            "JOIN doc_vectors v ON v.content_hash = c.content_hash AND v.model = ? "
-            "AND v.dim = ? ORDER BY c.chunk_id",
-            (model, dim),
-        )
+        rows = await self._all(Q.load_matrix, (model, dim))
         return matrix_from_rows(
             [(*r[:6], np.frombuffer(r[6], dtype=np.float32)) for r in rows], dim
         )
 
     async def count_chunks(self) -> int:
-        return int((await self._all("SELECT COUNT(*) FROM doc_chunks"))[0][0])
+        return int((await self._all(Q.count_chunks))[0][0])
 
     async def file_paths(self, file_ids: Sequence[str]) -> dict[str, str]:
         marks = ",".join("?" * len(file_ids))
@@ -328,12 +275,12 @@ class SqliteDocRows:
 
     async def files_of(self, owner: str) -> list[tuple[str, str]]:
         """``(file_id, path)`` of every file of ``owner``, current or deleted."""
-        rows = await self._all("SELECT file_id, path FROM doc_files WHERE owner = ?", (owner,))
+        rows = await self._all(Q.files_of, (owner,))
         return [(r[0], r[1]) for r in rows]
 
     async def file_owner(self, file_id: str) -> str | None:
         """Whose file it is (current or deleted); None when there is no such file."""
-        rows = await self._all("SELECT owner FROM doc_files WHERE file_id = ?", (file_id,))
+        rows = await self._all(Q.file_owner, (file_id,))
         return str(rows[0][0]) if rows else None
 
     async def erase(self, owner: str, file_ids: Sequence[str], paths: Sequence[str]) -> None:
@@ -351,10 +298,7 @@ class SqliteDocRows:
             await self.db.execute("DELETE FROM doc_files WHERE file_id = ?", (file_id,))
         for path in paths:
             await self.clear_skip(owner, path)
-        await self.db.execute(
-            "DELETE FROM doc_vectors "
-            "WHERE content_hash NOT IN (SELECT content_hash FROM doc_chunks)"
-        )
+        await self.db.execute(Q.unused_vectors)
         await self.db.execute("INSERT INTO doc_fts (doc_fts) VALUES ('optimize')")
         await self.db.commit()
         await self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -5,7 +5,8 @@ live in the memory's schema (migration ``m007_documents``), so every worker find
   rows as ``familiars.db`` holds, keyword search by a ``tsvector`` (English stems, GIN) ranked
   by ``ts_rank_cd`` instead of FTS5's ``bm25`` (handed back negated: lower is better, as
   there). Vectors are float32 bytes, loaded into the search matrix as in the files home.
-  A change is one transaction; reads end theirs at once (no session idles in one).
+  A change is one transaction; reads end theirs at once (no session idles in one). The
+  queries both homes read alike are written once (``_documents/queries.py``).
 - :class:`PgEditHistory` is the edit history's sidecars as rows of ``doc_edits``, one per
   line, in the order they were appended (the sidecar files of the files home).
 - The bytes of an attachment are kept in ``doc_blobs``, so any worker can send it back.
@@ -31,22 +32,13 @@ from familiars.memory._documents.history import (
     replay_lines,
 )
 from familiars.memory._documents.matrix import Matrix, matrix_from_rows
+from familiars.memory._documents.queries import POSTGRES as Q
 from familiars.memory._documents.rows import ChunkRow, FileRow, file_values
 from familiars.memory._embeddings import content_hash
 from familiars.memory._pg._connect import aconnect, connect
 from familiars.memory._pg._schema import migrate
 
 _FILE_LOCK = 0x646F  # the first key of a file's advisory lock ("do"); the second: its id's hash
-
-_FILE_UPSERT = (
-    "INSERT INTO doc_files (file_id, owner, path, name, folder, ext, kind, size, mtime, sha256,"
-    " n_chunks, indexed_at, deleted_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s,"
-    " %s) ON CONFLICT (file_id) DO UPDATE SET owner = excluded.owner, path = excluded.path,"
-    " name = excluded.name, folder = excluded.folder, ext = excluded.ext, kind = excluded.kind,"
-    " size = excluded.size, mtime = excluded.mtime, sha256 = excluded.sha256,"
-    " n_chunks = excluded.n_chunks, indexed_at = excluded.indexed_at,"
-    " deleted_at = excluded.deleted_at"
-)
 
 
 class PgDocRows:
@@ -96,34 +88,21 @@ class PgDocRows:
             return await self.conn.execute(query, params)  # type: ignore[arg-type]
 
     async def known_files(self, owner: str) -> dict[str, tuple[str, int, float]]:
-        rows = await self._all(
-            "SELECT file_id, sha256, size, mtime FROM doc_files "
-            "WHERE owner = %s AND deleted_at IS NULL",
-            (owner,),
-        )
+        rows = await self._all(Q.known_files, (owner,))
         return {r[0]: (r[1], int(r[2]), float(r[3])) for r in rows}
 
     async def touch(self, file_id: str, size: int, mtime: float) -> None:
-        await self._write(
-            "UPDATE doc_files SET size = %s, mtime = %s WHERE file_id = %s", (size, mtime, file_id)
-        )
+        await self._write(Q.touch, (size, mtime, file_id))
 
     async def is_live(self, file_id: str) -> bool:
-        rows = await self._all(
-            "SELECT 1 FROM doc_files WHERE file_id = %s AND deleted_at IS NULL", (file_id,)
-        )
-        return bool(rows)
+        return bool(await self._all(Q.is_live, (file_id,)))
 
     async def mark_deleted(self, file_id: str, ts: str) -> None:
-        await self._write("UPDATE doc_chunks SET current = false WHERE file_id = %s", (file_id,))
-        await self._write("UPDATE doc_files SET deleted_at = %s WHERE file_id = %s", (ts, file_id))
+        await self._write(Q.not_current, (file_id,))
+        await self._write(Q.mark_deleted, (ts, file_id))
 
     async def live_paths(self, owner: str, prefix: str) -> list[str]:
-        rows = await self._all(
-            "SELECT path FROM doc_files WHERE owner = %s AND deleted_at IS NULL "
-            "AND left(path, %s) = %s",
-            (owner, len(prefix), prefix),
-        )
+        rows = await self._all(Q.live_paths, (owner, len(prefix), prefix))
         return [r[0] for r in rows]
 
     async def hashes_with_vectors(self, model: str, dim: int, hashes: Sequence[str]) -> set[str]:
@@ -140,20 +119,14 @@ class PgDocRows:
         async with self._lock:
             async with self.conn.cursor() as cur:
                 await cur.executemany(
-                    "INSERT INTO doc_vectors (model, dim, content_hash, vector) "
-                    "VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                    Q.put_vector,
                     [(model, dim, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items],
                 )
             await self.conn.commit()
             self._dirty = False
 
     async def texts_without_vectors(self, model: str, dim: int) -> list[str]:
-        rows = await self._all(
-            "SELECT c.text FROM doc_chunks c LEFT JOIN doc_vectors v "
-            "ON v.content_hash = c.content_hash AND v.model = %s AND v.dim = %s "
-            "WHERE v.content_hash IS NULL",
-            (model, dim),
-        )
+        rows = await self._all(Q.texts_without_vectors, (model, dim))
         return [r[0] for r in rows]
 
     async def write_version(self, version: Version, *, current: bool, keep: int) -> None:
@@ -162,9 +135,7 @@ class PgDocRows:
             "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_FILE_LOCK, version.file_id)
         )
         if current:
-            await self._write(
-                "UPDATE doc_chunks SET current = false WHERE file_id = %s", (version.file_id,)
-            )
+            await self._write(Q.not_current, (version.file_id,))
             await self._write(
                 "DELETE FROM doc_chunks WHERE file_id = %s AND NOT current AND version NOT IN "
                 "(SELECT DISTINCT version FROM doc_chunks WHERE file_id = %s AND NOT current "
@@ -175,8 +146,7 @@ class PgDocRows:
         async with self._lock, self.conn.cursor() as cur:
             self._dirty = True
             await cur.executemany(
-                "INSERT INTO doc_chunks (file_id, version, current, seq, kind, page, text,"
-                " content_hash) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                Q.insert_chunk,
                 [
                     (version.file_id, version.key, current, c.seq, c.kind, c.page, c.text,
                      content_hash(c.embed_text))
@@ -185,57 +155,40 @@ class PgDocRows:
             )  # fmt: skip
 
     async def write_file_row(self, version: Version, *, deleted_at: str | None) -> None:
-        await self._write(_FILE_UPSERT, file_values(version, deleted_at))
+        await self._write(Q.file_upsert, file_values(version, deleted_at))
 
     async def clear_index(self) -> None:
         await self._write("DELETE FROM doc_chunks")
         await self._write("DELETE FROM doc_files")
 
     async def record_skip(self, owner: str, path: str, code: str, reason: str, at: str) -> None:
-        await self._write(
-            "INSERT INTO doc_skips (owner, path, code, reason, at) VALUES (%s, %s, %s, %s, %s) "
-            "ON CONFLICT (owner, path) DO UPDATE SET code = excluded.code, "
-            "reason = excluded.reason, at = excluded.at",
-            (owner, path, code, reason, at),
-        )
+        await self._write(Q.record_skip, (owner, path, code, reason, at))
 
     async def clear_skip(self, owner: str, path: str) -> None:
-        await self._write("DELETE FROM doc_skips WHERE owner = %s AND path = %s", (owner, path))
+        await self._write(Q.clear_skip, (owner, path))
 
     async def skipped(self, owner: str) -> list[dict[str, str]]:
-        rows = await self._all(
-            "SELECT path, code, reason, at FROM doc_skips WHERE owner = %s ORDER BY at DESC",
-            (owner,),
-        )
+        rows = await self._all(Q.skipped, (owner,))
         return [{"path": r[0], "code": r[1], "reason": r[2], "at": r[3]} for r in rows]
 
     async def bump_generation(self) -> None:
-        await self._write("UPDATE doc_meta SET value = value + 1 WHERE key = 'generation'")
+        await self._write(Q.bump_generation)
         await self.commit()
 
     async def generation(self) -> int:
-        rows = await self._all("SELECT value FROM doc_meta WHERE key = 'generation'")
+        rows = await self._all(Q.generation)
         return int(rows[0][0]) if rows else 0
 
     async def list_files(self, owner: str) -> list[FileRow]:
-        rows = await self._all(
-            "SELECT d.file_id, d.owner, d.path, d.name, d.kind, d.size, d.n_chunks, "
-            "d.indexed_at, (SELECT COUNT(DISTINCT version) FROM doc_chunks c "
-            "WHERE c.file_id = d.file_id) FROM doc_files d "
-            "WHERE d.owner = %s AND d.deleted_at IS NULL ORDER BY d.indexed_at DESC, d.name",
-            (owner,),
-        )
+        rows = await self._all(Q.list_files, (owner,))
         return [tuple(r) for r in rows]  # type: ignore[misc]
 
     async def file_row(self, file_id: str) -> tuple[str, str, str] | None:
-        rows = await self._all(
-            "SELECT owner, path, name FROM doc_files WHERE file_id = %s AND deleted_at IS NULL",
-            (file_id,),
-        )
+        rows = await self._all(Q.file_row, (file_id,))
         return (rows[0][0], rows[0][1], rows[0][2]) if rows else None
 
     async def file_facts(self) -> list[tuple[str, str, str, str]]:
-        rows = await self._all("SELECT file_id, name, folder, ext FROM doc_files")
+        rows = await self._all(Q.file_facts)
         return [(r[0], r[1], r[2], r[3]) for r in rows]
 
     async def chunk_rows(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
@@ -262,19 +215,13 @@ class PgDocRows:
         return [(int(r[0]), float(r[1])) for r in rows]
 
     async def load_matrix(self, model: str, dim: int) -> Matrix:
-        rows = await self._all(
-            "SELECT c.chunk_id, c.file_id, d.owner, c.current, c.seq, c.version, v.vector "
-            "FROM doc_chunks c JOIN doc_files d ON d.file_id = c.file_id "
-            "JOIN doc_vectors v ON v.content_hash = c.content_hash AND v.model = %s "
-            "AND v.dim = %s ORDER BY c.chunk_id",
-            (model, dim),
-        )
+        rows = await self._all(Q.load_matrix, (model, dim))
         return matrix_from_rows(
             [(*r[:6], np.frombuffer(bytes(r[6]), dtype=np.float32)) for r in rows], dim
         )
 
     async def count_chunks(self) -> int:
-        return int((await self._all("SELECT COUNT(*) FROM doc_chunks"))[0][0])
+        return int((await self._all(Q.count_chunks))[0][0])
 
     async def file_paths(self, file_ids: Sequence[str]) -> dict[str, str]:
         rows = await self._all(
@@ -295,11 +242,11 @@ class PgDocRows:
         return bytes(rows[0][0]) if rows else None
 
     async def files_of(self, owner: str) -> list[tuple[str, str]]:
-        rows = await self._all("SELECT file_id, path FROM doc_files WHERE owner = %s", (owner,))
+        rows = await self._all(Q.files_of, (owner,))
         return [(r[0], r[1]) for r in rows]
 
     async def file_owner(self, file_id: str) -> str | None:
-        rows = await self._all("SELECT owner FROM doc_files WHERE file_id = %s", (file_id,))
+        rows = await self._all(Q.file_owner, (file_id,))
         return str(rows[0][0]) if rows else None
 
     async def erase(self, owner: str, file_ids: Sequence[str], paths: Sequence[str]) -> None:
@@ -312,10 +259,7 @@ class PgDocRows:
         await self._write(
             "DELETE FROM doc_skips WHERE owner = %s AND path = ANY(%s)", (owner, list(paths))
         )
-        await self._write(
-            "DELETE FROM doc_vectors v WHERE NOT EXISTS "
-            "(SELECT 1 FROM doc_chunks c WHERE c.content_hash = v.content_hash)"
-        )
+        await self._write(Q.unused_vectors)
         await self.commit()
         async with self._lock:  # the dead rows leave the table files, as a record's forget
             await self.conn.set_autocommit(True)

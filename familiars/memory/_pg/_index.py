@@ -34,7 +34,8 @@ _ROW_COLUMNS = "data::text, content, user_key, agent_id, dialogue_id"
 
 #: The HNSW graph of a space. pgvector's defaults (m 16, ef_construction 64) gave recall@10
 #: .989 at ef_search 400 on 100k clustered vectors and .78 at 1M; m 32 / ef_construction 128
-#: on the same 100k: .98 at ef_search 100, 1.0 at 200 (the build 2x as long).
+#: on the same 100k: 1.0 at ef_search 100, at 1M .964 at 400 and .975 at 1000 (the build
+#: 2-3x as long); real MiniLM sentence vectors (20k): .999 at 100, 1.0 at 200.
 HNSW_OPTIONS = "m = 32, ef_construction = 128"
 
 
@@ -212,12 +213,13 @@ class PgMemoryIndex:
         """(record id, cosine) of the ``k`` live records nearest ``query``: over all, by the
         space's HNSW index; within one person's user scope (``user_key``), exactly over that
         person's rows. Measured by ``familiars bench recall --database`` (clustered vectors,
-        100 people): over all, HNSW recall@10 at ef_search 400 1.0 / .995 / .782 at 10k /
-        100k / 1M (.86 at 1M with ef_search 1000: the default index's graph is too coarse
-        there); per person, pgvector's iterative scans (strict or relaxed order, ef_search up
-        to 1000, max_scan_tuples up to 400k) found .62-.87 of the exact ten at 100k and 1M,
-        so the person's rows are read exactly (recall 1.0; p50 63 ms at 100k, 486 ms at 1M
-        with 10k rows a person and the table not in shared buffers)."""
+        100 people; m 32 / ef_construction 128): over all, HNSW recall@10 at ef_search 400
+        1.0 / 1.0 / .964 at 10k / 100k / 1M (.975 at 1M with ef_search 1000); per person,
+        pgvector's iterative scans (strict or relaxed order, ef_search up to 1000,
+        max_scan_tuples up to 1M, over-fetch up to 10x) found .84-.97 of the exact ten at
+        100k and 1M (on real sentence vectors at 20k .996-1.0, but 9x slower than exact), so
+        the person's rows are read exactly (recall 1.0; p50 31 ms at 100k, 431 ms at 1M with
+        10k rows a person and the table not in shared buffers)."""
         if self._space_id is None or self.embedder is None:
             return []
         vec = np.asarray(query, dtype=np.float32)

@@ -306,3 +306,37 @@ async def test_another_worker_finds_and_sends_back_an_attachment(
         blob = await worker_b.open_file(found[0].file_id, user_key="ann")
         assert blob.data == sent and not (other / "users").exists()
         assert [f.name for f in await worker_b.list_files("ann")] == ["lease.pdf"]
+
+
+async def test_rows_answer_alike_on_both_homes(finder: DocumentFinder, docs: Path) -> None:
+    """The queries written once for both homes (``_documents/queries.py``): a skip recorded
+    again is replaced, live paths are found by prefix, vectors no chunk uses are dropped."""
+    import numpy as np
+
+    from familiars.memory._documents.history import OWNER
+
+    rows = finder.rows
+    await rows.record_skip("owner", "a/b.txt", "too_big", "first", "2026-01-01")
+    await rows.record_skip("owner", "a/b.txt", "unreadable", "second", "2026-01-02")
+    await rows.commit()
+    assert await rows.skipped("owner") == [
+        {"path": "a/b.txt", "code": "unreadable", "reason": "second", "at": "2026-01-02"}
+    ]
+    await finder.add_folder(docs)
+    housing = str(docs / "Housing")
+    assert [Path(p).name for p in await rows.live_paths(OWNER, housing)] == ["lease.pdf"]
+    assert len(await rows.live_paths(OWNER, str(docs))) == 4
+    await rows.put_vectors("m", 2, [("unused", np.ones(2)), ("unused", np.ones(2))])
+    assert await rows.hashes_with_vectors("m", 2, ["unused"]) == {"unused"}
+    await rows.erase("owner", [], [])
+    assert await rows.hashes_with_vectors("m", 2, ["unused"]) == set()
+
+
+def test_one_query_table_fills_each_homes_placeholder() -> None:
+    from familiars.memory._documents.queries import POSTGRES, SQLITE
+
+    for name, lite in vars(SQLITE).items():
+        pg = getattr(POSTGRES, name)
+        assert "%" not in lite and "?" not in pg  # a literal % would need %% for psycopg
+        assert pg.count("%s") == lite.count("?") > 0 or "?" not in lite
+        assert pg.replace("%s", "?") == lite
