@@ -20,7 +20,7 @@ from familiars.memory._offline._values import value_fact
         ("pet", "My golden retriever is called Pepper", "has a golden retriever called Pepper"),
         ("pet", "I have a cockatiel named Kiwi", "has a cockatiel called Kiwi"),
         ("family", "my husband is called Dev", "husband is called Dev"),
-        ("family", "my missus Aoife is a nurse", "missus is called Aoife"),  # not "missu"
+        ("family", "my missus Aoife is a nurse", "missus Aoife is a nurse"),  # not "missu"
         ("job", "I'm a plumber", "works as a plumber"),
         ("workplace", "I work for a small startup called Lumen", "works at Lumen"),
         ("home", "I'm based in Rotterdam", "lives in Rotterdam"),

@@ -38,6 +38,7 @@ from familiars.memory._offline._patterns import (
 )
 from familiars.memory._offline._people import people_facts
 from familiars.memory._offline._plans import match_plan
+from familiars.memory._offline._replacing import replaced
 from familiars.memory._offline._shifts import moved_to, shifted
 from familiars.memory._offline._states import match_cause, match_meaning, sarcastic
 from familiars.memory._records import MemoryRecord, is_live
@@ -368,6 +369,8 @@ def offline_writes(
     facts = revise(facts, text, existing)
     if understanding is not None and existing:
         facts = _with_shifts(facts, text, existing, understanding)
+    if existing:  # "I don't like coffee anymore, I switched to tea": tea is the new like
+        facts = replaced(facts, text, existing)
     output = to_writes(
         _one_change(facts, existing) if existing else facts, existing, max_chars=max_chars
     )
