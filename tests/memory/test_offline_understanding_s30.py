@@ -144,3 +144,44 @@ def test_a_change_of_mind_keeps_the_new_value(
     assert len(updates) == 1
     content = updates[0].entry.content
     assert new in content and old in content and "no longer" not in content.split(new)[0]
+
+
+def test_a_past_event_with_its_time_is_kept_and_asked_by_its_verb() -> None:
+    from zoneinfo import ZoneInfo
+
+    from familiars.memory._offline._past import match_seen, when_did
+
+    tz = ZoneInfo("Europe/London")
+    seen = match_seen("I saw Radiohead in Manchester last June", now=NOW, tz=tz)
+    assert seen is not None
+    assert seen.content == "The user saw Radiohead in Manchester in June 2026."
+    assert match_seen("I watched the match last night", now=NOW, tz=tz) is None
+    kept = [seen.content, "The user saw Coldplay in 2019."]
+    assert when_did("When did I see them?", kept) == ["The user saw Coldplay in 2019."]
+    assert when_did("when did I see Radiohead?", kept) == [seen.content]
+    assert when_did("what did I see?", kept) == []
+
+
+def test_what_do_you_know_about_me_names_every_pet_and_relative() -> None:
+    from familiars.memory._offline._asking import about_me
+
+    said = [
+        "The user's name is Zoe.",
+        "The user has a dog called Rex.",
+        "The user has a dog called Fido.",
+        "The user has a cat called Mr Pickles.",
+        "The user's sister Meg is a vet.",
+        "The user's brother is called Tom.",
+        "The user likes jazz.",
+        "The user lives in Leeds.",
+    ]
+    tags = [["name"], ["pet"], ["pet"], ["pet"], ["family"], ["family"], ["likes"], ["home"]]
+    records = [
+        MemoryRecord(
+            id=f"m{i}", scope="user", category="profile", content=c, tags=t, user_key="u",
+            ts=f"2026-11-30T10:{i:02d}:00+00:00",
+        )
+        for i, (c, t) in enumerate(zip(said, tags, strict=True))
+    ]  # fmt: skip
+    told = {r.content for r in about_me(records)}
+    assert told == set(said)

@@ -26,6 +26,7 @@ from familiars.memory._offline._dates import match_birthday, match_dated_event, 
 from familiars.memory._offline._directives import match_directive
 from familiars.memory._offline._meaning import Understanding, by_meaning
 from familiars.memory._offline._objects import _GENERIC_HEADS, MEANING_KINDS, Fact, _fact_key
+from familiars.memory._offline._past import match_seen
 from familiars.memory._offline._patterns import (
     _MY_THING_IS,
     match_greeting_name,
@@ -82,6 +83,7 @@ def _clause_facts(
         match_preference(clause),
         match_place_or_work(clause),
         match_dated_event(clause, now=now, tz=tz),
+        match_seen(clause, now=now, tz=tz),
         match_directive(clause),
     )
     more = [*people_facts(clause), *match_plan(clause, now=now, tz=tz)]
