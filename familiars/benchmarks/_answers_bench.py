@@ -59,6 +59,7 @@ def kept_after(tells: list[str], understanding: Understanding | None) -> list[Me
 class _Item:
     def __init__(self, text: str) -> None:
         self.kind, self.text, self.score, self.private = "record", text, 0.0, True
+        self.foreign = False
 
 
 def reply_to(question: str, records: list[MemoryRecord], u: Understanding | None) -> str:

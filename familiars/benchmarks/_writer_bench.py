@@ -43,6 +43,10 @@ HELD_DATA = Path(__file__).parent / "data" / "writer_held.jsonl"
 #: A second dev batch (s29): terse, chatty, typed with typos, British and American, and other
 #: people's facts; tuned on like ``dev``, never used to train the slot model.
 EXTRA_DATA = Path(__file__).parent / "data" / "writer_extra.jsonl"
+#: A third dev batch (s30): other voices again (terse, slang, typos), relatives' jobs, moves
+#: said with "now", titled pet names, pastimes that are no job, changes of mind with their new
+#: value, hedged and past employers; tuned on, never used to train the slot model.
+NEW_DATA = Path(__file__).parent / "data" / "writer_new.jsonl"
 #: Monday 30 November 2026, 14:00 in Berlin: dates in the set are read against this.
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
 TIMEZONE = "Europe/Berlin"
@@ -339,6 +343,7 @@ def side_by_side(
     sets = {
         "dev": load_messages(dev_path, "dev"),
         "dev (extra)": load_messages(EXTRA_DATA, "dev") if EXTRA_DATA.is_file() else [],
+        "dev (s30)": load_messages(NEW_DATA, "dev") if NEW_DATA.is_file() else [],
         "held (old)": load_messages(dev_path, "held"),
         "fresh held": fresh,
         "originals": [m for m in fresh if m.id in originals],

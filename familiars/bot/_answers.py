@@ -37,6 +37,8 @@ class Item(Protocol):
     text: str
     score: float
     private: bool
+    #: Not written by the asker: another person's message or a record of a tainted turn.
+    foreign: bool
 
 
 _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
@@ -237,7 +239,7 @@ def _who_said(node: Item) -> str:
     its lead gives (someone else's message in a group)."""
     lead = _SPEAKER.match(node.text)
     who = lead.group("who").strip() if lead else ""
-    if getattr(node, "foreign", False):
+    if node.foreign:
         return who if who and who not in ("you", "they") else "someone"
     return "I" if who == "you" else "you"
 

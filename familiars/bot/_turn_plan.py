@@ -175,6 +175,8 @@ class _RecordItem:
     text: str
     score: float
     private: bool
+    #: A record this turn wrote from the speaker's own message: never another's words.
+    foreign: bool = False
 
     @classmethod
     def of(cls, record: MemoryRecord, max_chars: int = DEFAULT_MAX_RECORD_CHARS) -> _RecordItem:

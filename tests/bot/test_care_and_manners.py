@@ -44,7 +44,11 @@ def test_an_unknown_own_name_is_not_answered_with_another_name() -> None:
     from familiars.bot._answers import DONT_KNOW
 
     dog = SimpleNamespace(
-        kind="record", text="The user's dog's name is Biscuit.", score=0.0, private=True
+        kind="record",
+        text="The user's dog's name is Biscuit.",
+        score=0.0,
+        private=True,
+        foreign=False,
     )
     question = "what's my name?"
     guessed = offline_reply(question, actions=TurnActions(), items=[dog], is_group=False)

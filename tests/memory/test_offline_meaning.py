@@ -20,7 +20,7 @@ from familiars.memory._offline._values import value_fact
         ("pet", "My golden retriever is called Pepper", "has a golden retriever called Pepper"),
         ("pet", "I have a cockatiel named Kiwi", "has a cockatiel called Kiwi"),
         ("family", "my husband is called Dev", "husband is called Dev"),
-        ("family", "my missus Aoife is a nurse", "missus is called Aoife"),  # not "missu"
+        ("family", "my missus Aoife is a nurse", "missus Aoife is a nurse"),  # not "missu"
         ("job", "I'm a plumber", "works as a plumber"),
         ("workplace", "I work for a small startup called Lumen", "works at Lumen"),
         ("home", "I'm based in Rotterdam", "lives in Rotterdam"),
@@ -155,7 +155,7 @@ def test_what_do_you_know_about_me_keeps_the_name_and_every_slot() -> None:
     ]
     said = [r.content for r in answer_records("what do you know about me?", [name, pet, *likes], u)]
     assert said[:3] == ["The user likes owls.", "The user has a cat called Pixel.", name.content]
-    assert len(said) == 6
+    assert len(said) == 8  # all eight: fewer than MAX_ABOUT_ME (10)
     pinned = dataclasses.replace(name, pinned=True)
     said = [
         r.content for r in answer_records("what do you know about me?", [pinned, pet, *likes], u)

@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 
 from familiars.memory._offline._meaning import Understanding
+from familiars.memory._offline._past import when_did
 from familiars.memory._people_graph import _REL_BARE, relation_of
 from familiars.memory._records import MemoryRecord, is_live
 
@@ -35,7 +36,10 @@ MIN_PROBABILITY = 0.5
 #: Records within this much of the best one's similarity are said too (up to MAX_LINES).
 MARGIN = 0.08
 MAX_LINES = 3
-MAX_ABOUT_ME = 6
+MAX_ABOUT_ME = 10
+#: Slots that hold several at once: every one of them is said before older facts of other
+#: kinds ("what do you know about me?" named the cat and left out both dogs).
+MANY = ("pet", "family")
 #: Slots about the person themselves: a sure question about one with none kept is not
 #: answered by a fact that merely shares its words ("what's my name?" never gets the dog's).
 OWN_SLOTS = frozenset({"name"})
@@ -52,10 +56,14 @@ def answer_records(
     """The records that answer ``question``, best first; [] when it asks about none."""
     if not understanding.has("answers"):
         return []
+    live = [r for r in records if r.scope == "user" and is_live(r)]
+    done = sorted((r for r in live if "past" in r.tags), key=_when)
+    said = when_did(question, [r.content for r in done])  # "When did I see them?"
+    if said:
+        return [r for r in done if r.content in said]
     asked, probability = understanding.asked(question)
     if asked == "none" or probability < MIN_PROBABILITY:
         return []
-    live = [r for r in records if r.scope == "user" and is_live(r)]
     if asked == "all":
         return about_me(live)
     tags = SLOT_TAGS.get(asked, ())
@@ -79,9 +87,9 @@ def answer_records(
 
 def about_me(live: Sequence[MemoryRecord]) -> list[MemoryRecord]:
     """ "What do you know about me?": what is pinned, then the newest record of every slot
-    (a kind of record without a slot is its own), then the rest, newest first, up to
-    MAX_ABOUT_ME (the newest six alone left out the person's name once six facts were
-    newer, pinned or not)."""
+    (a kind of record without a slot is its own), then every other pet and relative, then
+    the rest, newest first, up to MAX_ABOUT_ME (the newest six alone left out the person's
+    name once six facts were newer, pinned or not)."""
     ordered = sorted(live, key=lambda r: (r.pinned, _when(r)), reverse=True)
     firsts: list[MemoryRecord] = []
     seen: set[str] = set()
@@ -91,8 +99,9 @@ def about_me(live: Sequence[MemoryRecord]) -> list[MemoryRecord]:
         if rec.pinned or slot not in seen:
             firsts.append(rec)
         seen.add(slot)
-    rest = [r for r in ordered if r not in firsts]
-    return (firsts + rest)[:MAX_ABOUT_ME]
+    circle = [r for r in ordered if r not in firsts and any(t in r.tags for t in MANY)]
+    rest = [r for r in ordered if r not in firsts and r not in circle]
+    return (firsts + circle + rest)[:MAX_ABOUT_ME]
 
 
 def asks_unknown(

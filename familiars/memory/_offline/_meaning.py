@@ -28,7 +28,13 @@ from pathlib import Path
 import numpy as np
 
 from familiars.memory._offline._objects import Fact
-from familiars.memory._offline._values import SURE, capitalised_name, known_job, value_fact
+from familiars.memory._offline._values import (
+    SURE,
+    capitalised_name,
+    known_job,
+    named_mine_says,
+    value_fact,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -254,12 +260,18 @@ def by_meaning(clause: str, understanding: Understanding) -> list[Fact]:
     if named is not None:
         return [named]
     nouns = understanding.noun_kind if understanding.has("nouns") else None
+    if nouns is not None and named_mine_says(clause):  # "my fella Rohan, he's a paramedic"
+        for slot in ("family", "pet"):  # the subject's noun says whose: read by its kind
+            facts = value_fact(slot, clause, noun_kind=nouns)
+            if facts:
+                return facts
     ranked = understanding.slots(clause)
     for slot, probability in _readable_slots(ranked):
         facts = value_fact(slot, clause, noun_kind=nouns, sure=probability >= SURE)
         if facts:
             return facts
-    return known_job(clause, dict(ranked).get("job", 0.0) if ranked[0][0] != "none" else 0.0)
+    unsure = ranked[0][0] == "none"  # "I install solar panels": none .47, job .32
+    return known_job(clause, dict(ranked).get("job", 0.0), unsure=unsure, kind=nouns)
 
 
 def _readable_slots(ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:

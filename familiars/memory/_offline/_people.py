@@ -315,8 +315,8 @@ def _pet_names(clause: str, pm: re.Match[str]) -> tuple[list[str], int]:
 # --------------------------------------------------------------------------- family
 
 _MEMBER_NAMED_SAYS = re.compile(
-    rf"^my\s+(?P<rel>{_FAMILY_WORD})\s+{_NAME}\s+(?P<rest>(?:is|'s|was|works|lives|loves|likes|"
-    r"has|turns|just|hates|can't|cannot|doesn't|does|plays|studies|goes)\b.*)$",
+    rf"^my\s+(?P<rel>{_FAMILY_WORD})\s+{_NAME}\s+(?P<rest>(?:is|'s|was|has|just|can't|cannot|"
+    r"doesn't|does|(?-i:[a-z]+[^s\W]s))\b.*)$",
     re.IGNORECASE,
 )
 _MEMBER_IS_NAMED = re.compile(
@@ -352,9 +352,34 @@ def _family(content: str, who: str) -> Fact:
     return Fact("user", "relation", content, ("family", f"topic:{key}"), f"family:{key}", 0.75)
 
 
+#: A word of a noun phrase: not a verb or a preposition ("my office is at Google's ...").
+_NOUN_WORD = r"(?:(?!(?:is|are|was|were|at|in|on|for|with|to|and|from|has|had)\b)[\w-]+)"
+#: A named member set off before what is said of them: "my boyfriend Luca, he's an
+#: electrician", "my daughter Isla's a midwife", "my husband, Tom, drives trains", "my partner
+#: Sam - she's a dentist": the name in apposition, then a pronoun or a clitic "'s" for "is".
+_APPOSED = re.compile(
+    rf"^(?P<head>my\s+(?:{_NOUN_WORD}\s+){{0,2}}?{_NOUN_WORD}),?\s+(?P<name>(?-i:[A-Z][a-zà-ÿ-]+))"
+    r"(?:(?P<clitic>'s)\s+|\s*[,–—-]+\s*(?:(?:he|she|they)(?P<is>'s|\s+is|\s+are|'re)?\s+)?"
+    r"|\s+(?:he|she|they)(?P<is2>'s|\s+is|\s+are|'re)\s+)(?P<rest>(?-i:[a-z]).*)$",
+    re.IGNORECASE,
+)
+
+
+def apposed(clause: str) -> str:
+    """``clause`` with a member named in apposition said plainly: "my boyfriend Luca, he's an
+    electrician" -> "my boyfriend Luca is an electrician" (any other clause as it is)."""
+    m = _APPOSED.match(clause.strip())
+    if m is None or m.group("name") in _NOT_A_NAME:
+        return clause
+    verb = m.group("clitic") or m.group("is") or m.group("is2") or ""
+    verb = "are" if verb.strip() in ("are", "'re") else "is" if verb else ""
+    return " ".join(w for w in (m.group("head"), m.group("name"), verb, m.group("rest")) if w)
+
+
 def match_family(clause: str) -> list[Fact]:
     """ "My sister Emma is vegetarian", "my husband is called Tom", "I have two kids", and a
     named member said in passing ("... with my husband Tom")."""
+    clause = apposed(clause)
     m = _MEMBER_NAMED_SAYS.match(clause)
     if m and _is_name(m.group("name")):
         rel, name = m.group("rel").lower(), m.group("name")

@@ -14,7 +14,11 @@ from collections.abc import Sequence
 from familiars.memory._offline._objects import Fact, _words, topic_key
 from familiars.memory._people_graph import _REL, edges_in, relation_of
 
-_NAME = r"(?-i:(?P<name>[A-Z][\w'-]+))"
+#: A name of one or two capitalised words ("Priya", "Professor Crumbs", "Mr Pickles").
+_NAME = (
+    r"(?-i:(?P<name>[A-Z][\w'-]+(?:\s+(?!(?:I|And|But|The|Is|So|On|In|At|To|My|We|He|She|It)\b)"
+    r"[A-Z][\w'-]+)?))"
+)
 _OWNER = r"(?-i:(?P<owner>[A-Z][\w'-]+))"
 _REL2 = _REL.replace("<rel>", "<rel2>")
 _IS = r"\s+(?:is|was)\s+(?:called\s+|named\s+)?"

@@ -19,6 +19,7 @@ from familiars.memory._offline._objects import (
     _NOT_NAMES,
     Fact,
     _words,
+    third_person,
     topic_key,
 )
 from familiars.memory._offline._patterns import match_health, match_name, match_preference
@@ -31,6 +32,7 @@ from familiars.memory._offline._people import (
     _job_fact,
     _pet,
     _work_fact,
+    apposed,
     living_fact,
 )
 
@@ -62,7 +64,9 @@ _OTHER_SUBJECT = re.compile(
     r"(?!\s+(?:where|home|my|our)\b))"
 )
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|im|me|my|myself|mine|we|us|our)\b", re.I)
-_NAMED = re.compile(rf"\b(?:called|named|name\s+is|name's|names)\s+(?P<n>{_CAP})")
+#: A name of one or two capitalised words ("Mr Pickles", "Sir Wiggles", "Sunny Boy").
+_CAP2 = rf"{_CAP}(?:\s+(?!(?:I|And|But|The|Is|My|On|In|At|To)\b){_CAP})?"
+_NAMED = re.compile(rf"\b(?:called|named|name\s+is|name's|names)\s+(?P<n>{_CAP2})")
 _NAME_IS_MY = re.compile(
     rf"^(?P<n>{_CAP})(?:\s+is|'s)\s+(?:my|our)\s+(?P<noun>[\w\s-]+?)$"
     rf"|^(?P<n2>{_CAP})\s+is\s+the\s+(?P<noun2>[\w\s-]+?)\s+(?:i|we)\s+(?:just\s+|recently\s+)?"
@@ -178,15 +182,49 @@ _WORK_CUE = re.compile(
     r"restaurant|bakery|salon|business|company|firm|hotel|garage|farm|studio|store|kennels)\b",
     re.I,
 )
-#: A place one hopes or plans to work, not one's employer: "interviewing at Google", "applying
-#: to Amazon", "hoping to work at Google", "thinking of joining Monzo", "an offer from Meta".
-_NOT_YET_THERE = re.compile(
-    r"\b(?:interview(?:s|ed|ing)?|apply(?:ing)?|applied|applications?|hoping|hope|hopefully|"
-    r"want(?:s|ed)?|wanna|wish|dream(?:ing)?|would\s+love|'d\s+love|thinking|considering|"
-    r"might|maybe|join(?:ing)?|offer|offered|recruiter|shortlisted|rejected|turned\s+down|"
-    r"left|quit|fired|laid\s+off|used\s+to|someday|one\s+day)\b",
+#: What the verb before an employer says of the working, read by tense, aspect and mood:
+#: a modal or future ("I'd love to", "I'll", "might"), an infinitive of purpose ("hoping to
+#: work at", "trying to get into"), a past that is over ("worked", "was", "left", "used to")
+#: or an activity other than working ("interviewing at", "applying to") is not where one
+#: works now. "I work at Tesco, maybe for good": the verb is present, the hedge after it is
+#: about the future and leaves the job as it is.
+_IRREALIS = re.compile(
+    r"\b(?:would|will|shall|might|may|could|should|must|gonna|wanna|going\s+to)\b|'d\b|'ll\b"
+    r"|\bto\s+(?:\w+\s+)?(?:work|join|get|be|start|go|move)\b",
     re.I,
 )
+#: A past that began the working still true now: "I started at Lidl", "I've been at Lidl".
+_INCEPTIVE = frozenset(
+    _words("started began joined moved transferred switched been got hired employed based")
+)
+#: What one has at a place: a job there is one's work, anything else only happens there.
+_HAVE_A = re.compile(
+    r"\b(?:have|has|got|had|'ve)\s+(?:an?|the|my|some)\s+(?:\w+\s+)?(?P<what>\w+)\s*$", re.I
+)
+_ROLES = frozenset(_words("job role position post shift contract placement gig career"))
+_PAST_IRREGULAR = frozenset(_words("was were left quit had went got did used"))
+
+
+def _works_there_now(head: str) -> bool:
+    """Whether ``head`` (the clause up to the employer's "at"/"for") says one works there
+    now: its verbs are present (or a perfect or inceptive past), asserted, and of working."""
+    if _IRREALIS.search(head):
+        return False
+    held = _HAVE_A.search(head)  # "I have an interview at Google": the interview is there
+    if held and held.group("what").lower() not in _ROLES:
+        return False
+    words = re.findall(r"[a-z']+", head.lower())
+    verbs = [w for w in words if w not in ("i", "i'm", "im", "i've", "ive", "a", "the", "my")]
+    for word in verbs:
+        if word in _INCEPTIVE:
+            continue
+        if word.endswith("ed") or word in _PAST_IRREGULAR:
+            return False  # "I worked at", "I was at", "I left": over
+        if word.endswith("ing") and word not in ("working", "being"):
+            return False  # "interviewing at", "applying to": another doing than working
+    return True
+
+
 _ORG = re.compile(r"\b(?:at|for|by|with|is)\s+(?P<org>(?:the\s+)?[\w&'. -]+?)\s*(?:,.*)?$", re.I)
 _PLACE = re.compile(
     r"\b(?:in|is|near|outside|from)\s+(?P<place>[A-ZÀ-Þ][\w'. -]*?)\s*(?:now|these\s+days|,.*)?$"
@@ -281,8 +319,8 @@ def value_fact(
     """The facts of ``slot`` in ``clause`` (a job said by what one does may bring the home
     it names); [] when no value can be read. ``sure``: the slot model is sure of the slot."""
     text = _GREETING.sub("", clause.strip(" .!?")).strip()
-    if not text or (slot not in ("pet", "family") and RELATIVE_SAYS.match(text)):
-        return []  # "my mum lives in Swansea" tells where the mum lives
+    if not text or (slot != "family" and RELATIVE_SAYS.match(text)):
+        return []  # "my mum lives in Swansea", "my daughter has a hamster": the relative's
     if slot not in ("name", "pet", "family") and about_someone_else(text):
         return []
     if slot == "job":
@@ -294,14 +332,36 @@ def value_fact(
     if sure and noun_kind is not None and slot in ("pet", "family"):
         noun_kind = _deferring(noun_kind, slot)
     fact = reader(text, noun_kind) if reader is not None else None
+    if fact is None and slot == "like" and sure and noun_kind is not None:
+        fact = _pastime(text, noun_kind)
     return [fact] if fact is not None else []
 
 
-def known_job(clause: str, job_probability: float = 0.0) -> list[Fact]:
+_AMOUNT = re.compile(r"^(?:a\s+lot\s+of|lots\s+of|loads\s+of|a\s+fair\s+bit\s+of)\s+", re.I)
+
+
+def _pastime(text: str, kind: Callable[[str], str]) -> Fact | None:
+    """A liking said by doing, whatever the verb ("I read a lot of crime novels"), when the
+    clause surely tells a liking and what is done reads as a pastime by its nearest labelled
+    doings: "The user likes reading crime novels."."""
+    m = _DOING.match(text)
+    if m is None or _SOMEONE_ELSE.search(text) or m.group("cue"):
+        return None
+    verb = m.group("verb").lower()
+    if verb in _NOT_WORK_VERBS or verb.endswith("ed"):
+        return None
+    doing = gerund(verb, _AMOUNT.sub("", m.group("what")))
+    return match_preference(f"I like {doing}") if kind(doing) == "pastime" else None
+
+
+def known_job(
+    clause: str, job_probability: float = 0.0, *, unsure: bool = False, kind: NounKind = None
+) -> list[Fact]:
     """A job named by a word the rules' list knows ("barista here", "nurse, that's me"),
     read whatever the slot model says: the closed list makes it sure; and a trade said by
     its verb ("I install solar panels") when the job slot is at least a runner-up's
-    (``job_probability`` >= ``MIN_RUNNER_UP``)."""
+    (``job_probability`` >= ``MIN_RUNNER_UP``). ``unsure``: the model found the clause most
+    likely no fact; then what is done must also read as work by its nearest labelled doings."""
     text = _GREETING.sub("", clause.strip(" .!?")).strip()
     if about_someone_else(text):
         return []
@@ -311,12 +371,33 @@ def known_job(clause: str, job_probability: float = 0.0) -> list[Fact]:
     doing = _DOING.match(text) if job_probability >= 0.3 else None
     if doing is None or not (doing.group("verb").lower() in _TRADE_VERBS or _WORK_CUE.search(text)):
         return []
+    if unsure and (kind is None or kind(gerund(doing["verb"], doing["what"])) != "job"):
+        return []
     return _job_values(text, None, sure=False)
+
+
+#: A clause whose subject is someone of the speaker's named in apposition, then a verb: "my
+#: bro Kieran works as a chef", "my fella Rohan is a paramedic" tell of Kieran and Rohan.
+_NAMED_MINE_SAYS = re.compile(
+    r"^(?i:my|our)\s+(?:(?!(?i:is|are|was|were|at|in|on|for|with|to|and|from|has|had)\b)"
+    r"[\w-]+\s+){1,3}?(?P<n>[A-ZÀ-Þ][a-zà-ÿ-]+)\s+"
+    r"(?P<rest>(?:is|are|was|has|had|just|can't|cannot|doesn't|does|[a-z]+[^s\W]s)\b.*)$"
+)
+
+
+def named_mine_says(clause: str) -> bool:
+    """Whether ``clause`` tells of someone of the speaker's named in apposition ("my bro
+    Kieran works as a chef", "my daughter Isla's a midwife")."""
+    text = _GREETING.sub("", clause.strip(" .!?")).strip()
+    return bool(_NAMED_MINE_SAYS.match(apposed(text)))
 
 
 def about_someone_else(text: str) -> bool:
     """Whether ``text``'s subject is another person, named or "he"/"she", and the speaker is
-    not in it: "Robin is allergic to peanuts" is Robin's allergy, never the speaker's."""
+    not in it: "Robin is allergic to peanuts" is Robin's allergy, never the speaker's; nor is
+    "my bro Kieran works as a chef" the speaker's job."""
+    if _NAMED_MINE_SAYS.match(apposed(text)):
+        return True
     return bool(_OTHER_SUBJECT.match(text)) and not _FIRST_PERSON.search(text)
 
 
@@ -343,7 +424,10 @@ def _job_values(text: str, kind: NounKind, *, sure: bool) -> list[Fact]:
     if m is None or _SOMEONE_ELSE.search(text):
         return []
     verb = m.group("verb").lower()
-    said = m.group("cue") or sure or verb in _TRADE_VERBS or _WORK_CUE.search(text)
+    said = m.group("cue") or verb in _TRADE_VERBS or _WORK_CUE.search(text)
+    # sure of the slot, no word of work said: what is done must read as work, not a pastime
+    # ("I read books": reading books is nearest the labelled pastimes)
+    said = said or (sure and (kind is None or kind(gerund(verb, m.group("what"))) == "job"))
     if verb in _NOT_WORK_VERBS or verb.endswith("ed") or not said:
         return []
     if _FOR_ONES_OWN.search(m.group("what")):  # "I cook for my family" is not a living
@@ -351,6 +435,20 @@ def _job_values(text: str, kind: NounKind, *, sure: bool) -> list[Fact]:
     facts = [living_fact(f"{verb} {m.group('what').strip()}")]
     home = match_place_or_home(m.group("place") or "")
     return facts + ([home] if home is not None else [])
+
+
+def gerund(verb: str, what: str) -> str:
+    """ "read", "books" -> "reading books": what one does, said as a noun phrase."""
+    verb = verb.lower()
+    if verb.endswith("ie"):
+        stem = verb[:-2] + "y"
+    elif verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")):
+        stem = verb[:-1]
+    elif re.search(r"[^aeiou][aeiou][bdgmnpt]$", verb) and len(verb) <= 4:
+        stem = verb + verb[-1]
+    else:
+        stem = verb
+    return f"{stem}ing {what.strip()}".strip()
 
 
 #: Done for or to one's own: "I walk my dog", "I cook for my family" is not work.
@@ -415,7 +513,7 @@ def _named_thing(text: str) -> tuple[str, str] | None:
     if m and (m.group("n") or m.group("n2"))[0].isupper():
         return (m.group("noun") or m.group("noun2")).strip(), m.group("n") or m.group("n2")
     named = _NAMED.search(text)
-    names = [named.group("n")] if named else re.findall(rf"(?<!^)\b{_CAP}\b", text)
+    names = [named.group("n")] if named else re.findall(rf"(?<!^)\b{_CAP2}\b", text)
     names = [n for n in names if n.lower() not in _NOT_NAMES and n != "I"]
     noun = (_NOUN_CALLED.search(text) if named else None) or _MY_NOUN.search(text)
     if not names or noun is None:
@@ -442,8 +540,16 @@ def _pet_value(text: str, kind: NounKind) -> Fact | None:
 
 
 def _family_value(text: str, kind: NounKind) -> Fact | None:
-    found = _named_of_kind(text, "family", FAMILY, kind)
-    return _family(f"The user's {found[0]} is called {found[1]}.", found[1]) if found else None
+    """ "my fella is called Rohan"; and what is said of the member named in apposition ("my
+    fella Rohan, he's a paramedic" -> "The user's fella Rohan is a paramedic.")."""
+    found = _named_of_kind(apposed(text), "family", FAMILY, kind)
+    if found is None:
+        return None
+    says = _NAMED_MINE_SAYS.match(apposed(text))
+    if says and says.group("n") == found[1]:
+        rest = third_person(says.group("rest").strip(" .!"))
+        return _family(f"The user's {found[0]} {found[1]} {rest}.", found[1])
+    return _family(f"The user's {found[0]} is called {found[1]}.", found[1])
 
 
 def _named_of_kind(
@@ -472,19 +578,32 @@ def _job_value(text: str, kind: NounKind) -> Fact | None:
 
 
 def _workplace_value(text: str, kind: NounKind) -> Fact | None:
-    if _SOMEONE_ELSE.search(text) or _NOT_YET_THERE.search(text):
+    if _SOMEONE_ELSE.search(text):
         return None
     m = _ORG.search(text)
-    if m is None:
+    if m is None or not _works_there_now(text[: m.start()]):
         return None
-    org = re.sub(r"\s+(?:now|these days|on weekends|remote(?:ly)?)$", "", m.group("org").strip())
+    org = re.sub(
+        r"(?:\s+(?:now|these days|on weekends|remote(?:ly)?|(?:last|this|next)\s+\w+|"
+        r"for\s+(?:years|ages|a\s+while|\w+\s+(?:years|months|weeks))|since\s+.+|\w+\s+ago))+$",
+        "",
+        m.group("org").strip(),
+    )
     named = _NAMED.search(org)
     org = named.group("n") if named else org
     return _work_fact(org)
 
 
+#: Verbs whose place is where one lives; after any other ("I mend bikes in a little shop in
+#: Cardiff") the place says where the doing is, not the home.
+_HOME_VERBS = frozenset(_words("live stay reside rent own have moved relocated settled am"))
+
+
 def _home_value(text: str, kind: NounKind) -> Fact | None:
     if _SOMEONE_ELSE.search(text):
+        return None
+    doing = _DOING.match(text)
+    if doing is not None and doing.group("verb").lower() not in _HOME_VERBS:
         return None
     m = _MOVED_TO.search(text) or _PLACE.search(text)
     if m is None:

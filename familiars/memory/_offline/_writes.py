@@ -26,6 +26,7 @@ from familiars.memory._offline._dates import match_birthday, match_dated_event, 
 from familiars.memory._offline._directives import match_directive
 from familiars.memory._offline._meaning import Understanding, by_meaning
 from familiars.memory._offline._objects import _GENERIC_HEADS, MEANING_KINDS, Fact, _fact_key
+from familiars.memory._offline._past import match_seen
 from familiars.memory._offline._patterns import (
     _MY_THING_IS,
     match_greeting_name,
@@ -38,6 +39,7 @@ from familiars.memory._offline._patterns import (
 )
 from familiars.memory._offline._people import people_facts
 from familiars.memory._offline._plans import match_plan
+from familiars.memory._offline._replacing import replaced
 from familiars.memory._offline._shifts import moved_to, shifted
 from familiars.memory._offline._states import match_cause, match_meaning, sarcastic
 from familiars.memory._records import MemoryRecord, is_live
@@ -81,6 +83,7 @@ def _clause_facts(
         match_preference(clause),
         match_place_or_work(clause),
         match_dated_event(clause, now=now, tz=tz),
+        match_seen(clause, now=now, tz=tz),
         match_directive(clause),
     )
     more = [*people_facts(clause), *match_plan(clause, now=now, tz=tz)]
@@ -368,6 +371,8 @@ def offline_writes(
     facts = revise(facts, text, existing)
     if understanding is not None and existing:
         facts = _with_shifts(facts, text, existing, understanding)
+    if existing:  # "I don't like coffee anymore, I switched to tea": tea is the new like
+        facts = replaced(facts, text, existing)
     output = to_writes(
         _one_change(facts, existing) if existing else facts, existing, max_chars=max_chars
     )
