@@ -139,7 +139,10 @@ async def collect_companion(
     for m in (m for m in moments if m["split"] == split):
         for said in ([], list(m["context"])):
             reading = ContextReading(said, m["message"])
-            vecs = reading.fuse(await reader._embed_queries([m["message"], *reading.extra]))
+            # as recall embeds it: with a context, no query words (they would come after the
+            # context's text and be taken for it)
+            batch = await reader._embed_queries([m["message"], *reading.extra], words=not said)
+            vecs = reading.fuse(batch)
             mask = reader.index.allowed_mask(
                 reader.allowed_groups(
                     agent_id=AGENT, dialogue_id=None, user_key=m["person"], is_group=False
