@@ -357,11 +357,20 @@ class RecallIndex:
         self, terms: Sequence[str], mask: np.ndarray, k: int
     ) -> tuple[np.ndarray, np.ndarray]:
         """BM25 of every row (0 outside ``mask``), and the rows of its ``k`` best positive
-        values (in any order): one pass over the rows, the ordering only over the matches."""
-        out = np.zeros(len(self.docs), dtype=np.float64)
-        self.keywords.add_scores(terms, out)
-        np.multiply(out, mask, out=out)
-        hits = np.flatnonzero(out)
+        values (in any order): only the rows the terms' postings name are looked at."""
+        n = len(self.docs)
+        out = np.zeros(n, dtype=np.float64)
+        touched = self.keywords.add_scores(terms, out)
+        if not touched:
+            return out, np.zeros(0, dtype=np.int64)
+        seen = np.zeros(n, dtype=bool)
+        for rows in touched:
+            seen[rows] = True
+        if not mask.all():
+            out[seen & ~mask] = 0.0
+            seen &= mask
+        hits = np.flatnonzero(seen)
+        hits = hits[out[hits] != 0.0]
         if hits.size > k:
             hits = hits[np.argpartition(-out[hits], k - 1)[:k]]
         return out, hits
