@@ -110,8 +110,9 @@ class HubTable:
         """Removed rows leave the reference; lists that held one are computed again."""
         stale = np.array(sorted(self._stale), dtype=np.int64)
         self._stale = set()
-        self._ref = [r for r in self._ref if r not in set(stale.tolist())]
-        self._pending = [r for r in self._pending if r not in set(stale.tolist())]
+        gone = set(stale.tolist())
+        self._ref = [r for r in self._ref if r not in gone]
+        self._pending = [r for r in self._pending if r not in gone]
         self._known[stale[stale < self._known.shape[0]]] = False
         touched = np.isin(self._ids, stale).any(axis=1)
         self._known[touched] = False
@@ -131,15 +132,19 @@ class HubTable:
         known = np.nonzero(self._known)[0]
         if not known.size:
             return
-        block = matrix[known] @ matrix[joining].T  # (known, joining)
+        if 2 * known.size > matrix.shape[0]:  # most rows: no copy of them to multiply
+            block = (matrix @ matrix[joining].T)[known]  # (known, joining)
+        else:
+            block = matrix[known] @ matrix[joining].T
         block[known[:, None] == joining[None, :]] = -np.inf
+        floor = self._sim[known].min(axis=1)  # each list's weakest, kept current below
         for j, row in enumerate(joining):
-            weakest = self._sim[known].argmin(axis=1)
-            floor = self._sim[known, weakest]
-            takers = block[:, j] > floor
+            takers = np.flatnonzero(block[:, j] > floor)  # only their lists are looked at
             rows = known[takers]
-            self._sim[rows, weakest[takers]] = block[takers, j]
-            self._ids[rows, weakest[takers]] = row
+            weakest = self._sim[rows].argmin(axis=1)
+            self._sim[rows, weakest] = block[takers, j]
+            self._ids[rows, weakest] = row
+            floor[takers] = self._sim[rows].min(axis=1)
 
     def _compute(self, need: np.ndarray, matrix: np.ndarray) -> None:
         """The lists of ``need`` against the whole reference set."""

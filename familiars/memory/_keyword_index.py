@@ -233,14 +233,16 @@ class KeywordIndex:
         start, count = int(self._start[row]), int(self._count[row])
         return self._tid[start : start + count], self._tf[start : start + count]
 
-    def add_scores(self, terms: Sequence[str], out: np.ndarray) -> None:
-        """Add each row's BM25 for ``terms`` to ``out`` (one entry per row), term by term."""
+    def add_scores(self, terms: Sequence[str], out: np.ndarray) -> list[np.ndarray]:
+        """Add each row's BM25 for ``terms`` to ``out`` (one entry per row), term by term;
+        the rows each term touched (a row may be in several)."""
         if self._post is None:
             self._build_postings()
         n_docs = self._n_docs
         if not n_docs or self._post is None:
-            return
+            return []
         avg = self._total / n_docs or 1.0
+        touched = []
         for tid in dict.fromkeys(self.terms.ids_of(dict.fromkeys(terms))):
             post = self._post.get(tid)
             if post is None:
@@ -251,6 +253,8 @@ class KeywordIndex:
             idf = math.log(1.0 + (n_docs - rows.size + 0.5) / (rows.size + 0.5))
             norm = self.k1 * (1.0 - self.b + self.b * self._len[rows] / avg)
             out[rows] += idf * tf * (self.k1 + 1.0) / (tf + norm)
+            touched.append(rows)
+        return touched
 
     def scores(self, terms: Sequence[str], size: int) -> np.ndarray:
         """BM25 of every row (0 where no term matches)."""

@@ -22,6 +22,7 @@ import json
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -65,10 +66,11 @@ def pool(total: np.ndarray, dense: np.ndarray | None, depth: int, dense_depth: i
     """Candidate positions to re-rank: the top ``depth`` of the fused score and the top
     ``dense_depth`` of ``dense`` (the :func:`meaning` score), in first-stage order."""
     order = np.argsort(-total, kind="stable")
-    chosen = set(order[:depth].tolist())
+    chosen = np.zeros(total.shape[0], dtype=bool)
+    chosen[order[:depth]] = True
     if dense is not None and dense_depth > 0:
-        chosen |= set(np.argsort(-dense, kind="stable")[:dense_depth].tolist())
-    return np.array([j for j in order if j in chosen], dtype=np.int64)
+        chosen[np.argsort(-dense, kind="stable")[:dense_depth]] = True
+    return order[chosen[order]].astype(np.int64)
 
 
 def _rank_feature(values: np.ndarray) -> np.ndarray:
@@ -229,19 +231,36 @@ class TreeReranker:
             out += self.values[t, node]
         return out
 
+    @cached_property
+    def _flat(self) -> tuple[np.ndarray, ...]:
+        """The trees as flat arrays, and each tree's offset into them (``score``'s takes)."""
+        trees, inner = self.feature.shape
+        return (
+            self.feature.ravel(), self.threshold.ravel(), self.values.ravel(),
+            (np.arange(trees) * inner)[:, None], (np.arange(trees) * self.values.shape[1])[:, None],
+        )  # fmt: skip
+
     def score(self, x: np.ndarray) -> np.ndarray:
-        """Every tree walked at once, level by level; the leaves summed tree after tree
-        (the same sums, to the bit, as :meth:`_walk`, in far fewer numpy calls)."""
+        """Every tree walked at once, level by level, in flat takes over (trees, rows); the
+        leaves summed tree after tree (the same sums, to the bit, as :meth:`_walk`)."""
         n, trees = x.shape[0], self.feature.shape[0]
-        tree = np.arange(trees)[None, :]
-        rows = np.arange(n)[:, None]
-        node = np.zeros((n, trees), dtype=np.int64)
+        if not trees or not n:
+            return np.zeros(n)
+        feature, threshold, values, inner_at, all_at = self._flat
+        by_feature = np.ascontiguousarray(x.T).ravel()  # [f * n + row]
+        cols = np.arange(n)[None, :]
+        node = np.zeros((trees, n), dtype=np.int64)
         for _ in range(self.levels):
-            f = self.feature[tree, node]
-            node = 2 * node + 1 + (x[rows, f] > self.threshold[tree, node])
-        leaves = self.values[tree, node]
-        # summed tree after tree (a running sum, not numpy's pairwise one): the walk's sums
-        return np.cumsum(leaves, axis=1)[:, -1] if trees else np.zeros(n)
+            at = inner_at + node
+            node = (
+                2 * node + 1 + (by_feature.take(feature.take(at) * n + cols) > threshold.take(at))
+            )
+        leaves = values.take(all_at + node)
+        if n == 1:  # one column: numpy would sum it pairwise; two keep the running sum
+            leaves = np.concatenate([leaves, leaves], axis=1)
+        # a (trees, rows) reduction over its first axis adds row after row: a running sum
+        # tree after tree, as the walk's, not numpy's pairwise one
+        return np.add.reduce(leaves, axis=0)[:n]
 
     def explain(self, x: np.ndarray) -> dict[str, Any]:
         return self.explain_rows(x[None, :])[0]

@@ -139,6 +139,8 @@ class RecallIndex:
         self._sentences = np.zeros((0, dim), dtype=np.float32)
         self._n_sent = 0
         self._last_in_group: dict[str, int] = {}
+        self._version = 0  # goes up with every change of the rows (dense_all's memo)
+        self._dense_memo: tuple[bytes, int, np.ndarray] | None = None
 
     # ------------------------------------------------------------------ sizes
 
@@ -206,6 +208,7 @@ class RecallIndex:
         gets the other's words as context. Words need vectors in :attr:`vocab` first."""
         if doc.key in self.rows:
             self.remove(doc.key)
+        self._version += 1
         self._grow()
         row = len(self.docs)
         self.docs.append(doc)
@@ -306,6 +309,7 @@ class RecallIndex:
         row = self.rows.pop(key, None)
         if row is None:
             return False
+        self._version += 1
         self.docs[row] = None
         self._alive[row] = False
         self.hubs.removed(row)
@@ -325,6 +329,7 @@ class RecallIndex:
             return False
         said = self.keywords_plain.doc_terms(row)[0].tolist()
         self.remove(key)
+        self._version += 1
         self._matrix[row] = 0.0
         start, count = int(self._sent_start[row]), int(self._sent_count[row])
         self._sentences[start : start + count] = 0.0
@@ -351,17 +356,37 @@ class RecallIndex:
         return self._alive[:n] & np.isin(self._group[:n], codes)
 
     def dense_all(self, query: np.ndarray) -> np.ndarray:
-        return self._matrix[: len(self.docs)] @ np.asarray(query, dtype=np.float32)
+        """Cosine of every row (read-only). The last query's is kept until the index
+        changes: a message that names its topic is checked and then ranked with the same
+        vector, one product over every row, not two."""
+        q = np.asarray(query, dtype=np.float32)
+        key = q.tobytes()
+        memo = self._dense_memo
+        if memo is not None and memo[0] == key and memo[1] == self._version:
+            return memo[2]
+        out = self._matrix[: len(self.docs)] @ q
+        out.flags.writeable = False
+        self._dense_memo = (key, self._version, out)
+        return out
 
     def keyword_hits(
         self, terms: Sequence[str], mask: np.ndarray, k: int
     ) -> tuple[np.ndarray, np.ndarray]:
         """BM25 of every row (0 outside ``mask``), and the rows of its ``k`` best positive
-        values (in any order): one pass over the rows, the ordering only over the matches."""
-        out = np.zeros(len(self.docs), dtype=np.float64)
-        self.keywords.add_scores(terms, out)
-        np.multiply(out, mask, out=out)
-        hits = np.flatnonzero(out)
+        values (in any order): only the rows the terms' postings name are looked at."""
+        n = len(self.docs)
+        out = np.zeros(n, dtype=np.float64)
+        touched = self.keywords.add_scores(terms, out)
+        if not touched:
+            return out, np.zeros(0, dtype=np.int64)
+        seen = np.zeros(n, dtype=bool)
+        for rows in touched:
+            seen[rows] = True
+        if not mask.all():
+            out[seen & ~mask] = 0.0
+            seen &= mask
+        hits = np.flatnonzero(seen)
+        hits = hits[out[hits] != 0.0]
         if hits.size > k:
             hits = hits[np.argpartition(-out[hits], k - 1)[:k]]
         return out, hits

@@ -85,3 +85,37 @@ def test_row_lists_read_back_as_set_through_compaction() -> None:
         assert ids[i, :n].tolist() == want[row]
         assert not ids[i, n:].any() and not weights[i, n:].any()
         assert weights[i, :n].tolist() == [1.0] * n
+
+
+def test_keyword_hits_are_the_masked_scan_of_every_row() -> None:
+    """The recall index's BM25 hits come from the postings alone: the same scores and rows
+    as scoring every row, zeroing the rows outside the mask and keeping the best k."""
+    from familiars.memory._search_index import Doc, RecallIndex
+
+    rng = random.Random(9)
+    index = RecallIndex(4)
+    vec = np.ones(4, dtype=np.float32) / 2
+    for row in range(300):
+        text = " ".join(rng.sample(WORDS, rng.randint(1, 6)))
+        index.add(Doc(key=f"m{row}", kind="record", group=f"user:u{row % 3}", text=text,
+                      timestamp=0.0), vec)  # fmt: skip
+    for row in range(0, 300, 7):
+        index.remove(f"m{row}")
+    for groups in (["user:u0"], ["user:u0", "user:u1"], ["user:u0", "user:u1", "user:u2"]):
+        mask = index.allowed_mask(groups)
+        for query in (["w1", "w2", "w3"], ["w5"], ["nothing"], ["w7", "w7", "w30"]):
+            full = np.zeros(len(index))
+            index.keywords.add_scores(query, full)
+            full *= mask
+            for k in (3, 50, 1000):
+                got, hits = index.keyword_hits(query, mask, k)
+                assert np.array_equal(got, full)
+                positive = np.flatnonzero(full)
+                want = (
+                    positive
+                    if positive.size <= k
+                    else positive[np.argsort(-full[positive], kind="stable")[:k]]
+                )
+                assert sorted(hits.tolist()) == sorted(want.tolist()) or (
+                    np.sort(full[hits]).tolist() == np.sort(full[want]).tolist()
+                )

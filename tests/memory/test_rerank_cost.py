@@ -9,7 +9,7 @@ import pytest
 
 from familiars.memory import make_record
 from familiars.memory._reader import MemoryReader
-from familiars.memory._rerank import FEATURES, TreeReranker, load_reranker
+from familiars.memory._rerank import FEATURES, TreeReranker, load_reranker, pool
 from tests.fakes import HashEmbedder
 
 
@@ -27,6 +27,23 @@ def test_tree_score_is_the_walk_to_the_bit() -> None:
     model = _shipped_trees()
     x = _rows(300)
     assert np.array_equal(model.score(x), model._walk(x, None))
+    # one row and two (a single column is where numpy would sum pairwise), any layout
+    for n in (1, 2, 3):
+        x = _rows(n, seed=n)
+        assert np.array_equal(model.score(x), model._walk(x, None))
+        assert np.array_equal(model.score(np.asfortranarray(x)), model._walk(x, None))
+    assert model.score(_rows(0)).shape == (0,)
+
+
+def test_pool_is_the_fused_top_and_the_meaning_top_in_fused_order() -> None:
+    rng = np.random.default_rng(3)
+    for n in (1, 7, 120):
+        total, dense = rng.normal(size=n).round(1), rng.normal(size=n).round(1)  # ties too
+        order = np.argsort(-total, kind="stable")
+        want = set(order[:40].tolist()) | set(np.argsort(-dense, kind="stable")[:25].tolist())
+        got = pool(total, dense, 40, 25)
+        assert got.tolist() == [j for j in order.tolist() if j in want]
+        assert got.dtype == np.int64
 
 
 def test_explain_rows_equal_one_explain_per_row() -> None:

@@ -1,0 +1,38 @@
+"""The recall index keeps the last query's cosines until a row changes: a message checked
+for its topic and then ranked with the same vector costs one product over every row."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from familiars.memory._search_index import Doc, RecallIndex
+
+
+def _doc(key: str) -> Doc:
+    return Doc(key=key, kind="record", group="user:u", text=f"text of {key}", timestamp=0.0)
+
+
+def _unit(v: list[float]) -> np.ndarray:
+    a = np.asarray(v, dtype=np.float32)
+    return a / np.linalg.norm(a)
+
+
+def test_the_memo_is_the_product_and_follows_every_change() -> None:
+    index = RecallIndex(3)
+    index.add(_doc("a"), _unit([1, 0, 0]))
+    index.add(_doc("b"), _unit([0, 1, 0]))
+    q = _unit([1, 1, 0])
+    first = index.dense_all(q)
+    assert index.dense_all(q.copy()) is first  # same vector: the kept one
+    assert np.array_equal(first, index.matrix @ q)
+    with pytest.raises(ValueError):
+        first[0] = 5.0  # read-only: a caller cannot spoil it for the next
+    assert index.dense_all(_unit([0, 0, 1])) is not first  # another vector
+    index.add(_doc("c"), _unit([0, 0, 1]))  # a row added
+    assert index.dense_all(q).tolist() == pytest.approx([0.7071, 0.7071, 0.0], abs=1e-4)
+    index.add(_doc("a"), _unit([0, 0, 1]))  # a row replaced (its vector changed)
+    got = index.dense_all(q)
+    assert np.array_equal(got, index.matrix @ q)
+    index.forget("b")  # a row forgotten: its vector wiped
+    assert index.dense_all(q)[1] == 0.0
