@@ -225,3 +225,24 @@ def test_a_word_for_several_relatives_finds_each() -> None:
 )
 def test_how_one_is_is_not_a_name(clause: str) -> None:
     assert value_fact("name", clause) == []
+
+
+class _AskedJob(Understanding):
+    def asked(self, question: str) -> tuple[str, float]:
+        return ("job", 0.95)
+
+
+def test_a_question_naming_someone_else_is_never_answered_with_the_persons_own_fact() -> None:
+    """'what does Theo do for work?' asks about Theo: the person's own job is not its answer
+    (a tester got 'You work as a teacher' for it); Theo's own record is, when one is kept."""
+    u = _AskedJob(embed=_bag, model=load_slot_model(), parts=frozenset(PARTS))
+    name = _rec(1, "The user's name is Mia.", ["name"])
+    mine = _rec(2, "The user works as a teacher.", ["job"])
+    theo = _rec(3, "The user's boyfriend Theo is a firefighter.", ["family", "job"])
+    assert answer_records("what does Theo do for work?", [name, mine], u) == []
+    assert not asks_unknown("what does Theo do for work?", [name, mine], u)
+    found = answer_records("what does Theo do for work?", [name, mine, theo], u)
+    assert [r.content for r in found] == [theo.content]
+    assert [r.content for r in answer_records("what does Mia do?", [name, mine], u)] == [
+        mine.content
+    ]

@@ -47,6 +47,25 @@ def test_clauses_get_back_what_was_left_out(text: str, said: list[str]) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (
+            "my boyfriend Theo is a firefighter and we have a tabby called Biscuit",
+            ["my boyfriend Theo is a firefighter", "we have a tabby called Biscuit"],
+        ),
+        ("I work at Tesco and we've got a van", ["I work at Tesco", "we've got a van"]),
+        ("Theo and we went to Rome", ["Theo and we went to Rome"]),
+        (
+            "I used to love running but honestly these days it's all about swimming",
+            ["I used to love running", "I'm into swimming now"],
+        ),
+    ],
+)
+def test_a_new_clause_after_and_or_but_is_cut_whole(text: str, said: list[str]) -> None:
+    assert clauses(text) == said
+
+
+@pytest.mark.parametrize(
     ("text", "content"),
     [
         ("the 9th of July is my birthday", "The user's birthday is on July 9."),

@@ -68,6 +68,9 @@ def answer_records(
         return about_me(live)
     tags = SLOT_TAGS.get(asked, ())
     mine = [r for r in live if any(t in r.tags for t in tags)]
+    named = named_others(question, live)
+    if named:  # "what does Theo do?" asks about Theo: never the person's own job
+        mine = [r for r in mine if any(_says(r.content, n) for n in named)]
     if asked == "family":
         mine = _of_the_relative_asked(question, mine)
     if not mine:
@@ -111,6 +114,8 @@ def asks_unknown(
     if not understanding.has("answers"):
         return False
     asked, probability = understanding.asked(question)
+    if named_others(question, records):
+        return False  # about someone else: the person's own slots say nothing of it
     relative = asked == "family" and bool(_relatives(question.replace("'s", "")))
     if probability < SURE or not (asked in OWN_SLOTS or _asks_what(asked, question) or relative):
         return False
@@ -144,6 +149,43 @@ def _relatives(text: str) -> set[str]:
         rel = relation_of(m.group(0).split()[-1])
         out |= _KIN.get(rel, {rel})
     return out
+
+
+#: A capitalised word after a question's first word: a name ("what does Theo do?").
+_CAPITALISED = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+(?:-[A-Z][a-z]+)?\b")
+_NOT_NAMES = frozenset(
+    {
+        "I",
+        "Mr",
+        "Mrs",
+        "Ms",
+        "Dr",
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+    }
+)
+
+
+def named_others(question: str, records: Sequence[MemoryRecord]) -> list[str]:
+    """The names ``question`` asks about that are not the person's own (from their name
+    records): "what does Theo do for work?" names Theo. A place kept in a record of theirs
+    counts too, so "do I still live in Leeds?" is answered by the record that says Leeds."""
+    own = " ".join(r.content for r in records if "name" in r.tags or "nickname" in r.tags)
+    names = [m.group(0) for m in _CAPITALISED.finditer(question.strip())]
+    return [
+        n
+        for n in dict.fromkeys(names)
+        if n not in _NOT_NAMES and n.removesuffix("s") not in _NOT_NAMES and not _says(own, n)
+    ]
+
+
+def _says(text: str, name: str) -> bool:
+    return re.search(rf"\b{re.escape(name)}\b", text, re.I) is not None
 
 
 def _of_the_relative_asked(question: str, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:

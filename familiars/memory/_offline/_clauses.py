@@ -26,6 +26,8 @@ _TRAILING = re.compile(
     re.I,
 )
 _I = r"(?:i|i'm|im|i've|i'd|i'll)"
+#: "... and we have a tabby called Biscuit": a new clause of the speaker's household.
+_WE = r"(?:we're|we've|we\s+(?:have|live|got|moved|own|also|now|both|just))"
 #: Verbs that may follow "and"/"but" with the subject "I" left out ("I work at Acme and live in
 #: Leeds"). Lower case only, so "Peace and Love Festival" stays one object; a verb must be
 #: followed by something ("I like peace and love" stays one object).
@@ -34,7 +36,7 @@ _SUBJECTLESS_VERB = (
     r"dislike|detest|drink|prefer|moved|reside|don't|do not|can't stand|am)\b)"
 )
 _CLAUSE_SPLIT = re.compile(
-    rf",?\s+(?:and|but|so|because|since|although|though|while|whereas)\s+(?={_I}\b)"
+    rf",?\s+(?:and|but|so|because|since|although|though|while|whereas)\s+(?={_I}\b|{_WE}\s)"
     r"|,\s+(?:and|but)\s+|\s+but\s+"
     rf"|,\s+(?=(?:(?:now|and\s+now|but\s+now|these\s+days)\s+)?(?:{_I}|my)\s)"
     r"|,?\s+and\s+(?=my\s+[\w' -]{1,30}?\s+(?:is|are|was|were)\b)"
@@ -158,7 +160,10 @@ def _subject_given(part: str, before: list[str]) -> str:
     ):
         return f"I {used.group('verb')} {now.group('y')} now"
     it_is = re.match(
-        r"^(?:it'?s|it\s+is)\s+(?P<y>[a-z][\w-]*(?:\s+[\w-]+){0,2}?)(?:\s+now)?$", part, re.I
+        r"^(?:it'?s|it\s+is)\s+(?:(?:all|mostly|more)\s+(?:about\s+)?)?"
+        r"(?P<y>[a-z][\w-]*(?:\s+[\w-]+){0,2}?)(?:\s+now)?$",
+        part,
+        re.I,
     )
     if before and it_is and _TAKEN_BACK.search(before[-1]):
         return f"I'm into {it_is.group('y')} now"
