@@ -454,7 +454,10 @@ async def test_a_listing_never_serves_a_cell_another_worker_changed(
 
 
 def _state_files(root: Path) -> dict[str, bytes]:
-    """The state beside the records that moves with them (not snapshots, logs or indexes)."""
+    """The state beside the records that moves with them (not snapshots, logs or indexes;
+    not the writer's ``seen/`` markers either: names without words, kept three days so a
+    message run again is not queued twice; one lost in a move costs at most a repeat the
+    writer's dedupe absorbs)."""
     keep = ("state/people/", "state/link_codes.json", "agents/", "state/writer_queue/")
     names = {"chat.json", "activity.json", "dialogue.json", "dialogue.journal.jsonl"}
     return {
@@ -462,6 +465,7 @@ def _state_files(root: Path) -> dict[str, bytes]:
         for p in sorted(root.rglob("*"))
         if p.is_file()
         and str(p.relative_to(root)).startswith(keep)
+        and not str(p.relative_to(root)).startswith("state/writer_queue/seen/")
         and (not str(p.relative_to(root)).startswith("agents/") or p.name in names)
     }
 
