@@ -321,3 +321,34 @@ async def test_a_person_forgotten_on_one_worker_is_not_recalled_on_another(
     for needle in ("KQ7719", "ZX4420"):
         assert files_holding(tmp_path / "a", needle) == []
         assert files_holding(tmp_path / "b", needle) == []
+
+
+async def test_a_message_said_while_the_person_is_forgotten_goes_too(
+    tmp_path: Path, memory_home: str
+) -> None:
+    """Alice says something on Discord while her forget runs (after what is hers was
+    read): that message, the memory noted from it and the reply go with the rest; nothing
+    she said before the forget ended survives it."""
+    ws = tmp_path / "ws"
+    async with running(ws) as bot:
+        await _alice_everywhere(bot)
+        forgetter = bot.app.services.forgetter
+        assert forgetter.documents is not None
+        documents = forgetter.documents
+        first = documents.forget
+        said: list[str] = []
+
+        async def forget_midway(user_key: str | None, file_id: str | None = None) -> list[str]:
+            if not said:  # once: the turn runs whole while the forget is under way
+                said.append(await _say(bot, "My hamster is called MQ5150.", platform="discord",
+                                       chat="d9", user="d9"))  # fmt: skip
+            return await first(user_key, file_id)
+
+        documents.forget = forget_midway  # type: ignore[method-assign]
+        done = await _command(bot, "memory", "forget", "everything", "confirm")
+        assert done.startswith("Forgotten everything about you: "), done
+        assert said
+        await bot.app.settle()
+        assert files_holding(ws, "MQ5150") == []
+        assert _left_of_her(ws) == []
+        assert not await bot.app.memory.store.list(scope="user", user_key=ALICE)
