@@ -267,6 +267,10 @@ def test_what_asks_to_forget_a_whole_person() -> None:
         "delete my account please", "remove all the data you have about me",
         "forget all about me", "wipe your memory of me", "erase me from your memory",
         "Could you delete all of my personal data, permanently?",
+        "I want my data deleted", "i'd like all my data erased, please", "I'd like you to forget me", "I want to be forgotten",
+        "please forget that I exist", "remove all my data from your memory",
+        "erase all traces of me", "forget everything I've ever told you",
+        "delete everything I have ever said",
     ]  # fmt: skip
     not_asks = [
         "forget everything I said about work", "forget everything about my trip",
@@ -275,6 +279,9 @@ def test_what_asks_to_forget_a_whole_person() -> None:
         "delete all my messages", "forget about it", "I forgot everything about me",
         "remember everything about me", "tell me everything you know about me",
         "what do you know about me?", "forget everything about my ex", "forget all of it",
+        "I want my photos deleted", "I want my reminder deleted", "I want to be remembered",
+        "remove the cat from your memory", "I want my data back",
+        "I never want to be forgotten", "forget everything I told you yesterday",
     ]  # fmt: skip
     assert [t for t in asks if not asks_to_forget_me(t)] == []
     assert [t for t in not_asks if asks_to_forget_me(t)] == []
