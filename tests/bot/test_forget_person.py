@@ -360,3 +360,24 @@ async def test_a_message_said_while_the_person_is_forgotten_goes_too(
         assert files_holding(ws, "MQ5150") == []
         assert _left_of_her(ws) == []
         assert not await bot.app.memory.store.list(scope="user", user_key=ALICE)
+
+
+async def test_a_reply_that_comes_after_its_message_was_forgotten_is_not_kept(
+    tmp_path: Path, memory_home: str
+) -> None:
+    """A model slow to answer: Alice's message is forgotten (her whole person) while its
+    reply is still being written; the reply, sent after, is kept as an empty place, not in
+    words (a reply to a forgotten message goes with it)."""
+    ws = tmp_path / "ws"
+    async with running(ws) as bot:
+        await _say(bot, "My dog is called KQ7719.")
+        tree = await bot.app.services.log.trees.aget("agent_0", "dialogue_0")
+        mine = [n.id for n in tree.node_list if n.node_type == "Q"][-1]
+        done = await _command(bot, "memory", "forget", "everything", "confirm")
+        assert done.startswith("Forgotten everything about you: "), done
+        await bot.app.services.log.defer_reply_node(
+            "agent_0", "dialogue_0", parent=mine, text="KQ7719 is a lovely name for a dog!",
+            timestamp=NOW.timestamp() + 60,
+        )  # fmt: skip
+        await bot.app.settle()
+        assert files_holding(ws, "KQ7719") == []
