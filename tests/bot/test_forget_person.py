@@ -27,6 +27,7 @@ from typer.testing import CliRunner
 from familiars.bot import IncomingMessage
 from familiars.bot._adapters.base import CommandInvocation
 from familiars.bot._forget_person import asks_to_forget_me
+from familiars.bot._forgetting import is_clear_yes
 from familiars.bot._web import WebSessions
 from familiars.cli import app as cli_app
 from familiars.memory import read_owner, send_request
@@ -381,3 +382,10 @@ async def test_a_reply_that_comes_after_its_message_was_forgotten_is_not_kept(
         )  # fmt: skip
         await bot.app.settle()
         assert files_holding(ws, "KQ7719") == []
+
+
+def test_only_a_plain_yes_forgets_a_whole_person() -> None:
+    yes = ["yes", "Yes, do it.", "yeah, go ahead", "confirm", "yes please"]
+    not_yes = ["ok", "sure", "yeah right", "Yeah, right.", "yes?", "yes but keep my reminders"]
+    assert [t for t in yes if not is_clear_yes(t)] == []
+    assert [t for t in not_yes if is_clear_yes(t)] == []
