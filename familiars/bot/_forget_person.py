@@ -36,7 +36,7 @@ from familiars.memory import StateHome
 #: What may come before or after the request and changes nothing of it.
 _BEFORE = (
     r"(?:(?:please|pls|ok(?:ay)?|hey|so|now|just|actually|alright|right|well|then|and|"
-    r"(?:can|could|would|will)\s+you|i\s+(?:want|need|would\s+like|'d\s+like)\s+(?:you\s+)?to|"
+    r"(?:can|could|would|will)\s+you|i(?:\s+(?:want|need|would\s+like)|'d\s+like)\s+(?:you\s+)?to|"
     r"you\s+(?:can|should|must|may)|i\s+(?:ask|request)\s+(?:you\s+)?to)\s+)*"
 )
 _AFTER = (
@@ -66,9 +66,19 @@ _OBJECT = (
     rf"(?:all\s+)?(?:the\s+)?(?:data|info|information|memories)\s+(?:{_KNOW}\s+)?"
     rf"(?:about|on|of)\s+{_ME}|"
     rf"your\s+(?:memory|memories)\s+of\s+{_ME}|{_ME}\s+from\s+your\s+(?:memory|memories)|"
+    rf"(?:all\s+)?(?:every\s+)?traces?\s+of\s+{_ME}|"
+    r"(?:everything|all)\s+i(?:'ve|\s+have)?\s+ever\s+(?:said|told\s+you|wrote|written)|"
     r"everything)"
 )
-_FORGET_ME = re.compile(rf"^{_BEFORE}{_VERB}\s+{_OBJECT}(?:\s+clean)?{_AFTER}$")
+_FROM_YOU = r"(?:\s+from\s+your\s+(?:memory|memories|records|database))?"
+_FORGET_ME = re.compile(rf"^{_BEFORE}{_VERB}\s+{_OBJECT}{_FROM_YOU}(?:\s+clean)?{_AFTER}$")
+#: "I want my data deleted", "I want to be forgotten", "forget that I exist".
+_DONE_TO = r"(?:deleted|erased|removed|wiped(?:\s+out)?|forgotten|purged|destroyed)"
+_FORGET_ME_TOO = re.compile(
+    rf"^{_BEFORE}(?:(?:i(?:\s+(?:want|need|would\s+like)|'d\s+like)|please\s+have)\s+"
+    rf"(?:all\s+(?:of\s+)?)?my\s+{_DATA}\s+{_DONE_TO}|i(?:\s+(?:want|need|would\s+like)|'d\s+like)"
+    rf"\s+to\s+be\s+{_DONE_TO}|forget\s+(?:that\s+)?i\s+(?:ever\s+)?exist(?:ed)?){_AFTER}$"
+)
 
 
 def _plain(text: str) -> str:
@@ -78,7 +88,8 @@ def _plain(text: str) -> str:
 
 def asks_to_forget_me(text: str) -> bool:
     """Whether ``text`` asks to forget everything about its writer (see the module map)."""
-    return _FORGET_ME.fullmatch(_plain(text)) is not None
+    plain = _plain(text)
+    return any(r.fullmatch(plain) is not None for r in (_FORGET_ME, _FORGET_ME_TOO))
 
 
 # --------------------------------------------------------------------------- the state

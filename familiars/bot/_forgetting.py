@@ -186,9 +186,15 @@ def is_no(text: str) -> bool:
 _CLEAR_YES = re.compile(r"\b(?:yes|yeah|yep|yup|confirm|confirmed|go\s+ahead|do\s+it)\b")
 
 
+#: "yeah right" says no.
+_SCOFF = re.compile(r"\b(?:yeah|yea|ya|yes)[\s,]+right\b")
+
+
 def is_clear_yes(text: str) -> bool:
-    """A yes (:func:`is_yes`) that says so in words: "ok" alone does not erase a person."""
-    return is_yes(text) and _CLEAR_YES.search(text.lower()) is not None
+    """A yes (:func:`is_yes`) that says so in words: "ok" alone (or "yeah right") does not
+    erase a person."""
+    words = _plain(text)
+    return is_yes(text) and _CLEAR_YES.search(words) is not None and not _SCOFF.search(words)
 
 
 PERSON_IN_PRIVATE = (

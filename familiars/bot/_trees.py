@@ -19,6 +19,7 @@ from familiars.memory import (
     Embedder,
     atomic_write_text,
     is_disk_full,
+    is_forgotten,
     node_content_for_llm,
     node_embedding_text,
 )
@@ -314,6 +315,11 @@ class TreeLog:
         return node.id
 
     async def _add_reply(self, tree: Any, pending: _PendingReply, vec: np.ndarray) -> None:
+        parent = pending.parent
+        nodes = tree.node_list
+        if parent is not None and 0 <= parent < len(nodes) and is_forgotten(nodes[parent]):
+            await self._add_forgotten_reply(tree, pending, vec)  # forgotten while answered
+            return
         await tree.aadd_node(
             pending.text,
             vec,
@@ -322,6 +328,20 @@ class TreeLog:
             origin=pending.origin,
             metadata=pending.metadata,
         )
+
+    async def _add_forgotten_reply(
+        self, tree: Any, pending: _PendingReply, vec: np.ndarray
+    ) -> None:
+        """The reply to a message forgotten before the reply was kept (a slow model, a
+        whole person's forget meanwhile): an empty place, as the forget would have left it;
+        its words are never written (neither the journal nor ``dialogue.json`` holds them)."""
+        node = await tree.aadd_node(
+            "", np.zeros_like(vec), node_type="A", timestamp=pending.timestamp,
+            origin=pending.origin, metadata={},
+        )  # fmt: skip
+        tree.forget_node(node.id, forgotten_at=pending.timestamp)
+        if tree.file is not None:
+            await asyncio.to_thread(_compact, tree)
 
     async def flush(self, agent_id: str, dialogue_id: str) -> None:
         key = (agent_id, dialogue_id)
@@ -384,6 +404,11 @@ class TreeLog:
             f"{'user' if x.node_type == 'Q' else 'assistant'}: {node_content_for_llm(x)}"
             for x in nodes
         ]
+
+
+def _compact(tree: Any) -> None:
+    with tree._lock:
+        tree.file.compact(tree)
 
 
 def _own_text(node: Any) -> str:

@@ -291,14 +291,17 @@ class Forgetter:
         """What is the person's (:mod:`familiars.memory._forget_person`), and whether the
         bot's state knows them."""
         known = await self.people.keys_of(user_key) if self.people is not None else []
-        scope = PersonScope(frozenset([user_key, *known]))
+        return await self._scope_of([user_key, *known]), bool(known)
+
+    async def _scope_of(self, keys: Sequence[str]) -> PersonScope:
+        scope = PersonScope(frozenset(keys))
         read_trees(scope, await self._all_trees())
-        said = set(scope.turns)
+        said = {*scope.turns, *scope.gone}
         agents_with = remembered(self.trees.agents_with)
         for rec in await self.store.list(live_only=False):
             if is_theirs(rec, scope, said, _evidence_keys(rec, agents_with)):
                 scope.records.append(rec)
-        return scope, bool(known)
+        return scope
 
     async def _forget_person(self, report: ForgetReport, user_key: str, now: float | None) -> None:
         """Everything of one person (see :mod:`familiars.memory._forget_person`)."""
@@ -310,6 +313,23 @@ class Forgetter:
             raise RecordNotFoundError(f"person:{user_key}")
         report.people += keys
         report.files += paths
+        await self._forget_scope(report, scope, now)
+        # A turn of theirs under way meanwhile (another chat, a linked account) may have
+        # said, answered or noted more: looked for again, with the same keys (the links go
+        # last), until nothing of theirs is left.
+        for _ in range(PERSON_ROUNDS):
+            await self.settle()
+            scope = await self._scope_of(keys)
+            scope.records = [r for r in scope.records if r.id not in report.records]
+            if not (scope.turns or scope.records or _unforgotten(scope.own)):
+                break
+            await self._forget_scope(report, scope, now)
+        if self.people is not None:
+            report.state += await self.people.forget_people(keys)
+
+    async def _forget_scope(
+        self, report: ForgetReport, scope: PersonScope, now: float | None
+    ) -> None:
         await self._tombstone(report, [NodeRef(*t) for t in scope.turns], now, owner=None)
         for tree in scope.own:  # no one else spoke here: the bot's words go too
             left = [n.id for n in tree.node_list if not is_forgotten(n)]
@@ -329,8 +349,6 @@ class Forgetter:
             report.texts.append(rec.content)
         await self._tombstone_quotes(report, now, owner=None)
         await self._unname(scope)
-        if self.people is not None:
-            report.state += await self.people.forget_people(keys)
 
     async def _unname(self, scope: PersonScope) -> None:
         """Their name out of the tombstones of their messages (a tombstone keeps who spoke,
@@ -523,6 +541,14 @@ class Forgetter:
             if asyncio.iscoroutine(result):
                 await result
         logger.info("forgot %d records and %d turns", len(report.records), len(report.nodes))
+
+
+#: How many times a whole-person forget looks again for what a turn under way added.
+PERSON_ROUNDS = 3
+
+
+def _unforgotten(trees: Iterable[DialogTree]) -> bool:
+    return any(not is_forgotten(n) for tree in trees for n in tree.node_list)
 
 
 def _rewrite(tree: DialogTree) -> None:

@@ -119,6 +119,8 @@ class PersonScope:
     keys: frozenset[str]
     #: (agent, dialogue, node) of their own messages not yet forgotten.
     turns: list[tuple[str, str, int]] = field(default_factory=list)
+    #: Their messages forgotten before (a record noted from one since still goes).
+    gone: list[tuple[str, str, int]] = field(default_factory=list)
     #: Dialogues no one else spoke in: all of each goes.
     own: list[DialogTree] = field(default_factory=list)
     #: (agent, dialogue) of each of :attr:`own`.
@@ -158,8 +160,8 @@ def read_trees(scope: PersonScope, trees: Sequence[DialogTree]) -> None:
             continue
         for n in tree.node_list:
             if n.node_type == "Q" and n.metadata.get("user_key") in scope.keys:
-                if not is_forgotten(n):
-                    scope.turns.append((tree.agent_id, tree.dialogue_id, n.id))
+                ref = (tree.agent_id, tree.dialogue_id, n.id)
+                (scope.gone if is_forgotten(n) else scope.turns).append(ref)
                 if isinstance(n.metadata.get("platform"), str):
                     scope.platforms.add(str(n.metadata["platform"]))
         if speakers <= scope.keys:

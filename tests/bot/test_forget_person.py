@@ -27,6 +27,7 @@ from typer.testing import CliRunner
 from familiars.bot import IncomingMessage
 from familiars.bot._adapters.base import CommandInvocation
 from familiars.bot._forget_person import asks_to_forget_me
+from familiars.bot._forgetting import is_clear_yes
 from familiars.bot._web import WebSessions
 from familiars.cli import app as cli_app
 from familiars.memory import read_owner, send_request
@@ -267,6 +268,11 @@ def test_what_asks_to_forget_a_whole_person() -> None:
         "delete my account please", "remove all the data you have about me",
         "forget all about me", "wipe your memory of me", "erase me from your memory",
         "Could you delete all of my personal data, permanently?",
+        "I want my data deleted", "i'd like all my data erased, please",
+        "I'd like you to forget me", "I want to be forgotten",
+        "please forget that I exist", "remove all my data from your memory",
+        "erase all traces of me", "forget everything I've ever told you",
+        "delete everything I have ever said",
     ]  # fmt: skip
     not_asks = [
         "forget everything I said about work", "forget everything about my trip",
@@ -275,6 +281,9 @@ def test_what_asks_to_forget_a_whole_person() -> None:
         "delete all my messages", "forget about it", "I forgot everything about me",
         "remember everything about me", "tell me everything you know about me",
         "what do you know about me?", "forget everything about my ex", "forget all of it",
+        "I want my photos deleted", "I want my reminder deleted", "I want to be remembered",
+        "remove the cat from your memory", "I want my data back",
+        "I never want to be forgotten", "forget everything I told you yesterday",
     ]  # fmt: skip
     assert [t for t in asks if not asks_to_forget_me(t)] == []
     assert [t for t in not_asks if asks_to_forget_me(t)] == []
@@ -321,3 +330,62 @@ async def test_a_person_forgotten_on_one_worker_is_not_recalled_on_another(
     for needle in ("KQ7719", "ZX4420"):
         assert files_holding(tmp_path / "a", needle) == []
         assert files_holding(tmp_path / "b", needle) == []
+
+
+async def test_a_message_said_while_the_person_is_forgotten_goes_too(
+    tmp_path: Path, memory_home: str
+) -> None:
+    """Alice says something on Discord while her forget runs (after what is hers was
+    read): that message, the memory noted from it and the reply go with the rest; nothing
+    she said before the forget ended survives it."""
+    ws = tmp_path / "ws"
+    async with running(ws) as bot:
+        await _alice_everywhere(bot)
+        forgetter = bot.app.services.forgetter
+        assert forgetter.documents is not None
+        documents = forgetter.documents
+        first = documents.forget
+        said: list[str] = []
+
+        async def forget_midway(user_key: str | None, file_id: str | None = None) -> list[str]:
+            if not said:  # once: the turn runs whole while the forget is under way
+                said.append(await _say(bot, "My hamster is called MQ5150.", platform="discord",
+                                       chat="d9", user="d9"))  # fmt: skip
+            return await first(user_key, file_id)
+
+        documents.forget = forget_midway  # type: ignore[method-assign]
+        done = await _command(bot, "memory", "forget", "everything", "confirm")
+        assert done.startswith("Forgotten everything about you: "), done
+        assert said
+        await bot.app.settle()
+        assert files_holding(ws, "MQ5150") == []
+        assert _left_of_her(ws) == []
+        assert not await bot.app.memory.store.list(scope="user", user_key=ALICE)
+
+
+async def test_a_reply_that_comes_after_its_message_was_forgotten_is_not_kept(
+    tmp_path: Path, memory_home: str
+) -> None:
+    """A model slow to answer: Alice's message is forgotten (her whole person) while its
+    reply is still being written; the reply, sent after, is kept as an empty place, not in
+    words (a reply to a forgotten message goes with it)."""
+    ws = tmp_path / "ws"
+    async with running(ws) as bot:
+        await _say(bot, "My dog is called KQ7719.")
+        tree = await bot.app.services.log.trees.aget("agent_0", "dialogue_0")
+        mine = [n.id for n in tree.node_list if n.node_type == "Q"][-1]
+        done = await _command(bot, "memory", "forget", "everything", "confirm")
+        assert done.startswith("Forgotten everything about you: "), done
+        await bot.app.services.log.defer_reply_node(
+            "agent_0", "dialogue_0", parent=mine, text="KQ7719 is a lovely name for a dog!",
+            timestamp=NOW.timestamp() + 60,
+        )  # fmt: skip
+        await bot.app.settle()
+        assert files_holding(ws, "KQ7719") == []
+
+
+def test_only_a_plain_yes_forgets_a_whole_person() -> None:
+    yes = ["yes", "Yes, do it.", "yeah, go ahead", "confirm", "yes please"]
+    not_yes = ["ok", "sure", "yeah right", "Yeah, right.", "yes?", "yes but keep my reminders"]
+    assert [t for t in yes if not is_clear_yes(t)] == []
+    assert [t for t in not_yes if is_clear_yes(t)] == []
