@@ -161,7 +161,7 @@ STOPWORDS: frozenset[str] = frozenset(
     ]
 )
 
-_MONTHS = [
+MONTHS = [
     "january",
     "february",
     "march",
@@ -250,4 +250,4 @@ def sentences(text: str) -> list[str]:
 def date_words(timestamp: float) -> str:
     """A timestamp as searchable words: weekday, day, month, year (UTC)."""
     when = datetime.fromtimestamp(timestamp, tz=UTC)
-    return f"{_WEEKDAYS[when.weekday()]} {when.day} {_MONTHS[when.month - 1]} {when.year}"
+    return f"{_WEEKDAYS[when.weekday()]} {when.day} {MONTHS[when.month - 1]} {when.year}"

@@ -14,21 +14,8 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from familiars.memory._offline._objects import Fact, topic_key
+from familiars.memory._text import MONTHS as _MONTHS
 
-_MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
 #: The past of the verbs kept, and the present a question asks with.
 PAST = {"saw": "see", "met": "meet", "visited": "visit", "went": "go", "heard": "hear",
         "watched": "watch"}  # fmt: skip
