@@ -21,8 +21,10 @@ _FILLERS = re.compile(
 )
 #: Said after a clause, telling nothing: "I'm vegetarian btw", "... horse hair of all things".
 _TRAILING = re.compile(
-    r"[\s,]+(?:btw|fyi|lol|haha+|tbh|x+|by the way|just so you know|of all things|"
-    r"of all people|if you can believe it|believe it or not|funnily enough)[.!]*$",
+    r"(?:[\s,]+(?:btw|fyi|lol|lmao|haha+|tbh|tbf|ngl|imo|x+|by the way|just so you know|"
+    r"of all things|of all people|if you can believe it|believe it or not|funnily enough|"
+    # plain words in lower case only: "I like the song Though" keeps its title
+    r"(?-i:though|tho|anyway|anyways|to be honest|to be fair|honestly|frankly|in fact))[.!]*)+$",
     re.I,
 )
 _I = r"(?:i|i'm|im|i've|i'd|i'll)"

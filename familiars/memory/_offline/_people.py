@@ -70,9 +70,9 @@ _PLURAL = {"children": "child", "kids": "kid", "grandkids": "grandkid", "parents
 #: A name, and a second capitalised word when there is one ("our cat Sunny Boy"), read case
 #: by case even in a pattern that ignores case.
 _NAME = (
-    r"(?P<name>[A-Z][a-zà-ÿ'-]+(?-i:\s+(?!(?:I|And|But|The|Is|So|On|In|At|To|My|We|He|She|It|"
+    r"(?P<name>[A-Z][a-zà-ÿ0-9'-]+(?-i:\s+(?!(?:I|And|But|The|Is|So|On|In|At|To|My|We|He|She|It|"
     r"Mon|Tue|Wed|Thu|Fri|Sat|Sun|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b)"
-    r"[A-Z][a-zà-ÿ'-]+)?)"
+    r"[A-Z][a-zà-ÿ0-9'-]+)?)"
 )
 _NAME2 = _NAME.replace("<name>", "<name2>")
 _NOT_A_NAME = frozenset(_words("I Is And But The A So Just Was Has Who Which That"))

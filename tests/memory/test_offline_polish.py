@@ -1,0 +1,43 @@
+"""A person-tester's fresh-clone findings in the offline writer: discourse words kept in a
+value, a name split before its digits, a list of names cut to the first."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from familiars.memory._offline._writes import facts_in
+
+NOW = datetime(2026, 12, 2, 16, 0, tzinfo=UTC)
+
+
+def _contents(text: str) -> list[str]:
+    return [f.content for f in facts_in(text, now=NOW, timezone="UTC", dialogue_id=None)]
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("I hate mushrooms though", "The user doesn't like mushrooms."),
+        ("I love jazz tbh lol", "The user likes jazz."),
+        ("I live in Leeds anyway.", "The user lives in Leeds."),
+        ("I'm vegetarian to be honest", "The user is vegetarian."),
+        ("I like the song Though", "The user likes the song Though."),  # a title stays
+    ],
+)
+def test_trailing_discourse_words_are_not_kept_in_the_value(text: str, fact: str) -> None:
+    assert _contents(text) == [fact]
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        ("My dog is called KQ7719.", "The user has a dog called KQ7719."),
+        ("my cat is named Mx5", "The user has a cat called Mx5."),
+        ("I have a robot dog named R2D2", "The user has a robot dog called R2D2."),
+    ],
+)
+def test_a_name_with_digits_is_one_name(text: str, fact: str) -> None:
+    """ "KQ7719" was read as "KQ" by one reader and "KQ7719" by another: two records."""
+    assert _contents(text) == [fact]
