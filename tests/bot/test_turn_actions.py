@@ -79,6 +79,7 @@ def test_forget_that_is_a_request_and_not_a_fact() -> None:
     ("record", "said"),
     [
         ("The user has a dog called Biscuit.", "Your dog is called Biscuit."),
+        ("The user has two kids called Arjun and Maya.", "Your kids are called Arjun and Maya."),
         ("The user lives in Seattle.", "You live in Seattle."),
         ("The user no longer likes spicy food.", "You no longer like spicy food."),
         ("The user's birthday is on March 3.", "Your birthday is on March 3."),

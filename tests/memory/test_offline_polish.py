@@ -41,3 +41,25 @@ def test_trailing_discourse_words_are_not_kept_in_the_value(text: str, fact: str
 def test_a_name_with_digits_is_one_name(text: str, fact: str) -> None:
     """ "KQ7719" was read as "KQ" by one reader and "KQ7719" by another: two records."""
     assert _contents(text) == [fact]
+
+
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        ("we have two kids, Arjun and Maya", ["The user has two kids called Arjun and Maya."]),
+        ("I have two kids called Arjun and Maya", ["The user has two kids called Arjun and Maya."]),
+        (
+            "my wife is called Priya and we have two kids, Arjun and Maya",
+            ["The user's wife is called Priya.", "The user has two kids called Arjun and Maya."],
+        ),
+        (
+            "I have three kids, Arjun, Maya and Leo",
+            ["The user has three kids called Arjun, Maya and Leo."],
+        ),
+        ("I have a son called Tom", ["The user has a son called Tom."]),
+        ("I have two kids, and they are great", ["The user has two kids."]),
+    ],
+)
+def test_a_list_of_names_keeps_every_name(text: str, facts: list[str]) -> None:
+    """Only the first name was kept ("two kids called Arjun"), or none after "we have"."""
+    assert _contents(text) == facts

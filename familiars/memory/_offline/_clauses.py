@@ -38,6 +38,8 @@ _SUBJECTLESS_VERB = (
 _CLAUSE_SPLIT = re.compile(
     rf",?\s+(?:and|but|so|because|since|although|though|while|whereas)\s+(?={_I}\b)"
     r"|,\s+(?:and|but)\s+|\s+but\s+"
+    # "my wife is called Priya and we have two kids": a new saying of the household's
+    r"|,?\s+(?:and|but|so)\s+(?=we(?:'ve|\s+have|\s+got)\b)"
     rf"|,\s+(?=(?:(?:now|and\s+now|but\s+now|these\s+days)\s+)?(?:{_I}|my)\s)"
     r"|,?\s+and\s+(?=my\s+[\w' -]{1,30}?\s+(?:is|are|was|were)\b)"
     rf"|,?\s+(?:and|but)\s+(?={_SUBJECTLESS_VERB}\s+\S)"
