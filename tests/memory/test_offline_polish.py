@@ -63,3 +63,21 @@ def test_a_name_with_digits_is_one_name(text: str, fact: str) -> None:
 def test_a_list_of_names_keeps_every_name(text: str, facts: list[str]) -> None:
     """Only the first name was kept ("two kids called Arjun"), or none after "we have"."""
     assert _contents(text) == facts
+
+
+@pytest.mark.parametrize(
+    ("text", "facts"),
+    [
+        (
+            "we adopted a ginger tom named Marmalade",
+            ["The user has a ginger tom called Marmalade."],
+        ),
+        ("I have a mutt called Rex", ["The user has a mutt called Rex."]),
+        ("my uncle Tom is a pilot", ["The user's uncle Tom is a pilot."]),  # a name stays one
+        ("I have two kids, Tom and Maya", ["The user has two kids called Tom and Maya."]),
+    ],
+)
+def test_a_pet_word_that_is_also_a_name_keeps_the_pets_name(text: str, facts: list[str]) -> None:
+    """ "a ginger tom named Marmalade" kept nothing ("tom" was no pet word), or the kind
+    without the name."""
+    assert _contents(text) == facts

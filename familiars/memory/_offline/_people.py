@@ -84,7 +84,10 @@ def _alternation(words: frozenset[str]) -> str:
 
 
 _JOB_WORD = rf"(?:{_alternation(JOBS)})"
-_PET_WORD = rf"(?:{_alternation(PETS)})"
+#: "a ginger tom named Marmalade": pet words that are also names ("Tom"), so in lower case
+#: only and never among PETS (which a name is checked against).
+_PET_LOWER = r"(?-i:tom|tomcat|tom\s+cat|moggy|moggie|mouser|pooch|mutt)"
+_PET_WORD = rf"(?:{_alternation(PETS)}|{_PET_LOWER})"
 _FAMILY_WORD = rf"(?:{_alternation(FAMILY)})"
 _MOD = r"(?:[\w-]+\s+){0,3}?"
 #: How a name follows what it names: "called Fudge", ", Fudge", ", she's called Fudge",
