@@ -483,11 +483,11 @@ def _says(want: set[str], text: str) -> bool:
 
 
 def _lines(found: _Found) -> list[str]:
-    lines = [_record_said(r.content) for r in found.records]
+    lines = [record_said(r.content) for r in found.records]
     return lines + [f'what you said: "{_cut(t)}"' for t in found.turns]
 
 
-def _record_said(content: str) -> str:
+def record_said(content: str) -> str:
     """ "you live in Denver.", "the reminder to ..."; a record not about the person as is
     ("Oskar is obsessed with trains.")."""
     return content.strip() if second_person(content) == content.strip() else said_back(content)

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from familiars.bot._access import AccessPolicy
 from familiars.bot._adapters.base import PlatformAdapter
 from familiars.bot._adapters.console import ConsoleAdapter
+from familiars.bot._api.status import EMBEDDER_FIELDS
 from familiars.bot._control import own_workspace, serve_control
 from familiars.bot._dialogue import DialogueManager
 from familiars.bot._proactive import RunningAdapters
@@ -314,11 +315,24 @@ class Application:
                 logger.info("not indexed: %s (%s)", result.path, result.reason)
 
     async def _flush_loop(self, every_s: float = 30.0) -> None:
+        await self._write_embedder_in_use()
         while True:
             await asyncio.sleep(every_s)
             await self._flush_stats()
             # Fold long dialogue journals into dialogue.json.
             await asyncio.to_thread(self.services.trees.compact_due)
+
+    async def _write_embedder_in_use(self) -> None:
+        """The embedder this bot uses, for ``familiars status`` from another process (it has
+        none loaded, and showed no backend): ``state/embedder.json``."""
+        try:
+            emb = self.services.embedder
+            said = {**emb.describe(), "model": emb.model_name, "dim": int(emb.dim)}
+            data = json.dumps({k: said.get(k) for k in EMBEDDER_FIELDS})
+            path = Path(self.settings.workspace) / "state" / "embedder.json"
+            await asyncio.to_thread(atomic_write_text, path, data)
+        except Exception as exc:  # noqa: BLE001 - a status display only; reported
+            self._report(exc, "embedder-status")
 
     async def _flush_stats(self) -> None:
         dialogues = self.services.dialogues

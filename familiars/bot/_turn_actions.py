@@ -46,6 +46,14 @@ _REMIND = re.compile(
     r"\bremind\s+me\s+(?:to|that|about)\s+(?P<task>.+?)[.!]*$", re.IGNORECASE | re.DOTALL
 )
 _REMIND_ANY = re.compile(r"\bremind\s+me\b", re.IGNORECASE)
+# "remind me at 25:99 to fail": a time said before the task ...
+_REMIND_WHEN_FIRST = re.compile(
+    r"\bremind\s+me\s+(?!(?:to|that|about)\b)(?P<when>.+?)\s+(?:to|that|about)\s+"
+    r"(?P<task>.+?)[.!]*$",
+    re.IGNORECASE | re.DOTALL,
+)
+# ... or after it ("remind me to fail at 25:99", "... in -5 minutes").
+_WHEN_TAIL = re.compile(r"\s+(?:at|in|on|by)\s+\S*\d\S*(?:\s+\w+)?$", re.IGNORECASE)
 _FORGET = re.compile(
     r"^(?:please\s+|ok(?:ay)?,?\s+|actually,?\s+|no,?\s+)*(?:forget|scratch|delete|erase)\s+"
     r"(?:that|it|this|what i (?:just )?said)\b[.!]*\s*(?P<rest>.*)$",
@@ -171,10 +179,31 @@ def plan_actions(
         said, existing, now, timezone, dialogue_id, grace_s, max_chars, understanding
     )
     if not actions.reminders and _REMIND_ANY.search(text):
-        task = _REMIND.search(text)
-        if task:
-            actions.ask_when = PendingReminder(task.group("task").strip(" ,"))
+        _no_time_read(text, actions)
     return actions
+
+
+def _said_a_time(words: str) -> bool:
+    return bool(re.search(r"\d", words) or _TIMEISH.search(words))
+
+
+def _no_time_read(text: str, actions: TurnActions) -> None:
+    """A reminder request that set nothing: a time was said but could not be read (an
+    impossible clock, a count below zero, centuries away) gets ``unreadable_time``; no time
+    said at all gets ``ask_when``."""
+    first = _REMIND_WHEN_FIRST.search(text)
+    if first and _said_a_time(first.group("when")):
+        actions.unreadable_time = PendingReminder(first.group("task").strip(" ,"))
+        return
+    task = _REMIND.search(text)
+    if task is None:
+        return
+    said = task.group("task").strip(" ,")
+    tail = _WHEN_TAIL.search(said)
+    if tail and _said_a_time(tail.group(0)) and said[: tail.start()].strip(" ,"):
+        actions.unreadable_time = PendingReminder(said[: tail.start()].strip(" ,"))
+    else:
+        actions.ask_when = PendingReminder(said)
 
 
 def _complete(

@@ -181,6 +181,17 @@ def _fail_if_disk_full(exc: OSError) -> None:
         fail(f"stopped: the disk is full ({exc.strerror or exc}); free some space and start again")
 
 
+def _refuse_if_owned(settings: Settings) -> None:
+    """A workspace another process owns is refused first, in one line naming it (a second
+    ``run`` said it was chatting here in the terminal, then refused)."""
+    from familiars.memory import WorkspaceBusyError, owned_elsewhere
+
+    workspace = Path(settings.workspace)
+    owner = owned_elsewhere(workspace)
+    if owner is not None:
+        fail(str(WorkspaceBusyError(workspace, owner)))
+
+
 def _with_agent(settings: Settings, agent: str | None) -> Settings:
     """``settings`` with ``agent`` first (the terminal chat talks to the first one)."""
     if agent is None:
@@ -202,6 +213,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Start the bot: Discord and Telegram where a token is set, else the terminal chat."""
         settings = get_ctx(ctx).settings
+        _refuse_if_owned(settings)
         has_token = any(
             settings.secret(env)
             for env in (settings.discord.token_env, settings.telegram.token_env)
@@ -229,6 +241,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Talk to a familiar in the terminal (piped stdin: one message per line)."""
         settings = _with_agent(get_ctx(ctx).settings, agent)
+        _refuse_if_owned(settings)
         if sys.stdin.isatty():
             err_console.print("Type /help for commands, Ctrl-D to leave.", highlight=False)
         with contextlib.suppress(KeyboardInterrupt):

@@ -29,7 +29,8 @@ _RECALL_HEADER = re.compile(r"(recall|remember|memor)", re.IGNORECASE)
 
 #: "The user has a dog called Biscuit." -> "Your dog is called Biscuit."
 _HAS_NAMED = re.compile(
-    r"^The user has (?:an? |one |two |three )?(?P<what>[\w' -]+?) (?:called|named) "
+    r"^The user has (?:an? |one |(?P<many>two |three |four |five |six |\d+ ))?(?P<what>[\w' -]+?) "
+    r"(?:called|named) "
     r"(?P<name>[^,.]+)(?P<rest>.*)$",
     re.IGNORECASE,
 )
@@ -109,7 +110,8 @@ def second_person(text: str) -> str:
     named = _HAS_NAMED.match(text)
     if named:
         rest = _swap_pronouns(named.group("rest").rstrip(". "))
-        return f"Your {named.group('what')} is called {named.group('name').strip()}{rest}."
+        verb = "are" if named.group("many") else "is"  # "Your kids are called Arjun and Maya."
+        return f"Your {named.group('what')} {verb} called {named.group('name').strip()}{rest}."
     remind = _REMIND.match(text)
     if remind:
         return f"I'll remind you to {_swap_pronouns(remind.group('task'))}"

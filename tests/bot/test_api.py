@@ -533,3 +533,26 @@ def test_familiars_api_serves_alone_and_stops_on_sigint(built: Built, tmp_path: 
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+async def test_status_beside_a_running_bot_says_its_embedder_and_backend(tmp_path: Path) -> None:
+    """``familiars status`` beside a running bot showed no embedding backend (null in
+    --json): the bot says which embedder it uses in the workspace, read while it owns it."""
+    from familiars.memory import WorkspaceLock
+    from tests.harness import running_app
+
+    workspace = tmp_path / "ws"
+    async with running_app(workspace) as bot:
+        await bot._write_embedder_in_use()
+        said = json.loads((workspace / "state" / "embedder.json").read_text())
+        assert said["model"] == bot.embedder.model_name and said["dim"] == bot.embedder.dim
+    (workspace / "state" / "embedder.json").write_text(
+        json.dumps({"model": "all-MiniLM-L6-v2", "dim": 384, "backend": "onnx"})
+    )
+    with WorkspaceLock(workspace, "familiars run"):
+        async for c in _client(StatusSources(_settings(workspace))):
+            emb = (await c.get("/api/memory_status", headers=AUTH)).json()["embedding"]
+    assert (emb["model"], emb["dim"], emb["backend"]) == ("all-MiniLM-L6-v2", 384, "onnx")
+    async for c in _client(StatusSources(_settings(workspace))):  # the bot stopped: not read
+        emb = (await c.get("/api/memory_status", headers=AUTH)).json()["embedding"]
+    assert emb["backend"] is None

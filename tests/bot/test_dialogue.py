@@ -208,6 +208,22 @@ async def test_export_gives_a_markdown_file(app: Application) -> None:
     assert out.file_data is not None and b"Alice" in out.file_data
 
 
+async def test_confirmations_and_the_export_speak_to_the_person(app: Application) -> None:
+    """A tester read "Forgotten: The user doesn't like..." and "# What I remember about me":
+    what a command confirms is said to the person ("you ..."), as "Noted:" lines are."""
+    assert app.dialogues is not None
+    await say(app, msg("I love hiking."))
+    rec_id = (await app.dialogues.command(cmd("memory", "list"))).text.split("`")[1]
+    for sub in ("pin", "unpin"):
+        said = (await app.dialogues.command(cmd("memory", sub, rec_id))).text
+        assert "you like hiking" in said.lower() and "the user" not in said.lower()
+    out = await app.dialogues.command(cmd("memory", "export"))
+    assert out.file_data is not None
+    assert out.file_data.decode().startswith("# What I remember about you\n")
+    done = (await app.dialogues.command(cmd("memory", "forget", rec_id, "confirm"))).text
+    assert done.startswith("Forgotten: you like hiking") and "The user" not in done
+
+
 async def test_link_joins_two_identities_into_one_memory(app: Application) -> None:
     assert app.dialogues is not None
     await say(app, msg("My name is Alice."))

@@ -50,6 +50,24 @@ def test_a_reminder_without_a_time_asks_and_the_answer_completes_it() -> None:
     assert plan("I had a good day", pending=asked.ask_when).reminders == []
 
 
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("remind me in -5 minutes to test", "test"),
+        ("remind me at 25:99 to fail", "fail"),
+        ("remind me in 99999999999 years to x", "x"),
+        ("remind me to water the plants at 31:70", "water the plants"),
+        ("remind me in 300 years to renew my passport", "renew my passport"),
+    ],
+)
+def test_an_impossible_time_sets_nothing_and_says_so(text: str, task: str) -> None:
+    """A time that was said but cannot be (below zero, past 23:59, centuries away) is not
+    moved to a default day, nor dropped: the person hears that it could not be read."""
+    actions = plan(text)
+    assert actions.reminders == [] and actions.ask_when is None
+    assert actions.unreadable_time == PendingReminder(task)
+
+
 def test_forget_that_is_a_request_and_not_a_fact() -> None:
     assert forget_request("Please forget that") == ""
     assert forget_request("forget that I live in Denver.") == "I live in Denver"
@@ -61,6 +79,7 @@ def test_forget_that_is_a_request_and_not_a_fact() -> None:
     ("record", "said"),
     [
         ("The user has a dog called Biscuit.", "Your dog is called Biscuit."),
+        ("The user has two kids called Arjun and Maya.", "Your kids are called Arjun and Maya."),
         ("The user lives in Seattle.", "You live in Seattle."),
         ("The user no longer likes spicy food.", "You no longer like spicy food."),
         ("The user's birthday is on March 3.", "Your birthday is on March 3."),

@@ -125,3 +125,36 @@ def test_cli_writes_go_through_the_running_chat(running_chat) -> None:  # type: 
     )
     assert after.returncode == 0, after.stderr  # nothing runs now: it writes directly
     assert "Ann drinks tea." in _contents(ws, "ann")
+
+
+_HOLD = """
+import sys, time
+from pathlib import Path
+from familiars.memory import WorkspaceLock
+with WorkspaceLock(Path(sys.argv[1]), "familiars run (the first)"):
+    print("held", flush=True)
+    time.sleep(120)
+"""
+
+
+@pytest.mark.parametrize("command", [["run"], ["chat"]])
+def test_a_second_run_on_an_owned_workspace_is_refused_before_anything_else(
+    command: list[str], tmp_path: Path
+) -> None:
+    """A tester's second ``familiars run`` first said "No platform token... chatting here in
+    the terminal" and only then refused on the lock: the refusal comes first, alone."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD, str(ws)], stdout=subprocess.PIPE, text=True, env=_env(ws)
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        second = _cli(command, ws, "I live in Oslo.\n")
+    finally:
+        holder.kill()
+        holder.wait()
+    assert second.returncode != 0
+    assert "already in use" in second.stderr and f"pid {holder.pid}" in second.stderr
+    assert "No platform token" not in second.stderr and "Traceback" not in second.stderr
+    assert "Oslo" not in second.stdout

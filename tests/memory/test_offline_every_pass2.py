@@ -60,3 +60,14 @@ def test_numbers_inside_the_task_stay_in_the_task() -> None:
         "remind me to buy 2 pints of milk tomorrow at 9", now=NOW, timezone="Europe/Berlin"
     )
     assert fact.content.startswith("Remind the user to buy 2 pints of milk on Tuesday 1 December")
+
+
+@pytest.mark.parametrize("interval", [10**12, -3, "lots"])
+def test_a_rule_with_an_impossible_interval_has_no_next_time_and_is_logged(
+    interval: object, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A hand-edited rule ("interval": 1000000000000) neither searches for ages nor raises
+    OverflowError: it has no next time, said in the log (the record itself is kept)."""
+    rule = {"unit": "day", "interval": interval, "at": "09:00", "tz": "UTC", "start": "2026-11-30"}
+    assert next_due(rule, NOW) is None
+    assert "no next time" in caplog.text

@@ -23,13 +23,16 @@ from typing import Any, Protocol, runtime_checkable
 from familiars.bot._api.guards import without_workspace
 from familiars.bot._api.queries import IndexReader
 from familiars.config import Settings
-from familiars.memory import HISTORY_SUFFIX, last_pass, utcnow
+from familiars.memory import HISTORY_SUFFIX, last_pass, read_owner, utcnow
 from familiars.memory import load_status as load_writer_status
 from familiars.memory import status_path as writer_status_path
 from familiars.scheduler import jobs_snapshot_path
 from familiars.scheduler import snapshot_path as gate_snapshot_path
 
 logger = logging.getLogger(__name__)
+
+#: What a running bot says of its embedder in ``state/embedder.json``.
+EMBEDDER_FIELDS = ("model", "dim", "fallback_from", "backend")
 
 Stats = Mapping[str, Any]
 StatsFn = Callable[[], Stats | Awaitable[Stats]]
@@ -73,6 +76,7 @@ def _persisted_paths(workspace: Path) -> dict[str, Path]:
         "providers": workspace / "state" / "provider_states.json",
         "gate": gate_snapshot_path(workspace),
         "jobs": jobs_snapshot_path(workspace),
+        "embedder": workspace / "state" / "embedder.json",
     }
 
 
@@ -286,11 +290,23 @@ async def embedding_block(sources: StatusSources, reader: IndexReader) -> dict[s
             fallback_from=described.get("fallback_from"),
             backend=described.get("backend"),
         )
+    elif (running := _running_embedder(sources.settings.workspace)) is not None:
+        info.update(running)  # a bot beside this process says which it loaded, and where
     elif spaces:
         # Not loaded here: the space with the most vectors is the one the bot uses.
         busiest = max(spaces, key=lambda s: s["vectors"])
         info.update(model=busiest["model"], dim=busiest["dim"])
     return info
+
+
+def _running_embedder(workspace: str | Path) -> dict[str, Any] | None:
+    """The embedder a bot that owns ``workspace`` now wrote it uses (None: no bot runs, or
+    it has not said; a file left by a bot that stopped is not read)."""
+    where = Path(workspace)
+    if read_owner(where) is None:
+        return None
+    said = _read_persisted(where, "embedder")
+    return None if said is None else {k: said.get(k) for k in EMBEDDER_FIELDS}
 
 
 def records_block(cells: list[dict[str, Any]]) -> dict[str, Any]:

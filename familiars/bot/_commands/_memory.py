@@ -23,6 +23,7 @@ from familiars.bot._forgetting import (
     parse_window,
     person_ask_text,
     person_done_text,
+    record_said,
 )
 from familiars.config import UserFacingError
 from familiars.memory import (
@@ -279,7 +280,7 @@ class MemoryCommand(Command):
                 on_yes=("forget", rec.id, "confirm"),
             )
         report = await self._forgetter.forget(rec.id)
-        return _forgotten(call.invocation.is_group, one_line(rec.content), report)
+        return _forgotten(call.invocation.is_group, record_said(one_line(rec.content)), report)
 
     async def _forget_everything(
         self, caller: Caller, confirmed: bool, is_group: bool
@@ -436,17 +437,18 @@ class MemoryCommand(Command):
     async def _pin(self, call: Call) -> CommandResponse:
         rec = await self._live_visible(call["id"], call.caller, "pin")
         await self._store.pin(rec.id)
-        return CommandResponse(f"Pinned: {one_line(rec.content)}")
+        return CommandResponse(f"Pinned: {record_said(one_line(rec.content))}")
 
     async def _unpin(self, call: Call) -> CommandResponse:
         rec = await self._live_visible(call["id"], call.caller, "unpin")
         await self._store.unpin(rec.id)
-        return CommandResponse(f"Unpinned: {one_line(rec.content)}")
+        return CommandResponse(f"Unpinned: {record_said(one_line(rec.content))}")
 
     async def _export(self, call: Call) -> CommandResponse:
         caller = call.caller
         records = await self._store.list(scope="user", user_key=caller.user_key)
-        lines = [f"# What I remember about {caller.user_key}", ""]
+        # Said to the person who asked ("about me" read wrong): their key on its own line.
+        lines = ["# What I remember about you", "", f"(user key: {caller.user_key})", ""]
         for cat in CATEGORIES:
             group = [r for r in records if r.category == cat]
             if group:

@@ -21,8 +21,10 @@ _FILLERS = re.compile(
 )
 #: Said after a clause, telling nothing: "I'm vegetarian btw", "... horse hair of all things".
 _TRAILING = re.compile(
-    r"[\s,]+(?:btw|fyi|lol|haha+|tbh|x+|by the way|just so you know|of all things|"
-    r"of all people|if you can believe it|believe it or not|funnily enough)[.!]*$",
+    r"(?:[\s,]+(?:btw|fyi|lol|lmao|haha+|tbh|tbf|ngl|imo|x+|by the way|just so you know|"
+    r"of all things|of all people|if you can believe it|believe it or not|funnily enough|"
+    # plain words in lower case only: "I like the song Though" keeps its title
+    r"(?-i:though|tho|anyway|anyways|to be honest|to be fair|honestly|frankly|in fact))[.!]*)+$",
     re.I,
 )
 _I = r"(?:i|i'm|im|i've|i'd|i'll)"
@@ -38,6 +40,8 @@ _SUBJECTLESS_VERB = (
 _CLAUSE_SPLIT = re.compile(
     rf",?\s+(?:and|but|so|because|since|although|though|while|whereas)\s+(?={_I}\b|{_WE}\s)"
     r"|,\s+(?:and|but)\s+|\s+but\s+"
+    # "my wife is called Priya and we have two kids": a new saying of the household's
+    r"|,?\s+(?:and|but|so)\s+(?=we(?:'ve|\s+have|\s+got)\b)"
     rf"|,\s+(?=(?:(?:now|and\s+now|but\s+now|these\s+days)\s+)?(?:{_I}|my)\s)"
     r"|,?\s+and\s+(?=my\s+[\w' -]{1,30}?\s+(?:is|are|was|were)\b)"
     rf"|,?\s+(?:and|but)\s+(?={_SUBJECTLESS_VERB}\s+\S)"

@@ -39,6 +39,10 @@ _HAS_CLOCK = re.compile(
     re.IGNORECASE,
 )
 _RELATIVE = re.compile(r"^in\s+(?:\d+|an?|one|two|three|few|half)\b", re.IGNORECASE)
+# "in -5 minutes", "minus 3 hours": a count below zero is no time to remind at.
+_NEGATIVE = re.compile(r"(?:^|[\s(])[-\u2212]\s*\d|\bminus\s+\w", re.IGNORECASE)
+# A due time further off than this is a slip, not a plan ("in 99999999999 years").
+MAX_AHEAD = timedelta(days=366 * 100)
 
 
 def _normalise_when(text: str) -> str:
@@ -80,7 +84,7 @@ def parse_when(text: str, *, now: datetime, tz: ZoneInfo) -> datetime | None:
     import dateparser
 
     phrase = _normalise_when(text)
-    if not phrase or not re.search(r"\d|[a-z]{3,}", phrase, re.I):
+    if not phrase or not re.search(r"\d|[a-z]{3,}", phrase, re.I) or _NEGATIVE.search(phrase):
         return None
     local_now = now.astimezone(tz)
     if re.search(r"\b(?:every|each|daily|weekly)\b", phrase, re.I):
@@ -105,6 +109,8 @@ def parse_when(text: str, *, now: datetime, tz: ZoneInfo) -> datetime | None:
     if parsed is None:
         return None
     when = parsed.astimezone(tz)
+    if when - local_now > MAX_AHEAD:
+        return None
     if not _HAS_CLOCK.search(text) and not _RELATIVE.match(phrase):
         when = datetime.combine(when.date(), time(DEFAULT_REMINDER_HOUR), tzinfo=tz)
     if when <= local_now and not _RELATIVE.match(phrase):

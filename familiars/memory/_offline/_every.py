@@ -12,10 +12,16 @@ record (fired once, as any other); when one has fired, the scheduler writes the 
 
 from __future__ import annotations
 
+import logging
 import re
 from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+logger = logging.getLogger(__name__)
+
+# The longest step a rule may take ("every 1000 days/weeks"); more is a slip or a bad edit.
+MAX_INTERVAL = 1000
 
 _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _SHORT = {d[:3]: i for i, d in enumerate(_DAYS)} | {"tues": 1, "thur": 3, "thurs": 3}
@@ -101,19 +107,35 @@ def _fits(rule: dict[str, Any], day: date) -> bool:
 
 
 def next_due(rule: dict[str, Any], after: datetime) -> datetime | None:
-    """The rule's first occurrence strictly after ``after``, in the rule's zone."""
+    """The rule's first occurrence strictly after ``after``, in the rule's zone; None (logged)
+    for a rule it cannot follow: a bad zone or clock, or an interval (a hand-edited file's,
+    say) outside 1..:data:`MAX_INTERVAL`, which would search for ages and overflow."""
     try:
         tz = ZoneInfo(str(rule.get("tz") or "UTC"))
         hour, minute = (int(x) for x in str(rule["at"]).split(":"))
-    except (ZoneInfoNotFoundError, ValueError, KeyError):
+        step = int(rule.get("interval") or 1)
+        at = time(hour, minute)
+    except (ZoneInfoNotFoundError, ValueError, KeyError, TypeError):
+        logger.warning("repeating rule %r unreadable; it has no next time", rule)
+        return None
+    if not 1 <= step <= MAX_INTERVAL:
+        logger.warning(
+            "repeating rule %r: interval %s is outside 1..%s; it has no next time",
+            rule,
+            step,
+            MAX_INTERVAL,
+        )
         return None
     here = after.astimezone(tz)
     day = here.date()
-    for _ in range(9 + 7 * int(rule.get("interval") or 1)):
-        when = datetime.combine(day, time(hour, minute), tzinfo=tz)
-        if _fits(rule, day) and when > here:
-            return when
-        day += timedelta(days=1)
+    try:
+        for _ in range(9 + 7 * step):
+            when = datetime.combine(day, at, tzinfo=tz)
+            if _fits(rule, day) and when > here:
+                return when
+            day += timedelta(days=1)
+    except (OverflowError, ValueError):
+        logger.warning("repeating rule %r runs past the calendar; it has no next time", rule)
     return None
 
 

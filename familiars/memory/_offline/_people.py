@@ -70,9 +70,9 @@ _PLURAL = {"children": "child", "kids": "kid", "grandkids": "grandkid", "parents
 #: A name, and a second capitalised word when there is one ("our cat Sunny Boy"), read case
 #: by case even in a pattern that ignores case.
 _NAME = (
-    r"(?P<name>[A-Z][a-zà-ÿ'-]+(?-i:\s+(?!(?:I|And|But|The|Is|So|On|In|At|To|My|We|He|She|It|"
+    r"(?P<name>[A-Z][a-zà-ÿ0-9'-]+(?-i:\s+(?!(?:I|And|But|The|Is|So|On|In|At|To|My|We|He|She|It|"
     r"Mon|Tue|Wed|Thu|Fri|Sat|Sun|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b)"
-    r"[A-Z][a-zà-ÿ'-]+)?)"
+    r"[A-Z][a-zà-ÿ0-9'-]+)?)"
 )
 _NAME2 = _NAME.replace("<name>", "<name2>")
 _NOT_A_NAME = frozenset(_words("I Is And But The A So Just Was Has Who Which That"))
@@ -84,7 +84,10 @@ def _alternation(words: frozenset[str]) -> str:
 
 
 _JOB_WORD = rf"(?:{_alternation(JOBS)})"
-_PET_WORD = rf"(?:{_alternation(PETS)})"
+#: "a ginger tom named Marmalade": pet words that are also names ("Tom"), so in lower case
+#: only and never among PETS (which a name is checked against).
+_PET_LOWER = r"(?-i:tom|tomcat|tom\s+cat|moggy|moggie|mouser|pooch|mutt)"
+_PET_WORD = rf"(?:{_alternation(PETS)}|{_PET_LOWER})"
 _FAMILY_WORD = rf"(?:{_alternation(FAMILY)})"
 _MOD = r"(?:[\w-]+\s+){0,3}?"
 #: How a name follows what it names: "called Fudge", ", Fudge", ", she's called Fudge",
@@ -299,6 +302,17 @@ def match_pets(clause: str) -> list[Fact]:
     return facts
 
 
+def _more_names(clause: str, first: str, pos: int) -> list[str]:
+    """``first`` and the names said after it ("Arjun and Maya", "Arjun, Maya and Leo")."""
+    names = [first]
+    while (more := _ANOTHER_NAME.match(clause, pos)) and _is_name(more.group("name")):
+        if more.group("name").lower() in PETS or more.group("name").lower() in _COUNT:
+            break
+        names.append(more.group("name"))
+        pos = more.end()
+    return names
+
+
 def _pet_names(clause: str, pm: re.Match[str]) -> tuple[list[str], int]:
     """The names given to the pets `pm` found ("called Pixel", ", Pixel and Mochi") and where
     the clause goes on after them."""
@@ -330,9 +344,9 @@ _MEMBER_IS = re.compile(
     re.IGNORECASE,
 )
 _HAVE_MEMBERS = re.compile(
-    rf"^i(?:\s+have|'ve\s+got|\s+have\s+got)\s+(?P<what>{_COUNT}\s+(?:(?:younger|older|little|"
-    rf"big|baby|twin|grown-up|grown|step)\s+)*(?P<rel>{_FAMILY_WORD}|boys|girls)(?:s)?)"
-    rf"(?:\s*,?\s*(?:called|named)\s+{_NAME})?",
+    rf"^(?:i|we)(?:\s+have|'ve\s+got|\s+have\s+got)\s+(?P<what>{_COUNT}\s+(?:(?:younger|older|"
+    rf"little|big|baby|twin|grown-up|grown|step)\s+)*(?P<rel>{_FAMILY_WORD}|boys|girls)(?:s)?)"
+    rf"(?:\s*,?\s*(?:called|named)\s+{_NAME}|\s*,\s*(?-i:{_NAME2}))?",
     re.IGNORECASE,
 )
 _MARRIED_TO = re.compile(
@@ -376,6 +390,18 @@ def apposed(clause: str) -> str:
     return " ".join(w for w in (m.group("head"), m.group("name"), verb, m.group("rest")) if w)
 
 
+def _have_members(clause: str, m: re.Match[str]) -> Fact:
+    """ "I have two kids", "we have two kids, Arjun and Maya" (every name kept, in one
+    record: the names answer "what are my kids' names?" together)."""
+    first = m.group("name") or m.group("name2")
+    what, names = m.group("what"), _more_names(clause, first, m.end()) if _is_name(first) else []
+    rel = _PLURAL.get(m.group("rel").lower(), m.group("rel").lower().rstrip("s"))
+    if not names:
+        return _family(f"The user has {what}.", rel)
+    said = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    return _family(f"The user has {what} called {said}.", names[0] if len(names) == 1 else rel)
+
+
 def match_family(clause: str) -> list[Fact]:
     """ "My sister Emma is vegetarian", "my husband is called Tom", "I have two kids", and a
     named member said in passing ("... with my husband Tom")."""
@@ -395,10 +421,7 @@ def match_family(clause: str) -> list[Fact]:
         return [_family(f"The user's {rel} is {m.group('what')}.", rel)]
     m = _HAVE_MEMBERS.match(clause)
     if m:
-        what, name = m.group("what"), m.group("name")
-        rel = _PLURAL.get(m.group("rel").lower(), m.group("rel").lower().rstrip("s"))
-        named = f" called {name}" if _is_name(name) else ""
-        return [_family(f"The user has {what}{named}.", name if named else rel)]
+        return [_have_members(clause, m)]
     m = _MARRIED_TO.match(clause)
     if m and _is_name(m.group("name")):
         name = m.group("name")
