@@ -22,7 +22,7 @@ from tests.bot.test_forget_everywhere import ALICE, NOW, TOKEN, Bot, running
 pytestmark = pytest.mark.timeout(120)
 
 SECRET = "Zanzibarquokka"
-NOTE = f"The {SECRET} safe code is 4471, kept in the blue drawer.\n".encode()
+NOTE = f"The {SECRET} safe code is QX4471, kept in the blue drawer.\n".encode()
 KEPT = b"Shopping list: apples, bread and cheese.\n"
 
 
@@ -88,12 +88,12 @@ async def test_every_way_to_forget_a_document_leaves_no_trace(
             CliRunner().invoke, cli_app, ["--workspace", str(ws), "memory", "forget", ref]
         )
         assert result.exit_code == 0, result.output
-    for trace in (SECRET, "4471", "blue drawer"):
+    for trace in (SECRET, "QX4471", "blue drawer"):
         assert files_holding(ws, trace) == [], trace
     assert files_holding(ws, "apples, bread")  # the other file stays
     async with running(ws) as bot:  # started again: nothing comes back
         assert (await _find(bot, f"{SECRET} safe code drawer")).startswith("1. shopping.txt")
-        assert "safe.txt" not in await _find(bot, "safe code drawer 4471")
+        assert "safe.txt" not in await _find(bot, "safe code drawer QX4471")
 
 
 async def test_a_file_of_someone_else_cannot_be_forgotten(tmp_path: Path) -> None:

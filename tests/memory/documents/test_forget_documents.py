@@ -18,7 +18,7 @@ from tests.fakes import HashEmbedder
 pytestmark = pytest.mark.usefixtures("memory_home")
 
 SECRET = "zanzibarquokka"
-NOTE = f"The {SECRET} safe code is 4471, kept in the blue drawer.\n".encode()
+NOTE = f"The {SECRET} safe code is QX4471, kept in the blue drawer.\n".encode()
 DIARY = f"Diary: told nobody about the {SECRET} trip to the coast.\n".encode()
 KEPT = b"Bob's shopping list: apples, bread and cheese.\n"
 
@@ -88,7 +88,7 @@ async def test_forgetting_a_person_leaves_no_trace_of_their_documents(
         ]
         assert (await two.rebuild()).files == 1  # the history cannot bring them back
     seen = _doc_tables_text(workspace) + _workspace_bytes(workspace) + _workspace_bytes(other)
-    for trace in (SECRET.encode(), NOTE, DIARY, b"4471", b"coast"):
+    for trace in (SECRET.encode(), NOTE, DIARY, b"QX4471", b"coast"):
         assert trace not in seen
     assert KEPT in _workspace_bytes(workspace) + _doc_tables_text(workspace)
 
@@ -108,5 +108,5 @@ async def test_forgetting_one_document_keeps_the_rest(workspace: Path) -> None:
             "diary.txt"
         ]
     seen = _doc_tables_text(workspace) + _workspace_bytes(workspace)
-    assert NOTE not in seen and b"4471" not in seen and b"drawer" not in seen
+    assert NOTE not in seen and b"QX4471" not in seen and b"drawer" not in seen
     assert DIARY in seen
