@@ -256,6 +256,16 @@ async def test_a_reminder_the_model_words_without_its_task_is_sent_as_the_templa
     assert half.source == "template" and "water the ferns" in str(half.text)
 
 
+async def test_a_model_that_runs_past_max_tokens_is_never_sent_whole() -> None:
+    """The turn's reply is cut when a model ignores max_tokens; a proactive message the
+    model words is not sent at all then: the template goes instead."""
+    checkin = decide(NOON, checkin_state(display_name="Ana"), POLICY)
+    flood = ScriptedModel("Hey Ana! " * 100_000)
+    composed = await DeciderService(POLICY, model=flood).compose(checkin)
+    assert composed.text == checkin.text and composed.source == "template"
+    assert "too long" in composed.note
+
+
 async def test_a_failing_model_falls_back_to_the_template() -> None:
     failing = ScriptedModel(ProviderTimeoutError("x", "timed out"))
     d = decide(NOON, checkin_state(), POLICY)
