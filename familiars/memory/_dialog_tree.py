@@ -474,14 +474,22 @@ class DialogTree:
 
     def tree_distances(self, origin: int | None) -> np.ndarray:
         """Hops from ``origin`` to every node; ``inf`` for other trees (or no origin)."""
-        n = len(self.node_list)
-        dist = np.full(n, np.inf)
-        if origin is None or n == 0:
+        return self.hops_to(origin, np.arange(len(self.node_list)))
+
+    def hops_to(self, origin: int | None, ids: np.ndarray) -> np.ndarray:
+        """Hops from ``origin`` to each node of ``ids`` (``inf`` for other trees, or no
+        origin): the work is in the nodes asked about, not the whole dialogue (recall asks
+        about its few candidates of a tree of thousands)."""
+        ids = np.asarray(ids, dtype=np.int64)
+        dist = np.full(ids.shape[0], np.inf)
+        if origin is None or ids.size == 0:
             return dist
+        n = len(self.node_list)
         levels = max(1, self._max_depth.bit_length())
         up = self._up[:levels, :n]
         depth = self._depth[:n]
-        members = np.flatnonzero(self._root[:n] == self._root[origin])
+        same = self._root[ids] == self._root[origin]
+        members = ids[same]
         # The origin's ancestors, marked, by lifting it to every depth at once.
         d_origin = int(depth[origin])
         steps = d_origin - np.arange(d_origin + 1)
@@ -499,7 +507,7 @@ class DialogTree:
             jump = off & ~on_chain[nxt]
             cur = np.where(jump, nxt, cur)
         lca = np.where(on_chain[members], members, up[0, cur])
-        dist[members] = d_origin + depth[members] - 2 * depth[lca]
+        dist[same] = d_origin + depth[members] - 2 * depth[lca]
         return dist
 
     def query_scores(

@@ -49,6 +49,10 @@ class HubTable:
         self._pending: list[int] = []
         self._stale: set[int] = set()
         self._mutex = threading.Lock()
+        #: The reference rows' ids and vectors as arrays, made when first needed after the
+        #: reference changed (a live row's vector never changes: a new one is a new row), so
+        #: a turn's few new rows are not multiplied against 2048 rows gathered afresh.
+        self._ref_at: tuple[np.ndarray, np.ndarray] | None = None
 
     def added(self, row: int) -> None:
         """``row`` was appended; it joins the reference on the next read if there is room."""
@@ -112,6 +116,7 @@ class HubTable:
         self._stale = set()
         gone = set(stale.tolist())
         self._ref = [r for r in self._ref if r not in gone]
+        self._ref_at = None
         self._pending = [r for r in self._pending if r not in gone]
         self._known[stale[stale < self._known.shape[0]]] = False
         touched = np.isin(self._ids, stale).any(axis=1)
@@ -129,6 +134,7 @@ class HubTable:
         if not joining.size:
             return
         self._ref += joining.tolist()
+        self._ref_at = None
         known = np.nonzero(self._known)[0]
         if not known.size:
             return
@@ -151,11 +157,14 @@ class HubTable:
         self._known[need] = True
         self._sim[need] = -np.inf
         self._ids[need] = -1
-        ref = np.array(self._ref, dtype=np.int64)
+        if self._ref_at is None:
+            ref = np.array(self._ref, dtype=np.int64)
+            self._ref_at = (ref, matrix[ref])
+        ref, vectors = self._ref_at
         k = min(self.k, ref.size)
         if not k:
             return
-        block = matrix[need] @ matrix[ref].T
+        block = matrix[need] @ vectors.T
         block[need[:, None] == ref[None, :]] = -np.inf
         top = np.argpartition(-block, k - 1, axis=1)[:, :k]
         sims = np.take_along_axis(block, top, axis=1)

@@ -42,41 +42,47 @@ class TermTable:
 
 
 class _Postings:
-    """One term's postings: rows, weights and the row version each was written at."""
+    """One term's postings: rows, weights, the row version each was written at and the
+    row's document length then (a live posting's row kept that length: a new document is a
+    new version), so scoring reads it in order, not gathered from every row's."""
 
-    __slots__ = ("n", "rows", "stale", "tf", "ver")
+    __slots__ = ("length", "n", "rows", "stale", "tf", "ver")
 
     def __init__(self) -> None:
         self.rows = np.zeros(_MIN_CAP, dtype=np.int32)
         self.tf = np.zeros(_MIN_CAP, dtype=np.float64)
         self.ver = np.zeros(_MIN_CAP, dtype=np.int32)
+        self.length = np.zeros(_MIN_CAP, dtype=np.float64)
         self.n = 0
         self.stale = 0
 
-    def append(self, row: int, tf: float, ver: int) -> None:
+    def append(self, row: int, tf: float, ver: int, length: float) -> None:
         if self.n == self.rows.shape[0]:
             cap = 2 * self.n
             self.rows = np.resize(self.rows, cap)
             self.tf = np.resize(self.tf, cap)
             self.ver = np.resize(self.ver, cap)
+            self.length = np.resize(self.length, cap)
         self.rows[self.n] = row
         self.tf[self.n] = tf
         self.ver[self.n] = ver
+        self.length[self.n] = length
         self.n += 1
 
-    def live(self, versions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        rows, tf = self.rows[: self.n], self.tf[: self.n]
+    def live(self, versions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The live postings' rows, weights and document lengths."""
+        rows, tf, length = self.rows[: self.n], self.tf[: self.n], self.length[: self.n]
         if not self.stale:
-            return rows, tf
+            return rows, tf, length
         keep = self.ver[: self.n] == versions[rows]
-        return rows[keep], tf[keep]
+        return rows[keep], tf[keep], length[keep]
 
     def compact(self, versions: np.ndarray) -> None:
         """Drop the stale entries (their rows were replaced or removed since)."""
         keep = self.ver[: self.n] == versions[self.rows[: self.n]]
         count = int(keep.sum())
         cap = max(_MIN_CAP, count)
-        for name in ("rows", "tf", "ver"):
+        for name in ("rows", "tf", "ver", "length"):
             kept = getattr(self, name)[: self.n][keep]
             arr = np.zeros(cap, dtype=kept.dtype)
             arr[:count] = kept
@@ -136,7 +142,7 @@ class KeywordIndex:
         for tid, weight in zip(ids.tolist(), tf.tolist(), strict=True):
             self._df[tid] = self._df.get(tid, 0) + 1
             if self._post is not None:
-                self._postings(tid).append(row, weight, ver)
+                self._postings(tid).append(row, weight, ver, length)
 
     def remove(self, row: int) -> None:
         if row >= self._count.shape[0] or self._count[row] < 0:
@@ -221,10 +227,10 @@ class KeywordIndex:
         self._post = {}
         for row in np.flatnonzero(self._count > 0).tolist():
             start, count = int(self._start[row]), int(self._count[row])
-            ver = int(self._ver[row])
+            ver, length = int(self._ver[row]), float(self._len[row])
             ids = self._tid[start : start + count].tolist()
             for tid, weight in zip(ids, self._tf[start : start + count].tolist(), strict=True):
-                self._postings(tid).append(row, weight, ver)
+                self._postings(tid).append(row, weight, ver, length)
 
     def doc_terms(self, row: int) -> tuple[np.ndarray, np.ndarray]:
         """The row's term ids and weights (empty when it has no document)."""
@@ -247,11 +253,11 @@ class KeywordIndex:
             post = self._post.get(tid)
             if post is None:
                 continue
-            rows, tf = post.live(self._ver)
+            rows, tf, length = post.live(self._ver)
             if rows.size == 0:
                 continue
             idf = math.log(1.0 + (n_docs - rows.size + 0.5) / (rows.size + 0.5))
-            norm = self.k1 * (1.0 - self.b + self.b * self._len[rows] / avg)
+            norm = self.k1 * (1.0 - self.b + self.b * length / avg)
             out[rows] += idf * tf * (self.k1 + 1.0) / (tf + norm)
             touched.append(rows)
         return touched

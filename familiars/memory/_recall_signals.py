@@ -121,11 +121,10 @@ def tree_part(ctx: RankContext) -> np.ndarray | None:
     anchor = tree.attached_at(ctx.anchor) if ctx.anchor is not None else None
     if anchor is None:
         anchor = tree.choose_parent(ctx.qvec, ctx.now)
-    hops = tree.tree_distances(anchor)
     out = np.zeros(ctx.cand.shape[0])
     ids = ctx.index.node_ids(ctx.cand, node_group(tree.agent_id or "", tree.dialogue_id or ""))
     mine = ids >= 0
-    out[mine] = np.exp(-hops[ids[mine]] / tree.tree_tau)
+    out[mine] = np.exp(-tree.hops_to(anchor, ids[mine]) / tree.tree_tau)
     return out
 
 

@@ -86,6 +86,17 @@ def test_tree_distances_match_breadth_first_hops() -> None:
             assert dist[node.id] == want
 
 
+def test_hops_to_some_nodes_are_their_breadth_first_hops() -> None:
+    # recall asks about its candidates only: any order, repeats, nodes of other trees
+    tree, rng = _random_tree(11, 300)
+    assert len(tree.roots) > 1
+    for origin in (0, 150, 299, None):
+        ids = rng.integers(0, 300, 40)
+        hops = tree.hops_to(origin, ids)
+        assert hops.tolist() == [_bfs_hops(tree, origin, int(i)) for i in ids]
+    assert tree.hops_to(5, np.zeros(0, dtype=np.int64)).shape == (0,)
+
+
 def _bfs_hops(tree: DialogTree, a: int | None, b: int) -> float:
     if a is None:
         return float("inf")
