@@ -253,6 +253,7 @@ from familiars.memory._state_home import (
     StateHome,
 )
 from familiars.memory._store import (
+    ListQuery,
     MemoryStore,
     StoreChange,
     StoreListener,
@@ -398,6 +399,7 @@ __all__ = [
     "MemoryIndex",
     "MemoryReader",
     "MemoryRecord",
+    "ListQuery",
     "MemoryStore",
     "MemoryWatcher",
     "MemoryWorkspace",

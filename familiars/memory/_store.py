@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from familiars.config import PrivacySettings
 from familiars.memory import _history as history
@@ -128,6 +128,26 @@ _MEMORY_GLOBS = (
     "agents/*/dialogue_*/dialogue/*.md",
     "agents/*/dialogue_*/ephemeral/*.md",
 )
+
+
+class ListQuery(NamedTuple):
+    """The filters of one :meth:`MemoryStore.list` (the live records, oldest first), for
+    :meth:`MemoryStore.read_live`."""
+
+    scope: str | None = None
+    category: str | None = None
+    user_key: str | None = None
+    agent_id: str | None = None
+    dialogue_id: str | None = None
+
+    def check(self) -> None:
+        if self.user_key is not None:
+            check_user_key(self.user_key)
+        if self.agent_id is not None:
+            check_agent_id(self.agent_id)
+        if self.dialogue_id is not None:
+            check_dialogue_id(self.dialogue_id)
+
 
 _TAG_RE = re.compile(r"^[\w .:/+-]{1,64}$", re.UNICODE)
 
@@ -338,17 +358,52 @@ class MemoryStore:
             check_dialogue_id(dialogue_id)
 
         def collect() -> list[MemoryRecord]:
-            out: list[MemoryRecord] = []
             with self._lock:
-                for path in self._files_for(scope, category, user_key, agent_id, dialogue_id):
-                    for rec in self._load(path).records:
-                        if live_only and not is_live(rec, now=now, **(live_context or {})):
-                            continue
-                        out.append(rec.replace())
-            out.sort(key=lambda r: (r.ts, r.id))
-            return out
+                found = self._matching(
+                    (scope, category, user_key, agent_id, dialogue_id),
+                    live_only=live_only,
+                    now=now,
+                    live_context=live_context,
+                )
+            return [rec.replace() for rec in found]
 
         return await asyncio.to_thread(collect)
+
+    async def read_live(
+        self, *queries: ListQuery, now: datetime | None = None
+    ) -> builtins.list[MemoryRecord]:
+        """The live records of each query, query after query, each query's oldest first: what
+        one :meth:`list` per query gives (``ListQuery`` names its filters), in one hop off
+        the event loop and without a copy of each record. The records are the store's own
+        and must not be changed: every change the store makes is a new record object (the
+        old one stays as it was), so a record read here never changes under its reader."""
+        for query in queries:
+            query.check()
+
+        def collect() -> list[MemoryRecord]:
+            with self._lock:
+                return [rec for query in queries for rec in self._matching(query, now=now)]
+
+        return await asyncio.to_thread(collect)
+
+    def _matching(
+        self,
+        filters: tuple[str | None, str | None, str | None, str | None, str | None],
+        *,
+        live_only: bool = True,
+        now: datetime | None = None,
+        live_context: dict[str, Any] | None = None,
+    ) -> builtins.list[MemoryRecord]:
+        """The cached records the filters (scope, category, user_key, agent_id, dialogue_id)
+        match, oldest first; the caller holds the lock."""
+        out: list[MemoryRecord] = []
+        for path in self._files_for(*filters):
+            for rec in self._load(path).records:
+                if live_only and not is_live(rec, now=now, **(live_context or {})):
+                    continue
+                out.append(rec)
+        out.sort(key=lambda r: (r.ts, r.id))
+        return out
 
     async def parse_errors(self) -> builtins.list[EntryParseError]:
         def collect() -> list[EntryParseError]:
