@@ -136,6 +136,7 @@ from familiars.memory._limits import (
     over_limit,
     shown_record,
 )
+from familiars.memory._list_query import ListQuery
 from familiars.memory._lock import (
     OwnerInfo,
     WorkspaceBusyError,
@@ -253,7 +254,6 @@ from familiars.memory._state_home import (
     StateHome,
 )
 from familiars.memory._store import (
-    ListQuery,
     MemoryStore,
     StoreChange,
     StoreListener,

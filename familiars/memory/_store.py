@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
 
 from familiars.config import PrivacySettings
 from familiars.memory import _history as history
@@ -32,12 +32,10 @@ from familiars.memory._atomic import atomic_write_text, ensure_private_dir
 from familiars.memory._entries import ParsedFile, Segment, read_file, render_file
 from familiars.memory._errors import EntryParseError, InvalidIdError, RecordNotFoundError
 from familiars.memory._limits import DEFAULT_MAX_RECORD_CHARS, check_record_length
+from familiars.memory._list_query import ListQuery
 from familiars.memory._lock import clean_stale_temp_files, under_lock
 from familiars.memory._paths import (
-    check_agent_id,
-    check_dialogue_id,
     check_record_id,
-    check_user_key,
     owner_from_path,
     resolve_path,
 )
@@ -128,25 +126,6 @@ _MEMORY_GLOBS = (
     "agents/*/dialogue_*/dialogue/*.md",
     "agents/*/dialogue_*/ephemeral/*.md",
 )
-
-
-class ListQuery(NamedTuple):
-    """The filters of one :meth:`MemoryStore.list` (the live records, oldest first), for
-    :meth:`MemoryStore.read_live`."""
-
-    scope: str | None = None
-    category: str | None = None
-    user_key: str | None = None
-    agent_id: str | None = None
-    dialogue_id: str | None = None
-
-    def check(self) -> None:
-        if self.user_key is not None:
-            check_user_key(self.user_key)
-        if self.agent_id is not None:
-            check_agent_id(self.agent_id)
-        if self.dialogue_id is not None:
-            check_dialogue_id(self.dialogue_id)
 
 
 _TAG_RE = re.compile(r"^[\w .:/+-]{1,64}$", re.UNICODE)
@@ -350,17 +329,13 @@ class MemoryStore:
         live_context: dict[str, Any] | None = None,
     ) -> builtins.list[MemoryRecord]:
         """Records matching every filter given, oldest first."""
-        if user_key is not None:
-            check_user_key(user_key)
-        if agent_id is not None:
-            check_agent_id(agent_id)
-        if dialogue_id is not None:
-            check_dialogue_id(dialogue_id)
+        query = ListQuery(scope, category, user_key, agent_id, dialogue_id)
+        query.check()
 
         def collect() -> list[MemoryRecord]:
             with self._lock:
                 found = self._matching(
-                    (scope, category, user_key, agent_id, dialogue_id),
+                    query,
                     live_only=live_only,
                     now=now,
                     live_context=live_context,
@@ -372,11 +347,9 @@ class MemoryStore:
     async def read_live(
         self, *queries: ListQuery, now: datetime | None = None
     ) -> builtins.list[MemoryRecord]:
-        """The live records of each query, query after query, each query's oldest first: what
-        one :meth:`list` per query gives (``ListQuery`` names its filters), in one hop off
-        the event loop and without a copy of each record. The records are the store's own
-        and must not be changed: every change the store makes is a new record object (the
-        old one stays as it was), so a record read here never changes under its reader."""
+        """What one :meth:`list` per query gives, query after query, in one hop off the event
+        loop and not copied: the store's own records, never to be changed (the store makes
+        each change a new record object, so one read here never changes under its reader)."""
         for query in queries:
             query.check()
 
@@ -388,14 +361,13 @@ class MemoryStore:
 
     def _matching(
         self,
-        filters: tuple[str | None, str | None, str | None, str | None, str | None],
+        filters: ListQuery,
         *,
         live_only: bool = True,
         now: datetime | None = None,
         live_context: dict[str, Any] | None = None,
     ) -> builtins.list[MemoryRecord]:
-        """The cached records the filters (scope, category, user_key, agent_id, dialogue_id)
-        match, oldest first; the caller holds the lock."""
+        """The cached records ``filters`` (a ListQuery's) match, oldest first; under the lock."""
         out: list[MemoryRecord] = []
         for path in self._files_for(*filters):
             for rec in self._load(path).records:
