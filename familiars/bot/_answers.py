@@ -19,13 +19,21 @@ In a group the speaker's private (user-scope) memories are never quoted.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
 from familiars.bot._turn_actions import TurnActions
-from familiars.llm import OFFLINE_NOTICE, is_question, relevance, second_person
+from familiars.llm import (
+    OFFLINE_NOTICE,
+    is_question,
+    relevance,
+    relevance_words,
+    said_words,
+    second_person,
+)
 
 MAX_EXTRA_LINES = 2
 #: "who am I?" meets "The user's name is Ali." through the question word alone (0.6).
@@ -211,6 +219,29 @@ def answer_lines(question: str, items: Sequence[Item]) -> list[str]:
         quote = _quote(question, _bare(node.text))
         return [f"I have no note of that, but {_who_said(node)} said: " + quote]
     return [DONT_KNOW]
+
+
+def may_answer(question: str, texts: Sequence[str]) -> list[int]:
+    """The positions, in order, of the ``texts`` that :func:`answer_lines` may find relevant
+    to ``question`` (any other scores 0): found through an index of the texts' words, kept
+    while the texts are the same (a person's records change far less often than they ask),
+    so a question is not scored against every record the person has; all of them when the
+    question names nothing a text must say ("who am I?")."""
+    wanted = relevance_words(question)
+    if wanted is None:
+        return list(range(len(texts)))
+    index = _words_index(tuple(texts))
+    return sorted({i for word in wanted for i in index.get(word, ())})
+
+
+@functools.lru_cache(maxsize=16)
+def _words_index(texts: tuple[str, ...]) -> dict[str, tuple[int, ...]]:
+    """Each word (as relevance reads it) -> the positions of the texts that say it."""
+    index: dict[str, list[int]] = {}
+    for i, text in enumerate(texts):
+        for word in said_words(_bare(text)):
+            index.setdefault(word, []).append(i)
+    return {word: tuple(at) for word, at in index.items()}
 
 
 #: The longest quote of a recalled message: a long one is quoted by its sentence that answers.

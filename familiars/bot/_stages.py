@@ -49,6 +49,7 @@ from familiars.bot._untrusted import TurnTaint
 from familiars.config import AgentSettings, Settings
 from familiars.llm import ChatModel, LLMError
 from familiars.memory import (
+    ListQuery,
     MemoryRecord,
     MemoryStore,
     Redactor,
@@ -207,17 +208,20 @@ def _message_turn_name(turn: Turn) -> str | None:
 
 
 async def read_records(turn: Turn, s: TurnServices) -> None:
-    """The person's live records, once per turn (one ``store.list`` per scope): the plan,
-    the offline answer, the profile and the directives of the prompt all read these."""
+    """The person's live records, once per turn (as one ``store.list`` per scope would give
+    them, in one read and shared, not copied: nothing of the turn changes a record): the
+    plan, the offline answer, the profile and the directives of the prompt all read these."""
     await _settle_writer(s.writer_queue)
     agent_id, dialogue_id = turn.key
-    found = await s.store.list(scope="user", user_key=turn.user_key, now=turn.now)
-    found += await s.store.list(scope="identity", agent_id=agent_id, now=turn.now)
-    for scope in DIALOGUE_SCOPES:
-        found += await s.store.list(
-            scope=scope, agent_id=agent_id, dialogue_id=dialogue_id, now=turn.now
-        )
-    turn.records = found
+    turn.records = await s.store.read_live(
+        ListQuery(scope="user", user_key=turn.user_key),
+        ListQuery(scope="identity", agent_id=agent_id),
+        *(
+            ListQuery(scope=sc, agent_id=agent_id, dialogue_id=dialogue_id)
+            for sc in DIALOGUE_SCOPES
+        ),
+        now=turn.now,
+    )
 
 
 async def _settle_writer(queue: WriterQueue | None) -> None:
@@ -225,7 +229,7 @@ async def _settle_writer(queue: WriterQueue | None) -> None:
     records as they are (a model writer is not waited for)."""
     writer = getattr(queue, "writer", None)
     if queue is not None and writer is not None and getattr(writer, "model", 1) is None:
-        await queue.drain()
+        await queue.settle()
 
 
 # ---------------------------------------------------------------------- 5. recall

@@ -31,7 +31,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from familiars.bot._answers import name_of, offline_reply, with_notice
+from familiars.bot._answers import may_answer, name_of, offline_reply, with_notice
 from familiars.bot._care import (
     Sessions,
     country_of,
@@ -139,6 +139,14 @@ class TurnPlan:
         system += "\n".join(f"- {n}" for n in notes)
         return [ChatMessage("system", system), *messages[1:]]
 
+    def _record_items(self, text: str) -> list[_RecordItem]:
+        """The owner's records an offline answer to ``text`` may quote: only those it can
+        find relevant (:func:`may_answer`); the rest would score 0 and be dropped."""
+        if not is_question(text):
+            return []  # only a question's answer reads them (offline_reply)
+        shown = [cut_text(r.content, DEFAULT_MAX_RECORD_CHARS) for r in self.records]
+        return [_RecordItem.of(self.records[i]) for i in may_answer(text, shown)]
+
     async def reply(
         self, text: str, model_reply: AsyncIterator[str], recalled: Sequence[RecalledItem]
     ) -> AsyncIterator[str]:
@@ -151,7 +159,7 @@ class TurnPlan:
             said = offline_reply(
                 text,
                 actions=self.actions,
-                items=[*recalled, *(_RecordItem.of(r) for r in self.records)],
+                items=[*recalled, *self._record_items(text)],
                 is_group=self.is_group,
                 name=self.name,
                 meant=self._answers(text, recalled),

@@ -31,6 +31,8 @@ from familiars.llm._offline import (
     is_question,
     recalled_lines,
     relevance,
+    relevance_words,
+    said_words,
     second_person,
 )
 from familiars.llm._openai import (
@@ -72,5 +74,7 @@ __all__ = [
     "parse_retry_after",
     "recalled_lines",
     "relevance",
+    "relevance_words",
+    "said_words",
     "second_person",
 ]

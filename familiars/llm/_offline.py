@@ -233,6 +233,31 @@ def relevance(question: str, text: str) -> float:
 _KIND_SETS = tuple((word, frozenset(kinds)) for word, kinds in _KINDS.items())
 
 
+@functools.lru_cache(maxsize=256)
+def relevance_words(question: str) -> frozenset[str] | None:
+    """The stemmed words (:func:`said_words`) one of which a text must say for
+    :func:`relevance` to give it more than 0; None when any text may score (the question
+    names nothing strong: "who am I?"). The question's strong words, and every word that
+    stands for one of them ("tabby" for "cat", and so for "pet"), so an index of texts by
+    their words finds every text that can score without scoring the rest."""
+    strong = set(_asked(question)[0] - _WEAK)
+    if not strong:
+        return None
+    grown = True
+    while grown:
+        before = len(strong)
+        for word, kinds in _KIND_SETS:
+            if word in strong:
+                strong |= kinds
+        grown = len(strong) != before
+    return frozenset(strong)
+
+
+def said_words(text: str) -> frozenset[str]:
+    """The stemmed words of ``text`` as :func:`relevance` reads them."""
+    return _said(text)
+
+
 @functools.lru_cache(maxsize=65536)
 def _said(text: str) -> frozenset[str]:
     return frozenset(_stem(w) for w in _WORD.findall(text))

@@ -136,6 +136,7 @@ from familiars.memory._limits import (
     over_limit,
     shown_record,
 )
+from familiars.memory._list_query import ListQuery
 from familiars.memory._lock import (
     OwnerInfo,
     WorkspaceBusyError,
@@ -398,6 +399,7 @@ __all__ = [
     "MemoryIndex",
     "MemoryReader",
     "MemoryRecord",
+    "ListQuery",
     "MemoryStore",
     "MemoryWatcher",
     "MemoryWorkspace",

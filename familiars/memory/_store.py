@@ -32,12 +32,10 @@ from familiars.memory._atomic import atomic_write_text, ensure_private_dir
 from familiars.memory._entries import ParsedFile, Segment, read_file, render_file
 from familiars.memory._errors import EntryParseError, InvalidIdError, RecordNotFoundError
 from familiars.memory._limits import DEFAULT_MAX_RECORD_CHARS, check_record_length
+from familiars.memory._list_query import ListQuery
 from familiars.memory._lock import clean_stale_temp_files, under_lock
 from familiars.memory._paths import (
-    check_agent_id,
-    check_dialogue_id,
     check_record_id,
-    check_user_key,
     owner_from_path,
     resolve_path,
 )
@@ -128,6 +126,7 @@ _MEMORY_GLOBS = (
     "agents/*/dialogue_*/dialogue/*.md",
     "agents/*/dialogue_*/ephemeral/*.md",
 )
+
 
 _TAG_RE = re.compile(r"^[\w .:/+-]{1,64}$", re.UNICODE)
 
@@ -330,25 +329,53 @@ class MemoryStore:
         live_context: dict[str, Any] | None = None,
     ) -> builtins.list[MemoryRecord]:
         """Records matching every filter given, oldest first."""
-        if user_key is not None:
-            check_user_key(user_key)
-        if agent_id is not None:
-            check_agent_id(agent_id)
-        if dialogue_id is not None:
-            check_dialogue_id(dialogue_id)
+        query = ListQuery(scope, category, user_key, agent_id, dialogue_id)
+        query.check()
 
         def collect() -> list[MemoryRecord]:
-            out: list[MemoryRecord] = []
             with self._lock:
-                for path in self._files_for(scope, category, user_key, agent_id, dialogue_id):
-                    for rec in self._load(path).records:
-                        if live_only and not is_live(rec, now=now, **(live_context or {})):
-                            continue
-                        out.append(rec.replace())
-            out.sort(key=lambda r: (r.ts, r.id))
-            return out
+                found = self._matching(
+                    query,
+                    live_only=live_only,
+                    now=now,
+                    live_context=live_context,
+                )
+            return [rec.replace() for rec in found]
 
         return await asyncio.to_thread(collect)
+
+    async def read_live(
+        self, *queries: ListQuery, now: datetime | None = None
+    ) -> builtins.list[MemoryRecord]:
+        """What one :meth:`list` per query gives, query after query, in one hop off the event
+        loop and not copied: the store's own records, never to be changed (the store makes
+        each change a new record object, so one read here never changes under its reader)."""
+        for query in queries:
+            query.check()
+
+        def collect() -> list[MemoryRecord]:
+            with self._lock:
+                return [rec for query in queries for rec in self._matching(query, now=now)]
+
+        return await asyncio.to_thread(collect)
+
+    def _matching(
+        self,
+        filters: ListQuery,
+        *,
+        live_only: bool = True,
+        now: datetime | None = None,
+        live_context: dict[str, Any] | None = None,
+    ) -> builtins.list[MemoryRecord]:
+        """The cached records ``filters`` (a ListQuery's) match, oldest first; under the lock."""
+        out: list[MemoryRecord] = []
+        for path in self._files_for(*filters):
+            for rec in self._load(path).records:
+                if live_only and not is_live(rec, now=now, **(live_context or {})):
+                    continue
+                out.append(rec)
+        out.sort(key=lambda r: (r.ts, r.id))
+        return out
 
     async def parse_errors(self) -> builtins.list[EntryParseError]:
         def collect() -> list[EntryParseError]:

@@ -16,7 +16,7 @@ from familiars.config import load_settings
 from tests.harness import make_app
 
 T0 = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
-#: One ``store.list`` per scope the turn reads (user, identity, dialogue, ephemeral).
+#: One query per scope the turn reads (user, identity, dialogue, ephemeral), in one read.
 READS_BEFORE_REPLY = 4
 #: Those, and the previous turn's ephemeral records cleared: the offline writer applies the
 #: writes the turn's plan worked out, and reads the records no more.
@@ -37,17 +37,23 @@ def msg(text: str, minutes: int = 0, *, group: bool = False) -> IncomingMessage:
 
 
 class ListSpy:
-    """Counts the store's ``list`` calls, by scope."""
+    """Counts the store's reads of records, by scope: each ``list`` call, and each query of a
+    ``read_live`` call (one read of several scopes)."""
 
     def __init__(self, store: Any, monkeypatch: pytest.MonkeyPatch) -> None:
         self.scopes: list[str | None] = []
-        real = store.list
+        real, real_live = store.list, store.read_live
 
         async def spy(**kw: Any) -> Any:
             self.scopes.append(kw.get("scope"))
             return await real(**kw)
 
+        async def spy_live(*queries: Any, **kw: Any) -> Any:
+            self.scopes += [q.scope for q in queries]
+            return await real_live(*queries, **kw)
+
         monkeypatch.setattr(store, "list", spy)
+        monkeypatch.setattr(store, "read_live", spy_live)
 
 
 async def _turn_reads(app: Application, message: IncomingMessage, spy: ListSpy) -> tuple[str, int]:

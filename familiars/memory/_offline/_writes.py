@@ -220,6 +220,8 @@ def to_writes(
     A preference about the same topic under another name ("I hate pumpernickel" against
     "likes pumpernickel bread") supersedes it when the polarity turned, else is skipped.
     A fact whose sentence would be longer than ``max_chars`` is left out."""
+    if not facts:  # most questions: the person's records are not scanned for nothing
+        return WriterOutput(writes=[])
     by_key: dict[tuple[str, str, str], MemoryRecord] = {}
     for rec in existing:
         key = _fact_key(rec)
@@ -371,10 +373,10 @@ def offline_writes(
     facts = revise(facts, text, existing)
     if understanding is not None and existing:
         facts = _with_shifts(facts, text, existing, understanding)
-    if existing:  # "I don't like coffee anymore, I switched to tea": tea is the new like
+    if facts and existing:  # "I don't like coffee anymore, I switched to tea": tea is new
         facts = replaced(facts, text, existing)
     output = to_writes(
-        _one_change(facts, existing) if existing else facts, existing, max_chars=max_chars
+        _one_change(facts, existing) if facts and existing else facts, existing, max_chars=max_chars
     )
     for rec in closed_loops(text, [r for r in existing if r.open_loop]):
         loop = OpenLoop(**{**(rec.open_loop or {}), "status": "done"})

@@ -254,6 +254,22 @@ class WriterQueue:
 
     flush = drain
 
+    async def settle(self) -> None:
+        """Wait until the turns this process queued are processed (:meth:`drain`); at once,
+        without listing the queue, when they are: on files, the running worker has been
+        idle since this process last queued or released a turn (a turn's read waits for
+        the last turn's writes here, every turn). The database home, where other workers
+        take this process's turns, always drains."""
+        if (
+            self.home is None
+            and not self._releasing
+            and self._idle.is_set()
+            and self._task is not None
+            and not self._task.done()
+        ):
+            return
+        await self.drain()
+
     async def process_pending(self) -> int:
         """Process every queued turn now, in order; returns how many were processed."""
         await self.writer.open()
@@ -264,7 +280,7 @@ class WriterQueue:
         for path in self.pending() if self.home is None else ():
             await self._process_file(path)
             done += 1
-        self._save_status(len(await self.apending()))
+        await self._asave_status(len(await self.apending()))
         return done
 
     def stats(self) -> dict[str, Any]:
@@ -292,9 +308,9 @@ class WriterQueue:
                 for n, path in enumerate(paths, start=1):
                     await self._process_file(path)
                     if time.monotonic() - saved_at >= STATUS_SAVE_EVERY_S:
-                        self._save_status(len(paths) - n)
+                        await self._asave_status(len(paths) - n)
                         saved_at = time.monotonic()
-                self._save_status(len(self.pending()))
+                await self._asave_status(len(await self.apending()))
             self._idle.set()
             if self._stopping:
                 return
@@ -329,7 +345,7 @@ class WriterQueue:
             await self._process_taken(item)
         if item.outcome == "failed":
             self._count_set_aside(item.name, item.reason, "the queue's failed rows")
-        self._save_status(len(await self.apending()))
+        await self._asave_status(len(await self.apending()))
         return True
 
     async def _taken_or_lost(self) -> bool:
@@ -383,6 +399,11 @@ class WriterQueue:
             logger.error("writer: turn %s could not be set aside (%s); left in place", path, exc)
             return
         self._count_set_aside(path.name, reason, target)
+
+    async def _asave_status(self, queue_depth: int) -> None:
+        """:meth:`_save_status` in a thread: its two fsyncs, after every turn the writer
+        processes, do not hold up the event loop (a person's next message)."""
+        await asyncio.to_thread(self._save_status, queue_depth)
 
     def _save_status(self, queue_depth: int) -> None:
         try:
