@@ -75,6 +75,7 @@ async def _backend(
         trees = DialogTrees(workspace, home=mw.home)
         forgetter = Forgetter(mw.store, mw.index, trees)
         if lock is not None:
+            await forgetter.resume()  # a forget a crash cut short, finished first
             await stack.enter_async_context(serve_control(mw, None, lock, forgetter=forgetter))
         book = ReminderBook(
             mw.store,
