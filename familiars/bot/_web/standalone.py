@@ -82,7 +82,7 @@ async def _backend(
             grace_s=settings.scheduler.reminder_grace_s,
             default_timezone=settings.scheduler.timezone,
         )
-        links = SignInLinks.from_settings(settings)
+        links = SignInLinks.from_settings(settings, home=mw.home)
         commands = default_commands(
             mw.store,
             state,
