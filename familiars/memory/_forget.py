@@ -253,13 +253,37 @@ class Forgetter:
         async with self._lock:
             for name in await self.intents.left():
                 async with self.intents.lease(name) as mine:
-                    intent = await self.intents.load(name) if mine else None
-                    if intent is None:  # a live worker's, or finished meanwhile
+                    intent = await self._left_intent(name) if mine else None
+                    if intent is None:  # a live worker's, finished meanwhile, or not for us
                         continue
                     logger.warning("finishing a forget a crash left: %s", as_dict(intent))
                     await self.settle()
                     done.append(await self._run_intent(intent, resumed=True))
         return done
+
+    async def _left_intent(self, name: str) -> ForgetIntent | None:
+        """The intent to finish here; None (kept, and said) when it cannot be read or needs
+        what this process lacks (a person's state, the documents): a start that has them
+        finishes it."""
+        try:
+            intent = await self.intents.load(name)
+        except ValueError as exc:
+            logger.error("%s; it is kept for a look by hand", exc)
+            return None
+        if intent is None:
+            return None
+        lacks = [
+            what
+            for what, needed, have in (
+                ("the bot's state of people", any(map(is_person_ref, intent.ids)), self.people),
+                ("the documents", any(map(is_file_ref, intent.ids)), self.documents),
+            )
+            if needed and have is None
+        ]
+        if lacks:
+            logger.warning("a forget left by a crash needs %s: left for the bot", lacks)
+            return None
+        return intent
 
     async def _durably(self, item_ids: list[str], now: float | None) -> ForgetReport:
         """Run a forget under its intent: written before the first step, removed after the
@@ -386,11 +410,11 @@ class Forgetter:
         known = sorted({*known, *noted})  # a resumed forget: their links may be gone
         scope = await self._scope_of([user_key, *known])
         keys = sorted(scope.keys)
-        await self._ahead(people={user_key: keys})
         documents = self.documents
         paths = [p for k in keys for p in await documents.forget(k)] if documents else []
         if not (known or paths or scope.records or scope.turns or scope.own):
             raise RecordNotFoundError(f"person:{user_key}")
+        await self._ahead(people={user_key: keys})
         report.people += keys
         report.files += paths
         await self._forget_scope(report, scope, now)

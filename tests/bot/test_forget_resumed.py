@@ -132,3 +132,15 @@ async def test_a_single_forget_killed_before_its_derived_copies_is_finished_by_t
     assert _vectors_of(ws, [rec.content]) == 0
     assert await _intents(ws) == []
     assert files_holding(ws, BOBS)
+
+
+async def test_a_damaged_intent_does_not_stop_the_start_and_is_kept(tmp_path: Path) -> None:
+    """An intent that cannot be read is said in the log and kept for a look by hand; the
+    bot starts and serves."""
+    ws = tmp_path / "ws"
+    damaged = ws / "state" / "forgetting" / "f_0000000000000000.json"
+    damaged.parent.mkdir(parents=True)
+    damaged.write_text('{"ids": [', encoding="utf-8")
+    async with running(ws) as bot:
+        assert await _say(bot, f"My dog is called {NEEDLE}.")
+    assert damaged.read_text(encoding="utf-8") == '{"ids": ['
