@@ -117,7 +117,9 @@ class ForgetIntents:
             await self._save(intent)
 
     async def end(self, intent: ForgetIntent) -> None:
+        """The forget is done: its intent goes, and the dead rows of its versions too."""
         await asyncio.to_thread(self.home.delete, intent.name)
+        await asyncio.to_thread(self.home.vacuum)
 
     async def left(self) -> list[str]:
         """The names of the intents stored now, oldest first by name order."""
