@@ -128,7 +128,7 @@ async def people_of_workspace(settings: Settings, home: StateHome) -> AsyncItera
     state = BotState(workspace, home)
     await state.open()
     try:
-        yield PeopleState(state, WebSessions(workspace))
+        yield PeopleState(state, WebSessions(workspace, home=home))
     finally:
         await state.close()
 

@@ -222,6 +222,8 @@ class Application:
         )
         if await s.log.recover():  # replies sent just before a crash
             logger.info("added the reply nodes a crash had left pending")
+        # A forget a crash cut short is finished before anything is recalled or served.
+        await s.forgetter.resume()
         stack.push_async_callback(self._cancel_tasks)
         stack.push_async_callback(_unless_disk_full, "saving recall counters", self._flush_stats)
         known = [(d.agent_id, d.dialogue_id) for d in await s.state.dialogues()]

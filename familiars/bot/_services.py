@@ -249,7 +249,7 @@ class _Web:
     def build(cls, settings: Settings, store: _Storage, scheduler: Scheduler | None) -> _Web | None:
         if not settings.api.enabled:
             return None
-        links = SignInLinks.from_settings(settings)
+        links = SignInLinks.from_settings(settings, home=store.memory.home)
         return cls(settings, store, links, _book(settings, store, scheduler))
 
     def backend(
@@ -519,7 +519,10 @@ def _forgetter(
         recall_log=recall_log,
         fanout_log=recaller.fanout_log,
         documents=store.finder,
-        people=PeopleState(store.state, WebSessions(Path(store.memory.settings.workspace))),
+        people=PeopleState(
+            store.state,
+            WebSessions(Path(store.memory.settings.workspace), home=store.memory.home),
+        ),
     )
 
 

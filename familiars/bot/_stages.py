@@ -38,16 +38,10 @@ from familiars.bot._state import BotState
 from familiars.bot._turn import DialogueLog, RecalledItem, Recaller, Turn
 from familiars.bot._turn_plan import user_node_marks
 from familiars.bot._turn_stats import TurnStats
-from familiars.bot._turn_tools import (
-    CHARS_PER_TOKEN,
-    REPLY_CUT,
-    ToolCaller,
-    TurnTools,
-    cut_reply,
-)
+from familiars.bot._turn_tools import ToolCaller, TurnTools
 from familiars.bot._untrusted import TurnTaint
 from familiars.config import AgentSettings, Settings
-from familiars.llm import ChatModel, LLMError
+from familiars.llm import OUTPUT_CUT, ChatModel, LLMError
 from familiars.memory import (
     ListQuery,
     MemoryRecord,
@@ -69,7 +63,7 @@ APOLOGY = (
     "Sorry, I can't reach my language model right now. I've kept your message and will remember it."
 )
 #: Said after the text a model gave when its stream broke off mid-reply.
-CUT_OFF = REPLY_CUT
+CUT_OFF = OUTPUT_CUT
 #: Said when a model answered with nothing at all.
 EMPTY_REPLY = "I lost my train of thought, please say that again."
 
@@ -354,20 +348,14 @@ async def _model_reply(turn: Turn, s: TurnServices, model: ChatModel) -> AsyncIt
     # None means it takes none, and the plain streaming path below answers.
     answered = await _tool_reply(turn, s, model)
     if answered is not None:
-        yield answered  # cut before its notes of what the tools did (TurnTools.reply)
+        yield answered  # the client cut it past max_tokens, before these notes of the tools
         return
-    room = s.settings.llm.max_reply_tokens * CHARS_PER_TOKEN
-    # --- the plain path
+    # --- the plain path (a model past max_tokens is cut in the client: ``familiars.llm``)
     produced = False
     try:
         async for delta in model.stream(turn.messages, max_tokens=s.settings.llm.max_reply_tokens):
             if delta.strip():
                 produced = True
-            if len(delta) > room:
-                logger.warning("the language model's reply ran past max_reply_tokens: cut")
-                yield cut_reply(delta, room)
-                return
-            room -= len(delta)
             if delta:
                 yield delta
     except (LLMError, OSError, TimeoutError) as exc:

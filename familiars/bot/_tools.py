@@ -32,7 +32,6 @@ from familiars.llm import ChatMessage, ChatModel, ToolCall, ToolSpec
 logger = logging.getLogger(__name__)
 
 ToolHandler = Callable[[dict[str, Any]], Awaitable[str]]
-MAX_ARGUMENT_CHARS = 20_000
 #: A default for ``llm.max_tool_calls``: tool calls a turn may make across its rounds.
 DEFAULT_MAX_CALLS = 16
 #: The most of one tool result the model is shown.
@@ -85,11 +84,11 @@ class ToolTurn:
     not_run: int = 0
 
 
-def _parse_arguments(raw: str) -> dict[str, Any]:
-    if len(raw) > MAX_ARGUMENT_CHARS:
-        raise ToolError(f"the arguments are too long ({len(raw)} characters)")
+def _parse_arguments(call: ToolCall) -> dict[str, Any]:
+    if call.cut:  # past the answer's max_tokens: the client cut them (``familiars.llm``)
+        raise ToolError("the arguments are too long (cut off at the answer's length limit)")
     try:
-        value = json.loads(raw or "{}")
+        value = json.loads(call.arguments or "{}")
     except (ValueError, RecursionError) as exc:
         raise ToolError("the arguments are not valid JSON") from exc
     if not isinstance(value, dict):
@@ -127,7 +126,7 @@ class ToolBox:
             if tool is None:
                 known = ", ".join(sorted(self._tools))
                 raise ToolError(f"there is no tool named {call.name!r} (tools: {known})")
-            args = _parse_arguments(call.arguments)
+            args = _parse_arguments(call)
             _check_arguments(tool.spec, args)
             return ToolOutcome(call.name, args, await tool.handler(args), ok=True)
         except ToolError as exc:

@@ -367,25 +367,8 @@ class TurnTools:
             logger.info("no tools this turn (%s); the plain path answers", exc)
             return None
         _log_outcomes(turn, caller)
-        text = turn.text.strip()
-        if max_tokens is not None and len(text) > max_tokens * CHARS_PER_TOKEN:
-            logger.warning("the language model's reply ran past max_reply_tokens: cut")
-            text = cut_reply(text, max_tokens * CHARS_PER_TOKEN)
+        text = turn.text.strip()  # past max_tokens the client cut it (``familiars.llm``)
         return handlers.said(text or _said_by_tools(turn))
-
-
-#: A model that ignores ``max_tokens`` is cut at this many characters a token: a runaway
-#: reply is never sent whole (a thousand messages on Discord) nor kept in the tree.
-CHARS_PER_TOKEN = 8
-REPLY_CUT = " ...(cut off)"
-
-
-def cut_reply(text: str, room: int) -> str:
-    """``text`` cut to ``room`` characters at a word, marked as cut off."""
-    cut = text[:room]
-    if " " in cut.strip():
-        cut = cut[: cut.rstrip().rfind(" ")]
-    return cut.rstrip() + REPLY_CUT
 
 
 def _toolbox(handlers: _TurnToolSet) -> ToolBox:

@@ -24,6 +24,7 @@ import typer
 from familiars.config import Settings
 from familiars.memory import (
     DocumentFinder,
+    ForgetIntents,
     Forgetter,
     LazyEmbedder,
     MemoryError_,
@@ -111,7 +112,9 @@ async def _direct(
                 return await direct(mw)
             documents = people = None
             item = str(request.get("id", ""))
-            whole = request.get("op") == "person" or is_person_ref(item)
+            # A forget a crash cut short is finished first, with all it may need.
+            left = bool(await ForgetIntents(mw.home).left())
+            whole = request.get("op") == "person" or is_person_ref(item) or left
             if request.get("op") == "forget" and is_file_ref(item) or whole:
                 lazy = LazyEmbedder(lambda: embedder_from_settings(settings))  # never loaded
                 finder = DocumentFinder(Path(settings.workspace), lazy, settings)
@@ -121,6 +124,8 @@ async def _direct(
 
                 people = await stack.enter_async_context(people_of_workspace(settings, mw.home))
             forgetter = Forgetter.for_workspace(mw, documents=documents, people=people)
+            if left:
+                await forgetter.resume()
             return await apply_write(mw, request, model=model, forgetter=forgetter)
     finally:
         if model is not None:

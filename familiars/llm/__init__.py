@@ -2,6 +2,8 @@
 the offline responder used when no provider is configured."""
 
 from familiars.llm._base import (
+    CHARS_PER_TOKEN,
+    OUTPUT_CUT,
     STRUCTURED_MODES,
     ChatMessage,
     ChatModel,
@@ -9,7 +11,9 @@ from familiars.llm._base import (
     ProviderState,
     ToolCall,
     ToolSpec,
+    cut_output,
     extract_json,
+    output_limit,
 )
 from familiars.llm._errors import (
     BadRequestError,
@@ -45,7 +49,9 @@ from familiars.llm._router import (
 )
 
 __all__ = [
+    "CHARS_PER_TOKEN",
     "OFFLINE_NOTICE",
+    "OUTPUT_CUT",
     "STRUCTURED_MODES",
     "BadRequestError",
     "BadResponseError",
@@ -69,8 +75,10 @@ __all__ = [
     "ToolSpec",
     "UnsupportedFeatureError",
     "build_chat_model",
+    "cut_output",
     "extract_json",
     "is_question",
+    "output_limit",
     "parse_retry_after",
     "recalled_lines",
     "relevance",

@@ -36,6 +36,8 @@ class ToolCall:
     id: str
     name: str
     arguments: str
+    #: The answer ran past its ``max_tokens`` before these arguments: they were dropped.
+    cut: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -91,6 +93,9 @@ class ChatResult:
     usage: dict[str, Any] = field(default_factory=dict)
     #: Tools the model asked to run (only from ``chat_tools``).
     tool_calls: tuple[ToolCall, ...] = ()
+    #: The model ran past its ``max_tokens`` (it ignored it): ``text`` is cut at
+    #: :func:`output_limit` and ends with :data:`OUTPUT_CUT` (see :func:`cut_output`).
+    cut: bool = False
 
 
 @dataclass
@@ -118,6 +123,29 @@ class ProviderState:
         if now is not None and self.cooling_until is not None:
             data["cooldown_left_s"] = max(0.0, round(self.cooling_until - now, 1))
         return data
+
+
+#: A model that ignores ``max_tokens`` is cut at this many characters a token: a runaway
+#: answer (a hostile or broken server's megabytes) is never handed on whole, to a reply
+#: (a thousand messages on Discord), a tool's arguments, the writer or a proactive message.
+CHARS_PER_TOKEN = 8
+#: The ``max_tokens`` a call that names none is held to (the writer's JSON).
+DEFAULT_MAX_TOKENS = 4096
+#: What ends a cut answer.
+OUTPUT_CUT = " ...(cut off)"
+
+
+def output_limit(max_tokens: int | None) -> int:
+    """How many characters of an answer asked with ``max_tokens`` are kept."""
+    return (max_tokens or DEFAULT_MAX_TOKENS) * CHARS_PER_TOKEN
+
+
+def cut_output(text: str, room: int) -> str:
+    """``text`` cut to ``room`` characters at a word, marked as cut off (:data:`OUTPUT_CUT`)."""
+    cut = text[: max(0, room)]
+    if " " in cut.strip():
+        cut = cut[: cut.rstrip().rfind(" ")]
+    return cut.rstrip() + OUTPUT_CUT
 
 
 def schema_instruction(schema: dict[str, Any]) -> str:

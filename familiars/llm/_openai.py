@@ -8,13 +8,22 @@ import logging
 import os
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import replace
 from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
 
 from familiars.config import ProviderSettings
-from familiars.llm._base import ChatMessage, ChatModel, ChatResult, ToolCall, ToolSpec
+from familiars.llm._base import (
+    ChatMessage,
+    ChatModel,
+    ChatResult,
+    ToolCall,
+    ToolSpec,
+    cut_output,
+    output_limit,
+)
 from familiars.llm._errors import (
     BadRequestError,
     BadResponseError,
@@ -29,6 +38,11 @@ from familiars.llm._errors import (
 
 logger = logging.getLogger(__name__)
 
+#: The most bytes of one answer read at all (whatever ``max_tokens``): a body past it is
+#: not a chat completion this bot can use, and is not read further.
+MAX_BODY_BYTES = 8 * 1024 * 1024
+
+_SENT_AS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 _FEATURE_WORDS = ("response_format", "json_schema", "json_object")
 _TOOL_WORDS = ("tool", "function")
 
@@ -219,12 +233,31 @@ class OpenAIChatModel(ChatModel):
 
     async def _post(self, body: dict[str, Any], key_idx: int | None) -> httpx.Response:
         url = f"{self.base_url}/chat/completions"
+        http = self._http()
         try:
-            return await self._http().post(url, json=body, headers=self._headers(key_idx))
+            request = http.build_request("POST", url, json=body, headers=self._headers(key_idx))
+            response = await http.send(request, stream=True)
+            try:
+                data = await self._read_capped(response)
+            finally:
+                await response.aclose()
+            # The body as read (decoded): what said how it was sent no longer applies.
+            headers = [(k, v) for k, v in response.headers.items() if k.lower() not in _SENT_AS]
+            return httpx.Response(
+                response.status_code, headers=headers, content=data, request=request
+            )
         except httpx.TimeoutException as exc:
             raise ProviderTimeoutError(self.name, f"no answer in {self.timeout_s:g}s") from exc
         except httpx.TransportError as exc:
             raise ProviderConnectionError(self.name, f"cannot reach {url}: {exc}") from exc
+
+    async def _read_capped(self, response: httpx.Response) -> bytes:
+        data = bytearray()
+        async for chunk in response.aiter_bytes():  # decoded: a zip bomb counts whole
+            data += chunk
+            if len(data) > MAX_BODY_BYTES:
+                raise BadResponseError(self.name, f"the answer ran past {MAX_BODY_BYTES} bytes")
+        return bytes(data)
 
     def _raise_for_status(self, response: httpx.Response, body: dict[str, Any]) -> None:
         status = response.status_code
@@ -251,7 +284,9 @@ class OpenAIChatModel(ChatModel):
         wait = parse_retry_after(response.headers.get("retry-after"), now=self._clock())
         return None if wait is None else min(wait, self.max_wait_s)
 
-    def _parse(self, response: httpx.Response, *, tools: bool = False) -> ChatResult:
+    def _parse(
+        self, response: httpx.Response, max_tokens: int | None, *, tools: bool = False
+    ) -> ChatResult:
         try:
             data = response.json()
             message = data["choices"][0]["message"]
@@ -266,9 +301,29 @@ class OpenAIChatModel(ChatModel):
         if not isinstance(content, str):
             raise BadResponseError(self.name, "the completion has no text content")
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-        return ChatResult(
+        result = ChatResult(
             text=content, provider=self.name, model=self.model, usage=usage, tool_calls=calls
         )
+        return self._within(result, output_limit(max_tokens))
+
+    def _within(self, result: ChatResult, room: int) -> ChatResult:
+        """The answer held to ``room`` characters, text and tool arguments together: past
+        it the text is cut (:func:`cut_output`) and the calls that do not fit get no
+        arguments (the caller tells the model they are broken)."""
+        size = len(result.text) + sum(len(c.arguments) for c in result.tool_calls)
+        if size <= room:
+            return result
+        logger.warning(
+            "%s: the answer ran past its max_tokens (%d characters, %d kept): cut",
+            self.name, size, room,
+        )  # fmt: skip
+        text = cut_output(result.text, room) if len(result.text) > room else result.text
+        left, calls = room - len(text), []
+        for call in result.tool_calls:
+            fits = len(call.arguments) <= left
+            left -= len(call.arguments) if fits else 0
+            calls.append(call if fits else ToolCall(call.id, call.name, "", cut=True))
+        return replace(result, text=text, tool_calls=tuple(calls), cut=True)
 
     async def chat(
         self,
@@ -281,7 +336,7 @@ class OpenAIChatModel(ChatModel):
         body = self._body(messages, max_tokens, temperature, response_format)
         response = await self._send(body)
         self._raise_for_status(response, body)
-        return self._parse(response)
+        return self._parse(response, max_tokens)
 
     async def chat_tools(
         self,
@@ -302,7 +357,7 @@ class OpenAIChatModel(ChatModel):
         except UnsupportedFeatureError:
             self.tools_refused()
             raise
-        return self._parse(response, tools=True)
+        return self._parse(response, max_tokens, tools=True)
 
     async def stream(
         self,
@@ -321,7 +376,13 @@ class OpenAIChatModel(ChatModel):
                 if response.status_code >= 400:
                     await response.aread()
                     self._raise_for_status(response, body)
+                room = output_limit(max_tokens)
                 async for chunk in _sse_text(response, self.name):
+                    if len(chunk) > room:  # past max_tokens: the rest is not read
+                        logger.warning("%s: the stream ran past its max_tokens: cut", self.name)
+                        yield cut_output(chunk, room)
+                        return
+                    room -= len(chunk)
                     yield chunk
         except httpx.TimeoutException as exc:
             raise ProviderTimeoutError(self.name, f"no answer in {self.timeout_s:g}s") from exc

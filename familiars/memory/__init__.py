@@ -100,6 +100,7 @@ from familiars.memory._forget import (
 from familiars.memory._forget_files import (
     forgotten_of,
 )
+from familiars.memory._forget_intent import ForgetIntents
 from familiars.memory._forget_person import (
     KEPT as PERSON_KEPT,
 )
@@ -380,6 +381,7 @@ __all__ = [
     "EntryParseError",
     "FactMatch",
     "FolderWatcher",
+    "ForgetIntents",
     "ForgetReport",
     "FileForgetting",
     "PERSON_KEPT",

@@ -324,12 +324,13 @@ class Consolidator:
         messages = [ChatMessage("system", _MERGE_PROMPT), ChatMessage("user", listing)]
         assert self.model is not None
         try:
-            text = (await self.model.chat(messages, max_tokens=200, temperature=0.0)).text
+            result = await self.model.chat(messages, max_tokens=200, temperature=0.0)
         except LLMError as exc:
             logger.warning("consolidator: model unavailable (%s); keeping the base text", exc)
             return plan.content
-        text = text.strip().strip('"').strip()
-        if not text or len(text) > 2000 or "\n\n" in text or not grounded(text, plan.sources):
+        text = result.text.strip().strip('"').strip()
+        # Past max_tokens the client cut it (``familiars.llm``): half a merge is none.
+        if not text or result.cut or "\n\n" in text or not grounded(text, plan.sources):
             logger.warning(
                 "consolidator: unusable merge text %r; keeping the base text", text[:200]
             )

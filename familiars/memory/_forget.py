@@ -32,9 +32,10 @@ its rows and the embedder cache its texts there.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -43,6 +44,7 @@ from familiars.memory._dialog_tree import DialogTree, Node, is_forgotten
 from familiars.memory._dialog_trees import DialogTrees
 from familiars.memory._errors import InvalidIdError, RecordNotFoundError
 from familiars.memory._forget_files import forgotten_of, scrub_files, scrub_state
+from familiars.memory._forget_intent import ForgetIntent, ForgetIntents, as_dict
 from familiars.memory._forget_person import (
     PeopleForgetting,
     PersonHoldings,
@@ -58,6 +60,7 @@ from familiars.memory._promotion import CORE_TAG, EPISODE_TAG
 from familiars.memory._recall_items import node_embedding_text
 from familiars.memory._records import MemoryRecord
 from familiars.memory._rederive import rederive_after_forget
+from familiars.memory._state_home import FileStateHome, StateHome
 from familiars.memory._store import MemoryStore
 from familiars.memory._text import sentences
 
@@ -185,8 +188,13 @@ class Forgetter:
         before: Before | None = None,
         documents: FileForgetting | None = None,
         people: PeopleForgetting | None = None,
+        home: StateHome | None = None,
     ) -> None:
         self.store = store
+        #: Each forget's intent (:mod:`familiars.memory._forget_intent`): a crash mid-forget
+        #: is finished by :meth:`resume` at the next start.
+        self.intents = ForgetIntents(home or trees.home or FileStateHome(store.workspace))
+        self._intent: ForgetIntent | None = None
         #: The bot's state (``familiars.bot``): a person's keys, and what it keeps of them.
         self.people = people
         #: The document finder: a ``file:...`` id is forgotten there.
@@ -224,7 +232,6 @@ class Forgetter:
         """Forget several memories and turns in one go (one report, one pass over the
         derived copies). Every id is checked before anything is forgotten."""
         files = [i.strip()[5:] for i in item_ids if is_file_ref(i)]
-        people = [parse_person_ref(i) for i in item_ids if is_person_ref(i)]
         for item_id in item_ids:
             if not (
                 is_node_ref(item_id) or is_file_ref(item_id) or is_person_ref(item_id)
@@ -236,21 +243,117 @@ class Forgetter:
             raise InvalidIdError("memory id", files[0], "m_... or node:AGENT/DIALOGUE/N here")
         async with self._lock:
             await self.settle()
-            report = ForgetReport()
-            for user_key in dict.fromkeys(people):
+            return await self._durably(list(item_ids), now)
+
+    async def resume(self) -> list[ForgetReport]:
+        """Finish every forget a crash (or an error) left unfinished: each start of a process
+        that forgets calls this before it serves (in the database a live worker's forget is
+        left to it). What its first steps took away is found again by the intent's texts."""
+        done: list[ForgetReport] = []
+        async with self._lock:
+            for name in await self.intents.left():
+                async with self.intents.lease(name) as mine:
+                    intent = await self._left_intent(name) if mine else None
+                    if intent is None:  # a live worker's, finished meanwhile, or not for us
+                        continue
+                    logger.warning("finishing a forget a crash left: %s", as_dict(intent))
+                    await self.settle()
+                    done.append(await self._run_intent(intent, resumed=True))
+        return done
+
+    async def _left_intent(self, name: str) -> ForgetIntent | None:
+        """The intent to finish here; None (kept, and said) when it cannot be read or needs
+        what this process lacks (a person's state, the documents): a start that has them
+        finishes it."""
+        try:
+            intent = await self.intents.load(name)
+        except ValueError as exc:
+            logger.error("%s; it is kept for a look by hand", exc)
+            return None
+        if intent is None:
+            return None
+        lacks = [
+            what
+            for what, needed, have in (
+                ("the bot's state of people", any(map(is_person_ref, intent.ids)), self.people),
+                ("the documents", any(map(is_file_ref, intent.ids)), self.documents),
+            )
+            if needed and have is None
+        ]
+        if lacks:
+            logger.warning("a forget left by a crash needs %s: left for the bot", lacks)
+            return None
+        return intent
+
+    async def _durably(self, item_ids: list[str], now: float | None) -> ForgetReport:
+        """Run a forget under its intent: written before the first step, removed after the
+        last. On an error the intent stays when a step may have taken something (the next
+        start finishes it), and goes when nothing was touched."""
+        intent = self.intents.new(item_ids, now)
+        async with self.intents.lease(intent.name):
+            await self.intents.begin(intent)
+            return await self._run_intent(intent, resumed=False)
+
+    async def _run_intent(self, intent: ForgetIntent, *, resumed: bool) -> ForgetReport:
+        self._intent = intent
+        try:
+            report = await self._run(intent, resumed=resumed)
+        except BaseException:
+            if not intent.started:
+                await self.intents.end(intent)
+            raise
+        finally:
+            self._intent = None
+        await self.intents.end(intent)
+        return report
+
+    async def _run(self, intent: ForgetIntent, *, resumed: bool) -> ForgetReport:
+        """The steps of :meth:`forget_all`; ``resumed``: what is gone already is skipped,
+        and what the intent noted joins the report for the derived copies."""
+        ids, now = intent.ids, intent.now
+        report = ForgetReport()
+        if resumed:
+            report.texts += intent.texts
+            report.derived += intent.derived
+        for user_key in dict.fromkeys(parse_person_ref(i) for i in ids if is_person_ref(i)):
+            with _unless(resumed):
                 await self._forget_person(report, user_key, now)
-            for file_id in dict.fromkeys(files):
-                assert self.documents is not None
+        for file_id in dict.fromkeys(i.strip()[5:] for i in ids if is_file_ref(i)):
+            assert self.documents is not None
+            with _unless(resumed):
                 report.files += await self.documents.forget_file_id(file_id)
-            refs = [parse_node_ref(i) for i in item_ids if is_node_ref(i)]
-            records = [i for i in item_ids if RECORD_ID_RE.fullmatch(i) and not is_node_ref(i)]
-            for record_id in records:
-                if record_id not in report.records:
+        refs = [parse_node_ref(i) for i in ids if is_node_ref(i)]
+        records = [i for i in ids if RECORD_ID_RE.fullmatch(i) and not is_node_ref(i)]
+        for record_id in records:
+            if record_id not in report.records:
+                with _unless(resumed):
                     await self._forget_record(report, record_id, now)
-            fresh = [r for r in refs if r.key not in report.nodes]
+        fresh = [r for r in refs if r.key not in report.nodes]
+        with _unless(resumed):
             await self._forget_turn_refs(report, fresh, now)
-            await self._finish(report)
-            return report
+        if resumed:
+            await self._redo(report, intent, now)
+        await self._finish(report)
+        return report
+
+    async def _redo(self, report: ForgetReport, intent: ForgetIntent, now: float | None) -> None:
+        """What the intent noted before the crash: each record and turn taken again (what
+        is gone already is skipped), replies quoting its texts, then all of it counted for
+        the derived copies."""
+        for record_id in intent.records:
+            if record_id not in report.records:
+                with _unless(True):
+                    await self._forget_record(report, record_id, now)
+        turns = [parse_node_ref(n) for n in intent.nodes if n not in report.nodes]
+        await self._tombstone(report, turns, now, owner=None)
+        await self._tombstone_quotes(report, now, owner=None)
+        report.records += [r for r in intent.records if r not in report.records]
+        report.nodes += [n for n in intent.nodes if n not in report.nodes]
+
+    async def _ahead(self, **taken: Any) -> None:
+        """Note in the intent what the next step takes away, before it does."""
+        if self._intent is not None:
+            await self.intents.note(self._intent, **taken)
 
     async def forget_turns(
         self,
@@ -266,10 +369,7 @@ class Forgetter:
         async with self._lock:
             await self.settle()
             refs = await self.turns_between(user_key, since, until, agent_id=agent_id)
-            report = ForgetReport()
-            await self._forget_turn_refs(report, refs, now)
-            await self._finish(report)
-            return report
+            return await self._durably([r.key for r in refs], now)
 
     async def person_holdings(self, user_key: str) -> PersonHoldings:
         """What forgetting the person ``user_key`` is (every key of theirs) would remove,
@@ -305,12 +405,16 @@ class Forgetter:
 
     async def _forget_person(self, report: ForgetReport, user_key: str, now: float | None) -> None:
         """Everything of one person (see :mod:`familiars.memory._forget_person`)."""
-        scope, known = await self._person_scope(user_key)
+        noted = self._intent.people.get(user_key, []) if self._intent is not None else []
+        known = await self.people.keys_of(user_key) if self.people is not None else []
+        known = sorted({*known, *noted})  # a resumed forget: their links may be gone
+        scope = await self._scope_of([user_key, *known])
         keys = sorted(scope.keys)
         documents = self.documents
         paths = [p for k in keys for p in await documents.forget(k)] if documents else []
         if not (known or paths or scope.records or scope.turns or scope.own):
             raise RecordNotFoundError(f"person:{user_key}")
+        await self._ahead(people={user_key: keys})
         report.people += keys
         report.files += paths
         await self._forget_scope(report, scope, now)
@@ -335,6 +439,7 @@ class Forgetter:
             left = [n.id for n in tree.node_list if not is_forgotten(n)]
             await self._tombstone_in(tree, left, report, now)
         todo = [r for r in scope.records if r.id not in report.records]
+        await self._ahead(texts=[r.content for r in todo], records=[r.id for r in todo])
         # All at once: the store's writer takes every queued forget in one batch (one write
         # of each file, not one a record).
         done = await asyncio.gather(
@@ -416,6 +521,7 @@ class Forgetter:
 
     async def _forget_record(self, report: ForgetReport, record_id: str, now: float | None) -> None:
         rec = await self.store.get(record_id)
+        await self._ahead(texts=[rec.content], records=[rec.id])
         await self.store.forget(record_id)
         report.records.append(rec.id)
         report.texts.append(rec.content)
@@ -444,6 +550,7 @@ class Forgetter:
             if rec.id in report.records:
                 continue
             if any(k in keys for k in _evidence_keys(rec, agents_with)):
+                await self._ahead(texts=[rec.content], records=[rec.id])
                 await self.store.forget(rec.id)
                 report.records.append(rec.id)
                 report.texts.append(rec.content)
@@ -503,15 +610,23 @@ class Forgetter:
         if not ids:
             return
         assert tree.agent_id is not None and tree.dialogue_id is not None
+        refs = [node_ref(tree.agent_id, tree.dialogue_id, node_id) for node_id in ids]
+        texts: list[str] = []
+        derived: list[str] = []
         for node_id in ids:
-            text = tree.forget_node(node_id, forgotten_at=now)
-            report.nodes.append(node_ref(tree.agent_id, tree.dialogue_id, node_id))
-            if text:
-                report.texts.append(text)
-                speaker = tree.node_list[node_id].metadata.get("speaker")
-                report.derived += embedded_forms(
-                    text, speaker if isinstance(speaker, str) else None
+            node = tree.node_list[node_id]
+            if node.content:
+                speaker = node.metadata.get("speaker")
+                texts.append(node.content)
+                derived += embedded_forms(
+                    node.content, speaker if isinstance(speaker, str) else None
                 )
+        await self._ahead(texts=texts, derived=derived, nodes=refs)
+        for node_id in ids:
+            tree.forget_node(node_id, forgotten_at=now)
+        report.nodes += refs
+        report.texts += texts
+        report.derived += derived
         await asyncio.to_thread(_rewrite, tree)
 
     async def _all_trees(self) -> list[DialogTree]:
@@ -545,6 +660,16 @@ class Forgetter:
 
 #: How many times a whole-person forget looks again for what a turn under way added.
 PERSON_ROUNDS = 3
+
+
+@contextlib.contextmanager
+def _unless(resumed: bool) -> Iterator[None]:
+    """A resumed forget skips what is gone already (RecordNotFoundError)."""
+    try:
+        yield
+    except RecordNotFoundError:
+        if not resumed:
+            raise
 
 
 def _unforgotten(trees: Iterable[DialogTree]) -> bool:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from familiars.memory._atomic import atomic_write_text
+from familiars.memory._forget_intent import is_intent
 from familiars.memory._state_home import QUEUE_PREFIX, StateHome
 from familiars.memory._store import normalise_content
 from familiars.memory._text import keyword_terms
@@ -128,7 +129,8 @@ def scrub_files(workspace: Path, forgotten: Forgotten) -> list[Path]:
     for path in sorted(workspace.glob("agents/*/dialogue_*/pending_reply.json")):
         touched += _guard(path, lambda p: _scrub_pending_reply(p, forgotten))
     for path in sorted((workspace / "state").rglob("*.json")):
-        if queue not in path.parents and path.name not in _SKIP:
+        name = path.relative_to(workspace).as_posix()
+        if queue not in path.parents and path.name not in _SKIP and not is_intent(name):
             touched += _guard(path, lambda p: _scrub_json(p, forgotten))
     for path in sorted((workspace / "scheduler").glob("*.json")):  # the reminder ledger
         touched += _guard(path, lambda p: _scrub_json(p, forgotten))
@@ -154,6 +156,8 @@ def scrub_state(home: StateHome, forgotten: Forgotten) -> list[str]:
             home.drop_payload(bot, update_id)
             touched.append(f"telegram_updates/{bot}/{update_id}")
     for name in [*home.names("state/", ".json"), *home.names("scheduler/", ".json")]:
+        if is_intent(name):  # the forget's own intent: it goes when the forget is done
+            continue
         data = _loads(home.read(name))
         cleaned = data if data is None else _scrub_value(data, forgotten)
         if cleaned != data:

@@ -195,6 +195,10 @@ class StateHome(Protocol):
         """Whether ``exc`` (or what caused it) says this home cannot be used just now (the
         database gone): not the fault of what was being done, which is kept and retried."""
 
+    def vacuum(self) -> None:
+        """After a forget: the dead rows that held its words leave the table files (the
+        database; its write-ahead log keeps them until recycled). Nothing on files."""
+
     async def close(self) -> None: ...
 
 
@@ -359,6 +363,9 @@ class FileStateHome:
 
     def lost(self, exc: BaseException) -> bool:
         return False  # the files' own failures (a full disk) are told apart where they occur
+
+    def vacuum(self) -> None:
+        return None  # a file rewritten atomically leaves no old copy to vacuum
 
     async def close(self) -> None:
         return None

@@ -420,10 +420,10 @@ class DeciderService:
             logger.warning("proactive message: model failed (%s); using the template", exc)
             return Composed(decision.text, "template", note=f"model failed: {exc}")
         text = str(getattr(result, "text", "") or "").strip()
-        if len(text) > self.max_tokens * CHARS_PER_TOKEN:
-            # A model that ignores max_tokens (a tester's sent 2 MB): never sent whole.
-            logger.warning("proactive message: the model ran past max_tokens; the template")
-            return Composed(decision.text, "template", note="the model's text ran too long")
+        if getattr(result, "cut", False):
+            # Past max_tokens (a tester's model sent 2 MB), the client cut it: half a
+            # message is never sent.
+            return Composed(decision.text, "template", note="the model's text was cut off")
         if not text or text.strip(" .\"'").upper() == SILENT:
             if decision.solicited:  # a reminder the person asked for is never dropped
                 return Composed(decision.text, "template", note="model chose silence")
@@ -434,9 +434,6 @@ class DeciderService:
         return Composed(text, "model")
 
 
-#: Characters a token past which a model's text is taken to ignore ``max_tokens`` (as the
-#: turn's reply is cut, ``bot._turn_tools.CHARS_PER_TOKEN``).
-CHARS_PER_TOKEN = 8
 _TASK_WORD = re.compile(r"[^\W\d_]{3,}")
 
 

@@ -34,7 +34,7 @@ from familiars.memory import read_owner, send_request
 from tests.bot.test_forget import files_holding
 from tests.bot.test_forget_everywhere import ALICE, NOW, TOKEN, Bot, running
 from tests.bot.web_fixtures import client, csrf_of, link_for, post, sign_in
-from tests.homes import read_state
+from tests.homes import read_state, state_home_at
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -78,7 +78,8 @@ async def _alice_everywhere(bot: Bot) -> str:
     finder = bot.app.services.forgetter.documents
     assert finder is not None
     await finder.add_attachment(ALICE, "notes.txt", f"{FILE_NEEDLE} is my bike lock.\n".encode())  # type: ignore[attr-defined]
-    token = WebSessions(bot.workspace).new_link(ALICE, "agent_0", is_owner=False)
+    sessions = WebSessions(bot.workspace, home=bot.app.memory.home)  # the workers' own
+    token = sessions.new_link(ALICE, "agent_0", is_owner=False)
     for needle in [*HERS, FILE_NEEDLE, BOBS]:
         assert files_holding(bot.workspace, needle), f"{needle} was never stored"
     activity = read_state(bot.workspace, "agents/agent_0/dialogue_0/activity.json")
@@ -198,7 +199,8 @@ async def test_every_door_forgets_a_whole_person_and_nothing_comes_back(
         assert "1 reminders" in asked and "Kept: that your account exists" in asked
     assert _left_of_her(ws) == []
     assert files_holding(ws, BOBS)  # Bob's words stay
-    assert WebSessions(ws).peek_link(token) is None  # her memory-page link is gone
+    async with state_home_at(ws) as home:  # her memory-page link is gone, on every worker
+        assert await asyncio.to_thread(WebSessions(ws, home=home).peek_link, token) is None
     raw = read_state(ws, f"state/people/{ALICE}.json")
     assert raw is not None
     person = json.loads(raw)

@@ -256,14 +256,19 @@ async def test_a_reminder_the_model_words_without_its_task_is_sent_as_the_templa
     assert half.source == "template" and "water the ferns" in str(half.text)
 
 
-async def test_a_model_that_runs_past_max_tokens_is_never_sent_whole() -> None:
-    """The turn's reply is cut when a model ignores max_tokens; a proactive message the
-    model words is not sent at all then: the template goes instead."""
+async def test_an_answer_the_client_cut_is_never_sent() -> None:
+    """A model past max_tokens (a tester's sent 2 MB) is cut in the client, which says so
+    (``ChatResult.cut``; tests/llm/test_output_limit.py): a proactive message is then the
+    template, never half a message."""
     checkin = decide(NOON, checkin_state(display_name="Ana"), POLICY)
-    flood = ScriptedModel("Hey Ana! " * 100_000)
-    composed = await DeciderService(POLICY, model=flood).compose(checkin)
+
+    class Cut(ScriptedModel):
+        async def chat(self, messages: Sequence[ChatMessage], **kw: Any) -> ChatResult:
+            return ChatResult(text="Hey Ana! Hey Ana! ...(cut off)", cut=True)
+
+    composed = await DeciderService(POLICY, model=Cut("")).compose(checkin)
     assert composed.text == checkin.text and composed.source == "template"
-    assert "too long" in composed.note
+    assert "cut off" in composed.note
 
 
 async def test_a_failing_model_falls_back_to_the_template() -> None:

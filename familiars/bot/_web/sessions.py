@@ -10,15 +10,21 @@ Map:
 - :meth:`WebSessions.revoke` - ``/memory web off``: every link and session of a person ends.
 - :func:`csrf_token` - the session's CSRF token, derived from the cookie (nothing stored).
 
-Only SHA-256 digests of the tokens are kept, in ``state/web_sessions.json`` (0600): the file
-can be read without handing anyone a way in, and it lives with the rest of the bot's state,
-so losing ``familiars.db`` signs nobody out and a restart keeps every session. Each change
-reads and rewrites the file under an exclusive ``flock`` on ``state/web_sessions.lock``, so the
-command line (which makes links) and the running bot (which redeems them) never race.
+Only SHA-256 digests of the tokens are kept, in the state document ``state/web_sessions.json``:
+it can be read without handing anyone a way in, and it lives with the rest of the bot's
+state, so losing ``familiars.db`` signs nobody out and a restart keeps every session.
+
+- On files (0600) each change reads and rewrites the file under an exclusive ``flock`` on
+  ``state/web_sessions.lock``, so the command line (which makes links) and the running bot
+  (which redeems them) never race.
+- In the database home it is a row every worker shares (``StateHome.update``, one worker's
+  change at a time): a link made on one worker signs in on any, and a sign-out, ``/memory
+  web off`` or a forget on one ends the sign-in on every worker at once.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import hashlib
@@ -31,21 +37,30 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from familiars.bot._state_files import ensure_dir, write_json
 from familiars.config import Settings
-from familiars.memory import check_agent_id, check_user_key, open_state_home, read_owner
+from familiars.memory import (
+    StateHome,
+    check_agent_id,
+    check_user_key,
+    open_state_home,
+    read_owner,
+)
 
 logger = logging.getLogger(__name__)
 
 SESSIONS_FILE = "web_sessions.json"
+#: The same document as a state name (the database home's row).
+SESSIONS_NAME = f"state/{SESSIONS_FILE}"
 LOCK_FILE = "web_sessions.lock"
 LINK_TTL = timedelta(minutes=10)
 DEFAULT_SESSION_TTL = timedelta(hours=12)
 #: Tokens are 32 random bytes, URL-safe: 43 characters.
 TOKEN_CHARS = 43
 _VERSION = 1
+T = TypeVar("T")
 
 
 def _digest(token: str) -> str:
@@ -89,16 +104,42 @@ class WebSessions:
         *,
         session_ttl: timedelta = DEFAULT_SESSION_TTL,
         clock: Callable[[], datetime] | None = None,
+        home: StateHome | None = None,
     ) -> None:
         self.folder = Path(workspace) / "state"
         self.path = self.folder / SESSIONS_FILE
+        #: The database home (shared by every worker); None or files: the workspace's file.
+        self.home = home if home is not None and home.kind != "files" else None
         self.session_ttl = session_ttl
         self._clock = clock or (lambda: datetime.now(UTC))
 
     def now(self) -> datetime:
         return self._clock()
 
-    # ------------------------------------------------------------------ the file
+    # ------------------------------------------------------------------ the document
+
+    def _change(self, change: Callable[[dict[str, Any]], T]) -> T:
+        """``change(content)`` under the lock (the file's flock, or the database's update of
+        the row); what it leaves in the content is written back."""
+        if self.home is None:
+            with self._locked() as data:
+                return change(data)
+        done: list[T] = []
+
+        def update(raw: bytes | None) -> bytes:
+            data = self._parse(raw)
+            self._drop_expired(data)
+            done[:] = [change(data)]
+            return json.dumps(data, sort_keys=True).encode("utf-8")
+
+        self.home.update(SESSIONS_NAME, update)
+        return done[0]
+
+    def _view(self, look: Callable[[dict[str, Any]], T]) -> T:
+        """``look(content)``, changing nothing (in the database: no write at all)."""
+        if self.home is None:
+            return self._change(look)
+        return look(self._parse(self.home.read(SESSIONS_NAME)))
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[dict[str, Any]]:
@@ -107,7 +148,14 @@ class WebSessions:
         fd = os.open(self.folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
-            data = self._read()
+            try:
+                raw: bytes | None = self.path.read_bytes()
+            except FileNotFoundError:
+                raw = None
+            except OSError as exc:
+                logger.warning("%s cannot be read (%s)", self.path, exc)
+                raw = b""
+            data = self._parse(raw)
             before = json.dumps(data, sort_keys=True)
             self._drop_expired(data)
             yield data
@@ -116,12 +164,10 @@ class WebSessions:
         finally:
             os.close(fd)  # closing lets go of the lock
 
-    def _read(self) -> dict[str, Any]:
+    def _parse(self, raw: bytes | None) -> dict[str, Any]:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            data = {}
-        except (OSError, ValueError) as exc:
+            data = json.loads(raw.decode("utf-8")) if raw is not None else {}
+        except ValueError as exc:
             # Nothing here outlives a sign-in: starting afresh signs people out, no more.
             logger.warning(
                 "%s cannot be read (%s): every web session starts afresh", self.path, exc
@@ -155,58 +201,62 @@ class WebSessions:
         token = secrets.token_urlsafe(32)
         expires = self._stamp(self.now() + LINK_TTL)
         entry = asdict(Session(user_key, agent_id, is_owner, expires))
-        with self._locked() as data:
-            data["links"][_digest(token)] = entry
+        self._change(lambda data: data["links"].__setitem__(_digest(token), entry))
         return token
 
     def peek_link(self, token: str) -> Session | None:
         """The person a link would sign in, without using it (the page that asks to)."""
         if not looks_like_token(token):
             return None
-        with self._locked() as data:
-            entry = data["links"].get(_digest(token))
-        return _session(entry)
+        return _session(self._view(lambda data: data["links"].get(_digest(token))))
 
     def redeem(self, token: str) -> tuple[str, Session] | None:
         """The new session's token and its person, when ``token`` is a live link; the link
         is gone afterwards either way."""
         if not looks_like_token(token):
             return None
-        with self._locked() as data:
+        session_token = secrets.token_urlsafe(32)
+
+        def trade(data: dict[str, Any]) -> Session | None:
             link = _session(data["links"].pop(_digest(token), None))
             if link is None:
                 return None
-            session_token = secrets.token_urlsafe(32)
             expires = self._stamp(self.now() + self.session_ttl)
             session = Session(link.user_key, link.agent_id, link.is_owner, expires)
             data["sessions"][_digest(session_token)] = asdict(session)
-        logger.info("web session opened for %s", link.user_key)
+            return session
+
+        session = self._change(trade)
+        if session is None:
+            return None
+        logger.info("web session opened for %s", session.user_key)
         return session_token, session
 
     def session(self, token: str | None) -> Session | None:
         if token is None or not looks_like_token(token):
             return None
-        with self._locked() as data:
-            entry = data["sessions"].get(_digest(token))
-        session = _session(entry)
+        session = _session(self._view(lambda data: data["sessions"].get(_digest(token))))
         if session is None or session.expired(self.now()):
             return None
         return session
 
     def end(self, token: str) -> None:
         """Sign this one session out."""
-        with self._locked() as data:
-            data["sessions"].pop(_digest(token), None)
+        self._change(lambda data: data["sessions"].pop(_digest(token), None))
 
     def revoke(self, user_key: str) -> int:
         """End every link and session of ``user_key``; returns how many there were."""
-        gone = 0
-        with self._locked() as data:
+
+        def drop(data: dict[str, Any]) -> int:
+            gone = 0
             for kind in ("links", "sessions"):
                 for key, entry in list(data[kind].items()):
                     if entry.get("user_key") == user_key:
                         del data[kind][key]
                         gone += 1
+            return gone
+
+        gone = self._change(drop)
         if gone:
             logger.info("web sign-ins of %s revoked (%d)", user_key, gone)
         return gone
@@ -255,9 +305,12 @@ class SignInLinks:
         return self.sessions.revoke(user_key)
 
     @classmethod
-    def from_settings(cls, settings: Settings, *, base: str | None = None) -> SignInLinks:
+    def from_settings(
+        cls, settings: Settings, *, base: str | None = None, home: StateHome | None = None
+    ) -> SignInLinks:
+        """``home``: the state home (the database's: sign-ins every worker shares)."""
         ttl = timedelta(hours=settings.api.web_session_hours)
-        sessions = WebSessions(Path(settings.workspace), session_ttl=ttl)
+        sessions = WebSessions(Path(settings.workspace), session_ttl=ttl, home=home)
         return cls(sessions, base or base_url(settings))
 
 
@@ -278,13 +331,13 @@ async def sign_in_link(settings: Settings, user_key: str, agent_id: str) -> str:
     try:
         await state.open()
         identities = await state.identities_of(user_key)
+        policy = AccessPolicy.from_settings(settings)
+        is_owner = any(policy.is_owner(platform, ident) for platform, ident in identities)
+        links = SignInLinks.from_settings(settings, base=serving_url(settings), home=home)
+        return await asyncio.to_thread(links.link, user_key, agent_id, is_owner=is_owner)
     finally:
         await state.close()
         await home.close()
-    policy = AccessPolicy.from_settings(settings)
-    is_owner = any(policy.is_owner(platform, ident) for platform, ident in identities)
-    links = SignInLinks.from_settings(settings, base=serving_url(settings))
-    return links.link(user_key, agent_id, is_owner=is_owner)
 
 
 def serving_url(settings: Settings) -> str | None:

@@ -75,13 +75,14 @@ async def _backend(
         trees = DialogTrees(workspace, home=mw.home)
         forgetter = Forgetter(mw.store, mw.index, trees)
         if lock is not None:
+            await forgetter.resume()  # a forget a crash cut short, finished first
             await stack.enter_async_context(serve_control(mw, None, lock, forgetter=forgetter))
         book = ReminderBook(
             mw.store,
             grace_s=settings.scheduler.reminder_grace_s,
             default_timezone=settings.scheduler.timezone,
         )
-        links = SignInLinks.from_settings(settings)
+        links = SignInLinks.from_settings(settings, home=mw.home)
         commands = default_commands(
             mw.store,
             state,

@@ -611,6 +611,10 @@ class PgStateHome:
             seen = seen.__cause__ or seen.__context__
         return False
 
+    def vacuum(self) -> None:
+        # A forget's intent and the scrubbed state documents leave dead row versions.
+        self._run("VACUUM state_docs, state_lines, writer_queue, telegram_updates")
+
     async def close(self) -> None:
         with self._lock:
             self._closed = True
