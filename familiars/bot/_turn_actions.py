@@ -54,11 +54,6 @@ _REMIND_WHEN_FIRST = re.compile(
 )
 # ... or after it ("remind me to fail at 25:99", "... in -5 minutes").
 _WHEN_TAIL = re.compile(r"\s+(?:at|in|on|by)\s+\S*\d\S*(?:\s+\w+)?$", re.IGNORECASE)
-_FORGET = re.compile(
-    r"^(?:please\s+|ok(?:ay)?,?\s+|actually,?\s+|no,?\s+)*(?:forget|scratch|delete|erase)\s+"
-    r"(?:that|it|this|what i (?:just )?said)\b[.!]*\s*(?P<rest>.*)$",
-    re.IGNORECASE | re.DOTALL,
-)
 _TIMEISH = re.compile(
     r"\b(?:\d|today|tonight|tomorrow|morning|evening|afternoon|noon|midnight|monday|tuesday|"
     r"wednesday|thursday|friday|saturday|sunday|week|month|january|february|march|april|may|"
@@ -137,13 +132,6 @@ class TurnActions:
         notes += [f"Memory updated: {new} (was: {old})" for new, old in self.updated]
         notes += [f"Marked done: {d}" for d in self.done]
         return notes
-
-
-def forget_request(text: str) -> str | None:
-    """The words after "forget that" ("" for "forget that" alone); None when the message
-    does not ask to forget ("don't forget that ..." does not)."""
-    m = _FORGET.match(text.strip())
-    return None if m is None else m.group("rest").strip().rstrip(".!").strip()
 
 
 def zone(name: str | None) -> ZoneInfo:
