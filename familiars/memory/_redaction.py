@@ -306,42 +306,12 @@ _CODE = re.compile(
     r"(?P<value>\d(?:[ -]?\d){2,11}(?![\d:.,]\d)(?!\d)|(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{4,32}\b)"
 )
 # Codes that are no secret: "the zip code for Beverly Hills is 90210".
-_PUBLIC_CODES = frozenset(
-    [
-        "zip",
-        "postal",
-        "post",
-        "postcode",
-        "area",
-        "country",
-        "dialling",
-        "dialing",
-        "dress",
-        "error",
-        "status",
-        "promo",
-        "discount",
-        "coupon",
-        "voucher",
-        "referral",
-        "source",
-        "qr",
-        "bar",
-        "tax",
-        "sort",
-        "swift",
-        "iata",
-        "airport",
-        "morse",
-        "colour",
-        "color",
-        "language",
-        "product",
-        "course",
-        "class",
-        "station",
-    ]
-)
+_PUBLIC_CODES = frozenset({
+    "zip", "postal", "post", "postcode", "area", "country", "dialling", "dialing", "dress",
+    "error", "status", "promo", "discount", "coupon", "voucher", "referral", "source", "qr",
+    "bar", "tax", "sort", "swift", "iata", "airport", "morse", "colour", "color", "language",
+    "product", "course", "class", "station",
+})  # fmt: skip
 
 
 def _find_passwords(text: str) -> Iterator[tuple[int, int]]:
