@@ -204,3 +204,24 @@ async def test_in_a_group_offline_answers_never_quote_private_memories(workspace
         await say(app, msg("My dog's name is Biscuit."))
         reply = await say(app, msg("What's my dog's name?", chat="g", group=True, minutes=1))
         assert "Biscuit" not in reply
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("remind me in 1 minute to email Alice's PIN to me", "email Alice's PIN to you"),
+        (
+            "remind me tomorrow at 9 to call my parents and thank them",
+            "call your parents and thank them",
+        ),
+        ("remind me tomorrow at 9 to tell mum I love her", "tell mum you love her"),
+        ("remind me tomorrow at 9 to send Bob his keys", "send Bob his keys"),
+        ("remind me tomorrow at 9 to buy myself a coffee", "buy yourself a coffee"),
+    ],
+)
+def test_a_reminder_is_confirmed_to_the_person_as_you(text: str, task: str) -> None:
+    """Tester F17: "to email Alice's PIN to me" was confirmed as "... to them" (the record's
+    third person turned back only "their"); what was the person's own words is "you", what
+    was someone else's stays theirs."""
+    [reminder] = plan(text).reminders
+    assert reminder.task == task
