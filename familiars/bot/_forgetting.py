@@ -31,7 +31,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from familiars.bot._answers import said_back
 from familiars.bot._forget_person import asks_to_forget_me
-from familiars.bot._turn_actions import forget_request
+from familiars.bot._forget_words import forget_request
 from familiars.llm import second_person
 from familiars.memory import (
     PERSON_KEPT,
@@ -254,6 +254,11 @@ _CLITICS = frozenset({
     "weren", "won", "haven", "hasn", "hadn", "couldn", "shouldn", "wouldn",
 })  # fmt: skip
 KEPT = "Kept: I forgot nothing."
+#: A description that matches nothing: not "already gone" (tester F7), and what to do.
+NO_MATCH = (
+    "I found nothing of yours that says that, so I forgot nothing. "
+    "`/memory list` shows what I keep; `/memory forget <id>` forgets one of them."
+)
 
 
 @dataclass(frozen=True)
@@ -404,11 +409,7 @@ class ForgetByWords:
         await self.forgetter.settle()  # the last turn's reply node and memories are in
         found = await (self._matching(what, where, now) if what else self._last(where, now))
         if found is None or not found.ids:
-            return (
-                "I keep nothing from you that says that."
-                if what
-                else "You have said nothing here that I still keep."
-            )
+            return NO_MATCH if what else "You have said nothing here that I still keep."
         if not what and found.size <= 1:  # "forget that", right after: nothing to choose
             report = await self.forgetter.forget_all(found.ids, now=now.timestamp())
             return _forgotten_text(found, report, where.is_group)

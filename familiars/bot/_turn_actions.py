@@ -54,11 +54,6 @@ _REMIND_WHEN_FIRST = re.compile(
 )
 # ... or after it ("remind me to fail at 25:99", "... in -5 minutes").
 _WHEN_TAIL = re.compile(r"\s+(?:at|in|on|by)\s+\S*\d\S*(?:\s+\w+)?$", re.IGNORECASE)
-_FORGET = re.compile(
-    r"^(?:please\s+|ok(?:ay)?,?\s+|actually,?\s+|no,?\s+)*(?:forget|scratch|delete|erase)\s+"
-    r"(?:that|it|this|what i (?:just )?said)\b[.!]*\s*(?P<rest>.*)$",
-    re.IGNORECASE | re.DOTALL,
-)
 _TIMEISH = re.compile(
     r"\b(?:\d|today|tonight|tomorrow|morning|evening|afternoon|noon|midnight|monday|tuesday|"
     r"wednesday|thursday|friday|saturday|sunday|week|month|january|february|march|april|may|"
@@ -137,13 +132,6 @@ class TurnActions:
         notes += [f"Memory updated: {new} (was: {old})" for new, old in self.updated]
         notes += [f"Marked done: {d}" for d in self.done]
         return notes
-
-
-def forget_request(text: str) -> str | None:
-    """The words after "forget that" ("" for "forget that" alone); None when the message
-    does not ask to forget ("don't forget that ..." does not)."""
-    m = _FORGET.match(text.strip())
-    return None if m is None else m.group("rest").strip().rstrip(".!").strip()
 
 
 def zone(name: str | None) -> ZoneInfo:
@@ -262,7 +250,7 @@ def _read_writes(
         elif loop is not None and loop.kind == "reminder" and loop.due:
             due = parse_ts(loop.due)
             if due is not None:
-                task = _task_of(entry.content)
+                task = _task_of(entry.content, text)
                 actions.reminders.append(Reminder(task, due.astimezone(tz), write))
         elif write.op == "update" and entry.supersedes_id in by_id:
             actions.updated.append((entry.content, by_id[entry.supersedes_id].content))
@@ -271,7 +259,31 @@ def _read_writes(
     return actions
 
 
-def _task_of(content: str) -> str:
+#: The record's third person ("their") and what the person said ("my").
+_SAID_AS = {"their": "my", "them": "me", "themselves": "myself", "they": "i", "theirs": "mine"}
+_TO_YOU = {"my": "your", "me": "you", "myself": "yourself", "i": "you", "mine": "yours"}
+
+
+def _task_of(content: str, said: str) -> str:
+    """The reminder's task as said back to the person: their own words, "me" as "you"
+    (tester F17: "email Alice's PIN to me" was confirmed as "... to them"); "them" that
+    was someone else stays ("thank them"). From the record alone when the words are not
+    found in what was said."""
     m = re.match(r"Remind the user to (.+?) on \w+day ", content)
     task = m.group(1) if m else content
-    return re.sub(r"\btheir\b", "your", task)
+    pattern = "".join(
+        rf"(?:{w}|{_SAID_AS[w.lower()]})"
+        if w.lower() in _SAID_AS
+        else (r"\W+" if re.fullmatch(r"\W+", w) else re.escape(w))
+        for w in re.split(r"(\W+)", task)
+        if w
+    )
+    found = re.search(rf"\b{pattern}\b", said, re.IGNORECASE)
+    if found is None:
+        return re.sub(r"\btheir\b", "your", task)
+    return re.sub(
+        r"\b(my|me|myself|mine|I)\b",
+        lambda w: _TO_YOU[w.group(1).lower()],
+        found.group(0),
+        flags=re.IGNORECASE,
+    )

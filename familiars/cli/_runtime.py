@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from familiars.cli._chat_logs import LOG_FILE, log_to_workspace
+from familiars.config import name_problem
 from familiars.terminal import err_console, fail, get_ctx
 
 if TYPE_CHECKING:
@@ -240,6 +241,8 @@ def register(app: typer.Typer) -> None:
         agent: Annotated[str | None, typer.Option("--agent", help="Which familiar.")] = None,
     ) -> None:
         """Talk to a familiar in the terminal (piped stdin: one message per line)."""
+        if problem := name_problem("user_key", user):  # before the start: nothing written
+            fail(problem)
         settings = _with_agent(get_ctx(ctx).settings, agent)
         _refuse_if_owned(settings)
         if sys.stdin.isatty():

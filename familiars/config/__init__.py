@@ -2,6 +2,7 @@
 
 from familiars.config._ablation import ABLATE_ENV, FileKnob, RecallKnob
 from familiars.config._errors import UserFacingError
+from familiars.config._names import NAME_PATTERN, NAME_RULE, name_problem
 from familiars.config._settings import (
     DEFAULT_CONFIG_PATH,
     AccessSettings,
@@ -41,6 +42,8 @@ __all__ = [
     "GateSettings",
     "LLMSettings",
     "MemorySettings",
+    "NAME_PATTERN",
+    "NAME_RULE",
     "PrivacySettings",
     "ProviderSettings",
     "RecallKnob",
@@ -50,4 +53,5 @@ __all__ = [
     "TelegramSettings",
     "UserFacingError",
     "load_settings",
+    "name_problem",
 ]

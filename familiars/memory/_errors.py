@@ -28,8 +28,10 @@ class MemoryError_(Exception):  # noqa: N801 - avoid shadowing the builtin Memor
 
 
 class InvalidIdError(MemoryError_, ValueError):
-    def __init__(self, kind: str, value: object, pattern: str) -> None:
-        super().__init__(f"invalid {kind} {value!r}: must match {pattern}")
+    """``rule``: what a valid one is, in words (shown to a person instead of ``pattern``)."""
+
+    def __init__(self, kind: str, value: object, pattern: str, rule: str | None = None) -> None:
+        super().__init__(f"invalid {kind} {value!r}: {rule or f'must match {pattern}'}")
         self.kind = kind
         self.value = value
 
@@ -40,7 +42,7 @@ class InvalidCellError(MemoryError_, ValueError):
             detail = f"valid categories for scope {scope!r}: {', '.join(valid)}"
         else:
             detail = "valid scopes: user, identity, dialogue, ephemeral"
-        super().__init__(f"({scope!r}, {category!r}) is not a valid memory cell; {detail}")
+        super().__init__(f"no category {category!r} in scope {scope!r}; {detail}")
         self.scope = scope
         self.category = category
         self.valid = valid

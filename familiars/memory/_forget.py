@@ -428,6 +428,11 @@ class Forgetter:
             if not (scope.turns or scope.records or _unforgotten(scope.own)):
                 break
             await self._forget_scope(report, scope, now)
+        unread = [where for key in keys for where in await self.store.forget_unparsed(key)]
+        if unread:  # hand edits of their own files that do not parse (tester F18)
+            report.state.append(
+                f"what I could not read in their files, gone too: {', '.join(unread)}"
+            )
         if self.people is not None:
             report.state += await self.people.forget_people(keys)
 

@@ -132,7 +132,9 @@ class PersonScope:
 
     def holdings(self, live: set[str], files: int) -> PersonHoldings:
         mine = [r for r in self.records if r.id in live]
-        loops = [r.open_loop for r in mine if r.open_loop]
+        # Still to come only, as /reminders lists them (tester F10: a cancelled one was
+        # counted); a closed one still goes, counted among the memories.
+        loops = [r.open_loop for r in mine if r.open_loop and _is_open(r.open_loop)]
         reminders = sum(1 for loop in loops if loop.get("kind") == "reminder")
         return PersonHoldings(
             keys=tuple(sorted(self.keys)),
@@ -145,6 +147,10 @@ class PersonScope:
             files=files,
             platforms=tuple(sorted(self.platforms)),
         )
+
+
+def _is_open(loop: dict[str, Any]) -> bool:
+    return loop.get("status", "open") == "open"
 
 
 def read_trees(scope: PersonScope, trees: Sequence[DialogTree]) -> None:

@@ -9,10 +9,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from familiars.config import NAME_PATTERN, NAME_RULE
 from familiars.memory._errors import InvalidIdError
 from familiars.memory._records import CATEGORIES, SCOPES, check_cell
 
-_NAME = r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
+_NAME = NAME_PATTERN
 USER_KEY_RE = re.compile(rf"^{_NAME}$")
 AGENT_ID_RE = re.compile(rf"^{_NAME}$")
 #: Dialogue folders sit beside ``identity/`` in an agent's folder; the prefix keeps them apart.
@@ -20,18 +21,18 @@ DIALOGUE_ID_RE = re.compile(r"^dialogue_[A-Za-z0-9_-]{1,64}$")
 RECORD_ID_RE = re.compile(r"^m_[A-Za-z0-9_-]{1,64}$")
 
 
-def _check(kind: str, value: object, pattern: re.Pattern[str]) -> str:
+def _check(kind: str, value: object, pattern: re.Pattern[str], rule: str | None = None) -> str:
     if not isinstance(value, str) or not pattern.fullmatch(value):
-        raise InvalidIdError(kind, value, pattern.pattern)
+        raise InvalidIdError(kind, value, pattern.pattern, rule)
     return value
 
 
 def check_user_key(value: object) -> str:
-    return _check("user_key", value, USER_KEY_RE)
+    return _check("user_key", value, USER_KEY_RE, NAME_RULE)
 
 
 def check_agent_id(value: object) -> str:
-    return _check("agent_id", value, AGENT_ID_RE)
+    return _check("agent_id", value, AGENT_ID_RE, NAME_RULE)
 
 
 def check_dialogue_id(value: object) -> str:

@@ -129,10 +129,14 @@ class PeopleIndex:
         return hits[:limit]
 
     async def _record(self, record_id: str) -> MemoryRecord | None:
+        """The record to recall; None when it is gone, or replaced (a correction, a merge):
+        the graph keeps a replaced record's edges as the past, but its words are history,
+        and recall answers with what stands (tester F5: a corrected age came back)."""
         try:
-            return await self.store.get(record_id)
+            rec = await self.store.get(record_id)
         except RecordNotFoundError:
             return None
+        return None if rec.deprecated else rec
 
 
 async def forget_people_rows(index: RecordIndex, record_ids: Sequence[str]) -> set[str]:

@@ -7,7 +7,9 @@ The scanner finds five kinds of things:
   high-entropy tokens that mix upper case, lower case and digits;
 - ``card``: payment card numbers, 13 to 19 digits (spaces or dashes between groups allowed)
   that pass the Luhn check;
-- ``password``: what follows "my password is", "passcode:", "passphrase =" and the like;
+- ``password``: what follows "my password is", "passcode:", "passphrase =" and the like,
+  and PINs and codes that open something ("my bank PIN is 4921", "door code: 1234", "the
+  code for the gate is 2580", "the combination is 12-34-56"; not a zip or dress code);
 - ``email``: e-mail addresses;
 - ``phone``: phone numbers written as phone numbers (``+`` and a country code, ``(555)
   123-4567``, ``020 7946 0958``), or bare digit runs right after a word such as "phone".
@@ -288,11 +290,44 @@ _PASSWORD = re.compile(
 )
 
 
+# A PIN or a code that opens something (tester F16: "my bank PIN is 4921" was kept in
+# clear): "PIN: 0042", "the door code is 1234", "the code for the gate is 2580", "the
+# combination is 12-34-56". A secret as a password is, so the same kind and setting.
+_CODE_LABEL = (
+    r"\bpin(?:\s+(?:code|number))?"
+    r"|\b(?:security|door|access|alarm|gate|entry|entrance|safe|lock|keypad|garage|building|"
+    r"wi-?fi|unlock|sim|puk|atm|card)\s+code"
+    r"|\bcode\s+(?:for|to|of)\s+(?:(?:the|my|our|his|her|their|this)\s+)?[\w'-]+"
+    r"(?:\s+[\w'-]+){0,2}?"
+    r"|\bcombination(?:\s+(?:for|to|of)\s+(?:(?:the|my|our)\s+)?[\w'-]+(?:\s+[\w'-]+){0,2}?)?"
+)
+_CODE = re.compile(
+    rf"(?i)(?:{_CODE_LABEL})\b(?P<sep>\s+(?:is|was|will\s+be)\s+|\s*[:=]\s*|\s+)"
+    r"(?P<value>\d(?:[ -]?\d){2,11}(?![\d:.,]\d)(?!\d)|(?=[A-Za-z0-9]*\d)[A-Za-z0-9]{4,32}\b)"
+)
+# Codes that are no secret: "the zip code for Beverly Hills is 90210".
+_PUBLIC_CODES = frozenset({
+    "zip", "postal", "post", "postcode", "area", "country", "dialling", "dialing", "dress",
+    "error", "status", "promo", "discount", "coupon", "voucher", "referral", "source", "qr",
+    "bar", "tax", "sort", "swift", "iata", "airport", "morse", "colour", "color", "language",
+    "product", "course", "class", "station",
+})  # fmt: skip
+
+
 def _find_passwords(text: str) -> Iterator[tuple[int, int]]:
     for m in _PASSWORD.finditer(text):
         value = m.group(1).rstrip(".!?")
         if _looks_like_password(value):
             yield m.start(1), m.start(1) + len(value)
+    for m in _CODE.finditer(text):
+        before = text[: m.start()].split()[-1:]
+        if before and before[0].lower().strip(".,;:!?'\"") in _PUBLIC_CODES:
+            continue
+        value = m["value"]
+        bare = not m["sep"].strip()  # "card pin 8812": no "is", so digits only, four or more
+        if bare and not (value.isdigit() and len(value) >= 4):
+            continue
+        yield m.span("value")
 
 
 def _looks_like_password(value: str) -> bool:

@@ -605,6 +605,30 @@ class MemoryStore:
 
         return (await self._submit([_Op(path, apply)]))[0]
 
+    async def forget_unparsed(self, user_key: str) -> builtins.list[str]:
+        """What is not an entry in a person's own memory files (a hand-edited entry whose
+        header does not parse, text typed before the first entry) goes: kept through every
+        other write so nothing typed is lost, but ``users/<key>/`` holds only that person, so
+        when they are forgotten whole none of it may stay (tester F18). Where each stretch
+        was (``users/<key>/<file>:<line>``), to be said in the answer."""
+        folder = self.workspace / "users" / check_user_key(user_key)
+        paths = await asyncio.to_thread(lambda: sorted(folder.glob("*.md")))
+        found = await self._submit([self._drop_unparsed_op(p) for p in paths])
+        return [where for places in found for where in places]
+
+    def _drop_unparsed_op(self, path: Path) -> _Op:
+        name = path.relative_to(self.workspace).as_posix()
+
+        def apply(parsed: ParsedFile, log: _BatchLog) -> builtins.list[str]:
+            dropped = [s for s in parsed.segments if s.record is None and s.text.strip()]
+            if dropped:
+                parsed.segments = [s for s in parsed.segments if s.record is not None]
+                log.norms.pop(path, None)
+                log.dirty.add(path)
+            return [f"{name}:{s.line}" for s in dropped]
+
+        return _Op(path, apply)
+
     # ----------------------------------------------------------------- the writer task
 
     async def _submit(self, ops: builtins.list[_Op]) -> builtins.list[Any]:

@@ -129,9 +129,32 @@ def test_token_generated_to_a_private_file_when_unset(
     assert len(token.value) >= 32
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     assert str(path) in caplog.text
+    # Tester F20: each start wrote a new one, so a second server (or a restart) left the
+    # first one's clients with a token no longer on disk. A valid private one is kept.
     again = resolve_token(Settings(workspace=tmp_path))
-    assert again.value != token.value
+    assert again.value == token.value and again.path == path
+    assert path.read_text().strip() == token.value
+
+
+@pytest.mark.parametrize(
+    ("content", "mode"),
+    [("short\n", 0o600), ("", 0o600), ("x" * 43 + " y\n", 0o600), (None, 0o644)],
+    ids=["short", "empty", "two-words", "readable-by-others"],
+)
+def test_a_token_file_that_is_not_a_valid_private_token_is_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: str | None, mode: int
+) -> None:
+    monkeypatch.delenv("FAMILIARS_API_TOKEN", raising=False)
+    path = tmp_path / TOKEN_FILE
+    resolve_token(Settings(workspace=tmp_path))
+    if content is not None:
+        path.write_text(content)
+    os.chmod(path, mode)
+    old = path.read_text().strip()
+    again = resolve_token(Settings(workspace=tmp_path))
+    assert again.value != old and len(again.value) >= 32
     assert path.read_text().strip() == again.value
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
 
 
 # ----------------------------------------------------------------------------------- status

@@ -452,3 +452,38 @@ async def test_a_forget_by_words_names_what_was_kept_from_a_message_it_takes(
         assert (await bot.say("yes")).startswith("Forgotten: 3 memories")
         assert "Priyanka" not in await bot.say("What is my name?")
     assert files_holding(tmp_path / "ws", "Bristol") == []
+
+
+@pytest.mark.parametrize(
+    "ask",
+    [
+        "actually forget that, I shouldn't have said it",
+        "forget that. I shouldn't have said it",
+        "pls forget that lol",
+        "forget I said that, it was mean",
+        "scratch that, forget it",
+    ],
+)
+async def test_forget_that_with_an_afterthought_forgets_the_last_message(
+    tmp_path: Path, ask: str
+) -> None:
+    """Tester F7: the afterthought was read as the description, matched nothing, and the
+    answer ("I keep nothing from you that says that") read as "already gone" while the
+    message stayed and was quoted back."""
+    async with offline(tmp_path / "ws") as bot:
+        await bot.say("my neighbour Gary is a total pain, he parks across our drive")
+        done = await bot.say(ask)
+        assert done.startswith("Forgotten"), done
+        assert "Gary" not in await bot.say("who is my neighbour?")
+    assert files_holding(tmp_path / "ws", "Gary") == []
+
+
+async def test_a_description_that_matches_nothing_says_so_and_what_to_do(tmp_path: Path) -> None:
+    """Nothing matched is not "already gone": the person hears that nothing matched, and how
+    to find and forget a memory by its id; what they said stays."""
+    async with offline(tmp_path / "ws") as bot:
+        await bot.say("I live in Denver.")
+        reply = await bot.say("forget that I have a boat called Wavey")
+        assert "nothing" in reply and "/memory list" in reply, reply
+        assert "/memory forget <id>" in reply, reply
+        assert "Denver" in await bot.say("Where do I live?")

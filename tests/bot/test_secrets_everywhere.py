@@ -70,3 +70,29 @@ async def test_the_running_bot_keeps_a_secret_masked_from_its_socket_and_the_mod
         assert any("[PASSWORD]" in r.content for r in kept)
         assert all("hunter2xyz" not in r.content and "4111 1111" not in r.content for r in kept)
     assert _holding(workspace, "hunter2xyz") == []
+
+
+PIN = "my bank PIN is 4921, don't tell anyone"
+
+
+async def test_a_pin_told_in_a_chat_is_kept_masked_everywhere(tmp_path: Path) -> None:
+    """Tester F16: the message sat in ``dialogue.json`` in clear (passwords were masked, PINs
+    were not); the journal, the memory and every other file keep ``[PASSWORD]``."""
+    from tests.bot.test_forget_everywhere import offline
+
+    ws = tmp_path / "ws"
+    async with offline(ws) as bot:
+        await bot.say(PIN)
+        await bot.say("the code for the gate is 2580")
+    # the words around the digits: a bare "4921" may be in a timestamp by chance
+    assert _holding(ws, "PIN is 4921") == [] and _holding(ws, "gate is 2580") == []
+    journal = (ws / "agents" / "agent_0" / "dialogue_0" / "dialogue.json").read_text()
+    assert "my bank PIN is [PASSWORD]" in journal
+
+
+def test_memory_add_from_the_shell_keeps_a_pin_masked(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    args = ["--workspace", str(ws), "memory", "add", "-s", "user", "-C", "profile", "-u", "zoe"]
+    result = CliRunner().invoke(cli, [*args, "Zoe's door code is 7731"])
+    assert result.exit_code == 0, result.output
+    assert _holding(ws, "code is 7731") == []

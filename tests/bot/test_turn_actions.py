@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from familiars.bot import Application
-from familiars.bot._turn_actions import PendingReminder, forget_request, plan_actions
+from familiars.bot._forget_words import forget_request
+from familiars.bot._turn_actions import PendingReminder, plan_actions
 from familiars.config import load_settings
 from familiars.llm import ChatModel, ChatResult, second_person
 from familiars.scheduler import DialogueState, decide
@@ -73,6 +74,69 @@ def test_forget_that_is_a_request_and_not_a_fact() -> None:
     assert forget_request("forget that I live in Denver.") == "I live in Denver"
     assert forget_request("Don't forget that my parking spot is B12") is None
     assert plan("Don't forget that my parking spot is B12").noted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "actually forget that, I shouldn't have said it",
+        "forget that. I shouldn't have said it",
+        "pls forget that lol",
+        "forget I said that, it was mean",
+        "scratch that, forget it",
+        "forget that please",
+        "Forget that — it's private.",
+        "oops, forget that, my bad",
+        "can you forget that? it was too personal",
+        "forget what I just said, I was angry",
+        "forget I ever said that",
+        "forget it. never mind",
+        "delete that, thanks",
+        "erase that",
+        "ok forget that!! I didn't mean it",
+        "forget that (I was joking)",
+    ],
+)
+def test_forget_that_with_an_afterthought_means_the_last_thing_said(text: str) -> None:
+    """What follows a clause break after "forget that" is an afterthought, not a description
+    (tester F7: "I shouldn't have said it" was taken as the description, matched nothing,
+    and the message stayed)."""
+    assert forget_request(text) == ""
+
+
+@pytest.mark.parametrize(
+    ("text", "what"),
+    [
+        ("forget that I live in Denver, I shouldn't have said it", "I live in Denver"),
+        ("forget that I'm moving to Porto. it's not settled", "I'm moving to Porto"),
+        ("forget that I was born in Leeds", "I was born in Leeds"),
+        ("forget that I'm called Jonas", "I'm called Jonas"),
+        ("forget that my sister, Ana, is a pilot", "my sister, Ana, is a pilot"),
+        ("forget I said my PIN is 4921 lol", "my PIN is 4921"),
+        ("please forget what I said about Gary, that was mean", "about Gary"),
+    ],
+)
+def test_a_description_is_kept_up_to_an_aside(text: str, what: str) -> None:
+    assert forget_request(text) == what
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Don't forget that my parking spot is B12",
+        "I always forget that my keys are in the car",
+        "never forget that mum loves tulips",
+        "forget about it",
+        "scratch that itch",
+        "delete this app from my phone",
+        "I can't forget that day, it was lovely",
+        "forgetting that was easy",
+        "unforgettable, that trip",
+        "she said forget that, I shouldn't have said it",
+    ],
+)
+def test_look_alikes_do_not_ask_to_forget(text: str) -> None:
+    assert forget_request(text) is None
 
 
 @pytest.mark.parametrize(
@@ -140,3 +204,24 @@ async def test_in_a_group_offline_answers_never_quote_private_memories(workspace
         await say(app, msg("My dog's name is Biscuit."))
         reply = await say(app, msg("What's my dog's name?", chat="g", group=True, minutes=1))
         assert "Biscuit" not in reply
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        ("remind me in 1 minute to email Alice's PIN to me", "email Alice's PIN to you"),
+        (
+            "remind me tomorrow at 9 to call my parents and thank them",
+            "call your parents and thank them",
+        ),
+        ("remind me tomorrow at 9 to tell mum I love her", "tell mum you love her"),
+        ("remind me tomorrow at 9 to send Bob his keys", "send Bob his keys"),
+        ("remind me tomorrow at 9 to buy myself a coffee", "buy yourself a coffee"),
+    ],
+)
+def test_a_reminder_is_confirmed_to_the_person_as_you(text: str, task: str) -> None:
+    """Tester F17: "to email Alice's PIN to me" was confirmed as "... to them" (the record's
+    third person turned back only "their"); what was the person's own words is "you", what
+    was someone else's stays theirs."""
+    [reminder] = plan(text).reminders
+    assert reminder.task == task

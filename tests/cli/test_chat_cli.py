@@ -134,3 +134,31 @@ def test_two_chats_on_one_database_share_what_they_were_told(pg_url: str, tmp_pa
     )
     assert after.returncode == 0, after.stderr
     assert "walnuts" not in after.stdout, after.stdout
+
+
+@pytest.mark.parametrize("user", ["zoë", "zoe smith", "../evil"])
+def test_a_bad_user_is_refused_before_the_start_in_words(tmp_path: Path, user: str) -> None:
+    """Tester F14: ``--user zoë`` was refused with the raw pattern after the whole start
+    (the model's load, ~40 s). It is refused first, nothing written, in words."""
+    from typer.testing import CliRunner
+
+    from familiars.cli import app
+
+    ws = tmp_path / "ws"
+    result = CliRunner().invoke(app, ["--workspace", str(ws), "chat", "--user", user], input="hi\n")
+    assert result.exit_code == 1, result.output
+    assert "letters" in result.output and "digits" in result.output, result.output
+    assert "^[" not in result.output and "{0,63}" not in result.output, result.output
+    assert not ws.exists() or not any(ws.rglob("*")), sorted(ws.rglob("*"))
+
+
+def test_memory_add_refuses_a_bad_category_in_words(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from familiars.cli import app
+
+    args = ["--workspace", str(tmp_path / "ws"), "memory", "add", "-s", "user", "-u", "zoe"]
+    result = CliRunner().invoke(app, [*args, "--category", "../../x", "The user likes tea."])
+    assert result.exit_code == 1, result.output
+    assert "('user'" not in result.output and "../../x" in result.output, result.output
+    assert "profile" in result.output, result.output  # the valid ones are named

@@ -152,3 +152,17 @@ def test_who_someone_is_married_to_walks_to_their_spouse():
         [("user", "friend", "Jo")],
     ]
     assert walk("who is Sam married to?", graph) == []  # no one called Sam
+
+
+async def test_a_corrected_record_is_never_walked_to(memory_home, workspace):
+    """Tester F5: after ``/memory edit`` the replaced "Leo just turned 7" still answered "how
+    old is my son?" through the graph (score "graph 1.00"), beside the correction. A replaced
+    record is history: no road of recall brings it."""
+    settings = load_settings(workspace=workspace)
+    async with open_workspace(settings, embedder=HashEmbedder(dim=64)) as mw:
+        old = await mw.store.append(records(["The user's son Leo just turned 7."])[0])
+        new = await mw.store.update(old.id, "The user's son Leo is 8 now.")
+        people = PeopleIndex(mw.store, mw.index)
+        for question in ("how old is my son?", "what did my son do before?"):
+            hits = await people.answer("ana", question)
+            assert [h.record.id for h in hits] == [new.id], question

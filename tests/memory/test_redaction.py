@@ -265,3 +265,58 @@ def test_at_rest_masks_what_is_masked_and_keeps_what_is_recorded() -> None:
     email = next(r for r in stored.metadata["redactions"] if r["kind"] == "email")
     start, end = email["span"]
     assert stored.content[start:end] == "bob@example.com"
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("my bank PIN is 4921, don't tell anyone", "my bank PIN is [PASSWORD], don't tell anyone"),
+        ("PIN: 0042", "PIN: [PASSWORD]"),
+        ("my pin number is 731905.", "my pin number is [PASSWORD]."),
+        ("card pin 8812", "card pin [PASSWORD]"),
+        ("the passcode is 4921", "the passcode is [PASSWORD]"),
+        ("my phone's passcode is 112233", "my phone's passcode is [PASSWORD]"),
+        ("the security code is 987", "the security code is [PASSWORD]"),
+        ("door code: 1234#", "door code: [PASSWORD]#"),
+        ("the alarm code is 5566 btw", "the alarm code is [PASSWORD] btw"),
+        ("the code for the gate is 2580", "the code for the gate is [PASSWORD]"),
+        ("the code for my bike lock is 0451", "the code for my bike lock is [PASSWORD]"),
+        ("the code to the safe is 19-27-33", "the code to the safe is [PASSWORD]"),
+        ("the wifi code is a1b2c3d4", "the wifi code is [PASSWORD]"),
+        ("the combination is 12-34-56", "the combination is [PASSWORD]"),
+    ],
+)
+def test_pins_and_codes_are_masked_as_passwords(text: str, masked: str) -> None:
+    """Tester F16: "my bank PIN is 4921" sat in the dialogue journal in clear; a PIN, a
+    passcode, a door or security code, "the code for X is 1234" are secrets as a password
+    is, on the same path and setting (``[privacy] password``)."""
+    found = Redactor().scan(text)
+    assert [d.kind for d in found.discoveries] == ["password"], found.discoveries
+    assert found.at_rest.content == masked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I was born in 1984 and moved in 2012",
+        "the meeting is at 10:30 in room 101",
+        "pin the meeting for 3pm",
+        "the pin is in the drawer",
+        "I need to pin 3 photos to the board",
+        "the zip code for Beverly Hills is 90210",
+        "the postal code is 10115",
+        "the area code is 020",
+        "the dress code is smart casual",
+        "the code for the project is on GitHub",
+        "error code 404",
+        "the code is clean and the tests pass",
+        "my code review is at 2",
+        "I wrote 1200 lines of code in 3 days",
+        "it was a combination of 3 things",
+        "the promo code is SPRING20",
+        "bus 42 leaves at 7",
+        "Leo is 7 and Ada is 12",
+    ],
+)
+def test_ordinary_numbers_and_codes_are_not_pins(text: str) -> None:
+    assert [d for d in scan(text) if d.kind == "password"] == []

@@ -1,8 +1,9 @@
 """The API's bearer token: where it comes from and how requests are checked.
 
 The token is read from the environment variable named by ``Settings.api.token_env``
-(``FAMILIARS_API_TOKEN`` by default). With none set, a fresh one is generated at start and
-written to ``workspace/.api_token`` with mode 0600, and the log says where it is.
+(``FAMILIARS_API_TOKEN`` by default). With none set, the one in ``workspace/.api_token`` is
+used (when it is a token and readable by its owner only), else a fresh one is generated and
+written there with mode 0600; the log says where it is.
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from __future__ import annotations
 import hmac
 import logging
 import os
+import re
 import secrets
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -52,12 +55,17 @@ def write_token_file(path: Path, token: str) -> None:
 
 
 def resolve_token(settings: Settings) -> ApiToken:
-    """The token from the environment, or a new one written to ``workspace/.api_token``."""
+    """The token from the environment, else the one kept in ``workspace/.api_token``, else a
+    new one written there."""
     from_env = settings.secret(settings.api.token_env)
     if from_env:
         logger.info("API token taken from $%s", settings.api.token_env)
         return ApiToken(from_env, f"env:{settings.api.token_env}")
     path = Path(settings.workspace) / TOKEN_FILE
+    kept = _kept_token(path)
+    if kept is not None:
+        logger.info("API token taken from %s", path)
+        return ApiToken(kept, f"file:{path}", path)
     token = secrets.token_urlsafe(32)
     write_token_file(path, token)
     logger.warning(
@@ -66,6 +74,22 @@ def resolve_token(settings: Settings) -> ApiToken:
         path,
     )
     return ApiToken(token, f"file:{path}", path)
+
+
+_TOKEN_RE = re.compile(r"[A-Za-z0-9_-]{32,256}")
+
+
+def _kept_token(path: Path) -> str | None:
+    """The token a start before wrote, kept so that clients holding it (another server on
+    this workspace, a script that read it before a restart) stay signed in (tester F20);
+    None when there is none, or it is not one we wrote: not a token, or readable by others."""
+    try:
+        st = path.stat()
+        text = path.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    private = stat.S_IMODE(st.st_mode) & 0o077 == 0 and st.st_uid == os.getuid()
+    return text if private and _TOKEN_RE.fullmatch(text) else None
 
 
 _bearer = HTTPBearer(auto_error=False, description="The API token (FAMILIARS_API_TOKEN).")

@@ -1,0 +1,79 @@
+"""Whether a message asks to forget something said, and what (pure).
+
+"forget that" names the last thing said; "forget that I live in Denver" names it by what it
+says. What follows a clause break is an afterthought, not a description: in "actually
+forget that, I shouldn't have said it", "forget that. it was mean" and "pls forget that lol"
+the person means the last thing said (tester F7: the afterthought was taken as the
+description, matched nothing, and the message stayed). An aside after a description is cut
+off the same way ("forget that I live in Denver, I shouldn't have said it").
+
+Look-alikes are not requests: "don't forget that ...", "I always forget that ...", "forget
+about it", "scratch that itch", "delete this app".
+"""
+
+from __future__ import annotations
+
+import re
+
+_LEAD = (
+    r"^(?:(?:please|pls|plz|ok(?:ay)?|actually|no|oh|oops|ugh|hmm+|wait|sorry|hey|"
+    r"can\s+you|could\s+you|would\s+you|will\s+you|just)\b[,!.]?\s+)*"
+)
+# What a forget points at without describing it: "that", "what I just said", "I said that".
+_POINT = (
+    r"(?:that|it|this|what\s+i\s+(?:just\s+)?(?:said|told\s+you|wrote)"
+    r"|(?:that\s+)?i\s+(?:just\s+|ever\s+)?(?:said|mentioned|told\s+you|wrote)"
+    r"(?:\s+(?:that|it|this))?)\b"
+)
+# "forget" takes a description; "scratch/delete/erase" only point ("scratch that itch" and
+# "delete this app" are not requests), so what follows them must be a clause break or end.
+_FORGET = re.compile(_LEAD + r"forget\s+" + _POINT + r"(?P<rest>.*)$", re.IGNORECASE | re.DOTALL)
+_STRIKE = re.compile(
+    _LEAD + r"(?:scratch|delete|erase)\s+(?:that|it|this)\b(?P<rest>(?:\s*[,.;:!?\-–—(].*)?)$",
+    re.IGNORECASE | re.DOTALL,
+)
+# A clause break: punctuation that ends or sets off a clause.
+_BREAK = re.compile(r"\s*(?:[,.;!?–—(]|\s-\s|\s-$)")
+# A word of manners or feeling, which describes nothing ("forget that lol", "... please").
+_INTERJECTION = (
+    r"my\s+bad|sorry|oops|lol|lmao|haha\w*|jk|just\s+kidding|please|pls|plz|thanks?|"
+    r"thank\s+you|ty|ok(?:ay)?|never\s*mind|nvm|whatever|ugh|yikes|oh\s+well|"
+    r"forget\s+(?:it|that|this)|scratch\s+(?:it|that|this)"
+)
+_OPENS_WITH_INTERJECTION = re.compile(rf"^\s*(?:{_INTERJECTION})\b", re.IGNORECASE)
+_ENDS_WITH_INTERJECTION = re.compile(
+    r"\s+(?:lol|lmao|haha\w*|jk|please|pls|plz|thanks|thank\s+you|ok(?:ay)?)\W*$", re.IGNORECASE
+)
+# What an afterthought says after a break: why it should go, how the person feels, manners.
+_ASIDE = re.compile(
+    r"^\s*(?:"
+    r"(?:i|it|that|this|which)\s+(?:\w+\s+)?(?:shouldn'?t|should\s+not|wasn'?t|was|is|"
+    r"didn'?t|did\s+not|don'?t|do\s+not|never|meant|regret|take\s+it)"
+    r"|it'?s|that'?s|i'?m|too\s+(?:personal|much|private)|not\s+(?:important|true|relevant)|"
+    rf"private|{_INTERJECTION}"
+    r")\b",
+    re.IGNORECASE,
+)
+
+
+def forget_request(text: str) -> str | None:
+    """The words after "forget that" that say what to forget ("" for the last thing said:
+    "forget that" alone, or followed by an afterthought); None when the message does not ask
+    to forget ("don't forget that ..." does not)."""
+    said = text.strip()
+    m = _FORGET.match(said) or _STRIKE.match(said)
+    if m is None:
+        return None
+    return _description(m.group("rest"))
+
+
+def _description(rest: str) -> str:
+    """``rest`` up to the first clause break followed by an afterthought; "" when ``rest``
+    opens with a break (what follows it is not a description) or with an interjection."""
+    if _BREAK.match(rest) or _OPENS_WITH_INTERJECTION.match(rest):
+        return ""
+    for brk in _BREAK.finditer(rest):
+        if _ASIDE.match(rest[brk.end() :]):
+            rest = rest[: brk.start()]
+            break
+    return _ENDS_WITH_INTERJECTION.sub("", rest).strip().rstrip(".!?,;").strip()

@@ -1,0 +1,104 @@
+"""Forgetting a whole person takes what they (or anyone) typed by hand into their own memory
+files too (tester F18): a hand-edited entry whose header does not parse, and text before the
+first entry, are kept through every ordinary write (so nothing typed is lost), but the
+person's folder ``users/<key>/`` holds only them, so when they are forgotten whole none of
+it stays. The answer says what went that could not be read. Through each door: the words
+("forget everything about me" + yes), ``/memory forget everything confirm`` and the CLI with
+nothing running."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from familiars.bot._adapters.base import CommandInvocation
+from familiars.cli import app as cli_app
+from tests.bot.test_forget import files_holding
+from tests.bot.test_forget_everywhere import ALICE, NOW, Bot, offline
+
+pytestmark = pytest.mark.timeout(120)
+
+NEEDLE = "floorboards"
+BROKEN = (
+    f"\n<!-- {{this header is not json -->\nThe user's secret diary is hidden under the {NEEDLE}.\n"
+)
+TYPED = f"# Notes I typed\nThe spare key is under the {NEEDLE} too.\n\n"
+
+
+def hand_edit(ws: Path) -> Path:
+    """A broken entry at the end of the person's file, and text before its first entry."""
+    [path] = sorted((ws / "users" / ALICE).glob("*.md"))
+    path.write_text(TYPED + path.read_text(encoding="utf-8") + BROKEN, encoding="utf-8")
+    return path
+
+
+async def by_words(bot: Bot) -> str:
+    asked = await bot.say("forget everything about me")
+    assert asked.startswith("About to forget everything about you"), asked
+    return await bot.say("yes")
+
+
+async def by_command(bot: Bot) -> str:
+    assert bot.app.dialogues is not None
+    inv = CommandInvocation(
+        "telegram", "u1", "u1", "Alice", "memory", ("forget", "everything", "confirm"), ts=NOW
+    )
+    return (await bot.app.dialogues.command(inv)).text
+
+
+@pytest.mark.parametrize("door", ["words", "command"])
+async def test_a_whole_person_forget_takes_the_hand_edits_of_their_files(
+    tmp_path: Path, door: str
+) -> None:
+    ws = tmp_path / "ws"
+    async with offline(ws) as bot:
+        await bot.say("My dog is called Pepper.")
+        path = hand_edit(ws)
+        await bot.say("I live in Denver.")  # an ordinary write keeps what was typed
+        assert NEEDLE in path.read_text(encoding="utf-8")
+        done = await (by_words(bot) if door == "words" else by_command(bot))
+        assert done.startswith("Forgotten everything about you"), done
+        assert files_holding(ws, NEEDLE) == []
+        assert files_holding(ws, "Pepper") == []
+
+
+def test_the_cli_forgets_the_hand_edits_and_says_what_it_could_not_read(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+
+    async def chat() -> None:
+        async with offline(ws) as bot:
+            await bot.say("My dog is called Pepper.")
+
+    asyncio.run(chat())
+    hand_edit(ws)
+    result = CliRunner().invoke(
+        cli_app, ["--workspace", str(ws), "memory", "forget", "--person", ALICE, "--yes"]
+    )
+    assert result.exit_code == 0, result.output
+    assert f"users/{ALICE}/" in result.output and "could not read" in result.output, result.output
+    assert files_holding(ws, NEEDLE) == []
+    assert files_holding(ws, "Pepper") == []
+
+
+def test_the_question_counts_only_reminders_still_to_come() -> None:
+    """Tester F10: ``/memory forget everything`` said "4 reminders" while ``/reminders``
+    listed 3 (a cancelled one was counted). It still goes (its words are kept), as a memory;
+    the reminders counted are the ones still to come, as ``/reminders`` lists them."""
+    from familiars.memory import MemoryRecord, make_record
+    from familiars.memory._forget_person import PersonScope
+
+    def reminder(task: str, status: str) -> MemoryRecord:
+        loop = {"kind": "reminder", "status": status, "user_key": ALICE}
+        return make_record(
+            f"Remind the user to {task}.", scope="user", category="event", user_key=ALICE,
+            extra={"open_loop": loop},
+        )  # fmt: skip
+
+    recs = [reminder("water the ferns", "cancelled"), reminder("call mum", "open"),
+            reminder("stretch", "sent"), reminder("pay rent", "open")]  # fmt: skip
+    scope = PersonScope(keys=frozenset({ALICE}), records=recs)
+    held = scope.holdings({r.id for r in recs}, files=0)
+    assert (held.memories, held.reminders, held.open_loops) == (4, 2, 0)
