@@ -99,6 +99,9 @@ _NO_THING = re.compile(
 )
 
 
+_IDIOM_TAIL = re.compile(r"\s+(?:now|these\s+days|anymore|any\s+more|either|tbh|to\s+be\s+honest)$")
+
+
 def match_idiom(clause: str) -> Fact | None:
     """A liking or disliking said by idiom (:data:`_IDIOM_LIKE_AFTER` and the others)."""
     for pattern, polarity in (
@@ -109,7 +112,7 @@ def match_idiom(clause: str) -> Fact | None:
     ):
         m = pattern.match(clause.strip(" .!"))
         said = next((g for g in m.groups() if g), "") if m else ""
-        said = re.sub(r"\s+(?:now|these\s+days|anymore|any\s+more|either|tbh|to\s+be\s+honest)$", "", said)
+        said = _IDIOM_TAIL.sub("", said)
         if not said or _NO_THING.match(said.strip()):
             continue
         obj = _clean_object(said)
