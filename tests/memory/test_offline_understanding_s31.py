@@ -139,3 +139,16 @@ def test_a_question_with_one_partner_word_finds_a_record_with_another() -> None:
     assert _of_the_relative_asked("what does my partner do?", [fella, sister]) == [fella]
     partner = _record("The user's partner Sam is a dentist.", "relation", ["family"])
     assert _of_the_relative_asked("what's my other half's job?", [partner, sister]) == [partner]
+
+
+def test_a_pet_in_a_story_the_speaker_reads_is_not_theirs() -> None:
+    """Found in the piped chat: the "I'm" of "that book I'm reading" made it the speaker's."""
+    story = "there's a horse called Shadowfax in that book I'm reading"
+    assert value_fact("pet", story, noun_kind=_kind("pet"), sure=True) == []
+
+
+def test_a_terse_dislike_by_idiom_needs_no_i() -> None:
+    """Found in the piped chat: "not fussed about football" was kept as nothing."""
+    fact = match_preference("not fussed about football")
+    assert fact is not None and fact.content == "The user doesn't like football."
+    assert match_preference("not fussed about him") is None

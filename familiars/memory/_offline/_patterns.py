@@ -75,7 +75,7 @@ _IDIOM_LIKE_BEFORE = re.compile(
 _IDIOM_DISLIKE_AFTER = re.compile(
     rf"^(?:i\s+)?(?:can'?t|cannot)\s+{_DEG}(?:be\s+doing\s+with|be\s+arsed\s+with|abide|stomach|"
     r"be\s+bothered\s+with)\s+(?P<obj>.+)$"
-    rf"|^(?:i'?m|im|i\s+am)\s+(?:not|no)\s+{_DEG}(?:big\s+on|keen\s+on|fussed\s+(?:about|on)|"
+    rf"|^(?:(?:i'?m|im|i\s+am)\s+)?(?:not|no)\s+{_DEG}(?:big\s+on|keen\s+on|fussed\s+(?:about|on)|"
     r"one\s+for|much\s+of\s+a\s+fan\s+of|a\s+(?:big\s+|huge\s+)?fan\s+of|fan\s+of)\s+(?P<obj2>.+)$"
     r"|^(?:i\s+)?(?:could\s+do\s+without|(?:have|'ve\s+got)\s+no\s+time\s+for|"
     r"never\s+(?:been|was)\s+(?:a\s+)?(?:fan\s+of|into))\s+(?P<obj3>.+)$",
@@ -93,7 +93,8 @@ _IDIOM_DISLIKE_BEFORE = re.compile(
 )
 #: Subjects that name no thing: "that does nothing for me" says nothing kept.
 _NO_THING = re.compile(
-    r"^(?:it|that|this|he|she|they|you|which|what|everything|nothing|anything|something|"
+    r"^(?:it|that|this|he|she|they|you|him|her|them|which|what|everything|nothing|anything|"
+    r"something|"
     r"my\s+(?:mum|mom|dad|sister|brother|wife|husband|partner|boss|friend|kids?))$",
     re.IGNORECASE,
 )

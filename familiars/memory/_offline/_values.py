@@ -596,12 +596,17 @@ def _head(noun: str) -> str:
 
 
 #: "there's a cat called Mog in that book": a pet said to be there, with nothing making it
-#: the speaker's ("in our house", "we've got") is not theirs.
+#: the speaker's ("in our house", "at mine") is not theirs; nor one in a story ("a horse
+#: called Shadowfax in that book I'm reading": the "I" is the reader's, not an owner's).
 _THERE_IS = re.compile(r"^there(?:'s|\s+is|\s+was|\s+are|\s+were)\b", re.I)
+_OWNED = re.compile(r"\b(?:my|our|mine|ours|at\s+home|with\s+(?:me|us))\b", re.I)
+_STORY = re.compile(
+    r"\b(?:book|novel|film|movie|show|series|story|game|cartoon|song|poem|comic|play)s?\b", re.I
+)
 
 
 def _pet_value(text: str, kind: NounKind) -> Fact | None:
-    if _THERE_IS.match(text) and not _FIRST_PERSON.search(text):
+    if _THERE_IS.match(text) and (not _OWNED.search(text) or _STORY.search(text)):
         return None
     found = _named_of_kind(text, "pet", PETS, kind)
     return _pet(f"The user has a {found[0]} called {found[1]}.", found[1]) if found else None
