@@ -47,6 +47,11 @@ EXTRA_DATA = Path(__file__).parent / "data" / "writer_extra.jsonl"
 #: said with "now", titled pet names, pastimes that are no job, changes of mind with their new
 #: value, hedged and past employers; tuned on, never used to train the slot model.
 NEW_DATA = Path(__file__).parent / "data" / "writer_new.jsonl"
+#: A fourth dev batch (s31): jobs said by what one does with a town or employer, pets by
+#: breed or nickname, informal partner words, likings by idiom, moves said by being somewhere
+#: for good, pastimes given up; and look-alikes that are no fact of the speaker's (chores,
+#: stories, hypotheticals, other people's, sarcasm). Tuned on, never used to train.
+S31_DATA = Path(__file__).parent / "data" / "writer_s31.jsonl"
 #: Monday 30 November 2026, 14:00 in Berlin: dates in the set are read against this.
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
 TIMEZONE = "Europe/Berlin"
@@ -344,6 +349,7 @@ def side_by_side(
         "dev": load_messages(dev_path, "dev"),
         "dev (extra)": load_messages(EXTRA_DATA, "dev") if EXTRA_DATA.is_file() else [],
         "dev (s30)": load_messages(NEW_DATA, "dev") if NEW_DATA.is_file() else [],
+        "dev (s31)": load_messages(S31_DATA, "dev") if S31_DATA.is_file() else [],
         "held (old)": load_messages(dev_path, "held"),
         "fresh held": fresh,
         "originals": [m for m in fresh if m.id in originals],

@@ -128,6 +128,15 @@ def asks_unknown(
     )
 
 
+#: Everyday words for one's partner that the people graph does not know as a relation: "what
+#: does my partner do?" is answered by "your fella Rohan is a paramedic", and the other way.
+_PARTNER_SAID = (
+    r"(?:fella|feller|fellow|other\s+half|better\s+half|significant\s+other|bf|gf|bloke|"
+    r"man|lady|old\s+man|missus|missis|wifey|hubby|beau|sweetheart|husband|wife|partner|"
+    r"spouse|boyfriend|girlfriend|fianc[eé]e?)"
+)
+_PARTNER_ASKED = re.compile(rf"\bmy\s+(?:\w+\s+)?{_PARTNER_SAID}\b", re.I)
+_PARTNER_KEPT = re.compile(rf"\b(?:user's\s+|user\s+has\s+(?:an?\s+)?){_PARTNER_SAID}\b", re.I)
 _MY_RELATIVE = re.compile(rf"\bmy\s+(?:\w+\s+)?{_REL_BARE}\b", re.I)
 
 
@@ -148,6 +157,8 @@ def _relatives(text: str) -> set[str]:
     for m in _MY_RELATIVE.finditer(text):
         rel = relation_of(m.group(0).split()[-1])
         out |= _KIN.get(rel, {rel})
+    if _PARTNER_ASKED.search(text):
+        out |= _KIN["partner"]
     return out
 
 
@@ -199,6 +210,7 @@ def _of_the_relative_asked(question: str, records: Sequence[MemoryRecord]) -> li
         r
         for r in records
         if asked & {relation_of(m.group(0).split()[-1]) for m in said.finditer(r.content)}
+        or (asked & _KIN["partner"] and _PARTNER_KEPT.search(r.content))
     ]
 
 

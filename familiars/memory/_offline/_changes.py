@@ -82,6 +82,10 @@ _TAKE_BACK = [
         r"^i\s+(?:left|quit)\s+(?P<obj>[A-Z][\w&.' -]*?)(?:\s+last\s+\w+|\s+for\s+good)?$",
         r"^i\s+sold\s+my\s+(?P<obj>[\w ]+)$",
         r"^i\s+used\s+to\s+(?:love|like|enjoy|adore)\s+(?P<obj>.+)$",
+        # a liking said in the past, by idiom: "I was big into darts", "used to be mad on squash"
+        r"^i\s+(?:was|used\s+to\s+be)\s+(?:(?:really|so|well|massively|proper|very)\s+)*"
+        r"(?:(?:big|huge|massive)\s+)?(?:into|mad\s+(?:on|about|for)|big\s+on|keen\s+on|"
+        r"hooked\s+on|obsessed\s+with|a\s+(?:big\s+|huge\s+)?fan\s+of)\s+(?P<obj>.+)$",
     )
 ]
 #: Phrasings that turn a dislike into a like.

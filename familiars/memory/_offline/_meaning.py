@@ -31,8 +31,9 @@ from familiars.memory._offline._objects import Fact
 from familiars.memory._offline._values import (
     SURE,
     capitalised_name,
+    known_home,
     known_job,
-    named_mine_says,
+    named_mine,
     value_fact,
 )
 
@@ -260,7 +261,7 @@ def by_meaning(clause: str, understanding: Understanding) -> list[Fact]:
     if named is not None:
         return [named]
     nouns = understanding.noun_kind if understanding.has("nouns") else None
-    if nouns is not None and named_mine_says(clause):  # "my fella Rohan, he's a paramedic"
+    if nouns is not None and named_mine(clause):  # "my fella Rohan, he's a paramedic"
         for slot in ("family", "pet"):  # the subject's noun says whose: read by its kind
             facts = value_fact(slot, clause, noun_kind=nouns)
             if facts:
@@ -271,7 +272,10 @@ def by_meaning(clause: str, understanding: Understanding) -> list[Fact]:
         if facts:
             return facts
     unsure = ranked[0][0] == "none"  # "I install solar panels": none .47, job .32
-    return known_job(clause, dict(ranked).get("job", 0.0), unsure=unsure, kind=nouns)
+    said = dict(ranked)
+    return known_job(clause, said.get("job", 0.0), unsure=unsure, kind=nouns) or known_home(
+        clause, said.get("home", 0.0)
+    )
 
 
 def _readable_slots(ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:

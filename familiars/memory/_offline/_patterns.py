@@ -50,6 +50,81 @@ _DISLIKE = re.compile(
     r"|^i'?m\s+(?:not|no longer)\s+(?:really\s+)?(?:a fan of|into)\s+(?P<obj3>.+)$",
     re.IGNORECASE,
 )
+#: Likings said by idiom, which no sentence embedding reads right ("opera's not my cup of
+#: tea" sits nearer the likes): the idiom says the polarity, the rest of the clause the thing.
+#: ``after``: the thing follows the idiom ("I'm mad for a good curry"); ``before``: the
+#: thing is the subject ("football leaves me cold"). The degree words between are free.
+_DEG = r"(?:(?:so|really|absolutely|totally|just|quite|a\s+bit|proper|well|pretty|utterly)\s+)*"
+_IDIOM_LIKE_AFTER = re.compile(
+    rf"^(?:i'?m|im|i\s+am)\s+{_DEG}(?:mad|nuts|wild|crazy|potty|daft|bonkers|gaga|dotty)\s+"
+    r"(?:for|about|on)\s+(?P<obj>.+)$"
+    rf"|^(?:i'?m|im|i\s+am)\s+{_DEG}(?:partial|addicted)\s+to\s+(?P<obj2>.+)$"
+    rf"|^i\s+(?:can'?t|cannot|can\s+never)\s+get\s+enough\s+of\s+(?P<obj3>.+)$"
+    rf"|^(?:i'?ve|i\s+have)\s+(?:got\s+)?a\s+(?:soft\s+spot|weakness|thing)\s+for\s+(?P<obj4>.+)$"
+    r"|^(?:nothing|you\s+can'?t)\s+beats?\s+(?P<obj5>.+)$",
+    re.IGNORECASE,
+)
+_IS = r"(?:'s|'re|\s+is|\s+are)"
+_ISNT = r"(?:'s\s+not|'re\s+not|\s+is\s+not|\s+are\s+not|\s+isn'?t|\s+aren'?t)"
+_IDIOM_LIKE_BEFORE = re.compile(
+    rf"^(?P<obj>[\w' -]{{2,40}}?){_IS}\s+{_DEG}(?:(?:right\s+)?up\s+my\s+(?:street|alley)|"
+    r"my\s+cup\s+of\s+tea|my\s+jam|my\s+bag|my\s+happy\s+place|my\s+guilty\s+pleasure)$"
+    rf"|^(?P<obj2>[\w' -]{{2,40}}?)\s+(?:does|do)\s+it\s+for\s+me$",
+    re.IGNORECASE,
+)
+_IDIOM_DISLIKE_AFTER = re.compile(
+    rf"^(?:i\s+)?(?:can'?t|cannot)\s+{_DEG}(?:be\s+doing\s+with|be\s+arsed\s+with|abide|stomach|"
+    r"be\s+bothered\s+with)\s+(?P<obj>.+)$"
+    rf"|^(?:(?:i'?m|im|i\s+am)\s+)?(?:not|no)\s+{_DEG}(?:big\s+on|keen\s+on|fussed\s+(?:about|on)|"
+    r"one\s+for|much\s+of\s+a\s+fan\s+of|a\s+(?:big\s+|huge\s+)?fan\s+of|fan\s+of)\s+(?P<obj2>.+)$"
+    r"|^(?:i\s+)?(?:could\s+do\s+without|(?:have|'ve\s+got)\s+no\s+time\s+for|"
+    r"never\s+(?:been|was)\s+(?:a\s+)?(?:fan\s+of|into))\s+(?P<obj3>.+)$",
+    re.IGNORECASE,
+)
+_IDIOM_DISLIKE_BEFORE = re.compile(
+    rf"^(?P<obj>[\w' -]{{2,40}}?)(?:{_ISNT}\s+{_DEG}(?:my\s+cup\s+of\s+tea|my\s+thing|my\s+scene|"
+    r"my\s+bag|for\s+me|my\s+jam)"
+    r"|\s+(?:leaves?|leave)\s+me\s+cold|\s+(?:does|do)\s+nothing\s+for\s+me"
+    r"|\s+(?:doesn'?t|don'?t)\s+do\s+(?:it|anything)\s+for\s+me"
+    r"|\s+(?:bores?|bore)\s+me(?:\s+(?:stiff|silly|to\s+tears|to\s+death))?"
+    r"|\s+(?:turns?|turn)\s+my\s+stomach|\s+(?:gets?|get)\s+on\s+my\s+nerves"
+    r"|\s+(?:does|do)\s+my\s+head\s+in|\s+(?:gives?|give)\s+me\s+the\s+ick)$",
+    re.IGNORECASE,
+)
+#: Subjects that name no thing: "that does nothing for me" says nothing kept.
+_NO_THING = re.compile(
+    r"^(?:it|that|this|he|she|they|you|him|her|them|which|what|everything|nothing|anything|"
+    r"something|"
+    r"my\s+(?:mum|mom|dad|sister|brother|wife|husband|partner|boss|friend|kids?))$",
+    re.IGNORECASE,
+)
+
+
+_IDIOM_TAIL = re.compile(r"\s+(?:now|these\s+days|anymore|any\s+more|either|tbh|to\s+be\s+honest)$")
+
+
+def match_idiom(clause: str) -> Fact | None:
+    """A liking or disliking said by idiom (:data:`_IDIOM_LIKE_AFTER` and the others)."""
+    for pattern, polarity in (
+        (_IDIOM_DISLIKE_AFTER, "dislikes"),
+        (_IDIOM_DISLIKE_BEFORE, "dislikes"),
+        (_IDIOM_LIKE_AFTER, "likes"),
+        (_IDIOM_LIKE_BEFORE, "likes"),
+    ):
+        m = pattern.match(clause.strip(" .!"))
+        said = next((g for g in m.groups() if g), "") if m else ""
+        said = _IDIOM_TAIL.sub("", said)
+        if not said or _NO_THING.match(said.strip()):
+            continue
+        obj = _clean_object(said)
+        if obj is None:
+            return None
+        if polarity == "dislikes":
+            return _pref(f"The user doesn't like {obj}.", obj, "dislikes")
+        return _pref(f"The user likes {obj}.", obj, "likes")
+    return None
+
+
 _DRINK = re.compile(
     r"^i\s+(?:now\s+|mostly\s+|usually\s+|only\s+)?(?P<verb>drink|prefer)\s+(?P<obj>.+)$",
     re.IGNORECASE,
@@ -318,7 +393,7 @@ def match_preference(clause: str) -> Fact | None:
             return None
         verb = "drinks" if m.group("verb").lower() == "drink" else "prefers"
         return _pref(f"The user {verb} {obj}.", obj, "likes")
-    return None
+    return match_idiom(clause)
 
 
 def _pref(content: str, obj: str, polarity: str) -> Fact:

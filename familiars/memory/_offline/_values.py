@@ -252,7 +252,8 @@ _LIKING = re.compile(
     r"drink|prefer|switched\s+to|moved\s+on\s+to)\s+(?P<thing>.+?)"
     r"(?:\s+(?:now|these\s+days|at\s+the\s+moment|lately|right\s+now|rn|for\s+me))?$"
     # "these days it's all wild swimming (for me)"
-    r"|^(?:it'?s|its|it\s+is)\s+all\s+(?:about\s+)?(?P<all>.+?)(?:\s+for\s+me)?"
+    r"|^(?:(?:these\s+days|nowadays|now),?\s+)?(?:it'?s|its|it\s+is)\s+(?:all|mostly|mainly|largely|more|pretty\s+much\s+all|"
+    r"more\s+or\s+less\s+all)\s+(?:about\s+)?(?P<all>.+?)(?:\s+for\s+me)?"
     r"(?:\s+(?:now|these\s+days))?$",
     re.I,
 )
@@ -348,8 +349,8 @@ def _pastime(text: str, kind: Callable[[str], str]) -> Fact | None:
     if m is None or _SOMEONE_ELSE.search(text) or m.group("cue"):
         return None
     verb = m.group("verb").lower()
-    if verb in _NOT_WORK_VERBS or verb.endswith("ed"):
-        return None
+    if verb in _NOT_WORK_VERBS or verb.endswith("ed") or _FOR_SOMEONE.search(m.group("what")):
+        return None  # "I cook tea for the family most nights" is a chore, not a liking
     doing = gerund(verb, _AMOUNT.sub("", m.group("what")))
     return match_preference(f"I like {doing}") if kind(doing) == "pastime" else None
 
@@ -369,11 +370,28 @@ def known_job(
     if fact is not None:
         return [fact]
     doing = _DOING.match(text) if job_probability >= 0.3 else None
-    if doing is None or not (doing.group("verb").lower() in _TRADE_VERBS or _WORK_CUE.search(text)):
+    if doing is None:
         return []
-    if unsure and (kind is None or kind(gerund(doing["verb"], doing["what"])) != "job"):
+    said = doing.group("verb").lower() in _TRADE_VERBS or bool(_WORK_CUE.search(text))
+    # "I drive taxis in Leeds": driving taxis is nearest the labelled jobs, not the pastimes
+    as_work = kind is not None and kind(gerund(doing["verb"], doing["what"])) == "job"
+    if not (said or as_work) or (unsure and not as_work):
         return []
-    return _job_values(text, None, sure=False)
+    employer = _named_employer(text)  # "I drive lorries for Eddie Stobart"
+    if employer is not None:
+        done = _job_done_at(text)
+        return [employer, done] if done is not None else []
+    return _job_values(text, None, sure=False, work=True)
+
+
+def _named_employer(text: str) -> Fact | None:
+    """The employer named with a capital after what one does "for"/"at"; None otherwise
+    ("for a living", "at night" name none)."""
+    m = _DONE_AT.match(text)
+    org = _ORG.search(text) if m else None
+    if org is None or not org.group("org")[:1].isupper():
+        return None
+    return _workplace_value(text, None)
 
 
 #: A clause whose subject is someone of the speaker's named in apposition, then a verb: "my
@@ -392,6 +410,43 @@ def named_mine_says(clause: str) -> bool:
     return bool(_NAMED_MINE_SAYS.match(apposed(text)))
 
 
+#: "my bloke is called Gaz", "our moggy's name is Smudge": the speaker's own someone named;
+#: whether a relative or a pet is the noun's to say, whatever the clause's slot.
+_MINE_CALLED = re.compile(
+    r"^(?i:my|our)\s+(?:[\w-]+\s+){0,2}?[\w-]+?(?:(?:'s|\s+is)\s+(?:called|named)|'s\s+name\s+is)"
+    r"\s+[A-ZÀ-Þ]"
+)
+
+
+def named_mine(clause: str) -> bool:
+    """Whether ``clause`` names someone of the speaker's: "my fella Rohan, he's a paramedic"
+    (:func:`named_mine_says`), "my bloke is called Gaz"."""
+    text = _GREETING.sub("", clause.strip(" .!?")).strip()
+    return bool(_MINE_CALLED.match(text)) or named_mine_says(clause)
+
+
+#: Where one is now, said without "live": "we're in Harrogate now", "I've been in Bath since
+#: the summer". A word of lasting is needed: "I'm in Paris this week" is a trip.
+_BEEN_IN = re.compile(
+    r"^(?:i'?m|im|i\s+am|we'?re|we\s+are|(?:i|we)(?:'ve|\s+have)\s+been)\s+"
+    r"(?:(?:now|still|happily|finally|all)\s+)?(?:(?:settled|based|living)\s+)?"
+    r"(?:(?:out|over|up|down|back)\s+)?in\s+"
+    r"(?P<place>(?-i:[A-ZÀ-Þ][\w'.-]*(?:\s+[A-ZÀ-Þ][\w'.-]*)*))\s+"
+    r"(?:now|these\s+days|for\s+good|since\s+.+|for\s+(?:a\s+few|a\s+couple\s+of|\w+)\s+years)$",
+    re.I,
+)
+
+
+def known_home(clause: str, home_probability: float) -> list[Fact]:
+    """The home said by being somewhere for good (:data:`_BEEN_IN`), when the home slot is at
+    least a runner-up's (``home_probability`` >= .3)."""
+    if home_probability < 0.3:
+        return []
+    m = _BEEN_IN.match(_GREETING.sub("", clause.strip(" .!?")).strip())
+    home = match_place_or_home(m.group("place")) if m else None
+    return [home] if home is not None else []
+
+
 def about_someone_else(text: str) -> bool:
     """Whether ``text``'s subject is another person, named or "he"/"she", and the speaker is
     not in it: "Robin is allergic to peanuts" is Robin's allergy, never the speaker's; nor is
@@ -407,8 +462,9 @@ def _deferring(kind: Callable[[str], str], slot: str) -> Callable[[str], str]:
     return lambda noun: slot if (said := kind(noun)) == "other" else said
 
 
-def _job_values(text: str, kind: NounKind, *, sure: bool) -> list[Fact]:
-    """A job by its name ("I'm a plumber"), else by what one does, with the town said."""
+def _job_values(text: str, kind: NounKind, *, sure: bool, work: bool = False) -> list[Fact]:
+    """A job by its name ("I'm a plumber"), else by what one does, with the town said.
+    ``work``: the caller read what is done as work by meaning."""
     fact = _job_value(text, kind)
     if fact is not None:
         return [fact]
@@ -424,7 +480,7 @@ def _job_values(text: str, kind: NounKind, *, sure: bool) -> list[Fact]:
     if m is None or _SOMEONE_ELSE.search(text):
         return []
     verb = m.group("verb").lower()
-    said = m.group("cue") or verb in _TRADE_VERBS or _WORK_CUE.search(text)
+    said = work or m.group("cue") or verb in _TRADE_VERBS or _WORK_CUE.search(text)
     # sure of the slot, no word of work said: what is done must read as work, not a pastime
     # ("I read books": reading books is nearest the labelled pastimes)
     said = said or (sure and (kind is None or kind(gerund(verb, m.group("what"))) == "job"))
@@ -451,6 +507,11 @@ def gerund(verb: str, what: str) -> str:
     return f"{stem}ing {what.strip()}".strip()
 
 
+#: Done for someone of one's own: "I cook tea for the family" is a chore, not a pastime.
+_FOR_SOMEONE = re.compile(
+    r"\bfor\s+(?:the|my|our)\s+(?:family|kids|children|lot|household|husband|wife|partner)\b",
+    re.I,
+)
 #: Done for or to one's own: "I walk my dog", "I cook for my family" is not work.
 _FOR_ONES_OWN = re.compile(r"\b(?:my|our|myself|ourselves)\b", re.I)
 #: "I stack shelves at Tesco": what one does at the employer the clause names.
@@ -534,7 +595,19 @@ def _head(noun: str) -> str:
     return noun.split()[-1].lower().rstrip("s") if noun else ""
 
 
+#: "there's a cat called Mog in that book": a pet said to be there, with nothing making it
+#: the speaker's ("in our house", "at mine") is not theirs; nor one in a story ("a horse
+#: called Shadowfax in that book I'm reading": the "I" is the reader's, not an owner's).
+_THERE_IS = re.compile(r"^there(?:'s|\s+is|\s+was|\s+are|\s+were)\b", re.I)
+_OWNED = re.compile(r"\b(?:my|our|mine|ours|at\s+home|with\s+(?:me|us))\b", re.I)
+_STORY = re.compile(
+    r"\b(?:book|novel|film|movie|show|series|story|game|cartoon|song|poem|comic|play)s?\b", re.I
+)
+
+
 def _pet_value(text: str, kind: NounKind) -> Fact | None:
+    if _THERE_IS.match(text) and (not _OWNED.search(text) or _STORY.search(text)):
+        return None
     found = _named_of_kind(text, "pet", PETS, kind)
     return _pet(f"The user has a {found[0]} called {found[1]}.", found[1]) if found else None
 
