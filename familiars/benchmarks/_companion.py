@@ -6,6 +6,11 @@ the message of the turn, with the episode that turn should bring back as gold; `
 or held, a third held out and never tuned on). Every episode is one user-scope record of its
 person; a moment is asked by that person, so only their own records compete.
 
+Quality is measured without the profile's latency cap (as ``bench locomo`` does): a busy
+machine would otherwise drop the late stages at random and move the figures between runs
+(companion dev R@5 .743 under load against .771 uncapped, same code). The latency is
+reported beside, with how many recalls took longer than the profile's budget.
+
 Each moment is asked three ways on the same reader and index:
 
 - ``message``: the turn's own message, as ``MemoryReader.build_rag_context`` gets it;
@@ -34,6 +39,7 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
+from familiars.benchmarks._locomo import BUDGET_MS
 from familiars.memory import (
     DEFAULT_BUDGETS_MS,
     ContextReading,
@@ -52,6 +58,12 @@ DEFAULT_MULTILINGUAL = DATA_DIR / "multilingual_set.jsonl"
 RECORD_TS = datetime(2025, 1, 1, tzinfo=UTC)
 ASKED_AT = datetime(2026, 1, 1, tzinfo=UTC).timestamp()
 CONTEXT_API = True
+
+
+def uncapped_reader(embedder: Embedder) -> MemoryReader:
+    """A reader that runs every stage of every profile whatever the time (quality figures
+    that do not depend on the machine's load)."""
+    return MemoryReader(embedder, budgets_ms={name: BUDGET_MS for name in DEFAULT_BUDGETS_MS})
 
 
 def load_set(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -112,6 +124,7 @@ def _percentiles(values: Sequence[float]) -> dict[str, float]:
 async def _ask(
     reader: MemoryReader, ask: dict[str, Any], *, k: int, profile: str, context: Sequence[str]
 ) -> tuple[list[str], float]:
+    """The recalled records' keys and the recall's milliseconds."""
     t0 = time.perf_counter()
     kwargs: dict[str, Any] = {"context": list(context)} if context else {}
     if context and not CONTEXT_API:  # before the reader took a context: the messages joined
@@ -130,7 +143,7 @@ async def evaluate_companion(
 ) -> dict[str, Any]:
     """Records R@k per split for the four ways of asking, and recall latency."""
     docs, moments = load_set(path)
-    reader = MemoryReader(embedder)
+    reader = uncapped_reader(embedder)
     await reader.add_records(records(docs, "person"))
     owned: dict[str, set[str]] = {}
     for doc in docs:
@@ -160,6 +173,10 @@ async def evaluate_companion(
     out["moments"] = {s: sum(1 for m in moments if m["split"] == s) for s in ("dev", "held")}
     out["latency_ms"] = _percentiles(latency["message"] + latency["conversation"])
     out["latency_ms_by_query"] = {way: _percentiles(ms) for way, ms in latency.items()}
+    budget = DEFAULT_BUDGETS_MS[profile]
+    out["over_profile_budget"] = sum(
+        ms > budget for ms in latency["message"] + latency["conversation"]
+    )
     out["long_conversation"] = await _long_conversation(reader, moments, ks, profile)
     out["budget_ms"] = DEFAULT_BUDGETS_MS[profile]
     return out
@@ -203,7 +220,7 @@ async def evaluate_multilingual(
         doc["person"] = f"speaker-{doc['lang']}"
     for q in questions:
         q["person"] = f"speaker-{q['lang']}"
-    reader = MemoryReader(embedder)
+    reader = uncapped_reader(embedder)
     await reader.add_records(records(docs, "person"))
     text = {d["id"]: d["text"] for d in docs}
     out: dict[str, Any] = {}
@@ -295,7 +312,10 @@ def print_report(report: dict[str, Any]) -> None:
         rows,
     )
     lat = comp["latency_ms"]
-    print(f"recall latency p50 {lat['p50']} ms, p95 {lat['p95']} ms (budget {comp['budget_ms']})")
+    print(
+        f"recall latency p50 {lat['p50']} ms, p95 {lat['p95']} ms (budget {comp['budget_ms']},"
+        f" {comp.get('over_profile_budget', 0)} recalls over it; figures uncapped)"
+    )
     for way, ms in comp.get("latency_ms_by_query", {}).items():
         print(f"  with the {way}: p50 {ms['p50']} ms, p95 {ms['p95']} ms")
     if long := comp.get("long_conversation"):

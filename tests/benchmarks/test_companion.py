@@ -4,9 +4,10 @@ the multilingual set, and their bench report beside plain cosine."""
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from familiars.benchmarks import _companion as companion
-from familiars.memory import ContextReading
+from familiars.memory import DEFAULT_BUDGETS_MS, ContextReading, MemoryReader
 from tests.fakes import HashEmbedder
 
 
@@ -53,3 +54,28 @@ async def test_the_report_puts_recall_beside_plain_cosine(tmp_path) -> None:
     zh = report["multilingual"]["zh"]
     assert zh["shares_a_keyword_term"] > 0
     assert zh["keyword_part_nonzero"] == zh["shares_a_keyword_term"]
+
+
+async def test_quality_is_measured_uncapped_and_time_over_the_budget_is_counted(
+    tmp_path, monkeypatch
+) -> None:
+    """A busy machine must not move the figures: every stage runs whatever the time (the
+    budget here is 0 ms, so a capped reader would drop them all), and the recalls that took
+    longer than the profile's budget are counted beside."""
+    data = tmp_path / "set.jsonl"
+    lines = companion.DEFAULT_SET.read_text(encoding="utf-8").splitlines()
+    data.write_text("\n".join(ln for ln in lines if '"mara-0' in ln or '"cm-00' in ln) + "\n")
+    monkeypatch.setitem(DEFAULT_BUDGETS_MS, "standard", 0.0)
+    dropped: list[list[str]] = []
+    ask = MemoryReader.build_rag_context
+
+    async def spy(self: MemoryReader, *args: Any, **kwargs: Any) -> Any:
+        result = await ask(self, *args, **kwargs)
+        dropped.append(list(result.dropped))
+        return result
+
+    monkeypatch.setattr(MemoryReader, "build_rag_context", spy)
+    comp = await companion.evaluate_companion(data, HashEmbedder(dim=128), (5, 10))
+    asked = 2 * sum(comp["moments"].values())
+    assert len(dropped) >= asked and not any(dropped)
+    assert comp["over_profile_budget"] == asked
