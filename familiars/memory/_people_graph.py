@@ -225,7 +225,12 @@ class PeopleGraph:
 _REL_BARE = _REL.replace("(?P<rel>", "(?:")
 _MY_CHAIN = re.compile(rf"\bmy\s+({_REL_BARE}(?:'s\s+{_REL_BARE})*)", re.I)
 _NAME_CHAIN = re.compile(rf"(?-i:\b([A-Z][\w-]+))'s\s+({_REL_BARE}(?:'s\s+{_REL_BARE})*)", re.I)
-_PAST = re.compile(r"\b(?:before|used to|previous|former|old|last|earlier|ex)\b", re.I)
+#: "my old boss", "who was my boss before?"; not "how old is my son?" or "8 years old" (an
+#: age: the current record answers it, never the one a correction replaced).
+_PAST = re.compile(
+    r"\b(?:before|used to|previous|former|(?<!\bhow\s)(?<!\byears\s)old|last|earlier|ex)\b",
+    re.I,
+)
 
 
 #: "who is Jo married to?", "is my sister engaged to ...": the spouse of a name or relation.

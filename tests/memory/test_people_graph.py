@@ -166,3 +166,19 @@ async def test_a_corrected_record_is_never_walked_to(memory_home, workspace):
         for question in ("how old is my son?", "what did my son do before?"):
             hits = await people.answer("ana", question)
             assert [h.record.id for h in hits] == [new.id], question
+
+
+async def test_how_old_asks_the_corrected_record_not_the_one_it_replaced(tmp_path):
+    """ "how old is my son?" is not a question about the past: after a correction
+    (``/memory edit``) the graph walks to the record that replaced the old one."""
+    settings = load_settings(workspace=tmp_path / "ws")
+    async with open_workspace(settings, embedder=HashEmbedder(dim=64)) as mw:
+        old = await mw.store.append(records(["The user's son Leo just turned 7."])[0])
+        new = await mw.store.update(old.id, "The user's son Leo is 8 now.")
+        people = PeopleIndex(mw.store, mw.index)
+        for question in ("how old is my son?", "How old's my son now?", "is my son 8 years old?"):
+            hits = await people.answer("ana", question)
+            assert [h.record.id for h in hits] == [new.id], question
+        graph = build_graph(await mw.store.list(live_only=False))
+        assert walk("who was my old boss?", build_graph(records())) == [[("user", "boss", "Priya")]]
+        assert walk("how old is my son?", graph) == [[("user", "son", "Leo")]]
