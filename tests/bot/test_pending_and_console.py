@@ -193,3 +193,16 @@ async def test_no_escape_sequence_of_a_reply_or_command_reaches_the_terminal() -
     assert "\n[2Jreminder\n" in printed and printed.endswith(f"\r\x1b[K(note: [31mred)\n{PROMPT}")
     assert printed.count("\x1b") == 1  # the notice's own line clearing, nothing else
     assert "\r" not in printed.replace("\r\x1b[K", "") and "\x07" not in printed
+
+
+async def test_a_reminder_while_the_prompt_waits_draws_the_prompt_again() -> None:
+    """A reminder fired while "you> " waited for a line: it was written below the prompt and
+    the cursor was left on an empty line, as if the chat had hung."""
+    out = io.StringIO()
+    console = ConsoleAdapter(Echo(), stdin=io.StringIO(""), stdout=out, interactive=True)
+    console._at_prompt = True  # as while waiting for a line
+    await console.send(console.chat_id, "⏰ Reminder: check the oven")
+    assert out.getvalue() == f"\r\x1b[K⏰ Reminder: check the oven\n\n{PROMPT}"
+    console._at_prompt = False  # during a turn: on lines of its own, no prompt
+    await console.send(console.chat_id, "⏰ Reminder: stretch")
+    assert out.getvalue().endswith("\n⏰ Reminder: stretch\n\n")

@@ -105,7 +105,15 @@ class ConsoleAdapter(PlatformAdapter):
         self._task = None
 
     async def send(self, chat_id: str, text: str, *, thread_id: str | None = None) -> str:
-        self._write(f"\n{text}\n\n" if self.interactive else f"{text}\n\n")
+        """A message the person did not just ask for (a reminder, a check-in). While the
+        prompt waits for a line it takes the prompt's place, and the prompt is drawn again
+        below it (else the cursor sat on an empty line, as if the chat had hung)."""
+        if not self.interactive:
+            self._write(f"{text}\n\n")
+        elif self._at_prompt:
+            self._write(f"{text}\n\n{PROMPT}", control="\r\x1b[K")
+        else:
+            self._write(f"\n{text}\n\n")
         self._n += 1
         return f"console-{self._n}"
 
