@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from familiars.memory._errors import InvalidCellError
+from familiars.memory._errors import InvalidCellError, InvalidIdError
 
 SCOPES: tuple[str, ...] = ("user", "identity", "dialogue", "ephemeral")
 
@@ -225,3 +225,28 @@ def is_expired(
 def is_live(rec: MemoryRecord, **ctx: Any) -> bool:
     """§5.8.2: not deprecated and not expired."""
     return not rec.deprecated and not is_expired(rec, **ctx)
+
+
+def make_record(
+    content: str,
+    *,
+    scope: str,
+    category: str,
+    user_key: str | None = None,
+    agent_id: str = "agent_0",
+    dialogue_id: str | None = None,
+    **fields: Any,
+) -> MemoryRecord:
+    """A new record with a fresh id, owner set as the scope needs it."""
+    if scope == "user" and user_key is None:
+        raise InvalidIdError("user_key", None, "user scope needs a user key")
+    return MemoryRecord(
+        id=fields.pop("id", None) or new_id(),
+        scope=scope,
+        category=category,
+        content=content,
+        user_key=user_key,
+        agent_id=agent_id,
+        dialogue_id=dialogue_id,
+        **fields,
+    )

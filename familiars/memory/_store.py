@@ -30,12 +30,13 @@ from familiars.config import PrivacySettings
 from familiars.memory import _history as history
 from familiars.memory._atomic import atomic_write_text, ensure_private_dir
 from familiars.memory._entries import ParsedFile, Segment, read_file, render_file
-from familiars.memory._errors import EntryParseError, InvalidIdError, RecordNotFoundError
+from familiars.memory._errors import EntryParseError, RecordNotFoundError
 from familiars.memory._limits import DEFAULT_MAX_RECORD_CHARS, check_record_length
 from familiars.memory._list_query import ListQuery
 from familiars.memory._lock import clean_stale_temp_files, under_lock
 from familiars.memory._paths import (
     check_record_id,
+    check_user_key,
     owner_from_path,
     resolve_path,
 )
@@ -45,6 +46,7 @@ from familiars.memory._records import (
     check_cell,
     is_live,
     iso_now,
+    make_record,
     new_id,
 )
 from familiars.memory._redaction import Redactor
@@ -790,31 +792,6 @@ def _supersede_chain(events: list[dict[str, Any]], record_id: str) -> set[str]:
                 chain.add(nxt)
                 frontier.append(nxt)
     return chain
-
-
-def make_record(
-    content: str,
-    *,
-    scope: str,
-    category: str,
-    user_key: str | None = None,
-    agent_id: str = "agent_0",
-    dialogue_id: str | None = None,
-    **fields: Any,
-) -> MemoryRecord:
-    """A new record with a fresh id, owner set as the scope needs it."""
-    if scope == "user" and user_key is None:
-        raise InvalidIdError("user_key", None, "user scope needs a user key")
-    return MemoryRecord(
-        id=fields.pop("id", None) or new_id(),
-        scope=scope,
-        category=category,
-        content=content,
-        user_key=user_key,
-        agent_id=agent_id,
-        dialogue_id=dialogue_id,
-        **fields,
-    )
 
 
 __all__ = ["MemoryStore", "StoreChange", "StoreListener", "make_record", "normalise_content"]
