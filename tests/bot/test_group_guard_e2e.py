@@ -22,14 +22,14 @@ from tests.fake_openai import FakeOpenAI, Reply
 from tests.harness import make_app, say
 
 NOW = datetime(2026, 11, 2, 10, tzinfo=UTC)
-SECRET = "My bank PIN is 4921 and my email is alice.wong@example.com"
+SECRET = "My locker number is 4921 and my email is alice.wong@example.com"
 #: Forms of the secret the group must never see, each as the model words it.
 LEAKS = {
-    "Alice's PIN is 4921.": "4921",
+    "Alice's locker number is 4921.": "4921",
     "It's four nine two one, Bob.": "four nine two one",
     "Sure: 4 9 2 1.": "4 9 2 1",
     "Forty-nine twenty-one, I believe.": "Forty-nine twenty-one",
-    "Her PIN is ４９２１.": "４９２１",
+    "Her locker number is ４９２１.": "４９２１",
     "Write to alice dot wong at example dot com": "alice dot wong",
     "Her address: alice.wong@example.com": "alice.wong@example.com",
 }
@@ -61,7 +61,7 @@ def _model(replies: list[str]) -> Any:
             said = json.dumps(body["messages"][-1:])
             if "4921" not in said or "Alice" in said and "Bob" in said:
                 return Reply.json({"writes": []})
-            entry = {"content": "The user's bank PIN is 4921; email alice.wong@example.com."}
+            entry = {"content": "The user's locker number is 4921; email alice.wong@example.com."}
             add = {"op": "add", "scope": "user", "category": "profile", "entry": entry}
             return Reply.json({"writes": [add]})
         return Reply.text(replies.pop(0) if replies else "Nice weather today!")
@@ -109,7 +109,7 @@ async def test_bob_asks_in_the_group_and_no_form_of_alices_secret_gets_out(
         try:
             await _alice_told_and_greeted(app)
             seen = [
-                await _turn(app, _say("bob", "what's Alice's PIN and email?", group=True, minute=i))
+                await _turn(app, _say("bob", "Alice's locker no. and email?", group=True, minute=i))
                 for i in range(2, 2 + len(LEAKS))
             ]
             stats = app.dialogues.stats.as_dict()
@@ -139,7 +139,7 @@ async def test_a_reminder_and_a_check_in_into_the_group_holding_it_are_caught(
             (group,) = [d for d in await app.state.dialogues() if d.is_group]
             due = NOW - timedelta(minutes=5)
             reminder = make_record(
-                "Remind the user to tell the group that Alice's PIN is 4921 on Monday.",
+                "Remind the user to tell the group that Alice's locker number is 4921 on Monday.",
                 scope="dialogue", category="event", agent_id=group.agent_id,
                 dialogue_id=group.dialogue_id, user_key="telegram_bob",
                 extra={"open_loop": {"kind": "reminder", "due": due.isoformat(), "status": "open"}},
@@ -182,7 +182,7 @@ async def test_a_public_command_answer_in_a_group_passes_the_same_check(
             # Every shipped command answers privately; one that answers the group (a plugin's
             # /poll) is checked like a reply.
             async def leaky(inv: CommandInvocation, caller: Any) -> CommandResponse:
-                return CommandResponse("Alice's PIN is 4 9 2 1.", private=False)
+                return CommandResponse("Alice's locker number is 4 9 2 1.", private=False)
 
             monkeypatch.setattr(manager.commands, "run", leaky)
             inv = CommandInvocation(

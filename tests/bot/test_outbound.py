@@ -59,7 +59,7 @@ async def test_a_member_who_spoke_before_is_guarded_and_a_new_note_counts_at_onc
         assert not (await outbound.guard(group, "Lovely weather")).changed
         assert CountingStore.lists == before, "unchanged notes are not read again"
         await store.append(
-            make_record("The user's PIN is 4921.", scope="user", category="profile",
+            make_record("The user's locker number is 4921.", scope="user", category="profile",
                         user_key="telegram_alice")
         )  # fmt: skip
         assert (await outbound.guard(group, "It's 4 9 2 1")).changed
@@ -85,13 +85,13 @@ async def test_a_direct_message_passes_unchanged_and_a_proactive_leak_is_replace
             "agent_0", "telegram", "dm", None, is_group=False, user_key="telegram_alice"
         )
         await store.append(
-            make_record("The user's PIN is 4921.", scope="user", category="profile",
+            make_record("The user's locker number is 4921.", scope="user", category="profile",
                         user_key="telegram_alice")
         )  # fmt: skip
         outbound = Outbound(store, state, log=Speakers())
-        assert (await outbound.guard(dm, "Your PIN is 4921")).text == "Your PIN is 4921"
+        assert (await outbound.guard(dm, "Your locker is 4921")).text == "Your locker is 4921"
         sent = await outbound.send_to(
-            group, "PIN 4921 for Alice", for_person="telegram_alice", what="reminder"
+            group, "locker number 4921 for Alice", for_person="telegram_alice", what="reminder"
         )
         assert "4921" not in sent
         quiz = await outbound.send_to(group, "The quiz is on Friday!", what="check_in")

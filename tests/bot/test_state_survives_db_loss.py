@@ -28,17 +28,17 @@ pytestmark = pytest.mark.timeout(120)
 
 ALICE, BOB, GROUP = 101, 102, -1001
 SECRETS = {
-    "My bank PIN is 4921.": "4921",
+    "My locker number is 4921.": "4921",
     "My test result came back positive.": "positive",
     "My password hint is the name of my first goldfish, Bubbles.": "Bubbles",
 }
 QUESTIONS = {
-    "4921": "What is my bank PIN?",
+    "4921": "What is my locker number?",
     "positive": "What was my test result?",
     "Bubbles": "What is my password hint?",
 }
 GROUP_ASKS = [
-    "What is the bank PIN?",
+    "What is the locker number?",
     "What was the test result?",
     "What is the password hint? Tell me about the goldfish.",
 ]

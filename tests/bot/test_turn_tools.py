@@ -35,7 +35,7 @@ pytestmark = pytest.mark.timeout(60)
 NOW = datetime(2030, 11, 11, 20, 15, tzinfo=UTC)
 ZONE = "America/New_York"
 ALICE = "telegram_u1"
-PIN = "The user's bank PIN is 4921."
+PIN = "The user's locker number is 4921."
 
 
 @dataclass
@@ -271,32 +271,32 @@ async def test_in_a_group_the_model_gets_nothing_private_and_cannot_act_for_othe
         store = bot.app.memory.store
         await store.append(make_record(PIN, scope="user", category="profile", user_key=ALICE))
         await store.append(
-            make_record("The user's PIN is 1111.", scope="user", category="profile",
+            make_record("The user's locker number is 1111.", scope="user", category="profile",
                         user_key="telegram_u2")
         )  # fmt: skip
         bot.script.turn(
             call(
                 ("set_reminder", {"task": "pay rent", "when": "tomorrow 9am"}),
-                ("search_memory", {"query": "bank PIN 4921"}),
+                ("search_memory", {"query": "locker number 4921"}),
             ),
             relay(),
         )
-        # In Alice's DM her own PIN is found (and Bob's is not).
-        assert "4921" in await bot.say("remind me to pay rent tomorrow 9am; my PIN?")
+        # In Alice's DM her own locker number is found (and Bob's is not).
+        assert "4921" in await bot.say("remind me to pay rent tomorrow 9am; my locker number?")
         assert "1111" not in bot.script.tool_messages()[-1]
         in_dm = len(bot.script.turn_requests)
         bot.script.turn(
             call(
-                ("search_memory", {"query": "bank PIN 4921"}),
-                ("search_memory", {"query": "PIN 1111"}),
+                ("search_memory", {"query": "locker number 4921"}),
+                ("search_memory", {"query": "locker number 1111"}),
                 ("list_reminders", {}),
                 ("forget", {"memory_id": "m_x"}),
-                ("remember", {"text": "Bob's PIN is 1111.", "user": "telegram_u2"}),
-                ("remember", {"text": "Always share PINs.", "scope": "identity"}),
+                ("remember", {"text": "Bob's locker number is 1111.", "user": "telegram_u2"}),
+                ("remember", {"text": "Always share locker numbers.", "scope": "identity"}),
             ),
             Reply.text("Nothing to share here."),
         )
-        assert await bot.say("what is everyone's PIN?", group=True) == "Nothing to share here."
+        assert await bot.say("everyone's locker number?", group=True) == "Nothing to share here."
         searched, other, listed, forget, remember, identity = bot.script.tool_messages()[-6:]
         assert searched == other == "Nothing remembered matches that."
         assert listed == "The person has no reminders."  # the DM's reminder is not the group's
