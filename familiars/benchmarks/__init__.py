@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from familiars.benchmarks._util import synthetic_facts
+
 
 @dataclass(frozen=True)
 class BenchCommand:
@@ -112,4 +114,5 @@ __all__ = [
     "COMMANDS",
     "BenchCommand",
     "load_command",
+    "synthetic_facts",
 ]

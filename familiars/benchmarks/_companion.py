@@ -39,7 +39,7 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
-from familiars.benchmarks._locomo import BUDGET_MS
+from familiars.benchmarks._util import BUDGET_MS
 from familiars.memory import (
     DEFAULT_BUDGETS_MS,
     ContextReading,

@@ -37,6 +37,7 @@ from familiars.benchmarks._implicit import DEFAULT_PAIRS, by_kind, load_pairs, s
 from familiars.benchmarks._locomo_home import RecordHome
 from familiars.benchmarks._prompt_share import PromptSetup, PromptShare, evidence_id
 from familiars.benchmarks._replay_facts import written_records
+from familiars.benchmarks._util import BUDGET_MS
 from familiars.bot import ReaderRecaller
 from familiars.memory import (
     DEFAULT_BUDGETS_MS,
@@ -55,7 +56,6 @@ DIALOGUE = "dialogue_1"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 DEFAULT_DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo_dev.json"
 TURN_GAP_S = 30.0
-BUDGET_MS = 60_000.0
 _EVIDENCE = re.compile(r"^D:?(\d+):(\d+)$")
 
 

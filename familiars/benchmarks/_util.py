@@ -6,6 +6,10 @@ import random
 
 import numpy as np
 
+# Quality benches lift the reader's time budgets out of reach, so a loaded machine drops no
+# stage at random (bench locomo, bench companion).
+BUDGET_MS = 60_000.0
+
 _SUBJECTS = ["I", "My sister", "My partner", "My boss", "Our neighbour", "My friend Sam", "Grandma"]
 _VERBS = ["loves", "hates", "is learning", "keeps talking about", "started", "gave up", "misses"]
 _OBJECTS = [

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from familiars.benchmarks._util import synthetic_facts
+from familiars.benchmarks import synthetic_facts
 from familiars.bot._answers import answer_lines, may_answer
 
 _QUESTIONS = [

@@ -22,8 +22,7 @@ from familiars.llm import (
     build_chat_model,
     output_limit,
 )
-from familiars.memory import Consolidator, MemoryStore
-from familiars.memory._writer._dedupe import EmbedderVectors
+from familiars.memory import Consolidator, EmbedderVectors, MemoryStore
 from familiars.scheduler import DeciderService, decide
 from tests.bot.test_model_faults import _msg
 from tests.fake_openai import FakeOpenAI, Reply
