@@ -3,6 +3,7 @@ costs nothing when the worker has nothing of this process's left."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
 from familiars.memory import MemoryStore
@@ -50,3 +51,25 @@ async def test_settle_without_a_worker_processes_the_queue(workspace):
         assert await _names(store) == {"The user's name is Ann."}
     finally:
         await store.close()
+
+
+async def test_settle_waits_for_a_turn_the_worker_is_processing(workspace, memory_home):
+    """In the database a turn the worker has taken is locked and no longer listed (SKIP
+    LOCKED): settle waited for the list alone and returned before its write (CI, stop 31)."""
+    async with open_store(workspace) as store:
+        writer = MemoryWriter(store)
+        queue = WriterQueue(writer, home_of(store))
+        process = writer.process_turn
+
+        async def slow(turn: TurnContext):  # type: ignore[no-untyped-def]
+            await asyncio.sleep(0.5)
+            return await process(turn)
+
+        writer.process_turn = slow  # type: ignore[method-assign]
+        async with queue:
+            held = await queue.hold(_turn("I live in Oslo"))
+            assert held is not None
+            await queue.release(held)
+            await asyncio.sleep(0.2)  # the worker has taken it and is writing
+            await queue.settle()
+            assert "The user lives in Oslo." in await _names(store)

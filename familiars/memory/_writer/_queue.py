@@ -242,7 +242,9 @@ class WriterQueue:
             await self.process_pending()
             return
         task = self._task
-        while await self.apending():
+        # A turn this process's worker has taken is no longer listed in the database (its
+        # row is locked, SKIP LOCKED passes it): the worker still busy is waited for too.
+        while await self.apending() or self._busy():
             if task.done():
                 task.result()  # the worker died: its error goes to the caller; the turns stay
                 raise RuntimeError("the writer queue's worker stopped; queued turns are kept")
@@ -263,12 +265,16 @@ class WriterQueue:
         if (
             self.home is None
             and not self._releasing
-            and self._idle.is_set()
+            and not self._busy()
             and self._task is not None
             and not self._task.done()
         ):
             return
         await self.drain()
+
+    def _busy(self) -> bool:
+        """The worker is in a pass, or woken for one it has not begun."""
+        return not self._idle.is_set() or self._wake.is_set()
 
     async def process_pending(self) -> int:
         """Process every queued turn now, in order; returns how many were processed."""
@@ -299,6 +305,7 @@ class WriterQueue:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), SHARED_POLL_S)
             self._wake.clear()
+            self._idle.clear()  # a pass from here to its end: drain waits for it
             while self.home is not None and await self._taken_or_lost():
                 pass
             while self.home is None and (paths := self.pending()):
