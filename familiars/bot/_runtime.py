@@ -283,8 +283,10 @@ class Application:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
 
-    async def run_until_stopped(self) -> None:
-        """Run until Ctrl-C / SIGTERM (or the console's input ends), then stop cleanly."""
+    async def run_until_stopped(self, stopping: Callable[[], None] | None = None) -> None:
+        """Run until Ctrl-C / SIGTERM (or the console's input ends), then stop cleanly;
+        ``stopping`` is called as the stop begins (the CLI arms its stack dump there, so a
+        stop that hangs says where)."""
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -302,6 +304,8 @@ class Application:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 with contextlib.suppress(NotImplementedError, RuntimeError):
                     loop.remove_signal_handler(sig)
+            if stopping is not None:
+                stopping()
             await self.stop()
 
     async def settle(self) -> None:

@@ -48,8 +48,10 @@ _stop_log: Any = None
 def _stacks_if_slow(where: Path | None) -> None:
     """From now on: if the process is still alive after :data:`SLOW_STOP_S`, every thread's
     stack goes to ``where`` (the workspace's log; None: stderr). The process ending is what
-    calls it off."""
+    calls it off. Armed once: a second call (the stop's end after its start) leaves it."""
     global _stop_log
+    if _stop_log is not None:
+        return
     logging.getLogger(__name__).info("stopping (thread stacks follow if it takes %.0f s)",
                                      SLOW_STOP_S)  # fmt: skip
     try:
@@ -57,6 +59,24 @@ def _stacks_if_slow(where: Path | None) -> None:
         faulthandler.dump_traceback_later(SLOW_STOP_S, repeat=True, file=_stop_log)
     except (OSError, ValueError, AttributeError):  # no file to write to: no stacks
         return
+    with contextlib.suppress(RuntimeError):  # on the loop: its tasks' awaits too
+        _tasks_later(asyncio.get_running_loop(), _stop_log)
+
+
+def _tasks_later(loop: asyncio.AbstractEventLoop, out: Any) -> None:
+    """Every :data:`SLOW_STOP_S` while the loop runs: each task's await, written to ``out``
+    (a stop hung on an await leaves every thread idle: their stacks alone say nothing)."""
+
+    def dump() -> None:
+        with contextlib.suppress(Exception):
+            print(f"-- asyncio tasks after a slow stop ({len(asyncio.all_tasks(loop))}):",
+                  file=out)  # fmt: skip
+            for task in asyncio.all_tasks(loop):
+                task.print_stack(limit=8, file=out)
+            out.flush()
+        loop.call_later(SLOW_STOP_S, dump)
+
+    loop.call_later(SLOW_STOP_S, dump)
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
@@ -84,7 +104,7 @@ async def _run(settings: Settings) -> None:
         if not app.adapters:
             fail("nothing to run: no platform token and no terminal chat")
         await app.start()
-        await app.run_until_stopped()
+        await app.run_until_stopped(stopping=lambda: _stacks_if_slow(None))
     finally:
         _stacks_if_slow(None)
         await app.shutdown()
@@ -136,16 +156,17 @@ async def _chat(settings: Settings, user: str) -> None:
         pending.failed(exc)
         await console.stop()
         raise
+    log = Path(settings.workspace) / LOG_FILE
     try:
-        await _serve(app, pending)
+        await _serve(app, pending, stopping=lambda: _stacks_if_slow(log))
     finally:
-        _stacks_if_slow(Path(settings.workspace) / LOG_FILE)
+        _stacks_if_slow(log)
         await app.shutdown()
         await console.stop()
         await early
 
 
-async def _serve(app: Application, pending: Any) -> None:
+async def _serve(app: Application, pending: Any, stopping: Callable[[], None]) -> None:
     try:
         await app.initialize()
     except BaseException as exc:
@@ -155,7 +176,7 @@ async def _serve(app: Application, pending: Any) -> None:
     # Only once started: the recall index is loaded in start (a message typed at once was
     # recalled against an empty index: "/memory search" found nothing on a database home).
     pending.ready(app.dialogues, settle=app.settle)
-    await app.run_until_stopped()
+    await app.run_until_stopped(stopping=stopping)
 
 
 def _run_chat(settings: Settings, user: str) -> None:

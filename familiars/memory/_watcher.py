@@ -99,8 +99,11 @@ class MemoryWatcher:
             # Debounce: wait until no new event arrived for debounce_s.
             while True:
                 self._wake.clear()
+                # asyncio.timeout, not wait_for: on Python 3.11 wait_for drops a cancel
+                # that comes as the event is set, and the stop waited for ever (CI, stop 31).
                 try:
-                    await asyncio.wait_for(self._wake.wait(), timeout=self.debounce_s)
+                    async with asyncio.timeout(self.debounce_s):
+                        await self._wake.wait()
                 except TimeoutError:
                     break
             paths, self._pending = self._pending, set()

@@ -46,3 +46,27 @@ def test_watchdogs_warning_on_a_new_folder_is_kept_off_the_terminal() -> None:
         warnings.warn_explicit(text, RuntimeWarning, "inotify.py", 365, "watchdog.observers")
         warnings.warn_explicit("other", RuntimeWarning, "inotify.py", 366, "watchdog.observers")
     assert [str(w.message) for w in caught] == ["other"]
+
+
+async def test_a_stop_as_an_edit_arrives_ends_the_watcher(workspace: Path) -> None:
+    """A file event landing as the stop cancels the debounce wait: on Python 3.11 wait_for
+    swallowed that cancel and the watcher waited for ever, so SIGTERM never ended the chat
+    (stop 31's CI). The cancel must end the task."""
+    async with (
+        MemoryIndex(workspace, HashEmbedder()) as index,
+        MemoryStore(workspace, listeners=[index]) as store,
+    ):
+        watcher = MemoryWatcher(store, index, debounce_s=30)
+        await watcher.start()
+        try:
+            md = workspace / "users/alice/preference.md"
+            watcher.notify(md)
+            await asyncio.sleep(0.05)  # in the debounce wait now
+            task = asyncio.all_tasks() - {asyncio.current_task()}
+            worker = next(t for t in task if t.get_name() == "memory-watcher")
+            watcher.notify(md)  # the event and the cancel in one turn of the loop
+            worker.cancel()
+            done, _ = await asyncio.wait({worker}, timeout=5)
+            assert worker in done, "the cancelled watcher went on waiting"
+        finally:
+            await watcher.stop()

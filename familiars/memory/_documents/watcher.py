@@ -185,8 +185,9 @@ class FolderWatcher:
             timeout = None if due_at is None else max(0.0, due_at - self.clock())
             self._wakeup.clear()
             if timeout is None or timeout > 0:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wakeup.wait(), timeout)
+                with contextlib.suppress(TimeoutError):  # not wait_for: it can drop a cancel
+                    async with asyncio.timeout(timeout):
+                        await self._wakeup.wait()
             await self.process_due()
 
 

@@ -302,8 +302,9 @@ class WriterQueue:
             if self.home is None:
                 await self._wake.wait()
             else:  # turns a dead worker left, or others queued: looked for every few seconds
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), SHARED_POLL_S)
+                with contextlib.suppress(TimeoutError):  # not wait_for: it can drop a cancel
+                    async with asyncio.timeout(SHARED_POLL_S):
+                        await self._wake.wait()
             self._wake.clear()
             self._idle.clear()  # a pass from here to its end: drain waits for it
             while self.home is not None and await self._taken_or_lost():

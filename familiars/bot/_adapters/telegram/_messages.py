@@ -212,8 +212,9 @@ class TelegramTurns:
     async def _keep_typing(self, chat_id: str, thread: str | None, done: asyncio.Event) -> None:
         while not done.is_set():
             await self._sender.typing(chat_id, thread)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(done.wait(), TYPING_EVERY_S)
+            with contextlib.suppress(TimeoutError):  # not wait_for: it can drop a cancel
+                async with asyncio.timeout(TYPING_EVERY_S):
+                    await done.wait()
 
     def _spawn(self, work: Awaitable[None]) -> None:
         task = asyncio.ensure_future(work)
