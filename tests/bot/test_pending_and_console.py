@@ -206,3 +206,48 @@ async def test_a_reminder_while_the_prompt_waits_draws_the_prompt_again() -> Non
     console._at_prompt = False  # during a turn: on lines of its own, no prompt
     await console.send(console.chat_id, "⏰ Reminder: stretch")
     assert out.getvalue().endswith("\n⏰ Reminder: stretch\n\n")
+
+
+class _Slow(Echo):
+    """Answers once ``go`` is set: a reply still being written when the stop comes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.go = asyncio.Event()
+        self.began = asyncio.Event()
+
+    async def respond(self, message: IncomingMessage) -> AsyncIterator[str]:
+        self.began.set()
+        await self.go.wait()
+        yield f"echo: {message.text}"
+
+
+class _OneLineThenWait(io.StringIO):
+    """A terminal: one typed line, then the keyboard waits (never an end of input)."""
+
+    def __init__(self, line: str) -> None:
+        super().__init__(line)
+        self.wait = __import__("threading").Event()
+
+    def readline(self, *args: object) -> str:  # type: ignore[override]
+        line = super().readline()
+        if not line:
+            self.wait.wait(5)
+        return line
+
+
+async def test_a_stop_during_a_reply_lets_the_reply_finish() -> None:
+    """SIGTERM a moment after Enter (T33): the reply the person waits for is written, and
+    the stop then ends the chat; a stop at the prompt ends it at once."""
+    slow, out = _Slow(), io.StringIO()
+    stdin = _OneLineThenWait("My favourite season is autumn.\n")
+    console = ConsoleAdapter(slow, stdin=stdin, stdout=out, interactive=False)
+    await console.start()
+    await asyncio.wait_for(slow.began.wait(), 5)
+    stop = asyncio.ensure_future(console.stop())
+    await asyncio.sleep(0.2)
+    assert not stop.done()  # waiting for the reply, not cutting it off
+    slow.go.set()
+    await asyncio.wait_for(stop, 5)
+    stdin.wait.set()
+    assert "echo: My favourite season is autumn." in out.getvalue()

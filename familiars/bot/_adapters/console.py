@@ -27,6 +27,9 @@ from familiars.bot._adapters.base import (
 )
 
 PROMPT = "you> "
+#: A stop (SIGTERM, Ctrl-C) lets the message being answered finish for up to this long: a
+#: normal stop a moment after Enter dropped the reply the person was waiting for.
+STOP_GRACE_S = 20.0
 #: A text file a command hands back (an export) is shown inline up to this size.
 INLINE_TEXT_MAX = 64 * 1024
 
@@ -85,6 +88,7 @@ class ConsoleAdapter(PlatformAdapter):
         self.finished = asyncio.Event()
         self._n = 0
         self._at_prompt = False  # "you> " is shown and the line not yet read
+        self._reading = asyncio.Event()  # set while waiting for a line: no turn under way
 
     @property
     def chat_id(self) -> str:
@@ -98,6 +102,15 @@ class ConsoleAdapter(PlatformAdapter):
         self._task = asyncio.create_task(self._loop(), name="console-adapter")
 
     async def stop(self) -> None:
+        """Stop reading; a message being answered is finished first (up to
+        :data:`STOP_GRACE_S`), so its reply is shown and kept."""
+        task = self._task
+        if task is not None and not task.done() and not self._reading.is_set():
+            reading = asyncio.ensure_future(self._reading.wait())
+            await asyncio.wait(
+                {reading, task}, timeout=STOP_GRACE_S, return_when=asyncio.FIRST_COMPLETED
+            )
+            reading.cancel()
         if self._task is not None and not self._task.done():
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -166,7 +179,9 @@ class ConsoleAdapter(PlatformAdapter):
                 if self.interactive:
                     self._write(PROMPT)
                 self._at_prompt = True
+                self._reading.set()
                 line = await self._readline()
+                self._reading.clear()
                 self._at_prompt = False
                 if not line:
                     break
