@@ -222,6 +222,28 @@ class ReminderBook:
             every=reminder.every,
         )
 
+    async def follow_zone(self, user_key: str, zone: str, now: datetime) -> list[Reminder]:
+        """A person moved to ``zone``: their repeating reminders keep their time of day there
+        ("every Monday at 08:00" set in London comes at 08:00 in New York, as a phone's alarm
+        does; it showed 03:00 beside its 08:00 rule). One-off reminders keep their moment.
+        Returns the reminders re-timed, as they now are."""
+        changed: list[Reminder] = []
+        for reminder in await self.of(user_key, now):
+            rule = reminder.every
+            if not reminder.is_open() or rule is None or rule.get("tz") == zone:
+                continue
+            moved = {**rule, "tz": zone}
+            due = next_due(moved, now)
+            if due is None:
+                continue
+            rec = await self.store.get(reminder.record_id)
+            fields = self._due_fields(rec, reminder, due)
+            fields["extra"]["open_loop"]["every"] = moved
+            await self.store.modify(rec.id, **fields)
+            changed.append(replace(reminder, due=due, every=moved))
+        logger.info("%d repeating reminder(s) of %s follow %s", len(changed), user_key, zone)
+        return changed
+
     async def recur(self, record_id: str, now: datetime) -> str | None:
         """After a recurring reminder fired (or was missed): its next occurrence, a new open
         reminder with the same task, rule and number; its id (None: not recurring, or the

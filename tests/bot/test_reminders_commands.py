@@ -200,3 +200,30 @@ def test_durations_and_zone_names() -> None:
     assert known_zone("Europe/Lisbon") == "Europe/Lisbon"
     assert known_zone("europe/lisbon") == "Europe/Lisbon"
     assert known_zone("Lisbon") is None and known_zone("../../etc/passwd") is None
+
+
+async def test_a_move_of_time_zone_keeps_repeating_reminders_at_their_time_of_day(
+    workspace: Path, memory_home: str
+) -> None:
+    """T19: after /timezone, "every Monday at 08:00" set in London showed 03:00 in New York
+    beside its 08:00 rule. A repeating reminder keeps its time of day in the new zone (its
+    job too); a one-off keeps its moment, and the reply says both."""
+    settings = load_settings(workspace=workspace)
+    clock = [SAID_AT]  # Monday 20:15 UTC
+    bot, _ = await started(settings, clock)
+    try:
+        await bot.command("/timezone Europe/London")
+        await bot.say("every monday at 8 remind me to put the bins out")
+        await bot.say("remind me tomorrow at 9am to call mum")
+        before = await bot.command("/reminders")
+        assert "Mon 18 Nov 08:00 — put the bins out (every Monday at 08:00)" in before, before
+        said = await bot.command("/timezone America/New_York")
+        repeating = "put the bins out, every Monday at 08:00 (next Mon 18 Nov 08:00)"
+        assert f"Repeating, same time of day here: {repeating}" in said, said
+        assert "Kept at its moment: call mum, now Tue 12 Nov 04:00" in said, said
+        after = await bot.command("/reminders")
+        assert "Mon 18 Nov 08:00 — put the bins out (every Monday at 08:00)" in after, after
+        assert "Tue 12 Nov 04:00 — call mum" in after, after
+        assert datetime(2030, 11, 18, 13, 0, tzinfo=UTC) in bot.exact_jobs().values()
+    finally:
+        await bot.app.shutdown()

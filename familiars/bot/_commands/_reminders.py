@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo
 
 from familiars.bot._adapters.base import CommandResponse
 from familiars.bot._commands._declare import Argument, Call, Caller, Command, Subcommand
-from familiars.bot._commands._timezone import zone_of
+from familiars.bot._commands._timezone import local, zone_of
 from familiars.bot._state import BotState
 from familiars.config import UserFacingError
 from familiars.memory import parse_when
@@ -61,15 +61,6 @@ def parse_duration(text: str) -> timedelta | None:
 def _unit_seconds(unit: str) -> int:
     first = unit[0].lower()
     return {"s": 1, "m": 60, "h": 3600}.get(first, 86400)
-
-
-def local(when: datetime | None, zone: ZoneInfo, now: datetime) -> str:
-    """ "Thu 3 Dec 09:00" in ``zone`` (the year only when it is not this one)."""
-    if when is None:
-        return "no set time"
-    here = when.astimezone(zone)
-    year = f" {here.year}" if here.year != now.astimezone(zone).year else ""
-    return f"{here:%a} {here.day} {here:%b}{year} {here:%H:%M}"
 
 
 class RemindersCommand(Command):

@@ -78,7 +78,7 @@ def default_commands(
         LinkCommand(store, state, now=now),
         ProactiveCommand(state, on_change=on_proactive),
         RemindersCommand(book, state, now=now),
-        TimezoneCommand(state, default_timezone=book.default_timezone, now=now),
+        TimezoneCommand(state, default_timezone=book.default_timezone, now=now, book=book),
     ]
     if find is not None:
         commands.append(FindCommand(find))

@@ -16,6 +16,7 @@ from familiars.bot._adapters.base import CommandResponse
 from familiars.bot._commands._declare import Argument, Call, Caller, Command
 from familiars.bot._state import BotState
 from familiars.config import UserFacingError
+from familiars.scheduler import ReminderBook
 
 EXAMPLE = "/timezone Europe/Lisbon"
 MAX_CHOICES = 25
@@ -43,6 +44,15 @@ def known_zone(name: str) -> str | None:
     return name
 
 
+def local(when: datetime | None, zone: ZoneInfo, now: datetime) -> str:
+    """ "Thu 3 Dec 09:00" in ``zone`` (the year only when it is not this one)."""
+    if when is None:
+        return "no set time"
+    here = when.astimezone(zone)
+    year = f" {here.year}" if here.year != now.astimezone(zone).year else ""
+    return f"{here:%a} {here.day} {here:%b}{year} {here:%H:%M}"
+
+
 async def zone_of(state: BotState, user_key: str, default: str) -> ZoneInfo:
     """The person's time zone, else ``default`` (the bot's), else UTC."""
     person = await state.person(user_key)
@@ -60,6 +70,7 @@ class TimezoneCommand(Command):
         *,
         default_timezone: str = "UTC",
         now: Callable[[], datetime] = _utc_now,
+        book: ReminderBook | None = None,
     ) -> None:
         super().__init__(
             "timezone",
@@ -77,6 +88,7 @@ class TimezoneCommand(Command):
         self._state = state
         self._default = default_timezone
         self._now = now
+        self._book = book
 
     async def _timezone(self, call: Call) -> CommandResponse:
         wanted = call.get("zone")
@@ -89,10 +101,27 @@ class TimezoneCommand(Command):
                 f"database, like {EXAMPLE} or /timezone America/New_York."
             )
         await self._state.set_timezone(call.caller.user_key, name)
-        return CommandResponse(
+        lines = [
             f"Your time zone is now {name} (it is {self._clock(ZoneInfo(name))} there). "
-            "Your reminders are set and shown in it."
-        )
+            "New reminders are set in it and all are shown in it."
+        ]
+        if self._book is not None:
+            lines += await self._follow(call.caller.user_key, name)
+        return CommandResponse("\n".join(lines))
+
+    async def _follow(self, user_key: str, name: str) -> list[str]:
+        """The person's reminders after the move: repeating ones keep their time of day in
+        the new zone, one-off ones their moment (each said with its time there)."""
+        assert self._book is not None
+        now, zone = self._now(), ZoneInfo(name)
+        moved = await self._book.follow_zone(user_key, name, now)
+        kept = [r for r in await self._book.of(user_key, now) if r.is_open() and r.every is None]
+        lines = [
+            f"Repeating, same time of day here: {r.task}, {r.rule} (next {local(r.due, zone, now)})"
+            for r in moved
+        ]
+        lines += [f"Kept at its moment: {r.task}, now {local(r.due, zone, now)}" for r in kept]
+        return lines
 
     async def _show(self, caller: Caller) -> CommandResponse:
         person = await self._state.person(caller.user_key)
