@@ -339,10 +339,11 @@ def _print_languages(by_lang: dict[str, Any], key: str, model: str) -> None:
 
     print_table(
         f"{key} records recall@k ({model})",
-        ["lang", "records", "R@5", "R@10", "cosine R@5", "cosine R@10", "keyword part > 0 / shared"],
+        ["lang", "records", "R@5", "R@10", "cosine R@5", "cosine R@10",
+         "keyword part > 0 / shared"],
         [
-            [lang, r["records"], r["recall"]["recall@5"], r["recall"]["recall@10"], r["cosine"]["recall@5"],
-             r["cosine"]["recall@10"],
+            [lang, r["records"], r["recall"]["recall@5"], r["recall"]["recall@10"],
+             r["cosine"]["recall@5"], r["cosine"]["recall@10"],
              f"{r['keyword_part_nonzero']} / {r['shares_a_keyword_term']}"]
             for lang, r in by_lang.items()
             if lang != "model"
