@@ -188,8 +188,9 @@ async def _timed_turns(app: Any, embedder: Any, now: datetime, turns: int) -> _T
 
 async def _one_turn(app: Any, question: str, ts: datetime) -> float:
     """One message through the DialogueManager, in ms; after it, untimed, the writer's queue
-    drains and the reply's node is added (both run in the background while a person reads
-    the reply and types the next message)."""
+    drains, the reply's node is added and the index catches up with both (``catch_up``, hub
+    values included): all run in the background while a person reads the reply and types
+    the next message."""
     from familiars.bot import IncomingMessage
 
     message = IncomingMessage(
@@ -206,6 +207,7 @@ async def _one_turn(app: Any, question: str, ts: datetime) -> float:
     d = (time.perf_counter() - t) * 1000
     await app.writer_queue.drain()
     await app.settle()
+    await app.dialogues.recaller.catch_up()  # the bot's background step (every 2 s)
     return d
 
 
