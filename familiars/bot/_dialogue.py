@@ -285,8 +285,6 @@ class DialogueManager:
             async for delta in self._answered(turn):
                 yield delta
         except BaseException:  # no reply (a failure, a stop): the message is still recalled
-            if turn.worry is not None and not turn.worry.done():
-                turn.worry.cancel()  # the plan never came to read it
             s.log.embed_later(*turn.key)
             stages.release_cut_off(turn, s)  # and its facts are still written
             raise
@@ -295,7 +293,6 @@ class DialogueManager:
         """The stages from the message's node down to after()."""
         s = self.services
         await stages.record_message(turn, s)
-        self.planner.foresee(turn)  # the care check runs beside the read of the records
         turn.mark("record_message")
         await stages.read_records(turn, s)
         turn.mark("read_records")

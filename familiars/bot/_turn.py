@@ -72,9 +72,6 @@ class Turn:
     #: The message's writer work being queued, held while the turn runs: its name; "" when
     #: it was queued before (the message's turn ran again); None: not held (queued after).
     held: asyncio.Task[str | None] | None = None
-    #: The care check (self-harm said outright or by meaning), started once the message is
-    #: recorded (``TurnPlanner.foresee``) and awaited by the plan.
-    worry: asyncio.Future[bool] | None = None
     # --- read once: the person's live records (user scope, the agent's identity, the
     # dialogue's shared and ephemeral records), for the plan, the profile and directives
     records: list[MemoryRecord] = field(default_factory=list)

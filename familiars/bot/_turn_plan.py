@@ -236,7 +236,7 @@ class TurnPlanner:
         pending = self.pending.pop(key, None)
         tz = await self._timezone(user_key)
         understanding = self.services.understanding
-        if settings.care.crisis_replies and await self._worried(turn):
+        if settings.care.crisis_replies and await self._worrying(turn.said, understanding):
             country = country_of(tz, settings.care.country)
             plan.care_text = crisis_reply(settings.care.crisis_text, country)
             await self._pause(user_key, now)
@@ -296,21 +296,6 @@ class TurnPlanner:
             paused = self.on_pause(user_key, until)
             if inspect.isawaitable(paused):  # the scheduler saves off the event loop
                 await paused
-
-    def foresee(self, turn: Turn) -> None:
-        """Start the turn's care check (:meth:`_worrying`) now, as soon as the message is
-        recorded: by meaning it embeds the message once more, in a thread, and that runs
-        beside the read of the person's records instead of after it. :meth:`begin` awaits
-        it; the answer is the same."""
-        if self.services.settings.care.crisis_replies and turn.worry is None:
-            understanding = self.services.understanding
-            turn.worry = asyncio.ensure_future(self._worrying(turn.said, understanding))
-
-    async def _worried(self, turn: Turn) -> bool:
-        """The care check :meth:`foresee` started (or, when it did not, run now)."""
-        if turn.worry is None:
-            return await self._worrying(turn.said, self.services.understanding)
-        return await turn.worry
 
     async def _worrying(self, text: str, understanding: Understanding | None) -> bool:
         """Self-harm said outright (the rule), or indirectly (by meaning, when loaded)."""

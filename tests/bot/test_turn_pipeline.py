@@ -152,37 +152,3 @@ async def test_the_manager_composes_with_few_collaborators(app: Application) -> 
     assert len(collaborators) <= 8, sorted(vars(manager))
     params = list(inspect.signature(type(manager).__init__).parameters)[1:]
     assert len(params) <= 8, params
-
-
-async def test_the_care_check_runs_beside_the_read_of_the_records(
-    workspace: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The care check by meaning (a model call) starts once the message is recorded, so the
-    read of the person's records does not wait for it; the plan still acts on its answer."""
-    import asyncio
-
-    from familiars.bot import _stages, _turn_plan
-
-    events: list[str] = []
-    checked = asyncio.Event()
-
-    async def worrying(self: object, text: str, understanding: object) -> bool:
-        events.append("care check starts")
-        await checked.wait()  # held until the records were read
-        return "disappear" in text
-
-    read = _stages.read_records
-
-    async def read_records(turn: Any, s: Any) -> None:
-        await read(turn, s)
-        events.append("records read")
-        checked.set()
-
-    monkeypatch.setattr(_turn_plan.TurnPlanner, "_worrying", worrying)
-    monkeypatch.setattr(_stages, "read_records", read_records)
-    async with make_app(load_settings(workspace=workspace), model=None) as app:
-        assert app.dialogues is not None
-        reply = "".join([d async for d in app.dialogues.respond(msg("I wish I could disappear"))])
-    assert events == ["care check starts", "records read"]
-    care_opening = app.settings.care.crisis_text.split("{")[0][:60]
-    assert care_opening in reply  # the plan acted on the early check's answer
