@@ -143,15 +143,25 @@ class ReaderRecaller:
     async def flush_access(self) -> int:
         return await self.reader.flush_access(force=True)
 
+    async def catch_up(self) -> int:
+        """What the next recall would otherwise do first, done now (while the person reads
+        the reply and types): what the writer wrote and the reply's node indexed (when
+        anything is queued), and the new rows' hub values (recall's CSLS part) worked out.
+        The index a recall then reads is the same; only the turn no longer waits for it.
+        Returns how many rows got hub values."""
+        if self.reader.behind:
+            await self.reader.sync()
+        return await self.reader.index.awarm_hubs()
+
     async def keep_hubs_current(self, every_s: float = 2.0) -> None:
-        """Run for the bot's life: rows that joined the index get their hub values (recall's
-        CSLS part) worked out in the background, so no turn computes them. A failed step is
-        logged and tried again: ending here would leave every later row without them."""
+        """Run for the bot's life: :meth:`catch_up` every ``every_s``, so no turn indexes the
+        last turn's writes or computes hub values. A failed step is logged and tried again:
+        ending here would leave every later row without them."""
         while True:
             try:
-                await self.reader.index.awarm_hubs()
+                await self.catch_up()
             except Exception:  # noqa: BLE001 - a background step; the next one tries again
-                logger.exception("hub values: a background step failed; trying again")
+                logger.exception("index catch-up: a background step failed; trying again")
             await asyncio.sleep(every_s)
 
     def prefetch_texts(self, nodes: list[PrefetchNode], query: str) -> list[str]:

@@ -215,6 +215,13 @@ class IndexFeed:
         vecs = await self._embed(wanted)
         return [None if s is None else vecs[s[0] : s[0] + s[1]] for s in spans]
 
+    @property
+    def behind(self) -> bool:
+        """Whether something is queued for the next :meth:`sync` (records changed, nodes
+        added, rows removed here): a background step can index it before the next recall."""
+        with self._queue_lock:
+            return bool(self._pending_records or self._pending_nodes or self._removed)
+
     async def sync(self) -> None:
         """Index what changed since the last call (new nodes, record changes): first what
         other workers changed and forgot up to now (the source's ``catch_up``), so nothing

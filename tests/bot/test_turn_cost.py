@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from familiars.bot._recall import ReaderRecaller
-from familiars.memory import MemoryReader
+from familiars.memory import DialogTrees, MemoryReader
 from tests.fakes import HashEmbedder
 
 _REPLY = "Here is what I remember. You hike the Ridge trail. Your sister learns Welsh."
@@ -46,6 +48,7 @@ async def test_the_hub_values_task_outlives_one_failed_step() -> None:
 
     class Reader:
         index = Index()
+        behind = False
 
     task = asyncio.create_task(ReaderRecaller(Reader()).keep_hubs_current(every_s=0.001))  # type: ignore[arg-type]
     for _ in range(200):
@@ -55,3 +58,21 @@ async def test_the_hub_values_task_outlives_one_failed_step() -> None:
     assert not task.done(), task.exception() if task.done() else None
     task.cancel()
     assert len(calls) >= 3
+
+
+async def test_catch_up_indexes_what_was_queued_before_the_next_recall(tmp_path: Path) -> None:
+    """Between turns the background step indexes the reply's node and the writer's records
+    and works out their hub values: the next recall's sync finds nothing left to do."""
+    trees = DialogTrees(tmp_path)
+    emb = HashEmbedder(dim=32)
+    reader = MemoryReader(emb, trees=trees, reranker=None)
+    recaller = ReaderRecaller(reader)
+    tree = await trees.aget("agent_0", "dialogue_1", create=True)
+    reader.add_tree(tree)
+    for i, text in enumerate(["I hike the Ridge trail", "My sister learns Welsh"]):
+        tree.add_node(text, emb.embed(text), node_type="Q", timestamp=1.7e9 + i)
+    assert reader.behind and len(reader.index) == 0
+    warmed = await recaller.catch_up()
+    assert not reader.behind and len(reader.index) == 2
+    assert warmed == 2  # both new rows have hub values now
+    assert await recaller.catch_up() == 0  # nothing new: nothing done
