@@ -17,15 +17,20 @@ reminder a little later. Measured (figures on stdout, JSON with ``--json``):
   message that came while the person waited (``--answer-timeout``); ``by_end_...``: the
   bot's messages per chat at the end (late ones included) against the messages sent;
   ``deliveries_not_taken``: posts a worker did not answer 200 (dead, stopping), posted again;
-- ``acknowledged_writes_lost``: facts the bot said it noted that are not among the live
-  records in the database at the end; ``facts_never_written``: facts told (answered or
-  not) that are not among them (a message cut off mid-turn is still written);
+- ``acknowledged_writes_lost``: facts the bot said it noted ("Noted: you like ...", in the
+  chat's messages as they read at the end: a streamed reply's first part may not name the
+  fact yet when the person stops waiting) that are not among the live records in the
+  database at the end; ``acknowledged_in_wait``: those whose "Noted" was already there
+  while the person waited; ``facts_never_written``: facts told (answered or not) that are
+  not among them (a message cut off mid-turn is still written);
 - with ``--commands`` each person also sends ``/proactive off`` once (a command, answered
   once like a message); with ``--ack-after S`` the workers acknowledge an update (200)
   after ``S`` seconds of its turn (Telegram's 30 s cut, made short: a worker killed after
   that is posted the update no more, so another worker must take its claim over);
 - ``reminders``: per reminder asked for and confirmed, how many times "Reminder:" with its
-  task reached the chat (goal: exactly once each);
+  task reached the chat (goal: exactly once each); ``reminders_asked_...``: the same over
+  every person who asked for one, its confirmation late or not (a confirmation slower than
+  ``--answer-timeout`` does not make the reminder any less due);
 - ``one_dialogue_on_two_workers``: moments when one chat had updates in flight on two workers
   at once (taken by one before the previous, taken by another, was answered; from outside,
   a worker waiting on a per-dialogue lock looks the same as one serving the dialogue);
@@ -43,6 +48,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -377,11 +383,13 @@ async def simulate(args: argparse.Namespace, url: str, root: Path) -> dict[str, 
         talked_s = time.perf_counter() - started
         with contextlib.suppress(AssertionError):  # late answers, posted again or slow
             await tg.wait_for(lambda: all(answers(tg, p) >= len(p.sent) for p in people), 120)
-        asked = [p for p in people if p.reminder]
+        asked = [p for p in people if asked_reminder(p)]
         with contextlib.suppress(AssertionError):  # reminders due about a minute after asking
-            await tg.wait_for(lambda: all(reminded(tg, p) >= 1 for p in asked), 150)
+            await tg.wait_for(lambda: all(reminded(tg, p) >= 1 for p in asked), args.remind_wait)
         for worker in workers:
             worker.stop()
+        chats = {p.n: {"sent": p.sent, "texts": tg.chat_texts(p.user_id)} for p in people}
+        (root / "chats.json").write_text(json.dumps(chats, indent=1))  # kept with --keep
         return report(tg, people, workers, url, down, talked_s, args)
 
 
@@ -389,8 +397,21 @@ def answers(tg: FakeTelegram, person: Person) -> int:
     return sum(1 for t in tg.chat_texts(person.user_id) if "Reminder:" not in t)
 
 
+def noted(tg: FakeTelegram, person: Person) -> list[str]:
+    """The facts the bot told this person it noted, by the end (``hobby3x1`` is not
+    ``hobby3x12``: the name ends where its digits do)."""
+    said = "\n".join(tg.chat_texts(person.user_id))
+    return [f for f in person.told() if re.search(rf"Noted: .*\b{f}\b", said)]
+
+
+def asked_reminder(person: Person) -> bool:
+    """The person sent the message asking for a reminder (confirmed in time or not)."""
+    return person.reminder_at is not None and person.reminder_at < len(person.sent)
+
+
 def reminded(tg: FakeTelegram, person: Person) -> int:
-    task = person.reminder or "-"
+    """Times the person's reminder reached the chat (its task named, asked for or not)."""
+    task = f"fern{person.n}x" if asked_reminder(person) else "-"
     return sum(1 for t in tg.chat_texts(person.user_id) if "Reminder:" in t and task in t)
 
 
@@ -405,8 +426,9 @@ def report(
 ) -> dict[str, Any]:
     sent = [s for p in people for s in p.sent]
     stored = live_record_texts(url, args.schema)
-    facts = [f for p in people for f in p.facts]
+    facts = [f for p in people for f in noted(tg, p)]
     reminders = [reminded(tg, p) for p in people if p.reminder]
+    every = [reminded(tg, p) for p in people if asked_reminder(p)]
     twice, holds = served_twice(workers)
     refused = sum(1 for _, status in tg.deliveries if status != 200)
     return {
@@ -425,6 +447,7 @@ def report(
         "by_end_never_answered": sum(max(0, len(p.sent) - answers(tg, p)) for p in people),
         "by_end_extra_answers": sum(max(0, answers(tg, p) - len(p.sent)) for p in people),
         "acknowledged_writes": len(facts),
+        "acknowledged_in_wait": sum(len(p.facts) for p in people),
         "acknowledged_writes_lost": sum(1 for f in facts if f not in stored),
         "facts_told": sum(len(p.told()) for p in people),
         "facts_never_written": sum(1 for p in people for f in p.told() if f not in stored),
@@ -433,6 +456,10 @@ def report(
         "reminders_sent_once": sum(1 for r in reminders if r == 1),
         "reminders_never_sent": sum(1 for r in reminders if r == 0),
         "reminders_sent_twice_or_more": sum(1 for r in reminders if r > 1),
+        "reminders_asked": len(every),
+        "reminders_asked_sent_once": sum(1 for r in every if r == 1),
+        "reminders_asked_never_sent": sum(1 for r in every if r == 0),
+        "reminders_asked_sent_twice_or_more": sum(1 for r in every if r > 1),
         "one_dialogue_on_two_workers": overlaps(tg, down, workers[0].hook),
         "one_dialogue_served_by_two_workers": twice,
         "dialogue_holds": holds,
@@ -474,6 +501,9 @@ def main() -> None:
     parser.add_argument("--commands", action="store_true", help="each sends /proactive off")
     parser.add_argument("--ack-after", type=float, help="the workers' webhook_ack_after_s")
     parser.add_argument("--start-timeout", type=float, default=180.0)
+    parser.add_argument(
+        "--remind-wait", type=float, default=150.0, help="seconds to wait for reminders at the end"
+    )
     parser.add_argument("--keep", help="keep the workers' folders and logs here")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()

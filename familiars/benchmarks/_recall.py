@@ -289,7 +289,8 @@ def command(
         str, typer.Option("--ef-search", help="With --database: hnsw.ef_search values.")
     ] = "40,100,200,400",
     vectors: Annotated[
-        str, typer.Option("--vectors", help="With --database: clustered | uniform | text.")
+        str,
+        typer.Option("--vectors", help="With --database: clustered | decaying | uniform | text."),
     ] = "clustered",
     texts: Annotated[
         Path | None,
@@ -342,8 +343,8 @@ def _print_reader(sizes: list[dict[str, Any]]) -> None:
 
 
 def _check_kind(vectors: str, texts: Path | None) -> None:
-    if vectors not in ("clustered", "uniform", "text"):
-        fail("--vectors is clustered, uniform or text")
+    if vectors not in ("clustered", "decaying", "uniform", "text"):
+        fail("--vectors is clustered, decaying, uniform or text")
     if (vectors == "text") != (texts is not None):
         fail("--vectors text and --texts FILE go together")
     if texts is not None and not texts.is_file():

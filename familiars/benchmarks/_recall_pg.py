@@ -1,10 +1,12 @@
 """``familiars bench recall --database``: pgvector's HNSW next to the exact top-k, in the same
 run and on the same vectors.
 
-For each size, records of 100 people with vectors of one of three kinds, each named in the
+For each size, records of 100 people with vectors of one of four kinds, each named in the
 report: ``clustered`` (synthetic: 300 random centres plus full-rank noise of 0.6 per
 dimension, so a topic's points spread over all 384 dimensions, far more than real sentence
-embeddings do; a query is a record's vector plus a little noise), ``uniform`` (random unit
+embeddings do; a query is a record's vector plus a little noise), ``decaying`` (synthetic
+too: ``clustered`` with each direction's variance falling as real sentence embeddings' does,
+``SPECTRUM``; queries as ``clustered``), ``uniform`` (random unit
 vectors and queries, the worst case for a graph index, nothing to lean on) or ``text`` (real
 sentences, one a line of ``--texts``, embedded by the configured model: the first
 ``--queries`` lines are the queries, the next ``size`` the records; the vectors are cached
@@ -15,7 +17,9 @@ the rows), then each query is answered: numpy's exact top-k over the whole matri
 home's path: the reader's matrix) and over one person's rows, ``PgMemoryIndex.nearest`` over
 all (HNSW, at each ``ef_search`` asked) and over one person (what the app does), and every
 per-person way pgvector offers (``_recall_pg_person``). Recall@k is the share of the exact
-top-k returned.
+top-k returned. Each kind's local intrinsic dimension (``local_dimension``, the maximum-
+likelihood estimate over a row's 20 nearest) is reported beside, so how hard a kind is for a
+graph index can be compared with real sentences rather than taken on trust.
 """
 
 from __future__ import annotations
@@ -36,6 +40,11 @@ from familiars.config import Settings
 from familiars.memory import Embedder, MemoryRecord, MemoryStore, open_workspace
 
 PEOPLE = 100
+#: The ``decaying`` kind's variance along its i-th direction: (i + 40) ** -1.7. Fitted to
+#: 6,000 real sentences embedded by all-MiniLM-L6-v2 (``scripts/bench_sentences.py``): their
+#: first 24 principal directions hold .355 of the variance and the first 100 .716; this
+#: spectrum's unit rows .389 and .790 (``clustered``'s .196 and .590).
+SPECTRUM = (1.7, 40.0)
 
 
 class _Nearest(Protocol):
@@ -148,7 +157,8 @@ async def measure_database(
     finally:
         drop_schema(url, schema)
     kind = vectors if texts is None else f"text ({embedder.model_name})"
-    return {"records": size, "vectors": kind, **times, **out}
+    lid = local_dimension(matrix)
+    return {"records": size, "vectors": kind, "local_dimension": lid, **times, **out}
 
 
 async def _check_loaded(store: MemoryStore, records: list[MemoryRecord]) -> None:
@@ -182,12 +192,45 @@ def _unit(m: np.ndarray) -> np.ndarray:
     return (m / np.linalg.norm(m, axis=1, keepdims=True)).astype(np.float32)
 
 
+def local_dimension(matrix: np.ndarray, *, sample: int = 200, k: int = 20) -> float:
+    """The local intrinsic dimension of unit rows (Levina and Bickel's maximum-likelihood
+    estimate, averaged as MacKay and Ghahramani do) over ``sample`` rows' ``k`` nearest other
+    rows. Real sentence embeddings measure far lower than full-rank noise: the lower, the
+    easier for a graph index. Its own seed: the kind's draws are left as they were."""
+    rows = np.random.default_rng(0).choice(len(matrix), min(sample, len(matrix)), replace=False)
+    k = min(k, len(matrix) - 1)
+    inverse = []
+    for chunk in np.array_split(rows, max(1, len(rows) // 25)):
+        sims = matrix @ matrix[chunk].T
+        sims[chunk, np.arange(len(chunk))] = -np.inf  # not its own nearest
+        near = -np.sort(np.partition(-sims, k - 1, axis=0)[:k], axis=0)  # k x chunk, nearest first
+        dist = np.sqrt(np.clip(2.0 - 2.0 * near, 1e-12, None))
+        inverse.extend(np.mean(np.log(dist[-1] / dist[:-1]), axis=0))
+    return round(float(1.0 / np.mean(inverse)), 1)
+
+
 def _draw(rng: np.random.Generator, n: int, dim: int, vectors: str) -> np.ndarray:
+    if vectors == "decaying":
+        return _decaying(rng, n, dim)
     noise = rng.standard_normal((n, dim), dtype=np.float32)
     if vectors == "uniform":
         return noise
     centres = rng.standard_normal((300, dim), dtype=np.float32)
     return centres[rng.integers(0, 300, n)] + 0.6 * noise
+
+
+def _decaying(rng: np.random.Generator, n: int, dim: int) -> np.ndarray:
+    """``clustered``'s 300 topics and spread, each direction scaled so that the variance
+    falls as real sentence embeddings' does (``SPECTRUM``). Not rotated: the cosine between
+    two rows, all a graph index sees, is the same in any basis."""
+    scale = (np.arange(1, dim + 1, dtype=np.float32) + SPECTRUM[1]) ** (-SPECTRUM[0] / 2)
+    centres = rng.standard_normal((300, dim), dtype=np.float32)
+    out = centres[rng.integers(0, 300, n)]
+    for start in range(0, n, 100_000):  # the noise a block at a time (1M x 384 twice is 3 GB)
+        block = out[start : start + 100_000]
+        block += 0.6 * rng.standard_normal(block.shape, dtype=np.float32)
+        block *= scale
+    return out
 
 
 def _queries_for(rng: np.random.Generator, matrix: np.ndarray, n: int, vectors: str) -> np.ndarray:

@@ -6,12 +6,12 @@ and restarted. The full size of issue 21 is
 
 Checked: every message (and each person's ``/proactive off``) answered by the end (late
 answers count: how long a turn takes on a loaded machine is not asserted), no fact told
-missing from the database (acknowledged or not), every reminder confirmed sent (one whose
-worker died between claim and send is sent by another), and, measured inside through each
-worker's dialogue locks, no moment when one dialogue was served by two workers. Printed
-(``-s``), not asserted: answers or reminders given twice, which a worker killed while its
-reply streamed, or between the platform taking a message and the one statement that writes
-it, may still cause (the windows the README names).
+missing from the database (acknowledged or not), every reminder asked for sent (one whose
+worker died between claim and send is sent by another; its confirmation late or not), and,
+measured inside through each worker's dialogue locks, no moment when one dialogue was
+served by two workers. Printed (``-s``), not asserted: answers or reminders given twice,
+which a worker killed while its reply streamed, or between the platform taking a message
+and the one statement that writes it, may still cause (the windows the README names).
 """
 
 from __future__ import annotations
@@ -48,5 +48,6 @@ def test_workers_on_one_database_lose_nothing_when_one_is_killed(
     assert result["facts_never_written"] == 0, result  # told, answered or not
     assert result["reminders_confirmed"] > 0
     assert result["reminders_never_sent"] == 0, result
+    assert result["reminders_asked"] == 2 and result["reminders_asked_never_sent"] == 0, result
     assert result["dialogue_holds"] > 0
     assert result["one_dialogue_served_by_two_workers"] == 0, result
