@@ -254,6 +254,12 @@ _CLITICS = frozenset({
     "weren", "won", "haven", "hasn", "hadn", "couldn", "shouldn", "wouldn",
 })  # fmt: skip
 KEPT = "Kept: I forgot nothing."
+#: A yes that comes a message too late: the question it answers was let go by the message
+#: between (it said "Oh? Tell me more." and the person believed it done: tester T22).
+TOO_LATE = (
+    "Nothing was forgotten: you wrote something else after my question, so I let it go. "
+    "If you still want it, ask me again."
+)
 #: A description that matches nothing: not "already gone" (tester F7), and what to do.
 NO_MATCH = (
     "I found nothing of yours that says that, so I forgot nothing. "
@@ -315,6 +321,8 @@ class ForgetByWords:
         self.forgetter = forgetter
         self.timezone_of = timezone_of
         self._asked: dict[tuple[str, str, str], _Asked] = {}
+        #: Questions the last message let go: a yes or no right after is told so.
+        self._let_go: set[tuple[str, str, str]] = set()
 
     async def answer(
         self,
@@ -330,6 +338,10 @@ class ForgetByWords:
         message (which also drops a pending question)."""
         key = (agent_id, dialogue_id, user_key)
         asked = self._asked.pop(key, None)
+        let_go = key in self._let_go
+        self._let_go.discard(key)
+        if asked is None and let_go and (is_yes(text) or is_no(text)):
+            return TOO_LATE if is_yes(text) else KEPT
         if asked is not None and asked.person and is_yes(text) and not is_clear_yes(text):
             self._asked[key] = asked  # "ok" does not erase a person: asked again
             return "To forget everything about you I need a plain yes (or no to keep it)."
@@ -345,6 +357,8 @@ class ForgetByWords:
             return reply
         what = forget_request(text)
         if what is None:
+            if asked is not None:
+                self._let_go.add(key)
             return None
         return await self._that(what, key, where, now)
 

@@ -262,6 +262,23 @@ async def test_look_alikes_do_not_forget_a_person(tmp_path: Path) -> None:
         assert files_holding(tmp_path / "ws", "KQ7719")
 
 
+async def test_a_yes_after_the_question_was_let_go_says_nothing_was_forgotten(
+    tmp_path: Path,
+) -> None:
+    """T22: "delete all my data", then "hmm let me think" (the question is let go), then
+    "yes" got "Oh? Tell me more." and the person believed their data gone. They are told
+    nothing went; a yes later still is a message as any."""
+    async with running(tmp_path / "ws") as bot:
+        await _say(bot, "My dog is called KQ7719.")
+        asked = await _say(bot, "delete all my data")
+        assert asked.startswith("About to forget everything about you"), asked
+        assert "forget" not in (await _say(bot, "hmm let me think")).lower()
+        late = await _say(bot, "yes")
+        assert late.startswith("Nothing was forgotten: you wrote something else"), late
+        assert files_holding(tmp_path / "ws", "KQ7719")
+        assert "Nothing was forgotten" not in await _say(bot, "yes")
+
+
 def test_what_asks_to_forget_a_whole_person() -> None:
     asks = [
         "forget everything about me", "Delete all my data.", "wipe my memory",
