@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import re
 
+# Words that open an afterthought before the request ("never mind, forget that" was taken
+# as chat and the next "forget that" then forgot it instead: tester T29).
 _LEAD = (
-    r"^(?:(?:please|pls|plz|ok(?:ay)?|actually|no|oh|oops|ugh|hmm+|wait|sorry|hey|"
+    r"^(?:(?:please|pls|plz|ok(?:ay)?|actually|no|nope|oh|oops|ugh|hmm+|um+|uh+|erm|wait|"
+    r"sorry|hey|so|well|right|never\s*mind|nvm|on\s+second\s+thoughts?|"
     r"can\s+you|could\s+you|would\s+you|will\s+you|just)\b[,!.]?\s+)*"
 )
 # What a forget points at without describing it: "that", "what I just said", "I said that".

@@ -95,6 +95,11 @@ def test_forget_that_is_a_request_and_not_a_fact() -> None:
         "erase that",
         "ok forget that!! I didn't mean it",
         "forget that (I was joking)",
+        # T29: an opening afterthought before the request
+        "never mind, forget that",
+        "nvm forget that",
+        "um, on second thought, forget that",
+        "well, forget that",
     ],
 )
 def test_forget_that_with_an_afterthought_means_the_last_thing_said(text: str) -> None:
