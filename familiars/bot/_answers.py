@@ -49,6 +49,14 @@ class Item(Protocol):
     foreign: bool
 
 
+#: Whose loss is a bereavement ("my phone died" is not one).
+_DEAR = (
+    r"(?:mum|mom|mother|dad|father|parents?|grand(?:ma|pa|mother|father|mum|dad|parents?)|"
+    r"nan|nana|nanna|gran|granny|grandad|brother|sister|son|daughter|baby|child|wife|husband|"
+    r"partner|friend|best\s+friend|uncle|aunt|auntie|cousin|niece|nephew|boyfriend|"
+    r"girlfriend|fianc[eé]e?|dog|cat|pet|puppy|kitten|horse|rabbit|hamster)"
+)
+
 _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), reply)
     for pattern, reply in (
@@ -104,6 +112,27 @@ _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"headlines|rain|snow)\b|^(?:weather|forecast|news)\s*\??$",
             "I can't look things up: no language model or internet is "
             "set up for me. I can tell you what you've told me.",
+        ),
+        # Big news, offline too (tester T26: a grandmother's death, a new job and an exam
+        # tomorrow all got "I see. Tell me more?"). A loss first: of a person or a pet.
+        (
+            rf"\bmy\s+(?:\w+\s+)?{_DEAR}\b.*\b(?:died|passed\s+(?:away|on)|passed(?=\s*(?:[.!?,;]|$))|is\s+gone|"
+            rf"didn'?t\s+make\s+it|was\s+put\s+down)\b|\b(?:lost|losing)\s+my\s+(?:\w+\s+)?"
+            rf"{_DEAR}\b|\b(?:funeral|bereavement|miscarriage)\b",
+            "I'm so sorry for your loss. I'm here if you want to talk about it.",
+        ),
+        (
+            r"\b(?:i|we)\s+(?:just\s+)?(?:got|landed|passed|won|aced|nailed)\s+(?:the|my|a|an|our)\s+"
+            r"(?:\w+\s+)?(?:job|promotion|offer|exam|test|interview|driving\s+test|degree|place|"
+            r"scholarship|award|prize|race|match|final)s?\b|\b(?:i|we)\s+(?:just\s+)?got\s+"
+            r"(?:engaged|married|promoted|in)\b|\b(?:i'?m|we'?re)\s+engaged\b",
+            "That's wonderful news, congratulations! 🎉",
+        ),
+        (
+            r"\b(?:i'?m|i\s+am|feeling|feel)\s+(?:\w+\s+)?(?:anxious|nervous|worried|scared|"
+            r"terrified|panicking|dreading)\b|\b(?:dreading|worried\s+about|nervous\s+about|"
+            r"anxious\s+about|scared\s+about)\b",
+            "That sounds stressful. I'm here if you want to talk it through.",
         ),
         (
             r"\b(?:killing\s+me|driving\s+me\s+(?:mad|crazy|nuts|up\s+the\s+wall)|doing\s+my\s+head\s+in|"

@@ -1,0 +1,36 @@
+"""Big news gets a fitting word offline (tester T26: a grandmother's death, a new job and an
+exam tomorrow all got "I see. Tell me more?"), and look-alikes do not ("my phone died")."""
+
+from __future__ import annotations
+
+import pytest
+
+from familiars.bot._answers import small_talk
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("My grandmother died yesterday.", "sorry for your loss"),
+        ("my old dog was put down today", "sorry for your loss"),
+        ("my nan passed on sunday", "sorry for your loss"),
+        ("I lost my dad last spring", "sorry for your loss"),
+        ("I got the job!!! so happy", "congratulations"),
+        ("we just got engaged", "congratulations"),
+        ("I passed my driving test", "congratulations"),
+        ("I'm feeling really anxious about my exam tomorrow", "stressful"),
+        ("honestly dreading the meeting on monday", "stressful"),
+    ],
+)  # fmt: skip
+def test_big_news_gets_a_fitting_word(text: str, word: str) -> None:
+    assert word in (small_talk(text) or "").lower()
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["my phone died", "the battery died again", "my friend passed the test", "I lost my keys",
+     "I got the bus", "is my dog going to die?"],
+)  # fmt: skip
+def test_look_alikes_are_not_big_news(text: str) -> None:
+    reply = (small_talk(text) or "").lower()
+    assert "loss" not in reply and "congratulations" not in reply and "stressful" not in reply
