@@ -4,6 +4,11 @@ long and what was kept, on every road in (console, Discord, Telegram share one p
 from __future__ import annotations
 
 import io
+import os
+import pty
+import select
+import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -55,3 +60,61 @@ async def test_the_note_is_not_kept_as_part_of_the_message(app: Application, wor
     await say(app, msg("z" * (MAX_MESSAGE_CHARS + 5), "telegram"))
     kept = "\n".join(p.read_text() for p in workspace.rglob("*.md"))
     assert "Your message was too long" not in kept
+
+
+_TERMINAL_CHAT = """
+import asyncio
+from familiars.bot._adapters.console import ConsoleAdapter
+
+class Length:
+    async def respond(self, message):
+        yield f"read {len(message.text)} characters"
+
+async def main():
+    console = ConsoleAdapter(Length())
+    await console.start()
+    await console.finished.wait()
+
+asyncio.run(main())
+"""
+
+
+def _chat_in_a_terminal(line: str) -> str:
+    """What the terminal shows after ``line`` is typed (pasted) into the console."""
+    main, child = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2]), "TERM": "xterm"}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _TERMINAL_CHAT], stdin=child, stdout=child, stderr=child, env=env
+    )
+    os.close(child)
+    shown = b""
+
+    def read_until(marker: bytes) -> None:
+        nonlocal shown
+        while marker not in shown:
+            ready, _, _ = select.select([main], [], [], 20)
+            assert ready, shown[-300:]
+            shown += os.read(main, 65536)
+
+    try:
+        read_until(b"you> ")
+        data = (line + "\r").encode()
+        for at in range(0, len(data), 1024):  # as a paste arrives; the echo is read meanwhile
+            os.write(main, data[at : at + 1024])
+            while select.select([main], [], [], 0.05)[0]:
+                shown += os.read(main, 65536)
+        read_until(b"characters")
+        os.write(main, b"\x04")  # Ctrl-D: the chat ends
+        proc.wait(timeout=20)
+    finally:
+        proc.kill()
+        os.close(main)
+    return shown.decode(errors="replace")
+
+
+@pytest.mark.timeout(60)
+def test_the_terminal_hands_over_a_line_longer_than_its_own_4095() -> None:
+    """The terminal's line discipline keeps 4,095 characters of a line and drops the rest
+    without a word: the console reads past it, so the limit and its note are the chat's."""
+    shown = _chat_in_a_terminal("w" * 6000)
+    assert "read 6000 characters" in shown
