@@ -164,6 +164,7 @@ from familiars.memory._offline._asking import (
     asks_unknown,
 )
 from familiars.memory._offline._dates import (
+    as_remind_me,
     parse_when,
     reminder_content,
 )
@@ -490,6 +491,7 @@ __all__ = [
     "node_ref",
     "offline_writes",
     "answer_records",
+    "as_remind_me",
     "asks_unknown",
     "understanding_for",
     "open_database",

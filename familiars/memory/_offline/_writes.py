@@ -22,7 +22,13 @@ from familiars.memory._offline._clauses import (
     _sentence_clauses,
     clauses,
 )
-from familiars.memory._offline._dates import match_birthday, match_dated_event, match_reminder, zone
+from familiars.memory._offline._dates import (
+    as_remind_me,
+    match_birthday,
+    match_dated_event,
+    match_reminder,
+    zone,
+)
 from familiars.memory._offline._directives import match_directive
 from familiars.memory._offline._meaning import Understanding, by_meaning
 from familiars.memory._offline._objects import _GENERIC_HEADS, MEANING_KINDS, Fact, _fact_key
@@ -94,6 +100,17 @@ def _clause_facts(
     return facts
 
 
+def _politely_asked(clause: str) -> str:
+    """:func:`_as_request`, and a polite request for a reminder in other words too ("can you
+    give me a nudge at 5", F6): the request, not a question."""
+    request = _as_request(clause)
+    if request != clause:
+        return request
+    reworded = as_remind_me(clause)
+    request = _as_request(reworded)
+    return request if request != reworded else clause
+
+
 def _is_meaning(fact: Fact) -> bool:
     return any(kind in fact.tags for kind in MEANING_KINDS)
 
@@ -149,7 +166,7 @@ def facts_in(
                 logger.info("offline writer: skipped a clause over %d characters", max_chars)
                 noting = False
                 continue
-            clause = _as_request(said_clause)
+            clause = _politely_asked(said_clause)
             if _is_question(clause, text) or _REPORTED.search(clause):
                 noting = False
                 continue
