@@ -43,7 +43,10 @@ JUST_S = 2 * 3600.0
 _LEAD = r"^(?:(?:actually|ok(?:ay)?|oh|no|hey|please|and|so|wait|can you|could you|pls)[,!]?\s+)*"
 #: "stop reminding me about rent", "no more reminders to water the plants" (F6): a cancel
 #: said as what should stop.
-_STOP = r"stop\s+reminding\s+me(?:\s+(?:about|to|of))?|no\s+more\s+reminders?(?:\s+(?:about|to|of|for))?"
+_STOP = (
+    r"stop\s+reminding\s+me(?:\s+(?:about|to|of))?"
+    r"|no\s+more\s+reminders?(?:\s+(?:about|to|of|for))?"
+)
 _STOPPING = re.compile(_LEAD + r"(?:" + _STOP + r")\b", re.IGNORECASE)
 _CANCEL = re.compile(
     _LEAD

@@ -115,8 +115,8 @@ class ProviderRouter(ChatModel):
             seconds,
             exc,
             extra={
-                "notice": f"the language model {provider.name!r} could not be used just now; I'll try "
-                f"it again in {seconds:.0f} seconds. The details are in the log."
+                "notice": f"the language model {provider.name!r} could not be used just now; "
+                f"I'll try it again in {seconds:.0f} seconds. The details are in the log."
             },
         )
         self._notify()

@@ -138,8 +138,8 @@ def fallback_notice(model: str, fallback: str) -> str:
     which = "a smaller built-in one" if fallback == "bundled" else "smaller built-in ones"
     return (
         f"the model I use to search my memory ({model}) could not be loaded on this "
-        f"computer, so I'm using {which} instead. Remembering works as usual; finding things again may be "
-        "a little less sharp. The details are in the log."
+        f"computer, so I'm using {which} instead. Remembering works as usual; finding "
+        "things again may be a little less sharp. The details are in the log."
     )
 
 

@@ -56,7 +56,9 @@ async def test_the_console_says_it_too(app: Application) -> None:
     assert "Your message was too long for me" in out.getvalue()
 
 
-async def test_the_note_is_not_kept_as_part_of_the_message(app: Application, workspace: Path) -> None:
+async def test_the_note_is_not_kept_as_part_of_the_message(
+    app: Application, workspace: Path
+) -> None:
     await say(app, msg("z" * (MAX_MESSAGE_CHARS + 5), "telegram"))
     kept = "\n".join(p.read_text() for p in workspace.rglob("*.md"))
     assert "Your message was too long" not in kept

@@ -86,7 +86,8 @@ _HHMM = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 def every_rule(value: Any) -> dict[str, Any]:
     """A repeating reminder's rule as ``familiars.memory._offline._every`` reads it (unit
     day, week or month, "HH:MM", a zone, a weekday or weekdays 0-6 or a day of the month
-    1-31, every 1-99, a start date), its other keys dropped; ValueError for a rule the scheduler cannot run (a model's)."""
+    1-31, every 1-99, a start date), its other keys dropped; ValueError for a rule the
+    scheduler cannot run (a model's)."""
     if not isinstance(value, dict) or value.get("unit") not in ("day", "week", "month"):
         raise ValueError("every.unit must be day, week or month")
     if not isinstance(value.get("at"), str) or not _HHMM.match(value["at"]):
