@@ -176,6 +176,7 @@ from familiars.memory._offline._meaning import (
     Understanding,
     understanding_for,
 )
+from familiars.memory._offline._whose import fits_whose
 from familiars.memory._offline._writes import (
     offline_writes,
 )
@@ -502,6 +503,7 @@ __all__ = [
     "parse_ts",
     "parse_when",
     "every_text",
+    "fits_whose",
     "next_due",
     "read_only",
     "read_owner",

@@ -85,9 +85,9 @@ FINDS = [
     ("note that I go to the gym on Mondays", "The user goes to the gym on Mondays."),
     ("keep in mind that I work night shifts", "The user works night shifts."),
     ("don't forget that I study at night", "The user studies at night."),
-    (
+    (  # F13: someone's birthday is a birthday record of them, whoever says it how
         "don't forget that my sister's birthday is on 5 May",
-        "The user's sister's birthday is on 5 May.",
+        "The user's sister has a birthday on May 5.",
     ),
     # "tomorrow" in a note is the day it was said of.
     (

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from familiars.memory._offline._meaning import Understanding
 from familiars.memory._offline._past import when_did
+from familiars.memory._offline._whose import fits_whose
 from familiars.memory._people_graph import _REL_BARE, relation_of
 from familiars.memory._records import MemoryRecord, is_live
 
@@ -73,6 +74,8 @@ def answer_records(
         mine = [r for r in mine if any(_says(r.content, n) for n in named)]
     if asked == "family":
         mine = _of_the_relative_asked(question, mine)
+    own = " ".join(r.content for r in live if "name" in r.tags or "nickname" in r.tags)
+    mine = [r for r in mine if fits_whose(question, r.content, own)]  # F8: not another's
     if not mine:
         return []
     sims = (

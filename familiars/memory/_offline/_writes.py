@@ -14,6 +14,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from familiars.memory._limits import DEFAULT_MAX_RECORD_CHARS
+from familiars.memory._offline._birthdays import match_others_birthday
 from familiars.memory._offline._changes import revise
 from familiars.memory._offline._clauses import (
     _REPORTED,
@@ -82,6 +83,9 @@ def _clause_facts(
     reminder = match_reminder(clause, now=now, tz=tz, grace_s=grace_s, dialogue_id=dialogue_id)
     if reminder is not None:
         return [reminder]
+    birthday = match_others_birthday(clause, now=now, tz=tz)  # the whole clause, as a reminder
+    if birthday is not None:
+        return [birthday]
     found = (
         match_name(clause),
         match_birthday(clause, now=now, tz=tz),
