@@ -73,3 +73,11 @@ async def test_where_my_brother_lives_is_not_where_i_live(app: Application) -> N
 )
 def test_whose_a_sentence_is(question: str, kept: str, fits: bool) -> None:
     assert fits_whose(question, kept) is fits
+
+
+async def test_where_a_relative_lives_is_kept_without_their_name(app: Application) -> None:
+    noted = await say(app, msg("my brother lives in Hull"))
+    assert "Noted: your brother lives in Hull." in noted and "called" not in noted
+    assert "Your brother lives in Hull." in await say(app, msg("where does my brother live?", 1))
+    await say(app, msg("I live in Leeds", 2))
+    assert "Hull" not in await say(app, msg("where do I live?", 3))

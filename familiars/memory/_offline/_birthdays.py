@@ -23,11 +23,12 @@ _OTHERS = frozenset(
      "neighbor", "flatmate", "roommate", "housemate", "teacher", "godson", "goddaughter",
      "godmother", "godfather", "mate", "buddy", "pal"}
 )  # fmt: skip
-_REL_WORDS = "|".join(sorted((re.escape(w) for w in FAMILY | _OTHERS), key=len, reverse=True))
+#: The words for someone the person knows, as a regex alternation (the longest first).
+RELATIONS = "|".join(sorted((re.escape(w) for w in FAMILY | _OTHERS), key=len, reverse=True))
 #: A name as written: capitalised, never "I" or "My".
 _NAME = r"(?-i:(?!(?:I|My|The|His|Her|Their|Our)\b)[A-Z][a-zà-ÿ'-]*[a-zà-ÿ])"
 _WHO = (
-    rf"(?:(?:my|our)\s+(?:(?:best|old|little|big|older|younger|baby)\s+)?(?P<rel>{_REL_WORDS})"
+    rf"(?:(?:my|our)\s+(?:(?:best|old|little|big|older|younger|baby)\s+)?(?P<rel>{RELATIONS})"
     rf"(?:,?\s+(?P<name>{_NAME}),?)?|(?P<alone>{_NAME}))"
 )
 _BIRTHDAY_OF = re.compile(
@@ -36,6 +37,11 @@ _BIRTHDAY_OF = re.compile(
     re.IGNORECASE,
 )
 _FAMILY = frozenset(FAMILY)
+
+
+def relation_kind(word: str) -> str:
+    """The tag of a record about someone: ``family`` for a relative, else ``people``."""
+    return "family" if word.lower() in _FAMILY else "people"
 
 
 def match_others_birthday(clause: str, *, now: datetime, tz: ZoneInfo) -> Fact | None:
@@ -56,7 +62,7 @@ def match_others_birthday(clause: str, *, now: datetime, tz: ZoneInfo) -> Fact |
     rel, name = (m.group("rel") or "").lower(), m.group("name") or m.group("alone")
     who = " ".join(p for p in (f"The user's {rel}" if rel else "", name or "") if p)
     content = f"{who} has a birthday on {when}."
-    kind = "family" if rel in _FAMILY else "people"
+    kind = relation_kind(rel) if rel else "people"
     topic = topic_key(name or rel)
     return Fact(
         "user",

@@ -46,6 +46,7 @@ from familiars.memory._offline._patterns import (
 )
 from familiars.memory._offline._people import people_facts
 from familiars.memory._offline._plans import match_plan
+from familiars.memory._offline._relatives import match_relative_place
 from familiars.memory._offline._replacing import replaced
 from familiars.memory._offline._shifts import moved_to, shifted
 from familiars.memory._offline._states import match_cause, match_meaning, sarcastic
@@ -83,9 +84,9 @@ def _clause_facts(
     reminder = match_reminder(clause, now=now, tz=tz, grace_s=grace_s, dialogue_id=dialogue_id)
     if reminder is not None:
         return [reminder]
-    birthday = match_others_birthday(clause, now=now, tz=tz)  # the whole clause, as a reminder
-    if birthday is not None:
-        return [birthday]
+    someone = match_others_birthday(clause, now=now, tz=tz) or match_relative_place(clause)
+    if someone is not None:  # the whole clause, as a reminder is
+        return [someone]
     found = (
         match_name(clause),
         match_birthday(clause, now=now, tz=tz),
