@@ -32,3 +32,22 @@ def match_relative_place(clause: str) -> Fact | None:
     topic = topic_key(m.group("rel"))
     kind = relation_kind(m.group("rel"))
     return Fact("user", "relation", content, (kind, f"topic:{topic}"), f"{kind}:{topic}:place", 0.7)
+
+
+def one_record_per_someone(facts: list[Fact]) -> list[Fact]:
+    """``facts`` without a liking of someone named in another of them (F21): "I really love
+    my dog Biscuit" was noted twice, as "The user likes their dog Biscuit." beside "The
+    user's dog is called Biscuit."; the naming record is the one kept."""
+    named = {
+        tag.removeprefix("topic:")
+        for f in facts
+        if "likes" not in f.tags
+        for tag in f.tags
+        if tag.startswith("topic:")
+    }
+    return [
+        f
+        for f in facts
+        if "likes" not in f.tags
+        or not any(f.key.startswith("topic:") and f.key.endswith("-" + n) for n in named)
+    ]

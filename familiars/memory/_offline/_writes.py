@@ -46,7 +46,7 @@ from familiars.memory._offline._patterns import (
 )
 from familiars.memory._offline._people import people_facts
 from familiars.memory._offline._plans import match_plan
-from familiars.memory._offline._relatives import match_relative_place
+from familiars.memory._offline._relatives import match_relative_place, one_record_per_someone
 from familiars.memory._offline._replacing import replaced
 from familiars.memory._offline._shifts import moved_to, shifted
 from familiars.memory._offline._states import match_cause, match_meaning, sarcastic
@@ -200,7 +200,7 @@ def facts_in(
         for fact in [*said_here, *([cause] if cause else [])]:
             found.pop((fact.scope, fact.category, fact.key), None)
             found[(fact.scope, fact.category, fact.key)] = fact
-    return list(found.values())
+    return one_record_per_someone(list(found.values()))
 
 
 def _head_alias(key: str) -> str | None:
