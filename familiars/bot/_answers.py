@@ -151,7 +151,7 @@ def offline_reply(
         lines += answer_lines(text, usable)
     else:
         lines.append(nothing_kept(text))
-    return "\n".join(lines)
+    return "\n".join(dict.fromkeys(lines))  # F4: a line said once, however it was found
 
 
 _LETTER = re.compile(r"[^\W\d_]")

@@ -160,6 +160,7 @@ from familiars.memory._multilingual import (
     multilingual_fallback,
 )
 from familiars.memory._offline._asking import (
+    about_me,
     answer_records,
     asks_unknown,
 )
@@ -491,6 +492,7 @@ __all__ = [
     "node_embedding_text",
     "node_ref",
     "offline_writes",
+    "about_me",
     "answer_records",
     "as_remind_me",
     "asks_unknown",

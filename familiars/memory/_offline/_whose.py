@@ -91,3 +91,9 @@ def fits_whose(question: str, content: str, own: str = "") -> bool:
     if not _asks_of_self(question):
         return True
     return _KEPT_OTHER.match(said) is None
+
+
+def about_someone_else(content: str) -> bool:
+    """Whether the kept sentence ``content`` is about someone other than the person
+    ("The user's brother lives in Hull.", "Sam has a birthday on May 3.")."""
+    return _KEPT_OTHER.match(content.strip()) is not None
