@@ -34,6 +34,7 @@ from familiars.llm import (
     said_words,
     second_person,
 )
+from familiars.memory import fits_whose
 
 MAX_EXTRA_LINES = 2
 #: "who am I?" meets "The user's name is Ali." through the question word alone (0.6).
@@ -179,7 +180,7 @@ def offline_reply(
         lines += answer_lines(text, usable)
     else:
         lines.append(nothing_kept(text))
-    return "\n".join(lines)
+    return "\n".join(dict.fromkeys(lines))  # F4: a line said once, however it was found
 
 
 _LETTER = re.compile(r"[^\W\d_]")
@@ -233,7 +234,12 @@ def answer_lines(question: str, items: Sequence[Item]) -> list[str]:
     unique: dict[str, Item] = {}
     for it in items:
         unique.setdefault(it.text, it)
-    scored = [(relevance(question, _bare(it.text)), it) for it in unique.values()]
+    own = " ".join(t for t in unique if _NAME.match(t))
+    scored = [
+        (relevance(question, _bare(it.text)), it)
+        for it in unique.values()
+        if fits_whose(question, _bare(it.text), own)  # F8: never another's fact (or own)
+    ]
     scored = [(r, it) for r, it in scored if r >= MIN_RELEVANCE]
     records = sorted(
         ((r, it) for r, it in scored if it.kind == "record"), key=lambda p: (-p[0], -p[1].score)

@@ -41,6 +41,9 @@ from familiars.memory import MemoryStore, WriterQueue, is_disk_full
 
 logger = logging.getLogger(__name__)
 
+#: The one limit on what a person may say in one message, on every road in (console,
+#: Discord, Telegram: they all come through :meth:`DialogueManager.respond`). Past it the
+#: rest is left out, and the reply says so (:func:`too_long_note`).
 MAX_MESSAGE_CHARS = 16_000
 #: Said when saving the turn found the disk full (issue 19): plainly, and the chat goes on.
 DISK_FULL_REPLY = (
@@ -203,6 +206,8 @@ class DialogueManager:
         turn = await self._receive(message)
         if turn is None:
             return
+        if turn.left_out:  # said first, whatever answers the rest
+            yield too_long_note(turn.left_out) + "\n\n"
         # One turn at a time per dialogue: in this process, and in the database home across
         # workers (an advisory lock per dialogue); different dialogues run in parallel.
         async with self.state.files.home.dialogue_lock(*turn.key):
@@ -255,7 +260,7 @@ class DialogueManager:
 
     async def _receive(self, message: IncomingMessage) -> Turn | None:
         """The stage before the turn: the message's person and dialogue; None: nothing said."""
-        text = _clean_text(message.text)
+        text, left_out = _clean_text(message.text)
         if not text and not message.attachments:
             return None
         if not text:
@@ -273,7 +278,8 @@ class DialogueManager:
             user_key=user_key,
         )
         now = message.ts if message.ts.tzinfo else message.ts.replace(tzinfo=UTC)
-        return Turn(message, text, agent, user_key, info, now, started=time.perf_counter())
+        started = time.perf_counter()
+        return Turn(message, text, agent, user_key, info, now, started, left_out=left_out)
 
     # ------------------------------------------------------------------ the turn
 
@@ -367,13 +373,25 @@ def _own_commands(
     )
 
 
-def _clean_text(text: str) -> str:
-    """Printable text only, within a sane size: binary junk and 100 KB pastes do not break
-    the turn (the rest of an over-long message is cut, and the cut is said)."""
-    cleaned = "".join(c for c in text if c.isprintable() or c in "\n\t")
-    if len(cleaned) > MAX_MESSAGE_CHARS:
-        cleaned = cleaned[:MAX_MESSAGE_CHARS] + "\n[message cut: too long]"
-    return cleaned.strip()
+def _clean_text(text: str) -> tuple[str, int]:
+    """Printable text only, within a sane size, and how many characters of it were left
+    out: binary junk and 100 KB pastes do not break the turn (the rest of an over-long
+    message is cut, and the cut is said: to the model in the text, to the person in the
+    reply)."""
+    cleaned = "".join(c for c in text if c.isprintable() or c in "\n\t").strip()
+    if len(cleaned) <= MAX_MESSAGE_CHARS:
+        return cleaned, 0
+    kept = cleaned[:MAX_MESSAGE_CHARS].rstrip()
+    return kept + "\n[message cut: too long]", len(cleaned) - MAX_MESSAGE_CHARS
+
+
+def too_long_note(left_out: int) -> str:
+    """What the person is told when their message was over :data:`MAX_MESSAGE_CHARS`."""
+    return (
+        f"(Your message was too long for me: I read its first {MAX_MESSAGE_CHARS:,} "
+        f"characters and left out the last {left_out:,}. If the rest matters, send it in "
+        "another message.)"
+    )
 
 
 async def _said_plainly_when_full(turn: AsyncIterator[str]) -> AsyncIterator[str]:

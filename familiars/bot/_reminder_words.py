@@ -41,9 +41,18 @@ from familiars.scheduler import Reminder, ReminderBook
 JUST_S = 2 * 3600.0
 
 _LEAD = r"^(?:(?:actually|ok(?:ay)?|oh|no|hey|please|and|so|wait|can you|could you|pls)[,!]?\s+)*"
+#: "stop reminding me about rent", "no more reminders to water the plants" (F6): a cancel
+#: said as what should stop.
+_STOP = (
+    r"stop\s+reminding\s+me(?:\s+(?:about|to|of))?"
+    r"|no\s+more\s+reminders?(?:\s+(?:about|to|of|for))?"
+)
+_STOPPING = re.compile(_LEAD + r"(?:" + _STOP + r")\b", re.IGNORECASE)
 _CANCEL = re.compile(
-    _LEAD + r"(?:cancel|delete|remove|drop|scrap|call off|kill|forget about|get rid of)\s+"
-    r"(?P<what>.+?)(?:\s+please)?[.!?]*$",
+    _LEAD
+    + r"(?:cancel|delete|remove|drop|scrap|call off|kill|forget about|get rid of|"
+    + _STOP
+    + r")\s+(?P<what>.+?)(?:\s+please)?[.!?]*$",
     re.IGNORECASE,
 )
 _SNOOZE = re.compile(
@@ -57,7 +66,7 @@ _MOVE = re.compile(
 )
 _VERB = re.compile(
     _LEAD + r"(?:cancel|delete|remove|drop|scrap|call off|kill|forget about|get rid of|snooze|"
-    r"move|push|change|reschedule|shift)\b",
+    r"move|push|change|reschedule|shift|" + _STOP + r")\b",
     re.IGNORECASE,
 )
 _PIVOT = re.compile(r"\s+(?:to|until|till|for)\s+", re.IGNORECASE)
@@ -147,6 +156,7 @@ class ReminderWords:
             return None
         action, what, span, when = read
         found, named = _which(what, mine, now, self._touched.get(user_key))
+        named = named or _STOPPING.match(said) is not None  # "stop reminding me" names one
         if action == "move" and when is None and span is None:
             return None if not named else f"I couldn't read a time to move it to in {said!r}."
         if not found:

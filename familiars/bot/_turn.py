@@ -62,6 +62,8 @@ class Turn:
     now: datetime
     #: ``time.perf_counter()`` at the start (the reply node's timestamp follows it).
     started: float
+    #: Characters of an over-long message left out (the reply says so); 0: all read.
+    left_out: int = 0
     # --- record the message
     #: The text the model may see (secrets masked).
     said: str = ""

@@ -37,6 +37,7 @@ from familiars.memory import (
     MemoryRecord,
     Understanding,
     WriteOp,
+    as_remind_me,
     every_text,
     offline_writes,
     parse_ts,
@@ -156,7 +157,8 @@ def plan_actions(
     """The actions of one message (pure: nothing is written here). "forget that" is not one
     of them: :class:`familiars.bot._forgetting.ForgetByWords` answers it before the turn.
     ``understanding``: the writer's learned part (issue 23), when the embedder suits it."""
-    if pending is not None and not _REMIND_ANY.search(text):
+    asked = as_remind_me(text)  # "don't let me forget to ..." asks as "remind me" does
+    if pending is not None and not _REMIND_ANY.search(asked):
         completed = _complete(
             text, pending, existing, now, timezone, dialogue_id, grace_s, max_chars
         )
@@ -166,8 +168,8 @@ def plan_actions(
     actions = _read_writes(
         said, existing, now, timezone, dialogue_id, grace_s, max_chars, understanding
     )
-    if not actions.reminders and _REMIND_ANY.search(text):
-        _no_time_read(text, actions)
+    if not actions.reminders and _REMIND_ANY.search(asked):
+        _no_time_read(asked, actions)
     return actions
 
 

@@ -4,7 +4,9 @@
 
 :func:`log_to_workspace` replaces the stderr handler with that file, and adds a
 :class:`NoticeHandler` that says the warnings that matter to the person (the fallback
-embedding model, a language model that cannot be reached, ...) above the prompt. Both drop
+embedding model, a language model that cannot be reached, ...) above the prompt: in the words
+a warning carries for the person (``extra={"notice": ...}``, :data:`NOTICE_KEY`) when it has
+them, so an exception's class and a model's raw answer stay in the file. Both drop
 a warning already given once in this process (:class:`OncePerTemplate`: the same broken
 memory entry is not reported on every turn). ``familiars run`` with platform tokens keeps
 logging to stderr.
@@ -33,6 +35,10 @@ PERSON_FACING: tuple[str, ...] = (
     "familiars.memory._writer._model",  # the writer's model is unreachable: offline writer
     "familiars.llm",  # a provider without its key, or cooling down
 )
+
+#: The log record attribute that holds a warning's words for the person (F1: the start note
+#: said "(EmbedderUnavailableError)", which means nothing to the person reading it).
+NOTICE_KEY = "notice"
 
 _ONLY_PLACEHOLDERS = re.compile(r"^(\s|%[-#0 +]*\d*(\.\d+)?[sdrfgi]|[:;,.()])*$")
 
@@ -113,7 +119,7 @@ class NoticeHandler(logging.Handler):
         if not any(record.name == n or record.name.startswith(n + ".") for n in self.loggers):
             return
         try:
-            self.say(notice_text(record.getMessage()))
+            self.say(notice_text(getattr(record, NOTICE_KEY, None) or record.getMessage()))
         except Exception:  # noqa: BLE001 - a notice must never break the chat
             self.handleError(record)
 

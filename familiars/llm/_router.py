@@ -109,7 +109,16 @@ class ProviderRouter(ChatModel):
         state.status, state.cooling_until = "cooling", self._clock() + seconds
         state.failures += 1
         state.last_error = f"{type(exc).__name__}: {exc.detail}"
-        logger.warning("provider %s cools down for %.0fs: %s", provider.name, seconds, exc)
+        logger.warning(
+            "provider %s cools down for %.0fs: %s",
+            provider.name,
+            seconds,
+            exc,
+            extra={
+                "notice": f"the language model {provider.name!r} could not be used just now; "
+                f"I'll try it again in {seconds:.0f} seconds. The details are in the log."
+            },
+        )
         self._notify()
 
     def _succeeded(self, provider: ChatModel) -> None:

@@ -160,10 +160,12 @@ from familiars.memory._multilingual import (
     multilingual_fallback,
 )
 from familiars.memory._offline._asking import (
+    about_me,
     answer_records,
     asks_unknown,
 )
 from familiars.memory._offline._dates import (
+    as_remind_me,
     parse_when,
     reminder_content,
 )
@@ -175,6 +177,7 @@ from familiars.memory._offline._meaning import (
     Understanding,
     understanding_for,
 )
+from familiars.memory._offline._whose import fits_whose
 from familiars.memory._offline._writes import (
     offline_writes,
 )
@@ -489,7 +492,9 @@ __all__ = [
     "node_embedding_text",
     "node_ref",
     "offline_writes",
+    "about_me",
     "answer_records",
+    "as_remind_me",
     "asks_unknown",
     "understanding_for",
     "open_database",
@@ -500,6 +505,7 @@ __all__ = [
     "parse_ts",
     "parse_when",
     "every_text",
+    "fits_whose",
     "next_due",
     "read_only",
     "read_owner",

@@ -119,15 +119,28 @@ def _resolve(model: str, *, fallback: str, how: _How, notices: Path | None = Non
             ) from exc
         logger.log(
             logging.INFO if _said_before(notices, model) else logging.WARNING,
-            "embedding model %r could not be loaded offline (%s); using the bundled %s instead",
+            "embedding model %r could not be loaded offline (%s: %s); using the bundled %s instead",
             model,
             type(exc).__name__,
+            exc,
             BUNDLED_MODEL_NAME
             if fallback == "bundled"
             else f"{BUNDLED_MODEL_NAME} (English) and {MULTILINGUAL_MODEL_NAME} (other languages)",
+            extra={"notice": fallback_notice(model, fallback)},
         )
         bundled = _open_model(BUNDLED_MODEL_NAME, bundled_model_path(), how, fallback_from=model)
         return bundled if fallback == "bundled" else _multilingual(bundled)
+
+
+def fallback_notice(model: str, fallback: str) -> str:
+    """The fallback from ``model`` as the person in the chat is told it: what it means for
+    them, no exception class (the log file keeps that, F1)."""
+    which = "a smaller built-in one" if fallback == "bundled" else "smaller built-in ones"
+    return (
+        f"the model I use to search my memory ({model}) could not be loaded on this "
+        f"computer, so I'm using {which} instead. Remembering works as usual; finding "
+        "things again may be a little less sharp. The details are in the log."
+    )
 
 
 def _multilingual(english: Embedder) -> Embedder:

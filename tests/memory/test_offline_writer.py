@@ -85,9 +85,9 @@ FINDS = [
     ("note that I go to the gym on Mondays", "The user goes to the gym on Mondays."),
     ("keep in mind that I work night shifts", "The user works night shifts."),
     ("don't forget that I study at night", "The user studies at night."),
-    (
+    (  # F13: someone's birthday is a birthday record of them, whoever says it how
         "don't forget that my sister's birthday is on 5 May",
-        "The user's sister's birthday is on 5 May.",
+        "The user's sister has a birthday on May 5.",
     ),
     # "tomorrow" in a note is the day it was said of.
     (
@@ -119,8 +119,15 @@ COMPOUND = [
     ),
     ("My sister likes jazz and I love blues", ["The user likes blues."]),
     ("My mom loves jazz, I love blues", ["The user likes blues."]),
-    ("My brother lives in Paris and I live in Leeds", ["The user lives in Leeds."]),
-    ("My friend works at Google but I work at Acme", ["The user works at Acme."]),
+    # F8: the brother's city is kept as his, never as the person's
+    (
+        "My brother lives in Paris and I live in Leeds",
+        ["The user's brother lives in Paris.", "The user lives in Leeds."],
+    ),
+    (
+        "My friend works at Google but I work at Acme",
+        ["The user's friend works at Google.", "The user works at Acme."],
+    ),
     ("She said she likes jazz but I hate country", ["The user doesn't like country."]),
     ("I work at Acme and live in Leeds", ["The user works at Acme.", "The user lives in Leeds."]),
     ("I love cats and hate dogs", ["The user likes cats.", "The user doesn't like dogs."]),

@@ -14,9 +14,10 @@ import asyncio
 import contextlib
 import re
 import sys
+import termios
 import threading
 from collections.abc import Awaitable, Callable
-from typing import TextIO
+from typing import Any, TextIO
 
 from familiars.bot._adapters.base import (
     CommandInvocation,
@@ -89,6 +90,8 @@ class ConsoleAdapter(PlatformAdapter):
         self._n = 0
         self._at_prompt = False  # "you> " is shown and the line not yet read
         self._reading = asyncio.Event()  # set while waiting for a line: no turn under way
+        #: The terminal's mode before readline first read (a stop mid-read restores it).
+        self._tty_mode: list[Any] | None = None
 
     @property
     def chat_id(self) -> str:
@@ -116,6 +119,9 @@ class ConsoleAdapter(PlatformAdapter):
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         self._task = None
+        if self._tty_mode is not None:  # a read left waiting in readline: echo comes back
+            with contextlib.suppress(termios.error):
+                termios.tcsetattr(sys.stdin.fileno(), termios.TCSANOW, self._tty_mode)
 
     async def send(self, chat_id: str, text: str, *, thread_id: str | None = None) -> str:
         """A message the person did not just ask for (a reminder, a check-in). While the
@@ -124,7 +130,7 @@ class ConsoleAdapter(PlatformAdapter):
         if not self.interactive:
             self._write(f"{text}\n\n")
         elif self._at_prompt:
-            self._write(f"{text}\n\n{PROMPT}", control="\r\x1b[K")
+            self._write(f"{text}\n\n{PROMPT}{self._typed()}", control="\r\x1b[K")
         else:
             self._write(f"\n{text}\n\n")
         self._n += 1
@@ -144,9 +150,20 @@ class ConsoleAdapter(PlatformAdapter):
             sys.stderr.flush()
             return
         if self._at_prompt:
-            self._write(f"{text}\n{PROMPT}", control="\r\x1b[K")
+            self._write(f"{text}\n{PROMPT}{self._typed()}", control="\r\x1b[K")
         else:
             self._write(f"{text}\n")
+
+    def _typed(self) -> str:
+        """What the person has typed at the prompt so far (readline's line), drawn again
+        after a reminder took the prompt's place (T28: it looked lost, and was typed twice)."""
+        if self._tty_mode is None:
+            return ""
+        try:
+            import readline
+        except ImportError:
+            return ""
+        return readline.get_line_buffer()
 
     async def _readline(self) -> str:
         """The next line, read in a daemon thread: a read still waiting for the keyboard when
@@ -164,7 +181,7 @@ class ConsoleAdapter(PlatformAdapter):
 
         def read() -> None:
             try:
-                line, exc = self.stdin.readline(), None
+                line, exc = self._read_line(), None
             except Exception as error:  # noqa: BLE001 - handed to the reader as is
                 line, exc = None, error
             with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits
@@ -172,6 +189,26 @@ class ConsoleAdapter(PlatformAdapter):
 
         threading.Thread(target=read, name="console-stdin", daemon=True).start()
         return await future
+
+    def _read_line(self) -> str:
+        """One line of the input ("" at its end). From the keyboard, through GNU readline
+        when it is there: the terminal's own line discipline keeps at most 4,095 characters
+        of a line and drops the rest without a word (F15: a long paste was cut silently
+        before the familiar could say so); readline reads it whole, and a paste of several
+        lines is one message."""
+        if not (self.interactive and self.stdin is sys.stdin and sys.stdin.isatty()):
+            return self.stdin.readline()
+        try:
+            import readline  # noqa: F401 - importing it is what makes input() use it
+        except ImportError:
+            return self.stdin.readline()
+        if self._tty_mode is None:  # readline changes it while it reads: restored at stop
+            with contextlib.suppress(termios.error):
+                self._tty_mode = termios.tcgetattr(sys.stdin.fileno())
+        try:
+            return input() + "\n"
+        except EOFError:
+            return ""
 
     async def _loop(self) -> None:
         try:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from familiars.memory._offline._meaning import Understanding
 from familiars.memory._offline._past import when_did
+from familiars.memory._offline._whose import about_someone_else, fits_whose
 from familiars.memory._people_graph import _REL_BARE, relation_of
 from familiars.memory._records import MemoryRecord, is_live
 
@@ -73,6 +74,8 @@ def answer_records(
         mine = [r for r in mine if any(_says(r.content, n) for n in named)]
     if asked == "family":
         mine = _of_the_relative_asked(question, mine)
+    own = " ".join(r.content for r in live if "name" in r.tags or "nickname" in r.tags)
+    mine = [r for r in mine if fits_whose(question, r.content, own)]  # F8: not another's
     if not mine:
         return []
     sims = (
@@ -102,6 +105,8 @@ def about_me(live: Sequence[MemoryRecord]) -> list[MemoryRecord]:
         if rec.pinned or slot not in seen:
             firsts.append(rec)
         seen.add(slot)
+    # the person's own first (F4: "what do you know about me?" led with the brother's city)
+    firsts.sort(key=lambda r: not r.pinned and about_someone_else(r.content))
     circle = [r for r in ordered if r not in firsts and any(t in r.tags for t in MANY)]
     rest = [r for r in ordered if r not in firsts and r not in circle]
     return (firsts + circle + rest)[:MAX_ABOUT_ME]

@@ -165,12 +165,13 @@ _DATED = re.compile(
     re.IGNORECASE,
 )
 _REMIND = re.compile(r"\bremind\s+me\s+(?P<rest>.+)$", re.IGNORECASE)
-#: "set a reminder for ...", "make me a reminder to ...", "nudge me tomorrow to ...", "don't
-#: let me forget to ...": read as "remind me ...".
+#: "set a reminder for ...", "make me a reminder to ...", "nudge me tomorrow to ...", "give
+#: me a nudge at 5 to ...", "don't let me forget to ...": read as "remind me ...".
 _SET_A_REMINDER = re.compile(
     r"\b(?:(?:set|make|create|add|put\s+in|schedule)\s+(?:me\s+|up\s+)?an?\s+reminder"
     r"|(?:nudge|ping|prod|poke|buzz)\s+me"
-    r"|(?:don't|dont|do\s+not)\s+let\s+me\s+forget(?=\s+to\b))\s+",
+    r"|(?:give|send)\s+me\s+an?\s+(?:nudge|ping|prod|poke|buzz|shout|reminder|heads[\s-]up)"
+    r"|(?:don't|dont|do\s+not)\s+let\s+me\s+forget(?=\s+(?:to|about)\b))\s+",
     re.IGNORECASE,
 )
 #: "for 15 December at 18:00: call mum": the time, a colon (or dash), the task.
@@ -248,10 +249,16 @@ def match_dated_event(clause: str, *, now: datetime, tz: ZoneInfo) -> Fact | Non
     )
 
 
+def as_remind_me(text: str) -> str:
+    """``text`` with each other way of asking for a reminder ("give me a nudge", "don't let
+    me forget to") said as "remind me": what the turn checks for a reminder asked for."""
+    return _SET_A_REMINDER.sub("remind me ", text)
+
+
 def match_reminder(
     clause: str, *, now: datetime, tz: ZoneInfo, grace_s: float, dialogue_id: str | None
 ) -> Fact | None:
-    clause = _SET_A_REMINDER.sub("remind me ", clause)
+    clause = as_remind_me(clause)
     m = _REMIND.search(clause)
     if not m:
         return None
@@ -265,6 +272,7 @@ def match_reminder(
     else:
         before = clause[: m.start()].strip(" ,")
         split = _split_task_and_time(m.group("rest"), before, now=now, tz=tz)
+        split = split or _bare_nudge(m.group("rest"), now=now, tz=tz)
         if split is None:
             return None
         (task, due), rule = split, None
@@ -302,6 +310,8 @@ def _every_split(
     due = next_due(rule, now)
     if not task or due is None:
         return None
+    if rule.get("unit") == "month" and "day" not in rule:  # "every month": on this one's day
+        rule = {**rule, "day": due.day}
     if rule.get("interval") or (rule.get("unit") == "week" and "weekday" not in rule):
         # every n-th day or week (or "every week") counts from the first occurrence
         rule = {**rule, "start": due.date().isoformat()}
@@ -345,6 +355,20 @@ def _split_task_and_time(
         if due is not None:
             return _task(body), due
     return None
+
+
+#: The task of a reminder asked for with a time and nothing to do ("give me a nudge at 5").
+NUDGE_TASK = "get the nudge asked for"
+
+
+def _bare_nudge(rest: str, *, now: datetime, tz: ZoneInfo) -> tuple[str, datetime] | None:
+    """ "remind me at 5", "give me a nudge at 5" (F6): a time and no task is still a reminder,
+    its task :data:`NUDGE_TASK`; None when ``rest`` is more than a time."""
+    rest = rest.strip().strip(".!")
+    if not rest or _TASK_START.match(rest):
+        return None
+    due = parse_when(rest, now=now, tz=tz)
+    return None if due is None else (NUDGE_TASK, due)
 
 
 def _task(text: str) -> str:

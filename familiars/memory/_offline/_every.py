@@ -1,8 +1,10 @@
-"""Reminders that come back: "every Monday at 8", "every day at 9pm", "daily at 7".
+"""Reminders that come back: "every Monday at 8", "every day at 9pm", "daily at 7", "every
+month to pay rent" (F6).
 
 A rule is a small dict kept in the reminder's open loop (``open_loop["every"]``) and, once it
-fired, in the scheduler's ledger: ``{"unit": "day"|"week", "weekday": 0..6 (weeks only,
-Monday 0), "at": "HH:MM", "tz": "Europe/London"}``. Each occurrence is its own reminder
+fired, in the scheduler's ledger: ``{"unit": "day"|"week"|"month", "weekday": 0..6 (weeks
+only, Monday 0), "day": 1..31 (months only: past a short month's end, its last day), "at":
+"HH:MM", "tz": "Europe/London"}``. Each occurrence is its own reminder
 record (fired once, as any other); when one has fired, the scheduler writes the next
 (:func:`next_due`). Cancelling the open occurrence stops all the later ones.
 
@@ -41,9 +43,47 @@ _EVERY = re.compile(
 )
 
 
+_NTH = r"(?P<{}>\d{{1,2}})(?:st|nd|rd|th)?"
+#: "every month", "monthly", "every 2 months", "each month on the 15th", "on the 1st of every
+#: month", with or without a time.
+_MONTHLY = re.compile(
+    r"\b(?:(?:on\s+)?(?:the\s+)?" + _NTH.format("day1") + r"\s+(?:of\s+)?(?:every|each)\s+month"
+    r"|(?:every|each)\s+(?:(?P<n>\d{1,2}|other|two|three|four|six)\s+)?months?"
+    r"(?:\s+on\s+the\s+" + _NTH.format("day2") + r")?"
+    r"|monthly(?:\s+on\s+the\s+" + _NTH.format("day3") + r")?)\b"
+    rf"(?:\s*,?\s*(?:at|@)\s+(?P<at>{_CLOCK}))?",
+    re.IGNORECASE,
+)
+
+
+def _find_monthly(text: str, tz: ZoneInfo) -> tuple[dict[str, Any], str] | None:
+    """A monthly rule said in ``text`` and the rest; its day, when none is said, is the
+    first occurrence's (the caller sets it)."""
+    m = _MONTHLY.search(text)
+    if m is None:
+        return None
+    clock = _clock(m.group("at")) if m.group("at") else time(9)
+    day = m.group("day1") or m.group("day2") or m.group("day3")
+    count = (m.group("n") or "1").lower()
+    interval = int(count) if count.isdigit() else {"other": 2, "six": 6}.get(count, 0)
+    interval = interval or _COUNTS.get(count, 1)
+    if clock is None or (day is not None and not 1 <= int(day) <= 31):
+        return None
+    rule: dict[str, Any] = {"unit": "month", "tz": tz.key, "at": _hhmm(clock, "")}
+    if day is not None:
+        rule["day"] = int(day)
+    if interval > 1:
+        rule["interval"] = interval
+    rest = (text[: m.start()] + " " + text[m.end() :]).strip(" ,")
+    return rule, re.sub(r"\s{2,}", " ", rest)
+
+
 def find_every(text: str, tz: ZoneInfo) -> tuple[dict[str, Any], str] | None:
     """The rule said in ``text`` and ``text`` without its words; None when none is said
     (or its time cannot be read)."""
+    monthly = _find_monthly(text, tz)
+    if monthly is not None:
+        return monthly
     m = _EVERY.search(text)
     if m is None:
         return None
@@ -88,9 +128,26 @@ def _rule(m: re.Match[str], clock: time | None, tz: ZoneInfo) -> dict[str, Any] 
     return rule
 
 
+def _fits_month(rule: dict[str, Any], day: date) -> bool:
+    """Whether ``day`` is the rule's day of the month (a short month's last day for a day it
+    does not have), every n-th month counted from its first occurrence (``start``); a rule
+    without its day yet falls on any."""
+    if "day" in rule:
+        last = (day.replace(day=28) + timedelta(days=4)).replace(day=1) - timedelta(days=1)
+        if day.day != min(int(rule["day"]), last.day):
+            return False
+    step, start = int(rule.get("interval") or 1), rule.get("start")
+    if step > 1 and isinstance(start, str):
+        first = date.fromisoformat(start)
+        return ((day.year - first.year) * 12 + day.month - first.month) % step == 0
+    return True
+
+
 def _fits(rule: dict[str, Any], day: date) -> bool:
     """Whether ``day`` is one the rule falls on: its weekdays, and every n-th day or week
     counted from its first occurrence (``start``)."""
+    if rule.get("unit") == "month":
+        return _fits_month(rule, day)
     if rule.get("unit") == "week":
         days = rule.get("weekdays")
         if isinstance(days, list):
@@ -128,8 +185,9 @@ def next_due(rule: dict[str, Any], after: datetime) -> datetime | None:
         return None
     here = after.astimezone(tz)
     day = here.date()
+    days = 9 + (32 if rule.get("unit") == "month" else 7) * step
     try:
-        for _ in range(9 + 7 * step):
+        for _ in range(days):
             when = datetime.combine(day, at, tzinfo=tz)
             if _fits(rule, day) and when > here:
                 return when
@@ -145,6 +203,9 @@ def every_text(rule: dict[str, Any] | None) -> str:
         return ""
     step = int(rule.get("interval") or 1)
     every = f"every {step} " if step > 1 else "every "
+    if rule.get("unit") == "month":
+        on = f" on the {_nth(int(rule['day']))}" if "day" in rule else ""
+        return f"{every}{'months' if step > 1 else 'month'}{on} at {rule.get('at')}"
     if rule.get("unit") == "week":
         days = rule.get("weekdays")
         if isinstance(days, list):
@@ -155,6 +216,12 @@ def every_text(rule: dict[str, Any] | None) -> str:
             return f"{every}weeks" + (f" on {on}" if on else "") + f" at {rule.get('at')}"
         return f"every {on or 'week'} at {rule.get('at')}"
     return f"{every}{'days' if step > 1 else 'day'} at {rule.get('at')}"
+
+
+def _nth(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 21st ..."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def _weekday(word: str) -> int | None:

@@ -14,6 +14,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from familiars.memory._limits import DEFAULT_MAX_RECORD_CHARS
+from familiars.memory._offline._birthdays import match_others_birthday
 from familiars.memory._offline._changes import revise
 from familiars.memory._offline._clauses import (
     _REPORTED,
@@ -22,7 +23,13 @@ from familiars.memory._offline._clauses import (
     _sentence_clauses,
     clauses,
 )
-from familiars.memory._offline._dates import match_birthday, match_dated_event, match_reminder, zone
+from familiars.memory._offline._dates import (
+    as_remind_me,
+    match_birthday,
+    match_dated_event,
+    match_reminder,
+    zone,
+)
 from familiars.memory._offline._directives import match_directive
 from familiars.memory._offline._meaning import Understanding, by_meaning
 from familiars.memory._offline._objects import _GENERIC_HEADS, MEANING_KINDS, Fact, _fact_key
@@ -39,6 +46,7 @@ from familiars.memory._offline._patterns import (
 )
 from familiars.memory._offline._people import people_facts
 from familiars.memory._offline._plans import match_plan
+from familiars.memory._offline._relatives import match_relative_place, one_record_per_someone
 from familiars.memory._offline._replacing import replaced
 from familiars.memory._offline._shifts import moved_to, shifted
 from familiars.memory._offline._states import match_cause, match_meaning, sarcastic
@@ -76,6 +84,9 @@ def _clause_facts(
     reminder = match_reminder(clause, now=now, tz=tz, grace_s=grace_s, dialogue_id=dialogue_id)
     if reminder is not None:
         return [reminder]
+    someone = match_others_birthday(clause, now=now, tz=tz) or match_relative_place(clause)
+    if someone is not None:  # the whole clause, as a reminder is
+        return [someone]
     found = (
         match_name(clause),
         match_birthday(clause, now=now, tz=tz),
@@ -92,6 +103,17 @@ def _clause_facts(
         state = match_meaning(clause)
         facts = [state] if state is not None else []
     return facts
+
+
+def _politely_asked(clause: str) -> str:
+    """:func:`_as_request`, and a polite request for a reminder in other words too ("can you
+    give me a nudge at 5", F6): the request, not a question."""
+    request = _as_request(clause)
+    if request != clause:
+        return request
+    reworded = as_remind_me(clause)
+    request = _as_request(reworded)
+    return request if request != reworded else clause
 
 
 def _is_meaning(fact: Fact) -> bool:
@@ -149,7 +171,7 @@ def facts_in(
                 logger.info("offline writer: skipped a clause over %d characters", max_chars)
                 noting = False
                 continue
-            clause = _as_request(said_clause)
+            clause = _politely_asked(said_clause)
             if _is_question(clause, text) or _REPORTED.search(clause):
                 noting = False
                 continue
@@ -178,7 +200,7 @@ def facts_in(
         for fact in [*said_here, *([cause] if cause else [])]:
             found.pop((fact.scope, fact.category, fact.key), None)
             found[(fact.scope, fact.category, fact.key)] = fact
-    return list(found.values())
+    return one_record_per_someone(list(found.values()))
 
 
 def _head_alias(key: str) -> str | None:

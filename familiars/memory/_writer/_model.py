@@ -35,6 +35,12 @@ from familiars.memory._writer._turn import TurnContext
 
 logger = logging.getLogger(__name__)
 
+#: The person's words for a turn noted offline (the log keeps the error, F1).
+_OFFLINE_NOTES = (
+    "the language model %s, so I noted what you said with my simpler offline rules this "
+    "time. The details are in the log."
+)
+
 
 _SYSTEM_PROMPT = """You are the memory writer of a companion bot. After each turn you decide \
 what, if anything, is worth remembering long-term, and answer with a WriterOutput JSON object.
@@ -299,13 +305,21 @@ class MemoryWriter:
             output = await self._ask_model(turn, await self.similar(turn, existing))
             return await self._apply(turn, output), None
         except LLMError as exc:
-            logger.warning("writer: model unavailable (%s); using the offline writer", exc)
+            logger.warning(
+                "writer: model unavailable (%s); using the offline writer",
+                exc,
+                extra={"notice": _OFFLINE_NOTES % "could not be reached"},
+            )
             self.stats.error(f"{type(exc).__name__}: {exc}")
             self.stats.offline_fallbacks += 1
             return None, None
         except Exception as exc:  # noqa: BLE001 - a hostile answer never stops a turn
             reason = error_reason(exc)
-            logger.warning("writer: model answer unusable (%s); using the offline writer", reason)
+            logger.warning(
+                "writer: model answer unusable (%s); using the offline writer",
+                reason,
+                extra={"notice": _OFFLINE_NOTES % "gave notes I could not read"},
+            )
             self.stats.failures += 1
             self.stats.offline_fallbacks += 1
             self.stats.error(f"model answer set aside: {reason}")
@@ -341,7 +355,10 @@ class MemoryWriter:
             return parsed2
         self.stats.rejected += len(parsed2.rejected) if parsed2 else 0
         logger.warning(
-            "writer: output invalid after one repair (%s); raw output: %r", problem2, raw2[:2000]
+            "writer: output invalid after one repair (%s); raw output: %r",
+            problem2,
+            raw2[:2000],
+            extra={"notice": _OFFLINE_NOTES % "gave notes I could not read"},
         )
         raise UnusableAnswerError(f"writer output invalid after repair: {problem2}")
 

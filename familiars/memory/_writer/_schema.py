@@ -85,10 +85,11 @@ _HHMM = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 
 def every_rule(value: Any) -> dict[str, Any]:
     """A repeating reminder's rule as ``familiars.memory._offline._every`` reads it (unit
-    day or week, "HH:MM", a zone, a weekday or weekdays 0-6, every 1-99, a start date), its
-    other keys dropped; ValueError for a rule the scheduler cannot run (a model's)."""
-    if not isinstance(value, dict) or value.get("unit") not in ("day", "week"):
-        raise ValueError("every.unit must be day or week")
+    day, week or month, "HH:MM", a zone, a weekday or weekdays 0-6 or a day of the month
+    1-31, every 1-99, a start date), its other keys dropped; ValueError for a rule the
+    scheduler cannot run (a model's)."""
+    if not isinstance(value, dict) or value.get("unit") not in ("day", "week", "month"):
+        raise ValueError("every.unit must be day, week or month")
     if not isinstance(value.get("at"), str) or not _HHMM.match(value["at"]):
         raise ValueError("every.at must be a time HH:MM")
     rule = {"unit": value["unit"], "at": value["at"]}
@@ -113,6 +114,10 @@ def every_rule(value: Any) -> dict[str, Any]:
         rule.update(
             {"weekdays": sorted(set(days))} if "weekdays" in value else {"weekday": days[0]}
         )
+    if value["unit"] == "month" and value.get("day") is not None:
+        if type(value["day"]) is not int or not 1 <= value["day"] <= 31:
+            raise ValueError("every.day must be a day of the month 1-31")
+        rule["day"] = value["day"]
     if value.get("start") is not None:
         try:
             rule["start"] = date.fromisoformat(str(value["start"])).isoformat()

@@ -1,0 +1,122 @@
+"""F15: a message over the one input limit is not cut silently: the reply says it was too
+long and what was kept, on every road in (console, Discord, Telegram share one path)."""
+
+from __future__ import annotations
+
+import io
+import os
+import pty
+import select
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from familiars.bot import Application
+from familiars.bot._adapters.base import IncomingMessage
+from familiars.bot._adapters.console import ConsoleAdapter
+from familiars.bot._dialogue import MAX_MESSAGE_CHARS
+from tests.harness import say
+
+T0 = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
+
+
+def msg(text: str, platform: str) -> IncomingMessage:
+    return IncomingMessage(
+        platform=platform,
+        chat_id="dm-alice",
+        user_id="alice",
+        display_name="Alice",
+        text=text,
+        ts=T0,
+    )
+
+
+@pytest.mark.parametrize("platform", ["console", "discord", "telegram"])
+async def test_an_over_long_message_is_said_to_be_too_long(app: Application, platform: str) -> None:
+    reply = await say(app, msg("My name is Alice. " + "x" * (MAX_MESSAGE_CHARS + 3000), platform))
+    assert "too long" in reply
+    assert f"first {MAX_MESSAGE_CHARS:,} characters" in reply  # what was kept
+    assert "left out the last 3,018" in reply  # and how much was not
+
+
+async def test_a_message_within_the_limit_gets_no_note(app: Application) -> None:
+    reply = await say(app, msg("x" * (MAX_MESSAGE_CHARS - 10), "telegram"))
+    assert "too long" not in reply
+
+
+async def test_the_console_says_it_too(app: Application) -> None:
+    out = io.StringIO()
+    line = "hello " + "y" * MAX_MESSAGE_CHARS
+    console = ConsoleAdapter(app.dialogues, stdin=io.StringIO(""), stdout=out)
+    await console.handle_line(line)
+    await app.settle()
+    assert "Your message was too long for me" in out.getvalue()
+
+
+async def test_the_note_is_not_kept_as_part_of_the_message(
+    app: Application, workspace: Path
+) -> None:
+    await say(app, msg("z" * (MAX_MESSAGE_CHARS + 5), "telegram"))
+    kept = "\n".join(p.read_text() for p in workspace.rglob("*.md"))
+    assert "Your message was too long" not in kept
+
+
+_TERMINAL_CHAT = """
+import asyncio
+from familiars.bot._adapters.console import ConsoleAdapter
+
+class Length:
+    async def respond(self, message):
+        yield f"read {len(message.text)} characters"
+
+async def main():
+    console = ConsoleAdapter(Length())
+    await console.start()
+    await console.finished.wait()
+
+asyncio.run(main())
+"""
+
+
+def _chat_in_a_terminal(line: str) -> str:
+    """What the terminal shows after ``line`` is typed (pasted) into the console."""
+    main, child = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2]), "TERM": "xterm"}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _TERMINAL_CHAT], stdin=child, stdout=child, stderr=child, env=env
+    )
+    os.close(child)
+    shown = b""
+
+    def read_until(marker: bytes) -> None:
+        nonlocal shown
+        while marker not in shown:
+            ready, _, _ = select.select([main], [], [], 20)
+            assert ready, shown[-300:]
+            shown += os.read(main, 65536)
+
+    try:
+        read_until(b"you> ")
+        data = (line + "\r").encode()
+        for at in range(0, len(data), 1024):  # as a paste arrives; the echo is read meanwhile
+            os.write(main, data[at : at + 1024])
+            while select.select([main], [], [], 0.05)[0]:
+                shown += os.read(main, 65536)
+        read_until(b"characters")
+        os.write(main, b"\x04")  # Ctrl-D: the chat ends
+        proc.wait(timeout=20)
+    finally:
+        proc.kill()
+        os.close(main)
+    return shown.decode(errors="replace")
+
+
+@pytest.mark.timeout(60)
+def test_the_terminal_hands_over_a_line_longer_than_its_own_4095() -> None:
+    """The terminal's line discipline keeps 4,095 characters of a line and drops the rest
+    without a word: the console reads past it, so the limit and its note are the chat's."""
+    shown = _chat_in_a_terminal("w" * 6000)
+    assert "read 6000 characters" in shown
