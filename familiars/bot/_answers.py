@@ -167,8 +167,9 @@ def offline_reply(
     zone) answers "what's the date?", ``last_reply`` "what did you just say?"."""
     lines = action_lines(actions)
     usable = [it for it in items if not (is_group and it.private)]
-    if lines:
-        return "\n".join(lines)
+    if lines:  # big news is met before what was noted ("my nan passed away" and a name)
+        news = big_news(text)
+        return "\n".join([news, *lines] if news else lines)
     chat = small_talk(text, name) or about_now(text, now) or said_before(text, last_reply)
     if chat is not None:
         lines.append(chat)
@@ -341,6 +342,21 @@ def said_before(text: str, last_reply: str) -> str | None:
     if not last_reply:
         return "I haven't said anything yet in this chat."
     return f'I said: "{last_reply.strip()}"'
+
+
+#: The small-talk replies to big news: said before what a turn noted, too.
+BIG_NEWS = frozenset(
+    {
+        "I'm so sorry for your loss. I'm here if you want to talk about it.",
+        "That's wonderful news, congratulations! 🎉",
+    }
+)
+
+
+def big_news(text: str) -> str | None:
+    """The reply to a loss or to good news in ``text``, whatever else it says."""
+    said = text.strip()
+    return next((r for p, r in _SMALL_TALK if r in BIG_NEWS and p.search(said)), None)
 
 
 def small_talk(text: str, name: str = "") -> str | None:

@@ -34,3 +34,18 @@ def test_big_news_gets_a_fitting_word(text: str, word: str) -> None:
 def test_look_alikes_are_not_big_news(text: str) -> None:
     reply = (small_talk(text) or "").lower()
     assert "loss" not in reply and "congratulations" not in reply and "stressful" not in reply
+
+
+def test_a_loss_is_met_before_what_was_noted() -> None:
+    """ "hi, I'm Maya and my nan passed away on Saturday" noted the name and said nothing of
+    the loss."""
+    from familiars.bot._answers import offline_reply
+    from familiars.bot._turn_actions import TurnActions
+
+    actions = TurnActions(noted=["The user's name is Maya."])
+    reply = offline_reply(
+        "hi, I'm Maya and my nan passed away on Saturday", actions=actions, items=[],
+        is_group=False,
+    )  # fmt: skip
+    assert reply.splitlines()[0].startswith("I'm so sorry for your loss"), reply
+    assert "Maya" in reply
