@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from familiars.bot._commands._reminders import DEFAULT_SNOOZE, local, parse_duration
+from familiars.bot._commands._reminders import DEFAULT_SNOOZE, listing, local, parse_duration
 from familiars.memory import parse_when
 from familiars.scheduler import Reminder, ReminderBook
 
@@ -62,6 +62,16 @@ _SNOOZE = re.compile(
 )
 _MOVE = re.compile(
     _LEAD + r"(?:move|push|change|reschedule|shift)\s+(?P<rest>.+?)(?:\s+please)?[.!?]*$",
+    re.IGNORECASE,
+)
+#: Asking for the list in words (T31: "what reminders do I have?" got "I don't know that
+#: yet" with 15 set; "did I ask you to remind me about anything?" began a new reminder).
+_ASKS_LIST = re.compile(
+    _LEAD + r"(?:(?:what|which|any|how\s+many)\s+(?:\w+\s+){0,2}reminders?\b.*\?*"
+    r"|(?:do|have|did)\s+i\s+(?:have|got|set)\s+(?:any\s+)?reminders?\b.*"
+    r"|did\s+i\s+ask\s+(?:you\s+)?(?:for\s+(?:any\s+)?reminders?|to\s+remind\s+me)\b.*\?"
+    r"|(?:(?:show|tell|give)\s+me|list)\s+(?:all\s+)?(?:my|the)\s+reminders?\b.*"
+    r"|(?:my\s+)?reminders\s*\?+)$",
     re.IGNORECASE,
 )
 _VERB = re.compile(
@@ -141,12 +151,15 @@ class ReminderWords:
         if not said or said.startswith("/"):
             return None
         picked = _picked(said, asked.numbers) if asked is not None else None
-        if picked is None and not _VERB.match(said):
+        asks_list = picked is None and _ASKS_LIST.match(said) is not None
+        if picked is None and not asks_list and not _VERB.match(said):
             return None  # most messages: nothing read, nothing listed
         mine = await self.book.of(user_key, now)
         if is_group:
             mine = [r for r in mine if r.dialogue_id == dialogue_id]
         zone = await self.zone_of(user_key)
+        if asks_list:
+            return listing(mine, zone, now)
         if asked is not None and picked is not None:
             chosen = [r for r in mine if r.number == picked]
             if chosen:

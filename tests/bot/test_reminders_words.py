@@ -162,3 +162,22 @@ async def test_two_people_asking_the_same_reminder_in_a_group_each_get_theirs(
             )
             listed = (await app.dialogues.command(asked)).text
             assert "take your pills" in listed, user
+
+
+async def test_asked_in_words_the_list_is_shown(workspace: Path, memory_home: str) -> None:
+    """T31: "what reminders do I have?" got "I don't know that yet" with reminders set, and
+    "did I ask you to remind me about anything?" began a reminder "to anything?"."""
+    settings = load_settings(workspace=workspace)
+    clock = [SAID_AT]
+    bot, _ = await started(settings, clock)
+    try:
+        await bot.command("/timezone America/New_York")
+        assert "You have no reminders" in await said(bot, "do I have any reminders?")
+        await bot.say("remind me tomorrow at 9am to pay the landlord")
+        listed = await bot.command("/reminders")
+        for text in ("what reminders do I have?", "did I ask you to remind me about anything?",
+                     "show me my reminders"):  # fmt: skip
+            assert await said(bot, text) == listed, text
+        assert "reminders" not in (await said(bot, "do I have a dog?")).lower()
+    finally:
+        await bot.app.shutdown()

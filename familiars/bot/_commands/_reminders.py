@@ -63,6 +63,24 @@ def _unit_seconds(unit: str) -> int:
     return {"s": 1, "m": 60, "h": 3600}.get(first, 86400)
 
 
+def listing(mine: list[Reminder], zone: ZoneInfo, now: datetime) -> str:
+    """A person's reminders as ``/reminders`` lists them (and "what reminders do I have?"),
+    with the commands for the first one still to come."""
+    if not mine:
+        return NONE_YET
+    lines = [f"Your reminders (times in {zone.key}):"]
+    for r in mine:
+        fate = "" if r.is_open() else f" ({r.status})"
+        rule = f" ({r.rule})" if r.rule else ""
+        at = local(r.due, zone, now)
+        lines.append(f"{r.number}. {at} — {r.task}{rule}{fate} · #{r.short_id}")
+    # A sent one cannot be cancelled or moved: the hint names one still to come.
+    n = next((r.number for r in mine if r.is_open()), None)
+    if n is not None:
+        lines.append(f"/reminders cancel {n} · move {n} tomorrow 9am · snooze {n} 30m")
+    return "\n".join(lines)
+
+
 class RemindersCommand(Command):
     def __init__(
         self, book: ReminderBook, state: BotState, *, now: Callable[[], datetime] = _utc_now
@@ -123,18 +141,7 @@ class RemindersCommand(Command):
     async def _list(self, call: Call) -> CommandResponse:
         now = self._now()
         mine = await self._book.of(call.caller.user_key, now)
-        if not mine:
-            return CommandResponse(NONE_YET)
-        zone = await self._zone(call.caller)
-        lines = [f"Your reminders (times in {zone.key}):"]
-        for r in mine:
-            fate = "" if r.is_open() else f" ({r.status})"
-            rule = f" ({r.rule})" if r.rule else ""
-            at = local(r.due, zone, now)
-            lines.append(f"{r.number}. {at} — {r.task}{rule}{fate} · #{r.short_id}")
-        n = mine[0].number
-        lines.append(f"/reminders cancel {n} · move {n} tomorrow 9am · snooze {n} 30m")
-        return CommandResponse("\n".join(lines))
+        return CommandResponse(listing(mine, await self._zone(call.caller), now))
 
     async def _cancel(self, call: Call) -> CommandResponse:
         now = self._now()
