@@ -126,10 +126,15 @@ def test_a_relatives_job_said_with_no_name_is_theirs() -> None:
         "my fella's a nightmare",
         "my landlord is a scaffolder",  # no relative of the speaker's
         "my fella lives in Swansea",  # living somewhere is no work
+        "my mate's a scaffolder",  # a friend, no relative
+        "my fella quit his job at the yard",  # "his" is no verb
     ],
 )
 def test_no_job_or_no_relative_keeps_nothing(text: str) -> None:
-    kind = _kinds(fella="family", scaffolder="job", landlord="other", kid="family")
+    kind = _kinds(
+        fella="family", scaffolder="job", landlord="other", kid="family", mate="family",
+        **{"fella quit": "family", "hiing job at the yard": "job"},
+    )  # fmt: skip
     assert relative_job(text, kind) == []
 
 

@@ -409,11 +409,17 @@ _MINE_DOES = re.compile(
 )
 
 
+#: Words ending in "s" that are no verb: "my brother quit his job" has "his" after "quit".
+_NOT_VERBS = frozenset(_words("his has was is does this its hers yes always as us thus"))
+
+
 def relative_job(clause: str, kind: Callable[[str], str]) -> list[Fact]:
     """The job of someone of the speaker's, said with no name, when the noun reads as one's
     own relative and the job as work by their nearest labelled words: "my fella's a joiner"
     -> "The user's fella is a joiner.". "my husband is a big kid" names no job."""
     text = untimed(plain(clause))
+    if _SOMEONE_ELSE.search(text):  # "my mate's a plumber": a friend, no relative
+        return []
     m = _MINE_IS_A.match(text)
     if m is not None:
         who, job = m["who"].lower(), m["job"].strip()
@@ -425,7 +431,7 @@ def relative_job(clause: str, kind: Callable[[str], str]) -> list[Fact]:
         return []
     verbs = m["verb"].lower()
     verb = verbs[:-2] if re.search(r"(?:ch|sh|ss|x|z)es$", verbs) else verbs[:-1]
-    if verb in _NOT_WORK_VERBS or kind(gerund(verb, m["what"])) != "job":
+    if verbs in _NOT_VERBS or verb in _NOT_WORK_VERBS or kind(gerund(verb, m["what"])) != "job":
         return []
     who = m["who"].lower()
     return [_family(f"The user's {who} {verbs} {m['what'].strip()}.", who)]
