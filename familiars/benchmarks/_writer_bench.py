@@ -52,6 +52,11 @@ NEW_DATA = Path(__file__).parent / "data" / "writer_new.jsonl"
 #: for good, pastimes given up; and look-alikes that are no fact of the speaker's (chores,
 #: stories, hypotheticals, other people's, sarcasm). Tuned on, never used to train.
 S31_DATA = Path(__file__).parent / "data" / "writer_s31.jsonl"
+#: A fifth dev batch (s32): jobs said after a greeting or with "these days", partners and
+#: pets said in passing ("we've got a lurcher in our house"), health and plans; and
+#: look-alikes: sarcasm, questions about one's own facts, jokes, hypotheticals, past jobs and
+#: other people's. Tuned on, never used to train.
+S32_DATA = Path(__file__).parent / "data" / "writer_s32.jsonl"
 #: Monday 30 November 2026, 14:00 in Berlin: dates in the set are read against this.
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
 TIMEZONE = "Europe/Berlin"
@@ -350,6 +355,7 @@ def side_by_side(
         "dev (extra)": load_messages(EXTRA_DATA, "dev") if EXTRA_DATA.is_file() else [],
         "dev (s30)": load_messages(NEW_DATA, "dev") if NEW_DATA.is_file() else [],
         "dev (s31)": load_messages(S31_DATA, "dev") if S31_DATA.is_file() else [],
+        "dev (s32)": load_messages(S32_DATA, "dev") if S32_DATA.is_file() else [],
         "held (old)": load_messages(dev_path, "held"),
         "fresh held": fresh,
         "originals": [m for m in fresh if m.id in originals],

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -34,6 +35,7 @@ from familiars.memory._offline._values import (
     known_home,
     known_job,
     named_mine,
+    relative_job,
     value_fact,
 )
 
@@ -78,6 +80,10 @@ SLOTS = (
 #: asks and by meaning).
 PARTS = ("slots", "changes", "nouns", "answers")
 MIN_PROBABILITY = 0.5
+#: Slots whose reader checks by meaning that the noun is of the slot's kind: read when
+#: likeliest though unsure, if the clause names the one it is about ("called", "named").
+NOUN_CHECKED = ("pet", "family")
+_NAMING = re.compile(r"\b(?:called|named)\s+[A-Z]")
 #: The runner-up slot is read too when at least this likely, and the likeliest at least
 #: :data:`MIN_RUNNER_UP_TOP` (both then read by syntax, which must find a value).
 MIN_RUNNER_UP = 0.3
@@ -266,8 +272,11 @@ def by_meaning(clause: str, understanding: Understanding) -> list[Fact]:
             facts = value_fact(slot, clause, noun_kind=nouns)
             if facts:
                 return facts
+    if nouns is not None and (kin := relative_job(clause, nouns)):  # "my fella's a joiner"
+        return kin
     ranked = understanding.slots(clause)
-    for slot, probability in _readable_slots(ranked):
+    checked = nouns is not None and _NAMING.search(clause) is not None
+    for slot, probability in _readable_slots(ranked, checked=checked):
         facts = value_fact(slot, clause, noun_kind=nouns, sure=probability >= SURE)
         if facts:
             return facts
@@ -278,15 +287,20 @@ def by_meaning(clause: str, understanding: Understanding) -> list[Fact]:
     )
 
 
-def _readable_slots(ranked: list[tuple[str, float]]) -> list[tuple[str, float]]:
+def _readable_slots(
+    ranked: list[tuple[str, float]], *, checked: bool = False
+) -> list[tuple[str, float]]:
     """The slots worth a reader: the likeliest when sure enough (:data:`MIN_PROBABILITY`),
     and the runner-up when the two are close ("my fella is called Rohan": name .54, family
     .35; the name reader finds no name of the speaker, the family reader finds Rohan). A
-    clause most likely ``none`` reads nothing."""
+    clause most likely ``none`` reads nothing. ``checked``: the clause names someone and the
+    noun's kind is read by meaning; then a pet or a relative is read when likeliest though
+    unsure ("there's a lurcher called Dash in our house": pet .50): two readings agree."""
     (top, p1), (second, p2) = ranked[0], ranked[1]
     if top == "none" or p1 < MIN_RUNNER_UP_TOP:
         return []
-    out = [(top, p1)] if p1 >= MIN_PROBABILITY else []
+    sure_enough = p1 >= MIN_PROBABILITY or (checked and top in NOUN_CHECKED)
+    out = [(top, p1)] if sure_enough else []
     if second != "none" and p2 >= MIN_RUNNER_UP:
         out.append((second, p2))
     return out

@@ -22,7 +22,8 @@ from familiars.memory._offline._meaning import Understanding
 from familiars.memory._offline._objects import Fact, _fact_key
 from familiars.memory._offline._patterns import match_preference
 from familiars.memory._offline._people import _job_fact, _work_fact
-from familiars.memory._offline._values import _SOMEONE_ELSE, RELATIVE_SAYS, match_place_or_home
+from familiars.memory._offline._tidy import _SOMEONE_ELSE
+from familiars.memory._offline._values import RELATIVE_SAYS, match_place_or_home
 from familiars.memory._records import MemoryRecord, is_live
 
 #: Said of something that is over for the person.

@@ -86,9 +86,25 @@ _STRONG_SARCASM = re.compile(
 )
 
 
+#: A liking said with emphasis (capitals, stars) ...
+_EMPHATIC_LIKING = re.compile(
+    r"(?-i:\b(?:LOVE|LOVED|LOVING|ADORE|ENJOY|LIKE)\b)|[*_](?i:love|adore|enjoy|like)[*_]"
+)
+#: ... inside an ironic frame: an interjection that opens the message ("sure, I LOVE
+#: waiting on hold", "yeah I *adore* Mondays"). Either alone is sincere ("I LOVE pizza").
+_IRONIC_OPENER = re.compile(
+    r"^\W*(?:oh|yeah|yes|sure|right|wow|great|brilliant|fantastic|wonderful|lovely|perfect|"
+    r"of\s+course|because|cos|totally|ah\s+yes)\b",
+    re.IGNORECASE,
+)
+
+
 def sarcastic(text: str, *, strong: bool = False) -> bool:
-    """Whether ``text`` carries a marker that it means the opposite ("/s", "yeah right");
-    with ``strong``, only a marker sure enough to void a plain like or dislike too."""
+    """Whether ``text`` carries a marker that it means the opposite ("/s", "yeah right", an
+    emphasised liking after an ironic interjection); with ``strong``, only a marker sure
+    enough to void a plain like or dislike too."""
+    if _EMPHATIC_LIKING.search(text) and _IRONIC_OPENER.search(text):
+        return True
     return bool((_STRONG_SARCASM if strong else _SARCASM).search(text))
 
 

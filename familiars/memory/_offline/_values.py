@@ -15,14 +15,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from familiars.memory._offline._health_values import allergy_value
 from familiars.memory._offline._objects import (
     _NOT_NAMES,
     Fact,
     _words,
     third_person,
-    topic_key,
 )
-from familiars.memory._offline._patterns import match_health, match_name, match_preference
+from familiars.memory._offline._patterns import match_name, match_preference
 from familiars.memory._offline._people import (
     FAMILY,
     JOBS,
@@ -30,25 +30,16 @@ from familiars.memory._offline._people import (
     _alternation,
     _family,
     _job_fact,
+    _more_names,
     _pet,
     _work_fact,
     apposed,
     living_fact,
 )
+from familiars.memory._offline._tidy import _SOMEONE_ELSE, at_home_dropped, plain, untimed
 
 NounKind = Callable[[str], str] | None
 
-#: Whose clause it is not: "my friend has a dog called Max" is about the friend.
-_OTHERS = (
-    r"(?:friend|mate|neighbou?r|colleague|co-?worker|boss|flatmate|roommate|housemate|"
-    r"classmate|teacher|doctor|ex|manager|landlord|client|cousin's|friend's)"
-)
-_SOMEONE_ELSE = re.compile(
-    rf"\b(?i:my\s+(?:best\s+|old\s+|new\s+)?{_OTHERS}s?)\b|\b(?i:{_OTHERS})'s\b|"
-    r"^(?:(?i:he|she|they|his|her|their)\b|[A-Z][a-z]+'s\b(?!\s+(?i:my|our|out|off|over|gone|done|"
-    r"finished|history|not|no|so|too|really|just|a|an|the)\b))"
-    r"|\b(?i:if|would|wish|used\s+to)\b",
-)
 #: A clause whose subject is a relative ("my sister gave up coffee", "my mum lives in Swansea"):
 #: about them, not the person.
 RELATIVE_SAYS = re.compile(
@@ -121,11 +112,8 @@ _STATES = frozenset(
     )
 )
 _NAME_HERE = re.compile(r"^(?:\W*\w+\W+)?(?P<n>[\w'-]+)\s+(?:here|speaking)\b", re.I)
-_GREETING = re.compile(
-    r"^(?:(?:hi+|hey+a?|hello+|hiya|yo|heya|howdy|morning|oh|ok|okay)\b[\s,!.]*)+", re.I
-)
 _JOB = re.compile(
-    r"\b(?:i'?m|im|i\s+am|as|work\s+as|i'?ve\s+been|i\s+have\s+been)\s+(?:an?|the)\s+(?P<job>[\w\s-]+?)"
+    r"\b(?:i'?m|im|i\s+am|as|work\s+as|i'?ve\s+been|i\s+have\s+been)\s+(?:an?|the)\s+(?P<job>[\w\s&-]+?)"
     r"(?=\s*(?:$|,|\bat\b|\bfor\b|\bin\b|\bwith\b|\bby\b|\bnow\b|\bsince\b))",
     re.I,
 )
@@ -290,28 +278,6 @@ _THING_IS_BAD = re.compile(
     r"awful|horrible|the\s+worst|not\s+for\s+me|not\s+my\s+thing)\b",
     re.I,
 )
-_ALLERGY = re.compile(
-    r"\b(?:allergic\s+to|allergy\s+to)\s+(?P<a>[\w\s-]+)"
-    r"|^(?P<b>[\w\s-]+?)\s+allergy\b|\b(?:have|'ve\s+got|have\s+got|got)\s+an?\s+(?P<c>[\w\s-]+?)\s+allergy\b"
-    r"|\bintolerant\s+to\s+(?P<d>[\w\s-]+)"
-    r"|^(?P<e>[\w-]+(?:\s+[\w-]+)?)\s+(?:makes?\s+me\s+(?:ill|sick|swell\s+up|itch|itchy|break\s+out)|"
-    r"gives?\s+me\s+(?:hives|a\s+rash|a\s+(?:bad\s+)?reaction)|(?:doesn't|don't)\s+agree\s+with\s+me|"
-    r"(?:is|are)\s+(?:dangerous|deadly|a\s+danger)\s+(?:for|to)\s+me|could\s+kill\s+me)\b"
-    r"|\breact(?:s)?\s+(?:badly\s+|really\s+badly\s+)?to\s+(?P<g>[\w\s-]+)",
-    re.I,
-)
-#: A condition one has, said without "allergic": "I get hay fever every summer".
-_CONDITION = re.compile(
-    r"\b(?:get|have|suffer\s+from|'ve\s+got|have\s+got)\s+(?:(?:bad|terrible|awful|really\s+bad)\s+)?"
-    r"(?P<c>hay\s?fever|eczema|asthma|hives|migraines|coeliac\s+disease|celiac\s+disease)\b",
-    re.I,
-)
-#: A diet said as a word or "X-free": "coeliac", "gluten free here", "vegan btw".
-_DIET_WORD = re.compile(
-    r"\b(?P<w>coeliac|celiac|vegan|vegetarian|pescatarian|kosher|halal)\b|\b(?P<free>gluten|dairy|nut|"
-    r"lactose|meat|sugar)[- ]free\b",
-    re.I,
-)
 
 
 def value_fact(
@@ -319,13 +285,15 @@ def value_fact(
 ) -> list[Fact]:
     """The facts of ``slot`` in ``clause`` (a job said by what one does may bring the home
     it names); [] when no value can be read. ``sure``: the slot model is sure of the slot."""
-    text = _GREETING.sub("", clause.strip(" .!?")).strip()
+    text = plain(clause)
     if not text or (slot != "family" and RELATIVE_SAYS.match(text)):
         return []  # "my mum lives in Swansea", "my daughter has a hamster": the relative's
     if slot not in ("name", "pet", "family") and about_someone_else(text):
         return []
     if slot == "job":
-        return _job_values(text, noun_kind, sure=sure)
+        return _job_values(untimed(text), noun_kind, sure=sure)
+    if slot == "pet":
+        return _pet_values(text, noun_kind, sure=sure)
     if slot == "workplace":  # "I stack shelves at Tesco": the employer, and the job done there
         work = _workplace_value(text, noun_kind)
         return [f for f in (work, _job_done_at(text) if work else None) if f is not None]
@@ -362,11 +330,15 @@ def known_job(
     read whatever the slot model says: the closed list makes it sure; and a trade said by
     its verb ("I install solar panels") when the job slot is at least a runner-up's
     (``job_probability`` >= ``MIN_RUNNER_UP``). ``unsure``: the model found the clause most
-    likely no fact; then what is done must also read as work by its nearest labelled doings."""
-    text = _GREETING.sub("", clause.strip(" .!?")).strip()
+    likely no fact; then what is done must also read as work by its nearest labelled doings.
+    A job noun no list knows ("I'm a postie these days") is read when the job slot is the
+    likeliest and the noun reads as a job by its nearest labelled words."""
+    text = untimed(plain(clause))
     if about_someone_else(text):
         return []
-    fact = _job_value(text, lambda noun: "other") if text else None
+    # the list makes a job sure; a noun read as a job by meaning needs the job slot likeliest
+    reads = kind if kind is not None and job_probability >= 0.4 and not unsure else None
+    fact = _job_value(text, reads or (lambda noun: "other")) if text else None
     if fact is not None:
         return [fact]
     doing = _DOING.match(text) if job_probability >= 0.3 else None
@@ -406,7 +378,7 @@ _NAMED_MINE_SAYS = re.compile(
 def named_mine_says(clause: str) -> bool:
     """Whether ``clause`` tells of someone of the speaker's named in apposition ("my bro
     Kieran works as a chef", "my daughter Isla's a midwife")."""
-    text = _GREETING.sub("", clause.strip(" .!?")).strip()
+    text = plain(clause)
     return bool(_NAMED_MINE_SAYS.match(apposed(text)))
 
 
@@ -421,8 +393,48 @@ _MINE_CALLED = re.compile(
 def named_mine(clause: str) -> bool:
     """Whether ``clause`` names someone of the speaker's: "my fella Rohan, he's a paramedic"
     (:func:`named_mine_says`), "my bloke is called Gaz"."""
-    text = _GREETING.sub("", clause.strip(" .!?")).strip()
+    text = plain(clause)
     return bool(_MINE_CALLED.match(text)) or named_mine_says(clause)
+
+
+#: Someone of the speaker's and their job, said with no name: "my fella's a joiner", "my
+#: other half drives a taxi".
+_MINE_IS_A = re.compile(
+    r"^(?:my|our)\s+(?P<who>(?:[\w-]+\s+){0,2}?[\w-]+?)(?:'s|\s+is)\s+(?:now\s+)?"
+    r"(?P<a>an?)\s+(?P<job>[\w&' -]+)$",
+    re.I,
+)
+_MINE_DOES = re.compile(
+    r"^(?:my|our)\s+(?P<who>(?:[\w-]+\s+)?[\w-]+?)\s+(?P<verb>[a-z]+s)\s+(?P<what>[\w' -]+)$", re.I
+)
+
+
+#: Words ending in "s" that are no verb: "my brother quit his job" has "his" after "quit".
+_NOT_VERBS = frozenset(_words("his has was is does this its hers yes always as us thus"))
+
+
+def relative_job(clause: str, kind: Callable[[str], str]) -> list[Fact]:
+    """The job of someone of the speaker's, said with no name, when the noun reads as one's
+    own relative and the job as work by their nearest labelled words: "my fella's a joiner"
+    -> "The user's fella is a joiner.". "my husband is a big kid" names no job."""
+    text = untimed(plain(clause))
+    if _SOMEONE_ELSE.search(text):  # "my mate's a plumber": a friend, no relative
+        return []
+    m = _MINE_IS_A.match(text)
+    if m is not None:
+        who, job = m["who"].lower(), m["job"].strip()
+        if _is_kind(who, "family", FAMILY, kind) and _is_kind(job, "job", JOBS, kind):
+            return [_family(f"The user's {who} is {m['a'].lower()} {job}.", who)]
+        return []
+    m = _MINE_DOES.match(text)
+    if m is None or not _is_kind(m["who"].lower(), "family", FAMILY, kind):
+        return []
+    verbs = m["verb"].lower()
+    verb = verbs[:-2] if re.search(r"(?:ch|sh|ss|x|z)es$", verbs) else verbs[:-1]
+    if verbs in _NOT_VERBS or verb in _NOT_WORK_VERBS or kind(gerund(verb, m["what"])) != "job":
+        return []
+    who = m["who"].lower()
+    return [_family(f"The user's {who} {verbs} {m['what'].strip()}.", who)]
 
 
 #: Where one is now, said without "live": "we're in Harrogate now", "I've been in Bath since
@@ -442,7 +454,7 @@ def known_home(clause: str, home_probability: float) -> list[Fact]:
     least a runner-up's (``home_probability`` >= .3)."""
     if home_probability < 0.3:
         return []
-    m = _BEEN_IN.match(_GREETING.sub("", clause.strip(" .!?")).strip())
+    m = _BEEN_IN.match(plain(clause))
     home = match_place_or_home(m.group("place")) if m else None
     return [home] if home is not None else []
 
@@ -545,7 +557,7 @@ _NOT_NAMED_SO = re.compile(
 def capitalised_name(clause: str) -> Fact | None:
     """The name in a clause that only names oneself, written with a capital ("I'm Lena.");
     None for a state ("I'm Fine"), a nation or a faith ("I'm Welsh")."""
-    m = _CAPITALISED_SELF.match(_GREETING.sub("", clause.strip(" .!?")).strip())
+    m = _CAPITALISED_SELF.match(plain(clause))
     if m is None:
         return None
     name = m.group("n")
@@ -605,11 +617,38 @@ _STORY = re.compile(
 )
 
 
-def _pet_value(text: str, kind: NounKind) -> Fact | None:
+#: A pet of one's own said with no name: "we've got a lurcher", "I keep two ferrets".
+_HAS_PET = re.compile(
+    r"^(?:i|we)(?:'ve|\s+have)?(?:\s+just)?\s+(?:got|have|own|keep|adopted|rescued)\s+"
+    r"(?P<what>(?P<count>(?:an?|one|two|three|four|\d+)\s+)?(?P<noun>(?:[\w-]+\s+){0,2}?[\w-]+?))"
+    r"(?P<pl>s)?$",
+    re.I,
+)
+
+
+def _pet_values(text: str, kind: NounKind, *, sure: bool) -> list[Fact]:
+    """The speaker's pets in ``text``: each one named ("two guinea pigs, Salt and Pepper"),
+    or the one said with no name ("we've got a lurcher in our house"), where the noun reads
+    as a pet (the rules' list, else its nearest labelled words; when the slot is ``sure`` an
+    unknown noun is taken as the pet the clause is about, but only when it is named)."""
     if _THERE_IS.match(text) and (not _OWNED.search(text) or _STORY.search(text)):
-        return None
-    found = _named_of_kind(text, "pet", PETS, kind)
-    return _pet(f"The user has a {found[0]} called {found[1]}.", found[1]) if found else None
+        return []
+    text = at_home_dropped(text)
+    named_kind = _deferring(kind, "pet") if sure and kind is not None else kind
+    found = _named_of_kind(text, "pet", PETS, named_kind)
+    if found is not None:
+        start = text.find(found[1])
+        names = _more_names(text, found[1], start + len(found[1])) if start >= 0 else [found[1]]
+        return [_pet(f"The user has a {found[0]} called {name}.", name) for name in names]
+    m = _HAS_PET.match(text)
+    if m is None or not (m["count"] or m["pl"]):  # "I keep chickens", not "I keep going"
+        return []
+    if _SOMEONE_ELSE.search(text) or not _is_kind(m["noun"], "pet", PETS, kind):
+        return []
+    if kind is None and _head(m["noun"]) not in PETS:
+        return []
+    what = f"{m['what'].lower()}{m['pl'] or ''}"
+    return [_pet(f"The user has {what}.", _head(m["noun"]))]
 
 
 def _family_value(text: str, kind: NounKind) -> Fact | None:
@@ -714,53 +753,13 @@ def _dislike_value(text: str, kind: NounKind) -> Fact | None:
     return match_preference(f"I don't like {thing}")
 
 
-def _allergy_value(text: str, kind: NounKind) -> Fact | None:
-    if _SOMEONE_ELSE.search(text):
-        return None
-    m = _ALLERGY.search(text)
-    if m is None:
-        return _condition_or_diet(text)
-    what = next((g for g in m.groups() if g), "").strip()
-    if m.group("d") or m.group("e") or m.group("g"):  # an intolerance or a reaction
-        what = what.lower()
-        said = "is intolerant to" if m.group("d") else "reacts badly to"
-        key = topic_key(what)
-        content = f"The user {said} {what}."
-        return Fact("user", "profile", content, ("allergy", f"topic:{key}"), f"allergy:{key}", 0.85)
-    what = re.sub(r"^(?:i'?m|im|i\s+am|i\s+have)\s+(?:an?\s+)?", "", what, flags=re.I)
-    return match_health(f"I'm allergic to {what}") if what else None
-
-
-def _condition_or_diet(text: str) -> Fact | None:
-    """ "I get hay fever every summer" (a condition), "gluten free here, coeliac" (a diet)."""
-    m = _CONDITION.search(text)
-    if m is not None:
-        what = re.sub(r"\s+", " ", m.group("c").lower())
-        key = topic_key(what)
-        return Fact(
-            "user", "profile", f"The user has {what}.", ("allergy", f"topic:{key}"),
-            f"allergy:{key}", 0.85,
-        )  # fmt: skip
-    d = _DIET_WORD.search(text)
-    if d is None:
-        return None
-    word = (d.group("w") or f"{d.group('free')}-free").lower()
-    said = match_health(f"I'm {word}")
-    if said is not None:
-        return said
-    key = topic_key(word)
-    content = f"The user eats {word}." if d.group("free") else f"The user is {word}."
-    return Fact("user", "profile", content, ("diet", f"topic:{key}"), f"diet:{key}", 0.8)
-
-
 _READERS = {
     "name": _name,
-    "pet": _pet_value,
     "family": _family_value,
     "job": _job_value,
     "workplace": _workplace_value,
     "home": _home_value,
     "like": _like_value,
     "dislike": _dislike_value,
-    "allergy": _allergy_value,
+    "allergy": allergy_value,
 }

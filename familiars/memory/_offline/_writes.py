@@ -50,6 +50,7 @@ from familiars.memory._offline._relatives import match_relative_place, one_recor
 from familiars.memory._offline._replacing import replaced
 from familiars.memory._offline._shifts import moved_to, shifted
 from familiars.memory._offline._states import match_cause, match_meaning, sarcastic
+from familiars.memory._offline._tidy import unemphasised
 from familiars.memory._records import MemoryRecord, is_live
 from familiars.memory._writer._schema import OpenLoop, WriteOp, WriterEntry, WriterOutput
 
@@ -158,7 +159,8 @@ def facts_in(
     tz = zone(timezone)
     found: dict[tuple[str, str, str], Fact] = {}
     meaning = not sarcastic(text)
-    for sentence, group in _sentence_clauses(_without_long_words(text, max_chars)):
+    said_text = unemphasised(_without_long_words(text, max_chars))
+    for sentence, group in _sentence_clauses(said_text):
         said_here: list[Fact] = []
         greeting = match_greeting_name(sentence)
         if greeting is not None:
