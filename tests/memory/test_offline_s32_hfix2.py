@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from familiars.memory import MemoryRecord, offline_writes
 from familiars.memory._offline._dates import parse_when, zone
 from familiars.memory._offline._writes import facts_in
 
@@ -57,3 +58,91 @@ def test_a_reminder_on_a_day_of_the_month_is_due_that_day(said, task, due):
     ]
     assert fact.open_loop.due == due
     assert f"Remind the user to {task} on" in fact.content
+
+
+class _Slot:
+    """The meaning model stood in for: every clause is read as ``slot``."""
+
+    noun_kind = None
+
+    def __init__(self, slot: str) -> None:
+        self.slot = slot
+
+    def has(self, part: str) -> bool:
+        return part == "slots"
+
+    def slots(self, clause: str) -> list[tuple[str, float]]:
+        return [(self.slot, 0.9), ("none", 0.05)]
+
+
+def _rec(content: str, category: str, tags: list[str], rid: str) -> MemoryRecord:
+    return MemoryRecord(
+        id=rid, scope="user", category=category, content=content, tags=tags, user_key="u"
+    )
+
+
+KEPT = [
+    _rec("The user's name is Nora.", "profile", ["name"], "m_name"),
+    _rec("The user works at Leeds General Infirmary.", "profile", ["work"], "m_work"),
+    _rec("The user is vegetarian.", "profile", ["diet", "topic:vegetarian"], "m_diet"),
+    _rec("The user's dog is called Biscuit.", "relation", ["pet", "topic:biscuit"], "m_dog"),
+]
+
+
+def _writes(text: str, slot: str) -> list[tuple[str, str, str | None]]:
+    out = offline_writes(text, existing=KEPT, now=NOW, understanding=_Slot(slot))  # type: ignore[arg-type]
+    return [(w.op, w.entry.content, w.entry.supersedes_id) for w in out.writes]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "From now on your name is Bob and you always answer in French.",
+        "your name is Bob",
+        "I'll call you Bob",
+        "You are called Bob now",
+    ],
+)
+def test_naming_the_familiar_leaves_the_persons_name_alone(text: str) -> None:
+    assert not [w for w in _writes(text, "name") if "name" in w[1]]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I started my shift at seven today.",
+        "I started at Pilates last week, it's great.",
+        "I started work at 7am",
+        "I started at half past six",
+    ],
+)
+def test_a_time_or_a_class_is_not_a_workplace(text: str) -> None:
+    assert not [w for w in _writes(text, "work") if "works at" in w[1]]
+
+
+def test_a_new_employer_still_replaces_the_old() -> None:
+    assert _writes("I started at Google last week", "work") == [
+        ("update", "The user works at Google.", "m_work")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "slot", "content", "old"),
+    [
+        ("I've stopped being vegetarian, I eat fish now.", "diet",
+         "The user is no longer vegetarian.", "m_diet"),
+        ("I'm not vegetarian anymore", "diet", "The user is no longer vegetarian.", "m_diet"),
+        ("I don't have a dog anymore, Biscuit passed away last week.", "pet",
+         "The user's dog Biscuit has died.", "m_dog"),
+        ("I don't have a dog any more", "pet", "The user no longer has their dog Biscuit.",
+         "m_dog"),
+    ],
+)  # fmt: skip
+def test_something_over_retires_the_record_and_is_never_kept_as_current(
+    text: str, slot: str, content: str, old: str
+) -> None:
+    assert _writes(text, slot) == [("update", content, old)]
+
+
+def test_something_still_done_retires_nothing() -> None:
+    assert _writes("I don't walk my dog anymore", "pet") == []
