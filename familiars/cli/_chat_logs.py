@@ -34,6 +34,11 @@ PERSON_FACING: tuple[str, ...] = (
     "familiars.llm",  # a provider without its key, or cooling down
 )
 
+#: How the store words an entry of a memory file that does not parse (``EntryParseError``);
+#: the person is told of each one once, with :data:`CHECK_HINT`.
+BROKEN_ENTRY = "broken memory entry"
+CHECK_HINT = "run familiars memory check"
+
 _ONLY_PLACEHOLDERS = re.compile(r"^(\s|%[-#0 +]*\d*(\.\d+)?[sdrfgi]|[:;,.()])*$")
 
 
@@ -110,10 +115,13 @@ class NoticeHandler(logging.Handler):
         self.loggers = tuple(loggers)
 
     def emit(self, record: logging.LogRecord) -> None:
-        if not any(record.name == n or record.name.startswith(n + ".") for n in self.loggers):
+        message = record.getMessage()
+        if BROKEN_ENTRY in message:  # a hand edit that hides an entry: said, with the fix
+            message += f" (left out of what I know until fixed: {CHECK_HINT})"
+        elif not any(record.name == n or record.name.startswith(n + ".") for n in self.loggers):
             return
         try:
-            self.say(notice_text(record.getMessage()))
+            self.say(notice_text(message))
         except Exception:  # noqa: BLE001 - a notice must never break the chat
             self.handleError(record)
 

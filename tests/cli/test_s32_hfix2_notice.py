@@ -1,0 +1,25 @@
+"""Session 32 tester finding T10 (hfix2): a memory file's broken entry is said in the chat,
+once, with how to find out what is wrong (it was only in the log)."""
+
+from __future__ import annotations
+
+import logging
+
+from familiars.cli._chat_logs import NoticeHandler, OncePerTemplate
+
+
+def _record(text: str) -> logging.LogRecord:
+    return logging.LogRecord(
+        "familiars.memory._store", logging.WARNING, __file__, 1, "%s", (text,), None
+    )
+
+
+def test_a_broken_entry_is_said_once_with_the_fix() -> None:
+    said: list[str] = []
+    handler = NoticeHandler(said.append)
+    handler.addFilter(OncePerTemplate())
+    err = "/w/users/nora/profile.md:10: broken memory entry: the comment is not closed"
+    handler.handle(_record(err))
+    handler.handle(_record(err))
+    assert len(said) == 1
+    assert "profile.md:10" in said[0] and "run familiars memory check" in said[0]
