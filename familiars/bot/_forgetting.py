@@ -475,7 +475,9 @@ class ForgetByWords:
 _SAME = {"call": "name"}
 
 
-_CALLED = re.compile(r"\b(?:is|are)\s+called\s+(?P<name>[A-Z][\w'-]+)|\bnamed\s+(?P<n2>[A-Z][\w'-]+)")
+_CALLED = re.compile(
+    r"\b(?:is|are)\s+called\s+(?P<name>[A-Z][\w'-]+)|\b(?:named|called)\s+(?P<n2>[A-Z][\w'-]+)"
+)
 
 
 def _names_in(records: list[MemoryRecord]) -> set[str]:

@@ -113,10 +113,14 @@ class NoticeHandler(logging.Handler):
         super().__init__(logging.WARNING)
         self.say = say
         self.loggers = tuple(loggers)
+        self._broken_said: set[str] = set()
 
     def emit(self, record: logging.LogRecord) -> None:
         message = record.getMessage()
         if BROKEN_ENTRY in message:  # a hand edit that hides an entry: said, with the fix
+            if message in self._broken_said:
+                return  # the store and the index both find it: said once
+            self._broken_said.add(message)
             message += f" (left out of what I know until fixed: {CHECK_HINT})"
         elif not any(record.name == n or record.name.startswith(n + ".") for n in self.loggers):
             return

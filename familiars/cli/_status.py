@@ -96,14 +96,7 @@ def _print_status(status: dict[str, Any]) -> None:
     ]
     if rows:
         print_table(None, ["scope", "category", "live", "deprecated", "expired", "pinned"], rows)
-    broken = status.get("unreadable_entries") or 0
-    if broken:
-        console.print(
-            f"⚠ {broken} memory {'entry' if broken == 1 else 'entries'} could not be read "
-            "(left out until fixed): run familiars memory check",
-            highlight=False,
-            markup=False,
-        )
+    _print_unreadable(status.get("unreadable_entries") or 0)
     index = _mb(storage["index_bytes"]) if storage["index_present"] else "not built yet"
     console.print(
         f"files: {storage['memory_files']} memory files ({_mb(storage['memory_bytes'])}), "
@@ -128,6 +121,16 @@ def _print_status(status: dict[str, Any]) -> None:
     for r in status["gate"]["residents"]:
         console.print(f"  resident {r.get('model_id')}: {r.get('estimated_mb')} MB")
     _print_jobs(status.get("scheduler") or {}, status.get("consolidation"))
+
+
+def _print_unreadable(broken: int) -> None:
+    if broken:
+        console.print(
+            f"⚠ {broken} memory {'entry' if broken == 1 else 'entries'} could not be read "
+            "(left out until fixed): run familiars memory check",
+            highlight=False,
+            markup=False,
+        )
 
 
 def _print_jobs(scheduler: dict[str, Any], last: dict[str, Any] | None) -> None:

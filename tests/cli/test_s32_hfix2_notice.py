@@ -10,10 +10,8 @@ from pathlib import Path
 from familiars.cli._chat_logs import NoticeHandler, OncePerTemplate
 
 
-def _record(text: str) -> logging.LogRecord:
-    return logging.LogRecord(
-        "familiars.memory._store", logging.WARNING, __file__, 1, "%s", (text,), None
-    )
+def _record(text: str, name: str = "familiars.memory._store") -> logging.LogRecord:
+    return logging.LogRecord(name, logging.WARNING, __file__, 1, "%s", (text,), None)
 
 
 def test_a_broken_entry_is_said_once_with_the_fix() -> None:
@@ -23,6 +21,7 @@ def test_a_broken_entry_is_said_once_with_the_fix() -> None:
     err = "/w/users/nora/profile.md:10: broken memory entry: the comment is not closed"
     handler.handle(_record(err))
     handler.handle(_record(err))
+    handler.handle(_record(err, "familiars.memory._index"))  # the index finds it too
     assert len(said) == 1
     assert "profile.md:10" in said[0] and "run familiars memory check" in said[0]
 

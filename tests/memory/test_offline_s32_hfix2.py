@@ -48,10 +48,12 @@ def test_a_weekday_with_a_day_that_is_not_it_looks_for_the_month_where_it_is():
     ("said", "task", "due"),
     [
         ("remind me on the 1st at 9am to pay rent", "pay rent", "2027-01-01T09:00:00+00:00"),
-        ("remind me on Friday the 11th to buy flowers", "buy flowers", "2026-12-11T09:00:00+00:00"),
-        ("remind me to water the garden on the 5th", "water the garden", "2027-01-05T09:00:00+00:00"),
+        ("remind me on Friday the 11th to buy flowers", "buy flowers",
+         "2026-12-11T09:00:00+00:00"),
+        ("remind me to water the garden on the 5th", "water the garden",
+         "2027-01-05T09:00:00+00:00"),
     ],
-)
+)  # fmt: skip
 def test_a_reminder_on_a_day_of_the_month_is_due_that_day(said, task, due):
     (fact,) = [
         f for f in facts_in(said, now=NOW, timezone="Europe/London") if f.open_loop is not None
@@ -133,7 +135,7 @@ def test_a_new_employer_still_replaces_the_old() -> None:
          "The user is no longer vegetarian.", "m_diet"),
         ("I'm not vegetarian anymore", "diet", "The user is no longer vegetarian.", "m_diet"),
         ("I don't have a dog anymore, Biscuit passed away last week.", "pet",
-         "The user's dog Biscuit has died.", "m_dog"),
+         "The user no longer has their dog Biscuit (it died).", "m_dog"),
         ("I don't have a dog any more", "pet", "The user no longer has their dog Biscuit.",
          "m_dog"),
     ],
@@ -142,6 +144,16 @@ def test_something_over_retires_the_record_and_is_never_kept_as_current(
     text: str, slot: str, content: str, old: str
 ) -> None:
     assert _writes(text, slot) == [("update", content, old)]
+
+
+def test_a_pet_kept_as_had_is_retired_too() -> None:
+    kept = [_rec("The user has a dog called Biscuit.", "relation", ["pet"], "m_dog2")]
+    out = offline_writes(
+        "I don't have a dog anymore, Biscuit passed away last week.", existing=kept, now=NOW
+    )
+    assert [(w.op, w.entry.content, w.entry.supersedes_id) for w in out.writes] == [
+        ("update", "The user no longer has their dog Biscuit (it died).", "m_dog2")
+    ]
 
 
 def test_something_still_done_retires_nothing() -> None:

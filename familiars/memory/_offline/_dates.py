@@ -86,8 +86,6 @@ def _clock_only(phrase: str) -> time | None:
 def parse_when(text: str, *, now: datetime, tz: ZoneInfo) -> datetime | None:
     """An aware datetime in ``tz`` for a phrase like "tomorrow at 9am", "in 2 hours", "on
     Friday" (no clock time: 09:00), or None when the phrase is not a time."""
-    import dateparser
-
     phrase = _normalise_when(text)
     if not phrase or not re.search(r"\d|[a-z]{3,}", phrase, re.I) or _NEGATIVE.search(phrase):
         return None

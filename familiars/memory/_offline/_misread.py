@@ -102,7 +102,10 @@ def misread(fact: Fact, clause: str) -> bool:
 
 
 _IS = re.compile(r"^The user is (?P<what>[\w' -]+?)\.$")
-_CALLED = re.compile(r"^The user's (?P<who>[\w' -]+?) is called (?P<name>[\w' -]+?)\.$")
+_CALLED = re.compile(
+    r"^The user's (?P<who>[\w' -]+?) is called (?P<name>[\w' -]+?)\.$"
+    r"|^The user has an? (?P<who2>[\w' -]+?) (?:called|named) (?P<name2>[\w' -]+?)\.$"
+)
 _DIED = re.compile(
     r"\b(?:passed\s+away|passed\s+on|died|put\s+(?:down|to\s+sleep)|lost\s+(?:my|our))\b", re.I
 )
@@ -117,30 +120,29 @@ def _ended_content(rec_content: str, clause: str) -> str | None:
     """What a kept record says once ``clause`` has said it is over; None when the clause
     does not speak of it: "The user is vegetarian." after "I've stopped being vegetarian" is
     "The user is no longer vegetarian."; "The user's dog is called Biscuit." after "I don't
-    have a dog anymore" or "Biscuit passed away" is that the dog is no longer theirs."""
+    have a dog anymore" or "Biscuit passed away" is that the dog is no longer theirs (it died)."""
     state = _IS.match(rec_content)
     if state is not None:
         what = re.escape(state.group("what"))
-        said = rf"\b(?:being|not|no\s+longer|n't\s+be|used\s+to\s+be)\s+(?:an?\s+|really\s+)?{what}\b"
+        said = rf"\b(?:being|not|no\s+longer|n't\s+be|used\s+to\s+be)\s+(?:an?\s+)?{what}\b"
         if re.search(said, clause, re.I):
             return f"The user is no longer {state.group('what')}."
         return None
     called = _CALLED.match(rec_content)
     if called is None:
         return None
-    who, name = called.group("who"), called.group("name")
+    who = called.group("who") or called.group("who2")
+    name = called.group("name") or called.group("name2")
     named = re.search(rf"\b{re.escape(name)}\b", clause, re.I) is not None
     kind = re.search(rf"\b(?:an?|my|our)\s+{re.escape(who.split()[-1])}\b", clause, re.I)
     if _DIED.search(clause) and (named or kind):
-        return f"The user's {who} {name} has died."
+        return f"The user no longer has their {who} {name} (it died)."
     if _NOT_HAVING.search(clause) and (kind or named):
         return f"The user no longer has their {who} {name}."
     return None
 
 
-def ended_writes(
-    text: str, existing: Sequence[MemoryRecord], taken: set[str]
-) -> list[WriteOp]:
+def ended_writes(text: str, existing: Sequence[MemoryRecord], taken: set[str]) -> list[WriteOp]:
     """Updates retiring the live records ``text`` says are over (see :func:`_ended_content`);
     a record whose id is in ``taken`` is already retired by another write of the turn."""
     out: list[WriteOp] = []
