@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
+from familiars.bot._about_you import about_you
 from familiars.bot._turn_actions import TurnActions
 from familiars.llm import (
     OFFLINE_NOTICE,
@@ -161,16 +162,19 @@ def offline_reply(
     unknown: bool = False,
     now: datetime | None = None,
     last_reply: str = "",
+    familiar: str = "",
 ) -> str:
     """The reply (see the module map); ``meant``: the records a question asks about, found
     by meaning, which answer it before the word-overlap rules; ``now`` (in the person's time
-    zone) answers "what's the date?", ``last_reply`` "what did you just say?"."""
+    zone) answers "what's the date?", ``last_reply`` "what did you just say?", ``familiar``
+    (the familiar's own name) "who are you?"."""
     lines = action_lines(actions)
     usable = [it for it in items if not (is_group and it.private)]
     if lines:  # big news is met before what was noted ("my nan passed away" and a name)
         news = big_news(text)
         return "\n".join([news, *lines] if news else lines)
-    chat = small_talk(text, name) or about_now(text, now) or said_before(text, last_reply)
+    chat = about_you(text, familiar) or small_talk(text, name)
+    chat = chat or about_now(text, now) or said_before(text, last_reply)
     if chat is not None:
         lines.append(chat)
     elif is_question(text) and meant:

@@ -80,3 +80,35 @@ def _description(rest: str) -> str:
             rest = rest[: brk.start()]
             break
     return _ENDS_WITH_INTERJECTION.sub("", rest).strip().rstrip(".!?,;").strip()
+
+
+#: "forget everything about my sister", "please forget about Emma", "forget my sister",
+#: "delete everything you know about Meera", "forget everything I said about work": what
+#: follows names a person or a thing, and all the person said of it goes.
+_ABOUT = re.compile(
+    _LEAD + r"(?:forget|delete|erase|remove|wipe|clear)\s+"
+    r"(?:(?:everything|all|anything|whatever|all\s+the\s+stuff|what)\s+"
+    r"(?:(?:you\s+(?:know|have|remember|kept|noted)|i\s+(?:said|told\s+you|wrote|mentioned))\s+)?"
+    r"(?:about|of|on|regarding)\s+|about\s+|(?=my\s+))"
+    r"(?P<what>[^,.;!?]+?)[,.;!?]*(?:\s*(?:please|pls|thanks|thank\s+you))?[.!?]*$",
+    re.IGNORECASE,
+)
+#: What "forget about ..." says that is no one and nothing to forget: "forget about it",
+#: "forget about me" (everything about the person: asked elsewhere), a reminder (the
+#: reminder words cancel it).
+_NOT_ABOUT = re.compile(
+    r"^(?:it|that|this|them|him|her|me|myself|us|everything|all|anything)$|\b(?:reminders?|"
+    r"alarms?|nudges?)\b",
+    re.IGNORECASE,
+)
+
+
+def forget_about(text: str) -> str | None:
+    """What a request to forget everything about someone or something names ("my sister",
+    "Meera", "work"); None when the message is not one ("forget about it", "forget about
+    the dentist reminder", "don't forget my sister's birthday")."""
+    m = _ABOUT.match(" ".join(text.split()))
+    if m is None:
+        return None
+    what = m.group("what").strip()
+    return None if _NOT_ABOUT.search(what) else what

@@ -31,7 +31,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from familiars.bot._answers import said_back
 from familiars.bot._forget_person import asks_to_forget_me
-from familiars.bot._forget_words import forget_request
+from familiars.bot._forget_words import forget_about, forget_request
 from familiars.llm import second_person
 from familiars.memory import (
     PERSON_KEPT,
@@ -357,9 +357,11 @@ class ForgetByWords:
             return reply
         what = forget_request(text)
         if what is None:
-            if asked is not None:
-                self._let_go.add(key)
-            return None
+            what = forget_about(text)  # "forget everything about my sister"
+            if what is None:
+                if asked is not None:
+                    self._let_go.add(key)
+                return None
         return await self._that(what, key, where, now)
 
     def drop(self, agent_id: str, dialogue_id: str, user_key: str) -> None:
@@ -449,6 +451,8 @@ class ForgetByWords:
         want = _terms(what)
         visible = await self._visible(where, now)
         records = [r for r in visible if _says(want, r.content)]
+        names = _names_in(records)  # "my sister": and all that is said of Emma, her name
+        records += [r for r in visible if r not in records and names & _terms(r.content)]
         agents_with = remembered(self.forgetter.trees.agents_with)
         sources = {e.key for r in records for e in evidence_refs(r, agents_with)}
         turns: list[tuple[str, str]] = []
@@ -456,7 +460,7 @@ class ForgetByWords:
             if ref.dialogue_id != where.dialogue_id or ref.key in sources:
                 continue
             node = await self.forgetter.node(ref)
-            if _says(want, node.content):
+            if _says(want, node.content) or names & _terms(node.content):
                 turns.append((ref.key, node.content))
         # What was kept from a matching message goes with it (it quotes the words): say so;
         # so does what else was kept from a message a matching memory came from.
@@ -483,6 +487,17 @@ class ForgetByWords:
 
 #: Words that say the same of a fact: "I'm called Jonas" is "The user's name is Jonas."
 _SAME = {"call": "name"}
+
+
+_CALLED = re.compile(
+    r"\b(?:is|are)\s+called\s+(?P<name>[A-Z][\w'-]+)|\b(?:named|called)\s+(?P<n2>[A-Z][\w'-]+)"
+)
+
+
+def _names_in(records: list[MemoryRecord]) -> set[str]:
+    """The names the ``records`` give someone ("The user's sister is called Emma."), as terms."""
+    names = [m.group("name") or m.group("n2") for r in records for m in _CALLED.finditer(r.content)]
+    return {t for n in names for t in _terms(n)}
 
 
 def _terms(text: str) -> set[str]:

@@ -56,7 +56,8 @@ _REMIND_WHEN_FIRST = re.compile(
 # ... or after it ("remind me to fail at 25:99", "... in -5 minutes").
 _WHEN_TAIL = re.compile(r"\s+(?:at|in|on|by)\s+\S*\d\S*(?:\s+\w+)?$", re.IGNORECASE)
 _TIMEISH = re.compile(
-    r"\b(?:\d|today|tonight|tomorrow|morning|evening|afternoon|noon|midnight|monday|tuesday|"
+    # a digit anywhere ("9am": no word boundary after the 9), or a time word
+    r"\d|\b(?:today|tonight|tomorrow|morning|evening|afternoon|noon|midnight|monday|tuesday|"
     r"wednesday|thursday|friday|saturday|sunday|week|month|january|february|march|april|may|"
     r"june|july|august|september|october|november|december|minutes?|hours?|in an?)\b",
     re.IGNORECASE,
@@ -211,6 +212,8 @@ def _complete(
     if not _TIMEISH.search(text):
         return None
     when = text.strip().rstrip(".!?")
+    if re.match(r"^\d", when):  # "9am": a bare clock time is "at 9am"
+        when = f"at {when}"
     request = f"remind me to {pending.task} {when}"
     actions = _read_writes(request, existing, now, timezone, dialogue_id, grace_s, max_chars)
     if actions.reminders:

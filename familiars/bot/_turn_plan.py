@@ -166,6 +166,7 @@ class TurnPlan:
                 unknown=self.unknown,
                 now=self.now,
                 last_reply=self.said.get(self.key, ""),
+                familiar=self.agent_name,
             )
             self.said[self.key] = said
             yield lead + (with_notice(said) if self.notice else said)

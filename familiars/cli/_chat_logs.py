@@ -39,6 +39,10 @@ PERSON_FACING: tuple[str, ...] = (
 #: The log record attribute that holds a warning's words for the person (F1: the start note
 #: said "(EmbedderUnavailableError)", which means nothing to the person reading it).
 NOTICE_KEY = "notice"
+#: How the store words an entry of a memory file that does not parse (``EntryParseError``);
+#: the person is told of each one once, with :data:`CHECK_HINT`.
+BROKEN_ENTRY = "broken memory entry"
+CHECK_HINT = "run familiars memory check"
 
 _ONLY_PLACEHOLDERS = re.compile(r"^(\s|%[-#0 +]*\d*(\.\d+)?[sdrfgi]|[:;,.()])*$")
 
@@ -114,12 +118,19 @@ class NoticeHandler(logging.Handler):
         super().__init__(logging.WARNING)
         self.say = say
         self.loggers = tuple(loggers)
+        self._broken_said: set[str] = set()
 
     def emit(self, record: logging.LogRecord) -> None:
-        if not any(record.name == n or record.name.startswith(n + ".") for n in self.loggers):
+        message = record.getMessage()
+        if BROKEN_ENTRY in message:  # a hand edit that hides an entry: said, with the fix
+            if message in self._broken_said:
+                return  # the store and the index both find it: said once
+            self._broken_said.add(message)
+            message += f" (left out of what I know until fixed: {CHECK_HINT})"
+        elif not any(record.name == n or record.name.startswith(n + ".") for n in self.loggers):
             return
         try:
-            self.say(notice_text(getattr(record, NOTICE_KEY, None) or record.getMessage()))
+            self.say(notice_text(getattr(record, NOTICE_KEY, None) or message))
         except Exception:  # noqa: BLE001 - a notice must never break the chat
             self.handleError(record)
 

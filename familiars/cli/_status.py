@@ -26,9 +26,19 @@ def _collect(settings: Any) -> dict[str, Any]:
         # The API shows the folder's name only; on this machine the whole path helps.
         status["workspace"] = str(Path(settings.workspace).resolve())
         status["database"] = await asyncio.to_thread(_database, settings)
+        status["unreadable_entries"] = await _unreadable(settings)
         return status
 
     return asyncio.run(run())
+
+
+async def _unreadable(settings: Any) -> int:
+    """How many hand-edited memory entries do not parse (left out of everything until fixed;
+    ``memory check`` says where and why)."""
+    from familiars.memory import MemoryStore
+
+    async with MemoryStore(Path(settings.workspace)) as store:
+        return len(await store.parse_errors())
 
 
 def _database(settings: Any) -> dict[str, Any] | None:
@@ -86,6 +96,7 @@ def _print_status(status: dict[str, Any]) -> None:
     ]
     if rows:
         print_table(None, ["scope", "category", "live", "deprecated", "expired", "pinned"], rows)
+    _print_unreadable(status.get("unreadable_entries") or 0)
     index = _mb(storage["index_bytes"]) if storage["index_present"] else "not built yet"
     console.print(
         f"files: {storage['memory_files']} memory files ({_mb(storage['memory_bytes'])}), "
@@ -110,6 +121,16 @@ def _print_status(status: dict[str, Any]) -> None:
     for r in status["gate"]["residents"]:
         console.print(f"  resident {r.get('model_id')}: {r.get('estimated_mb')} MB")
     _print_jobs(status.get("scheduler") or {}, status.get("consolidation"))
+
+
+def _print_unreadable(broken: int) -> None:
+    if broken:
+        console.print(
+            f"⚠ {broken} memory {'entry' if broken == 1 else 'entries'} could not be read "
+            "(left out until fixed): run familiars memory check",
+            highlight=False,
+            markup=False,
+        )
 
 
 def _print_jobs(scheduler: dict[str, Any], last: dict[str, Any] | None) -> None:

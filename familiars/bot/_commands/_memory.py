@@ -214,8 +214,9 @@ class MemoryCommand(Command):
                 cats = ", ".join(valid_categories("user"))
                 raise UserFacingError(f"Unknown category {what!r}. Categories: {cats}")
             records = await self._visible(call.caller, what)
+        broken = await self._unreadable(call.caller.user_key)
         if not records:
-            return CommandResponse("I don't remember anything there yet.")
+            return CommandResponse("\n".join(["I don't remember anything there yet.", *broken]))
         lines = [f"{len(records)} {'memory' if len(records) == 1 else 'memories'}:"]
         lines += [
             f"`{r.id}` [{r.category}{' 📌' if r.pinned else ''}] {one_line(r.content)}"
@@ -223,7 +224,26 @@ class MemoryCommand(Command):
         ]
         if len(records) > 50:
             lines.append(f"(showing the newest 50; /memory export gives you all {len(records)})")
-        return CommandResponse("\n".join(lines))
+        return CommandResponse("\n".join([*lines, *broken]))
+
+    async def _unreadable(self, user_key: str) -> list[str]:
+        """A line saying how many of the person's hand-edited entries do not parse (so they
+        are neither listed nor recalled), where, and how to see what is wrong; [] if none."""
+        errors = [
+            e
+            for e in await self._store.parse_errors()
+            if e.path is not None and e.path.parent.name == user_key
+        ]
+        if not errors:
+            return []
+        where = ", ".join(f"{e.path.name} line {e.line}" for e in errors[:3] if e.path)
+        more = f" and {len(errors) - 3} more" if len(errors) > 3 else ""
+        n = len(errors)
+        return [
+            f"⚠ {n} {'entry' if n == 1 else 'entries'} in your memory files could not be read "
+            f"({where}{more}), so I can't use {'it' if n == 1 else 'them'}: run "
+            "`familiars memory check` to see what is wrong, then fix the file by hand."
+        ]
 
     async def _owner_scope(self, scope: str, caller: Caller) -> list[MemoryRecord]:
         if not caller.is_owner:

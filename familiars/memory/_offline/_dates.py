@@ -53,7 +53,12 @@ def _normalise_when(text: str) -> str:
     text = re.sub(r"\b(?:a\s+)?quarter\s+of\s+an\s+hour\b", "15 minutes", text, flags=re.I)
     text = re.sub(r"\b(\d+)\s*mins?\b", r"\1 minutes", text, flags=re.I)
     text = re.sub(r"\bmidnight\b", "00:00", text, flags=re.I)
-    text = re.sub(r"\bnext\s+(?=(?:mon|tue|wed|thu|fri|sat|sun))", "", text, flags=re.I)
+    text = re.sub(
+        r"\bnext\s+(?=(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?\b)",
+        "",
+        text,
+        flags=re.I,
+    )
     text = re.sub(r"\b(at|by)\s+(\d{1,2})(?!\d|:|\s*[ap]\.?m)", r"\1 \2:00", text, flags=re.I)
     text = re.sub(r"^(?:at|on|by)\s+", "", text.strip(), flags=re.I)
     return text.strip()
@@ -81,8 +86,6 @@ def _clock_only(phrase: str) -> time | None:
 def parse_when(text: str, *, now: datetime, tz: ZoneInfo) -> datetime | None:
     """An aware datetime in ``tz`` for a phrase like "tomorrow at 9am", "in 2 hours", "on
     Friday" (no clock time: 09:00), or None when the phrase is not a time."""
-    import dateparser
-
     phrase = _normalise_when(text)
     if not phrase or not re.search(r"\d|[a-z]{3,}", phrase, re.I) or _NEGATIVE.search(phrase):
         return None
@@ -99,13 +102,10 @@ def parse_when(text: str, *, now: datetime, tz: ZoneInfo) -> datetime | None:
             if later > local_now:
                 return later
         return when if when > local_now else when + timedelta(days=1)
-    settings = {
-        "TIMEZONE": str(tz),
-        "RETURN_AS_TIMEZONE_AWARE": True,
-        "PREFER_DATES_FROM": "future",
-        "RELATIVE_BASE": local_now.replace(tzinfo=None),
-    }
-    parsed = dateparser.parse(phrase, languages=["en"], settings=settings)  # type: ignore[arg-type]
+    day_said = _DAY_OF_MONTH.search(phrase)
+    if day_said is not None and not _month_before(phrase, day_said.start()):
+        return _next_day_of_month(phrase, day_said, text, local_now)
+    parsed = _dateparse(phrase, local_now)
     if parsed is None:
         return None
     when = parsed.astimezone(tz)
@@ -116,6 +116,71 @@ def parse_when(text: str, *, now: datetime, tz: ZoneInfo) -> datetime | None:
     if when <= local_now and not _RELATIVE.match(phrase):
         when += timedelta(days=1)
     return when if when > local_now else None
+
+
+def _dateparse(phrase: str, local_now: datetime) -> datetime | None:
+    import dateparser
+
+    settings = {
+        "TIMEZONE": str(local_now.tzinfo),
+        "RETURN_AS_TIMEZONE_AWARE": True,
+        "PREFER_DATES_FROM": "future",
+        "RELATIVE_BASE": local_now.replace(tzinfo=None),
+    }
+    return dateparser.parse(phrase, languages=["en"], settings=settings)  # type: ignore[arg-type]
+
+
+_WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+#: "the 1st", "Friday the 11th", "the 3rd of next month": a day of a month, no month named
+#: after it ("the 2nd of January" and "the 5th May" are dates dateparser reads well).
+_DAY_OF_MONTH = re.compile(
+    r"\b(?:(?P<weekday>mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+)?(?:the\s+)?"
+    r"(?P<day>\d{1,2})(?:st|nd|rd|th)\b"
+    r"(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)"
+    r"(?:\s+of\s+(?:the\s+)?(?P<which>this|next)\s+month)?",
+    re.IGNORECASE,
+)
+_MONTH_LAST = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s*$", re.IGNORECASE
+)
+
+
+def _month_before(phrase: str, at: int) -> bool:
+    """Whether a month is named just before position ``at`` ("March the 1st")."""
+    return _MONTH_LAST.search(phrase[:at]) is not None
+
+
+def _next_day_of_month(
+    phrase: str, said: re.Match[str], text: str, local_now: datetime
+) -> datetime | None:
+    """The next time from now that is the day of the month said (with its weekday, when one
+    is said; from next month on for "of next month"), at the clock said or 09:00. Today's
+    month and day never stand in for a month: "the 1st" said on 7 December is 1 January."""
+    day = int(said.group("day"))
+    if not 1 <= day <= 31:
+        return None
+    weekday = said.group("weekday")
+    year, month = local_now.year, local_now.month
+    if (said.group("which") or "").lower() == "next":
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    for _ in range(60):  # five years: a weekday and a day meet within 14 months
+        try:
+            date = datetime(year, month, day).date()
+        except ValueError:
+            date = None
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+        if date is None or (weekday and _WEEKDAYS[date.weekday()] != weekday.lower()[:3]):
+            continue
+        spelt = f"{date.day} {date:%B} {date.year}"
+        parsed = _dateparse(phrase[: said.start()] + spelt + phrase[said.end() :], local_now)
+        if parsed is None:
+            return None
+        when = parsed.astimezone(local_now.tzinfo)
+        if not _HAS_CLOCK.search(text):
+            when = datetime.combine(date, time(DEFAULT_REMINDER_HOUR), tzinfo=local_now.tzinfo)
+        if when > local_now:
+            return when
+    return None
 
 
 def parse_day(text: str, *, now: datetime, tz: ZoneInfo, need_day: bool = True) -> datetime | None:

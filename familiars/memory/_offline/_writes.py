@@ -32,6 +32,7 @@ from familiars.memory._offline._dates import (
 )
 from familiars.memory._offline._directives import match_directive
 from familiars.memory._offline._meaning import Understanding, by_meaning
+from familiars.memory._offline._misread import ended_writes, misread
 from familiars.memory._offline._objects import _GENERIC_HEADS, MEANING_KINDS, Fact, _fact_key
 from familiars.memory._offline._past import match_seen
 from familiars.memory._offline._patterns import (
@@ -195,6 +196,7 @@ def facts_in(
             if not facts and (body or (noting and _MY_THING_IS.match(said))):
                 note = match_note(said, now=now, tz=tz)
                 facts = [note] if note is not None else []
+            facts = [f for f in facts if not misread(f, said_clause)]
             said_here += [Fact(**{**f.__dict__, "quote": said_clause}) for f in facts]
         cause = _sentence_cause(sentence, said_here, text=text)
         if sarcastic(text, strong=True):  # "Oh great, I just LOVE being stuck in traffic"
@@ -402,6 +404,8 @@ def offline_writes(
     output = to_writes(
         _one_change(facts, existing) if facts and existing else facts, existing, max_chars=max_chars
     )
+    taken = {w.entry.supersedes_id for w in output.writes if w.entry.supersedes_id}
+    output.writes += ended_writes(text, existing, taken)
     for rec in closed_loops(text, [r for r in existing if r.open_loop]):
         loop = OpenLoop(**{**(rec.open_loop or {}), "status": "done"})
         entry = WriterEntry(
