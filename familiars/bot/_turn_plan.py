@@ -304,9 +304,7 @@ class TurnPlanner:
             return True
         if understanding is None:
             return False
-        return await asyncio.to_thread(
-            understanding.sounds_like_harm, turn.said, turn.said_vector
-        )
+        return await asyncio.to_thread(understanding.sounds_like_harm, turn.said, turn.said_vector)
 
     async def _timezone(self, user_key: str) -> str:
         person = await self.services.state.person(user_key)
