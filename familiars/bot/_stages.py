@@ -147,18 +147,21 @@ async def record_message(turn: Turn, s: TurnServices) -> None:
     stored = redaction.at_rest  # masked secrets are never written in clear
     metadata.update(stored.metadata)
     agent_id, dialogue_id = turn.key
-    turn.q_id = await s.log.add_user_node(
+    node = await s.log.add_user_node(
         agent_id,
         dialogue_id,
         text=stored.content,
         timestamp=turn.now.timestamp(),
         metadata=metadata,
     )
+    turn.q_id = node.id
     turn_start_iso = turn.now.isoformat(timespec="seconds")
     # In memory now (the scheduler reads it); saved with the reply's time in after().
     await s.state.touch_dialogue(agent_id, dialogue_id, user_at=turn_start_iso, save=False)
     await s.outbound.note_member(turn.info, turn.user_key)  # their notes are guarded here now
     turn.said = redaction.masked
+    if node.query == turn.said:  # the care check reads it (embedded once a turn)
+        turn.said_vector = node.vector
     if s.writer_queue is not None and metadata.get("kind") != "care":
         # The writer's work for the message is queued now, beside the turn (the reply
         # waits for it): a turn cut off before its end still has its facts written.

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from familiars.bot._prompt import BranchTurn
+from familiars.bot._turn import QueryNode
 from familiars.memory import (
     DialogTrees,
     Embedder,
@@ -155,7 +156,7 @@ class TreeLog:
         text: str,
         timestamp: float,
         metadata: dict[str, Any],
-    ) -> int:
+    ) -> QueryNode:
         """The message's node, journaled at once. Only the message as a query is embedded
         now (the attach rule and recall read it); the node's own vector, a transcript line
         with the speaker's name leading (so "what did Ana say" meets Ana's messages), is
@@ -181,7 +182,7 @@ class TreeLog:
         if tree.file is not None:
             task = asyncio.create_task(asyncio.to_thread(tree.file.sync))
             self._syncing[key] = task
-        return node.id
+        return QueryNode(node.id, masked, vec)
 
     async def durable(self, agent_id: str, dialogue_id: str) -> None:
         """The dialogue's last message is on disk (its journal line fsynced)."""

@@ -24,6 +24,8 @@ from familiars.bot._untrusted import TurnTaint
 if TYPE_CHECKING:
     import asyncio
 
+    import numpy as np
+
     from familiars.bot._adapters.base import IncomingMessage
     from familiars.bot._prompt import BranchTurn
     from familiars.bot._state import DialogueInfo
@@ -48,6 +50,16 @@ class RecalledItem:
     foreign: bool = False
 
 
+@dataclass(frozen=True)
+class QueryNode:
+    """The message's node as added: its id, and the text embedded as the query (the
+    message as the model may see it) with that vector, which the turn reuses."""
+
+    id: int
+    query: str
+    vector: np.ndarray
+
+
 @dataclass
 class Turn:
     """One message's turn, from the message to what is written after the reply."""
@@ -69,6 +81,9 @@ class Turn:
     said: str = ""
     #: The message's Q node.
     q_id: int = -1
+    #: ``said``'s vector as recall's query (None: not embedded as it is); the care check
+    #: reads it rather than embedding the message again.
+    said_vector: np.ndarray | None = None
     #: Lines added after the reply (attachments saved).
     notes: list[str] = field(default_factory=list)
     #: The message's writer work being queued, held while the turn runs: its name; "" when
@@ -137,7 +152,7 @@ class DialogueLog(Protocol):
         text: str,
         timestamp: float,
         metadata: dict[str, Any],
-    ) -> int: ...
+    ) -> QueryNode: ...
 
     async def durable(self, agent_id: str, dialogue_id: str) -> None:
         """The message :meth:`add_user_node` added is on disk (before anything is sent)."""

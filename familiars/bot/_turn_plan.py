@@ -237,7 +237,7 @@ class TurnPlanner:
         pending = self.pending.pop(key, None)
         tz = await self._timezone(user_key)
         understanding = self.services.understanding
-        if settings.care.crisis_replies and await self._worrying(turn.said, understanding):
+        if settings.care.crisis_replies and await self._worrying(turn, understanding):
             country = country_of(tz, settings.care.country)
             plan.care_text = crisis_reply(settings.care.crisis_text, country)
             await self._pause(user_key, now)
@@ -298,13 +298,14 @@ class TurnPlanner:
             if inspect.isawaitable(paused):  # the scheduler saves off the event loop
                 await paused
 
-    async def _worrying(self, text: str, understanding: Understanding | None) -> bool:
-        """Self-harm said outright (the rule), or indirectly (by meaning, when loaded)."""
-        if speaks_of_self_harm(text):
+    async def _worrying(self, turn: Turn, understanding: Understanding | None) -> bool:
+        """Self-harm said outright (the rule), or indirectly (by meaning, when loaded; over
+        the message's vector recall embedded, when the model reads case alike)."""
+        if speaks_of_self_harm(turn.said):
             return True
         if understanding is None:
             return False
-        return await asyncio.to_thread(understanding.sounds_like_harm, text)
+        return await asyncio.to_thread(understanding.sounds_like_harm, turn.said, turn.said_vector)
 
     async def _timezone(self, user_key: str) -> str:
         person = await self.services.state.person(user_key)

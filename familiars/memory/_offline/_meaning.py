@@ -161,6 +161,16 @@ def care_exemplars(path: Path = EXEMPLARS_FILE) -> tuple[tuple[str, ...], tuple[
 
 Embed = Callable[[list[str]], np.ndarray]
 
+#: Mixed-case and non-ASCII texts: a model that reads case alike (its tokenizer lowercases,
+#: as all-MiniLM-L6-v2's does) gives each the vector of its lowercase text.
+CASE_PROBES = ("İstanbul ÉCOLE", "Die Straße GROSS", "Some Nights I Wish I Could DISAPPEAR")
+
+
+def lowers_alike(text: str) -> bool:
+    """Whether ``text`` lowercases the same letter by letter (as a tokenizer does) and as
+    a whole (``str.lower``, which writes a word's last capital sigma as "ς", not "σ")."""
+    return "".join(c.lower() for c in text) == text.lower()
+
 
 @dataclass
 class Understanding:
@@ -170,8 +180,21 @@ class Understanding:
     model: SlotModel
     questions: SlotModel | None = None
     parts: frozenset[str] = frozenset(PARTS)
+    #: Whether the model reads case alike (None: not yet known; probed once, when a turn
+    #: first offers its message's vector to :meth:`sounds_like_harm`).
+    uncased: bool | None = None
     _cache: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     _fixed: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    def reads_case_alike(self) -> bool:
+        """Whether each of :data:`CASE_PROBES` gets its lowercase text's vector (within
+        float noise): then a message's vector stands for its lowercase text's."""
+        if self.uncased is None:
+            probes = list(CASE_PROBES)
+            vecs = np.asarray(self.embed(probes + [p.lower() for p in probes]))
+            n = len(probes)
+            self.uncased = bool(np.allclose(vecs[:n], vecs[n:], rtol=0.0, atol=1e-5))
+        return self.uncased
 
     def has(self, part: str) -> bool:
         return part in self.parts
@@ -225,14 +248,18 @@ class Understanding:
             best[label] = max(best.get(label, -1.0), float(sim))
         return max(best, key=lambda k: best[k])
 
-    def sounds_like_harm(self, text: str) -> bool:
+    def sounds_like_harm(self, text: str, vector: np.ndarray | None = None) -> bool:
         """Whether ``text`` speaks of self-harm or wanting to die, said indirectly ("some
         nights I wish I could just disappear and not wake up"), by its nearest labelled
-        sentences: nearer those than the look-alikes ("this traffic is killing me")."""
+        sentences: nearer those than the look-alikes ("this traffic is killing me").
+        ``vector``: ``text``'s own, embedded already (the turn's message, for recall): used
+        when the model reads case alike, instead of embedding the lowercase text again."""
         if len(text.split()) < MIN_HARM_WORDS:  # "ok bye" is not a goodbye to life
             return False
         labels, texts = care_exemplars()
-        sims = self.vectors(texts, fixed=True) @ self.vectors([text.lower()])[0]
+        if vector is None or not lowers_alike(text) or not self.reads_case_alike():
+            vector = self.vectors([text.lower()])[0]
+        sims = self.vectors(texts, fixed=True) @ vector
         harm = max((float(s) for s, k in zip(sims, labels, strict=True) if k == "harm"))
         safe = max((float(s) for s, k in zip(sims, labels, strict=True) if k == "safe"))
         return harm >= MIN_HARM_SIMILARITY and harm > safe

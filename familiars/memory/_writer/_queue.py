@@ -309,19 +309,31 @@ class WriterQueue:
             self._idle.clear()  # a pass from here to its end: drain waits for it
             while self.home is not None and await self._taken_or_lost():
                 pass
-            while self.home is None and (paths := self.pending()):
-                # One listing of the folder per batch (not per turn: with a long queue that
-                # made draining quadratic), and the status saved about once a second.
-                saved_at = time.monotonic()
-                for n, path in enumerate(paths, start=1):
-                    await self._process_file(path)
-                    if time.monotonic() - saved_at >= STATUS_SAVE_EVERY_S:
-                        await self._asave_status(len(paths) - n)
-                        saved_at = time.monotonic()
-                await self._asave_status(len(await self.apending()))
+            if self.home is None:
+                await self._files_pass()
             self._idle.set()
             if self._stopping:
                 return
+
+    async def _files_pass(self) -> None:
+        """Every queued file, in batches: one listing of the folder per batch (not per turn:
+        with a long queue that made draining quadratic), the status saved about once a
+        second. A batch done, the folder is listed again only when a turn was queued or
+        released meanwhile (it woke the worker): else the queue is as the batch left it
+        (one listing a pass, not three, on the turn's path)."""
+        paths = self.pending()
+        while paths:
+            saved_at = time.monotonic()
+            for n, path in enumerate(paths, start=1):
+                await self._process_file(path)
+                if time.monotonic() - saved_at >= STATUS_SAVE_EVERY_S:
+                    await self._asave_status(len(paths) - n)
+                    saved_at = time.monotonic()
+            paths = []  # each file left the queue (one a full disk held is not listed)
+            if self._wake.is_set():
+                self._wake.clear()
+                paths = self.pending()
+            await self._asave_status(len(paths))
 
     async def _process_file(self, path: Path) -> None:
         """Process one queued turn; whatever goes wrong, the file leaves the queue (done, or
