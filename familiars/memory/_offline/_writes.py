@@ -163,8 +163,7 @@ def facts_in(
     said_text = unemphasised(_without_long_words(text, max_chars))
     for sentence, group in _sentence_clauses(said_text):
         said_here: list[Fact] = []
-        greeting = match_greeting_name(sentence)
-        if greeting is not None:
+        if (greeting := match_greeting_name(sentence)) is not None:
             found[("user", "profile", "name")] = Fact(
                 **{**greeting.__dict__, "quote": sentence.strip()[:200]}
             )
