@@ -158,3 +158,26 @@ def test_a_pet_kept_as_had_is_retired_too() -> None:
 
 def test_something_still_done_retires_nothing() -> None:
     assert _writes("I don't walk my dog anymore", "pet") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "slot"),
+    [
+        ("my sister lost my keys", "sister"),
+        ("I lost my phone and my sister helped", "sister"),
+        ("Emma's cat died last week", "sister"),
+        ("my neighbour's dog died, it was called Biscuit", "pet"),
+        ("my mum used to be a nurse", "job"),
+        ("my sister is not vegetarian anymore", "diet"),
+    ],
+)
+def test_what_ended_for_someone_else_retires_nothing_of_the_persons(text: str, slot: str) -> None:
+    """Review of s32: the ended check read the whole message and any mention of the name or
+    the kind, so "my sister lost my keys" retired the sister."""
+    kept = [
+        *KEPT,
+        _rec("The user's sister is called Emma.", "relation", ["family"], "m_sister"),
+        _rec("The user is a nurse.", "profile", ["job"], "m_job"),
+    ]
+    out = offline_writes(text, existing=kept, now=NOW, understanding=_Slot(slot))  # type: ignore[arg-type]
+    assert [w.entry.supersedes_id for w in out.writes if w.entry.supersedes_id] == [], text

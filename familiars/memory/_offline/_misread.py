@@ -106,9 +106,11 @@ _CALLED = re.compile(
     r"^The user's (?P<who>[\w' -]+?) is called (?P<name>[\w' -]+?)\.$"
     r"|^The user has an? (?P<who2>[\w' -]+?) (?:called|named) (?P<name2>[\w' -]+?)\.$"
 )
-_DIED = re.compile(
-    r"\b(?:passed\s+away|passed\s+on|died|put\s+(?:down|to\s+sleep)|lost\s+(?:my|our))\b", re.I
-)
+_DIED = re.compile(r"\b(?:passed\s+away|passed\s+on|died|put\s+(?:down|to\s+sleep))\b", re.I)
+#: The person as the one speaking before what ended ("I've stopped being ...").
+_I = re.compile(r"\bi\b|\bi'|\bwe\b|\bwe'", re.I)
+#: Someone else's before it ("my mum used to be a nurse", "Emma's cat died").
+_SOMEONE_ELSES = re.compile(r"\b(?:my|his|her|their|our|your)\s+[\w-]+|\w's\b", re.I)
 _NOT_HAVING = re.compile(
     r"\b(?:(?:don't|dont|do\s+not|no\s+longer)\s+(?:have|own)|haven't\s+got|have\s+no)\b"
     r"|\b(?:stopped|quit|gave\s+up)\s+(?:having|owning)\b|\bused\s+to\s+(?:have|own)\b",
@@ -125,7 +127,8 @@ def _ended_content(rec_content: str, clause: str) -> str | None:
     if state is not None:
         what = re.escape(state.group("what"))
         said = rf"\b(?:being|not|no\s+longer|n't\s+be|used\s+to\s+be)\s+(?:an?\s+)?{what}\b"
-        if re.search(said, clause, re.I):
+        m = re.search(said, clause, re.I)
+        if m is not None and _said_of_me(clause[: m.start()]):
             return f"The user is no longer {state.group('what')}."
         return None
     called = _CALLED.match(rec_content)
@@ -133,13 +136,24 @@ def _ended_content(rec_content: str, clause: str) -> str | None:
         return None
     who = called.group("who") or called.group("who2")
     name = called.group("name") or called.group("name2")
-    named = re.search(rf"\b{re.escape(name)}\b", clause, re.I) is not None
-    kind = re.search(rf"\b(?:an?|my|our)\s+{re.escape(who.split()[-1])}\b", clause, re.I)
-    if _DIED.search(clause) and (named or kind):
+    # Who it is must come first, as the one it happened to: "Biscuit passed away", "my dog
+    # died"; never "Emma's cat died" or "my neighbour's dog died, it was called Biscuit".
+    subject = (
+        rf"\b(?:{re.escape(name)}|(?:my|our)\s+(?:\w+\s+)?{re.escape(who.split()[-1])})\b(?!'s)"
+    )
+    died = _DIED.search(clause)
+    if died is not None and re.search(subject, clause[: died.start()], re.I):
         return f"The user no longer has their {who} {name} (it died)."
-    if _NOT_HAVING.search(clause) and (kind or named):
+    gone = _NOT_HAVING.search(clause)
+    kind = rf"\b(?:an?|my|our)\s+{re.escape(who.split()[-1])}\b|\b{re.escape(name)}\b"
+    if gone is not None and _said_of_me(clause[: gone.start()]) and re.search(kind, clause, re.I):
         return f"The user no longer has their {who} {name}."
     return None
+
+
+def _said_of_me(before: str) -> bool:
+    """Whether what comes before the words that say it ended makes it the person's own."""
+    return _I.search(before) is not None and _SOMEONE_ELSES.search(before) is None
 
 
 def ended_writes(text: str, existing: Sequence[MemoryRecord], taken: set[str]) -> list[WriteOp]:
@@ -148,13 +162,13 @@ def ended_writes(text: str, existing: Sequence[MemoryRecord], taken: set[str]) -
     out: list[WriteOp] = []
     clauses = [c for _, group in _sentence_clauses(text) for c in group]
     over = [c for c in clauses if says_over(c) or _DIED.search(c)]
-    said = " ".join(over)
     for rec in existing:
         if not over or rec.id in taken or not is_live(rec) or rec.scope != "user":
             continue
-        content = _ended_content(rec.content.strip(), said)
-        if content is None:
+        ended = [c for c in (_ended_content(rec.content.strip(), cl) for cl in over) if c]
+        if not ended:  # a death said in one clause is the word kept ("no dog now. he died")
             continue
+        content = next((c for c in ended if c.endswith("(it died).")), ended[0])
         entry = WriterEntry(
             content=content,
             tags=list(rec.tags),
