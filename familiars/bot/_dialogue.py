@@ -26,6 +26,7 @@ from familiars.bot._adapters.base import (
     CommandSpec,
     IncomingMessage,
 )
+from familiars.bot._care import speaks_of_self_harm
 from familiars.bot._commands import Caller, CommandSet, default_commands
 from familiars.bot._forgetting import KEPT, ForgetByWords, is_clear_yes, is_no, is_yes
 from familiars.bot._outbound import Outbound
@@ -211,8 +212,38 @@ class DialogueManager:
         # One turn at a time per dialogue: in this process, and in the database home across
         # workers (an advisory lock per dialogue); different dialogues run in parallel.
         async with self.state.files.home.dialogue_lock(*turn.key):
-            asked = await self._answer_command_question(turn)
-            asked = asked or await self.forget_words.answer(  # asked, then confirmed: not a turn
+            asked = await self._early_answer(turn)
+            if asked is not None:  # said in a group only through the one outbound check
+                verdict = await self.services.outbound.guard(
+                    turn.info, asked[0], public=[turn.text], what=asked[1], answering=turn.text
+                )
+                yield verdict.text
+                return
+            async for delta in _said_plainly_when_full(self._turn(turn)):
+                yield delta
+
+    async def _early_answer(self, turn: Turn) -> tuple[str, str] | None:
+        """A reply before the message is a turn, and what gave it: a question a command
+        asked, a forget by words, a change to a reminder. Never for a message that speaks of
+        self-harm: that goes to the turn, where the care check answers it (review of s32:
+        "any reminders won't matter, I'm going to kill myself" got the reminder list)."""
+        if speaks_of_self_harm(turn.text):
+            return None
+        asked = await self._answer_command_question(turn)
+        asked = asked or await self.forget_words.answer(  # asked, then confirmed: not a turn
+            turn.text,
+            agent_id=turn.agent.id,
+            dialogue_id=turn.info.dialogue_id,
+            user_key=turn.user_key,
+            now=turn.now,
+            is_group=turn.info.is_group,
+        )
+        what = "forget answer"
+        words = self.reminder_words
+        if asked is None and words is not None and not self.services.takes_tools(turn.agent):
+            # A model that takes tools changes reminders with its own (the same book).
+            what = "reminder answer"
+            asked = await words.answer(  # a change to a reminder: not a turn
                 turn.text,
                 agent_id=turn.agent.id,
                 dialogue_id=turn.info.dialogue_id,
@@ -220,27 +251,7 @@ class DialogueManager:
                 now=turn.now,
                 is_group=turn.info.is_group,
             )
-            what = "forget answer"
-            words = self.reminder_words
-            if asked is None and words is not None and not self.services.takes_tools(turn.agent):
-                # A model that takes tools changes reminders with its own (the same book).
-                what = "reminder answer"
-                asked = await words.answer(  # a change to a reminder: not a turn
-                    turn.text,
-                    agent_id=turn.agent.id,
-                    dialogue_id=turn.info.dialogue_id,
-                    user_key=turn.user_key,
-                    now=turn.now,
-                    is_group=turn.info.is_group,
-                )
-            if asked is not None:  # said in a group only through the one outbound check
-                verdict = await self.services.outbound.guard(
-                    turn.info, asked, public=[turn.text], what=what, answering=turn.text
-                )
-                yield verdict.text
-                return
-            async for delta in _said_plainly_when_full(self._turn(turn)):
-                yield delta
+        return None if asked is None else (asked, what)
 
     async def _answer_command_question(self, turn: Turn) -> str | None:
         """The answer when ``turn`` says yes or no to what a command of this person's just

@@ -64,14 +64,21 @@ _MOVE = re.compile(
     _LEAD + r"(?:move|push|change|reschedule|shift)\s+(?P<rest>.+?)(?:\s+please)?[.!?]*$",
     re.IGNORECASE,
 )
+#: "... for tomorrow?", "... on friday": a day after the question (the list is shown whole).
+_FOR_WHEN = r"(?:\s+(?:for|on)\s+\w+(?:\s+\w+)?)?\s*\?*"
 #: Asking for the list in words (T31: "what reminders do I have?" got "I don't know that
 #: yet" with 15 set; "did I ask you to remind me about anything?" began a new reminder).
 _ASKS_LIST = re.compile(
-    _LEAD + r"(?:(?:what|which|any|how\s+many)\s+(?:\w+\s+){0,2}reminders?\b.*\?*"
-    r"|(?:do|have|did)\s+i\s+(?:have|got|set)\s+(?:any\s+)?reminders?\b.*"
-    r"|did\s+i\s+ask\s+(?:you\s+)?(?:for\s+(?:any\s+)?reminders?|to\s+remind\s+me)\b.*\?"
-    r"|(?:(?:show|tell|give)\s+me|list)\s+(?:all\s+)?(?:my|the)\s+reminders?\b.*"
-    r"|(?:my\s+)?reminders\s*\?+)$",
+    _LEAD + r"(?:(?:what|which|any|how\s+many)\s+(?:of\s+)?(?:my\s+)?reminders?"
+    r"(?:\s+(?:do\s+i\s+have|have\s+i\s+(?:got|set)|are\s+(?:set|there|on|coming\s+up|left)|"
+    r"did\s+i\s+(?:set|ask\s+for)|have\s+you\s+got(?:\s+for\s+me)?))?"
+    + _FOR_WHEN
+    + r"|(?:do|have|did)\s+i\s+(?:have|got|set)\s+(?:any\s+)?reminders?"
+    + _FOR_WHEN
+    + r"|did\s+i\s+ask\s+(?:you\s+)?(?:for\s+(?:any\s+)?reminders?|to\s+remind\s+me\s+"
+    r"(?:about|of)\s+anything)\s*\?*"
+    r"|(?:(?:show|tell|give)\s+me|list)\s+(?:all\s+)?(?:my|the)\s+reminders?(?:\s+please)?"
+    r"\s*[.!?]*|(?:my\s+)?reminders\s*\?+)$",
     re.IGNORECASE,
 )
 _VERB = re.compile(

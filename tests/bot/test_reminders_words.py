@@ -181,3 +181,22 @@ async def test_asked_in_words_the_list_is_shown(workspace: Path, memory_home: st
         assert "reminders" not in (await said(bot, "do I have a dog?")).lower()
     finally:
         await bot.app.shutdown()
+
+
+async def test_a_message_of_self_harm_is_never_answered_by_the_word_answers(
+    workspace: Path, memory_home: str
+) -> None:
+    """Review of s32: the forget and reminder answers came before the turn's care check, so
+    "forget everything about my life, I just want to die" got a forget question."""
+    settings = load_settings(workspace=workspace)
+    clock = [SAID_AT]
+    bot, _ = await started(settings, clock)
+    try:
+        await bot.say("remind me tomorrow at 9am to pay the landlord")
+        for text in ("forget everything about my life, I just want to die",
+                     "cancel the landlord reminder, I want to kill myself"):  # fmt: skip
+            reply = await said(bot, text)
+            assert "116 123" in reply or "988" in reply, reply
+        assert "landlord" in await bot.command("/reminders")
+    finally:
+        await bot.app.shutdown()
