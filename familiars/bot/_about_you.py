@@ -23,7 +23,10 @@ _WHO_ARE_YOU = re.compile(
 _NAMING_YOU = re.compile(
     r"\b(?:your|ur)\s+(?:new\s+)?name\s+(?:is|will\s+be|shall\s+be|'s|should\s+be)\s+\w"
     r"|\b(?:i'?ll|i\s+will|i'?m\s+going\s+to|i'?m\s+gonna|let\s+me|can\s+i|i\s+shall|we'?ll)"
-    r"\s+call\s+you\s+\w|\bi\s+(?:name|christen|dub)\s+(?:you|thee)\b",
+    # "I'll call you later" is a call, not a name (review of s32)
+    r"\s+call\s+(?:you|u)\s+(?!(?:later|back|tonight|tomorrow|soon|now|again|in|at|on|when|"
+    r"after|before|if|once|then|today|this|next|from|about|after|around|every|each|sometime|"
+    r"maybe|please|ok|okay|and|but|or|to)\b)\w|\bi\s+(?:name|christen|dub)\s+(?:you|thee)\b",
     re.IGNORECASE,
 )
 

@@ -51,6 +51,8 @@ class Item(Protocol):
     foreign: bool
 
 
+#: Fond words before whose loss it is ("my old dog", "my dear nan").
+_FOND = r"(?:(?:old|dear|beloved|little|lovely|late|sweet|best|big|baby)\s+)?"
 #: Whose loss is a bereavement ("my phone died" is not one).
 _DEAR = (
     r"(?:mum|mom|mother|dad|father|parents?|grand(?:ma|pa|mother|father|mum|dad|parents?)|"
@@ -118,16 +120,23 @@ _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         # Big news, offline too (tester T26: a grandmother's death, a new job and an exam
         # tomorrow all got "I see. Tell me more?"). A loss first: of a person or a pet.
         (
-            rf"\bmy\s+(?:\w+\s+)?{_DEAR}\b.*\b(?:died|passed\s+(?:away|on)|passed(?=\s*(?:[.!?,;]|$))|is\s+gone|"
-            rf"didn'?t\s+make\s+it|was\s+put\s+down)\b|\b(?:lost|losing)\s+my\s+(?:\w+\s+)?"
-            rf"{_DEAR}\b|\b(?:funeral|bereavement|miscarriage)\b",
+            # the relation right before what happened ("my dad's phone died" is no loss)
+            rf"\bmy\s+{_FOND}{_DEAR}(?:\s+\w+)?\s+(?:has\s+|had\s+)?(?:died|passed\s+(?:away|on)|"
+            r"passed(?=\s*(?:[.!?,;]|$))|didn'?t\s+make\s+it|was\s+put\s+(?:down|to\s+sleep))\b"
+            rf"|\b(?:lost|losing)\s+my\s+{_FOND}{_DEAR}\b(?!'s)(?!.*\bfound\b)"
+            r"|\b(?:funeral|bereavement|miscarriage)\b",
             "I'm so sorry for your loss. I'm here if you want to talk about it.",
         ),
         (
-            r"\b(?:i|we)\s+(?:just\s+)?(?:got|landed|passed|won|aced|nailed)\s+(?:the|my|a|an|our)\s+"
-            r"(?:\w+\s+)?(?:job|promotion|offer|exam|test|interview|driving\s+test|degree|place|"
-            r"scholarship|award|prize|race|match|final)s?\b|\b(?:i|we)\s+(?:just\s+)?got\s+"
-            r"(?:engaged|married|promoted|in)\b|\b(?:i'?m|we'?re)\s+engaged\b",
+            r"\b(?:i|we)\s+(?:just\s+|finally\s+)?(?:got|landed)\s+(?:the|a|an|my)\s+"
+            r"(?:new\s+|dream\s+)?(?:job|promotion|place|scholarship)\b"
+            r"(?!\s+(?:offer\s+)?(?:done|rejected|withdrawn|cancell?ed|turned\s+down))"
+            r"|\b(?:i|we)\s+(?:just\s+|finally\s+)?(?:passed|aced|nailed)\s+(?:the|my|a|an|our)\s+"
+            r"(?:\w+\s+)?(?:exam|test|interview|degree)s?\b"
+            r"|\b(?:i|we)\s+(?:just\s+|finally\s+)?won\s+(?:the|a|an|our|my)\s+(?:\w+\s+)?"
+            r"(?:award|prize|race|match|final|competition|trophy)\b"
+            r"|\b(?:i|we)\s+(?:just\s+|finally\s+)?got\s+(?:engaged|married|promoted)\b"
+            r"|\b(?:i'?m|we'?re)\s+engaged\b|\bgot\s+in(?:to)?\s+(?:uni|university|college)\b",
             "That's wonderful news, congratulations! 🎉",
         ),
         (

@@ -29,7 +29,12 @@ def test_big_news_gets_a_fitting_word(text: str, word: str) -> None:
 @pytest.mark.parametrize(
     "text",
     ["my phone died", "the battery died again", "my friend passed the test", "I lost my keys",
-     "I got the bus", "is my dog going to die?"],
+     "I got the bus", "is my dog going to die?",
+     # review of s32: bad news or somebody else's thing taken for a loss or good news
+     "i got the test results back, it's cancer", "I got my test results",
+     "i got in trouble at work", "we got the job done", "i got a job offer rejected",
+     "my dad's phone died", "my mom's plant died", "my dog is gone for a walk",
+     "I lost my dad's watch", "I lost my cat for an hour but found her"],
 )  # fmt: skip
 def test_look_alikes_are_not_big_news(text: str) -> None:
     reply = (small_talk(text) or "").lower()
@@ -49,3 +54,10 @@ def test_a_loss_is_met_before_what_was_noted() -> None:
     )  # fmt: skip
     assert reply.splitlines()[0].startswith("I'm so sorry for your loss"), reply
     assert "Maya" in reply
+
+
+@pytest.mark.parametrize("text", ["I'll call you later", "can I call you tonight"])
+def test_a_call_is_not_a_new_name_for_the_familiar(text: str) -> None:
+    from familiars.bot._about_you import about_you
+
+    assert "settings" not in (about_you(text, "Familiar") or "")
