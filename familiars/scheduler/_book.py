@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from familiars.memory import (
     MemoryRecord,
@@ -233,7 +234,9 @@ class ReminderBook:
             if not reminder.is_open() or rule is None or rule.get("tz") == zone:
                 continue
             moved = {**rule, "tz": zone}
-            due = next_due(moved, now)
+            # From the local day the open one falls on, not from now: one that fired today
+            # in the old zone (its next is a week on) must not come again today in the new.
+            due = next_due(moved, max(now, _day_start(reminder.due, zone)) if reminder.due else now)
             if due is None:
                 continue
             rec = await self.store.get(reminder.record_id)
@@ -321,6 +324,12 @@ _LEAD = re.compile(r"^\s*remind\s+(?:the\s+)?user\s+to\s+", re.IGNORECASE)
 def _number_of(loop: dict[str, Any]) -> int:
     n = loop.get("number")
     return n if isinstance(n, int) and n > 0 else 0
+
+
+def _day_start(when: datetime, zone: str) -> datetime:
+    """A second before the start of ``when``'s day in ``zone``."""
+    here = when.astimezone(ZoneInfo(zone))
+    return here.replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(seconds=1)
 
 
 def _iso(dt: datetime) -> str:

@@ -227,3 +227,25 @@ async def test_a_move_of_time_zone_keeps_repeating_reminders_at_their_time_of_da
         assert datetime(2030, 11, 18, 13, 0, tzinfo=UTC) in bot.exact_jobs().values()
     finally:
         await bot.app.shutdown()
+
+
+async def test_a_move_of_time_zone_does_not_bring_back_todays_repeat(
+    workspace: Path, memory_home: str
+) -> None:
+    """Review of s32: "every Monday at 08:00" fired at 08:00 in London; /timezone New York an
+    hour later set its next to 08:00 New York that same Monday, a second time in one day."""
+    settings = load_settings(workspace=workspace)
+    clock = [SAID_AT]
+    bot, _ = await started(settings, clock)
+    try:
+        await bot.command("/timezone Europe/London")
+        await bot.say("every monday at 8 remind me to put the bins out")
+        assert bot.app.scheduler is not None
+        clock[0] = datetime(2030, 11, 18, 8, 5, tzinfo=UTC)  # 08:05 in London: it fires
+        await bot.app.scheduler.run_due(clock[0])
+        clock[0] = datetime(2030, 11, 18, 9, 0, tzinfo=UTC)
+        said = await bot.command("/timezone America/New_York")
+        assert "(next Mon 25 Nov 08:00)" in said, said
+        assert datetime(2030, 11, 18, 13, 0, tzinfo=UTC) not in bot.exact_jobs().values()
+    finally:
+        await bot.app.shutdown()
