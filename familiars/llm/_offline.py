@@ -274,7 +274,8 @@ def _asked(question: str) -> tuple[frozenset[str], tuple[frozenset[str], ...]]:
 _QUESTION_START = re.compile(
     r"^(?:what|what's|whats|where|where's|when|when's|who|who's|whom|whose|which|why|how|"
     r"do|does|did|am|is|are|was|were|can|could|would|will|should|have|has|tell me (?:about|what"
-    r"|who|where|when)|remind me what|do you (?:know|remember))\b(?!['’]t\b)",
+    r"|who|where|when|everything|all|anything)|(?:summari[sz]e|recap|list)\s+(?:what|everything"
+    r"|all)|remind me what|do you (?:know|remember))\b(?!['’]t\b)",
     re.IGNORECASE,
 )
 
