@@ -183,7 +183,8 @@ async def test_remember_search_and_forget_after_the_person_confirms(workspace: P
             ),
             Reply.text("Shall I forget that your dog is called Biscuit?"),
         )
-        await bot.say("forget my dog")
+        # (not "forget my dog": forgetting by words takes that before the model, s32 T4)
+        await bot.say("that dog memory can go")
         asked, refused = bot.script.tool_messages()[-2:]
         assert asked.startswith("Not forgotten yet. About to forget for good")
         assert refused.startswith("error: the person has not confirmed")
