@@ -61,6 +61,35 @@ _DEAR = (
     r"girlfriend|fianc[eé]e?|dog|cat|pet|puppy|kitten|horse|rabbit|hamster)"
 )
 
+#: Big news, offline too (tester T26: a grandmother's death, a new job and an exam tomorrow
+#: all got "I see. Tell me more?"): met first, and before what a turn noted.
+_BIG_NEWS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), reply)
+    for pattern, reply in (
+        # A loss first: of a person or a pet.
+        (
+            # the relation right before what happened ("my dad's phone died" is no loss)
+            rf"\bmy\s+{_FOND}{_DEAR}(?:\s+\w+)?\s+(?:has\s+|had\s+)?(?:died|passed\s+(?:away|on)|"
+            r"passed(?=\s*(?:[.!?,;]|$))|didn'?t\s+make\s+it|was\s+put\s+(?:down|to\s+sleep))\b"
+            rf"|\b(?:lost|losing)\s+my\s+{_FOND}{_DEAR}\b(?!'s)(?!.*\bfound\b)"
+            r"|\b(?:funeral|bereavement|miscarriage)\b",
+            "I'm so sorry for your loss. I'm here if you want to talk about it.",
+        ),
+        (
+            r"\b(?:i|we)\s+(?:just\s+|finally\s+)?(?:got|landed)\s+(?:the|a|an|my)\s+"
+            r"(?:new\s+|dream\s+)?(?:job|promotion|place|scholarship)\b"
+            r"(?!\s+(?:offer\s+)?(?:done|rejected|withdrawn|cancell?ed|turned\s+down))"
+            r"|\b(?:i|we)\s+(?:just\s+|finally\s+)?(?:passed|aced|nailed)\s+(?:the|my|a|an|our)\s+"
+            r"(?:\w+\s+)?(?:exam|test|interview|degree)s?\b"
+            r"|\b(?:i|we)\s+(?:just\s+|finally\s+)?won\s+(?:the|a|an|our|my)\s+(?:\w+\s+)?"
+            r"(?:award|prize|race|match|final|competition|trophy)\b"
+            r"|\b(?:i|we)\s+(?:just\s+|finally\s+)?got\s+(?:engaged|married|promoted)\b"
+            r"|\b(?:i'?m|we'?re)\s+engaged\b|\bgot\s+in(?:to)?\s+(?:uni|university|college)\b",
+            "That's wonderful news, congratulations! 🎉",
+        ),
+    )
+)
+
 _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), reply)
     for pattern, reply in (
@@ -116,28 +145,6 @@ _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"headlines|rain|snow)\b|^(?:weather|forecast|news)\s*\??$",
             "I can't look things up: no language model or internet is "
             "set up for me. I can tell you what you've told me.",
-        ),
-        # Big news, offline too (tester T26: a grandmother's death, a new job and an exam
-        # tomorrow all got "I see. Tell me more?"). A loss first: of a person or a pet.
-        (
-            # the relation right before what happened ("my dad's phone died" is no loss)
-            rf"\bmy\s+{_FOND}{_DEAR}(?:\s+\w+)?\s+(?:has\s+|had\s+)?(?:died|passed\s+(?:away|on)|"
-            r"passed(?=\s*(?:[.!?,;]|$))|didn'?t\s+make\s+it|was\s+put\s+(?:down|to\s+sleep))\b"
-            rf"|\b(?:lost|losing)\s+my\s+{_FOND}{_DEAR}\b(?!'s)(?!.*\bfound\b)"
-            r"|\b(?:funeral|bereavement|miscarriage)\b",
-            "I'm so sorry for your loss. I'm here if you want to talk about it.",
-        ),
-        (
-            r"\b(?:i|we)\s+(?:just\s+|finally\s+)?(?:got|landed)\s+(?:the|a|an|my)\s+"
-            r"(?:new\s+|dream\s+)?(?:job|promotion|place|scholarship)\b"
-            r"(?!\s+(?:offer\s+)?(?:done|rejected|withdrawn|cancell?ed|turned\s+down))"
-            r"|\b(?:i|we)\s+(?:just\s+|finally\s+)?(?:passed|aced|nailed)\s+(?:the|my|a|an|our)\s+"
-            r"(?:\w+\s+)?(?:exam|test|interview|degree)s?\b"
-            r"|\b(?:i|we)\s+(?:just\s+|finally\s+)?won\s+(?:the|a|an|our|my)\s+(?:\w+\s+)?"
-            r"(?:award|prize|race|match|final|competition|trophy)\b"
-            r"|\b(?:i|we)\s+(?:just\s+|finally\s+)?got\s+(?:engaged|married|promoted)\b"
-            r"|\b(?:i'?m|we'?re)\s+engaged\b|\bgot\s+in(?:to)?\s+(?:uni|university|college)\b",
-            "That's wonderful news, congratulations! 🎉",
         ),
         (
             r"\b(?:i'?m|i\s+am|feeling|feel)\s+(?:\w+\s+)?(?:anxious|nervous|worried|scared|"
@@ -357,22 +364,15 @@ def said_before(text: str, last_reply: str) -> str | None:
     return f'I said: "{last_reply.strip()}"'
 
 
-#: The small-talk replies to big news: said before what a turn noted, too.
-BIG_NEWS = frozenset(
-    {
-        "I'm so sorry for your loss. I'm here if you want to talk about it.",
-        "That's wonderful news, congratulations! 🎉",
-    }
-)
-
-
 def big_news(text: str) -> str | None:
     """The reply to a loss or to good news in ``text``, whatever else it says."""
     said = text.strip()
-    return next((r for p, r in _SMALL_TALK if r in BIG_NEWS and p.search(said)), None)
+    return next((reply for pattern, reply in _BIG_NEWS if pattern.search(said)), None)
 
 
 def small_talk(text: str, name: str = "") -> str | None:
+    if (news := big_news(text)) is not None:
+        return news
     for pattern, reply in _SMALL_TALK:
         if pattern.search(text.strip()):
             return reply.replace("{name}", f", {name}" if name else "")

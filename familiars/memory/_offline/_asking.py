@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from familiars.memory._offline._meaning import Understanding
 from familiars.memory._offline._past import when_did
-from familiars.memory._offline._whose import about_someone_else, fits_whose
+from familiars.memory._offline._whose import KIN, about_someone_else, fits_whose
 from familiars.memory._people_graph import _REL_BARE, relation_of
 from familiars.memory._records import MemoryRecord, is_live
 
@@ -145,25 +145,13 @@ _PARTNER_KEPT = re.compile(rf"\b(?:user's\s+|user\s+has\s+(?:an?\s+)?){_PARTNER_
 _MY_RELATIVE = re.compile(rf"\bmy\s+(?:\w+\s+)?{_REL_BARE}\b", re.I)
 
 
-#: A word for several relatives: "my kid" may be a son or a daughter.
-_KIN = {
-    "child": {"son", "daughter", "child", "kid", "kids", "baby", "boy", "girl"},
-    "kids": {"son", "daughter", "child", "kid", "kids"},
-    "parent": {"mother", "father", "parent"},
-    "parents": {"mother", "father", "parent"},
-    "partner": {"husband", "wife", "partner", "spouse", "boyfriend", "girlfriend", "fiance"},
-    "spouse": {"husband", "wife", "partner", "spouse"},
-    "sibling": {"brother", "sister", "sibling"},
-}
-
-
 def _relatives(text: str) -> set[str]:
     out: set[str] = set()
     for m in _MY_RELATIVE.finditer(text):
         rel = relation_of(m.group(0).split()[-1])
-        out |= _KIN.get(rel, {rel})
+        out |= KIN.get(rel, {rel})
     if _PARTNER_ASKED.search(text):
-        out |= _KIN["partner"]
+        out |= KIN["partner"]
     return out
 
 
@@ -215,7 +203,7 @@ def _of_the_relative_asked(question: str, records: Sequence[MemoryRecord]) -> li
         r
         for r in records
         if asked & {relation_of(m.group(0).split()[-1]) for m in said.finditer(r.content)}
-        or (asked & _KIN["partner"] and _PARTNER_KEPT.search(r.content))
+        or (asked & KIN["partner"] and _PARTNER_KEPT.search(r.content))
     ]
 
 
