@@ -30,7 +30,12 @@ sys.path.insert(0, str(ROOT))
 from familiars.benchmarks._companion import DEFAULT_SET  # noqa: E402
 from familiars.benchmarks._implicit import DEFAULT_PAIRS, load_pairs, stitch  # noqa: E402
 from familiars.benchmarks._locomo import CachingEmbedder, load_conversations  # noqa: E402
-from familiars.benchmarks._rerank_data import QueryRows, collect, collect_companion  # noqa: E402
+from familiars.benchmarks._rerank_data import (  # noqa: E402
+    WAYS,
+    QueryRows,
+    collect,
+    collect_companion,
+)
 from familiars.memory._rerank import (  # noqa: E402
     FEATURES,
     WEIGHTS_FILE,
@@ -299,15 +304,27 @@ def recall(rows: Sequence[QueryRows], model: Model | None, k: int) -> float:
     return float(np.mean(out)) if out else 0.0
 
 
-def loco(rows: Sequence[QueryRows], trainer: Any, **kw: float) -> dict[str, dict[str, float]]:
-    """Leave-one-conversation-out recall of the first stage and the re-ranker, per set."""
+def set_of(r: QueryRows) -> str:
+    """The set a question's figures go under: its source, and for a companion moment the way
+    it was asked (``companion message`` / ``companion conversation``)."""
+    return f"{r.source} {WAYS[r.category]}" if r.source == "companion" else r.source
+
+
+def loco(
+    rows: Sequence[QueryRows], trainer: Any, folds: int = 0, **kw: float
+) -> dict[str, dict[str, float]]:
+    """Leave-one-conversation-out recall of the first stage and the re-ranker, per set (a
+    companion "conversation" is a person: leave-one-person-out, per way of asking); with
+    ``folds`` > 0, ``folds``-fold by conversation instead (the n-th conversation in sorted
+    order is in fold n % folds): fewer models to fit, each on fewer conversations."""
     convs = sorted({r.conv for r in rows})
+    fold_of = {c: (n % folds if folds > 0 else n) for n, c in enumerate(convs)}
     held: dict[str, list[tuple[QueryRows, Model]]] = {}
-    for c in convs:
-        model = trainer([r for r in rows if r.conv != c], **kw)
+    for fold in sorted(set(fold_of.values())):
+        model = trainer([r for r in rows if fold_of[r.conv] != fold], **kw)
         for r in rows:
-            if r.conv == c:
-                held.setdefault(r.source, []).append((r, model))
+            if fold_of[r.conv] == fold:
+                held.setdefault(set_of(r), []).append((r, model))
     out: dict[str, dict[str, float]] = {}
     for source, pairs in held.items():
         qs = [r for r, _ in pairs]
@@ -372,6 +389,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="train records and turns in one model (default: record trees over turn trees)",
     )  # fmt: skip
     ap.add_argument("--no-loco", action="store_true", help="skip the held-out report")
+    ap.add_argument(
+        "--folds", type=int, default=0,
+        help="held-out report by N folds of conversations (default: leave one out)",
+    )  # fmt: skip
     ap.add_argument("--out", type=Path, default=WEIGHTS_FILE)
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--model", choices=("trees", "linear"), default="trees")
@@ -393,7 +414,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.model == "trees" and args.record_trees:
         trainer = _with_record_trees(trainer, _turn_trees(args.base) if args.base else None)
     if not args.no_loco:
-        print(json.dumps({"loco": loco(rows, trainer, **kw)}, indent=1))
+        name = f"{args.folds}-fold by conversation" if args.folds > 0 else "loco"
+        print(json.dumps({name: loco(rows, trainer, folds=args.folds, **kw)}, indent=1))
     if not args.no_write:
         model = trainer(rows, **kw)
         args.out.write_text(json.dumps(model.as_dict(), indent=1) + "\n", encoding="utf-8")

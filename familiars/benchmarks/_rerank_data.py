@@ -28,6 +28,11 @@ from familiars.memory import (
     SignalGate,
 )
 
+#: How a companion moment is asked (``QueryRows.category`` of its rows): the message alone, and
+#: the message read in its conversation. Leave-one-out reports them apart: the message alone is
+#: where records are hard, and the two ways pooled hide how it fares.
+WAYS: tuple[str, ...] = ("message", "conversation")
+
 
 @dataclass
 class QueryRows:
@@ -35,8 +40,8 @@ class QueryRows:
     question has in all (recall's denominator), and where it comes from."""
 
     conv: int
-    source: str  # "locomo" | "implicit"
-    category: int
+    source: str  # "locomo" | "implicit" | "companion"
+    category: int  # LoCoMo's category; a companion moment's WAYS index (0: the message alone)
     x: np.ndarray
     y: np.ndarray
     n_evidence: int
@@ -125,8 +130,9 @@ async def collect_companion(
 ) -> list[QueryRows]:
     """The companion set's pools (``_companion``): each moment of ``split`` asked with the
     message alone and with its conversation, over its person's records (``conv`` 100 + the
-    person's number, so leave-one-out holds one person out). A person with fewer records
-    than the model's pool depth is not re-ranked and gives no rows."""
+    person's number, so leave-one-out holds one person out; ``category`` the way it was asked,
+    an index of :data:`WAYS`). A person with fewer records than the model's pool depth is not
+    re-ranked and gives no rows."""
     from familiars.benchmarks._companion import ASKED_AT, load_set, records
 
     docs, moments = load_set(path)
@@ -137,7 +143,7 @@ async def collect_companion(
     gate_stages = PROFILE_STAGES[profile]
     out: list[QueryRows] = []
     for m in (m for m in moments if m["split"] == split):
-        for said in ([], list(m["context"])):
+        for way, said in enumerate(([], list(m["context"]))):
             reading = ContextReading(said, m["message"])
             # as recall embeds it: with a context, no query words (they would come after the
             # context's text and be taken for it)
@@ -159,7 +165,7 @@ async def collect_companion(
             )
             y = np.array([1.0 if i in m["gold"] else 0.0 for i in ids])
             out.append(
-                QueryRows(100 + people.index(m["person"]), "companion", 0,
+                QueryRows(100 + people.index(m["person"]), "companion", way,
                           ranked.features[pooled], y, len(m["gold"]), ids)
             )  # fmt: skip
     return out
