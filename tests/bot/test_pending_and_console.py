@@ -162,7 +162,7 @@ async def test_a_notice_is_said_above_the_prompt() -> None:
     console = ConsoleAdapter(Echo(), stdin=io.StringIO(""), stdout=out, interactive=True)
     console.notice("(note: offline)")
     assert out.getvalue() == "(note: offline)\n"
-    console._at_prompt = True  # as while waiting for a line
+    console._reading.set()  # as while waiting for a line
     console.notice("(note: again)")
     assert out.getvalue().endswith(f"\r\x1b[K(note: again)\n{PROMPT}")
 
@@ -186,7 +186,7 @@ async def test_no_escape_sequence_of_a_reply_or_command_reaches_the_terminal() -
     await asyncio.wait_for(console.finished.wait(), 10)
     await console.stop()
     await console.send(console.chat_id, "\x1b[2Jreminder")
-    console._at_prompt = True
+    console._reading.set()
     console.notice("(note: \x1b[31mred)")
     printed = out.getvalue()
     assert "[31mRED[0m line\nyou> forgedX" in printed and "memory: ]0;titleok" in printed
@@ -200,10 +200,10 @@ async def test_a_reminder_while_the_prompt_waits_draws_the_prompt_again() -> Non
     the cursor was left on an empty line, as if the chat had hung."""
     out = io.StringIO()
     console = ConsoleAdapter(Echo(), stdin=io.StringIO(""), stdout=out, interactive=True)
-    console._at_prompt = True  # as while waiting for a line
+    console._reading.set()  # as while waiting for a line
     await console.send(console.chat_id, "⏰ Reminder: check the oven")
     assert out.getvalue() == f"\r\x1b[K⏰ Reminder: check the oven\n\n{PROMPT}"
-    console._at_prompt = False  # during a turn: on lines of its own, no prompt
+    console._reading.clear()  # during a turn: on lines of its own, no prompt
     await console.send(console.chat_id, "⏰ Reminder: stretch")
     assert out.getvalue().endswith("\n⏰ Reminder: stretch\n\n")
 
