@@ -251,3 +251,20 @@ async def test_a_stop_during_a_reply_lets_the_reply_finish() -> None:
     await asyncio.wait_for(stop, 5)
     stdin.wait.set()
     assert "echo: My favourite season is autumn." in out.getvalue()
+
+
+async def test_a_hurried_stop_waits_for_no_reply() -> None:
+    """A second Ctrl-C during the stop's grace: the reply being written is no longer
+    waited for (the application then drains the writer, bounded, and says so)."""
+    slow, out = _Slow(), io.StringIO()
+    stdin = _OneLineThenWait("My favourite season is autumn.\n")
+    console = ConsoleAdapter(slow, stdin=stdin, stdout=out, interactive=False)
+    await console.start()
+    await asyncio.wait_for(slow.began.wait(), 5)
+    stop = asyncio.ensure_future(console.stop())
+    await asyncio.sleep(0.1)
+    assert not stop.done()  # the grace: waiting for the reply
+    console.hurry()
+    await asyncio.wait_for(stop, 5)  # without the reply's go
+    stdin.wait.set()
+    assert "echo:" not in out.getvalue()

@@ -97,6 +97,7 @@ class ConsoleAdapter(PlatformAdapter):
         #: is under way.
         self._reading = asyncio.Event()
         self._ended = False  # the keyboard's Ctrl-D came in the middle of a paste
+        self._hurry = asyncio.Event()  # a second Ctrl-C: the stop waits for no reply
         #: The terminal's mode before readline first read (a stop mid-read restores it).
         self._tty_mode: list[Any] | None = None
 
@@ -117,10 +118,12 @@ class ConsoleAdapter(PlatformAdapter):
         task = self._task
         if task is not None and not task.done() and not self._reading.is_set():
             reading = asyncio.ensure_future(self._reading.wait())
+            hurry = asyncio.ensure_future(self._hurry.wait())
             await asyncio.wait(
-                {reading, task}, timeout=STOP_GRACE_S, return_when=asyncio.FIRST_COMPLETED
+                {reading, hurry, task}, timeout=STOP_GRACE_S, return_when=asyncio.FIRST_COMPLETED
             )
             reading.cancel()
+            hurry.cancel()
         if self._task is not None and not self._task.done():
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -129,6 +132,10 @@ class ConsoleAdapter(PlatformAdapter):
         if self._tty_mode is not None:  # a read left waiting in readline: echo comes back
             with contextlib.suppress(termios.error):
                 termios.tcsetattr(sys.stdin.fileno(), termios.TCSANOW, self._tty_mode)
+
+    def hurry(self) -> None:
+        """A stop under way waits no longer for the reply being written (a second Ctrl-C)."""
+        self._hurry.set()
 
     async def send(self, chat_id: str, text: str, *, thread_id: str | None = None) -> str:
         """A message the person did not just ask for (a reminder, a check-in). While the
