@@ -222,6 +222,7 @@ from familiars.memory._reader import (
 )
 from familiars.memory._recall_context import CONTEXT_MESSAGES, recent_messages
 from familiars.memory._recall_context import Reading as ContextReading
+from familiars.memory._recall_items import RELEVANCE_FLOOR, relevant
 from familiars.memory._recall_signals import (
     RECALL_KNOBS,
     RECALL_SIGNALS,
@@ -419,6 +420,7 @@ __all__ = [
     "OwnerUnreachableError",
     "RecallError",
     "RecallItem",
+    "RELEVANCE_FLOOR",
     "ReconcileReport",
     "RecordFilter",
     "RecordIndex",
@@ -511,6 +513,7 @@ __all__ = [
     "next_due",
     "read_only",
     "read_owner",
+    "relevant",
     "record_from_row",
     "record_header",
     "record_json",
