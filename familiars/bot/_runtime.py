@@ -21,7 +21,7 @@ import logging
 import signal
 from collections.abc import Callable, Coroutine
 from contextlib import AsyncExitStack
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -401,7 +401,8 @@ class Application:
         except Exception as exc:  # noqa: BLE001 - counters only; reported, retried next time
             self._report(exc, "access-flush")
         path = Path(self.settings.workspace) / "state" / "recall_stats.json"
-        data = json.dumps(dialogues.stats.as_dict())
+        saved_at = datetime.now(UTC).isoformat(timespec="seconds")
+        data = json.dumps({**dialogues.stats.as_dict(), "saved_at": saved_at})
         await asyncio.to_thread(atomic_write_text, path, data)
 
 
