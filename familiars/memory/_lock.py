@@ -51,7 +51,8 @@ class OwnerInfo:
     #: may serve elsewhere than the config says): sign-in links point here.
     api: str | None = None
     #: A ``run`` or ``chat`` (it holds the lock for as long as it runs, from before its
-    #: start's slow work): nobody waits for it to let go, even before its socket is up.
+    #: start's slow work): another run/chat does not wait for it, even before its socket
+    #: is up.
     serving: bool = False
 
     def describe(self) -> str:
@@ -106,8 +107,8 @@ class WorkspaceLock:
 
     def acquire(self, *, wait_s: float = 0.0, poll_s: float = 0.05) -> None:
         """Take the lock. While a short-lived holder (a CLI command, no control socket) has
-        it, wait up to ``wait_s``; a serving owner (a control socket, or a ``run``/``chat``
-        still starting) is refused at once (WorkspaceBusyError)."""
+        it, wait up to ``wait_s``; a serving owner (a control socket; for a ``run``/``chat``,
+        also another one still starting) is refused at once (WorkspaceBusyError)."""
         deadline = time.monotonic() + wait_s
         while True:
             if self._try_acquire():
@@ -115,7 +116,10 @@ class WorkspaceLock:
             owner = read_owner(self.workspace)
             if owner is None:
                 continue  # released between our try and the read: try again
-            if owner.control is not None or owner.serving or time.monotonic() >= deadline:
+            # A run/chat does not wait for another (it holds on); a CLI write waits for a
+            # starting one's socket (then it writes through it).
+            starting = owner.serving and self.serving
+            if owner.control is not None or starting or time.monotonic() >= deadline:
                 raise WorkspaceBusyError(self.workspace, owner)
             time.sleep(poll_s)
 
