@@ -268,3 +268,18 @@ async def test_a_hurried_stop_waits_for_no_reply() -> None:
     await asyncio.wait_for(stop, 5)  # without the reply's go
     stdin.wait.set()
     assert "echo:" not in out.getvalue()
+
+
+async def test_a_notice_after_the_stop_draws_no_prompt() -> None:
+    """The stop's own words (a hurried stop, what is left for the next start) come after the
+    console stopped reading: no "you> " is drawn below them as if the chat went on."""
+    out = io.StringIO()
+    stdin = _OneLineThenWait("hello\n")
+    console = ConsoleAdapter(Echo(), stdin=stdin, stdout=out, interactive=True)
+    await console.start()
+    while not (console._reading.is_set() and "echo: hello" in out.getvalue()):
+        await asyncio.sleep(0.01)
+    await console.stop()
+    stdin.wait.set()
+    console.notice("Stopped.")
+    assert out.getvalue().endswith("Stopped.\n"), out.getvalue()

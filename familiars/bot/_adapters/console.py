@@ -129,6 +129,7 @@ class ConsoleAdapter(PlatformAdapter):
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         self._task = None
+        self._reading.clear()  # no prompt waits now: a later notice draws none again
         if self._tty_mode is not None:  # a read left waiting in readline: echo comes back
             with contextlib.suppress(termios.error):
                 termios.tcsetattr(sys.stdin.fileno(), termios.TCSANOW, self._tty_mode)
