@@ -40,6 +40,7 @@ from familiars.memory import (
     MemoryWorkspace,
     WorkspaceLock,
     apply_write,
+    held_lock,
 )
 
 logger = logging.getLogger(__name__)
@@ -60,7 +61,13 @@ def command_line() -> str:
 
 @contextlib.contextmanager
 def own_workspace(workspace: Path, command: str | None = None) -> Iterator[WorkspaceLock]:
-    lock = WorkspaceLock(Path(workspace), command or command_line())
+    """The workspace's lock for as long as the block runs: the one this process already
+    holds (``run`` and ``chat`` take it first, before their slow start),
+    left held after the block; else taken here and let go after it."""
+    if (held := held_lock(Path(workspace))) is not None:
+        yield held
+        return
+    lock = WorkspaceLock(Path(workspace), command or command_line(), serving=True)
     lock.acquire(wait_s=OWNER_WAIT_S)
     logger.debug("holding %s as pid %d", workspace, os.getpid())
     try:

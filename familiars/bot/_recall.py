@@ -26,6 +26,7 @@ from familiars.memory import (
     cut_text,
     node_content_for_llm,
     node_embedding_text,
+    relevant,
     sentences,
 )
 
@@ -198,8 +199,12 @@ class RecordSearch:
             now=self.clock(),
             k=k,
         )
+        # Only what is related at all: the scores are relative, and "xylophone" listed the
+        # ten best of unrelated memories, the first scored 1.01 (T30).
         return [
-            {"id": it.id, "text": it.text, "score": it.score} for it in items if it.kind == "record"
+            {"id": it.id, "text": it.text, "score": it.score}
+            for it in items
+            if it.kind == "record" and relevant(it.raw)
         ]
 
 
@@ -231,6 +236,7 @@ def _convert(
             text=cut_text(rec.content, max_chars),
             score=item.score,
             parts=dict(item.parts),
+            raw=dict(item.raw),
             record_ids=(rec.id, *[m for m in item.merged if m.startswith("m_")]),
             private=rec.scope == "user",
             foreign=_foreign_record(rec, user_key, is_group),
@@ -247,6 +253,7 @@ def _convert(
         text=text,
         score=item.score,
         parts=dict(item.parts),
+        raw=dict(item.raw),
         foreign=node is None or _foreign_node(node.node_type, node.metadata, user_key, is_group),
     )
 

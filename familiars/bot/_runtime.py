@@ -21,7 +21,7 @@ import logging
 import signal
 from collections.abc import Callable, Coroutine
 from contextlib import AsyncExitStack
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +51,14 @@ if TYPE_CHECKING:
     from familiars.bot._api.server import ApiServer
 
 logger = logging.getLogger(__name__)
+
+#: After a second Ctrl-C during a stop: how long the rest of the stop (the memory writer's
+#: drain) still gets before it is cut short.
+HURRY_S = 5.0
+HURRYING = (
+    "Stopping without waiting for the reply; memories being written get {s:.0f} s more "
+    "(Ctrl-C again: stop at once)."
+)
 
 
 def _log_error(exc: BaseException, where: str) -> None:
@@ -306,7 +314,53 @@ class Application:
                     loop.remove_signal_handler(sig)
             if stopping is not None:
                 stopping()
-            await self.stop()
+            await self._stop_unless_hurried(loop, console)
+
+    async def _stop_unless_hurried(
+        self, loop: asyncio.AbstractEventLoop, console: ConsoleAdapter | None
+    ) -> None:
+        """:meth:`stop`, a second Ctrl-C or SIGTERM during it (the reply's grace, the
+        writer's drain) hurrying it: the reply being written is no longer waited for, and
+        the rest gets :data:`HURRY_S` (the writer's drain with it) before it is cut short,
+        the person told what is left for the next start. Before, a second Ctrl-C skipped
+        the drain without a word."""
+        again = asyncio.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, again.set)
+        stop = asyncio.ensure_future(self.stop())
+        try:
+            if not await _done_unless(stop, again, timeout=None):
+                self._say(HURRYING.format(s=HURRY_S), console)
+                if console is not None:
+                    console.hurry()
+                again.clear()
+                if not await _done_unless(stop, again, timeout=HURRY_S):
+                    await self._cut_short(stop, console)
+                    return
+            stop.result()  # the stop's own failure, raised as before
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                with contextlib.suppress(NotImplementedError, RuntimeError):
+                    loop.remove_signal_handler(sig)
+
+    async def _cut_short(self, stop: asyncio.Future[None], console: ConsoleAdapter | None) -> None:
+        """End the hurried stop now, saying what waits for the next start (nothing is lost:
+        queued turns stay on disk and are written then)."""
+        left = 0
+        with contextlib.suppress(Exception):
+            left = len(await self.services.writer_queue.apending())
+        stop.cancel()
+        await asyncio.wait({stop})
+        if left:
+            self._say(f"Stopped. {left} conversation turn(s) not yet written to memory are "
+                      "kept and will be written at the next start.", console)  # fmt: skip
+
+    @staticmethod
+    def _say(text: str, console: ConsoleAdapter | None) -> None:
+        logger.warning("%s", text)
+        if console is not None:
+            console.notice(text)
 
     async def settle(self) -> None:
         """Everything the last turns started is done: reply nodes added, memories written."""
@@ -347,7 +401,8 @@ class Application:
         except Exception as exc:  # noqa: BLE001 - counters only; reported, retried next time
             self._report(exc, "access-flush")
         path = Path(self.settings.workspace) / "state" / "recall_stats.json"
-        data = json.dumps(dialogues.stats.as_dict())
+        saved_at = datetime.now(UTC).isoformat(timespec="seconds")
+        data = json.dumps({**dialogues.stats.as_dict(), "saved_at": saved_at})
         await asyncio.to_thread(atomic_write_text, path, data)
 
 
@@ -383,3 +438,16 @@ async def _stop_adapter(adapter: PlatformAdapter, running: RunningAdapters) -> N
         await adapter.stop()
     except Exception:  # noqa: BLE001 - one adapter failing to stop must not keep the rest up
         logger.exception("the %s adapter did not stop cleanly", adapter.name or "unnamed")
+
+
+async def _done_unless(
+    task: asyncio.Future[None], signal_: asyncio.Event, *, timeout: float | None
+) -> bool:
+    """``task`` ended before ``signal_`` was set (and before ``timeout``)."""
+    waiter: asyncio.Future[Any] = asyncio.ensure_future(signal_.wait())
+    either: set[asyncio.Future[Any]] = {task, waiter}
+    try:
+        await asyncio.wait(either, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiter.cancel()
+    return task.done()

@@ -48,6 +48,8 @@ class RecalledItem:
     #: Text the speaker did not write (another person's words, a group's shared notes, a
     #: record written in a tainted turn): recalling it taints the turn (issue 19).
     foreign: bool = False
+    #: The raw evidence behind the score (``cosine``, ``bm25``: ``RecallItem.raw``).
+    raw: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ and used, recall latency, and the group replies the outbound check redacted or w
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from familiars.bot._leak_guard import GuardVerdict
@@ -18,6 +19,8 @@ class TurnStats:
     #: Group replies the last check redacted, and those it withheld whole.
     guard_redacted: int = 0
     guard_withheld: int = 0
+    #: When counting began (the bot's start): the counts are this run's, not the workspace's.
+    since: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
     def guarded(self, verdict: GuardVerdict) -> None:
         if verdict.withheld:
@@ -38,6 +41,7 @@ class TurnStats:
 
         lat = np.asarray(self.latencies_ms or [0.0])
         return {
+            "since": self.since,
             "recalls": self.recalls,
             "items_per_recall": round(self.items / self.recalls, 3) if self.recalls else 0.0,
             "hit_rate": round(self.used / self.items, 3) if self.items else 0.0,

@@ -82,6 +82,23 @@ class RootGroup(LazyGroup):
         super().__init__(*args, lazy=GROUPS, **kwargs)
 
 
+def _flags_show_no_value() -> None:
+    """A flag in ``--help`` is shown bare (``--json``): typer 0.29 showed its type, as if it
+    took a value (``--json <bool>``; T32: ``familiars --json true status`` was then tried)."""
+    from typer.core import TyperOption
+
+    shown = TyperOption.display_type_rich
+    if getattr(shown, "bare_flags", False):
+        return
+
+    def display_type_rich(self: TyperOption, ctx: Any) -> str | None:
+        return None if self.is_flag else shown(self, ctx)
+
+    display_type_rich.bare_flags = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_flags_show_no_value()
 app = typer.Typer(
     cls=RootGroup,
     help="familiars: a companion bot for Discord and Telegram with a memory you can read.",

@@ -203,15 +203,41 @@ def _fail_if_disk_full(exc: OSError) -> None:
         fail(f"stopped: the disk is full ({exc.strerror or exc}); free some space and start again")
 
 
-def _refuse_if_owned(settings: Settings) -> None:
-    """A workspace another process owns is refused first, in one line naming it (a second
-    ``run`` said it was chatting here in the terminal, then refused)."""
-    from familiars.memory import WorkspaceBusyError, owned_elsewhere
+#: How long a start waits for a short-lived holder (a CLI command writing) to let go; a
+#: ``run`` or ``chat`` holding the workspace is refused at once.
+OWNER_WAIT_S = 15.0
 
-    workspace = Path(settings.workspace)
-    owner = owned_elsewhere(workspace)
-    if owner is not None:
-        fail(str(WorkspaceBusyError(workspace, owner)))
+
+def _take_workspace(settings: Settings) -> Any:
+    """The workspace's lock, taken first, before anything slow: a workspace another
+    ``run``/``chat`` owns is refused at once in one line naming it (two chats started
+    together on a fresh workspace both passed a mere look at the lock, and the loser was
+    told after the model's load, ~77 s, then left thread stacks in the winner's log). The
+    application built later serves under this same lock; the process's end lets it go."""
+    import shlex
+
+    from familiars.memory import MemoryError_, WorkspaceLock
+
+    lock = WorkspaceLock(
+        Path(settings.workspace), shlex.join(["familiars", *sys.argv[1:]]), serving=True
+    )
+    try:
+        lock.acquire(wait_s=OWNER_WAIT_S)
+    except MemoryError_ as exc:  # busy, or a workspace that cannot be written
+        fail(str(exc))
+    return lock
+
+
+def _run_platforms(settings: Settings) -> None:
+    try:
+        asyncio.run(_run(settings))
+    except KeyboardInterrupt:
+        pass
+    except _user_errors() as exc:
+        fail(str(exc))
+    except OSError as exc:
+        _fail_if_disk_full(exc)
+        raise
 
 
 def _with_agent(settings: Settings, agent: str | None) -> Settings:
@@ -235,25 +261,20 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Start the bot: Discord and Telegram where a token is set, else the terminal chat."""
         settings = get_ctx(ctx).settings
-        _refuse_if_owned(settings)
+        lock = _take_workspace(settings)
         has_token = any(
             settings.secret(env)
             for env in (settings.discord.token_env, settings.telegram.token_env)
         )
-        if not has_token:
-            err_console.print(NO_PLATFORM_HINT, highlight=False)
-            _run_chat(settings, user)
-            return
-        _configure_logging(settings, quiet=False)
         try:
-            asyncio.run(_run(settings))
-        except KeyboardInterrupt:
-            pass
-        except _user_errors() as exc:
-            fail(str(exc))
-        except OSError as exc:
-            _fail_if_disk_full(exc)
-            raise
+            if not has_token:
+                err_console.print(NO_PLATFORM_HINT, highlight=False)
+                _run_chat(settings, user)
+            else:
+                _configure_logging(settings, quiet=False)
+                _run_platforms(settings)
+        finally:
+            lock.release()
 
     @app.command("chat")
     def chat(
@@ -265,8 +286,11 @@ def register(app: typer.Typer) -> None:
         if problem := name_problem("user_key", user):  # before the start: nothing written
             fail(problem)
         settings = _with_agent(get_ctx(ctx).settings, agent)
-        _refuse_if_owned(settings)
+        lock = _take_workspace(settings)
         if sys.stdin.isatty():
             err_console.print("Type /help for commands, Ctrl-D to leave.", highlight=False)
-        with contextlib.suppress(KeyboardInterrupt):
-            _run_chat(settings, user)
+        try:
+            with contextlib.suppress(KeyboardInterrupt):
+                _run_chat(settings, user)
+        finally:
+            lock.release()

@@ -167,10 +167,20 @@ def _print_recall(recall: dict[str, Any]) -> None:
         console.print("recall: no statistics here (the bot is not running in this process)")
         return
     console.print(
-        f"recall: {recall['recalls']} recalls, {recall['items_per_recall']} items each, "
+        f"recall ({_recall_span(recall.get('detail') or {})}): "
+        f"{recall['recalls']} recalls, {recall['items_per_recall']} items each, "
         f"hit rate {recall['hit_rate']}, p50 {recall['latency_p50_ms']} ms, "
         f"p95 {recall['latency_p95_ms']} ms"
     )
+
+
+def _recall_span(detail: dict[str, Any]) -> str:
+    """What the recall counts cover: the running (or last) bot's run since it started, as
+    last saved (every 30 s and at the stop), not every recall the workspace has seen (T32:
+    "3 recalls" after dozens of questions read as a count of all of them)."""
+    since, saved = detail.get("since"), detail.get("saved_at")
+    span = f"this run since {since}" if since else "the bot's current or last run"
+    return f"{span}, as saved {saved}" if saved else span
 
 
 def register(app: typer.Typer) -> None:

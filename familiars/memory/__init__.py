@@ -143,6 +143,7 @@ from familiars.memory._lock import (
     WorkspaceBusyError,
     WorkspaceLock,
     WorkspaceReadOnlyError,
+    held_lock,
     is_owner,
     owned_elsewhere,
     read_only,
@@ -221,6 +222,7 @@ from familiars.memory._reader import (
 )
 from familiars.memory._recall_context import CONTEXT_MESSAGES, recent_messages
 from familiars.memory._recall_context import Reading as ContextReading
+from familiars.memory._recall_items import RELEVANCE_FLOOR, relevant
 from familiars.memory._recall_signals import (
     RECALL_KNOBS,
     RECALL_SIGNALS,
@@ -418,6 +420,7 @@ __all__ = [
     "OwnerUnreachableError",
     "RecallError",
     "RecallItem",
+    "RELEVANCE_FLOOR",
     "ReconcileReport",
     "RecordFilter",
     "RecordIndex",
@@ -470,6 +473,7 @@ __all__ = [
     "file_ref",
     "is_file_ref",
     "is_node_ref",
+    "held_lock",
     "is_owner",
     "iso_now",
     "keyword_terms",
@@ -509,6 +513,7 @@ __all__ = [
     "next_due",
     "read_only",
     "read_owner",
+    "relevant",
     "record_from_row",
     "record_header",
     "record_json",

@@ -50,6 +50,10 @@ class OwnerInfo:
     #: Where this process serves the HTTP API and memory page (``familiars api --port``
     #: may serve elsewhere than the config says): sign-in links point here.
     api: str | None = None
+    #: A ``run`` or ``chat`` (it holds the lock for as long as it runs, from before its
+    #: start's slow work): another run/chat does not wait for it, even before its socket
+    #: is up.
+    serving: bool = False
 
     def describe(self) -> str:
         return f"pid {self.pid} ({self.command}, since {self.started_at})"
@@ -87,10 +91,13 @@ def _key(workspace: Path) -> Path:
 class WorkspaceLock:
     """The exclusive lock on one workspace; ``with WorkspaceLock(ws, cmd):`` holds it."""
 
-    def __init__(self, workspace: Path, command: str, *, control: str | None = None) -> None:
+    def __init__(
+        self, workspace: Path, command: str, *, control: str | None = None, serving: bool = False
+    ) -> None:
         self.workspace = Path(workspace)
         self.command = command
         self.control = control
+        self.serving = serving
         self._fd: int | None = None
         self.info: OwnerInfo | None = None
 
@@ -100,7 +107,8 @@ class WorkspaceLock:
 
     def acquire(self, *, wait_s: float = 0.0, poll_s: float = 0.05) -> None:
         """Take the lock. While a short-lived holder (a CLI command, no control socket) has
-        it, wait up to ``wait_s``; a serving owner is refused at once (WorkspaceBusyError)."""
+        it, wait up to ``wait_s``; a serving owner (a control socket; for a ``run``/``chat``,
+        also another one still starting) is refused at once (WorkspaceBusyError)."""
         deadline = time.monotonic() + wait_s
         while True:
             if self._try_acquire():
@@ -108,7 +116,10 @@ class WorkspaceLock:
             owner = read_owner(self.workspace)
             if owner is None:
                 continue  # released between our try and the read: try again
-            if owner.control is not None or time.monotonic() >= deadline:
+            # A run/chat does not wait for another (it holds on); a CLI write waits for a
+            # starting one's socket (then it writes through it).
+            starting = owner.serving and self.serving
+            if owner.control is not None or starting or time.monotonic() >= deadline:
                 raise WorkspaceBusyError(self.workspace, owner)
             time.sleep(poll_s)
 
@@ -130,6 +141,7 @@ class WorkspaceLock:
             command=self.command,
             started_at=datetime.now(UTC).isoformat(timespec="seconds"),
             control=self.control,
+            serving=self.serving,
         )
         self._write_info()
         if not _HELD:
@@ -204,6 +216,7 @@ def _parse_info(data: bytes) -> OwnerInfo:
             started_at=str(raw.get("started_at", "?")),
             control=raw.get("control"),
             api=raw.get("api"),
+            serving=bool(raw.get("serving", False)),
         )
     except (ValueError, KeyError, TypeError):
         # Caught between the holder's truncate and write: a holder, not yet named.
@@ -228,6 +241,13 @@ def is_owner(workspace: Path) -> bool:
     """This process holds the workspace's lock."""
     lock = _HELD.get(_key(workspace))
     return lock is not None and lock.held
+
+
+def held_lock(workspace: Path) -> WorkspaceLock | None:
+    """The lock this process holds on ``workspace`` (the terminal chat takes it before its
+    start's slow work; the application built after it serves under that same lock)."""
+    lock = _HELD.get(_key(workspace))
+    return lock if lock is not None and lock.held else None
 
 
 def owned_elsewhere(workspace: Path) -> OwnerInfo | None:

@@ -379,6 +379,7 @@ class MemoryReader(IndexFeed):
             {name: v[order] for name, v in parts.items()},
             {name: v[order] for name, v in bonus.items()},
             None if rows_x is None else rows_x[order],
+            {name: v[order] for name, v in _raw(ctx).items()},
         )
 
     def _reranks(self, candidates: int) -> bool:
@@ -469,7 +470,8 @@ class MemoryReader(IndexFeed):
         parts = {name: carry(values, rows, by_row) for name, values in first.parts.items()}
         parts["rrf"] = scores
         bonus = {name: carry(values, rows, by_row) for name, values in first.bonus.items()}
-        return Ranked(rows, scores, parts, bonus)
+        raw = {name: carry(values, rows, by_row, np.nan) for name, values in first.raw.items()}
+        return Ranked(rows, scores, parts, bonus, raw=raw)
 
     def _select(
         self,
@@ -513,6 +515,7 @@ class MemoryReader(IndexFeed):
         parts = {name: float(values[j]) for name, values in ranked.parts.items()}
         bonus = {name: float(values[j]) for name, values in ranked.bonus.items() if values[j]}
         item = self._make_item(doc, ranked, j, {**parts, **bonus})
+        item.raw = {name: float(v[j]) for name, v in ranked.raw.items() if np.isfinite(v[j])}
         weights = self.weights
         if "rrf" in parts:  # the score is the fusion of rankings; the first pass's parts ride
             rrf = parts.pop("rrf")
@@ -593,3 +596,11 @@ def _check_query(query: str, k: int, agent_id: str, user_key: str | None) -> Non
     check_agent_id(agent_id)
     if user_key is not None:
         check_user_key(user_key)
+
+
+def _raw(ctx: RankContext) -> dict[str, np.ndarray]:
+    """The raw evidence the signals saw (:attr:`Ranked.raw`)."""
+    raw = {"cosine": ctx.memo.get("cos", ctx.dense_all[ctx.cand].astype(np.float64))}
+    if ctx.memo.get("bm25") is not None:
+        raw["bm25"] = np.asarray(ctx.memo["bm25"], dtype=np.float64)
+    return raw

@@ -23,9 +23,12 @@ def add_ms(timings: dict[str, float] | None, key: str, since: float) -> None:
         timings[key] = timings.get(key, 0.0) + (time.perf_counter() - since) * 1000
 
 
-def carry(values: np.ndarray, rows: np.ndarray, by_row: Mapping[int, int]) -> np.ndarray:
-    """``values`` of the first pass, reordered to ``rows`` (0 for rows it did not rank)."""
-    return np.array([values[by_row[int(r)]] if int(r) in by_row else 0.0 for r in rows])
+def carry(
+    values: np.ndarray, rows: np.ndarray, by_row: Mapping[int, int], missing: float = 0.0
+) -> np.ndarray:
+    """``values`` of the first pass, reordered to ``rows`` (``missing`` for rows it did not
+    rank)."""
+    return np.array([values[by_row[int(r)]] if int(r) in by_row else missing for r in rows])
 
 
 def top(values: np.ndarray, k: int) -> np.ndarray:

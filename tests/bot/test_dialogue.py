@@ -274,3 +274,17 @@ async def test_an_attachment_is_kept_private_and_found_again(app: Application) -
     assert "lease.txt" in found.text and found.file_data == lease
     other = await app.dialogues.command(cmd("find", "lease", "pets", user="bob"))
     assert "lease.txt" not in other.text and other.file_data is None
+
+
+async def test_memory_search_lists_only_what_relates_to_the_query(app: Application) -> None:
+    """T30: "/memory search xylophone" said "10 found", the first scored 1.01, for a word in
+    no memory (the scores are relative to the candidates). Unrelated memories are not
+    listed (no keyword, a raw cosine under the floor): nothing found is said so."""
+    assert app.dialogues is not None
+    for n, fact in enumerate(["I love jazz music.", "I live in Oslo.", "My dog is Biscuit."]):
+        await say(app, msg(fact, minutes=n))
+    await app.settle()
+    nothing = await app.dialogues.command(cmd("memory", "search", "xylophone"))
+    assert "found" not in nothing.text and "Nothing" in nothing.text, nothing.text
+    jazz = await app.dialogues.command(cmd("memory", "search", "jazz"))
+    assert jazz.text.startswith("1 found:") and "jazz" in jazz.text, jazz.text

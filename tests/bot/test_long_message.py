@@ -106,6 +106,7 @@ def _chat_in_a_terminal(line: str) -> str:
             while select.select([main], [], [], 0.05)[0]:
                 shown += os.read(main, 65536)
         read_until(b"characters")
+        read_until(b"characters\r\n\r\nyou> ")  # readline reads again (Ctrl-D is EOF now)
         os.write(main, b"\x04")  # Ctrl-D: the chat ends
         proc.wait(timeout=20)
     finally:

@@ -162,7 +162,7 @@ async def test_a_notice_is_said_above_the_prompt() -> None:
     console = ConsoleAdapter(Echo(), stdin=io.StringIO(""), stdout=out, interactive=True)
     console.notice("(note: offline)")
     assert out.getvalue() == "(note: offline)\n"
-    console._at_prompt = True  # as while waiting for a line
+    console._reading.set()  # as while waiting for a line
     console.notice("(note: again)")
     assert out.getvalue().endswith(f"\r\x1b[K(note: again)\n{PROMPT}")
 
@@ -186,7 +186,7 @@ async def test_no_escape_sequence_of_a_reply_or_command_reaches_the_terminal() -
     await asyncio.wait_for(console.finished.wait(), 10)
     await console.stop()
     await console.send(console.chat_id, "\x1b[2Jreminder")
-    console._at_prompt = True
+    console._reading.set()
     console.notice("(note: \x1b[31mred)")
     printed = out.getvalue()
     assert "[31mRED[0m line\nyou> forgedX" in printed and "memory: ]0;titleok" in printed
@@ -200,10 +200,10 @@ async def test_a_reminder_while_the_prompt_waits_draws_the_prompt_again() -> Non
     the cursor was left on an empty line, as if the chat had hung."""
     out = io.StringIO()
     console = ConsoleAdapter(Echo(), stdin=io.StringIO(""), stdout=out, interactive=True)
-    console._at_prompt = True  # as while waiting for a line
+    console._reading.set()  # as while waiting for a line
     await console.send(console.chat_id, "⏰ Reminder: check the oven")
     assert out.getvalue() == f"\r\x1b[K⏰ Reminder: check the oven\n\n{PROMPT}"
-    console._at_prompt = False  # during a turn: on lines of its own, no prompt
+    console._reading.clear()  # during a turn: on lines of its own, no prompt
     await console.send(console.chat_id, "⏰ Reminder: stretch")
     assert out.getvalue().endswith("\n⏰ Reminder: stretch\n\n")
 
@@ -251,3 +251,35 @@ async def test_a_stop_during_a_reply_lets_the_reply_finish() -> None:
     await asyncio.wait_for(stop, 5)
     stdin.wait.set()
     assert "echo: My favourite season is autumn." in out.getvalue()
+
+
+async def test_a_hurried_stop_waits_for_no_reply() -> None:
+    """A second Ctrl-C during the stop's grace: the reply being written is no longer
+    waited for (the application then drains the writer, bounded, and says so)."""
+    slow, out = _Slow(), io.StringIO()
+    stdin = _OneLineThenWait("My favourite season is autumn.\n")
+    console = ConsoleAdapter(slow, stdin=stdin, stdout=out, interactive=False)
+    await console.start()
+    await asyncio.wait_for(slow.began.wait(), 5)
+    stop = asyncio.ensure_future(console.stop())
+    await asyncio.sleep(0.1)
+    assert not stop.done()  # the grace: waiting for the reply
+    console.hurry()
+    await asyncio.wait_for(stop, 5)  # without the reply's go
+    stdin.wait.set()
+    assert "echo:" not in out.getvalue()
+
+
+async def test_a_notice_after_the_stop_draws_no_prompt() -> None:
+    """The stop's own words (a hurried stop, what is left for the next start) come after the
+    console stopped reading: no "you> " is drawn below them as if the chat went on."""
+    out = io.StringIO()
+    stdin = _OneLineThenWait("hello\n")
+    console = ConsoleAdapter(Echo(), stdin=stdin, stdout=out, interactive=True)
+    await console.start()
+    while not (console._reading.is_set() and "echo: hello" in out.getvalue()):
+        await asyncio.sleep(0.01)
+    await console.stop()
+    stdin.wait.set()
+    console.notice("Stopped.")
+    assert out.getvalue().endswith("Stopped.\n"), out.getvalue()

@@ -151,3 +151,66 @@ async def test_the_example_config_builds_a_full_application_that_answers_the_con
     assert not app.running
     first, second = [block for block in out.getvalue().split("\n\n") if block.strip()][:2]
     assert "Alice" in second, out.getvalue()
+
+
+class _Stuck(NoTurns):
+    """A console turn whose reply never comes: the stop's grace waits for it."""
+
+    def __init__(self) -> None:
+        self.began = asyncio.Event()
+
+    async def respond(self, message: IncomingMessage) -> AsyncIterator[str]:
+        self.began.set()
+        await asyncio.Event().wait()
+        yield ""
+
+
+async def test_a_second_ctrl_c_during_the_stop_still_drains_the_writer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second Ctrl-C during the stop's 20 s grace raised KeyboardInterrupt: the stop, and
+    with it the memory writer's drain, was skipped without a word. Now it hurries the stop:
+    the reply is not waited for, the writer's drain still runs, and the person is told."""
+    import os
+    import signal
+
+    from familiars.bot import ConsoleAdapter
+    from tests.harness import make_app
+
+    stuck = _Stuck()
+    console = ConsoleAdapter(
+        stuck, user="ann", stdin=_Waiting("I am typing.\n"), stdout=io.StringIO(), interactive=False
+    )
+    app = make_app(load_settings(workspace=tmp_path / "ws"), model=None, console=console)
+    await app.initialize()
+    drained: list[bool] = []
+    stop_writer = app.writer_queue.stop
+
+    async def stop_and_note() -> None:
+        await stop_writer()
+        drained.append(True)
+
+    app.writer_queue.stop = stop_and_note  # type: ignore[method-assign]
+    await app.start()
+    try:
+        running = asyncio.ensure_future(app.run_until_stopped())
+        await asyncio.wait_for(stuck.began.wait(), 10)
+        os.kill(os.getpid(), signal.SIGINT)  # the stop: waits for the reply (the grace)
+        await asyncio.sleep(0.3)
+        assert not running.done()
+        os.kill(os.getpid(), signal.SIGINT)  # again: hurry
+        await asyncio.wait_for(running, 15)
+    finally:
+        await app.shutdown()
+    assert drained == [True]
+    assert "Stopping without waiting for the reply" in capsys.readouterr().err
+
+
+class _Waiting(io.StringIO):
+    """A keyboard: one typed line, then it waits (never an end of input)."""
+
+    def readline(self, *args: object) -> str:  # type: ignore[override]
+        line = super().readline()
+        if not line:
+            threading.Event().wait(10)
+        return line

@@ -158,3 +158,68 @@ def test_a_second_run_on_an_owned_workspace_is_refused_before_anything_else(
     assert "already in use" in second.stderr and f"pid {holder.pid}" in second.stderr
     assert "No platform token" not in second.stderr and "Traceback" not in second.stderr
     assert "Oslo" not in second.stdout
+
+
+_HOLD_STARTING = """
+import sys, time
+from pathlib import Path
+from familiars.memory import WorkspaceLock
+with WorkspaceLock(Path(sys.argv[1]), "familiars chat --user ben", serving=True):
+    print("held", flush=True)
+    time.sleep(120)
+"""
+
+
+@pytest.mark.parametrize("command", ["run", "chat"])
+def test_the_chat_holds_the_workspace_before_its_slow_start(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """T16: two chats started at once on a fresh workspace both passed a look at the lock;
+    the loser was told after the model's load (~77 s). The lock is taken before any of it."""
+    from typer.testing import CliRunner
+
+    from familiars.cli import _runtime, app
+    from familiars.memory import is_owner
+
+    ws = tmp_path / "ws"
+    held: list[bool] = []
+    monkeypatch.setattr(_runtime, "_run_chat", lambda settings, user: held.append(is_owner(ws)))
+    for name in ("DISCORD_BOT_TOKEN", "TELEGRAM_BOT_TOKEN", "FAMILIARS_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+    result = CliRunner().invoke(app, ["--workspace", str(ws), command], input="hi\n")
+    assert result.exit_code == 0, result.output
+    assert held == [True]
+    assert not is_owner(ws)  # let go at the end
+
+
+def test_a_chat_still_starting_is_not_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second chat while the first is still starting (its lock taken, no control socket
+    yet) is refused at once in one line, before any start work, writing nothing."""
+    from typer.testing import CliRunner
+
+    from familiars.cli import _runtime, app
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    started: list[str] = []
+    monkeypatch.setattr(_runtime, "_run_chat", lambda settings, user: started.append(user))
+    monkeypatch.setattr(_runtime, "OWNER_WAIT_S", 3600.0)  # a wait would show as a hang
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD_STARTING, str(ws)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=_env(ws),
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        before = sorted(ws.rglob("*"))
+        result = CliRunner().invoke(app, ["--workspace", str(ws), "chat", "--user", "ann"])
+    finally:
+        holder.kill()
+        holder.wait()
+    assert result.exit_code == 1, result.output
+    assert f"pid {holder.pid}" in result.output and "chat --user ben" in result.output
+    assert "Traceback" not in result.output and started == []
+    assert sorted(ws.rglob("*")) == before

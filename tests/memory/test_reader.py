@@ -248,3 +248,19 @@ async def test_records_arriving_while_a_recall_embeds(tmp_path) -> None:
     emb.release()
     res = await first
     assert "Ana's dog Biscuit learnt to fetch" in [i.text for i in res.items]
+
+
+async def test_each_item_carries_its_raw_cosine_and_keyword_score(reader) -> None:
+    """The parts are scaled over the candidates (the best is 1 however unrelated): the raw
+    evidence rides on each item, so a search can tell related from merely best (T30)."""
+    from familiars.memory import RELEVANCE_FLOOR, relevant
+
+    emb = reader.embedder
+    res = await _recall(reader, "dog Biscuit")
+    dog = next(i for i in res.items if i.text == "Ana has a dog named Biscuit")
+    own = float(np.dot(emb.embed("dog Biscuit"), emb.embed("Ana has a dog named Biscuit")))
+    assert dog.raw["cosine"] >= own - 1e-4  # its best sentence's, when higher
+    assert dog.raw["bm25"] > 0 and relevant(dog.raw)
+    assert dog.as_dict()["raw"]["bm25"] > 0
+    assert not relevant({"cosine": RELEVANCE_FLOOR - 0.01, "bm25": 0.0})
+    assert relevant({"cosine": RELEVANCE_FLOOR})

@@ -1,8 +1,9 @@
 """The terminal: talk to a familiar without any platform token.
 
-Interactive, it shows a prompt and streams replies. With stdin not a terminal, each line is
-one message and each reply is printed followed by a blank line (so scripts can pipe in a
-conversation). Lines starting with ``/`` are commands. A command's file is never dumped
+Interactive, it shows a prompt and streams replies; a paste of several lines (lines that
+arrive within :data:`PASTE_GAP_S` of each other) is one message. With stdin not a terminal,
+each line is one message and each reply is printed followed by a blank line (so scripts can
+pipe in a conversation). Lines starting with ``/`` are commands. A command's file is never dumped
 into the terminal: the answer names where it lies (``/find``); only a text export is shown.
 :meth:`ConsoleAdapter.notice` writes a line above the prompt (warnings that matter to the
 person), redrawing the prompt after it.
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import select
 import sys
 import termios
 import threading
@@ -31,6 +33,9 @@ PROMPT = "you> "
 #: A stop (SIGTERM, Ctrl-C) lets the message being answered finish for up to this long: a
 #: normal stop a moment after Enter dropped the reply the person was waiting for.
 STOP_GRACE_S = 20.0
+#: Lines that follow a line within this many seconds were pasted with it: one message
+#: (no one types the next line this quickly after Enter; a paste's lines come at once).
+PASTE_GAP_S = 0.1
 #: A text file a command hands back (an export) is shown inline up to this size.
 INLINE_TEXT_MAX = 64 * 1024
 
@@ -88,8 +93,11 @@ class ConsoleAdapter(PlatformAdapter):
         self._task: asyncio.Task[None] | None = None
         self.finished = asyncio.Event()
         self._n = 0
-        self._at_prompt = False  # "you> " is shown and the line not yet read
-        self._reading = asyncio.Event()  # set while waiting for a line: no turn under way
+        #: Set while waiting for a line ("you> " is shown, the line not yet read): no turn
+        #: is under way.
+        self._reading = asyncio.Event()
+        self._ended = False  # the keyboard's Ctrl-D came in the middle of a paste
+        self._hurry = asyncio.Event()  # a second Ctrl-C: the stop waits for no reply
         #: The terminal's mode before readline first read (a stop mid-read restores it).
         self._tty_mode: list[Any] | None = None
 
@@ -110,18 +118,25 @@ class ConsoleAdapter(PlatformAdapter):
         task = self._task
         if task is not None and not task.done() and not self._reading.is_set():
             reading = asyncio.ensure_future(self._reading.wait())
+            hurry = asyncio.ensure_future(self._hurry.wait())
             await asyncio.wait(
-                {reading, task}, timeout=STOP_GRACE_S, return_when=asyncio.FIRST_COMPLETED
+                {reading, hurry, task}, timeout=STOP_GRACE_S, return_when=asyncio.FIRST_COMPLETED
             )
             reading.cancel()
+            hurry.cancel()
         if self._task is not None and not self._task.done():
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         self._task = None
+        self._reading.clear()  # no prompt waits now: a later notice draws none again
         if self._tty_mode is not None:  # a read left waiting in readline: echo comes back
             with contextlib.suppress(termios.error):
                 termios.tcsetattr(sys.stdin.fileno(), termios.TCSANOW, self._tty_mode)
+
+    def hurry(self) -> None:
+        """A stop under way waits no longer for the reply being written (a second Ctrl-C)."""
+        self._hurry.set()
 
     async def send(self, chat_id: str, text: str, *, thread_id: str | None = None) -> str:
         """A message the person did not just ask for (a reminder, a check-in). While the
@@ -129,7 +144,7 @@ class ConsoleAdapter(PlatformAdapter):
         below it (else the cursor sat on an empty line, as if the chat had hung)."""
         if not self.interactive:
             self._write(f"{text}\n\n")
-        elif self._at_prompt:
+        elif self._reading.is_set():
             self._write(f"{text}\n\n{PROMPT}{self._typed()}", control="\r\x1b[K")
         else:
             self._write(f"\n{text}\n\n")
@@ -149,7 +164,7 @@ class ConsoleAdapter(PlatformAdapter):
             sys.stderr.write(shown(text) + "\n")
             sys.stderr.flush()
             return
-        if self._at_prompt:
+        if self._reading.is_set():
             self._write(f"{text}\n{PROMPT}{self._typed()}", control="\r\x1b[K")
         else:
             self._write(f"{text}\n")
@@ -190,36 +205,50 @@ class ConsoleAdapter(PlatformAdapter):
         threading.Thread(target=read, name="console-stdin", daemon=True).start()
         return await future
 
-    def _read_line(self) -> str:
-        """One line of the input ("" at its end). From the keyboard, through GNU readline
-        when it is there: the terminal's own line discipline keeps at most 4,095 characters
-        of a line and drops the rest without a word (F15: a long paste was cut silently
-        before the familiar could say so); readline reads it whole, and a paste of several
-        lines is one message."""
+    def _keyboard(self) -> bool:
+        """Lines come from the keyboard through GNU readline (it draws the prompt)."""
         if not (self.interactive and self.stdin is sys.stdin and sys.stdin.isatty()):
-            return self.stdin.readline()
+            return False
         try:
             import readline  # noqa: F401 - importing it is what makes input() use it
         except ImportError:
+            return False
+        return True
+
+    def _read_line(self) -> str:
+        """One message's text and its line end ("" at the input's end). From the keyboard,
+        through GNU readline when it is there: the terminal's own line discipline keeps at
+        most 4,095 characters of a line and drops the rest without a word (F15: a long paste
+        was cut silently before the familiar could say so); readline reads it whole. Lines
+        that follow at once (a paste) are read with it: a paste of several lines is one
+        message. Readline is given the prompt, so that it redraws the line where it is."""
+        if not self._keyboard():
             return self.stdin.readline()
+        if self._ended:
+            return ""
         if self._tty_mode is None:  # readline changes it while it reads: restored at stop
             with contextlib.suppress(termios.error):
                 self._tty_mode = termios.tcgetattr(sys.stdin.fileno())
         try:
-            return input() + "\n"
+            lines = [input(PROMPT)]
         except EOFError:
             return ""
+        while select.select([sys.stdin.fileno()], [], [], PASTE_GAP_S)[0]:
+            try:
+                lines.append(input())
+            except EOFError:  # Ctrl-D right after a paste: the paste, then the end
+                self._ended = True
+                break
+        return "\n".join(lines) + "\n"
 
     async def _loop(self) -> None:
         try:
             while True:
-                if self.interactive:
+                if self.interactive and not self._keyboard():
                     self._write(PROMPT)
-                self._at_prompt = True
                 self._reading.set()
                 line = await self._readline()
                 self._reading.clear()
-                self._at_prompt = False
                 if not line:
                     break
                 text = line.rstrip("\r\n")

@@ -1,0 +1,100 @@
+"""The terminal chat at a real terminal (a pty): a paste of several lines is one message,
+and readline knows the prompt (it redraws the line with "you> " where it belongs)."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+_TERMINAL_CHAT = """
+import asyncio
+from familiars.bot._adapters.console import ConsoleAdapter
+
+class Lines:
+    async def respond(self, message):
+        yield f"got {len(message.text.splitlines())} lines: {message.text!r}"
+
+async def main():
+    console = ConsoleAdapter(Lines())
+    await console.start()
+    await console.finished.wait()
+
+asyncio.run(main())
+"""
+
+
+class Terminal:
+    """The console in a child process on a pty: keys in, what the screen got out."""
+
+    def __init__(self) -> None:
+        self.main, child = pty.openpty()
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2]), "TERM": "xterm"}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", _TERMINAL_CHAT], stdin=child, stdout=child, stderr=child, env=env
+        )
+        os.close(child)
+        self.shown = b""
+
+    def read_until(self, marker: bytes, start: int = 0) -> None:
+        while marker not in self.shown[start:]:
+            ready, _, _ = select.select([self.main], [], [], 20)
+            assert ready, self.shown[-300:]
+            self.shown += os.read(self.main, 65536)
+
+    def type(self, keys: str) -> int:
+        """Send ``keys`` at once (as a paste arrives); where the screen's output stood."""
+        at = len(self.shown)
+        os.write(self.main, keys.encode())
+        return at
+
+    def close(self) -> None:
+        os.write(self.main, b"\x15\x04")  # Ctrl-U, Ctrl-D: the line cleared, the chat ends
+        try:
+            self.proc.wait(timeout=20)
+        finally:
+            self.proc.kill()
+            os.close(self.main)
+
+
+@pytest.fixture
+def terminal():  # type: ignore[no-untyped-def]
+    term = Terminal()
+    term.read_until(b"you> ")
+    yield term
+    term.close()
+
+
+@pytest.mark.timeout(60)
+def test_a_pasted_block_of_lines_is_one_message(terminal: Terminal) -> None:
+    at = terminal.type("My shopping list:\r- milk\r- eggs\r")
+    terminal.read_until(b"got ", at)
+    terminal.read_until(b"you> ", terminal.shown.index(b"got ", at))
+    shown = terminal.shown[at:].decode(errors="replace")
+    assert "got 3 lines: 'My shopping list:\\n- milk\\n- eggs'" in shown, shown
+    assert shown.count("got ") == 1, shown
+
+
+@pytest.mark.timeout(60)
+def test_lines_typed_one_after_another_stay_messages_of_their_own(terminal: Terminal) -> None:
+    at = terminal.type("first\r")
+    terminal.read_until(b"got 1 lines: 'first'", at)
+    at = terminal.type("second\r")
+    terminal.read_until(b"got 1 lines: 'second'", at)
+    terminal.read_until(b"you> ", terminal.shown.index(b"'second'", at))
+
+
+@pytest.mark.timeout(60)
+def test_readline_redraws_the_line_with_its_prompt(terminal: Terminal) -> None:
+    """The prompt was written beside readline, not given to it: a redraw (Ctrl-L, a wrapped
+    line, history) put the typed text at column 0 over the prompt."""
+    terminal.type("abc")
+    terminal.read_until(b"abc")
+    at = terminal.type("\x0c")  # Ctrl-L: clear the screen and draw the line again
+    terminal.read_until(b"abc", at)
+    assert b"you> abc" in terminal.shown[at:], terminal.shown[at:]
