@@ -236,11 +236,20 @@ class DialogTrees:
     def _fresh(self, agent_id: str, dialogue_id: str, create: bool) -> DialogTree:
         """:meth:`get`; in the database first dropping a copy another worker made stale."""
         tree = self._trees.get((agent_id, dialogue_id))
-        if tree is not None and tree.file is not None and tree.file.stale():
+        if tree is not None and tree.file is not None and self._stale(tree):
             with self._lock:
                 if self._trees.get((agent_id, dialogue_id)) is tree:
                     del self._trees[(agent_id, dialogue_id)]
         return self.get(agent_id, dialogue_id, create=create)
+
+    @staticmethod
+    def _stale(tree: DialogTree) -> bool:
+        """Under the tree's lock: an append writes its line and then marks it seen, and a
+        check between the two took this worker's own line for another worker's change (the
+        live tree was dropped and a vector set meanwhile landed on the dropped copy)."""
+        assert tree.file is not None
+        with tree._lock:
+            return tree.file.stale()
 
     def compact_due(self) -> int:
         """Compact every open tree whose journal has grown long; returns how many."""
