@@ -448,11 +448,13 @@ class ForgetByWords:
 
     async def _matching(self, what: str, where: _Where, now: datetime) -> _Found:
         """The person's memories, and their messages here, that say ``what``."""
-        want = _terms(what)
         visible = await self._visible(where, now)
-        records = [r for r in visible if _says(want, r.content)]
-        names = _names_in(records)  # "my sister": and all that is said of Emma, her name
-        records += [r for r in visible if r not in records and names & _terms(r.content)]
+        names = _name_asked(what, _names_in(visible))
+        # A name ("May", "Rose", "Will") is matched as a name, never as the word "may".
+        want = set() if names else _terms(what)
+        records = [r for r in visible if _says(want, r.content) or _names_said(names, r.content)]
+        names |= _names_in(records)  # "my sister": and all that is said of Emma, her name
+        records += [r for r in visible if r not in records and _names_said(names, r.content)]
         agents_with = remembered(self.forgetter.trees.agents_with)
         sources = {e.key for r in records for e in evidence_refs(r, agents_with)}
         turns: list[tuple[str, str]] = []
@@ -460,7 +462,7 @@ class ForgetByWords:
             if ref.dialogue_id != where.dialogue_id or ref.key in sources:
                 continue
             node = await self.forgetter.node(ref)
-            if _says(want, node.content) or names & _terms(node.content):
+            if _says(want, node.content) or _names_said(names, node.content):
                 turns.append((ref.key, node.content))
         # What was kept from a matching message goes with it (it quotes the words): say so;
         # so does what else was kept from a message a matching memory came from.
@@ -489,15 +491,51 @@ class ForgetByWords:
 _SAME = {"call": "name"}
 
 
+_NAME = r"[A-Z][\w'-]+"
+#: "The user's sister is called Emma.", "named Emma", "The user's sister May lives in Leeds."
 _CALLED = re.compile(
-    r"\b(?:is|are)\s+called\s+(?P<name>[A-Z][\w'-]+)|\b(?:named|called)\s+(?P<n2>[A-Z][\w'-]+)"
+    rf"\b(?:is|are)\s+called\s+(?P<name>{_NAME})|\b(?:named|called)\s+(?P<n2>{_NAME})|"
+    r"\b(?:sister|brother|mother|mum|mom|father|dad|son|daughter|wife|husband|partner|"
+    r"boyfriend|girlfriend|fiancée?|friend|cousin|aunt|uncle|niece|nephew|grandma|grandpa|"
+    r"grandmother|grandfather|granddaughter|grandson|boss|colleague|neighbou?r|flatmate|"
+    rf"roommate|dog|cat|parrot|horse)\s+(?P<n3>{_NAME})"
 )
+#: After a name at the start of a sentence, these say it is a word ("May I ask ...?").
+_NOT_AFTER_NAME = re.compile(r"\s+(?:I|we|you|he|she|they|it|be|not|have|well)\b")
 
 
 def _names_in(records: list[MemoryRecord]) -> set[str]:
-    """The names the ``records`` give someone ("The user's sister is called Emma."), as terms."""
-    names = [m.group("name") or m.group("n2") for r in records for m in _CALLED.finditer(r.content)]
-    return {t for n in names for t in _terms(n)}
+    """The names the ``records`` give someone ("The user's sister is called Emma.", "The
+    user's sister May lives in Leeds."), as written."""
+    return {
+        m.group("name") or m.group("n2") or m.group("n3")
+        for r in records
+        for m in _CALLED.finditer(r.content)
+    }
+
+
+def _name_asked(what: str, known: set[str]) -> set[str]:
+    """The name(s) a request to forget names: "May" (written as a name), or "may" when a
+    memory gives someone that name; empty for a description ("my sister", "work")."""
+    words = what.split()
+    if words and all(re.fullmatch(_NAME, w) for w in words):
+        return set(words)
+    by_word = {n.lower(): n for n in known}
+    if words and all(w.lower() in by_word for w in words):
+        return {by_word[w.lower()] for w in words}
+    return set()
+
+
+def _names_said(names: set[str], text: str) -> bool:
+    """Whether ``text`` says one of ``names`` as a name: written capitalised, and at the
+    start of a sentence not followed by a word that makes it a verb ("May I ...")."""
+    for name in names:
+        for m in re.finditer(rf"(?<![\w'-]){re.escape(name)}(?![\w-])", text):
+            before = text[: m.start()].rstrip(" \"'“‘(")
+            starts = not before or before[-1] in ".!?:\n"
+            if not (starts and _NOT_AFTER_NAME.match(text, m.end())):
+                return True
+    return False
 
 
 def _terms(text: str) -> set[str]:
