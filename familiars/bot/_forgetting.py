@@ -45,6 +45,7 @@ from familiars.memory import (
     PeopleForgetting,
     PersonHoldings,
     RecordNotFoundError,
+    TurnsPlan,
     evidence_refs,
     is_node_ref,
     keyword_terms,
@@ -272,6 +273,8 @@ class _Asked:
     """A forget that waits for the person's yes: a time window, or ids (memories, turns)."""
 
     window: Window | None = None
+    #: What the window's forget takes, as the question said it.
+    plan: TurnsPlan | None = None
     ids: tuple[str, ...] = ()
     #: Everything about the person (:func:`asks_to_forget_me`): only a plain yes.
     person: bool = False
@@ -396,6 +399,8 @@ class ForgetByWords:
                 agent_id=agent_id,
                 now=now.timestamp(),
             )
+            if asked.plan is not None:
+                return window_done_text(asked.window, asked.plan, report)
             return done_text(report, asked.window)
         report = await self.forgetter.forget_all(list(asked.ids), now=now.timestamp())
         return done_text(report)
@@ -412,12 +417,9 @@ class ForgetByWords:
         )
         if not turns:
             return f"You said nothing to me {window.label} that I still keep."
-        self._asked[key] = _Asked(window=window)
-        return (
-            f"About to forget for good the {count(len(turns), 'message')} you sent me "
-            f"{window.label}, "
-            "and what I noted from them. Reply yes to go ahead."
-        )
+        plan = await self.forgetter.plan_turns(turns)
+        self._asked[key] = _Asked(window=window, plan=plan)
+        return f"About to forget for good {_plan_words(plan, window)}. Reply yes to go ahead."
 
     async def _that(
         self, what: str, key: tuple[str, str, str], where: _Where, now: datetime
@@ -600,6 +602,39 @@ def _kept_count(report: ForgetReport) -> str:
         f"{count(len(report.records), 'memory', 'memories')} and "
         f"{count(len(report.nodes), 'message')}"
     )
+
+
+def _plan_words(plan: TurnsPlan, window: Window) -> str:
+    """ "the 9 messages you sent me in the last 2 minutes, my 9 replies to them, 1 memory
+    I noted from them and 8 other messages (yours or my replies) that repeated what they
+    said"."""
+    counts = len(plan.turns), len(plan.replies), len(plan.records), len(plan.echoes)
+    return _window_words(f" {window.label}", *counts)
+
+
+def _window_words(label: str, turns: int, replies: int, records: int, echoes: int) -> str:
+    parts = [f"the {count(turns, 'message')} you sent me{label}"]
+    them, say = ("it", "says") if turns == 1 else ("them", "say")
+    if replies:
+        parts.append(f"my {count(replies, 'reply', 'replies')} to {them}")
+    if records:
+        parts.append(f"{count(records, 'memory', 'memories')} I noted from {them}")
+    if echoes:
+        parts.append(
+            f"{count(echoes, 'other message')} (yours or my replies) that repeated what "
+            f"{them} {say}"
+        )
+    if len(parts) == 1:
+        return parts[0]
+    return f"{', '.join(parts[:-1])} and {parts[-1]}"
+
+
+def window_done_text(window: Window, plan: TurnsPlan, report: ForgetReport) -> str:
+    """What a window's forget took, in the words of its question (the same counts when
+    nothing was said meanwhile)."""
+    turns, replies, echoes = plan.split(report.nodes)
+    said = _window_words("", turns, replies, len(report.records), echoes)
+    return f"Forgotten {window.label}: {said}, everywhere I kept them.{_derived(report)}"
 
 
 def done_text(report: ForgetReport, window: Window | None = None) -> str:

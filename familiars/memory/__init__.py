@@ -111,6 +111,7 @@ from familiars.memory._forget_person import (
     parse_person_ref,
     person_ref,
 )
+from familiars.memory._forget_plan import TurnsPlan
 from familiars.memory._history import (
     HISTORY_SUFFIX,
 )
@@ -394,6 +395,7 @@ __all__ = [
     "parse_person_ref",
     "person_ref",
     "Forgetter",
+    "TurnsPlan",
     "FoundFile",
     "IndexView",
     "InvalidCellError",
