@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from familiars.memory import (
@@ -53,6 +53,13 @@ _REMIND_WHEN_FIRST = re.compile(
     r"(?P<task>.+?)[.!]*$",
     re.IGNORECASE | re.DOTALL,
 )
+# ... up to its last "to" ("remind me at quarter to 5 to leave work") ...
+_REMIND_WHEN_LAST = re.compile(
+    r"\bremind\s+me\s+(?!(?:to|that|about)\b)(?P<when>.+)\s+(?:to|that|about)\s+"
+    r"(?P<task>.+?)[.!]*$",
+    re.IGNORECASE | re.DOTALL,
+)
+_CLOCK_TO = re.compile(r"\d{1,2}(?::\d\d)?\s*(?:am|pm)?\s+(?:to|that|about)\s", re.IGNORECASE)
 # ... or after it ("remind me to fail at 25:99", "... in -5 minutes").
 _WHEN_TAIL = re.compile(r"\s+(?:at|in|on|by)\s+\S*\d\S*(?:\s+\w+)?$", re.IGNORECASE)
 _TIMEISH = re.compile(
@@ -62,6 +69,24 @@ _TIMEISH = re.compile(
     r"june|july|august|september|october|november|december|minutes?|hours?|in an?)\b",
     re.IGNORECASE,
 )
+#: More words that say a time, where a reminder's "when" is looked for: "this weekend",
+#: "at quarter to 5", "on Christmas Eve" (tester T21: taken as chat, "Tell me more?").
+_WHEN_WORDS = re.compile(
+    r"\b(?:weekend|quarter|half|o'?clock|christmas|easter|eve|new\s+year'?s?|tonight|later|"
+    r"soon|yesterday|next|days?|weeks?|months?|years?|fortnight)\b",
+    re.IGNORECASE,
+)
+
+
+#: Further ahead than this, a date says its year even in this year's months.
+_YEAR_AHEAD = timedelta(days=183)
+
+
+def when_words(due: datetime, now: datetime | None) -> str:
+    """ "Wed 1 Dec 09:00"; "Wed 1 Dec 2027 09:00" when that is not this year (or more than
+    half a year ahead), so that a date next year does not read as one gone by (tester T21)."""
+    year = now is not None and (due.year != now.year or due - now > _YEAR_AHEAD)
+    return f"{due:%a} {due.day} {due:%b}{f' {due.year}' if year else ''} {due:%H:%M}"
 
 
 @dataclass(frozen=True)
@@ -69,9 +94,11 @@ class Reminder:
     task: str
     due: datetime  # in the person's time zone
     record: WriteOp
+    #: When it was set (the person's time zone): the year is said when it is not this one.
+    now: datetime | None = None
 
     def when_text(self) -> str:
-        return f"{self.due:%a} {self.due.day} {self.due:%b} {self.due:%H:%M}"
+        return when_words(self.due, self.now)
 
     @property
     def rule(self) -> str:
@@ -175,7 +202,7 @@ def plan_actions(
 
 
 def _said_a_time(words: str) -> bool:
-    return bool(re.search(r"\d", words) or _TIMEISH.search(words))
+    return bool(re.search(r"\d", words) or _TIMEISH.search(words) or _WHEN_WORDS.search(words))
 
 
 def _no_time_read(text: str, actions: TurnActions) -> None:
@@ -183,6 +210,8 @@ def _no_time_read(text: str, actions: TurnActions) -> None:
     impossible clock, a count below zero, centuries away) gets ``unreadable_time``; no time
     said at all gets ``ask_when``."""
     first = _REMIND_WHEN_FIRST.search(text)
+    if first and _CLOCK_TO.match(first.group("task")):  # "at quarter to 5 to leave work"
+        first = _REMIND_WHEN_LAST.search(text)
     if first and _said_a_time(first.group("when")):
         actions.unreadable_time = PendingReminder(first.group("task").strip(" ,"))
         return
@@ -256,7 +285,9 @@ def _read_writes(
             due = parse_ts(loop.due)
             if due is not None:
                 task = _task_of(entry.content, text)
-                actions.reminders.append(Reminder(task, due.astimezone(tz), write))
+                actions.reminders.append(
+                    Reminder(task, due.astimezone(tz), write, now.astimezone(tz))
+                )
         elif write.op == "update" and entry.supersedes_id in by_id:
             actions.updated.append((entry.content, by_id[entry.supersedes_id].content))
         else:
