@@ -47,6 +47,11 @@ _REMIND = re.compile(
     r"\bremind\s+me\s+(?:to|that|about)\s+(?P<task>.+?)[.!]*$", re.IGNORECASE | re.DOTALL
 )
 _REMIND_ANY = re.compile(r"\bremind\s+me\b", re.IGNORECASE)
+#: Stopping reminders is no time for the one waiting ("stop reminding me tomorrow").
+_STOPS = re.compile(
+    r"\b(?:stop\s+reminding|no\s+more\s+reminders?|(?:don'?t|do\s+not)\s+remind)\b",
+    re.IGNORECASE,
+)
 # "remind me at 25:99 to fail": a time said before the task ...
 _REMIND_WHEN_FIRST = re.compile(
     r"\bremind\s+me\s+(?!(?:to|that|about)\b)(?P<when>.+?)\s+(?:to|that|about)\s+"
@@ -186,7 +191,7 @@ def plan_actions(
     of them: :class:`familiars.bot._forgetting.ForgetByWords` answers it before the turn.
     ``understanding``: the writer's learned part (issue 23), when the embedder suits it."""
     asked = as_remind_me(text)  # "don't let me forget to ..." asks as "remind me" does
-    if pending is not None and not _REMIND_ANY.search(asked):
+    if pending is not None and not _REMIND_ANY.search(asked) and not _STOPS.search(asked):
         completed = _complete(
             text, pending, existing, now, timezone, dialogue_id, grace_s, max_chars
         )
