@@ -309,6 +309,8 @@ from familiars.memory._writer._rights import (
 )
 from familiars.memory._writer._schema import (
     WriteOp,
+    rule_from_first,
+    rule_lacks,
 )
 from familiars.memory._writer._status import (
     WriterStats,
@@ -396,6 +398,8 @@ __all__ = [
     "person_ref",
     "Forgetter",
     "TurnsPlan",
+    "rule_from_first",
+    "rule_lacks",
     "FoundFile",
     "IndexView",
     "InvalidCellError",
