@@ -125,6 +125,8 @@ class TurnActions:
     updated: list[tuple[str, str]] = field(default_factory=list)  # (new, old)
     reminders: list[Reminder] = field(default_factory=list)
     done: list[str] = field(default_factory=list)
+    #: Facts said again that are kept already ("I know, you told me": tester T32).
+    known: list[str] = field(default_factory=list)
     #: A reminder's task still missing its time: the reply asks when.
     ask_when: PendingReminder | None = None
     #: The pending reminder's time could not be read from this message.
@@ -142,6 +144,7 @@ class TurnActions:
             or self.updated
             or self.reminders
             or self.done
+            or self.known
             or self.ask_when
             or self.unreadable_time
         )
@@ -165,6 +168,7 @@ class TurnActions:
             )
         notes += [f"Memory updated: {new} (was: {old})" for new, old in self.updated]
         notes += [f"Marked done: {d}" for d in self.done]
+        notes += [f"Already known (said before): {k}" for k in self.known]
         return notes
 
 
@@ -283,6 +287,8 @@ def _read_writes(
         entry = write.entry
         loop = entry.open_loop
         if write.op == "skip":
+            if loop is None and entry.content.strip():  # the same fact is kept already
+                actions.known.append(entry.content)
             continue
         if loop is not None and loop.status == "done":
             actions.done.append(entry.content)
