@@ -449,11 +449,24 @@ class ForgetByWords:
         return _Found([ref.key], records, [] if records else [node.content])
 
     async def _matching(self, what: str, where: _Where, now: datetime) -> _Found:
-        """The person's memories, and their messages here, that say ``what``."""
+        """The person's memories, and their messages here, that say ``what``: a name ("May",
+        "Rose", "Will") as a name, never as the word "may"; a word written as a name that
+        names no one ("Work") as the word."""
         visible = await self._visible(where, now)
         names = _name_asked(what, _names_in(visible))
-        # A name ("May", "Rose", "Will") is matched as a name, never as the word "may".
-        want = set() if names else _terms(what)
+        if names:
+            found = await self._matching_terms(set(), names, visible, where)
+            if found.ids:
+                return found
+            names = set()
+        return await self._matching_terms(_terms(what), names, visible, where)
+
+    async def _matching_terms(
+        self, want: set[str], names: set[str], visible: list[MemoryRecord], where: _Where
+    ) -> _Found:
+        """What says ``want`` (its share of terms) or one of ``names`` (as a name), and all
+        that is said of a name these give someone, with what was kept from it."""
+        names = set(names)
         records = [r for r in visible if _says(want, r.content) or _names_said(names, r.content)]
         names |= _names_in(records)  # "my sister": and all that is said of Emma, her name
         records += [r for r in visible if r not in records and _names_said(names, r.content)]

@@ -63,3 +63,10 @@ async def test_forgetting_the_last_minutes_says_first_exactly_what_goes(tmp_path
         said = done.removeprefix("Forgotten in the last 2 minutes: ")
         assert said.startswith(m[1].replace(" in the last 2 minutes", "")), (asked, done)
         assert "other message" in asked  # the earlier messages that repeated it
+
+
+async def test_a_word_written_as_a_name_that_names_no_one_is_the_word(tmp_path: Path) -> None:
+    async with running(tmp_path / "ws") as bot:
+        await _say(bot, "I like green tea.")
+        asked = await _say(bot, "forget everything about Tea")
+        assert "green tea" in asked, asked
