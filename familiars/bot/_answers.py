@@ -35,7 +35,7 @@ from familiars.llm import (
     said_words,
     second_person,
 )
-from familiars.memory import fits_whose
+from familiars.memory import fits_whose, looks_english
 
 MAX_EXTRA_LINES = 2
 #: "who am I?" meets "The user's name is Ali." through the question word alone (0.6).
@@ -209,12 +209,32 @@ _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|i'd|me|my|mine|we|our|us)\b", re
 _OTHERS_OWN = re.compile(r"\b(?:my|our)\s+[\w-]+(?:'s|s')\s", re.I)
 
 
+ENGLISH_ONLY = (
+    "Sorry, without a language model I only understand English, so I didn't take that in."
+)
+_LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
+
+
+def not_english(text: str) -> bool:
+    """Whether a message is plainly not English: most of its letters in another script
+    ("我住在北京"), or Latin text with more foreign function words than English ones
+    (``looks_english``); an English message with a foreign name in it is English."""
+    letters = _LETTER.findall(text)
+    latin = len(_LATIN.findall(text))
+    if latin * 2 < len(letters):
+        return True
+    distinct = {w.lower() for w in re.findall(r"[^\W\d_]+", text)}
+    return latin == len(letters) and len(distinct) >= 3 and not looks_english(text)
+
+
 def nothing_kept(text: str) -> str:
     """The reply to a message the turn kept nothing of: it says nothing was noted (no "Got
     it."): a smile for emoji or marks alone, curiosity for news about someone else ("my
     neighbour's parrot screams all day"), else an invitation to say more."""
     if not _LETTER.search(text):
         return "🙂"
+    if not_english(text):  # tester T32: "Mi perro se llama Toby." got "Oh? Tell me more."
+        return ENGLISH_ONLY
     if _OTHERS_OWN.search(text) or not _FIRST_PERSON.search(text):
         return "Oh? Tell me more."
     return "I see. Tell me more?"
@@ -246,6 +266,7 @@ def action_lines(actions: TurnActions) -> list[str]:
         else:
             lines.append(f"Updated: {said} now{_was(new, old)}.")
     lines += [f"Noted: {said_back(n)}" for n in actions.noted]
+    lines += [f"I know, you told me: {said_back(k)}" for k in actions.known]
     lines += [f"Marked as done: {said_back(d)}" for d in actions.done]
     return lines
 

@@ -45,6 +45,7 @@ from familiars.memory import (
     PeopleForgetting,
     PersonHoldings,
     RecordNotFoundError,
+    TurnsPlan,
     evidence_refs,
     is_node_ref,
     keyword_terms,
@@ -272,6 +273,8 @@ class _Asked:
     """A forget that waits for the person's yes: a time window, or ids (memories, turns)."""
 
     window: Window | None = None
+    #: What the window's forget takes, as the question said it.
+    plan: TurnsPlan | None = None
     ids: tuple[str, ...] = ()
     #: Everything about the person (:func:`asks_to_forget_me`): only a plain yes.
     person: bool = False
@@ -396,6 +399,8 @@ class ForgetByWords:
                 agent_id=agent_id,
                 now=now.timestamp(),
             )
+            if asked.plan is not None:
+                return window_done_text(asked.window, asked.plan, report)
             return done_text(report, asked.window)
         report = await self.forgetter.forget_all(list(asked.ids), now=now.timestamp())
         return done_text(report)
@@ -412,12 +417,9 @@ class ForgetByWords:
         )
         if not turns:
             return f"You said nothing to me {window.label} that I still keep."
-        self._asked[key] = _Asked(window=window)
-        return (
-            f"About to forget for good the {count(len(turns), 'message')} you sent me "
-            f"{window.label}, "
-            "and what I noted from them. Reply yes to go ahead."
-        )
+        plan = await self.forgetter.plan_turns(turns)
+        self._asked[key] = _Asked(window=window, plan=plan)
+        return f"About to forget for good {_plan_words(plan, window)}. Reply yes to go ahead."
 
     async def _that(
         self, what: str, key: tuple[str, str, str], where: _Where, now: datetime
@@ -447,12 +449,27 @@ class ForgetByWords:
         return _Found([ref.key], records, [] if records else [node.content])
 
     async def _matching(self, what: str, where: _Where, now: datetime) -> _Found:
-        """The person's memories, and their messages here, that say ``what``."""
-        want = _terms(what)
+        """The person's memories, and their messages here, that say ``what``: a name ("May",
+        "Rose", "Will") as a name, never as the word "may"; a word written as a name that
+        names no one ("Work") as the word."""
         visible = await self._visible(where, now)
-        records = [r for r in visible if _says(want, r.content)]
-        names = _names_in(records)  # "my sister": and all that is said of Emma, her name
-        records += [r for r in visible if r not in records and names & _terms(r.content)]
+        names = _name_asked(what, _names_in(visible))
+        if names:
+            found = await self._matching_terms(set(), names, visible, where)
+            if found.ids:
+                return found
+            names = set()
+        return await self._matching_terms(_terms(what), names, visible, where)
+
+    async def _matching_terms(
+        self, want: set[str], names: set[str], visible: list[MemoryRecord], where: _Where
+    ) -> _Found:
+        """What says ``want`` (its share of terms) or one of ``names`` (as a name), and all
+        that is said of a name these give someone, with what was kept from it."""
+        names = set(names)
+        records = [r for r in visible if _says(want, r.content) or _names_said(names, r.content)]
+        names |= _names_in(records)  # "my sister": and all that is said of Emma, her name
+        records += [r for r in visible if r not in records and _names_said(names, r.content)]
         agents_with = remembered(self.forgetter.trees.agents_with)
         sources = {e.key for r in records for e in evidence_refs(r, agents_with)}
         turns: list[tuple[str, str]] = []
@@ -460,7 +477,7 @@ class ForgetByWords:
             if ref.dialogue_id != where.dialogue_id or ref.key in sources:
                 continue
             node = await self.forgetter.node(ref)
-            if _says(want, node.content) or names & _terms(node.content):
+            if _says(want, node.content) or _names_said(names, node.content):
                 turns.append((ref.key, node.content))
         # What was kept from a matching message goes with it (it quotes the words): say so;
         # so does what else was kept from a message a matching memory came from.
@@ -489,15 +506,51 @@ class ForgetByWords:
 _SAME = {"call": "name"}
 
 
+_NAME = r"[A-Z][\w'-]+"
+#: "The user's sister is called Emma.", "named Emma", "The user's sister May lives in Leeds."
 _CALLED = re.compile(
-    r"\b(?:is|are)\s+called\s+(?P<name>[A-Z][\w'-]+)|\b(?:named|called)\s+(?P<n2>[A-Z][\w'-]+)"
+    rf"\b(?:is|are)\s+called\s+(?P<name>{_NAME})|\b(?:named|called)\s+(?P<n2>{_NAME})|"
+    r"\b(?:sister|brother|mother|mum|mom|father|dad|son|daughter|wife|husband|partner|"
+    r"boyfriend|girlfriend|fiancée?|friend|cousin|aunt|uncle|niece|nephew|grandma|grandpa|"
+    r"grandmother|grandfather|granddaughter|grandson|boss|colleague|neighbou?r|flatmate|"
+    rf"roommate|dog|cat|parrot|horse)\s+(?P<n3>{_NAME})"
 )
+#: After a name at the start of a sentence, these say it is a word ("May I ask ...?").
+_NOT_AFTER_NAME = re.compile(r"\s+(?:I|we|you|he|she|they|it|be|not|have|well)\b")
 
 
 def _names_in(records: list[MemoryRecord]) -> set[str]:
-    """The names the ``records`` give someone ("The user's sister is called Emma."), as terms."""
-    names = [m.group("name") or m.group("n2") for r in records for m in _CALLED.finditer(r.content)]
-    return {t for n in names for t in _terms(n)}
+    """The names the ``records`` give someone ("The user's sister is called Emma.", "The
+    user's sister May lives in Leeds."), as written."""
+    return {
+        m.group("name") or m.group("n2") or m.group("n3")
+        for r in records
+        for m in _CALLED.finditer(r.content)
+    }
+
+
+def _name_asked(what: str, known: set[str]) -> set[str]:
+    """The name(s) a request to forget names: "May" (written as a name), or "may" when a
+    memory gives someone that name; empty for a description ("my sister", "work")."""
+    words = what.split()
+    if words and all(re.fullmatch(_NAME, w) for w in words):
+        return set(words)
+    by_word = {n.lower(): n for n in known}
+    if words and all(w.lower() in by_word for w in words):
+        return {by_word[w.lower()] for w in words}
+    return set()
+
+
+def _names_said(names: set[str], text: str) -> bool:
+    """Whether ``text`` says one of ``names`` as a name: written capitalised, and at the
+    start of a sentence not followed by a word that makes it a verb ("May I ...")."""
+    for name in names:
+        for m in re.finditer(rf"(?<![\w'-]){re.escape(name)}(?![\w-])", text):
+            before = text[: m.start()].rstrip(" \"'“‘(")
+            starts = not before or before[-1] in ".!?:\n"
+            if not (starts and _NOT_AFTER_NAME.match(text, m.end())):
+                return True
+    return False
 
 
 def _terms(text: str) -> set[str]:
@@ -562,6 +615,39 @@ def _kept_count(report: ForgetReport) -> str:
         f"{count(len(report.records), 'memory', 'memories')} and "
         f"{count(len(report.nodes), 'message')}"
     )
+
+
+def _plan_words(plan: TurnsPlan, window: Window) -> str:
+    """ "the 9 messages you sent me in the last 2 minutes, my 9 replies to them, 1 memory
+    I noted from them and 8 other messages (yours or my replies) that repeated what they
+    said"."""
+    counts = len(plan.turns), len(plan.replies), len(plan.records), len(plan.echoes)
+    return _window_words(f" {window.label}", *counts)
+
+
+def _window_words(label: str, turns: int, replies: int, records: int, echoes: int) -> str:
+    parts = [f"the {count(turns, 'message')} you sent me{label}"]
+    them, say = ("it", "says") if turns == 1 else ("them", "say")
+    if replies:
+        parts.append(f"my {count(replies, 'reply', 'replies')} to {them}")
+    if records:
+        parts.append(f"{count(records, 'memory', 'memories')} I noted from {them}")
+    if echoes:
+        parts.append(
+            f"{count(echoes, 'other message')} (yours or my replies) that repeated what "
+            f"{them} {say}"
+        )
+    if len(parts) == 1:
+        return parts[0]
+    return f"{', '.join(parts[:-1])} and {parts[-1]}"
+
+
+def window_done_text(window: Window, plan: TurnsPlan, report: ForgetReport) -> str:
+    """What a window's forget took, in the words of its question (the same counts when
+    nothing was said meanwhile)."""
+    turns, replies, echoes = plan.split(report.nodes)
+    said = _window_words("", turns, replies, len(report.records), echoes)
+    return f"Forgotten {window.label}: {said}, everywhere I kept them.{_derived(report)}"
 
 
 def done_text(report: ForgetReport, window: Window | None = None) -> str:

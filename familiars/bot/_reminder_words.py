@@ -48,6 +48,11 @@ _STOP = (
     r"|no\s+more\s+reminders?(?:\s+(?:about|to|of|for))?"
 )
 _STOPPING = re.compile(_LEAD + r"(?:" + _STOP + r")\b", re.IGNORECASE)
+#: Manners after the request ("... please", ", thank you"): no reminder's words.
+_POLITE = r"(?:please|pls|plz|thanks|thank\s+you|thx|ty|cheers)"
+_POLITE_TAIL = re.compile(rf"(?:[\s,]*\b{_POLITE}\b)+[\s.!?]*$", re.IGNORECASE)
+#: "no more reminders", "stop reminding me please": stopping, no reminder named.
+_STOP_ALONE = re.compile(_LEAD + r"(?:" + _STOP + rf")(?:[\s,]+{_POLITE})*[\s.!?]*$", re.IGNORECASE)
 _CANCEL = re.compile(
     _LEAD
     + r"(?:cancel|delete|remove|drop|scrap|call off|kill|forget about|get rid of|"
@@ -100,7 +105,8 @@ _FILLER = frozenset(
     {
         "the", "my", "a", "an", "to", "about", "for", "of", "me", "i", "with", "on", "at",
         "please", "again", "reminder", "reminders", "one", "alarm", "that", "it", "this",
-        "your", "our", "number", "no", "#",
+        "your", "our", "number", "no", "#", "pls", "plz", "thanks", "thank", "you", "thx",
+        "ty", "cheers",
     }
 )  # fmt: skip
 _ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}
@@ -175,8 +181,11 @@ class ReminderWords:
         if read is None:
             return None
         action, what, span, when = read
-        found, named = _which(what, mine, now, self._touched.get(user_key))
-        named = named or _STOPPING.match(said) is not None  # "stop reminding me" names one
+        stopping = _STOPPING.match(said) is not None  # "stop reminding me" names one
+        # "no more reminders please" is not about the one just set: which, when several.
+        touched = None if stopping and not what else self._touched.get(user_key)
+        found, named = _which(what, mine, now, touched, latest=not (stopping and not what))
+        named = named or stopping
         if action == "move" and when is None and span is None:
             return None if not named else f"I couldn't read a time to move it to in {said!r}."
         if not found:
@@ -199,6 +208,9 @@ class ReminderWords:
     def _read(
         self, said: str, zone: ZoneInfo, now: datetime
     ) -> tuple[str, str, timedelta | None, datetime | None] | None:
+        if _STOP_ALONE.match(said):
+            return "cancel", "", None, None
+        said = _POLITE_TAIL.sub("", said) or said
         m = _CANCEL.match(said)
         if m:
             return "cancel", m.group("what"), None, None
@@ -275,8 +287,11 @@ def _which(
     mine: list[Reminder],
     now: datetime,
     touched: _Touched | None = None,
+    *,
+    latest: bool = True,
 ) -> tuple[list[Reminder], bool]:
-    """The reminders ``what`` describes, and whether it names a reminder at all."""
+    """The reminders ``what`` describes, and whether it names a reminder at all (nothing
+    described: the one just set or fired, unless not ``latest``; else all of them)."""
     words = re.findall(r"[#\w']+", what.lower())
     named = any(w in _NAMES for w in words)
     numbers = [int(w.lstrip("#")) for w in words if w.lstrip("#").isdigit()]
@@ -286,7 +301,7 @@ def _which(
         return [r for r in mine if r.number == numbers[0]], True
     if not content:
         pointer = any(w in _POINTER for w in words)
-        just = _just(mine, now, touched)
+        just = _just(mine, now, touched) if latest else None
         if just is not None:
             return [just], True
         if pointer and not named:

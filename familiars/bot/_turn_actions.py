@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from familiars.memory import (
@@ -47,12 +47,24 @@ _REMIND = re.compile(
     r"\bremind\s+me\s+(?:to|that|about)\s+(?P<task>.+?)[.!]*$", re.IGNORECASE | re.DOTALL
 )
 _REMIND_ANY = re.compile(r"\bremind\s+me\b", re.IGNORECASE)
+#: Stopping reminders is no time for the one waiting ("stop reminding me tomorrow").
+_STOPS = re.compile(
+    r"\b(?:stop\s+reminding|no\s+more\s+reminders?|(?:don'?t|do\s+not)\s+remind)\b",
+    re.IGNORECASE,
+)
 # "remind me at 25:99 to fail": a time said before the task ...
 _REMIND_WHEN_FIRST = re.compile(
     r"\bremind\s+me\s+(?!(?:to|that|about)\b)(?P<when>.+?)\s+(?:to|that|about)\s+"
     r"(?P<task>.+?)[.!]*$",
     re.IGNORECASE | re.DOTALL,
 )
+# ... up to its last "to" ("remind me at quarter to 5 to leave work") ...
+_REMIND_WHEN_LAST = re.compile(
+    r"\bremind\s+me\s+(?!(?:to|that|about)\b)(?P<when>.+)\s+(?:to|that|about)\s+"
+    r"(?P<task>.+?)[.!]*$",
+    re.IGNORECASE | re.DOTALL,
+)
+_CLOCK_TO = re.compile(r"\d{1,2}(?::\d\d)?\s*(?:am|pm)?\s+(?:to|that|about)\s", re.IGNORECASE)
 # ... or after it ("remind me to fail at 25:99", "... in -5 minutes").
 _WHEN_TAIL = re.compile(r"\s+(?:at|in|on|by)\s+\S*\d\S*(?:\s+\w+)?$", re.IGNORECASE)
 _TIMEISH = re.compile(
@@ -62,6 +74,24 @@ _TIMEISH = re.compile(
     r"june|july|august|september|october|november|december|minutes?|hours?|in an?)\b",
     re.IGNORECASE,
 )
+#: More words that say a time, where a reminder's "when" is looked for: "this weekend",
+#: "at quarter to 5", "on Christmas Eve" (tester T21: taken as chat, "Tell me more?").
+_WHEN_WORDS = re.compile(
+    r"\b(?:weekend|quarter|half|o'?clock|christmas|easter|eve|new\s+year'?s?|tonight|later|"
+    r"soon|yesterday|next|days?|weeks?|months?|years?|fortnight)\b",
+    re.IGNORECASE,
+)
+
+
+#: Further ahead than this, a date says its year even in this year's months.
+_YEAR_AHEAD = timedelta(days=183)
+
+
+def when_words(due: datetime, now: datetime | None) -> str:
+    """ "Wed 1 Dec 09:00"; "Wed 1 Dec 2027 09:00" when that is not this year (or more than
+    half a year ahead), so that a date next year does not read as one gone by (tester T21)."""
+    year = now is not None and (due.year != now.year or due - now > _YEAR_AHEAD)
+    return f"{due:%a} {due.day} {due:%b}{f' {due.year}' if year else ''} {due:%H:%M}"
 
 
 @dataclass(frozen=True)
@@ -69,9 +99,11 @@ class Reminder:
     task: str
     due: datetime  # in the person's time zone
     record: WriteOp
+    #: When it was set (the person's time zone): the year is said when it is not this one.
+    now: datetime | None = None
 
     def when_text(self) -> str:
-        return f"{self.due:%a} {self.due.day} {self.due:%b} {self.due:%H:%M}"
+        return when_words(self.due, self.now)
 
     @property
     def rule(self) -> str:
@@ -93,6 +125,8 @@ class TurnActions:
     updated: list[tuple[str, str]] = field(default_factory=list)  # (new, old)
     reminders: list[Reminder] = field(default_factory=list)
     done: list[str] = field(default_factory=list)
+    #: Facts said again that are kept already ("I know, you told me": tester T32).
+    known: list[str] = field(default_factory=list)
     #: A reminder's task still missing its time: the reply asks when.
     ask_when: PendingReminder | None = None
     #: The pending reminder's time could not be read from this message.
@@ -110,6 +144,7 @@ class TurnActions:
             or self.updated
             or self.reminders
             or self.done
+            or self.known
             or self.ask_when
             or self.unreadable_time
         )
@@ -133,6 +168,7 @@ class TurnActions:
             )
         notes += [f"Memory updated: {new} (was: {old})" for new, old in self.updated]
         notes += [f"Marked done: {d}" for d in self.done]
+        notes += [f"Already known (said before): {k}" for k in self.known]
         return notes
 
 
@@ -159,7 +195,7 @@ def plan_actions(
     of them: :class:`familiars.bot._forgetting.ForgetByWords` answers it before the turn.
     ``understanding``: the writer's learned part (issue 23), when the embedder suits it."""
     asked = as_remind_me(text)  # "don't let me forget to ..." asks as "remind me" does
-    if pending is not None and not _REMIND_ANY.search(asked):
+    if pending is not None and not _REMIND_ANY.search(asked) and not _STOPS.search(asked):
         completed = _complete(
             text, pending, existing, now, timezone, dialogue_id, grace_s, max_chars
         )
@@ -175,7 +211,7 @@ def plan_actions(
 
 
 def _said_a_time(words: str) -> bool:
-    return bool(re.search(r"\d", words) or _TIMEISH.search(words))
+    return bool(re.search(r"\d", words) or _TIMEISH.search(words) or _WHEN_WORDS.search(words))
 
 
 def _no_time_read(text: str, actions: TurnActions) -> None:
@@ -183,6 +219,8 @@ def _no_time_read(text: str, actions: TurnActions) -> None:
     impossible clock, a count below zero, centuries away) gets ``unreadable_time``; no time
     said at all gets ``ask_when``."""
     first = _REMIND_WHEN_FIRST.search(text)
+    if first and _CLOCK_TO.match(first.group("task")):  # "at quarter to 5 to leave work"
+        first = _REMIND_WHEN_LAST.search(text)
     if first and _said_a_time(first.group("when")):
         actions.unreadable_time = PendingReminder(first.group("task").strip(" ,"))
         return
@@ -249,6 +287,8 @@ def _read_writes(
         entry = write.entry
         loop = entry.open_loop
         if write.op == "skip":
+            if loop is None and entry.content.strip():  # the same fact is kept already
+                actions.known.append(entry.content)
             continue
         if loop is not None and loop.status == "done":
             actions.done.append(entry.content)
@@ -256,7 +296,9 @@ def _read_writes(
             due = parse_ts(loop.due)
             if due is not None:
                 task = _task_of(entry.content, text)
-                actions.reminders.append(Reminder(task, due.astimezone(tz), write))
+                actions.reminders.append(
+                    Reminder(task, due.astimezone(tz), write, now.astimezone(tz))
+                )
         elif write.op == "update" and entry.supersedes_id in by_id:
             actions.updated.append((entry.content, by_id[entry.supersedes_id].content))
         else:

@@ -111,6 +111,7 @@ from familiars.memory._forget_person import (
     parse_person_ref,
     person_ref,
 )
+from familiars.memory._forget_plan import TurnsPlan
 from familiars.memory._history import (
     HISTORY_SUFFIX,
 )
@@ -310,6 +311,8 @@ from familiars.memory._writer._rights import (
 )
 from familiars.memory._writer._schema import (
     WriteOp,
+    rule_from_first,
+    rule_lacks,
 )
 from familiars.memory._writer._status import (
     WriterStats,
@@ -396,6 +399,9 @@ __all__ = [
     "parse_person_ref",
     "person_ref",
     "Forgetter",
+    "TurnsPlan",
+    "rule_from_first",
+    "rule_lacks",
     "FoundFile",
     "IndexView",
     "InvalidCellError",

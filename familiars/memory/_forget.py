@@ -54,6 +54,7 @@ from familiars.memory._forget_person import (
     parse_person_ref,
     read_trees,
 )
+from familiars.memory._forget_plan import TurnsPlan, plan_turns, quoting
 from familiars.memory._paths import AGENT_ID_RE, DIALOGUE_ID_RE, RECORD_ID_RE
 from familiars.memory._people_index import forget_people_rows
 from familiars.memory._promotion import CORE_TAG, EPISODE_TAG
@@ -371,6 +372,20 @@ class Forgetter:
             refs = await self.turns_between(user_key, since, until, agent_id=agent_id)
             return await self._durably([r.key for r in refs], now)
 
+    async def plan_turns(self, refs: Sequence[NodeRef]) -> TurnsPlan:
+        """What :meth:`forget_turns` of ``refs`` would take (nothing is taken): for the
+        question, which then says exactly what goes."""
+        async with self._lock:
+            await self.settle()
+            agents_with = remembered(self.trees.agents_with)
+            return plan_turns(
+                [(r.agent_id, r.dialogue_id, r.node_id) for r in refs],
+                await self._all_trees(),
+                await self.store.list(live_only=False),
+                lambda rec: _evidence_keys(rec, agents_with),
+                node_ref,
+            )
+
     async def person_holdings(self, user_key: str) -> PersonHoldings:
         """What forgetting the person ``user_key`` is (every key of theirs) would remove,
         counted; RecordNotFoundError when nothing is known of them."""
@@ -592,22 +607,7 @@ class Forgetter:
         records = set(report.records)
         for tree in await self._all_trees():
             gone = {n.id for n in tree.node_list if is_forgotten(n)}
-            found = [
-                n.id
-                for n in tree.node_list
-                if n.id not in gone
-                and (
-                    (n.node_type == "A" or (owner and n.metadata.get("user_key") == owner))
-                    and match.quoted_in(n.content)
-                    or n.node_type == "A"
-                    and (
-                        records & set(n.metadata.get("uses") or ())
-                        or n.parent in gone
-                        or match.echoed_in(n.content)
-                    )
-                )
-            ]
-            await self._tombstone_in(tree, found, report, now)
+            await self._tombstone_in(tree, quoting(tree, gone, match, records, owner), report, now)
 
     async def _tombstone_in(
         self, tree: DialogTree, ids: Sequence[int], report: ForgetReport, now: float | None

@@ -38,6 +38,8 @@ from familiars.memory import (
     next_due,
     parse_ts,
     reminder_content,
+    rule_from_first,
+    rule_lacks,
 )
 from familiars.scheduler._decider import OpenLoop
 from familiars.scheduler._reminders import SchedulerLedger
@@ -257,6 +259,8 @@ class ReminderBook:
         if not isinstance(rule, dict) or loop.get("moved_to"):
             return None
         last = parse_ts(loop.get("due"))
+        if last is not None and rule_lacks(rule):  # a rule kept before its day was required
+            rule = rule_from_first(rule, last)
         due = next_due(rule, max(now, last) if last else now)
         user_key = asker(rec)
         if due is None or user_key is None:
@@ -264,6 +268,7 @@ class ReminderBook:
             return None
         task = _task(rec, last)
         fields = self._due_fields(rec, Reminder(rec.id, task, last, "open", user_key), due)
+        fields["extra"]["open_loop"]["every"] = rule
         record_id = await self._successor(rec, fields)
         logger.info("recurring reminder %s: next %s at %s", rec.id, record_id, _iso(due))
         return record_id

@@ -122,6 +122,9 @@ class DeciderPolicy:
     proactive_in_groups: bool = False
     reminder_grace_s: float = 6 * 3600.0
     reminders_ignore_proactive_off: bool = True
+    #: A reminder sent later than this after it was due says so (each has its exact job:
+    #: later means the bot was down or stalled; tester T32 could not tell).
+    reminder_late_s: float = 60.0
 
     @classmethod
     def from_settings(cls, s: Any) -> DeciderPolicy:
@@ -216,7 +219,8 @@ def _reminder_decision(
     on_time = [lp for lp in due if now - lp.due <= grace]  # type: ignore[operator]
     missed = [lp for lp in due if now - lp.due > grace]  # type: ignore[operator]
     tz = zone(state.timezone)
-    text = _reminder_text(on_time, missed, tz)
+    late = timedelta(seconds=policy.reminder_late_s)
+    text = _reminder_text(on_time, missed, tz, now=now, late=late)
     kind: DecisionKind = "reminder" if on_time else "missed_reminder"
     return Decision(
         send=True,
@@ -306,12 +310,26 @@ def _fmt_due(due: datetime | None, tz: ZoneInfo) -> str:
     return f"{local:%A} {local.day} {local:%B} at {local:%H:%M}"
 
 
-def _reminder_text(on_time: Sequence[OpenLoop], missed: Sequence[OpenLoop], tz: ZoneInfo) -> str:
+def _reminder_text(
+    on_time: Sequence[OpenLoop],
+    missed: Sequence[OpenLoop],
+    tz: ZoneInfo,
+    *,
+    now: datetime | None = None,
+    late: timedelta | None = None,
+) -> str:
+    def said(lp: OpenLoop) -> str:
+        if now is None or late is None or lp.due is None or now - lp.due <= late:
+            return lp.task()
+        due, here = lp.due.astimezone(tz), now.astimezone(tz)
+        at = f"{due:%H:%M}" if due.date() == here.date() else f"{due:%a} {due.day} {due:%b %H:%M}"
+        return f"{lp.task()} (due {at}, I was offline)"
+
     parts = []
     if len(on_time) == 1:
-        parts.append(f"⏰ Reminder: {on_time[0].task()}")
+        parts.append(f"⏰ Reminder: {said(on_time[0])}")
     elif on_time:
-        parts.append("⏰ Reminders:\n" + "\n".join(f"- {lp.task()}" for lp in on_time))
+        parts.append("⏰ Reminders:\n" + "\n".join(f"- {said(lp)}" for lp in on_time))
     for lp in missed:
         parts.append(
             f"I was offline when this reminder was due ({_fmt_due(lp.due, tz)}), sorry: {lp.task()}"

@@ -27,7 +27,7 @@ def _plan(text: str, pending: PendingReminder | None = None):  # type: ignore[no
         ("9am", "Tue 8 Dec 09:00"),
         ("9:30pm", "Mon 7 Dec 21:30"),
         ("at 9 a.m.", "Tue 8 Dec 09:00"),
-        ("on the 1st at 9am", "Fri 1 Jan 09:00"),
+        ("on the 1st at 9am", "Fri 1 Jan 2027 09:00"),
         ("tomorrow at 6pm", "Tue 8 Dec 18:00"),
     ],
 )

@@ -126,8 +126,26 @@ def _dateparse(phrase: str, local_now: datetime) -> datetime | None:
         "RETURN_AS_TIMEZONE_AWARE": True,
         "PREFER_DATES_FROM": "future",
         "RELATIVE_BASE": local_now.replace(tzinfo=None),
+        # "12/1" is 12 January in London and 1 December in New York (tester T21).
+        "DATE_ORDER": "MDY" if str(local_now.tzinfo).startswith(_MONTH_FIRST) else "DMY",
     }
     return dateparser.parse(phrase, languages=["en"], settings=settings)  # type: ignore[arg-type]
+
+
+#: The zones where a date is written month first ("12/1" is 1 December).
+#: The zones where a date is written month first ("12/1" is 1 December): the United States'
+#: (and UTC, a person who set none: as before).
+_MONTH_FIRST = (
+    *(
+        f"America/{city}"
+        for city in (
+            "New_York", "Chicago", "Denver", "Los_Angeles", "Phoenix", "Anchorage", "Detroit",
+            "Boise", "Indiana", "Kentucky", "Juneau", "Sitka", "Nome", "Adak", "Menominee",
+            "North_Dakota", "Metlakatla", "Yakutat",
+        )
+    ),
+    "US/", "Pacific/Honolulu", "Pacific/Guam", "UTC", "Etc/UTC",
+)  # fmt: skip
 
 
 _WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")

@@ -9,6 +9,7 @@ validate at all.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 from dataclasses import dataclass, field
@@ -63,6 +64,22 @@ class OpenLoop(BaseModel):
     @classmethod
     def _readable_every(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
         return None if value is None else every_rule(value)
+
+    @model_validator(mode="after")
+    def _rule_of_its_first(self) -> OpenLoop:
+        """A rule that leaves out its day (a monthly rule with no day of the month, a weekly
+        one with no weekday, every n-th with no start) would fall on any day: it takes the
+        first due time's; with no due time it is refused, saying what is missing."""
+        if self.every is None or not rule_lacks(self.every):
+            return self
+        if self.due is None:
+            raise ValueError(
+                "every: a repeating reminder needs its day: give every.day (1-31) for a "
+                "monthly rule or every.weekday (0-6, Monday 0) for a weekly one, and a due "
+                "time for its first occurrence"
+            )
+        self.every = rule_from_first(self.every, datetime.fromisoformat(self.due))
+        return self
 
     @field_validator("due")
     @classmethod
@@ -124,6 +141,31 @@ def every_rule(value: Any) -> dict[str, Any]:
         except ValueError as exc:
             raise ValueError("every.start must be a date YYYY-MM-DD") from exc
     return rule
+
+
+def rule_lacks(rule: dict[str, Any]) -> bool:
+    """Whether a repeating rule leaves out the day it falls on (it would fall on any)."""
+    unit = rule.get("unit")
+    return (
+        (unit == "month" and "day" not in rule)
+        or (unit == "week" and "weekday" not in rule and "weekdays" not in rule)
+        or (int(rule.get("interval") or 1) > 1 and "start" not in rule)
+    )
+
+
+def rule_from_first(rule: dict[str, Any], first: datetime) -> dict[str, Any]:
+    """``rule`` with what it leaves out taken from its first occurrence ``first``: the day of
+    the month, the weekday, the start of every n-th (in the rule's zone)."""
+    with contextlib.suppress(ZoneInfoNotFoundError, ValueError):
+        first = first.astimezone(ZoneInfo(str(rule["tz"]))) if rule.get("tz") else first
+    fixed = dict(rule)
+    if fixed.get("unit") == "month":
+        fixed.setdefault("day", first.day)
+    if fixed.get("unit") == "week" and "weekdays" not in fixed:
+        fixed.setdefault("weekday", first.weekday())
+    if int(fixed.get("interval") or 1) > 1:
+        fixed.setdefault("start", first.date().isoformat())
+    return fixed
 
 
 class WriterEntry(BaseModel):
