@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from familiars.memory._dialog_tree import DialogTree
+from familiars.memory._reader_rows import one_blas_thread
 from familiars.memory._text import last_words
 
 #: How many earlier messages of the branch are read (the topic is usually 2-3 back).
@@ -140,7 +141,8 @@ def names_its_topic(
     :data:`TOPIC_COSINE`. Such a message is read alone, as a new topic ("What is the name of
     Ana's dog?" after talk of a hike: .81 with "Ana has a dog named Biscuit"); one that names
     nothing ("I want to make that evening really special") is read in its conversation."""
-    alone = index.dense_all(message)
+    with one_blas_thread():  # as the ranking's product: a threaded BLAS spins on a busy CPU
+        alone = index.dense_all(message)
     if mask is not None:
         alone = np.where(mask, alone, -np.inf)
     said = query.strip()
