@@ -15,17 +15,22 @@ not tested).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import pty
 import select
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 PROMPT = b"you> "
+#: A piped chat that has not ended this long after its start is killed (its time is kept).
+REPLY_TIMEOUT_S = 300.0
 
 
 def _env(workspace: Path) -> dict[str, str]:
@@ -72,8 +77,23 @@ def time_to_prompt(workspace: Path, timeout: float = 120.0) -> float:
             break
     os.write(fd, b"\x04")  # Ctrl-D: leave
     _drain(fd)
-    os.waitpid(pid, 0)
+    _end(pid, fd)
     return elapsed
+
+
+def _end(pid: int, fd: int) -> None:
+    """Reap the chat; a Ctrl-D that reached the terminal before readline read it is lost, so
+    it is sent again, and a chat that still lives after that is stopped (never waited on for
+    ever: an earlier run of this script hung here for 26 minutes)."""
+    for _ in range(20):
+        done, _status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return
+        with contextlib.suppress(OSError):
+            os.write(fd, b"\x04")
+        time.sleep(0.5)
+    os.kill(pid, signal.SIGTERM)
+    os.waitpid(pid, 0)
 
 
 def time_to_first_reply(workspace: Path) -> float:
@@ -91,10 +111,13 @@ def time_to_first_reply(workspace: Path) -> float:
     chat.stdin.write(b"hello\n")
     chat.stdin.close()
     elapsed = None
+    stopper = threading.Timer(REPLY_TIMEOUT_S, chat.kill)  # never wait on a stuck chat
+    stopper.start()
     for line in chat.stdout:
         if elapsed is None and line.strip():
             elapsed = time.perf_counter() - start
     chat.wait()
+    stopper.cancel()
     return elapsed if elapsed is not None else float("nan")
 
 
