@@ -69,20 +69,23 @@ def sets_report(understanding: Understanding | None) -> dict[str, Any]:
 
 def care_report(understanding: Understanding) -> list[dict[str, Any]]:
     """Self-harm found (indirect and direct) and look-alikes flagged, rule vs rule + meaning,
-    on ``data/care_messages.jsonl`` (written for measuring, never tuned on)."""
+    on ``data/care_messages.jsonl``: its ``dev`` rows may be tuned on, its ``held`` rows are
+    written for measuring and never tuned on."""
     rows = [json.loads(line) for line in CARE_DATA.read_text(encoding="utf-8").splitlines()]
     out = []
     for name, flags in (
         ("rule", speaks_of_self_harm),
         ("rule + meaning", lambda t: speaks_of_self_harm(t) or understanding.sounds_like_harm(t)),
     ):
-        found = sum(bool(flags(r["text"])) for r in rows if r["harm"])
-        alarms = sum(bool(flags(r["text"])) for r in rows if not r["harm"])
-        harm = sum(1 for r in rows if r["harm"])
-        out.append(
-            {"check": name, "harm_found": f"{found}/{harm}",
-             "false_alarms": f"{alarms}/{len(rows) - harm}"}
-        )  # fmt: skip
+        for part in ("dev", "held"):
+            some = [r for r in rows if r.get("set", "held") == part]
+            harm = [r for r in some if r["harm"]]
+            found = sum(bool(flags(r["text"])) for r in harm)
+            alarms = sum(bool(flags(r["text"])) for r in some if not r["harm"])
+            out.append(
+                {"check": f"{name} ({part})", "harm_found": f"{found}/{len(harm)}",
+                 "false_alarms": f"{alarms}/{len(some) - len(harm)}"}
+            )  # fmt: skip
     return out
 
 

@@ -26,6 +26,7 @@ from datetime import datetime
 from typing import Protocol
 
 from familiars.bot._about_you import about_you
+from familiars.bot._care import speaks_of_self_harm
 from familiars.bot._turn_actions import TurnActions
 from familiars.llm import (
     OFFLINE_NOTICE,
@@ -290,7 +291,11 @@ def answer_lines(question: str, items: Sequence[Item]) -> list[str]:
         best = records[0][0]
         picked = [it for r, it in records if r >= best * 0.75][: 1 + MAX_EXTRA_LINES]
         return [second_person(it.text) for it in picked]
-    nodes = sorted((p for p in scored if p[1].kind == "node"), key=lambda p: (-p[0], -p[1].score))
+    # A message that spoke of self-harm is never quoted back as an answer (s33 U1).
+    nodes = sorted(
+        (p for p in scored if p[1].kind == "node" and not speaks_of_self_harm(p[1].text)),
+        key=lambda p: (-p[0], -p[1].score),
+    )
     if nodes:
         node = nodes[0][1]
         quote = _quote(question, _bare(node.text))

@@ -28,10 +28,32 @@ _SELF_HARM = re.compile(
     r"better\s+off\s+dead|overdos\w*)",
     re.IGNORECASE,
 )
+#: Giving up on living said indirectly, in the words grief and despair use (s33 U1): the
+#: point of carrying on, "I can't do this anymore" (this, not "this homework"), following
+#: the dead ("I might as well join him", not "join him at the pub"), sleep without waking,
+#: the others better off without me. Understanding by meaning catches what these miss.
+_GIVING_UP = re.compile(
+    r"\b(?:(?:point|reason)\s+(?:of|in|to|for\s+me\s+to)\s+(?:carrying\s+on|go(?:ing)?\s+on|"
+    r"keep(?:ing)?\s+going|liv(?:e|ing)|be(?:ing)?\s+(?:here|alive))|"
+    r"what'?s\s+the\s+point\s+(?:any\s*more|of\s+(?:anything|it\s+all|life|me))|"
+    r"can'?t\s+(?:do|take)\s+(?:this|it)\s+any\s*more|"
+    r"can'?t\s+(?:go|carry)\s+on\s+(?:without|like\s+this|any\s*more)|"
+    r"(?:might\s+as\s+well|ready\s+to|time\s+(?:I|to)(?:\s+(?:went|go))?(?:\s+(?:to|and))?)\s+"
+    r"(?:join|be\s+with)\s+(?:him|her)(?:\s+(?:again|now|soon))?\s*(?:[.!]|$)|"
+    r"(?:sleep|asleep)\s+and\s+(?:not|never)\s+wake\s+up|"
+    r"better\s+off\s+(?:without\s+me|if\s+I\s+(?:was|were)(?:n'?t|\s+not)?\s+(?:around|here|gone))|"
+    r"tired\s+of\s+(?:living|being\s+alive))",
+    re.IGNORECASE,
+)
 
 
 def speaks_of_self_harm(text: str) -> bool:
-    return bool(_SELF_HARM.search(text))
+    return bool(_SELF_HARM.search(text) or _GIVING_UP.search(_plain(text)))
+
+
+def _plain(text: str) -> str:
+    """``text`` with curly apostrophes straight and runs of spaces single."""
+    return " ".join(text.replace("\u2019", "'").split())
 
 
 def disclosure(settings: Settings, agent_name: str) -> str:

@@ -27,7 +27,7 @@ from familiars.bot._adapters.base import (
     IncomingMessage,
 )
 from familiars.bot._care import speaks_of_self_harm
-from familiars.bot._commands import Caller, CommandSet, default_commands
+from familiars.bot._commands import Caller, CommandSet, ForgetCommand, default_commands
 from familiars.bot._forgetting import KEPT, ForgetByWords, is_clear_yes, is_no, is_yes
 from familiars.bot._outbound import Outbound
 from familiars.bot._reminder_words import ReminderWords
@@ -77,6 +77,9 @@ class DialogueManager:
         self.reminder_words = reminder_words
         #: The runtime builds the commands with their services; alone, the manager's own.
         self.commands = commands or _own_commands(self.services, forget_words, self._note_used)
+        forget = self.commands.find("forget")
+        if isinstance(forget, ForgetCommand):  # "/forget my old address": by words
+            forget.by_words = self._forget_in_words
         #: When each dialogue's last turn started (its ephemeral records go at the next).
         self._turn_started: dict[tuple[str, str], str] = {}
         #: What each stage of the last turn took, in ms (``Turn.spent``).
@@ -252,6 +255,21 @@ class DialogueManager:
                 is_group=turn.info.is_group,
             )
         return None if asked is None else (asked, what)
+
+    async def _forget_in_words(
+        self, words: str, caller: Caller, invocation: CommandInvocation
+    ) -> str | None:
+        """``/forget WORDS``: "forget WORDS" said, asked and confirmed as in a message."""
+        if caller.dialogue_id is None:
+            return None
+        return await self.forget_words.answer(
+            f"forget {words}",
+            agent_id=caller.agent_id,
+            dialogue_id=caller.dialogue_id,
+            user_key=caller.user_key,
+            now=invocation.ts,
+            is_group=invocation.is_group,
+        )
 
     async def _answer_command_question(self, turn: Turn) -> str | None:
         """The answer when ``turn`` says yes or no to what a command of this person's just

@@ -69,6 +69,11 @@ _REL_SYNONYMS: dict[str, str] = {
     "sis": "sister",
     "bro": "brother",
     "bestie": "friend",
+    "bff": "friend",
+    "gf": "girlfriend",
+    "bf": "boyfriend",
+    "children": "child",
+    "kids": "child",
     "stepmum": "stepmother",
     "stepmom": "stepmother",
     "stepdad": "stepfather",
@@ -92,6 +97,11 @@ _NAME = r"(?P<name>[A-Z][\w'-]*(?:\s[A-Z][\w'-]*)?)"
 _OWNER = r"(?P<owner>[A-Z][\w'-]*)"
 _IS = r"(?:\s+is\s+(?:called|named)|\s+is|'s\s+name\s+is|\s+goes\s+by|,)\s+"
 _NOT_NAMES = _word_set("The User I He She They It A An This That My Your")
+
+#: Several named at once: "The user's daughters are called Susan and Claire." (s33 U8).
+_NAMES = r"(?P<names>[A-Z][\w'-]*(?:(?:,\s*|,?\s+and\s+)[A-Z][\w'-]*)+)"
+_ARE = r"\s+are(?:\s+called|\s+named)?\s+"
+_PLURAL = re.compile(rf"^(?:The user|{_OWNER})'s {_REL}s?{_ARE}{_NAMES}\b")
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
@@ -133,6 +143,13 @@ class Said:
 def edges_in(text: str) -> list[Said]:
     """The relations ``text`` states (see the module docstring); [] when none."""
     text = text.strip()
+    several = _PLURAL.match(text)
+    if several is not None:
+        owner = several.group("owner") or USER
+        names = re.split(r",\s*|,?\s+and\s+", several.group("names"))
+        rel = relation_of(several.group("rel"))
+        if not _not_a_name(owner) or owner == USER:
+            return [Said(owner, rel, n) for n in names if not _not_a_name(n) and n != owner]
     for kind, pattern in _PATTERNS:
         m = pattern.match(text)
         if m is None or _not_a_name(m.groupdict().get("name")):

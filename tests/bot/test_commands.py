@@ -45,6 +45,7 @@ def test_usage_lines_are_derived_from_the_declarations() -> None:
         "help": "/help",
         "memory": "/memory list [category] | search QUERY | show ID | forget ID [confirm]"
         " | edit ID TEXT | pin ID | unpin ID | export | why | people | web [off]",
+        "forget": "/forget [what]",
         "link": "/link [code]",
         "proactive": "/proactive on | off",
         "reminders": "/reminders list | cancel REMINDER | move REMINDER WHEN"

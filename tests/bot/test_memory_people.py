@@ -76,3 +76,16 @@ def test_the_people_page_draws_the_graph_and_escapes_names():
     assert "<script>" not in html
     assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in html.split("<svg", 1)[1]
     assert "q=%3Cscript%3Ealert" in html  # the search link's query is encoded too
+
+
+def test_memory_people_lists_slang_relations_and_everyone_named_together():
+    """s33 U8: "gf" is a girlfriend, and "daughters ... Susan and Claire" are two people."""
+    said = [
+        "The user's gf is called Priya.",
+        "The user's daughters are called Susan and Claire.",
+        "The user's kids are Tom, Ann and Bea.",
+    ]
+    text = "\n".join(people_lines(build_graph(records(said)), NOW))
+    assert "**Priya**: your girlfriend" in text
+    assert "**Susan**: your daughter" in text and "**Claire**: your daughter" in text
+    assert all(f"**{n}**: your child" in text for n in ("Tom", "Ann", "Bea"))

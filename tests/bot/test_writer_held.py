@@ -106,6 +106,9 @@ async def test_a_message_cut_off_by_a_kill_before_its_reply_still_has_its_fact_w
 
             assert await _until(written)
             assert (await _facts(b)).count(FACT) == 1
+            # s33 T11: the person's own words, in a private chat: not a tainted turn.
+            live = await b.memory.store.list(scope="user", live_only=True)
+            assert [r.tags for r in live if r.content == FACT][0].count("tainted-turn") == 0
     finally:
         turn.cancel()
         with contextlib.suppress(BaseException):  # the dead worker: whatever it says

@@ -68,6 +68,26 @@ def command_text(response: CommandResponse) -> str:
     return f"{text}\n\n--- {name} ---\n{inline}"
 
 
+def echo_on(stream: TextIO) -> list[Any] | None:
+    """Turn the terminal's echo and line mode on when they are off (a chat killed while
+    readline held the terminal leaves it blind: typed text never showed, s33 U9); the mode
+    it had, to put back at the end, or None when ``stream`` is no terminal."""
+    try:
+        fd = stream.fileno()
+        if not stream.isatty():
+            return None
+        found = termios.tcgetattr(fd)
+    except (termios.error, OSError, ValueError):
+        return None
+    wanted = termios.ECHO | termios.ICANON
+    if found[3] & wanted != wanted:
+        mode = list(found)
+        mode[3] |= wanted | termios.ECHOE | termios.ECHOK
+        with contextlib.suppress(termios.error):
+            termios.tcsetattr(fd, termios.TCSANOW, mode)
+    return found
+
+
 class ConsoleAdapter(PlatformAdapter):
     name = "console"
 
@@ -100,6 +120,8 @@ class ConsoleAdapter(PlatformAdapter):
         self._hurry = asyncio.Event()  # a second Ctrl-C: the stop waits for no reply
         #: The terminal's mode before readline first read (a stop mid-read restores it).
         self._tty_mode: list[Any] | None = None
+        #: The terminal's mode when the console started, put back at stop.
+        self._started_mode: list[Any] | None = None
 
     @property
     def chat_id(self) -> str:
@@ -110,6 +132,8 @@ class ConsoleAdapter(PlatformAdapter):
         (the terminal chat starts its console before the runtime does)."""
         if self._task is not None:
             return
+        if self.interactive and self._started_mode is None:
+            self._started_mode = echo_on(self.stdin)
         self._task = asyncio.create_task(self._loop(), name="console-adapter")
 
     async def stop(self) -> None:
@@ -133,6 +157,10 @@ class ConsoleAdapter(PlatformAdapter):
         if self._tty_mode is not None:  # a read left waiting in readline: echo comes back
             with contextlib.suppress(termios.error):
                 termios.tcsetattr(sys.stdin.fileno(), termios.TCSANOW, self._tty_mode)
+        if self._started_mode is not None:  # the terminal as it was found (s33 U9)
+            with contextlib.suppress(termios.error, OSError, ValueError):
+                termios.tcsetattr(self.stdin.fileno(), termios.TCSANOW, self._started_mode)
+            self._started_mode = None
 
     def hurry(self) -> None:
         """A stop under way waits no longer for the reply being written (a second Ctrl-C)."""

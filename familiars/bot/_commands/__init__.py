@@ -15,6 +15,7 @@ constructor) and one line in :func:`default_commands`.
 
 from familiars.bot._commands._declare import Argument, Call, Caller, Command, Subcommand
 from familiars.bot._commands._find import FindCommand
+from familiars.bot._commands._forget import ForgetCommand
 from familiars.bot._commands._help import HelpCommand
 from familiars.bot._commands._link import LinkCommand, merge_user_scope
 from familiars.bot._commands._memory import MemoryCommand
@@ -30,6 +31,7 @@ __all__ = [
     "Command",
     "CommandSet",
     "FindCommand",
+    "ForgetCommand",
     "HelpCommand",
     "LinkCommand",
     "MemoryCommand",

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from familiars.bot._adapters.base import CommandInvocation, CommandResponse, CommandSpec
 from familiars.bot._commands._declare import Caller, Command
 from familiars.bot._commands._find import FindCommand, Finder
+from familiars.bot._commands._forget import ForgetCommand
 from familiars.bot._commands._help import HelpCommand
 from familiars.bot._commands._link import LinkCommand
 from familiars.bot._commands._memory import (
@@ -62,19 +63,21 @@ def default_commands(
     document finder. ``reminders`` is the running scheduler's book (its ledger and jobs);
     without one ``/reminders`` works on the records alone."""
     book = reminders or ReminderBook(store)
+    memory = MemoryCommand(
+        store,
+        search=search,
+        recall_log=recall_log,
+        fanout_log=fanout_log,
+        on_used=on_used,
+        forgetter=forgetter,
+        now=now,
+        timezone_of=_timezone_of(state),
+        web=web,
+        max_record_chars=max_record_chars,
+    )
     commands: list[Command] = [
-        MemoryCommand(
-            store,
-            search=search,
-            recall_log=recall_log,
-            fanout_log=fanout_log,
-            on_used=on_used,
-            forgetter=forgetter,
-            now=now,
-            timezone_of=_timezone_of(state),
-            web=web,
-            max_record_chars=max_record_chars,
-        ),
+        memory,
+        ForgetCommand(memory),
         LinkCommand(store, state, now=now),
         ProactiveCommand(state, on_change=on_proactive),
         RemindersCommand(book, state, now=now),

@@ -1,0 +1,51 @@
+"""s33 U13: ``/forget`` is a command (it said "Unknown command"): with nothing after it, how
+to use it; with an id, what ``/memory forget`` does; with words, what "forget ..." does. Each
+asks first, and a yes forgets through the one Forgetter."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from familiars.bot import IncomingMessage
+from familiars.bot._adapters.base import CommandInvocation
+from tests.bot.test_forget_everywhere import ALICE, NOW, Bot, running
+
+pytestmark = pytest.mark.timeout(180)
+
+
+async def _say(bot: Bot, text: str) -> str:
+    assert bot.app.dialogues is not None
+    incoming = IncomingMessage("telegram", "u1", "u1", "Alice", text, ts=NOW)
+    reply = "".join([d async for d in bot.app.dialogues.respond(incoming)])
+    await bot.app.settle()
+    return reply
+
+
+async def _command(bot: Bot, name: str, *args: str) -> str:
+    assert bot.app.dialogues is not None
+    inv = CommandInvocation("telegram", "u1", "u1", "Alice", name, args, ts=NOW)
+    return (await bot.app.dialogues.command(inv)).text
+
+
+async def _kept(bot: Bot) -> str:
+    return " ".join(r.content for r in await bot.app.memory.store.list(user_key=ALICE))
+
+
+async def test_forget_says_how_then_forgets_by_id_and_by_words(tmp_path: Path) -> None:
+    async with running(tmp_path / "ws") as bot:
+        await _say(bot, "My sister is called Emma.")
+        await _say(bot, "I live in Bergen.")
+        assert "Emma" in await _kept(bot) and "Bergen" in await _kept(bot)
+        usage = await _command(bot, "forget")
+        assert usage.startswith("Usage: /forget"), usage
+        [emma] = [r for r in await bot.app.memory.store.list(user_key=ALICE) if "Emma" in r.content]
+        asked = await _command(bot, "forget", emma.id)
+        assert asked.startswith("About to forget") and "Emma" in asked, asked
+        assert (await _say(bot, "yes")).startswith("Forgotten")
+        assert "Emma" not in await _kept(bot)
+        asked = await _command(bot, "forget", *["that", "I", "live", "in", "Bergen"])
+        assert asked.startswith("About to forget") and "Bergen" in asked, asked
+        assert (await _say(bot, "yes")).startswith("Forgotten")
+        assert "Bergen" not in await _kept(bot)
