@@ -49,7 +49,7 @@ async def test_forgetting_a_relative_asks_then_forgets_her_and_what_was_said_of_
     async with running(tmp_path / "ws") as bot:
         await _say(bot, "My sister is called Emma.")
         await _say(bot, "Emma loves the Xylophonics.")
-        assert "Xylophonics" in await bot.command("list")  # the check below can fail
+        assert "Emma" in await bot.command("list")  # the check below can fail
         asked = await _say(bot, "forget everything about my sister")
         assert asked.startswith("About to forget"), asked
         assert "Emma" in asked and "Xylophonics" in asked
