@@ -90,6 +90,8 @@ _PET_LOWER = r"(?-i:tom|tomcat|tom\s+cat|moggy|moggie|mouser|pooch|mutt)"
 _PET_WORD = rf"(?:{_alternation(PETS)}|{_PET_LOWER})"
 _FAMILY_WORD = rf"(?:{_alternation(FAMILY)})"
 _MOD = r"(?:[\w-]+\s+){0,3}?"
+#: A pet's modifiers never cross "and": "a cat and a rabbit called Tom and Jerry" is two pets.
+_PET_MOD = r"(?:(?!(?:and|or|with)\b)[\w-]+\s+){0,3}?"
 #: How a name follows what it names: "called Fudge", ", Fudge", ", she's called Fudge",
 #: ", named her Fudge", ", his name is Fudge".
 _NAMING = (
@@ -237,11 +239,11 @@ def match_workplace(clause: str) -> list[Fact]:
 # --------------------------------------------------------------------------- pets
 
 _HAVE = (
-    r"(?:i|we)(?:\s+have|'ve\s+got|\s+have\s+got|\s+got|\s+own|\s+just\s+got|"
+    r"(?:i|we)(?:\s+(?:also|now|still|both|already))?(?:\s+have|'ve\s+got|\s+have\s+got|\s+got|\s+own|\s+just\s+got|"
     r"\s+just\s+adopted|\s+adopted|\s+rescued)"
 )
 _PET_NAMED = re.compile(
-    rf"(?:and\s+)?(?P<what>{_COUNT}\s+{_MOD}{_PET_WORD})(?P<plural>s|es)?\b"
+    rf"(?:and\s+)?(?P<what>{_COUNT}\s+{_PET_MOD}{_PET_WORD})(?P<plural>s|es)?\b"
     rf"(?:\s*,?\s*(?:called|named)\s+{_NAME})?",
     re.IGNORECASE,
 )
@@ -250,7 +252,7 @@ _ANOTHER_NAME = re.compile(rf"\s*(?:,\s*(?:and\s+)?|\s+and\s+){_NAME}\b(?!\s+\w+
 #: The same with the name required, tried first: "a tabby cat named Marmalade" is a cat
 #: named Marmalade, not a tabby; "a ferret, Bandit" names the ferret.
 _PET_WITH_NAME = re.compile(
-    rf"(?:and\s+)?(?P<what>{_COUNT}\s+{_MOD}{_PET_WORD})(?P<plural>s|es)?\b{_NAMING}(?-i:{_NAME})\b",
+    rf"(?:and\s+)?(?P<what>{_COUNT}\s+{_PET_MOD}{_PET_WORD})(?P<plural>s|es)?\b{_NAMING}(?-i:{_NAME})\b",
     re.IGNORECASE,
 )
 _HAVE_START = re.compile(rf"^{_HAVE}\s+", re.IGNORECASE)
@@ -286,20 +288,34 @@ def match_pets(clause: str) -> list[Fact]:
     start = _HAVE_START.match(clause)
     if not start:
         return []
-    facts: list[Fact] = []
+    said: list[tuple[str, str, list[str]]] = []  # what, plural, names: each pet said
     pos = start.end()
     while (pm := _PET_WITH_NAME.match(clause, pos) or _PET_NAMED.match(clause, pos)) is not None:
         names, pos = _pet_names(clause, pm)
         pos += len(clause[pos:]) - len(clause[pos:].lstrip(" ,"))
         what = re.sub(r"^and\s+|\s+", " ", pm.group("what")).strip()
-        if not names:
-            facts.append(_pet(f"The user has {what}{pm.group('plural') or ''}.", what.split()[-1]))
-            continue
-        if len(names) > 1 or pm.group("plural"):  # "two cats called Pixel and Mochi"
-            kind = what.split(maxsplit=1)[1]
-            what = f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
-        facts.extend(_pet(f"The user has {what} called {name}.", name) for name in names)
-    return facts
+        said.append((what, pm.group("plural") or "", names))
+    return [fact for what, plural, names in _names_shared(said) for fact in _pets(what, plural, names)]
+
+
+def _names_shared(said: list[tuple[str, str, list[str]]]) -> list[tuple[str, str, list[str]]]:
+    """ "a cat and a rabbit called Tom and Jerry": the names said after the last of a list
+    go one each to the pets of the list, in order, when there are as many."""
+    if len(said) < 2 or any(names or plural for _, plural, names in said[:-1]):
+        return said
+    what, plural, names = said[-1]
+    if plural or len(names) != len(said):
+        return said
+    return [(w, "", [name]) for (w, _, _), name in zip(said, names, strict=True)]
+
+
+def _pets(what: str, plural: str, names: list[str]) -> list[Fact]:
+    if not names:
+        return [_pet(f"The user has {what}{plural}.", what.split()[-1])]
+    if len(names) > 1 or plural:  # "two cats called Pixel and Mochi"
+        kind = what.split(maxsplit=1)[1]
+        what = f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
+    return [_pet(f"The user has {what} called {name}.", name) for name in names]
 
 
 def _more_names(clause: str, first: str, pos: int) -> list[str]:
