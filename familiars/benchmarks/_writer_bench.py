@@ -76,6 +76,7 @@ KINDS = (
     "place",
     "birthday",
     "allergy",
+    "age",
     "reminder",
     "remember",
     "meaning",
@@ -94,6 +95,7 @@ _PROFILE_TAGS = {
     "birthday": ("birthday",),
     "allergy": ("allergy",),
     "diet": ("allergy",),
+    "age": ("age",),
 }
 
 

@@ -111,9 +111,64 @@ _CASUAL = (
 )
 #: The words after a naming cue that are no name ("I got called in", "named after him").
 _NOT_LOWER_NAMES = frozenset(
-    "a an the in out up off back away for to by on at it me him her them us you that this "
-    "something so after because as and or but his my our their your its of from with over into "
-    "about round around home again too very just really now then yet still names".split()
+    [
+        "a",
+        "an",
+        "the",
+        "in",
+        "out",
+        "up",
+        "off",
+        "back",
+        "away",
+        "for",
+        "to",
+        "by",
+        "on",
+        "at",
+        "it",
+        "me",
+        "him",
+        "her",
+        "them",
+        "us",
+        "you",
+        "that",
+        "this",
+        "something",
+        "so",
+        "after",
+        "because",
+        "as",
+        "and",
+        "or",
+        "but",
+        "his",
+        "my",
+        "our",
+        "their",
+        "your",
+        "its",
+        "of",
+        "from",
+        "with",
+        "over",
+        "into",
+        "about",
+        "round",
+        "around",
+        "home",
+        "again",
+        "too",
+        "very",
+        "just",
+        "really",
+        "now",
+        "then",
+        "yet",
+        "still",
+        "names",
+    ]
 )
 #: A naming cue and the lower-case name(s) after it: "called salt and pepper".
 _LOWER_NAMED = re.compile(
@@ -283,6 +338,55 @@ def _subject_given(part: str, before: list[str]) -> str:
     return part
 
 
+#: A part of a short introduction that says what one is and where: "nurse from Leeds",
+#: "software developer at a small startup in Bristol".
+_WHAT_THEN_WHERE = re.compile(
+    r"^(?P<what>(?:an?\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)"
+    r"(?:\s+(?P<at>at|for|with)\s+(?P<org>.+?))?"
+    r"(?:\s+(?:from|in|based\s+in|living\s+in|out\s+of)\s+(?P<place>(?-i:[A-Z][\w'-]*)(?:\s+(?-i:[A-Z][\w'-]*))?))?$",
+    re.I,
+)
+#: An age said alone or with its unit: "34", "34 years old", "34yo".
+_AGE_ALONE = re.compile(r"^(?P<n>\d{1,2})(?:\s*(?:years?\s+old|yrs?(?:\s+old)?|y/?o))?$", re.I)
+#: "I'm Raj, 34, software developer at a startup in Bristol": a name, then short parts.
+_NAME_THEN_PARTS = re.compile(
+    r"^(?P<i>i'?m|im|i\s+am)\s+(?P<n>(?-i:[A-Z][\w'-]+))\s*,\s*(?P<rest>.+)$", re.I
+)
+
+
+def _intro_part(part: str, *, bare: bool = False) -> list[str]:
+    """One part of a short introduction as clauses: an age ("34" -> "I'm 34 years old"),
+    what one is and where ("nurse from Leeds" -> "I'm a nurse", "I live in Leeds"); [] when
+    the part is neither."""
+    part = part.strip(" .!")
+    age = _AGE_ALONE.match(part)
+    if age:
+        return [f"I'm {age.group('n')} years old"]
+    m = _WHAT_THEN_WHERE.match(part)
+    if m is None or not (m.group("org") or m.group("place") or (bare and part.islower())):
+        return []
+    what = m.group("what")
+    said = what if re.match(r"^an?\s", what, re.I) else f"a {what}"
+    at = f" {m.group('at')} {m.group('org')}" if m.group("org") else ""
+    out = [f"I'm {said}{at}"]
+    if m.group("place"):
+        out.append(f"I live in {m.group('place')}")
+    return out
+
+
+def _introduced(sentence: str) -> list[str] | None:
+    """ "I'm Raj, 34, software developer at a small startup in Bristol": the name, then each
+    part said as a clause (:func:`_intro_part`); None when a part is not one of those."""
+    m = _NAME_THEN_PARTS.match(sentence.strip())
+    if m is None:
+        return None
+    parts = [p.strip() for p in m.group("rest").split(",") if p.strip()]
+    said = [_intro_part(p, bare=True) for p in parts]
+    if not parts or not all(said) or not any(_AGE_ALONE.match(p) for p in parts):
+        return None
+    return [f"{m.group('i')} {m.group('n')}", *(c for each in said for c in each)]
+
+
 def _terse(sentence: str) -> list[str] | None:
     """ "Dana here, paramedic, Denver based": a list of short parts said about oneself, each
     made a clause ("I'm a paramedic", "I'm based in Denver"); None when the sentence is not
@@ -298,9 +402,9 @@ def _terse(sentence: str) -> list[str] | None:
     out = []
     for number, part in enumerate(parts):
         based = re.match(r"^(?P<p>(?-i:[A-Z][\w'-]*))[- ]based$", part, re.I)
-        if part.isdigit():
-            continue
-        if based:
+        if part.isdigit() or _intro_part(part):
+            out += _intro_part(part)
+        elif based:
             out.append(f"I'm based in {based.group('p')}")
         elif re.match(r"^(?-i:[A-Z][\w'-]+)$", part) and number == 0:
             out.append(f"I'm {part}")
@@ -330,7 +434,7 @@ def _split_sentence(sentence: str) -> list[str]:
         said = re.sub(r"\x00(\d+)\x00", lambda m: quotes[int(m.group(1))], said)
         said = _FILLERS.sub("", said.strip().strip(".!;,").strip()).strip()
         said = _TRAILING.sub("", said)
-        terse = _terse(said)
+        terse = _introduced(said) or _terse(said)
         if terse is not None:
             out += terse
             continue

@@ -175,8 +175,54 @@ def living_fact(what: str) -> Fact:
     return Fact("user", "profile", content, ("job",), "job", 0.7)
 
 
+#: Work said by what one does now: "I'm freelancing now", "I went freelance", "I'm
+#: self-employed" (s32 T14). Verbs of a job only: "I'm driving now" is a moment, not a job.
+_DOING_WORK = {
+    "freelancing": "freelancer",
+    "freelance": "freelancer",
+    "self-employed": "self-employed",
+    "self employed": "self-employed",
+    "contracting": "contractor",
+    "consulting": "consultant",
+    "tutoring": "tutor",
+    "lecturing": "lecturer",
+    "temping": "temp",
+    "childminding": "childminder",
+    "nannying": "nanny",
+    "teaching": "teacher",
+}
+_DOING = re.compile(
+    r"^(?:i'?m|im|i\s+am|i'?ve\s+gone|i\s+went|i\s+have\s+gone)\s+(?:now\s+|just\s+|fully\s+)?"
+    rf"(?P<v>{'|'.join(_DOING_WORK)})(?:\s+(?:now|these\s+days|full[- ]time|part[- ]time|"
+    r"instead))*$",
+    re.IGNORECASE,
+)
+#: "I'm 34", "I'm 34 years old", "I am 29 yrs old".
+_AGE = re.compile(
+    r"^(?:i'?m|im|i\s+am)\s+(?:now\s+|just\s+turned\s+)?(?P<n>\d{1,2})"
+    r"(?:\s*(?:years?\s+old|yrs?(?:\s+old)?|y/?o))?(?:\s+now)?$"
+    r"|^i\s+(?:just\s+)?turned\s+(?P<n2>\d{1,2})(?:\s+(?:today|yesterday|last\s+\w+|this\s+\w+))?$",
+    re.IGNORECASE,
+)
+
+
+def match_age(clause: str) -> list[Fact]:
+    """ "I'm 34 years old", "I'm 34", "I just turned 40" (s32 T14: an age was never kept)."""
+    m = _AGE.match(clause.strip())
+    if m is None:
+        return []
+    age = m.group("n") or m.group("n2")
+    return [Fact("user", "profile", f"The user is {age} years old.", ("age",), "age", 0.7)]
+
+
 def match_job(clause: str) -> list[Fact]:
     """ "I'm a nurse", "I work as a nurse at St. Mary's", "I'm a cashier at Tesco"."""
+    m = _DOING.match(clause)
+    if m:
+        job = _DOING_WORK[m.group("v").lower()]
+        if job == "self-employed":
+            return [Fact("user", "profile", "The user is self-employed.", ("job",), "job", 0.7)]
+        return [_job_fact(None, job)]
     for pattern in (_WORK_AS_AT, _IM_A_JOB, _WORK_AT_AS, _RETRAINED):
         m = pattern.match(clause)
         if m:
@@ -295,7 +341,9 @@ def match_pets(clause: str) -> list[Fact]:
         pos += len(clause[pos:]) - len(clause[pos:].lstrip(" ,"))
         what = re.sub(r"^and\s+|\s+", " ", pm.group("what")).strip()
         said.append((what, pm.group("plural") or "", names))
-    return [fact for what, plural, names in _names_shared(said) for fact in _pets(what, plural, names)]
+    return [
+        fact for what, plural, names in _names_shared(said) for fact in _pets(what, plural, names)
+    ]
 
 
 def _names_shared(said: list[tuple[str, str, list[str]]]) -> list[tuple[str, str, list[str]]]:
@@ -516,6 +564,7 @@ def people_facts(clause: str) -> list[Fact]:
     found = [
         *match_nickname(clause),
         *match_job(clause),
+        *match_age(clause),
         *match_workplace(clause),
         *match_pets(clause),
         *match_family(clause),
