@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 import re
 
+from familiars.memory._offline._objects import _words
+
 logger = logging.getLogger(__name__)
 
 
@@ -111,64 +113,11 @@ _CASUAL = (
 )
 #: The words after a naming cue that are no name ("I got called in", "named after him").
 _NOT_LOWER_NAMES = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "in",
-        "out",
-        "up",
-        "off",
-        "back",
-        "away",
-        "for",
-        "to",
-        "by",
-        "on",
-        "at",
-        "it",
-        "me",
-        "him",
-        "her",
-        "them",
-        "us",
-        "you",
-        "that",
-        "this",
-        "something",
-        "so",
-        "after",
-        "because",
-        "as",
-        "and",
-        "or",
-        "but",
-        "his",
-        "my",
-        "our",
-        "their",
-        "your",
-        "its",
-        "of",
-        "from",
-        "with",
-        "over",
-        "into",
-        "about",
-        "round",
-        "around",
-        "home",
-        "again",
-        "too",
-        "very",
-        "just",
-        "really",
-        "now",
-        "then",
-        "yet",
-        "still",
-        "names",
-    ]
+    _words(
+        "a an the in out up off back away for to by on at it me him her them us you that this",
+        "something so after because as and or but his my our their your its of from with over",
+        "into about round around home again too very just really now then yet still names",
+    )
 )
 #: A naming cue and the lower-case name(s) after it: "called salt and pepper".
 _LOWER_NAMED = re.compile(

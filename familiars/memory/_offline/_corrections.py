@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from familiars.memory._offline._objects import topic_key
+from familiars.memory._offline._objects import _words, topic_key
 from familiars.memory._records import MemoryRecord, is_live
 from familiars.memory._writer._schema import WriteOp, WriterEntry
 
@@ -41,58 +41,11 @@ _CORRECTING = re.compile(
     re.I,
 )
 _NOT_NAMES = frozenset(
-    [
-        "i",
-        "a",
-        "an",
-        "the",
-        "it",
-        "its",
-        "it's",
-        "this",
-        "that",
-        "what",
-        "who",
-        "he",
-        "she",
-        "they",
-        "we",
-        "you",
-        "me",
-        "my",
-        "our",
-        "his",
-        "her",
-        "not",
-        "no",
-        "yes",
-        "but",
-        "and",
-        "or",
-        "so",
-        "just",
-        "really",
-        "very",
-        "sure",
-        "i'm",
-        "im",
-        "is",
-        "are",
-        "was",
-        "were",
-        "am",
-        "do",
-        "does",
-        "did",
-        "can",
-        "could",
-        "will",
-        "would",
-        "should",
-        "have",
-        "has",
-        "had",
-    ]
+    _words(
+        "i a an the it its it's this that what who he she they we you me my our his her not no",
+        "yes but and or so just really very sure i'm im is are was were am do does did can",
+        "could will would should have has had",
+    )
 )
 #: A capitalised word of a record other than its first: a name it holds.
 _HELD_NAME = re.compile(r"(?<!^)\b[A-Z][\w'-]+")

@@ -48,75 +48,14 @@ KIN = {
 }
 #: What kind of pet a breed or a young one is: "what's my dog's name?" is answered by "a
 #: beagle called Rufus" (s32 T1), "my kitten" by "a tabby called Tig".
-_PET_KIND = {
-    **dict.fromkeys(
-        [
-            "puppy",
-            "pup",
-            "pups",
-            "puppies",
-            "retriever",
-            "labrador",
-            "lab",
-            "beagle",
-            "poodle",
-            "spaniel",
-            "terrier",
-            "collie",
-            "husky",
-            "corgi",
-            "dachshund",
-            "sausage",
-            "pug",
-            "bulldog",
-            "greyhound",
-            "whippet",
-            "shepherd",
-            "schnauzer",
-            "labradoodle",
-            "cockapoo",
-            "cavapoo",
-            "lurcher",
-            "westie",
-            "springer",
-            "pointer",
-            "setter",
-            "boxer",
-            "rottweiler",
-            "doberman",
-            "staffie",
-            "staffy",
-            "mastiff",
-            "chihuahua",
-            "pomeranian",
-            "dalmatian",
-            "malamute",
-            "akita",
-            "sheepdog",
-            "jack",
-            "russell",
-        ],
-        "dog",
-    ),
-    **dict.fromkeys(
-        [
-            "kitten",
-            "kitty",
-            "tabby",
-            "siamese",
-            "persian",
-            "ragdoll",
-            "bengal",
-            "moggy",
-            "moggie",
-            "tomcat",
-            "coon",
-            "sphynx",
-            "burmese",
-        ],
-        "cat",
-    ),
-}
+_DOGS = (
+    "puppy pup pups puppies retriever labrador lab beagle poodle spaniel terrier collie husky "
+    "corgi dachshund sausage pug bulldog greyhound whippet shepherd schnauzer labradoodle "
+    "cockapoo cavapoo lurcher westie springer pointer setter boxer rottweiler doberman staffie "
+    "staffy mastiff chihuahua pomeranian dalmatian malamute akita sheepdog"
+)
+_CATS = "kitten kitty tabby siamese persian ragdoll bengal moggy moggie tomcat coon sphynx burmese"
+_PET_KIND = {**dict.fromkeys(_DOGS.split(), "dog"), **dict.fromkeys(_CATS.split(), "cat")}
 #: A sentence about someone else: kept ("The user's brother ...", "Sam has ...") or as said
 #: ("my friend Sam's birthday is ...").
 _KEPT_OTHER = re.compile(
