@@ -90,8 +90,7 @@ def liking_asked(question: str, live: Sequence[MemoryRecord]) -> list[MemoryReco
     kept = [
         r
         for r in live
-        if r.category == "preference"
-        and any(t in r.tags for t in _LIKING_TAGS)
+        if any(t in r.tags for t in _LIKING_TAGS)
         and words & {_stem(w) for w in re.findall(r"[\w'-]+", r.content.removeprefix("The user"))}
     ]
     return sorted(kept, key=_when, reverse=True)[:1]

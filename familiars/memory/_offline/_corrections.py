@@ -44,7 +44,7 @@ _NOT_NAMES = frozenset(
     _words(
         "i a an the it its it's this that what who he she they we you me my our his her not no",
         "yes but and or so just really very sure i'm im is are was were am do does did can",
-        "could will would should have has had",
+        "could will would should have has had wait hang hold oh ah sorry oops actually",
     )
 )
 #: A capitalised word of a record other than its first: a name it holds.
@@ -57,7 +57,7 @@ def corrected_names(text: str) -> tuple[str, str | None] | None:
     meant = _MEANT.match(said)
     if meant:
         return _capital(meant.group("new")), None
-    for pattern in (_RIGHT_NOT_WRONG, _WRONG_THEN_RIGHT):
+    for pattern in (_WRONG_THEN_RIGHT, _RIGHT_NOT_WRONG):
         m = pattern.search(said)
         if m and _CORRECTING.search(said):
             new, old = m.group("new"), m.group("old")

@@ -33,12 +33,14 @@ _CONDITION = re.compile(rf"(?:{_CONDITIONS})", re.I)
 _HAVE_CONDITIONS = re.compile(
     r"^i(?:\s+(?:also|still))?\s*(?:have(?:\s+got)?|'ve\s+(?:also\s+)?got|suffer\s+from|"
     r"live\s+with|(?:was|were|'ve\s+been|have\s+been|got|just\s+got|recently\s+got)\s+diagnosed\s+with)"
-    r"\s+(?P<what>.+)$",
+    r"\s+(?P<what>.+)$"
+    r"|^(?:got|was|just\s+got|recently\s+got)\s+diagnosed\s+with\s+(?P<what2>.+)$",
     re.I,
 )
 _TIME_SAID = re.compile(
     r"\s+(?:last\s+\w+|this\s+\w+|\w+\s+ago|in\s+\d{4}|since\s+.+|for\s+(?:years|ages|a\s+while|"
-    r"\w+\s+(?:years?|months?|weeks?))|as\s+a\s+(?:kid|child)|every\s+\w+|too|as\s+well|now)$",
+    r"\w+\s+(?:years?|months?|weeks?))|as\s+a\s+(?:kid|child|teenager)|every\s+\w+|too|as\s+well|now|"
+    r"in\s+(?:my|both|one|the|his|her)\s+[\w ]+)$",
     re.I,
 )
 _LIST_CUT = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s+plus\s+", re.I)
@@ -59,16 +61,16 @@ def match_conditions(clause: str) -> list[Fact]:
     m = _HAVE_CONDITIONS.match(clause.strip().rstrip(".!"))
     if m is None:
         return []
-    said = m.group("what")
+    said = m.group("what") or m.group("what2")
     while (cut := _TIME_SAID.sub("", said)) != said:
         said = cut
     items = [_MILD.sub("", i).strip() for i in _LIST_CUT.split(said) if i.strip()]
     if not items or not all(_CONDITION.fullmatch(i) for i in items):
         return []
-    diagnosed = "diagnosed" in m.group(0)[: m.start("what")].lower()
+    diagnosed = "diagnosed with" in m.group(0).lower()
     out = []
     for item in items:
-        what = re.sub(r"\s+", " ", item.lower())
+        what = re.sub(r"\s+", " ", item if item.isupper() else item.lower())
         verb = "was diagnosed with" if diagnosed else "has"
         out.append(_health(f"The user {verb} {what}.", what, "condition"))
     return out
@@ -89,7 +91,7 @@ _DRUG_NAMES = (
 _DRUG = re.compile(rf"(?:{_DRUG_NAMES}|[a-z]+(?:{_DRUG_ENDINGS}))", re.I)
 _DOSE = r"\d+(?:\.\d+)?\s*(?:mg|mcg|µg|ml|g|units?)"
 _TAKES = re.compile(
-    r"^i(?:'m|\s+am)?\s+(?:also\s+|still\s+|now\s+)?(?:take|taking|on|use|using|"
+    r"^i(?:'m|\s+am|'ve\s+been|\s+have\s+been)?\s+(?:also\s+|still\s+|now\s+)?(?:take|taking|on|use|using|"
     r"(?:was|'ve\s+been|have\s+been|got|just\s+got)\s+(?:put\s+on|prescribed|started\s+on))\s+"
     rf"(?:(?P<dose>{_DOSE})\s+(?:of\s+)?)?(?P<drug>(?:[\w-]+\s+){{0,2}}?[\w-]+?)"
     rf"(?P<rest>(?:\s+{_DOSE})?(?:\s+(?:once|twice|three\s+times|every|each|daily|a\s+day|"

@@ -192,9 +192,9 @@ _DOING_WORK = {
     "teaching": "teacher",
 }
 _DOING = re.compile(
-    r"^(?:i'?m|im|i\s+am|i'?ve\s+gone|i\s+went|i\s+have\s+gone)\s+(?:now\s+|just\s+|fully\s+)?"
+    r"^(?:i'?m|im|i\s+am|i'?ve\s+gone|(?:i\s+)?went|i\s+have\s+gone)\s+(?:now\s+|just\s+|fully\s+)?"
     rf"(?P<v>{'|'.join(_DOING_WORK)})(?:\s+(?:now|these\s+days|full[- ]time|part[- ]time|"
-    r"instead))*$",
+    r"instead|in\s+\w+|last\s+\w+|this\s+\w+|\w+\s+ago))*$",
     re.IGNORECASE,
 )
 #: "I'm 34", "I'm 34 years old", "I am 29 yrs old".
