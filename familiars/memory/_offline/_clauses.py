@@ -141,7 +141,7 @@ def casual(text: str) -> str:
 
     def named(m: re.Match[str]) -> str:
         parts = re.split(r"(\s*,\s*|\s+and\s+)", m.group("names"))
-        said = []
+        said: list[str] = []
         for number, part in enumerate(parts):
             if number % 2 == 0 and part.lower() in _NOT_LOWER_NAMES:
                 if number == 0:

@@ -219,10 +219,10 @@ def match_job(clause: str) -> list[Fact]:
     """ "I'm a nurse", "I work as a nurse at St. Mary's", "I'm a cashier at Tesco"."""
     m = _DOING.match(clause)
     if m:
-        job = _DOING_WORK[m.group("v").lower()]
-        if job == "self-employed":
+        doer = _DOING_WORK[m.group("v").lower()]
+        if doer == "self-employed":
             return [Fact("user", "profile", "The user is self-employed.", ("job",), "job", 0.7)]
-        return [_job_fact(None, job)]
+        return [_job_fact(None, doer)]
     for pattern in (_WORK_AS_AT, _IM_A_JOB, _WORK_AT_AS, _RETRAINED):
         m = pattern.match(clause)
         if m:
