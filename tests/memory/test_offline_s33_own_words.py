@@ -95,6 +95,8 @@ def test_a_name_put_right_supersedes_the_wrong_one_instead_of_adding_a_second() 
     ]
     rex = _rec(1, "The user has a dog called Rex.", ["pet", "topic:rex"])
     assert _said("I meant Max", [rex]) == ["update The user has a dog called Max."]
+    for not_a_correction in ("it's Friday", "sorry, it's raining", "I meant it", "i meant well"):
+        assert not any("update" in w for w in _said(not_a_correction, [rex]))
 
     jerry = _rec(1, "The user has a rabbit called Jerry.", ["pet", "topic:jerry"])
     assert not any("update" in w for w in _said("I like Tom, not Jerry", [jerry]))

@@ -27,11 +27,23 @@ _RIGHT_NOT_WRONG = re.compile(
 _WRONG_THEN_RIGHT = re.compile(
     rf"\bnot\s+(?P<old>{_NAME})\s*[,;-]?\s*(?:it'?s|its|but|it\s+is)\s+(?P<new>{_NAME})\b", re.I
 )
-#: "I meant Tim", "sorry, it's Tim": the whole message, the wrong name left unsaid.
+#: "I meant Tim", "sorry, it's Tim": the whole message, the wrong name left unsaid; "it's"
+#: needs an apology before it ("it's Friday" corrects nothing) and the name its capital.
 _MEANT = re.compile(
-    rf"^(?:(?:sorry|oops|whoops|no|nope|actually|correction|my\s+bad|typo)[,!.:\s]+)*"
-    rf"(?:i\s+meant(?:\s+to\s+say)?|i\s+mean|it'?s|its|it\s+is)\s+(?P<new>{_NAME})[.!]*$",
+    r"^(?:(?:no|nope|actually|oh|wait)[,!.:\s]+)*(?:"
+    rf"i\s+meant(?:\s+to\s+say)?\s+(?P<new>{_NAME})"
+    r"|(?:(?:sorry|oops|whoops|correction|my\s+bad|typo)[,!.:\s]+)+(?:i\s+meant\s+|i\s+mean\s+|"
+    r"it'?s\s+|its\s+|it\s+is\s+)(?P<new2>(?-i:[A-Z])[\w'-]+)"
+    r")[.!]*$",
     re.I,
+)
+_NOT_MEANT = frozenset(
+    _words(
+        "monday tuesday wednesday thursday friday saturday sunday today tomorrow yesterday",
+        "january february march april may june july august september october november december",
+        "fine ok okay nothing everything fun late early time that this it well business yes",
+        "no so both all none later earlier the a an you me him her them us what",
+    )
 )
 #: What says a correction is meant: an apology, "actually", "I meant", "wrong", "typo", or a
 #: naming ("called X not Y").
@@ -56,7 +68,8 @@ def corrected_names(text: str) -> tuple[str, str | None] | None:
     said = text.strip()
     meant = _MEANT.match(said)
     if meant:
-        return _capital(meant.group("new")), None
+        new = meant.group("new") or meant.group("new2")
+        return None if new.lower() in _NOT_MEANT else (_capital(new), None)
     for pattern in (_WRONG_THEN_RIGHT, _RIGHT_NOT_WRONG):
         m = pattern.search(said)
         if m and _CORRECTING.search(said):
