@@ -57,6 +57,13 @@ S31_DATA = Path(__file__).parent / "data" / "writer_s31.jsonl"
 #: look-alikes: sarcasm, questions about one's own facts, jokes, hypotheticals, past jobs and
 #: other people's. Tuned on, never used to train.
 S32_DATA = Path(__file__).parent / "data" / "writer_s32.jsonl"
+#: A sixth dev batch (s33), from the person-tester's findings T1, T2, T14, T18 and T23:
+#: lower case without apostrophes ("my dogs called rex"), lists that name each one ("a cat
+#: and a rabbit called Tom and Jerry"), names put right ("sorry, it's Tim not Tom"),
+#: medicines and several conditions, short introductions ("Jo, 34, nurse from Leeds"), ages
+#: and work said by what one does ("I'm freelancing now"); and look-alikes (others' health,
+#: "I take the bus", "I'm 5 minutes away"). Tuned on, never used to train.
+S33_DATA = Path(__file__).parent / "data" / "writer_s33.jsonl"
 #: Monday 30 November 2026, 14:00 in Berlin: dates in the set are read against this.
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
 TIMEZONE = "Europe/Berlin"
@@ -76,6 +83,7 @@ KINDS = (
     "place",
     "birthday",
     "allergy",
+    "age",
     "reminder",
     "remember",
     "meaning",
@@ -94,6 +102,7 @@ _PROFILE_TAGS = {
     "birthday": ("birthday",),
     "allergy": ("allergy",),
     "diet": ("allergy",),
+    "age": ("age",),
 }
 
 
@@ -356,6 +365,7 @@ def side_by_side(
         "dev (s30)": load_messages(NEW_DATA, "dev") if NEW_DATA.is_file() else [],
         "dev (s31)": load_messages(S31_DATA, "dev") if S31_DATA.is_file() else [],
         "dev (s32)": load_messages(S32_DATA, "dev") if S32_DATA.is_file() else [],
+        "dev (s33)": load_messages(S33_DATA, "dev") if S33_DATA.is_file() else [],
         "held (old)": load_messages(dev_path, "held"),
         "fresh held": fresh,
         "originals": [m for m in fresh if m.id in originals],

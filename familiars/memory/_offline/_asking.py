@@ -49,6 +49,71 @@ SURE = 0.8
 #: tags a record must carry to answer one.
 POSITIVE_TAGS = {"like": ("likes",)}
 _WH = re.compile(r"^(?:what|what's|whats|which|name)\b", re.I)
+#: "do I like hiking?": a yes or no about one thing, answered by the record of that thing
+#: (liked, disliked or given up), never by another like (s32 T3).
+_DO_I_LIKE = re.compile(
+    r"^(?:do|did)\s+i\s+(?:still\s+|really\s+|even\s+)?(?:like|love|enjoy|hate|dislike|mind|"
+    r"prefer|adore|drink|eat)\s+(?P<x>.+?)\s*(?:any\s?more|still|now|these\s+days)?\s*\?*$",
+    re.I,
+)
+_LIKING_TAGS = ("likes", "dislikes", "stopped")
+#: What a health question asks for: medicines, or every health record.
+_MEDS_ASKED = re.compile(
+    r"\b(?:medications?|meds|medicines?|pills|tablets|prescriptions?|drugs|inhaler)\b", re.I
+)
+_HEALTH_ASKED = re.compile(
+    r"\b(?:health|conditions?|illness(?:es)?|diagnos\w*|medical|medications?|meds|medicines?|"
+    r"pills|tablets|prescriptions?)\b",
+    re.I,
+)
+MAX_HEALTH = 6
+#: A health question about someone else ("what meds does my mum take?", "Sam's health").
+_RELATIVE_NAMED = re.compile(
+    r"\b(?:my|our)\s+(?!own\b|health\b|medical\b|meds\b|medications?\b|"
+    r"medicines?\b|pills\b|tablets\b|conditions?\b|prescriptions?\b)\w+|\b(?-i:[A-Z][a-z]+)'s\b",
+    re.I,
+)
+
+
+def _stem(word: str) -> str:
+    return word.lower()[:5]
+
+
+def liking_asked(question: str, live: Sequence[MemoryRecord]) -> list[MemoryRecord] | None:
+    """The newest like or dislike of the thing "do I like X?" names ([] when none is kept);
+    None when ``question`` is not such a question."""
+    m = _DO_I_LIKE.match(question.strip())
+    if m is None:
+        return None
+    words = {_stem(w) for w in re.findall(r"[\w'-]+", m.group("x")) if len(w) > 2}
+    words -= {"the", "them", "that", "this", "doing", "going"}
+    kept = [
+        r
+        for r in live
+        if any(t in r.tags for t in _LIKING_TAGS)
+        and words & {_stem(w) for w in re.findall(r"[\w'-]+", r.content.removeprefix("The user"))}
+    ]
+    return sorted(kept, key=_when, reverse=True)[:1]
+
+
+_AGE_ASKED = re.compile(
+    r"^(?:how\s+old\s+am\s+i|what(?:'s|\s+is)\s+my\s+age|(?:do\s+you\s+know\s+)?my\s+age)\b", re.I
+)
+
+
+def health_asked(question: str, live: Sequence[MemoryRecord]) -> list[MemoryRecord] | None:
+    """Every health record a question about one's health or medicines asks for (a list:
+    "what health conditions do I have?" named one of two, s32 T18), and the age "how old am
+    I?" asks for; None when it asks of neither."""
+    if _AGE_ASKED.match(question.strip()):
+        return sorted((r for r in live if "age" in r.tags), key=_when, reverse=True)[:1]
+    if not _HEALTH_ASKED.search(question) or _RELATIVE_NAMED.search(question):
+        return None
+    wanted = "medication" if _MEDS_ASKED.search(question) else "allergy"
+    kept = [r for r in live if wanted in r.tags and r.category == "profile"]
+    if re.search(r"\bconditions?\b", question, re.I):  # a condition is not a medicine
+        kept = [r for r in kept if "medication" not in r.tags]
+    return sorted(kept, key=_when, reverse=True)[:MAX_HEALTH]
 
 
 def answer_records(
@@ -62,6 +127,11 @@ def answer_records(
     said = when_did(question, [r.content for r in done])  # "When did I see them?"
     if said:
         return [r for r in done if r.content in said]
+    asked_of = liking_asked(question, live)
+    if asked_of is None:
+        asked_of = health_asked(question, live)
+    if asked_of is not None:
+        return asked_of
     asked, probability = understanding.asked(question)
     if asked == "none" or probability < MIN_PROBABILITY:
         return []
@@ -118,6 +188,12 @@ def asks_unknown(
     """``question`` surely asks about one of the person's own slots and none is kept."""
     if not understanding.has("answers"):
         return False
+    live = [r for r in records if r.scope == "user" and is_live(r)]
+    asked_of = liking_asked(question, live)
+    if asked_of is None:
+        asked_of = health_asked(question, live)
+    if asked_of is not None:
+        return not asked_of
     asked, probability = understanding.asked(question)
     if named_others(question, records):
         return False  # about someone else: the person's own slots say nothing of it

@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 import re
 
+from familiars.memory._offline._objects import _words
+
 logger = logging.getLogger(__name__)
 
 
@@ -98,6 +100,60 @@ def _apostrophes(text: str) -> str:
     return _TYPED_YOU.sub("you", _BARE_CONTRACTION.sub(given, text))
 
 
+#: How people type on a phone (tester T23): "im", a lone "i", "wots", "my dogs name".
+_CASUAL = (
+    (re.compile(r"(?<![\w'-])(?-i:im)(?=\s+[a-z])"), "I'm"),
+    (re.compile(r"(?<![\w'-])(?-i:i)(?=\s|'|$)"), "I"),
+    (re.compile(r"\b(?:wots|wot|whats)\b", re.I), "what's"),
+    # "my dogs name", "my dogs called rex": the possessive or "is" lost its apostrophe
+    (
+        re.compile(r"\b(?P<my>my|our)\s+(?P<n>[a-z]+[^s\W])s\s+(?=(?:name|called|named)\b)", re.I),
+        r"\g<my> \g<n>'s ",
+    ),
+)
+#: The words after a naming cue that are no name ("I got called in", "named after him").
+_NOT_LOWER_NAMES = frozenset(
+    _words(
+        "a an the in out up off back away for to by on at it me him her them us you that this",
+        "something so after because as and or but his my our their your its of from with over",
+        "into about round around home again too very just really now then yet still names",
+    )
+)
+#: A naming cue and the lower-case name(s) after it: "called salt and pepper".
+_LOWER_NAMED = re.compile(
+    r"\b(?P<cue>(?:called|named|name\s+is|name's|names\s+are|names\s+is)\s+)"
+    r"(?P<names>[a-z][a-z'-]+(?:(?:\s*,\s*|\s+and\s+)[a-z][a-z'-]+)*)",
+)
+#: A capital letter not at a sentence's start and not the word "I": the person types names
+#: in capitals, so a lower-case word is no name.
+_INNER_CAPITAL = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I\b|I')[A-Z]")
+
+
+def casual(text: str) -> str:
+    """``text`` as if typed with care: "im" and a lone "i" as "I'm" and "I", "wots" as
+    "what's", "my dogs name" as "my dog's name", and, in a message typed all in lower case,
+    the names after "called", "named" or "name is" capitalised ("called salt and pepper" ->
+    "called Salt and Pepper"), so every rule reads a casual message as a careful one."""
+    for pattern, said in _CASUAL:
+        text = pattern.sub(said, text)
+    if _INNER_CAPITAL.search(text.strip()):
+        return text
+
+    def named(m: re.Match[str]) -> str:
+        parts = re.split(r"(\s*,\s*|\s+and\s+)", m.group("names"))
+        said: list[str] = []
+        for number, part in enumerate(parts):
+            if number % 2 == 0 and part.lower() in _NOT_LOWER_NAMES:
+                if number == 0:
+                    return m.group(0)
+                said = said[:-1] + parts[number - 1 :]  # "called rex and my cat": Rex only
+                break
+            said.append(part.capitalize() if number % 2 == 0 else part)
+        return m.group("cue") + "".join(said)
+
+    return _LOWER_NAMED.sub(named, text)
+
+
 def sentences(text: str) -> list[str]:
     """``text`` cut at sentence ends (. ! ? ; and line breaks), abbreviations kept whole;
     a contraction typed without its apostrophe ("cant") gets it back, and a typed "u" is
@@ -131,7 +187,48 @@ _TAKEN_BACK = re.compile(
     r"|n't\b",
     re.I,
 )
-_HAVE = re.compile(r"^(?:i|we)(?:\s+have(?:\s+got)?|'ve\s+got|\s+got|\s+own)\b", re.I)
+_HAVE = re.compile(
+    r"^(?:i|we)(?:\s+(?:also|now|still|both|already|just))?"
+    r"(?:\s+have(?:\s+got)?|'ve\s+(?:also\s+)?got|\s+got|\s+own)\b",
+    re.I,
+)
+#: "a daughter called Lily and a son called Sam": the next named one of a list, which
+#: becomes its own clause with the verb of the one before ("I have a son called Sam").
+_NEXT_NAMED = re.compile(
+    r",?\s+and\s+(?=(?:a|an|one|two|three|four|\d+|our|my)\s+(?:[\w-]+\s+){0,2}?[\w-]+"
+    r"(?:,\s+(?-i:[A-Z])|\s+(?:called|named)\s+))",
+    re.I,
+)
+_NAMING_SAID = re.compile(
+    r"\b(?:called|named)\s+\w|,\s+(?-i:[A-Z])|\b(?:my|our)\s+[\w-]+\s+(?-i:[A-Z])", re.I
+)
+#: "I live in Leeds with my husband Tom": where one lives, then who with.
+_LIVE_WITH = re.compile(
+    r"^(?P<home>(?:i|we)\s+(?:now\s+|still\s+)?live\s+in\s+.+?)\s+with\s+(?P<who>(?:my|our)\s+.+)$",
+    re.I,
+)
+
+
+def _coordinated(part: str) -> list[str]:
+    """``part`` cut where a list names one more ("a daughter called Lily and a son called
+    Sam") and where who one lives with follows where ("I live in Leeds with my husband
+    Tom"). A list whose first ones are unnamed ("a cat and a rabbit called Tom and Jerry")
+    stays whole: the names belong to all of it."""
+    live = _LIVE_WITH.match(part)
+    if live:
+        return [live.group("home"), *_coordinated(live.group("who"))]
+    out, start = [], 0
+    for m in _NEXT_NAMED.finditer(part):
+        if _NAMING_SAID.search(part[start : m.start()]):
+            out.append(part[start : m.start()])
+            start = m.end()
+    return [*out, part[start:]]
+
+
+#: "our two kids, Lily and Sam" said after "with": the household has them.
+_OUR_COUNTED = re.compile(r"^(?:my|our)\s+(?=(?:two|three|four|five|\d+)\s+\w)", re.I)
+#: "Lily who is 7 and Sam who is 4": the age of each named one, said after the name.
+_WHO_IS_AGED = re.compile(r"\s*,?\s+(?:who\s+is|who's|aged)\s+\d{1,2}\b(?:\s+years?\s+old)?", re.I)
 #: A bare counted noun ("two goldfish", "a hamster"): more of what the clause before has.
 _COUNTED = re.compile(r"^(?:a|an|one|two|three|four|five|six|some|\d+)\s+[a-z][\w-]*", re.I)
 _NOW_IT = re.compile(r"^(?:now|these\s+days|nowadays)\s+(?:it'?s\s+|it\s+is\s+)?(?P<y>.+)$", re.I)
@@ -180,12 +277,63 @@ def _subject_given(part: str, before: list[str]) -> str:
         part = now.group("y") + " now"
     if _BARE_BE.match(part):
         return "I'm " + part
+    if _OUR_COUNTED.match(part):
+        return _OUR_COUNTED.sub("we have ", part)
     have = _HAVE.match(before[-1]) if before else None
     if have and _COUNTED.match(part):  # "I have a terrier, his name is Bo, and two goldfish"
         return f"{have.group(0)} {part}"
     if _BARE_VERB.match(part) and (not before or not _HAS_SUBJECT_I.match(part)):
         return "I " + part
     return part
+
+
+#: A part of a short introduction that says what one is and where: "nurse from Leeds",
+#: "software developer at a small startup in Bristol".
+_WHAT_THEN_WHERE = re.compile(
+    r"^(?P<what>(?:an?\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)"
+    r"(?:\s+(?P<at>at|for|with)\s+(?P<org>.+?))?"
+    r"(?:\s+(?:from|in|based\s+in|living\s+in|out\s+of)\s+(?P<place>(?-i:[A-Z][\w'-]*)(?:\s+(?-i:[A-Z][\w'-]*))?))?$",
+    re.I,
+)
+#: An age said alone or with its unit: "34", "34 years old", "34yo".
+_AGE_ALONE = re.compile(r"^(?P<n>\d{1,2})(?:\s*(?:years?\s+old|yrs?(?:\s+old)?|y/?o))?$", re.I)
+#: "I'm Raj, 34, software developer at a startup in Bristol": a name, then short parts.
+_NAME_THEN_PARTS = re.compile(
+    r"^(?P<i>i'?m|im|i\s+am)\s+(?P<n>(?-i:[A-Z][\w'-]+))\s*,\s*(?P<rest>.+)$", re.I
+)
+
+
+def _intro_part(part: str, *, bare: bool = False) -> list[str]:
+    """One part of a short introduction as clauses: an age ("34" -> "I'm 34 years old"),
+    what one is and where ("nurse from Leeds" -> "I'm a nurse", "I live in Leeds"); [] when
+    the part is neither."""
+    part = part.strip(" .!")
+    age = _AGE_ALONE.match(part)
+    if age:
+        return [f"I'm {age.group('n')} years old"]
+    m = _WHAT_THEN_WHERE.match(part)
+    if m is None or not (m.group("org") or m.group("place") or (bare and part.islower())):
+        return []
+    what = m.group("what")
+    said = what if re.match(r"^an?\s", what, re.I) else f"a {what}"
+    at = f" {m.group('at')} {m.group('org')}" if m.group("org") else ""
+    out = [f"I'm {said}{at}"]
+    if m.group("place"):
+        out.append(f"I live in {m.group('place')}")
+    return out
+
+
+def _introduced(sentence: str) -> list[str] | None:
+    """ "I'm Raj, 34, software developer at a small startup in Bristol": the name, then each
+    part said as a clause (:func:`_intro_part`); None when a part is not one of those."""
+    m = _NAME_THEN_PARTS.match(sentence.strip())
+    if m is None:
+        return None
+    parts = [p.strip() for p in m.group("rest").split(",") if p.strip()]
+    said = [_intro_part(p, bare=True) for p in parts]
+    if not parts or not all(said) or not any(_AGE_ALONE.match(p) for p in parts):
+        return None
+    return [f"{m.group('i')} {m.group('n')}", *(c for each in said for c in each)]
 
 
 def _terse(sentence: str) -> list[str] | None:
@@ -203,9 +351,9 @@ def _terse(sentence: str) -> list[str] | None:
     out = []
     for number, part in enumerate(parts):
         based = re.match(r"^(?P<p>(?-i:[A-Z][\w'-]*))[- ]based$", part, re.I)
-        if part.isdigit():
-            continue
-        if based:
+        if part.isdigit() or _intro_part(part):
+            out += _intro_part(part)
+        elif based:
             out.append(f"I'm based in {based.group('p')}")
         elif re.match(r"^(?-i:[A-Z][\w'-]+)$", part) and number == 0:
             out.append(f"I'm {part}")
@@ -229,16 +377,18 @@ def _split_sentence(sentence: str) -> list[str]:
     masked = _APPOSITIVE.sub(lambda m: f"{m.group('np')} {m.group('n')} ", masked)
     masked = _NAME_THEN_WHAT.sub(lambda m: f"{m.group('i')} {m.group('n')}, and I'm ", masked)
     masked = _PARTICIPLE.sub(", and I'm ", _AGE.sub("", masked))
+    masked = _WHO_IS_AGED.sub("", masked)
     out: list[str] = []
     for said in _CLAUSE_SPLIT.split(masked):
         said = re.sub(r"\x00(\d+)\x00", lambda m: quotes[int(m.group(1))], said)
         said = _FILLERS.sub("", said.strip().strip(".!;,").strip()).strip()
         said = _TRAILING.sub("", said)
-        terse = _terse(said)
+        terse = _introduced(said) or _terse(said)
         if terse is not None:
             out += terse
             continue
-        out += _subjects_given(said, out)
+        for each in _coordinated(said):
+            out += _subjects_given(each.strip(), out)
     return out
 
 
@@ -281,7 +431,7 @@ def _sentence_clauses(text: str) -> list[tuple[str, list[str]]]:
     """Each sentence that states something, with its clauses: a sentence that only imagines
     is dropped, and so is the condition of an "if ..., ..." sentence."""
     out = []
-    for sentence in sentences(text):
+    for sentence in sentences(casual(text)):
         bare = _FILLERS.sub("", sentence)
         if _HYPOTHETICAL.match(bare):
             continue

@@ -203,7 +203,7 @@ def _key_of(content: str, category: str, all_tags: tuple[str, ...]) -> str | Non
     for kind in ("allergy", "diet"):
         if kind in tags and category == "profile" and topics:
             return f"{kind}:{topics[0][6:]}"
-    for key in ("name", "home", "work", "job", "birthday"):
+    for key in ("name", "home", "work", "job", "birthday", "age"):
         if key in tags and category == "profile":
             return key
     for kind in MEANING_KINDS:

@@ -90,6 +90,8 @@ _PET_LOWER = r"(?-i:tom|tomcat|tom\s+cat|moggy|moggie|mouser|pooch|mutt)"
 _PET_WORD = rf"(?:{_alternation(PETS)}|{_PET_LOWER})"
 _FAMILY_WORD = rf"(?:{_alternation(FAMILY)})"
 _MOD = r"(?:[\w-]+\s+){0,3}?"
+#: A pet's modifiers never cross "and": "a cat and a rabbit called Tom and Jerry" is two pets.
+_PET_MOD = r"(?:(?!(?:and|or|with)\b)[\w-]+\s+){0,3}?"
 #: How a name follows what it names: "called Fudge", ", Fudge", ", she's called Fudge",
 #: ", named her Fudge", ", his name is Fudge".
 _NAMING = (
@@ -173,8 +175,54 @@ def living_fact(what: str) -> Fact:
     return Fact("user", "profile", content, ("job",), "job", 0.7)
 
 
+#: Work said by what one does now: "I'm freelancing now", "I went freelance", "I'm
+#: self-employed" (s32 T14). Verbs of a job only: "I'm driving now" is a moment, not a job.
+_DOING_WORK = {
+    "freelancing": "freelancer",
+    "freelance": "freelancer",
+    "self-employed": "self-employed",
+    "self employed": "self-employed",
+    "contracting": "contractor",
+    "consulting": "consultant",
+    "tutoring": "tutor",
+    "lecturing": "lecturer",
+    "temping": "temp",
+    "childminding": "childminder",
+    "nannying": "nanny",
+    "teaching": "teacher",
+}
+_DOING = re.compile(
+    r"^(?:i'?m|im|i\s+am|i'?ve\s+gone|(?:i\s+)?went|i\s+have\s+gone)\s+(?:now\s+|just\s+|fully\s+)?"
+    rf"(?P<v>{'|'.join(_DOING_WORK)})(?:\s+(?:now|these\s+days|full[- ]time|part[- ]time|"
+    r"instead|in\s+\w+|last\s+\w+|this\s+\w+|\w+\s+ago))*$",
+    re.IGNORECASE,
+)
+#: "I'm 34", "I'm 34 years old", "I am 29 yrs old".
+_AGE = re.compile(
+    r"^(?:i'?m|im|i\s+am)\s+(?:now\s+|just\s+turned\s+)?(?P<n>\d{1,2})"
+    r"(?:\s*(?:years?\s+old|yrs?(?:\s+old)?|y/?o))?(?:\s+now)?$"
+    r"|^i\s+(?:just\s+)?turned\s+(?P<n2>\d{1,2})(?:\s+(?:today|yesterday|last\s+\w+|this\s+\w+))?$",
+    re.IGNORECASE,
+)
+
+
+def match_age(clause: str) -> list[Fact]:
+    """ "I'm 34 years old", "I'm 34", "I just turned 40" (s32 T14: an age was never kept)."""
+    m = _AGE.match(clause.strip())
+    if m is None:
+        return []
+    age = m.group("n") or m.group("n2")
+    return [Fact("user", "profile", f"The user is {age} years old.", ("age",), "age", 0.7)]
+
+
 def match_job(clause: str) -> list[Fact]:
     """ "I'm a nurse", "I work as a nurse at St. Mary's", "I'm a cashier at Tesco"."""
+    m = _DOING.match(clause)
+    if m:
+        doer = _DOING_WORK[m.group("v").lower()]
+        if doer == "self-employed":
+            return [Fact("user", "profile", "The user is self-employed.", ("job",), "job", 0.7)]
+        return [_job_fact(None, doer)]
     for pattern in (_WORK_AS_AT, _IM_A_JOB, _WORK_AT_AS, _RETRAINED):
         m = pattern.match(clause)
         if m:
@@ -237,11 +285,11 @@ def match_workplace(clause: str) -> list[Fact]:
 # --------------------------------------------------------------------------- pets
 
 _HAVE = (
-    r"(?:i|we)(?:\s+have|'ve\s+got|\s+have\s+got|\s+got|\s+own|\s+just\s+got|"
+    r"(?:i|we)(?:\s+(?:also|now|still|both|already))?(?:\s+have|'ve\s+got|\s+have\s+got|\s+got|\s+own|\s+just\s+got|"
     r"\s+just\s+adopted|\s+adopted|\s+rescued)"
 )
 _PET_NAMED = re.compile(
-    rf"(?:and\s+)?(?P<what>{_COUNT}\s+{_MOD}{_PET_WORD})(?P<plural>s|es)?\b"
+    rf"(?:and\s+)?(?P<what>{_COUNT}\s+{_PET_MOD}{_PET_WORD})(?P<plural>s|es)?\b"
     rf"(?:\s*,?\s*(?:called|named)\s+{_NAME})?",
     re.IGNORECASE,
 )
@@ -250,7 +298,7 @@ _ANOTHER_NAME = re.compile(rf"\s*(?:,\s*(?:and\s+)?|\s+and\s+){_NAME}\b(?!\s+\w+
 #: The same with the name required, tried first: "a tabby cat named Marmalade" is a cat
 #: named Marmalade, not a tabby; "a ferret, Bandit" names the ferret.
 _PET_WITH_NAME = re.compile(
-    rf"(?:and\s+)?(?P<what>{_COUNT}\s+{_MOD}{_PET_WORD})(?P<plural>s|es)?\b{_NAMING}(?-i:{_NAME})\b",
+    rf"(?:and\s+)?(?P<what>{_COUNT}\s+{_PET_MOD}{_PET_WORD})(?P<plural>s|es)?\b{_NAMING}(?-i:{_NAME})\b",
     re.IGNORECASE,
 )
 _HAVE_START = re.compile(rf"^{_HAVE}\s+", re.IGNORECASE)
@@ -286,20 +334,36 @@ def match_pets(clause: str) -> list[Fact]:
     start = _HAVE_START.match(clause)
     if not start:
         return []
-    facts: list[Fact] = []
+    said: list[tuple[str, str, list[str]]] = []  # what, plural, names: each pet said
     pos = start.end()
     while (pm := _PET_WITH_NAME.match(clause, pos) or _PET_NAMED.match(clause, pos)) is not None:
         names, pos = _pet_names(clause, pm)
         pos += len(clause[pos:]) - len(clause[pos:].lstrip(" ,"))
         what = re.sub(r"^and\s+|\s+", " ", pm.group("what")).strip()
-        if not names:
-            facts.append(_pet(f"The user has {what}{pm.group('plural') or ''}.", what.split()[-1]))
-            continue
-        if len(names) > 1 or pm.group("plural"):  # "two cats called Pixel and Mochi"
-            kind = what.split(maxsplit=1)[1]
-            what = f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
-        facts.extend(_pet(f"The user has {what} called {name}.", name) for name in names)
-    return facts
+        said.append((what, pm.group("plural") or "", names))
+    return [
+        fact for what, plural, names in _names_shared(said) for fact in _pets(what, plural, names)
+    ]
+
+
+def _names_shared(said: list[tuple[str, str, list[str]]]) -> list[tuple[str, str, list[str]]]:
+    """ "a cat and a rabbit called Tom and Jerry": the names said after the last of a list
+    go one each to the pets of the list, in order, when there are as many."""
+    if len(said) < 2 or any(names or plural for _, plural, names in said[:-1]):
+        return said
+    what, plural, names = said[-1]
+    if plural or len(names) != len(said):
+        return said
+    return [(w, "", [name]) for (w, _, _), name in zip(said, names, strict=True)]
+
+
+def _pets(what: str, plural: str, names: list[str]) -> list[Fact]:
+    if not names:
+        return [_pet(f"The user has {what}{plural}.", what.split()[-1])]
+    if len(names) > 1 or plural:  # "two cats called Pixel and Mochi"
+        kind = what.split(maxsplit=1)[1]
+        what = f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
+    return [_pet(f"The user has {what} called {name}.", name) for name in names]
 
 
 def _more_names(clause: str, first: str, pos: int) -> list[str]:
@@ -500,6 +564,7 @@ def people_facts(clause: str) -> list[Fact]:
     found = [
         *match_nickname(clause),
         *match_job(clause),
+        *match_age(clause),
         *match_workplace(clause),
         *match_pets(clause),
         *match_family(clause),

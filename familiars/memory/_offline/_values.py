@@ -147,7 +147,7 @@ _NOT_WORK_VERBS = frozenset(
         "am was have has had like love hate enjoy live lived work worked want need think feel "
         "felt got get go went going know knew wish hope just really also can can't could would "
         "will should might must don't didn't did miss missed no not never still longer "
-        "used"
+        "used take took catch caught"
     )
 )
 #: The slot model's probability above which a job said by what one does needs no cue.

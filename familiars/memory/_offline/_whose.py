@@ -46,6 +46,16 @@ KIN = {
     "spouse": {"husband", "wife", "partner", "spouse"},
     "sibling": {"brother", "sister", "sibling"},
 }
+#: What kind of pet a breed or a young one is: "what's my dog's name?" is answered by "a
+#: beagle called Rufus" (s32 T1), "my kitten" by "a tabby called Tig".
+_DOGS = (
+    "puppy pup pups puppies retriever labrador lab beagle poodle spaniel terrier collie husky "
+    "corgi dachshund sausage pug bulldog greyhound whippet shepherd schnauzer labradoodle "
+    "cockapoo cavapoo lurcher westie springer pointer setter boxer rottweiler doberman staffie "
+    "staffy mastiff chihuahua pomeranian dalmatian malamute akita sheepdog"
+)
+_CATS = "kitten kitty tabby siamese persian ragdoll bengal moggy moggie tomcat coon sphynx burmese"
+_PET_KIND = {**dict.fromkeys(_DOGS.split(), "dog"), **dict.fromkeys(_CATS.split(), "cat")}
 #: A sentence about someone else: kept ("The user's brother ...", "Sam has ...") or as said
 #: ("my friend Sam's birthday is ...").
 _KEPT_OTHER = re.compile(
@@ -87,7 +97,9 @@ def fits_whose(question: str, content: str, own: str = "") -> bool:
     others = _asked_others(question) - own_words
     if others:
         words = set(re.findall(r"[a-z]+", said.lower()))
-        return bool(others & (words | {relation_of(w) for w in words}))
+        kinds = {_PET_KIND[w] for w in words if w in _PET_KIND}
+        asked = others | {_PET_KIND[w] for w in others if w in _PET_KIND}
+        return bool(asked & (words | kinds | {relation_of(w) for w in words}))
     if not _asks_of_self(question):
         return True
     return _KEPT_OTHER.match(said) is None

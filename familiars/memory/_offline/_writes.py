@@ -23,6 +23,7 @@ from familiars.memory._offline._clauses import (
     _sentence_clauses,
     clauses,
 )
+from familiars.memory._offline._corrections import correction_writes
 from familiars.memory._offline._dates import (
     as_remind_me,
     match_birthday,
@@ -31,6 +32,7 @@ from familiars.memory._offline._dates import (
     zone,
 )
 from familiars.memory._offline._directives import match_directive
+from familiars.memory._offline._health import match_conditions, match_medication
 from familiars.memory._offline._meaning import Understanding, by_meaning
 from familiars.memory._offline._misread import ended_writes, misread
 from familiars.memory._offline._objects import _GENERIC_HEADS, MEANING_KINDS, Fact, _fact_key
@@ -99,7 +101,12 @@ def _clause_facts(
         match_seen(clause, now=now, tz=tz),
         match_directive(clause),
     )
-    more = [*people_facts(clause), *match_plan(clause, now=now, tz=tz)]
+    more = [
+        *people_facts(clause),
+        *match_plan(clause, now=now, tz=tz),
+        *match_conditions(clause),
+        *match_medication(clause),
+    ]
     facts = [f for f in found if f is not None] + more
     if not facts and meaning:
         state = match_meaning(clause)
@@ -403,6 +410,8 @@ def offline_writes(
     output = to_writes(
         _one_change(facts, existing) if facts and existing else facts, existing, max_chars=max_chars
     )
+    if existing:  # "my husband's name is Tim not Tom": Tim takes Tom's record's place
+        output.writes = correction_writes(text, output.writes, existing)
     taken = {w.entry.supersedes_id for w in output.writes if w.entry.supersedes_id}
     output.writes += ended_writes(text, existing, taken)
     for rec in closed_loops(text, [r for r in existing if r.open_loop]):

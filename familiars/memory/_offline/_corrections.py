@@ -1,0 +1,155 @@
+"""A name said wrongly and put right: "my husband's name is Tim not Tom", "Actually my cat
+is called Marmite, not Marmalade", "sorry, it's Tim not Tom", "I meant Tim".
+
+The kept record that holds the wrong name is superseded by one with the right name (one
+record, its history kept), instead of a second record beside it (tester s32 T2: the bot then
+named two husbands). The wrong name is found in the person's live records, whatever the
+slot (a relative, a pet, the person's own name); "I meant Tim" alone corrects the name the
+newest such record holds. A message that only says "X, not Y" with no sign of a correction
+("I like Tom, not Jerry") corrects nothing unless it names (called, named, name is).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from familiars.memory._offline._objects import _words, topic_key
+from familiars.memory._records import MemoryRecord, is_live
+from familiars.memory._writer._schema import WriteOp, WriterEntry
+
+_NAME = r"[A-Za-z][\w'-]+"
+#: "Tim not Tom", "Marmite, not Marmalade", "Tim rather than Tom".
+_RIGHT_NOT_WRONG = re.compile(
+    rf"\b(?P<new>{_NAME})\s*,?\s+(?:not|rather\s+than|instead\s+of)\s+(?P<old>{_NAME})\b", re.I
+)
+#: "not Tom, it's Tim", "not Tom but Tim".
+_WRONG_THEN_RIGHT = re.compile(
+    rf"\bnot\s+(?P<old>{_NAME})\s*[,;-]?\s*(?:it'?s|its|but|it\s+is)\s+(?P<new>{_NAME})\b", re.I
+)
+#: "I meant Tim", "sorry, it's Tim": the whole message, the wrong name left unsaid; "it's"
+#: needs an apology before it ("it's Friday" corrects nothing) and the name its capital.
+_MEANT = re.compile(
+    r"^(?:(?:no|nope|actually|oh|wait)[,!.:\s]+)*(?:"
+    rf"i\s+meant(?:\s+to\s+say)?\s+(?P<new>{_NAME})"
+    r"|(?:(?:sorry|oops|whoops|correction|my\s+bad|typo)[,!.:\s]+)+(?:i\s+meant\s+|i\s+mean\s+|"
+    r"it'?s\s+|its\s+|it\s+is\s+)(?P<new2>(?-i:[A-Z])[\w'-]+)"
+    r")[.!]*$",
+    re.I,
+)
+_NOT_MEANT = frozenset(
+    _words(
+        "monday tuesday wednesday thursday friday saturday sunday today tomorrow yesterday",
+        "january february march april may june july august september october november december",
+        "fine ok okay nothing everything fun late early time that this it well business yes",
+        "no so both all none later earlier the a an you me him her them us what",
+    )
+)
+#: What says a correction is meant: an apology, "actually", "I meant", "wrong", "typo", or a
+#: naming ("called X not Y").
+_CORRECTING = re.compile(
+    r"\b(?:sorry|oops|whoops|actually|meant|mean|wrong|typo|mistake|my\s+bad|correction|"
+    r"misspelt|misspelled|called|named|name\s+is|name's|it'?s|its)\b",
+    re.I,
+)
+_NOT_NAMES = frozenset(
+    _words(
+        "i a an the it its it's this that what who he she they we you me my our his her not no",
+        "yes but and or so just really very sure i'm im is are was were am do does did can",
+        "could will would should have has had wait hang hold oh ah sorry oops actually",
+    )
+)
+#: A capitalised word of a record other than its first: a name it holds.
+_HELD_NAME = re.compile(r"(?<!^)\b[A-Z][\w'-]+")
+
+
+def corrected_names(text: str) -> tuple[str, str | None] | None:
+    """(right name, wrong name or None when unsaid) of a message that corrects a name."""
+    said = text.strip()
+    meant = _MEANT.match(said)
+    if meant:
+        new = meant.group("new") or meant.group("new2")
+        return None if new.lower() in _NOT_MEANT else (_capital(new), None)
+    for pattern in (_WRONG_THEN_RIGHT, _RIGHT_NOT_WRONG):
+        m = pattern.search(said)
+        if m and _CORRECTING.search(said):
+            new, old = m.group("new"), m.group("old")
+            if {new.lower(), old.lower()} & _NOT_NAMES or new.lower() == old.lower():
+                continue
+            return _capital(new), _capital(old)
+    return None
+
+
+def _capital(name: str) -> str:
+    return name[:1].upper() + name[1:]
+
+
+def _says(content: str, name: str) -> bool:
+    return re.search(rf"\b{re.escape(name)}\b", content) is not None
+
+
+def _named_records(existing: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+    """Live records of people, pets and the person's name, newest first."""
+    kept = [
+        r
+        for r in existing
+        if is_live(r) and r.category in ("relation", "profile") and _HELD_NAME.search(r.content)
+    ]
+    return sorted(kept, key=lambda r: (r.ts, r.id), reverse=True)
+
+
+def _wrong_record(
+    old: str | None, existing: Sequence[MemoryRecord]
+) -> tuple[MemoryRecord, str] | None:
+    for rec in _named_records(existing):
+        if old is not None and _says(rec.content, old):
+            return rec, old
+        if old is None:
+            names = [n for n in _HELD_NAME.findall(rec.content) if n != "The"]
+            return (rec, names[0]) if len(names) == 1 else None
+    return None
+
+
+def correction_writes(
+    text: str, writes: Sequence[WriteOp], existing: Sequence[MemoryRecord]
+) -> list[WriteOp]:
+    """``writes`` with a corrected name superseding the record that held the wrong one: the
+    write that says the right name becomes its update, or, when the message said no more
+    than the names ("sorry, it's Tim not Tom"), the old record with the name put right."""
+    names = corrected_names(text)
+    if names is None:
+        return list(writes)
+    new, old = names
+    found = _wrong_record(old, existing)
+    if found is None:
+        return list(writes)
+    rec, wrong = found
+    out = []
+    done = False
+    for write in writes:
+        if (
+            not done
+            and write.op == "add"
+            and write.category == rec.category
+            and _says(write.entry.content, new)
+        ):
+            entry = write.entry.model_copy(update={"supersedes_id": rec.id})
+            out.append(write.model_copy(update={"op": "update", "entry": entry}))
+            done = True
+        elif write.op == "skip" or not (
+            _says(write.entry.content, wrong) or _says(write.entry.content, new)
+        ):  # "sorry, it's John not Jon" names no one new ("your name is John")
+            out.append(write)
+    if done:
+        return out
+    content = re.sub(rf"\b{re.escape(wrong)}\b", new, rec.content)
+    tags = [f"topic:{topic_key(new)}" if t == f"topic:{topic_key(wrong)}" else t for t in rec.tags]
+    entry = WriterEntry(
+        content=content,
+        tags=tags,
+        salience=rec.salience,
+        epistemic_status="asserted",
+        supersedes_id=rec.id,
+        source_quote=[f"User message: '{text.strip()[:200]}'"],
+    )
+    return [*out, WriteOp(op="update", scope=rec.scope, category=rec.category, entry=entry)]
