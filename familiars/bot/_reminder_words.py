@@ -33,7 +33,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from familiars.bot._commands._reminders import DEFAULT_SNOOZE, listing, local, parse_duration
+from familiars.bot._commands._reminders import (
+    DEFAULT_SNOOZE,
+    listing,
+    local,
+    parse_duration,
+    said_past,
+)
 from familiars.memory import parse_when
 from familiars.scheduler import Reminder, ReminderBook
 
@@ -218,6 +224,8 @@ class ReminderWords:
             for pivot in _PIVOT.finditer(rest):
                 what, when_text = rest[: pivot.start()], rest[pivot.end() :]
                 when = _afternoon(when_text, parse_when(when_text, now=now, tz=zone))
+                if said_past(when_text):
+                    when = now  # said back as passed, not moved
                 if when is not None and what.strip():
                     return "move", what, None, when
             return "move", *_shift(rest)

@@ -55,3 +55,35 @@ async def test_its_friday_not_thursday_moves_the_reminder_just_set(workspace: Pa
         assert "Fri 15 Nov" in listed and "valves" in listed, listed
     finally:
         await bot.app.stop()
+
+
+@pytest.mark.parametrize(
+    ("text", "task", "when"),
+    [
+        ("remind me tmrw at 6:30am to load the van", "load the van", "Tue 8 Dec 06:30"),
+        ("nudge me at half 7 tomorrow to call the merchants", "call the merchants", "Tue 8 Dec"),
+    ],
+)
+def test_phone_and_british_times_are_read(text: str, task: str, when: str) -> None:
+    """U11: "tmrw" and "half 7" (7:30) got "I couldn't read a time in that"."""
+    from tests.bot.test_s32_hfix2_reminders import _plan
+
+    [reminder] = _plan(text).reminders
+    assert reminder.task == task and reminder.when_text().startswith(when), reminder
+    if "half 7" in text:
+        assert reminder.due.minute == 30 and reminder.due.hour in (7, 19), reminder
+
+
+async def test_moving_a_reminder_to_yesterday_is_refused(workspace: Path) -> None:
+    """U11: "/reminders move 1 yesterday" quietly moved it to today 09:00."""
+    bot, _ = await started(load_settings(workspace=workspace), [SAID_AT])
+    try:
+        await bot.command("/timezone America/New_York")
+        await bot.say("remind me on friday at 9am to stretch")
+        reply = await bot.command("/reminders move 1 yesterday")
+        assert "has passed" in reply and "Moved" not in reply, reply
+        reply = await said(bot, "move the stretch reminder to yesterday")
+        assert "has passed" in reply and "Moved" not in reply, reply
+        assert "Fri 15 Nov 09:00" in await bot.command("/reminders")
+    finally:
+        await bot.app.stop()
