@@ -87,3 +87,14 @@ async def test_moving_a_reminder_to_yesterday_is_refused(workspace: Path) -> Non
         assert "Fri 15 Nov 09:00" in await bot.command("/reminders")
     finally:
         await bot.app.stop()
+
+
+async def test_next_saturday_in_a_fact_about_someone_is_pinned_to_its_date(
+    tmp_path: Path,
+) -> None:
+    """U12: "my mum Jean turns 80 next Saturday" was kept as words, wrong a week later."""
+    from tests.bot.test_forget_everywhere import offline  # Tuesday 6 May 2031
+
+    async with offline(tmp_path / "ws") as bot:
+        noted = await bot.say("My mum Jean turns 80 next Saturday")
+        assert "on Saturday 10 May 2031" in noted and "next Saturday" not in noted, noted

@@ -229,6 +229,26 @@ def _absolute_days(text: str, *, now: datetime, tz: ZoneInfo) -> str:
     return _RELATIVE_DAY.sub(absolute, text)
 
 
+_WEEKDAY_SAID = re.compile(
+    r"\b(?:(?:next|this|on|this\s+coming|on\s+the)\s+)(?P<day>mon|tues|wednes|thurs|fri|satur|sun)day"
+    r"\b(?!\s*\()",
+    re.IGNORECASE,
+)
+
+
+def pin_weekdays(text: str, *, now: datetime, tz: ZoneInfo) -> str:
+    """ "next Saturday" in a kept fact about someone is the Saturday it was said of ("on
+    Saturday 12 December 2026"), not one that moves a week on each week (tester U12)."""
+    today = now.astimezone(tz).date()
+
+    def pinned(m: re.Match[str]) -> str:
+        ahead = (_WEEKDAYS.index(m.group("day").lower()[:3]) - today.weekday()) % 7 or 7
+        day = today + timedelta(days=ahead)
+        return f"on {day:%A} {day.day} {day:%B %Y}"
+
+    return _WEEKDAY_SAID.sub(pinned, text)
+
+
 _BIRTHDAY = re.compile(
     r"^(?:my\s+birthday\s+is|my\s+birthday's|my\s+bday\s+is|i\s+was\s+born\s+on|"
     r"i\s+was\s+born)\s+(?:on\s+)?(?P<date>.+)$",
