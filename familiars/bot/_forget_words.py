@@ -65,9 +65,18 @@ def forget_request(text: str) -> str | None:
     to forget ("don't forget that ..." does not)."""
     said = text.strip()
     m = _FORGET.match(said) or _STRIKE.match(said)
-    if m is None:
+    if m is None or _CORRECTION.match(m.group("rest")):
         return None
     return _description(m.group("rest"))
+
+
+#: "forget that, it's friday not thursday": not a forget but the day corrected (the
+#: reminder words move the reminder just set; it was deleted: tester U5).
+_CORRECTION = re.compile(
+    r"^\s*[,.;!]?\s*(?:it'?s|it\s+is|it\s+should\s+be|make\s+it|i\s+meant)\s+(?:on\s+)?"
+    r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\b",
+    re.IGNORECASE,
+)
 
 
 def _description(rest: str) -> str:

@@ -24,7 +24,7 @@ import logging
 import math
 import re
 from collections.abc import Awaitable, Callable, MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -278,6 +278,8 @@ class _Asked:
     ids: tuple[str, ...] = ()
     #: Everything about the person (:func:`asks_to_forget_me`): only a plain yes.
     person: bool = False
+    #: Memories that stay although a message that goes is where they came from.
+    keep: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -295,6 +297,8 @@ class _Found:
     ids: list[str]
     records: list[MemoryRecord]
     turns: list[str]
+    #: What else was kept from the messages that go, and stays (not about what was named).
+    kept: list[MemoryRecord] = field(default_factory=list)
 
     @property
     def size(self) -> int:
@@ -402,7 +406,9 @@ class ForgetByWords:
             if asked.plan is not None:
                 return window_done_text(asked.window, asked.plan, report)
             return done_text(report, asked.window)
-        report = await self.forgetter.forget_all(list(asked.ids), now=now.timestamp())
+        report = await self.forgetter.forget_all(
+            list(asked.ids), now=now.timestamp(), keep=asked.keep
+        )
         return done_text(report)
 
     async def _window(
@@ -431,7 +437,7 @@ class ForgetByWords:
         if not what and found.size <= 1:  # "forget that", right after: nothing to choose
             report = await self.forgetter.forget_all(found.ids, now=now.timestamp())
             return _forgotten_text(found, report, where.is_group)
-        self._asked[key] = _Asked(ids=tuple(found.ids))
+        self._asked[key] = _Asked(ids=tuple(found.ids), keep=tuple(r.id for r in found.kept))
         return _ask_text(found, where.is_group)
 
     async def _last(self, where: _Where, now: datetime) -> _Found | None:
@@ -480,15 +486,17 @@ class ForgetByWords:
             if _says(want, node.content) or _names_said(names, node.content):
                 turns.append((ref.key, node.content))
         # What was kept from a matching message goes with it (it quotes the words): say so;
-        # so does what else was kept from a message a matching memory came from.
+        # what else was kept from it, or from a message a matching memory came from, stays
+        # (a message that said several things: tester U2, "forget about Shelly" took the
+        # wife, the dog and the job).
         said = {k for k, _ in turns} | sources
-        records += [
+        kept = [
             r
             for r in visible
             if r not in records and any(e.key in said for e in evidence_refs(r, agents_with))
         ]
         ids = [r.id for r in records] + [k for k, _ in turns]
-        return _Found(ids, records, [t for _, t in turns])
+        return _Found(ids, records, [t for _, t in turns], kept)
 
     async def _visible(self, where: _Where, now: datetime) -> list[MemoryRecord]:
         """What the person may forget by words: their own memories; in a private chat also
@@ -592,9 +600,17 @@ def _ask_text(found: _Found, is_group: bool) -> str:
     return (
         f"About to forget for good:\n{items}\n"
         f"(with the {'message it' if one else 'messages they'} came from, and any message "
-        f"since that repeated {'it' if one else 'them'}). "
+        f"since that repeated {'it' if one else 'them'}).{_kept_text(found)} "
         f"Reply yes to go ahead, or no to keep {'it' if one else 'them'}."
     )
+
+
+def _kept_text(found: _Found) -> str:
+    """What stays although it was said in a message that goes (""  when nothing)."""
+    if not found.kept:
+        return ""
+    said = "; ".join(_cut(record_said(r.content)).rstrip(".") for r in found.kept)
+    return f"\nKept, though said in the same message: {said}."
 
 
 def _forgotten_text(found: _Found, report: ForgetReport, is_group: bool) -> str:

@@ -33,7 +33,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from familiars.bot._commands._reminders import DEFAULT_SNOOZE, listing, local, parse_duration
+from familiars.bot._commands._reminders import (
+    DEFAULT_SNOOZE,
+    listing,
+    local,
+    parse_duration,
+    said_past,
+)
 from familiars.memory import parse_when
 from familiars.scheduler import Reminder, ReminderBook
 
@@ -120,6 +126,9 @@ class _Asked:
     numbers: tuple[int, ...]
     span: timedelta | None = None
     when: datetime | None = None
+    #: Moved to a day with no clock time said ("make the Susan one saturday"): at the
+    #: reminder's own time of day.
+    keep_time: bool = False
 
 
 @dataclass(frozen=True)
@@ -160,7 +169,7 @@ class ReminderWords:
         """The reply when ``text`` changes a reminder (or answers "which one?"); else None."""
         key = (agent_id, dialogue_id, user_key)
         asked = self._asked.pop(key, None)
-        said = " ".join(text.split())
+        said = reworded(" ".join(text.split()))
         if not said or said.startswith("/"):
             return None
         picked = _picked(said, asked.numbers) if asked is not None else None
@@ -197,7 +206,8 @@ class ReminderWords:
                 f"I can't find a reminder about {_shown(what)!r}. "
                 "/reminders lists yours with their numbers."
             )
-        plan = _Asked(action, tuple(r.number for r in found), span, when)
+        keep_time = action == "move" and when is not None and not _CLOCK.search(said)
+        plan = _Asked(action, tuple(r.number for r in found), span, when, keep_time)
         if len(found) == 1:
             return await self._done(plan, found[0], zone, now)
         self._asked[key] = plan
@@ -225,7 +235,9 @@ class ReminderWords:
             rest = m.group("rest")
             for pivot in _PIVOT.finditer(rest):
                 what, when_text = rest[: pivot.start()], rest[pivot.end() :]
-                when = parse_when(when_text, now=now, tz=zone)
+                when = _afternoon(when_text, parse_when(when_text, now=now, tz=zone))
+                if said_past(when_text):
+                    when = now  # said back as passed, not moved
                 if when is not None and what.strip():
                     return "move", what, None, when
             return "move", *_shift(rest)
@@ -258,6 +270,9 @@ class ReminderWords:
             moved = await self.book.move(reminder, base + span, now)
             return f"Snoozed: {moved.task}, I'll remind you {local(moved.due, zone, now)}."
         when = plan.when
+        if when is not None and plan.keep_time and reminder.due is not None:
+            was = reminder.due.astimezone(zone)
+            when = when.astimezone(zone).replace(hour=was.hour, minute=was.minute, second=0)
         if when is None and plan.span is not None and reminder.due is not None:
             when = reminder.due + plan.span  # "push it back an hour"
         if when is None:
@@ -266,6 +281,76 @@ class ReminderWords:
             return f"{local(when, zone, now)} has passed; tell me a time still to come."
         moved = await self.book.move(reminder, when, now)
         return f"Moved: {moved.task}, now {local(moved.due, zone, now)} (was {at})."
+
+
+#: A clock time said ("at 3", "3pm", "noon"): a move to a day without one keeps the time.
+_CLOCK = re.compile(r"\d|\b(?:noon|midday|midnight|morning|afternoon|evening|tonight)\b", re.I)
+#: "at 3" with no am/pm and nothing that says morning: a reminder at 3 a.m. is almost
+#: never meant (tester U5: "move the susan reminder to saturday at 3" set 03:00).
+_BARE_HOUR = re.compile(r"\bat\s+(?P<h>[1-7])(?::[0-5]\d)?(?!\s*(?:am|a\.m|pm|p\.m|:))\b", re.I)
+_MORNING = re.compile(r"\b(?:am|a\.m\.?|morning|early|dawn)(?!\w)", re.I)
+
+
+def _afternoon(when_text: str, when: datetime | None) -> datetime | None:
+    """``when`` 12 hours on when ``when_text`` says an hour from 1 to 7 with no am/pm and
+    nothing of the morning ("saturday at 3" is 15:00)."""
+    m = _BARE_HOUR.search(when_text)
+    if when is None or m is None or _MORNING.search(when_text) or when.hour != int(m["h"]):
+        return when
+    return when + timedelta(hours=12)
+
+
+# "i don't need the invoices reminder anymore": a cancel said as what is no longer needed.
+_NO_NEED = re.compile(
+    _LEAD + r"(?:i\s+)?(?:don'?t|do\s+not|no\s+longer)\s+need\s+(?P<what>.+?\b(?:reminders?|one|"
+    r"alarm))(?:\s+(?:any\s*more|now|after\s+all))*[\s.!?]*$",
+    re.IGNORECASE,
+)
+# "make the Susan one saturday (instead)": a move.
+_MAKE = re.compile(
+    _LEAD + r"make\s+(?P<what>(?:the|my)\s+.+?\b(?:one|reminder))\s+(?:for\s+|on\s+|at\s+)?"
+    r"(?P<when>.+?)[\s.!?]*$",
+    re.IGNORECASE,
+)
+_DAY = (
+    r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?|today|tonight|tomorrow|"
+    r"tmrw|tmr"
+)
+# "forget that, it's friday not thursday", "sorry, I meant saturday": the day of the
+# reminder just set, corrected (it was forgotten instead: tester U5).
+_CORRECTED = re.compile(
+    _LEAD + r"(?:(?:forget|scratch)\s+that[,.!]?\s+|(?:sorry|oops|my\s+bad)[,.!]?\s+)?"
+    rf"(?:it'?s|it\s+is|it\s+should\s+be|make\s+it|i\s+meant)\s+(?:on\s+)?(?P<when>(?:{_DAY})"
+    r"(?:\s+at\s+[\w:.]+)?)(?:[\s,]+not\s+(?:on\s+)?\w+)?(?:\s+instead)?[\s.!?]*$",
+    re.IGNORECASE,
+)
+_CANCEL_HEAD = re.compile(
+    _LEAD + r"(?:cancel|delete|remove|drop|scrap|call off|kill|get rid of|" + _STOP + r")\s+",
+    re.IGNORECASE,
+)
+# A reason after the request ("..., Claire has set up a pill box"): no reminder's words.
+_REASON = re.compile(r"\s*(?:[,;]|\s[-–—]\s|\s(?:because|since|cos|cause|as|now\s+that)\s)", re.I)
+
+
+def reworded(said: str) -> str:
+    """Everyday ways to cancel or move a reminder said the way :meth:`ReminderWords._read`
+    reads them: "I don't need the X reminder anymore" -> "cancel the X reminder", "make the
+    X one saturday instead" -> "move the X one to saturday", "forget that, it's friday not
+    thursday" -> "move that to friday"; a reason after a cancel is left out."""
+    said = re.sub(r"\s+instead(?=[\s.!?]*$)", "", said, flags=re.IGNORECASE)
+    if m := _NO_NEED.match(said):
+        return f"cancel {m['what']}"
+    if m := _CORRECTED.match(said):
+        return f"move that to {m['when']}"
+    m = _MAKE.match(said)
+    if m is not None and (_CLOCK.search(m["when"]) or re.match(_DAY, m["when"], re.I)):
+        return f"move {m['what']} to {m['when']}"
+    if head := _CANCEL_HEAD.match(said):
+        rest = said[head.end() :]
+        cut = _REASON.search(rest)
+        if cut is not None and rest[: cut.start()].strip():
+            return said[: head.end()] + rest[: cut.start()]
+    return said
 
 
 def _shift(rest: str) -> tuple[str, timedelta | None, None]:

@@ -228,10 +228,12 @@ class Forgetter:
         return await self.forget_all([item_id], now=now)
 
     async def forget_all(
-        self, item_ids: Sequence[str], *, now: float | None = None
+        self, item_ids: Sequence[str], *, now: float | None = None, keep: Sequence[str] = ()
     ) -> ForgetReport:
         """Forget several memories and turns in one go (one report, one pass over the
-        derived copies). Every id is checked before anything is forgotten."""
+        derived copies). Every id is checked before anything is forgotten. ``keep``: memories
+        that stay although a turn forgotten here is where they came from (a forget by words
+        of one thing a message said keeps the other things it said)."""
         files = [i.strip()[5:] for i in item_ids if is_file_ref(i)]
         for item_id in item_ids:
             if not (
@@ -244,7 +246,7 @@ class Forgetter:
             raise InvalidIdError("memory id", files[0], "m_... or node:AGENT/DIALOGUE/N here")
         async with self._lock:
             await self.settle()
-            return await self._durably(list(item_ids), now)
+            return await self._durably(list(item_ids), now, keep)
 
     async def resume(self) -> list[ForgetReport]:
         """Finish every forget a crash (or an error) left unfinished: each start of a process
@@ -286,11 +288,13 @@ class Forgetter:
             return None
         return intent
 
-    async def _durably(self, item_ids: list[str], now: float | None) -> ForgetReport:
+    async def _durably(
+        self, item_ids: list[str], now: float | None, keep: Sequence[str] = ()
+    ) -> ForgetReport:
         """Run a forget under its intent: written before the first step, removed after the
         last. On an error the intent stays when a step may have taken something (the next
         start finishes it), and goes when nothing was touched."""
-        intent = self.intents.new(item_ids, now)
+        intent = self.intents.new(item_ids, now, keep)
         async with self.intents.lease(intent.name):
             await self.intents.begin(intent)
             return await self._run_intent(intent, resumed=False)
@@ -331,7 +335,7 @@ class Forgetter:
                     await self._forget_record(report, record_id, now)
         fresh = [r for r in refs if r.key not in report.nodes]
         with _unless(resumed):
-            await self._forget_turn_refs(report, fresh, now)
+            await self._forget_turn_refs(report, fresh, now, keep=frozenset(intent.keep))
         if resumed:
             await self._redo(report, intent, now)
         await self._finish(report)
@@ -558,7 +562,12 @@ class Forgetter:
                     await self._forget_record(report, source_id, now)
 
     async def _forget_turn_refs(
-        self, report: ForgetReport, refs: Sequence[NodeRef], now: float | None
+        self,
+        report: ForgetReport,
+        refs: Sequence[NodeRef],
+        now: float | None,
+        *,
+        keep: frozenset[str] = frozenset(),
     ) -> None:
         if not refs:
             return
@@ -567,7 +576,7 @@ class Forgetter:
         keys = {(r.agent_id, r.dialogue_id, r.node_id) for r in refs}
         agents_with = remembered(self.trees.agents_with)
         for rec in await self.store.list(live_only=False):
-            if rec.id in report.records:
+            if rec.id in report.records or rec.id in keep:
                 continue
             if any(k in keys for k in _evidence_keys(rec, agents_with)):
                 await self._ahead(texts=[rec.content], records=[rec.id])

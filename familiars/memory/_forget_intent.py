@@ -54,6 +54,8 @@ class ForgetIntent:
     derived: list[str] = field(default_factory=list)
     records: list[str] = field(default_factory=list)
     nodes: list[str] = field(default_factory=list)
+    #: Memories that stay although a turn forgotten here is where they came from.
+    keep: list[str] = field(default_factory=list)
 
     @property
     def started(self) -> bool:
@@ -75,6 +77,7 @@ class ForgetIntent:
             ids=[str(i) for i in data["ids"]],
             now=float(data["now"]) if data.get("now") is not None else None,
             people={str(k): [str(x) for x in v] for k, v in people.items()},
+            keep=[str(x) for x in data.get("keep") or []],
             **{k: [str(x) for x in data.get(k) or []] for k in _LISTS},
         )
 
@@ -88,9 +91,10 @@ class ForgetIntents:
     def __init__(self, home: StateHome) -> None:
         self.home = home
 
-    def new(self, ids: Sequence[str], now: float | None) -> ForgetIntent:
+    def new(self, ids: Sequence[str], now: float | None, keep: Sequence[str] = ()) -> ForgetIntent:
         """An intent not written yet (take its :meth:`lease` first, then :meth:`begin`)."""
-        return ForgetIntent(f"{INTENT_PREFIX}f_{secrets.token_hex(8)}.json", list(ids), now)
+        name = f"{INTENT_PREFIX}f_{secrets.token_hex(8)}.json"
+        return ForgetIntent(name, list(ids), now, keep=list(keep))
 
     async def begin(self, intent: ForgetIntent) -> None:
         await self._save(intent)

@@ -161,6 +161,8 @@ class RemindersCommand(Command):
         now = self._now()
         reminder = await self._find(call.caller, call["reminder"], now)
         zone = await self._zone(call.caller)
+        if said_past(call["when"]):
+            raise UserFacingError(f"{call['when']!r} has passed; tell me a time still to come.")
         due = parse_when(call["when"], now=now, tz=zone)
         if due is None:
             raise UserFacingError(
@@ -193,3 +195,18 @@ class RemindersCommand(Command):
         mine = await self._book.of(caller.user_key, self._now())
         numbers = [str(r.number) for r in mine]
         return [n for n in numbers if n.startswith(partial)][:MAX_CHOICES]
+
+
+#: A time gone by ("yesterday", "last friday", "2 hours ago"): moving a reminder there is
+#: refused, not turned into the next time a clock shows it (tester U11: "/reminders move 1
+#: yesterday" quietly moved it to today 09:00).
+_PAST = re.compile(
+    r"\b(?:yesterday|last\s+(?:night|week|month|year|(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
+    r"|ago)\b",
+    re.IGNORECASE,
+)
+
+
+def said_past(when: str) -> bool:
+    """Whether ``when`` names a time gone by (see :data:`_PAST`)."""
+    return _PAST.search(when) is not None

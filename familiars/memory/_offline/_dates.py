@@ -52,6 +52,11 @@ def _normalise_when(text: str) -> str:
     text = re.sub(r"\ban\s+hour\s+and\s+a\s+half\b", "90 minutes", text, flags=re.I)
     text = re.sub(r"\b(?:a\s+)?quarter\s+of\s+an\s+hour\b", "15 minutes", text, flags=re.I)
     text = re.sub(r"\b(\d+)\s*mins?\b", r"\1 minutes", text, flags=re.I)
+    # Phone and British words (tester U11): "tmrw", "half 7" (7:30).
+    text = re.sub(r"\b(?:tmrw|tmr|tmoz|tomoz|2moro|2morrow)\b", "tomorrow", text, flags=re.I)
+    text = re.sub(
+        r"\bhalf\s+(\d{1,2})\b(?!\s*(?:[:.]|hours?|minutes?|days?))", r"\1:30", text, flags=re.I
+    )
     text = re.sub(r"\bmidnight\b", "00:00", text, flags=re.I)
     text = re.sub(
         r"\bnext\s+(?=(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?\b)",
@@ -111,7 +116,11 @@ def parse_when(text: str, *, now: datetime, tz: ZoneInfo) -> datetime | None:
     when = parsed.astimezone(tz)
     if when - local_now > MAX_AHEAD:
         return None
-    if not _HAS_CLOCK.search(text) and not _RELATIVE.match(phrase):
+    if (
+        not _HAS_CLOCK.search(text)
+        and not _HAS_CLOCK.search(phrase)
+        and not _RELATIVE.match(phrase)
+    ):
         when = datetime.combine(when.date(), time(DEFAULT_REMINDER_HOUR), tzinfo=tz)
     if when <= local_now and not _RELATIVE.match(phrase):
         when += timedelta(days=1)
@@ -236,6 +245,26 @@ def _absolute_days(text: str, *, now: datetime, tz: ZoneInfo) -> str:
         return f"{when} in the evening" if word == "tonight" else when
 
     return _RELATIVE_DAY.sub(absolute, text)
+
+
+_WEEKDAY_SAID = re.compile(
+    r"\b(?:(?:next|this|on|this\s+coming|on\s+the)\s+)(?P<day>mon|tues|wednes|thurs|fri|satur|sun)day"
+    r"\b(?!\s*\()",
+    re.IGNORECASE,
+)
+
+
+def pin_weekdays(text: str, *, now: datetime, tz: ZoneInfo) -> str:
+    """ "next Saturday" in a kept fact about someone is the Saturday it was said of ("on
+    Saturday 12 December 2026"), not one that moves a week on each week (tester U12)."""
+    today = now.astimezone(tz).date()
+
+    def pinned(m: re.Match[str]) -> str:
+        ahead = (_WEEKDAYS.index(m.group("day").lower()[:3]) - today.weekday()) % 7 or 7
+        day = today + timedelta(days=ahead)
+        return f"on {day:%A} {day.day} {day:%B %Y}"
+
+    return _WEEKDAY_SAID.sub(pinned, text)
 
 
 _BIRTHDAY = re.compile(

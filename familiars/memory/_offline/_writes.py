@@ -29,6 +29,7 @@ from familiars.memory._offline._dates import (
     match_birthday,
     match_dated_event,
     match_reminder,
+    pin_weekdays,
     zone,
 )
 from familiars.memory._offline._directives import match_directive
@@ -202,7 +203,7 @@ def facts_in(
             if not facts and (body or (noting and _MY_THING_IS.match(said))):
                 note = match_note(said, now=now, tz=tz)
                 facts = [note] if note is not None else []
-            facts = [f for f in facts if not misread(f, said_clause)]
+            facts = [_pinned(f, now, tz) for f in facts if not misread(f, said_clause)]
             said_here += [Fact(**{**f.__dict__, "quote": said_clause}) for f in facts]
         cause = _sentence_cause(sentence, said_here, text=text)
         if sarcastic(text, strong=True):  # "Oh great, I just LOVE being stuck in traffic"
@@ -211,6 +212,13 @@ def facts_in(
             found.pop((fact.scope, fact.category, fact.key), None)
             found[(fact.scope, fact.category, fact.key)] = fact
     return one_record_per_someone(list(found.values()))
+
+
+def _pinned(fact: Fact, now: datetime, tz: ZoneInfo) -> Fact:
+    """A fact about someone with "next Saturday" in it, pinned to that day's date."""
+    if fact.category != "relation":
+        return fact
+    return Fact(**{**fact.__dict__, "content": pin_weekdays(fact.content, now=now, tz=tz)})
 
 
 def _head_alias(key: str) -> str | None:
