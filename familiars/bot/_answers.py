@@ -26,6 +26,7 @@ from datetime import datetime
 from typing import Protocol
 
 from familiars.bot._about_you import about_you
+from familiars.bot._missing import missing_someone
 from familiars.bot._turn_actions import TurnActions
 from familiars.llm import (
     OFFLINE_NOTICE,
@@ -35,7 +36,7 @@ from familiars.llm import (
     said_words,
     second_person,
 )
-from familiars.memory import fits_whose
+from familiars.memory import fits_whose, kin_not_kept
 
 MAX_EXTRA_LINES = 2
 #: "who am I?" meets "The user's name is Ali." through the question word alone (0.6).
@@ -86,6 +87,10 @@ _BIG_NEWS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"|\b(?:i|we)\s+(?:just\s+|finally\s+)?got\s+(?:engaged|married|promoted)\b"
             r"|\b(?:i'?m|we'?re)\s+engaged\b|\bgot\s+in(?:to)?\s+(?:uni|university|college)\b",
             "That's wonderful news, congratulations! 🎉",
+        ),
+        (  # a parting: "me and priya broke up last night", "my girlfriend dumped me"
+            r"\b(?:broke|broken|split)\s+up\b|\bdumped\s+me\b|\bwe(?:'re|\s+are)\s+over\b",
+            "I'm sorry, that's hard. I'm here if you want to talk about it.",
         ),
     )
 )
@@ -179,20 +184,25 @@ def offline_reply(
     now: datetime | None = None,
     last_reply: str = "",
     familiar: str = "",
+    kept: Sequence[str] = (),
 ) -> str:
-    """The reply (see the module map); ``meant``: the records a question asks about, found
-    by meaning, which answer it before the word-overlap rules; ``now`` (in the person's time
-    zone) answers "what's the date?", ``last_reply`` "what did you just say?", ``familiar``
-    (the familiar's own name) "who are you?"."""
+    """The reply (see the module map); ``kept``: the person's live records, so that missing
+    someone they told of is met by name (:func:`missing_someone`) and a relative asked about
+    is never answered with another (:func:`kin_not_kept`); ``meant``: the records a question
+    asks about, found by meaning, which answer it before the word-overlap rules; ``now``
+    (in the person's time zone) answers "what's the date?", ``last_reply`` "what did you
+    just say?", ``familiar`` (the familiar's own name) "who are you?"."""
     lines = action_lines(actions)
     usable = [it for it in items if not (is_group and it.private)]
     if lines:  # big news is met before what was noted ("my nan passed away" and a name)
         news = big_news(text)
         return "\n".join([news, *lines] if news else lines)
-    chat = about_you(text, familiar) or small_talk(text, name)
+    chat = missing_someone(text, kept) or about_you(text, familiar) or small_talk(text, name)
     chat = chat or about_now(text, now) or said_before(text, last_reply)
     if chat is not None:
         lines.append(chat)
+    elif is_question(text) and (kin := kin_not_kept(text, kept)) is not None:
+        lines.append(_not_known_kin(*kin))
     elif is_question(text) and meant:
         lines += [second_person(m) for m in meant]
     elif is_question(text) and unknown:
@@ -207,6 +217,13 @@ def offline_reply(
 _LETTER = re.compile(r"[^\W\d_]")
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|i'd|me|my|mine|we|our|us)\b", re.I)
 _OTHERS_OWN = re.compile(r"\b(?:my|our)\s+[\w-]+(?:'s|s')\s", re.I)
+
+
+def _not_known_kin(asked: str, near: Sequence[tuple[str, str]]) -> str:
+    """ "I don't know of a son; you told me about your grandson Oliver." """
+    told = " and ".join(f"your {rel} {name}" for rel, name in near)
+    article = "an" if asked[0] in "aeiou" else "a"
+    return f"I don't know of {article} {asked}; you told me about {told}."
 
 
 def nothing_kept(text: str) -> str:

@@ -48,6 +48,7 @@ from familiars.memory import (
     answer_records,
     asks_unknown,
     cut_text,
+    is_live,
     make_record,
 )
 
@@ -167,6 +168,7 @@ class TurnPlan:
                 now=self.now,
                 last_reply=self.said.get(self.key, ""),
                 familiar=self.agent_name,
+                kept=[r.content for r in self.records if r.scope == "user" and is_live(r)],
             )
             self.said[self.key] = said
             yield lead + (with_notice(said) if self.notice else said)

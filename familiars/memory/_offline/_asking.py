@@ -142,13 +142,13 @@ _PARTNER_SAID = (
 )
 _PARTNER_ASKED = re.compile(rf"\bmy\s+(?:\w+\s+)?{_PARTNER_SAID}\b", re.I)
 _PARTNER_KEPT = re.compile(rf"\b(?:user's\s+|user\s+has\s+(?:an?\s+)?){_PARTNER_SAID}\b", re.I)
-_MY_RELATIVE = re.compile(rf"\bmy\s+(?:\w+\s+)?{_REL_BARE}\b", re.I)
+_MY_RELATIVE = re.compile(rf"\bmy\s+(?:\w+\s+)?({_REL_BARE})s?\b", re.I)
 
 
 def _relatives(text: str) -> set[str]:
     out: set[str] = set()
     for m in _MY_RELATIVE.finditer(text):
-        rel = relation_of(m.group(0).split()[-1])
+        rel = relation_of(m.group(1).split()[-1])  # "my husbands name" asks of the husband
         out |= KIN.get(rel, {rel})
     if _PARTNER_ASKED.search(text):
         out |= KIN["partner"]
