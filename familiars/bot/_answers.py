@@ -185,10 +185,12 @@ def offline_reply(
     last_reply: str = "",
     familiar: str = "",
     kept: Sequence[str] = (),
+    on_now: str | None = None,
 ) -> str:
     """The reply (see the module map); ``kept``: the person's live records, so that missing
     someone they told of is met by name (:func:`missing_someone`) and a relative asked about
-    is never answered with another (:func:`kin_not_kept`); ``meant``: the records a question
+    is never answered with another (:func:`kin_not_kept`); ``on_now``: the answer to "anything
+    on this week?" (:func:`~familiars.bot._window.on_in_span`); ``meant``: the records a question
     asks about, found by meaning, which answer it before the word-overlap rules; ``now``
     (in the person's time zone) answers "what's the date?", ``last_reply`` "what did you
     just say?", ``familiar`` (the familiar's own name) "who are you?"."""
@@ -197,7 +199,8 @@ def offline_reply(
     if lines:  # big news is met before what was noted ("my nan passed away" and a name)
         news = big_news(text)
         return "\n".join([news, *lines] if news else lines)
-    chat = missing_someone(text, kept) or about_you(text, familiar) or small_talk(text, name)
+    chat = on_now or missing_someone(text, kept) or about_you(text, familiar)
+    chat = chat or small_talk(text, name)
     chat = chat or about_now(text, now) or said_before(text, last_reply)
     if chat is not None:
         lines.append(chat)

@@ -4,11 +4,15 @@ breakup gets a kind word beside its update; the reminders are listed for more wo
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from familiars.bot._answers import offline_reply
 from familiars.bot._reminder_words import _ASKS_IN_WORDS, _ASKS_LIST
 from familiars.bot._turn_actions import TurnActions
+from familiars.bot._window import on_in_span
+from familiars.memory import MemoryRecord
 
 KEPT = [
     "The user's late husband Geoffrey died in 2019.",
@@ -75,3 +79,31 @@ def test_more_wordings_ask_for_the_reminders(said: str) -> None:
 )
 def test_a_reminder_set_or_changed_is_no_listing(said: str) -> None:
     assert not _ASKS_IN_WORDS.match(said)
+
+
+def _rec(content: str, rid: str, due: str | None = None) -> MemoryRecord:
+    loop = {"kind": "reminder", "due": due, "status": "open"} if due else None
+    extra = {"open_loop": loop} if loop else {}
+    return MemoryRecord(
+        id=rid, scope="user", category="event", content=content, tags=["plan"], user_key="u",
+        extra=extra,
+    )  # fmt: skip
+
+
+NOW = datetime(2026, 12, 7, 13, 0, tzinfo=UTC)  # a Monday
+TRIP = _rec(
+    "The user is off to Lanzarote on the 20th of February for a week (Saturday 20 February 2027).",
+    "m1",
+)
+
+
+def test_anything_on_this_week_is_not_a_trip_in_february() -> None:
+    assert on_in_span("anything on this week?", NOW, [TRIP]) == "Nothing that I know of this week."
+    bank = _rec("Remind the user to call the bank.", "m2", due="2026-12-08T09:00:00+00:00")
+    assert on_in_span("anything on this week?", NOW, [TRIP, bank]) == (
+        "I'll remind you to call the bank."
+    )
+    assert (
+        on_in_span("what's on tomorrow?", NOW, [TRIP, bank]) == "I'll remind you to call the bank."
+    )
+    assert on_in_span("where am I going in February?", NOW, [TRIP]) is None

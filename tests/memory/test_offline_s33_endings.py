@@ -7,10 +7,11 @@ written for these tests."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
-from familiars.memory import kin_not_kept, offline_writes
+from familiars.memory import answer_records, kin_not_kept, offline_writes, understanding_for
 from familiars.memory._people_graph import edges_in
 from familiars.memory._records import MemoryRecord
 
@@ -124,3 +125,21 @@ def test_a_relative_not_kept_is_not_answered_with_a_near_one() -> None:
     assert kin_not_kept("what's my grandson called?", kept) is None  # kept: answered as ever
     assert kin_not_kept("what's my daughter's name?", kept) is None
     assert kin_not_kept("do i have a brother?", kept) is None  # nothing near: as before
+
+
+@pytest.fixture(scope="module")
+def understanding(real_embedder: Any) -> Any:
+    return understanding_for(real_embedder.embed_batch, *real_embedder.space)
+
+
+def test_what_pets_have_i_got_names_every_pet(understanding: Any) -> None:
+    pets = [
+        MemoryRecord(
+            id=f"m{i}", scope="user", category="relation", content=c, tags=["pet"], user_key="u"
+        )
+        for i, c in enumerate(
+            ["The user has a cockapoo called Dexter.", "The user has a tortoise called Shelly."]
+        )
+    ]
+    said = {r.content for r in answer_records("what pets have I got", pets, understanding)}
+    assert said == {r.content for r in pets}

@@ -48,6 +48,13 @@ SURE = 0.8
 #: Slots whose wh-question wants what is so, never what is not ("what do I like?"): the
 #: tags a record must carry to answer one.
 POSITIVE_TAGS = {"like": ("likes",)}
+#: A question after every one of a slot that holds several ("what pets have I got?" named
+#: the dog and left out the tortoise).
+_ASKS_EVERY = re.compile(
+    r"\b(?:pets|animals|kids|children|grandchildren|grandkids|cats|dogs|siblings|sisters|"
+    r"brothers|daughters|sons|family)\b|\ball\s+(?:of\s+)?my\b",
+    re.I,
+)
 _WH = re.compile(r"^(?:what|what's|whats|which|name)\b", re.I)
 
 
@@ -87,6 +94,8 @@ def answer_records(
         key=lambda p: (round(p[1], 2), _when(p[0])),
         reverse=True,
     )
+    if asked in MANY and _ASKS_EVERY.search(question):  # "what pets have I got": each one
+        return [r for r, _ in ranked][:MAX_ABOUT_ME]
     best = ranked[0][1]
     return [r for r, s in ranked if s >= best - MARGIN][:MAX_LINES]
 
