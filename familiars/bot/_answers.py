@@ -27,6 +27,7 @@ from typing import Protocol
 
 from familiars.bot._about_you import about_you
 from familiars.bot._care import speaks_of_self_harm
+from familiars.bot._missing import missing_someone
 from familiars.bot._turn_actions import TurnActions
 from familiars.llm import (
     OFFLINE_NOTICE,
@@ -36,7 +37,7 @@ from familiars.llm import (
     said_words,
     second_person,
 )
-from familiars.memory import fits_whose, looks_english
+from familiars.memory import fits_whose, kin_not_kept, looks_english
 
 MAX_EXTRA_LINES = 2
 #: "who am I?" meets "The user's name is Ali." through the question word alone (0.6).
@@ -87,6 +88,10 @@ _BIG_NEWS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"|\b(?:i|we)\s+(?:just\s+|finally\s+)?got\s+(?:engaged|married|promoted)\b"
             r"|\b(?:i'?m|we'?re)\s+engaged\b|\bgot\s+in(?:to)?\s+(?:uni|university|college)\b",
             "That's wonderful news, congratulations! 🎉",
+        ),
+        (  # a parting: "me and priya broke up last night", "my girlfriend dumped me"
+            r"\b(?:broke|broken|split)\s+up\b|\bdumped\s+me\b|\bwe(?:'re|\s+are)\s+over\b",
+            "I'm sorry, that's hard. I'm here if you want to talk about it.",
         ),
     )
 )
@@ -180,20 +185,28 @@ def offline_reply(
     now: datetime | None = None,
     last_reply: str = "",
     familiar: str = "",
+    kept: Sequence[str] = (),
+    on_now: str | None = None,
 ) -> str:
-    """The reply (see the module map); ``meant``: the records a question asks about, found
-    by meaning, which answer it before the word-overlap rules; ``now`` (in the person's time
-    zone) answers "what's the date?", ``last_reply`` "what did you just say?", ``familiar``
-    (the familiar's own name) "who are you?"."""
+    """The reply (see the module map); ``kept``: the person's live records, so that missing
+    someone they told of is met by name (:func:`missing_someone`) and a relative asked about
+    is never answered with another (:func:`kin_not_kept`); ``on_now``: the answer to "anything
+    on this week?" (:func:`~familiars.bot._window.on_in_span`); ``meant``: the records a question
+    asks about, found by meaning, which answer it before the word-overlap rules; ``now``
+    (in the person's time zone) answers "what's the date?", ``last_reply`` "what did you
+    just say?", ``familiar`` (the familiar's own name) "who are you?"."""
     lines = action_lines(actions)
     usable = [it for it in items if not (is_group and it.private)]
     if lines:  # big news is met before what was noted ("my nan passed away" and a name)
         news = big_news(text)
         return "\n".join([news, *lines] if news else lines)
-    chat = about_you(text, familiar) or small_talk(text, name)
+    chat = on_now or missing_someone(text, kept) or about_you(text, familiar)
+    chat = chat or small_talk(text, name)
     chat = chat or about_now(text, now) or said_before(text, last_reply)
     if chat is not None:
         lines.append(chat)
+    elif is_question(text) and (kin := kin_not_kept(text, kept)) is not None:
+        lines.append(_not_known_kin(*kin))
     elif is_question(text) and meant:
         lines += [second_person(m) for m in meant]
     elif is_question(text) and unknown:
@@ -226,6 +239,13 @@ def not_english(text: str) -> bool:
         return True
     distinct = {w.lower() for w in re.findall(r"[^\W\d_]+", text)}
     return latin == len(letters) and len(distinct) >= 3 and not looks_english(text)
+
+
+def _not_known_kin(asked: str, near: Sequence[tuple[str, str]]) -> str:
+    """ "I don't know of a son; you told me about your grandson Oliver." """
+    told = " and ".join(f"your {rel} {name}" for rel, name in near)
+    article = "an" if asked[0] in "aeiou" else "a"
+    return f"I don't know of {article} {asked}; you told me about {told}."
 
 
 def nothing_kept(text: str) -> str:

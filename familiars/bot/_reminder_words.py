@@ -92,6 +92,17 @@ _ASKS_LIST = re.compile(
     r"\s*[.!?]*|(?:my\s+)?reminders\s*\?+)$",
     re.IGNORECASE,
 )
+#: The rule behind the wordings above: a question (what, which, any, have, did, show, list)
+#: about reminders, or about what the person asked to be reminded about, that changes none
+#: ("what reminders have i got on", "what have i asked you to remind me about").
+_ASKS_IN_WORDS = re.compile(
+    _LEAD + r"(?:what|which|any|how\s+many|have|did|show|list)\b"
+    r"(?![\w' ]*\b(?:cancel|delete|remove|move|snooze|change|stop|to\s+remind\s+me\s+to)\b)"
+    r"(?:[\w' ]*\breminders?\b[\w' ]*"
+    r"|[\w' ]*\bremind\s+me\s+(?:about|of)(?:\s+(?:anything|at\s+all))?)"
+    r"\s*[?.!]*$",
+    re.IGNORECASE,
+)
 _VERB = re.compile(
     _LEAD + r"(?:cancel|delete|remove|drop|scrap|call off|kill|forget about|get rid of|snooze|"
     r"move|push|change|reschedule|shift|" + _STOP + r")\b",
@@ -173,7 +184,7 @@ class ReminderWords:
         if not said or said.startswith("/"):
             return None
         picked = _picked(said, asked.numbers) if asked is not None else None
-        asks_list = picked is None and _ASKS_LIST.match(said) is not None
+        asks_list = picked is None and any(p.match(said) for p in (_ASKS_LIST, _ASKS_IN_WORDS))
         if picked is None and not asks_list and not _VERB.match(said):
             return None  # most messages: nothing read, nothing listed
         mine = await self.book.of(user_key, now)

@@ -40,6 +40,7 @@ from familiars.bot._care import (
     speaks_of_self_harm,
 )
 from familiars.bot._turn_actions import PendingReminder, TurnActions, plan_actions
+from familiars.bot._window import on_in_span
 from familiars.llm import OFFLINE_NOTICE, ChatMessage, is_question
 from familiars.memory import (
     DEFAULT_MAX_RECORD_CHARS,
@@ -48,6 +49,7 @@ from familiars.memory import (
     answer_records,
     asks_unknown,
     cut_text,
+    is_live,
     make_record,
 )
 
@@ -167,6 +169,8 @@ class TurnPlan:
                 now=self.now,
                 last_reply=self.said.get(self.key, ""),
                 familiar=self.agent_name,
+                kept=[r.content for r in self.records if r.scope == "user" and is_live(r)],
+                on_now=on_in_span(text, self.now, [r for r in self.records if is_live(r)]),
             )
             self.said[self.key] = said
             yield lead + (with_notice(said) if self.notice else said)

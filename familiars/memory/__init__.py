@@ -172,6 +172,7 @@ from familiars.memory._offline._dates import (
     reminder_content,
 )
 from familiars.memory._offline._every import every_text, next_due
+from familiars.memory._offline._kin_asked import kin_not_kept
 from familiars.memory._offline._meaning import (
     PARTS as UNDERSTANDING_PARTS,
 )
@@ -504,6 +505,7 @@ __all__ = [
     "offline_writes",
     "about_me",
     "answer_records",
+    "kin_not_kept",
     "as_remind_me",
     "asks_unknown",
     "understanding_for",

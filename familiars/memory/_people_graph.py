@@ -91,7 +91,9 @@ SINGLE_VALUED = _word_set(
     "boss partner spouse husband wife girlfriend boyfriend fiance landlord therapist"
 )
 _SPOUSES = frozenset({"husband", "wife", "partner", "spouse"})
-_MODS = r"(?:(?:older|elder|younger|little|big|baby|best|new|old|twin|step|eldest|youngest)\s+)?"
+_MODS = (
+    r"(?:(?:older|elder|younger|little|big|baby|best|new|old|twin|step|eldest|youngest|late)\s+)?"
+)
 _REL = rf"(?P<rel>{_MODS}(?:{'|'.join(re.escape(w) for w in _REL_WORDS)}))"
 _NAME = r"(?P<name>[A-Z][\w'-]*(?:\s[A-Z][\w'-]*)?)"
 _OWNER = r"(?P<owner>[A-Z][\w'-]*)"

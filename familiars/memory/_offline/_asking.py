@@ -48,6 +48,13 @@ SURE = 0.8
 #: Slots whose wh-question wants what is so, never what is not ("what do I like?"): the
 #: tags a record must carry to answer one.
 POSITIVE_TAGS = {"like": ("likes",)}
+#: A question after every one of a slot that holds several ("what pets have I got?" named
+#: the dog and left out the tortoise).
+_ASKS_EVERY = re.compile(
+    r"\b(?:pets|animals|kids|children|grandchildren|grandkids|cats|dogs|siblings|sisters|"
+    r"brothers|daughters|sons|family)\b|\ball\s+(?:of\s+)?my\b",
+    re.I,
+)
 _WH = re.compile(r"^(?:what|what's|whats|which|name)\b", re.I)
 #: "do I like hiking?": a yes or no about one thing, answered by the record of that thing
 #: (liked, disliked or given up), never by another like (s32 T3).
@@ -157,6 +164,8 @@ def answer_records(
         key=lambda p: (round(p[1], 2), _when(p[0])),
         reverse=True,
     )
+    if asked in MANY and _ASKS_EVERY.search(question):  # "what pets have I got": each one
+        return [r for r, _ in ranked][:MAX_ABOUT_ME]
     best = ranked[0][1]
     return [r for r, s in ranked if s >= best - MARGIN][:MAX_LINES]
 
@@ -218,13 +227,13 @@ _PARTNER_SAID = (
 )
 _PARTNER_ASKED = re.compile(rf"\bmy\s+(?:\w+\s+)?{_PARTNER_SAID}\b", re.I)
 _PARTNER_KEPT = re.compile(rf"\b(?:user's\s+|user\s+has\s+(?:an?\s+)?){_PARTNER_SAID}\b", re.I)
-_MY_RELATIVE = re.compile(rf"\bmy\s+(?:\w+\s+)?{_REL_BARE}\b", re.I)
+_MY_RELATIVE = re.compile(rf"\bmy\s+(?:\w+\s+)?({_REL_BARE})s?\b", re.I)
 
 
 def _relatives(text: str) -> set[str]:
     out: set[str] = set()
     for m in _MY_RELATIVE.finditer(text):
-        rel = relation_of(m.group(0).split()[-1])
+        rel = relation_of(m.group(1).split()[-1])  # "my husbands name" asks of the husband
         out |= KIN.get(rel, {rel})
     if _PARTNER_ASKED.search(text):
         out |= KIN["partner"]

@@ -41,7 +41,8 @@ _OVER = re.compile(
 )
 #: A fact that says the thing is over, or not so.
 _SAYS_OVER = re.compile(
-    r"\b(?:no\s+longer|doesn't|does\s+not|isn't|is\s+not|not|never|used\s+to|stopped|quit)\b",
+    r"\b(?:no\s+longer|doesn't|does\s+not|isn't|is\s+not|not|never|used\s+to|stopped|quit|"
+    r"late|died)\b",
     re.IGNORECASE,
 )
 _WORK = re.compile(r"^The user works at (?P<org>.+?)\.?$")

@@ -33,7 +33,9 @@ from familiars.memory._offline._dates import (
     zone,
 )
 from familiars.memory._offline._directives import match_directive
+from familiars.memory._offline._dropped import dropped_writes
 from familiars.memory._offline._health import match_conditions, match_medication
+from familiars.memory._offline._late import late_takes_place, match_late
 from familiars.memory._offline._meaning import Understanding, by_meaning
 from familiars.memory._offline._misread import ended_writes, misread
 from familiars.memory._offline._objects import _GENERIC_HEADS, MEANING_KINDS, Fact, _fact_key
@@ -92,6 +94,9 @@ def _clause_facts(
     someone = match_others_birthday(clause, now=now, tz=tz) or match_relative_place(clause)
     if someone is not None:  # the whole clause, as a reminder is
         return [someone]
+    late = match_late(clause, now)
+    if late is not None:  # "my late husband Geoffrey passed in 2019": one record says both
+        return [late]
     found = (
         match_name(clause),
         match_birthday(clause, now=now, tz=tz),
@@ -420,8 +425,11 @@ def offline_writes(
     )
     if existing:  # "my husband's name is Tim not Tom": Tim takes Tom's record's place
         output.writes = correction_writes(text, output.writes, existing)
+    late_takes_place(output.writes, existing)
     taken = {w.entry.supersedes_id for w in output.writes if w.entry.supersedes_id}
     output.writes += ended_writes(text, existing, taken)
+    if existing:  # "i quit starbucks, ...", "me and priya broke up": any record, by its value
+        output.writes += dropped_writes(text, existing, output.writes, taken)
     for rec in closed_loops(text, [r for r in existing if r.open_loop]):
         loop = OpenLoop(**{**(rec.open_loop or {}), "status": "done"})
         entry = WriterEntry(

@@ -1,0 +1,188 @@
+"""Changes of life and plan by the value they name: "i quit starbucks, im doing deliveries
+for doordash now", "me and priya broke up", "scratch the Lanzarote thing, we've decided on
+Tenerife instead".
+
+:mod:`._changes`, :mod:`._shifts` and :mod:`._misread` take back records of the slots they
+know (likes, home, workplace, job, pets). A message that ends something often names only its
+value, and the record that holds the value may be of any kind (a job kept as a state, a trip
+kept as a plan, a partner kept as a relation). Here the ending is read by its verb ("quit",
+"left", "broke up with", "scratch", "is off"), the live record is the one whose words hold
+every word of the value named, and it is superseded (history kept):
+
+- by what the message says instead: a fact the writer found in another clause takes its
+  place; else the clause itself, said of the person ("The user is doing deliveries for
+  doordash."); a plan whose place was named gets the new place in the same sentence;
+- by nothing: the record says it is over ("no longer"; for a partner, that they broke up).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from familiars.memory._offline._clauses import _sentence_clauses
+from familiars.memory._offline._objects import _words as _word_list
+from familiars.memory._offline._objects import third_person, topic_key
+from familiars.memory._offline._patterns import _third_singular
+from familiars.memory._records import MemoryRecord, is_live
+from familiars.memory._writer._schema import WriteOp, WriterEntry
+
+_LEAD = r"(?:^|\b(?:actually|so|but|and|well|ok|okay|oh)\b[\s,]*)"
+#: Endings that name what ended (``obj``); ``rel`` marks a parting with a person.
+_ENDS = [
+    re.compile(p, re.I)
+    for p in (
+        rf"{_LEAD}(?:i|we)(?:\s+have|'ve|\s+just|\s+finally)*\s+(?:quit|quitted|left|ditched|"
+        r"packed\s+in|jacked\s+in|chucked\s+in|walked\s+out\s+of)\s+(?:my\s+job\s+at\s+|"
+        r"the\s+job\s+at\s+|my\s+job\s+with\s+|working\s+(?:at|for)\s+)?(?P<obj>.+)$",
+        rf"{_LEAD}(?:scratch|scrap|ditch|bin|nix|drop)\s+(?:the|that|our|my)\s+(?P<obj>.+?)"
+        r"(?:\s+(?:thing|idea|plan|plans|trip|holiday|one|bit))?$",
+        r"\b(?:me|i)\s+and\s+(?P<rel>[A-Za-z][\w'-]+)\s+(?:have\s+|'ve\s+)?(?:broke|broken|split)"
+        r"(?:\s+up)?\b",
+        r"(?-i:\b(?P<rel>[A-Z][\w'-]+))\s+and\s+(?:i|me)\s+(?:have\s+|'ve\s+)?"
+        r"(?:broke|broken|split)(?:\s+up)?\b",
+        r"\b(?:i|we)(?:\s+have|'ve|\s+just)*\s+(?:broke|broken|split)\s+up\s+with\s+"
+        r"(?:my\s+\w+\s+)?(?P<rel>[A-Za-z][\w'-]+)",
+        r"^(?:the\s+)?(?P<obj>[\w' -]+?)(?:\s+(?:thing|trip|plan|holiday))?\s+(?:is|'s)\s+"
+        r"(?:off|cancell?ed)$",
+    )
+]
+_TAIL = re.compile(
+    r"(?:\s+(?:last\s+\w+|yesterday|today|this\s+\w+|for\s+good|now|anymore|any\s+more|"
+    r"after\s+all|in\s+the\s+end))+$",
+    re.I,
+)
+_NOISE = frozenset(_word_list("a an the my our job work thing plan trip idea one on at in of to"))
+#: What says a clause is an ending, not the new value.
+_OVER = re.compile(r"n't\b|\b(?:not|no\s+longer|never|any\s?more|quit|left|broke|split)\b", re.I)
+_NEW_LEAD = re.compile(
+    r"^(?:(?:and|but|so|now|instead|actually|well)\s*,?\s+)*"
+    r"(?:(?:we|i)(?:'ve|\s+have)?\s+(?:now\s+)?(?:decided\s+on|gone\s+for|chosen|picked|"
+    r"booked|settled\s+on|going\s+for|going\s+with)\s+)?",
+    re.I,
+)
+_NEW_TAIL = re.compile(r"(?:\s+(?:now|instead|these\s+days|nowadays|for\s+now))+$", re.I)
+_PLACE = re.compile(r"(?-i:\b([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?))")
+_CALLED = re.compile(r"^The user's (?P<rel>[\w' -]+?) is called (?P<name>[\w' -]+?)\.$")
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[\w']+", text.lower()) if w not in _NOISE}
+
+
+def _ending(clause: str) -> tuple[str, bool] | None:
+    """(what ``clause`` says ended, whether a person was parted from), or None."""
+    said = re.split(r"\s*[,;]\s*|\s+-+\s+", clause.strip(" .!,"))[0]
+    for pattern in _ENDS:
+        m = pattern.search(said)
+        if m is not None:
+            rel = m.groupdict().get("rel")
+            obj = _TAIL.sub("", rel or m.group("obj")).strip(" .!")
+            return (obj, rel is not None) if obj else None
+    return None
+
+
+def _record_of(obj: str, existing: Sequence[MemoryRecord], taken: set[str]) -> MemoryRecord | None:
+    """The newest live record of the person's own whose words hold every word of ``obj``."""
+    wanted = _words(obj)
+    if not wanted:
+        return None
+    found = [
+        r
+        for r in existing
+        if r.scope == "user"
+        and is_live(r)
+        and not r.open_loop
+        and r.id not in taken
+        and wanted <= _words(r.content.replace("'s ", " "))
+    ]
+    return max(found, key=lambda r: (r.ts, r.id)) if found else None
+
+
+def _as_said(clause: str) -> str | None:
+    """ "im doing deliveries for doordash now" -> "The user is doing deliveries for doordash."."""
+    said = _NEW_TAIL.sub("", _NEW_LEAD.sub("", clause.strip(" .!,"))).strip()
+    said = re.sub(r"^im\b", "i'm", said, flags=re.I)
+    if not re.match(r"^(?:i|i'm|i've|i\s+am)\b", said, re.I):
+        return None
+    they = third_person(said)
+    m = re.match(r"^they\s+(?:are|'re)\s+(.+)$", they) or re.match(r"^they've\s+(.+)$", they)
+    if m is not None:
+        verb = "is" if they.startswith("they are") or "'re" in they[:8] else "has"
+        return f"The user {verb} {m.group(1)}."
+    m = re.match(r"^they\s+(\w+)\s+(.+)$", they)
+    return f"The user {_third_singular(m.group(1))} {m.group(2)}." if m else None
+
+
+def _over(rec: MemoryRecord, parted: bool) -> str:
+    """What ``rec`` says once it is over, said of the person."""
+    content = rec.content.strip()
+    called = _CALLED.match(content)
+    if parted and called is not None:
+        name, rel = called.group("name"), called.group("rel")
+        return f"The user and {name} have broken up; {name} is no longer their {rel}."
+    m = re.match(r"^The user is (.+)$", content)
+    if m is not None:
+        return f"The user is no longer {m.group(1)}"
+    m = re.match(r"^The user (\w+) (.+)$", content)
+    return f"The user no longer {m.group(1)} {m.group(2)}" if m else f"No longer so: {content}"
+
+
+def _new_content(
+    rec: MemoryRecord, obj: str, others: Sequence[str]
+) -> tuple[str, tuple[str, ...]] | None:
+    """The record that takes ``rec``'s place, from the clauses ``others`` of the message, and
+    its tags: a named place swapped in the plan's own sentence, else a clause said of the
+    person."""
+    for clause in others:
+        if _OVER.search(clause):
+            continue
+        places = [p for p in _PLACE.findall(clause) if p not in ("I", "I'm", "Actually")]
+        if obj[:1].isupper() and places and obj in rec.content:
+            new = places[-1]
+            tags = tuple(t for t in rec.tags if t != f"topic:{topic_key(obj)}")
+            return rec.content.replace(obj, new), (*tags, f"topic:{topic_key(new)}")
+        said = _as_said(clause)
+        if said is not None:
+            tags = tuple(t for t in rec.tags if not t.startswith("topic:"))
+            return said, (*tags, f"topic:{topic_key(said.split(' ', 3)[-1][:40])}")
+    return None
+
+
+def dropped_writes(
+    text: str, existing: Sequence[MemoryRecord], writes: list[WriteOp], taken: set[str]
+) -> list[WriteOp]:
+    """The updates for what ``text`` says ended (see the module docstring). ``writes`` are
+    the turn's other writes: an ``add`` from another clause is made to take the ended
+    record's place; ``taken``: records already retired this turn (grows)."""
+    out: list[WriteOp] = []
+    clauses = [c for _, group in _sentence_clauses(text) for c in group]
+    for clause in clauses:
+        ended = _ending(clause)
+        rec = _record_of(ended[0], existing, taken) if ended else None
+        if ended is None or rec is None:
+            continue
+        taken.add(rec.id)
+        quote = [f"User message: '{text.strip()[:200]}'"]
+        added = [w for w in writes if w.op == "add" and w.category != "event"]
+        if added and not ended[1]:
+            added[0].op, added[0].entry.supersedes_id = "update", rec.id
+            continue
+        # "scratch the Lanzarote thing, we've decided on Tenerife instead" is one clause
+        rest = [p for p in re.split(r"\s*[,;]\s*|\s+-+\s+", clause)[1:] if p]
+        others = [*rest, *(c for c in clauses if c is not clause)]
+        new = None if ended[1] else _new_content(rec, ended[0], others)
+        content, tags = new if new else (_over(rec, ended[1]).rstrip(".") + ".", tuple(rec.tags))
+        entry = WriterEntry(
+            content=content,
+            tags=list(dict.fromkeys([*tags, *(["ended"] if new is None else [])])),
+            salience=rec.salience,
+            epistemic_status="asserted",
+            supersedes_id=rec.id,
+            source_quote=quote,
+        )
+        out.append(WriteOp(op="update", scope=rec.scope, category=rec.category, entry=entry))
+    return out
+
+
+__all__ = ["dropped_writes"]
