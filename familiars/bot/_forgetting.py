@@ -662,9 +662,12 @@ def _window_words(label: str, turns: int, replies: int, records: int, echoes: in
 
 def window_done_text(window: Window, plan: TurnsPlan, report: ForgetReport) -> str:
     """What a window's forget took, in the words of its question (the same counts when
-    nothing was said meanwhile)."""
+    nothing was said meanwhile); merged memories only as such."""
     turns, replies, echoes = plan.split(report.nodes)
-    said = _window_words("", turns, replies, len(report.records), echoes)
+    # merged memories made again or dropped are told apart by _derived (review s33 item 9)
+    merged = set(report.rederived) | set(report.dropped)
+    noted = sum(1 for r in report.records if r not in merged)
+    said = _window_words("", turns, replies, noted, echoes)
     return f"Forgotten {window.label}: {said}, everywhere I kept them.{_derived(report)}"
 
 

@@ -9,7 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from familiars.bot._forgetting import _names_in, _names_said
+from familiars.bot._forgetting import Window, _names_in, _names_said, window_done_text
+from familiars.memory import ForgetReport, TurnsPlan
 from tests.bot.test_forget_everywhere import running
 from tests.bot.test_s33_fixb_forget import _say
 
@@ -46,3 +47,16 @@ def test_a_title_is_not_a_name_nor_a_month_a_time() -> None:
     assert not _names_said({"May"}, "The user's exam is on the 3rd of May.")
     assert _names_said({"May"}, "The user's sister May lives in Leeds.")
     assert _names_said({"May"}, "May's dog is called Rex.")
+
+
+def test_a_window_forget_counts_its_merged_memories_once() -> None:
+    """Review item 9: a merged memory made again was counted as a memory "I noted from
+    them" and listed again as merged: the done message said more than the question."""
+    plan = TurnsPlan(turns=("n1",), replies=("n2",), records=("r1",))
+    report = ForgetReport(
+        records=["r1", "m1", "m3"], nodes=["n1", "n2"], rederived={"m1": "m2"}, dropped=["m3"]
+    )
+    window = Window(0.0, 1.0, "in the last 2 minutes")
+    done = window_done_text(window, plan, report)
+    assert "and 1 memory I noted from it," in done, done
+    assert "1 merged memory made again" in done and "1 merged memory dropped" in done, done
