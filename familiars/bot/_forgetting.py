@@ -521,8 +521,20 @@ _CALLED = re.compile(
     r"\b(?:sister|brother|mother|mum|mom|father|dad|son|daughter|wife|husband|partner|"
     r"boyfriend|girlfriend|fiancée?|friend|cousin|aunt|uncle|niece|nephew|grandma|grandpa|"
     r"grandmother|grandfather|granddaughter|grandson|boss|colleague|neighbou?r|flatmate|"
-    rf"roommate|dog|cat|parrot|horse)\s+(?P<n3>{_NAME})"
+    rf"roommate|dog|cat|parrot|horse)\s+(?:(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?\s+)?(?P<n3>{_NAME})"
 )
+#: Before a name, these make it a time ("in May", "since Monday", "by Friday"), as does a
+#: number after it ("May 3"); a month or weekday also after "of", "next", "every" ...
+_TIME_BEFORE = re.compile(r"\b(?:in|since|until|till|by|during)\s*$", re.IGNORECASE)
+_WHEN_BEFORE = re.compile(
+    r"(?:\b(?:of|last|next|this|every|early|late|mid|on)|\d(?:st|nd|rd|th)?)[\s-]*$",
+    re.IGNORECASE,
+)
+_CALENDAR = frozenset(
+    {"January", "February", "March", "April", "May", "June", "July", "August", "September",
+     "October", "November", "December", "Monday", "Tuesday", "Wednesday", "Thursday",
+     "Friday", "Saturday", "Sunday"}
+)  # fmt: skip
 #: After a name at the start of a sentence, these say it is a word ("May I ask ...?").
 _NOT_AFTER_NAME = re.compile(r"\s+(?:I|we|you|he|she|they|it|be|not|have|well)\b")
 
@@ -550,14 +562,20 @@ def _name_asked(what: str, known: set[str]) -> set[str]:
 
 
 def _names_said(names: set[str], text: str) -> bool:
-    """Whether ``text`` says one of ``names`` as a name: written capitalised, and at the
-    start of a sentence not followed by a word that makes it a verb ("May I ...")."""
+    """Whether ``text`` says one of ``names`` as a name: written capitalised, at the start
+    of a sentence not followed by a word that makes it a verb ("May I ..."), and not as a
+    time ("in May", "May 3", "since Friday": review s33 item 3)."""
     for name in names:
         for m in re.finditer(rf"(?<![\w'-]){re.escape(name)}(?![\w-])", text):
             before = text[: m.start()].rstrip(" \"'“‘(")
             starts = not before or before[-1] in ".!?:\n"
-            if not (starts and _NOT_AFTER_NAME.match(text, m.end())):
-                return True
+            if starts and _NOT_AFTER_NAME.match(text, m.end()):
+                continue
+            if _TIME_BEFORE.search(before) or re.match(r"\s*,?\s*\d", text[m.end() :]):
+                continue  # "in May", "May 3": the month
+            if name in _CALENDAR and _WHEN_BEFORE.search(before):
+                continue  # "the 3rd of May", "next Friday"
+            return True
     return False
 
 
@@ -660,9 +678,12 @@ def _window_words(label: str, turns: int, replies: int, records: int, echoes: in
 
 def window_done_text(window: Window, plan: TurnsPlan, report: ForgetReport) -> str:
     """What a window's forget took, in the words of its question (the same counts when
-    nothing was said meanwhile)."""
+    nothing was said meanwhile); merged memories only as such."""
     turns, replies, echoes = plan.split(report.nodes)
-    said = _window_words("", turns, replies, len(report.records), echoes)
+    # merged memories made again or dropped are told apart by _derived (review s33 item 9)
+    merged = set(report.rederived) | set(report.dropped)
+    noted = sum(1 for r in report.records if r not in merged)
+    said = _window_words("", turns, replies, noted, echoes)
     return f"Forgotten {window.label}: {said}, everywhere I kept them.{_derived(report)}"
 
 

@@ -54,8 +54,9 @@ _STOP = (
     r"|no\s+more\s+reminders?(?:\s+(?:about|to|of|for))?"
 )
 _STOPPING = re.compile(_LEAD + r"(?:" + _STOP + r")\b", re.IGNORECASE)
-#: Manners after the request ("... please", ", thank you"): no reminder's words.
-_POLITE = r"(?:please|pls|plz|thanks|thank\s+you|thx|ty|cheers)"
+#: Manners after the request ("... please", ", thank you"): no reminder's words. Only at the
+#: end: "the thanks card" and "ring Ty" are a reminder's own words (review s33 item 2).
+_POLITE = r"(?:please|pls|plz|thanks|thank\s+you|thx|cheers)"
 _POLITE_TAIL = re.compile(rf"(?:[\s,]*\b{_POLITE}\b)+[\s.!?]*$", re.IGNORECASE)
 #: "no more reminders", "stop reminding me please": stopping, no reminder named.
 _STOP_ALONE = re.compile(_LEAD + r"(?:" + _STOP + rf")(?:[\s,]+{_POLITE})*[\s.!?]*$", re.IGNORECASE)
@@ -122,8 +123,7 @@ _FILLER = frozenset(
     {
         "the", "my", "a", "an", "to", "about", "for", "of", "me", "i", "with", "on", "at",
         "please", "again", "reminder", "reminders", "one", "alarm", "that", "it", "this",
-        "your", "our", "number", "no", "#", "pls", "plz", "thanks", "thank", "you", "thx",
-        "ty", "cheers",
+        "your", "our", "number", "no", "#", "pls", "plz",
     }
 )  # fmt: skip
 _ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5}

@@ -92,6 +92,7 @@ def parse_when(text: str, *, now: datetime, tz: ZoneInfo) -> datetime | None:
     """An aware datetime in ``tz`` for a phrase like "tomorrow at 9am", "in 2 hours", "on
     Friday" (no clock time: 09:00), or None when the phrase is not a time."""
     phrase = _normalise_when(text)
+    phrase = spell_slash_date(phrase, now=now, tz=tz) or ""
     if not phrase or not re.search(r"\d|[a-z]{3,}", phrase, re.I) or _NEGATIVE.search(phrase):
         return None
     local_now = now.astimezone(tz)
@@ -135,26 +136,71 @@ def _dateparse(phrase: str, local_now: datetime) -> datetime | None:
         "RETURN_AS_TIMEZONE_AWARE": True,
         "PREFER_DATES_FROM": "future",
         "RELATIVE_BASE": local_now.replace(tzinfo=None),
-        # "12/1" is 12 January in London and 1 December in New York (tester T21).
-        "DATE_ORDER": "MDY" if str(local_now.tzinfo).startswith(_MONTH_FIRST) else "DMY",
+        "DATE_ORDER": date_order(local_now.tzinfo),
     }
     return dateparser.parse(phrase, languages=["en"], settings=settings)  # type: ignore[arg-type]
 
 
-#: The zones where a date is written month first ("12/1" is 1 December).
 #: The zones where a date is written month first ("12/1" is 1 December): the United States'
-#: (and UTC, a person who set none: as before).
+#: and the places that write dates its way (Canada, the Philippines, Puerto Rico, the Northern
+#: Marianas), and UTC or a bare GMT offset (a person who set no zone: as before).
 _MONTH_FIRST = (
     *(
         f"America/{city}"
         for city in (
             "New_York", "Chicago", "Denver", "Los_Angeles", "Phoenix", "Anchorage", "Detroit",
             "Boise", "Indiana", "Kentucky", "Juneau", "Sitka", "Nome", "Adak", "Menominee",
-            "North_Dakota", "Metlakatla", "Yakutat",
+            "North_Dakota", "Metlakatla", "Yakutat", "Puerto_Rico", "Toronto", "Vancouver",
+            "Edmonton", "Winnipeg", "Halifax", "St_Johns", "Regina", "Moncton", "Whitehorse",
+            "Yellowknife", "Iqaluit", "Glace_Bay", "Goose_Bay", "Swift_Current", "Dawson",
+            "Dawson_Creek", "Fort_Nelson", "Creston", "Cambridge_Bay", "Rankin_Inlet",
+            "Resolute", "Inuvik", "Atikokan", "Blanc-Sablon",
         )
     ),
-    "US/", "Pacific/Honolulu", "Pacific/Guam", "UTC", "Etc/UTC",
+    "US/", "Canada/", "Pacific/Honolulu", "Pacific/Guam", "Pacific/Saipan", "Asia/Manila",
+    "UTC", "Etc/UTC", "Etc/GMT", "GMT", "Etc/Universal", "Universal", "Zulu",
 )  # fmt: skip
+
+
+def date_order(tz: Any) -> str:
+    """ "MDY" or "DMY": how ``tz``'s people write a date with slashes; one rule for the facts
+    and the reminders ("12/1" is 12 January in London and 1 December in New York, T21)."""
+    return "MDY" if str(tz).startswith(_MONTH_FIRST) else "DMY"
+
+
+#: "12/25", "3/4": a day and a month with no year (not "3/4/27", not "1/2 hour").
+_BARE_SLASH = re.compile(
+    r"(?<![\d/])(?P<a>\d{1,2})/(?P<b>\d{1,2})(?![\d/])"
+    r"(?!\s*(?:an?\s+)?(?:hours?|minutes?|mins?)\b)",
+    re.IGNORECASE,
+)
+
+
+def spell_slash_date(phrase: str, *, now: datetime, tz: ZoneInfo) -> str | None:
+    """``phrase`` with a bare "a/b" said as the next such day ("12/25" -> "25 December 2026"):
+    the order that is a date when only one is, else the zone's (:func:`date_order`), and never
+    more than a year ahead (left to dateparser "12/25" in London was 12 December 2125); None
+    when an "a/b" is no day within the year ("13/25", "2/30")."""
+    today = now.astimezone(tz).date()
+    missed = False
+
+    def spelt(m: re.Match[str]) -> str:
+        a, b = int(m.group("a")), int(m.group("b"))
+        orders = [(a, b), (b, a)] if date_order(tz) == "MDY" else [(b, a), (a, b)]
+        for month, day in orders:
+            for year in (today.year, today.year + 1):
+                try:
+                    day_ = today.replace(year=year, month=month, day=day)
+                except ValueError:
+                    continue
+                if day_ >= today or year > today.year:
+                    return f"{day_.day} {day_:%B} {day_.year}"
+        nonlocal missed
+        missed = True
+        return m.group(0)
+
+    spelt_out = _BARE_SLASH.sub(spelt, phrase)
+    return None if missed else spelt_out
 
 
 _WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -221,9 +267,14 @@ def parse_day(text: str, *, now: datetime, tz: ZoneInfo, need_day: bool = True) 
         re.I,
     ):
         return None
+    spelt = spell_slash_date(phrase, now=now, tz=tz)
+    if spelt is None:
+        return None
+    phrase = spelt
     settings = {
         "PREFER_DATES_FROM": "future",
         "RELATIVE_BASE": now.astimezone(tz).replace(tzinfo=None),
+        "DATE_ORDER": date_order(tz),
     }
     if need_day:
         settings["REQUIRE_PARTS"] = ["day"]
