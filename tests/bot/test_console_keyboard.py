@@ -44,7 +44,11 @@ class Terminal:
         self.main, child = pty.openpty()
         env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2]), "TERM": "xterm"}
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", _TERMINAL_CHAT, str(typed_on)], stdin=child, stdout=child, stderr=child, env=env
+            [sys.executable, "-c", _TERMINAL_CHAT, str(typed_on)],
+            stdin=child,
+            stdout=child,
+            stderr=child,
+            env=env,
         )
         os.close(child)
         self.shown = b""

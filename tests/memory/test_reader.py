@@ -270,7 +270,7 @@ async def test_each_item_carries_its_raw_cosine_and_keyword_score(reader) -> Non
 def test_the_relevance_floor_is_the_measured_models_only() -> None:
     """0.25 was measured on MiniLM; bge-style models score unrelated text above 0.3, so the
     floor said nothing with the default bge-m3. A model not measured gets no floor."""
-    from familiars.memory import RELEVANCE_FLOOR, relevant, relevance_floor
+    from familiars.memory import RELEVANCE_FLOOR, relevance_floor, relevant
 
     assert relevance_floor("sentence-transformers/all-MiniLM-L6-v2") == RELEVANCE_FLOOR
     assert relevance_floor("BAAI/bge-m3") is None
