@@ -183,11 +183,15 @@ class ReaderRecaller:
 
 class RecordSearch:
     """``/memory search``: the caller's visible records for a query, as group-safe recall
-    (never a dialogue node). ``clock`` says what time it is (recall weighs recency)."""
+    (never a dialogue node). ``clock`` says what time it is (recall weighs recency);
+    ``model`` names the embedder that scores (its relevance floor, when measured)."""
 
-    def __init__(self, recaller: Recaller, *, clock: Callable[[], datetime]) -> None:
+    def __init__(
+        self, recaller: Recaller, *, clock: Callable[[], datetime], model: Callable[[], str]
+    ) -> None:
         self.recaller = recaller
         self.clock = clock
+        self.model = model
 
     async def __call__(self, query: str, caller: Caller, k: int) -> list[dict[str, Any]]:
         items = await self.recaller.recall(
@@ -201,10 +205,11 @@ class RecordSearch:
         )
         # Only what is related at all: the scores are relative, and "xylophone" listed the
         # ten best of unrelated memories, the first scored 1.01 (T30).
+        model = self.model()
         return [
             {"id": it.id, "text": it.text, "score": it.score}
             for it in items
-            if it.kind == "record" and relevant(it.raw)
+            if it.kind == "record" and relevant(it.raw, model)
         ]
 
 

@@ -336,13 +336,12 @@ class Application:
                     console.hurry()
                 again.clear()
                 if not await _done_unless(stop, again, timeout=HURRY_S):
+                    _let_signals_go(loop)  # a further Ctrl-C ends the process at once
                     await self._cut_short(stop, console)
                     return
             stop.result()  # the stop's own failure, raised as before
         finally:
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                with contextlib.suppress(NotImplementedError, RuntimeError):
-                    loop.remove_signal_handler(sig)
+            _let_signals_go(loop)
 
     async def _cut_short(self, stop: asyncio.Future[None], console: ConsoleAdapter | None) -> None:
         """End the hurried stop now, saying what waits for the next start (nothing is lost:
@@ -351,7 +350,12 @@ class Application:
         with contextlib.suppress(Exception):
             left = len(await self.services.writer_queue.apending())
         stop.cancel()
-        await asyncio.wait({stop})
+        # The stack's other stops still run after the cancel (the dialogues' compaction in
+        # a thread): waited for, bounded; the writer's worker, left running by its stop
+        # cancelled in the drain, is stopped before the store is closed under it.
+        await asyncio.wait({stop}, timeout=HURRY_S)
+        with contextlib.suppress(Exception):
+            await self.services.writer_queue.abort(wait_s=HURRY_S)
         if left:
             self._say(f"Stopped. {left} conversation turn(s) not yet written to memory are "
                       "kept and will be written at the next start.", console)  # fmt: skip
@@ -451,3 +455,10 @@ async def _done_unless(
     finally:
         waiter.cancel()
     return task.done()
+
+
+def _let_signals_go(loop: asyncio.AbstractEventLoop) -> None:
+    """Ctrl-C and SIGTERM back to Python's own handling (a Ctrl-C raises KeyboardInterrupt)."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(sig)

@@ -305,7 +305,11 @@ def _commands(
         default_commands(
             store.memory.store,
             store.state,
-            search=RecordSearch(turn.recaller, clock=options.clock or utcnow),
+            search=RecordSearch(
+                turn.recaller,
+                clock=options.clock or utcnow,
+                model=lambda: store.embedder.model_name,
+            ),
             find=turn.documents.find,
             recall_log=turn.recall_log,
             fanout_log=turn.recaller.fanout_log,

@@ -87,8 +87,8 @@ def _flags_show_no_value() -> None:
     took a value (``--json <bool>``; T32: ``familiars --json true status`` was then tried)."""
     from typer.core import TyperOption
 
-    shown = TyperOption.display_type_rich
-    if getattr(shown, "bare_flags", False):
+    shown = getattr(TyperOption, "display_type_rich", None)
+    if shown is None or getattr(shown, "bare_flags", False):  # an older typer: nothing to mend
         return
 
     def display_type_rich(self: TyperOption, ctx: Any) -> str | None:

@@ -224,7 +224,7 @@ from familiars.memory._reader import (
 )
 from familiars.memory._recall_context import CONTEXT_MESSAGES, recent_messages
 from familiars.memory._recall_context import Reading as ContextReading
-from familiars.memory._recall_items import RELEVANCE_FLOOR, relevant
+from familiars.memory._recall_items import RELEVANCE_FLOOR, relevance_floor, relevant
 from familiars.memory._recall_signals import (
     RECALL_KNOBS,
     RECALL_SIGNALS,
@@ -428,6 +428,7 @@ __all__ = [
     "RecallError",
     "RecallItem",
     "RELEVANCE_FLOOR",
+    "relevance_floor",
     "ReconcileReport",
     "RecordFilter",
     "RecordIndex",

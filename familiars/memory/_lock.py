@@ -66,7 +66,12 @@ class WorkspaceBusyError(MemoryError_):
         self.workspace = workspace
         self.owner = owner
         who = owner.describe() if owner else "another process"
-        super().__init__(f"workspace {workspace} is already in use by {who}; stop it first")
+        if owner is not None and owner.serving and owner.control is None:
+            # A run/chat holds the lock through its model load, before its socket is up.
+            what = f"in use by {who}, which is still starting; try again in a moment"
+        else:
+            what = f"already in use by {who}; stop it first"
+        super().__init__(f"workspace {workspace} is {what}")
 
 
 class WorkspaceReadOnlyError(MemoryError_):

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from familiars.memory._dialog_tree import Node
+from familiars.memory._embeddings import BUNDLED_MODEL_NAME
 from familiars.memory._records import MemoryRecord
 
 #: The raw cosine (the bundled all-MiniLM-L6-v2) at or above which a memory is related to a
@@ -24,15 +25,27 @@ from familiars.memory._records import MemoryRecord
 #: bread recipe" 0.19, "weather" 0.24); "xylophone" finds the two music facts (0.29, 0.27).
 RELEVANCE_FLOOR = 0.25
 
+#: The floor of each model it was measured on. Cosines are not comparable across models
+#: (bge-style models score unrelated text above 0.3), so any other model, the default
+#: BAAI/bge-m3 and the multilingual fallback included, has no floor until measured.
+_FLOORS = {BUNDLED_MODEL_NAME: RELEVANCE_FLOOR}
 
-def relevant(raw: Mapping[str, float]) -> bool:
+
+def relevance_floor(model: str) -> float | None:
+    """The raw cosine floor measured for ``model``; None for a model not measured."""
+    return _FLOORS.get(model)
+
+
+def relevant(raw: Mapping[str, float], model: str) -> bool:
     """A search's hit is related to its query at all: a keyword of it matched, or its raw
-    cosine reached :data:`RELEVANCE_FLOOR` (the scores are relative: the best of ten
-    unrelated memories still scored about 1.0). Unknown evidence counts as related."""
+    cosine reached the floor of ``model``, the embedder that scored it (the scores are
+    relative: the best of ten unrelated memories still scored about 1.0). Unknown evidence,
+    or a model with no measured floor, counts as related."""
     if raw.get("bm25", 0.0) > 0.0:
         return True
     cosine = raw.get("cosine")
-    return cosine is None or cosine >= RELEVANCE_FLOOR
+    floor = relevance_floor(model)
+    return cosine is None or floor is None or cosine >= floor
 
 
 @dataclass

@@ -125,11 +125,16 @@ class DeciderPolicy:
     #: A reminder sent later than this after it was due says so (each has its exact job:
     #: later means the bot was down or stalled; tester T32 could not tell).
     reminder_late_s: float = 60.0
+    #: When this process (its scheduler) started: a late reminder due before it says "I was
+    #: offline"; one due after it (late while the bot was up: the writer's next tick) gives
+    #: no cause. None: not known, no cause is given.
+    started_at: datetime | None = None
 
     @classmethod
-    def from_settings(cls, s: Any) -> DeciderPolicy:
+    def from_settings(cls, s: Any, *, started_at: datetime | None = None) -> DeciderPolicy:
         """From :class:`~familiars.config.SchedulerSettings`."""
         return cls(
+            started_at=started_at,
             quiet_hours_start=parse_hhmm(s.quiet_hours_start),
             quiet_hours_end=parse_hhmm(s.quiet_hours_end),
             daily_cap=s.daily_cap,
@@ -220,7 +225,7 @@ def _reminder_decision(
     missed = [lp for lp in due if now - lp.due > grace]  # type: ignore[operator]
     tz = zone(state.timezone)
     late = timedelta(seconds=policy.reminder_late_s)
-    text = _reminder_text(on_time, missed, tz, now=now, late=late)
+    text = _reminder_text(on_time, missed, tz, now=now, late=late, up_since=policy.started_at)
     kind: DecisionKind = "reminder" if on_time else "missed_reminder"
     return Decision(
         send=True,
@@ -317,13 +322,15 @@ def _reminder_text(
     *,
     now: datetime | None = None,
     late: timedelta | None = None,
+    up_since: datetime | None = None,
 ) -> str:
     def said(lp: OpenLoop) -> str:
         if now is None or late is None or lp.due is None or now - lp.due <= late:
             return lp.task()
         due, here = lp.due.astimezone(tz), now.astimezone(tz)
         at = f"{due:%H:%M}" if due.date() == here.date() else f"{due:%a} {due.day} {due:%b %H:%M}"
-        return f"{lp.task()} (due {at}, I was offline)"
+        down = up_since is not None and up_since > lp.due
+        return f"{lp.task()} (due {at}, I was offline)" if down else f"{lp.task()} (due {at})"
 
     parts = []
     if len(on_time) == 1:

@@ -255,7 +255,7 @@ class Scheduler:
         self.clock = clock
         self.loops: LoopSource | None = loops or (StoreLoops(store) if store is not None else None)
         self.dialogues = dialogues
-        self.policy = DeciderPolicy.from_settings(self.config)
+        self.policy = DeciderPolicy.from_settings(self.config, started_at=clock())
         self.decider = DeciderService(self.policy, model=model)
         self.gate = gate
         self.consolidate = consolidate

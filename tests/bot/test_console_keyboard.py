@@ -13,12 +13,20 @@ from pathlib import Path
 import pytest
 
 _TERMINAL_CHAT = """
-import asyncio
+import asyncio, os, sys
+from familiars.bot._adapters.base import CommandResponse
 from familiars.bot._adapters.console import ConsoleAdapter
 
 class Lines:
     async def respond(self, message):
+        if message.text == "slow":  # a reply still coming: until the test has typed on
+            yield "thinking... "
+            while not os.path.exists(sys.argv[1]):
+                await asyncio.sleep(0.05)
         yield f"got {len(message.text.splitlines())} lines: {message.text!r}"
+
+    async def command(self, inv):
+        return CommandResponse(text=f"ran /{inv.name}")
 
 async def main():
     console = ConsoleAdapter(Lines())
@@ -32,11 +40,15 @@ asyncio.run(main())
 class Terminal:
     """The console in a child process on a pty: keys in, what the screen got out."""
 
-    def __init__(self) -> None:
+    def __init__(self, typed_on: Path) -> None:
         self.main, child = pty.openpty()
         env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2]), "TERM": "xterm"}
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", _TERMINAL_CHAT], stdin=child, stdout=child, stderr=child, env=env
+            [sys.executable, "-c", _TERMINAL_CHAT, str(typed_on)],
+            stdin=child,
+            stdout=child,
+            stderr=child,
+            env=env,
         )
         os.close(child)
         self.shown = b""
@@ -63,8 +75,8 @@ class Terminal:
 
 
 @pytest.fixture
-def terminal():  # type: ignore[no-untyped-def]
-    term = Terminal()
+def terminal(tmp_path: Path):  # type: ignore[no-untyped-def]
+    term = Terminal(tmp_path / "typed")
     term.read_until(b"you> ")
     yield term
     term.close()
@@ -87,6 +99,31 @@ def test_lines_typed_one_after_another_stay_messages_of_their_own(terminal: Term
     at = terminal.type("second\r")
     terminal.read_until(b"got 1 lines: 'second'", at)
     terminal.read_until(b"you> ", terminal.shown.index(b"'second'", at))
+
+
+@pytest.mark.timeout(60)
+def test_lines_typed_while_a_reply_is_coming_stay_apart_and_a_command_runs(
+    terminal: Terminal, tmp_path: Path
+) -> None:
+    """Typed ahead during a slow reply, they waited together in the terminal: read as one
+    paste, they became one message 'are you there?\\n/help' and /help never ran."""
+    at = terminal.type("slow\r")
+    terminal.read_until(b"thinking... ", at)
+    terminal.type("are you there?\r/help\r")
+    (tmp_path / "typed").touch()  # the reply goes on only now
+    terminal.read_until(b"ran /help", at)
+    terminal.read_until(b"you> ", terminal.shown.index(b"ran /help", at))
+    shown = terminal.shown[at:].decode(errors="replace")
+    assert "got 1 lines: 'are you there?'" in shown, shown
+
+
+@pytest.mark.timeout(60)
+def test_a_command_pasted_after_a_line_is_run_not_sent(terminal: Terminal) -> None:
+    at = terminal.type("hello\r/help\r")
+    terminal.read_until(b"ran /help", at)
+    terminal.read_until(b"you> ", terminal.shown.index(b"ran /help", at))
+    shown = terminal.shown[at:].decode(errors="replace")
+    assert "got 1 lines: 'hello'" in shown, shown
 
 
 @pytest.mark.timeout(60)

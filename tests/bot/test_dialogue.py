@@ -9,7 +9,9 @@ from familiars.bot import Application
 from familiars.bot._adapters.base import CommandInvocation, IncomingMessage
 from familiars.config import load_settings
 from familiars.llm import ChatModel, ChatResult, ProviderServerError
-from tests.harness import make_app, say
+from familiars.memory import BUNDLED_MODEL_NAME
+from tests.fakes import HashEmbedder
+from tests.harness import make_app, running_app, say
 
 T0 = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
 
@@ -276,15 +278,30 @@ async def test_an_attachment_is_kept_private_and_found_again(app: Application) -
     assert "lease.txt" not in other.text and other.file_data is None
 
 
-async def test_memory_search_lists_only_what_relates_to_the_query(app: Application) -> None:
+async def test_memory_search_lists_only_what_relates_to_the_query(workspace: Path) -> None:
     """T30: "/memory search xylophone" said "10 found", the first scored 1.01, for a word in
     no memory (the scores are relative to the candidates). Unrelated memories are not
-    listed (no keyword, a raw cosine under the floor): nothing found is said so."""
-    assert app.dialogues is not None
-    for n, fact in enumerate(["I love jazz music.", "I live in Oslo.", "My dog is Biscuit."]):
-        await say(app, msg(fact, minutes=n))
-    await app.settle()
-    nothing = await app.dialogues.command(cmd("memory", "search", "xylophone"))
-    assert "found" not in nothing.text and "Nothing" in nothing.text, nothing.text
-    jazz = await app.dialogues.command(cmd("memory", "search", "jazz"))
-    assert jazz.text.startswith("1 found:") and "jazz" in jazz.text, jazz.text
+    listed (no keyword, a raw cosine under the floor of the model that measured it): nothing
+    found is said so."""
+    embedder = HashEmbedder(model_name=BUNDLED_MODEL_NAME)  # scored as the measured model
+    async with running_app(workspace, model=None, embedder=embedder) as app:
+        assert app.dialogues is not None
+        for n, fact in enumerate(["I love jazz music.", "I live in Oslo.", "My dog is Biscuit."]):
+            await say(app, msg(fact, minutes=n))
+        await app.settle()
+        nothing = await app.dialogues.command(cmd("memory", "search", "xylophone"))
+        assert "found" not in nothing.text and "Nothing" in nothing.text, nothing.text
+        jazz = await app.dialogues.command(cmd("memory", "search", "jazz"))
+        assert jazz.text.startswith("1 found:") and "jazz" in jazz.text, jazz.text
+
+
+async def test_memory_search_has_no_floor_for_a_model_not_measured(workspace: Path) -> None:
+    """MiniLM's floor (0.25) said nothing of the default bge-m3's cosines (unrelated text
+    scores above 0.3 there): a model not measured lists the best, as before the floor."""
+    embedder = HashEmbedder(model_name="BAAI/bge-m3")
+    async with running_app(workspace, model=None, embedder=embedder) as app:
+        assert app.dialogues is not None
+        await say(app, msg("I love jazz music."))
+        await app.settle()
+        found = await app.dialogues.command(cmd("memory", "search", "xylophone"))
+        assert found.text.startswith("1 found:"), found.text

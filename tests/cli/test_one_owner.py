@@ -223,3 +223,35 @@ def test_a_chat_still_starting_is_not_waited_for(
     assert f"pid {holder.pid}" in result.output and "chat --user ben" in result.output
     assert "Traceback" not in result.output and started == []
     assert sorted(ws.rglob("*")) == before
+
+
+def test_a_memory_write_while_a_chat_is_starting_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review s33 #7: a chat holds the workspace through its model load; a memory write
+    then was told "already in use ... stop it first", as if the chat were in its way for
+    good. It is only starting: the person is told to try again in a moment."""
+    from typer.testing import CliRunner
+
+    from familiars.cli import _memory_route, app
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    monkeypatch.setattr(_memory_route, "LOCK_WAIT_S", 0.2)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLD_STARTING, str(ws)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=_env(ws),
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        args = ["--workspace", str(ws), "memory", "add", "-s", "user", "-u", "zoe"]
+        result = CliRunner().invoke(app, [*args, "-C", "preference", "The user likes tea."])
+    finally:
+        holder.kill()
+        holder.wait()
+    assert result.exit_code == 1, result.output
+    assert f"pid {holder.pid}" in result.output, result.output
+    assert "starting" in result.output and "try again in a moment" in result.output
+    assert "stop it first" not in result.output and "Traceback" not in result.output

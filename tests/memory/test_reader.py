@@ -260,7 +260,19 @@ async def test_each_item_carries_its_raw_cosine_and_keyword_score(reader) -> Non
     dog = next(i for i in res.items if i.text == "Ana has a dog named Biscuit")
     own = float(np.dot(emb.embed("dog Biscuit"), emb.embed("Ana has a dog named Biscuit")))
     assert dog.raw["cosine"] >= own - 1e-4  # its best sentence's, when higher
-    assert dog.raw["bm25"] > 0 and relevant(dog.raw)
+    assert dog.raw["bm25"] > 0 and relevant(dog.raw, emb.model_name)
     assert dog.as_dict()["raw"]["bm25"] > 0
-    assert not relevant({"cosine": RELEVANCE_FLOOR - 0.01, "bm25": 0.0})
-    assert relevant({"cosine": RELEVANCE_FLOOR})
+    minilm = "sentence-transformers/all-MiniLM-L6-v2"
+    assert not relevant({"cosine": RELEVANCE_FLOOR - 0.01, "bm25": 0.0}, minilm)
+    assert relevant({"cosine": RELEVANCE_FLOOR}, minilm)
+
+
+def test_the_relevance_floor_is_the_measured_models_only() -> None:
+    """0.25 was measured on MiniLM; bge-style models score unrelated text above 0.3, so the
+    floor said nothing with the default bge-m3. A model not measured gets no floor."""
+    from familiars.memory import RELEVANCE_FLOOR, relevance_floor, relevant
+
+    assert relevance_floor("sentence-transformers/all-MiniLM-L6-v2") == RELEVANCE_FLOOR
+    assert relevance_floor("BAAI/bge-m3") is None
+    assert relevant({"cosine": 0.1, "bm25": 0.0}, "BAAI/bge-m3")
+    assert not relevant({"cosine": 0.1, "bm25": 0.0}, "sentence-transformers/all-MiniLM-L6-v2")

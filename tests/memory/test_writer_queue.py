@@ -203,3 +203,31 @@ async def test_a_crash_between_a_held_turns_release_and_its_cleanup_queues_it_on
         assert json.loads((folder / name).read_text(encoding="utf-8"))["reply_text"] == "Noted."
         assert await queue.process_pending() == 1
         assert {r.content for r in await live(store)} == {"The user lives in Oslo."}
+
+
+async def test_a_stop_cut_short_in_its_drain_leaves_no_worker_running(tmp_path):
+    """Review s33 #6: a hurried stop cancels the queue's stop inside its drain; the worker
+    went on writing while the store was closed under it. ``abort`` stops it, bounded, and
+    the turn is kept for the next start (a drain after it writes nothing here)."""
+    import asyncio
+
+    began = asyncio.Event()
+
+    class Stuck(MemoryWriter):
+        async def process_turn(self, turn):
+            began.set()
+            await asyncio.Event().wait()  # a write that does not end
+
+    async with MemoryStore(tmp_path) as store:
+        queue = WriterQueue(Stuck(store))
+        await queue.start()
+        await queue.enqueue(turn("My name is Ann"))
+        await asyncio.wait_for(began.wait(), 10)
+        stop = asyncio.ensure_future(queue.stop())
+        await asyncio.sleep(0.05)
+        stop.cancel()
+        await asyncio.wait({stop})
+        assert queue.stats()["running"]  # what the cut-short stop left behind
+        await asyncio.wait_for(queue.abort(wait_s=5), 10)
+        assert not queue.stats()["running"]
+        await asyncio.wait_for(queue.drain(), 10)  # the turn is not tried again here

@@ -129,7 +129,7 @@ async def test_reminders_survive_a_restart_and_fire_at_start_within_grace(
     third = make(workspace, store, sender, DUE + timedelta(hours=3))
     await third.start()
     await third.stop()
-    assert [m.text for m in sender.sent] == ["⏰ Reminder: call mom"]
+    assert [m.text for m in sender.sent] == ["⏰ Reminder: call mom (due 09:00, I was offline)"]
 
 
 async def test_a_reminder_beyond_grace_is_reported_missed_once(

@@ -117,6 +117,7 @@ class ConsoleAdapter(PlatformAdapter):
         #: is under way.
         self._reading = asyncio.Event()
         self._ended = False  # the keyboard's Ctrl-D came in the middle of a paste
+        self._held: str | None = None  # a /command that came in a paste: read next, alone
         self._hurry = asyncio.Event()  # a second Ctrl-C: the stop waits for no reply
         #: The terminal's mode before readline first read (a stop mid-read restores it).
         self._tty_mode: list[Any] | None = None
@@ -249,7 +250,9 @@ class ConsoleAdapter(PlatformAdapter):
         most 4,095 characters of a line and drops the rest without a word (F15: a long paste
         was cut silently before the familiar could say so); readline reads it whole. Lines
         that follow at once (a paste) are read with it: a paste of several lines is one
-        message. Readline is given the prompt, so that it redraws the line where it is."""
+        message, but not lines typed ahead while a reply was coming (they waited before the
+        prompt), and never a line starting with "/" (a command: it is read next, alone).
+        Readline is given the prompt, so that it redraws the line where it is."""
         if not self._keyboard():
             return self.stdin.readline()
         if self._ended:
@@ -257,17 +260,30 @@ class ConsoleAdapter(PlatformAdapter):
         if self._tty_mode is None:  # readline changes it while it reads: restored at stop
             with contextlib.suppress(termios.error):
                 self._tty_mode = termios.tcgetattr(sys.stdin.fileno())
+        if self._held is not None:
+            line, self._held = self._held, None
+            return line + "\n"
+        typed_ahead = self._waiting(0)  # typed while a reply came: each line its own
         try:
             lines = [input(PROMPT)]
         except EOFError:
             return ""
-        while select.select([sys.stdin.fileno()], [], [], PASTE_GAP_S)[0]:
+        while not typed_ahead and self._waiting(PASTE_GAP_S):
             try:
-                lines.append(input())
+                line = input()
             except EOFError:  # Ctrl-D right after a paste: the paste, then the end
                 self._ended = True
                 break
+            if line.startswith("/"):  # a command is never part of a message: run next
+                self._held = line
+                break
+            lines.append(line)
         return "\n".join(lines) + "\n"
+
+    @staticmethod
+    def _waiting(seconds: float) -> bool:
+        """Whether keys wait to be read (within ``seconds``)."""
+        return bool(select.select([sys.stdin.fileno()], [], [], seconds)[0])
 
     async def _loop(self) -> None:
         try:

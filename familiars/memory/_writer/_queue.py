@@ -67,6 +67,9 @@ class WriterQueue:
         self._idle.set()
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
+        #: Stopped by :meth:`abort`: a drain after it returns at once (the turns are left
+        #: for the next start, not written here in the stop the person hurried past).
+        self._aborted = False
         #: Turns that could be neither processed nor moved aside (a read-only folder): left
         #: where they are, and not tried again by this process.
         self._stuck: set[Path] = set()
@@ -83,7 +86,7 @@ class WriterQueue:
             removed = await asyncio.to_thread(remove_stale_temp_files, self.folder)
             if removed:
                 logger.info("writer queue: removed %d stale temp file(s)", removed)
-        self._stopping = False
+        self._stopping = self._aborted = False
         if self.home is None:  # the turns this process held when it died
             await asyncio.to_thread(self._forget_old_seen)
             recovered = await asyncio.to_thread(self._recover_held)
@@ -102,6 +105,16 @@ class WriterQueue:
         if self._task is not None:
             await self._task
             self._task = None
+
+    async def abort(self, wait_s: float = 5.0) -> None:
+        """Stop the worker now, its turn unfinished (a stop cut short: a :meth:`stop`
+        cancelled in its drain left the worker running while the store closed under it).
+        Queued turns stay where they are for the next start; waits at most ``wait_s``."""
+        task, self._task = self._task, None
+        self._stopping = self._aborted = True
+        if task is not None and not task.done():
+            task.cancel()
+            await asyncio.wait({task}, timeout=wait_s)
 
     async def __aenter__(self) -> WriterQueue:
         await self.start()
@@ -239,7 +252,8 @@ class WriterQueue:
         while self._releasing:
             await asyncio.gather(*list(self._releasing), return_exceptions=True)
         if self._task is None:
-            await self.process_pending()
+            if not self._aborted:
+                await self.process_pending()
             return
         task = self._task
         # A turn this process's worker has taken is no longer listed in the database (its
