@@ -18,6 +18,7 @@ from familiars.llm import OFFLINE_NOTICE, ChatModel
 from familiars.memory import (
     DEFAULT_MAX_RECORD_CHARS,
     DialogTrees,
+    DialogueError,
     MemoryReader,
     MemoryWorkspace,
     ModelSubqueries,
@@ -56,6 +57,8 @@ class ReaderRecaller:
         self.max_item_chars = max_item_chars
         self.last_result: Any = None
         self.fanout_log: FanoutLog = {}
+        #: Who recalled last, where: :meth:`catch_up` reads their next conversation ahead.
+        self._last_asked: tuple[str, str | None, str | None] | None = None
 
     async def recall(
         self,
@@ -85,6 +88,7 @@ class ReaderRecaller:
             anchor=exclude_node,  # the message's node: the tree need not place it again
         )
         self.last_result = result
+        self._last_asked = (agent_id, dialogue_id, user_key)
         self._log_fanout(
             (agent_id, dialogue_id, user_key),
             result.subqueries,
@@ -147,12 +151,19 @@ class ReaderRecaller:
     async def catch_up(self) -> int:
         """What the next recall would otherwise do first, done now (while the person reads
         the reply and types): what the writer wrote and the reply's node indexed (when
-        anything is queued), and the new rows' hub values (recall's CSLS part) worked out.
-        The index a recall then reads is the same; only the turn no longer waits for it.
+        anything is queued), the new rows' hub values (recall's CSLS part) worked out, and
+        the conversation the last asker's next message will be read in embedded. The index a
+        recall then reads is the same; only the turn no longer waits for it.
         Returns how many rows got hub values."""
         if self.reader.behind:
             await self.reader.sync()
-        return await self.reader.index.awarm_hubs()
+        warmed = await self.reader.index.awarm_hubs()
+        if self._last_asked is not None:
+            try:
+                await self.reader.read_ahead(*self._last_asked)
+            except DialogueError:  # the dialogue was forgotten since
+                self._last_asked = None
+        return warmed
 
     async def keep_hubs_current(self, every_s: float = 2.0) -> None:
         """Run for the bot's life: :meth:`catch_up` every ``every_s``, so no turn indexes the

@@ -309,6 +309,8 @@ class TurnPlanner:
             return True
         if understanding is None:
             return False
+        if understanding.harm_is_ready(turn.said, turn.said_vector):  # no model: no thread
+            return understanding.sounds_like_harm(turn.said, turn.said_vector)
         return await asyncio.to_thread(understanding.sounds_like_harm, turn.said, turn.said_vector)
 
     async def _timezone(self, user_key: str) -> str:

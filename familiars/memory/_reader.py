@@ -174,6 +174,8 @@ class MemoryReader(IndexFeed):
         self.access_sink = access_sink
         self.access_flush_every = access_flush_every
         self._access: Counter[str] = Counter()
+        #: The conversation text the next turn will read (``read_ahead``) and its vector.
+        self._ahead: tuple[str, np.ndarray] | None = None
         self._start_feed()
 
     @classmethod
@@ -288,6 +290,25 @@ class MemoryReader(IndexFeed):
         if missing:
             self.index.vocab.add(missing, vecs[len(subqueries) :])
         return vecs
+
+    async def read_ahead(
+        self, agent_id: str, dialogue_id: str | None, user_key: str | None
+    ) -> bool:
+        """Embed now, between turns, the conversation the person's next message will be read
+        in (``convo.next_context``), so that turn embeds the message alone. Whether anything
+        was embedded (not when the text is the one embedded already, or there is none)."""
+        texts = convo.next_context(await self._tree(agent_id, dialogue_id), user_key)
+        if not texts or (self._ahead is not None and self._ahead[0] == texts[0]):
+            return False
+        vec = (await self.embedder.aembed_batch(texts))[0]
+        self._ahead = (texts[0], np.asarray(vec, dtype=np.float32))
+        return True
+
+    def read_ahead_vector(self, texts: Sequence[str]) -> np.ndarray | None:
+        """The vector :meth:`read_ahead` embedded, when ``texts`` is its one text."""
+        if self._ahead is None or len(texts) != 1 or texts[0] != self._ahead[0]:
+            return None
+        return self._ahead[1]
 
     async def _embed_words(self, subqueries: list[str]) -> None:
         """The query words the vocabulary lacks, embedded (word-level matching reads them)."""

@@ -3,12 +3,14 @@
 A turn's message often names nothing ("I want to make that evening really special"); its topic
 lies two or three messages back. :func:`recent_messages` takes the person's last messages on
 the branch the message joins (the tree's newest node and its ancestors, the message itself
-left out); :func:`context_query` is the one extra text embedded in the query's batch (those
-messages and the message, joined); :func:`fuse` adds its vector to the message's at
-``CONTEXT_WEIGHT`` and renormalises, so dense recall (and everything that reads the query
-vector) reads the message in its conversation. BM25 reads the joined text; word-level
-matching does not run (``_recall_signals.reads_words``), so no query word is embedded: the
-batch is the message and its context. :func:`lifts` says, per recalled item, how much the
+left out); :func:`context_text` is the one extra text embedded for it (those messages
+joined, the message not among them, so it is known before the message comes: the reader
+embeds it between turns, :meth:`MemoryReader.read_ahead`, and the turn embeds the message
+alone); :func:`fuse` adds its vector to the message's at ``CONTEXT_WEIGHT`` and renormalises,
+so dense recall (and everything that reads the query vector) reads the message in its
+conversation. BM25 reads :func:`context_query` (the messages and the message joined);
+word-level matching does not run (``_recall_signals.reads_words``), so no query word is
+embedded. :func:`lifts` says, per recalled item, how much the
 context moved its cosine (``/memory why``).
 
 Measured on the companion dev set (``familiars bench companion``): records R@10 with the
@@ -30,9 +32,11 @@ from familiars.memory._text import last_words
 #: How many earlier messages of the branch are read (the topic is usually 2-3 back).
 CONTEXT_MESSAGES = 3
 #: The context vector's share against the message's (1.0: as much as the message).
-#: Companion dev R@10 with the conversation (word-level matching off for it): 1.0 .971,
-#: 2.0 .981, 4.0 .990, the joined text's plain cosine .981; LoCoMo never reads a context.
-CONTEXT_WEIGHT = 4.0
+#: Companion dev R@5 / R@10 with the conversation (word-level matching off for it), the
+#: earlier messages embedded without the message: 1.0 .943/.971, 2.0 .952/.990, 2.5 and 3.0
+#: .962/.990 (held .961/1.0, as the message and messages joined at 4.0 gave), 4.0 .962/.981;
+#: the mean of the messages' own vectors at best .933/.981. LoCoMo never reads a context.
+CONTEXT_WEIGHT = 3.0
 #: A message whose own best match is at least this close names its topic and is read alone
 #: (``names_its_topic``). All-MiniLM-L6-v2 cosines: the companion dev moments' best match
 #: p50 .26, p95 .43, max .53 (none set aside); a question naming what it asks about ~.8.
@@ -41,6 +45,12 @@ TOPIC_COSINE = 0.6
 #: The joined text (context and message) keeps its last this many words: the batch's
 #: longest text sets its cost. Companion dev moments' joined text: p50 20, max 30 words.
 CONTEXT_MAX_WORDS = 48
+#: The earlier messages' text (:func:`context_text`) keeps its last this many words: its
+#: vector leans to what was said last, not to a long message before it. Companion dev
+#: R@5 / R@10 unchanged at 24-48 (.962/.990); its long messages (one of 40-70 words leading
+#: the context) .840/.930 at 24, .789/.891 at 32, .718/.865 at 48 (the message and messages
+#: joined, cut at 48, gave .795/.885).
+CONTEXT_TEXT_WORDS = 24
 #: Messages older than this before the query are another conversation, not its context.
 CONTEXT_MAX_AGE_S = 3600.0
 #: How many of the newest nodes are looked at.
@@ -95,6 +105,26 @@ def context_query(messages: Sequence[str], query: str, max_words: int | None = N
     return [last_words(joined, limit) if limit > 0 else joined]
 
 
+def context_text(messages: Sequence[str], max_words: int | None = None) -> list[str]:
+    """The text embedded for the conversation (none without one): the earlier messages
+    joined, cut to their last :data:`CONTEXT_TEXT_WORDS` words (``max_words`` 0: uncut).
+    The message is not in it, so the text is known, and embedded, before the message comes."""
+    if not messages:
+        return []
+    limit = CONTEXT_TEXT_WORDS if max_words is None else min(max_words, CONTEXT_TEXT_WORDS)
+    joined = " ".join(messages)
+    return [last_words(joined, limit) if limit > 0 else joined]
+
+
+def next_context(tree: DialogTree | None, user_key: str | None) -> list[str]:
+    """What :class:`Reading` will embed for the person's next message if it goes on the
+    newest node's conversation (said within :data:`CONTEXT_MAX_AGE_S` of that node)."""
+    if tree is None or tree.last_id is None or not len(tree):
+        return []
+    now = tree.node_list[tree.last_id].timestamp
+    return context_text(recent_messages(tree, "", user_key, now), Reading.max_words)
+
+
 def fuse(
     vecs: np.ndarray, n_queries: int, messages: Sequence[str], weight: float | None = None
 ) -> tuple[np.ndarray, np.ndarray | None]:
@@ -120,7 +150,11 @@ async def read_in_context(
     alone (the conversation in ``set_aside``, the query words embedded then)."""
     result.context = Reading.of(reader.index, tree, result.query, user_key, now, context)
     words = not result.context  # read in its conversation, no word-level matching
-    vecs: np.ndarray = await reader._embed_queries(queries + result.context.extra, words=words)
+    known = reader.read_ahead_vector(result.context.extra)  # embedded between turns
+    extra = [] if known is not None else result.context.extra
+    vecs: np.ndarray = await reader._embed_queries(queries + extra, words=words)
+    if known is not None:
+        vecs = np.vstack([vecs[: len(queries)], known[None, :]])
     if not result.context:
         return vecs
     fused = result.context.fuse(vecs)
@@ -170,7 +204,10 @@ class Reading:
         self.messages = list(messages)
         #: The conversation left unread: the message named its topic (:func:`names_its_topic`).
         self.set_aside = list(set_aside)
-        self.extra = context_query(self.messages, query, self.max_words)
+        #: What BM25 reads: the messages and the message joined.
+        self.joined = context_query(self.messages, query, self.max_words)
+        #: What is embedded with the message: the messages alone (:func:`context_text`).
+        self.extra = context_text(self.messages, self.max_words)
         self.weight = CONTEXT_WEIGHT
         self._index = index
         self._message: np.ndarray | None = None
@@ -191,7 +228,7 @@ class Reading:
     def text(self, query: str) -> str:
         """What BM25 reads: the message with its context (the message's own words alone
         pulled keyword noise: "I'll be ordering the chips" after talk of a seafood dinner)."""
-        return self.extra[0] if self.extra else query
+        return self.joined[0] if self.joined else query
 
     def fuse(self, vecs: np.ndarray) -> np.ndarray:
         """The query vectors of the batch (the extra one folded into the first)."""

@@ -76,3 +76,33 @@ async def test_catch_up_indexes_what_was_queued_before_the_next_recall(tmp_path:
     assert not reader.behind and len(reader.index) == 2
     assert warmed == 2  # both new rows have hub values now
     assert await recaller.catch_up() == 0  # nothing new: nothing done
+
+
+async def test_catch_up_embeds_the_next_conversation_and_the_turn_embeds_the_message_alone(
+    tmp_path: Path,
+) -> None:
+    """After a recall, the background step embeds the conversation the asker's next message
+    will be read in (once, however often it runs); that recall then embeds one text."""
+    from datetime import UTC, datetime
+
+    trees = DialogTrees(tmp_path)
+    emb = HashEmbedder(dim=64)
+    reader = MemoryReader(emb, trees=trees, reranker=None)
+    recaller = ReaderRecaller(reader)
+    tree = await trees.aget("agent_0", "dialogue_1", create=True)
+    reader.add_tree(tree)
+    said = ["my sister Priya has her birthday soon", "I want to organise a party on a boat"]
+    for i, text in enumerate(said):
+        tree.add_node(text, emb.embed(text), node_type="Q", timestamp=1.7e9 + i, origin="user",
+                      metadata={"user_key": "ana"})  # fmt: skip
+    ask = dict(agent_id="agent_0", dialogue_id="dialogue_1", user_key="ana", is_group=False,
+               now=datetime.fromtimestamp(1.7e9 + 60, UTC), k=3)  # fmt: skip
+    await recaller.recall("hello", **ask)  # the asker and the place: read ahead from now on
+    before = emb.texts_embedded
+    await recaller.catch_up()
+    await recaller.catch_up()
+    assert emb.texts_embedded - before == 1  # " ".join(said), once
+    calls, before = emb.calls, emb.texts_embedded
+    await recaller.recall("that would be lovely", **ask)
+    assert recaller.last_result.context.messages == said
+    assert (emb.calls - calls, emb.texts_embedded - before) == (1, 1)

@@ -86,3 +86,19 @@ def test_short_messages_are_not_read_for_harm_at_all(real_embedder: Any, text: s
     understanding = _understanding(real_embedder, counting)
     assert not understanding.sounds_like_harm(text, real_embedder.embed_batch([text])[0])
     assert counting.texts == []
+
+
+def test_once_the_exemplars_are_in_the_check_needs_no_model(real_embedder: Any) -> None:
+    """The turn runs the check inline (no hop to a thread) only when it is a product of
+    vectors at hand: the exemplars embedded, the case probe done, the message's vector
+    given; then the model is not called."""
+    counting = Counting(real_embedder.embed_batch)
+    understanding = _understanding(real_embedder, counting)
+    text, vector = MESSAGES[5], real_embedder.embed_batch([MESSAGES[5]])[0]
+    assert understanding.harm_is_ready("ok bye")  # too short to be read at all
+    assert not understanding.harm_is_ready(text, vector)  # nothing embedded yet
+    answer = understanding.sounds_like_harm(text, vector)
+    assert understanding.harm_is_ready(text, vector)
+    assert not understanding.harm_is_ready(text)  # no vector: the model would run
+    counting.texts.clear()
+    assert understanding.sounds_like_harm(text, vector) == answer and counting.texts == []

@@ -13,8 +13,10 @@ from familiars.memory._reader import MemoryReader
 from familiars.memory._recall_context import (
     CONTEXT_MAX_AGE_S,
     CONTEXT_MAX_WORDS,
+    CONTEXT_TEXT_WORDS,
     Reading,
     context_query,
+    context_text,
     fuse,
     recent_messages,
 )
@@ -64,7 +66,18 @@ def test_the_joined_text_keeps_its_last_words() -> None:
     (cjk,) = context_query(["我" * 1000], "烤鸭", max_words=10)
     assert cjk == "我" * 8 + " 烤鸭"
     assert context_query([" ".join(said)], "x", max_words=0) == [" ".join([*said, "x"])]
-    assert len(Reading([" ".join(said)] * 3, "q").extra[0].split()) == CONTEXT_MAX_WORDS
+    assert len(Reading([" ".join(said)] * 3, "q").joined[0].split()) == CONTEXT_MAX_WORDS
+
+
+def test_the_embedded_context_is_the_earlier_messages_alone() -> None:
+    """What is embedded for the conversation leaves the message out (so it can be embedded
+    before the message comes) and keeps the newest words of the earlier messages."""
+    said = [f"word{i}" for i in range(100)]
+    reading = Reading([" ".join(said), "the roses"], "where did I put the keys")
+    assert reading.extra == [" ".join([*said[-(CONTEXT_TEXT_WORDS - 2) :], "the roses"])]
+    assert "keys" in reading.text("where did I put the keys")  # BM25 reads the message too
+    assert context_text([" ".join(said)], max_words=0) == [" ".join(said)]
+    assert context_text([]) == []
 
 
 def test_fuse_reads_the_message_with_its_context() -> None:
@@ -156,3 +169,41 @@ async def test_a_message_that_names_its_topic_is_read_alone(tmp_path) -> None:
     assert read.items[0].text == "Ana has a dog named Biscuit" and "late" in read.items[0].parts
     vague = await reader.build_rag_context("that sounds lovely", **args)
     assert vague.context.messages and "hiking" in vague.items[0].text
+
+
+async def test_the_conversation_is_embedded_between_turns_and_the_turn_embeds_the_message_once(
+    tmp_path,
+) -> None:
+    """``read_ahead`` (the recaller's background step after a turn) embeds the conversation
+    the person's next message will be read in, once however often it runs; the turn then
+    makes one model call of one text, the message, and ranks as it would have anyway."""
+    emb = HashEmbedder(dim=256)
+    trees, _ = _tree(tmp_path, emb, [
+        ("ana", "my sister Priya has her birthday soon"),
+        ("ana", "I want to organise a party on a boat"),
+    ])  # fmt: skip
+    records = [
+        make_record("Friends threw Ana a surprise birthday party on a canal boat", scope="user",
+                    category="event", user_key="ana"),
+        make_record("Ana is learning to play chess", scope="user", category="knowledge",
+                    user_key="ana"),
+    ]  # fmt: skip
+    cold = MemoryReader(emb, trees=trees, reranker=None)
+    warm = MemoryReader(emb, trees=trees, reranker=None)
+    args = dict(agent_id="agent_0", dialogue_id="dialogue_1", user_key="ana", now=NOW, k=4)
+    for reader in (cold, warm):
+        await reader.add_records(records)
+        await reader.build_rag_context("hello", context=(), **args)  # the tree indexed
+    before = emb.texts_embedded
+    assert await warm.read_ahead("agent_0", "dialogue_1", "ana")
+    assert not await warm.read_ahead("agent_0", "dialogue_1", "ana")  # embedded already
+    assert emb.texts_embedded - before == 1
+    calls, before = emb.calls, emb.texts_embedded
+    read = await warm.build_rag_context("that would be lovely", **args)
+    assert emb.calls - calls == 1 and emb.texts_embedded - before == 1  # the message alone
+    cold_read = await cold.build_rag_context("that would be lovely", **args)
+    assert emb.texts_embedded - before == 3  # without it: the message and its conversation
+    assert read.context.messages == cold_read.context.messages
+    assert [(it.key, round(it.score, 6)) for it in read.items] == [
+        (it.key, round(it.score, 6)) for it in cold_read.items
+    ]

@@ -264,6 +264,16 @@ class Understanding:
         safe = max((float(s) for s, k in zip(sims, labels, strict=True) if k == "safe"))
         return harm >= MIN_HARM_SIMILARITY and harm > safe
 
+    def harm_is_ready(self, text: str, vector: np.ndarray | None = None) -> bool:
+        """Whether :meth:`sounds_like_harm` would run without the model (a short text, or
+        ``vector`` stands for the text and the exemplars are embedded already): a product
+        of a few dozen vectors, cheaper inline than a hop to a thread."""
+        if len(text.split()) < MIN_HARM_WORDS:
+            return True
+        if vector is None or not lowers_alike(text) or self.uncased is not True:
+            return False
+        return all(t in self._fixed for t in care_exemplars()[1])
+
     def forget_cache(self, *, force: bool = False) -> None:
         """Drop the cached vectors (all of them when ``force``, else once there are many)."""
         if force or len(self._cache) > 4096:
