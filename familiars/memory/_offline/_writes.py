@@ -424,7 +424,7 @@ def offline_writes(
         _one_change(facts, existing) if facts and existing else facts, existing, max_chars=max_chars
     )
     if existing:  # "my husband's name is Tim not Tom": Tim takes Tom's record's place
-        output.writes = correction_writes(text, output.writes, existing)
+        output.writes = correction_writes(text, output.writes, existing, now=now)
     late_takes_place(output.writes, existing)
     taken = {w.entry.supersedes_id for w in output.writes if w.entry.supersedes_id}
     output.writes += ended_writes(text, existing, taken)
