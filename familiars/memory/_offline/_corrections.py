@@ -103,7 +103,9 @@ def corrected_names(text: str) -> tuple[str, str | None] | None:
 
 def _corrects(said: str, m: re.Match[str]) -> bool:
     return bool(
-        _CORRECTING.search(said) or _MEANT_BEFORE.search(said[: m.start()]) or _ONLY_NAMES.match(said)
+        _CORRECTING.search(said)
+        or _MEANT_BEFORE.search(said[: m.start()])
+        or _ONLY_NAMES.match(said)
     )
 
 
