@@ -94,6 +94,7 @@ def test_a_name_put_right_supersedes_the_wrong_one_instead_of_adding_a_second() 
         "update The user's brother is called John."
     ]
     rex = _rec(1, "The user has a dog called Rex.", ["pet", "topic:rex"])
+    rex.ts = "2026-11-30T12:58:00+00:00"  # "I meant Max" puts right only a name just said
     assert _said("I meant Max", [rex]) == ["update The user has a dog called Max."]
     for not_a_correction in ("it's Friday", "sorry, it's raining", "I meant it", "i meant well"):
         assert not any("update" in w for w in _said(not_a_correction, [rex]))

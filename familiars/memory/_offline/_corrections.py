@@ -5,17 +5,22 @@ The kept record that holds the wrong name is superseded by one with the right na
 record, its history kept), instead of a second record beside it (tester s32 T2: the bot then
 named two husbands). The wrong name is found in the person's live records, whatever the
 slot (a relative, a pet, the person's own name); "I meant Tim" alone corrects the name the
-newest such record holds. A message that only says "X, not Y" with no sign of a correction
-("I like Tom, not Jerry") corrects nothing unless it names (called, named, name is).
+newest such record holds, and only when that record was the last thing kept, minutes ago
+(reviewer s33-2 #5: "oh I meant Lidl" renamed a sister kept weeks before). A message that
+says "X, not Y" corrects only when it names (called, named, name is), apologises ("sorry",
+"typo", "I meant X") or is no more than "it's X not Y" ("actually I like Jerry, not Tom"
+renamed a husband, reviewer #6); and only a name the record holds as a name ("called Tom"),
+never a place ("lives in Paris").
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 
 from familiars.memory._offline._objects import _words, topic_key
-from familiars.memory._records import MemoryRecord, is_live
+from familiars.memory._records import MemoryRecord, is_live, parse_ts
 from familiars.memory._writer._schema import WriteOp, WriterEntry
 
 _NAME = r"[A-Za-z][\w'-]+"
@@ -31,7 +36,7 @@ _WRONG_THEN_RIGHT = re.compile(
 #: needs an apology before it ("it's Friday" corrects nothing) and the name its capital.
 _MEANT = re.compile(
     r"^(?:(?:no|nope|actually|oh|wait)[,!.:\s]+)*(?:"
-    rf"i\s+meant(?:\s+to\s+say)?\s+(?P<new>{_NAME})"
+    r"i\s+meant(?:\s+to\s+say)?\s+(?P<new>(?-i:[A-Z])[\w'-]+)"
     r"|(?:(?:sorry|oops|whoops|correction|my\s+bad|typo)[,!.:\s]+)+(?:i\s+meant\s+|i\s+mean\s+|"
     r"it'?s\s+|its\s+|it\s+is\s+)(?P<new2>(?-i:[A-Z])[\w'-]+)"
     r")[.!]*$",
@@ -45,13 +50,24 @@ _NOT_MEANT = frozenset(
         "no so both all none later earlier the a an you me him her them us what",
     )
 )
-#: What says a correction is meant: an apology, "actually", "I meant", "wrong", "typo", or a
-#: naming ("called X not Y").
+#: What says a correction is meant: an apology, "wrong", "typo", or a naming ("called X not
+#: Y"); "actually" and "it's" are not ("actually I like Jerry, not Tom").
 _CORRECTING = re.compile(
-    r"\b(?:sorry|oops|whoops|actually|meant|mean|wrong|typo|mistake|my\s+bad|correction|"
-    r"misspelt|misspelled|called|named|name\s+is|name's|it'?s|its)\b",
+    r"\b(?:sorry|oops|whoops|wrong|typo|mistake|my\s+bad|correction|misspelt|misspelled|"
+    r"called|named|name\s+is|name's)\b",
     re.I,
 )
+#: "I meant Tim, not Tom": "I meant" right before the right name.
+_MEANT_BEFORE = re.compile(r"\bi\s+mean[t]?(?:\s+to\s+say)?[\s,:]*$", re.I)
+#: "it's Tim not Tom", "no wait, not Jon, it's John": the whole message no more than the names.
+_ONLY_NAMES = re.compile(
+    r"^(?:(?:no|nope|actually|oh|wait|hang\s+on|hold\s+on)[,!.:;\s]+)*(?:"
+    rf"(?:it'?s|its|it\s+is)\s+{_NAME}\s*,?\s+not\s+{_NAME}"
+    rf"|not\s+{_NAME}\s*[,;-]?\s*(?:it'?s|its|it\s+is|but)\s+{_NAME})[.!]*$",
+    re.I,
+)
+#: The last thing kept, kept this long ago at most, is what "I meant Tim" can put right.
+_JUST_SAID = timedelta(minutes=15)
 _NOT_NAMES = frozenset(
     _words(
         "i a an the it its it's this that what who he she they we you me my our his her not no",
@@ -59,8 +75,13 @@ _NOT_NAMES = frozenset(
         "could will would should have has had wait hang hold oh ah sorry oops actually",
     )
 )
-#: A capitalised word of a record other than its first: a name it holds.
+#: A capitalised word of a record other than its first: a name it may hold.
 _HELD_NAME = re.compile(r"(?<!^)\b[A-Z][\w'-]+")
+#: A name a record holds as a name: "called Tom", "named Rex", "name is Sam", "called Lily and
+#: Sam"; "lives in Paris" holds none.
+_AS_NAME = re.compile(
+    r"\b(?:called|named|name\s+is)\s+(?P<names>[A-Z][\w'-]+(?:(?:\s*,\s*|\s+and\s+)[A-Z][\w'-]+)*)"
+)
 
 
 def corrected_names(text: str) -> tuple[str, str | None] | None:
@@ -72,12 +93,20 @@ def corrected_names(text: str) -> tuple[str, str | None] | None:
         return None if new.lower() in _NOT_MEANT else (_capital(new), None)
     for pattern in (_WRONG_THEN_RIGHT, _RIGHT_NOT_WRONG):
         m = pattern.search(said)
-        if m and _CORRECTING.search(said):
+        if m and _corrects(said, m):
             new, old = m.group("new"), m.group("old")
             if {new.lower(), old.lower()} & _NOT_NAMES or new.lower() == old.lower():
                 continue
             return _capital(new), _capital(old)
     return None
+
+
+def _corrects(said: str, m: re.Match[str]) -> bool:
+    return bool(
+        _CORRECTING.search(said)
+        or _MEANT_BEFORE.search(said[: m.start()])
+        or _ONLY_NAMES.match(said)
+    )
 
 
 def _capital(name: str) -> str:
@@ -98,20 +127,32 @@ def _named_records(existing: Sequence[MemoryRecord]) -> list[MemoryRecord]:
     return sorted(kept, key=lambda r: (r.ts, r.id), reverse=True)
 
 
+def _names_held(content: str) -> list[str]:
+    return [n for m in _AS_NAME.finditer(content) for n in re.findall(r"[A-Z][\w'-]+", m["names"])]
+
+
+def _just_said(rec: MemoryRecord, existing: Sequence[MemoryRecord], now: datetime) -> bool:
+    """``rec`` is the last thing kept, minutes before ``now`` ("I meant Tim" puts it right)."""
+    kept = parse_ts(rec.ts)
+    newest = max((r for r in existing if is_live(r)), key=lambda r: (r.ts, r.id))
+    return newest.id == rec.id and kept is not None and timedelta(0) <= now - kept <= _JUST_SAID
+
+
 def _wrong_record(
-    old: str | None, existing: Sequence[MemoryRecord]
+    old: str | None, existing: Sequence[MemoryRecord], now: datetime
 ) -> tuple[MemoryRecord, str] | None:
     for rec in _named_records(existing):
-        if old is not None and _says(rec.content, old):
+        names = _names_held(rec.content)
+        if old is not None and old in names:
             return rec, old
         if old is None:
-            names = [n for n in _HELD_NAME.findall(rec.content) if n != "The"]
-            return (rec, names[0]) if len(names) == 1 else None
+            right = len(names) == 1 and _just_said(rec, existing, now)
+            return (rec, names[0]) if right else None
     return None
 
 
 def correction_writes(
-    text: str, writes: Sequence[WriteOp], existing: Sequence[MemoryRecord]
+    text: str, writes: Sequence[WriteOp], existing: Sequence[MemoryRecord], *, now: datetime
 ) -> list[WriteOp]:
     """``writes`` with a corrected name superseding the record that held the wrong one: the
     write that says the right name becomes its update, or, when the message said no more
@@ -120,7 +161,7 @@ def correction_writes(
     if names is None:
         return list(writes)
     new, old = names
-    found = _wrong_record(old, existing)
+    found = _wrong_record(old, existing, now)
     if found is None:
         return list(writes)
     rec, wrong = found

@@ -299,18 +299,42 @@ def _absolute_days(text: str, *, now: datetime, tz: ZoneInfo) -> str:
 
 
 _WEEKDAY_SAID = re.compile(
-    r"\b(?:(?:next|this|on|this\s+coming|on\s+the)\s+)(?P<day>mon|tues|wednes|thurs|fri|satur|sun)day"
+    r"\b(?P<lead>next|this\s+coming|this|on|on\s+the)\s+(?P<day>mon|tues|wednes|thurs|fri|satur|sun)day"
     r"\b(?!\s*\()",
+    re.IGNORECASE,
+)
+#: Said ahead whatever the lead: "next Saturday", "this coming Saturday".
+_AHEAD_LEAD = re.compile(r"^(?:next|this\s+coming)$", re.IGNORECASE)
+#: "on Saturday" is ahead only with a word that says so ("will", "going to", "is coming").
+_AHEAD_SAID = re.compile(
+    r"\b(?:will|shall|going\s+to|gonna|is\s+coming|are\s+coming|coming\s+(?:over|round|up|down|"
+    r"to|back|home)|(?:is|are)\s+\w+ing)\b|'(?:ll|s\s+\w+ing|re\s+\w+ing)\b",
+    re.IGNORECASE,
+)
+#: "was here on Monday": a day gone by, never pinned ahead.
+_PAST_SAID = re.compile(
+    r"\b(?:was|were|had|did|went|came|saw|met|visited|stayed|left|arrived|died|passed|"
+    r"told|said|called\s+me|rang|last)\b",
     re.IGNORECASE,
 )
 
 
-def pin_weekdays(text: str, *, now: datetime, tz: ZoneInfo) -> str:
+def pin_weekdays(text: str, *, now: datetime, tz: ZoneInfo, said: str | None = None) -> str:
     """ "next Saturday" in a kept fact about someone is the Saturday it was said of ("on
-    Saturday 12 December 2026"), not one that moves a week on each week (tester U12)."""
+    Saturday 12 December 2026"), not one that moves a week on each week (tester U12). Only a
+    day said ahead is pinned: "next" or "this coming" Saturday, or "on Saturday" with "will",
+    "going to", "is coming", "is playing"; "was here on Monday" and "plays football on
+    Saturday" (a habit) are left as said (reviewer s33-2 #10). ``said`` is the person's words
+    the fact came from."""
     today = now.astimezone(tz).date()
+    words = said if said is not None else text
+    if _PAST_SAID.search(words):
+        return text
+    ahead_said = _AHEAD_SAID.search(words) is not None
 
     def pinned(m: re.Match[str]) -> str:
+        if not (ahead_said or _AHEAD_LEAD.match(m.group("lead"))):
+            return m.group(0)
         ahead = (_WEEKDAYS.index(m.group("day").lower()[:3]) - today.weekday()) % 7 or 7
         day = today + timedelta(days=ahead)
         return f"on {day:%A} {day.day} {day:%B %Y}"

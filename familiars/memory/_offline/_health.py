@@ -4,10 +4,11 @@ with, every one of a list ("I have asthma and eczema" is two), and the medicatio
 
 A condition is known by its name (a closed list of common ones) or by how medical names are
 formed ("-itis", "-osis", "-aemia"); a medicine by how drug names are formed ("-formin",
-"-statin", "-prazole", ...), a common name ("insulin", "an inhaler"), or a dose said with it
-("20mg of X"). "I take the bus every day" and "I'm on holiday" are neither. Both kinds are
-kept under the health slot (tag ``allergy``, as allergies and diets are), so "what health
-conditions do I have?" is answered by all of them.
+"-statin", "-prazole", ...) or a common name ("insulin", "an inhaler"), a dose ("20mg of")
+only with one of those. "I take the bus every day", "I'm on holiday", "I have empathy",
+"I have hives in my garden" and "I take 30g of protein a day" are neither (reviewer s33-2
+#8). Both kinds are kept under the health slot (tag ``allergy``, as allergies and diets
+are), so "what health conditions do I have?" is answered by all of them.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ _CONDITIONS = (
     r"angina|glaucoma|cataracts|long\s+covid|migraines?|hay\s?fever|hives|"
     r"co?eliac(?:\s+disease)?|celiac(?:\s+disease)?|high\s+cholesterol|an\s+underactive\s+thyroid|"
     r"an\s+overactive\s+thyroid|a\s+heart\s+condition|heart\s+disease|kidney\s+disease|"
-    r"(?:breast\s+|prostate\s+|skin\s+|bowel\s+)?cancer|[a-z]+(?:itis|osis|aemia|emia|algia|pathy)"
+    r"(?:breast\s+|prostate\s+|skin\s+|bowel\s+)?cancer|neuropathy|neuralgia|myalgia|"
+    r"[a-z]+(?:itis|osis|aemia|emia)"
 )
 _CONDITION = re.compile(rf"(?:{_CONDITIONS})", re.I)
 #: "I have asthma and eczema", "I was diagnosed with type 2 diabetes last year", "I suffer
@@ -37,10 +39,16 @@ _HAVE_CONDITIONS = re.compile(
     r"|^(?:got|was|just\s+got|recently\s+got)\s+diagnosed\s+with\s+(?P<what2>.+)$",
     re.I,
 )
+#: Where a condition is ("arthritis in my knees"); "hives in my garden" is no body.
+_BODY = (
+    r"knees?|hands?|back|hips?|joints|feet|foot|legs?|arms?|neck|shoulders?|wrists?|ankles?|"
+    r"eyes?|ears?|chest|lungs?|stomach|skin|face|fingers|toes|spine|elbows?|head|gut|scalp|"
+    r"jaw|thumbs?"
+)
 _TIME_SAID = re.compile(
     r"\s+(?:last\s+\w+|this\s+\w+|\w+\s+ago|in\s+\d{4}|since\s+.+|for\s+(?:years|ages|a\s+while|"
     r"\w+\s+(?:years?|months?|weeks?))|as\s+a\s+(?:kid|child|teenager)|every\s+\w+|too|as\s+well|now|"
-    r"in\s+(?:my|both|one|the|his|her)\s+[\w ]+)$",
+    rf"(?:in|on)\s+(?:my|both|one\s+of\s+my|the)\s+(?:(?:left|right|lower|upper)\s+)?(?:{_BODY}))$",
     re.I,
 )
 _LIST_CUT = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s+plus\s+", re.I)
@@ -80,7 +88,7 @@ _DRUG_ENDINGS = (
     r"formin|pril|olol|statin|sartan|dipine|azole|cillin|mycin|cycline|oxetine|aline|"
     r"opram|triptan|zepam|zolam|prazole|tidine|profen|codone|morphine|thyroxine|semide|"
     r"thiazide|parin|xaban|gatran|lukast|olone|asone|isone|terol|tropium|umab|inib|vir|"
-    r"gabalin|pentin|tamol|afil|lamide|xetine|azepine|otrigine|iramate|idone|apine"
+    r"gabalin|pentin|tamol|afil|lamide|xetine|azepine|otrigine|iramate|idone|apine|adol"
 )
 _DRUG_NAMES = (
     r"insulin|aspirin|paracetamol|ibuprofen|warfarin|lithium|levothyroxine|thyroxine|"
@@ -89,7 +97,7 @@ _DRUG_NAMES = (
     r"the\s+contraceptive\s+pill|methotrexate|metformin|prednisolone"
 )
 _DRUG = re.compile(rf"(?:{_DRUG_NAMES}|[a-z]+(?:{_DRUG_ENDINGS}))", re.I)
-_DOSE = r"\d+(?:\.\d+)?\s*(?:mg|mcg|µg|ml|g|units?)"
+_DOSE = r"\d+(?:\.\d+)?\s*(?:mg|mcg|µg|ml|units?)"
 _TAKES = re.compile(
     r"^i(?:'m|\s+am|'ve\s+been|\s+have\s+been)?\s+(?:also\s+|still\s+|now\s+)?(?:take|taking|on|use|using|"
     r"(?:was|'ve\s+been|have\s+been|got|just\s+got)\s+(?:put\s+on|prescribed|started\s+on))\s+"
@@ -107,7 +115,7 @@ def match_medication(clause: str) -> list[Fact]:
     if m is None:
         return []
     drug = m.group("drug")
-    if not (_DRUG.fullmatch(drug) or (m.group("dose") and len(drug.split()) == 1)):
+    if not _DRUG.fullmatch(drug):
         return []
     dose = f"{m.group('dose')} of " if m.group("dose") else ""
     rest = re.sub(r"\bmy\b", "their", m.group("rest") or "").rstrip()

@@ -208,7 +208,7 @@ def facts_in(
             if not facts and (body or (noting and _MY_THING_IS.match(said))):
                 note = match_note(said, now=now, tz=tz)
                 facts = [note] if note is not None else []
-            facts = [_pinned(f, now, tz) for f in facts if not misread(f, said_clause)]
+            facts = [_pinned(f, now, tz, said) for f in facts if not misread(f, said_clause)]
             said_here += [Fact(**{**f.__dict__, "quote": said_clause}) for f in facts]
         cause = _sentence_cause(sentence, said_here, text=text)
         if sarcastic(text, strong=True):  # "Oh great, I just LOVE being stuck in traffic"
@@ -219,11 +219,13 @@ def facts_in(
     return one_record_per_someone(list(found.values()))
 
 
-def _pinned(fact: Fact, now: datetime, tz: ZoneInfo) -> Fact:
-    """A fact about someone with "next Saturday" in it, pinned to that day's date."""
+def _pinned(fact: Fact, now: datetime, tz: ZoneInfo, said: str) -> Fact:
+    """A fact about someone with "next Saturday" in it, pinned to that day's date, read by
+    the tense of the words it came from ("was here on Monday" is not pinned)."""
     if fact.category != "relation":
         return fact
-    return Fact(**{**fact.__dict__, "content": pin_weekdays(fact.content, now=now, tz=tz)})
+    content = pin_weekdays(fact.content, now=now, tz=tz, said=said)
+    return Fact(**{**fact.__dict__, "content": content})
 
 
 def _head_alias(key: str) -> str | None:
@@ -424,7 +426,7 @@ def offline_writes(
         _one_change(facts, existing) if facts and existing else facts, existing, max_chars=max_chars
     )
     if existing:  # "my husband's name is Tim not Tom": Tim takes Tom's record's place
-        output.writes = correction_writes(text, output.writes, existing)
+        output.writes = correction_writes(text, output.writes, existing, now=now)
     late_takes_place(output.writes, existing)
     taken = {w.entry.supersedes_id for w in output.writes if w.entry.supersedes_id}
     output.writes += ended_writes(text, existing, taken)
