@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 
 from familiars.llm import second_person
-from familiars.memory import MemoryRecord
+from familiars.memory import MemoryRecord, is_live
 
 _SPAN = r"(?P<span>today|tonight|tomorrow|this\s+weekend|this\s+week|next\s+week|the\s+weekend)"
 _ASKS = re.compile(
@@ -47,6 +47,8 @@ def _span(said: str, today: date) -> tuple[date, date]:
 
 
 def _day_of(rec: MemoryRecord, now: datetime) -> date | None:
+    if "ended" in rec.tags or not is_live(rec):  # "the Lanzarote trip is off": not on
+        return None
     loop = rec.open_loop or {}
     if loop.get("due") and loop.get("status", "open") == "open":
         try:

@@ -107,3 +107,14 @@ def test_anything_on_this_week_is_not_a_trip_in_february() -> None:
         on_in_span("what's on tomorrow?", NOW, [TRIP, bank]) == "I'll remind you to call the bank."
     )
     assert on_in_span("where am I going in February?", NOW, [TRIP]) is None
+
+
+def test_a_cancelled_plan_is_not_listed_as_on() -> None:
+    saturday = _rec("The user is going to Lanzarote on Saturday (Saturday 12 December 2026).", "m3")
+    assert on_in_span("anything on this weekend?", NOW, [saturday]) == (
+        "You are going to Lanzarote on Saturday (Saturday 12 December 2026)."
+    )
+    saturday.tags.append("ended")
+    assert on_in_span("anything on this weekend?", NOW, [saturday]) == (
+        "Nothing that I know of this weekend."
+    )

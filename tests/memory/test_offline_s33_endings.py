@@ -143,3 +143,112 @@ def test_what_pets_have_i_got_names_every_pet(understanding: Any) -> None:
     ]
     said = {r.content for r in answer_records("what pets have I got", pets, understanding)}
     assert said == {r.content for r in pets}
+
+
+# Second review of s33 (items 1-4): ordinary sentences are no deaths, breakups or endings.
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "my daughter Emma passed her driving test",
+        "my son Jack lost his phone again",
+        "my friend Jo died laughing at that",
+        "my husband Tom passed on the message",
+    ],
+)
+def test_a_living_relative_is_not_recorded_as_dead(said: str) -> None:
+    recs, _ = _told(said)
+    assert not any("late" in r.content or "died" in r.content for r in recs)
+
+
+def test_a_living_husband_is_not_replaced_by_a_late_one() -> None:
+    recs, _ = _told("my husband is called Tom", "my husband Tom passed the ball to me")
+    assert {r.content for r in recs} == {"The user's husband is called Tom."}
+
+
+@pytest.mark.parametrize(
+    ("said", "kept"),
+    [
+        ("my husband Geoffrey passed", "The user's late husband Geoffrey died."),
+        ("my dad Frank passed away last year", "The user's late father Frank died in 2025."),
+        ("my mum Joan passed on in 2010", "The user's late mother Joan died in 2010."),
+        ("my dad Frank lost his battle with cancer", "The user's late father Frank died."),
+    ],
+)
+def test_a_death_said_plainly_is_still_kept(said: str, kept: str) -> None:
+    recs, _ = _told(said)
+    assert [r.content for r in recs] == [kept]
+
+
+@pytest.mark.parametrize(
+    ("told", "said"),
+    [
+        ("my brother is called Tom", "me and Tom broke the vase"),
+        ("my sister is called Sarah", "me and Sarah split the bill"),
+        ("my sister is called Sarah", "me and Sarah broke up the fight"),
+    ],
+)
+def test_breaking_or_splitting_something_with_family_is_no_breakup(told: str, said: str) -> None:
+    recs, _ = _told(told, said)
+    assert [r.content for r in recs] == [_told(told)[0][0].content]
+
+
+@pytest.mark.parametrize(
+    ("told", "said", "gone", "kept"),
+    [
+        (
+            ("my girlfriend is called Priya", "my sister is called Priya"),
+            "me and priya broke up",
+            "The user's girlfriend is called Priya.",
+            "The user's sister is called Priya.",
+        ),
+        (
+            ("my sister is called Priya", "my girlfriend is called Priya"),
+            "me and priya broke up",
+            "The user's girlfriend is called Priya.",
+            "The user's sister is called Priya.",
+        ),
+        (
+            ("my husband is called Tom", "my son is called Tom"),
+            "me and Tom broke up",
+            "The user's husband is called Tom.",
+            "The user's son is called Tom.",
+        ),
+        (
+            ("I live in Leeds", "my sister lives in Leeds"),
+            "I left Leeds last year",
+            "The user lives in Leeds.",
+            "The user's sister lives in Leeds.",
+        ),
+        (
+            ("i work part time making coffee at a starbucks on campus", "I love Starbucks coffee"),
+            "i quit starbucks, im doing deliveries for doordash now",
+            "The user works part time making coffee at a starbucks on campus.",
+            "The user likes Starbucks coffee.",
+        ),
+    ],
+)
+def test_an_ending_retires_the_record_of_its_kind_only(
+    told: tuple[str, ...], said: str, gone: str, kept: str
+) -> None:
+    recs, _ = _told(*told, said)
+    contents = [r.content for r in recs]
+    assert kept in contents
+    assert gone not in contents
+
+
+@pytest.mark.parametrize(
+    ("told", "said"),
+    [
+        ("I love the beach", "scrap the beach, it's raining"),
+        ("my favourite day is Monday", "monday is off"),
+        ("We're off to Paris on the 20th of February for a week", "we left Paris yesterday"),
+        ("I love my car at the garage", "I left my car at the garage"),
+        ("I live in Leeds", "I left Leeds this morning"),
+    ],
+)
+def test_an_ordinary_sentence_ends_nothing(told: str, said: str) -> None:
+    before = [r.content for r in _told(told)[0]]
+    recs, _ = _told(told, said)
+    assert [r.content for r in recs] == before

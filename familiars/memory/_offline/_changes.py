@@ -79,7 +79,8 @@ _TAKE_BACK = [
         r"^(?P<obj>.+?)\s+(?:bores|bore)\s+me\s+(?:now|these\s+days)$",
         r"^(?P<obj>.+?)\s+(?:doesn't|does\s+not|don't)\s+agree\s+with\s+me(?:\s+any\s?more)?$",
         r"\bno\s+more\s+(?P<obj>[\w ]+)$",
-        r"^i\s+(?:left|quit)\s+(?P<obj>[A-Z][\w&.' -]*?)(?:\s+last\s+\w+|\s+for\s+good)?$",
+        # a capital, even under IGNORECASE: "I left my car at the garage" takes nothing back
+        r"^i\s+(?:left|quit)\s+(?P<obj>(?-i:[A-Z])[\w&.' -]*?)(?:\s+last\s+\w+|\s+for\s+good)?$",
         r"^i\s+sold\s+my\s+(?P<obj>[\w ]+)$",
         r"^i\s+used\s+to\s+(?:love|like|enjoy|adore)\s+(?P<obj>.+)$",
         # a liking said in the past, by idiom: "I was big into darts", "used to be mad on squash"

@@ -28,30 +28,65 @@ from familiars.memory._records import MemoryRecord, is_live
 from familiars.memory._writer._schema import WriteOp, WriterEntry
 
 _LEAD = r"(?:^|\b(?:actually|so|but|and|well|ok|okay|oh)\b[\s,]*)"
-#: Endings that name what ended (``obj``); ``rel`` marks a parting with a person.
+_TAIL_WORDS = (
+    r"(?:\s+(?:last\s+\w+|yesterday|today|this\s+\w+|for\s+good|now|anymore|any\s+more|"
+    r"after\s+all|in\s+the\s+end))+"
+)
+#: A breakup says "up" and nothing after it but when ("broke up the fight" is none).
+_UP = rf"\s+up(?:{_TAIL_WORDS})?$"
+#: Endings that name what ended (``obj``), by the kind of record each may end: a job or the
+#: person's home ("quit", "left"), a plan ("scratch", "is off"), a partner ("broke up").
 _ENDS = [
-    re.compile(p, re.I)
-    for p in (
-        rf"{_LEAD}(?:i|we)(?:\s+have|'ve|\s+just|\s+finally)*\s+(?:quit|quitted|left|ditched|"
-        r"packed\s+in|jacked\s+in|chucked\s+in|walked\s+out\s+of)\s+(?:my\s+job\s+at\s+|"
-        r"the\s+job\s+at\s+|my\s+job\s+with\s+|working\s+(?:at|for)\s+)?(?P<obj>.+)$",
-        rf"{_LEAD}(?:scratch|scrap|ditch|bin|nix|drop)\s+(?:the|that|our|my)\s+(?P<obj>.+?)"
-        r"(?:\s+(?:thing|idea|plan|plans|trip|holiday|one|bit))?$",
-        r"\b(?:me|i)\s+and\s+(?P<rel>[A-Za-z][\w'-]+)\s+(?:have\s+|'ve\s+)?(?:broke|broken|split)"
-        r"(?:\s+up)?\b",
-        r"(?-i:\b(?P<rel>[A-Z][\w'-]+))\s+and\s+(?:i|me)\s+(?:have\s+|'ve\s+)?"
-        r"(?:broke|broken|split)(?:\s+up)?\b",
-        r"\b(?:i|we)(?:\s+have|'ve|\s+just)*\s+(?:broke|broken|split)\s+up\s+with\s+"
-        r"(?:my\s+\w+\s+)?(?P<rel>[A-Za-z][\w'-]+)",
-        r"^(?:the\s+)?(?P<obj>[\w' -]+?)(?:\s+(?:thing|trip|plan|holiday))?\s+(?:is|'s)\s+"
-        r"(?:off|cancell?ed)$",
+    (kind, re.compile(p, re.I))
+    for kind, p in (
+        (
+            "left",
+            rf"{_LEAD}(?:i|we)(?:\s+have|'ve|\s+just|\s+finally)*\s+(?:quit|quitted|left|ditched|"
+            r"packed\s+in|jacked\s+in|chucked\s+in|walked\s+out\s+of)\s+(?P<job>my\s+job\s+at\s+|"
+            r"the\s+job\s+at\s+|my\s+job\s+with\s+|working\s+(?:at|for)\s+)?(?P<obj>.+)$",
+        ),
+        (
+            "plan",
+            rf"{_LEAD}(?:scratch|scrap|ditch|bin|nix|drop)\s+(?:the|that|our|my)\s+(?P<obj>.+?)"
+            r"(?:\s+(?:thing|idea|plan|plans|trip|holiday|one|bit))?$",
+        ),
+        (
+            "partner",
+            rf"\b(?:me|i)\s+and\s+(?P<rel>[A-Za-z][\w'-]+)\s+(?:have\s+|'ve\s+)?(?:broke|broken|"
+            rf"split){_UP}",
+        ),
+        (
+            "partner",
+            rf"(?-i:\b(?P<rel>[A-Z][\w'-]+))\s+and\s+(?:i|me)\s+(?:have\s+|'ve\s+)?"
+            rf"(?:broke|broken|split){_UP}",
+        ),
+        (
+            "partner",
+            r"\b(?:i|we)(?:\s+have|'ve|\s+just)*\s+(?:broke|broken|split)\s+up\s+with\s+"
+            r"(?:my\s+\w+\s+)?(?P<rel>[A-Za-z][\w'-]+)",
+        ),
+        (
+            "plan",
+            r"^(?:the\s+)?(?P<obj>[\w' -]+?)(?:\s+(?:thing|trip|plan|holiday))?\s+(?:is|'s)\s+"
+            r"(?:off|cancell?ed)$",
+        ),
     )
 ]
-_TAIL = re.compile(
-    r"(?:\s+(?:last\s+\w+|yesterday|today|this\s+\w+|for\s+good|now|anymore|any\s+more|"
-    r"after\s+all|in\s+the\s+end))+$",
+_TAIL = re.compile(rf"{_TAIL_WORDS}$", re.I)
+#: Said of a day, "left" is a trip, not a move ("I left Leeds this morning").
+_A_DAY = re.compile(r"\b(?:yesterday|today|tonight|this\s+(?:morning|afternoon|evening))\b", re.I)
+#: "monday is off" is a day off, not a plan called off.
+_WHEN_ONLY = re.compile(
+    r"^(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tomorrow|tonight|the\s+weekend|"
+    r"weekend|work|school|college|uni)$",
     re.I,
 )
+#: What each kind of ending may end, by the record's words and tags.
+_PARTNER = re.compile(
+    r"^The user's (?:partner|boyfriend|girlfriend|husband|wife|spouse|hubby|fianc[eé]e?)\b"
+)
+_JOB = re.compile(r"^The user (?:works|is working|has a job)\b")
+_HOME = re.compile(r"^The user lives in\b")
 _NOISE = frozenset(_word_list("a an the my our job work thing plan trip idea one on at in of to"))
 #: What says a clause is an ending, not the new value.
 _OVER = re.compile(r"n't\b|\b(?:not|no\s+longer|never|any\s?more|quit|left|broke|split)\b", re.I)
@@ -70,20 +105,44 @@ def _words(text: str) -> set[str]:
     return {w for w in re.findall(r"[\w']+", text.lower()) if w not in _NOISE}
 
 
-def _ending(clause: str) -> tuple[str, bool] | None:
-    """(what ``clause`` says ended, whether a person was parted from), or None."""
+def _ending(clause: str) -> tuple[str, bool, frozenset[str]] | None:
+    """(what ``clause`` says ended, whether a person was parted from, the kinds of record it
+    may end: "partner", "job", "home", "plan"), or None."""
     said = re.split(r"\s*[,;]\s*|\s+-+\s+", clause.strip(" .!,"))[0]
-    for pattern in _ENDS:
+    for kind, pattern in _ENDS:
         m = pattern.search(said)
-        if m is not None:
-            rel = m.groupdict().get("rel")
-            obj = _TAIL.sub("", rel or m.group("obj")).strip(" .!")
-            return (obj, rel is not None) if obj else None
+        if m is None:
+            continue
+        rel = m.groupdict().get("rel")
+        obj = _TAIL.sub("", rel or m.group("obj")).strip(" .!")
+        if not obj or (kind == "plan" and _WHEN_ONLY.match(obj)):
+            return None
+        kinds = {kind}
+        if kind == "left":
+            home = not m.group("job") and not _A_DAY.search(m.group("obj"))
+            kinds = {"job", "home"} if home else {"job"}
+        return obj, rel is not None, frozenset(kinds)
     return None
 
 
-def _record_of(obj: str, existing: Sequence[MemoryRecord], taken: set[str]) -> MemoryRecord | None:
-    """The newest live record of the person's own whose words hold every word of ``obj``."""
+def _of_kind(rec: MemoryRecord, kinds: frozenset[str]) -> bool:
+    """Whether ``rec`` is a record of one of ``kinds`` (see :func:`_ending`)."""
+    content, tags = rec.content.strip(), set(rec.tags)
+    return (
+        ("partner" in kinds and rec.category == "relation" and bool(_PARTNER.match(content)))
+        or ("job" in kinds and rec.category == "profile" and bool(tags & {"job", "work"}))
+        or ("job" in kinds and rec.category == "profile" and bool(_JOB.match(content)))
+        or ("home" in kinds and ("home" in tags or bool(_HOME.match(content))))
+        or ("plan" in kinds and ("plan" in tags or rec.category == "event"))
+    )
+
+
+def _record_of(
+    obj: str, kinds: frozenset[str], existing: Sequence[MemoryRecord], taken: set[str]
+) -> MemoryRecord | None:
+    """The one live record of the person's own, of ``kinds``, whose words hold every word of
+    ``obj``; None when there is none, when several are (which one is meant is not known), or
+    when it was already changed this turn."""
     wanted = _words(obj)
     if not wanted:
         return None
@@ -93,10 +152,12 @@ def _record_of(obj: str, existing: Sequence[MemoryRecord], taken: set[str]) -> M
         if r.scope == "user"
         and is_live(r)
         and not r.open_loop
-        and r.id not in taken
+        and _of_kind(r, kinds)
         and wanted <= _words(r.content.replace("'s ", " "))
     ]
-    return max(found, key=lambda r: (r.ts, r.id)) if found else None
+    if len(found) != 1 or found[0].id in taken:
+        return None
+    return found[0]
 
 
 def _as_said(clause: str) -> str | None:
@@ -159,12 +220,12 @@ def dropped_writes(
     clauses = [c for _, group in _sentence_clauses(text) for c in group]
     for clause in clauses:
         ended = _ending(clause)
-        rec = _record_of(ended[0], existing, taken) if ended else None
+        rec = _record_of(ended[0], ended[2], existing, taken) if ended else None
         if ended is None or rec is None:
             continue
         taken.add(rec.id)
         quote = [f"User message: '{text.strip()[:200]}'"]
-        added = [w for w in writes if w.op == "add" and w.category != "event"]
+        added = [w for w in writes if w.op == "add" and w.category == rec.category != "event"]
         if added and not ended[1]:
             added[0].op, added[0].entry.supersedes_id = "update", rec.id
             continue

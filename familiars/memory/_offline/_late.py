@@ -29,7 +29,18 @@ _KIN = (
     r"friend|best\s+friend|hubby|twin|stepmother|stepfather|stepmum|stepdad)"
 )
 _NAME = r"(?-i:(?P<name>[A-Z][\w'-]+))"
-_DIED = r"(?:passed\s+away|passed\s+on|passed|died|was\s+killed|lost\s+(?:his|her|their)\s+\w+)"
+#: "passed" and "passed on" only at the clause's end or before when ("passed her driving
+#: test", "passed on the message" are no deaths); "died laughing" is none either.
+_SOON = (
+    r"(?=\s*$|\s+(?:in\s+(?:(?-i:[A-Z][a-z]+)\s+)?(?:19|20)\d\d|last\s+\w+|recently|this\s+year"
+    r"|(?:a|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+(?:years?|months?|weeks?)"
+    r"\s+ago)\b)"
+)
+_DIED = (
+    rf"(?:passed\s+away|(?:passed\s+on|passed){_SOON}|was\s+killed|lost\s+(?:his|her|their)"
+    r"\s+(?:long\s+|brave\s+)?(?:battle|fight)|died(?!\s+(?:laughing|inside|a\s+little|of\s+"
+    r"(?:embarrassment|shame|boredom|laughter|cringe|fright|jealousy)))\b)"
+)
 _WHEN = (
     r"(?:\s+(?P<when>in\s+(?:(?-i:[A-Z][a-z]+)\s+)?(?:19|20)\d\d|last\s+(?:year|month|week|spring|"
     r"summer|autumn|winter|christmas)|(?:a|one|two|three|four|five|six|seven|eight|nine|ten|\d+)"
