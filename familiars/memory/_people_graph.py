@@ -104,6 +104,12 @@ _NOT_NAMES = _word_set("The User I He She They It A An This That My Your")
 _NAMES = r"(?P<names>[A-Z][\w'-]*(?:(?:,\s*|,?\s+and\s+)[A-Z][\w'-]*)+)"
 _ARE = r"\s+are(?:\s+called|\s+named)?\s+"
 _PLURAL = re.compile(rf"^(?:The user|{_OWNER})'s {_REL}s?{_ARE}{_NAMES}\b")
+#: "The user has two kids called Sam and Lila.", "... a son called Sam and a daughter called
+#: Lily.": every part, each name its own person.
+_HAS_PART = re.compile(
+    rf"\b(?:a|an|one|\w+)\s+{_REL}s?\s+(?:called|named)\s+"
+    r"(?P<names>[A-Z][\w'-]*(?:(?:,\s*|,?\s+and\s+)[A-Z][\w'-]*)*)"
+)
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
@@ -152,6 +158,15 @@ def edges_in(text: str) -> list[Said]:
         rel = relation_of(several.group("rel"))
         if not _not_a_name(owner) or owner == USER:
             return [Said(owner, rel, n) for n in names if not _not_a_name(n) and n != owner]
+    if text.startswith("The user has "):
+        found = [
+            Said(USER, relation_of(m.group("rel")), name)
+            for m in _HAS_PART.finditer(text)
+            for name in re.split(r",\s*|,?\s+and\s+", m.group("names"))
+            if not _not_a_name(name)
+        ]
+        if len(found) > 1:  # one alone: the patterns below keep a surname ("Emma Stone")
+            return found
     for kind, pattern in _PATTERNS:
         m = pattern.match(text)
         if m is None or _not_a_name(m.groupdict().get("name")):
@@ -346,6 +361,9 @@ def _add_edge(graph: PeopleGraph, edge: Edge) -> None:
         same = (old.src, old.rel, old.dst) == (edge.src, edge.rel, edge.dst)
         if same and old.current:
             return  # said again: the first saying stands
+        if same and edge.current:  # a record rewritten for another reason ("Lila not Lily")
+            graph.edges.remove(old)  # still says it: not "was your child until ..."
+            break
         replaces = edge.rel in SINGLE_VALUED and (old.src, old.rel) == (edge.src, edge.rel)
         if replaces and old.current and edge.current and old.dst != edge.dst:
             old.superseded_at = edge.valid_from

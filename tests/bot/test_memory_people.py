@@ -89,3 +89,18 @@ def test_memory_people_lists_slang_relations_and_everyone_named_together():
     assert "**Priya**: your girlfriend" in text
     assert "**Susan**: your daughter" in text and "**Claire**: your daughter" in text
     assert all(f"**{n}**: your child" in text for n in ("Tom", "Ann", "Bea"))
+
+
+def test_several_named_in_one_has_record_and_a_rewritten_record_is_not_a_past_relation() -> None:
+    """Lead's s33 session: "we have two kids, Sam and Lily", then "sorry, its Lila not Lily":
+    /memory people listed Sam alone, as "your child; was your child until ..."."""
+    old, new = records(
+        ["The user has two kids called Sam and Lily.", "The user has two kids called Sam and Lila."]
+    )
+    new.supersedes = old.id
+    old.deprecated = True
+    graph = build_graph([old, new])
+    current = sorted(e.dst for e in graph.edges if e.current and e.rel == "child")
+    past = sorted(e.dst for e in graph.edges if not e.current)
+    assert current == ["Lila", "Sam"]
+    assert past == ["Lily"]
