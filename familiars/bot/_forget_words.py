@@ -65,7 +65,7 @@ def forget_request(text: str) -> str | None:
     to forget ("don't forget that ..." does not)."""
     said = text.strip()
     m = _FORGET.match(said) or _STRIKE.match(said)
-    if m is None or _CORRECTION.match(m.group("rest")):
+    if m is None or _CORRECTION.match(m.group("rest")) or _restates(m.group("rest")):
         return None
     return _description(m.group("rest"))
 
@@ -77,6 +77,30 @@ _CORRECTION = re.compile(
     r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\b",
     re.IGNORECASE,
 )
+
+
+#: After the break, what was said put right: "scratch that, we're going to Tenerife in May",
+#: "forget that, it's Tim not Tom", "forget that, my husband is called Tim". The message is
+#: a statement for the writer (its change rules replace the old fact), not a forget: the
+#: old plan was forgotten and the new one dropped (review s33-2 item 9).
+_RESTATED = re.compile(
+    r"^\s*[,.;:!?–—-]+\s*(?:"
+    r"(?:it'?s|it\s+is|i\s+meant)\s+\w+(?:\s+\w+)?,?\s+not\s+\w+"
+    r"|(?:we|they)(?:'re|\s+are|'ll|\s+will|'ve|\s+have|\s+live|\s+moved|\s+got)\s+\w+"
+    r"|i(?:'m|\s+am)\s+(?:going|moving|flying|travell?ing|heading|starting|staying|working|"
+    r"living|getting|having|off)\b"
+    r"|i(?:'ll|\s+will|\s+live|\s+work|\s+moved|\s+have\s+(?:a|an|two|three)\b)"
+    r"|(?:my|our)\s+\w+(?:'s|\s+is|\s+are)?\s+(?:called|named|name\s+is|lives|works|moved)\b"
+    r"|(?:the|our|my)\s+(?:\w+\s+)?(?:trip|holiday|flight|wedding|party|plan)\s+is\s+\w+"
+    r")",
+    re.IGNORECASE,
+)
+
+
+def _restates(rest: str) -> bool:
+    """Whether ``rest`` (after "forget that"/"scratch that") opens with a clause break and
+    then states the fact put right."""
+    return _RESTATED.match(rest) is not None
 
 
 def _description(rest: str) -> str:

@@ -328,11 +328,14 @@ _DAY = (
     r"tmrw|tmr"
 )
 # "forget that, it's friday not thursday", "sorry, I meant saturday": the day of the
-# reminder just set, corrected (it was forgotten instead: tester U5).
+# reminder just set, corrected (it was forgotten instead: tester U5). Only a correction
+# moves it: a correcting lead, "I meant" or "not <day>" ("its sunday" alone moved the
+# reminder just set: review s33-2 item 7).
 _CORRECTED = re.compile(
-    _LEAD + r"(?:(?:forget|scratch)\s+that[,.!]?\s+|(?:sorry|oops|my\s+bad)[,.!]?\s+)?"
-    rf"(?:it'?s|it\s+is|it\s+should\s+be|make\s+it|i\s+meant)\s+(?:on\s+)?(?P<when>(?:{_DAY})"
-    r"(?:\s+at\s+[\w:.]+)?)(?:[\s,]+not\s+(?:on\s+)?\w+)?(?:\s+instead)?[\s.!?]*$",
+    _LEAD + r"(?P<fix>(?:forget|scratch)\s+that[,.!]?\s+|(?:sorry|oops|my\s+bad)[,.!]?\s+)?"
+    r"(?:it'?s|it\s+is|it\s+should\s+be|make\s+it|(?P<meant>i\s+meant))\s+(?:on\s+)?"
+    rf"(?P<when>(?:{_DAY})(?:\s+at\s+[\w:.]+)?)(?P<not>[\s,]+not\s+(?:on\s+)?(?:{_DAY})\b)?"
+    r"(?:\s+instead)?[\s.!?]*$",
     re.IGNORECASE,
 )
 _CANCEL_HEAD = re.compile(
@@ -351,7 +354,8 @@ def reworded(said: str) -> str:
     said = re.sub(r"\s+instead(?=[\s.!?]*$)", "", said, flags=re.IGNORECASE)
     if m := _NO_NEED.match(said):
         return f"cancel {m['what']}"
-    if m := _CORRECTED.match(said):
+    m = _CORRECTED.match(said)
+    if m is not None and (m["fix"] or m["meant"] or m["not"]):
         return f"move that to {m['when']}"
     m = _MAKE.match(said)
     if m is not None and (_CLOCK.search(m["when"]) or re.match(_DAY, m["when"], re.I)):

@@ -170,20 +170,18 @@ async def record_message(turn: Turn, s: TurnServices) -> None:
 
 async def _hold(turn: Turn, s: TurnServices) -> str | None:
     """Queue the message's writer work held (``WriterQueue.hold``) as far as it is known
-    now: no reply, so the writer of a turn cut off reads only the message and the recent
-    lines. The prompt's taint is not known yet, but documents and others' notes reach the
-    writer only through the reply: in a private chat those lines are the person's own and
-    the familiar's, so the held work is clean (s33 T11: a fact recovered after a kill was
-    tagged ``tainted-turn`` and read as not the person's); in a group, where the lines hold
-    others' words, it is tainted (no directive from it unless the turn ends). A turn that
-    ends replaces it with its own taint. "" when the message's work was queued before,
-    None when it could not be (then after() queues it as it always did)."""
+    now (no reply; the prompt's taint unknown, so taken as tainted: no directive from it
+    unless the turn ends, and its records tagged so); "" when the message's work was queued
+    before, None when it could not be (then after() queues it as it always did). Even in a
+    private chat: the recent lines it reads can hold an earlier reply that quoted a
+    document or a tainted record, and which turns they came from is not checked (review
+    s33-2 item 12 undid s33 T11's clean held work)."""
     assert s.writer_queue is not None
     try:
         context = await _turn_context(turn, s, turn.said)
         if context is None:
             return None
-        context.tainted = turn.info.is_group
+        context.tainted = True
         name = await s.writer_queue.hold(context, _message_turn_name(turn))
     except Exception:  # noqa: BLE001 - the turn goes on; its writer work is queued after
         logger.warning("the message's writer work could not be held", exc_info=True)

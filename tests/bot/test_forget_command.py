@@ -49,3 +49,37 @@ async def test_forget_says_how_then_forgets_by_id_and_by_words(tmp_path: Path) -
         assert asked.startswith("About to forget") and "Bergen" in asked, asked
         assert (await _say(bot, "yes")).startswith("Forgotten")
         assert "Bergen" not in await _kept(bot)
+
+
+async def test_scratch_that_and_a_new_plan_keeps_the_new_plan(tmp_path: Path) -> None:
+    """Review s33-2 item 9: "scratch that, we're going to Tenerife in May" after a Lanzarote
+    plan said "Forgotten: ...Lanzarote...", kept nothing of Tenerife and asked nothing."""
+    async with running(tmp_path / "ws") as bot:
+        await _say(bot, "We're going to Lanzarote in May.")
+        assert "Lanzarote" in await _kept(bot)
+        reply = await _say(bot, "scratch that, we're going to Tenerife in May")
+        assert not reply.startswith("Forgotten"), reply
+        assert "Tenerife" in await _kept(bot)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "scratch that, we're going to Tenerife in May",
+        "forget that, it's Tim not Tom",
+        "forget that, my husband is called Tim",
+    ],
+)
+def test_a_correction_after_scratch_that_is_no_forget(text: str) -> None:
+    from familiars.bot._forget_words import forget_request
+
+    assert forget_request(text) is None
+
+
+async def test_forget_everything_about_someone_goes_by_words(tmp_path: Path) -> None:
+    """Review s33-2 item 12: "/forget everything about my sister" went to /memory forget as an
+    id ("I have no memory with that id that you can see")."""
+    async with running(tmp_path / "ws") as bot:
+        await _say(bot, "My sister is called Emma.")
+        asked = await _command(bot, "forget", *["everything", "about", "my", "sister"])
+        assert "with that id" not in asked and "Emma" in asked, asked

@@ -57,6 +57,38 @@ async def test_its_friday_not_thursday_moves_the_reminder_just_set(workspace: Pa
         await bot.app.stop()
 
 
+@pytest.mark.parametrize("text", ["its sunday", "it's friday!", "it's tomorrow", "it is saturday"])
+async def test_its_a_day_alone_does_not_move_a_reminder(workspace: Path, text: str) -> None:
+    """Review s33-2 item 7: "its sunday" said just after a reminder was set moved it ("Moved:
+    call the bank, now Sun ..."); only a correction ("sorry", "forget that", "I meant", "not
+    thursday") moves it."""
+    bot, _ = await started(load_settings(workspace=workspace), [SAID_AT])
+    try:
+        await bot.command("/timezone America/New_York")
+        set_ = await said(bot, "remind me thursday at 10am to call the bank")
+        assert "Thu 14 Nov" in set_, set_
+        reply = await said(bot, text)
+        assert not reply.startswith("Moved"), reply
+        listed = await bot.command("/reminders")
+        assert "Thu 14 Nov" in listed and "call the bank" in listed, listed
+    finally:
+        await bot.app.stop()
+
+
+@pytest.mark.parametrize(
+    "text", ["sorry, it's saturday", "i meant saturday", "it's saturday not thursday"]
+)
+async def test_a_corrected_day_still_moves_the_reminder(workspace: Path, text: str) -> None:
+    bot, _ = await started(load_settings(workspace=workspace), [SAID_AT])
+    try:
+        await bot.command("/timezone America/New_York")
+        await said(bot, "remind me thursday at 10am to call the bank")
+        reply = await said(bot, text)
+        assert reply.startswith("Moved: call the bank, now Sat 16 Nov 10:00"), reply
+    finally:
+        await bot.app.stop()
+
+
 @pytest.mark.parametrize(
     ("text", "task", "when"),
     [

@@ -22,7 +22,13 @@ USAGE = (
     "(/forget my old address). I ask before anything goes."
 )
 NOTHING = "I found nothing to forget for that. /memory list shows what I keep."
-_BY_ID = re.compile(r"^(?:m_\S+|node:\S+|file:\S+|last|today|everything)$", re.IGNORECASE)
+#: What ``/memory forget`` takes: an id; "today" or "everything" alone; "last" and a span.
+#: Other words after them go by words ("/forget everything about my sister" was read as an
+#: id: review s33-2 item 12).
+_BY_ID = re.compile(
+    r"^(?:(?:m_|node:|file:)\S+|today|everything|last\s+\d+\s*[a-z]*)(?:\s+confirm)?$",
+    re.IGNORECASE,
+)
 
 
 class ForgetCommand(Command):
@@ -49,7 +55,7 @@ class ForgetCommand(Command):
             words = words[1:]
         if not words:
             return CommandResponse(USAGE)
-        if _BY_ID.match(words[0]) or self.by_words is None:
+        if _BY_ID.match(" ".join(words)) or self.by_words is None:
             asked = dataclasses.replace(call.invocation, name="memory", args=("forget", *words))
             return await self._memory.run(asked, call.caller)
         said = await self.by_words(" ".join(words), call.caller, call.invocation)
