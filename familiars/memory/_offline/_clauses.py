@@ -20,7 +20,7 @@ logger = logging.getLogger(__name__)
 #: forget request is no turn): the words before the break tell nothing (review s33-2 item 9).
 _FILLERS = re.compile(
     r"^(?:(?:well|so|oh|hi|hey|hello|ok|okay|yes|yeah|yep|also|and|but|actually|btw|by the way|"
-    r"anyway|just so you know|fyi|honestly|fun fact|oh and|now|these days|nowadays)[,!.]?\s+"
+    r"anyway|just so you know|fyi|honestly|fun fact|oh and|now|these days|nowadays|wait)[,!.]?\s+"
     r"|(?:scratch|forget)\s+that\s*[,.;:!–—-]+\s*)+",
     re.IGNORECASE,
 )

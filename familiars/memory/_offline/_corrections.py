@@ -194,3 +194,43 @@ def correction_writes(
         source_quote=[f"User message: '{text.strip()[:200]}'"],
     )
     return [*out, WriteOp(op="update", scope=rec.scope, category=rec.category, entry=entry)]
+
+
+#: "scratch that, we're going to Tenerife in May": the message takes back what was just said
+#: and says what holds instead (the forget road passes such a message on to the writer).
+_SCRATCHED = re.compile(
+    r"^\s*(?:(?:oh|ok|okay|no|wait|actually|sorry)[,!.\s]+)*(?:scratch|forget|strike|scrap|"
+    r"ignore)\s+that\b[\s,.;:!-]+\S",
+    re.I,
+)
+
+
+def scratched_writes(
+    text: str, writes: Sequence[WriteOp], existing: Sequence[MemoryRecord], *, now: datetime
+) -> list[WriteOp]:
+    """``writes`` with the first new fact of a "scratch that, ..." message superseding the
+    record just kept of its kind (the last thing kept, minutes ago: :func:`_just_said`), so
+    "we're going to Lanzarote in May" then "scratch that, we're going to Tenerife in May"
+    leaves one plan, Tenerife, with Lanzarote in its history (lead's s33 tmux session: both
+    stayed live and "where am I going on holiday?" named both). Only a fact of the same kind
+    (a plan for a plan, a pet for a pet: a tag beside the topic) takes the place: "forget that,
+    my husband is called Tim" after "my cat is called Pip" replaces no cat."""
+    live = [r for r in existing if is_live(r)]
+    if not live or not _SCRATCHED.match(text):
+        return list(writes)
+    newest = max(live, key=lambda r: (r.ts, r.id))
+    if not _just_said(newest, existing, now):
+        return list(writes)
+    out = list(writes)
+    for n, write in enumerate(out):
+        if write.op == "add" and write.category == newest.category and _kinds(write, newest):
+            entry = write.entry.model_copy(update={"supersedes_id": newest.id})
+            out[n] = write.model_copy(update={"op": "update", "entry": entry})
+            break
+    return out
+
+
+def _kinds(write: WriteOp, rec: MemoryRecord) -> bool:
+    """Whether the write and the record share a kind tag ("plan", "pet", "home"; not a topic)."""
+    kinds = {t for t in rec.tags if not t.startswith("topic:")}
+    return bool(kinds & {t for t in write.entry.tags if not t.startswith("topic:")})

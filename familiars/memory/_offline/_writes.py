@@ -23,7 +23,7 @@ from familiars.memory._offline._clauses import (
     _sentence_clauses,
     clauses,
 )
-from familiars.memory._offline._corrections import correction_writes
+from familiars.memory._offline._corrections import correction_writes, scratched_writes
 from familiars.memory._offline._dates import (
     as_remind_me,
     match_birthday,
@@ -427,6 +427,7 @@ def offline_writes(
     )
     if existing:  # "my husband's name is Tim not Tom": Tim takes Tom's record's place
         output.writes = correction_writes(text, output.writes, existing, now=now)
+        output.writes = scratched_writes(text, output.writes, existing, now=now)
     late_takes_place(output.writes, existing)
     taken = {w.entry.supersedes_id for w in output.writes if w.entry.supersedes_id}
     output.writes += ended_writes(text, existing, taken)
