@@ -18,10 +18,11 @@ logger = logging.getLogger(__name__)
 
 #: "scratch that, we're going to Tenerife" reaches the writer only as a correction (a
 #: forget request is no turn): the words before the break tell nothing (review s33-2 item 9).
+SCRATCH_THAT = r"(?:scratch|forget)\s+that\s*[,.;:!–—-]+\s*"
 _FILLERS = re.compile(
     r"^(?:(?:well|so|oh|hi|hey|hello|ok|okay|yes|yeah|yep|also|and|but|actually|btw|by the way|"
     r"anyway|just so you know|fyi|honestly|fun fact|oh and|now|these days|nowadays|wait)[,!.]?\s+"
-    r"|(?:scratch|forget)\s+that\s*[,.;:!–—-]+\s*)+",
+    rf"|{SCRATCH_THAT})+",
     re.IGNORECASE,
 )
 #: Said after a clause, telling nothing: "I'm vegetarian btw", "... horse hair of all things".

@@ -19,6 +19,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
+from familiars.memory._offline._clauses import SCRATCH_THAT
 from familiars.memory._offline._objects import _words, topic_key
 from familiars.memory._records import MemoryRecord, is_live, parse_ts
 from familiars.memory._writer._schema import WriteOp, WriterEntry
@@ -199,9 +200,7 @@ def correction_writes(
 #: "scratch that, we're going to Tenerife in May": the message takes back what was just said
 #: and says what holds instead (the forget road passes such a message on to the writer).
 _SCRATCHED = re.compile(
-    r"^\s*(?:(?:oh|ok|okay|no|wait|actually|sorry)[,!.\s]+)*(?:scratch|forget|strike|scrap|"
-    r"ignore)\s+that\b[\s,.;:!-]+\S",
-    re.I,
+    rf"^\s*(?:(?:oh|ok|okay|no|wait|actually|sorry)[,!.\s]+)*{SCRATCH_THAT}\S", re.I
 )
 
 
