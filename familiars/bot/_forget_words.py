@@ -70,6 +70,38 @@ def forget_request(text: str) -> str | None:
     return _description(m.group("rest"))
 
 
+def says_more(text: str) -> bool:
+    """Whether a pointing request ("scratch that, ...", "forget that, ...") goes on, after
+    its clause break, with something of its own that is neither an afterthought about
+    the forget nor manners: "scratch that, its skating AND football actually" corrects
+    what was said, and the last thing said is then only forgotten when the person says
+    yes (tester s34 U4: a reminder set three messages before went at once, unasked)."""
+    said = text.strip()
+    m = _FORGET.match(said) or _STRIKE.match(said)
+    if m is None:
+        return False
+    rest = m.group("rest")
+    brk = _BREAK.match(rest)
+    if brk is None:
+        return False
+    more = _ENDS_WITH_INTERJECTION.sub("", rest[brk.end() :]).strip(" \t\n.,;:!?-–—()")
+    if not more or _OPENS_WITH_INTERJECTION.match(more):
+        return False
+    if _ASIDE.match(more) and not _STATES.match(more):
+        return False
+    return len(more.split()) >= 2
+
+
+#: "it's skating now", "it's Tim", "I'm a nurse": an opening the afterthoughts share with
+#: statements, read as a statement unless a word of feeling or privacy follows.
+_STATES = re.compile(
+    r"^(?:it'?s|that'?s|i'?m)\s+(?!(?:private|personal|nothing|none|not|too|wrong|"
+    r"embarrassing|fine|ok(?:ay)?|irrelevant|silly|stupid|old|out\s+of\s+date|a\s+secret|"
+    r"between|just|only|really|so|very|sorry|ashamed|embarrassed|joking|kidding)\b)",
+    re.IGNORECASE,
+)
+
+
 #: "forget that, it's friday not thursday": not a forget but the day corrected (the
 #: reminder words move the reminder just set; it was deleted: tester U5).
 _CORRECTION = re.compile(
