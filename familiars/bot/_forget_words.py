@@ -24,7 +24,7 @@ _LEAD = (
 )
 # What a forget points at without describing it: "that", "what I just said", "I said that".
 _POINT = (
-    r"(?:that|it|this|what\s+i\s+(?:just\s+)?(?:said|told\s+you|wrote)"
+    r"(?:(?:that|this)(?:\s+one)?|it|what\s+i\s+(?:just\s+)?(?:said|told\s+you|wrote)"
     r"|(?:that\s+)?i\s+(?:just\s+|ever\s+)?(?:said|mentioned|told\s+you|wrote)"
     r"(?:\s+(?:that|it|this))?)\b"
 )
@@ -102,11 +102,14 @@ _STATES = re.compile(
 )
 
 
-#: "forget that, it's friday not thursday": not a forget but the day corrected (the
-#: reminder words move the reminder just set; it was deleted: tester U5).
+#: "forget that, it's friday not thursday", "scratch that, make it 5pm": not a forget but
+#: the day or time corrected (the reminder words move the reminder just set; it was
+#: deleted: tester U5, s34 U74).
 _CORRECTION = re.compile(
     r"^\s*[,.;!]?\s*(?:it'?s|it\s+is|it\s+should\s+be|make\s+it|i\s+meant)\s+(?:on\s+)?"
-    r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\b",
+    r"(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\b|"
+    r"(?:at\s+)?(?:\d{1,2}(?:[:.][0-5]\d)?\s*(?:am|pm|a\.m\.?|p\.m\.?)?|noon|midday|"
+    r"half\s+(?:past\s+)?\d{1,2})(?:\s+instead)?[\s.!?]*$)",
     re.IGNORECASE,
 )
 

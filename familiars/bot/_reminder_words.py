@@ -392,10 +392,16 @@ _DAY = (
 # reminder just set, corrected (it was forgotten instead: tester U5). Only a correction
 # moves it: a correcting lead, "I meant" or "not <day>" ("its sunday" alone moved the
 # reminder just set: review s33-2 item 7).
+#: A clock time alone ("5pm", "at 4", "7:15", "noon", "half 9").
+_TIME = (
+    r"(?:at\s+)?(?:\d{1,2}(?:[:.][0-5]\d)?\s*(?:am|pm|a\.m\.?|p\.m\.?)?|noon|midday|"
+    r"midnight|half\s+(?:past\s+)?\d{1,2})"
+)
 _CORRECTED = re.compile(
     _LEAD + r"(?P<fix>(?:forget|scratch)\s+that[,.!]?\s+|(?:sorry|oops|my\s+bad)[,.!]?\s+)?"
     r"(?:it'?s|it\s+is|it\s+should\s+be|make\s+it|(?P<meant>i\s+meant))\s+(?:on\s+)?"
-    rf"(?P<when>(?:{_DAY})(?:\s+at\s+[\w:.]+)?)(?P<not>[\s,]+not\s+(?:on\s+)?(?:{_DAY})\b)?"
+    rf"(?P<when>(?:{_DAY})(?:\s+at\s+[\w:.]+)?|(?P<time>{_TIME}))"
+    rf"(?P<not>[\s,]+not\s+(?:on\s+)?(?:{_DAY})\b)?"
     r"(?:\s+instead)?[\s.!?]*$",
     re.IGNORECASE,
 )
@@ -416,8 +422,8 @@ def reworded(said: str) -> str:
     if m := _NO_NEED.match(said):
         return f"cancel {m['what']}"
     m = _CORRECTED.match(said)
-    if m is not None and (m["fix"] or m["meant"] or m["not"]):
-        return f"move that to {m['when']}"
+    if m is not None and (m["fix"] or m["meant"] or (m["not"] and not m["time"])):
+        return f"move that to {m['when']}"  # "scratch that, make it 5pm": its own day
     m = _MAKE.match(said)
     if m is not None and (_CLOCK.search(m["when"]) or re.match(_DAY, m["when"], re.I)):
         return f"move {m['what']} to {m['when']}"

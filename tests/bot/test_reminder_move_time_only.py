@@ -49,3 +49,23 @@ async def test_a_repeating_reminder_moved_to_a_time_takes_it_from_now_on(
         assert "Tue 12 Nov 07:15" in listed and "07:30" not in listed, listed
     finally:
         await bot.app.stop()
+
+
+async def test_scratch_that_make_it_a_time_moves_and_forget_that_one_cancels(
+    workspace: Path,
+) -> None:
+    """U74: "scratch that, make it 5pm" deleted the reminder just set; U75: "actually no,
+    forget that one" found nothing to forget."""
+    bot, _ = await started(load_settings(workspace=workspace), [SAID_AT])
+    try:
+        await bot.command("/timezone America/New_York")
+        await said(bot, "remind me tomorrow at 4pm to buy nappies")
+        reply = await said(bot, "scratch that, make it 5pm")
+        assert reply.startswith("Moved: buy nappies, now Tue 12 Nov 17:00"), reply
+        await said(bot, "remind me on wednesday at noon to phone mama")
+        reply = await said(bot, "actually no, forget that one")
+        assert reply.startswith("Forgotten") and "phone mama" in reply, reply
+        listed = await bot.command("/reminders")
+        assert "nappies" in listed and "phone mama" not in listed, listed
+    finally:
+        await bot.app.stop()
