@@ -24,7 +24,7 @@ _LEAD = (
 )
 # What a forget points at without describing it: "that", "what I just said", "I said that".
 _POINT = (
-    r"(?:that|it|this|what\s+i\s+(?:just\s+)?(?:said|told\s+you|wrote)"
+    r"(?:(?:that|this)(?:\s+one)?|it|what\s+i\s+(?:just\s+)?(?:said|told\s+you|wrote)"
     r"|(?:that\s+)?i\s+(?:just\s+|ever\s+)?(?:said|mentioned|told\s+you|wrote)"
     r"(?:\s+(?:that|it|this))?)\b"
 )
@@ -70,11 +70,46 @@ def forget_request(text: str) -> str | None:
     return _description(m.group("rest"))
 
 
-#: "forget that, it's friday not thursday": not a forget but the day corrected (the
-#: reminder words move the reminder just set; it was deleted: tester U5).
+def says_more(text: str) -> bool:
+    """Whether a pointing request ("scratch that, ...", "forget that, ...") goes on, after
+    its clause break, with something of its own that is neither an afterthought about
+    the forget nor manners: "scratch that, its skating AND football actually" corrects
+    what was said, and the last thing said is then only forgotten when the person says
+    yes (tester s34 U4: a reminder set three messages before went at once, unasked)."""
+    said = text.strip()
+    m = _FORGET.match(said) or _STRIKE.match(said)
+    if m is None:
+        return False
+    rest = m.group("rest")
+    brk = _BREAK.match(rest)
+    if brk is None:
+        return False
+    more = _ENDS_WITH_INTERJECTION.sub("", rest[brk.end() :]).strip(" \t\n.,;:!?-–—()")
+    if not more or _OPENS_WITH_INTERJECTION.match(more):
+        return False
+    if _ASIDE.match(more) and not _STATES.match(more):
+        return False
+    return len(more.split()) >= 2
+
+
+#: "it's skating now", "it's Tim", "I'm a nurse": an opening the afterthoughts share with
+#: statements, read as a statement unless a word of feeling or privacy follows.
+_STATES = re.compile(
+    r"^(?:it'?s|that'?s|i'?m)\s+(?!(?:private|personal|nothing|none|not|too|wrong|"
+    r"embarrassing|fine|ok(?:ay)?|irrelevant|silly|stupid|old|out\s+of\s+date|a\s+secret|"
+    r"between|just|only|really|so|very|sorry|ashamed|embarrassed|joking|kidding)\b)",
+    re.IGNORECASE,
+)
+
+
+#: "forget that, it's friday not thursday", "scratch that, make it 5pm": not a forget but
+#: the day or time corrected (the reminder words move the reminder just set; it was
+#: deleted: tester U5, s34 U74).
 _CORRECTION = re.compile(
     r"^\s*[,.;!]?\s*(?:it'?s|it\s+is|it\s+should\s+be|make\s+it|i\s+meant)\s+(?:on\s+)?"
-    r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\b",
+    r"(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\b|"
+    r"(?:at\s+)?(?:\d{1,2}(?:[:.][0-5]\d)?\s*(?:am|pm|a\.m\.?|p\.m\.?)?|noon|midday|"
+    r"half\s+(?:past\s+)?\d{1,2})(?:\s+instead)?[\s.!?]*$)",
     re.IGNORECASE,
 )
 

@@ -31,7 +31,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from familiars.bot._answers import said_back
 from familiars.bot._forget_person import asks_to_forget_me
-from familiars.bot._forget_words import forget_about, forget_request
+from familiars.bot._forget_words import forget_about, forget_request, says_more
 from familiars.llm import second_person
 from familiars.memory import (
     PERSON_KEPT,
@@ -369,7 +369,7 @@ class ForgetByWords:
                 if asked is not None:
                     self._let_go.add(key)
                 return None
-        return await self._that(what, key, where, now)
+        return await self._that(what, key, where, now, ask=says_more(text))
 
     def drop(self, agent_id: str, dialogue_id: str, user_key: str) -> None:
         """Drop the question waiting for this person's answer here (another was answered)."""
@@ -428,13 +428,13 @@ class ForgetByWords:
         return f"About to forget for good {_plan_words(plan, window)}. Reply yes to go ahead."
 
     async def _that(
-        self, what: str, key: tuple[str, str, str], where: _Where, now: datetime
+        self, what: str, key: tuple[str, str, str], where: _Where, now: datetime, *, ask: bool
     ) -> str:
         await self.forgetter.settle()  # the last turn's reply node and memories are in
         found = await (self._matching(what, where, now) if what else self._last(where, now))
         if found is None or not found.ids:
             return NO_MATCH if what else "You have said nothing here that I still keep."
-        if not what and found.size <= 1:  # "forget that", right after: nothing to choose
+        if not what and found.size <= 1 and not ask:  # "forget that": nothing to choose
             report = await self.forgetter.forget_all(found.ids, now=now.timestamp())
             return _forgotten_text(found, report, where.is_group)
         self._asked[key] = _Asked(ids=tuple(found.ids), keep=tuple(r.id for r in found.kept))

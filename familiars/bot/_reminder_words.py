@@ -40,7 +40,7 @@ from familiars.bot._commands._reminders import (
     parse_duration,
     said_past,
 )
-from familiars.memory import parse_when
+from familiars.memory import next_due, parse_when
 from familiars.scheduler import Reminder, ReminderBook
 
 #: "that" means a reminder set or fired this recently.
@@ -140,6 +140,9 @@ class _Asked:
     #: Moved to a day with no clock time said ("make the Susan one saturday"): at the
     #: reminder's own time of day.
     keep_time: bool = False
+    #: Moved to a clock time with no day said ("move the Oliver one to 3pm"): the words
+    #: of that time; on the reminder's own day, a repeating one at that time from now on.
+    keep_day: str = ""
 
 
 @dataclass(frozen=True)
@@ -200,7 +203,7 @@ class ReminderWords:
         read = self._read(said, zone, now)
         if read is None:
             return None
-        action, what, span, when = read
+        action, what, span, when, when_text = read
         stopping = _STOPPING.match(said) is not None  # "stop reminding me" names one
         # "no more reminders please" is not about the one just set: which, when several.
         touched = None if stopping and not what else self._touched.get(user_key)
@@ -218,7 +221,9 @@ class ReminderWords:
                 "/reminders lists yours with their numbers."
             )
         keep_time = action == "move" and when is not None and not _CLOCK.search(said)
-        plan = _Asked(action, tuple(r.number for r in found), span, when, keep_time)
+        alone = action == "move" and when is not None and _TIME_ONLY.match(when_text)
+        numbers = tuple(r.number for r in found)
+        plan = _Asked(action, numbers, span, when, keep_time, when_text if alone else "")
         if len(found) == 1:
             return await self._done(plan, found[0], zone, now)
         self._asked[key] = plan
@@ -228,19 +233,21 @@ class ReminderWords:
 
     def _read(
         self, said: str, zone: ZoneInfo, now: datetime
-    ) -> tuple[str, str, timedelta | None, datetime | None] | None:
+    ) -> tuple[str, str, timedelta | None, datetime | None, str] | None:
+        """What is asked: the action, the words naming the reminder, a span, a time, and
+        the words the time was read from."""
         if _STOP_ALONE.match(said):
-            return "cancel", "", None, None
+            return "cancel", "", None, None, ""
         said = _POLITE_TAIL.sub("", said) or said
         m = _CANCEL.match(said)
         if m:
-            return "cancel", m.group("what"), None, None
+            return "cancel", m.group("what"), None, None, ""
         m = _SNOOZE.match(said)
         if m:
             span = parse_duration(m.group("span")) if m.group("span") else DEFAULT_SNOOZE
             if span is None:
                 return None
-            return "snooze", m.group("what") or "", span, None
+            return "snooze", m.group("what") or "", span, None, ""
         m = _MOVE.match(said)
         if m:
             rest = m.group("rest")
@@ -250,8 +257,8 @@ class ReminderWords:
                 if said_past(when_text):
                     when = now  # said back as passed, not moved
                 if when is not None and what.strip():
-                    return "move", what, None, when
-            return "move", *_shift(rest)
+                    return "move", what, None, when, when_text
+            return "move", *_shift(rest), ""
         return None
 
     async def _done(self, plan: _Asked, reminder: Reminder, zone: ZoneInfo, now: datetime) -> str:
@@ -281,6 +288,8 @@ class ReminderWords:
             moved = await self.book.move(reminder, base + span, now)
             return f"Snoozed: {moved.task}, I'll remind you {local(moved.due, zone, now)}."
         when = plan.when
+        if when is not None and plan.keep_day and reminder.due is not None:
+            return await self._retime(reminder, when, plan.keep_day, zone, now)
         if when is not None and plan.keep_time and reminder.due is not None:
             was = reminder.due.astimezone(zone)
             when = when.astimezone(zone).replace(hour=was.hour, minute=was.minute, second=0)
@@ -292,6 +301,58 @@ class ReminderWords:
             return f"{local(when, zone, now)} has passed; tell me a time still to come."
         moved = await self.book.move(reminder, when, now)
         return f"Moved: {moved.task}, now {local(moved.due, zone, now)} (was {at})."
+
+    async def _retime(
+        self, reminder: Reminder, when: datetime, said: str, zone: ZoneInfo, now: datetime
+    ) -> str:
+        """A move to a clock time alone ("move the Oliver one to 3pm", "move it to 4"): the
+        reminder's own day at that time (it went to today: tester s34 U11), the hour of a
+        bare "4" or "7:15" the one nearer the reminder's own (16:00 beside 17:00, 07:15
+        beside 07:30); a repeating one at that time from now on (U30)."""
+        assert reminder.due is not None
+        was = reminder.due.astimezone(zone)
+        at = when.astimezone(zone)
+        hour = at.hour if _HALF_DAY.search(said) else _nearer_hour(at.hour, was.hour)
+        if reminder.every is not None:
+            rule = {**reminder.every, "at": f"{hour:02d}:{at.minute:02d}", "tz": zone.key}
+            due = next_due(rule, max(now, was.replace(hour=0, minute=0) - timedelta(seconds=1)))
+            if due is None:
+                return f"That reminder ({reminder.task}) has no time to move to."
+            moved = await self.book.move(reminder, due, now, every=rule)
+            return (
+                f"Moved: {moved.task}, now {moved.rule}; the next one "
+                f"{local(moved.due, zone, now)} (was {reminder.rule})."
+            )
+        due = was.replace(hour=hour, minute=at.minute, second=0, microsecond=0)
+        if due <= now:
+            return f"{local(due, zone, now)} has passed; tell me a time still to come."
+        moved = await self.book.move(reminder, due, now)
+        return (
+            f"Moved: {moved.task}, now {local(moved.due, zone, now)} (was {local(was, zone, now)})."
+        )
+
+
+#: A clock time alone, no day: "3pm", "at 4", "7:15", "noon", "half 7" (a move keeps the day).
+_TIME_ONLY = re.compile(
+    r"^\s*(?:at\s+)?(?:\d{1,2}(?:[:.][0-5]\d)?\s*(?:am|pm|a\.m\.?|p\.m\.?)?|noon|midday|"
+    r"midnight|half\s+(?:past\s+)?\d{1,2}|quarter\s+(?:past|to)\s+\d{1,2})"
+    r"(?:\s+instead)?[\s.!?]*$",
+    re.IGNORECASE,
+)
+_HALF_DAY = re.compile(
+    r"\b(?:am|pm|a\.m|p\.m|noon|midday|midnight|morning|evening|tonight)\b", re.I
+)
+
+
+def _nearer_hour(hour: int, was: int) -> int:
+    """``hour`` or the same clock reading twelve hours on or back, whichever is nearer the
+    reminder's own hour ``was``."""
+    other = (hour + 12) % 24
+
+    def gap(h: int) -> int:
+        return min(abs(h - was), 24 - abs(h - was))
+
+    return other if gap(other) < gap(hour) else hour
 
 
 #: A clock time said ("at 3", "3pm", "noon"): a move to a day without one keeps the time.
@@ -331,10 +392,16 @@ _DAY = (
 # reminder just set, corrected (it was forgotten instead: tester U5). Only a correction
 # moves it: a correcting lead, "I meant" or "not <day>" ("its sunday" alone moved the
 # reminder just set: review s33-2 item 7).
+#: A clock time alone ("5pm", "at 4", "7:15", "noon", "half 9").
+_TIME = (
+    r"(?:at\s+)?(?:\d{1,2}(?:[:.][0-5]\d)?\s*(?:am|pm|a\.m\.?|p\.m\.?)?|noon|midday|"
+    r"midnight|half\s+(?:past\s+)?\d{1,2})"
+)
 _CORRECTED = re.compile(
     _LEAD + r"(?P<fix>(?:forget|scratch)\s+that[,.!]?\s+|(?:sorry|oops|my\s+bad)[,.!]?\s+)?"
     r"(?:it'?s|it\s+is|it\s+should\s+be|make\s+it|(?P<meant>i\s+meant))\s+(?:on\s+)?"
-    rf"(?P<when>(?:{_DAY})(?:\s+at\s+[\w:.]+)?)(?P<not>[\s,]+not\s+(?:on\s+)?(?:{_DAY})\b)?"
+    rf"(?P<when>(?:{_DAY})(?:\s+at\s+[\w:.]+)?|(?P<time>{_TIME}))"
+    rf"(?P<not>[\s,]+not\s+(?:on\s+)?(?:{_DAY})\b)?"
     r"(?:\s+instead)?[\s.!?]*$",
     re.IGNORECASE,
 )
@@ -355,8 +422,8 @@ def reworded(said: str) -> str:
     if m := _NO_NEED.match(said):
         return f"cancel {m['what']}"
     m = _CORRECTED.match(said)
-    if m is not None and (m["fix"] or m["meant"] or m["not"]):
-        return f"move that to {m['when']}"
+    if m is not None and (m["fix"] or m["meant"] or (m["not"] and not m["time"])):
+        return f"move that to {m['when']}"  # "scratch that, make it 5pm": its own day
     m = _MAKE.match(said)
     if m is not None and (_CLOCK.search(m["when"]) or re.match(_DAY, m["when"], re.I)):
         return f"move {m['what']} to {m['when']}"

@@ -191,6 +191,7 @@ def parse_text(text: str, path: Path | None = None) -> ParsedFile:
     if starts[0] > 0:
         pre = "\n".join(lines[: starts[0]]) + "\n"
         parsed.segments.append(Segment(text=pre, line=1))
+    first_line: dict[str, int] = {}  # id -> the line of its first entry here
     for n, start in enumerate(starts):
         end = starts[n + 1] if n + 1 < len(starts) else len(lines)
         chunk_lines = lines[start:end]
@@ -204,6 +205,14 @@ def parse_text(text: str, path: Path | None = None) -> ParsedFile:
         try:
             data = _parse_header(chunk_lines[0])
             record = record_from_header(data)
+            # A second entry with an id already here (a copy made by hand) is left out, as
+            # a broken one is: both live, a forget by the id left the other (tester s34 U87).
+            if record.id in first_line:
+                raise ValueError(
+                    f"the id {record.id} is already used at line {first_line[record.id]}; "
+                    "give this entry a new id or remove it"
+                )
+            first_line[record.id] = start + 1
         except ValueError as exc:
             err = EntryParseError(path, start + 1, str(exc))
             parsed.segments.append(Segment(text=raw, line=start + 1, error=err))

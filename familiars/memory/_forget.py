@@ -349,6 +349,9 @@ class Forgetter:
             if record_id not in report.records:
                 with _unless(True):
                     await self._forget_record(report, record_id, now)
+        # An entry gone before the crash left its history (and the start noted its removal
+        # as a hand edit, the whole record with it): _forget_record cannot find it.
+        await self.store.purge_left_history(intent.records)
         turns = [parse_node_ref(n) for n in intent.nodes if n not in report.nodes]
         await self._tombstone(report, turns, now, owner=None)
         await self._tombstone_quotes(report, now, owner=None)
@@ -545,11 +548,13 @@ class Forgetter:
 
     async def _forget_record(self, report: ForgetReport, record_id: str, now: float | None) -> None:
         rec = await self.store.get(record_id)
-        await self._ahead(texts=[rec.content], records=[rec.id])
+        # The turns it came from are noted with it: once the entry is gone, a resumed
+        # forget could not find them from it again.
+        sources = evidence_refs(rec, self.trees.agents_with)
+        await self._ahead(texts=[rec.content], records=[rec.id], nodes=[r.key for r in sources])
         await self.store.forget(record_id)
         report.records.append(rec.id)
         report.texts.append(rec.content)
-        sources = evidence_refs(rec, self.trees.agents_with)
         await self._tombstone(report, sources, now, owner=rec.user_key)
         await self._tombstone_quotes(report, now, owner=rec.user_key)
         for source_id in merged_away(rec):  # the same fact in the words it was merged from

@@ -29,6 +29,26 @@ def history_path(memory_file: Path) -> Path:
     return memory_file.with_name(memory_file.stem + HISTORY_SUFFIX)
 
 
+def memory_file_of(history_file: Path) -> Path:
+    """The memory file whose history ``history_file`` is."""
+    return history_file.with_name(history_file.name[: -len(HISTORY_SUFFIX)] + ".md")
+
+
+def holds_events(text: str, record_id: str) -> bool:
+    """Whether the history ``text`` has a line of ``record_id`` other than the tombstone a
+    forget leaves (a line that does not parse counts when it names the id)."""
+    for line in text.split("\n"):
+        if record_id not in line:
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError:
+            return True
+        if not (isinstance(item, dict) and item.get("forgotten") and item.get("event") == "delete"):
+            return True
+    return False
+
+
 def event(kind: str, record: MemoryRecord, *, ts: str | None = None) -> dict[str, Any]:
     data = record_header(record)
     data["content"] = record.content

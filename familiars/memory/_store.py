@@ -35,6 +35,7 @@ from familiars.memory._limits import DEFAULT_MAX_RECORD_CHARS, check_record_leng
 from familiars.memory._list_query import ListQuery
 from familiars.memory._lock import clean_stale_temp_files, under_lock
 from familiars.memory._paths import (
+    RECORD_ID_RE,
     check_record_id,
     check_user_key,
     owner_from_path,
@@ -606,6 +607,39 @@ class MemoryStore:
             raise RecordNotFoundError(record_id)
 
         return (await self._submit([_Op(path, apply)]))[0]
+
+    async def purge_left_history(self, record_ids: Iterable[str]) -> builtins.list[str]:
+        """The events of each record in ``record_ids`` whose entry is gone, wherever a
+        history still holds them, purged (a tombstone left): a crash between an entry's
+        removal and its history's purge leaves them, and the next start notes the removal
+        as a hand edit, the whole record with it. A resumed forget calls this. Returns the
+        ids purged."""
+        wanted = [i for i in dict.fromkeys(record_ids) if RECORD_ID_RE.fullmatch(i)]
+        if not wanted:
+            return []
+        holding = await asyncio.to_thread(self._holding_history, wanted)
+
+        def purge_op(path: Path, ids: builtins.list[str]) -> _Op:
+            def apply(parsed: ParsedFile, log: _BatchLog) -> builtins.list[str]:
+                gone = [i for i in ids if i not in log.ids(path, parsed)]
+                log.purges += [(path, i) for i in gone]
+                return gone
+
+            return _Op(path, apply)
+
+        found = await self._submit([purge_op(p, ids) for p, ids in sorted(holding.items())])
+        return [i for ids in found for i in ids]
+
+    def _holding_history(self, record_ids: builtins.list[str]) -> dict[Path, builtins.list[str]]:
+        """Memory file -> the ids among ``record_ids`` with an event in its history other
+        than a forgotten tombstone (the database home overrides)."""
+        out: dict[Path, builtins.list[str]] = {}
+        for side in sorted(self.workspace.rglob("*" + history.HISTORY_SUFFIX)):
+            text = side.read_bytes().decode("utf-8", "surrogateescape")
+            held = [i for i in record_ids if i in text and history.holds_events(text, i)]
+            if held:
+                out[history.memory_file_of(side)] = held
+        return out
 
     async def forget_unparsed(self, user_key: str) -> builtins.list[str]:
         """What is not an entry in a person's own memory files (a hand-edited entry whose

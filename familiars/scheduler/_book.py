@@ -200,13 +200,23 @@ class ReminderBook:
         await self.store.modify(rec.id, extra={"open_loop": changed})
         logger.info("reminder %s cancelled by %s", rec.id, reminder.user_key)
 
-    async def move(self, reminder: Reminder, due: datetime, now: datetime) -> Reminder:
+    async def move(
+        self,
+        reminder: Reminder,
+        due: datetime,
+        now: datetime,
+        *,
+        every: dict[str, Any] | None = None,
+    ) -> Reminder:
         """``reminder`` due at ``due`` (aware, in the person's zone) instead: in place while
-        open, else as a new reminder with the same task. Returns it as it now is."""
+        open, else as a new reminder with the same task; ``every``: its rule too (a
+        repeating one moved to another time of day). Returns it as it now is."""
         if due <= now:
             raise ValueError("a reminder can only be moved to a time still to come")
         rec = await self.store.get(reminder.record_id)
         fields = self._due_fields(rec, reminder, due)
+        if every is not None:
+            fields["extra"]["open_loop"]["every"] = every
         if reminder.is_open():
             await self.store.modify(rec.id, **fields)
             record_id = rec.id
@@ -222,7 +232,7 @@ class ReminderBook:
             reminder.agent_id,
             reminder.dialogue_id,
             reminder.number,
-            every=reminder.every,
+            every=every if every is not None else reminder.every,
         )
 
     async def follow_zone(self, user_key: str, zone: str, now: datetime) -> list[Reminder]:

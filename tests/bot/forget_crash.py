@@ -3,7 +3,8 @@ or an OOM kill does), for the resumed-forget tests:
 
     python -m tests.bot.forget_crash POINT --workspace WS memory forget ...
 
-POINT: ``scrub`` (every first place is done, no derived copy yet: the queue's copies, the
+POINT: ``purge`` (a record's entry is gone from its file, its history not yet purged),
+``scrub`` (every first place is done, no derived copy yet: the queue's copies, the
 index's vectors and keyword segments, the state JSON and logs still hold the words) or
 ``rewrite:N`` (at the N-th fold of a dialogue's tombstones into its file: some turns are
 tombstones on disk, the rest not yet, records already gone)."""
@@ -15,7 +16,7 @@ import signal
 import sys
 from typing import Any
 
-from familiars.memory import _forget
+from familiars.memory import _forget, _history
 
 
 def _die(*_: Any, **__: Any) -> None:
@@ -23,6 +24,9 @@ def _die(*_: Any, **__: Any) -> None:
 
 
 def _arm(point: str) -> None:
+    if point == "purge":
+        _history.purge = _die  # type: ignore[assignment]
+        return
     if point == "scrub":
         _forget.scrub_files = _die  # type: ignore[assignment]
         return

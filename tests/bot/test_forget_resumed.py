@@ -134,6 +134,24 @@ async def test_a_single_forget_killed_before_its_derived_copies_is_finished_by_t
     assert files_holding(ws, BOBS)
 
 
+async def test_a_forget_killed_between_an_entry_and_its_history_leaves_no_history(
+    tmp_path: Path,
+) -> None:
+    """Killed after the entry left its file but before its history was purged (tester
+    s34 U60): the start notes the entry's removal as a hand edit, the whole record with
+    it, and the resumed forget, which cannot find the entry, still purges that history."""
+    ws = tmp_path / "ws"
+    async with running(ws) as bot:
+        await _say(bot, f"My dog is called {NEEDLE}.")
+        [rec] = [r for r in await bot.app.memory.store.list() if NEEDLE in r.content]
+    await asyncio.to_thread(_crash, ws, "purge", "memory", "forget", rec.id)
+    assert any(".history.jsonl" in f for f in _left(ws, [NEEDLE])), _left(ws, [NEEDLE])
+    async with running(ws) as bot:
+        assert NEEDLE not in await _say(bot, "What is my dog called?")
+    assert _left(ws, [NEEDLE]) == []
+    assert await _intents(ws) == []
+
+
 async def test_a_damaged_intent_does_not_stop_the_start_and_is_kept(tmp_path: Path) -> None:
     """An intent that cannot be read is said in the log and kept for a look by hand; the
     bot starts and serves."""

@@ -114,3 +114,21 @@ def test_non_utf8_file_is_reported_not_crashed(tmp_path: Path) -> None:
     parsed = read_file(path)
     assert parsed.records == [] and len(parsed.errors) == 1
     assert "UTF-8" in parsed.errors[0].reason
+
+
+def test_a_second_entry_with_an_id_already_in_the_file_is_reported_and_kept(
+    tmp_path: Path,
+) -> None:
+    """Tester s34 U87: a hand copy of an entry (same id, other text) left both live, and a
+    forget by the id left the copy. The copy is reported with its line, left out of what is
+    known, and kept byte for byte."""
+    first = _record("Dan lives in Leeds.")
+    one = render_file(ParsedFile(None, [Segment("", 0, first)]))
+    copy = one.replace("Leeds", "York")
+    path = tmp_path / "relation.md"
+    path.write_text(one + "\n" + copy)
+    parsed = read_file(path)
+    assert [r.content for r in parsed.records] == ["Dan lives in Leeds."]
+    [err] = parsed.errors
+    assert first.id in err.reason and "already used at line 1" in err.reason
+    assert "York" in render_file(parsed)

@@ -43,3 +43,31 @@ async def test_forgets_queued_together_each_leave_a_tombstone_and_keep_the_rest(
     if memory_home == "sqlite":
         lines = history_path(workspace / "users/alice/knowledge.md").read_text().splitlines()
         assert sum('"forgotten":true' in line for line in lines) == 4
+
+
+async def test_a_left_history_is_purged_only_for_entries_that_are_gone(
+    workspace: Path, memory_home: str
+) -> None:
+    """``purge_left_history`` (what a resumed forget calls) leaves a live record's history
+    alone and purges one whose entry went without it (on files: the entry removed by a
+    forget killed before its history's purge)."""
+    async with open_store(workspace) as store:
+        live = await store.append(make_record("Alice's locker KQ7719 is blue.", scope="user",
+                                              category="knowledge", user_key="alice"))  # fmt: skip
+        before = await store.history(live.id)
+        assert await store.purge_left_history([live.id, "m_nosuchrecord", "../x"]) == []
+        assert await store.history(live.id) == before
+        if memory_home == "files":
+            bike = make_record(
+                "Alice's bike code ZQ5512.", scope="user", category="knowledge", user_key="alice"
+            )
+            gone = await store.append(bike)
+            path = workspace / "users" / "alice" / "knowledge.md"
+            text = path.read_text(encoding="utf-8")
+            cut = text.index("ZQ5512")
+            start = text.rfind("<!--", 0, cut)
+            path.write_text(text[:start], encoding="utf-8")  # the entry gone by hand-like cut
+            assert files_holding(workspace, "ZQ5512")  # its history still holds the words
+            assert await store.purge_left_history([gone.id, live.id]) == [gone.id]
+            assert files_holding(workspace, "ZQ5512") == []
+            assert await store.history(live.id) == before

@@ -316,6 +316,18 @@ class PgMemoryStore(MemoryStore):
                 upserts.append(record_row(cell, rec))
         return new, upserts, [rid for rid in old if rid not in new]
 
+    def _holding_history(self, record_ids: builtins.list[str]) -> dict[Path, builtins.list[str]]:
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT DISTINCT cell, record_id FROM history WHERE record_id = ANY(%s)"
+                " AND line NOT LIKE '%%\"forgotten\":true%%'",
+                (record_ids,),
+            ).fetchall()
+        out: dict[Path, builtins.list[str]] = {}
+        for cell, record_id in rows:
+            out.setdefault(self.workspace / cell, []).append(str(record_id))
+        return out
+
     def _purge_history(self, path: Path, record_ids: builtins.list[str]) -> None:
         for record_id in record_ids:
             tombstone = {"event": "delete", "ts": iso_now(), "id": record_id, "forgotten": True}
