@@ -54,11 +54,13 @@ def _imported(args: list[str], workspace: Path) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_help_imports_no_heavy_library(tmp_path: Path) -> None:
     assert _imported(["--help"], tmp_path) == []
     assert _imported(["bench", "--help"], tmp_path) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [["files", "list"], ["memory", "list"], ["status"]])
 def test_commands_that_do_not_embed_never_load_the_model(args: list[str], tmp_path: Path) -> None:
     assert not set(_imported(args, tmp_path)) & set(EMBEDDING)
@@ -208,6 +210,7 @@ def _chat_imports(workspace: Path) -> tuple[str, list[str]]:
     return done.stdout, found
 
 
+@pytest.mark.slow
 def test_a_chat_with_the_model_exported_imports_no_torch(tmp_path: Path) -> None:
     """Issue 20: the first start runs the model on torch and exports it to ONNX (in the
     background, finished before the process ends); every later start loads the export with
