@@ -5,6 +5,8 @@ small steps most bot tests take (a message, a turn).
     app = make_app(settings, model=Spy(), clock=lambda: NOW)
     async with running_app(workspace) as app:
         reply = await say(app, message("My name is Ann."))
+    msg = speaker(platform="telegram", user="sam", name="Sam", at=T0)   # a file's usual speaker
+    await say(app, msg("remind me at 5", 1))                            # one minute after T0
 
 ``make_app`` defaults to what a unit test needs: the deterministic :class:`HashEmbedder`, no
 platform adapters, no scheduler, no file watcher. Every default can be overridden; ``model``
@@ -16,7 +18,7 @@ OpenAI-compatible server), ``tests/bot/fake_telegram.py`` and ``tests/bot/fake_d
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -70,6 +72,26 @@ def message(
         is_group=group,
         **extra,
     )
+
+
+def speaker(
+    *, dm: str = "dm-{user}", group_chat: str = "g1", **defaults: Any
+) -> Callable[..., IncomingMessage]:
+    """A :func:`message` builder with one test file's usual fields (platform, user, name,
+    ``at``...): ``msg(text, minutes=0, **fields)``, a field given there wins. Unless ``chat`` is
+    given, a direct message goes to ``dm`` (``{user}`` filled in) and a group one to
+    ``group_chat``; a group message mentions the bot (so it is answered) unless told."""
+
+    def build(text: str, minutes: float = 0, **fields: Any) -> IncomingMessage:
+        said = {**defaults, **fields}
+        group = bool(said.get("group", False))
+        if "chat" not in said:
+            said["chat"] = group_chat if group else dm.format(user=said.get("user", "u1"))
+        if group:
+            said.setdefault("mentions_bot", True)
+        return message(text, minutes=minutes, **said)
+
+    return build
 
 
 async def reply_to(app: Application, incoming: IncomingMessage) -> str:

@@ -28,13 +28,13 @@ from typing import TYPE_CHECKING, Any
 from familiars.bot._access import AccessPolicy
 from familiars.bot._adapters.base import PlatformAdapter
 from familiars.bot._adapters.console import ConsoleAdapter
-from familiars.bot._api.status import EMBEDDER_FIELDS
 from familiars.bot._control import own_workspace, serve_control
 from familiars.bot._dialogue import DialogueManager
 from familiars.bot._proactive import RunningAdapters
 from familiars.bot._recall import start_recaller
 from familiars.bot._services import ErrorHandler, RuntimeOptions, Services, build_services
 from familiars.bot._state import BotState
+from familiars.bot._state_files import EMBEDDER_FIELDS
 from familiars.config import Settings
 from familiars.llm import ChatModel
 from familiars.memory import (

@@ -55,6 +55,10 @@ PEOPLE_DIR = "people"
 CHAT_FILE = "chat.json"
 ACTIVITY_FILE = "activity.json"
 LINK_CODES_FILE = "link_codes.json"
+#: What a running bot says of its embedder in ``state/embedder.json`` (for ``familiars
+#: status`` from another process). Here, not beside the status that reads it: the runtime
+#: that writes it would import the API (fastapi) on the way to the chat's first reply.
+EMBEDDER_FIELDS = ("model", "dim", "fallback_from", "backend")
 FILE_MODE = 0o600
 DIR_MODE = 0o700
 VERSION = 1

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+from pathlib import Path
+
+from familiars.bot._adapters.base import CommandInvocation
 from familiars.bot._commands._memory import context_lines
+from tests.harness import running_app, say, speaker
 
 
 def test_memory_why_says_what_the_conversation_added() -> None:
@@ -12,32 +17,14 @@ def test_memory_why_says_what_the_conversation_added() -> None:
     assert context_lines(None) == [] and context_lines({"messages": []}) == []
 
 
-async def test_a_turn_reads_the_conversation_and_why_shows_it(workspace) -> None:
-    from datetime import UTC, datetime, timedelta
-
-    from familiars.bot import Application, IncomingMessage
-    from familiars.bot._adapters.base import CommandInvocation
-    from familiars.config import load_settings
-    from tests.fakes import HashEmbedder
-
+async def test_a_turn_reads_the_conversation_and_why_shows_it(workspace: Path) -> None:
     t0 = datetime(2026, 11, 2, 10, tzinfo=UTC)
-
-    def msg(text: str, minutes: int) -> IncomingMessage:
-        return IncomingMessage(
-            platform="telegram", chat_id="dm-ann", user_id="ann", display_name="Ann",
-            text=text, ts=t0 + timedelta(minutes=minutes),
-        )  # fmt: skip
-
-    app = Application(
-        load_settings(workspace=workspace), embedder=HashEmbedder(), platforms=False,
-        scheduler=False, watch=False,
-    )  # fmt: skip
-    async with app:
+    msg = speaker(platform="telegram", user="ann", name="Ann", at=t0)
+    async with running_app(workspace) as app:
         assert app.dialogues is not None
         said = ("My sister's birthday is next week.", "I want to plan a boat party for her.")
         for n, text in enumerate((*said, "That would be lovely")):
-            _ = "".join([d async for d in app.dialogues.respond(msg(text, n))])
-            await app.settle()
+            await say(app, msg(text, n))
         why = (
             await app.dialogues.command(
                 CommandInvocation(

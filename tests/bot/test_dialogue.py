@@ -2,38 +2,19 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 from familiars.bot import Application
-from familiars.bot._adapters.base import CommandInvocation, IncomingMessage
+from familiars.bot._adapters.base import CommandInvocation
 from familiars.config import load_settings
 from familiars.llm import ChatModel, ChatResult, ProviderServerError
 from familiars.memory import BUNDLED_MODEL_NAME
 from tests.fakes import HashEmbedder
-from tests.harness import make_app, running_app, say
+from tests.harness import make_app, running_app, say, speaker
 
 T0 = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
-
-
-def msg(
-    text: str,
-    user: str = "alice",
-    chat: str | None = None,
-    *,
-    group: bool = False,
-    minutes: int = 0,
-) -> IncomingMessage:
-    return IncomingMessage(
-        platform="telegram",
-        chat_id=chat or f"dm-{user}",
-        user_id=user,
-        display_name=user.capitalize(),
-        text=text,
-        is_group=group,
-        mentions_bot=group,
-        ts=T0 + timedelta(minutes=minutes),
-    )
+msg = speaker(platform="telegram", user="alice", name="Alice", group_chat="group-1", at=T0)
 
 
 def cmd(
@@ -180,7 +161,7 @@ async def test_in_a_group_bob_cannot_get_alices_memories(app: Application) -> No
         "tell me everything you remember about Alice",
     )
     for n, question in enumerate(questions):
-        reply = await say(app, msg(question, user="bob", chat=group, group=True, minutes=3 + n))
+        reply = await say(app, msg(question, 3 + n, user="bob", name="Bob", chat=group, group=True))
         assert "pumpernickel" not in reply.lower() and "4471" not in reply
     for args in (("search", "pumpernickel"), ("why",), ("list",), ("export",)):
         out = await app.dialogues.command(cmd("memory", *args, user="bob", chat=group, group=True))
@@ -261,16 +242,8 @@ async def test_an_attachment_is_kept_private_and_found_again(app: Application) -
 
     assert app.dialogues is not None
     lease = b"Residential lease. Pets: one cat is allowed with a deposit of 200 euros.\n" * 5
-    message = IncomingMessage(
-        platform="telegram",
-        chat_id="dm-alice",
-        user_id="alice",
-        display_name="Alice",
-        text="here is my lease",
-        attachments=(Attachment(filename="lease.txt", data=lease),),
-        ts=T0,
-    )
-    reply = await say(app, message)
+    files = (Attachment(filename="lease.txt", data=lease),)
+    reply = await say(app, msg("here is my lease", attachments=files))
     assert "saved lease.txt" in reply
     found = await app.dialogues.command(cmd("find", "lease", "pets"))
     assert "lease.txt" in found.text and found.file_data == lease

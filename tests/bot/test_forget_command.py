@@ -8,19 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from familiars.bot import IncomingMessage
 from familiars.bot._adapters.base import CommandInvocation
 from tests.bot.test_forget_everywhere import ALICE, NOW, Bot, running
 
 pytestmark = pytest.mark.timeout(180)
-
-
-async def _say(bot: Bot, text: str) -> str:
-    assert bot.app.dialogues is not None
-    incoming = IncomingMessage("telegram", "u1", "u1", "Alice", text, ts=NOW)
-    reply = "".join([d async for d in bot.app.dialogues.respond(incoming)])
-    await bot.app.settle()
-    return reply
 
 
 async def _command(bot: Bot, name: str, *args: str) -> str:
@@ -35,19 +26,19 @@ async def _kept(bot: Bot) -> str:
 
 async def test_forget_says_how_then_forgets_by_id_and_by_words(tmp_path: Path) -> None:
     async with running(tmp_path / "ws") as bot:
-        await _say(bot, "My sister is called Emma.")
-        await _say(bot, "I live in Bergen.")
+        await bot.say("My sister is called Emma.")
+        await bot.say("I live in Bergen.")
         assert "Emma" in await _kept(bot) and "Bergen" in await _kept(bot)
         usage = await _command(bot, "forget")
         assert usage.startswith("Usage: /forget"), usage
         [emma] = [r for r in await bot.app.memory.store.list(user_key=ALICE) if "Emma" in r.content]
         asked = await _command(bot, "forget", emma.id)
         assert asked.startswith("About to forget") and "Emma" in asked, asked
-        assert (await _say(bot, "yes")).startswith("Forgotten")
+        assert (await bot.say("yes")).startswith("Forgotten")
         assert "Emma" not in await _kept(bot)
         asked = await _command(bot, "forget", *["that", "I", "live", "in", "Bergen"])
         assert asked.startswith("About to forget") and "Bergen" in asked, asked
-        assert (await _say(bot, "yes")).startswith("Forgotten")
+        assert (await bot.say("yes")).startswith("Forgotten")
         assert "Bergen" not in await _kept(bot)
 
 
@@ -55,9 +46,9 @@ async def test_scratch_that_and_a_new_plan_keeps_the_new_plan(tmp_path: Path) ->
     """Review s33-2 item 9: "scratch that, we're going to Tenerife in May" after a Lanzarote
     plan said "Forgotten: ...Lanzarote...", kept nothing of Tenerife and asked nothing."""
     async with running(tmp_path / "ws") as bot:
-        await _say(bot, "We're going to Lanzarote in May.")
+        await bot.say("We're going to Lanzarote in May.")
         assert "Lanzarote" in await _kept(bot)
-        reply = await _say(bot, "scratch that, we're going to Tenerife in May")
+        reply = await bot.say("scratch that, we're going to Tenerife in May")
         assert not reply.startswith("Forgotten"), reply
         assert "Tenerife" in await _kept(bot)
 
@@ -80,6 +71,6 @@ async def test_forget_everything_about_someone_goes_by_words(tmp_path: Path) -> 
     """Review s33-2 item 12: "/forget everything about my sister" went to /memory forget as an
     id ("I have no memory with that id that you can see")."""
     async with running(tmp_path / "ws") as bot:
-        await _say(bot, "My sister is called Emma.")
+        await bot.say("My sister is called Emma.")
         asked = await _command(bot, "forget", *["everything", "about", "my", "sister"])
         assert "with that id" not in asked and "Emma" in asked, asked

@@ -24,7 +24,7 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from familiars.bot import Application, IncomingMessage
+from familiars.bot import Application
 from familiars.bot._adapters.base import CommandInvocation
 from familiars.cli import app as cli_app
 from familiars.config import load_settings
@@ -32,12 +32,13 @@ from familiars.memory import read_owner, send_request
 from tests.bot.test_forget import files_holding
 from tests.bot.tool_script import ToolScript, one, relay
 from tests.fake_openai import FakeOpenAI, Reply
-from tests.harness import make_app
+from tests.harness import make_app, say, speaker
 
 pytestmark = pytest.mark.timeout(120)
 
 NOW = datetime(2031, 5, 6, 10, 0, tzinfo=UTC)
 ALICE = "telegram_u1"
+ALICE_SAYS = speaker(platform="telegram", chat="u1", user="u1", name="Alice", at=NOW)
 PHRASE = "Kalamazoo"
 SAID = f"I live in {PHRASE}."
 TOKEN = "forget-test-token"
@@ -59,12 +60,10 @@ class Bot:
     script: WriterSetAside
     workspace: Path
 
-    async def say(self, text: str) -> str:
-        assert self.app.dialogues is not None
-        message = IncomingMessage("telegram", "u1", "u1", "Alice", text, ts=NOW)
-        reply = "".join([d async for d in self.app.dialogues.respond(message)])
-        await self.app.settle()
-        return reply
+    async def say(self, text: str, ago: float = 0.0, **fields: Any) -> str:
+        """Alice's message in her direct chat ``u1`` (``fields`` change who and where),
+        ``ago`` seconds before NOW; the reply."""
+        return await say(self.app, ALICE_SAYS(text, -ago / 60, **fields))
 
     async def command(self, *args: str) -> str:
         assert self.app.dialogues is not None
@@ -416,13 +415,8 @@ async def test_a_forget_answer_in_a_group_goes_through_the_outbound_check(
             return await real(dialogue, text, **kw)
 
         monkeypatch.setattr(manager.services.outbound, "guard", spy)
-        said = IncomingMessage("telegram", "g1", "u1", "Alice", "I live in Denver.",
-                               is_group=True, mentions_bot=True, ts=NOW)  # fmt: skip
-        "".join([d async for d in manager.respond(said)])
-        await bot.app.settle()
-        ask = IncomingMessage("telegram", "g1", "u1", "Alice", "forget that",
-                              is_group=True, mentions_bot=True, ts=NOW)  # fmt: skip
-        answer = "".join([d async for d in manager.respond(ask)])
+        await bot.say("I live in Denver.", chat="g1", group=True)
+        answer = await bot.say("forget that", chat="g1", group=True)
         assert answer.startswith("Forgotten") and "Denver" not in answer
         assert seen[-1] == "forget answer"
 

@@ -24,7 +24,6 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from familiars.bot import IncomingMessage
 from familiars.bot._adapters.base import CommandInvocation
 from familiars.bot._forget_person import asks_to_forget_me
 from familiars.bot._forgetting import is_clear_yes
@@ -45,16 +44,6 @@ FILE_NEEDLE = "WV3381"
 BOBS = "PB2203"
 
 
-async def _say(bot: Bot, text: str, *, platform: str = "telegram", chat: str = "u1",
-               user: str = "u1", name: str = "Alice", group: bool = False) -> str:  # fmt: skip
-    assert bot.app.dialogues is not None
-    incoming = IncomingMessage(platform, chat, user, name, text, is_group=group,
-                               mentions_bot=group, ts=NOW)  # fmt: skip
-    reply = "".join([d async for d in bot.app.dialogues.respond(incoming)])
-    await bot.app.settle()
-    return reply
-
-
 async def _command(bot: Bot, name: str, *args: str, platform: str = "telegram",
                    user: str = "u1", group: bool = False) -> str:  # fmt: skip
     assert bot.app.dialogues is not None
@@ -65,15 +54,15 @@ async def _command(bot: Bot, name: str, *args: str, platform: str = "telegram",
 
 async def _alice_everywhere(bot: Bot) -> str:
     """Everything of Alice's, and Bob's words in the group; the memory-page link's token."""
-    await _say(bot, "My dog is called KQ7719.")
-    await _say(bot, "remind me tomorrow at 9 to feed RM8841")
-    await _say(bot, "My sister lives in ZX4420 now.", chat="g1", group=True)
-    await _say(bot, f"My favourite fruit is the {BOBS} plum.", chat="g1", user="u2",
+    await bot.say("My dog is called KQ7719.")
+    await bot.say("remind me tomorrow at 9 to feed RM8841")
+    await bot.say("My sister lives in ZX4420 now.", chat="g1", group=True)
+    await bot.say(f"My favourite fruit is the {BOBS} plum.", chat="g1", user="u2",
                name="Bob", group=True)  # fmt: skip
     code = (await _command(bot, "link")).split("code is ")[1].split(".")[0]
     linked = await _command(bot, "link", code, platform="discord", user="d9")
     assert linked.startswith("Linked."), linked
-    await _say(bot, "My cat is called DJ5562.", platform="discord", chat="d9", user="d9")
+    await bot.say("My cat is called DJ5562.", platform="discord", chat="d9", user="d9")
     await _command(bot, "proactive", "off")
     finder = bot.app.services.forgetter.documents
     assert finder is not None
@@ -109,16 +98,16 @@ async def by_command(bot: Bot) -> None:
 
 
 async def by_words(bot: Bot) -> None:
-    asked = await _say(bot, "Please forget everything about me.")
+    asked = await bot.say("Please forget everything about me.")
     assert asked.startswith("About to forget everything about you, for good: "), asked
     assert "on discord and telegram" in asked and asked.rstrip().endswith(
         "Reply yes to go ahead, or no to keep it."
     )
-    assert await _say(bot, "ok") == (
+    assert await bot.say("ok") == (
         "To forget everything about you I need a plain yes (or no to keep it)."
     )
     assert files_holding(bot.workspace, "KQ7719")
-    assert (await _say(bot, "yes")).startswith("Forgotten everything about you: ")
+    assert (await bot.say("yes")).startswith("Forgotten everything about you: ")
 
 
 async def by_control_socket(bot: Bot) -> None:
@@ -223,7 +212,7 @@ async def test_every_door_forgets_a_whole_person_and_nothing_comes_back(
                 user_key=ALICE, is_group=False, now=NOW, k=20,
             )  # fmt: skip
             assert not [it.text for it in found if needle in it.text]
-        assert "KQ7719" not in await _say(bot, "What is my dog called?")
+        assert "KQ7719" not in await bot.say("What is my dog called?")
         assert not await bot.app.memory.store.list(scope="user", user_key=ALICE)
     assert _left_of_her(ws) == []
 
@@ -231,7 +220,7 @@ async def test_every_door_forgets_a_whole_person_and_nothing_comes_back(
 async def test_the_cli_says_no_one_for_an_unknown_key_and_keeps_on_no(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     async with running(ws) as bot:
-        await _say(bot, "My dog is called KQ7719.")
+        await bot.say("My dog is called KQ7719.")
 
     def cli(*args: str, stdin: str | None = None) -> tuple[int, str]:
         result = CliRunner().invoke(cli_app, ["--workspace", str(ws), *args], input=stdin)
@@ -252,13 +241,13 @@ async def test_look_alikes_do_not_forget_a_person(tmp_path: Path) -> None:
     """ "forget everything I said about work" is not "forget everything about me": it goes
     on as before (no whole-person question), and nothing of Alice goes."""
     async with running(tmp_path / "ws") as bot:
-        await _say(bot, "My dog is called KQ7719.")
+        await bot.say("My dog is called KQ7719.")
         for text in ("forget everything I said about work", "forget everything about my trip",
                      "don't forget me", "delete my reminder"):  # fmt: skip
-            assert "forget everything about you" not in await _say(bot, text)
-        asked = await _say(bot, "forget everything about me")
+            assert "forget everything about you" not in await bot.say(text)
+        asked = await bot.say("forget everything about me")
         assert asked.startswith("About to forget everything about you, for good"), asked
-        assert (await _say(bot, "no")) == "Kept: I forgot nothing."
+        assert (await bot.say("no")) == "Kept: I forgot nothing."
         assert files_holding(tmp_path / "ws", "KQ7719")
 
 
@@ -269,14 +258,14 @@ async def test_a_yes_after_the_question_was_let_go_says_nothing_was_forgotten(
     "yes" got "Oh? Tell me more." and the person believed their data gone. They are told
     nothing went; a yes later still is a message as any."""
     async with running(tmp_path / "ws") as bot:
-        await _say(bot, "My dog is called KQ7719.")
-        asked = await _say(bot, "delete all my data")
+        await bot.say("My dog is called KQ7719.")
+        asked = await bot.say("delete all my data")
         assert asked.startswith("About to forget everything about you"), asked
-        assert "forget" not in (await _say(bot, "hmm let me think")).lower()
-        late = await _say(bot, "yes")
+        assert "forget" not in (await bot.say("hmm let me think")).lower()
+        late = await bot.say("yes")
         assert late.startswith("Nothing was forgotten: you wrote something else"), late
         assert files_holding(tmp_path / "ws", "KQ7719")
-        assert "Nothing was forgotten" not in await _say(bot, "yes")
+        assert "Nothing was forgotten" not in await bot.say("yes")
 
 
 def test_what_asks_to_forget_a_whole_person() -> None:
@@ -368,7 +357,7 @@ async def test_a_message_said_while_the_person_is_forgotten_goes_too(
 
         async def forget_midway(user_key: str | None, file_id: str | None = None) -> list[str]:
             if not said:  # once: the turn runs whole while the forget is under way
-                said.append(await _say(bot, "My hamster is called MQ5150.", platform="discord",
+                said.append(await bot.say("My hamster is called MQ5150.", platform="discord",
                                        chat="d9", user="d9"))  # fmt: skip
             return await first(user_key, file_id)
 
@@ -390,7 +379,7 @@ async def test_a_reply_that_comes_after_its_message_was_forgotten_is_not_kept(
     words (a reply to a forgotten message goes with it)."""
     ws = tmp_path / "ws"
     async with running(ws) as bot:
-        await _say(bot, "My dog is called KQ7719.")
+        await bot.say("My dog is called KQ7719.")
         tree = await bot.app.services.log.trees.aget("agent_0", "dialogue_0")
         mine = [n.id for n in tree.node_list if n.node_type == "Q"][-1]
         done = await _command(bot, "memory", "forget", "everything", "confirm")

@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
-from familiars.bot import Application, IncomingMessage
+from familiars.bot import Application
 from familiars.bot._adapters.base import CommandInvocation, CommandResponse, PlatformAdapter
 from familiars.bot._outbound import PROACTIVE_WITHHELD
 from familiars.config import load_settings
 from familiars.memory import make_record
 from familiars.scheduler import ProactiveMessage
 from tests.fake_openai import FakeOpenAI, Reply
-from tests.harness import make_app, say
+from tests.harness import make_app, say, speaker
 
 NOW = datetime(2026, 11, 2, 10, tzinfo=UTC)
 SECRET = "My locker number is 4921 and my email is alice.wong@example.com"
@@ -69,12 +69,7 @@ def _model(replies: list[str]) -> Any:
     return answer
 
 
-def _say(user: str, text: str, *, group: bool, minute: int) -> IncomingMessage:
-    return IncomingMessage(
-        platform="telegram", chat_id="g1" if group else f"dm_{user}", user_id=user,
-        display_name=user.title(), text=text, is_group=group, mentions_bot=True,
-        ts=NOW + timedelta(minutes=minute),
-    )  # fmt: skip
+msg = speaker(platform="telegram", dm="dm_{user}", mentions_bot=True, at=NOW)
 
 
 async def _app(workspace: Path, server: FakeOpenAI) -> Application:
@@ -94,10 +89,10 @@ _turn = say
 
 
 async def _alice_told_and_greeted(app: Application) -> None:
-    await _turn(app, _say("alice", SECRET, group=False, minute=0))
+    await _turn(app, msg(SECRET, 0, user="alice", name="Alice"))
     found = await app.dialogues.store.list(scope="user", user_key="telegram_alice")
     assert any("4921" in r.content for r in found), "the writer kept Alice's secret"
-    await _turn(app, _say("alice", "hi all, back from holiday", group=True, minute=1))
+    await _turn(app, msg("hi all, back from holiday", 1, user="alice", name="Alice", group=True))
 
 
 async def test_bob_asks_in_the_group_and_no_form_of_alices_secret_gets_out(
@@ -109,7 +104,9 @@ async def test_bob_asks_in_the_group_and_no_form_of_alices_secret_gets_out(
         try:
             await _alice_told_and_greeted(app)
             seen = [
-                await _turn(app, _say("bob", "Alice's locker no. and email?", group=True, minute=i))
+                await _turn(
+                    app, msg("Alice's locker no. and email?", i, user="bob", name="Bob", group=True)
+                )
                 for i in range(2, 2 + len(LEAKS))
             ]
             stats = app.dialogues.stats.as_dict()

@@ -15,35 +15,28 @@ from pathlib import Path
 import pytest
 
 from familiars.bot import Application
-from familiars.bot._adapters.base import IncomingMessage
 from familiars.bot._adapters.console import ConsoleAdapter
 from familiars.bot._dialogue import MAX_MESSAGE_CHARS
-from tests.harness import say
+from tests.harness import say, speaker
 
 T0 = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
 
 
-def msg(text: str, platform: str) -> IncomingMessage:
-    return IncomingMessage(
-        platform=platform,
-        chat_id="dm-alice",
-        user_id="alice",
-        display_name="Alice",
-        text=text,
-        ts=T0,
-    )
+msg = speaker(user="alice", name="Alice", at=T0)
 
 
 @pytest.mark.parametrize("platform", ["console", "discord", "telegram"])
 async def test_an_over_long_message_is_said_to_be_too_long(app: Application, platform: str) -> None:
-    reply = await say(app, msg("My name is Alice. " + "x" * (MAX_MESSAGE_CHARS + 3000), platform))
+    reply = await say(
+        app, msg("My name is Alice. " + "x" * (MAX_MESSAGE_CHARS + 3000), platform=platform)
+    )
     assert "too long" in reply
     assert f"first {MAX_MESSAGE_CHARS:,} characters" in reply  # what was kept
     assert "left out the last 3,018" in reply  # and how much was not
 
 
 async def test_a_message_within_the_limit_gets_no_note(app: Application) -> None:
-    reply = await say(app, msg("x" * (MAX_MESSAGE_CHARS - 10), "telegram"))
+    reply = await say(app, msg("x" * (MAX_MESSAGE_CHARS - 10), platform="telegram"))
     assert "too long" not in reply
 
 
@@ -59,7 +52,7 @@ async def test_the_console_says_it_too(app: Application) -> None:
 async def test_the_note_is_not_kept_as_part_of_the_message(
     app: Application, workspace: Path
 ) -> None:
-    await say(app, msg("z" * (MAX_MESSAGE_CHARS + 5), "telegram"))
+    await say(app, msg("z" * (MAX_MESSAGE_CHARS + 5), platform="telegram"))
     kept = "\n".join(p.read_text() for p in workspace.rglob("*.md"))
     assert "Your message was too long" not in kept
 

@@ -3,24 +3,15 @@ with only a time, "don't let me forget", a monthly reminder, and stopping one by
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from familiars.bot import Application
-from familiars.bot._adapters.base import IncomingMessage
-from tests.harness import say
+from tests.harness import say, speaker
 
 T0 = datetime(2026, 12, 7, 10, 0, tzinfo=UTC)
 
 
-def msg(text: str, minutes: int = 0) -> IncomingMessage:
-    return IncomingMessage(
-        platform="console",
-        chat_id="console-sam",
-        user_id="sam",
-        display_name="Sam",
-        text=text,
-        ts=T0 + timedelta(minutes=minutes),
-    )
+msg = speaker(platform="console", chat="console-sam", user="sam", name="Sam", at=T0)
 
 
 async def test_a_nudge_with_only_a_time_is_set(app: Application) -> None:

@@ -8,19 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from familiars.bot import IncomingMessage
 from familiars.bot._forget_words import forget_about
-from tests.bot.test_forget_everywhere import NOW, Bot, running
+from tests.bot.test_forget_everywhere import running
 
 pytestmark = pytest.mark.timeout(180)
-
-
-async def _say(bot: Bot, text: str) -> str:
-    assert bot.app.dialogues is not None
-    incoming = IncomingMessage("telegram", "u1", "u1", "Alice", text, ts=NOW)
-    reply = "".join([d async for d in bot.app.dialogues.respond(incoming)])
-    await bot.app.settle()
-    return reply
 
 
 @pytest.mark.parametrize(
@@ -47,12 +38,12 @@ async def test_forgetting_a_relative_asks_then_forgets_her_and_what_was_said_of_
     tmp_path: Path,
 ) -> None:
     async with running(tmp_path / "ws") as bot:
-        await _say(bot, "My sister is called Emma.")
-        await _say(bot, "Emma loves the Xylophonics.")
+        await bot.say("My sister is called Emma.")
+        await bot.say("Emma loves the Xylophonics.")
         assert "Emma" in await bot.command("list")  # the check below can fail
-        asked = await _say(bot, "forget everything about my sister")
+        asked = await bot.say("forget everything about my sister")
         assert asked.startswith("About to forget"), asked
         assert "Emma" in asked and "Xylophonics" in asked
-        assert (await _say(bot, "yes")).startswith("Forgotten")
+        assert (await bot.say("yes")).startswith("Forgotten")
         listed = await bot.command("list")
         assert "Xylophonics" not in listed and "Emma" not in listed, listed

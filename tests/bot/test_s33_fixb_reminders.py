@@ -3,26 +3,17 @@ next year said without its year, "12/1" read month first in London, politeness t
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 
 from familiars.bot import Application
-from familiars.bot._adapters.base import IncomingMessage
-from tests.harness import say
+from tests.harness import say, speaker
 
 T0 = datetime(2026, 12, 7, 10, 0, tzinfo=UTC)
 
 
-def msg(text: str, minutes: int = 0) -> IncomingMessage:
-    return IncomingMessage(
-        platform="console",
-        chat_id="console-sam",
-        user_id="sam",
-        display_name="Sam",
-        text=text,
-        ts=T0 + timedelta(minutes=minutes),
-    )
+msg = speaker(platform="console", chat="console-sam", user="sam", name="Sam", at=T0)
 
 
 async def test_a_date_next_year_says_its_year(app: Application) -> None:

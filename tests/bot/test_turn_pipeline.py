@@ -4,16 +4,15 @@ turn, and the manager composes the stages with a handful of collaborators."""
 from __future__ import annotations
 
 import inspect
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from familiars.bot import Application
-from familiars.bot._adapters.base import IncomingMessage
+from familiars.bot import Application, IncomingMessage
 from familiars.config import load_settings
-from tests.harness import make_app
+from tests.harness import make_app, speaker
 
 T0 = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
 #: One query per scope the turn reads (user, identity, dialogue, ephemeral), in one read.
@@ -23,17 +22,7 @@ READS_BEFORE_REPLY = 4
 READS_IN_ALL = 5
 
 
-def msg(text: str, minutes: int = 0, *, group: bool = False) -> IncomingMessage:
-    return IncomingMessage(
-        platform="telegram",
-        chat_id="group-1" if group else "dm-alice",
-        user_id="alice",
-        display_name="Alice",
-        text=text,
-        is_group=group,
-        mentions_bot=group,
-        ts=T0 + timedelta(minutes=minutes),
-    )
+msg = speaker(platform="telegram", user="alice", name="Alice", group_chat="group-1", at=T0)
 
 
 class ListSpy:

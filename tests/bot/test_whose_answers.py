@@ -5,27 +5,18 @@ not with a friend's)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 
 from familiars.bot import Application
-from familiars.bot._adapters.base import IncomingMessage
 from familiars.memory import fits_whose
-from tests.harness import say
+from tests.harness import say, speaker
 
 T0 = datetime(2026, 12, 7, 10, 0, tzinfo=UTC)
 
 
-def msg(text: str, minutes: int = 0) -> IncomingMessage:
-    return IncomingMessage(
-        platform="console",
-        chat_id="console-sam",
-        user_id="sam",
-        display_name="Sam",
-        text=text,
-        ts=T0 + timedelta(minutes=minutes),
-    )
+msg = speaker(platform="console", chat="console-sam", user="sam", name="Sam", at=T0)
 
 
 async def test_a_friends_birthday_is_kept_and_found_by_name(app: Application) -> None:

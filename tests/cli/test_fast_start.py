@@ -22,6 +22,8 @@ from familiars.cli._main import GROUPS, app, use_offline_models
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("torch", "sentence_transformers", "fastapi", "uvicorn", "discord", "telegram", "pypdf")
 EMBEDDING = ("torch", "sentence_transformers")
+#: What a terminal chat with the model exported (and the API off) does not import.
+CHAT_HEAVY = (*EMBEDDING, "transformers", "fastapi")
 
 PROBE = """
 import json, sys
@@ -52,11 +54,13 @@ def _imported(args: list[str], workspace: Path) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_help_imports_no_heavy_library(tmp_path: Path) -> None:
     assert _imported(["--help"], tmp_path) == []
     assert _imported(["bench", "--help"], tmp_path) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [["files", "list"], ["memory", "list"], ["status"]])
 def test_commands_that_do_not_embed_never_load_the_model(args: list[str], tmp_path: Path) -> None:
     assert not set(_imported(args, tmp_path)) & set(EMBEDDING)
@@ -184,14 +188,15 @@ def test_the_chat_logs_to_a_private_file_in_the_workspace(tmp_path: Path) -> Non
 
 def _chat_imports(workspace: Path) -> tuple[str, list[str]]:
     """A piped one-message ``familiars chat`` in a fresh interpreter: its reply, and which
-    embedding libraries were in ``sys.modules`` at its end."""
+    embedding libraries (and the API's fastapi, the API being off) were in ``sys.modules``
+    at its end."""
     env = {**os.environ, "FAMILIARS_WORKSPACE": str(workspace), "PYTHONPATH": str(ROOT)}
     for name in ("FAMILIARS_CONFIG", "DISCORD_BOT_TOKEN", "TELEGRAM_BOT_TOKEN"):
         env.pop(name, None)
     env.pop("FAMILIARS_EMBEDDING__ONNX_DIR", None)  # the default: under the workspace
     env["FAMILIARS_EMBEDDING__MODEL"] = "bundled"
     done = subprocess.run(
-        [sys.executable, "-c", PROBE % (EMBEDDING + ("transformers",),), "chat", "--user", "a"],
+        [sys.executable, "-c", PROBE % (CHAT_HEAVY,), "chat", "--user", "a"],
         input="hello\n",
         capture_output=True,
         text=True,
@@ -205,10 +210,12 @@ def _chat_imports(workspace: Path) -> tuple[str, list[str]]:
     return done.stdout, found
 
 
+@pytest.mark.slow
 def test_a_chat_with_the_model_exported_imports_no_torch(tmp_path: Path) -> None:
     """Issue 20: the first start runs the model on torch and exports it to ONNX (in the
     background, finished before the process ends); every later start loads the export with
-    onnxruntime, and torch is never imported on the way to (or after) the reply."""
+    onnxruntime, and torch is never imported on the way to (or after) the reply; nor is
+    fastapi with the API off (the runtime reached it through the status module: seconds)."""
     workspace = tmp_path / "ws"
     first_reply, first = _chat_imports(workspace)
     assert "torch" in first and "Hello" in first_reply

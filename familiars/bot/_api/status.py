@@ -22,6 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from familiars.bot._api.guards import without_workspace
 from familiars.bot._api.queries import IndexReader
+from familiars.bot._state_files import EMBEDDER_FIELDS
 from familiars.config import Settings
 from familiars.memory import HISTORY_SUFFIX, last_pass, read_owner, utcnow
 from familiars.memory import load_status as load_writer_status
@@ -30,9 +31,6 @@ from familiars.scheduler import jobs_snapshot_path
 from familiars.scheduler import snapshot_path as gate_snapshot_path
 
 logger = logging.getLogger(__name__)
-
-#: What a running bot says of its embedder in ``state/embedder.json``.
-EMBEDDER_FIELDS = ("model", "dim", "fallback_from", "backend")
 
 Stats = Mapping[str, Any]
 StatsFn = Callable[[], Stats | Awaitable[Stats]]
