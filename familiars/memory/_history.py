@@ -49,6 +49,39 @@ def holds_events(text: str, record_id: str) -> bool:
     return False
 
 
+def holding(workspace: Path, record_ids: list[str]) -> dict[Path, list[str]]:
+    """Memory file -> the ids among ``record_ids`` with an event in its history (anywhere
+    under ``workspace``) other than a forgotten tombstone."""
+    out: dict[Path, list[str]] = {}
+    for side in sorted(workspace.rglob("*" + HISTORY_SUFFIX)):
+        text = side.read_bytes().decode("utf-8", "surrogateescape")
+        held = [i for i in record_ids if i in text and holds_events(text, i)]
+        if held:
+            out[memory_file_of(side)] = held
+    return out
+
+
+def supersede_chain(events: list[dict[str, Any]], record_id: str) -> set[str]:
+    """Ids linked to ``record_id`` through ``supersedes`` in either direction."""
+    links: dict[str, set[str]] = {}
+    for e in events:
+        rec = e.get("record") or {}
+        sup = rec.get("supersedes")
+        rid = e.get("id")
+        if isinstance(sup, str) and isinstance(rid, str):
+            links.setdefault(rid, set()).add(sup)
+            links.setdefault(sup, set()).add(rid)
+    chain = {record_id}
+    frontier = [record_id]
+    while frontier:
+        cur = frontier.pop()
+        for nxt in links.get(cur, ()):
+            if nxt not in chain:
+                chain.add(nxt)
+                frontier.append(nxt)
+    return chain
+
+
 def event(kind: str, record: MemoryRecord, *, ts: str | None = None) -> dict[str, Any]:
     data = record_header(record)
     data["content"] = record.content

@@ -399,7 +399,7 @@ class MemoryStore:
                 events: list[dict[str, Any]] = []
                 for path in self.memory_files():
                     events.extend(history.read_events(path).events)
-            chain = _supersede_chain(events, record_id)
+            chain = history.supersede_chain(events, record_id)
             picked = [e for e in events if e.get("id") in chain]
             picked.sort(key=lambda e: (str(e.get("ts", "")), str(e.get("id", ""))))
             return picked
@@ -609,15 +609,11 @@ class MemoryStore:
         return (await self._submit([_Op(path, apply)]))[0]
 
     async def purge_left_history(self, record_ids: Iterable[str]) -> builtins.list[str]:
-        """The events of each record in ``record_ids`` whose entry is gone, wherever a
-        history still holds them, purged (a tombstone left): a crash between an entry's
-        removal and its history's purge leaves them, and the next start notes the removal
-        as a hand edit, the whole record with it. A resumed forget calls this. Returns the
-        ids purged."""
+        """The history of each record in ``record_ids`` whose entry is gone, purged (a
+        resumed forget: a crash between an entry's removal and its history's purge, the
+        start then noting the removal as a hand edit). Returns the ids purged."""
         wanted = [i for i in dict.fromkeys(record_ids) if RECORD_ID_RE.fullmatch(i)]
-        if not wanted:
-            return []
-        holding = await asyncio.to_thread(self._holding_history, wanted)
+        holding = await asyncio.to_thread(self._holding_history, wanted) if wanted else {}
 
         def purge_op(path: Path, ids: builtins.list[str]) -> _Op:
             def apply(parsed: ParsedFile, log: _BatchLog) -> builtins.list[str]:
@@ -631,15 +627,8 @@ class MemoryStore:
         return [i for ids in found for i in ids]
 
     def _holding_history(self, record_ids: builtins.list[str]) -> dict[Path, builtins.list[str]]:
-        """Memory file -> the ids among ``record_ids`` with an event in its history other
-        than a forgotten tombstone (the database home overrides)."""
-        out: dict[Path, builtins.list[str]] = {}
-        for side in sorted(self.workspace.rglob("*" + history.HISTORY_SUFFIX)):
-            text = side.read_bytes().decode("utf-8", "surrogateescape")
-            held = [i for i in record_ids if i in text and history.holds_events(text, i)]
-            if held:
-                out[history.memory_file_of(side)] = held
-        return out
+        """See :func:`history.holding` (the database home overrides)."""
+        return history.holding(self.workspace, record_ids)
 
     async def forget_unparsed(self, user_key: str) -> builtins.list[str]:
         """What is not an entry in a person's own memory files (a hand-edited entry whose
@@ -805,27 +794,6 @@ class _OpGroup:
 class _BatchResults:
     values: list[Any]
     touched: list[Path]
-
-
-def _supersede_chain(events: list[dict[str, Any]], record_id: str) -> set[str]:
-    """Ids linked to ``record_id`` through ``supersedes`` in either direction."""
-    links: dict[str, set[str]] = {}
-    for e in events:
-        rec = e.get("record") or {}
-        sup = rec.get("supersedes")
-        rid = e.get("id")
-        if isinstance(sup, str) and isinstance(rid, str):
-            links.setdefault(rid, set()).add(sup)
-            links.setdefault(sup, set()).add(rid)
-    chain = {record_id}
-    frontier = [record_id]
-    while frontier:
-        cur = frontier.pop()
-        for nxt in links.get(cur, ()):
-            if nxt not in chain:
-                chain.add(nxt)
-                frontier.append(nxt)
-    return chain
 
 
 __all__ = ["MemoryStore", "StoreChange", "StoreListener", "make_record", "normalise_content"]

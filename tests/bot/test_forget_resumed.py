@@ -27,7 +27,7 @@ from familiars.config import load_settings
 from familiars.memory import content_hash, database_url
 from tests.bot.test_forget import files_holding
 from tests.bot.test_forget_everywhere import ALICE, TOKEN, running
-from tests.bot.test_forget_person import BOBS, FILE_NEEDLE, HERS, _alice_everywhere, _say
+from tests.bot.test_forget_person import BOBS, FILE_NEEDLE, HERS, _alice_everywhere
 from tests.homes import state_home_at
 
 pytestmark = pytest.mark.timeout(300)
@@ -119,15 +119,14 @@ async def test_a_single_forget_killed_before_its_derived_copies_is_finished_by_t
 ) -> None:
     ws = tmp_path / "ws"
     async with running(ws) as bot:
-        await _say(bot, f"My dog is called {NEEDLE}.")
-        await _say(bot, f"My favourite fruit is the {BOBS} plum.", user="u2", chat="u2",
-                   name="Bob")  # fmt: skip
+        await bot.say(f"My dog is called {NEEDLE}.")
+        await bot.say(f"My favourite fruit is the {BOBS} plum.", user="u2", chat="u2", name="Bob")
         [rec] = [r for r in await bot.app.memory.store.list() if NEEDLE in r.content]
     assert _vectors_of(ws, [rec.content])
     await asyncio.to_thread(_crash, ws, "scrub", "memory", "forget", rec.id)
     assert _left(ws, [NEEDLE])  # the queue's copy of the turn, the keyword segments
     async with running(ws) as bot:
-        assert NEEDLE not in await _say(bot, "What is my dog called?")
+        assert NEEDLE not in await bot.say("What is my dog called?")
     assert _left(ws, [NEEDLE]) == []
     assert _vectors_of(ws, [rec.content]) == 0
     assert await _intents(ws) == []
@@ -142,12 +141,12 @@ async def test_a_forget_killed_between_an_entry_and_its_history_leaves_no_histor
     it, and the resumed forget, which cannot find the entry, still purges that history."""
     ws = tmp_path / "ws"
     async with running(ws) as bot:
-        await _say(bot, f"My dog is called {NEEDLE}.")
+        await bot.say(f"My dog is called {NEEDLE}.")
         [rec] = [r for r in await bot.app.memory.store.list() if NEEDLE in r.content]
     await asyncio.to_thread(_crash, ws, "purge", "memory", "forget", rec.id)
     assert any(".history.jsonl" in f for f in _left(ws, [NEEDLE])), _left(ws, [NEEDLE])
     async with running(ws) as bot:
-        assert NEEDLE not in await _say(bot, "What is my dog called?")
+        assert NEEDLE not in await bot.say("What is my dog called?")
     assert _left(ws, [NEEDLE]) == []
     assert await _intents(ws) == []
 
@@ -160,5 +159,5 @@ async def test_a_damaged_intent_does_not_stop_the_start_and_is_kept(tmp_path: Pa
     damaged.parent.mkdir(parents=True)
     damaged.write_text('{"ids": [', encoding="utf-8")
     async with running(ws) as bot:
-        assert await _say(bot, f"My dog is called {NEEDLE}.")
+        assert await bot.say(f"My dog is called {NEEDLE}.")
     assert damaged.read_text(encoding="utf-8") == '{"ids": ['

@@ -26,6 +26,7 @@ from familiars.config import PrivacySettings
 from familiars.memory._embeddings import content_hash
 from familiars.memory._entries import ParsedFile, Segment, record_header
 from familiars.memory._errors import RecordNotFoundError
+from familiars.memory._history import supersede_chain
 from familiars.memory._limits import DEFAULT_MAX_RECORD_CHARS
 from familiars.memory._paths import check_record_id, owner_from_path
 from familiars.memory._pg._connect import notify_channel
@@ -37,7 +38,6 @@ from familiars.memory._store import (
     _BatchResults,
     _Cached,
     _OpGroup,
-    _supersede_chain,
 )
 from familiars.memory._text import no_space_terms
 
@@ -362,7 +362,7 @@ class PgMemoryStore(MemoryStore):
                 "SELECT line FROM history WHERE record_id = ANY(%s) ORDER BY seq", (list(chain),)
             ).fetchall()
         events = [json.loads(r[0]) for r in lines]
-        wanted = _supersede_chain(events, record_id)
+        wanted = supersede_chain(events, record_id)
         picked = [e for e in events if e.get("id") in wanted]
         picked.sort(key=lambda e: (str(e.get("ts", "")), str(e.get("id", ""))))
         return picked
