@@ -32,7 +32,6 @@ from typing import Any
 import numpy as np
 
 from familiars.memory._atomic import append_lines, atomic_write_text, fsync_file
-from familiars.memory._blas import one_blas_thread
 from familiars.memory._embeddings import content_hash
 from familiars.memory._errors import DialogueError
 
@@ -329,9 +328,7 @@ class DialogTree:
         n = len(self.node_list)
         if n == 0:
             return np.zeros(0, dtype=np.float64)
-        with one_blas_thread():  # run in a worker thread by aadd_node, beside recall's
-            sim = self._matrix[:n] @ np.asarray(embedding, dtype=np.float32)
-        sim = sim.astype(np.float64)
+        sim = (self._matrix[:n] @ np.asarray(embedding, dtype=np.float32)).astype(np.float64)
         dt = np.maximum(0.0, timestamp - self._ts[:n])
         scores = self.alpha * sim + self.beta * np.exp(-dt / self.recency_tau)
         if self._last_id is not None:

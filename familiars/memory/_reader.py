@@ -30,14 +30,19 @@ from typing import Any, Protocol
 import numpy as np
 
 from familiars.memory import _recall_context as convo
-from familiars.memory._blas import one_blas_thread
 from familiars.memory._dialog_tree import DialogTree
 from familiars.memory._dialog_trees import DialogTrees
 from familiars.memory._embeddings import Embedder
 from familiars.memory._errors import RecallError
 from familiars.memory._paths import check_agent_id, check_dialogue_id, check_user_key
 from familiars.memory._reader_feed import IndexFeed
-from familiars.memory._reader_rows import add_ms, carry, source_node_key, top
+from familiars.memory._reader_rows import (
+    add_ms,
+    carry,
+    one_blas_thread,
+    source_node_key,
+    top,
+)
 from familiars.memory._recall_items import (
     Ranked,
     RecallItem,
