@@ -153,6 +153,10 @@ class _Times:
     stages: list[dict[str, float]] = field(default_factory=list)  # of the turns in ``on``
     rerank: list[float] = field(default_factory=list)
     embed: list[float] = field(default_factory=list)
+    #: Of the turns in ``on``: how many the re-ranker scored (its pool was large enough and
+    #: the profile's budget was not spent first), and the stages recall dropped.
+    reranked: int = 0
+    dropped: dict[str, int] = field(default_factory=dict)
 
 
 async def _timed_turns(app: Any, embedder: Any, now: datetime, turns: int) -> _Times:
@@ -162,7 +166,7 @@ async def _timed_turns(app: Any, embedder: Any, now: datetime, turns: int) -> _T
     times = _Times()
     reader = app.dialogues.recaller.reader
     configured = reader.ablated
-    rerank_ms = 0.0
+    rerank_ms, ran, dropped = 0.0, False, []
     for n in range(turns + 3):
         probe = f"{rng.choice(_QUESTIONS)} [{n}]"
         t = time.perf_counter()
@@ -174,7 +178,9 @@ async def _timed_turns(app: Any, embedder: Any, now: datetime, turns: int) -> _T
             question = f"{rng.choice(_QUESTIONS)} ({n}{'' if rerank_on else ' b'})"
             timed[rerank_on] = await _one_turn(app, question, now + timedelta(minutes=2 * n))
             if rerank_on:
-                rerank_ms = app.dialogues.recaller.last_result.timings_ms.get("rerank", 0.0)
+                result = app.dialogues.recaller.last_result
+                rerank_ms = result.timings_ms.get("rerank", 0.0)
+                ran, dropped = "rerank" in result.timings_ms, list(result.dropped)
                 spent = dict(app.dialogues.last_spent)
         reader.ablated = configured
         if n >= 3:
@@ -183,6 +189,9 @@ async def _timed_turns(app: Any, embedder: Any, now: datetime, turns: int) -> _T
             times.rerank.append(rerank_ms)
             times.embed.append(e)
             times.stages.append(spent)
+            times.reranked += ran
+            for stage in dropped:
+                times.dropped[stage] = times.dropped.get(stage, 0) + 1
     return times
 
 
@@ -246,6 +255,8 @@ def _report(records: int, nodes: int, turns: int, setup_s: float, t: _Times) -> 
         "embed_p95_ms": round(percentile(t.embed, 95), 2),
         "rerank_p50_ms": round(percentile(t.rerank, 50), 2),
         "rerank_p95_ms": round(percentile(t.rerank, 95), 2),
+        "reranked_turns": t.reranked,
+        "dropped_stages": t.dropped,
         "rerank_off": off,
         **_shares(t),
         "before_after": f"turn ratio p95 {off['ratio_p95']} without the re-ranker, "
@@ -300,6 +311,14 @@ def command(
         ],
     )
     print(result["before_after"])
+    print(
+        f"the re-ranker scored {result['reranked_turns']} of {turns} turns"
+        + (
+            f" (stages recall dropped: {result['dropped_stages']})"
+            if result["dropped_stages"]
+            else ""
+        )
+    )
     print(
         f"memory (the turn less its answer) ratio p95 {result['memory']['ratio_p95']}, "
         f"up to the whole reply {result['to_reply']['ratio_p95']}; stage ms {result['stage_ms']}"

@@ -179,8 +179,10 @@ class ReaderRecaller:
     def prefetch_texts(self, nodes: list[PrefetchNode], query: str) -> list[str]:
         """What the reader will ask the embedder for when these dialogue nodes are indexed
         and ``query`` is recalled: the nodes' sentences (when more than one) and the words it
-        has no vector for yet. The turn embeds them with the message, in one batch. A node
-        the reader never indexes (a question, an offline notice: issue 14) needs neither."""
+        has no vector for yet. The reply's node is embedded with them, in one batch, after
+        the reply (the message's node is embedded alone: recall embeds its words only when
+        it matches words). A node the reader never indexes (a question, an offline notice:
+        issue 14) needs neither."""
         nodes = [(c, s, m) for c, s, m in nodes if not m.get("forgotten")]
         nodes = [(c, s, m) for c, s, m in nodes if self.reader.recalls_kind(m)]
         texts: list[str] = []

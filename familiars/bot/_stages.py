@@ -236,9 +236,21 @@ async def _settle_writer(queue: WriterQueue | None) -> None:
 
 
 async def recall(turn: Turn, s: TurnServices) -> None:
+    """What the reader recalls for the message, and the document passages for it: the
+    document search runs beside recall (its index check is a database hop, which waits
+    while recall ranks on the event loop, not after it)."""
     t0 = time.perf_counter()
-    turn.recalled = await _recalled(turn, s)
+    turn.recalled, turn.passages = await asyncio.gather(_recalled(turn, s), _passages(turn, s))
     turn.recall_ms = (time.perf_counter() - t0) * 1000
+
+
+async def _passages(turn: Turn, s: TurnServices) -> list[str]:
+    """Document passages worth showing the model (never in a group)."""
+    if s.documents is None or turn.info.is_group:
+        return []
+    owner = s.is_owner(turn.message.platform, turn.message.user_id)
+    found: list[str] = await s.documents.context(turn.said, turn.user_key, is_owner=owner)
+    return found
 
 
 async def _recalled(turn: Turn, s: TurnServices) -> list[RecalledItem]:
@@ -272,15 +284,14 @@ async def compose(turn: Turn, s: TurnServices) -> None:
     # it cannot post, and the last check (the group guard in send) has less to catch.
     profile = [] if info.is_group else turn.records_of("user", "profile", "preference")
     profile_ids = {r.id for r in profile}
-    passages: list[str] = []
-    if s.documents is not None and not info.is_group:
-        owner = s.is_owner(turn.message.platform, turn.message.user_id)
-        passages = await s.documents.context(turn.said, turn.user_key, is_owner=owner)
-    branch = await s.log.branch(
-        agent.id, info.dialogue_id, turn.q_id, max_chars=s.settings.llm.prompt_token_budget * 4
+    passages = turn.passages  # searched beside recall
+    branch, person = await asyncio.gather(
+        s.log.branch(
+            agent.id, info.dialogue_id, turn.q_id, max_chars=s.settings.llm.prompt_token_budget * 4
+        ),
+        s.state.person(turn.user_key),
     )
     turn.taint = _taint_of(passages, turn.recalled, branch[:-1], turn.user_key, info.is_group)
-    person = await s.state.person(turn.user_key)
     tz = _zone((person.timezone if person else None) or s.settings.scheduler.timezone)
     unseen = [it for it in turn.recalled if not (set(it.record_ids or (it.id,)) & profile_ids)]
     parts = PromptParts(

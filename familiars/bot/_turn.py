@@ -99,6 +99,8 @@ class Turn:
     # --- recall
     recalled: list[RecalledItem] = field(default_factory=list)
     recall_ms: float = 0.0
+    #: Document passages for the message (searched beside recall; none in a group).
+    passages: list[str] = field(default_factory=list)
     # --- compose
     messages: list[ChatMessage] = field(default_factory=list)
     #: Why the prompt holds text the speaker did not write (issue 19).
