@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from familiars.bot import Application
 from familiars.bot._answers import offline_reply, small_talk
 from familiars.bot._care import AFTER_CARE, speaks_of_self_harm, walked_back
 from familiars.bot._kin import kin_answer
@@ -16,6 +17,7 @@ from familiars.bot._reminder_words import _ASKS_IN_WORDS
 from familiars.bot._turn_actions import TurnActions
 from familiars.bot._window import on_in_span
 from familiars.memory import MemoryRecord
+from tests.harness import message, say
 
 FAMILY = [
     "The user's son is called Arlo.",
@@ -166,3 +168,35 @@ def test_manners_still_fit() -> None:
     assert small_talk("I had a good cry") is None
     assert _reply("what's the date?", [], now=NOW) == "It's Monday 7 December 2026."
     assert _reply("what did you just say?", [], last_reply="Hello!") == 'I said: "Hello!"'
+
+
+def test_twin_boys_kept_in_a_list_are_both_sons() -> None:
+    kept = ["The user has twin boys, Arlo and Finn.", "The user's daughter is called Mia."]
+    assert _reply("what are my boys called?", kept) == "Your sons are Arlo and Finn."
+
+
+def test_slang_relations_are_listed_as_the_relation_they_mean() -> None:
+    from familiars.bot._commands._people import people_lines
+    from familiars.memory import build_graph
+
+    records = [
+        MemoryRecord(id=f"m{i}", scope="user", category="relation", content=c, user_key="u")
+        for i, c in enumerate(
+            ["The user's gf is called Priya.", "The user's hubby Tom is a chef.",
+             "The user's missus is called Jo."]
+        )
+    ]  # fmt: skip
+    said = "\n".join(people_lines(build_graph(records), NOW))
+    assert "**Priya**: your girlfriend" in said and "**Tom**: your husband" in said
+    assert "**Jo**: your wife" in said
+
+
+async def test_in_a_chat_a_worry_taken_back_right_after_the_crisis_reply_is_met_warmly(
+    app: Application,
+) -> None:
+    crisis = await say(app, message("I've started giving my things away, I won't need them"))
+    assert "findahelpline.com" in crisis or "116 123" in crisis
+    back = await say(app, message("jk im fine, just tired", minutes=1))
+    assert AFTER_CARE in back and "Tell me more" not in back
+    later = await say(app, message("jk im fine, just tired", minutes=2))
+    assert AFTER_CARE not in later  # only the message right after the crisis reply
