@@ -48,6 +48,15 @@ _PEOPLE = frozenset(
     }
 )  # fmt: skip
 _PARTNERS = frozenset({"wife", "husband", "partner", "spouse"})
+#: Anyone the person is with: "who am I married to?", "who's my other half?".
+_COUPLE = frozenset({*_PARTNERS, "girlfriend", "boyfriend", "fiance"})
+_WITH = re.compile(
+    r"^(?:(?:so|and|hey|um+|ok(?:ay)?|sorry|remind\s+me)[,!]?\s+)*(?:"
+    r"who\s+(?:am\s+i|i'?m|im)\s+(?:married|engaged|hitched|with|dating|seeing|going\s+out\s+with)"
+    r"(?:\s+to)?|who(?:'s|s|\s+is)\s+my\s+(?:other|better)\s+half"
+    r"|what(?:'s|s|\s+is)\s+my\s+(?:other|better)\s+half(?:'s)?\s+(?:name|called))\s*[?!.]*$",
+    re.IGNORECASE,
+)
 _MODS = r"(?:(?:twin|older|elder|younger|little|big|baby|eldest|youngest|step|best|new)\s+)?"
 _WHO = rf"my\s+{_MODS}(?P<{{g}}>[a-z][\w-]*)(?:'s|')?"
 _ASKED = re.compile(
@@ -88,9 +97,12 @@ def kin_answer(text: str, contents: Sequence[str]) -> str | None:
     """The reply when ``text`` asks the names of the person's relations of one kind, given
     ``contents`` (their live records); None when it asks something else, or asks of one
     relation none of the records names (other answers say what is known near it)."""
-    m = _ASKED.match(" ".join(text.replace("\u2019", "'").split()))
+    said = " ".join(text.replace("\u2019", "'").split())
+    m = _ASKED.match(said)
     word = m and next((m.group(g) for g in "abcd" if m.group(g)), None)
     kinds = _kinds(word) if word else None
+    if _WITH.match(said):  # "who am I married to?": anyone the person is with
+        word, kinds = "partner", (_COUPLE, True)
     if word is None or kinds is None:
         return None
     wanted, several = kinds
@@ -98,7 +110,9 @@ def kin_answer(text: str, contents: Sequence[str]) -> str | None:
     found = list(dict.fromkeys((e.rel, e.dst) for e in edges if e.rel in wanted))
     if len(found) == 1:
         rel, name = found[0]
-        return f"Your {rel} is called {name}."
+        return f"You're married to {name}." if rel == "spouse" else f"Your {rel} is called {name}."
+    if found and word == "partner":  # a wife and a girlfriend: each said as kept
+        return f"You told me about {_names([f'your {rel} {name}' for rel, name in found])}."
     if found:
         rels = {rel for rel, _ in found}
         said = _plural(next(iter(rels))) if len(rels) == 1 else word.lower()
@@ -107,6 +121,8 @@ def kin_answer(text: str, contents: Sequence[str]) -> str | None:
         return None
     others = [f"your {e.rel} {e.dst}" for e in edges if e.rel in _PEOPLE][:3]
     told = f"; you told me about {_names(others)}" if others else ""
+    if word == "partner":
+        return f"I don't know of a partner of yours yet{told}."
     return f"I don't know of any {word.lower()} of yours yet{told}."
 
 
@@ -114,6 +130,8 @@ def _said_anywhere(word: str, wanted: frozenset[str], contents: Sequence[str]) -
     """Whether a record names the kind asked in words no relation was read from ("The user
     has twin boys.")."""
     words = {word.lower(), *wanted, *(_plural(w) for w in wanted)}
+    if wanted & _PARTNERS:
+        words |= {"married", "engaged"}
     pattern = re.compile(rf"\b(?:{'|'.join(sorted(words))})\b", re.IGNORECASE)
     return any(pattern.search(c) for c in contents)
 

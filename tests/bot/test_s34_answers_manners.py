@@ -200,3 +200,17 @@ async def test_in_a_chat_a_worry_taken_back_right_after_the_crisis_reply_is_met_
     assert AFTER_CARE in back and "Tell me more" not in back
     later = await say(app, message("jk im fine, just tired", minutes=2))
     assert AFTER_CARE not in later  # only the message right after the crisis reply
+
+
+def test_who_am_i_married_to_is_never_answered_with_a_child() -> None:
+    kept = ["The user is married to Aisling.", "The user's son is called Oskar."]
+    assert _reply("who am I married to?", kept) == "You're married to Aisling."
+    assert _reply("who's my other half?", kept[1:]).startswith("I don't know of a partner")
+    assert "Oskar" not in _reply("who am I married to?", kept)
+
+
+@pytest.mark.parametrize("text", ["whos my gf", "wheres my sister live", "hows my mum doing"])
+def test_a_question_typed_without_its_apostrophe_is_a_question(text: str) -> None:
+    from familiars.llm import is_question
+
+    assert is_question(text)
