@@ -117,8 +117,8 @@ def kin_answer(text: str, contents: Sequence[str]) -> str | None:
         rels = {rel for rel, _ in found}
         said = _plural(next(iter(rels))) if len(rels) == 1 else word.lower()
         return f"Your {said} are {_names([name for _, name in found])}."
-    if not several or _said_anywhere(word, wanted, contents):
-        return None
+    if not contents or not several or _said_anywhere(word, wanted, contents):
+        return None  # nothing kept handed over (a group): the other answers say it
     others = [f"your {e.rel} {e.dst}" for e in edges if e.rel in _PEOPLE][:3]
     told = f"; you told me about {_names(others)}" if others else ""
     if word == "partner":

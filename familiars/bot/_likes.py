@@ -3,8 +3,9 @@
 Offline, "do i like running?" after "I've gone off running" was answered with the other things
 the person likes (the nearest records by meaning), never with the change. Here the records
 that name the thing asked are read: one saying it is no longer liked (or disliked) answers
-"You don't like running any more." ("You don't like running."), one saying it is liked
-answers with itself; none naming it leaves the question to the other answers.
+"You don't like running any more." ("You don't like running."; one saying what took its
+place is said whole: "You like tea now, no longer coffee."), one saying it is liked answers
+with itself; none naming it leaves the question to the other answers.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ _NO_MORE = re.compile(
     r"gone\s+off|went\s+off|gave\s+up|quit)\b",
     re.IGNORECASE,
 )
+_LEADS_NO = re.compile(r"^The user (?:no\s+longer|doesn't|does\s+not|stopped|has\s+gone\s+off)\b")
 _AGAINST = re.compile(r"\b(?:dislikes|hates|can't\s+stand|cannot\s+stand)\b", re.IGNORECASE)
 _FOR = re.compile(r"\b(?:likes|loves|enjoys|is\s+into|is\s+a\s+fan\s+of)\b", re.IGNORECASE)
 
@@ -48,7 +50,8 @@ def likes_answer(text: str, contents: Sequence[str]) -> str | None:
         return None
     last = said[-1]  # the newest says where the person stands now
     if _NO_MORE.search(last) and _FOR.search(last):
-        return f"You don't like {what} any more."
+        # "The user likes tea now, no longer coffee." says what took its place: said whole
+        return f"You don't like {what} any more." if _LEADS_NO.match(last) else second_person(last)
     if _AGAINST.search(last) or _NO_MORE.search(last):
         return f"You don't like {what}."
     return second_person(last)

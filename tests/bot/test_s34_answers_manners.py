@@ -112,6 +112,8 @@ def test_do_i_like_after_a_change_of_mind_says_the_change() -> None:
         "You don't like olives."
     )
     assert likes_answer("do i like tennis?", kept) is None
+    switched = ["The user likes tea now, no longer coffee."]
+    assert likes_answer("do I like coffee?", switched) == "You like tea now, no longer coffee."
 
 
 @pytest.mark.parametrize(
@@ -207,6 +209,7 @@ def test_who_am_i_married_to_is_never_answered_with_a_child() -> None:
     assert _reply("who am I married to?", kept) == "You're married to Aisling."
     assert _reply("who's my other half?", kept[1:]).startswith("I don't know of a partner")
     assert "Oskar" not in _reply("who am I married to?", kept)
+    assert kin_answer("who am I married to?", []) is None  # nothing handed over: no claim
 
 
 @pytest.mark.parametrize("text", ["whos my gf", "wheres my sister live", "hows my mum doing"])
