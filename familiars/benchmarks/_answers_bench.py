@@ -66,7 +66,10 @@ def reply_to(question: str, records: list[MemoryRecord], u: Understanding | None
     live = [r for r in records if not r.deprecated]
     meant = [r.content for r in answer_records(question, live, u)] if u is not None else []
     items = [_Item(r.content) for r in live]
-    return offline_reply(question, actions=TurnActions(), items=items, is_group=False, meant=meant)
+    kept = [r.content for r in live if r.scope == "user"]  # as a turn hands them over
+    return offline_reply(
+        question, actions=TurnActions(), items=items, is_group=False, meant=meant, kept=kept
+    )
 
 
 def _is_stale(reply: str, stale: str) -> bool:

@@ -26,7 +26,9 @@ from datetime import datetime
 from typing import Protocol
 
 from familiars.bot._about_you import about_you
-from familiars.bot._care import speaks_of_self_harm
+from familiars.bot._care import AFTER_CARE, speaks_of_self_harm, walked_back
+from familiars.bot._kin import kin_answer
+from familiars.bot._likes import likes_answer
 from familiars.bot._missing import missing_someone
 from familiars.bot._turn_actions import TurnActions
 from familiars.llm import (
@@ -96,6 +98,17 @@ _BIG_NEWS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     )
 )
 
+#: Good words for a time had ("a lovely afternoon"), and the times and outings they praise.
+_GOOD = (
+    r"(?:lovely|great|wonderful|brilliant|fantastic|amazing|fun|nice|good|gorgeous|perfect|fab|"
+    r"fabulous|beautiful|cosy|cozy|relaxing|magical|special|awesome|excellent|smashing|cracking)"
+)
+_OCCASION = (
+    r"(?:time|day|afternoon|morning|evening|night|weekend|week|holiday|vacation|trip|walk|chat|"
+    r"dinner|lunch|breakfast|brunch|meal|party|birthday|visit|catch[-\s]?up|date|outing|run|"
+    r"swim|game|match|concert|gig|film|movie|picnic|day\s+out|night\s+out)"
+)
+
 _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), reply)
     for pattern, reply in (
@@ -162,8 +175,24 @@ _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"\b(?:killing\s+me|driving\s+me\s+(?:mad|crazy|nuts|up\s+the\s+wall)|doing\s+my\s+head\s+in|"
             r"(?:so|really|totally|completely)\s+(?:tired|exhausted|stressed|fed\s+up|knackered|"
             r"drained|done)|(?:rough|bad|long|awful|terrible|horrible)\s+(?:day|week|night)|"
-            r"i'?m\s+(?:feeling\s+)?(?:down|low|sad|fed\s+up|stressed|exhausted))\b|^ugh+\b",
+            r"(?:i'?m|im|i\s+am|feeling|i\s+feel)\s+(?:feeling\s+)?(?:(?:a\s+(?:bit|little)|kind\s+of|"
+            r"kinda|pretty|quite|so|really|very|super)\s+)?(?:down|low|sad|blue|fed\s+up|stressed|"
+            r"exhausted|lonely|miserable|rubbish|crap|meh|upset|gutted))\b|^ugh+\b",
             "That sounds rough. I'm here if you want to talk about it.",
+        ),
+        (  # embarrassment, said in the words that sound like harm and are not
+            r"\b(?:die|died|dying)\s+of\s+(?:embarrassment|shame|cringe)\b|\bmortified\b|"
+            r"\b(?:so|really|totally|very)\s+embarrass(?:ed|ing)\b|\bwant(?:ed)?\s+the\s+ground\s+to\s+"
+            r"swallow\s+me\b",
+            "Oh no, how mortifying! These things feel huge at the time. Want to tell me about it?",
+        ),
+        (  # a good time told: "i had a lovely afternoon with Oliver, we made scones"
+            r"\b(?:i|we|i'?ve|we'?ve|i'?m|we'?re)\s+(?:just\s+)?(?:had|spent|been\s+having|having)"
+            r"\s+(?:a|an|such\s+a|the\s+(?:most|best)|the\s+loveliest)\s+(?:really\s+|very\s+|so\s+)?"
+            rf"{_GOOD}\s+(?:\w+\s+)?{_OCCASION}\b"
+            rf"|^what\s+a\s+{_GOOD}\s+{_OCCASION}\b"
+            r"|\b(?:i|we)\s+(?:really\s+|totally\s+)?(?:loved|enjoyed)\s+(?:it|that|every\s+minute)\b",
+            "That sounds lovely! I'm glad you had a good time.",
         ),
     )
 )
@@ -187,6 +216,7 @@ def offline_reply(
     familiar: str = "",
     kept: Sequence[str] = (),
     on_now: str | None = None,
+    after_care: bool = False,
 ) -> str:
     """The reply (see the module map); ``kept``: the person's live records, so that missing
     someone they told of is met by name (:func:`missing_someone`) and a relative asked about
@@ -194,8 +224,11 @@ def offline_reply(
     on this week?" (:func:`~familiars.bot._window.on_in_span`); ``meant``: the records a question
     asks about, found by meaning, which answer it before the word-overlap rules; ``now``
     (in the person's time zone) answers "what's the date?", ``last_reply`` "what did you
-    just say?", ``familiar`` (the familiar's own name) "who are you?"."""
+    just say?", ``familiar`` (the familiar's own name) "who are you?"; ``after_care``: the
+    last reply was the crisis reply, so "jk im fine" is met warmly, the door left open."""
     lines = action_lines(actions)
+    if after_care and walked_back(text):
+        return "\n".join([AFTER_CARE, *lines])
     usable = [it for it in items if not (is_group and it.private)]
     if lines:  # big news is met before what was noted ("my nan passed away" and a name)
         news = big_news(text)
@@ -205,6 +238,8 @@ def offline_reply(
     chat = chat or about_now(text, now) or said_before(text, last_reply)
     if chat is not None:
         lines.append(chat)
+    elif (named := kin_answer(text, kept) or likes_answer(text, kept)) is not None:
+        lines.append(named)  # "what are my boys called?", "do I like running?"
     elif is_question(text) and (kin := kin_not_kept(text, kept)) is not None:
         lines.append(_not_known_kin(*kin))
     elif is_question(text) and meant:

@@ -45,10 +45,63 @@ _GIVING_UP = re.compile(
     r"tired\s+of\s+(?:living|being\s+alive))",
     re.IGNORECASE,
 )
+#: The means or the farewell said instead of the wish (issue 23): giving everything away,
+#: a car driven into a wall, a step in front of a train, pills saved up, goodbye letters, the
+#: world not noticing. Said of the future or as a wish: "I nearly drove into a wall on the
+#: ice" and "I jumped off the pier into the sea" are news, not a plan.
+_MEANS = re.compile(
+    r"\b(?:giv(?:e|ing)\s+(?:away\s+)?(?:all\s+)?my\s+(?:things|stuff|belongings|possessions|"
+    r"everything)\b(?:.*\bwon'?t\s+need)?|won'?t\s+(?:need|be\s+needing)\s+(?:them|it|my\s+\w+|"
+    r"anything)\s+(?:any\s*more|where\s+i'?m\s+going|for\s+much\s+longer)|"
+    r"(?:driv(?:e|ing)|crash(?:ing)?|steer(?:ing)?|swerv(?:e|ing))\s+(?:my\s+car\s+|it\s+)?"
+    r"(?:into|off)\s+(?:a|the)\s+(?:\w+\s+)?(?:wall|tree|bridge|cliff|river|lorry|truck|"
+    r"oncoming)|"
+    r"(?:step(?:ping)?|jump(?:ing)?|throw(?:ing)?\s+myself|walk(?:ing)?)\s+(?:out\s+)?in\s+"
+    r"front\s+of\s+(?:a|the)\s+(?:\w+\s+)?(?:bus|train|car|lorry|truck|tube|tram)|"
+    r"(?:jump(?:ing)?|throw(?:ing)?\s+myself)\s+off\s+(?:a|the|my)\s+(?:\w+\s+)?(?:bridge|roof|"
+    r"building|cliff|balcony|tower|car\s+park)|"
+    r"(?:sav(?:e|ing)|stockpil(?:e|ing)|hoard(?:ing)?|collect(?:ing)?)\s+(?:up\s+)?(?:my\s+)?"
+    r"(?:pills|tablets|meds|medication)|how\s+many\s+(?:pills|tablets|paracetamol)\s+(?:it\s+)?"
+    r"(?:would|will|it'?d)\s+take|"
+    r"(?:letters?|notes?)\s+to\s+(?:everyone|everybody|my\s+\w+)\s+(?:to\s+)?say(?:ing)?\s+goodbye|"
+    r"goodbye\s+(?:letters?|notes?)|"
+    r"(?:no\s*one|nobody|no-one)\s+would\s+(?:even\s+)?(?:notice|care|miss\s+me)\s+if\s+i\s+"
+    r"(?:was|were|died|disappeared|went|wasn'?t)|"
+    r"(?:want|wanna|wish\s+i\s+could)\s+(?:to\s+)?(?:go\s+to\s+)?sleep\s+(?:forever|for\s+ever)|"
+    r"no\s+way\s+out\b.*\b(?:end(?:ing)?\s+(?:it|things|everything)|di(?:e|ing))|"
+    r"(?:won'?t|will\s+not|don'?t\s+see\s+myself)\s+(?:be(?:ing)?\s+)?around\s+(?:for\s+)?"
+    r"(?:much\s+)?longer(?!\s+(?:today|tonight|this|at|here|,))|"
+    r"(?:everyone|everybody|they|my\s+\w+)\s+would\s+be\s+(?:happier|better(?:\s+off)?|fine)\s+"
+    r"(?:if\s+i\s+(?:was|were)(?:n'?t|\s+not)?\s+(?:here|around|gone|dead)|without\s+me)|"
+    r"(?:don'?t|do\s+not)\s+want\s+to\s+(?:exist|be\s+here\s+any\s*more))",
+    re.IGNORECASE,
+)
+
+
+#: Taking it back after the crisis reply: "jk im fine, just tired", "I'm ok, forget it".
+_WALKED_BACK = re.compile(
+    r"^(?:(?:no+|nah|ok(?:ay)?|sorry|haha|lol|honestly|seriously|don'?t\s+worry)[,!.]*\s+)*"
+    r"(?:jk|j/k|just\s+(?:kidding|joking)|(?:i\s+was\s+|i'?m\s+|was\s+)?(?:only\s+)?"
+    r"(?:kidding|joking)|i\s+didn'?t\s+mean\s+(?:it|that)|never\s*mind|nvm|forget\s+(?:it|that|i\s+said)|"
+    r"ignore\s+(?:me|that)|(?:i'?m|im|i\s+am)\s+(?:fine|ok(?:ay)?|alright|all\s+right|good|safe)(?!\s+(?:at|with|for|to|in)\b)|"
+    r"(?:it'?s|its)\s+(?:fine|ok(?:ay)?|nothing)|all\s+good|not\s+(?:serious|like\s+that))\b",
+    re.IGNORECASE,
+)
+#: The reply to a message that takes the worry back: warm, and the door left open.
+AFTER_CARE = (
+    "Okay, thank you for telling me. I'm glad you're alright. If it ever does feel like too "
+    "much, I'm here to listen, and those lines are there day or night."
+)
+
+
+def walked_back(text: str) -> bool:
+    """Whether ``text`` takes back what worried (said right after the crisis reply)."""
+    return bool(_WALKED_BACK.search(_plain(text))) and not speaks_of_self_harm(text)
 
 
 def speaks_of_self_harm(text: str) -> bool:
-    return bool(_SELF_HARM.search(text) or _GIVING_UP.search(_plain(text)))
+    plain = _plain(text)
+    return bool(_SELF_HARM.search(text) or _GIVING_UP.search(plain) or _MEANS.search(plain))
 
 
 def _plain(text: str) -> str:

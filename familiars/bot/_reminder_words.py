@@ -100,7 +100,11 @@ _ASKS_IN_WORDS = re.compile(
     _LEAD + r"(?:what|which|any|how\s+many|have|did|show|list)\b"
     r"(?![\w' ]*\b(?:cancel|delete|remove|move|snooze|change|stop|to\s+remind\s+me\s+to)\b)"
     r"(?:[\w' ]*\breminders?\b[\w' ]*"
-    r"|[\w' ]*\bremind\s+me\s+(?:about|of)(?:\s+(?:anything|at\s+all))?)"
+    r"|[\w' ]*\bremind\s+me\s+(?:about|of)(?:\s+(?:anything|at\s+all))?"
+    # "what have I asked you to remind me?", "what are you reminding me about?"
+    r"|[\w' ]*\b(?:asked|told|wanted)\s+(?:you|u)\s+to\s+remind\s+me(?:\s+to\s+do)?"
+    r"|[\w' ]*\b(?:are|r)\s+(?:you|u)\s+(?:going\s+to\s+)?remind(?:ing)?\s+me"
+    r"(?:\s+(?:about|of|to\s+do))?)"
     r"\s*[?.!]*$",
     re.IGNORECASE,
 )

@@ -96,6 +96,8 @@ class TurnPlan:
     #: The last offline replies per (agent, dialogue), shared with the planner, so "what did
     #: you just say?" has its answer.
     said: dict[tuple[str, str], str] = field(default_factory=dict)
+    #: The reply before this one was the crisis reply ("jk im fine" is met warmly).
+    after_care: bool = False
 
     @property
     def reply_marks(self) -> dict[str, Any]:
@@ -155,6 +157,7 @@ class TurnPlan:
         lead = self.first_in_chat + "\n" if self.first_in_chat else ""
         if self.care_text is not None:
             await _close(model_reply)
+            self.said[self.key] = self.care_text
             yield lead + self.care_text
         elif self.offline:
             await _close(model_reply)
@@ -171,6 +174,7 @@ class TurnPlan:
                 familiar=self.agent_name,
                 kept=[r.content for r in self.records if r.scope == "user" and is_live(r)],
                 on_now=on_in_span(text, self.now, [r for r in self.records if is_live(r)]),
+                after_care=self.after_care,
             )
             self.said[self.key] = said
             yield lead + (with_notice(said) if self.notice else said)
@@ -222,6 +226,8 @@ class TurnPlanner:
         self.noticed: set[tuple[str, str]] = set()
         self.last_q: dict[tuple[str, str], int] = {}
         self.said: dict[tuple[str, str], str] = {}
+        #: The dialogues whose last reply was the crisis reply.
+        self.cared: set[tuple[str, str]] = set()
         #: Set by the scheduler's wiring: ``care_pause(user_key, until)``.
         self.on_pause: Callable[[str, datetime], Awaitable[None] | None] | None = None
 
@@ -241,9 +247,12 @@ class TurnPlanner:
         pending = self.pending.pop(key, None)
         tz = await self._timezone(user_key)
         understanding = self.services.understanding
+        plan.after_care = key in self.cared
+        self.cared.discard(key)
         if settings.care.crisis_replies and await self._worrying(turn, understanding):
             country = country_of(tz, settings.care.country)
             plan.care_text = crisis_reply(settings.care.crisis_text, country)
+            self.cared.add(key)
             await self._pause(user_key, now)
             return plan
         if offline and key not in self.noticed:

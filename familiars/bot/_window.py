@@ -6,6 +6,9 @@ Offline, the word-overlap answer took "on" and "week" for the words of a trip ne
 another time. A question about a span of time (today, tonight, tomorrow, this weekend, this
 week, next week) is answered by the person's reminders due in it and their plans dated in
 it, and "Nothing that I know of" when there are none.
+
+"what are my plans?" (no span) is answered by every reminder still to come and every plan
+kept: the word-overlap answer found no plan in "The user is going to Paris on Saturday".
 """
 
 from __future__ import annotations
@@ -25,7 +28,23 @@ _ASKS = re.compile(
     r"|what(?:'s|s|\s+is)\s+(?:on|happening|planned|coming\s+up)"
     r"|what\s+(?:have|do)\s+(?:i|we)\s+(?:got\s+|have\s+)?(?:on|planned)"
     r"|(?:am\s+i|are\s+we)\s+doing\s+anything"
+    r"|what\s+(?:am\s+i|are\s+we)\s+(?:doing|up\s+to)|(?:am\s+i|are\s+we)\s+(?:busy|free)"
+    r"|what\s+(?:have|do)\s+(?:i|we)\s+got"
+    r"|(?:(?:do\s+i\s+have|have\s+i\s+got|got)\s+)?any\s+plans"
+    r"|what(?:'s|s|\s+are|\s+is)\s+(?:my|our)\s+plans"
     rf")\s+(?:for\s+)?{_SPAN}\s*\?*$",
+    re.I,
+)
+_OPEN = r"^(?:(?:so|and|hey|ok(?:ay)?|um+|remind\s+me)[,!]?\s+)*"
+#: Every plan and reminder, no span said: "what are my plans?", "what's coming up?".
+_PLANS = re.compile(
+    _OPEN + r"(?:what(?:'s|s|\s+are|\s+is)\s+(?:my|our)\s+plans"
+    r"|what\s+plans\s+(?:do|have)\s+(?:i|we)\s+(?:got|have|made)"
+    r"|(?:do\s+i\s+have|have\s+i\s+got|have\s+i\s+made|got)\s+any\s+plans"
+    r"|any\s+plans|what(?:'s|s|\s+is)\s+coming\s+up"
+    r"|what\s+(?:have|do)\s+(?:i|we)\s+(?:got\s+|have\s+)?(?:planned|coming\s+up|on)"
+    r"|what\s+am\s+i\s+(?:doing|up\s+to)\s+(?:next|soon))"
+    r"(?:\s+(?:at\s+the\s+moment|right\s+now|now|then|coming\s+up|soon))?\s*[?!.]*$",
     re.I,
 )
 _DATED = re.compile(r"\((?:\w+day\s+)?(?P<d>\d{1,2}\s+[A-Z][a-z]+\s+\d{4})\)")
@@ -64,12 +83,57 @@ def _day_of(rec: MemoryRecord, now: datetime) -> date | None:
         return None
 
 
-def on_in_span(text: str, now: datetime | None, records: Sequence[MemoryRecord]) -> str | None:
-    """The reply to ``text`` when it asks what is on in a span of time; None otherwise.
-    ``now`` is in the person's time zone; ``records`` are their live records."""
-    m = _ASKS.match(text.strip())
-    if m is None or now is None:
+def _due(rec: MemoryRecord) -> str | None:
+    """An open reminder's due time (ISO), else None."""
+    loop = rec.open_loop or {}
+    if loop.get("due") and loop.get("status", "open") == "open" and "ended" not in rec.tags:
+        return str(loop["due"])
+    return None
+
+
+_PLANNED = re.compile(r"^The user (?:plans|is planning|intends|is going|will)\b")
+
+
+def _is_plan(rec: MemoryRecord) -> bool:
+    if "ended" in rec.tags or rec.open_loop:
+        return False
+    return "plan" in rec.tags or bool(_PLANNED.match(rec.content))
+
+
+def _ahead(text: str, now: datetime, records: Sequence[MemoryRecord]) -> str | None:
+    """The reply to "what are my plans?": reminders to come, then plans kept."""
+    if _PLANS.match(" ".join(text.replace("\u2019", "'").split())) is None:
         return None
+    due = sorted((d, rec) for rec in records if (d := _due(rec)) and is_live(rec))
+    lines = [second_person(rec.content) for d, rec in due if _not_past(d, now)]
+    plans = [rec for rec in records if is_live(rec) and _is_plan(rec) and _not_over(rec, now)]
+    dated = sorted(plans, key=lambda r: (_day_of(r, now) or date.max, r.ts))
+    lines = [*lines, *(second_person(rec.content) for rec in dated)]
+    return "\n".join(dict.fromkeys(lines)) if lines else "Nothing planned that I know of."
+
+
+def _not_over(rec: MemoryRecord, now: datetime) -> bool:
+    """A plan whose day has not passed (one with no day said is not over)."""
+    day = _day_of(rec, now)
+    return day is None or day >= now.date()
+
+
+def _not_past(due: str, now: datetime) -> bool:
+    try:
+        return datetime.fromisoformat(due) >= now
+    except (ValueError, TypeError):  # unreadable, or a time without its zone: kept
+        return True
+
+
+def on_in_span(text: str, now: datetime | None, records: Sequence[MemoryRecord]) -> str | None:
+    """The reply to ``text`` when it asks what is on in a span of time, what is planned or
+    what reminders are set; None otherwise. ``now`` is in the person's time zone;
+    ``records`` are their live records."""
+    if now is None:
+        return None
+    m = _ASKS.match(text.strip())
+    if m is None:
+        return _ahead(text, now, records)
     first, last = _span(m.group("span"), now.date())
     found = [(day, rec) for rec in records if (day := _day_of(rec, now)) and first <= day <= last]
     if not found:

@@ -272,7 +272,8 @@ def _asked(question: str) -> tuple[frozenset[str], tuple[frozenset[str], ...]]:
 
 
 _QUESTION_START = re.compile(
-    r"^(?:what|what's|whats|where|where's|when|when's|who|who's|whom|whose|which|why|how|"
+    r"^(?:what|what's|whats|where|where's|wheres|when|when's|whens|who|who's|whos|whom|whose|which|"
+    r"why|how|hows|"
     r"do|does|did|am|is|are|was|were|can|could|would|will|should|have|has|tell me (?:about|what"
     r"|who|where|when|everything|all|anything)|(?:summari[sz]e|recap|list)\s+(?:what|everything"
     r"|all)|remind me what|do you (?:know|remember))\b(?!['’]t\b)",

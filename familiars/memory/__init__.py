@@ -204,6 +204,7 @@ from familiars.memory._people_graph import (
     build_graph,
     edges_in,
     question_paths,
+    relation_of,
 )
 from familiars.memory._people_index import (
     GraphHit,
@@ -370,6 +371,7 @@ __all__ = [
     "edges_in",
     "load_people",
     "question_paths",
+    "relation_of",
     "PassLog",
     "UnknownPassError",
     "consolidation_due",

@@ -105,11 +105,14 @@ _NAMES = r"(?P<names>[A-Z][\w'-]*(?:(?:,\s*|,?\s+and\s+)[A-Z][\w'-]*)+)"
 _ARE = r"\s+are(?:\s+called|\s+named)?\s+"
 _PLURAL = re.compile(rf"^(?:The user|{_OWNER})'s {_REL}s?{_ARE}{_NAMES}\b")
 #: "The user has two kids called Sam and Lila.", "... a son called Sam and a daughter called
-#: Lily.": every part, each name its own person.
+#: Lily.", "The user has twin boys, Arlo and Finn.": every part, each name its own person.
 _HAS_PART = re.compile(
-    rf"\b(?:a|an|one|\w+)\s+{_REL}s?\s+(?:called|named)\s+"
+    rf"\b(?:a|an|one|\w+)\s+(?:{_REL}s?|(?P<kids>boys|girls))(?:\s+(?:called|named)|,)\s+"
     r"(?P<names>[A-Z][\w'-]*(?:(?:,\s*|,?\s+and\s+)[A-Z][\w'-]*)*)"
 )
+
+#: "twin boys", "two girls": sons and daughters (only as the user's, named in a list).
+_KIDS = {"boys": "son", "girls": "daughter"}
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
@@ -160,7 +163,7 @@ def edges_in(text: str) -> list[Said]:
             return [Said(owner, rel, n) for n in names if not _not_a_name(n) and n != owner]
     if text.startswith("The user has "):
         found = [
-            Said(USER, relation_of(m.group("rel")), name)
+            Said(USER, _KIDS.get(m.group("kids") or "", "") or relation_of(m.group("rel")), name)
             for m in _HAS_PART.finditer(text)
             for name in re.split(r",\s*|,?\s+and\s+", m.group("names"))
             if not _not_a_name(name)
