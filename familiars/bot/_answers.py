@@ -30,7 +30,7 @@ from familiars.bot._care import AFTER_CARE, speaks_of_self_harm, walked_back
 from familiars.bot._kin import kin_answer
 from familiars.bot._likes import likes_answer
 from familiars.bot._missing import missing_someone
-from familiars.bot._turn_actions import TurnActions
+from familiars.bot._turn_actions import Reminder, TurnActions
 from familiars.llm import (
     OFFLINE_NOTICE,
     is_question,
@@ -301,19 +301,19 @@ def with_notice(reply: str) -> str:
 
 
 def action_lines(actions: TurnActions) -> list[str]:
-    lines = [
-        f"Okay, I'll remind you to {r.task} {r.rule}, first on {r.when_text()}."
-        if r.rule
-        else f"Okay, I'll remind you to {r.task} on {r.when_text()}."
-        for r in actions.reminders
-    ]
+    lines = [_reminder_set(r) for r in actions.reminders]
     if actions.ask_when is not None:
-        lines.append(f"When should I remind you to {actions.ask_when.task}?")
+        lines.append(f"When should I remind you to {actions.ask_when.said_back}?")
     if actions.unreadable_time is not None:
         lines.append(
             f"I couldn't read a time in that, so no reminder is set to "
-            f"{actions.unreadable_time.task}. Try: remind me to {actions.unreadable_time.task} "
-            "tomorrow at 9."
+            f"{actions.unreadable_time.said_back}. Try: remind me to "
+            f"{actions.unreadable_time.task} tomorrow at 9."
+        )
+    if actions.passed_time is not None:
+        lines.append(
+            f"That day has passed, so no reminder is set to {actions.passed_time.said_back}. "
+            f"Tell me a time still to come: remind me to {actions.passed_time.task} tomorrow at 9."
         )
     for new, old in actions.updated:
         said = _lower_first(second_person(new)).rstrip(".")
@@ -325,6 +325,16 @@ def action_lines(actions: TurnActions) -> list[str]:
     lines += [f"I know, you told me: {said_back(k)}" for k in actions.known]
     lines += [f"Marked as done: {said_back(d)}" for d in actions.done]
     return lines
+
+
+def _reminder_set(r: Reminder) -> str:
+    """ "Okay, I'll remind you to call mum on Tue 8 Dec 09:00."; the time first when the task
+    ends in "on" ("... on Mon 14 Dec 15:00 to put the kettle on", not "on on Mon")."""
+    if r.rule:
+        return f"Okay, I'll remind you {r.what} {r.rule}, first on {r.when_text()}."
+    if re.search(r"\bon$", r.task, re.IGNORECASE):
+        return f"Okay, I'll remind you on {r.when_text()} {r.what}."
+    return f"Okay, I'll remind you {r.what} on {r.when_text()}."
 
 
 def answer_lines(question: str, items: Sequence[Item]) -> list[str]:

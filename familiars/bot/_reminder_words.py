@@ -38,9 +38,8 @@ from familiars.bot._commands._reminders import (
     listing,
     local,
     parse_duration,
-    said_past,
 )
-from familiars.memory import next_due, parse_when
+from familiars.memory import next_due, parse_when, said_past
 from familiars.scheduler import Reminder, ReminderBook
 
 #: "that" means a reminder set or fired this recently.

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -41,6 +41,8 @@ from familiars.memory import (
     every_text,
     offline_writes,
     parse_ts,
+    said_past,
+    settled_request,
 )
 
 _REMIND = re.compile(
@@ -67,6 +69,10 @@ _REMIND_WHEN_LAST = re.compile(
 _CLOCK_TO = re.compile(r"\d{1,2}(?::\d\d)?\s*(?:am|pm)?\s+(?:to|that|about)\s", re.IGNORECASE)
 # ... or after it ("remind me to fail at 25:99", "... in -5 minutes").
 _WHEN_TAIL = re.compile(r"\s+(?:at|in|on|by)\s+\S*\d\S*(?:\s+\w+)?$", re.IGNORECASE)
+#: A time gone by after the task ("remind me to call Bob yesterday at 9").
+_PAST_TAIL = re.compile(
+    r"[\s,]+(?:on\s+|at\s+)?(?:yesterday|last\s+\w+|\S+\s+\w+\s+ago)\b.*$", re.IGNORECASE
+)
 _TIMEISH = re.compile(
     # a digit anywhere ("9am": no word boundary after the 9), or a time word
     r"\d|\b(?:today|tonight|tomorrow|morning|evening|afternoon|noon|midnight|monday|tuesday|"
@@ -101,6 +107,14 @@ class Reminder:
     record: WriteOp
     #: When it was set (the person's time zone): the year is said when it is not this one.
     now: datetime | None = None
+    #: The task was said as a label, not a doing ("for the 23rd at 2pm - van MOT"): the reply
+    #: reminds "about" it, not "to" it.
+    about: bool = False
+
+    @property
+    def what(self) -> str:
+        """ "to call mum", or "about van MOT" for a labelled task."""
+        return f"{'about' if self.about else 'to'} {self.task}"
 
     def when_text(self) -> str:
         return when_words(self.due, self.now)
@@ -118,6 +132,11 @@ class PendingReminder:
 
     task: str
 
+    @property
+    def said_back(self) -> str:
+        """The task as the reply says it: "send my VAT stuff" is "send your VAT stuff"."""
+        return to_you(self.task)
+
 
 @dataclass
 class TurnActions:
@@ -131,6 +150,8 @@ class TurnActions:
     ask_when: PendingReminder | None = None
     #: The pending reminder's time could not be read from this message.
     unreadable_time: PendingReminder | None = None
+    #: A reminder asked for at a time gone by ("remind me yesterday at 9 to ..."): none set.
+    passed_time: PendingReminder | None = None
     #: What the writer should read for this turn (None: the message itself; "": nothing).
     writer_text: str | None = None
     #: The offline writer's writes for what the writer reads, as worked out here: an
@@ -147,6 +168,7 @@ class TurnActions:
             or self.known
             or self.ask_when
             or self.unreadable_time
+            or self.passed_time
         )
 
     def prompt_notes(self) -> list[str]:
@@ -165,6 +187,11 @@ class TurnActions:
             notes.append(
                 f"No reminder was set for {self.unreadable_time.task}: the time could not be "
                 "read. Ask for a time such as 'tomorrow at 9'."
+            )
+        if self.passed_time is not None:
+            notes.append(
+                f"No reminder was set for {self.passed_time.task}: the time said has passed. "
+                "Say so and ask for a time still to come."
             )
         notes += [f"Memory updated: {new} (was: {old})" for new, old in self.updated]
         notes += [f"Marked done: {d}" for d in self.done]
@@ -194,6 +221,20 @@ def plan_actions(
     """The actions of one message (pure: nothing is written here). "forget that" is not one
     of them: :class:`familiars.bot._forgetting.ForgetByWords` answers it before the turn.
     ``understanding``: the writer's learned part (issue 23), when the embedder suits it."""
+    settled = settled_request(text)  # "..., can you remind me", "... actually just tuesdays"
+    if settled != text:
+        actions = plan_actions(
+            settled,
+            existing=existing,
+            now=now,
+            timezone=timezone,
+            dialogue_id=dialogue_id,
+            grace_s=grace_s,
+            pending=pending,
+            max_chars=max_chars,
+            understanding=understanding,
+        )
+        return replace(actions, writer_text=settled) if actions.writer_text is None else actions
     asked = as_remind_me(text)  # "don't let me forget to ..." asks as "remind me" does
     if pending is not None and not _REMIND_ANY.search(asked) and not _STOPS.search(asked):
         completed = _complete(
@@ -222,14 +263,21 @@ def _no_time_read(text: str, actions: TurnActions) -> None:
     if first and _CLOCK_TO.match(first.group("task")):  # "at quarter to 5 to leave work"
         first = _REMIND_WHEN_LAST.search(text)
     if first and _said_a_time(first.group("when")):
-        actions.unreadable_time = PendingReminder(first.group("task").strip(" ,"))
+        pending = PendingReminder(first.group("task").strip(" ,"))
+        if said_past(first.group("when")):
+            actions.passed_time = pending
+        else:
+            actions.unreadable_time = pending
         return
     task = _REMIND.search(text)
     if task is None:
         return
     said = task.group("task").strip(" ,")
     tail = _WHEN_TAIL.search(said)
-    if tail and _said_a_time(tail.group(0)) and said[: tail.start()].strip(" ,"):
+    gone = _PAST_TAIL.search(said)
+    if gone and said[: gone.start()].strip(" ,"):
+        actions.passed_time = PendingReminder(said[: gone.start()].strip(" ,"))
+    elif tail and _said_a_time(tail.group(0)) and said[: tail.start()].strip(" ,"):
         actions.unreadable_time = PendingReminder(said[: tail.start()].strip(" ,"))
     else:
         actions.ask_when = PendingReminder(said)
@@ -247,6 +295,8 @@ def _complete(
 ) -> TurnActions | None:
     """The next message as the pending reminder's time; None when it is about something
     else (no time words in it)."""
+    if said_past(text):
+        return TurnActions(passed_time=pending, writer_text="")
     if not _TIMEISH.search(text):
         return None
     when = text.strip().rstrip(".!?")
@@ -296,8 +346,9 @@ def _read_writes(
             due = parse_ts(loop.due)
             if due is not None:
                 task = _task_of(entry.content, text)
+                about = _labelled(task, text)
                 actions.reminders.append(
-                    Reminder(task, due.astimezone(tz), write, now.astimezone(tz))
+                    Reminder(task, due.astimezone(tz), write, now.astimezone(tz), about)
                 )
         elif write.op == "update" and entry.supersedes_id in by_id:
             actions.updated.append((entry.content, by_id[entry.supersedes_id].content))
@@ -309,6 +360,23 @@ def _read_writes(
 #: The record's third person ("their") and what the person said ("my").
 _SAID_AS = {"their": "my", "them": "me", "themselves": "myself", "they": "i", "theirs": "mine"}
 _TO_YOU = {"my": "your", "me": "you", "myself": "yourself", "i": "you", "mine": "yours"}
+
+
+def _labelled(task: str, said: str) -> bool:
+    """Whether ``task`` was said as a label after a colon or dash, with no "to" ("set a
+    reminder for the 23rd at 2pm - van MOT")."""
+    label = re.search(rf"(?:^|\s)[-–:]\s*(?P<to>to\s+)?{re.escape(task)}\W*$", said, re.I)
+    return label is not None and not label.group("to") and not task.lower().startswith("to ")
+
+
+def to_you(text: str) -> str:
+    """The person's words said back to them: "my", "me", "I" as "your", "you"."""
+    return re.sub(
+        r"\b(my|me|myself|mine|I)\b",
+        lambda w: _TO_YOU[w.group(1).lower()],
+        text,
+        flags=re.IGNORECASE,
+    )
 
 
 def _task_of(content: str, said: str) -> str:
@@ -328,9 +396,4 @@ def _task_of(content: str, said: str) -> str:
     found = re.search(rf"\b{pattern}\b", said, re.IGNORECASE)
     if found is None:
         return re.sub(r"\btheir\b", "your", task)
-    return re.sub(
-        r"\b(my|me|myself|mine|I)\b",
-        lambda w: _TO_YOU[w.group(1).lower()],
-        found.group(0),
-        flags=re.IGNORECASE,
-    )
+    return to_you(found.group(0))

@@ -283,7 +283,9 @@ class TurnPlanner:
         if self.services.takes_tools(agent):
             # A model with tools sets (or asks about) reminders itself with set_reminder:
             # the rules do not set one behind its back, and it is not told one was set.
-            plan.actions = replace(plan.actions, reminders=[], ask_when=None, unreadable_time=None)
+            plan.actions = replace(
+                plan.actions, reminders=[], ask_when=None, unreadable_time=None, passed_time=None
+            )
         if plan.actions.ask_when is not None:
             self.pending[key] = plan.actions.ask_when
         await self._store_reminders(

@@ -100,13 +100,18 @@ class PrivateRotatingFileHandler(RotatingFileHandler):
 NOTICE_CHARS = 240
 
 
-def notice_text(message: str) -> str:
+#: A broken entry's notice is the person's own file, line and what its break hides (text
+#: written after it included): a cut there hid the very words that say nothing is lost.
+BROKEN_NOTICE_CHARS = 800
+
+
+def notice_text(message: str, limit: int = NOTICE_CHARS) -> str:
     """A warning as the person is told it: one line, its middle elided when long (a writer
     warning quoted a model's whole raw answer, pages of it). The log keeps it whole; the
     console shows no control character of it."""
     line = " ".join(message.split())
-    if len(line) > NOTICE_CHARS:
-        line = f"{line[: NOTICE_CHARS - 80].rstrip()} … {line[-60:].lstrip()} (all in the log)"
+    if len(line) > limit:
+        line = f"{line[: limit - 80].rstrip()} … {line[-60:].lstrip()} (all in the log)"
     return f"(note: {line})"
 
 
@@ -122,15 +127,17 @@ class NoticeHandler(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         message = record.getMessage()
+        limit = NOTICE_CHARS
         if BROKEN_ENTRY in message:  # a hand edit that hides an entry: said, with the fix
             if message in self._broken_said:
                 return  # the store and the index both find it: said once
             self._broken_said.add(message)
             message += f" (left out of what I know until fixed: {CHECK_HINT})"
+            limit = BROKEN_NOTICE_CHARS
         elif not any(record.name == n or record.name.startswith(n + ".") for n in self.loggers):
             return
         try:
-            self.say(notice_text(getattr(record, NOTICE_KEY, None) or message))
+            self.say(notice_text(getattr(record, NOTICE_KEY, None) or message, limit))
         except Exception:  # noqa: BLE001 - a notice must never break the chat
             self.handleError(record)
 

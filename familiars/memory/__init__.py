@@ -170,6 +170,8 @@ from familiars.memory._offline._dates import (
     as_remind_me,
     parse_when,
     reminder_content,
+    said_past,
+    settled_request,
 )
 from familiars.memory._offline._every import every_text, next_due
 from familiars.memory._offline._kin_asked import kin_not_kept
@@ -535,9 +537,11 @@ __all__ = [
     "repair_database",
     "repair_index",
     "resolve_path",
+    "said_past",
     "same_fact",
     "send_request",
     "sentences",
+    "settled_request",
     "shown_record",
     "slot_of",
     "status_path",

@@ -46,3 +46,33 @@ async def test_a_pipe_is_left_alone() -> None:
     await console.start()
     await console.stop()
     assert console._started_mode is None
+
+
+async def test_the_mode_found_is_what_is_left_after_the_chats_two_stops(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """s34 fixrem 5: ``stty -echo; familiars chat`` left echo on at exit: the chat stops its
+    console twice (the runtime's shutdown, then the chat's own end), and the second stop put
+    back the mode readline had found (echo on, as the start made it), not the one found."""
+    import asyncio
+
+    main, side = os.openpty()
+    blind = termios.tcgetattr(side)
+    blind[3] &= ~termios.ECHO
+    termios.tcsetattr(side, termios.TCSANOW, blind)  # as `stty -echo` leaves it
+    stdin = open(side, encoding="utf-8", closefd=False)  # noqa: SIM115 - closed below
+    monkeypatch.setattr("sys.stdin", stdin)  # the keyboard: read through readline's path
+    try:
+        console = ConsoleAdapter(PendingHandler(notice=None), stdin=stdin, stdout=io.StringIO())
+        await console.start()
+        assert _mode(side) & termios.ECHO
+        while console._tty_mode is None:  # the first read has begun
+            await asyncio.sleep(0.01)
+        os.write(main, b"/quit\n")
+        await console.stop()
+        await console.stop()
+        assert not _mode(side) & termios.ECHO  # found blind, left as found
+    finally:
+        stdin.close()
+        os.close(main)
+        os.close(side)

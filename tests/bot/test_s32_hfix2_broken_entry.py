@@ -24,3 +24,4 @@ async def test_a_broken_entry_is_told_in_the_memory_list(app: Application, works
     listed = (await app.dialogues.command(cmd("memory", "list"))).text
     assert "1 entry in your memory files could not be read" in listed, listed
     assert f"{broken.name} line 1" in listed and "familiars memory check" in listed
+    assert "nor the text under it" in listed  # fixrem 1: text after it is held too

@@ -36,3 +36,19 @@ def test_the_status_says_how_many_entries_could_not_be_read(tmp_path: Path) -> N
     file.write_text(file.read_text(encoding="utf-8").replace(" -->", "", 2), encoding="utf-8")
     said = " ".join(cli(workspace, "status").split())
     assert "2 memory entries could not be read" in said and "familiars memory check" in said
+
+
+def test_a_long_broken_entry_notice_keeps_what_it_holds_back() -> None:
+    """Session 34 (fixrem 1): the notice's middle was cut, hiding the words that say a
+    paragraph written after the broken entry is held with it."""
+    said: list[str] = []
+    handler = NoticeHandler(said.append)
+    err = (
+        "/tmp/some/longer/workspace/path/users/nora/profile.md:1: broken memory entry: bad "
+        "JSON: Expecting ',' delimiter at column 51; the 2 paragraphs under it (lines 2-4, "
+        "down to the next entry) are held with it, unread, until it is fixed: text written "
+        'after it ("My son Mark lives in Leeds with his wife…") too'
+    )
+    handler.handle(_record(err))
+    assert "My son Mark lives in Leeds" in said[0] and "run familiars memory check" in said[0]
+    assert "…" not in said[0].replace("wife…", "")  # not cut in the middle

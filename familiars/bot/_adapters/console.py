@@ -158,6 +158,9 @@ class ConsoleAdapter(PlatformAdapter):
         if self._tty_mode is not None:  # a read left waiting in readline: echo comes back
             with contextlib.suppress(termios.error):
                 termios.tcsetattr(sys.stdin.fileno(), termios.TCSANOW, self._tty_mode)
+            # Once: the chat stops its console twice, and a second time here put back
+            # readline's mode (echo on, as the start made it) over the one found (s34).
+            self._tty_mode = None
         if self._started_mode is not None:  # the terminal as it was found (s33 U9)
             with contextlib.suppress(termios.error, OSError, ValueError):
                 termios.tcsetattr(self.stdin.fileno(), termios.TCSANOW, self._started_mode)

@@ -241,7 +241,8 @@ class MemoryCommand(Command):
         n = len(errors)
         return [
             f"⚠ {n} {'entry' if n == 1 else 'entries'} in your memory files could not be read "
-            f"({where}{more}), so I can't use {'it' if n == 1 else 'them'}: run "
+            f"({where}{more}), so I can't use {'it' if n == 1 else 'them'}, nor the text "
+            "under it down to the next entry (anything written after it by hand too): run "
             "`familiars memory check` to see what is wrong, then fix the file by hand."
         ]
 

@@ -24,7 +24,7 @@ from familiars.bot._commands._declare import Argument, Call, Caller, Command, Su
 from familiars.bot._commands._timezone import local, zone_of
 from familiars.bot._state import BotState
 from familiars.config import UserFacingError
-from familiars.memory import parse_when
+from familiars.memory import parse_when, said_past
 from familiars.scheduler import Reminder, ReminderBook
 
 DEFAULT_SNOOZE = timedelta(minutes=10)
@@ -195,18 +195,3 @@ class RemindersCommand(Command):
         mine = await self._book.of(caller.user_key, self._now())
         numbers = [str(r.number) for r in mine]
         return [n for n in numbers if n.startswith(partial)][:MAX_CHOICES]
-
-
-#: A time gone by ("yesterday", "last friday", "2 hours ago"): moving a reminder there is
-#: refused, not turned into the next time a clock shows it (tester U11: "/reminders move 1
-#: yesterday" quietly moved it to today 09:00).
-_PAST = re.compile(
-    r"\b(?:yesterday|last\s+(?:night|week|month|year|(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
-    r"|ago)\b",
-    re.IGNORECASE,
-)
-
-
-def said_past(when: str) -> bool:
-    """Whether ``when`` names a time gone by (see :data:`_PAST`)."""
-    return _PAST.search(when) is not None

@@ -31,6 +31,61 @@ def _zones_by_lower() -> dict[str, str]:
     return {name.lower(): name for name in available_timezones()}
 
 
+#: A short name -> (the zone set, what it is, other readings to name when it has some).
+ABBREVIATIONS: dict[str, tuple[str, str, str]] = {
+    **dict.fromkeys(("pst", "pdt", "pt"), ("America/Los_Angeles", "US Pacific time", "")),
+    **dict.fromkeys(("mst", "mdt", "mt"), ("America/Denver", "US Mountain time", "")),
+    **dict.fromkeys(
+        ("cst", "cdt", "ct"),
+        ("America/Chicago", "US Central time", "for China Standard Time, /timezone Asia/Shanghai"),
+    ),
+    **dict.fromkeys(("est", "edt", "et"), ("America/New_York", "US Eastern time", "")),
+    **dict.fromkeys(("akst", "akdt"), ("America/Anchorage", "Alaska time", "")),
+    "hst": ("Pacific/Honolulu", "Hawaii time", ""),
+    **dict.fromkeys(("ast", "adt"), ("America/Halifax", "Atlantic time", "")),
+    **dict.fromkeys(("nst", "ndt"), ("America/St_Johns", "Newfoundland time", "")),
+    "brt": ("America/Sao_Paulo", "Brasília time", ""),
+    **dict.fromkeys(("bst", "uk"), ("Europe/London", "UK time", "")),
+    "wet": ("Europe/Lisbon", "Western European time", ""),
+    **dict.fromkeys(("cet", "cest"), ("Europe/Berlin", "Central European time", "")),
+    **dict.fromkeys(("eet", "eest"), ("Europe/Athens", "Eastern European time", "")),
+    "msk": ("Europe/Moscow", "Moscow time", ""),
+    "ist": (
+        "Asia/Kolkata",
+        "India Standard Time",
+        "for Irish time, /timezone Europe/Dublin; for Israel time, /timezone Asia/Jerusalem",
+    ),
+    "pkt": ("Asia/Karachi", "Pakistan time", ""),
+    "ict": ("Asia/Bangkok", "Indochina time", ""),
+    "wib": ("Asia/Jakarta", "Western Indonesia time", ""),
+    "sgt": ("Asia/Singapore", "Singapore time", ""),
+    "hkt": ("Asia/Hong_Kong", "Hong Kong time", ""),
+    "jst": ("Asia/Tokyo", "Japan time", ""),
+    "kst": ("Asia/Seoul", "Korea time", ""),
+    "awst": ("Australia/Perth", "Australian Western time", ""),
+    **dict.fromkeys(("acst", "acdt"), ("Australia/Adelaide", "Australian Central time", "")),
+    **dict.fromkeys(("aest", "aedt"), ("Australia/Sydney", "Australian Eastern time", "")),
+    **dict.fromkeys(("nzst", "nzdt", "nzt"), ("Pacific/Auckland", "New Zealand time", "")),
+    "sast": ("Africa/Johannesburg", "South Africa time", ""),
+    "wat": ("Africa/Lagos", "West Africa time", ""),
+    "cat": ("Africa/Maputo", "Central Africa time", ""),
+    "eat": ("Africa/Nairobi", "East Africa time", ""),
+}
+
+
+def abbreviated_zone(name: str) -> tuple[str, str, str] | None:
+    """The zone a short name ("PST", "aest") stands for, the words that say how it was read
+    ("PST, read as US Pacific time") and, for one several places use ("IST"), a line naming
+    the others ("" when none); None when ``name`` is no short name this knows."""
+    found = ABBREVIATIONS.get(name.strip().lower())
+    if found is None:
+        return None
+    zone, what, others = found
+    short = name.strip().upper()
+    also = f"{short} is used elsewhere too: {others}." if others else ""
+    return zone, f"{short}, read as {what}", also
+
+
 def known_zone(name: str) -> str | None:
     """``name`` as the tz database spells it ("europe/lisbon" -> "Europe/Lisbon"), or None
     when it is no time zone."""
@@ -94,17 +149,22 @@ class TimezoneCommand(Command):
         wanted = call.get("zone")
         if wanted is None:
             return await self._show(call.caller)
-        name = known_zone(wanted)
+        short = abbreviated_zone(wanted)
+        name = short[0] if short else known_zone(wanted)
         if name is None:
             raise UserFacingError(
                 f"I don't know the time zone {wanted!r}. Use a name from the time zone "
-                f"database, like {EXAMPLE} or /timezone America/New_York."
+                f"database, like {EXAMPLE} or /timezone America/New_York, or a short one "
+                "like PST, CET or AEST."
             )
         await self._state.set_timezone(call.caller.user_key, name)
+        read = f"{short[1]}; " if short else ""
         lines = [
-            f"Your time zone is now {name} (it is {self._clock(ZoneInfo(name))} there). "
-            "New reminders are set in it and all are shown in it."
+            f"Your time zone is now {name} ({read}it is {self._clock(ZoneInfo(name))} "
+            "there). New reminders are set in it and all are shown in it."
         ]
+        if short and short[2]:
+            lines.append(short[2])
         if self._book is not None:
             lines += await self._follow(call.caller.user_key, name)
         return CommandResponse("\n".join(lines))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -88,14 +88,35 @@ def _clock_only(phrase: str) -> time | None:
     return time(hour, minute)
 
 
+#: A time gone by ("yesterday", "last friday", "2 hours ago"): no time to remind at, never
+#: read as the next time a clock shows it ("remind me yesterday at 9" set one for today 09:00).
+PAST_SAID = re.compile(
+    r"\b(?:yesterday|last\s+(?:night|week|month|year|(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
+    r"|ago)\b",
+    re.IGNORECASE,
+)
+
+
+_PAST_AT_END = re.compile(
+    rf"(?<!from\s)(?<!since\s)(?<!of\s)(?:{PAST_SAID.pattern})\s*$", re.IGNORECASE
+)
+
+
+def said_past(when: str) -> bool:
+    """Whether ``when`` names a time gone by (see :data:`PAST_SAID`)."""
+    return PAST_SAID.search(when) is not None
+
+
 def parse_when(text: str, *, now: datetime, tz: ZoneInfo) -> datetime | None:
     """An aware datetime in ``tz`` for a phrase like "tomorrow at 9am", "in 2 hours", "on
-    Friday" (no clock time: 09:00), or None when the phrase is not a time."""
-    phrase = _normalise_when(text)
+    Friday" (no clock time: 09:00), or None when the phrase is not a time or one gone by."""
+    if said_past(text):
+        return None
+    local_now = now.astimezone(tz)
+    phrase = _spell_last_day(_normalise_when(text), text, local_now)
     phrase = spell_slash_date(phrase, now=now, tz=tz) or ""
     if not phrase or not re.search(r"\d|[a-z]{3,}", phrase, re.I) or _NEGATIVE.search(phrase):
         return None
-    local_now = now.astimezone(tz)
     if re.search(r"\b(?:every|each|daily|weekly)\b", phrase, re.I):
         return None  # a repeating reminder is not one due time
     clock = _clock_only(phrase)
@@ -126,6 +147,35 @@ def parse_when(text: str, *, now: datetime, tz: ZoneInfo) -> datetime | None:
     if when <= local_now and not _RELATIVE.match(phrase):
         when += timedelta(days=1)
     return when if when > local_now else None
+
+
+#: "the last day of the month", "the end of next month", "month end".
+_LAST_DAY = re.compile(
+    r"\b(?:(?:the\s+)?(?:last\s+day|end)\s+of\s+(?:the\s+)?(?P<which>this\s+|next\s+)?month"
+    r"|month[\s-]end)\b",
+    re.IGNORECASE,
+)
+
+
+def _spell_last_day(phrase: str, text: str, local_now: datetime) -> str:
+    """``phrase`` with "the last day of the month" said as that day ("31 December 2026"): of
+    next month when that is said, or when today is the last day and its reminder hour (no
+    clock said) is gone."""
+    said = _LAST_DAY.search(phrase)
+    if said is None:
+        return phrase
+    ahead = 1 if (said.group("which") or "").strip().lower() == "next" else 0
+    day = _month_end(local_now.date(), ahead)
+    late = local_now.hour >= DEFAULT_REMINDER_HOUR and not _HAS_CLOCK.search(text)
+    if not ahead and day == local_now.date() and late:
+        day = _month_end(local_now.date(), 1)
+    return f"{phrase[: said.start()]}{day.day} {day:%B} {day.year}{phrase[said.end() :]}"
+
+
+def _month_end(today: date, months_ahead: int) -> date:
+    year, month = today.year, today.month + months_ahead + 1
+    year, month = year + (month - 1) // 12, (month - 1) % 12 + 1
+    return date(year, month, 1) - timedelta(days=1)
 
 
 def _dateparse(phrase: str, local_now: datetime) -> datetime | None:
@@ -436,6 +486,55 @@ def match_dated_event(clause: str, *, now: datetime, tz: ZoneInfo) -> Fact | Non
     )
 
 
+_DOUBLED = re.compile(r"(\w+)\s+\1\b", re.IGNORECASE)
+_DAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?"
+_DAY_NAMES = {d[:3]: d for d in ("monday", "tuesday", "wednesday", "thursday", "friday",
+                                  "saturday", "sunday")}  # fmt: skip
+#: "every tuesday and thursday at 10 remind me to X... actually just tuesdays": the days
+#: said, then taken back to one at the end (its words are no part of the task).
+_JUST_THE_DAY = re.compile(
+    rf"^(?P<head>.*?\b(?:every|each)\s+)(?P<days>{_DAY}s?(?:\s*(?:,|and|&|or)\s*{_DAY}s?)+)"
+    r"(?P<mid>.*?)[\s.,;!…-]*\b(?:actually|no|sorry|wait|oh|hmm)[,!]?\s+"
+    rf"(?:make\s+(?:it|that)\s+)?(?:just|only)\s+(?:on\s+)?(?P<day>{_DAY})s?\s*[.!]*$",
+    re.IGNORECASE,
+)
+#: "I need my blood pressure tablets every morning at 8, can you remind me": a request to be
+#: reminded said after what it is about (it was taken as chat: "I see. Tell me more?").
+_ASKED_AFTER = re.compile(
+    r"^i\s+(?:need|have|must|'ve\s+got|got)\s+(?P<to>to\s+)?(?P<body>.+?)[\s,.;…-]*"
+    r"(?:so\s+)?(?:can|could|will|would)\s+you\s+(?:please\s+)?remind\s+me"
+    r"(?:\s+(?:please|pls|of\s+that|about\s+(?:that|it)))?\s*[?.!]*$",
+    re.IGNORECASE,
+)
+_MEDICINE = re.compile(
+    r"^(?:my|the|his|her|their|our)\s+(?:[\w-]+\s+){0,3}(?:tablets?|pills?|meds|medications?|"
+    r"medicines?|inhaler|insulin|vitamins?|injections?|antibiotics|drops|dose)\b",
+    re.IGNORECASE,
+)
+
+
+def settled_request(text: str) -> str:
+    """A reminder request said in a roundabout way, said plainly: a day taken back at the
+    end ("every tuesday and thursday at 10 remind me to X... actually just tuesdays" is
+    "every tuesday at 10 remind me to X"), and a request after what it is about ("I need
+    to call the bank at 3, can you remind me"; "I need my tablets every morning at 8, can
+    you remind me" is "remind me to take my tablets every morning at 8"). Else ``text``."""
+    said = text.strip()
+    just = _JUST_THE_DAY.match(said)
+    if just is not None:
+        day = _DAY_NAMES[just.group("day").lower()[:3]]
+        said = f"{just.group('head')}{day}{just.group('mid')}".strip(" ,.…")
+    asked = _ASKED_AFTER.match(said)
+    if asked is None:
+        return said if just is not None else text
+    body = asked.group("body").strip(" ,")
+    if asked.group("to"):
+        return f"remind me to {body}"
+    if _MEDICINE.match(body):
+        return f"remind me to take {body}"
+    return said if just is not None else text
+
+
 def as_remind_me(text: str) -> str:
     """``text`` with each other way of asking for a reminder ("give me a nudge", "don't let
     me forget to") said as "remind me": what the turn checks for a reminder asked for."""
@@ -530,9 +629,11 @@ def _split_task_and_time(
     body = _TASK_START.sub("", rest, count=1)
     # "remind me to turn on the lights at 9pm": the leftmost split whose tail is a time.
     for m in _WHEN_WORDS.finditer(body):
-        if m.start() == 0:
-            continue
+        if m.start() == 0 or _DOUBLED.match(body, m.start()):
+            continue  # "put the kettle on on Monday": the task keeps its own "on"
         task, when = body[: m.start()].strip(" ,"), body[m.start() :]
+        if _PAST_AT_END.search(task):
+            return None  # "to call Bob yesterday at 9": a time gone by, not "at 9"
         due = parse_when(when, now=now, tz=tz)
         if due is not None and task:
             return _task(task), due
