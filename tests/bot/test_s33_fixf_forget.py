@@ -12,7 +12,6 @@ import pytest
 from familiars.bot._forgetting import Window, _names_in, _names_said, window_done_text
 from familiars.memory import ForgetReport, TurnsPlan
 from tests.bot.test_forget_everywhere import running
-from tests.bot.test_s33_fixb_forget import _say
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -30,13 +29,13 @@ SAID = (
 async def test_forgetting_may_leaves_the_month_of_may(tmp_path: Path, ask: str) -> None:
     async with running(tmp_path / "ws") as bot:
         for text in SAID:
-            await _say(bot, text)
-        asked = await _say(bot, ask)
+            await bot.say(text)
+        asked = await bot.say(ask)
         assert asked.startswith("About to forget") and "Leeds" in asked, asked
         assert "Spain" not in asked and "birthday" not in asked, asked
         if ask != "forget everything about Leeds":
             assert "Rex" in asked, asked  # what is said of her, by her name
-        assert (await _say(bot, "no")).startswith("Kept")
+        assert (await bot.say("no")).startswith("Kept")
 
 
 def test_a_title_is_not_a_name_nor_a_month_a_time() -> None:
