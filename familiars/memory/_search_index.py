@@ -376,17 +376,14 @@ class RecallIndex:
         values (in any order): only the rows the terms' postings name are looked at."""
         n = len(self.docs)
         out = np.zeros(n, dtype=np.float64)
-        touched = self.keywords.add_scores(terms, out)
-        if not touched:
+        if not self.keywords.add_scores(terms, out):
             return out, np.zeros(0, dtype=np.int64)
-        seen = np.zeros(n, dtype=bool)
-        for rows in touched:
-            seen[rows] = True
         if not mask.all():
-            out[seen & ~mask] = 0.0
-            seen &= mask
-        hits = np.flatnonzero(seen)
-        hits = hits[out[hits] != 0.0]
+            # BM25 is positive and finite where a term matched: times 0 is 0, times 1 itself
+            np.multiply(out, mask, out=out)
+        # the rows a term touched are the nonzero ones (one pass over a bool, not a float,
+        # array: float nonzero is ~6x slower at 100k rows)
+        hits = np.flatnonzero(out != 0.0)
         if hits.size > k:
             hits = hits[np.argpartition(-out[hits], k - 1)[:k]]
         return out, hits
