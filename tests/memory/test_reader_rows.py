@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from familiars.memory._reader_rows import TOP_SET_MIN, top, top_set
+from familiars.memory._reader_rows import TOP_SET_MIN, top, top_set, union_rows
 
 
 def _same(values: np.ndarray, k: int) -> None:
@@ -50,3 +50,12 @@ def test_small_and_short_inputs() -> None:
     rng = np.random.default_rng(9)
     for n in (0, 5, 200, TOP_SET_MIN - 1, TOP_SET_MIN):
         _same(rng.standard_normal(n).astype(np.float32), 200)
+
+
+def test_union_rows_is_union1d() -> None:
+    rng = np.random.default_rng(10)
+    for n in (0, 1, 3, 400):
+        a = rng.integers(0, 500, n)
+        b = rng.integers(0, 500, n // 2 + 1)
+        assert np.array_equal(union_rows(a, b), np.union1d(a, b))
+    assert union_rows(np.zeros(0, np.int64), np.zeros(0, np.int64)).size == 0
