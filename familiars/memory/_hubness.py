@@ -46,6 +46,8 @@ class HubTable:
         self._sim = np.full((0, k), -np.inf, dtype=np.float32)
         self._ids = np.full((0, k), -1, dtype=np.int64)
         self._known = np.zeros(0, dtype=bool)
+        #: Each row's hub value, kept with its list (recall reads it for a few hundred rows).
+        self._mean = np.zeros(0, dtype=np.float64)
         self._pending: list[int] = []
         self._stale: set[int] = set()
         self._mutex = threading.Lock()
@@ -72,11 +74,7 @@ class HubTable:
             need = np.unique(rows[~self._known[rows]])
             if need.size:
                 self._compute(need, matrix)
-            sims = self._sim[rows]
-        found = np.isfinite(sims)
-        count = found.sum(axis=1)
-        total = np.where(found, sims, 0.0).sum(axis=1)
-        return np.where(count > 0, total / np.maximum(count, 1), 0.0)
+            return self._mean[rows]
 
     def warm(self, matrix: np.ndarray, alive: np.ndarray, limit: int) -> int:
         """Work out the lists of at most ``limit`` live rows that have none yet; how many
@@ -106,9 +104,11 @@ class HubTable:
         sim = np.full((cap, self.k), -np.inf, dtype=np.float32)
         ids = np.full((cap, self.k), -1, dtype=np.int64)
         known = np.zeros(cap, dtype=bool)
+        mean = np.zeros(cap, dtype=np.float64)
         old = self._known.shape[0]
         sim[:old], ids[:old], known[:old] = self._sim, self._ids, self._known
-        self._sim, self._ids, self._known = sim, ids, known
+        mean[:old] = self._mean
+        self._sim, self._ids, self._known, self._mean = sim, ids, known, mean
 
     def _drop_stale(self) -> None:
         """Removed rows leave the reference; lists that held one are computed again."""
@@ -123,6 +123,7 @@ class HubTable:
         self._known[touched] = False
         self._sim[touched | ~self._known] = -np.inf
         self._ids[touched | ~self._known] = -1
+        self._mean[touched | ~self._known] = 0.0
 
     def _join(self, matrix: np.ndarray, alive: np.ndarray) -> None:
         """New live rows join the reference while there is room, and are offered to every
@@ -151,12 +152,14 @@ class HubTable:
             self._sim[rows, weakest] = block[takers, j]
             self._ids[rows, weakest] = row
             floor[takers] = self._sim[rows].min(axis=1)
+            self._mean[rows] = _means(self._sim[rows])
 
     def _compute(self, need: np.ndarray, matrix: np.ndarray) -> None:
         """The lists of ``need`` against the whole reference set."""
         self._known[need] = True
         self._sim[need] = -np.inf
         self._ids[need] = -1
+        self._mean[need] = 0.0
         if self._ref_at is None:
             ref = np.array(self._ref, dtype=np.int64)
             self._ref_at = (ref, matrix[ref])
@@ -170,3 +173,12 @@ class HubTable:
         sims = np.take_along_axis(block, top, axis=1)
         self._sim[need, :k] = sims
         self._ids[need, :k] = np.where(np.isfinite(sims), ref[top], -1)
+        self._mean[need] = _means(self._sim[need])
+
+
+def _means(sims: np.ndarray) -> np.ndarray:
+    """Each row's hub value: the mean of its finite similarities, 0 without any."""
+    found = np.isfinite(sims)
+    count = found.sum(axis=1)
+    total = np.where(found, sims, 0.0).sum(axis=1)
+    return np.where(count > 0, total / np.maximum(count, 1), 0.0)

@@ -42,6 +42,8 @@ from familiars.memory._reader_rows import (
     one_blas_thread,
     source_node_key,
     top,
+    top_set,
+    union_rows,
 )
 from familiars.memory._recall_items import (
     Ranked,
@@ -433,11 +435,12 @@ class MemoryReader(IndexFeed):
         c = self.candidates
         dense_all = idx.dense_all(qvec)
         masked = dense_all if mask.all() else np.where(mask, dense_all, -np.inf)
-        cand = top(masked, c)
         kw_all: np.ndarray | None = None
-        if "keyword" not in self.ablated:
+        if "keyword" in self.ablated:
+            cand = top(masked, c)
+        else:  # the union sorts: the dense rows' order does not matter
             kw_all, hits = idx.keyword_hits(keyword_terms(query), mask, c)
-            cand = np.union1d(cand, hits)
+            cand = union_rows(top_set(masked, c), hits)
         cand = cand[np.isfinite(masked[cand])]
         return self._shortlist(cand, dense_all, kw_all, depth), dense_all, kw_all
 

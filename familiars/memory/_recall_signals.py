@@ -224,7 +224,7 @@ def neighbour_dense(index: RecallIndex, cand: np.ndarray, dense_all: np.ndarray)
     if not valid.any():
         return np.zeros(cand.shape[0])
     per = np.where(valid, dense_all[np.maximum(nbs, 0)].astype(np.float64), -np.inf)
-    best = per.max(axis=1)
+    best = np.maximum(per[:, 0], per[:, 1])  # a max over a last axis of 2 is ~15x slower
     return np.where(np.isfinite(best), best, 0.0)
 
 
