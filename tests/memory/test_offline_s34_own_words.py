@@ -106,6 +106,11 @@ def _said(text: str) -> list[str]:
         ),
         ("im 33 and a dad of 2", ["add The user is 33 years old.", "add The user is a dad of 2."]),
         ("no kidding, I'm allergic to bees", ["add The user is allergic to bees."]),
+        ("allergic to cats unfortunately", ["add The user is allergic to cats."]),
+        (
+            "we got a rescue cat in october, her names Pepper",
+            ["add The user has a rescue cat called Pepper."],
+        ),
     ],
 )
 def test_kept(text: str, wanted: list[str]) -> None:

@@ -23,7 +23,7 @@ _FILLERS = re.compile(
     r"^(?:(?:well|so|oh|hi|hey|hello|ok|okay|yes|yeah|yep|also|and|but|actually|btw|by the way|"
     r"anyway|just so you know|fyi|honestly|fun fact|oh and|now|these days|nowadays|wait|"
     r"the\s+thing\s+(?:about\s+me\s+)?is|thing\s+is|the\s+truth\s+is|truth\s+be\s+told|"
-    r"basically|i\s+mean|to\s+be\s+honest)[,!.]?\s+"
+    r"basically|i\s+mean(?=,)|to\s+be\s+honest)[,!.]?\s+"
     rf"|{SCRATCH_THAT})+",
     re.IGNORECASE,
 )
@@ -32,7 +32,8 @@ _TRAILING = re.compile(
     r"(?:[\s,]+(?:btw|fyi|lol|lmao|haha+|tbh|tbf|ngl|imo|rn|atm|fr|x+|by the way|just so you know|"
     r"of all things|of all people|if you can believe it|believe it or not|funnily enough|"
     # plain words in lower case only: "I like the song Though" keeps its title
-    r"(?-i:though|tho|anyway|anyways|to be honest|to be fair|honestly|frankly|in fact))[.!]*)+$",
+    r"(?-i:though|tho|anyway|anyways|to be honest|to be fair|honestly|frankly|in fact|"
+    r"unfortunately|sadly|luckily|thankfully|apparently|obviously))[.!]*)+$",
     re.I,
 )
 _I = r"(?:i|i'm|im|i've|i'd|i'll)"

@@ -97,7 +97,7 @@ _PET_MOD = r"(?:(?!(?:and|or|with)\b)[\w-]+\s+){0,3}?"
 _NAMING = (
     r"(?:\s*,?\s*(?:called|named)\s+|,?\s+(?:(?:and\s+)?(?:she|he|it|they)(?:'s|\s+is|\s+are)\s+"
     r"(?:called|named)|(?:and\s+)?(?:i\s+|we\s+)?(?:named|called)\s+(?:her|him|it|them)|"
-    r"(?:and\s+)?(?:her|his|its)\s+name(?:'s|\s+is))\s+"
+    r"(?:and\s+)?(?:her|his|its)\s+name(?:'s|\s+is|s))\s+"
     r"|,\s+(?-i:(?=[A-Z][\w'-]*(?:$|\s*[,.!]|\s+and\s+[A-Z]))))"
 )
 
