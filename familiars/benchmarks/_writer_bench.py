@@ -64,6 +64,12 @@ S32_DATA = Path(__file__).parent / "data" / "writer_s32.jsonl"
 #: and work said by what one does ("I'm freelancing now"); and look-alikes (others' health,
 #: "I take the bus", "I'm 5 minutes away"). Tuned on, never used to train.
 S33_DATA = Path(__file__).parent / "data" / "writer_s33.jsonl"
+#: A seventh dev batch (s34): terse phone texting in lower case ("im olive. 41"), long
+#: rambling chat, British and American, other people's facts, jokes, sarcasm, hypotheticals,
+#: questions and quotes that keep nothing, past jobs and retirement, health said as what one
+#: is ("I'm type 1 diabetic"), pet names said in a tail, family lists ("twin boys, Arlo and
+#: Finn"), a relative's coming birthday pinned to its date. Tuned on, never used to train.
+S34_DATA = Path(__file__).parent / "data" / "writer_s34.jsonl"
 #: Monday 30 November 2026, 14:00 in Berlin: dates in the set are read against this.
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
 TIMEZONE = "Europe/Berlin"
@@ -366,6 +372,7 @@ def side_by_side(
         "dev (s31)": load_messages(S31_DATA, "dev") if S31_DATA.is_file() else [],
         "dev (s32)": load_messages(S32_DATA, "dev") if S32_DATA.is_file() else [],
         "dev (s33)": load_messages(S33_DATA, "dev") if S33_DATA.is_file() else [],
+        "dev (s34)": load_messages(S34_DATA, "dev") if S34_DATA.is_file() else [],
         "held (old)": load_messages(dev_path, "held"),
         "fresh held": fresh,
         "originals": [m for m in fresh if m.id in originals],

@@ -12,6 +12,8 @@ from familiars.memory import MemoryRecord, offline_writes
 
 NOW = datetime(2026, 12, 9, 13, 0, tzinfo=UTC)  # a Wednesday
 SAT = "Saturday 12 December 2026"
+#: A coming birthday said with the age turned keeps the day as a birthday too (s34).
+JEAN = f"The user's mum Jean turns 80 on {SAT} (birthday December 12)."
 
 
 def _said(text: str, existing: list[MemoryRecord] | None = None) -> list[str]:
@@ -93,8 +95,8 @@ def test_health_still_kept(text: str, wanted: str) -> None:
     [
         ("my sister Jane was here on Monday", "The user's sister Jane was here on Monday."),
         ("my son Tom plays football on Saturday", "The user's son Tom plays football on Saturday."),
-        ("My mum Jean turns 80 next Saturday", f"The user's mum Jean turns 80 on {SAT}."),
-        ("My mum Jean turns 80 this coming Saturday", f"The user's mum Jean turns 80 on {SAT}."),
+        ("My mum Jean turns 80 next Saturday", JEAN),
+        ("My mum Jean turns 80 this coming Saturday", JEAN),
         ("my son Tom is playing golf on Saturday", f"The user's son Tom is playing golf on {SAT}."),
     ],
 )  # fmt: skip

@@ -14,7 +14,7 @@ import re
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from familiars.memory._offline._dates import parse_day
+from familiars.memory._offline._dates import parse_day, pin_weekdays
 from familiars.memory._offline._objects import Fact, topic_key
 from familiars.memory._offline._people import FAMILY
 
@@ -44,9 +44,46 @@ def relation_kind(word: str) -> str:
     return "family" if word.lower() in _FAMILY else "people"
 
 
+#: "my mum turns 80 next Saturday", "my son Theo is turning 5 on 12 May".
+_TURNS = re.compile(
+    rf"^{_WHO}(?:\s+turns|\s+will\s+turn|\s+is\s+turning|'s\s+turning|\s+is\s+going\s+to\s+turn)"
+    r"\s+(?P<age>\d{1,3})\s+(?P<date>.+?)[.!]*$",
+    re.IGNORECASE,
+)
+_PINNED = re.compile(r"^on\s+\w+day\s+(?P<d>\d{1,2})\s+(?P<m>[A-Z][a-z]+)\s+\d{4}$")
+
+
+def _turning(m: re.Match[str], *, now: datetime, tz: ZoneInfo) -> Fact | None:
+    """Someone's coming birthday with the age they turn, the day pinned to its date ("next
+    Saturday" -> "on Saturday 5 December 2026"): a day that moves on each week is no date."""
+    raw = m.group("date")
+    pinned = pin_weekdays(raw, now=now, tz=tz, said=f"will {raw}")
+    day = _PINNED.match(pinned)
+    if day is not None:
+        when, birthday = pinned, f"{day.group('m')} {day.group('d')}"
+    else:
+        date = parse_day(raw, now=now, tz=tz)
+        named = re.search(
+            r"\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|tomorrow|today", raw, re.I
+        )
+        if date is None or named is None:
+            return None
+        when, birthday = f"on {date:%A} {date.day} {date:%B %Y}", f"{date:%B} {date.day}"
+    rel, name = (m.group("rel") or "").lower(), m.group("name") or m.group("alone")
+    who = " ".join(p for p in (f"The user's {rel}" if rel else "", name or "") if p)
+    content = f"{who} turns {m.group('age')} {when} (birthday {birthday})."
+    topic = topic_key(name or rel)
+    kind = relation_kind(rel) if rel else "people"
+    tags = ("birthday", kind, f"topic:{topic}")
+    return Fact("user", "relation", content, tags, f"birthday:{topic}", 0.75)
+
+
 def match_others_birthday(clause: str, *, now: datetime, tz: ZoneInfo) -> Fact | None:
     """The birthday of someone the person knows, said in ``clause``; None for anything else
     (the person's own birthday, a date that does not read)."""
+    turns = _TURNS.match(clause.strip())
+    if turns is not None:
+        return _turning(turns, now=now, tz=tz)
     m = _BIRTHDAY_OF.match(clause.strip())
     if m is None:
         return None

@@ -21,16 +21,19 @@ logger = logging.getLogger(__name__)
 SCRATCH_THAT = r"(?:scratch|forget)\s+that\s*[,.;:!–—-]+\s*"
 _FILLERS = re.compile(
     r"^(?:(?:well|so|oh|hi|hey|hello|ok|okay|yes|yeah|yep|also|and|but|actually|btw|by the way|"
-    r"anyway|just so you know|fyi|honestly|fun fact|oh and|now|these days|nowadays|wait)[,!.]?\s+"
+    r"anyway|just so you know|fyi|honestly|fun fact|oh and|now|these days|nowadays|wait|"
+    r"the\s+thing\s+(?:about\s+me\s+)?is|thing\s+is|the\s+truth\s+is|truth\s+be\s+told|"
+    r"basically|i\s+mean(?=,)|to\s+be\s+honest)[,!.]?\s+"
     rf"|{SCRATCH_THAT})+",
     re.IGNORECASE,
 )
 #: Said after a clause, telling nothing: "I'm vegetarian btw", "... horse hair of all things".
 _TRAILING = re.compile(
-    r"(?:[\s,]+(?:btw|fyi|lol|lmao|haha+|tbh|tbf|ngl|imo|x+|by the way|just so you know|"
+    r"(?:[\s,]+(?:btw|fyi|lol|lmao|haha+|tbh|tbf|ngl|imo|rn|atm|fr|x+|by the way|just so you know|"
     r"of all things|of all people|if you can believe it|believe it or not|funnily enough|"
     # plain words in lower case only: "I like the song Though" keeps its title
-    r"(?-i:though|tho|anyway|anyways|to be honest|to be fair|honestly|frankly|in fact))[.!]*)+$",
+    r"(?-i:though|tho|anyway|anyways|to be honest|to be fair|honestly|frankly|in fact|"
+    r"unfortunately|sadly|luckily|thankfully|apparently|obviously))[.!]*)+$",
     re.I,
 )
 _I = r"(?:i|i'm|im|i've|i'd|i'll)"
@@ -52,6 +55,8 @@ _CLAUSE_SPLIT = re.compile(
     r"|,?\s+and\s+(?=my\s+[\w' -]{1,30}?\s+(?:is|are|was|were)\b)"
     rf"|,?\s+(?:and|but)\s+(?={_SUBJECTLESS_VERB}\s+\S)"
     r"|,\s+(?=(?:do|don't|did|are|aren't|have|haven't|what about|how about|and)\s+you\b)"
+    # "I'm a solicitor, been at the same firm ...", "at the hospital where I'm a midwife"
+    r"|,\s+(?=been\s)|\s+where\s+(?=(?:i'm|im|i\s+am|i\s+work)\s)"
     r"|,\s+(?=[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+(?:now|instead)$)"
     r"|,\s+(?=(?:(?:now|these\s+days|nowadays)\s+)?it'?s\s+[a-z][\w-]*(?:\s+[a-z][\w-]*)?(?:\s+now)?$)"
     # "Mia here - I look after horses": a dash before a new saying of one's own
@@ -65,7 +70,10 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\s*\n+\s*")
 _ABBREVIATION = re.compile(
     r"\b(?:mr|mrs|ms|dr|st|prof|jr|sr|vs|etc|e\.g|i\.e|a\.m|p\.m|approx|mt|no)\.$", re.IGNORECASE
 )
-_QUOTED = re.compile(r'"[^"]*"|“[^”]*”')
+#: Words in single quotes, two or more ("he goes 'my name is Bond'"), not an apostrophe
+#: ("rock 'n' roll", "the dogs' beds"): quoted speech too.
+_SINGLE_QUOTED = r"(?<![\w'])'[^'\n]*\s[^'\n]*'(?![\w'])"
+_QUOTED = re.compile(r'"[^"]*"|“[^”]*”|' + _SINGLE_QUOTED)
 #: Sentences that only imagine: nothing in them is a fact.
 _HYPOTHETICAL = re.compile(
     r"^(?:imagine|suppose|supposing|pretend|what if|let's say|lets say|hypothetically|"
@@ -79,14 +87,18 @@ _QUESTION_START = re.compile(
     r"could|would|will|should|shall|may|might|have|has|am|which)\b(?!['’]t\b|n['’]t\b)",
     re.IGNORECASE,
 )
-_REPORTED = re.compile(r"[\"“”]|\b(?:said|says|told me|asked|wrote)\b", re.IGNORECASE)
+_REPORTED = re.compile(
+    r"[\"“”]|" + _SINGLE_QUOTED + r"|\b(?:said|says|told me|asked|wrote)\b", re.IGNORECASE
+)
 
 
 #: Contractions typed without their apostrophe ("cant eat shellfish", "dont like olives"):
 #: given it back, so every rule reads them as the contraction.
 _BARE_CONTRACTION = re.compile(
     r"\b(can|don|doesn|didn|isn|aren|wasn|haven|hasn|couldn|wouldn|shouldn)t\b"
-    r"|\b(?P<i>[Ii])(?P<v>ve|ll)\b",
+    r"|\b(?P<i>[Ii])(?P<v>ve|ll)\b"
+    # "hes called Spike", "shes a nurse", "theyre twins"
+    r"|\b(?P<p>(?-i:[Hh]e|[Ss]he|[Tt]hey))(?P<c>(?-i:s|re))\b(?<!\bhere)(?<!\bshere)",
 )
 
 
@@ -96,6 +108,11 @@ _TYPED_YOU = re.compile(r"(?<![\w'-])u(?![\w'-])")
 
 def _apostrophes(text: str) -> str:
     def given(m: re.Match[str]) -> str:
+        if m.group("p"):
+            pronoun, ending = m.group("p"), m.group("c")
+            if (pronoun.lower(), ending) not in (("he", "s"), ("she", "s"), ("they", "re")):
+                return m.group(0)
+            return f"{pronoun}'{ending}"
         if m.group("i"):
             return f"{m.group('i')}'{m.group('v')}"
         stem = m.group(1)
@@ -106,9 +123,11 @@ def _apostrophes(text: str) -> str:
 
 #: How people type on a phone (tester T23): "im", a lone "i", "wots", "my dogs name".
 _CASUAL = (
-    (re.compile(r"(?<![\w'-])(?-i:im)(?=\s+[a-z])"), "I'm"),
+    (re.compile(r"(?<![\w'-])(?-i:im)(?=\s+[a-z0-9])"), "I'm"),
     (re.compile(r"(?<![\w'-])(?-i:i)(?=\s|'|$)"), "I"),
     (re.compile(r"\b(?:wots|wot|whats)\b", re.I), "what's"),
+    # "obsessed w crochet", "live w my bf": "w" or "w/" for "with"
+    (re.compile(r"(?<![\w'-])(?-i:w)/?(?=\s+[a-z])"), "with"),
     # "my dogs name", "my dogs called rex": the possessive or "is" lost its apostrophe
     (
         re.compile(r"\b(?P<my>my|our)\s+(?P<n>[a-z]+[^s\W])s\s+(?=(?:name|called|named)\b)", re.I),
@@ -246,6 +265,8 @@ _NAME_THEN_WHAT = re.compile(
 )
 _AGE = re.compile(r"\b(?:\d{1,3}|twenty|thirty|forty|fifty|sixty)[- ]years?[- ]old\s+(?=\w)", re.I)
 #: "... paramedic living in Denver" (but not "for a living in Oslo").
+#: "I'm 33 and a dad of 2": the age, then what one is.
+_AGE_AND_A = re.compile(r"^(?:i'?m|i\s+am)\s+\d{1,2}\s+and\s+(?=an?\s)", re.I)
 _PARTICIPLE = re.compile(r"(?<!\ba)\s+(?=(?:living|based)\s+(?:in|near|outside)\s)", re.I)
 _TERSE_PART = re.compile(r"^[\w'-]+(?:\s+[\w'-]+){0,2}$")
 
@@ -266,7 +287,7 @@ def _subject_given(part: str, before: list[str]) -> str:
         return f"I {used.group('verb')} {now.group('y')} now"
     it_is = re.match(
         r"^(?:it'?s|it\s+is)\s+(?:(?:all|mostly|more)\s+(?:about\s+)?)?"
-        r"(?P<y>[a-z][\w-]*(?:\s+[\w-]+){0,2}?)(?:\s+now)?$",
+        r"(?P<y>[a-z][\w-]*(?:\s+[\w-]+){0,2}?)(?:\s+all\s+the\s+way)?(?:\s+now)?$",
         part,
         re.I,
     )
@@ -299,6 +320,7 @@ _WHAT_THEN_WHERE = re.compile(
     r"(?:\s+(?:from|in|based\s+in|living\s+in|out\s+of)\s+(?P<place>(?-i:[A-Z][\w'-]*)(?:\s+(?-i:[A-Z][\w'-]*))?))?$",
     re.I,
 )
+_STUDYING_PART = re.compile(r"^(?:studying|doing\s+a\s+degree\s+in)\s+[\w' -]+$", re.I)
 #: An age said alone or with its unit: "34", "34 years old", "34yo".
 _AGE_ALONE = re.compile(r"^(?P<n>\d{1,2})(?:\s*(?:years?\s+old|yrs?(?:\s+old)?|y/?o))?$", re.I)
 #: "I'm Raj, 34, software developer at a startup in Bristol": a name, then short parts.
@@ -315,6 +337,9 @@ def _intro_part(part: str, *, bare: bool = False) -> list[str]:
     age = _AGE_ALONE.match(part)
     if age:
         return [f"I'm {age.group('n')} years old"]
+    study = _STUDYING_PART.match(part)
+    if study:  # "studying comp sci at UCLA"
+        return [f"I'm {part}"]
     m = _WHAT_THEN_WHERE.match(part)
     if m is None or not (m.group("org") or m.group("place") or (bare and part.islower())):
         return []
@@ -327,17 +352,35 @@ def _intro_part(part: str, *, bare: bool = False) -> list[str]:
     return out
 
 
+#: The same typed in lower case ("im jay, 19, studying comp sci"): the age said right after
+#: the word is what makes it a name.
+_LOWER_NAME_THEN_AGE = re.compile(
+    r"^(?P<i>i'?m|im|i\s+am)\s+(?P<n>(?-i:[a-z][a-z'-]+))\s*,\s*(?P<rest>\d{1,2}\b.*)$", re.I
+)
+#: Words after "I'm" that describe, whatever follows: "I'm tired, 34 hours awake".
+_NOT_LOWER_INTRO = frozenset(
+    _words(
+        "tired done back home here fine good ok okay sorry so not just also still only nearly",
+        "almost about over under literally actually basically single married divorced",
+    )
+)
+
+
 def _introduced(sentence: str) -> list[str] | None:
     """ "I'm Raj, 34, software developer at a small startup in Bristol": the name, then each
     part said as a clause (:func:`_intro_part`); None when a part is not one of those."""
     m = _NAME_THEN_PARTS.match(sentence.strip())
+    name = m.group("n") if m else ""
     if m is None:
-        return None
+        m = _LOWER_NAME_THEN_AGE.match(sentence.strip())
+        if m is None or m.group("n") in _NOT_LOWER_INTRO:
+            return None
+        name = m.group("n").capitalize()
     parts = [p.strip() for p in m.group("rest").split(",") if p.strip()]
     said = [_intro_part(p, bare=True) for p in parts]
     if not parts or not all(said) or not any(_AGE_ALONE.match(p) for p in parts):
         return None
-    return [f"{m.group('i')} {m.group('n')}", *(c for each in said for c in each)]
+    return [f"my name is {name}", *(c for each in said for c in each)]
 
 
 def _terse(sentence: str) -> list[str] | None:
@@ -381,6 +424,7 @@ def _split_sentence(sentence: str) -> list[str]:
     masked = _APPOSITIVE.sub(lambda m: f"{m.group('np')} {m.group('n')} ", masked)
     masked = _NAME_THEN_WHAT.sub(lambda m: f"{m.group('i')} {m.group('n')}, and I'm ", masked)
     masked = _PARTICIPLE.sub(", and I'm ", _AGE.sub("", masked))
+    masked = _AGE_AND_A.sub(lambda m: f"{m.group(0).split(' and ')[0]}, and I'm ", masked)
     masked = _WHO_IS_AGED.sub("", masked)
     out: list[str] = []
     for said in _CLAUSE_SPLIT.split(masked):
@@ -431,11 +475,39 @@ def _allergy_named(group: list[str]) -> list[str]:
     return group
 
 
+def _age_joined(said: list[str]) -> list[str]:
+    """ "im olive. 41": an age said alone right after "I'm <word>" is one introduction
+    ("I'm olive, 41")."""
+    out: list[str] = []
+    for sentence in said:
+        bare = sentence.strip(" .!")
+        if (
+            out
+            and re.fullmatch(r"\d{1,2}", bare)
+            and re.fullmatch(r"(?:i'?m|im|i\s+am)\s+\w+[.!]?", out[-1], re.I)
+        ):
+            out[-1] = f"{out[-1].rstrip('.!')}, {bare}"
+        else:
+            out.append(sentence)
+    return out
+
+
+#: A message the person takes back as a joke: "jk", "just kidding", "I'm only joking" (not
+#: "no kidding" or "I'm not joking", which say it is meant).
+_JOKED = re.compile(
+    r"(?<![\w/])(?:jk|j/k)(?![\w/])|\b(?:just|only)\s+(?:kidding|joking)\b"
+    r"|\bi'?m\s+(?:just\s+|only\s+)?(?:kidding|joking)\b(?!\s+aside)",
+    re.IGNORECASE,
+)
+
+
 def _sentence_clauses(text: str) -> list[tuple[str, list[str]]]:
     """Each sentence that states something, with its clauses: a sentence that only imagines
     is dropped, and so is the condition of an "if ..., ..." sentence."""
-    out = []
-    for sentence in sentences(casual(text)):
+    out: list[tuple[str, list[str]]] = []
+    if _JOKED.search(text):  # "my cat is called Tiddles lol jk I don't have a cat"
+        return out
+    for sentence in _age_joined(sentences(casual(text))):
         bare = _FILLERS.sub("", sentence)
         if _HYPOTHETICAL.match(bare):
             continue

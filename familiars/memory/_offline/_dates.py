@@ -350,7 +350,7 @@ def _absolute_days(text: str, *, now: datetime, tz: ZoneInfo) -> str:
 
 _WEEKDAY_SAID = re.compile(
     r"\b(?P<lead>next|this\s+coming|this|on|on\s+the)\s+(?P<day>mon|tues|wednes|thurs|fri|satur|sun)day"
-    r"\b(?!\s*\()",
+    r"\b(?!\s*\(|\s+\d)",  # "on Saturday 5 December 2026" is pinned already
     re.IGNORECASE,
 )
 #: Said ahead whatever the lead: "next Saturday", "this coming Saturday".

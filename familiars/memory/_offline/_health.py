@@ -63,9 +63,23 @@ def _health(content: str, what: str, kind: str) -> Fact:
     return Fact("user", "profile", content, tags, f"allergy:{key}", 0.85)
 
 
+#: A condition said as what one is: "I'm type 1 diabetic", "I'm epileptic" (a plain "I'm
+#: diabetic" or "coeliac" is a diet, read by ``match_health``).
+_AM_CONDITION = re.compile(
+    r"^(?:i'?m|im|i\s+am)\s+(?:also\s+|now\s+)?(?P<what>type\s+[12]\s+diabetic|epileptic|"
+    r"asthmatic|an(?:a)?emic|autistic|dyslexic|dyspraxic|bipolar|hypertensive|arthritic|"
+    r"pre-?diabetic)(?:\s+(?:now|too|as\s+well))?$",
+    re.I,
+)
+
+
 def match_conditions(clause: str) -> list[Fact]:
     """One fact per condition of a list ("I have asthma and eczema"); [] when an item of
     the list is no known condition ("I have a dog and asthma" is not read here)."""
+    am = _AM_CONDITION.match(clause.strip().rstrip(".!"))
+    if am is not None:
+        what = re.sub(r"\s+", " ", am.group("what").lower())
+        return [_health(f"The user is {what}.", what, "condition")]
     m = _HAVE_CONDITIONS.match(clause.strip().rstrip(".!"))
     if m is None:
         return []
@@ -111,7 +125,10 @@ _TAKES = re.compile(
 def match_medication(clause: str) -> list[Fact]:
     """ "I take metformin twice a day", "I'm on 20mg of citalopram", "I use an inhaler for my
     asthma": the medicine (and how often or what for, as said)."""
-    m = _TAKES.match(clause.strip().rstrip(".!"))
+    said = clause.strip().rstrip(".!")
+    if re.match(r"^(?:on|taking)\s", said, re.I):  # "on insulin": the "I'm" left out
+        said = f"I'm {said}"
+    m = _TAKES.match(said)
     if m is None:
         return []
     drug = m.group("drug")

@@ -39,7 +39,9 @@ _LIKE = re.compile(
     r"(?:like|love|enjoy|adore)\s+(?P<obj>.+)$"
     r"|^i'?m\s+(?:really\s+|a\s+big\s+|a\s+huge\s+|such\s+a\s+|totally\s+)?(?:into|a fan of|fan of)"
     r"\s+(?P<obj2>.+)$"
-    r"|^(?P<obj3>[\w' -]{2,40}?)\s+is\s+my\s+(?:absolute\s+)?(?:favou?rite)(?:\s+\w+)?$",
+    r"|^(?P<obj3>[\w' -]{2,40}?)\s+is\s+my\s+(?:absolute\s+)?(?:favou?rite)(?:\s+\w+)?$"
+    # "I've always loved gardening": a liking held for long (a plain "I loved it" is past)
+    r"|^i(?:'ve|\s+have)\s+(?:always|long)\s+(?:loved|liked|enjoyed|adored)\s+(?P<obj4>.+)$",
     re.IGNORECASE,
 )
 _DISLIKE = re.compile(
@@ -153,6 +155,14 @@ _ALLERGY = re.compile(
     r"|^i\s+(?:also\s+)?have\s+(?:an?\s+|a\s+severe\s+|a\s+mild\s+)?"
     r"(?P<obj3>[\w-]+(?:\s+[\w-]+)?)\s+allergy$",
     re.IGNORECASE,
+)
+#: What no one is allergic to but in a joke: "I'm allergic to mondays lol", "allergic to
+#: work", "allergic to effort".
+_NO_ALLERGEN = re.compile(
+    r"^(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|mornings?|weekdays?|work|working|"
+    r"people|humans|effort|exercise|adulting|responsibilit(?:y|ies)|commitment|homework|"
+    r"housework|chores|small\s+talk|maths?|meetings?|deadlines?|being\s+\w+|early\s+starts?)$",
+    re.I,
 )
 _DIETS = {
     "vegetarian": "vegetarian",
@@ -294,7 +304,7 @@ def match_health(clause: str) -> Fact | None:
     m = _ALLERGY.match(clause)
     if m:
         obj = _trimmed_object(m.group("obj") or m.group("obj2") or m.group("obj3") or "")
-        if obj is None:
+        if obj is None or _NO_ALLERGEN.match(obj):
             return None
         key = topic_key(obj)
         return Fact(
@@ -343,6 +353,15 @@ def match_greeting_name(sentence: str) -> Fact | None:
     return Fact("user", "profile", f"The user's name is {name}.", ("name",), "name", 0.9)
 
 
+#: "call me crazy, but ...": what one is called in an idiom, not a name.
+_CALL_ME_IDIOM = frozenset(
+    _words(
+        "crazy mad old old-fashioned paranoid biased cynical lazy naive silly stupid weird",
+        "picky sentimental stubborn nosy sad boring a an the what whatever anything",
+    )
+)
+
+
 def match_name(clause: str) -> Fact | None:
     m = _NAME.match(clause)
     if not m:
@@ -351,6 +370,9 @@ def match_name(clause: str) -> Fact | None:
     if words[0].lower() in _NOT_NAMES or not words[0][0].isalpha():
         return None
     rest = m.group("rest").strip().lower()
+    calling = re.match(r"^(?:(?:you\s+can|please)\s+)?call\s+me\b", clause, re.I) is not None
+    if calling and words[0].lower() in _CALL_ME_IDIOM:
+        return None  # "call me old fashioned, but ...", "call me crazy": no name
     if (
         clause.lower().startswith("call me")
         and rest
@@ -380,7 +402,7 @@ def match_preference(clause: str) -> Fact | None:
         return Fact(**{**fact.__dict__, "key": f"favourite-{topic_key(what)}"})
     m = _LIKE.match(clause)
     if m:
-        obj = _clean_object(m.group("obj") or m.group("obj2") or m.group("obj3"))
+        obj = _clean_object(m.group("obj") or m.group("obj2") or m.group("obj3") or m.group("obj4"))
         if obj is None:
             return None
         if m.group("obj3") and obj[1:] == obj[1:].lower():

@@ -35,7 +35,7 @@ JOBS = frozenset(
         "courier porter security guard coach trainer instructor entrepreneur founder ceo "
         "cto freelancer contractor surveyor optician radiographer sonographer dietitian "
         "nutritionist counsellor counselor social worker priest vicar pastor rabbi imam "
-        "butcher florist jeweller"
+        "butcher florist jeweller realtor"
     )
 )
 #: Where a person may work, said without a name ("I work in a hospital").
@@ -44,7 +44,7 @@ WORKPLACES = frozenset(
         "hospital school bank shop store office factory warehouse restaurant lab laboratory "
         "bakery cafe café hotel library pharmacy clinic university college bar pub garage "
         "supermarket startup charity museum gallery studio salon kitchen nursery prison "
-        "airport"
+        "airport home"
     )
 )
 PETS = frozenset(
@@ -97,7 +97,7 @@ _PET_MOD = r"(?:(?!(?:and|or|with)\b)[\w-]+\s+){0,3}?"
 _NAMING = (
     r"(?:\s*,?\s*(?:called|named)\s+|,?\s+(?:(?:and\s+)?(?:she|he|it|they)(?:'s|\s+is|\s+are)\s+"
     r"(?:called|named)|(?:and\s+)?(?:i\s+|we\s+)?(?:named|called)\s+(?:her|him|it|them)|"
-    r"(?:and\s+)?(?:her|his|its)\s+name(?:'s|\s+is))\s+"
+    r"(?:and\s+)?(?:her|his|its)\s+name(?:'s|\s+is|s))\s+"
     r"|,\s+(?-i:(?=[A-Z][\w'-]*(?:$|\s*[,.!]|\s+and\s+[A-Z]))))"
 )
 
@@ -197,6 +197,25 @@ _DOING = re.compile(
     r"instead|in\s+\w+|last\s+\w+|this\s+\w+|\w+\s+ago))*$",
     re.IGNORECASE,
 )
+#: "I'm retired now", "retired now" (after "I was a postman for 30 years"), "I retired last
+#: year after forty years as a bus driver": the person is retired, and what they were.
+_RETIRED = re.compile(
+    r"^(?:(?:i'?m|im|i\s+am|i'?ve|i\s+have)\s+(?:now\s+|happily\s+|fully\s+|been\s+)?"
+    r"retired|i\s+(?:finally\s+|just\s+)?retired|(?P<bare>retired)(?=\s+(?:now|these\s+days)$))"
+    r"(?:\s+(?:now|these\s+days|early|last\s+\w+|this\s+\w+|in\s+\d{4}|\w+\s+years?\s+ago))*"
+    r"(?P<was>\s+(?:after|from)\s+(?:(?:\w+\s+){1,3}(?:as|in)\s+)?(?:(?:an?|the|my)\s+)?"
+    r"[\w-]+(?:\s+[\w-]+)?)?"
+    r"(?:\s+(?:now|these\s+days|in\s+\d{4}|last\s+\w+|\w+\s+years?\s+ago))?$",
+    re.IGNORECASE,
+)
+#: "I'm studying comp sci at UCLA", "I study law at Leeds": a course, not a revision night
+#: ("I'm studying for my exams", "studying hard tonight").
+_STUDIES = re.compile(
+    r"^(?:i'?m|im|i\s+am)\s+(?:currently\s+|now\s+)?studying\s+(?P<what>(?!(?:for|hard|tonight|late|"
+    r"all|at|with|now|again|today|this|the|my|a|an|to)\b)[\w'-]+(?:\s+(?!at\b|in\b)[\w'-]+){0,2})"
+    r"(?:\s+(?:at|in)\s+(?P<org>(?-i:[A-Z][\w'&.-]*(?:\s+[A-Z][\w'&.-]*)*)))?(?:\s+now)?$",
+    re.IGNORECASE,
+)
 #: "I'm 34", "I'm 34 years old", "I am 29 yrs old".
 _AGE = re.compile(
     r"^(?:i'?m|im|i\s+am)\s+(?:now\s+|just\s+turned\s+)?(?P<n>\d{1,2})"
@@ -217,6 +236,15 @@ def match_age(clause: str) -> list[Fact]:
 
 def match_job(clause: str) -> list[Fact]:
     """ "I'm a nurse", "I work as a nurse at St. Mary's", "I'm a cashier at Tesco"."""
+    m = _STUDIES.match(clause.strip(" .!"))
+    if m:
+        at = f" at {m.group('org')}" if m.group("org") else ""
+        content = f"The user studies {m.group('what')}{at}."
+        return [Fact("user", "profile", content, ("job",), "job", 0.7)]
+    m = _RETIRED.match(clause.strip(" .!"))
+    if m:
+        was = f" ({third_person(m.group('was').strip())})" if m.group("was") else ""
+        return [Fact("user", "profile", f"The user is retired{was}.", ("job",), "job", 0.7)]
     m = _DOING.match(clause)
     if m:
         doer = _DOING_WORK[m.group("v").lower()]
@@ -297,8 +325,15 @@ _PET_NAMED = re.compile(
 _ANOTHER_NAME = re.compile(rf"\s*(?:,\s*(?:and\s+)?|\s+and\s+){_NAME}\b(?!\s+\w+s\b)")
 #: The same with the name required, tried first: "a tabby cat named Marmalade" is a cat
 #: named Marmalade, not a tabby; "a ferret, Bandit" names the ferret.
+#: When the pet came, said between it and its name: "a staffie pup last month, she's called
+#: Biscuit", "a new kitten yesterday, named her Luna", "a greyhound in the spring, ...".
+_WHEN_GOT = (
+    r"(?:\s+(?:last\s+\w+|this\s+\w+|yesterday|today|recently|in\s+(?:the\s+)?\w+|"
+    r"(?:a|an|one|two|three|\d+|a\s+few|a\s+couple\s+of)\s+\w+\s+ago)(?=,))?"
+)
 _PET_WITH_NAME = re.compile(
-    rf"(?:and\s+)?(?P<what>{_COUNT}\s+{_PET_MOD}{_PET_WORD})(?P<plural>s|es)?\b{_NAMING}(?-i:{_NAME})\b",
+    rf"(?:and\s+)?(?P<what>{_COUNT}\s+{_PET_MOD}{_PET_WORD})(?P<plural>s|es)?\b{_WHEN_GOT}"
+    rf"{_NAMING}(?-i:{_NAME})\b",
     re.IGNORECASE,
 )
 _HAVE_START = re.compile(rf"^{_HAVE}\s+", re.IGNORECASE)
@@ -413,6 +448,24 @@ _HAVE_MEMBERS = re.compile(
     rf"(?:\s*,?\s*(?:called|named)\s+{_NAME}|\s*,\s*(?-i:{_NAME2}))?",
     re.IGNORECASE,
 )
+#: Members counted and named in a list, with or without "I have": "twin boys, Arlo and Finn",
+#: "I've got three kids: Maya, Leo and Rosie", "we have a boy and a girl, Jack and Poppy",
+#: "got 3 kids" (the count alone only with the verb).
+_KID_WORD = r"(?:boy|girl|son|daughter|kid|child|brother|sister)"
+_MEMBERS_LISTED = re.compile(
+    rf"^(?P<have>(?:i|we)?(?:\s*have|'ve\s+got|\s*have\s+got|\s*got)\s+)?"
+    rf"(?P<what>(?:(?P<count>{_COUNT}|twin)\s+)(?:(?:younger|older|little|big|baby|twin|"
+    rf"grown-up|grown|step)\s+)*(?P<rel>{_FAMILY_WORD}|boys|girls|{_KID_WORD}s?)"
+    rf"(?:\s+and\s+(?:a|an|one|two|three|\d+)\s+{_KID_WORD}s?)?)"
+    rf"(?:\s*[,:]\s*(?-i:{_NAME2})|\s*$)",
+    re.IGNORECASE,
+)
+#: "my brothers are called Tom and Ben": more than one member, named together.
+_MEMBERS_ARE_NAMED = re.compile(
+    rf"^(?:my|our)\s+(?P<what>(?:(?:younger|older|little|big|twin|two|three)\s+)*"
+    rf"(?P<rel>{_FAMILY_WORD}|{_KID_WORD}s))\s+are\s+(?:called|named)\s+(?-i:{_NAME2})",
+    re.IGNORECASE,
+)
 _MARRIED_TO = re.compile(
     rf"^i'?m\s+(?:married|engaged)\s+to\s+(?:an?\s+(?:guy|man|woman|girl|lady)\s+"
     rf"(?:called|named)\s+)?{_NAME}",
@@ -466,6 +519,30 @@ def _have_members(clause: str, m: re.Match[str]) -> Fact:
     return _family(f"The user has {what} called {said}.", names[0] if len(names) == 1 else rel)
 
 
+def _listed_members(clause: str) -> Fact | None:
+    """ "twin boys, Arlo and Finn", "we have a boy and a girl, Jack and Poppy", "my brothers
+    are called Tom and Ben", "got 3 kids": one record, every name in it. Without a verb two
+    names at least are needed ("two kids, Sam" may be anyone's)."""
+    m = _MEMBERS_ARE_NAMED.match(clause) or _MEMBERS_LISTED.match(clause)
+    if m is None:
+        return None
+    first = m.group("name2")
+    names = _more_names(clause, first, m.end()) if _is_name(first) else []
+    if first and not names:
+        return None
+    if m.re is _MEMBERS_LISTED and not m.group("have") and len(names) < 2:
+        return None
+    what = re.sub(r"\s+", " ", m.group("what"))
+    if m.re is _MEMBERS_ARE_NAMED:
+        said = f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
+        return _family(f"The user's {what.lower()} are called {said}.", m.group("rel"))
+    rel = _PLURAL.get(m.group("rel").lower(), m.group("rel").lower().rstrip("s"))
+    if not names:
+        return _family(f"The user has {what}.", rel)
+    said = f"{', '.join(names[:-1])} and {names[-1]}" if len(names) > 1 else names[0]
+    return _family(f"The user has {what} called {said}.", rel)
+
+
 def match_family(clause: str) -> list[Fact]:
     """ "My sister Emma is vegetarian", "my husband is called Tom", "I have two kids", and a
     named member said in passing ("... with my husband Tom")."""
@@ -483,6 +560,9 @@ def match_family(clause: str) -> list[Fact]:
     if m:
         rel = m.group("rel").lower()
         return [_family(f"The user's {rel} is {m.group('what')}.", rel)]
+    listed = _listed_members(clause)
+    if listed is not None:
+        return [listed]
     m = _HAVE_MEMBERS.match(clause)
     if m:
         return [_have_members(clause, m)]
@@ -520,7 +600,14 @@ _THEY_CALL_ME = re.compile(
     rf"|^my\s+nickname\s+is\s+{_NAME2}$",
     re.IGNORECASE,
 )
-_NOT_NICKNAMES = frozenset(_words("later back tomorrow maybe when if now sometime soon"))
+_NOT_NICKNAMES = frozenset(
+    _words(
+        "later back tomorrow maybe when if now sometime soon",
+        # "call me crazy, but ...": an idiom, no name
+        "crazy mad old old-fashioned paranoid biased cynical lazy naive silly stupid weird",
+        "picky sentimental stubborn nosy boring",
+    )
+)
 
 
 def match_nickname(clause: str) -> list[Fact]:
@@ -540,7 +627,8 @@ def match_nickname(clause: str) -> list[Fact]:
 
 _HOME = re.compile(
     r"^(?:i|we)\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+(?:from\s+.+?\s+)?"
-    r"to\s+(?P<place>.+?)(?:\s+(?:last|this)\s+\w+|\s+\w+\s+ago)?$"
+    r"to\s+(?P<place>.+?)(?:\s+(?:last|this)\s+\w+|\s+\w+\s+ago)?"
+    r"(?:\s+(?:after|because|for|when|once)\s+(?:the|my|a|an|our|i|we)\b.*)?$"
     r"|^we\s+(?:now\s+)?live\s+in\s+(?:the\s+\w+\s+of\s+)?(?P<place2>.+)$"
     r"|^i\s+live\s+(?:just\s+)?(?:outside|near)\s+(?P<place3>.+)$"
     r"|^i'?ve\s+(?:been\s+)?liv(?:ed|ing)\s+in\s+(?P<place4>.+?)\s+for\s+.+$",

@@ -51,6 +51,11 @@ _NOT_PLANS = re.compile(
 )
 
 
+#: "we got a puppy in March", "I got a new job last month": what was got is no plan.
+_GOT_PAST = re.compile(r"^(?:i|we)\s+(?:just\s+|finally\s+)?got\s+(?!to\b)", re.I)
+_PAST_TIME = re.compile(r"^(?:in\s+[a-z]+|last\b.*|yesterday|.*\bago|earlier\b.*)$", re.I)
+
+
 def when_said(phrase: str, *, now: datetime, tz: ZoneInfo) -> str:
     """ "next month" -> "December 2026"; "on Friday" -> "Friday 4 December 2026"; "" when the
     phrase names no day or month that parses."""
@@ -104,7 +109,7 @@ def match_plan(clause: str, *, now: datetime, tz: ZoneInfo) -> list[Fact]:
     if not m or (m.group("body") and _NOT_PLANS.match(m.group("body"))):
         return []
     when = TIME_PHRASE.search(clause)
-    if when is None:
+    if when is None or (_GOT_PAST.match(clause) and _PAST_TIME.match(when.group(0).strip())):
         return []
     absolute = when_said(when.group(0), now=now, tz=tz)
     content = _subject(clause) + (f" ({absolute})" if absolute else "") + "."

@@ -35,6 +35,12 @@ _MY_REL_IS = re.compile(rf"^my\s+{_REL}(?:{_IS_JOB_NAMED}|{_IS}){_NAME}\b", re.I
 #: "Max is my friend's golden retriever" is about the friend's dog, not a friend called Max.
 _NAME_IS_MY_REL = re.compile(rf"^{_NAME}\s+is\s+my\s+{_REL}\b(?!'s\b|s'\s)", re.I)
 _MY_REL_NAME = re.compile(rf"\bmy\s+{_REL}\s+{_NAME}\b", re.I)
+#: "I have a flatmate called Devon", "got a roommate named Devon".
+_HAVE_REL_NAMED = re.compile(
+    rf"^(?:i|we)\s*(?:have|'ve\s+got|have\s+got|got)\s+(?:a|an|one)\s+{_REL}\s+"
+    rf"(?:called|named)\s+{_NAME}$",
+    re.I,
+)
 _MARRIED = re.compile(
     rf"^my\s+{_REL}\s+{_OWNER}\s+(?:just\s+)?(?:got\s+married\s+to|married|is\s+married\s+to|"
     rf"is\s+engaged\s+to|got\s+engaged\s+to)\s+{_NAME}\b",
@@ -76,7 +82,7 @@ def match_relations(clause: str) -> list[Fact]:
         if m and _named(m["owner"], m["name"]) and m["owner"] != m["name"]:
             said = f"{m['owner']}'s {relation_of(m['rel'])} is called {m['name']}"
             return [_fact(f"{said}{_job_of(m)}.", m["name"])]
-    for pattern in (_MY_REL_IS, _NAME_IS_MY_REL):
+    for pattern in (_MY_REL_IS, _NAME_IS_MY_REL, _HAVE_REL_NAMED):
         m = pattern.match(text)
         if m and _named(m["name"]):
             said = f"The user's {relation_of(m['rel'])} is called {m['name']}"

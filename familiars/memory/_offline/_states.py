@@ -599,11 +599,17 @@ _CHANGE = re.compile(
 )
 
 
+#: "after forty years as a bus driver": how long, not why.
+_SPAN = re.compile(
+    r"^(?:(?:a|an|\w+|\d+|over|nearly|almost)\s+){1,2}(?:years?|months?|decades?)\b", re.I
+)
+
+
 def _cause(effect: str, conn: str, cause: str) -> Fact | None:
     words = len(effect.split()) + len(cause.split())
     if words > MAX_WORDS or not _CHANGE.search(effect) or _MOMENT.search(effect + " " + cause):
         return None
-    if _CHAT.search(cause):
+    if _CHAT.search(cause) or (conn.lower() == "after" and _SPAN.match(cause.strip())):
         return None
     if any(
         re.search(r"\b(?:it|that|this|them|so)$", part.strip(" ,.!"), re.IGNORECASE)
