@@ -249,11 +249,7 @@ class TurnPlanner:
         understanding = self.services.understanding
         plan.after_care = key in self.cared
         self.cared.discard(key)
-        if settings.care.crisis_replies and await self._worrying(turn, understanding):
-            country = country_of(tz, settings.care.country)
-            plan.care_text = crisis_reply(settings.care.crisis_text, country)
-            self.cared.add(key)
-            await self._pause(user_key, now)
+        if await self._cares(plan, turn, tz):
             return plan
         if offline and key not in self.noticed:
             self.noticed.add(key)
@@ -292,6 +288,17 @@ class TurnPlanner:
             plan.actions, agent.id, info.dialogue_id, user_key, turn.q_id, now
         )
         return plan
+
+    async def _cares(self, plan: TurnPlan, turn: Turn, tz: str) -> bool:
+        """The crisis reply in ``plan`` when the message worries (and proactive messages
+        paused); whether it did."""
+        care = self.services.settings.care
+        if not (care.crisis_replies and await self._worrying(turn, self.services.understanding)):
+            return False
+        plan.care_text = crisis_reply(care.crisis_text, country_of(tz, care.country))
+        self.cared.add(turn.key)
+        await self._pause(turn.user_key, turn.now)
+        return True
 
     def after_command(
         self, invocation: CommandInvocation, response: CommandResponse
