@@ -26,7 +26,13 @@ from datetime import datetime
 from typing import Protocol
 
 from familiars.bot._about_you import about_you
-from familiars.bot._care import AFTER_CARE, speaks_of_self_harm, walked_back
+from familiars.bot._care import (
+    AFTER_CARE,
+    CHECK_IN,
+    speaks_of_self_harm,
+    takes_back_unsure,
+    walked_back,
+)
 from familiars.bot._kin import kin_answer
 from familiars.bot._likes import likes_answer
 from familiars.bot._missing import missing_someone
@@ -76,6 +82,7 @@ _BIG_NEWS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             rf"\bmy\s+{_FOND}{_DEAR}(?:\s+\w+)?\s+(?:has\s+|had\s+)?(?:died|passed\s+(?:away|on)|"
             r"passed(?=\s*(?:[.!?,;]|$))|didn'?t\s+make\s+it|was\s+put\s+(?:down|to\s+sleep))\b"
             rf"|\b(?:lost|losing)\s+my\s+{_FOND}{_DEAR}\b(?!'s)(?!.*\bfound\b)"
+            rf"|\b(?:that|when|how)\s+(?:my\s+)?{_DEAR}\s+(?:had\s+|has\s+)?(?:died|passed\s+away)\b"
             r"|\b(?:funeral|bereavement|miscarriage)\b",
             "I'm so sorry for your loss. I'm here if you want to talk about it.",
         ),
@@ -108,6 +115,8 @@ _OCCASION = (
     r"dinner|lunch|breakfast|brunch|meal|party|birthday|visit|catch[-\s]?up|date|outing|run|"
     r"swim|game|match|concert|gig|film|movie|picnic|day\s+out|night\s+out)"
 )
+
+GOOD_TIME = "That sounds lovely! I'm glad you had a good time."
 
 _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), reply)
@@ -192,7 +201,7 @@ _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             rf"{_GOOD}\s+(?:\w+\s+)?{_OCCASION}\b"
             rf"|^what\s+a\s+{_GOOD}\s+{_OCCASION}\b"
             r"|\b(?:i|we)\s+(?:really\s+|totally\s+)?(?:loved|enjoyed)\s+(?:it|that|every\s+minute)\b",
-            "That sounds lovely! I'm glad you had a good time.",
+            GOOD_TIME,
         ),
     )
 )
@@ -229,6 +238,8 @@ def offline_reply(
     lines = action_lines(actions)
     if after_care and walked_back(text):
         return "\n".join([AFTER_CARE, *lines])
+    if after_care and takes_back_unsure(text):
+        return "\n".join([CHECK_IN, *lines])
     usable = [it for it in items if not (is_group and it.private)]
     if lines:  # big news is met before what was noted ("my nan passed away" and a name)
         news = big_news(text)
@@ -465,9 +476,20 @@ def small_talk(text: str, name: str = "") -> str | None:
     if (news := big_news(text)) is not None:
         return news
     for pattern, reply in _SMALL_TALK:
+        if reply == GOOD_TIME and _HARD_NEWS.search(text):
+            continue  # "a lovely walk, then I got the call that ..." (review s34 F18)
         if pattern.search(text.strip()):
             return reply.replace("{name}", f", {name}" if name else "")
     return None
+
+
+#: Words of hard news: a good time told with them is not met with "That sounds lovely!".
+_HARD_NEWS = re.compile(
+    r"\b(?:died|dying|passed\s+away|cancer|tumou?r|hospital|ambulance|accident|crash|"
+    r"diagnos\w*|funeral|sick|ill|bad\s+news|awful|terrible|horrible|worst|scared|frightened|"
+    r"lost|fired|sacked|redundant|broke\s+up|dumped|the\s+call)\b",
+    re.IGNORECASE,
+)
 
 
 def name_of(contents: Sequence[str]) -> str:

@@ -60,7 +60,7 @@ _MEANS = re.compile(
     r"front\s+of\s+(?:a|the)\s+(?:\w+\s+)?(?:bus|train|car|lorry|truck|tube|tram)|"
     r"(?:jump(?:ing)?|throw(?:ing)?\s+myself)\s+off\s+(?:a|the|my)\s+(?:\w+\s+)?(?:bridge|roof|"
     r"building|cliff|balcony|tower|car\s+park)|"
-    r"(?:sav(?:e|ing)|stockpil(?:e|ing)|hoard(?:ing)?|collect(?:ing)?)\s+(?:up\s+)?(?:my\s+)?"
+    r"(?:sav(?:e|ing)|stockpil(?:e|ing)|hoard(?:ing)?)\s+(?:up\s+)?(?:my\s+)?"
     r"(?:pills|tablets|meds|medication)|how\s+many\s+(?:pills|tablets|paracetamol)\s+(?:it\s+)?"
     r"(?:would|will|it'?d)\s+take|"
     r"(?:letters?|notes?)\s+to\s+(?:everyone|everybody|my\s+\w+)\s+(?:to\s+)?say(?:ing)?\s+goodbye|"
@@ -95,13 +95,115 @@ AFTER_CARE = (
 
 
 def walked_back(text: str) -> bool:
-    """Whether ``text`` takes back what worried (said right after the crisis reply)."""
-    return bool(_WALKED_BACK.search(_plain(text))) and not speaks_of_self_harm(text)
+    """Whether ``text`` takes back what worried (said right after the crisis reply): the
+    take-back, then at most a short tail with no word of risk ("jk im fine, just tired").
+    "I'm ok now, I've got the pills ready" and "its fine, I've made my decision" open the
+    same way and are not (review s34 F12: they were met with "I'm glad you're alright")."""
+    plain = _plain(text)
+    m = _WALKED_BACK.search(plain)
+    if m is None or speaks_of_self_harm(text):
+        return False
+    tail = re.findall(r"[a-z']+", plain[m.end() :].lower())
+    return len(tail) <= 6 and not _RISK_WORDS.intersection(tail)
+
+
+def takes_back_unsure(text: str) -> bool:
+    """Whether ``text`` opens as a take-back but goes on past what :func:`walked_back`
+    accepts: right after the crisis reply it is met with a check-in, not small talk."""
+    return _WALKED_BACK.search(_plain(text)) is not None and not walked_back(text)
+
+
+#: Words that make a take-back's tail a worry of its own.
+_RISK_WORDS = frozenset(
+    [
+        "pills",
+        "pill",
+        "tablets",
+        "meds",
+        "overdose",
+        "decision",
+        "decided",
+        "ready",
+        "over",
+        "soon",
+        "end",
+        "ending",
+        "goodbye",
+        "goodbyes",
+        "bye",
+        "plan",
+        "planned",
+        "done",
+        "peace",
+        "letter",
+        "letters",
+        "note",
+        "notes",
+        "gone",
+        "rope",
+        "bridge",
+        "die",
+        "dying",
+        "dead",
+        "kill",
+        "killing",
+        "hurt",
+        "hurting",
+        "cut",
+        "cutting",
+        "forever",
+        "tonight",
+        "anymore",
+        "longer",
+        "away",
+        "everything",
+        "things",
+        "matter",
+        "point",
+        "without",
+    ]
+)
+#: The reply when a message right after the crisis reply says it is fine but goes on to
+#: say something that may not be.
+CHECK_IN = (
+    "I'm still here with you. You said you're okay, but I want to be sure: are you safe right "
+    "now? If you're thinking about ending your life, please call one of those lines now, or "
+    "your local emergency number. You don't have to go through this alone."
+)
 
 
 def speaks_of_self_harm(text: str) -> bool:
     plain = _plain(text)
-    return bool(_SELF_HARM.search(text) or _GIVING_UP.search(plain) or _MEANS.search(plain))
+    means = _MEANS.search(plain) is not None and _ERRAND.search(plain) is None
+    return bool(_SELF_HARM.search(text) or _GIVING_UP.search(plain) or means)
+
+
+def asks_a_reminder(text: str) -> bool:
+    """Whether ``text`` asks for a reminder ("remind me to finish the last chapter"): the
+    meaning check does not read it as a worry (the rules still do)."""
+    return _REMIND_ME.match(_plain(text)) is not None
+
+
+_REMIND_ME = re.compile(
+    r"^\s*(?:(?:ok(?:ay)?|hey|hi|oh|and|also|so)[,!]?\s+)*(?:can\s+you\s+|could\s+you\s+|"
+    r"would\s+you\s+|please\s+|pls\s+)?(?:remind|nudge|ping)\s+me\b",
+    re.IGNORECASE,
+)
+
+
+#: What makes the words of a means an errand or everyday news instead (review s34 F13: "remind
+#: me to collect my tablets at 5pm" got the crisis reply and no reminder; "giving away all my
+#: stuff before we move", "goodbye letters to my students, I'm retiring", "I won't be around
+#: much longer, my shift ends at 6", "the kids were jumping off the bridge into the river").
+_ERRAND = re.compile(
+    r"^\s*(?:can\s+you\s+|could\s+you\s+|please\s+)?remind\s+me\b|"
+    r"\b(?:pharmacy|chemist|prescription|charity\s+shop|to\s+charity|retir\w*|students|pupils|"
+    r"colleagues|before\s+we\s+move|moving\s+(?:house|to|abroad)|we(?:'re|\s+are)\s+moving|"
+    r"my\s+shift|the\s+party|at\s+the\s+party|this\s+(?:job|weekend)|the\s+garage|"
+    r"(?:kids|children|boys|girls)\s+(?:were|are|keep)|my\s+(?:son|daughter)\s+keeps|"
+    r"for\s+the\s+(?:holiday|trip|flight|journey))\b",
+    re.IGNORECASE,
+)
 
 
 def _plain(text: str) -> str:

@@ -108,8 +108,10 @@ _STATES = re.compile(
 _CORRECTION = re.compile(
     r"^\s*[,.;!]?\s*(?:it'?s|it\s+is|it\s+should\s+be|make\s+it|i\s+meant)\s+(?:on\s+)?"
     r"(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\b|"
-    r"(?:at\s+)?(?:\d{1,2}(?:[:.][0-5]\d)?\s*(?:am|pm|a\.m\.?|p\.m\.?)?|noon|midday|"
-    r"half\s+(?:past\s+)?\d{1,2})(?:\s+instead)?[\s.!?]*$)",
+    r"(?:at\s+\d{1,2}(?:[:.][0-5]\d)?\s*(?:am|pm|a\.m\.?|p\.m\.?)?|"
+    r"\d{1,2}(?:[:.][0-5]\d)\s*(?:am|pm|a\.m\.?|p\.m\.?)?|\d{1,2}\s*(?:am|pm|a\.m\.?|p\.m\.?)|"
+    r"(?:at\s+)?(?:noon|midday|midnight|half\s+(?:past\s+)?\d{1,2}))"
+    r"(?:\s+(?:instead|please|pls|thanks|thank\s+you))*[\s.!?]*$)",
     re.IGNORECASE,
 )
 

@@ -396,12 +396,16 @@ _DAY = (
 # moves it: a correcting lead, "I meant" or "not <day>" ("its sunday" alone moved the
 # reminder just set: review s33-2 item 7).
 #: A clock time alone ("5pm", "at 4", "7:15", "noon", "half 9").
+#: A bare number is no time ("sorry, I meant 2" after "we have 3 dogs" moved a reminder:
+#: review s34 F4): it needs "at", minutes or am/pm.
 _TIME = (
-    r"(?:at\s+)?(?:\d{1,2}(?:[:.][0-5]\d)?\s*(?:am|pm|a\.m\.?|p\.m\.?)?|noon|midday|"
-    r"midnight|half\s+(?:past\s+)?\d{1,2})"
+    r"(?:at\s+\d{1,2}(?:[:.][0-5]\d)?\s*(?:am|pm|a\.m\.?|p\.m\.?)?|"
+    r"\d{1,2}(?:[:.][0-5]\d)\s*(?:am|pm|a\.m\.?|p\.m\.?)?|\d{1,2}\s*(?:am|pm|a\.m\.?|p\.m\.?)|"
+    r"(?:at\s+)?(?:noon|midday|midnight|half\s+(?:past\s+)?\d{1,2}))"
 )
 _CORRECTED = re.compile(
-    _LEAD + r"(?P<fix>(?:forget|scratch)\s+that[,.!]?\s+|(?:sorry|oops|my\s+bad)[,.!]?\s+)?"
+    _LEAD + r"(?P<fix>(?:forget|scratch|delete|erase|cancel)\s+that[,.!]?\s+|"
+    r"(?:sorry|oops|my\s+bad)[,.!]?\s+)?"
     r"(?:it'?s|it\s+is|it\s+should\s+be|make\s+it|(?P<meant>i\s+meant))\s+(?:on\s+)?"
     rf"(?P<when>(?:{_DAY})(?:\s+at\s+[\w:.]+)?|(?P<time>{_TIME}))"
     rf"(?P<not>[\s,]+not\s+(?:on\s+)?(?:{_DAY})\b)?"
@@ -421,7 +425,7 @@ def reworded(said: str) -> str:
     reads them: "I don't need the X reminder anymore" -> "cancel the X reminder", "make the
     X one saturday instead" -> "move the X one to saturday", "forget that, it's friday not
     thursday" -> "move that to friday"; a reason after a cancel is left out."""
-    said = re.sub(r"\s+instead(?=[\s.!?]*$)", "", said, flags=re.IGNORECASE)
+    said = re.sub(r"\s+instead(?=[\s.!?]*$)", "", _POLITE_TAIL.sub("", said) or said, flags=re.I)
     if m := _NO_NEED.match(said):
         return f"cancel {m['what']}"
     m = _CORRECTED.match(said)

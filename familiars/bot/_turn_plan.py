@@ -34,6 +34,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from familiars.bot._answers import may_answer, name_of, offline_reply, with_notice
 from familiars.bot._care import (
     Sessions,
+    asks_a_reminder,
     country_of,
     crisis_reply,
     disclosure,
@@ -151,6 +152,12 @@ class TurnPlan:
         shown = [cut_text(r.content, DEFAULT_MAX_RECORD_CHARS) for r in self.records]
         return [_RecordItem.of(self.records[i]) for i in may_answer(text, shown)]
 
+    def _shareable(self) -> list[MemoryRecord]:
+        """The live records a reply here may speak from: in a group never the speaker's own
+        (user scope is private to them: review s34 F7, the family, likes and plans answers
+        named a private wife and a taste for gin in a group)."""
+        return [r for r in self.records if is_live(r) and not (self.is_group and r.scope == "user")]
+
     async def reply(
         self, text: str, model_reply: AsyncIterator[str], recalled: Sequence[RecalledItem]
     ) -> AsyncIterator[str]:
@@ -172,8 +179,8 @@ class TurnPlan:
                 now=self.now,
                 last_reply=self.said.get(self.key, ""),
                 familiar=self.agent_name,
-                kept=[r.content for r in self.records if r.scope == "user" and is_live(r)],
-                on_now=on_in_span(text, self.now, [r for r in self.records if is_live(r)]),
+                kept=[r.content for r in self._shareable() if r.scope == "user"],
+                on_now=on_in_span(text, self.now, self._shareable()),
                 after_care=self.after_care,
             )
             self.said[self.key] = said
@@ -325,7 +332,7 @@ class TurnPlanner:
         the message's vector recall embedded, when the model reads case alike)."""
         if speaks_of_self_harm(turn.said):
             return True
-        if understanding is None:
+        if understanding is None or asks_a_reminder(turn.said):
             return False
         if understanding.harm_is_ready(turn.said, turn.said_vector):  # no model: no thread
             return understanding.sounds_like_harm(turn.said, turn.said_vector)

@@ -253,6 +253,11 @@ _BOM = b"\xef\xbb\xbf"
 _BAD_BYTE = re.compile("[\udc80-\udcff]")
 
 
+def copies(seg: Segment, record_id: str) -> bool:
+    """Whether ``seg`` is an entry left out as a second use of ``record_id`` in its file."""
+    return seg.error is not None and f"the id {record_id} is already used" in seg.error.reason
+
+
 def read_file(path: Path) -> ParsedFile:
     """Parse a memory file as UTF-8: a leading BOM is dropped and CRLF line ends read as LF.
 

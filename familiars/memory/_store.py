@@ -29,7 +29,7 @@ from typing import Any, Protocol
 from familiars.config import PrivacySettings
 from familiars.memory import _history as history
 from familiars.memory._atomic import atomic_write_text, ensure_private_dir
-from familiars.memory._entries import ParsedFile, Segment, read_file, render_file
+from familiars.memory._entries import ParsedFile, Segment, copies, read_file, render_file
 from familiars.memory._errors import EntryParseError, RecordNotFoundError
 from familiars.memory._limits import DEFAULT_MAX_RECORD_CHARS, check_record_length
 from familiars.memory._list_query import ListQuery
@@ -596,7 +596,8 @@ class MemoryStore:
         def apply(parsed: ParsedFile, log: _BatchLog) -> MemoryRecord:
             for i, seg in enumerate(parsed.segments):
                 if seg.record is not None and seg.record.id == record_id:
-                    del parsed.segments[i]
+                    del parsed.segments[i]  # and a hand copy with its id (it would come back)
+                    parsed.segments[:] = [s for s in parsed.segments if not copies(s, record_id)]
                     log.norms.pop(path, None)
                     log.id_sets.pop(path, None)
                     log.removed.add(record_id)

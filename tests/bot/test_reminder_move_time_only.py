@@ -69,3 +69,26 @@ async def test_scratch_that_make_it_a_time_moves_and_forget_that_one_cancels(
         assert "nappies" in listed and "phone mama" not in listed, listed
     finally:
         await bot.app.stop()
+
+
+async def test_a_bare_number_corrects_no_reminder_and_polite_or_delete_leads_still_move(
+    workspace: Path,
+) -> None:
+    """Review s34 F4: "sorry, I meant 2" (after "we have 3 dogs") moved the reminder just set
+    to 14:00; F6: "scratch that, make it 5pm please" became a forget question and "delete
+    that, make it 5pm" cancelled the reminder."""
+    bot, _ = await started(load_settings(workspace=workspace), [SAID_AT])
+    try:
+        await bot.command("/timezone America/New_York")
+        await said(bot, "remind me tomorrow at 4pm to buy nappies")
+        await said(bot, "we have 3 dogs")
+        reply = await said(bot, "sorry, I meant 2")
+        assert not reply.startswith("Moved"), reply
+        reply = await said(bot, "scratch that, make it 5pm please")
+        assert reply.startswith("Moved: buy nappies, now Tue 12 Nov 17:00"), reply
+        reply = await said(bot, "delete that, make it 6pm")
+        assert reply.startswith("Moved: buy nappies, now Tue 12 Nov 18:00"), reply
+        listed = await bot.command("/reminders")
+        assert "Tue 12 Nov 18:00" in listed, listed
+    finally:
+        await bot.app.stop()

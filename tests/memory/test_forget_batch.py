@@ -71,3 +71,20 @@ async def test_a_left_history_is_purged_only_for_entries_that_are_gone(
             assert await store.purge_left_history([gone.id, live.id]) == [gone.id]
             assert files_holding(workspace, "ZQ5512") == []
             assert await store.history(live.id) == before
+
+
+async def test_forgetting_an_id_takes_its_hand_copy_too(workspace: Path) -> None:
+    """Review s34 F1: a hand copy of an entry (same id) was left out while the first stood,
+    and came back live under the forgotten id once the first was forgotten."""
+    async with open_store(workspace) as store:
+        rec = await store.append(
+            make_record("Dan lives in Leeds.", scope="user", category="relation", user_key="al")
+        )
+        path = workspace / "users" / "al" / "relation.md"
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text + "\n" + text.replace("Leeds", "York, QZ8812"), encoding="utf-8")
+        store.invalidate(path)
+        assert [r.content for r in await store.list(user_key="al")] == ["Dan lives in Leeds."]
+        await store.forget(rec.id)
+        assert await store.list(user_key="al") == []
+    assert files_holding(workspace, "QZ8812") == []
