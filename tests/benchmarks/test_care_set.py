@@ -15,9 +15,9 @@ def test_the_care_set_finds_giving_up_and_leaves_the_look_alikes(real_embedder: 
     assert understanding is not None
     rows = {r["check"]: r for r in care_report(understanding)}
     dev, held = rows["rule + meaning (dev)"], rows["rule + meaning (held)"]
-    assert dev["harm_found"] == "18/18"
-    assert dev["false_alarms"] == "0/18"
+    assert dev["harm_found"] == "34/34"  # s34 added 16 dev rows of each kind
+    assert dev["false_alarms"] == "0/34"
     found = int(held["harm_found"].split("/")[0])
     alarms = int(held["false_alarms"].split("/")[0])
-    assert found >= 21  # before s33: 17 of 24
+    assert found >= 23  # before s33: 17 of 24; s33: 22
     assert alarms <= 1  # before s33: 1 of 26
