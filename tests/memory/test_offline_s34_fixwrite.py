@@ -85,6 +85,7 @@ HOME = _rec(3, "The user lives in Manchester.", ["home"])
     "text",
     [
         "this rain in Manchester is killing me haha",
+        "this cold in Edinburgh is unreal",
         "the traffic in Leeds was a nightmare today",
     ],
 )
@@ -139,7 +140,8 @@ def test_a_time_of_day_is_no_dislike(understanding: Any, text: str) -> None:
     ("text", "kept"),
     [
         ("i hate maths its so boring", "add The user doesn't like maths."),
-        ("I hate sprouts, they're gross", "add The user doesn't like sprouts."),
+        ("i hate homework its pointless", "add The user doesn't like homework."),
+        ("I hate sprouts they're so bitter", "add The user doesn't like sprouts."),
     ],
 )
 def test_a_comment_after_the_object_is_not_part_of_it(
@@ -201,3 +203,21 @@ def test_the_second_line_of_a_double_text_is_kept(understanding: Any, text: str,
 def test_a_pronoun_that_does_not_fit_joins_nothing(understanding: Any) -> None:
     kept = _said("my brother Dan lives in Leeds\nand she has a cat called Mog", understanding)
     assert not [s for s in kept if "Dan" in s and "Mog" in s]
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        (
+            "My daughter is born yesterday!! Her name is Meimei 美美",
+            ["add The user's daughter is called Meimei."],
+        ),
+        ("my grandson visited today, his name is Leo", ["add The user's grandson is called Leo."]),
+        ("my son started school, her name is Amy", []),
+        ("my sister and my mum came over, her name is Jo", []),
+    ],
+)
+def test_her_name_names_the_one_member_it_fits_or_no_one(
+    understanding: Any, text: str, kept: list[str]
+) -> None:
+    assert [s for s in _said(text, understanding) if "called" in s or "name" in s] == kept

@@ -90,3 +90,24 @@ def pronouns_joined(text: str) -> str:
             parts[n - 1] = " and "
             parts[n] = parts[n][m.start("pro") :]
     return "".join(parts)
+
+
+#: "her name is Meimei", "his name's Kai": a name said of someone by a pronoun.
+_PRONOUN_NAME = re.compile(r"\b(?P<pro>her|his)\s+name(?=\s+is\b|'s\b)", re.I)
+_MY_MEMBER = re.compile(r"\bmy\s+(?P<rel>[a-z]+)\b", re.I)
+
+
+def pronoun_named(text: str) -> str:
+    """``text`` with "her name is"/"his name is" said as the name of the one member of the
+    message before it that the pronoun fits ("My daughter is born yesterday!! Her name is
+    Meimei" -> "... my daughter's name is Meimei"); as it is when no member or more than
+    one fits (then the name is nobody's: never the user's)."""
+    m = _PRONOUN_NAME.search(text)
+    if m is None:
+        return text
+    fits = _HE if m.group("pro").lower() == "his" else _SHE
+    said = {r.group("rel").lower() for r in _MY_MEMBER.finditer(text[: m.start()])}
+    members = said & fits
+    if len(members) != 1:
+        return text
+    return f"{text[: m.start()]}my {members.pop()}'s name{text[m.end() :]}"

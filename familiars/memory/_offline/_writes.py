@@ -55,6 +55,7 @@ from familiars.memory._offline._plans import match_plan
 from familiars.memory._offline._relatives import (
     match_relative_place,
     one_record_per_someone,
+    pronoun_named,
     pronouns_joined,
 )
 from familiars.memory._offline._replacing import replaced
@@ -177,7 +178,7 @@ def facts_in(
     tz = zone(timezone)
     found: dict[tuple[str, str, str], Fact] = {}
     meaning = not sarcastic(text)
-    said_text = pronouns_joined(unemphasised(_without_long_words(text, max_chars)))
+    said_text = pronoun_named(pronouns_joined(unemphasised(_without_long_words(text, max_chars))))
     for sentence, group in _sentence_clauses(said_text):
         said_here: list[Fact] = []
         if (greeting := match_greeting_name(sentence)) is not None:
