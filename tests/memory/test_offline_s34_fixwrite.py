@@ -221,3 +221,9 @@ def test_her_name_names_the_one_member_it_fits_or_no_one(
     understanding: Any, text: str, kept: list[str]
 ) -> None:
     assert [s for s in _said(text, understanding) if "called" in s or "name" in s] == kept
+
+
+def test_his_name_after_a_member_not_in_the_pronoun_lists_is_still_kept(understanding: Any) -> None:
+    assert _said("my other half is a chef, his name's Marco", understanding) == [
+        "add The user's other half is called Marco."
+    ]

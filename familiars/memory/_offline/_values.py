@@ -588,6 +588,7 @@ def _name(text: str, kind: NounKind) -> Fact | None:
 
 #: A name given by a pronoun that fit no one (:func:`._relatives.pronoun_named`): nobody's.
 _BY_PRONOUN = re.compile(r"\b(?:her|his|their)\s+name\b", re.I)
+_DONE_IN_NOUN = re.compile(r"\b(?:\w+ed|came|went|got|had)\b", re.I)
 _A_VERB_IN_NOUN = re.compile(r"\b(?:is|are|was|were|am|be)$", re.I)
 
 
@@ -604,8 +605,8 @@ def _named_thing(text: str) -> tuple[str, str] | None:
     noun = (_NOUN_CALLED.search(text) if named else None) or _MY_NOUN.search(text)
     if not names or noun is None or _A_VERB_IN_NOUN.search(noun.group("noun")):
         return None  # "my kids are Ruby and Finn": "kids are" is no noun
-    if named and _BY_PRONOUN.search(text):  # "my son started school, her name is Amy"
-        return None
+    if named and _BY_PRONOUN.search(text) and _DONE_IN_NOUN.search(noun.group("noun")):
+        return None  # "my son started school, her name is Amy": "son started school" is no noun
     return re.sub(r"\s+(?:too|also|as\s+well|now|again)$", "", noun.group("noun").strip()), names[0]
 
 
