@@ -33,6 +33,10 @@ _RIGHT_NOT_WRONG = re.compile(
 _WRONG_THEN_RIGHT = re.compile(
     rf"\bnot\s+(?P<old>{_NAME})\s*[,;-]?\s*(?:it'?s|its|but|it\s+is)\s+(?P<new>{_NAME})\b", re.I
 )
+#: "not Sandra, Sandy": the whole message, both names with their capitals.
+_NOT_WRONG_RIGHT = re.compile(
+    r"^\W*not\s+(?P<old>[A-Z][\w'-]+)\s*[,;:–—-]\s*(?P<new>[A-Z][\w'-]+)[.!]*$"
+)
 #: "I meant Tim", "sorry, it's Tim": the whole message, the wrong name left unsaid; "it's"
 #: needs an apology before it ("it's Friday" corrects nothing) and the name its capital.
 _MEANT = re.compile(
@@ -62,7 +66,7 @@ _CORRECTING = re.compile(
 _MEANT_BEFORE = re.compile(r"\bi\s+mean[t]?(?:\s+to\s+say)?[\s,:]*$", re.I)
 #: "it's Tim not Tom", "no wait, not Jon, it's John": the whole message no more than the names.
 _ONLY_NAMES = re.compile(
-    r"^(?:(?:no|nope|actually|oh|wait|hang\s+on|hold\s+on)[,!.:;\s]+)*(?:"
+    rf"^(?:(?:no|nope|actually|oh|wait|hang\s+on|hold\s+on)[,!.:;\s]+|{SCRATCH_THAT})*(?:"
     rf"(?:it'?s|its|it\s+is)\s+{_NAME}\s*,?\s+not\s+{_NAME}"
     rf"|not\s+{_NAME}\s*[,;-]?\s*(?:it'?s|its|it\s+is|but)\s+{_NAME})[.!]*$",
     re.I,
@@ -92,14 +96,28 @@ def corrected_names(text: str) -> tuple[str, str | None] | None:
     if meant:
         new = meant.group("new") or meant.group("new2")
         return None if new.lower() in _NOT_MEANT else (_capital(new), None)
-    for pattern in (_WRONG_THEN_RIGHT, _RIGHT_NOT_WRONG):
+    for pattern in (_WRONG_THEN_RIGHT, _RIGHT_NOT_WRONG, _NOT_WRONG_RIGHT):
         m = pattern.search(said)
-        if m and _corrects(said, m):
+        if m and (pattern is _NOT_WRONG_RIGHT or _corrects(said, m)):
             new, old = m.group("new"), m.group("old")
-            if {new.lower(), old.lower()} & _NOT_NAMES or new.lower() == old.lower():
+            if _not_names(said, m) or new.lower() == old.lower():
                 continue
             return _capital(new), _capital(old)
     return None
+
+
+def _not_names(said: str, m: re.Match[str]) -> bool:
+    """Whether "new not old" holds a common word that is no name: "Will" with its capital
+    mid-sentence in "it's Will not Bill" is a name (the record must still hold "Bill" as a
+    name); "will" or a sentence's first word is not."""
+    for part in ("new", "old"):
+        word, at = m.group(part), m.start(part)
+        if word.lower() not in _NOT_NAMES:
+            continue
+        before = said[:at].rstrip()
+        if len(word) < 3 or not word[0].isupper() or not before or before[-1] in ".!?":
+            return True
+    return False
 
 
 def _corrects(said: str, m: re.Match[str]) -> bool:

@@ -114,6 +114,10 @@ def third_person(text: str) -> str:
     )
 
 
+#: A comment run on after the object: "maths its so boring", "sprouts they're gross".
+_COMMENT_AFTER = re.compile(r"\s+(?:its|it'?s|it\s+is|they'?re|theyre|they\s+are)(?:\s+.*)?$", re.I)
+
+
 def _trimmed_object(obj: str) -> str | None:
     """The object of "I like ...", cut at the first clause word and trimmed of "a lot",
     "anymore"...; a long object is cut to its head ("pumpernickel bread from the little bakery
@@ -121,6 +125,7 @@ def _trimmed_object(obj: str) -> str | None:
     whole = obj.strip(" .!?")
     listed = bool(_LIST.match(whole)) and not _CLAUSE_WORD.search(whole)
     obj = whole if listed else _OBJECT_CUT.split(obj, maxsplit=1)[0].strip(" .!?")
+    obj = _COMMENT_AFTER.sub("", obj)
     for _ in range(3):
         obj = _OBJECT_TRIM.sub("", obj).strip()
     words = obj.split()

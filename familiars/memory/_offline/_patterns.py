@@ -385,11 +385,17 @@ def match_name(clause: str) -> Fact | None:
     return Fact("user", "profile", f"The user's name is {name}.", ("name",), "name", 0.9)
 
 
+#: A time of day disliked is how the days feel ("the evenings are the worst"), not a taste.
+_A_TIME_OF_DAY = re.compile(
+    r"^(?:the\s+)?(?:mornings?|afternoons?|evenings?|nights?|night\s*times?|bedtimes?)$", re.I
+)
+
+
 def match_preference(clause: str) -> Fact | None:
     m = _DISLIKE.match(clause)
     if m:
         obj = _clean_object(m.group("obj") or m.group("obj2") or m.group("obj3"))
-        if obj is None:
+        if obj is None or _A_TIME_OF_DAY.match(obj):  # "the evenings are the worst": grief
             return None
         return _pref(f"The user doesn't like {obj}.", obj, "dislikes")
     m = _FAVOURITE.match(clause)
@@ -467,9 +473,20 @@ _NOT_PLACES = frozenset(
 )
 
 
+#: When a move was, said after the place: "to Harrogate in the summer", "three years ago".
+_WHEN_TAIL = re.compile(
+    r"\s+(?:(?:in|during|over)\s+(?:the\s+)?(?:summer|spring|autumn|fall|winter|holidays|\d{4})"
+    r"|(?:last|this|next)\s+\w+|(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|"
+    r"couple\s+of|\d+)\s+(?:\w+\s+)?(?:years?|months?|weeks?|days?)\s+ago|since\s+.+|"
+    r"recently|lately|back\s+then)\b.*$",
+    re.I,
+)
+
+
 def _clean_place(text: str) -> str | None:
     text = _OBJECT_CUT.split(text, maxsplit=1)[0].strip(" .!?")
     text = re.sub(r"\s+(?:now|these days|at the moment|currently)$", "", text, flags=re.I)
+    text = _WHEN_TAIL.sub("", text)
     words = text.split()
     first = words[0].lower() if words else ""
     if not words or len(words) > 5 or (first in _BAD_OBJECT_START and first != "the"):

@@ -543,9 +543,31 @@ def _listed_members(clause: str) -> Fact | None:
     return _family(f"The user has {what} called {said}.", rel)
 
 
+#: "my kids are Ruby and Finn, twins": every name of a list, in one record.
+_MEMBERS_ARE = re.compile(
+    r"^(?:my|our)\s+(?P<rel>kids|children|sons|daughters|boys|girls|twins|grandkids|"
+    r"grandchildren|sisters|brothers)\s+are\s+(?P<names>(?-i:[A-Z][a-zà-ÿ'-]+)"
+    r"(?:\s*,\s*(?-i:[A-Z][a-zà-ÿ'-]+))*\s*,?\s+(?:and|&)\s+(?-i:[A-Z][a-zà-ÿ'-]+))"
+    r"(?P<twins>\s*,?\s*(?:the\s+)?twins)?\W*$",
+    re.IGNORECASE,
+)
+
+
+def _members_are(clause: str) -> Fact | None:
+    m = _MEMBERS_ARE.match(clause.strip())
+    names = re.split(r"\s*,\s*|\s*,?\s+(?:and|&)\s+", m.group("names")) if m else []
+    if m is None or not all(_is_name(n) for n in names):
+        return None
+    rel, twins = m.group("rel").lower(), " (twins)" if m.group("twins") else ""
+    said = f"{', '.join(names[:-1])} and {names[-1]}"
+    return _family(f"The user's {rel} are {said}{twins}.", _PLURAL.get(rel, rel.rstrip("s")))
+
+
 def match_family(clause: str) -> list[Fact]:
     """ "My sister Emma is vegetarian", "my husband is called Tom", "I have two kids", and a
     named member said in passing ("... with my husband Tom")."""
+    if (members := _members_are(clause)) is not None:
+        return [members]
     clause = apposed(clause)
     m = _MEMBER_NAMED_SAYS.match(clause)
     if m and _is_name(m.group("name")):

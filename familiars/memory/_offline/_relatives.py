@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from familiars.memory._offline._birthdays import RELATIONS, relation_kind
-from familiars.memory._offline._objects import Fact, topic_key
+from familiars.memory._offline._objects import Fact, _words, topic_key
 
 _PLACE_OF = re.compile(
     r"^(?:my|our)\s+(?P<mod>(?:older|elder|younger|little|big|baby|best|eldest|youngest|old)\s+)?"
@@ -51,3 +51,63 @@ def one_record_per_someone(facts: list[Fact]) -> list[Fact]:
         if "likes" not in f.tags
         or not any(f.key.startswith("topic:") and f.key.endswith("-" + n) for n in named)
     ]
+
+
+_HE = frozenset(
+    _words(
+        "brother son husband dad father boyfriend uncle nephew grandson grandad grandpa",
+        "grandfather stepdad stepson fiance",
+    )
+)
+_SHE = frozenset(
+    _words(
+        "sister daughter wife mum mom mother girlfriend aunt niece granddaughter gran grandma",
+        "granny grandmother stepmum stepdaughter fiancee",
+    )
+)
+#: A sentence or a line that opens with a member and their name: "my brother Dan lives ...".
+_NAMED_MEMBER = re.compile(
+    r"^\W*(?P<who>(?:my|our)\s+(?P<rel>[a-z]+)\s+(?-i:[A-Z][a-zà-ÿ'-]+))\b", re.I
+)
+#: The next one, opening with "he" or "she": "and he has a greyhound called Pixie".
+_PRONOUN_OPENS = re.compile(r"^\W*(?:(?:and|also|plus)\s+)?(?P<pro>he|she)(?:'s|\s+)\S", re.I)
+
+
+def pronouns_joined(text: str) -> str:
+    """``text`` with a line or sentence that opens with "he"/"she" right after one that named
+    a member joined to it by "and", as if said in one ("my brother Dan lives in Leeds\nand he
+    has a greyhound called Pixie" -> "... Leeds and he has ..."), so that what is said of
+    the member is kept with them; only the pronoun that fits the member is joined."""
+    parts = re.split(r"((?<=[.!?])\s+|\s*\n+\s*)", text)
+    for n in range(2, len(parts), 2):
+        named = _NAMED_MEMBER.match(parts[n - 2])
+        m = _PRONOUN_OPENS.match(parts[n])
+        if named is None or m is None:
+            continue
+        rel, pro = named.group("rel").lower(), m.group("pro").lower()
+        if (pro == "he" and rel in _HE) or (pro == "she" and rel in _SHE):
+            parts[n - 2] = parts[n - 2].rstrip(" .!")
+            parts[n - 1] = " and "
+            parts[n] = parts[n][m.start("pro") :]
+    return "".join(parts)
+
+
+#: "her name is Meimei", "his name's Kai": a name said of someone by a pronoun.
+_PRONOUN_NAME = re.compile(r"\b(?P<pro>her|his)\s+name(?=\s+is\b|'s\b)", re.I)
+_MY_MEMBER = re.compile(r"\bmy\s+(?P<rel>[a-z]+)\b", re.I)
+
+
+def pronoun_named(text: str) -> str:
+    """``text`` with "her name is"/"his name is" said as the name of the one member of the
+    message before it that the pronoun fits ("My daughter is born yesterday!! Her name is
+    Meimei" -> "... my daughter's name is Meimei"); as it is when no member or more than
+    one fits (then the name is nobody's: never the user's)."""
+    m = _PRONOUN_NAME.search(text)
+    if m is None:
+        return text
+    fits = _HE if m.group("pro").lower() == "his" else _SHE
+    said = {r.group("rel").lower() for r in _MY_MEMBER.finditer(text[: m.start()])}
+    members = said & fits
+    if len(members) != 1:
+        return text
+    return f"{text[: m.start()]}my {members.pop()}'s name{text[m.end() :]}"

@@ -108,6 +108,21 @@ def sarcastic(text: str, *, strong: bool = False) -> bool:
     return bool((_STRONG_SARCASM if strong else _SARCASM).search(text))
 
 
+#: A message that says it is a joke: "lol jk", "just kidding", "I was joking", "..., not really".
+_JOKING = re.compile(
+    r"\b(?:jk|j/k|jking|kidding\s+lol)\b|\b(?:just|only)\s+(?:kidding|joking)\b|"
+    r"\b(?:i'?m|im|i\s+am|i\s+was|was)\s+(?:only\s+|just\s+)?(?:kidding|joking)\b|"
+    r"\b(?:was|were|is)\s+(?:just\s+|only\s+)?a\s+joke\b|"
+    r"(?:^|[,.;!]\s*)not\s+really\W*(?:lol|haha\w*)?\W*$|^\W*not\s+really\s*[,.!]",
+    re.IGNORECASE,
+)
+
+
+def joking(text: str) -> bool:
+    """Whether ``text`` says that it (or what was just said) is a joke: nothing in it is kept."""
+    return bool(_JOKING.search(text))
+
+
 #: Words before what a goal is about ("get back into painting" -> "painting").
 _GOAL_WORDS = (
     r"get|getting|back|into|to|be|able|more|better|at|start|starting|learn|learning|how|"

@@ -566,16 +566,30 @@ def capitalised_name(clause: str) -> Fact | None:
     return match_name(f"my name is {name}")
 
 
+#: "her name is Meimei", "my sister's name's Jo": a name said of someone else, never the user's.
+_OTHERS_NAME = re.compile(r"\b(?:her|his|their|its|your|[a-z]+'s)\s+name\b", re.I)
+#: Verbs that follow "I am" in learners' English ("I am come from Chengdu"): never a name.
+_VERBS_AFTER_I_AM = frozenset(_words("come go live work stay study have get do make move"))
+
+
 def _name(text: str, kind: NounKind) -> Fact | None:
+    if _OTHERS_NAME.search(text):  # the name is the sister's or the baby's, or nothing's
+        return None
     m = _SELF_NAME.search(text) or _NAME_HERE.match(text)
     if m is None:
         return None
     name = m.group("n")
-    if name.lower() in _NOT_NAMES | _NOT_SELF_NAMES | _STATES or len(name) < 2:
+    if name.lower() in _NOT_NAMES | _NOT_SELF_NAMES | _STATES | _VERBS_AFTER_I_AM or len(name) < 2:
         return None
     if name.islower() and re.search(r"(?:ing|ed|ly|ful|less|ous|ive)$", name):
         return None  # "i'm knackered", "im exhausted": a state, not a name
     return match_name(f"my name is {name[0].upper()}{name[1:]}")
+
+
+#: A name given by a pronoun that fit no one (:func:`._relatives.pronoun_named`): nobody's.
+_BY_PRONOUN = re.compile(r"\b(?:her|his|their)\s+name\b", re.I)
+_DONE_IN_NOUN = re.compile(r"\b(?:\w+ed|came|went|got|had)\b", re.I)
+_A_VERB_IN_NOUN = re.compile(r"\b(?:is|are|was|were|am|be)$", re.I)
 
 
 def _named_thing(text: str) -> tuple[str, str] | None:
@@ -589,8 +603,10 @@ def _named_thing(text: str) -> tuple[str, str] | None:
     names = [named.group("n")] if named else re.findall(rf"(?<!^)\b{_CAP2}\b", text)
     names = [n for n in names if n.lower() not in _NOT_NAMES and n != "I"]
     noun = (_NOUN_CALLED.search(text) if named else None) or _MY_NOUN.search(text)
-    if not names or noun is None:
-        return None
+    if not names or noun is None or _A_VERB_IN_NOUN.search(noun.group("noun")):
+        return None  # "my kids are Ruby and Finn": "kids are" is no noun
+    if named and _BY_PRONOUN.search(text) and _DONE_IN_NOUN.search(noun.group("noun")):
+        return None  # "my son started school, her name is Amy": "son started school" is no noun
     return re.sub(r"\s+(?:too|also|as\s+well|now|again)$", "", noun.group("noun").strip()), names[0]
 
 
@@ -721,7 +737,19 @@ def _home_value(text: str, kind: NounKind) -> Fact | None:
     if m is None:
         return None
     place = (m.group("place") or m.group("first") or "").strip()
+    if _said_in_passing(place):  # "this rain in Manchester is killing me": no move
+        return None
     return match_place_or_home(place)
+
+
+#: Small words inside a place's name: "Newcastle upon Tyne", "Isle of Man".
+_IN_PLACE_NAMES = frozenset(_words("upon of de la le del sur"))
+
+
+def _said_in_passing(place: str) -> bool:
+    """Whether a "place" read after "in" runs on into the rest of the sentence: each word of
+    a place's name is capitalised, but for a few small joining words."""
+    return any(w[0].islower() and w not in _IN_PLACE_NAMES for w in place.split()[1:])
 
 
 def match_place_or_home(place: str) -> Fact | None:

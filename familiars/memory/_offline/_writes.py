@@ -52,10 +52,15 @@ from familiars.memory._offline._patterns import (
 )
 from familiars.memory._offline._people import people_facts
 from familiars.memory._offline._plans import match_plan
-from familiars.memory._offline._relatives import match_relative_place, one_record_per_someone
+from familiars.memory._offline._relatives import (
+    match_relative_place,
+    one_record_per_someone,
+    pronoun_named,
+    pronouns_joined,
+)
 from familiars.memory._offline._replacing import replaced
 from familiars.memory._offline._shifts import moved_to, shifted
-from familiars.memory._offline._states import match_cause, match_meaning, sarcastic
+from familiars.memory._offline._states import joking, match_cause, match_meaning, sarcastic
 from familiars.memory._offline._tidy import unemphasised
 from familiars.memory._records import MemoryRecord, is_live
 from familiars.memory._writer._schema import OpenLoop, WriteOp, WriterEntry, WriterOutput
@@ -173,7 +178,7 @@ def facts_in(
     tz = zone(timezone)
     found: dict[tuple[str, str, str], Fact] = {}
     meaning = not sarcastic(text)
-    said_text = unemphasised(_without_long_words(text, max_chars))
+    said_text = pronoun_named(pronouns_joined(unemphasised(_without_long_words(text, max_chars))))
     for sentence, group in _sentence_clauses(said_text):
         said_here: list[Fact] = []
         if (greeting := match_greeting_name(sentence)) is not None:
@@ -407,6 +412,8 @@ def offline_writes(
 ) -> WriterOutput:
     """The whole offline writer: facts, then closed loops, as one WriterOutput. Nothing over
     ``max_chars`` (the record limit) is written; the rest of the message still is."""
+    if joking(text):  # "lol jk i have a pet dragon called smaug": a joke is no fact
+        return WriterOutput()
     facts = facts_in(
         text,
         now=now,
