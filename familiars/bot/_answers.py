@@ -145,6 +145,9 @@ _FEELINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"(?:\w+\s+)?(?:crying|sobbing|weeping|in\s+tears)\b(?!\s+(?:laughing|with\s+laughter))"
             r"|\bburst(?:ing)?\s+into\s+tears\b"
             r"|\bcried\s+(?:myself\s+to\s+sleep|all\s+(?:day|night|week)|a\s+lot|so\s+much)\b"
+            # a late one's things given away (U78: "giving away Joan's things")
+            r"|\b(?:giving|gave|given|sorting|sorted|clearing|cleared|going)\s+(?:away|out|through)\s+"
+            r"(?:[A-Z][\w-]+'s|his|her|their|my\s+late\s+\w+'s)\s+(?:things|clothes|stuff|belongings)\b"
             rf"|\bi\s+(?:(?:still|just|really|so|do|terribly|badly)\s+)*miss\s+(?:her|him|them|"
             rf"my\s+{_FOND}{_DEAR})\b",
             "I'm sorry, that sounds really hard. I'm here if you want to talk about it.",

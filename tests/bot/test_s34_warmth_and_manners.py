@@ -39,6 +39,8 @@ def _reply(text: str, *, noted: tuple[str, ...] = (), **kw: object) -> str:
         "I keep bursting into tears at the shops",
         "I'm feeling rather low today, it would have been my mother's birthday",  # U19
         "I still miss my mum terribly",
+        "I've been giving away Joan's things, her clothes went to the hospice shop",  # U78
+        "we finally sorted through Dad's clothes at the weekend",
     ],
 )
 def test_hard_feelings_get_a_kind_short_reply(text: str) -> None:
@@ -72,6 +74,7 @@ def test_loneliness_is_met_as_loneliness_with_what_was_noted() -> None:
         "I was crying laughing at that film",
         "I had a good cry",
         "she finished it with a stroke of genius",
+        "I'm giving away my old clothes to the charity shop",
     ],
 )
 def test_everyday_words_are_not_met_as_sorrow(text: str) -> None:
