@@ -20,7 +20,7 @@ _WHO_ARE_YOU = re.compile(
     r"|what\s+(?:are|r)\s+(?:you|u)\s+called"
     # T27: a newcomer's first questions of the bot itself
     r"|tell\s+me\s+(?:\w+\s+){0,2}about\s+(?:yourself|urself|you)\s*[?!.]*$"
-    r"|what\s+(?:can|do)\s+(?:you|u)\s+do"
+    r"|wh?at\s+(?:(?:can|do|could)\s+(?:you|u)|(?:you|u)\s+(?:can|could))\s+do"
     r"|(?:are|r)\s+(?:you|u)\s+(?:there|around|awake|still\s+there|here)"
     r"|can\s+(?:you|u)\s+help\s+me\s*[?!.]*$)(?!\w)",
     re.IGNORECASE,

@@ -86,6 +86,23 @@ _BIG_NEWS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"|\b(?:funeral|bereavement|miscarriage)\b",
             "I'm so sorry for your loss. I'm here if you want to talk about it.",
         ),
+        (  # loneliness, before its cause ("since Harold went into hospital")
+            r"\b(?:i'?m|im|i\s+am|feeling|i\s+feel|i'?ve\s+been|been|so)\s+(?:(?:so|really|very|"
+            r"terribly|awfully|quite|a\s+bit|a\s+little|rather|that|just)\s+)*(?:lonely|isolated)\b"
+            r"|\b(?:feel|feeling)\s+(?:so\s+|very\s+|really\s+|all\s+)*alone\b",
+            "I'm sorry you're feeling lonely. I'm here, and I'm glad you're talking to me.",
+        ),
+        (  # hard news (s34 U58): "my mum Sheila has dementia, she's in a care home now"
+            r"\b(?:has|had|got|with|diagnosed\s+with)\s+(?:(?:early|late|bad|terminal|advanced|"
+            r"stage\s+\w+)\s+)?(?:dementia|alzheimer'?s|cancer|a\s+(?:\w+\s+)?stroke(?!\s+of\b)|"
+            r"parkinson'?s|"
+            r"motor\s+neurone\s+disease|a\s+(?:brain\s+)?tumou?r|a\s+heart\s+attack|leuk(?:a)?emia)\b"
+            r"|\b(?:went|gone|going|moved|is|'s|was|now|still)\s+(?:in|into)\s+(?:a\s+|the\s+)?"
+            r"(?:care\s+home|nursing\s+home|hospice|hospital|intensive\s+care)\b"
+            r"|\b(?:taken|rushed|admitted)\s+(?:in)?to\s+(?:the\s+)?(?:hospital|a&e|intensive\s+care)\b"
+            r"|\bterminally\s+ill\b",
+            "I'm so sorry, that's hard news. I'm here if you want to talk about it.",
+        ),
         (
             r"\b(?:i|we)\s+(?:just\s+|finally\s+)?(?:got|landed)\s+(?:the|a|an|my)\s+"
             r"(?:new\s+|dream\s+)?(?:job|promotion|place|scholarship)\b"
@@ -95,7 +112,8 @@ _BIG_NEWS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"|\b(?:i|we)\s+(?:just\s+|finally\s+)?won\s+(?:the|a|an|our|my)\s+(?:\w+\s+)?"
             r"(?:award|prize|race|match|final|competition|trophy)\b"
             r"|\b(?:i|we)\s+(?:just\s+|finally\s+)?got\s+(?:engaged|married|promoted)\b"
-            r"|\b(?:i'?m|we'?re)\s+engaged\b|\bgot\s+in(?:to)?\s+(?:uni|university|college)\b",
+            r"|\b(?:i'?m|we'?re)\s+engaged\b"
+            r"|\bgot\s+(?:in(?:to)?|a\s+place\s+at)\s+(?:[A-Z][\w'-]*\s+){0,3}(?:uni|university|college)\b",
             "That's wonderful news, congratulations! 🎉",
         ),
         (  # a parting: "me and priya broke up last night", "my girlfriend dumped me"
@@ -118,6 +136,54 @@ _OCCASION = (
 
 GOOD_TIME = "That sounds lovely! I'm glad you had a good time."
 
+#: Feelings met kindly, whatever else the turn did (s34 U19, U24, U58, U86, U89: a hard year,
+#: "the evenings are the worst", crying, loneliness and pride all got "Tell me more" or a
+#: bare "Noted:").
+_FEELINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), reply)
+    for pattern, reply in (
+        (
+            r"\b(?:it'?s\s+been|been|having|had|going\s+through|what)\s+(?:a|an|such\s+a)\s+"
+            r"(?:really\s+|very\s+|so\s+)?(?:hard|tough|difficult|rough|awful|terrible|horrible|"
+            r"bad|shit|crap|sad|lonely|grim)\s+(?:day|week|night|month|year|few\s+\w+|"
+            r"couple\s+of\s+\w+|time|spell|while)\b"
+            r"|\b(?:the\s+)?(?:evenings?|nights?|mornings?|weekends?|sundays?|holidays|anniversar(?:y|ies)|"
+            r"first\s+\w+|quiet|silence|mealtimes)\s+(?:are|is)\s+(?:the\s+)?(?:worst|hardest|"
+            r"toughest|(?:so\s+|really\s+)?hard)\b"
+            r"|\b(?:i'?ve\s+been|i\s+keep|i\s+can'?t\s+stop|i\s+was|i'?m|been|started|burst\s+into)\s+"
+            r"(?:\w+\s+)?(?:crying|sobbing|weeping|in\s+tears)\b(?!\s+(?:laughing|with\s+laughter))"
+            r"|\bburst(?:ing)?\s+into\s+tears\b"
+            r"|\bcried\s+(?:myself\s+to\s+sleep|all\s+(?:day|night|week)|a\s+lot|so\s+much)\b"
+            # a late one's things given away (U78: "giving away Joan's things")
+            r"|\b(?:giving|gave|given|sorting|sorted|clearing|cleared|going)\s+(?:away|out|through)\s+"
+            r"(?:[A-Z][\w-]+'s|his|her|their|my\s+late\s+\w+'s)\s+(?:things|clothes|stuff|belongings)\b"
+            rf"|\bi\s+(?:(?:still|just|really|so|do|terribly|badly)\s+)*miss\s+(?:her|him|them|"
+            rf"my\s+{_FOND}{_DEAR})\b",
+            "I'm sorry, that sounds really hard. I'm here if you want to talk about it.",
+        ),
+        (
+            r"\b(?:i'?m|im|i\s+am|we'?re|we\s+are|so|feeling)\s+(?:(?:so|really|very|incredibly|"
+            r"dead|immensely|ever\s+so|just|bursting)\s+)*proud\s+of\s+(?:her|him|them|my|our|[A-Z])",
+            "That's lovely, and you've every reason to be proud!",
+        ),
+        (
+            r"\b(?:i'?m|i\s+am|feeling|feel)\s+(?:\w+\s+)?(?:anxious|nervous|worried|scared|"
+            r"terrified|panicking|dreading)\b|\b(?:dreading|worried\s+about|nervous\s+about|"
+            r"anxious\s+about|scared\s+about)\b",
+            "That sounds stressful. I'm here if you want to talk it through.",
+        ),
+        (
+            r"\b(?:killing\s+me|driving\s+me\s+(?:mad|crazy|nuts|up\s+the\s+wall)|doing\s+my\s+head\s+in|"
+            r"(?:so|really|totally|completely)\s+(?:tired|exhausted|stressed|fed\s+up|knackered|"
+            r"drained|done)|(?:rough|bad|long|awful|terrible|horrible)\s+(?:day|week|night)|"
+            r"(?:i'?m|im|i\s+am|feeling|i\s+feel)\s+(?:feeling\s+)?(?:(?:a\s+(?:bit|little)|kind\s+of|"
+            r"kinda|pretty|quite|so|really|very|super|rather)\s+)?(?:down|low|sad|blue|fed\s+up|stressed|"
+            r"exhausted|lonely|miserable|rubbish|crap|meh|upset|gutted))\b|^ugh+\b",
+            "That sounds rough. I'm here if you want to talk about it.",
+        ),
+    )
+)
+
 _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), reply)
     for pattern, reply in (
@@ -137,8 +203,11 @@ _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "I don't feel time pass between our chats, but I'm glad you're back!",
         ),
         (
-            r"\bi\s+(?:hate|can't\s+stand)\s+(?:you|u)\b|\byou(?:'re|\s+are)\s+(?:useless|stupid|"
-            r"annoying|rubbish|the\s+worst)\b",
+            r"\bi\s+(?:hate|can't\s+stand)\s+(?:you|u)\b|\b(?:you(?:'re|\s+are)|youre|ur|u\s+r|u'?re)\s+"
+            r"(?:(?:so|kinda|kind\s+of|pretty|really|totally|completely|such\s+an?|an?|the\s+most|"
+            r"bloody|fucking|so\s+so)\s+)*(?:useless|stupid|dumb|thick|annoying|rubbish|pointless|"
+            r"boring|crap|trash|garbage|idiot|moron|the\s+worst)\b|\b(?:you|u)\s+(?:suck|are\s+no\s+help)\b|"
+            r"\b(?:this|the)\s+(?:bot|app|thing)\s+is\s+(?:\w+\s+)?(?:useless|stupid|rubbish|crap|pointless)\b",
             "I'm sorry I let you down. Tell me what went wrong and I'll try to do better.",
         ),
         (
@@ -146,14 +215,17 @@ _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "That's kind of you. I'm an AI, but I'm glad our chats matter to you.",
         ),
         (
-            r"^(?:thanks|thank you|thx|ty|cheers|ta)\b.*\b(?:listening|being there|hearing me out|"
-            r"the chat|talking)\b",
+            r"^(?:thanks|thank you|thx|ty|cheers|ta(?![-\s]?ra\b))\b.*\b(?:listening|being there|"
+            r"hearing me out|the chat|talking)\b",
             "Any time. I'm glad I could listen.",
         ),
-        (r"^(?:thanks|thank you|thx|ty|cheers|ta)\b", "You're welcome!"),
+        (r"^(?:thanks|thank you|thx|ty|cheers|ta(?![-\s]?ra\b))\b", "You're welcome!"),
         (
-            r"^(?:(?:ok|okay|right|alright|anyway)[,!.]?\s+)?(?:bye|goodbye|good night|night|"
-            r"see you|see ya|later|gotta go|ttyl)\b",
+            r"^(?:(?:ok|okay|right|alright|anyway|well)[,!.]?\s+)?(?:bye|goodbye|good\s*night|night|"
+            r"nighty?[-\s]night|see you|see ya|later|laters|gotta go|got to go|gtg|g2g|ttyl|"
+            r"cheerio|ta[-\s]?ra|ta\s+ta|toodle[-\s]?oo|catch\s+(?:you|ya)|talk\s+(?:to\s+you\s+)?(?:later|soon|"
+            r"tomorrow)|(?:i'?m|im|i\s+am)\s+off(?:\s+to\s+bed)?\s*[.!]*$|off\s+to\s+bed|"
+            r"(?:i'?m|im)\s+going\s+to\s+bed)\b",
             "Bye for now!",
         ),
         (
@@ -174,21 +246,12 @@ _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "I can't look things up: no language model or internet is "
             "set up for me. I can tell you what you've told me.",
         ),
-        (
-            r"\b(?:i'?m|i\s+am|feeling|feel)\s+(?:\w+\s+)?(?:anxious|nervous|worried|scared|"
-            r"terrified|panicking|dreading)\b|\b(?:dreading|worried\s+about|nervous\s+about|"
-            r"anxious\s+about|scared\s+about)\b",
-            "That sounds stressful. I'm here if you want to talk it through.",
-        ),
-        (
-            r"\b(?:killing\s+me|driving\s+me\s+(?:mad|crazy|nuts|up\s+the\s+wall)|doing\s+my\s+head\s+in|"
-            r"(?:so|really|totally|completely)\s+(?:tired|exhausted|stressed|fed\s+up|knackered|"
-            r"drained|done)|(?:rough|bad|long|awful|terrible|horrible)\s+(?:day|week|night)|"
-            r"(?:i'?m|im|i\s+am|feeling|i\s+feel)\s+(?:feeling\s+)?(?:(?:a\s+(?:bit|little)|kind\s+of|"
-            r"kinda|pretty|quite|so|really|very|super)\s+)?(?:down|low|sad|blue|fed\s+up|stressed|"
-            r"exhausted|lonely|miserable|rubbish|crap|meh|upset|gutted))\b|^ugh+\b",
-            "That sounds rough. I'm here if you want to talk about it.",
-        ),
+    )
+)
+#: Said after the feelings: a blush, a good time had.
+_WARM_TIMES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), reply)
+    for pattern, reply in (
         (  # embarrassment, said in the words that sound like harm and are not
             r"\b(?:die|died|dying)\s+of\s+(?:embarrassment|shame|cringe)\b|\bmortified\b|"
             r"\b(?:so|really|totally|very)\s+embarrass(?:ed|ing)\b|\bwant(?:ed)?\s+the\s+ground\s+to\s+"
@@ -205,6 +268,20 @@ _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ),
     )
 )
+#: Text-speak spelled out, so that "wat do u know about me" is asked as "what do you know
+#: about me" (s34 U57).
+_SPELLED = {
+    "wat": "what", "wot": "what", "wats": "what's", "u": "you", "ur": "your", "r": "are",
+    "ya": "you", "abt": "about", "bout": "about", "pls": "please", "plz": "please",
+}  # fmt: skip
+_SPOKEN_WORD = re.compile(r"\b(?:" + "|".join(_SPELLED) + r")\b", re.IGNORECASE)
+
+
+def spelled_out(text: str) -> str:
+    """``text`` with its text-speak words written out ("wat do u" -> "what do you")."""
+    return _SPOKEN_WORD.sub(lambda m: _SPELLED[m.group(0).lower()], text)
+
+
 _NAME = re.compile(r"^The user's name is (?P<name>[^.]+)\.?$")
 DONT_KNOW = "I don't know that yet. If you tell me, I'll remember it."
 _LEADING = re.compile(r"^\([^)]*\)\s*")
@@ -236,13 +313,14 @@ def offline_reply(
     just say?", ``familiar`` (the familiar's own name) "who are you?"; ``after_care``: the
     last reply was the crisis reply, so "jk im fine" is met warmly, the door left open."""
     lines = action_lines(actions)
-    if after_care and walked_back(text):
-        return "\n".join([AFTER_CARE, *lines])
+    if after_care and walked_back(text):  # "I'm not doing anything daft, I just miss her"
+        missing = missing_someone(text, kept) or kind_word(text)
+        return "\n".join([AFTER_CARE, *([missing] if missing else []), *lines])
     if after_care and takes_back_unsure(text):
         return "\n".join([CHECK_IN, *lines])
     usable = [it for it in items if not (is_group and it.private)]
     if lines:  # big news is met before what was noted ("my nan passed away" and a name)
-        news = big_news(text)
+        news = kind_word(text)
         return "\n".join([news, *lines] if news else lines)
     chat = on_now or missing_someone(text, kept) or about_you(text, familiar)
     chat = chat or small_talk(text, name)
@@ -251,16 +329,16 @@ def offline_reply(
         lines.append(chat)
     elif (named := kin_answer(text, kept) or likes_answer(text, kept)) is not None:
         lines.append(named)  # "what are my boys called?", "do I like running?"
-    elif is_question(text) and (kin := kin_not_kept(text, kept)) is not None:
-        lines.append(_not_known_kin(*kin))
-    elif is_question(text) and meant:
-        lines += [second_person(m) for m in meant]
-    elif is_question(text) and unknown:
-        lines.append(DONT_KNOW)
-    elif is_question(text):
-        lines += answer_lines(text, usable)
-    else:
+    elif not is_question(asked := spelled_out(text)):
         lines.append(nothing_kept(text))
+    elif (kin := kin_not_kept(asked, kept)) is not None:
+        lines.append(_not_known_kin(*kin))
+    elif meant:
+        lines += [second_person(m) for m in meant]
+    elif unknown:
+        lines.append(DONT_KNOW)
+    else:
+        lines += answer_lines(asked, usable)
     return "\n".join(dict.fromkeys(lines))  # F4: a line said once, however it was found
 
 
@@ -472,10 +550,17 @@ def big_news(text: str) -> str | None:
     return next((reply for pattern, reply in _BIG_NEWS if pattern.search(said)), None)
 
 
+def kind_word(text: str) -> str | None:
+    """Big news, else a feeling, met before what a turn noted ("I'm so sorry, ..." then
+    "Noted: your mum Sheila has dementia")."""
+    said = text.strip()
+    return big_news(said) or next((r for p, r in _FEELINGS if p.search(said)), None)
+
+
 def small_talk(text: str, name: str = "") -> str | None:
     if (news := big_news(text)) is not None:
         return news
-    for pattern, reply in _SMALL_TALK:
+    for pattern, reply in (*_SMALL_TALK, *_FEELINGS, *_WARM_TIMES):
         if reply == GOOD_TIME and _HARD_NEWS.search(text):
             continue  # "a lovely walk, then I got the call that ..." (review s34 F18)
         if pattern.search(text.strip()):

@@ -33,7 +33,7 @@ _SELF_HARM = re.compile(
 #: the dead ("I might as well join him", not "join him at the pub"), sleep without waking,
 #: the others better off without me. Understanding by meaning catches what these miss.
 _GIVING_UP = re.compile(
-    r"\b(?:(?:point|reason)\s+(?:of|in|to|for\s+me\s+to)\s+(?:carrying\s+on|go(?:ing)?\s+on|"
+    r"\b(?:(?:point|reason)\s+(?:of|in|to|for\s+me\s+to)\s+(?:carry(?:ing)?\s+on(?!\s+with\b)|go(?:ing)?\s+on|"
     r"keep(?:ing)?\s+going|liv(?:e|ing)|be(?:ing)?\s+(?:here|alive))|"
     r"what'?s\s+the\s+point\s+(?:any\s*more|of\s+(?:anything|it\s+all|life|me))|"
     r"can'?t\s+(?:do|take)\s+(?:this|it)\s+any\s*more|"
@@ -43,6 +43,22 @@ _GIVING_UP = re.compile(
     r"(?:sleep|asleep)\s+and\s+(?:not|never)\s+wake\s+up|"
     r"better\s+off\s+(?:without\s+me|if\s+I\s+(?:was|were)(?:n'?t|\s+not)?\s+(?:around|here|gone))|"
     r"tired\s+of\s+(?:living|being\s+alive))",
+    re.IGNORECASE,
+)
+#: Joining the dead with the farewell said (s34 U78: "I'm going to be with Joan soon, I've
+#: made my peace"): being with someone soon or again, and peace made or goodbyes said, in one
+#: message. Either alone is everyday ("with my sister soon, flying out Friday", "made my
+#: peace with the new job").
+_JOINING = re.compile(
+    r"\b(?i:going\s+to|gonna|will|'ll|soon\s+be|ready\s+to)\s+(?i:be\s+)?(?i:with|join)\s+"
+    r"(?:(?i:him|her|them|my\s+(?:late\s+)?\w+)|[A-Z][\w'-]+)(?:\s+[A-Z][\w'-]+)?\s+"
+    r"(?i:again\s+)?(?i:soon|now|again)\b"
+)
+_FAREWELL = re.compile(
+    r"\b(?:made\s+(?:my|our)\s+peace(?!\s+with\b)|(?:said|saying)\s+(?:my|our|all\s+my)\s+"
+    r"goodbyes?(?!\s+(?:to|at)\s+the\b)|(?:i'?m|im|i\s+am)\s+(?:at\s+peace(?!\s+with\b)|"
+    r"ready\s+to\s+go)|sorted\s+(?:out\s+)?my\s+"
+    r"affairs|put\s+my\s+affairs\s+in\s+order)\b",
     re.IGNORECASE,
 )
 #: The means or the farewell said instead of the wish (issue 23): giving everything away,
@@ -83,7 +99,8 @@ _WALKED_BACK = re.compile(
     r"^(?:(?:no+|nah|ok(?:ay)?|sorry|haha|lol|honestly|seriously|don'?t\s+worry)[,!.]*\s+)*"
     r"(?:jk|j/k|just\s+(?:kidding|joking)|(?:i\s+was\s+|i'?m\s+|was\s+)?(?:only\s+)?"
     r"(?:kidding|joking)|i\s+didn'?t\s+mean\s+(?:it|that)|never\s*mind|nvm|forget\s+(?:it|that|i\s+said)|"
-    r"ignore\s+(?:me|that)|(?:i'?m|im|i\s+am)\s+(?:fine|ok(?:ay)?|alright|all\s+right|good|safe)(?!\s+(?:at|with|for|to|in)\b)|"
+    r"ignore\s+(?:me|that)|(?:i'?m|im|i\s+am)\s+not\s+(?:going\s+to|gonna)\s+do\s+anything\s+"
+    r"(?:daft|stupid|silly|drastic|rash)|i\s+won'?t\s+do\s+anything\s+(?:daft|stupid|silly|drastic|rash)|(?:i'?m|im|i\s+am)\s+(?:fine|ok(?:ay)?|alright|all\s+right|good|safe)(?!\s+(?:at|with|for|to|in)\b)|"
     r"(?:it'?s|its)\s+(?:fine|ok(?:ay)?|nothing)|all\s+good|not\s+(?:serious|like\s+that))\b",
     re.IGNORECASE,
 )
@@ -175,7 +192,12 @@ CHECK_IN = (
 def speaks_of_self_harm(text: str) -> bool:
     plain = _plain(text)
     means = _MEANS.search(plain) is not None and _ERRAND.search(plain) is None
-    return bool(_SELF_HARM.search(text) or _GIVING_UP.search(plain) or means)
+    return bool(
+        _SELF_HARM.search(text)
+        or _GIVING_UP.search(plain)
+        or means
+        or (_JOINING.search(plain) and _FAREWELL.search(plain))
+    )
 
 
 def asks_a_reminder(text: str) -> bool:

@@ -31,7 +31,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from familiars.bot._answers import may_answer, name_of, offline_reply, with_notice
+from familiars.bot._answers import may_answer, name_of, offline_reply, spelled_out, with_notice
 from familiars.bot._care import (
     Sessions,
     asks_a_reminder,
@@ -147,6 +147,7 @@ class TurnPlan:
     def _record_items(self, text: str) -> list[_RecordItem]:
         """The owner's records an offline answer to ``text`` may quote: only those it can
         find relevant (:func:`may_answer`); the rest would score 0 and be dropped."""
+        text = spelled_out(text)
         if not is_question(text):
             return []  # only a question's answer reads them (offline_reply)
         shown = [cut_text(r.content, DEFAULT_MAX_RECORD_CHARS) for r in self.records]
@@ -279,10 +280,11 @@ class TurnPlanner:
         )
         # Understanding embeds the message's clauses: off the event loop.
         plan.actions = await asyncio.to_thread(plan_now) if understanding else plan_now()
-        if understanding is not None and offline and is_question(turn.said):
-            meant = await asyncio.to_thread(answer_records, turn.said, plan.records, understanding)
+        asked = spelled_out(turn.said)  # "wat do u know about me"
+        if understanding is not None and offline and is_question(asked):
+            meant = await asyncio.to_thread(answer_records, asked, plan.records, understanding)
             plan.meant = [r.content for r in meant if not (info.is_group and r.scope == "user")]
-            plan.unknown = not meant and asks_unknown(turn.said, plan.records, understanding)
+            plan.unknown = not meant and asks_unknown(asked, plan.records, understanding)
         if self.services.takes_tools(agent):
             # A model with tools sets (or asks about) reminders itself with set_reminder:
             # the rules do not set one behind its back, and it is not told one was set.

@@ -273,8 +273,11 @@ _DISLIKING = re.compile(
     r"\s+(?P<thing>.+)$",
     re.I,
 )
+#: A time of day or week said to be the worst is grief or low mood, not a dislike (s34 U24:
+#: "The evenings are the worst" was kept as "you don't like The evenings").
 _THING_IS_BAD = re.compile(
-    r"^(?P<thing>.+?)\s+(?:is|are)\s+(?:so\s+|just\s+|really\s+)?(?:disgusting|gross|vile|"
+    r"^(?!(?:the\s+)?(?:evenings?|nights?|mornings?|weekends?|days?|sundays?|mealtimes)\s)"
+    r"(?P<thing>.+?)\s+(?:is|are)\s+(?:so\s+|just\s+|really\s+)?(?:disgusting|gross|vile|"
     r"awful|horrible|the\s+worst|not\s+for\s+me|not\s+my\s+thing)\b",
     re.I,
 )
