@@ -3,13 +3,17 @@ records added one by one: the same rows, terms, postings, lengths, words and BM2
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import numpy as np
 import pytest
 
+from familiars.memory import make_record
+from familiars.memory._reader import MemoryReader
 from familiars.memory._search_index import Doc, RecallIndex
 from familiars.memory._text import _STEMMER, content_words, stem
+from tests.fakes import HashEmbedder
 
 WORDS = ["walks", "walking", "river", "rivers", "tea", "green", "sister", "swims", "dawn"]
 WORDS += ["note", "42", "2024", "07", "café", "北京烤鸭", "running", "runs", "the", "and"]
@@ -83,3 +87,20 @@ def test_a_number_is_its_own_stem_as_the_stemmer_says() -> None:
     assert all(stem(n) == n == _STEMMER.stemWord(n) for n in numbers)
     assert stem("running") == "run" and stem("rivers") == "river"
     assert stem("2nd") == _STEMMER.stemWord("2nd")
+
+
+async def test_a_record_changed_twice_in_one_batch_ends_as_its_last_word() -> None:
+    reader = MemoryReader(HashEmbedder(dim=32), ablated=[], reranker=None)
+    kept = make_record("Ana walks by the river", scope="user", category="profile", user_key="ana")
+    gone = make_record("Ana keeps a green parrot", scope="user", category="profile", user_key="ana")
+    kept_again = dataclasses.replace(kept, content="Ana walks by the river at dawn")
+    gone_after = dataclasses.replace(gone, deprecated=True)
+    await reader.add_records([kept, gone, kept_again, gone_after])
+    index = reader.index
+    assert set(index.rows) == {kept.id} and index.live_count == 1
+    row = index.rows[kept.id]
+    assert index.doc(row).text == "Ana walks by the river at dawn"
+    n = len(index.docs)
+    assert index.keywords.scores(["parrot"], n).sum() == 0.0
+    assert index.keywords.scores(["dawn"], n)[row] > 0.0
+    assert index.keywords._n_docs == 1 and index.keywords_plain._n_docs == 1
