@@ -216,7 +216,7 @@ class RecallIndex:
         row = self._new_row(doc, vector, sentence_vectors)
         said = content_words(doc.text)
         self._own_words.append(self._own_word_ids(doc, said))
-        self.keywords_plain.set_doc(row, Counter(stem(w) for w in said))
+        self.keywords_plain.set_doc(row, Counter(map(stem, said)))
         if contextual:
             prev = self._last_in_group.get(doc.group)
             if prev is not None and abs(doc.timestamp - self._ts[prev]) <= self.context_gap_s:
@@ -253,7 +253,7 @@ class RecallIndex:
             said = content_words(doc.text)
             own_words = self._own_word_ids(doc, said)
             self._own_words.append(own_words)
-            own = Counter(stem(w) for w in said)
+            own = Counter(map(stem, said))
             ids = [self.terms.id(t) for t in own]
             counts = [float(c) for c in own.values()]
             terms = dict(zip(ids, counts, strict=True))
