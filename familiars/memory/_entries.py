@@ -33,6 +33,8 @@ _ESCAPED = re.compile(r"^(\\*)<!--")
 _LIST_FIELDS = ("tags", "derived_from", "source_quote")
 _DICT_OR_NONE = ("ttl", "evidence")
 _STR_OR_NONE = ("supersedes", "last_accessed_ts")
+#: The header's known keys (and the body's), as a set: every record read looks its keys up.
+_NOT_EXTRA = frozenset((*ENTRY_FIELDS, "content"))
 
 
 @dataclass
@@ -146,7 +148,7 @@ def record_from_header(data: dict[str, Any]) -> MemoryRecord:
             if isinstance(data[name], bool) or not isinstance(data[name], int):
                 raise ValueError(f'"{name}" must be an integer')
             kwargs[name] = data[name]
-    extra = {k: v for k, v in data.items() if k not in ENTRY_FIELDS and k != "content"}
+    extra = {k: v for k, v in data.items() if k not in _NOT_EXTRA}
     record = MemoryRecord(**kwargs, extra=extra)
     return upgrade(record)
 

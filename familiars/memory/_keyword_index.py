@@ -69,6 +69,21 @@ class _Postings:
         self.length[self.n] = length
         self.n += 1
 
+    def extend(self, rows: np.ndarray, tf: np.ndarray, ver: np.ndarray, length: np.ndarray) -> None:
+        """:meth:`append` of several postings at once, in order."""
+        need = self.n + int(rows.shape[0])
+        if need > self.rows.shape[0]:
+            cap = max(need, 2 * self.n, _MIN_CAP)
+            self.rows = np.resize(self.rows, cap)
+            self.tf = np.resize(self.tf, cap)
+            self.ver = np.resize(self.ver, cap)
+            self.length = np.resize(self.length, cap)
+        self.rows[self.n : need] = rows
+        self.tf[self.n : need] = tf
+        self.ver[self.n : need] = ver
+        self.length[self.n : need] = length
+        self.n = need
+
     def live(self, versions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The live postings' rows, weights and document lengths."""
         rows, tf, length = self.rows[: self.n], self.tf[: self.n], self.length[: self.n]
@@ -143,6 +158,52 @@ class KeywordIndex:
             self._df[tid] = self._df.get(tid, 0) + 1
             if self._post is not None:
                 self._postings(tid).append(row, weight, ver, length)
+
+    def set_docs_ids(
+        self, rows: Sequence[int], docs: Sequence[tuple[list[int], list[float]]]
+    ) -> None:
+        """:meth:`set_doc_ids` for many distinct rows (each doc: distinct term ids and their
+        weights), with the same outcome as one call per row in order (postings in row order,
+        lengths and the total summed as there), but the arrays written once: a workspace's
+        load (issue 20)."""
+        if not rows:
+            return
+        for row in rows:
+            self.remove(row)
+        self._rows_up_to(max(rows))
+        counts = np.asarray([len(ids) for ids, _ in docs], dtype=np.int64)
+        lengths = [float(sum(tf)) for _, tf in docs]
+        total = int(counts.sum())
+        start = self._reserve(total)
+        ids = np.fromiter((t for d, _ in docs for t in d), dtype=np.int32, count=total)
+        tf = np.fromiter((w for _, d in docs for w in d), dtype=np.float64, count=total)
+        self._tid[start : start + total] = ids
+        self._tf[start : start + total] = tf
+        row_arr = np.asarray(rows, dtype=np.int64)
+        self._start[row_arr] = start + np.cumsum(counts) - counts
+        self._count[row_arr] = counts
+        self._len[row_arr] = lengths
+        for length in lengths:
+            self._total += length
+        self._n_docs += len(rows)
+        post_rows = np.repeat(row_arr, counts)
+        self._add_postings(ids, tf, post_rows, np.repeat(np.asarray(lengths), counts))
+
+    def _add_postings(
+        self, ids: np.ndarray, tf: np.ndarray, rows: np.ndarray, length: np.ndarray
+    ) -> None:
+        """Count these (term, row) pairs in the document frequencies and append them to
+        the terms' postings, each term's in the order given."""
+        uniq, first, per_term = np.unique(ids, return_index=True, return_counts=True)
+        seen = np.argsort(first)  # the terms in the order they came (as the dict had them)
+        for tid, count in zip(uniq[seen].tolist(), per_term[seen].tolist(), strict=True):
+            self._df[tid] = self._df.get(tid, 0) + count
+        if self._post is None:
+            return
+        ver = self._ver[rows]
+        order = np.argsort(ids, kind="stable")
+        for tid, sel in zip(uniq.tolist(), np.split(order, np.cumsum(per_term)[:-1]), strict=True):
+            self._postings(tid).extend(rows[sel], tf[sel], ver[sel], length[sel])
 
     def remove(self, row: int) -> None:
         if row >= self._count.shape[0] or self._count[row] < 0:

@@ -177,8 +177,13 @@ class IndexFeed:
             vectors = {rec.id: fresh[i] for i, rec in enumerate(records)}
         sent_vecs = await self._sentence_vectors([(rec.content, None) for rec in records])
         await self._ensure_words([*texts, *(rec.user_key or "" for rec in records)])
+        docs: list[Doc] = []
+        doc_vecs: list[np.ndarray] = []
+        doc_sents: list[np.ndarray | None] = []
         for rec, sv in zip(records, sent_vecs, strict=True):
             if rec.deprecated:  # never live again, whatever the time
+                self.index.add_many(docs, doc_vecs, doc_sents)  # in order: it may be among them
+                docs, doc_vecs, doc_sents = [], [], []
                 self.index.remove(rec.id)
                 continue
             owner = group_key(
@@ -197,7 +202,10 @@ class IndexFeed:
                 ref=rec,
                 extra_terms=date_words(ts) if ts else "",
             )
-            self.index.add(doc, vectors[rec.id], sentence_vectors=sv)
+            docs.append(doc)
+            doc_vecs.append(vectors[rec.id])
+            doc_sents.append(sv)
+        self.index.add_many(docs, doc_vecs, doc_sents)
 
     async def _sentence_vectors(
         self, items: Sequence[tuple[str, str | None]]

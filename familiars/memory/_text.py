@@ -231,8 +231,17 @@ def content_words(text: str) -> list[str]:
     return [w for w in words(text) if w not in STOPWORDS]
 
 
-@lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
+    """The word's English Snowball stem. A number is its own stem (the stemmer's rules only
+    strip letters), and is not looked up: a workspace's numbers ("note 41532") would fill
+    the cache and crowd the words out, and each would cost a pure-Python stemmer call."""
+    if word.isdigit() and word.isascii():
+        return word
+    return _stem_word(word)
+
+
+@lru_cache(maxsize=200_000)
+def _stem_word(word: str) -> str:
     return str(_STEMMER.stemWord(word))
 
 
