@@ -5,6 +5,7 @@ must still be kept."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -47,7 +48,12 @@ def _said(text: str, existing: list[MemoryRecord] | None = None) -> list[str]:
 def test_a_describing_word_is_no_name_and_keeps_the_real_one(text: str) -> None:
     said = _said(text, [SARAH])
     assert not [s for s in said if "name" in s]
-    assert not [s for s in said if "years old" in s and s.split()[-3] in {"90", "6", "2", "5"}]
+    assert not [s for s in said if re.search(r"\b(?:90|6|2|5)\b", s)]
+
+
+def test_a_describing_word_with_a_bare_number_keeps_the_state_alone() -> None:
+    assert _said("im sober, 90") == ["add The user is sober."]
+    assert _said("im widowed, 70") == ["add The user is widowed."]
 
 
 @pytest.mark.parametrize(
