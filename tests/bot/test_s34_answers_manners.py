@@ -116,6 +116,25 @@ def test_do_i_like_after_a_change_of_mind_says_the_change() -> None:
     assert likes_answer("do I like coffee?", switched) == "You like tea now, no longer coffee."
 
 
+def test_do_i_like_reads_the_clause_of_the_thing_and_the_user_alone() -> None:
+    """Review F8: a dislike in another clause, or another person's, is not the user's."""
+    both = ["The user dislikes coffee but loves tea."]
+    assert likes_answer("do I like tea?", both) == "You love tea."
+    assert likes_answer("do I like coffee?", both) == "You don't like coffee."
+    whereas = ["The user hates mushrooms, whereas they enjoy olives."]  # a wording of our own
+    assert likes_answer("do I like olives?", whereas) == "You like olives."
+    assert likes_answer("do I like mushrooms?", whereas) == "You don't like mushrooms."
+    assert likes_answer("do i like broccoli?", ["The user's son hates broccoli."]) is None
+    assert likes_answer("do i like running?", ["The user's son hates running."]) is None
+    assert likes_answer("do I like Mark?", ["The user's ex Mark hates the user."]) is None
+    assert likes_answer("do I like dogs?", ["The user doesn't like dogs."]) == (
+        "You don't like dogs."
+    )
+    assert likes_answer("do I like chess?", ["The user loves chess."]) == "You love chess."
+    listed = ["The user hates coffee, tea and milk."]
+    assert likes_answer("do I like milk?", listed) == "You don't like milk."
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -8,8 +8,10 @@ cuts one sentence into clauses (quoted speech never cut, a left-out "I" given ba
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
+from pathlib import Path
 
 from familiars.memory._offline._objects import _words
 
@@ -362,8 +364,40 @@ _NOT_LOWER_INTRO = frozenset(
     _words(
         "tired done back home here fine good ok okay sorry so not just also still only nearly",
         "almost about over under literally actually basically single married divorced",
+        "vegan vegetarian veggie pescatarian bi trans queer lesbian straight sober autistic",
     )
 )
+
+
+#: The common English words (familiars/bot/data/common_words.txt, written by
+#: scripts/make_common_words.py; read as a file, the bot package being above this one). A
+#: lower-case word after "im" that is one of them ("gay", "sober", "in", "clean") is not
+#: taken as a name: no list of given names tells "im jay" from "im gay", and a false name
+#: supersedes the real one.
+_COMMON_FILE = Path(__file__).resolve().parents[2] / "bot" / "data" / "common_words.txt"
+
+
+@functools.cache
+def _common_words() -> frozenset[str]:
+    try:
+        return frozenset(_COMMON_FILE.read_text(encoding="utf-8").split())
+    except OSError:  # no list: no lower-case word is safe to take as a name
+        return frozenset()
+
+
+def _lower_name(word: str) -> bool:
+    """ "im priya, 25": a lower-case word is a name only when it is no common English word
+    (and a list is there to say so)."""
+    common = _common_words()
+    if not common or word.lower() in common or word in _NOT_LOWER_INTRO:
+        return False
+    return not _DESCRIBING_END.search(word)  # "knackered", "shattered", "skint-ish"
+
+
+#: Endings of describing words, not of given names: "knackered", "fuming", "hopeless".
+_DESCRIBING_END = re.compile(r"(?:ed|ing|ful|ous|ish|less|able|ible)$", re.IGNORECASE)
+#: The ages a speaker plausibly gives of themselves ("im free, 6" is not an age).
+_SPEAKER_AGES = range(5, 111)
 
 
 def _introduced(sentence: str) -> list[str] | None:
@@ -373,7 +407,10 @@ def _introduced(sentence: str) -> list[str] | None:
     name = m.group("n") if m else ""
     if m is None:
         m = _LOWER_NAME_THEN_AGE.match(sentence.strip())
-        if m is None or m.group("n") in _NOT_LOWER_INTRO:
+        if m is None or not _lower_name(m.group("n")):
+            return None
+        age = re.match(r"\d+", m.group("rest"))
+        if age is None or int(age.group()) not in _SPEAKER_AGES:
             return None
         name = m.group("n").capitalize()
     parts = [p.strip() for p in m.group("rest").split(",") if p.strip()]
@@ -476,15 +513,19 @@ def _allergy_named(group: list[str]) -> list[str]:
 
 
 def _age_joined(said: list[str]) -> list[str]:
-    """ "im olive. 41": an age said alone right after "I'm <word>" is one introduction
-    ("I'm olive, 41")."""
+    """ "im priya. 41": an age said alone right after "I'm <word>" is one introduction
+    ("I'm priya, 41"), when the word can be a name (not "im in. 2") and the number an age."""
     out: list[str] = []
     for sentence in said:
         bare = sentence.strip(" .!")
+        named = (
+            re.fullmatch(r"(?:i'?m|im|i\s+am)\s+(?P<n>\w+)[.!]?", out[-1], re.I) if out else None
+        )
         if (
-            out
+            named
             and re.fullmatch(r"\d{1,2}", bare)
-            and re.fullmatch(r"(?:i'?m|im|i\s+am)\s+\w+[.!]?", out[-1], re.I)
+            and int(bare) in _SPEAKER_AGES
+            and (named.group("n")[:1].isupper() or _lower_name(named.group("n")))
         ):
             out[-1] = f"{out[-1].rstrip('.!')}, {bare}"
         else:

@@ -126,11 +126,14 @@ def match_medication(clause: str) -> list[Fact]:
     """ "I take metformin twice a day", "I'm on 20mg of citalopram", "I use an inhaler for my
     asthma": the medicine (and how often or what for, as said)."""
     said = clause.strip().rstrip(".!")
-    if re.match(r"^(?:on|taking)\s", said, re.I):  # "on insulin": the "I'm" left out
+    subjectless = re.match(r"^(?:on|taking)\s", said, re.I)
+    if subjectless:  # "on insulin": the "I'm" left out
         said = f"I'm {said}"
     m = _TAKES.match(said)
     if m is None:
         return []
+    if subjectless and re.match(r"\s+for\s+(?:the|a|an|this|that)\b", m.group("rest") or ""):
+        return []  # "taking paracetamol for the headache": a one-off, not a standing medicine
     drug = m.group("drug")
     if not _DRUG.fullmatch(drug):
         return []

@@ -140,6 +140,13 @@ _LIVES = re.compile(
     r"\s+(?:in|to)\s+(?P<place>.+)$",
     re.IGNORECASE,
 )
+#: A move said with an age or childhood ("when I was 5", "as a kid", "aged 7"): not where the
+#: person lives now.
+_MOVED_AS_A_CHILD = re.compile(
+    r"\b(?:when\s+(?:i|we)\s+(?:was|were)\b|as\s+an?\s+(?:kid|child|baby|teenager|toddler)\b"
+    r"|aged\s+\d|at\s+(?:the\s+)?age\s+(?:of\s+)?\d)",
+    re.IGNORECASE,
+)
 _WORKS_AT = re.compile(
     r"^i\s+(?:now\s+)?work\s+(?:at|for)\s+(?P<org>.+)$|^i'?m\s+working\s+(?:at|for)\s+(?P<org2>.+)$",
     re.IGNORECASE,
@@ -438,7 +445,7 @@ def _pref(content: str, obj: str, polarity: str) -> Fact:
 
 
 def match_place_or_work(clause: str) -> Fact | None:
-    m = _LIVES.match(clause)
+    m = None if _MOVED_AS_A_CHILD.search(clause) else _LIVES.match(clause)
     if m:
         place = _clean_place(m.group("place"))
         if place:

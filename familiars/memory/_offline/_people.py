@@ -13,7 +13,7 @@ import logging
 import re
 
 from familiars.memory._offline._objects import Fact, _words, third_person, topic_key
-from familiars.memory._offline._patterns import _clean_place, _third_singular
+from familiars.memory._offline._patterns import _MOVED_AS_A_CHILD, _clean_place, _third_singular
 from familiars.memory._offline._relations import relation_facts
 
 logger = logging.getLogger(__name__)
@@ -239,8 +239,8 @@ def match_job(clause: str) -> list[Fact]:
     m = _STUDIES.match(clause.strip(" .!"))
     if m:
         at = f" at {m.group('org')}" if m.group("org") else ""
-        content = f"The user studies {m.group('what')}{at}."
-        return [Fact("user", "profile", content, ("job",), "job", 0.7)]
+        content = f"The user studies {m.group('what')}{at}."  # beside the job, not instead
+        return [Fact("user", "profile", content, ("study",), "study", 0.7)]
     m = _RETIRED.match(clause.strip(" .!"))
     if m:
         was = f" ({third_person(m.group('was').strip())})" if m.group("was") else ""
@@ -660,6 +660,8 @@ _HOME = re.compile(
 
 def match_home(clause: str) -> list[Fact]:
     """ "I moved from Leeds to Bristol", "we live in Leeds", "I live near Munich"."""
+    if _MOVED_AS_A_CHILD.search(clause):
+        return []
     m = _HOME.match(clause)
     place = _clean_place(next((g for g in m.groups() if g), "")) if m else None
     if not place:

@@ -692,6 +692,7 @@ def match_meaning(clause: str) -> Fact | None:
     ends the clause: what follows it is an aside."""
     text = re.split(r"\s*(?:\s-+|-+\s|—|–)\s*", clause, maxsplit=1)[0]
     text = _ASIDE.split(text, maxsplit=1)[0].strip(" .!;,")
+    text = re.sub(r"\s*,\s*\d{1,3}$", "", text)  # "im sober, 90": a bare number says nothing
     if not text or len(text.split()) > MAX_WORDS or _YOU.search(text):
         return None
     for pattern, build in _RECOGNISERS:

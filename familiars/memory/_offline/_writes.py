@@ -162,6 +162,28 @@ def _without_long_words(text: str, max_chars: int) -> str:
     return kept
 
 
+#: A clause said with no subject ("retired now", "on blood thinners now"): whose it is comes
+#: from the clause before it.
+_SUBJECTLESS = re.compile(r"^(?:on|taking|retired)\b", re.IGNORECASE)
+#: A clause said by the user of themselves: "I was a postman", "im jay", "I've been ill".
+_OWN = re.compile(r"^(?:i|i'\w+|im|ive)\b", re.IGNORECASE)
+
+
+def _owned(clause: str, before: bool) -> bool:
+    """Whether ``clause`` is said by the user of themselves: it opens with "I", or it has no
+    subject and goes on with the clause before it, which was."""
+    said = clause.strip()
+    return bool(_OWN.match(said)) or (before and bool(_SUBJECTLESS.match(said)))
+
+
+def _own_only(said: str, facts: list[Fact], *, own: bool) -> list[Fact]:
+    """A subjectless job or medicine clause after a clause about someone else ("Grandad had a
+    stroke. on blood thinners now", "my dad? retired now") is not the user's: dropped."""
+    if own or not _SUBJECTLESS.match(said.strip()):
+        return facts
+    return [f for f in facts if not {"job", "medication"} & set(f.tags)]
+
+
 def facts_in(
     text: str,
     *,
@@ -178,6 +200,7 @@ def facts_in(
     tz = zone(timezone)
     found: dict[tuple[str, str, str], Fact] = {}
     meaning = not sarcastic(text)
+    own = True  # the message's first clause, said alone, is the user's
     said_text = pronoun_named(pronouns_joined(unemphasised(_without_long_words(text, max_chars))))
     for sentence, group in _sentence_clauses(said_text):
         said_here: list[Fact] = []
@@ -187,6 +210,7 @@ def facts_in(
             )
         noting = False
         for said_clause in group:
+            own_before, own = own, _owned(said_clause, own)
             if len(said_clause) > max_chars or _SKIPPED in said_clause:
                 logger.info("offline writer: skipped a clause over %d characters", max_chars)
                 noting = False
@@ -199,13 +223,9 @@ def facts_in(
             noting = noting or body is not None
             said = body or clause
             facts = _clause_facts(
-                said,
-                now=now,
-                tz=tz,
-                grace_s=reminder_grace_s,
-                dialogue_id=dialogue_id,
+                said, now=now, tz=tz, grace_s=reminder_grace_s, dialogue_id=dialogue_id,
                 meaning=meaning and not body,
-            )
+            )  # fmt: skip
             if body:  # "remember that I have a dentist appointment tomorrow" is a note
                 facts = [f for f in facts if "plan" not in f.tags]
             elif understanding is not None and all(_is_meaning(f) for f in facts):
@@ -214,6 +234,7 @@ def facts_in(
                 note = match_note(said, now=now, tz=tz)
                 facts = [note] if note is not None else []
             facts = [_pinned(f, now, tz, said) for f in facts if not misread(f, said_clause)]
+            facts = _own_only(said, facts, own=own_before)
             said_here += [Fact(**{**f.__dict__, "quote": said_clause}) for f in facts]
         cause = _sentence_cause(sentence, said_here, text=text)
         if sarcastic(text, strong=True):  # "Oh great, I just LOVE being stuck in traffic"
