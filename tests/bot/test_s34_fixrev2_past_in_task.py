@@ -50,7 +50,10 @@ async def test_a_past_phrase_of_the_task_sets_the_reminder(
         ("remind me to finish the last chapter", "finish the last chapter"),
         ("remind me to pay the last instalment", "pay the last instalment"),
         ("remind me to read the last email from Tom", "read the last email from Tom"),
-        ("remind me to print the photos from last christmas", "print the photos from last"),
+        (
+            "remind me to print the photos from last christmas",
+            "print the photos from last christmas",
+        ),
         (
             "remind me to see the doctor about what happened last night",
             "see the doctor about what happened last night",
