@@ -41,6 +41,7 @@ from familiars.memory import (
     every_text,
     offline_writes,
     parse_ts,
+    past_time_at,
     said_past,
     settled_request,
 )
@@ -69,10 +70,6 @@ _REMIND_WHEN_LAST = re.compile(
 _CLOCK_TO = re.compile(r"\d{1,2}(?::\d\d)?\s*(?:am|pm)?\s+(?:to|that|about)\s", re.IGNORECASE)
 # ... or after it ("remind me to fail at 25:99", "... in -5 minutes").
 _WHEN_TAIL = re.compile(r"\s+(?:at|in|on|by)\s+\S*\d\S*(?:\s+\w+)?$", re.IGNORECASE)
-#: A time gone by after the task ("remind me to call Bob yesterday at 9").
-_PAST_TAIL = re.compile(
-    r"[\s,]+(?:on\s+|at\s+)?(?:yesterday|last\s+\w+|\S+\s+\w+\s+ago)\b.*$", re.IGNORECASE
-)
 _TIMEISH = re.compile(
     # a digit anywhere ("9am": no word boundary after the 9), or a time word
     r"\d|\b(?:today|tonight|tomorrow|morning|evening|afternoon|noon|midnight|monday|tuesday|"
@@ -274,9 +271,14 @@ def _no_time_read(text: str, actions: TurnActions) -> None:
         return
     said = task.group("task").strip(" ,")
     tail = _WHEN_TAIL.search(said)
-    gone = _PAST_TAIL.search(said)
-    if gone and said[: gone.start()].strip(" ,"):
-        actions.passed_time = PendingReminder(said[: gone.start()].strip(" ,"))
+    # A time gone by after the task ("to call Bob yesterday at 9"), not one of the task's
+    # own ("to finish the last chapter", "to thank Jo for last night": review s34 F2).
+    gone = past_time_at(said)
+    done = said[:gone].strip(" ,") if gone is not None else ""
+    for word in ("on", "at"):
+        done = done.removesuffix(f" {word}")  # "call Bob on yesterday"
+    if done:
+        actions.passed_time = PendingReminder(done)
     elif tail and _said_a_time(tail.group(0)) and said[: tail.start()].strip(" ,"):
         actions.unreadable_time = PendingReminder(said[: tail.start()].strip(" ,"))
     else:
@@ -295,11 +297,15 @@ def _complete(
 ) -> TurnActions | None:
     """The next message as the pending reminder's time; None when it is about something
     else (no time words in it)."""
-    if said_past(text):
-        return TurnActions(passed_time=pending, writer_text="")
-    if not _TIMEISH.search(text):
-        return None
     when = text.strip().rstrip(".!?")
+    if said_past(when):
+        # "tomorrow, I forgot yesterday": the time is the clause before (review s34 F2)
+        head = re.split(r"[,;]|\s+(?:but|because|as|since)\s+", when, maxsplit=1)[0].strip()
+        if head == when or said_past(head) or not _TIMEISH.search(head):
+            return TurnActions(passed_time=pending, writer_text="")
+        when = head
+    if not _TIMEISH.search(when):
+        return None
     if re.match(r"^\d", when):  # "9am": a bare clock time is "at 9am"
         when = f"at {when}"
     request = f"remind me to {pending.task} {when}"

@@ -313,12 +313,13 @@ def check(ctx: typer.Context, json_out: JsonOpt = False) -> None:
         for handler in logging.getLogger().handlers:
             handler.removeFilter(said_below)
     if want_json(ctx, json_out):
-        found = [{"path": str(e.path), "line": e.line, "reason": e.reason} for e in errors]
+        # each shown as told: the opening of a paragraph held with it quoted (not logged)
+        found = [{"path": str(e.path), "line": e.line, "reason": e.told} for e in errors]
         found += [{"path": str(o.path), "id": o.record_id, "reason": str(o)} for o in too_long]
         print_json(found)
     else:
         for item in [*errors, *too_long]:
-            typer.echo(str(item))
+            typer.echo(item.shown() if isinstance(item, EntryParseError) else str(item))
         if not errors and not too_long:
             typer.echo("all memory files parse")
     if errors or too_long:

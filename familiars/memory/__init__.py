@@ -169,6 +169,7 @@ from familiars.memory._offline._asking import (
 from familiars.memory._offline._dates import (
     as_remind_me,
     parse_when,
+    past_time_at,
     reminder_content,
     said_past,
     settled_request,
@@ -537,6 +538,7 @@ __all__ = [
     "repair_database",
     "repair_index",
     "resolve_path",
+    "past_time_at",
     "said_past",
     "same_fact",
     "send_request",

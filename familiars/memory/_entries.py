@@ -216,7 +216,8 @@ def parse_text(text: str, path: Path | None = None) -> ParsedFile:
                 )
             first_line[record.id] = start + 1
         except ValueError as exc:
-            err = EntryParseError(path, start + 1, str(exc) + _held_text(body_lines, start + 2))
+            held, told = _held_text(body_lines, start + 2)
+            err = EntryParseError(path, start + 1, str(exc) + held, str(exc) + told)
             parsed.segments.append(Segment(text=raw, line=start + 1, error=err))
             continue
         record.content = _unescape_body("\n".join(body_lines))
@@ -224,31 +225,33 @@ def parse_text(text: str, path: Path | None = None) -> ParsedFile:
     return parsed
 
 
-def _held_text(body_lines: list[str], first: int) -> str:
+def _held_text(body_lines: list[str], first: int) -> tuple[str, str]:
     """What a broken header hides besides itself, for its error: every line down to the next
     entry, a paragraph written by hand after it included (the format cannot tell that from a
-    body of several paragraphs, so it is named rather than guessed at)."""
+    body of several paragraphs, so it is named rather than guessed at). Twice: by line only
+    (logged), and with the paragraph's opening words (shown to the owner, never logged)."""
     while body_lines and not body_lines[-1].strip():
         body_lines = body_lines[:-1]
     if not any(ln.strip() for ln in body_lines):
-        return ""
+        return "", ""
     last = first + len(body_lines) - 1
     where = f"line {first}" if last == first else f"lines {first}-{last}"
-    paragraphs = sum(
-        1
+    opens = [
+        i
         for i, ln in enumerate(body_lines)
         if ln.strip() and (i == 0 or not body_lines[i - 1].strip())
-    )
-    if paragraphs == 1:
-        return f"; the text under it ({where}) is held with it, unread, until it is fixed"
-    later = next(
-        ln for i, ln in enumerate(body_lines) if i and ln.strip() and not body_lines[i - 1].strip()
-    ).strip()
+    ]
+    if len(opens) == 1:
+        said = f"; the text under it ({where}) is held with it, unread, until it is fixed"
+        return said, said
+    later = body_lines[opens[1]].strip()
     opening = later if len(later) <= 40 else later[:40].rstrip() + "…"
-    return (
-        f"; the {paragraphs} paragraphs under it ({where}, down to the next entry) are held "
-        f'with it, unread, until it is fixed: text written after it ("{opening}") too'
+    said = (
+        f"; the {len(opens)} paragraphs under it ({where}, down to the next entry) are held "
+        f"with it, unread, until it is fixed: text written after it (from line "
+        f"{first + opens[1]}"
     )
+    return f"{said}) too", f'{said}: "{opening}") too'
 
 
 _BOM = b"\xef\xbb\xbf"

@@ -60,12 +60,22 @@ class RecordNotFoundError(MemoryError_, KeyError):
 
 
 class EntryParseError(MemoryError_, ValueError):
-    def __init__(self, path: Path | None, line: int, reason: str) -> None:
+    """A broken entry: ``reason`` (and ``str()``, which is logged) names lines, never the
+    person's words; ``told`` may quote the opening of a paragraph held with it, for the owner
+    only (``memory check``): a log line keeps them after a forget (review s34 F15)."""
+
+    def __init__(self, path: Path | None, line: int, reason: str, told: str | None = None):
         where = f"{path}:{line}" if path is not None else f"line {line}"
         super().__init__(f"{where}: broken memory entry: {reason}")
         self.path = path
         self.line = line
         self.reason = reason
+        self.told = told or reason
+
+    def shown(self) -> str:
+        """The error as the owner is shown it, quoting what it holds back; never logged."""
+        where = f"{self.path}:{self.line}" if self.path is not None else f"line {self.line}"
+        return f"{where}: broken memory entry: {self.told}"
 
 
 class RecallError(MemoryError_):

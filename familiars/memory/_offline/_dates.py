@@ -90,16 +90,40 @@ def _clock_only(phrase: str) -> time | None:
 
 #: A time gone by ("yesterday", "last friday", "2 hours ago"): no time to remind at, never
 #: read as the next time a clock shows it ("remind me yesterday at 9" set one for today 09:00).
+#: "the last friday of the month", "the last week of december" are ahead (review s34 F2).
+_A_DAY_NAME = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 PAST_SAID = re.compile(
-    r"\b(?:yesterday|last\s+(?:night|week|month|year|(?:mon|tues|wednes|thurs|fri|satur|sun)day)"
-    r"|ago)\b",
+    rf"\b(?:yesterday|last\s+(?:night|week|month|year|{_A_DAY_NAME})(?!\s+(?:of|in)\b)|ago)\b",
+    re.IGNORECASE,
+)
+#: The whole phrase of a time gone by, "2 weeks ago" with its count.
+_PAST_PHRASE = re.compile(
+    rf"\b(?:yesterday|last\s+(?:night|week|month|year|{_A_DAY_NAME})|(?:\S+\s+)?\w+\s+ago)\b",
+    re.IGNORECASE,
+)
+#: Words before a time gone by that make it part of the task, not the time to remind at:
+#: "pay Sam back for last night", "the plumber I rang last week", "what happened last night".
+_PAST_OF_TASK = re.compile(
+    r"\b(?:for|from|since|of|about|after|before|during|over|than|until|till|to|"
+    r"(?:i|we|he|she|they|you|who|what|which|that)(?:\s+\w+){1,2})\s+$",
+    re.IGNORECASE,
+)
+#: What may follow a time gone by said as the reminder's time: a clock or part of the day.
+_ONLY_A_TIME = re.compile(
+    r"(?:[\s,]+(?:at|around|by|about|in\s+the|on)?\s*(?:\d{1,2}(?:[:.]\d\d)?\s*"
+    r"(?:[ap]\.?m\b\.?)?|noon|midnight|morning|afternoon|evening|night|o'?clock)\b)*[\s,.!]*",
     re.IGNORECASE,
 )
 
 
-_PAST_AT_END = re.compile(
-    rf"(?<!from\s)(?<!since\s)(?<!of\s)(?:{PAST_SAID.pattern})\s*$", re.IGNORECASE
-)
+def past_time_at(words: str) -> int | None:
+    """Where a time gone by starts in ``words`` (a task and what follows it) when it is said
+    as the time to remind at ("call Bob yesterday at 9"): followed by nothing but a time, and
+    not the task's own ("thank Jo for last night", "the jacket I bought 2 weeks ago")."""
+    for m in _PAST_PHRASE.finditer(words):
+        if _ONLY_A_TIME.fullmatch(words, m.end()) and not _PAST_OF_TASK.search(words[: m.start()]):
+            return m.start()
+    return None
 
 
 def said_past(when: str) -> bool:
@@ -627,12 +651,14 @@ def _split_task_and_time(
     if not _TASK_START.match(rest):
         return None
     body = _TASK_START.sub("", rest, count=1)
+    if past_time_at(body) is not None:
+        return None  # "to call Bob last friday at 9": "friday at 9" is not the time said
     # "remind me to turn on the lights at 9pm": the leftmost split whose tail is a time.
     for m in _WHEN_WORDS.finditer(body):
         if m.start() == 0 or _DOUBLED.match(body, m.start()):
             continue  # "put the kettle on on Monday": the task keeps its own "on"
         task, when = body[: m.start()].strip(" ,"), body[m.start() :]
-        if _PAST_AT_END.search(task):
+        if past_time_at(task) is not None:
             return None  # "to call Bob yesterday at 9": a time gone by, not "at 9"
         due = parse_when(when, now=now, tz=tz)
         if due is not None and task:
