@@ -69,10 +69,14 @@ def _said(text: str) -> list[str]:
         ),
         (
             "im jay, 19, studying comp sci at UCLA. got a roommate named Devon",
-            # "jay" is a common English word: in lower case it is no name (review F10: "im
-            # gay, 25" renamed the user), and the introduction goes with it.
-            ["add The user's flatmate is called Devon."],
+            [
+                "add The user's name is Jay.",
+                "add The user is 19 years old.",
+                "add The user studies comp sci at UCLA.",
+                "add The user's flatmate is called Devon.",
+            ],
         ),
+        ("im olive. 41", ["add The user's name is Olive.", "add The user is 41 years old."]),
         ("im priya. 41", ["add The user's name is Priya.", "add The user is 41 years old."]),
         ("I'm Olive. 41", ["add The user's name is Olive.", "add The user is 41 years old."]),
         (

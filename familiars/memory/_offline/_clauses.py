@@ -8,10 +8,8 @@ cuts one sentence into clauses (quoted speech never cut, a left-out "I" given ba
 
 from __future__ import annotations
 
-import functools
 import logging
 import re
-from pathlib import Path
 
 from familiars.memory._offline._objects import _words
 
@@ -369,27 +367,32 @@ _NOT_LOWER_INTRO = frozenset(
 )
 
 
-#: The common English words (familiars/bot/data/common_words.txt, written by
-#: scripts/make_common_words.py; read as a file, the bot package being above this one). A
-#: lower-case word after "im" that is one of them ("gay", "sober", "in", "clean") is not
-#: taken as a name: no list of given names tells "im jay" from "im gay", and a false name
-#: supersedes the real one.
-_COMMON_FILE = Path(__file__).resolve().parents[2] / "bot" / "data" / "common_words.txt"
-
-
-@functools.cache
-def _common_words() -> frozenset[str]:
-    try:
-        return frozenset(_COMMON_FILE.read_text(encoding="utf-8").split())
-    except OSError:  # no list: no lower-case word is safe to take as a name
-        return frozenset()
+#: What follows a lower-case "im" and is no given name: a state, a feeling, a place, a
+#: faith or nationality, a word of time ("im gay, 25", "im in. 2" renamed the user: review
+#: s34 F10). A list of what names are not, so that "im jay, 19" and "im olive. 41" still
+#: introduce someone (every given name is a common word somewhere: jay, olive, mo, sam).
+_NOT_A_NAME = frozenset(
+    _words(
+        "gay in out up down off on away free clean awake asleep alive ready sure new old young",
+        "late early busy bored sick ill broke skint pregnant retired unemployed homeless alone",
+        "lonely happy sad angry mad scared afraid hungry thirsty cold hot warm drunk high stoned",
+        "wasted sleepy exhausted stressed anxious depressed better worse well great cool alright",
+        "safe lost stuck gutted chuffed buzzing dead deaf blind disabled diabetic epileptic",
+        "asthmatic allergic christian muslim jewish hindu sikh catholic atheist british english",
+        "irish scottish welsh american canadian australian french german spanish italian polish",
+        "indian chinese japanese korean nigerian a an the gonna going trying nearly around at",
+        "with from into outside inside there where now always never cheap poor rich tall short",
+        "fat thin big small bad wrong right honest serious kidding joking shy quiet loud",
+    )
+)
 
 
 def _lower_name(word: str) -> bool:
-    """ "im priya, 25": a lower-case word is a name only when it is no common English word
-    (and a list is there to say so)."""
-    common = _common_words()
-    if not common or word.lower() in common or word in _NOT_LOWER_INTRO:
+    """ "im priya, 25": a lower-case word is a name unless it says a state, a feeling or
+    another thing that follows "im" (:data:`_NOT_A_NAME`, :data:`_NOT_LOWER_INTRO`) or ends
+    like a describing word."""
+    low = word.lower()
+    if low in _NOT_A_NAME or low in _NOT_LOWER_INTRO:
         return False
     return not _DESCRIBING_END.search(word)  # "knackered", "shattered", "skint-ish"
 
