@@ -72,7 +72,9 @@ def _normalise_when(text: str) -> str:
 
 #: "tonight", "this evening", "friday afternoon": a part of the day after noon.
 _AFTER_NOON_SAID = re.compile(r"\b(?:tonight|evening|afternoon|night)\b", re.IGNORECASE)
-_HOUR_WITHOUT_HALF = re.compile(r"\b(?P<hour>0?[1-9]|1[01]):(?P<minute>\d{2})\b(?!\s*[ap]\.?m)", re.I)
+_HOUR_WITHOUT_HALF = re.compile(
+    r"\b(?P<hour>0?[1-9]|1[01]):(?P<minute>\d{2})\b(?!\s*[ap]\.?m)", re.IGNORECASE
+)
 
 
 def _after_noon(text: str) -> str:
@@ -81,9 +83,7 @@ def _after_noon(text: str) -> str:
     the next morning, after the thing they were for)."""
     if _AFTER_NOON_SAID.search(text) is None:
         return text
-    return _HOUR_WITHOUT_HALF.sub(
-        lambda m: f"{int(m.group('hour'))}:{m.group('minute')} pm", text
-    )
+    return _HOUR_WITHOUT_HALF.sub(lambda m: f"{int(m.group('hour'))}:{m.group('minute')} pm", text)
 
 
 _CLOCK_ONLY = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?$", re.IGNORECASE)
