@@ -108,3 +108,16 @@ async def test_a_description_answers_which_one(workspace: Path) -> None:
         assert "call the bank" in listed and "call the school" not in listed, listed
     finally:
         await bot.app.stop()
+
+
+async def test_tonight_and_midnight_said_to_the_bot(workspace: Path) -> None:
+    """U83, U84 through the whole turn: it is Mon 11 Nov 21:15 in Madrid."""
+    bot, _ = await started(load_settings(workspace=workspace), [SAID_AT])
+    try:
+        await bot.command("/timezone Europe/Madrid")
+        reply = await said(bot, "remind me tonight at half 9 to iron Mateo's kit")
+        assert "on Mon 11 Nov 21:30" in reply, reply
+        reply = await said(bot, "remind me at midnight to take the bins out")
+        assert "on Tue 12 Nov 00:00" in reply, reply
+    finally:
+        await bot.app.stop()
