@@ -34,18 +34,25 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from familiars.bot._commands._reminders import (
+    CLOCK_SAID,
     DEFAULT_SNOOZE,
     listing,
     local,
+    move_reminder,
     parse_duration,
+    read_move_time,
+    snooze_reminder,
 )
-from familiars.memory import next_due, parse_when, said_past
+from familiars.memory import said_past
 from familiars.scheduler import Reminder, ReminderBook
 
 #: "that" means a reminder set or fired this recently.
 JUST_S = 2 * 3600.0
 
-_LEAD = r"^(?:(?:actually|ok(?:ay)?|oh|no|hey|please|and|so|wait|can you|could you|pls)[,!]?\s+)*"
+_LEAD = (
+    r"^(?:(?:actually|ok(?:ay)?|oh|no|hey|please|and|so|wait|can you|could you|pls|done|"
+    r"right|great|cool|thanks|all\s+done)[,!.]?\s+)*"
+)
 #: "stop reminding me about rent", "no more reminders to water the plants" (F6): a cancel
 #: said as what should stop.
 _STOP = (
@@ -140,12 +147,9 @@ class _Asked:
     numbers: tuple[int, ...]
     span: timedelta | None = None
     when: datetime | None = None
-    #: Moved to a day with no clock time said ("make the Susan one saturday"): at the
-    #: reminder's own time of day.
-    keep_time: bool = False
-    #: Moved to a clock time with no day said ("move the Oliver one to 3pm"): the words
-    #: of that time; on the reminder's own day, a repeating one at that time from now on.
-    keep_day: str = ""
+    #: The words the time was read from ("" for a span): see
+    #: :func:`~familiars.bot._commands._reminders.move_reminder`.
+    when_text: str = ""
 
 
 @dataclass(frozen=True)
@@ -189,7 +193,7 @@ class ReminderWords:
         said = reworded(" ".join(text.split()))
         if not said or said.startswith("/"):
             return None
-        picked = _picked(said, asked.numbers) if asked is not None else None
+        picked = await self._answer_to_which(said, asked, user_key, now)
         asks_list = picked is None and any(p.match(said) for p in (_ASKS_LIST, _ASKS_IN_WORDS))
         if picked is None and not asks_list and not _VERB.match(said):
             return None  # most messages: nothing read, nothing listed
@@ -223,16 +227,39 @@ class ReminderWords:
                 f"I can't find a reminder about {_shown(what)!r}. "
                 "/reminders lists yours with their numbers."
             )
-        keep_time = action == "move" and when is not None and not _CLOCK.search(said)
-        alone = action == "move" and when is not None and _TIME_ONLY.match(when_text)
         numbers = tuple(r.number for r in found)
-        plan = _Asked(action, numbers, span, when, keep_time, when_text if alone else "")
+        plan = _Asked(action, numbers, span, when, when_text)
         if len(found) == 1:
             return await self._done(plan, found[0], zone, now)
         self._asked[key] = plan
         lines = [f"Which one do you mean? ({'; '.join(_line(r, zone, now) for r in found)})"]
         lines.append("Tell me its number.")
         return " ".join(lines)
+
+    async def _answer_to_which(
+        self, said: str, asked: _Asked | None, user_key: str, now: datetime
+    ) -> int | None:
+        """The number of the reminder ``said`` picks after "Which one do you mean?": by its
+        number or place ("3", "the second"), or as the one asked about that it describes
+        ("the school one" after "(2. call the bank; 3. call the school)": it was a turn,
+        answered with filler, tester U64); None when it picks none."""
+        if asked is None:
+            return None
+        if (picked := _picked(said, asked.numbers)) is not None:
+            return picked
+        if _VERB.match(said) or len(said.split()) > 6:
+            return None  # a request of its own, not an answer
+        words = [w for w in re.findall(r"[\w']+", said.lower()) if w not in _FILLER]
+        if not words:
+            return None
+        stems = [_stem(w) for w in words]
+        mine = await self.book.of(user_key, now)
+        hits = [
+            r.number
+            for r in mine
+            if r.number in asked.numbers and all(s in _stems(r.task) for s in stems)
+        ]
+        return hits[0] if len(hits) == 1 else None
 
     def _read(
         self, said: str, zone: ZoneInfo, now: datetime
@@ -247,28 +274,29 @@ class ReminderWords:
             return "cancel", m.group("what"), None, None, ""
         m = _SNOOZE.match(said)
         if m:
-            span = parse_duration(m.group("span")) if m.group("span") else DEFAULT_SNOOZE
+            what, span_said = _span_at_end(m.group("what") or "", m.group("span"))
+            span = parse_duration(span_said) if span_said else DEFAULT_SNOOZE
             if span is None:
                 return None
-            return "snooze", m.group("what") or "", span, None, ""
+            return "snooze", what, span, None, ""
         m = _MOVE.match(said)
         if m:
             rest = m.group("rest")
             for pivot in _PIVOT.finditer(rest):
                 what, when_text = rest[: pivot.start()], rest[pivot.end() :]
-                when = _afternoon(when_text, parse_when(when_text, now=now, tz=zone))
+                when = read_move_time(when_text, now=now, zone=zone)
                 if said_past(when_text):
-                    when = now  # said back as passed, not moved
+                    when = now  # said back as passed, not moved (the move step says so)
                 if when is not None and what.strip():
                     return "move", what, None, when, when_text
             return "move", *_shift(rest), ""
         return None
 
     async def _done(self, plan: _Asked, reminder: Reminder, zone: ZoneInfo, now: datetime) -> str:
-        said = await self._do(plan, reminder, zone, now)
+        said, number = await self._do(plan, reminder, zone, now)
         if plan.action != "cancel":  # "that" now means the one just moved or snoozed
             mine = await self.book.of(reminder.user_key, now)
-            same = [r for r in mine if r.number == reminder.number and r.is_open()]
+            same = [r for r in mine if r.is_open() and number in (r.number, r.record_id)]
             if same:
                 known = frozenset(r.record_id for r in mine)
                 self._touched[reminder.user_key] = _Touched(
@@ -276,103 +304,29 @@ class ReminderWords:
                 )
         return said
 
-    async def _do(self, plan: _Asked, reminder: Reminder, zone: ZoneInfo, now: datetime) -> str:
+    async def _do(
+        self, plan: _Asked, reminder: Reminder, zone: ZoneInfo, now: datetime
+    ) -> tuple[str, int | str]:
+        """The reply, and the number (or record id) of the reminder that now comes."""
         at = local(reminder.due, zone, now)
         if plan.action == "cancel":
             if not reminder.is_open():
-                return f"That reminder ({reminder.task}, {at}) was already {reminder.status}."
+                said = f"That reminder ({reminder.task}, {at}) was already {reminder.status}."
+                return said, reminder.number
             await self.book.cancel(reminder, now)
             later = f"; it was {reminder.rule}, none will come now" if reminder.rule else ""
-            return f"Cancelled: {reminder.task} ({at}{later})."
+            return f"Cancelled: {reminder.task} ({at}{later}).", reminder.number
         if plan.action == "snooze":
-            span = plan.span or DEFAULT_SNOOZE
-            due = reminder.due
-            base = due if reminder.is_open() and due is not None and due > now else now
-            moved = await self.book.move(reminder, base + span, now)
-            return f"Snoozed: {moved.task}, I'll remind you {local(moved.due, zone, now)}."
+            moved = await snooze_reminder(self.book, reminder, plan.span or DEFAULT_SNOOZE, now=now)
+            said = f"Snoozed: {moved.task}, I'll remind you {local(moved.due, zone, now)}."
+            return said, moved.record_id
         when = plan.when
-        if when is not None and plan.keep_day and reminder.due is not None:
-            return await self._retime(reminder, when, plan.keep_day, zone, now)
-        if when is not None and plan.keep_time and reminder.due is not None:
-            was = reminder.due.astimezone(zone)
-            when = when.astimezone(zone).replace(hour=was.hour, minute=was.minute, second=0)
         if when is None and plan.span is not None and reminder.due is not None:
             when = reminder.due + plan.span  # "push it back an hour"
         if when is None:
-            return f"That reminder ({reminder.task}) has no time to move from."
-        if when <= now:
-            return f"{local(when, zone, now)} has passed; tell me a time still to come."
-        moved = await self.book.move(reminder, when, now)
-        return f"Moved: {moved.task}, now {local(moved.due, zone, now)} (was {at})."
-
-    async def _retime(
-        self, reminder: Reminder, when: datetime, said: str, zone: ZoneInfo, now: datetime
-    ) -> str:
-        """A move to a clock time alone ("move the Oliver one to 3pm", "move it to 4"): the
-        reminder's own day at that time (it went to today: tester s34 U11), the hour of a
-        bare "4" or "7:15" the one nearer the reminder's own (16:00 beside 17:00, 07:15
-        beside 07:30); a repeating one at that time from now on (U30)."""
-        assert reminder.due is not None
-        was = reminder.due.astimezone(zone)
-        at = when.astimezone(zone)
-        hour = at.hour if _HALF_DAY.search(said) else _nearer_hour(at.hour, was.hour)
-        if reminder.every is not None:
-            rule = {**reminder.every, "at": f"{hour:02d}:{at.minute:02d}", "tz": zone.key}
-            due = next_due(rule, max(now, was.replace(hour=0, minute=0) - timedelta(seconds=1)))
-            if due is None:
-                return f"That reminder ({reminder.task}) has no time to move to."
-            moved = await self.book.move(reminder, due, now, every=rule)
-            return (
-                f"Moved: {moved.task}, now {moved.rule}; the next one "
-                f"{local(moved.due, zone, now)} (was {reminder.rule})."
-            )
-        due = was.replace(hour=hour, minute=at.minute, second=0, microsecond=0)
-        if due <= now:
-            return f"{local(due, zone, now)} has passed; tell me a time still to come."
-        moved = await self.book.move(reminder, due, now)
-        return (
-            f"Moved: {moved.task}, now {local(moved.due, zone, now)} (was {local(was, zone, now)})."
-        )
-
-
-#: A clock time alone, no day: "3pm", "at 4", "7:15", "noon", "half 7" (a move keeps the day).
-_TIME_ONLY = re.compile(
-    r"^\s*(?:at\s+)?(?:\d{1,2}(?:[:.][0-5]\d)?\s*(?:am|pm|a\.m\.?|p\.m\.?)?|noon|midday|"
-    r"midnight|half\s+(?:past\s+)?\d{1,2}|quarter\s+(?:past|to)\s+\d{1,2})"
-    r"(?:\s+instead)?[\s.!?]*$",
-    re.IGNORECASE,
-)
-_HALF_DAY = re.compile(
-    r"\b(?:am|pm|a\.m|p\.m|noon|midday|midnight|morning|evening|tonight)\b", re.I
-)
-
-
-def _nearer_hour(hour: int, was: int) -> int:
-    """``hour`` or the same clock reading twelve hours on or back, whichever is nearer the
-    reminder's own hour ``was``."""
-    other = (hour + 12) % 24
-
-    def gap(h: int) -> int:
-        return min(abs(h - was), 24 - abs(h - was))
-
-    return other if gap(other) < gap(hour) else hour
-
-
-#: A clock time said ("at 3", "3pm", "noon"): a move to a day without one keeps the time.
-_CLOCK = re.compile(r"\d|\b(?:noon|midday|midnight|morning|afternoon|evening|tonight)\b", re.I)
-#: "at 3" with no am/pm and nothing that says morning: a reminder at 3 a.m. is almost
-#: never meant (tester U5: "move the susan reminder to saturday at 3" set 03:00).
-_BARE_HOUR = re.compile(r"\bat\s+(?P<h>[1-7])(?::[0-5]\d)?(?!\s*(?:am|a\.m|pm|p\.m|:))\b", re.I)
-_MORNING = re.compile(r"\b(?:am|a\.m\.?|morning|early|dawn)(?!\w)", re.I)
-
-
-def _afternoon(when_text: str, when: datetime | None) -> datetime | None:
-    """``when`` 12 hours on when ``when_text`` says an hour from 1 to 7 with no am/pm and
-    nothing of the morning ("saturday at 3" is 15:00)."""
-    m = _BARE_HOUR.search(when_text)
-    if when is None or m is None or _MORNING.search(when_text) or when.hour != int(m["h"]):
-        return when
-    return when + timedelta(hours=12)
+            return f"That reminder ({reminder.task}) has no time to move from.", reminder.number
+        said = await move_reminder(self.book, reminder, when, plan.when_text, zone=zone, now=now)
+        return said, reminder.number
 
 
 # "i don't need the invoices reminder anymore": a cancel said as what is no longer needed.
@@ -432,7 +386,7 @@ def reworded(said: str) -> str:
     if m is not None and (m["fix"] or m["meant"] or (m["not"] and not m["time"])):
         return f"move that to {m['when']}"  # "scratch that, make it 5pm": its own day
     m = _MAKE.match(said)
-    if m is not None and (_CLOCK.search(m["when"]) or re.match(_DAY, m["when"], re.I)):
+    if m is not None and (CLOCK_SAID.search(m["when"]) or re.match(_DAY, m["when"], re.I)):
         return f"move {m['what']} to {m['when']}"
     if head := _CANCEL_HEAD.match(said):
         rest = said[head.end() :]
@@ -440,6 +394,22 @@ def reworded(said: str) -> str:
         if cut is not None and rest[: cut.start()].strip():
             return said[: head.end()] + rest[: cut.start()]
     return said
+
+
+#: "that 5 mins", "2 20m": a span said after the reminder without "for" (tester U48, U20).
+_SPAN_AT_END = re.compile(
+    r"^(?P<what>.*?)\s*\b(?P<span>(?:\d+|an?|half\s+an?)\s*(?:s|secs?|seconds?|m|mins?|"
+    r"minutes?|h|hrs?|hours?|d|days?))$",
+    re.IGNORECASE,
+)
+
+
+def _span_at_end(what: str, span: str | None) -> tuple[str, str | None]:
+    """What is snoozed and for how long, when the span is said without "for" or "by"."""
+    m = _SPAN_AT_END.match(what)
+    if span or m is None or parse_duration(m["span"]) is None:
+        return what, span
+    return m["what"], m["span"]
 
 
 def _shift(rest: str) -> tuple[str, timedelta | None, None]:

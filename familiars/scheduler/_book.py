@@ -14,7 +14,9 @@
 - :meth:`ReminderBook.cancel`: the ledger says ``cancelled`` first (then it never fires, even
   if the memory file cannot be written), then the record's loop does;
 - :meth:`ReminderBook.move` (snooze is a move): an open reminder gets its new due time, text
-  and TTL in place; one already sent becomes a new open reminder with the same task.
+  and TTL in place; one already sent becomes a new open reminder with the same task;
+- :meth:`ReminderBook.once_more`: a one-off copy of a reminder at another time, the
+  reminder left as it is (a repeating one snoozed: its series stays).
 
 The :class:`~familiars.scheduler.Scheduler` listens to the store, so each change reaches its
 exact jobs at once (a moved reminder's job is replaced, a cancelled one's removed); after a
@@ -235,6 +237,28 @@ class ReminderBook:
             every=every if every is not None else reminder.every,
         )
 
+    async def once_more(self, reminder: Reminder, due: datetime, now: datetime) -> Reminder:
+        """A new one-off reminder of ``reminder``'s task at ``due``, with a number of its own;
+        ``reminder`` (and a repeating one's rule) stays as it is. Returns the new one."""
+        if due <= now:
+            raise ValueError("a reminder can only be set for a time still to come")
+        rec = await self.store.get(reminder.record_id)
+        fields = self._due_fields(rec, reminder, due)
+        loop = fields["extra"]["open_loop"]
+        for key in ("every", "number", "moved_to"):
+            loop.pop(key, None)
+        record_id = await self._copy(rec, fields)
+        logger.info("reminder %s: once more as %s at %s", rec.id, record_id, _iso(due))
+        return Reminder(
+            record_id,
+            reminder.task,
+            due,
+            "open",
+            reminder.user_key,
+            reminder.agent_id,
+            reminder.dialogue_id,
+        )
+
     async def follow_zone(self, user_key: str, zone: str, now: datetime) -> list[Reminder]:
         """A person moved to ``zone``: their repeating reminders keep their time of day there
         ("every Monday at 08:00" set in London comes at 08:00 in New York, as a phone's alarm
@@ -287,6 +311,13 @@ class ReminderBook:
         """A new open reminder of ``rec`` with ``fields`` (a move of a fired one, the next
         occurrence of a recurring one); ``rec`` points to it (``moved_to``) and is no longer
         listed. The new record's id."""
+        record_id = await self._copy(rec, fields)
+        gone = {**(rec.open_loop or {}), "moved_to": record_id}
+        await self.store.modify(rec.id, extra={"open_loop": gone})
+        return record_id
+
+    async def _copy(self, rec: MemoryRecord, fields: dict[str, Any]) -> str:
+        """A new record of ``rec`` with ``fields`` (its content among them); its id."""
         fresh = make_record(
             fields.pop("content"),
             scope=rec.scope,
@@ -300,10 +331,7 @@ class ReminderBook:
             evidence=rec.evidence,
             **fields,
         )
-        record_id = (await self.store.append(fresh)).id
-        gone = {**(rec.open_loop or {}), "moved_to": record_id}
-        await self.store.modify(rec.id, extra={"open_loop": gone})
-        return record_id
+        return (await self.store.append(fresh)).id
 
     def _due_fields(self, rec: MemoryRecord, reminder: Reminder, due: datetime) -> dict[str, Any]:
         """Content, TTL and open loop of ``rec`` due at ``due``."""

@@ -10,6 +10,10 @@ asker); anyone else's answers "I can't find that one", as an unknown one does.
 ``move`` reads phrases like "tomorrow 9am", "in 2 hours" or "friday 18:00" in the person's
 zone; ``snooze`` pushes a reminder back by a duration ("30m", "2 hours"; 10 minutes unless
 said), from its due time while it is still to come, else from now.
+
+:func:`read_move_time`, :func:`move_reminder` and :func:`snooze_reminder` are the one way a
+reminder is moved or snoozed, here and in plain words
+(:class:`~familiars.bot._reminder_words.ReminderWords`): both end the same (tester s34 U11).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from familiars.bot._commands._declare import Argument, Call, Caller, Command, Su
 from familiars.bot._commands._timezone import local, zone_of
 from familiars.bot._state import BotState
 from familiars.config import UserFacingError
-from familiars.memory import parse_when, said_past
+from familiars.memory import next_due, parse_when, said_past
 from familiars.scheduler import Reminder, ReminderBook
 
 DEFAULT_SNOOZE = timedelta(minutes=10)
@@ -61,6 +65,121 @@ def parse_duration(text: str) -> timedelta | None:
 def _unit_seconds(unit: str) -> int:
     first = unit[0].lower()
     return {"s": 1, "m": 60, "h": 3600}.get(first, 86400)
+
+
+#: A clock time alone, no day: "3pm", "at 4", "7:15", "noon", "half 7" (a move keeps the day).
+_TIME_ONLY = re.compile(
+    r"^\s*(?:at\s+)?(?:\d{1,2}(?:[:.][0-5]\d)?\s*(?:am|pm|a\.m\.?|p\.m\.?)?|noon|midday|"
+    r"midnight|half\s+(?:past\s+)?\d{1,2}|quarter\s+(?:past|to)\s+\d{1,2})"
+    r"(?:\s+instead)?[\s.!?]*$",
+    re.IGNORECASE,
+)
+_HALF_DAY = re.compile(
+    r"\b(?:am|pm|a\.m|p\.m|noon|midday|midnight|morning|evening|tonight)\b", re.I
+)
+#: A clock time said ("at 3", "3pm", "noon"): a move to a day without one keeps the time.
+CLOCK_SAID = re.compile(r"\d|\b(?:noon|midday|midnight|morning|afternoon|evening|tonight)\b", re.I)
+#: "at 3" with no am/pm and nothing that says morning: a reminder at 3 a.m. is almost
+#: never meant (tester U5: "move the susan reminder to saturday at 3" set 03:00).
+_BARE_HOUR = re.compile(r"\bat\s+(?P<h>[1-7])(?::[0-5]\d)?(?!\s*(?:am|a\.m|pm|p\.m|:))\b", re.I)
+_MORNING = re.compile(r"\b(?:am|a\.m\.?|morning|early|dawn)(?!\w)", re.I)
+
+
+def read_move_time(said: str, *, now: datetime, zone: ZoneInfo) -> datetime | None:
+    """The time a move names ("friday at 3" is 15:00: an hour from 1 to 7 with no am/pm and
+    nothing of the morning is after noon); None when ``said`` is no time to come."""
+    when = parse_when(said, now=now, tz=zone)
+    m = _BARE_HOUR.search(said)
+    if when is None or m is None or _MORNING.search(said) or when.hour != int(m["h"]):
+        return when
+    return when + timedelta(hours=12)
+
+
+async def move_reminder(
+    book: ReminderBook,
+    reminder: Reminder,
+    when: datetime | None,
+    said: str,
+    *,
+    zone: ZoneInfo,
+    now: datetime,
+) -> str:
+    """Move ``reminder`` to ``when``, read from the words ``said`` ("" for a shift by a span):
+    a clock time alone keeps the reminder's own day (:func:`_retime`), a day alone its time of
+    day; a time gone by is refused. The reply."""
+    if said and said_past(said):
+        return f"{said.strip()} has passed; tell me a time still to come."
+    if when is None:
+        return f"I couldn't read {said!r} as a time to come. Try {TIME_EXAMPLES}."
+    if said and reminder.due is not None:
+        if _TIME_ONLY.match(said):
+            return await _retime(book, reminder, when, said, zone, now)
+        if not CLOCK_SAID.search(said):  # "move it to saturday": at its own time of day
+            was = reminder.due.astimezone(zone)
+            when = when.astimezone(zone).replace(hour=was.hour, minute=was.minute, second=0)
+    if when <= now:
+        return f"{local(when, zone, now)} has passed; tell me a time still to come."
+    moved = await book.move(reminder, when, now)
+    was_at = local(reminder.due, zone, now)
+    return f"Moved: {moved.task}, now {local(moved.due, zone, now)} (was {was_at})."
+
+
+async def _retime(
+    book: ReminderBook,
+    reminder: Reminder,
+    when: datetime,
+    said: str,
+    zone: ZoneInfo,
+    now: datetime,
+) -> str:
+    """A move to a clock time alone ("move the Oliver one to 3pm", "move it to 4"): the
+    reminder's own day at that time (it went to today: tester s34 U11), the hour of a bare
+    "4" or "7:15" the one nearer the reminder's own (16:00 beside 17:00, 07:15 beside 07:30);
+    a repeating one at that time from now on (U30)."""
+    assert reminder.due is not None
+    was = reminder.due.astimezone(zone)
+    at = when.astimezone(zone)
+    hour = at.hour if _HALF_DAY.search(said) else _nearer_hour(at.hour, was.hour)
+    if reminder.every is not None:
+        rule = {**reminder.every, "at": f"{hour:02d}:{at.minute:02d}", "tz": zone.key}
+        due = next_due(rule, max(now, was.replace(hour=0, minute=0) - timedelta(seconds=1)))
+        if due is None:
+            return f"That reminder ({reminder.task}) has no time to move to."
+        moved = await book.move(reminder, due, now, every=rule)
+        return (
+            f"Moved: {moved.task}, now {moved.rule}; the next one "
+            f"{local(moved.due, zone, now)} (was {reminder.rule})."
+        )
+    due = was.replace(hour=hour, minute=at.minute, second=0, microsecond=0)
+    if due <= now:
+        return f"{local(due, zone, now)} has passed; tell me a time still to come."
+    moved = await book.move(reminder, due, now)
+    return f"Moved: {moved.task}, now {local(moved.due, zone, now)} (was {local(was, zone, now)})."
+
+
+def _nearer_hour(hour: int, was: int) -> int:
+    """``hour`` or the same clock reading twelve hours on or back, whichever is nearer the
+    reminder's own hour ``was``."""
+    other = (hour + 12) % 24
+
+    def gap(h: int) -> int:
+        return min(abs(h - was), 24 - abs(h - was))
+
+    return other if gap(other) < gap(hour) else hour
+
+
+async def snooze_reminder(
+    book: ReminderBook, reminder: Reminder, span: timedelta, *, now: datetime
+) -> Reminder:
+    """``reminder`` pushed back by ``span``: from its due time while it is still to come, else
+    from now. A repeating one is reminded of again ``span`` from now, once, and its series is
+    left as it was: snoozed right after it fired, the next occurrence (weeks away) was pushed
+    instead (tester s34 U80). The reminder that will come."""
+    if reminder.every is not None:
+        return await book.once_more(reminder, now + span, now)
+    due = reminder.due
+    base = due if reminder.is_open() and due is not None and due > now else now
+    return await book.move(reminder, base + span, now)
 
 
 def listing(mine: list[Reminder], zone: ZoneInfo, now: datetime) -> str:
@@ -161,16 +280,10 @@ class RemindersCommand(Command):
         now = self._now()
         reminder = await self._find(call.caller, call["reminder"], now)
         zone = await self._zone(call.caller)
-        if said_past(call["when"]):
-            raise UserFacingError(f"{call['when']!r} has passed; tell me a time still to come.")
-        due = parse_when(call["when"], now=now, tz=zone)
-        if due is None:
-            raise UserFacingError(
-                f"I couldn't read {call['when']!r} as a time to come. Try {TIME_EXAMPLES}."
-            )
-        moved = await self._book.move(reminder, due, now)
+        said = call["when"]
+        when = read_move_time(said, now=now, zone=zone)
         return CommandResponse(
-            f"Moved: {moved.task}, now {local(moved.due, zone, now)} ({zone.key})."
+            await move_reminder(self._book, reminder, when, said, zone=zone, now=now)
         )
 
     async def _snooze(self, call: Call) -> CommandResponse:
@@ -183,8 +296,7 @@ class RemindersCommand(Command):
                 f"I couldn't read {said!r} as a duration. Try 10m, 30 minutes or 2 hours."
             )
         zone = await self._zone(call.caller)
-        base = reminder.due if reminder.is_open() and reminder.due and reminder.due > now else now
-        moved = await self._book.move(reminder, base + span, now)
+        moved = await snooze_reminder(self._book, reminder, span, now=now)
         return CommandResponse(
             f"Snoozed: {moved.task}, I'll remind you {local(moved.due, zone, now)} ({zone.key})."
         )

@@ -65,8 +65,25 @@ def _normalise_when(text: str) -> str:
         flags=re.I,
     )
     text = re.sub(r"\b(at|by)\s+(\d{1,2})(?!\d|:|\s*[ap]\.?m)", r"\1 \2:00", text, flags=re.I)
+    text = _after_noon(text)
     text = re.sub(r"^(?:at|on|by)\s+", "", text.strip(), flags=re.I)
     return text.strip()
+
+
+#: "tonight", "this evening", "friday afternoon": a part of the day after noon.
+_AFTER_NOON_SAID = re.compile(r"\b(?:tonight|evening|afternoon|night)\b", re.IGNORECASE)
+_HOUR_WITHOUT_HALF = re.compile(
+    r"\b(?P<hour>0?[1-9]|1[01]):(?P<minute>\d{2})\b(?!\s*[ap]\.?m)", re.IGNORECASE
+)
+
+
+def _after_noon(text: str) -> str:
+    """``text`` with an hour said without am or pm put after noon when the part of the day said
+    is: "tonight at half 9" is 21:30, "this evening at 7" 19:00 (tester U83: both were set for
+    the next morning, after the thing they were for)."""
+    if _AFTER_NOON_SAID.search(text) is None:
+        return text
+    return _HOUR_WITHOUT_HALF.sub(lambda m: f"{int(m.group('hour'))}:{m.group('minute')} pm", text)
 
 
 _CLOCK_ONLY = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?$", re.IGNORECASE)
@@ -146,7 +163,8 @@ def parse_when(text: str, *, now: datetime, tz: ZoneInfo) -> datetime | None:
     clock = _clock_only(phrase)
     if clock is not None:
         when = datetime.combine(local_now.date(), clock, tzinfo=tz)
-        bare_hour = re.fullmatch(r"\d{1,2}(?::\d{2})?", phrase.strip()) is not None
+        # Hour 0 is said only on a 24-hour clock ("midnight" is 00:00): never read as 12:00.
+        bare_hour = re.fullmatch(r"\d{1,2}(?::\d{2})?", phrase.strip()) is not None and clock.hour
         if when <= local_now and bare_hour and clock.hour < 12:
             # "at 5" said at 14:00 means 17:00: the next time a clock shows it.
             later = when + timedelta(hours=12)
