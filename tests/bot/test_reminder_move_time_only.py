@@ -92,3 +92,17 @@ async def test_a_bare_number_corrects_no_reminder_and_polite_or_delete_leads_sti
         assert "Tue 12 Nov 18:00" in listed, listed
     finally:
         await bot.app.stop()
+
+
+async def test_a_time_moved_from_midnight_is_the_evening_before(workspace: Path) -> None:
+    """My own tmux session: "remind me at midnight to take the bins out" (00:00 the next
+    day), then "move the bins one to 11pm", went to 23:00 of that next day, 23 hours on."""
+    bot, _ = await started(load_settings(workspace=workspace), [SAID_AT])  # Mon 11 Nov 15:15
+    try:
+        await bot.command("/timezone America/New_York")
+        set_ = await said(bot, "remind me at midnight to take the bins out")
+        assert "Tue 12 Nov 00:00" in set_, set_
+        reply = await said(bot, "move the bins one to 11pm")
+        assert reply.startswith("Moved: take the bins out, now Mon 11 Nov 23:00"), reply
+    finally:
+        await bot.app.stop()

@@ -133,9 +133,9 @@ async def _retime(
     now: datetime,
 ) -> str:
     """A move to a clock time alone ("move the Oliver one to 3pm", "move it to 4"): the
-    reminder's own day at that time (it went to today: tester s34 U11), the hour of a bare
-    "4" or "7:15" the one nearer the reminder's own (16:00 beside 17:00, 07:15 beside 07:30);
-    a repeating one at that time from now on (U30)."""
+    reading of that time nearest the reminder's own moment (it went to today: tester s34
+    U11): 16:00 beside 17:00, 07:15 beside 07:30, 23:00 the evening before beside 00:00; a
+    repeating one at that time from now on (U30)."""
     assert reminder.due is not None
     was = reminder.due.astimezone(zone)
     at = when.astimezone(zone)
@@ -150,7 +150,12 @@ async def _retime(
             f"Moved: {moved.task}, now {moved.rule}; the next one "
             f"{local(moved.due, zone, now)} (was {reminder.rule})."
         )
-    due = was.replace(hour=hour, minute=at.minute, second=0, microsecond=0)
+    # The reading nearest the reminder's own moment: its day, or the one either side of it
+    # ("at midnight", then "move it to 11pm", is the evening before, not 23 hours on).
+    hours = {hour} if _HALF_DAY.search(said) else {hour, (hour + 12) % 24}
+    base = was.replace(minute=at.minute, second=0, microsecond=0)
+    readings = [base.replace(hour=h) + timedelta(days=d) for h in hours for d in (-1, 0, 1)]
+    due = min(readings, key=lambda c: (abs(c - was), c))
     if due <= now:
         return f"{local(due, zone, now)} has passed; tell me a time still to come."
     moved = await book.move(reminder, due, now)
