@@ -76,6 +76,8 @@ _MEANS = re.compile(
     r"front\s+of\s+(?:a|the)\s+(?:\w+\s+)?(?:bus|train|car|lorry|truck|tube|tram)|"
     r"(?:jump(?:ing)?|throw(?:ing)?\s+myself)\s+off\s+(?:a|the|my)\s+(?:\w+\s+)?(?:bridge|roof|"
     r"building|cliff|balcony|tower|car\s+park)|"
+    r"(?:got|have|had|'ve\s+got)\s+(?:the|all\s+(?:the|my)|enough)\s+(?:pills|tablets|meds)\s+"
+    r"(?:ready|saved(?:\s+up)?|lined\s+up|together|counted\s+out)(?!\s+(?:for|in|at|by)\b)|"
     r"(?:sav(?:e|ing)|stockpil(?:e|ing)|hoard(?:ing)?)\s+(?:up\s+)?(?:my\s+)?"
     r"(?:pills|tablets|meds|medication)|how\s+many\s+(?:pills|tablets|paracetamol)\s+(?:it\s+)?"
     r"(?:would|will|it'?d)\s+take|"

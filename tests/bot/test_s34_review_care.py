@@ -103,3 +103,18 @@ async def test_in_a_group_the_family_and_likes_answers_keep_private_records(
         assert "Priya" not in said and "gin" not in said.lower().replace(asked, ""), said
     alone = await say(app, message("who is my wife?", minutes=2, chat="dm-u1"))
     assert "Priya" in alone, alone
+
+
+@pytest.mark.parametrize(
+    ("text", "worry"),
+    [
+        ("I'm ok now, I've got the pills ready", True),
+        ("I have enough tablets saved up", True),
+        ("I've got my tablets ready for the morning", False),
+        ("got the pills ready for mum's dosette box", False),
+    ],
+)
+def test_pills_made_ready_are_a_worry_and_a_days_tablets_are_not(text: str, worry: bool) -> None:
+    """My own tmux session: "I'm ok now, I've got the pills ready" said as a first message
+    got "I see. Tell me more?"."""
+    assert speaks_of_self_harm(text) is worry
