@@ -105,13 +105,17 @@ _STATES = re.compile(
 #: "forget that, it's friday not thursday", "scratch that, make it 5pm": not a forget but
 #: the day or time corrected (the reminder words move the reminder just set; it was
 #: deleted: tester U5, s34 U74).
-_CORRECTION = re.compile(
-    r"^\s*[,.;!]?\s*(?:it'?s|it\s+is|it\s+should\s+be|make\s+it|i\s+meant)\s+(?:on\s+)?"
-    r"(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\b|"
+#: The clock time a correction names ("5pm", "at 4", "7:15", "noon", "half 9"); a bare
+#: number is none ("sorry, I meant 2": review s34 F4). The reminder words read the same.
+CORRECTED_TIME = (
     r"(?:at\s+\d{1,2}(?:[:.][0-5]\d)?\s*(?:am|pm|a\.m\.?|p\.m\.?)?|"
     r"\d{1,2}(?:[:.][0-5]\d)\s*(?:am|pm|a\.m\.?|p\.m\.?)?|\d{1,2}\s*(?:am|pm|a\.m\.?|p\.m\.?)|"
     r"(?:at\s+)?(?:noon|midday|midnight|half\s+(?:past\s+)?\d{1,2}))"
-    r"(?:\s+(?:instead|please|pls|thanks|thank\s+you))*[\s.!?]*$)",
+)
+_CORRECTION = re.compile(
+    r"^\s*[,.;!]?\s*(?:it'?s|it\s+is|it\s+should\s+be|make\s+it|i\s+meant)\s+(?:on\s+)?"
+    r"(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\b|"
+    rf"{CORRECTED_TIME}(?:\s+(?:instead|please|pls|thanks|thank\s+you))*[\s.!?]*$)",
     re.IGNORECASE,
 )
 

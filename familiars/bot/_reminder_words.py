@@ -43,6 +43,7 @@ from familiars.bot._commands._reminders import (
     read_move_time,
     snooze_reminder,
 )
+from familiars.bot._forget_words import CORRECTED_TIME
 from familiars.memory import said_past
 from familiars.scheduler import Reminder, ReminderBook
 
@@ -350,13 +351,7 @@ _DAY = (
 # moves it: a correcting lead, "I meant" or "not <day>" ("its sunday" alone moved the
 # reminder just set: review s33-2 item 7).
 #: A clock time alone ("5pm", "at 4", "7:15", "noon", "half 9").
-#: A bare number is no time ("sorry, I meant 2" after "we have 3 dogs" moved a reminder:
-#: review s34 F4): it needs "at", minutes or am/pm.
-_TIME = (
-    r"(?:at\s+\d{1,2}(?:[:.][0-5]\d)?\s*(?:am|pm|a\.m\.?|p\.m\.?)?|"
-    r"\d{1,2}(?:[:.][0-5]\d)\s*(?:am|pm|a\.m\.?|p\.m\.?)?|\d{1,2}\s*(?:am|pm|a\.m\.?|p\.m\.?)|"
-    r"(?:at\s+)?(?:noon|midday|midnight|half\s+(?:past\s+)?\d{1,2}))"
-)
+_TIME = CORRECTED_TIME  # one reading of a corrected time, shared with a forget
 _CORRECTED = re.compile(
     _LEAD + r"(?P<fix>(?:forget|scratch|delete|erase|cancel)\s+that[,.!]?\s+|"
     r"(?:sorry|oops|my\s+bad)[,.!]?\s+)?"
