@@ -45,8 +45,25 @@ _NEGATIVE = re.compile(r"(?:^|[\s(])[-\u2212]\s*\d|\bminus\s+\w", re.IGNORECASE)
 MAX_AHEAD = timedelta(days=366 * 100)
 
 
+#: "7.15", "at 12.30", "8.45pm": a British dot between the hour and the minutes.
+_DOT_TIME = re.compile(
+    r"(?<![\d.])(?P<lead>\b(?:at|by|around|about)\s+)?(?P<hour>[01]?\d|2[0-3])\.(?P<minute>[0-5]\d)"
+    r"(?![\d.]*\d)(?P<half>\s*[ap]\.?m\b)?",
+    re.IGNORECASE,
+)
+
+
+def _dot_time(m: re.Match[str]) -> str:
+    """The dotted time as a clock time where it cannot be a day and month: minutes over 12,
+    or "at" / am / pm said with it ("on 7.12" stays a date)."""
+    if not (m["lead"] or m["half"] or int(m["minute"]) > 12):
+        return m[0]
+    return f"{m['lead'] or ''}{m['hour']}:{m['minute']}{m['half'] or ''}"
+
+
 def _normalise_when(text: str) -> str:
     text = text.strip().strip(".!?").strip()
+    text = _DOT_TIME.sub(_dot_time, text)
     text = re.sub(r"\bnoon\b", "12:00", text, flags=re.I)
     text = re.sub(r"\b(?:half\s+an|a\s+half)\s+hour\b", "30 minutes", text, flags=re.I)
     text = re.sub(r"\ban\s+hour\s+and\s+a\s+half\b", "90 minutes", text, flags=re.I)
