@@ -51,6 +51,11 @@ DISK_FULL_REPLY = (
     "My disk is full, so I may not have kept what you just said, and I can't note anything "
     "new until some space is freed. What you told me before is kept."
 )
+#: Said when a forget or a change to a reminder found the disk full: it may not be done (a
+#: forget begun goes on when there is space: its intent is on disk).
+DISK_FULL_NOT_DONE = (
+    "My disk is full, so I could not finish that: ask me again once some space is freed."
+)
 
 
 class DialogueManager:
@@ -215,13 +220,27 @@ class DialogueManager:
         # One turn at a time per dialogue: in this process, and in the database home across
         # workers (an advisory lock per dialogue); different dialogues run in parallel.
         async with self.state.files.home.dialogue_lock(*turn.key):
-            asked = await self._early_answer(turn)
+            try:
+                asked = await self._early_answer(turn)
+            except Exception as exc:  # a forget or a change to a reminder: its writes
+                if not is_disk_full(exc):
+                    raise
+                logger.warning("an answer could not be saved: %s", exc)
+                yield DISK_FULL_NOT_DONE
+                return
             if asked is not None:  # said in a group only through the one outbound check
                 verdict = await self.services.outbound.guard(
                     turn.info, asked[0], public=[turn.text], what=asked[1], answering=turn.text
                 )
                 yield verdict.text
-                return
+                instead = self.forget_words.said_instead(
+                    turn.agent.id, turn.info.dialogue_id, turn.user_key
+                )
+                if instead is None:
+                    return
+                # "scratch that, <what is true>", answered: what is true is a turn of its own.
+                yield "\n\n"
+                turn = replace(turn, text=instead, message=replace(turn.message, text=instead))
             async for delta in _said_plainly_when_full(self._turn(turn)):
                 yield delta
 
@@ -438,4 +457,4 @@ async def _said_plainly_when_full(turn: AsyncIterator[str]) -> AsyncIterator[str
         yield ("\n\n" if said else "") + DISK_FULL_REPLY
 
 
-__all__ = ["DISK_FULL_REPLY", "MAX_MESSAGE_CHARS", "DialogueManager"]
+__all__ = ["DISK_FULL_NOT_DONE", "DISK_FULL_REPLY", "MAX_MESSAGE_CHARS", "DialogueManager"]

@@ -76,20 +76,27 @@ def says_more(text: str) -> bool:
     the forget nor manners: "scratch that, its skating AND football actually" corrects
     what was said, and the last thing said is then only forgotten when the person says
     yes (tester s34 U4: a reminder set three messages before went at once, unasked)."""
+    return bool(said_instead(text))
+
+
+def said_instead(text: str) -> str:
+    """What a pointing request says after its clause break when that is something of its
+    own (:func:`says_more`): "my favourite colour is green" in "scratch that, my favourite
+    colour is green"; "" for an afterthought, manners or nothing."""
     said = text.strip()
     m = _FORGET.match(said) or _STRIKE.match(said)
     if m is None:
-        return False
+        return ""
     rest = m.group("rest")
     brk = _BREAK.match(rest)
     if brk is None:
-        return False
+        return ""
     more = _ENDS_WITH_INTERJECTION.sub("", rest[brk.end() :]).strip(" \t\n.,;:!?-–—()")
     if not more or _OPENS_WITH_INTERJECTION.match(more):
-        return False
+        return ""
     if _ASIDE.match(more) and not _STATES.match(more):
-        return False
-    return len(more.split()) >= 2
+        return ""
+    return more if len(more.split()) >= 2 else ""
 
 
 #: "it's skating now", "it's Tim", "I'm a nurse": an opening the afterthoughts share with

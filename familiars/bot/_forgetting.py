@@ -31,7 +31,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from familiars.bot._answers import said_back
 from familiars.bot._forget_person import asks_to_forget_me
-from familiars.bot._forget_words import forget_about, forget_request, says_more
+from familiars.bot._forget_words import forget_about, forget_request, said_instead
 from familiars.llm import second_person
 from familiars.memory import (
     PERSON_KEPT,
@@ -280,6 +280,9 @@ class _Asked:
     person: bool = False
     #: Memories that stay although a message that goes is where they came from.
     keep: tuple[str, ...] = ()
+    #: What the person said instead, after the break ("scratch that, my favourite colour
+    #: is green"): a statement of its own, kept once they answered, yes or no.
+    instead: str = ""
 
 
 @dataclass(frozen=True)
@@ -328,6 +331,8 @@ class ForgetByWords:
         self.forgetter = forgetter
         self.timezone_of = timezone_of
         self._asked: dict[tuple[str, str, str], _Asked] = {}
+        #: What was said instead of a forgotten thing, for the turn that follows the answer.
+        self._instead: dict[tuple[str, str, str], str] = {}
         #: Questions the last message let go: a yes or no right after is told so.
         self._let_go: set[tuple[str, str, str]] = set()
 
@@ -352,6 +357,10 @@ class ForgetByWords:
         if asked is not None and asked.person and is_yes(text) and not is_clear_yes(text):
             self._asked[key] = asked  # "ok" does not erase a person: asked again
             return "To forget everything about you I need a plain yes (or no to keep it)."
+        if asked is not None and (is_yes(text) or is_no(text)) and asked.instead:
+            # Forgotten or kept, the statement said instead is the person's: a turn of its
+            # own follows (the forget was asked and the correction lost: review s34 F3).
+            self._instead[key] = asked.instead
         if asked is not None and is_yes(text):
             return await self._go(asked, user_key, agent_id, now, is_group)
         if asked is not None and is_no(text):
@@ -369,7 +378,12 @@ class ForgetByWords:
                 if asked is not None:
                     self._let_go.add(key)
                 return None
-        return await self._that(what, key, where, now, ask=says_more(text))
+        return await self._that(what, key, where, now, instead=said_instead(text))
+
+    def said_instead(self, agent_id: str, dialogue_id: str, user_key: str) -> str | None:
+        """What the person said instead of what their answer just forgot or kept, once: the
+        text of a turn to run after the answer; None when there is none."""
+        return self._instead.pop((agent_id, dialogue_id, user_key), None)
 
     def drop(self, agent_id: str, dialogue_id: str, user_key: str) -> None:
         """Drop the question waiting for this person's answer here (another was answered)."""
@@ -428,16 +442,17 @@ class ForgetByWords:
         return f"About to forget for good {_plan_words(plan, window)}. Reply yes to go ahead."
 
     async def _that(
-        self, what: str, key: tuple[str, str, str], where: _Where, now: datetime, *, ask: bool
+        self, what: str, key: tuple[str, str, str], where: _Where, now: datetime, *, instead: str
     ) -> str:
         await self.forgetter.settle()  # the last turn's reply node and memories are in
         found = await (self._matching(what, where, now) if what else self._last(where, now))
         if found is None or not found.ids:
             return NO_MATCH if what else "You have said nothing here that I still keep."
-        if not what and found.size <= 1 and not ask:  # "forget that": nothing to choose
+        if not what and found.size <= 1 and not instead:  # "forget that": nothing to choose
             report = await self.forgetter.forget_all(found.ids, now=now.timestamp())
             return _forgotten_text(found, report, where.is_group)
-        self._asked[key] = _Asked(ids=tuple(found.ids), keep=tuple(r.id for r in found.kept))
+        kept = tuple(r.id for r in found.kept)
+        self._asked[key] = _Asked(ids=tuple(found.ids), keep=kept, instead=instead)
         return _ask_text(found, where.is_group)
 
     async def _last(self, where: _Where, now: datetime) -> _Found | None:

@@ -18,7 +18,7 @@ import pytest
 
 import familiars.memory._atomic as atomic
 from familiars.bot import IncomingMessage
-from familiars.bot._dialogue import DISK_FULL_REPLY
+from familiars.bot._dialogue import DISK_FULL_NOT_DONE, DISK_FULL_REPLY
 from familiars.config import load_settings
 from tests.bot.test_reminders_e2e import SAID_AT, start_console_bot
 from tests.memory.test_damage import small_disk  # noqa: F401 - the fixture
@@ -61,6 +61,8 @@ async def test_the_message_that_hits_a_full_disk_is_answered_plainly(
         disk.full = True
         assert await say("I live in Denver.", 1) == DISK_FULL_REPLY
         assert await say("I have a cat.", 2) == DISK_FULL_REPLY  # the chat goes on
+        # A forget that finds the disk full says so plainly too (it raised out of the chat).
+        assert await say("forget that", 3) == DISK_FULL_NOT_DONE
         disk.full = False
         assert DISK_FULL_REPLY not in await say("I have a dog called Rex.", 3)
         texts = [r.content for r in await app.memory.store.list(scope="user")]

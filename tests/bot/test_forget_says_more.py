@@ -60,8 +60,31 @@ async def test_a_scratch_that_with_a_statement_asks_before_a_reminder_goes(
         assert "remind you" in set_, set_
         asked = await bot.say("scratch that, its skating AND football actually")
         assert "Reply yes" in asked and not asked.startswith("Forgotten"), asked
-        assert "Kept" in await bot.say("no")
+        kept = await bot.say("no")
+        assert kept.startswith("Kept"), kept
         assert "keira" in await _kept(bot)
+        # What was said instead is a turn of its own: the last thing said, not the reminder.
         plain = await bot.say("forget that")
         assert plain.startswith("Forgotten"), plain
-        assert "keira" not in await _kept(bot)
+        assert "keira" in await _kept(bot)
+
+
+async def test_what_is_said_instead_is_kept_once_the_forget_is_answered(
+    tmp_path: Path,
+) -> None:
+    """Review s34 F3: "scratch that, my favourite colour is green" asked to forget blue,
+    and on yes blue went and green was never kept."""
+    async with offline(tmp_path / "ws") as bot:
+        assert "blue" in await bot.say("My favourite colour is blue.")
+        asked = await bot.say("scratch that, my favourite colour is green")
+        assert "Reply yes" in asked and "blue" in asked, asked
+        done = await bot.say("yes")
+        assert done.startswith("Forgotten") and "green" in done, done
+        kept = await _kept(bot)
+        assert "green" in kept and "blue" not in kept, kept
+        answer = await bot.say("what's my favourite colour?")
+        assert "green" in answer and "blue" not in answer, answer
+        kept_no = await bot.say("scratch that, my favourite colour is red")
+        assert "Reply yes" in kept_no, kept_no
+        said = await bot.say("no")  # the forget declined; red is still what was said
+        assert said.startswith("Kept") and "red" in said, said
