@@ -164,13 +164,17 @@ def _description(rest: str) -> str:
 
 
 #: "forget everything about my sister", "please forget about Emma", "forget my sister",
-#: "delete everything you know about Meera", "forget everything I said about work": what
-#: follows names a person or a thing, and all the person said of it goes.
+#: "delete everything you know about Meera", "forget everything I said about work",
+#: "forget where I live": what follows names a person or a thing, and all the person said
+#: of it goes.
 _ABOUT = re.compile(
     _LEAD + r"(?:forget|delete|erase|remove|wipe|clear)\s+"
     r"(?:(?:everything|all|anything|whatever|all\s+the\s+stuff|what)\s+"
     r"(?:(?:you\s+(?:know|have|remember|kept|noted)|i\s+(?:said|told\s+you|wrote|mentioned))\s+)?"
-    r"(?:about|of|on|regarding)\s+|about\s+|(?=my\s+))"
+    r"(?:about|of|on|regarding)\s+|about\s+|(?=my\s+)"
+    # "forget where I live", "forget how old I am", "forget who my boss is": what a
+    # question about the person would ask names what goes.
+    r"|(?=(?:where|when|who|what|how\s+old|how\s+many|which)\s+(?:i|i'm|my|me)\b))"
     r"(?P<what>[^,.;!?]+?)[,.;!?]*(?:\s*(?:please|pls|thanks|thank\s+you))?[.!?]*$",
     re.IGNORECASE,
 )
