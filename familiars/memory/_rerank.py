@@ -69,22 +69,37 @@ def lexical_evidence(kw: np.ndarray | None) -> float:
     return float(np.clip((best - LEX_LOW) / (LEX_HIGH - LEX_LOW), 0.0, 1.0))
 
 
-def pool(total: np.ndarray, dense: np.ndarray | None, depth: int, dense_depth: int) -> np.ndarray:
+def pool(
+    total: np.ndarray,
+    dense: np.ndarray | None,
+    depth: int,
+    dense_depth: int,
+    orders: Mapping[str, np.ndarray] | None = None,
+) -> np.ndarray:
     """Candidate positions to re-rank: the top ``depth`` of the fused score and the top
-    ``dense_depth`` of ``dense`` (the :func:`meaning` score), in first-stage order."""
-    order = np.argsort(-total, kind="stable")
+    ``dense_depth`` of ``dense`` (the :func:`meaning` score), in first-stage order.
+    ``orders``: :func:`descending` of ``total`` and of ``dense`` (keys ``total``,
+    ``meaning``) when the caller has them."""
+    order = orders["total"] if orders else descending(total)
     chosen = np.zeros(total.shape[0], dtype=bool)
     chosen[order[:depth]] = True
     if dense is not None and dense_depth > 0:
-        chosen[np.argsort(-dense, kind="stable")[:dense_depth]] = True
+        chosen[(orders["meaning"] if orders else descending(dense))[:dense_depth]] = True
     return order[chosen[order]].astype(np.int64)
 
 
-def _rank_feature(values: np.ndarray, chosen: np.ndarray | None = None) -> np.ndarray:
+def descending(values: np.ndarray) -> np.ndarray:
+    """Positions from the largest value down, ties in position order."""
+    return np.argsort(-values, kind="stable")
+
+
+def _rank_feature(
+    values: np.ndarray, chosen: np.ndarray | None = None, order: np.ndarray | None = None
+) -> np.ndarray:
     """``1 / log2(2 + rank)`` of each value among all candidates (1 for the best); of the
-    ``chosen`` positions only, when given."""
+    ``chosen`` positions only, when given; ``order``: :func:`descending` of ``values``."""
     ranks = np.empty(values.shape[0])
-    ranks[np.argsort(-values, kind="stable")] = np.arange(values.shape[0])
+    ranks[descending(values) if order is None else order] = np.arange(values.shape[0])
     return 1.0 / np.log2(2.0 + (ranks if chosen is None else ranks[chosen]))
 
 
@@ -122,11 +137,14 @@ def features(
     raw: RawScores,
     chosen: np.ndarray,
     meaning_all: np.ndarray | None = None,
+    orders: Mapping[str, np.ndarray] | None = None,
 ) -> np.ndarray:
     """The :data:`FEATURES` matrix (rows = ``chosen`` positions); a part that did not run
     (ablated, dropped) reads 0. Ranks and maxima are over every candidate; the rest is worked
-    out for the chosen rows alone (element by element, so the same values). ``meaning_all``:
-    :func:`meaning` of ``raw`` when the caller has it already."""
+    out for the chosen rows alone (element by element, so the same values). ``meaning_all``
+    and ``orders``: :func:`meaning` of ``raw`` and :func:`pool`'s orders, when the caller
+    has them."""
+    orders = orders or {}
     x = np.zeros((chosen.shape[0], len(FEATURES)))
     col = {name: i for i, name in enumerate(FEATURES)}
 
@@ -151,7 +169,7 @@ def features(
         put("bm25_rel", bm25 / max(float(raw.bm25.max(initial=0.0)), 1e-9))
         put("kw_rank", np.where(bm25 > 0, _rank_feature(raw.bm25, chosen), 0.0))
     put("dense_rank", _rank_feature(raw.cos, chosen))
-    put("first_rank", _rank_feature(total, chosen))
+    put("first_rank", _rank_feature(total, chosen, orders.get("total")))
     put("lexical", np.full(chosen.shape[0], lex))
     put("keyword_x_lex", x[:, col["keyword"]] * lex)
     put("late_x_lex", x[:, col["late"]] * lex)
@@ -164,7 +182,7 @@ def features(
         put("small_talk", raw.small_talk[chosen])
     mean = meaning(raw) if meaning_all is None else meaning_all
     put("meaning", mean[chosen])
-    put("meaning_rank", _rank_feature(mean, chosen))
+    put("meaning_rank", _rank_feature(mean, chosen, orders.get("meaning")))
     put("meaning_x_nolex", mean[chosen] * (1.0 - lex))
     if raw.record is not None:
         put("record", raw.record[chosen])
@@ -394,8 +412,9 @@ def rerank(
     """New scores for every candidate (pooled ones by the model, above the rest, which keep
     the first stage's order), the pooled positions and their feature rows."""
     mean = meaning(raw)
-    chosen = pool(total, mean, model.depth, model.dense_depth)
-    x = features(parts, bonus, total, raw, chosen, mean)
+    orders = {"total": descending(total), "meaning": descending(mean)}
+    chosen = pool(total, mean, model.depth, model.dense_depth, orders)
+    x = features(parts, bonus, total, raw, chosen, mean, orders)
     scored = model.score(x)
     out = np.empty_like(total, dtype=np.float64)
     rest = np.ones(total.shape[0], dtype=bool)

@@ -439,9 +439,7 @@ class RecallIndex:
         """BM25 of every row (0 outside ``mask``), and the rows of its ``k`` best positive
         values (in any order): only the rows the terms' postings name are looked at."""
         n = len(self.docs)
-        out = np.zeros(n, dtype=np.float64)
-        if not self.keywords.add_scores(terms, out):
-            return out, np.zeros(0, dtype=np.int64)
+        out = self.keywords.scores(terms, n)
         if not mask.all():
             # BM25 is positive and finite where a term matched: times 0 is 0, times 1 itself
             np.multiply(out, mask, out=out)
