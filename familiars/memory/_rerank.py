@@ -145,7 +145,9 @@ def features(
     and ``orders``: :func:`meaning` of ``raw`` and :func:`pool`'s orders, when the caller
     has them."""
     orders = orders or {}
-    x = np.zeros((chosen.shape[0], len(FEATURES)))
+    # column after column (Fortran order): each feature is written, and the trees read
+    # it, in one run of memory
+    x = np.zeros((chosen.shape[0], len(FEATURES)), order="F")
     col = {name: i for i, name in enumerate(FEATURES)}
 
     def put(name: str, values: np.ndarray | float) -> None:
@@ -202,6 +204,8 @@ class Reranker:
     names: tuple[str, ...] = FEATURES
 
     def score(self, x: np.ndarray) -> np.ndarray:
+        # row-major, as ``features`` once made it: the product's sums run in the same order
+        x = np.ascontiguousarray(x)
         return np.asarray(((x - self.mean) / self.scale) @ self.weights + self.bias)
 
     def explain_rows(self, x: np.ndarray) -> list[dict[str, Any]]:
