@@ -416,11 +416,12 @@ class MemoryReader(IndexFeed):
     ) -> tuple[np.ndarray, np.ndarray]:
         """The re-ranker's scores, and every candidate's feature row (NaN where not pooled)."""
         assert self.reranker is not None
-        cos = ctx.memo.get("cos", ctx.dense_all[ctx.cand].astype(np.float64))
+        whole = ctx.dense_all[ctx.cand].astype(np.float64)
+        cos = ctx.memo.get("cos", whole)
         raw = RawScores(
             cos=cos, bm25=ctx.memo.get("bm25"), hub=ctx.memo.get("hub"),
             small_talk=ctx.memo.get("small_talk"), record=ctx.index.record_rows(ctx.cand),
-            whole=ctx.dense_all[ctx.cand].astype(np.float64),
+            whole=whole,
         )  # fmt: skip
         scores, chosen, x = rerank(self.reranker, parts, bonus, total, raw)
         rows_x = np.full((total.shape[0], x.shape[1]), np.nan)
@@ -629,7 +630,8 @@ def _check_query(query: str, k: int, agent_id: str, user_key: str | None) -> Non
 
 def _raw(ctx: RankContext) -> dict[str, np.ndarray]:
     """The raw evidence the signals saw (:attr:`Ranked.raw`)."""
-    raw = {"cosine": ctx.memo.get("cos", ctx.dense_all[ctx.cand].astype(np.float64))}
+    cos = ctx.memo["cos"] if "cos" in ctx.memo else ctx.dense_all[ctx.cand].astype(np.float64)
+    raw = {"cosine": cos}
     if ctx.memo.get("bm25") is not None:
         raw["bm25"] = np.asarray(ctx.memo["bm25"], dtype=np.float64)
     return raw

@@ -142,6 +142,7 @@ class RecallIndex:
         self._last_in_group: dict[str, int] = {}
         self._version = 0  # goes up with every change of the rows (dense_all's memo)
         self._dense_memo: tuple[bytes, int, np.ndarray] | None = None
+        self._mask_memo: tuple[tuple[str, ...], int, np.ndarray] | None = None
 
     # ------------------------------------------------------------------ sizes
 
@@ -411,13 +412,24 @@ class RecallIndex:
     # ------------------------------------------------------------------ reads
 
     def allowed_mask(self, groups: Iterable[str]) -> np.ndarray:
-        codes = [self.groups[g] for g in groups if g in self.groups]
+        """Which rows are live and in ``groups`` (read-only). The last one is kept until the
+        rows change, as :meth:`dense_all`'s product: a recall that checks its message's topic
+        and then ranks, and the next recall in the same chat, take it once."""
+        wanted = tuple(groups)
+        memo = self._mask_memo
+        if memo is not None and memo[0] == wanted and memo[1] == self._version:
+            return memo[2]
+        codes = [self.groups[g] for g in wanted if g in self.groups]
         n = len(self.docs)
         if not codes:
-            return np.zeros(n, dtype=bool)
-        if len(codes) == 1:
-            return self._alive[:n] & (self._group[:n] == codes[0])
-        return self._alive[:n] & np.isin(self._group[:n], codes)
+            out = np.zeros(n, dtype=bool)
+        elif len(codes) == 1:
+            out = self._alive[:n] & (self._group[:n] == codes[0])
+        else:
+            out = self._alive[:n] & np.isin(self._group[:n], codes)
+        out.flags.writeable = False
+        self._mask_memo = (wanted, self._version, out)
+        return out
 
     def dense_all(self, query: np.ndarray) -> np.ndarray:
         """Cosine of every row (read-only). The last query's is kept until the index
