@@ -71,9 +71,9 @@ class HubTable:
         ``rows``, after folding in what changed since the last read."""
         with self._mutex:
             self._upkeep(matrix, alive)
-            need = np.unique(rows[~self._known[rows]])
+            need = rows[~self._known[rows]]
             if need.size:
-                self._compute(need, matrix)
+                self._compute(np.unique(need), matrix)
             return self._mean[rows]
 
     def warm(self, matrix: np.ndarray, alive: np.ndarray, limit: int) -> int:

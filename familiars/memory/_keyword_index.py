@@ -303,13 +303,34 @@ class KeywordIndex:
     def add_scores(self, terms: Sequence[str], out: np.ndarray) -> list[np.ndarray]:
         """Add each row's BM25 for ``terms`` to ``out`` (one entry per row), term by term;
         the rows each term touched (a row may be in several)."""
+        touched = []
+        for rows, part in self._term_scores(terms):
+            out[rows] += part
+            touched.append(rows)
+        return touched
+
+    def scores(self, terms: Sequence[str], size: int) -> np.ndarray:
+        """BM25 of every row (0 where no term matches), summed term by term in the order
+        ``terms`` names them: one ``bincount`` over every term's postings adds each row's
+        parts in that order, as :meth:`add_scores` into zeros does (the same sums, to the
+        bit), without a pass over every row per term."""
+        found = self._term_scores(terms)
+        if not found:
+            return np.zeros(size, dtype=np.float64)
+        rows = np.concatenate([r for r, _ in found])
+        parts = np.concatenate([p for _, p in found])
+        return np.bincount(rows, weights=parts, minlength=size)[:size]
+
+    def _term_scores(self, terms: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Each matching term's live rows and their BM25 part (each row once per term), in
+        the order ``terms`` names them."""
         if self._post is None:
             self._build_postings()
         n_docs = self._n_docs
         if not n_docs or self._post is None:
             return []
         avg = self._total / n_docs or 1.0
-        touched = []
+        found = []
         for tid in dict.fromkeys(self.terms.ids_of(dict.fromkeys(terms))):
             post = self._post.get(tid)
             if post is None:
@@ -319,15 +340,8 @@ class KeywordIndex:
                 continue
             idf = math.log(1.0 + (n_docs - rows.size + 0.5) / (rows.size + 0.5))
             norm = self.k1 * (1.0 - self.b + self.b * length / avg)
-            out[rows] += idf * tf * (self.k1 + 1.0) / (tf + norm)
-            touched.append(rows)
-        return touched
-
-    def scores(self, terms: Sequence[str], size: int) -> np.ndarray:
-        """BM25 of every row (0 where no term matches)."""
-        out = np.zeros(size, dtype=np.float64)
-        self.add_scores(terms, out)
-        return out
+            found.append((rows, idf * tf * (self.k1 + 1.0) / (tf + norm)))
+        return found
 
     def doc_freq(self, term: str) -> int:
         tid = self.terms.ids.get(term)

@@ -37,6 +37,7 @@ from familiars.memory._errors import RecallError
 from familiars.memory._paths import check_agent_id, check_dialogue_id, check_user_key
 from familiars.memory._reader_feed import IndexFeed
 from familiars.memory._reader_rows import (
+    RankedCells,
     add_ms,
     carry,
     one_blas_thread,
@@ -415,11 +416,12 @@ class MemoryReader(IndexFeed):
     ) -> tuple[np.ndarray, np.ndarray]:
         """The re-ranker's scores, and every candidate's feature row (NaN where not pooled)."""
         assert self.reranker is not None
-        cos = ctx.memo.get("cos", ctx.dense_all[ctx.cand].astype(np.float64))
+        whole = ctx.dense_all[ctx.cand].astype(np.float64)
+        cos = ctx.memo.get("cos", whole)
         raw = RawScores(
             cos=cos, bm25=ctx.memo.get("bm25"), hub=ctx.memo.get("hub"),
             small_talk=ctx.memo.get("small_talk"), record=ctx.index.record_rows(ctx.cand),
-            whole=ctx.dense_all[ctx.cand].astype(np.float64),
+            whole=whole,
         )  # fmt: skip
         scores, chosen, x = rerank(self.reranker, parts, bonus, total, raw)
         rows_x = np.full((total.shape[0], x.shape[1]), np.nan)
@@ -511,15 +513,17 @@ class MemoryReader(IndexFeed):
         positions: list[int] = []
         by_key: dict[str, RecallItem] = {}
         dedupe = "dedupe" not in self.ablated
-        for j, row in enumerate(ranked.rows):
+        cells = RankedCells(ranked, 2 * k)
+        rows = ranked.rows
+        for j in range(rows.shape[0]):
             if len(items) >= k:
                 break
-            doc = self.index.doc(int(row))
+            doc = self.index.doc(int(rows[j]))
             if doc is None:
                 continue
             if doc.kind == "record" and not is_live(doc.ref, **ctx):
                 continue
-            item = self._item(doc, ranked, j)
+            item = self._item(doc, cells, j)
             link = source_node_key(doc) if dedupe else None
             target = by_key.get(link or item.key) if dedupe else None
             if target is not None:
@@ -535,11 +539,11 @@ class MemoryReader(IndexFeed):
             add_ms(timings, "rerank", t0)
         return items
 
-    def _item(self, doc: Doc, ranked: Ranked, j: int) -> RecallItem:
-        parts = {name: float(values[j]) for name, values in ranked.parts.items()}
-        bonus = {name: float(values[j]) for name, values in ranked.bonus.items() if values[j]}
-        item = self._make_item(doc, ranked, j, {**parts, **bonus})
-        item.raw = {name: float(v[j]) for name, v in ranked.raw.items() if np.isfinite(v[j])}
+    def _item(self, doc: Doc, cells: RankedCells, j: int) -> RecallItem:
+        parts = cells.parts(j)
+        bonus = cells.bonus(j)
+        item = self._make_item(doc, cells.score(j), {**parts, **bonus})
+        item.raw = cells.raw(j)
         weights = self.weights
         if "rrf" in parts:  # the score is the fusion of rankings; the first pass's parts ride
             rrf = parts.pop("rrf")
@@ -560,30 +564,32 @@ class MemoryReader(IndexFeed):
         model = self.reranker
         if ranked.features is None or not isinstance(model, Reranker | TreeReranker):
             return False
-        feats = ranked.features
-        scored = [(it, j) for it, j in zip(items, positions, strict=True)]
-        scored = [(it, j) for it, j in scored if not np.isnan(feats[j]).any()]
-        if not scored:
+        feats = ranked.features[positions] if positions else ranked.features[:0]
+        pooled = ~np.isnan(feats).any(axis=1)
+        if not pooled.any():
             return False
-        x = feats[[j for _, j in scored]]
-        lexical = model.names.index("lexical")
+        x = feats[pooled]
+        chosen = np.asarray(positions)[pooled]
+        lexical = x[:, model.names.index("lexical")].tolist()
+        scores = ranked.scores[chosen].tolist()
+        scored = [it for it, keep in zip(items, pooled.tolist(), strict=True) if keep]
         batch = ExplainBatch(model, x)
-        for i, ((item, j), row) in enumerate(zip(scored, x, strict=True)):
+        for i, item in enumerate(scored):
             item.explain = batch.item(i, item._explain)
-            item.parts["rerank"] = float(ranked.scores[j])
-            item.parts["lexical"] = float(row[lexical])
+            item.parts["rerank"] = float(scores[i])
+            item.parts["lexical"] = float(lexical[i])
         return True
 
-    def _make_item(self, doc: Doc, ranked: Ranked, j: int, parts: dict[str, float]) -> RecallItem:
+    def _make_item(self, doc: Doc, score: float, parts: dict[str, float]) -> RecallItem:
         if doc.kind == "record":
             rec: MemoryRecord = doc.ref
             return RecallItem(
-                "record", doc.key, rec.content, float(ranked.scores[j]), parts, record=rec,
+                "record", doc.key, rec.content, score, parts, record=rec,
                 agent_id=rec.agent_id, dialogue_id=rec.dialogue_id,
             )  # fmt: skip
         agent_id, dialogue_id, node = doc.ref
         return RecallItem(
-            "node", doc.key, node.content, float(ranked.scores[j]), parts, node=node,
+            "node", doc.key, node.content, score, parts, node=node,
             agent_id=agent_id, dialogue_id=dialogue_id,
         )  # fmt: skip
 
@@ -624,7 +630,8 @@ def _check_query(query: str, k: int, agent_id: str, user_key: str | None) -> Non
 
 def _raw(ctx: RankContext) -> dict[str, np.ndarray]:
     """The raw evidence the signals saw (:attr:`Ranked.raw`)."""
-    raw = {"cosine": ctx.memo.get("cos", ctx.dense_all[ctx.cand].astype(np.float64))}
+    cos = ctx.memo["cos"] if "cos" in ctx.memo else ctx.dense_all[ctx.cand].astype(np.float64)
+    raw = {"cosine": cos}
     if ctx.memo.get("bm25") is not None:
         raw["bm25"] = np.asarray(ctx.memo["bm25"], dtype=np.float64)
     return raw

@@ -4,6 +4,7 @@ through the fan-out, top-k, and who said or sourced a document."""
 from __future__ import annotations
 
 import contextlib
+import math
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager
@@ -12,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from familiars.memory._dialog_tree import Node
-from familiars.memory._recall_items import node_key
+from familiars.memory._recall_items import Ranked, node_key
 from familiars.memory._records import MemoryRecord
 from familiars.memory._search_index import Doc
 
@@ -78,6 +79,51 @@ def union_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     keep[0] = True
     np.not_equal(rows[1:], rows[:-1], out=keep[1:])
     return rows[keep]
+
+
+class RankedCells:
+    """A ranking's values row by row as Python floats, for the few rows selection reads:
+    each array is turned into a list once per block of rows (``tolist`` gives the same
+    floats as ``float(values[j])``), not indexed and converted value by value."""
+
+    def __init__(self, ranked: Ranked, first: int) -> None:
+        self.ranked = ranked
+        self.upto = 0
+        self._scores: list[float] = []
+        self._parts: dict[str, list[float]] = {}
+        self._bonus: dict[str, list[float]] = {}
+        self._raw: dict[str, list[float]] = {}
+        self._grow(first)
+
+    def _grow(self, upto: int) -> None:
+        r = self.ranked
+        self.upto = upto
+        self._scores = r.scores[:upto].tolist()
+        self._parts = {name: v[:upto].tolist() for name, v in r.parts.items()}
+        self._bonus = {name: v[:upto].tolist() for name, v in r.bonus.items()}
+        self._raw = {name: v[:upto].tolist() for name, v in r.raw.items()}
+
+    def _reach(self, j: int) -> None:
+        if j >= self.upto:
+            self._grow(max(2 * self.upto, j + 1))
+
+    def score(self, j: int) -> float:
+        self._reach(j)
+        return float(self._scores[j])
+
+    def parts(self, j: int) -> dict[str, float]:
+        self._reach(j)
+        return {name: float(v[j]) for name, v in self._parts.items()}
+
+    def bonus(self, j: int) -> dict[str, float]:
+        """The bonuses that are not 0."""
+        self._reach(j)
+        return {name: float(v[j]) for name, v in self._bonus.items() if v[j]}
+
+    def raw(self, j: int) -> dict[str, float]:
+        """The raw evidence that is known (finite)."""
+        self._reach(j)
+        return {name: float(v[j]) for name, v in self._raw.items() if math.isfinite(v[j])}
 
 
 def node_owner(node: Node) -> str | None:

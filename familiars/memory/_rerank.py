@@ -69,22 +69,38 @@ def lexical_evidence(kw: np.ndarray | None) -> float:
     return float(np.clip((best - LEX_LOW) / (LEX_HIGH - LEX_LOW), 0.0, 1.0))
 
 
-def pool(total: np.ndarray, dense: np.ndarray | None, depth: int, dense_depth: int) -> np.ndarray:
+def pool(
+    total: np.ndarray,
+    dense: np.ndarray | None,
+    depth: int,
+    dense_depth: int,
+    orders: Mapping[str, np.ndarray] | None = None,
+) -> np.ndarray:
     """Candidate positions to re-rank: the top ``depth`` of the fused score and the top
-    ``dense_depth`` of ``dense`` (the :func:`meaning` score), in first-stage order."""
-    order = np.argsort(-total, kind="stable")
+    ``dense_depth`` of ``dense`` (the :func:`meaning` score), in first-stage order.
+    ``orders``: :func:`descending` of ``total`` and of ``dense`` (keys ``total``,
+    ``meaning``) when the caller has them."""
+    order = orders["total"] if orders else descending(total)
     chosen = np.zeros(total.shape[0], dtype=bool)
     chosen[order[:depth]] = True
     if dense is not None and dense_depth > 0:
-        chosen[np.argsort(-dense, kind="stable")[:dense_depth]] = True
+        chosen[(orders["meaning"] if orders else descending(dense))[:dense_depth]] = True
     return order[chosen[order]].astype(np.int64)
 
 
-def _rank_feature(values: np.ndarray) -> np.ndarray:
-    """``1 / log2(2 + rank)`` of each value among all candidates (1 for the best)."""
+def descending(values: np.ndarray) -> np.ndarray:
+    """Positions from the largest value down, ties in position order."""
+    return np.argsort(-values, kind="stable")
+
+
+def _rank_feature(
+    values: np.ndarray, chosen: np.ndarray | None = None, order: np.ndarray | None = None
+) -> np.ndarray:
+    """``1 / log2(2 + rank)`` of each value among all candidates (1 for the best); of the
+    ``chosen`` positions only, when given; ``order``: :func:`descending` of ``values``."""
     ranks = np.empty(values.shape[0])
-    ranks[np.argsort(-values, kind="stable")] = np.arange(values.shape[0])
-    return 1.0 / np.log2(2.0 + ranks)
+    ranks[descending(values) if order is None else order] = np.arange(values.shape[0])
+    return 1.0 / np.log2(2.0 + (ranks if chosen is None else ranks[chosen]))
 
 
 @dataclass(frozen=True)
@@ -120,37 +136,59 @@ def features(
     total: np.ndarray,
     raw: RawScores,
     chosen: np.ndarray,
+    meaning_all: np.ndarray | None = None,
+    orders: Mapping[str, np.ndarray] | None = None,
 ) -> np.ndarray:
     """The :data:`FEATURES` matrix (rows = ``chosen`` positions); a part that did not run
-    (ablated, dropped) reads 0."""
-    n = total.shape[0]
-    zeros = np.zeros(n)
-    bm25 = raw.bm25 if raw.bm25 is not None else zeros
+    (ablated, dropped) reads 0. Ranks and maxima are over every candidate; the rest is worked
+    out for the chosen rows alone (element by element, so the same values). ``meaning_all``
+    and ``orders``: :func:`meaning` of ``raw`` and :func:`pool`'s orders, when the caller
+    has them."""
+    orders = orders or {}
+    # column after column (Fortran order): each feature is written, and the trees read
+    # it, in one run of memory
+    x = np.zeros((chosen.shape[0], len(FEATURES)), order="F")
+    col = {name: i for i, name in enumerate(FEATURES)}
+
+    def put(name: str, values: np.ndarray | float) -> None:
+        x[:, col[name]] = values
+
+    def part(source: Mapping[str, np.ndarray], name: str) -> np.ndarray:
+        values = source.get(name)
+        return np.zeros(chosen.shape[0]) if values is None else np.asarray(values)[chosen]
+
     lex = lexical_evidence(raw.bm25)
-    col = {name: np.asarray(parts.get(name, zeros), dtype=np.float64) for name in FEATURES[:6]}
-    col["substance"] = np.asarray(parts.get("substance", zeros), dtype=np.float64)
-    col["speaker"] = np.asarray(bonus.get("speaker", zeros), dtype=np.float64)
-    col["asker"] = np.asarray(bonus.get("asker", zeros), dtype=np.float64)
-    col["cos"] = raw.cos
-    col["cos_gap"] = raw.cos - float(raw.cos.max(initial=0.0))
-    col["bm25_log"] = np.log1p(bm25)
-    col["bm25_rel"] = bm25 / max(float(bm25.max(initial=0.0)), 1e-9)
-    col["dense_rank"] = _rank_feature(raw.cos)
-    col["kw_rank"] = np.where(bm25 > 0, _rank_feature(bm25), 0.0)
-    col["first_rank"] = _rank_feature(total)
-    col["lexical"] = np.full(n, lex)
-    col["keyword_x_lex"] = col["keyword"] * lex
-    col["late_x_lex"] = col["late"] * lex
-    col["dense_x_lex"] = col["dense"] * lex
-    col["cos_x_nolex"] = raw.cos * (1.0 - lex)
-    col["hub"] = raw.hub if raw.hub is not None else zeros
-    col["csls"] = raw.cos - HUB_SHARE * col["hub"]
-    col["small_talk"] = raw.small_talk if raw.small_talk is not None else zeros
-    col["meaning"] = meaning(raw)
-    col["meaning_rank"] = _rank_feature(col["meaning"])
-    col["meaning_x_nolex"] = col["meaning"] * (1.0 - lex)
-    col["record"] = raw.record if raw.record is not None else zeros
-    return np.stack([col[name][chosen] for name in FEATURES], axis=1)
+    for name in (*FEATURES[:6], "substance"):
+        put(name, part(parts, name))
+    put("speaker", part(bonus, "speaker"))
+    put("asker", part(bonus, "asker"))
+    cos = raw.cos[chosen]
+    put("cos", cos)
+    put("cos_gap", cos - float(raw.cos.max(initial=0.0)))
+    if raw.bm25 is not None:
+        bm25 = raw.bm25[chosen]
+        put("bm25_log", np.log1p(bm25))
+        put("bm25_rel", bm25 / max(float(raw.bm25.max(initial=0.0)), 1e-9))
+        put("kw_rank", np.where(bm25 > 0, _rank_feature(raw.bm25, chosen), 0.0))
+    put("dense_rank", _rank_feature(raw.cos, chosen))
+    put("first_rank", _rank_feature(total, chosen, orders.get("total")))
+    put("lexical", np.full(chosen.shape[0], lex))
+    put("keyword_x_lex", x[:, col["keyword"]] * lex)
+    put("late_x_lex", x[:, col["late"]] * lex)
+    put("dense_x_lex", x[:, col["dense"]] * lex)
+    put("cos_x_nolex", cos * (1.0 - lex))
+    hub = raw.hub[chosen] if raw.hub is not None else np.zeros(chosen.shape[0])
+    put("hub", hub)
+    put("csls", cos - HUB_SHARE * hub)
+    if raw.small_talk is not None:
+        put("small_talk", raw.small_talk[chosen])
+    mean = meaning(raw) if meaning_all is None else meaning_all
+    put("meaning", mean[chosen])
+    put("meaning_rank", _rank_feature(mean, chosen, orders.get("meaning")))
+    put("meaning_x_nolex", mean[chosen] * (1.0 - lex))
+    if raw.record is not None:
+        put("record", raw.record[chosen])
+    return x
 
 
 @dataclass(frozen=True)
@@ -166,6 +204,8 @@ class Reranker:
     names: tuple[str, ...] = FEATURES
 
     def score(self, x: np.ndarray) -> np.ndarray:
+        # row-major, as ``features`` once made it: the product's sums run in the same order
+        x = np.ascontiguousarray(x)
         return np.asarray(((x - self.mean) / self.scale) @ self.weights + self.bias)
 
     def explain_rows(self, x: np.ndarray) -> list[dict[str, Any]]:
@@ -239,31 +279,38 @@ class TreeReranker:
         return out
 
     @cached_property
-    def _flat(self) -> tuple[np.ndarray, ...]:
-        """The trees as flat arrays, and each tree's offset into them (``score``'s takes)."""
-        trees, inner = self.feature.shape
+    def _by_node(self) -> tuple[np.ndarray, ...]:
+        """The internal nodes' features and thresholds node after node (node 0 of every tree,
+        then node 1 ...), the values flat, and each tree's offset into them (``score``'s)."""
         return (
-            self.feature.ravel(), self.threshold.ravel(), self.values.ravel(),
-            (np.arange(trees) * inner)[:, None], (np.arange(trees) * self.values.shape[1])[:, None],
-        )  # fmt: skip
+            np.ascontiguousarray(self.feature.T).ravel(),
+            np.ascontiguousarray(self.threshold.T).ravel(),
+            self.values.ravel(),
+            (np.arange(self.feature.shape[0]) * self.values.shape[1])[:, None],
+        )
 
     def score(self, x: np.ndarray) -> np.ndarray:
-        """Every tree walked at once, level by level, in flat takes over (trees, rows); the
-        leaves summed tree after tree (the same sums, to the bit, as :meth:`_walk`)."""
+        """Every tree at once: each internal node's test for every row in one comparison,
+        then each level's branch picked from its level's tests by the branches taken above
+        (``where``, no index arithmetic); the leaves summed tree after tree (the same sums, to
+        the bit, as :meth:`_walk`)."""
         n, trees = x.shape[0], self.feature.shape[0]
         if not trees or not n:
             return np.zeros(n)
-        feature, threshold, values, inner_at, all_at = self._flat
-        by_row = np.ascontiguousarray(x).ravel()  # [row * features + f]
-        row_at = (np.arange(n) * x.shape[1])[None, :]
-        node = np.zeros((trees, n), dtype=np.intp)
-        for _ in range(self.levels):  # in place: a quarter less time than fresh arrays
-            at = inner_at + node
-            right = by_row.take(feature.take(at) + row_at) > threshold.take(at)
-            node *= 2
-            node += 1
-            node += right
-        leaves = values.take(all_at + node)
+        feature, threshold, values, tree_at = self._by_node
+        inner = self.feature.shape[1]
+        # (inner node, tree, row): x[row, feature[tree, node]] > threshold[tree, node]
+        cols = np.ascontiguousarray(x.T)
+        right = (cols.take(feature, axis=0) > threshold[:, None]).reshape(inner, trees, n)
+        went: list[np.ndarray] = []  # the branch taken at each level so far
+        for level in range(self.levels):
+            first = 2**level - 1
+            went.append(_pick([right[first + j] for j in range(2**level)], went))
+        leaf = np.zeros((trees, n), dtype=np.intp)
+        for bit in went:  # the leaf's place among its level's nodes, bit after bit
+            leaf *= 2
+            leaf += bit
+        leaves = values.take(tree_at + (2**self.levels - 1) + leaf)
         if n == 1:  # one column: numpy would sum it pairwise; two keep the running sum
             leaves = np.concatenate([leaves, leaves], axis=1)
         # a (trees, rows) reduction over its first axis adds row after row: a running sum
@@ -315,6 +362,14 @@ class TreeReranker:
         )
 
 
+def _pick(options: list[np.ndarray], bits: list[np.ndarray]) -> np.ndarray:
+    """``options[i]`` where ``i`` is the number ``bits`` write (most significant first), for
+    every element: one level's node tests, chosen by the branches taken above it."""
+    for bit in reversed(bits):
+        options = [np.where(bit, options[i + 1], options[i]) for i in range(0, len(options), 2)]
+    return options[0]
+
+
 def _check_names(data: Mapping[str, Any]) -> None:
     names = tuple(data["features"])
     if names != FEATURES:
@@ -360,8 +415,10 @@ def rerank(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """New scores for every candidate (pooled ones by the model, above the rest, which keep
     the first stage's order), the pooled positions and their feature rows."""
-    chosen = pool(total, meaning(raw), model.depth, model.dense_depth)
-    x = features(parts, bonus, total, raw, chosen)
+    mean = meaning(raw)
+    orders = {"total": descending(total), "meaning": descending(mean)}
+    chosen = pool(total, mean, model.depth, model.dense_depth, orders)
+    x = features(parts, bonus, total, raw, chosen, mean, orders)
     scored = model.score(x)
     out = np.empty_like(total, dtype=np.float64)
     rest = np.ones(total.shape[0], dtype=bool)

@@ -71,17 +71,27 @@ class RowLists:
         self._start[live] = np.cumsum(counts) - counts
         self._used, self._garbage = int(offsets.size), 0
 
-    def padded(self, rows: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
-        """``rows``' lists as ``(len(rows), width)`` id and weight matrices, 0-padded."""
-        ids = np.zeros((rows.shape[0], width), dtype=self._ids.dtype)
-        weights = np.zeros((rows.shape[0], width), dtype=self._weights.dtype)
+    def padded(
+        self, rows: np.ndarray, width: int, *, transposed: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``rows``' lists as ``(len(rows), width)`` id and weight matrices, 0-padded
+        (``transposed``: ``(width, len(rows))``, the layout late interaction reads)."""
         counts = np.minimum(self.counts[rows], width)
-        if counts.any():
-            filled = np.arange(width)[None, :] < counts[:, None]
-            at = (self._start[rows][:, None] + np.arange(width)[None, :])[filled]
-            ids[filled] = self._ids[at]
-            weights[filled] = self._weights[at]
-        return ids, weights
+        steps = np.arange(width)
+        starts = self._start[rows]
+        if transposed:
+            filled = steps[:, None] < counts[None, :]
+            at = starts[None, :] + steps[:, None]
+        else:
+            filled = steps[None, :] < counts[:, None]
+            at = starts[:, None] + steps[None, :]
+        # past a row's own list ``at`` reads its neighbour's (or is clipped at the end):
+        # those places are padding, set to 0
+        ids = np.where(filled, self._ids.take(at, mode="clip"), 0).astype(
+            self._ids.dtype, copy=False
+        )
+        weights = np.where(filled, self._weights.take(at, mode="clip"), 0)
+        return ids, weights.astype(self._weights.dtype, copy=False)
 
 
 def _slices(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:

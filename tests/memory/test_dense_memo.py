@@ -36,3 +36,23 @@ def test_the_memo_is_the_product_and_follows_every_change() -> None:
     assert np.array_equal(got, index.matrix @ q)
     index.forget("b")  # a row forgotten: its vector wiped
     assert index.dense_all(q)[1] == 0.0
+
+
+def test_the_allowed_mask_is_kept_until_a_row_changes() -> None:
+    index = RecallIndex(3)
+    index.add(_doc("a"), _unit([1, 0, 0]))
+    index.add(Doc(key="n", kind="record", group="user:v", text="hers", timestamp=0.0),
+              _unit([0, 1, 0]))  # fmt: skip
+    groups = ["user:u", "identity:agent_0"]
+    first = index.allowed_mask(groups)
+    assert first.tolist() == [True, False]
+    assert index.allowed_mask(list(groups)) is first  # the same groups: the kept one
+    with pytest.raises(ValueError):
+        first[1] = True  # read-only: a caller cannot widen it for the next
+    assert index.allowed_mask(["user:v"]).tolist() == [False, True]
+    index.add(_doc("b"), _unit([0, 0, 1]))  # a row added
+    assert index.allowed_mask(groups).tolist() == [True, False, True]
+    index.remove("a")  # a row removed
+    assert index.allowed_mask(groups).tolist() == [False, False, True]
+    index.forget("b")
+    assert not index.allowed_mask(groups).any()

@@ -50,6 +50,10 @@ def test_scores_match_bm25_through_replacements_and_removals() -> None:
         if step % 500 == 499:
             query = rng.sample(WORDS, 3)
             assert np.allclose(index.scores(query, 300), bm25(docs, query, 300))
+            # one bincount over the terms' postings adds as the term-by-term scatter does
+            added = np.zeros(300)
+            index.add_scores(query + query[:1], added)
+            assert index.scores(query + query[:1], 300).tobytes() == added.tobytes()
             assert all(index.doc_freq(w) == sum(w in d for d in docs.values()) for w in WORDS)
 
 

@@ -35,6 +35,21 @@ def test_tree_score_is_the_walk_to_the_bit() -> None:
     assert model.score(_rows(0)).shape == (0,)
 
 
+def test_tree_score_is_the_walk_to_the_bit_at_any_depth() -> None:
+    rng = np.random.default_rng(11)
+    for levels in (1, 2, 3, 4, 5):
+        inner = 2**levels - 1
+        model = TreeReranker(
+            feature=rng.integers(0, len(FEATURES), (6, inner)),
+            threshold=rng.normal(0.3, 0.6, (6, inner)).round(1),  # ties with the rows too
+            values=rng.normal(size=(6, 2 ** (levels + 1) - 1)),
+            levels=levels,
+        )
+        for n in (1, 2, 7, 120):
+            x = rng.normal(0.3, 0.6, size=(n, len(FEATURES))).round(1)
+            assert np.array_equal(model.score(x), model._walk(x, None))
+
+
 def test_pool_is_the_fused_top_and_the_meaning_top_in_fused_order() -> None:
     rng = np.random.default_rng(3)
     for n in (1, 7, 120):
