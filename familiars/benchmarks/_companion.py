@@ -11,6 +11,9 @@ machine would otherwise drop the late stages at random and move the figures betw
 (companion dev R@5 .743 under load against .771 uncapped, same code). The latency is
 reported beside, with how many recalls took longer than the profile's budget.
 
+``--split dev`` asks the dev moments alone (the long-conversation figures too), so a tuning run
+never shows the held part; the default ``all`` is the final report.
+
 Each moment is asked three ways on the same reader and index:
 
 - ``message``: the turn's own message, as ``MemoryReader.build_rag_context`` gets it;
@@ -60,6 +63,9 @@ DEFAULT_MULTILINGUAL = DATA_DIR / "multilingual_set.jsonl"
 RECORD_TS = datetime(2025, 1, 1, tzinfo=UTC)
 ASKED_AT = datetime(2026, 1, 1, tzinfo=UTC).timestamp()
 CONTEXT_API = True
+#: The parts of the set (``--split``): tuning runs ask ``dev`` alone, so the held part is
+#: never seen until the one final report.
+SPLITS: dict[str, tuple[str, ...]] = {"dev": ("dev",), "held": ("held",), "all": ("dev", "held")}
 
 
 def uncapped_reader(embedder: Embedder) -> MemoryReader:
@@ -141,17 +147,20 @@ async def _ask(
 
 
 async def evaluate_companion(
-    path: Path, embedder: Embedder, ks: Sequence[int], *, profile: str = "standard"
-) -> dict[str, Any]:
-    """Records R@k per split for the four ways of asking, and recall latency."""
+    path: Path, embedder: Embedder, ks: Sequence[int], *, profile: str = "standard",
+    splits: Sequence[str] = SPLITS["all"],
+) -> dict[str, Any]:  # fmt: skip
+    """Records R@k per split (of ``splits``: the others' moments are not asked at all) for
+    the four ways of asking, and recall latency."""
     docs, moments = load_set(path)
+    moments = [m for m in moments if m["split"] in splits]
     reader = uncapped_reader(embedder)
     await reader.add_records(records(docs, "person"))
     owned: dict[str, set[str]] = {}
     for doc in docs:
         owned.setdefault(doc["person"], set()).add(doc["id"])
     ways = ("message", "conversation", "cosine", "cosine_conversation")
-    tallies = {s: {w: _Tally(ks) for w in ways} for s in ("dev", "held")}
+    tallies = {s: {w: _Tally(ks) for w in ways} for s in splits}
     latency: dict[str, list[float]] = {"message": [], "conversation": []}
     k = max(ks)
     for m in moments:
@@ -172,7 +181,7 @@ async def evaluate_companion(
         for split, by_way in tallies.items()
     }
     out["episodes"] = len(docs)
-    out["moments"] = {s: sum(1 for m in moments if m["split"] == s) for s in ("dev", "held")}
+    out["moments"] = {s: sum(1 for m in moments if m["split"] == s) for s in splits}
     out["latency_ms"] = _percentiles(latency["message"] + latency["conversation"])
     out["latency_ms_by_query"] = {way: _percentiles(ms) for way, ms in latency.items()}
     budget = DEFAULT_BUDGETS_MS[profile]
@@ -255,10 +264,12 @@ async def evaluate_multilingual(
 
 async def run(
     embedder: Embedder, ks: Sequence[int], *, companion: Path, multilingual: Path | None,
-    profile: str,
+    profile: str, split: str = "all",
 ) -> dict[str, Any]:  # fmt: skip
     report: dict[str, Any] = {
-        "companion": await evaluate_companion(companion, embedder, ks, profile=profile),
+        "companion": await evaluate_companion(
+            companion, embedder, ks, profile=profile, splits=SPLITS[split]
+        ),
         "model": embedder.model_name,
         "profile": profile,
     }
@@ -282,6 +293,9 @@ def command(
         Path, typer.Option("--multilingual", help="Multilingual set (JSONL).")
     ] = DEFAULT_MULTILINGUAL,
     profile: Annotated[str, typer.Option("--profile", help="lite | standard | full.")] = "standard",
+    split: Annotated[
+        str, typer.Option("--split", help="dev | held | all (tune on dev alone).")
+    ] = "all",
     json_out: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """A person's records recalled from chat moments (dev, held) and per language, vs cosine."""
@@ -290,10 +304,13 @@ def command(
     from familiars.memory import embedder_from_settings
     from familiars.terminal import get_ctx, print_json, want_json
 
+    if split not in SPLITS:
+        raise typer.BadParameter(f"one of {', '.join(SPLITS)}", param_hint="--split")
     embedder = embedder_from_settings(get_ctx(ctx).settings)
     report = asyncio.run(
-        run(embedder, (5, 10), companion=data, multilingual=multilingual, profile=profile)
-    )
+        run(embedder, (5, 10), companion=data, multilingual=multilingual, profile=profile,
+            split=split)
+    )  # fmt: skip
     if want_json(ctx, json_out):
         print_json(report)
         return
@@ -305,7 +322,7 @@ def print_report(report: dict[str, Any]) -> None:
 
     comp = report["companion"]
     rows = []
-    for split in ("dev", "held"):
+    for split in (s for s in ("dev", "held") if s in comp):
         for way, summary in comp[split].items():
             rows.append([split, way, summary.get("recall@5"), summary.get("recall@10")])
     print_table(

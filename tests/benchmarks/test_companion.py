@@ -86,3 +86,27 @@ async def test_quality_is_measured_uncapped_and_time_over_the_budget_is_counted(
     asked = 2 * sum(comp["moments"].values())
     assert len(dropped) >= asked and not any(dropped)
     assert comp["over_profile_budget"] == asked
+
+
+async def test_a_dev_run_never_asks_a_held_moment(tmp_path, monkeypatch) -> None:
+    """Tuning runs ask the dev part alone: no held moment reaches the reader, and the report
+    has no held figures (the long-conversation ones included)."""
+    data = tmp_path / "set.jsonl"
+    lines = companion.DEFAULT_SET.read_text(encoding="utf-8").splitlines()
+    data.write_text("\n".join(ln for ln in lines if '"mara-' in ln or '"mara"' in ln) + "\n")
+    _, moments = companion.load_set(data)
+    held = {m["message"] for m in moments if m["split"] == "held"}
+    assert held and len(held) < len(moments)
+    asked: list[str] = []
+    ask = MemoryReader.build_rag_context
+
+    async def spy(self: MemoryReader, query: str, **kwargs: Any) -> Any:
+        asked.append(query)
+        return await ask(self, query, **kwargs)
+
+    monkeypatch.setattr(MemoryReader, "build_rag_context", spy)
+    comp = await companion.evaluate_companion(
+        data, HashEmbedder(dim=128), (5, 10), splits=companion.SPLITS["dev"]
+    )
+    assert asked and not held & set(asked)
+    assert "held" not in comp and set(comp["moments"]) == {"dev"}
