@@ -113,6 +113,7 @@ _PROFILE_TAGS = {
     "job": ("job",),
     "work": ("workplace",),
     "home": ("place",),
+    "hometown": ("place",),
     "birthday": ("birthday",),
     "allergy": ("allergy",),
     "diet": ("allergy",),

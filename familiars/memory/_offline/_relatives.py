@@ -94,7 +94,13 @@ def pronouns_joined(text: str) -> str:
 
 #: "her name is Meimei", "his name's Kai": a name said of someone by a pronoun.
 _PRONOUN_NAME = re.compile(r"\b(?P<pro>her|his)\s+name(?=\s+is\b|'s\b)", re.I)
-_MY_MEMBER = re.compile(r"\bmy\s+(?P<rel>[a-z]+)\b", re.I)
+#: A member the message names: "my daughter", or one the person says they have ("I have a
+#: son", "i got a little brother"): "a son" alone may be anyone's ("my friend has a son").
+_MY_MEMBER = re.compile(
+    r"\b(?:my|(?:i|we)\s+(?:have|had|got|'ve\s+got)(?:\s+got)?\s+an?|i've\s+got\s+an?)\s+"
+    r"(?:(?:little|older|elder|younger|big|baby|new|teenage|twin|grown[\s-]up)\s+)?(?P<rel>[a-z]+)\b",
+    re.I,
+)
 
 
 def pronoun_named(text: str) -> str:

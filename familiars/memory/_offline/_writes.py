@@ -34,6 +34,7 @@ from familiars.memory._offline._dates import (
 )
 from familiars.memory._offline._directives import match_directive
 from familiars.memory._offline._dropped import dropped_writes
+from familiars.memory._offline._everyday import everyday, joke_writes, match_hometown, match_worry
 from familiars.memory._offline._health import match_conditions, match_medication
 from familiars.memory._offline._late import late_takes_place, match_late
 from familiars.memory._offline._meaning import Understanding, by_meaning
@@ -117,6 +118,8 @@ def _clause_facts(
         *match_plan(clause, now=now, tz=tz),
         *match_conditions(clause),
         *match_medication(clause),
+        *match_hometown(clause),
+        *match_worry(clause),
     ]
     facts = [f for f in found if f is not None] + more
     if not facts and meaning:
@@ -201,7 +204,8 @@ def facts_in(
     found: dict[tuple[str, str, str], Fact] = {}
     meaning = not sarcastic(text)
     own = True  # the message's first clause, said alone, is the user's
-    said_text = pronoun_named(pronouns_joined(unemphasised(_without_long_words(text, max_chars))))
+    said_text = _without_long_words(text, max_chars)
+    said_text = pronoun_named(pronouns_joined(everyday(unemphasised(said_text))))
     for sentence, group in _sentence_clauses(said_text):
         said_here: list[Fact] = []
         if (greeting := match_greeting_name(sentence)) is not None:
@@ -434,7 +438,7 @@ def offline_writes(
     """The whole offline writer: facts, then closed loops, as one WriterOutput. Nothing over
     ``max_chars`` (the record limit) is written; the rest of the message still is."""
     if joking(text):  # "lol jk i have a pet dragon called smaug": a joke is no fact
-        return WriterOutput()
+        return WriterOutput(writes=joke_writes(text, existing))  # "the dragon was a joke"
     facts = facts_in(
         text,
         now=now,

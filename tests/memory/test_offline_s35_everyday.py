@@ -1,0 +1,128 @@
+"""The writer_s35 wordings (issue 23, s35): everyday ways of saying a fact, each said the
+plain way before the rules read it (an age bare in an opener, a student's introduction, a
+relative named by "his name is" after "I have a son", a list of children with their ages,
+where one grew up, a worry, "remember this:", "fav X rn", a job after its employer, a change
+of work said by its new doing); a joke taken back by what it was about; and what must keep
+nothing. Each through the offline writer, rules alone."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import pytest
+
+from familiars.memory import MemoryRecord, offline_writes
+from familiars.memory._offline._everyday import base_verb, everyday
+
+#: Monday 30 November 2026.
+NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
+DRAGON = {"content": "The user has a pet dragon.", "category": "relation", "tags": ["pet"]}
+BUS = {"content": "The user works as a bus driver.", "category": "profile", "tags": ["job"]}
+TEACHER = {"content": "The user works as a teacher.", "category": "profile", "tags": ["job"]}
+
+
+def _said(text: str, *prior: dict[str, object]) -> list[str]:
+    existing = [
+        MemoryRecord(id=f"m_p{i}", scope="user", user_key="u", **json.loads(json.dumps(p)))
+        for i, p in enumerate(prior)
+    ]
+    writes = offline_writes(text, existing=existing, now=NOW, timezone="Europe/London")
+    return [
+        f"{w.op} {w.entry.content}" + (" (supersedes)" if w.entry.supersedes_id else "")
+        for w in writes.writes
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        (
+            "hiya! 67 and newly retired, so lots of free time lol",
+            ["add The user is 67 years old.", "add The user is retired."],
+        ),
+        ("hello there, 72 years young", ["add The user is 72 years old."]),
+        ("morning! just turned 50 last week, feeling ancient", ["add The user is 50 years old."]),
+        (
+            "im jay, 19, at uni in leeds doing history",
+            [
+                "add The user's name is Jay.",
+                "add The user is 19 years old.",
+                "add The user studies history.",
+                "add The user lives in Leeds.",
+            ],
+        ),
+        (
+            "I have a son. his name is kai",
+            ["add The user has a son.", "add The user's son is called Kai."],
+        ),
+        ("my kids are Tom, 7, and Ava, 4", ["add The user's kids are Tom and Ava."]),
+        ("I grew up in Cork", ["add The user grew up in Cork."]),
+        (
+            "i was born and raised in Ohio but live in Denver now",
+            ["add The user grew up in Ohio.", "add The user lives in Denver."],
+        ),
+        (
+            "I'm worried about my mum's surgery next week",
+            ["add The user is worried about their mum's surgery next week."],
+        ),
+        ("remember this: my locker code is 4471", ["add The user's locker code is 4471."]),
+        ("fav band rn is boygenius", ["add The user's favourite band is boygenius."]),
+        ("my hobby is photography", ["add The user likes photography."]),
+        (
+            "I am work as electrician, I have two childs",
+            ["add The user works as an electrician.", "add The user has two children."],
+        ),
+        (
+            "me and my wife Priya just moved to Sheffield",
+            ["add The user's wife is called Priya.", "add The user lives in Sheffield."],
+        ),
+    ],
+)
+def test_everyday_wordings_are_kept(text: str, wanted: list[str]) -> None:
+    assert _said(text) == wanted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "50, that's my score",
+        "30 and 40 percent of it",
+        "45 minutes late again",
+        "my friend has a son. his name is Kai",
+        "my neighbour grew up in Cork",
+        "I'm worried about it",
+        "my colleague switched to driving trams",
+    ],
+)
+def test_look_alikes_keep_nothing(text: str) -> None:
+    assert _said(text) == []
+
+
+def test_a_job_after_its_employer_updates_the_job() -> None:
+    assert _said("I work at Barclays as a QA engineer now", TEACHER) == [
+        "update The user works as a qa engineer. (supersedes)",
+        "add The user works at Barclays.",
+    ]
+
+
+def test_a_joke_is_taken_back_by_what_it_was_about() -> None:
+    taken = ["update Not true, said as a joke: the user has a pet dragon. (supersedes)"]
+    assert _said("the dragon was a joke", DRAGON) == taken
+    assert _said("just kidding about the dragon", DRAGON) == taken
+    assert _said("the dragon in that film was a joke", DRAGON) == []
+
+
+def test_a_change_of_work_said_by_its_new_doing() -> None:
+    assert everyday("I switched to driving trams") == "I drive trams now."
+    assert everyday("switched to installing heat pumps") == "I install heat pumps now."
+    assert _said("my colleague switched to driving trams", BUS) == []
+
+
+@pytest.mark.parametrize(
+    ("gerund", "base"),
+    [("driving", "drive"), ("running", "run"), ("installing", "install"),
+     ("teaching", "teach"), ("studying", "study"), ("delivering", "deliver"), ("using", "use")],
+)  # fmt: skip
+def test_base_verb(gerund: str, base: str) -> None:
+    assert base_verb(gerund) == base
