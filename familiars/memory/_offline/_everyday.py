@@ -68,11 +68,19 @@ _WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
      r"\g<said>"),
 )  # fmt: skip
 #: "work as electrician": the article a job is said with.
-_NO_ARTICLE = re.compile(r"\b(work(?:ing)?\s+as)\s+(?!(?:an?|the|my|our|his|her)\b)(?=\w)", re.I)
+_NO_ARTICLE = re.compile(
+    r"\b(work(?:ing)?\s+as)\s+(?!(?:an?|the|my|our|his|her|hard|much|long|little|well|fast|"
+    r"quickly|often|usual|needed|part|if|though|such|far|soon|normal|before|per|one|many|best|"
+    r"late|early|possible|required|always|ever|usual)\b)"
+    r"(?=[a-z][\w-]*(?:\s+[a-z][\w-]*)?(?:\s+(?:in|at|for|with|now|since)\b|\s*[,.;!]|\s*$))",
+    re.I,
+)
 #: "I work at Barclays as a QA engineer now": the employer said before the job.
 _AT_THEN_AS = re.compile(
     r"\b(?P<verb>work(?:ing)?)\s+(?P<prep>at|for)\s+(?P<org>(?-i:[A-Z])[\w'&.-]*"
-    r"(?:\s+(?-i:[A-Z])[\w'&.-]*)*)\s+as\s+(?P<job>(?:an?\s+)?[\w -]+?)"
+    r"(?:\s+(?-i:[A-Z])[\w'&.-]*)*)\s+as\s+(?!(?:well|usual|always|much|part|if|though|such|long|"
+    r"far|soon|normal|before|per|needed|required|a\s+result|a\s+team|one)\b)"
+    r"(?P<job>(?:an?\s+)?[\w -]+?)"
     r"(?P<tail>\s+(?:now|these\s+days|nowadays))?$",
     re.I,
 )

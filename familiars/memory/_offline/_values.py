@@ -157,7 +157,7 @@ SURE = 0.7
 _TRADE_VERBS = frozenset(
     _words(
         "mend fix repair install fit service sell deliver lay wire plaster tile shoe groom "
-        "manage audit inspect survey restore upholster valet weld teach tutor"
+        "manage audit inspect survey restore upholster valet weld"
     )
 )
 #: A place of work after what one does: "at a stables", "in a little shop", "for clients".
