@@ -96,6 +96,12 @@ def pronouns_joined(text: str) -> str:
 _PRONOUN_NAME = re.compile(r"\b(?P<pro>her|his)\s+name(?=\s+is\b|'s\b)", re.I)
 #: A member the message names: "my daughter", or one the person says they have ("I have a
 #: son", "i got a little brother"): "a son" alone may be anyone's ("my friend has a son").
+#: A member someone else has: "my friend has a son", "my sister's got a daughter".
+_THEIR_MEMBER = re.compile(
+    r"\b(?!(?:i|we)\b)[\w']+\s+(?:has|had|'s\s+got|has\s+got)\s+an?\s+"
+    r"(?:(?:little|older|elder|younger|big|baby|new|teenage|twin|grown[\s-]up)\s+)?(?P<rel>[a-z]+)\b",
+    re.I,
+)
 _MY_MEMBER = re.compile(
     r"\b(?:my|(?:i|we)\s+(?:have|had|got|'ve\s+got)(?:\s+got)?\s+an?|i've\s+got\s+an?)\s+"
     r"(?:(?:little|older|elder|younger|big|baby|new|teenage|twin|grown[\s-]up)\s+)?(?P<rel>[a-z]+)\b",
@@ -112,8 +118,10 @@ def pronoun_named(text: str) -> str:
     if m is None:
         return text
     fits = _HE if m.group("pro").lower() == "his" else _SHE
-    said = {r.group("rel").lower() for r in _MY_MEMBER.finditer(text[: m.start()])}
+    before = text[: m.start()]
+    said = {r.group("rel").lower() for r in _MY_MEMBER.finditer(before)}
+    theirs = {r.group("rel").lower() for r in _THEIR_MEMBER.finditer(before)}
     members = said & fits
-    if len(members) != 1:
+    if len(members) != 1 or theirs & fits:  # "my sister has a daughter. her name is Isla"
         return text
     return f"{text[: m.start()]}my {members.pop()}'s name{text[m.end() :]}"
