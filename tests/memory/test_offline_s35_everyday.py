@@ -8,7 +8,7 @@ nothing. Each through the offline writer, rules alone."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -127,3 +127,16 @@ def test_a_change_of_work_said_by_its_new_doing() -> None:
 )  # fmt: skip
 def test_base_verb(gerund: str, base: str) -> None:
     assert base_verb(gerund) == base
+
+
+def _son(minutes_ago: int) -> dict[str, object]:
+    ts = (NOW - timedelta(minutes=minutes_ago)).isoformat()
+    return {"content": "The user has a son.", "category": "relation", "tags": ["family"], "ts": ts}
+
+
+def test_his_name_in_the_next_message_names_the_member_just_said() -> None:
+    assert _said("his name is kai", _son(2)) == ["add The user's son is called Kai."]
+    assert _said("her name is Maya", _son(2)) == []  # the pronoun does not fit a son
+    assert _said("his name is kai", _son(120)) == []  # said long ago: about someone else now
+    newer = {**BUS, "ts": (NOW - timedelta(minutes=1)).isoformat()}
+    assert _said("his name is kai", _son(2), newer) == []  # the son was not the last said

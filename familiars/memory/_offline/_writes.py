@@ -57,6 +57,7 @@ from familiars.memory._offline._relatives import (
     match_relative_place,
     one_record_per_someone,
     pronoun_named,
+    pronoun_named_before,
     pronouns_joined,
 )
 from familiars.memory._offline._replacing import replaced
@@ -440,7 +441,7 @@ def offline_writes(
     if joking(text):  # "lol jk i have a pet dragon called smaug": a joke is no fact
         return WriterOutput(writes=joke_writes(text, existing))  # "the dragon was a joke"
     facts = facts_in(
-        text,
+        pronoun_named_before(text, existing, now),  # "I have a son" then "his name is kai"
         now=now,
         timezone=timezone,
         dialogue_id=dialogue_id,
