@@ -77,6 +77,11 @@ def _said(text: str, *prior: dict[str, object]) -> list[str]:
             "me and my wife Priya just moved to Sheffield",
             ["add The user's wife is called Priya.", "add The user lives in Sheffield."],
         ),
+        ("mad for crosswords", ["add The user likes crosswords."]),
+        ("proper into bouldering at the mo", ["add The user likes bouldering."]),
+        ("can't get enough of sourdough", ["add The user likes sourdough."]),
+        ("allergic 2 cats", ["add The user is allergic to cats."]),
+        ("penicillin brings me out in a rash", ["add The user is allergic to penicillin."]),
     ],
 )
 def test_everyday_wordings_are_kept(text: str, wanted: list[str]) -> None:
@@ -93,6 +98,8 @@ def test_everyday_wordings_are_kept(text: str, wanted: list[str]) -> None:
         "my sister has a daughter. her name is Isla",
         "my neighbour grew up in Cork",
         "I'm worried about it",
+        "the heat gives me a rash",
+        "my kids are mad about football",
         "my colleague switched to driving trams",
     ],
 )

@@ -52,6 +52,20 @@ _WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(work(?:ing)?)\s+like\s+(?=(?:an?\s+)?[a-z]+(?:\s+[a-z]+)?\s+(?:in|at|for)"
                 r"\s+(?-i:[A-Z]))", re.I), r"\1 as "),
     (re.compile(r"\bchilds\b", re.I), "children"),
+    # likings said by idiom: "mad for crosswords", "proper into bouldering at the mo"
+    (re.compile(r"^(?:i'?m\s+|im\s+)?(?:mad|crazy|nuts|potty)\s+(?:for|about)\s+(?=[a-z])", re.I),
+     "I love "),
+    (re.compile(r"^(?:i\s+)?can'?t\s+get\s+enough\s+of\s+(?=[a-z])", re.I), "I love "),
+    (re.compile(r"\bproper\s+into\b", re.I), "really into"),
+    (re.compile(r"\s+at\s+the\s+mo$", re.I), " now"),
+    # "allergic 2 cats": a typed "2" for "to" after a word that takes "to"
+    (re.compile(r"\b(allergic|moved|listening|used)\s+2\s+(?=[a-z])", re.I), r"\1 to "),
+    # a reaction said of its cause: "penicillin brings me out in a rash", "cats give me hives"
+    (re.compile(r"^(?!(?:the|this|that|these|those|it|my|our|your|his|her|their|stress|heat|"
+                r"sweat|sun|cold)\b)(?P<x>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?:brings?|gives?)\s+me\s+"
+                r"(?:out\s+in\s+)?(?:a\s+rash|hives|a\s+reaction|an\s+allergic\s+reaction)\b.*$",
+                re.I),
+     r"I'm allergic to \g<x>"),
     (re.compile(r"\bremember\s+this\s*[:,-]\s*", re.I), "remember that "),
     (re.compile(r"\b(?:newly|recently|officially|finally)\s+retired\b", re.I), "retired"),
     (re.compile(r"^(?:me|myself)\s+(?:and|&)\s+(?P<np>(?:my|our)\s+[a-z]+(?:\s+(?-i:[A-Z])"
