@@ -114,6 +114,16 @@ def test_a_job_after_its_employer_updates_the_job() -> None:
     ]
 
 
+LEEDS = {"content": "The user lives in Leeds.", "category": "profile", "tags": ["home"]}
+
+
+def test_a_move_said_after_leaving_is_the_new_home() -> None:
+    moved = ["update The user lives in York. (supersedes)"]
+    assert _said("not in leeds anymore, moved to york in the summer", LEEDS) == moved
+    assert _said("we're not in Leeds anymore, we moved to York", LEEDS) == moved
+    assert _said("my sister, moved to york last year, loves it") == []
+
+
 def test_a_joke_is_taken_back_by_what_it_was_about() -> None:
     taken = ["update Not true, said as a joke: the user has a pet dragon. (supersedes)"]
     assert _said("the dragon was a joke", DRAGON) == taken

@@ -52,6 +52,8 @@ _CLAUSE_SPLIT = re.compile(
     # "my wife is called Priya and we have two kids": a new saying of the household's
     r"|,?\s+(?:and|but|so)\s+(?=we(?:'ve|\s+have|\s+got)\b)"
     rf"|,\s+(?=(?:(?:now|and\s+now|but\s+now|these\s+days)\s+)?(?:{_I}|my)\s)"
+    # "we're not in Bristol anymore, we moved to Bath"
+    rf"|,\s+(?={_WE}\s)"
     r"|,?\s+and\s+(?=my\s+[\w' -]{1,30}?\s+(?:is|are|was|were)\b)"
     rf"|,?\s+(?:and|but)\s+(?={_SUBJECTLESS_VERB}\s+\S)"
     r"|,\s+(?=(?:do|don't|did|are|aren't|have|haven't|what about|how about|and)\s+you\b)"

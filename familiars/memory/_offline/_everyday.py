@@ -52,6 +52,10 @@ _WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(work(?:ing)?)\s+like\s+(?=(?:an?\s+)?[a-z]+(?:\s+[a-z]+)?\s+(?:in|at|for)"
                 r"\s+(?-i:[A-Z]))", re.I), r"\1 as "),
     (re.compile(r"\bchilds\b", re.I), "children"),
+    # "not in leeds anymore, moved to york": the move is a clause of one's own
+    (re.compile(r"^(?P<own>(?:i|i'm|im|i've|not|no\s+longer|left|we|we're|we've)\b[^,]*?\w),\s+"
+                r"(?=(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+"
+                r"(?:(?:up|down|over|back)\s+)?to\b)", re.I), r"\g<own>, I "),
     # likings said by idiom: "mad for crosswords", "proper into bouldering at the mo"
     (re.compile(r"^(?:i'?m\s+|im\s+)?(?:mad|crazy|nuts|potty)\s+(?:for|about)\s+(?=[a-z])", re.I),
      "I love "),
