@@ -58,6 +58,7 @@ def _said(text: str, *prior: dict[str, object]) -> list[str]:
         ),
         ("my kids are Tom, 7, and Ava, 4", ["add The user's kids are Tom and Ava."]),
         ("I grew up in Cork", ["add The user grew up in Cork."]),
+        ("I'm originally from Manchester", ["add The user grew up in Manchester."]),
         (
             "i was born and raised in Ohio but live in Denver now",
             ["add The user grew up in Ohio.", "add The user lives in Denver."],
@@ -122,6 +123,10 @@ def test_a_move_said_after_leaving_is_the_new_home() -> None:
     assert _said("not in leeds anymore, moved to york in the summer", LEEDS) == moved
     assert _said("we're not in Leeds anymore, we moved to York", LEEDS) == moved
     assert _said("my sister, moved to york last year, loves it") == []
+    tesco = {"content": "The user works at Tesco.", "category": "profile", "tags": ["work"]}
+    assert _said("i quit my job at tesco, working at asda now", tesco) == [
+        "update The user works at Asda. (supersedes)"
+    ]
 
 
 def test_a_joke_is_taken_back_by_what_it_was_about() -> None:

@@ -56,6 +56,9 @@ _WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(?P<own>(?:i|i'm|im|i've|not|no\s+longer|left|we|we're|we've)\b[^,]*?\w),\s+"
                 r"(?=(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+"
                 r"(?:(?:up|down|over|back)\s+)?to\b)", re.I), r"\g<own>, I "),
+    # "i quit my job at tesco, working at asda now"
+    (re.compile(r"^(?P<own>(?:i|i'm|im|i've|not|no\s+longer|left|quit)\b[^,]*?\w),\s+"
+                r"(?=(?:now\s+)?(?:working|living)\s+(?:at|for|as|in)\b)", re.I), r"\g<own>, I'm "),
     # likings said by idiom: "mad for crosswords", "proper into bouldering at the mo"
     (re.compile(r"^(?:i'?m\s+|im\s+)?(?:mad|crazy|nuts|potty)\s+(?:for|about)\s+(?=[a-z])", re.I),
      "I love "),
@@ -224,9 +227,12 @@ def everyday(text: str) -> str:
 
 #: "I grew up in Cork", "born and raised in Ohio", "I was brought up in Leeds".
 _GREW_UP = re.compile(
-    r"^(?:i\s+)?(?:was\s+)?(?:grew\s+up|raised|brought\s+up|born\s+and\s+(?:raised|bred))\s+"
-    r"(?:in|on|near)\s+(?P<place>(?:the\s+)?[a-z][\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*){0,2})"
-    r"(?:\s+(?:as\s+a\s+kid|as\s+a\s+child|mostly|originally))?$",
+    r"^(?:i\s+)?(?:was\s+)?(?:grew\s+up|raised|brought\s+up|born\s+and\s+(?:raised|bred)|"
+    r"(?:i'm|i\s+am|im)\s+originally|originally)\s+"
+    r"(?:in|on|near|from)\s+(?P<place>(?:the\s+)?[a-z][\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*){0,2})"
+    r"(?:\s+(?:as\s+a\s+kid|as\s+a\s+child|mostly|originally))?$"
+    r"|^(?:i'm|i\s+am|im)\s+from\s+(?P<from>(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*){0,2})"
+    r"\s+originally$",
     re.I,
 )
 
@@ -236,7 +242,7 @@ def match_hometown(clause: str) -> list[Fact]:
     m = _GREW_UP.match(clause.strip(" .!"))
     if m is None:
         return []
-    place = m["place"]
+    place = m["place"] or m["from"]
     if place.islower():
         place = " ".join(w.capitalize() for w in place.split())
     if place.lower() in ("the", "a", "it", "there", "here", "poverty", "care"):
