@@ -52,6 +52,8 @@ _WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b(work(?:ing)?)\s+like\s+(?=(?:an?\s+)?[a-z]+(?:\s+[a-z]+)?\s+(?:in|at|for)"
                 r"\s+(?-i:[A-Z]))", re.I), r"\1 as "),
     (re.compile(r"\bchilds\b", re.I), "children"),
+    # emphasis by saying a word again: "I love love love musicals", "really really like"
+    (re.compile(r"\b(?-i:(love|really|realy|so|very|super|much))(?:\s+\1\b)+", re.I), r"\1"),
     # "not in leeds anymore, moved to york": the move is a clause of one's own
     (re.compile(r"^(?P<own>(?:i|i'm|im|i've|not|no\s+longer|left|we|we're|we've)\b[^,]*?\w),\s+"
                 r"(?=(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+"

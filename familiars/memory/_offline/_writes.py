@@ -166,6 +166,14 @@ def _without_long_words(text: str, max_chars: int) -> str:
     return kept
 
 
+#: A wish said with "would" ("I'd love to be a pilot", "I'd hate to live in London"): what it
+#: names is no fact of the person's life, only the wish is (a goal); a request is no wish.
+_WISHED = re.compile(
+    r"^(?:i'?d|id|i\s+would)\s+(?:really\s+|so\s+|absolutely\s+|just\s+|much\s+)?"
+    r"(?:love|like|hate|want|prefer|enjoy)\s+to\s+(?!(?:remind|be\s+reminded|remember|note|set|"
+    r"add|save|change|update|tell|ask|let\s+you)\b)",
+    re.IGNORECASE,
+)
 #: A clause said with no subject ("retired now", "on blood thinners now"): whose it is comes
 #: from the clause before it.
 _SUBJECTLESS = re.compile(r"^(?:on|taking|retired)\b", re.IGNORECASE)
@@ -186,6 +194,11 @@ def _own_only(said: str, facts: list[Fact], *, own: bool) -> list[Fact]:
     if own or not _SUBJECTLESS.match(said.strip()):
         return facts
     return [f for f in facts if not {"job", "medication"} & set(f.tags)]
+
+
+def _wished_only(said: str, facts: list[Fact]) -> list[Fact]:
+    """A wish's clause keeps only the wish: "I'd hate to live in London" names no home."""
+    return [f for f in facts if _is_meaning(f)] if _WISHED.match(said) else facts
 
 
 def facts_in(
@@ -239,7 +252,7 @@ def facts_in(
                 note = match_note(said, now=now, tz=tz)
                 facts = [note] if note is not None else []
             facts = [_pinned(f, now, tz, said) for f in facts if not misread(f, said_clause)]
-            facts = _own_only(said, facts, own=own_before)
+            facts = _wished_only(said, _own_only(said, facts, own=own_before))
             said_here += [Fact(**{**f.__dict__, "quote": said_clause}) for f in facts]
         cause = _sentence_cause(sentence, said_here, text=text)
         if sarcastic(text, strong=True):  # "Oh great, I just LOVE being stuck in traffic"
