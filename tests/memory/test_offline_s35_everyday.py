@@ -59,6 +59,7 @@ def _said(text: str, *prior: dict[str, object]) -> list[str]:
         ("my kids are Tom, 7, and Ava, 4", ["add The user's kids are Tom and Ava."]),
         ("I grew up in Cork", ["add The user grew up in Cork."]),
         ("I'm originally from Manchester", ["add The user grew up in Manchester."]),
+        ("we grew up in Cork", ["add The user grew up in Cork."]),
         (
             "i was born and raised in Ohio but live in Denver now",
             ["add The user grew up in Ohio.", "add The user lives in Denver."],
@@ -136,6 +137,8 @@ def test_a_joke_is_taken_back_by_what_it_was_about() -> None:
     assert _said("the dragon was a joke", DRAGON) == taken
     assert _said("just kidding about the dragon", DRAGON) == taken
     assert _said("the dragon in that film was a joke", DRAGON) == []
+    meeting = {"content": "The user has a meeting with Sam.", "category": "event", "tags": ["plan"]}
+    assert _said("the meeting was a joke", meeting) == []  # it went badly; it was not made up
 
 
 def test_a_change_of_work_said_by_its_new_doing() -> None:

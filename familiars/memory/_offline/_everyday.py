@@ -229,7 +229,7 @@ def everyday(text: str) -> str:
 
 #: "I grew up in Cork", "born and raised in Ohio", "I was brought up in Leeds".
 _GREW_UP = re.compile(
-    r"^(?:i\s+)?(?:was\s+)?(?:grew\s+up|raised|brought\s+up|born\s+and\s+(?:raised|bred)|"
+    r"^(?:i\s+|we\s+|we\s+both\s+)?(?:was\s+|were\s+)?(?:grew\s+up|raised|brought\s+up|born\s+and\s+(?:raised|bred)|"
     r"(?:i'm|i\s+am|im)\s+originally|originally)\s+"
     r"(?:in|on|near|from)\s+(?P<place>(?:the\s+)?[a-z][\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*){0,2})"
     r"(?:\s+(?:as\s+a\s+kid|as\s+a\s+child|mostly|originally))?$"
@@ -278,13 +278,15 @@ def match_worry(clause: str) -> list[Fact]:
 
 #: "the dragon was a joke", "just kidding about the dragon", "I was joking about my twin".
 _JOKE_ABOUT = re.compile(
-    r"\b(?:the|that|my|our)\s+(?P<a>[\w' -]{2,30}?)\s+(?:thing\s+)?(?:was|is)\s+"
-    r"(?:just\s+|only\s+)?"
-    r"(?:a\s+joke|a\s+lie|made\s+up|not\s+real|not\s+true)\b"
+    r"\b(?:the|that|my|our)\s+(?P<a>[\w' -]{2,30}?)\s+(?:thing\s+)?(?:was\s+(?:just\s+|only\s+)?"
+    r"a\s+joke|(?:was|is)\s+(?:just\s+|only\s+)?(?:a\s+lie|made\s+up|not\s+real|not\s+true))\b"
     r"|\b(?:kidding|joking|jk|lying)\s+about\s+(?:the|that|my|our|having\s+an?|having)\s+"
     r"(?P<b>[\w' -]{2,30}?)(?:\s+(?:lol|haha|thing|bit))?[.!]*$",
     re.I,
 )
+#: What a person claims of themselves, and so may take back as a joke; "the meeting was a
+#: joke" says a plan went badly, not that it was made up.
+_CLAIMED = frozenset(["profile", "relation", "preference"])
 _NOISE = frozenset(["the", "a", "an", "my", "our", "pet", "thing"])
 
 
@@ -301,6 +303,7 @@ def joke_writes(text: str, existing: Sequence[MemoryRecord]) -> list[WriteOp]:
             for r in existing
             if r.scope == "user"
             and is_live(r)
+            and r.category in _CLAIMED
             and not r.open_loop
             and wanted
             and wanted <= set(re.findall(r"[\w']+", r.content.lower()))

@@ -197,7 +197,10 @@ def _own_only(said: str, facts: list[Fact], *, own: bool) -> list[Fact]:
 
 
 def _wished_only(said: str, facts: list[Fact]) -> list[Fact]:
-    """A wish's clause keeps only the wish: "I'd hate to live in London" names no home."""
+    """A wish's clause keeps only the wish: "I'd hate to live in London" names no home; and
+    where one grew up is no home now ("we grew up in Cork")."""
+    if any("hometown" in f.tags for f in facts):
+        facts = [f for f in facts if "home" not in f.tags]
     return [f for f in facts if _is_meaning(f)] if _WISHED.match(said) else facts
 
 
