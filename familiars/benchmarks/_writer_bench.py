@@ -70,6 +70,14 @@ S33_DATA = Path(__file__).parent / "data" / "writer_s33.jsonl"
 #: is ("I'm type 1 diabetic"), pet names said in a tail, family lists ("twin boys, Arlo and
 #: Finn"), a relative's coming birthday pinned to its date. Tuned on, never used to train.
 S34_DATA = Path(__file__).parent / "data" / "writer_s34.jsonl"
+#: An eighth dev batch (s35), from a person-test: a job given with its workplace ("I'm a nurse
+#: at St Mary's", "working as QA engineer in Barclays now"), changes of job or pastime said by
+#: switching ("I switched to driving trams"), ages and retirement in a chatty opener, short
+#: student introductions, a relative named by "his name is" after the message's first
+#: sentence, nicknames, where one grew up, lists of children with ages, relatives' allergies,
+#: "fav X rn", "remember this:", worries, a joke taken back; non-native English; and
+#: look-alikes (others' pets and jobs, wishes, quotes, questions). Tuned on, never trained on.
+S35_DATA = Path(__file__).parent / "data" / "writer_s35.jsonl"
 #: Monday 30 November 2026, 14:00 in Berlin: dates in the set are read against this.
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
 TIMEZONE = "Europe/Berlin"
@@ -105,6 +113,7 @@ _PROFILE_TAGS = {
     "job": ("job",),
     "work": ("workplace",),
     "home": ("place",),
+    "hometown": ("place",),
     "birthday": ("birthday",),
     "allergy": ("allergy",),
     "diet": ("allergy",),
@@ -373,6 +382,7 @@ def side_by_side(
         "dev (s32)": load_messages(S32_DATA, "dev") if S32_DATA.is_file() else [],
         "dev (s33)": load_messages(S33_DATA, "dev") if S33_DATA.is_file() else [],
         "dev (s34)": load_messages(S34_DATA, "dev") if S34_DATA.is_file() else [],
+        "dev (s35)": load_messages(S35_DATA, "dev") if S35_DATA.is_file() else [],
         "held (old)": load_messages(dev_path, "held"),
         "fresh held": fresh,
         "originals": [m for m in fresh if m.id in originals],

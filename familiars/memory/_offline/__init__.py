@@ -16,6 +16,7 @@ like coffee anymore") supersedes the record it contradicts.
 
 Modules (this file imports none of them; use them by full path):
 
+- :mod:`._everyday`: everyday wordings said the plain way the rules read, before them;
 - :mod:`._clauses`: sentences and clauses, questions and polite requests;
 - :mod:`._objects`: :class:`Fact`, objects, topics, ``third_person``;
 - :mod:`._patterns`: name, likes, health, place and work, notes;

@@ -52,6 +52,8 @@ _CLAUSE_SPLIT = re.compile(
     # "my wife is called Priya and we have two kids": a new saying of the household's
     r"|,?\s+(?:and|but|so)\s+(?=we(?:'ve|\s+have|\s+got)\b)"
     rf"|,\s+(?=(?:(?:now|and\s+now|but\s+now|these\s+days)\s+)?(?:{_I}|my)\s)"
+    # "we're not in Bristol anymore, we moved to Bath"
+    rf"|,\s+(?={_WE}\s)"
     r"|,?\s+and\s+(?=my\s+[\w' -]{1,30}?\s+(?:is|are|was|were)\b)"
     rf"|,?\s+(?:and|but)\s+(?={_SUBJECTLESS_VERB}\s+\S)"
     r"|,\s+(?=(?:do|don't|did|are|aren't|have|haven't|what about|how about|and)\s+you\b)"
@@ -320,6 +322,14 @@ _WHAT_THEN_WHERE = re.compile(
     r"(?:\s+(?:from|in|based\s+in|living\s+in|out\s+of)\s+(?P<place>(?-i:[A-Z][\w'-]*)(?:\s+(?-i:[A-Z][\w'-]*))?))?$",
     re.I,
 )
+#: A student's part with the town: "at uni in leeds doing history", "studying law in bristol".
+_AT_UNI_PART = re.compile(
+    r"^(?:(?:at|in)\s+(?:uni|university|college)(?:\s+in\s+(?P<p1>[a-z][\w'-]*))?\s*)?"
+    r"(?:(?:doing|studying|reading)\s+(?P<what>(?!(?:an?|the)\s)[a-z][\w' -]*?))?"
+    r"(?:\s+(?:at\s+(?:uni|university|college)\s+)?in\s+(?P<p2>[a-z][\w'-]*))?$",
+    re.I,
+)
+_NOT_A_TOWN = frozenset(_words("bed class school uni college town secret peace public private"))
 _STUDYING_PART = re.compile(r"^(?:studying|doing\s+a\s+degree\s+in)\s+[\w' -]+$", re.I)
 #: An age said alone or with its unit: "34", "34 years old", "34yo".
 _AGE_ALONE = re.compile(r"^(?P<n>\d{1,2})(?:\s*(?:years?\s+old|yrs?(?:\s+old)?|y/?o))?$", re.I)
@@ -337,6 +347,11 @@ def _intro_part(part: str, *, bare: bool = False) -> list[str]:
     age = _AGE_ALONE.match(part)
     if age:
         return [f"I'm {age.group('n')} years old"]
+    at_uni = _AT_UNI_PART.match(part)
+    place = at_uni.group("p1") or at_uni.group("p2") if at_uni else None
+    if at_uni and place and place.lower() not in _NOT_A_TOWN:  # "at uni in leeds doing history"
+        what = at_uni.group("what")
+        return [*([f"I'm studying {what}"] if what else []), f"I live in {place}"]
     study = _STUDYING_PART.match(part)
     if study:  # "studying comp sci at UCLA"
         return [f"I'm {part}"]

@@ -8,9 +8,12 @@ had nothing right to answer with.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from datetime import datetime, timedelta
 
 from familiars.memory._offline._birthdays import RELATIONS, relation_kind
 from familiars.memory._offline._objects import Fact, _words, topic_key
+from familiars.memory._records import MemoryRecord, is_live, parse_ts
 
 _PLACE_OF = re.compile(
     r"^(?:my|our)\s+(?P<mod>(?:older|elder|younger|little|big|baby|best|eldest|youngest|old)\s+)?"
@@ -94,7 +97,19 @@ def pronouns_joined(text: str) -> str:
 
 #: "her name is Meimei", "his name's Kai": a name said of someone by a pronoun.
 _PRONOUN_NAME = re.compile(r"\b(?P<pro>her|his)\s+name(?=\s+is\b|'s\b)", re.I)
-_MY_MEMBER = re.compile(r"\bmy\s+(?P<rel>[a-z]+)\b", re.I)
+#: A member the message names: "my daughter", or one the person says they have ("I have a
+#: son", "i got a little brother"): "a son" alone may be anyone's ("my friend has a son").
+#: A member someone else has: "my friend has a son", "my sister's got a daughter".
+_THEIR_MEMBER = re.compile(
+    r"\b(?!(?:i|we)\b)[\w']+\s+(?:has|had|'s\s+got|has\s+got)\s+an?\s+"
+    r"(?:(?:little|older|elder|younger|big|baby|new|teenage|twin|grown[\s-]up)\s+)?(?P<rel>[a-z]+)\b",
+    re.I,
+)
+_MY_MEMBER = re.compile(
+    r"\b(?:my|(?:i|we)\s+(?:have|had|got|'ve\s+got)(?:\s+got)?\s+an?|i've\s+got\s+an?)\s+"
+    r"(?:(?:little|older|elder|younger|big|baby|new|teenage|twin|grown[\s-]up)\s+)?(?P<rel>[a-z]+)\b",
+    re.I,
+)
 
 
 def pronoun_named(text: str) -> str:
@@ -106,8 +121,40 @@ def pronoun_named(text: str) -> str:
     if m is None:
         return text
     fits = _HE if m.group("pro").lower() == "his" else _SHE
-    said = {r.group("rel").lower() for r in _MY_MEMBER.finditer(text[: m.start()])}
+    before = text[: m.start()]
+    said = {r.group("rel").lower() for r in _MY_MEMBER.finditer(before)}
+    theirs = {r.group("rel").lower() for r in _THEIR_MEMBER.finditer(before)}
     members = said & fits
-    if len(members) != 1:
+    if len(members) != 1 or theirs & fits:  # "my sister has a daughter. her name is Isla"
         return text
     return f"{text[: m.start()]}my {members.pop()}'s name{text[m.end() :]}"
+
+
+#: How long after "I have a son" a message's "his name is Kai" is still about the son.
+NAMED_AFTER = timedelta(minutes=10)
+_HAS_UNNAMED = re.compile(
+    r"^The user has an?\s+(?:(?:little|older|elder|younger|big|baby|new|teenage|twin|"
+    r"grown[\s-]up)\s+)?(?P<rel>[a-z]+)\.$"
+)
+
+
+def pronoun_named_before(text: str, existing: Sequence[MemoryRecord], now: datetime) -> str:
+    """``text`` with "his name is Kai" said as the name of the member the message before it
+    said one has ("I have a son", kept as "The user has a son."): only when ``text`` names
+    no member itself, the person's newest record is that one, it was kept within
+    :data:`NAMED_AFTER`, and the pronoun fits it. Else ``text`` as it is."""
+    m = _PRONOUN_NAME.search(text)
+    if m is None or _MY_MEMBER.search(text) or _THEIR_MEMBER.search(text):
+        return text
+    own = [r for r in existing if r.scope == "user" and is_live(r) and parse_ts(r.ts)]
+    if not own:
+        return text
+    newest = max(own, key=lambda r: parse_ts(r.ts) or now)
+    said = _HAS_UNNAMED.match(newest.content.strip())
+    when = parse_ts(newest.ts)
+    if said is None or when is None or not timedelta(0) <= now - when <= NAMED_AFTER:
+        return text
+    rel = said.group("rel").lower()
+    if rel not in (_HE if m.group("pro").lower() == "his" else _SHE):
+        return text
+    return f"{text[: m.start()]}my {rel}'s name{text[m.end() :]}"

@@ -34,6 +34,7 @@ from familiars.memory._offline._dates import (
 )
 from familiars.memory._offline._directives import match_directive
 from familiars.memory._offline._dropped import dropped_writes
+from familiars.memory._offline._everyday import everyday, joke_writes, match_hometown, match_worry
 from familiars.memory._offline._health import match_conditions, match_medication
 from familiars.memory._offline._late import late_takes_place, match_late
 from familiars.memory._offline._meaning import Understanding, by_meaning
@@ -56,6 +57,7 @@ from familiars.memory._offline._relatives import (
     match_relative_place,
     one_record_per_someone,
     pronoun_named,
+    pronoun_named_before,
     pronouns_joined,
 )
 from familiars.memory._offline._replacing import replaced
@@ -117,6 +119,8 @@ def _clause_facts(
         *match_plan(clause, now=now, tz=tz),
         *match_conditions(clause),
         *match_medication(clause),
+        *match_hometown(clause),
+        *match_worry(clause),
     ]
     facts = [f for f in found if f is not None] + more
     if not facts and meaning:
@@ -162,6 +166,14 @@ def _without_long_words(text: str, max_chars: int) -> str:
     return kept
 
 
+#: A wish said with "would" ("I'd love to be a pilot", "I'd hate to live in London"): what it
+#: names is no fact of the person's life, only the wish is (a goal); a request is no wish.
+_WISHED = re.compile(
+    r"^(?:i'?d|id|i\s+would)\s+(?:really\s+|so\s+|absolutely\s+|just\s+|much\s+)?"
+    r"(?:love|like|hate|want|prefer|enjoy)\s+to\s+(?!(?:remind|be\s+reminded|remember|note|set|"
+    r"add|save|change|update|tell|ask|let\s+you)\b)",
+    re.IGNORECASE,
+)
 #: A clause said with no subject ("retired now", "on blood thinners now"): whose it is comes
 #: from the clause before it.
 _SUBJECTLESS = re.compile(r"^(?:on|taking|retired)\b", re.IGNORECASE)
@@ -184,6 +196,14 @@ def _own_only(said: str, facts: list[Fact], *, own: bool) -> list[Fact]:
     return [f for f in facts if not {"job", "medication"} & set(f.tags)]
 
 
+def _wished_only(said: str, facts: list[Fact]) -> list[Fact]:
+    """A wish's clause keeps only the wish: "I'd hate to live in London" names no home; and
+    where one grew up is no home now ("we grew up in Cork")."""
+    if any("hometown" in f.tags for f in facts):
+        facts = [f for f in facts if "home" not in f.tags]
+    return [f for f in facts if _is_meaning(f)] if _WISHED.match(said) else facts
+
+
 def facts_in(
     text: str,
     *,
@@ -201,7 +221,8 @@ def facts_in(
     found: dict[tuple[str, str, str], Fact] = {}
     meaning = not sarcastic(text)
     own = True  # the message's first clause, said alone, is the user's
-    said_text = pronoun_named(pronouns_joined(unemphasised(_without_long_words(text, max_chars))))
+    said_text = _without_long_words(text, max_chars)
+    said_text = pronoun_named(pronouns_joined(everyday(unemphasised(said_text))))
     for sentence, group in _sentence_clauses(said_text):
         said_here: list[Fact] = []
         if (greeting := match_greeting_name(sentence)) is not None:
@@ -234,7 +255,7 @@ def facts_in(
                 note = match_note(said, now=now, tz=tz)
                 facts = [note] if note is not None else []
             facts = [_pinned(f, now, tz, said) for f in facts if not misread(f, said_clause)]
-            facts = _own_only(said, facts, own=own_before)
+            facts = _wished_only(said, _own_only(said, facts, own=own_before))
             said_here += [Fact(**{**f.__dict__, "quote": said_clause}) for f in facts]
         cause = _sentence_cause(sentence, said_here, text=text)
         if sarcastic(text, strong=True):  # "Oh great, I just LOVE being stuck in traffic"
@@ -434,9 +455,9 @@ def offline_writes(
     """The whole offline writer: facts, then closed loops, as one WriterOutput. Nothing over
     ``max_chars`` (the record limit) is written; the rest of the message still is."""
     if joking(text):  # "lol jk i have a pet dragon called smaug": a joke is no fact
-        return WriterOutput()
+        return WriterOutput(writes=joke_writes(text, existing))  # "the dragon was a joke"
     facts = facts_in(
-        text,
+        pronoun_named_before(text, existing, now),  # "I have a son" then "his name is kai"
         now=now,
         timezone=timezone,
         dialogue_id=dialogue_id,

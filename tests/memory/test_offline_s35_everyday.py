@@ -1,0 +1,169 @@
+"""The writer_s35 wordings (issue 23, s35): everyday ways of saying a fact, each said the
+plain way before the rules read it (an age bare in an opener, a student's introduction, a
+relative named by "his name is" after "I have a son", a list of children with their ages,
+where one grew up, a worry, "remember this:", "fav X rn", a job after its employer, a change
+of work said by its new doing); a joke taken back by what it was about; and what must keep
+nothing. Each through the offline writer, rules alone."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from familiars.memory import MemoryRecord, offline_writes
+from familiars.memory._offline._everyday import base_verb, everyday
+
+#: Monday 30 November 2026.
+NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
+DRAGON = {"content": "The user has a pet dragon.", "category": "relation", "tags": ["pet"]}
+BUS = {"content": "The user works as a bus driver.", "category": "profile", "tags": ["job"]}
+TEACHER = {"content": "The user works as a teacher.", "category": "profile", "tags": ["job"]}
+
+
+def _said(text: str, *prior: dict[str, object]) -> list[str]:
+    existing = [
+        MemoryRecord(id=f"m_p{i}", scope="user", user_key="u", **json.loads(json.dumps(p)))
+        for i, p in enumerate(prior)
+    ]
+    writes = offline_writes(text, existing=existing, now=NOW, timezone="Europe/London")
+    return [
+        f"{w.op} {w.entry.content}" + (" (supersedes)" if w.entry.supersedes_id else "")
+        for w in writes.writes
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        (
+            "hiya! 67 and newly retired, so lots of free time lol",
+            ["add The user is 67 years old.", "add The user is retired."],
+        ),
+        ("hello there, 72 years young", ["add The user is 72 years old."]),
+        ("morning! just turned 50 last week, feeling ancient", ["add The user is 50 years old."]),
+        (
+            "im jay, 19, at uni in leeds doing history",
+            [
+                "add The user's name is Jay.",
+                "add The user is 19 years old.",
+                "add The user studies history.",
+                "add The user lives in Leeds.",
+            ],
+        ),
+        (
+            "I have a son. his name is kai",
+            ["add The user has a son.", "add The user's son is called Kai."],
+        ),
+        ("my kids are Tom, 7, and Ava, 4", ["add The user's kids are Tom and Ava."]),
+        ("I grew up in Cork", ["add The user grew up in Cork."]),
+        ("I'm originally from Manchester", ["add The user grew up in Manchester."]),
+        ("we grew up in Cork", ["add The user grew up in Cork."]),
+        (
+            "i was born and raised in Ohio but live in Denver now",
+            ["add The user grew up in Ohio.", "add The user lives in Denver."],
+        ),
+        (
+            "I'm worried about my mum's surgery next week",
+            ["add The user is worried about their mum's surgery next week."],
+        ),
+        ("remember this: my locker code is 4471", ["add The user's locker code is 4471."]),
+        ("fav band rn is boygenius", ["add The user's favourite band is boygenius."]),
+        ("my hobby is photography", ["add The user likes photography."]),
+        (
+            "I am work as electrician, I have two childs",
+            ["add The user works as an electrician.", "add The user has two children."],
+        ),
+        (
+            "me and my wife Priya just moved to Sheffield",
+            ["add The user's wife is called Priya.", "add The user lives in Sheffield."],
+        ),
+        ("mad for crosswords", ["add The user likes crosswords."]),
+        ("I love love love musicals", ["add The user likes musicals."]),
+        ("proper into bouldering at the mo", ["add The user likes bouldering."]),
+        ("can't get enough of sourdough", ["add The user likes sourdough."]),
+        ("allergic 2 cats", ["add The user is allergic to cats."]),
+        ("penicillin brings me out in a rash", ["add The user is allergic to penicillin."]),
+    ],
+)
+def test_everyday_wordings_are_kept(text: str, wanted: list[str]) -> None:
+    assert _said(text) == wanted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "50, that's my score",
+        "30 and 40 percent of it",
+        "45 minutes late again",
+        "my friend has a son. his name is Kai",
+        "my sister has a daughter. her name is Isla",
+        "my neighbour grew up in Cork",
+        "I'm worried about it",
+        "I'd hate to live in London",
+        "the heat gives me a rash",
+        "my kids are mad about football",
+        "my colleague switched to driving trams",
+    ],
+)
+def test_look_alikes_keep_nothing(text: str) -> None:
+    assert _said(text) == []
+
+
+def test_a_job_after_its_employer_updates_the_job() -> None:
+    assert _said("I work at Barclays as a QA engineer now", TEACHER) == [
+        "update The user works as a qa engineer. (supersedes)",
+        "add The user works at Barclays.",
+    ]
+
+
+LEEDS = {"content": "The user lives in Leeds.", "category": "profile", "tags": ["home"]}
+
+
+def test_a_move_said_after_leaving_is_the_new_home() -> None:
+    moved = ["update The user lives in York. (supersedes)"]
+    assert _said("not in leeds anymore, moved to york in the summer", LEEDS) == moved
+    assert _said("we're not in Leeds anymore, we moved to York", LEEDS) == moved
+    assert _said("my sister, moved to york last year, loves it") == []
+    tesco = {"content": "The user works at Tesco.", "category": "profile", "tags": ["work"]}
+    assert _said("i quit my job at tesco, working at asda now", tesco) == [
+        "update The user works at Asda. (supersedes)"
+    ]
+
+
+def test_a_joke_is_taken_back_by_what_it_was_about() -> None:
+    taken = ["update Not true, said as a joke: the user has a pet dragon. (supersedes)"]
+    assert _said("the dragon was a joke", DRAGON) == taken
+    assert _said("just kidding about the dragon", DRAGON) == taken
+    assert _said("the dragon in that film was a joke", DRAGON) == []
+    meeting = {"content": "The user has a meeting with Sam.", "category": "event", "tags": ["plan"]}
+    assert _said("the meeting was a joke", meeting) == []  # it went badly; it was not made up
+
+
+def test_a_change_of_work_said_by_its_new_doing() -> None:
+    assert everyday("I switched to driving trams") == "I drive trams now."
+    assert everyday("switched to installing heat pumps") == "I install heat pumps now."
+    assert _said("my colleague switched to driving trams", BUS) == []
+
+
+@pytest.mark.parametrize(
+    ("gerund", "base"),
+    [("driving", "drive"), ("running", "run"), ("installing", "install"),
+     ("teaching", "teach"), ("studying", "study"), ("delivering", "deliver"), ("using", "use")],
+)  # fmt: skip
+def test_base_verb(gerund: str, base: str) -> None:
+    assert base_verb(gerund) == base
+
+
+def _son(minutes_ago: int) -> dict[str, object]:
+    ts = (NOW - timedelta(minutes=minutes_ago)).isoformat()
+    return {"content": "The user has a son.", "category": "relation", "tags": ["family"], "ts": ts}
+
+
+def test_his_name_in_the_next_message_names_the_member_just_said() -> None:
+    assert _said("his name is kai", _son(2)) == ["add The user's son is called Kai."]
+    assert _said("her name is Maya", _son(2)) == []  # the pronoun does not fit a son
+    assert _said("his name is kai", _son(120)) == []  # said long ago: about someone else now
+    newer = {**BUS, "ts": (NOW - timedelta(minutes=1)).isoformat()}
+    assert _said("his name is kai", _son(2), newer) == []  # the son was not the last said
