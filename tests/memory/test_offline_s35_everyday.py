@@ -165,5 +165,6 @@ def test_his_name_in_the_next_message_names_the_member_just_said() -> None:
     assert _said("his name is kai", _son(2)) == ["add The user's son is called Kai."]
     assert _said("her name is Maya", _son(2)) == []  # the pronoun does not fit a son
     assert _said("his name is kai", _son(120)) == []  # said long ago: about someone else now
+    assert _said("his name is dave", _son(8)) == []  # minutes on: perhaps someone unkept
     newer = {**BUS, "ts": (NOW - timedelta(minutes=1)).isoformat()}
     assert _said("his name is kai", _son(2), newer) == []  # the son was not the last said

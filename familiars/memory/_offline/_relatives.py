@@ -130,8 +130,10 @@ def pronoun_named(text: str) -> str:
     return f"{text[: m.start()]}my {members.pop()}'s name{text[m.end() :]}"
 
 
-#: How long after "I have a son" a message's "his name is Kai" is still about the son.
-NAMED_AFTER = timedelta(minutes=10)
+#: How long after "I have a son" a message's "his name is Kai" is still about the son:
+#: the next message, said at once ("my colleague is annoying" leaves no record, so a
+#: "his name is Dave" ten minutes on would have named the son).
+NAMED_AFTER = timedelta(minutes=3)
 _HAS_UNNAMED = re.compile(
     r"^The user has an?\s+(?:(?:little|older|elder|younger|big|baby|new|teenage|twin|"
     r"grown[\s-]up)\s+)?(?P<rel>[a-z]+)\.$"
