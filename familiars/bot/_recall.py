@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from familiars.bot._commands import Caller
+from familiars.bot._guard_text import STOPWORDS, nfkc, rank, tokens
 from familiars.bot._turn import RecalledItem, Recaller
 from familiars.bot._untrusted import TAINT_TAG
 from familiars.config import Settings
@@ -27,6 +28,7 @@ from familiars.memory import (
     cut_text,
     node_content_for_llm,
     node_embedding_text,
+    relevance_floor,
     relevant,
     sentences,
 )
@@ -219,11 +221,38 @@ class RecordSearch:
         # Only what is related at all: the scores are relative, and "xylophone" listed the
         # ten best of unrelated memories, the first scored 1.01 (T30).
         model = self.model()
+        hits = [it for it in items if it.kind == "record" and relevant(it.raw, model)]
         return [
             {"id": it.id, "text": it.text, "score": it.score}
-            for it in items
-            if it.kind == "record" and relevant(it.raw, model)
+            for it in (_what_was_searched_for(hits, query) if relevance_floor(model) else hits)
         ]
+
+
+#: Below the best hit's raw cosine by more than this, a hit no keyword matched is not what
+#: was searched for (a model with a measured floor only). The bundled model, one-word
+#: searches: "craig" scored the record
+#: naming him 0.58 and a teacher's job and "coeliac" 0.28; "job" scored the two jobs 0.29
+#: and 0.28; "pet" the dog 0.47 and the next 0.24 (tester s35 U22).
+COSINE_GAP = 0.15
+
+
+def _what_was_searched_for(hits: list[RecalledItem], query: str) -> list[RecalledItem]:
+    """The hits a keyword of ``query`` matched, and those near the best by meaning. A
+    search of names or words no common English has ("Otley", "Headingley") is found by
+    keyword only: the model knows such words only by their letters ("Otley" scored "The
+    user's name is Maren." 0.26, over the floor)."""
+    words = [w for w in tokens(nfkc(query)) if w.word not in STOPWORDS]
+
+    def by_keyword(it: RecalledItem) -> bool:
+        return it.raw.get("bm25", 0.0) > 0.0
+
+    if words and all(rank(w.word) is None for w in words):
+        return [it for it in hits if by_keyword(it)]
+    cosines = [it.raw["cosine"] for it in hits if "cosine" in it.raw]
+    if not cosines:
+        return hits
+    near = max(cosines) - COSINE_GAP
+    return [it for it in hits if by_keyword(it) or it.raw.get("cosine", near) >= near]
 
 
 def _skip(item: RecallItem, exclude_node: int | None, dialogue_id: str | None) -> bool:
