@@ -174,7 +174,7 @@ _ABOUT = re.compile(
     r"(?:about|of|on|regarding)\s+|about\s+|(?=my\s+)"
     # "forget where I live", "forget how old I am", "forget who my boss is": what a
     # question about the person would ask names what goes.
-    r"|(?=(?:where|when|who|what|how\s+old|how\s+many|which)\s+(?:i|i'm|my|me)\b))"
+    r"|(?=(?:where|when|who|what|how\s+old|how\s+many\s+\w+|which)\s+(?:i|i'm|my|me)\b))"
     r"(?P<what>[^,.;!?]+?)[,.;!?]*(?:\s*(?:please|pls|thanks|thank\s+you))?[.!?]*$",
     re.IGNORECASE,
 )
@@ -183,7 +183,7 @@ _ABOUT = re.compile(
 #: reminder words cancel it).
 _NOT_ABOUT = re.compile(
     r"^(?:it|that|this|them|him|her|me|myself|us|everything|all|anything)$|\b(?:reminders?|"
-    r"alarms?|nudges?)\b",
+    r"alarms?|nudges?)\b|^what\s+i\s+(?:just\s+)?(?:said|told\s+you|wrote|typed)\b",
     re.IGNORECASE,
 )
 

@@ -357,13 +357,12 @@ class ForgetByWords:
         if asked is not None and asked.person and is_yes(text) and not is_clear_yes(text):
             self._asked[key] = asked  # "ok" does not erase a person: asked again
             return "To forget everything about you I need a plain yes (or no to keep it)."
-        if asked is not None and (is_yes(text) or is_no(text)) and asked.instead:
-            # Forgotten or kept, the statement said instead is the person's: a turn of its
-            # own follows (the forget was asked and the correction lost: review s34 F3).
-            self._instead[key] = asked.instead
         if asked is not None and is_yes(text):
-            return await self._go(asked, user_key, agent_id, now, is_group)
+            done = await self._go(asked, user_key, agent_id, now, is_group)
+            self._then_note(key, asked)
+            return done
         if asked is not None and is_no(text):
+            self._then_note(key, asked)
             return KEPT
         where = _Where(agent_id, dialogue_id, user_key, is_group)
         if asks_to_forget_me(text):
@@ -379,6 +378,13 @@ class ForgetByWords:
                     self._let_go.add(key)
                 return None
         return await self._that(what, key, where, now, instead=said_instead(text))
+
+    def _then_note(self, key: tuple[str, str, str], asked: _Asked) -> None:
+        """Forgotten or kept (never when the forget failed), the statement said instead is
+        the person's: a turn of its own follows (the forget was asked and the correction
+        lost: review s34 F3)."""
+        if asked.instead:
+            self._instead[key] = asked.instead
 
     def said_instead(self, agent_id: str, dialogue_id: str, user_key: str) -> str | None:
         """What the person said instead of what their answer just forgot or kept, once: the
@@ -453,7 +459,9 @@ class ForgetByWords:
             return _forgotten_text(found, report, where.is_group)
         kept = tuple(r.id for r in found.kept)
         self._asked[key] = _Asked(ids=tuple(found.ids), keep=kept, instead=instead)
-        return _ask_text(found, where.is_group)
+        if not instead:
+            return _ask_text(found, where.is_group)
+        return f'{_ask_text(found, where.is_group)} Either way, I\'ll then note "{_cut(instead)}".'
 
     async def _last(self, where: _Where, now: datetime) -> _Found | None:
         """The person's last message here and the memories written from it."""

@@ -73,6 +73,35 @@ async def test_the_message_that_hits_a_full_disk_is_answered_plainly(
         await app.shutdown()
 
 
+async def test_a_forget_the_full_disk_stopped_leaves_nothing_to_note_later(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review s35 R4: "scratch that, <statement>", yes on a full disk: "could not finish
+    that", yet the statement stayed waiting and came out after an unrelated later forget."""
+    disk = Disk(monkeypatch)
+    app, adapter, out = await start_console_bot(load_settings(workspace=workspace), lambda: SAID_AT)
+    try:
+
+        async def say(text: str, n: int) -> str:
+            msg = IncomingMessage(
+                platform="console", chat_id=adapter.chat_id, user_id="alice",
+                display_name="alice", text=text, ts=SAID_AT + timedelta(minutes=n),
+            )  # fmt: skip
+            reply = "".join([d async for d in app.dialogues.respond(msg)])
+            await app.settle()
+            return reply
+
+        assert "pizza" in await say("My favourite food is pizza.", 0)
+        assert "Reply yes" in await say("scratch that, my favourite food is sushi", 1)
+        disk.full = True
+        assert await say("yes", 2) == DISK_FULL_NOT_DONE
+        disk.full = False
+        later = await say("forget that", 3)
+        assert "sushi" not in later, later
+    finally:
+        await app.shutdown()
+
+
 @pytest.mark.slow
 def test_the_terminal_chat_on_a_really_full_disk(small_disk: Path) -> None:  # noqa: F811
     ws = small_disk / "ws"

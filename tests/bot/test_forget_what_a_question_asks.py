@@ -20,6 +20,8 @@ pytestmark = pytest.mark.timeout(180)
         ("forget where I live", "where I live"),
         ("please forget how old I am", "how old I am"),
         ("can you forget who my boss is", "who my boss is"),
+        ("forget how many kids I have", "how many kids I have"),
+        ("clear what i said", None),  # no description: "forget what I said" points
         ("I always forget where I live lol", None),
         ("don't forget where I parked", None),
     ],

@@ -2,7 +2,7 @@
 listed a teacher's job and "coeliac" beside the record naming Craig, and "/memory search
 Otley", after Otley was forgotten, listed "The user's name is Maren." (raw cosines of the
 bundled model, each over its floor). A hit no keyword matched must be near the best by
-meaning, and a search of words no common English has is found by keyword only."""
+meaning, and for a search of words no common English has, close by meaning."""
 
 from __future__ import annotations
 
@@ -25,11 +25,14 @@ def test_a_name_found_by_keyword_leaves_out_what_only_scored_near_the_floor() ->
     assert _found("craig", craig, teacher, coeliac) == [craig.text]
 
 
-def test_a_place_no_common_english_has_is_found_by_keyword_only() -> None:
+def test_a_word_no_common_english_has_needs_a_keyword_or_a_close_meaning() -> None:
     name = _hit("The user's name is Maren.", 0.26)
-    assert _found("Otley", name) == []
+    cork = _hit("The user's sister lives in Cork.", 0.30)
+    assert _found("Otley", name, cork) == []
     otley = _hit("The user lives in Otley.", 0.31, bm25=1.5)
     assert _found("otley", name, otley) == [otley.text]
+    husband = _hit("The user's husband is called Craig.", 0.45)
+    assert _found("hubby", husband, name) == [husband.text]  # slang: by meaning (R8)
 
 
 def test_a_word_found_by_meaning_keeps_every_hit_near_the_best() -> None:

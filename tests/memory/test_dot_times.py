@@ -35,6 +35,7 @@ def test_a_price_or_a_weight_in_a_reminder_stays_in_its_task() -> None:
         "remind me to pay the £12.30 fee tomorrow": ("pay the £12.30 fee", (8, 9, 0)),
         "remind me to buy 2.5 kg of flour at 6pm": ("buy 2.5 kg of flour", (7, 18, 0)),
         "remind me to call mum at 7.15": ("call mum", (7, 19, 15)),
+        "remind me in 1.30 hours to check the oven": ("check the oven", (7, 12, 18)),
     }
     for words, (task, (day, hour, minute)) in asked.items():
         fact = match_reminder(words, now=MONDAY_11, tz=LONDON, grace_s=60, dialogue_id=None)

@@ -45,10 +45,11 @@ _NEGATIVE = re.compile(r"(?:^|[\s(])[-\u2212]\s*\d|\bminus\s+\w", re.IGNORECASE)
 MAX_AHEAD = timedelta(days=366 * 100)
 
 
-#: "7.15", "at 12.30", "8.45pm": a British dot between the hour and the minutes.
+#: "7.15", "at 12.30", "8.45pm": a British dot between the hour and the minutes ("in
+#: 1.30 hours" is a length of time).
 _DOT_TIME = re.compile(
     r"(?<![\d.])(?P<lead>\b(?:at|by|around|about)\s+)?(?P<hour>[01]?\d|2[0-3])\.(?P<minute>[0-5]\d)"
-    r"(?![\d.]*\d)(?P<half>\s*[ap]\.?m\b)?",
+    r"(?![\d.]*\d)(?!\s*(?:h|hrs?|hours?|m|mins?|minutes?)\b)(?P<half>\s*[ap]\.?m\b)?",
     re.IGNORECASE,
 )
 
