@@ -354,11 +354,9 @@ class MemoryWriter:
         if problem2 is None and parsed2 is not None:
             return parsed2
         self.stats.rejected += len(parsed2.rejected) if parsed2 else 0
-        logger.warning(
-            "writer: output invalid after one repair (%s); raw output: %r",
-            problem2,
-            raw2[:2000],
-            extra={"notice": _OFFLINE_NOTES % "gave notes I could not read"},
+        # For the log only: the caller's warning tells the person, once (:meth:`_model_turn`).
+        logger.info(
+            "writer: output invalid after one repair (%s); raw output: %r", problem2, raw2[:2000]
         )
         raise UnusableAnswerError(f"writer output invalid after repair: {problem2}")
 
