@@ -396,7 +396,6 @@ async def _tool_caller(turn: Turn, s: TurnServices) -> ToolCaller | None:
         is_group=turn.info.is_group,
         now=turn.now,
         taint=turn.taint,
-        text=turn.message.text,
     )
 
 

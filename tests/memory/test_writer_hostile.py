@@ -246,24 +246,24 @@ async def test_a_reminder_in_the_past_or_with_a_rule_that_cannot_run_is_refused(
     assert report.rejected == 5
 
 
-async def test_an_unreadable_answer_is_told_to_the_person_once(tmp_path: Path) -> None:
+async def test_an_unreadable_answer_is_told_to_the_person_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     """A tester saw "(note: the language model gave notes I could not read, ...)" twice for
-    one message: the repair's failure and the fallback each said it."""
-    from familiars.cli._chat_logs import NoticeHandler
-
-    said: list[str] = []
-    handler = NoticeHandler(said.append)
-    root = __import__("logging").getLogger()
-    root.addHandler(handler)
-    try:
-        async with MemoryStore(tmp_path / "ws") as store, FakeOpenAI() as server:
-            server.script(Reply.text("not json at all"), Reply.text("still not json"))
-            model = OpenAIChatModel(name="m", base_url=server.base_url, model="m", timeout_s=5)
+    one message: the repair's failure and the fallback each gave the person's notice (the
+    terminal chat says every warning of the writer's logger, in its ``notice`` words)."""
+    async with MemoryStore(tmp_path / "ws") as store, FakeOpenAI() as server:
+        server.script(Reply.text("not json at all"), Reply.text("still not json"))
+        model = OpenAIChatModel(name="m", base_url=server.base_url, model="m", timeout_s=5)
+        with caplog.at_level("INFO", logger="familiars.memory._writer._model"):
             await MemoryWriter(store, model=model).process_turn(turn("I like tea."))
-    finally:
-        root.removeHandler(handler)
-    notes = [n for n in said if "could not read" in n]
-    assert len(notes) == 1, said
+    said = [
+        r
+        for r in caplog.records
+        if r.name == "familiars.memory._writer._model" and r.levelname == "WARNING"
+    ]
+    assert len(said) == 1 and "could not read" in said[0].notice
+    assert any("raw output" in r.getMessage() for r in caplog.records)  # still in the log
 
 
 async def test_an_update_of_someone_elses_record_is_dropped_not_added(tmp_path: Path) -> None:
