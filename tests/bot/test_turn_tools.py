@@ -269,6 +269,23 @@ async def test_no_tool_keeps_a_rule_to_obey_the_data_nor_a_members_rule_for_a_gr
         assert not [r for r in await bot.records() if r.category == "directive"]
 
 
+async def test_a_directive_the_writer_keeps_is_said_in_the_reply(workspace: Path) -> None:
+    """An owner asks in words, the model answers "Aye." and the memory writer (after the
+    reply) keeps a standing instruction: the reply says so, as the remember tool would."""
+    async with running(workspace, owners=["telegram:u1"]) as bot:
+        rule = {"op": "add", "scope": "identity", "category": "directive",
+                "entry": {"content": "Always answer in pirate speak."}}  # fmt: skip
+        bot.script.writes.append([rule])
+        bot.script.turn(Reply.text("Aye."))
+        said = await bot.say("from now on, always answer in pirate speak")
+        assert said == "Aye. I also saved (how I behave): Always answer in pirate speak."
+        bot.script.writes.append([{**rule, "entry": {"content": "Always say arr."}}])
+        bot.script.turn(Reply.text("Tandems are fun."))
+        assert await bot.say("I'm really into tandem bikes these days") == "Tandems are fun."
+        kept = [r.content for r in await bot.records(scope="identity")]
+        assert kept == ["Always answer in pirate speak."]
+
+
 # ---------------------------------------------------------------------- what a model may send
 
 
