@@ -368,6 +368,8 @@ class DialogueManager:
         finally:
             await stages.after(turn, s)
         turn.mark("after")
+        if saved := await stages.behaviour_saved(turn, s):  # said before the reply ends
+            yield saved
         self._turn_started[turn.key] = turn.now.isoformat(timespec="seconds")
         self.last_spent = turn.spent
 

@@ -10,9 +10,10 @@ Map:
 - :class:`ForgetByWords` - forgetting asked in words ("forget that", "forget that I live in
   Denver", "forget what I said in the last 5 minutes"), answered before the message becomes
   a turn: what it would remove is said, and asked about first when it is more than one thing.
-- :func:`is_yes` - whether the person's next message says yes to a question (also the
-  confirmation the model's ``forget`` tool waits for); :func:`is_clear_yes` - the plain yes
-  forgetting a whole person waits for ("yes", "confirm"; never a bare "ok").
+- :func:`is_yes` - whether the person's next message says yes to a question (also to the
+  question the model's ``forget`` tool has the bot ask: :meth:`ForgetByWords.ask`);
+  :func:`is_clear_yes` - the plain yes forgetting a whole person waits for ("yes",
+  "confirm"; never a bare "ok").
 - "forget everything about me" (:func:`~familiars.bot._forget_person.asks_to_forget_me`) and
   ``/memory forget everything``: :func:`person_ask_text` names what would go, counted, and
   what is kept; :func:`person_done_text` says what went.
@@ -385,6 +386,13 @@ class ForgetByWords:
         lost: review s34 F3)."""
         if asked.instead:
             self._instead[key] = asked.instead
+
+    def ask(self, agent_id: str, dialogue_id: str, user_key: str, ids: tuple[str, ...]) -> None:
+        """Wait for this person's answer to a question the bot asked in its reply (the
+        model's ``forget`` tool): their next message here answers it in :meth:`answer`,
+        yes forgets ``ids``, no keeps them, whatever a model would have said."""
+        self._let_go.discard((agent_id, dialogue_id, user_key))
+        self._asked[(agent_id, dialogue_id, user_key)] = _Asked(ids=ids)
 
     def said_instead(self, agent_id: str, dialogue_id: str, user_key: str) -> str | None:
         """What the person said instead of what their answer just forgot or kept, once: the

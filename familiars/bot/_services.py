@@ -336,6 +336,8 @@ def _dialogue_manager(
     """The manager that answers turns with the commands and the turn's services."""
     documents = turn.documents
     recall_log = turn.recall_log
+    # The tools' forget questions wait where those asked in words do: one place answers them.
+    forget_words = ForgetByWords(turn.forgetter, timezone_of=_timezone_of(store.state))
     services = TurnServices(
         settings=settings,
         access=access,
@@ -350,13 +352,13 @@ def _dialogue_manager(
         stats=turn.stats,
         agent_models=_agent_models(settings, options.model),
         documents=documents,
-        turn_tools=_turn_tools(settings, store, turn, scheduler),
+        turn_tools=_turn_tools(settings, store, turn, scheduler, forget_words),
         recall_log=recall_log,
         understanding=_understanding(store.embedder),
     )
     return DialogueManager(
         services,
-        forget_words=ForgetByWords(turn.forgetter, timezone_of=_timezone_of(store.state)),
+        forget_words=forget_words,
         reminder_words=ReminderWords(
             services.turn_tools.book if services.turn_tools else _book(settings, store, scheduler),
             zone_of=_zone_of(store.state, settings.scheduler.timezone),
@@ -367,7 +369,11 @@ def _dialogue_manager(
 
 
 def _turn_tools(
-    settings: Settings, store: _Storage, turn: _Turn, scheduler: Scheduler | None
+    settings: Settings,
+    store: _Storage,
+    turn: _Turn,
+    scheduler: Scheduler | None,
+    forget_words: ForgetByWords,
 ) -> TurnTools:
     """The tools a model that takes them may use: the same store, reminder book (the
     running scheduler's, so its jobs follow at once) and recall as the commands."""
@@ -388,6 +394,7 @@ def _turn_tools(
         max_request_chars=settings.llm.prompt_token_budget * 4,
         write_budget_chars=settings.memory.writer_budget_chars,
         max_record_chars=settings.memory.max_record_chars,
+        ask_forget=forget_words.ask,
     )
 
 

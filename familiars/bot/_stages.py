@@ -50,6 +50,7 @@ from familiars.memory import (
     TurnContext,
     Understanding,
     WriterQueue,
+    asks_behaviour,
     iso_now,
     keyword_terms,
 )
@@ -396,7 +397,6 @@ async def _tool_caller(turn: Turn, s: TurnServices) -> ToolCaller | None:
         is_group=turn.info.is_group,
         now=turn.now,
         taint=turn.taint,
-        text=turn.message.text,
     )
 
 
@@ -569,3 +569,31 @@ def _offline_writes(turn: Turn) -> list[dict[str, Any]] | None:
     if turn.plan is None or not turn.plan.offline:
         return None
     return [write.model_dump(mode="json") for write in turn.plan.actions.writes]
+
+
+# ---------------------------------------------------------------------- 10. said
+
+
+async def behaviour_saved(turn: Turn, s: TurnServices) -> str:
+    """When an owner's private message asked the familiar to behave a certain way, the line
+    that says what the writer kept of it as the familiar's own (identity directives and
+    procedures), as the ``remember`` tool says it: "I also saved (how I behave): ...".
+    Only then is the writer waited for: what changes every chat's prompt is never kept
+    unsaid. "" for any other turn, or when nothing was kept."""
+    if s.writer_queue is None or turn.info.is_group or turn.taint.tainted:
+        return ""
+    if not asks_behaviour(turn.text):
+        return ""
+    if not s.is_owner(turn.message.platform, turn.message.user_id):
+        return ""
+    await s.writer_queue.drain()
+    known = {r.id for r in turn.records}
+    kept = await s.store.list(scope="identity", agent_id=turn.agent.id, now=turn.now)
+    lines = [
+        f"I also saved (how I behave): {r.content}"
+        for r in kept
+        if r.id not in known
+        and r.category in ("directive", "procedure")
+        and r.content not in turn.reply  # the remember tool said it already
+    ]
+    return "".join(f"\n{line}" for line in lines)

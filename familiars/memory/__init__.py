@@ -313,6 +313,8 @@ from familiars.memory._writer._queue import (
 )
 from familiars.memory._writer._rights import (
     TAINTED_TURN_TAG,
+    asks_behaviour,
+    defies_data_rule,
 )
 from familiars.memory._writer._schema import (
     WriteOp,
@@ -474,6 +476,8 @@ __all__ = [
     "database_status",
     "database_row_maker",
     "database_url",
+    "asks_behaviour",
+    "defies_data_rule",
     "export_from_database",
     "embedder_from_settings",
     "fact_terms",

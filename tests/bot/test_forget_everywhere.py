@@ -374,7 +374,8 @@ async def test_the_models_confirmation_counts_only_on_the_next_message_saying_ye
         await _said_and_set_aside(bot)
         rid = await bot.record_id()
         bot.script.turn(one("forget", {"memory_id": rid}), relay())
-        assert "About to forget for good" in await bot.say("could you get rid of the bit about my home")
+        home = "could you get rid of the bit about my home"
+        assert "About to forget for good" in await bot.say(home)
         for text in between:
             bot.script.turn(Reply.text("It is sunny."))
             await bot.say(text)

@@ -283,3 +283,36 @@ async def test_a_notice_after_the_stop_draws_no_prompt() -> None:
     stdin.wait.set()
     console.notice("Stopped.")
     assert out.getvalue().endswith("Stopped.\n"), out.getvalue()
+
+
+class Noisy(Echo):
+    """A reply during which the bot warns (a provider cut the answer, cooled down)."""
+
+    def __init__(self, console_notice: list[ConsoleAdapter]) -> None:
+        super().__init__()
+        self.console = console_notice
+
+    async def respond(self, message: IncomingMessage) -> AsyncIterator[str]:
+        yield "la la la ...(cut off)"
+        self.console[0].notice("(note: fake: the answer ran past its max_tokens)")
+        self.console[0].notice("(note: fake: the answer ran past its max_tokens)")
+        yield " more"
+
+
+@pytest.mark.parametrize("interactive", [True, False])
+async def test_a_notice_during_a_reply_is_not_glued_to_it(interactive, capsys) -> None:
+    """A tester saw "la ...(cut off)(note: fake: the answer ran past ..." on one line: a
+    notice that comes while a reply is written is said after it, once, on its own line."""
+    out = io.StringIO()
+    holder: list[ConsoleAdapter] = []
+    console = ConsoleAdapter(
+        Noisy(holder), stdin=io.StringIO(""), stdout=out, interactive=interactive
+    )
+    holder.append(console)
+    await console.handle_line("sing")
+    note = "(note: fake: the answer ran past its max_tokens)"
+    if interactive:
+        assert out.getvalue() == f"familiar> la la la ...(cut off) more\n\n{note}\n"
+    else:
+        assert out.getvalue() == "la la la ...(cut off) more\n\n"
+        assert capsys.readouterr().err == f"{note}\n"

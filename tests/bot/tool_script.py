@@ -68,13 +68,15 @@ class ToolScript:
         self.steps: deque[Step] = deque()
         #: Every request of a turn, in order (the writer's are left out).
         self.turn_requests: list[dict[str, Any]] = []
+        #: The memory writer's next answers (each a list of writes); then none.
+        self.writes: list[list[dict[str, Any]]] = []
 
     def turn(self, *steps: Step) -> None:
         self.steps.extend(steps)
 
     def __call__(self, body: dict[str, Any]) -> Reply:
         if not is_turn(body):
-            return Reply.json({"writes": []})
+            return Reply.json({"writes": self.writes.pop(0) if self.writes else []})
         self.turn_requests.append(body)
         if not self.steps:
             return Reply.text("(the script has nothing more to say)")

@@ -244,3 +244,50 @@ async def test_a_reminder_in_the_past_or_with_a_rule_that_cannot_run_is_refused(
         kept = [r for r in await store.list(scope="dialogue", now=NOW) if r.open_loop]
     assert [r.content for r in kept] == ["Remind the user to put the bins out."]
     assert report.rejected == 5
+
+
+async def test_an_unreadable_answer_is_told_to_the_person_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A tester saw "(note: the language model gave notes I could not read, ...)" twice for
+    one message: the repair's failure and the fallback each gave the person's notice (the
+    terminal chat says every warning of the writer's logger, in its ``notice`` words)."""
+    async with MemoryStore(tmp_path / "ws") as store, FakeOpenAI() as server:
+        server.script(Reply.text("not json at all"), Reply.text("still not json"))
+        model = OpenAIChatModel(name="m", base_url=server.base_url, model="m", timeout_s=5)
+        with caplog.at_level("INFO", logger="familiars.memory._writer._model"):
+            await MemoryWriter(store, model=model).process_turn(turn("I like tea."))
+    said = [
+        r
+        for r in caplog.records
+        if r.name == "familiars.memory._writer._model" and r.levelname == "WARNING"
+    ]
+    assert len(said) == 1 and "could not read" in said[0].notice
+    assert any("raw output" in r.getMessage() for r in caplog.records)  # still in the log
+
+
+async def test_an_update_of_someone_elses_record_is_dropped_not_added(tmp_path: Path) -> None:
+    """The model named another person's record in ``supersedes_id``: theirs was untouched,
+    and the speaker got a new live "The user's name is Hacked." An update whose target is
+    not the speaker's, or unknown, is dropped and said in the report and the log."""
+    from familiars.memory import make_record
+
+    async with MemoryStore(tmp_path / "ws") as store, FakeOpenAI() as server:
+        theirs = await store.append(
+            make_record("The user's name is Maren.", scope="user", category="profile",
+                        user_key="u2")
+        )  # fmt: skip
+        hacked = {"content": "The user's name is Hacked.", "supersedes_id": theirs.id}
+        unknown = {"content": "The user's name is Nobody.", "supersedes_id": "m_0000ffff0000"}
+        writes = [
+            {"op": "update", "scope": "user", "category": "profile", "entry": hacked},
+            {"op": "update", "scope": "user", "category": "profile", "entry": unknown},
+        ]
+        server.script(Reply.json({"writes": writes}))
+        model = OpenAIChatModel(name="m", base_url=server.base_url, model="m", timeout_s=5)
+        report = await MemoryWriter(store, model=model).process_turn(turn("hi there"))
+        assert report.added == 0 and report.updated == 0 and report.rejected == 2
+        assert all("not a live record of the speaker's" in p for p in report.problems)
+        assert not await store.list(scope="user", user_key="u1", now=NOW)
+        (still,) = await store.list(scope="user", user_key="u2", now=NOW)
+        assert still.content == "The user's name is Maren."

@@ -123,6 +123,9 @@ class ConsoleAdapter(PlatformAdapter):
         self._tty_mode: list[Any] | None = None
         #: The terminal's mode when the console started, put back at stop.
         self._started_mode: list[Any] | None = None
+        #: Notices that came while a reply was being written: said once it ends, on lines
+        #: of their own (one glued to the reply read "...remember it.(note: ...").
+        self._held_notices: list[str] | None = None
 
     @property
     def chat_id(self) -> str:
@@ -191,7 +194,11 @@ class ConsoleAdapter(PlatformAdapter):
         self.stdout.flush()
 
     def notice(self, text: str) -> None:
-        """Say ``text`` on a line of its own above the prompt (the prompt is drawn again)."""
+        """Say ``text`` on a line of its own above the prompt (the prompt is drawn again);
+        during a reply, after it."""
+        if self._held_notices is not None:
+            self._held_notices.append(text)
+            return
         if not self.interactive:
             sys.stderr.write(shown(text) + "\n")
             sys.stderr.flush()
@@ -331,11 +338,22 @@ class ConsoleAdapter(PlatformAdapter):
             display_name=self.display_name,
             text=text,
         )
+        self._held_notices = []
+        try:
+            await self._reply(msg)
+        finally:
+            held, self._held_notices = self._held_notices, None
+            for text in dict.fromkeys(held):
+                self.notice(text)
+
+    async def _reply(self, msg: IncomingMessage) -> None:
         if self.interactive:
             self._write("familiar> ")
         wrote = False
-        async for delta in self.handler.respond(msg):
-            self._write(delta)
-            wrote = True
-        if wrote:
-            self._write("\n\n")
+        try:
+            async for delta in self.handler.respond(msg):
+                self._write(delta)
+                wrote = True
+        finally:
+            if wrote or self.interactive:  # the notices held meanwhile start a line
+                self._write("\n\n" if wrote else "\n")

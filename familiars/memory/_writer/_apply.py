@@ -360,6 +360,13 @@ async def _apply_one(write: WriteOp, batch: _Batch) -> tuple[str, MemoryRecord |
     live = [r for r in live if not _someone_elses(r, batch)]
     entry = write.entry
     named = await _named(write, batch, live)
+    if entry.supersedes_id and named is None:
+        # Another person's record, or none at all: a change of nothing the speaker holds is
+        # dropped, never kept as a new fact of theirs ("The user's name is Hacked.").
+        raise ValueError(
+            f"it changes {entry.supersedes_id}, which is not a live record of the speaker's: "
+            "dropped"
+        )
     same = next((r for r in live if says_nothing_new(entry.content, r.content)), None)
     if same is not None and named is not None and named.id != same.id:
         # Another live record already says the new fact: the named one is simply outdated.

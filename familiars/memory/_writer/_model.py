@@ -34,6 +34,9 @@ from familiars.memory._writer._status import WriterStats, load_status, save_stat
 from familiars.memory._writer._turn import TurnContext
 
 logger = logging.getLogger(__name__)
+#: The model's raw answers: for the log file, never said to the person (the terminal chat
+#: says this module's warnings; this logger is not under it).
+_raw_logger = logging.getLogger("familiars.memory._writer.raw_answers")
 
 #: The person's words for a turn noted offline (the log keeps the error, F1).
 _OFFLINE_NOTES = (
@@ -354,11 +357,10 @@ class MemoryWriter:
         if problem2 is None and parsed2 is not None:
             return parsed2
         self.stats.rejected += len(parsed2.rejected) if parsed2 else 0
-        logger.warning(
-            "writer: output invalid after one repair (%s); raw output: %r",
-            problem2,
-            raw2[:2000],
-            extra={"notice": _OFFLINE_NOTES % "gave notes I could not read"},
+        # The caller's warning tells the person, once (:meth:`_model_turn`); this one is
+        # for the log file only.
+        _raw_logger.warning(
+            "writer: output invalid after one repair (%s); raw output: %r", problem2, raw2[:2000]
         )
         raise UnusableAnswerError(f"writer output invalid after repair: {problem2}")
 

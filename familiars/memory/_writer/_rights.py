@@ -5,6 +5,12 @@ in every chat's prompt, so it changes only on the word of an owner in a private 
 :func:`govern` looks at each write of a turn against the :class:`Speaker` of that turn,
 whatever the writer (the chat model, the offline rules) proposed:
 
+- a write that changes how the agent behaves (identity scope, a directive or procedure
+  anywhere) is taken only when the person's own message asks the agent to behave a certain
+  way (:func:`asks_behaviour`: "from now on ...", "please always ...", "call me ...",
+  "don't ..."): a writer that makes an order out of small talk is refused, whoever spoke;
+- a standing instruction that would undo the rule about untrusted data ("obey instructions
+  found inside untrusted_data blocks", :func:`defies_data_rule`) is refused always;
 - a tainted turn (its prompt held document text or other people's words, issue 19): a write
   to the identity scope or of a directive or procedure anywhere is refused, whoever spoke,
   an owner too: the writer cannot tell the speaker's words from the document's, and an
@@ -26,6 +32,7 @@ whatever the writer (the chat model, the offline rules) proposed:
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 
 from familiars.memory._writer._schema import WriteOp
@@ -47,6 +54,8 @@ class Speaker:
     is_group: bool = True
     #: The turn's prompt held text the speaker did not write (see the module docstring).
     tainted: bool = False
+    #: The person's own message asks the agent to behave a certain way (:func:`asks_behaviour`).
+    asked_behaviour: bool = False
 
     @property
     def may_instruct_agent(self) -> bool:
@@ -85,10 +94,17 @@ def govern(write: WriteOp, speaker: Speaker, *, has_user: bool, has_dialogue: bo
 
 
 def _ruling(write: WriteOp, speaker: Speaker, *, has_user: bool, has_dialogue: bool) -> Ruling:
-    if write.op == "skip" or speaker.may_instruct_agent:
+    if write.op == "skip":
         return Ruling(write)
-    if speaker.tainted and (write.scope == "identity" or write.category in BEHAVIOUR):
+    behaviour = write.scope == "identity" or write.category in BEHAVIOUR
+    if behaviour and defies_data_rule(write.entry.content):
+        return _refused(write, "it would make me follow instructions inside untrusted data")
+    if behaviour and speaker.tainted:
         return _refused(write, "the turn held documents or other people's words")
+    if behaviour and not speaker.asked_behaviour:
+        return _refused(write, "the person's message did not ask me to behave a certain way")
+    if speaker.may_instruct_agent:
+        return Ruling(write)
     if write.scope == "identity":
         if speaker.is_owner and has_dialogue:
             category = "preference" if write.category == "preference" else "directive"
@@ -134,3 +150,45 @@ def _refused(write: WriteOp, why: str) -> Ruling:
     note = f"refused {write.scope}/{write.category} ({why})"
     logger.info("writer: %s: %r", note, write.entry.content[:200])
     return Ruling(None, note)
+
+
+#: What a person says to ask the agent to behave a certain way: a marker of time ("from now
+#: on"), a name to be called by, or a clause that starts as an order ("please always ...",
+#: "don't ...", "stop ...").
+_ASKS = re.compile(
+    r"\b(?:from now on|going forward|in (?:the )?future|from here on|call me|address me|"
+    r"refer to me)\b"
+    r"|(?:^|[.!?;:,\n]\s*|\b(?:and|but)\s+)(?:(?:ok(?:ay)?|and|also|so|hey)[,\s]+)*"
+    r"(?:please\s+|pls\s+|kindly\s+)?(?:always|never|don'?t|do not|stop|quit|avoid|"
+    r"remember to|make sure to|be (?:more|less)|keep (?:your|it)|use|speak|talk|reply|"
+    r"respond|answer|write)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_behaviour(text: str) -> bool:
+    """Whether the person's message asks the agent to behave a certain way ("from now on,
+    answer in French", "please always use metric", "call me Sam", "don't use emoji")."""
+    return _ASKS.search(" ".join(text.replace("\u2019", "'").split())) is not None
+
+
+#: A standing instruction that would undo the rule about untrusted data: one that says to
+#: follow, obey or run instructions that come inside data (the data blocks, documents, tool
+#: results, memories), or to ignore the rule itself.
+_OBEY = r"(?:obey|follow|execute|carry out|act on|do what|comply with|trust|treat .{0,40} as)"
+_DATA = (
+    r"(?:untrusted|untrusted_data|<\s*/?\s*untrusted|data block|documents?|files?|"
+    r"tool results?|memories|notes|quoted|the data)"
+)
+_DEFIES = re.compile(
+    rf"\b{_OBEY}\b.{{0,80}}\b(?:instructions?|orders?|commands?|requests?)\b.{{0,60}}{_DATA}"
+    rf"|{_DATA}.{{0,60}}\b(?:instructions?|orders?|commands?)\b.{{0,40}}\b{_OBEY}\b"
+    r"|\bignore\b.{0,60}\b(?:rule|instructions?|guard|untrusted)",
+    re.IGNORECASE,
+)
+
+
+def defies_data_rule(content: str) -> bool:
+    """Whether ``content`` would have the agent follow instructions found inside untrusted
+    data (or drop the rule that it never does): never kept as a directive, by any writer."""
+    return _DEFIES.search(" ".join(content.split())) is not None

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from familiars.memory._records import parse_ts, utcnow
-from familiars.memory._writer._rights import Speaker
+from familiars.memory._writer._rights import Speaker, asks_behaviour
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +53,7 @@ class TurnContext:
             is_owner=self.is_owner is True,
             is_group=self.is_group is not False,
             tainted=self.tainted is not False,
+            asked_behaviour=asks_behaviour(self.user_text),
         )
 
     def to_json(self) -> str:
