@@ -1,0 +1,58 @@
+"""Session 35 tester findings (fixrem): U12 a time said after the task belongs to a repeating
+rule; U13 a move to a date keeps the reminder's time of day; U21 cancelling all reminders in
+words; U27 a task said as a noun phrase is reminded "about"."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from familiars.bot import Application
+from familiars.bot._adapters.base import IncomingMessage
+from tests.harness import say
+
+T0 = datetime(2026, 12, 7, 10, 0, tzinfo=UTC)  # Monday, 10:00 in London
+
+
+def msg(text: str, minutes: int = 0) -> IncomingMessage:
+    return IncomingMessage(
+        platform="console",
+        chat_id="console-sam",
+        user_id="sam",
+        display_name="Sam",
+        text=text,
+        ts=T0 + timedelta(minutes=minutes),
+    )
+
+
+async def _in_london(app: Application) -> None:
+    assert app.state is not None
+    await app.state.set_timezone(await app.state.person_for("console", "sam"), "Europe/London")
+
+
+REPEATING = [
+    (
+        "remind me every other friday to mow the lawn at 5pm",
+        "to mow the lawn every 2 weeks on Friday at 17:00, first on Fri 11 Dec 17:00.",
+    ),
+    (
+        "remind me to water the plants every monday at 8",
+        "I'll remind you to water the plants every Monday at 08:00, first on Mon 14 Dec 08:00.",
+    ),
+    (
+        "every day at 7.30 remind me to stretch",
+        "I'll remind you to stretch every day at 07:30, first on Tue 8 Dec 07:30.",
+    ),
+    (
+        "remind me at 6pm every weekday to log off",
+        "I'll remind you to log off every weekday at 18:00, first on Mon 7 Dec 18:00.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "reply"), REPEATING)
+async def test_a_time_said_anywhere_is_the_rules(app: Application, text: str, reply: str) -> None:
+    await _in_london(app)
+    said = await say(app, msg(text))
+    assert reply in said, said
