@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from familiars.bot import Application
-from familiars.bot._adapters.base import IncomingMessage
+from familiars.bot._adapters.base import CommandInvocation, IncomingMessage
 from tests.harness import say
 
 T0 = datetime(2026, 12, 7, 10, 0, tzinfo=UTC)  # Monday, 10:00 in London
@@ -24,6 +24,13 @@ def msg(text: str, minutes: int = 0) -> IncomingMessage:
         text=text,
         ts=T0 + timedelta(minutes=minutes),
     )
+
+
+def _cmd(name: str, *args: str) -> CommandInvocation:
+    return CommandInvocation(
+        platform="console", chat_id="console-sam", user_id="sam", display_name="Sam",
+        name=name, args=args,
+    )  # fmt: skip
 
 
 async def _in_london(app: Application) -> None:
@@ -56,3 +63,26 @@ async def test_a_time_said_anywhere_is_the_rules(app: Application, text: str, re
     await _in_london(app)
     said = await say(app, msg(text))
     assert reply in said, said
+
+
+@pytest.mark.parametrize(
+    "move",
+    ["make the passport one 4 january", "move the passport one to the 4th of January"],
+)
+async def test_a_move_to_a_date_keeps_its_time_of_day(app: Application, move: str) -> None:
+    await _in_london(app)
+    set_it = await say(app, msg("remind me on 3 Jan 2027 at 10am to renew my passport"))
+    assert "Sun 3 Jan 2027 10:00" in set_it, set_it
+    said = await say(app, msg(move, 1))
+    assert "now Mon 4 Jan 2027 10:00 (was Sun 3 Jan 2027 10:00)" in said, said
+
+
+async def test_a_command_move_to_a_date_keeps_its_time_of_day(app: Application) -> None:
+    await _in_london(app)
+    await say(app, msg("remind me on 3 Jan 2027 at 10am to renew my passport"))
+    listed = (await app.dialogues.command(_cmd("reminders"))).text
+    number = listed.split(".")[0].split()[-1]
+    said = (await app.dialogues.command(_cmd("reminders", "move", number, "4", "jan"))).text
+    assert "now Mon 4 Jan 2027 10:00" in said, (listed, said)
+    said = (await app.dialogues.command(_cmd("reminders", "move", number, "5", "jan", "3pm"))).text
+    assert "now Tue 5 Jan 2027 15:00" in said, said
