@@ -86,3 +86,52 @@ async def test_a_command_move_to_a_date_keeps_its_time_of_day(app: Application) 
     assert "now Mon 4 Jan 2027 10:00" in said, (listed, said)
     said = (await app.dialogues.command(_cmd("reminders", "move", number, "5", "jan", "3pm"))).text
     assert "now Tue 5 Jan 2027 15:00" in said, said
+
+
+async def _three(app: Application) -> None:
+    await _in_london(app)
+    for i, text in enumerate(
+        [
+            "remind me tomorrow at 9 to call the bank",
+            "remind me on friday at 6pm to book the vet",
+            "every monday at 8 remind me to put the bins out",
+        ]
+    ):
+        assert "I'll remind you" in await say(app, msg(text, i))
+
+
+async def _open(app: Application) -> str:
+    return (await app.dialogues.command(_cmd("reminders"))).text
+
+
+async def test_cancelling_all_asks_first_and_a_yes_cancels_them(app: Application) -> None:
+    await _three(app)
+    asked = await say(app, msg("cancel all my reminders", 5))
+    assert asked.startswith("Cancel all 3 of your reminders? (1. call the bank"), asked
+    assert "book the vet" in asked and "put the bins out" in asked and "Say yes" in asked
+    assert "call the bank" in await _open(app)  # nothing cancelled before the yes
+    done = await say(app, msg("yes", 6))
+    assert done.startswith("Cancelled 3 reminders: call the bank; book the vet;"), done
+    listed = await _open(app)
+    assert "— call the bank" not in listed and "— put the bins out" not in listed, listed
+
+
+async def test_a_no_keeps_them_and_another_message_is_a_turn(app: Application) -> None:
+    await _three(app)
+    await say(app, msg("delete my reminders", 5))
+    assert await say(app, msg("no", 6)) == "Okay, I've kept them all."
+    await say(app, msg("cancel all reminders", 7))
+    later = await say(app, msg("remind me on saturday at 10 to water the plants", 8))
+    assert "I'll remind you to water the plants" in later, later
+    assert "Cancelled" not in await say(app, msg("yes", 9))
+    assert "1. Tue 8 Dec 09:00 — call the bank" in await _open(app)
+
+
+async def test_all_of_them_answers_which_one(app: Application) -> None:
+    await _three(app)
+    which = await say(app, msg("no more reminders", 5))
+    assert which.startswith("Which one do you mean?"), which
+    asked = await say(app, msg("all of them", 6))
+    assert asked.startswith("Cancel all 3 of your reminders?"), asked
+    done = await say(app, msg("yes", 7))
+    assert done.startswith("Cancelled 3 reminders"), done
