@@ -135,3 +135,46 @@ async def test_all_of_them_answers_which_one(app: Application) -> None:
     assert asked.startswith("Cancel all 3 of your reminders?"), asked
     done = await say(app, msg("yes", 7))
     assert done.startswith("Cancelled 3 reminders"), done
+
+
+NOUN_TASKS = [
+    (
+        "remind me about orchestra rehearsal tomorrow at 7pm",
+        "I'll remind you about orchestra rehearsal on Tue 8 Dec 19:00.",
+    ),
+    (
+        "remind me of the orchestra rehearsal on friday at 6pm",
+        "I'll remind you about the orchestra rehearsal on Fri 11 Dec 18:00.",
+    ),
+    (
+        "remind me about my dentist appointment tomorrow at 3pm",
+        "I'll remind you about your dentist appointment on Tue 8 Dec 15:00.",
+    ),
+    (
+        "remind me to ask about the rent tomorrow at 9",
+        "I'll remind you to ask about the rent on Tue 8 Dec 09:00.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "reply"), NOUN_TASKS)
+async def test_a_task_said_as_a_thing_is_reminded_about(
+    app: Application, text: str, reply: str
+) -> None:
+    await _in_london(app)
+    said = await say(app, msg(text))
+    assert reply in said, said
+
+
+async def test_a_thing_without_a_time_is_asked_about(app: Application) -> None:
+    await _in_london(app)
+    asked = await say(app, msg("remind me about orchestra rehearsal"))
+    assert "When should I remind you about orchestra rehearsal?" in asked, asked
+    said = await say(app, msg("friday at 6pm", 1))
+    assert "I'll remind you about orchestra rehearsal on Fri 11 Dec 18:00." in said, said
+
+
+async def test_you_remind_me_of_someone_is_no_reminder(app: Application) -> None:
+    await _in_london(app)
+    said = await say(app, msg("you remind me of my mother at christmas"))
+    assert "remind you" not in said, said
