@@ -10,7 +10,7 @@ import pytest
 
 from familiars.bot import Application
 from familiars.bot._adapters.base import CommandInvocation, IncomingMessage
-from tests.harness import say
+from tests.harness import say, speaker
 
 T0 = datetime(2026, 12, 7, 10, 0, tzinfo=UTC)  # Monday, 10:00 in London
 
@@ -135,6 +135,21 @@ async def test_all_of_them_answers_which_one(app: Application) -> None:
     assert asked.startswith("Cancel all 3 of your reminders?"), asked
     done = await say(app, msg("yes", 7))
     assert done.startswith("Cancelled 3 reminders"), done
+
+
+async def test_in_a_group_all_is_the_reminders_set_there(app: Application) -> None:
+    tg = speaker(platform="telegram", user="sam", name="Sam", at=T0)
+    assert app.state is not None
+    await app.state.set_timezone(await app.state.person_for("telegram", "sam"), "Europe/London")
+    await say(app, tg("remind me tomorrow at 9 to call the bank"))
+    await say(app, tg("remind me on friday at 6pm to book the band room", 1, group=True))
+    asked = await say(app, tg("cancel all my reminders", 2, group=True))
+    assert "Cancel your one reminder (2. book the band room" in asked, asked
+    assert "call the bank" not in asked
+    done = await say(app, tg("yes", 3, group=True))
+    assert done == "Cancelled 1 reminder: book the band room.", done
+    listed = await say(app, tg("what reminders do I have?", 4))
+    assert "call the bank" in listed and "band room" not in listed, listed
 
 
 NOUN_TASKS = [
