@@ -687,7 +687,7 @@ def _split_task_and_time(
 ) -> tuple[str, datetime] | None:
     rest = rest.strip().strip(".!")
     # "remind me tomorrow at 9 to call mom"
-    lead = re.match(r"^(?P<when>.+?)\s+(?:to|that|about|of)\s+(?P<task>.+)$", rest, re.IGNORECASE)
+    lead = re.match(r"^(?P<when>.+?)\s+(?:to|that|about)\s+(?P<task>.+)$", rest, re.IGNORECASE)
     if lead and not _TASK_START.match(rest):
         due = parse_when(lead.group("when"), now=now, tz=tz)
         if due is not None:
