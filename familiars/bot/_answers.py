@@ -392,7 +392,7 @@ def with_notice(reply: str) -> str:
 def action_lines(actions: TurnActions) -> list[str]:
     lines = [_reminder_set(r) for r in actions.reminders]
     if actions.ask_when is not None:
-        lines.append(f"When should I remind you to {actions.ask_when.said_back}?")
+        lines.append(f"When should I remind you {actions.ask_when.what}?")
     if actions.unreadable_time is not None:
         lines.append(
             f"I couldn't read a time in that, so no reminder is set to "

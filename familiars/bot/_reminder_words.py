@@ -16,7 +16,9 @@ Which reminder:
 - words ("the landlord one", "my plumber reminder"): the reminders whose task holds every
   content word said (plural and tense forgiven: "bins" finds "bin", "called" finds "call").
   One match is changed; two or more are listed with their numbers and the person is asked
-  which (their next message, a number, answers it); none is said plainly.
+  which (their next message, a number, answers it); none is said plainly;
+- all of them ("cancel all my reminders", "delete my reminders", or "all of them" after
+  "Which one do you mean?"): asked first, with how many and which; a yes next cancels them.
 
 A message is taken only when it names a reminder ("reminder", "one", a number, "that"/"it"
 while one was just set or fired) or its words match one; "snooze" always is. Anything else is
@@ -44,6 +46,7 @@ from familiars.bot._commands._reminders import (
     snooze_reminder,
 )
 from familiars.bot._forget_words import CORRECTED_TIME
+from familiars.bot._forgetting import is_yes
 from familiars.memory import said_past
 from familiars.scheduler import Reminder, ReminderBook
 
@@ -128,6 +131,27 @@ _SHIFT = re.compile(
     r"(?P<span>(?:half\s+an?|an?|\d+)\s+[a-z]+?)(?:\s+(?P<dir2>later|earlier|sooner))?$",
     re.IGNORECASE,
 )
+#: "cancel all my reminders", "delete my reminders", "clear all reminders", "cancel them all":
+#: every one of the person's reminders (here), cancelled after a yes (tester U21).
+_ALL = re.compile(
+    _LEAD + r"(?:cancel|delete|remove|clear|wipe|drop|scrap|kill|get\s+rid\s+of|turn\s+off|"
+    r"stop|" + _STOP + r")\s+(?:(?:all|each|every\s+one)(?:\s+of)?\s+(?:(?:my|the|your|those|"
+    r"these|them)\s+)?(?:reminders?)?|(?:my|the)\s+reminders|them\s+all|(?:my|the)\s+reminders"
+    r"\s+all)(?:\s+at\s+once)?(?:\s+please)?[\s.!?]*$",
+    re.IGNORECASE,
+)
+#: "all of them", "both", "all": the answer to "Which one do you mean?" that picks them all.
+_ALL_OF_THEM = re.compile(
+    _LEAD + r"(?:(?:all|each|every\s+one)(?:\s+of\s+(?:them|those|these|the\s+lot))?|both"
+    r"(?:\s+of\s+them)?|them\s+all|the\s+lot|everything)(?:\s+please)?[\s.!?]*$",
+    re.IGNORECASE,
+)
+#: A no to "Cancel all N of your reminders?" and nothing else ("no more reminders" is not).
+_PLAIN_NO = re.compile(
+    r"^(?:no|nope|nah|no\s+thanks|don'?t|keep\s+(?:them|it|them\s+all))(?:[\s,]+(?:thanks|"
+    r"thank\s+you|keep\s+them))?[\s.!]*$",
+    re.IGNORECASE,
+)
 _POINTER = frozenset({"that", "it", "this"})
 _NAMES = frozenset({"reminder", "reminders", "one", "alarm"})
 _FILLER = frozenset(
@@ -194,13 +218,13 @@ class ReminderWords:
         said = reworded(" ".join(text.split()))
         if not said or said.startswith("/"):
             return None
+        if (all_said := await self._all(said, asked, key, is_group, now)) is not None:
+            return all_said
         picked = await self._answer_to_which(said, asked, user_key, now)
         asks_list = picked is None and any(p.match(said) for p in (_ASKS_LIST, _ASKS_IN_WORDS))
         if picked is None and not asks_list and not _VERB.match(said):
             return None  # most messages: nothing read, nothing listed
-        mine = await self.book.of(user_key, now)
-        if is_group:
-            mine = [r for r in mine if r.dialogue_id == dialogue_id]
+        mine = await self._mine(user_key, dialogue_id, is_group, now)
         zone = await self.zone_of(user_key)
         if asks_list:
             return listing(mine, zone, now)
@@ -236,6 +260,62 @@ class ReminderWords:
         lines = [f"Which one do you mean? ({'; '.join(_line(r, zone, now) for r in found)})"]
         lines.append("Tell me its number.")
         return " ".join(lines)
+
+    async def _mine(
+        self, user_key: str, dialogue_id: str, is_group: bool, now: datetime
+    ) -> list[Reminder]:
+        """The person's reminders; in a group, only those set in that group."""
+        mine = await self.book.of(user_key, now)
+        return [r for r in mine if r.dialogue_id == dialogue_id] if is_group else mine
+
+    async def _all(
+        self,
+        said: str,
+        asked: _Asked | None,
+        key: tuple[str, str, str],
+        is_group: bool,
+        now: datetime,
+    ) -> str | None:
+        """Cancelling all the person's reminders (here): "cancel all my reminders", or "all of
+        them" after "Which one do you mean?", asks first, saying how many and which; a plain
+        yes next cancels them, a no keeps them. None when ``said`` is neither."""
+        _, dialogue_id, user_key = key
+        if asked is not None and asked.action == "cancel all":
+            if _PLAIN_NO.match(said):
+                return "Okay, I've kept them all."
+            return await self._cancel_all(asked, key, is_group, now) if is_yes(said) else None
+        picks_all = asked is not None and _ALL_OF_THEM.match(said) is not None
+        if not picks_all and _ALL.match(said) is None:
+            return None
+        if picks_all and asked is not None and asked.action != "cancel":
+            self._asked[key] = asked  # still asked: a snooze or move is one at a time
+            return "One at a time, please: tell me its number."
+        mine = [r for r in await self._mine(user_key, dialogue_id, is_group, now) if r.is_open()]
+        if asked is not None:
+            mine = [r for r in mine if r.number in asked.numbers]
+        if not mine:
+            return "You have no reminders to cancel."
+        zone = await self.zone_of(user_key)
+        self._asked[key] = _Asked("cancel all", tuple(r.number for r in mine))
+        listed = "; ".join(_line(r, zone, now) for r in mine)
+        if len(mine) == 1:
+            return f"Cancel your one reminder ({listed})? Say yes to cancel it."
+        return f"Cancel all {len(mine)} of your reminders? ({listed}) Say yes to cancel them all."
+
+    async def _cancel_all(
+        self, asked: _Asked, key: tuple[str, str, str], is_group: bool, now: datetime
+    ) -> str:
+        """The yes to "Cancel all N of your reminders?": each of them still open, cancelled
+        (a repeating one's later ones too)."""
+        _, dialogue_id, user_key = key
+        mine = await self._mine(user_key, dialogue_id, is_group, now)
+        gone = [r for r in mine if r.number in asked.numbers and r.is_open()]
+        for r in gone:
+            await self.book.cancel(r, now)
+        if not gone:
+            return "They had all fired or gone already; nothing is left to cancel."
+        tasks = "; ".join(r.task for r in gone)
+        return f"Cancelled {len(gone)} reminder{'s' if len(gone) > 1 else ''}: {tasks}."
 
     async def _answer_to_which(
         self, said: str, asked: _Asked | None, user_key: str, now: datetime

@@ -47,7 +47,7 @@ from familiars.memory import (
 )
 
 _REMIND = re.compile(
-    r"\bremind\s+me\s+(?:to|that|about)\s+(?P<task>.+?)[.!]*$", re.IGNORECASE | re.DOTALL
+    r"\bremind\s+me\s+(?P<how>to|that|about)\s+(?P<task>.+?)[.!]*$", re.IGNORECASE | re.DOTALL
 )
 _REMIND_ANY = re.compile(r"\bremind\s+me\b", re.IGNORECASE)
 #: Stopping reminders is no time for the one waiting ("stop reminding me tomorrow").
@@ -128,11 +128,18 @@ class PendingReminder:
     """A reminder asked for without a time: its task, in the person's words."""
 
     task: str
+    #: Said as what it is about ("remind me about orchestra rehearsal"), not a doing.
+    about: bool = False
 
     @property
     def said_back(self) -> str:
         """The task as the reply says it: "send my VAT stuff" is "send your VAT stuff"."""
         return to_you(self.task)
+
+    @property
+    def what(self) -> str:
+        """ "to send your VAT stuff", "about orchestra rehearsal"."""
+        return f"{'about' if self.about else 'to'} {self.said_back}"
 
 
 @dataclass
@@ -282,7 +289,7 @@ def _no_time_read(text: str, actions: TurnActions) -> None:
     elif tail and _said_a_time(tail.group(0)) and said[: tail.start()].strip(" ,"):
         actions.unreadable_time = PendingReminder(said[: tail.start()].strip(" ,"))
     else:
-        actions.ask_when = PendingReminder(said)
+        actions.ask_when = PendingReminder(said, about=task["how"].lower() == "about")
 
 
 def _complete(
@@ -308,7 +315,7 @@ def _complete(
         return None
     if re.match(r"^\d", when):  # "9am": a bare clock time is "at 9am"
         when = f"at {when}"
-    request = f"remind me to {pending.task} {when}"
+    request = f"remind me {'about' if pending.about else 'to'} {pending.task} {when}"
     actions = _read_writes(request, existing, now, timezone, dialogue_id, grace_s, max_chars)
     if actions.reminders:
         actions.writer_text = request
@@ -370,9 +377,13 @@ _TO_YOU = {"my": "your", "me": "you", "myself": "yourself", "i": "you", "mine": 
 
 def _labelled(task: str, said: str) -> bool:
     """Whether ``task`` was said as a label after a colon or dash, with no "to" ("set a
-    reminder for the 23rd at 2pm - van MOT")."""
+    reminder for the 23rd at 2pm - van MOT"), or after "about" or "of" ("remind me about
+    orchestra rehearsal": tester U27, not "I'll remind you to orchestra rehearsal")."""
     label = re.search(rf"(?:^|\s)[-–:]\s*(?P<to>to\s+)?{re.escape(task)}\W*$", said, re.I)
-    return label is not None and not label.group("to") and not task.lower().startswith("to ")
+    if label is not None and not label.group("to") and not task.lower().startswith("to "):
+        return True
+    about = rf"\bremind\s+(?:me|you)\b.*?\b(?:about|of)\s+{re.escape(task)}(?!\w)"
+    return any(re.search(about, text, re.I) for text in (said, to_you(said)))
 
 
 def to_you(text: str) -> str:

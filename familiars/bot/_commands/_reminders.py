@@ -79,6 +79,23 @@ _HALF_DAY = re.compile(
 )
 #: A clock time said ("at 3", "3pm", "noon"): a move to a day without one keeps the time.
 CLOCK_SAID = re.compile(r"\d|\b(?:noon|midday|midnight|morning|afternoon|evening|tonight)\b", re.I)
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+#: The numbers of a date, not a clock: "4 january", "jan 4th", "the 5th", "4/1/2027", "2027",
+#: "in 3 days" (a move to such a day keeps the reminder's own time of day, tester U13).
+_DATE_NUMBERS = re.compile(
+    rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}|{_MONTH}\s+(?:the\s+)?\d{{1,2}}"
+    r"(?:st|nd|rd|th)?|(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\b|\d{1,2}/\d{1,2}(?:/\d{2,4})?|"
+    r"(?:19|20)\d{2}|\d+\s+(?:days?|weeks?|months?|years?))",
+    re.IGNORECASE,
+)
+
+
+def clock_said(said: str) -> bool:
+    """Whether ``said`` names a clock time ("at 3", "3pm", "noon"), not only a day ("4
+    january", "the 5th", "saturday")."""
+    return CLOCK_SAID.search(_DATE_NUMBERS.sub(" ", said)) is not None
+
+
 #: "at 3" with no am/pm and nothing that says morning: a reminder at 3 a.m. is almost
 #: never meant (tester U5: "move the susan reminder to saturday at 3" set 03:00).
 _BARE_HOUR = re.compile(r"\bat\s+(?P<h>[1-7])(?::[0-5]\d)?(?!\s*(?:am|a\.m|pm|p\.m|:))\b", re.I)
@@ -114,7 +131,7 @@ async def move_reminder(
     if said and reminder.due is not None:
         if _TIME_ONLY.match(said):
             return await _retime(book, reminder, when, said, zone, now)
-        if not CLOCK_SAID.search(said):  # "move it to saturday": at its own time of day
+        if not clock_said(said):  # "move it to saturday", "... 4 january": its own time of day
             was = reminder.due.astimezone(zone)
             when = when.astimezone(zone).replace(hour=was.hour, minute=was.minute, second=0)
     if when <= now:

@@ -477,7 +477,15 @@ _LABELLED = re.compile(
     r"(?P<task>.+?)[.!]*$",
     re.IGNORECASE,
 )
-_TASK_START = re.compile(r"^(?:to|that|about)\s+", re.IGNORECASE)
+_TASK_START = re.compile(r"^(?:to|that|about|of)\s+", re.IGNORECASE)
+#: "remind me of the orchestra rehearsal on friday" asks for a reminder; "you remind me of
+#: my mother at Christmas" does not: "of" only where the clause asks ("can you remind me of").
+_ASKED_OF = re.compile(
+    r"^(?:(?:please|pls|hey|ok|okay|and|so|also|oh)[\s,]+)*(?:(?:can|could|would|will)\s+"
+    r"(?:you|u)\s+(?:please\s+)?)?remind\s+me\s+of\b",
+    re.IGNORECASE,
+)
+_REMIND_OF = re.compile(r"\bremind\s+me\s+of\b", re.IGNORECASE)
 _WHEN_WORDS = re.compile(
     r"\b(?:at|on|in|by|tomorrow|tonight|today|this|next|monday|tuesday|wednesday|thursday|"
     r"friday|saturday|sunday)\b",
@@ -606,7 +614,7 @@ def match_reminder(
 ) -> Fact | None:
     clause = as_remind_me(clause)
     m = _REMIND.search(clause)
-    if not m:
+    if not m or (_REMIND_OF.search(clause) and not _ASKED_OF.match(clause.strip())):
         return None
     every = _every_split(clause, now=now, tz=tz)
     labelled = _LABELLED.match(m.group("rest").strip())

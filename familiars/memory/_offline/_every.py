@@ -28,7 +28,7 @@ MAX_INTERVAL = 1000
 _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _SHORT = {d[:3]: i for i, d in enumerate(_DAYS)} | {"tues": 1, "thur": 3, "thurs": 3}
 _PART_OF_DAY = {"morning": time(8), "evening": time(18), "night": time(21), "day": time(9)}
-_CLOCK = r"(?:\d{1,2}(?::\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?|noon|midnight)"
+_CLOCK = r"(?:\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)?|noon|midnight)"
 _DAY_WORD = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?"
 _COUNTS = {"other": 2, "two": 2, "second": 2, "three": 3, "third": 3, "four": 4, "couple of": 2}
 _EVERY = re.compile(
@@ -38,7 +38,15 @@ _EVERY = re.compile(
     rf"(?:\s+on\s+(?P<on>{_DAY_WORD}))?|\b(?:on\s+)?(?P<plural>weekdays|week\s?days|weekends))"
     rf"(?:\s*,?\s*(?:at|@)\s+(?P<at>{_CLOCK}))?"
     rf"|\b(?:at\s+)?(?P<at_first>{_CLOCK})\s+(?:every|each)\s+(?P<unit2>day|night|morning|"
-    r"evening|(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?)\b",
+    r"evening|weekdays?|week\s?days|weekends?|"
+    r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?)\b",
+    re.IGNORECASE,
+)
+#: A clock said apart from the rule's words, in what is left of the request: after the task
+#: ("remind me every other friday to mow the lawn at 5pm") or before it ("remind me at 6pm,
+#: every weekday, to log off"). A number with no "at" is the task's own ("read 2 pages").
+_APART_CLOCK = re.compile(
+    rf"(?:^|(?<=\s))(?:at|@)\s+(?P<at>{_CLOCK})(?=[\s,.!?]*(?:$|(?:to|that|about|remind)\b))",
     re.IGNORECASE,
 )
 
@@ -62,7 +70,8 @@ def _find_monthly(text: str, tz: ZoneInfo) -> tuple[dict[str, Any], str] | None:
     m = _MONTHLY.search(text)
     if m is None:
         return None
-    clock = _clock(m.group("at")) if m.group("at") else time(9)
+    said_at, rest = _apart_clock(m, text)
+    clock = _clock(said_at) if said_at else time(9)
     day = m.group("day1") or m.group("day2") or m.group("day3")
     count = (m.group("n") or "1").lower()
     interval = int(count) if count.isdigit() else {"other": 2, "six": 6}.get(count, 0)
@@ -74,8 +83,7 @@ def _find_monthly(text: str, tz: ZoneInfo) -> tuple[dict[str, Any], str] | None:
         rule["day"] = int(day)
     if interval > 1:
         rule["interval"] = interval
-    rest = (text[: m.start()] + " " + text[m.end() :]).strip(" ,")
-    return rule, re.sub(r"\s{2,}", " ", rest)
+    return rule, rest
 
 
 def find_every(text: str, tz: ZoneInfo) -> tuple[dict[str, Any], str] | None:
@@ -87,15 +95,27 @@ def find_every(text: str, tz: ZoneInfo) -> tuple[dict[str, Any], str] | None:
     m = _EVERY.search(text)
     if m is None:
         return None
-    said_at = m.group("at") or m.group("at_first")
+    said_at, rest = _apart_clock(m, text)
     clock = _clock(said_at) if said_at else None
     if said_at and clock is None:
         return None
     rule = _rule(m, clock, tz)
     if rule is None:
         return None
+    return rule, rest
+
+
+def _apart_clock(m: re.Match[str], text: str) -> tuple[str | None, str]:
+    """The clock the rule's words say (or, when they say none, one said apart from them:
+    "every other friday to mow the lawn at 5pm" is 17:00, not 09:00) and ``text`` without
+    the rule's words or that clock."""
+    said = m.groupdict().get("at") or m.groupdict().get("at_first")
     rest = (text[: m.start()] + " " + text[m.end() :]).strip(" ,")
-    return rule, re.sub(r"\s{2,}", " ", rest)
+    apart = None if said else _APART_CLOCK.search(rest)
+    if apart is not None:
+        said = apart.group("at")
+        rest = (rest[: apart.start()] + " " + rest[apart.end() :]).strip(" ,")
+    return said, re.sub(r"\s+(?:,\s*)+|\s{2,}", " ", rest)  # the commas of removed words
 
 
 def _rule(m: re.Match[str], clock: time | None, tz: ZoneInfo) -> dict[str, Any] | None:
@@ -233,7 +253,8 @@ def _weekday(word: str) -> int | None:
 
 
 def _clock(text: str) -> time | None:
-    said = text.strip().lower().replace(".", "")
+    said = re.sub(r"\b([ap])\.m\.", r"\1m", text.strip().lower())
+    said = re.sub(r"^(\d{1,2})\.(\d{2})", r"\1:\2", said)  # "7.30" is 7:30
     if said == "noon":
         return time(12)
     if said == "midnight":
