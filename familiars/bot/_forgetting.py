@@ -62,6 +62,26 @@ _WINDOW_RE = re.compile(
 )
 
 
+#: Windows said without a number ("the last minute", "the past few minutes", "just now":
+#: tester U7, only "the last 2 minutes" was understood), in seconds.
+_SAID_WINDOWS = {
+    "just now": 120,
+    "a minute ago": 120,
+    "a moment ago": 120,
+    "last minute": 60,
+    "last hour": 3600,
+    "last day": 86400,
+    "last few minutes": 300,
+    "last couple of minutes": 120,
+    "last couple minutes": 120,
+    "last few hours": 3 * 3600,
+    "last couple of hours": 2 * 3600,
+    "last half hour": 1800,
+    "last half an hour": 1800,
+}
+_SAID_WINDOW_RE = re.compile(r"^(?:in\s+|over\s+|during\s+|within\s+)?(?:the\s+)?(?P<span>.+)$")
+
+
 @dataclass(frozen=True)
 class Window:
     since: float
@@ -78,10 +98,13 @@ def parse_window(text: str, now: datetime, timezone: str | None = None) -> Windo
         local = now.astimezone(_zone(timezone))
         midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
         return Window(midnight.timestamp(), until, "today")
+    words = re.sub(r"\bpast\b", "last", words)
     m = _WINDOW_RE.match(words)
     if m is None:
-        return None
-    seconds = int(m["n"]) * _UNITS[m["unit"][0]]
+        said = _SAID_WINDOW_RE.match(words)
+        seconds = _SAID_WINDOWS.get(said["span"] if said else "", 0)
+    else:
+        seconds = int(m["n"]) * _UNITS[m["unit"][0]]
     if seconds <= 0:
         return None
     span = timedelta(seconds=seconds)
