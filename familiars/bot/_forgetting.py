@@ -21,7 +21,6 @@ Map:
 from __future__ import annotations
 
 import logging
-import math
 import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from familiars.bot._answers import said_back
+from familiars.bot._forget_match import name_asked, names_in, names_said, says, terms
 from familiars.bot._forget_person import asks_to_forget_me
 from familiars.bot._forget_words import forget_about, forget_request, said_instead
 from familiars.llm import second_person
@@ -47,8 +47,8 @@ from familiars.memory import (
     RecordNotFoundError,
     TurnsPlan,
     evidence_refs,
+    is_live,
     is_node_ref,
-    keyword_terms,
     person_ref,
     remembered,
 )
@@ -266,17 +266,6 @@ _ASK_RE = re.compile(
     r"^(?:please\s+)?forget\s+(?:what|everything|all(?:\s+that)?)\s+i(?:'ve|\s+have)?\s+"
     r"(?:said|wrote|told\s+you)\s+(?P<when>.+?)[.!]?$"
 )
-#: "forget that Oskar is obsessed with trains" names a record when this share of its
-#: distinctive words is in it (all of them up to three words: a record about the parrot does
-#: not match because it names Oskar too).
-MATCH_SHARE = 0.75
-_GENERIC = frozenset({"user", "they", "their", "remember", "said", "say", "told", "tell"})
-#: What is left of a contraction once the apostrophe splits it ("I'm" -> "m", "don't" ->
-#: "don"): the person says "I'm", the record "The user is", so these name nothing.
-_CLITICS = frozenset({
-    "m", "re", "ve", "ll", "d", "s", "t", "don", "doesn", "didn", "isn", "aren", "wasn",
-    "weren", "won", "haven", "hasn", "hadn", "couldn", "shouldn", "wouldn",
-})  # fmt: skip
 KEPT = "Kept: I forgot nothing."
 #: A yes that comes a message too late: the question it answers was let go by the message
 #: between (it said "Oh? Tell me more." and the person believed it done: tester T22).
@@ -339,8 +328,8 @@ class ForgetByWords:
     - "forget that" (alone): the person's last message here and what was noted from it,
       at once when that is one memory at most, else after a yes;
     - "forget that I live in Denver": the person's memories and messages here that say it
-      (:data:`MATCH_SHARE` of its words), always listed first and forgotten after a yes (a
-      description may match more, or other, than the person meant).
+      (:func:`~familiars.bot._forget_match.says`), always listed first and forgotten after
+      a yes (a description may match more, or other, than the person meant).
 
     A pending question is answered by the person's next message only: yes (:func:`is_yes`)
     forgets, no keeps, anything else drops the question and is a turn as usual."""
@@ -497,13 +486,13 @@ class ForgetByWords:
         "Rose", "Will") as a name, never as the word "may"; a word written as a name that
         names no one ("Work") as the word."""
         visible = await self._visible(where, now)
-        names = _name_asked(what, _names_in(visible))
+        names = name_asked(what, names_in(visible))
         if names:
             found = await self._matching_terms(set(), names, visible, where)
             if found.ids:
                 return found
             names = set()
-        return await self._matching_terms(_terms(what), names, visible, where)
+        return await self._matching_terms(terms(what), names, visible, where)
 
     async def _matching_terms(
         self, want: set[str], names: set[str], visible: list[MemoryRecord], where: _Where
@@ -511,9 +500,12 @@ class ForgetByWords:
         """What says ``want`` (its share of terms) or one of ``names`` (as a name), and all
         that is said of a name these give someone, with what was kept from it."""
         names = set(names)
-        records = [r for r in visible if _says(want, r.content) or _names_said(names, r.content)]
-        names |= _names_in(records)  # "my sister": and all that is said of Emma, her name
-        records += [r for r in visible if r not in records and _names_said(names, r.content)]
+        records = [r for r in visible if says(want, r.content) or names_said(names, r.content)]
+        names |= names_in(records)  # "my sister": and all that is said of Emma, her name
+        records += [r for r in visible if r not in records and names_said(names, r.content)]
+        # What a record replaced is what it said before (tester s35 U4: the old home
+        # stayed in the history, the files and the turns after "forget that I live in Otley").
+        records += _replaced_by(records, visible)
         agents_with = remembered(self.forgetter.trees.agents_with)
         sources = {e.key for r in records for e in evidence_refs(r, agents_with)}
         turns: list[tuple[str, str]] = []
@@ -521,7 +513,7 @@ class ForgetByWords:
             if ref.dialogue_id != where.dialogue_id or ref.key in sources:
                 continue
             node = await self.forgetter.node(ref)
-            if _says(want, node.content) or _names_said(names, node.content):
+            if says(want, node.content) or names_said(names, node.content):
                 turns.append((ref.key, node.content))
         # What was kept from a matching message goes with it (it quotes the words): say so;
         # what else was kept from it, or from a message a matching memory came from, stays
@@ -531,106 +523,50 @@ class ForgetByWords:
         kept = [
             r
             for r in visible
-            if r not in records and any(e.key in said for e in evidence_refs(r, agents_with))
+            if r not in records
+            and not r.deprecated
+            and any(e.key in said for e in evidence_refs(r, agents_with))
         ]
         ids = [r.id for r in records] + [k for k, _ in turns]
         return _Found(ids, records, [t for _, t in turns], kept)
 
     async def _visible(self, where: _Where, now: datetime) -> list[MemoryRecord]:
-        """What the person may forget by words: their own memories; in a private chat also
-        the chat's."""
+        """What the person may forget by words: their own memories, and those a change
+        replaced (deprecated, still kept); in a private chat also the chat's."""
         store = self.forgetter.store
-        found = await store.list(scope="user", user_key=where.user_key, now=now)
+        found = await store.list(scope="user", user_key=where.user_key, live_only=False)
         if not where.is_group:
             found += await store.list(
-                scope="dialogue", agent_id=where.agent_id, dialogue_id=where.dialogue_id, now=now
+                scope="dialogue",
+                agent_id=where.agent_id,
+                dialogue_id=where.dialogue_id,
+                live_only=False,
             )
-        return found
+        return [r for r in found if r.deprecated or is_live(r, now=now)]
 
 
-#: Words that say the same of a fact: "I'm called Jonas" is "The user's name is Jonas."
-_SAME = {"call": "name"}
-
-
-_NAME = r"[A-Z][\w'-]+"
-#: "The user's sister is called Emma.", "named Emma", "The user's sister May lives in Leeds."
-_CALLED = re.compile(
-    rf"\b(?:is|are)\s+called\s+(?P<name>{_NAME})|\b(?:named|called)\s+(?P<n2>{_NAME})|"
-    r"\b(?:sister|brother|mother|mum|mom|father|dad|son|daughter|wife|husband|partner|"
-    r"boyfriend|girlfriend|fiancée?|friend|cousin|aunt|uncle|niece|nephew|grandma|grandpa|"
-    r"grandmother|grandfather|granddaughter|grandson|boss|colleague|neighbou?r|flatmate|"
-    rf"roommate|dog|cat|parrot|horse)\s+(?:(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?\s+)?(?P<n3>{_NAME})"
-)
-#: Before a name, these make it a time ("in May", "since Monday", "by Friday"), as does a
-#: number after it ("May 3"); a month or weekday also after "of", "next", "every" ...
-_TIME_BEFORE = re.compile(r"\b(?:in|since|until|till|by|during)\s*$", re.IGNORECASE)
-_WHEN_BEFORE = re.compile(
-    r"(?:\b(?:of|last|next|this|every|early|late|mid|on)|\d(?:st|nd|rd|th)?)[\s-]*$",
-    re.IGNORECASE,
-)
-_CALENDAR = frozenset(
-    {"January", "February", "March", "April", "May", "June", "July", "August", "September",
-     "October", "November", "December", "Monday", "Tuesday", "Wednesday", "Thursday",
-     "Friday", "Saturday", "Sunday"}
-)  # fmt: skip
-#: After a name at the start of a sentence, these say it is a word ("May I ask ...?").
-_NOT_AFTER_NAME = re.compile(r"\s+(?:I|we|you|he|she|they|it|be|not|have|well)\b")
-
-
-def _names_in(records: list[MemoryRecord]) -> set[str]:
-    """The names the ``records`` give someone ("The user's sister is called Emma.", "The
-    user's sister May lives in Leeds."), as written."""
-    return {
-        m.group("name") or m.group("n2") or m.group("n3")
-        for r in records
-        for m in _CALLED.finditer(r.content)
-    }
-
-
-def _name_asked(what: str, known: set[str]) -> set[str]:
-    """The name(s) a request to forget names: "May" (written as a name), or "may" when a
-    memory gives someone that name; empty for a description ("my sister", "work")."""
-    words = what.split()
-    if words and all(re.fullmatch(_NAME, w) for w in words):
-        return set(words)
-    by_word = {n.lower(): n for n in known}
-    if words and all(w.lower() in by_word for w in words):
-        return {by_word[w.lower()] for w in words}
-    return set()
-
-
-def _names_said(names: set[str], text: str) -> bool:
-    """Whether ``text`` says one of ``names`` as a name: written capitalised, at the start
-    of a sentence not followed by a word that makes it a verb ("May I ..."), and not as a
-    time ("in May", "May 3", "since Friday": review s33 item 3)."""
-    for name in names:
-        for m in re.finditer(rf"(?<![\w'-]){re.escape(name)}(?![\w-])", text):
-            before = text[: m.start()].rstrip(" \"'“‘(")
-            starts = not before or before[-1] in ".!?:\n"
-            if starts and _NOT_AFTER_NAME.match(text, m.end()):
-                continue
-            if _TIME_BEFORE.search(before) or re.match(r"\s*,?\s*\d", text[m.end() :]):
-                continue  # "in May", "May 3": the month
-            if name in _CALENDAR and _WHEN_BEFORE.search(before):
-                continue  # "the 3rd of May", "next Friday"
-            return True
-    return False
-
-
-def _terms(text: str) -> set[str]:
-    terms = {_SAME.get(t, t) for t in keyword_terms(text)}
-    return terms - _GENERIC - _CLITICS
-
-
-def _says(want: set[str], text: str) -> bool:
-    if not want:
-        return False
-    have = _terms(text)
-    return len(want & have) >= max(1, math.ceil(MATCH_SHARE * len(want)))
+def _replaced_by(records: list[MemoryRecord], pool: list[MemoryRecord]) -> list[MemoryRecord]:
+    """The records of ``pool`` that ``records`` replaced, and those they replaced, on down
+    the ``supersedes`` chain (not already in ``records``)."""
+    by_id = {r.id: r for r in pool}
+    seen = {r.id for r in records}
+    out: list[MemoryRecord] = []
+    for rec in records:
+        older = by_id.get(rec.supersedes or "")
+        while older is not None and older.id not in seen:
+            seen.add(older.id)
+            out.append(older)
+            older = by_id.get(older.supersedes or "")
+    return out
 
 
 def _lines(found: _Found) -> list[str]:
-    lines = [record_said(r.content) for r in found.records]
+    lines: list[str] = []
+    for r in found.records:
+        said = record_said(r.content)
+        if r.deprecated and said in lines:
+            continue  # a merged record's source, in the same words
+        lines.append(f"{said.rstrip('.')} (since replaced)." if r.deprecated else said)
     return lines + [f'what you said: "{_cut(t)}"' for t in found.turns]
 
 

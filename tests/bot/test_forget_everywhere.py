@@ -174,7 +174,7 @@ async def by_window(bot: Bot) -> None:
 async def by_model_tool(bot: Bot) -> None:
     rid = await bot.record_id()
     bot.script.turn(one("forget", {"memory_id": rid}), relay())
-    assert "About to forget for good" in await bot.say("please forget where I live")
+    assert "About to forget for good" in await bot.say("I would rather you kept no town")
     bot.script.turn(one("forget", {"memory_id": rid, "confirm": True}), relay())
     assert (await bot.say("yes")).startswith("Forgotten for good")
 
@@ -374,7 +374,7 @@ async def test_the_models_confirmation_counts_only_on_the_next_message_saying_ye
         await _said_and_set_aside(bot)
         rid = await bot.record_id()
         bot.script.turn(one("forget", {"memory_id": rid}), relay())
-        assert "About to forget for good" in await bot.say("please forget where I live")
+        assert "About to forget for good" in await bot.say("I would rather you kept no town")
         for text in between:
             bot.script.turn(Reply.text("It is sunny."))
             await bot.say(text)
