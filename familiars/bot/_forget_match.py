@@ -112,13 +112,16 @@ def _small_name(word: str) -> bool:
 def names_in(records: Iterable[MemoryRecord]) -> set[str]:
     """The names the ``records`` give someone ("The user's sister is called Emma.", "The
     user's sister May lives in Leeds.", "The user's husband craig is ..."), capitalised."""
+    return names_in_texts(r.content for r in records)
+
+
+def names_in_texts(texts: Iterable[str]) -> set[str]:
+    """The names :func:`names_in` finds, in any texts (the person's messages too)."""
     found: set[str] = set()
-    for r in records:
-        found |= {m["name"] or m["n2"] or m["n3"] for m in _CALLED.finditer(r.content)}
+    for text in texts:
+        found |= {m["name"] or m["n2"] or m["n3"] for m in _CALLED.finditer(text)}
         found |= {
-            m["name"].capitalize()
-            for m in _CALLED_SMALL.finditer(r.content)
-            if _small_name(m["name"])
+            m["name"].capitalize() for m in _CALLED_SMALL.finditer(text) if _small_name(m["name"])
         }
     return found
 

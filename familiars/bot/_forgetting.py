@@ -29,7 +29,14 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from familiars.bot._answers import said_back
-from familiars.bot._forget_match import name_asked, names_in, names_said, says, terms
+from familiars.bot._forget_match import (
+    name_asked,
+    names_in,
+    names_in_texts,
+    names_said,
+    says,
+    terms,
+)
 from familiars.bot._forget_person import asks_to_forget_me
 from familiars.bot._forget_words import forget_about, forget_request, said_instead
 from familiars.llm import second_person
@@ -499,22 +506,23 @@ class ForgetByWords:
     ) -> _Found:
         """What says ``want`` (its share of terms) or one of ``names`` (as a name), and all
         that is said of a name these give someone, with what was kept from it."""
-        names = set(names)
-        records = [r for r in visible if says(want, r.content) or names_said(names, r.content)]
-        names |= names_in(records)  # "my sister": and all that is said of Emma, her name
+        said_here = await self._said_here(where)
+
+        def matches(text: str) -> bool:
+            return says(want, text) or names_said(names, text)
+
+        records = [r for r in visible if matches(r.content)]
+        # "my husband": and all that is said of Craig, his name, in any case (tester s35
+        # U6: "The user's sparky is called Craig." and the messages naming him stayed).
+        names = set(names) | names_in(records)
+        names |= names_in_texts(c for _, t in said_here for c in _clauses(t) if matches(c))
         records += [r for r in visible if r not in records and names_said(names, r.content)]
         # What a record replaced is what it said before (tester s35 U4: the old home
         # stayed in the history, the files and the turns after "forget that I live in Otley").
         records += _replaced_by(records, visible)
         agents_with = remembered(self.forgetter.trees.agents_with)
         sources = {e.key for r in records for e in evidence_refs(r, agents_with)}
-        turns: list[tuple[str, str]] = []
-        for ref in await self.forgetter.turns_between(where.user_key, 0.0, agent_id=where.agent_id):
-            if ref.dialogue_id != where.dialogue_id or ref.key in sources:
-                continue
-            node = await self.forgetter.node(ref)
-            if says(want, node.content) or names_said(names, node.content):
-                turns.append((ref.key, node.content))
+        turns = [(k, t) for k, t in said_here if k not in sources and matches(t)]
         # What was kept from a matching message goes with it (it quotes the words): say so;
         # what else was kept from it, or from a message a matching memory came from, stays
         # (a message that said several things: tester U2, "forget about Shelly" took the
@@ -530,6 +538,14 @@ class ForgetByWords:
         ids = [r.id for r in records] + [k for k, _ in turns]
         return _Found(ids, records, [t for _, t in turns], kept)
 
+    async def _said_here(self, where: _Where) -> list[tuple[str, str]]:
+        """The person's messages in this dialogue that are still kept: (key, text)."""
+        said: list[tuple[str, str]] = []
+        for ref in await self.forgetter.turns_between(where.user_key, 0.0, agent_id=where.agent_id):
+            if ref.dialogue_id == where.dialogue_id:
+                said.append((ref.key, (await self.forgetter.node(ref)).content))
+        return said
+
     async def _visible(self, where: _Where, now: datetime) -> list[MemoryRecord]:
         """What the person may forget by words: their own memories, and those a change
         replaced (deprecated, still kept); in a private chat also the chat's."""
@@ -543,6 +559,12 @@ class ForgetByWords:
                 live_only=False,
             )
         return [r for r in found if r.deprecated or is_live(r, now=now)]
+
+
+def _clauses(text: str) -> list[str]:
+    """The clauses of a message: a name is someone's only in the clause that says so ("My
+    wife is called Helen, our tortoise is called Shelly": Shelly is not the wife)."""
+    return [c for c in re.split(r"[,;.!?]|\b(?:and|but)\b", text) if c.strip()]
 
 
 def _replaced_by(records: list[MemoryRecord], pool: list[MemoryRecord]) -> list[MemoryRecord]:
