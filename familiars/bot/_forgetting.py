@@ -39,7 +39,7 @@ from familiars.bot._forget_match import (
 )
 from familiars.bot._forget_person import asks_to_forget_me
 from familiars.bot._forget_words import forget_about, forget_request, said_instead
-from familiars.llm import second_person
+from familiars.llm import is_question, second_person
 from familiars.memory import (
     PERSON_KEPT,
     DialogTrees,
@@ -49,6 +49,7 @@ from familiars.memory import (
     MemoryReader,
     MemoryRecord,
     MemoryWorkspace,
+    NodeRef,
     PeopleForgetting,
     PersonHoldings,
     RecordNotFoundError,
@@ -321,6 +322,8 @@ class _Found:
     turns: list[str]
     #: What else was kept from the messages that go, and stays (not about what was named).
     kept: list[MemoryRecord] = field(default_factory=list)
+    #: "forget that" pointed past the last message (a question): asked, never done at once.
+    reached_back: bool = False
 
     @property
     def size(self) -> int:
@@ -397,7 +400,10 @@ class ForgetByWords:
                 if asked is not None:
                     self._let_go.add(key)
                 return None
-        return await self._that(what, key, where, now, instead=said_instead(text))
+        reply = await self._that(what, key, where, now, instead=said_instead(text))
+        if reply is None and asked is not None:
+            self._let_go.add(key)
+        return reply
 
     def said_instead(self, agent_id: str, dialogue_id: str, user_key: str) -> str | None:
         """What the person said instead of what their answer just forgot or kept, once: the
@@ -462,21 +468,52 @@ class ForgetByWords:
 
     async def _that(
         self, what: str, key: tuple[str, str, str], where: _Where, now: datetime, *, instead: str
-    ) -> str:
+    ) -> str | None:
+        """The answer to a forget by words. A question is nothing to scratch (tester s35
+        U23 was asked to forget "what are my kids' names?"): "scratch that" points at the
+        last statement, and with none before the question, "scratch that, it's three kids"
+        is no forget but a statement (None)."""
         await self.forgetter.settle()  # the last turn's reply node and memories are in
         found = await (self._matching(what, where, now) if what else self._last(where, now))
+        if found is None and instead and await self._asked_last(where):
+            return None
         if found is None or not found.ids:
             return NO_MATCH if what else "You have said nothing here that I still keep."
-        if not what and found.size <= 1 and not instead:  # "forget that": nothing to choose
+        if not what and found.size <= 1 and not instead and not found.reached_back:
+            # "forget that": nothing to choose
             report = await self.forgetter.forget_all(found.ids, now=now.timestamp())
             return _forgotten_text(found, report, where.is_group)
         kept = tuple(r.id for r in found.kept)
         self._asked[key] = _Asked(ids=tuple(found.ids), keep=kept, instead=instead)
         return _ask_text(found, where.is_group)
 
-    async def _last(self, where: _Where, now: datetime) -> _Found | None:
-        """The person's last message here and the memories written from it."""
+    async def _asked_last(self, where: _Where) -> bool:
+        """Whether the person's last message here was a question."""
         ref = await self.forgetter.last_turn(where.user_key, where.agent_id, where.dialogue_id)
+        return ref is not None and is_question((await self.forgetter.node(ref)).content)
+
+    async def _last_statement(self, where: _Where) -> NodeRef | None:
+        """The person's last message here that is not a question (a question is nothing to
+        scratch); None when the last message is forgotten."""
+        ref = await self.forgetter.last_turn(where.user_key, where.agent_id, where.dialogue_id)
+        if ref is None:
+            return None
+        last = await self.forgetter.node(ref)
+        if not is_question(last.content):
+            return ref
+        before = await self.forgetter.turns_between(
+            where.user_key, 0.0, last.timestamp, agent_id=where.agent_id
+        )
+        for earlier in reversed(before):
+            if earlier.dialogue_id != where.dialogue_id or earlier == ref:
+                continue
+            if not is_question((await self.forgetter.node(earlier)).content):
+                return earlier
+        return None
+
+    async def _last(self, where: _Where, now: datetime) -> _Found | None:
+        """The person's last statement here and the memories written from it."""
+        ref = await self._last_statement(where)
         if ref is None:
             return None
         agents_with = remembered(self.forgetter.trees.agents_with)
@@ -486,7 +523,9 @@ class ForgetByWords:
             if any(e == ref for e in evidence_refs(r, agents_with))
         ]
         node = await self.forgetter.node(ref)
-        return _Found([ref.key], records, [] if records else [node.content])
+        last = await self.forgetter.last_turn(where.user_key, where.agent_id, where.dialogue_id)
+        said = [] if records else [node.content]
+        return _Found([ref.key], records, said, reached_back=ref != last)
 
     async def _matching(self, what: str, where: _Where, now: datetime) -> _Found:
         """The person's memories, and their messages here, that say ``what``: a name ("May",
