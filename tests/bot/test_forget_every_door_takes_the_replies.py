@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from familiars.cli import app as cli_app
-from familiars.memory._forget_files import echoes
+from familiars.memory import forgotten_of
 from tests.bot.test_forget import files_holding
 from tests.bot.test_forget_everywhere import (
     ALICE,
@@ -32,8 +32,9 @@ NAME = "Latoya"
 
 
 def test_a_reply_that_says_who_is_called_what_repeats_it() -> None:
-    assert echoes("Your wifes are Latoya and Latisha.", ["The user's wife is called Latoya."])
-    assert not echoes("Latisha says hello.", ["The user's wife is called Latoya."])
+    forgotten = forgotten_of((), ["The user's wife is called Latoya."])
+    assert forgotten.echoed_in("Your wifes are Latoya and Latisha.")
+    assert not forgotten.echoed_in("Latisha says hello.")
 
 
 async def _wife(bot: Bot) -> str:
