@@ -9,13 +9,17 @@ I used to live in Headingley" found nothing (tester s35 U4)."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+import httpx
 import pytest
+from typer.testing import CliRunner
 
 from familiars.bot._forget_match import says, terms
+from familiars.cli import app as cli_app
 from tests.bot.test_forget import files_holding
-from tests.bot.test_forget_everywhere import running
+from tests.bot.test_forget_everywhere import ALICE, TOKEN, running
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -85,3 +89,36 @@ async def test_used_to_live_finds_the_home_replaced(tmp_path: Path) -> None:
         assert (await bot.say("yes")).startswith("Forgotten")
         assert "Otley" in await bot.command("list")
         assert files_holding(ws, "Headingley") == []
+
+
+@pytest.mark.parametrize("door", ["command", "api", "cli"])
+async def test_every_door_takes_what_a_record_replaced(
+    tmp_path: Path, door: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAMILIARS_API_TOKEN", TOKEN)
+    ws = tmp_path / "ws"
+    async with running(ws) as bot:
+        await bot.say("I live in Headingley.", ago=120)
+        await bot.say("we moved from Headingley to Otley", ago=60)
+        [rec] = [
+            r
+            for r in await bot.app.memory.store.list(scope="user", user_key=ALICE)
+            if "Otley" in r.content
+        ]
+        assert rec.supersedes, rec
+        if door == "command":
+            asked = await bot.command("forget", rec.id)
+            assert "Headingley" in asked and "(since replaced)" in asked, asked
+            assert (await bot.command("forget", rec.id, "confirm")).startswith("Forgotten")
+        elif door == "api":
+            assert bot.app.api is not None
+            auth = {"Authorization": f"Bearer {TOKEN}"}
+            async with httpx.AsyncClient(base_url=bot.app.api.url) as client:
+                done = await client.delete(f"/api/memory/{rec.id}", headers=auth)
+            assert done.status_code == 200 and rec.supersedes in done.json()["records"]
+    if door == "cli":
+        result = await asyncio.to_thread(
+            CliRunner().invoke, cli_app, ["--workspace", str(ws), "memory", "forget", rec.id]
+        )
+        assert result.exit_code == 0, result.output
+    assert files_holding(ws, "Headingley") == []
