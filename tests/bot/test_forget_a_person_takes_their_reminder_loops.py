@@ -5,11 +5,14 @@ the time zone "America/Chicago") stayed in ``scheduler/state.json``, and the log
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from familiars.cli import app as cli_app
 from familiars.config import load_settings
 from familiars.memory import open_state_home
 from familiars.scheduler import SchedulerLedger, ledger_path
@@ -20,8 +23,9 @@ from tests.bot.test_reminders_words import said
 ZONE = "America/Chicago"
 
 
+@pytest.mark.parametrize("door", ["words", "cli"])
 async def test_delete_all_my_data_takes_their_loops_and_never_logs_their_zone(
-    workspace: Path, memory_home: str, caplog: pytest.LogCaptureFixture
+    workspace: Path, memory_home: str, caplog: pytest.LogCaptureFixture, door: str
 ) -> None:
     settings = load_settings(workspace=workspace)
     clock = [SAID_AT]
@@ -34,12 +38,22 @@ async def test_delete_all_my_data_takes_their_loops_and_never_logs_their_zone(
         await bot.command("/timezone America/New_York")
         await bot.command(f"/timezone {ZONE}")
         assert "Cancelled" in await said(bot, "cancel the bins reminder")
-        asked = await said(bot, "delete all my data")
-        assert asked.startswith("About to forget everything about you"), asked
-        done = await said(bot, "yes")
-        assert done.startswith("Forgotten everything about you"), done
+        assert bot.app.scheduler is not None
+        [key] = {e["user_key"] for e in bot.app.scheduler.ledger.loops().values()}
+        if door == "words":
+            asked = await said(bot, "delete all my data")
+            assert asked.startswith("About to forget everything about you"), asked
+            done = await said(bot, "yes")
+            assert done.startswith("Forgotten everything about you"), done
     finally:
         await bot.app.shutdown()
+    if door == "cli":  # with nothing running
+        result = await asyncio.to_thread(
+            CliRunner().invoke,
+            cli_app,
+            ["--workspace", str(workspace), "memory", "forget", "--person", key, "--yes"],
+        )
+        assert result.exit_code == 0, result.output
     home = open_state_home(settings)
     try:
         loops = SchedulerLedger(ledger_path(workspace), home).loops()
