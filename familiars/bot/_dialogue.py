@@ -28,6 +28,7 @@ from familiars.bot._adapters.base import (
 )
 from familiars.bot._care import speaks_of_self_harm
 from familiars.bot._commands import Caller, CommandSet, ForgetCommand, default_commands
+from familiars.bot._forget_words import command_said
 from familiars.bot._forgetting import KEPT, ForgetByWords, is_clear_yes, is_no, is_yes
 from familiars.bot._outbound import Outbound
 from familiars.bot._reminder_words import ReminderWords
@@ -282,7 +283,7 @@ class DialogueManager:
         if caller.dialogue_id is None:
             return None
         return await self.forget_words.answer(
-            f"forget {words}",
+            command_said(words),
             agent_id=caller.agent_id,
             dialogue_id=caller.dialogue_id,
             user_key=caller.user_key,

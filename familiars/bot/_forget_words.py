@@ -188,12 +188,37 @@ _NOT_ABOUT = re.compile(
 )
 
 
+#: "forget Headingley", "forget Craig Jones": a name (or a word written as one) alone after
+#: "forget" names what goes (tester s35 U24: it was answered "Oh? Tell me more.").
+_NAMED = re.compile(
+    rf"(?i:{_LEAD}forget)\s+(?P<what>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){{0,2}})"
+    r"(?i:[,.;!?]*(?:\s*(?:please|pls|thanks|thank\s+you))?[.!?]*)$"
+)
+
+
 def forget_about(text: str) -> str | None:
     """What a request to forget everything about someone or something names ("my sister",
-    "Meera", "work"); None when the message is not one ("forget about it", "forget about
-    the dentist reminder", "don't forget my sister's birthday")."""
-    m = _ABOUT.match(" ".join(text.split()))
+    "Meera", "work", "forget Headingley"); None when the message is not one ("forget about
+    it", "forget about the dentist reminder", "don't forget my sister's birthday")."""
+    said = " ".join(text.split())
+    m = _ABOUT.match(said) or _NAMED.match(said)
     if m is None:
         return None
     what = m.group("what").strip()
     return None if _NOT_ABOUT.search(what) else what
+
+
+#: A word or two after ``/forget`` ("craig", "headingley"): what goes, whatever its case.
+_FEW_WORDS = re.compile(r"^[\w'-]+(?:\s+[\w'-]+){0,2}$")
+
+
+def command_said(words: str) -> str:
+    """The message ``/forget WORDS`` stands for: "forget WORDS", or "forget about WORDS"
+    when that alone would not ask to forget and WORDS are a word or two ("/forget craig"
+    found nothing while "/memory search craig" found him: tester s35 U6)."""
+    said = f"forget {' '.join(words.split())}"
+    if forget_request(said) is not None or forget_about(said) is not None:
+        return said
+    if _FEW_WORDS.match(words.strip()) and not _NOT_ABOUT.search(words.strip()):
+        return f"forget about {words.strip()}"
+    return said

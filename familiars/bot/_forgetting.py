@@ -22,7 +22,6 @@ Map:
 from __future__ import annotations
 
 import logging
-import math
 import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
@@ -31,9 +30,17 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from familiars.bot._answers import said_back
+from familiars.bot._forget_match import (
+    name_asked,
+    names_in,
+    names_in_texts,
+    names_said,
+    says,
+    terms,
+)
 from familiars.bot._forget_person import asks_to_forget_me
 from familiars.bot._forget_words import forget_about, forget_request, said_instead
-from familiars.llm import second_person
+from familiars.llm import is_question, second_person
 from familiars.memory import (
     PERSON_KEPT,
     DialogTrees,
@@ -43,13 +50,14 @@ from familiars.memory import (
     MemoryReader,
     MemoryRecord,
     MemoryWorkspace,
+    NodeRef,
     PeopleForgetting,
     PersonHoldings,
     RecordNotFoundError,
     TurnsPlan,
     evidence_refs,
+    is_live,
     is_node_ref,
-    keyword_terms,
     person_ref,
     remembered,
 )
@@ -61,6 +69,26 @@ _WINDOW_RE = re.compile(
     r"^(?:in\s+)?(?:the\s+)?last\s+(?P<n>\d{1,4})\s*(?P<unit>s|sec|secs|seconds?|m|min|mins|"
     r"minutes?|h|hr|hrs|hours?|d|days?)$"
 )
+
+
+#: Windows said without a number ("the last minute", "the past few minutes", "just now":
+#: tester U7, only "the last 2 minutes" was understood), in seconds.
+_SAID_WINDOWS = {
+    "just now": 120,
+    "a minute ago": 120,
+    "a moment ago": 120,
+    "last minute": 60,
+    "last hour": 3600,
+    "last day": 86400,
+    "last few minutes": 300,
+    "last couple of minutes": 120,
+    "last couple minutes": 120,
+    "last few hours": 3 * 3600,
+    "last couple of hours": 2 * 3600,
+    "last half hour": 1800,
+    "last half an hour": 1800,
+}
+_SAID_WINDOW_RE = re.compile(r"^(?:in\s+|over\s+|during\s+|within\s+)?(?:the\s+)?(?P<span>.+)$")
 
 
 @dataclass(frozen=True)
@@ -79,10 +107,13 @@ def parse_window(text: str, now: datetime, timezone: str | None = None) -> Windo
         local = now.astimezone(_zone(timezone))
         midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
         return Window(midnight.timestamp(), until, "today")
+    words = re.sub(r"\bpast\b", "last", words)
     m = _WINDOW_RE.match(words)
     if m is None:
-        return None
-    seconds = int(m["n"]) * _UNITS[m["unit"][0]]
+        said = _SAID_WINDOW_RE.match(words)
+        seconds = _SAID_WINDOWS.get(said["span"] if said else "", 0)
+    else:
+        seconds = int(m["n"]) * _UNITS[m["unit"][0]]
     if seconds <= 0:
         return None
     span = timedelta(seconds=seconds)
@@ -244,17 +275,6 @@ _ASK_RE = re.compile(
     r"^(?:please\s+)?forget\s+(?:what|everything|all(?:\s+that)?)\s+i(?:'ve|\s+have)?\s+"
     r"(?:said|wrote|told\s+you)\s+(?P<when>.+?)[.!]?$"
 )
-#: "forget that Oskar is obsessed with trains" names a record when this share of its
-#: distinctive words is in it (all of them up to three words: a record about the parrot does
-#: not match because it names Oskar too).
-MATCH_SHARE = 0.75
-_GENERIC = frozenset({"user", "they", "their", "remember", "said", "say", "told", "tell"})
-#: What is left of a contraction once the apostrophe splits it ("I'm" -> "m", "don't" ->
-#: "don"): the person says "I'm", the record "The user is", so these name nothing.
-_CLITICS = frozenset({
-    "m", "re", "ve", "ll", "d", "s", "t", "don", "doesn", "didn", "isn", "aren", "wasn",
-    "weren", "won", "haven", "hasn", "hadn", "couldn", "shouldn", "wouldn",
-})  # fmt: skip
 KEPT = "Kept: I forgot nothing."
 #: A yes that comes a message too late: the question it answers was let go by the message
 #: between (it said "Oh? Tell me more." and the person believed it done: tester T22).
@@ -303,6 +323,8 @@ class _Found:
     turns: list[str]
     #: What else was kept from the messages that go, and stays (not about what was named).
     kept: list[MemoryRecord] = field(default_factory=list)
+    #: "forget that" pointed past the last message (a question): asked, never done at once.
+    reached_back: bool = False
 
     @property
     def size(self) -> int:
@@ -317,8 +339,8 @@ class ForgetByWords:
     - "forget that" (alone): the person's last message here and what was noted from it,
       at once when that is one memory at most, else after a yes;
     - "forget that I live in Denver": the person's memories and messages here that say it
-      (:data:`MATCH_SHARE` of its words), always listed first and forgotten after a yes (a
-      description may match more, or other, than the person meant).
+      (:func:`~familiars.bot._forget_match.says`), always listed first and forgotten after
+      a yes (a description may match more, or other, than the person meant).
 
     A pending question is answered by the person's next message only: yes (:func:`is_yes`)
     forgets, no keeps, anything else drops the question and is a turn as usual."""
@@ -378,7 +400,10 @@ class ForgetByWords:
                 if asked is not None:
                     self._let_go.add(key)
                 return None
-        return await self._that(what, key, where, now, instead=said_instead(text))
+        reply = await self._that(what, key, where, now, instead=said_instead(text))
+        if reply is None and asked is not None:
+            self._let_go.add(key)
+        return reply
 
     def _then_note(self, key: tuple[str, str, str], asked: _Asked) -> None:
         """Forgotten or kept (never when the forget failed), the statement said instead is
@@ -457,12 +482,19 @@ class ForgetByWords:
 
     async def _that(
         self, what: str, key: tuple[str, str, str], where: _Where, now: datetime, *, instead: str
-    ) -> str:
+    ) -> str | None:
+        """The answer to a forget by words. A question is nothing to scratch (tester s35
+        U23 was asked to forget "what are my kids' names?"): "scratch that" points at the
+        last statement, and with none before the question, "scratch that, it's three kids"
+        is no forget but a statement (None)."""
         await self.forgetter.settle()  # the last turn's reply node and memories are in
         found = await (self._matching(what, where, now) if what else self._last(where, now))
+        if found is None and instead and await self._asked_last(where):
+            return None
         if found is None or not found.ids:
             return NO_MATCH if what else "You have said nothing here that I still keep."
-        if not what and found.size <= 1 and not instead:  # "forget that": nothing to choose
+        if not what and found.size <= 1 and not instead and not found.reached_back:
+            # "forget that": nothing to choose
             report = await self.forgetter.forget_all(found.ids, now=now.timestamp())
             return _forgotten_text(found, report, where.is_group)
         kept = tuple(r.id for r in found.kept)
@@ -471,9 +503,33 @@ class ForgetByWords:
             return _ask_text(found, where.is_group)
         return f'{_ask_text(found, where.is_group)} Either way, I\'ll then note "{_cut(instead)}".'
 
-    async def _last(self, where: _Where, now: datetime) -> _Found | None:
-        """The person's last message here and the memories written from it."""
+    async def _asked_last(self, where: _Where) -> bool:
+        """Whether the person's last message here was a question."""
         ref = await self.forgetter.last_turn(where.user_key, where.agent_id, where.dialogue_id)
+        return ref is not None and is_question((await self.forgetter.node(ref)).content)
+
+    async def _last_statement(self, where: _Where) -> NodeRef | None:
+        """The person's last message here that is not a question (a question is nothing to
+        scratch); None when the last message is forgotten."""
+        ref = await self.forgetter.last_turn(where.user_key, where.agent_id, where.dialogue_id)
+        if ref is None:
+            return None
+        last = await self.forgetter.node(ref)
+        if not is_question(last.content):
+            return ref
+        before = await self.forgetter.turns_between(
+            where.user_key, 0.0, last.timestamp, agent_id=where.agent_id
+        )
+        for earlier in reversed(before):
+            if earlier.dialogue_id != where.dialogue_id or earlier == ref:
+                continue
+            if not is_question((await self.forgetter.node(earlier)).content):
+                return earlier
+        return None
+
+    async def _last(self, where: _Where, now: datetime) -> _Found | None:
+        """The person's last statement here and the memories written from it."""
+        ref = await self._last_statement(where)
         if ref is None:
             return None
         agents_with = remembered(self.forgetter.trees.agents_with)
@@ -483,39 +539,45 @@ class ForgetByWords:
             if any(e == ref for e in evidence_refs(r, agents_with))
         ]
         node = await self.forgetter.node(ref)
-        return _Found([ref.key], records, [] if records else [node.content])
+        last = await self.forgetter.last_turn(where.user_key, where.agent_id, where.dialogue_id)
+        said = [] if records else [node.content]
+        return _Found([ref.key], records, said, reached_back=ref != last)
 
     async def _matching(self, what: str, where: _Where, now: datetime) -> _Found:
         """The person's memories, and their messages here, that say ``what``: a name ("May",
         "Rose", "Will") as a name, never as the word "may"; a word written as a name that
         names no one ("Work") as the word."""
         visible = await self._visible(where, now)
-        names = _name_asked(what, _names_in(visible))
+        names = name_asked(what, names_in(visible))
         if names:
             found = await self._matching_terms(set(), names, visible, where)
             if found.ids:
                 return found
             names = set()
-        return await self._matching_terms(_terms(what), names, visible, where)
+        return await self._matching_terms(terms(what), names, visible, where)
 
     async def _matching_terms(
         self, want: set[str], names: set[str], visible: list[MemoryRecord], where: _Where
     ) -> _Found:
         """What says ``want`` (its share of terms) or one of ``names`` (as a name), and all
         that is said of a name these give someone, with what was kept from it."""
-        names = set(names)
-        records = [r for r in visible if _says(want, r.content) or _names_said(names, r.content)]
-        names |= _names_in(records)  # "my sister": and all that is said of Emma, her name
-        records += [r for r in visible if r not in records and _names_said(names, r.content)]
+        said_here = await self._said_here(where)
+
+        def matches(text: str) -> bool:
+            return says(want, text) or names_said(names, text)
+
+        records = [r for r in visible if matches(r.content)]
+        # "my husband": and all that is said of Craig, his name, in any case (tester s35
+        # U6: "The user's sparky is called Craig." and the messages naming him stayed).
+        names = set(names) | names_in(records)
+        names |= names_in_texts(c for _, t in said_here for c in _clauses(t) if matches(c))
+        records += [r for r in visible if r not in records and names_said(names, r.content)]
+        # What a record replaced is what it said before (tester s35 U4: the old home
+        # stayed in the history, the files and the turns after "forget that I live in Otley").
+        records += _replaced_by(records, visible)
         agents_with = remembered(self.forgetter.trees.agents_with)
         sources = {e.key for r in records for e in evidence_refs(r, agents_with)}
-        turns: list[tuple[str, str]] = []
-        for ref in await self.forgetter.turns_between(where.user_key, 0.0, agent_id=where.agent_id):
-            if ref.dialogue_id != where.dialogue_id or ref.key in sources:
-                continue
-            node = await self.forgetter.node(ref)
-            if _says(want, node.content) or _names_said(names, node.content):
-                turns.append((ref.key, node.content))
+        turns = [(k, t) for k, t in said_here if k not in sources and matches(t)]
         # What was kept from a matching message goes with it (it quotes the words): say so;
         # what else was kept from it, or from a message a matching memory came from, stays
         # (a message that said several things: tester U2, "forget about Shelly" took the
@@ -524,106 +586,64 @@ class ForgetByWords:
         kept = [
             r
             for r in visible
-            if r not in records and any(e.key in said for e in evidence_refs(r, agents_with))
+            if r not in records
+            and not r.deprecated
+            and any(e.key in said for e in evidence_refs(r, agents_with))
         ]
         ids = [r.id for r in records] + [k for k, _ in turns]
         return _Found(ids, records, [t for _, t in turns], kept)
 
+    async def _said_here(self, where: _Where) -> list[tuple[str, str]]:
+        """The person's messages in this dialogue that are still kept: (key, text)."""
+        said: list[tuple[str, str]] = []
+        for ref in await self.forgetter.turns_between(where.user_key, 0.0, agent_id=where.agent_id):
+            if ref.dialogue_id == where.dialogue_id:
+                said.append((ref.key, (await self.forgetter.node(ref)).content))
+        return said
+
     async def _visible(self, where: _Where, now: datetime) -> list[MemoryRecord]:
-        """What the person may forget by words: their own memories; in a private chat also
-        the chat's."""
+        """What the person may forget by words: their own memories, and those a change
+        replaced (deprecated, still kept); in a private chat also the chat's."""
         store = self.forgetter.store
-        found = await store.list(scope="user", user_key=where.user_key, now=now)
+        found = await store.list(scope="user", user_key=where.user_key, live_only=False)
         if not where.is_group:
             found += await store.list(
-                scope="dialogue", agent_id=where.agent_id, dialogue_id=where.dialogue_id, now=now
+                scope="dialogue",
+                agent_id=where.agent_id,
+                dialogue_id=where.dialogue_id,
+                live_only=False,
             )
-        return found
+        return [r for r in found if r.deprecated or is_live(r, now=now)]
 
 
-#: Words that say the same of a fact: "I'm called Jonas" is "The user's name is Jonas."
-_SAME = {"call": "name"}
+def _clauses(text: str) -> list[str]:
+    """The clauses of a message: a name is someone's only in the clause that says so ("My
+    wife is called Helen, our tortoise is called Shelly": Shelly is not the wife)."""
+    return [c for c in re.split(r"[,;.!?]|\b(?:and|but)\b", text) if c.strip()]
 
 
-_NAME = r"[A-Z][\w'-]+"
-#: "The user's sister is called Emma.", "named Emma", "The user's sister May lives in Leeds."
-_CALLED = re.compile(
-    rf"\b(?:is|are)\s+called\s+(?P<name>{_NAME})|\b(?:named|called)\s+(?P<n2>{_NAME})|"
-    r"\b(?:sister|brother|mother|mum|mom|father|dad|son|daughter|wife|husband|partner|"
-    r"boyfriend|girlfriend|fiancée?|friend|cousin|aunt|uncle|niece|nephew|grandma|grandpa|"
-    r"grandmother|grandfather|granddaughter|grandson|boss|colleague|neighbou?r|flatmate|"
-    rf"roommate|dog|cat|parrot|horse)\s+(?:(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?\s+)?(?P<n3>{_NAME})"
-)
-#: Before a name, these make it a time ("in May", "since Monday", "by Friday"), as does a
-#: number after it ("May 3"); a month or weekday also after "of", "next", "every" ...
-_TIME_BEFORE = re.compile(r"\b(?:in|since|until|till|by|during)\s*$", re.IGNORECASE)
-_WHEN_BEFORE = re.compile(
-    r"(?:\b(?:of|last|next|this|every|early|late|mid|on)|\d(?:st|nd|rd|th)?)[\s-]*$",
-    re.IGNORECASE,
-)
-_CALENDAR = frozenset(
-    {"January", "February", "March", "April", "May", "June", "July", "August", "September",
-     "October", "November", "December", "Monday", "Tuesday", "Wednesday", "Thursday",
-     "Friday", "Saturday", "Sunday"}
-)  # fmt: skip
-#: After a name at the start of a sentence, these say it is a word ("May I ask ...?").
-_NOT_AFTER_NAME = re.compile(r"\s+(?:I|we|you|he|she|they|it|be|not|have|well)\b")
-
-
-def _names_in(records: list[MemoryRecord]) -> set[str]:
-    """The names the ``records`` give someone ("The user's sister is called Emma.", "The
-    user's sister May lives in Leeds."), as written."""
-    return {
-        m.group("name") or m.group("n2") or m.group("n3")
-        for r in records
-        for m in _CALLED.finditer(r.content)
-    }
-
-
-def _name_asked(what: str, known: set[str]) -> set[str]:
-    """The name(s) a request to forget names: "May" (written as a name), or "may" when a
-    memory gives someone that name; empty for a description ("my sister", "work")."""
-    words = what.split()
-    if words and all(re.fullmatch(_NAME, w) for w in words):
-        return set(words)
-    by_word = {n.lower(): n for n in known}
-    if words and all(w.lower() in by_word for w in words):
-        return {by_word[w.lower()] for w in words}
-    return set()
-
-
-def _names_said(names: set[str], text: str) -> bool:
-    """Whether ``text`` says one of ``names`` as a name: written capitalised, at the start
-    of a sentence not followed by a word that makes it a verb ("May I ..."), and not as a
-    time ("in May", "May 3", "since Friday": review s33 item 3)."""
-    for name in names:
-        for m in re.finditer(rf"(?<![\w'-]){re.escape(name)}(?![\w-])", text):
-            before = text[: m.start()].rstrip(" \"'“‘(")
-            starts = not before or before[-1] in ".!?:\n"
-            if starts and _NOT_AFTER_NAME.match(text, m.end()):
-                continue
-            if _TIME_BEFORE.search(before) or re.match(r"\s*,?\s*\d", text[m.end() :]):
-                continue  # "in May", "May 3": the month
-            if name in _CALENDAR and _WHEN_BEFORE.search(before):
-                continue  # "the 3rd of May", "next Friday"
-            return True
-    return False
-
-
-def _terms(text: str) -> set[str]:
-    terms = {_SAME.get(t, t) for t in keyword_terms(text)}
-    return terms - _GENERIC - _CLITICS
-
-
-def _says(want: set[str], text: str) -> bool:
-    if not want:
-        return False
-    have = _terms(text)
-    return len(want & have) >= max(1, math.ceil(MATCH_SHARE * len(want)))
+def _replaced_by(records: list[MemoryRecord], pool: list[MemoryRecord]) -> list[MemoryRecord]:
+    """The records of ``pool`` that ``records`` replaced, and those they replaced, on down
+    the ``supersedes`` chain (not already in ``records``)."""
+    by_id = {r.id: r for r in pool}
+    seen = {r.id for r in records}
+    out: list[MemoryRecord] = []
+    for rec in records:
+        older = by_id.get(rec.supersedes or "")
+        while older is not None and older.id not in seen:
+            seen.add(older.id)
+            out.append(older)
+            older = by_id.get(older.supersedes or "")
+    return out
 
 
 def _lines(found: _Found) -> list[str]:
-    lines = [record_said(r.content) for r in found.records]
+    lines: list[str] = []
+    for r in found.records:
+        said = record_said(r.content)
+        if r.deprecated and said in lines:
+            continue  # a merged record's source, in the same words
+        lines.append(f"{said.rstrip('.')} (since replaced)." if r.deprecated else said)
     return lines + [f'what you said: "{_cut(t)}"' for t in found.turns]
 
 

@@ -25,6 +25,7 @@ from familiars.config import Settings
 from familiars.memory import (
     DocumentFinder,
     ForgetIntents,
+    ForgetReport,
     Forgetter,
     LazyEmbedder,
     MemoryError_,
@@ -123,13 +124,29 @@ async def _direct(
                 from familiars.bot import people_of_workspace
 
                 people = await stack.enter_async_context(people_of_workspace(settings, mw.home))
-            forgetter = Forgetter.for_workspace(mw, documents=documents, people=people)
+            hooks = [_their_reminder_loops(settings, mw.home)] if whole else []
+            forgetter = Forgetter.for_workspace(mw, documents=documents, people=people, hooks=hooks)
             if left:
                 await forgetter.resume()
             return await apply_write(mw, request, model=model, forgetter=forgetter)
     finally:
         if model is not None:
             await model.aclose()
+
+
+def _their_reminder_loops(
+    settings: Settings, home: Any
+) -> Callable[[ForgetReport], Awaitable[None]]:
+    """With no bot running, a whole person's forget takes their loops from the scheduler's
+    ledger as the running scheduler's hook does (``SchedulerLedger.forget_people``)."""
+    from familiars.scheduler import SchedulerLedger, ledger_path  # not at the CLI's start
+
+    async def forget(report: ForgetReport) -> None:
+        if report.people:
+            ledger = SchedulerLedger(ledger_path(Path(settings.workspace)), home)
+            await asyncio.to_thread(ledger.forget_people, report.people)
+
+    return forget
 
 
 def _model_for(settings: Settings, request: dict[str, Any]) -> Any:

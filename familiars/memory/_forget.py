@@ -565,6 +565,22 @@ class Forgetter:
                     continue
                 if source.deprecated:
                     await self._forget_record(report, source_id, now)
+        await self._forget_replaced(report, rec, now)
+
+    async def _forget_replaced(
+        self, report: ForgetReport, rec: MemoryRecord, now: float | None
+    ) -> None:
+        """What ``rec`` replaced (its ``supersedes``, deprecated) goes with it, on down the
+        chain: it said the same thing of the person before (tester s35 U4: after "forget
+        that I live in Otley" the old home stayed in the file, its history and the turns)."""
+        if not rec.supersedes or rec.supersedes in report.records:
+            return
+        try:
+            older = await self.store.get(rec.supersedes)
+        except RecordNotFoundError:
+            return
+        if older.deprecated:
+            await self._forget_record(report, older.id, now)
 
     async def _forget_turn_refs(
         self,

@@ -38,8 +38,10 @@ logger = logging.getLogger(__name__)
 
 #: A forgotten text shorter than this is matched as a whole text only, never inside one.
 MIN_QUOTE_CHARS = 12
-#: Words every memory text has: they say nothing about what was remembered.
-GENERIC_TERMS = frozenset({"user", "they", "their", "remember"})
+#: Words every memory text has: they say nothing about what was remembered. "called" only
+#: joins a name to whom it names: "Your wifes are Latoya and Latisha." repeats "The user's
+#: wife is called Latoya." (tester s35 U14: the reply stayed after a forget).
+GENERIC_TERMS = frozenset({"user", "they", "their", "remember", "call"})
 FORGOTTEN = "[forgotten]"
 #: JSON files under ``state/`` that are not scrubbed as data: the lock names a process.
 _SKIP = frozenset({"owner.lock"})

@@ -280,7 +280,9 @@ class ReminderBook:
             fields["extra"]["open_loop"]["every"] = moved
             await self.store.modify(rec.id, **fields)
             changed.append(replace(reminder, due=due, every=moved))
-        logger.info("%d repeating reminder(s) of %s follow %s", len(changed), user_key, zone)
+        # Neither the person nor the zone: where someone lives is theirs, and a log is kept
+        # past a forget (tester s35 U15).
+        logger.info("%d repeating reminder(s) follow a new time zone", len(changed))
         return changed
 
     async def recur(self, record_id: str, now: datetime) -> str | None:

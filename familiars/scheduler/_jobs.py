@@ -387,6 +387,8 @@ class Scheduler:
         database saved off the event loop, as every ledger save there."""
         holds = forgotten_of((), report.texts, report.records).holds
         await self.ledger.off_loop(self.ledger.forget, report.records, holds)
+        if report.people:  # a whole person: their loops go, not only their words
+            await self.ledger.off_loop(self.ledger.forget_people, report.people)
 
     async def records_changed(self, change: Any) -> None:
         """A :class:`~familiars.memory.StoreListener`: new or moved reminders get their exact

@@ -267,6 +267,37 @@ class SchedulerLedger:
             self.save()
         return changed
 
+    def forget_people(self, keys: Iterable[str]) -> bool:
+        """After a whole person was forgotten: their loops go from the ledger (task, due
+        time, schedule and its time zone: tester s35 U15 found "America/Chicago" left in
+        ``state.json``), with their care pause and the sends to their direct chats. Their
+        reminders are gone from the memory, so none can be sent again. Saved when something
+        changed; whether it did."""
+        gone = set(keys)
+        if not gone:
+            return False
+        with self._guard:
+            theirs = [rid for rid, e in self._data["loops"].items() if e.get("user_key") in gone]
+            for rid in theirs:
+                self._dirty.add(rid)
+                self._data["loops"].pop(rid)
+        direct = {dialogue_key("", None, key).lstrip("/") for key in gone}
+
+        def change(data: dict[str, Any]) -> None:
+            for key in gone:
+                data.get("people", {}).pop(key, None)
+            for where in [w for w in data.get("dialogues", {}) if w.split("/", 1)[-1] in direct]:
+                data["dialogues"].pop(where)
+
+        had = any(key in self._data.get("people", {}) for key in gone) or any(
+            w.split("/", 1)[-1] in direct for w in self._data.get("dialogues", {})
+        )
+        if had:
+            self._change(change)
+        if theirs or had:
+            self.save()
+        return bool(theirs or had)
+
     def forget_attempt(self, record_id: str) -> None:
         """A send that failed for sure: the loop may be tried again."""
         with self._guard:

@@ -295,13 +295,29 @@ class MemoryCommand(Command):
             )
         rec = await self._get_visible(target, call.caller)
         if not confirmed:
+            older = "".join(
+                f"\n> {one_line(r.content)} (since replaced)" for r in await self._replaced(rec)
+            )
             return CommandResponse(
-                f"About to forget for good:\n> {one_line(rec.content)}\n"
+                f"About to forget for good:\n> {one_line(rec.content)}{older}\n"
                 f"Reply yes (or send /memory forget {rec.id} confirm) to go ahead.",
                 on_yes=("forget", rec.id, "confirm"),
             )
         report = await self._forgetter.forget(rec.id)
         return _forgotten(call.invocation.is_group, record_said(one_line(rec.content)), report)
+
+    async def _replaced(self, rec: MemoryRecord) -> list[MemoryRecord]:
+        """What ``rec`` replaced, on down its ``supersedes`` chain: the forget takes it too."""
+        found: list[MemoryRecord] = []
+        while rec.supersedes and len(found) < 50:
+            try:
+                rec = await self._forgetter.store.get(rec.supersedes)
+            except RecordNotFoundError:
+                break
+            if not rec.deprecated:
+                break
+            found.append(rec)
+        return found
 
     async def _forget_everything(
         self, caller: Caller, confirmed: bool, is_group: bool

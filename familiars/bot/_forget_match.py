@@ -1,0 +1,160 @@
+"""What a description in a forget matches (pure): "forget that I live in Denver", "forget my
+address", "forget craig".
+
+- :func:`terms` - a text's distinctive words, with the words of one slot made one word: a
+  description names what it means ("my address", "where I live", "my job", "my age") and
+  the record says it another way ("The user lives in Otley.", "works as", "years old":
+  tester s35 U3 was told "I found nothing of yours" while the home was live).
+- :func:`says` - whether a text says a description (:data:`MATCH_SHARE` of its terms).
+- :func:`names_in`, :func:`name_asked`, :func:`names_said` - the names records give
+  someone, the names a request names, and whether a text says one as a name (in any case:
+  "craig" is Craig, tester s35 U6; never the word "may" for May).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+
+from familiars.memory import MemoryRecord, keyword_terms
+
+#: "forget that Oskar is obsessed with trains" names a record when this share of its
+#: distinctive words is in it (all of them up to three words: a record about the parrot does
+#: not match because it names Oskar too).
+MATCH_SHARE = 0.75
+_GENERIC = frozenset({"user", "they", "their", "remember", "said", "say", "told", "tell"})
+#: What is left of a contraction once the apostrophe splits it ("I'm" -> "m", "don't" ->
+#: "don"): the person says "I'm", the record "The user is", so these name nothing.
+_CLITICS = frozenset({
+    "m", "re", "ve", "ll", "d", "s", "t", "don", "doesn", "didn", "isn", "aren", "wasn",
+    "weren", "won", "haven", "hasn", "hadn", "couldn", "shouldn", "wouldn",
+})  # fmt: skip
+#: Words that say the same of a fact: "I'm called Jonas" is "The user's name is Jonas."
+_SAME = {"call": "name"}
+#: The slots of a person a description names in its own words: each word of a slot stands
+#: for the slot, so "my address" says what "The user lives in Otley." says.
+_SLOT_WORDS = {
+    "home": ("address", "home", "live", "reside", "residence"),
+    "work": ("job", "work", "occupation", "career", "profession", "employ"),
+    "age": ("age", "old"),
+}
+_SLOT = {
+    term: f"<{slot}>"
+    for slot, words in _SLOT_WORDS.items()
+    for word in words
+    for term in keyword_terms(word)
+}
+#: "I used to live in Headingley" says "lives"/"lived" (tester s35 U4: the tense hid it).
+_USED_TO = re.compile(r"\bused\s+to\b", re.IGNORECASE)
+
+
+def terms(text: str) -> set[str]:
+    """The distinctive words of ``text``, stemmed, a slot's words as the slot."""
+    found = {_SAME.get(t, t) for t in keyword_terms(_USED_TO.sub(" ", text))}
+    return {_SLOT.get(t, t) for t in found - _GENERIC - _CLITICS}
+
+
+def says(want: set[str], text: str) -> bool:
+    """Whether ``text`` has :data:`MATCH_SHARE` of ``want`` (:func:`terms`)."""
+    if not want:
+        return False
+    have = terms(text)
+    return len(want & have) >= max(1, math.ceil(MATCH_SHARE * len(want)))
+
+
+NAME = r"[A-Z][\w'-]+"
+_RELATIONS = (
+    r"sister|brother|mother|mum|mom|father|dad|son|daughter|wife|husband|partner|"
+    r"boyfriend|girlfriend|fiancée?|friend|cousin|aunt|uncle|niece|nephew|grandma|grandpa|"
+    r"grandmother|grandfather|granddaughter|grandson|boss|colleague|neighbou?r|flatmate|"
+    r"roommate|dog|cat|parrot|horse|sparky|plumber|builder|doctor|vet|kid|child|baby"
+)
+#: "The user's sister is called Emma.", "named Emma", "The user's sister May lives in Leeds."
+_CALLED = re.compile(
+    rf"\b(?:is|are)\s+called\s+(?P<name>{NAME})|\b(?:named|called)\s+(?P<n2>{NAME})|"
+    rf"\b(?:{_RELATIONS})\s+(?:(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?\s+)?(?P<n3>{NAME})"
+)
+#: "The user's husband craig is an electrician.": a name written small, known by the verb
+#: after it.
+_CALLED_SMALL = re.compile(
+    rf"\b(?:{_RELATIONS})\s+(?P<name>[a-z][\w'-]+)\s+(?:is|was|works|lives|has|had)\b",
+    re.IGNORECASE,
+)
+#: Names that are words too: written small they are the word ("will", "may", "rose").
+_WORD_NAMES = frozenset({
+    "may", "june", "april", "august", "will", "rose", "grace", "hope", "joy", "faith", "mark",
+    "bill", "frank", "pat", "sue", "amber", "ruby", "jack", "summer", "dawn", "rich", "art",
+    "bob", "sky", "river", "lily", "holly", "ivy", "iris", "daisy", "rob", "jay", "don",
+})  # fmt: skip
+#: Before a name, these make it a time ("in May", "since Monday", "by Friday"), as does a
+#: number after it ("May 3"); a month or weekday also after "of", "next", "every" ...
+_TIME_BEFORE = re.compile(r"\b(?:in|since|until|till|by|during)\s*$", re.IGNORECASE)
+_WHEN_BEFORE = re.compile(
+    r"(?:\b(?:of|last|next|this|every|early|late|mid|on)|\d(?:st|nd|rd|th)?)[\s-]*$",
+    re.IGNORECASE,
+)
+_CALENDAR = frozenset(
+    {"January", "February", "March", "April", "May", "June", "July", "August", "September",
+     "October", "November", "December", "Monday", "Tuesday", "Wednesday", "Thursday",
+     "Friday", "Saturday", "Sunday"}
+)  # fmt: skip
+#: After a name at the start of a sentence, these say it is a word ("May I ask ...?").
+_NOT_AFTER_NAME = re.compile(r"\s+(?:I|we|you|he|she|they|it|be|not|have|well)\b")
+
+
+def _small_name(word: str) -> bool:
+    """Whether ``word`` written small can be a name: not a word every sentence uses."""
+    low = word.lower()
+    return bool(keyword_terms(low)) and low not in _WORD_NAMES and not low.endswith("ly")
+
+
+def names_in(records: Iterable[MemoryRecord]) -> set[str]:
+    """The names the ``records`` give someone ("The user's sister is called Emma.", "The
+    user's sister May lives in Leeds.", "The user's husband craig is ..."), capitalised."""
+    return names_in_texts(r.content for r in records)
+
+
+def names_in_texts(texts: Iterable[str]) -> set[str]:
+    """The names :func:`names_in` finds, in any texts (the person's messages too)."""
+    found: set[str] = set()
+    for text in texts:
+        found |= {m["name"] or m["n2"] or m["n3"] for m in _CALLED.finditer(text)}
+        found |= {
+            m["name"].capitalize() for m in _CALLED_SMALL.finditer(text) if _small_name(m["name"])
+        }
+    return found
+
+
+def name_asked(what: str, known: set[str]) -> set[str]:
+    """The name(s) a request to forget names: "May" (written as a name), or "may" when a
+    memory gives someone that name; empty for a description ("my sister", "work")."""
+    words = what.split()
+    if words and all(re.fullmatch(NAME, w) for w in words):
+        return set(words)
+    by_word = {n.lower(): n for n in known}
+    if words and all(w.lower() in by_word for w in words):
+        return {by_word[w.lower()] for w in words}
+    return set()
+
+
+def names_said(names: set[str], text: str) -> bool:
+    """Whether ``text`` says one of ``names`` as a name: capitalised at the start of a
+    sentence not followed by a word that makes it a verb ("May I ..."), or elsewhere in any
+    case unless it is then a word ("will", "may"); not as a time ("in May", "May 3", "since
+    Friday": review s33 item 3)."""
+    for name in names:
+        small = _small_name(name)
+        for m in re.finditer(rf"(?<![\w'-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE):
+            if m.group() != name and not (small and m.group() == m.group().lower()):
+                continue  # "MAY", or "may" for May
+            before = text[: m.start()].rstrip(" \"'“‘(")
+            starts = not before or before[-1] in ".!?:\n"
+            if starts and _NOT_AFTER_NAME.match(text, m.end()):
+                continue
+            if _TIME_BEFORE.search(before) or re.match(r"\s*,?\s*\d", text[m.end() :]):
+                continue  # "in May", "May 3": the month
+            if name in _CALENDAR and _WHEN_BEFORE.search(before):
+                continue  # "the 3rd of May", "next Friday"
+            return True
+    return False
