@@ -15,7 +15,7 @@ def one_blas_thread() -> AbstractContextManager[Any]:
     """Recall's and the tree's matrix products are small (a query against a few thousand
     rows): on a busy two-core machine a multi-threaded BLAS spins on them and runs ~10x
     slower than one thread (measured: 8 ms vs 0.5 ms for 5 x 3000 x 384; a message's place
-    among 5,000 nodes: 12 ms vs 1.4 ms). No awaits happen inside. The libraries
+    among 5,000 nodes: 12-20 ms vs 0.2-1.5 ms). No awaits happen inside. The libraries
     are found once; each use only reads and sets their thread counts (threadpoolctl's own
     ``limit`` re-reads every library's info per call: ~30 us a recall)."""
     global _blas
