@@ -278,13 +278,16 @@ class TurnPlanner:
             max_chars=settings.memory.max_record_chars,  # as the writer cuts them
             understanding=understanding,
         )
-        # Understanding embeds the message's clauses: off the event loop.
-        plan.actions = await asyncio.to_thread(plan_now) if understanding else plan_now()
-        asked = spelled_out(turn.said)  # "wat do u know about me"
-        if understanding is not None and offline and is_question(asked):
-            meant = await asyncio.to_thread(answer_records, asked, plan.records, understanding)
+        if understanding is None:
+            plan.actions = plan_now()
+        else:  # it embeds the message's clauses and question: off the event loop, one hop
+            asked = spelled_out(turn.said)  # "wat do u know about me"
+            understanding.know(turn.said, turn.said_vector)  # recall embedded the message
+            plan.actions, meant, plan.unknown = await asyncio.to_thread(
+                _read_message, plan_now, plan.records, understanding,
+                asked if offline and is_question(asked) else None,
+            )  # fmt: skip
             plan.meant = [r.content for r in meant if not (info.is_group and r.scope == "user")]
-            plan.unknown = not meant and asks_unknown(asked, plan.records, understanding)
         if self.services.takes_tools(agent):
             # A model with tools sets (or asks about) reminders itself with set_reminder:
             # the rules do not set one behind its back, and it is not told one was set.
@@ -382,6 +385,22 @@ class TurnPlanner:
                 await self.services.store.append(record, dedupe=True)
             except (ValueError, OSError):
                 logger.exception("could not store a reminder; the writer will try again")
+
+
+def _read_message(
+    plan_now: Callable[[], TurnActions],
+    records: Sequence[MemoryRecord],
+    understanding: Understanding,
+    asked: str | None,
+) -> tuple[TurnActions, list[MemoryRecord], bool]:
+    """The turn's actions; for ``asked`` (an offline question), the records that answer it
+    and whether it surely asks of one of the person's slots that none is kept for. Each
+    may embed, so they run in one thread, not one each."""
+    actions = plan_now()
+    if asked is None:
+        return actions, [], False
+    meant = answer_records(asked, records, understanding)
+    return actions, meant, not meant and asks_unknown(asked, records, understanding)
 
 
 __all__ = ["TurnPlanner", "TurnPlan", "user_node_marks"]
