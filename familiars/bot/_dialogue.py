@@ -5,13 +5,14 @@ over one :class:`~familiars.bot._turn.Turn` value (:mod:`familiars.bot._stages`)
 before any turn), then :meth:`DialogueManager._turn` runs the stages in order: record the
 message (Q node) -> read the person's records once -> plan (care, actions, reminders:
 :class:`~familiars.bot._turn_plan.TurnPlanner`) -> recall -> compose the prompt -> answer ->
-send (groups through the one group check, ``Outbound``) -> after (A node, the writer's queue)
--> clear the ephemeral records of the previous turn. Commands go through :class:`CommandSet`,
+send (groups through the one group check, ``Outbound``) -> after (A node, the writer's queue),
+and beside it the clear of the ephemeral records of the previous turn. Commands go through :class:`CommandSet`,
 their group answers through the same group check.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -341,13 +342,14 @@ class DialogueManager:
         async for delta in stages.send(turn, s, stages.answer(turn, s)):
             yield delta
         turn.mark("answer")  # and send: the reply is whole
-        # The ephemeral clear first: after() starts the background embedding of the
-        # message's and the reply's nodes, and nothing of the turn is left to wait on it.
-        # A failed clear does not keep the reply that was sent from its node.
-        try:
-            await self._clear_ephemeral(turn.key)
-        finally:
-            await stages.after(turn, s)
+        # The ephemeral clear beside after(): a listing and three fsynced writes, each in a
+        # thread, wait for each other no longer. A failed clear does not keep the reply
+        # that was sent from its node (after() runs to its end), and is raised after it.
+        for failed in await asyncio.gather(
+            self._clear_ephemeral(turn.key), stages.after(turn, s), return_exceptions=True
+        ):
+            if isinstance(failed, BaseException):
+                raise failed
         turn.mark("after")
         self._turn_started[turn.key] = turn.now.isoformat(timespec="seconds")
         self.last_spent = turn.spent
