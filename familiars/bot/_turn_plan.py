@@ -278,16 +278,7 @@ class TurnPlanner:
             max_chars=settings.memory.max_record_chars,  # as the writer cuts them
             understanding=understanding,
         )
-        if understanding is None:
-            plan.actions = plan_now()
-        else:  # it embeds the message's clauses and question: off the event loop, one hop
-            asked = spelled_out(turn.said)  # "wat do u know about me"
-            understanding.know(turn.said, turn.said_vector)  # recall embedded the message
-            plan.actions, meant, plan.unknown = await asyncio.to_thread(
-                _read_message, plan_now, plan.records, understanding,
-                asked if offline and is_question(asked) else None,
-            )  # fmt: skip
-            plan.meant = [r.content for r in meant if not (info.is_group and r.scope == "user")]
+        await self._read(plan, turn, plan_now)
         if self.services.takes_tools(agent):
             # A model with tools sets (or asks about) reminders itself with set_reminder:
             # the rules do not set one behind its back, and it is not told one was set.
@@ -300,6 +291,23 @@ class TurnPlanner:
             plan.actions, agent.id, info.dialogue_id, user_key, turn.q_id, now
         )
         return plan
+
+    async def _read(self, plan: TurnPlan, turn: Turn, plan_now: Callable[[], TurnActions]) -> None:
+        """The turn's actions, and an offline question's answering records; with the
+        understanding they embed (the message's clauses, the question): off the event loop,
+        in one hop, the message's vector handed over first (recall embedded it)."""
+        understanding = self.services.understanding
+        if understanding is None:
+            plan.actions = plan_now()
+            return
+        asked = spelled_out(turn.said)  # "wat do u know about me"
+        understanding.know(turn.said, turn.said_vector)
+        plan.actions, meant, plan.unknown = await asyncio.to_thread(
+            _read_message, plan_now, plan.records, understanding,
+            asked if plan.offline and is_question(asked) else None,
+        )  # fmt: skip
+        group = turn.info.is_group
+        plan.meant = [r.content for r in meant if not (group and r.scope == "user")]
 
     async def _cares(self, plan: TurnPlan, turn: Turn, tz: str) -> bool:
         """The crisis reply in ``plan`` when the message worries (and proactive messages
