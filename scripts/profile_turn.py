@@ -2,7 +2,7 @@
 profile of them.
 
     python scripts/profile_turn.py WORKSPACE [--turns 30] [--records 10000] [--nodes 5000]
-                                   [--pyinstrument profile.txt]
+                                   [--pyinstrument profile.txt] [--setup-vectors surrogate]
 
 The workspace is built once as ``familiars bench turn`` builds its own (``--records``
 synthetic facts, a dialogue of ``--nodes`` turns) and kept, so later runs start in seconds.
@@ -28,6 +28,7 @@ from typing import Any
 
 import familiars.bot._stages as stages
 from familiars.benchmarks import _turn as bench
+from familiars.benchmarks._turn_setup import SETUP_KINDS, SetupKind, SetupVectors
 from familiars.bot import Application, IncomingMessage
 from familiars.bot._dialogue import DialogueManager
 from familiars.bot._turn_plan import TurnPlanner
@@ -66,9 +67,11 @@ def _time_the_stages() -> None:
     stages.send = timed_send  # type: ignore[assignment]
 
 
-async def _open(ws: Path, records: int, nodes: int) -> tuple[Application, Any, float]:
+async def _open(
+    ws: Path, records: int, nodes: int, setup: SetupKind = "real"
+) -> tuple[Application, Any, float]:
     settings = bench._as_a_bot_runs(load_settings(workspace=ws))
-    embedder = embedder_from_settings(settings)
+    embedder = SetupVectors(embedder_from_settings(settings), setup)
     fresh = not (ws / "familiars.db").exists()
     ws.mkdir(parents=True, exist_ok=True)
     app = Application(
@@ -79,7 +82,9 @@ async def _open(ws: Path, records: int, nodes: int) -> tuple[Application, Any, f
     if fresh:
         await bench._seed_records(app, records)
         base = await bench._seed_tree(app, embedder, nodes)
+        embedder.done()
     else:
+        embedder.done()
         base = datetime(2026, 1, 1, tzinfo=UTC).timestamp()
         reader = app.dialogues.recaller.reader
         await reader.sync()
@@ -89,7 +94,9 @@ async def _open(ws: Path, records: int, nodes: int) -> tuple[Application, Any, f
 
 async def main(args: argparse.Namespace) -> dict[str, Any]:
     _time_the_stages()
-    app, embedder, start = await _open(args.workspace, args.records, args.nodes)
+    app, embedder, start = await _open(
+        args.workspace, args.records, args.nodes, args.setup_vectors
+    )
     now = datetime.fromtimestamp(start + 86400 * (int(time.time()) % 1000), UTC)
     rng = random.Random(11)
     profiler = None
@@ -146,4 +153,5 @@ if __name__ == "__main__":
     parser.add_argument("--records", type=int, default=10_000)
     parser.add_argument("--nodes", type=int, default=5_000)
     parser.add_argument("--pyinstrument", type=Path, default=None)
+    parser.add_argument("--setup-vectors", choices=SETUP_KINDS, default="real")
     print(json.dumps(asyncio.run(main(parser.parse_args())), indent=1))

@@ -23,7 +23,8 @@ What memory adds to a turn is reported beside the whole turn: ``memory`` is the 
 answer stage (the offline answerer stands in for the model, whose time is not memory's), and
 ``to_reply`` the turn up to the whole reply (less the after stage: the write queued, the
 reply's node kept, while the person reads). ``stage_ms`` is each stage's mean
-(``Turn.spent``).
+(``Turn.spent``); the records are read while the message's node is made, so
+``record_message`` holds both and ``read_records`` is about 0.
 """
 
 from __future__ import annotations

@@ -3,15 +3,16 @@ over one :class:`~familiars.bot._turn.Turn` value (:mod:`familiars.bot._stages`)
 
 :meth:`DialogueManager.respond` receives (who, where, what was said; "forget that" is answered
 before any turn), then :meth:`DialogueManager._turn` runs the stages in order: record the
-message (Q node) -> read the person's records once -> plan (care, actions, reminders:
-:class:`~familiars.bot._turn_plan.TurnPlanner`) -> recall -> compose the prompt -> answer ->
-send (groups through the one group check, ``Outbound``) -> after (A node, the writer's queue)
--> clear the ephemeral records of the previous turn. Commands go through :class:`CommandSet`,
-their group answers through the same group check.
+message (Q node), and beside it read the person's records once -> plan (care, actions,
+reminders: :class:`~familiars.bot._turn_plan.TurnPlanner`) -> recall -> compose the prompt ->
+answer -> send (groups through the one group check, ``Outbound``) -> after (A node, the
+writer's queue), and beside it clear the ephemeral records of the previous turn. Commands go
+through :class:`CommandSet`, their group answers through the same group check.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -347,9 +348,10 @@ class DialogueManager:
     async def _answered(self, turn: Turn) -> AsyncIterator[str]:
         """The stages from the message's node down to after()."""
         s = self.services
-        await stages.record_message(turn, s)
+        # The person's records are read while the message is embedded and placed: neither
+        # needs the other, and each waits on a thread (the read's share shows in the first).
+        await _all_of(stages.record_message(turn, s), stages.read_records(turn, s))
         turn.mark("record_message")
-        await stages.read_records(turn, s)
         turn.mark("read_records")
         turn.plan = await self.planner.begin(turn)  # issue 14: care, actions, reminders
         await stages.drop_unwritten(turn, s)  # a care turn's held work goes at once
@@ -361,13 +363,10 @@ class DialogueManager:
         async for delta in stages.send(turn, s, stages.answer(turn, s)):
             yield delta
         turn.mark("answer")  # and send: the reply is whole
-        # The ephemeral clear first: after() starts the background embedding of the
-        # message's and the reply's nodes, and nothing of the turn is left to wait on it.
-        # A failed clear does not keep the reply that was sent from its node.
-        try:
-            await self._clear_ephemeral(turn.key)
-        finally:
-            await stages.after(turn, s)
+        # The ephemeral clear beside after(): a listing and three fsynced writes, each in a
+        # thread, wait for each other no longer. A failed clear does not keep the reply
+        # that was sent from its node (after() runs to its end), and is raised after it.
+        await _all_of(self._clear_ephemeral(turn.key), stages.after(turn, s))
         turn.mark("after")
         if saved := await stages.behaviour_saved(turn, s):  # said before the reply ends
             yield saved
@@ -422,6 +421,14 @@ def _own_commands(
             forgetter=forget_words.forgetter,
         )
     )
+
+
+async def _all_of(*steps: Awaitable[None]) -> None:
+    """The steps at once, each run to its end; then the first failure is raised (none is
+    left running unawaited, and a step that failed does not cut another short)."""
+    for failed in await asyncio.gather(*steps, return_exceptions=True):
+        if isinstance(failed, BaseException):
+            raise failed
 
 
 def _clean_text(text: str) -> tuple[str, int]:

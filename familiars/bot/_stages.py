@@ -238,10 +238,11 @@ async def _settle_writer(queue: WriterQueue | None) -> None:
 
 async def recall(turn: Turn, s: TurnServices) -> None:
     """What the reader recalls for the message, and the document passages for it: the
-    document search runs beside recall (its index check is a database hop, which waits
-    while recall ranks on the event loop, not after it)."""
+    document search runs beside recall, and starts first: its index check is a database
+    hop, which then runs while recall ranks on the event loop, not after it (recall may
+    not yield before it has ranked)."""
     t0 = time.perf_counter()
-    turn.recalled, turn.passages = await asyncio.gather(_recalled(turn, s), _passages(turn, s))
+    turn.passages, turn.recalled = await asyncio.gather(_passages(turn, s), _recalled(turn, s))
     turn.recall_ms = (time.perf_counter() - t0) * 1000
 
 

@@ -278,13 +278,7 @@ class TurnPlanner:
             max_chars=settings.memory.max_record_chars,  # as the writer cuts them
             understanding=understanding,
         )
-        # Understanding embeds the message's clauses: off the event loop.
-        plan.actions = await asyncio.to_thread(plan_now) if understanding else plan_now()
-        asked = spelled_out(turn.said)  # "wat do u know about me"
-        if understanding is not None and offline and is_question(asked):
-            meant = await asyncio.to_thread(answer_records, asked, plan.records, understanding)
-            plan.meant = [r.content for r in meant if not (info.is_group and r.scope == "user")]
-            plan.unknown = not meant and asks_unknown(asked, plan.records, understanding)
+        await self._read(plan, turn, plan_now)
         if self.services.takes_tools(agent):
             # A model with tools sets (or asks about) reminders itself with set_reminder:
             # the rules do not set one behind its back, and it is not told one was set.
@@ -297,6 +291,23 @@ class TurnPlanner:
             plan.actions, agent.id, info.dialogue_id, user_key, turn.q_id, now
         )
         return plan
+
+    async def _read(self, plan: TurnPlan, turn: Turn, plan_now: Callable[[], TurnActions]) -> None:
+        """The turn's actions, and an offline question's answering records; with the
+        understanding they embed (the message's clauses, the question): off the event loop,
+        in one hop, the message's vector handed over first (recall embedded it)."""
+        understanding = self.services.understanding
+        if understanding is None:
+            plan.actions = plan_now()
+            return
+        asked = spelled_out(turn.said)  # "wat do u know about me"
+        understanding.know(turn.said, turn.said_vector)
+        plan.actions, meant, plan.unknown = await asyncio.to_thread(
+            _read_message, plan_now, plan.records, understanding,
+            asked if plan.offline and is_question(asked) else None,
+        )  # fmt: skip
+        group = turn.info.is_group
+        plan.meant = [r.content for r in meant if not (group and r.scope == "user")]
 
     async def _cares(self, plan: TurnPlan, turn: Turn, tz: str) -> bool:
         """The crisis reply in ``plan`` when the message worries (and proactive messages
@@ -382,6 +393,22 @@ class TurnPlanner:
                 await self.services.store.append(record, dedupe=True)
             except (ValueError, OSError):
                 logger.exception("could not store a reminder; the writer will try again")
+
+
+def _read_message(
+    plan_now: Callable[[], TurnActions],
+    records: Sequence[MemoryRecord],
+    understanding: Understanding,
+    asked: str | None,
+) -> tuple[TurnActions, list[MemoryRecord], bool]:
+    """The turn's actions; for ``asked`` (an offline question), the records that answer it
+    and whether it surely asks of one of the person's slots that none is kept for. Each
+    may embed, so they run in one thread, not one each."""
+    actions = plan_now()
+    if asked is None:
+        return actions, [], False
+    meant = answer_records(asked, records, understanding)
+    return actions, meant, not meant and asks_unknown(asked, records, understanding)
 
 
 __all__ = ["TurnPlanner", "TurnPlan", "user_node_marks"]

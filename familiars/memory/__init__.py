@@ -30,13 +30,12 @@ from familiars.memory._database import (
     index_view,
     migrate_to_database,
 )
+from familiars.memory._dialog_reference import reference_choose_parent, reference_query
 from familiars.memory._dialog_tree import (
     DialogTree,
     Node,
     is_forgotten,
     node_content_for_llm,
-    reference_choose_parent,
-    reference_query,
 )
 from familiars.memory._dialog_trees import DialogTrees
 from familiars.memory._documents import (

@@ -32,6 +32,8 @@ class StoredDialogueFile(DialogueFile):
     """A dialogue's ``dialogue.json`` and journal kept in a :class:`StateHome` (the
     database): the same JSON document and the same lines, by the files' names."""
 
+    appends_inline = False  # a row inserted, fsynced or not: off the event loop
+
     def __init__(self, folder: Path, home: StateHome, prefix: str, **kwargs: Any) -> None:
         super().__init__(folder, **kwargs)
         self.home = home

@@ -30,6 +30,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from familiars.memory import _recall_context as convo
+from familiars.memory._blas import one_blas_thread
 from familiars.memory._dialog_tree import DialogTree
 from familiars.memory._dialog_trees import DialogTrees
 from familiars.memory._embeddings import Embedder
@@ -40,7 +41,6 @@ from familiars.memory._reader_rows import (
     RankedCells,
     add_ms,
     carry,
-    one_blas_thread,
     source_node_key,
     top,
     top_set,

@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from familiars.memory._blas import one_blas_thread
 from familiars.memory._dialog_tree import DialogTree
-from familiars.memory._reader_rows import one_blas_thread
 from familiars.memory._text import last_words
 
 #: How many earlier messages of the branch are read (the topic is usually 2-3 back).

@@ -172,7 +172,7 @@ async def test_a_message_whose_turn_failed_still_gets_its_own_vector(
 async def test_a_sent_reply_is_kept_though_clearing_the_ephemeral_records_failed(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The ephemeral clear runs between the reply and after(): when it fails (the store's
+    """The ephemeral clear runs beside after(): when it fails (the store's
     disk or database), the reply that was sent still gets its node."""
 
     async def broken(key: object) -> None:

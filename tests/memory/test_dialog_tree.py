@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import numpy as np
 import pytest
 
 from familiars.memory import content_hash
+from familiars.memory._dialog_reference import reference_choose_parent, reference_query
 from familiars.memory._dialog_tree import (
     DIALOGUE_FILE,
     JOURNAL_FILE,
@@ -19,8 +21,6 @@ from familiars.memory._dialog_tree import (
     Node,
     make_title,
     node_content_for_llm,
-    reference_choose_parent,
-    reference_query,
 )
 from familiars.memory._dialog_trees import DialogTrees
 
@@ -405,3 +405,40 @@ async def test_a_provisional_node_on_both_homes(workspace, memory_home) -> None:
         assert gone.content == "" and not np.any(gone.embedding)
     finally:
         await home.close()
+
+
+async def test_an_unsynced_node_is_placed_on_the_event_loop_and_journaled(tmp_path) -> None:
+    """``aadd_node`` with ``sync=False`` places a message on the event loop (no hop to a
+    thread: a line appended, its fsync later), journaled as a thread's add would be; while
+    another thread holds the tree (a compaction, say) it waits in a thread instead, so the
+    event loop never blocks on the tree's lock; an fsynced add always goes to a thread."""
+    import threading
+
+    rng = np.random.default_rng(5)
+    tree = DialogTrees(tmp_path).get("agent_0", "dialogue_1", create=True)
+    _fill(tree, 4)
+    loop_thread = threading.get_ident()
+    placed_in: list[int] = []
+    add = tree.add_node
+
+    def recording(*args: object, **kwargs: object) -> Node:
+        placed_in.append(threading.get_ident())
+        return add(*args, **kwargs)  # type: ignore[arg-type]
+
+    tree.add_node = recording  # type: ignore[method-assign]
+    node = await tree.aadd_node("on the loop", _unit(rng, 8), timestamp=50.0, sync=False)
+    assert placed_in == [loop_thread]
+    with tree._lock:  # another thread holds the tree: the add waits in a thread
+        pending = asyncio.ensure_future(
+            tree.aadd_node("held", _unit(rng, 8), timestamp=51.0, sync=False)
+        )
+        for _ in range(3):
+            await asyncio.sleep(0)  # the loop runs on meanwhile
+        assert not pending.done()
+    await pending
+    await tree.aadd_node("fsynced", _unit(rng, 8), timestamp=52.0)
+    assert len(placed_in) == 3 and loop_thread not in placed_in[1:]
+    tree.file.sync()
+    again = DialogTrees(tmp_path).get("agent_0", "dialogue_1")
+    assert [n.content for n in again.node_list[-3:]] == ["on the loop", "held", "fsynced"]
+    assert again.node_list[node.id].parent == node.parent

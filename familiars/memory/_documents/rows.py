@@ -107,8 +107,9 @@ class SqliteDocRows:
         await self.db.commit()
 
     async def _all(self, query: str, params: Sequence[Any] = ()) -> list[Any]:
-        async with self.db.execute(query, params) as cur:
-            return list(await cur.fetchall())
+        # One hop to the connection's thread, not three (execute, fetch, close): every
+        # private turn asks for the index's generation beside recall.
+        return list(await self.db.execute_fetchall(query, params))
 
     async def known_files(self, owner: str) -> dict[str, tuple[str, int, float]]:
         rows = await self._all(Q.known_files, (owner,))
