@@ -93,3 +93,8 @@ def test_the_wife_named_again_as_kept_is_said_already(understanding: Any) -> Non
 def test_a_late_wife_is_never_replaced_by_a_new_one(understanding: Any) -> None:
     writes = _writes("my wife is called Ann", [NAME, LATE], understanding)
     assert ("add", "The user's wife is called Ann.", "") in writes
+
+
+def test_the_users_own_name_said_not_another_is_still_their_name(understanding: Any) -> None:
+    writes = _writes("Actually my name is Beatriz, not Beatrice", [], understanding)
+    assert ("add", "The user's name is Beatriz.", "") in writes

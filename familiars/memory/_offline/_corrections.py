@@ -184,8 +184,9 @@ def correction_writes(
         return list(writes)
     new, old = names
     found = _wrong_record(old, existing, now)
-    if found is None and old is not None:  # "it's Latisha not Latoya": no one is Latoya yet,
-        return [w for w in writes if not _names_the_user(w, new)]  # the user is no Latisha
+    if found is None and old is not None and not _SELF_NAMED.search(text):
+        # "it's Latisha not Latoya" with no Latoya kept names no one: not the user Latisha
+        return [w for w in writes if not _names_the_user(w, new)]
     if found is None:
         return list(writes)
     rec, wrong = found
@@ -218,6 +219,10 @@ def correction_writes(
         source_quote=[f"User message: '{text.strip()[:200]}'"],
     )
     return [*out, WriteOp(op="update", scope=rec.scope, category=rec.category, entry=entry)]
+
+
+#: The person naming themself: "my name is Beatriz, not Beatrice" corrects their own.
+_SELF_NAMED = re.compile(r"\b(?:my\s+name|name'?s|i'?m|im|i\s+am|call\s+me)\b", re.I)
 
 
 def _names_the_user(write: WriteOp, name: str) -> bool:
