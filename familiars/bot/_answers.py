@@ -193,8 +193,10 @@ _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "language model, sorry. I can keep track of what you tell me, though.",
         ),
         (
-            r"\b(?:are|r)\s+(?:you|u)\s+(?:a\s+)?(?:real\s+)?(?:person|human|bot|robot|ai|"
-            r"machine|alive|real)\b|\b(?:talking|speaking)\s+to\s+a\s+(?:real\s+)?(?:human|person|bot)",
+            r"\b(?:are|r)\s+(?:you|u)\s+(?:a\s+|an\s+)?(?:real\s+)?(?:person|human|bot|robot|ai|"
+            r"machine|alive|real|program|programme|computer|chatbot|software)\b|"
+            r"\b(?:talking|speaking)\s+to\s+a\s+(?:real\s+)?(?:human|person|bot)|"
+            r"\b(?:do|can)\s+(?:you|u)\s+(?:really\s+)?(?:care|feel|have\s+feelings)\b",
             "I'm an AI, not a person: a companion program running on your own machine. "
             "I'm glad to listen, and I remember what you tell me.",
         ),
@@ -322,6 +324,9 @@ def offline_reply(
     if lines:  # big news is met before what was noted ("my nan passed away" and a name)
         news = kind_word(text)
         return "\n".join([news, *lines] if news else lines)
+    if (greeted := _GREETED.match(text)) and is_question(rest := text[greeted.end() :]):
+        lines.append(f"Hello{f', {name}' if name else ''}!")  # "hi, who am I?": asked too
+        text = rest
     chat = on_now or missing_someone(text, kept) or about_you(text, familiar)
     chat = chat or small_talk(text, name)
     chat = chat or about_now(text, now) or said_before(text, last_reply)
@@ -342,6 +347,12 @@ def offline_reply(
     return "\n".join(dict.fromkeys(lines))  # F4: a line said once, however it was found
 
 
+#: A greeting before what the message goes on to say: "hi, who am I?".
+_GREETED = re.compile(
+    r"^\s*(?:hi+|hello+|hey+|hiya|heya|yo|howdy|good\s+(?:morning|afternoon|evening))"
+    r"(?:\s+there)?[,!.\s]+(?=\w)",
+    re.I,
+)
 _LETTER = re.compile(r"[^\W\d_]")
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|i'd|me|my|mine|we|our|us)\b", re.I)
 _OTHERS_OWN = re.compile(r"\b(?:my|our)\s+[\w-]+(?:'s|s')\s", re.I)
@@ -512,22 +523,42 @@ def _who_said(node: Item) -> str:
 
 
 _DATE = re.compile(
-    r"\b(?:what(?:'s|\s+is)?\s+(?:the\s+)?(?:date|day)|what\s+day\s+is\s+it|"
-    r"what(?:'s|\s+is)?\s+today'?s?\s+date)\b",
+    r"\b(?:what(?:'?s|\s+is)?\s+(?:the\s+)?(?:date|day)|what\s+day\s+is\s+it|"
+    r"what(?:'?s|\s+is)?\s+today'?s?\s+date)\b",
     re.I,
 )
-_TIME = re.compile(r"\bwhat(?:'s|\s+is)?\s+(?:the\s+)?time\b|\bwhat\s+time\s+is\s+it\b", re.I)
+_TIME = re.compile(r"\bwhat(?:'?s|\s+is)?\s+(?:the\s+)?time\b|\bwhat\s+time\s+is\s+it\b", re.I)
 _AGAIN = re.compile(
     r"\bwhat\s+did\s+(?:you|u)\s+(?:just\s+)?say\b|\b(?:say|repeat)\s+(?:that|it)\s+again\b|"
-    r"^(?:sorry|pardon|come\s+again|what)\s*\?+$",
+    r"^(?:(?:sorry|pardon|huh|eh|wait)[,!.\s]*)?(?:come\s+again|what|what\s+was\s+that)\s*[?!.]*$",
     re.I,
 )
+#: Words that colour a message and say nothing of what it asks: "are you *actually* a
+#: person", "*be honest*, do you care", "*man*, thanks", "*ugh* you're *honestly* useless"
+#: (s35 U20): dropped before small talk and the clock are read.
+_HEDGE = re.compile(
+    r"\b(?:actually|honestly|really|just|literally|seriously|truly|genuinely|kinda|even|"
+    r"tbh|to\s+be\s+honest|be\s+honest|if\s+i'?m\s+honest)\b[,]?\s*",
+    re.I,
+)
+_INTERJECTION = re.compile(
+    r"^(?:(?:man|dude|bro|mate|ugh+|argh+|oh|ah|well|ok(?:ay)?|so|lol|haha\w*|hmm+|um+|"
+    r"welp|right|anyway)\b[,!.]*\s+)+",
+    re.I,
+)
+
+
+def plainly(text: str) -> str:
+    """``text`` without its hedges and its opening interjections, runs of spaces single."""
+    said = _INTERJECTION.sub("", " ".join(text.replace("\u2019", "'").split()))
+    return " ".join(_HEDGE.sub("", said).split()) or said
 
 
 def about_now(text: str, now: datetime | None) -> str | None:
     """ "What's the date?", "what time is it?" from the clock, in the person's time zone."""
     if now is None:
         return None
+    text = plainly(text)
     if _DATE.search(text):
         return f"It's {now.strftime('%A')} {now.day} {now.strftime('%B %Y')}."
     if _TIME.search(text):
@@ -537,7 +568,7 @@ def about_now(text: str, now: datetime | None) -> str | None:
 
 def said_before(text: str, last_reply: str) -> str | None:
     """ "What did you just say?": the last reply again."""
-    if not _AGAIN.search(text.strip()):
+    if not _AGAIN.search(plainly(text)):
         return None
     if not last_reply:
         return "I haven't said anything yet in this chat."
@@ -560,10 +591,15 @@ def kind_word(text: str) -> str | None:
 def small_talk(text: str, name: str = "") -> str | None:
     if (news := big_news(text)) is not None:
         return news
+    plain = plainly(text)
     for pattern, reply in (*_SMALL_TALK, *_FEELINGS, *_WARM_TIMES):
         if reply == GOOD_TIME and _HARD_NEWS.search(text):
             continue  # "a lovely walk, then I got the call that ..." (review s34 F18)
-        if pattern.search(text.strip()):
+        if (
+            pattern.search(text.strip())
+            or (pattern, reply) in _SMALL_TALK
+            and pattern.search(plain)
+        ):
             return reply.replace("{name}", f", {name}" if name else "")
     return None
 

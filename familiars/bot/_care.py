@@ -36,8 +36,6 @@ _GIVING_UP = re.compile(
     r"\b(?:(?:point|reason)\s+(?:of|in|to|for\s+me\s+to)\s+(?:carry(?:ing)?\s+on(?!\s+with\b)|go(?:ing)?\s+on|"
     r"keep(?:ing)?\s+going|liv(?:e|ing)|be(?:ing)?\s+(?:here|alive))|"
     r"what'?s\s+the\s+point\s+(?:any\s*more|of\s+(?:anything|it\s+all|life|me))|"
-    r"can'?t\s+(?:do|take)\s+(?:this|it)\s+any\s*more|"
-    r"can'?t\s+(?:go|carry)\s+on\s+(?:without|like\s+this|any\s*more)|"
     r"(?:might\s+as\s+well|ready\s+to|time\s+(?:I|to)(?:\s+(?:went|go))?(?:\s+(?:to|and))?)\s+"
     r"(?:join|be\s+with)\s+(?:him|her)(?:\s+(?:again|now|soon))?\s*(?:[.!]|$)|"
     r"(?:sleep|asleep)\s+and\s+(?:not|never)\s+wake\s+up|"
@@ -45,6 +43,68 @@ _GIVING_UP = re.compile(
     r"tired\s+of\s+(?:living|being\s+alive))",
     re.IGNORECASE,
 )
+#: Not going on, said by the person: "I can't take it anymore". Said of a knee, a car or
+#: someone else it is not theirs (s35 U8: "i'm done with climbing, my knee can't take it
+#: anymore"): :func:`_said_of_another` reads who cannot.
+_CANT_GO_ON = re.compile(
+    r"\bcan'?t\s+(?:(?:do|take)\s+(?:this|it)\s+any\s*more|"
+    r"(?:go|carry)\s+on\s+(?:without|like\s+this|any\s*more))",
+    re.IGNORECASE,
+)
+#: Words between a subject and its "can't" that say nothing of who: "I just can't".
+_HEDGES = frozenset(
+    [
+        "just",
+        "really",
+        "honestly",
+        "literally",
+        "simply",
+        "truly",
+        "seriously",
+        "genuinely",
+        "actually",
+        "so",
+        "still",
+        "already",
+        "now",
+    ]
+)
+#: Subjects that are someone or something else: "he can't", "it can't".
+_OTHERS = frozenset(
+    ["he", "she", "it", "they", "you", "he's", "she's", "it's", "they're", "this", "that"]
+)
+#: What opens a noun phrase: "my knee", "the car", "our old boiler".
+_DETERMINERS = frozenset(
+    ["my", "his", "her", "their", "our", "your", "the", "this", "that", "its", "a", "an"]
+)
+#: Nouns that stand for the person themselves: "my heart can't take it anymore" is theirs.
+_THE_SELF = frozenset(
+    ["heart", "mind", "soul", "head", "brain", "body", "self", "nerves", "spirit"]
+)
+
+
+def _said_of_another(plain: str, start: int) -> bool:
+    """Whether the "can't" at ``start`` has a subject other than the speaker: a pronoun
+    ("he can't") or a noun phrase ("my knee can't") that is not the self ("my heart")."""
+    clause = re.split(r"[,.;:!?()]|\b(?:and|but|so|because|cause|cos)\b", plain[:start].lower())[-1]
+    words = re.findall(r"[a-z']+", clause)
+    while words and words[-1] in _HEDGES:
+        words.pop()
+    if not words or words[-1] in ("i", "we", "i'm", "me"):
+        return False
+    if words[-1] in _OTHERS:
+        return True
+    phrase = words[-4:]
+    opener = next((i for i in range(len(phrase) - 1, -1, -1) if phrase[i] in _DETERMINERS), None)
+    if opener is None or any(w in ("i", "we") for w in phrase[opener:]):
+        return False
+    return words[-1] not in _THE_SELF
+
+
+def _cant_go_on(plain: str) -> bool:
+    return any(not _said_of_another(plain, m.start()) for m in _CANT_GO_ON.finditer(plain))
+
+
 #: Joining the dead with the farewell said (s34 U78: "I'm going to be with Joan soon, I've
 #: made my peace"): being with someone soon or again, and peace made or goodbyes said, in one
 #: message. Either alone is everyday ("with my sister soon, flying out Friday", "made my
@@ -197,6 +257,7 @@ def speaks_of_self_harm(text: str) -> bool:
     return bool(
         _SELF_HARM.search(text)
         or _GIVING_UP.search(plain)
+        or _cant_go_on(plain)
         or means
         or (_JOINING.search(plain) and _FAREWELL.search(plain))
     )

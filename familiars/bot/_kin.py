@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from familiars.llm import plural
 from familiars.memory import edges_in, relation_of
 
 _CHILDREN = frozenset({"son", "daughter", "child", "baby", "twin"})
@@ -80,6 +81,9 @@ def _kinds(word: str) -> tuple[frozenset[str], bool] | None:
     rel = relation_of(word)
     if rel in _PEOPLE:
         return (_PARTNERS if rel in _PARTNERS else frozenset({rel})), False
+    several = next((r for r in _PEOPLE if plural(r) == word), None)  # "wives", "nieces"
+    if several is not None:
+        return frozenset({several}), True
     if word.endswith("s") and (rel := relation_of(word[:-1])) in _PEOPLE:
         return frozenset({rel}), True
     return None
@@ -87,10 +91,6 @@ def _kinds(word: str) -> tuple[frozenset[str], bool] | None:
 
 def _names(names: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
-def _plural(rel: str) -> str:
-    return "children" if rel == "child" else rel + "s"
 
 
 def kin_answer(text: str, contents: Sequence[str]) -> str | None:
@@ -111,11 +111,11 @@ def kin_answer(text: str, contents: Sequence[str]) -> str | None:
     if len(found) == 1:
         rel, name = found[0]
         return f"You're married to {name}." if rel == "spouse" else f"Your {rel} is called {name}."
-    if found and word == "partner":  # a wife and a girlfriend: each said as kept
+    rels = {rel for rel, _ in found}
+    if found and (word == "partner" or (len(rels) > 1 and not several)):  # "who's my wife?"
         return f"You told me about {_names([f'your {rel} {name}' for rel, name in found])}."
-    if found:
-        rels = {rel for rel, _ in found}
-        said = _plural(next(iter(rels))) if len(rels) == 1 else word.lower()
+    if found:  # "who are my kids?": sons and daughters are the kids asked
+        said = plural(next(iter(rels))) if len(rels) == 1 else word.lower()
         return f"Your {said} are {_names([name for _, name in found])}."
     if not contents or not several or _said_anywhere(word, wanted, contents):
         return None  # nothing kept handed over (a group): the other answers say it
@@ -129,7 +129,7 @@ def kin_answer(text: str, contents: Sequence[str]) -> str | None:
 def _said_anywhere(word: str, wanted: frozenset[str], contents: Sequence[str]) -> bool:
     """Whether a record names the kind asked in words no relation was read from ("The user
     has twin boys.")."""
-    words = {word.lower(), *wanted, *(_plural(w) for w in wanted)}
+    words = {word.lower(), *wanted, *(plural(w) for w in wanted)}
     if wanted & _PARTNERS:
         words |= {"married", "engaged"}
     pattern = re.compile(rf"\b(?:{'|'.join(sorted(words))})\b", re.IGNORECASE)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from familiars.llm import plural
 from familiars.memory import edges_in
 
 _MISS = re.compile(
@@ -68,7 +69,7 @@ def missing_someone(text: str, contents: Sequence[str]) -> str | None:
         for edge in edges_in(content):
             if edge.src != "user" or edge.via is not None:
                 continue
-            if said.lower() != edge.dst.lower() and asked_rel not in (edge.rel, edge.rel + "s"):
+            if said.lower() != edge.dst.lower() and asked_rel not in (edge.rel, plural(edge.rel)):
                 continue
             late = bool(re.search(r"\blate\s|\bdied\b", content))
             name, rel, them = edge.dst, edge.rel, _pronoun(edge.rel)

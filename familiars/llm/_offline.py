@@ -104,13 +104,66 @@ def _user_inside(text: str) -> str:
     return _USER_INSIDE.sub(lambda m: "your" if m.group("own") else "you", said)
 
 
+#: Nouns whose plural is not made with -s or -es.
+_IRREGULAR = {
+    "child": "children",
+    "person": "people",
+    "man": "men",
+    "woman": "women",
+    "foot": "feet",
+    "tooth": "teeth",
+    "mouse": "mice",
+    "goose": "geese",
+    "sheep": "sheep",
+    "fish": "fish",
+    "deer": "deer",
+    "ox": "oxen",
+}
+#: Nouns in -f or -fe whose plural is -ves ("chief", "roof" keep -s).
+_VES = _words("wife life knife wolf half calf leaf self shelf elf thief loaf")
+_PLURALS = frozenset(_IRREGULAR.values()) - frozenset(_IRREGULAR)
+
+
+def plural(noun: str) -> str:
+    """The plural of an English noun: "wife" -> "wives", "child" -> "children", "niece" ->
+    "nieces", "boss" -> "bosses", "nanny" -> "nannies"; the last word of a phrase
+    ("step-sister", "twin girl") is the one made plural."""
+    head, sep, last = noun.rpartition(" ")
+    low = last.lower()
+    if low in _IRREGULAR:
+        made = _IRREGULAR[low]
+    elif low in _VES:
+        made = low[:-2] + "ves" if low.endswith("fe") else low[:-1] + "ves"
+    elif low.endswith(("s", "x", "z", "ch", "sh")):
+        made = low + "es"
+    elif low.endswith("y") and low[-2:-1] not in ("a", "e", "i", "o", "u", ""):
+        made = low[:-1] + "ies"
+    else:
+        made = low + "s"
+    if last[:1].isupper():
+        made = made[:1].upper() + made[1:]
+    return f"{head}{sep}{made}"
+
+
+def is_plural(noun: str) -> bool:
+    """Whether a noun (a phrase's last word) is plural: "girls", "twins", "children", "wives";
+    "boss", "bus", "Iris" and "class" are not."""
+    low = noun.rsplit(" ", 1)[-1].lower()
+    if low in _PLURALS:
+        return True
+    if low in _IRREGULAR or not low.endswith("s") or len(low) < 3:
+        return False
+    return not low.endswith(("ss", "us", "is", "ous"))
+
+
 def second_person(text: str) -> str:
     """A third-person record as said to the person; other text comes back as it is."""
     text = text.strip()
     named = _HAS_NAMED.match(text)
     if named:
         rest = _swap_pronouns(named.group("rest").rstrip(". "))
-        verb = "are" if named.group("many") else "is"  # "Your kids are called Arjun and Maya."
+        many = named.group("many") or is_plural(named.group("what"))
+        verb = "are" if many else "is"  # "Your kids are called Arjun and Maya.", "twin girls"
         return f"Your {named.group('what')} {verb} called {named.group('name').strip()}{rest}."
     remind = _REMIND.match(text)
     if remind:

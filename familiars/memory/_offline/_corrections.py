@@ -59,16 +59,19 @@ _NOT_MEANT = frozenset(
 #: Y"); "actually" and "it's" are not ("actually I like Jerry, not Tom").
 _CORRECTING = re.compile(
     r"\b(?:sorry|oops|whoops|wrong|typo|mistake|my\s+bad|correction|misspelt|misspelled|"
+    r"mistyped|auto-?correct\w*|spell-?check\w*|predictive\s+text|fat[\s-]+finger\w*|"
     r"called|named|name\s+is|name's)\b",
     re.I,
 )
 #: "I meant Tim, not Tom": "I meant" right before the right name.
 _MEANT_BEFORE = re.compile(r"\bi\s+mean[t]?(?:\s+to\s+say)?[\s,:]*$", re.I)
-#: "it's Tim not Tom", "no wait, not Jon, it's John": the whole message no more than the names.
+#: "it's Tim not Tom", "no wait, not Jon, it's John": the whole message no more than the names
+#: (and a laugh or a sorry after them: "it's Tim not Tom lol").
 _ONLY_NAMES = re.compile(
     rf"^(?:(?:no|nope|actually|oh|wait|hang\s+on|hold\s+on)[,!.:;\s]+|{SCRATCH_THAT})*(?:"
     rf"(?:it'?s|its|it\s+is)\s+{_NAME}\s*,?\s+not\s+{_NAME}"
-    rf"|not\s+{_NAME}\s*[,;-]?\s*(?:it'?s|its|it\s+is|but)\s+{_NAME})[.!]*$",
+    rf"|not\s+{_NAME}\s*[,;-]?\s*(?:it'?s|its|it\s+is|but)\s+{_NAME})"
+    r"(?:[\s,.!]+(?:lol|lmao|haha\w*|hah|oops|sorry|my\s+bad))*[\s.!]*$",
     re.I,
 )
 #: The last thing kept, kept this long ago at most, is what "I meant Tim" can put right.
@@ -181,6 +184,9 @@ def correction_writes(
         return list(writes)
     new, old = names
     found = _wrong_record(old, existing, now)
+    if found is None and old is not None and not _SELF_NAMED.search(text):
+        # "it's Latisha not Latoya" with no Latoya kept names no one: not the user Latisha
+        return [w for w in writes if not _names_the_user(w, new)]
     if found is None:
         return list(writes)
     rec, wrong = found
@@ -213,6 +219,18 @@ def correction_writes(
         source_quote=[f"User message: '{text.strip()[:200]}'"],
     )
     return [*out, WriteOp(op="update", scope=rec.scope, category=rec.category, entry=entry)]
+
+
+#: The person naming themself: "my name is Beatriz, not Beatrice" corrects their own.
+_SELF_NAMED = re.compile(r"\b(?:my\s+name|name'?s|i'?m|im|i\s+am|call\s+me)\b", re.I)
+
+
+def _names_the_user(write: WriteOp, name: str) -> bool:
+    return (
+        write.category == "profile"
+        and "name" in write.entry.tags
+        and _says(write.entry.content, name)
+    )
 
 
 #: "scratch that, we're going to Tenerife in May": the message takes back what was just said

@@ -62,6 +62,7 @@ from familiars.memory._offline._relatives import (
 )
 from familiars.memory._offline._replacing import replaced
 from familiars.memory._offline._shifts import moved_to, shifted
+from familiars.memory._offline._spouses import one_spouse
 from familiars.memory._offline._states import joking, match_cause, match_meaning, sarcastic
 from familiars.memory._offline._tidy import unemphasised
 from familiars.memory._records import MemoryRecord, is_live
@@ -474,9 +475,12 @@ def offline_writes(
     output = to_writes(
         _one_change(facts, existing) if facts and existing else facts, existing, max_chars=max_chars
     )
-    if existing:  # "my husband's name is Tim not Tom": Tim takes Tom's record's place
-        output.writes = correction_writes(text, output.writes, existing, now=now)
+    # "my husband's name is Tim not Tom": Tim takes Tom's record's place; with no Tom kept,
+    # "it's Tim not Tom" names no one Tim
+    output.writes = correction_writes(text, output.writes, existing, now=now)
+    if existing:
         output.writes = scratched_writes(text, output.writes, existing, now=now)
+        output.writes = one_spouse(output.writes, existing)  # "my WIFE is Latisha"
     late_takes_place(output.writes, existing)
     taken = {w.entry.supersedes_id for w in output.writes if w.entry.supersedes_id}
     output.writes += ended_writes(text, existing, taken)

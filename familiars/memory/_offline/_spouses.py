@@ -1,0 +1,72 @@
+"""One spouse at a time: "my wife Latoya", then "no no, my WIFE is Latisha".
+
+A relation record is keyed by the name it holds (``family:latoya``), so a second name for the
+person's wife, husband or spouse was a second record beside the first, and "who is my wife?"
+named two wives (tester s35 U2). A new name for the one spouse takes the live record's place
+(an update, the old name kept in its history); the same name again is said already (a skip).
+A late or former spouse ("my late wife Joan", "my ex-husband") is a past one, never replaced
+by, nor replacing, the living one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from familiars.memory._people_graph import USER, edges_in
+from familiars.memory._records import MemoryRecord, is_live
+from familiars.memory._writer._schema import WriteOp
+
+#: The relations a person has one of at a time, read as one slot.
+_SPOUSE = frozenset({"wife", "husband", "spouse"})
+#: A spouse who is past: late, former, ex, first, dead.
+_PAST = re.compile(
+    r"\b(?:late|former|ex|first|previous|deceased|dead)\b[\s-]*(?:wife|husband|spouse)|"
+    r"\bex-?(?:wife|husband|spouse)|\b(?:divorced|widow(?:ed|er)?|died|passed)\b",
+    re.IGNORECASE,
+)
+
+
+def _spouse_named(content: str, tags: Sequence[str]) -> str | None:
+    """The name ``content`` gives the person's current spouse; None when it names none, a
+    past one, or more than one person."""
+    if "deceased" in tags or _PAST.search(content):
+        return None
+    said = [e for e in edges_in(content) if e.src == USER and e.via is None]
+    if len(said) != 1 or said[0].rel not in _SPOUSE:
+        return None
+    return said[0].dst
+
+
+def one_spouse(writes: Sequence[WriteOp], existing: Sequence[MemoryRecord]) -> list[WriteOp]:
+    """``writes`` with a new spouse's name superseding the live record of the old one, and a
+    spouse named again as kept a skip."""
+    kept = [
+        (rec, name)
+        for rec in existing
+        if rec.scope == "user" and is_live(rec)
+        if (name := _spouse_named(rec.content, rec.tags)) is not None
+    ]
+    if not kept:
+        return list(writes)
+    taken = {w.entry.supersedes_id for w in writes if w.entry.supersedes_id}
+    out = []
+    for write in writes:
+        name = _spouse_named(write.entry.content, write.entry.tags)
+        if write.op != "add" or write.scope != "user" or name is None:
+            out.append(write)
+            continue
+        if any(n.lower() == name.lower() for _, n in kept):
+            out.append(write.model_copy(update={"op": "skip"}))
+            continue
+        old = next((rec for rec, _ in kept if rec.id not in taken), None)
+        if old is None:
+            out.append(write)
+            continue
+        taken.add(old.id)
+        entry = write.entry.model_copy(update={"supersedes_id": old.id})
+        out.append(write.model_copy(update={"op": "update", "entry": entry}))
+    return out
+
+
+__all__ = ["one_spouse"]
