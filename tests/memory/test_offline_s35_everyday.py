@@ -168,3 +168,48 @@ def test_his_name_in_the_next_message_names_the_member_just_said() -> None:
     assert _said("his name is dave", _son(8)) == []  # minutes on: perhaps someone unkept
     newer = {**BUS, "ts": (NOW - timedelta(minutes=1)).isoformat()}
     assert _said("his name is kai", _son(2), newer) == []  # the son was not the last said
+
+
+DEGREE = {
+    "content": "The user has a degree in history.",
+    "category": "profile",
+    "tags": ["education"],
+}
+BOSS = {"content": "The user's boss is called Sam.", "category": "relation", "tags": ["people"]}
+TAKEN_BACK = ["update Not true, said as a joke: the user has a pet dragon. (supersedes)"]
+
+
+@pytest.mark.parametrize(
+    ("text", "prior"),
+    [
+        ("my degree was a joke", DEGREE),
+        ("the degree was a joke lol", DEGREE),
+        ("my boss is a joke", BOSS),
+        ("my boss was a joke tbh", BOSS),
+    ],
+)
+def test_a_real_thing_that_went_badly_is_not_taken_back(
+    text: str, prior: dict[str, object]
+) -> None:
+    assert _said(text, prior) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I was joking about the dragon",
+        "the dragon thing was a joke",
+        "just kidding about the dragon",
+        "I don't really have a dragon lol",
+        "the dragon was made up",
+    ],
+)
+def test_a_claim_said_in_jest_is_taken_back(text: str) -> None:
+    assert _said(text, DRAGON) == TAKEN_BACK
+
+
+def test_a_real_record_is_taken_back_only_in_so_many_words() -> None:
+    assert _said("I was joking about the degree", DEGREE) == [
+        "update Not true, said as a joke: the user has a degree in history. (supersedes)"
+    ]
+    assert _said("the degree thing was a joke", DEGREE) != []

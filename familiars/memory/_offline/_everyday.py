@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from familiars.memory._offline._birthdays import RELATIONS
 from familiars.memory._offline._objects import Fact, third_person, topic_key
 from familiars.memory._records import MemoryRecord, is_live
 from familiars.memory._writer._schema import WriteOp, WriterEntry
@@ -276,41 +277,75 @@ def match_worry(clause: str) -> list[Fact]:
     return [Fact("user", "knowledge", content, tags, f"feeling:{topic}", 0.55)]
 
 
-#: "the dragon was a joke", "just kidding about the dragon", "I was joking about my twin".
-_JOKE_ABOUT = re.compile(
-    r"\b(?:the|that|my|our)\s+(?P<a>[\w' -]{2,30}?)\s+(?:thing\s+)?(?:was\s+(?:just\s+|only\s+)?"
-    r"a\s+joke|(?:was|is)\s+(?:just\s+|only\s+)?(?:a\s+lie|made\s+up|not\s+real|not\s+true))\b"
-    r"|\b(?:kidding|joking|jk|lying)\s+about\s+(?:the|that|my|our|having\s+an?|having)\s+"
-    r"(?P<b>[\w' -]{2,30}?)(?:\s+(?:lol|haha|thing|bit))?[.!]*$",
+#: A claim taken back in words that can only mean it was made up: "just kidding about the
+#: dragon", "I was joking about my twin", "the dragon thing was a joke", "the dragon was made
+#: up", "I don't really have a dragon lol".
+_TAKEN_BACK = re.compile(
+    r"\b(?:kidding|joking|jk|lying)\s+about\s+(?:the|that|my|our|having\s+an?|having)\s+"
+    r"(?P<b>[\w' -]{2,30}?)(?:\s+(?:lol|haha|thing|bit))?[.!]*$"
+    r"|\b(?:the|that|my|our)\s+(?P<a>[\w' -]{2,30}?)\s+(?:(?:thing|bit|story|claim)\s+(?:was|is)\s+"
+    r"(?:just\s+|only\s+)?a\s+joke|(?:thing\s+)?(?:was|is)\s+(?:just\s+|only\s+)?(?:a\s+lie|made\s+up|"
+    r"not\s+real|not\s+true))\b"
+    r"|\bi\s+(?:don'?t|do\s+not)\s+(?:really|actually)\s+have\s+(?:an?|the|any)\s+"
+    r"(?P<c>[\w' -]{2,30}?)\s+(?:lol|haha\w*|lmao)[.!]*$",
+    re.I,
+)
+#: "the dragon was a joke": said of a claim, it takes it back; said of a real thing ("my
+#: degree was a joke", "my boss is a joke") it says the thing was bad, so it takes back only
+#: what has no life outside the claim (:func:`_only_a_claim`).
+_WAS_A_JOKE = re.compile(
+    r"\b(?:the|that|my|our)\s+(?P<a>[\w' -]{2,30}?)\s+(?:was|is)\s+(?:just\s+|only\s+)?a\s+joke\b",
     re.I,
 )
 #: What a person claims of themselves, and so may take back as a joke; "the meeting was a
 #: joke" says a plan went badly, not that it was made up.
 _CLAIMED = frozenset(["profile", "relation", "preference"])
 _NOISE = frozenset(["the", "a", "an", "my", "our", "pet", "thing"])
+#: Someone the person knows: a record of theirs is of a real person, not only a claim.
+_PERSON_WORD = re.compile(rf"\b(?:{RELATIONS}|people|person)\b", re.I)
+
+
+def _only_a_claim(rec: MemoryRecord) -> bool:
+    """Whether ``rec`` is a claim with nothing in the world behind it that could go badly:
+    not the person's profile (a degree, a job, a home), not a liking, not someone they know
+    ("The user has a pet dragon." is one; "The user's boss is called Sam." is not)."""
+    if rec.category != "relation":
+        return False
+    return not _PERSON_WORD.search(rec.content) and not {"people", "family"} & set(rec.tags)
+
+
+def _the_one_said(
+    said: str, existing: Sequence[MemoryRecord], *, claims_only: bool
+) -> MemoryRecord | None:
+    """The one live record of the person's own whose words hold every word of ``said``."""
+    wanted = {w for w in re.findall(r"[\w']+", said.lower()) if w not in _NOISE}
+    found = [
+        r
+        for r in existing
+        if r.scope == "user"
+        and is_live(r)
+        and r.category in _CLAIMED
+        and not r.open_loop
+        and wanted
+        and wanted <= set(re.findall(r"[\w']+", r.content.lower()))
+        and (not claims_only or _only_a_claim(r))
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def joke_writes(text: str, existing: Sequence[MemoryRecord]) -> list[WriteOp]:
     """The record a message takes back as a joke, by what the joke was about: the one live
     record of the person's own whose words hold every word named ("the dragon" -> "The user
-    has a pet dragon."), said again as not true; [] when none or several hold them."""
+    has a pet dragon."), said again as not true; [] when none or several hold them. "X was a
+    joke" alone takes back only a claim (:func:`_only_a_claim`): "my degree was a joke"
+    leaves the degree."""
+    said = [(m["a"] or m["b"] or m["c"] or "", False) for m in _TAKEN_BACK.finditer(text)]
+    said += [(m["a"], True) for m in _WAS_A_JOKE.finditer(text)]
     out: list[WriteOp] = []
-    for m in _JOKE_ABOUT.finditer(text):
-        said = (m["a"] or m["b"] or "").lower()
-        wanted = {w for w in re.findall(r"[\w']+", said) if w not in _NOISE}
-        found = [
-            r
-            for r in existing
-            if r.scope == "user"
-            and is_live(r)
-            and r.category in _CLAIMED
-            and not r.open_loop
-            and wanted
-            and wanted <= set(re.findall(r"[\w']+", r.content.lower()))
-        ]
-        if len(found) != 1 or any(w.entry.supersedes_id == found[0].id for w in out):
+    for what, claims_only in said:
+        rec = _the_one_said(what, existing, claims_only=claims_only)
+        if rec is None or any(w.entry.supersedes_id == rec.id for w in out):
             continue
-        rec = found[0]
         said_of = rec.content.strip().rstrip(".")
         entry = WriterEntry(
             content=f"Not true, said as a joke: {said_of[:1].lower()}{said_of[1:]}.",
