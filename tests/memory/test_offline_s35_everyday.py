@@ -213,3 +213,28 @@ def test_a_real_record_is_taken_back_only_in_so_many_words() -> None:
         "update Not true, said as a joke: the user has a degree in history. (supersedes)"
     ]
     assert _said("the degree thing was a joke", DEGREE) != []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I miss my brother, moved to Australia last year",
+        "I'm so proud of my daughter, working at Google now",
+        "I miss him, moved to Australia last year",
+        "so proud of her, working at Google now",
+        "my sister, living in Paris now",
+        "my sister is a nurse based in Leeds",
+    ],
+)
+def test_a_clause_after_someone_else_goes_on_with_their_story(text: str) -> None:
+    assert not [w for w in _said(text) if "lives in" in w or "works at" in w]
+
+
+def test_a_clause_after_someone_else_is_the_users_when_it_says_i() -> None:
+    assert _said("I miss my brother, I moved to Australia last year")[-1] == (
+        "add The user lives in Australia."
+    )
+    assert _said("I broke up with my boyfriend, moved to Leeds") == ["add The user lives in Leeds."]
+    assert _said("my brother moved to Australia, living in Sydney now") == [
+        "add The user's brother moved to Australia."
+    ]

@@ -26,9 +26,10 @@ and a joke taken back by what it was about (:func:`joke_writes`: "the dragon was
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from familiars.memory._offline._birthdays import RELATIONS
+from familiars.memory._offline._clauses import SOMEONE_ELSE
 from familiars.memory._offline._objects import Fact, third_person, topic_key
 from familiars.memory._records import MemoryRecord, is_live
 from familiars.memory._writer._schema import WriteOp, WriterEntry
@@ -42,8 +43,25 @@ _OPENER = re.compile(
 )
 _SENTENCE = re.compile(r"((?<=[.!?;])\s+|\s*\n+\s*)")
 
+
+def _own_then(m: re.Match[str], subject: str) -> str:
+    """ "not in leeds anymore, moved to york": the clause after one's own says "I" too; after
+    one that names someone else ("I miss my brother, moved to Australia") it is theirs."""
+    if SOMEONE_ELSE.search(m["own"]):
+        return m.group(0)
+    return f"{m['own']}, {subject} "
+
+
+def _own_then_i(m: re.Match[str]) -> str:
+    return _own_then(m, "I")
+
+
+def _own_then_im(m: re.Match[str]) -> str:
+    return _own_then(m, "I'm")
+
+
 #: Words and word orders, each said the plain way: (pattern, replacement).
-_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
+_WORDS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
     (re.compile(r"\bfave?\b(?=\s+[a-z])", re.I), "favourite"),
     (re.compile(r"\s+(?-i:rn|atm)(?=\s+\w)"), ""),
     (re.compile(r"^(?=favou?rite\s+[a-z])", re.I), "my "),
@@ -58,10 +76,10 @@ _WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
     # "not in leeds anymore, moved to york": the move is a clause of one's own
     (re.compile(r"^(?P<own>(?:i|i'm|im|i've|not|no\s+longer|left|we|we're|we've)\b[^,]*?\w),\s+"
                 r"(?=(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+"
-                r"(?:(?:up|down|over|back)\s+)?to\b)", re.I), r"\g<own>, I "),
+                r"(?:(?:up|down|over|back)\s+)?to\b)", re.I), _own_then_i),
     # "i quit my job at tesco, working at asda now"
     (re.compile(r"^(?P<own>(?:i|i'm|im|i've|not|no\s+longer|left|quit)\b[^,]*?\w),\s+"
-                r"(?=(?:now\s+)?(?:working|living)\s+(?:at|for|as|in)\b)", re.I), r"\g<own>, I'm "),
+                r"(?=(?:now\s+)?(?:working|living)\s+(?:at|for|as|in)\b)", re.I), _own_then_im),
     # likings said by idiom: "mad for crosswords", "proper into bouldering at the mo"
     (re.compile(r"^(?:i'?m\s+|im\s+)?(?:mad|crazy|nuts|potty)\s+(?:for|about)\s+(?=[a-z])", re.I),
      "I love "),
