@@ -238,3 +238,32 @@ def test_a_clause_after_someone_else_is_the_users_when_it_says_i() -> None:
     assert _said("my brother moved to Australia, living in Sydney now") == [
         "add The user's brother moved to Australia."
     ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ok 20, i'll set the timer",
+        "ok 30, I've got to go",
+        "so 45 and I'm still not done",
+        "45 and I'm still not done",
+        "hi, 30, I've got to go",
+    ],
+)
+def test_a_bare_number_after_ok_or_before_a_doing_is_no_age(text: str) -> None:
+    assert _said(text) == []
+
+
+AGED = "add The user is %d years old."
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("hey! 34 and I live in Leeds", [AGED % 34, "add The user lives in Leeds."]),
+        ("ok 30 years old and single", [AGED % 30, "add The user is single."]),
+        ("hey 29 and single", [AGED % 29, "add The user is single."]),
+    ],
+)
+def test_an_age_in_an_opener_with_what_one_is_is_kept(text: str, wanted: list[str]) -> None:
+    assert _said(text) == wanted

@@ -135,7 +135,7 @@ _SWITCHED = re.compile(
 )
 #: An age said bare at the start: "67 and newly retired", "72 years young", "34, nurse".
 _AGE_FIRST = re.compile(
-    r"^(?P<n>\d{1,2})(?:\s*(?:yo|y/o|years?\s+(?:old|young)|yrs?(?:\s+old)?))?"
+    r"^(?P<n>\d{1,2})(?:\s*(?P<unit>yo|y/o|years?\s+(?:old|young)|yrs?(?:\s+old)?))?"
     r"(?:\s*(?:,|\band\b|&|\+)\s*(?P<rest>.+))?$",
     re.I,
 )
@@ -149,6 +149,16 @@ _SELF_AFTER_AGE = re.compile(
     r"i|i'm|im|i've|love|live|work|have|got|been)\b",
     re.I,
 )
+#: A clause after a bare number that says what one does next, not what one is: "ok 20,
+#: i'll set the timer", "30, I've got to go", "45 and I'm still not done".
+_NOT_WHAT_ONE_IS = re.compile(
+    r"^(?:i['’]?(?:ll|d)\b|i\s+(?:will|would|need|must|should|can|gotta|have\s+to)\b|"
+    r"i'?ve\s+(?:got\s+to|gotta)\b|(?:i'?m|i\s+am)\s+(?:still|not|done|going|off|late|so|just|"
+    r"gonna|about)\b)",
+    re.I,
+)
+#: An opener of only "ok"/"so": a number after it answers something ("ok 20"), no age.
+_ONLY_OK = re.compile(r"^(?:(?:ok|okay|so)\b[\s,!.]*)+$", re.I)
 _SAID_WITH_SUBJECT = re.compile(r"^(?:i|i'm|im|i've|love|live|work|have|got|been)\b", re.I)
 #: "my kids are Tom, 7, and Ava, 4": a list of one's children with the age after each name.
 _CHILDREN_ARE = re.compile(
@@ -183,13 +193,16 @@ def _with_article(m: re.Match[str]) -> str:
 
 def _age_first(sentence: str) -> str:
     """ "hiya! 67 and newly retired, so ..." -> "I'm 67 years old. I'm newly retired. so ..."."""
+    opener = _OPENER.match(sentence)
     m = _AGE_FIRST.match(_OPENER.sub("", sentence).strip())
     if m is None or not 12 <= int(m["n"]) <= 99:
         return sentence
     rest = (m["rest"] or "").strip()
-    unit = re.search(r"\D", m.group(0).split(m["rest"] or "\0")[0].strip(" ,&+"))
+    unit = m["unit"]
     if (rest and not _SELF_AFTER_AGE.match(rest)) or not (rest or unit):
         return sentence  # "50, that's my score"; a number alone is no age
+    if not unit and (_NOT_WHAT_ONE_IS.match(rest) or (opener and _ONLY_OK.match(opener[0]))):
+        return sentence  # "ok 20, i'll set the timer"
     cut = re.split(r"\s*[,;]\s*|\s+so\s+", rest, maxsplit=1)
     head, tail = cut[0], cut[1] if len(cut) > 1 else ""
     out = [f"I'm {m['n']} years old."]
