@@ -267,3 +267,23 @@ AGED = "add The user is %d years old."
 )
 def test_an_age_in_an_opener_with_what_one_is_is_kept(text: str, wanted: list[str]) -> None:
     assert _said(text) == wanted
+
+
+@pytest.mark.parametrize(
+    "text", ["I grew up in fear", "I grew up in chaos", "I grew up in poverty"]
+)
+def test_a_hometown_is_a_place_not_a_state(text: str) -> None:
+    assert _said(text) == []
+
+
+def test_a_hometown_named_by_a_kind_of_place_is_said_as_said() -> None:
+    assert _said("I grew up in the countryside") == ["add The user grew up in the countryside."]
+    assert _said("I grew up in the Lake District") == ["add The user grew up in the Lake District."]
+
+
+def test_where_one_grew_up_and_still_lives_keeps_both() -> None:
+    assert _said("I grew up in Cork and I still live in Cork") == [
+        "add The user grew up in Cork.",
+        "add The user lives in Cork.",
+    ]
+    assert _said("I still live in Cork") == ["add The user lives in Cork."]

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 
 from familiars.memory._offline._birthdays import RELATIONS
 from familiars.memory._offline._clauses import SOMEONE_ELSE
-from familiars.memory._offline._objects import Fact, third_person, topic_key
+from familiars.memory._offline._objects import Fact, _words, third_person, topic_key
 from familiars.memory._records import MemoryRecord, is_live
 from familiars.memory._writer._schema import WriteOp, WriterEntry
 
@@ -271,16 +271,25 @@ _GREW_UP = re.compile(
 )
 
 
+#: Kinds of place said without a name: "I grew up in the countryside".
+_PLACE_WORDS = frozenset(
+    _words(
+        "countryside country city suburbs suburb village town farm coast seaside mountains "
+        "north south east west midlands highlands islands island valleys bush outback states "
+        "projects sticks burbs capital"
+    )
+)
+
+
 def match_hometown(clause: str) -> list[Fact]:
     """ "The user grew up in Cork." for "I grew up in Cork" (where one lives is another fact)."""
     m = _GREW_UP.match(clause.strip(" .!"))
     if m is None:
         return []
     place = m["place"] or m["from"]
-    if place.islower():
-        place = " ".join(w.capitalize() for w in place.split())
-    if place.lower() in ("the", "a", "it", "there", "here", "poverty", "care"):
-        return []
+    head = re.sub(r"^the\s+", "", place, flags=re.I)
+    if head[:1].islower() and head.lower() not in _PLACE_WORDS:
+        return []  # "I grew up in fear": a place is named with a capital or by a place word
     return [
         Fact("user", "profile", f"The user grew up in {place}.", ("hometown",), "hometown", 0.6)
     ]
