@@ -184,6 +184,7 @@ TAKEN_BACK = ["update Not true, said as a joke: the user has a pet dragon. (supe
     [
         ("my degree was a joke", DEGREE),
         ("the degree was a joke lol", DEGREE),
+        ("my degree was a lie", DEGREE),
         ("my boss is a joke", BOSS),
         ("my boss was a joke tbh", BOSS),
     ],
@@ -213,6 +214,7 @@ def test_a_real_record_is_taken_back_only_in_so_many_words() -> None:
         "update Not true, said as a joke: the user has a degree in history. (supersedes)"
     ]
     assert _said("the degree thing was a joke", DEGREE) != []
+    assert _said("I didn't mean it about the degree", DEGREE) != []
 
 
 @pytest.mark.parametrize(

@@ -317,24 +317,27 @@ def match_worry(clause: str) -> list[Fact]:
     return [Fact("user", "knowledge", content, tags, f"feeling:{topic}", 0.55)]
 
 
-#: A claim taken back in words that can only mean it was made up: "just kidding about the
-#: dragon", "I was joking about my twin", "the dragon thing was a joke", "the dragon was made
-#: up", "I don't really have a dragon lol".
+#: A claim taken back in words that can only mean it was said in jest: "just kidding about
+#: the dragon", "I was joking about my twin", "the dragon thing was a joke", "I don't really
+#: have a dragon lol", "I didn't mean it about the degree".
 _TAKEN_BACK = re.compile(
     r"\b(?:kidding|joking|jk|lying)\s+about\s+(?:the|that|my|our|having\s+an?|having)\s+"
     r"(?P<b>[\w' -]{2,30}?)(?:\s+(?:lol|haha|thing|bit))?[.!]*$"
-    r"|\b(?:the|that|my|our)\s+(?P<a>[\w' -]{2,30}?)\s+(?:(?:thing|bit|story|claim)\s+(?:was|is)\s+"
-    r"(?:just\s+|only\s+)?a\s+joke|(?:thing\s+)?(?:was|is)\s+(?:just\s+|only\s+)?(?:a\s+lie|made\s+up|"
-    r"not\s+real|not\s+true))\b"
+    r"|\b(?:the|that|my|our)\s+(?P<a>[\w' -]{2,30}?)\s+(?:thing|bit|story|claim)\s+(?:was|is)\s+"
+    r"(?:just\s+|only\s+)?a\s+joke\b"
     r"|\bi\s+(?:don'?t|do\s+not)\s+(?:really|actually)\s+have\s+(?:an?|the|any)\s+"
-    r"(?P<c>[\w' -]{2,30}?)\s+(?:lol|haha\w*|lmao)[.!]*$",
+    r"(?P<c>[\w' -]{2,30}?)\s+(?:lol|haha\w*|lmao)[.!]*$"
+    r"|\bdidn'?t\s+(?:really\s+)?mean\s+(?:it\s+about|what\s+i\s+said\s+about)\s+(?:the|that|my|our)\s+"
+    r"(?P<d>[\w' -]{2,30}?)(?:\s+(?:lol|haha|thing|bit))?[.!]*$",
     re.I,
 )
-#: "the dragon was a joke": said of a claim, it takes it back; said of a real thing ("my
-#: degree was a joke", "my boss is a joke") it says the thing was bad, so it takes back only
-#: what has no life outside the claim (:func:`_only_a_claim`).
+#: "the dragon was a joke", "... made up": said of a claim, it takes it back; said of a real
+#: thing ("my degree was a joke", "my boss is a joke", "my marriage was a lie") it says the
+#: thing was bad, so it takes back only what has no life outside the claim
+#: (:func:`_only_a_claim`).
 _WAS_A_JOKE = re.compile(
-    r"\b(?:the|that|my|our)\s+(?P<a>[\w' -]{2,30}?)\s+(?:was|is)\s+(?:just\s+|only\s+)?a\s+joke\b",
+    r"\b(?:the|that|my|our)\s+(?P<a>[\w' -]{2,30}?)\s+(?:thing\s+)?(?:was|is)\s+"
+    r"(?:just\s+|only\s+)?(?:a\s+joke|a\s+lie|made\s+up|not\s+real|not\s+true)\b",
     re.I,
 )
 #: What a person claims of themselves, and so may take back as a joke; "the meeting was a
@@ -379,7 +382,7 @@ def joke_writes(text: str, existing: Sequence[MemoryRecord]) -> list[WriteOp]:
     has a pet dragon."), said again as not true; [] when none or several hold them. "X was a
     joke" alone takes back only a claim (:func:`_only_a_claim`): "my degree was a joke"
     leaves the degree."""
-    said = [(m["a"] or m["b"] or m["c"] or "", False) for m in _TAKEN_BACK.finditer(text)]
+    said = [(m["a"] or m["b"] or m["c"] or m["d"] or "", False) for m in _TAKEN_BACK.finditer(text)]
     said += [(m["a"], True) for m in _WAS_A_JOKE.finditer(text)]
     out: list[WriteOp] = []
     for what, claims_only in said:
