@@ -20,7 +20,8 @@ whatever the job, place, pastime or name in it:
 
 Facts the rules had no pattern for are read here too: where one grew up
 (:func:`match_hometown`), a worry about something of one's own life (:func:`match_worry`),
-and a joke taken back by what it was about (:func:`joke_writes`: "the dragon was a joke").
+and a joke taken back by what it was about (:func:`joke_writes`: "the dragon was a joke";
+"my degree was a joke" says the degree was bad and takes nothing back).
 """
 
 from __future__ import annotations
