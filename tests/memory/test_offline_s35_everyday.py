@@ -14,6 +14,7 @@ import pytest
 
 from familiars.memory import MemoryRecord, offline_writes
 from familiars.memory._offline._everyday import base_verb, everyday
+from familiars.memory._offline._values import value_fact
 
 #: Monday 30 November 2026.
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
@@ -289,3 +290,14 @@ def test_where_one_grew_up_and_still_lives_keeps_both() -> None:
         "add The user lives in Cork.",
     ]
     assert _said("I still live in Cork") == ["add The user lives in Cork."]
+
+
+@pytest.mark.parametrize(
+    "clause",
+    ["I miss my brother, moved to Australia last year", "my sister, she works at Tesco"],
+)
+def test_a_place_or_an_employer_is_never_a_members_name(clause: str) -> None:
+    assert value_fact("family", clause) == []
+    assert value_fact("family", "my fella Rohan, he works in Leeds")[0].content == (
+        "The user's fella Rohan works in Leeds."
+    )
