@@ -14,6 +14,7 @@ import pytest
 
 from familiars.memory import MemoryRecord, offline_writes
 from familiars.memory._offline._everyday import base_verb, everyday
+from familiars.memory._offline._values import value_fact
 
 #: Monday 30 November 2026.
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
@@ -168,3 +169,135 @@ def test_his_name_in_the_next_message_names_the_member_just_said() -> None:
     assert _said("his name is dave", _son(8)) == []  # minutes on: perhaps someone unkept
     newer = {**BUS, "ts": (NOW - timedelta(minutes=1)).isoformat()}
     assert _said("his name is kai", _son(2), newer) == []  # the son was not the last said
+
+
+DEGREE = {
+    "content": "The user has a degree in history.",
+    "category": "profile",
+    "tags": ["education"],
+}
+BOSS = {"content": "The user's boss is called Sam.", "category": "relation", "tags": ["people"]}
+TAKEN_BACK = ["update Not true, said as a joke: the user has a pet dragon. (supersedes)"]
+
+
+@pytest.mark.parametrize(
+    ("text", "prior"),
+    [
+        ("my degree was a joke", DEGREE),
+        ("the degree was a joke lol", DEGREE),
+        ("my degree was a lie", DEGREE),
+        ("my boss is a joke", BOSS),
+        ("my boss was a joke tbh", BOSS),
+    ],
+)
+def test_a_real_thing_that_went_badly_is_not_taken_back(
+    text: str, prior: dict[str, object]
+) -> None:
+    assert _said(text, prior) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I was joking about the dragon",
+        "the dragon thing was a joke",
+        "just kidding about the dragon",
+        "I don't really have a dragon lol",
+        "the dragon was made up",
+    ],
+)
+def test_a_claim_said_in_jest_is_taken_back(text: str) -> None:
+    assert _said(text, DRAGON) == TAKEN_BACK
+
+
+def test_a_real_record_is_taken_back_only_in_so_many_words() -> None:
+    assert _said("I was joking about the degree", DEGREE) == [
+        "update Not true, said as a joke: the user has a degree in history. (supersedes)"
+    ]
+    assert _said("the degree thing was a joke", DEGREE) != []
+    assert _said("I didn't mean it about the degree", DEGREE) != []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I miss my brother, moved to Australia last year",
+        "I'm so proud of my daughter, working at Google now",
+        "I miss him, moved to Australia last year",
+        "so proud of her, working at Google now",
+        "my sister, living in Paris now",
+        "my sister is a nurse based in Leeds",
+    ],
+)
+def test_a_clause_after_someone_else_goes_on_with_their_story(text: str) -> None:
+    assert not [w for w in _said(text) if "lives in" in w or "works at" in w]
+
+
+def test_a_clause_after_someone_else_is_the_users_when_it_says_i() -> None:
+    assert _said("I miss my brother, I moved to Australia last year")[-1] == (
+        "add The user lives in Australia."
+    )
+    assert _said("I broke up with my boyfriend, moved to Leeds") == ["add The user lives in Leeds."]
+    assert _said("my brother moved to Australia, living in Sydney now") == [
+        "add The user's brother moved to Australia."
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ok 20, i'll set the timer",
+        "ok 30, I've got to go",
+        "so 45 and I'm still not done",
+        "45 and I'm still not done",
+        "hi, 30, I've got to go",
+    ],
+)
+def test_a_bare_number_after_ok_or_before_a_doing_is_no_age(text: str) -> None:
+    assert _said(text) == []
+
+
+AGED = "add The user is %d years old."
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("hey! 34 and I live in Leeds", [AGED % 34, "add The user lives in Leeds."]),
+        ("ok 30 years old and single", [AGED % 30, "add The user is single."]),
+        ("hey 29 and single", [AGED % 29, "add The user is single."]),
+    ],
+)
+def test_an_age_in_an_opener_with_what_one_is_is_kept(text: str, wanted: list[str]) -> None:
+    assert _said(text) == wanted
+
+
+@pytest.mark.parametrize(
+    "text", ["I grew up in fear", "I grew up in chaos", "I grew up in poverty"]
+)
+def test_a_hometown_is_a_place_not_a_state(text: str) -> None:
+    assert _said(text) == []
+
+
+def test_a_hometown_named_by_a_kind_of_place_is_said_as_said() -> None:
+    assert _said("I grew up in the countryside") == ["add The user grew up in the countryside."]
+    assert _said("I grew up in the Lake District") == ["add The user grew up in the Lake District."]
+
+
+def test_where_one_grew_up_and_still_lives_keeps_both() -> None:
+    assert _said("I grew up in Cork and I still live in Cork") == [
+        "add The user grew up in Cork.",
+        "add The user lives in Cork.",
+    ]
+    assert _said("I still live in Cork") == ["add The user lives in Cork."]
+
+
+@pytest.mark.parametrize(
+    "clause",
+    ["I miss my brother, moved to Australia last year", "my sister, she works at Tesco"],
+)
+def test_a_place_or_an_employer_is_never_a_members_name(clause: str) -> None:
+    assert value_fact("family", clause) == []
+    assert value_fact("family", "my fella Rohan, he works in Leeds")[0].content == (
+        "The user's fella Rohan works in Leeds."
+    )

@@ -270,6 +270,32 @@ _AGE = re.compile(r"\b(?:\d{1,3}|twenty|thirty|forty|fifty|sixty)[- ]years?[- ]o
 #: "I'm 33 and a dad of 2": the age, then what one is.
 _AGE_AND_A = re.compile(r"^(?:i'?m|i\s+am)\s+\d{1,2}\s+and\s+(?=an?\s)", re.I)
 _PARTICIPLE = re.compile(r"(?<!\ba)\s+(?=(?:living|based)\s+(?:in|near|outside)\s)", re.I)
+#: Someone other than the speaker named in a clause ("I miss my brother", "so proud of her"):
+#: a clause with no subject after it goes on with their story, not the speaker's; "with my
+#: boyfriend" leaves the story the speaker's.
+SOMEONE_ELSE = re.compile(
+    r"(?<!\bwith\s)\b(?:(?:my|our)\s+(?:[a-z]+\s+)?(?:"
+    + "|".join(
+        _words(
+            "mum mom mother mam dad father sister brother son daughter wife husband partner "
+            "girlfriend boyfriend fiance fiancee grandma grandmother gran granny nan nana grandad "
+            "grandpa grandfather aunt auntie uncle cousin niece nephew twin kid kids child "
+            "children baby parents grandson granddaughter friend boss colleague coworker "
+            "neighbour neighbor flatmate roommate housemate mate teacher"
+        )
+    )
+    + r")|he|she|him|her|they|them)\b",
+    re.I,
+)
+
+
+def _participle_cut(m: re.Match[str]) -> str:
+    """ "I'm a paramedic living in Denver": where one lives is a clause of one's own; after
+    someone else ("my sister, living in Paris now") it is theirs, left as said."""
+    return ", and " if SOMEONE_ELSE.search(m.string[: m.start()]) else ", and I'm "
+
+
+_THEIR_STORY = re.compile(r"^(?:living|based|working|moved)\b", re.I)
 _TERSE_PART = re.compile(r"^[\w'-]+(?:\s+[\w'-]+){0,2}$")
 
 
@@ -300,6 +326,8 @@ def _subject_given(part: str, before: list[str]) -> str:
     )
     if before and bare_new and _TAKEN_BACK.search(before[-1]):
         return f"I'm into {bare_new.group('y')} now"
+    if before and SOMEONE_ELSE.search(before[-1]) and _THEIR_STORY.match(part):
+        return part  # "my sister is a nurse, based in Leeds": the sister's, not the speaker's
     if now and _BARE_BE.match(now.group("y")):
         part = now.group("y") + " now"
     if _BARE_BE.match(part):
@@ -478,7 +506,7 @@ def _split_sentence(sentence: str) -> list[str]:
     masked = _QUOTED.sub(hide, _FILLERS.sub("", sentence.strip()))
     masked = _APPOSITIVE.sub(lambda m: f"{m.group('np')} {m.group('n')} ", masked)
     masked = _NAME_THEN_WHAT.sub(lambda m: f"{m.group('i')} {m.group('n')}, and I'm ", masked)
-    masked = _PARTICIPLE.sub(", and I'm ", _AGE.sub("", masked))
+    masked = _PARTICIPLE.sub(_participle_cut, _AGE.sub("", masked))
     masked = _AGE_AND_A.sub(lambda m: f"{m.group(0).split(' and ')[0]}, and I'm ", masked)
     masked = _WHO_IS_AGED.sub("", masked)
     out: list[str] = []

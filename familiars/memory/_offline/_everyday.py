@@ -20,15 +20,18 @@ whatever the job, place, pastime or name in it:
 
 Facts the rules had no pattern for are read here too: where one grew up
 (:func:`match_hometown`), a worry about something of one's own life (:func:`match_worry`),
-and a joke taken back by what it was about (:func:`joke_writes`: "the dragon was a joke").
+and a joke taken back by what it was about (:func:`joke_writes`: "the dragon was a joke";
+"my degree was a joke" says the degree was bad and takes nothing back).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from familiars.memory._offline._objects import Fact, third_person, topic_key
+from familiars.memory._offline._birthdays import RELATIONS
+from familiars.memory._offline._clauses import SOMEONE_ELSE
+from familiars.memory._offline._objects import Fact, _words, third_person, topic_key
 from familiars.memory._records import MemoryRecord, is_live
 from familiars.memory._writer._schema import WriteOp, WriterEntry
 
@@ -41,8 +44,25 @@ _OPENER = re.compile(
 )
 _SENTENCE = re.compile(r"((?<=[.!?;])\s+|\s*\n+\s*)")
 
+
+def _own_then(m: re.Match[str], subject: str) -> str:
+    """ "not in leeds anymore, moved to york": the clause after one's own says "I" too; after
+    one that names someone else ("I miss my brother, moved to Australia") it is theirs."""
+    if SOMEONE_ELSE.search(m["own"]):
+        return m.group(0)
+    return f"{m['own']}, {subject} "
+
+
+def _own_then_i(m: re.Match[str]) -> str:
+    return _own_then(m, "I")
+
+
+def _own_then_im(m: re.Match[str]) -> str:
+    return _own_then(m, "I'm")
+
+
 #: Words and word orders, each said the plain way: (pattern, replacement).
-_WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
+_WORDS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
     (re.compile(r"\bfave?\b(?=\s+[a-z])", re.I), "favourite"),
     (re.compile(r"\s+(?-i:rn|atm)(?=\s+\w)"), ""),
     (re.compile(r"^(?=favou?rite\s+[a-z])", re.I), "my "),
@@ -57,10 +77,10 @@ _WORDS: tuple[tuple[re.Pattern[str], str], ...] = (
     # "not in leeds anymore, moved to york": the move is a clause of one's own
     (re.compile(r"^(?P<own>(?:i|i'm|im|i've|not|no\s+longer|left|we|we're|we've)\b[^,]*?\w),\s+"
                 r"(?=(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+"
-                r"(?:(?:up|down|over|back)\s+)?to\b)", re.I), r"\g<own>, I "),
+                r"(?:(?:up|down|over|back)\s+)?to\b)", re.I), _own_then_i),
     # "i quit my job at tesco, working at asda now"
     (re.compile(r"^(?P<own>(?:i|i'm|im|i've|not|no\s+longer|left|quit)\b[^,]*?\w),\s+"
-                r"(?=(?:now\s+)?(?:working|living)\s+(?:at|for|as|in)\b)", re.I), r"\g<own>, I'm "),
+                r"(?=(?:now\s+)?(?:working|living)\s+(?:at|for|as|in)\b)", re.I), _own_then_im),
     # likings said by idiom: "mad for crosswords", "proper into bouldering at the mo"
     (re.compile(r"^(?:i'?m\s+|im\s+)?(?:mad|crazy|nuts|potty)\s+(?:for|about)\s+(?=[a-z])", re.I),
      "I love "),
@@ -116,7 +136,7 @@ _SWITCHED = re.compile(
 )
 #: An age said bare at the start: "67 and newly retired", "72 years young", "34, nurse".
 _AGE_FIRST = re.compile(
-    r"^(?P<n>\d{1,2})(?:\s*(?:yo|y/o|years?\s+(?:old|young)|yrs?(?:\s+old)?))?"
+    r"^(?P<n>\d{1,2})(?:\s*(?P<unit>yo|y/o|years?\s+(?:old|young)|yrs?(?:\s+old)?))?"
     r"(?:\s*(?:,|\band\b|&|\+)\s*(?P<rest>.+))?$",
     re.I,
 )
@@ -130,6 +150,16 @@ _SELF_AFTER_AGE = re.compile(
     r"i|i'm|im|i've|love|live|work|have|got|been)\b",
     re.I,
 )
+#: A clause after a bare number that says what one does next, not what one is: "ok 20,
+#: i'll set the timer", "30, I've got to go", "45 and I'm still not done".
+_NOT_WHAT_ONE_IS = re.compile(
+    r"^(?:i['’]?(?:ll|d)\b|i\s+(?:will|would|need|must|should|can|gotta|have\s+to)\b|"
+    r"i'?ve\s+(?:got\s+to|gotta)\b|(?:i'?m|i\s+am)\s+(?:still|not|done|going|off|late|so|just|"
+    r"gonna|about)\b)",
+    re.I,
+)
+#: An opener of only "ok"/"so": a number after it answers something ("ok 20"), no age.
+_ONLY_OK = re.compile(r"^(?:(?:ok|okay|so)\b[\s,!.]*)+$", re.I)
 _SAID_WITH_SUBJECT = re.compile(r"^(?:i|i'm|im|i've|love|live|work|have|got|been)\b", re.I)
 #: "my kids are Tom, 7, and Ava, 4": a list of one's children with the age after each name.
 _CHILDREN_ARE = re.compile(
@@ -164,13 +194,16 @@ def _with_article(m: re.Match[str]) -> str:
 
 def _age_first(sentence: str) -> str:
     """ "hiya! 67 and newly retired, so ..." -> "I'm 67 years old. I'm newly retired. so ..."."""
+    opener = _OPENER.match(sentence)
     m = _AGE_FIRST.match(_OPENER.sub("", sentence).strip())
     if m is None or not 12 <= int(m["n"]) <= 99:
         return sentence
     rest = (m["rest"] or "").strip()
-    unit = re.search(r"\D", m.group(0).split(m["rest"] or "\0")[0].strip(" ,&+"))
+    unit = m["unit"]
     if (rest and not _SELF_AFTER_AGE.match(rest)) or not (rest or unit):
         return sentence  # "50, that's my score"; a number alone is no age
+    if not unit and (_NOT_WHAT_ONE_IS.match(rest) or (opener and _ONLY_OK.match(opener[0]))):
+        return sentence  # "ok 20, i'll set the timer"
     cut = re.split(r"\s*[,;]\s*|\s+so\s+", rest, maxsplit=1)
     head, tail = cut[0], cut[1] if len(cut) > 1 else ""
     out = [f"I'm {m['n']} years old."]
@@ -239,16 +272,25 @@ _GREW_UP = re.compile(
 )
 
 
+#: Kinds of place said without a name: "I grew up in the countryside".
+_PLACE_WORDS = frozenset(
+    _words(
+        "countryside country city suburbs suburb village town farm coast seaside mountains "
+        "north south east west midlands highlands islands island valleys bush outback states "
+        "projects sticks burbs capital"
+    )
+)
+
+
 def match_hometown(clause: str) -> list[Fact]:
     """ "The user grew up in Cork." for "I grew up in Cork" (where one lives is another fact)."""
     m = _GREW_UP.match(clause.strip(" .!"))
     if m is None:
         return []
     place = m["place"] or m["from"]
-    if place.islower():
-        place = " ".join(w.capitalize() for w in place.split())
-    if place.lower() in ("the", "a", "it", "there", "here", "poverty", "care"):
-        return []
+    head = re.sub(r"^the\s+", "", place, flags=re.I)
+    if head[:1].islower() and head.lower() not in _PLACE_WORDS:
+        return []  # "I grew up in fear": a place is named with a capital or by a place word
     return [
         Fact("user", "profile", f"The user grew up in {place}.", ("hometown",), "hometown", 0.6)
     ]
@@ -276,41 +318,78 @@ def match_worry(clause: str) -> list[Fact]:
     return [Fact("user", "knowledge", content, tags, f"feeling:{topic}", 0.55)]
 
 
-#: "the dragon was a joke", "just kidding about the dragon", "I was joking about my twin".
-_JOKE_ABOUT = re.compile(
-    r"\b(?:the|that|my|our)\s+(?P<a>[\w' -]{2,30}?)\s+(?:thing\s+)?(?:was\s+(?:just\s+|only\s+)?"
-    r"a\s+joke|(?:was|is)\s+(?:just\s+|only\s+)?(?:a\s+lie|made\s+up|not\s+real|not\s+true))\b"
-    r"|\b(?:kidding|joking|jk|lying)\s+about\s+(?:the|that|my|our|having\s+an?|having)\s+"
-    r"(?P<b>[\w' -]{2,30}?)(?:\s+(?:lol|haha|thing|bit))?[.!]*$",
+#: A claim taken back in words that can only mean it was said in jest: "just kidding about
+#: the dragon", "I was joking about my twin", "the dragon thing was a joke", "I don't really
+#: have a dragon lol", "I didn't mean it about the degree".
+_TAKEN_BACK = re.compile(
+    r"\b(?:kidding|joking|jk|lying)\s+about\s+(?:the|that|my|our|having\s+an?|having)\s+"
+    r"(?P<b>[\w' -]{2,30}?)(?:\s+(?:lol|haha|thing|bit))?[.!]*$"
+    r"|\b(?:the|that|my|our)\s+(?P<a>[\w' -]{2,30}?)\s+(?:thing|bit|story|claim)\s+(?:was|is)\s+"
+    r"(?:just\s+|only\s+)?a\s+joke\b"
+    r"|\bi\s+(?:don'?t|do\s+not)\s+(?:really|actually)\s+have\s+(?:an?|the|any)\s+"
+    r"(?P<c>[\w' -]{2,30}?)\s+(?:lol|haha\w*|lmao)[.!]*$"
+    r"|\bdidn'?t\s+(?:really\s+)?mean\s+(?:it\s+about|what\s+i\s+said\s+about)\s+(?:the|that|my|our)\s+"
+    r"(?P<d>[\w' -]{2,30}?)(?:\s+(?:lol|haha|thing|bit))?[.!]*$",
+    re.I,
+)
+#: "the dragon was a joke", "... made up": said of a claim, it takes it back; said of a real
+#: thing ("my degree was a joke", "my boss is a joke", "my marriage was a lie") it says the
+#: thing was bad, so it takes back only what has no life outside the claim
+#: (:func:`_only_a_claim`).
+_WAS_A_JOKE = re.compile(
+    r"\b(?:the|that|my|our)\s+(?P<a>[\w' -]{2,30}?)\s+(?:thing\s+)?(?:was|is)\s+"
+    r"(?:just\s+|only\s+)?(?:a\s+joke|a\s+lie|made\s+up|not\s+real|not\s+true)\b",
     re.I,
 )
 #: What a person claims of themselves, and so may take back as a joke; "the meeting was a
 #: joke" says a plan went badly, not that it was made up.
 _CLAIMED = frozenset(["profile", "relation", "preference"])
 _NOISE = frozenset(["the", "a", "an", "my", "our", "pet", "thing"])
+#: Someone the person knows: a record of theirs is of a real person, not only a claim.
+_PERSON_WORD = re.compile(rf"\b(?:{RELATIONS}|people|person)\b", re.I)
+
+
+def _only_a_claim(rec: MemoryRecord) -> bool:
+    """Whether ``rec`` is a claim with nothing in the world behind it that could go badly:
+    not the person's profile (a degree, a job, a home), not a liking, not someone they know
+    ("The user has a pet dragon." is one; "The user's boss is called Sam." is not)."""
+    if rec.category != "relation":
+        return False
+    return not _PERSON_WORD.search(rec.content) and not {"people", "family"} & set(rec.tags)
+
+
+def _the_one_said(
+    said: str, existing: Sequence[MemoryRecord], *, claims_only: bool
+) -> MemoryRecord | None:
+    """The one live record of the person's own whose words hold every word of ``said``."""
+    wanted = {w for w in re.findall(r"[\w']+", said.lower()) if w not in _NOISE}
+    found = [
+        r
+        for r in existing
+        if r.scope == "user"
+        and is_live(r)
+        and r.category in _CLAIMED
+        and not r.open_loop
+        and wanted
+        and wanted <= set(re.findall(r"[\w']+", r.content.lower()))
+        and (not claims_only or _only_a_claim(r))
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def joke_writes(text: str, existing: Sequence[MemoryRecord]) -> list[WriteOp]:
     """The record a message takes back as a joke, by what the joke was about: the one live
     record of the person's own whose words hold every word named ("the dragon" -> "The user
-    has a pet dragon."), said again as not true; [] when none or several hold them."""
+    has a pet dragon."), said again as not true; [] when none or several hold them. "X was a
+    joke" alone takes back only a claim (:func:`_only_a_claim`): "my degree was a joke"
+    leaves the degree."""
+    said = [(m["a"] or m["b"] or m["c"] or m["d"] or "", False) for m in _TAKEN_BACK.finditer(text)]
+    said += [(m["a"], True) for m in _WAS_A_JOKE.finditer(text)]
     out: list[WriteOp] = []
-    for m in _JOKE_ABOUT.finditer(text):
-        said = (m["a"] or m["b"] or "").lower()
-        wanted = {w for w in re.findall(r"[\w']+", said) if w not in _NOISE}
-        found = [
-            r
-            for r in existing
-            if r.scope == "user"
-            and is_live(r)
-            and r.category in _CLAIMED
-            and not r.open_loop
-            and wanted
-            and wanted <= set(re.findall(r"[\w']+", r.content.lower()))
-        ]
-        if len(found) != 1 or any(w.entry.supersedes_id == found[0].id for w in out):
+    for what, claims_only in said:
+        rec = _the_one_said(what, existing, claims_only=claims_only)
+        if rec is None or any(w.entry.supersedes_id == rec.id for w in out):
             continue
-        rec = found[0]
         said_of = rec.content.strip().rstrip(".")
         entry = WriterEntry(
             content=f"Not true, said as a joke: {said_of[:1].lower()}{said_of[1:]}.",

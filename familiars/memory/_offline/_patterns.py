@@ -136,7 +136,7 @@ _FAVOURITE = re.compile(
     re.IGNORECASE,
 )
 _LIVES = re.compile(
-    r"^(?:i\s+(?:now\s+)?(?:live|reside)|i'?m\s+(?:now\s+)?(?:living|based)|i\s+(?:just\s+)?moved)"
+    r"^(?:i\s+(?:now\s+|still\s+)?(?:live|reside)|i'?m\s+(?:now\s+)?(?:living|based)|i\s+(?:just\s+)?moved)"
     r"\s+(?:in|to)\s+(?P<place>.+)$",
     re.IGNORECASE,
 )

@@ -591,6 +591,9 @@ def _name(text: str, kind: NounKind) -> Fact | None:
 
 #: A name given by a pronoun that fit no one (:func:`._relatives.pronoun_named`): nobody's.
 _BY_PRONOUN = re.compile(r"\b(?:her|his|their)\s+name\b", re.I)
+#: A capital after "to"/"in"/"at" names a place or an employer ("my brother, moved to
+#: Australia"), never the member's name.
+_WHERE = "".join(rf"(?<!\b{w}\s)" for w in ("to", "in", "at", "from", "near", "for"))
 _DONE_IN_NOUN = re.compile(r"\b(?:\w+ed|came|went|got|had)\b", re.I)
 _A_VERB_IN_NOUN = re.compile(r"\b(?:is|are|was|were|am|be)$", re.I)
 
@@ -603,7 +606,7 @@ def _named_thing(text: str) -> tuple[str, str] | None:
     if m and (m.group("n") or m.group("n2"))[0].isupper():
         return (m.group("noun") or m.group("noun2")).strip(), m.group("n") or m.group("n2")
     named = _NAMED.search(text)
-    names = [named.group("n")] if named else re.findall(rf"(?<!^)\b{_CAP2}\b", text)
+    names = [named.group("n")] if named else re.findall(rf"(?<!^){_WHERE}\b{_CAP2}\b", text)
     names = [n for n in names if n.lower() not in _NOT_NAMES and n != "I"]
     noun = (_NOUN_CALLED.search(text) if named else None) or _MY_NOUN.search(text)
     if not names or noun is None or _A_VERB_IN_NOUN.search(noun.group("noun")):

@@ -455,8 +455,9 @@ def offline_writes(
 ) -> WriterOutput:
     """The whole offline writer: facts, then closed loops, as one WriterOutput. Nothing over
     ``max_chars`` (the record limit) is written; the rest of the message still is."""
-    if joking(text):  # "lol jk i have a pet dragon called smaug": a joke is no fact
-        return WriterOutput(writes=joke_writes(text, existing))  # "the dragon was a joke"
+    taken_back = joke_writes(text, existing)  # "the dragon was a joke", "... made up"
+    if joking(text) or taken_back:  # "lol jk i have a pet dragon called smaug": no fact
+        return WriterOutput(writes=taken_back)
     facts = facts_in(
         pronoun_named_before(text, existing, now),  # "I have a son" then "his name is kai"
         now=now,
