@@ -49,6 +49,11 @@ _SLOT = {
 _USED_TO = re.compile(r"\bused\s+to\b", re.IGNORECASE)
 
 
+def is_slot(term: str) -> bool:
+    """Whether ``term`` (of :func:`terms`) stands for a slot of a person ("<home>")."""
+    return term.startswith("<")
+
+
 def terms(text: str) -> set[str]:
     """The distinctive words of ``text``, stemmed, a slot's words as the slot."""
     found = {_SAME.get(t, t) for t in keyword_terms(_USED_TO.sub(" ", text))}

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -31,6 +31,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from familiars.bot._answers import said_back
 from familiars.bot._forget_match import (
+    is_slot,
     name_asked,
     names_in,
     names_in_texts,
@@ -554,10 +555,23 @@ class ForgetByWords:
             if found.ids:
                 return found
             names = set()
-        return await self._matching_terms(terms(what), names, visible, where)
+        want = terms(what)
+        others: list[MemoryRecord] = []
+        if want and all(is_slot(t) for t in want):
+            # "where I live", "my address": the person's own, not their sister's home in
+            # Cork nor their mum's, nor the messages that said those (review s35 R6).
+            others = [r for r in visible if r.category == "relation"]
+            visible = [r for r in visible if r.category != "relation"]
+        return await self._matching_terms(want, names, visible, where, others=others)
 
     async def _matching_terms(
-        self, want: set[str], names: set[str], visible: list[MemoryRecord], where: _Where
+        self,
+        want: set[str],
+        names: set[str],
+        visible: list[MemoryRecord],
+        where: _Where,
+        *,
+        others: Sequence[MemoryRecord] = (),
     ) -> _Found:
         """What says ``want`` (its share of terms) or one of ``names`` (as a name), and all
         that is said of a name these give someone, with what was kept from it."""
@@ -577,7 +591,10 @@ class ForgetByWords:
         records += _replaced_by(records, visible)
         agents_with = remembered(self.forgetter.trees.agents_with)
         sources = {e.key for r in records for e in evidence_refs(r, agents_with)}
-        turns = [(k, t) for k, t in said_here if k not in sources and matches(t)]
+        theirs = {
+            e.key for r in others if matches(r.content) for e in evidence_refs(r, agents_with)
+        }
+        turns = [(k, t) for k, t in said_here if k not in sources | theirs and matches(t)]
         # What was kept from a matching message goes with it (it quotes the words): say so;
         # what else was kept from it, or from a message a matching memory came from, stays
         # (a message that said several things: tester U2, "forget about Shelly" took the

@@ -38,3 +38,16 @@ async def test_forget_where_i_live_takes_the_home_and_keeps_the_rest(tmp_path: P
         assert (await bot.say("yes")).startswith("Forgotten")
         listed = await bot.command("list")
         assert "Leeds" not in listed and "baker" in listed, listed
+
+
+async def test_forget_where_i_live_leaves_a_relatives_home(tmp_path: Path) -> None:
+    """Review s35 R6: "forget where I live" also listed "your sister lives in Cork", so a
+    quick yes took the sister's home too."""
+    async with running(tmp_path / "ws") as bot:
+        await bot.say("I live in Leeds.")
+        await bot.say("My sister lives in Cork.")
+        asked = await bot.say("forget where I live")
+        assert "Leeds" in asked and "Cork" not in asked, asked
+        assert (await bot.say("yes")).startswith("Forgotten")
+        listed = await bot.command("list")
+        assert "Leeds" not in listed and "Cork" in listed, listed
