@@ -32,7 +32,7 @@ async def test_a_move_to_a_time_alone_keeps_the_day(workspace: Path) -> None:
         listed = await bot.command("/reminders")
         assert "Wed 20 Nov 15:00" in listed and "Fri 15 Nov 16:00" in listed, listed
     finally:
-        await bot.app.stop()
+        await bot.app.shutdown()
 
 
 async def test_a_repeating_reminder_moved_to_a_time_takes_it_from_now_on(
@@ -48,7 +48,7 @@ async def test_a_repeating_reminder_moved_to_a_time_takes_it_from_now_on(
         listed = await bot.command("/reminders")
         assert "Tue 12 Nov 07:15" in listed and "07:30" not in listed, listed
     finally:
-        await bot.app.stop()
+        await bot.app.shutdown()
 
 
 async def test_scratch_that_make_it_a_time_moves_and_forget_that_one_cancels(
@@ -68,7 +68,7 @@ async def test_scratch_that_make_it_a_time_moves_and_forget_that_one_cancels(
         listed = await bot.command("/reminders")
         assert "nappies" in listed and "phone mama" not in listed, listed
     finally:
-        await bot.app.stop()
+        await bot.app.shutdown()
 
 
 async def test_a_bare_number_corrects_no_reminder_and_polite_or_delete_leads_still_move(
@@ -91,7 +91,7 @@ async def test_a_bare_number_corrects_no_reminder_and_polite_or_delete_leads_sti
         listed = await bot.command("/reminders")
         assert "Tue 12 Nov 18:00" in listed, listed
     finally:
-        await bot.app.stop()
+        await bot.app.shutdown()
 
 
 async def test_a_time_moved_from_midnight_is_the_evening_before(workspace: Path) -> None:
@@ -105,4 +105,4 @@ async def test_a_time_moved_from_midnight_is_the_evening_before(workspace: Path)
         reply = await said(bot, "move the bins one to 11pm")
         assert reply.startswith("Moved: take the bins out, now Mon 11 Nov 23:00"), reply
     finally:
-        await bot.app.stop()
+        await bot.app.shutdown()

@@ -38,7 +38,7 @@ async def test_cancel_and_move_in_everyday_words(workspace: Path) -> None:
         listed = await bot.command("/reminders")
         assert "invoices" not in listed and "tablets" not in listed, listed
     finally:
-        await bot.app.stop()
+        await bot.app.shutdown()
 
 
 async def test_its_friday_not_thursday_moves_the_reminder_just_set(workspace: Path) -> None:
@@ -54,7 +54,7 @@ async def test_its_friday_not_thursday_moves_the_reminder_just_set(workspace: Pa
         listed = await bot.command("/reminders")
         assert "Fri 15 Nov" in listed and "valves" in listed, listed
     finally:
-        await bot.app.stop()
+        await bot.app.shutdown()
 
 
 @pytest.mark.parametrize("text", ["its sunday", "it's friday!", "it's tomorrow", "it is saturday"])
@@ -72,7 +72,7 @@ async def test_its_a_day_alone_does_not_move_a_reminder(workspace: Path, text: s
         listed = await bot.command("/reminders")
         assert "Thu 14 Nov" in listed and "call the bank" in listed, listed
     finally:
-        await bot.app.stop()
+        await bot.app.shutdown()
 
 
 @pytest.mark.parametrize(
@@ -86,7 +86,7 @@ async def test_a_corrected_day_still_moves_the_reminder(workspace: Path, text: s
         reply = await said(bot, text)
         assert reply.startswith("Moved: call the bank, now Sat 16 Nov 10:00"), reply
     finally:
-        await bot.app.stop()
+        await bot.app.shutdown()
 
 
 @pytest.mark.parametrize(
@@ -118,7 +118,7 @@ async def test_moving_a_reminder_to_yesterday_is_refused(workspace: Path) -> Non
         assert "has passed" in reply and "Moved" not in reply, reply
         assert "Fri 15 Nov 09:00" in await bot.command("/reminders")
     finally:
-        await bot.app.stop()
+        await bot.app.shutdown()
 
 
 async def test_next_saturday_in_a_fact_about_someone_is_pinned_to_its_date(

@@ -49,7 +49,7 @@ async def test_the_slash_command_and_the_words_move_to_a_time_alike(workspace: P
         listed = await bot.command("/reminders")
         assert "Tue 12 Nov 07:15 — pack the lunches" in listed and "07:30" not in listed, listed
     finally:
-        await bot.app.stop()
+        await bot.app.shutdown()
 
 
 async def test_snoozing_a_repeating_reminder_that_fired_leaves_the_series(
@@ -73,7 +73,7 @@ async def test_snoozing_a_repeating_reminder_that_fired_leaves_the_series(
         await bot.app.scheduler.run_due(clock[0])
         assert out.getvalue().count("water the orchids") == 2  # type: ignore[attr-defined]
     finally:
-        await bot.app.stop()
+        await bot.app.shutdown()
 
 
 async def test_the_short_replies_after_a_reminder_fired(workspace: Path) -> None:
@@ -91,7 +91,7 @@ async def test_the_short_replies_after_a_reminder_fired(workspace: Path) -> None
         assert reply.startswith("Cancelled: check the oven"), reply
         assert "check the oven" not in await bot.command("/reminders")
     finally:
-        await bot.app.stop()
+        await bot.app.shutdown()
 
 
 async def test_a_description_answers_which_one(workspace: Path) -> None:
@@ -107,7 +107,7 @@ async def test_a_description_answers_which_one(workspace: Path) -> None:
         listed = await bot.command("/reminders")
         assert "call the bank" in listed and "call the school" not in listed, listed
     finally:
-        await bot.app.stop()
+        await bot.app.shutdown()
 
 
 async def test_tonight_and_midnight_said_to_the_bot(workspace: Path) -> None:
@@ -120,4 +120,4 @@ async def test_tonight_and_midnight_said_to_the_bot(workspace: Path) -> None:
         reply = await said(bot, "remind me at midnight to take the bins out")
         assert "on Tue 12 Nov 00:00" in reply, reply
     finally:
-        await bot.app.stop()
+        await bot.app.shutdown()
