@@ -87,7 +87,7 @@ async def console(
     try:
         yield app, adapter, out
     finally:
-        await app.stop()
+        await app.shutdown()
 
 
 async def test_forty_messages_get_the_replies_a_person_expects(
