@@ -48,6 +48,28 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return ws
 
 
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 512 KiB tmpfs mounted for the test: a real full disk (needs root; skipped without)."""
+    import shutil
+    import subprocess
+    import uuid
+
+    mount = tmp_path / "small"
+    mount.mkdir()
+    if shutil.which("mount") is None or os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=512k", f"fam-{uuid.uuid4().hex[:6]}", str(mount)],
+        capture_output=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"mounting a tmpfs is not permitted here: {done.stderr.decode().strip()}")
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
 @pytest.fixture(scope="session")
 def real_embedder() -> Iterator[object]:
     """The bundled all-MiniLM-L6-v2, loaded once per test session."""
