@@ -58,6 +58,19 @@ async def running_app(where: Settings | Path, **options: Any) -> AsyncIterator[A
         yield app
 
 
+@asynccontextmanager
+async def opened_app(where: Settings | Path, **options: Any) -> AsyncIterator[Application]:
+    """:func:`make_app` with its services built (storage open) but nothing started: no
+    adapter, scheduler job or background task runs unless the test starts it. Shut down
+    after the block."""
+    app = make_app(where, **options)
+    try:
+        await app.initialize()
+        yield app
+    finally:
+        await app.shutdown()
+
+
 def message(
     text: str,
     *,
