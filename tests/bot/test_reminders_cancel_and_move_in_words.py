@@ -86,7 +86,7 @@ async def test_a_corrected_day_still_moves_the_reminder(workspace: Path, text: s
 )
 def test_phone_and_british_times_are_read(text: str, task: str, when: str) -> None:
     """U11: "tmrw" and "half 7" (7:30) got "I couldn't read a time in that"."""
-    from tests.bot.test_s32_hfix2_reminders import _plan
+    from tests.bot.test_reminder_when_answered_by_a_clock import _plan
 
     [reminder] = _plan(text).reminders
     assert reminder.task == task and reminder.when_text().startswith(when), reminder
