@@ -96,6 +96,21 @@ def message(
     )
 
 
+def invocation(
+    command: str,
+    *args: str,
+    platform: str = "console",
+    chat: str = "c0",
+    user: str = "u1",
+    name: str = "Ann",
+    group: bool = False,
+    at: datetime | None = None,
+) -> CommandInvocation:
+    """``/command args`` of ``user`` in ``chat``, at ``at`` (now, unless given)."""
+    when = {} if at is None else {"ts": at}
+    return CommandInvocation(platform, chat, user, name, command, args, group, **when)
+
+
 def speaker(
     *, dm: str = "dm-{user}", group_chat: str = "g1", **defaults: Any
 ) -> Callable[..., IncomingMessage]:
