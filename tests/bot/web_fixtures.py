@@ -12,9 +12,10 @@ from pathlib import Path
 import httpx
 
 from familiars.bot import Application
-from familiars.bot._adapters.base import CommandInvocation, IncomingMessage
+from familiars.bot._adapters.base import CommandInvocation
 from familiars.config import load_settings
-from tests.harness import opened_app, running_app
+from tests.harness import message, opened_app, running_app
+from tests.harness import say as one_turn
 
 BOB, ANN, OWNER = "102", "103", "900"
 BOB_KEY, ANN_KEY, OWNER_KEY = "telegram_102", "telegram_103", "telegram_900"
@@ -43,10 +44,9 @@ async def running(workspace: Path, *, serve: bool = False) -> AsyncIterator[Appl
 
 async def say(app: Application, text: str, *, user: str = BOB, at: datetime | None = None) -> str:
     name = {BOB: "Bob", ANN: "Ann", OWNER: "Olga"}[user]
-    message = IncomingMessage("telegram", user, user, name, text, ts=at or datetime.now(UTC))
-    out = "".join([part async for part in app.dialogues.respond(message)])
-    await app.settle()
-    return out
+    when = at or datetime.now(UTC)
+    said = message(text, platform="telegram", chat=user, user=user, name=name, at=when)
+    return await one_turn(app, said)
 
 
 async def command(
