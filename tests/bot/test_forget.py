@@ -16,7 +16,8 @@ import pytest
 from familiars.bot import Application
 from familiars.bot._adapters.base import CommandInvocation, IncomingMessage
 from familiars.config import load_settings
-from tests.harness import make_app
+from tests.harness import make_app, message
+from tests.harness import say as one_turn
 from tests.homes import database_holding, read_state
 
 pytestmark = pytest.mark.timeout(120)
@@ -33,12 +34,9 @@ async def running(workspace: Path) -> AsyncIterator[Application]:
 
 
 async def say(app: Application, text: str, *, user: str = BOB, at: datetime = T0) -> str:
-    assert app.dialogues is not None
     name = "Bob" if user == BOB else "Ann"
-    message = IncomingMessage("telegram", user, user, name, text, ts=at)
-    out = "".join([part async for part in app.dialogues.respond(message)])
-    await app.settle()
-    return out
+    said = message(text, platform="telegram", chat=user, user=user, name=name, at=at)
+    return await one_turn(app, said)
 
 
 async def memory(app: Application, *args: str, user: str = BOB) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from familiars.bot import Application, IncomingMessage
+from familiars.bot import Application
 from familiars.bot._untrusted import DATA_CLOSE, DATA_OPEN, DATA_RULE, TAINT_TAG
 from familiars.cli import app as cli
 from familiars.config import load_settings
@@ -29,7 +29,8 @@ from familiars.memory import MemoryStore, make_record
 from tests.bot.tool_script import unquoted
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.fakes import HashEmbedder
-from tests.harness import make_app
+from tests.harness import make_app, message
+from tests.harness import say as one_turn
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -93,14 +94,8 @@ async def running(
 
 
 async def say(app: Application, text: str) -> str:
-    assert app.dialogues is not None
-    message = IncomingMessage(
-        platform="telegram", chat_id=OWNER, user_id=OWNER, display_name="Olga", text=text,
-        is_group=False, mentions_bot=False, ts=NOW,
-    )  # fmt: skip
-    reply = "".join([d async for d in app.dialogues.respond(message)])
-    await app.settle()
-    return reply
+    said = message(text, platform="telegram", chat=OWNER, user=OWNER, name="Olga", at=NOW)
+    return await one_turn(app, said)
 
 
 def _block_of(system: str) -> str:

@@ -12,9 +12,10 @@ from pathlib import Path
 import httpx
 
 from familiars.bot import Application
-from familiars.bot._adapters.base import CommandInvocation, IncomingMessage
+from familiars.bot._adapters.base import CommandInvocation
 from familiars.config import load_settings
-from tests.fakes import HashEmbedder
+from tests.harness import message, opened_app, running_app
+from tests.harness import say as one_turn
 
 BOB, ANN, OWNER = "102", "103", "900"
 BOB_KEY, ANN_KEY, OWNER_KEY = "telegram_102", "telegram_103", "telegram_900"
@@ -35,31 +36,17 @@ def settings_for(workspace: Path, *, port: int = 0) -> object:
 @asynccontextmanager
 async def running(workspace: Path, *, serve: bool = False) -> AsyncIterator[Application]:
     """The bot with the API (and so the memory page); ``serve`` starts it on a real port."""
-    app = Application(
-        settings_for(workspace),  # type: ignore[arg-type]
-        embedder=HashEmbedder(),
-        model=None,
-        platforms=False,
-        scheduler=False,
-        watch=False,
-    )
-    if serve:
-        async with app:
-            yield app
-        return
-    await app.initialize()
-    try:
+    settings = settings_for(workspace)
+    within = running_app if serve else opened_app
+    async with within(settings, model=None) as app:  # type: ignore[arg-type]
         yield app
-    finally:
-        await app.shutdown()
 
 
 async def say(app: Application, text: str, *, user: str = BOB, at: datetime | None = None) -> str:
     name = {BOB: "Bob", ANN: "Ann", OWNER: "Olga"}[user]
-    message = IncomingMessage("telegram", user, user, name, text, ts=at or datetime.now(UTC))
-    out = "".join([part async for part in app.dialogues.respond(message)])
-    await app.settle()
-    return out
+    when = at or datetime.now(UTC)
+    said = message(text, platform="telegram", chat=user, user=user, name=name, at=when)
+    return await one_turn(app, said)
 
 
 async def command(
