@@ -94,9 +94,7 @@ async def _open(
 
 async def main(args: argparse.Namespace) -> dict[str, Any]:
     _time_the_stages()
-    app, embedder, start = await _open(
-        args.workspace, args.records, args.nodes, args.setup_vectors
-    )
+    app, embedder, start = await _open(args.workspace, args.records, args.nodes, args.setup_vectors)
     now = datetime.fromtimestamp(start + 86400 * (int(time.time()) % 1000), UTC)
     rng = random.Random(11)
     profiler = None
