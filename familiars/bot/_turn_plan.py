@@ -39,6 +39,7 @@ from familiars.bot._care import (
     country_of,
     crisis_reply,
     disclosure,
+    homes_of,
     speaks_of_self_harm,
 )
 from familiars.bot._turn_actions import PendingReminder, TurnActions, plan_actions
@@ -357,7 +358,8 @@ class TurnPlanner:
         care = self.services.settings.care
         if not (care.crisis_replies and await self._worrying(turn, self.services.understanding)):
             return False
-        plan.care_text = crisis_reply(care.crisis_text, country_of(tz, care.country))
+        country = country_of(tz, care.country, homes_of(turn.records))
+        plan.care_text = crisis_reply(care.crisis_text, country)
         self.cared.add(turn.key)
         await self._pause(turn.user_key, turn.now)
         return True
