@@ -32,7 +32,14 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from familiars.bot._answers import may_answer, name_of, offline_reply, spelled_out, with_notice
+from familiars.bot._answers import (
+    ask_when_line,
+    may_answer,
+    name_of,
+    offline_reply,
+    spelled_out,
+    with_notice,
+)
 from familiars.bot._care import (
     Sessions,
     asks_a_reminder,
@@ -115,7 +122,8 @@ class TurnPlan:
     #: Reads what a question asks about (``meant``, ``unknown``) for a model turn whose
     #: model failed: an offline turn reads it while planning.
     answering: Callable[[], Awaitable[None]] | None = None
-    #: The model failed and the offline answerer answered.
+    #: The model was not heard: it failed and the offline answerer answered, or the bot
+    #: asked its own question (when to remind).
     fell_back: bool = False
 
     @property
@@ -185,6 +193,12 @@ class TurnPlan:
             await _close(model_reply)
             self.said[self.key] = self.care_text
             yield lead + self.care_text
+        elif self.actions.ask_when is not None and not self.offline:
+            # The bot's own question, whatever model answers the chat: one that only chats
+            # set nothing (s36); the answer, the next message, is read as its time.
+            await _close(model_reply)
+            self.fell_back = True  # a question of the bot's: no fact to recall
+            yield lead + ask_when_line(self.actions.ask_when)
         elif self.offline:
             await _close(model_reply)
             said = self._offline_answer(text, recalled)
@@ -310,11 +324,13 @@ class TurnPlanner:
         await self._read(plan, turn, plan_now)
         if not offline:  # read only if the model fails: the offline answer stands in
             plan.answering = partial(self._answering, plan, turn)
-        if self.services.takes_tools(agent):
-            # A model with tools sets (or asks about) reminders itself with set_reminder:
-            # the rules do not set one behind its back, and it is not told one was set.
+        if self.services.takes_tools(agent) and pending is None:
+            # A model with tools sets reminders itself with set_reminder: the rules do not
+            # set one behind its back, and it is not told one was set. A reminder with no
+            # time is still the bot's question (``ask_when``), and the answer to it is the
+            # bot's to set (``pending``).
             plan.actions = replace(
-                plan.actions, reminders=[], ask_when=None, unreadable_time=None, passed_time=None
+                plan.actions, reminders=[], unreadable_time=None, passed_time=None
             )
         if plan.actions.ask_when is not None:
             self.pending[key] = plan.actions.ask_when
