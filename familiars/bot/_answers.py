@@ -401,7 +401,7 @@ def with_notice(reply: str) -> str:
 
 
 def action_lines(actions: TurnActions) -> list[str]:
-    lines = [_reminder_set(r) for r in actions.reminders]
+    lines = [reminder_line(r) for r in actions.reminders]
     if actions.ask_when is not None:
         lines.append(ask_when_line(actions.ask_when))
     if actions.unreadable_time is not None:
@@ -432,7 +432,7 @@ def ask_when_line(pending: PendingReminder) -> str:
     return f"When should I remind you {pending.what}?"
 
 
-def _reminder_set(r: Reminder) -> str:
+def reminder_line(r: Reminder) -> str:
     """ "Okay, I'll remind you to call mum on Tue 8 Dec 09:00."; the time first when the task
     ends in "on" ("... on Mon 14 Dec 15:00 to put the kettle on", not "on on Mon")."""
     if r.rule:

@@ -37,6 +37,7 @@ from familiars.bot._answers import (
     may_answer,
     name_of,
     offline_reply,
+    reminder_line,
     spelled_out,
     with_notice,
 )
@@ -204,8 +205,10 @@ class TurnPlan:
             said = self._offline_answer(text, recalled)
             yield lead + (with_notice(said) if self.notice else said)
         else:
+            said = ""
             try:
                 async for delta in model_reply:
+                    said += delta
                     yield lead + delta
                     lead = ""
             except ModelUnreachable:
@@ -213,8 +216,22 @@ class TurnPlan:
                 if self.answering is not None:
                     await self.answering()
                 yield f"{lead}{self._offline_answer(text, recalled)}\n{MODEL_UNREACHABLE}"
+            else:
+                if unconfirmed := self._unconfirmed(said):
+                    yield "".join(f"\n{line}" for line in unconfirmed)
         if self.break_text:
             yield "\n\n" + self.break_text
+
+    def _unconfirmed(self, said: str) -> list[str]:
+        """The bot's own line for each reminder this turn's rules set that the model's reply
+        does not name (it was asked to confirm it; one that only chatted left the person
+        not knowing that "saturday at 10am" set anything)."""
+        words = set(re.findall(r"\w{3,}", said.lower()))
+        return [
+            reminder_line(r)
+            for r in self.actions.reminders
+            if not set(re.findall(r"\w{3,}", r.task.lower())) <= words
+        ]
 
     def _offline_answer(self, text: str, recalled: Sequence[RecalledItem]) -> str:
         """The one offline answerer's reply to ``text`` (remembered for "what did you say?")."""
