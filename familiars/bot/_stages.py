@@ -410,7 +410,7 @@ async def _tool_reply(turn: Turn, s: TurnServices, model: ChatModel) -> str | No
         )
     except (LLMError, OSError, TimeoutError) as exc:
         logger.warning("the language model failed: %s", exc)
-        raise ModelUnreachable(str(exc)) from exc
+        raise ModelUnreachable(str(exc), done=getattr(exc, "said", "")) from exc
     return None if text is None else (text or EMPTY_REPLY)
 
 

@@ -79,7 +79,12 @@ MODEL_UNREACHABLE = (
 
 class ModelUnreachable(Exception):
     """The model said nothing this turn (unreachable, an error, a timeout): the offline
-    answerer answers instead (:meth:`TurnPlan.reply`)."""
+    answerer answers instead (:meth:`TurnPlan.reply`). ``done``: what its tools did before
+    it failed (a reminder set, a memory kept), said too."""
+
+    def __init__(self, message: str, *, done: str = "") -> None:
+        super().__init__(message)
+        self.done = done
 
 
 #: A question about the person's own: "what are my cats called?".
@@ -211,11 +216,12 @@ class TurnPlan:
                     said += delta
                     yield lead + delta
                     lead = ""
-            except ModelUnreachable:
+            except ModelUnreachable as down:
                 self.fell_back = True
                 if self.answering is not None:
                     await self.answering()
-                yield f"{lead}{self._offline_answer(text, recalled)}\n{MODEL_UNREACHABLE}"
+                done = f"\n{down.done}" if down.done else ""
+                yield f"{lead}{self._offline_answer(text, recalled)}{done}\n{MODEL_UNREACHABLE}"
             else:
                 if unconfirmed := self._unconfirmed(said):
                     yield "".join(f"\n{line}" for line in unconfirmed)

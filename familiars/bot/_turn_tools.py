@@ -68,7 +68,7 @@ from familiars.bot._tools import (
     answer_with_tools,
 )
 from familiars.bot._untrusted import TAINT_TAG, TurnTaint, reaches_out
-from familiars.llm import ChatMessage, ChatModel, ToolSpec, UnsupportedFeatureError
+from familiars.llm import ChatMessage, ChatModel, LLMError, ToolSpec, UnsupportedFeatureError
 from familiars.memory import (
     DEFAULT_MAX_RECORD_CHARS,
     RECORD_ID_RE,
@@ -336,11 +336,23 @@ class TurnTools:
         except UnsupportedFeatureError as exc:
             logger.info("no tools this turn (%s); the plain path answers", exc)
             return None
+        except (LLMError, OSError, TimeoutError) as exc:
+            if handlers.did_something:  # what the tools did before the model failed is said
+                raise ToolsCutOff(str(exc), handlers.said("").strip()) from exc
+            raise
         _log_outcomes(turn, caller)
         handlers.refused(turn.outcomes)
         handlers.reminders_not_set(turn)
         text = turn.text.strip()  # past max_tokens the client cut it (``familiars.llm``)
         return handlers.said(text or _said_by_tools(turn))
+
+
+class ToolsCutOff(LLMError):
+    """The model failed after its tools had done something: ``said`` says what they did."""
+
+    def __init__(self, message: str, said: str) -> None:
+        super().__init__(message)
+        self.said = said
 
 
 #: What the bot says when a tool that would change something was refused.
@@ -433,6 +445,11 @@ class _TurnToolSet:
             f"(I set {_reminders(self._reminders)}; {missed} more were not set: {why}. "
             "Ask again for the rest.)",
         )
+
+    @property
+    def did_something(self) -> bool:
+        """Whether a tool has done (or refused, or asked) something the person must hear."""
+        return bool(self._acts or self._asked)
 
     def said(self, reply: str) -> str:
         """``reply`` with a line for every act it does not already mention."""

@@ -12,6 +12,8 @@ import pytest
 
 from familiars.bot._turn_plan import MODEL_UNREACHABLE
 from familiars.config import load_settings
+from tests.bot.test_turn_tools import running
+from tests.bot.tool_script import one
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.harness import message, running_app, say
 
@@ -59,3 +61,18 @@ async def test_the_offline_answerer_answers_when_the_model_fails(
             told, asked = await _two_turns(workspace, server.base_url, tools)
     assert told.endswith(MODEL_UNREACHABLE) and "Sorry" not in told
     assert "Biscuit" in asked and asked.endswith(MODEL_UNREACHABLE)
+
+
+async def test_what_the_tools_did_before_the_model_failed_is_said(workspace: Path) -> None:
+    """A reminder set by the model's tool, then the model failed: the reminder is kept and
+    said beside the offline answer, not left unsaid."""
+    async with running(workspace) as bot:
+        bot.script.turn(
+            one("set_reminder", {"task": "call mom", "when": "tomorrow at 9am"}),
+            Reply.status(500),
+        )
+        said = await bot.say("remind me to call mom tomorrow at 9am")
+        kept = [r for r in await bot.records(scope="dialogue") if "reminder" in r.tags]
+    assert len(kept) == 1
+    assert "I also set a reminder: call mom, Tue 12 Nov 09:00" in said, said
+    assert said.endswith(" ".join(MODEL_UNREACHABLE.split()))
