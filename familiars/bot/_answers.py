@@ -36,7 +36,7 @@ from familiars.bot._care import (
 from familiars.bot._kin import kin_answer
 from familiars.bot._likes import likes_answer
 from familiars.bot._missing import missing_someone
-from familiars.bot._turn_actions import Reminder, TurnActions
+from familiars.bot._turn_actions import PendingReminder, Reminder, TurnActions
 from familiars.llm import (
     OFFLINE_NOTICE,
     is_question,
@@ -401,9 +401,9 @@ def with_notice(reply: str) -> str:
 
 
 def action_lines(actions: TurnActions) -> list[str]:
-    lines = [_reminder_set(r) for r in actions.reminders]
+    lines = [reminder_line(r) for r in actions.reminders]
     if actions.ask_when is not None:
-        lines.append(f"When should I remind you {actions.ask_when.what}?")
+        lines.append(ask_when_line(actions.ask_when))
     if actions.unreadable_time is not None:
         lines.append(
             f"I couldn't read a time in that, so no reminder is set to "
@@ -427,7 +427,12 @@ def action_lines(actions: TurnActions) -> list[str]:
     return lines
 
 
-def _reminder_set(r: Reminder) -> str:
+def ask_when_line(pending: PendingReminder) -> str:
+    """The bot's question for a reminder asked for with no time."""
+    return f"When should I remind you {pending.what}?"
+
+
+def reminder_line(r: Reminder) -> str:
     """ "Okay, I'll remind you to call mum on Tue 8 Dec 09:00."; the time first when the task
     ends in "on" ("... on Mon 14 Dec 15:00 to put the kettle on", not "on on Mon")."""
     if r.rule:

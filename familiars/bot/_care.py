@@ -15,10 +15,14 @@ Map:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
+from importlib import resources
 
 from familiars.config import Settings
+from familiars.memory import MemoryRecord, is_live
 
 _SELF_HARM = re.compile(
     r"\b(?:suicid\w*|kill(?:ing)?\s+my\s*self|end(?:ing)?\s+(?:it\s+all|my\s+(?:own\s+)?life)|"
@@ -369,9 +373,95 @@ ZONE_COUNTRY = {
 }  # fmt: skip
 
 
-def country_of(timezone: str, setting: str = "") -> str:
-    """The person's country: the setting when given, else their time zone's; "" unknown."""
+def homes_of(records: Sequence[MemoryRecord]) -> list[str]:
+    """What the person's live records say of where they live, the newest last: a record of
+    the home slot (tag ``home``) or one that says "The user lives in ..." (never a sister's)."""
+    homes = [
+        r for r in records
+        if r.scope == "user" and is_live(r)
+        and ("home" in r.tags or _USER_LIVES.match(r.content))
+    ]  # fmt: skip
+    return [r.content for r in sorted(homes, key=lambda r: r.ts)]
+
+
+def country_of(timezone: str, setting: str = "", homes: Sequence[str] = ()) -> str:
+    """The person's country: where they said they live (``homes``, :func:`homes_of`) when
+    it names a country or a city the time zone database knows, else the
+    setting when given, else their time zone's; "" unknown. Home wins: a person living in
+    Dublin on a laptop set to London time needs Ireland's lines, and the bot-wide setting
+    is only a guess about each person."""
+    for home in reversed(homes):
+        found = _country_of_place(home)
+        if found:
+            return found
     return (setting or ZONE_COUNTRY.get(timezone, "")).upper()
+
+
+#: "The user lives in Oslo." / "moved to Leeds, UK" / "is based in Ohio": the place.
+_LIVES_IN = re.compile(
+    r"\b(?:(?:lives?|living|moved|relocated|based|resides?)\s+(?:in|to)|home\s+is(?:\s+in)?)"
+    r"\s+(?P<place>[^.;!?]+)",
+    re.IGNORECASE,
+)
+_USER_LIVES = re.compile(r"the\s+user\s+(?:now\s+)?lives\s+in\b", re.IGNORECASE)
+#: Names of countries people use that the time zone database's list words otherwise.
+_COUNTRY_ALIASES = {
+    "uk": "GB", "u.k.": "GB", "england": "GB", "scotland": "GB", "wales": "GB",
+    "northern ireland": "GB", "great britain": "GB", "united kingdom": "GB",
+    "us": "US", "u.s.": "US", "usa": "US", "u.s.a.": "US", "america": "US", "the states": "US",
+    "united states of america": "US", "holland": "NL", "czech republic": "CZ",
+    "south korea": "KR", "korea": "KR",
+}  # fmt: skip
+#: States and provinces said alone ("I live in Ohio"); Georgia is left to the country.
+_REGIONS = {
+    "US": "alabama alaska arizona arkansas california colorado connecticut delaware florida "
+    "hawaii idaho illinois indiana iowa kansas kentucky louisiana maine maryland massachusetts "
+    "michigan minnesota mississippi missouri montana nebraska nevada new_hampshire new_jersey "
+    "new_mexico new_york_state north_carolina north_dakota ohio oklahoma oregon pennsylvania "
+    "rhode_island south_carolina south_dakota tennessee texas utah vermont virginia washington "
+    "west_virginia wisconsin wyoming",
+    "CA": "ontario quebec british_columbia alberta manitoba saskatchewan nova_scotia "
+    "new_brunswick newfoundland prince_edward_island",
+    "AU": "new_south_wales victoria queensland tasmania western_australia south_australia",
+}
+
+
+def _country_of_place(text: str) -> str:
+    """The country a home record's place is in (``GB`` for "Leeds, England", ``NO`` for
+    "Oslo"), from its last part that names one; "" when none does."""
+    found = _LIVES_IN.search(text)
+    if found is None:
+        return ""
+    parts = re.split(r",|\s+-\s+|\(|\)", found.group("place"))
+    for part in reversed(parts):
+        name = re.sub(r"^(?:the)\s+", "", part.strip().lower()).strip()
+        code = _places().get(name) or _places().get(f"the {name}")
+        if code:
+            return code
+    return ""
+
+
+@lru_cache(maxsize=1)
+def _places() -> dict[str, str]:
+    """Lowercase place names -> ISO 3166 code: the countries of the time zone database
+    (``iso3166.tab``, a parenthesised part too: "Britain (UK)"), the cities its zones are
+    named after (``zone.tab``: "Europe/Oslo" -> oslo), and the aliases above."""
+    places: dict[str, str] = {}
+    data = resources.files("tzdata").joinpath("zoneinfo")
+    for code, zone in _tab_rows(data.joinpath("zone.tab").read_text("utf-8"), 0, 2):
+        places.setdefault(zone.rsplit("/", 1)[-1].replace("_", " ").lower(), code)
+    for code, name in _tab_rows(data.joinpath("iso3166.tab").read_text("utf-8"), 0, 1):
+        for said in (name, *re.findall(r"\(([^)]+)\)", name), re.sub(r"\s*\(.*\)", "", name)):
+            places[said.strip().lower()] = code
+    for code, names in _REGIONS.items():
+        places.update((name.replace("_", " "), code) for name in names.split())
+    places.update(_COUNTRY_ALIASES)
+    return places
+
+
+def _tab_rows(text: str, key: int, value: int) -> list[tuple[str, str]]:
+    rows = [line.split("\t") for line in text.splitlines() if line and not line.startswith("#")]
+    return [(row[key], row[value]) for row in rows if len(row) > max(key, value)]
 
 
 def crisis_reply(text: str, country: str) -> str:

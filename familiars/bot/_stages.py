@@ -42,7 +42,7 @@ from familiars.bot._outbound import Outbound
 from familiars.bot._prompt import BranchTurn, PromptParts, build_messages
 from familiars.bot._state import BotState
 from familiars.bot._turn import DialogueLog, RecalledItem, Recaller, Turn
-from familiars.bot._turn_plan import user_node_marks
+from familiars.bot._turn_plan import ModelUnreachable, user_node_marks
 from familiars.bot._turn_stats import TurnStats
 from familiars.bot._turn_tools import ToolCaller, TurnTools
 from familiars.bot._untrusted import TurnTaint
@@ -66,9 +66,6 @@ logger = logging.getLogger(__name__)
 #: The last reply's recalled items per (agent_id, dialogue_id, user_key): ``/memory why``.
 RecallLog = dict[tuple[str, str | None, str], list[dict[str, Any]]]
 
-APOLOGY = (
-    "Sorry, I can't reach my language model right now. I've kept your message and will remember it."
-)
 #: Said after the text a model gave when its stream broke off mid-reply.
 CUT_OFF = OUTPUT_CUT
 #: Said when a model answered with nothing at all.
@@ -385,8 +382,9 @@ async def _model_reply(turn: Turn, s: TurnServices, model: ChatModel) -> AsyncIt
                 yield delta
     except (LLMError, OSError, TimeoutError) as exc:
         logger.warning("the language model failed: %s", exc)
-        # Half a reply is never passed off as a whole one, and nothing is never silence.
-        yield CUT_OFF if produced else APOLOGY
+        if not produced:  # the offline answerer answers instead (TurnPlan.reply)
+            raise ModelUnreachable(str(exc)) from exc
+        yield CUT_OFF  # half a reply is never passed off as a whole one
         return
     if not produced:
         yield EMPTY_REPLY
@@ -418,7 +416,7 @@ async def _tool_reply(turn: Turn, s: TurnServices, model: ChatModel) -> str | No
         )
     except (LLMError, OSError, TimeoutError) as exc:
         logger.warning("the language model failed: %s", exc)
-        return APOLOGY
+        raise ModelUnreachable(str(exc), done=getattr(exc, "said", "")) from exc
     return None if text is None else (text or EMPTY_REPLY)
 
 

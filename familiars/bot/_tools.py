@@ -82,6 +82,8 @@ class ToolTurn:
     rounds: int = 0
     #: Calls of the last round that were not run (over the cap or the room).
     not_run: int = 0
+    #: Those calls themselves (what was asked for and not done is said: a reminder).
+    skipped: list[ToolCall] = field(default_factory=list)
 
 
 def _parse_arguments(call: ToolCall) -> dict[str, Any]:
@@ -159,7 +161,9 @@ async def answer_with_tools(
         left = max(0, max_calls - len(turn.outcomes))
         exchange = await _run_round(toolbox, result.text, result.tool_calls[:left], room, turn)
         history += exchange
-        turn.not_run = len(result.tool_calls) - (len(exchange) - 1 if exchange else 0)
+        ran = len(exchange) - 1 if exchange else 0
+        turn.skipped += result.tool_calls[ran:]
+        turn.not_run = len(result.tool_calls) - ran
         if turn.not_run:
             break
     last = ROUNDS_USED_UP

@@ -12,7 +12,8 @@ these points, in order:
 3. :meth:`TurnPlan.with_notes` (compose: what the turn did, in the model's system prompt) and
    :meth:`TurnPlan.reply` (answer: the crisis text, the one offline answerer,
    :mod:`familiars.bot._answers`, or the model's stream, with the AI disclosure first and the
-   offline notice once per conversation);
+   offline notice once per conversation; the offline answerer again, with
+   :data:`MODEL_UNREACHABLE`, when the model fails before it said a word);
 4. :meth:`TurnPlan.writer_text` (after: what the writer reads; nothing for a care turn)
    and :attr:`TurnPlan.reply_marks` (``kind="notice"`` for offline replies: they only
    repeat memories, so they are not recalled as facts).
@@ -31,13 +32,22 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from familiars.bot._answers import may_answer, name_of, offline_reply, spelled_out, with_notice
+from familiars.bot._answers import (
+    ask_when_line,
+    may_answer,
+    name_of,
+    offline_reply,
+    reminder_line,
+    spelled_out,
+    with_notice,
+)
 from familiars.bot._care import (
     Sessions,
     asks_a_reminder,
     country_of,
     crisis_reply,
     disclosure,
+    homes_of,
     speaks_of_self_harm,
 )
 from familiars.bot._turn_actions import PendingReminder, TurnActions, plan_actions
@@ -60,6 +70,22 @@ if TYPE_CHECKING:
     from familiars.bot._turn import RecalledItem, Turn
 
 logger = logging.getLogger(__name__)
+
+#: Said under the offline answer that stands in for a model that failed or could not be reached.
+MODEL_UNREACHABLE = (
+    "(My language model can't be reached right now, so this is a simpler offline answer.)"
+)
+
+
+class ModelUnreachable(Exception):
+    """The model said nothing this turn (unreachable, an error, a timeout): the offline
+    answerer answers instead (:meth:`TurnPlan.reply`). ``done``: what its tools did before
+    it failed (a reminder set, a memory kept), said too."""
+
+    def __init__(self, message: str, *, done: str = "") -> None:
+        super().__init__(message)
+        self.done = done
+
 
 #: A question about the person's own: "what are my cats called?".
 _ABOUT_MINE = re.compile(r"\b(?:my|our)\b", re.I)
@@ -99,12 +125,18 @@ class TurnPlan:
     said: dict[tuple[str, str], str] = field(default_factory=dict)
     #: The reply before this one was the crisis reply ("jk im fine" is met warmly).
     after_care: bool = False
+    #: Reads what a question asks about (``meant``, ``unknown``) for a model turn whose
+    #: model failed: an offline turn reads it while planning.
+    answering: Callable[[], Awaitable[None]] | None = None
+    #: The model was not heard: it failed and the offline answerer answered, or the bot
+    #: asked its own question (when to remind).
+    fell_back: bool = False
 
     @property
     def reply_marks(self) -> dict[str, Any]:
         if self.care_text is not None:
             return {"kind": "care"}
-        return {"kind": "notice"} if self.offline else {}
+        return {"kind": "notice"} if self.offline or self.fell_back else {}
 
     def writer_text(self, llm_text: str) -> str | None:
         """What the writer reads for this turn; None: the writer skips it."""
@@ -167,31 +199,65 @@ class TurnPlan:
             await _close(model_reply)
             self.said[self.key] = self.care_text
             yield lead + self.care_text
+        elif self.actions.ask_when is not None and not self.offline:
+            # The bot's own question, whatever model answers the chat: one that only chats
+            # set nothing (s36); the answer, the next message, is read as its time.
+            await _close(model_reply)
+            self.fell_back = True  # a question of the bot's: no fact to recall
+            yield lead + ask_when_line(self.actions.ask_when)
         elif self.offline:
             await _close(model_reply)
-            said = offline_reply(
-                text,
-                actions=self.actions,
-                items=[*recalled, *self._record_items(text)],
-                is_group=self.is_group,
-                name=self.name,
-                meant=self._answers(text, recalled),
-                unknown=self.unknown,
-                now=self.now,
-                last_reply=self.said.get(self.key, ""),
-                familiar=self.agent_name,
-                kept=[r.content for r in self._shareable() if r.scope == "user"],
-                on_now=on_in_span(text, self.now, self._shareable()),
-                after_care=self.after_care,
-            )
-            self.said[self.key] = said
+            said = self._offline_answer(text, recalled)
             yield lead + (with_notice(said) if self.notice else said)
         else:
-            async for delta in model_reply:
-                yield lead + delta
-                lead = ""
+            said = ""
+            try:
+                async for delta in model_reply:
+                    said += delta
+                    yield lead + delta
+                    lead = ""
+            except ModelUnreachable as down:
+                self.fell_back = True
+                if self.answering is not None:
+                    await self.answering()
+                done = f"\n{down.done}" if down.done else ""
+                yield f"{lead}{self._offline_answer(text, recalled)}{done}\n{MODEL_UNREACHABLE}"
+            else:
+                if unconfirmed := self._unconfirmed(said):
+                    yield "".join(f"\n{line}" for line in unconfirmed)
         if self.break_text:
             yield "\n\n" + self.break_text
+
+    def _unconfirmed(self, said: str) -> list[str]:
+        """The bot's own line for each reminder this turn's rules set that the model's reply
+        does not name (it was asked to confirm it; one that only chatted left the person
+        not knowing that "saturday at 10am" set anything)."""
+        words = set(re.findall(r"\w{3,}", said.lower()))
+        return [
+            reminder_line(r)
+            for r in self.actions.reminders
+            if not set(re.findall(r"\w{3,}", r.task.lower())) <= words
+        ]
+
+    def _offline_answer(self, text: str, recalled: Sequence[RecalledItem]) -> str:
+        """The one offline answerer's reply to ``text`` (remembered for "what did you say?")."""
+        said = offline_reply(
+            text,
+            actions=self.actions,
+            items=[*recalled, *self._record_items(text)],
+            is_group=self.is_group,
+            name=self.name,
+            meant=self._answers(text, recalled),
+            unknown=self.unknown,
+            now=self.now,
+            last_reply=self.said.get(self.key, ""),
+            familiar=self.agent_name,
+            kept=[r.content for r in self._shareable() if r.scope == "user"],
+            on_now=on_in_span(text, self.now, self._shareable()),
+            after_care=self.after_care,
+        )
+        self.said[self.key] = said
+        return said
 
 
 @dataclass
@@ -279,11 +345,15 @@ class TurnPlanner:
             understanding=understanding,
         )
         await self._read(plan, turn, plan_now)
-        if self.services.takes_tools(agent):
-            # A model with tools sets (or asks about) reminders itself with set_reminder:
-            # the rules do not set one behind its back, and it is not told one was set.
+        if not offline:  # read only if the model fails: the offline answer stands in
+            plan.answering = partial(self._answering, plan, turn)
+        if self.services.takes_tools(agent) and pending is None:
+            # A model with tools sets reminders itself with set_reminder: the rules do not
+            # set one behind its back, and it is not told one was set. A reminder with no
+            # time is still the bot's question (``ask_when``), and the answer to it is the
+            # bot's to set (``pending``).
             plan.actions = replace(
-                plan.actions, reminders=[], ask_when=None, unreadable_time=None, passed_time=None
+                plan.actions, reminders=[], unreadable_time=None, passed_time=None
             )
         if plan.actions.ask_when is not None:
             self.pending[key] = plan.actions.ask_when
@@ -309,13 +379,26 @@ class TurnPlanner:
         group = turn.info.is_group
         plan.meant = [r.content for r in meant if not (group and r.scope == "user")]
 
+    async def _answering(self, plan: TurnPlan, turn: Turn) -> None:
+        """What a question asks about, as :meth:`_read` reads it for an offline turn."""
+        understanding = self.services.understanding
+        asked = spelled_out(turn.said)
+        if understanding is None or not is_question(asked):
+            return
+        meant, plan.unknown = await asyncio.to_thread(
+            _answer_to, asked, plan.records, understanding
+        )
+        group = turn.info.is_group
+        plan.meant = [r.content for r in meant if not (group and r.scope == "user")]
+
     async def _cares(self, plan: TurnPlan, turn: Turn, tz: str) -> bool:
         """The crisis reply in ``plan`` when the message worries (and proactive messages
         paused); whether it did."""
         care = self.services.settings.care
         if not (care.crisis_replies and await self._worrying(turn, self.services.understanding)):
             return False
-        plan.care_text = crisis_reply(care.crisis_text, country_of(tz, care.country))
+        country = country_of(tz, care.country, homes_of(turn.records))
+        plan.care_text = crisis_reply(care.crisis_text, country)
         self.cared.add(turn.key)
         await self._pause(turn.user_key, turn.now)
         return True
@@ -407,8 +490,16 @@ def _read_message(
     actions = plan_now()
     if asked is None:
         return actions, [], False
+    return actions, *_answer_to(asked, records, understanding)
+
+
+def _answer_to(
+    asked: str, records: Sequence[MemoryRecord], understanding: Understanding
+) -> tuple[list[MemoryRecord], bool]:
+    """The records that answer the question ``asked``, and whether it surely asks of one of
+    the person's slots that none is kept for."""
     meant = answer_records(asked, records, understanding)
-    return actions, meant, not meant and asks_unknown(asked, records, understanding)
+    return meant, not meant and asks_unknown(asked, records, understanding)
 
 
-__all__ = ["TurnPlanner", "TurnPlan", "user_node_marks"]
+__all__ = ["MODEL_UNREACHABLE", "ModelUnreachable", "TurnPlanner", "TurnPlan", "user_node_marks"]

@@ -68,7 +68,7 @@ from familiars.bot._tools import (
     answer_with_tools,
 )
 from familiars.bot._untrusted import TAINT_TAG, TurnTaint, reaches_out
-from familiars.llm import ChatMessage, ChatModel, ToolSpec, UnsupportedFeatureError
+from familiars.llm import ChatMessage, ChatModel, LLMError, ToolSpec, UnsupportedFeatureError
 from familiars.memory import (
     DEFAULT_MAX_RECORD_CHARS,
     RECORD_ID_RE,
@@ -336,10 +336,23 @@ class TurnTools:
         except UnsupportedFeatureError as exc:
             logger.info("no tools this turn (%s); the plain path answers", exc)
             return None
+        except (LLMError, OSError, TimeoutError) as exc:
+            if handlers.did_something:  # what the tools did before the model failed is said
+                raise ToolsCutOff(str(exc), handlers.said("").strip()) from exc
+            raise
         _log_outcomes(turn, caller)
         handlers.refused(turn.outcomes)
+        handlers.reminders_not_set(turn)
         text = turn.text.strip()  # past max_tokens the client cut it (``familiars.llm``)
         return handlers.said(text or _said_by_tools(turn))
+
+
+class ToolsCutOff(LLMError):
+    """The model failed after its tools had done something: ``said`` says what they did."""
+
+    def __init__(self, message: str, said: str) -> None:
+        super().__init__(message)
+        self.said = said
 
 
 #: What the bot says when a tool that would change something was refused.
@@ -374,6 +387,8 @@ class _TurnToolSet:
         self._chars_left = tools.write_budget_chars
         self._writes = 0
         self._reminders = 0
+        #: set_reminder calls refused for the per-turn cap (:data:`MAX_REMINDERS`).
+        self._over_cap = 0
         #: (what to look for in the reply, the line that says it) per act to disclose.
         self._acts: list[tuple[str, str]] = []
         #: The memories this turn asked the person about forgetting, id -> what it says
@@ -411,6 +426,30 @@ class _TurnToolSet:
             if undone is not None and not outcome.ok:
                 why = re.sub(r"^error:\s*|\s*\([^()]*\)$", "", outcome.result).strip(" .")
                 self._disclose("", f"({undone}: {why}.)")
+
+    def reminders_not_set(self, turn: ToolTurn) -> None:
+        """Reminders the model asked for past the per-turn cap, or in calls past the turn's
+        call cap, are said plainly with how many were set: five kept of forty asked for was
+        silent (s36)."""
+        skipped = sum(1 for call in turn.skipped if call.name == "set_reminder")
+        missed = self._over_cap + skipped
+        if not missed:
+            return
+        why = (
+            f"I set at most {MAX_REMINDERS} in one message"
+            if self._over_cap or self._reminders >= MAX_REMINDERS
+            else "that was more than I do in one message"
+        )
+        self._disclose(
+            "",
+            f"(I set {_reminders(self._reminders)}; {missed} more were not set: {why}. "
+            "Ask again for the rest.)",
+        )
+
+    @property
+    def did_something(self) -> bool:
+        """Whether a tool has done (or refused, or asked) something the person must hear."""
+        return bool(self._acts or self._asked)
 
     def said(self, reply: str) -> str:
         """``reply`` with a line for every act it does not already mention."""
@@ -558,7 +597,8 @@ class _TurnToolSet:
         if due is None:
             raise ToolError(f"{said!r} cannot be read as one time still to come: {ASK_WHEN}")
         if self._reminders >= MAX_REMINDERS:
-            raise ToolError("too many reminders in one turn")
+            self._over_cap += 1
+            raise ToolError(f"too many reminders in one turn: at most {MAX_REMINDERS}")
         if self._tainted and reaches_out(task):
             raise self._refuse_data("set a reminder to contact or send to someone", task)
         at = local(due, c.zone, c.now)
@@ -664,6 +704,10 @@ class _TurnToolSet:
                     if TAINT_TAG in rec.tags or (self._c.is_group and scope == "dialogue"):
                         self._c.taint.add("other people's notes (search_memory)")
         return found[:SEARCH_K]
+
+
+def _reminders(n: int) -> str:
+    return "no reminder" if n == 0 else "1 reminder" if n == 1 else f"{n} reminders"
 
 
 def _pick(mine: list[Reminder], ref: str) -> Reminder:

@@ -225,15 +225,13 @@ class ReminderBook:
         else:
             record_id = await self._successor(rec, fields)
         logger.info("reminder %s moved to %s", record_id, _iso(due))
-        return Reminder(
-            record_id,
-            reminder.task,
-            due,
-            "open",
-            reminder.user_key,
-            reminder.agent_id,
-            reminder.dialogue_id,
-            reminder.number,
+        return replace(
+            reminder,
+            record_id=record_id,
+            due=due,
+            status="open",
+            # A successor is a record of its own: when it was set is not the fired one's.
+            set_at=reminder.set_at if record_id == reminder.record_id else None,
             every=every if every is not None else reminder.every,
         )
 
@@ -249,14 +247,9 @@ class ReminderBook:
             loop.pop(key, None)
         record_id = await self._copy(rec, fields)
         logger.info("reminder %s: once more as %s at %s", rec.id, record_id, _iso(due))
-        return Reminder(
-            record_id,
-            reminder.task,
-            due,
-            "open",
-            reminder.user_key,
-            reminder.agent_id,
-            reminder.dialogue_id,
+        # A one-off of its own: no number yet (given when first listed), no rule.
+        return replace(
+            reminder, record_id=record_id, due=due, status="open", number=0, set_at=None, every=None
         )
 
     async def follow_zone(self, user_key: str, zone: str, now: datetime) -> list[Reminder]:

@@ -72,7 +72,9 @@ async def test_secrets_are_masked_before_the_model_sees_them(workspace: Path) ->
             assert b"alice@example.com" not in data and b"4111 1111" not in data, path
 
 
-async def test_a_failing_model_gets_an_apology_and_the_message_is_kept(workspace: Path) -> None:
+async def test_a_failing_model_gets_the_offline_answer_and_the_message_is_kept(
+    workspace: Path,
+) -> None:
     class Down(ChatModel):
         name = "down"
 
@@ -82,7 +84,7 @@ async def test_a_failing_model_gets_an_apology_and_the_message_is_kept(workspace
     settings = load_settings(workspace=workspace)
     async with make_app(settings, model=Down()) as app:
         reply = await say(app, msg("My name is Alice."))
-        assert "Sorry" in reply
+        assert "Noted: your name is Alice." in reply and "can't be reached" in reply
         assert app.trees is not None
         assert app.trees.get("agent_0", "dialogue_0").node_list[0].content == "My name is Alice."
 

@@ -50,7 +50,7 @@ async def _reply_to(workspace: Path, server: FakeOpenAI, text: str) -> str:
         (Reply.text(""), "I lost my train of thought, please say that again."),
         (Reply.text("   "), "I lost my train of thought, please say that again."),
         (Reply.cut("Your dog is called"), "Your dog is called ...(cut off)"),
-        (Reply.status(500), "Sorry, I can't reach my language model right now."),
+        (Reply.status(500), "I don't know that yet."),  # the offline answerer's
     ],
     ids=["empty", "blank", "cut", "server-error"],
 )

@@ -16,7 +16,7 @@ from familiars.bot._adapters.base import (
     IncomingMessage,
     without_file,
 )
-from familiars.bot._adapters.console import PROMPT, ConsoleAdapter, command_text
+from familiars.bot._adapters.console import MARGIN, PROMPT, ConsoleAdapter, command_text
 from familiars.bot._pending import LOADING_NOTICE, PendingHandler
 
 pytestmark = pytest.mark.timeout(30)
@@ -161,10 +161,10 @@ async def test_a_notice_is_said_above_the_prompt() -> None:
     out = io.StringIO()
     console = ConsoleAdapter(Echo(), stdin=io.StringIO(""), stdout=out, interactive=True)
     console.notice("(note: offline)")
-    assert out.getvalue() == "(note: offline)\n"
+    assert out.getvalue() == f"{MARGIN}(note: offline)\n"
     console._reading.set()  # as while waiting for a line
     console.notice("(note: again)")
-    assert out.getvalue().endswith(f"\r\x1b[K(note: again)\n{PROMPT}")
+    assert out.getvalue().endswith(f"\r\x1b[K{MARGIN}(note: again)\n{PROMPT}")
 
 
 class Hostile(Echo):
@@ -189,8 +189,9 @@ async def test_no_escape_sequence_of_a_reply_or_command_reaches_the_terminal() -
     console._reading.set()
     console.notice("(note: \x1b[31mred)")
     printed = out.getvalue()
-    assert "[31mRED[0m line\nyou> forgedX" in printed and "memory: ]0;titleok" in printed
-    assert "\n[2Jreminder\n" in printed and printed.endswith(f"\r\x1b[K(note: [31mred)\n{PROMPT}")
+    assert "[31mRED[0m line\n  you> forged\n  X" in printed and "memory: ]0;titleok" in printed
+    assert "\nfamiliar> [2Jreminder\n" in printed
+    assert printed.endswith(f"\r\x1b[K  (note: [31mred)\n{PROMPT}")
     assert printed.count("\x1b") == 1  # the notice's own line clearing, nothing else
     assert "\r" not in printed.replace("\r\x1b[K", "") and "\x07" not in printed
 
@@ -202,10 +203,10 @@ async def test_a_reminder_while_the_prompt_waits_draws_the_prompt_again() -> Non
     console = ConsoleAdapter(Echo(), stdin=io.StringIO(""), stdout=out, interactive=True)
     console._reading.set()  # as while waiting for a line
     await console.send(console.chat_id, "⏰ Reminder: check the oven")
-    assert out.getvalue() == f"\r\x1b[K⏰ Reminder: check the oven\n\n{PROMPT}"
+    assert out.getvalue() == f"\r\x1b[Kfamiliar> ⏰ Reminder: check the oven\n\n{PROMPT}"
     console._reading.clear()  # during a turn: on lines of its own, no prompt
     await console.send(console.chat_id, "⏰ Reminder: stretch")
-    assert out.getvalue().endswith("\n⏰ Reminder: stretch\n\n")
+    assert out.getvalue().endswith("\nfamiliar> ⏰ Reminder: stretch\n\n")
 
 
 class _Slow(Echo):
@@ -312,7 +313,7 @@ async def test_a_notice_during_a_reply_is_not_glued_to_it(interactive, capsys) -
     await console.handle_line("sing")
     note = "(note: fake: the answer ran past its max_tokens)"
     if interactive:
-        assert out.getvalue() == f"familiar> la la la ...(cut off) more\n\n{note}\n"
+        assert out.getvalue() == f"familiar> la la la ...(cut off) more\n\n{MARGIN}{note}\n"
     else:
         assert out.getvalue() == "la la la ...(cut off) more\n\n"
         assert capsys.readouterr().err == f"{note}\n"

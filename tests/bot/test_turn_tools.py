@@ -155,7 +155,9 @@ async def test_a_reminder_without_a_time_or_with_an_unreadable_one_is_asked_abou
             one("set_reminder", {"task": "water the plants", "when": "whenever the moon says"}),
             Reply.text("Sorry, when exactly?"),
         )
-        assert await bot.say("remind me to water the plants") == "When should I remind you?"
+        # "remind me to ..." with no time is the bot's own question (test_reminder_asks_when):
+        # a wording the rules do not read reaches the tool without a time.
+        assert await bot.say("I need a nudge to water the plants") == "When should I remind you?"
         assert await bot.say("whenever the moon says") == "Sorry, when exactly?"
         first, second = bot.script.tool_messages()
         assert first.startswith("error: the reminder has no time: ask the person when")
@@ -352,7 +354,9 @@ async def test_a_provider_error_on_the_tool_path_is_said(workspace: Path) -> Non
     async with running(workspace) as bot:
         bot.script.turn(Reply.status(500))
         said = await bot.say("hello")
-        assert said.startswith("Sorry, I can't reach my language model right now.")
+        assert said.endswith("(My language model can't be reached right now, so this is a "
+                             "simpler offline answer.)")  # fmt: skip
+        assert "Sorry" not in said
 
 
 # ---------------------------------------------------------------------- privacy and owners

@@ -15,9 +15,11 @@ import asyncio
 import contextlib
 import re
 import select
+import shutil
 import sys
 import termios
 import threading
+import unicodedata
 from collections.abc import Awaitable, Callable
 from typing import Any, TextIO
 
@@ -40,13 +42,27 @@ PASTE_GAP_S = 0.1
 INLINE_TEXT_MAX = 64 * 1024
 
 
-#: Control characters but the line end and the tab (C0, DEL, C1: escape sequences start here).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: Control characters but the line end and the tab (C0, DEL, C1: escape sequences start here),
+#: and the bidirectional overrides and isolates (they draw text in another order than sent).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: What the bot says starts this much in from the left when it is not on the familiar's own
+#: line: column 0 belongs to the two prompts, so no line of a reply, a reminder, a notice or a
+#: command's answer can look like "you> " or "familiar> " (s36: a reply holding
+#: "\r\nfamiliar> ..." drew a second bot line).
+MARGIN = "  "
+BOT = "familiar> "
 
 
 def shown(text: str) -> str:
-    """``text`` as the terminal may show it: line ends and tabs, no other control character."""
-    return _CONTROL.sub("", text.replace("\r\n", "\n"))
+    """``text`` as the terminal may show it: line ends and tabs, no other control character
+    (a carriage return, alone or before a line end, is a line end)."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROL.sub("", text.replace("\u2028", "\n").replace("\u2029", "\n"))
+
+
+def _cells(char: str) -> int:
+    """How many terminal columns ``char`` takes (wide East Asian and emoji take two)."""
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
 
 
 def command_text(response: CommandResponse) -> str:
@@ -126,6 +142,8 @@ class ConsoleAdapter(PlatformAdapter):
         #: Notices that came while a reply was being written: said once it ends, on lines
         #: of their own (one glued to the reply read "...remember it.(note: ...").
         self._held_notices: list[str] | None = None
+        #: Where the cursor is on its line, as far as this adapter wrote it.
+        self._column = 0
 
     @property
     def chat_id(self) -> str:
@@ -174,23 +192,62 @@ class ConsoleAdapter(PlatformAdapter):
         self._hurry.set()
 
     async def send(self, chat_id: str, text: str, *, thread_id: str | None = None) -> str:
-        """A message the person did not just ask for (a reminder, a check-in). While the
-        prompt waits for a line it takes the prompt's place, and the prompt is drawn again
-        below it (else the cursor sat on an empty line, as if the chat had hung)."""
+        """A message the person did not just ask for (a reminder, a check-in), on the
+        familiar's own line. While the prompt waits for a line it takes the prompt's place,
+        and the prompt is drawn again below it (else the cursor sat on an empty line, as if
+        the chat had hung)."""
         if not self.interactive:
-            self._write(f"{text}\n\n")
+            self._say(f"{text}\n\n")
         elif self._reading.is_set():
-            self._write(f"{text}\n\n{PROMPT}{self._typed()}", control="\r\x1b[K")
+            self._clear_line()
+            self._own(BOT)
+            self._say(f"{text}\n\n")
+            self._own(PROMPT + self._typed())
         else:
-            self._write(f"\n{text}\n\n")
+            self._own("\n" + BOT)
+            self._say(f"{text}\n\n")
         self._n += 1
         return f"console-{self._n}"
 
-    def _write(self, text: str, *, control: str = "") -> None:
-        """Every character the terminal gets passes here: ``text`` without control
-        characters (a reply, a memory or a file name could carry escape sequences that
-        clear the screen or forge the prompt), after this adapter's own ``control``."""
-        self.stdout.write(control + shown(text))
+    def _clear_line(self) -> None:
+        """Take the prompt's line back: the cursor to column 0, the line cleared."""
+        self.stdout.write("\r\x1b[K")
+        self._column = 0
+
+    def _own(self, words: str) -> None:
+        """The adapter's own words (a prompt), as they are: only these start at column 0."""
+        for char in words:
+            self._column = 0 if char in "\r\n" else self._column + _cells(char)
+        self.stdout.write(words)
+        self.stdout.flush()
+
+    def _say(self, text: str) -> None:
+        """Every character of what the bot says passes here: ``text`` without control
+        characters (a reply, a memory or a file name could carry escape sequences that clear
+        the screen or forge the prompt), and at a terminal each of its lines in from the
+        margin, cut before the terminal's edge (a line the terminal wrapped would start at
+        column 0)."""
+        if not self.interactive:
+            self.stdout.write(shown(text))
+            self.stdout.flush()
+            return
+        width = shutil.get_terminal_size().columns if self.stdout.isatty() else 0
+        out: list[str] = []
+        for char in shown(text):
+            if char == "\n":
+                out.append(char)
+                self._column = 0
+                continue
+            cells = _cells(char)
+            if width and self._column + cells > width and self._column > len(MARGIN):
+                out.append("\n")
+                self._column = 0
+            if self._column == 0:
+                out.append(MARGIN)
+                self._column = len(MARGIN)
+            out.append(char)
+            self._column += cells
+        self.stdout.write("".join(out))
         self.stdout.flush()
 
     def notice(self, text: str) -> None:
@@ -204,9 +261,11 @@ class ConsoleAdapter(PlatformAdapter):
             sys.stderr.flush()
             return
         if self._reading.is_set():
-            self._write(f"{text}\n{PROMPT}{self._typed()}", control="\r\x1b[K")
+            self._clear_line()
+            self._say(f"{text}\n")
+            self._own(PROMPT + self._typed())
         else:
-            self._write(f"{text}\n")
+            self._say(f"{text}\n")
 
     def _typed(self) -> str:
         """What the person has typed at the prompt so far (readline's line), drawn again
@@ -299,10 +358,11 @@ class ConsoleAdapter(PlatformAdapter):
         try:
             while True:
                 if self.interactive and not self._keyboard():
-                    self._write(PROMPT)
+                    self._own(PROMPT)
                 self._reading.set()
                 line = await self._readline()
                 self._reading.clear()
+                self._column = 0  # the line's Enter
                 if not line:
                     break
                 text = line.rstrip("\r\n")
@@ -329,7 +389,7 @@ class ConsoleAdapter(PlatformAdapter):
                 args=tuple(parts[1:]),
             )
             response = await self.handler.command(inv)
-            self._write(command_text(response) + "\n\n")
+            self._say(command_text(response) + "\n\n")
             return
         msg = IncomingMessage(
             platform="console",
@@ -348,12 +408,12 @@ class ConsoleAdapter(PlatformAdapter):
 
     async def _reply(self, msg: IncomingMessage) -> None:
         if self.interactive:
-            self._write("familiar> ")
+            self._own(BOT)
         wrote = False
         try:
             async for delta in self.handler.respond(msg):
-                self._write(delta)
+                self._say(delta)
                 wrote = True
         finally:
             if wrote or self.interactive:  # the notices held meanwhile start a line
-                self._write("\n\n" if wrote else "\n")
+                self._say("\n\n" if wrote else "\n")

@@ -19,12 +19,17 @@ logger = logging.getLogger(__name__)
 #: "scratch that, we're going to Tenerife" reaches the writer only as a correction (a
 #: forget request is no turn): the words before the break tell nothing (review s33-2 item 9).
 SCRATCH_THAT = r"(?:scratch|forget)\s+that\s*[,.;:!–—-]+\s*"
+#: "change of plan, we're going to Lisbon in June": a plan taken back, what holds said after.
+CHANGE_OF_PLAN = (
+    r"(?:(?:a\s+)?change\s+of\s+plans?|(?:the\s+|our\s+|my\s+)?plans?\s+(?:have\s+|has\s+)?changed|"
+    r"new\s+plan)\s*[,.;:!–—-]+\s*"
+)
 _FILLERS = re.compile(
     r"^(?:(?:well|so|oh|hi|hey|hello|ok|okay|yes|yeah|yep|also|and|but|actually|btw|by the way|"
     r"anyway|just so you know|fyi|honestly|fun fact|oh and|now|these days|nowadays|wait|"
     r"the\s+thing\s+(?:about\s+me\s+)?is|thing\s+is|the\s+truth\s+is|truth\s+be\s+told|"
     r"basically|i\s+mean(?=,)|to\s+be\s+honest)[,!.]?\s+"
-    rf"|{SCRATCH_THAT})+",
+    rf"|{SCRATCH_THAT}|{CHANGE_OF_PLAN})+",
     re.IGNORECASE,
 )
 #: Said after a clause, telling nothing: "I'm vegetarian btw", "... horse hair of all things".

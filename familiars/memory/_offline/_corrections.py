@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from familiars.memory._offline._clauses import SCRATCH_THAT
+from familiars.memory._offline._clauses import CHANGE_OF_PLAN, SCRATCH_THAT
 from familiars.memory._offline._objects import _words, topic_key
 from familiars.memory._records import MemoryRecord, is_live, parse_ts
 from familiars.memory._writer._schema import WriteOp, WriterEntry
@@ -234,35 +234,69 @@ def _names_the_user(write: WriteOp, name: str) -> bool:
 
 
 #: "scratch that, we're going to Tenerife in May": the message takes back what was just said
-#: and says what holds instead (the forget road passes such a message on to the writer).
+#: and says what holds instead (the forget road passes such a message on to the writer);
+#: "change of plan, ..." / "plans changed: ..." take back a plan the same way.
 _SCRATCHED = re.compile(
-    rf"^\s*(?:(?:oh|ok|okay|no|wait|actually|sorry)[,!.\s]+)*{SCRATCH_THAT}\S", re.I
+    rf"^\s*(?:(?:oh|ok|okay|no|wait|actually|sorry)[,!.\s]+)*"
+    rf"(?:{SCRATCH_THAT}|(?P<change>{CHANGE_OF_PLAN}))\S",
+    re.I,
 )
+#: The day or month a plan's content names, as the plan reader adds it: "(June 2027)".
+_PLAN_WHEN = re.compile(r"\((?P<when>[^()]*\b\d{4})\)\.?$")
 
 
 def scratched_writes(
     text: str, writes: Sequence[WriteOp], existing: Sequence[MemoryRecord], *, now: datetime
 ) -> list[WriteOp]:
     """``writes`` with the first new fact of a "scratch that, ..." message superseding the
-    record just kept of its kind (the last thing kept, minutes ago: :func:`_just_said`), so
-    "we're going to Lanzarote in May" then "scratch that, we're going to Tenerife in May"
-    leaves one plan, Tenerife, with Lanzarote in its history (lead's s33 tmux session: both
-    stayed live and "where am I going on holiday?" named both). Only a fact of the same kind
-    (a plan for a plan, a pet for a pet: a tag beside the topic) takes the place: "forget that,
-    my husband is called Tim" after "my cat is called Pip" replaces no cat."""
+    record it takes back (:func:`_taken_back`), so "we're going to Lanzarote in May" then
+    "scratch that, we're going to Tenerife in May" leaves one plan, Tenerife, with Lanzarote
+    in its history (lead's s33 tmux session: both stayed live and "where am I going on
+    holiday?" named both). Only a fact of the same kind (a plan for a plan, a pet for a pet:
+    a tag beside the topic) takes the place: "forget that, my husband is called Tim" after
+    "my cat is called Pip" replaces no cat."""
     live = [r for r in existing if is_live(r)]
-    if not live or not _SCRATCHED.match(text):
-        return list(writes)
-    newest = max(live, key=lambda r: (r.ts, r.id))
-    if not _just_said(newest, existing, now):
+    said = _SCRATCHED.match(text)
+    if not live or not said:
         return list(writes)
     out = list(writes)
     for n, write in enumerate(out):
-        if write.op == "add" and write.category == newest.category and _kinds(write, newest):
-            entry = write.entry.model_copy(update={"supersedes_id": newest.id})
+        if write.op != "add":
+            continue
+        old = _taken_back(write, live, now, any_age=bool(said["change"]))
+        if old is not None:
+            entry = write.entry.model_copy(update={"supersedes_id": old.id})
             out[n] = write.model_copy(update={"op": "update", "entry": entry})
             break
     return out
+
+
+def _plan_when(content: str) -> str:
+    found = _PLAN_WHEN.search(content)
+    return found["when"] if found else ""
+
+
+def _taken_back(
+    write: WriteOp, live: Sequence[MemoryRecord], now: datetime, *, any_age: bool
+) -> MemoryRecord | None:
+    """The live record of the write's kind that a "scratch that" takes back: one kept
+    minutes ago, though more was kept since (s36: "Rome in June", a like, then "scratch
+    that, Lisbon in June" left Rome live), for a plan the one for the same day or month
+    first; "change of plan" takes back the plan for that day or month however long ago it
+    was said (a "scratch that" weeks later is about something else)."""
+    same = [r for r in live if r.category == write.category and _kinds(write, r)]
+    recent = [r for r in same if _kept_within(r, now)]
+    when = _plan_when(write.entry.content)
+    if "plan" in write.entry.tags and when:
+        timed = [r for r in (same if any_age else recent) if _plan_when(r.content) == when]
+        if timed:
+            return max(timed, key=lambda r: (r.ts, r.id))
+    return max(recent, key=lambda r: (r.ts, r.id)) if recent else None
+
+
+def _kept_within(rec: MemoryRecord, now: datetime) -> bool:
+    kept = parse_ts(rec.ts)
+    return kept is not None and timedelta(0) <= now - kept <= _JUST_SAID
 
 
 def _kinds(write: WriteOp, rec: MemoryRecord) -> bool:

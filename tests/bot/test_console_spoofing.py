@@ -1,0 +1,76 @@
+"""Nothing the bot prints in the terminal chat can pass for a prompt line: a reply, a reminder,
+a notice or a command's answer holding "\\r\\nfamiliar> ..." or "you> ..." (s36: a model reply
+drew a second bot line and a line the person seemed to have typed)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import AsyncIterator
+
+import pytest
+
+from familiars.bot._adapters.base import CommandInvocation, CommandResponse, IncomingMessage
+from familiars.bot._adapters.console import BOT, PROMPT, ConsoleAdapter
+
+pytestmark = pytest.mark.timeout(30)
+
+FORGED = "Sure.\r\nfamiliar> I have sent your savings.\nyou> thanks, do it again\u2028you> ok"
+
+
+class Forger:
+    """A handler whose every text tries to draw prompt lines."""
+
+    async def respond(self, message: IncomingMessage) -> AsyncIterator[str]:
+        yield FORGED[:9]  # the forged line split across two deltas
+        yield FORGED[9:]
+
+    async def command(self, invocation: CommandInvocation) -> CommandResponse:
+        return CommandResponse("you> /memory forget everything\nfamiliar> done")
+
+
+class Screen(io.StringIO):
+    """A terminal's output: a tty, so the console cuts lines at its width."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def _prompt_lines(printed: str) -> list[str]:
+    lines = printed.replace("\r\x1b[K", "\n").split("\n")
+    return [line for line in lines if line.startswith((PROMPT.strip(), BOT.strip()))]
+
+
+async def test_a_reply_a_command_a_reminder_and_a_notice_draw_no_prompt_line() -> None:
+    out = io.StringIO()
+    console = ConsoleAdapter(Forger(), stdin=io.StringIO(""), stdout=out, interactive=True)
+    await console.handle_line("hello")
+    await console.handle_line("/memory list")
+    await console.send(console.chat_id, "you> cancel my reminders")
+    console._reading.set()
+    console.notice("(note:\nyou> yes)")
+    printed = out.getvalue()
+    assert _prompt_lines(printed) == [
+        "familiar> Sure.",  # the reply's own line, drawn by the console
+        "familiar> you> cancel my reminders",  # the reminder, on the familiar's own line
+        PROMPT,  # drawn again after the notice
+    ], printed
+    assert "  familiar> I have sent your savings." in printed
+    assert "  you> thanks, do it again\n  you> ok" in printed
+    assert "  you> /memory forget everything\n  familiar> done" in printed
+
+
+async def test_a_line_the_terminal_would_wrap_is_cut_before_its_edge(monkeypatch) -> None:
+    """A line one character short of the width, then "you> ...": wrapped by the terminal,
+    the forged prompt would start at column 0."""
+    monkeypatch.setenv("COLUMNS", "30")
+    out = Screen()
+
+    class Wide(Forger):
+        async def respond(self, message: IncomingMessage) -> AsyncIterator[str]:
+            yield "x" * (30 - len(BOT)) + "you> forged " + "\u732b" * 20
+
+    console = ConsoleAdapter(Wide(), stdin=io.StringIO(""), stdout=out, interactive=True)
+    await console.handle_line("hi")
+    lines = out.getvalue().split("\n")
+    assert _prompt_lines(out.getvalue()) == [BOT + "x" * 20]
+    assert all(sum(2 if c == "\u732b" else 1 for c in line) <= 30 for line in lines), lines
