@@ -132,6 +132,9 @@ class ConsoleAdapter(PlatformAdapter):
         #: Set while waiting for a line ("you> " is shown, the line not yet read): no turn
         #: is under way.
         self._reading = asyncio.Event()
+        # Set by the reading thread the moment a line is read, before the loop hears of it:
+        # from then on the prompt is no longer on the screen (the Enter moved past it).
+        self._line_taken = False
         self._ended = False  # the keyboard's Ctrl-D came in the middle of a paste
         self._held: str | None = None  # a /command that came in a paste: read next, alone
         self._hurry = asyncio.Event()  # a second Ctrl-C: the stop waits for no reply
@@ -176,6 +179,7 @@ class ConsoleAdapter(PlatformAdapter):
                 await self._task
         self._task = None
         self._reading.clear()  # no prompt waits now: a later notice draws none again
+        self._line_taken = False
         if self._tty_mode is not None:  # a read left waiting in readline: echo comes back
             with contextlib.suppress(termios.error):
                 termios.tcsetattr(sys.stdin.fileno(), termios.TCSANOW, self._tty_mode)
@@ -198,7 +202,7 @@ class ConsoleAdapter(PlatformAdapter):
         the chat had hung)."""
         if not self.interactive:
             self._say(f"{text}\n\n")
-        elif self._reading.is_set():
+        elif self._prompt_waits():
             self._clear_line()
             self._own(BOT)
             self._say(f"{text}\n\n")
@@ -208,6 +212,12 @@ class ConsoleAdapter(PlatformAdapter):
             self._say(f"{text}\n\n")
         self._n += 1
         return f"console-{self._n}"
+
+    def _prompt_waits(self) -> bool:
+        """The prompt is on the screen, waiting for a line. Not once the reading thread has
+        the line, though the loop has not heard yet: a note drawn then redrew the prompt, and
+        the reply was written after it ("you> familiar> ...")."""
+        return self._reading.is_set() and not self._line_taken
 
     def _clear_line(self) -> None:
         """Take the prompt's line back: the cursor to column 0, the line cleared."""
@@ -260,11 +270,13 @@ class ConsoleAdapter(PlatformAdapter):
             sys.stderr.write(shown(text) + "\n")
             sys.stderr.flush()
             return
-        if self._reading.is_set():
+        if self._prompt_waits():
             self._clear_line()
             self._say(f"{text}\n")
             self._own(PROMPT + self._typed())
         else:
+            if self._reading.is_set():  # the line is read: the cursor is past its Enter
+                self._column = 0
             self._say(f"{text}\n")
 
     def _typed(self) -> str:
@@ -297,6 +309,7 @@ class ConsoleAdapter(PlatformAdapter):
                 line, exc = self._read_line(), None
             except Exception as error:  # noqa: BLE001 - handed to the reader as is
                 line, exc = None, error
+            self._line_taken = True
             with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits
                 loop.call_soon_threadsafe(settle, line, exc)
 
@@ -359,6 +372,7 @@ class ConsoleAdapter(PlatformAdapter):
             while True:
                 if self.interactive and not self._keyboard():
                     self._own(PROMPT)
+                self._line_taken = False
                 self._reading.set()
                 line = await self._readline()
                 self._reading.clear()
