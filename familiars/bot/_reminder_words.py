@@ -54,8 +54,9 @@ from familiars.scheduler import Reminder, ReminderBook
 JUST_S = 2 * 3600.0
 
 _LEAD = (
-    r"^(?:(?:actually|ok(?:ay)?|oh|no|hey|please|and|so|wait|can you|could you|pls|done|"
-    r"right|great|cool|thanks|all\s+done)[,!.]?\s+)*"
+    r"^(?:(?:actually|ok(?:ay)?|oh|no|hey|please|kindly|and|so|wait|"
+    r"(?:can|could|would|will)\s+(?:you|u)|pls|plz|done|right|great|cool|thanks|"
+    r"all\s+done)[,!.]?\s+)*"
 )
 #: "stop reminding me about rent", "no more reminders to water the plants" (F6): a cancel
 #: said as what should stop.

@@ -96,20 +96,10 @@ def clock_said(said: str) -> bool:
     return CLOCK_SAID.search(_DATE_NUMBERS.sub(" ", said)) is not None
 
 
-#: "at 3" with no am/pm and nothing that says morning: a reminder at 3 a.m. is almost
-#: never meant (tester U5: "move the susan reminder to saturday at 3" set 03:00).
-_BARE_HOUR = re.compile(r"\bat\s+(?P<h>[1-7])(?::[0-5]\d)?(?!\s*(?:am|a\.m|pm|p\.m|:))\b", re.I)
-_MORNING = re.compile(r"\b(?:am|a\.m\.?|morning|early|dawn)(?!\w)", re.I)
-
-
 def read_move_time(said: str, *, now: datetime, zone: ZoneInfo) -> datetime | None:
-    """The time a move names ("friday at 3" is 15:00: an hour from 1 to 7 with no am/pm and
-    nothing of the morning is after noon); None when ``said`` is no time to come."""
-    when = parse_when(said, now=now, tz=zone)
-    m = _BARE_HOUR.search(said)
-    if when is None or m is None or _MORNING.search(said) or when.hour != int(m["h"]):
-        return when
-    return when + timedelta(hours=12)
+    """The time a move names ("friday at 3" is 15:00: the one rule for an hour said without
+    am or pm, :func:`~familiars.memory.parse_when`'s); None when ``said`` is no time to come."""
+    return parse_when(said, now=now, tz=zone)
 
 
 async def move_reminder(
