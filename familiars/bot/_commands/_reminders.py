@@ -128,7 +128,26 @@ async def move_reminder(
         return f"{local(when, zone, now)} has passed; tell me a time still to come."
     moved = await book.move(reminder, when, now)
     was_at = local(reminder.due, zone, now)
-    return f"Moved: {moved.task}, now {local(moved.due, zone, now)} (was {was_at})."
+    said = f"Moved: {moved.task}, now {local(moved.due, zone, now)} (was {was_at})."
+    if off_its_rule(moved):
+        said += f" Only this one moves; after it, {moved.rule} again."
+    return said
+
+
+def off_its_rule(reminder: Reminder) -> bool:
+    """Whether a repeating reminder's time is not one its rule gives: this occurrence was
+    moved on its own (the next comes by the rule again)."""
+    if reminder.every is None or reminder.due is None:
+        return False
+    return next_due(reminder.every, reminder.due - timedelta(seconds=1)) != reminder.due
+
+
+def _rule_said(r: Reminder) -> str:
+    """ " (every Tuesday at 18:00)", or " (moved, this time only; every Tuesday at 18:00)"
+    for an occurrence moved off its rule, so the label never contradicts its time."""
+    if not r.rule:
+        return ""
+    return f" (moved, this time only; {r.rule})" if off_its_rule(r) else f" ({r.rule})"
 
 
 async def _retime(
@@ -202,7 +221,7 @@ def listing(mine: list[Reminder], zone: ZoneInfo, now: datetime) -> str:
     lines = [f"Your reminders (times in {zone.key}):"]
     for r in mine:
         fate = "" if r.is_open() else f" ({r.status})"
-        rule = f" ({r.rule})" if r.rule else ""
+        rule = _rule_said(r)
         at = local(r.due, zone, now)
         lines.append(f"{r.number}. {at} — {r.task}{rule}{fate} · #{r.short_id}")
     # A sent one cannot be cancelled or moved: the hint names one still to come.
