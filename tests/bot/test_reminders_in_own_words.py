@@ -97,3 +97,14 @@ async def test_a_moved_occurrence_is_listed_as_moved(app: Application) -> None:
         "Wed 9 Dec 19:00 — put recycling out (moved, this time only; every Tuesday at 18:00)"
         in after
     )
+
+
+async def test_wordings_from_the_terminal_session(app: Application) -> None:
+    weekly = await say(
+        app, msg("hey could you possibly remind me evey thursday at 6 to take the recycling out?")
+    )
+    assert "remind you to take the recycling out every Thursday at 18:00" in weekly
+    washing = await say(app, msg("remind me in twenty mins 2 check the washing", 1))
+    assert "remind you to check the washing on Mon 7 Dec 15:01" in washing
+    cancelled = await say(app, msg("Would you mind cancelling reminder 1 please?", 2))
+    assert cancelled.startswith("Cancelled: check the washing")  # the soonest is 1

@@ -130,7 +130,8 @@ def _spellings(text: str) -> str:
 #: Politeness and filler: no time and no task.
 _FILLER = re.compile(
     r"[\s,]*\b(?:if\s+(?:you|u)\s+(?:would|could|can|will|don'?t\s+mind|wouldn'?t\s+mind|"
-    r"please|may|like)|please|pls|plz|kindly)\b[\s,]*",
+    r"please|may|like)|please|pls|plz|kindly|possibly|be\s+so\s+kind\s+as\s+to|"
+    r"be\s+a\s+(?:dear|love|star)\s+and)\b[\s,]*",
     re.IGNORECASE,
 )
 _THANKS_AT_END = re.compile(
@@ -255,7 +256,8 @@ def plain_time(text: str) -> str:
 
 #: "remind me 2 clean": "2" between the request (or its time) and a word is "to".
 _TWO_IS_TO = re.compile(
-    r"\b(?P<lead>remind\s+me|tomorrow|today|tonight|morning|evening|am|pm|\d:\d\d)\s+2\s+"
+    r"\b(?P<lead>remind\s+me|tomorrow|today|tonight|morning|evening|am|pm|\d:\d\d|"
+    r"minutes?|hours?|days?|weeks?)\s+2\s+"
     r"(?=[a-z]{2,}\b)(?!(?:am|pm|minutes?|hours?|days?|weeks?|months?|o'clock|of)\b)",
     re.IGNORECASE,
 )
