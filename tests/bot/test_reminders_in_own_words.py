@@ -108,3 +108,11 @@ async def test_wordings_from_the_terminal_session(app: Application) -> None:
     assert "remind you to check the washing on Mon 7 Dec 15:01" in washing
     cancelled = await say(app, msg("Would you mind cancelling reminder 1 please?", 2))
     assert cancelled.startswith("Cancelled: check the washing")  # the soonest is 1
+
+
+async def test_if_poss_and_for_before_a_task_verb(app: Application) -> None:
+    await say(app, msg("pls remind me to phone the council"))
+    friday = await say(app, msg("friday morning at nine if poss", 1))
+    assert "remind you to phone the council on Fri 11 Dec 09:00" in friday
+    bread = await say(app, msg("remind me for buy bread tomorow", 2))
+    assert "remind you to buy bread on Tue 8 Dec 09:00" in bread

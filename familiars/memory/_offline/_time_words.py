@@ -130,7 +130,7 @@ def _spellings(text: str) -> str:
 #: Politeness and filler: no time and no task.
 _FILLER = re.compile(
     r"[\s,]*\b(?:if\s+(?:you|u)\s+(?:would|could|can|will|don'?t\s+mind|wouldn'?t\s+mind|"
-    r"please|may|like)|please|pls|plz|kindly|possibly|be\s+so\s+kind\s+as\s+to|"
+    r"please|may|like)|if\s+poss(?:ible)?|please|pls|plz|kindly|possibly|be\s+so\s+kind\s+as\s+to|"
     r"be\s+a\s+(?:dear|love|star)\s+and)\b[\s,]*",
     re.IGNORECASE,
 )
@@ -261,13 +261,21 @@ _TWO_IS_TO = re.compile(
     r"(?=[a-z]{2,}\b)(?!(?:am|pm|minutes?|hours?|days?|weeks?|months?|o'clock|of)\b)",
     re.IGNORECASE,
 )
+#: Verbs a reminder's task most often begins with: "for" before one is "to" ("remind me for
+#: buy bread").
+_TASK_VERBS = (
+    "buy|call|ring|phone|text|email|message|pay|take|pick|collect|send|post|book|feed|clean|"
+    "wash|check|get|go|do|make|cook|bring|put|visit|see|meet|renew|cancel|order|write|read|"
+    "study|finish|start|drink|eat|wake|leave|charge|fix|tidy|walk|pack|print|sign|return"
+)
 #: "remind me for take the vitamins": "for" before a verb and its object. A word followed by
-#: an article or a possessive after "for" is a verb ("for call my mother"); "for the meeting"
-#: and "for dinner at 8" are not.
+#: an article or a possessive after "for" is a verb ("for call my mother"), as is a common
+#: task verb ("for buy bread"); "for the meeting" and "for dinner at 8" are not.
 _FOR_VERB = re.compile(
     r"\b(?P<lead>remind\s+me(?:\s+(?:in|at|on|by|every|each|tomorrow|today|tonight)\b[^,]*?)?)"
     r"\s+for\s+(?=(?!(?:the|a|an|my|your|his|her|our|their|this|that|me|it|him|them|us)\b)"
-    r"[a-z]+\s+(?:the|a|an|my|your|his|her|our|their|some|to|with|up|out|off|on|in|for)\b)",
+    r"(?:[a-z]+\s+(?:the|a|an|my|your|his|her|our|their|some|to|with|up|out|off|on|in|for)\b|"
+    rf"(?:{_TASK_VERBS})\b))",
     re.IGNORECASE,
 )
 
