@@ -116,3 +116,9 @@ async def test_if_poss_and_for_before_a_task_verb(app: Application) -> None:
     assert "remind you to phone the council on Fri 11 Dec 09:00" in friday
     bread = await say(app, msg("remind me for buy bread tomorow", 2))
     assert "remind you to buy bread on Tue 8 Dec 09:00" in bread
+
+
+async def test_a_clock_in_words_alone_keeps_the_reminders_day(app: Application) -> None:
+    await say(app, msg("remind me for buy bread tomorow"))
+    moved = await say(app, msg("shift the bread one to 7 in the evening", 1))
+    assert moved.startswith("Moved: buy bread, now Tue 8 Dec 19:00 (was Tue 8 Dec 09:00)")

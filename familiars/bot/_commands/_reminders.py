@@ -28,7 +28,7 @@ from familiars.bot._commands._declare import Argument, Call, Caller, Command, Su
 from familiars.bot._commands._timezone import local, zone_of
 from familiars.bot._state import BotState
 from familiars.config import UserFacingError
-from familiars.memory import next_due, parse_when, said_past
+from familiars.memory import next_due, parse_when, plain_time, said_past
 from familiars.scheduler import Reminder, ReminderBook
 
 DEFAULT_SNOOZE = timedelta(minutes=10)
@@ -119,7 +119,7 @@ async def move_reminder(
     if when is None:
         return f"I couldn't read {said!r} as a time to come. Try {TIME_EXAMPLES}."
     if said and reminder.due is not None:
-        if _TIME_ONLY.match(said):
+        if _TIME_ONLY.match(plain_time(said)):  # "7 in the evening" is a clock alone
             return await _retime(book, reminder, when, said, zone, now)
         if not clock_said(said):  # "move it to saturday", "... 4 january": its own time of day
             was = reminder.due.astimezone(zone)
