@@ -54,8 +54,9 @@ from familiars.scheduler import Reminder, ReminderBook
 JUST_S = 2 * 3600.0
 
 _LEAD = (
-    r"^(?:(?:actually|ok(?:ay)?|oh|no|hey|please|and|so|wait|can you|could you|pls|done|"
-    r"right|great|cool|thanks|all\s+done)[,!.]?\s+)*"
+    r"^(?:(?:actually|ok(?:ay)?|oh|no|hey|please|kindly|and|so|wait|"
+    r"(?:can|could|would|will)\s+(?:you|u)|pls|plz|done|right|great|cool|thanks|"
+    r"all\s+done)[,!.]?\s+)*"
 )
 #: "stop reminding me about rent", "no more reminders to water the plants" (F6): a cancel
 #: said as what should stop.
@@ -449,12 +450,30 @@ _CANCEL_HEAD = re.compile(
 _REASON = re.compile(r"\s*(?:[,;]|\s[-–—]\s|\s(?:because|since|cos|cause|as|now\s+that)\s)", re.I)
 
 
+#: "would you mind cancelling reminder 1", "do you mind moving the fern one to 8": a request
+#: said as a gerund.
+_GERUNDS = {
+    "cancelling": "cancel", "canceling": "cancel", "deleting": "delete", "removing": "remove",
+    "dropping": "drop", "scrapping": "scrap", "moving": "move", "pushing": "push",
+    "changing": "change", "rescheduling": "reschedule", "shifting": "shift",
+    "snoozing": "snooze",
+}  # fmt: skip
+_MIND_DOING = re.compile(
+    r"^(?:(?:please|pls|hey|ok(?:ay)?|so)[,!.]?\s+)*(?:would|do|could)\s+(?:you|u)\s+mind\s+"
+    rf"(?:just\s+)?(?P<doing>{'|'.join(_GERUNDS)})\s+(?P<rest>.+)$",
+    re.IGNORECASE,
+)
+
+
 def reworded(said: str) -> str:
     """Everyday ways to cancel or move a reminder said the way :meth:`ReminderWords._read`
     reads them: "I don't need the X reminder anymore" -> "cancel the X reminder", "make the
     X one saturday instead" -> "move the X one to saturday", "forget that, it's friday not
-    thursday" -> "move that to friday"; a reason after a cancel is left out."""
+    thursday" -> "move that to friday", "would you mind cancelling reminder 1?" -> "cancel
+    reminder 1"; a reason after a cancel is left out."""
     said = re.sub(r"\s+instead(?=[\s.!?]*$)", "", _POLITE_TAIL.sub("", said) or said, flags=re.I)
+    if m := _MIND_DOING.match(said):
+        said = f"{_GERUNDS[m['doing'].lower()]} {m['rest']}"
     if m := _NO_NEED.match(said):
         return f"cancel {m['what']}"
     m = _CORRECTED.match(said)

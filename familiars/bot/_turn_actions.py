@@ -42,6 +42,7 @@ from familiars.memory import (
     offline_writes,
     parse_ts,
     past_time_at,
+    plain_time,
     said_past,
     settled_request,
 )
@@ -221,11 +222,13 @@ def plan_actions(
     pending: PendingReminder | None = None,
     max_chars: int = DEFAULT_MAX_RECORD_CHARS,
     understanding: Understanding | None = None,
+    settled_once: bool = False,
 ) -> TurnActions:
     """The actions of one message (pure: nothing is written here). "forget that" is not one
     of them: :class:`familiars.bot._forgetting.ForgetByWords` answers it before the turn.
     ``understanding``: the writer's learned part (issue 23), when the embedder suits it."""
-    settled = settled_request(text)  # "..., can you remind me", "... actually just tuesdays"
+    # "..., can you remind me", "... actually just tuesdays", "tmrw at seven pls": once
+    settled = text if settled_once else settled_request(text)
     if settled != text:
         actions = plan_actions(
             settled,
@@ -237,6 +240,7 @@ def plan_actions(
             pending=pending,
             max_chars=max_chars,
             understanding=understanding,
+            settled_once=True,
         )
         return replace(actions, writer_text=settled) if actions.writer_text is None else actions
     asked = as_remind_me(text)  # "don't let me forget to ..." asks as "remind me" does
@@ -304,7 +308,7 @@ def _complete(
 ) -> TurnActions | None:
     """The next message as the pending reminder's time; None when it is about something
     else (no time words in it)."""
-    when = text.strip().rstrip(".!?")
+    when = plain_time(text).strip().rstrip(".!?")
     if said_past(when):
         # "tomorrow, I forgot yesterday": the time is the clause before (review s34 F2)
         head = re.split(r"[,;]|\s+(?:but|because|as|since)\s+", when, maxsplit=1)[0].strip()

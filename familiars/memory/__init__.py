@@ -182,6 +182,7 @@ from familiars.memory._offline._meaning import (
     Understanding,
     understanding_for,
 )
+from familiars.memory._offline._time_words import plain_time
 from familiars.memory._offline._whose import fits_whose
 from familiars.memory._offline._writes import (
     offline_writes,
@@ -525,6 +526,7 @@ __all__ = [
     "parse_node_ref",
     "parse_ts",
     "parse_when",
+    "plain_time",
     "every_text",
     "fits_whose",
     "next_due",

@@ -370,7 +370,8 @@ REMINDERS = [
     ("remind me to call mom at 5", "call mom", "2026-11-30T17:00:00+01:00"),
     ("remind me at 9 to feed the cat", "feed the cat", "2026-11-30T21:00:00+01:00"),
     ("remind me at 3:30 to feed the cat", "feed the cat", "2026-11-30T15:30:00+01:00"),
-    ("remind me at 1:30 to feed the cat", "feed the cat", "2026-12-01T01:30:00+01:00"),
+    # an hour from 1 to 6 with no am/pm is after noon: 13:30 has gone by, so tomorrow's
+    ("remind me at 1:30 to feed the cat", "feed the cat", "2026-12-01T13:30:00+01:00"),
 ]
 
 

@@ -28,7 +28,7 @@ from familiars.bot._commands._declare import Argument, Call, Caller, Command, Su
 from familiars.bot._commands._timezone import local, zone_of
 from familiars.bot._state import BotState
 from familiars.config import UserFacingError
-from familiars.memory import next_due, parse_when, said_past
+from familiars.memory import next_due, parse_when, plain_time, said_past
 from familiars.scheduler import Reminder, ReminderBook
 
 DEFAULT_SNOOZE = timedelta(minutes=10)
@@ -96,20 +96,10 @@ def clock_said(said: str) -> bool:
     return CLOCK_SAID.search(_DATE_NUMBERS.sub(" ", said)) is not None
 
 
-#: "at 3" with no am/pm and nothing that says morning: a reminder at 3 a.m. is almost
-#: never meant (tester U5: "move the susan reminder to saturday at 3" set 03:00).
-_BARE_HOUR = re.compile(r"\bat\s+(?P<h>[1-7])(?::[0-5]\d)?(?!\s*(?:am|a\.m|pm|p\.m|:))\b", re.I)
-_MORNING = re.compile(r"\b(?:am|a\.m\.?|morning|early|dawn)(?!\w)", re.I)
-
-
 def read_move_time(said: str, *, now: datetime, zone: ZoneInfo) -> datetime | None:
-    """The time a move names ("friday at 3" is 15:00: an hour from 1 to 7 with no am/pm and
-    nothing of the morning is after noon); None when ``said`` is no time to come."""
-    when = parse_when(said, now=now, tz=zone)
-    m = _BARE_HOUR.search(said)
-    if when is None or m is None or _MORNING.search(said) or when.hour != int(m["h"]):
-        return when
-    return when + timedelta(hours=12)
+    """The time a move names ("friday at 3" is 15:00: the one rule for an hour said without
+    am or pm, :func:`~familiars.memory.parse_when`'s); None when ``said`` is no time to come."""
+    return parse_when(said, now=now, tz=zone)
 
 
 async def move_reminder(
@@ -129,7 +119,7 @@ async def move_reminder(
     if when is None:
         return f"I couldn't read {said!r} as a time to come. Try {TIME_EXAMPLES}."
     if said and reminder.due is not None:
-        if _TIME_ONLY.match(said):
+        if _TIME_ONLY.match(plain_time(said)):  # "7 in the evening" is a clock alone
             return await _retime(book, reminder, when, said, zone, now)
         if not clock_said(said):  # "move it to saturday", "... 4 january": its own time of day
             was = reminder.due.astimezone(zone)
@@ -138,7 +128,26 @@ async def move_reminder(
         return f"{local(when, zone, now)} has passed; tell me a time still to come."
     moved = await book.move(reminder, when, now)
     was_at = local(reminder.due, zone, now)
-    return f"Moved: {moved.task}, now {local(moved.due, zone, now)} (was {was_at})."
+    said = f"Moved: {moved.task}, now {local(moved.due, zone, now)} (was {was_at})."
+    if off_its_rule(moved):
+        said += f" Only this one moves; after it, {moved.rule} again."
+    return said
+
+
+def off_its_rule(reminder: Reminder) -> bool:
+    """Whether a repeating reminder's time is not one its rule gives: this occurrence was
+    moved on its own (the next comes by the rule again)."""
+    if reminder.every is None or reminder.due is None:
+        return False
+    return next_due(reminder.every, reminder.due - timedelta(seconds=1)) != reminder.due
+
+
+def _rule_said(r: Reminder) -> str:
+    """ " (every Tuesday at 18:00)", or " (moved, this time only; every Tuesday at 18:00)"
+    for an occurrence moved off its rule, so the label never contradicts its time."""
+    if not r.rule:
+        return ""
+    return f" (moved, this time only; {r.rule})" if off_its_rule(r) else f" ({r.rule})"
 
 
 async def _retime(
@@ -212,7 +221,7 @@ def listing(mine: list[Reminder], zone: ZoneInfo, now: datetime) -> str:
     lines = [f"Your reminders (times in {zone.key}):"]
     for r in mine:
         fate = "" if r.is_open() else f" ({r.status})"
-        rule = f" ({r.rule})" if r.rule else ""
+        rule = _rule_said(r)
         at = local(r.due, zone, now)
         lines.append(f"{r.number}. {at} — {r.task}{rule}{fate} · #{r.short_id}")
     # A sent one cannot be cancelled or moved: the hint names one still to come.

@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from familiars.memory._offline._every import find_every, next_due
 from familiars.memory._offline._objects import Fact, third_person, topic_key
+from familiars.memory._offline._time_words import afternoon_hour, plain_request, plain_time
 from familiars.memory._writer._schema import OpenLoop
 
 logger = logging.getLogger(__name__)
@@ -84,8 +85,27 @@ def _normalise_when(text: str) -> str:
     )
     text = re.sub(r"\b(at|by)\s+(\d{1,2})(?!\d|:|\s*[ap]\.?m)", r"\1 \2:00", text, flags=re.I)
     text = _after_noon(text)
+    text = _afternoon_clocks(text)
     text = re.sub(r"^(?:at|on|by)\s+", "", text.strip(), flags=re.I)
     return text.strip()
+
+
+#: A clock with no am or pm ("4:00"; not "04:00", written as a 24-hour clock).
+_CLOCK_WITHOUT_HALF = re.compile(
+    r"(?<![\d:./])(?P<hour>[1-9]|1\d|2[0-3]):(?P<minute>[0-5]\d)(?![\d:])"
+    r"(?!\s*(?:[ap]\.?m\b|hours?|minutes?))",
+    re.IGNORECASE,
+)
+
+
+def _afternoon_clocks(text: str) -> str:
+    """``text`` with each clock said without am or pm read by :func:`afternoon_hour` ("tomorrow
+    at 4" is 16:00 unless the morning is said)."""
+
+    def read(m: re.Match[str]) -> str:
+        return f"{afternoon_hour(int(m['hour']), text)}:{m['minute']}"
+
+    return _CLOCK_WITHOUT_HALF.sub(read, text)
 
 
 #: "tonight", "this evening", "friday afternoon": a part of the day after noon.
@@ -169,6 +189,7 @@ def said_past(when: str) -> bool:
 def parse_when(text: str, *, now: datetime, tz: ZoneInfo) -> datetime | None:
     """An aware datetime in ``tz`` for a phrase like "tomorrow at 9am", "in 2 hours", "on
     Friday" (no clock time: 09:00), or None when the phrase is not a time or one gone by."""
+    text = plain_time(text)
     if said_past(text):
         return None
     local_now = now.astimezone(tz)
@@ -582,11 +603,23 @@ _MEDICINE = re.compile(
 
 
 def settled_request(text: str) -> str:
-    """A reminder request said in a roundabout way, said plainly: a day taken back at the
-    end ("every tuesday and thursday at 10 remind me to X... actually just tuesdays" is
-    "every tuesday at 10 remind me to X"), and a request after what it is about ("I need
-    to call the bank at 3, can you remind me"; "I need my tablets every morning at 8, can
-    you remind me" is "remind me to take my tablets every morning at 8"). Else ``text``."""
+    """A reminder request said in a roundabout way, said plainly: its time words
+    (:func:`~familiars.memory._offline._time_words.plain_request`: "tmrw at seven, please"),
+    a day taken back at the end ("every tuesday and thursday at 10 remind me to X... actually
+    just tuesdays" is "every tuesday at 10 remind me to X"), and a request after what it is
+    about ("I need to call the bank at 3, can you remind me"; "I need my tablets every
+    morning at 8, can you remind me" is "remind me to take my tablets every morning at 8").
+    Else ``text``."""
+    if _ASKS_A_REMINDER.search(as_remind_me(text)):
+        plain = plain_request(text)
+        return _settled(plain) if plain != text.strip() else _settled(text)
+    return _settled(text)
+
+
+_ASKS_A_REMINDER = re.compile(r"\bremind\s+me\b", re.IGNORECASE)
+
+
+def _settled(text: str) -> str:
     said = text.strip()
     just = _JUST_THE_DAY.match(said)
     if just is not None:
@@ -682,6 +715,9 @@ def reminder_content(task: str, due: datetime) -> str:
     return f"Remind the user to {task} on {day} at {due:%H:%M} ({due.tzinfo})."
 
 
+_TWO_LEADS = re.compile(r"^(?:in|on|at|by)\s+(?:in|on|at|by)\b", re.IGNORECASE)
+
+
 def _split_task_and_time(
     rest: str, before: str, *, now: datetime, tz: ZoneInfo
 ) -> tuple[str, datetime] | None:
@@ -702,6 +738,8 @@ def _split_task_and_time(
         if m.start() == 0 or _DOUBLED.match(body, m.start()):
             continue  # "put the kettle on on Monday": the task keeps its own "on"
         task, when = body[: m.start()].strip(" ,"), body[m.start() :]
+        if _TWO_LEADS.match(when):
+            continue  # "put the chicken in at 5:45": "in" is the task's, "at 5:45" the time
         if past_time_at(task) is not None:
             return None  # "to call Bob yesterday at 9": a time gone by, not "at 9"
         due = parse_when(when, now=now, tz=tz)
@@ -730,4 +768,4 @@ def _bare_nudge(rest: str, *, now: datetime, tz: ZoneInfo) -> tuple[str, datetim
 
 
 def _task(text: str) -> str:
-    return third_person(text.strip(" ,.!"))
+    return third_person(text.strip(" ,.!?"))

@@ -20,6 +20,8 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from familiars.memory._offline._time_words import afternoon_hour, plain_time
+
 logger = logging.getLogger(__name__)
 
 # The longest step a rule may take ("every 1000 days/weeks"); more is a slip or a bad edit.
@@ -71,7 +73,7 @@ def _find_monthly(text: str, tz: ZoneInfo) -> tuple[dict[str, Any], str] | None:
     if m is None:
         return None
     said_at, rest = _apart_clock(m, text)
-    clock = _clock(said_at) if said_at else time(9)
+    clock = _said_clock(said_at, text) if said_at else time(9)
     day = m.group("day1") or m.group("day2") or m.group("day3")
     count = (m.group("n") or "1").lower()
     interval = int(count) if count.isdigit() else {"other": 2, "six": 6}.get(count, 0)
@@ -88,7 +90,9 @@ def _find_monthly(text: str, tz: ZoneInfo) -> tuple[dict[str, Any], str] | None:
 
 def find_every(text: str, tz: ZoneInfo) -> tuple[dict[str, Any], str] | None:
     """The rule said in ``text`` and ``text`` without its words; None when none is said
-    (or its time cannot be read)."""
+    (or its time cannot be read). Its time words are read plainly first ("evry friday at
+    half 5" is every Friday at 17:30)."""
+    text = plain_time(text)
     monthly = _find_monthly(text, tz)
     if monthly is not None:
         return monthly
@@ -96,7 +100,7 @@ def find_every(text: str, tz: ZoneInfo) -> tuple[dict[str, Any], str] | None:
     if m is None:
         return None
     said_at, rest = _apart_clock(m, text)
-    clock = _clock(said_at) if said_at else None
+    clock = _said_clock(said_at, text) if said_at else None
     if said_at and clock is None:
         return None
     rule = _rule(m, clock, tz)
@@ -270,6 +274,15 @@ def _clock(text: str) -> time | None:
     if hour > 23 or minute > 59:
         return None
     return time(hour, minute)
+
+
+def _said_clock(said: str, text: str) -> time | None:
+    """The clock ``said`` in ``text``: an hour with no am or pm (and no leading zero) read
+    by :func:`afternoon_hour` ("every Friday at 5" is 17:00, "every day at 8" 08:00)."""
+    clock = _clock(said)
+    if clock is None or re.search(r"[ap]\.?m\b|^0|noon|midnight", said.strip(), re.I):
+        return clock
+    return clock.replace(hour=afternoon_hour(clock.hour, text))
 
 
 def _hhmm(clock: time, part: str) -> str:

@@ -1,0 +1,306 @@
+"""Time words said plainly: one reader in front of every reminder time (issue 23).
+
+People say a time in many ways: "tmrw at 7", "half past two in the afternoon", "the 18th of
+December", "10 o'clock in the morning", "evry sunday", "Tomorrow evening at seven, please".
+The parsers after this one (:func:`~familiars.memory._offline._dates.parse_when`,
+:func:`~familiars.memory._offline._every.find_every`) read the plain forms ("tomorrow at 7",
+"2:30 pm", "18 December", "10 am", "every sunday"); :func:`plain_time` rewrites the rest into
+them, token by token rather than sentence by sentence:
+
+- spellings: text-speak and common shortenings ("tmrw", "2nite", "mins", "arvo") from a
+  table, and typos of the time words themselves ("evry", "tomorow", "wendsday") by edit
+  distance (same first letter; one edit for short words, two for long ones; real words that
+  sit near a time word, such as "ever" or "mourning", are left alone);
+- numbers in words where they are a clock or a count ("at seven", "seven thirty", "in five
+  minutes"), and the clock phrases "half past two", "quarter to 5", "ten past 4", "half 5"
+  (British: 5:30), "10 o'clock";
+- parts of the day after a clock ("in the morning" is am; "in the afternoon", "in the
+  evening", "at night" are pm) and ordinal dates ("the 18th of December" is "18 December");
+- politeness and filler ("please", "kindly", "if you would", "if you don't mind", "thanks"
+  at the end), which name no time.
+
+:func:`plain_request` does the same to a whole reminder request and also reads its shape
+the way people type it: "remind me 2 clean my room" (text-speak "2" for "to") and "remind me
+for take the vitamins" ("for" before a verb, as many learners of English say it).
+
+:func:`afternoon_hour` is the one rule for an hour said without am or pm (see its docstring).
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Spellings no edit distance finds (text-speak, shortenings).
+_SPELLINGS = {
+    "tmrw": "tomorrow", "tmr": "tomorrow", "tmrow": "tomorrow", "tmw": "tomorrow",
+    "tomoz": "tomorrow", "tmoz": "tomorrow", "2moro": "tomorrow", "2morow": "tomorrow",
+    "2morrow": "tomorrow", "2mrw": "tomorrow", "2mro": "tomorrow", "tomo": "tomorrow",
+    "2day": "today", "2nite": "tonight", "2night": "tonight", "tonite": "tonight",
+    "tonigt": "tonight", "nite": "night", "arvo": "afternoon", "mins": "minutes",
+    "min": "minutes", "hr": "hour", "hrs": "hours", "wk": "week", "wks": "weeks",
+    "nxt": "next", "evry": "every", "oclock": "o'clock", "weds": "wednesday",
+    "xmas": "christmas", "b4": "before", "thurs": "thursday", "tues": "tuesday",
+}  # fmt: skip
+_DAY_NAMES = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+#: The time words a typo is read against ("march", "may", "june" and "july" are left out:
+#: "match", "man", "tune" and "duly" are words of their own).
+_VOCABULARY = (
+    "every", "tomorrow", "tonight", "morning", "evening", "afternoon", "midnight", "minutes",
+    "weekend", "fortnight", "christmas", "january", "february", "april", "august",
+    "september", "october", "november", "december",
+    *_DAY_NAMES, *(f"{d}s" for d in _DAY_NAMES),
+)  # fmt: skip
+#: Real words near a time word: never "corrected".
+_REAL_WORDS = frozenset(
+    {
+        "ever", "very", "even", "event", "evenings", "mourning", "minute", "minuet", "tonne",
+        "tomorrows", "mornings", "afternoons", "weekends", "everyone", "everything",
+        "monkey", "sundae", "sundry", "fridge", "saturn", "tuesdays", "weekday", "weekdays",
+        "aprils", "evens", "morn", "octet",
+    }
+)  # fmt: skip
+
+_NUMBERS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+}  # fmt: skip
+_TENS = r"(?:twenty|thirty|forty|fifty)[\s-](?:one|two|three|four|five|six|seven|eight|nine)"
+_NUMBER = rf"(?:{_TENS}|" + "|".join(sorted(_NUMBERS, key=len, reverse=True)) + ")"
+_HOUR = r"(?:1[0-2]|0?[1-9])"
+_MONTH = (
+    r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|"
+    r"june|july|august|september|october|november|december)"
+)
+
+
+def _number(word: str) -> int:
+    """ "seven" -> 7, "forty-five" -> 45, "12" -> 12."""
+    word = word.lower()
+    if word.isdigit():
+        return int(word)
+    parts = re.split(r"[\s-]+", word)
+    return sum(_NUMBERS[p] for p in parts)
+
+
+def _distance(a: str, b: str, most: int) -> int:
+    """The edit distance of ``a`` and ``b`` (a swap of two letters is one edit), or more
+    than ``most`` when it is past it."""
+    if abs(len(a) - len(b)) > most:
+        return most + 1
+    before: list[int] | None = None
+    row = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        this = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            this[j] = min(row[j] + 1, this[j - 1] + 1, row[j - 1] + cost)
+            swapped = i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]
+            if swapped and before is not None:
+                this[j] = min(this[j], before[j - 2] + 1)
+        before, row = row, this
+    return row[-1]
+
+
+def spelled(word: str) -> str:
+    """The time word ``word`` is a spelling or typo of, else ``word`` itself."""
+    low = word.lower()
+    if low in _SPELLINGS:
+        return _SPELLINGS[low]
+    if len(low) < 4 or low in _REAL_WORDS or not low.isalpha():
+        return word
+    if any(low.startswith(known) for known in _VOCABULARY):
+        return word  # the word itself, or one made from it ("fortnightly", "everyday")
+    best, found = 3, None
+    for known in _VOCABULARY:
+        if known[0] != low[0]:
+            continue
+        most = 2 if min(len(low), len(known)) >= 7 else 1
+        gap = _distance(low, known, most)
+        if gap <= most and gap < best:
+            best, found = gap, known
+    return found or word
+
+
+def _spellings(text: str) -> str:
+    return re.sub(r"[a-z0-9']+", lambda m: spelled(m.group(0)), text, flags=re.I)
+
+
+#: Politeness and filler: no time and no task.
+_FILLER = re.compile(
+    r"[\s,]*\b(?:if\s+(?:you|u)\s+(?:would|could|can|will|don'?t\s+mind|wouldn'?t\s+mind|"
+    r"please|may|like)|if\s+poss(?:ible)?|please|pls|plz|kindly|possibly|be\s+so\s+kind\s+as\s+to|"
+    r"be\s+a\s+(?:dear|love|star)\s+and)\b[\s,]*",
+    re.IGNORECASE,
+)
+_THANKS_AT_END = re.compile(
+    r"[\s,.!]*\b(?:thanks(?:\s+a\s+lot)?|thank\s+(?:you|u)|thx|ty|cheers|ta)\b[\s.!?]*$",
+    re.IGNORECASE,
+)
+
+
+def _without_filler(text: str) -> str:
+    text = _THANKS_AT_END.sub("", text)
+    text = _FILLER.sub(" ", text)
+    return re.sub(r"\s+(?=[.,!?;]|$)|^\s+", "", re.sub(r"\s{2,}", " ", text))
+
+
+def _hm(hour: int, minute: int) -> str:
+    return f"{hour}:{minute:02d}"
+
+
+_MINUTES = rf"(?P<min>\d{{1,2}}|{_NUMBER}|a\s+quarter|quarter|half)(?:\s+minutes?)?"
+
+
+def _past_or_to(m: re.Match[str]) -> str:
+    """ "half past two" -> 2:30, "quarter to 5" -> 4:45, "ten past 4" -> 4:10."""
+    said = m.group("min").lower()
+    minute = 30 if said == "half" else 15 if said.endswith("quarter") else _number(said)
+    hour = _number(m.group("hour"))
+    if not 1 <= hour <= 24 or not 0 < minute < 60:
+        return m.group(0)
+    if m.group("dir").lower() == "past":
+        return _hm(hour % 24, minute)
+    return _hm((hour - 1) % 24 or (12 if hour == 1 else 0), 60 - minute)
+
+
+def _clock_words(text: str) -> str:
+    """Numbers in words and clock phrases said as clocks ("at seven" -> "at 7")."""
+    number_or_digit = rf"(?:\d{{1,2}}|{_NUMBER})"
+    text = re.sub(
+        rf"\b{_MINUTES}\s+(?P<dir>past|to|after|before)\s+(?P<hour>{number_or_digit})\b"
+        r"(?!\s*(?:minutes?|hours?|days?|weeks?|:))",
+        lambda m: _past_or_to(m) if m["dir"].lower() in ("past", "to") else m.group(0),
+        text,
+        flags=re.I,
+    )
+    # "half 5" (British: 5:30), never "half an hour" or "half 5 hours"
+    text = re.sub(
+        rf"\bhalf\s+(?P<h>{_HOUR}|{_NUMBER})\b(?!\s*(?:[:.]\d|hours?|minutes?|days?|an?\b))",
+        lambda m: _hm(_number(m["h"]), 30) if _number(m["h"]) <= 12 else m.group(0),
+        text,
+        flags=re.I,
+    )
+    # "seven thirty", "9 forty-five": an hour and its minutes
+    text = re.sub(
+        rf"\b(?P<h>{_HOUR}|{_NUMBER})\s+(?P<m>(?:thirty|fifteen|forty[\s-]five|twenty|"
+        r"fifty|ten|o'?\s?(?:one|two|three|four|five|six|seven|eight|nine)))\b"
+        r"(?!\s*(?:minutes?|hours?|days?))",
+        lambda m: _hour_and_minutes(m),
+        text,
+        flags=re.I,
+    )
+    # "at seven", "by eleven", "seven o'clock", "five pm", "in five minutes"
+    text = re.sub(
+        rf"\b(?P<lead>at|by|around|about|till|until|before|after|from|in|for)\s+(?P<n>{_NUMBER})\b",
+        lambda m: f"{m['lead']} {_number(m['n'])}",
+        text,
+        flags=re.I,
+    )
+    text = re.sub(
+        rf"\b(?P<n>{_NUMBER})(?=\s*(?:o'?\s?clock|am|pm|a\.m\.|p\.m\.|minutes?|hours?|days?|"
+        r"weeks?|months?)\b)",
+        lambda m: str(_number(m["n"])),
+        text,
+        flags=re.I,
+    )
+    return re.sub(r"\b(\d{1,2})\s*o'?\s?clock\b", r"\1:00", text, flags=re.I)
+
+
+def _hour_and_minutes(m: re.Match[str]) -> str:
+    said = re.sub(r"^o'?\s?", "", m["m"].lower())
+    hour, minute = _number(m["h"]), _number(said)
+    if not 1 <= hour <= 12 or not 0 < minute < 60:
+        return m.group(0)
+    return _hm(hour, minute)
+
+
+_CLOCK = r"\b(?P<clock>\d{1,2}(?::\d{2})?)"
+
+
+def _parts_of_day(text: str) -> str:
+    """ "10:00 in the morning" -> "10:00 am"; "2:30 in the afternoon", "7 at night" -> pm."""
+    text = re.sub(_CLOCK + r"\s+in\s+the\s+morning\b", r"\g<clock> am", text, flags=re.I)
+    text = re.sub(
+        _CLOCK + r"\s+(?:in\s+the\s+(?:afternoon|evening)|at\s+night)\b",
+        r"\g<clock> pm",
+        text,
+        flags=re.I,
+    )
+    return re.sub(_CLOCK + r"\s+tonight\b", r"\g<clock> pm tonight", text, flags=re.I)
+
+
+def _ordinal_dates(text: str) -> str:
+    """ "the 18th of December" -> "18 December"; "December the 18th" -> "December 18"."""
+    text = re.sub(
+        rf"\b(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)\s+(?:of\s+)?({_MONTH}\b)",
+        r"\1 \2",
+        text,
+        flags=re.I,
+    )
+    return re.sub(
+        rf"\b({_MONTH})\s+(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)\b", r"\1 \2", text, flags=re.I
+    )
+
+
+def plain_time(text: str) -> str:
+    """``text`` with its time words said plainly (see the module docstring); the rest of it
+    as it was."""
+    text = _spellings(text)
+    text = _without_filler(text)
+    text = _clock_words(text)
+    text = _parts_of_day(text)
+    return _ordinal_dates(text)
+
+
+#: "remind me 2 clean": "2" between the request (or its time) and a word is "to".
+_TWO_IS_TO = re.compile(
+    r"\b(?P<lead>remind\s+me|tomorrow|today|tonight|morning|evening|am|pm|\d:\d\d|"
+    r"minutes?|hours?|days?|weeks?)\s+2\s+"
+    r"(?=[a-z]{2,}\b)(?!(?:am|pm|minutes?|hours?|days?|weeks?|months?|o'clock|of)\b)",
+    re.IGNORECASE,
+)
+#: Verbs a reminder's task most often begins with: "for" before one is "to" ("remind me for
+#: buy bread").
+_TASK_VERBS = (
+    "buy|call|ring|phone|text|email|message|pay|take|pick|collect|send|post|book|feed|clean|"
+    "wash|check|get|go|do|make|cook|bring|put|visit|see|meet|renew|cancel|order|write|read|"
+    "study|finish|start|drink|eat|wake|leave|charge|fix|tidy|walk|pack|print|sign|return"
+)
+#: "remind me for take the vitamins": "for" before a verb and its object. A word followed by
+#: an article or a possessive after "for" is a verb ("for call my mother"), as is a common
+#: task verb ("for buy bread"); "for the meeting" and "for dinner at 8" are not.
+_FOR_VERB = re.compile(
+    r"\b(?P<lead>remind\s+me(?:\s+(?:in|at|on|by|every|each|tomorrow|today|tonight)\b[^,]*?)?)"
+    r"\s+for\s+(?=(?!(?:the|a|an|my|your|his|her|our|their|this|that|me|it|him|them|us)\b)"
+    r"(?:[a-z]+\s+(?:the|a|an|my|your|his|her|our|their|some|to|with|up|out|off|on|in|for)\b|"
+    rf"(?:{_TASK_VERBS})\b))",
+    re.IGNORECASE,
+)
+
+
+def plain_request(text: str) -> str:
+    """A reminder request with its time said plainly (:func:`plain_time`), text-speak "2"
+    and a "for" before a verb read as "to", and a question's "?" left off the task."""
+    text = plain_time(text)
+    text = _TWO_IS_TO.sub(lambda m: f"{m['lead']} to ", text)
+    text = _FOR_VERB.sub(lambda m: f"{m['lead']} to ", text)
+    return re.sub(r"\s*\?+\s*$", "", text)
+
+
+#: Words that say the morning, whatever the hour.
+MORNING_SAID = re.compile(r"\b(?:am|a\.m\.?|morning|early|dawn|breakfast)(?!\w)", re.IGNORECASE)
+#: The last hour a bare clock puts after noon.
+LAST_AFTERNOON_HOUR = 6
+
+
+def afternoon_hour(hour: int, said: str) -> int:
+    """The hour meant by ``hour`` said with no am or pm in ``said``: from 1 to 6 it is after
+    noon (13:00 to 18:00: "at 4" to feed the cat is 16:00, hardly ever 04:00) unless the
+    morning is said; 7 to 12, 0 and 13 to 23 are as said (the caller reads 7 to 11 as the
+    next time the clock shows them when the day is today, and after noon when the evening
+    is said). A clock written with a leading zero ("04:00") is as said."""
+    if 1 <= hour <= LAST_AFTERNOON_HOUR and MORNING_SAID.search(said) is None:
+        return hour + 12
+    return hour
