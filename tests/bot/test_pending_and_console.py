@@ -319,33 +319,16 @@ async def test_a_notice_during_a_reply_is_not_glued_to_it(interactive, capsys) -
         assert capsys.readouterr().err == f"{note}\n"
 
 
-class _NoteAsTheLineIsRead(io.StringIO):
-    """A line read, and a note arriving before the chat's loop has heard of the line (the
-    start-up note, as a line typed ahead was read at once)."""
-
-    def __init__(self, console_of: list[ConsoleAdapter], loop: asyncio.AbstractEventLoop) -> None:
-        super().__init__("hello\n")
-        self.console_of = console_of
-        self.loop = loop
-
-    def readline(self, size: int | None = -1) -> str:
-        line = super().readline()
-        if line:
-            self.loop.call_soon_threadsafe(self.console_of[0].notice, "(note: model)")
-        return line
-
-
-async def test_a_note_as_a_line_is_read_draws_no_prompt_before_the_reply() -> None:
-    """Seen in a terminal: "you> familiar> (still loading...)": the note redrew the prompt
-    after the Enter, and the reply was written after that prompt."""
+async def test_a_note_once_the_line_is_read_draws_no_prompt_before_the_reply() -> None:
+    """Seen in a terminal: "you> familiar> (still loading...)": a note that came after the
+    reading thread had the line, before the loop heard of it, redrew the prompt, and the reply
+    was written after that prompt."""
     out = io.StringIO()
-    console_of: list[ConsoleAdapter] = []
-    stdin = _NoteAsTheLineIsRead(console_of, asyncio.get_running_loop())
-    console = ConsoleAdapter(Echo(), stdin=stdin, stdout=out, interactive=True)
-    console_of.append(console)
-    await console.start()
-    await asyncio.wait_for(console.finished.wait(), 10)
-    await console.stop()
-    printed = out.getvalue()
-    assert "(note: model)\nfamiliar> echo: hello" in printed  # no prompt between them
-    assert printed.count(PROMPT) == 2  # the one the line was typed at, the last one
+    console = ConsoleAdapter(Echo(), stdin=io.StringIO(""), stdout=out, interactive=True)
+    console._reading.set()  # the loop waits for the line...
+    console._line_taken = True  # ...the reading thread has it (its Enter moved past the prompt)
+    console.notice("(note: model)")
+    assert out.getvalue() == f"{MARGIN}(note: model)\n"
+    console._line_taken = False  # the prompt waits again: the note is said above it
+    console.notice("(note: again)")
+    assert out.getvalue().endswith(f"\r\x1b[K{MARGIN}(note: again)\n{PROMPT}")
