@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 import tempfile
+import threading
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import thread as _pool_thread
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +43,61 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
 
 
+# ----------------------------------------------------------------------------- leaked threads
+# A non-daemon thread still running when the tests end keeps the interpreter from exiting:
+# pytest prints its summary and then hangs (an Application stopped but not shut down leaves
+# its aiosqlite connection's thread; the fresh-clone CI hung so). Each such thread is noted
+# with the test during which it appeared; at the end, one still running fails the run with
+# that test's name, and the process exits instead of waiting on it.
+
+#: Each non-daemon thread a test left running, and that test's id.
+_LEFT_BY: dict[threading.Thread, str] = {}
+#: How long the end of the run waits for those threads to finish on their own.
+_THREAD_GRACE_S = 10.0
+_leak_exit: list[int] = []
+
+
+def _hangs_exit(thread: threading.Thread) -> bool:
+    """Would Python wait for ``thread`` at exit, forever? (A pool's idle worker is told to
+    stop at exit by ``concurrent.futures``, so it does not hang.)"""
+    worker = getattr(thread, "_target", None) is _pool_thread._worker
+    main = thread is threading.main_thread()
+    return thread.is_alive() and not thread.daemon and not worker and not main
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    before = set(threading.enumerate())
+    yield
+    for thread in threading.enumerate():
+        if thread not in before and _hangs_exit(thread):
+            _LEFT_BY.setdefault(thread, item.nodeid)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    deadline = time.monotonic() + _THREAD_GRACE_S
+    for thread in list(_LEFT_BY):
+        thread.join(max(0.0, deadline - time.monotonic()))
+    left = [t for t in threading.enumerate() if _hangs_exit(t)]
+    if not left:
+        return
+    lines = [f"  {t.name}: started during {_LEFT_BY.get(t, 'no test (set-up?)')}" for t in left]
+    sys.stderr.write(
+        "\nNon-daemon threads still running after the tests (an Application built without "
+        "`async with`, or stopped but not shut down?):\n" + "\n".join(lines) + "\n"
+    )
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    _leak_exit.append(int(session.exitstatus))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """After pytest's own report: exit now when a leaked thread would hold the process."""
+    if _leak_exit:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(_leak_exit[0])
+
+
 @pytest.fixture
 def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     ws = tmp_path / "workspace"
@@ -46,6 +105,28 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("FAMILIARS_WORKSPACE", str(ws))
     monkeypatch.delenv("FAMILIARS_CONFIG", raising=False)
     return ws
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 512 KiB tmpfs mounted for the test: a real full disk (needs root; skipped without)."""
+    import shutil
+    import subprocess
+    import uuid
+
+    mount = tmp_path / "small"
+    mount.mkdir()
+    if shutil.which("mount") is None or os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=512k", f"fam-{uuid.uuid4().hex[:6]}", str(mount)],
+        capture_output=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"mounting a tmpfs is not permitted here: {done.stderr.decode().strip()}")
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
 @pytest.fixture(scope="session")

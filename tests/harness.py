@@ -5,8 +5,16 @@ small steps most bot tests take (a message, a turn).
     app = make_app(settings, model=Spy(), clock=lambda: NOW)
     async with running_app(workspace) as app:
         reply = await say(app, message("My name is Ann."))
+    async with console_bot(settings, clock=[T0]) as bot:           # the runtime's console,
+        await bot.say("remind me in 5 minutes to stretch")           # the scheduler on
+        await bot.app.scheduler.run_due(...); assert "stretch" in bot.sent()
     msg = speaker(platform="telegram", user="sam", name="Sam", at=T0)   # a file's usual speaker
     await say(app, msg("remind me at 5", 1))                            # one minute after T0
+
+Every Application a test starts is shut down (``shutdown()``, not only ``stop()``) by the
+``async with`` that started it: an open database keeps a non-daemon aiosqlite thread alive,
+and pytest would hang at exit after every test had passed (``tests/conftest.py`` fails the
+run instead, naming the test that left the thread).
 
 ``make_app`` defaults to what a unit test needs: the deterministic :class:`HashEmbedder`, no
 platform adapters, no scheduler, no file watcher. Every default can be overridden; ``model``
@@ -18,13 +26,14 @@ OpenAI-compatible server), ``tests/bot/fake_telegram.py`` and ``tests/bot/fake_d
 
 from __future__ import annotations
 
+import io
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from familiars.bot import Application, IncomingMessage
+from familiars.bot import Application, CommandInvocation, ConsoleAdapter, IncomingMessage
 from familiars.config import Settings, load_settings
 from tests.fakes import HashEmbedder
 
@@ -47,6 +56,19 @@ async def running_app(where: Settings | Path, **options: Any) -> AsyncIterator[A
     """:func:`make_app`, started, and shut down after the block."""
     async with make_app(where, **options) as app:
         yield app
+
+
+@asynccontextmanager
+async def opened_app(where: Settings | Path, **options: Any) -> AsyncIterator[Application]:
+    """:func:`make_app` with its services built (storage open) but nothing started: no
+    adapter, scheduler job or background task runs unless the test starts it. Shut down
+    after the block."""
+    app = make_app(where, **options)
+    try:
+        await app.initialize()
+        yield app
+    finally:
+        await app.shutdown()
 
 
 def message(
@@ -72,6 +94,21 @@ def message(
         is_group=group,
         **extra,
     )
+
+
+def invocation(
+    command: str,
+    *args: str,
+    platform: str = "console",
+    chat: str = "c0",
+    user: str = "u1",
+    name: str = "Ann",
+    group: bool = False,
+    at: datetime | None = None,
+) -> CommandInvocation:
+    """``/command args`` of ``user`` in ``chat``, at ``at`` (now, unless given)."""
+    when = {} if at is None else {"ts": at}
+    return CommandInvocation(platform, chat, user, name, command, args, group, **when)
 
 
 def speaker(
@@ -105,3 +142,75 @@ async def say(app: Application, incoming: IncomingMessage) -> str:
     out = await reply_to(app, incoming)
     await app.settle()
     return out
+
+
+class ConsoleBot:
+    """A running Application with the terminal adapter, whose output the test reads, and
+    what a test says to it (as ``alice`` unless told). ``clock[0]`` is the time: the test
+    moves it, and every message and command is said at it."""
+
+    def __init__(
+        self, app: Application, adapter: ConsoleAdapter, out: io.StringIO, clock: list[datetime]
+    ) -> None:
+        self.app = app
+        self.adapter = adapter
+        self.out = out
+        self.clock = clock
+
+    @property
+    def chat_id(self) -> str:
+        return self.adapter.chat_id
+
+    def sent(self) -> str:
+        """Everything the bot wrote to the terminal (proactive messages included)."""
+        return self.out.getvalue()
+
+    async def say(self, text: str, user: str = "alice") -> str:
+        """One turn at ``clock[0]``: the whole reply, after the reply's node is added."""
+        return await say(
+            self.app,
+            message(text, chat=self.chat_id, user=user, name=user, at=self.clock[0]),
+        )
+
+    async def command(self, text: str, user: str = "alice") -> str:
+        """``/name args`` at ``clock[0]``: the command's answer."""
+        name, *args = text.lstrip("/").split()
+        assert self.app.dialogues is not None
+        invocation = CommandInvocation(
+            "console", self.chat_id, user, user, name, tuple(args), ts=self.clock[0]
+        )
+        return (await self.app.dialogues.command(invocation)).text
+
+    def exact_jobs(self) -> dict[str, datetime]:
+        """The scheduler's exact reminder jobs: ``reminder:<id>`` -> when it runs."""
+        assert self.app.scheduler is not None
+        return {
+            str(job.id): job.next_run_time
+            for job in self.app.scheduler.jobs.scheduler.get_jobs()
+            if str(job.id).startswith("reminder:")
+        }
+
+
+@asynccontextmanager
+async def console_bot(
+    settings: Settings, clock: list[datetime], **options: Any
+) -> AsyncIterator[ConsoleBot]:
+    """The runtime with the scheduler on, offline, and a terminal adapter with no input
+    lines; shut down after the block, whatever happens in it."""
+    out = io.StringIO()
+    adapter = ConsoleAdapter(
+        None,  # type: ignore[arg-type]  # the runtime's DialogueManager, bound below
+        user="alice",
+        stdin=io.StringIO(""),
+        stdout=out,
+        interactive=False,
+    )
+    options = {"model": None, "scheduler": True, "clock": lambda: clock[0], **options}
+    app = make_app(settings, console=adapter, **options)
+    try:
+        await app.initialize()  # the dialogue manager exists from here on
+        adapter.handler = app.dialogues  # type: ignore[assignment]
+        await app.start()
+        yield ConsoleBot(app, adapter, out, clock)
+    finally:
+        await app.shutdown()

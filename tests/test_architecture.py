@@ -7,6 +7,7 @@ The layers and faces are also an import-linter contract (``pyproject.toml``, run
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import re
 import sys
@@ -44,30 +45,73 @@ def test_other_packages_import_only_faces() -> None:
     assert REPORT["bypassing_face"] == []
 
 
-#: Test files allowed past another package's face, each with its reason.
-PRIVATE_REACH_ALLOWED = {
-    # Fault injection: every workspace write goes through memory's one low-level write, and
-    # the bot's disk-full answer is tested by making exactly that fail.
-    "tests/bot/test_disk_full.py": "familiars.memory._atomic",
-}
-_PRIVATE_IMPORT = re.compile(
-    r"^\s*(?:from|import)\s+familiars\.(?P<pkg>[a-z_]+)\.(?P<mod>_[\w.]+)", re.M
-)
+_PRIVATE = re.compile(r"^familiars\.(?P<pkg>\w+)\.(?P<mod>_\w+)")
+#: Calls whose first argument names a module to import or patch: ``importlib.import_module``,
+#: ``monkeypatch.setattr("familiars.x._y.NAME", ...)``, ``mock.patch(...)``.
+_REACHING_CALLS = {"import_module", "__import__", "setattr", "delattr", "patch"}
+
+
+def _private_reaches(tree: ast.AST) -> list[tuple[int, str]]:
+    """Each place ``tree`` reaches a private module of ours: an import of one, a private name
+    imported from a face (``from familiars.memory import _forget``), a dotted ``familiars.x._y``
+    in code, or a string naming one handed to an import or a patch. (A logger's name is no
+    reach: it is only compared.)"""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("familiars."):
+            module = str(node.module)
+            names = [module] + [f"{module}.{a.name}" for a in node.names if a.name[0] == "_"]
+        elif isinstance(node, ast.Attribute):
+            names = [ast.unparse(node)]
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if called in _REACHING_CALLS and isinstance(node.args[0].value, str):
+                names = [node.args[0].value]
+        found += [(node.lineno, n) for n in names if _PRIVATE.match(n)]
+    return found
 
 
 def test_tests_use_other_packages_only_through_their_faces() -> None:
-    """A test of package X may reach X's private modules; any other package it uses through
-    that package's ``__init__`` (issue 20), so a refactor behind a face breaks no test."""
+    """A test of package X (under ``tests/X/``) may reach X's private modules; any other
+    package it uses through that package's ``__init__`` (issue 20), so a refactor behind a
+    face breaks no test. Shared helpers at the top of ``tests/`` reach none."""
     reached: list[str] = []
     for path in sorted((ROOT / "tests").rglob("*.py")):
         rel = path.relative_to(ROOT).as_posix()
         parts = rel.split("/")
         own = parts[1] if len(parts) > 2 else ""
-        for m in _PRIVATE_IMPORT.finditer(path.read_text(encoding="utf-8")):
-            target = f"familiars.{m['pkg']}.{m['mod']}"
-            if m["pkg"] != own and PRIVATE_REACH_ALLOWED.get(rel) != target:
-                reached.append(f"{rel}: {target}")
-    assert reached == []
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for line, name in _private_reaches(tree):
+            match = _PRIVATE.match(name)
+            if match is not None and match["pkg"] != own:
+                reached.append(f"{rel}:{line}: {name}")
+    assert sorted(set(reached)) == []
+
+
+def test_the_private_reach_check_sees_every_way_in() -> None:
+    """The check above finds each way a test has reached past a face before."""
+    source = """
+import familiars.memory._atomic as atomic
+from familiars.memory._store import MemoryStore
+from familiars.memory import _forget, load_embedder
+importlib.import_module("familiars.memory._embedder_loading")
+monkeypatch.setattr("familiars.memory._reader.OFFLINE_FANOUT", True)
+familiars.memory._atomic._write_all
+logging.getLogger("familiars.memory._store")
+"""
+    found = {name for _, name in _private_reaches(ast.parse(source))}
+    assert found == {
+        "familiars.memory._atomic",
+        "familiars.memory._store",
+        "familiars.memory._forget",
+        "familiars.memory._embedder_loading",
+        "familiars.memory._reader.OFFLINE_FANOUT",
+        "familiars.memory._atomic._write_all",
+    }
 
 
 def test_every_face_exports_what_it_names() -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from familiars.bot._access import AccessPolicy
-    from familiars.bot._adapters.base import IncomingMessage
+    from familiars.bot._adapters.base import CommandInvocation, IncomingMessage
     from familiars.bot._adapters.console import ConsoleAdapter
     from familiars.bot._answers import answer_lines, offline_reply
     from familiars.bot._api.app import create_app
@@ -47,6 +47,7 @@ _FACE: dict[str, str] = {
     "ApiServerError": "_api.server",
     "ApiToken": "_api.auth",
     "Application": "_runtime",
+    "CommandInvocation": "_adapters.base",
     "ConsoleAdapter": "_adapters.console",
     "GuardVerdict": "_leak_guard",
     "IncomingMessage": "_adapters.base",
@@ -93,6 +94,7 @@ __all__ = [
     "ApiServerError",
     "ApiToken",
     "Application",
+    "CommandInvocation",
     "ConsoleAdapter",
     "GuardVerdict",
     "IncomingMessage",

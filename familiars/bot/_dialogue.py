@@ -1,12 +1,14 @@
 """DialogueManager: one turn end to end (DESIGN.md "One turn, end to end"), as named stages
 over one :class:`~familiars.bot._turn.Turn` value (:mod:`familiars.bot._stages`).
 
-:meth:`DialogueManager.respond` receives (who, where, what was said; "forget that" is answered
-before any turn), then :meth:`DialogueManager._turn` runs the stages in order: record the
+:meth:`DialogueManager.respond` receives (who, where, what was said; a yes or no to a
+command's question, "forget that" and "cancel the landlord reminder" are answered before any
+turn), then :meth:`DialogueManager._turn` runs the stages in order: record the
 message (Q node), and beside it read the person's records once -> plan (care, actions,
 reminders: :class:`~familiars.bot._turn_plan.TurnPlanner`) -> recall -> compose the prompt ->
 answer -> send (groups through the one group check, ``Outbound``) -> after (A node, the
-writer's queue), and beside it clear the ephemeral records of the previous turn. Commands go
+writer's queue), and beside it clear the ephemeral records of the previous turn; last, an
+owner's "behave like this" is said as saved. Commands go
 through :class:`CommandSet`, their group answers through the same group check.
 """
 

@@ -12,7 +12,7 @@ Map:
   :class:`~familiars.bot._state.BotState` and the memory page's sign-ins;
   :func:`people_of_workspace` opens one for a process that is not the bot (the CLI).
 
-What the question and the answer say is :mod:`familiars.bot._forgetting`'s
+What the question and the answer say is :mod:`familiars.bot._forget_texts`'
 (``person_ask_text``, ``person_done_text``). The forget itself is the one Forgetter's
 (``person:KEY``; see :mod:`familiars.memory._forget_person` for what goes and what stays).
 """

@@ -1,12 +1,12 @@
 """Forgetting in the running bot: the workspace's :class:`~familiars.memory.Forgetter` with the
-runtime's caches as hooks, time windows ("last 10m", "today"), and the words that ask for it.
+runtime's caches as hooks, and the words that ask for it. (A time window said in words is
+``_forget_window``'s; how a forget's question and answer are worded, ``_forget_texts``'.)
 
 Map:
 
 - :func:`runtime_forgetter` - the one Forgetter of a running bot: it flushes held-back reply
   nodes first, then drops forgotten texts from the recaller, the embedder's cache and the
   ``/memory why`` log.
-- :func:`parse_window` - ``last 10m`` / ``last 2 hours`` / ``today`` -> a :class:`Window`.
 - :class:`ForgetByWords` - forgetting asked in words ("forget that", "forget that I live in
   Denver", "forget what I said in the last 5 minutes"), answered before the message becomes
   a turn: what it would remove is said, and asked about first when it is more than one thing.
@@ -15,8 +15,8 @@ Map:
   :func:`is_clear_yes` - the plain yes forgetting a whole person waits for ("yes",
   "confirm"; never a bare "ok").
 - "forget everything about me" (:func:`~familiars.bot._forget_person.asks_to_forget_me`) and
-  ``/memory forget everything``: :func:`person_ask_text` names what would go, counted, and
-  what is kept; :func:`person_done_text` says what went.
+  ``/memory forget everything``: :func:`~familiars.bot._forget_texts.person_ask_text` names
+  what would go, counted, and what is kept; ``person_done_text`` says what went.
 """
 
 from __future__ import annotations
@@ -25,11 +25,9 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from familiars.bot._answers import said_back
 from familiars.bot._forget_match import (
     is_slot,
     name_asked,
@@ -40,10 +38,23 @@ from familiars.bot._forget_match import (
     terms,
 )
 from familiars.bot._forget_person import asks_to_forget_me
+from familiars.bot._forget_texts import (
+    NOTHING_OF_YOURS,
+    PERSON_IN_PRIVATE,
+    count,
+    done_text,
+    gone_text,
+    person_ask_text,
+    person_done_text,
+    plan_words,
+    record_said,
+    shorten,
+    window_done_text,
+)
+from familiars.bot._forget_window import Window, parse_window
 from familiars.bot._forget_words import forget_about, forget_request, said_instead
-from familiars.llm import is_question, second_person
+from familiars.llm import is_question
 from familiars.memory import (
-    PERSON_KEPT,
     DialogTrees,
     FileForgetting,
     ForgetReport,
@@ -53,7 +64,6 @@ from familiars.memory import (
     MemoryWorkspace,
     NodeRef,
     PeopleForgetting,
-    PersonHoldings,
     RecordNotFoundError,
     TurnsPlan,
     evidence_refs,
@@ -64,77 +74,6 @@ from familiars.memory import (
 )
 
 logger = logging.getLogger(__name__)
-
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-_WINDOW_RE = re.compile(
-    r"^(?:in\s+)?(?:the\s+)?last\s+(?P<n>\d{1,4})\s*(?P<unit>s|sec|secs|seconds?|m|min|mins|"
-    r"minutes?|h|hr|hrs|hours?|d|days?)$"
-)
-
-
-#: Windows said without a number ("the last minute", "the past few minutes", "just now":
-#: tester U7, only "the last 2 minutes" was understood), in seconds.
-_SAID_WINDOWS = {
-    "just now": 120,
-    "a minute ago": 120,
-    "a moment ago": 120,
-    "last minute": 60,
-    "last hour": 3600,
-    "last day": 86400,
-    "last few minutes": 300,
-    "last couple of minutes": 120,
-    "last couple minutes": 120,
-    "last few hours": 3 * 3600,
-    "last couple of hours": 2 * 3600,
-    "last half hour": 1800,
-    "last half an hour": 1800,
-}
-_SAID_WINDOW_RE = re.compile(r"^(?:in\s+|over\s+|during\s+|within\s+)?(?:the\s+)?(?P<span>.+)$")
-
-
-@dataclass(frozen=True)
-class Window:
-    since: float
-    until: float
-    label: str
-
-
-def parse_window(text: str, now: datetime, timezone: str | None = None) -> Window | None:
-    """``last 10m``, ``in the last 5 minutes``, ``last 2 hours`` or ``today`` (midnight in
-    the person's time zone) up to ``now``; None when the words are none of these."""
-    words = " ".join(text.lower().split()).strip(" .!?")
-    until = now.timestamp()
-    if words in ("today", "so far today"):
-        local = now.astimezone(_zone(timezone))
-        midnight = local.replace(hour=0, minute=0, second=0, microsecond=0)
-        return Window(midnight.timestamp(), until, "today")
-    words = re.sub(r"\bpast\b", "last", words)
-    m = _WINDOW_RE.match(words)
-    if m is None:
-        said = _SAID_WINDOW_RE.match(words)
-        seconds = _SAID_WINDOWS.get(said["span"] if said else "", 0)
-    else:
-        seconds = int(m["n"]) * _UNITS[m["unit"][0]]
-    if seconds <= 0:
-        return None
-    span = timedelta(seconds=seconds)
-    return Window((now - span).timestamp(), until, f"in the last {_span_words(span)}")
-
-
-def _span_words(span: timedelta) -> str:
-    total = int(span.total_seconds())
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
-        if total % size == 0 and total >= size:
-            n = total // size
-            return f"{n} {unit}{'s' if n != 1 else ''}"
-    return f"{total} seconds"
-
-
-def _zone(name: str | None) -> ZoneInfo:
-    try:
-        return ZoneInfo(name or "UTC")
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo("UTC")
 
 
 # --------------------------------------------------------------------------- the runtime's
@@ -229,45 +168,6 @@ def is_clear_yes(text: str) -> bool:
     erase a person."""
     words = _plain(text)
     return is_yes(text) and _CLEAR_YES.search(words) is not None and not _SCOFF.search(words)
-
-
-PERSON_IN_PRIVATE = (
-    "Forgetting everything about you is done in a private chat: message me directly "
-    "(or send /memory forget everything there)."
-)
-NOTHING_OF_YOURS = "I keep nothing about you: there is nothing to forget."
-
-
-def holdings_text(h: PersonHoldings) -> str:
-    """ "12 memories (2 reminders, 1 open loop), 40 messages in 3 conversations (1 with
-    others) on telegram and discord, and 1 file"."""
-    inner = [count(h.reminders, "reminder") if h.reminders else ""]
-    inner.append(count(h.open_loops, "open loop") if h.open_loops else "")
-    among = ", ".join(p for p in inner if p)
-    memories = count(h.memories, "memory", "memories") + (f" ({among})" if among else "")
-    talks = f"{count(h.messages, 'message')} in {count(h.dialogues, 'conversation')}"
-    if h.groups:
-        talks += f" ({h.groups} with others)"
-    if h.platforms:
-        talks += f" on {' and '.join(h.platforms)}"
-    return f"{memories}, {talks}, and {count(h.files, 'file')}"
-
-
-def person_ask_text(h: PersonHoldings, *, command: bool) -> str:
-    how = "Reply yes (or send /memory forget everything confirm)" if command else "Reply yes"
-    return (
-        f"About to forget everything about you, for good: {holdings_text(h)}, with the "
-        "replies I gave you and what I noted from them, your name, time zone and links, "
-        f"and your memory-page sign-ins.\n{PERSON_KEPT}\n{how} to go ahead, or no to keep it."
-    )
-
-
-def person_done_text(report: ForgetReport) -> str:
-    return (
-        f"Forgotten everything about you: {count(len(report.records), 'memory', 'memories')}, "
-        f"{count(len(report.nodes), 'message')} (yours and my replies) and "
-        f"{count(len(report.files), 'file')}, everywhere I kept them.\n{PERSON_KEPT}"
-    )
 
 
 # --------------------------------------------------------------------------- by words
@@ -479,7 +379,7 @@ class ForgetByWords:
             return f"You said nothing to me {window.label} that I still keep."
         plan = await self.forgetter.plan_turns(turns)
         self._asked[key] = _Asked(window=window, plan=plan)
-        return f"About to forget for good {_plan_words(plan, window)}. Reply yes to go ahead."
+        return f"About to forget for good {plan_words(plan, window)}. Reply yes to go ahead."
 
     async def _that(
         self, what: str, key: tuple[str, str, str], where: _Where, now: datetime, *, instead: str
@@ -502,7 +402,9 @@ class ForgetByWords:
         self._asked[key] = _Asked(ids=tuple(found.ids), keep=kept, instead=instead)
         if not instead:
             return _ask_text(found, where.is_group)
-        return f'{_ask_text(found, where.is_group)} Either way, I\'ll then note "{_cut(instead)}".'
+        return (
+            f'{_ask_text(found, where.is_group)} Either way, I\'ll then note "{shorten(instead)}".'
+        )
 
     async def _asked_last(self, where: _Where) -> bool:
         """Whether the person's last message here was a question."""
@@ -661,18 +563,7 @@ def _lines(found: _Found) -> list[str]:
         if r.deprecated and said in lines:
             continue  # a merged record's source, in the same words
         lines.append(f"{said.rstrip('.')} (since replaced)." if r.deprecated else said)
-    return lines + [f'what you said: "{_cut(t)}"' for t in found.turns]
-
-
-def record_said(content: str) -> str:
-    """ "you live in Denver.", "the reminder to ..."; a record not about the person as is
-    ("Oskar is obsessed with trains.")."""
-    return content.strip() if second_person(content) == content.strip() else said_back(content)
-
-
-def _cut(text: str, limit: int = 140) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return lines + [f'what you said: "{shorten(t)}"' for t in found.turns]
 
 
 def _ask_text(found: _Found, is_group: bool) -> str:
@@ -681,7 +572,7 @@ def _ask_text(found: _Found, is_group: bool) -> str:
             f"About to forget for good {count(len(found.records), 'memory', 'memories')} and "
             f"{count(len(found.turns), 'other message')} of yours. Reply yes to go ahead."
         )
-    items = "\n".join(f"- {_cut(line)}" for line in _lines(found))
+    items = "\n".join(f"- {shorten(line)}" for line in _lines(found))
     one = found.size == 1
     return (
         f"About to forget for good:\n{items}\n"
@@ -695,89 +586,12 @@ def _kept_text(found: _Found) -> str:
     """What stays although it was said in a message that goes (""  when nothing)."""
     if not found.kept:
         return ""
-    said = "; ".join(_cut(record_said(r.content)).rstrip(".") for r in found.kept)
+    said = "; ".join(shorten(record_said(r.content)).rstrip(".") for r in found.kept)
     return f"\nKept, though said in the same message: {said}."
 
 
 def _forgotten_text(found: _Found, report: ForgetReport, is_group: bool) -> str:
     if is_group:
         return done_text(report)
-    said = " ".join(_cut(line) for line in _lines(found))
+    said = " ".join(shorten(line) for line in _lines(found))
     return f"Forgotten: {said}\n{gone_text(report)}"
-
-
-def gone_text(report: ForgetReport) -> str:
-    """The line under "Forgotten: <what>": how much went (and merged memories made again)."""
-    return f"(Gone from everywhere I kept it: {_kept_count(report)}.){_derived(report)}"
-
-
-def _kept_count(report: ForgetReport) -> str:
-    files = f"{count(len(report.files), 'file')}, " if report.files else ""
-    return files + (
-        f"{count(len(report.records), 'memory', 'memories')} and "
-        f"{count(len(report.nodes), 'message')}"
-    )
-
-
-def _plan_words(plan: TurnsPlan, window: Window) -> str:
-    """ "the 9 messages you sent me in the last 2 minutes, my 9 replies to them, 1 memory
-    I noted from them and 8 other messages (yours or my replies) that repeated what they
-    said"."""
-    counts = len(plan.turns), len(plan.replies), len(plan.records), len(plan.echoes)
-    return _window_words(f" {window.label}", *counts)
-
-
-def _window_words(label: str, turns: int, replies: int, records: int, echoes: int) -> str:
-    parts = [f"the {count(turns, 'message')} you sent me{label}"]
-    them, say = ("it", "says") if turns == 1 else ("them", "say")
-    if replies:
-        parts.append(f"my {count(replies, 'reply', 'replies')} to {them}")
-    if records:
-        parts.append(f"{count(records, 'memory', 'memories')} I noted from {them}")
-    if echoes:
-        parts.append(
-            f"{count(echoes, 'other message')} (yours or my replies) that repeated what "
-            f"{them} {say}"
-        )
-    if len(parts) == 1:
-        return parts[0]
-    return f"{', '.join(parts[:-1])} and {parts[-1]}"
-
-
-def window_done_text(window: Window, plan: TurnsPlan, report: ForgetReport) -> str:
-    """What a window's forget took, in the words of its question (the same counts when
-    nothing was said meanwhile); merged memories only as such."""
-    turns, replies, echoes = plan.split(report.nodes)
-    # merged memories made again or dropped are told apart by _derived (review s33 item 9)
-    merged = set(report.rederived) | set(report.dropped)
-    noted = sum(1 for r in report.records if r not in merged)
-    said = _window_words("", turns, replies, noted, echoes)
-    return f"Forgotten {window.label}: {said}, everywhere I kept them.{_derived(report)}"
-
-
-def done_text(report: ForgetReport, window: Window | None = None) -> str:
-    what = f" {window.label}" if window is not None else ""
-    return f"Forgotten{what}: {_kept_count(report)}, everywhere I kept them.{_derived(report)}"
-
-
-def _derived(report: ForgetReport) -> str:
-    """Issue 25: consolidated memories that held the forgotten words."""
-    parts = [
-        f"{count(len(report.rederived), 'merged memory', 'merged memories')} made again "
-        f"without it ({', '.join(f'{old} -> {new}' for old, new in report.rederived.items())})"
-        if report.rederived
-        else "",
-        f"{count(len(report.dropped), 'merged memory', 'merged memories')} dropped "
-        f"({', '.join(report.dropped)})"
-        if report.dropped
-        else "",
-    ]
-    said = "; ".join(p for p in parts if p)
-    return f" {said[0].upper()}{said[1:]}." if said else ""
-
-
-def count(n: int, one: str, many: str | None = None) -> str:
-    """ "1 memory", "3 memories", "no messages"."""
-    if n == 0:
-        return f"no {many or one + 's'}"
-    return f"{n} {one}" if n == 1 else f"{n} {many or one + 's'}"

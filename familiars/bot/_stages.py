@@ -7,7 +7,8 @@ the collaborators it needs (:class:`TurnServices`); ``DialogueManager._turn`` co
 3. :func:`read_records` - the person's live records, read once (after the offline writer
    finished the last turn): user scope, the agent's identity, the dialogue's scopes;
 4. plan (:meth:`familiars.bot._turn_plan.TurnPlanner.begin`): duty of care, the turn's
-   actions, reminders written;
+   actions, reminders written; then :func:`drop_unwritten` - a care turn's held writer
+   work dropped;
 5. :func:`recall` - what the reader recalls for the message;
 6. :func:`compose` - the prompt (persona, directives, profile, recalled, branch, message)
    and its taint, with what the turn did for the model to say;
@@ -17,7 +18,12 @@ the collaborators it needs (:class:`TurnServices`); ``DialogueManager._turn`` co
 8. :func:`send` - the reply leaves: in a group whole, through the one group check
    (:class:`familiars.bot._outbound.Outbound`); in a DM streamed; notes appended;
 9. :func:`after` - the reply's stats and ``/memory why`` log, the writer's queue, the A
-   node (deferred, off the next message's path).
+   node (deferred, off the next message's path);
+10. :func:`behaviour_saved` - an owner's private "behave like this": the line that says what
+    the writer kept, before the reply ends.
+
+A turn cut off before its end (a failure, a stop) runs :func:`release_cut_off` instead of
+``after``, so the writer still reads the message.
 """
 
 from __future__ import annotations
@@ -161,7 +167,7 @@ async def record_message(turn: Turn, s: TurnServices) -> None:
     await s.state.touch_dialogue(agent_id, dialogue_id, user_at=turn_start_iso, save=False)
     await s.outbound.note_member(turn.info, turn.user_key)  # their notes are guarded here now
     turn.said = redaction.masked
-    if node.query == turn.said:  # the care check reads it (embedded once a turn)
+    if node.query == turn.said:  # the plan and the care check read it (embedded once a turn)
         turn.said_vector = node.vector
     if s.writer_queue is not None and metadata.get("kind") != "care":
         # The writer's work for the message is queued now, beside the turn (the reply

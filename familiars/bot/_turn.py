@@ -8,6 +8,7 @@ Map:
   (receive, record the message, read the person's records, plan, recall, compose, answer,
   send, after); each stage reads the fields earlier stages set and sets its own;
 - :class:`RecalledItem` - one recalled record or dialogue node as the turn sees it;
+- :class:`QueryNode` - the message's node as added, with the vector it was embedded to;
 - :class:`Recaller`, :class:`DialogueLog` - what the turn needs of recall and of the
   per-dialogue topic tree (the runtime's ``ReaderRecaller`` and ``TreeLog``).
 """
@@ -83,8 +84,8 @@ class Turn:
     said: str = ""
     #: The message's Q node.
     q_id: int = -1
-    #: ``said``'s vector as recall's query (None: not embedded as it is); the care check
-    #: reads it rather than embedding the message again.
+    #: ``said``'s vector as recall's query (None: not embedded as it is); the plan's
+    #: understanding and the care check read it rather than embedding the message again.
     said_vector: np.ndarray | None = None
     #: Lines added after the reply (attachments saved).
     notes: list[str] = field(default_factory=list)

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from familiars.benchmarks._writer_sets import care_report
 from familiars.memory import understanding_for
 
 
+@pytest.mark.slow
 def test_the_care_set_finds_giving_up_and_leaves_the_look_alikes(real_embedder: Any) -> None:
     understanding = understanding_for(real_embedder.embed_batch, *real_embedder.space)
     assert understanding is not None

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+import pytest
+
 from familiars.benchmarks import _companion as companion
 from familiars.memory import DEFAULT_BUDGETS_MS, ContextReading, MemoryReader, load_reranker
 from tests.fakes import HashEmbedder
@@ -39,6 +41,7 @@ def test_the_multilingual_set_has_records_and_questions_per_language() -> None:
     assert all(set(q["gold"]) <= ids for q in questions)
 
 
+@pytest.mark.slow
 async def test_the_report_puts_recall_beside_plain_cosine(tmp_path) -> None:
     data = tmp_path / "set.jsonl"
     lines = companion.DEFAULT_SET.read_text(encoding="utf-8").splitlines()

@@ -126,6 +126,7 @@ def test_schemathesis_with_a_token_finds_no_server_error_and_no_nonconformance(
     assert result.statuses[("GET /api/memory_status", 200)] > 0
 
 
+@pytest.mark.slow
 def test_schemathesis_without_a_token_gets_401_everywhere_but_healthz(
     served: ServedApi,
 ) -> None:

@@ -15,7 +15,7 @@ import pytest
 from familiars.bot import Application
 from familiars.bot._adapters.console import ConsoleAdapter
 from familiars.config import load_settings
-from tests.harness import make_app
+from tests.harness import opened_app
 
 WHEN = r"\w{3} \d{1,2} \w{3} \d\d:\d\d"
 NOTICE = "Offline mode"
@@ -81,13 +81,10 @@ async def console(
         stdout=out,
         interactive=False,
     )
-    app = make_app(load_settings(workspace=workspace), model=None, console=adapter)
-    await app.initialize()
-    adapter.handler = app.dialogues  # type: ignore[assignment]
-    try:
+    settings = load_settings(workspace=workspace)
+    async with opened_app(settings, model=None, console=adapter) as app:
+        adapter.handler = app.dialogues  # type: ignore[assignment]
         yield app, adapter, out
-    finally:
-        await app.shutdown()
 
 
 async def test_forty_messages_get_the_replies_a_person_expects(

@@ -13,49 +13,48 @@ import subprocess
 import sys
 from datetime import timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-import familiars.memory._atomic as atomic
-from familiars.bot import IncomingMessage
 from familiars.bot._dialogue import DISK_FULL_NOT_DONE, DISK_FULL_REPLY
 from familiars.config import load_settings
-from tests.bot.test_reminders_e2e import SAID_AT, start_console_bot
-from tests.memory.test_damage import small_disk  # noqa: F401 - the fixture
+from tests.bot.test_reminders_e2e import SAID_AT
+from tests.harness import console_bot
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 pytestmark = pytest.mark.timeout(120)
 
 
 class Disk:
-    """``_atomic``'s writes (every workspace file goes through them) fail while ``full``."""
+    """The workspace's disk, full while ``full``: a write of any file under the workspace
+    fails as a full disk does (``ENOSPC``), through ``os.write``, which every workspace file
+    the bot writes itself goes through (SQLite writes in C and is not stopped)."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(self, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         self.full = False
-        real = atomic._write_all
+        real = os.write
+        inside = str(workspace.resolve()) + os.sep
 
-        def write_all(fd: int, data: bytes) -> None:
-            if self.full:
+        def write(fd: int, data: ReadableBuffer) -> int:
+            if self.full and os.readlink(f"/proc/self/fd/{fd}").startswith(inside):
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-            real(fd, data)
+            return real(fd, data)
 
-        monkeypatch.setattr(atomic, "_write_all", write_all)
+        monkeypatch.setattr(os, "write", write)
 
 
 async def test_the_message_that_hits_a_full_disk_is_answered_plainly(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    disk = Disk(monkeypatch)
-    app, adapter, out = await start_console_bot(load_settings(workspace=workspace), lambda: SAID_AT)
-    try:
+    disk = Disk(workspace, monkeypatch)
+    async with console_bot(load_settings(workspace=workspace), [SAID_AT]) as bot:
 
         async def say(text: str, n: int) -> str:
-            msg = IncomingMessage(
-                platform="console", chat_id=adapter.chat_id, user_id="alice",
-                display_name="alice", text=text, ts=SAID_AT + timedelta(minutes=n),
-            )  # fmt: skip
-            reply = "".join([d async for d in app.dialogues.respond(msg)])
-            await app.settle()
-            return reply
+            bot.clock[0] = SAID_AT + timedelta(minutes=n)
+            return await bot.say(text)
 
         assert "Alice" in await say("My name is Alice.", 0)
         disk.full = True
@@ -65,12 +64,10 @@ async def test_the_message_that_hits_a_full_disk_is_answered_plainly(
         assert await say("forget that", 3) == DISK_FULL_NOT_DONE
         disk.full = False
         assert DISK_FULL_REPLY not in await say("I have a dog called Rex.", 3)
-        texts = [r.content for r in await app.memory.store.list(scope="user")]
+        texts = [r.content for r in await bot.app.memory.store.list(scope="user")]
         assert any("Alice" in t for t in texts)
         assert not any("Denver" in t for t in texts)  # not acknowledged, not half-kept
         disk.full = True  # the stop's own writes (folding, counters, snapshot) are said
-    finally:
-        await app.shutdown()
 
 
 async def test_a_forget_the_full_disk_stopped_leaves_nothing_to_note_later(
@@ -78,18 +75,12 @@ async def test_a_forget_the_full_disk_stopped_leaves_nothing_to_note_later(
 ) -> None:
     """Review s35 R4: "scratch that, <statement>", yes on a full disk: "could not finish
     that", yet the statement stayed waiting and came out after an unrelated later forget."""
-    disk = Disk(monkeypatch)
-    app, adapter, out = await start_console_bot(load_settings(workspace=workspace), lambda: SAID_AT)
-    try:
+    disk = Disk(workspace, monkeypatch)
+    async with console_bot(load_settings(workspace=workspace), [SAID_AT]) as bot:
 
         async def say(text: str, n: int) -> str:
-            msg = IncomingMessage(
-                platform="console", chat_id=adapter.chat_id, user_id="alice",
-                display_name="alice", text=text, ts=SAID_AT + timedelta(minutes=n),
-            )  # fmt: skip
-            reply = "".join([d async for d in app.dialogues.respond(msg)])
-            await app.settle()
-            return reply
+            bot.clock[0] = SAID_AT + timedelta(minutes=n)
+            return await bot.say(text)
 
         assert "pizza" in await say("My favourite food is pizza.", 0)
         assert "Reply yes" in await say("scratch that, my favourite food is sushi", 1)
@@ -98,12 +89,10 @@ async def test_a_forget_the_full_disk_stopped_leaves_nothing_to_note_later(
         disk.full = False
         later = await say("forget that", 3)
         assert "sushi" not in later, later
-    finally:
-        await app.shutdown()
 
 
 @pytest.mark.slow
-def test_the_terminal_chat_on_a_really_full_disk(small_disk: Path) -> None:  # noqa: F811
+def test_the_terminal_chat_on_a_really_full_disk(small_disk: Path) -> None:
     ws = small_disk / "ws"
     env = {**os.environ, "FAMILIARS_WORKSPACE": str(ws), "FAMILIARS_EMBEDDING__MODEL": "bundled"}
     env.pop("FAMILIARS_CONFIG", None)

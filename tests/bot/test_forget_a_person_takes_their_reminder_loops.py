@@ -17,8 +17,8 @@ from familiars.config import load_settings
 from familiars.memory import open_state_home
 from familiars.scheduler import SchedulerLedger, ledger_path
 from tests.bot.test_forget import files_holding
-from tests.bot.test_reminders_commands import SAID_AT, started
-from tests.bot.test_reminders_words import said
+from tests.bot.test_reminders_commands import SAID_AT
+from tests.harness import console_bot
 
 ZONE = "America/Chicago"
 
@@ -30,23 +30,20 @@ async def test_delete_all_my_data_takes_their_loops_and_never_logs_their_zone(
     settings = load_settings(workspace=workspace)
     clock = [SAID_AT]
     caplog.set_level(logging.INFO)
-    bot, _ = await started(settings, clock)
-    try:
+    async with console_bot(settings, clock) as bot:
         await bot.command(f"/timezone {ZONE}")
-        reply = await said(bot, "every Monday at 8 remind me to put the bins out")
+        reply = await bot.say("every Monday at 8 remind me to put the bins out")
         assert "every Monday at 08:00" in reply, reply
         await bot.command("/timezone America/New_York")
         await bot.command(f"/timezone {ZONE}")
-        assert "Cancelled" in await said(bot, "cancel the bins reminder")
+        assert "Cancelled" in await bot.say("cancel the bins reminder")
         assert bot.app.scheduler is not None
         [key] = {e["user_key"] for e in bot.app.scheduler.ledger.loops().values()}
         if door == "words":
-            asked = await said(bot, "delete all my data")
+            asked = await bot.say("delete all my data")
             assert asked.startswith("About to forget everything about you"), asked
-            done = await said(bot, "yes")
+            done = await bot.say("yes")
             assert done.startswith("Forgotten everything about you"), done
-    finally:
-        await bot.app.shutdown()
     if door == "cli":  # with nothing running
         result = await asyncio.to_thread(
             CliRunner().invoke,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from familiars.bot._forgetting import parse_window
+from familiars.bot._forget_window import parse_window
 from tests.bot.test_forget_everywhere import running
 
 pytestmark = pytest.mark.timeout(180)

@@ -40,7 +40,7 @@ NEEDLE = "QX4471"
 def _crash(ws: Path, point: str, *args: str) -> None:
     """``familiars --workspace WS ARGS`` in a process of its own, SIGKILLed at ``point``."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    cmd = [sys.executable, "-m", "tests.bot.forget_crash", point, "--workspace", str(ws), *args]
+    cmd = [sys.executable, "-m", "tests.memory.forget_crash", point, "--workspace", str(ws), *args]
     done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
     assert done.returncode == -9, (done.returncode, done.stdout[-2000:], done.stderr[-4000:])
 

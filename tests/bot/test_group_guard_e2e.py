@@ -6,6 +6,7 @@ it, and every road (reply, reminder, check-in, command answer) goes through one 
 from __future__ import annotations
 
 import json
+from contextlib import AbstractAsyncContextManager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from familiars.config import load_settings
 from familiars.memory import make_record
 from familiars.scheduler import ProactiveMessage
 from tests.fake_openai import FakeOpenAI, Reply
-from tests.harness import make_app, say, speaker
+from tests.harness import opened_app, say, speaker
 
 NOW = datetime(2026, 11, 2, 10, tzinfo=UTC)
 SECRET = "My locker number is 4921 and my email is alice.wong@example.com"
@@ -72,7 +73,7 @@ def _model(replies: list[str]) -> Any:
 msg = speaker(platform="telegram", dm="dm_{user}", mentions_bot=True, at=NOW)
 
 
-async def _app(workspace: Path, server: FakeOpenAI) -> Application:
+def _app(workspace: Path, server: FakeOpenAI) -> AbstractAsyncContextManager[Application]:
     # E-mail addresses kept as said (``[privacy] email = "record"``): with the default mask the
     # store keeps "[EMAIL]", and the model has nothing to leak; here it does.
     settings = load_settings(
@@ -80,9 +81,7 @@ async def _app(workspace: Path, server: FakeOpenAI) -> Application:
         llm={"providers": [{"name": "a", "base_url": server.base_url, "model": "m"}]},
         privacy={"email": "record"},
     )
-    app = make_app(settings, clock=lambda: NOW, scheduler=True)
-    await app.initialize()
-    return app
+    return opened_app(settings, clock=lambda: NOW, scheduler=True)
 
 
 _turn = say
@@ -99,21 +98,17 @@ async def test_bob_asks_in_the_group_and_no_form_of_alices_secret_gets_out(
     workspace: Path,
 ) -> None:
     replies = ["Welcome back, Alice!", *LEAKS]
-    async with FakeOpenAI(_model(replies)) as server:
-        app = await _app(workspace, server)
-        try:
-            await _alice_told_and_greeted(app)
-            seen = [
-                await _turn(
-                    app, msg("Alice's locker no. and email?", i, user="bob", name="Bob", group=True)
-                )
-                for i in range(2, 2 + len(LEAKS))
-            ]
-            stats = app.dialogues.stats.as_dict()
-            (group,) = [d for d in await app.state.dialogues() if d.is_group]
-            tree = app.trees.get(group.agent_id, group.dialogue_id) if app.trees else None
-        finally:
-            await app.shutdown()
+    async with FakeOpenAI(_model(replies)) as server, _app(workspace, server) as app:
+        await _alice_told_and_greeted(app)
+        seen = [
+            await _turn(
+                app, msg("Alice's locker no. and email?", i, user="bob", name="Bob", group=True)
+            )
+            for i in range(2, 2 + len(LEAKS))
+        ]
+        stats = app.dialogues.stats.as_dict()
+        (group,) = [d for d in await app.state.dialogues() if d.is_group]
+        tree = app.trees.get(group.agent_id, group.dialogue_id) if app.trees else None
     assert len(seen) == len(LEAKS) and not replies, "every leak was tried"
     for (attempt, form), shown in zip(LEAKS.items(), seen, strict=True):
         assert form not in shown and "4921" not in shown, (attempt, shown)
@@ -127,37 +122,33 @@ async def test_bob_asks_in_the_group_and_no_form_of_alices_secret_gets_out(
 async def test_a_reminder_and_a_check_in_into_the_group_holding_it_are_caught(
     workspace: Path,
 ) -> None:
-    async with FakeOpenAI(_model(["Welcome back!"])) as server:
-        app = await _app(workspace, server)
+    async with FakeOpenAI(_model(["Welcome back!"])) as server, _app(workspace, server) as app:
         sink = GroupSink()
         app.running_adapters.add(sink)
-        try:
-            await _alice_told_and_greeted(app)
-            (group,) = [d for d in await app.state.dialogues() if d.is_group]
-            due = NOW - timedelta(minutes=5)
-            reminder = make_record(
-                "Remind the user to tell the group that Alice's locker number is 4921 on Monday.",
-                scope="dialogue", category="event", agent_id=group.agent_id,
-                dialogue_id=group.dialogue_id, user_key="telegram_bob",
-                extra={"open_loop": {"kind": "reminder", "due": due.isoformat(), "status": "open"}},
-            )  # fmt: skip
-            await app.dialogues.store.append(reminder)
-            assert app.scheduler is not None
-            await app.scheduler.run_due(NOW)
-            check_in = ProactiveMessage(
-                agent_id=group.agent_id, dialogue_id=group.dialogue_id, user_key=None,
-                text="Hi all! By the way, Alice can be reached at alice dot wong at example "
-                "dot com.", kind="check_in", reason="quiet",
-            )  # fmt: skip
-            await app.scheduler.sender.send_proactive(check_in)
-            fine = ProactiveMessage(
-                agent_id=group.agent_id, dialogue_id=group.dialogue_id, user_key=None,
-                text="Good morning everyone, it's sunny out!", kind="check_in", reason="quiet",
-            )  # fmt: skip
-            await app.scheduler.sender.send_proactive(fine)
-            tree = app.trees.get(group.agent_id, group.dialogue_id) if app.trees else None
-        finally:
-            await app.shutdown()
+        await _alice_told_and_greeted(app)
+        (group,) = [d for d in await app.state.dialogues() if d.is_group]
+        due = NOW - timedelta(minutes=5)
+        reminder = make_record(
+            "Remind the user to tell the group that Alice's locker number is 4921 on Monday.",
+            scope="dialogue", category="event", agent_id=group.agent_id,
+            dialogue_id=group.dialogue_id, user_key="telegram_bob",
+            extra={"open_loop": {"kind": "reminder", "due": due.isoformat(), "status": "open"}},
+        )  # fmt: skip
+        await app.dialogues.store.append(reminder)
+        assert app.scheduler is not None
+        await app.scheduler.run_due(NOW)
+        check_in = ProactiveMessage(
+            agent_id=group.agent_id, dialogue_id=group.dialogue_id, user_key=None,
+            text="Hi all! By the way, Alice can be reached at alice dot wong at example "
+            "dot com.", kind="check_in", reason="quiet",
+        )  # fmt: skip
+        await app.scheduler.sender.send_proactive(check_in)
+        fine = ProactiveMessage(
+            agent_id=group.agent_id, dialogue_id=group.dialogue_id, user_key=None,
+            text="Good morning everyone, it's sunny out!", kind="check_in", reason="quiet",
+        )  # fmt: skip
+        await app.scheduler.sender.send_proactive(fine)
+        tree = app.trees.get(group.agent_id, group.dialogue_id) if app.trees else None
     texts = [text for chat, text in sink.sent if chat == "g1"]
     assert len(texts) == 3, sink.sent  # the reminder fired, then both check-ins
     assert all("4921" not in t and "wong" not in t.lower() for t in texts), texts
@@ -170,23 +161,19 @@ async def test_a_reminder_and_a_check_in_into_the_group_holding_it_are_caught(
 async def test_a_public_command_answer_in_a_group_passes_the_same_check(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    async with FakeOpenAI(_model(["Welcome back!"])) as server:
-        app = await _app(workspace, server)
-        try:
-            await _alice_told_and_greeted(app)
-            manager = app.dialogues
+    async with FakeOpenAI(_model(["Welcome back!"])) as server, _app(workspace, server) as app:
+        await _alice_told_and_greeted(app)
+        manager = app.dialogues
 
-            # Every shipped command answers privately; one that answers the group (a plugin's
-            # /poll) is checked like a reply.
-            async def leaky(inv: CommandInvocation, caller: Any) -> CommandResponse:
-                return CommandResponse("Alice's locker number is 4 9 2 1.", private=False)
+        # Every shipped command answers privately; one that answers the group (a plugin's
+        # /poll) is checked like a reply.
+        async def leaky(inv: CommandInvocation, caller: Any) -> CommandResponse:
+            return CommandResponse("Alice's locker number is 4 9 2 1.", private=False)
 
-            monkeypatch.setattr(manager.commands, "run", leaky)
-            inv = CommandInvocation(
-                platform="telegram", chat_id="g1", user_id="bob", display_name="Bob",
-                name="poll", is_group=True, ts=NOW,
-            )  # fmt: skip
-            answer = await manager.command(inv)
-        finally:
-            await app.shutdown()
+        monkeypatch.setattr(manager.commands, "run", leaky)
+        inv = CommandInvocation(
+            platform="telegram", chat_id="g1", user_id="bob", display_name="Bob",
+            name="poll", is_group=True, ts=NOW,
+        )  # fmt: skip
+        answer = await manager.command(inv)
     assert "4 9 2 1" not in answer.text and "[private]" in answer.text

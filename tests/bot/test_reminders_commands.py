@@ -12,13 +12,11 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from familiars.bot import Application, IncomingMessage
-from familiars.bot._adapters.base import CommandInvocation
 from familiars.bot._commands._reminders import parse_duration
 from familiars.bot._commands._timezone import known_zone
 from familiars.cli import app as cli
-from familiars.config import Settings, load_settings
-from tests.bot.test_reminders_e2e import start_console_bot
+from familiars.config import load_settings
+from tests.harness import console_bot
 
 # Monday 11 November 2030, 15:15 in New York (EST, UTC-5); in the future, so that the exact
 # jobs (APScheduler runs on the wall clock) wait.
@@ -26,57 +24,12 @@ SAID_AT = datetime(2030, 11, 11, 20, 15, tzinfo=UTC)
 ZONE = "America/New_York"
 
 
-class Console:
-    """One running console bot and what the test says to it, as alice or bob."""
-
-    def __init__(self, app: Application, chat_id: str, clock: list[datetime]) -> None:
-        self.app = app
-        self.chat_id = chat_id
-        self.clock = clock
-
-    async def command(self, text: str, user: str = "alice") -> str:
-        name, *args = text.lstrip("/").split()
-        assert self.app.dialogues is not None
-        inv = CommandInvocation(
-            "console", self.chat_id, user, user, name, tuple(args), ts=self.clock[0]
-        )
-        return (await self.app.dialogues.command(inv)).text
-
-    async def say(self, text: str, user: str = "alice") -> None:
-        assert self.app.dialogues is not None
-        message = IncomingMessage(
-            platform="console",
-            chat_id=self.chat_id,
-            user_id=user,
-            display_name=user,
-            text=text,
-            ts=self.clock[0],
-        )
-        async for _ in self.app.dialogues.respond(message):
-            pass
-        await self.app.settle()
-
-    def exact_jobs(self) -> dict[str, datetime]:
-        assert self.app.scheduler is not None
-        return {
-            str(job.id): job.next_run_time
-            for job in self.app.scheduler.jobs.scheduler.get_jobs()
-            if str(job.id).startswith("reminder:")
-        }
-
-
-async def started(settings: Settings, clock: list[datetime]) -> tuple[Console, object]:
-    app, adapter, out = await start_console_bot(settings, lambda: clock[0])
-    return Console(app, adapter.chat_id, clock), out
-
-
 async def test_set_by_message_then_list_move_snooze_and_cancel(
     workspace: Path, memory_home: str
 ) -> None:
     settings = load_settings(workspace=workspace)
     clock = [SAID_AT]
-    bot, out = await started(settings, clock)
-    try:
+    async with console_bot(settings, clock) as bot:
         assert "You have not set a time zone; I use UTC" in await bot.command("/timezone")
         unknown = await bot.command("/timezone Lisbon")
         assert "I don't know the time zone 'Lisbon'" in unknown
@@ -118,13 +71,10 @@ async def test_set_by_message_then_list_move_snooze_and_cancel(
         (when,) = bot.exact_jobs().values()
         assert when == datetime(2030, 11, 12, 15, 10, tzinfo=UTC)
         assert "water" not in await bot.command("/reminders")
-    finally:
-        await bot.app.shutdown()
 
     # After a restart the moved reminder fires once, at its new time; the cancelled never.
     clock[0] = datetime(2030, 11, 12, 15, 0, tzinfo=UTC)  # 10:00 in New York
-    bot, out = await started(settings, clock)
-    try:
+    async with console_bot(settings, clock) as bot:
         assert bot.app.scheduler is not None
         assert list(bot.exact_jobs().values()) == [datetime(2030, 11, 12, 15, 10, tzinfo=UTC)]
         assert await bot.app.scheduler.run_due(clock[0]) == []
@@ -133,17 +83,14 @@ async def test_set_by_message_then_list_move_snooze_and_cancel(
             await bot.app.scheduler.run_due(clock[0])
         clock[0] = datetime(2030, 11, 15, 23, 5, tzinfo=UTC)  # Friday 18:05 in New York
         await bot.app.scheduler.run_due(clock[0])
-        sent = out.getvalue().lower()  # type: ignore[attr-defined]
+        sent = bot.sent().lower()
         assert sent.count("mom") == 1 and "water" not in sent, sent
-    finally:
-        await bot.app.shutdown()
 
 
 async def test_a_reminder_that_just_fired_can_be_snoozed(workspace: Path, memory_home: str) -> None:
     settings = load_settings(workspace=workspace)
     clock = [SAID_AT]
-    bot, out = await started(settings, clock)
-    try:
+    async with console_bot(settings, clock) as bot:
         assert bot.app.scheduler is not None
         await bot.say("remind me in 5 minutes to stretch")
         clock[0] = SAID_AT + timedelta(minutes=6)
@@ -155,22 +102,17 @@ async def test_a_reminder_that_just_fired_can_be_snoozed(workspace: Path, memory
         assert "I'll remind you Mon 11 Nov 20:51 (UTC)" in snoozed, snoozed
         clock[0] = SAID_AT + timedelta(minutes=37)
         await bot.app.scheduler.run_due(clock[0])
-        assert out.getvalue().lower().count("stretch") == 2  # type: ignore[attr-defined]
-    finally:
-        await bot.app.shutdown()
+        assert bot.sent().lower().count("stretch") == 2
 
 
 async def alice_asks(workspace: Path) -> tuple[str, str]:
     """alice (in Tokyo) asks for a reminder; her user key and bob's."""
-    bot, _ = await started(load_settings(workspace=workspace), [SAID_AT])
-    try:
+    async with console_bot(load_settings(workspace=workspace), [SAID_AT]) as bot:
         await bot.command("/timezone Asia/Tokyo")
         await bot.say("remind me tomorrow at 9am to call mom")
         assert bot.app.state is not None
         alice = await bot.app.state.person_for("console", "alice", "alice")
         bob = await bot.app.state.person_for("console", "bob", "bob")
-    finally:
-        await bot.app.shutdown()
     return alice, bob
 
 
@@ -209,8 +151,7 @@ async def test_a_move_of_time_zone_keeps_repeating_reminders_at_their_time_of_da
     job too); a one-off keeps its moment, and the reply says both."""
     settings = load_settings(workspace=workspace)
     clock = [SAID_AT]  # Monday 20:15 UTC
-    bot, _ = await started(settings, clock)
-    try:
+    async with console_bot(settings, clock) as bot:
         await bot.command("/timezone Europe/London")
         await bot.say("every monday at 8 remind me to put the bins out")
         await bot.say("remind me tomorrow at 9am to call mum")
@@ -224,8 +165,6 @@ async def test_a_move_of_time_zone_keeps_repeating_reminders_at_their_time_of_da
         assert "Mon 18 Nov 08:00 — put the bins out (every Monday at 08:00)" in after, after
         assert "Tue 12 Nov 04:00 — call mum" in after, after
         assert datetime(2030, 11, 18, 13, 0, tzinfo=UTC) in bot.exact_jobs().values()
-    finally:
-        await bot.app.shutdown()
 
 
 async def test_a_move_of_time_zone_does_not_bring_back_todays_repeat(
@@ -235,8 +174,7 @@ async def test_a_move_of_time_zone_does_not_bring_back_todays_repeat(
     hour later set its next to 08:00 New York that same Monday, a second time in one day."""
     settings = load_settings(workspace=workspace)
     clock = [SAID_AT]
-    bot, _ = await started(settings, clock)
-    try:
+    async with console_bot(settings, clock) as bot:
         await bot.command("/timezone Europe/London")
         await bot.say("every monday at 8 remind me to put the bins out")
         assert bot.app.scheduler is not None
@@ -246,5 +184,3 @@ async def test_a_move_of_time_zone_does_not_bring_back_todays_repeat(
         said = await bot.command("/timezone America/New_York")
         assert "(next Mon 25 Nov 08:00)" in said, said
         assert datetime(2030, 11, 18, 13, 0, tzinfo=UTC) not in bot.exact_jobs().values()
-    finally:
-        await bot.app.shutdown()

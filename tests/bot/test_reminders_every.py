@@ -12,19 +12,18 @@ from pathlib import Path
 from familiars.config import load_settings
 from familiars.memory import open_state_home
 from familiars.scheduler import SchedulerLedger, ledger_path
-from tests.bot.test_reminders_commands import SAID_AT, started
-from tests.bot.test_reminders_words import said
+from tests.bot.test_reminders_commands import SAID_AT
+from tests.harness import console_bot
 
 
 async def test_a_weekly_and_a_daily_reminder(workspace: Path, memory_home: str) -> None:
     settings = load_settings(workspace=workspace)
     clock = [SAID_AT]  # Monday 11 Nov 2030, 20:15 UTC
-    bot, out = await started(settings, clock)
-    try:
+    async with console_bot(settings, clock) as bot:
         assert bot.app.scheduler is not None
-        reply = await said(bot, "every Monday at 8 remind me to put the bins out")
+        reply = await bot.say("every Monday at 8 remind me to put the bins out")
         assert "put the bins out every Monday at 08:00, first on Mon 18 Nov 08:00" in reply, reply
-        reply = await said(bot, "remind me every day at 9pm to take my pills")
+        reply = await bot.say("remind me every day at 9pm to take my pills")
         assert "take your pills every day at 21:00, first on Mon 11 Nov 21:00" in reply, reply
         listed = await bot.command("/reminders")
         assert "Mon 11 Nov 21:00 — take your pills (every day at 21:00)" in listed, listed
@@ -35,20 +34,17 @@ async def test_a_weekly_and_a_daily_reminder(workspace: Path, memory_home: str) 
             clock[0] = datetime(2030, 11, 11 + day, 21, 1, tzinfo=UTC)
             await bot.app.scheduler.run_due(clock[0])
             await bot.app.scheduler.run_due(clock[0] + timedelta(minutes=1))
-        assert out.getvalue().lower().count("pills") == 3  # type: ignore[attr-defined]
+        assert bot.sent().lower().count("pills") == 3
         listed = await bot.command("/reminders")
         assert "Thu 14 Nov 21:00 — take your pills (every day at 21:00)" in listed, listed
         assert listed.count("pills") == 1
-    finally:
-        await bot.app.shutdown()
 
     # The rule outlives a restart; cancelling stops all later ones.
-    bot, out = await started(settings, clock)
-    try:
+    async with console_bot(settings, clock) as bot:
         assert bot.app.scheduler is not None
         listed = await bot.command("/reminders")
         assert "Thu 14 Nov 21:00 — take your pills (every day at 21:00)" in listed, listed
-        reply = await said(bot, "cancel the pills reminder")
+        reply = await bot.say("cancel the pills reminder")
         assert reply == (
             "Cancelled: take your pills (Thu 14 Nov 21:00; it was every day at 21:00, "
             "none will come now)."
@@ -56,10 +52,8 @@ async def test_a_weekly_and_a_daily_reminder(workspace: Path, memory_home: str) 
         for day in (14, 15):
             clock[0] = datetime(2030, 11, day, 21, 5, tzinfo=UTC)
             await bot.app.scheduler.run_due(clock[0])
-        assert "pills" not in out.getvalue().lower()  # type: ignore[attr-defined]
+        assert "pills" not in bot.sent().lower()
         assert "pills" not in await bot.command("/reminders")
-    finally:
-        await bot.app.shutdown()
     home = open_state_home(settings)  # the ledger's file, or its rows in the database
     try:
         loops = SchedulerLedger(ledger_path(workspace), home).loops()

@@ -8,7 +8,8 @@ from datetime import timedelta
 from pathlib import Path
 
 from familiars.config import load_settings
-from tests.bot.test_reminders_commands import SAID_AT, started
+from tests.bot.test_reminders_commands import SAID_AT
+from tests.harness import console_bot
 
 
 def _numbered(listed: str) -> dict[str, str]:
@@ -26,8 +27,7 @@ async def test_numbers_name_the_same_reminder_after_an_add_a_move_and_a_snooze(
 ) -> None:
     settings = load_settings(workspace=workspace)
     clock = [SAID_AT]
-    bot, _ = await started(settings, clock)
-    try:
+    async with console_bot(settings, clock) as bot:
         await bot.say("remind me on friday at 6pm to water the plants")
         await bot.say("remind me on thursday at 9am to pay the rent")
         await bot.say("remind me tomorrow at 9am to call the plumber")
@@ -50,11 +50,8 @@ async def test_numbers_name_the_same_reminder_after_an_add_a_move_and_a_snooze(
         # A number just freed is not given to the next reminder.
         await bot.say("remind me in 3 hours to feed the cat")
         assert _numbered(await bot.command("/reminders"))["feed the cat"] == "5"
-    finally:
-        await bot.app.shutdown()
 
-    bot, _ = await started(settings, clock)
-    try:
+    async with console_bot(settings, clock) as bot:
         again = _numbered(await bot.command("/reminders"))
         assert again == {
             "call the plumber": "1",
@@ -62,15 +59,12 @@ async def test_numbers_name_the_same_reminder_after_an_add_a_move_and_a_snooze(
             "stretch": "4",
             "feed the cat": "5",
         }
-    finally:
-        await bot.app.shutdown()
 
 
 async def test_a_fired_reminder_snoozed_keeps_its_number(workspace: Path, memory_home: str) -> None:
     settings = load_settings(workspace=workspace)
     clock = [SAID_AT]
-    bot, _ = await started(settings, clock)
-    try:
+    async with console_bot(settings, clock) as bot:
         assert bot.app.scheduler is not None
         await bot.say("remind me on friday at 6pm to water the plants")
         assert _numbered(await bot.command("/reminders")) == {"water the plants": "1"}
@@ -82,5 +76,3 @@ async def test_a_fired_reminder_snoozed_keeps_its_number(workspace: Path, memory
         listed = await bot.command("/reminders")
         assert _numbered(listed) == {"stretch": "2", "water the plants": "1"}, listed
         assert "(sent)" not in listed
-    finally:
-        await bot.app.shutdown()

@@ -9,45 +9,28 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from familiars.config import load_settings
-from tests.bot.test_reminders_commands import SAID_AT, Console, started
-
-
-async def said(bot: Console, text: str) -> str:
-    assert bot.app.dialogues is not None
-    from familiars.bot import IncomingMessage
-
-    message = IncomingMessage(
-        platform="console",
-        chat_id=bot.chat_id,
-        user_id="alice",
-        display_name="alice",
-        text=text,
-        ts=bot.clock[0],
-    )
-    out = "".join([d async for d in bot.app.dialogues.respond(message)])
-    await bot.app.settle()
-    return out
+from tests.bot.test_reminders_commands import SAID_AT
+from tests.harness import console_bot
 
 
 async def test_cancel_move_and_snooze_by_description(workspace: Path, memory_home: str) -> None:
     settings = load_settings(workspace=workspace)
     clock = [SAID_AT]
-    bot, _ = await started(settings, clock)
-    try:
+    async with console_bot(settings, clock) as bot:
         await bot.command("/timezone America/New_York")
         await bot.say("remind me tomorrow at 9am to pay the landlord")
         await bot.say("remind me on thursday at 10am to go to the dentist")
-        reply = await said(bot, "can you remind me on friday at 6pm to call the plumber?")
+        reply = await bot.say("can you remind me on friday at 6pm to call the plumber?")
         assert "I'll remind you to call the plumber on Fri 15 Nov 18:00" in reply, reply
         await bot.say("remind me on friday at 8pm to call mum")
         await bot.command("/reminders")
 
-        reply = await said(bot, "actually cancel the landlord reminder")
+        reply = await bot.say("actually cancel the landlord reminder")
         assert reply == "Cancelled: pay the landlord (Tue 12 Nov 09:00).", reply
-        reply = await said(bot, "move the dentist one to Friday at 3pm")
+        reply = await bot.say("move the dentist one to Friday at 3pm")
         assert reply.startswith("Moved: go to the dentist, now Fri 15 Nov 15:00"), reply
         assert "(was Thu 14 Nov 10:00)" in reply
-        reply = await said(bot, "cancel my plumbers reminder")
+        reply = await bot.say("cancel my plumbers reminder")
         assert reply.startswith("Cancelled: call the plumber"), reply
 
         listed = await bot.command("/reminders")
@@ -55,61 +38,56 @@ async def test_cancel_move_and_snooze_by_description(workspace: Path, memory_hom
         assert "Fri 15 Nov 15:00 — go to the dentist" in listed
 
         # None matches: said plainly, nothing changed.
-        reply = await said(bot, "cancel the gym reminder")
+        reply = await bot.say("cancel the gym reminder")
         assert "I can't find a reminder about 'gym'" in reply, reply
         # Two match: both listed with their numbers, and the number answers it.
         await bot.say("remind me on saturday at 9am to call the bank")
-        reply = await said(bot, "cancel the call reminder")
+        reply = await bot.say("cancel the call reminder")
         assert reply.startswith("Which one do you mean?"), reply
         assert "call mum" in reply and "call the bank" in reply
         number = reply.split("call the bank")[0].rsplit("; ", 1)[-1].split("(")[-1].split(".")[0]
-        assert (await said(bot, number)).startswith("Cancelled: call the bank"), number
+        assert (await bot.say(number)).startswith("Cancelled: call the bank"), number
         assert "call mum" in await bot.command("/reminders")
 
         # "that" is the reminder just set.
         clock[0] = SAID_AT + timedelta(minutes=1)
         await bot.say("remind me in 20 minutes to take the pizza out")
-        reply = await said(bot, "snooze that for 10 minutes")
+        reply = await bot.say("snooze that for 10 minutes")
         assert reply.startswith("Snoozed: take the pizza out, I'll remind you Mon 11 Nov 15:46"), (
             reply
         )
         assert bot.app.scheduler is not None
         assert datetime(2030, 11, 11, 20, 46, tzinfo=UTC) in bot.exact_jobs().values()
         # "that" is now the one just moved.
-        reply = await said(bot, "move the dentist one to Saturday at 10am")
+        reply = await bot.say("move the dentist one to Saturday at 10am")
         assert reply.startswith("Moved: go to the dentist, now Sat 16 Nov 10:00"), reply
-        reply = await said(bot, "snooze that for 30 minutes")
+        reply = await bot.say("snooze that for 30 minutes")
         assert reply.startswith("Snoozed: go to the dentist, I'll remind you Sat 16 Nov 10:30"), (
             reply
         )
         # Moved by a span from where it is: back (later), forward (sooner).
-        reply = await said(bot, "push the dentist one back an hour")
+        reply = await bot.say("push the dentist one back an hour")
         assert reply.startswith("Moved: go to the dentist, now Sat 16 Nov 11:30"), reply
-        reply = await said(bot, "move it forward by 15 minutes")
+        reply = await bot.say("move it forward by 15 minutes")
         assert reply.startswith("Moved: go to the dentist, now Sat 16 Nov 11:15"), reply
         # Not about a reminder: a turn as usual.
-        assert "Cancelled" not in await said(bot, "I cancelled my gym membership yesterday")
-    finally:
-        await bot.app.shutdown()
+        assert "Cancelled" not in await bot.say("I cancelled my gym membership yesterday")
 
 
 async def test_snooze_that_after_it_fired(workspace: Path, memory_home: str) -> None:
     settings = load_settings(workspace=workspace)
     clock = [SAID_AT]
-    bot, out = await started(settings, clock)
-    try:
+    async with console_bot(settings, clock) as bot:
         assert bot.app.scheduler is not None
         await bot.say("remind me on friday at 6pm to water the plants")
         await bot.say("remind me in 5 minutes to stretch")
         clock[0] = SAID_AT + timedelta(minutes=6)
         await bot.app.scheduler.run_due(clock[0])
-        reply = await said(bot, "snooze that for 10 minutes")
+        reply = await bot.say("snooze that for 10 minutes")
         assert reply == "Snoozed: stretch, I'll remind you Mon 11 Nov 20:31.", reply
         clock[0] = SAID_AT + timedelta(minutes=17)
         await bot.app.scheduler.run_due(clock[0])
-        assert out.getvalue().lower().count("stretch") == 2  # type: ignore[attr-defined]
-    finally:
-        await bot.app.shutdown()
+        assert bot.sent().lower().count("stretch") == 2
 
 
 async def test_cancel_with_the_number_that_reminders_listed(workspace: Path) -> None:
@@ -117,20 +95,17 @@ async def test_cancel_with_the_number_that_reminders_listed(workspace: Path) -> 
     turn, answered "Got it.", and the reminder stayed."""
     settings = load_settings(workspace=workspace)
     clock = [SAID_AT]
-    bot, _ = await started(settings, clock)
-    try:
+    async with console_bot(settings, clock) as bot:
         await bot.say("remind me tomorrow at 9am to pay the landlord")
         await bot.say("remind me on friday at 6pm to call the plumber")
         listed = await bot.command("/reminders")
         assert "1. " in listed and "pay the landlord" in listed
-        reply = await said(bot, "cancel 1")
+        reply = await bot.say("cancel 1")
         assert reply.startswith("Cancelled: pay the landlord"), reply
-        reply = await said(bot, "snooze #2 for 10 minutes")
+        reply = await bot.say("snooze #2 for 10 minutes")
         assert reply.startswith("Snoozed: call the plumber"), reply
         assert "landlord" not in await bot.command("/reminders")
-        assert "Cancelled" not in await said(bot, "cancel 2 of my meetings today")
-    finally:
-        await bot.app.shutdown()
+        assert "Cancelled" not in await bot.say("cancel 2 of my meetings today")
 
 
 async def test_two_people_asking_the_same_reminder_in_a_group_each_get_theirs(
@@ -169,18 +144,15 @@ async def test_asked_in_words_the_list_is_shown(workspace: Path, memory_home: st
     "did I ask you to remind me about anything?" began a reminder "to anything?"."""
     settings = load_settings(workspace=workspace)
     clock = [SAID_AT]
-    bot, _ = await started(settings, clock)
-    try:
+    async with console_bot(settings, clock) as bot:
         await bot.command("/timezone America/New_York")
-        assert "You have no reminders" in await said(bot, "do I have any reminders?")
+        assert "You have no reminders" in await bot.say("do I have any reminders?")
         await bot.say("remind me tomorrow at 9am to pay the landlord")
         listed = await bot.command("/reminders")
         for text in ("what reminders do I have?", "did I ask you to remind me about anything?",
                      "show me my reminders"):  # fmt: skip
-            assert await said(bot, text) == listed, text
-        assert "reminders" not in (await said(bot, "do I have a dog?")).lower()
-    finally:
-        await bot.app.shutdown()
+            assert await bot.say(text) == listed, text
+        assert "reminders" not in (await bot.say("do I have a dog?")).lower()
 
 
 async def test_a_message_of_self_harm_is_never_answered_by_the_word_answers(
@@ -190,13 +162,10 @@ async def test_a_message_of_self_harm_is_never_answered_by_the_word_answers(
     "forget everything about my life, I just want to die" got a forget question."""
     settings = load_settings(workspace=workspace)
     clock = [SAID_AT]
-    bot, _ = await started(settings, clock)
-    try:
+    async with console_bot(settings, clock) as bot:
         await bot.say("remind me tomorrow at 9am to pay the landlord")
         for text in ("forget everything about my life, I just want to die",
                      "cancel the landlord reminder, I want to kill myself"):  # fmt: skip
-            reply = await said(bot, text)
+            reply = await bot.say(text)
             assert "116 123" in reply or "988" in reply, reply
         assert "landlord" in await bot.command("/reminders")
-    finally:
-        await bot.app.shutdown()

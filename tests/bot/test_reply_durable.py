@@ -28,18 +28,15 @@ def _app(workspace: Path) -> Application:
 async def test_a_sent_reply_survives_a_crash_before_its_node_is_added(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app = _app(workspace)
-    await app.initialize()
-    await app.start()
-    # The crash comes before the background add: on a quiet machine that task could add
-    # the node (and drop the sidecar) before the check below ran, and the test failed.
-    monkeypatch.setattr(app.dialogues.log, "embed_later", lambda *_: None)
-    reply = "".join([d async for d in app.dialogues.respond(_msg("My name is Ann."))])
-    pending = list(workspace.glob("agents/*/*/pending_reply.json"))
-    assert reply and len(pending) == 1  # on disk before anything else happens
-    # A crash: the process dies with the reply node still deferred in memory.
-    app.dialogues.log._pending.clear()  # type: ignore[attr-defined]
-    await app.shutdown()
+    async with _app(workspace) as app:
+        # The crash comes before the background add: on a quiet machine that task could add
+        # the node (and drop the sidecar) before the check below ran, and the test failed.
+        monkeypatch.setattr(app.dialogues.log, "embed_later", lambda *_: None)
+        reply = "".join([d async for d in app.dialogues.respond(_msg("My name is Ann."))])
+        pending = list(workspace.glob("agents/*/*/pending_reply.json"))
+        assert reply and len(pending) == 1  # on disk before anything else happens
+        # A crash: the process dies with the reply node still deferred in memory.
+        app.dialogues.log._pending.clear()  # type: ignore[attr-defined]
 
     async with _app(workspace) as again:
         tree = again.trees.get("agent_0", pending[0].parent.name)

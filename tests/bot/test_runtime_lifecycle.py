@@ -175,24 +175,23 @@ async def test_a_second_ctrl_c_during_the_stop_still_drains_the_writer(
     import signal
 
     from familiars.bot import ConsoleAdapter
-    from tests.harness import make_app
+    from tests.harness import opened_app
 
     stuck = _Stuck()
     console = ConsoleAdapter(
         stuck, user="ann", stdin=_Waiting("I am typing.\n"), stdout=io.StringIO(), interactive=False
     )
-    app = make_app(load_settings(workspace=tmp_path / "ws"), model=None, console=console)
-    await app.initialize()
+    settings = load_settings(workspace=tmp_path / "ws")
     drained: list[bool] = []
-    stop_writer = app.writer_queue.stop
+    async with opened_app(settings, model=None, console=console) as app:
+        stop_writer = app.writer_queue.stop
 
-    async def stop_and_note() -> None:
-        await stop_writer()
-        drained.append(True)
+        async def stop_and_note() -> None:
+            await stop_writer()
+            drained.append(True)
 
-    app.writer_queue.stop = stop_and_note  # type: ignore[method-assign]
-    await app.start()
-    try:
+        app.writer_queue.stop = stop_and_note  # type: ignore[method-assign]
+        await app.start()
         running = asyncio.ensure_future(app.run_until_stopped())
         await asyncio.wait_for(stuck.began.wait(), 10)
         os.kill(os.getpid(), signal.SIGINT)  # the stop: waits for the reply (the grace)
@@ -200,8 +199,6 @@ async def test_a_second_ctrl_c_during_the_stop_still_drains_the_writer(
         assert not running.done()
         os.kill(os.getpid(), signal.SIGINT)  # again: hurry
         await asyncio.wait_for(running, 15)
-    finally:
-        await app.shutdown()
     assert drained == [True]
     assert "Stopping without waiting for the reply" in capsys.readouterr().err
 

@@ -174,6 +174,7 @@ async def test_real_runtime_under_load(workspace: Path) -> None:
     print(f"queued memory writes settled in {settled:.1f}s")
 
 
+@pytest.mark.slow
 async def test_adapter_under_load(tmp_path: Path) -> None:
     """50 people x 6 messages through the adapter, with the scripted handler's own memory."""
     settings = load_settings(

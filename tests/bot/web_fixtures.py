@@ -14,7 +14,7 @@ import httpx
 from familiars.bot import Application
 from familiars.bot._adapters.base import CommandInvocation, IncomingMessage
 from familiars.config import load_settings
-from tests.fakes import HashEmbedder
+from tests.harness import opened_app, running_app
 
 BOB, ANN, OWNER = "102", "103", "900"
 BOB_KEY, ANN_KEY, OWNER_KEY = "telegram_102", "telegram_103", "telegram_900"
@@ -35,23 +35,10 @@ def settings_for(workspace: Path, *, port: int = 0) -> object:
 @asynccontextmanager
 async def running(workspace: Path, *, serve: bool = False) -> AsyncIterator[Application]:
     """The bot with the API (and so the memory page); ``serve`` starts it on a real port."""
-    app = Application(
-        settings_for(workspace),  # type: ignore[arg-type]
-        embedder=HashEmbedder(),
-        model=None,
-        platforms=False,
-        scheduler=False,
-        watch=False,
-    )
-    if serve:
-        async with app:
-            yield app
-        return
-    await app.initialize()
-    try:
+    settings = settings_for(workspace)
+    within = running_app if serve else opened_app
+    async with within(settings, model=None) as app:  # type: ignore[arg-type]
         yield app
-    finally:
-        await app.shutdown()
 
 
 async def say(app: Application, text: str, *, user: str = BOB, at: datetime | None = None) -> str:

@@ -226,20 +226,20 @@ def test_a_chat_with_the_model_exported_imports_no_torch(tmp_path: Path) -> None
 
 
 def test_the_person_facing_loggers_are_the_ones_that_warn() -> None:
-    """The fallback embedding model's warning moved to ``familiars.memory._embedder_loading``
-    and was never said above the prompt again (a tester's first start fell back to MiniLM in
-    silence): each logger named is a module that still warns, and the fallback's is one."""
+    """The fallback embedding model's warning moved to another module and was never said
+    above the prompt again (a tester's first start fell back to MiniLM in silence): each
+    logger named is a module that still warns, and the fallback's is one. The modules are
+    found by the names the CLI lists, so no private path is written here."""
     import importlib
     from pathlib import Path as P
 
     from familiars.cli._chat_logs import PERSON_FACING
 
+    texts: dict[str, str] = {}
     for name in PERSON_FACING:
         module = importlib.import_module(name)
         where = P(str(module.__file__))
         files = [where] if where.name != "__init__.py" else list(where.parent.rglob("*.py"))
-        text = "".join(f.read_text(encoding="utf-8") for f in files)
+        texts[name] = text = "".join(f.read_text(encoding="utf-8") for f in files)
         assert "logger.warning" in text or "logging.WARNING" in text, name
-    loading = importlib.import_module("familiars.memory._embedder_loading")
-    assert "could not be loaded offline" in inspect.getsource(loading)
-    assert "familiars.memory._embedder_loading" in PERSON_FACING
+    assert any("could not be loaded offline" in text for text in texts.values())

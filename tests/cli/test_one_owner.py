@@ -137,6 +137,7 @@ with WorkspaceLock(Path(sys.argv[1]), "familiars run (the first)"):
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["run"], ["chat"]])
 def test_a_second_run_on_an_owned_workspace_is_refused_before_anything_else(
     command: list[str], tmp_path: Path
@@ -192,6 +193,7 @@ def test_the_chat_holds_the_workspace_before_its_slow_start(
     assert not is_owner(ws)  # let go at the end
 
 
+@pytest.mark.slow
 def test_a_chat_still_starting_is_not_waited_for(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -40,6 +40,7 @@ def _understanding(real_embedder: Any, counting: Counting) -> Any:
     return found
 
 
+@pytest.mark.slow
 def test_the_bundled_model_reads_case_alike_and_the_turns_vector_answers_the_same(
     real_embedder: Any,
 ) -> None:

@@ -7,10 +7,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
 import pytest
@@ -111,23 +109,6 @@ def test_stale_temp_files_are_cleaned_only_under_the_lock(tmp_path: Path) -> Non
     with WorkspaceLock(tmp_path, "test"):
         assert clean_stale_temp_files(tmp_path) == 1
     assert not stray.exists()
-
-
-@pytest.fixture
-def small_disk(tmp_path: Path):  # type: ignore[no-untyped-def]
-    mount = tmp_path / "small"
-    mount.mkdir()
-    if shutil.which("mount") is None or os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=512k", f"fam-{uuid.uuid4().hex[:6]}", str(mount)],
-        capture_output=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"mounting a tmpfs is not permitted here: {done.stderr.decode().strip()}")
-    yield mount
-    subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
 def test_a_full_disk_gives_a_clear_error_and_loses_nothing_acknowledged(small_disk: Path) -> None:

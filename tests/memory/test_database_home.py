@@ -207,6 +207,7 @@ async def test_a_turn_forgotten_on_one_worker_leaves_the_others_recall(
         assert said not in await recalled()
 
 
+@pytest.mark.slow
 async def test_a_forget_leaves_no_table_file_holding_the_words(
     tmp_path: Path, pg_url: str, pg_instance: Any
 ) -> None:

@@ -126,6 +126,7 @@ def test_the_cache_is_private(models_root: Path) -> None:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["truncate", "flip", "flip-large", "manifest", "missing"])
 def test_a_damaged_cache_is_moved_aside_and_made_again(
     models_root: Path,

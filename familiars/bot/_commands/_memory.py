@@ -14,17 +14,17 @@ from typing import Any, Protocol
 from familiars.bot._adapters.base import CommandResponse
 from familiars.bot._commands._declare import Argument, Call, Caller, Command, Subcommand
 from familiars.bot._commands._people import people_lines
-from familiars.bot._forgetting import (
+from familiars.bot._forget_texts import (
     NOTHING_OF_YOURS,
     PERSON_IN_PRIVATE,
     count,
     done_text,
     gone_text,
-    parse_window,
     person_ask_text,
     person_done_text,
     record_said,
 )
+from familiars.bot._forget_window import parse_window
 from familiars.config import UserFacingError
 from familiars.memory import (
     CATEGORIES,

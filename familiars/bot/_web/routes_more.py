@@ -10,7 +10,7 @@ from fastapi import FastAPI, Request
 from starlette.responses import Response
 
 from familiars.bot._commands._timezone import zone_of
-from familiars.bot._forgetting import NOTHING_OF_YOURS, holdings_text
+from familiars.bot._forget_texts import NOTHING_OF_YOURS, holdings_text
 from familiars.bot._web.backend import AGENT_CATEGORIES, NotYours
 from familiars.bot._web.people import people_drawing, people_rows
 from familiars.bot._web.svg import Chart, bar_chart, score_text, tree_drawing

@@ -5,17 +5,14 @@ and how to pick another. ``/forget`` is a command (it said "Unknown command").""
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from familiars.bot import Application
-from familiars.bot._adapters.base import CommandInvocation
+from tests.harness import invocation
 
-
-def _cmd(name: str, *args: str) -> CommandInvocation:
-    return CommandInvocation(
-        platform="console", chat_id="console-sam", user_id="sam", display_name="Sam",
-        name=name, args=args,
-    )  # fmt: skip
+_cmd = partial(invocation, platform="console", chat="console-sam", user="sam", name="Sam")
 
 
 async def _command(app: Application, name: str, *args: str) -> str:

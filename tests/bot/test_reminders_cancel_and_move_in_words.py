@@ -11,50 +11,44 @@ from pathlib import Path
 import pytest
 
 from familiars.config import load_settings
-from tests.bot.test_reminders_commands import SAID_AT, started
-from tests.bot.test_reminders_words import said
+from tests.bot.test_reminders_commands import SAID_AT
+from tests.harness import console_bot
 
 pytestmark = pytest.mark.timeout(180)
 
 
 async def test_cancel_and_move_in_everyday_words(workspace: Path) -> None:
-    bot, _ = await started(load_settings(workspace=workspace), [SAID_AT])
-    try:
+    async with console_bot(load_settings(workspace=workspace), [SAID_AT]) as bot:
         await bot.command("/timezone America/New_York")
         await bot.say("remind me on thursday at 10am to do the invoices")
         await bot.say("remind me on friday at 9am to take my tablets")
         await bot.say("remind me on sunday at 3pm to ring Susan")
         await bot.say("remind me on tuesday at 8am to feed the fish")
-        reply = await said(bot, "i don't need the invoices reminder anymore")
+        reply = await bot.say("i don't need the invoices reminder anymore")
         assert reply.startswith("Cancelled: do the invoices"), reply
-        reply = await said(bot, "stop reminding me about my tablets, Claire has set up a pill box")
+        reply = await bot.say("stop reminding me about my tablets, Claire has set up a pill box")
         assert reply.startswith("Cancelled: take your tablets"), reply
-        reply = await said(bot, "actually make the Susan one saturday instead")
+        reply = await bot.say("actually make the Susan one saturday instead")
         assert reply.startswith("Moved: ring Susan, now Sat 16 Nov 15:00"), reply
-        reply = await said(bot, "move the susan reminder to sunday at 3")
+        reply = await bot.say("move the susan reminder to sunday at 3")
         assert reply.startswith("Moved: ring Susan, now Sun 17 Nov 15:00"), reply
-        reply = await said(bot, "move the fish reminder to wednesday at 7 in the morning")
+        reply = await bot.say("move the fish reminder to wednesday at 7 in the morning")
         assert reply.startswith("Moved: feed the fish, now Wed 13 Nov 07:00"), reply
         listed = await bot.command("/reminders")
         assert "invoices" not in listed and "tablets" not in listed, listed
-    finally:
-        await bot.app.shutdown()
 
 
 async def test_its_friday_not_thursday_moves_the_reminder_just_set(workspace: Path) -> None:
-    bot, _ = await started(load_settings(workspace=workspace), [SAID_AT])
-    try:
+    async with console_bot(load_settings(workspace=workspace), [SAID_AT]) as bot:
         await bot.command("/timezone America/New_York")
-        set_ = await said(bot, "remind me thursday to pick up the radiator valves from screwfix")
+        set_ = await bot.say("remind me thursday to pick up the radiator valves from screwfix")
         assert "Thu 14 Nov" in set_, set_
-        reply = await said(bot, "oh wait, forget that, it's friday not thursday")
+        reply = await bot.say("oh wait, forget that, it's friday not thursday")
         assert reply.startswith(
             "Moved: pick up the radiator valves from screwfix, now Fri 15 Nov"
         ), reply
         listed = await bot.command("/reminders")
         assert "Fri 15 Nov" in listed and "valves" in listed, listed
-    finally:
-        await bot.app.shutdown()
 
 
 @pytest.mark.parametrize("text", ["its sunday", "it's friday!", "it's tomorrow", "it is saturday"])
@@ -62,31 +56,25 @@ async def test_its_a_day_alone_does_not_move_a_reminder(workspace: Path, text: s
     """Review s33-2 item 7: "its sunday" said just after a reminder was set moved it ("Moved:
     call the bank, now Sun ..."); only a correction ("sorry", "forget that", "I meant", "not
     thursday") moves it."""
-    bot, _ = await started(load_settings(workspace=workspace), [SAID_AT])
-    try:
+    async with console_bot(load_settings(workspace=workspace), [SAID_AT]) as bot:
         await bot.command("/timezone America/New_York")
-        set_ = await said(bot, "remind me thursday at 10am to call the bank")
+        set_ = await bot.say("remind me thursday at 10am to call the bank")
         assert "Thu 14 Nov" in set_, set_
-        reply = await said(bot, text)
+        reply = await bot.say(text)
         assert not reply.startswith("Moved"), reply
         listed = await bot.command("/reminders")
         assert "Thu 14 Nov" in listed and "call the bank" in listed, listed
-    finally:
-        await bot.app.shutdown()
 
 
 @pytest.mark.parametrize(
     "text", ["sorry, it's saturday", "i meant saturday", "it's saturday not thursday"]
 )
 async def test_a_corrected_day_still_moves_the_reminder(workspace: Path, text: str) -> None:
-    bot, _ = await started(load_settings(workspace=workspace), [SAID_AT])
-    try:
+    async with console_bot(load_settings(workspace=workspace), [SAID_AT]) as bot:
         await bot.command("/timezone America/New_York")
-        await said(bot, "remind me thursday at 10am to call the bank")
-        reply = await said(bot, text)
+        await bot.say("remind me thursday at 10am to call the bank")
+        reply = await bot.say(text)
         assert reply.startswith("Moved: call the bank, now Sat 16 Nov 10:00"), reply
-    finally:
-        await bot.app.shutdown()
 
 
 @pytest.mark.parametrize(
@@ -98,7 +86,7 @@ async def test_a_corrected_day_still_moves_the_reminder(workspace: Path, text: s
 )
 def test_phone_and_british_times_are_read(text: str, task: str, when: str) -> None:
     """U11: "tmrw" and "half 7" (7:30) got "I couldn't read a time in that"."""
-    from tests.bot.test_s32_hfix2_reminders import _plan
+    from tests.bot.test_reminder_when_answered_by_a_clock import _plan
 
     [reminder] = _plan(text).reminders
     assert reminder.task == task and reminder.when_text().startswith(when), reminder
@@ -108,17 +96,14 @@ def test_phone_and_british_times_are_read(text: str, task: str, when: str) -> No
 
 async def test_moving_a_reminder_to_yesterday_is_refused(workspace: Path) -> None:
     """U11: "/reminders move 1 yesterday" quietly moved it to today 09:00."""
-    bot, _ = await started(load_settings(workspace=workspace), [SAID_AT])
-    try:
+    async with console_bot(load_settings(workspace=workspace), [SAID_AT]) as bot:
         await bot.command("/timezone America/New_York")
         await bot.say("remind me on friday at 9am to stretch")
         reply = await bot.command("/reminders move 1 yesterday")
         assert "has passed" in reply and "Moved" not in reply, reply
-        reply = await said(bot, "move the stretch reminder to yesterday")
+        reply = await bot.say("move the stretch reminder to yesterday")
         assert "has passed" in reply and "Moved" not in reply, reply
         assert "Fri 15 Nov 09:00" in await bot.command("/reminders")
-    finally:
-        await bot.app.shutdown()
 
 
 async def test_next_saturday_in_a_fact_about_someone_is_pinned_to_its_date(

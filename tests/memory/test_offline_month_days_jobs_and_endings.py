@@ -1,4 +1,7 @@
-"""Session 32 tester findings fixed in the offline writer (hfix2)."""
+"""The offline writer on the session-32 testers' wordings: a day of the month is the next such
+day, never a month; naming the familiar leaves the person's name alone; a time or a class is
+no workplace; something over, or a pet had, retires its record, and what ended for someone
+else retires nothing of the person's."""
 
 from __future__ import annotations
 

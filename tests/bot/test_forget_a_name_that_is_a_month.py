@@ -11,7 +11,8 @@ import pytest
 
 from familiars.bot._forget_match import names_in as _names_in
 from familiars.bot._forget_match import names_said as _names_said
-from familiars.bot._forgetting import Window, window_done_text
+from familiars.bot._forget_texts import window_done_text
+from familiars.bot._forget_window import Window
 from familiars.memory import ForgetReport, TurnsPlan
 from tests.bot.test_forget_everywhere import running
 

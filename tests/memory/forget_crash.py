@@ -1,13 +1,16 @@
 """``familiars ARGS...`` killed with SIGKILL at a chosen step of its forget (what a power cut
 or an OOM kill does), for the resumed-forget tests:
 
-    python -m tests.bot.forget_crash POINT --workspace WS memory forget ...
+    python -m tests.memory.forget_crash POINT --workspace WS memory forget ...
 
 POINT: ``purge`` (a record's entry is gone from its file, its history not yet purged),
 ``scrub`` (every first place is done, no derived copy yet: the queue's copies, the
 index's vectors and keyword segments, the state JSON and logs still hold the words) or
 ``rewrite:N`` (at the N-th fold of a dialogue's tombstones into its file: some turns are
-tombstones on disk, the rest not yet, records already gone)."""
+tombstones on disk, the rest not yet, records already gone).
+
+It lives with memory's tests because its kill points are the Forgetter's private steps; the
+tests that use it (``tests/bot/test_forget_resumed.py``) only run it as a process."""
 
 from __future__ import annotations
 

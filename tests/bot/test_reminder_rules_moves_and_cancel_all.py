@@ -4,39 +4,11 @@ words; U27 a task said as a noun phrase is reminded "about"."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 import pytest
 
 from familiars.bot import Application
-from familiars.bot._adapters.base import CommandInvocation, IncomingMessage
+from tests.bot.test_reminder_wordings_read_as_said import T0, _cmd, _in_london, msg
 from tests.harness import say, speaker
-
-T0 = datetime(2026, 12, 7, 10, 0, tzinfo=UTC)  # Monday, 10:00 in London
-
-
-def msg(text: str, minutes: int = 0) -> IncomingMessage:
-    return IncomingMessage(
-        platform="console",
-        chat_id="console-sam",
-        user_id="sam",
-        display_name="Sam",
-        text=text,
-        ts=T0 + timedelta(minutes=minutes),
-    )
-
-
-def _cmd(name: str, *args: str) -> CommandInvocation:
-    return CommandInvocation(
-        platform="console", chat_id="console-sam", user_id="sam", display_name="Sam",
-        name=name, args=args,
-    )  # fmt: skip
-
-
-async def _in_london(app: Application) -> None:
-    assert app.state is not None
-    await app.state.set_timezone(await app.state.person_for("console", "sam"), "Europe/London")
-
 
 REPEATING = [
     (

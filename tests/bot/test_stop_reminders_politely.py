@@ -9,7 +9,7 @@ import pytest
 
 from familiars.bot import Application
 from familiars.bot._turn_actions import PendingReminder, plan_actions
-from tests.bot.test_s33_fixb_reminders import msg
+from tests.bot.test_reminder_wordings_dates_and_tails import msg
 from tests.harness import say
 
 

@@ -6,32 +6,20 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import UTC, datetime, timedelta
+from functools import partial
 
 import pytest
 
 from familiars.bot import Application
-from familiars.bot._adapters.base import CommandInvocation, IncomingMessage
-from tests.harness import say
+from tests.harness import invocation, say, speaker
 
 T0 = datetime(2026, 12, 7, 10, 0, tzinfo=UTC)  # Monday, 10:00 in London
 
 
-def msg(text: str, minutes: int = 0) -> IncomingMessage:
-    return IncomingMessage(
-        platform="console",
-        chat_id="console-sam",
-        user_id="sam",
-        display_name="Sam",
-        text=text,
-        ts=T0 + timedelta(minutes=minutes),
-    )
-
-
-def _cmd(name: str, *args: str) -> CommandInvocation:
-    return CommandInvocation(
-        platform="console", chat_id="console-sam", user_id="sam", display_name="Sam",
-        name=name, args=args,
-    )  # fmt: skip
+#: Sam, on the console, from ``T0`` on (``msg(text, minutes)``), and Sam's commands.
+SAM = {"platform": "console", "chat": "console-sam", "user": "sam", "name": "Sam"}
+msg = speaker(**SAM, at=T0)
+_cmd = partial(invocation, **SAM)
 
 
 async def _in_london(app: Application) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from familiars.bot import Application
-from tests.bot.test_s33_fixb_reminders import msg
+from tests.bot.test_reminder_wordings_dates_and_tails import msg
 from tests.harness import say
 
 

@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 
 from familiars.bot import Application
-from tests.bot.test_s34_fixrem_reminders import T0, _cmd, _in_london, msg
+from tests.bot.test_reminder_wordings_read_as_said import T0, _cmd, _in_london, msg
 from tests.harness import say
 
 SET = [
