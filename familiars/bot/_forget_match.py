@@ -38,7 +38,13 @@ _SLOT_WORDS = {
     "home": ("address", "home", "live", "reside", "residence"),
     "work": ("job", "work", "occupation", "career", "profession", "employ"),
     "age": ("age", "old"),
-}
+    # How the person feels about a thing: "i hate mushrooms" is what "The user doesn't
+    # like mushrooms." says (tester s36: the memory was kept as not about it).
+    "taste": (
+        "like", "love", "enjoy", "adore", "prefer", "favourite", "favorite", "fav", "fave",
+        "hate", "dislike", "loathe", "detest", "despise", "stand",
+    ),
+}  # fmt: skip
 _SLOT = {
     term: f"<{slot}>"
     for slot, words in _SLOT_WORDS.items()

@@ -488,10 +488,12 @@ class ForgetByWords:
         names = set(names) | names_in(records)
         names |= names_in_texts(c for _, t in said_here for c in _clauses(t) if matches(c))
         records += [r for r in visible if r not in records and names_said(names, r.content)]
+        agents_with = remembered(self.forgetter.trees.agents_with)
+        told = {k for k, t in said_here if matches(t)}
+        records += _noted_from(told, want, visible, records, agents_with)
         # What a record replaced is what it said before (tester s35 U4: the old home
         # stayed in the history, the files and the turns after "forget that I live in Otley").
         records += _replaced_by(records, visible)
-        agents_with = remembered(self.forgetter.trees.agents_with)
         sources = {e.key for r in records for e in evidence_refs(r, agents_with)}
         theirs = {
             e.key for r in others if matches(r.content) for e in evidence_refs(r, agents_with)
@@ -539,6 +541,29 @@ def _clauses(text: str) -> list[str]:
     """The clauses of a message: a name is someone's only in the clause that says so ("My
     wife is called Helen, our tortoise is called Shelly": Shelly is not the wife)."""
     return [c for c in re.split(r"[,;.!?]|\b(?:and|but)\b", text) if c.strip()]
+
+
+def _noted_from(
+    told: set[str],
+    want: set[str],
+    visible: list[MemoryRecord],
+    found: list[MemoryRecord],
+    agents_with: Callable[[str], list[str]],
+) -> list[MemoryRecord]:
+    """The memories of ``visible`` (not in ``found``) noted from a message that says what
+    was named (``told``: its turn keys) and sharing a word of it that is not a slot's: they
+    say it in the writer's words (tester s36: "forget that i hate mushrooms" kept "The user
+    doesn't like mushrooms you r." as said in the same message, not about it)."""
+    named = {t for t in want if not is_slot(t)}
+    if not named or not told:
+        return []
+    return [
+        r
+        for r in visible
+        if r not in found
+        and named & terms(r.content)
+        and any(e.key in told for e in evidence_refs(r, agents_with))
+    ]
 
 
 def _replaced_by(records: list[MemoryRecord], pool: list[MemoryRecord]) -> list[MemoryRecord]:
