@@ -48,7 +48,8 @@ logger = logging.getLogger(__name__)
 
 #: The one limit on what a person may say in one message, on every road in (console,
 #: Discord, Telegram: they all come through :meth:`DialogueManager.respond`). Past it the
-#: rest is left out, and the reply says so (:func:`too_long_note`).
+#: rest is left out, nothing is noted from the message (``TurnPlanner.begin``: a paste, not
+#: the person telling about themselves), and the reply says so (:func:`too_long_note`).
 MAX_MESSAGE_CHARS = 16_000
 #: Said when saving the turn found the disk full (issue 19): plainly, and the chat goes on.
 DISK_FULL_REPLY = (
@@ -449,8 +450,8 @@ def too_long_note(left_out: int) -> str:
     """What the person is told when their message was over :data:`MAX_MESSAGE_CHARS`."""
     return (
         f"(Your message was too long for me: I read its first {MAX_MESSAGE_CHARS:,} "
-        f"characters and left out the last {left_out:,}. If the rest matters, send it in "
-        "another message.)"
+        f"characters and left out the last {left_out:,}, and I noted nothing from it. If "
+        "something in it matters, tell me in a shorter message.)"
     )
 
 

@@ -278,7 +278,13 @@ class TurnPlanner:
             max_chars=settings.memory.max_record_chars,  # as the writer cuts them
             understanding=understanding,
         )
-        await self._read(plan, turn, plan_now)
+        if turn.left_out:
+            # Cut for length (the note says so): a paste, answered but never mined. Its
+            # words are not the person telling about themselves (tester s36: a 100 KB
+            # word salad became "your dog is called Fluffy", burying the real dog).
+            plan.actions = TurnActions(writer_text="")
+        else:
+            await self._read(plan, turn, plan_now)
         if self.services.takes_tools(agent):
             # A model with tools sets (or asks about) reminders itself with set_reminder:
             # the rules do not set one behind its back, and it is not told one was set.
