@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
@@ -48,7 +49,8 @@ logger = logging.getLogger(__name__)
 
 #: The one limit on what a person may say in one message, on every road in (console,
 #: Discord, Telegram: they all come through :meth:`DialogueManager.respond`). Past it the
-#: rest is left out, and the reply says so (:func:`too_long_note`).
+#: rest is left out, nothing is noted from the message (``TurnPlanner.begin``: a paste, not
+#: the person telling about themselves), and the reply says so (:func:`too_long_note`).
 MAX_MESSAGE_CHARS = 16_000
 #: Said when saving the turn found the disk full (issue 19): plainly, and the chat goes on.
 DISK_FULL_REPLY = (
@@ -433,12 +435,25 @@ async def _all_of(*steps: Awaitable[None]) -> None:
             raise failed
 
 
+#: A terminal's escape sequences, whole: CSI ("ESC [31m", colours and cursor moves), OSC
+#: ("ESC ]0;title BEL", a window title), DCS/SOS/PM/APC strings, and the short ESC forms;
+#: the one-byte C1 CSI and OSC too. Their parameters are no words of the person's (tester
+#: s36: "\\e[31mRED\\e[0m and \\e]0;pwned\\a" became "mREDm and 0;pwned").
+_ESCAPES = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
+    r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[PX^_][^\x1b\x9c]*(?:\x1b\\|\x9c)?"
+    r"|\x1b[ -/]*[0-~]?"
+)
+
+
 def _clean_text(text: str) -> tuple[str, int]:
     """Printable text only, within a sane size, and how many characters of it were left
-    out: binary junk and 100 KB pastes do not break the turn (the rest of an over-long
-    message is cut, and the cut is said: to the model in the text, to the person in the
-    reply)."""
-    cleaned = "".join(c for c in text if c.isprintable() or c in "\n\t").strip()
+    out: terminal escape sequences (whole, with their parameters), binary junk and 100 KB
+    pastes do not break the turn (the rest of an over-long message is cut, and the cut is
+    said: to the model in the text, to the person in the reply)."""
+    plain = _ESCAPES.sub("", text)
+    cleaned = "".join(c for c in plain if c.isprintable() or c in "\n\t").strip()
     if len(cleaned) <= MAX_MESSAGE_CHARS:
         return cleaned, 0
     kept = cleaned[:MAX_MESSAGE_CHARS].rstrip()
@@ -449,8 +464,8 @@ def too_long_note(left_out: int) -> str:
     """What the person is told when their message was over :data:`MAX_MESSAGE_CHARS`."""
     return (
         f"(Your message was too long for me: I read its first {MAX_MESSAGE_CHARS:,} "
-        f"characters and left out the last {left_out:,}. If the rest matters, send it in "
-        "another message.)"
+        f"characters and left out the last {left_out:,}, and I noted nothing from it. If "
+        "something in it matters, tell me in a shorter message.)"
     )
 
 

@@ -38,7 +38,13 @@ _SLOT_WORDS = {
     "home": ("address", "home", "live", "reside", "residence"),
     "work": ("job", "work", "occupation", "career", "profession", "employ"),
     "age": ("age", "old"),
-}
+    # How the person feels about a thing: "i hate mushrooms" is what "The user doesn't
+    # like mushrooms." says (tester s36: the memory was kept as not about it).
+    "taste": (
+        "like", "love", "enjoy", "adore", "prefer", "favourite", "favorite", "fav", "fave",
+        "hate", "dislike", "loathe", "detest", "despise", "stand",
+    ),
+}  # fmt: skip
 _SLOT = {
     term: f"<{slot}>"
     for slot, words in _SLOT_WORDS.items()
@@ -47,6 +53,25 @@ _SLOT = {
 }
 #: "I used to live in Headingley" says "lives"/"lived" (tester s35 U4: the tense hid it).
 _USED_TO = re.compile(r"\bused\s+to\b", re.IGNORECASE)
+#: "my old job", "my previous address", "where I used to live": what a newer record of the
+#: slot replaced (tester s36: "/forget my old job" read "old" as the age and found nothing).
+_PAST = re.compile(
+    r"\b(?P<own>my|the)\s+(?:old|previous|former|prior|last)\s+(?=\w)|\bused\s+to\b",
+    re.IGNORECASE,
+)
+#: A record that says itself that it is past ("The user used to work as a nurse.").
+PAST_SAID = re.compile(
+    r"\b(?:used\s+to|formerly|previously|no\s+longer|not\s+any\s?more)\b", re.IGNORECASE
+)
+#: The tags the writers give a record of each slot (``SLOT_TAGS`` of the offline answers).
+_TAG_SLOTS = {
+    "job": "<work>",
+    "work": "<work>",
+    "home": "<home>",
+    "age": "<age>",
+    "likes": "<taste>",
+    "dislikes": "<taste>",
+}
 
 
 def is_slot(term: str) -> bool:
@@ -58,6 +83,24 @@ def terms(text: str) -> set[str]:
     """The distinctive words of ``text``, stemmed, a slot's words as the slot."""
     found = {_SAME.get(t, t) for t in keyword_terms(_USED_TO.sub(" ", text))}
     return {_SLOT.get(t, t) for t in found - _GENERIC - _CLITICS}
+
+
+def past_asked(what: str) -> tuple[str, bool]:
+    """``what`` without the words that ask for a replaced value, and whether it had them:
+    "my old job" -> ("my job", True)."""
+    said = _PAST.sub(lambda m: f"{m['own']} " if m["own"] else " ", what)
+    return " ".join(said.split()), said != what
+
+
+def slots_of(rec: MemoryRecord) -> set[str]:
+    """The slots a record fills (:func:`is_slot` terms): by the tags a writer gave it, else
+    by the first of its words that stands for one ("The user lives in Crewe." fills
+    ``<home>``; "The user works from home as an accountant." ``<work>`` only)."""
+    tagged = {_TAG_SLOTS[t] for t in rec.tags if t in _TAG_SLOTS}
+    if tagged:
+        return tagged
+    words = (_SLOT.get(_SAME.get(t, t), "") for t in keyword_terms(rec.content))
+    return {next((w for w in words if w), "")} - {""}
 
 
 def says(want: set[str], text: str) -> bool:

@@ -29,12 +29,15 @@ from datetime import datetime
 from typing import Any
 
 from familiars.bot._forget_match import (
+    PAST_SAID,
     is_slot,
     name_asked,
     names_in,
     names_in_texts,
     names_said,
+    past_asked,
     says,
+    slots_of,
     terms,
 )
 from familiars.bot._forget_person import asks_to_forget_me
@@ -457,6 +460,7 @@ class ForgetByWords:
             if found.ids:
                 return found
             names = set()
+        what, past = past_asked(what)
         want = terms(what)
         others: list[MemoryRecord] = []
         if want and all(is_slot(t) for t in want):
@@ -464,7 +468,29 @@ class ForgetByWords:
             # Cork nor their mum's, nor the messages that said those (review s35 R6).
             others = [r for r in visible if r.category == "relation"]
             visible = [r for r in visible if r.category != "relation"]
+            filled = _filling(want, past, visible)
+            if filled or past:  # none replaced: nothing, never the one that is so now
+                return self._slot_found(filled, visible, where)
         return await self._matching_terms(want, names, visible, where, others=others)
+
+    def _slot_found(
+        self, records: list[MemoryRecord], visible: list[MemoryRecord], where: _Where
+    ) -> _Found:
+        """A slot asked for ("where I live", "my old job"): the records that fill it, what
+        they replaced, and the messages they came from; no message only for using one of
+        the slot's words (tester s36: "/forget where I live" also took the job, told in
+        "I work from home ...", and "Remind me to book Toby's train home.")."""
+        records = records + _replaced_by(records, visible)
+        agents_with = remembered(self.forgetter.trees.agents_with)
+        sources = {e.key for r in records for e in evidence_refs(r, agents_with)}
+        kept = [
+            r
+            for r in visible
+            if r not in records
+            and not r.deprecated
+            and any(e.key in sources for e in evidence_refs(r, agents_with))
+        ]
+        return _Found([r.id for r in records], records, [], kept)
 
     async def _matching_terms(
         self,
@@ -488,10 +514,12 @@ class ForgetByWords:
         names = set(names) | names_in(records)
         names |= names_in_texts(c for _, t in said_here for c in _clauses(t) if matches(c))
         records += [r for r in visible if r not in records and names_said(names, r.content)]
+        agents_with = remembered(self.forgetter.trees.agents_with)
+        told = {k for k, t in said_here if matches(t)}
+        records += _noted_from(told, want, visible, records, agents_with)
         # What a record replaced is what it said before (tester s35 U4: the old home
         # stayed in the history, the files and the turns after "forget that I live in Otley").
         records += _replaced_by(records, visible)
-        agents_with = remembered(self.forgetter.trees.agents_with)
         sources = {e.key for r in records for e in evidence_refs(r, agents_with)}
         theirs = {
             e.key for r in others if matches(r.content) for e in evidence_refs(r, agents_with)
@@ -539,6 +567,41 @@ def _clauses(text: str) -> list[str]:
     """The clauses of a message: a name is someone's only in the clause that says so ("My
     wife is called Helen, our tortoise is called Shelly": Shelly is not the wife)."""
     return [c for c in re.split(r"[,;.!?]|\b(?:and|but)\b", text) if c.strip()]
+
+
+def _filling(want: set[str], past: bool, visible: list[MemoryRecord]) -> list[MemoryRecord]:
+    """The records of ``visible`` that fill a slot of ``want``; with ``past`` ("my old
+    job", "where I used to live") only those a newer one replaced, or that say they are
+    past ("The user used to work as a nurse.")."""
+    filling = [r for r in visible if want & slots_of(r)]
+    if not past:
+        return filling
+    return [r for r in filling if r.deprecated] or [
+        r for r in filling if PAST_SAID.search(r.content)
+    ]
+
+
+def _noted_from(
+    told: set[str],
+    want: set[str],
+    visible: list[MemoryRecord],
+    found: list[MemoryRecord],
+    agents_with: Callable[[str], list[str]],
+) -> list[MemoryRecord]:
+    """The memories of ``visible`` (not in ``found``) noted from a message that says what
+    was named (``told``: its turn keys) and sharing a word of it that is not a slot's: they
+    say it in the writer's words (tester s36: "forget that i hate mushrooms" kept "The user
+    doesn't like mushrooms you r." as said in the same message, not about it)."""
+    named = {t for t in want if not is_slot(t)}
+    if not named or not told:
+        return []
+    return [
+        r
+        for r in visible
+        if r not in found
+        and named & terms(r.content)
+        and any(e.key in told for e in evidence_refs(r, agents_with))
+    ]
 
 
 def _replaced_by(records: list[MemoryRecord], pool: list[MemoryRecord]) -> list[MemoryRecord]:

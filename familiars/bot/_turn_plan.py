@@ -344,9 +344,7 @@ class TurnPlanner:
             max_chars=settings.memory.max_record_chars,  # as the writer cuts them
             understanding=understanding,
         )
-        await self._read(plan, turn, plan_now)
-        if not offline:  # read only if the model fails: the offline answer stands in
-            plan.answering = partial(self._answering, plan, turn)
+        await self._understand(plan, turn, plan_now, offline=offline)
         if self.services.takes_tools(agent) and pending is None:
             # A model with tools sets reminders itself with set_reminder: the rules do not
             # set one behind its back, and it is not told one was set. A reminder with no
@@ -361,6 +359,21 @@ class TurnPlanner:
             plan.actions, agent.id, info.dialogue_id, user_key, turn.q_id, now
         )
         return plan
+
+    async def _understand(
+        self, plan: TurnPlan, turn: Turn, plan_now: Callable[[], TurnActions], *, offline: bool
+    ) -> None:
+        """The turn's actions and answering records: read now offline; with a model, only
+        the actions now and the answering if the model fails (the offline answer stands in).
+        A message cut for length (the note says so) is a paste, answered but never mined: its
+        words are not the person telling about themselves (tester s36: a 100 KB word salad
+        became "your dog is called Fluffy", burying the real dog)."""
+        if turn.left_out:
+            plan.actions = TurnActions(writer_text="")
+        else:
+            await self._read(plan, turn, plan_now)
+        if not offline:
+            plan.answering = partial(self._answering, plan, turn)
 
     async def _read(self, plan: TurnPlan, turn: Turn, plan_now: Callable[[], TurnActions]) -> None:
         """The turn's actions, and an offline question's answering records; with the

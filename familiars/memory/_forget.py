@@ -136,6 +136,8 @@ class ForgetReport:
     records: list[str] = field(default_factory=list)
     nodes: list[str] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
+    #: Those of ``texts`` that are the bot's replies taken along (matched only whole).
+    replies: list[str] = field(default_factory=list)
     #: What those texts were embedded as besides themselves (a turn as "Speaker: text" and
     #: each of its sentences): their cached vectors go too, but they match nothing else.
     derived: list[str] = field(default_factory=list)
@@ -633,7 +635,7 @@ class Forgetter:
         """Every reply of the bot, and every turn of ``owner``, that holds a forgotten text;
         every reply that drew on a forgotten record (its ``uses``) or answered a forgotten
         turn (a child of one: "Noted: you live in Denver.")."""
-        match = forgotten_of([], report.texts)  # the texts read once, not once a node
+        match = forgotten_of([], report.texts, replies=report.replies)  # read once
         records = set(report.records)
         for tree in await self._all_trees():
             gone = {n.id for n in tree.node_list if is_forgotten(n)}
@@ -653,6 +655,8 @@ class Forgetter:
             if node.content:
                 speaker = node.metadata.get("speaker")
                 texts.append(node.content)
+                if node.node_type == "A":
+                    report.replies.append(node.content)
                 derived += embedded_forms(
                     node.content, speaker if isinstance(speaker, str) else None
                 )
@@ -680,7 +684,7 @@ class Forgetter:
         report.rederived.update(again.rederived)
         report.dropped += again.dropped
         turns = [(r.agent_id, r.dialogue_id, r.node_id) for r in map(parse_node_ref, report.nodes)]
-        forgotten = forgotten_of(turns, report.texts, report.records)
+        forgotten = forgotten_of(turns, report.texts, report.records, replies=report.replies)
         await asyncio.to_thread(scrub_files, self.store.workspace, forgotten)
         if self.trees.home is not None:  # the database home's state rows
             await asyncio.to_thread(scrub_state, self.trees.home, forgotten)

@@ -25,9 +25,11 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
+from familiars.llm import second_person
 from familiars.memory._atomic import atomic_write_text
 from familiars.memory._forget_intent import is_intent
 from familiars.memory._state_home import QUEUE_PREFIX, StateHome
@@ -48,15 +50,31 @@ _SKIP = frozenset({"owner.lock"})
 
 
 def quotes(text: str, texts: Iterable[str]) -> bool:
-    """Whether ``text`` holds one of ``texts`` (whole, or quoted when long enough)."""
+    """Whether ``text`` holds one of ``texts`` (whole, or quoted when long enough), as
+    written or as said back (:func:`said_forms`)."""
     have = normalise_content(text)
     if not have:
         return False
-    for one in texts:
+    for one in chain.from_iterable(map(said_forms, texts)):
         want = normalise_content(one)
         if want and (have == want or (len(want) >= MIN_QUOTE_CHARS and want in have)):
             return True
     return False
+
+
+def said_forms(text: str) -> tuple[str, ...]:
+    """``text``, and the same as a reply says it to the person when that differs."""
+    said = second_person(text)
+    return (text,) if said == text.strip() else (text, said)
+
+
+def distinctive_terms(text: str) -> frozenset[str]:
+    """The stemmed words of ``text`` that say what it is about: not the words every memory
+    has, nor what is left of a contraction or a single letter ("I'm" gives "m", "you r" an
+    "r": "I'm allergic to again" was echoed by "Hi, I'm Familiar ... you are allergic to
+    penicilin"); a number counts however short."""
+    terms = frozenset(keyword_terms(text)) - GENERIC_TERMS
+    return frozenset(t for t in terms if len(t) > 2 or t.isdigit())
 
 
 def echoes(text: str, texts: Iterable[str]) -> bool:
@@ -64,7 +82,7 @@ def echoes(text: str, texts: Iterable[str]) -> bool:
     word of it ("You live in Denver." repeats "The user lives in Denver.")."""
     have = set(keyword_terms(text))
     for one in texts:
-        want = set(keyword_terms(one)) - GENERIC_TERMS
+        want = distinctive_terms(one)
         if len(want) >= 2 and want <= have:
             return True
     return False
@@ -77,6 +95,11 @@ class Forgotten:
     #: The forgotten records' ids: what a file keeps under one of them (the scheduler's
     #: ledger keeps each reminder's task under its id) goes whatever its wording.
     records: frozenset[str] = frozenset()
+    #: Texts matched whole or quoted, never by their words: the bot's replies taken with
+    #: a memory. Their other lines were not asked to go, and their words would take every
+    #: reply that said those ("Noted: you are allergic to penicilin." after a forget of
+    #: "allergic to again" took a reply that also said the penicillin).
+    quoted_only: frozenset[str] = frozenset()
 
     def holds(self, text: str) -> bool:
         return bool(self.texts) and (self.quoted_in(text) or self.echoed_in(text))
@@ -84,13 +107,17 @@ class Forgotten:
     @cached_property
     def _wholes(self) -> tuple[frozenset[str], tuple[str, ...]]:
         """The texts normalised once (a whole person's forget checks hundreds of them
-        against every line): all of them, and those long enough to be quoted."""
-        wanted = tuple(dict.fromkeys(w for w in map(normalise_content, self.texts) if w))
+        against every line): all of them, and those long enough to be quoted. A record
+        counts as said back too: "The user is allergic to X." is "You are allergic to X."
+        in a reply, alone or among other lines."""
+        said = (said_forms(t) for t in self.texts)
+        wanted = tuple(dict.fromkeys(w for w in map(normalise_content, chain(*said)) if w))
         return frozenset(wanted), tuple(w for w in wanted if len(w) >= MIN_QUOTE_CHARS)
 
     @cached_property
     def _term_sets(self) -> tuple[frozenset[str], ...]:
-        sets = (frozenset(keyword_terms(t)) - GENERIC_TERMS for t in self.texts)
+        words = (t for t in self.texts if t not in self.quoted_only)
+        sets = map(distinctive_terms, words)
         return tuple(dict.fromkeys(s for s in sets if len(s) >= 2))
 
     def quoted_in(self, text: str) -> bool:
@@ -322,10 +349,19 @@ def _log_line(line: str, forgotten: Forgotten) -> str:
 
 
 def forgotten_of(
-    nodes: Sequence[tuple[str, str, int]], texts: Sequence[str], records: Iterable[str] = ()
+    nodes: Sequence[tuple[str, str, int]],
+    texts: Sequence[str],
+    records: Iterable[str] = (),
+    *,
+    replies: Iterable[str] = (),
 ) -> Forgotten:
+    """What a forget removed; ``replies``: those of ``texts`` that are the bot's replies
+    taken with it (see :attr:`Forgotten.quoted_only`)."""
     return Forgotten(
-        frozenset(nodes), tuple(t for t in texts if t and t.strip()), frozenset(records)
+        frozenset(nodes),
+        tuple(t for t in texts if t and t.strip()),
+        frozenset(records),
+        frozenset(replies),
     )
 
 

@@ -79,10 +79,13 @@ def plan_turns(
         k: {n.id for n in t.node_list if is_forgotten(n)} for k, t in by_tree.items()
     }
     texts: list[str] = []
+    replies_said: list[str] = []  # the replies' texts: matched only whole, as the forget does
     owners: dict[str, None] = {}
     for a, d, n in turns:
         node = by_tree[(a, d)].node_list[n]
         texts.append(node.content)
+        if node.node_type == "A":
+            replies_said.append(node.content)
         owners[str(node.metadata.get("user_key") or "")] = None
         gone[(a, d)].add(n)
     noted = [r for r in records if any(k in wanted for k in evidence(r))]
@@ -91,7 +94,7 @@ def plan_turns(
     replies: list[str] = []
     echoes: list[str] = []
     for owner in owners or {"": None}:
-        match = forgotten_of([], texts)
+        match = forgotten_of([], texts, replies=replies_said)
         for key, tree in by_tree.items():
             for node_id in quoting(tree, gone[key], match, taken, owner or None):
                 node = tree.node_list[node_id]
@@ -99,6 +102,8 @@ def plan_turns(
                 (replies if answered else echoes).append(ref(key[0], key[1], node_id))
                 gone[key].add(node_id)
                 texts.append(node.content)
+                if node.node_type == "A":
+                    replies_said.append(node.content)
     return TurnsPlan(
         tuple(ref(*k) for k in turns), tuple(replies), tuple(r.id for r in noted), tuple(echoes)
     )

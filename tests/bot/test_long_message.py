@@ -35,6 +35,21 @@ async def test_an_over_long_message_is_said_to_be_too_long(app: Application, pla
     assert "left out the last 3,018" in reply  # and how much was not
 
 
+async def test_an_over_long_message_is_answered_but_never_mined(app: Application) -> None:
+    """Tester s36: a 100 KB word salad, cut, still gave five memories ("your dog is called
+    Fluffy", "Your lazy the is called I Fluffy") that buried the real dog in answers."""
+    salad = " ".join(["my dog is called Fluffy and I live in Leeds."] * 600)
+    assert len(salad) > MAX_MESSAGE_CHARS
+    reply = await say(app, msg(salad, platform="telegram"))
+    assert "I noted nothing from it" in reply, reply
+    assert "Fluffy" not in reply.split("\n\n", 1)[1], reply
+    assert await app.memory.store.list() == []
+    short = await say(app, msg("my dog is called Rex", minutes=1, platform="telegram"))
+    assert "Rex" in short and "too long" not in short, short
+    [dog] = [r.content for r in await app.memory.store.list()]
+    assert "Rex" in dog, dog
+
+
 async def test_a_message_within_the_limit_gets_no_note(app: Application) -> None:
     reply = await say(app, msg("x" * (MAX_MESSAGE_CHARS - 10), platform="telegram"))
     assert "too long" not in reply
