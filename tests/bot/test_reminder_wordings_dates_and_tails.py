@@ -31,10 +31,23 @@ async def test_12_1_in_london_is_the_12th_of_january(app: Application) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "when", "task"),
+    [
+        ("remind me at half past 6 to start dinner", "Mon 7 Dec 18:30", "start dinner"),
+        ("remind me at quarter to 5 to leave work", "Mon 7 Dec 16:45", "leave work"),
+    ],
+)
+async def test_a_clock_said_in_words_is_read(
+    app: Application, text: str, when: str, task: str
+) -> None:
+    """Once said to be unreadable; the time reader now reads them (a bare 1-6 is pm)."""
+    reply = await say(app, msg(text))
+    assert when in reply and f"remind you to {task}" in reply, reply
+
+
+@pytest.mark.parametrize(
     "text",
     [
-        "remind me at half past 6 to start dinner",
-        "remind me at quarter to 5 to leave work",
         "remind me on Christmas Eve to wrap presents",
         "remind me this weekend to clean the car",
     ],

@@ -35,3 +35,11 @@ async def test_polite_words_inside_a_request_are_its_words(
     await say(app, msg("remind me tomorrow at 9 to call mum", 2))
     reply = await say(app, msg(text, 3))
     assert reply.startswith(f"Cancelled: {done}"), reply
+
+
+async def test_a_name_like_ty_at_the_end_is_not_a_thanks(app: Application) -> None:
+    """ "ty" (thank you) ends many a text; "Ty" ending a request is a person."""
+    reply = await say(app, msg("remind me tomorrow at 10 to ring Ty", 1))
+    assert "to ring Ty" in reply, reply
+    thanked = await say(app, msg("remind me tomorrow at 11 to water the plants ty", 2))
+    assert "to water the plants on" in thanked, thanked

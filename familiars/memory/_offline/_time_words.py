@@ -134,8 +134,9 @@ _FILLER = re.compile(
     r"be\s+a\s+(?:dear|love|star)\s+and)\b[\s,]*",
     re.IGNORECASE,
 )
+#: "ty" and "ta" only in lower case: "ring Ty" names someone.
 _THANKS_AT_END = re.compile(
-    r"[\s,.!]*\b(?:thanks(?:\s+a\s+lot)?|thank\s+(?:you|u)|thx|ty|cheers|ta)\b[\s.!?]*$",
+    r"[\s,.!]*\b(?:thanks(?:\s+a\s+lot)?|thank\s+(?:you|u)|thx|cheers|(?-i:ty|ta))\b[\s.!?]*$",
     re.IGNORECASE,
 )
 
