@@ -91,3 +91,49 @@ def test_a_change_of_mind_asks_liveness_only_of_the_slots_it_can_change(
     others = [_rec(10 + i, f"The user's friend {i} sings.", ["friend"]) for i in range(50)]
     assert [r.id for r in others + [HIKES] if shifts._changeable(r)] == [HIKES.id]
     assert asked == [HIKES.id]
+
+
+class _Watched(MemoryRecord):
+    """A record that counts how often anything asks whether it is deprecated: every
+    liveness check does, once."""
+
+    asked = 0
+
+    @property  # type: ignore[override]
+    def deprecated(self) -> bool:
+        type(self).asked += 1
+        return bool(self.__dict__["_deprecated"])
+
+    @deprecated.setter
+    def deprecated(self, value: bool) -> None:
+        self.__dict__["_deprecated"] = value
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what do you know about my boss and the marathon",
+        "I don't like coffee anymore, I switched to tea",
+        "I like hiking and my wife is called Ann",
+    ],
+)
+def test_the_offline_writer_asks_each_record_once_whether_it_is_live(text: str) -> None:
+    kept = [
+        _Watched(
+            id=f"m_{i}",
+            scope="user",
+            category=cat,
+            content=content,
+            tags=tags,
+            ts=(NOW - timedelta(days=400 - i)).isoformat(),
+        )  # fmt: skip
+        for i, (cat, content, tags) in enumerate(
+            [("profile", f"The user works as a baker {i}.", ["job"]) for i in range(1)]
+            + [("preference", "The user likes coffee.", ["likes", "topic:coffee"])]
+            + [("knowledge", f"The user read book {i}.", ["topic:books"]) for i in range(200)]
+        )
+    ]
+    _Watched.asked = 0
+    offline_writes(text, existing=kept, now=NOW)
+    # Once for the passes' shared live list; a pass may ask again of the few it picks.
+    assert _Watched.asked <= len(kept) + 10

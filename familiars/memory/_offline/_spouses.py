@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from familiars.memory._offline._kept import live_of
 from familiars.memory._people_graph import USER, edges_in
-from familiars.memory._records import MemoryRecord, is_live
+from familiars.memory._records import MemoryRecord
 from familiars.memory._writer._schema import WriteOp
 
 #: The relations a person has one of at a time, read as one slot.
@@ -51,8 +52,8 @@ def one_spouse(writes: Sequence[WriteOp], existing: Sequence[MemoryRecord]) -> l
         return list(writes)
     kept = [
         (rec, name)
-        for rec in existing
-        if rec.scope == "user" and is_live(rec)
+        for rec in live_of(existing)
+        if rec.scope == "user"
         if (name := _spouse_named(rec.content, rec.tags)) is not None
     ]
     if not kept:
