@@ -490,6 +490,13 @@ def offline_writes(
     output.writes += ended_writes(text, existing, taken)
     if existing:  # "i quit starbucks, ...", "me and priya broke up": any record, by its value
         output.writes += dropped_writes(text, existing, output.writes, taken)
+    output.writes += _closing_writes(text, existing)
+    return output
+
+
+def _closing_writes(text: str, existing: Sequence[MemoryRecord]) -> list[WriteOp]:
+    """The open loops ``text`` closes, each marked done."""
+    out = []
     for rec in closed_loops(text, [r for r in existing if r.open_loop]):
         loop = OpenLoop(**{**(rec.open_loop or {}), "status": "done"})
         entry = WriterEntry(
@@ -501,7 +508,5 @@ def offline_writes(
             open_loop=loop,
             source_quote=[f"User message: '{text.strip()[:200]}'"],
         )
-        output.writes.append(
-            WriteOp(op="update", scope=rec.scope, category=rec.category, entry=entry)
-        )
-    return output
+        out.append(WriteOp(op="update", scope=rec.scope, category=rec.category, entry=entry))
+    return out
