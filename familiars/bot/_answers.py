@@ -619,11 +619,20 @@ _HARD_NEWS = re.compile(
 
 
 def name_of(contents: Sequence[str]) -> str:
+    """The person's name from the first record that holds it ("" when none does)."""
     for content in contents:
-        m = _NAME.match(content.strip())
-        if m:
-            return m.group("name").strip()
+        name = _name_in(content)
+        if name is not None:
+            return name
     return ""
+
+
+# Every turn reads all of the person's records (a thousand and more) for their name, and
+# most hold none: each text is read once, not once a turn.
+@functools.lru_cache(maxsize=65536)
+def _name_in(content: str) -> str | None:
+    m = _NAME.match(content.strip())
+    return m.group("name").strip() if m else None
 
 
 def _bare(text: str) -> str:

@@ -223,8 +223,11 @@ def is_expired(
 
 
 def is_live(rec: MemoryRecord, **ctx: Any) -> bool:
-    """§5.8.2: not deprecated and not expired."""
-    return not rec.deprecated and not is_expired(rec, **ctx)
+    """§5.8.2: not deprecated and not expired. A record with no TTL never expires: the
+    offline writer's passes ask this of each of the person's records, several times a turn."""
+    if rec.deprecated:
+        return False
+    return not rec.ttl or not is_expired(rec, **ctx)
 
 
 def make_record(

@@ -21,9 +21,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from familiars.memory._offline._clauses import _REPORTED, _is_question, _sentence_clauses
+from familiars.memory._offline._kept import contents_of, keyed_of, live_of
 from familiars.memory._offline._objects import Fact, _fact_key, _words, third_person, topic_key
 from familiars.memory._offline._patterns import _pref
-from familiars.memory._records import MemoryRecord, is_live
+from familiars.memory._records import MemoryRecord
 
 logger = logging.getLogger(__name__)
 
@@ -141,8 +142,8 @@ def _named_record(obj: str, existing: Sequence[MemoryRecord]) -> MemoryRecord | 
     words = topic_words(obj)
     if not words:
         return None
-    for rec in existing:
-        if is_live(rec) and _fact_key(rec) and words <= _record_words(rec) and _same_head(obj, rec):
+    for rec in live_of(existing):
+        if _fact_key(rec) and words <= _record_words(rec) and _same_head(obj, rec):
             return rec
     return None
 
@@ -231,8 +232,8 @@ def revise(facts: Sequence[Fact], text: str, existing: Sequence[MemoryRecord]) -
     "no longer" facts the message says, so that :func:`to_writes` supersedes those records."""
     if not existing:
         return list(facts)
-    live = {k: r for r in existing if is_live(r) and (k := _fact_key(r))}
-    kept = {r.content.strip() for r in existing if is_live(r)}
+    live = keyed_of(existing)
+    kept = contents_of(existing)
     revised = [_retarget(f, existing, set(live)) for f in facts]
     # A fact that only repeats a kept record ("I no longer work for Acme" read as "works at
     # Acme") says nothing new: it neither blocks nor survives the message taking it back.

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from familiars.memory._offline._clauses import CHANGE_OF_PLAN, SCRATCH_THAT
+from familiars.memory._offline._kept import live_of
 from familiars.memory._offline._objects import _words, topic_key
 from familiars.memory._records import MemoryRecord, is_live, parse_ts
 from familiars.memory._writer._schema import WriteOp, WriterEntry
@@ -255,9 +256,11 @@ def scratched_writes(
     holiday?" named both). Only a fact of the same kind (a plan for a plan, a pet for a pet:
     a tag beside the topic) takes the place: "forget that, my husband is called Tim" after
     "my cat is called Pip" replaces no cat."""
-    live = [r for r in existing if is_live(r)]
     said = _SCRATCHED.match(text)
-    if not live or not said:
+    if not said:  # most messages: the records are not read
+        return list(writes)
+    live = live_of(existing)
+    if not live:
         return list(writes)
     out = list(writes)
     for n, write in enumerate(out):

@@ -19,8 +19,9 @@ import re
 from collections.abc import Sequence
 
 from familiars.memory._offline._clauses import _sentence_clauses
+from familiars.memory._offline._kept import live_of
 from familiars.memory._offline._objects import Fact
-from familiars.memory._records import MemoryRecord, is_live
+from familiars.memory._records import MemoryRecord
 from familiars.memory._writer._schema import WriteOp, WriterEntry
 
 #: The clause speaks of the familiar's name (it is the familiar that is named).
@@ -163,8 +164,8 @@ def ended_writes(text: str, existing: Sequence[MemoryRecord], taken: set[str]) -
     out: list[WriteOp] = []
     clauses = [c for _, group in _sentence_clauses(text) for c in group]
     over = [c for c in clauses if says_over(c) or _DIED.search(c)]
-    for rec in existing:
-        if not over or rec.id in taken or not is_live(rec) or rec.scope != "user":
+    for rec in live_of(existing) if over else []:
+        if rec.id in taken or rec.scope != "user":
             continue
         ended = [c for c in (_ended_content(rec.content.strip(), cl) for cl in over) if c]
         if not ended:  # a death said in one clause is the word kept ("no dog now. he died")

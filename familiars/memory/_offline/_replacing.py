@@ -17,11 +17,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from familiars.memory._offline._clauses import _is_question, _sentence_clauses
-from familiars.memory._offline._objects import Fact, _fact_key
+from familiars.memory._offline._kept import keyed_of
+from familiars.memory._offline._objects import Fact
 from familiars.memory._offline._patterns import match_preference
 from familiars.memory._offline._people import _work_fact
 from familiars.memory._offline._values import about_someone_else, match_place_or_home
-from familiars.memory._records import MemoryRecord, is_live
+from familiars.memory._records import MemoryRecord
 
 #: What says a part of the message is the taking back, not the new value.
 _OVER = re.compile(
@@ -59,7 +60,7 @@ def replaced(facts: Sequence[Fact], text: str, existing: Sequence[MemoryRecord])
     """``facts`` and the new value of each slot the message took back and said no new value
     of: a home or employer replaces its "no longer" fact (so the update says the new one), a
     new like is added beside the "no longer likes" (:func:`_one_change` merges the two)."""
-    live = {k: r for r in existing if is_live(r) and (k := _fact_key(r))}
+    live = keyed_of(existing)
     gone = [f for f in facts if f.key in live and _takes_back(f, live[f.key])]
     if not gone:
         return list(facts)

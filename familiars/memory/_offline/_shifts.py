@@ -37,7 +37,7 @@ _OVER = re.compile(
 _STILL = re.compile(r"\b(?:still|always|again)\b", re.I)
 #: A clause whose vector is this close to a record's names it without its words.
 MIN_SIMILARITY = 0.62
-_SLOT_KEYS = ("job", "work", "home")
+_SLOT_KEYS = frozenset({"job", "work", "home"})
 
 
 def shifted(
@@ -137,11 +137,15 @@ def _narrower_said(rec: MemoryRecord, keys: set[str]) -> bool:
 
 
 def _changeable(rec: MemoryRecord) -> bool:
-    if not is_live(rec) or rec.scope != "user":
+    """A live like or job, workplace or home of the person's; asked of each of their
+    records every turn, so the cheap tests come first."""
+    if rec.scope != "user":
         return False
     if rec.category == "preference":
-        return "likes" in rec.tags
-    return rec.category == "profile" and any(k in rec.tags for k in _SLOT_KEYS)
+        slot = "likes" in rec.tags
+    else:
+        slot = rec.category == "profile" and not _SLOT_KEYS.isdisjoint(rec.tags)
+    return slot and is_live(rec)
 
 
 def _value_of(rec: MemoryRecord) -> str:

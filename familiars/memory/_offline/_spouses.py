@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from familiars.memory._offline._kept import live_of
 from familiars.memory._people_graph import USER, edges_in
-from familiars.memory._records import MemoryRecord, is_live
+from familiars.memory._records import MemoryRecord
 from familiars.memory._writer._schema import WriteOp
 
 #: The relations a person has one of at a time, read as one slot.
@@ -40,19 +41,26 @@ def _spouse_named(content: str, tags: Sequence[str]) -> str | None:
 
 def one_spouse(writes: Sequence[WriteOp], existing: Sequence[MemoryRecord]) -> list[WriteOp]:
     """``writes`` with a new spouse's name superseding the live record of the old one, and a
-    spouse named again as kept a skip."""
+    spouse named again as kept a skip. The person's records are read only when a write
+    names a spouse: most messages name none, and reading each record's relations is most of
+    what the offline writer costs a turn at a thousand records."""
+    named = [_spouse_named(w.entry.content, w.entry.tags) for w in writes]
+    if not any(
+        w.op == "add" and w.scope == "user" and name is not None
+        for w, name in zip(writes, named, strict=True)
+    ):
+        return list(writes)
     kept = [
         (rec, name)
-        for rec in existing
-        if rec.scope == "user" and is_live(rec)
+        for rec in live_of(existing)
+        if rec.scope == "user"
         if (name := _spouse_named(rec.content, rec.tags)) is not None
     ]
     if not kept:
         return list(writes)
     taken = {w.entry.supersedes_id for w in writes if w.entry.supersedes_id}
     out = []
-    for write in writes:
-        name = _spouse_named(write.entry.content, write.entry.tags)
+    for write, name in zip(writes, named, strict=True):
         if write.op != "add" or write.scope != "user" or name is None:
             out.append(write)
             continue

@@ -36,6 +36,7 @@ from familiars.memory._offline._directives import match_directive
 from familiars.memory._offline._dropped import dropped_writes
 from familiars.memory._offline._everyday import everyday, joke_writes, match_hometown, match_worry
 from familiars.memory._offline._health import match_conditions, match_medication
+from familiars.memory._offline._kept import Kept, contents_of, live_of
 from familiars.memory._offline._late import late_takes_place, match_late
 from familiars.memory._offline._meaning import Understanding, by_meaning
 from familiars.memory._offline._misread import ended_writes, misread
@@ -65,7 +66,7 @@ from familiars.memory._offline._shifts import moved_to, shifted
 from familiars.memory._offline._spouses import one_spouse
 from familiars.memory._offline._states import joking, match_cause, match_meaning, sarcastic
 from familiars.memory._offline._tidy import unemphasised
-from familiars.memory._records import MemoryRecord, is_live
+from familiars.memory._records import MemoryRecord
 from familiars.memory._writer._schema import OpenLoop, WriteOp, WriterEntry, WriterOutput
 
 logger = logging.getLogger(__name__)
@@ -318,9 +319,9 @@ def to_writes(
     if not facts:  # most questions: the person's records are not scanned for nothing
         return WriterOutput(writes=[])
     by_key: dict[tuple[str, str, str], MemoryRecord] = {}
-    for rec in existing:
+    for rec in live_of(existing):
         key = _fact_key(rec)
-        if key is not None and is_live(rec):
+        if key is not None:
             by_key[(rec.scope, rec.category, key)] = rec
     writes: list[WriteOp] = []
     for fact in facts:
@@ -383,7 +384,7 @@ def _with_shifts(
 ) -> list[Fact]:
     """``facts`` and the changes of mind found by meaning; a fact that only repeats a record
     the message takes back ("I no longer work for Acme" read as "works at Acme") is dropped."""
-    kept = {r.content.strip() for r in existing if is_live(r)}
+    kept = contents_of(existing)
     new_keys = {f.key for f in facts if f.content not in kept}
     shifts = shifted(text, existing, new_keys, understanding)
     gone = {f.key for f in shifts}
@@ -410,8 +411,8 @@ def _one_change(facts: list[Fact], existing: Sequence[MemoryRecord]) -> list[Fac
     "no longer" fact, or a dislike keyed to a kept like ("I'm not into padel anymore")."""
     liked = {
         (k, r.content)
-        for r in existing
-        if is_live(r) and "likes" in r.tags and (k := _fact_key(r)) is not None
+        for r in live_of(existing)
+        if "likes" in r.tags and (k := _fact_key(r)) is not None
     }
     turned = {k: re.sub(r"^The user (?:likes|drinks|loves|enjoys) |\.$", "", c) for k, c in liked}
     gone = [
@@ -454,7 +455,9 @@ def offline_writes(
     understanding: Understanding | None = None,
 ) -> WriterOutput:
     """The whole offline writer: facts, then closed loops, as one WriterOutput. Nothing over
-    ``max_chars`` (the record limit) is written; the rest of the message still is."""
+    ``max_chars`` (the record limit) is written; the rest of the message still is. What
+    several passes derive from ``existing`` is worked out once (:class:`Kept`)."""
+    existing = Kept.of(existing)
     taken_back = joke_writes(text, existing)  # "the dragon was a joke", "... made up"
     if joking(text) or taken_back:  # "lol jk i have a pet dragon called smaug": no fact
         return WriterOutput(writes=taken_back)
@@ -487,6 +490,13 @@ def offline_writes(
     output.writes += ended_writes(text, existing, taken)
     if existing:  # "i quit starbucks, ...", "me and priya broke up": any record, by its value
         output.writes += dropped_writes(text, existing, output.writes, taken)
+    output.writes += _closing_writes(text, existing)
+    return output
+
+
+def _closing_writes(text: str, existing: Sequence[MemoryRecord]) -> list[WriteOp]:
+    """The open loops ``text`` closes, each marked done."""
+    out = []
     for rec in closed_loops(text, [r for r in existing if r.open_loop]):
         loop = OpenLoop(**{**(rec.open_loop or {}), "status": "done"})
         entry = WriterEntry(
@@ -498,7 +508,5 @@ def offline_writes(
             open_loop=loop,
             source_quote=[f"User message: '{text.strip()[:200]}'"],
         )
-        output.writes.append(
-            WriteOp(op="update", scope=rec.scope, category=rec.category, entry=entry)
-        )
-    return output
+        out.append(WriteOp(op="update", scope=rec.scope, category=rec.category, entry=entry))
+    return out
