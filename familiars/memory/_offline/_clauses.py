@@ -234,6 +234,36 @@ _LIVE_WITH = re.compile(
 )
 
 
+#: "I drive buses and have a greyhound": a second verb with its object, sharing the "I" of
+#: the clause it follows. Any lower-case word may be the verb when an object's determiner
+#: follows it; what cannot be a verb (a quantity, a preposition, a pronoun) is left.
+_AND_VERB_OBJECT = re.compile(
+    r"\s+and\s+(?:also\s+|then\s+|now\s+)?(?P<v>(?-i:[a-z]+))\s+"
+    r"(?=(?:a|an|the|my|our|some|two|three|four|five|\d+)\s)(?!(?:a|the)\s+(?:lot|bit|little|"
+    r"same|most|rest)\b)",
+    re.I,
+)
+_NOT_A_VERB = frozenset(
+    _words(
+        "all both also then with in on at for of to from into about by me him her them us it",
+        "you not so just only even especially maybe more less plus a an the my our some",
+    )
+)
+_SUBJECT_I = re.compile(r"^(?:i|i'm|im|i've|i\s+am)\s", re.I)
+
+
+def _shared_i(part: str) -> list[str]:
+    """``part`` cut before a second verb that shares its "I": "I'm 45 and have a dog" ->
+    "I'm 45", "I have a dog". A part whose subject is not "I" stays whole ("my husband
+    drives buses and has a dog" is his)."""
+    if not _SUBJECT_I.match(part):
+        return [part]
+    for m in _AND_VERB_OBJECT.finditer(part):
+        if m.group("v").lower() not in _NOT_A_VERB:
+            return [part[: m.start()], *_shared_i(f"I {part[m.start('v') :]}")]
+    return [part]
+
+
 def _coordinated(part: str) -> list[str]:
     """``part`` cut where a list names one more ("a daughter called Lily and a son called
     Sam") and where who one lives with follows where ("I live in Leeds with my husband
@@ -519,7 +549,8 @@ def _split_sentence(sentence: str) -> list[str]:
             out += terse
             continue
         for each in _coordinated(said):
-            out += _subjects_given(each.strip(), out)
+            for shared in _shared_i(each.strip()):
+                out += _subjects_given(shared.strip(), out)
     return out
 
 
