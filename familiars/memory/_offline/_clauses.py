@@ -63,6 +63,8 @@ _CLAUSE_SPLIT = re.compile(
     rf"|,\s+(?={_WE}\s)"
     r"|,?\s+and\s+(?=my\s+[\w' -]{1,30}?\s+(?:is|are|was|were)\b)"
     rf"|,?\s+(?:and|but)\s+(?={_SUBJECTLESS_VERB}\s+\S)"
+    # "grew up in whitby, live in york now": a verb of where one is, with its preposition
+    r"|,\s+(?=(?-i:(?:now\s+|also\s+|still\s+)?(?:live|work|moved|grew\s+up)\s+(?:in|at|for|to|from)\b))"
     r"|,\s+(?=(?:do|don't|did|are|aren't|have|haven't|what about|how about|and)\s+you\b)"
     # "I'm a solicitor, been at the same firm ...", "at the hospital where I'm a midwife"
     r"|,\s+(?=been\s)|\s+where\s+(?=(?:i'm|im|i\s+am|i\s+work)\s)"
@@ -211,7 +213,7 @@ def sentences(text: str) -> list[str]:
 #: A clause that starts with its verb, the "I" left out ("used to love running"): given back.
 _BARE_VERB = re.compile(
     r"^(?-i:(?:now\s+|also\s+|really\s+|still\s+)?(?:used\s+to|love|hate|like|adore|enjoy|"
-    r"prefer|drink|work|live|moved|can't\s+stand|just\s+got|got|have)\b)"
+    r"prefer|drink|work|live|moved|can't\s+stand|just\s+got|got|have|grew\s+up)\b)"
 )
 _BARE_BE = re.compile(
     r"^(?-i:(?:now\s+|also\s+|really\s+)?(?:into|allergic\s+to|based\s+in|obsessed\s+with|"
