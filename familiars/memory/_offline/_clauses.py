@@ -163,6 +163,16 @@ _LOWER_NAMED = re.compile(
 _INNER_CAPITAL = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I\b|I')[A-Z]")
 
 
+#: A relative named at the start of a sentence without "my" ("hubby's name is craig",
+#: "Mum's a nurse"): the "my" a casual typist leaves out, given back.
+_BARE_KIN = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?P<kin>(?:hubby|husband|wife|wifey|missus|mum|mom|mam|dad|nan|gran|"
+    r"grandad|grandma|sister|brother|sis|bro|son|daughter|partner|boyfriend|girlfriend|bf|gf|"
+    r"fiance|fiancee))(?='s\b|\s+is\b|\s+was\b)",
+    re.I,
+)
+
+
 def casual(text: str) -> str:
     """``text`` as if typed with care: "im" and a lone "i" as "I'm" and "I", "wots" as
     "what's", "my dogs name" as "my dog's name", and, in a message typed all in lower case,
@@ -170,6 +180,7 @@ def casual(text: str) -> str:
     "called Salt and Pepper"), so every rule reads a casual message as a careful one."""
     for pattern, said in _CASUAL:
         text = pattern.sub(said, text)
+    text = _BARE_KIN.sub(lambda m: f"my {m.group('kin')}", text)
     if _INNER_CAPITAL.search(text.strip()):
         return text
 
