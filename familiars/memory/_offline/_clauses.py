@@ -620,6 +620,8 @@ def _subjects_given(part: str, out: list[str]) -> list[str]:
     """``part`` as a clause (see :func:`_subject_given`); [] when it is empty."""
     if not part:
         return []
+    if out and SOMEONE_ELSE.search(out[-1]) and _THEIR_STORY.match(part):
+        return [part]  # "I miss my brother, moved to Australia": his move, not the speaker's
     if out and _SUBJECTLESS.match(part) and _HAS_SUBJECT_I.match(out[-1]):
         return ["I " + part]
     return [_subject_given(part, out)]
