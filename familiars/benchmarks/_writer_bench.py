@@ -78,6 +78,12 @@ S34_DATA = Path(__file__).parent / "data" / "writer_s34.jsonl"
 #: "fav X rn", "remember this:", worries, a joke taken back; non-native English; and
 #: look-alikes (others' pets and jobs, wishes, quotes, questions). Tuned on, never trained on.
 S35_DATA = Path(__file__).parent / "data" / "writer_s35.jsonl"
+#: A ninth dev batch (s36): several facts in one chatty opener, emoji, typos, terse lists,
+#: long rambling messages, British and American; and, for more than half, look-alikes that
+#: keep nothing or exactly one thing: others' facts told in the first person, hypotheticals,
+#: wishes, questions, sarcasm, quotes, negations, past states, one-off doings, feelings,
+#: plots and work tasks. Tuned on, never trained on.
+S36_DATA = Path(__file__).parent / "data" / "writer_s36.jsonl"
 #: Monday 30 November 2026, 14:00 in Berlin: dates in the set are read against this.
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
 TIMEZONE = "Europe/Berlin"
@@ -383,6 +389,7 @@ def side_by_side(
         "dev (s33)": load_messages(S33_DATA, "dev") if S33_DATA.is_file() else [],
         "dev (s34)": load_messages(S34_DATA, "dev") if S34_DATA.is_file() else [],
         "dev (s35)": load_messages(S35_DATA, "dev") if S35_DATA.is_file() else [],
+        "dev (s36)": load_messages(S36_DATA, "dev") if S36_DATA.is_file() else [],
         "held (old)": load_messages(dev_path, "held"),
         "fresh held": fresh,
         "originals": [m for m in fresh if m.id in originals],

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import re
 
-from familiars.memory._offline._objects import _words
+from familiars.memory._offline._objects import JOBS, _words
 
 logger = logging.getLogger(__name__)
 
@@ -24,12 +24,19 @@ CHANGE_OF_PLAN = (
     r"(?:(?:a\s+)?change\s+of\s+plans?|(?:the\s+|our\s+|my\s+)?plans?\s+(?:have\s+|has\s+)?changed|"
     r"new\s+plan)\s*[,.;:!–—-]+\s*"
 )
+#: A greeting said before the message ("morning!", "evening all", "hiya,"): set off by a
+#: mark or said to everyone, so "morning runs are the best" keeps its first word.
+_GREETING = (
+    r"(?:(?:good\s+)?(?:morning|afternoon|evening)|hiya|heya|yo|howdy)"
+    r"(?:(?:\s+(?:all|everyone|folks|guys|there|y'all))?[,!.]+|\s+(?:all|everyone|folks|guys|"
+    r"there|y'all)\b[,!.]?)\s+"
+)
 _FILLERS = re.compile(
     r"^(?:(?:well|so|oh|hi|hey|hello|ok|okay|yes|yeah|yep|also|and|but|actually|btw|by the way|"
     r"anyway|just so you know|fyi|honestly|fun fact|oh and|now|these days|nowadays|wait|"
     r"the\s+thing\s+(?:about\s+me\s+)?is|thing\s+is|the\s+truth\s+is|truth\s+be\s+told|"
     r"basically|i\s+mean(?=,)|to\s+be\s+honest)[,!.]?\s+"
-    rf"|{SCRATCH_THAT}|{CHANGE_OF_PLAN})+",
+    rf"|{_GREETING}|{SCRATCH_THAT}|{CHANGE_OF_PLAN})+",
     re.IGNORECASE,
 )
 #: Said after a clause, telling nothing: "I'm vegetarian btw", "... horse hair of all things".
@@ -61,6 +68,8 @@ _CLAUSE_SPLIT = re.compile(
     rf"|,\s+(?={_WE}\s)"
     r"|,?\s+and\s+(?=my\s+[\w' -]{1,30}?\s+(?:is|are|was|were)\b)"
     rf"|,?\s+(?:and|but)\s+(?={_SUBJECTLESS_VERB}\s+\S)"
+    # "grew up in whitby, live in york now": a verb of where one is, with its preposition
+    r"|,\s+(?=(?-i:(?:now\s+|also\s+|still\s+)?(?:live|work|moved|grew\s+up)\s+(?:in|at|for|to|from)\b))"
     r"|,\s+(?=(?:do|don't|did|are|aren't|have|haven't|what about|how about|and)\s+you\b)"
     # "I'm a solicitor, been at the same firm ...", "at the hospital where I'm a midwife"
     r"|,\s+(?=been\s)|\s+where\s+(?=(?:i'm|im|i\s+am|i\s+work)\s)"
@@ -159,6 +168,16 @@ _LOWER_NAMED = re.compile(
 _INNER_CAPITAL = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I\b|I')[A-Z]")
 
 
+#: A relative named at the start of a sentence without "my" ("hubby's name is craig",
+#: "Mum's a nurse"): the "my" a casual typist leaves out, given back.
+_BARE_KIN = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?P<kin>(?:hubby|husband|wife|wifey|missus|mum|mom|mam|dad|nan|gran|"
+    r"grandad|grandma|sister|brother|sis|bro|son|daughter|partner|boyfriend|girlfriend|bf|gf|"
+    r"fiance|fiancee))(?='s\b|\s+is\b|\s+was\b)",
+    re.I,
+)
+
+
 def casual(text: str) -> str:
     """``text`` as if typed with care: "im" and a lone "i" as "I'm" and "I", "wots" as
     "what's", "my dogs name" as "my dog's name", and, in a message typed all in lower case,
@@ -166,6 +185,7 @@ def casual(text: str) -> str:
     "called Salt and Pepper"), so every rule reads a casual message as a careful one."""
     for pattern, said in _CASUAL:
         text = pattern.sub(said, text)
+    text = _BARE_KIN.sub(lambda m: f"my {m.group('kin')}", text)
     if _INNER_CAPITAL.search(text.strip()):
         return text
 
@@ -184,11 +204,18 @@ def casual(text: str) -> str:
     return _LOWER_NAMED.sub(named, text)
 
 
+#: Pictographs (with their joiners, skin tones and variation selectors) end what was said
+#: before them: "evening all 👋 Priyanka, 31" is a greeting, then an introduction.
+_PICTOGRAPH = "\u2600-\u27bf\U0001f000-\U0001faff"
+_EMOJI = re.compile(rf"\s*[{_PICTOGRAPH}][{_PICTOGRAPH}\u200d\ufe0f\s]*")
+
+
 def sentences(text: str) -> list[str]:
     """``text`` cut at sentence ends (. ! ? ; and line breaks), abbreviations kept whole;
     a contraction typed without its apostrophe ("cant") gets it back, and a typed "u" is
     read as "you"."""
     text = _apostrophes(text.replace("’", "'").replace("‘", "'"))
+    text = _EMOJI.sub(lambda m: ". " if m.end() < len(m.string) else "", text)
     out: list[str] = []
     start = 0
     for m in _SENTENCE_END.finditer(text):
@@ -203,7 +230,7 @@ def sentences(text: str) -> list[str]:
 #: A clause that starts with its verb, the "I" left out ("used to love running"): given back.
 _BARE_VERB = re.compile(
     r"^(?-i:(?:now\s+|also\s+|really\s+|still\s+)?(?:used\s+to|love|hate|like|adore|enjoy|"
-    r"prefer|drink|work|live|moved|can't\s+stand|just\s+got|got|have)\b)"
+    r"prefer|drink|work|live|moved|can't\s+stand|just\s+got|got|have|grew\s+up)\b)"
 )
 _BARE_BE = re.compile(
     r"^(?-i:(?:now\s+|also\s+|really\s+)?(?:into|allergic\s+to|based\s+in|obsessed\s+with|"
@@ -239,6 +266,36 @@ _LIVE_WITH = re.compile(
 )
 
 
+#: "I drive buses and have a greyhound": a second verb with its object, sharing the "I" of
+#: the clause it follows. Any lower-case word may be the verb when an object's determiner
+#: follows it; what cannot be a verb (a quantity, a preposition, a pronoun) is left.
+_AND_VERB_OBJECT = re.compile(
+    r"\s+and\s+(?:also\s+|then\s+|now\s+)?(?P<v>(?-i:[a-z]+))\s+"
+    r"(?=(?:a|an|the|my|our|some|two|three|four|five|\d+)\s)(?!(?:a|the)\s+(?:lot|bit|little|"
+    r"same|most|rest)\b)",
+    re.I,
+)
+_NOT_A_VERB = frozenset(
+    _words(
+        "all both also then with in on at for of to from into about by me him her them us it",
+        "you not so just only even especially maybe more less plus a an the my our some",
+    )
+)
+_SUBJECT_I = re.compile(r"^(?:i|i'm|im|i've|i\s+am)\s", re.I)
+
+
+def _shared_i(part: str) -> list[str]:
+    """``part`` cut before a second verb that shares its "I": "I'm 45 and have a dog" ->
+    "I'm 45", "I have a dog". A part whose subject is not "I" stays whole ("my husband
+    drives buses and has a dog" is his)."""
+    if not _SUBJECT_I.match(part):
+        return [part]
+    for m in _AND_VERB_OBJECT.finditer(part):
+        if m.group("v").lower() not in _NOT_A_VERB:
+            return [part[: m.start()], *_shared_i(f"I {part[m.start('v') :]}")]
+    return [part]
+
+
 def _coordinated(part: str) -> list[str]:
     """``part`` cut where a list names one more ("a daughter called Lily and a son called
     Sam") and where who one lives with follows where ("I live in Leeds with my husband
@@ -266,9 +323,10 @@ _NOW_IT = re.compile(r"^(?:now|these\s+days|nowadays)\s+(?:it'?s\s+|it\s+is\s+)?
 _APPOSITIVE = re.compile(
     r"^(?P<n>(?-i:[A-Z][\w'-]+)),\s+(?P<np>(?:my|our)\s+(?:[\w-]+\s+){0,2}?[\w-]+),\s*", re.I
 )
-#: "I'm Dana, a 34 year old paramedic": a name, then what the person is.
+#: "I'm Dana, a 34 year old paramedic", "I'm 45, a plumber": a name or an age, then what the
+#: person is.
 _NAME_THEN_WHAT = re.compile(
-    r"^(?P<i>i'?m|im|i\s+am)\s+(?P<n>(?-i:[A-Z][\w'-]+)),\s+(?=an?\s)", re.I
+    r"^(?P<i>i'?m|im|i\s+am)\s+(?P<n>(?-i:[A-Z][\w'-]+)|\d{1,2}),\s+(?=an?\s)", re.I
 )
 _AGE = re.compile(r"\b(?:\d{1,3}|twenty|thirty|forty|fifty|sixty)[- ]years?[- ]old\s+(?=\w)", re.I)
 #: "... paramedic living in Denver" (but not "for a living in Oslo").
@@ -471,31 +529,66 @@ def _introduced(sentence: str) -> list[str] | None:
     return [f"my name is {name}", *(c for each in said for c in each)]
 
 
+_CAPITALISED_PART = re.compile(r"^(?-i:[A-Z][\w'-]+)$")
+
+
 def _terse(sentence: str) -> list[str] | None:
-    """ "Dana here, paramedic, Denver based": a list of short parts said about oneself, each
-    made a clause ("I'm a paramedic", "I'm based in Denver"); None when the sentence is not
-    one (fewer than three parts, a long part, or no name in it)."""
+    """ "Dana here, paramedic, Denver based", "Priyanka, 31, accountant, Birmingham": a list
+    of short parts said about oneself, each made a clause ("I'm a paramedic", "I'm based in
+    Denver"); None when the sentence is not one (fewer than three parts, a long part, or no
+    name in it). The name is the one part with a capital, or the first when a part without
+    one says it is no list of names ("Milo, Luna, Coco"); a later capitalised part is a job
+    the list knows or the town."""
     parts = [p.strip() for p in sentence.split(",") if p.strip()]
     if len(parts) < 3 or not all(_TERSE_PART.match(p) for p in parts):
         return None
     named = [p for p in parts if re.match(r"^(?-i:[A-Z][\w'-]+)(?:\s+(?:here|speaking))?$", p)]
-    if len(named) != 1:  # no name, or a list of names ("Milo, Luna, Coco"): not a self-description
+    plain = any(p.isdigit() or p[:1].islower() or p.lower() in JOBS for p in parts)
+    if len(named) != 1 and not (named and named[0] == parts[0] and plain):
         return None
     if any(re.match(r"^(?:my|our|is|are|was|and|or)\b", p, re.I) for p in parts):
         return None
-    out = []
-    for number, part in enumerate(parts):
-        based = re.match(r"^(?P<p>(?-i:[A-Z][\w'-]*))[- ]based$", part, re.I)
-        if part.isdigit() or _intro_part(part):
-            out += _intro_part(part)
-        elif based:
-            out.append(f"I'm based in {based.group('p')}")
-        elif re.match(r"^(?-i:[A-Z][\w'-]+)$", part) and number == 0:
-            out.append(f"I'm {part}")
-        elif re.match(r"^[a-z][\w-]*(?:\s+[a-z][\w-]*)?$", part) and len(part.split()) <= 2:
-            out.append(f"I'm a {part}")
-        else:
-            out.append(part)
+    return [c for number, part in enumerate(parts) for c in _terse_part(part, number, named[0])]
+
+
+def _terse_part(part: str, number: int, name: str) -> list[str]:
+    """One part of a terse list as clauses (see :func:`_terse`)."""
+    based = re.match(r"^(?P<p>(?-i:[A-Z][\w'-]*))[- ]based$", part, re.I)
+    if part.isdigit() or _intro_part(part):
+        return _intro_part(part)
+    if based:
+        return [f"I'm based in {based.group('p')}"]
+    if _CAPITALISED_PART.match(part) and (number == 0 or part == name):
+        return [f"I'm {part}"]
+    if _CAPITALISED_PART.match(part):
+        return [f"I'm {_a(part.lower())}" if part.lower() in JOBS else f"I live in {part}"]
+    if re.match(r"^[a-z][\w-]*(?:\s+[a-z][\w-]*)?$", part) and len(part.split()) <= 2:
+        return [f"I'm {_a(part)}"]
+    return [part]
+
+
+def _a(noun: str) -> str:
+    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
+
+
+#: A sentence of one or two words: "Yo. Marcus. Welder. Sheffield." is one terse list.
+_SHORT_SENTENCE = re.compile(r"^[\w'-]+(?:\s+[\w'-]+)?[.!]?$")
+
+
+def _terse_runs(said: list[str]) -> list[str]:
+    """Three or more short sentences in a row, greetings left out, as one comma list."""
+    out: list[str] = []
+    run: list[tuple[str, str]] = []  # (as said, greeting left out)
+    for sentence in [*said, ""]:
+        bare = _FILLERS.sub("", sentence + " ").strip().rstrip(".!")
+        if sentence and (not bare or _SHORT_SENTENCE.match(bare)):
+            run.append((sentence, bare))
+            continue
+        kept = [b for _, b in run if b]
+        out += [", ".join(kept)] if len(kept) >= 3 else [s for s, _ in run]
+        run = []
+        if sentence:
+            out.append(sentence)
     return out
 
 
@@ -524,7 +617,8 @@ def _split_sentence(sentence: str) -> list[str]:
             out += terse
             continue
         for each in _coordinated(said):
-            out += _subjects_given(each.strip(), out)
+            for shared in _shared_i(each.strip()):
+                out += _subjects_given(shared.strip(), out)
     return out
 
 
@@ -532,6 +626,8 @@ def _subjects_given(part: str, out: list[str]) -> list[str]:
     """``part`` as a clause (see :func:`_subject_given`); [] when it is empty."""
     if not part:
         return []
+    if out and SOMEONE_ELSE.search(out[-1]) and _THEIR_STORY.match(part):
+        return [part]  # "I miss my brother, moved to Australia": his move, not the speaker's
     if out and _SUBJECTLESS.match(part) and _HAS_SUBJECT_I.match(out[-1]):
         return ["I " + part]
     return [_subject_given(part, out)]
@@ -599,7 +695,7 @@ def _sentence_clauses(text: str) -> list[tuple[str, list[str]]]:
     out: list[tuple[str, list[str]]] = []
     if _JOKED.search(text):  # "my cat is called Tiddles lol jk I don't have a cat"
         return out
-    for sentence in _age_joined(sentences(casual(text))):
+    for sentence in _terse_runs(_age_joined(sentences(casual(text)))):
         bare = _FILLERS.sub("", sentence)
         if _HYPOTHETICAL.match(bare):
             continue

@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from familiars.memory._offline._objects import Fact
+from familiars.memory._offline._stance import claims_now
 from familiars.memory._offline._values import (
     SURE,
     capitalised_name,
@@ -308,8 +309,8 @@ def understanding_for(
 def by_meaning(clause: str, understanding: Understanding) -> list[Fact]:
     """The fact the rules missed in ``clause``, read by its slot; [] when the slot is none,
     unsure, or holds no value the syntax can read."""
-    if not understanding.has("slots"):
-        return []
+    if not understanding.has("slots") or not claims_now(clause):
+        return []  # "I'm not vegan", "I had a hamster when I was little": nothing claimed
     named = capitalised_name(clause)  # the capital says it is a name, whatever the slot
     if named is not None:
         return [named]

@@ -27,6 +27,16 @@ _IS_JOB_NAMED = (
     r"\s+(?:is|was)\s+(?:an?\s+(?P<job>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?:called|named)\s+)?"
 )
 _NOT_NAMES = frozenset(_words("I My Your His Her Our Their The A An And But So It This That"))
+#: Animals among the relation words, and the people outside the family: a relative's dog
+#: is part of the person's family life ("my nan's cat is called Tiddles"); a friend's or a
+#: neighbour's dog is someone else's ("my friend's dog is called Max" keeps nothing).
+_ANIMALS = frozenset(_words("dog cat rabbit hamster parrot horse pet"))
+_OUTSIDE_FAMILY = frozenset(
+    _words(
+        "friend boss colleague neighbour flatmate landlord",
+        "teacher mentor therapist doctor coach",
+    )
+)
 
 _MY_REL_REL = re.compile(rf"^my\s+{_REL}'s\s+{_REL2}(?:{_IS_JOB_NAMED}|{_IS}){_NAME}\b", re.I)
 _OWNER_REL_IS = re.compile(rf"^{_OWNER}'s\s+{_REL}(?:{_IS_JOB_NAMED}|{_IS}){_NAME}\b", re.I)
@@ -69,6 +79,8 @@ def match_relations(clause: str) -> list[Fact]:
     m = _MY_REL_REL.match(text)
     if m and _named(m["name"]):
         rel, rel2 = relation_of(m["rel"]), relation_of(m["rel2"])
+        if rel in _OUTSIDE_FAMILY and rel2 in _ANIMALS:
+            return []
         said = f"The user's {rel}'s {rel2} is called {m['name']}"
         return [_fact(f"{said}{_job_of(m)}.", m["name"])]
     m = _MARRIED.match(text)
