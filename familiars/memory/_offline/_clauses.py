@@ -23,7 +23,7 @@ _FILLERS = re.compile(
     r"^(?:(?:well|so|oh|hi|hey|hello|ok|okay|yes|yeah|yep|also|and|but|actually|btw|by the way|"
     r"anyway|just so you know|fyi|honestly|fun fact|oh and|now|these days|nowadays|wait|"
     r"the\s+thing\s+(?:about\s+me\s+)?is|thing\s+is|the\s+truth\s+is|truth\s+be\s+told|"
-    r"basically|i\s+mean(?=,)|to\s+be\s+honest)[,!.]?\s+"
+    r"basically|i\s+mean(?=,)|to\s+be\s+honest|ngl|tbh|lowkey|highkey|not\s+gonna\s+lie)[,!.]?\s+"
     rf"|{SCRATCH_THAT})+",
     re.IGNORECASE,
 )
@@ -68,7 +68,9 @@ _CLAUSE_SPLIT = re.compile(
 _SUBJECTLESS = re.compile(rf"^{_SUBJECTLESS_VERB}")
 _HAS_SUBJECT_I = re.compile(rf"^{_I}\s", re.IGNORECASE)
 #: Sentence ends: after . ! ? ; and a space, or at a line break; not after "Mr." or "a.m.".
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\s*\n+\s*")
+#: An emoji ends what it follows as a full stop would: "allergic to cats 😿 bday is 9 april".
+_EMOJI = "[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff][\ufe0f\u200d\U0001f3fb-\U0001f3ff]*"
+_SENTENCE_END = re.compile(rf"(?<=[.!?;])\s+|\s*\n+\s*|\s*(?:{_EMOJI})+[.!?]*\s*")
 _ABBREVIATION = re.compile(
     r"\b(?:mr|mrs|ms|dr|st|prof|jr|sr|vs|etc|e\.g|i\.e|a\.m|p\.m|approx|mt|no)\.$", re.IGNORECASE
 )
@@ -86,7 +88,9 @@ _HYPOTHETICAL = re.compile(
 _CONDITION = re.compile(r"^(?:if|unless|in case|once|whenever)\b", re.IGNORECASE)
 _QUESTION_START = re.compile(
     r"^(?:do|does|did|what|what's|whats|who|whom|whose|where|when|why|how|is|are|was|were|can|"
-    r"could|would|will|should|shall|may|might|have|has|am|which)\b(?!['’]t\b|n['’]t\b)",
+    r"could|would|will|should|shall|may|might|have|has|am|which|"
+    # typed as texted: "wat am i allergic to again", "wots my cats name"
+    r"wat|wot|wats|wots|whos|wheres|hows|whens)\b(?!['’]t\b|n['’]t\b)",
     re.IGNORECASE,
 )
 _REPORTED = re.compile(
@@ -568,23 +572,30 @@ _ALLERGIC_BARE = re.compile(r"^(?:i'?m|im|i\s+am)\s+(?:\w+\s+)?allergic$", re.I)
 _CAUSE_NAMED = re.compile(
     r"^(?:i\s+)?(?:can't|cannot|can\s+not|don't|mustn't)\s+(?:take|have|eat|drink|touch|be\s+near)\s+"
     r"(?P<a>[\w -]+?)$"
-    r"|^(?P<b>[\w-]+(?:\s+[\w-]+)?)\s+(?:make|makes|give|gives|gave|made|bring|brings)\s+me\b",
+    r"|^(?P<b>[\w-]+(?:\s+[\w-]+)?)\s+(?:make|makes|give|gives|gave|made|bring|brings)\s+me\b"
+    r"|^(?:i\s+)?(?:(?:must|have\s+to|need\s+to|should|always|really)\s+)*(?:avoid|steer\s+clear\s+of|"
+    r"stay\s+away\s+from|keep\s+away\s+from)\s+(?P<c>[\w -]+?)$",
     re.I,
 )
+#: An allergy said of a pronoun: "..., as I have a severe allergy to them".
+_ALLERGY_TO_PRONOUN = re.compile(r"\b(?:allergic|allergy)\s+(?:to|of)\s+(?:them|it|those|these)\b", re.I)
 
 
 def _allergy_named(group: list[str]) -> list[str]:
     """ "peanuts make me ill, I'm allergic": the bare "I'm allergic" gets what the other
-    clause names ("I'm allergic to peanuts")."""
+    clause names ("I'm allergic to peanuts"), and so does an allergy to "them" ("I must avoid
+    peanuts, as I have a severe allergy to them")."""
     for number, clause in enumerate(group):
-        if not _ALLERGIC_BARE.match(clause):
+        pronoun = _ALLERGY_TO_PRONOUN.search(clause)
+        if not (pronoun or _ALLERGIC_BARE.match(clause)):
             continue
-        for other in group[:number] + group[number + 1 :]:
-            m = _CAUSE_NAMED.match(other)
+        parts = re.split(r"\s*,\s*", clause[: pronoun.start()]) if pronoun else []
+        for other in [*group[:number], *group[number + 1 :], *parts]:
+            m = _CAUSE_NAMED.match(other.strip())
             if m:
                 group = [*group]
-                what = m.group("a") or m.group("b").lower()
-                group[number] = f"{clause} to {what.strip()}"
+                what = (m.group("a") or m.group("c") or m.group("b").lower()).strip()
+                group[number] = f"I'm allergic to {what}" if pronoun else f"{clause} to {what}"
                 break
     return group
 

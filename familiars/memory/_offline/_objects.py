@@ -115,7 +115,12 @@ def third_person(text: str) -> str:
 
 
 #: A comment run on after the object: "maths its so boring", "sprouts they're gross".
-_COMMENT_AFTER = re.compile(r"\s+(?:its|it'?s|it\s+is|they'?re|theyre|they\s+are)(?:\s+.*)?$", re.I)
+#: A comment on the thing after it, not part of it: "mushrooms they r so gross", "olives cos
+#: they're slimy".
+_COMMENT_AFTER = re.compile(
+    r"\s+(?:its|it'?s|it\s+(?:is|was)|they'?re|theyre|they\s+(?:are|r|were)|cos|coz|cuz)(?:\s+.*)?$",
+    re.I,
+)
 
 
 def _trimmed_object(obj: str) -> str | None:

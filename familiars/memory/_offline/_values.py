@@ -228,6 +228,8 @@ _WHEN = (
     r"(?:(?:at\s+|on\s+)?(?:the\s+)?(?:weekends?|evenings?|mornings?|sundays?|saturdays?)\s+|"
     r"in\s+my\s+(?:free|spare)\s+time,?\s+|most\s+(?:days|nights|weekends)\s+)?"
 )
+#: What starts a state, not a thing: "it's all gone a bit dull", "it's all a bit much".
+_NO_THING = r"(?:gone|got|been|become|getting|going|a\s+bit|quite|rather|too|so|very|over|(?-i:[a-z]{3,}ed))\b"
 _LIKING = re.compile(
     rf"^{_WHEN}(?:i'?m\s+|im\s+|i\s+am\s+|i'?ve\s+|i\s+)?(?:(?:really|absolutely|just|totally|so|truly|"
     r"actually|honestly|now|recently|finally)\s+)*"
@@ -241,7 +243,7 @@ _LIKING = re.compile(
     r"(?:\s+(?:now|these\s+days|at\s+the\s+moment|lately|right\s+now|rn|for\s+me))?$"
     # "these days it's all wild swimming (for me)"
     r"|^(?:(?:these\s+days|nowadays|now),?\s+)?(?:it'?s|its|it\s+is)\s+(?:all|mostly|mainly|largely|more|pretty\s+much\s+all|"
-    r"more\s+or\s+less\s+all)\s+(?:about\s+)?(?P<all>.+?)(?:\s+for\s+me)?"
+    rf"more\s+or\s+less\s+all)\s+(?:about\s+)?(?!{_NO_THING})(?P<all>.+?)(?:\s+for\s+me)?"
     r"(?:\s+(?:now|these\s+days))?$",
     re.I,
 )
