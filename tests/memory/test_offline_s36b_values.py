@@ -55,7 +55,12 @@ def test_values_cut_where_they_end(text: str, wanted: list[str]) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["wat am i allergic to again", "wots my cats name again", "I love cats, I have an allergy to them"]
+    "text",
+    [
+        "wat am i allergic to again",
+        "wots my cats name again",
+        "I love cats, I have an allergy to them",
+    ],
 )
 def test_questions_and_unnamed_allergens_keep_no_allergy(text: str) -> None:
     assert not any("allergic" in s for s in _said(text))

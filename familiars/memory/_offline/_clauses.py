@@ -578,7 +578,9 @@ _CAUSE_NAMED = re.compile(
     re.I,
 )
 #: An allergy said of a pronoun: "..., as I have a severe allergy to them".
-_ALLERGY_TO_PRONOUN = re.compile(r"\b(?:allergic|allergy)\s+(?:to|of)\s+(?:them|it|those|these)\b", re.I)
+_ALLERGY_TO_PRONOUN = re.compile(
+    r"\b(?:allergic|allergy)\s+(?:to|of)\s+(?:them|it|those|these)\b", re.I
+)
 
 
 def _allergy_named(group: list[str]) -> list[str]:

@@ -32,7 +32,9 @@ _NOT_NAMES = frozenset(_words("I My Your His Her Our Their The A An And But So I
 #: neighbour's dog is someone else's ("my friend's dog is called Max" keeps nothing).
 _ANIMALS = frozenset(_words("dog cat rabbit hamster parrot horse pet"))
 _OUTSIDE_FAMILY = frozenset(
-    _words("friend boss colleague neighbour flatmate landlord teacher mentor therapist doctor coach")
+    _words(
+        "friend boss colleague neighbour flatmate landlord teacher mentor therapist doctor coach"
+    )
 )
 
 _MY_REL_REL = re.compile(rf"^my\s+{_REL}'s\s+{_REL2}(?:{_IS_JOB_NAMED}|{_IS}){_NAME}\b", re.I)

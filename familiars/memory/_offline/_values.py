@@ -229,7 +229,10 @@ _WHEN = (
     r"in\s+my\s+(?:free|spare)\s+time,?\s+|most\s+(?:days|nights|weekends)\s+)?"
 )
 #: What starts a state, not a thing: "it's all gone a bit dull", "it's all a bit much".
-_NO_THING = r"(?:gone|got|been|become|getting|going|a\s+bit|quite|rather|too|so|very|over|(?-i:[a-z]{3,}ed))\b"
+_NO_THING = (
+    r"(?:gone|got|been|become|getting|going|a\s+bit|quite|rather|too|so|very|over|"
+    r"(?-i:[a-z]{3,}ed))\b"
+)
 _LIKING = re.compile(
     rf"^{_WHEN}(?:i'?m\s+|im\s+|i\s+am\s+|i'?ve\s+|i\s+)?(?:(?:really|absolutely|just|totally|so|truly|"
     r"actually|honestly|now|recently|finally)\s+)*"
