@@ -495,6 +495,7 @@ _WHEN_TAIL = re.compile(
 
 def _clean_place(text: str) -> str | None:
     text = _OBJECT_CUT.split(text, maxsplit=1)[0].strip(" .!?")
+    text = re.split(r"\s+not\s+", text, maxsplit=1, flags=re.I)[0]  # "Leeds not Leicester"
     text = re.sub(r"\s+(?:now|these days|at the moment|currently)$", "", text, flags=re.I)
     text = _WHEN_TAIL.sub("", text)
     words = text.split()

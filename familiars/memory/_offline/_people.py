@@ -110,8 +110,11 @@ def _is_name(word: str | None) -> bool:
 
 _IM_A_JOB = re.compile(
     r"^(?:by\s+day\s+)?(?:i'?m|i\s+am|im)\s+(?:now\s+|currently\s+|still\s+|actually\s+)?"
-    rf"(?:working\s+as\s+|employed\s+as\s+)?(?P<article>an?)\s+(?P<job>{_MOD}{_JOB_WORD})s?"
-    r"(?:\s+(?:at|for|with)\s+(?P<org>.+?))?(?:\s+(?:now|these days|in \w+))?$",
+    rf"(?:(?:working|employed)\s+(?:as|like)\s+(?:(?P<bare>)(?=(?-i:[a-z]))(?!an?\s))?)?"
+    rf"(?:(?(bare)|(?P<article>an?)\s+))(?P<job>{_MOD}{_JOB_WORD})s?"
+    r"(?:\s+(?:at|for|with)\s+(?P<org>.+?))?"
+    # where the job is done, no employer: "on the Overground", "in the hospital"
+    r"(?:\s+(?:on|in)\s+the\s+[\w'-]+(?:\s+[\w'-]+)?)?(?:\s+(?:now|these days|in \w+))?$",
     re.IGNORECASE,
 )
 _WORK_AS_AT = re.compile(
@@ -287,7 +290,8 @@ _NEW_JOB_AT = re.compile(
     re.IGNORECASE,
 )
 _WORK_IN_PLACE = re.compile(
-    rf"^i\s+(?:now\s+)?work\s+in\s+(?:an?|the)\s+(?P<org>(?:[\w-]+\s+)?(?:{_alternation(WORKPLACES)}))$",
+    rf"^i\s+(?:now\s+)?work\s+in\s+(?:an?|the)\s+(?P<org>(?:[\w-]+\s+)?(?:{_alternation(WORKPLACES)}))"
+    r"(?:\s+(?:now|these\s+days|instead))?$",
     re.IGNORECASE,
 )
 _TIME_TAIL = re.compile(r"\s+(?:last|this|next)\s+\w+$|\s+(?:yesterday|today)$", re.I)
@@ -649,7 +653,7 @@ def match_nickname(clause: str) -> list[Fact]:
 
 _HOME = re.compile(
     r"^(?:i|we)\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+(?:from\s+.+?\s+)?"
-    r"to\s+(?P<place>.+?)(?:\s+(?:last|this)\s+\w+|\s+\w+\s+ago)?"
+    r"to\s+(?P<place>.+?)(?:\s+(?:the\s+)?(?:last|past|this)\s+\w+|\s+\w+\s+ago)?"
     r"(?:\s+(?:after|because|for|when|once)\s+(?:the|my|a|an|our|i|we)\b.*)?$"
     r"|^we\s+(?:now\s+)?live\s+in\s+(?:the\s+\w+\s+of\s+)?(?P<place2>.+)$"
     r"|^i\s+live\s+(?:just\s+)?(?:outside|near)\s+(?P<place3>.+)$"

@@ -19,7 +19,7 @@ from dataclasses import replace
 from familiars.memory._offline._clauses import _is_question, _sentence_clauses
 from familiars.memory._offline._objects import Fact, _fact_key
 from familiars.memory._offline._patterns import match_preference
-from familiars.memory._offline._people import _work_fact
+from familiars.memory._offline._people import WORKPLACES, _work_fact, match_workplace
 from familiars.memory._offline._values import _NO_THING, about_someone_else, match_place_or_home
 from familiars.memory._records import MemoryRecord, is_live
 
@@ -31,7 +31,7 @@ _OVER = re.compile(
 )
 _LEAD = re.compile(
     r"^(?:(?:and|but|so|now|these\s+days|nowadays|instead|actually)\s*,?\s+)*"
-    r"(?:(?:i|we)(?:'m|'re|\s+am|\s+are)?\s+|im\s+)?"
+    r"(?:(?:i|we)(?:'m|'re|'ve|\s+am|\s+are|\s+have)?\s+|im\s+)?"
     r"(?:(?:now|just|mostly|also|really|totally|properly)\s+)*",
     re.I,
 )
@@ -52,6 +52,10 @@ _NEW_LIKE = re.compile(
 )
 #: "swapped chess for go", "traded the gym for running": the new value after "for".
 _SWAP = re.compile(r"\b(?:swapped|swapping|traded|exchanged)\s+.+?\s+for\s+(?P<new>.+)$", re.I)
+#: A place of work by its kind, no name: "in a pharmacy", "at the bakery".
+_AT_WORKPLACE = re.compile(
+    rf"\b(?:in|at)\s+(?:an?|the)\s+(?:{'|'.join(sorted(WORKPLACES))})$", re.I
+)
 _NAME = re.compile(r"\b(?P<n>[A-ZÀ-Þ][\w'&.-]*(?:\s+[A-ZÀ-Þ][\w'&.-]*)*)")
 
 
@@ -119,6 +123,8 @@ def _read(part: str, slot: str) -> Fact | None:
         if not thing or len(thing.split()) > 4:
             return None
         return match_preference(f"I like {thing}")
+    if slot == "work" and (at := _AT_WORKPLACE.search(said)):  # "I change to work in a pharmacy"
+        return next(iter(match_workplace(f"I work {at.group(0)}")), None)
     name = _NAME.search(said)
     place = name.group("n") if name else ""
     if not place or place in ("I", "I'm"):
