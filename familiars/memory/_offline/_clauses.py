@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import re
 
-from familiars.memory._offline._objects import _words
+from familiars.memory._offline._objects import JOBS, _words
 
 logger = logging.getLogger(__name__)
 
@@ -19,12 +19,19 @@ logger = logging.getLogger(__name__)
 #: "scratch that, we're going to Tenerife" reaches the writer only as a correction (a
 #: forget request is no turn): the words before the break tell nothing (review s33-2 item 9).
 SCRATCH_THAT = r"(?:scratch|forget)\s+that\s*[,.;:!–—-]+\s*"
+#: A greeting said before the message ("morning!", "evening all", "hiya,"): set off by a
+#: mark or said to everyone, so "morning runs are the best" keeps its first word.
+_GREETING = (
+    r"(?:(?:good\s+)?(?:morning|afternoon|evening)|hiya|heya|yo|howdy)"
+    r"(?:(?:\s+(?:all|everyone|folks|guys|there|y'all))?[,!.]+|\s+(?:all|everyone|folks|guys|"
+    r"there|y'all)\b[,!.]?)\s+"
+)
 _FILLERS = re.compile(
     r"^(?:(?:well|so|oh|hi|hey|hello|ok|okay|yes|yeah|yep|also|and|but|actually|btw|by the way|"
     r"anyway|just so you know|fyi|honestly|fun fact|oh and|now|these days|nowadays|wait|"
     r"the\s+thing\s+(?:about\s+me\s+)?is|thing\s+is|the\s+truth\s+is|truth\s+be\s+told|"
     r"basically|i\s+mean(?=,)|to\s+be\s+honest|ngl|tbh|lowkey|highkey|not\s+gonna\s+lie)[,!.]?\s+"
-    rf"|{SCRATCH_THAT})+",
+    rf"|{_GREETING}|{SCRATCH_THAT})+",
     re.IGNORECASE,
 )
 #: Said after a clause, telling nothing: "I'm vegetarian btw", "... horse hair of all things".
@@ -68,9 +75,7 @@ _CLAUSE_SPLIT = re.compile(
 _SUBJECTLESS = re.compile(rf"^{_SUBJECTLESS_VERB}")
 _HAS_SUBJECT_I = re.compile(rf"^{_I}\s", re.IGNORECASE)
 #: Sentence ends: after . ! ? ; and a space, or at a line break; not after "Mr." or "a.m.".
-#: An emoji ends what it follows as a full stop would: "allergic to cats 😿 bday is 9 april".
-_EMOJI = "[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff][\ufe0f\u200d\U0001f3fb-\U0001f3ff]*"
-_SENTENCE_END = re.compile(rf"(?<=[.!?;])\s+|\s*\n+\s*|\s*(?:{_EMOJI})+[.!?]*\s*")
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\s*\n+\s*")
 _ABBREVIATION = re.compile(
     r"\b(?:mr|mrs|ms|dr|st|prof|jr|sr|vs|etc|e\.g|i\.e|a\.m|p\.m|approx|mt|no)\.$", re.IGNORECASE
 )
@@ -183,11 +188,20 @@ def casual(text: str) -> str:
     return _LOWER_NAMED.sub(named, text)
 
 
+#: Pictographs (with their joiners, skin tones and variation selectors) end what was said
+#: before them: "evening all 👋 Priyanka, 31" is a greeting, then an introduction.
+_EMOJI = re.compile(
+    r"\s*[\u2600-\u27bf\U0001f000-\U0001faff]"
+    r"[\u2600-\u27bf\U0001f000-\U0001faff\u200d\ufe0f\U0001f3fb-\U0001f3ff\s]*"
+)
+
+
 def sentences(text: str) -> list[str]:
     """``text`` cut at sentence ends (. ! ? ; and line breaks), abbreviations kept whole;
     a contraction typed without its apostrophe ("cant") gets it back, and a typed "u" is
     read as "you"."""
     text = _apostrophes(text.replace("’", "'").replace("‘", "'"))
+    text = _EMOJI.sub(lambda m: ". " if m.end() < len(m.string) else "", text)
     out: list[str] = []
     start = 0
     for m in _SENTENCE_END.finditer(text):
@@ -295,9 +309,10 @@ _NOW_IT = re.compile(r"^(?:now|these\s+days|nowadays)\s+(?:it'?s\s+|it\s+is\s+)?
 _APPOSITIVE = re.compile(
     r"^(?P<n>(?-i:[A-Z][\w'-]+)),\s+(?P<np>(?:my|our)\s+(?:[\w-]+\s+){0,2}?[\w-]+),\s*", re.I
 )
-#: "I'm Dana, a 34 year old paramedic": a name, then what the person is.
+#: "I'm Dana, a 34 year old paramedic", "I'm 45, a plumber": a name or an age, then what the
+#: person is.
 _NAME_THEN_WHAT = re.compile(
-    r"^(?P<i>i'?m|im|i\s+am)\s+(?P<n>(?-i:[A-Z][\w'-]+)),\s+(?=an?\s)", re.I
+    r"^(?P<i>i'?m|im|i\s+am)\s+(?P<n>(?-i:[A-Z][\w'-]+)|\d{1,2}),\s+(?=an?\s)", re.I
 )
 _AGE = re.compile(r"\b(?:\d{1,3}|twenty|thirty|forty|fifty|sixty)[- ]years?[- ]old\s+(?=\w)", re.I)
 #: "... paramedic living in Denver" (but not "for a living in Oslo").
@@ -500,31 +515,66 @@ def _introduced(sentence: str) -> list[str] | None:
     return [f"my name is {name}", *(c for each in said for c in each)]
 
 
+_CAPITALISED_PART = re.compile(r"^(?-i:[A-Z][\w'-]+)$")
+
+
 def _terse(sentence: str) -> list[str] | None:
-    """ "Dana here, paramedic, Denver based": a list of short parts said about oneself, each
-    made a clause ("I'm a paramedic", "I'm based in Denver"); None when the sentence is not
-    one (fewer than three parts, a long part, or no name in it)."""
+    """ "Dana here, paramedic, Denver based", "Priyanka, 31, accountant, Birmingham": a list
+    of short parts said about oneself, each made a clause ("I'm a paramedic", "I'm based in
+    Denver"); None when the sentence is not one (fewer than three parts, a long part, or no
+    name in it). The name is the one part with a capital, or the first when a part without
+    one says it is no list of names ("Milo, Luna, Coco"); a later capitalised part is a job
+    the list knows or the town."""
     parts = [p.strip() for p in sentence.split(",") if p.strip()]
     if len(parts) < 3 or not all(_TERSE_PART.match(p) for p in parts):
         return None
     named = [p for p in parts if re.match(r"^(?-i:[A-Z][\w'-]+)(?:\s+(?:here|speaking))?$", p)]
-    if len(named) != 1:  # no name, or a list of names ("Milo, Luna, Coco"): not a self-description
+    plain = any(p.isdigit() or p[:1].islower() or p.lower() in JOBS for p in parts)
+    if len(named) != 1 and not (named and named[0] == parts[0] and plain):
         return None
     if any(re.match(r"^(?:my|our|is|are|was|and|or)\b", p, re.I) for p in parts):
         return None
-    out = []
-    for number, part in enumerate(parts):
-        based = re.match(r"^(?P<p>(?-i:[A-Z][\w'-]*))[- ]based$", part, re.I)
-        if part.isdigit() or _intro_part(part):
-            out += _intro_part(part)
-        elif based:
-            out.append(f"I'm based in {based.group('p')}")
-        elif re.match(r"^(?-i:[A-Z][\w'-]+)$", part) and number == 0:
-            out.append(f"I'm {part}")
-        elif re.match(r"^[a-z][\w-]*(?:\s+[a-z][\w-]*)?$", part) and len(part.split()) <= 2:
-            out.append(f"I'm a {part}")
-        else:
-            out.append(part)
+    return [c for number, part in enumerate(parts) for c in _terse_part(part, number, named[0])]
+
+
+def _terse_part(part: str, number: int, name: str) -> list[str]:
+    """One part of a terse list as clauses (see :func:`_terse`)."""
+    based = re.match(r"^(?P<p>(?-i:[A-Z][\w'-]*))[- ]based$", part, re.I)
+    if part.isdigit() or _intro_part(part):
+        return _intro_part(part)
+    if based:
+        return [f"I'm based in {based.group('p')}"]
+    if _CAPITALISED_PART.match(part) and (number == 0 or part == name):
+        return [f"I'm {part}"]
+    if _CAPITALISED_PART.match(part):
+        return [f"I'm {_a(part.lower())}" if part.lower() in JOBS else f"I live in {part}"]
+    if re.match(r"^[a-z][\w-]*(?:\s+[a-z][\w-]*)?$", part) and len(part.split()) <= 2:
+        return [f"I'm {_a(part)}"]
+    return [part]
+
+
+def _a(noun: str) -> str:
+    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
+
+
+#: A sentence of one or two words: "Yo. Marcus. Welder. Sheffield." is one terse list.
+_SHORT_SENTENCE = re.compile(r"^[\w'-]+(?:\s+[\w'-]+)?[.!]?$")
+
+
+def _terse_runs(said: list[str]) -> list[str]:
+    """Three or more short sentences in a row, greetings left out, as one comma list."""
+    out: list[str] = []
+    run: list[tuple[str, str]] = []  # (as said, greeting left out)
+    for sentence in [*said, ""]:
+        bare = _FILLERS.sub("", sentence + " ").strip().rstrip(".!")
+        if sentence and (not bare or _SHORT_SENTENCE.match(bare)):
+            run.append((sentence, bare))
+            continue
+        kept = [b for _, b in run if b]
+        out += [", ".join(kept)] if len(kept) >= 3 else [s for s, _ in run]
+        run = []
+        if sentence:
+            out.append(sentence)
     return out
 
 
@@ -638,7 +688,7 @@ def _sentence_clauses(text: str) -> list[tuple[str, list[str]]]:
     out: list[tuple[str, list[str]]] = []
     if _JOKED.search(text):  # "my cat is called Tiddles lol jk I don't have a cat"
         return out
-    for sentence in _age_joined(sentences(casual(text))):
+    for sentence in _terse_runs(_age_joined(sentences(casual(text)))):
         bare = _FILLERS.sub("", sentence)
         if _HYPOTHETICAL.match(bare):
             continue

@@ -22,6 +22,28 @@ def _words(*chunks: str) -> list[str]:
     return " ".join(chunks).split()
 
 
+#: The last word of a job title ("pediatric nurse", "software engineer").
+JOBS = frozenset(
+    _words(
+        "nurse doctor surgeon dentist hygienist pharmacist paramedic midwife physio "
+        "physiotherapist therapist psychologist psychiatrist vet veterinarian teacher lecturer "
+        "professor tutor student researcher scientist engineer developer programmer designer "
+        "architect accountant lawyer solicitor barrister paralegal attorney judge chef cook "
+        "baker barista waiter waitress bartender cashier clerk receptionist manager director "
+        "consultant analyst administrator assistant secretary intern apprentice electrician "
+        "plumber carpenter builder mechanic technician driver pilot firefighter officer "
+        "soldier police policeman policewoman journalist writer author editor photographer "
+        "artist musician actor actress dancer farmer gardener cleaner librarian translator "
+        "salesperson sales banker broker economist marketer recruiter carer caregiver "
+        "housekeeper hairdresser barber beautician tailor welder miner fisherman postman "
+        "courier porter security guard coach trainer instructor entrepreneur founder ceo "
+        "cto freelancer contractor surveyor optician radiographer sonographer dietitian "
+        "nutritionist counsellor counselor social worker priest vicar pastor rabbi imam "
+        "butcher florist jeweller realtor"
+    )
+)
+
+
 _NOT_NAMES = frozenset(
     _words(
         "later back when if tomorrow tonight today maybe please now sometime soon again "

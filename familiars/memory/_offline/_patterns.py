@@ -339,6 +339,11 @@ _GREETING_NAME = re.compile(
     r"(?:\s+there)?[,!.]?\s+(?:i'm|i am|im|this is|it's)\s+)(?P<name>[A-Z][a-z'-]+)"
     r"(?=$|[,.!]|\s+(?i:and|but|from|here)\b)"
 )
+#: "hiya, Callum here": after a greeting, a capitalised word and "here" names the speaker.
+_GREETING_HERE = re.compile(
+    r"^(?i:(?:hi|hello|hey|hiya|howdy|yo|(?:good\s+)?(?:morning|afternoon|evening))"
+    r"(?:\s+(?:there|all|everyone))?[,!.]?\s+)(?P<name>[A-Z][a-z'-]+)\s+(?i:here|speaking)\b"
+)
 _NOT_GREETING_NAMES = frozenset(
     _words(
         "back new here fine good ok okay sorry home tired bored sad happy ready done just so "
@@ -352,7 +357,7 @@ _NOT_GREETING_NAMES = frozenset(
 def match_greeting_name(sentence: str) -> Fact | None:
     """ "Hi, I'm Bob": after a greeting, "I'm" and a capitalised word is a name ("I'm Tired"
     without a greeting, or "Hi, I'm English", is not)."""
-    m = _GREETING_NAME.match(sentence.strip())
+    m = _GREETING_NAME.match(sentence.strip()) or _GREETING_HERE.match(sentence.strip())
     if not m:
         return None
     name = m.group("name")

@@ -12,32 +12,12 @@ from __future__ import annotations
 import logging
 import re
 
-from familiars.memory._offline._objects import Fact, _words, third_person, topic_key
+from familiars.memory._offline._objects import JOBS, Fact, _words, third_person, topic_key
 from familiars.memory._offline._patterns import _MOVED_AS_A_CHILD, _clean_place, _third_singular
 from familiars.memory._offline._relations import relation_facts
 
 logger = logging.getLogger(__name__)
 
-#: The last word of a job title ("pediatric nurse", "software engineer").
-JOBS = frozenset(
-    _words(
-        "nurse doctor surgeon dentist hygienist pharmacist paramedic midwife physio "
-        "physiotherapist therapist psychologist psychiatrist vet veterinarian teacher lecturer "
-        "professor tutor student researcher scientist engineer developer programmer designer "
-        "architect accountant lawyer solicitor barrister paralegal attorney judge chef cook "
-        "baker barista waiter waitress bartender cashier clerk receptionist manager director "
-        "consultant analyst administrator assistant secretary intern apprentice electrician "
-        "plumber carpenter builder mechanic technician driver pilot firefighter officer "
-        "soldier police policeman policewoman journalist writer author editor photographer "
-        "artist musician actor actress dancer farmer gardener cleaner librarian translator "
-        "salesperson sales banker broker economist marketer recruiter carer caregiver "
-        "housekeeper hairdresser barber beautician tailor welder miner fisherman postman "
-        "courier porter security guard coach trainer instructor entrepreneur founder ceo "
-        "cto freelancer contractor surveyor optician radiographer sonographer dietitian "
-        "nutritionist counsellor counselor social worker priest vicar pastor rabbi imam "
-        "butcher florist jeweller realtor"
-    )
-)
 #: Where a person may work, said without a name ("I work in a hospital").
 WORKPLACES = frozenset(
     _words(
