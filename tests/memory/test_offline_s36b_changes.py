@@ -93,3 +93,9 @@ def test_a_change_of_mind_in_other_words(
 def test_moving_for_work_names_no_new_home(understanding: Any) -> None:
     said = _updates("I moved from Walthamstow for work", HOME, understanding)
     assert not any(s.startswith("The user lives in") for s in said), said
+
+
+def test_quitting_a_workplace_is_no_job_by_meaning(understanding: Any) -> None:
+    salon = ("The user works at the salon.", "profile", ["work"])
+    said = _updates("i quit the salon, i work at greggs now lol", salon, understanding)
+    assert said == ["The user works at Greggs. (was m_p0)"], said

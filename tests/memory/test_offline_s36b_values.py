@@ -69,3 +69,23 @@ def test_questions_and_unnamed_allergens_keep_no_allergy(text: str) -> None:
 def test_a_state_is_no_new_liking() -> None:
     said = _said("I'm not really into cricket anymore, it's all gone a bit dull.", CRICKET)
     assert not any("dull" in s for s in said), said
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        (
+            "I have one cat, she is a siamese, her name is Luna.",
+            "The user has one cat called Luna.",
+        ),
+        ("we have a dog, he's a beagle, his name is Bruno", "The user has a dog called Bruno."),
+        ("I am working like cook in a restaurant, I make the pasta.", "The user works as a cook."),
+    ],
+)
+def test_pets_named_after_what_they_are_and_jobs_said_like(text: str, wanted: str) -> None:
+    assert wanted in _said(text)
+
+
+def test_quitting_a_workplace_is_no_job() -> None:
+    said = _said("i quit the salon, i work at greggs now lol")
+    assert said == ["The user works at Greggs."], said

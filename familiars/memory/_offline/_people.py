@@ -94,7 +94,7 @@ _IM_A_JOB = re.compile(
     rf"(?:(?(bare)|(?P<article>an?)\s+))(?P<job>{_MOD}{_JOB_WORD})s?"
     r"(?:\s+(?:at|for|with)\s+(?P<org>.+?))?"
     # where the job is done, no employer: "on the Overground", "in the hospital"
-    r"(?:\s+(?:on|in)\s+the\s+[\w'-]+(?:\s+[\w'-]+)?)?(?:\s+(?:now|these days|in \w+))?$",
+    r"(?:\s+(?:on|in)\s+(?:the|an?)\s+[\w'-]+(?:\s+[\w'-]+)?)?(?:\s+(?:now|these days|in \w+))?$",
     re.IGNORECASE,
 )
 _WORK_AS_AT = re.compile(
@@ -315,8 +315,10 @@ _WHEN_GOT = (
     r"(?:\s+(?:last\s+\w+|this\s+\w+|yesterday|today|recently|in\s+(?:the\s+)?\w+|"
     r"(?:a|an|one|two|three|\d+|a\s+few|a\s+couple\s+of)\s+\w+\s+ago)(?=,))?"
 )
+#: What the pet is, said between it and its name: "one cat, she is a siamese, her name is Luna".
+_DESCRIBED = r"(?:,?\s+(?:she|he|it)(?:'s|\s+is)\s+an?\s+[\w-]+(?:\s+[\w-]+)?(?=,))?"
 _PET_WITH_NAME = re.compile(
-    rf"(?:and\s+)?(?P<what>{_COUNT}\s+{_PET_MOD}{_PET_WORD})(?P<plural>s|es)?\b{_WHEN_GOT}"
+    rf"(?:and\s+)?(?P<what>{_COUNT}\s+{_PET_MOD}{_PET_WORD})(?P<plural>s|es)?\b{_WHEN_GOT}{_DESCRIBED}"
     rf"{_NAMING}(?-i:{_NAME})\b",
     re.IGNORECASE,
 )

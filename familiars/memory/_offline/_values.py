@@ -147,7 +147,9 @@ _NOT_WORK_VERBS = frozenset(
         "am was have has had like love hate enjoy live lived work worked want need think feel "
         "felt got get go went going know knew wish hope just really also can can't could would "
         "will should might must don't didn't did miss missed no not never still longer "
-        "used take took catch caught"
+        "used take took catch caught",
+        # verbs that end or leave a job, never one: "I quit the salon", "I left the bank"
+        "quit quits leave left lose lost resign resigned retire",
     )
 )
 #: The slot model's probability above which a job said by what one does needs no cue.
