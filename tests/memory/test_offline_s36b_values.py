@@ -89,3 +89,9 @@ def test_pets_named_after_what_they_are_and_jobs_said_like(text: str, wanted: st
 def test_quitting_a_workplace_is_no_job() -> None:
     said = _said("i quit the salon, i work at greggs now lol")
     assert said == ["The user works at Greggs."], said
+
+
+def test_relatives_typed_in_lower_case_are_named() -> None:
+    said = _said("i live in cardiff w my mum jess n my stepdad rob")
+    assert "The user's mum is called Jess." in said and "The user's stepdad is called Rob." in said
+    assert not any("Today" in s for s in _said("i went shopping with my mum today"))

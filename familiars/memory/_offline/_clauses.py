@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import re
 
-from familiars.memory._offline._objects import JOBS, _words
+from familiars.memory._offline._objects import FAMILY, JOBS, _words
 
 logger = logging.getLogger(__name__)
 
@@ -139,6 +139,8 @@ _CASUAL = (
     (re.compile(r"\b(?:wots|wot|whats)\b", re.I), "what's"),
     # "obsessed w crochet", "live w my bf": "w" or "w/" for "with"
     (re.compile(r"(?<![\w'-])(?-i:w)/?(?=\s+[a-z])"), "with"),
+    # "my mum jess n my stepdad rob": "n" for "and"
+    (re.compile(r"(?<=\w)\s+(?-i:n)\s+(?=[a-z])"), " and "),
     # "my dogs name", "my dogs called rex": the possessive or "is" lost its apostrophe
     (
         re.compile(r"\b(?P<my>my|our)\s+(?P<n>[a-z]+[^s\W])s\s+(?=(?:name|called|named)\b)", re.I),
@@ -185,7 +187,23 @@ def casual(text: str) -> str:
             said.append(part.capitalize() if number % 2 == 0 else part)
         return m.group("cue") + "".join(said)
 
-    return _LOWER_NAMED.sub(named, text)
+    return _LOWER_KIN_NAMED.sub(_kin_named, _LOWER_NAMED.sub(named, text))
+
+
+#: A relative named in a list or after "with", typed in lower case: "w my mum jess and my
+#: stepdad rob" (never a relative that does something: "my mum cooks" is no name).
+_LOWER_KIN_NAMED = re.compile(
+    rf"(?P<kin>(?:\bwith|\band|&|,)\s+(?:my|our)\s+(?:{'|'.join(sorted(FAMILY))}))\s+"
+    r"(?P<name>[a-z][a-z'-]+)(?=\s*(?:$|,|\band\b|&|[.!]))"
+)
+_NOT_KIN_NAMES = frozenset(_words("today tonight yesterday tomorrow lol haha x xx too though tho"))
+
+
+def _kin_named(m: re.Match[str]) -> str:
+    name = m.group("name")
+    if name in _NOT_LOWER_NAMES or name in _NOT_KIN_NAMES or name in FAMILY:
+        return m.group(0)
+    return f"{m.group('kin')} {name.capitalize()}"
 
 
 #: Pictographs (with their joiners, skin tones and variation selectors) end what was said

@@ -42,6 +42,17 @@ JOBS = frozenset(
         "butcher florist jeweller realtor"
     )
 )
+#: Words for a relative: "my mum", "my stepdad", "my nan".
+FAMILY = frozenset(
+    _words(
+        "mum mom mother mam dad father sister brother son daughter wife husband partner "
+        "girlfriend boyfriend fiance fiancé fiancee fiancée grandmother grandma gran granny "
+        "nan nana grandfather grandpa grandad granddad aunt auntie uncle cousin niece nephew "
+        "stepmum stepmom stepdad stepfather stepmother stepson stepdaughter stepbrother "
+        "stepsister twin kid kids child children baby parents parent grandson granddaughter "
+        "grandkids grandchildren"
+    )
+)
 
 
 _NOT_NAMES = frozenset(

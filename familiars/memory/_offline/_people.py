@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import re
 
-from familiars.memory._offline._objects import JOBS, Fact, _words, third_person, topic_key
+from familiars.memory._offline._objects import FAMILY, JOBS, Fact, _words, third_person, topic_key
 from familiars.memory._offline._patterns import _MOVED_AS_A_CHILD, _clean_place, _third_singular
 from familiars.memory._offline._relations import relation_facts
 
@@ -34,16 +34,6 @@ PETS = frozenset(
         "retriever labrador beagle poodle spaniel terrier collie husky corgi "
         "dachshund pug bulldog greyhound whippet shepherd schnauzer labradoodle cockapoo "
         "coon siamese persian tabby ragdoll bengal iguana axolotl pig"
-    )
-)
-FAMILY = frozenset(
-    _words(
-        "mum mom mother mam dad father sister brother son daughter wife husband partner "
-        "girlfriend boyfriend fiance fiancé fiancee fiancée grandmother grandma gran granny "
-        "nan nana grandfather grandpa grandad granddad aunt auntie uncle cousin niece nephew "
-        "stepmum stepmom stepdad stepfather stepmother stepson stepdaughter stepbrother "
-        "stepsister twin kid kids child children baby parents parent grandson granddaughter "
-        "grandkids grandchildren"
     )
 )
 _PLURAL = {"children": "child", "kids": "kid", "grandkids": "grandkid", "parents": "parent"}
