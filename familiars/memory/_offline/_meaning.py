@@ -269,9 +269,9 @@ class Understanding:
         sims = self.vectors(texts, fixed=True) @ vector[0]
         near = max(range(len(labels)), key=lambda i: float(sims[i]))
         nearest_none = max((float(x) for x, k in zip(sims, labels, strict=True) if k == "none"))
-        if labels[near] != "none" and float(sims[near]) >= MIN_NEAR_QUESTION:
-            if float(sims[near]) > nearest_none:
-                return labels[near], float(sims[near])
+        close = float(sims[near])
+        if labels[near] != "none" and close >= MIN_NEAR_QUESTION and close > nearest_none:
+            return labels[near], close
         return slot, sure
 
     def similarity(self, a: str, b: str) -> float:
