@@ -98,3 +98,24 @@ def test_look_alikes_of_openers_and_shared_verbs_keep_no_fact_of_the_users_own(
     said = _said(text)
     assert not any("The user's name" in c or "The user has a greyhound" in c for c in said)
     assert not any(c.startswith("The user lives") for c in said)
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("three kids, Marcus, Jaylen and little Nia", "three kids called Marcus, Jaylen and Nia"),
+        ("grew up in Whitby, live in York now", "The user lives in York."),
+        ("hubby's name is craig, he's a sparky", "The user's hubby is called Craig."),
+    ],
+)
+def test_a_fond_word_before_a_name_a_bare_verb_after_a_comma_and_a_bare_kin_word_are_read(
+    text: str, wanted: str, understanding: Understanding
+) -> None:
+    said = _said(text, understanding)
+    assert any(wanted in c for c in said), said
+    assert not any("sparky is called" in c for c in said)
+
+
+def test_a_move_said_after_someone_missed_is_theirs() -> None:
+    said = _said("I miss my brother, moved to Australia last year")
+    assert not any(c.startswith("The user lives") or "moved" in c for c in said)

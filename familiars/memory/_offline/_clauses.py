@@ -63,6 +63,8 @@ _CLAUSE_SPLIT = re.compile(
     rf"|,\s+(?={_WE}\s)"
     r"|,?\s+and\s+(?=my\s+[\w' -]{1,30}?\s+(?:is|are|was|were)\b)"
     rf"|,?\s+(?:and|but)\s+(?={_SUBJECTLESS_VERB}\s+\S)"
+    # "grew up in whitby, live in york now": a verb of where one is, with its preposition
+    r"|,\s+(?=(?-i:(?:now\s+|also\s+|still\s+)?(?:live|work|moved|grew\s+up)\s+(?:in|at|for|to|from)\b))"
     r"|,\s+(?=(?:do|don't|did|are|aren't|have|haven't|what about|how about|and)\s+you\b)"
     # "I'm a solicitor, been at the same firm ...", "at the hospital where I'm a midwife"
     r"|,\s+(?=been\s)|\s+where\s+(?=(?:i'm|im|i\s+am|i\s+work)\s)"
@@ -165,6 +167,16 @@ _LOWER_NAMED = re.compile(
 _INNER_CAPITAL = re.compile(r"(?<![.!?]\s)(?<!^)\b(?!I\b|I')[A-Z]")
 
 
+#: A relative named at the start of a sentence without "my" ("hubby's name is craig",
+#: "Mum's a nurse"): the "my" a casual typist leaves out, given back.
+_BARE_KIN = re.compile(
+    r"(?:^|(?<=[.!?]\s))(?P<kin>(?:hubby|husband|wife|wifey|missus|mum|mom|mam|dad|nan|gran|"
+    r"grandad|grandma|sister|brother|sis|bro|son|daughter|partner|boyfriend|girlfriend|bf|gf|"
+    r"fiance|fiancee))(?='s\b|\s+is\b|\s+was\b)",
+    re.I,
+)
+
+
 def casual(text: str) -> str:
     """``text`` as if typed with care: "im" and a lone "i" as "I'm" and "I", "wots" as
     "what's", "my dogs name" as "my dog's name", and, in a message typed all in lower case,
@@ -172,6 +184,7 @@ def casual(text: str) -> str:
     "called Salt and Pepper"), so every rule reads a casual message as a careful one."""
     for pattern, said in _CASUAL:
         text = pattern.sub(said, text)
+    text = _BARE_KIN.sub(lambda m: f"my {m.group('kin')}", text)
     if _INNER_CAPITAL.search(text.strip()):
         return text
 
@@ -234,7 +247,7 @@ def sentences(text: str) -> list[str]:
 #: A clause that starts with its verb, the "I" left out ("used to love running"): given back.
 _BARE_VERB = re.compile(
     r"^(?-i:(?:now\s+|also\s+|really\s+|still\s+)?(?:used\s+to|love|hate|like|adore|enjoy|"
-    r"prefer|drink|work|live|moved|can't\s+stand|just\s+got|got|have)\b)"
+    r"prefer|drink|work|live|moved|can't\s+stand|just\s+got|got|have|grew\s+up)\b)"
 )
 _BARE_BE = re.compile(
     r"^(?-i:(?:now\s+|also\s+|really\s+)?(?:into|allergic\s+to|based\s+in|obsessed\s+with|"
@@ -630,6 +643,8 @@ def _subjects_given(part: str, out: list[str]) -> list[str]:
     """``part`` as a clause (see :func:`_subject_given`); [] when it is empty."""
     if not part:
         return []
+    if out and SOMEONE_ELSE.search(out[-1]) and _THEIR_STORY.match(part):
+        return [part]  # "I miss my brother, moved to Australia": his move, not the speaker's
     if out and _SUBJECTLESS.match(part) and _HAS_SUBJECT_I.match(out[-1]):
         return ["I " + part]
     return [_subject_given(part, out)]

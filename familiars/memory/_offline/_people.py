@@ -296,7 +296,12 @@ _PET_NAMED = re.compile(
     re.IGNORECASE,
 )
 #: One more name of the same pets: "two cats, Pixel and Mochi", "called Pixel and Mochi".
-_ANOTHER_NAME = re.compile(rf"\s*(?:,\s*(?:and\s+)?|\s+and\s+){_NAME}\b(?!\s+\w+s\b)")
+#: The next name of a list, a fond or size word allowed before it ("Marcus, Jaylen and little
+#: Nia", "and baby Rosie").
+_ANOTHER_NAME = re.compile(
+    r"\s*(?:,\s*(?:and\s+)?|\s+and\s+)(?:(?-i:little|baby|wee|big|young|lil|tiny)\s+)?"
+    rf"{_NAME}\b(?!\s+\w+s\b)"
+)
 #: The same with the name required, tried first: "a tabby cat named Marmalade" is a cat
 #: named Marmalade, not a tabby; "a ferret, Bandit" names the ferret.
 #: When the pet came, said between it and its name: "a staffie pup last month, she's called

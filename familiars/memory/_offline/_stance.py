@@ -6,7 +6,7 @@ stance says whether it is claimed. Four stances claim nothing of the speaker now
 the slot and the words:
 
 - a denied being: "I'm not vegan", "I am no longer a teacher", "I'm never a morning person";
-- a belief about something else: "I'm pretty sure she's called Becky", "I reckon he's a vet";
+- a belief about someone else: "I'm pretty sure she's called Becky", "I reckon he's a vet";
 - a past that is over: "I had a hamster when I was little", "as a kid I lived in Leeds";
 - a wish, a plan or a condition: "I'd love to live in Spain", "one day I'll have a dog".
 
@@ -21,9 +21,14 @@ import re
 _DENIED_BEING = re.compile(
     r"\b(?:i'?m|im|i\s+am|i\s+ain't)\s+(?:really\s+|just\s+)?(?:not|no\s+longer|never|no)\b", re.I
 )
+#: A belief whose clause is about someone else: "I'm pretty sure she's called Becky", "I
+#: reckon my brother's a vet" (an opinion of one's own, "I think mushrooms are the worst",
+#: stays: its subject is no one).
 _BELIEF = re.compile(
-    r"^(?:i'?m|im|i\s+am)\s+(?:\w+\s+)?(?:sure|certain|positive|convinced)\b"
-    r"|^i\s+(?:\w+\s+)?(?:think|reckon|guess|bet|heard|believe|suppose|doubt|assume|bet)\b",
+    r"^(?:(?:i'?m|im|i\s+am)\s+(?:\w+\s+)?(?:sure|certain|positive|convinced)"
+    r"|i\s+(?:\w+\s+)?(?:think|reckon|guess|bet|heard|believe|suppose|doubt|assume))\s+"
+    r"(?:that\s+)?(?:he|she|they|his|her|their|(?:my|our)\s+[\w-]+|(?-i:[A-Z][a-z]+))"
+    r"(?:'s|'re|\s+is|\s+are|\s+was|\s+has|\s+works|\s+lives)\b",
     re.I,
 )
 _PAST_FRAME = re.compile(
@@ -41,7 +46,7 @@ _WISHED = re.compile(
 
 def claims_now(clause: str) -> bool:
     """Whether ``clause`` asserts something of the speaker as true now: not a denied being,
-    a belief about something else, a past that is over, or a wish (module docstring)."""
+    a belief about someone else, a past that is over, or a wish (module docstring)."""
     said = clause.strip()
     return not (
         _DENIED_BEING.search(said)
