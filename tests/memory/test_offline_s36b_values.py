@@ -95,3 +95,9 @@ def test_relatives_typed_in_lower_case_are_named() -> None:
     said = _said("i live in cardiff w my mum jess n my stepdad rob")
     assert "The user's mum is called Jess." in said and "The user's stepdad is called Rob." in said
     assert not any("Today" in s for s in _said("i went shopping with my mum today"))
+
+
+def test_where_the_work_is_done_is_no_part_of_it() -> None:
+    assert _said("I fix boilers for a living round Bolton") == [
+        "The user fixes boilers for a living."
+    ]

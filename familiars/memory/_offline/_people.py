@@ -101,7 +101,9 @@ _MY_JOB = re.compile(
 )
 _FOR_A_LIVING = re.compile(
     r"^(?:for\s+a\s+living\s+i\s+(?P<a>.+)|i\s+(?P<b>.+?)\s+for\s+a\s+living)"
-    r"(?:\s+(?:over\s+|up\s+|down\s+|out\s+)?in\s+(?P<place>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)))?$",
+    r"(?:\s+(?:over\s+|up\s+|down\s+|out\s+)?in\s+(?P<place>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)))?"
+    # where the work is done, not a home: "I fix boilers for a living round Bolton"
+    r"(?:\s+(?:a)?round\s+(?:here|(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)))?$",
     re.I,
 )
 _TEACH_AT = re.compile(r"^i\s+(?:now\s+)?teach\s+(?:\w+\s+)?at\s+(?P<org>.+)$", re.I)
