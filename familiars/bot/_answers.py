@@ -177,7 +177,7 @@ _FEELINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"(?:so|really|totally|completely)\s+(?:tired|exhausted|stressed|fed\s+up|knackered|"
             r"drained|done)|(?:rough|bad|long|awful|terrible|horrible)\s+(?:day|week|night)|"
             r"(?:i'?m|im|i\s+am|feeling|i\s+feel)\s+(?:feeling\s+)?(?:(?:a\s+(?:bit|little)|kind\s+of|"
-            r"kinda|pretty|quite|so|really|very|super|rather)\s+)?(?:down|low|sad|blue|fed\s+up|stressed|"
+            r"kinda|pretty|quite|so|really|very|super|rather|proper|right|well|dead|totally)\s+)?(?:down|low|sad|blue|fed\s+up|stressed|"
             r"exhausted|lonely|miserable|rubbish|crap|meh|upset|gutted))\b|^ugh+\b",
             "That sounds rough. I'm here if you want to talk about it.",
         ),
@@ -197,7 +197,7 @@ _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"machine|alive|real|program|programme|computer|chatbot|software)\b|"
             r"\b(?:talking|speaking)\s+to\s+a\s+(?:real\s+)?(?:human|person|bot)|"
             # asked as a statement with its alternative: "You are a robot or a person?"
-            r"^(?:you|u)\s+(?:are|r)\s+(?:an?\s+)?(?:real\s+)?(?:person|human|bot|robot|ai|machine|"
+            r"^(?:you|u)\s+(?:(?:are|r)\s+)?(?:an?\s+)?(?:real\s+)?(?:person|human|bot|robot|ai|machine|"
             r"program|computer)\s+or\b|"
             r"\b(?:do|can)\s+(?:you|u)\s+(?:really\s+)?(?:care|feel|have\s+feelings)\b",
             "I'm an AI, not a person: a companion program running on your own machine. "

@@ -38,6 +38,8 @@ def _reply(text: str, **kw: object) -> str:
         ("ur a total daft machine", "I'm sorry I let you down"),
         ("feeling rly low today tbh", "That sounds rough"),
         ("im rly stressed", "That sounds rough"),
+        ("u a bot or a real person?", "I'm an AI, not a person"),
+        ("feeling proper rubbish today", "That sounds rough"),
     ],
 )
 def test_manners_in_other_words(text: str, said: str) -> None:
