@@ -83,6 +83,9 @@ _BIG_NEWS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"passed(?=\s*(?:[.!?,;]|$))|didn'?t\s+make\s+it|was\s+put\s+(?:down|to\s+sleep))\b"
             rf"|\b(?:lost|losing)\s+my\s+{_FOND}{_DEAR}\b(?!'s)(?!.*\bfound\b)"
             rf"|\b(?:that|when|how)\s+(?:my\s+)?{_DEAR}\s+(?:had\s+|has\s+)?(?:died|passed\s+away)\b"
+            # a pet put to sleep, by its name: "we had to put Toby down last month"
+            rf"|\b(?:had|have|having)\s+to\s+(?:have\s+)?(?:put|let)\s+(?:(?:my|our)\s+{_DEAR}|"
+            r"(?-i:[A-Z][\w'-]*))\s+(?:down|to\s+sleep)\b"
             r"|\b(?:funeral|bereavement|miscarriage)\b",
             "I'm so sorry for your loss. I'm here if you want to talk about it.",
         ),

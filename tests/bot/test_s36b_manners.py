@@ -40,6 +40,7 @@ def _reply(text: str, **kw: object) -> str:
         ("im rly stressed", "That sounds rough"),
         ("u a bot or a real person?", "I'm an AI, not a person"),
         ("feeling proper rubbish today", "That sounds rough"),
+        ("we had to put Toby down last month, gutted", "I'm so sorry for your loss"),
     ],
 )
 def test_manners_in_other_words(text: str, said: str) -> None:
@@ -47,8 +48,16 @@ def test_manners_in_other_words(text: str, said: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["you are a star", "you're not useless at all", "I'm really happy today"]
+    "text",
+    [
+        "you are a star",
+        "you're not useless at all",
+        "I'm really happy today",
+        "I had to put the shelf down",
+        "I had to put my bag down",
+    ],
 )
 def test_look_alikes_are_not_met_as_such(text: str) -> None:
     reply = _reply(text)
     assert "I'm an AI" not in reply and "let you down" not in reply and "rough" not in reply
+    assert "loss" not in reply
