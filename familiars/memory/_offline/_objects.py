@@ -55,6 +55,12 @@ FAMILY = frozenset(
 )
 
 
+#: What starts a state, not a thing: "it's all gone a bit dull", "it's all a bit much".
+NO_THING = (
+    r"(?:gone|got|been|become|getting|going|a\s+bit|quite|rather|too|so|very|over|"
+    r"(?-i:[a-z]{3,}ed))\b"
+)
+
 _NOT_NAMES = frozenset(
     _words(
         "later back when if tomorrow tonight today maybe please now sometime soon again "

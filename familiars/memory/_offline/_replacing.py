@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from familiars.memory._offline._clauses import _is_question, _sentence_clauses
-from familiars.memory._offline._objects import Fact, _fact_key
+from familiars.memory._offline._objects import NO_THING, Fact, _fact_key
 from familiars.memory._offline._patterns import match_preference
 from familiars.memory._offline._people import WORKPLACES, _work_fact, match_workplace
-from familiars.memory._offline._values import _NO_THING, about_someone_else, match_place_or_home
+from familiars.memory._offline._values import about_someone_else, match_place_or_home
 from familiars.memory._records import MemoryRecord, is_live
 
 #: What says a part of the message is the taking back, not the new value.
@@ -44,7 +44,7 @@ _NEW_LIKE = re.compile(
     r"^(?:switched|swapped|changed|moved\s+on|gone\s+over|went\s+over|converted|turned)\s+"
     r"(?:over\s+)?(?:to|[\w' -]+?\s+for)\s+(?P<a>.+)$"
     r"|^(?P<b>[\w' -]+?)(?:'s|\s+is)\s+(?:my|the)\s+(?:thing|jam|new\s+thing|go-to)$"
-    rf"|^(?:it'?s|its)\s+(?:all\s+(?:about\s+)?)?(?!{_NO_THING})(?P<c>.+)$"
+    rf"|^(?:it'?s|its)\s+(?:all\s+(?:about\s+)?)?(?!{NO_THING})(?P<c>.+)$"
     r"|^(?:into|on|onto)\s+(?P<d>.+)$"
     r"|^(?:(?:drink|play|do|eat|listen\s+to|watch|prefer|love|like|enjoy|go)(?:ing)?|"
     r"(?:drinking|playing|doing|eating|listening\s+to|watching|going))\s+(?P<e>.+)$",

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from familiars.memory._offline._health_values import allergy_value
 from familiars.memory._offline._objects import (
     _NOT_NAMES,
+    NO_THING,
     Fact,
     _words,
     third_person,
@@ -141,15 +142,13 @@ _DOING = re.compile(
     r"(?P<place>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)))?$",
     re.I,
 )
-#: Verbs that never say what one does for a living.
+#: Verbs that never say what one does for a living (nor those that leave it: "I quit the salon").
 _NOT_WORK_VERBS = frozenset(
     _words(
         "am was have has had like love hate enjoy live lived work worked want need think feel "
         "felt got get go went going know knew wish hope just really also can can't could would "
         "will should might must don't didn't did miss missed no not never still longer "
-        "used take took catch caught",
-        # verbs that end or leave a job, never one: "I quit the salon", "I left the bank"
-        "quit quits leave left lose lost resign resigned retire",
+        "used take took catch caught quit quits leave left lose lost resign resigned retire",
     )
 )
 #: The slot model's probability above which a job said by what one does needs no cue.
@@ -230,11 +229,6 @@ _WHEN = (
     r"(?:(?:at\s+|on\s+)?(?:the\s+)?(?:weekends?|evenings?|mornings?|sundays?|saturdays?)\s+|"
     r"in\s+my\s+(?:free|spare)\s+time,?\s+|most\s+(?:days|nights|weekends)\s+)?"
 )
-#: What starts a state, not a thing: "it's all gone a bit dull", "it's all a bit much".
-_NO_THING = (
-    r"(?:gone|got|been|become|getting|going|a\s+bit|quite|rather|too|so|very|over|"
-    r"(?-i:[a-z]{3,}ed))\b"
-)
 _LIKING = re.compile(
     rf"^{_WHEN}(?:i'?m\s+|im\s+|i\s+am\s+|i'?ve\s+|i\s+)?(?:(?:really|absolutely|just|totally|so|truly|"
     r"actually|honestly|now|recently|finally)\s+)*"
@@ -248,7 +242,7 @@ _LIKING = re.compile(
     r"(?:\s+(?:now|these\s+days|at\s+the\s+moment|lately|right\s+now|rn|for\s+me))?$"
     # "these days it's all wild swimming (for me)"
     r"|^(?:(?:these\s+days|nowadays|now),?\s+)?(?:it'?s|its|it\s+is)\s+(?:all|mostly|mainly|largely|more|pretty\s+much\s+all|"
-    rf"more\s+or\s+less\s+all)\s+(?:about\s+)?(?!{_NO_THING})(?P<all>.+?)(?:\s+for\s+me)?"
+    rf"more\s+or\s+less\s+all)\s+(?:about\s+)?(?!{NO_THING})(?P<all>.+?)(?:\s+for\s+me)?"
     r"(?:\s+(?:now|these\s+days))?$",
     re.I,
 )
