@@ -221,10 +221,8 @@ def _kin_named(m: re.Match[str]) -> str:
 
 #: Pictographs (with their joiners, skin tones and variation selectors) end what was said
 #: before them: "evening all 👋 Priyanka, 31" is a greeting, then an introduction.
-_EMOJI = re.compile(
-    r"\s*[\u2600-\u27bf\U0001f000-\U0001faff]"
-    r"[\u2600-\u27bf\U0001f000-\U0001faff\u200d\ufe0f\U0001f3fb-\U0001f3ff\s]*"
-)
+_PICTOGRAPH = "\u2600-\u27bf\U0001f000-\U0001faff"
+_EMOJI = re.compile(rf"\s*[{_PICTOGRAPH}][{_PICTOGRAPH}\u200d\ufe0f\s]*")
 
 
 def sentences(text: str) -> list[str]:

@@ -33,7 +33,8 @@ _NOT_NAMES = frozenset(_words("I My Your His Her Our Their The A An And But So I
 _ANIMALS = frozenset(_words("dog cat rabbit hamster parrot horse pet"))
 _OUTSIDE_FAMILY = frozenset(
     _words(
-        "friend boss colleague neighbour flatmate landlord teacher mentor therapist doctor coach"
+        "friend boss colleague neighbour flatmate landlord",
+        "teacher mentor therapist doctor coach",
     )
 )
 
