@@ -84,6 +84,12 @@ S35_DATA = Path(__file__).parent / "data" / "writer_s35.jsonl"
 #: wishes, questions, sarcasm, quotes, negations, past states, one-off doings, feelings,
 #: plots and work tasks. Tuned on, never trained on.
 S36_DATA = Path(__file__).parent / "data" / "writer_s36.jsonl"
+#: A tenth dev batch (s36b), from a person-test: changes of mind said by packing in, upping
+#: sticks, giving up, leaving A for B and putting a slip right ("i said leeds not leicester"),
+#: non-native wordings ("I change to work in a pharmacy"), questions typed as texted that keep
+#: nothing, values cut at an emoji or an adjective, a pet named after what it is, who one lives
+#: with. Tuned on, never trained on.
+S36B_DATA = Path(__file__).parent / "data" / "writer_s36b.jsonl"
 #: Monday 30 November 2026, 14:00 in Berlin: dates in the set are read against this.
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
 TIMEZONE = "Europe/Berlin"
@@ -390,6 +396,7 @@ def side_by_side(
         "dev (s34)": load_messages(S34_DATA, "dev") if S34_DATA.is_file() else [],
         "dev (s35)": load_messages(S35_DATA, "dev") if S35_DATA.is_file() else [],
         "dev (s36)": load_messages(S36_DATA, "dev") if S36_DATA.is_file() else [],
+        "dev (s36b)": load_messages(S36B_DATA, "dev") if S36B_DATA.is_file() else [],
         "held (old)": load_messages(dev_path, "held"),
         "fresh held": fresh,
         "originals": [m for m in fresh if m.id in originals],

@@ -83,6 +83,9 @@ _BIG_NEWS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"passed(?=\s*(?:[.!?,;]|$))|didn'?t\s+make\s+it|was\s+put\s+(?:down|to\s+sleep))\b"
             rf"|\b(?:lost|losing)\s+my\s+{_FOND}{_DEAR}\b(?!'s)(?!.*\bfound\b)"
             rf"|\b(?:that|when|how)\s+(?:my\s+)?{_DEAR}\s+(?:had\s+|has\s+)?(?:died|passed\s+away)\b"
+            # a pet put to sleep, by its name: "we had to put Toby down last month"
+            rf"|\b(?:had|have|having)\s+to\s+(?:have\s+)?(?:put|let)\s+(?:(?:my|our)\s+{_DEAR}|"
+            r"(?-i:[A-Z][\w'-]*))\s+(?:down|to\s+sleep)\b"
             r"|\b(?:funeral|bereavement|miscarriage)\b",
             "I'm so sorry for your loss. I'm here if you want to talk about it.",
         ),
@@ -177,7 +180,7 @@ _FEELINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"(?:so|really|totally|completely)\s+(?:tired|exhausted|stressed|fed\s+up|knackered|"
             r"drained|done)|(?:rough|bad|long|awful|terrible|horrible)\s+(?:day|week|night)|"
             r"(?:i'?m|im|i\s+am|feeling|i\s+feel)\s+(?:feeling\s+)?(?:(?:a\s+(?:bit|little)|kind\s+of|"
-            r"kinda|pretty|quite|so|really|very|super|rather)\s+)?(?:down|low|sad|blue|fed\s+up|stressed|"
+            r"kinda|pretty|quite|so|really|very|super|rather|proper|right|well|dead|totally)\s+)?(?:down|low|sad|blue|fed\s+up|stressed|"
             r"exhausted|lonely|miserable|rubbish|crap|meh|upset|gutted))\b|^ugh+\b",
             "That sounds rough. I'm here if you want to talk about it.",
         ),
@@ -196,6 +199,9 @@ _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"\b(?:are|r)\s+(?:you|u)\s+(?:a\s+|an\s+)?(?:real\s+)?(?:person|human|bot|robot|ai|"
             r"machine|alive|real|program|programme|computer|chatbot|software)\b|"
             r"\b(?:talking|speaking)\s+to\s+a\s+(?:real\s+)?(?:human|person|bot)|"
+            # asked as a statement with its alternative: "You are a robot or a person?"
+            r"^(?:you|u)\s+(?:(?:are|r)\s+)?(?:an?\s+)?(?:real\s+)?(?:person|human|bot|robot|ai|machine|"
+            r"program|computer)\s+or\b|"
             r"\b(?:do|can)\s+(?:you|u)\s+(?:really\s+)?(?:care|feel|have\s+feelings)\b",
             "I'm an AI, not a person: a companion program running on your own machine. "
             "I'm glad to listen, and I remember what you tell me.",
@@ -207,7 +213,8 @@ _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (
             r"\bi\s+(?:hate|can't\s+stand)\s+(?:you|u)\b|\b(?:you(?:'re|\s+are)|youre|ur|u\s+r|u'?re)\s+"
             r"(?:(?:so|kinda|kind\s+of|pretty|really|totally|completely|such\s+an?|an?|the\s+most|"
-            r"bloody|fucking|so\s+so)\s+)*(?:useless|stupid|dumb|thick|annoying|rubbish|pointless|"
+            r"bloody|fucking|so\s+so|daft|great|big|silly|total)\s+)*(?:useless|stupid|dumb|thick|annoying|"
+            r"rubbish|pointless|daft|"
             r"boring|crap|trash|garbage|idiot|moron|the\s+worst)\b|\b(?:you|u)\s+(?:suck|are\s+no\s+help)\b|"
             r"\b(?:this|the)\s+(?:bot|app|thing)\s+is\s+(?:\w+\s+)?(?:useless|stupid|rubbish|crap|pointless)\b",
             "I'm sorry I let you down. Tell me what went wrong and I'll try to do better.",
@@ -275,6 +282,7 @@ _WARM_TIMES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 _SPELLED = {
     "wat": "what", "wot": "what", "wats": "what's", "u": "you", "ur": "your", "r": "are",
     "ya": "you", "abt": "about", "bout": "about", "pls": "please", "plz": "please",
+    "rly": "really", "realy": "really", "sry": "sorry",
 }  # fmt: skip
 _SPOKEN_WORD = re.compile(r"\b(?:" + "|".join(_SPELLED) + r")\b", re.IGNORECASE)
 
@@ -529,7 +537,7 @@ def _who_said(node: Item) -> str:
 
 _DATE = re.compile(
     r"\b(?:what(?:'?s|\s+is)?\s+(?:the\s+)?(?:date|day)|what\s+day\s+is\s+it|"
-    r"what(?:'?s|\s+is)?\s+today'?s?\s+date)\b",
+    r"what(?:'?s|\s+is)?\s+today'?s?\s+date|(?:what|which)\s+day\s+is\s+(?:it\s+)?today)\b",
     re.I,
 )
 _TIME = re.compile(r"\bwhat(?:'?s|\s+is)?\s+(?:the\s+)?time\b|\bwhat\s+time\s+is\s+it\b", re.I)
@@ -573,7 +581,7 @@ def about_now(text: str, now: datetime | None) -> str | None:
 
 def said_before(text: str, last_reply: str) -> str | None:
     """ "What did you just say?": the last reply again."""
-    if not _AGAIN.search(plainly(text)):
+    if not _AGAIN.search(plainly(spelled_out(text))):
         return None
     if not last_reply:
         return "I haven't said anything yet in this chat."
@@ -596,12 +604,13 @@ def kind_word(text: str) -> str | None:
 def small_talk(text: str, name: str = "") -> str | None:
     if (news := big_news(text)) is not None:
         return news
-    plain = plainly(text)
+    plain, said = plainly(text), spelled_out(text.strip())
     for pattern, reply in (*_SMALL_TALK, *_FEELINGS, *_WARM_TIMES):
         if reply == GOOD_TIME and _HARD_NEWS.search(text):
             continue  # "a lovely walk, then I got the call that ..." (review s34 F18)
         if (
             pattern.search(text.strip())
+            or pattern.search(said)
             or (pattern, reply) in _SMALL_TALK
             and pattern.search(plain)
         ):

@@ -41,6 +41,9 @@ MAX_ABOUT_ME = 10
 #: Slots that hold several at once: every one of them is said before older facts of other
 #: kinds ("what do you know about me?" named the cat and left out both dogs).
 MANY = ("pet", "family")
+#: A slot asked about with none kept is answered by its neighbour's: "what's my job?" by
+#: "you work at Greggs", "where do I work?" by "you work as a nurse".
+_NEAR_SLOT = {"job": "workplace", "workplace": "job"}
 #: Slots about the person themselves: a sure question about one with none kept is not
 #: answered by a fact that merely shares its words ("what's my name?" never gets the dog's).
 OWN_SLOTS = frozenset({"name"})
@@ -80,6 +83,34 @@ _RELATIVE_NAMED = re.compile(
     r"medicines?\b|pills\b|tablets\b|conditions?\b|prescriptions?\b)\w+|\b(?-i:[A-Z][a-z]+)'s\b",
     re.I,
 )
+
+
+#: Everyday words for a partner and idioms for earning a living, said the plain way before
+#: a question's slot is read: the embedder knows "my wife" and "for a living" far better
+#: than "the missus" or "to pay the bills".
+_PARTNER_WORD = re.compile(
+    r"\b(?:the|my|your|ur)\s+(?:missus|missis|wifey|hubby|other\s+half|better\s+half|"
+    r"significant\s+other|old\s+man|old\s+lady|fella|feller|bloke)\b",
+    re.I,
+)
+_LIVING = re.compile(
+    r"\b(?:to\s+)?(?:pay\s+the\s+bills|earn\s+a\s+crust|bring\s+home\s+the\s+bacon|"
+    r"put\s+food\s+on\s+the\s+table|make\s+ends\s+meet|keep\s+the\s+lights\s+on)\b",
+    re.I,
+)
+_SPOUSE_OF = {"missus": "wife", "missis": "wife", "wifey": "wife", "hubby": "husband"}
+
+
+def plain_question(question: str) -> str:
+    """``question`` with a partner's everyday name and a living's idiom said plainly: "who's
+    the missus?" -> "who's my wife?", "what do I do to pay the bills?" -> "what do I do for a
+    living?"."""
+
+    def partner(m: re.Match[str]) -> str:
+        word = m.group(0).split(None, 1)[1].lower()
+        return f"my {_SPOUSE_OF.get(word, 'partner')}"
+
+    return _LIVING.sub("for a living", _PARTNER_WORD.sub(partner, question))
 
 
 def _stem(word: str) -> str:
@@ -139,6 +170,7 @@ def answer_records(
         asked_of = health_asked(question, live)
     if asked_of is not None:
         return asked_of
+    question = plain_question(question)
     asked, probability = understanding.asked(question)
     if asked == "none" or probability < MIN_PROBABILITY:
         return []
@@ -152,7 +184,10 @@ def answer_records(
     if asked == "family":
         mine = _of_the_relative_asked(question, mine)
     own = " ".join(r.content for r in live if "name" in r.tags or "nickname" in r.tags)
-    mine = [r for r in mine if fits_whose(question, r.content, own)]  # F8: not another's
+    if asked != "family":  # a relative is someone else's by nature: "who do I live with?"
+        mine = [r for r in mine if fits_whose(question, r.content, own)]  # F8: not another's
+    if not mine and asked in _NEAR_SLOT:  # "what's my job?" with only an employer kept
+        mine = [r for r in live if any(t in r.tags for t in SLOT_TAGS[_NEAR_SLOT[asked]])]
     if not mine:
         return []
     sims = (
@@ -203,7 +238,7 @@ def asks_unknown(
         asked_of = health_asked(question, live)
     if asked_of is not None:
         return not asked_of
-    asked, probability = understanding.asked(question)
+    asked, probability = understanding.asked(plain_question(question))
     if named_others(question, records):
         return False  # about someone else: the person's own slots say nothing of it
     relative = asked == "family" and bool(_relatives(question.replace("'s", "")))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import re
 
-from familiars.memory._offline._objects import JOBS, _words
+from familiars.memory._offline._objects import FAMILY, JOBS, _words
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ _FILLERS = re.compile(
     r"^(?:(?:well|so|oh|hi|hey|hello|ok|okay|yes|yeah|yep|also|and|but|actually|btw|by the way|"
     r"anyway|just so you know|fyi|honestly|fun fact|oh and|now|these days|nowadays|wait|"
     r"the\s+thing\s+(?:about\s+me\s+)?is|thing\s+is|the\s+truth\s+is|truth\s+be\s+told|"
-    r"basically|i\s+mean(?=,)|to\s+be\s+honest)[,!.]?\s+"
+    r"basically|i\s+mean(?=,)|to\s+be\s+honest|ngl|tbh|lowkey|highkey|not\s+gonna\s+lie)[,!.]?\s+"
     rf"|{_GREETING}|{SCRATCH_THAT}|{CHANGE_OF_PLAN})+",
     re.IGNORECASE,
 )
@@ -100,7 +100,9 @@ _HYPOTHETICAL = re.compile(
 _CONDITION = re.compile(r"^(?:if|unless|in case|once|whenever)\b", re.IGNORECASE)
 _QUESTION_START = re.compile(
     r"^(?:do|does|did|what|what's|whats|who|whom|whose|where|when|why|how|is|are|was|were|can|"
-    r"could|would|will|should|shall|may|might|have|has|am|which)\b(?!['’]t\b|n['’]t\b)",
+    r"could|would|will|should|shall|may|might|have|has|am|which|"
+    # typed as texted: "wat am i allergic to again", "wots my cats name"
+    r"wat|wot|wats|wots|whos|wheres|hows|whens)\b(?!['’]t\b|n['’]t\b)",
     re.IGNORECASE,
 )
 _REPORTED = re.compile(
@@ -144,6 +146,8 @@ _CASUAL = (
     (re.compile(r"\b(?:wots|wot|whats)\b", re.I), "what's"),
     # "obsessed w crochet", "live w my bf": "w" or "w/" for "with"
     (re.compile(r"(?<![\w'-])(?-i:w)/?(?=\s+[a-z])"), "with"),
+    # "my mum jess n my stepdad rob": "n" for "and"
+    (re.compile(r"(?<=\w)\s+(?-i:n)\s+(?=[a-z])"), " and "),
     # "my dogs name", "my dogs called rex": the possessive or "is" lost its apostrophe
     (
         re.compile(r"\b(?P<my>my|our)\s+(?P<n>[a-z]+[^s\W])s\s+(?=(?:name|called|named)\b)", re.I),
@@ -201,7 +205,23 @@ def casual(text: str) -> str:
             said.append(part.capitalize() if number % 2 == 0 else part)
         return m.group("cue") + "".join(said)
 
-    return _LOWER_NAMED.sub(named, text)
+    return _LOWER_KIN_NAMED.sub(_kin_named, _LOWER_NAMED.sub(named, text))
+
+
+#: A relative named in a list or after "with", typed in lower case: "w my mum jess and my
+#: stepdad rob" (never a relative that does something: "my mum cooks" is no name).
+_LOWER_KIN_NAMED = re.compile(
+    rf"(?P<kin>(?:\bwith|\band|&|,)\s+(?:my|our)\s+(?:{'|'.join(sorted(FAMILY))}))\s+"
+    r"(?P<name>[a-z][a-z'-]+)(?=\s*(?:$|,|\band\b|&|[.!]))"
+)
+_NOT_KIN_NAMES = frozenset(_words("today tonight yesterday tomorrow lol haha x xx too though tho"))
+
+
+def _kin_named(m: re.Match[str]) -> str:
+    name = m.group("name")
+    if name in _NOT_LOWER_NAMES or name in _NOT_KIN_NAMES or name in FAMILY:
+        return m.group(0)
+    return f"{m.group('kin')} {name.capitalize()}"
 
 
 #: Pictographs (with their joiners, skin tones and variation selectors) end what was said
@@ -638,23 +658,32 @@ _ALLERGIC_BARE = re.compile(r"^(?:i'?m|im|i\s+am)\s+(?:\w+\s+)?allergic$", re.I)
 _CAUSE_NAMED = re.compile(
     r"^(?:i\s+)?(?:can't|cannot|can\s+not|don't|mustn't)\s+(?:take|have|eat|drink|touch|be\s+near)\s+"
     r"(?P<a>[\w -]+?)$"
-    r"|^(?P<b>[\w-]+(?:\s+[\w-]+)?)\s+(?:make|makes|give|gives|gave|made|bring|brings)\s+me\b",
+    r"|^(?P<b>[\w-]+(?:\s+[\w-]+)?)\s+(?:make|makes|give|gives|gave|made|bring|brings)\s+me\b"
+    r"|^(?:i\s+)?(?:(?:must|have\s+to|need\s+to|should|always|really)\s+)*(?:avoid|steer\s+clear\s+of|"
+    r"stay\s+away\s+from|keep\s+away\s+from)\s+(?P<c>[\w -]+?)$",
     re.I,
+)
+#: An allergy said of a pronoun: "..., as I have a severe allergy to them".
+_ALLERGY_TO_PRONOUN = re.compile(
+    r"\b(?:allergic|allergy)\s+(?:to|of)\s+(?:them|it|those|these)\b", re.I
 )
 
 
 def _allergy_named(group: list[str]) -> list[str]:
     """ "peanuts make me ill, I'm allergic": the bare "I'm allergic" gets what the other
-    clause names ("I'm allergic to peanuts")."""
+    clause names ("I'm allergic to peanuts"), and so does an allergy to "them" ("I must avoid
+    peanuts, as I have a severe allergy to them")."""
     for number, clause in enumerate(group):
-        if not _ALLERGIC_BARE.match(clause):
+        pronoun = _ALLERGY_TO_PRONOUN.search(clause)
+        if not (pronoun or _ALLERGIC_BARE.match(clause)):
             continue
-        for other in group[:number] + group[number + 1 :]:
-            m = _CAUSE_NAMED.match(other)
+        parts = re.split(r"\s*,\s*", clause[: pronoun.start()]) if pronoun else []
+        for other in [*group[:number], *group[number + 1 :], *parts]:
+            m = _CAUSE_NAMED.match(other.strip())
             if m:
                 group = [*group]
-                what = m.group("a") or m.group("b").lower()
-                group[number] = f"{clause} to {what.strip()}"
+                what = (m.group("a") or m.group("c") or m.group("b").lower()).strip()
+                group[number] = f"I'm allergic to {what}" if pronoun else f"{clause} to {what}"
                 break
     return group
 

@@ -130,8 +130,8 @@ _AT_THEN_AS = re.compile(
 #: A change of work said by its new doing: "switched to driving trams".
 _SWITCHED = re.compile(
     r"^(?:i\s+(?:have\s+|'ve\s+)?|i've\s+)?(?:just\s+|recently\s+|finally\s+)?"
-    r"(?:switched|changed|moved(?:\s+over)?)\s+(?:jobs?\s+|careers?\s+)?to\s+"
-    r"(?P<g>[a-z]+ing)\s+(?P<what>[a-z][\w' -]*?)(?:\s+(?:now|instead|these\s+days))?$",
+    r"(?:switched|changed?|moved(?:\s+over)?)\s+(?:jobs?\s+|careers?\s+)?to\s+"
+    r"(?P<g>[a-z]+ing|work)\s+(?P<what>[a-z][\w' -]*?)(?:\s+(?:now|instead|these\s+days))?$",
     re.I,
 )
 #: An age said bare at the start: "67 and newly retired", "72 years young", "34, nurse".
@@ -218,7 +218,8 @@ def _switched(sentence: str) -> str:
     m = _SWITCHED.match(sentence.strip(" .!"))
     if m is None:
         return sentence
-    return f"I {base_verb(m['g'])} {m['what']} now."
+    verb = m["g"] if m["g"].lower() == "work" else base_verb(m["g"])  # "I change to work in"
+    return f"I {verb} {m['what']} now."
 
 
 def _children_aged(sentence: str) -> str:

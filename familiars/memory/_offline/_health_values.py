@@ -11,7 +11,7 @@ from familiars.memory._offline._patterns import match_health
 from familiars.memory._offline._tidy import _SOMEONE_ELSE
 
 _ALLERGY = re.compile(
-    r"\b(?:allergic\s+to|allergy\s+to)\s+(?P<a>[\w\s-]+)"
+    r"\b(?:allergic|allergy)\s+(?:to|of)\s+(?P<a>[\w\s-]+)"
     r"|^(?P<b>[\w\s-]+?)\s+allergy\b|\b(?:have|'ve\s+got|have\s+got|got)\s+an?\s+(?P<c>[\w\s-]+?)\s+allergy\b"
     r"|\bintolerant\s+to\s+(?P<d>[\w\s-]+)"
     r"|^(?P<e>[\w-]+(?:\s+[\w-]+)?)\s+(?:makes?\s+me\s+(?:ill|sick|swell\s+up|itch|itchy|break\s+out)|"

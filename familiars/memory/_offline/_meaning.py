@@ -92,6 +92,9 @@ MIN_RUNNER_UP_TOP = 0.4
 #: A message this close to a labelled sentence of self-harm (and closer than to any
 #: look-alike) gets the crisis reply.
 MIN_HARM_SIMILARITY = 0.5
+#: A question the question model gives no slot, or unsurely, takes the slot of its nearest
+#: labelled question when at least this near.
+MIN_NEAR_QUESTION = 0.6
 #: Shorter messages are left to the rule: two words carry too little meaning to be sure.
 MIN_HARM_WORDS = 4
 
@@ -145,6 +148,19 @@ def noun_exemplars(path: Path = EXEMPLARS_FILE) -> tuple[tuple[str, ...], tuple[
             labels += [row["noun"]] * len(row["words"])
             words += row["words"]
     return tuple(labels), tuple(words)
+
+
+@lru_cache(maxsize=1)
+def question_exemplars(path: Path = EXEMPLARS_FILE) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(slot, question) pairs of the labelled questions, lower case."""
+    labels: list[str] = []
+    texts: list[str] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line) if line.strip() else {}
+        if "question" in row:
+            labels += [row["question"]] * len(row["texts"])
+            texts += [t.lower() for t in row["texts"]]
+    return tuple(labels), tuple(texts)
 
 
 @lru_cache(maxsize=1)
@@ -237,12 +253,26 @@ class Understanding:
         return [(self.model.labels[int(i)], float(probs[int(i)])) for i in order]
 
     def asked(self, question: str) -> tuple[str, float]:
-        """What ``question`` asks about (:data:`QUESTION_SLOTS`) and how surely."""
+        """What ``question`` asks about (:data:`QUESTION_SLOTS`) and how surely. When the
+        question model says no slot, or is unsure, the nearest labelled question decides if
+        it is near enough and asks about a slot (nearer than any that asks about none): "who
+        is the missus?" nears "who is my wife?"; its cosine is then the sureness."""
         if self.questions is None:
             return "none", 0.0
-        probs = self.questions.probabilities(self.vectors([question.lower()]))[0]
+        vector = self.vectors([question.lower()])
+        probs = self.questions.probabilities(vector)[0]
         best = int(np.argmax(probs))
-        return self.questions.labels[best], float(probs[best])
+        slot, sure = self.questions.labels[best], float(probs[best])
+        if slot != "none" and sure >= MIN_PROBABILITY:
+            return slot, sure
+        labels, texts = question_exemplars()
+        sims = self.vectors(texts, fixed=True) @ vector[0]
+        near = max(range(len(labels)), key=lambda i: float(sims[i]))
+        nearest_none = max((float(x) for x, k in zip(sims, labels, strict=True) if k == "none"))
+        close = float(sims[near])
+        if labels[near] != "none" and close >= MIN_NEAR_QUESTION and close > nearest_none:
+            return labels[near], close
+        return slot, sure
 
     def similarity(self, a: str, b: str) -> float:
         va, vb = self.vectors([a.lower(), b.lower()])

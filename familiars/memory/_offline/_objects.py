@@ -42,7 +42,24 @@ JOBS = frozenset(
         "butcher florist jeweller realtor"
     )
 )
+#: Words for a relative: "my mum", "my stepdad", "my nan".
+FAMILY = frozenset(
+    _words(
+        "mum mom mother mam dad father sister brother son daughter wife husband partner "
+        "girlfriend boyfriend fiance fiancé fiancee fiancée grandmother grandma gran granny "
+        "nan nana grandfather grandpa grandad granddad aunt auntie uncle cousin niece nephew "
+        "stepmum stepmom stepdad stepfather stepmother stepson stepdaughter stepbrother "
+        "stepsister twin kid kids child children baby parents parent grandson granddaughter "
+        "grandkids grandchildren"
+    )
+)
 
+
+#: What starts a state, not a thing: "it's all gone a bit dull", "it's all a bit much".
+NO_THING = (
+    r"(?:gone|got|been|become|getting|going|a\s+bit|quite|rather|too|so|very|over|"
+    r"(?-i:[a-z]{3,}ed))\b"
+)
 
 _NOT_NAMES = frozenset(
     _words(
@@ -137,7 +154,12 @@ def third_person(text: str) -> str:
 
 
 #: A comment run on after the object: "maths its so boring", "sprouts they're gross".
-_COMMENT_AFTER = re.compile(r"\s+(?:its|it'?s|it\s+is|they'?re|theyre|they\s+are)(?:\s+.*)?$", re.I)
+#: A comment on the thing after it, not part of it: "mushrooms they r so gross", "olives cos
+#: they're slimy".
+_COMMENT_AFTER = re.compile(
+    r"\s+(?:its|it'?s|it\s+(?:is|was)|they'?re|theyre|they\s+(?:are|r|were)|cos|coz|cuz)(?:\s+.*)?$",
+    re.I,
+)
 
 
 def _trimmed_object(obj: str) -> str | None:

@@ -37,7 +37,8 @@ _NAME = re.compile(
 _LIKE = re.compile(
     r"^i\s+(?:really\s+|truly\s+|absolutely\s+|just\s+|do\s+|also\s+|still\s+)*"
     r"(?:like|love|enjoy|adore)\s+(?P<obj>.+)$"
-    r"|^i'?m\s+(?:really\s+|a\s+big\s+|a\s+huge\s+|such\s+a\s+|totally\s+)?(?:into|a fan of|fan of)"
+    r"|^(?:i'?m|im|i\s+am)\s+(?:(?:really|very|so|quite|rather|ever\s+so|lowkey|kinda|totally|"
+    r"a\s+big|a\s+huge|such\s+a)\s+)*(?:into|a fan of|fan of|fond of|obsessed with)"
     r"\s+(?P<obj2>.+)$"
     r"|^(?P<obj3>[\w' -]{2,40}?)\s+is\s+my\s+(?:absolute\s+)?(?:favou?rite)(?:\s+\w+)?$"
     # "I've always loved gardening": a liking held for long (a plain "I loved it" is past)
@@ -156,8 +157,9 @@ _WORKS_AS = re.compile(r"^i\s+(?:now\s+)?work\s+as\s+(?P<job>an?\s+.+)$", re.IGN
 
 _ALLERGY = re.compile(
     r"^(?:i'?m|i am|im)\s+(?:also\s+|very\s+|really\s+|severely\s+|quite\s+|mildly\s+|"
-    r"super\s+|deathly\s+|highly\s+)*allergic\s+to\s+(?P<obj>.+)$"
-    r"|^i\s+(?:also\s+)?have\s+(?:an?\s+|a\s+severe\s+|a\s+mild\s+)?allergy\s+to\s+"
+    r"super\s+|deathly\s+|highly\s+)*allergic\s+(?:to|of)\s+(?P<obj>.+)$"
+    r"|^i\s+(?:also\s+)?have\s+(?:an?\s+)?(?:(?:severe|serious|mild|bad|nasty|slight|deadly|"
+    r"life[- ]threatening|terrible)\s+)*allergy\s+(?:to|of)\s+"
     r"(?P<obj2>.+)$"
     r"|^i\s+(?:also\s+)?have\s+(?:an?\s+|a\s+severe\s+|a\s+mild\s+)?"
     r"(?P<obj3>[\w-]+(?:\s+[\w-]+)?)\s+allergy$",
@@ -420,7 +422,8 @@ def match_preference(clause: str) -> Fact | None:
         return Fact(**{**fact.__dict__, "key": f"favourite-{topic_key(what)}"})
     m = _LIKE.match(clause)
     if m:
-        obj = _clean_object(m.group("obj") or m.group("obj2") or m.group("obj3") or m.group("obj4"))
+        obj = m.group("obj") or m.group("obj2") or m.group("obj3") or m.group("obj4")
+        obj = _clean_object(re.sub(r"\s+and\s+of\s+", " and ", obj))  # "fond of X and of Y"
         if obj is None:
             return None
         if m.group("obj3") and obj[1:] == obj[1:].lower():
@@ -497,6 +500,7 @@ _WHEN_TAIL = re.compile(
 
 def _clean_place(text: str) -> str | None:
     text = _OBJECT_CUT.split(text, maxsplit=1)[0].strip(" .!?")
+    text = re.split(r"\s+not\s+", text, maxsplit=1, flags=re.I)[0]  # "Leeds not Leicester"
     text = re.sub(r"\s+(?:now|these days|at the moment|currently)$", "", text, flags=re.I)
     text = _WHEN_TAIL.sub("", text)
     words = text.split()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import re
 
-from familiars.memory._offline._objects import JOBS, Fact, _words, third_person, topic_key
+from familiars.memory._offline._objects import FAMILY, JOBS, Fact, _words, third_person, topic_key
 from familiars.memory._offline._patterns import _MOVED_AS_A_CHILD, _clean_place, _third_singular
 from familiars.memory._offline._relations import relation_facts
 
@@ -34,16 +34,6 @@ PETS = frozenset(
         "retriever labrador beagle poodle spaniel terrier collie husky corgi "
         "dachshund pug bulldog greyhound whippet shepherd schnauzer labradoodle cockapoo "
         "coon siamese persian tabby ragdoll bengal iguana axolotl pig"
-    )
-)
-FAMILY = frozenset(
-    _words(
-        "mum mom mother mam dad father sister brother son daughter wife husband partner "
-        "girlfriend boyfriend fiance fiancé fiancee fiancée grandmother grandma gran granny "
-        "nan nana grandfather grandpa grandad granddad aunt auntie uncle cousin niece nephew "
-        "stepmum stepmom stepdad stepfather stepmother stepson stepdaughter stepbrother "
-        "stepsister twin kid kids child children baby parents parent grandson granddaughter "
-        "grandkids grandchildren"
     )
 )
 _PLURAL = {"children": "child", "kids": "kid", "grandkids": "grandkid", "parents": "parent"}
@@ -90,8 +80,11 @@ def _is_name(word: str | None) -> bool:
 
 _IM_A_JOB = re.compile(
     r"^(?:by\s+day\s+)?(?:i'?m|i\s+am|im)\s+(?:now\s+|currently\s+|still\s+|actually\s+)?"
-    rf"(?:working\s+as\s+|employed\s+as\s+)?(?P<article>an?)\s+(?P<job>{_MOD}{_JOB_WORD})s?"
-    r"(?:\s+(?:at|for|with)\s+(?P<org>.+?))?(?:\s+(?:now|these days|in \w+))?$",
+    rf"(?:(?:working|employed)\s+(?:as|like)\s+(?:(?P<bare>)(?=(?-i:[a-z]))(?!an?\s))?)?"
+    rf"(?:(?(bare)|(?P<article>an?)\s+))(?P<job>{_MOD}{_JOB_WORD})s?"
+    r"(?:\s+(?:at|for|with)\s+(?P<org>.+?))?"
+    # where the job is done, no employer: "on the Overground", "in the hospital"
+    r"(?:\s+(?:on|in)\s+(?:the|an?)\s+[\w'-]+(?:\s+[\w'-]+)?)?(?:\s+(?:now|these days|in \w+))?$",
     re.IGNORECASE,
 )
 _WORK_AS_AT = re.compile(
@@ -108,7 +101,9 @@ _MY_JOB = re.compile(
 )
 _FOR_A_LIVING = re.compile(
     r"^(?:for\s+a\s+living\s+i\s+(?P<a>.+)|i\s+(?P<b>.+?)\s+for\s+a\s+living)"
-    r"(?:\s+(?:over\s+|up\s+|down\s+|out\s+)?in\s+(?P<place>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)))?$",
+    r"(?:\s+(?:over\s+|up\s+|down\s+|out\s+)?in\s+(?P<place>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)))?"
+    # where the work is done, not a home: "I fix boilers for a living round Bolton"
+    r"(?:\s+(?:a)?round\s+(?:here|(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)))?$",
     re.I,
 )
 _TEACH_AT = re.compile(r"^i\s+(?:now\s+)?teach\s+(?:\w+\s+)?at\s+(?P<org>.+)$", re.I)
@@ -267,7 +262,8 @@ _NEW_JOB_AT = re.compile(
     re.IGNORECASE,
 )
 _WORK_IN_PLACE = re.compile(
-    rf"^i\s+(?:now\s+)?work\s+in\s+(?:an?|the)\s+(?P<org>(?:[\w-]+\s+)?(?:{_alternation(WORKPLACES)}))$",
+    rf"^i\s+(?:now\s+)?work\s+in\s+(?:an?|the)\s+(?P<org>(?:[\w-]+\s+)?(?:{_alternation(WORKPLACES)}))"
+    r"(?:\s+(?:now|these\s+days|instead))?$",
     re.IGNORECASE,
 )
 _TIME_TAIL = re.compile(r"\s+(?:last|this|next)\s+\w+$|\s+(?:yesterday|today)$", re.I)
@@ -316,8 +312,10 @@ _WHEN_GOT = (
     r"(?:\s+(?:last\s+\w+|this\s+\w+|yesterday|today|recently|in\s+(?:the\s+)?\w+|"
     r"(?:a|an|one|two|three|\d+|a\s+few|a\s+couple\s+of)\s+\w+\s+ago)(?=,))?"
 )
+#: What the pet is, said between it and its name: "one cat, she is a siamese, her name is Luna".
+_DESCRIBED = r"(?:,?\s+(?:she|he|it)(?:'s|\s+is)\s+an?\s+[\w-]+(?:\s+[\w-]+)?(?=,))?"
 _PET_WITH_NAME = re.compile(
-    rf"(?:and\s+)?(?P<what>{_COUNT}\s+{_PET_MOD}{_PET_WORD})(?P<plural>s|es)?\b{_WHEN_GOT}"
+    rf"(?:and\s+)?(?P<what>{_COUNT}\s+{_PET_MOD}{_PET_WORD})(?P<plural>s|es)?\b{_WHEN_GOT}{_DESCRIBED}"
     rf"{_NAMING}(?-i:{_NAME})\b",
     re.IGNORECASE,
 )
@@ -634,7 +632,7 @@ def match_nickname(clause: str) -> list[Fact]:
 
 _HOME = re.compile(
     r"^(?:i|we)\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+(?:from\s+.+?\s+)?"
-    r"to\s+(?P<place>.+?)(?:\s+(?:last|this)\s+\w+|\s+\w+\s+ago)?"
+    r"to\s+(?P<place>.+?)(?:\s+(?:the\s+)?(?:last|past|this)\s+\w+|\s+\w+\s+ago)?"
     r"(?:\s+(?:after|because|for|when|once)\s+(?:the|my|a|an|our|i|we)\b.*)?$"
     r"|^we\s+(?:now\s+)?live\s+in\s+(?:the\s+\w+\s+of\s+)?(?P<place2>.+)$"
     r"|^i\s+live\s+(?:just\s+)?(?:outside|near)\s+(?P<place3>.+)$"

@@ -18,9 +18,9 @@ from dataclasses import replace
 
 from familiars.memory._offline._clauses import _is_question, _sentence_clauses
 from familiars.memory._offline._kept import keyed_of
-from familiars.memory._offline._objects import Fact
+from familiars.memory._offline._objects import NO_THING, Fact
 from familiars.memory._offline._patterns import match_preference
-from familiars.memory._offline._people import _work_fact
+from familiars.memory._offline._people import WORKPLACES, _work_fact, match_workplace
 from familiars.memory._offline._values import about_someone_else, match_place_or_home
 from familiars.memory._records import MemoryRecord
 
@@ -32,7 +32,7 @@ _OVER = re.compile(
 )
 _LEAD = re.compile(
     r"^(?:(?:and|but|so|now|these\s+days|nowadays|instead|actually)\s*,?\s+)*"
-    r"(?:(?:i|we)(?:'m|'re|\s+am|\s+are)?\s+|im\s+)?"
+    r"(?:(?:i|we)(?:'m|'re|'ve|\s+am|\s+are|\s+have)?\s+|im\s+)?"
     r"(?:(?:now|just|mostly|also|really|totally|properly)\s+)*",
     re.I,
 )
@@ -45,7 +45,7 @@ _NEW_LIKE = re.compile(
     r"^(?:switched|swapped|changed|moved\s+on|gone\s+over|went\s+over|converted|turned)\s+"
     r"(?:over\s+)?(?:to|[\w' -]+?\s+for)\s+(?P<a>.+)$"
     r"|^(?P<b>[\w' -]+?)(?:'s|\s+is)\s+(?:my|the)\s+(?:thing|jam|new\s+thing|go-to)$"
-    r"|^(?:it'?s|its)\s+(?:all\s+(?:about\s+)?)?(?P<c>.+)$"
+    rf"|^(?:it'?s|its)\s+(?:all\s+(?:about\s+)?)?(?!{NO_THING})(?P<c>.+)$"
     r"|^(?:into|on|onto)\s+(?P<d>.+)$"
     r"|^(?:(?:drink|play|do|eat|listen\s+to|watch|prefer|love|like|enjoy|go)(?:ing)?|"
     r"(?:drinking|playing|doing|eating|listening\s+to|watching|going))\s+(?P<e>.+)$",
@@ -53,6 +53,10 @@ _NEW_LIKE = re.compile(
 )
 #: "swapped chess for go", "traded the gym for running": the new value after "for".
 _SWAP = re.compile(r"\b(?:swapped|swapping|traded|exchanged)\s+.+?\s+for\s+(?P<new>.+)$", re.I)
+#: A place of work by its kind, no name: "in a pharmacy", "at the bakery".
+_AT_WORKPLACE = re.compile(
+    rf"\b(?:in|at)\s+(?:an?|the)\s+(?:{'|'.join(sorted(WORKPLACES))})$", re.I
+)
 _NAME = re.compile(r"\b(?P<n>[A-ZÀ-Þ][\w'&.-]*(?:\s+[A-ZÀ-Þ][\w'&.-]*)*)")
 
 
@@ -120,6 +124,8 @@ def _read(part: str, slot: str) -> Fact | None:
         if not thing or len(thing.split()) > 4:
             return None
         return match_preference(f"I like {thing}")
+    if slot == "work" and (at := _AT_WORKPLACE.search(said)):  # "I change to work in a pharmacy"
+        return next(iter(match_workplace(f"I work {at.group(0)}")), None)
     name = _NAME.search(said)
     place = name.group("n") if name else ""
     if not place or place in ("I", "I'm"):

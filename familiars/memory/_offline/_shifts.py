@@ -29,7 +29,8 @@ from familiars.memory._records import MemoryRecord, is_live
 #: Said of something that is over for the person.
 _OVER = re.compile(
     r"(?:n't\b|\b(?:not|no\s+longer|never|any\s?more|used\s+to|from|quit|quitted|stopped|gave\s+up|"
-    r"given\s+up|left|leaving|off|out|over|done\s+with|switched|swapped|ditched|dropped|"
+    r"given\s+up|give\s+up|giving\s+up|(?:packed|packing|pack|jacked|chucked)\s+in|"
+    r"left|leaving|off|out|over|done\s+with|switched|swapped|ditched|dropped|"
     r"moved\s+on|gone\s+off|instead\s+of|rather\s+than|no\s+more|former(?:ly)?|ex)\b)",
     re.I,
 )
@@ -80,24 +81,38 @@ def shifted(
 
 
 #: "switched jobs from Asda to Lidl", "moved from Leeds to York", "went from tea to coffee".
+#: "upped sticks from Walthamstow to Margate, sea air and all that", "left Croydon for
+#: Brighton": what follows B (a time, a comment after a comma) is no part of it.
 _FROM_TO = re.compile(
-    r"\bfrom\s+(?P<a>[\w&'. -]+?)\s+to\s+(?P<b>[\w&'. -]+?)"
-    r"(?:\s+(?:now|last\s+\w+|this\s+\w+|recently|in\s+\w+))?$",
+    r"(?:\bfrom\s+(?P<a>[\w&'. -]+?)\s+to|\bleft\s+(?P<a2>[\w&'. -]+?)\s+for)\s+(?P<b>[\w&'. -]+?)"
+    r"(?:\s+(?:now|(?:the\s+)?(?:last|past|this)\s+\w+|recently|in\s+\w+|\w+\s+ago))*"
+    r"(?:\s*,.*)?$",
+    re.I,
+)
+
+
+#: A slip put right: "no wait i said leeds not leicester", "sorry, I meant Bristol, not Bath".
+_NOT_THAT = re.compile(
+    r"\b(?:said|meant|is|it'?s|its|in|at)\s+(?P<b>[\w&'. -]+?)\s*,?\s+not\s+"
+    r"(?P<a>[\w&'. -]+?)[.!]*$",
     re.I,
 )
 
 
 def _from_to(clause: str, records: Sequence[MemoryRecord]) -> tuple[MemoryRecord, Fact] | None:
-    """The kept record "from A to B" names as A, and B as the new value of the same slot
-    (an employer stays an employer: "I moved from Asda to Lidl" does not make Lidl a town)."""
-    m = _FROM_TO.search(clause)
+    """The kept record "from A to B" (or "B not A") names as A, and B as the new value of
+    the same slot (an employer stays an employer: "I moved from Asda to Lidl" does not make
+    Lidl a town)."""
+    m = _FROM_TO.search(clause) or _NOT_THAT.search(clause)
     if m is None or _not_the_persons(clause):
         return None
-    old = topic_words(m.group("a"))
+    old = topic_words(m.group("a") or m.groupdict().get("a2") or "")
     rec = next((r for r in records if (w := _record_words(r)) and w <= old), None)
     if rec is None:
         return None
     new = m.group("b").strip()
+    if new.islower() and _fact_key(rec) in ("home", "work"):  # typed in lower case: a name
+        new = new.title()
     key = _fact_key(rec) or ""
     fact = (
         _work_fact(new) if key == "work" else
@@ -162,7 +177,8 @@ def _named(
 ) -> MemoryRecord | None:
     """The record whose value the clause names before its change word, by words, else by
     meaning (a preference only: places and employers are names, not meanings)."""
-    words = topic_words(clause)
+    # word by word: a topic key keeps only a few words of a long clause
+    words = frozenset().union(*(topic_words(w) for w in re.findall(r"[\w'&-]+", clause)))
     for rec in records:
         value = _record_words(rec)
         if value and value <= words and not _named_as_new(clause, value):

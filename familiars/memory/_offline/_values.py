@@ -18,6 +18,7 @@ from collections.abc import Callable
 from familiars.memory._offline._health_values import allergy_value
 from familiars.memory._offline._objects import (
     _NOT_NAMES,
+    NO_THING,
     Fact,
     _words,
     third_person,
@@ -141,13 +142,13 @@ _DOING = re.compile(
     r"(?P<place>(?-i:[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)))?$",
     re.I,
 )
-#: Verbs that never say what one does for a living.
+#: Verbs that never say what one does for a living (nor those that leave it: "I quit the salon").
 _NOT_WORK_VERBS = frozenset(
     _words(
         "am was have has had like love hate enjoy live lived work worked want need think feel "
         "felt got get go went going know knew wish hope just really also can can't could would "
         "will should might must don't didn't did miss missed no not never still longer "
-        "used take took catch caught"
+        "used take took catch caught quit quits leave left lose lost resign resigned retire",
     )
 )
 #: The slot model's probability above which a job said by what one does needs no cue.
@@ -241,7 +242,7 @@ _LIKING = re.compile(
     r"(?:\s+(?:now|these\s+days|at\s+the\s+moment|lately|right\s+now|rn|for\s+me))?$"
     # "these days it's all wild swimming (for me)"
     r"|^(?:(?:these\s+days|nowadays|now),?\s+)?(?:it'?s|its|it\s+is)\s+(?:all|mostly|mainly|largely|more|pretty\s+much\s+all|"
-    r"more\s+or\s+less\s+all)\s+(?:about\s+)?(?P<all>.+?)(?:\s+for\s+me)?"
+    rf"more\s+or\s+less\s+all)\s+(?:about\s+)?(?!{NO_THING})(?P<all>.+?)(?:\s+for\s+me)?"
     r"(?:\s+(?:now|these\s+days))?$",
     re.I,
 )
