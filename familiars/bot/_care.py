@@ -384,17 +384,28 @@ def homes_of(records: Sequence[MemoryRecord]) -> list[str]:
     return [r.content for r in sorted(homes, key=lambda r: r.ts)]
 
 
-def country_of(timezone: str, setting: str = "", homes: Sequence[str] = ()) -> str:
-    """The person's country: where they said they live (``homes``, :func:`homes_of`) when
-    it names a country or a city the time zone database knows, else the
-    setting when given, else their time zone's; "" unknown. Home wins: a person living in
-    Dublin on a laptop set to London time needs Ireland's lines, and the bot-wide setting
-    is only a guess about each person."""
+def countries_of(timezone: str, setting: str = "", homes: Sequence[str] = ()) -> list[str]:
+    """The countries whose crisis lines the person gets, most likely first: where they
+    said they live (``homes``, :func:`homes_of`, the newest that names a place) when it
+    names a country outright or a city in their time zone's country, then the setting,
+    then the time zone's country; a home city or region that may be elsewhere (Halifax
+    is in Yorkshire as well as Nova Scotia) comes last. Two countries' lines do no harm;
+    missing the right one does, so nothing here replaces another. Empty: unknown."""
+    zone, setting = ZONE_COUNTRY.get(timezone, ""), setting.upper()
+    sure, maybe = _home_country(homes)
+    if maybe and maybe == (zone or setting or maybe):
+        sure, maybe = maybe, ""
+    found = [sure, setting, zone, maybe]
+    return [code for i, code in enumerate(found) if code and code not in found[:i]]
+
+
+def _home_country(homes: Sequence[str]) -> tuple[str, str]:
+    """The newest home's country: (named outright, "") or ("", a city's or region's)."""
     for home in reversed(homes):
         found = _country_of_place(home)
         if found:
             return found
-    return (setting or ZONE_COUNTRY.get(timezone, "")).upper()
+    return "", ""
 
 
 #: "The user lives in Oslo." / "moved to Leeds, UK" / "is based in Ohio": the place.
@@ -426,36 +437,48 @@ _REGIONS = {
 }
 
 
-def _country_of_place(text: str) -> str:
-    """The country a home record's place is in (``GB`` for "Leeds, England", ``NO`` for
-    "Oslo"), from its last part that names one; "" when none does."""
+def _country_of_place(text: str) -> tuple[str, str]:
+    """The country a home record's place is in, from its last part that names one:
+    (code, "") when a country is named ("Leeds, England"), ("", code) for a city or
+    region that names no country ("Oslo", "Ohio"); ("", "") when none does."""
     found = _LIVES_IN.search(text)
     if found is None:
-        return ""
+        return "", ""
     parts = re.split(r",|\s+-\s+|\(|\)", found.group("place"))
     for part in reversed(parts):
         name = re.sub(r"^(?:the)\s+", "", part.strip().lower()).strip()
-        code = _places().get(name) or _places().get(f"the {name}")
-        if code:
-            return code
-    return ""
+        for said in (name, f"the {name}"):
+            if said in _countries():
+                return _countries()[said], ""
+            if said in _cities():
+                return "", _cities()[said]
+    return "", ""
 
 
 @lru_cache(maxsize=1)
-def _places() -> dict[str, str]:
-    """Lowercase place names -> ISO 3166 code: the countries of the time zone database
-    (``iso3166.tab``, a parenthesised part too: "Britain (UK)"), the cities its zones are
-    named after (``zone.tab``: "Europe/Oslo" -> oslo), and the aliases above."""
+def _countries() -> dict[str, str]:
+    """Lowercase country names -> ISO 3166 code: the time zone database's (``iso3166.tab``,
+    a parenthesised part too: "Britain (UK)") and the aliases above."""
+    places: dict[str, str] = {}
+    data = resources.files("tzdata").joinpath("zoneinfo")
+    for code, name in _tab_rows(data.joinpath("iso3166.tab").read_text("utf-8"), 0, 1):
+        for said in (name, *re.findall(r"\(([^)]+)\)", name), re.sub(r"\s*\(.*\)", "", name)):
+            places[said.strip().lower()] = code
+    places.update(_COUNTRY_ALIASES)
+    return places
+
+
+@lru_cache(maxsize=1)
+def _cities() -> dict[str, str]:
+    """Lowercase city and region names -> ISO 3166 code: the cities the time zone
+    database's zones are named after (``zone.tab``: "Europe/Oslo" -> oslo) and the
+    regions above. A name here may be a town in another country too."""
     places: dict[str, str] = {}
     data = resources.files("tzdata").joinpath("zoneinfo")
     for code, zone in _tab_rows(data.joinpath("zone.tab").read_text("utf-8"), 0, 2):
         places.setdefault(zone.rsplit("/", 1)[-1].replace("_", " ").lower(), code)
-    for code, name in _tab_rows(data.joinpath("iso3166.tab").read_text("utf-8"), 0, 1):
-        for said in (name, *re.findall(r"\(([^)]+)\)", name), re.sub(r"\s*\(.*\)", "", name)):
-            places[said.strip().lower()] = code
     for code, names in _REGIONS.items():
         places.update((name.replace("_", " "), code) for name in names.split())
-    places.update(_COUNTRY_ALIASES)
     return places
 
 
@@ -464,7 +487,11 @@ def _tab_rows(text: str, key: int, value: int) -> list[tuple[str, str]]:
     return [(row[key], row[value]) for row in rows if len(row) > max(key, value)]
 
 
-def crisis_reply(text: str, country: str) -> str:
-    """The crisis text with ``{helplines}`` filled for ``country`` (a text without the
+def crisis_reply(text: str, countries: Sequence[str]) -> str:
+    """The crisis text with ``{helplines}`` filled with each of ``countries``' lines, and
+    the general list when one of them (or none) is known here (a text without the
     placeholder, written by an owner, is said as it is)."""
-    return text.replace("{helplines}", HELPLINES.get(country, DEFAULT_HELPLINES))
+    lines = [HELPLINES[code] for code in countries if code in HELPLINES]
+    if not lines or len(lines) < len(countries):
+        lines.append(DEFAULT_HELPLINES)
+    return text.replace("{helplines}", " ".join(lines))

@@ -7,8 +7,9 @@ Map:
   noted, facts updated (with the value they replace), reminders set (with their local time),
   reminders marked done, and a reminder still missing its time (``ask_when``) ("forget that"
   never reaches a turn: :class:`familiars.bot._forgetting.ForgetByWords` answers it first);
-- a reminder asked for without a (readable) time is *pending*: the next message is read as
-  its time ("tomorrow at 8") and completes it; :class:`PendingReminder` is what is kept;
+- a reminder asked for without a (readable) time is *pending*: the next message, when it
+  starts with a time ("tomorrow at 8"), completes it; any other message is a turn of its
+  own and the question lapses; :class:`PendingReminder` is what is kept;
 - :meth:`TurnActions.prompt_notes` says it all to a model ("A reminder was just set: call
   mom, Wed 2 Dec 09:00. Confirm it in a few words.").
 
@@ -76,6 +77,21 @@ _TIMEISH = re.compile(
     r"\d|\b(?:today|tonight|tomorrow|morning|evening|afternoon|noon|midnight|monday|tuesday|"
     r"wednesday|thursday|friday|saturday|sunday|week|month|january|february|march|april|may|"
     r"june|july|august|september|october|november|december|minutes?|hours?|in an?)\b",
+    re.IGNORECASE,
+)
+#: An answer to "When should I remind you?" starts with its time, after a filler or two
+#: ("tomorrow at 9", "ok say 5pm", "next Thursday if you would"); "I live at 5 Elm Street"
+#: and "my sister is coming on Friday" are messages of their own.
+_TIME_ANSWER = re.compile(
+    r"^\s*(?:(?:ok(?:ay)?|um+|uh+|erm?|hm+|well|oh|maybe|perhaps|probably|just|say|"
+    r"let'?s\s+say|make\s+it|how\s+about|what\s+about|around|about|yes|yeah|sure|"
+    r"please|pls)\b[,.!\s]*)*"
+    r"(?P<time>\d|(?:at|on|in|by|this|next|tomorrow|today|tonight|later|after|before|early|end|"
+    r"every|the|noon|midnight|morning|evening|afternoon|night|yesterday|last|first|half|"
+    r"quarter|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"mon|tues?|wed|thu(?:rs)?|fri|sat|sun|(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
+    r"jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|"
+    r"june|july|august|september|october|november|december|christmas|easter|new\s+year)\b)",
     re.IGNORECASE,
 )
 #: More words that say a time, where a reminder's "when" is looked for: "this weekend",
@@ -292,8 +308,24 @@ def _no_time_read(text: str, actions: TurnActions) -> None:
         actions.passed_time = PendingReminder(done)
     elif tail and _said_a_time(tail.group(0)) and said[: tail.start()].strip(" ,"):
         actions.unreadable_time = PendingReminder(said[: tail.start()].strip(" ,"))
-    else:
+    elif not (task["how"].lower() == "about" and _recalled(said)):
         actions.ask_when = PendingReminder(said, about=task["how"].lower() == "about")
+
+
+#: "remind me about what you said yesterday", "... about the plot of the book?": a thing
+#: to recall, which the answer (the model's, or the memory's offline) tells; no time is asked.
+_RECALL = re.compile(
+    r"^(?:what|who|whom|whose|how|where|when|why|which|if|whether)\b"
+    r"|\b(?:you|we|i|they|he|she)\s+(?:said|told|talked|discussed|spoke|mentioned|decided|agreed)"
+    r"|\b(?:yesterday|ago|earlier|last\s+(?:night|time|week|month|year))\b"
+    r"|^(?:the|that)\s+(?:plot|story|ending|name|names|details|rules|words|lyrics|meaning|"
+    r"history|conversation|chat|thing\s+you)\b",
+    re.IGNORECASE,
+)
+
+
+def _recalled(about: str) -> bool:
+    return bool(_RECALL.search(about.strip(" ,?")))
 
 
 def _complete(
@@ -306,9 +338,13 @@ def _complete(
     grace_s: float,
     max_chars: int,
 ) -> TurnActions | None:
-    """The next message as the pending reminder's time; None when it is about something
-    else (no time words in it)."""
+    """The next message as the pending reminder's time; None when it does not start with
+    one (:data:`_TIME_ANSWER`: "I'm 34" is a message of its own)."""
     when = plain_time(text).strip().rstrip(".!?")
+    answer = _TIME_ANSWER.match(when)
+    if answer is None:
+        return None  # "I'm 34", "my sister is coming on Friday": a message of its own
+    when = when[answer.start("time") :]
     if said_past(when):
         # "tomorrow, I forgot yesterday": the time is the clause before (review s34 F2)
         head = re.split(r"[,;]|\s+(?:but|because|as|since)\s+", when, maxsplit=1)[0].strip()

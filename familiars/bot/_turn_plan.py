@@ -44,7 +44,7 @@ from familiars.bot._answers import (
 from familiars.bot._care import (
     Sessions,
     asks_a_reminder,
-    country_of,
+    countries_of,
     crisis_reply,
     disclosure,
     homes_of,
@@ -410,8 +410,11 @@ class TurnPlanner:
         care = self.services.settings.care
         if not (care.crisis_replies and await self._worrying(turn, self.services.understanding)):
             return False
-        country = country_of(tz, care.country, homes_of(turn.records))
-        plan.care_text = crisis_reply(care.crisis_text, country)
+        # In a group the speaker's home record stays private: the lines follow the
+        # setting and the time zone there.
+        homes = () if turn.info.is_group else homes_of(turn.records)
+        countries = countries_of(tz, care.country, homes)
+        plan.care_text = crisis_reply(care.crisis_text, countries)
         self.cared.add(turn.key)
         await self._pause(turn.user_key, turn.now)
         return True

@@ -5,19 +5,19 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from familiars.bot._answers import offline_reply
-from familiars.bot._care import country_of, crisis_reply
+from familiars.bot._care import countries_of, crisis_reply
 from familiars.bot._turn_actions import TurnActions
 from familiars.config import Settings
 
 
 def test_crisis_lines_follow_the_country() -> None:
     text = Settings().care.crisis_text
-    assert "116 123" in crisis_reply(text, country_of("Europe/Oslo")) and "988" not in crisis_reply(
-        text, country_of("Europe/Oslo")
-    )
-    assert "988" in crisis_reply(text, country_of("America/Chicago"))
-    assert "13 11 14" in crisis_reply(text, country_of("Europe/Oslo", "au"))
-    unknown = crisis_reply(text, country_of("UTC"))
+    assert "116 123" in crisis_reply(
+        text, countries_of("Europe/Oslo")
+    ) and "988" not in crisis_reply(text, countries_of("Europe/Oslo"))
+    assert "988" in crisis_reply(text, countries_of("America/Chicago"))
+    assert "13 11 14" in crisis_reply(text, countries_of("Europe/Oslo", "au"))
+    unknown = crisis_reply(text, countries_of("UTC"))
     assert "116 123" in unknown and "988" in unknown and "findahelpline.com" in unknown
 
 

@@ -54,3 +54,32 @@ async def test_a_second_plan_said_plainly_is_kept_beside_the_first(workspace: Pa
         await say(app, message("we're going to Lisbon in June", minutes=1))
         live = [r.content for r in await app.memory.store.list(scope="user")]
     assert any("Rome" in c for c in live) and any("Lisbon" in c for c in live), live
+
+
+async def test_a_change_of_plan_replaces_the_plan_of_its_kind(workspace: Path) -> None:
+    """s36 review: "change of plan, Lisbon in June" superseded the newer "new job in June"
+    and left the Rome trip live."""
+    async with running_app(workspace) as app:
+        assert app.memory is not None
+        await say(app, message("We're going to Rome in June."))
+        await say(app, message("I'm starting a new job in June.", minutes=1))
+        reply = await say(
+            app, message("Change of plan, we're flying to Lisbon in June.", minutes=2)
+        )
+        records = await app.memory.store.list(scope="user", live_only=False)
+    live = {r.content for r in records if not r.deprecated}
+    assert any("job" in c for c in live) and any("Lisbon" in c for c in live), live
+    assert not any("Rome" in c for c in live), live
+    assert "was starting" not in reply, reply
+
+
+async def test_a_change_of_plan_of_no_kind_kept_replaces_nothing(workspace: Path) -> None:
+    async with running_app(workspace) as app:
+        assert app.memory is not None
+        await say(app, message("We're going to Rome in June."))
+        reply = await say(
+            app, message("Change of plan, I'm starting a new job in June.", minutes=1)
+        )
+        live = [r.content for r in await app.memory.store.list(scope="user")]
+    assert any("Rome" in c for c in live) and any("job" in c for c in live), live
+    assert "Updated" not in reply, reply

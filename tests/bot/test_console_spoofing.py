@@ -74,3 +74,22 @@ async def test_a_line_the_terminal_would_wrap_is_cut_before_its_edge(monkeypatch
     lines = out.getvalue().split("\n")
     assert _prompt_lines(out.getvalue()) == [BOT + "x" * 20]
     assert all(sum(2 if c == "\u732b" else 1 for c in line) <= 30 for line in lines), lines
+
+
+async def test_the_typed_line_drawn_again_plays_no_escape_sequence(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """s36 review: a reminder redrew the person's half-typed line raw, so a pasted escape
+    sequence (here: clear the screen) reached the terminal."""
+    readline = pytest.importorskip("readline")
+    monkeypatch.setattr(readline, "get_line_buffer", lambda: "call \x1b[2Jmum\r\nyou> ok")
+    out = io.StringIO()
+    console = ConsoleAdapter(Forger(), stdin=io.StringIO(""), stdout=out, interactive=True)
+    console._tty_mode = []  # a terminal's line is being read
+    console._reading.set()
+    try:
+        await console.send(console.chat_id, "Time to call mum.")
+    finally:
+        console._tty_mode = None
+    printed = out.getvalue()
+    assert "\x1b[2J" not in printed and printed.endswith(f"{PROMPT}call [2Jmum you> ok"), printed

@@ -281,14 +281,16 @@ class ConsoleAdapter(PlatformAdapter):
 
     def _typed(self) -> str:
         """What the person has typed at the prompt so far (readline's line), drawn again
-        after a reminder took the prompt's place (T28: it looked lost, and was typed twice)."""
+        after a reminder took the prompt's place (T28: it looked lost, and was typed twice),
+        without control characters or line ends: a pasted escape sequence is not played back
+        to the terminal, and the prompt stays one line."""
         if self._tty_mode is None:
             return ""
         try:
             import readline
         except ImportError:
             return ""
-        return readline.get_line_buffer()
+        return shown(readline.get_line_buffer()).replace("\n", " ").replace("\t", " ")
 
     async def _readline(self) -> str:
         """The next line, read in a daemon thread: a read still waiting for the keyboard when

@@ -23,6 +23,7 @@ from familiars.memory._offline._clauses import CHANGE_OF_PLAN, SCRATCH_THAT
 from familiars.memory._offline._kept import live_of
 from familiars.memory._offline._objects import _words, topic_key
 from familiars.memory._records import MemoryRecord, is_live, parse_ts
+from familiars.memory._text import content_words, stem
 from familiars.memory._writer._schema import WriteOp, WriterEntry
 
 _NAME = r"[A-Za-z][\w'-]+"
@@ -289,12 +290,55 @@ def _taken_back(
     was said (a "scratch that" weeks later is about something else)."""
     same = [r for r in live if r.category == write.category and _kinds(write, r)]
     recent = [r for r in same if _kept_within(r, now)]
+    plan = "plan" in write.entry.tags
+    if plan and any_age:
+        # A change of plan replaces a plan of its kind only (a trip a trip: s36, "change of
+        # plan, Lisbon in June" took a months-old "new job in June" and left Rome live);
+        # with none, both stay.
+        recent = same = [r for r in same if _same_plan(write.entry.content, r.content)]
     when = _plan_when(write.entry.content)
-    if "plan" in write.entry.tags and when:
+    if plan and when:
         timed = [r for r in (same if any_age else recent) if _plan_when(r.content) == when]
         if timed:
             return max(timed, key=lambda r: (r.ts, r.id))
     return max(recent, key=lambda r: (r.ts, r.id)) if recent else None
+
+
+#: Words of plans that say a journey: "going to Rome" and "flying to Lisbon" are one kind.
+_TRIP = frozenset(
+    stem(w)
+    for w in re.findall(
+        r"\w+",
+        "go going travel travelling traveling fly flying visit visiting trip holiday "
+        "vacation drive driving head heading off away",
+    )
+)
+_NOT_KIND = frozenset({"user", "now", "next", "this", "week", "month", "year", "day"})
+
+
+def _plan_words(content: str) -> set[str]:
+    """A plan's own words as stems, journeys as "<trip>": not its day or month."""
+    said = _PLAN_WHEN.sub("", content)
+    found = set()
+    for word in content_words(said):
+        if word.isdigit() or word in _NOT_KIND or word in _MONTHS_AND_DAYS:
+            continue
+        found.add("<trip>" if stem(word) in _TRIP else stem(word))
+    return found
+
+
+def _same_plan(new: str, old: str) -> bool:
+    """Whether two plans are of one kind: they share a word of what is planned."""
+    return bool(_plan_words(new) & _plan_words(old))
+
+
+_MONTHS_AND_DAYS = frozenset(
+    re.findall(
+        r"\w+",
+        "january february march april may june july august september october november "
+        "december monday tuesday wednesday thursday friday saturday sunday weekend tomorrow",
+    )
+)
 
 
 def _kept_within(rec: MemoryRecord, now: datetime) -> bool:
