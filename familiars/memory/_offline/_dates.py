@@ -17,7 +17,12 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from familiars.memory._offline._every import find_every, next_due
 from familiars.memory._offline._objects import Fact, third_person, topic_key
-from familiars.memory._offline._time_words import afternoon_hour, plain_request, plain_time
+from familiars.memory._offline._time_words import (
+    afternoon_hour,
+    night_half,
+    plain_request,
+    plain_time,
+)
 from familiars.memory._writer._schema import OpenLoop
 
 logger = logging.getLogger(__name__)
@@ -111,7 +116,7 @@ def _afternoon_clocks(text: str) -> str:
 #: "tonight", "this evening", "friday afternoon": a part of the day after noon.
 _AFTER_NOON_SAID = re.compile(r"\b(?:tonight|evening|afternoon|night)\b", re.IGNORECASE)
 _HOUR_WITHOUT_HALF = re.compile(
-    r"\b(?P<hour>0?[1-9]|1[01]):(?P<minute>\d{2})\b(?!\s*[ap]\.?m)", re.IGNORECASE
+    r"\b(?P<hour>0?[1-9]|1[012]):(?P<minute>\d{2})\b(?!\s*[ap]\.?m)", re.IGNORECASE
 )
 
 
@@ -119,9 +124,16 @@ def _after_noon(text: str) -> str:
     """``text`` with an hour said without am or pm put after noon when the part of the day said
     is: "tonight at half 9" is 21:30, "this evening at 7" 19:00 (tester U83: both were set for
     the next morning, after the thing they were for)."""
-    if _AFTER_NOON_SAID.search(text) is None:
+    said = _AFTER_NOON_SAID.search(text)
+    if said is None:
         return text
-    return _HOUR_WITHOUT_HALF.sub(lambda m: f"{int(m.group('hour'))}:{m.group('minute')} pm", text)
+    night = said.group(0).lower() in ("tonight", "night")
+
+    def read(m: re.Match[str]) -> str:
+        hour = int(m.group("hour"))
+        return f"{hour}:{m.group('minute')} {night_half(hour) if night else 'pm'}"
+
+    return _HOUR_WITHOUT_HALF.sub(read, text)
 
 
 _CLOCK_ONLY = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?$", re.IGNORECASE)
@@ -186,6 +198,25 @@ def said_past(when: str) -> bool:
     return PAST_SAID.search(when) is not None
 
 
+_BARE_HOUR = re.compile(r"^(?:at\s+|by\s+)?(?P<hour>[1-9])(?::(?P<minute>[0-5]\d))?$", re.I)
+#: From this hour to :data:`NIGHT_ENDS` a bare hour is the next time the clock shows it.
+NIGHT_STARTS, NIGHT_ENDS = 21, 6
+
+
+def _bare_hour_at_night(text: str, local_now: datetime) -> datetime | None:
+    """A bare hour from 1 to 9 ("at 1", "at 3:30") said at night is the next time the clock
+    shows it ("at 1" at 23:30 is 01:00, "at 3" at 02:30 03:00): the afternoon rule
+    (:func:`afternoon_hour`) is for the day, when the morning hour has gone by."""
+    m = _BARE_HOUR.match(text.strip().strip(".!?").strip())
+    if m is None or NIGHT_ENDS <= local_now.hour < NIGHT_STARTS:
+        return None
+    clock = time(int(m["hour"]), int(m["minute"] or 0))
+    when = datetime.combine(local_now.date(), clock, tzinfo=local_now.tzinfo)
+    while when <= local_now:
+        when += timedelta(hours=12)
+    return when
+
+
 def parse_when(text: str, *, now: datetime, tz: ZoneInfo) -> datetime | None:
     """An aware datetime in ``tz`` for a phrase like "tomorrow at 9am", "in 2 hours", "on
     Friday" (no clock time: 09:00), or None when the phrase is not a time or one gone by."""
@@ -193,6 +224,9 @@ def parse_when(text: str, *, now: datetime, tz: ZoneInfo) -> datetime | None:
     if said_past(text):
         return None
     local_now = now.astimezone(tz)
+    small_hours = _bare_hour_at_night(text, local_now)
+    if small_hours is not None:
+        return small_hours
     phrase = _spell_last_day(_normalise_when(text), text, local_now)
     phrase = spell_slash_date(phrase, now=now, tz=tz) or ""
     if not phrase or not re.search(r"\d|[a-z]{3,}", phrase, re.I) or _NEGATIVE.search(phrase):

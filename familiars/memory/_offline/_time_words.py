@@ -181,7 +181,10 @@ def _spellings(text: str) -> str:
         timely = _near_a_time(words, i) and (
             word.lower() not in _AMBIGUOUS or _said_as_a_time(words, i)
         )
-        out.append(text[last : m.start()] + (spelled(word) if timely and not named else word))
+        fixed = spelled(word) if not named else word
+        # last in the text: "buy bread tomorow" (no name is a typo of these two)
+        ending = i == len(words) - 1 and fixed in ("tomorrow", "tonight")
+        out.append(text[last : m.start()] + (fixed if timely or ending else word))
         last = m.end()
     return "".join(out) + text[last:]
 
@@ -295,16 +298,34 @@ def _hour_and_minutes(m: re.Match[str]) -> str:
 _CLOCK = r"\b(?P<clock>\d{1,2}(?::\d{2})?)"
 
 
+#: The last hour that "at night" or "tonight" puts in the small hours ("at 1 at night").
+LAST_SMALL_HOUR = 4
+
+
+def night_half(hour: int) -> str:
+    """ "am" or "pm" for ``hour`` said with "night" or "tonight": 12 and 1 to 4 are the small
+    hours ("at 12 at night" is 00:00, "tonight at 1" 01:00), 5 to 11 the evening."""
+    return "am" if hour == 12 or 1 <= hour <= LAST_SMALL_HOUR else "pm"
+
+
+def _at_night(m: re.Match[str]) -> str:
+    hour = int(m["clock"].split(":")[0])
+    return f"{m['clock']} {night_half(hour)}" + (" tonight" if m["tonight"] else "")
+
+
 def _parts_of_day(text: str) -> str:
-    """ "10:00 in the morning" -> "10:00 am"; "2:30 in the afternoon", "7 at night" -> pm."""
+    """ "10:00 in the morning" -> "10:00 am"; "2:30 in the afternoon" -> pm; "7 at night" is
+    pm and "1 at night" am (:func:`night_half`)."""
     text = re.sub(_CLOCK + r"\s+in\s+the\s+morning\b", r"\g<clock> am", text, flags=re.I)
     text = re.sub(
-        _CLOCK + r"\s+(?:in\s+the\s+(?:afternoon|evening)|at\s+night)\b",
-        r"\g<clock> pm",
+        _CLOCK + r"\s+in\s+the\s+(?:afternoon|evening)\b", r"\g<clock> pm", text, flags=re.I
+    )
+    return re.sub(
+        _CLOCK + r"\s+(?:at\s+night|in\s+the\s+night|(?P<tonight>tonight))\b",
+        _at_night,
         text,
         flags=re.I,
     )
-    return re.sub(_CLOCK + r"\s+tonight\b", r"\g<clock> pm tonight", text, flags=re.I)
 
 
 def _ordinal_dates(text: str) -> str:
