@@ -83,3 +83,8 @@ def test_breakfast_in_the_task_is_read_the_same_once_and_every_day() -> None:
         now=_at(16), tz=TZ, grace_s=3600, dialogue_id=None,
     )  # fmt: skip
     assert once is not None and "18:00" in once.content
+
+
+def test_a_clock_with_a_leading_zero_is_a_24_hour_one() -> None:
+    when = parse_when("at 05:00", now=_at(16), tz=TZ)
+    assert when is not None and when.strftime("%Y-%m-%d %H:%M") == "2026-12-08 05:00"

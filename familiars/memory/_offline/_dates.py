@@ -237,7 +237,8 @@ def parse_when(text: str, *, now: datetime, tz: ZoneInfo) -> datetime | None:
     if clock is not None:
         when = datetime.combine(local_now.date(), clock, tzinfo=tz)
         # Hour 0 is said only on a 24-hour clock ("midnight" is 00:00): never read as 12:00.
-        bare_hour = re.fullmatch(r"\d{1,2}(?::\d{2})?", phrase.strip()) is not None and clock.hour
+        # A leading zero ("05:00") is a 24-hour clock, as written.
+        bare_hour = re.fullmatch(r"[1-9]\d?(?::\d{2})?", phrase.strip()) is not None and clock.hour
         if when <= local_now and bare_hour and clock.hour < 12:
             # "at 5" said at 14:00 means 17:00: the next time a clock shows it.
             later = when + timedelta(hours=12)
