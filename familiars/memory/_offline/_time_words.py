@@ -397,7 +397,9 @@ def afternoon_hour(hour: int, said: str) -> int:
     noon (13:00 to 18:00: "at 4" to feed the cat is 16:00, hardly ever 04:00) unless the
     morning is said; 7 to 12, 0 and 13 to 23 are as said (the caller reads 7 to 11 as the
     next time the clock shows them when the day is today, and after noon when the evening
-    is said). A clock written with a leading zero ("04:00") is as said."""
+    is said). ``said`` is the time phrase only, never the task ("eat breakfast" says no
+    morning). The callers leave a clock written with a leading zero ("04:00") as written,
+    and a bare hour said at night to the next time the clock shows it."""
     if 1 <= hour <= LAST_AFTERNOON_HOUR and MORNING_SAID.search(said) is None:
         return hour + 12
     return hour
