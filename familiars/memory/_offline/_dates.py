@@ -19,6 +19,7 @@ from familiars.memory._offline._every import find_every, next_due
 from familiars.memory._offline._objects import Fact, third_person, topic_key
 from familiars.memory._offline._time_words import (
     afternoon_hour,
+    bare_hour_at_night,
     night_half,
     plain_request,
     plain_time,
@@ -198,25 +199,6 @@ def said_past(when: str) -> bool:
     return PAST_SAID.search(when) is not None
 
 
-_BARE_HOUR = re.compile(r"^(?:at\s+|by\s+)?(?P<hour>[1-9])(?::(?P<minute>[0-5]\d))?$", re.I)
-#: From this hour to :data:`NIGHT_ENDS` a bare hour is the next time the clock shows it.
-NIGHT_STARTS, NIGHT_ENDS = 21, 6
-
-
-def _bare_hour_at_night(text: str, local_now: datetime) -> datetime | None:
-    """A bare hour from 1 to 9 ("at 1", "at 3:30") said at night is the next time the clock
-    shows it ("at 1" at 23:30 is 01:00, "at 3" at 02:30 03:00): the afternoon rule
-    (:func:`afternoon_hour`) is for the day, when the morning hour has gone by."""
-    m = _BARE_HOUR.match(text.strip().strip(".!?").strip())
-    if m is None or NIGHT_ENDS <= local_now.hour < NIGHT_STARTS:
-        return None
-    clock = time(int(m["hour"]), int(m["minute"] or 0))
-    when = datetime.combine(local_now.date(), clock, tzinfo=local_now.tzinfo)
-    while when <= local_now:
-        when += timedelta(hours=12)
-    return when
-
-
 def parse_when(text: str, *, now: datetime, tz: ZoneInfo) -> datetime | None:
     """An aware datetime in ``tz`` for a phrase like "tomorrow at 9am", "in 2 hours", "on
     Friday" (no clock time: 09:00), or None when the phrase is not a time or one gone by."""
@@ -224,7 +206,7 @@ def parse_when(text: str, *, now: datetime, tz: ZoneInfo) -> datetime | None:
     if said_past(text):
         return None
     local_now = now.astimezone(tz)
-    small_hours = _bare_hour_at_night(text, local_now)
+    small_hours = bare_hour_at_night(text, local_now)
     if small_hours is not None:
         return small_hours
     phrase = _spell_last_day(_normalise_when(text), text, local_now)

@@ -35,6 +35,7 @@ for take the vitamins" ("for" before a verb, as many learners of English say it)
 from __future__ import annotations
 
 import re
+from datetime import datetime, time, timedelta
 
 #: Spellings no edit distance finds (text-speak, shortenings).
 _SPELLINGS = {
@@ -403,3 +404,22 @@ def afternoon_hour(hour: int, said: str) -> int:
     if 1 <= hour <= LAST_AFTERNOON_HOUR and MORNING_SAID.search(said) is None:
         return hour + 12
     return hour
+
+
+_BARE_HOUR = re.compile(r"^(?:at\s+|by\s+)?(?P<hour>[1-9])(?::(?P<minute>[0-5]\d))?$", re.I)
+#: From this hour to :data:`NIGHT_ENDS` a bare hour is the next time the clock shows it.
+NIGHT_STARTS, NIGHT_ENDS = 21, 6
+
+
+def bare_hour_at_night(text: str, local_now: datetime) -> datetime | None:
+    """A bare hour from 1 to 9 ("at 1", "at 3:30") said at night is the next time the clock
+    shows it ("at 1" at 23:30 is 01:00, "at 3" at 02:30 03:00): the afternoon rule
+    (:func:`afternoon_hour`) is for the day, when the morning hour has gone by."""
+    m = _BARE_HOUR.match(text.strip().strip(".!?").strip())
+    if m is None or NIGHT_ENDS <= local_now.hour < NIGHT_STARTS:
+        return None
+    clock = time(int(m["hour"]), int(m["minute"] or 0))
+    when = datetime.combine(local_now.date(), clock, tzinfo=local_now.tzinfo)
+    while when <= local_now:
+        when += timedelta(hours=12)
+    return when
