@@ -438,11 +438,13 @@ async def _all_of(*steps: Awaitable[None]) -> None:
 #: A terminal's escape sequences, whole: CSI ("ESC [31m", colours and cursor moves), OSC
 #: ("ESC ]0;title BEL", a window title), DCS/SOS/PM/APC strings, and the short ESC forms;
 #: the one-byte C1 CSI and OSC too. Their parameters are no words of the person's (tester
-#: s36: "\\e[31mRED\\e[0m and \\e]0;pwned\\a" became "mREDm and 0;pwned").
+#: s36: "\\e[31mRED\\e[0m and \\e]0;pwned\\a" became "mREDm and 0;pwned"). A DCS/SOS/PM/APC
+#: string goes whole only with its terminator on the same line; a stray introducer alone
+#: goes (the short form) and the words after it stay.
 _ESCAPES = re.compile(
     r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]?"
     r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
-    r"|\x1b[PX^_][^\x1b\x9c]*(?:\x1b\\|\x9c)?"
+    r"|\x1b[PX^_][^\x1b\x9c\n]*(?:\x1b\\|\x9c)"
     r"|\x1b[ -/]*[0-~]?"
 )
 

@@ -258,7 +258,7 @@ def plan_actions(
             understanding=understanding,
             settled_once=True,
         )
-        return replace(actions, writer_text=settled) if actions.writer_text is None else actions
+        return replace(actions, writer_text=text) if actions.writer_text is None else actions
     asked = as_remind_me(text)  # "don't let me forget to ..." asks as "remind me" does
     if pending is not None and not _REMIND_ANY.search(asked) and not _STOPS.search(asked):
         completed = _complete(

@@ -593,7 +593,7 @@ class _TurnToolSet:
         said = str(args.get("when") or "").strip()
         if not said:
             raise ToolError(f"the reminder has no time: {ASK_WHEN}")
-        due = parse_when(said, now=c.now, tz=c.zone)
+        due = parse_when(_as_written(said), now=c.now, tz=c.zone)
         if due is None:
             raise ToolError(f"{said!r} cannot be read as one time still to come: {ASK_WHEN}")
         if self._reminders >= MAX_REMINDERS:
@@ -704,6 +704,14 @@ class _TurnToolSet:
                     if TAINT_TAG in rec.tags or (self._c.is_group and scope == "dialogue"):
                         self._c.taint.add("other people's notes (search_memory)")
         return found[:SEARCH_K]
+
+
+def _as_written(said: str) -> str:
+    """A model's time with its clock as written: "2026-12-08T04:00" is read as "2026-12-08
+    04:00", and an h:mm clock without am or pm is a 24-hour one ("tomorrow 4:00" is 04:00;
+    the afternoon rule is for a person's bare hour, not a model's resolved clock)."""
+    said = re.sub(r"\b(\d{4}-\d{2}-\d{2})T(\d{1,2}:\d{2})(?::\d{2}(?:\.\d+)?)?", r"\1 \2", said)
+    return re.sub(r"(?<![\d:])(\d):(\d{2})\b(?!\s*[ap]\.?m)", r"0\1:\2", said, flags=re.I)
 
 
 def _reminders(n: int) -> str:

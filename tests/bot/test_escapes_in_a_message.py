@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from familiars.bot._dialogue import _clean_text
 from tests.bot.test_forget import files_holding
 from tests.harness import message, running_app, say
 
@@ -25,3 +26,8 @@ async def test_escapes_are_not_kept_nor_noted(workspace: Path) -> None:
     assert files_holding(workspace, "[31m") == []
     tree = (workspace / "agents/agent_0/dialogue_0/dialogue.json").read_text(encoding="utf-8")
     assert "first line\\n\\tsecond line bold" in tree
+
+
+def test_a_stray_string_introducer_loses_no_words() -> None:
+    said = "hi \x1bXplease remind me at 5\nand more \x1bPq#0;2\x1b\\ done \x1b_apc\x9c end"
+    assert _clean_text(said)[0] == "hi please remind me at 5\nand more  done  end"

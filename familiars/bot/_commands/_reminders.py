@@ -96,10 +96,21 @@ def clock_said(said: str) -> bool:
     return CLOCK_SAID.search(_DATE_NUMBERS.sub(" ", said)) is not None
 
 
+#: "at 7" in a move with no am/pm and nothing of the morning: a move has read 1 to 7 as
+#: after noon since tester U5 ("move it to saturday at 7" is 19:00); the one rule
+#: (:func:`~familiars.memory.parse_when`) already reads 1 to 6 so, and a move keeps 7 too.
+_MORNING = re.compile(r"\b(?:am|a\.m\.?|morning|early|dawn)(?!\w)", re.I)
+_MOVED_TO_SEVEN = re.compile(r"\bat\s+(?:7|seven)(?::[0-5]\d)?(?!\s*(?:am|a\.m|pm|p\.m|:))\b", re.I)
+
+
 def read_move_time(said: str, *, now: datetime, zone: ZoneInfo) -> datetime | None:
     """The time a move names ("friday at 3" is 15:00: the one rule for an hour said without
-    am or pm, :func:`~familiars.memory.parse_when`'s); None when ``said`` is no time to come."""
-    return parse_when(said, now=now, tz=zone)
+    am or pm, :func:`~familiars.memory.parse_when`'s; "saturday at 7" is 19:00 in a move);
+    None when ``said`` is no time to come."""
+    when = parse_when(said, now=now, tz=zone)
+    if when is None or when.hour != 7 or _MOVED_TO_SEVEN.search(said) is None:
+        return when
+    return when if _MORNING.search(said) else when + timedelta(hours=12)
 
 
 async def move_reminder(

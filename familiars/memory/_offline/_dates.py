@@ -17,7 +17,13 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from familiars.memory._offline._every import find_every, next_due
 from familiars.memory._offline._objects import Fact, third_person, topic_key
-from familiars.memory._offline._time_words import afternoon_hour, plain_request, plain_time
+from familiars.memory._offline._time_words import (
+    afternoon_hour,
+    bare_hour_at_night,
+    night_half,
+    plain_request,
+    plain_time,
+)
 from familiars.memory._writer._schema import OpenLoop
 
 logger = logging.getLogger(__name__)
@@ -111,7 +117,7 @@ def _afternoon_clocks(text: str) -> str:
 #: "tonight", "this evening", "friday afternoon": a part of the day after noon.
 _AFTER_NOON_SAID = re.compile(r"\b(?:tonight|evening|afternoon|night)\b", re.IGNORECASE)
 _HOUR_WITHOUT_HALF = re.compile(
-    r"\b(?P<hour>0?[1-9]|1[01]):(?P<minute>\d{2})\b(?!\s*[ap]\.?m)", re.IGNORECASE
+    r"\b(?P<hour>0?[1-9]|1[012]):(?P<minute>\d{2})\b(?!\s*[ap]\.?m)", re.IGNORECASE
 )
 
 
@@ -119,9 +125,16 @@ def _after_noon(text: str) -> str:
     """``text`` with an hour said without am or pm put after noon when the part of the day said
     is: "tonight at half 9" is 21:30, "this evening at 7" 19:00 (tester U83: both were set for
     the next morning, after the thing they were for)."""
-    if _AFTER_NOON_SAID.search(text) is None:
+    said = _AFTER_NOON_SAID.search(text)
+    if said is None:
         return text
-    return _HOUR_WITHOUT_HALF.sub(lambda m: f"{int(m.group('hour'))}:{m.group('minute')} pm", text)
+    night = said.group(0).lower() in ("tonight", "night")
+
+    def read(m: re.Match[str]) -> str:
+        hour = int(m.group("hour"))
+        return f"{hour}:{m.group('minute')} {night_half(hour) if night else 'pm'}"
+
+    return _HOUR_WITHOUT_HALF.sub(read, text)
 
 
 _CLOCK_ONLY = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?$", re.IGNORECASE)
@@ -193,6 +206,9 @@ def parse_when(text: str, *, now: datetime, tz: ZoneInfo) -> datetime | None:
     if said_past(text):
         return None
     local_now = now.astimezone(tz)
+    small_hours = bare_hour_at_night(text, local_now)
+    if small_hours is not None:
+        return small_hours
     phrase = _spell_last_day(_normalise_when(text), text, local_now)
     phrase = spell_slash_date(phrase, now=now, tz=tz) or ""
     if not phrase or not re.search(r"\d|[a-z]{3,}", phrase, re.I) or _NEGATIVE.search(phrase):
@@ -203,7 +219,8 @@ def parse_when(text: str, *, now: datetime, tz: ZoneInfo) -> datetime | None:
     if clock is not None:
         when = datetime.combine(local_now.date(), clock, tzinfo=tz)
         # Hour 0 is said only on a 24-hour clock ("midnight" is 00:00): never read as 12:00.
-        bare_hour = re.fullmatch(r"\d{1,2}(?::\d{2})?", phrase.strip()) is not None and clock.hour
+        # A leading zero ("05:00") is a 24-hour clock, as written.
+        bare_hour = re.fullmatch(r"[1-9]\d?(?::\d{2})?", phrase.strip()) is not None and clock.hour
         if when <= local_now and bare_hour and clock.hour < 12:
             # "at 5" said at 14:00 means 17:00: the next time a clock shows it.
             later = when + timedelta(hours=12)

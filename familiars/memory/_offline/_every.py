@@ -20,7 +20,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from familiars.memory._offline._time_words import afternoon_hour, plain_time
+from familiars.memory._offline._time_words import afternoon_hour, night_half, plain_time
 
 logger = logging.getLogger(__name__)
 
@@ -73,7 +73,7 @@ def _find_monthly(text: str, tz: ZoneInfo) -> tuple[dict[str, Any], str] | None:
     if m is None:
         return None
     said_at, rest = _apart_clock(m, text)
-    clock = _said_clock(said_at, text) if said_at else time(9)
+    clock = _said_clock(said_at, f"{m.group(0)} {said_at}") if said_at else time(9)
     day = m.group("day1") or m.group("day2") or m.group("day3")
     count = (m.group("n") or "1").lower()
     interval = int(count) if count.isdigit() else {"other": 2, "six": 6}.get(count, 0)
@@ -100,7 +100,7 @@ def find_every(text: str, tz: ZoneInfo) -> tuple[dict[str, Any], str] | None:
     if m is None:
         return None
     said_at, rest = _apart_clock(m, text)
-    clock = _said_clock(said_at, text) if said_at else None
+    clock = _said_clock(said_at, f"{m.group(0)} {said_at}") if said_at else None
     if said_at and clock is None:
         return None
     rule = _rule(m, clock, tz)
@@ -276,17 +276,23 @@ def _clock(text: str) -> time | None:
     return time(hour, minute)
 
 
-def _said_clock(said: str, text: str) -> time | None:
-    """The clock ``said`` in ``text``: an hour with no am or pm (and no leading zero) read
-    by :func:`afternoon_hour` ("every Friday at 5" is 17:00, "every day at 8" 08:00)."""
+def _said_clock(said: str, phrase: str) -> time | None:
+    """The clock ``said`` in the time ``phrase`` (the rule's words and the clock, never the
+    task's: "for the early collection" says no morning): an hour with no am or pm (and no
+    leading zero) read by :func:`afternoon_hour` ("every Friday at 5" is 17:00, "every day
+    at 8" 08:00), or left to the part of the day said ("every night at 1" is 01:00)."""
     clock = _clock(said)
     if clock is None or re.search(r"[ap]\.?m\b|^0|noon|midnight", said.strip(), re.I):
         return clock
-    return clock.replace(hour=afternoon_hour(clock.hour, text))
+    if re.search(r"\b(?:night|tonight|evening|afternoon)s?\b", phrase, re.I):
+        return clock  # read with its part of the day (``_hhmm``)
+    return clock.replace(hour=afternoon_hour(clock.hour, phrase))
 
 
 def _hhmm(clock: time, part: str) -> str:
     hour = clock.hour
-    if part in ("evening", "night") and hour < 12:
+    if part == "night" and night_half(hour) == "am":
+        hour %= 12  # "every night at 1": 01:00; "at 12": 00:00
+    elif part in ("evening", "night") and hour < 12:
         hour += 12  # "every evening at 7": 19:00
     return f"{hour:02d}:{clock.minute:02d}"

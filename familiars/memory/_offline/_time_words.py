@@ -17,7 +17,13 @@ them, token by token rather than sentence by sentence:
 - parts of the day after a clock ("in the morning" is am; "in the afternoon", "in the
   evening", "at night" are pm) and ordinal dates ("the 18th of December" is "18 December");
 - politeness and filler ("please", "kindly", "if you would", "if you don't mind", "thanks"
-  at the end), which name no time.
+  at the end), which name no time, unless the task says it ("say thanks", "say please").
+
+Only time words change: a word is corrected only next to a time (a number, a time word, or
+a word such as "at", "every", "remind me" before it), never when it begins with a capital
+inside a sentence ("call Frida", "email HR"); text-speak that is also a word ("tomo", "min",
+"hr") only beside a number or before "at"; numbers in words become a clock only after "at",
+"by", "around"... or before "am", "pm", "o'clock" ("take 2 ten mg tablets" stays).
 
 :func:`plain_request` does the same to a whole reminder request and also reads its shape
 the way people type it: "remind me 2 clean my room" (text-speak "2" for "to") and "remind me
@@ -29,6 +35,7 @@ for take the vitamins" ("for" before a verb, as many learners of English say it)
 from __future__ import annotations
 
 import re
+from datetime import datetime, time, timedelta
 
 #: Spellings no edit distance finds (text-speak, shortenings).
 _SPELLINGS = {
@@ -123,8 +130,64 @@ def spelled(word: str) -> str:
     return found or word
 
 
+#: Text-speak that is also a word or a name ("Tomo", "HR", "Min"): read as a time word only
+#: next to a time (see :func:`_near_a_time`).
+_AMBIGUOUS = frozenset({"tomo", "min", "mins", "hr", "hrs", "wk", "wks", "weds", "nite", "tmr"})
+#: Words after which the next word is said as a time ("at tomorow", "remind me evry").
+_TIME_LEADS = frozenset(
+    {"at", "on", "by", "in", "every", "each", "next", "this", "until", "till", "from", "me",
+     "before", "after", "around", "about", "tomorrow", "today", "tonight"}
+)  # fmt: skip
+_WORD = re.compile(r"[a-z0-9']+", re.IGNORECASE)
+
+
+def _is_time_word(word: str) -> bool:
+    low = word.lower()
+    return (
+        low.isdigit()
+        or low in _NUMBERS
+        or low in _SPELLINGS
+        or re.fullmatch(r"\d{1,2}(?::\d\d)?(?:am|pm)?|am|pm|o'?clock", low) is not None
+        or any(low.startswith(known) for known in _VOCABULARY)
+    )
+
+
+def _near_a_time(words: list[re.Match[str]], i: int) -> bool:
+    """Whether word ``i`` sits where a time is said: first in the text, after a word that
+    leads a time ("at", "every", "remind me"), or next to a number or a time word."""
+    if i == 0:
+        return True
+    before = words[i - 1].group(0)
+    after = words[i + 1].group(0) if i + 1 < len(words) else ""
+    return before.lower() in _TIME_LEADS or _is_time_word(before) or _is_time_word(after)
+
+
+def _said_as_a_time(words: list[re.Match[str]], i: int) -> bool:
+    """Whether the text-speak word ``i`` is said as a time: "in 5 mins", "tomo at 5"."""
+    after = words[i + 1].group(0).lower() if i + 1 < len(words) else ""
+    return (i > 0 and _is_time_word(words[i - 1].group(0))) or after in ("at", "morning", "night")
+
+
 def _spellings(text: str) -> str:
-    return re.sub(r"[a-z0-9']+", lambda m: spelled(m.group(0)), text, flags=re.I)
+    """Each time word's spelling or typo corrected (:func:`spelled`), and nothing else: a
+    word that begins with a capital inside a sentence is a name or an abbreviation ("call
+    Frida", "email HR"), and a word away from any time is the person's own ("pay the mooring
+    fees")."""
+    words = list(_WORD.finditer(text))
+    out, last = [], 0
+    for i, m in enumerate(words):
+        word = m.group(0)
+        starts = m.start() == 0 or re.search(r"[.!?]\s*$", text[: m.start()]) is not None
+        named = word[0].isupper() and not starts
+        timely = _near_a_time(words, i) and (
+            word.lower() not in _AMBIGUOUS or _said_as_a_time(words, i)
+        )
+        fixed = spelled(word) if not named else word
+        # last in the text: "buy bread tomorow" (no name is a typo of these two)
+        ending = i == len(words) - 1 and fixed in ("tomorrow", "tonight")
+        out.append(text[last : m.start()] + (fixed if timely or ending else word))
+        last = m.end()
+    return "".join(out) + text[last:]
 
 
 #: Politeness and filler: no time and no task.
@@ -141,10 +204,25 @@ _THANKS_AT_END = re.compile(
 )
 
 
+#: A word before "thanks" or "please" that makes it the task's own ("say thanks", "send Sam
+#: a thank you", "say please").
+_TASK_OWNS = re.compile(
+    r"\b(?:say|said|says|saying|a|the|my|your|our|big|to|send|write|with|no)\W*$", re.IGNORECASE
+)
+
+
+def _unless_the_tasks(m: re.Match[str], by: str) -> str:
+    return m.group(0) if _TASK_OWNS.search(m.string[: m.start()] + m.group(0)[:1]) else by
+
+
 def _without_filler(text: str) -> str:
-    text = _THANKS_AT_END.sub("", text)
-    text = _FILLER.sub(" ", text)
+    text = _THANKS_AT_END.sub(lambda m: _unless_the_tasks(m, ""), text)
+    text = _FILLER.sub(lambda m: _unless_the_tasks(m, " "), text)
     return re.sub(r"\s+(?=[.,!?;]|$)|^\s+", "", re.sub(r"\s{2,}", " ", text))
+
+
+#: Words after which a number is a clock ("at seven"; "for two" and "in two" are counts).
+_CLOCK_LEADS = r"at|by|around|about|till|until|before|after|from"
 
 
 def _hm(hour: int, minute: int) -> str:
@@ -183,18 +261,19 @@ def _clock_words(text: str) -> str:
         text,
         flags=re.I,
     )
-    # "seven thirty", "9 forty-five": an hour and its minutes
+    # "at seven thirty", "9 forty-five pm": an hour and its minutes, only where a clock is
+    # said ("take 2 ten mg tablets" is a dose)
     text = re.sub(
-        rf"\b(?P<h>{_HOUR}|{_NUMBER})\s+(?P<m>(?:thirty|fifteen|forty[\s-]five|twenty|"
+        rf"\b(?P<lead>(?:{_CLOCK_LEADS})\s+)?(?P<h>{_HOUR}|{_NUMBER})\s+(?P<m>(?:thirty|fifteen|forty[\s-]five|twenty|"
         r"fifty|ten|o'?\s?(?:one|two|three|four|five|six|seven|eight|nine)))\b"
-        r"(?!\s*(?:minutes?|hours?|days?))",
+        r"(?!\s*(?:minutes?|hours?|days?))(?P<tail>\s*(?:am|pm|a\.m\.|p\.m\.|tonight|in\s+the)\b)?",
         lambda m: _hour_and_minutes(m),
         text,
         flags=re.I,
     )
     # "at seven", "by eleven", "seven o'clock", "five pm", "in five minutes"
     text = re.sub(
-        rf"\b(?P<lead>at|by|around|about|till|until|before|after|from|in|for)\s+(?P<n>{_NUMBER})\b",
+        rf"\b(?P<lead>{_CLOCK_LEADS})\s+(?P<n>{_NUMBER})\b",
         lambda m: f"{m['lead']} {_number(m['n'])}",
         text,
         flags=re.I,
@@ -212,24 +291,42 @@ def _clock_words(text: str) -> str:
 def _hour_and_minutes(m: re.Match[str]) -> str:
     said = re.sub(r"^o'?\s?", "", m["m"].lower())
     hour, minute = _number(m["h"]), _number(said)
-    if not 1 <= hour <= 12 or not 0 < minute < 60:
+    if not 1 <= hour <= 12 or not 0 < minute < 60 or not (m["lead"] or m["tail"]):
         return m.group(0)
-    return _hm(hour, minute)
+    return f"{m['lead'] or ''}{_hm(hour, minute)}{m['tail'] or ''}"
 
 
 _CLOCK = r"\b(?P<clock>\d{1,2}(?::\d{2})?)"
 
 
+#: The last hour that "at night" or "tonight" puts in the small hours ("at 1 at night").
+LAST_SMALL_HOUR = 4
+
+
+def night_half(hour: int) -> str:
+    """ "am" or "pm" for ``hour`` said with "night" or "tonight": 12 and 1 to 4 are the small
+    hours ("at 12 at night" is 00:00, "tonight at 1" 01:00), 5 to 11 the evening."""
+    return "am" if hour == 12 or 1 <= hour <= LAST_SMALL_HOUR else "pm"
+
+
+def _at_night(m: re.Match[str]) -> str:
+    hour = int(m["clock"].split(":")[0])
+    return f"{m['clock']} {night_half(hour)}" + (" tonight" if m["tonight"] else "")
+
+
 def _parts_of_day(text: str) -> str:
-    """ "10:00 in the morning" -> "10:00 am"; "2:30 in the afternoon", "7 at night" -> pm."""
+    """ "10:00 in the morning" -> "10:00 am"; "2:30 in the afternoon" -> pm; "7 at night" is
+    pm and "1 at night" am (:func:`night_half`)."""
     text = re.sub(_CLOCK + r"\s+in\s+the\s+morning\b", r"\g<clock> am", text, flags=re.I)
     text = re.sub(
-        _CLOCK + r"\s+(?:in\s+the\s+(?:afternoon|evening)|at\s+night)\b",
-        r"\g<clock> pm",
+        _CLOCK + r"\s+in\s+the\s+(?:afternoon|evening)\b", r"\g<clock> pm", text, flags=re.I
+    )
+    return re.sub(
+        _CLOCK + r"\s+(?:at\s+night|in\s+the\s+night|(?P<tonight>tonight))\b",
+        _at_night,
         text,
         flags=re.I,
     )
-    return re.sub(_CLOCK + r"\s+tonight\b", r"\g<clock> pm tonight", text, flags=re.I)
 
 
 def _ordinal_dates(text: str) -> str:
@@ -301,7 +398,28 @@ def afternoon_hour(hour: int, said: str) -> int:
     noon (13:00 to 18:00: "at 4" to feed the cat is 16:00, hardly ever 04:00) unless the
     morning is said; 7 to 12, 0 and 13 to 23 are as said (the caller reads 7 to 11 as the
     next time the clock shows them when the day is today, and after noon when the evening
-    is said). A clock written with a leading zero ("04:00") is as said."""
+    is said). ``said`` is the time phrase only, never the task ("eat breakfast" says no
+    morning). The callers leave a clock written with a leading zero ("04:00") as written,
+    and a bare hour said at night to the next time the clock shows it."""
     if 1 <= hour <= LAST_AFTERNOON_HOUR and MORNING_SAID.search(said) is None:
         return hour + 12
     return hour
+
+
+_BARE_HOUR = re.compile(r"^(?:at\s+|by\s+)?(?P<hour>[1-9])(?::(?P<minute>[0-5]\d))?$", re.I)
+#: From this hour to :data:`NIGHT_ENDS` a bare hour is the next time the clock shows it.
+NIGHT_STARTS, NIGHT_ENDS = 21, 6
+
+
+def bare_hour_at_night(text: str, local_now: datetime) -> datetime | None:
+    """A bare hour from 1 to 9 ("at 1", "at 3:30") said at night is the next time the clock
+    shows it ("at 1" at 23:30 is 01:00, "at 3" at 02:30 03:00): the afternoon rule
+    (:func:`afternoon_hour`) is for the day, when the morning hour has gone by."""
+    m = _BARE_HOUR.match(text.strip().strip(".!?").strip())
+    if m is None or NIGHT_ENDS <= local_now.hour < NIGHT_STARTS:
+        return None
+    clock = time(int(m["hour"]), int(m["minute"] or 0))
+    when = datetime.combine(local_now.date(), clock, tzinfo=local_now.tzinfo)
+    while when <= local_now:
+        when += timedelta(hours=12)
+    return when
