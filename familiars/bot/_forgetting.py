@@ -589,7 +589,7 @@ def _noted_from(
     was named (``told``: its turn keys) and sharing a word of it that is not a slot's: they
     say it in the writer's words (tester s36: "forget that i hate mushrooms" kept "The user
     doesn't like mushrooms you r." as said in the same message, not about it)."""
-    named = {t for t in want if not is_slot(t)}
+    named = {t for t in want if not is_slot(t) and t != TASTE}
     if not named or not told:
         return []
     return [

@@ -78,3 +78,11 @@ def test_a_slot_is_filled_by_what_a_record_says_of_the_person() -> None:
     assert slots_of(rec("The user is 34 years old.")) == {"<age>"}
     assert slots_of(rec("Remind the user to book Toby's train home at 17:00.")) == set()
     assert slots_of(rec("The user is reading a book about working from home.")) == set()
+
+
+async def test_a_feeling_forgot_leaves_another_said_in_the_same_message(workspace: Path) -> None:
+    async with running_app(workspace, model=None) as app:
+        await say(app, message("I hate mushrooms but I love pizza."))
+        asked = await say(app, message("forget that I hate mushrooms", minutes=1))
+        assert "mushrooms" in asked, asked
+        assert "Kept, though said in the same message: you like pizza" in asked, asked
