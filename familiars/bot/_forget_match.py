@@ -55,7 +55,8 @@ _LIKE_WORDS = ("like", "love", "enjoy", "adore", "prefer", "favourite", "favorit
 _DISLIKE_WORDS = ("hate", "dislike", "loathe", "detest", "despise", "stand")
 _TASTE_TERMS = frozenset(t for w in _LIKE_WORDS + _DISLIKE_WORDS for t in keyword_terms(w))
 _DISLIKE_ASKED = re.compile(
-    r"\b(?:hate|dislike|loathe|detest|despise|can'?t\s+stand|don'?t\s+(?:like|enjoy|love))\b",
+    r"\b(?:(?:hate|dislike|loathe|detest|despise)[sd]?|can'?t\s+stand|"
+    r"don'?t\s+(?:like|enjoy|love))\b",
     re.IGNORECASE,
 )
 #: A record of something the person dislikes, likes, or a wish (neither: "would like to").

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from familiars.bot._forget_match import slots_of
+from familiars.bot._forget_match import slots_of, taste_asked
 from familiars.memory import MemoryRecord
 from tests.bot.test_forget import files_holding
 from tests.harness import message, running_app, say
@@ -86,3 +86,10 @@ async def test_a_feeling_forgot_leaves_another_said_in_the_same_message(workspac
         asked = await say(app, message("forget that I hate mushrooms", minutes=1))
         assert "mushrooms" in asked, asked
         assert "Kept, though said in the same message: you like pizza" in asked, asked
+
+
+def test_likes_and_dislikes_asked_in_any_form() -> None:
+    for what in ("what I like", "my likes", "what I love", "my favourites"):
+        assert taste_asked(what) == "likes", what
+    for what in ("what I hate", "my dislikes", "what I can't stand", "what I don't like"):
+        assert taste_asked(what) == "dislikes", what
