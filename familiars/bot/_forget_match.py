@@ -38,12 +38,6 @@ _SLOT_WORDS = {
     "home": ("address", "home", "live", "reside", "residence"),
     "work": ("job", "work", "occupation", "career", "profession", "employ"),
     "age": ("age", "old"),
-    # How the person feels about a thing: "i hate mushrooms" is what "The user doesn't
-    # like mushrooms." says (tester s36: the memory was kept as not about it).
-    "taste": (
-        "like", "love", "enjoy", "adore", "prefer", "favourite", "favorite", "fav", "fave",
-        "hate", "dislike", "loathe", "detest", "despise", "stand",
-    ),
 }  # fmt: skip
 _SLOT = {
     term: f"<{slot}>"
@@ -51,6 +45,30 @@ _SLOT = {
     for word in words
     for term in keyword_terms(word)
 }
+#: How the person feels about a thing, one term however said: "i hate mushrooms" is what
+#: "The user doesn't like mushrooms." says (tester s36: the memory was kept as not about
+#: it). Not a slot: it relates the person to what they named, so a forget of a feeling
+#: needs the thing named ("forget that I love my job" is no forget of every like and the
+#: job: review s36 item 3), or is about likes or dislikes alone (:func:`taste_asked`).
+TASTE = "~taste"
+_LIKE_WORDS = ("like", "love", "enjoy", "adore", "prefer", "favourite", "favorite", "fav", "fave")
+_DISLIKE_WORDS = ("hate", "dislike", "loathe", "detest", "despise", "stand")
+_TASTE_TERMS = frozenset(t for w in _LIKE_WORDS + _DISLIKE_WORDS for t in keyword_terms(w))
+_DISLIKE_ASKED = re.compile(
+    r"\b(?:(?:hate|dislike|loathe|detest|despise)[sd]?|can'?t\s+stand|"
+    r"don'?t\s+(?:like|enjoy|love))\b",
+    re.IGNORECASE,
+)
+#: A record of something the person dislikes, likes, or a wish (neither: "would like to").
+_DISLIKE_SAID = re.compile(
+    r"\b(?:hates?|dislikes?|loathes?|detests?|despises?|can'?t\s+stand|cannot\s+stand|"
+    r"(?:does\s*n[o']?t|do\s*n[o']?t|does\s+not|do\s+not)\s+(?:like|enjoy|love))\b",
+    re.IGNORECASE,
+)
+_WISH_SAID = re.compile(r"\b(?:would|'d|wants?\s+to)\s+(?:like|love|enjoy)\b", re.IGNORECASE)
+_LIKE_SAID = re.compile(
+    r"\b(?:likes?|loves?|enjoys?|adores?|prefers?|favou?rite|fav|fave|into)\b", re.IGNORECASE
+)
 #: "I used to live in Headingley" says "lives"/"lived" (tester s35 U4: the tense hid it).
 _USED_TO = re.compile(r"\bused\s+to\b", re.IGNORECASE)
 #: "my old job", "my previous address", "where I used to live": what a newer record of the
@@ -69,8 +87,6 @@ _TAG_SLOTS = {
     "work": "<work>",
     "home": "<home>",
     "age": "<age>",
-    "likes": "<taste>",
-    "dislikes": "<taste>",
 }
 
 
@@ -82,7 +98,26 @@ def is_slot(term: str) -> bool:
 def terms(text: str) -> set[str]:
     """The distinctive words of ``text``, stemmed, a slot's words as the slot."""
     found = {_SAME.get(t, t) for t in keyword_terms(_USED_TO.sub(" ", text))}
-    return {_SLOT.get(t, t) for t in found - _GENERIC - _CLITICS}
+    return {TASTE if t in _TASTE_TERMS else _SLOT.get(t, t) for t in found - _GENERIC - _CLITICS}
+
+
+def taste_asked(what: str) -> str:
+    """What a description that names only a feeling asks for: "dislikes" ("what I hate",
+    "what I don't like") or "likes" ("what I like", "my favourites")."""
+    return "dislikes" if _DISLIKE_ASKED.search(what) else "likes"
+
+
+def taste_of(rec: MemoryRecord) -> str:
+    """ "likes", "dislikes" or "" (neither: a wish such as "would like to visit Japan", or
+    no feeling): by the tags a writer gave the record, else by its words."""
+    for tag in ("dislikes", "likes"):
+        if tag in rec.tags:
+            return tag
+    if _DISLIKE_SAID.search(rec.content):
+        return "dislikes"
+    if _WISH_SAID.search(rec.content) or not _LIKE_SAID.search(rec.content):
+        return ""
+    return "likes"
 
 
 def past_asked(what: str) -> tuple[str, bool]:
@@ -92,15 +127,39 @@ def past_asked(what: str) -> tuple[str, bool]:
     return " ".join(said.split()), said != what
 
 
+#: The person's own slot said as the writers say it: "The user lives in Crewe.", "The
+#: user's address is ...", "The user works as ...", "The user is 34 (years old)." Only
+#: these fill a slot when no tag says which: a reminder "to book Toby's train home" fills
+#: none (review s36 item 6).
+_SUBJECT = (
+    r"^\s*(?:the\s+user|you)(?:'s|r)?\s+(?:(?:now|currently|still|also|used\s+to|no\s+longer)\s+)?"
+)
+_SLOT_SAID = {
+    "<home>": re.compile(
+        _SUBJECT + r"(?:lives?|lived|living|resides?|moved|(?:home|address|residence)\b)",
+        re.IGNORECASE,
+    ),
+    "<work>": re.compile(
+        _SUBJECT + r"(?:works?|worked|working|is\s+employed|(?:job|occupation|career|"
+        r"profession|employer)\b|is\s+an?\s+\w+(?:\s+\w+)?\s+by\s+profession)",
+        re.IGNORECASE,
+    ),
+    "<age>": re.compile(
+        _SUBJECT + r"(?:(?:is|are|was|turned|turns)\s+\d+(?:\s+years?\s+old)?\b|age\b)",
+        re.IGNORECASE,
+    ),
+}
+
+
 def slots_of(rec: MemoryRecord) -> set[str]:
     """The slots a record fills (:func:`is_slot` terms): by the tags a writer gave it, else
-    by the first of its words that stands for one ("The user lives in Crewe." fills
-    ``<home>``; "The user works from home as an accountant." ``<work>`` only)."""
+    by what it says of the person ("The user lives in Crewe." fills ``<home>``; "The user
+    works from home as an accountant." ``<work>`` only; a reminder that says "home" none)."""
     tagged = {_TAG_SLOTS[t] for t in rec.tags if t in _TAG_SLOTS}
     if tagged:
         return tagged
-    words = (_SLOT.get(_SAME.get(t, t), "") for t in keyword_terms(rec.content))
-    return {next((w for w in words if w), "")} - {""}
+    said = {slot for slot, pattern in _SLOT_SAID.items() if pattern.search(rec.content)}
+    return said if len(said) == 1 else set()
 
 
 def says(want: set[str], text: str) -> bool:

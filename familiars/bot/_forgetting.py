@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from familiars.bot._forget_match import (
     PAST_SAID,
+    TASTE,
     is_slot,
     name_asked,
     names_in,
@@ -38,6 +39,8 @@ from familiars.bot._forget_match import (
     past_asked,
     says,
     slots_of,
+    taste_asked,
+    taste_of,
     terms,
 )
 from familiars.bot._forget_person import asks_to_forget_me
@@ -462,20 +465,19 @@ class ForgetByWords:
             names = set()
         what, past = past_asked(what)
         want = terms(what)
-        others: list[MemoryRecord] = []
-        if want and all(is_slot(t) for t in want):
+        if want == {TASTE} or (want and all(is_slot(t) for t in want)):
             # "where I live", "my address": the person's own, not their sister's home in
-            # Cork nor their mum's, nor the messages that said those (review s35 R6).
-            others = [r for r in visible if r.category == "relation"]
+            # Cork nor their mum's, nor the messages that said those (review s35 R6). None
+            # of the slot kept: nothing, never a message that only uses its word (review
+            # s36 item 6); none replaced: nothing, never the one that is so now.
             visible = [r for r in visible if r.category != "relation"]
-            filled = _filling(want, past, visible)
-            if filled or past:  # none replaced: nothing, never the one that is so now
-                return self._slot_found(filled, visible, where)
-        return await self._matching_terms(want, names, visible, where, others=others)
+            if want == {TASTE}:  # "what I like": the likes, never dislikes nor wishes
+                asked = taste_asked(what)
+                return self._slot_found([r for r in visible if taste_of(r) == asked], visible)
+            return self._slot_found(_filling(want, past, visible), visible)
+        return await self._matching_terms(want, names, visible, where)
 
-    def _slot_found(
-        self, records: list[MemoryRecord], visible: list[MemoryRecord], where: _Where
-    ) -> _Found:
+    def _slot_found(self, records: list[MemoryRecord], visible: list[MemoryRecord]) -> _Found:
         """A slot asked for ("where I live", "my old job"): the records that fill it, what
         they replaced, and the messages they came from; no message only for using one of
         the slot's words (tester s36: "/forget where I live" also took the job, told in
@@ -498,8 +500,6 @@ class ForgetByWords:
         names: set[str],
         visible: list[MemoryRecord],
         where: _Where,
-        *,
-        others: Sequence[MemoryRecord] = (),
     ) -> _Found:
         """What says ``want`` (its share of terms) or one of ``names`` (as a name), and all
         that is said of a name these give someone, with what was kept from it."""
@@ -521,10 +521,7 @@ class ForgetByWords:
         # stayed in the history, the files and the turns after "forget that I live in Otley").
         records += _replaced_by(records, visible)
         sources = {e.key for r in records for e in evidence_refs(r, agents_with)}
-        theirs = {
-            e.key for r in others if matches(r.content) for e in evidence_refs(r, agents_with)
-        }
-        turns = [(k, t) for k, t in said_here if k not in sources | theirs and matches(t)]
+        turns = [(k, t) for k, t in said_here if k not in sources and matches(t)]
         # What was kept from a matching message goes with it (it quotes the words): say so;
         # what else was kept from it, or from a message a matching memory came from, stays
         # (a message that said several things: tester U2, "forget about Shelly" took the
@@ -592,7 +589,7 @@ def _noted_from(
     was named (``told``: its turn keys) and sharing a word of it that is not a slot's: they
     say it in the writer's words (tester s36: "forget that i hate mushrooms" kept "The user
     doesn't like mushrooms you r." as said in the same message, not about it)."""
-    named = {t for t in want if not is_slot(t)}
+    named = {t for t in want if not is_slot(t) and t != TASTE}
     if not named or not told:
         return []
     return [

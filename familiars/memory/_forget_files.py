@@ -22,10 +22,10 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -50,16 +50,28 @@ _SKIP = frozenset({"owner.lock"})
 
 
 def quotes(text: str, texts: Iterable[str]) -> bool:
-    """Whether ``text`` holds one of ``texts`` (whole, or quoted when long enough), as
-    written or as said back (:func:`said_forms`)."""
-    have = normalise_content(text)
-    if not have:
-        return False
-    for one in chain.from_iterable(map(said_forms, texts)):
-        want = normalise_content(one)
-        if want and (have == want or (len(want) >= MIN_QUOTE_CHARS and want in have)):
-            return True
-    return False
+    """Whether ``text`` holds one of ``texts`` (whole, or quoted when long enough, on word
+    boundaries), as written or as a sentence that says it back (:func:`said_forms`)."""
+    return forgotten_of((), tuple(texts)).quoted_in(text)
+
+
+#: A label a reply puts before what it says back ("Noted: you like tea.").
+_LABEL = re.compile(r"^[\w' ]{1,24}:\s+")
+#: Where a sentence or line of a reply ends.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def _sentences(text: str) -> set[str]:
+    """The sentences and lines of ``text``, normalised, each also without a leading label."""
+    found: set[str] = set()
+    for part in _SENTENCE_END.split(text):
+        found |= {normalise_content(part), normalise_content(_LABEL.sub("", part, count=1))}
+    return found - {""}
+
+
+def _inside(want: str, have: str) -> bool:
+    """Whether ``want`` is in ``have`` as whole words ("likes tea" is not in "likes teaching")."""
+    return re.search(rf"(?<!\w){re.escape(want)}(?!\w)", have) is not None
 
 
 def said_forms(text: str) -> tuple[str, ...]:
@@ -105,14 +117,16 @@ class Forgotten:
         return bool(self.texts) and (self.quoted_in(text) or self.echoed_in(text))
 
     @cached_property
-    def _wholes(self) -> tuple[frozenset[str], tuple[str, ...]]:
+    def _wholes(self) -> tuple[frozenset[str], tuple[str, ...], frozenset[str]]:
         """The texts normalised once (a whole person's forget checks hundreds of them
-        against every line): all of them, and those long enough to be quoted. A record
-        counts as said back too: "The user is allergic to X." is "You are allergic to X."
-        in a reply, alone or among other lines."""
-        said = (said_forms(t) for t in self.texts)
-        wanted = tuple(dict.fromkeys(w for w in map(normalise_content, chain(*said)) if w))
-        return frozenset(wanted), tuple(w for w in wanted if len(w) >= MIN_QUOTE_CHARS)
+        against every line): all of them, those long enough to be quoted, and the records
+        as said back ("The user is allergic to X." is "You are allergic to X."): those
+        count only as a whole sentence or line of a reply ("Noted: you are allergic to
+        X."), never inside a longer one ("you like tea" in "Since you like teaching")."""
+        wanted = tuple(dict.fromkeys(w for w in map(normalise_content, self.texts) if w))
+        said = (f for t in self.texts for f in said_forms(t)[1:])
+        said_back = frozenset(w for w in map(normalise_content, said) if w)
+        return frozenset(wanted), tuple(w for w in wanted if len(w) >= MIN_QUOTE_CHARS), said_back
 
     @cached_property
     def _term_sets(self) -> tuple[frozenset[str], ...]:
@@ -120,13 +134,16 @@ class Forgotten:
         sets = map(distinctive_terms, words)
         return tuple(dict.fromkeys(s for s in sets if len(s) >= 2))
 
-    def quoted_in(self, text: str) -> bool:
-        """:func:`quotes`, with the texts read once."""
+    def quoted_in(self, text: str, *, said_back: bool = True) -> bool:
+        """Whether ``text`` holds a forgotten text: whole, quoted on word boundaries, or
+        (with ``said_back``) a sentence of it says a record back to the person."""
         have = normalise_content(text)
         if not have:
             return False
-        wholes, long = self._wholes
-        return have in wholes or any(w in have for w in long)
+        wholes, long, said = self._wholes
+        if have in wholes or any(_inside(w, have) for w in long):
+            return True
+        return said_back and bool(said) and not said.isdisjoint(_sentences(text))
 
     def echoed_in(self, text: str) -> bool:
         """:func:`echoes`, with the texts read once."""

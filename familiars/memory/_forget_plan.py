@@ -29,18 +29,25 @@ def quoting(
 ) -> list[int]:
     """The nodes of ``tree`` (not in ``gone``) that go with the forgotten texts of
     ``match``: every reply that quotes or echoes one, drew on a forgotten record (its
-    ``uses``) or answers a forgotten turn, and every turn of ``owner`` that quotes one."""
+    ``uses``) or answers a forgotten turn, and every turn of ``owner`` that quotes one. A
+    record said back ("You like tea.") or in other words is said to whom the bot spoke:
+    with an ``owner``, only replies in a dialogue they spoke in count for those."""
+    theirs = owner is None or any(n.metadata.get("user_key") == owner for n in tree.node_list)
 
     def goes(n: Node) -> bool:
         if n.node_type == "A":
             uses = set(n.metadata.get("uses") or ())
             return bool(
-                match.quoted_in(n.content)
+                match.quoted_in(n.content, said_back=theirs)
                 or uses & set(records)
                 or n.parent in gone
-                or match.echoed_in(n.content)
+                or (theirs and match.echoed_in(n.content))
             )
-        return bool(owner and n.metadata.get("user_key") == owner and match.quoted_in(n.content))
+        return bool(
+            owner
+            and n.metadata.get("user_key") == owner
+            and match.quoted_in(n.content, said_back=False)
+        )
 
     return [n.id for n in tree.node_list if n.id not in gone and goes(n)]
 
