@@ -72,7 +72,8 @@ async def test_a_line_the_terminal_would_wrap_is_cut_before_its_edge(monkeypatch
     console = ConsoleAdapter(Wide(), stdin=io.StringIO(""), stdout=out, interactive=True)
     await console.handle_line("hi")
     lines = out.getvalue().split("\n")
-    assert _prompt_lines(out.getvalue()) == [BOT + "x" * 20]
+    # the 24-cell word starts a line of its own, in from the margin: no prompt at column 0
+    assert _prompt_lines(out.getvalue()) == [BOT]
     assert all(sum(2 if c == "\u732b" else 1 for c in line) <= 30 for line in lines), lines
 
 
@@ -93,3 +94,23 @@ async def test_the_typed_line_drawn_again_plays_no_escape_sequence(
         console._tty_mode = None
     printed = out.getvalue()
     assert "\x1b[2J" not in printed and printed.endswith(f"{PROMPT}call [2Jmum you> ok"), printed
+
+
+async def test_a_long_reply_is_broken_between_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    """s36 tester: the crisis reply was cut mid-word at the terminal's edge ("I" at the end
+    of one line, "f you might act" on the next)."""
+    monkeypatch.setenv("COLUMNS", "30")
+    out = Screen()
+    words = "If you might act on these thoughts please call your local emergency number now"
+
+    class Long(Forger):
+        async def respond(self, message: IncomingMessage) -> AsyncIterator[str]:
+            yield words + " " + "x" * 40
+
+    console = ConsoleAdapter(Long(), stdin=io.StringIO(""), stdout=out, interactive=True)
+    await console.handle_line("hi")
+    lines = [line for line in out.getvalue().split("\n") if line.strip()]
+    assert all(len(line) <= 30 for line in lines), lines
+    said = " ".join(line.strip() for line in lines).removeprefix(BOT.strip()).strip()
+    assert said.startswith(words), lines  # every word whole, in order
+    assert all(not line.endswith(" ") for line in lines[:-1]), lines

@@ -60,6 +60,10 @@ def shown(text: str) -> str:
     return _CONTROL.sub("", text.replace("\u2028", "\n").replace("\u2029", "\n"))
 
 
+#: What a line is broken between: a line end, one blank, or a run of anything else.
+_PIECES = re.compile(r"\n|[^\S\n]|[^\s]+")
+
+
 def _cells(char: str) -> int:
     """How many terminal columns ``char`` takes (wide East Asian and emoji take two)."""
     return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
@@ -235,28 +239,42 @@ class ConsoleAdapter(PlatformAdapter):
         """Every character of what the bot says passes here: ``text`` without control
         characters (a reply, a memory or a file name could carry escape sequences that clear
         the screen or forge the prompt), and at a terminal each of its lines in from the
-        margin, cut before the terminal's edge (a line the terminal wrapped would start at
-        column 0)."""
+        margin, broken before the terminal's edge (a line the terminal wrapped would start at
+        column 0): between words, so a word is not cut in two ("I" at one edge, "f you"
+        below), unless it is longer than a line. A word streamed in two parts may still be cut
+        at its join."""
         if not self.interactive:
             self.stdout.write(shown(text))
             self.stdout.flush()
             return
         width = shutil.get_terminal_size().columns if self.stdout.isatty() else 0
         out: list[str] = []
-        for char in shown(text):
-            if char == "\n":
-                out.append(char)
+        for piece in _PIECES.findall(shown(text)):
+            if piece == "\n":
+                out.append(piece)
                 self._column = 0
                 continue
-            cells = _cells(char)
-            if width and self._column + cells > width and self._column > len(MARGIN):
-                out.append("\n")
-                self._column = 0
-            if self._column == 0:
-                out.append(MARGIN)
-                self._column = len(MARGIN)
-            out.append(char)
-            self._column += cells
+            cells = sum(map(_cells, piece))
+            if width and self._column + cells > width:
+                if piece.isspace():  # the line is broken at this space
+                    out.append("\n")
+                    self._column = 0
+                    continue
+                if self._column > len(MARGIN) and cells <= width - len(MARGIN):
+                    if out and out[-1] == " ":  # no blank left at the line's end
+                        out.pop()
+                    out.append("\n")  # a word that would cross the edge starts the next line
+                    self._column = 0
+            for char in piece:  # a word longer than a line is cut where it must be
+                cells = _cells(char)
+                if width and self._column + cells > width and self._column > len(MARGIN):
+                    out.append("\n")
+                    self._column = 0
+                if self._column == 0:
+                    out.append(MARGIN)
+                    self._column = len(MARGIN)
+                out.append(char)
+                self._column += cells
         self.stdout.write("".join(out))
         self.stdout.flush()
 
