@@ -96,3 +96,21 @@ async def test_snoozing_a_repeating_one_not_come_yet_pushes_it(workspace: Path) 
         listed = await bot.command("/reminders")
         assert listed.count("take the meds") == 1, listed
         assert "Wed 9 Dec 10:00" in listed, listed
+
+
+@pytest.mark.parametrize(
+    ("said", "task"),
+    [
+        ("remind me the monday at 8 that I must go to the Ausländerbehörde", "go to the Aus"),
+        ("remind me that I must go to the Ausländerbehörde the monday at 8", "go to the Aus"),
+        ("remind me that i need to pay rent on monday at 8", "pay rent"),
+        ("remind me to get vitamin a on monday at 8", "get vitamin a"),
+    ],
+)
+async def test_that_i_must_is_the_task_said_plainly(workspace: Path, said: str, task: str) -> None:
+    async with console_bot(load_settings(workspace=workspace), [AT]) as bot:
+        reply = await bot.say(said)
+        assert f"remind you to {task}" in reply and "Mon 14 Dec 08:00" in reply, reply
+        assert " the on " not in reply and "to you must" not in reply, reply
+        listed = await bot.command("/reminders")
+        assert f"— {task}" in listed and "they must" not in listed, listed
