@@ -452,8 +452,8 @@ _NO_NEED = re.compile(
 # me about X" was asked "When should I remind you about X?").
 _DONT_REMIND = re.compile(
     _LEAD + r"(?:(?:i|you|u)\s+)?(?:(?:don'?t|do\s+not|dont|no\s+longer)\s+"
-    r"(?:(?:have|need)\s+(?:you\s+)?to\s+)?"
-    r"|(?:there'?s\s+)?no\s+need\s+(?:for\s+you\s+)?to\s+)remind\s+me"
+    r"(?:(?:have|need)\s+(?:you\s+)?to\s+|bother\s+(?:to\s+)?)?|needn'?t\s+|need\s+not\s+"
+    r"|(?:there'?s\s+)?no\s+need\s+(?:for\s+you\s+)?to\s+)remind(?:ing)?\s+me"
     r"(?!\s+(?:until|till|before|after|later|again)\b)(?P<rest>.*?)"
     r"(?:\s+(?:any\s*more|now|after\s+all))*[\s.!?]*$",
     re.IGNORECASE,

@@ -26,6 +26,8 @@ AT = datetime(2026, 12, 7, 15, 50, tzinfo=UTC)  # Monday
         "you don't have to remind me about the chem revision",
         "no need to remind me about the chem revision, I did it",
         "please don't remind me about chem revision anymore",
+        "actually you needn't remind me about the chem revision",
+        "don't bother reminding me about the chem revision",
     ],
 )
 async def test_dont_remind_me_cancels(workspace: Path, said: str) -> None:
