@@ -47,7 +47,7 @@ from familiars.bot._commands._reminders import (
 )
 from familiars.bot._forget_words import CORRECTED_TIME
 from familiars.bot._forgetting import is_yes
-from familiars.memory import said_past
+from familiars.memory import parse_ts, said_past
 from familiars.scheduler import Reminder, ReminderBook
 
 #: "that" means a reminder set or fired this recently.
@@ -56,7 +56,7 @@ JUST_S = 2 * 3600.0
 _LEAD = (
     r"^(?:(?:actually|ok(?:ay)?|oh|no|hey|please|kindly|and|so|wait|"
     r"(?:can|could|would|will)\s+(?:you|u)|pls|plz|done|right|great|cool|thanks|"
-    r"all\s+done)[,!.]?\s+)*"
+    r"all\s+done|nvm|never\s*mind|i\s+meant|hi|hello|hiya|hey\s+there)[,!.]?\s+)*"
 )
 #: "stop reminding me about rent", "no more reminders to water the plants" (F6): a cancel
 #: said as what should stop.
@@ -83,8 +83,13 @@ _SNOOZE = re.compile(
     r"(?:\s+please)?[.!?]*$",
     re.IGNORECASE,
 )
+#: The verbs of a move: "postpone", "put off", "push back", "bring forward" too.
+_MOVES = (
+    r"postpone|put\s+off|push\s+back|bring\s+forward|move\s+back|move|push|change|"
+    r"reschedule|shift|bring"
+)
 _MOVE = re.compile(
-    _LEAD + r"(?:move|push|change|reschedule|shift)\s+(?P<rest>.+?)(?:\s+please)?[.!?]*$",
+    _LEAD + r"(?:" + _MOVES + r")\s+(?P<rest>.+?)(?:\s+please)?[.!?]*$",
     re.IGNORECASE,
 )
 #: "... for tomorrow?", "... on friday": a day after the question (the list is shown whole).
@@ -120,8 +125,12 @@ _ASKS_IN_WORDS = re.compile(
     re.IGNORECASE,
 )
 _VERB = re.compile(
-    _LEAD + r"(?:cancel|delete|remove|drop|scrap|call off|kill|forget about|get rid of|snooze|"
-    r"move|push|change|reschedule|shift|" + _STOP + r")\b",
+    _LEAD
+    + r"(?:cancel|delete|remove|drop|scrap|call off|kill|forget about|get rid of|snooze|"
+    + _MOVES
+    + r"|"
+    + _STOP
+    + r")\b",
     re.IGNORECASE,
 )
 _PIVOT = re.compile(r"\s+(?:to|until|till|for)\s+", re.IGNORECASE)
@@ -366,6 +375,7 @@ class ReminderWords:
             rest = m.group("rest")
             for pivot in _PIVOT.finditer(rest):
                 what, when_text = rest[: pivot.start()], rest[pivot.end() :]
+                what = re.sub(r"\s+(?:back|forward|over)$", "", what, flags=re.I)
                 when = read_move_time(when_text, now=now, zone=zone)
                 if said_past(when_text):
                     when = now  # said back as passed, not moved (the move step says so)
@@ -386,6 +396,20 @@ class ReminderWords:
                 )
         return said
 
+    async def _just_fired(self, reminder: Reminder, now: datetime) -> bool:
+        """Whether the occurrence before a repeating ``reminder`` fired just now: a snooze
+        then is of that one (reminded again from now), not of the next (tester s34 U80)."""
+        if reminder.every is None or not reminder.is_open():
+            return False
+        for rec in await self.book.store.list(category="event", live_only=False):
+            loop = rec.open_loop or {}
+            if loop.get("moved_to") != reminder.record_id:
+                continue
+            due = parse_ts(loop.get("due"))
+            if due is not None and 0 <= (now - due).total_seconds() <= JUST_S:
+                return True
+        return False
+
     async def _do(
         self, plan: _Asked, reminder: Reminder, zone: ZoneInfo, now: datetime
     ) -> tuple[str, int | str]:
@@ -399,8 +423,12 @@ class ReminderWords:
             later = f"; it was {reminder.rule}, none will come now" if reminder.rule else ""
             return f"Cancelled: {reminder.task} ({at}{later}).", reminder.number
         if plan.action == "snooze":
-            moved = await snooze_reminder(self.book, reminder, plan.span or DEFAULT_SNOOZE, now=now)
+            fired = await self._just_fired(reminder, now)
+            span = plan.span or DEFAULT_SNOOZE
+            moved = await snooze_reminder(self.book, reminder, span, now=now, fired=fired)
             said = f"Snoozed: {moved.task}, I'll remind you {local(moved.due, zone, now)}."
+            if not fired and reminder.is_open() and reminder.due is not None and reminder.due > now:
+                said += f" It had not come yet: it was {at}."
             return said, moved.record_id
         when = plan.when
         if when is None and plan.span is not None and reminder.due is not None:
@@ -411,10 +439,34 @@ class ReminderWords:
         return said, reminder.number
 
 
-# "i don't need the invoices reminder anymore": a cancel said as what is no longer needed.
+# "i don't need the invoices reminder anymore", "I no longer need the reminder about the
+# solicitor; please cancel it": a cancel said as what is no longer needed.
 _NO_NEED = re.compile(
-    _LEAD + r"(?:i\s+)?(?:don'?t|do\s+not|no\s+longer)\s+need\s+(?P<what>.+?\b(?:reminders?|one|"
-    r"alarm))(?:\s+(?:any\s*more|now|after\s+all))*[\s.!?]*$",
+    _LEAD + r"(?:i\s+)?(?:don'?t|do\s+not|no\s+longer)\s+need\s+(?P<what>(?:the|my|that|this)\s+"
+    r"(?:.+?\s)?(?:reminders?|one|alarm)\b.*?)(?:\s+(?:any\s*more|now|after\s+all))*"
+    r"(?:[\s,;.!-]+(?:so\s+)?(?:please\s+)?(?:cancel|delete|remove|drop|scrap)\s+it)?[\s.!?]*$",
+    re.IGNORECASE,
+)
+# "don't remind me about the chem revision", "no need to remind me to call Al", "you don't
+# have to remind me about X": stopping a reminder, never a new one (tester s36: "dont remind
+# me about X" was asked "When should I remind you about X?").
+_DONT_REMIND = re.compile(
+    _LEAD + r"(?:(?:i|you|u)\s+)?(?:(?:don'?t|do\s+not|dont|no\s+longer)\s+"
+    r"(?:(?:have|need)\s+(?:you\s+)?to\s+|bother\s+(?:to\s+)?)?|needn'?t\s+|need\s+not\s+"
+    r"|(?:there'?s\s+)?no\s+need\s+(?:for\s+you\s+)?to\s+)remind(?:ing)?\s+me"
+    r"(?!\s+(?:until|till|before|after|later|again)\b)(?P<rest>.*?)"
+    r"(?:\s+(?:any\s*more|now|after\s+all))*[\s.!?]*$",
+    re.IGNORECASE,
+)
+#: "..., just this once", "... this week", "... for now": when the change holds, no time.
+_ONCE_TAIL = re.compile(
+    r"[\s,;]+(?:just\s+|only\s+)?(?:this\s+(?:once|time)|once|for\s+now)[\s.!?]*$", re.I
+)
+#: "this Tuesday's orchid reminder", "tomorrow's bins one": the day names which occurrence,
+#: not the reminder's words.
+_DAYS_OWN = re.compile(
+    r"\b(?:(?:this|next|last)\s+)?(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|"
+    r"tomorrow|tonight)'s\s+",
     re.IGNORECASE,
 )
 # "make the Susan one saturday (instead)": a move.
@@ -472,6 +524,10 @@ def reworded(said: str) -> str:
     thursday" -> "move that to friday", "would you mind cancelling reminder 1?" -> "cancel
     reminder 1"; a reason after a cancel is left out."""
     said = re.sub(r"\s+instead(?=[\s.!?]*$)", "", _POLITE_TAIL.sub("", said) or said, flags=re.I)
+    said = _DAYS_OWN.sub("", _ONCE_TAIL.sub("", said) or said)
+    said = _POLITE_TAIL.sub("", said) or said
+    if m := _DONT_REMIND.match(said):
+        said = f"stop reminding me{m['rest']}"
     if m := _MIND_DOING.match(said):
         said = f"{_GERUNDS[m['doing'].lower()]} {m['rest']}"
     if m := _NO_NEED.match(said):

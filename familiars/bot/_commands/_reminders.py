@@ -103,10 +103,22 @@ _MORNING = re.compile(r"\b(?:am|a\.m\.?|morning|early|dawn)(?!\w)", re.I)
 _MOVED_TO_SEVEN = re.compile(r"\bat\s+(?:7|seven)(?::[0-5]\d)?(?!\s*(?:am|a\.m|pm|p\.m|:))\b", re.I)
 
 
+_WEEKDAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?"
+#: "tues this week", "friday at 9 this week": the day of this week ("this tuesday").
+_THIS_WEEK = re.compile(rf"^(?:on\s+)?(?P<day>{_WEEKDAY})\b(?P<rest>.*?)\s+this\s+week$", re.I)
+#: A weekday alone ("tuesday", "on tue at 7"): no "this", "next" or date to say which week.
+_BARE_WEEKDAY = re.compile(
+    rf"^(?:on\s+)?{_WEEKDAY}\b(?!.*\b(?:this|next|coming|week|after)\b)(?!.*\d(?:st|nd|rd|th)\b)",
+    re.I,
+)
+
+
 def read_move_time(said: str, *, now: datetime, zone: ZoneInfo) -> datetime | None:
     """The time a move names ("friday at 3" is 15:00: the one rule for an hour said without
     am or pm, :func:`~familiars.memory.parse_when`'s; "saturday at 7" is 19:00 in a move);
     None when ``said`` is no time to come."""
+    if m := _THIS_WEEK.match(said.strip()):
+        said = f"this {m['day']}{m['rest']}"
     when = parse_when(said, now=now, tz=zone)
     if when is None or when.hour != 7 or _MOVED_TO_SEVEN.search(said) is None:
         return when
@@ -135,6 +147,7 @@ async def move_reminder(
         if not clock_said(said):  # "move it to saturday", "... 4 january": its own time of day
             was = reminder.due.astimezone(zone)
             when = when.astimezone(zone).replace(hour=was.hour, minute=was.minute, second=0)
+        when = _in_its_week(reminder, _its_half_of_day(reminder, when, said, zone), said, zone, now)
     if when <= now:
         return f"{local(when, zone, now)} has passed; tell me a time still to come."
     moved = await book.move(reminder, when, now)
@@ -143,6 +156,32 @@ async def move_reminder(
     if off_its_rule(moved):
         said += f" Only this one moves; after it, {moved.rule} again."
     return said
+
+
+def _its_half_of_day(reminder: Reminder, when: datetime, said: str, zone: ZoneInfo) -> datetime:
+    """An hour said without am or pm that is the reminder's own clock reading twelve hours
+    off is its own ("move the bins one (07:00) to tuesday at 7" is 07:00, not 19:00)."""
+    if reminder.due is None or _HALF_DAY.search(said) or _MORNING.search(said):
+        return when
+    was, at = reminder.due.astimezone(zone), when.astimezone(zone)
+    if (at.hour + 12) % 24 == was.hour and at.minute == was.minute:
+        return at + timedelta(hours=12 if was.hour > at.hour else -12)
+    return when
+
+
+def _in_its_week(
+    reminder: Reminder, when: datetime, said: str, zone: ZoneInfo, now: datetime
+) -> datetime:
+    """A repeating reminder's occurrence moved to a weekday alone ("move the bins one to
+    tuesday") goes to that day of the occurrence's own week (Monday to Sunday): the Monday
+    14th's bins to Tuesday the 15th, not to tomorrow, days before it (tester s36). "tuesday
+    this week", "next tuesday" or a date say the week themselves."""
+    if reminder.every is None or reminder.due is None or not _BARE_WEEKDAY.match(said.strip()):
+        return when
+    was, at = reminder.due.astimezone(zone), when.astimezone(zone)
+    day = was.date() + timedelta(days=at.weekday() - was.weekday())
+    moved = at.replace(year=day.year, month=day.month, day=day.day)
+    return moved if moved > now else when
 
 
 def off_its_rule(reminder: Reminder) -> bool:
@@ -211,16 +250,19 @@ def _nearer_hour(hour: int, was: int) -> int:
 
 
 async def snooze_reminder(
-    book: ReminderBook, reminder: Reminder, span: timedelta, *, now: datetime
+    book: ReminderBook, reminder: Reminder, span: timedelta, *, now: datetime, fired: bool = False
 ) -> Reminder:
     """``reminder`` pushed back by ``span``: from its due time while it is still to come, else
-    from now. A repeating one is reminded of again ``span`` from now, once, and its series is
-    left as it was: snoozed right after it fired, the next occurrence (weeks away) was pushed
-    instead (tester s34 U80). The reminder that will come."""
-    if reminder.every is not None:
-        return await book.once_more(reminder, now + span, now)
+    from now. A repeating one that has fired, or whose occurrence before it has just
+    (``fired``), is reminded of again ``span`` from now, once, and its series is left as it
+    was: snoozed right after it fired, the next occurrence (weeks away) was pushed instead
+    (tester s34 U80). One still to come is that occurrence pushed: a second reminder beside
+    it was made (tester s36). The reminder that will come."""
     due = reminder.due
-    base = due if reminder.is_open() and due is not None and due > now else now
+    to_come = reminder.is_open() and due is not None and due > now
+    if reminder.every is not None and (fired or not to_come):
+        return await book.once_more(reminder, now + span, now)
+    base = due if to_come and due is not None else now
     return await book.move(reminder, base + span, now)
 
 

@@ -784,5 +784,16 @@ def _bare_nudge(rest: str, *, now: datetime, tz: ZoneInfo) -> tuple[str, datetim
     return None if due is None else (NUDGE_TASK, due)
 
 
+#: "that I must go to the dentist", "that i need to pay rent": the task is "go to the dentist"
+#: (it read "remind you to you must go ...": tester s36).
+_I_MUST = re.compile(
+    r"^(?:I|i)\s+(?:must|need\s+to|have\s+to|have\s+got\s+to|'ve\s+got\s+to|ve\s+got\s+to|"
+    r"got\s+to|gotta|should|ought\s+to)\s+(?=\w)"
+)
+#: "... the Ausländerbehörde the monday at 8": the article of the time phrase, left behind.
+_STRAY_ARTICLE = re.compile(r"\s+(?:on\s+)?the$", re.IGNORECASE)
+
+
 def _task(text: str) -> str:
-    return third_person(text.strip(" ,.!?"))
+    text = _STRAY_ARTICLE.sub("", _I_MUST.sub("", text.strip(" ,.!?"), count=1))
+    return third_person(text)
