@@ -109,8 +109,23 @@ async def test_a_long_reply_is_broken_between_words(monkeypatch: pytest.MonkeyPa
 
     console = ConsoleAdapter(Long(), stdin=io.StringIO(""), stdout=out, interactive=True)
     await console.handle_line("hi")
-    lines = [line for line in out.getvalue().split("\n") if line.strip()]
+    shown = out.getvalue().replace("\r\x1b[K", "")  # the reply's line cleared first
+    lines = [line for line in shown.split("\n") if line.strip()]
     assert all(len(line) <= 30 for line in lines), lines
     said = " ".join(line.strip() for line in lines).removeprefix(BOT.strip()).strip()
     assert said.startswith(words), lines  # every word whole, in order
     assert all(not line.endswith(" ") for line in lines[:-1]), lines
+
+
+async def test_a_reply_starts_on_a_clean_line_after_a_racing_note() -> None:
+    """s36, tmux: "you> familiar> (still loading...)": a note redrew the prompt just as the
+    line was read, and the reply was written after it."""
+    out = Screen()
+    console = ConsoleAdapter(Forger(), stdin=io.StringIO(""), stdout=out, interactive=True)
+    console._reading.set()  # the note comes while the prompt seems to wait
+    console.notice("(note: the model)")
+    console._reading.clear()  # ...but the line was already read
+    await console.handle_line("hello")
+    printed = out.getvalue()
+    assert f"{PROMPT}\r\x1b[K{BOT}" in printed, printed
+    assert f"{PROMPT}{BOT}" not in printed

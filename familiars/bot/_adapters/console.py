@@ -442,6 +442,11 @@ class ConsoleAdapter(PlatformAdapter):
 
     async def _reply(self, msg: IncomingMessage) -> None:
         if self.interactive:
+            if self.stdout.isatty():
+                # The reply's line starts clean: a note that raced the line's Enter (the
+                # reading thread had the line, the note did not know yet) may have drawn the
+                # prompt again, and "familiar> " was written after it (s36, tmux).
+                self._clear_line()
             self._own(BOT)
         wrote = False
         try:
