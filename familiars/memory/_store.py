@@ -292,32 +292,11 @@ class MemoryStore:
             return self.memory_files()
         return sorted(p for p in folder.glob(pattern) if owner_from_path(self.workspace, p))
 
-    def _files_for(
-        self,
-        scope: str | None,
-        category: str | None,
-        user_key: str | None,
-        agent_id: str | None,
-        dialogue_id: str | None,
-    ) -> Iterator[Path]:
-        for path in self._candidate_files(scope, category, user_key, agent_id, dialogue_id):
+    def _files_for(self, query: ListQuery) -> Iterator[Path]:
+        for path in self._candidate_files(*query):
             info = owner_from_path(self.workspace, path)
-            if info is None:
-                continue
-            if scope is not None and info["scope"] != scope:
-                continue
-            if category is not None and info["category"] != category:
-                continue
-            if user_key is not None and info["scope"] == "user" and info["user_key"] != user_key:
-                continue
-            if user_key is not None and scope is None and info["scope"] != "user":
-                # Asking for a person's memories without a scope means their user scope only.
-                continue
-            if agent_id is not None and info["scope"] != "user" and info["agent_id"] != agent_id:
-                continue
-            if dialogue_id is not None and info["dialogue_id"] not in (None, dialogue_id):
-                continue
-            yield path
+            if info is not None and query.admits(info):
+                yield path
 
     async def list(
         self,
@@ -372,7 +351,7 @@ class MemoryStore:
     ) -> builtins.list[MemoryRecord]:
         """The cached records ``filters`` (a ListQuery's) match, oldest first; under the lock."""
         out: list[MemoryRecord] = []
-        for path in self._files_for(*filters):
+        for path in self._files_for(filters):
             for rec in self._load(path).records:
                 if live_only and not is_live(rec, now=now, **(live_context or {})):
                     continue
