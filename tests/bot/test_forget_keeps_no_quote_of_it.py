@@ -90,3 +90,43 @@ async def test_forgetting_the_old_job_leaves_no_quote_of_it(
         kept = await _kept(bot)
         assert "Leeds" in " ".join(c for c, _, _ in kept.values()), kept
     assert files_holding(ws, "nurse") == []
+
+
+async def test_a_forget_cut_off_mid_scrub_is_finished_at_the_next_start(
+    tmp_path: Path, memory_home: str, real_embedder: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cut off after the kept memory's history lost the quote but before its entry did
+    (the start then notes the entry's quote as a hand edit, in a new event): the next start
+    finishes the forget, and the quote goes from the entry and every event again."""
+    from familiars.memory import _history
+
+    ws = tmp_path / "ws"
+    async with offline(ws, real_embedder) as bot:
+        await _dot(bot, INTRO)
+        await _dot(bot, "we live in Scarborough now")
+        assert (await _dot(bot, "forget my old address")).lstrip().startswith("About to")
+
+        unquote_entries = _history.unquote_entries
+
+        def cut_off(parsed: Any, *args: Any) -> Any:
+            if parsed.path.name == "profile.md":  # where the bakery's quote is
+                raise OSError("the disk went away")
+            return unquote_entries(parsed, *args)
+
+        with monkeypatch.context() as patched:
+            patched.setattr(_history, "unquote_entries", cut_off)
+            with pytest.raises(OSError):
+                await _dot(bot, "yes")
+        before = await _kept(bot)
+    assert any("Whitby" in str(q) for _, q, _ in before.values()), before
+    side = ws / "users" / ALICE / "profile.history.jsonl"
+    if memory_home == "sqlite":  # the history went first
+        assert "Whitby" in (ws / "users" / ALICE / "profile.md").read_text()
+        assert "Whitby" not in side.read_text(), side.read_text()
+    async with offline(ws, real_embedder) as bot:  # its start finishes the forget
+        after = await _kept(bot)
+        assert {rid: c for rid, (c, _, _) in after.items()} == {
+            rid: c for rid, (c, _, _) in before.items()
+        }
+        assert not any("Whitby" in str(q) for _, q, _ in after.values()), after
+    assert files_holding(ws, "Whitby") == []
