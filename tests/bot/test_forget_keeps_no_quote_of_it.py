@@ -37,12 +37,12 @@ async def offline(workspace: Path, embedder: Any) -> AsyncIterator[Bot]:
         yield Bot(app, WriterSetAside(), workspace)
 
 
-async def _dot(bot: Bot, text: str) -> str:
+async def dot_says(bot: Bot, text: str) -> str:
     """Dot's message (her name as the chat shows it: she says it in the intro)."""
     return await bot.say(text, name="Dot")
 
 
-async def _kept(bot: Bot) -> dict[str, tuple[str, list[str], object]]:
+async def memories_of(bot: Bot) -> dict[str, tuple[str, list[str], object]]:
     """Each of Alice's memories: id -> (content, quotes, evidence)."""
     found = await bot.app.memory.store.list(scope="user", user_key=ALICE, live_only=False)
     return {r.id: (r.content, list(r.source_quote), r.evidence) for r in found}
@@ -53,15 +53,15 @@ async def test_forgetting_the_old_town_leaves_no_quote_of_it(
 ) -> None:
     ws = tmp_path / "ws"
     async with offline(ws, real_embedder) as bot:
-        noted = await _dot(bot, INTRO)
+        noted = await dot_says(bot, INTRO)
         assert "bakery" in noted and "Whitby" in noted and "Biscuit" in noted, noted
-        assert "Scarborough" in await _dot(bot, "we live in Scarborough now")
-        before = await _kept(bot)
+        assert "Scarborough" in await dot_says(bot, "we live in Scarborough now")
+        before = await memories_of(bot)
         assert any("Whitby" in str(q) for _, q, _ in before.values()), before
-        asked = await _dot(bot, "forget my old address")
+        asked = await dot_says(bot, "forget my old address")
         assert asked.lstrip().startswith("About to forget") and "Kept" in asked, asked
-        assert (await _dot(bot, "yes")).startswith("Forgotten"), asked
-        after = await _kept(bot)
+        assert (await dot_says(bot, "yes")).startswith("Forgotten"), asked
+        after = await memories_of(bot)
         for rid, (content, quotes, evidence) in after.items():
             assert before[rid][0] == content and before[rid][2] == evidence, (rid, after)
             assert not any("Whitby" in q or "Biscuit" in q for q in quotes), (rid, quotes)
@@ -70,7 +70,7 @@ async def test_forgetting_the_old_town_leaves_no_quote_of_it(
             assert kept in contents, after
         history = [e for rid in after for e in await bot.app.memory.store.history(rid)]
         assert history and not [e for e in history if e["id"] in after and "forgotten" in e]
-        assert "bakery" in await _dot(bot, "What do I do for a living?")
+        assert "bakery" in await dot_says(bot, "What do I do for a living?")
     assert files_holding(ws, "Whitby") == []
 
 
@@ -87,46 +87,6 @@ async def test_forgetting_the_old_job_leaves_no_quote_of_it(
             assert (await bot.say("yes")).startswith("Forgotten"), asked
         else:
             assert asked.startswith("Forgotten"), asked
-        kept = await _kept(bot)
+        kept = await memories_of(bot)
         assert "Leeds" in " ".join(c for c, _, _ in kept.values()), kept
     assert files_holding(ws, "nurse") == []
-
-
-async def test_a_forget_cut_off_mid_scrub_is_finished_at_the_next_start(
-    tmp_path: Path, memory_home: str, real_embedder: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Cut off after the kept memory's history lost the quote but before its entry did
-    (the start then notes the entry's quote as a hand edit, in a new event): the next start
-    finishes the forget, and the quote goes from the entry and every event again."""
-    from familiars.memory import _history
-
-    ws = tmp_path / "ws"
-    async with offline(ws, real_embedder) as bot:
-        await _dot(bot, INTRO)
-        await _dot(bot, "we live in Scarborough now")
-        assert (await _dot(bot, "forget my old address")).lstrip().startswith("About to")
-
-        unquote_entries = _history.unquote_entries
-
-        def cut_off(parsed: Any, *args: Any) -> Any:
-            if parsed.path.name == "profile.md":  # where the bakery's quote is
-                raise OSError("the disk went away")
-            return unquote_entries(parsed, *args)
-
-        with monkeypatch.context() as patched:
-            patched.setattr(_history, "unquote_entries", cut_off)
-            with pytest.raises(OSError):
-                await _dot(bot, "yes")
-        before = await _kept(bot)
-    assert any("Whitby" in str(q) for _, q, _ in before.values()), before
-    side = ws / "users" / ALICE / "profile.history.jsonl"
-    if memory_home == "sqlite":  # the history went first
-        assert "Whitby" in (ws / "users" / ALICE / "profile.md").read_text()
-        assert "Whitby" not in side.read_text(), side.read_text()
-    async with offline(ws, real_embedder) as bot:  # its start finishes the forget
-        after = await _kept(bot)
-        assert {rid: c for rid, (c, _, _) in after.items()} == {
-            rid: c for rid, (c, _, _) in before.items()
-        }
-        assert not any("Whitby" in str(q) for _, q, _ in after.values()), after
-    assert files_holding(ws, "Whitby") == []
