@@ -43,7 +43,7 @@ from familiars.memory._backend import RecordIndex
 from familiars.memory._dialog_tree import DialogTree, Node, is_forgotten
 from familiars.memory._dialog_trees import DialogTrees
 from familiars.memory._errors import InvalidIdError, RecordNotFoundError
-from familiars.memory._forget_files import forgotten_of, scrub_files, scrub_state
+from familiars.memory._forget_files import Forgotten, forgotten_of, scrub_files, scrub_state
 from familiars.memory._forget_intent import ForgetIntent, ForgetIntents, as_dict
 from familiars.memory._forget_person import (
     PeopleForgetting,
@@ -55,6 +55,7 @@ from familiars.memory._forget_person import (
     read_trees,
 )
 from familiars.memory._forget_plan import TurnsPlan, plan_turns, quoting
+from familiars.memory._forget_quotes import quotes_to_drop
 from familiars.memory._paths import AGENT_ID_RE, DIALOGUE_ID_RE, RECORD_ID_RE
 from familiars.memory._people_index import forget_people_rows
 from familiars.memory._promotion import CORE_TAG, EPISODE_TAG
@@ -685,6 +686,7 @@ class Forgetter:
         report.dropped += again.dropped
         turns = [(r.agent_id, r.dialogue_id, r.node_id) for r in map(parse_node_ref, report.nodes)]
         forgotten = forgotten_of(turns, report.texts, report.records, replies=report.replies)
+        await self._unquote(forgotten)
         await asyncio.to_thread(scrub_files, self.store.workspace, forgotten)
         if self.trees.home is not None:  # the database home's state rows
             await asyncio.to_thread(scrub_state, self.trees.home, forgotten)
@@ -695,6 +697,15 @@ class Forgetter:
             if asyncio.iscoroutine(result):
                 await result
         logger.info("forgot %d records and %d turns", len(report.records), len(report.nodes))
+
+    async def _unquote(self, forgotten: Forgotten) -> None:
+        """The quotes of what went out of every memory kept (:mod:`._forget_quotes`); before
+        the index is purged, so its WAL loses the old copies too. A resumed forget does this
+        again: a record already without them is left as it is."""
+        agents_with = remembered(self.trees.agents_with)
+        records = await self.store.list(live_only=False)
+        wanted = quotes_to_drop(records, forgotten, lambda r: _evidence_keys(r, agents_with))
+        await self.store.drop_quotes(wanted)
 
 
 #: How many times a whole-person forget looks again for what a turn under way added.

@@ -4,20 +4,23 @@
 
     {"event": "upsert" | "deprecate" | "delete", "ts": "...", "id": "m_...", "record": {...}}
 
-The sidecar is never touched by index rebuilds. ``forget`` is the one rewrite: it purges the
-forgotten record's content from every event and leaves a tombstone with its id.
+The sidecar is never touched by index rebuilds. ``forget`` rewrites it twice: it purges the
+forgotten record's content from every event and leaves a tombstone with its id; and it takes
+out of a kept record's events the quotes of what was forgotten (:func:`unquote`: the events
+stay, so the record's story and its live state are whole).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from familiars.memory._atomic import append_lines_durably, atomic_write_text
-from familiars.memory._entries import record_header
+from familiars.memory._entries import ParsedFile, record_header
 from familiars.memory._records import MemoryRecord, iso_now
 
 logger = logging.getLogger(__name__)
@@ -80,6 +83,14 @@ def supersede_chain(events: list[dict[str, Any]], record_id: str) -> set[str]:
                 chain.add(nxt)
                 frontier.append(nxt)
     return chain
+
+
+def chain_events(events: list[dict[str, Any]], record_id: str) -> list[dict[str, Any]]:
+    """The events of ``record_id``'s ``supersedes`` chain, oldest first."""
+    chain = supersede_chain(events, record_id)
+    picked = [e for e in events if e.get("id") in chain]
+    picked.sort(key=lambda e: (str(e.get("ts", "")), str(e.get("id", ""))))
+    return picked
 
 
 def event(kind: str, record: MemoryRecord, *, ts: str | None = None) -> dict[str, Any]:
@@ -150,6 +161,75 @@ def purge(memory_file: Path, record_id: str, *more: str, ts: str | None = None) 
         tombstone = {"event": "delete", "ts": ts or iso_now(), "id": rid, "forgotten": True}
         kept.append(json.dumps(tombstone, separators=(",", ":")))
     atomic_write_text(path, "".join(line + "\n" for line in kept))
+
+
+#: Record id -> the quotes of its ``source_quote`` to take out (:func:`unquote`).
+Quotes: TypeAlias = Mapping[str, Collection[str]]
+
+
+def unquoted(record: MemoryRecord, quotes: Quotes) -> MemoryRecord | None:
+    """``record`` without the quotes ``quotes`` names for it; None when it has none of them."""
+    drop = quotes.get(record.id, ())
+    kept = [q for q in record.source_quote if q not in drop]
+    return record.replace(source_quote=kept) if len(kept) < len(record.source_quote) else None
+
+
+def unquote_entries(
+    parsed: ParsedFile, quotes: Quotes, pending: list[dict[str, Any]]
+) -> list[MemoryRecord]:
+    """The file's records without the quotes, in place (and the ``pending`` events not yet
+    written, so none brings one back); the records changed."""
+    for item in pending:
+        unquote_event(item, quotes)
+    changed = []
+    for seg in parsed.segments:
+        new = unquoted(seg.record, quotes) if seg.record is not None else None
+        if new is not None:
+            seg.record = new
+            changed.append(new)
+    return changed
+
+
+def unquote_event(item: dict[str, Any], quotes: Quotes) -> bool:
+    """Take the quotes out of one event's record, in place; whether it changed."""
+    record = item.get("record")
+    drop = quotes.get(str(item.get("id")), ())
+    held = record.get("source_quote") if isinstance(record, dict) else None
+    if not drop or not isinstance(held, list):
+        return False
+    kept = [q for q in held if q not in drop]
+    if len(kept) == len(held):
+        return False
+    assert isinstance(record, dict)
+    record["source_quote"] = kept
+    return True
+
+
+def unquote_line(line: str, quotes: Quotes) -> str | None:
+    """The history ``line`` without the quotes (the same line when it holds none of them);
+    None for a line that does not parse but holds one (it cannot be mended, so it goes)."""
+    if not any(record_id in line for record_id in quotes):
+        return line
+    try:
+        item = json.loads(line)
+    except json.JSONDecodeError:
+        return None if any(q in line for qs in quotes.values() for q in qs) else line
+    if not isinstance(item, dict) or not unquote_event(item, quotes):
+        return line
+    return json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+
+
+def unquote(memory_file: Path, quotes: Quotes) -> None:
+    """Every event of the ids in ``quotes`` without those quotes; nothing added, nothing else
+    changed (no tombstone: the records stay). Rewritten only when a line changes."""
+    path = history_path(memory_file)
+    if not path.exists():
+        return
+    text = path.read_bytes().decode("utf-8", "surrogateescape")
+    lines = [line for line in text.split("\n") if line.strip()]
+    kept = [new for new in (unquote_line(line, quotes) for line in lines) if new is not None]
+    if kept != lines:
+        atomic_write_text(path, "".join(line + "\n" for line in kept))
 
 
 # --------------------------------------------------------------------------- hand edits

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import contextlib
 import logging
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -31,6 +32,7 @@ from familiars.memory import _history as history
 from familiars.memory._atomic import atomic_write_text, ensure_private_dir
 from familiars.memory._entries import ParsedFile, Segment, copies, read_file, render_file
 from familiars.memory._errors import EntryParseError, RecordNotFoundError
+from familiars.memory._history import Quotes
 from familiars.memory._limits import DEFAULT_MAX_RECORD_CHARS, check_record_length
 from familiars.memory._list_query import ListQuery
 from familiars.memory._lock import clean_stale_temp_files, under_lock
@@ -263,6 +265,14 @@ class MemoryStore:
                     self._scan_sync()
         raise RecordNotFoundError(record_id)
 
+    def _where(self, record_ids: Iterable[str]) -> builtins.list[tuple[Path, str]]:
+        """(file, id) of each of ``record_ids`` that is there."""
+        found = []
+        for record_id in record_ids:
+            with contextlib.suppress(RecordNotFoundError):
+                found.append((self._locate(record_id)[0], record_id))
+        return found
+
     async def get(self, record_id: str) -> MemoryRecord:
         check_record_id(record_id)
         _, parsed, i = await asyncio.to_thread(self._locate, record_id)
@@ -292,32 +302,11 @@ class MemoryStore:
             return self.memory_files()
         return sorted(p for p in folder.glob(pattern) if owner_from_path(self.workspace, p))
 
-    def _files_for(
-        self,
-        scope: str | None,
-        category: str | None,
-        user_key: str | None,
-        agent_id: str | None,
-        dialogue_id: str | None,
-    ) -> Iterator[Path]:
-        for path in self._candidate_files(scope, category, user_key, agent_id, dialogue_id):
+    def _files_for(self, query: ListQuery) -> Iterator[Path]:
+        for path in self._candidate_files(*query):
             info = owner_from_path(self.workspace, path)
-            if info is None:
-                continue
-            if scope is not None and info["scope"] != scope:
-                continue
-            if category is not None and info["category"] != category:
-                continue
-            if user_key is not None and info["scope"] == "user" and info["user_key"] != user_key:
-                continue
-            if user_key is not None and scope is None and info["scope"] != "user":
-                # Asking for a person's memories without a scope means their user scope only.
-                continue
-            if agent_id is not None and info["scope"] != "user" and info["agent_id"] != agent_id:
-                continue
-            if dialogue_id is not None and info["dialogue_id"] not in (None, dialogue_id):
-                continue
-            yield path
+            if info is not None and query.admits(info):
+                yield path
 
     async def list(
         self,
@@ -372,7 +361,7 @@ class MemoryStore:
     ) -> builtins.list[MemoryRecord]:
         """The cached records ``filters`` (a ListQuery's) match, oldest first; under the lock."""
         out: list[MemoryRecord] = []
-        for path in self._files_for(*filters):
+        for path in self._files_for(filters):
             for rec in self._load(path).records:
                 if live_only and not is_live(rec, now=now, **(live_context or {})):
                     continue
@@ -396,13 +385,8 @@ class MemoryStore:
             with self._lock:
                 if not self._scanned:
                     self._scan_sync()
-                events: list[dict[str, Any]] = []
-                for path in self.memory_files():
-                    events.extend(history.read_events(path).events)
-            chain = history.supersede_chain(events, record_id)
-            picked = [e for e in events if e.get("id") in chain]
-            picked.sort(key=lambda e: (str(e.get("ts", "")), str(e.get("id", ""))))
-            return picked
+                events = [e for p in self.memory_files() for e in history.read_events(p).events]
+            return history.chain_events(events, record_id)
 
         return await asyncio.to_thread(collect)
 
@@ -536,18 +520,8 @@ class MemoryStore:
         Ids that no longer exist are ignored. Returns how many records were updated."""
         stamp = ts or iso_now()
 
-        def locate_all() -> list[tuple[Path, str, int]]:
-            found = []
-            for record_id, n in counts.items():
-                try:
-                    path, _, _ = self._locate(record_id)
-                except RecordNotFoundError:
-                    continue
-                found.append((path, record_id, n))
-            return found
-
-        located = await asyncio.to_thread(locate_all)
-        results = await self._submit([self._touch_op(p, rid, n, stamp) for p, rid, n in located])
+        located = await asyncio.to_thread(self._where, counts)
+        results = await self._submit([self._touch_op(p, i, counts[i], stamp) for p, i in located])
         return sum(1 for r in results if r)
 
     def _touch_op(self, path: Path, record_id: str, n: int, stamp: str) -> _Op:
@@ -608,6 +582,28 @@ class MemoryStore:
             raise RecordNotFoundError(record_id)
 
         return (await self._submit([_Op(path, apply)]))[0]
+
+    async def drop_quotes(self, quotes: Quotes) -> builtins.list[str]:
+        """Take ``quotes`` (record id -> quotes) out of each record's ``source_quote``: its
+        entry, every event of its history, the listeners' copy (an upsert); no event is
+        added and nothing else changes. The ids changed (a record gone meanwhile is not)."""
+        by_path: dict[Path, dict[str, Collection[str]]] = {}
+        for path, record_id in await asyncio.to_thread(self._where, quotes):
+            by_path.setdefault(path, {})[record_id] = quotes[record_id]
+        done = await self._submit([self._unquote_op(p, q) for p, q in by_path.items()])
+        return [i for ids in done for i in ids]
+
+    def _unquote_op(self, path: Path, quotes: Quotes) -> _Op:
+        def apply(parsed: ParsedFile, log: _BatchLog) -> builtins.list[str]:
+            # The history first: a crash before the entry is written leaves its quotes for
+            # the resumed forget to find again.
+            self._unquote_history(path, quotes)
+            changed = history.unquote_entries(parsed, quotes, log.events.get(path, []))
+            log.upserted.update((r.id, r) for r in changed)
+            log.dirty.update([path] if changed else [])
+            return [r.id for r in changed]
+
+        return _Op(path, apply)
 
     async def purge_left_history(self, record_ids: Iterable[str]) -> builtins.list[str]:
         """The history of each record in ``record_ids`` whose entry is gone, purged (a
@@ -755,6 +751,10 @@ class MemoryStore:
                     self._forget_path(path)
                 raise
             return _BatchResults(values, touched)
+
+    def _unquote_history(self, path: Path, quotes: Quotes) -> None:
+        """See :func:`history.unquote` (the database home overrides)."""
+        history.unquote(path, quotes)
 
     def _purge_history(self, path: Path, record_ids: builtins.list[str]) -> None:
         """Forgotten records' events go, a tombstone of each stays (the database home

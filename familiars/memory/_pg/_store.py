@@ -26,7 +26,7 @@ from familiars.config import PrivacySettings
 from familiars.memory._embeddings import content_hash
 from familiars.memory._entries import ParsedFile, Segment, record_header
 from familiars.memory._errors import RecordNotFoundError
-from familiars.memory._history import supersede_chain
+from familiars.memory._history import Quotes, chain_events, unquote_line
 from familiars.memory._limits import DEFAULT_MAX_RECORD_CHARS
 from familiars.memory._paths import check_record_id, owner_from_path
 from familiars.memory._pg._connect import notify_channel
@@ -337,6 +337,18 @@ class PgMemoryStore(MemoryStore):
                 (self.cell_of(path), record_id, json.dumps(tombstone, separators=(",", ":"))),
             )
 
+    def _unquote_history(self, path: Path, quotes: Quotes) -> None:
+        """The history rows of the ids without the quotes (see ``history.unquote``)."""
+        rows = self.conn.execute(
+            "SELECT seq, line FROM history WHERE record_id = ANY(%s)", (list(quotes),)
+        ).fetchall()
+        for seq, line in rows:
+            new = unquote_line(line, quotes)
+            if new is None:
+                self.conn.execute("DELETE FROM history WHERE seq = %s", (seq,))
+            elif new != line:
+                self.conn.execute("UPDATE history SET line = %s WHERE seq = %s", (new, seq))
+
     # ----------------------------------------------------------------- reading
 
     async def history(self, record_id: str) -> builtins.list[dict[str, Any]]:
@@ -361,11 +373,7 @@ class PgMemoryStore(MemoryStore):
             lines = self.conn.execute(
                 "SELECT line FROM history WHERE record_id = ANY(%s) ORDER BY seq", (list(chain),)
             ).fetchall()
-        events = [json.loads(r[0]) for r in lines]
-        wanted = supersede_chain(events, record_id)
-        picked = [e for e in events if e.get("id") in wanted]
-        picked.sort(key=lambda e: (str(e.get("ts", "")), str(e.get("id", ""))))
-        return picked
+        return chain_events([json.loads(r[0]) for r in lines], record_id)
 
     async def parse_errors(self) -> builtins.list[Any]:
         return []  # rows are checked when they are written; nothing to parse
