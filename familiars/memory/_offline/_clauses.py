@@ -549,6 +549,34 @@ def _introduced(sentence: str) -> list[str] | None:
     return [f"my name is {name}", *(c for each in said for c in each)]
 
 
+#: "Dot here, 52, I run a bakery", "im jay, 16, live in melbourne": a name and a bare age said
+#: first, then anything; the two are peeled off and the rest read as any other clause.
+_NAME_AGE_OPENER = re.compile(
+    r"^(?:(?:yo|hi|hey|hiya|heya|hello|sup|oi)[,!]?\s+)?(?:(?P<here>[A-Za-z][\w'-]+)\s+(?:here|speaking)|(?:i'?m|im|i\s+am)\s+(?P<n>[A-Za-z][\w'-]+))"
+    r"\s*,\s*(?P<age>\d{1,3})(?:\s*(?:years?\s+old|yrs?(?:\s+old)?|y/?o))?\s*(?:,\s*(?P<rest>.*))?$",
+    re.I,
+)
+
+
+#: Words before "here" that are no name: "back here, 2 days".
+_NOT_OPENER_NAMES = frozenset(_words("me us you it that this who everyone everybody all"))
+
+
+def _name_age_opener(sentence: str) -> tuple[list[str], str] | None:
+    """The name and age of a "Dot here, 52, ..." opener as clauses, and what is said after
+    them; None when the sentence does not open so, or the word is no name or the number no
+    plausible age of the speaker."""
+    m = _NAME_AGE_OPENER.match(sentence.strip())
+    if m is None or int(m.group("age")) not in _SPEAKER_AGES:
+        return None
+    name = m.group("here") or m.group("n")
+    if not _lower_name(name) or name.lower() in _NOT_OPENER_NAMES:
+        return None
+    return [f"my name is {name[:1].upper()}{name[1:]}", f"I'm {m.group('age')} years old"], (
+        m.group("rest") or ""
+    ).strip()
+
+
 _CAPITALISED_PART = re.compile(r"^(?-i:[A-Z][\w'-]+)$")
 
 
@@ -636,6 +664,10 @@ def _split_sentence(sentence: str) -> list[str]:
         if terse is not None:
             out += terse
             continue
+        opener = _name_age_opener(said)
+        if opener is not None:
+            out += opener[0]
+            said = opener[1]
         for each in _coordinated(said):
             for shared in _shared_i(each.strip()):
                 out += _subjects_given(shared.strip(), out)

@@ -1,0 +1,37 @@
+"""A person-test's misses (issue 23, s36c): a name and a bare age said first in a chatty
+opener ("Dot here, 52, ...", "yo im jay, 16, ..."), and restatements read against what they
+replace. Each through the offline writer, rules alone."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from familiars.memory import MemoryRecord, offline_writes
+
+NOW = datetime(2026, 12, 7, 15, 0, tzinfo=UTC)
+
+
+def _said(text: str, existing: list[MemoryRecord] | None = None) -> list[str]:
+    writes = offline_writes(text, existing=existing or [], now=NOW, timezone="Europe/London")
+    return [f"{w.op} {w.entry.content}" for w in writes.writes if w.op != "skip"]
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "age"),
+    [
+        ("evening all! Dot here, 52, I run a little bakery and we've got a whippet", "Dot", "52"),
+        ("yo im jay, 16, live in melbourne lol", "Jay", "16"),
+        ("Hiya, Marek speaking, 38, just joined", "Marek", "38"),
+    ],
+)
+def test_a_name_and_a_bare_age_said_first_are_kept(text: str, name: str, age: str) -> None:
+    said = _said(text)
+    assert f"add The user's name is {name}." in said
+    assert f"add The user is {age} years old." in said
+
+
+@pytest.mark.parametrize("text", ["im tired, 34 hours awake", "me here, 2 mins away"])
+def test_a_state_or_a_count_is_no_opener(text: str) -> None:
+    assert not any("name" in s or "years old" in s for s in _said(text))
