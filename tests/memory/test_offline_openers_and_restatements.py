@@ -35,3 +35,34 @@ def test_a_name_and_a_bare_age_said_first_are_kept(text: str, name: str, age: st
 @pytest.mark.parametrize("text", ["im tired, 34 hours awake", "me here, 2 mins away"])
 def test_a_state_or_a_count_is_no_opener(text: str) -> None:
     assert not any("name" in s or "years old" in s for s in _said(text))
+
+
+def _record(content: str, category: str, tags: list[str], rid: str = "m1") -> MemoryRecord:
+    return MemoryRecord(
+        id=rid, scope="user", category=category, content=content, tags=tags, user_key="u"
+    )
+
+
+def _replaced(text: str, rec: MemoryRecord) -> list[tuple[str, str, str | None]]:
+    out = offline_writes(text, existing=[rec], now=NOW, timezone="Europe/London")
+    return [(w.op, w.entry.content, w.entry.supersedes_id) for w in out.writes if w.op != "skip"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "we've upped sticks to Scarborough now, new shop by the harbour",
+        "I've moved over to Scarborough",
+        "we have just moved to Scarborough",
+    ],
+)
+def test_a_move_without_from_replaces_the_home(text: str) -> None:
+    home = _record("The user lives in Whitby.", "profile", ["home"])
+    assert _replaced(text, home) == [("update", "The user lives in Scarborough.", "m1")]
+
+
+def test_someone_elses_move_leaves_the_home() -> None:
+    home = _record("The user lives in Whitby.", "profile", ["home"])
+    assert all(
+        replaced is None for _, _, replaced in _replaced("my sister upped sticks to Spain", home)
+    )

@@ -153,6 +153,8 @@ _CASUAL = (
         re.compile(r"\b(?P<my>my|our)\s+(?P<n>[a-z]+[^s\W])s\s+(?=(?:name|called|named)\b)", re.I),
         r"\g<my> \g<n>'s ",
     ),
+    # "we've upped sticks to Scarborough", "ups sticks": the idiom is a move
+    (re.compile(r"\b(?:upped|ups|up)\s+sticks\b", re.I), "moved"),
 )
 #: The words after a naming cue that are no name ("I got called in", "named after him").
 _NOT_LOWER_NAMES = frozenset(
