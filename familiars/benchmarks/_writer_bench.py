@@ -224,6 +224,7 @@ def prior_records(msg: Message) -> list[MemoryRecord]:
             content=p["content"],
             tags=list(p.get("tags", ())),
             user_key="bench",
+            ts=p.get("ts", ""),
         )
         for i, p in enumerate(msg.prior)
     ]

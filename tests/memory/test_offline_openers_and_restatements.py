@@ -4,6 +4,7 @@ replace. Each through the offline writer, rules alone."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -66,3 +67,45 @@ def test_someone_elses_move_leaves_the_home() -> None:
     assert all(
         replaced is None for _, _, replaced in _replaced("my sister upped sticks to Spain", home)
     )
+
+
+JUST = "2026-12-07T14:58:00+00:00"
+
+
+def _kept(content: str, category: str, tags: list[str], ts: str = JUST) -> MemoryRecord:
+    return replace(_record(content, category, tags), ts=ts)
+
+
+def test_scratch_that_and_a_bare_value_fills_the_slot_just_kept() -> None:
+    food = _kept("The user's favourite food is paneer tikka.", "preference", ["likes"])
+    assert _replaced("scratch that, its dosa", food) == [
+        ("update", "The user's favourite food is dosa.", "m1")
+    ]
+
+
+@pytest.mark.parametrize("text", ["scratch that", "scratch that, its nothing"])
+def test_scratch_that_without_a_value_says_nothing_new(text: str) -> None:
+    food = _kept("The user's favourite food is paneer tikka.", "preference", ["likes"])
+    assert _replaced(text, food) == []
+
+
+def test_scratch_that_weeks_later_is_about_something_else() -> None:
+    food = _kept("The user likes beer.", "preference", ["likes"], "2026-11-01T10:00:00+00:00")
+    assert _replaced("scratch that, it's wine", food) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Sorry, I was wrong, she lives in Graz, not Vienna.", "My mother lives in Graz."],
+)
+def test_a_relatives_fact_put_right_replaces_the_old_one(text: str) -> None:
+    mother = _record("The user's mother lives in Vienna.", "relation", ["family", "topic:mother"])
+    assert _replaced(text, mother) == [("update", "The user's mother lives in Graz.", "m1")]
+
+
+@pytest.mark.parametrize(
+    "text", ["I went to Graz, not Vienna, for the match", "My other brother lives in Graz."]
+)
+def test_b_not_a_of_something_else_or_another_relative_replaces_nothing(text: str) -> None:
+    mother = _record("The user's mother lives in Vienna.", "relation", ["family", "topic:mother"])
+    assert all(replaced is None for _, _, replaced in _replaced(text, mother))
