@@ -109,3 +109,31 @@ def test_a_relatives_fact_put_right_replaces_the_old_one(text: str) -> None:
 def test_b_not_a_of_something_else_or_another_relative_replaces_nothing(text: str) -> None:
     mother = _record("The user's mother lives in Vienna.", "relation", ["family", "topic:mother"])
     assert all(replaced is None for _, _, replaced in _replaced(text, mother))
+
+
+def test_very_much_before_the_thing_is_no_part_of_it() -> None:
+    assert _said("I like very much beer") == ["add The user likes beer."]
+    tea = _record("The user likes beer.", "preference", ["likes", "topic:beer"])
+    [(op, content, replaced)] = _replaced("I don't like beer, I like wine", tea)
+    assert (op, replaced) == ("update", "m1") and "wine" in content
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "im dying to see the new spiderman film",
+        "I really want to see the new batman film",
+        "im itching to try the new vegan place",
+    ],
+)
+def test_an_eager_want_of_one_new_thing_keeps_nothing(text: str) -> None:
+    assert _said(text) == []
+
+
+def test_a_job_said_without_its_article_gets_the_right_one() -> None:
+    assert _said("I am working like engineer") == ["add The user works as an engineer."]
+
+
+def test_a_relative_who_helped_is_no_relative_named_helped() -> None:
+    sister = _record("The user's sister is called Amy.", "relation", ["family", "topic:sister"])
+    assert _replaced("i lost my phone and my sister helped", sister) == []

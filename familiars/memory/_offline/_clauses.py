@@ -223,6 +223,10 @@ def _kin_named(m: re.Match[str]) -> str:
     name = m.group("name")
     if name in _NOT_LOWER_NAMES or name in _NOT_KIN_NAMES or name in FAMILY:
         return m.group(0)
+    if re.search(
+        r"^\w{3,}(?<!fr)(?<!dr)(?<!m)ed$|^\w{3,}ing$", name
+    ):  # "my sister helped": a doing
+        return m.group(0)
     return f"{m.group('kin')} {name.capitalize()}"
 
 

@@ -115,10 +115,11 @@ _RETRAINED = re.compile(
 
 def _job_fact(article: str | None, job: str) -> Fact:
     job = re.sub(r"\s+", " ", job.strip()).lower()
+    article = article or ("an" if job[:1] in "aeiou" else "a")  # "working like engineer"
     if job.split()[0] in ("retired", "former", "ex") or job.endswith("student"):
-        content = f"The user is {article or 'a'} {job}."
+        content = f"The user is {article} {job}."
     else:
-        content = f"The user works as {article or 'a'} {job}."
+        content = f"The user works as {article} {job}."
     return Fact("user", "profile", content, ("job",), "job", 0.7)
 
 

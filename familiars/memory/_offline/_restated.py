@@ -48,11 +48,6 @@ _ALSO = re.compile(r"\b(?:too|also|as\s+well|both|another|other|each)\b", re.I)
 _NOT_VALUES = frozenset(
     _words("that this it all everything nothing none what yes no ok okay fine whatever nevermind")
 )
-#: What says the message puts a slip right: "sorry", "I was wrong", "my bad", "I meant".
-_CORRECTING = re.compile(
-    r"\b(?:sorry|wrong|oops|whoops|my\s+bad|mistake|typo|correction|meant|i\s+said|no\s+wait)\b",
-    re.I,
-)
 
 
 def restated_writes(
@@ -94,17 +89,13 @@ def _swapped_value(text: str, live: Sequence[MemoryRecord], taken: set[str]) -> 
 
 
 def _says_it_of(text: str, rec: MemoryRecord) -> bool:
-    """Whether the message says the record's own statement ("she lives in ...": "lives in")
-    or says it puts a slip right: "I went to York, not Leeds" takes back no one's home."""
+    """Whether the message says the record's own statement ("she lives in ...": "lives in"):
+    "I went to York, not Leeds" or "sorry, Rome not Paris" takes back no one's home."""
     said = _said_value(rec.content)
     verb = re.match(r"\w+", said["said"].split()[-2] if said else "")
-    if (
-        verb
-        and verb.group() not in ("is", "user's")
-        and re.search(rf"\b{verb.group()[:4]}", text, re.I)
-    ):
-        return True
-    return bool(_CORRECTING.search(text))
+    if verb is None or verb.group() in ("is", "user's", "user"):
+        return False
+    return re.search(rf"\b{verb.group()[:4]}", text, re.I) is not None
 
 
 def _same_statement(write: WriteOp, live: Sequence[MemoryRecord], taken: set[str]) -> WriteOp:
