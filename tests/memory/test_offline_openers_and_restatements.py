@@ -137,3 +137,10 @@ def test_a_job_said_without_its_article_gets_the_right_one() -> None:
 def test_a_relative_who_helped_is_no_relative_named_helped() -> None:
     sister = _record("The user's sister is called Amy.", "relation", ["family", "topic:sister"])
     assert _replaced("i lost my phone and my sister helped", sister) == []
+
+
+def test_a_relatives_place_said_with_now_replaces_the_old_one() -> None:
+    brother = _record("The user's brother lives in Leeds.", "relation", ["family", "topic:brother"])
+    assert _replaced("My brother lives in York now.", brother) == [
+        ("update", "The user's brother lives in York.", "m1")
+    ]
