@@ -144,3 +144,11 @@ def test_a_relatives_place_said_with_now_replaces_the_old_one() -> None:
     assert _replaced("My brother lives in York now.", brother) == [
         ("update", "The user's brother lives in York.", "m1")
     ]
+
+
+def test_oops_before_someone_elses_fact_keeps_it_theirs() -> None:
+    home = _record("The user lives in Newcastle.", "profile", ["home"])
+    dad = _record("The user's dad lives in Sunderland.", "relation", ["family"], "m2")
+    out = offline_writes("oops, he lives in Hexham, not Sunderland", existing=[home, dad], now=NOW)
+    said = [(w.entry.content, w.entry.supersedes_id) for w in out.writes if w.op != "skip"]
+    assert said == [("The user's dad lives in Hexham.", "m2")]

@@ -35,7 +35,8 @@ _FILLERS = re.compile(
     r"^(?:(?:well|so|oh|hi|hey|hello|ok|okay|yes|yeah|yep|also|and|but|actually|btw|by the way|"
     r"anyway|just so you know|fyi|honestly|fun fact|oh and|now|these days|nowadays|wait|"
     r"the\s+thing\s+(?:about\s+me\s+)?is|thing\s+is|the\s+truth\s+is|truth\s+be\s+told|"
-    r"basically|i\s+mean(?=,)|to\s+be\s+honest|ngl|tbh|lowkey|highkey|not\s+gonna\s+lie)[,!.]?\s+"
+    r"basically|i\s+mean(?=,)|to\s+be\s+honest|ngl|tbh|lowkey|highkey|not\s+gonna\s+lie|"
+    r"oops|whoops|my\s+bad)[,!.]?\s+"
     rf"|{_GREETING}|{SCRATCH_THAT}|{CHANGE_OF_PLAN})+",
     re.IGNORECASE,
 )

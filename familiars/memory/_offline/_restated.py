@@ -147,3 +147,36 @@ def _with_value(rec: MemoryRecord, value: str, text: str) -> WriteOp | None:
         source_quote=[f"User message: '{text.strip()[:200]}'"],
     )
     return WriteOp(op="update", scope=rec.scope, category=rec.category, entry=entry)
+
+
+#: What the person said after "scratch that", when it is a value only: "its dosa", "gin".
+_BARE_VALUE = re.compile(
+    r"^\s*(?:(?:it'?s|its|it\s+is|make\s+(?:that|it)|i\s+mean[t]?|i\s+said)\s+)+"
+    r"(?P<value>[\w&'-]+(?:\s+[\w&'-]+){0,2})[\s.!]*$"
+    r"|^\s*(?P<alone>(?!(?:i|we|my|me|you|it|he|she|they)\b)[\w&'-]+(?:\s+[\w&'-]+)?)[\s.!]*$",
+    re.I,
+)
+#: The user's statement in the person's own words: "The user's" -> "my", "lives" -> "live".
+_FIRST_PERSON = (
+    (re.compile(r"^The user's "), "my "),
+    (re.compile(r"^The user (likes|loves|lives|works)\b"), lambda m: f"I {m[1][:-1]}"),
+)
+
+
+def restated_instead(instead: str, records: Sequence[MemoryRecord]) -> str:
+    """What was said after "scratch that", as a whole statement when it is a bare value and
+    the last of ``records`` (what the "scratch that" takes back) says which slot it fills:
+    "its dosa" against "The user's favourite food is paneer tikka." -> "my favourite food is
+    dosa" (a person-test: the forget asked, "its dosa" was then read alone and kept nothing).
+    ``instead`` as it was otherwise."""
+    m = _BARE_VALUE.match(instead)
+    value = (m["value"] or m["alone"]) if m else ""
+    if not value or value.lower() in _NOT_VALUES or not records:
+        return instead
+    said = _said_value(records[-1].content)
+    if said is None:
+        return instead
+    out = f"{said['said']}{value}"
+    for pattern, first in _FIRST_PERSON:
+        out = pattern.sub(first, out)
+    return instead if out.startswith("The user") else out
