@@ -90,6 +90,11 @@ S36_DATA = Path(__file__).parent / "data" / "writer_s36.jsonl"
 #: nothing, values cut at an emoji or an adjective, a pet named after what it is, who one lives
 #: with. Tuned on, never trained on.
 S36B_DATA = Path(__file__).parent / "data" / "writer_s36b.jsonl"
+#: An eleventh dev batch (s36c), from a person-test: openers that give a name as "X here" and
+#: a bare age between commas, moves without "from", "scratch that, it's X" read against the
+#: record it takes back, a relative's fact put right ("she lives in B, not A") or restated,
+#: a like denied and replaced, "dying to" as a wish, "working like engineer". Tuned on.
+S36C_DATA = Path(__file__).parent / "data" / "writer_s36c.jsonl"
 #: Monday 30 November 2026, 14:00 in Berlin: dates in the set are read against this.
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
 TIMEZONE = "Europe/Berlin"
@@ -219,6 +224,7 @@ def prior_records(msg: Message) -> list[MemoryRecord]:
             content=p["content"],
             tags=list(p.get("tags", ())),
             user_key="bench",
+            ts=p.get("ts", ""),
         )
         for i, p in enumerate(msg.prior)
     ]
@@ -397,6 +403,7 @@ def side_by_side(
         "dev (s35)": load_messages(S35_DATA, "dev") if S35_DATA.is_file() else [],
         "dev (s36)": load_messages(S36_DATA, "dev") if S36_DATA.is_file() else [],
         "dev (s36b)": load_messages(S36B_DATA, "dev") if S36B_DATA.is_file() else [],
+        "dev (s36c)": load_messages(S36C_DATA, "dev") if S36C_DATA.is_file() else [],
         "held (old)": load_messages(dev_path, "held"),
         "fresh held": fresh,
         "originals": [m for m in fresh if m.id in originals],

@@ -77,6 +77,7 @@ from familiars.memory import (
     is_node_ref,
     person_ref,
     remembered,
+    restated_instead,
 )
 
 logger = logging.getLogger(__name__)
@@ -405,6 +406,7 @@ class ForgetByWords:
             report = await self.forgetter.forget_all(found.ids, now=now.timestamp())
             return _forgotten_text(found, report, where.is_group)
         kept = tuple(r.id for r in found.kept)
+        instead = restated_instead(instead, found.records) if instead else ""  # "its dosa"
         self._asked[key] = _Asked(ids=tuple(found.ids), keep=kept, instead=instead)
         if not instead:
             return _ask_text(found, where.is_group)

@@ -182,6 +182,7 @@ from familiars.memory._offline._meaning import (
     Understanding,
     understanding_for,
 )
+from familiars.memory._offline._restated import restated_instead
 from familiars.memory._offline._time_words import plain_time
 from familiars.memory._offline._whose import fits_whose
 from familiars.memory._offline._writes import (
@@ -499,6 +500,7 @@ __all__ = [
     "recent_messages",
     "evidence_refs",
     "remembered",
+    "restated_instead",
     "load_embedder",
     "looks_english",
     "multilingual_fallback",

@@ -35,7 +35,8 @@ _FILLERS = re.compile(
     r"^(?:(?:well|so|oh|hi|hey|hello|ok|okay|yes|yeah|yep|also|and|but|actually|btw|by the way|"
     r"anyway|just so you know|fyi|honestly|fun fact|oh and|now|these days|nowadays|wait|"
     r"the\s+thing\s+(?:about\s+me\s+)?is|thing\s+is|the\s+truth\s+is|truth\s+be\s+told|"
-    r"basically|i\s+mean(?=,)|to\s+be\s+honest|ngl|tbh|lowkey|highkey|not\s+gonna\s+lie)[,!.]?\s+"
+    r"basically|i\s+mean(?=,)|to\s+be\s+honest|ngl|tbh|lowkey|highkey|not\s+gonna\s+lie|"
+    r"oops|whoops|my\s+bad)[,!.]?\s+"
     rf"|{_GREETING}|{SCRATCH_THAT}|{CHANGE_OF_PLAN})+",
     re.IGNORECASE,
 )
@@ -153,6 +154,8 @@ _CASUAL = (
         re.compile(r"\b(?P<my>my|our)\s+(?P<n>[a-z]+[^s\W])s\s+(?=(?:name|called|named)\b)", re.I),
         r"\g<my> \g<n>'s ",
     ),
+    # "we've upped sticks to Scarborough", "ups sticks": the idiom is a move
+    (re.compile(r"\b(?:upped|ups|up)\s+sticks\b", re.I), "moved"),
 )
 #: The words after a naming cue that are no name ("I got called in", "named after him").
 _NOT_LOWER_NAMES = frozenset(
@@ -220,6 +223,10 @@ _NOT_KIN_NAMES = frozenset(_words("today tonight yesterday tomorrow lol haha x x
 def _kin_named(m: re.Match[str]) -> str:
     name = m.group("name")
     if name in _NOT_LOWER_NAMES or name in _NOT_KIN_NAMES or name in FAMILY:
+        return m.group(0)
+    if re.search(
+        r"^\w{3,}(?<!fr)(?<!dr)(?<!m)ed$|^\w{3,}ing$", name
+    ):  # "my sister helped": a doing
         return m.group(0)
     return f"{m.group('kin')} {name.capitalize()}"
 
@@ -549,6 +556,34 @@ def _introduced(sentence: str) -> list[str] | None:
     return [f"my name is {name}", *(c for each in said for c in each)]
 
 
+#: "Dot here, 52, I run a bakery", "im jay, 16, live in melbourne": a name and a bare age said
+#: first, then anything; the two are peeled off and the rest read as any other clause.
+_NAME_AGE_OPENER = re.compile(
+    r"^(?:(?:yo|hi|hey|hiya|heya|hello|sup|oi)[,!]?\s+)?(?:(?P<here>[A-Za-z][\w'-]+)\s+(?:here|speaking)|(?:i'?m|im|i\s+am)\s+(?P<n>[A-Za-z][\w'-]+))"
+    r"\s*,\s*(?P<age>\d{1,3})(?:\s*(?:years?\s+old|yrs?(?:\s+old)?|y/?o))?\s*(?:,\s*(?P<rest>.*))?$",
+    re.I,
+)
+
+
+#: Words before "here" that are no name: "back here, 2 days".
+_NOT_OPENER_NAMES = frozenset(_words("me us you it that this who everyone everybody all"))
+
+
+def _name_age_opener(sentence: str) -> tuple[list[str], str] | None:
+    """The name and age of a "Dot here, 52, ..." opener as clauses, and what is said after
+    them; None when the sentence does not open so, or the word is no name or the number no
+    plausible age of the speaker."""
+    m = _NAME_AGE_OPENER.match(sentence.strip())
+    if m is None or int(m.group("age")) not in _SPEAKER_AGES:
+        return None
+    name = m.group("here") or m.group("n")
+    if not _lower_name(name) or name.lower() in _NOT_OPENER_NAMES:
+        return None
+    return [f"my name is {name[:1].upper()}{name[1:]}", f"I'm {m.group('age')} years old"], (
+        m.group("rest") or ""
+    ).strip()
+
+
 _CAPITALISED_PART = re.compile(r"^(?-i:[A-Z][\w'-]+)$")
 
 
@@ -636,6 +671,10 @@ def _split_sentence(sentence: str) -> list[str]:
         if terse is not None:
             out += terse
             continue
+        opener = _name_age_opener(said)
+        if opener is not None:
+            out += opener[0]
+            said = opener[1]
         for each in _coordinated(said):
             for shared in _shared_i(each.strip()):
                 out += _subjects_given(shared.strip(), out)

@@ -162,6 +162,10 @@ _COMMENT_AFTER = re.compile(
 )
 
 
+#: "very much", "so much" said before the thing liked, as a learner may order it.
+_INTENSIFIER_FIRST = re.compile(r"^(?:very|so|really)\s+much\s+", re.I)
+
+
 def _trimmed_object(obj: str) -> str | None:
     """The object of "I like ...", cut at the first clause word and trimmed of "a lot",
     "anymore"...; a long object is cut to its head ("pumpernickel bread from the little bakery
@@ -170,6 +174,7 @@ def _trimmed_object(obj: str) -> str | None:
     listed = bool(_LIST.match(whole)) and not _CLAUSE_WORD.search(whole)
     obj = whole if listed else _OBJECT_CUT.split(obj, maxsplit=1)[0].strip(" .!?")
     obj = _COMMENT_AFTER.sub("", obj)
+    obj = _INTENSIFIER_FIRST.sub("", obj)  # "I like very much tea": said before the thing
     for _ in range(3):
         obj = _OBJECT_TRIM.sub("", obj).strip()
     words = obj.split()

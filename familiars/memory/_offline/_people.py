@@ -115,10 +115,11 @@ _RETRAINED = re.compile(
 
 def _job_fact(article: str | None, job: str) -> Fact:
     job = re.sub(r"\s+", " ", job.strip()).lower()
+    article = article or ("an" if job[:1] in "aeiou" else "a")  # "working like engineer"
     if job.split()[0] in ("retired", "former", "ex") or job.endswith("student"):
-        content = f"The user is {article or 'a'} {job}."
+        content = f"The user is {article} {job}."
     else:
-        content = f"The user works as {article or 'a'} {job}."
+        content = f"The user works as {article} {job}."
     return Fact("user", "profile", content, ("job",), "job", 0.7)
 
 
@@ -631,8 +632,8 @@ def match_nickname(clause: str) -> list[Fact]:
 
 
 _HOME = re.compile(
-    r"^(?:i|we)\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+(?:from\s+.+?\s+)?"
-    r"to\s+(?P<place>.+?)(?:\s+(?:the\s+)?(?:last|past|this)\s+\w+|\s+\w+\s+ago)?"
+    r"^(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+|now\s+)?(?:moved|relocated)"
+    r"(?:\s+(?:over|up|down|out|back|house))?\s+(?:from\s+.+?\s+)?to\s+(?P<place>.+?)(?:\s+(?:the\s+)?(?:last|past|this)\s+\w+|\s+\w+\s+ago)?"
     r"(?:\s+(?:after|because|for|when|once)\s+(?:the|my|a|an|our|i|we)\b.*)?$"
     r"|^we\s+(?:now\s+)?live\s+in\s+(?:the\s+\w+\s+of\s+)?(?P<place2>.+)$"
     r"|^i\s+live\s+(?:just\s+)?(?:outside|near)\s+(?P<place3>.+)$"

@@ -19,7 +19,7 @@ _PLACE_OF = re.compile(
     r"^(?:my|our)\s+(?P<mod>(?:older|elder|younger|little|big|baby|best|eldest|youngest|old)\s+)?"
     rf"(?P<rel>{RELATIONS})\s+(?P<verb>lives|works|is\s+living|is\s+working|moved|has\s+moved)"
     r"\s+(?P<prep>in|at|to|for|near)\s+(?P<place>(?-i:[A-Z])[\w'&-]*(?:\s+(?-i:[A-Z])[\w'&-]*){0,3})"
-    r"\s*[.!]*$",
+    r"(?:\s+(?:now|these\s+days|nowadays))?\s*[.!]*$",
     re.IGNORECASE,
 )
 

@@ -39,6 +39,8 @@ _PAST_FRAME = re.compile(
 )
 _WISHED = re.compile(
     r"\b(?:i'd|id|i\s+would|i\s+wish|i\s+want\s+to|i\s+wanna|i\s+hope\s+to|i\s+might|i'll|"
+    r"(?:i'?m|im|i\s+am)\s+(?:so\s+|just\s+|literally\s+)?(?:dying|itching|desperate|longing|"
+    r"gagging|aching)\s+to|can'?t\s+wait\s+to|"
     r"i\s+will|one\s+day|someday|some\s+day|in\s+another\s+life|if)\b",
     re.I,
 )

@@ -461,6 +461,15 @@ _MOMENTARY_AFTER = re.compile(
 )
 
 
+#: A want aimed at one new thing to see, try or hear ("see the new spiderman film", "try that
+#: new ramen place"): an eagerness of the moment, no aim in life.
+_ONE_OFF = re.compile(
+    r"^(?:go\s+(?:and\s+)?)?(?:see|watch|try|catch|check\s+out|read|hear|play|listen\s+to|visit)\s+"
+    r"(?:(?:the|that|this|a|an|their|his|her)\s+)?(?:(?:brand\s+)?new|latest|upcoming|next)\b",
+    re.IGNORECASE,
+)
+
+
 def _momentary(what: str) -> bool:
     """A want of the moment, or one aimed at a thing named before ("make it work")."""
     first = _first_word(what)
@@ -471,6 +480,7 @@ def _momentary(what: str) -> bool:
         or first in _PRONOUN
         or bool(_MOMENTARY_AFTER.match(what))
         or bool(_MOMENT.search(what))
+        or bool(_ONE_OFF.match(what))
     )
 
 

@@ -62,6 +62,7 @@ from familiars.memory._offline._relatives import (
     pronouns_joined,
 )
 from familiars.memory._offline._replacing import replaced
+from familiars.memory._offline._restated import restated_writes
 from familiars.memory._offline._shifts import moved_to, shifted
 from familiars.memory._offline._spouses import one_spouse
 from familiars.memory._offline._states import joking, match_cause, match_meaning, sarcastic
@@ -484,6 +485,7 @@ def offline_writes(
     output.writes = correction_writes(text, output.writes, existing, now=now)
     if existing:
         output.writes = scratched_writes(text, output.writes, existing, now=now)
+        output.writes = restated_writes(text, output.writes, existing, now=now)
         output.writes = one_spouse(output.writes, existing)  # "my WIFE is Latisha"
     late_takes_place(output.writes, existing)
     taken = {w.entry.supersedes_id for w in output.writes if w.entry.supersedes_id}
