@@ -4,7 +4,7 @@ The offline writer runs on every turn's hot path over all of the person's record
 thousand and more), and several of its passes derive the same things from them: the live
 ones, their contents, the live ones keyed by fact. :class:`Kept` is the list itself, with
 those worked out on first use and shared by every pass of one message; the passes take any
-sequence and work them out themselves when they are given a plain one.
+sequence (a plain one is made a :class:`Kept` for the call).
 """
 
 from __future__ import annotations
@@ -39,19 +39,15 @@ class Kept(list[MemoryRecord]):
 
 
 def live_of(records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
-    return records.live if isinstance(records, Kept) else [r for r in records if is_live(r)]
+    return Kept.of(records).live
 
 
 def contents_of(records: Sequence[MemoryRecord]) -> set[str]:
-    if isinstance(records, Kept):
-        return records.contents
-    return {r.content.strip() for r in records if is_live(r)}
+    return Kept.of(records).contents
 
 
 def keyed_of(records: Sequence[MemoryRecord]) -> dict[str, MemoryRecord]:
-    if isinstance(records, Kept):
-        return records.keyed
-    return {k: r for r in records if is_live(r) and (k := _fact_key(r))}
+    return Kept.of(records).keyed
 
 
 __all__ = ["Kept", "contents_of", "keyed_of", "live_of"]
