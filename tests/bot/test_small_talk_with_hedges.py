@@ -5,28 +5,16 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
 from familiars.bot import Application
-from familiars.bot._answers import offline_reply
-from familiars.bot._turn_actions import TurnActions
+from tests.bot.offline_said import offline_said
 from tests.harness import message, say
 
-NOW = datetime(2026, 12, 7, 12, 30, tzinfo=UTC)
 AI = "I'm an AI, not a person"
 
 
-def _reply(text: str, **kw: object) -> str:
-    return offline_reply(
-        text,
-        actions=TurnActions(),
-        items=[],
-        is_group=False,
-        now=NOW,
-        **kw,  # type: ignore[arg-type]
-    )
+_reply = offline_said
 
 
 @pytest.mark.parametrize(
