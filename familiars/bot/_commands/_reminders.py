@@ -112,7 +112,7 @@ def clock_said(said: str) -> bool:
 #: "at 7" in a move with no am/pm and nothing of the morning: a move has read 1 to 7 as
 #: after noon since tester U5 ("move it to saturday at 7" is 19:00); the one rule
 #: (:func:`~familiars.memory.parse_when`) already reads 1 to 6 so, and a move keeps 7 too.
-_MORNING = re.compile(r"\b(?:am|a\.m\.?|morning|early|dawn)(?!\w)", re.I)
+_MORNING = re.compile(r"(?<![a-z])(?:am|a\.m\.?|morning|early|dawn)(?!\w)", re.I)
 _MOVED_TO_SEVEN = re.compile(r"\bat\s+(?:7|seven)(?::[0-5]\d)?(?!\s*(?:am|a\.m|pm|p\.m|:))\b", re.I)
 
 
