@@ -131,6 +131,9 @@ async def test_the_testers_moves_in_words_and_by_command(workspace: Path) -> Non
         reply = await bot.command(f"/reminders move {n} 8am")
         reply = await bot.command(f"/reminders move {n} 3pm")
         assert "now Tue 8 Dec 15:00 (was Tue 8 Dec 08:00)" in reply, reply
+        await bot.say("remind me every day at 8am to feed the cat")
+        reply = await bot.say("move the cat one to 5pm")
+        assert reply.startswith("Moved: feed the cat, now every day at 17:00;"), reply
         listed = await bot.command("/reminders")
         for line in (
             "Tue 8 Dec 15:00 — water plants",
