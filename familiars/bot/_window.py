@@ -13,12 +13,13 @@ kept: the word-overlap answer found no plan in "The user is going to Paris on Sa
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 
 from familiars.llm import second_person
-from familiars.memory import MemoryRecord, is_live
+from familiars.memory import MemoryRecord, is_live, reminder_content
 
 _SPAN = r"(?P<span>today|tonight|tomorrow|this\s+weekend|this\s+week|next\s+week|the\s+weekend)"
 _ASKS = re.compile(
@@ -83,12 +84,50 @@ def _day_of(rec: MemoryRecord, now: datetime) -> date | None:
         return None
 
 
+#: A one-off reminder's sentence (:func:`~familiars.memory.reminder_content`).
+_ONE_OFF = re.compile(
+    r"^Remind the user to (?P<task>.+) on \w+ \d{1,2} \w+ \d{4} at \d\d:\d\d \((?P<zone>[^)]+)\)\.$"
+)
+
+
+def _said(rec: MemoryRecord, now: datetime) -> str:
+    """A record as the answer says it: a one-off reminder set in another zone with its time
+    in the person's own (a reminder set before "/timezone America/Denver" said "16:00 (UTC)"
+    beside one at "06:00 (America/Denver)" that comes before it)."""
+    m = _ONE_OFF.match(rec.content)
+    due = _due(rec)
+    if m is None or due is None or now.tzinfo is None or m["zone"] == str(now.tzinfo):
+        return second_person(rec.content)
+    try:
+        when = datetime.fromisoformat(due)
+    except ValueError:
+        return second_person(rec.content)
+    if when.tzinfo is None:
+        return second_person(rec.content)
+    return second_person(reminder_content(m["task"], when.astimezone(now.tzinfo)))
+
+
 def _due(rec: MemoryRecord) -> str | None:
     """An open reminder's due time (ISO), else None."""
     loop = rec.open_loop or {}
     if loop.get("due") and loop.get("status", "open") == "open" and "ended" not in rec.tags:
         return str(loop["due"])
     return None
+
+
+def _moment(rec: MemoryRecord, now: datetime) -> float:
+    """When an open reminder is due, as a moment (seconds), so that reminders said in
+    different zones sort by when they come, not by their text (an ISO time with "+00:00"
+    sorted after one with "-07:00" hours before it: tester s37); a plan without a time, or
+    an unreadable one, after them."""
+    due = _due(rec)
+    try:
+        when = datetime.fromisoformat(due) if due else None
+    except ValueError:
+        when = None
+    if when is None:
+        return math.inf
+    return (when if when.tzinfo else when.replace(tzinfo=now.tzinfo)).timestamp()
 
 
 _PLANNED = re.compile(r"^The user (?:plans|is planning|intends|is going|will)\b")
@@ -104,8 +143,9 @@ def _ahead(text: str, now: datetime, records: Sequence[MemoryRecord]) -> str | N
     """The reply to "what are my plans?": reminders to come, then plans kept."""
     if _PLANS.match(" ".join(text.replace("\u2019", "'").split())) is None:
         return None
-    due = sorted((d, rec) for rec in records if (d := _due(rec)) and is_live(rec))
-    lines = [second_person(rec.content) for d, rec in due if _not_past(d, now)]
+    due = [(d, rec) for rec in records if (d := _due(rec)) and is_live(rec)]
+    due.sort(key=lambda p: _moment(p[1], now))
+    lines = [_said(rec, now) for d, rec in due if _not_past(d, now)]
     plans = [rec for rec in records if is_live(rec) and _is_plan(rec) and _not_over(rec, now)]
     dated = sorted(plans, key=lambda r: (_day_of(r, now) or date.max, r.ts))
     lines = [*lines, *(second_person(rec.content) for rec in dated)]
@@ -138,7 +178,8 @@ def on_in_span(text: str, now: datetime | None, records: Sequence[MemoryRecord])
     found = [(day, rec) for rec in records if (day := _day_of(rec, now)) and first <= day <= last]
     if not found:
         return f"Nothing that I know of {' '.join(m.group('span').lower().split())}."
-    return "\n".join(second_person(rec.content) for _, rec in sorted(found, key=lambda p: p[0]))
+    found.sort(key=lambda p: (p[0], _moment(p[1], now)))
+    return "\n".join(_said(rec, now) for _, rec in found)
 
 
 __all__ = ["on_in_span"]

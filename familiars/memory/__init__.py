@@ -183,7 +183,7 @@ from familiars.memory._offline._meaning import (
     understanding_for,
 )
 from familiars.memory._offline._restated import restated_instead
-from familiars.memory._offline._time_words import plain_time
+from familiars.memory._offline._time_words import LAST_AFTERNOON_HOUR, afternoon_hour, plain_time
 from familiars.memory._offline._whose import fits_whose
 from familiars.memory._offline._writes import (
     offline_writes,
@@ -529,6 +529,8 @@ __all__ = [
     "parse_ts",
     "parse_when",
     "plain_time",
+    "afternoon_hour",
+    "LAST_AFTERNOON_HOUR",
     "every_text",
     "fits_whose",
     "next_due",

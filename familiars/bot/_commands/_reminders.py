@@ -28,7 +28,14 @@ from familiars.bot._commands._declare import Argument, Call, Caller, Command, Su
 from familiars.bot._commands._timezone import local, zone_of
 from familiars.bot._state import BotState
 from familiars.config import UserFacingError
-from familiars.memory import next_due, parse_when, plain_time, said_past
+from familiars.memory import (
+    LAST_AFTERNOON_HOUR,
+    afternoon_hour,
+    next_due,
+    parse_when,
+    plain_time,
+    said_past,
+)
 from familiars.scheduler import Reminder, ReminderBook
 
 DEFAULT_SNOOZE = timedelta(minutes=10)
@@ -74,8 +81,14 @@ _TIME_ONLY = re.compile(
     r"(?:\s+instead)?[\s.!?]*$",
     re.IGNORECASE,
 )
+#: The half of the day said: "5pm" and "5 p.m." (no word boundary after the digit), "noon",
+#: "in the evening"; or a 24-hour clock ("17:00", "05:30", "17h00"), which is never the
+#: other half.
 _HALF_DAY = re.compile(
-    r"\b(?:am|pm|a\.m|p\.m|noon|midday|midnight|morning|evening|tonight)\b", re.I
+    r"(?<![a-z])(?:am|pm|a\.m|p\.m)(?![a-z])|"
+    r"\b(?:noon|midday|midnight|morning|afternoon|evening|tonight|night)\b|"
+    r"(?<![\d/])(?:0\d?|1[3-9]|2[0-3])[:.h][0-5]\d(?!\d)",
+    re.I,
 )
 #: A clock time said ("at 3", "3pm", "noon"): a move to a day without one keeps the time.
 CLOCK_SAID = re.compile(r"\d|\b(?:noon|midday|midnight|morning|afternoon|evening|tonight)\b", re.I)
@@ -99,7 +112,7 @@ def clock_said(said: str) -> bool:
 #: "at 7" in a move with no am/pm and nothing of the morning: a move has read 1 to 7 as
 #: after noon since tester U5 ("move it to saturday at 7" is 19:00); the one rule
 #: (:func:`~familiars.memory.parse_when`) already reads 1 to 6 so, and a move keeps 7 too.
-_MORNING = re.compile(r"\b(?:am|a\.m\.?|morning|early|dawn)(?!\w)", re.I)
+_MORNING = re.compile(r"(?<![a-z])(?:am|a\.m\.?|morning|early|dawn)(?!\w)", re.I)
 _MOVED_TO_SEVEN = re.compile(r"\bat\s+(?:7|seven)(?::[0-5]\d)?(?!\s*(?:am|a\.m|pm|p\.m|:))\b", re.I)
 
 
@@ -161,7 +174,7 @@ async def move_reminder(
 def _its_half_of_day(reminder: Reminder, when: datetime, said: str, zone: ZoneInfo) -> datetime:
     """An hour said without am or pm that is the reminder's own clock reading twelve hours
     off is its own ("move the bins one (07:00) to tuesday at 7" is 07:00, not 19:00)."""
-    if reminder.due is None or _HALF_DAY.search(said) or _MORNING.search(said):
+    if reminder.due is None or half_of_day_said(said):
         return when
     was, at = reminder.due.astimezone(zone), when.astimezone(zone)
     if (at.hour + 12) % 24 == was.hour and at.minute == was.minute:
@@ -209,14 +222,15 @@ async def _retime(
     now: datetime,
 ) -> str:
     """A move to a clock time alone ("move the Oliver one to 3pm", "move it to 4"): the
-    reading of that time nearest the reminder's own moment (it went to today: tester s34
-    U11): 16:00 beside 17:00, 07:15 beside 07:30, 23:00 the evening before beside 00:00; a
+    reading of that time (:func:`hours_meant`) nearest the reminder's own moment (it went to
+    today: tester s34 U11): 07:15 beside 07:30, 23:00 the evening before beside 00:00; a
     repeating one at that time from now on (U30)."""
     assert reminder.due is not None
     was = reminder.due.astimezone(zone)
     at = when.astimezone(zone)
-    hour = at.hour if _HALF_DAY.search(said) else _nearer_hour(at.hour, was.hour)
+    hours = hours_meant(at.hour, said, was.hour)
     if reminder.every is not None:
+        hour = min(hours, key=lambda h: (_hour_gap(h, was.hour), h))
         rule = {**reminder.every, "at": f"{hour:02d}:{at.minute:02d}", "tz": zone.key}
         due = next_due(rule, max(now, was.replace(hour=0, minute=0) - timedelta(seconds=1)))
         if due is None:
@@ -228,7 +242,6 @@ async def _retime(
         )
     # The reading nearest the reminder's own moment: its day, or the one either side of it
     # ("at midnight", then "move it to 11pm", is the evening before, not 23 hours on).
-    hours = {hour} if _HALF_DAY.search(said) else {hour, (hour + 12) % 24}
     base = was.replace(minute=at.minute, second=0, microsecond=0)
     readings = [base.replace(hour=h) + timedelta(days=d) for h in hours for d in (-1, 0, 1)]
     due = min(readings, key=lambda c: (abs(c - was), c))
@@ -238,15 +251,32 @@ async def _retime(
     return f"Moved: {moved.task}, now {local(moved.due, zone, now)} (was {local(was, zone, now)})."
 
 
-def _nearer_hour(hour: int, was: int) -> int:
-    """``hour`` or the same clock reading twelve hours on or back, whichever is nearer the
-    reminder's own hour ``was``."""
-    other = (hour + 12) % 24
+def half_of_day_said(said: str) -> bool:
+    """Whether ``said`` says which half of the day its clock is in: "5pm", "5 p.m.", "noon",
+    "5 in the afternoon", "early", or a 24-hour clock ("17:00", "05:30")."""
+    plain = plain_time(said)
+    return any(p.search(t) for p in (_HALF_DAY, _MORNING) for t in (said, plain))
 
-    def gap(h: int) -> int:
-        return min(abs(h - was), 24 - abs(h - was))
 
-    return other if gap(other) < gap(hour) else hour
+def hours_meant(hour: int, said: str, was: int) -> tuple[int, ...]:
+    """The hours a move to the clock ``said`` may mean, ``hour`` being the hour it was read
+    as, beside the reminder's own hour ``was``. The one said when ``said`` says the half of
+    the day (:func:`half_of_day_said`: "5pm" from 08:00 is 17:00, never 05:00, tester s37);
+    a bare hour from 1 to 6 after noon, the one rule (:func:`~familiars.memory.afternoon_hour`:
+    "move it to 5" is 17:00), unless the reminder is itself at such an hour in the morning (a
+    05:30 one "moved to 6" is 06:00); else either reading ("7:15" beside 07:30 is 07:15)."""
+    if half_of_day_said(said):
+        return (hour,)
+    bare = hour % 12 or 12
+    after_noon = afternoon_hour(bare, said)
+    if after_noon != bare and not 0 <= was <= LAST_AFTERNOON_HOUR:
+        return (after_noon,)
+    return (bare, (bare + 12) % 24)
+
+
+def _hour_gap(hour: int, was: int) -> int:
+    """Hours between two clock hours, round the clock either way."""
+    return min(abs(hour - was), 24 - abs(hour - was))
 
 
 async def snooze_reminder(

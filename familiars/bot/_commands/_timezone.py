@@ -157,6 +157,7 @@ class TimezoneCommand(Command):
                 f"database, like {EXAMPLE} or /timezone America/New_York, or a short one "
                 "like PST, CET or AEST."
             )
+        before = await zone_of(self._state, call.caller.user_key, self._default)
         await self._state.set_timezone(call.caller.user_key, name)
         read = f"{short[1]}; " if short else ""
         lines = [
@@ -166,12 +167,15 @@ class TimezoneCommand(Command):
         if short and short[2]:
             lines.append(short[2])
         if self._book is not None:
-            lines += await self._follow(call.caller.user_key, name)
+            lines += await self._follow(call.caller.user_key, name, before)
         return CommandResponse("\n".join(lines))
 
-    async def _follow(self, user_key: str, name: str) -> list[str]:
-        """The person's reminders after the move: repeating ones keep their time of day in
-        the new zone, one-off ones their moment (each said with its time there)."""
+    async def _follow(self, user_key: str, name: str, before: ZoneInfo) -> list[str]:
+        """The person's reminders after the move from the zone ``before``: repeating ones
+        keep their time of day in the new zone, one-off ones their moment, each said with
+        its time there and a one-off with the time it was set for too, so that the
+        consequence is plain ("pay rent (Fri 11 Dec 08:00 in UTC), now Fri 11 Dec 01:00 your
+        time": tester s37)."""
         assert self._book is not None
         now, zone = self._now(), ZoneInfo(name)
         moved = await self._book.follow_zone(user_key, name, now)
@@ -180,7 +184,11 @@ class TimezoneCommand(Command):
             f"Repeating, same time of day here: {r.task}, {r.rule} (next {local(r.due, zone, now)})"
             for r in moved
         ]
-        lines += [f"Kept at its moment: {r.task}, now {local(r.due, zone, now)}" for r in kept]
+        for r in kept:
+            was = "" if before.key == name else f" ({local(r.due, before, now)} in {before.key})"
+            lines.append(
+                f"Kept at its moment: {r.task}{was}, now {local(r.due, zone, now)} your time"
+            )
         return lines
 
     async def _show(self, caller: Caller) -> CommandResponse:
