@@ -6,7 +6,11 @@ questions (``ask``), each answered by the offline reply from the person's live r
 turn sees them. A question is answered *right* when the reply holds ``want``; *stale* when a
 line of the reply states the old value (``stale``) of a fact the person changed (a line
 saying it is over, "no longer", does not count); *wrong* when the reply states something
-but not the wanted fact. Scored with and without the learned part (``understanding``).
+but not the wanted fact. ``want`` may be a list, for a message that asks several things: right
+only when the reply holds each. A question about something never told wants "don't know".
+Scored with and without the learned part (``understanding``). ``data/answer_pairs_s37.jsonl``
+is a second set in other wordings: questions about family by name, two records competing,
+several questions in one message and things never told.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from familiars.bot import TurnActions, offline_reply
 from familiars.memory import MemoryRecord, Understanding, answer_records, offline_writes
 
 DEFAULT_PAIRS = Path(__file__).parent / "data" / "answer_pairs.jsonl"
+S37_PAIRS = Path(__file__).parent / "data" / "answer_pairs_s37.jsonl"
 #: As the writer bench: Monday 30 November 2026, 14:00 in Berlin.
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
 TIMEZONE = "Europe/Berlin"
@@ -84,6 +89,11 @@ def _is_stale(reply: str, stale: str) -> bool:
     )
 
 
+def _holds(reply: str, want: str | list[str]) -> bool:
+    wants = [want] if isinstance(want, str) else want
+    return all(w.lower() in reply.lower() for w in wants)
+
+
 def run_answers_bench(
     path: Path = DEFAULT_PAIRS, understanding: Understanding | None = None
 ) -> dict[str, Any]:
@@ -100,12 +110,12 @@ def run_answers_bench(
             reply = reply_to(ask["q"], records, understanding)
             if ask.get("stale") and _is_stale(reply, ask["stale"]):
                 stale += 1
-            elif ask["want"].lower() in reply.lower():
+            elif _holds(reply, ask["want"]):
                 right += 1
                 continue
             elif _UNKNOWN not in reply:
                 wrong += 1
-            misses.append({"q": ask["q"], "want": ask["want"], "reply": reply})
+            misses.append({"q": ask["q"], "want": str(ask["want"]), "reply": reply})
     return {
         "questions": asked,
         "right": round(right / asked, 3) if asked else None,
