@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from familiars.bot._turn_actions import plan_actions
-from familiars.memory._offline._time_words import plain_time
+from familiars.memory import plain_time
 
 NOW = datetime(2026, 12, 7, 14, 40, tzinfo=UTC)  # Monday
 
