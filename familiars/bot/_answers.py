@@ -8,7 +8,9 @@ Map (:func:`offline_reply`, in this order):
    "Noted: you like hiking." ("Forgotten: ..." is said by the forget itself, before a turn);
 2. a question: the best recalled record for *that* question, said to the person ("Your dog
    is called Biscuit."), then at most two more relevant lines; nothing relevant: "I don't
-   know that yet";
+   know that yet"; several questions in one message (``asked``, see :mod:`._questions`):
+   each answered so in turn, one nothing answers named ("I don't know that yet: what's
+   your dog called?");
 3. small talk (greetings, thanks, jokes asked for): one short fixed line;
 4. anything else, where nothing was kept: a short reply that claims nothing was kept
    (:func:`nothing_kept`: a smile back for emoji alone, "Oh? Tell me more." for news about
@@ -36,6 +38,7 @@ from familiars.bot._care import (
 from familiars.bot._kin import kin_answer
 from familiars.bot._likes import likes_answer
 from familiars.bot._missing import missing_someone
+from familiars.bot._questions import Asked, not_known
 from familiars.bot._turn_actions import PendingReminder, Reminder, TurnActions
 from familiars.llm import (
     OFFLINE_NOTICE,
@@ -313,6 +316,7 @@ def offline_reply(
     kept: Sequence[str] = (),
     on_now: str | None = None,
     after_care: bool = False,
+    asked: Sequence[Asked] = (),
 ) -> str:
     """The reply (see the module map); ``kept``: the person's live records, so that missing
     someone they told of is met by name (:func:`missing_someone`) and a relative asked about
@@ -321,7 +325,8 @@ def offline_reply(
     asks about, found by meaning, which answer it before the word-overlap rules; ``now``
     (in the person's time zone) answers "what's the date?", ``last_reply`` "what did you
     just say?", ``familiar`` (the familiar's own name) "who are you?"; ``after_care``: the
-    last reply was the crisis reply, so "jk im fine" is met warmly, the door left open."""
+    last reply was the crisis reply, so "jk im fine" is met warmly, the door left open;
+    ``asked``: the questions of a message that asks several, each with what answers it."""
     lines = action_lines(actions)
     if after_care and walked_back(text):  # "I'm not doing anything daft, I just miss her"
         missing = missing_someone(text, kept) or kind_word(text)
@@ -340,19 +345,31 @@ def offline_reply(
     chat = chat or about_now(text, now) or said_before(text, last_reply)
     if chat is not None:
         lines.append(chat)
-    elif (named := kin_answer(text, kept) or likes_answer(text, kept)) is not None:
-        lines.append(named)  # "what are my boys called?", "do I like running?"
-    elif not is_question(asked := spelled_out(text)):
-        lines.append(nothing_kept(text))
-    elif (kin := kin_not_kept(asked, kept)) is not None:
-        lines.append(_not_known_kin(*kin))
-    elif meant:
-        lines += [second_person(m) for m in meant]
-    elif unknown:
-        lines.append(DONT_KNOW)
+    elif len(asked) > 1:
+        for one in asked:
+            said = _answer(one.text, usable, kept, one.meant, one.unknown)
+            lines += [not_known(one.text)] if said == [DONT_KNOW] else said
     else:
-        lines += answer_lines(asked, usable)
+        lines += _answer(text, usable, kept, meant, unknown)
     return "\n".join(dict.fromkeys(lines))  # F4: a line said once, however it was found
+
+
+def _answer(
+    text: str, usable: Sequence[Item], kept: Sequence[str], meant: Sequence[str], unknown: bool
+) -> list[str]:
+    """The lines that answer one question (or a relative's or a like's answer)."""
+    if (named := kin_answer(text, kept) or likes_answer(text, kept)) is not None:
+        return [named]  # "what are my boys called?", "do I like running?"
+    asked = spelled_out(text)
+    if not is_question(asked):
+        return [nothing_kept(text)]
+    if (kin := kin_not_kept(asked, kept)) is not None:
+        return [_not_known_kin(*kin)]
+    if meant:
+        return [second_person(m) for m in meant]
+    if unknown:
+        return [DONT_KNOW]
+    return answer_lines(asked, usable)
 
 
 #: A greeting before what the message goes on to say: "hi, who am I?".
