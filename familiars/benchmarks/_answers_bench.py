@@ -22,7 +22,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from familiars.bot import TurnActions, asked_each, offline_reply
+from familiars.bot import TurnActions, as_asked, asked_each, offline_reply
 from familiars.memory import MemoryRecord, Understanding, answer_records, offline_writes
 
 DEFAULT_PAIRS = Path(__file__).parent / "data" / "answer_pairs.jsonl"
@@ -69,10 +69,11 @@ class _Item:
 
 def reply_to(question: str, records: list[MemoryRecord], u: Understanding | None) -> str:
     live = [r for r in records if not r.deprecated]
-    meant = [r.content for r in answer_records(question, live, u)] if u is not None else []
+    asked_as = as_asked(question)  # as a turn reads it: "tell me my name" asks "what's my name?"
+    meant = [r.content for r in answer_records(asked_as, live, u)] if u is not None else []
     items = [_Item(r.content) for r in live]
     kept = [r.content for r in live if r.scope == "user"]  # as a turn hands them over
-    asked = asked_each(question, live, u) if u is not None else []
+    asked = asked_each(asked_as, live, u) if u is not None else []
     return offline_reply(
         question, actions=TurnActions(), items=items, is_group=False, meant=meant, kept=kept,
         asked=asked,

@@ -38,7 +38,7 @@ from familiars.bot._care import (
 from familiars.bot._kin import kin_answer
 from familiars.bot._likes import likes_answer
 from familiars.bot._missing import missing_someone
-from familiars.bot._questions import Asked, not_known
+from familiars.bot._questions import Asked, as_asked, not_known, spelled_out
 from familiars.bot._turn_actions import PendingReminder, Reminder, TurnActions
 from familiars.llm import (
     OFFLINE_NOTICE,
@@ -280,21 +280,6 @@ _WARM_TIMES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ),
     )
 )
-#: Text-speak spelled out, so that "wat do u know about me" is asked as "what do you know
-#: about me" (s34 U57).
-_SPELLED = {
-    "wat": "what", "wot": "what", "wats": "what's", "u": "you", "ur": "your", "r": "are",
-    "ya": "you", "abt": "about", "bout": "about", "pls": "please", "plz": "please",
-    "rly": "really", "realy": "really", "sry": "sorry",
-}  # fmt: skip
-_SPOKEN_WORD = re.compile(r"\b(?:" + "|".join(_SPELLED) + r")\b", re.IGNORECASE)
-
-
-def spelled_out(text: str) -> str:
-    """``text`` with its text-speak words written out ("wat do u" -> "what do you")."""
-    return _SPOKEN_WORD.sub(lambda m: _SPELLED[m.group(0).lower()], text)
-
-
 _NAME = re.compile(r"^The user's name is (?P<name>[^.]+)\.?$")
 DONT_KNOW = "I don't know that yet. If you tell me, I'll remember it."
 _LEADING = re.compile(r"^\([^)]*\)\s*")
@@ -360,7 +345,7 @@ def _answer(
     """The lines that answer one question (or a relative's or a like's answer)."""
     if (named := kin_answer(text, kept) or likes_answer(text, kept)) is not None:
         return [named]  # "what are my boys called?", "do I like running?"
-    asked = spelled_out(text)
+    asked = as_asked(text)
     if not is_question(asked):
         return [nothing_kept(text)]
     if (kin := kin_not_kept(asked, kept)) is not None:

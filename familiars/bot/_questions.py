@@ -21,6 +21,53 @@ from dataclasses import dataclass
 from familiars.llm import is_question
 from familiars.memory import MemoryRecord, Understanding, answer_records, asks_unknown
 
+#: Text-speak spelled out, so that "wat do u know about me" is asked as "what do you know
+#: about me" (s34 U57).
+_SPELLED = {
+    "wat": "what", "wot": "what", "wats": "what's", "u": "you", "ur": "your", "r": "are",
+    "ya": "you", "abt": "about", "bout": "about", "pls": "please", "plz": "please",
+    "rly": "really", "realy": "really", "sry": "sorry",
+}  # fmt: skip
+_SPOKEN_WORD = re.compile(r"\b(?:" + "|".join(_SPELLED) + r")\b", re.IGNORECASE)
+
+
+def spelled_out(text: str) -> str:
+    """``text`` with its text-speak words written out ("wat do u" -> "what do you")."""
+    return _SPOKEN_WORD.sub(lambda m: _SPELLED[m.group(0).lower()], text)
+
+
+#: Said before a question: "so", "and", "ok".
+_OPENING = re.compile(
+    r"^(?:(?:so|and|ok(?:ay)?|well|right|oh|hey|um+|hmm+|also)\b[,!.]*\s+)+", re.I
+)
+#: A question asked of the familiar ("can you tell me where I work", "remind me which town I
+#: call home"): the question is what follows.
+_ASKED_OF_YOU = re.compile(
+    r"^(?:(?:can|could|would|will)\s+(?:you|u)\s+)?(?:please\s+)?(?:remind|tell)\s+me\s+"
+    r"(?:again\s+)?(?=(?:what|which|where|who|whose|when|how|if|whether)\b)",
+    re.I,
+)
+#: "tell me my name", "any idea of my age?", "remind me my wife's name": what's my ...
+_MY_THING = re.compile(
+    r"^(?:(?:(?:can|could|would|will)\s+(?:you|u)\s+)?(?:please\s+)?(?:remind|tell)\s+me|"
+    r"(?:have\s+you\s+(?:got\s+)?)?any\s+idea\s+(?:of|about)|do\s+(?:you|u)\s+know)\s+"
+    r"(?:again\s+)?(?=my\s+\w)",
+    re.I,
+)
+
+
+def as_asked(text: str) -> str:
+    """``text`` as the question it asks: text-speak spelled out, an opening word dropped,
+    and a question asked of the familiar said as the question ("so where am I working
+    nowadays" -> "where am I working nowadays", "tell me my name" -> "what's my name?")."""
+    said = _OPENING.sub("", spelled_out(text).strip())
+    if _MY_THING.match(said):
+        said = "what's " + _MY_THING.sub("", said).rstrip("?.! ") + "?"
+    elif _ASKED_OF_YOU.match(said):
+        said = _ASKED_OF_YOU.sub("", said).rstrip("?.! ") + "?"
+    return said or text
+
+
 _ASKS = (
     r"(?:what|what's|whats|where|where's|when|when's|who|who's|whose|which|how|do\s+i|"
     r"did\s+i|am\s+i|is\s+my|are\s+my|have\s+i|has\s+my)"
@@ -87,4 +134,4 @@ def not_known(question: str) -> str:
     return f"I don't know that yet: {to_you(question)}"
 
 
-__all__ = ["Asked", "asked_each", "not_known", "questions_in", "to_you"]
+__all__ = ["Asked", "as_asked", "asked_each", "not_known", "questions_in", "spelled_out", "to_you"]

@@ -51,7 +51,7 @@ from familiars.bot._care import (
     speaks_of_self_harm,
 )
 from familiars.bot._home_zone import home_zone
-from familiars.bot._questions import Asked, asked_each
+from familiars.bot._questions import Asked, as_asked, asked_each
 from familiars.bot._turn_actions import PendingReminder, TurnActions, plan_actions
 from familiars.bot._window import on_in_span
 from familiars.llm import OFFLINE_NOTICE, ChatMessage, is_question
@@ -398,7 +398,7 @@ class TurnPlanner:
         if understanding is None:
             plan.actions = plan_now()
             return
-        asked = spelled_out(turn.said)  # "wat do u know about me"
+        asked = as_asked(turn.said)  # "wat do u know about me", "tell me my name"
         understanding.know(turn.said, turn.said_vector)
         plan.actions, meant, plan.unknown, each = await asyncio.to_thread(
             _read_message, plan_now, plan.records, understanding,
@@ -409,7 +409,7 @@ class TurnPlanner:
     async def _answering(self, plan: TurnPlan, turn: Turn) -> None:
         """What a question asks about, as :meth:`_read` reads it for an offline turn."""
         understanding = self.services.understanding
-        asked = spelled_out(turn.said)
+        asked = as_asked(turn.said)
         if understanding is None or not is_question(asked):
             return
         meant, plan.unknown, each = await asyncio.to_thread(

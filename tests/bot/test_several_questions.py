@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from familiars.bot._questions import questions_in, to_you
+from familiars.bot._questions import as_asked, questions_in, to_you
 from tests.harness import make_app, message, say
 
 
@@ -35,3 +35,24 @@ async def test_each_question_is_answered_and_the_unknown_one_named(
     assert "Ana" in both and "34" in both
     assert "Tesco" in known_and_not
     assert "I don't know that yet: what's your dog called?" in known_and_not
+
+
+def test_a_question_asked_of_the_familiar_is_the_question() -> None:
+    assert as_asked("tell me my name") == "what's my name?"
+    assert as_asked("any idea of my age?") == "what's my age?"
+    assert as_asked("remind me which town I call home") == "which town I call home?"
+    assert as_asked("so where am I working nowadays") == "where am I working nowadays"
+    assert as_asked("remind me to call mum") == "remind me to call mum"  # a reminder
+    assert as_asked("tell me a joke") == "tell me a joke"
+
+
+async def test_questions_put_indirectly_are_answered(workspace: Path, real_embedder: Any) -> None:
+    async with make_app(workspace, embedder=real_embedder, model=None) as app:
+        for minute, told in enumerate(["My name is Kemi", "I live in Accra", "I work at Aldi"], 1):
+            await say(app, message(told, minutes=minute))
+        name = await say(app, message("tell me my name", minutes=5))
+        home = await say(app, message("remind me which town I call home", minutes=6))
+        work = await say(app, message("so where am I working nowadays", minutes=7))
+    assert "Kemi" in name
+    assert "Accra" in home
+    assert "Aldi" in work
