@@ -351,10 +351,56 @@ def _answer(
     if (kin := kin_not_kept(asked, kept)) is not None:
         return [_not_known_kin(*kin)]
     if meant:
-        return [second_person(m) for m in meant]
+        said = [second_person(m) for m in meant if favourite_fits(asked, m)]
+        return said or [DONT_KNOW]
     if unknown:
         return [DONT_KNOW]
-    return answer_lines(asked, usable)
+    lines = [line for line in answer_lines(asked, usable) if favourite_fits(asked, line)]
+    return _not_about_it(asked, lines) or [DONT_KNOW]
+
+
+_FAVOURITE = re.compile(r"\bfavou?rite\s+(?P<kind>[a-z]+)", re.IGNORECASE)
+#: Kinds of favourite said in other words.
+_SAME_KIND = (
+    frozenset({"film", "movie", "flick"}), frozenset({"colour", "color"}),
+    frozenset({"food", "dish", "meal"}), frozenset({"song", "tune", "track"}),
+    frozenset({"band", "group", "singer", "artist", "musician"}),
+    frozenset({"book", "novel", "read"}), frozenset({"show", "series", "programme", "program"}),
+    frozenset({"drink", "tipple"}), frozenset({"sport", "game"}),
+)  # fmt: skip
+
+
+def favourite_fits(question: str, answer: str) -> bool:
+    """Whether ``answer`` may answer ``question`` as far as a favourite goes: "what's my
+    favourite band?" is never answered by "your favourite film is Alien" (tester s37); a
+    question or answer that names no kind of favourite fits."""
+    asked, said = _FAVOURITE.search(question), _FAVOURITE.search(answer)
+    if asked is None or said is None:
+        return True
+    kinds = {asked["kind"].lower(), said["kind"].lower()}
+    return len(kinds) == 1 or any(kinds <= same for same in _SAME_KIND)
+
+
+_CAPITALISED = re.compile(r"(?<!^)\b(?!I\b)[A-Z][a-z]+\b")
+
+
+def _not_about_it(question: str, lines: list[str]) -> list[str]:
+    """``lines`` as they are, unless the question names someone and asks a kind of thing
+    ("what's Sanjay's job?": a job, a teacher, a nurse...) that the best line, found by the
+    name alone, says nothing of ("your brother Sanjay lives in Glasgow"): then it is said as
+    what is known, after the plain "I don't know" (tester s37: a wrong fact was said)."""
+    names = _CAPITALISED.findall(question.strip())
+    if not lines or not names or lines[0].startswith(("I don't know", "I have no note")):
+        return lines
+    wanted = relevance_words(question) or frozenset()
+    named = {n.lower() for n in names}
+    kinds = wanted - said_words(question) - named
+    if not kinds:
+        return lines
+    told = {w[:4] for w in said_words(lines[0])}
+    if {w[:4] for w in wanted - named} & told:
+        return lines
+    return [f"I don't know that about {names[0]} yet. You told me: {_lower_first(lines[0])}"]
 
 
 #: A greeting before what the message goes on to say: "hi, who am I?".

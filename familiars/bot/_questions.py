@@ -56,11 +56,22 @@ _MY_THING = re.compile(
 )
 
 
+#: Everyday words for a friend: "who's my closest mate?" asks of a friend (tester s37: it was
+#: answered with the wife's birthday).
+_FRIEND_WORD = re.compile(
+    r"\b(?P<my>my|your)\s+(?P<how>(?:best|closest|oldest|good|old)\s+)?"
+    r"(?:mate|pal|buddy|bestie|bff|chum)\b",
+    re.I,
+)
+
+
 def as_asked(text: str) -> str:
     """``text`` as the question it asks: text-speak spelled out, an opening word dropped,
-    and a question asked of the familiar said as the question ("so where am I working
-    nowadays" -> "where am I working nowadays", "tell me my name" -> "what's my name?")."""
+    a friend's everyday name said plainly, and a question asked of the familiar said as
+    the question ("so where am I working nowadays" -> "where am I working nowadays", "tell
+    me my name" -> "what's my name?", "who's my closest mate?" -> "... closest friend?")."""
     said = _OPENING.sub("", spelled_out(text).strip())
+    said = _FRIEND_WORD.sub(lambda m: f"{m['my']} {m['how'] or ''}friend", said)
     if _MY_THING.match(said):
         said = "what's " + _MY_THING.sub("", said).rstrip("?.! ") + "?"
     elif _ASKED_OF_YOU.match(said):
