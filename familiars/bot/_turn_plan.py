@@ -213,7 +213,7 @@ class TurnPlan:
             yield lead + ask_when_line(self.actions.ask_when)
         elif self.offline:
             await _close(model_reply)
-            said = self._offline_answer(text, recalled)
+            said = "\n".join(filter(None, [self._offline_answer(text, recalled), self.zone_note]))
             yield lead + (with_notice(said) if self.notice else said)
         else:
             said = ""
@@ -231,7 +231,7 @@ class TurnPlan:
             else:
                 if unconfirmed := self._unconfirmed(said):
                     yield "".join(f"\n{line}" for line in unconfirmed)
-        if self.zone_note:
+        if self.zone_note and not self.offline:  # offline: said before the notice
             yield "\n" + self.zone_note
         if self.break_text:
             yield "\n\n" + self.break_text
@@ -359,7 +359,9 @@ class TurnPlanner:
         await self._understand(plan, turn, plan_now, offline=offline)
         if not plan.zone_note:  # "I live in Melbourne" said now: its zone from the next turn
             told = [*plan.actions.noted, *(new for new, _ in plan.actions.updated)]
-            plan.zone_note = await self._home_zone(turn, [*homes_of(turn.records), *told])
+            was = [old for _, old in plan.actions.updated]
+            homes = [*homes_of(turn.records), *told]
+            plan.zone_note = await self._home_zone(turn, homes, moved_from=was)
         if self.services.takes_tools(agent) and pending is None:
             # A model with tools sets reminders itself with set_reminder: the rules do not
             # set one behind its back, and it is not told one was set. A reminder with no
@@ -463,17 +465,24 @@ class TurnPlanner:
             return understanding.sounds_like_harm(turn.said, turn.said_vector)
         return await asyncio.to_thread(understanding.sounds_like_harm, turn.said, turn.said_vector)
 
-    async def _home_zone(self, turn: Turn, homes: Sequence[str]) -> str:
-        """Where the person lives read as their time zone while they have set none (set
-        now, and said); a place of several zones is said once, and nothing is set. Never in
-        a group: the home record is private."""
+    async def _home_zone(
+        self, turn: Turn, homes: Sequence[str], moved_from: Sequence[str] = ()
+    ) -> str:
+        """Where the person lives read as their time zone while they have set none, or when
+        they move from the place whose zone they have (set now, and said); a place of
+        several zones is said once, and nothing is set. Never in a group: the home record
+        is private."""
         if turn.info.is_group:
             return ""
         person = await self.services.state.person(turn.user_key)
-        if person is None or person.timezone:
+        if person is None:
             return ""
+        if person.timezone:  # kept, unless it was the zone of the home they just left
+            was = home_zone(moved_from)
+            if was is None or was.zone != person.timezone:
+                return ""
         found = home_zone(homes)
-        if found is None:
+        if found is None or found.zone == person.timezone:
             return ""
         if found.zone:
             await self.services.state.set_timezone(turn.user_key, found.zone)

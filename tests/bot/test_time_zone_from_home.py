@@ -45,6 +45,16 @@ async def test_a_reminder_is_read_in_the_time_of_the_home(
     assert datetime(2026, 12, 8, 8, 0, tzinfo=melbourne) in due
 
 
+async def test_a_move_takes_the_zone_of_the_new_home(workspace: Path, real_embedder: Any) -> None:
+    settings = load_settings(workspace=workspace)
+    async with console_bot(settings, [NOW], embedder=real_embedder) as bot:
+        await bot.say("I live in Melbourne")
+        moved = await bot.say("I just moved to Oslo")
+        shown = await bot.command("/timezone")
+    assert "I'll use Oslo time (Europe/Oslo)" in moved
+    assert "Europe/Oslo" in shown
+
+
 async def test_a_place_of_several_zones_is_asked_about_once(
     workspace: Path, real_embedder: Any
 ) -> None:
