@@ -1,6 +1,11 @@
 """A time zone read from where the person lives, while they have set none (tester s37: after
 "I live in Melbourne" a reminder "at 8 tomorrow" fired at 08:00 UTC).
 
+:func:`zone_for` is the zone a turn reads times in: the one the person set (``/timezone``),
+else their home's, else the bot's default. The home's zone is read from their live records
+each turn and never stored: a move takes the new home's at once, and forgetting the home
+leaves no trace of it (a stored "America/Denver" would keep the city the person forgot).
+
 :func:`home_zone` reads the newest home record that names a place this knows: a city a tz
 database zone is named after ("Melbourne" -> Australia/Melbourne, "New York" ->
 America/New_York) or a country with one zone ("Norway", "Leeds, England" -> Europe/London).
@@ -19,7 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 
-from familiars.bot._care import places_in
+from familiars.bot._care import homes_of, places_in
+from familiars.memory import MemoryRecord
 
 #: Places a zone is named after that name another place, in another zone, too.
 ELSEWHERE_TOO: dict[str, tuple[str, ...]] = {
@@ -77,6 +83,15 @@ def home_zone(homes: Sequence[str]) -> HomeZone | None:
                 place = _as_written(home, names[-1])
                 return HomeZone(place, *found) if found[0] or found[1] else None
     return None
+
+
+def zone_for(own: str | None, records: Sequence[MemoryRecord], default: str) -> str:
+    """The zone a turn reads times in: ``own`` (set by the person), else that of the home
+    their live records name (:func:`home_zone`), else ``default``."""
+    if own:
+        return own
+    found = home_zone(homes_of(records))
+    return found.zone if found is not None and found.zone else default
 
 
 def _zone_of(name: str, country: str = "") -> tuple[str, tuple[str, ...]] | None:
@@ -140,4 +155,4 @@ def _countries() -> dict[str, str]:
     return places
 
 
-__all__ = ["ELSEWHERE_TOO", "HomeZone", "home_zone"]
+__all__ = ["ELSEWHERE_TOO", "HomeZone", "home_zone", "zone_for"]

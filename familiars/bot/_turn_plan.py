@@ -50,7 +50,7 @@ from familiars.bot._care import (
     homes_of,
     speaks_of_self_harm,
 )
-from familiars.bot._home_zone import home_zone
+from familiars.bot._home_zone import home_zone, zone_for
 from familiars.bot._questions import Asked, as_asked, asked_each
 from familiars.bot._turn_actions import PendingReminder, TurnActions, plan_actions
 from familiars.bot._window import on_in_span
@@ -311,8 +311,8 @@ class TurnPlanner:
         self.said: dict[tuple[str, str], str] = {}
         #: The dialogues whose last reply was the crisis reply.
         self.cared: set[tuple[str, str]] = set()
-        #: (person, place) whose time zone was asked for: a place of several zones is said once.
-        self.zone_asked: set[tuple[str, str]] = set()
+        #: (person, zone or place) whose zone read from their home was said: said once.
+        self.zone_said: set[tuple[str, str]] = set()
         #: Set by the scheduler's wiring: ``care_pause(user_key, until)``.
         self.on_pause: Callable[[str, datetime], Awaitable[None] | None] | None = None
 
@@ -330,8 +330,7 @@ class TurnPlanner:
             plan.break_text = settings.care.break_text
         self.last_q[key] = turn.q_id
         pending = self.pending.pop(key, None)
-        plan.zone_note = await self._home_zone(turn, homes_of(turn.records))
-        tz = await self._timezone(user_key)
+        tz, own_zone = await self._timezone(user_key, turn.records)
         understanding = self.services.understanding
         plan.after_care = key in self.cared
         self.cared.discard(key)
@@ -357,11 +356,9 @@ class TurnPlanner:
             understanding=understanding,
         )
         await self._understand(plan, turn, plan_now, offline=offline)
-        if not plan.zone_note:  # "I live in Melbourne" said now: its zone from the next turn
+        if not own_zone:  # "I live in Melbourne", said now or before
             told = [*plan.actions.noted, *(new for new, _ in plan.actions.updated)]
-            was = [old for _, old in plan.actions.updated]
-            homes = [*homes_of(turn.records), *told]
-            plan.zone_note = await self._home_zone(turn, homes, moved_from=was)
+            plan.zone_note = self._zone_note(turn, [*homes_of(turn.records), *told])
         if self.services.takes_tools(agent) and pending is None:
             # A model with tools sets reminders itself with set_reminder: the rules do not
             # set one behind its back, and it is not told one was set. A reminder with no
@@ -465,36 +462,24 @@ class TurnPlanner:
             return understanding.sounds_like_harm(turn.said, turn.said_vector)
         return await asyncio.to_thread(understanding.sounds_like_harm, turn.said, turn.said_vector)
 
-    async def _home_zone(
-        self, turn: Turn, homes: Sequence[str], moved_from: Sequence[str] = ()
-    ) -> str:
-        """Where the person lives read as their time zone while they have set none, or when
-        they move from the place whose zone they have (set now, and said); a place of
-        several zones is said once, and nothing is set. Never in a group: the home record
-        is private."""
-        if turn.info.is_group:
-            return ""
-        person = await self.services.state.person(turn.user_key)
-        if person is None:
-            return ""
-        if person.timezone:  # kept, unless it was the zone of the home they just left
-            was = home_zone(moved_from)
-            if was is None or was.zone != person.timezone:
-                return ""
+    def _zone_note(self, turn: Turn, homes: Sequence[str]) -> str:
+        """Said once per person and zone (and per place of several zones): the time zone
+        read from where they live, while they have set none. Never in a group: the home
+        record is private."""
         found = home_zone(homes)
-        if found is None or found.zone == person.timezone:
+        if turn.info.is_group or found is None:
             return ""
-        if found.zone:
-            await self.services.state.set_timezone(turn.user_key, found.zone)
-            logger.info("time zone of %s read from their home: %s", turn.user_key, found.zone)
-        elif (turn.user_key, found.place.lower()) in self.zone_asked:
+        key = (turn.user_key, found.zone or found.place.lower())
+        if key in self.zone_said:
             return ""
-        self.zone_asked.add((turn.user_key, found.place.lower()))
+        self.zone_said.add(key)
         return found.said()
 
-    async def _timezone(self, user_key: str) -> str:
+    async def _timezone(self, user_key: str, records: Sequence[MemoryRecord]) -> tuple[str, bool]:
+        """The person's zone (:func:`zone_for`) and whether they set it themselves."""
         person = await self.services.state.person(user_key)
-        return (person.timezone if person else None) or self.services.settings.scheduler.timezone
+        own = person.timezone if person else None
+        return zone_for(own, records, self.services.settings.scheduler.timezone), bool(own)
 
     async def _store_reminders(
         self,

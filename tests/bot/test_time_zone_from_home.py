@@ -50,9 +50,22 @@ async def test_a_move_takes_the_zone_of_the_new_home(workspace: Path, real_embed
     async with console_bot(settings, [NOW], embedder=real_embedder) as bot:
         await bot.say("I live in Melbourne")
         moved = await bot.say("I just moved to Oslo")
-        shown = await bot.command("/timezone")
+        await bot.say("remind me to call dad at 8 tomorrow")
+        due = list(bot.exact_jobs().values())
     assert "I'll use Oslo time (Europe/Oslo)" in moved
-    assert "Europe/Oslo" in shown
+    assert datetime(2026, 12, 8, 8, 0, tzinfo=ZoneInfo("Europe/Oslo")) in due
+
+
+async def test_forgetting_the_home_leaves_no_zone_of_it(
+    workspace: Path, real_embedder: Any
+) -> None:
+    """The zone is read from the home each turn, never stored beside the person."""
+    settings = load_settings(workspace=workspace)
+    async with console_bot(settings, [NOW], embedder=real_embedder) as bot:
+        await bot.say("I live in Melbourne")
+        await bot.say("remind me to call dad at 8 tomorrow")
+    people = [p.read_text() for p in workspace.rglob("people/*.json")]
+    assert people and not any("Melbourne" in text for text in people)
 
 
 async def test_a_place_of_several_zones_is_asked_about_once(
