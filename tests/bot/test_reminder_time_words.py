@@ -52,6 +52,7 @@ def _set(text: str) -> tuple[str, str, str | None]:
          None),
         ("remind me to clean the garage at the weekend", "clean the garage", "2026-12-12 09:00",
          None),
+        ("remind me this weekend to clean the car", "clean the car", "2026-12-12 09:00", None),
     ],
 )  # fmt: skip
 def test_the_time_is_read(said: str, task: str, due: str, rule: str | None) -> None:
