@@ -6,7 +6,11 @@ questions (``ask``), each answered by the offline reply from the person's live r
 turn sees them. A question is answered *right* when the reply holds ``want``; *stale* when a
 line of the reply states the old value (``stale``) of a fact the person changed (a line
 saying it is over, "no longer", does not count); *wrong* when the reply states something
-but not the wanted fact. Scored with and without the learned part (``understanding``).
+but not the wanted fact. ``want`` may be a list, for a message that asks several things: right
+only when the reply holds each. A question about something never told wants "don't know".
+Scored with and without the learned part (``understanding``). ``data/answer_pairs_s37.jsonl``
+is a second set in other wordings: questions about family by name, two records competing,
+several questions in one message and things never told.
 """
 
 from __future__ import annotations
@@ -18,10 +22,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from familiars.bot import TurnActions, offline_reply
+from familiars.bot import TurnActions, as_asked, asked_each, offline_reply
 from familiars.memory import MemoryRecord, Understanding, answer_records, offline_writes
 
 DEFAULT_PAIRS = Path(__file__).parent / "data" / "answer_pairs.jsonl"
+S37_PAIRS = Path(__file__).parent / "data" / "answer_pairs_s37.jsonl"
 #: As the writer bench: Monday 30 November 2026, 14:00 in Berlin.
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
 TIMEZONE = "Europe/Berlin"
@@ -64,12 +69,15 @@ class _Item:
 
 def reply_to(question: str, records: list[MemoryRecord], u: Understanding | None) -> str:
     live = [r for r in records if not r.deprecated]
-    meant = [r.content for r in answer_records(question, live, u)] if u is not None else []
+    asked_as = as_asked(question)  # as a turn reads it: "tell me my name" asks "what's my name?"
+    meant = [r.content for r in answer_records(asked_as, live, u)] if u is not None else []
     items = [_Item(r.content) for r in live]
     kept = [r.content for r in live if r.scope == "user"]  # as a turn hands them over
+    asked = asked_each(asked_as, live, u) if u is not None else []
     return offline_reply(
-        question, actions=TurnActions(), items=items, is_group=False, meant=meant, kept=kept
-    )
+        question, actions=TurnActions(), items=items, is_group=False, meant=meant, kept=kept,
+        asked=asked,
+    )  # fmt: skip
 
 
 def _is_stale(reply: str, stale: str) -> bool:
@@ -82,6 +90,11 @@ def _is_stale(reply: str, stale: str) -> bool:
         and not negated.search(line.lower())
         for line in reply.splitlines()
     )
+
+
+def _holds(reply: str, want: str | list[str]) -> bool:
+    wants = [want] if isinstance(want, str) else want
+    return all(w.lower() in reply.lower() for w in wants)
 
 
 def run_answers_bench(
@@ -100,12 +113,12 @@ def run_answers_bench(
             reply = reply_to(ask["q"], records, understanding)
             if ask.get("stale") and _is_stale(reply, ask["stale"]):
                 stale += 1
-            elif ask["want"].lower() in reply.lower():
+            elif _holds(reply, ask["want"]):
                 right += 1
                 continue
             elif _UNKNOWN not in reply:
                 wrong += 1
-            misses.append({"q": ask["q"], "want": ask["want"], "reply": reply})
+            misses.append({"q": ask["q"], "want": str(ask["want"]), "reply": reply})
     return {
         "questions": asked,
         "right": round(right / asked, 3) if asked else None,

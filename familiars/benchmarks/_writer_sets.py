@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 import typer
 
-from familiars.benchmarks._answers_bench import run_answers_bench
+from familiars.benchmarks._answers_bench import S37_PAIRS, run_answers_bench
 from familiars.benchmarks._writer_bench import (
     DEFAULT_DATA,
     HELD_DATA,
@@ -61,6 +61,8 @@ def sets_report(understanding: Understanding | None) -> dict[str, Any]:
     report["answers"] = {
         "rules": _shares(run_answers_bench(understanding=None)),
         "meaning": _shares(run_answers_bench(understanding=understanding)),
+        "rules (s37 set)": _shares(run_answers_bench(S37_PAIRS, understanding=None)),
+        "meaning (s37 set)": _shares(run_answers_bench(S37_PAIRS, understanding=understanding)),
     }
     report["ablation"] = ablation(understanding)
     report["care"] = care_report(understanding)

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from familiars.bot._leak_guard import GuardVerdict, Secrets, guard_text, secrets_of
     from familiars.bot._pending import LOADING_NOTICE, PendingHandler
     from familiars.bot._prompt import PromptParts, build_messages
+    from familiars.bot._questions import as_asked, asked_each
     from familiars.bot._recall import ReaderRecaller
     from familiars.bot._runtime import Application
     from familiars.bot._turn_actions import TurnActions
@@ -61,6 +62,8 @@ _FACE: dict[str, str] = {
     "TurnActions": "_turn_actions",
     "UserFacingError": "_errors",
     "answer_lines": "_answers",
+    "as_asked": "_questions",
+    "asked_each": "_questions",
     "build_messages": "_prompt",
     "collect_status": "_api.status",
     "create_app": "_api.app",
@@ -107,6 +110,8 @@ __all__ = [
     "TurnActions",
     "UserFacingError",
     "answer_lines",
+    "as_asked",
+    "asked_each",
     "build_messages",
     "collect_status",
     "create_app",

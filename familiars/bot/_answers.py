@@ -8,7 +8,9 @@ Map (:func:`offline_reply`, in this order):
    "Noted: you like hiking." ("Forgotten: ..." is said by the forget itself, before a turn);
 2. a question: the best recalled record for *that* question, said to the person ("Your dog
    is called Biscuit."), then at most two more relevant lines; nothing relevant: "I don't
-   know that yet";
+   know that yet"; several questions in one message (``asked``, see :mod:`._questions`):
+   each answered so in turn, one nothing answers named ("I don't know that yet: what's
+   your dog called?");
 3. small talk (greetings, thanks, jokes asked for): one short fixed line;
 4. anything else, where nothing was kept: a short reply that claims nothing was kept
    (:func:`nothing_kept`: a smile back for emoji alone, "Oh? Tell me more." for news about
@@ -36,6 +38,7 @@ from familiars.bot._care import (
 from familiars.bot._kin import kin_answer
 from familiars.bot._likes import likes_answer
 from familiars.bot._missing import missing_someone
+from familiars.bot._questions import Asked, as_asked, not_known, spelled_out
 from familiars.bot._turn_actions import PendingReminder, Reminder, TurnActions
 from familiars.llm import (
     OFFLINE_NOTICE,
@@ -277,21 +280,6 @@ _WARM_TIMES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         ),
     )
 )
-#: Text-speak spelled out, so that "wat do u know about me" is asked as "what do you know
-#: about me" (s34 U57).
-_SPELLED = {
-    "wat": "what", "wot": "what", "wats": "what's", "u": "you", "ur": "your", "r": "are",
-    "ya": "you", "abt": "about", "bout": "about", "pls": "please", "plz": "please",
-    "rly": "really", "realy": "really", "sry": "sorry",
-}  # fmt: skip
-_SPOKEN_WORD = re.compile(r"\b(?:" + "|".join(_SPELLED) + r")\b", re.IGNORECASE)
-
-
-def spelled_out(text: str) -> str:
-    """``text`` with its text-speak words written out ("wat do u" -> "what do you")."""
-    return _SPOKEN_WORD.sub(lambda m: _SPELLED[m.group(0).lower()], text)
-
-
 _NAME = re.compile(r"^The user's name is (?P<name>[^.]+)\.?$")
 DONT_KNOW = "I don't know that yet. If you tell me, I'll remember it."
 _LEADING = re.compile(r"^\([^)]*\)\s*")
@@ -313,6 +301,7 @@ def offline_reply(
     kept: Sequence[str] = (),
     on_now: str | None = None,
     after_care: bool = False,
+    asked: Sequence[Asked] = (),
 ) -> str:
     """The reply (see the module map); ``kept``: the person's live records, so that missing
     someone they told of is met by name (:func:`missing_someone`) and a relative asked about
@@ -321,7 +310,8 @@ def offline_reply(
     asks about, found by meaning, which answer it before the word-overlap rules; ``now``
     (in the person's time zone) answers "what's the date?", ``last_reply`` "what did you
     just say?", ``familiar`` (the familiar's own name) "who are you?"; ``after_care``: the
-    last reply was the crisis reply, so "jk im fine" is met warmly, the door left open."""
+    last reply was the crisis reply, so "jk im fine" is met warmly, the door left open;
+    ``asked``: the questions of a message that asks several, each with what answers it."""
     lines = action_lines(actions)
     if after_care and walked_back(text):  # "I'm not doing anything daft, I just miss her"
         missing = missing_someone(text, kept) or kind_word(text)
@@ -340,19 +330,77 @@ def offline_reply(
     chat = chat or about_now(text, now) or said_before(text, last_reply)
     if chat is not None:
         lines.append(chat)
-    elif (named := kin_answer(text, kept) or likes_answer(text, kept)) is not None:
-        lines.append(named)  # "what are my boys called?", "do I like running?"
-    elif not is_question(asked := spelled_out(text)):
-        lines.append(nothing_kept(text))
-    elif (kin := kin_not_kept(asked, kept)) is not None:
-        lines.append(_not_known_kin(*kin))
-    elif meant:
-        lines += [second_person(m) for m in meant]
-    elif unknown:
-        lines.append(DONT_KNOW)
+    elif len(asked) > 1:
+        for one in asked:
+            said = _answer(one.text, usable, kept, one.meant, one.unknown)
+            lines += [not_known(one.text)] if said == [DONT_KNOW] else said
     else:
-        lines += answer_lines(asked, usable)
+        lines += _answer(text, usable, kept, meant, unknown)
     return "\n".join(dict.fromkeys(lines))  # F4: a line said once, however it was found
+
+
+def _answer(
+    text: str, usable: Sequence[Item], kept: Sequence[str], meant: Sequence[str], unknown: bool
+) -> list[str]:
+    """The lines that answer one question (or a relative's or a like's answer)."""
+    if (named := kin_answer(text, kept) or likes_answer(text, kept)) is not None:
+        return [named]  # "what are my boys called?", "do I like running?"
+    asked = as_asked(text)
+    if not is_question(asked):
+        return [nothing_kept(text)]
+    if (kin := kin_not_kept(asked, kept)) is not None:
+        return [_not_known_kin(*kin)]
+    if meant:
+        said = [second_person(m) for m in meant if favourite_fits(asked, m)]
+        return said or [DONT_KNOW]
+    if unknown:
+        return [DONT_KNOW]
+    lines = [line for line in answer_lines(asked, usable) if favourite_fits(asked, line)]
+    return _not_about_it(asked, lines) or [DONT_KNOW]
+
+
+_FAVOURITE = re.compile(r"\bfavou?rite\s+(?P<kind>[a-z]+)", re.IGNORECASE)
+#: Kinds of favourite said in other words.
+_SAME_KIND = (
+    frozenset({"film", "movie", "flick"}), frozenset({"colour", "color"}),
+    frozenset({"food", "dish", "meal"}), frozenset({"song", "tune", "track"}),
+    frozenset({"band", "group", "singer", "artist", "musician"}),
+    frozenset({"book", "novel", "read"}), frozenset({"show", "series", "programme", "program"}),
+    frozenset({"drink", "tipple"}), frozenset({"sport", "game"}),
+)  # fmt: skip
+
+
+def favourite_fits(question: str, answer: str) -> bool:
+    """Whether ``answer`` may answer ``question`` as far as a favourite goes: "what's my
+    favourite band?" is never answered by "your favourite film is Alien" (tester s37); a
+    question or answer that names no kind of favourite fits."""
+    asked, said = _FAVOURITE.search(question), _FAVOURITE.search(answer)
+    if asked is None or said is None:
+        return True
+    kinds = {asked["kind"].lower(), said["kind"].lower()}
+    return len(kinds) == 1 or any(kinds <= same for same in _SAME_KIND)
+
+
+_CAPITALISED = re.compile(r"(?<!^)\b(?!I\b)[A-Z][a-z]+\b")
+
+
+def _not_about_it(question: str, lines: list[str]) -> list[str]:
+    """``lines`` as they are, unless the question names someone and asks a kind of thing
+    ("what's Sanjay's job?": a job, a teacher, a nurse...) that the best line, found by the
+    name alone, says nothing of ("your brother Sanjay lives in Glasgow"): then it is said as
+    what is known, after the plain "I don't know" (tester s37: a wrong fact was said)."""
+    names = _CAPITALISED.findall(question.strip())
+    if not lines or not names or lines[0].startswith(("I don't know", "I have no note")):
+        return lines
+    wanted = relevance_words(question) or frozenset()
+    named = {n.lower() for n in names}
+    kinds = wanted - said_words(question) - named
+    if not kinds:
+        return lines
+    told = {w[:4] for w in said_words(lines[0])}
+    if {w[:4] for w in wanted - named} & told:
+        return lines
+    return [f"I don't know that about {names[0]} yet. You told me: {_lower_first(lines[0])}"]
 
 
 #: A greeting before what the message goes on to say: "hi, who am I?".

@@ -441,18 +441,24 @@ def _country_of_place(text: str) -> tuple[str, str]:
     """The country a home record's place is in, from its last part that names one:
     (code, "") when a country is named ("Leeds, England"), ("", code) for a city or
     region that names no country ("Oslo", "Ohio"); ("", "") when none does."""
-    found = _LIVES_IN.search(text)
-    if found is None:
-        return "", ""
-    parts = re.split(r",|\s+-\s+|\(|\)", found.group("place"))
-    for part in reversed(parts):
-        name = re.sub(r"^(?:the)\s+", "", part.strip().lower()).strip()
+    for name in places_in(text):
         for said in (name, f"the {name}"):
             if said in _countries():
                 return _countries()[said], ""
             if said in _cities():
                 return "", _cities()[said]
     return "", ""
+
+
+def places_in(text: str) -> list[str]:
+    """The parts of the place a home record names, lowercase, the last first ("The user
+    lives in Leeds, England." -> ["england", "leeds"]); [] when it names none."""
+    found = _LIVES_IN.search(text)
+    if found is None:
+        return []
+    parts = re.split(r",|\s+-\s+|\(|\)", found.group("place"))
+    names = [re.sub(r"^(?:the)\s+", "", part.strip().lower()).strip() for part in parts]
+    return [name for name in reversed(names) if name]
 
 
 @lru_cache(maxsize=1)

@@ -50,6 +50,8 @@ from familiars.bot._care import (
     homes_of,
     speaks_of_self_harm,
 )
+from familiars.bot._home_zone import home_zone, zone_for
+from familiars.bot._questions import Asked, as_asked, asked_each
 from familiars.bot._turn_actions import PendingReminder, TurnActions, plan_actions
 from familiars.bot._window import on_in_span
 from familiars.llm import OFFLINE_NOTICE, ChatMessage, is_question
@@ -110,6 +112,8 @@ class TurnPlan:
     first_in_chat: str = ""
     notice: bool = False
     break_text: str = ""
+    #: Said once: the time zone read from where the person lives (or that it may be several).
+    zone_note: str = ""
     name: str = ""
     #: The owner's live records (recall merges a record into the node it was said in, so
     #: offline answers rank these too).
@@ -118,6 +122,8 @@ class TurnPlan:
     meant: list[str] = field(default_factory=list)
     #: The question surely asks about the person's own slot that nothing kept holds.
     unknown: bool = False
+    #: A message of several questions: each with what answers it.
+    asked: list[Asked] = field(default_factory=list)
     #: The clock in the person's time zone ("what's the date?").
     now: datetime | None = None
     #: The last offline replies per (agent, dialogue), shared with the planner, so "what did
@@ -207,7 +213,7 @@ class TurnPlan:
             yield lead + ask_when_line(self.actions.ask_when)
         elif self.offline:
             await _close(model_reply)
-            said = self._offline_answer(text, recalled)
+            said = "\n".join(filter(None, [self._offline_answer(text, recalled), self.zone_note]))
             yield lead + (with_notice(said) if self.notice else said)
         else:
             said = ""
@@ -225,6 +231,8 @@ class TurnPlan:
             else:
                 if unconfirmed := self._unconfirmed(said):
                     yield "".join(f"\n{line}" for line in unconfirmed)
+        if self.zone_note and not self.offline:  # offline: said before the notice
+            yield "\n" + self.zone_note
         if self.break_text:
             yield "\n\n" + self.break_text
 
@@ -255,6 +263,7 @@ class TurnPlan:
             kept=[r.content for r in self._shareable() if r.scope == "user"],
             on_now=on_in_span(text, self.now, self._shareable()),
             after_care=self.after_care,
+            asked=self.asked,
         )
         self.said[self.key] = said
         return said
@@ -302,6 +311,8 @@ class TurnPlanner:
         self.said: dict[tuple[str, str], str] = {}
         #: The dialogues whose last reply was the crisis reply.
         self.cared: set[tuple[str, str]] = set()
+        #: (person, zone or place) whose zone read from their home was said: said once.
+        self.zone_said: set[tuple[str, str]] = set()
         #: Set by the scheduler's wiring: ``care_pause(user_key, until)``.
         self.on_pause: Callable[[str, datetime], Awaitable[None] | None] | None = None
 
@@ -319,7 +330,7 @@ class TurnPlanner:
             plan.break_text = settings.care.break_text
         self.last_q[key] = turn.q_id
         pending = self.pending.pop(key, None)
-        tz = await self._timezone(user_key)
+        tz, own_zone = await self._timezone(user_key, turn.records)
         understanding = self.services.understanding
         plan.after_care = key in self.cared
         self.cared.discard(key)
@@ -345,6 +356,9 @@ class TurnPlanner:
             understanding=understanding,
         )
         await self._understand(plan, turn, plan_now, offline=offline)
+        if not own_zone:  # "I live in Melbourne", said now or before
+            told = [*plan.actions.noted, *(new for new, _ in plan.actions.updated)]
+            plan.zone_note = self._zone_note(turn, [*homes_of(turn.records), *told])
         if self.services.takes_tools(agent) and pending is None:
             # A model with tools sets reminders itself with set_reminder: the rules do not
             # set one behind its back, and it is not told one was set. A reminder with no
@@ -383,26 +397,24 @@ class TurnPlanner:
         if understanding is None:
             plan.actions = plan_now()
             return
-        asked = spelled_out(turn.said)  # "wat do u know about me"
+        asked = as_asked(turn.said)  # "wat do u know about me", "tell me my name"
         understanding.know(turn.said, turn.said_vector)
-        plan.actions, meant, plan.unknown = await asyncio.to_thread(
+        plan.actions, meant, plan.unknown, each = await asyncio.to_thread(
             _read_message, plan_now, plan.records, understanding,
             asked if plan.offline and is_question(asked) else None,
         )  # fmt: skip
-        group = turn.info.is_group
-        plan.meant = [r.content for r in meant if not (group and r.scope == "user")]
+        _answered(plan, meant, each, group=turn.info.is_group)
 
     async def _answering(self, plan: TurnPlan, turn: Turn) -> None:
         """What a question asks about, as :meth:`_read` reads it for an offline turn."""
         understanding = self.services.understanding
-        asked = spelled_out(turn.said)
+        asked = as_asked(turn.said)
         if understanding is None or not is_question(asked):
             return
-        meant, plan.unknown = await asyncio.to_thread(
+        meant, plan.unknown, each = await asyncio.to_thread(
             _answer_to, asked, plan.records, understanding
         )
-        group = turn.info.is_group
-        plan.meant = [r.content for r in meant if not (group and r.scope == "user")]
+        _answered(plan, meant, each, group=turn.info.is_group)
 
     async def _cares(self, plan: TurnPlan, turn: Turn, tz: str) -> bool:
         """The crisis reply in ``plan`` when the message worries (and proactive messages
@@ -450,9 +462,24 @@ class TurnPlanner:
             return understanding.sounds_like_harm(turn.said, turn.said_vector)
         return await asyncio.to_thread(understanding.sounds_like_harm, turn.said, turn.said_vector)
 
-    async def _timezone(self, user_key: str) -> str:
+    def _zone_note(self, turn: Turn, homes: Sequence[str]) -> str:
+        """Said once per person and zone (and per place of several zones): the time zone
+        read from where they live, while they have set none. Never in a group: the home
+        record is private."""
+        found = home_zone(homes)
+        if turn.info.is_group or found is None:
+            return ""
+        key = (turn.user_key, found.zone or found.place.lower())
+        if key in self.zone_said:
+            return ""
+        self.zone_said.add(key)
+        return found.said()
+
+    async def _timezone(self, user_key: str, records: Sequence[MemoryRecord]) -> tuple[str, bool]:
+        """The person's zone (:func:`zone_for`) and whether they set it themselves."""
         person = await self.services.state.person(user_key)
-        return (person.timezone if person else None) or self.services.settings.scheduler.timezone
+        own = person.timezone if person else None
+        return zone_for(own, records, self.services.settings.scheduler.timezone), bool(own)
 
     async def _store_reminders(
         self,
@@ -499,23 +526,35 @@ def _read_message(
     records: Sequence[MemoryRecord],
     understanding: Understanding,
     asked: str | None,
-) -> tuple[TurnActions, list[MemoryRecord], bool]:
-    """The turn's actions; for ``asked`` (an offline question), the records that answer it
-    and whether it surely asks of one of the person's slots that none is kept for. Each
-    may embed, so they run in one thread, not one each."""
+) -> tuple[TurnActions, list[MemoryRecord], bool, list[Asked]]:
+    """The turn's actions; for ``asked`` (an offline question), the records that answer it,
+    whether it surely asks of one of the person's slots that none is kept for, and each of
+    its questions when it asks several. Each may embed, so they run in one thread, not one
+    each."""
     actions = plan_now()
     if asked is None:
-        return actions, [], False
+        return actions, [], False, []
     return actions, *_answer_to(asked, records, understanding)
 
 
 def _answer_to(
     asked: str, records: Sequence[MemoryRecord], understanding: Understanding
-) -> tuple[list[MemoryRecord], bool]:
-    """The records that answer the question ``asked``, and whether it surely asks of one of
-    the person's slots that none is kept for."""
+) -> tuple[list[MemoryRecord], bool, list[Asked]]:
+    """The records that answer the question ``asked``, whether it surely asks of one of
+    the person's slots that none is kept for, and each of its questions (when several)."""
+    each = asked_each(asked, records, understanding)
     meant = answer_records(asked, records, understanding)
-    return meant, not meant and asks_unknown(asked, records, understanding)
+    return meant, not meant and asks_unknown(asked, records, understanding), each
+
+
+def _answered(
+    plan: TurnPlan, meant: Sequence[MemoryRecord], each: Sequence[Asked], *, group: bool
+) -> None:
+    """What answers the question in ``plan``; in a group, never the speaker's private
+    records (a question of several keeps only the answers that may be said there)."""
+    private = {r.content for r in plan.records if r.scope == "user"} if group else set()
+    plan.meant = [r.content for r in meant if not (group and r.scope == "user")]
+    plan.asked = [replace(a, meant=tuple(m for m in a.meant if m not in private)) for a in each]
 
 
 __all__ = ["MODEL_UNREACHABLE", "ModelUnreachable", "TurnPlanner", "TurnPlan", "user_node_marks"]

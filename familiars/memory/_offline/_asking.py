@@ -27,7 +27,7 @@ SLOT_TAGS = {
     "workplace": ("work",),
     "home": ("home",),
     "pet": ("pet",),
-    "family": ("family",),
+    "family": ("family", "people"),  # a friend is kept as one of the person's people
     "like": ("likes", "stopped"),
     "dislike": ("dislikes",),
     "allergy": ("allergy", "diet"),
@@ -245,7 +245,10 @@ def asks_unknown(
     if probability < SURE or not (asked in OWN_SLOTS or _asks_what(asked, question) or relative):
         return False
     if asked == "family" and _relatives(question.replace("'s", "")):
-        kept = [r for r in records if r.scope == "user" and is_live(r) and "family" in r.tags]
+        kept = [
+            r for r in records
+            if r.scope == "user" and is_live(r) and set(SLOT_TAGS["family"]) & set(r.tags)
+        ]  # fmt: skip
         return not _of_the_relative_asked(question, kept)
     tags = SLOT_TAGS[asked] if asked in OWN_SLOTS else POSITIVE_TAGS[asked]
     return not any(

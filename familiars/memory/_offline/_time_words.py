@@ -15,7 +15,12 @@ them, token by token rather than sentence by sentence:
   minutes"), and the clock phrases "half past two", "quarter to 5", "ten past 4", "half 5"
   (British: 5:30), "10 o'clock";
 - parts of the day after a clock ("in the morning" is am; "in the afternoon", "in the
-  evening", "at night" are pm) and ordinal dates ("the 18th of December" is "18 December");
+  evening", "at night" are pm) and ordinal dates ("the 18th of December" is "18 December"),
+  ordinals in words where a date is said ("on the twenty-first", "the third of March",
+  "March the third");
+- a repeat by a part of the day the repeat reader has no word for ("every afternoon at 3"
+  is every day at 3 pm) and a weekend said once ("next weekend", "this weekend", "at the
+  weekend": its Saturday; "every weekend" is the repeat's own);
 - politeness and filler ("please", "kindly", "if you would", "if you don't mind", "thanks"
   at the end), which name no time, unless the task says it ("say thanks", "say please").
 
@@ -329,11 +334,93 @@ def _parts_of_day(text: str) -> str:
     )
 
 
-def _ordinal_dates(text: str) -> str:
-    """ "the 18th of December" -> "18 December"; "December the 18th" -> "December 18"."""
+_ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
+    "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
+    "nineteenth": 19, "twentieth": 20, "thirtieth": 30,
+}  # fmt: skip
+_ORDINAL_WORD = (
+    r"(?:(?:twenty|thirty)[\s-](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|"
+    + "|".join(sorted(_ORDINALS, key=len, reverse=True))
+    + ")"
+)
+#: After an ordinal in words, what makes it a date: "of March", a time, the end of a clause
+#: ("the second reminder" and "on the first day" are no dates).
+_DATE_FOLLOWS = rf"(?=\s+of\s+{_MONTH}\b|\s+(?:at|by|in|around|from|and|to)\b|\s*[,.!?;]|\s*$)"
+
+
+def _ordinal_number(word: str) -> str:
+    """ "twenty-first" -> "21st", "third" -> "3rd"."""
+    parts = re.split(r"[\s-]+", word.lower())
+    day = sum(_NUMBERS[p] for p in parts[:-1]) + _ORDINALS[parts[-1]]
+    suffix = "th" if 10 < day % 100 < 14 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+    return f"{day}{suffix}"
+
+
+def _ordinal_words(text: str) -> str:
+    """Ordinals in words said as a date become digits: "on the twenty-first" -> "on the
+    21st", "the third of March" -> "the 3rd of March", "March the third" -> "March the
+    3rd"; "the second time", "every second Thursday" stay."""
     text = re.sub(
-        rf"\b(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)\s+(?:of\s+)?({_MONTH}\b)",
-        r"\1 \2",
+        rf"\b(?P<lead>(?:on\s+)?the\s+)(?P<n>{_ORDINAL_WORD}){_DATE_FOLLOWS}",
+        lambda m: m["lead"] + _ordinal_number(m["n"]),
+        text,
+        flags=re.I,
+    )
+    return re.sub(
+        rf"\b(?P<lead>{_MONTH}\s+(?:the\s+)?)(?P<n>{_ORDINAL_WORD})\b",
+        lambda m: m["lead"] + _ordinal_number(m["n"]),
+        text,
+        flags=re.I,
+    )
+
+
+#: "every afternoon at 3": a clock near it (either side) is after noon.
+_EVERY_AFTERNOON = re.compile(
+    r"\bevery\s+afternoon(?P<after>\s+(?:at\s+)?\d{1,2}(?::\d\d)?)?(?!\s*(?:am|pm|:))"
+    r"|(?P<before>\b(?:at\s+)?\d{1,2}(?::\d\d)?)(?!\s*(?:am|pm|:))\s+every\s+afternoon\b",
+    re.I,
+)
+#: "next weekend", "this weekend", "at the weekend", "over the weekend": its Saturday.
+_ONE_WEEKEND = re.compile(
+    r"\b(?:(?P<next>next)|this|(?:at|on|over)\s+the|the)\s+weekend\b(?!s)", re.I
+)
+
+
+def _afternoons_and_weekends(text: str) -> str:
+    """ "every afternoon at 3" -> "every day at 3 pm" ("every afternoon" alone: 2 pm);
+    "next weekend" -> "next saturday", "this weekend" -> "on saturday"."""
+
+    def afternoon(m: re.Match[str]) -> str:
+        if m["before"]:
+            return f"{m['before']} pm every day"
+        return f"every day{m['after'] or ' at 2'} pm"
+
+    text = _EVERY_AFTERNOON.sub(afternoon, text)
+    return _ONE_WEEKEND.sub(lambda m: "next saturday" if m["next"] else "on saturday", text)
+
+
+#: Words a date may follow as it is; after any other word a date said with "the" is "on" it.
+_DATE_LEADS = r"(?:on|by|until|till|before|after|from|for|since|of|to|every|each|and)"
+
+
+def _ordinal_dates(text: str) -> str:
+    """ "the 18th of December" -> "18 December"; "December the 18th" -> "December 18";
+    "call mum the 18th of December" -> "call mum on 18 December" (the date is when)."""
+
+    def day_month(m: re.Match[str]) -> str:
+        on = (
+            "on "
+            if m["the"] and m["word"] and not re.fullmatch(_DATE_LEADS, m["word"], re.I)
+            else ""
+        )
+        return f"{m['word'] or ''}{m['gap'] or ''}{on}{m['day']} {m['month']}"
+
+    text = re.sub(
+        rf"(?:\b(?P<word>(?!the\b)[a-z']+)(?P<gap>\s+))?\b(?P<the>the\s+)?(?P<day>\d{{1,2}})(?:st|nd|rd|th)"
+        rf"\s+(?:of\s+)?(?P<month>{_MONTH}\b)",
+        day_month,
         text,
         flags=re.I,
     )
@@ -349,7 +436,8 @@ def plain_time(text: str) -> str:
     text = _without_filler(text)
     text = _clock_words(text)
     text = _parts_of_day(text)
-    return _ordinal_dates(text)
+    text = _afternoons_and_weekends(text)
+    return _ordinal_dates(_ordinal_words(text))
 
 
 #: "remind me 2 clean": "2" between the request (or its time) and a word is "to".

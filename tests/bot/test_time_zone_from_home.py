@@ -1,0 +1,91 @@
+"""Where the person lives is read as their time zone while they have set none (tester s37:
+after "I live in Melbourne", "at 8 tomorrow" fired at 08:00 UTC), said once; a place of
+several zones (Perth) is never picked silently; a zone the person set is never changed."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from familiars.bot._home_zone import home_zone
+from familiars.config import load_settings
+from tests.harness import console_bot
+
+NOW = datetime(2026, 12, 7, 3, 0, tzinfo=UTC)  # Monday 14:00 in Melbourne
+
+
+def test_places_and_their_zones() -> None:
+    def zone(home: str) -> str | None:
+        found = home_zone([f"The user lives in {home}."])
+        return None if found is None else found.zone or "several"
+
+    assert zone("Melbourne") == "Australia/Melbourne"
+    assert zone("Leeds, England") == "Europe/London"
+    assert zone("Norway") == "Europe/Oslo"
+    assert zone("Perth") == zone("Halifax") == zone("Portland") == "several"
+    assert zone("Perth, Scotland") == "Europe/London"
+    assert zone("the US") is None  # several zones: no guess
+    assert zone("Cardiff") is None  # no zone is named after it
+
+
+async def test_a_reminder_is_read_in_the_time_of_the_home(
+    workspace: Path, real_embedder: Any
+) -> None:
+    settings = load_settings(workspace=workspace)
+    async with console_bot(settings, [NOW], embedder=real_embedder) as bot:
+        told = await bot.say("I live in Melbourne")
+        set_ = await bot.say("remind me to call dad at 8 tomorrow")
+        again = await bot.say("remind me to feed the cat at 6pm")
+        due = list(bot.exact_jobs().values())
+    assert "I'll use Melbourne time (Australia/Melbourne)" in told + set_
+    assert "Melbourne time" not in again  # said once
+    melbourne = ZoneInfo("Australia/Melbourne")
+    assert datetime(2026, 12, 8, 8, 0, tzinfo=melbourne) in due
+
+
+async def test_a_move_takes_the_zone_of_the_new_home(workspace: Path, real_embedder: Any) -> None:
+    settings = load_settings(workspace=workspace)
+    async with console_bot(settings, [NOW], embedder=real_embedder) as bot:
+        await bot.say("I live in Melbourne")
+        moved = await bot.say("I just moved to Oslo")
+        await bot.say("remind me to call dad at 8 tomorrow")
+        due = list(bot.exact_jobs().values())
+    assert "I'll use Oslo time (Europe/Oslo)" in moved
+    assert datetime(2026, 12, 8, 8, 0, tzinfo=ZoneInfo("Europe/Oslo")) in due
+
+
+async def test_forgetting_the_home_leaves_no_zone_of_it(
+    workspace: Path, real_embedder: Any
+) -> None:
+    """The zone is read from the home each turn, never stored beside the person."""
+    settings = load_settings(workspace=workspace)
+    async with console_bot(settings, [NOW], embedder=real_embedder) as bot:
+        await bot.say("I live in Melbourne")
+        await bot.say("remind me to call dad at 8 tomorrow")
+    people = [p.read_text() for p in workspace.rglob("people/*.json")]
+    assert people and not any("Melbourne" in text for text in people)
+
+
+async def test_a_place_of_several_zones_is_asked_about_once(
+    workspace: Path, real_embedder: Any
+) -> None:
+    settings = load_settings(workspace=workspace)
+    async with console_bot(settings, [NOW], embedder=real_embedder) as bot:
+        first = await bot.say("I live in Perth")
+        second = await bot.say("what's the weather like there")
+        shown = await bot.command("/timezone")
+    assert "more than one Perth" in first and "/timezone Australia/Perth" in first
+    assert "more than one Perth" not in second
+    assert "You have not set a time zone" in shown
+
+
+async def test_a_zone_set_by_the_person_stays(workspace: Path, real_embedder: Any) -> None:
+    settings = load_settings(workspace=workspace)
+    async with console_bot(settings, [NOW], embedder=real_embedder) as bot:
+        await bot.command("/timezone Europe/Lisbon")
+        told = await bot.say("I just moved to Oslo")
+        shown = await bot.command("/timezone")
+    assert "Oslo time" not in told
+    assert "Europe/Lisbon" in shown
