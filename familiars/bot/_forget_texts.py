@@ -83,14 +83,19 @@ def plan_words(plan: TurnsPlan, window: Window) -> str:
     I noted from them and 8 other messages (yours or my replies) that repeated what they
     said"."""
     counts = len(plan.turns), len(plan.replies), len(plan.records), len(plan.echoes)
-    return _window_words(f" {window.label}", *counts)
+    return _window_words(f" {window.label}", *counts, sent=len(plan.sent))
 
 
-def _window_words(label: str, turns: int, replies: int, records: int, echoes: int) -> str:
-    parts = [f"the {count(turns, 'message')} you sent me{label}"]
+def _window_words(
+    label: str, turns: int, replies: int, records: int, echoes: int, *, sent: int = 0
+) -> str:
+    parts = [f"the {count(turns, 'message')} you sent me{label}"] if turns or not sent else []
     them, say = ("it", "says") if turns == 1 else ("them", "say")
     if replies:
         parts.append(f"my {count(replies, 'reply', 'replies')} to {them}")
+    if sent:  # a reminder that fired, a check-in
+        then = " then" if parts else label
+        parts.append(f"{count(sent, 'message')} I sent you{then} on my own")
     if records:
         parts.append(f"{count(records, 'memory', 'memories')} I noted from {them}")
     if echoes:
@@ -106,11 +111,11 @@ def _window_words(label: str, turns: int, replies: int, records: int, echoes: in
 def window_done_text(window: Window, plan: TurnsPlan, report: ForgetReport) -> str:
     """What a window's forget took, in the words of its question (the same counts when
     nothing was said meanwhile); merged memories only as such."""
-    turns, replies, echoes = plan.split(report.nodes)
+    turns, replies, sent, echoes = plan.split(report.nodes)
     # merged memories made again or dropped are told apart by _derived (review s33 item 9)
     merged = set(report.rederived) | set(report.dropped)
     noted = sum(1 for r in report.records if r not in merged)
-    said = _window_words("", turns, replies, noted, echoes)
+    said = _window_words("", turns, replies, noted, echoes, sent=sent)
     return f"Forgotten {window.label}: {said}, everywhere I kept them.{_derived(report)}"
 
 

@@ -179,9 +179,12 @@ def is_clear_yes(text: str) -> bool:
 
 # --------------------------------------------------------------------------- by words
 
+#: "forget what I said in the last 10 minutes", and the window alone: "forget the last 10
+#: minutes", "forget everything from today".
 _ASK_RE = re.compile(
-    r"^(?:please\s+)?forget\s+(?:what|everything|all(?:\s+that)?)\s+i(?:'ve|\s+have)?\s+"
-    r"(?:said|wrote|told\s+you)\s+(?P<when>.+?)[.!]?$"
+    r"^(?:please\s+)?forget\s+(?:(?:what|everything|all(?:\s+that)?)\s+i(?:'ve|\s+have)?\s+"
+    r"(?:said|wrote|told\s+you)\s+|(?:everything\s+|all\s+)?(?:from\s+|of\s+)?"
+    r"(?=(?:the\s+)?(?:last|past)\s|today\b))(?P<when>.+?)[.!]?$"
 )
 KEPT = "Kept: I forgot nothing."
 #: A yes that comes a message too late: the question it answers was let go by the message
@@ -380,7 +383,7 @@ class ForgetByWords:
         if window is None:
             return None
         turns = await self.forgetter.turns_between(
-            where.user_key, window.since, window.until, agent_id=where.agent_id
+            where.user_key, window.since, window.until, agent_id=where.agent_id, sent=True
         )
         if not turns:
             return f"You said nothing to me {window.label} that I still keep."

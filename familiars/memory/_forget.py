@@ -54,7 +54,7 @@ from familiars.memory._forget_person import (
     parse_person_ref,
     read_trees,
 )
-from familiars.memory._forget_plan import TurnsPlan, plan_turns, quoting
+from familiars.memory._forget_plan import TurnsPlan, plan_turns, quoting, window_nodes
 from familiars.memory._forget_quotes import quotes_to_drop
 from familiars.memory._paths import AGENT_ID_RE, DIALOGUE_ID_RE, RECORD_ID_RE
 from familiars.memory._people_index import forget_people_rows
@@ -376,10 +376,11 @@ class Forgetter:
         now: float | None = None,
     ) -> ForgetReport:
         """Forget ``user_key``'s turns from ``since`` (epoch seconds) to ``until``, in every
-        dialogue (of ``agent_id`` when given), and the records written from them."""
+        dialogue (of ``agent_id`` when given), the bot's messages to them sent unasked in
+        that time, and the records written from them."""
         async with self._lock:
             await self.settle()
-            refs = await self.turns_between(user_key, since, until, agent_id=agent_id)
+            refs = await self.turns_between(user_key, since, until, agent_id=agent_id, sent=True)
             return await self._durably([r.key for r in refs], now)
 
     async def plan_turns(self, refs: Sequence[NodeRef]) -> TurnsPlan:
@@ -509,8 +510,10 @@ class Forgetter:
         until: float | None = None,
         *,
         agent_id: str | None = None,
+        sent: bool = False,
     ) -> list[NodeRef]:
-        """The person's own (not yet forgotten) turns in a time window, oldest first."""
+        """The person's own (not yet forgotten) turns in a time window, oldest first; with
+        ``sent``, also the bot's messages to them sent unasked (:func:`window_nodes`)."""
         found: list[tuple[float, NodeRef]] = []
         for tree in await self._all_trees():
             if agent_id is not None and tree.agent_id != agent_id:
@@ -518,12 +521,7 @@ class Forgetter:
             assert tree.agent_id is not None and tree.dialogue_id is not None
             found += [
                 (n.timestamp, NodeRef(tree.agent_id, tree.dialogue_id, n.id))
-                for n in tree.node_list
-                if n.node_type == "Q"
-                and not is_forgotten(n)
-                and n.metadata.get("user_key") == user_key
-                and n.timestamp >= since
-                and (until is None or n.timestamp <= until)
+                for n in window_nodes(tree, user_key, since, until, sent=sent)
             ]
         return [ref for _, ref in sorted(found, key=lambda item: item[0])]
 

@@ -1,0 +1,84 @@
+"""Forgetting a time window takes every message of the person's dialogue in it, the bot's
+own included: the reminder that fired inside "the last 10 minutes" stayed in
+``dialogue.json`` after the window was forgotten (person-tester, session 36)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from familiars.config import load_settings
+from familiars.memory import DialogTree, is_forgotten
+from familiars.memory._forget_plan import window_nodes
+from tests.bot.test_forget import files_holding
+from tests.harness import ConsoleBot, console_bot
+
+pytestmark = pytest.mark.timeout(180)
+
+SAID_AT = datetime(2031, 5, 6, 10, 0, tzinfo=UTC)
+
+
+async def _reminder_fired(bot: ConsoleBot) -> None:
+    bot.clock[0] = SAID_AT
+    assert "water the ferns" in await bot.say("remind me in 2 minutes to water the ferns")
+    bot.clock[0] = SAID_AT + timedelta(minutes=3)
+    assert bot.app.scheduler is not None
+    await bot.app.scheduler.run_due(bot.clock[0])
+    assert "Reminder: water the ferns" in bot.sent()
+    bot.clock[0] = SAID_AT + timedelta(minutes=5)
+
+
+def _kept(bot: ConsoleBot) -> list[str]:
+    assert bot.app.trees is not None
+    tree = bot.app.trees.get("agent_0", "dialogue_0")
+    return [n.content for n in tree.node_list if n.content and not is_forgotten(n)]
+
+
+@pytest.mark.parametrize(
+    "ask", ["forget what I said in the last 10 minutes", "forget the last 10 minutes"]
+)
+async def test_forget_the_last_ten_minutes_takes_the_reminder_that_fired(
+    workspace: Path, ask: str
+) -> None:
+    async with console_bot(load_settings(workspace=workspace), [SAID_AT]) as bot:
+        await _reminder_fired(bot)
+        asked = await bot.say(ask)
+        assert "1 message I sent you then on my own" in asked, asked
+        done = await bot.say("yes")
+        assert done.startswith("Forgotten in the last 10 minutes"), done
+        assert "1 message I sent you then on my own" in done, done
+        assert not [t for t in _kept(bot) if "ferns" in t], _kept(bot)
+        assert files_holding(workspace, "ferns") == []
+
+
+async def test_the_forget_command_for_a_window_takes_it_too(workspace: Path) -> None:
+    async with console_bot(load_settings(workspace=workspace), [SAID_AT]) as bot:
+        await _reminder_fired(bot)
+        asked = await bot.command("/memory forget last 10m")
+        assert "1 message I sent you then on my own" in asked, asked
+        assert (await bot.command("/memory forget last 10m confirm")).startswith("Forgotten")
+        assert not [t for t in _kept(bot) if "ferns" in t], _kept(bot)
+        assert files_holding(workspace, "ferns") == []
+
+
+def test_a_message_sent_to_someone_else_is_not_theirs() -> None:
+    """In a group, a reminder sent to Bob is not Alice's to forget; one that names no one
+    is the person's only where no one else spoke."""
+    tree = DialogTree()
+    said_by = [
+        ("hi", "Q", {"user_key": "alice"}),
+        ("yo", "Q", {"user_key": "bob"}),
+        ("for bob", "A", {"to": "bob"}),
+        ("unnamed", "A", {}),
+        ("for alice", "A", {"to": "alice"}),
+    ]
+    for at, (text, kind, meta) in enumerate(said_by):
+        origin = "proactive" if kind == "A" else "user"
+        tree.add_node(
+            text, [1.0, 0.0], node_type=kind, timestamp=10.0 + at, origin=origin, metadata=meta
+        )
+    said = [n.content for n in window_nodes(tree, "alice", 0.0, None, sent=True)]
+    assert said == ["hi", "for alice"]
+    assert [n.content for n in window_nodes(tree, "alice", 0.0, None)] == ["hi"]
