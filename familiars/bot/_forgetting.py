@@ -58,7 +58,12 @@ from familiars.bot._forget_texts import (
     window_done_text,
 )
 from familiars.bot._forget_window import Window, parse_window
-from familiars.bot._forget_words import forget_about, forget_request, said_instead
+from familiars.bot._forget_words import (
+    forget_about,
+    forget_request,
+    names_last_message,
+    said_instead,
+)
 from familiars.llm import is_question
 from familiars.memory import (
     DialogTrees,
@@ -311,7 +316,9 @@ class ForgetByWords:
                 if asked is not None:
                     self._let_go.add(key)
                 return None
-        reply = await self._that(what, key, where, now, instead=said_instead(text))
+        reply = await self._that(
+            what, key, where, now, instead=said_instead(text), last=names_last_message(text)
+        )
         if reply is None and asked is not None:
             self._let_go.add(key)
         return reply
@@ -392,14 +399,24 @@ class ForgetByWords:
         return f"About to forget for good {plan_words(plan, window)}. Reply yes to go ahead."
 
     async def _that(
-        self, what: str, key: tuple[str, str, str], where: _Where, now: datetime, *, instead: str
+        self,
+        what: str,
+        key: tuple[str, str, str],
+        where: _Where,
+        now: datetime,
+        *,
+        instead: str,
+        last: bool = False,
     ) -> str | None:
         """The answer to a forget by words. A question is nothing to scratch (tester s35
         U23 was asked to forget "what are my kids' names?"): "scratch that" points at the
         last statement, and with none before the question, "scratch that, it's three kids"
-        is no forget but a statement (None)."""
+        is no forget but a statement (None). ``last``: the person's last message was named
+        as such ("forget my last message"), a question too."""
         await self.forgetter.settle()  # the last turn's reply node and memories are in
-        found = await (self._matching(what, where, now) if what else self._last(where, now))
+        found = await (
+            self._matching(what, where, now) if what else self._last(where, now, exact=last)
+        )
         if found is None and instead and await self._asked_last(where):
             return None
         if found is None or not found.ids:
@@ -441,9 +458,13 @@ class ForgetByWords:
                 return earlier
         return None
 
-    async def _last(self, where: _Where, now: datetime) -> _Found | None:
-        """The person's last statement here and the memories written from it."""
-        ref = await self._last_statement(where)
+    async def _last(self, where: _Where, now: datetime, *, exact: bool = False) -> _Found | None:
+        """The person's last statement here (``exact``: their last message, whatever it
+        is) and the memories written from it."""
+        if exact:
+            ref = await self.forgetter.last_turn(where.user_key, where.agent_id, where.dialogue_id)
+        else:
+            ref = await self._last_statement(where)
         if ref is None:
             return None
         agents_with = remembered(self.forgetter.trees.agents_with)
