@@ -136,6 +136,8 @@ class ForgetReport:
 
     records: list[str] = field(default_factory=list)
     nodes: list[str] = field(default_factory=list)
+    #: Those of ``nodes`` that were people's messages (the rest were the bot's).
+    said: list[str] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
     #: Those of ``texts`` that are the bot's replies taken along (matched only whole).
     replies: list[str] = field(default_factory=list)
@@ -166,7 +168,11 @@ class ForgetReport:
             "rederived": self.rederived,
             "dropped": self.dropped,
             "files": self.files,
-            **({"people": self.people, "state": self.state} if self.people else {}),
+            **(
+                {"people": self.people, "state": self.state, "said": self.said}
+                if self.people
+                else {}
+            ),
         }
 
 
@@ -660,6 +666,9 @@ class Forgetter:
                     node.content, speaker if isinstance(speaker, str) else None
                 )
         await self._ahead(texts=texts, derived=derived, nodes=refs)
+        report.said += [
+            r for r, i in zip(refs, ids, strict=True) if tree.node_list[i].node_type == "Q"
+        ]
         for node_id in ids:
             tree.forget_node(node_id, forgotten_at=now)
         report.nodes += refs
