@@ -192,6 +192,8 @@ _ASK_RE = re.compile(
     r"(?=(?:the\s+)?(?:last|past)\s|today\b))(?P<when>.+?)[.!]?$"
 )
 KEPT = "Kept: I forgot nothing."
+#: "forget my last message" once it is gone: "forget that" twice never reaches further back.
+LAST_GONE = "Your last message here is forgotten already, so I forgot nothing more."
 #: A yes that comes a message too late: the question it answers was let go by the message
 #: between (it said "Oh? Tell me more." and the person believed it done: tester T22).
 TOO_LATE = (
@@ -420,7 +422,9 @@ class ForgetByWords:
         if found is None and instead and await self._asked_last(where):
             return None
         if found is None or not found.ids:
-            return NO_MATCH if what else "You have said nothing here that I still keep."
+            if what:
+                return NO_MATCH
+            return LAST_GONE if last else "You have said nothing here that I still keep."
         if not what and found.size <= 1 and not instead and not found.reached_back:
             # "forget that": nothing to choose
             report = await self.forgetter.forget_all(found.ids, now=now.timestamp())

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from familiars.bot._forgetting import LAST_GONE
 from familiars.config import load_settings
 from familiars.memory import is_forgotten
 from tests.bot.test_forget import files_holding
@@ -71,4 +72,8 @@ async def test_my_last_message_is_the_last_even_when_a_question(workspace: Path)
         done = await bot.say("forget my last message")
         assert done.startswith("Forgotten"), done
         assert not [t for t in _kept(bot) if "stilton" in t.lower()], _kept(bot)
+        assert [t for t in _kept(bot) if "wensleydale" in t.lower()]
+        # Asked again: the last message is gone, and nothing further back goes.
+        again = await bot.command("/forget last message")
+        assert again == LAST_GONE, again
         assert [t for t in _kept(bot) if "wensleydale" in t.lower()]
