@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from familiars.bot import ConsoleAdapter
+from familiars.bot import ConsoleAdapter, IncomingMessage, PendingHandler
 from familiars.bot._adapters.console import GOODBYE, STOPPED
 from familiars.config import load_settings
 from tests.fake_openai import FakeOpenAI, Reply
@@ -100,3 +100,21 @@ async def test_ctrl_c_stops_the_reply_and_keeps_the_message(tmp_path: Path) -> N
 
 async def _said(out: io.StringIO, text: str) -> bool:
     return text in out.getvalue()
+
+
+async def test_a_turn_stopped_while_the_bot_loads_leaves_the_next_one_answered() -> None:
+    """A Ctrl-C while "still loading my memory" cancelled the one future every turn waits
+    on: the bot never became ready for the chat, and the next message ended it."""
+    from tests.bot.test_pending_and_console import Echo
+
+    pending = PendingHandler(notice_after_s=0)
+    said = IncomingMessage("console", "console-me", "me", "me", "hi")
+    first = pending.respond(said)
+    await anext(first)  # the loading notice
+    waiting = asyncio.ensure_future(anext(first))
+    await asyncio.sleep(0)
+    waiting.cancel()  # the Ctrl-C
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    pending.ready(Echo())
+    assert [d async for d in pending.respond(said)] == ["echo: hi"]
