@@ -172,6 +172,8 @@ class ConsoleAdapter(PlatformAdapter):
         self._held_notices: list[str] | None = None
         #: Where the cursor is on its line, as far as this adapter wrote it.
         self._column = 0
+        #: Whether what was written last ended in a blank or a line end (or nothing).
+        self._after_blank = True
         #: The line being answered (a message or a command): a Ctrl-C cancels it.
         self._turn: asyncio.Task[None] | None = None
         #: The turn a Ctrl-C stopped (its end says so), and whether the last key at the
@@ -286,6 +288,7 @@ class ConsoleAdapter(PlatformAdapter):
 
     def _own(self, words: str) -> None:
         """The adapter's own words (a prompt), as they are: only these start at column 0."""
+        self._after_blank = True  # "familiar> ", "you> "
         for char in words:
             self._column = 0 if char in "\r\n" else self._column + _cells(char)
         self.stdout.write(words)
@@ -299,6 +302,8 @@ class ConsoleAdapter(PlatformAdapter):
         column 0): between words, so a word is not cut in two ("I" at one edge, "f you"
         below), unless it is longer than a line. A word streamed in two parts may still be cut
         at its join."""
+        if text:
+            self._after_blank = text[-1].isspace()
         if not self.interactive:
             self.stdout.write(shown(text))
             self.stdout.flush()
@@ -530,7 +535,7 @@ class ConsoleAdapter(PlatformAdapter):
                 wrote = True
         finally:
             if self._stopped is not None and self._stopped is asyncio.current_task():
-                self._say(f" {STOPPED}" if wrote else STOPPED)
+                self._say(STOPPED if self._after_blank else f" {STOPPED}")
                 wrote = True
             if wrote or self.interactive:  # the notices held meanwhile start a line
                 self._say("\n\n" if wrote else "\n")
