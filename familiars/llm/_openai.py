@@ -441,7 +441,7 @@ async def _sse_text(response: httpx.Response, provider: str) -> AsyncIterator[st
         if reason in _GAVE_UP:
             raise StreamCutError(provider, f"the server stopped the reply ({reason})")
         if reason == "length":
-            logger.warning("%s: the reply stopped at its token limit: cut", provider)
+            logger.info("%s: the reply stopped at its token limit: cut", provider)
             yield OUTPUT_CUT
             return
     if not finished:
