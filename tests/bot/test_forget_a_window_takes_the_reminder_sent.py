@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from familiars.config import load_settings
-from familiars.memory import DialogTree, is_forgotten
-from familiars.memory._forget_plan import window_nodes
+from familiars.memory import is_forgotten
 from tests.bot.test_forget import files_holding
 from tests.harness import ConsoleBot, console_bot
 
@@ -61,24 +60,3 @@ async def test_the_forget_command_for_a_window_takes_it_too(workspace: Path) -> 
         assert (await bot.command("/memory forget last 10m confirm")).startswith("Forgotten")
         assert not [t for t in _kept(bot) if "ferns" in t], _kept(bot)
         assert files_holding(workspace, "ferns") == []
-
-
-def test_a_message_sent_to_someone_else_is_not_theirs() -> None:
-    """In a group, a reminder sent to Bob is not Alice's to forget; one that names no one
-    is the person's only where no one else spoke."""
-    tree = DialogTree()
-    said_by = [
-        ("hi", "Q", {"user_key": "alice"}),
-        ("yo", "Q", {"user_key": "bob"}),
-        ("for bob", "A", {"to": "bob"}),
-        ("unnamed", "A", {}),
-        ("for alice", "A", {"to": "alice"}),
-    ]
-    for at, (text, kind, meta) in enumerate(said_by):
-        origin = "proactive" if kind == "A" else "user"
-        tree.add_node(
-            text, [1.0, 0.0], node_type=kind, timestamp=10.0 + at, origin=origin, metadata=meta
-        )
-    said = [n.content for n in window_nodes(tree, "alice", 0.0, None, sent=True)]
-    assert said == ["hi", "for alice"]
-    assert [n.content for n in window_nodes(tree, "alice", 0.0, None)] == ["hi"]

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from familiars.config import load_settings
-from familiars.llm import OUTPUT_CUT, StreamCutError
-from familiars.llm._openai import OpenAIChatModel
+from familiars.llm import OUTPUT_CUT, OpenAIChatModel, StreamCutError
 from familiars.memory import is_forgotten
 from tests.fake_openai import FakeOpenAI, Reply
 from tests.harness import make_app, message, say
