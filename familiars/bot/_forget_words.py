@@ -227,6 +227,22 @@ def forget_about(text: str) -> str | None:
     return None if _NOT_ABOUT.search(what) else what
 
 
+#: "forget the reminder to water the ferns", "delete my reminder about the dentist": the
+#: reminder and its words go (it was answered "Oh? Tell me more.": person-tester s36).
+_REMINDER = re.compile(
+    _LEAD + r"(?:forget|delete|erase|remove|wipe)\s+(?:the|my|that|this)\s+reminders?\s+"
+    r"(?:to|about|for|of|that\s+says?)\s+(?P<what>[^.!?]+?)[.!?]*(?:\s*(?:please|thanks))?[.!]*$",
+    re.IGNORECASE,
+)
+
+
+def forget_reminder(text: str) -> str | None:
+    """What a request to forget a reminder names ("water the ferns" in "forget the reminder
+    to water the ferns"); None when the message is not one."""
+    m = _REMINDER.match(" ".join(text.split()))
+    return m.group("what").strip() if m is not None else None
+
+
 #: A word or two after ``/forget`` ("craig", "headingley"): what goes, whatever its case.
 _FEW_WORDS = re.compile(r"^[\w'-]+(?:\s+[\w'-]+){0,2}$")
 

@@ -60,6 +60,7 @@ from familiars.bot._forget_texts import (
 from familiars.bot._forget_window import Window, parse_window
 from familiars.bot._forget_words import (
     forget_about,
+    forget_reminder,
     forget_request,
     names_last_message,
     said_instead,
@@ -313,7 +314,8 @@ class ForgetByWords:
             return reply
         what = forget_request(text)
         if what is None:
-            what = forget_about(text)  # "forget everything about my sister"
+            # "forget everything about my sister", "forget the reminder to call mum"
+            what = forget_about(text) or forget_reminder(text)
             if what is None:
                 if asked is not None:
                     self._let_go.add(key)

@@ -32,14 +32,16 @@ def quoting(
 ) -> list[int]:
     """The nodes of ``tree`` (not in ``gone``) that go with the forgotten texts of
     ``match``: every reply that quotes or echoes one, drew on a forgotten record (its
-    ``uses``) or answers a forgotten turn, and every turn of ``owner`` that quotes one. A
-    record said back ("You like tea.") or in other words is said to whom the bot spoke:
-    with an ``owner``, only replies in a dialogue they spoke in count for those."""
+    ``uses``; a reminder sent, its ``loops``) or answers a forgotten turn, and every turn
+    of ``owner`` that quotes one. A record said back ("You like tea.") or in other words
+    is said to whom the bot spoke: with an ``owner``, only replies in a dialogue they spoke
+    in count for those."""
     theirs = owner is None or any(n.metadata.get("user_key") == owner for n in tree.node_list)
 
     def goes(n: Node) -> bool:
         if n.node_type == "A":
-            uses = set(n.metadata.get("uses") or ())
+            # what a reply drew on; what a message sent unasked followed up (a reminder)
+            uses = set(n.metadata.get("uses") or ()) | set(n.metadata.get("loops") or ())
             return bool(
                 match.quoted_in(n.content, said_back=theirs)
                 or uses & set(records)

@@ -60,3 +60,22 @@ async def test_the_forget_command_for_a_window_takes_it_too(workspace: Path) -> 
         assert (await bot.command("/memory forget last 10m confirm")).startswith("Forgotten")
         assert not [t for t in _kept(bot) if "ferns" in t], _kept(bot)
         assert files_holding(workspace, "ferns") == []
+
+
+async def test_forget_the_reminder_takes_it_and_the_message_it_sent(workspace: Path) -> None:
+    """ "forget the reminder to water the ferns" was answered "Oh? Tell me more.": now the
+    reminder's record goes (after the question), with the message that set it and the one
+    the bot sent when it fired (its ``loops`` name the record)."""
+    async with console_bot(load_settings(workspace=workspace), [SAID_AT]) as bot:
+        await bot.say("I live in Leeds.")
+        await _reminder_fired(bot)
+        asked = await bot.say("forget the reminder to water the ferns")
+        assert asked.startswith("About to forget for good"), asked
+        assert "ferns" in asked
+        assert (await bot.say("yes")).startswith("Forgotten"), asked
+        assert not [t for t in _kept(bot) if "ferns" in t], _kept(bot)
+        assert [t for t in _kept(bot) if "Leeds" in t]
+        assert files_holding(workspace, "ferns") == []
+        assert not [
+            r for r in await bot.app.memory.store.list(live_only=False) if "ferns" in r.content
+        ]
