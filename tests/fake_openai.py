@@ -27,6 +27,10 @@ class Reply:
     status_code: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     body: dict[str, Any] | None = None
+    #: A streamed reply's last chunk says this ``finish_reason`` ("length", "error").
+    finish: str | None = None
+    #: A streamed reply's last event is this error object instead (then [DONE]).
+    error: dict[str, Any] | None = None
 
     @classmethod
     def text(cls, content: str) -> Reply:
@@ -49,6 +53,18 @@ class Reply:
         """Stream ``content`` and close the connection with neither [DONE] nor a
         finish_reason, as a server that dies mid-reply does."""
         return cls(kind="cut", content=content)
+
+    @classmethod
+    def stops(cls, content: str, reason: str) -> Reply:
+        """Stream ``content``, then a chunk whose ``finish_reason`` is ``reason`` ("length":
+        a token limit; "error", "abort": the server gave up) and [DONE]."""
+        return cls(kind="text", content=content, finish=reason)
+
+    @classmethod
+    def fails_midway(cls, content: str, message: str = "CUDA out of memory") -> Reply:
+        """Stream ``content``, then an error event (as llama.cpp and vLLM send one when a
+        generation fails under way) and [DONE]."""
+        return cls(kind="text", content=content, error={"message": message, "code": 500})
 
     @classmethod
     def tools(cls, *calls: tuple[str, Any]) -> Reply:
@@ -129,17 +145,23 @@ class FakeOpenAI:
             completion["choices"][0]["finish_reason"] = "tool_calls"
             return web.json_response(completion)
         if body.get("stream"):
-            return await self._stream(request, reply.content, complete=reply.kind != "cut")
+            return await self._stream(request, reply, complete=reply.kind != "cut")
         return web.json_response(_completion(body.get("model", ""), reply.content))
 
     async def _stream(
-        self, request: web.Request, content: str, *, complete: bool = True
+        self, request: web.Request, reply: Reply, *, complete: bool = True
     ) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
+        content = reply.content
         for word in content.split(" ") if content else []:
             piece = {"choices": [{"index": 0, "delta": {"content": word + " "}}]}
             await response.write(f"data: {json.dumps(piece)}\n\n".encode())
+        if reply.finish is not None:
+            last = {"choices": [{"index": 0, "delta": {}, "finish_reason": reply.finish}]}
+            await response.write(f"data: {json.dumps(last)}\n\n".encode())
+        if reply.error is not None:
+            await response.write(f"data: {json.dumps({'error': reply.error})}\n\n".encode())
         if complete:
             await response.write(b"data: [DONE]\n\n")
         await response.write_eof()

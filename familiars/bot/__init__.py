@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from familiars.bot._access import AccessPolicy
     from familiars.bot._adapters.base import CommandInvocation, IncomingMessage
-    from familiars.bot._adapters.console import ConsoleAdapter
+    from familiars.bot._adapters.console import ConsoleAdapter, on_ctrl_c
     from familiars.bot._answers import answer_lines, offline_reply
     from familiars.bot._api.app import create_app
     from familiars.bot._api.auth import ApiToken
@@ -69,6 +69,7 @@ _FACE: dict[str, str] = {
     "create_app": "_api.app",
     "guard_text": "_leak_guard",
     "offline_reply": "_answers",
+    "on_ctrl_c": "_adapters.console",
     "people_of_workspace": "_forget_person",
     "secrets_of": "_leak_guard",
     "serve_alone": "_api.server",
@@ -117,6 +118,7 @@ __all__ = [
     "create_app",
     "guard_text",
     "offline_reply",
+    "on_ctrl_c",
     "people_of_workspace",
     "secrets_of",
     "serve_alone",

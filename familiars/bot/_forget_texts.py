@@ -28,7 +28,7 @@ def holdings_text(h: PersonHoldings) -> str:
     inner.append(count(h.open_loops, "open loop") if h.open_loops else "")
     among = ", ".join(p for p in inner if p)
     memories = count(h.memories, "memory", "memories") + (f" ({among})" if among else "")
-    talks = f"{count(h.messages, 'message')} in {count(h.dialogues, 'conversation')}"
+    talks = f"{_person_messages(h.messages, h.replies)} in {count(h.dialogues, 'conversation')}"
     if h.groups:
         talks += f" ({h.groups} with others)"
     if h.platforms:
@@ -36,19 +36,27 @@ def holdings_text(h: PersonHoldings) -> str:
     return f"{memories}, {talks}, and {count(h.files, 'file')}"
 
 
+def _person_messages(yours: int, mine: int) -> str:
+    """ "6 messages of yours and 7 of mine": the words the question and the answer share,
+    so the same forget is counted the same (tester s36: 22 asked, 29 forgotten)."""
+    return f"{count(yours, 'message')} of yours and {mine} of mine"
+
+
 def person_ask_text(h: PersonHoldings, *, command: bool) -> str:
     how = "Reply yes (or send /memory forget everything confirm)" if command else "Reply yes"
     return (
-        f"About to forget everything about you, for good: {holdings_text(h)}, with the "
-        "replies I gave you and what I noted from them, your name, time zone and links, "
+        f"About to forget everything about you, for good: {holdings_text(h)}, with "
+        "what I noted from them, your name, time zone and links, "
         f"and your memory-page sign-ins.\n{PERSON_KEPT}\n{how} to go ahead, or no to keep it."
     )
 
 
 def person_done_text(report: ForgetReport) -> str:
+    """What went, counted from the report as :func:`holdings_text` counted it before."""
+    said = len(report.said)
     return (
         f"Forgotten everything about you: {count(len(report.records), 'memory', 'memories')}, "
-        f"{count(len(report.nodes), 'message')} (yours and my replies) and "
+        f"{_person_messages(said, len(report.nodes) - said)} and "
         f"{count(len(report.files), 'file')}, everywhere I kept them.\n{PERSON_KEPT}"
     )
 
@@ -83,14 +91,19 @@ def plan_words(plan: TurnsPlan, window: Window) -> str:
     I noted from them and 8 other messages (yours or my replies) that repeated what they
     said"."""
     counts = len(plan.turns), len(plan.replies), len(plan.records), len(plan.echoes)
-    return _window_words(f" {window.label}", *counts)
+    return _window_words(f" {window.label}", *counts, sent=len(plan.sent))
 
 
-def _window_words(label: str, turns: int, replies: int, records: int, echoes: int) -> str:
-    parts = [f"the {count(turns, 'message')} you sent me{label}"]
+def _window_words(
+    label: str, turns: int, replies: int, records: int, echoes: int, *, sent: int = 0
+) -> str:
+    parts = [f"the {count(turns, 'message')} you sent me{label}"] if turns or not sent else []
     them, say = ("it", "says") if turns == 1 else ("them", "say")
     if replies:
         parts.append(f"my {count(replies, 'reply', 'replies')} to {them}")
+    if sent:  # a reminder that fired, a check-in
+        then = " then" if parts else label
+        parts.append(f"{count(sent, 'message')} I sent you{then} on my own")
     if records:
         parts.append(f"{count(records, 'memory', 'memories')} I noted from {them}")
     if echoes:
@@ -106,11 +119,11 @@ def _window_words(label: str, turns: int, replies: int, records: int, echoes: in
 def window_done_text(window: Window, plan: TurnsPlan, report: ForgetReport) -> str:
     """What a window's forget took, in the words of its question (the same counts when
     nothing was said meanwhile); merged memories only as such."""
-    turns, replies, echoes = plan.split(report.nodes)
+    turns, replies, sent, echoes = plan.split(report.nodes)
     # merged memories made again or dropped are told apart by _derived (review s33 item 9)
     merged = set(report.rederived) | set(report.dropped)
     noted = sum(1 for r in report.records if r not in merged)
-    said = _window_words("", turns, replies, noted, echoes)
+    said = _window_words("", turns, replies, noted, echoes, sent=sent)
     return f"Forgotten {window.label}: {said}, everywhere I kept them.{_derived(report)}"
 
 

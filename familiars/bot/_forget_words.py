@@ -22,9 +22,17 @@ _LEAD = (
     r"sorry|hey|so|well|right|never\s*mind|nvm|on\s+second\s+thoughts?|"
     r"can\s+you|could\s+you|would\s+you|will\s+you|just)\b[,!.]?\s+)*"
 )
+# The person's last message named as such: "my last message", "the last thing I told you",
+# "what I just said" (tester s36: "forget my last message" was read as a description,
+# matched nothing and forgot nothing).
+_LAST = (
+    r"(?:(?:my|the|that)\s+(?:very\s+)?(?:last|previous|latest)\s+(?:message|msg|text|"
+    r"thing\s+i\s+(?:just\s+)?(?:said|told\s+you|wrote|sent|typed))"
+    r"|last\s+message|what\s+i\s+just\s+(?:said|told\s+you|wrote|sent|typed))\b"
+)
 # What a forget points at without describing it: "that", "what I just said", "I said that".
 _POINT = (
-    r"(?:(?:that|this)(?:\s+one)?|it|what\s+i\s+(?:just\s+)?(?:said|told\s+you|wrote)"
+    rf"(?:{_LAST}|(?:that|this)(?:\s+one)?|it|what\s+i\s+(?:just\s+)?(?:said|told\s+you|wrote)"
     r"|(?:that\s+)?i\s+(?:just\s+|ever\s+)?(?:said|mentioned|told\s+you|wrote)"
     r"(?:\s+(?:that|it|this))?)\b"
 )
@@ -32,8 +40,12 @@ _POINT = (
 # "delete this app" are not requests), so what follows them must be a clause break or end.
 _FORGET = re.compile(_LEAD + r"forget\s+" + _POINT + r"(?P<rest>.*)$", re.IGNORECASE | re.DOTALL)
 _STRIKE = re.compile(
-    _LEAD + r"(?:scratch|delete|erase)\s+(?:that|it|this)\b(?P<rest>(?:\s*[,.;:!?\-–—(].*)?)$",
+    _LEAD + rf"(?:scratch|delete|erase|remove)\s+(?:{_LAST}|(?:that|it|this)\b)"
+    r"(?P<rest>(?:\s*[,.;:!?\-–—(].*)?)$",
     re.IGNORECASE | re.DOTALL,
+)
+_NAMES_LAST = re.compile(
+    _LEAD + rf"(?:forget|scratch|delete|erase|remove)\s+{_LAST}", re.IGNORECASE
 )
 # A clause break: punctuation that ends or sets off a clause.
 _BREAK = re.compile(r"\s*(?:[,.;!?–—(]|\s-\s|\s-$)")
@@ -68,6 +80,13 @@ def forget_request(text: str) -> str | None:
     if m is None or _CORRECTION.match(m.group("rest")) or _restates(m.group("rest")):
         return None
     return _description(m.group("rest"))
+
+
+def names_last_message(text: str) -> bool:
+    """Whether a pointing request names the person's last message as such ("forget my
+    last message", "delete what I just said"): that message goes, a question too, where
+    "forget that" reaches back past a question to the last statement."""
+    return forget_request(text) == "" and _NAMES_LAST.match(text.strip()) is not None
 
 
 def says_more(text: str) -> bool:
@@ -206,6 +225,22 @@ def forget_about(text: str) -> str | None:
         return None
     what = m.group("what").strip()
     return None if _NOT_ABOUT.search(what) else what
+
+
+#: "forget the reminder to water the ferns", "delete my reminder about the dentist": the
+#: reminder and its words go (it was answered "Oh? Tell me more.": person-tester s36).
+_REMINDER = re.compile(
+    _LEAD + r"(?:forget|delete|erase|remove|wipe)\s+(?:the|my|that|this)\s+reminders?\s+"
+    r"(?:to|about|for|of|that\s+says?)\s+(?P<what>[^.!?]+?)[.!?]*(?:\s*(?:please|thanks))?[.!]*$",
+    re.IGNORECASE,
+)
+
+
+def forget_reminder(text: str) -> str | None:
+    """What a request to forget a reminder names ("water the ferns" in "forget the reminder
+    to water the ferns"); None when the message is not one."""
+    m = _REMINDER.match(" ".join(text.split()))
+    return m.group("what").strip() if m is not None else None
 
 
 #: A word or two after ``/forget`` ("craig", "headingley"): what goes, whatever its case.

@@ -58,7 +58,13 @@ from familiars.bot._forget_texts import (
     window_done_text,
 )
 from familiars.bot._forget_window import Window, parse_window
-from familiars.bot._forget_words import forget_about, forget_request, said_instead
+from familiars.bot._forget_words import (
+    forget_about,
+    forget_reminder,
+    forget_request,
+    names_last_message,
+    said_instead,
+)
 from familiars.llm import is_question
 from familiars.memory import (
     DialogTrees,
@@ -179,11 +185,16 @@ def is_clear_yes(text: str) -> bool:
 
 # --------------------------------------------------------------------------- by words
 
+#: "forget what I said in the last 10 minutes", and the window alone: "forget the last 10
+#: minutes", "forget everything from today".
 _ASK_RE = re.compile(
-    r"^(?:please\s+)?forget\s+(?:what|everything|all(?:\s+that)?)\s+i(?:'ve|\s+have)?\s+"
-    r"(?:said|wrote|told\s+you)\s+(?P<when>.+?)[.!]?$"
+    r"^(?:please\s+)?forget\s+(?:(?:what|everything|all(?:\s+that)?)\s+i(?:'ve|\s+have)?\s+"
+    r"(?:said|wrote|told\s+you)\s+|(?:everything\s+|all\s+)?(?:from\s+|of\s+)?"
+    r"(?=(?:the\s+)?(?:last|past)\s|today\b))(?P<when>.+?)[.!]?$"
 )
 KEPT = "Kept: I forgot nothing."
+#: "forget my last message" once it is gone: "forget that" twice never reaches further back.
+LAST_GONE = "Your last message here is forgotten already, so I forgot nothing more."
 #: A yes that comes a message too late: the question it answers was let go by the message
 #: between (it said "Oh? Tell me more." and the person believed it done: tester T22).
 TOO_LATE = (
@@ -303,12 +314,15 @@ class ForgetByWords:
             return reply
         what = forget_request(text)
         if what is None:
-            what = forget_about(text)  # "forget everything about my sister"
+            # "forget everything about my sister", "forget the reminder to call mum"
+            what = forget_about(text) or forget_reminder(text)
             if what is None:
                 if asked is not None:
                     self._let_go.add(key)
                 return None
-        reply = await self._that(what, key, where, now, instead=said_instead(text))
+        reply = await self._that(
+            what, key, where, now, instead=said_instead(text), last=names_last_message(text)
+        )
         if reply is None and asked is not None:
             self._let_go.add(key)
         return reply
@@ -380,7 +394,7 @@ class ForgetByWords:
         if window is None:
             return None
         turns = await self.forgetter.turns_between(
-            where.user_key, window.since, window.until, agent_id=where.agent_id
+            where.user_key, window.since, window.until, agent_id=where.agent_id, sent=True
         )
         if not turns:
             return f"You said nothing to me {window.label} that I still keep."
@@ -389,18 +403,30 @@ class ForgetByWords:
         return f"About to forget for good {plan_words(plan, window)}. Reply yes to go ahead."
 
     async def _that(
-        self, what: str, key: tuple[str, str, str], where: _Where, now: datetime, *, instead: str
+        self,
+        what: str,
+        key: tuple[str, str, str],
+        where: _Where,
+        now: datetime,
+        *,
+        instead: str,
+        last: bool = False,
     ) -> str | None:
         """The answer to a forget by words. A question is nothing to scratch (tester s35
         U23 was asked to forget "what are my kids' names?"): "scratch that" points at the
         last statement, and with none before the question, "scratch that, it's three kids"
-        is no forget but a statement (None)."""
+        is no forget but a statement (None). ``last``: the person's last message was named
+        as such ("forget my last message"), a question too."""
         await self.forgetter.settle()  # the last turn's reply node and memories are in
-        found = await (self._matching(what, where, now) if what else self._last(where, now))
+        found = await (
+            self._matching(what, where, now) if what else self._last(where, now, exact=last)
+        )
         if found is None and instead and await self._asked_last(where):
             return None
         if found is None or not found.ids:
-            return NO_MATCH if what else "You have said nothing here that I still keep."
+            if what:
+                return NO_MATCH
+            return LAST_GONE if last else "You have said nothing here that I still keep."
         if not what and found.size <= 1 and not instead and not found.reached_back:
             # "forget that": nothing to choose
             report = await self.forgetter.forget_all(found.ids, now=now.timestamp())
@@ -438,9 +464,13 @@ class ForgetByWords:
                 return earlier
         return None
 
-    async def _last(self, where: _Where, now: datetime) -> _Found | None:
-        """The person's last statement here and the memories written from it."""
-        ref = await self._last_statement(where)
+    async def _last(self, where: _Where, now: datetime, *, exact: bool = False) -> _Found | None:
+        """The person's last statement here (``exact``: their last message, whatever it
+        is) and the memories written from it."""
+        if exact:
+            ref = await self.forgetter.last_turn(where.user_key, where.agent_id, where.dialogue_id)
+        else:
+            ref = await self._last_statement(where)
         if ref is None:
             return None
         agents_with = remembered(self.forgetter.trees.agents_with)

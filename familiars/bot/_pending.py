@@ -71,15 +71,21 @@ class PendingHandler:
             return False
         return True
 
+    async def _handler(self) -> TurnHandler:
+        """The real handler, waited for. Shielded: a turn cancelled while it waits (a
+        Ctrl-C at the terminal) must not cancel the one future every turn waits on (the
+        chat then never became ready)."""
+        return await asyncio.shield(self._future())
+
     async def handler(self) -> tuple[TurnHandler, bool]:
         """The real handler, and whether the wait for it was long enough to tell of."""
         waited = self.notice is not None and not await self._ready_within(self.notice_after_s)
-        return await self._future(), waited
+        return await self._handler(), waited
 
     async def respond(self, message: IncomingMessage) -> AsyncIterator[str]:
         if self.notice is not None and not await self._ready_within(self.notice_after_s):
             yield f"{self.notice}\n"  # said now, while the wait goes on
-        async for delta in (await self._future()).respond(message):
+        async for delta in (await self._handler()).respond(message):
             yield delta
 
     async def command(self, invocation: CommandInvocation) -> CommandResponse:

@@ -102,6 +102,8 @@ class RuntimeSender:
                 "kind": message.kind,
                 "reason": message.reason,
                 "loops": list(message.loop_ids),
+                # whom it was for: forgetting their time window takes it too
+                **({"to": message.user_key} if message.user_key else {}),
             },
         )
         bot_at = self.clock().isoformat(timespec="seconds")

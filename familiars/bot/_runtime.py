@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from familiars.bot._access import AccessPolicy
 from familiars.bot._adapters.base import PlatformAdapter
-from familiars.bot._adapters.console import ConsoleAdapter
+from familiars.bot._adapters.console import ConsoleAdapter, on_ctrl_c
 from familiars.bot._control import own_workspace, serve_control
 from familiars.bot._dialogue import DialogueManager
 from familiars.bot._proactive import RunningAdapters
@@ -297,11 +297,12 @@ class Application:
         stop that hangs says where)."""
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.add_signal_handler(sig, stop.set)
-        waiters = [asyncio.create_task(stop.wait())]
         console = next((a for a in self.adapters if isinstance(a, ConsoleAdapter)), None)
+        ctrl_c = on_ctrl_c(console, stop.set)  # at the terminal: the reply stops, not the bot
+        for sig, handler in ((signal.SIGINT, ctrl_c), (signal.SIGTERM, stop.set)):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, handler)
+        waiters = [asyncio.create_task(stop.wait())]
         if console is not None:
             waiters.append(asyncio.create_task(console.finished.wait()))
         try:

@@ -66,9 +66,11 @@ def _forget_person(ctx: typer.Context, key: str, yes: bool) -> None:
         if not typer.confirm("Forget all of it for good?", default=False):
             fail("kept: nothing was forgotten")
     done = run_write(ctx, {"op": "forget", "id": person_ref(key)})
-    typer.echo(
+    said = len(done.get("said") or [])
+    typer.echo(  # counted as the question counted them
         f"forgot {', '.join(done.get('people') or [key])}: {len(done['records'])} memories, "
-        f"{len(done['nodes'])} messages (theirs and the replies), {len(done['files'])} files"
+        f"{said} messages of theirs and {len(done['nodes']) - said} of mine, "
+        f"{len(done['files'])} files"
     )
     for line in done.get("state") or []:
         typer.echo(f"  also: {line}")
@@ -78,7 +80,8 @@ def _held(held: dict[str, Any]) -> str:
     among = f" ({held['reminders']} reminders, {held['open_loops']} open loops)"
     places = f" on {' and '.join(held['platforms'])}" if held["platforms"] else ""
     return (
-        f"{held['memories']} memories{among}, {held['messages']} messages in "
+        f"{held['memories']} memories{among}, {held['messages']} messages of theirs and "
+        f"{held.get('replies', 0)} of mine in "
         f"{held['dialogues']} conversations ({held['groups']} with others){places}, "
         f"{held['files']} files"
     )

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import faulthandler
 import logging
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -141,12 +142,17 @@ def _on_loop(loop: asyncio.AbstractEventLoop, say: Callable[[str], None]) -> Cal
 
 async def _chat(settings: Settings, user: str) -> None:
     """The prompt at once; the bot behind it (see the module's docstring)."""
-    from familiars.bot import LOADING_NOTICE, ConsoleAdapter, PendingHandler
+    from familiars.bot import LOADING_NOTICE, ConsoleAdapter, PendingHandler, on_ctrl_c
 
     interactive = sys.stdin.isatty()
     pending = PendingHandler(notice=LOADING_NOTICE if interactive else None)
     console = ConsoleAdapter(pending, user=user, settle=pending.settle, interactive=interactive)
-    say = _on_loop(asyncio.get_running_loop(), console.notice)
+    loop = asyncio.get_running_loop()
+    # While the bot loads, a Ctrl-C is the console's too (the wait for a reply stops; a
+    # second one at an empty prompt leaves); the running bot's own handler takes over.
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        loop.add_signal_handler(signal.SIGINT, on_ctrl_c(console, _leave_now))
+    say = _on_loop(loop, console.notice)
     log_to_workspace(Path(settings.workspace), settings.log_level, say=say)
     early = asyncio.ensure_future(asyncio.to_thread(_load_model_early, settings))
     await console.start()
@@ -164,6 +170,11 @@ async def _chat(settings: Settings, user: str) -> None:
         await app.shutdown()
         await console.stop()
         await early
+
+
+def _leave_now() -> None:
+    """A Ctrl-C that ends the chat before the bot runs: as Python's own handler does."""
+    raise KeyboardInterrupt
 
 
 async def _serve(app: Application, pending: Any, stopping: Callable[[], None]) -> None:

@@ -16,6 +16,7 @@ import httpx
 
 from familiars.config import ProviderSettings
 from familiars.llm._base import (
+    OUTPUT_CUT,
     ChatMessage,
     ChatModel,
     ChatResult,
@@ -413,10 +414,18 @@ def _tool_calls(raw: Any) -> tuple[ToolCall, ...]:
     return tuple(calls)
 
 
+#: A ``finish_reason`` that says the server gave up on the reply (vLLM "abort", llama.cpp
+#: and others "error"): what came is half a reply.
+_GAVE_UP = frozenset({"error", "abort", "aborted", "cancelled", "canceled"})
+
+
 async def _sse_text(response: httpx.Response, provider: str) -> AsyncIterator[str]:
     """The text deltas of a server-sent event stream. A stream that ends with neither
-    ``[DONE]`` nor a ``finish_reason`` was cut: :class:`StreamCutError`, so the reply is never
-    shown as if it were complete."""
+    ``[DONE]`` nor a ``finish_reason``, says it failed (an error event, a ``finish_reason``
+    of :data:`_GAVE_UP`) or stops at a token limit (``length``) was cut: so the reply is
+    never shown as if it were complete (tester s36: a reply cut by the server came with no
+    word of it). A failure is :class:`StreamCutError` (the provider rests); a token limit is
+    marked as the client's own cut is (:data:`OUTPUT_CUT`)."""
     finished = False
     async for line in response.aiter_lines():
         if not line.startswith("data:"):
@@ -424,14 +433,31 @@ async def _sse_text(response: httpx.Response, provider: str) -> AsyncIterator[st
         payload = line[5:].strip()
         if payload == "[DONE]":
             return
-        try:
-            choice = json.loads(payload)["choices"][0]
-            delta = choice.get("delta") or {}
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-            raise BadResponseError(provider, f"bad stream chunk: {payload[:200]}") from exc
-        finished = finished or bool(choice.get("finish_reason"))
-        text = delta.get("content") if isinstance(delta, dict) else None
-        if isinstance(text, str) and text:
+        choice, text = _sse_choice(payload, provider)
+        reason = choice.get("finish_reason")
+        finished = finished or bool(reason)
+        if text:
             yield text
+        if reason in _GAVE_UP:
+            raise StreamCutError(provider, f"the server stopped the reply ({reason})")
+        if reason == "length":
+            logger.info("%s: the reply stopped at its token limit: cut", provider)
+            yield OUTPUT_CUT
+            return
     if not finished:
         raise StreamCutError(provider, "the stream ended before the reply was complete")
+
+
+def _sse_choice(payload: str, provider: str) -> tuple[dict[str, Any], str]:
+    """One event's choice and its text; an error event (a generation that failed under
+    way) is :class:`StreamCutError`, anything else unreadable :class:`BadResponseError`."""
+    try:
+        event = json.loads(payload)
+        if isinstance(event, dict) and "error" in event and "choices" not in event:
+            raise StreamCutError(provider, f"the server failed mid-reply: {payload[:200]}")
+        choice = event["choices"][0]
+        delta = choice.get("delta") or {}
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+        raise BadResponseError(provider, f"bad stream chunk: {payload[:200]}") from exc
+    text = delta.get("content") if isinstance(delta, dict) else None
+    return choice, text if isinstance(text, str) else ""

@@ -54,7 +54,7 @@ from familiars.memory._forget_person import (
     parse_person_ref,
     read_trees,
 )
-from familiars.memory._forget_plan import TurnsPlan, plan_turns, quoting
+from familiars.memory._forget_plan import TurnsPlan, plan_turns, quoting, window_nodes
 from familiars.memory._forget_quotes import quotes_to_drop
 from familiars.memory._paths import AGENT_ID_RE, DIALOGUE_ID_RE, RECORD_ID_RE
 from familiars.memory._people_index import forget_people_rows
@@ -136,6 +136,8 @@ class ForgetReport:
 
     records: list[str] = field(default_factory=list)
     nodes: list[str] = field(default_factory=list)
+    #: Those of ``nodes`` that were people's messages (the rest were the bot's).
+    said: list[str] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
     #: Those of ``texts`` that are the bot's replies taken along (matched only whole).
     replies: list[str] = field(default_factory=list)
@@ -166,7 +168,11 @@ class ForgetReport:
             "rederived": self.rederived,
             "dropped": self.dropped,
             "files": self.files,
-            **({"people": self.people, "state": self.state} if self.people else {}),
+            **(
+                {"people": self.people, "state": self.state, "said": self.said}
+                if self.people
+                else {}
+            ),
         }
 
 
@@ -376,10 +382,11 @@ class Forgetter:
         now: float | None = None,
     ) -> ForgetReport:
         """Forget ``user_key``'s turns from ``since`` (epoch seconds) to ``until``, in every
-        dialogue (of ``agent_id`` when given), and the records written from them."""
+        dialogue (of ``agent_id`` when given), the bot's messages to them sent unasked in
+        that time, and the records written from them."""
         async with self._lock:
             await self.settle()
-            refs = await self.turns_between(user_key, since, until, agent_id=agent_id)
+            refs = await self.turns_between(user_key, since, until, agent_id=agent_id, sent=True)
             return await self._durably([r.key for r in refs], now)
 
     async def plan_turns(self, refs: Sequence[NodeRef]) -> TurnsPlan:
@@ -509,8 +516,10 @@ class Forgetter:
         until: float | None = None,
         *,
         agent_id: str | None = None,
+        sent: bool = False,
     ) -> list[NodeRef]:
-        """The person's own (not yet forgotten) turns in a time window, oldest first."""
+        """The person's own (not yet forgotten) turns in a time window, oldest first; with
+        ``sent``, also the bot's messages to them sent unasked (:func:`window_nodes`)."""
         found: list[tuple[float, NodeRef]] = []
         for tree in await self._all_trees():
             if agent_id is not None and tree.agent_id != agent_id:
@@ -518,12 +527,7 @@ class Forgetter:
             assert tree.agent_id is not None and tree.dialogue_id is not None
             found += [
                 (n.timestamp, NodeRef(tree.agent_id, tree.dialogue_id, n.id))
-                for n in tree.node_list
-                if n.node_type == "Q"
-                and not is_forgotten(n)
-                and n.metadata.get("user_key") == user_key
-                and n.timestamp >= since
-                and (until is None or n.timestamp <= until)
+                for n in window_nodes(tree, user_key, since, until, sent=sent)
             ]
         return [ref for _, ref in sorted(found, key=lambda item: item[0])]
 
@@ -662,6 +666,9 @@ class Forgetter:
                     node.content, speaker if isinstance(speaker, str) else None
                 )
         await self._ahead(texts=texts, derived=derived, nodes=refs)
+        report.said += [
+            r for r, i in zip(refs, ids, strict=True) if tree.node_list[i].node_type == "Q"
+        ]
         for node_id in ids:
             tree.forget_node(node_id, forgotten_at=now)
         report.nodes += refs

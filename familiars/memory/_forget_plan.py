@@ -6,8 +6,11 @@ asked, "1 memory and 26 messages" forgotten, with no word of the replies that we
 - :func:`quoting` - the rule both use: which turns of a dialogue go with forgotten texts
   (replies that quote or drew on them, replies to forgotten turns, the owner's own turns
   that quote them).
-- :class:`TurnsPlan` - the turns, their replies, the memories noted from them and the other
-  replies that repeated them; :meth:`TurnsPlan.split` sorts a forget's report the same way.
+- :func:`window_nodes` - what a time window of a dialogue holds of one person: their turns
+  and the messages the bot sent them unasked (a reminder that fired).
+- :class:`TurnsPlan` - the turns, their replies, the messages sent unasked, the memories
+  noted from them and the other replies that repeated them; :meth:`TurnsPlan.split` sorts a
+  forget's report the same way.
 """
 
 from __future__ import annotations
@@ -29,14 +32,16 @@ def quoting(
 ) -> list[int]:
     """The nodes of ``tree`` (not in ``gone``) that go with the forgotten texts of
     ``match``: every reply that quotes or echoes one, drew on a forgotten record (its
-    ``uses``) or answers a forgotten turn, and every turn of ``owner`` that quotes one. A
-    record said back ("You like tea.") or in other words is said to whom the bot spoke:
-    with an ``owner``, only replies in a dialogue they spoke in count for those."""
+    ``uses``; a reminder sent, its ``loops``) or answers a forgotten turn, and every turn
+    of ``owner`` that quotes one. A record said back ("You like tea.") or in other words
+    is said to whom the bot spoke: with an ``owner``, only replies in a dialogue they spoke
+    in count for those."""
     theirs = owner is None or any(n.metadata.get("user_key") == owner for n in tree.node_list)
 
     def goes(n: Node) -> bool:
         if n.node_type == "A":
-            uses = set(n.metadata.get("uses") or ())
+            # what a reply drew on; what a message sent unasked followed up (a reminder)
+            uses = set(n.metadata.get("uses") or ()) | set(n.metadata.get("loops") or ())
             return bool(
                 match.quoted_in(n.content, said_back=theirs)
                 or uses & set(records)
@@ -52,6 +57,40 @@ def quoting(
     return [n.id for n in tree.node_list if n.id not in gone and goes(n)]
 
 
+def window_nodes(
+    tree: DialogTree,
+    user_key: str,
+    since: float,
+    until: float | None,
+    *,
+    sent: bool = False,
+) -> list[Node]:
+    """The nodes of ``tree`` in a time window that are ``user_key``'s: their own turns, and
+    with ``sent`` the bot's proactive messages to them (a reminder that fired inside "the
+    last 10 minutes" stayed after the window was forgotten: tester s36). A proactive message
+    is theirs when it names them (``to``), or, for one that names no one, when no one else
+    spoke in the dialogue."""
+    speakers = {n.metadata.get("user_key") for n in tree.node_list if n.node_type == "Q"}
+    alone = speakers == {user_key}
+
+    def theirs(n: Node) -> bool:
+        if n.node_type == "Q":
+            return n.metadata.get("user_key") == user_key
+        if not sent or n.origin != "proactive":
+            return False
+        to = n.metadata.get("to")
+        return to == user_key if to else alone
+
+    return [
+        n
+        for n in tree.node_list
+        if not is_forgotten(n)
+        and n.timestamp >= since
+        and (until is None or n.timestamp <= until)
+        and theirs(n)
+    ]
+
+
 @dataclass(frozen=True)
 class TurnsPlan:
     """What forgetting some of a person's turns takes (node and record ids)."""
@@ -60,12 +99,16 @@ class TurnsPlan:
     replies: tuple[str, ...] = ()
     records: tuple[str, ...] = ()
     echoes: tuple[str, ...] = ()
+    #: The bot's own messages of the window, sent unasked (a reminder that fired).
+    sent: tuple[str, ...] = ()
 
-    def split(self, nodes: Sequence[str]) -> tuple[int, int, int]:
-        """A forget's nodes counted as (turns asked for, replies to them, other messages)."""
+    def split(self, nodes: Sequence[str]) -> tuple[int, int, int, int]:
+        """A forget's nodes counted as (turns asked for, replies to them, messages sent
+        unasked, other messages)."""
         turns = sum(1 for n in nodes if n in self.turns)
         replies = sum(1 for n in nodes if n in self.replies)
-        return turns, replies, len(nodes) - turns - replies
+        sent = sum(1 for n in nodes if n in self.sent)
+        return turns, replies, sent, len(nodes) - turns - replies - sent
 
 
 Key = tuple[str, str, int]
@@ -111,9 +154,16 @@ def plan_turns(
                 texts.append(node.content)
                 if node.node_type == "A":
                     replies_said.append(node.content)
+    sent = tuple(
+        ref(a, d, n) for a, d, n in turns if by_tree[(a, d)].node_list[n].origin == "proactive"
+    )
     return TurnsPlan(
-        tuple(ref(*k) for k in turns), tuple(replies), tuple(r.id for r in noted), tuple(echoes)
+        tuple(ref(*k) for k in turns if ref(*k) not in sent),
+        tuple(replies),
+        tuple(r.id for r in noted),
+        tuple(echoes),
+        sent,
     )
 
 
-__all__ = ["TurnsPlan", "plan_turns", "quoting"]
+__all__ = ["TurnsPlan", "plan_turns", "quoting", "window_nodes"]

@@ -88,6 +88,13 @@ def command_text(response: CommandResponse) -> str:
     return f"{text}\n\n--- {name} ---\n{inline}"
 
 
+#: Said where a reply stopped at a Ctrl-C (the message stays recorded).
+STOPPED = "(stopped)"
+#: Said at a Ctrl-C at the prompt: how to leave.
+LEAVE_HINT = "(Ctrl-C again at an empty prompt, or Ctrl-D, to leave)"
+GOODBYE = "Goodbye: everything you said is kept."
+
+
 def echo_on(stream: TextIO) -> list[Any] | None:
     """Turn the terminal's echo and line mode on when they are off (a chat killed while
     readline held the terminal leaves it blind: typed text never showed, s33 U9); the mode
@@ -100,12 +107,26 @@ def echo_on(stream: TextIO) -> list[Any] | None:
     except (termios.error, OSError, ValueError):
         return None
     wanted = termios.ECHO | termios.ICANON
-    if found[3] & wanted != wanted:
+    # No "^C" drawn in the middle of a reply: a Ctrl-C there says "(stopped)" in words.
+    if found[3] & wanted != wanted or found[3] & termios.ECHOCTL:
         mode = list(found)
         mode[3] |= wanted | termios.ECHOE | termios.ECHOK
+        mode[3] &= ~termios.ECHOCTL
         with contextlib.suppress(termios.error):
             termios.tcsetattr(fd, termios.TCSANOW, mode)
     return found
+
+
+def on_ctrl_c(console: ConsoleAdapter | None, stop: Callable[[], None]) -> Callable[[], None]:
+    """What a Ctrl-C (SIGINT) does: at the terminal chat it stops the reply, or at the
+    prompt says how to leave (:meth:`ConsoleAdapter.interrupt`); else, and at a second
+    Ctrl-C at an empty prompt, ``stop``."""
+
+    def ctrl_c() -> None:
+        if console is None or not console.interrupt():
+            stop()
+
+    return ctrl_c
 
 
 class ConsoleAdapter(PlatformAdapter):
@@ -151,6 +172,14 @@ class ConsoleAdapter(PlatformAdapter):
         self._held_notices: list[str] | None = None
         #: Where the cursor is on its line, as far as this adapter wrote it.
         self._column = 0
+        #: Whether what was written last ended in a blank or a line end (or nothing).
+        self._after_blank = True
+        #: The line being answered (a message or a command): a Ctrl-C cancels it.
+        self._turn: asyncio.Task[None] | None = None
+        #: The turn a Ctrl-C stopped (its end says so), and whether the last key at the
+        #: prompt was a Ctrl-C (a second one at an empty prompt leaves).
+        self._stopped: asyncio.Task[None] | None = None
+        self._ctrl_c = False
 
     @property
     def chat_id(self) -> str:
@@ -195,6 +224,35 @@ class ConsoleAdapter(PlatformAdapter):
                 termios.tcsetattr(self.stdin.fileno(), termios.TCSANOW, self._started_mode)
             self._started_mode = None
 
+    def interrupt(self) -> bool:
+        """A Ctrl-C at the terminal. During a reply (or the wait for one) the reply stops,
+        :data:`STOPPED` is said and the prompt comes back (the message stays recorded); at
+        the prompt, how to leave is said, and a second Ctrl-C at an empty prompt says
+        goodbye and returns False: the chat ends. Not at a terminal: False (a stop, as
+        SIGTERM is)."""
+        if not self.interactive:
+            return False
+        turn = self._turn
+        if turn is not None and not turn.done():
+            self._stopped, self._ctrl_c = turn, True
+            turn.cancel()
+            return True
+        if self._ctrl_c and not self._typed().strip():
+            self.goodbye()
+            return False
+        self._ctrl_c = True
+        self.notice(LEAVE_HINT)
+        return True
+
+    def goodbye(self) -> None:
+        """The chat's last line, where the prompt was."""
+        if self._prompt_waits():
+            self._clear_line()
+        elif self._column:
+            self._own("\n")
+        self._own(BOT)
+        self._say(f"{GOODBYE}\n")
+
     def hurry(self) -> None:
         """A stop under way waits no longer for the reply being written (a second Ctrl-C)."""
         self._hurry.set()
@@ -230,6 +288,7 @@ class ConsoleAdapter(PlatformAdapter):
 
     def _own(self, words: str) -> None:
         """The adapter's own words (a prompt), as they are: only these start at column 0."""
+        self._after_blank = True  # "familiar> ", "you> "
         for char in words:
             self._column = 0 if char in "\r\n" else self._column + _cells(char)
         self.stdout.write(words)
@@ -243,6 +302,8 @@ class ConsoleAdapter(PlatformAdapter):
         column 0): between words, so a word is not cut in two ("I" at one edge, "f you"
         below), unless it is longer than a line. A word streamed in two parts may still be cut
         at its join."""
+        if text:
+            self._after_blank = text[-1].isspace()
         if not self.interactive:
             self.stdout.write(shown(text))
             self.stdout.flush()
@@ -397,18 +458,37 @@ class ConsoleAdapter(PlatformAdapter):
                 line = await self._readline()
                 self._reading.clear()
                 self._column = 0  # the line's Enter
-                if not line:
+                if not line or (line.strip().lower() in ("/quit", "/exit") and self.interactive):
+                    if self.interactive:
+                        if not line:  # Ctrl-D: no Enter took the cursor past the prompt
+                            self._own("\n")
+                        self.goodbye()
                     break
                 text = line.rstrip("\r\n")
                 if not text.strip():
                     continue
-                if text.strip().lower() in ("/quit", "/exit") and self.interactive:
-                    break
-                await self.handle_line(text)
+                self._ctrl_c = False
+                await self._answer_line(text)
                 if self.settle is not None and not self.interactive:
                     await self.settle()
         finally:
             self.finished.set()
+
+    async def _answer_line(self, text: str) -> None:
+        """:meth:`handle_line` as a task of its own, which a Ctrl-C may cancel
+        (:meth:`interrupt`) while this loop goes on to the prompt; a stop of the loop
+        cancels it too."""
+        turn = asyncio.ensure_future(self.handle_line(text))
+        self._turn = turn
+        try:
+            await turn
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if turn is not self._stopped or (task is not None and task.cancelling()):
+                raise
+        finally:
+            self._turn = None
+            self._stopped = None
 
     async def handle_line(self, text: str) -> None:
         if text.startswith("/"):
@@ -454,5 +534,8 @@ class ConsoleAdapter(PlatformAdapter):
                 self._say(delta)
                 wrote = True
         finally:
+            if self._stopped is not None and self._stopped is asyncio.current_task():
+                self._say(STOPPED if self._after_blank else f" {STOPPED}")
+                wrote = True
             if wrote or self.interactive:  # the notices held meanwhile start a line
                 self._say("\n\n" if wrote else "\n")

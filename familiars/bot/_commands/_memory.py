@@ -17,11 +17,11 @@ from familiars.bot._commands._people import people_lines
 from familiars.bot._forget_texts import (
     NOTHING_OF_YOURS,
     PERSON_IN_PRIVATE,
-    count,
     done_text,
     gone_text,
     person_ask_text,
     person_done_text,
+    plan_words,
     record_said,
 )
 from familiars.bot._forget_window import parse_window
@@ -408,14 +408,14 @@ class MemoryCommand(Command):
         if window is None:
             raise UserFacingError(FORGET_WINDOW_USAGE)
         turns = await self._forgetter.turns_between(
-            caller.user_key, window.since, window.until, agent_id=caller.agent_id
+            caller.user_key, window.since, window.until, agent_id=caller.agent_id, sent=True
         )
         if not turns:
             return CommandResponse(f"You said nothing to me {window.label} that I still keep.")
         if not confirmed:
+            plan = await self._forgetter.plan_turns(turns)
             return CommandResponse(
-                f"About to forget for good the {count(len(turns), 'message')} you sent me "
-                f"{window.label}, and what I noted from them.\n"
+                f"About to forget for good {plan_words(plan, window)}.\n"
                 f"Reply yes (or send /memory forget {words} confirm) to go ahead.",
                 on_yes=("forget", *words.split(), "confirm"),
             )
