@@ -256,11 +256,27 @@ CHECK_IN = (
 )
 
 
+#: Dying said as hyperbole (tester s37: "I want to die of embarrassment, I called my
+#: teacher mum" got the crisis reply): of embarrassment, boredom or laughter, dying to see
+#: or for a cuppa, could die happy, a cake to die for. Taken out before the rules read the
+#: message, so "I want to die of shame, I can't go on anymore" still worries.
+_HYPERBOLE = re.compile(
+    r"\b(?:di(?:e|ed|es|ing)|dead)\s+(?:of|from|with)\s+(?:(?:the|pure|sheer)\s+)?"
+    r"(?:embarrassment|shame|cringe|boredom|laughter|laughing|cuteness|jealousy|envy|"
+    r"excitement|happiness|joy|curiosity|suspense|anticipation|thirst|heat|cold)\b|"
+    r"\bdying\s+(?:to\s+(?!die\b|end\b|kill\b|be\s+dead\b)\w+|for\s+(?:a|an|some)\s+\w+)|"
+    r"\b(?:could|can|would|will)\s+(?:now\s+)?(?:just\s+)?die\s+(?:a\s+)?happy\b|"
+    r"\bdie\s+happy\b|\bto\s+die\s+for\b|"
+    r"\b(?:di(?:e|ed|es|ing))\s+(?:laughing|of\s+laughter)\b",
+    re.IGNORECASE,
+)
+
+
 def speaks_of_self_harm(text: str) -> bool:
-    plain = _plain(text)
+    plain = _HYPERBOLE.sub(" - ", _plain(text))
     means = _MEANS.search(plain) is not None and _ERRAND.search(plain) is None
     return bool(
-        _SELF_HARM.search(text)
+        _SELF_HARM.search(plain)
         or _GIVING_UP.search(plain)
         or _cant_go_on(plain)
         or means
