@@ -45,7 +45,14 @@ _GIVING_UP = re.compile(
     r"(?:join|be\s+with)\s+(?:him|her)(?:\s+(?:again|now|soon))?\s*(?:[.!]|$)|"
     r"(?:sleep|asleep)\s+and\s+(?:not|never)\s+wake\s+up|"
     r"better\s+off\s+(?:without\s+me|if\s+I\s+(?:was|were)(?:n'?t|\s+not)?\s+(?:around|here|gone))|"
-    r"tired\s+of\s+(?:living|being\s+alive))",
+    r"tired\s+of\s+(?:living|being\s+alive)|"
+    # ending it thought of, not a relationship ended ("ending it with Tom")
+    r"(?:thinking|thought|think)\s+(?:about|of)\s+end(?:ing)?\s+(?:it(?:\s+all)?|everything|my\s+life)"
+    r"(?!\s+(?:with|between|for\s+(?:him|her|them))\b)(?!\s+\w+\s+(?:and|with)\b)"
+    r"(?!.*\b(?:relationship|marriage|engagement|friendship|contract|lease|subscription)\b)|"
+    # a burden to everyone, said of oneself (tester s37, one of four worries in a row)
+    r"(?:i'?m|i\s+am|i\s+feel\s+like|i\s+just\s+feel\s+like)\s+(?:(?:just|such|only|nothing\s+but)\s+)*"
+    r"a\s+burden(?:\s+(?:to|on)\s+(?:everyone|everybody|them\s+all|all\s+of\s+them))?\s*(?:[.!]|$))",
     re.IGNORECASE,
 )
 #: Not going on, said by the person: "I can't take it anymore". Said of a knee, a car or
