@@ -35,6 +35,7 @@ from familiars.bot._care import (
     takes_back_unsure,
     walked_back,
 )
+from familiars.bot._care_talk import safe_reply, says_safe
 from familiars.bot._kin import kin_answer
 from familiars.bot._likes import likes_answer
 from familiars.bot._missing import missing_someone
@@ -148,6 +149,13 @@ GOOD_TIME = "That sounds lovely! I'm glad you had a good time."
 _FEELINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), reply)
     for pattern, reply in (
+        (  # tester s37: "morning. feeling a bit better today" got "Oh? Tell me more."
+            r"^(?!.*(?:\b(?:not|never|no|any|dont|cant|wont|isnt)|n't)\b.*\bbetter\b)"
+            r".*\b(?:feeling|feel|i'?m|im|doing)\s+"
+            r"(?:(?:a\s+(?:bit|little|lot|tad)|much|loads|lots|so\s+much|way|somewhat|slightly|heaps|"
+            r"quite\s+a\s+bit)\s+)?better\b",
+            "I'm really glad you're feeling better. Thank you for letting me know.",
+        ),
         (
             r"\b(?:it'?s\s+been|been|having|had|going\s+through|what)\s+(?:a|an|such\s+a)\s+"
             r"(?:really\s+|very\s+|so\s+)?(?:hard|tough|difficult|rough|awful|terrible|horrible|"
@@ -225,6 +233,19 @@ _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (
             r"^i\s+love\s+(?:you|u)\b",
             "That's kind of you. I'm an AI, but I'm glad our chats matter to you.",
+        ),
+        (  # after something heavy was said (tester s37: it got "You're welcome!")
+            r"\bsorry\s+(?:for|about)\s+(?:dumping|unloading|offloading|venting|rambling|"
+            r"going\s+on|moaning|all\s+(?:that|this)|being\s+(?:so\s+)?(?:a\s+mess|heavy|a\s+downer|"
+            r"a\s+burden|negative|dramatic))|\bsorry\s+(?:to|i)\s+(?:dump|dumped|unload|offload|"
+            r"vent|burden|went\s+on)",
+            "There's no need to apologise. I'm really glad you told me, and I'm here whenever "
+            "you want to talk.",
+        ),
+        (
+            r"^(?:thanks|thank you|thx|ty|cheers|ta(?![-\s]?ra\b))\b.*\b(?:last\s+night|yesterday|"
+            r"the\s+other\s+(?:day|night))\b",
+            "I'm glad I could be there. How are you doing today?",
         ),
         (
             r"^(?:thanks|thank you|thx|ty|cheers|ta(?![-\s]?ra\b))\b.*\b(?:listening|being there|"
@@ -313,6 +334,8 @@ def offline_reply(
     last reply was the crisis reply, so "jk im fine" is met warmly, the door left open;
     ``asked``: the questions of a message that asks several, each with what answers it."""
     lines = action_lines(actions)
+    if after_care and says_safe(text):  # "I'm safe tonight, my sister's coming over"
+        return "\n".join([safe_reply(text), *lines])
     if after_care and walked_back(text):  # "I'm not doing anything daft, I just miss her"
         missing = missing_someone(text, kept) or kind_word(text)
         return "\n".join([AFTER_CARE, *([missing] if missing else []), *lines])
@@ -320,7 +343,7 @@ def offline_reply(
         return "\n".join([CHECK_IN, *lines])
     usable = [it for it in items if not (is_group and it.private)]
     if lines:  # big news is met before what was noted ("my nan passed away" and a name)
-        news = kind_word(text)
+        news = None if any(ln.startswith("I'm so sorry about") for ln in lines) else kind_word(text)
         return "\n".join([news, *lines] if news else lines)
     if (greeted := _GREETED.match(text)) and is_question(rest := text[greeted.end() :]):
         lines.append(f"Hello{f', {name}' if name else ''}!")  # "hi, who am I?": asked too
@@ -456,6 +479,10 @@ def with_notice(reply: str) -> str:
     return f"{reply}\n{OFFLINE_NOTICE}"
 
 
+#: The name in a death the writer kept: "The user no longer has their cat Pickle (it died)."
+_DIED_NAME = re.compile(r"(\S+) \(it died\)\.?$")
+
+
 def action_lines(actions: TurnActions) -> list[str]:
     lines = [reminder_line(r) for r in actions.reminders]
     if actions.ask_when is not None:
@@ -473,7 +500,9 @@ def action_lines(actions: TurnActions) -> list[str]:
         )
     for new, old in actions.updated:
         said = _lower_first(second_person(new)).rstrip(".")
-        if "no longer" in new:  # "you no longer like green tea" says what it was
+        if died := _DIED_NAME.search(new):  # a death is met with sympathy (tester s37)
+            lines.append(f"I'm so sorry about {died.group(1)}. I've noted that {said}.")
+        elif "no longer" in new:  # "you no longer like green tea" says what it was
             lines.append(f"Updated: {said}.")
         else:
             lines.append(f"Updated: {said} now{_was(new, old)}.")

@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from importlib import resources
 
+from familiars.bot._places import town_countries
 from familiars.config import Settings
 from familiars.memory import MemoryRecord, is_live
 
@@ -44,7 +45,14 @@ _GIVING_UP = re.compile(
     r"(?:join|be\s+with)\s+(?:him|her)(?:\s+(?:again|now|soon))?\s*(?:[.!]|$)|"
     r"(?:sleep|asleep)\s+and\s+(?:not|never)\s+wake\s+up|"
     r"better\s+off\s+(?:without\s+me|if\s+I\s+(?:was|were)(?:n'?t|\s+not)?\s+(?:around|here|gone))|"
-    r"tired\s+of\s+(?:living|being\s+alive))",
+    r"tired\s+of\s+(?:living|being\s+alive)|"
+    # ending it thought of, not a relationship ended ("ending it with Tom")
+    r"(?:thinking|thought|think)\s+(?:about|of)\s+end(?:ing)?\s+(?:it(?:\s+all)?|everything|my\s+life)"
+    r"(?!\s+(?:with|between|for\s+(?:him|her|them))\b)(?!\s+\w+\s+(?:and|with)\b)"
+    r"(?!.*\b(?:relationship|marriage|engagement|friendship|contract|lease|subscription)\b)|"
+    # a burden to everyone, said of oneself (tester s37, one of four worries in a row)
+    r"(?:i'?m|i\s+am|i\s+feel\s+like|i\s+just\s+feel\s+like)\s+(?:(?:just|such|only|nothing\s+but)\s+)*"
+    r"a\s+burden(?:\s+(?:to|on)\s+(?:everyone|everybody|them\s+all|all\s+of\s+them))?\s*(?:[.!]|$))",
     re.IGNORECASE,
 )
 #: Not going on, said by the person: "I can't take it anymore". Said of a knee, a car or
@@ -255,11 +263,27 @@ CHECK_IN = (
 )
 
 
+#: Dying said as hyperbole (tester s37: "I want to die of embarrassment, I called my
+#: teacher mum" got the crisis reply): of embarrassment, boredom or laughter, dying to see
+#: or for a cuppa, could die happy, a cake to die for. Taken out before the rules read the
+#: message, so "I want to die of shame, I can't go on anymore" still worries.
+_HYPERBOLE = re.compile(
+    r"\b(?:di(?:e|ed|es|ing)|dead)\s+(?:of|from|with)\s+(?:(?:the|pure|sheer)\s+)?"
+    r"(?:embarrassment|shame|cringe|boredom|laughter|laughing|cuteness|jealousy|envy|"
+    r"excitement|happiness|joy|curiosity|suspense|anticipation|thirst|heat|cold)\b|"
+    r"\bdying\s+(?:to\s+(?!die\b|end\b|kill\b|be\s+dead\b)\w+|for\s+(?:a|an|some)\s+\w+)|"
+    r"\b(?:could|can|would|will)\s+(?:now\s+)?(?:just\s+)?die\s+(?:a\s+)?happy\b|"
+    r"\bdie\s+happy\b|\bto\s+die\s+for\b|"
+    r"\b(?:di(?:e|ed|es|ing))\s+(?:laughing|of\s+laughter)\b",
+    re.IGNORECASE,
+)
+
+
 def speaks_of_self_harm(text: str) -> bool:
-    plain = _plain(text)
+    plain = _HYPERBOLE.sub(" - ", _plain(text))
     means = _MEANS.search(plain) is not None and _ERRAND.search(plain) is None
     return bool(
-        _SELF_HARM.search(text)
+        _SELF_HARM.search(plain)
         or _GIVING_UP.search(plain)
         or _cant_go_on(plain)
         or means
@@ -351,6 +375,15 @@ HELPLINES = {
     "AU": "In Australia you can call Lifeline on 13 11 14, day or night.",
     "NZ": "In New Zealand you can call or text 1737, free, day or night.",
     "IN": "In India you can call Tele-MANAS on 14416, free, day or night.",
+    "ZA": "In South Africa you can call SADAG's suicide crisis line free on 0800 567 567.",
+    "BR": "In Brazil you can call CVV on 188, free, day or night.",
+    "BE": "In Belgium you can call the Zelfmoordlijn on 1813, or the Centre de Prévention du "
+    "Suicide on 0800 32 123.",
+    "SG": "In Singapore you can call Samaritans of Singapore on 1767, day or night.",
+    "KR": "In South Korea you can call 109, the suicide prevention line, day or night.",
+    "IL": "In Israel you can call ERAN on 1201.",
+    "PH": "In the Philippines you can call the NCMH crisis line on 1553.",
+    "MX": "In Mexico you can call Línea de la Vida on 800 911 2000, free, day or night.",
 }
 #: Said when the country is not known: not one country's line, several, and the directory.
 DEFAULT_HELPLINES = (
@@ -387,25 +420,24 @@ def homes_of(records: Sequence[MemoryRecord]) -> list[str]:
 def countries_of(timezone: str, setting: str = "", homes: Sequence[str] = ()) -> list[str]:
     """The countries whose crisis lines the person gets, most likely first: where they
     said they live (``homes``, :func:`homes_of`, the newest that names a place) when it
-    names a country outright or a city in their time zone's country, then the setting,
-    then the time zone's country; a home city or region that may be elsewhere (Halifax
-    is in Yorkshire as well as Nova Scotia) comes last. Two countries' lines do no harm;
-    missing the right one does, so nothing here replaces another. Empty: unknown."""
+    names a country outright or a town of their time zone's country (or the setting's),
+    then the setting, then the time zone's country; the countries a home town or region
+    may otherwise mean (Halifax is in Yorkshire as well as Nova Scotia) come last. Two
+    countries' lines do no harm; missing the right one does, so nothing here replaces
+    another. Empty: unknown."""
     zone, setting = ZONE_COUNTRY.get(timezone, ""), setting.upper()
-    sure, maybe = _home_country(homes)
-    if maybe and maybe == (zone or setting or maybe):
-        sure, maybe = maybe, ""
-    found = [sure, setting, zone, maybe]
+    sure, maybe = _home_country(homes, zone or setting)
+    found = [sure, setting, zone, *maybe[:2]]
     return [code for i, code in enumerate(found) if code and code not in found[:i]]
 
 
-def _home_country(homes: Sequence[str]) -> tuple[str, str]:
-    """The newest home's country: (named outright, "") or ("", a city's or region's)."""
+def _home_country(homes: Sequence[str], near: str) -> tuple[str, tuple[str, ...]]:
+    """The newest home's (:func:`_country_of_place`): (a sure country, others it may be in)."""
     for home in reversed(homes):
-        found = _country_of_place(home)
-        if found:
+        found = _country_of_place(home, near)
+        if found[0] or found[1]:
             return found
-    return "", ""
+    return "", ()
 
 
 #: "The user lives in Oslo." / "moved to Leeds, UK" / "is based in Ohio": the place.
@@ -434,29 +466,44 @@ _REGIONS = {
     "CA": "ontario quebec british_columbia alberta manitoba saskatchewan nova_scotia "
     "new_brunswick newfoundland prince_edward_island",
     "AU": "new_south_wales victoria queensland tasmania western_australia south_australia",
+    "IN": "maharashtra karnataka kerala tamil_nadu telangana andhra_pradesh gujarat rajasthan "
+    "uttar_pradesh west_bengal bihar odisha assam haryana uttarakhand himachal_pradesh "
+    "madhya_pradesh jharkhand chhattisgarh",
 }
 
 
-def _country_of_place(text: str) -> tuple[str, str]:
+_REGION_OF = {
+    name.replace("_", " "): code for code, names in _REGIONS.items() for name in names.split()
+}
+
+
+def _country_of_place(text: str, near: str = "") -> tuple[str, tuple[str, ...]]:
     """The country a home record's place is in, from its last part that names one:
-    (code, "") when a country is named ("Leeds, England"), ("", code) for a city or
-    region that names no country ("Oslo", "Ohio"); ("", "") when none does."""
+    (code, ()) when a country is named ("Leeds, England", "Cork in Ireland") or the town
+    is one of ``near``'s too (Perth with a UK time zone), ("", codes) for a town or region
+    that names no country ("Oslo", "Ohio", "Manchester"): the region's country, the time
+    gazetteer's likeliest, then the time zone city's; ("", ()) when none does."""
     for name in places_in(text):
         for said in (name, f"the {name}"):
             if said in _countries():
-                return _countries()[said], ""
-            if said in _cities():
-                return "", _cities()[said]
-    return "", ""
+                return _countries()[said], ()
+        maybe = [_REGION_OF.get(name, ""), *town_countries(name), _cities().get(name, "")]
+        found = tuple(code for i, code in enumerate(maybe) if code and code not in maybe[:i])
+        if near and (near in found or near in town_countries(name, everywhere=True)):
+            return near, tuple(code for code in found if code != near)
+        if found:
+            return "", found
+    return "", ()
 
 
 def places_in(text: str) -> list[str]:
     """The parts of the place a home record names, lowercase, the last first ("The user
-    lives in Leeds, England." -> ["england", "leeds"]); [] when it names none."""
+    lives in Leeds, England." -> ["england", "leeds"]; "Cork in Ireland" -> ["ireland",
+    "cork"]); [] when it names none."""
     found = _LIVES_IN.search(text)
     if found is None:
         return []
-    parts = re.split(r",|\s+-\s+|\(|\)", found.group("place"))
+    parts = re.split(r",|\s+-\s+|\(|\)|\s+in\s+", found.group("place"))
     names = [re.sub(r"^(?:the)\s+", "", part.strip().lower()).strip() for part in parts]
     return [name for name in reversed(names) if name]
 
@@ -476,15 +523,13 @@ def _countries() -> dict[str, str]:
 
 @lru_cache(maxsize=1)
 def _cities() -> dict[str, str]:
-    """Lowercase city and region names -> ISO 3166 code: the cities the time zone
-    database's zones are named after (``zone.tab``: "Europe/Oslo" -> oslo) and the
-    regions above. A name here may be a town in another country too."""
+    """Lowercase city names -> ISO 3166 code: the cities the time zone database's zones
+    are named after (``zone.tab``: "Europe/Oslo" -> oslo). A name here may be a town in
+    another country too (Chatham, Norfolk)."""
     places: dict[str, str] = {}
     data = resources.files("tzdata").joinpath("zoneinfo")
     for code, zone in _tab_rows(data.joinpath("zone.tab").read_text("utf-8"), 0, 2):
         places.setdefault(zone.rsplit("/", 1)[-1].replace("_", " ").lower(), code)
-    for code, names in _REGIONS.items():
-        places.update((name.replace("_", " "), code) for name in names.split())
     return places
 
 

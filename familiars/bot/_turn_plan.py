@@ -50,6 +50,7 @@ from familiars.bot._care import (
     homes_of,
     speaks_of_self_harm,
 )
+from familiars.bot._care_talk import CareLog, asks_for_a_line, follow_up, lines_again, says_safe
 from familiars.bot._home_zone import home_zone, zone_for
 from familiars.bot._questions import Asked, as_asked, asked_each
 from familiars.bot._turn_actions import PendingReminder, TurnActions, plan_actions
@@ -313,6 +314,8 @@ class TurnPlanner:
         self.cared: set[tuple[str, str]] = set()
         #: (person, zone or place) whose zone read from their home was said: said once.
         self.zone_said: set[tuple[str, str]] = set()
+        #: Each dialogue's crisis replies this conversation (the second on is no repeat).
+        self.care_logs: dict[tuple[str, str], CareLog] = {}
         #: Set by the scheduler's wiring: ``care_pause(user_key, until)``.
         self.on_pause: Callable[[str, datetime], Awaitable[None] | None] | None = None
 
@@ -418,15 +421,28 @@ class TurnPlanner:
 
     async def _cares(self, plan: TurnPlan, turn: Turn, tz: str) -> bool:
         """The crisis reply in ``plan`` when the message worries (and proactive messages
-        paused); whether it did."""
+        paused), the full text the first time in a conversation and a shorter one after
+        (:func:`follow_up`); the lines again when asked for; whether it did either."""
         care = self.services.settings.care
-        if not (care.crisis_replies and await self._worrying(turn, self.services.understanding)):
+        log = self.care_logs.get(turn.key, CareLog()).fresh(turn.now, care.session_gap_s)
+        if log.count and says_safe(turn.said):  # "I'm safe tonight": not asked again
+            log = self.care_logs[turn.key] = replace(log, safe=True)
+        if not care.crisis_replies:
             return False
         # In a group the speaker's home record stays private: the lines follow the
         # setting and the time zone there.
         homes = () if turn.info.is_group else homes_of(turn.records)
         countries = countries_of(tz, care.country, homes)
-        plan.care_text = crisis_reply(care.crisis_text, countries)
+        if not await self._worrying(turn, self.services.understanding):
+            if asks_for_a_line(turn.said, cared=log.count > 0):
+                plan.care_text = lines_again(crisis_reply("{helplines}", countries))
+            return plan.care_text is not None
+        if log.count:
+            lines = crisis_reply("{helplines}", countries)
+            plan.care_text = follow_up(turn.said, lines, log.count, safe=log.safe)
+        else:
+            plan.care_text = crisis_reply(care.crisis_text, countries)
+        self.care_logs[turn.key] = replace(log, count=log.count + 1, last=turn.now)
         self.cared.add(turn.key)
         await self._pause(turn.user_key, turn.now)
         return True

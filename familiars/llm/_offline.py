@@ -156,9 +156,16 @@ def is_plural(noun: str) -> bool:
     return not low.endswith(("ss", "us", "is", "ous"))
 
 
+#: A pet or a person the record keeps as gone: "The user no longer has their dog Biscuit
+#: (it died)." (the offline writer's words for a death).
+_DIED = re.compile(r"^The user no longer has their (?P<what>.+?) \(it died\)\.?$")
+
+
 def second_person(text: str) -> str:
     """A third-person record as said to the person; other text comes back as it is."""
     text = text.strip()
+    if (died := _DIED.match(text)) is not None:  # said kindly, not "(it died)" (tester s37)
+        return f"Your {died.group('what')} has died."
     named = _HAS_NAMED.match(text)
     if named:
         rest = _swap_pronouns(named.group("rest").rstrip(". "))

@@ -62,7 +62,8 @@ CONVERSATION: list[tuple[str, list[str], list[str]]] = [
     ("next friday at 6pm", [r"^Okay, I'll remind you to call mom on Fri .* 18:00\.$"], []),
     ("I called my mom", [r"^Marked as done: the reminder to call mom"], []),
     ("Good night", [r"^Bye for now!$"], []),
-    ("I feel like I want to end my life", [r"988", r"findahelpline\.com"], ["Noted"]),
+    # they live in Seattle: the US line, not the general list
+    ("I feel like I want to end my life", [r"In the US .*988"], ["Noted", "findahelpline"]),
     ("/help", [r"/memory", NOTICE], []),
     ("/memory list", [r"Biscuit", r"Seattle", r"green"], ["Portland", "end my life"]),
     ("What do you know about my dog?", [r"^Your dog is called Biscuit\.$"], []),
