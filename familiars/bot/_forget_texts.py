@@ -33,7 +33,10 @@ def holdings_text(h: PersonHoldings) -> str:
         talks += f" ({h.groups} with others)"
     if h.platforms:
         talks += f" on {' and '.join(h.platforms)}"
-    return f"{memories}, {talks}, and {count(h.files, 'file')}"
+    files = count(h.files, "file")
+    if h.unread:  # hand-broken entries: their words go too, though I cannot read them
+        return f"{memories}, {talks}, {files}, and {count(h.unread, 'entry', 'entries')} I could not read"
+    return f"{memories}, {talks}, and {files}"
 
 
 def person_ask_text(h: PersonHoldings, *, command: bool) -> str:

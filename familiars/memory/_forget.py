@@ -407,7 +407,10 @@ class Forgetter:
             if self.documents is not None:
                 for key in sorted(scope.keys):
                     files += len(await self.documents.list_files(key))
-            holdings = scope.holdings(live, files)
+            folders = {self.store.workspace / "users" / key for key in scope.keys}
+            errors = await self.store.parse_errors()  # hand-broken entries of theirs
+            unread = sum(1 for e in errors if e.path is not None and e.path.parent in folders)
+            holdings = scope.holdings(live, files, unread)
             if holdings.empty and not known:
                 raise RecordNotFoundError(f"person:{user_key}")
             return holdings

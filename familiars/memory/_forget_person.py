@@ -93,10 +93,12 @@ class PersonHoldings:
     groups: int = 0
     files: int = 0
     platforms: tuple[str, ...] = ()
+    #: Entries of their files that do not parse (edited by hand): they go too.
+    unread: int = 0
 
     @property
     def empty(self) -> bool:
-        return not (self.memories or self.messages or self.files or self.dialogues)
+        return not (self.memories or self.messages or self.files or self.dialogues or self.unread)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -109,6 +111,7 @@ class PersonHoldings:
             "groups": self.groups,
             "files": self.files,
             "platforms": list(self.platforms),
+            "unread": self.unread,
         }
 
 
@@ -130,7 +133,7 @@ class PersonScope:
     records: list[MemoryRecord] = field(default_factory=list)
     platforms: set[str] = field(default_factory=set)
 
-    def holdings(self, live: set[str], files: int) -> PersonHoldings:
+    def holdings(self, live: set[str], files: int, unread: int = 0) -> PersonHoldings:
         mine = [r for r in self.records if r.id in live]
         # Still to come only, as /reminders lists them (tester F10: a cancelled one was
         # counted); a closed one still goes, counted among the memories.
@@ -146,6 +149,7 @@ class PersonScope:
             groups=self.shared,
             files=files,
             platforms=tuple(sorted(self.platforms)),
+            unread=unread,
         )
 
 
