@@ -35,7 +35,8 @@ def holdings_text(h: PersonHoldings) -> str:
         talks += f" on {' and '.join(h.platforms)}"
     files = count(h.files, "file")
     if h.unread:  # hand-broken entries: their words go too, though I cannot read them
-        return f"{memories}, {talks}, {files}, and {count(h.unread, 'entry', 'entries')} I could not read"
+        unread = count(h.unread, "entry", "entries")
+        return f"{memories}, {talks}, {files}, and {unread} I could not read"
     return f"{memories}, {talks}, and {files}"
 
 
