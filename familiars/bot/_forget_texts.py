@@ -50,10 +50,16 @@ def person_ask_text(h: PersonHoldings, *, command: bool) -> str:
 
 
 def person_done_text(report: ForgetReport) -> str:
+    went = [
+        count(len(report.records), "memory", "memories"),
+        f"{count(len(report.nodes), 'message')} (yours and my replies)",
+        count(len(report.files), "file"),
+    ]
+    if report.unread:  # not counted: text typed before the first entry is no entry
+        went.append("what I could not read in your files")
     return (
-        f"Forgotten everything about you: {count(len(report.records), 'memory', 'memories')}, "
-        f"{count(len(report.nodes), 'message')} (yours and my replies) and "
-        f"{count(len(report.files), 'file')}, everywhere I kept them.\n{PERSON_KEPT}"
+        f"Forgotten everything about you: {', '.join(went[:-1])} and {went[-1]}, everywhere I "
+        f"kept them.\n{PERSON_KEPT}"
     )
 
 

@@ -152,6 +152,8 @@ class ForgetReport:
     people: list[str] = field(default_factory=list)
     #: What the bot's state dropped of them beside the memory (names, links, sign-ins).
     state: list[str] = field(default_factory=list)
+    #: Where their files held what could not be read (``users/<key>/<file>:<line>``).
+    unread: list[str] = field(default_factory=list)
 
     @property
     def keys(self) -> list[str]:
@@ -457,6 +459,7 @@ class Forgetter:
                 break
             await self._forget_scope(report, scope, now)
         unread = [where for key in keys for where in await self.store.forget_unparsed(key)]
+        report.unread += unread
         if unread:  # hand edits of their own files that do not parse (tester F18)
             report.state.append(
                 f"what I could not read in their files, gone too: {', '.join(unread)}"

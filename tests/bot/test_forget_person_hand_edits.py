@@ -116,6 +116,7 @@ async def test_a_broken_entry_of_a_memory_leaves_no_history_when_the_person_goes
         assert "1 entry I could not read" in asked, asked
         done = await bot.say("yes")
         assert done.startswith("Forgotten everything about you"), done
+        assert "no files and what I could not read in your files, everywhere" in done, done
         assert files_holding(ws, JOB) == []
         assert files_holding(ws, "Pepper") == []
     async with offline(ws):  # a start after it notes no hand edit with the words
