@@ -122,3 +122,36 @@ async def test_a_broken_entry_of_a_memory_leaves_no_history_when_the_person_goes
     async with offline(ws):  # a start after it notes no hand edit with the words
         pass
     assert files_holding(ws, JOB) == []
+
+
+@pytest.mark.parametrize("door", ["words", "id"])
+async def test_a_single_forget_leaves_no_earlier_text_nor_a_hand_edit_with_it(
+    tmp_path: Path, door: str
+) -> None:
+    """A memory changed by hand while the bot was off (its history holds the text before,
+    in a "changed by hand" event), in a file with a broken entry of another memory: its
+    forget leaves neither text in any history, then or at the next start."""
+    ws = tmp_path / "ws"
+    async with offline(ws) as bot:
+        await bot.say(f"I work as a {JOB}.")
+        await bot.say("My dog is called Pepper.")
+    [path] = [p for p in sorted((ws / "users" / ALICE).glob("*.md")) if JOB in p.read_text()]
+    path.write_text(path.read_text().replace(f"{JOB}.", f"{JOB} at Abbey Road."))
+    break_header(ws, "Pepper")
+    async with offline(ws) as bot:
+        if door == "words":
+            assert "Abbey Road" in await bot.say(f"forget that I work as a {JOB}")
+            done = await bot.say("yes")
+        else:
+            [rec] = [r for r in await bot.app.memory.store.list() if JOB in r.content]
+            assert bot.app.dialogues is not None
+            inv = CommandInvocation(
+                "telegram", "u1", "u1", "Alice", "memory", ("forget", rec.id, "confirm"), ts=NOW
+            )
+            done = (await bot.app.dialogues.command(inv)).text
+        assert done.startswith("Forgotten"), done
+        assert files_holding(ws, JOB) == [] and files_holding(ws, "Abbey") == []
+    async with offline(ws):
+        pass
+    assert files_holding(ws, JOB) == [] and files_holding(ws, "Abbey") == []
+    assert files_holding(ws, "Pepper")  # the broken entry is the person's to fix
