@@ -170,19 +170,20 @@ _VALUE_FILLER = frozenset(
 _NAME_RUN = re.compile(r"\b[A-Z][\w'-]*(?:[ -][A-Z][\w'-]*)*")
 
 
-def values_of(content: str) -> list[str]:
+def values_of(content: str, *, numbers: bool = True) -> list[str]:
     """What a record says of the person that another message of theirs may say again: each
-    name in it ("Leeds", "New York", not its first word nor "I") and number ("34"); with
-    none, its other words together ("dental hygienist"), when they are two or more (a lone
-    word such as "flat" is too common to stand for the record). [] for nothing."""
+    name in it ("Leeds", "New York"; not its first word, "I", a month or a weekday) and,
+    with ``numbers`` (a slot's record: an age, not a reminder's "at 10"), each number
+    ("34"); with none, its other words together ("dental hygienist"), when they are two or
+    more (a lone word such as "flat" is too common to stand for the record)."""
     names = [
-        m.group()
+        name
         for m in _NAME_RUN.finditer(content)
-        if m.start() > 0 and content[: m.start()].rstrip()[-1:] not in ".!?" and m.group() != "I"
+        if (name := _past_first_word(content, m)) and name not in _CALENDAR | {"I"}
     ]
-    numbers = re.findall(r"(?<![\w.])\d{2,}(?!\w|[.,:]\d)", content)
-    if names or numbers:
-        return [*dict.fromkeys([*names, *numbers])]
+    numbers_in = re.findall(r"(?<![\w.])\d{2,}(?!\w|[.,:]\d)", content) if numbers else []
+    if names or numbers_in:
+        return [*dict.fromkeys([*names, *numbers_in])]
     words = [
         w
         for w in re.findall(r"[\w'-]+", content)
@@ -193,13 +194,19 @@ def values_of(content: str) -> list[str]:
     return [" ".join(words)] if len(words) >= 2 else []
 
 
+def _past_first_word(text: str, m: re.Match[str]) -> str:
+    """A run of capitalised words without a sentence's first word ("Call Dr Patel" -> "Dr
+    Patel", "The" -> "")."""
+    if m.start() > 0 and text[: m.start()].rstrip()[-1:] not in ".!?":
+        return m.group()
+    return m.group().partition(" ")[2]
+
+
 def mentions(value: str, text: str) -> bool:
     """Whether ``text`` says ``value`` (of :func:`values_of`): a name as a name, a number as
     a number, other words all of them."""
     if value.isdigit():
         return re.search(rf"(?<![\w.]){value}(?!\w|[.,:]\d)", text) is not None
-    if value in _CALENDAR:  # a month, a weekday: "in May" is a time, not the sister
-        return names_said({value}, text)
     if _NAME_RUN.fullmatch(value):  # in any case, unless written small it is a word ("may")
         flags = re.IGNORECASE if all(map(_small_name, value.split())) else 0
         return re.search(rf"(?<![\w'-]){re.escape(value)}(?![\w-])", text, flags) is not None

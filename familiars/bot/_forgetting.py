@@ -557,7 +557,11 @@ class ForgetByWords:
         to them with them (tester s37: "forget where I live" kept "... dental hygienist in
         Leeds", a message no home memory was noted from). What else was noted from those
         messages stays, and the question says so."""
-        values = [*dict.fromkeys(v for r in found.records for v in values_of(r.content))]
+        values = [
+            *dict.fromkeys(
+                v for r in found.records for v in values_of(r.content, numbers=bool(slots_of(r)))
+            )
+        ]
         if not values:
             return found
         agents_with = remembered(self.forgetter.trees.agents_with)

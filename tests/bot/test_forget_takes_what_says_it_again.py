@@ -25,6 +25,7 @@ def test_the_values_of_a_memory_are_its_names_numbers_or_all_its_words() -> None
     assert values_of("The user works as a dental hygienist.") == ["dental hygienist"]
     assert values_of("The user lives in a flat.") == []  # "my tyre is flat" is no home
     assert values_of("The user works from home.") == []
+    assert values_of("Call Dr Patel on Friday at 10.", numbers=False) == ["Dr Patel"]
     assert mentions("Leeds", INTRO) and mentions("34", INTRO)
     assert mentions("dental hygienist", INTRO)
     assert not mentions("sound engineer", "the sound was lovely")
