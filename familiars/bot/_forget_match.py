@@ -162,6 +162,58 @@ def slots_of(rec: MemoryRecord) -> set[str]:
     return said if len(said) == 1 else set()
 
 
+#: What the writers say beside a value that is not the value ("now lives in", "34 years old").
+_VALUE_FILLER = frozenset(
+    keyword_terms("now currently still also moved move recently years year old no longer")
+)
+#: A run of capitalised words: a name as a record writes it ("Leeds", "New York").
+_NAME_RUN = re.compile(r"\b[A-Z][\w'-]*(?:[ -][A-Z][\w'-]*)*")
+
+
+def values_of(content: str, *, numbers: bool = True) -> list[str]:
+    """What a record says of the person that another message of theirs may say again: each
+    name in it ("Leeds", "New York"; not its first word, "I", a month or a weekday) and,
+    with ``numbers`` (a slot's record: an age, not a reminder's "at 10"), each number
+    ("34"); with none, its other words together ("dental hygienist"), when they are two or
+    more (a lone word such as "flat" is too common to stand for the record)."""
+    names = [
+        name
+        for m in _NAME_RUN.finditer(content)
+        if (name := _past_first_word(content, m)) and name not in _CALENDAR | {"I"}
+    ]
+    numbers_in = re.findall(r"(?<![\w.])\d{2,}(?!\w|[.,:]\d)", content) if numbers else []
+    if names or numbers_in:
+        return [*dict.fromkeys([*names, *numbers_in])]
+    words = [
+        w
+        for w in re.findall(r"[\w'-]+", content)
+        if (t := terms(w))
+        and not (t & (_GENERIC | _VALUE_FILLER) or any(map(is_slot, t)))
+        and TASTE not in t
+    ]
+    return [" ".join(words)] if len(words) >= 2 else []
+
+
+def _past_first_word(text: str, m: re.Match[str]) -> str:
+    """A run of capitalised words without a sentence's first word ("Call Dr Patel" -> "Dr
+    Patel", "The" -> "")."""
+    if m.start() > 0 and text[: m.start()].rstrip()[-1:] not in ".!?":
+        return m.group()
+    return m.group().partition(" ")[2]
+
+
+def mentions(value: str, text: str) -> bool:
+    """Whether ``text`` says ``value`` (of :func:`values_of`): a name as a name, a number as
+    a number, other words all of them."""
+    if value.isdigit():
+        return re.search(rf"(?<![\w.]){value}(?!\w|[.,:]\d)", text) is not None
+    if _NAME_RUN.fullmatch(value):  # in any case, unless written small it is a word ("may")
+        flags = re.IGNORECASE if all(map(_small_name, value.split())) else 0
+        return re.search(rf"(?<![\w'-]){re.escape(value)}(?![\w-])", text, flags) is not None
+    want = terms(value)
+    return bool(want) and want <= terms(text)
+
+
 def says(want: set[str], text: str) -> bool:
     """Whether ``text`` has :data:`MATCH_SHARE` of ``want`` (:func:`terms`)."""
     if not want:

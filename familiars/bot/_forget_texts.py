@@ -33,7 +33,11 @@ def holdings_text(h: PersonHoldings) -> str:
         talks += f" ({h.groups} with others)"
     if h.platforms:
         talks += f" on {' and '.join(h.platforms)}"
-    return f"{memories}, {talks}, and {count(h.files, 'file')}"
+    files = count(h.files, "file")
+    if h.unread:  # hand-broken entries: their words go too, though I cannot read them
+        unread = count(h.unread, "entry", "entries")
+        return f"{memories}, {talks}, {files}, and {unread} I could not read"
+    return f"{memories}, {talks}, and {files}"
 
 
 def _person_messages(yours: int, mine: int) -> str:
@@ -54,10 +58,16 @@ def person_ask_text(h: PersonHoldings, *, command: bool) -> str:
 def person_done_text(report: ForgetReport) -> str:
     """What went, counted from the report as :func:`holdings_text` counted it before."""
     said = len(report.said)
+    went = [
+        count(len(report.records), "memory", "memories"),
+        _person_messages(said, len(report.nodes) - said),
+        count(len(report.files), "file"),
+    ]
+    if report.unread:  # not counted: text typed before the first entry is no entry
+        went.append("what I could not read in your files")
     return (
-        f"Forgotten everything about you: {count(len(report.records), 'memory', 'memories')}, "
-        f"{_person_messages(said, len(report.nodes) - said)} and "
-        f"{count(len(report.files), 'file')}, everywhere I kept them.\n{PERSON_KEPT}"
+        f"Forgotten everything about you: {', '.join(went[:-1])} and {went[-1]}, everywhere I "
+        f"kept them.\n{PERSON_KEPT}"
     )
 
 

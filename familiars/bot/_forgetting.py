@@ -32,6 +32,7 @@ from familiars.bot._forget_match import (
     PAST_SAID,
     TASTE,
     is_slot,
+    mentions,
     name_asked,
     names_in,
     names_in_texts,
@@ -42,6 +43,7 @@ from familiars.bot._forget_match import (
     taste_asked,
     taste_of,
     terms,
+    values_of,
 )
 from familiars.bot._forget_person import asks_to_forget_me
 from familiars.bot._forget_texts import (
@@ -244,10 +246,13 @@ class _Found:
     kept: list[MemoryRecord] = field(default_factory=list)
     #: "forget that" pointed past the last message (a question): asked, never done at once.
     reached_back: bool = False
+    #: The person's other messages that say what goes again (the values each says, its
+    #: text): :meth:`ForgetByWords._with_mentions`.
+    mentions: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def size(self) -> int:
-        return len(self.records) + len(self.turns)
+        return len(self.records) + len(self.turns) + len(self.mentions)
 
 
 class ForgetByWords:
@@ -485,10 +490,15 @@ class ForgetByWords:
         return _Found([ref.key], records, said, reached_back=ref != last)
 
     async def _matching(self, what: str, where: _Where, now: datetime) -> _Found:
-        """The person's memories, and their messages here, that say ``what``: a name ("May",
-        "Rose", "Will") as a name, never as the word "may"; a word written as a name that
-        names no one ("Work") as the word."""
+        """The person's memories, and their messages here, that say ``what`` (with the other
+        messages that say what those memories say of them: :meth:`_with_mentions`)."""
         visible = await self._visible(where, now)
+        found = await self._described(what, where, visible)
+        return await self._with_mentions(found, visible, where)
+
+    async def _described(self, what: str, where: _Where, visible: list[MemoryRecord]) -> _Found:
+        """What says ``what``: a name ("May", "Rose", "Will") as a name, never as the word
+        "may"; a word written as a name that names no one ("Work") as the word."""
         names = name_asked(what, names_in(visible))
         if names:
             found = await self._matching_terms(set(), names, visible, where)
@@ -568,6 +578,41 @@ class ForgetByWords:
         ]
         ids = [r.id for r in records] + [k for k, _ in turns]
         return _Found(ids, records, [t for _, t in turns], kept)
+
+    async def _with_mentions(
+        self, found: _Found, visible: list[MemoryRecord], where: _Where
+    ) -> _Found:
+        """The person's other messages to this familiar that say a value of a memory that
+        goes ("Leeds" of "you live in Leeds"): whole, through the same forget, the replies
+        to them with them (tester s37: "forget where I live" kept "... dental hygienist in
+        Leeds", a message no home memory was noted from). What else was noted from those
+        messages stays, and the question says so."""
+        values = [
+            *dict.fromkeys(
+                v for r in found.records for v in values_of(r.content, numbers=bool(slots_of(r)))
+            )
+        ]
+        if not values:
+            return found
+        agents_with = remembered(self.forgetter.trees.agents_with)
+        going = {*found.ids, *(e.key for r in found.records for e in evidence_refs(r, agents_with))}
+        refs = await self.forgetter.turns_between(where.user_key, 0.0, agent_id=where.agent_id)
+        for ref in refs:
+            text = (await self.forgetter.node(ref)).content
+            said = [v for v in values if mentions(v, text)]
+            if said and ref.key not in going:
+                found.mentions.append((" and ".join(said), text))
+                found.ids.append(ref.key)
+        added = {*found.ids} - going
+        found.kept += [
+            r
+            for r in visible
+            if r not in found.records
+            and r not in found.kept
+            and not r.deprecated
+            and any(e.key in added for e in evidence_refs(r, agents_with))
+        ]
+        return found
 
     async def _said_here(self, where: _Where) -> list[tuple[str, str]]:
         """The person's messages in this dialogue that are still kept: (key, text)."""
@@ -655,14 +700,18 @@ def _lines(found: _Found) -> list[str]:
         if r.deprecated and said in lines:
             continue  # a merged record's source, in the same words
         lines.append(f"{said.rstrip('.')} (since replaced)." if r.deprecated else said)
-    return lines + [f'what you said: "{shorten(t)}"' for t in found.turns]
+    lines += [f'what you said: "{shorten(t)}"' for t in found.turns]
+    return lines + [
+        f'a message of yours that mentions {values}: "{shorten(t)}"' for values, t in found.mentions
+    ]
 
 
 def _ask_text(found: _Found, is_group: bool) -> str:
     if is_group:  # the memories may be private: counted, not read out to the group
         return (
             f"About to forget for good {count(len(found.records), 'memory', 'memories')} and "
-            f"{count(len(found.turns), 'other message')} of yours. Reply yes to go ahead."
+            f"{count(len(found.turns) + len(found.mentions), 'other message')} of yours. "
+            "Reply yes to go ahead."
         )
     items = "\n".join(f"- {shorten(line)}" for line in _lines(found))
     one = found.size == 1

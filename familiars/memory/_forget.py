@@ -154,6 +154,8 @@ class ForgetReport:
     people: list[str] = field(default_factory=list)
     #: What the bot's state dropped of them beside the memory (names, links, sign-ins).
     state: list[str] = field(default_factory=list)
+    #: Where their files held what could not be read (``users/<key>/<file>:<line>``).
+    unread: list[str] = field(default_factory=list)
 
     @property
     def keys(self) -> list[str]:
@@ -414,7 +416,10 @@ class Forgetter:
             if self.documents is not None:
                 for key in sorted(scope.keys):
                     files += len(await self.documents.list_files(key))
-            holdings = scope.holdings(live, files)
+            folders = {self.store.workspace / "users" / key for key in scope.keys}
+            errors = await self.store.parse_errors()  # hand-broken entries of theirs
+            unread = sum(1 for e in errors if e.path is not None and e.path.parent in folders)
+            holdings = scope.holdings(live, files, unread)
             if holdings.empty and not known:
                 raise RecordNotFoundError(f"person:{user_key}")
             return holdings
@@ -461,6 +466,7 @@ class Forgetter:
                 break
             await self._forget_scope(report, scope, now)
         unread = [where for key in keys for where in await self.store.forget_unparsed(key)]
+        report.unread += unread
         if unread:  # hand edits of their own files that do not parse (tester F18)
             report.state.append(
                 f"what I could not read in their files, gone too: {', '.join(unread)}"

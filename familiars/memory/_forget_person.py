@@ -95,10 +95,12 @@ class PersonHoldings:
     groups: int = 0
     files: int = 0
     platforms: tuple[str, ...] = ()
+    #: Entries of their files that do not parse (edited by hand): they go too.
+    unread: int = 0
 
     @property
     def empty(self) -> bool:
-        return not (self.memories or self.messages or self.files or self.dialogues)
+        return not (self.memories or self.messages or self.files or self.dialogues or self.unread)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -112,6 +114,7 @@ class PersonHoldings:
             "groups": self.groups,
             "files": self.files,
             "platforms": list(self.platforms),
+            "unread": self.unread,
         }
 
 
@@ -136,7 +139,7 @@ class PersonScope:
     #: their messages elsewhere.
     replies: int = 0
 
-    def holdings(self, live: set[str], files: int) -> PersonHoldings:
+    def holdings(self, live: set[str], files: int, unread: int = 0) -> PersonHoldings:
         """Counted as the forget will count what it took (``ForgetReport``): every memory
         of theirs, the replaced ones too (tester s36: "22" asked, 29 forgotten)."""
         mine = [r for r in self.records if r.id in live]
@@ -155,6 +158,7 @@ class PersonScope:
             groups=self.shared,
             files=files,
             platforms=tuple(sorted(self.platforms)),
+            unread=unread,
         )
 
 

@@ -64,6 +64,16 @@ def holding(workspace: Path, record_ids: list[str]) -> dict[Path, list[str]]:
     return out
 
 
+def held_ids(memory_file: Path) -> list[str]:
+    """The ids with an event in the history of ``memory_file`` other than the tombstone a
+    forget leaves: what a purge of the whole file would take."""
+    held: dict[str, None] = {}
+    for e in read_events(memory_file).events:
+        if not (e.get("forgotten") and e.get("event") == "delete"):
+            held[e["id"]] = None
+    return list(held)
+
+
 def supersede_chain(events: list[dict[str, Any]], record_id: str) -> set[str]:
     """Ids linked to ``record_id`` through ``supersedes`` in either direction."""
     links: dict[str, set[str]] = {}

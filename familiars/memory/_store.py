@@ -6,11 +6,10 @@ the edit-history events, tells the listeners (the SQLite index), and only then a
 the callers. Reads parse files on demand and cache them by (size, mtime).
 
 Every write that brings new text (``append``, ``append_many``, ``update`` with new content,
-``modify(content=...)``) is checked against ``max_record_chars`` here, before it is queued:
-whichever door a write came in by (CLI, control socket, commands, the writer, the model's
-tools), a longer one is refused with :class:`~familiars.memory.RecordTooLongError`. In the
-same place its secrets are masked as ``[privacy]`` says (``_redaction``): a password, key or
-card told to ``memory add``, ``/memory edit`` or the memory page is never written in clear.
+``modify(content=...)``) is checked against ``max_record_chars`` here, before it is queued,
+whatever door it came by: a longer one is refused (``RecordTooLongError``). Here too its
+secrets are masked as ``[privacy]`` says (``_redaction``): a password, key or card told to
+``memory add``, ``/memory edit`` or the memory page is never written in clear.
 """
 
 from __future__ import annotations
@@ -606,9 +605,8 @@ class MemoryStore:
         return _Op(path, apply)
 
     async def purge_left_history(self, record_ids: Iterable[str]) -> builtins.list[str]:
-        """The history of each record in ``record_ids`` whose entry is gone, purged (a
-        resumed forget: a crash between an entry's removal and its history's purge, the
-        start then noting the removal as a hand edit). Returns the ids purged."""
+        """The history of each of ``record_ids`` whose entry is gone, purged (a resumed forget:
+        a crash between an entry's removal and its history's purge). The ids purged."""
         wanted = [i for i in dict.fromkeys(record_ids) if RECORD_ID_RE.fullmatch(i)]
         holding = await asyncio.to_thread(self._holding_history, wanted) if wanted else {}
 
@@ -624,15 +622,13 @@ class MemoryStore:
         return [i for ids in found for i in ids]
 
     def _holding_history(self, record_ids: builtins.list[str]) -> dict[Path, builtins.list[str]]:
-        """See :func:`history.holding` (the database home overrides)."""
-        return history.holding(self.workspace, record_ids)
+        return history.holding(self.workspace, record_ids)  # the database home overrides
 
     async def forget_unparsed(self, user_key: str) -> builtins.list[str]:
-        """What is not an entry in a person's own memory files (a hand-edited entry whose
-        header does not parse, text typed before the first entry) goes: kept through every
-        other write so nothing typed is lost, but ``users/<key>/`` holds only that person, so
-        when they are forgotten whole none of it may stay (tester F18). Where each stretch
-        was (``users/<key>/<file>:<line>``), to be said in the answer."""
+        """A person's files lose what is not an entry (a broken entry, text typed before the
+        first) and their histories every event (of a broken entry, of one removed by hand):
+        kept through every other write, but ``users/<key>/`` holds only them (tester F18,
+        s37). Where each stretch was (``users/<key>/<file>:<line>``), for the answer."""
         folder = self.workspace / "users" / check_user_key(user_key)
         paths = await asyncio.to_thread(lambda: sorted(folder.glob("*.md")))
         found = await self._submit([self._drop_unparsed_op(p) for p in paths])
@@ -647,9 +643,14 @@ class MemoryStore:
                 parsed.segments = [s for s in parsed.segments if s.record is not None]
                 log.norms.pop(path, None)
                 log.dirty.add(path)
+            held = self._history_ids(path)  # purged after the write: no "removed" hand edit
+            log.purges += [(path, i) for i in held if i not in log.ids(path, parsed)]
             return [f"{name}:{s.line}" for s in dropped]
 
         return _Op(path, apply)
+
+    def _history_ids(self, path: Path) -> builtins.list[str]:
+        return history.held_ids(path)  # the database home overrides
 
     # ----------------------------------------------------------------- the writer task
 
@@ -757,8 +758,7 @@ class MemoryStore:
         history.unquote(path, quotes)
 
     def _purge_history(self, path: Path, record_ids: builtins.list[str]) -> None:
-        """Forgotten records' events go, a tombstone of each stays (the database home
-        overrides)."""
+        """Forgotten records' events go, a tombstone of each stays (database home: its own)."""
         history.purge(path, *record_ids)
 
     def _write_file(

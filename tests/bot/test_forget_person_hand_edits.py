@@ -81,3 +81,77 @@ def test_the_cli_forgets_the_hand_edits_and_says_what_it_could_not_read(tmp_path
     assert f"users/{ALICE}/" in result.output and "could not read" in result.output, result.output
     assert files_holding(ws, NEEDLE) == []
     assert files_holding(ws, "Pepper") == []
+
+
+JOB = "sound engineer"
+
+
+def break_header(ws: Path, needle: str) -> Path:
+    """The entry holding ``needle`` gets a header that does not parse (a comma removed), as
+    a person editing the file by hand might leave it."""
+    [path] = [p for p in sorted((ws / "users" / ALICE).glob("*.md")) if needle in p.read_text()]
+    lines = path.read_text(encoding="utf-8").split("\n")
+    at = next(i for i, line in enumerate(lines) if needle in line and "<!--" not in line) - 1
+    assert lines[at].startswith("<!-- {"), lines[at]
+    lines[at] = lines[at].replace(",", " ", 1)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+async def test_a_broken_entry_of_a_memory_leaves_no_history_when_the_person_goes(
+    tmp_path: Path,
+) -> None:
+    """Tester s37: a memory whose entry was broken by hand (its header no longer parses)
+    kept its words in the history sidecar after "forget everything about me": its first
+    upsert, and a "removed by hand" event written at forget time. The question says the
+    unreadable entries go too."""
+    ws = tmp_path / "ws"
+    async with offline(ws) as bot:
+        await bot.say(f"I work as a {JOB}.")
+        await bot.say("My dog is called Pepper.")
+    assert any(p.endswith(".history.jsonl") for p in files_holding(ws, JOB))
+    break_header(ws, JOB)
+    async with offline(ws) as bot:
+        asked = await bot.say("forget everything about me")
+        assert "1 entry I could not read" in asked, asked
+        done = await bot.say("yes")
+        assert done.startswith("Forgotten everything about you"), done
+        assert "no files and what I could not read in your files, everywhere" in done, done
+        assert files_holding(ws, JOB) == []
+        assert files_holding(ws, "Pepper") == []
+    async with offline(ws):  # a start after it notes no hand edit with the words
+        pass
+    assert files_holding(ws, JOB) == []
+
+
+@pytest.mark.parametrize("door", ["words", "id"])
+async def test_a_single_forget_leaves_no_earlier_text_nor_a_hand_edit_with_it(
+    tmp_path: Path, door: str
+) -> None:
+    """A memory changed by hand while the bot was off (its history holds the text before,
+    in a "changed by hand" event), in a file with a broken entry of another memory: its
+    forget leaves neither text in any history, then or at the next start."""
+    ws = tmp_path / "ws"
+    async with offline(ws) as bot:
+        await bot.say(f"I work as a {JOB}.")
+        await bot.say("My dog is called Pepper.")
+    [path] = [p for p in sorted((ws / "users" / ALICE).glob("*.md")) if JOB in p.read_text()]
+    path.write_text(path.read_text().replace(f"{JOB}.", f"{JOB} at Abbey Road."))
+    break_header(ws, "Pepper")
+    async with offline(ws) as bot:
+        if door == "words":
+            assert "Abbey Road" in await bot.say(f"forget that I work as a {JOB}")
+            done = await bot.say("yes")
+        else:
+            [rec] = [r for r in await bot.app.memory.store.list() if JOB in r.content]
+            assert bot.app.dialogues is not None
+            inv = CommandInvocation(
+                "telegram", "u1", "u1", "Alice", "memory", ("forget", rec.id, "confirm"), ts=NOW
+            )
+            done = (await bot.app.dialogues.command(inv)).text
+        assert done.startswith("Forgotten"), done
+        assert files_holding(ws, JOB) == [] and files_holding(ws, "Abbey") == []
+    async with offline(ws):
+        pass
+    assert files_holding(ws, JOB) == [] and files_holding(ws, "Abbey") == []
+    assert files_holding(ws, "Pepper")  # the broken entry is the person's to fix

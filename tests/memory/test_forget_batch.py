@@ -57,7 +57,7 @@ async def test_a_left_history_is_purged_only_for_entries_that_are_gone(
         before = await store.history(live.id)
         assert await store.purge_left_history([live.id, "m_nosuchrecord", "../x"]) == []
         assert await store.history(live.id) == before
-        if memory_home == "files":
+        if memory_home == "sqlite":  # the files home: a file to cut
             bike = make_record(
                 "Alice's bike code ZQ5512.", scope="user", category="knowledge", user_key="alice"
             )
@@ -88,3 +88,28 @@ async def test_forgetting_an_id_takes_its_hand_copy_too(workspace: Path) -> None
         await store.forget(rec.id)
         assert await store.list(user_key="al") == []
     assert files_holding(workspace, "QZ8812") == []
+
+
+async def test_a_person_forgotten_whole_leaves_no_event_in_their_histories(
+    workspace: Path, memory_home: str
+) -> None:
+    """``forget_unparsed`` (the last step of a whole-person forget) purges every event left
+    in the person's files' histories, here of an entry cut out by hand, and never a live
+    record's (tester s37: a hand-broken entry's record stayed in profile.history.jsonl)."""
+    async with open_store(workspace) as store:
+        live = await store.append(make_record("Alice's locker KQ7719 is blue.", scope="user",
+                                              category="knowledge", user_key="alice"))  # fmt: skip
+        gone = await store.append(make_record("Alice's bike code ZQ5512.", scope="user",
+                                              category="knowledge", user_key="alice"))  # fmt: skip
+        before = await store.history(live.id)
+        assert await store.forget_unparsed("alice") == []  # nothing left behind: no change
+        assert await store.history(gone.id) != []
+        if memory_home == "sqlite":  # the files home: a file to cut
+            path = workspace / "users" / "alice" / "knowledge.md"
+            text = path.read_text(encoding="utf-8")
+            path.write_text(text[: text.rfind("<!--", 0, text.index("ZQ5512"))], "utf-8")
+            store.invalidate(path)
+            assert files_holding(workspace, "ZQ5512")  # its history still holds the words
+            assert await store.forget_unparsed("alice") == []
+            assert files_holding(workspace, "ZQ5512") == []
+        assert await store.history(live.id) == before

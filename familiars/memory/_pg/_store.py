@@ -328,6 +328,14 @@ class PgMemoryStore(MemoryStore):
             out.setdefault(self.workspace / cell, []).append(str(record_id))
         return out
 
+    def _history_ids(self, path: Path) -> builtins.list[str]:
+        rows = self.conn.execute(
+            "SELECT DISTINCT record_id FROM history WHERE cell = %s"
+            " AND line NOT LIKE '%%\"forgotten\":true%%'",
+            (self.cell_of(path),),
+        ).fetchall()
+        return sorted(str(r[0]) for r in rows)
+
     def _purge_history(self, path: Path, record_ids: builtins.list[str]) -> None:
         for record_id in record_ids:
             tombstone = {"event": "delete", "ts": iso_now(), "id": record_id, "forgotten": True}
