@@ -229,8 +229,9 @@ _MOVED_TO = re.compile(
 def value_fact(
     slot: str, clause: str, *, noun_kind: Callable[[str], str] | None = None, sure: bool = False
 ) -> list[Fact]:
-    """The facts of ``slot`` in ``clause`` (a job said by what one does may bring the home
-    it names); [] when no value can be read. ``sure``: the slot model is sure of the slot."""
+    """The facts of ``slot`` in ``clause`` (a job said by what one does keeps the town it
+    names in its words, not as a home); [] when no value can be read. ``sure``: the slot
+    model is sure of the slot."""
     text = plain(clause)
     if not text or (slot != "family" and RELATIVE_SAYS.match(text)):
         return []  # "my mum lives in Swansea", "my daughter has a hamster": the relative's
@@ -677,8 +678,14 @@ def _workplace_value(text: str, kind: NounKind) -> Fact | None:
 _HOME_VERBS = frozenset(_words("live stay reside rent own have moved relocated settled am"))
 
 
+#: What one is, then where: "I'm a sparkie up in Cairns" says where the work is, not a home.
+_WHAT_ONE_IS_IN = re.compile(
+    r"^(?:i'?m|im|i\s+am)\s+(?:an?|the)\s+[\w' -]+?\s+(?:(?:up|out|down|over)\s+)?in\s", re.I
+)
+
+
 def _home_value(text: str, kind: NounKind) -> Fact | None:
-    if _SOMEONE_ELSE.search(text):
+    if _SOMEONE_ELSE.search(text) or _WHAT_ONE_IS_IN.match(text):
         return None
     doing = _DOING.match(text)
     if doing is not None and doing.group("verb").lower() not in _HOME_VERBS:

@@ -14,6 +14,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from familiars.memory._limits import DEFAULT_MAX_RECORD_CHARS
+from familiars.memory._offline._asides import asides_said
 from familiars.memory._offline._birthdays import match_others_birthday
 from familiars.memory._offline._changes import revise
 from familiars.memory._offline._clauses import (
@@ -225,7 +226,7 @@ def facts_in(
     meaning = not sarcastic(text)
     own = True  # the message's first clause, said alone, is the user's
     said_text = _without_long_words(text, max_chars)
-    said_text = pronoun_named(pronouns_joined(everyday(unemphasised(said_text))))
+    said_text = pronoun_named(pronouns_joined(everyday(unemphasised(asides_said(said_text)))))
     for sentence, group in _sentence_clauses(said_text):
         said_here: list[Fact] = []
         if (greeting := match_greeting_name(sentence)) is not None:
