@@ -56,3 +56,30 @@ def test_an_aside_in_brackets_is_read_as_said_plainly(text: str, wanted: str) ->
 )
 def test_an_aside_that_takes_the_claim_back_keeps_nothing(text: str) -> None:
     assert _said(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("how do I stop my cat Pudding scratching the sofa?", "The user has a cat called Pudding."),
+        ("what should I get my wife Anna for our anniversary?", "The user's wife is called Anna."),
+        ("any tips for my son Luca's first day?", "The user's son is called Luca."),
+    ],
+)
+def test_a_question_keeps_the_name_it_gives_ones_own_relative_or_pet(
+    text: str, wanted: str
+) -> None:
+    assert _said(text) == [wanted]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what's my dog called?",
+        "what do you think of my friend's dog Max?",
+        "do you like my new Nike trainers?",
+        "should I get a cat called Pudding?",
+    ],
+)
+def test_a_question_that_names_nothing_of_ones_own_keeps_nothing(text: str) -> None:
+    assert _said(text) == []

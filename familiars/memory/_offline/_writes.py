@@ -55,6 +55,7 @@ from familiars.memory._offline._patterns import (
 )
 from familiars.memory._offline._people import people_facts
 from familiars.memory._offline._plans import match_plan
+from familiars.memory._offline._presumed import presumed
 from familiars.memory._offline._relatives import (
     match_relative_place,
     one_record_per_someone,
@@ -208,6 +209,17 @@ def _wished_only(said: str, facts: list[Fact]) -> list[Fact]:
     return [f for f in facts if _is_meaning(f)] if _WISHED.match(said) else facts
 
 
+def _presumed_said(group: list[str], text: str) -> list[str]:
+    """The clauses of a sentence, a question's replaced by what it takes for granted about
+    the person's own relatives and pets ("what should I get my wife Anna?" -> "my wife is
+    called Anna"); a question that takes nothing for granted stays, to be skipped."""
+    out = []
+    for clause in group:
+        asked = _is_question(_politely_asked(clause), text) and not _REPORTED.search(clause)
+        out += (presumed(clause) or [clause]) if asked else [clause]
+    return out
+
+
 def facts_in(
     text: str,
     *,
@@ -234,7 +246,7 @@ def facts_in(
                 **{**greeting.__dict__, "quote": sentence.strip()[:200]}
             )
         noting = False
-        for said_clause in group:
+        for said_clause in _presumed_said(group, text):
             own_before, own = own, _owned(said_clause, own)
             if len(said_clause) > max_chars or _SKIPPED in said_clause:
                 logger.info("offline writer: skipped a clause over %d characters", max_chars)
