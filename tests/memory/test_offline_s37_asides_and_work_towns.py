@@ -83,3 +83,15 @@ def test_a_question_keeps_the_name_it_gives_ones_own_relative_or_pet(
 )
 def test_a_question_that_names_nothing_of_ones_own_keeps_nothing(text: str) -> None:
     assert _said(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["My colleague works at Google", "my friend moved to Leeds", "my boss lives in Reading"],
+)
+def test_where_someone_outside_the_family_lives_or_works_is_not_kept(text: str) -> None:
+    assert _said(text) == []
+
+
+def test_where_a_relative_lives_is_still_kept() -> None:
+    assert _said("my brother lives in Toronto") == ["The user's brother lives in Toronto."]
