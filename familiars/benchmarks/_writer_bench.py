@@ -95,6 +95,15 @@ S36B_DATA = Path(__file__).parent / "data" / "writer_s36b.jsonl"
 #: record it takes back, a relative's fact put right ("she lives in B, not A") or restated,
 #: a like denied and replaced, "dying to" as a wish, "working like engineer". Tuned on.
 S36C_DATA = Path(__file__).parent / "data" / "writer_s36c.jsonl"
+#: A twelfth dev batch (s37), written before the rules it measured: terse texting with typos,
+#: long run-ons mixing facts with small talk, Indian, Australian, British and American English,
+#: slang, questions that hold a fact ("do you think my lab Maisie needs a bigger crate?"), and,
+#: for more than half, messages that keep nothing or only part of what they mention: others'
+#: facts, hypotheticals, sarcasm, quotes, lyrics, pasted mail, negations, past habits. Tuned on.
+S37_DATA = Path(__file__).parent / "data" / "writer_s37.jsonl"
+#: Its out-of-sample check (s37b): 46 new wordings written after the first s37 rules and
+#: before the rest, to see whether they carry over. Not tuned on.
+S37B_DATA = Path(__file__).parent / "data" / "writer_s37b.jsonl"
 #: Monday 30 November 2026, 14:00 in Berlin: dates in the set are read against this.
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
 TIMEZONE = "Europe/Berlin"
@@ -404,6 +413,8 @@ def side_by_side(
         "dev (s36)": load_messages(S36_DATA, "dev") if S36_DATA.is_file() else [],
         "dev (s36b)": load_messages(S36B_DATA, "dev") if S36B_DATA.is_file() else [],
         "dev (s36c)": load_messages(S36C_DATA, "dev") if S36C_DATA.is_file() else [],
+        "dev (s37)": load_messages(S37_DATA, "dev") if S37_DATA.is_file() else [],
+        "dev (s37b)": load_messages(S37B_DATA, "dev") if S37B_DATA.is_file() else [],
         "held (old)": load_messages(dev_path, "held"),
         "fresh held": fresh,
         "originals": [m for m in fresh if m.id in originals],

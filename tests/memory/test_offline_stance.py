@@ -60,7 +60,7 @@ def test_a_relatives_pet_is_still_kept_and_a_dislike_by_negation_still_read(
     [
         (
             "morning! jo here, I drive buses in Glasgow and have a greyhound called Dash",
-            ["name is Jo", "drives buses", "lives in Glasgow", "greyhound called Dash"],
+            ["name is Jo", "drives buses in Glasgow", "greyhound called Dash"],
         ),
         (
             "I'm 45, a plumber, and I've got a Jack Russell named Pip",

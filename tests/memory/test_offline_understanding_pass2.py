@@ -74,10 +74,10 @@ def test_a_new_clause_after_and_or_but_is_cut_whole(text: str, said: list[str]) 
         ("I can't have sesame, I'm allergic", "The user is allergic to sesame."),
         ("I've got a gecko, Noodle", "The user has a gecko called Noodle."),
         ("got a tiny pug, he's called Otto", "The user has a tiny pug called Otto."),
-        ("I mend bikes for a living down in Hull", "The user lives in Hull."),
+        ("I mend bikes for a living down in Hull", "The user mends bikes in Hull for a living."),
         (
             "I drive trams for a living in Oslo",
-            "The user works as a driver: drives trams for a living.",
+            "The user works as a driver: drives trams in Oslo for a living.",
         ),
         (
             "my sister's husband is a pilot called Idris",

@@ -125,8 +125,8 @@ COMPOUND = [
         ["The user's brother lives in Paris.", "The user lives in Leeds."],
     ),
     (
-        "My friend works at Google but I work at Acme",
-        ["The user's friend works at Google.", "The user works at Acme."],
+        "My friend works at Google but I work at Acme",  # the friend's work is theirs
+        ["The user works at Acme."],
     ),
     ("She said she likes jazz but I hate country", ["The user doesn't like country."]),
     ("I work at Acme and live in Leeds", ["The user works at Acme.", "The user lives in Leeds."]),

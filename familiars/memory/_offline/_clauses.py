@@ -437,7 +437,7 @@ def _subject_given(part: str, before: list[str]) -> str:
 _WHAT_THEN_WHERE = re.compile(
     r"^(?P<what>(?:an?\s+)?[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)"
     r"(?:\s+(?P<at>at|for|with)\s+(?P<org>.+?))?"
-    r"(?:\s+(?:from|in|based\s+in|living\s+in|out\s+of)\s+(?P<place>(?-i:[A-Z][\w'-]*)(?:\s+(?-i:[A-Z][\w'-]*))?))?$",
+    r"(?:\s+(?P<by>from|in|based\s+in|living\s+in|out\s+of)\s+(?P<place>(?-i:[A-Z][\w'-]*)(?:\s+(?-i:[A-Z][\w'-]*))?))?$",
     re.I,
 )
 #: A student's part with the town: "at uni in leeds doing history", "studying law in bristol".
@@ -477,12 +477,12 @@ def _intro_part(part: str, *, bare: bool = False) -> list[str]:
     if m is None or not (m.group("org") or m.group("place") or (bare and part.islower())):
         return []
     what = m.group("what")
-    said = what if re.match(r"^an?\s", what, re.I) else f"a {what}"
+    said = what if re.match(r"^an?\s", what, re.I) else _a(what.lower())
     at = f" {m.group('at')} {m.group('org')}" if m.group("org") else ""
-    out = [f"I'm {said}{at}"]
-    if m.group("place"):
-        out.append(f"I live in {m.group('place')}")
-    return out
+    where = m.group("place")
+    if where and m.group("by").lower() == "in":  # the work's town, not a home
+        return [f"I'm {said}{at} in {where}"]
+    return [f"I'm {said}{at}", *([f"I live in {where}"] if where else [])]
 
 
 #: The same typed in lower case ("im jay, 19, studying comp sci"): the age said right after

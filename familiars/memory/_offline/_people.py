@@ -239,9 +239,8 @@ def match_job(clause: str) -> list[Fact]:
         return [_job_fact(m.group("article"), m.group("job"))]
     m = _FOR_A_LIVING.match(clause)
     if m:
-        place = m.group("place")
-        home = [Fact("user", "profile", f"The user lives in {place}.", ("home",), "home", 0.7)]
-        return [living_fact(m.group("a") or m.group("b")), *(home if place else [])]
+        where = f" in {m.group('place')}" if m.group("place") else ""  # the work's, no home
+        return [living_fact(f"{m.group('a') or m.group('b')}{where}")]
     m = _TEACH_AT.match(clause)
     if m:
         work = _work_fact(m.group("org"))

@@ -25,9 +25,11 @@ _PLACE_OF = re.compile(
 
 
 def match_relative_place(clause: str) -> Fact | None:
-    """ "The user's brother lives in Hull." for "my brother lives in Hull"; None else."""
+    """ "The user's brother lives in Hull." for "my brother lives in Hull"; None else, and
+    None for someone outside the family ("my colleague works at Google"): their life, not
+    the person's, as a friend's dog is."""
     m = _PLACE_OF.match(clause.strip())
-    if m is None:
+    if m is None or relation_kind(m.group("rel")) != "family":
         return None
     rel = ((m.group("mod") or "") + m.group("rel")).lower()
     verb = re.sub(r"\s+", " ", m.group("verb").lower())

@@ -113,7 +113,8 @@ _JOKING = re.compile(
     r"\b(?:jk|j/k|jking|kidding\s+lol)\b|\b(?:just|only)\s+(?:kidding|joking)\b|"
     r"\b(?:i'?m|im|i\s+am|i\s+was|was)\s+(?:only\s+|just\s+)?(?:kidding|joking)\b|"
     r"\b(?:was|were|is)\s+(?:just\s+|only\s+)?a\s+joke\b|"
-    r"(?:^|[,.;!]\s*)not\s+really\W*(?:lol|haha\w*)?\W*$|^\W*not\s+really\s*[,.!]",
+    r"(?:^|[,.;!(]\s*|\b(?:lol|haha\w*)\s+)not\s+really\W*(?:lol|haha\w*)?\W*$|"
+    r"^\W*not\s+really\s*[,.!]|\(\s*(?:kidding|joking)\s*\)",
     re.IGNORECASE,
 )
 

@@ -16,9 +16,9 @@ import re
 from collections.abc import Callable
 
 from familiars.memory._offline._health_values import allergy_value
+from familiars.memory._offline._liking_values import dislike_value, like_value
 from familiars.memory._offline._objects import (
     _NOT_NAMES,
-    NO_THING,
     Fact,
     _words,
     third_person,
@@ -224,71 +224,14 @@ _MOVED_TO = re.compile(
     r"(?P<place>(?-i:[A-ZÀ-Þ][\w'.-]*(?:\s+[A-ZÀ-Þ][\w'.-]*)*))(?P<first>)",
     re.I,
 )
-#: When it is done, said before the doing: "weekends I go fishing", "on Sundays I sail".
-_WHEN = (
-    r"(?:(?:at\s+|on\s+)?(?:the\s+)?(?:weekends?|evenings?|mornings?|sundays?|saturdays?)\s+|"
-    r"in\s+my\s+(?:free|spare)\s+time,?\s+|most\s+(?:days|nights|weekends)\s+)?"
-)
-_LIKING = re.compile(
-    rf"^{_WHEN}(?:i'?m\s+|im\s+|i\s+am\s+|i'?ve\s+|i\s+)?(?:(?:really|absolutely|just|totally|so|truly|"
-    r"actually|honestly|now|recently|finally)\s+)*"
-    r"(?:(?:really|absolutely|so|a\s+(?:huge|big)|huge|big)\s+)*"
-    r"(?:(?:love|adore|enjoy)(?:ing)?|like|into|fan\s+of|obsessed\s+with|mad\s+(?:about|on)|"
-    r"crazy\s+about|can'?t\s+get\s+enough\s+of|passionate\s+about|hooked\s+on|keen\s+on|play|"
-    r"do|practi[sc]e|getting\s+into|got\s+into|big\s+on|(?:a\s+)?sucker\s+for|live\s+for|"
-    r"go(?=\s+\w+ing\b)|"
-    r"spend\s+(?:my\s+)?(?:evenings|weekends|free\s+time|spare\s+time)|"
-    r"drink|prefer|switched\s+to|moved\s+on\s+to)\s+(?P<thing>.+?)"
-    r"(?:\s+(?:now|these\s+days|at\s+the\s+moment|lately|right\s+now|rn|for\s+me))?$"
-    # "these days it's all wild swimming (for me)"
-    r"|^(?:(?:these\s+days|nowadays|now),?\s+)?(?:it'?s|its|it\s+is)\s+(?:all|mostly|mainly|largely|more|pretty\s+much\s+all|"
-    rf"more\s+or\s+less\s+all)\s+(?:about\s+)?(?!{NO_THING})(?P<all>.+?)(?:\s+for\s+me)?"
-    r"(?:\s+(?:now|these\s+days))?$",
-    re.I,
-)
-#: "I'm a huge Arsenal fan", "I'm a coffee addict": the thing before the word of liking.
-_A_FAN = re.compile(
-    r"^(?:i'?m|im|i\s+am)\s+(?:an?\s+)?(?:(?:big|huge|massive|real|total|proper|bit\s+of\s+an?)\s+)?"
-    r"(?P<thing>[\w'-]+(?:\s+[\w'-]+)?)\s+(?:fan|addict|lover|nut|buff|fanatic|enthusiast|geek|"
-    r"nerd|junkie|fiend)$",
-    re.I,
-)
-_THING_IS_FAVOURITE = re.compile(
-    r"^(?P<thing>.+?)\s+(?:is|are)\s+my\s+(?:favou?rite|fave|thing|jam|life|passion|"
-    r"everything|obsession)\b",
-    re.I,
-)
-#: "birdwatching is what I enjoy", "what I love is jazz": the thing named around "what I".
-_WHAT_I_LIKE = re.compile(
-    r"^(?P<thing>.+?)\s+(?:is|are)\s+what\s+i\s+(?:really\s+|most\s+)?(?:love|enjoy|like|adore|"
-    r"live\s+for)(?:\s+(?:most|best|doing))?$"
-    r"|^what\s+i\s+(?:really\s+|most\s+)?(?:love|enjoy|like|adore)(?:\s+(?:most|best))?\s+"
-    r"(?:is|are)\s+(?P<thing2>.+)$",
-    re.I,
-)
-_MY_FAVOURITE = re.compile(r"^my\s+(?:favou?rite|fave)\s+[\w ]+?\s+is\s+(?P<thing>.+)$", re.I)
-_DISLIKING = re.compile(
-    r"^(?:i'?m\s+|im\s+|i\s+am\s+|i\s+)?(?:(?:really|absolutely|just|truly|actually|honestly|"
-    r"now)\s+)*(?:hate|detest|loathe|despise|dislike|can'?t\s+stand|can'?t\s+bear|"
-    r"not\s+(?:a\s+|big\s+)?(?:fan\s+of|keen\s+on|into|big\s+on|on)|don'?t\s+(?:like|enjoy))"
-    r"\s+(?P<thing>.+)$",
-    re.I,
-)
-#: A time of day or week said to be the worst is grief or low mood, not a dislike (s34 U24:
-#: "The evenings are the worst" was kept as "you don't like The evenings").
-_THING_IS_BAD = re.compile(
-    r"^(?!(?:the\s+)?(?:evenings?|nights?|mornings?|weekends?|days?|sundays?|mealtimes)\s)"
-    r"(?P<thing>.+?)\s+(?:is|are)\s+(?:so\s+|just\s+|really\s+)?(?:disgusting|gross|vile|"
-    r"awful|horrible|the\s+worst|not\s+for\s+me|not\s+my\s+thing)\b",
-    re.I,
-)
 
 
 def value_fact(
     slot: str, clause: str, *, noun_kind: Callable[[str], str] | None = None, sure: bool = False
 ) -> list[Fact]:
-    """The facts of ``slot`` in ``clause`` (a job said by what one does may bring the home
-    it names); [] when no value can be read. ``sure``: the slot model is sure of the slot."""
+    """The facts of ``slot`` in ``clause`` (a job said by what one does keeps the town it
+    names in its words, not as a home); [] when no value can be read. ``sure``: the slot
+    model is sure of the slot."""
     text = plain(clause)
     if not text or (slot != "family" and RELATIVE_SAYS.match(text)):
         return []  # "my mum lives in Swansea", "my daughter has a hamster": the relative's
@@ -504,9 +447,10 @@ def _job_values(text: str, kind: NounKind, *, sure: bool, work: bool = False) ->
         return []
     if _FOR_ONES_OWN.search(m.group("what")):  # "I cook for my family" is not a living
         return []
-    facts = [living_fact(f"{verb} {m.group('what').strip()}")]
-    home = match_place_or_home(m.group("place") or "")
-    return facts + ([home] if home is not None else [])
+    # the town said after what one does is where the work is, not a home ("I cut hair in a
+    # salon in Hove"): it stays in the job's words
+    where = f" in {m.group('place')}" if m.group("place") else ""
+    return [living_fact(f"{verb} {m.group('what').strip()}{where}")]
 
 
 def gerund(verb: str, what: str) -> str:
@@ -734,8 +678,14 @@ def _workplace_value(text: str, kind: NounKind) -> Fact | None:
 _HOME_VERBS = frozenset(_words("live stay reside rent own have moved relocated settled am"))
 
 
+#: What one is, then where: "I'm a sparkie up in Cairns" says where the work is, not a home.
+_WHAT_ONE_IS_IN = re.compile(
+    r"^(?:i'?m|im|i\s+am)\s+(?:an?|the)\s+[\w' -]+?\s+(?:(?:up|out|down|over)\s+)?in\s", re.I
+)
+
+
 def _home_value(text: str, kind: NounKind) -> Fact | None:
-    if _SOMEONE_ELSE.search(text):
+    if _SOMEONE_ELSE.search(text) or _WHAT_ONE_IS_IN.match(text):
         return None
     doing = _DOING.match(text)
     if doing is not None and doing.group("verb").lower() not in _HOME_VERBS:
@@ -765,36 +715,13 @@ def match_place_or_home(place: str) -> Fact | None:
     return Fact("user", "profile", f"The user lives in {place}.", ("home",), "home", 0.7)
 
 
-def _like_value(text: str, kind: NounKind) -> Fact | None:
-    m = (
-        _LIKING.match(text)
-        or _A_FAN.match(text)
-        or _THING_IS_FAVOURITE.match(text)
-        or _MY_FAVOURITE.match(text)
-        or _WHAT_I_LIKE.match(text)
-    )
-    if m is None:
-        return None
-    said = m.groupdict()
-    thing = said.get("thing") or said.get("thing2") or said.get("all") or ""
-    return match_preference(f"I like {thing}") if thing else None
-
-
-def _dislike_value(text: str, kind: NounKind) -> Fact | None:
-    m = _DISLIKING.match(text) or _THING_IS_BAD.match(text)
-    if m is None:
-        return None
-    thing = re.sub(r"^(?:the\s+)?", "", m.group("thing"))
-    return match_preference(f"I don't like {thing}")
-
-
 _READERS = {
     "name": _name,
     "family": _family_value,
     "job": _job_value,
     "workplace": _workplace_value,
     "home": _home_value,
-    "like": _like_value,
-    "dislike": _dislike_value,
+    "like": like_value,
+    "dislike": dislike_value,
     "allergy": allergy_value,
 }

@@ -14,6 +14,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from familiars.memory._limits import DEFAULT_MAX_RECORD_CHARS
+from familiars.memory._offline._asides import asides_said
 from familiars.memory._offline._birthdays import match_others_birthday
 from familiars.memory._offline._changes import revise
 from familiars.memory._offline._clauses import (
@@ -54,6 +55,7 @@ from familiars.memory._offline._patterns import (
 )
 from familiars.memory._offline._people import people_facts
 from familiars.memory._offline._plans import match_plan
+from familiars.memory._offline._presumed import presumed
 from familiars.memory._offline._relatives import (
     match_relative_place,
     one_record_per_someone,
@@ -207,6 +209,17 @@ def _wished_only(said: str, facts: list[Fact]) -> list[Fact]:
     return [f for f in facts if _is_meaning(f)] if _WISHED.match(said) else facts
 
 
+def _presumed_said(group: list[str], text: str) -> list[str]:
+    """The clauses of a sentence, a question's replaced by what it takes for granted about
+    the person's own relatives and pets ("what should I get my wife Anna?" -> "my wife is
+    called Anna"); a question that takes nothing for granted stays, to be skipped."""
+    out = []
+    for clause in group:
+        asked = _is_question(_politely_asked(clause), text) and not _REPORTED.search(clause)
+        out += (presumed(clause) or [clause]) if asked else [clause]
+    return out
+
+
 def facts_in(
     text: str,
     *,
@@ -225,7 +238,7 @@ def facts_in(
     meaning = not sarcastic(text)
     own = True  # the message's first clause, said alone, is the user's
     said_text = _without_long_words(text, max_chars)
-    said_text = pronoun_named(pronouns_joined(everyday(unemphasised(said_text))))
+    said_text = pronoun_named(pronouns_joined(everyday(unemphasised(asides_said(said_text)))))
     for sentence, group in _sentence_clauses(said_text):
         said_here: list[Fact] = []
         if (greeting := match_greeting_name(sentence)) is not None:
@@ -233,7 +246,7 @@ def facts_in(
                 **{**greeting.__dict__, "quote": sentence.strip()[:200]}
             )
         noting = False
-        for said_clause in group:
+        for said_clause in _presumed_said(group, text):
             own_before, own = own, _owned(said_clause, own)
             if len(said_clause) > max_chars or _SKIPPED in said_clause:
                 logger.info("offline writer: skipped a clause over %d characters", max_chars)
