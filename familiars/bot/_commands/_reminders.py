@@ -25,7 +25,8 @@ from zoneinfo import ZoneInfo
 
 from familiars.bot._adapters.base import CommandResponse
 from familiars.bot._commands._declare import Argument, Call, Caller, Command, Subcommand
-from familiars.bot._commands._timezone import local, zone_of
+from familiars.bot._commands._timezone import local
+from familiars.bot._home_zone import zone_of
 from familiars.bot._state import BotState
 from familiars.config import UserFacingError
 from familiars.memory import (
@@ -353,7 +354,10 @@ class RemindersCommand(Command):
     # ------------------------------------------------------------------ helpers
 
     async def _zone(self, caller: Caller) -> ZoneInfo:
-        return await zone_of(self._state, caller.user_key, self._book.default_timezone)
+        found = await zone_of(
+            self._state, self._book.store, caller.user_key, self._book.default_timezone
+        )
+        return found.info
 
     async def _find(self, caller: Caller, ref: str, now: datetime) -> Reminder:
         mine = await self._book.of(caller.user_key, now)
