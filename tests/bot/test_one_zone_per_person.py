@@ -85,3 +85,22 @@ async def test_repeating_reminders_follow_the_zone_of_the_home(
     assert "repeating reminders keep their time of day there: water the plants" in told
     assert "Mon 14 Dec 08:00" in told and "Mon 14 Dec 08:00" in listed
     assert datetime(2026, 12, 14, 8, 0, tzinfo=MELBOURNE) in due
+
+
+async def test_a_rule_kept_in_a_forgotten_home_zone_says_its_zone(
+    workspace: Path, real_embedder: Any
+) -> None:
+    """Forgetting the home takes its zone away; a repeating reminder keeps the time of day it
+    followed, and the list says in which zone, never "08:00" beside "21:00"."""
+    settings = load_settings(workspace=workspace)
+    async with console_bot(settings, [NOW], embedder=real_embedder) as bot:
+        await bot.say("I live in Melbourne")
+        await bot.say("remind me to water the plants every Monday at 8")
+        await bot.say("forget where I live")
+        await bot.say("yes")
+        listed = await bot.command("/reminders")
+    assert "times in UTC" in listed
+    assert (
+        "Sun 13 Dec 21:00 — water the plants (every Monday at 08:00 Australia/Melbourne time)"
+        in listed
+    )

@@ -206,12 +206,16 @@ def off_its_rule(reminder: Reminder) -> bool:
     return next_due(reminder.every, reminder.due - timedelta(seconds=1)) != reminder.due
 
 
-def _rule_said(r: Reminder) -> str:
+def _rule_said(r: Reminder, zone: ZoneInfo) -> str:
     """ " (every Tuesday at 18:00)", or " (moved, this time only; every Tuesday at 18:00)"
-    for an occurrence moved off its rule, so the label never contradicts its time."""
+    for an occurrence moved off its rule, so the label never contradicts its time; a rule
+    kept in another zone than the list's names it (the home that gave the zone was
+    forgotten: "every Monday at 08:00 Australia/Melbourne time" beside "Sun 21:00")."""
     if not r.rule:
         return ""
-    return f" (moved, this time only; {r.rule})" if off_its_rule(r) else f" ({r.rule})"
+    tz = (r.every or {}).get("tz")
+    rule = f"{r.rule} {tz} time" if tz and tz != zone.key else r.rule
+    return f" (moved, this time only; {rule})" if off_its_rule(r) else f" ({rule})"
 
 
 async def _retime(
@@ -305,7 +309,7 @@ def listing(mine: list[Reminder], zone: ZoneInfo, now: datetime) -> str:
     lines = [f"Your reminders (times in {zone.key}):"]
     for r in mine:
         fate = "" if r.is_open() else f" ({r.status})"
-        rule = _rule_said(r)
+        rule = _rule_said(r, zone)
         at = local(r.due, zone, now)
         lines.append(f"{r.number}. {at} — {r.task}{rule}{fate} · #{r.short_id}")
     # A sent one cannot be cancelled or moved: the hint names one still to come.
