@@ -358,8 +358,7 @@ class TurnPlanner:
         )
         await self._understand(plan, turn, plan_now, offline=offline)
         if not own_zone:  # "I live in Melbourne", said now or before
-            told = [*plan.actions.noted, *(new for new, _ in plan.actions.updated)]
-            plan.zone_note = await self._zone_note(turn, [*homes_of(turn.records), *told])
+            await self._home_said(plan, turn, plan_now, tz, offline=offline)
         if self.services.takes_tools(agent) and pending is None:
             # A model with tools sets reminders itself with set_reminder: the rules do not
             # set one behind its back, and it is not told one was set. A reminder with no
@@ -462,6 +461,29 @@ class TurnPlanner:
         if understanding.harm_is_ready(turn.said, turn.said_vector):  # no model: no thread
             return understanding.sounds_like_harm(turn.said, turn.said_vector)
         return await asyncio.to_thread(understanding.sounds_like_harm, turn.said, turn.said_vector)
+
+    async def _home_said(
+        self,
+        plan: TurnPlan,
+        turn: Turn,
+        plan_now: Callable[..., TurnActions],
+        tz: str,
+        *,
+        offline: bool,
+    ) -> None:
+        """The zone note, and a message that names a new home read again in its zone: "I
+        live in Oslo. Remind me to stretch every Tuesday at 9" is 09:00 in Oslo, as the next
+        message's "at 9" is (it was 09:00 in the zone before, and the note's follow came
+        before the reminder was stored, so missed it)."""
+        told = [*plan.actions.noted, *(new for new, _ in plan.actions.updated)]
+        homes = [*homes_of(turn.records), *told]
+        found = home_zone(homes) if told else None
+        if found is not None and found.zone and found.zone != tz and not turn.left_out:
+            plan.now = turn.now.astimezone(ZoneInfo(found.zone))
+            await self._understand(
+                plan, turn, partial(plan_now, timezone=found.zone), offline=offline
+            )
+        plan.zone_note = await self._zone_note(turn, homes)
 
     async def _zone_note(self, turn: Turn, homes: Sequence[str]) -> str:
         """Said once per person and zone (and per place of several zones): the time zone

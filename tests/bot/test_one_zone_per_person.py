@@ -104,3 +104,18 @@ async def test_a_rule_kept_in_a_forgotten_home_zone_says_its_zone(
         "Sun 13 Dec 21:00 — water the plants (every Monday at 08:00 Australia/Melbourne time)"
         in listed
     )
+
+
+async def test_a_reminder_said_with_the_home_is_in_the_home_zone(
+    workspace: Path, real_embedder: Any
+) -> None:
+    """The home and the reminder in one message: the reminder's 9 is the home's 9 (the zone
+    note's follow came before the reminder was stored, and it stayed at 09:00 UTC)."""
+    settings = load_settings(workspace=workspace)
+    async with console_bot(settings, [NOW], embedder=real_embedder) as bot:
+        said = await bot.say("I live in Oslo. Remind me to stretch every Tuesday at 9")
+        listed = await bot.command("/reminders")
+        due = list(bot.exact_jobs().values())
+    assert "I'll use Oslo time (Europe/Oslo)" in said and "Tue 8 Dec 09:00" in said
+    assert "Tue 8 Dec 09:00 — stretch (every Tuesday at 09:00)" in listed
+    assert datetime(2026, 12, 8, 9, 0, tzinfo=ZoneInfo("Europe/Oslo")) in due
