@@ -1,8 +1,9 @@
 """A time zone read from where the person lives, while they have set none (tester s37: after
 "I live in Melbourne" a reminder "at 8 tomorrow" fired at 08:00 UTC).
 
-:func:`zone_for` is the zone a turn reads times in: the one the person set (``/timezone``),
-else their home's, else the bot's default. The home's zone is read from their live records
+:func:`effective_zone` is the zone every road reads and shows a person's times in: the one
+the person set (``/timezone``), else their home's, else the bot's default; :func:`zone_of`
+reads it off the person and their records. The home's zone is read from their live records
 each turn and never stored: a move takes the new home's at once, and forgetting the home
 leaves no trace of it (a stored "America/Denver" would keep the city the person forgot).
 
@@ -23,9 +24,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from familiars.bot._care import homes_of, places_in
-from familiars.memory import MemoryRecord
+from familiars.bot._state import BotState
+from familiars.memory import ListQuery, MemoryRecord, MemoryStore
 
 #: Places a zone is named after that name another place, in another zone, too.
 ELSEWHERE_TOO: dict[str, tuple[str, ...]] = {
@@ -85,13 +88,49 @@ def home_zone(homes: Sequence[str]) -> HomeZone | None:
     return None
 
 
-def zone_for(own: str | None, records: Sequence[MemoryRecord], default: str) -> str:
-    """The zone a turn reads times in: ``own`` (set by the person), else that of the home
-    their live records name (:func:`home_zone`), else ``default``."""
-    if own:
-        return own
+@dataclass(frozen=True)
+class PersonZone:
+    """The zone a person's times are read and shown in, and why: ``own`` when they set it,
+    else ``home`` (the place it is read from) when where they live names one, else neither
+    (the bot's default)."""
+
+    name: str
+    own: bool = False
+    home: HomeZone | None = None
+
+    @property
+    def info(self) -> ZoneInfo:
+        return ZoneInfo(self.name)
+
+
+def effective_zone(own: str | None, records: Sequence[MemoryRecord], default: str) -> PersonZone:
+    """The one answer to "which zone is this person in": ``own`` (set by the person with
+    ``/timezone``), else that of the home their live ``records`` name (:func:`home_zone`),
+    else ``default``, else UTC. Every road (a turn, the commands, the words that move a
+    reminder, the reminder that fires) asks this, so one person sees one zone."""
+    if own and _real(own):
+        return PersonZone(own, own=True)
     found = home_zone(homes_of(records))
-    return found.zone if found is not None and found.zone else default
+    if found is not None and found.zone:
+        return PersonZone(found.zone, home=found)
+    return PersonZone(default if default and _real(default) else "UTC")
+
+
+async def zone_of(state: BotState, store: MemoryStore, user_key: str, default: str) -> PersonZone:
+    """:func:`effective_zone` for ``user_key``, read off the person and their live records
+    (where a turn has read them already, it calls :func:`effective_zone` on its own)."""
+    person = await state.person(user_key)
+    own = person.timezone if person else None
+    records = [] if own else await store.read_live(ListQuery(scope="user", user_key=user_key))
+    return effective_zone(own, records, default)
+
+
+def _real(name: str) -> bool:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        return False
+    return True
 
 
 def _zone_of(name: str, country: str = "") -> tuple[str, tuple[str, ...]] | None:
@@ -155,4 +194,4 @@ def _countries() -> dict[str, str]:
     return places
 
 
-__all__ = ["ELSEWHERE_TOO", "HomeZone", "home_zone", "zone_for"]
+__all__ = ["ELSEWHERE_TOO", "HomeZone", "PersonZone", "effective_zone", "home_zone", "zone_of"]

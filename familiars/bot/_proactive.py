@@ -11,11 +11,12 @@ from datetime import datetime
 
 from familiars.bot._adapters.base import PlatformAdapter
 from familiars.bot._commands import Caller
+from familiars.bot._home_zone import zone_of
 from familiars.bot._outbound import Outbound
 from familiars.bot._state import BotState
 from familiars.bot._state import DialogueInfo as BotDialogue
 from familiars.bot._turn import DialogueLog
-from familiars.memory import parse_ts
+from familiars.memory import MemoryStore, parse_ts
 from familiars.scheduler import DialogueInfo, ProactiveMessage, Scheduler
 
 logger = logging.getLogger(__name__)
@@ -132,21 +133,26 @@ class RuntimeSender:
 class StateDirectory:
     """The decider's view of the dialogues (for check-ins after a silence)."""
 
-    def __init__(self, state: BotState, default_tz: str) -> None:
+    def __init__(self, state: BotState, memory: MemoryStore, default_tz: str) -> None:
         self.state = state
+        self.memory = memory
         self.default_tz = default_tz
 
     async def active_dialogues(self, now: datetime) -> Sequence[DialogueInfo]:
         out = []
         for d in await self.state.dialogues():
             person = await self.state.person(d.user_key) if d.user_key else None
+            # The zone the reminder's words and quiet hours are in: the one every road uses.
+            zone = self.default_tz
+            if d.user_key:
+                zone = (await zone_of(self.state, self.memory, d.user_key, zone)).name
             out.append(
                 DialogueInfo(
                     agent_id=d.agent_id,
                     dialogue_id=d.dialogue_id,
                     user_key=d.user_key,
                     display_name=person.display_name if person else "",
-                    timezone=(person.timezone if person else None) or self.default_tz,
+                    timezone=zone,
                     is_group=d.is_group,
                     last_user_at=parse_ts(d.last_user_at),
                 )

@@ -30,11 +30,11 @@ from familiars.bot._access import AccessPolicy
 from familiars.bot._adapters.base import PlatformAdapter, TurnHandler, WebhookReceiver
 from familiars.bot._adapters.console import ConsoleAdapter
 from familiars.bot._commands import CommandSet, default_commands
-from familiars.bot._commands._timezone import zone_of
 from familiars.bot._dialogue import DialogueManager
 from familiars.bot._documents import Documents
 from familiars.bot._forget_person import PeopleState
 from familiars.bot._forgetting import ForgetByWords, runtime_forgetter
+from familiars.bot._home_zone import zone_of
 from familiars.bot._outbound import Outbound
 from familiars.bot._proactive import (
     RunningAdapters,
@@ -58,6 +58,7 @@ from familiars.memory import (
     Embedder,
     FolderWatcher,
     Forgetter,
+    MemoryStore,
     MemoryWatcher,
     MemoryWorkspace,
     MemoryWriter,
@@ -337,7 +338,10 @@ def _dialogue_manager(
     documents = turn.documents
     recall_log = turn.recall_log
     # The tools' forget questions wait where those asked in words do: one place answers them.
-    forget_words = ForgetByWords(turn.forgetter, timezone_of=_timezone_of(store.state))
+    forget_words = ForgetByWords(
+        turn.forgetter,
+        timezone_of=_timezone_of(store.state, store.memory.store, settings.scheduler.timezone),
+    )
     services = TurnServices(
         settings=settings,
         access=access,
@@ -361,7 +365,7 @@ def _dialogue_manager(
         forget_words=forget_words,
         reminder_words=ReminderWords(
             services.turn_tools.book if services.turn_tools else _book(settings, store, scheduler),
-            zone_of=_zone_of(store.state, settings.scheduler.timezone),
+            zone_of=_zone_of(store.state, store.memory.store, settings.scheduler.timezone),
         ),
         commands=commands,
         on_care_pause=scheduler.care_pause if scheduler is not None else None,
@@ -490,7 +494,7 @@ def _scheduler(
         records,
         sender,
         clock=clock,
-        dialogues=StateDirectory(store.state, settings.scheduler.timezone),
+        dialogues=StateDirectory(store.state, store.memory.store, settings.scheduler.timezone),
         model=model,
         gate=store.gate,
         # Issue 25: the pass and the TTL sweep run in the bot, not only by hand.
@@ -537,17 +541,20 @@ def _forgetter(
     )
 
 
-def _zone_of(state: BotState, default: str) -> Callable[[str], Awaitable[ZoneInfo]]:
+def _zone_of(
+    state: BotState, memory: MemoryStore, default: str
+) -> Callable[[str], Awaitable[ZoneInfo]]:
     async def zone(user_key: str) -> ZoneInfo:
-        return await zone_of(state, user_key, default)
+        return (await zone_of(state, memory, user_key, default)).info
 
     return zone
 
 
-def _timezone_of(state: BotState) -> Callable[[str], Awaitable[str | None]]:
+def _timezone_of(
+    state: BotState, memory: MemoryStore, default: str
+) -> Callable[[str], Awaitable[str | None]]:
     async def timezone_of(user_key: str) -> str | None:
-        person = await state.person(user_key)
-        return person.timezone if person is not None else None
+        return (await zone_of(state, memory, user_key, default)).name
 
     return timezone_of
 

@@ -38,7 +38,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from familiars.bot._access import AccessPolicy
-from familiars.bot._home_zone import zone_for
+from familiars.bot._home_zone import effective_zone
 from familiars.bot._outbound import Outbound
 from familiars.bot._prompt import BranchTurn, PromptParts, build_messages
 from familiars.bot._state import BotState
@@ -298,9 +298,8 @@ async def compose(turn: Turn, s: TurnServices) -> None:
         s.state.person(turn.user_key),
     )
     turn.taint = _taint_of(passages, turn.recalled, branch[:-1], turn.user_key, info.is_group)
-    tz = _zone(
-        zone_for(person.timezone if person else None, turn.records, s.settings.scheduler.timezone)
-    )
+    own = person.timezone if person else None
+    tz = _zone(effective_zone(own, turn.records, s.settings.scheduler.timezone).name)
     unseen = [it for it in turn.recalled if not (set(it.record_ids or (it.id,)) & profile_ids)]
     parts = PromptParts(
         persona=agent.persona,
@@ -559,9 +558,9 @@ async def _turn_context(turn: Turn, s: TurnServices, user_text: str) -> TurnCont
         reply_text=turn.reply,
         recent=recent,
         turn_id=turn.q_id,
-        timezone=zone_for(
+        timezone=effective_zone(
             person.timezone if person else None, turn.records, s.settings.scheduler.timezone
-        ),
+        ).name,
         now=turn.now.isoformat(timespec="seconds"),
         # Who spoke, for who may change what (memory._writer._rights).
         is_owner=s.is_owner(turn.message.platform, turn.message.user_id),

@@ -51,7 +51,8 @@ from familiars.bot._care import (
     speaks_of_self_harm,
 )
 from familiars.bot._care_talk import CareLog, asks_for_a_line, follow_up, lines_again, says_safe
-from familiars.bot._home_zone import home_zone, zone_for
+from familiars.bot._commands._timezone import repeating_followed
+from familiars.bot._home_zone import effective_zone, home_zone
 from familiars.bot._questions import Asked, as_asked, asked_each
 from familiars.bot._turn_actions import PendingReminder, TurnActions, plan_actions
 from familiars.bot._window import on_in_span
@@ -360,8 +361,7 @@ class TurnPlanner:
         )
         await self._understand(plan, turn, plan_now, offline=offline)
         if not own_zone:  # "I live in Melbourne", said now or before
-            told = [*plan.actions.noted, *(new for new, _ in plan.actions.updated)]
-            plan.zone_note = self._zone_note(turn, [*homes_of(turn.records), *told])
+            await self._home_said(plan, turn, plan_now, tz, offline=offline)
         if self.services.takes_tools(agent) and pending is None:
             # A model with tools sets reminders itself with set_reminder: the rules do not
             # set one behind its back, and it is not told one was set. A reminder with no
@@ -478,10 +478,34 @@ class TurnPlanner:
             return understanding.sounds_like_harm(turn.said, turn.said_vector)
         return await asyncio.to_thread(understanding.sounds_like_harm, turn.said, turn.said_vector)
 
-    def _zone_note(self, turn: Turn, homes: Sequence[str]) -> str:
+    async def _home_said(
+        self,
+        plan: TurnPlan,
+        turn: Turn,
+        plan_now: Callable[..., TurnActions],
+        tz: str,
+        *,
+        offline: bool,
+    ) -> None:
+        """The zone note, and a message that names a new home read again in its zone: "I
+        live in Oslo. Remind me to stretch every Tuesday at 9" is 09:00 in Oslo, as the next
+        message's "at 9" is (it was 09:00 in the zone before, and the note's follow came
+        before the reminder was stored, so missed it)."""
+        told = [*plan.actions.noted, *(new for new, _ in plan.actions.updated)]
+        homes = [*homes_of(turn.records), *told]
+        found = home_zone(homes) if told else None
+        if found is not None and found.zone and found.zone != tz and not turn.left_out:
+            plan.now = turn.now.astimezone(ZoneInfo(found.zone))
+            await self._understand(
+                plan, turn, partial(plan_now, timezone=found.zone), offline=offline
+            )
+        plan.zone_note = await self._zone_note(turn, homes)
+
+    async def _zone_note(self, turn: Turn, homes: Sequence[str]) -> str:
         """Said once per person and zone (and per place of several zones): the time zone
         read from where they live, while they have set none. Never in a group: the home
-        record is private."""
+        record is private. Their repeating reminders follow it as ``/timezone`` makes them
+        (``every Monday at 8`` set before stays at 08:00 there), said in the same line."""
         found = home_zone(homes)
         if turn.info.is_group or found is None:
             return ""
@@ -489,13 +513,18 @@ class TurnPlanner:
         if key in self.zone_said:
             return ""
         self.zone_said.add(key)
-        return found.said()
+        tools = self.services.turn_tools
+        if not found.zone or tools is None:
+            return found.said()
+        moved = await tools.book.follow_zone(turn.user_key, found.zone, turn.now)
+        return found.said() + repeating_followed(moved, ZoneInfo(found.zone), turn.now)
 
     async def _timezone(self, user_key: str, records: Sequence[MemoryRecord]) -> tuple[str, bool]:
-        """The person's zone (:func:`zone_for`) and whether they set it themselves."""
+        """The person's zone (:func:`effective_zone`) and whether they set it themselves."""
         person = await self.services.state.person(user_key)
         own = person.timezone if person else None
-        return zone_for(own, records, self.services.settings.scheduler.timezone), bool(own)
+        found = effective_zone(own, records, self.services.settings.scheduler.timezone)
+        return found.name, found.own
 
     async def _store_reminders(
         self,

@@ -56,7 +56,7 @@ from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from familiars.bot._commands._reminders import local
-from familiars.bot._commands._timezone import zone_of
+from familiars.bot._home_zone import zone_of
 from familiars.bot._state import BotState
 from familiars.bot._tools import (
     DEFAULT_MAX_CALLS,
@@ -301,7 +301,7 @@ class TurnTools:
     ) -> ToolCaller:
         """The caller of a new turn of ``user_key``."""
         self._turns += 1
-        zone = await zone_of(self.state, user_key, self.book.default_timezone)
+        zone = (await zone_of(self.state, self.store, user_key, self.book.default_timezone)).info
         taint = taint if taint is not None else TurnTaint()
         return ToolCaller(
             user_key, agent_id, dialogue_id, is_owner, is_group, zone, now, self._turns, taint

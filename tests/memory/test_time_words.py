@@ -79,6 +79,12 @@ def test_an_hour_without_am_or_pm() -> None:
     assert afternoon_hour(6, "tomorrow morning at 6") == 6
 
 
+def test_am_written_against_the_hour_is_the_morning() -> None:
+    """ "5am" has no word edge between the 5 and the "am": it still says the morning."""
+    assert afternoon_hour(5, "5am") == afternoon_hour(5, "at 5 a.m.") == 5
+    assert afternoon_hour(5, "at 5 with the team") == 17  # "am" inside a word says nothing
+
+
 @pytest.mark.parametrize(
     ("said", "when"),
     [

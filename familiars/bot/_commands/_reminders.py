@@ -25,7 +25,8 @@ from zoneinfo import ZoneInfo
 
 from familiars.bot._adapters.base import CommandResponse
 from familiars.bot._commands._declare import Argument, Call, Caller, Command, Subcommand
-from familiars.bot._commands._timezone import local, zone_of
+from familiars.bot._commands._timezone import local
+from familiars.bot._home_zone import zone_of
 from familiars.bot._state import BotState
 from familiars.config import UserFacingError
 from familiars.memory import (
@@ -205,12 +206,16 @@ def off_its_rule(reminder: Reminder) -> bool:
     return next_due(reminder.every, reminder.due - timedelta(seconds=1)) != reminder.due
 
 
-def _rule_said(r: Reminder) -> str:
+def _rule_said(r: Reminder, zone: ZoneInfo) -> str:
     """ " (every Tuesday at 18:00)", or " (moved, this time only; every Tuesday at 18:00)"
-    for an occurrence moved off its rule, so the label never contradicts its time."""
+    for an occurrence moved off its rule, so the label never contradicts its time; a rule
+    kept in another zone than the list's names it (the home that gave the zone was
+    forgotten: "every Monday at 08:00 Australia/Melbourne time" beside "Sun 21:00")."""
     if not r.rule:
         return ""
-    return f" (moved, this time only; {r.rule})" if off_its_rule(r) else f" ({r.rule})"
+    tz = (r.every or {}).get("tz")
+    rule = f"{r.rule} {tz} time" if tz and tz != zone.key else r.rule
+    return f" (moved, this time only; {rule})" if off_its_rule(r) else f" ({rule})"
 
 
 async def _retime(
@@ -304,7 +309,7 @@ def listing(mine: list[Reminder], zone: ZoneInfo, now: datetime) -> str:
     lines = [f"Your reminders (times in {zone.key}):"]
     for r in mine:
         fate = "" if r.is_open() else f" ({r.status})"
-        rule = _rule_said(r)
+        rule = _rule_said(r, zone)
         at = local(r.due, zone, now)
         lines.append(f"{r.number}. {at} — {r.task}{rule}{fate} · #{r.short_id}")
     # A sent one cannot be cancelled or moved: the hint names one still to come.
@@ -353,7 +358,10 @@ class RemindersCommand(Command):
     # ------------------------------------------------------------------ helpers
 
     async def _zone(self, caller: Caller) -> ZoneInfo:
-        return await zone_of(self._state, caller.user_key, self._book.default_timezone)
+        found = await zone_of(
+            self._state, self._book.store, caller.user_key, self._book.default_timezone
+        )
+        return found.info
 
     async def _find(self, caller: Caller, ref: str, now: datetime) -> Reminder:
         mine = await self._book.of(caller.user_key, now)

@@ -31,6 +31,7 @@ from familiars.bot._commands._proactive import ProactiveCommand
 from familiars.bot._commands._reminders import RemindersCommand
 from familiars.bot._commands._timezone import TimezoneCommand
 from familiars.bot._errors import SOMETHING_WENT_WRONG
+from familiars.bot._home_zone import zone_of
 from familiars.bot._state import BotState
 from familiars.config import UserFacingError
 from familiars.memory import Forgetter, MemoryStore
@@ -71,7 +72,7 @@ def default_commands(
         on_used=on_used,
         forgetter=forgetter,
         now=now,
-        timezone_of=_timezone_of(state),
+        timezone_of=_timezone_of(state, store, book.default_timezone),
         web=web,
         max_record_chars=max_record_chars,
     )
@@ -81,17 +82,18 @@ def default_commands(
         LinkCommand(store, state, now=now),
         ProactiveCommand(state, on_change=on_proactive),
         RemindersCommand(book, state, now=now),
-        TimezoneCommand(state, default_timezone=book.default_timezone, now=now, book=book),
+        TimezoneCommand(state, store, default_timezone=book.default_timezone, now=now, book=book),
     ]
     if find is not None:
         commands.append(FindCommand(find))
     return commands
 
 
-def _timezone_of(state: BotState) -> Callable[[str], Awaitable[str | None]]:
+def _timezone_of(
+    state: BotState, store: MemoryStore, default: str
+) -> Callable[[str], Awaitable[str | None]]:
     async def timezone_of(user_key: str) -> str | None:
-        person = await state.person(user_key)
-        return person.timezone if person is not None else None
+        return (await zone_of(state, store, user_key, default)).name
 
     return timezone_of
 

@@ -2,21 +2,24 @@
 listed in it).
 
 :func:`known_zone` checks a name against the tz database (``zoneinfo``; a name typed in the
-wrong case is put right), :func:`zone_of` is a person's zone or the bot's default.
+wrong case is put right). Which zone a person is in is :func:`~familiars.bot._home_zone.zone_of`'s
+to say (set, else their home's, else the bot's), here as everywhere.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from familiars.bot._adapters.base import CommandResponse
 from familiars.bot._commands._declare import Argument, Call, Caller, Command
+from familiars.bot._home_zone import PersonZone, zone_of
 from familiars.bot._state import BotState
 from familiars.config import UserFacingError
-from familiars.scheduler import ReminderBook
+from familiars.memory import MemoryStore
+from familiars.scheduler import Reminder, ReminderBook
 
 EXAMPLE = "/timezone Europe/Lisbon"
 MAX_CHOICES = 25
@@ -108,20 +111,20 @@ def local(when: datetime | None, zone: ZoneInfo, now: datetime) -> str:
     return f"{here:%a} {here.day} {here:%b}{year} {here:%H:%M}"
 
 
-async def zone_of(state: BotState, user_key: str, default: str) -> ZoneInfo:
-    """The person's time zone, else ``default`` (the bot's), else UTC."""
-    person = await state.person(user_key)
-    for name in ((person.timezone if person else None), default):
-        found = known_zone(name) if name else None
-        if found is not None:
-            return ZoneInfo(found)
-    return ZoneInfo("UTC")
+def repeating_followed(moved: Sequence[Reminder], zone: ZoneInfo, now: datetime) -> str:
+    """ " Your repeating reminders keep their time of day there: ..." for the reminders
+    :meth:`~familiars.scheduler.ReminderBook.follow_zone` re-timed ("" for none)."""
+    if not moved:
+        return ""
+    said = "; ".join(f"{r.task}, {r.rule} (next {local(r.due, zone, now)})" for r in moved)
+    return f" Your repeating reminders keep their time of day there: {said}."
 
 
 class TimezoneCommand(Command):
     def __init__(
         self,
         state: BotState,
+        store: MemoryStore,
         *,
         default_timezone: str = "UTC",
         now: Callable[[], datetime] = _utc_now,
@@ -141,6 +144,7 @@ class TimezoneCommand(Command):
             handler=self._timezone,
         )
         self._state = state
+        self._store = store
         self._default = default_timezone
         self._now = now
         self._book = book
@@ -157,7 +161,7 @@ class TimezoneCommand(Command):
                 f"database, like {EXAMPLE} or /timezone America/New_York, or a short one "
                 "like PST, CET or AEST."
             )
-        before = await zone_of(self._state, call.caller.user_key, self._default)
+        before = (await self._zone(call.caller)).info
         await self._state.set_timezone(call.caller.user_key, name)
         read = f"{short[1]}; " if short else ""
         lines = [
@@ -191,18 +195,24 @@ class TimezoneCommand(Command):
             )
         return lines
 
+    async def _zone(self, caller: Caller) -> PersonZone:
+        return await zone_of(self._state, self._store, caller.user_key, self._default)
+
     async def _show(self, caller: Caller) -> CommandResponse:
-        person = await self._state.person(caller.user_key)
-        own = known_zone(person.timezone) if person and person.timezone else None
-        if own is None:
-            zone = await zone_of(self._state, caller.user_key, self._default)
+        found = await self._zone(caller)
+        clock = self._clock(found.info)
+        if found.own:
             return CommandResponse(
-                f"You have not set a time zone; I use {zone.key} "
-                f"(it is {self._clock(zone)} there). Set yours: {EXAMPLE}"
+                f"Your time zone is {found.name} (it is {clock} there). Change it: {EXAMPLE}"
+            )
+        if found.home is not None:  # the zone the turns and reminders use: said the same
+            return CommandResponse(
+                f"I use {found.name}, from where you live ({found.home.place}); it is {clock} "
+                f"there. /timezone <zone> to set one, e.g. {EXAMPLE}"
             )
         return CommandResponse(
-            f"Your time zone is {own} (it is {self._clock(ZoneInfo(own))} there). "
-            f"Change it: {EXAMPLE}"
+            f"You have not set a time zone; I use {found.name} (it is {clock} there). "
+            f"Set yours: {EXAMPLE}"
         )
 
     def _clock(self, zone: ZoneInfo) -> str:

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 from fastapi import FastAPI, Request
 from starlette.responses import Response
 
-from familiars.bot._commands._timezone import zone_of
 from familiars.bot._forget_texts import NOTHING_OF_YOURS, holdings_text
+from familiars.bot._home_zone import zone_of
 from familiars.bot._web.backend import AGENT_CATEGORIES, NotYours
 from familiars.bot._web.people import people_drawing, people_rows
 from familiars.bot._web.svg import Chart, bar_chart, score_text, tree_drawing
@@ -30,7 +30,11 @@ def add_reminder_routes(app: FastAPI, pages: Pages) -> None:
     @app.get("/web/reminders", include_in_schema=False)
     async def reminders(request: Request) -> Response:
         _, session = pages.person(request)
-        zone = await zone_of(backend.state, session.user_key, backend.book.default_timezone)
+        zone = (
+            await zone_of(
+                backend.state, backend.book.store, session.user_key, backend.book.default_timezone
+            )
+        ).info
         mine = [reminder_view(r, zone) for r in await backend.reminders(session)]
         return pages.page("reminders.html", request, reminders=mine, zone=zone.key, snoozes=SNOOZES)
 

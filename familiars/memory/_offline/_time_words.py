@@ -476,7 +476,11 @@ def plain_request(text: str) -> str:
 
 
 #: Words that say the morning, whatever the hour.
-MORNING_SAID = re.compile(r"\b(?:am|a\.m\.?|morning|early|dawn|breakfast)(?!\w)", re.IGNORECASE)
+#: The morning said: "am" may follow the hour with no space ("5am"), where ``\b`` finds no
+#: edge between a digit and a letter; a letter before it ("team", "yearly") is another word.
+MORNING_SAID = re.compile(
+    r"(?<![a-z])(?:am|a\.m\.?|morning|early|dawn|breakfast)(?!\w)", re.IGNORECASE
+)
 #: The last hour a bare clock puts after noon.
 LAST_AFTERNOON_HOUR = 6
 
