@@ -24,6 +24,7 @@ from familiars.memory._offline._clauses import (
     clauses,
 )
 from familiars.memory._offline._corrections import correction_writes, scratched_writes
+from familiars.memory._offline._value_fixes import value_correction_writes
 from familiars.memory._offline._dates import (
     as_remind_me,
     match_birthday,
@@ -483,7 +484,8 @@ def offline_writes(
     # "my husband's name is Tim not Tom": Tim takes Tom's record's place; with no Tom kept,
     # "it's Tim not Tom" names no one Tim
     output.writes = correction_writes(text, output.writes, existing, now=now)
-    if existing:
+    if existing:  # "actually it's amoxicillin I'm allergic to, not penicillin": any value
+        output.writes = value_correction_writes(text, output.writes, existing, now=now)
         output.writes = scratched_writes(text, output.writes, existing, now=now)
         output.writes = restated_writes(text, output.writes, existing, now=now)
         output.writes = one_spouse(output.writes, existing)  # "my WIFE is Latisha"
