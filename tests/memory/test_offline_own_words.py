@@ -65,3 +65,72 @@ def test_a_value_put_right_replaces_the_record_that_held_the_wrong_one(
 def test_a_value_no_record_holds_is_not_put_right(understanding: Understanding) -> None:
     said = _talk(["I'm allergic to penicillin", "it's fine, not a problem"], understanding)
     assert all("penicillin" not in content for content, _ in said)
+
+
+def _kept(text: str, understanding: Understanding) -> list[str]:
+    return [content for content, _ in _talk([text], understanding)]
+
+
+def test_a_job_after_a_dash_in_a_longer_introduction_is_kept(
+    understanding: Understanding,
+) -> None:
+    said = _kept(
+        "I'm Mia, 34, and I basically spend my days fixing people's teeth - dental hygienist "
+        "in Leeds",
+        understanding,
+    )
+    assert "The user works as a dental hygienist." in said
+    assert "The user's name is Mia." in said and "The user is 34 years old." in said
+
+
+def test_a_home_said_with_its_street_keeps_the_street_and_the_town(
+    understanding: Understanding,
+) -> None:
+    said = _kept("My name is Sam and I live at 14 Marlow Road, Bristol", understanding)
+    assert said == ["The user's name is Sam.", "The user lives at 14 Marlow Road, Bristol."]
+
+
+def test_relatives_of_one_message_are_kept_one_record_each(understanding: Understanding) -> None:
+    said = _kept(
+        "my daughter Rosie is 7 and my husband's called Tom, he's a bus driver", understanding
+    )
+    assert said == ["The user's daughter Rosie is 7.", "The user's husband Tom is a bus driver."]
+
+
+@pytest.mark.parametrize(
+    ("then", "wanted"),
+    [
+        ("oh and Rosie turned 8 last week!", "The user's daughter Rosie is 8."),
+        ("Rosie's 8 now", "The user's daughter Rosie is 8."),
+        ("Tom is now 41", "The user's husband Tom is a bus driver; Tom is 41."),
+    ],
+)
+def test_a_new_age_of_someone_kept_updates_their_record(
+    then: str, wanted: str, understanding: Understanding
+) -> None:
+    first = "my daughter Rosie is 7 and my husband's called Tom, he's a bus driver"
+    [(content, replaced)] = _talk([first, then], understanding)
+    assert content == wanted and replaced is not None
+
+
+def test_a_food_given_up_for_a_diet_is_not_a_dislike(understanding: Understanding) -> None:
+    said = _talk(
+        [
+            "I love proper northern chippy teas",
+            "I've gone vegetarian so no more chippy teas for me, just the chips",
+        ],
+        understanding,
+    )
+    assert said == [("The user is vegetarian.", None)]
+
+
+def test_retraining_as_a_job_is_not_working_as_it(understanding: Understanding) -> None:
+    said = _talk(
+        [
+            "I'm a dental hygienist",
+            "I quit the dental job last month, I'm retraining as a plumber now",
+        ],
+        understanding,
+    )
+    wanted = "The user is retraining as a plumber and no longer works as a dental hygienist."
+    assert [content for content, _ in said] == [wanted]
