@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from familiars.memory._offline._objects import JOBS, Fact, _words
+from familiars.memory._offline._objects import FAMILY, JOBS, Fact, _words
 
 #: "..., and my husband's called Tom": one more member, named by "'s called".
 _AND_MY_MEMBER = re.compile(
@@ -47,6 +47,11 @@ _SHE = frozenset(
 )
 #: "... - dental hygienist in Leeds": a bare noun phrase after a dash.
 _DASH_NOUN = re.compile(r"\s+[-–—]+\s+(?P<noun>[a-z][a-z -]{2,40}?)(?P<where>\s+(?:in|at)\s+.+)?$")
+#: Someone other than the speaker, whom a bare job after a dash would be of.
+_SOMEONE = re.compile(
+    rf"\b(?:he|she|they|his|her|their|(?:my|our)\s+(?:\w+\s+)?(?:{'|'.join(sorted(FAMILY))}))\b",
+    re.I,
+)
 #: "I live at 14 Marlow Road, Bristol": a numbered street, then the town.
 _ADDRESS = re.compile(
     r"^(?P<lead>(?:i|we)\s+(?:now\s+)?live\s+)at\s+(?P<street>\d+[a-z]?\s+(?:(?-i:[A-Z])[\w'-]*\s+){1,3}"
@@ -87,6 +92,8 @@ def _dash_job(clause: str) -> str:
     in Leeds" when what follows the dash is a bare known job (else the clause as said)."""
     m = _DASH_NOUN.search(clause)
     if m is None or not any(w in JOBS for w in m["noun"].lower().split()[-2:]):
+        return clause
+    if _SOMEONE.search(clause[: m.start()]):  # "my sister - nurse in Leeds" is hers
         return clause
     return f"I'm a {m['noun']}{m['where'] or ''}"
 
