@@ -134,3 +134,20 @@ def test_retraining_as_a_job_is_not_working_as_it(understanding: Understanding) 
     )
     wanted = "The user is retraining as a plumber and no longer works as a dental hygienist."
     assert [content for content, _ in said] == [wanted]
+
+
+def test_a_job_left_for_training_says_both(understanding: Understanding) -> None:
+    said = _talk(
+        [
+            "I'm a cashier",
+            "I left the supermarket in May and I'm training to be an electrician now",
+        ],
+        understanding,
+    )
+    wanted = "The user is training as an electrician and no longer works as a cashier."
+    assert [content for content, _ in said] == [wanted]
+
+
+def test_a_new_age_of_someone_only_named_before(understanding: Understanding) -> None:
+    said = _talk(["my son's called Alfie", "Alfie just turned 9 btw"], understanding)
+    assert [content for content, _ in said] == ["The user's son Alfie is 9."]

@@ -29,6 +29,9 @@ _NEW_AGE = re.compile(
 #: The age a record holds: "is 7", "aged 7", "7 years old", "age 7".
 _HELD_AGE = re.compile(r"\b(?:is|aged|age)\s+(?P<n>\d{1,3})\b|\b(?P<m>\d{1,3})\s+years?\s+old\b")
 
+#: A record that only names someone: "The user's son is called Alfie."
+_CALLED = re.compile(r"^(?P<who>The user's [\w -]+?) is called [\w'-]+\.$")
+
 
 def aged_writes(
     text: str, writes: Sequence[WriteOp], existing: Sequence[MemoryRecord]
@@ -60,6 +63,9 @@ def _held(name: str, existing: Sequence[MemoryRecord]) -> MemoryRecord | None:
 def _aged(content: str, name: str, age: str) -> str:
     """``content`` with the age it holds made ``age``, or the age added after it."""
     held = _HELD_AGE.search(content)
+    named = _CALLED.match(content)
+    if held is None and named is not None:  # "The user's son is called Alfie." -> "... Alfie is 9."
+        return f"{named['who']} {name} is {age}."
     if held is None:
         return f"{content.rstrip('.')}; {name} is {age}."
     at = "n" if held["n"] else "m"
