@@ -49,7 +49,9 @@ _NO_VALUE = frozenset(
         "problem big deal joke worry bother yet now then there here",
     )
 )
-_SLOTS = ("profile", "preference", "relation")
+#: The slots whose value is put right here: the person's own (a relative or a pet is named,
+#: and a name is put right by :mod:`._corrections`, or not at all: "I like Tom, not Jerry").
+_SLOTS = ("profile", "preference")
 _JUST_SAID = timedelta(minutes=15)
 
 
@@ -102,7 +104,7 @@ def _wrong_record(
     """The live record whose value is ``old`` (its topic first, then its words), newest
     first; with ``old`` unsaid, the record kept last, minutes before ``now``."""
     live = sorted(
-        (r for r in live_of(existing) if r.category in _SLOTS),
+        (r for r in live_of(existing) if r.category in _SLOTS and "name" not in r.tags),
         key=lambda r: (r.ts, r.id),
         reverse=True,
     )
