@@ -151,3 +151,22 @@ def test_a_job_left_for_training_says_both(understanding: Understanding) -> None
 def test_a_new_age_of_someone_only_named_before(understanding: Understanding) -> None:
     said = _talk(["my son's called Alfie", "Alfie just turned 9 btw"], understanding)
     assert [content for content, _ in said] == ["The user's son Alfie is 9."]
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        (
+            "I live at 22 Church Lane, Derby with my partner",
+            "The user lives at 22 Church Lane, Derby.",
+        ),
+        (
+            "most days I'm up a ladder rewiring houses - electrician",
+            "The user works as an electrician.",
+        ),
+    ],
+)
+def test_a_street_with_more_after_the_town_and_a_job_after_a_dash_with_its_article(
+    text: str, wanted: str, understanding: Understanding
+) -> None:
+    assert wanted in _kept(text, understanding)

@@ -56,7 +56,8 @@ _SOMEONE = re.compile(
 _ADDRESS = re.compile(
     r"^(?P<lead>(?:i|we)\s+(?:now\s+)?live\s+)at\s+(?P<street>\d+[a-z]?\s+(?:(?-i:[A-Z])[\w'-]*\s+){1,3}"
     r"(?:road|rd|street|st|lane|ln|avenue|ave|drive|dr|close|way|crescent|place|terrace|grove|"
-    r"gardens|court|hill|row|square|walk|park)\b\.?),?\s+(?P<town>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)$",
+    r"gardens|court|hill|row|square|walk|park)\b\.?),?\s+(?P<town>(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)"
+    r"(?P<tail>\s+(?:with|now|these\s+days|since|for)\b.*)?$",
     re.I,
 )
 
@@ -95,14 +96,15 @@ def _dash_job(clause: str) -> str:
         return clause
     if _SOMEONE.search(clause[: m.start()]):  # "my sister - nurse in Leeds" is hers
         return clause
-    return f"I'm a {m['noun']}{m['where'] or ''}"
+    article = "an" if m["noun"][:1] in "aeiou" else "a"
+    return f"I'm {article} {m['noun']}{m['where'] or ''}"
 
 
 def _address_town(clause: str) -> str:
     """ "I live at 14 Marlow Road, Bristol" -> "I live in Bristol" (the address is put back
     on the home by :func:`with_address`)."""
     m = _ADDRESS.match(clause)
-    return f"{m['lead']}in {m['town']}" if m else clause
+    return f"{m['lead']}in {m['town']}{m['tail'] or ''}" if m else clause
 
 
 def with_address(facts: list[Fact], text: str) -> list[Fact]:
