@@ -54,6 +54,7 @@ def _talk(said: list[str], understanding: Understanding) -> list[tuple[str, str 
         ),
         ("I'm allergic to peanuts", "not peanuts, cashews", "The user is allergic to cashews."),
         ("I love jazz", "sorry, I meant blues", "The user likes blues."),
+        ("I work at Tesco", "no, it's Asda I work at, not Tesco", "The user works at Asda."),
     ],
 )
 def test_a_value_put_right_replaces_the_record_that_held_the_wrong_one(

@@ -63,15 +63,27 @@ def value_correction_writes(
     if said is None:
         return list(writes)
     new, old = said
-    taken = {w.entry.supersedes_id for w in writes if w.entry.supersedes_id}
     rec = _wrong_record(old, existing, now)
-    if rec is None or rec.id in taken:
+    if rec is None:
+        return list(writes)
+    # another reader may have replaced the record already; the value put right in the
+    # record's own words wins over it only when that reader said the same new value
+    # ("no, it's Asda I work at, not Tesco" was kept as "works at Asda I work at")
+    taking = [w for w in writes if w.entry.supersedes_id == rec.id]
+    if any(not _mentions(w, new) for w in taking):
         return list(writes)
     wrong = old if old is not None else _value_of(rec)
     if wrong is None or not _holds(rec.content, wrong) or _holds(rec.content, new):
         return list(writes)
+    right = _put_right(rec, wrong, new, text)
+    if taking and all(_words_in(w) <= _words_in(right) for w in taking):
+        return list(writes)  # the other reader said it as well ("lives in York")
     kept = [w for w in writes if w.op == "skip" or not _mentions(w, new, wrong)]
-    return [*kept, _put_right(rec, wrong, new, text)]
+    return [*kept, right]
+
+
+def _words_in(write: WriteOp) -> int:
+    return len(write.entry.content.split())
 
 
 def _said_values(text: str) -> tuple[str, str | None] | None:
@@ -133,6 +145,9 @@ def _mentions(write: WriteOp, *values: str) -> bool:
 
 
 def _put_right(rec: MemoryRecord, wrong: str, new: str, text: str) -> WriteOp:
+    held = re.search(rf"\b{re.escape(wrong)}\b", rec.content, flags=re.I)
+    if held is not None and held.group(0)[:1].isupper():  # "Leeds" put right as "york"
+        new = new[:1].upper() + new[1:]
     content = re.sub(rf"\b{re.escape(wrong)}\b", new, rec.content, flags=re.I)
     old_topic = f"topic:{topic_key(wrong)}"
     tags = [f"topic:{topic_key(new)}" if t == old_topic else t for t in rec.tags]
