@@ -1,9 +1,8 @@
 """Cutting a message into sentences and clauses, the offline writer's first step.
 
-:func:`sentences` cuts at sentence ends (abbreviations kept whole); :func:`_split_sentence`
-cuts one sentence into clauses (quoted speech never cut, a left-out "I" given back);
-:func:`_sentence_clauses` drops what only imagines and the condition of an "if ...";
-:func:`_is_question` / :func:`_as_request` tell a question from a polite "can you remember".
+:func:`sentences` cuts at sentence ends; :func:`_split_sentence` cuts a sentence into clauses
+(quoted speech kept whole, a left-out "I" given back), :mod:`._each_said` what a clause still holds;
+:func:`_sentence_clauses` drops what only imagines; :func:`_is_question` finds a question.
 """
 
 from __future__ import annotations
@@ -11,6 +10,7 @@ from __future__ import annotations
 import logging
 import re
 
+from familiars.memory._offline._each_said import each_said
 from familiars.memory._offline._objects import FAMILY, JOBS, _words
 
 logger = logging.getLogger(__name__)
@@ -772,7 +772,7 @@ def _sentence_clauses(text: str) -> list[tuple[str, list[str]]]:
             if "," not in masked:
                 continue
             sentence = masked.split(",", 1)[1].strip()
-        out.append((sentence, _allergy_named(_split_sentence(sentence))))
+        out.append((sentence, each_said(_allergy_named(_split_sentence(sentence)))))
     return out
 
 

@@ -14,6 +14,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from familiars.memory._limits import DEFAULT_MAX_RECORD_CHARS
+from familiars.memory._offline._ages import aged_writes
 from familiars.memory._offline._asides import asides_said
 from familiars.memory._offline._birthdays import match_others_birthday
 from familiars.memory._offline._changes import revise
@@ -35,12 +36,14 @@ from familiars.memory._offline._dates import (
 )
 from familiars.memory._offline._directives import match_directive
 from familiars.memory._offline._dropped import dropped_writes
+from familiars.memory._offline._each_said import with_address
 from familiars.memory._offline._everyday import everyday, joke_writes, match_hometown, match_worry
 from familiars.memory._offline._health import match_conditions, match_medication
 from familiars.memory._offline._kept import Kept, contents_of, live_of
 from familiars.memory._offline._late import late_takes_place, match_late
 from familiars.memory._offline._meaning import Understanding, by_meaning
 from familiars.memory._offline._misread import ended_writes, misread
+from familiars.memory._offline._not_quite import not_quite_writes
 from familiars.memory._offline._objects import _GENERIC_HEADS, MEANING_KINDS, Fact, _fact_key
 from familiars.memory._offline._past import match_seen
 from familiars.memory._offline._patterns import (
@@ -69,6 +72,7 @@ from familiars.memory._offline._shifts import moved_to, shifted
 from familiars.memory._offline._spouses import one_spouse
 from familiars.memory._offline._states import joking, match_cause, match_meaning, sarcastic
 from familiars.memory._offline._tidy import unemphasised
+from familiars.memory._offline._value_fixes import value_correction_writes
 from familiars.memory._records import MemoryRecord
 from familiars.memory._writer._schema import OpenLoop, WriteOp, WriterEntry, WriterOutput
 
@@ -485,7 +489,7 @@ def offline_writes(
         understanding=understanding,
     )
     text = _without_long_words(text, max_chars)
-    facts = revise(facts, text, existing)
+    facts = revise(with_address(facts, text), text, existing)  # "I live at 14 Marlow Road, ..."
     if understanding is not None and existing:
         facts = _with_shifts(facts, text, existing, understanding)
     if facts and existing:  # "I don't like coffee anymore, I switched to tea": tea is new
@@ -496,7 +500,10 @@ def offline_writes(
     # "my husband's name is Tim not Tom": Tim takes Tom's record's place; with no Tom kept,
     # "it's Tim not Tom" names no one Tim
     output.writes = correction_writes(text, output.writes, existing, now=now)
-    if existing:
+    output.writes = not_quite_writes(text, output.writes, existing)  # "retraining as a plumber"
+    if existing:  # "actually it's amoxicillin I'm allergic to, not penicillin": any value
+        output.writes = value_correction_writes(text, output.writes, existing, now=now)
+        output.writes = aged_writes(text, output.writes, existing)  # "Rosie turned 8"
         output.writes = scratched_writes(text, output.writes, existing, now=now)
         output.writes = restated_writes(text, output.writes, existing, now=now)
         output.writes = one_spouse(output.writes, existing)  # "my WIFE is Latisha"

@@ -1,0 +1,84 @@
+"""Someone kept by name grows older: "oh and Rosie turned 8 last week!", "Tom's 41 now",
+"my daughter Rosie is 8 now".
+
+A new age of a named person is a change of the record that holds them (one record per
+person, its history kept): the age it holds is replaced ("Rosie is 7" -> "Rosie is 8"), or
+one is added when it held none, and the reply says "Updated: ... (was ...)". Only a record
+that names the person as a relative or a pet is changed; a name no record holds keeps nothing
+here (the other readers still see the message).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from familiars.memory._offline._kept import live_of
+from familiars.memory._records import MemoryRecord
+from familiars.memory._writer._schema import WriteOp, WriterEntry
+
+#: "Rosie turned 8", "Rosie just turned 8", "Rosie's 8 now", "Rosie is now 8", "Rosie is 8
+#: now": a name, then a new age said as news (a bare "Rosie is 8" is no change).
+_NEW_AGE = re.compile(
+    r"\b(?P<name>(?-i:[A-Z][a-zà-ÿ-]+))(?:"
+    r"\s+(?:just\s+|has\s+just\s+|has\s+|finally\s+)?turned\s+(?P<a>\d{1,3})"
+    r"|(?:'s|\s+is)\s+now\s+(?P<b>\d{1,3})"
+    r"|(?:'s|\s+is)\s+(?P<c>\d{1,3})\s+now"
+    r")\b(?!\s*(?:%|am|pm|o'?clock|minutes?|hours?|days?|weeks?|months?|quid|pounds?|dollars?))",
+)
+#: The age a record holds: "is 7", "aged 7", "7 years old", "age 7".
+_HELD_AGE = re.compile(r"\b(?:is|aged|age)\s+(?P<n>\d{1,3})\b|\b(?P<m>\d{1,3})\s+years?\s+old\b")
+
+#: A record that only names someone: "The user's son is called Alfie."
+_CALLED = re.compile(r"^(?P<who>The user's [\w -]+?) is called [\w'-]+\.$")
+
+
+def aged_writes(
+    text: str, writes: Sequence[WriteOp], existing: Sequence[MemoryRecord]
+) -> list[WriteOp]:
+    """``writes`` with the record of each named person said to be a new age updated."""
+    out = list(writes)
+    taken = {w.entry.supersedes_id for w in writes if w.entry.supersedes_id}
+    for m in _NEW_AGE.finditer(text):
+        age = m["a"] or m["b"] or m["c"]
+        rec = _held(m["name"], existing)
+        if rec is None or rec.id in taken:
+            continue
+        content = _aged(rec.content, m["name"], age)
+        if content == rec.content:
+            continue
+        topic = f"topic:{m['name'].lower()}"
+        out = [w for w in out if w.op == "skip" or topic not in w.entry.tags]
+        out.append(_update(rec, content, text))
+        taken.add(rec.id)
+    return out
+
+
+def _held(name: str, existing: Sequence[MemoryRecord]) -> MemoryRecord | None:
+    said = re.compile(rf"\b{re.escape(name)}\b")
+    kept = [r for r in live_of(existing) if r.category == "relation" and said.search(r.content)]
+    return max(kept, key=lambda r: (r.ts, r.id), default=None)
+
+
+def _aged(content: str, name: str, age: str) -> str:
+    """``content`` with the age it holds made ``age``, or the age added after it."""
+    held = _HELD_AGE.search(content)
+    named = _CALLED.match(content)
+    if held is None and named is not None:  # "The user's son is called Alfie." -> "... Alfie is 9."
+        return f"{named['who']} {name} is {age}."
+    if held is None:
+        return f"{content.rstrip('.')}; {name} is {age}."
+    at = "n" if held["n"] else "m"
+    return content[: held.start(at)] + age + content[held.end(at) :]
+
+
+def _update(rec: MemoryRecord, content: str, text: str) -> WriteOp:
+    entry = WriterEntry(
+        content=content,
+        tags=list(rec.tags),
+        salience=rec.salience,
+        epistemic_status="asserted",
+        supersedes_id=rec.id,
+        source_quote=[f"User message: '{text.strip()[:200]}'"],
+    )
+    return WriteOp(op="update", scope=rec.scope, category=rec.category, entry=entry)
