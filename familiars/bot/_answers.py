@@ -742,12 +742,17 @@ def _lower_first(text: str) -> str:
 
 
 _VERBS_ONLY = frozenset({"likes", "like", "loves", "love", "enjoys", "doesn't", "no", "longer"})
+#: Words that name no value: a new record that lost only these added to the old one ("your
+#: brother is called Dev" -> "your brother Dev is 25"), and "(was called)" says nothing.
+_NO_VALUE = frozenset({"called", "named", "is", "are", "a", "an", "the", "has", "have"})
 
 
 def _was(new: str, old: str) -> str:
     """ " (was Portland)": the old record's words the new one lacks, when that is short."""
     new_words = {w.lower() for w in re.findall(r"[\w']+", new)}
     gone = [w for w in re.findall(r"[\w']+", old) if w.lower() not in new_words]
+    if gone and all(w.lower() in _NO_VALUE for w in gone):
+        return ""
     if gone and all(w.lower() in _VERBS_ONLY for w in gone):  # "(was likes)" says nothing
         return f" (was: {_lower_first(second_person(old)).rstrip('.')})"
     # only a run of the old words reads as a value ("was Portland"); scattered ones
