@@ -22,7 +22,7 @@ Map:
   (:meth:`MemoryIndex.purge_texts`), the files beside the memory (the writer queue with its
   ``failed/`` copies, ``pending_reply.json``, the JSON under ``state/``, the logs:
   :mod:`familiars.memory._forget_files`), and whatever recall caches the hooks name.
-- :func:`parse_node_ref` / :func:`node_ref` - the turn id format.
+- :func:`parse_node_ref` / :func:`node_ref` - the turn id format (:mod:`familiars.memory._forget_refs`).
 - :class:`ForgetReport` - what was forgotten (for the confirmation line and the hooks).
 
 A hook is ``hook(report)`` (may be a coroutine function): the running bot's recaller drops
@@ -34,7 +34,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import re
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -56,7 +55,15 @@ from familiars.memory._forget_person import (
 )
 from familiars.memory._forget_plan import TurnsPlan, plan_turns, quoting, window_nodes
 from familiars.memory._forget_quotes import quotes_to_drop
-from familiars.memory._paths import AGENT_ID_RE, DIALOGUE_ID_RE, RECORD_ID_RE
+from familiars.memory._forget_refs import (
+    NodeRef,
+    file_ref,
+    is_file_ref,
+    is_node_ref,
+    node_ref,
+    parse_node_ref,
+)
+from familiars.memory._paths import DIALOGUE_ID_RE, RECORD_ID_RE
 from familiars.memory._people_index import forget_people_rows
 from familiars.memory._promotion import CORE_TAG, EPISODE_TAG
 from familiars.memory._recall_items import node_embedding_text
@@ -67,10 +74,6 @@ from familiars.memory._store import MemoryStore
 from familiars.memory._text import sentences
 
 logger = logging.getLogger(__name__)
-
-NODE_REF_RE = re.compile(r"^node:(?P<agent>[^/\s]+)/(?P<dialogue>[^/\s]+)/(?P<n>\d{1,9})$")
-#: A document (``familiars files``, an attachment): ``file:<file_id>`` as ``/find`` shows it.
-FILE_REF_RE = re.compile(r"^file:(?P<id>[0-9a-f]{24})$")
 
 ForgetHook = Callable[["ForgetReport"], Awaitable[None] | None]
 Before = Callable[[], Awaitable[None]]
@@ -86,30 +89,6 @@ class FileForgetting(Protocol):
     async def list_files(self, user_key: str | None = None) -> Sequence[Any]: ...
 
 
-def is_file_ref(text: str) -> bool:
-    return FILE_REF_RE.fullmatch(text.strip()) is not None
-
-
-def file_ref(file_id: str) -> str:
-    return f"file:{file_id}"
-
-
-@dataclass(frozen=True)
-class NodeRef:
-    agent_id: str
-    dialogue_id: str
-    node_id: int
-
-    @property
-    def key(self) -> str:
-        return node_ref(self.agent_id, self.dialogue_id, self.node_id)
-
-
-def node_ref(agent_id: str, dialogue_id: str, node_id: int) -> str:
-    """The id a turn is shown by (the recaller's node key)."""
-    return f"node:{agent_id}/{dialogue_id}/{node_id}"
-
-
 def merged_away(rec: MemoryRecord) -> list[str]:
     """The records a consolidated ``rec`` replaced (its ``derived_from``); none for a
     stage (an episode or a core profile sums up turns and records that stand on their
@@ -117,17 +96,6 @@ def merged_away(rec: MemoryRecord) -> list[str]:
     if {CORE_TAG, EPISODE_TAG} & set(rec.tags):
         return []
     return [s for s in rec.derived_from if RECORD_ID_RE.fullmatch(s)]
-
-
-def parse_node_ref(text: str) -> NodeRef:
-    m = NODE_REF_RE.fullmatch(text.strip())
-    if m is None or not AGENT_ID_RE.match(m["agent"]) or not DIALOGUE_ID_RE.match(m["dialogue"]):
-        raise InvalidIdError("turn id", text, "expected node:<agent>/<dialogue>/<n>")
-    return NodeRef(m["agent"], m["dialogue"], int(m["n"]))
-
-
-def is_node_ref(text: str) -> bool:
-    return NODE_REF_RE.fullmatch(text.strip()) is not None
 
 
 @dataclass
