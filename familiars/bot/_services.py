@@ -34,7 +34,7 @@ from familiars.bot._dialogue import DialogueManager
 from familiars.bot._documents import Documents
 from familiars.bot._forget_person import PeopleState
 from familiars.bot._forgetting import ForgetByWords, runtime_forgetter
-from familiars.bot._home_zone import zone_of
+from familiars.bot._home_zone import follow_forgotten_home, zone_of
 from familiars.bot._outbound import Outbound
 from familiars.bot._proactive import (
     RunningAdapters,
@@ -181,6 +181,15 @@ async def build_services(
         sender = RuntimeSender(store.state, log, running, outbound=outbound, clock=clock)
         scheduler = _scheduler(settings, store, sender, model, recaller, clock, on_error)
         forgetter.hooks.append(scheduler.forget)  # the reminder ledger it keeps in memory
+    forgetter.hooks.append(  # a forgotten home's zone: the reminders that followed it
+        follow_forgotten_home(
+            _book(settings, store, scheduler),
+            store.state,
+            store.memory.store,
+            settings.scheduler.timezone,
+            clock,
+        )
+    )
     access = AccessPolicy.from_settings(settings)  # one policy: the manager and every adapter
     docs = _docs(settings, store)
     turn = _Turn(model, writer_queue, recaller, log, stats, recall_log, forgetter, docs, outbound)
