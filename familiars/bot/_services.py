@@ -369,7 +369,7 @@ def _dialogue_manager(
         recall_log=recall_log,
         understanding=_understanding(store.embedder),
     )
-    return DialogueManager(
+    manager = DialogueManager(
         services,
         forget_words=forget_words,
         reminder_words=ReminderWords(
@@ -379,6 +379,8 @@ def _dialogue_manager(
         commands=commands,
         on_care_pause=scheduler.care_pause if scheduler is not None else None,
     )
+    turn.forgetter.hooks.append(manager.planner.forgot)  # a forgotten home's zone note
+    return manager
 
 
 def _turn_tools(

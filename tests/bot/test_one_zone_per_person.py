@@ -134,3 +134,20 @@ async def test_a_reminder_said_with_the_home_is_in_the_home_zone(
     assert "I'll use Oslo time (Europe/Oslo)" in said and "Tue 8 Dec 09:00" in said
     assert "Tue 8 Dec 09:00 — stretch (every Tuesday at 09:00)" in listed
     assert datetime(2026, 12, 8, 9, 0, tzinfo=ZoneInfo("Europe/Oslo")) in due
+
+
+async def test_a_home_said_again_after_its_forget_is_followed_again(
+    workspace: Path, real_embedder: Any
+) -> None:
+    """The zone note was said once per person and zone: after the home's forget, saying it
+    again left the repeating reminders in UTC."""
+    settings = load_settings(workspace=workspace)
+    async with console_bot(settings, [NOW], embedder=real_embedder) as bot:
+        await bot.say("remind me to water the plants every Monday at 8")
+        await bot.say("I live in Melbourne")
+        await bot.say("forget where I live")
+        await bot.say("yes")
+        again = await bot.say("I live in Melbourne")
+        listed = await bot.command("/reminders")
+    assert "I'll use Melbourne time (Australia/Melbourne)" in again
+    assert "Mon 14 Dec 08:00 — water the plants (every Monday at 08:00)" in listed
