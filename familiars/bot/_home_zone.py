@@ -133,21 +133,27 @@ def follow_forgotten_home(
     store: MemoryStore,
     default: str,
     clock: Callable[[], datetime],
+    purge: Callable[[list[str]], Awaitable[object]],
 ) -> Callable[[ForgetReport], Awaitable[None]]:
     """A forget hook: when a forget takes away the home a person's zone was read from, their
     repeating reminders that followed it follow the zone now theirs (the next home still
     live, else the default), keeping their time of day, as ``/timezone`` moves them. A rule
     left in the forgotten home's zone named the city in every listing and on disk (tester
-    s37: "every Monday at 08:00 Australia/Melbourne time" after "forget where I live")."""
+    s37: "every Monday at 08:00 Australia/Melbourne time" after "forget where I live").
+    Each moved reminder is a new record and the old one is forgotten, its history and its
+    index copy (``purge``: the index's purge of texts) too: they named the zone."""
 
     async def follow(report: ForgetReport) -> None:
         gone = {z for z in map(_named_zone, report.texts) if z}
         if not gone:
             return
-        for user_key in await _following(book, gone):
+        people, texts = await _following(book, gone)
+        for user_key in people:
             found = await zone_of(state, store, user_key, default)
             if not found.own:  # a zone they set: /timezone moved their rules to it already
                 await book.follow_zone(user_key, found.name, clock(), afresh=True)
+        if texts:
+            await purge(texts)
 
     return follow
 
@@ -158,9 +164,11 @@ def _named_zone(text: str) -> str:
     return found.zone if found is not None else ""
 
 
-async def _following(book: ReminderBook, zones: set[str]) -> list[str]:
-    """Those whose open repeating reminders keep a rule in one of ``zones``."""
+async def _following(book: ReminderBook, zones: set[str]) -> tuple[list[str], list[str]]:
+    """Those whose open repeating reminders keep a rule in one of ``zones``, and those
+    reminders' texts."""
     people: dict[str, None] = {}
+    texts = []
     for rec in await book.store.list(category="event"):
         loop = rec.open_loop or {}
         rule = loop.get("every")
@@ -168,7 +176,8 @@ async def _following(book: ReminderBook, zones: set[str]) -> list[str]:
             who = asker(rec)
             if who is not None and not loop.get("moved_to"):
                 people[who] = None
-    return list(people)
+                texts.append(rec.content)
+    return list(people), texts
 
 
 def _real(name: str) -> bool:

@@ -188,6 +188,7 @@ async def build_services(
             store.memory.store,
             settings.scheduler.timezone,
             clock,
+            store.memory.index.purge_texts,
         )
     )
     access = AccessPolicy.from_settings(settings)  # one policy: the manager and every adapter

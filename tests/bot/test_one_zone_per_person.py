@@ -102,11 +102,13 @@ async def test_forgetting_the_home_takes_its_zone_off_the_repeating_reminders(
         await bot.say("yes")
         listed = await bot.command("/reminders")
         due = list(bot.exact_jobs().values())
+        naming = _files_naming(workspace, b"Melbourne")  # while it runs: its WAL too
     assert "Australia/Melbourne" in told  # it did follow the home first
     assert "times in UTC" in listed
     assert "Mon 14 Dec 08:00 — water the plants (every Monday at 08:00)" in listed
     assert "Melbourne" not in listed
     assert datetime(2026, 12, 14, 8, 0, tzinfo=UTC) in due
+    assert naming == []
     assert _files_naming(workspace, b"Melbourne") == []
 
 
