@@ -19,17 +19,27 @@ and ``iso3166.tab`` of the ``tzdata`` package, as the crisis lines read countrie
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from importlib import resources
+from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from familiars.bot._care import homes_of, places_in
 from familiars.bot._state import BotState
-from familiars.memory import ForgetReport, ListQuery, MemoryRecord, MemoryStore
+from familiars.config import Settings
+from familiars.memory import (
+    ForgetReport,
+    ListQuery,
+    MemoryRecord,
+    MemoryStore,
+    MemoryWorkspace,
+    utcnow,
+)
 from familiars.scheduler import ReminderBook, asker
 
 #: Places a zone is named after that name another place, in another zone, too.
@@ -158,6 +168,28 @@ def follow_forgotten_home(
     return follow
 
 
+@contextlib.asynccontextmanager
+async def forgotten_home_hook(
+    settings: Settings, workspace: MemoryWorkspace
+) -> AsyncIterator[Callable[[ForgetReport], Awaitable[None]]]:
+    """:func:`follow_forgotten_home` for a process that is not the running bot
+    (``familiars memory forget`` with nothing running), over the workspace's own state."""
+    state = BotState(Path(settings.workspace), workspace.home)
+    await state.open()
+    try:
+        book = ReminderBook(
+            workspace.store,
+            grace_s=settings.scheduler.reminder_grace_s,
+            default_timezone=settings.scheduler.timezone,
+        )
+        default = settings.scheduler.timezone
+        yield follow_forgotten_home(
+            book, state, workspace.store, default, utcnow, workspace.index.purge_texts
+        )
+    finally:
+        await state.close()
+
+
 def _named_zone(text: str) -> str:
     """The zone of the one place ``text`` names as a home would ("" for none or several)."""
     found = home_zone([text])
@@ -255,6 +287,7 @@ __all__ = [
     "PersonZone",
     "effective_zone",
     "follow_forgotten_home",
+    "forgotten_home_hook",
     "home_zone",
     "zone_of",
 ]
