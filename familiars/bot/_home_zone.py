@@ -201,12 +201,12 @@ async def _following(book: ReminderBook, zones: set[str]) -> tuple[list[str], li
     reminders' texts."""
     people: dict[str, None] = {}
     texts = []
-    for rec in await book.store.list(category="event"):
+    for rec in await book.store.list(category="event", live_only=False):  # as book.of reads
         loop = rec.open_loop or {}
         rule = loop.get("every")
         if loop.get("kind") == "reminder" and isinstance(rule, dict) and rule.get("tz") in zones:
             who = asker(rec)
-            if who is not None and not loop.get("moved_to"):
+            if who is not None and not loop.get("moved_to") and not rec.deprecated:
                 people[who] = None
                 texts.append(rec.content)
     return list(people), texts
