@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         UserFacingError,
     )
     from familiars.bot._forget_person import people_of_workspace
+    from familiars.bot._home_zone import forgotten_home_hook
     from familiars.bot._leak_guard import GuardVerdict, Secrets, guard_text, secrets_of
     from familiars.bot._pending import LOADING_NOTICE, PendingHandler
     from familiars.bot._prompt import PromptParts, build_messages
@@ -67,6 +68,7 @@ _FACE: dict[str, str] = {
     "build_messages": "_prompt",
     "collect_status": "_api.status",
     "create_app": "_api.app",
+    "forgotten_home_hook": "_home_zone",
     "guard_text": "_leak_guard",
     "offline_reply": "_answers",
     "on_ctrl_c": "_adapters.console",
@@ -116,6 +118,7 @@ __all__ = [
     "build_messages",
     "collect_status",
     "create_app",
+    "forgotten_home_hook",
     "guard_text",
     "offline_reply",
     "on_ctrl_c",

@@ -19,16 +19,28 @@ and ``iso3166.tab`` of the ``tzdata`` package, as the crisis lines read countrie
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from importlib import resources
+from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from familiars.bot._care import homes_of, places_in
 from familiars.bot._state import BotState
-from familiars.memory import ListQuery, MemoryRecord, MemoryStore
+from familiars.config import Settings
+from familiars.memory import (
+    ForgetReport,
+    ListQuery,
+    MemoryRecord,
+    MemoryStore,
+    MemoryWorkspace,
+    utcnow,
+)
+from familiars.scheduler import ReminderBook, asker
 
 #: Places a zone is named after that name another place, in another zone, too.
 ELSEWHERE_TOO: dict[str, tuple[str, ...]] = {
@@ -125,6 +137,81 @@ async def zone_of(state: BotState, store: MemoryStore, user_key: str, default: s
     return effective_zone(own, records, default)
 
 
+def follow_forgotten_home(
+    book: ReminderBook,
+    state: BotState,
+    store: MemoryStore,
+    default: str,
+    clock: Callable[[], datetime],
+    purge: Callable[[list[str]], Awaitable[object]],
+) -> Callable[[ForgetReport], Awaitable[None]]:
+    """A forget hook: when a forget takes away the home a person's zone was read from, their
+    repeating reminders that followed it follow the zone now theirs (the next home still
+    live, else the default), keeping their time of day, as ``/timezone`` moves them. A rule
+    left in the forgotten home's zone named the city in every listing and on disk (tester
+    s37: "every Monday at 08:00 Australia/Melbourne time" after "forget where I live").
+    Each moved reminder is a new record and the old one is forgotten, its history and its
+    index copy (``purge``: the index's purge of texts) too: they named the zone."""
+
+    async def follow(report: ForgetReport) -> None:
+        gone = {z for z in map(_named_zone, report.texts) if z}
+        if not gone:
+            return
+        people, texts = await _following(book, gone)
+        for user_key in people:
+            found = await zone_of(state, store, user_key, default)
+            if not found.own:  # a zone they set: /timezone moved their rules to it already
+                await book.follow_zone(user_key, found.name, clock(), afresh=True)
+        if texts:
+            await purge(texts)
+
+    return follow
+
+
+@contextlib.asynccontextmanager
+async def forgotten_home_hook(
+    settings: Settings, workspace: MemoryWorkspace
+) -> AsyncIterator[Callable[[ForgetReport], Awaitable[None]]]:
+    """:func:`follow_forgotten_home` for a process that is not the running bot
+    (``familiars memory forget`` with nothing running), over the workspace's own state."""
+    state = BotState(Path(settings.workspace), workspace.home)
+    await state.open()
+    try:
+        book = ReminderBook(
+            workspace.store,
+            grace_s=settings.scheduler.reminder_grace_s,
+            default_timezone=settings.scheduler.timezone,
+        )
+        default = settings.scheduler.timezone
+        yield follow_forgotten_home(
+            book, state, workspace.store, default, utcnow, workspace.index.purge_texts
+        )
+    finally:
+        await state.close()
+
+
+def _named_zone(text: str) -> str:
+    """The zone of the one place ``text`` names as a home would ("" for none or several)."""
+    found = home_zone([text])
+    return found.zone if found is not None else ""
+
+
+async def _following(book: ReminderBook, zones: set[str]) -> tuple[list[str], list[str]]:
+    """Those whose open repeating reminders keep a rule in one of ``zones``, and those
+    reminders' texts."""
+    people: dict[str, None] = {}
+    texts = []
+    for rec in await book.store.list(category="event", live_only=False):  # as book.of reads
+        loop = rec.open_loop or {}
+        rule = loop.get("every")
+        if loop.get("kind") == "reminder" and isinstance(rule, dict) and rule.get("tz") in zones:
+            who = asker(rec)
+            if who is not None and not loop.get("moved_to") and not rec.deprecated:
+                people[who] = None
+                texts.append(rec.content)
+    return list(people), texts
+
+
 def _real(name: str) -> bool:
     try:
         ZoneInfo(name)
@@ -194,4 +281,13 @@ def _countries() -> dict[str, str]:
     return places
 
 
-__all__ = ["ELSEWHERE_TOO", "HomeZone", "PersonZone", "effective_zone", "home_zone", "zone_of"]
+__all__ = [
+    "ELSEWHERE_TOO",
+    "HomeZone",
+    "PersonZone",
+    "effective_zone",
+    "follow_forgotten_home",
+    "forgotten_home_hook",
+    "home_zone",
+    "zone_of",
+]

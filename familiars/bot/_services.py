@@ -34,7 +34,7 @@ from familiars.bot._dialogue import DialogueManager
 from familiars.bot._documents import Documents
 from familiars.bot._forget_person import PeopleState
 from familiars.bot._forgetting import ForgetByWords, runtime_forgetter
-from familiars.bot._home_zone import zone_of
+from familiars.bot._home_zone import follow_forgotten_home, zone_of
 from familiars.bot._outbound import Outbound
 from familiars.bot._proactive import (
     RunningAdapters,
@@ -181,6 +181,16 @@ async def build_services(
         sender = RuntimeSender(store.state, log, running, outbound=outbound, clock=clock)
         scheduler = _scheduler(settings, store, sender, model, recaller, clock, on_error)
         forgetter.hooks.append(scheduler.forget)  # the reminder ledger it keeps in memory
+    forgetter.hooks.append(  # a forgotten home's zone: the reminders that followed it
+        follow_forgotten_home(
+            _book(settings, store, scheduler),
+            store.state,
+            store.memory.store,
+            settings.scheduler.timezone,
+            clock,
+            store.memory.index.purge_texts,
+        )
+    )
     access = AccessPolicy.from_settings(settings)  # one policy: the manager and every adapter
     docs = _docs(settings, store)
     turn = _Turn(model, writer_queue, recaller, log, stats, recall_log, forgetter, docs, outbound)
@@ -360,7 +370,7 @@ def _dialogue_manager(
         recall_log=recall_log,
         understanding=_understanding(store.embedder),
     )
-    return DialogueManager(
+    manager = DialogueManager(
         services,
         forget_words=forget_words,
         reminder_words=ReminderWords(
@@ -370,6 +380,8 @@ def _dialogue_manager(
         commands=commands,
         on_care_pause=scheduler.care_pause if scheduler is not None else None,
     )
+    turn.forgetter.hooks.append(manager.planner.forgot)  # a forgotten home's zone note
+    return manager
 
 
 def _turn_tools(

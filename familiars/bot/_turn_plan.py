@@ -59,6 +59,7 @@ from familiars.bot._window import on_in_span
 from familiars.llm import OFFLINE_NOTICE, ChatMessage, is_question
 from familiars.memory import (
     DEFAULT_MAX_RECORD_CHARS,
+    ForgetReport,
     MemoryRecord,
     Understanding,
     answer_records,
@@ -518,6 +519,16 @@ class TurnPlanner:
             return found.said()
         moved = await tools.book.follow_zone(turn.user_key, found.zone, turn.now)
         return found.said() + repeating_followed(moved, ZoneInfo(found.zone), turn.now)
+
+    def forgot(self, report: ForgetReport) -> None:
+        """A forget hook: a zone note said for a home now forgotten is said again when the
+        home is said again (its reminders follow it then), and no zone of it is held."""
+        words = " ".join(report.texts).lower()
+        self.zone_said = {key for key in self.zone_said if key[1] not in words}
+        for text in report.texts:
+            found = home_zone([text])
+            if found is not None:
+                self.zone_said -= {k for k in self.zone_said if k[1] == found.zone}
 
     async def _timezone(self, user_key: str, records: Sequence[MemoryRecord]) -> tuple[str, bool]:
         """The person's zone (:func:`effective_zone`) and whether they set it themselves."""

@@ -125,6 +125,10 @@ async def _direct(
 
                 people = await stack.enter_async_context(people_of_workspace(settings, mw.home))
             hooks = [_their_reminder_loops(settings, mw.home)] if whole else []
+            if request.get("op") == "forget":  # a forgotten home: the reminders that followed it
+                from familiars.bot import forgotten_home_hook
+
+                hooks.append(await stack.enter_async_context(forgotten_home_hook(settings, mw)))
             forgetter = Forgetter.for_workspace(mw, documents=documents, people=people, hooks=hooks)
             if left:
                 await forgetter.resume()

@@ -252,11 +252,15 @@ class ReminderBook:
             reminder, record_id=record_id, due=due, status="open", number=0, set_at=None, every=None
         )
 
-    async def follow_zone(self, user_key: str, zone: str, now: datetime) -> list[Reminder]:
+    async def follow_zone(
+        self, user_key: str, zone: str, now: datetime, *, afresh: bool = False
+    ) -> list[Reminder]:
         """A person moved to ``zone``: their repeating reminders keep their time of day there
         ("every Monday at 08:00" set in London comes at 08:00 in New York, as a phone's alarm
         does; it showed 03:00 beside its 08:00 rule). One-off reminders keep their moment.
-        Returns the reminders re-timed, as they now are."""
+        ``afresh``: the old zone came from a forgotten home, so each is kept as a new record
+        and the old one forgotten (its history held the old zone's name). Returns the
+        reminders re-timed, as they now are."""
         changed: list[Reminder] = []
         for reminder in await self.of(user_key, now):
             rule = reminder.every
@@ -271,8 +275,13 @@ class ReminderBook:
             rec = await self.store.get(reminder.record_id)
             fields = self._due_fields(rec, reminder, due)
             fields["extra"]["open_loop"]["every"] = moved
-            await self.store.modify(rec.id, **fields)
-            changed.append(replace(reminder, due=due, every=moved))
+            record_id = rec.id
+            if afresh:
+                record_id = await self._copy(rec, fields)
+                await self.store.forget(rec.id)
+            else:
+                await self.store.modify(rec.id, **fields)
+            changed.append(replace(reminder, record_id=record_id, due=due, every=moved))
         # Neither the person nor the zone: where someone lives is theirs, and a log is kept
         # past a forget (tester s35 U15).
         logger.info("%d repeating reminder(s) follow a new time zone", len(changed))

@@ -87,23 +87,40 @@ async def test_repeating_reminders_follow_the_zone_of_the_home(
     assert datetime(2026, 12, 14, 8, 0, tzinfo=MELBOURNE) in due
 
 
-async def test_a_rule_kept_in_a_forgotten_home_zone_says_its_zone(
+async def test_forgetting_the_home_takes_its_zone_off_the_repeating_reminders(
     workspace: Path, real_embedder: Any
 ) -> None:
-    """Forgetting the home takes its zone away; a repeating reminder keeps the time of day it
-    followed, and the list says in which zone, never "08:00" beside "21:00"."""
+    """Forgetting the home takes its zone away: the repeating reminders that followed it
+    follow the zone left (here UTC), keeping their time of day, as ``/timezone`` makes them;
+    no listing, rule or file keeps the forgotten city's zone (tester s37: "every Monday at
+    08:00 Australia/Melbourne time" stayed in /reminders and on disk)."""
     settings = load_settings(workspace=workspace)
     async with console_bot(settings, [NOW], embedder=real_embedder) as bot:
-        await bot.say("I live in Melbourne")
         await bot.say("remind me to water the plants every Monday at 8")
+        told = await bot.say("I live in Melbourne")
         await bot.say("forget where I live")
         await bot.say("yes")
         listed = await bot.command("/reminders")
+        due = list(bot.exact_jobs().values())
+        naming = _files_naming(workspace, b"Melbourne")  # while it runs: its WAL too
+    assert "Australia/Melbourne" in told  # it did follow the home first
     assert "times in UTC" in listed
-    assert (
-        "Sun 13 Dec 21:00 — water the plants (every Monday at 08:00 Australia/Melbourne time)"
-        in listed
-    )
+    assert "Mon 14 Dec 08:00 — water the plants (every Monday at 08:00)" in listed
+    assert "Melbourne" not in listed
+    assert datetime(2026, 12, 14, 8, 0, tzinfo=UTC) in due
+    assert naming == []
+    assert _files_naming(workspace, b"Melbourne") == []
+
+
+def _files_naming(workspace: Path, word: bytes) -> list[str]:
+    """The workspace's files that hold ``word`` (the model's own files aside)."""
+    return [
+        str(path.relative_to(workspace))
+        for path in sorted(workspace.rglob("*"))
+        if path.is_file()
+        and "models" not in path.relative_to(workspace).parts
+        and word.lower() in path.read_bytes().lower()
+    ]
 
 
 async def test_a_reminder_said_with_the_home_is_in_the_home_zone(
@@ -119,3 +136,20 @@ async def test_a_reminder_said_with_the_home_is_in_the_home_zone(
     assert "I'll use Oslo time (Europe/Oslo)" in said and "Tue 8 Dec 09:00" in said
     assert "Tue 8 Dec 09:00 — stretch (every Tuesday at 09:00)" in listed
     assert datetime(2026, 12, 8, 9, 0, tzinfo=ZoneInfo("Europe/Oslo")) in due
+
+
+async def test_a_home_said_again_after_its_forget_is_followed_again(
+    workspace: Path, real_embedder: Any
+) -> None:
+    """The zone note was said once per person and zone: after the home's forget, saying it
+    again left the repeating reminders in UTC."""
+    settings = load_settings(workspace=workspace)
+    async with console_bot(settings, [NOW], embedder=real_embedder) as bot:
+        await bot.say("remind me to water the plants every Monday at 8")
+        await bot.say("I live in Melbourne")
+        await bot.say("forget where I live")
+        await bot.say("yes")
+        again = await bot.say("I live in Melbourne")
+        listed = await bot.command("/reminders")
+    assert "I'll use Melbourne time (Australia/Melbourne)" in again
+    assert "Mon 14 Dec 08:00 — water the plants (every Monday at 08:00)" in listed

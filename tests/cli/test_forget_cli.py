@@ -97,3 +97,20 @@ def test_an_id_that_is_neither_a_memory_nor_a_turn_is_one_plain_line(tmp_path: P
         code, out = _run(ws, "memory", "forget", bad)
         assert code != 0
         assert "must match expected" not in out and "node:AGENT/DIALOGUE/N" in out, out
+
+
+def test_cli_forget_of_the_home_moves_the_reminders_off_its_zone(tmp_path: Path) -> None:
+    """A repeating reminder that followed the home's zone follows the zone left when the home
+    is forgotten with nothing running, as in the chat: no file keeps the forgotten zone."""
+    ws = tmp_path / "ws"
+
+    async def conversation() -> None:
+        async with running(ws) as bot:
+            await say(bot, "remind me to water the plants every Monday at 8")
+            await say(bot, "I live in Denver.")
+
+    asyncio.run(conversation())
+    assert files_holding(ws, "America/Denver") != []  # the rule followed the home
+    [denver] = [r for r in _records(ws) if "Denver" in str(r["content"])]
+    assert _run(ws, "memory", "forget", str(denver["id"]))[0] == 0
+    assert files_holding(ws, "Denver") == []
