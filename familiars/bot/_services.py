@@ -57,6 +57,7 @@ from familiars.memory import (
     DocumentFinder,
     Embedder,
     FolderWatcher,
+    ForgetReport,
     Forgetter,
     MemoryStore,
     MemoryWatcher,
@@ -172,8 +173,7 @@ async def build_services(
     log = TreeLog(store.trees, store.embedder, prefetch=recaller.prefetch_texts)
     recall_log: RecallLog = {}
     forgetter = _forgetter(store, recaller, log, recall_log, writer_queue)
-    running = RunningAdapters()
-    stats = TurnStats()
+    running, stats = RunningAdapters(), TurnStats()
     # The one group check (issue 19): the turn's replies and every proactive message.
     outbound = Outbound(store.memory.store, store.state, log=log, counter=stats)
     scheduler = None
@@ -181,16 +181,7 @@ async def build_services(
         sender = RuntimeSender(store.state, log, running, outbound=outbound, clock=clock)
         scheduler = _scheduler(settings, store, sender, model, recaller, clock, on_error)
         forgetter.hooks.append(scheduler.forget)  # the reminder ledger it keeps in memory
-    forgetter.hooks.append(  # a forgotten home's zone: the reminders that followed it
-        follow_forgotten_home(
-            _book(settings, store, scheduler),
-            store.state,
-            store.memory.store,
-            settings.scheduler.timezone,
-            clock,
-            store.memory.index.purge_texts,
-        )
-    )
+    forgetter.hooks.append(_home_zone_hook(settings, store, scheduler, clock))
     access = AccessPolicy.from_settings(settings)  # one policy: the manager and every adapter
     docs = _docs(settings, store)
     turn = _Turn(model, writer_queue, recaller, log, stats, recall_log, forgetter, docs, outbound)
@@ -224,6 +215,20 @@ async def build_services(
         folder_watcher=_folder_watcher(settings, options, store),
         forgetter=forgetter,
         web_links=web.links if web is not None else None,
+    )
+
+
+def _home_zone_hook(
+    settings: Settings, store: _Storage, scheduler: Scheduler | None, clock: Callable[[], datetime]
+) -> Callable[[ForgetReport], Awaitable[None]]:
+    """A forgotten home's zone: the reminders that followed it follow the zone now in force."""
+    return follow_forgotten_home(
+        _book(settings, store, scheduler),
+        store.state,
+        store.memory.store,
+        settings.scheduler.timezone,
+        clock,
+        store.memory.index.purge_texts,
     )
 
 

@@ -22,7 +22,7 @@ Map:
   (:meth:`MemoryIndex.purge_texts`), the files beside the memory (the writer queue with its
   ``failed/`` copies, ``pending_reply.json``, the JSON under ``state/``, the logs:
   :mod:`familiars.memory._forget_files`), and whatever recall caches the hooks name.
-- :func:`parse_node_ref` / :func:`node_ref` - the turn id format (:mod:`familiars.memory._forget_refs`).
+- :func:`parse_node_ref` / :func:`node_ref` - the turn id format (in ``_forget_refs``).
 - :class:`ForgetReport` - what was forgotten (for the confirmation line and the hooks).
 
 A hook is ``hook(report)`` (may be a coroutine function): the running bot's recaller drops
