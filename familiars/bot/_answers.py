@@ -751,7 +751,7 @@ def _was(new: str, old: str) -> str:
     """ " (was Portland)": the old record's words the new one lacks, when that is short."""
     new_words = {w.lower() for w in re.findall(r"[\w']+", new)}
     gone = [w for w in re.findall(r"[\w']+", old) if w.lower() not in new_words]
-    if gone and all(w.lower() in _NO_VALUE for w in gone):
+    if all(w.lower() in _NO_VALUE for w in gone):  # nothing of the old one was lost
         return ""
     if gone and all(w.lower() in _VERBS_ONLY for w in gone):  # "(was likes)" says nothing
         return f" (was: {_lower_first(second_person(old)).rstrip('.')})"

@@ -15,9 +15,12 @@ async def test_an_age_added_to_a_named_relative_says_no_was(
     async with make_app(workspace, embedder=real_embedder, model=None) as app:
         await say(app, message("my brother is called Dev", minutes=1))
         aged = await say(app, message("Dev is 25 now", minutes=2))
-        moved = await say(app, message("I live in Leeds", minutes=3))
-        moved_again = await say(app, message("I've moved to York", minutes=4))
+        dog = await say(app, message("my whippet is called Mabel", minutes=3))
+        dog_aged = await say(app, message("Mabel turned 3 on Sunday!", minutes=4))
+        moved = await say(app, message("I live in Leeds", minutes=5))
+        moved_again = await say(app, message("I've moved to York", minutes=6))
     assert "25" in aged, aged
     assert "(was called)" not in aged and "(was" not in aged, aged
+    assert "Mabel" in dog and "3" in dog_aged and "(was" not in dog_aged, dog_aged
     assert "Leeds" in moved
     assert "(was Leeds)" in moved_again, moved_again
