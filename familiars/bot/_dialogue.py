@@ -84,6 +84,8 @@ class DialogueManager:
         #: The scheduler's care pause: no unsolicited nudges for a person in crisis.
         self.planner.on_pause = on_care_pause
         self.forget_words = forget_words  # "forget that ...": the one Forgetter (issue 19)
+        #: Its last replies kept for "what did you just say?" go with what is forgotten.
+        forget_words.forgetter.hooks.append(self.planner.forget)
         #: "cancel the landlord reminder", "snooze that": the one ReminderBook (issue 23).
         self.reminder_words = reminder_words
         #: The runtime builds the commands with their services; alone, the manager's own.

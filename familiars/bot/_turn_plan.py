@@ -65,6 +65,7 @@ from familiars.memory import (
     answer_records,
     asks_unknown,
     cut_text,
+    forgotten_of,
     is_live,
     make_record,
 )
@@ -320,6 +321,18 @@ class TurnPlanner:
         self.care_logs: dict[tuple[str, str], CareLog] = {}
         #: Set by the scheduler's wiring: ``care_pause(user_key, until)``.
         self.on_pause: Callable[[str, datetime], Awaitable[None] | None] | None = None
+
+    def forget(self, report: ForgetReport) -> None:
+        """The Forgetter's hook: a dialogue's last reply that held forgotten words goes, or
+        "what did you just say?" would say them again (and its reply keep them anew)."""
+        if not report.texts:
+            return
+        gone = forgotten_of((), report.texts, replies=report.replies)
+        replies = [" ".join(r.split()) for r in report.replies]
+        for key, said in list(self.said.items()):
+            flat = " ".join(said.split())
+            if gone.holds(said) or any(flat and flat in r for r in replies):
+                del self.said[key]
 
     async def begin(self, turn: Turn) -> TurnPlan:
         """Everything the turn must know before its reply (see the module map); reads the

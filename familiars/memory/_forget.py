@@ -272,7 +272,23 @@ class Forgetter:
     ) -> ForgetReport:
         """Run a forget under its intent: written before the first step, removed after the
         last. On an error the intent stays when a step may have taken something (the next
-        start finishes it), and goes when nothing was touched."""
+        start finishes it), and goes when nothing was touched. Once begun it runs to its end
+        when its caller is cancelled (a Ctrl-C stops the console's turn), and the cancel goes
+        on after it: cut short, what it had not yet taken stayed until the next start."""
+        task = asyncio.ensure_future(self._intended(item_ids, now, keep))
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            while not task.done():  # cancelled again: it still runs to its end
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.wait((task,))
+            if not task.cancelled() and (error := task.exception()) is not None:
+                logger.warning("a forget whose caller was cancelled failed: %r", error)
+            raise
+
+    async def _intended(
+        self, item_ids: list[str], now: float | None, keep: Sequence[str]
+    ) -> ForgetReport:
         intent = self.intents.new(item_ids, now, keep)
         async with self.intents.lease(intent.name):
             await self.intents.begin(intent)
