@@ -103,26 +103,33 @@ class PersonZone:
         return ZoneInfo(self.name)
 
 
-def effective_zone(own: str | None, records: Sequence[MemoryRecord], default: str) -> PersonZone:
+def effective_zone(
+    own: str | None, records: Sequence[MemoryRecord], default: str, *, group: bool = False
+) -> PersonZone:
     """The one answer to "which zone is this person in": ``own`` (set by the person with
     ``/timezone``), else that of the home their live ``records`` name (:func:`home_zone`),
     else ``default``, else UTC. Every road (a turn, the commands, the words that move a
-    reminder, the reminder that fires) asks this, so one person sees one zone."""
+    reminder, the reminder that fires) asks this, so one person sees one zone. In a
+    ``group`` the home record is private: never read there (its zone would tell the room
+    where the person lives)."""
     if own and _real(own):
         return PersonZone(own, own=True)
-    found = home_zone(homes_of(records))
+    found = None if group else home_zone(homes_of(records))
     if found is not None and found.zone:
         return PersonZone(found.zone, home=found)
     return PersonZone(default if default and _real(default) else "UTC")
 
 
-async def zone_of(state: BotState, store: MemoryStore, user_key: str, default: str) -> PersonZone:
+async def zone_of(
+    state: BotState, store: MemoryStore, user_key: str, default: str, *, group: bool = False
+) -> PersonZone:
     """:func:`effective_zone` for ``user_key``, read off the person and their live records
     (where a turn has read them already, it calls :func:`effective_zone` on its own)."""
     person = await state.person(user_key)
     own = person.timezone if person else None
-    records = [] if own else await store.read_live(ListQuery(scope="user", user_key=user_key))
-    return effective_zone(own, records, default)
+    read = not own and not group
+    records = await store.read_live(ListQuery(scope="user", user_key=user_key)) if read else []
+    return effective_zone(own, records, default, group=group)
 
 
 def _real(name: str) -> bool:

@@ -145,7 +145,8 @@ class StateDirectory:
             # The zone the reminder's words and quiet hours are in: the one every road uses.
             zone = self.default_tz
             if d.user_key:
-                zone = (await zone_of(self.state, self.memory, d.user_key, zone)).name
+                found = await zone_of(self.state, self.memory, d.user_key, zone, group=d.is_group)
+                zone = found.name
             out.append(
                 DialogueInfo(
                     agent_id=d.agent_id,

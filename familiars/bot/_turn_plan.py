@@ -52,7 +52,7 @@ from familiars.bot._care import (
 )
 from familiars.bot._care_talk import CareLog, asks_for_a_line, follow_up, lines_again, says_safe
 from familiars.bot._commands._timezone import repeating_followed
-from familiars.bot._home_zone import effective_zone, home_zone
+from familiars.bot._home_zone import PersonZone, effective_zone, home_zone
 from familiars.bot._questions import Asked, as_asked, asked_each
 from familiars.bot._turn_actions import PendingReminder, TurnActions, plan_actions
 from familiars.bot._window import on_in_span
@@ -334,7 +334,8 @@ class TurnPlanner:
             plan.break_text = settings.care.break_text
         self.last_q[key] = turn.q_id
         pending = self.pending.pop(key, None)
-        tz, own_zone = await self._timezone(user_key, turn.records)
+        turn.zone = await self._timezone(turn)
+        tz, own_zone = turn.zone.name, turn.zone.own
         understanding = self.services.understanding
         plan.after_care = key in self.cared
         self.cared.discard(key)
@@ -491,6 +492,8 @@ class TurnPlanner:
         live in Oslo. Remind me to stretch every Tuesday at 9" is 09:00 in Oslo, as the next
         message's "at 9" is (it was 09:00 in the zone before, and the note's follow came
         before the reminder was stored, so missed it)."""
+        if turn.info.is_group:  # a home said in a group changes no zone unsaid
+            return
         told = [*plan.actions.noted, *(new for new, _ in plan.actions.updated)]
         homes = [*homes_of(turn.records), *told]
         found = home_zone(homes) if told else None
@@ -519,12 +522,13 @@ class TurnPlanner:
         moved = await tools.book.follow_zone(turn.user_key, found.zone, turn.now)
         return found.said() + repeating_followed(moved, ZoneInfo(found.zone), turn.now)
 
-    async def _timezone(self, user_key: str, records: Sequence[MemoryRecord]) -> tuple[str, bool]:
-        """The person's zone (:func:`effective_zone`) and whether they set it themselves."""
-        person = await self.services.state.person(user_key)
+    async def _timezone(self, turn: Turn) -> PersonZone:
+        """The person's zone (:func:`effective_zone`), once a turn: the later stages read it
+        off ``turn.zone``. In a group their private home gives none."""
+        person = await self.services.state.person(turn.user_key)
         own = person.timezone if person else None
-        found = effective_zone(own, records, self.services.settings.scheduler.timezone)
-        return found.name, found.own
+        default = self.services.settings.scheduler.timezone
+        return effective_zone(own, turn.records, default, group=turn.info.is_group)
 
     async def _store_reminders(
         self,

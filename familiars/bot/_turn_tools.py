@@ -301,7 +301,8 @@ class TurnTools:
     ) -> ToolCaller:
         """The caller of a new turn of ``user_key``."""
         self._turns += 1
-        zone = (await zone_of(self.state, self.store, user_key, self.book.default_timezone)).info
+        default = self.book.default_timezone
+        zone = (await zone_of(self.state, self.store, user_key, default, group=is_group)).info
         taint = taint if taint is not None else TurnTaint()
         return ToolCaller(
             user_key, agent_id, dialogue_id, is_owner, is_group, zone, now, self._turns, taint

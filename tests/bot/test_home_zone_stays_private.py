@@ -1,0 +1,52 @@
+"""A home said in a direct chat is private: its zone is never used in a group (reviewer
+s37: after "I live in Melbourne" alone, a crisis reply in a group named Australia's line and
+a reminder set there was stored as "(Australia/Melbourne)"), and a home said in a group
+changes no zone unsaid."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from familiars.bot._proactive import StateDirectory
+from familiars.config import load_settings
+from tests.harness import ConsoleBot, console_bot, message, say
+
+NOW = datetime(2026, 12, 7, 3, 0, tzinfo=UTC)
+WORRY = "I want to end my life"
+
+
+async def _in_group(bot: ConsoleBot, text: str) -> str:
+    said = message(text, chat="g1", group=True, user="alice", name="alice", at=bot.clock[0])
+    return await say(bot.app, said)
+
+
+async def test_a_private_home_gives_no_zone_in_a_group(workspace: Path, real_embedder: Any) -> None:
+    settings = load_settings(workspace=workspace)
+    async with console_bot(settings, [NOW], embedder=real_embedder) as bot:
+        await bot.say("I live in Melbourne")
+        await _in_group(bot, "remind me to call dad at 8 tomorrow")
+        due = list(bot.exact_jobs().values())
+        assert bot.app.state is not None and bot.app.memory is not None
+        seen = StateDirectory(bot.app.state, bot.app.memory.store, "UTC")
+        zones = {d.is_group: d.timezone for d in await seen.active_dialogues(NOW)}
+        worry = await _in_group(bot, WORRY)
+        assert bot.app.memory is not None
+        kept = [r.content for r in await bot.app.memory.store.list(scope="dialogue")]
+    assert datetime(2026, 12, 8, 8, 0, tzinfo=UTC) in due, due
+    assert not any("Melbourne" in c for c in kept), kept
+    assert zones == {False: "Australia/Melbourne", True: "UTC"}, zones
+    assert "In Australia" not in worry, worry  # the generic lines only
+
+
+async def test_a_home_said_in_a_group_moves_no_reminder(
+    workspace: Path, real_embedder: Any
+) -> None:
+    settings = load_settings(workspace=workspace)
+    async with console_bot(settings, [NOW], embedder=real_embedder) as bot:
+        said = await _in_group(bot, "I live in Oslo. Remind me to stretch tomorrow at 9")
+        due = list(bot.exact_jobs().values())
+    assert "Oslo time" not in said, said
+    assert datetime(2026, 12, 8, 9, 0, tzinfo=ZoneInfo("Europe/Oslo")) not in due, due
