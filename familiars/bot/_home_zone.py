@@ -24,11 +24,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from familiars.bot._care import homes_of, places_in
 from familiars.bot._state import BotState
 from familiars.memory import ListQuery, MemoryRecord, MemoryStore
+
+if TYPE_CHECKING:
+    from familiars.bot._turn import Turn
 
 #: Places a zone is named after that name another place, in another zone, too.
 ELSEWHERE_TOO: dict[str, tuple[str, ...]] = {
@@ -104,20 +108,43 @@ class PersonZone:
 
 
 def effective_zone(
-    own: str | None, records: Sequence[MemoryRecord], default: str, *, group: bool = False
+    own: str | None,
+    records: Sequence[MemoryRecord],
+    default: str,
+    *,
+    group: bool = False,
+    homes: Sequence[str] | None = None,
 ) -> PersonZone:
     """The one answer to "which zone is this person in": ``own`` (set by the person with
     ``/timezone``), else that of the home their live ``records`` name (:func:`home_zone`),
     else ``default``, else UTC. Every road (a turn, the commands, the words that move a
     reminder, the reminder that fires) asks this, so one person sees one zone. In a
     ``group`` the home record is private: never read there (its zone would tell the room
-    where the person lives)."""
+    where the person lives). ``homes``: :func:`homes_of` ``records`` when the caller read
+    them already (a turn reads them once)."""
     if own and _real(own):
         return PersonZone(own, own=True)
-    found = None if group else home_zone(homes_of(records))
+    found = None if group else home_zone(homes_of(records) if homes is None else homes)
     if found is not None and found.zone:
         return PersonZone(found.zone, home=found)
     return PersonZone(default if default and _real(default) else "UTC")
+
+
+def turn_homes(turn: Turn) -> list[str]:
+    """:func:`homes_of` the turn's records, once a turn (none in a group: the home record
+    is private)."""
+    if turn.homes is None:
+        turn.homes = [] if turn.info.is_group else homes_of(turn.records)
+    return turn.homes
+
+
+def turn_zone(turn: Turn, own: str | None, default: str) -> PersonZone:
+    """:func:`effective_zone` for the turn's person (``own``: the zone they set), once a
+    turn: every stage after the first reads the one kept on ``turn``."""
+    if turn.zone is None:
+        group = turn.info.is_group
+        turn.zone = effective_zone(own, (), default, group=group, homes=turn_homes(turn))
+    return turn.zone
 
 
 async def zone_of(
@@ -201,4 +228,13 @@ def _countries() -> dict[str, str]:
     return places
 
 
-__all__ = ["ELSEWHERE_TOO", "HomeZone", "PersonZone", "effective_zone", "home_zone", "zone_of"]
+__all__ = [
+    "ELSEWHERE_TOO",
+    "HomeZone",
+    "PersonZone",
+    "effective_zone",
+    "home_zone",
+    "turn_homes",
+    "turn_zone",
+    "zone_of",
+]

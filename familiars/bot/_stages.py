@@ -38,7 +38,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from familiars.bot._access import AccessPolicy
-from familiars.bot._home_zone import PersonZone, effective_zone
+from familiars.bot._home_zone import PersonZone, turn_zone
 from familiars.bot._outbound import Outbound
 from familiars.bot._prompt import BranchTurn, PromptParts, build_messages
 from familiars.bot._state import BotState, Person
@@ -298,7 +298,7 @@ async def compose(turn: Turn, s: TurnServices) -> None:
         s.state.person(turn.user_key),
     )
     turn.taint = _taint_of(passages, turn.recalled, branch[:-1], turn.user_key, info.is_group)
-    tz = _zone(_zone_of(turn, person, s.settings.scheduler.timezone).name)
+    tz = _zone(_turn_zone(turn, person, s).name)
     unseen = [it for it in turn.recalled if not (set(it.record_ids or (it.id,)) & profile_ids)]
     parts = PromptParts(
         persona=agent.persona,
@@ -341,12 +341,9 @@ def _newest(records: list[MemoryRecord], n: int) -> list[MemoryRecord]:
     return sorted(records, key=lambda r: (r.pinned, r.ts))[-n:]
 
 
-def _zone_of(turn: Turn, person: Person | None, default: str) -> PersonZone:
-    """The zone the plan worked out for the turn; worked out here when no plan ran."""
-    if turn.zone is not None:
-        return turn.zone
+def _turn_zone(turn: Turn, person: Person | None, s: TurnServices) -> PersonZone:
     own = person.timezone if person else None
-    return effective_zone(own, turn.records, default, group=turn.info.is_group)
+    return turn_zone(turn, own, s.settings.scheduler.timezone)
 
 
 def _zone(name: str) -> ZoneInfo:
@@ -411,6 +408,7 @@ async def _tool_caller(turn: Turn, s: TurnServices) -> ToolCaller | None:
         is_group=turn.info.is_group,
         now=turn.now,
         taint=turn.taint,
+        zone=turn.zone.info if turn.zone is not None else None,
     )
 
 
@@ -565,7 +563,7 @@ async def _turn_context(turn: Turn, s: TurnServices, user_text: str) -> TurnCont
         reply_text=turn.reply,
         recent=recent,
         turn_id=turn.q_id,
-        timezone=_zone_of(turn, person, s.settings.scheduler.timezone).name,
+        timezone=_turn_zone(turn, person, s).name,
         now=turn.now.isoformat(timespec="seconds"),
         # Who spoke, for who may change what (memory._writer._rights).
         is_owner=s.is_owner(turn.message.platform, turn.message.user_id),

@@ -96,7 +96,9 @@ class Turn:
     # --- read once: the person's live records (user scope, the agent's identity, the
     # dialogue's shared and ephemeral records), for the plan, the profile and directives
     records: list[MemoryRecord] = field(default_factory=list)
-    #: The person's zone, worked out once from ``records`` by the plan (None: not yet).
+    #: What ``records`` say of where the person lives, and the zone they are in, each
+    #: read once (``_home_zone.turn_zone``; None: not yet; no homes in a group).
+    homes: list[str] | None = None
     zone: PersonZone | None = None
     # --- plan: care, actions, reminders (what the reply will say it did)
     plan: TurnPlan | None = None

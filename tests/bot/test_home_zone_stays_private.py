@@ -10,8 +10,13 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import pytest
+
+from familiars.bot import _home_zone
+from familiars.bot._care import homes_of
 from familiars.bot._proactive import StateDirectory
 from familiars.config import load_settings
+from familiars.memory import make_record
 from tests.harness import ConsoleBot, console_bot, message, say
 
 NOW = datetime(2026, 12, 7, 3, 0, tzinfo=UTC)
@@ -50,3 +55,62 @@ async def test_a_home_said_in_a_group_moves_no_reminder(
         due = list(bot.exact_jobs().values())
     assert "Oslo time" not in said, said
     assert datetime(2026, 12, 8, 9, 0, tzinfo=ZoneInfo("Europe/Oslo")) not in due, due
+
+
+async def test_a_turn_reads_the_home_off_its_records_once(
+    workspace: Path, real_embedder: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The home's zone is worked out once a turn (it was five times: each a pass over all
+    the person's records), and every later stage reads that one answer."""
+    passes: list[int] = []
+
+    def counted(records: Any) -> list[str]:
+        passes.append(len(records))
+        import traceback
+
+        traceback.print_stack(limit=6)
+        return homes_of(records)
+
+    monkeypatch.setattr(_home_zone, "homes_of", counted)
+    settings = load_settings(workspace=workspace)
+    async with console_bot(settings, [NOW], embedder=real_embedder) as bot:
+        await bot.say("I live in Melbourne")
+        passes.clear()
+        await bot.say("remind me to call dad at 8 tomorrow")
+        due = list(bot.exact_jobs().values())
+    assert len(passes) == 1, passes
+    assert datetime(2026, 12, 8, 8, 0, tzinfo=ZoneInfo("Australia/Melbourne")) in due
+
+
+async def test_the_scheduler_keeps_each_persons_zone_until_their_records_change(
+    workspace: Path, real_embedder: Any
+) -> None:
+    settings = load_settings(workspace=workspace)
+    async with console_bot(settings, [NOW], embedder=real_embedder) as bot:
+        await bot.say("hello")
+        assert bot.app.state is not None and bot.app.memory is not None
+        store = bot.app.memory.store
+        reads: list[int] = []
+        read_live = store.read_live
+
+        async def counted(*queries: Any, **kw: Any) -> Any:
+            reads.append(1)
+            return await read_live(*queries, **kw)
+
+        seen = StateDirectory(bot.app.state, store, "UTC")
+        store.read_live = counted  # type: ignore[method-assign]
+        first = await seen.active_dialogues(NOW)
+        again = await seen.active_dialogues(NOW)
+        assert len(reads) == 1 and [d.timezone for d in first + again] == ["UTC", "UTC"]
+        user_key = first[0].user_key
+        await store.append(
+            make_record(
+                "The user lives in Oslo.",
+                scope="user",
+                category="profile",
+                tags=["home"],
+                user_key=user_key,
+            )
+        )
+        moved = await seen.active_dialogues(NOW)
+    assert len(reads) == 2 and moved[0].timezone == "Europe/Oslo"
