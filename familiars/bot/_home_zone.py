@@ -27,7 +27,8 @@ from importlib import resources
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from familiars.bot._care import homes_of, places_in
+from familiars.bot._care import country_of_place, homes_of, places_in
+from familiars.bot._places import town_countries
 from familiars.bot._state import BotState
 from familiars.memory import ListQuery, MemoryRecord, MemoryStore
 
@@ -43,13 +44,6 @@ ELSEWHERE_TOO: dict[str, tuple[str, ...]] = {
     "cordoba": ("America/Argentina/Cordoba", "Europe/Madrid"),
     "london": ("Europe/London",),  # London, Ontario is far smaller: London is London
 }
-#: Names of countries people use that the time zone database's list words otherwise.
-_COUNTRY_ALIASES = {
-    "uk": "GB", "england": "GB", "scotland": "GB", "wales": "GB", "northern ireland": "GB",
-    "great britain": "GB", "united kingdom": "GB", "holland": "NL", "czech republic": "CZ",
-    "south korea": "KR", "korea": "KR", "us": "US", "usa": "US", "america": "US",
-    "the states": "US", "united states": "US",
-}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -77,19 +71,42 @@ class HomeZone:
 
 def home_zone(homes: Sequence[str]) -> HomeZone | None:
     """The zone of the newest of ``homes`` (home records, oldest first) that names a place
-    this knows; None when none does or the place has several zones. A country said after
-    a city picks among the city's zones ("Perth, Scotland" is Europe/London)."""
+    this knows; None when none does or the place has several zones. Where the place is is
+    read as the crisis lines read it (:func:`~familiars.bot._care.places_in`): a zone city
+    counts only in the country the home names ("Melbourne, Florida" is not Australia's),
+    or, naming none, the likeliest country of a town of that name."""
     for home in reversed(homes):
-        names = places_in(home)  # the country first: "Perth, Australia" -> australia, perth
+        names = places_in(home)
         if not names:
             continue
-        country = next((_countries()[n] for n in names if n in _countries()), "")
-        for name in reversed(names):  # the place itself before the country it is in
-            found = _zone_of(name, country)
-            if found is not None:
-                place = _as_written(home, names[-1])
-                return HomeZone(place, *found) if found[0] or found[1] else None
+        found = _zone_in(names[-1], *country_of_place(home), named_only=len(names) == 1)
+        if found is not None:
+            return HomeZone(_as_written(home, names[-1]), *found) if any(found) else None
     return None
+
+
+def _zone_in(
+    town: str, named: str, likely: tuple[str, ...], *, named_only: bool
+) -> tuple[str, tuple[str, ...]] | None:
+    """(zone, ()) for one zone, ("", choices) for several the person should choose among,
+    ("", ()) for a known place of no one zone; None for a place this does not know.
+    ``named``: the country the home names (``named_only``: and nothing else), ``likely``:
+    the countries a town may be in when it names none, the likeliest first."""
+    country = named or (likely[0] if likely else "")
+    cities = ELSEWHERE_TOO.get(town) or ((_city_zones()[town],) if town in _city_zones() else ())
+    if cities and named:
+        cities = tuple(z for z in cities if _zone_country().get(z) in ("", named))
+    elif len(cities) == 1:  # no country named: the town's likeliest country only
+        cities = tuple(z for z in cities if _zone_country().get(z) in ("", country))
+    if cities:
+        return (cities[0], ()) if len(cities) == 1 else ("", cities)
+    if not named:
+        return None if not likely else ("", ())
+    zones = _zones_by_country().get(named, ())
+    where = () if named_only else town_countries(town, everywhere=True)
+    if where and named not in where:
+        return ("", ())  # "Athens, Georgia": no Athens in the country, so which Georgia?
+    return (zones[0], ()) if len(zones) == 1 else ("", ())
 
 
 @dataclass(frozen=True)
@@ -167,26 +184,11 @@ def _real(name: str) -> bool:
     return True
 
 
-def _zone_of(name: str, country: str = "") -> tuple[str, tuple[str, ...]] | None:
-    """(zone, ()) for a place of one zone, ("", choices) for one that may mean several,
-    ("", ()) for a known country of several zones; None for a place this does not know.
-    ``country``: the ISO code of a country said with the place, which narrows its zones."""
-    choices = ELSEWHERE_TOO.get(name) or ((_city_zones()[name],) if name in _city_zones() else ())
-    if country and choices:
-        narrowed = tuple(z for z in choices if z in _zones_by_country().get(country, ()))
-        choices = narrowed or choices
-    if choices:
-        return (choices[0], ()) if len(choices) == 1 else ("", choices)
-    code = _countries().get(name)
-    if code is None:
-        return None
-    zones = _zones_by_country().get(code, ())
-    return (zones[0], ()) if len(zones) == 1 else ("", ())
-
-
 def _as_written(home: str, name: str) -> str:
     """ "Melbourne" as the record writes it (title case when it is not found)."""
     found = re.search(rf"\b{re.escape(name)}\b", home, re.IGNORECASE)
+    if found is None and len(name) <= 3:  # "U.K." read as "uk"
+        return name.upper()
     return found.group(0) if found else name.title()
 
 
@@ -206,26 +208,18 @@ def _city_zones() -> dict[str, str]:
 
 
 @functools.cache
+def _zone_country() -> dict[str, str]:
+    """Zone -> the ISO code of its country (zone.tab)."""
+    return {row[2]: row[0] for row in _rows("zone.tab") if len(row) > 2}
+
+
+@functools.cache
 def _zones_by_country() -> dict[str, tuple[str, ...]]:
     zones: dict[str, list[str]] = {}
     for row in _rows("zone.tab"):
         if len(row) > 2:
             zones.setdefault(row[0], []).append(row[2])
     return {code: tuple(found) for code, found in zones.items()}
-
-
-@functools.cache
-def _countries() -> dict[str, str]:
-    """Lowercase country name -> ISO 3166 code (a parenthesised part too: "Britain (UK)")."""
-    places: dict[str, str] = {}
-    for row in _rows("iso3166.tab"):
-        if len(row) < 2:
-            continue
-        name = row[1]
-        for said in (name, *re.findall(r"\(([^)]+)\)", name), re.sub(r"\s*\(.*\)", "", name)):
-            places[said.strip().lower()] = row[0]
-    places.update(_COUNTRY_ALIASES)
-    return places
 
 
 __all__ = [

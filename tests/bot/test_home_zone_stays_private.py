@@ -14,6 +14,7 @@ import pytest
 
 from familiars.bot import _home_zone
 from familiars.bot._care import homes_of
+from familiars.bot._home_zone import home_zone
 from familiars.bot._proactive import StateDirectory
 from familiars.config import load_settings
 from familiars.memory import make_record
@@ -114,3 +115,20 @@ async def test_the_scheduler_keeps_each_persons_zone_until_their_records_change(
         )
         moved = await seen.active_dialogues(NOW)
     assert len(reads) == 2 and moved[0].timezone == "Europe/Oslo"
+
+
+@pytest.mark.parametrize(
+    ("home", "zone"),
+    [
+        ("Melbourne, Florida", None),  # not Australia's
+        ("Davis, California", None),  # not Antarctica's
+        ("Athens, Georgia", None),  # not Greece's, and which Georgia is unsure
+        ("the U.K.", "Europe/London"),
+        ("Melbourne", "Australia/Melbourne"),  # the likeliest Melbourne is Australia's
+        ("Perth, Scotland", "Europe/London"),
+        ("Toronto, Canada", "America/Toronto"),
+    ],
+)
+def test_a_zone_city_counts_only_in_the_country_the_home_names(home: str, zone: str | None) -> None:
+    found = home_zone([f"The user lives in {home}."])
+    assert (found.zone if found is not None else None) == zone, found
