@@ -13,8 +13,10 @@ America/New_York) or a country with one zone ("Norway", "Leeds, England" -> Euro
 A place that names another elsewhere too (Perth in Scotland and Australia, Halifax in
 Yorkshire and Nova Scotia, Portland in Oregon and Maine) is never picked silently: it comes
 back with the zones it may mean, for the person to choose with ``/timezone``. A country with
-several zones ("the US") gives none. The data is the time zone database's own (``zone.tab``
-and ``iso3166.tab`` of the ``tzdata`` package, as the crisis lines read countries).
+several zones ("the US") gives none. Where a place is is read as the crisis lines read it
+(``_care.places_in``, ``country_of_place``, the gazetteer): a zone city counts only in the
+country the home names, or naming none, the town's likeliest ("Melbourne, Florida" is no
+Australian zone). In a group the home is private: it gives no zone there.
 """
 
 from __future__ import annotations
