@@ -432,9 +432,9 @@ def countries_of(timezone: str, setting: str = "", homes: Sequence[str] = ()) ->
 
 
 def _home_country(homes: Sequence[str], near: str) -> tuple[str, tuple[str, ...]]:
-    """The newest home's (:func:`_country_of_place`): (a sure country, others it may be in)."""
+    """The newest home's (:func:`country_of_place`): (a sure country, others it may be in)."""
     for home in reversed(homes):
-        found = _country_of_place(home, near)
+        found = country_of_place(home, near)
         if found[0] or found[1]:
             return found
     return "", ()
@@ -477,7 +477,7 @@ _REGION_OF = {
 }
 
 
-def _country_of_place(text: str, near: str = "") -> tuple[str, tuple[str, ...]]:
+def country_of_place(text: str, near: str = "") -> tuple[str, tuple[str, ...]]:
     """The country a home record's place is in, from its last part that names one:
     (code, ()) when a country is named ("Leeds, England", "Cork in Ireland") or the town
     is one of ``near``'s too (Perth with a UK time zone), ("", codes) for a town or region
@@ -500,6 +500,8 @@ def places_in(text: str) -> list[str]:
     """The parts of the place a home record names, lowercase, the last first ("The user
     lives in Leeds, England." -> ["england", "leeds"]; "Cork in Ireland" -> ["ireland",
     "cork"]); [] when it names none."""
+    # "the U.K." and "the U.S." as one word: their dots do not end the place
+    text = re.sub(r"\b(?:[A-Za-z]\.){2,}", lambda m: m.group(0).replace(".", ""), text)
     found = _LIVES_IN.search(text)
     if found is None:
         return []

@@ -13,8 +13,10 @@ America/New_York) or a country with one zone ("Norway", "Leeds, England" -> Euro
 A place that names another elsewhere too (Perth in Scotland and Australia, Halifax in
 Yorkshire and Nova Scotia, Portland in Oregon and Maine) is never picked silently: it comes
 back with the zones it may mean, for the person to choose with ``/timezone``. A country with
-several zones ("the US") gives none. The data is the time zone database's own (``zone.tab``
-and ``iso3166.tab`` of the ``tzdata`` package, as the crisis lines read countries).
+several zones ("the US") gives none. Where a place is is read as the crisis lines read it
+(``_care.places_in``, ``country_of_place``, the gazetteer): a zone city counts only in the
+country the home names, or naming none, the town's likeliest ("Melbourne, Florida" is no
+Australian zone). In a group the home is private: it gives no zone there.
 """
 
 from __future__ import annotations
@@ -27,9 +29,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from familiars.bot._care import homes_of, places_in
+from familiars.bot._care import country_of_place, homes_of, places_in
+from familiars.bot._places import town_countries
 from familiars.bot._state import BotState
 from familiars.config import Settings
 from familiars.memory import (
@@ -42,6 +46,9 @@ from familiars.memory import (
 )
 from familiars.scheduler import ReminderBook, asker
 
+if TYPE_CHECKING:
+    from familiars.bot._turn import Turn
+
 #: Places a zone is named after that name another place, in another zone, too.
 ELSEWHERE_TOO: dict[str, tuple[str, ...]] = {
     "perth": ("Australia/Perth", "Europe/London"),
@@ -51,13 +58,6 @@ ELSEWHERE_TOO: dict[str, tuple[str, ...]] = {
     "cordoba": ("America/Argentina/Cordoba", "Europe/Madrid"),
     "london": ("Europe/London",),  # London, Ontario is far smaller: London is London
 }
-#: Names of countries people use that the time zone database's list words otherwise.
-_COUNTRY_ALIASES = {
-    "uk": "GB", "england": "GB", "scotland": "GB", "wales": "GB", "northern ireland": "GB",
-    "great britain": "GB", "united kingdom": "GB", "holland": "NL", "czech republic": "CZ",
-    "south korea": "KR", "korea": "KR", "us": "US", "usa": "US", "america": "US",
-    "the states": "US", "united states": "US",
-}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -85,19 +85,42 @@ class HomeZone:
 
 def home_zone(homes: Sequence[str]) -> HomeZone | None:
     """The zone of the newest of ``homes`` (home records, oldest first) that names a place
-    this knows; None when none does or the place has several zones. A country said after
-    a city picks among the city's zones ("Perth, Scotland" is Europe/London)."""
+    this knows; None when none does or the place has several zones. Where the place is is
+    read as the crisis lines read it (:func:`~familiars.bot._care.places_in`): a zone city
+    counts only in the country the home names ("Melbourne, Florida" is not Australia's),
+    or, naming none, the likeliest country of a town of that name."""
     for home in reversed(homes):
-        names = places_in(home)  # the country first: "Perth, Australia" -> australia, perth
+        names = places_in(home)
         if not names:
             continue
-        country = next((_countries()[n] for n in names if n in _countries()), "")
-        for name in reversed(names):  # the place itself before the country it is in
-            found = _zone_of(name, country)
-            if found is not None:
-                place = _as_written(home, names[-1])
-                return HomeZone(place, *found) if found[0] or found[1] else None
+        found = _zone_in(names[-1], *country_of_place(home), named_only=len(names) == 1)
+        if found is not None:
+            return HomeZone(_as_written(home, names[-1]), *found) if any(found) else None
     return None
+
+
+def _zone_in(
+    town: str, named: str, likely: tuple[str, ...], *, named_only: bool
+) -> tuple[str, tuple[str, ...]] | None:
+    """(zone, ()) for one zone, ("", choices) for several the person should choose among,
+    ("", ()) for a known place of no one zone; None for a place this does not know.
+    ``named``: the country the home names (``named_only``: and nothing else), ``likely``:
+    the countries a town may be in when it names none, the likeliest first."""
+    country = named or (likely[0] if likely else "")
+    cities = ELSEWHERE_TOO.get(town) or ((_city_zones()[town],) if town in _city_zones() else ())
+    if cities and named:
+        cities = tuple(z for z in cities if _zone_country().get(z) in ("", named))
+    elif len(cities) == 1:  # no country named: the town's likeliest country only
+        cities = tuple(z for z in cities if _zone_country().get(z) in ("", country))
+    if cities:
+        return (cities[0], ()) if len(cities) == 1 else ("", cities)
+    if not named:
+        return None if not likely else ("", ())
+    zones = _zones_by_country().get(named, ())
+    where = () if named_only else town_countries(town, everywhere=True)
+    if where and named not in where:
+        return ("", ())  # "Athens, Georgia": no Athens in the country, so which Georgia?
+    return (zones[0], ()) if len(zones) == 1 else ("", ())
 
 
 @dataclass(frozen=True)
@@ -115,26 +138,56 @@ class PersonZone:
         return ZoneInfo(self.name)
 
 
-def effective_zone(own: str | None, records: Sequence[MemoryRecord], default: str) -> PersonZone:
+def effective_zone(
+    own: str | None,
+    records: Sequence[MemoryRecord],
+    default: str,
+    *,
+    group: bool = False,
+    homes: Sequence[str] | None = None,
+) -> PersonZone:
     """The one answer to "which zone is this person in": ``own`` (set by the person with
     ``/timezone``), else that of the home their live ``records`` name (:func:`home_zone`),
     else ``default``, else UTC. Every road (a turn, the commands, the words that move a
-    reminder, the reminder that fires) asks this, so one person sees one zone."""
+    reminder, the reminder that fires) asks this, so one person sees one zone. In a
+    ``group`` the home record is private: never read there (its zone would tell the room
+    where the person lives). ``homes``: :func:`homes_of` ``records`` when the caller read
+    them already (a turn reads them once)."""
     if own and _real(own):
         return PersonZone(own, own=True)
-    found = home_zone(homes_of(records))
+    found = None if group else home_zone(homes_of(records) if homes is None else homes)
     if found is not None and found.zone:
         return PersonZone(found.zone, home=found)
     return PersonZone(default if default and _real(default) else "UTC")
 
 
-async def zone_of(state: BotState, store: MemoryStore, user_key: str, default: str) -> PersonZone:
+def turn_homes(turn: Turn) -> list[str]:
+    """:func:`homes_of` the turn's records, once a turn (none in a group: the home record
+    is private)."""
+    if turn.homes is None:
+        turn.homes = [] if turn.info.is_group else homes_of(turn.records)
+    return turn.homes
+
+
+def turn_zone(turn: Turn, own: str | None, default: str) -> PersonZone:
+    """:func:`effective_zone` for the turn's person (``own``: the zone they set), once a
+    turn: every stage after the first reads the one kept on ``turn``."""
+    if turn.zone is None:
+        group = turn.info.is_group
+        turn.zone = effective_zone(own, (), default, group=group, homes=turn_homes(turn))
+    return turn.zone
+
+
+async def zone_of(
+    state: BotState, store: MemoryStore, user_key: str, default: str, *, group: bool = False
+) -> PersonZone:
     """:func:`effective_zone` for ``user_key``, read off the person and their live records
     (where a turn has read them already, it calls :func:`effective_zone` on its own)."""
     person = await state.person(user_key)
     own = person.timezone if person else None
-    records = [] if own else await store.read_live(ListQuery(scope="user", user_key=user_key))
-    return effective_zone(own, records, default)
+    read = not own and not group
+    records = await store.read_live(ListQuery(scope="user", user_key=user_key)) if read else []
+    return effective_zone(own, records, default, group=group)
 
 
 def follow_forgotten_home(
@@ -220,26 +273,11 @@ def _real(name: str) -> bool:
     return True
 
 
-def _zone_of(name: str, country: str = "") -> tuple[str, tuple[str, ...]] | None:
-    """(zone, ()) for a place of one zone, ("", choices) for one that may mean several,
-    ("", ()) for a known country of several zones; None for a place this does not know.
-    ``country``: the ISO code of a country said with the place, which narrows its zones."""
-    choices = ELSEWHERE_TOO.get(name) or ((_city_zones()[name],) if name in _city_zones() else ())
-    if country and choices:
-        narrowed = tuple(z for z in choices if z in _zones_by_country().get(country, ()))
-        choices = narrowed or choices
-    if choices:
-        return (choices[0], ()) if len(choices) == 1 else ("", choices)
-    code = _countries().get(name)
-    if code is None:
-        return None
-    zones = _zones_by_country().get(code, ())
-    return (zones[0], ()) if len(zones) == 1 else ("", ())
-
-
 def _as_written(home: str, name: str) -> str:
     """ "Melbourne" as the record writes it (title case when it is not found)."""
     found = re.search(rf"\b{re.escape(name)}\b", home, re.IGNORECASE)
+    if found is None and len(name) <= 3:  # "U.K." read as "uk"
+        return name.upper()
     return found.group(0) if found else name.title()
 
 
@@ -259,26 +297,18 @@ def _city_zones() -> dict[str, str]:
 
 
 @functools.cache
+def _zone_country() -> dict[str, str]:
+    """Zone -> the ISO code of its country (zone.tab)."""
+    return {row[2]: row[0] for row in _rows("zone.tab") if len(row) > 2}
+
+
+@functools.cache
 def _zones_by_country() -> dict[str, tuple[str, ...]]:
     zones: dict[str, list[str]] = {}
     for row in _rows("zone.tab"):
         if len(row) > 2:
             zones.setdefault(row[0], []).append(row[2])
     return {code: tuple(found) for code, found in zones.items()}
-
-
-@functools.cache
-def _countries() -> dict[str, str]:
-    """Lowercase country name -> ISO 3166 code (a parenthesised part too: "Britain (UK)")."""
-    places: dict[str, str] = {}
-    for row in _rows("iso3166.tab"):
-        if len(row) < 2:
-            continue
-        name = row[1]
-        for said in (name, *re.findall(r"\(([^)]+)\)", name), re.sub(r"\s*\(.*\)", "", name)):
-            places[said.strip().lower()] = row[0]
-    places.update(_COUNTRY_ALIASES)
-    return places
 
 
 __all__ = [
@@ -289,5 +319,7 @@ __all__ = [
     "follow_forgotten_home",
     "forgotten_home_hook",
     "home_zone",
+    "turn_homes",
+    "turn_zone",
     "zone_of",
 ]

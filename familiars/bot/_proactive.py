@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from familiars.bot._adapters.base import PlatformAdapter
 from familiars.bot._commands import Caller
-from familiars.bot._home_zone import zone_of
+from familiars.bot._home_zone import effective_zone, zone_of
 from familiars.bot._outbound import Outbound
 from familiars.bot._state import BotState
 from familiars.bot._state import DialogueInfo as BotDialogue
 from familiars.bot._turn import DialogueLog
-from familiars.memory import MemoryStore, parse_ts
+from familiars.memory import MemoryStore, StoreChange, parse_ts
 from familiars.scheduler import DialogueInfo, ProactiveMessage, Scheduler
 
 logger = logging.getLogger(__name__)
@@ -131,21 +131,48 @@ class RuntimeSender:
 
 
 class StateDirectory:
-    """The decider's view of the dialogues (for check-ins after a silence)."""
+    """The decider's view of the dialogues (for check-ins after a silence).
+
+    Each person's zone is kept between passes (it reads all their records) and dropped
+    when the store says one of their records changed (any removal drops them all: a
+    removal names no person), or after ``ZONE_KEPT``, for a file edited by hand."""
+
+    ZONE_KEPT = timedelta(minutes=10)
 
     def __init__(self, state: BotState, memory: MemoryStore, default_tz: str) -> None:
         self.state = state
         self.memory = memory
         self.default_tz = default_tz
+        self._zones: dict[str, tuple[datetime, str]] = {}
+        memory.add_listener(self)
+
+    async def records_changed(self, change: StoreChange) -> None:
+        if change.removed:
+            self._zones.clear()
+        for record in change.upserted:
+            self._zones.pop(record.user_key or "", None)
+
+    async def _zone(self, user_key: str, own: str | None, group: bool, now: datetime) -> str:
+        """The person's zone: the one they set, else (not in a group) their home's, kept."""
+        if own or group:
+            return effective_zone(own, [], self.default_tz, group=group).name
+        kept = self._zones.get(user_key)
+        if kept is not None and now - kept[0] < self.ZONE_KEPT:
+            return kept[1]
+        zone = (await zone_of(self.state, self.memory, user_key, self.default_tz)).name
+        self._zones[user_key] = (now, zone)
+        return zone
 
     async def active_dialogues(self, now: datetime) -> Sequence[DialogueInfo]:
         out = []
         for d in await self.state.dialogues():
             person = await self.state.person(d.user_key) if d.user_key else None
-            # The zone the reminder's words and quiet hours are in: the one every road uses.
+            # The zone the reminder's words and quiet hours are in: the one every road uses;
+            # in a group the person's private home gives none.
             zone = self.default_tz
             if d.user_key:
-                zone = (await zone_of(self.state, self.memory, d.user_key, zone)).name
+                own = person.timezone if person else None
+                zone = await self._zone(d.user_key, own, d.is_group, now)
             out.append(
                 DialogueInfo(
                     agent_id=d.agent_id,

@@ -200,10 +200,10 @@ class _Touched:
 
 
 class ReminderWords:
-    """See the module docstring. ``zone_of``: a person's time zone."""
+    """See the module docstring. ``zone_of``: a person's time zone (in a group or not)."""
 
     def __init__(
-        self, book: ReminderBook, *, zone_of: Callable[[str], Awaitable[ZoneInfo]]
+        self, book: ReminderBook, *, zone_of: Callable[[str, bool], Awaitable[ZoneInfo]]
     ) -> None:
         self.book = book
         self.zone_of = zone_of
@@ -235,7 +235,7 @@ class ReminderWords:
         if picked is None and not asks_list and not _VERB.match(said):
             return None  # most messages: nothing read, nothing listed
         mine = await self._mine(user_key, dialogue_id, is_group, now)
-        zone = await self.zone_of(user_key)
+        zone = await self.zone_of(user_key, is_group)
         if asks_list:
             return listing(mine, zone, now)
         if asked is not None and picked is not None:
@@ -305,7 +305,7 @@ class ReminderWords:
             mine = [r for r in mine if r.number in asked.numbers]
         if not mine:
             return "You have no reminders to cancel."
-        zone = await self.zone_of(user_key)
+        zone = await self.zone_of(user_key, is_group)
         self._asked[key] = _Asked("cancel all", tuple(r.number for r in mine))
         listed = "; ".join(_line(r, zone, now) for r in mine)
         if len(mine) == 1:

@@ -560,9 +560,9 @@ def _forgetter(
 
 def _zone_of(
     state: BotState, memory: MemoryStore, default: str
-) -> Callable[[str], Awaitable[ZoneInfo]]:
-    async def zone(user_key: str) -> ZoneInfo:
-        return (await zone_of(state, memory, user_key, default)).info
+) -> Callable[[str, bool], Awaitable[ZoneInfo]]:
+    async def zone(user_key: str, group: bool) -> ZoneInfo:
+        return (await zone_of(state, memory, user_key, default, group=group)).info
 
     return zone
 

@@ -38,10 +38,10 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from familiars.bot._access import AccessPolicy
-from familiars.bot._home_zone import effective_zone
+from familiars.bot._home_zone import PersonZone, turn_zone
 from familiars.bot._outbound import Outbound
 from familiars.bot._prompt import BranchTurn, PromptParts, build_messages
-from familiars.bot._state import BotState
+from familiars.bot._state import BotState, Person
 from familiars.bot._turn import DialogueLog, RecalledItem, Recaller, Turn
 from familiars.bot._turn_plan import ModelUnreachable, user_node_marks
 from familiars.bot._turn_stats import TurnStats
@@ -298,8 +298,7 @@ async def compose(turn: Turn, s: TurnServices) -> None:
         s.state.person(turn.user_key),
     )
     turn.taint = _taint_of(passages, turn.recalled, branch[:-1], turn.user_key, info.is_group)
-    own = person.timezone if person else None
-    tz = _zone(effective_zone(own, turn.records, s.settings.scheduler.timezone).name)
+    tz = _zone(_turn_zone(turn, person, s).name)
     unseen = [it for it in turn.recalled if not (set(it.record_ids or (it.id,)) & profile_ids)]
     parts = PromptParts(
         persona=agent.persona,
@@ -340,6 +339,11 @@ def _taint_of(
 
 def _newest(records: list[MemoryRecord], n: int) -> list[MemoryRecord]:
     return sorted(records, key=lambda r: (r.pinned, r.ts))[-n:]
+
+
+def _turn_zone(turn: Turn, person: Person | None, s: TurnServices) -> PersonZone:
+    own = person.timezone if person else None
+    return turn_zone(turn, own, s.settings.scheduler.timezone)
 
 
 def _zone(name: str) -> ZoneInfo:
@@ -404,6 +408,7 @@ async def _tool_caller(turn: Turn, s: TurnServices) -> ToolCaller | None:
         is_group=turn.info.is_group,
         now=turn.now,
         taint=turn.taint,
+        zone=turn.zone.info if turn.zone is not None else None,
     )
 
 
@@ -558,9 +563,7 @@ async def _turn_context(turn: Turn, s: TurnServices, user_text: str) -> TurnCont
         reply_text=turn.reply,
         recent=recent,
         turn_id=turn.q_id,
-        timezone=effective_zone(
-            person.timezone if person else None, turn.records, s.settings.scheduler.timezone
-        ).name,
+        timezone=_turn_zone(turn, person, s).name,
         now=turn.now.isoformat(timespec="seconds"),
         # Who spoke, for who may change what (memory._writer._rights).
         is_owner=s.is_owner(turn.message.platform, turn.message.user_id),

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from familiars.bot._adapters.base import IncomingMessage
+    from familiars.bot._home_zone import PersonZone
     from familiars.bot._prompt import BranchTurn
     from familiars.bot._state import DialogueInfo
     from familiars.bot._turn_plan import TurnPlan
@@ -95,6 +96,10 @@ class Turn:
     # --- read once: the person's live records (user scope, the agent's identity, the
     # dialogue's shared and ephemeral records), for the plan, the profile and directives
     records: list[MemoryRecord] = field(default_factory=list)
+    #: What ``records`` say of where the person lives, and the zone they are in, each
+    #: read once (``_home_zone.turn_zone``; None: not yet; no homes in a group).
+    homes: list[str] | None = None
+    zone: PersonZone | None = None
     # --- plan: care, actions, reminders (what the reply will say it did)
     plan: TurnPlan | None = None
     # --- recall

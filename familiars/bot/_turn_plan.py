@@ -47,12 +47,11 @@ from familiars.bot._care import (
     countries_of,
     crisis_reply,
     disclosure,
-    homes_of,
     speaks_of_self_harm,
 )
 from familiars.bot._care_talk import CareLog, asks_for_a_line, follow_up, lines_again, says_safe
 from familiars.bot._commands._timezone import repeating_followed
-from familiars.bot._home_zone import effective_zone, home_zone
+from familiars.bot._home_zone import PersonZone, home_zone, turn_homes, turn_zone
 from familiars.bot._questions import Asked, as_asked, asked_each
 from familiars.bot._turn_actions import PendingReminder, TurnActions, plan_actions
 from familiars.bot._window import on_in_span
@@ -348,11 +347,14 @@ class TurnPlanner:
             plan.break_text = settings.care.break_text
         self.last_q[key] = turn.q_id
         pending = self.pending.pop(key, None)
-        tz, own_zone = await self._timezone(user_key, turn.records)
+        # The person's homes and zone, read once off the records (none in a group).
+        homes = turn_homes(turn)
+        turn.zone = await self._timezone(turn)
+        tz, own_zone = turn.zone.name, turn.zone.own
         understanding = self.services.understanding
         plan.after_care = key in self.cared
         self.cared.discard(key)
-        if await self._cares(plan, turn, tz):
+        if await self._cares(plan, turn, tz, homes):
             return plan
         if offline and key not in self.noticed:
             self.noticed.add(key)
@@ -375,7 +377,7 @@ class TurnPlanner:
         )
         await self._understand(plan, turn, plan_now, offline=offline)
         if not own_zone:  # "I live in Melbourne", said now or before
-            await self._home_said(plan, turn, plan_now, tz, offline=offline)
+            await self._home_said(plan, turn, plan_now, homes, offline=offline)
         if self.services.takes_tools(agent) and pending is None:
             # A model with tools sets reminders itself with set_reminder: the rules do not
             # set one behind its back, and it is not told one was set. A reminder with no
@@ -433,7 +435,7 @@ class TurnPlanner:
         )
         _answered(plan, meant, each, group=turn.info.is_group)
 
-    async def _cares(self, plan: TurnPlan, turn: Turn, tz: str) -> bool:
+    async def _cares(self, plan: TurnPlan, turn: Turn, tz: str, homes: Sequence[str]) -> bool:
         """The crisis reply in ``plan`` when the message worries (and proactive messages
         paused), the full text the first time in a conversation and a shorter one after
         (:func:`follow_up`); the lines again when asked for; whether it did either."""
@@ -443,9 +445,8 @@ class TurnPlanner:
             log = self.care_logs[turn.key] = replace(log, safe=True)
         if not care.crisis_replies:
             return False
-        # In a group the speaker's home record stays private: the lines follow the
-        # setting and the time zone there.
-        homes = () if turn.info.is_group else homes_of(turn.records)
+        # In a group the speaker's home record stays private (``homes`` is empty): the
+        # lines follow the setting and the time zone there.
         countries = countries_of(tz, care.country, homes)
         if not await self._worrying(turn, self.services.understanding):
             if asks_for_a_line(turn.said, cared=log.count > 0):
@@ -497,7 +498,7 @@ class TurnPlanner:
         plan: TurnPlan,
         turn: Turn,
         plan_now: Callable[..., TurnActions],
-        tz: str,
+        known: Sequence[str],
         *,
         offline: bool,
     ) -> None:
@@ -505,9 +506,12 @@ class TurnPlanner:
         live in Oslo. Remind me to stretch every Tuesday at 9" is 09:00 in Oslo, as the next
         message's "at 9" is (it was 09:00 in the zone before, and the note's follow came
         before the reminder was stored, so missed it)."""
+        if turn.info.is_group:  # a home said in a group changes no zone unsaid
+            return
         told = [*plan.actions.noted, *(new for new, _ in plan.actions.updated)]
-        homes = [*homes_of(turn.records), *told]
+        homes = [*known, *told]
         found = home_zone(homes) if told else None
+        tz = turn.zone.name if turn.zone is not None else ""
         if found is not None and found.zone and found.zone != tz and not turn.left_out:
             plan.now = turn.now.astimezone(ZoneInfo(found.zone))
             await self._understand(
@@ -543,12 +547,12 @@ class TurnPlanner:
             if found is not None:
                 self.zone_said -= {k for k in self.zone_said if k[1] == found.zone}
 
-    async def _timezone(self, user_key: str, records: Sequence[MemoryRecord]) -> tuple[str, bool]:
-        """The person's zone (:func:`effective_zone`) and whether they set it themselves."""
-        person = await self.services.state.person(user_key)
+    async def _timezone(self, turn: Turn) -> PersonZone:
+        """The person's zone (:func:`turn_zone`), once a turn: the later stages read it off
+        ``turn.zone``. In a group their private home gives none."""
+        person = await self.services.state.person(turn.user_key)
         own = person.timezone if person else None
-        found = effective_zone(own, records, self.services.settings.scheduler.timezone)
-        return found.name, found.own
+        return turn_zone(turn, own, self.services.settings.scheduler.timezone)
 
     async def _store_reminders(
         self,

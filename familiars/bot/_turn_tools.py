@@ -298,10 +298,14 @@ class TurnTools:
         is_group: bool,
         now: datetime,
         taint: TurnTaint | None = None,
+        zone: ZoneInfo | None = None,
     ) -> ToolCaller:
-        """The caller of a new turn of ``user_key``."""
+        """The caller of a new turn of ``user_key``; ``zone``: theirs, when the turn has
+        worked it out already (else read here)."""
         self._turns += 1
-        zone = (await zone_of(self.state, self.store, user_key, self.book.default_timezone)).info
+        if zone is None:
+            default = self.book.default_timezone
+            zone = (await zone_of(self.state, self.store, user_key, default, group=is_group)).info
         taint = taint if taint is not None else TurnTaint()
         return ToolCaller(
             user_key, agent_id, dialogue_id, is_owner, is_group, zone, now, self._turns, taint
