@@ -26,3 +26,21 @@ async def test_after_before_and_for_the_weekend(workspace: Path) -> None:
     assert "call Ann on Fri 11 Dec 09:00" in before, before
     assert "Sat" not in for_it and "call Cy for on" not in for_it, for_it
     assert "when" in for_it.lower(), for_it  # no time: asked, as before
+
+
+async def test_a_reminder_that_names_the_samaritans_is_set(workspace: Path) -> None:
+    settings = load_settings(workspace=workspace)
+    async with console_bot(settings, [NOW]) as bot:
+        await bot.say("hi")
+        cold = await bot.say(
+            "remind me to call the samaritans office about my volunteer shift at 3pm tomorrow"
+        )
+        named = await bot.say("I volunteer at the Samaritans on Tuesdays")
+        await bot.say("some days I don't see the point of going on")
+        after_care = await bot.say("remind me to ring the samaritans office at 5pm tomorrow")
+        again = await bot.say("what was that number again?")
+    assert "116 123" not in cold and "Tue 8 Dec 15:00" in cold, cold
+    assert "call the samaritans office about your volunteer shift" in cold, cold
+    assert "116 123" not in named, named
+    assert "116 123" not in after_care and "Tue 8 Dec 17:00" in after_care, after_care
+    assert "116 123" in again, again  # the number asked for after a crisis reply
