@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
+from familiars.bot._questions import questions_in
 from familiars.config import load_settings
-from tests.harness import console_bot
+from tests.harness import console_bot, make_app, message, say
 
 NOW = datetime(2026, 12, 7, 14, 40, tzinfo=UTC)  # a Monday
 
@@ -44,3 +46,35 @@ async def test_a_reminder_that_names_the_samaritans_is_set(workspace: Path) -> N
     assert "116 123" not in named, named
     assert "116 123" not in after_care and "Tue 8 Dec 17:00" in after_care, after_care
     assert "116 123" in again, again  # the number asked for after a crisis reply
+
+
+def test_a_pronoun_in_a_later_question_keeps_whom_it_means() -> None:
+    assert questions_in("who's my sister and what does she do?") == [
+        "who's my sister?",
+        "what does my sister do?",
+    ]
+    assert questions_in("who's my sister and what's her job?")[1] == "what's my sister's job?"
+    assert questions_in("what are my kids called and how old are they?")[1] == (
+        "how old are my kids?"
+    )
+    assert questions_in("who is Kate and where does she live?")[1] == "where does Kate live?"
+    # No one named before the pronoun: one question, as said.
+    said = "what's my name and where does she work?"
+    assert questions_in(said) == [said]
+
+
+async def test_the_sisters_job_is_hers_not_the_speakers(
+    workspace: Path, real_embedder: Any
+) -> None:
+    replies = []
+    for n, embedder in enumerate([real_embedder, None]):  # None: the harness's hash embedder
+        options = {"embedder": embedder} if embedder is not None else {}
+        async with make_app(workspace / str(n), model=None, **options) as app:
+            for minute, told in enumerate(["hi", "I'm a plumber", "My sister Kate is a teacher"]):
+                await say(app, message(told, minutes=minute))
+            replies.append(
+                await say(app, message("who's my sister and what does she do?", minutes=5))
+            )
+    for reply in replies:
+        assert "Kate" in reply and "teacher" in reply, reply
+        assert "plumber" not in reply and "don't know" not in reply, reply
