@@ -140,8 +140,8 @@ def safe_reply(text: str) -> str:
     )
 
 
-#: A crisis line asked for: named ("samaritans", "the helpline") or, after a crisis reply,
-#: "that number".
+#: A crisis line asked for again, after a crisis reply: named ("samaritans", "the helpline")
+#: with its number or line asked for, or "that number" / "what was the line".
 _LINE_NAMED = re.compile(
     r"\b(?:samaritans|lifeline|helplines?|hotlines?|crisis\s+(?:line|number)s?|"
     r"suicide\s+(?:line|hotline|number)s?|telefonseelsorge|tele-?manas|988|116\s*123)\b",
@@ -153,17 +153,32 @@ _LINE_AGAIN = re.compile(
     re.IGNORECASE,
 )
 _ASKING = re.compile(
-    r"\?|\b(?:what|whats|which|where|give|send|tell|remind|again|number|call|how\s+do\s+i)\b",
+    r"\?|\b(?:what|whats|which|where|give|send|tell|remind|again|how\s+do\s+i)\b",
+    re.IGNORECASE,
+)
+#: What names the number or line itself: "the number for samaritans", "how do I call them".
+_A_NUMBER = re.compile(
+    r"\b(?:numbers?|lines?|phone|digits|contact\s+details)\b"
+    r"|\bhow\s+(?:do|can)\s+i\s+(?:call|ring|reach|contact|get\s+hold\s+of)\b",
+    re.IGNORECASE,
+)
+#: A reminder asked for: "remind me to call the samaritans office ..." is a task, not a plea.
+_A_REMINDER = re.compile(
+    r"\bremind\s+(?:me|us)\s+(?:to|at|in|on|about|tomorrow|tonight|every|next|this)\b"
+    r"|\b(?:set|add|make)\s+(?:me\s+)?an?\s+reminder\b|\breminders?\s+(?:to|for)\b",
     re.IGNORECASE,
 )
 
 
 def asks_for_a_line(text: str, *, cared: bool) -> bool:
-    """Whether ``text`` asks for a crisis line's number; ``cared``: the conversation had a
-    crisis reply, so "what was that number again?" is one."""
-    if _LINE_NAMED.search(text):
-        return _ASKING.search(text) is not None
-    return cared and _LINE_AGAIN.search(text) is not None
+    """Whether ``text`` asks for a crisis line's number again; ``cared``: the conversation
+    had a crisis reply, without which nothing is asked again. A reminder request, or a
+    message that only names a line ("the samaritans office about my shift"), is no ask."""
+    if not cared or _A_REMINDER.search(text):
+        return False
+    if _LINE_NAMED.search(text) and _A_NUMBER.search(text) and _ASKING.search(text):
+        return True
+    return _LINE_AGAIN.search(text) is not None
 
 
 def lines_again(helplines: str) -> str:

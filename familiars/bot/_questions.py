@@ -102,12 +102,65 @@ class Asked:
 
 def questions_in(text: str) -> list[str]:
     """The questions ``text`` asks, each on its own (each ending in "?"); ``[text]`` when it
-    asks one, or is no list of questions."""
+    asks one, or is no list of questions. A later part's "she", "he", "they" or "it" says
+    whom an earlier part names ("who's my sister and what does she do?" -> "who's my
+    sister?", "what does my sister do?"); with no one named before it, nothing is split."""
     parts = [p.strip(" ,;") for p in _NEW_QUESTION.split(text.strip())]
     parts = [p for p in parts if p.strip(" ?")]
     if len(parts) < 2 or not all(is_question(p) and len(p.split()) >= MIN_WORDS for p in parts):
         return [text]
+    for i in range(1, len(parts)):
+        if pronoun := _PRONOUN.search(parts[i]):
+            who = _named_in(parts[:i], person=not re.fullmatch(r"its?", pronoun[0], re.I))
+            if who is None:
+                return [text]
+            parts[i] = _PRONOUN.sub(lambda m, who=who: _said_as(m, who), parts[i])
     return [p if p.endswith("?") else f"{p}?" for p in parts]
+
+
+#: Someone else said as a pronoun; "her" is theirs when a noun follows ("her husband").
+_PRONOUN = re.compile(
+    r"\b(?:(?P<subject>she|he|they|it|him|them)|(?P<their>his|their|its)"
+    r"|her(?P<hers>(?=\s+(?!(?:again|last|up|now|today|yet|about|for|to|on|in|at|with|and|or|"
+    r"recently|lately|ever|much|often|first|before|after)\b)[a-z]))?)\b",
+    re.I,
+)
+#: "my sister", "my best friend's", "my dog": the one a later pronoun may mean.
+_MY_ONE = re.compile(
+    r"\bmy\s+(?P<who>(?:(?:best|closest|oldest|older|younger|little|big|eldest|youngest|"
+    r"new|old|step|grand)\s+)?[a-z]+?)(?:'s)?(?=\W|$)",
+    re.I,
+)
+#: A name said inside a question ("who's Kate and where does she live?").
+_A_NAME = re.compile(r"(?<=\s)(?!I\b)[A-Z][a-z]+\b")
+
+
+#: What of one's own is nobody "she" or "he" could mean ("what's my name and ...").
+_NO_ONE = frozenset(
+    {"name", "names", "age", "birthday", "job", "work", "address", "number", "phone", "email",
+     "home", "house", "flat", "car", "favourite", "fave", "height", "weight", "star", "blood"}
+)  # fmt: skip
+
+
+def _named_in(parts: Sequence[str], *, person: bool) -> str | None:
+    """The last one the earlier ``parts`` name ("my sister", "Kate"), or None; ``person``:
+    only someone ("she", "he", "they"), not a thing of the speaker's ("my name")."""
+    for part in reversed(parts):
+        mine = [m for m in _MY_ONE.finditer(part) if not (person and m["who"].lower() in _NO_ONE)]
+        if mine:
+            return f"my {mine[-1]['who']}"
+        names = _A_NAME.findall(part)
+        if names:
+            return str(names[-1])
+    return None
+
+
+def _said_as(m: re.Match[str], who: str) -> str:
+    if m["subject"]:
+        return who
+    if m["their"]:
+        return f"{who}'s"
+    return f"{who}'s" if m["hers"] is not None else who
 
 
 def asked_each(

@@ -53,6 +53,9 @@ def _set(text: str) -> tuple[str, str, str | None]:
         ("remind me to clean the garage at the weekend", "clean the garage", "2026-12-12 09:00",
          None),
         ("remind me this weekend to clean the car", "clean the car", "2026-12-12 09:00", None),
+        ("remind me to call Bob after the weekend", "call Bob", "2026-12-14 09:00", None),
+        ("remind me to call Bob before the weekend", "call Bob", "2026-12-11 09:00", None),
+        ("remind me by the weekend to book the vet", "book the vet", "2026-12-11 09:00", None),
     ],
 )  # fmt: skip
 def test_the_time_is_read(said: str, task: str, due: str, rule: str | None) -> None:
@@ -62,7 +65,7 @@ def test_the_time_is_read(said: str, task: str, due: str, rule: str | None) -> N
 @pytest.mark.parametrize(
     "said",
     ["the second time", "every second Thursday", "on the first day back", "my third attempt",
-     "every weekend"],
+     "every weekend", "call Bob for the weekend", "until the weekend"],
 )  # fmt: skip
 def test_ordinals_and_weekends_that_are_no_date_stay(said: str) -> None:
     assert plain_time(said) == said

@@ -20,7 +20,8 @@ them, token by token rather than sentence by sentence:
   "March the third");
 - a repeat by a part of the day the repeat reader has no word for ("every afternoon at 3"
   is every day at 3 pm) and a weekend said once ("next weekend", "this weekend", "at the
-  weekend": its Saturday; "every weekend" is the repeat's own);
+  weekend": its Saturday; "after the weekend": Monday; "before the weekend": Friday; "for
+  the weekend" names no day; "every weekend" is the repeat's own);
 - politeness and filler ("please", "kindly", "if you would", "if you don't mind", "thanks"
   at the end), which name no time, unless the task says it ("say thanks", "say please").
 
@@ -382,15 +383,31 @@ _EVERY_AFTERNOON = re.compile(
     r"|(?P<before>\b(?:at\s+)?\d{1,2}(?::\d\d)?)(?!\s*(?:am|pm|:))\s+every\s+afternoon\b",
     re.I,
 )
-#: "next weekend", "this weekend", "at the weekend", "over the weekend": its Saturday.
+#: "next weekend", "this weekend", "at the weekend", "over the weekend": its Saturday;
+#: "after the weekend" is its Monday, "before" or "by the weekend" its Friday; "for the
+#: weekend", "all the weekend", "until the weekend"... name no day and stay as said.
 _ONE_WEEKEND = re.compile(
-    r"\b(?:(?P<next>next)|this|(?:at|on|over)\s+the|the)\s+weekend\b(?!s)", re.I
+    r"\b(?:(?P<after>after\s+the)|(?P<before>(?:before|by)\s+the)"
+    r"|(?P<none>(?:for|all|until|till|through|throughout|during|of|in|from|since|about)\s+the)"
+    r"|(?P<next>next)|this|(?:at|on|over)\s+the|the)\s+weekend\b(?!s)",
+    re.I,
 )
+
+
+def _one_weekend(m: re.Match[str]) -> str:
+    if m["none"]:
+        return m[0]
+    if m["after"]:
+        return "on monday"
+    if m["before"]:
+        return "on friday"
+    return "next saturday" if m["next"] else "on saturday"
 
 
 def _afternoons_and_weekends(text: str) -> str:
     """ "every afternoon at 3" -> "every day at 3 pm" ("every afternoon" alone: 2 pm);
-    "next weekend" -> "next saturday", "this weekend" -> "on saturday"."""
+    "next weekend" -> "next saturday", "this weekend" -> "on saturday", "after the weekend"
+    -> "on monday", "before the weekend" -> "on friday"."""
 
     def afternoon(m: re.Match[str]) -> str:
         if m["before"]:
@@ -398,7 +415,7 @@ def _afternoons_and_weekends(text: str) -> str:
         return f"every day{m['after'] or ' at 2'} pm"
 
     text = _EVERY_AFTERNOON.sub(afternoon, text)
-    return _ONE_WEEKEND.sub(lambda m: "next saturday" if m["next"] else "on saturday", text)
+    return _ONE_WEEKEND.sub(_one_weekend, text)
 
 
 #: Words a date may follow as it is; after any other word a date said with "the" is "on" it.
