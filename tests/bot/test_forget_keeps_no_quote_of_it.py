@@ -23,7 +23,7 @@ from tests.harness import make_app
 pytestmark = pytest.mark.timeout(180)
 
 INTRO = (
-    "evening all! Dot here, 52, I run a little bakery in Whitby and we've got a whippet "
+    "evening all! Dot here, 52, I run a little bakery and we live in Whitby with our whippet "
     "called Biscuit"
 )
 
