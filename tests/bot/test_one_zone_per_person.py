@@ -112,6 +112,31 @@ async def test_forgetting_the_home_takes_its_zone_off_the_repeating_reminders(
     assert _files_naming(workspace, b"Melbourne") == []
 
 
+async def test_forgetting_the_home_takes_its_zone_off_a_one_off_reminder(
+    workspace: Path, real_embedder: Any
+) -> None:
+    """A one-off set while the home gave the zone is said again in the zone left, at the
+    same moment: its text named the forgotten city's zone ("... at 08:00
+    (Australia/Melbourne)") in the memory file, its history and the index."""
+    settings = load_settings(workspace=workspace)
+    async with console_bot(settings, [NOW], embedder=real_embedder) as bot:
+        await bot.say("I live in Melbourne")
+        await bot.say("remind me to call mum tomorrow at 8")
+        before = list(bot.exact_jobs().values())
+        await bot.say("forget where I live")
+        await bot.say("yes")
+        listed = await bot.command("/reminders")
+        due = list(bot.exact_jobs().values())
+        naming = _files_naming(workspace, b"Melbourne")  # while it runs: its WAL too
+    moment = datetime(2026, 12, 8, 8, 0, tzinfo=MELBOURNE)
+    assert before == [moment], before
+    assert due == [moment], due
+    assert "Mon 7 Dec 21:00 — call mum" in listed, listed
+    assert "Melbourne" not in listed
+    assert naming == []
+    assert _files_naming(workspace, b"Melbourne") == []
+
+
 def _files_naming(workspace: Path, word: bytes) -> list[str]:
     """The workspace's files that hold ``word`` (the model's own files aside)."""
     return [
