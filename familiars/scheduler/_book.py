@@ -299,16 +299,22 @@ class ReminderBook:
             who, due = asker(rec), parse_ts(loop.get("due"))
             if loop.get("kind") != "reminder" or who is None or due is None or rec.deprecated:
                 continue
-            if not any(zone in rec.content for zone in gone):
+            rule = loop.get("every")
+            ruled = isinstance(rule, dict) and rule.get("tz") in gone
+            if not ruled and not any(zone in rec.content for zone in gone):
                 continue
-            here = due.astimezone(ZoneInfo(await zone_of(who)))
+            zone = await zone_of(who)
+            here = due.astimezone(ZoneInfo(zone))
             task = _task(rec, due)
             fields = self._due_fields(rec, Reminder(rec.id, task, due, "open", who), here)
-            if fields["content"] == rec.content:
+            if fields["content"] == rec.content and not ruled:
                 continue  # said in a zone still theirs
-            fields["extra"] = {"open_loop": dict(loop)}  # its state kept (sent, moved_to...)
+            kept = {**loop, "every": {**rule, "tz": zone}} if isinstance(rule, dict) else loop
+            fields["extra"] = {"open_loop": dict(kept)}  # its state kept (sent, moved_to...)
             await self._copy(rec, fields)
             await self.store.forget(rec.id)
+            if ruled and self.ledger is not None:  # its fate, kept by the old id
+                await self.ledger.off_loop(self.ledger.rezone, rec.id, zone)
             texts.append(rec.content)
         return texts
 

@@ -7,7 +7,7 @@ zone set with ``/timezone``."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -135,6 +135,29 @@ async def test_forgetting_the_home_takes_its_zone_off_a_one_off_reminder(
     assert "Melbourne" not in listed
     assert naming == []
     assert _files_naming(workspace, b"Melbourne") == []
+
+
+async def test_forgetting_the_home_takes_its_zone_off_a_fired_occurrence(
+    workspace: Path, real_embedder: Any
+) -> None:
+    """A repeating reminder's occurrence that fired in the home's zone keeps a sent record
+    for a day; its text named the zone, and is said again in the zone left (not sent again)."""
+    settings = load_settings(workspace=workspace)
+    clock = [NOW]
+    async with console_bot(settings, clock, embedder=real_embedder) as bot:
+        await bot.say("I live in Melbourne")
+        await bot.say("remind me to stretch every day at 15")
+        assert bot.app.scheduler is not None
+        clock[0] = datetime(2026, 12, 7, 4, 1, tzinfo=UTC)  # 15:01 in Melbourne
+        await bot.app.scheduler.run_due(clock[0])
+        fired = bot.sent().lower().count("stretch")
+        await bot.say("forget where I live")
+        await bot.say("yes")
+        await bot.app.scheduler.run_due(clock[0] + timedelta(minutes=1))
+        again = bot.sent().lower().count("stretch")
+        naming = _files_naming(workspace, b"Melbourne")
+    assert naming == []
+    assert again == fired, bot.sent()
 
 
 def _files_naming(workspace: Path, word: bytes) -> list[str]:
