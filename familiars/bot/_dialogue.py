@@ -179,6 +179,7 @@ class DialogueManager:
             is_owner=self.is_owner(inv.platform, inv.user_id),
             platform=inv.platform,
             user_id=inv.user_id,
+            is_group=inv.is_group,
         )
 
     # ------------------------------------------------------------------ TurnHandler

@@ -206,6 +206,9 @@ def follow_forgotten_home(
     Each moved reminder is a new record and the old one is forgotten, its history and its
     index copy (``purge``: the index's purge of texts) too: they named the zone."""
 
+    async def now_in(user_key: str) -> str:
+        return (await zone_of(state, store, user_key, default)).name
+
     async def follow(report: ForgetReport) -> None:
         gone = {z for z in map(_named_zone, report.texts) if z}
         if not gone:
@@ -215,6 +218,7 @@ def follow_forgotten_home(
             found = await zone_of(state, store, user_key, default)
             if not found.own:  # a zone they set: /timezone moved their rules to it already
                 await book.follow_zone(user_key, found.name, clock(), afresh=True)
+        texts += await book.restate(gone, now_in)
         if texts:
             await purge(texts)
 

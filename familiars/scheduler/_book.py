@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -286,6 +287,36 @@ class ReminderBook:
         # past a forget (tester s35 U15).
         logger.info("%d repeating reminder(s) follow a new time zone", len(changed))
         return changed
+
+    async def restate(self, gone: set[str], zone_of: Callable[[str], Awaitable[str]]) -> list[str]:
+        """Every reminder whose text names one of the ``gone`` zones (a one-off set while a
+        since forgotten home gave the zone, a repeating one's fired occurrence) is said again
+        in its person's zone now (``zone_of``), at the same moment and in the same state: a new
+        record, the old one forgotten (its history named the zone). The old texts."""
+        texts = []
+        for rec in await self.store.list(category="event", live_only=False):
+            loop = rec.open_loop or {}
+            who, due = asker(rec), parse_ts(loop.get("due"))
+            if loop.get("kind") != "reminder" or who is None or due is None or rec.deprecated:
+                continue
+            rule = loop.get("every")
+            ruled = isinstance(rule, dict) and rule.get("tz") in gone
+            if not ruled and not any(zone in rec.content for zone in gone):
+                continue
+            zone = await zone_of(who)
+            here = due.astimezone(ZoneInfo(zone))
+            task = _task(rec, due)
+            fields = self._due_fields(rec, Reminder(rec.id, task, due, "open", who), here)
+            if fields["content"] == rec.content and not ruled:
+                continue  # said in a zone still theirs
+            kept = {**loop, "every": {**rule, "tz": zone}} if isinstance(rule, dict) else loop
+            fields["extra"] = {"open_loop": dict(kept)}  # its state kept (sent, moved_to...)
+            await self._copy(rec, fields)
+            await self.store.forget(rec.id)
+            if ruled and self.ledger is not None:  # its fate, kept by the old id
+                await self.ledger.off_loop(self.ledger.rezone, rec.id, zone)
+            texts.append(rec.content)
+        return texts
 
     async def recur(self, record_id: str, now: datetime) -> str | None:
         """After a recurring reminder fired (or was missed): its next occurrence, a new open

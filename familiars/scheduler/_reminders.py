@@ -267,6 +267,17 @@ class SchedulerLedger:
             self.save()
         return changed
 
+    def rezone(self, record_id: str, zone: str) -> None:
+        """The rule kept for ``record_id`` said in ``zone`` (its zone was a forgotten home's)."""
+        with self._guard:
+            entry = self._data["loops"].get(record_id)
+            rule = entry.get("every") if entry else None
+            if entry is None or not isinstance(rule, dict) or rule.get("tz") == zone:
+                return
+            entry["every"] = {**rule, "tz": zone}
+            self._dirty.add(record_id)
+        self.save()
+
     def forget_people(self, keys: Iterable[str]) -> bool:
         """After a whole person was forgotten: their loops go from the ledger (task, due
         time, schedule and its time zone: tester s35 U15 found "America/Chicago" left in

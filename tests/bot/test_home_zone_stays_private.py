@@ -18,7 +18,7 @@ from familiars.bot._home_zone import home_zone
 from familiars.bot._proactive import StateDirectory
 from familiars.config import load_settings
 from familiars.memory import make_record
-from tests.harness import ConsoleBot, console_bot, message, say
+from tests.harness import ConsoleBot, console_bot, invocation, message, say
 
 NOW = datetime(2026, 12, 7, 3, 0, tzinfo=UTC)
 WORRY = "I want to end my life"
@@ -132,3 +132,23 @@ async def test_the_scheduler_keeps_each_persons_zone_until_their_records_change(
 def test_a_zone_city_counts_only_in_the_country_the_home_names(home: str, zone: str | None) -> None:
     found = home_zone([f"The user lives in {home}."])
     assert (found.zone if found is not None else None) == zone, found
+
+
+async def test_commands_in_a_group_show_no_zone_from_a_private_home(
+    workspace: Path, real_embedder: Any
+) -> None:
+    """``/reminders`` and ``/timezone`` asked in a group answer the room: a home said in a
+    direct chat gives them no zone (they said "times in Australia/Melbourne" there)."""
+    settings = load_settings(workspace=workspace)
+    async with console_bot(settings, [NOW], embedder=real_embedder) as bot:
+        await bot.say("I live in Melbourne")
+        await bot.say("remind me to call mum tomorrow at 8")
+        assert bot.app.dialogues is not None
+        said = {}
+        for name in ("reminders", "timezone"):
+            asked = invocation(name, chat="g1", user="alice", name="alice", group=True, at=NOW)
+            said[name] = (await bot.app.dialogues.command(asked)).text
+        alone = await bot.command("/reminders")
+    assert "Melbourne" in alone, alone  # in the direct chat the home's zone still holds
+    for name, text in said.items():
+        assert "Melbourne" not in text, (name, text)

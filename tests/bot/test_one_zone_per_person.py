@@ -7,7 +7,7 @@ zone set with ``/timezone``."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -110,6 +110,54 @@ async def test_forgetting_the_home_takes_its_zone_off_the_repeating_reminders(
     assert datetime(2026, 12, 14, 8, 0, tzinfo=UTC) in due
     assert naming == []
     assert _files_naming(workspace, b"Melbourne") == []
+
+
+async def test_forgetting_the_home_takes_its_zone_off_a_one_off_reminder(
+    workspace: Path, real_embedder: Any
+) -> None:
+    """A one-off set while the home gave the zone is said again in the zone left, at the
+    same moment: its text named the forgotten city's zone ("... at 08:00
+    (Australia/Melbourne)") in the memory file, its history and the index."""
+    settings = load_settings(workspace=workspace)
+    async with console_bot(settings, [NOW], embedder=real_embedder) as bot:
+        await bot.say("I live in Melbourne")
+        await bot.say("remind me to call mum tomorrow at 8")
+        before = list(bot.exact_jobs().values())
+        await bot.say("forget where I live")
+        await bot.say("yes")
+        listed = await bot.command("/reminders")
+        due = list(bot.exact_jobs().values())
+        naming = _files_naming(workspace, b"Melbourne")  # while it runs: its WAL too
+    moment = datetime(2026, 12, 8, 8, 0, tzinfo=MELBOURNE)
+    assert before == [moment], before
+    assert due == [moment], due
+    assert "Mon 7 Dec 21:00 — call mum" in listed, listed
+    assert "Melbourne" not in listed
+    assert naming == []
+    assert _files_naming(workspace, b"Melbourne") == []
+
+
+async def test_forgetting_the_home_takes_its_zone_off_a_fired_occurrence(
+    workspace: Path, real_embedder: Any
+) -> None:
+    """A repeating reminder's occurrence that fired in the home's zone keeps a sent record
+    for a day; its text named the zone, and is said again in the zone left (not sent again)."""
+    settings = load_settings(workspace=workspace)
+    clock = [NOW]
+    async with console_bot(settings, clock, embedder=real_embedder) as bot:
+        await bot.say("I live in Melbourne")
+        await bot.say("remind me to stretch every day at 15")
+        assert bot.app.scheduler is not None
+        clock[0] = datetime(2026, 12, 7, 4, 1, tzinfo=UTC)  # 15:01 in Melbourne
+        await bot.app.scheduler.run_due(clock[0])
+        fired = bot.sent().lower().count("stretch")
+        await bot.say("forget where I live")
+        await bot.say("yes")
+        await bot.app.scheduler.run_due(clock[0] + timedelta(minutes=1))
+        again = bot.sent().lower().count("stretch")
+        naming = _files_naming(workspace, b"Melbourne")
+    assert naming == []
+    assert again == fired, bot.sent()
 
 
 def _files_naming(workspace: Path, word: bytes) -> list[str]:

@@ -34,6 +34,8 @@ class Caller:
     is_owner: bool
     platform: str
     user_id: str
+    #: Asked in a group: a private home gives no zone there (the reply is for the room).
+    is_group: bool = False
 
 
 Completer = Callable[["Caller", str], Awaitable[list[str]]]

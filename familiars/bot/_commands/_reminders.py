@@ -359,7 +359,11 @@ class RemindersCommand(Command):
 
     async def _zone(self, caller: Caller) -> ZoneInfo:
         found = await zone_of(
-            self._state, self._book.store, caller.user_key, self._book.default_timezone
+            self._state,
+            self._book.store,
+            caller.user_key,
+            self._book.default_timezone,
+            group=caller.is_group,
         )
         return found.info
 

@@ -196,7 +196,8 @@ class TimezoneCommand(Command):
         return lines
 
     async def _zone(self, caller: Caller) -> PersonZone:
-        return await zone_of(self._state, self._store, caller.user_key, self._default)
+        group = caller.is_group
+        return await zone_of(self._state, self._store, caller.user_key, self._default, group=group)
 
     async def _show(self, caller: Caller) -> CommandResponse:
         found = await self._zone(caller)
