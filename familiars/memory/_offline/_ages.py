@@ -14,8 +14,9 @@ import re
 from collections.abc import Sequence
 
 from familiars.memory._offline._kept import live_of
+from familiars.memory._offline._superseding import superseding
 from familiars.memory._records import MemoryRecord
-from familiars.memory._writer._schema import WriteOp, WriterEntry
+from familiars.memory._writer._schema import WriteOp
 
 #: "Rosie turned 8", "Rosie just turned 8", "Rosie's 8 now", "Rosie is now 8", "Rosie is 8
 #: now": a name, then a new age said as news (a bare "Rosie is 8" is no change).
@@ -49,7 +50,7 @@ def aged_writes(
             continue
         topic = f"topic:{m['name'].lower()}"
         out = [w for w in out if w.op == "skip" or topic not in w.entry.tags]
-        out.append(_update(rec, content, text))
+        out.append(superseding(rec, content, text))
         taken.add(rec.id)
     return out
 
@@ -70,15 +71,3 @@ def _aged(content: str, name: str, age: str) -> str:
         return f"{content.rstrip('.')}; {name} is {age}."
     at = "n" if held["n"] else "m"
     return content[: held.start(at)] + age + content[held.end(at) :]
-
-
-def _update(rec: MemoryRecord, content: str, text: str) -> WriteOp:
-    entry = WriterEntry(
-        content=content,
-        tags=list(rec.tags),
-        salience=rec.salience,
-        epistemic_status="asserted",
-        supersedes_id=rec.id,
-        source_quote=[f"User message: '{text.strip()[:200]}'"],
-    )
-    return WriteOp(op="update", scope=rec.scope, category=rec.category, entry=entry)

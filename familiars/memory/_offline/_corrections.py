@@ -22,9 +22,10 @@ from datetime import datetime, timedelta
 from familiars.memory._offline._clauses import CHANGE_OF_PLAN, SCRATCH_THAT
 from familiars.memory._offline._kept import live_of
 from familiars.memory._offline._objects import _words, topic_key
+from familiars.memory._offline._superseding import superseding
 from familiars.memory._records import MemoryRecord, is_live, parse_ts
 from familiars.memory._text import content_words, stem
-from familiars.memory._writer._schema import WriteOp, WriterEntry
+from familiars.memory._writer._schema import WriteOp
 
 _NAME = r"[A-Za-z][\w'-]+"
 #: "Tim not Tom", "Marmite, not Marmalade", "Tim rather than Tom".
@@ -212,15 +213,7 @@ def correction_writes(
         return out
     content = re.sub(rf"\b{re.escape(wrong)}\b", new, rec.content)
     tags = [f"topic:{topic_key(new)}" if t == f"topic:{topic_key(wrong)}" else t for t in rec.tags]
-    entry = WriterEntry(
-        content=content,
-        tags=tags,
-        salience=rec.salience,
-        epistemic_status="asserted",
-        supersedes_id=rec.id,
-        source_quote=[f"User message: '{text.strip()[:200]}'"],
-    )
-    return [*out, WriteOp(op="update", scope=rec.scope, category=rec.category, entry=entry)]
+    return [*out, superseding(rec, content, text, tags)]
 
 
 #: The person naming themself: "my name is Beatriz, not Beatrice" corrects their own.

@@ -21,8 +21,9 @@ from collections.abc import Sequence
 from familiars.memory._offline._clauses import _sentence_clauses
 from familiars.memory._offline._kept import live_of
 from familiars.memory._offline._objects import Fact
+from familiars.memory._offline._superseding import superseding
 from familiars.memory._records import MemoryRecord
-from familiars.memory._writer._schema import WriteOp, WriterEntry
+from familiars.memory._writer._schema import WriteOp
 
 #: The clause speaks of the familiar's name (it is the familiar that is named).
 _FAMILIARS_NAME = re.compile(
@@ -171,14 +172,6 @@ def ended_writes(text: str, existing: Sequence[MemoryRecord], taken: set[str]) -
         if not ended:  # a death said in one clause is the word kept ("no dog now. he died")
             continue
         content = next((c for c in ended if c.endswith("(it died).")), ended[0])
-        entry = WriterEntry(
-            content=content,
-            tags=list(rec.tags),
-            salience=rec.salience,
-            epistemic_status="asserted",
-            supersedes_id=rec.id,
-            source_quote=[f"User message: '{text.strip()[:200]}'"],
-        )
-        out.append(WriteOp(op="update", scope=rec.scope, category=rec.category, entry=entry))
+        out.append(superseding(rec, content, text))
         taken.add(rec.id)
     return out

@@ -14,8 +14,9 @@ import re
 from collections.abc import Sequence
 
 from familiars.memory._offline._kept import live_of
+from familiars.memory._offline._superseding import superseding
 from familiars.memory._records import MemoryRecord
-from familiars.memory._writer._schema import WriteOp, WriterEntry
+from familiars.memory._writer._schema import WriteOp
 
 #: A word that makes what follows a consequence of what came before.
 _SO = re.compile(
@@ -79,7 +80,7 @@ def _training_not_working(
     taken = {w.entry.supersedes_id for w in out}
     if done or job_kept is None or job_kept.id in taken or not _LEFT.search(text):
         return out
-    return [*out, _update(job_kept, _training(verb, job, job_kept), text)]
+    return [*out, superseding(job_kept, _training(verb, job, job_kept), text)]
 
 
 def _training(verb: str, job: str, was: MemoryRecord | None) -> str:
@@ -88,18 +89,6 @@ def _training(verb: str, job: str, was: MemoryRecord | None) -> str:
     if was is not None and was.content.startswith("The user works "):
         content += " and no longer " + was.content.removeprefix("The user ").rstrip(".")
     return content + "."
-
-
-def _update(rec: MemoryRecord, content: str, text: str) -> WriteOp:
-    entry = WriterEntry(
-        content=content,
-        tags=list(rec.tags),
-        salience=rec.salience,
-        epistemic_status="asserted",
-        supersedes_id=rec.id,
-        source_quote=[f"User message: '{text.strip()[:200]}'"],
-    )
-    return WriteOp(op="update", scope=rec.scope, category=rec.category, entry=entry)
 
 
 def _a(job: str) -> str:

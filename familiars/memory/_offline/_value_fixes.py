@@ -17,8 +17,9 @@ from datetime import datetime, timedelta
 
 from familiars.memory._offline._kept import live_of
 from familiars.memory._offline._objects import _words, topic_key
+from familiars.memory._offline._superseding import superseding
 from familiars.memory._records import MemoryRecord, parse_ts
-from familiars.memory._writer._schema import WriteOp, WriterEntry
+from familiars.memory._writer._schema import WriteOp
 
 _VALUE = r"[\w'-]+(?:\s+[\w'-]+){0,3}?"
 _OPEN = r"^\W*(?:(?:no|nope|actually|oh|wait|sorry|oops|whoops|hang\s+on|my\s+bad)[,!.:;\s]+)*"
@@ -151,12 +152,4 @@ def _put_right(rec: MemoryRecord, wrong: str, new: str, text: str) -> WriteOp:
     content = re.sub(rf"\b{re.escape(wrong)}\b", new, rec.content, flags=re.I)
     old_topic = f"topic:{topic_key(wrong)}"
     tags = [f"topic:{topic_key(new)}" if t == old_topic else t for t in rec.tags]
-    entry = WriterEntry(
-        content=content,
-        tags=tags,
-        salience=rec.salience,
-        epistemic_status="asserted",
-        supersedes_id=rec.id,
-        source_quote=[f"User message: '{text.strip()[:200]}'"],
-    )
-    return WriteOp(op="update", scope=rec.scope, category=rec.category, entry=entry)
+    return superseding(rec, content, text, tags)
