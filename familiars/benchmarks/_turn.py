@@ -25,8 +25,8 @@ What memory adds to a turn is reported beside the whole turn: ``memory`` is ever
 the answer stage (the offline answerer stands in for the model, whose time is not memory's),
 after() included, and ``to_reply`` the stages up to the reply handed over (less after(),
 which runs in its task while the person reads). ``stage_ms`` is each stage's mean
-(``Turn.spent``; ``after`` timed in its task); the records are read while the message's node is made, so
-``record_message`` holds both and ``read_records`` is about 0.
+(``Turn.spent``; ``after`` timed in its task); the records are read while the message's
+node is made, so ``record_message`` holds both and ``read_records`` is about 0.
 """
 
 from __future__ import annotations

@@ -164,12 +164,7 @@ async def build_services(
     store = await _open_storage(settings, options, stack)
     clock = options.clock or utcnow
     model = _chat_model(settings, options.model)
-    writer_queue = WriterQueue(
-        MemoryWriter.from_settings(
-            settings, store.memory.store, model=model, vectors=store.memory.index
-        ),
-        store.memory.home,  # the folder, or rows every worker takes from
-    )
+    writer_queue = _writer_queue(settings, store, model)
     recaller = build_recaller(settings, store.memory, store.trees, model)
     log = TreeLog(store.trees, store.embedder, prefetch=recaller.prefetch_texts)
     recall_log: RecallLog = {}
@@ -233,6 +228,15 @@ def _home_zone_hook(
         settings.scheduler.timezone,
         clock,
         store.memory.index.purge_texts,
+    )
+
+
+def _writer_queue(settings: Settings, store: _Storage, model: ChatModel | None) -> WriterQueue:
+    return WriterQueue(
+        MemoryWriter.from_settings(
+            settings, store.memory.store, model=model, vectors=store.memory.index
+        ),
+        store.memory.home,  # the folder, or rows every worker takes from
     )
 
 
