@@ -169,6 +169,7 @@ async def build_services(
     log = TreeLog(store.trees, store.embedder, prefetch=recaller.prefetch_texts)
     recall_log: RecallLog = {}
     afters = AfterReplies()  # what follows each reply: the forgetter waits for it too
+    stack.push_async_callback(afters.drain)  # and storage closes only after it (no start)
     forgetter = _forgetter(store, recaller, log, recall_log, writer_queue, afters)
     running, stats = RunningAdapters(), TurnStats()
     # The one group check (issue 19): the turn's replies and every proactive message.

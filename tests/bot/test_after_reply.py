@@ -18,9 +18,11 @@ from typing import Any
 import pytest
 
 from familiars.bot import Application, _stages
+from familiars.bot._adapters.base import PlatformAdapter
 from familiars.bot._after_reply import AfterReplies
 from familiars.bot._dialogue import DISK_FULL_AFTER, DialogueManager
 from familiars.memory import make_record
+from familiars.scheduler import ProactiveMessage
 from tests.harness import T0, make_app, message, reply_to
 
 pytestmark = pytest.mark.timeout(60)
@@ -127,6 +129,63 @@ async def test_settle_and_shutdown_wait_for_after(
         await again.writer_queue.drain()
         texts = [r.content for r in await again.memory.store.list(scope="user")]
         assert any("cat" in t for t in texts), texts
+
+
+class _Sink(PlatformAdapter):
+    """A running "telegram" adapter that only records what the familiar sends itself."""
+
+    name = "telegram"
+
+    def __init__(self) -> None:
+        super().__init__(handler=None)  # type: ignore[arg-type]
+        self.sent: list[tuple[str, str]] = []
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    async def send(self, chat_id: str, text: str, *, thread_id: str | None = None) -> str:
+        self.sent.append((chat_id, text))
+        return str(len(self.sent))
+
+
+async def test_a_proactive_message_waits_for_it_and_an_unstarted_app_drains_it(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A message the familiar sends first into the dialogue goes out only once the turn's
+    after() ended (it takes the dialogue's lock too); an app opened but never started
+    waits for after() at shutdown, before its storage closes."""
+    held = _HeldAfter(monkeypatch)
+    app = make_app(workspace, scheduler=True)
+    await app.initialize()
+    try:
+        sink = _Sink()
+        app.running_adapters.add(sink)
+        await reply_to(app, message(FIRST, platform="telegram"))
+        (info,) = await app.state.dialogues()
+        assert app.scheduler is not None
+        nudge = ProactiveMessage(
+            agent_id=info.agent_id, dialogue_id=info.dialogue_id, user_key=None,
+            text="How was the shift?", kind="check_in", reason="quiet",
+        )  # fmt: skip
+        sending = asyncio.create_task(app.scheduler.sender.send_proactive(nudge))
+        await _turns()
+        assert not sending.done() and sink.sent == []
+        held.go.set()
+        await asyncio.wait_for(sending, 10)
+        assert sink.sent == [("c0", "How was the shift?")] and held.ended == 1
+        held.go.clear()
+        await reply_to(app, message("I have a cat.", platform="telegram", minutes=1))
+        closing = asyncio.create_task(app.shutdown())
+        # Bounded, and only ever a false pass: a shutdown that left it would be done by then.
+        await asyncio.wait({closing}, timeout=1)
+        assert not closing.done() and held.ended == 1
+        held.go.set()
+        await asyncio.wait_for(closing, 10)
+    finally:
+        held.go.set()
+        await app.shutdown()
+    assert held.ended == 2
 
 
 async def test_a_forget_waits_for_the_after_running_when_it_asks(
