@@ -29,6 +29,7 @@ from zoneinfo import ZoneInfo
 from familiars.bot._access import AccessPolicy
 from familiars.bot._adapters.base import PlatformAdapter, TurnHandler, WebhookReceiver
 from familiars.bot._adapters.console import ConsoleAdapter
+from familiars.bot._after_reply import AfterReplies
 from familiars.bot._commands import CommandSet, default_commands
 from familiars.bot._dialogue import DialogueManager
 from familiars.bot._documents import Documents
@@ -163,16 +164,13 @@ async def build_services(
     store = await _open_storage(settings, options, stack)
     clock = options.clock or utcnow
     model = _chat_model(settings, options.model)
-    writer_queue = WriterQueue(
-        MemoryWriter.from_settings(
-            settings, store.memory.store, model=model, vectors=store.memory.index
-        ),
-        store.memory.home,  # the folder, or rows every worker takes from
-    )
+    writer_queue = _writer_queue(settings, store, model)
     recaller = build_recaller(settings, store.memory, store.trees, model)
     log = TreeLog(store.trees, store.embedder, prefetch=recaller.prefetch_texts)
     recall_log: RecallLog = {}
-    forgetter = _forgetter(store, recaller, log, recall_log, writer_queue)
+    afters = AfterReplies()  # what follows each reply: the forgetter waits for it too
+    stack.push_async_callback(afters.drain)  # and storage closes only after it (no start)
+    forgetter = _forgetter(store, recaller, log, recall_log, writer_queue, afters)
     running, stats = RunningAdapters(), TurnStats()
     # The one group check (issue 19): the turn's replies and every proactive message.
     outbound = Outbound(store.memory.store, store.state, log=log, counter=stats)
@@ -184,7 +182,9 @@ async def build_services(
     forgetter.hooks.append(_home_zone_hook(settings, store, scheduler, clock))
     access = AccessPolicy.from_settings(settings)  # one policy: the manager and every adapter
     docs = _docs(settings, store)
-    turn = _Turn(model, writer_queue, recaller, log, stats, recall_log, forgetter, docs, outbound)
+    turn = _Turn(
+        model, writer_queue, recaller, log, stats, recall_log, forgetter, docs, outbound, afters
+    )
     web = _Web.build(settings, store, scheduler)
     commands = _commands(options, store, turn, scheduler, web)
     dialogues = _dialogue_manager(settings, options, store, turn, scheduler, access, commands)
@@ -232,6 +232,15 @@ def _home_zone_hook(
     )
 
 
+def _writer_queue(settings: Settings, store: _Storage, model: ChatModel | None) -> WriterQueue:
+    return WriterQueue(
+        MemoryWriter.from_settings(
+            settings, store.memory.store, model=model, vectors=store.memory.index
+        ),
+        store.memory.home,  # the folder, or rows every worker takes from
+    )
+
+
 @dataclass(frozen=True)
 class _Turn:
     """What a turn uses beyond storage."""
@@ -245,6 +254,7 @@ class _Turn:
     forgetter: Forgetter
     documents: Documents
     outbound: Outbound
+    afters: AfterReplies
 
 
 def _docs(settings: Settings, store: _Storage) -> Documents:
@@ -374,6 +384,7 @@ def _dialogue_manager(
         turn_tools=_turn_tools(settings, store, turn, scheduler, forget_words),
         recall_log=recall_log,
         understanding=_understanding(store.embedder),
+        afters=turn.afters,
     )
     manager = DialogueManager(
         services,
@@ -533,12 +544,15 @@ def _forgetter(
     log: TreeLog,
     recall_log: RecallLog,
     writer_queue: WriterQueue,
+    afters: AfterReplies,
 ) -> Forgetter:
     """The one Forgetter (issue 12): the open trees, and every cache that held the text.
-    Before it forgets, held-back reply nodes are added and queued writes done (a queued
-    turn would otherwise write the forgotten fact again)."""
+    Before it forgets, the after() of the replies handed over by then ends, held-back reply
+    nodes are added and queued writes done (a queued turn would otherwise write the
+    forgotten fact again)."""
 
     async def settle() -> None:
+        await afters.wait()
         await log.flush_all()
         await writer_queue.drain()
 

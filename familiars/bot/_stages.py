@@ -17,10 +17,14 @@ the collaborators it needs (:class:`TurnServices`); ``DialogueManager._turn`` co
    tools, or its stream;
 8. :func:`send` - the reply leaves: in a group whole, through the one group check
    (:class:`familiars.bot._outbound.Outbound`); in a DM streamed; notes appended;
-9. :func:`after` - the reply's stats and ``/memory why`` log, the writer's queue, the A
-   node (deferred, off the next message's path);
+9. :func:`keep_reply` - before the reply is handed over: its stats and ``/memory why``
+   log, what the writer reads of the turn, the reply durable (its A node deferred, off the
+   next message's path); then, once the reply is handed over, in a task the dialogue's
+   next message waits for (:mod:`familiars.bot._after_reply`), :func:`after` - the
+   writer's turn and the chat's times;
 10. :func:`behaviour_saved` - an owner's private "behave like this": the line that says what
-    the writer kept, before the reply ends.
+    the writer kept, before the reply ends (such a turn runs ``after`` before its reply
+    ends, :func:`may_save_behaviour`).
 
 A turn cut off before its end (a failure, a stop) runs :func:`release_cut_off` instead of
 ``after``, so the writer still reads the message.
@@ -38,6 +42,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from familiars.bot._access import AccessPolicy
+from familiars.bot._after_reply import AfterReplies
 from familiars.bot._home_zone import PersonZone, turn_zone
 from familiars.bot._outbound import Outbound
 from familiars.bot._prompt import BranchTurn, PromptParts, build_messages
@@ -100,6 +105,8 @@ class TurnServices:
     recall_log: RecallLog = field(default_factory=dict)
     #: The offline writer's learned part (issue 23); None: the rules alone.
     understanding: Understanding | None = None
+    #: What follows each reply, run once it is handed over (the forgetter waits for it too).
+    afters: AfterReplies = field(default_factory=AfterReplies)
 
     def agent_for(self, platform: str, chat_id: str) -> AgentSettings:
         key = f"{platform}:{chat_id}"
@@ -466,30 +473,38 @@ def _with_notes(reply: str, notes: list[str]) -> str:
 # ---------------------------------------------------------------------- 9. after
 
 
-async def after(turn: Turn, s: TurnServices) -> None:
-    """Off the reply's path: stats and the ``/memory why`` log, the writer's queue, and the
-    reply's A node (embedded and added by a background task, TreeLog; the next message,
-    settle() and shutdown wait for it). Its three durable writes (the chat's times, the
-    writer's turn, the reply waiting for its node) are fsynced in threads at once."""
+async def keep_reply(turn: Turn, s: TurnServices) -> None:
+    """On the reply's path, before it is handed over: its stats and ``/memory why`` log
+    (a ``/memory why`` right after the reply reads it), what the writer reads of the turn
+    (the recent lines: before the reply's node can join the tree), and the reply made
+    durable (``pending_reply.json``, fsynced; its A node is embedded and added by a
+    background task, TreeLog): a reply the person may read survives a crash."""
     assert turn.plan is not None
     uses = _note_reply(turn, s)
-    context = None
     if (writer_text := turn.plan.writer_text(turn.said)) is not None:  # issue 14
-        context = await _turn_context(turn, s, writer_text)  # the recent lines: before the node
+        turn.writer_context = await _turn_context(turn, s, writer_text)
+    await s.log.defer_reply_node(
+        turn.agent.id,
+        turn.info.dialogue_id,
+        parent=turn.q_id,
+        text=turn.reply,
+        timestamp=turn.now.timestamp() + max(0.001, time.perf_counter() - turn.started),
+        origin="response",
+        # Offline replies are not recalled as facts (issue 14); the records a reply
+        # drew on are named, so forgetting one forgets the reply that repeated it.
+        metadata={**turn.plan.reply_marks, **({"uses": uses} if uses else {})},
+    )
+
+
+async def after(turn: Turn, s: TurnServices) -> None:
+    """Off the reply's path, once it is handed over (``DialogueManager.respond``; the
+    dialogue's next message, settle() and shutdown wait for it): the writer's turn (the
+    held one released with the reply in it) and the chat's times, fsynced in threads at
+    once. A crash before it loses no fact: the message's writer work was held on disk when
+    the message was recorded, and a start queues what a dead process held."""
     await asyncio.gather(
         s.state.touch_dialogue(turn.agent.id, turn.info.dialogue_id, bot_at=iso_now()),
-        _to_writer(turn, s.writer_queue, context),
-        s.log.defer_reply_node(
-            turn.agent.id,
-            turn.info.dialogue_id,
-            parent=turn.q_id,
-            text=turn.reply,
-            timestamp=turn.now.timestamp() + max(0.001, time.perf_counter() - turn.started),
-            origin="response",
-            # Offline replies are not recalled as facts (issue 14); the records a reply
-            # drew on are named, so forgetting one forgets the reply that repeated it.
-            metadata={**turn.plan.reply_marks, **({"uses": uses} if uses else {})},
-        ),
+        _to_writer(turn, s.writer_queue, turn.writer_context),
     )
 
 
@@ -592,11 +607,7 @@ async def behaviour_saved(turn: Turn, s: TurnServices) -> str:
     procedures), as the ``remember`` tool says it: "I also saved (how I behave): ...".
     Only then is the writer waited for: what changes every chat's prompt is never kept
     unsaid. "" for any other turn, or when nothing was kept."""
-    if s.writer_queue is None or turn.info.is_group or turn.taint.tainted:
-        return ""
-    if not asks_behaviour(turn.text):
-        return ""
-    if not s.is_owner(turn.message.platform, turn.message.user_id):
+    if s.writer_queue is None or not may_save_behaviour(turn, s):
         return ""
     await s.writer_queue.drain()
     known = {r.id for r in turn.records}
@@ -609,3 +620,12 @@ async def behaviour_saved(turn: Turn, s: TurnServices) -> str:
         and r.content not in turn.reply  # the remember tool said it already
     ]
     return "".join(f"\n{line}" for line in lines)
+
+
+def may_save_behaviour(turn: Turn, s: TurnServices) -> bool:
+    """Whether :func:`behaviour_saved` may have a line to say: an owner's private, untainted
+    message that asks the familiar to behave a certain way. Such a turn runs :func:`after`
+    before its reply ends, as the writer must have kept the directive to say it."""
+    if s.writer_queue is None or turn.info.is_group or turn.taint.tainted:
+        return False
+    return asks_behaviour(turn.text) and s.is_owner(turn.message.platform, turn.message.user_id)
