@@ -61,6 +61,7 @@ from familiars.bot._forget_words import (
     names_last_message,
     said_instead,
 )
+from familiars.bot._home_zone import ZoneReader
 from familiars.llm import is_question
 from familiars.memory import (
     TASTE,
@@ -271,10 +272,11 @@ class ForgetByWords:
         self,
         forgetter: Forgetter,
         *,
-        timezone_of: Callable[[str], Awaitable[str | None]] | None = None,
+        zone_of: ZoneReader | None = None,
     ) -> None:
         self.forgetter = forgetter
-        self.timezone_of = timezone_of
+        #: The person's zone, in a group the room's (a window said there is read in it).
+        self.zone_of = zone_of
         self._asked: dict[tuple[str, str, str], _Asked] = {}
         #: What was said instead of a forgotten thing, for the turn that follows the answer.
         self._instead: dict[tuple[str, str, str], str] = {}
@@ -392,7 +394,8 @@ class ForgetByWords:
     async def _window(
         self, when: str, key: tuple[str, str, str], where: _Where, now: datetime
     ) -> str | None:
-        tz = await self.timezone_of(where.user_key) if self.timezone_of is not None else None
+        zone = await self.zone_of(where.user_key, where.is_group) if self.zone_of else None
+        tz = zone.key if zone is not None else None
         window = parse_window(when, now, tz)
         if window is None:
             return None

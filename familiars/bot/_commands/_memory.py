@@ -25,6 +25,7 @@ from familiars.bot._forget_texts import (
     record_said,
 )
 from familiars.bot._forget_window import parse_window
+from familiars.bot._home_zone import ZoneReader
 from familiars.config import UserFacingError
 from familiars.memory import (
     CATEGORIES,
@@ -86,7 +87,7 @@ class MemoryCommand(Command):
         fanout_log: FanoutLog | None = None,
         on_used: Callable[[str], None] | None = None,
         now: Callable[[], datetime] | None = None,
-        timezone_of: Callable[[str], Awaitable[str | None]] | None = None,
+        zone_of: ZoneReader | None = None,
         web: WebLinks | None = None,
         max_record_chars: int | None = None,
     ) -> None:
@@ -102,7 +103,7 @@ class MemoryCommand(Command):
         self._on_used = on_used
         self._forgetter = forgetter
         self._now = now or (lambda: datetime.now(UTC))
-        self._timezone_of = timezone_of
+        self._zone_of = zone_of
         self._links = web
         self._max_record_chars = max_record_chars
 
@@ -403,7 +404,9 @@ class MemoryCommand(Command):
         return speaker == caller.user_key
 
     async def _forget_window(self, caller: Caller, words: str, confirmed: bool) -> CommandResponse:
-        tz = await self._timezone_of(caller.user_key) if self._timezone_of is not None else None
+        # In a group the room's zone: a private home's would read the window elsewhere.
+        zone = await self._zone_of(caller.user_key, caller.is_group) if self._zone_of else None
+        tz = zone.key if zone is not None else None
         window = parse_window(words, self._now(), tz)
         if window is None:
             raise UserFacingError(FORGET_WINDOW_USAGE)
