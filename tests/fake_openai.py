@@ -22,7 +22,7 @@ from aiohttp import web
 
 @dataclass
 class Reply:
-    kind: str = "text"  # text | status | hang | refuse_format | cut | tools
+    kind: str = "text"  # text | status | hang | refuse_format | cut | stall | tools
     content: str = ""
     status_code: int = 200
     headers: dict[str, str] = field(default_factory=dict)
@@ -88,6 +88,12 @@ class Reply:
         """A 400 naming tools, as servers without tool support send."""
         body = {"error": {"message": "this model does not support tools"}}
         return cls(kind="status", status_code=400, body=body)
+
+    @classmethod
+    def stalls(cls, content: str) -> Reply:
+        """Stream ``content``, then send nothing more until the server stops (a reply the
+        person stops half-way: the words so far are on their screen)."""
+        return cls(kind="stall", content=content)
 
     @classmethod
     def hang(cls) -> Reply:
@@ -157,6 +163,9 @@ class FakeOpenAI:
         for word in content.split(" ") if content else []:
             piece = {"choices": [{"index": 0, "delta": {"content": word + " "}}]}
             await response.write(f"data: {json.dumps(piece)}\n\n".encode())
+        if reply.kind == "stall":
+            await self._stop.wait()
+            return response
         if reply.finish is not None:
             last = {"choices": [{"index": 0, "delta": {}, "finish_reason": reply.finish}]}
             await response.write(f"data: {json.dumps(last)}\n\n".encode())
