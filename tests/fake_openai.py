@@ -27,7 +27,8 @@ class Reply:
     status_code: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     body: dict[str, Any] | None = None
-    #: A streamed reply's last chunk says this ``finish_reason`` ("length", "error").
+    #: A streamed reply's last chunk (a whole one's choice) says this ``finish_reason``
+    #: ("length", "error").
     finish: str | None = None
     #: A streamed reply's last event is this error object instead (then [DONE]).
     error: dict[str, Any] | None = None
@@ -152,7 +153,10 @@ class FakeOpenAI:
             return web.json_response(completion)
         if body.get("stream"):
             return await self._stream(request, reply, complete=reply.kind != "cut")
-        return web.json_response(_completion(body.get("model", ""), reply.content))
+        whole = _completion(body.get("model", ""), reply.content)
+        if reply.finish is not None:  # a whole answer that says it stopped short
+            whole["choices"][0]["finish_reason"] = reply.finish
+        return web.json_response(whole)
 
     async def _stream(
         self, request: web.Request, reply: Reply, *, complete: bool = True

@@ -49,7 +49,7 @@ from familiars.bot._turn_stats import TurnStats
 from familiars.bot._turn_tools import ToolCaller, TurnTools
 from familiars.bot._untrusted import TurnTaint
 from familiars.config import AgentSettings, Settings
-from familiars.llm import OUTPUT_CUT, ChatModel, LLMError
+from familiars.llm import OUTPUT_CUT, ChatModel, LLMError, cut_mark
 from familiars.memory import (
     ListQuery,
     MemoryRecord,
@@ -380,18 +380,19 @@ async def _model_reply(turn: Turn, s: TurnServices, model: ChatModel) -> AsyncIt
         yield answered  # the client cut it past max_tokens, before these notes of the tools
         return
     # --- the plain path (a model past max_tokens is cut in the client: ``familiars.llm``)
-    produced = False
+    produced, last = False, ""
     try:
         async for delta in model.stream(turn.messages, max_tokens=s.settings.llm.max_reply_tokens):
             if delta.strip():
                 produced = True
             if delta:
+                last = delta
                 yield delta
     except (LLMError, OSError, TimeoutError) as exc:
         logger.warning("the language model failed: %s", exc)
         if not produced:  # the offline answerer answers instead (TurnPlan.reply)
             raise ModelUnreachable(str(exc)) from exc
-        yield CUT_OFF  # half a reply is never passed off as a whole one
+        yield cut_mark(last)  # half a reply is never passed off as a whole one
         return
     if not produced:
         yield EMPTY_REPLY
