@@ -80,6 +80,8 @@ async def _by_words(app: Application, rec: MemoryRecord) -> None:
 
 
 async def _by_command(app: Application, rec: MemoryRecord) -> None:
+    asked = await command(app, "memory", "forget", rec.id)
+    assert "With it go 1 other message of yours that says it again." in asked, asked
     done = await command(app, "memory", "forget", rec.id, "confirm")
     assert done.startswith("Forgotten"), done
 

@@ -17,6 +17,7 @@ from familiars.bot._commands._people import people_lines
 from familiars.bot._forget_texts import (
     NOTHING_OF_YOURS,
     PERSON_IN_PRIVATE,
+    count,
     done_text,
     gone_text,
     person_ask_text,
@@ -44,11 +45,13 @@ from familiars.memory import (
     build_graph,
     check_record_length,
     cut_text,
+    evidence_refs,
     is_file_ref,
     is_forgotten,
     is_node_ref,
     parse_node_ref,
     person_ref,
+    remembered,
     valid_categories,
 )
 
@@ -296,16 +299,27 @@ class MemoryCommand(Command):
             )
         rec = await self._get_visible(target, call.caller)
         if not confirmed:
-            older = "".join(
-                f"\n> {one_line(r.content)} (since replaced)" for r in await self._replaced(rec)
-            )
+            replaced = await self._replaced(rec)
+            older = "".join(f"\n> {one_line(r.content)} (since replaced)" for r in replaced)
             return CommandResponse(
                 f"About to forget for good:\n> {one_line(rec.content)}{older}\n"
+                f"{await self._said_again([rec, *replaced])}"
                 f"Reply yes (or send /memory forget {rec.id} confirm) to go ahead.",
                 on_yes=("forget", rec.id, "confirm"),
             )
         report = await self._forgetter.forget(rec.id)
         return _forgotten(call.invocation.is_group, record_said(one_line(rec.content)), report)
+
+    async def _said_again(self, records: list[MemoryRecord]) -> str:
+        """The line that counts the person's other messages saying a value of ``records``
+        again, which the forget takes too (:meth:`Forgetter.repeating`); "" for none."""
+        agents_with = remembered(self._forgetter.trees.agents_with)
+        sources = [e.key for r in records for e in evidence_refs(r, agents_with)]
+        n = len(await self._forgetter.repeating(records, besides=sources))
+        if not n:
+            return ""
+        says = "says" if n == 1 else "say"
+        return f"With it go {count(n, 'other message')} of yours that {says} it again.\n"
 
     async def _replaced(self, rec: MemoryRecord) -> list[MemoryRecord]:
         """What ``rec`` replaced, on down its ``supersedes`` chain: the forget takes it too."""
