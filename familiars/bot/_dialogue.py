@@ -381,8 +381,10 @@ class DialogueManager:
         try:
             async for delta in self._answered(turn):
                 yield delta
-        except BaseException:  # no reply (a failure, a stop): the message is still recalled
-            s.log.embed_later(*turn.key)
+        except BaseException as exc:  # no reply (a failure, a stop): the message is recalled
+            stopped = isinstance(exc, asyncio.CancelledError)
+            if not (stopped and await stages.keep_shown(turn, s)):  # what was shown is kept
+                s.log.embed_later(*turn.key)
             stages.release_cut_off(turn, s)  # and its facts are still written
             raise
 

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
-from zoneinfo import ZoneInfo
 
 from familiars.bot._access import AccessPolicy
 from familiars.bot._adapters.base import PlatformAdapter, TurnHandler, WebhookReceiver
@@ -35,7 +34,7 @@ from familiars.bot._dialogue import DialogueManager
 from familiars.bot._documents import Documents
 from familiars.bot._forget_person import PeopleState
 from familiars.bot._forgetting import ForgetByWords, runtime_forgetter
-from familiars.bot._home_zone import follow_forgotten_home, zone_of
+from familiars.bot._home_zone import follow_forgotten_home, zone_reader
 from familiars.bot._outbound import Outbound
 from familiars.bot._proactive import (
     RunningAdapters,
@@ -60,7 +59,6 @@ from familiars.memory import (
     FolderWatcher,
     ForgetReport,
     Forgetter,
-    MemoryStore,
     MemoryWatcher,
     MemoryWorkspace,
     MemoryWriter,
@@ -365,7 +363,7 @@ def _dialogue_manager(
     # The tools' forget questions wait where those asked in words do: one place answers them.
     forget_words = ForgetByWords(
         turn.forgetter,
-        timezone_of=_timezone_of(store.state, store.memory.store, settings.scheduler.timezone),
+        zone_of=zone_reader(store.state, store.memory.store, settings.scheduler.timezone),
     )
     services = TurnServices(
         settings=settings,
@@ -391,7 +389,7 @@ def _dialogue_manager(
         forget_words=forget_words,
         reminder_words=ReminderWords(
             services.turn_tools.book if services.turn_tools else _book(settings, store, scheduler),
-            zone_of=_zone_of(store.state, store.memory.store, settings.scheduler.timezone),
+            zone_of=zone_reader(store.state, store.memory.store, settings.scheduler.timezone),
         ),
         commands=commands,
         on_care_pause=scheduler.care_pause if scheduler is not None else None,
@@ -570,24 +568,6 @@ def _forgetter(
             WebSessions(Path(store.memory.settings.workspace), home=store.memory.home),
         ),
     )
-
-
-def _zone_of(
-    state: BotState, memory: MemoryStore, default: str
-) -> Callable[[str, bool], Awaitable[ZoneInfo]]:
-    async def zone(user_key: str, group: bool) -> ZoneInfo:
-        return (await zone_of(state, memory, user_key, default, group=group)).info
-
-    return zone
-
-
-def _timezone_of(
-    state: BotState, memory: MemoryStore, default: str
-) -> Callable[[str], Awaitable[str | None]]:
-    async def timezone_of(user_key: str) -> str | None:
-        return (await zone_of(state, memory, user_key, default)).name
-
-    return timezone_of
 
 
 def _count_use(stats: TurnStats) -> Callable[[str], None]:

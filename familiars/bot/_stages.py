@@ -27,7 +27,8 @@ the collaborators it needs (:class:`TurnServices`); ``DialogueManager._turn`` co
     ends, :func:`may_save_behaviour`).
 
 A turn cut off before its end (a failure, a stop) runs :func:`release_cut_off` instead of
-``after``, so the writer still reads the message.
+``after``, so the writer still reads the message; a stopped one keeps what was shown of its
+reply (:func:`keep_shown`).
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ from familiars.bot._turn_stats import TurnStats
 from familiars.bot._turn_tools import ToolCaller, TurnTools
 from familiars.bot._untrusted import TurnTaint
 from familiars.config import AgentSettings, Settings
-from familiars.llm import OUTPUT_CUT, ChatModel, LLMError
+from familiars.llm import OUTPUT_CUT, ChatModel, LLMError, cut_mark
 from familiars.memory import (
     ListQuery,
     MemoryRecord,
@@ -386,18 +387,19 @@ async def _model_reply(turn: Turn, s: TurnServices, model: ChatModel) -> AsyncIt
         yield answered  # the client cut it past max_tokens, before these notes of the tools
         return
     # --- the plain path (a model past max_tokens is cut in the client: ``familiars.llm``)
-    produced = False
+    produced, last = False, ""
     try:
         async for delta in model.stream(turn.messages, max_tokens=s.settings.llm.max_reply_tokens):
             if delta.strip():
                 produced = True
             if delta:
+                last = delta
                 yield delta
     except (LLMError, OSError, TimeoutError) as exc:
         logger.warning("the language model failed: %s", exc)
         if not produced:  # the offline answerer answers instead (TurnPlan.reply)
             raise ModelUnreachable(str(exc)) from exc
-        yield CUT_OFF  # half a reply is never passed off as a whole one
+        yield cut_mark(last)  # half a reply is never passed off as a whole one
         return
     if not produced:
         yield EMPTY_REPLY
@@ -562,6 +564,27 @@ def release_cut_off(turn: Turn, s: TurnServices) -> None:
     work is released as it was held, so the writer still reads the message."""
     if turn.held is not None and s.writer_queue is not None:
         s.writer_queue.release_soon(turn.held)
+
+
+async def keep_shown(turn: Turn, s: TurnServices) -> bool:
+    """A turn stopped while its reply was being sent (a Ctrl-C in the terminal, a stop of
+    the bot): what the person was shown of the reply becomes its A node, marked as cut off
+    as a model's broken stream is (:data:`CUT_OFF`), so the next turn knows what was said
+    (it was dropped: review s37). False when nothing was shown (a group is sent whole)."""
+    shown = turn.reply.rstrip()
+    if not shown or turn.q_id < 0:
+        return False
+    marks = turn.plan.reply_marks if turn.plan is not None else {}
+    await s.log.defer_reply_node(
+        turn.agent.id,
+        turn.info.dialogue_id,
+        parent=turn.q_id,
+        text=shown + CUT_OFF,
+        timestamp=turn.now.timestamp() + max(0.001, time.perf_counter() - turn.started),
+        origin="response",
+        metadata=dict(marks),
+    )
+    return True
 
 
 async def _turn_context(turn: Turn, s: TurnServices, user_text: str) -> TurnContext | None:

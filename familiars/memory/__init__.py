@@ -111,6 +111,17 @@ from familiars.memory._forget_person import (
     person_ref,
 )
 from familiars.memory._forget_plan import TurnsPlan
+from familiars.memory._forget_repeats import Repeat, repeats_of
+from familiars.memory._forget_values import (
+    CALENDAR,
+    TASTE,
+    is_slot,
+    mentions,
+    slots_of,
+    small_name,
+    terms,
+    values_of,
+)
 from familiars.memory._history import (
     HISTORY_SUFFIX,
 )
@@ -408,6 +419,16 @@ __all__ = [
     "parse_person_ref",
     "person_ref",
     "Forgetter",
+    "Repeat",
+    "repeats_of",
+    "CALENDAR",
+    "TASTE",
+    "is_slot",
+    "mentions",
+    "slots_of",
+    "small_name",
+    "terms",
+    "values_of",
     "TurnsPlan",
     "rule_from_first",
     "rule_lacks",
