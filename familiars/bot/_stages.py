@@ -292,11 +292,12 @@ async def compose(turn: Turn, s: TurnServices) -> None:
     profile = [] if info.is_group else view.newest(20, "user", "profile", "preference")
     profile_ids = frozenset() if info.is_group else view.ids_of("user", "profile", "preference")
     passages = turn.passages  # searched beside recall
-    branch, person = await asyncio.gather(
-        s.log.branch(
-            agent.id, info.dialogue_id, turn.q_id, max_chars=s.settings.llm.prompt_token_budget * 4
-        ),
-        s.state.person(turn.user_key),
+    # The plan read the person's zone (``turn.zone``): the person is read again only where
+    # it did not (in a database home that is a thread's hop, and gathering it with the
+    # branch handed the event loop to other work in the middle of the stage).
+    person = None if turn.zone is not None else await s.state.person(turn.user_key)
+    branch = await s.log.branch(
+        agent.id, info.dialogue_id, turn.q_id, max_chars=s.settings.llm.prompt_token_budget * 4
     )
     turn.taint = _taint_of(passages, turn.recalled, branch[:-1], turn.user_key, info.is_group)
     tz = _zone(_turn_zone(turn, person, s).name)
