@@ -47,6 +47,7 @@ from familiars.bot._after_reply import AfterReplies
 from familiars.bot._home_zone import PersonZone, turn_zone
 from familiars.bot._outbound import Outbound
 from familiars.bot._prompt import BranchTurn, PromptParts, build_messages
+from familiars.bot._records_view import records_view
 from familiars.bot._state import BotState, Person
 from familiars.bot._turn import DialogueLog, RecalledItem, Recaller, Turn
 from familiars.bot._turn_plan import ModelUnreachable, user_node_marks
@@ -57,7 +58,6 @@ from familiars.config import AgentSettings, Settings
 from familiars.llm import OUTPUT_CUT, ChatModel, LLMError, cut_mark
 from familiars.memory import (
     ListQuery,
-    MemoryRecord,
     MemoryStore,
     Redactor,
     TurnContext,
@@ -293,17 +293,19 @@ async def compose(turn: Turn, s: TurnServices) -> None:
     """The prompt and its taint (issue 19: what the speaker did not write), with what the
     turn did for the model to say (issue 14)."""
     info, agent = turn.info, turn.agent
-    directives = turn.records_of("identity", "directive", "procedure")
+    view = records_view(turn.records)  # worked out once while the records are the same
+    directives = view.of_scope("identity", "directive", "procedure")
     # In a group the model gets none of the speaker's private notes: what it never reads
     # it cannot post, and the last check (the group guard in send) has less to catch.
-    profile = [] if info.is_group else turn.records_of("user", "profile", "preference")
-    profile_ids = {r.id for r in profile}
+    profile = [] if info.is_group else view.newest(20, "user", "profile", "preference")
+    profile_ids = frozenset() if info.is_group else view.ids_of("user", "profile", "preference")
     passages = turn.passages  # searched beside recall
-    branch, person = await asyncio.gather(
-        s.log.branch(
-            agent.id, info.dialogue_id, turn.q_id, max_chars=s.settings.llm.prompt_token_budget * 4
-        ),
-        s.state.person(turn.user_key),
+    # The plan read the person's zone (``turn.zone``): the person is read again only where
+    # it did not (in a database home that is a thread's hop, and gathering it with the
+    # branch handed the event loop to other work in the middle of the stage).
+    person = None if turn.zone is not None else await s.state.person(turn.user_key)
+    branch = await s.log.branch(
+        agent.id, info.dialogue_id, turn.q_id, max_chars=s.settings.llm.prompt_token_budget * 4
     )
     turn.taint = _taint_of(passages, turn.recalled, branch[:-1], turn.user_key, info.is_group)
     tz = _zone(_turn_zone(turn, person, s).name)
@@ -312,7 +314,7 @@ async def compose(turn: Turn, s: TurnServices) -> None:
         persona=agent.persona,
         agent_name=agent.name,
         directives=directives,
-        profile=_newest(profile, 20),
+        profile=profile,
         recalled=[it.text for it in unseen if not it.private] + passages,
         private=[it.text for it in unseen if it.private and not info.is_group],
         branch=branch[:-1],
@@ -343,10 +345,6 @@ def _taint_of(
     if any(t.user_key or is_group for t in others):
         taint.add("other people's messages in this conversation")
     return taint
-
-
-def _newest(records: list[MemoryRecord], n: int) -> list[MemoryRecord]:
-    return sorted(records, key=lambda r: (r.pinned, r.ts))[-n:]
 
 
 def _turn_zone(turn: Turn, person: Person | None, s: TurnServices) -> PersonZone:

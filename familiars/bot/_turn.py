@@ -128,14 +128,6 @@ class Turn:
     def key(self) -> tuple[str, str]:
         return (self.agent.id, self.info.dialogue_id)
 
-    def records_of(self, scope: str, *categories: str) -> list[MemoryRecord]:
-        """The records read once of ``scope``, of ``categories`` (in the order named, each
-        oldest first, as one ``store.list`` per category would give them)."""
-        found = [r for r in self.records if r.scope == scope]
-        if not categories:
-            return found
-        return [r for c in categories for r in found if r.category == c]
-
 
 class Recaller(Protocol):
     async def recall(

@@ -195,7 +195,7 @@ from familiars.memory._offline._meaning import (
 )
 from familiars.memory._offline._restated import restated_instead
 from familiars.memory._offline._time_words import LAST_AFTERNOON_HOUR, afternoon_hour, plain_time
-from familiars.memory._offline._whose import fits_whose
+from familiars.memory._offline._whose import Whose, fits_whose, whose_asked
 from familiars.memory._offline._writes import (
     offline_writes,
 )
@@ -218,6 +218,7 @@ from familiars.memory._people_graph import (
     Person,
     build_graph,
     edges_in,
+    own_edges,
     question_paths,
     relation_of,
 )
@@ -386,6 +387,7 @@ __all__ = [
     "Person",
     "build_graph",
     "edges_in",
+    "own_edges",
     "load_people",
     "question_paths",
     "relation_of",
@@ -554,6 +556,8 @@ __all__ = [
     "LAST_AFTERNOON_HOUR",
     "every_text",
     "fits_whose",
+    "Whose",
+    "whose_asked",
     "next_due",
     "read_only",
     "read_owner",
