@@ -507,6 +507,9 @@ class MemoryIndex:
         ):
             known[p] = (size, mtime, sha)
         candidates, gone = self._reconcile_targets(store, paths, known)
+        if paths is None and candidates:  # the store reads every file on its first read (to
+            # settle an id two files use): at start, then, rather than in the first turn
+            await asyncio.to_thread(store.parsed_file, min(candidates.values()))
         total = len(candidates)
         changed_records: list[MemoryRecord] = []
         removed_ids: list[str] = []
@@ -569,7 +572,8 @@ class MemoryIndex:
                 (st.st_size, st.st_mtime_ns, rel),
             )
             return
-        store.invalidate(path)
+        if old is not None:  # a new one: the store's read (by size and mtime) is as fresh
+            store.invalidate(path)
         # As the store reads it: a header that does not fit the file, or an id another
         # file's entry has, is a broken entry there, never indexed.
         parsed = await asyncio.to_thread(store.parsed_file, path)
