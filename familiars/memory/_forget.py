@@ -175,8 +175,7 @@ class Forgetter:
         #: is finished by :meth:`resume` at the next start.
         self.intents = ForgetIntents(home or trees.home or FileStateHome(store.workspace))
         self._intent: ForgetIntent | None = None
-        #: The intents this process wrote and runs (or waits to run): never resumed here.
-        self._live: set[str] = set()
+        self._live: set[str] = set()  # this process's intents, run here: never resumed
         #: The bot's state (``familiars.bot``): a person's keys, and what it keeps of them.
         self.people = people
         #: The document finder: a ``file:...`` id is forgotten there.
@@ -291,10 +290,8 @@ class Forgetter:
     async def _intended(
         self, item_ids: list[str], now: float | None, keep: Sequence[str]
     ) -> ForgetReport:
-        """The intent is written (fsynced) first, before this waits for another forget or
-        for what the runtime still holds (:meth:`settle`): a forget confirmed a moment
-        before a crash is finished at the next start (tester s38: a "yes" killed 0.1 s
-        later left no intent, and the message stayed)."""
+        """The intent is written (fsynced) before this waits for the lock or :meth:`settle`:
+        a forget confirmed just before a crash is finished at the next start (tester s38)."""
         intent = self.intents.new(item_ids, now, keep)
         self._live.add(intent.name)
         try:
