@@ -37,7 +37,14 @@ from familiars.bot._adapters.base import (
 from familiars.bot._care import speaks_of_self_harm
 from familiars.bot._commands import Caller, CommandSet, ForgetCommand, default_commands
 from familiars.bot._forget_words import command_said
-from familiars.bot._forgetting import KEPT, ForgetByWords, is_clear_yes, is_no, is_yes
+from familiars.bot._forgetting import (
+    KEPT,
+    NOT_FRESH_YES,
+    ForgetByWords,
+    is_clear_yes,
+    is_no,
+    is_yes,
+)
 from familiars.bot._outbound import Outbound
 from familiars.bot._reminder_words import ReminderWords
 from familiars.bot._stages import RecallLog, TurnServices
@@ -205,6 +212,7 @@ class DialogueManager:
         return self.commands.specs()
 
     async def command(self, invocation: CommandInvocation) -> CommandResponse:
+        invocation = _asks_unless_fresh(invocation)
         caller = await self.caller_for(invocation)
         response = await self.commands.run(invocation, caller)
         if response.on_yes is not None and caller.dialogue_id is not None:
@@ -294,6 +302,10 @@ class DialogueManager:
         "any reminders won't matter, I'm going to kill myself" got the reminder list)."""
         if speaks_of_self_harm(turn.text):
             return None
+        if not turn.message.fresh and is_yes(turn.text) and self._question_waits(turn):
+            # A forget goes on a yes typed after its question only: one typed ahead, or
+            # sent along with the request, answered nothing (tester s38). It still waits.
+            return NOT_FRESH_YES, "forget answer"
         asked = await self._answer_command_question(turn)
         asked = asked or await self.forget_words.answer(  # asked, then confirmed: not a turn
             turn.text,
@@ -317,6 +329,12 @@ class DialogueManager:
                 is_group=turn.info.is_group,
             )
         return None if asked is None else (asked, what)
+
+    def _question_waits(self, turn: Turn) -> bool:
+        """Whether a forget's question waits for this person's answer here."""
+        return (*turn.key, turn.user_key) in self._on_yes or self.forget_words.waits(
+            turn.agent.id, turn.info.dialogue_id, turn.user_key
+        )
 
     async def _forget_in_words(
         self, words: str, caller: Caller, invocation: CommandInvocation
@@ -562,6 +580,19 @@ async def _said_plainly_when_full(turn: AsyncIterator[str]) -> AsyncIterator[str
             raise
         logger.warning("a turn could not be saved: %s", exc)
         yield ("\n\n" if said else "") + DISK_FULL_REPLY
+
+
+def _asks_unless_fresh(invocation: CommandInvocation) -> CommandInvocation:
+    """A forget command typed ahead or forwarded (not :attr:`~CommandInvocation.fresh`)
+    without its own "confirm": it asks first, and a yes typed after the question confirms
+    (tester s38: a pasted "/memory forget everything confirm" erased a person at once)."""
+    args = invocation.args
+    forgets = invocation.name == "forget" or (
+        invocation.name == "memory" and args[:1] == ("forget",)
+    )
+    if invocation.fresh or not forgets or not args or args[-1].lower() not in ("confirm", "yes"):
+        return invocation
+    return replace(invocation, args=args[:-1])
 
 
 __all__ = [

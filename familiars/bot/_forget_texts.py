@@ -10,7 +10,7 @@ from __future__ import annotations
 from familiars.bot._answers import said_back
 from familiars.bot._forget_window import Window
 from familiars.llm import second_person
-from familiars.memory import PERSON_KEPT, ForgetReport, PersonHoldings, TurnsPlan
+from familiars.memory import PERSON_KEPT, ForgetReport, PersonHoldings, Redactor, TurnsPlan
 
 PERSON_IN_PRIVATE = (
     "Forgetting everything about you is done in a private chat: message me directly "
@@ -77,9 +77,23 @@ def record_said(content: str) -> str:
     return content.strip() if second_person(content) == content.strip() else said_back(content)
 
 
+#: What a forget's question or answer never reads out, whatever the privacy settings kept.
+_SECRET_KINDS = frozenset({"password", "api_key"})
+
+
+def without_secrets(text: str) -> str:
+    """``text`` with each password, PIN or key the redactor finds as its mask token: a
+    forget's question reads out what goes, and a secret said with it stays unsaid (tester
+    s38: "my insta pw is ..." was read back in clear)."""
+    found = [d for d in Redactor().scan(text).discoveries if d.kind in _SECRET_KINDS]
+    for d in sorted(found, key=lambda d: d.start, reverse=True):
+        text = text[: d.start] + d.token + text[d.end :]
+    return text
+
+
 def shorten(text: str, limit: int = 140) -> str:
-    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
-    flat = " ".join(text.split())
+    """``text`` on one line, without secrets, cut to ``limit`` characters with an ellipsis."""
+    flat = " ".join(without_secrets(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 

@@ -202,6 +202,13 @@ TOO_LATE = (
     "Nothing was forgotten: you wrote something else after my question, so I let it go. "
     "If you still want it, ask me again."
 )
+#: A yes that was not typed after the question was shown (typed ahead, pasted or forwarded
+#: with the request: tester s38): the question still waits.
+NOT_FRESH_YES = (
+    "That yes reached me before my question was on your screen (typed ahead, or sent with "
+    "what you asked), so I have forgotten nothing yet. If you mean it, reply yes now; "
+    "no keeps it."
+)
 #: A description that matches nothing: not "already gone" (tester F7), and what to do.
 NO_MATCH = (
     "I found nothing of yours that says that, so I forgot nothing. "
@@ -350,6 +357,10 @@ class ForgetByWords:
         """What the person said instead of what their answer just forgot or kept, once: the
         text of a turn to run after the answer; None when there is none."""
         return self._instead.pop((agent_id, dialogue_id, user_key), None)
+
+    def waits(self, agent_id: str, dialogue_id: str, user_key: str) -> bool:
+        """Whether a question waits for this person's answer here."""
+        return (agent_id, dialogue_id, user_key) in self._asked
 
     def drop(self, agent_id: str, dialogue_id: str, user_key: str) -> None:
         """Drop the question waiting for this person's answer here (another was answered)."""

@@ -69,6 +69,12 @@ class NotInitializedError(RuntimeError):
     """A service was asked for before :meth:`Application.initialize`."""
 
 
+#: Said at the start when it finished forgets a crash cut short (counted: no words of them).
+FORGET_FINISHED = (
+    "Finished {n} forget(s) that were under way when I last stopped: what they named is gone."
+)
+
+
 class Application:
     def __init__(
         self,
@@ -230,8 +236,11 @@ class Application:
         )
         if await s.log.recover():  # replies sent just before a crash
             logger.info("added the reply nodes a crash had left pending")
-        # A forget a crash cut short is finished before anything is recalled or served.
-        await s.forgetter.resume()
+        # A forget a crash cut short is finished before anything is recalled or served, and
+        # the terminal says so (tester s38: nothing told whether a confirmed forget was done).
+        if finished := await s.forgetter.resume():
+            console = next((a for a in self.adapters if isinstance(a, ConsoleAdapter)), None)
+            self._say(FORGET_FINISHED.format(n=len(finished)), console)
         stack.push_async_callback(self._cancel_tasks)
         stack.push_async_callback(_unless_disk_full, "saving recall counters", self._flush_stats)
         known = [(d.agent_id, d.dialogue_id) for d in await s.state.dialogues()]

@@ -180,6 +180,7 @@ class Forgetter:
         #: is finished by :meth:`resume` at the next start.
         self.intents = ForgetIntents(home or trees.home or FileStateHome(store.workspace))
         self._intent: ForgetIntent | None = None
+        self._live: set[str] = set()  # this process's intents, run here: never resumed
         #: The bot's state (``familiars.bot``): a person's keys, and what it keeps of them.
         self.people = people
         #: The document finder: a ``file:...`` id is forgotten there.
@@ -228,9 +229,7 @@ class Forgetter:
                 )
         if files and self.documents is None:
             raise InvalidIdError("memory id", files[0], "m_... or node:AGENT/DIALOGUE/N here")
-        async with self._lock:
-            await self.settle()
-            return await self._durably(list(item_ids), now, keep)
+        return await self._durably(list(item_ids), now, keep)
 
     async def resume(self) -> list[ForgetReport]:
         """Finish every forget a crash (or an error) left unfinished: each start of a process
@@ -239,6 +238,8 @@ class Forgetter:
         done: list[ForgetReport] = []
         async with self._lock:
             for name in await self.intents.left():
+                if name in self._live:  # this process's own, written before it waits here
+                    continue
                 async with self.intents.lease(name) as mine:
                     intent = await self._left_intent(name) if mine else None
                     if intent is None:  # a live worker's, finished meanwhile, or not for us
@@ -294,10 +295,18 @@ class Forgetter:
     async def _intended(
         self, item_ids: list[str], now: float | None, keep: Sequence[str]
     ) -> ForgetReport:
+        """The intent is written (fsynced) before this waits for the lock or :meth:`settle`:
+        a forget confirmed just before a crash is finished at the next start (tester s38)."""
         intent = self.intents.new(item_ids, now, keep)
-        async with self.intents.lease(intent.name):
-            await self.intents.begin(intent)
-            return await self._run_intent(intent, resumed=False)
+        self._live.add(intent.name)
+        try:
+            async with self.intents.lease(intent.name):
+                await self.intents.begin(intent)
+                async with self._lock:
+                    await self.settle()
+                    return await self._run_intent(intent, resumed=False)
+        finally:
+            self._live.discard(intent.name)
 
     async def _run_intent(self, intent: ForgetIntent, *, resumed: bool) -> ForgetReport:
         self._intent = intent
@@ -378,7 +387,7 @@ class Forgetter:
         async with self._lock:
             await self.settle()
             refs = await self.turns_between(user_key, since, until, agent_id=agent_id, sent=True)
-            return await self._durably([r.key for r in refs], now)
+        return await self._durably([r.key for r in refs], now)
 
     async def plan_turns(self, refs: Sequence[NodeRef]) -> TurnsPlan:
         """What :meth:`forget_turns` of ``refs`` would take (nothing is taken): for the

@@ -314,11 +314,30 @@ _PUBLIC_CODES = frozenset({
 })  # fmt: skip
 
 
+# The short words people use for a password or PIN (tester s38: "my insta pw is
+# skaterboi2009" was kept in clear): only as "my/your/... [up to two words] pw is X" or
+# "pw: X" / "pw = X", so "pass the salt", "pin it to the board" or "the pass is 12km
+# long" (a mountain pass) are no label; the value must still look like a password.
+_SHORT_LABEL = r"(?:pw|pwd|passwd|pass|passcode|pin|login|pword)"
+_SHORT_PASSWORD = re.compile(
+    rf"(?i)\b(?:my|your|his|her|our|their)\s+(?:[\w'-]+\s+){{0,2}}?{_SHORT_LABEL}\b"
+    r"\s+(?:is|was|will be)\s+[\"'“]?(?P<said>[^\s\"'”,;]{3,64})"
+    rf"|\b{_SHORT_LABEL}\s*[:=]\s*[\"'“]?(?P<labelled>[^\s\"'”,;]{{3,64}})"
+)
+
+
+def _password_span(m: re.Match[str], group: int | str) -> Iterator[tuple[int, int]]:
+    """The span of a labelled value that looks like a password (none when it does not)."""
+    value = m.group(group).rstrip(".!?")
+    if _looks_like_password(value):
+        yield m.start(group), m.start(group) + len(value)
+
+
 def _find_passwords(text: str) -> Iterator[tuple[int, int]]:
     for m in _PASSWORD.finditer(text):
-        value = m.group(1).rstrip(".!?")
-        if _looks_like_password(value):
-            yield m.start(1), m.start(1) + len(value)
+        yield from _password_span(m, 1)
+    for m in _SHORT_PASSWORD.finditer(text):
+        yield from _password_span(m, "said" if m["said"] else "labelled")
     for m in _CODE.finditer(text):
         before = text[: m.start()].split()[-1:]
         if before and before[0].lower().strip(".,;:!?'\"") in _PUBLIC_CODES:

@@ -26,7 +26,8 @@ class Lines:
         yield f"got {len(message.text.splitlines())} lines: {message.text!r}"
 
     async def command(self, inv):
-        return CommandResponse(text=f"ran /{inv.name}")
+        ahead = "" if inv.fresh else " (typed ahead)"
+        return CommandResponse(text=f"ran /{inv.name}{ahead}")
 
 async def main():
     console = ConsoleAdapter(Lines())
@@ -115,15 +116,35 @@ def test_lines_typed_while_a_reply_is_coming_stay_apart_and_a_command_runs(
     terminal.read_until(b"you> ", terminal.shown.index(b"ran /help", at))
     shown = terminal.shown[at:].decode(errors="replace")
     assert "got 1 lines: 'are you there?'" in shown, shown
+    # Typed before the prompt came back: no "confirm" or "yes" among such lines is taken
+    # as the answer to a question the person had not seen yet.
+    assert "ran /help (typed ahead)" in shown, shown
 
 
 @pytest.mark.timeout(60)
-def test_a_command_pasted_after_a_line_is_run_not_sent(terminal: Terminal) -> None:
-    at = terminal.type("hello\r/help\r")
+def test_a_command_pasted_after_a_line_is_part_of_the_message(terminal: Terminal) -> None:
+    """Tester s38: a pasted "/" line was split off and run, and the lines after it became
+    messages of their own: "/memory forget everything confirm" in a copied chat log
+    erased the person. The paste is one message, and the person is told so."""
+    at = terminal.type(
+        "look what my mate sent me, is this a virus or what:\r"
+        "/memory forget everything confirm\rlol\r"
+    )
+    terminal.read_until(b"got ", at)
+    terminal.read_until(b"not run.)", at)
+    terminal.read_until(b"you> ", terminal.shown.index(b"not run.)", at))
+    shown = terminal.shown[at:].decode(errors="replace")
+    assert "got 3 lines: " in shown, shown  # the reply's line is wrapped at the edge
+    assert "ran /" not in shown and shown.count("got ") == 1, shown
+
+
+@pytest.mark.timeout(60)
+def test_a_command_typed_on_its_own_runs(terminal: Terminal) -> None:
+    at = terminal.type("/help\r")
     terminal.read_until(b"ran /help", at)
     terminal.read_until(b"you> ", terminal.shown.index(b"ran /help", at))
     shown = terminal.shown[at:].decode(errors="replace")
-    assert "got 1 lines: 'hello'" in shown, shown
+    assert "(typed ahead)" not in shown, shown
 
 
 @pytest.mark.timeout(60)

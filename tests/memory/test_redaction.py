@@ -320,3 +320,53 @@ def test_pins_and_codes_are_masked_as_passwords(text: str, masked: str) -> None:
 )
 def test_ordinary_numbers_and_codes_are_not_pins(text: str) -> None:
     assert [d for d in scan(text) if d.kind == "password"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        (
+            "my insta pw is skaterboi2009 dont tell anyone lol",
+            "my insta pw is [PASSWORD] dont tell anyone lol",
+        ),
+        ("pw: hunter2", "pw: [PASSWORD]"),
+        ("my pwd is abc123", "my pwd is [PASSWORD]"),
+        ("my email passwd is Kettle42!", "my email passwd is [PASSWORD]!"),
+        ("my wifi pass is Kettle42", "my wifi pass is [PASSWORD]"),
+        ("pass: letmein99", "pass: [PASSWORD]"),
+        ("our passcode was 0451", "our passcode was [PASSWORD]"),
+        ("his pin was 2580", "his pin was [PASSWORD]"),
+        ("my netflix login is bob_1990", "my netflix login is [PASSWORD]"),
+        ("login = jsmith42", "login = [PASSWORD]"),
+    ],
+)
+def test_short_words_for_passwords_are_masked(text: str, masked: str) -> None:
+    """Tester s38: "my insta pw is skaterboi2009" was kept in clear (and a forget's question
+    read it back) while "door code is 4471" was masked."""
+    found = Redactor().scan(text)
+    assert [d.kind for d in found.discoveries] == ["password"], found.discoveries
+    assert found.at_rest.content == masked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pass the salt please",
+        "can you pass me the remote",
+        "pin it to the board",
+        "pin 3 photos to the fridge",
+        "my pass was rejected at the gate",
+        "my boarding pass is ready",
+        "the pass is 12km long and closed in winter",
+        "I passed: 5 of 6 exams",
+        "my pin is in my wallet",
+        "my login is slow today",
+        "the login: page loads slowly",
+        "my pw is wrong again",
+        "my pass mark was 40 percent",
+        "I got a pass in maths and a merit in art",
+        "hit the pin:1 key",
+    ],
+)
+def test_ordinary_uses_of_pass_pin_and_login_are_not_passwords(text: str) -> None:
+    assert [d for d in scan(text) if d.kind == "password"] == []

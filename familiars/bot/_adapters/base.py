@@ -46,6 +46,10 @@ class IncomingMessage:
     reply_to: str | None = None
     reply_to_bot: bool = False
     ts: datetime = field(default_factory=lambda: datetime.now(UTC))
+    #: Typed by the person after the familiar's last reply was shown: False for a line
+    #: typed ahead (or pasted) while a reply was coming, or a forwarded message. A "yes"
+    #: that is not fresh never confirms a forget: it did not answer the question.
+    fresh: bool = True
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,29 @@ class CommandInvocation:
     is_group: bool = False
     thread_id: str | None = None
     ts: datetime = field(default_factory=lambda: datetime.now(UTC))
+    #: As :attr:`IncomingMessage.fresh`: a command that is not fresh never carries its own
+    #: confirmation (``/memory forget everything confirm`` asks first).
+    fresh: bool = True
+
+
+#: Said when a message held a line starting with "/": it was read as part of the message.
+PASTED_COMMAND = (
+    "(A command runs only when it is sent on its own, so the '/' line in what you "
+    "pasted was read as part of the message, not run.)"
+)
+
+
+def is_one_line(text: str) -> bool:
+    """Whether ``text`` is one line (blank space around it aside). A command is: a message
+    of several lines is a message, whatever its lines start with (a pasted chat log, a
+    forwarded text), so no command runs from inside a longer message."""
+    return not any(end in text.strip() for end in ("\n", "\r", "\u2028", "\u2029"))
+
+
+def has_command_line(text: str) -> bool:
+    """Whether a message of several lines has a line that starts with "/" (it was not run)."""
+    lines = text.strip().splitlines()
+    return len(lines) > 1 and any(line.lstrip().startswith("/") for line in lines)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,9 @@
 Interactive, it shows a prompt and streams replies; a paste of several lines (lines that
 arrive within :data:`PASTE_GAP_S` of each other) is one message. With stdin not a terminal,
 each line is one message and each reply is printed followed by a blank line (so scripts can
-pipe in a conversation). Lines starting with ``/`` are commands. A command's file is never dumped
+pipe in a conversation). A line starting with ``/`` is a command when it is an input of its
+own, never inside a pasted block (that block is one message: a copied chat log must not run
+"/memory forget everything confirm"). A command's file is never dumped
 into the terminal: the answer names where it lies (``/find``); only a text export is shown.
 :meth:`ConsoleAdapter.notice` writes a line above the prompt (warnings that matter to the
 person), redrawing the prompt after it.
@@ -24,11 +26,14 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TextIO
 
 from familiars.bot._adapters.base import (
+    PASTED_COMMAND,
     CommandInvocation,
     CommandResponse,
     IncomingMessage,
     PlatformAdapter,
     TurnHandler,
+    has_command_line,
+    is_one_line,
 )
 
 PROMPT = "you> "
@@ -161,7 +166,9 @@ class ConsoleAdapter(PlatformAdapter):
         # from then on the prompt is no longer on the screen (the Enter moved past it).
         self._line_taken = False
         self._ended = False  # the keyboard's Ctrl-D came in the middle of a paste
-        self._held: str | None = None  # a /command that came in a paste: read next, alone
+        #: Whether the line read last was typed at the prompt (False: it was waiting
+        #: before the prompt came, typed ahead or pasted while a reply was coming).
+        self._fresh = True
         self._hurry = asyncio.Event()  # a second Ctrl-C: the stop waits for no reply
         #: The terminal's mode before readline first read (a stop mid-read restores it).
         self._tty_mode: list[Any] | None = None
@@ -418,20 +425,22 @@ class ConsoleAdapter(PlatformAdapter):
         most 4,095 characters of a line and drops the rest without a word (F15: a long paste
         was cut silently before the familiar could say so); readline reads it whole. Lines
         that follow at once (a paste) are read with it: a paste of several lines is one
-        message, but not lines typed ahead while a reply was coming (they waited before the
-        prompt), and never a line starting with "/" (a command: it is read next, alone).
-        Readline is given the prompt, so that it redraws the line where it is."""
+        message, a line starting with "/" in it too (tester s38: a pasted chat log ran
+        "/memory forget everything confirm"), but not lines typed ahead while a reply was
+        coming (they waited before the prompt: each its own, and not fresh). Readline is
+        given the prompt, so that it redraws the line where it is."""
+        self._fresh = True
         if not self._keyboard():
+            if self.interactive and self.stdin is sys.stdin and sys.stdin.isatty():
+                self._fresh = not self._waiting(0)  # a terminal without readline
             return self.stdin.readline()
         if self._ended:
             return ""
         if self._tty_mode is None:  # readline changes it while it reads: restored at stop
             with contextlib.suppress(termios.error):
                 self._tty_mode = termios.tcgetattr(sys.stdin.fileno())
-        if self._held is not None:
-            line, self._held = self._held, None
-            return line + "\n"
         typed_ahead = self._waiting(0)  # typed while a reply came: each line its own
+        self._fresh = not typed_ahead
         try:
             lines = [input(PROMPT)]
         except EOFError:
@@ -441,9 +450,6 @@ class ConsoleAdapter(PlatformAdapter):
                 line = input()
             except EOFError:  # Ctrl-D right after a paste: the paste, then the end
                 self._ended = True
-                break
-            if line.startswith("/"):  # a command is never part of a message: run next
-                self._held = line
                 break
             lines.append(line)
         return "\n".join(lines) + "\n"
@@ -473,17 +479,17 @@ class ConsoleAdapter(PlatformAdapter):
                 if not text.strip():
                     continue
                 self._ctrl_c = False
-                await self._answer_line(text)
+                await self._answer_line(text, fresh=self._fresh)
                 if self.settle is not None and not self.interactive:
                     await self.settle()
         finally:
             self.finished.set()
 
-    async def _answer_line(self, text: str) -> None:
+    async def _answer_line(self, text: str, *, fresh: bool = True) -> None:
         """:meth:`handle_line` as a task of its own, which a Ctrl-C may cancel
         (:meth:`interrupt`) while this loop goes on to the prompt; a stop of the loop
         cancels it too."""
-        turn = asyncio.ensure_future(self.handle_line(text))
+        turn = asyncio.ensure_future(self.handle_line(text, fresh=fresh))
         self._turn = turn
         try:
             await turn
@@ -495,8 +501,11 @@ class ConsoleAdapter(PlatformAdapter):
             self._turn = None
             self._stopped = None
 
-    async def handle_line(self, text: str) -> None:
-        if text.startswith("/"):
+    async def handle_line(self, text: str, *, fresh: bool = True) -> None:
+        """Answer one input: a command when it is one line starting with "/", else a
+        message (a pasted block of lines is one message, a "/" line in it too). ``fresh``:
+        typed at the prompt, not typed ahead while a reply was coming."""
+        if text.startswith("/") and is_one_line(text):
             parts = text[1:].split()
             name = parts[0] if parts else "help"
             inv = CommandInvocation(
@@ -506,6 +515,7 @@ class ConsoleAdapter(PlatformAdapter):
                 display_name=self.display_name,
                 name=name,
                 args=tuple(parts[1:]),
+                fresh=fresh,
             )
             response = await self.handler.command(inv)
             self._say(command_text(response) + "\n\n")
@@ -516,8 +526,10 @@ class ConsoleAdapter(PlatformAdapter):
             user_id=self.user,
             display_name=self.display_name,
             text=text,
+            fresh=fresh,
         )
-        self._held_notices = []
+        # Said after the reply: a "/" line in a paste was read, not run.
+        self._held_notices = [PASTED_COMMAND] if has_command_line(text) else []
         try:
             await self._reply(msg)
         finally:

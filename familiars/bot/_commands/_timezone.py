@@ -48,7 +48,9 @@ ABBREVIATIONS: dict[str, tuple[str, str, str]] = {
     **dict.fromkeys(("ast", "adt"), ("America/Halifax", "Atlantic time", "")),
     **dict.fromkeys(("nst", "ndt"), ("America/St_Johns", "Newfoundland time", "")),
     "brt": ("America/Sao_Paulo", "Brasília time", ""),
-    **dict.fromkeys(("bst", "uk"), ("Europe/London", "UK time", "")),
+    # "GMT" is in the tz database too, as a fixed zone: a person in the UK who types it
+    # would be an hour off from late March (tester s38), so it is read as UK time.
+    **dict.fromkeys(("gmt", "bst", "uk"), ("Europe/London", "UK time", "")),
     "wet": ("Europe/Lisbon", "Western European time", ""),
     **dict.fromkeys(("cet", "cest"), ("Europe/Berlin", "Central European time", "")),
     **dict.fromkeys(("eet", "eest"), ("Europe/Athens", "Eastern European time", "")),
@@ -76,6 +78,12 @@ ABBREVIATIONS: dict[str, tuple[str, str, str]] = {
 }
 
 
+#: Said when a short name was read as UK time: GMT is its winter half only.
+_UK_SUMMER = (
+    "UK time keeps summer time (BST, an hour ahead of GMT, from late March to late October)."
+)
+
+
 def abbreviated_zone(name: str) -> tuple[str, str, str] | None:
     """The zone a short name ("PST", "aest") stands for, the words that say how it was read
     ("PST, read as US Pacific time") and, for one several places use ("IST"), a line naming
@@ -86,6 +94,8 @@ def abbreviated_zone(name: str) -> tuple[str, str, str] | None:
     zone, what, others = found
     short = name.strip().upper()
     also = f"{short} is used elsewhere too: {others}." if others else ""
+    if zone == "Europe/London":
+        also = f"{_UK_SUMMER} For fixed UTC all year instead: /timezone UTC."
     return zone, f"{short}, read as {what}", also
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import discord
 
-from familiars.bot._adapters.base import Attachment, IncomingMessage
+from familiars.bot._adapters.base import Attachment, IncomingMessage, is_one_line
 
 PLATFORM = "discord"
 
@@ -118,9 +118,13 @@ def should_answer(incoming: IncomingMessage, always_answer: Collection[str]) -> 
 
 
 def is_text_command(incoming: IncomingMessage) -> bool:
-    """A ``/name args`` typed as text in a DM (in servers the slash commands are used)."""
+    """A ``/name args`` typed as text in a DM, on one line (in servers the slash commands
+    are used): a message of several lines is a message, whatever its lines start with, so
+    no command runs from inside it ("/memory forget everything" above a "confirm" line)."""
     text = incoming.text
-    return not incoming.is_group and text.startswith("/") and text[1:2].isalpha()
+    return (
+        not incoming.is_group and text.startswith("/") and text[1:2].isalpha() and is_one_line(text)
+    )
 
 
 def parse_text_command(text: str) -> tuple[str, tuple[str, ...]]:

@@ -12,7 +12,12 @@ from collections.abc import Iterable
 from telegram import Message, MessageEntity
 from telegram.constants import ChatType, MessageEntityType
 
-from familiars.bot._adapters.base import Attachment, CommandInvocation, IncomingMessage
+from familiars.bot._adapters.base import (
+    Attachment,
+    CommandInvocation,
+    IncomingMessage,
+    is_one_line,
+)
 
 PLATFORM = "telegram"
 FILE_URL_PREFIX = "tg-file:"
@@ -71,6 +76,7 @@ def to_incoming(message: Message, bot_id: int, bot_username: str) -> IncomingMes
         reply_to=str(reply.message_id) if reply else None,
         reply_to_bot=bool(reply_from and reply_from.id == bot_id),
         ts=message.date,
+        fresh=not is_forwarded(message),
     )
 
 
@@ -122,12 +128,22 @@ def _attachment(file_id: str, name: str, mime: str | None, size: int | None) -> 
 
 
 def is_command(message: Message) -> bool:
+    """A ``/name`` at the start of a one-line message the person sent themselves: a message
+    of several lines, or a forwarded one, is a message, whatever it starts with (tester
+    s38: a pasted or forwarded text must not run "/memory forget everything confirm")."""
     entities = message.entities or ()
     return (
         bool(entities)
         and entities[0].type == MessageEntityType.BOT_COMMAND
         and (entities[0].offset == 0)
+        and is_one_line(message.text or "")
+        and not is_forwarded(message)
     )
+
+
+def is_forwarded(message: Message) -> bool:
+    """Whether ``message`` is a forward of another message (not typed by its sender now)."""
+    return message.forward_origin is not None
 
 
 def is_group(message: Message) -> bool:
