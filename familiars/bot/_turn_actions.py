@@ -244,7 +244,7 @@ def plan_actions(
     of them: :class:`familiars.bot._forgetting.ForgetByWords` answers it before the turn.
     ``understanding``: the writer's learned part (issue 23), when the embedder suits it."""
     # "..., can you remind me", "... actually just tuesdays", "tmrw at seven pls": once
-    settled = text if settled_once else settled_request(text)
+    settled = text if settled_once else in_the_morning(settled_request(text))
     if settled != text:
         actions = plan_actions(
             settled,
@@ -273,6 +273,33 @@ def plan_actions(
     if not actions.reminders and _REMIND_ANY.search(asked):
         _no_time_read(asked, actions)
     return actions
+
+
+#: A task plainly done in the morning: getting up, an alarm, breakfast, a morning run.
+_MORNING_TASK = re.compile(
+    r"\b(?:wake\s+(?:\w+\s+)?up|waking\s+up|get(?:ting)?\s+(?:\w+\s+)?up|alarm|breakfast|"
+    r"out\s+of\s+bed|morning\s+(?:run|jog|walk|swim|prayers?|meds|pills?|tablets?))\b",
+    re.IGNORECASE,
+)
+#: "at 6" with nothing after that says its half of the day.
+_BARE_AT = re.compile(
+    r"\bat\s+(?P<clock>[1-6](?::[0-5]\d)?)(?!\s*(?:am|pm|a\.m|p\.m|:|\d|o'?clock\s+in))\b",
+    re.IGNORECASE,
+)
+#: The afternoon or night said anywhere: the hour is read as said.
+_LATE_SAID = re.compile(r"\b(?:pm|p\.m|afternoon|evening|tonight|night)\b|\dpm\b", re.IGNORECASE)
+
+
+def in_the_morning(text: str) -> str:
+    """A reminder for a task plainly done in the morning ("every weekday at 6 to wake up for
+    the bakery run") with a bare hour from 1 to 6: the hour is the morning's ("at 6am"),
+    where a bare hour is otherwise after noon (``afternoon_hour``: "at 4" to feed the cat
+    is 16:00). Any half of the day said, or another task, leaves ``text`` as it is."""
+    if not _REMIND_ANY.search(as_remind_me(text)) or _LATE_SAID.search(text):
+        return text
+    if _MORNING_TASK.search(text) is None or len(_BARE_AT.findall(text)) != 1:
+        return text
+    return _BARE_AT.sub(lambda m: f"at {m['clock']}am", text)
 
 
 def _said_a_time(words: str) -> bool:
