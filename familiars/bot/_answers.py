@@ -485,6 +485,10 @@ _DIED_NAME = re.compile(r"(\S+) \(it died\)\.?$")
 
 def action_lines(actions: TurnActions) -> list[str]:
     lines = [reminder_line(r) for r in actions.reminders]
+    lines += [
+        f"You already have that one: {r.task}, {r.rule or 'on ' + r.when_text()}."
+        for r in actions.already
+    ]
     if actions.ask_when is not None:
         lines.append(ask_when_line(actions.ask_when))
     if actions.unreadable_time is not None:

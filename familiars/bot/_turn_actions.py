@@ -124,6 +124,9 @@ class Reminder:
     #: The task was said as a label, not a doing ("for the 23rd at 2pm - van MOT"): the reply
     #: reminds "about" it, not "to" it.
     about: bool = False
+    #: The same reminder was set before and has fired or been cancelled: stored anew (the
+    #: store's dedupe would hand back the closed one, and nothing would come).
+    again: bool = False
 
     @property
     def what(self) -> str:
@@ -164,6 +167,9 @@ class TurnActions:
     noted: list[str] = field(default_factory=list)
     updated: list[tuple[str, str]] = field(default_factory=list)  # (new, old)
     reminders: list[Reminder] = field(default_factory=list)
+    #: Reminders asked for again that the person has already (same task, time and rule):
+    #: not set twice, and the reply says so.
+    already: list[Reminder] = field(default_factory=list)
     done: list[str] = field(default_factory=list)
     #: Facts said again that are kept already ("I know, you told me": tester T32).
     known: list[str] = field(default_factory=list)
@@ -185,6 +191,7 @@ class TurnActions:
             self.noted
             or self.updated
             or self.reminders
+            or self.already
             or self.done
             or self.known
             or self.ask_when
@@ -198,6 +205,11 @@ class TurnActions:
             f"A reminder was just set: {r.task}, {r.rule + ', first ' if r.rule else ''}"
             f"{r.when_text()}. Confirm it in a few words."
             for r in self.reminders
+        ]
+        notes += [
+            f"No reminder was set for {r.task}: the person has that one already "
+            f"({r.rule or r.when_text()}). Say so."
+            for r in self.already
         ]
         if self.ask_when is not None:
             notes.append(
@@ -270,7 +282,7 @@ def plan_actions(
     actions = _read_writes(
         said, existing, now, timezone, dialogue_id, grace_s, max_chars, understanding
     )
-    if not actions.reminders and _REMIND_ANY.search(asked):
+    if not actions.reminders and not actions.already and _REMIND_ANY.search(asked):
         _no_time_read(asked, actions)
     return actions
 
@@ -427,14 +439,40 @@ def _read_writes(
             if due is not None:
                 task = _task_of(entry.content, text)
                 about = _labelled(task, text)
-                actions.reminders.append(
-                    Reminder(task, due.astimezone(tz), write, now.astimezone(tz), about)
+                set_before = _set_before(write, existing)
+                made = Reminder(
+                    task,
+                    due.astimezone(tz),
+                    write,
+                    now.astimezone(tz),
+                    about,
+                    set_before == "closed",
                 )
+                (actions.already if set_before == "open" else actions.reminders).append(made)
         elif write.op == "update" and entry.supersedes_id in by_id:
             actions.updated.append((entry.content, by_id[entry.supersedes_id].content))
         else:
             actions.noted.append(entry.content)
     return actions
+
+
+def _set_before(write: WriteOp, existing: Sequence[MemoryRecord]) -> str:
+    """Whether the person has had the reminder ``write`` asks for (the same words, time and
+    rule): "open" (still to come: asked twice, it was set twice, tester s38), "closed"
+    (fired or cancelled), else ""."""
+    loop = write.entry.open_loop
+    if loop is None:
+        return ""
+    found = ""
+    for rec in existing:
+        had = rec.open_loop or {}
+        if rec.content != write.entry.content or had.get("kind") != "reminder":
+            continue
+        if had.get("every") == loop.every:
+            if had.get("status", "open") == "open":
+                return "open"
+            found = "closed"
+    return found
 
 
 #: The record's third person ("their") and what the person said ("my").

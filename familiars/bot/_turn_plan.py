@@ -589,7 +589,7 @@ class TurnPlanner:
                 extra=extra,
             )
             try:
-                await self.services.store.append(record, dedupe=True)
+                await self.services.store.append(record, dedupe=not reminder.again)
             except (ValueError, OSError):
                 logger.exception("could not store a reminder; the writer will try again")
 
