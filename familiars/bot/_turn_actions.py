@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from familiars.bot._reminder_event import before_the_event
 from familiars.memory import (
     DEFAULT_MAX_RECORD_CHARS,
     MemoryRecord,
@@ -127,11 +128,14 @@ class Reminder:
     #: The same reminder was set before and has fired or been cancelled: stored anew (the
     #: store's dedupe would hand back the closed one, and nothing would come).
     again: bool = False
+    #: Said as something to be told ("remind me that Richard will be telephoning"): the
+    #: reply reminds "that" (it said "to Richard will be telephoning": tester s38).
+    that: bool = False
 
     @property
     def what(self) -> str:
-        """ "to call mum", or "about van MOT" for a labelled task."""
-        return f"{'about' if self.about else 'to'} {self.task}"
+        """ "to call mum", "about van MOT" for a labelled task, "that Jo rings" for news."""
+        return f"{'that' if self.that else 'about' if self.about else 'to'} {self.task}"
 
     def when_text(self) -> str:
         return when_words(self.due, self.now)
@@ -256,7 +260,10 @@ def plan_actions(
     of them: :class:`familiars.bot._forgetting.ForgetByWords` answers it before the turn.
     ``understanding``: the writer's learned part (issue 23), when the embedder suits it."""
     # "..., can you remind me", "... actually just tuesdays", "tmrw at seven pls": once
-    settled = text if settled_once else in_the_morning(settled_request(text))
+    settled = text
+    if not settled_once:
+        event = before_the_event(text, now=now, tz=zone(timezone))  # "the day before"
+        settled = in_the_morning(settled_request(event))
     if settled != text:
         actions = plan_actions(
             settled,
@@ -447,6 +454,7 @@ def _read_writes(
                     now.astimezone(tz),
                     about,
                     set_before == "closed",
+                    _said_that(task, text),
                 )
                 (actions.already if set_before == "open" else actions.reminders).append(made)
         elif write.op == "update" and entry.supersedes_id in by_id:
@@ -489,6 +497,12 @@ def _labelled(task: str, said: str) -> bool:
         return True
     about = rf"\bremind\s+(?:me|you)\b.*?\b(?:about|of)\s+{re.escape(task)}(?!\w)"
     return any(re.search(about, text, re.I) for text in (said, to_you(said)))
+
+
+def _said_that(task: str, said: str) -> bool:
+    """Whether ``task`` was said after "remind me that" (news to be told, not a doing)."""
+    that = rf"\bremind\s+(?:me|you)\b.*?\bthat\s+{re.escape(task)}(?!\w)"
+    return any(re.search(that, text, re.I) for text in (said, to_you(said)))
 
 
 def to_you(text: str) -> str:
