@@ -17,6 +17,26 @@ from zoneinfo import ZoneInfo
 
 from familiars.memory import as_remind_me, parse_when, plain_time
 
+#: A reminder asked for as a wish: "I'd like to be reminded", "I should very much like a
+#: reminder", "it would be good to get a reminder", "make sure I remember to".
+_WISHED = re.compile(
+    r"\b(?:(?:i'?d|i\s+would|i\s+should|i)\s+(?:(?:very\s+)?much\s+|really\s+|quite\s+)?"
+    r"(?:like|love|want|need|wish)\s+(?:to\s+(?:be|get)\s+reminded|(?:to\s+(?:get|have)\s+)?"
+    r"an?\s+reminder)"
+    r"|(?:it\s+would|it'?d|it\s+will|it'?ll)\s+be\s+(?:good|nice|great|helpful|handy|useful|"
+    r"lovely|wise)\s+to\s+(?:get|have)\s+an?\s+reminder"
+    r"|make\s+sure\s+(?:that\s+)?i\s+(?:remember|don'?t\s+forget|do\s+not\s+forget)"
+    r"(?=\s+(?:to|about)\b))\s+",
+    re.IGNORECASE,
+)
+
+
+def wish_as_request(text: str) -> str:
+    """``text`` with a reminder wished for said as "remind me" ("I'd like to be reminded to
+    call the bank at 10" is "remind me to call the bank at 10"); else ``text``."""
+    return _WISHED.sub("remind me ", text)
+
+
 #: What was said, then a request with no task of its own ("remind me the day before ...").
 _TASKLESS = re.compile(
     r"^(?P<event>.+?)[\s,;.!:-]*(?:\b(?:and|so)\s+)?(?:(?:can|could|would|will)\s+(?:you|u)\s+"
@@ -54,16 +74,17 @@ def _days_before(m: re.Match[str]) -> int:
 
 def before_the_event(text: str, *, now: datetime, tz: ZoneInfo) -> str:
     """``text`` said as a plain request when it asks to be reminded some time before (or on
-    the day of) an event it names with its date; else ``text``."""
-    asked = _TASKLESS.match(as_remind_me(text).strip())
+    the day of) an event it names with its date; else ``text``, a wish said as a request
+    (:func:`wish_as_request`)."""
+    asked = _TASKLESS.match(as_remind_me(wish_as_request(text)).strip())
     offset = _OFFSET.match(asked["rest"].strip()) if asked is not None else None
     if asked is None or offset is None:
-        return text
+        return wish_as_request(text)
     event = asked["event"].strip(" ,;.")
     day = _EVENT_DAY.search(plain_time(event))
     on = parse_when(f"on {day.group(0)}", now=now, tz=tz) if day is not None else None
     if on is None:
-        return text
+        return wish_as_request(text)
     when = offset["when"].strip(" ,")
     if not when:
         part = (offset["part"] or "").lower()
@@ -72,4 +93,4 @@ def before_the_event(text: str, *, now: datetime, tz: ZoneInfo) -> str:
     return f"remind me on {target.day} {target:%B %Y} {when} that {event}"
 
 
-__all__ = ["before_the_event"]
+__all__ = ["wish_as_request", "before_the_event"]

@@ -554,7 +554,13 @@ def reworded(said: str) -> str:
     if m := _NO_NEED.match(said):
         return f"cancel {m['what']}"
     m = _CORRECTED.match(said)
-    if m is not None and (m["fix"] or m["meant"] or m["ask"] or (m["not"] and not m["time"])):
+    # A bare number moves only when asked to ("make it 5"): "sorry, I meant 2" may be a count.
+    bare = m is not None and re.fullmatch(r"\d{1,2}", m["time"] or "") is not None
+    if (
+        m is not None
+        and (m["ask"] or not bare)
+        and (m["fix"] or m["meant"] or m["ask"] or (m["not"] and not m["time"]))
+    ):
         return f"move that to {m['when']}"  # "scratch that, make it 5pm": its own day
     m = _MAKE.match(said)
     if m is not None and (CLOCK_SAID.search(m["when"]) or re.match(_DAY, m["when"], re.I)):

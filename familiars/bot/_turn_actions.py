@@ -255,10 +255,12 @@ def plan_actions(
     max_chars: int = DEFAULT_MAX_RECORD_CHARS,
     understanding: Understanding | None = None,
     settled_once: bool = False,
+    user_key: str | None = None,
 ) -> TurnActions:
     """The actions of one message (pure: nothing is written here). "forget that" is not one
     of them: :class:`familiars.bot._forgetting.ForgetByWords` answers it before the turn.
-    ``understanding``: the writer's learned part (issue 23), when the embedder suits it."""
+    ``understanding``: the writer's learned part (issue 23), when the embedder suits it.
+    ``user_key``: who said it (a reminder they have already is not set again)."""
     # "..., can you remind me", "... actually just tuesdays", "tmrw at seven pls": once
     settled = text
     if not settled_once:
@@ -276,6 +278,7 @@ def plan_actions(
             max_chars=max_chars,
             understanding=understanding,
             settled_once=True,
+            user_key=user_key,
         )
         return replace(actions, writer_text=text) if actions.writer_text is None else actions
     asked = as_remind_me(text)  # "don't let me forget to ..." asks as "remind me" does
@@ -284,14 +287,14 @@ def plan_actions(
             text, pending, existing, now, timezone, dialogue_id, grace_s, max_chars
         )
         if completed is not None:
-            return completed
+            return _set_before(completed, existing, user_key)
     said = text
     actions = _read_writes(
         said, existing, now, timezone, dialogue_id, grace_s, max_chars, understanding
     )
-    if not actions.reminders and not actions.already and _REMIND_ANY.search(asked):
+    if not actions.reminders and _REMIND_ANY.search(asked):
         _no_time_read(asked, actions)
-    return actions
+    return _set_before(actions, existing, user_key)
 
 
 #: A task plainly done in the morning: getting up, an alarm, breakfast, a morning run.
@@ -446,17 +449,8 @@ def _read_writes(
             if due is not None:
                 task = _task_of(entry.content, text)
                 about = _labelled(task, text)
-                set_before = _set_before(write, existing)
-                made = Reminder(
-                    task,
-                    due.astimezone(tz),
-                    write,
-                    now.astimezone(tz),
-                    about,
-                    set_before == "closed",
-                    _said_that(task, text),
-                )
-                (actions.already if set_before == "open" else actions.reminders).append(made)
+                made = Reminder(task, due.astimezone(tz), write, now.astimezone(tz), about)
+                actions.reminders.append(replace(made, that=_said_that(task, text)))
         elif write.op == "update" and entry.supersedes_id in by_id:
             actions.updated.append((entry.content, by_id[entry.supersedes_id].content))
         else:
@@ -464,19 +458,35 @@ def _read_writes(
     return actions
 
 
-def _set_before(write: WriteOp, existing: Sequence[MemoryRecord]) -> str:
-    """Whether the person has had the reminder ``write`` asks for (the same words, time and
-    rule): "open" (still to come: asked twice, it was set twice, tester s38), "closed"
-    (fired or cancelled), else ""."""
+def _set_before(
+    actions: TurnActions, existing: Sequence[MemoryRecord], user_key: str | None
+) -> TurnActions:
+    """``actions`` with each reminder the person has already (the same words, time and rule,
+    still to come) moved to ``already`` (asked twice, it was set twice: tester s38), and one
+    they had that fired or was cancelled marked ``again`` (stored anew). Another person's
+    reminder in a group is not theirs."""
+    kept: list[Reminder] = []
+    for reminder in actions.reminders:
+        status = _had(reminder.record, existing, user_key)
+        if status == "open":
+            actions.already.append(reminder)
+        else:
+            kept.append(replace(reminder, again=status == "closed"))
+    actions.reminders = kept
+    return actions
+
+
+def _had(write: WriteOp, existing: Sequence[MemoryRecord], user_key: str | None) -> str:
+    """ "open", "closed" or "": whether the person has the reminder ``write`` makes."""
     loop = write.entry.open_loop
-    if loop is None:
-        return ""
     found = ""
-    for rec in existing:
+    for rec in existing if loop is not None else ():
         had = rec.open_loop or {}
         if rec.content != write.entry.content or had.get("kind") != "reminder":
             continue
-        if had.get("every") == loop.every:
+        if user_key is not None and had.get("user_key", rec.user_key) not in (None, user_key):
+            continue
+        if had.get("every") == getattr(loop, "every", None):
             if had.get("status", "open") == "open":
                 return "open"
             found = "closed"

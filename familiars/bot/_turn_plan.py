@@ -374,6 +374,7 @@ class TurnPlanner:
             pending=pending,
             max_chars=settings.memory.max_record_chars,  # as the writer cuts them
             understanding=understanding,
+            user_key=user_key,
         )
         await self._understand(plan, turn, plan_now, offline=offline)
         if not own_zone:  # "I live in Melbourne", said now or before

@@ -506,16 +506,7 @@ _SET_A_REMINDER = re.compile(
     r"\b(?:(?:set|make|create|add|put\s+in|schedule)\s+(?:me\s+|up\s+)?an?\s+reminder"
     r"|(?:nudge|ping|prod|poke|buzz)\s+me"
     r"|(?:give|send)\s+me\s+an?\s+(?:nudge|ping|prod|poke|buzz|shout|reminder|heads[\s-]up)"
-    r"|(?:don't|dont|do\s+not)\s+let\s+me\s+forget(?=\s+(?:to|about)\b)"
-    # said as a wish: "I'd like to be reminded", "I should very much like a reminder",
-    # "it would be good to get a reminder", "make sure I remember to" (tester s38)
-    r"|(?:i'?d|i\s+would|i\s+should|i)\s+(?:(?:very\s+)?much\s+|really\s+|quite\s+)?"
-    r"(?:like|love|want|need|wish)\s+(?:to\s+(?:be|get)\s+reminded|(?:to\s+(?:get|have)\s+)?an?\s+"
-    r"reminder)"
-    r"|(?:it\s+would|it'?d|it\s+will|it'?ll)\s+be\s+(?:good|nice|great|helpful|handy|useful|"
-    r"lovely|wise)\s+to\s+(?:get|have)\s+an?\s+reminder"
-    r"|make\s+sure\s+(?:that\s+)?i\s+(?:remember|don'?t\s+forget|do\s+not\s+forget)"
-    r"(?=\s+(?:to|about)\b))\s+",
+    r"|(?:don't|dont|do\s+not)\s+let\s+me\s+forget(?=\s+(?:to|about)\b))\s+",
     re.IGNORECASE,
 )
 #: "for 15 December at 18:00: call mum": the time, a colon (or dash), the task.
