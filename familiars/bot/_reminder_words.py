@@ -54,7 +54,7 @@ from familiars.scheduler import Reminder, ReminderBook
 JUST_S = 2 * 3600.0
 
 _LEAD = (
-    r"^(?:(?:actually|ok(?:ay)?|oh|no|hey|please|kindly|and|so|wait|"
+    r"^(?:(?:actually|ok(?:ay)?|oh|no|hey|please|kindly|and|so|wait|hm+|um+|erm?|uh+|ah|"
     r"(?:can|could|would|will)\s+(?:you|u)|pls|plz|done|right|great|cool|thanks|"
     r"all\s+done|nvm|never\s*mind|i\s+meant|hi|hello|hiya|hey\s+there)[,!.]?\s+)*"
 )

@@ -88,6 +88,8 @@ async def test_a_short_follow_up_with_a_new_time_moves_the_one_just_set(workspac
         await bot.say("remind me 2moro at 4 to text sofia happy bday")
         reply = await bot.say("actually make it 5")
         assert reply.startswith("Moved: text sofia happy bday, now Tue 8 Dec 17:00"), reply
+        reply = await bot.say("hmm make it 6 actually")
+        assert reply.startswith("Moved: text sofia happy bday, now Tue 8 Dec 18:00"), reply
         await bot.say("remind me every weekday at 6 to take my vitamin D")
         await bot.say("Remind me every weekday at 6 to wake up for the bakery run")
         await bot.say("remind me every weekday at 6 to walk the dog")
