@@ -485,6 +485,10 @@ _DIED_NAME = re.compile(r"(\S+) \(it died\)\.?$")
 
 def action_lines(actions: TurnActions) -> list[str]:
     lines = [reminder_line(r) for r in actions.reminders]
+    lines += [
+        f"You already have that one: {r.task}, {r.rule or 'on ' + r.when_text()}."
+        for r in actions.already
+    ]
     if actions.ask_when is not None:
         lines.append(ask_when_line(actions.ask_when))
     if actions.unreadable_time is not None:
@@ -519,10 +523,11 @@ def ask_when_line(pending: PendingReminder) -> str:
 
 def reminder_line(r: Reminder) -> str:
     """ "Okay, I'll remind you to call mum on Tue 8 Dec 09:00."; the time first when the task
-    ends in "on" ("... on Mon 14 Dec 15:00 to put the kettle on", not "on on Mon")."""
+    ends in "on" ("... on Mon 14 Dec 15:00 to put the kettle on", not "on on Mon") or is news
+    ("on Thu 17 Dec 10:00 that the recital is on 18 December")."""
     if r.rule:
         return f"Okay, I'll remind you {r.what} {r.rule}, first on {r.when_text()}."
-    if re.search(r"\bon$", r.task, re.IGNORECASE):
+    if re.search(r"\bon$", r.task, re.IGNORECASE) or r.that:
         return f"Okay, I'll remind you on {r.when_text()} {r.what}."
     return f"Okay, I'll remind you {r.what} on {r.when_text()}."
 

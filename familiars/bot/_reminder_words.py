@@ -54,7 +54,7 @@ from familiars.scheduler import Reminder, ReminderBook
 JUST_S = 2 * 3600.0
 
 _LEAD = (
-    r"^(?:(?:actually|ok(?:ay)?|oh|no|hey|please|kindly|and|so|wait|"
+    r"^(?:(?:actually|ok(?:ay)?|oh|no|hey|please|kindly|and|so|wait|hm+|um+|erm?|uh+|ah|"
     r"(?:can|could|would|will)\s+(?:you|u)|pls|plz|done|right|great|cool|thanks|"
     r"all\s+done|nvm|never\s*mind|i\s+meant|hi|hello|hiya|hey\s+there)[,!.]?\s+)*"
 )
@@ -102,6 +102,7 @@ _ASKS_LIST = re.compile(
     r"did\s+i\s+(?:set|ask\s+for)|have\s+you\s+got(?:\s+for\s+me)?))?"
     + _FOR_WHEN
     + r"|(?:do|have|did)\s+i\s+(?:have|got|set)\s+(?:any\s+)?reminders?"
+    r"(?:\s+(?:set|on|left|at\s+all|coming\s+up))?"
     + _FOR_WHEN
     + r"|did\s+i\s+ask\s+(?:you\s+)?(?:for\s+(?:any\s+)?reminders?|to\s+remind\s+me\s+"
     r"(?:about|of)\s+anything)\s*\?*"
@@ -109,12 +110,14 @@ _ASKS_LIST = re.compile(
     r"\s*[.!?]*|(?:my\s+)?reminders\s*\?+)$",
     re.IGNORECASE,
 )
-#: The rule behind the wordings above: a question (what, which, any, have, did, show, list)
-#: about reminders, or about what the person asked to be reminded about, that changes none
-#: ("what reminders have i got on", "what have i asked you to remind me about").
+#: The rule behind the wordings above: a question (what, which, any, have, did, do, are, is,
+#: show, list) about reminders, or about what the person asked to be reminded about, that
+#: changes none ("what reminders have i got on", "what have i asked you to remind me about").
 _ASKS_IN_WORDS = re.compile(
-    _LEAD + r"(?:what|which|any|how\s+many|have|did|show|list)\b"
+    _LEAD + r"(?:what|which|any|how\s+many|have|did|do|are|is|show|list)\b"
     r"(?![\w' ]*\b(?:cancel|delete|remove|move|snooze|change|stop|to\s+remind\s+me\s+to)\b)"
+    # "do set a reminder for 5" sets one; it asks for none
+    r"(?![\w' ]*\b(?:set|make|add|create|need|want)\s+(?:me\s+)?an?\s+reminder)"
     r"(?:[\w' ]*\breminders?\b[\w' ]*"
     r"|[\w' ]*\bremind\s+me\s+(?:about|of)(?:\s+(?:anything|at\s+all))?"
     # "what have I asked you to remind me?", "what are you reminding me about?"
@@ -485,13 +488,23 @@ _DAY = (
 # reminder just set: review s33-2 item 7).
 #: A clock time alone ("5pm", "at 4", "7:15", "noon", "half 9").
 _TIME = CORRECTED_TIME  # one reading of a corrected time, shared with a forget
+#: A corrected time as a short follow-up says it: a clock ("5pm", "at 4", "half 9") or a bare
+#: hour ("make it 5"), with its half of the day when said ("3:30 in the morning").
+_NEW_TIME = (
+    rf"(?:{_TIME}|\d{{1,2}}\b)(?:\s*o'?clock)?"
+    r"(?:\s+(?:in\s+the\s+(?:morning|afternoon|evening)|at\s+night|tonight))?"
+)
+#: What asks for a change by itself ("make it 5", "that should be 3:30"), unlike "it's 5",
+#: which may only say what time it is.
+_ASK = r"(?:it|that|this)\s+should\s+(?:be|say)|make\s+(?:it|that)|change\s+(?:it|that)\s+to"
 _CORRECTED = re.compile(
     _LEAD + r"(?P<fix>(?:forget|scratch|delete|erase|cancel)\s+that[,.!]?\s+|"
     r"(?:sorry|oops|my\s+bad)[,.!]?\s+)?"
-    r"(?:it'?s|it\s+is|it\s+should\s+be|make\s+it|(?P<meant>i\s+meant))\s+(?:on\s+)?"
-    rf"(?P<when>(?:{_DAY})(?:\s+at\s+[\w:.]+)?|(?P<time>{_TIME}))"
-    rf"(?P<not>[\s,]+not\s+(?:on\s+)?(?:{_DAY})\b)?"
-    r"(?:\s+instead)?[\s.!?]*$",
+    rf"(?:it'?s|it\s+is|(?P<ask>{_ASK})|(?P<meant>i\s+meant))\s+(?:on\s+|at\s+)?"
+    rf"(?P<when>(?:{_DAY})(?:\s+at\s+[\w:.]+)?|(?P<time>{_NEW_TIME}))"
+    r"(?:[\s,]+actually)?"
+    rf"(?P<not>[\s,]+not\s+(?:on\s+|at\s+)?(?:(?:{_DAY})\b|{_NEW_TIME}))?"
+    r"(?:[\s,]+(?:instead|actually))?[\s.!?]*$",
     re.IGNORECASE,
 )
 _CANCEL_HEAD = re.compile(
@@ -500,6 +513,14 @@ _CANCEL_HEAD = re.compile(
 )
 # A reason after the request ("..., Claire has set up a pill box"): no reminder's words.
 _REASON = re.compile(r"\s*(?:[,;]|\s[-–—]\s|\s(?:because|since|cos|cause|as|now\s+that)\s)", re.I)
+#: A reason after a move ("...to the 17th, please; I shall be at the hairdresser on the
+#: 18th"): a clause of its own, whose times are not the one to move to. A comma cuts only
+#: before a new subject ("to friday, at 9" keeps its time).
+_MOVE_REASON = re.compile(
+    r"\s*(?:;|\s[-–—]\s|,?\s+(?:because|since|cos|cause|as|now\s+that)\s"
+    r"|,\s*(?=(?:i|i'm|im|i'll|i've|i'd|we|we're|he|she|they|it's|its)\b))",
+    re.I,
+)
 
 
 #: "would you mind cancelling reminder 1", "do you mind moving the fern one to 8": a request
@@ -533,7 +554,13 @@ def reworded(said: str) -> str:
     if m := _NO_NEED.match(said):
         return f"cancel {m['what']}"
     m = _CORRECTED.match(said)
-    if m is not None and (m["fix"] or m["meant"] or (m["not"] and not m["time"])):
+    # A bare number moves only when asked to ("make it 5"): "sorry, I meant 2" may be a count.
+    bare = m is not None and re.fullmatch(r"\d{1,2}", m["time"] or "") is not None
+    if (
+        m is not None
+        and (m["ask"] or not bare)
+        and (m["fix"] or m["meant"] or m["ask"] or (m["not"] and not m["time"]))
+    ):
         return f"move that to {m['when']}"  # "scratch that, make it 5pm": its own day
     m = _MAKE.match(said)
     if m is not None and (CLOCK_SAID.search(m["when"]) or re.match(_DAY, m["when"], re.I)):
@@ -543,6 +570,12 @@ def reworded(said: str) -> str:
         cut = _REASON.search(rest)
         if cut is not None and rest[: cut.start()].strip():
             return said[: head.end()] + rest[: cut.start()]
+    if head := _MOVE.match(said):
+        rest = said[head.start("rest") :]
+        cut = _MOVE_REASON.search(rest)
+        if cut is not None and _PIVOT.search(rest[: cut.start()]):
+            moved = said[: head.start("rest")] + rest[: cut.start()]
+            return _POLITE_TAIL.sub("", moved) or moved
     return said
 
 
@@ -603,7 +636,29 @@ def _which(
         return (mine if len(mine) > 1 else mine[:1]), named or bool(mine)
     stems = [_stem(w) for w in content]
     hits = [r for r in mine if all(s in _stems(r.task) for s in stems)]
+    if not hits:
+        hits = _by_age(content, mine)
     return hits, named or bool(hits)
+
+
+#: Words that pick one of several alike by when it was set: "the earlier vitamin one", "the
+#: newer one", "the other one" is not (it names none).
+_OLDER = frozenset({"earlier", "older", "old", "original", "first"})
+_NEWER = frozenset({"later", "newer", "new", "latest", "last", "second"})
+
+
+def _by_age(content: list[str], mine: list[Reminder]) -> list[Reminder]:
+    """The reminder "the earlier vitamin one" means: of those whose task holds the other
+    words, the one set first (or last, for "newer"); none when no such word is said."""
+    age = [w for w in content if w in _OLDER | _NEWER]
+    rest = [_stem(w) for w in content if w not in _OLDER | _NEWER]
+    if not age or not rest:
+        return []
+    alike = [r for r in mine if r.is_open() and all(s in _stems(r.task) for s in rest)]
+    if len(alike) < 2:
+        return alike
+    alike.sort(key=lambda r: (r.set_at or datetime.min.replace(tzinfo=UTC), r.record_id))
+    return [alike[0] if age[0] in _OLDER else alike[-1]]
 
 
 def _just(mine: list[Reminder], now: datetime, touched: _Touched | None = None) -> Reminder | None:
@@ -617,7 +672,8 @@ def _just(mine: list[Reminder], now: datetime, touched: _Touched | None = None) 
             event = max(event, touched.at) if event else touched.at
         if event is None or not 0 <= (clock - event).total_seconds() <= JUST_S:
             continue
-        if latest is None or event > latest[0]:
+        # the same second: the record made later (its id grows with time) is the newer
+        if latest is None or (event, r.record_id) > (latest[0], latest[1].record_id):
             latest = (event, r)
     return latest[1] if latest else None
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from familiars.bot._reminder_event import before_the_event
 from familiars.memory import (
     DEFAULT_MAX_RECORD_CHARS,
     MemoryRecord,
@@ -124,11 +125,17 @@ class Reminder:
     #: The task was said as a label, not a doing ("for the 23rd at 2pm - van MOT"): the reply
     #: reminds "about" it, not "to" it.
     about: bool = False
+    #: The same reminder was set before and has fired or been cancelled: stored anew (the
+    #: store's dedupe would hand back the closed one, and nothing would come).
+    again: bool = False
+    #: Said as something to be told ("remind me that Richard will be telephoning"): the
+    #: reply reminds "that" (it said "to Richard will be telephoning": tester s38).
+    that: bool = False
 
     @property
     def what(self) -> str:
-        """ "to call mum", or "about van MOT" for a labelled task."""
-        return f"{'about' if self.about else 'to'} {self.task}"
+        """ "to call mum", "about van MOT" for a labelled task, "that Jo rings" for news."""
+        return f"{'that' if self.that else 'about' if self.about else 'to'} {self.task}"
 
     def when_text(self) -> str:
         return when_words(self.due, self.now)
@@ -164,6 +171,9 @@ class TurnActions:
     noted: list[str] = field(default_factory=list)
     updated: list[tuple[str, str]] = field(default_factory=list)  # (new, old)
     reminders: list[Reminder] = field(default_factory=list)
+    #: Reminders asked for again that the person has already (same task, time and rule):
+    #: not set twice, and the reply says so.
+    already: list[Reminder] = field(default_factory=list)
     done: list[str] = field(default_factory=list)
     #: Facts said again that are kept already ("I know, you told me": tester T32).
     known: list[str] = field(default_factory=list)
@@ -185,6 +195,7 @@ class TurnActions:
             self.noted
             or self.updated
             or self.reminders
+            or self.already
             or self.done
             or self.known
             or self.ask_when
@@ -198,6 +209,11 @@ class TurnActions:
             f"A reminder was just set: {r.task}, {r.rule + ', first ' if r.rule else ''}"
             f"{r.when_text()}. Confirm it in a few words."
             for r in self.reminders
+        ]
+        notes += [
+            f"No reminder was set for {r.task}: the person has that one already "
+            f"({r.rule or r.when_text()}). Say so."
+            for r in self.already
         ]
         if self.ask_when is not None:
             notes.append(
@@ -239,12 +255,17 @@ def plan_actions(
     max_chars: int = DEFAULT_MAX_RECORD_CHARS,
     understanding: Understanding | None = None,
     settled_once: bool = False,
+    user_key: str | None = None,
 ) -> TurnActions:
     """The actions of one message (pure: nothing is written here). "forget that" is not one
     of them: :class:`familiars.bot._forgetting.ForgetByWords` answers it before the turn.
-    ``understanding``: the writer's learned part (issue 23), when the embedder suits it."""
+    ``understanding``: the writer's learned part (issue 23), when the embedder suits it.
+    ``user_key``: who said it (a reminder they have already is not set again)."""
     # "..., can you remind me", "... actually just tuesdays", "tmrw at seven pls": once
-    settled = text if settled_once else settled_request(text)
+    settled = text
+    if not settled_once:
+        event = before_the_event(text, now=now, tz=zone(timezone))  # "the day before"
+        settled = in_the_morning(settled_request(event))
     if settled != text:
         actions = plan_actions(
             settled,
@@ -257,6 +278,7 @@ def plan_actions(
             max_chars=max_chars,
             understanding=understanding,
             settled_once=True,
+            user_key=user_key,
         )
         return replace(actions, writer_text=text) if actions.writer_text is None else actions
     asked = as_remind_me(text)  # "don't let me forget to ..." asks as "remind me" does
@@ -265,14 +287,41 @@ def plan_actions(
             text, pending, existing, now, timezone, dialogue_id, grace_s, max_chars
         )
         if completed is not None:
-            return completed
+            return _set_before(completed, existing, user_key)
     said = text
     actions = _read_writes(
         said, existing, now, timezone, dialogue_id, grace_s, max_chars, understanding
     )
     if not actions.reminders and _REMIND_ANY.search(asked):
         _no_time_read(asked, actions)
-    return actions
+    return _set_before(actions, existing, user_key)
+
+
+#: A task plainly done in the morning: getting up, an alarm, breakfast, a morning run.
+_MORNING_TASK = re.compile(
+    r"\b(?:wake\s+(?:\w+\s+)?up|waking\s+up|get(?:ting)?\s+(?:\w+\s+)?up|alarm|breakfast|"
+    r"out\s+of\s+bed|morning\s+(?:run|jog|walk|swim|prayers?|meds|pills?|tablets?))\b",
+    re.IGNORECASE,
+)
+#: "at 6" with nothing after that says its half of the day.
+_BARE_AT = re.compile(
+    r"\bat\s+(?P<clock>[1-6](?::[0-5]\d)?)(?!\s*(?:am|pm|a\.m|p\.m|:|\d|o'?clock\s+in))\b",
+    re.IGNORECASE,
+)
+#: The afternoon or night said anywhere: the hour is read as said.
+_LATE_SAID = re.compile(r"\b(?:pm|p\.m|afternoon|evening|tonight|night)\b|\dpm\b", re.IGNORECASE)
+
+
+def in_the_morning(text: str) -> str:
+    """A reminder for a task plainly done in the morning ("every weekday at 6 to wake up for
+    the bakery run") with a bare hour from 1 to 6: the hour is the morning's ("at 6am"),
+    where a bare hour is otherwise after noon (``afternoon_hour``: "at 4" to feed the cat
+    is 16:00). Any half of the day said, or another task, leaves ``text`` as it is."""
+    if not _REMIND_ANY.search(as_remind_me(text)) or _LATE_SAID.search(text):
+        return text
+    if _MORNING_TASK.search(text) is None or len(_BARE_AT.findall(text)) != 1:
+        return text
+    return _BARE_AT.sub(lambda m: f"at {m['clock']}am", text)
 
 
 def _said_a_time(words: str) -> bool:
@@ -400,14 +449,48 @@ def _read_writes(
             if due is not None:
                 task = _task_of(entry.content, text)
                 about = _labelled(task, text)
-                actions.reminders.append(
-                    Reminder(task, due.astimezone(tz), write, now.astimezone(tz), about)
-                )
+                made = Reminder(task, due.astimezone(tz), write, now.astimezone(tz), about)
+                actions.reminders.append(replace(made, that=_said_that(task, text)))
         elif write.op == "update" and entry.supersedes_id in by_id:
             actions.updated.append((entry.content, by_id[entry.supersedes_id].content))
         else:
             actions.noted.append(entry.content)
     return actions
+
+
+def _set_before(
+    actions: TurnActions, existing: Sequence[MemoryRecord], user_key: str | None
+) -> TurnActions:
+    """``actions`` with each reminder the person has already (the same words, time and rule,
+    still to come) moved to ``already`` (asked twice, it was set twice: tester s38), and one
+    they had that fired or was cancelled marked ``again`` (stored anew). Another person's
+    reminder in a group is not theirs."""
+    kept: list[Reminder] = []
+    for reminder in actions.reminders:
+        status = _had(reminder.record, existing, user_key)
+        if status == "open":
+            actions.already.append(reminder)
+        else:
+            kept.append(replace(reminder, again=status == "closed"))
+    actions.reminders = kept
+    return actions
+
+
+def _had(write: WriteOp, existing: Sequence[MemoryRecord], user_key: str | None) -> str:
+    """ "open", "closed" or "": whether the person has the reminder ``write`` makes."""
+    loop = write.entry.open_loop
+    found = ""
+    for rec in existing if loop is not None else ():
+        had = rec.open_loop or {}
+        if rec.content != write.entry.content or had.get("kind") != "reminder":
+            continue
+        if user_key is not None and had.get("user_key", rec.user_key) not in (None, user_key):
+            continue
+        if had.get("every") == getattr(loop, "every", None):
+            if had.get("status", "open") == "open":
+                return "open"
+            found = "closed"
+    return found
 
 
 #: The record's third person ("their") and what the person said ("my").
@@ -424,6 +507,12 @@ def _labelled(task: str, said: str) -> bool:
         return True
     about = rf"\bremind\s+(?:me|you)\b.*?\b(?:about|of)\s+{re.escape(task)}(?!\w)"
     return any(re.search(about, text, re.I) for text in (said, to_you(said)))
+
+
+def _said_that(task: str, said: str) -> bool:
+    """Whether ``task`` was said after "remind me that" (news to be told, not a doing)."""
+    that = rf"\bremind\s+(?:me|you)\b.*?\bthat\s+{re.escape(task)}(?!\w)"
+    return any(re.search(that, text, re.I) for text in (said, to_you(said)))
 
 
 def to_you(text: str) -> str:

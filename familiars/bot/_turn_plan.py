@@ -350,6 +350,7 @@ class TurnPlanner:
             pending=pending,
             max_chars=settings.memory.max_record_chars,  # as the writer cuts them
             understanding=understanding,
+            user_key=user_key,
         )
         await self._understand(plan, turn, plan_now, offline=offline)
         if not own_zone:  # "I live in Melbourne", said now or before
@@ -565,7 +566,7 @@ class TurnPlanner:
                 extra=extra,
             )
             try:
-                await self.services.store.append(record, dedupe=True)
+                await self.services.store.append(record, dedupe=not reminder.again)
             except (ValueError, OSError):
                 logger.exception("could not store a reminder; the writer will try again")
 
