@@ -298,13 +298,18 @@ class MemoryReader(IndexFeed):
         self, agent_id: str, dialogue_id: str | None, user_key: str | None
     ) -> bool:
         """Embed now, between turns, the conversation the person's next message will be read
-        in (``convo.next_context``), so that turn embeds the message alone. Whether anything
-        was embedded (not when the text is the one embedded already, or there is none)."""
+        in (``convo.next_context``), so that turn embeds the message alone, and its cosine
+        with every row, so that turn ranks with one product over every row, not two (the
+        index keeps it current: the turn works it out for the rows added since). Whether
+        anything was embedded (not when the text is the one embedded already, or there is
+        none)."""
         texts = convo.next_context(await self._tree(agent_id, dialogue_id), user_key)
         if not texts or (self._ahead is not None and self._ahead[0] == texts[0]):
             return False
-        vec = (await self.embedder.aembed_batch(texts))[0]
-        self._ahead = (texts[0], np.asarray(vec, dtype=np.float32))
+        vec = np.asarray((await self.embedder.aembed_batch(texts))[0], dtype=np.float32)
+        self._ahead = (texts[0], vec)
+        with one_blas_thread():
+            self.index.dense_kept(vec)
         return True
 
     def read_ahead_vector(self, texts: Sequence[str]) -> np.ndarray | None:

@@ -142,6 +142,10 @@ class RecallIndex:
         self._last_in_group: dict[str, int] = {}
         self._version = 0  # goes up with every change of the rows (dense_all's memo)
         self._dense_memo: tuple[bytes, int, np.ndarray] | None = None
+        #: Goes up when a forget wipes a row's vector (the only change to a row's vector):
+        #: a kept product (:meth:`dense_kept`) is then worked out again in full.
+        self._wiped = 0
+        self._kept: tuple[bytes, int, np.ndarray] | None = None
         self._mask_memo: tuple[tuple[str, ...], int, np.ndarray] | None = None
 
     # ------------------------------------------------------------------ sizes
@@ -395,6 +399,7 @@ class RecallIndex:
         said = self.keywords_plain.doc_terms(row)[0].tolist()
         self.remove(key)
         self._version += 1
+        self._wiped += 1
         self._matrix[row] = 0.0
         start, count = int(self._sent_start[row]), int(self._sent_count[row])
         self._sentences[start : start + count] = 0.0
@@ -444,6 +449,30 @@ class RecallIndex:
         out.flags.writeable = False
         self._dense_memo = (key, self._version, out)
         return out
+
+    def dense_kept(self, query: np.ndarray) -> np.ndarray:
+        """Cosine of every row with a vector kept from turn to turn (the conversation read
+        ahead of the next message), kept current: worked out in full once, then only for
+        the rows added since (a row's vector never changes, but for a forget that wipes it:
+        then in full again). Read-only."""
+        q = np.asarray(query, dtype=np.float32)
+        key, n = q.tobytes(), len(self.docs)
+        kept = self._kept
+        if kept is None or kept[0] != key or kept[1] != self._wiped or kept[2].shape[0] > n:
+            out = self._matrix[:n] @ q
+        elif kept[2].shape[0] < n:
+            out = np.concatenate([kept[2], self._matrix[kept[2].shape[0] : n] @ q])
+        else:
+            return kept[2]
+        out.flags.writeable = False
+        self._kept = (key, self._wiped, out)
+        return out
+
+    def keep_dense(self, query: np.ndarray, values: np.ndarray) -> None:
+        """``values`` are :meth:`dense_all`'s for ``query`` on the rows as they are now
+        (worked out from products at hand): the next :meth:`dense_all` of it takes them."""
+        values.flags.writeable = False
+        self._dense_memo = (np.asarray(query, dtype=np.float32).tobytes(), self._version, values)
 
     def keyword_hits(
         self, terms: Sequence[str], mask: np.ndarray, k: int

@@ -56,3 +56,37 @@ def test_the_allowed_mask_is_kept_until_a_row_changes() -> None:
     assert index.allowed_mask(groups).tolist() == [False, False, True]
     index.forget("b")
     assert not index.allowed_mask(groups).any()
+
+
+def test_a_kept_product_follows_added_rows_and_is_worked_out_again_after_a_forget() -> None:
+    """The conversation read ahead keeps its cosines from turn to turn: rows added since
+    are worked out alone, a forget (a wiped vector) works out all again."""
+    index = RecallIndex(3)
+    index.add(_doc("a"), _unit([1, 0, 0]))
+    index.add(_doc("b"), _unit([0, 1, 0]))
+    q = _unit([1, 1, 0])
+    first = index.dense_kept(q)
+    assert index.dense_kept(q.copy()) is first
+    with pytest.raises(ValueError):
+        first[0] = 5.0
+    index.add(_doc("c"), _unit([0, 0, 1]))  # a row added
+    index.add(_doc("a"), _unit([0, 1, 1]))  # a row replaced: a new row, the old one dead
+    grown = index.dense_kept(q)
+    assert grown[:2].tolist() == first.tolist()  # the rows before are not worked out again
+    assert grown.tolist() == pytest.approx((index.matrix @ q).tolist(), abs=1e-6)
+    index.forget("b")
+    assert index.dense_kept(q).tolist() == pytest.approx((index.matrix @ q).tolist(), abs=1e-6)
+    assert index.dense_kept(q)[1] == 0.0
+    other = _unit([0, 0, 1])
+    assert index.dense_kept(other).tolist() == pytest.approx((index.matrix @ other).tolist())
+
+
+def test_kept_cosines_are_what_the_next_dense_all_of_their_vector_gives() -> None:
+    index = RecallIndex(3)
+    index.add(_doc("a"), _unit([1, 0, 0]))
+    q = _unit([1, 1, 0])
+    values = index.matrix @ q
+    index.keep_dense(q, values)
+    assert index.dense_all(q.copy()) is values
+    index.add(_doc("b"), _unit([0, 1, 0]))  # the rows changed: worked out again
+    assert index.dense_all(q) is not values

@@ -4,6 +4,7 @@ fused with the message, shown in the result; and keyword terms for scripts witho
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import numpy as np
 
@@ -199,11 +200,29 @@ async def test_the_conversation_is_embedded_between_turns_and_the_turn_embeds_th
     assert not await warm.read_ahead("agent_0", "dialogue_1", "ana")  # embedded already
     assert emb.texts_embedded - before == 1
     calls, before = emb.calls, emb.texts_embedded
+    products = _full_products(warm.index)
     read = await warm.build_rag_context("that would be lovely", **args)
     assert emb.calls - calls == 1 and emb.texts_embedded - before == 1  # the message alone
+    assert products == [1]  # the topic check's; the ranking's is folded from the kept one
     cold_read = await cold.build_rag_context("that would be lovely", **args)
     assert emb.texts_embedded - before == 3  # without it: the message and its conversation
     assert read.context.messages == cold_read.context.messages
     assert [(it.key, round(it.score, 6)) for it in read.items] == [
         (it.key, round(it.score, 6)) for it in cold_read.items
     ]
+
+
+def _full_products(index: Any) -> list[int]:
+    """Counts the products over every row the index works out from now on."""
+    count = [0]
+    dense_all = index.dense_all
+
+    def counted(q: Any) -> Any:
+        memo = index._dense_memo
+        key = np.asarray(q, dtype=np.float32).tobytes()
+        if memo is None or memo[0] != key or memo[1] != index._version:
+            count[0] += 1
+        return dense_all(q)
+
+    index.dense_all = counted
+    return count
