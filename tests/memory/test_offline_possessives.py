@@ -61,5 +61,23 @@ def test_a_denied_name_gives_the_one_used(text: str, understanding: Any) -> None
     ]
 
 
-def test_a_denied_name_alone_renames_no_one(understanding: Any) -> None:
-    assert _kept("my name's not Dele actually", understanding, "The user's name is Dele.") == []
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my name's not Dele actually",
+        "My name is not Dele, I'm Dele's brother",  # review s38 F4
+        "my name's not Dele, it's OK",
+        "my name's not Dele, I'm Spanish",
+        "my name's not Dele, I'm Italian",
+        "my name's not Dele, call me Tommy's dad",
+    ],
+)
+def test_a_denied_name_without_another_renames_no_one(text: str, understanding: Any) -> None:
+    assert _kept(text, understanding, "The user's name is Dele.") == []
+
+
+@pytest.mark.parametrize("name", ["Brian", "Adrian", "Dayo"])
+def test_a_name_that_ends_like_a_nationality_is_still_a_name(name: str, understanding: Any) -> None:
+    assert _kept(f"my name isn't Dele, it's {name}", understanding, "The user's name is Dele.") == [
+        f"The user's name is {name}. (was m_p0)"
+    ]

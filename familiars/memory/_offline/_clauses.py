@@ -409,7 +409,7 @@ def _subject_given(part: str, before: list[str]) -> str:
         part,
         re.I,
     )
-    if before and it_is and _TAKEN_BACK.search(before[-1]):
+    if before and it_is and _TAKEN_BACK.search(before[-1]) and "name" not in before[-1].lower():
         return f"I'm into {it_is.group('y')} now"
     bare_new = re.match(
         r"^(?P<y>[a-z][\w-]*(?:\s+[\w-]+){0,2}?)\s+(?:now|instead|these\s+days)$", part

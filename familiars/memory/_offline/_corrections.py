@@ -80,7 +80,9 @@ _ONLY_NAMES = re.compile(
 #: "my name's not Dele actually, everyone calls me Dayo": the name denied, then the one used.
 _NAME_DENIED = re.compile(
     rf"\bmy\s+name(?:'s|s|\s+is)?\s*(?:not|n't|isn't|isnt|ain't)\s+(?P<old>{_NAME})\b.*?"
-    rf"\b(?:(?:call|calls|called)\s+me|i'?m|it'?s|its|it\s+is|go\s+by)\s+(?P<new>(?-i:[A-Z])[\w'-]*)",
+    r"\b(?:(?:call|calls|called)\s+me|i'?m|it'?s|its|it\s+is|go\s+by)\s+"
+    r"(?P<new>(?-i:[A-Z])[\w-]*(?:'(?!s\b)[\w-]+)?)"
+    r"(?=\s*(?:[,.!;?]|$|\s+(?:now|instead|please|actually|lol|haha|thanks|though)\b))",
     re.I,
 )
 #: The last thing kept, kept this long ago at most, is what "I meant Tim" can put right.
@@ -109,16 +111,38 @@ def corrected_names(text: str) -> tuple[str, str | None] | None:
         new = meant.group("new") or meant.group("new2")
         return None if new.lower() in _NOT_MEANT else (_capital(new), None)
     denied = _NAME_DENIED.search(said)
-    if denied and denied["new"].lower() not in _NOT_NAMES | _NOT_MEANT:
+    if denied and _a_name(denied["new"]):
         return _capital(denied["new"]), _capital(denied["old"])
     for pattern in (_WRONG_THEN_RIGHT, _RIGHT_NOT_WRONG, _NOT_WRONG_RIGHT):
         m = pattern.search(said)
         if m and (pattern is _NOT_WRONG_RIGHT or _corrects(said, m)):
             new, old = m.group("new"), m.group("old")
-            if _not_names(said, m) or new.lower() == old.lower():
+            if _not_names(said, m) or not _a_name(new) or new.lower() == old.lower():
                 continue
             return _capital(new), _capital(old)
     return None
+
+
+#: Nationalities that do not end like "Spanish" or "Chinese" ("I'm Italian" is no name).
+_NATIONALITIES = frozenset(
+    _words(
+        "american canadian australian indian italian german french dutch greek russian",
+        "mexican brazilian nigerian kenyan ghanaian korean thai pakistani bangladeshi",
+        "filipino egyptian iranian iraqi syrian moroccan african european asian",
+    )
+)
+
+
+def _a_name(word: str) -> bool:
+    """Whether ``word``, said after "my name's not Dele, I'm", can be a name: not a common
+    word ("it's OK"), a nationality ("I'm Spanish") or letters in capitals ("I'm OK")."""
+    low = word.lower()
+    return not (
+        low in _NOT_NAMES | _NOT_MEANT | {"ok", "okay", "fine", "here", "back"}
+        or low.endswith(("ish", "ese"))
+        or low in _NATIONALITIES
+        or (word.isupper() and len(word) <= 3)
+    )
 
 
 def _not_names(said: str, m: re.Match[str]) -> bool:
