@@ -38,6 +38,7 @@ from familiars.bot._care import (
 from familiars.bot._care_talk import safe_reply, says_safe
 from familiars.bot._kin import kin_answer
 from familiars.bot._likes import likes_answer
+from familiars.bot._low_mood import LOW_MOOD
 from familiars.bot._missing import missing_someone
 from familiars.bot._questions import Asked, as_asked, not_known, spelled_out
 from familiars.bot._turn_actions import PendingReminder, Reminder, TurnActions
@@ -196,7 +197,7 @@ _FEELINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "That sounds rough. I'm here if you want to talk about it.",
         ),
     )
-)
+) + (LOW_MOOD,)  # low mood said in other words, last: the rows above keep theirs
 
 _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), reply)

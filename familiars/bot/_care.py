@@ -46,6 +46,10 @@ _GIVING_UP = re.compile(
     r"(?:sleep|asleep)\s+and\s+(?:not|never)\s+wake\s+up|"
     r"better\s+off\s+(?:without\s+me|if\s+I\s+(?:was|were)(?:n'?t|\s+not)?\s+(?:around|here|gone))|"
     r"tired\s+of\s+(?:living|being\s+alive)|"
+    # why go on at all: "I don't see why I should bother living" (not "keep going to choir")
+    r"(?:don'?t\s+see|wonder|no\s+idea)\s+why\s+i\s+(?:should\s+|even\s+)?(?:bother\s+)?"
+    r"(?:liv(?:e|ing)|being\s+alive|(?:go(?:ing)?|carry(?:ing)?)\s+on|keep(?:ing)?\s+going)"
+    r"(?!\s+(?:to|with|at|about|for)\b)|"
     # ending it thought of, not a relationship ended ("ending it with Tom")
     r"(?:thinking|thought|think)\s+(?:about|of)\s+end(?:ing)?\s+(?:it(?:\s+all)?|everything|my\s+life)"
     r"(?!\s+(?:with|between|for\s+(?:him|her|them))\b)(?!\s+\w+\s+(?:and|with)\b)"
