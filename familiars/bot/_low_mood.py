@@ -57,7 +57,9 @@ _PATTERN = (
     r"|\b(?:no|zero)\s+(?:energy|motivation|interest)\s+(?:for|to\s+do|in)\s+anything\b"
     r"|\bdon'?t\s+have\s+(?:the\s+|any\s+)?(?:energy|motivation)\s+(?:for|to\s+do)\s+anything\b"
     rf"|\b(?:sad|low|down|miserable|empty)\s+(?:all\s+the\s+time|every\s+day|most\s+days)\b"
-    r"|\bwhat'?s\s+the\s+use\b|\bnothing\s+(?:i\s+do\s+)?(?:ever\s+)?goes\s+right\b"
+    # "what's the use, nothing I do goes right" (not "what's the use of the blue button?")
+    r"|\bwhat'?s\s+the\s+use(?:\s+(?:of|in)\s+(?:trying|bothering|anything|it\s+all))?"
+    r"(?=\s*(?:[,.!?;]|$))|\bnothing\s+(?:i\s+do\s+)?(?:ever\s+)?goes\s+right\b"
 )
 #: The reply: the feeling heard, no advice, the door left open.
 REPLY = (

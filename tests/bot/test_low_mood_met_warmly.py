@@ -79,3 +79,15 @@ async def test_in_a_chat_low_mood_is_met_warmly_and_giving_up_still_worries(
 )
 def test_why_go_on_at_all_is_heard_by_the_rule(text: str, worries: bool) -> None:
     assert speaks_of_self_harm(text) is worries
+
+
+@pytest.mark.parametrize(
+    "text, low",
+    [
+        ("honestly what's the use, nothing I do goes right", True),
+        ("what's the use in trying?", True),
+        ("what's the use of the blue button?", False),
+    ],
+)
+def test_whats_the_use_is_low_mood_only_said_of_trying(text: str, low: bool) -> None:
+    assert sounds_low(text) is low
