@@ -22,12 +22,13 @@ from aiohttp import web
 
 @dataclass
 class Reply:
-    kind: str = "text"  # text | status | hang | refuse_format | cut | tools
+    kind: str = "text"  # text | status | hang | refuse_format | cut | stall | tools
     content: str = ""
     status_code: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     body: dict[str, Any] | None = None
-    #: A streamed reply's last chunk says this ``finish_reason`` ("length", "error").
+    #: A streamed reply's last chunk (a whole one's choice) says this ``finish_reason``
+    #: ("length", "error").
     finish: str | None = None
     #: A streamed reply's last event is this error object instead (then [DONE]).
     error: dict[str, Any] | None = None
@@ -90,6 +91,12 @@ class Reply:
         return cls(kind="status", status_code=400, body=body)
 
     @classmethod
+    def stalls(cls, content: str) -> Reply:
+        """Stream ``content``, then send nothing more until the server stops (a reply the
+        person stops half-way: the words so far are on their screen)."""
+        return cls(kind="stall", content=content)
+
+    @classmethod
     def hang(cls) -> Reply:
         """Never answer (until the server stops): the client's timeout must fire."""
         return cls(kind="hang")
@@ -146,7 +153,10 @@ class FakeOpenAI:
             return web.json_response(completion)
         if body.get("stream"):
             return await self._stream(request, reply, complete=reply.kind != "cut")
-        return web.json_response(_completion(body.get("model", ""), reply.content))
+        whole = _completion(body.get("model", ""), reply.content)
+        if reply.finish is not None:  # a whole answer that says it stopped short
+            whole["choices"][0]["finish_reason"] = reply.finish
+        return web.json_response(whole)
 
     async def _stream(
         self, request: web.Request, reply: Reply, *, complete: bool = True
@@ -157,6 +167,9 @@ class FakeOpenAI:
         for word in content.split(" ") if content else []:
             piece = {"choices": [{"index": 0, "delta": {"content": word + " "}}]}
             await response.write(f"data: {json.dumps(piece)}\n\n".encode())
+        if reply.kind == "stall":
+            await self._stop.wait()
+            return response
         if reply.finish is not None:
             last = {"choices": [{"index": 0, "delta": {}, "finish_reason": reply.finish}]}
             await response.write(f"data: {json.dumps(last)}\n\n".encode())

@@ -11,20 +11,22 @@ baseline still embed with the real model. The output says which setup was used.
 
 A workspace with ``--records`` memories and a dialogue of ``--nodes`` nodes; then turns go
 through the real DialogueManager in offline mode (its reply costs nothing). Timed per turn:
-Q node, recall, prompt, queueing the write and the reply's node: everything but the model's
-reply. The writer's work and the reply node's embedding happen off the hot path (after the
-reply is sent) and are drained between turns, untimed. The
+``respond`` until the reply is handed over (its generator ends): Q node, recall, prompt,
+the reply made durable (``keep_reply``): everything but the model's reply. after() (the
+writer's turn, the chat's times, the ephemeral clear) runs in a task once the reply is
+handed over; it, the writer's work and the reply node's embedding happen off the hot path
+and are drained between turns, untimed. The
 baseline, one embedding call of a message of the same kind, is measured in the same run,
 interleaved with the turns. Each round also runs a turn with the re-ranker switched off
 (``rerank`` added to the reader's ablation), so its cost is the difference in the same run;
 its own time is ``timings_ms["rerank"]`` of the recall.
 
-What memory adds to a turn is reported beside the whole turn: ``memory`` is the turn less its
-answer stage (the offline answerer stands in for the model, whose time is not memory's), and
-``to_reply`` the turn up to the whole reply (less the after stage: the write queued, the
-reply's node kept, while the person reads). ``stage_ms`` is each stage's mean
-(``Turn.spent``); the records are read while the message's node is made, so
-``record_message`` holds both and ``read_records`` is about 0.
+What memory adds to a turn is reported beside the whole turn: ``memory`` is every stage less
+the answer stage (the offline answerer stands in for the model, whose time is not memory's),
+after() included, and ``to_reply`` the stages up to the reply handed over (less after(),
+which runs in its task while the person reads). ``stage_ms`` is each stage's mean
+(``Turn.spent``; ``after`` timed in its task); the records are read while the message's
+node is made, so ``record_message`` holds both and ``read_records`` is about 0.
 """
 
 from __future__ import annotations
@@ -197,10 +199,10 @@ async def _timed_turns(app: Any, embedder: Any, now: datetime, turns: int) -> _T
 
 
 async def _one_turn(app: Any, question: str, ts: datetime) -> float:
-    """One message through the DialogueManager, in ms; after it, untimed, the writer's queue
-    drains, the reply's node is added and the index catches up with both (``catch_up``, hub
-    values included): all run in the background while a person reads the reply and types
-    the next message."""
+    """One message through the DialogueManager, in ms, until the reply is handed over; after
+    it, untimed, the turn's after() task ends, the reply's node is added, the writer's queue
+    drains and the index catches up with all (``catch_up``, hub values included): all run in
+    the background while a person reads the reply and types the next message."""
     from familiars.bot import IncomingMessage
 
     message = IncomingMessage(
@@ -215,8 +217,7 @@ async def _one_turn(app: Any, question: str, ts: datetime) -> float:
     async for _ in app.dialogues.respond(message):
         pass
     d = (time.perf_counter() - t) * 1000
-    await app.writer_queue.drain()
-    await app.settle()
+    await app.settle()  # after() first: it queues the writer's turn, then the queue drains
     await app.dialogues.recaller.catch_up()  # the bot's background step (every 2 s)
     return d
 
@@ -262,10 +263,13 @@ def _report(records: int, nodes: int, turns: int, setup_s: float, t: _Times) -> 
         **_shares(t),
         "before_after": f"turn ratio p95 {off['ratio_p95']} without the re-ranker, "
         f"{on['ratio_p95']} with it (p50 {off['ratio_p50']} -> {on['ratio_p50']})",
-        "note": "turn = Q node (the message embedded as a query; its own vector follows the"
-        " reply) + recall + prompt + queueing the write and the reply node (both embedded in"
-        " the background after the reply, untimed); each round times one turn with the"
-        " re-ranker and one without, next to one query embedding",
+        "note": "turn = respond until the reply is handed over: Q node (the message embedded"
+        " as a query; its own vector follows the reply) + recall + prompt + the reply made"
+        " durable (keep_reply); after() (the writer's turn, the chat's times, the ephemeral"
+        " clear) runs in a task once the reply is handed over: in memory and stage_ms, not"
+        " in the turn or to_reply; the writer and the reply node's embedding run in the"
+        " background, untimed; each round times one turn with the re-ranker and one"
+        " without, next to one query embedding",
     }
 
 

@@ -50,7 +50,7 @@ from familiars.llm import (
     said_words,
     second_person,
 )
-from familiars.memory import fits_whose, kin_not_kept, looks_english
+from familiars.memory import kin_not_kept, looks_english, whose_asked
 
 MAX_EXTRA_LINES = 2
 #: "who am I?" meets "The user's name is Ali." through the question word alone (0.6).
@@ -543,11 +543,9 @@ def answer_lines(question: str, items: Sequence[Item]) -> list[str]:
     for it in items:
         unique.setdefault(it.text, it)
     own = " ".join(t for t in unique if _NAME.match(t))
-    scored = [
-        (relevance(question, _bare(it.text)), it)
-        for it in unique.values()
-        if fits_whose(question, _bare(it.text), own)  # F8: never another's fact (or own)
-    ]
+    whose = whose_asked(question, own)  # F8: never another's fact (or own)
+    bare = [(_bare(it.text), it) for it in unique.values()]
+    scored = [(relevance(question, text), it) for text, it in bare if whose.fits(text)]
     scored = [(r, it) for r, it in scored if r >= MIN_RELEVANCE]
     records = sorted(
         ((r, it) for r, it in scored if it.kind == "record"), key=lambda p: (-p[0], -p[1].score)
@@ -574,21 +572,27 @@ def may_answer(question: str, texts: Sequence[str]) -> list[int]:
     while the texts are the same (a person's records change far less often than they ask),
     so a question is not scored against every record the person has; all of them when the
     question names nothing a text must say ("who am I?")."""
+    return answerable(question, _words_index(tuple(texts)), len(texts))
+
+
+def answerable(question: str, index: dict[str, tuple[int, ...]], count: int) -> list[int]:
+    """:func:`may_answer` through ``index`` (:func:`words_index` of ``count`` texts)."""
     wanted = relevance_words(question)
     if wanted is None:
-        return list(range(len(texts)))
-    index = _words_index(tuple(texts))
+        return list(range(count))
     return sorted({i for word in wanted for i in index.get(word, ())})
 
 
-@functools.lru_cache(maxsize=16)
-def _words_index(texts: tuple[str, ...]) -> dict[str, tuple[int, ...]]:
+def words_index(texts: Sequence[str]) -> dict[str, tuple[int, ...]]:
     """Each word (as relevance reads it) -> the positions of the texts that say it."""
     index: dict[str, list[int]] = {}
     for i, text in enumerate(texts):
         for word in said_words(_bare(text)):
             index.setdefault(word, []).append(i)
     return {word: tuple(at) for word, at in index.items()}
+
+
+_words_index = functools.lru_cache(maxsize=16)(words_index)
 
 
 #: The longest quote of a recalled message: a long one is quoted by its sentence that answers.

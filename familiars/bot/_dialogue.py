@@ -6,15 +6,19 @@ command's question, "forget that" and "cancel the landlord reminder" are answere
 turn), then :meth:`DialogueManager._turn` runs the stages in order: record the
 message (Q node), and beside it read the person's records once -> plan (care, actions,
 reminders: :class:`~familiars.bot._turn_plan.TurnPlanner`) -> recall -> compose the prompt ->
-answer -> send (groups through the one group check, ``Outbound``) -> after (A node, the
-writer's queue), and beside it clear the ephemeral records of the previous turn; last, an
-owner's "behave like this" is said as saved. Commands go
+answer -> send (groups through the one group check, ``Outbound``) -> keep the reply (its
+stats, its A node deferred, durable). Once the reply is handed over, after (the writer's
+turn, the chat's times) runs in a task that holds the dialogue's lock
+(:class:`~familiars.bot._after_reply.AfterReplies`), and beside it the ephemeral records of
+the previous turn are cleared. An owner's "behave like this" runs them before the reply
+ends, and is said as saved. Commands go
 through :class:`CommandSet`, their group answers through the same group check.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 import time
@@ -57,6 +61,13 @@ DISK_FULL_REPLY = (
     "My disk is full, so I may not have kept what you just said, and I can't note anything "
     "new until some space is freed. What you told me before is kept."
 )
+#: Said first in a dialogue's next reply when saving its last turn, after that reply was
+#: handed over, found the disk full (that reply could no longer say it).
+DISK_FULL_AFTER = (
+    "(My disk filled up while I was saving our last exchange, so I may not have kept all of "
+    "it, and I can't note anything new until some space is freed. What you told me before "
+    "is kept.)"
+)
 #: Said when a forget or a change to a reminder found the disk full: it may not be done (a
 #: forget begun goes on when there is space: its intent is on disk).
 DISK_FULL_NOT_DONE = (
@@ -95,6 +106,12 @@ class DialogueManager:
             forget.by_words = self._forget_in_words
         #: When each dialogue's last turn started (its ephemeral records go at the next).
         self._turn_started: dict[tuple[str, str], str] = {}
+        #: The turn whose reply is whole and kept, per dialogue: respond hands it, with the
+        #: dialogue's lock, to its after-reply task.
+        self._handing: dict[tuple[str, str], Turn] = {}
+        #: The dialogues whose last after() found the disk full (said in their next reply;
+        #: in memory only: a restart forgets to say it).
+        self._full_after: set[tuple[str, str]] = set()
         #: What each stage of the last turn took, in ms (``Turn.spent``).
         self.last_spent: dict[str, float] = {}
         #: (agent, dialogue, person) -> the command a "yes" in their next message runs
@@ -227,31 +244,48 @@ class DialogueManager:
         if turn.left_out:  # said first, whatever answers the rest
             yield too_long_note(turn.left_out) + "\n\n"
         # One turn at a time per dialogue: in this process, and in the database home across
-        # workers (an advisory lock per dialogue); different dialogues run in parallel.
-        async with self.state.files.home.dialogue_lock(*turn.key):
-            try:
-                asked = await self._early_answer(turn)
-            except Exception as exc:  # a forget or a change to a reminder: its writes
-                if not is_disk_full(exc):
-                    raise
-                logger.warning("an answer could not be saved: %s", exc)
-                yield DISK_FULL_NOT_DONE
-                return
-            if asked is not None:  # said in a group only through the one outbound check
-                verdict = await self.services.outbound.guard(
-                    turn.info, asked[0], public=[turn.text], what=asked[1], answering=turn.text
-                )
-                yield verdict.text
-                instead = self.forget_words.said_instead(
-                    turn.agent.id, turn.info.dialogue_id, turn.user_key
-                )
-                if instead is None:
-                    return
-                # "scratch that, <what is true>", answered: what is true is a turn of its own.
-                yield "\n\n"
-                turn = replace(turn, text=instead, message=replace(turn.message, text=instead))
-            async for delta in _said_plainly_when_full(self._turn(turn)):
+        # workers (an advisory lock per dialogue); different dialogues run in parallel. The
+        # lock goes to the turn's after-reply task when there is one, so the dialogue's
+        # next message waits for it.
+        lock = contextlib.AsyncExitStack()
+        await lock.enter_async_context(self.state.files.home.dialogue_lock(*turn.key))
+        try:
+            if turn.key in self._full_after:  # the last reply's after() found the disk full
+                self._full_after.discard(turn.key)
+                yield DISK_FULL_AFTER + "\n\n"
+            async for delta in self._locked(turn):
                 yield delta
+        finally:
+            # No delta follows a kept reply: its turn is handed over whatever ends this.
+            if (handed := self._handing.pop(turn.key, None)) is not None:
+                self.services.afters.start(turn.key, self._after_reply(handed, lock.pop_all()))
+            await lock.aclose()
+
+    async def _locked(self, turn: Turn) -> AsyncIterator[str]:
+        """The early answers, else (or after "scratch that") the turn, under the lock."""
+        try:
+            asked = await self._early_answer(turn)
+        except Exception as exc:  # a forget or a change to a reminder: its writes
+            if not is_disk_full(exc):
+                raise
+            logger.warning("an answer could not be saved: %s", exc)
+            yield DISK_FULL_NOT_DONE
+            return
+        if asked is not None:  # said in a group only through the one outbound check
+            verdict = await self.services.outbound.guard(
+                turn.info, asked[0], public=[turn.text], what=asked[1], answering=turn.text
+            )
+            yield verdict.text
+            instead = self.forget_words.said_instead(
+                turn.agent.id, turn.info.dialogue_id, turn.user_key
+            )
+            if instead is None:
+                return
+            # "scratch that, <what is true>", answered: what is true is a turn of its own.
+            yield "\n\n"
+            turn = replace(turn, text=instead, message=replace(turn.message, text=instead))
+        async for delta in _said_plainly_when_full(self._turn(turn)):
+            yield delta
 
     async def _early_answer(self, turn: Turn) -> tuple[str, str] | None:
         """A reply before the message is a turn, and what gave it: a question a command
@@ -347,8 +381,10 @@ class DialogueManager:
         try:
             async for delta in self._answered(turn):
                 yield delta
-        except BaseException:  # no reply (a failure, a stop): the message is still recalled
-            s.log.embed_later(*turn.key)
+        except BaseException as exc:  # no reply (a failure, a stop): the message is recalled
+            stopped = isinstance(exc, asyncio.CancelledError)
+            if not (stopped and await stages.keep_shown(turn, s)):  # what was shown is kept
+                s.log.embed_later(*turn.key)
             stages.release_cut_off(turn, s)  # and its facts are still written
             raise
 
@@ -370,13 +406,50 @@ class DialogueManager:
         async for delta in stages.send(turn, s, stages.answer(turn, s)):
             yield delta
         turn.mark("answer")  # and send: the reply is whole
-        # The ephemeral clear beside after(): a listing and three fsynced writes, each in a
-        # thread, wait for each other no longer. A failed clear does not keep the reply
-        # that was sent from its node (after() runs to its end), and is raised after it.
-        await _all_of(self._clear_ephemeral(turn.key), stages.after(turn, s))
+        await stages.keep_reply(turn, s)  # durable before it is handed over
+        turn.mark("keep_reply")
+        if not stages.may_save_behaviour(turn, s):
+            self._handing[turn.key] = turn  # after() runs once the reply is handed over
+            return
+        try:
+            await self._after(turn)  # the writer must have kept the directive to say it
+        finally:
+            self._ended(turn)  # its ephemeral records go next turn, whatever failed
         turn.mark("after")
         if saved := await stages.behaviour_saved(turn, s):  # said before the reply ends
             yield saved
+
+    async def _after(self, turn: Turn) -> None:
+        """after(), and beside it the ephemeral clear: a listing and two fsynced writes,
+        each in a thread, wait for each other no longer. A failed clear does not keep the
+        writer from the turn (after() runs to its end), and is raised after it."""
+        await _all_of(self._clear_ephemeral(turn.key), stages.after(turn, self.services))
+
+    async def _after_reply(self, turn: Turn, lock: contextlib.AsyncExitStack) -> None:
+        """after() once the reply is handed over, holding the dialogue's lock (its next
+        message waits for it; ``settle()`` and shutdown too, through ``AfterReplies``). A
+        failure is logged (the reply was delivered already) and handled as a turn cut off:
+        the message's held writer work is released as held. A full disk is said at the
+        start of the dialogue's next reply (:data:`DISK_FULL_AFTER`). The turn ends either
+        way: its ephemeral records go with the next turn."""
+        async with lock:
+            started = time.perf_counter()
+            try:
+                await self._after(turn)
+                turn.spent["after"] = (time.perf_counter() - started) * 1000
+            except BaseException as exc:
+                stages.release_cut_off(turn, self.services)
+                if not isinstance(exc, Exception):
+                    raise
+                if is_disk_full(exc):
+                    logger.warning("a turn could not be saved after its reply: %s", exc)
+                    self._full_after.add(turn.key)  # under the lock: the next turn sees it
+                else:
+                    logger.exception("saving a turn after its reply failed")
+            finally:
+                self._ended(turn)
+
+    def _ended(self, turn: Turn) -> None:
         self._turn_started[turn.key] = turn.now.isoformat(timespec="seconds")
         self.last_spent = turn.spent
 
@@ -400,7 +473,9 @@ class DialogueManager:
     # ------------------------------------------------------------------ bookkeeping
 
     async def settle(self) -> None:
-        """Add every deferred reply node (before shutdown, between piped lines)."""
+        """Every reply's after() ended, and every deferred reply node added (before
+        shutdown, between piped lines)."""
+        await self.services.afters.drain()
         await self.log.flush_all()
 
     def _note_used(self, record_id: str) -> None:
@@ -489,4 +564,10 @@ async def _said_plainly_when_full(turn: AsyncIterator[str]) -> AsyncIterator[str
         yield ("\n\n" if said else "") + DISK_FULL_REPLY
 
 
-__all__ = ["DISK_FULL_NOT_DONE", "DISK_FULL_REPLY", "MAX_MESSAGE_CHARS", "DialogueManager"]
+__all__ = [
+    "DISK_FULL_AFTER",
+    "DISK_FULL_NOT_DONE",
+    "DISK_FULL_REPLY",
+    "MAX_MESSAGE_CHARS",
+    "DialogueManager",
+]

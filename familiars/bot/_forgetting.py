@@ -30,20 +30,14 @@ from typing import Any
 
 from familiars.bot._forget_match import (
     PAST_SAID,
-    TASTE,
-    is_slot,
-    mentions,
     name_asked,
     names_in,
     names_in_texts,
     names_said,
     past_asked,
     says,
-    slots_of,
     taste_asked,
     taste_of,
-    terms,
-    values_of,
 )
 from familiars.bot._forget_person import asks_to_forget_me
 from familiars.bot._forget_texts import (
@@ -67,8 +61,10 @@ from familiars.bot._forget_words import (
     names_last_message,
     said_instead,
 )
+from familiars.bot._home_zone import ZoneReader
 from familiars.llm import is_question
 from familiars.memory import (
+    TASTE,
     DialogTrees,
     FileForgetting,
     ForgetReport,
@@ -83,9 +79,12 @@ from familiars.memory import (
     evidence_refs,
     is_live,
     is_node_ref,
+    is_slot,
     person_ref,
     remembered,
     restated_instead,
+    slots_of,
+    terms,
 )
 
 logger = logging.getLogger(__name__)
@@ -273,10 +272,11 @@ class ForgetByWords:
         self,
         forgetter: Forgetter,
         *,
-        timezone_of: Callable[[str], Awaitable[str | None]] | None = None,
+        zone_of: ZoneReader | None = None,
     ) -> None:
         self.forgetter = forgetter
-        self.timezone_of = timezone_of
+        #: The person's zone, in a group the room's (a window said there is read in it).
+        self.zone_of = zone_of
         self._asked: dict[tuple[str, str, str], _Asked] = {}
         #: What was said instead of a forgotten thing, for the turn that follows the answer.
         self._instead: dict[tuple[str, str, str], str] = {}
@@ -394,7 +394,8 @@ class ForgetByWords:
     async def _window(
         self, when: str, key: tuple[str, str, str], where: _Where, now: datetime
     ) -> str | None:
-        tz = await self.timezone_of(where.user_key) if self.timezone_of is not None else None
+        zone = await self.zone_of(where.user_key, where.is_group) if self.zone_of else None
+        tz = zone.key if zone is not None else None
         window = parse_window(when, now, tz)
         if window is None:
             return None
@@ -487,14 +488,17 @@ class ForgetByWords:
         node = await self.forgetter.node(ref)
         last = await self.forgetter.last_turn(where.user_key, where.agent_id, where.dialogue_id)
         said = [] if records else [node.content]
-        return _Found([ref.key], records, said, reached_back=ref != last)
+        # The memories by id too: the Forgetter then takes the messages that repeat them.
+        ids = [*(r.id for r in records), ref.key]
+        found = _Found(ids, records, said, reached_back=ref != last)
+        return await self._with_mentions(found, await self._visible(where, now))
 
     async def _matching(self, what: str, where: _Where, now: datetime) -> _Found:
         """The person's memories, and their messages here, that say ``what`` (with the other
         messages that say what those memories say of them: :meth:`_with_mentions`)."""
         visible = await self._visible(where, now)
         found = await self._described(what, where, visible)
-        return await self._with_mentions(found, visible, where)
+        return await self._with_mentions(found, visible)
 
     async def _described(self, what: str, where: _Where, visible: list[MemoryRecord]) -> _Found:
         """What says ``what``: a name ("May", "Rose", "Will") as a name, never as the word
@@ -579,31 +583,18 @@ class ForgetByWords:
         ids = [r.id for r in records] + [k for k, _ in turns]
         return _Found(ids, records, [t for _, t in turns], kept)
 
-    async def _with_mentions(
-        self, found: _Found, visible: list[MemoryRecord], where: _Where
-    ) -> _Found:
-        """The person's other messages to this familiar that say a value of a memory that
-        goes ("Leeds" of "you live in Leeds"): whole, through the same forget, the replies
+    async def _with_mentions(self, found: _Found, visible: list[MemoryRecord]) -> _Found:
+        """The person's other messages that say a value of a memory that goes ("Leeds" of
+        "you live in Leeds"), listed: the Forgetter takes them with the memory
+        (:meth:`~familiars.memory.Forgetter.repeating`, the same on every road), the replies
         to them with them (tester s37: "forget where I live" kept "... dental hygienist in
         Leeds", a message no home memory was noted from). What else was noted from those
         messages stays, and the question says so."""
-        values = [
-            *dict.fromkeys(
-                v for r in found.records for v in values_of(r.content, numbers=bool(slots_of(r)))
-            )
-        ]
-        if not values:
-            return found
         agents_with = remembered(self.forgetter.trees.agents_with)
         going = {*found.ids, *(e.key for r in found.records for e in evidence_refs(r, agents_with))}
-        refs = await self.forgetter.turns_between(where.user_key, 0.0, agent_id=where.agent_id)
-        for ref in refs:
-            text = (await self.forgetter.node(ref)).content
-            said = [v for v in values if mentions(v, text)]
-            if said and ref.key not in going:
-                found.mentions.append((" and ".join(said), text))
-                found.ids.append(ref.key)
-        added = {*found.ids} - going
+        repeats = await self.forgetter.repeating(found.records, besides=going)
+        found.mentions += [(" and ".join(r.values), r.text) for r in repeats]
+        added = {r.ref.key for r in repeats}
         found.kept += [
             r
             for r in visible

@@ -209,6 +209,21 @@ async def zone_of(
     return effective_zone(own, records, default, group=group)
 
 
+#: A person's zone by their key, asked in a group or not: :func:`zone_reader`.
+ZoneReader = Callable[[str, bool], Awaitable[ZoneInfo]]
+
+
+def zone_reader(state: BotState, store: MemoryStore, default: str) -> ZoneReader:
+    """:func:`zone_of` as the commands and the words ask it, ``(user_key, group)``: in a
+    group no private home gives the zone (a window to forget, a reminder listed or moved
+    there is read in the room's zone, the default)."""
+
+    async def zone(user_key: str, group: bool) -> ZoneInfo:
+        return (await zone_of(state, store, user_key, default, group=group)).info
+
+    return zone
+
+
 def follow_forgotten_home(
     book: ReminderBook,
     state: BotState,
@@ -338,6 +353,7 @@ __all__ = [
     "ELSEWHERE_TOO",
     "HomeZone",
     "PersonZone",
+    "ZoneReader",
     "effective_zone",
     "follow_forgotten_home",
     "forgotten_home_hook",
@@ -345,4 +361,5 @@ __all__ = [
     "turn_homes",
     "turn_zone",
     "zone_of",
+    "zone_reader",
 ]

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 
 from familiars.llm import plural
-from familiars.memory import edges_in, relation_of
+from familiars.memory import own_edges, relation_of
 
 _CHILDREN = frozenset({"son", "daughter", "child", "baby", "twin"})
 _PARENTS = frozenset({"mother", "father", "stepmother", "stepfather"})
@@ -106,7 +106,7 @@ def kin_answer(text: str, contents: Sequence[str]) -> str | None:
     if word is None or kinds is None:
         return None
     wanted, several = kinds
-    edges = [e for c in contents for e in edges_in(c) if e.src == "user" and e.via is None]
+    edges = [e for _, e in own_edges(contents)]
     found = list(dict.fromkeys((e.rel, e.dst) for e in edges if e.rel in wanted))
     if len(found) == 1:
         rel, name = found[0]

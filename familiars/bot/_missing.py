@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from familiars.llm import plural
-from familiars.memory import edges_in
+from familiars.memory import own_edges
 
 _MISS = re.compile(
     r"(?:^|\b(?:i|i'm|im|i\s+am|i've\s+been|ive\s+been)\s+)"
@@ -65,20 +65,17 @@ def missing_someone(text: str, contents: Sequence[str]) -> str | None:
         return None
     said = (m.group("who") or m.group("day") or "").strip()
     asked_rel = said.split()[-1].lower() if said.lower().startswith("my ") else None
-    for content in contents:
-        for edge in edges_in(content):
-            if edge.src != "user" or edge.via is not None:
-                continue
-            if said.lower() != edge.dst.lower() and asked_rel not in (edge.rel, plural(edge.rel)):
-                continue
-            late = bool(re.search(r"\blate\s|\bdied\b", content))
-            name, rel, them = edge.dst, edge.rel, _pronoun(edge.rel)
-            if late:
-                return (
-                    f"I'm so sorry. Missing {name}, your late {rel}, is hard, and some days "
-                    f"more than others. I'm here if you want to talk about {them}."
-                )
-            return f"You miss {name}, your {rel}. Do you want to tell me about {them}?"
+    for content, edge in own_edges(contents):
+        if said.lower() != edge.dst.lower() and asked_rel not in (edge.rel, plural(edge.rel)):
+            continue
+        late = bool(re.search(r"\blate\s|\bdied\b", content))
+        name, rel, them = edge.dst, edge.rel, _pronoun(edge.rel)
+        if late:
+            return (
+                f"I'm so sorry. Missing {name}, your late {rel}, is hard, and some days "
+                f"more than others. I'm here if you want to talk about {them}."
+            )
+        return f"You miss {name}, your {rel}. Do you want to tell me about {them}?"
     return None
 
 

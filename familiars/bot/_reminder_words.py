@@ -237,7 +237,7 @@ class ReminderWords:
         mine = await self._mine(user_key, dialogue_id, is_group, now)
         zone = await self.zone_of(user_key, is_group)
         if asks_list:
-            return listing(mine, zone, now)
+            return listing(mine, zone, now, group=is_group)
         if asked is not None and picked is not None:
             chosen = [r for r in mine if r.number == picked]
             if chosen:

@@ -291,10 +291,17 @@ class Application:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
 
-    async def run_until_stopped(self, stopping: Callable[[], None] | None = None) -> None:
+    async def run_until_stopped(
+        self,
+        stopping: Callable[[], None] | None = None,
+        *,
+        at_once: Callable[[], None] | None = None,
+    ) -> None:
         """Run until Ctrl-C / SIGTERM (or the console's input ends), then stop cleanly;
         ``stopping`` is called as the stop begins (the CLI arms its stack dump there, so a
-        stop that hangs says where)."""
+        stop that hangs says where). ``at_once``: what a Ctrl-C does once the stop is over
+        or cut short, for the rest of the process (the CLI ends it with one line); without
+        it, Python's own KeyboardInterrupt."""
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
         console = next((a for a in self.adapters if isinstance(a, ConsoleAdapter)), None)
@@ -315,10 +322,13 @@ class Application:
                     loop.remove_signal_handler(sig)
             if stopping is not None:
                 stopping()
-            await self._stop_unless_hurried(loop, console)
+            await self._stop_unless_hurried(loop, console, at_once)
 
     async def _stop_unless_hurried(
-        self, loop: asyncio.AbstractEventLoop, console: ConsoleAdapter | None
+        self,
+        loop: asyncio.AbstractEventLoop,
+        console: ConsoleAdapter | None,
+        at_once: Callable[[], None] | None = None,
     ) -> None:
         """:meth:`stop`, a second Ctrl-C or SIGTERM during it (the reply's grace, the
         writer's drain) hurrying it: the reply being written is no longer waited for, and
@@ -337,12 +347,12 @@ class Application:
                     console.hurry()
                 again.clear()
                 if not await _done_unless(stop, again, timeout=HURRY_S):
-                    _let_signals_go(loop)  # a further Ctrl-C ends the process at once
+                    _let_signals_go(loop, at_once)  # a further Ctrl-C: the process ends
                     await self._cut_short(stop, console)
                     return
             stop.result()  # the stop's own failure, raised as before
         finally:
-            _let_signals_go(loop)
+            _let_signals_go(loop, at_once)
 
     async def _cut_short(self, stop: asyncio.Future[None], console: ConsoleAdapter | None) -> None:
         """End the hurried stop now, saying what waits for the next start (nothing is lost:
@@ -458,8 +468,17 @@ async def _done_unless(
     return task.done()
 
 
-def _let_signals_go(loop: asyncio.AbstractEventLoop) -> None:
-    """Ctrl-C and SIGTERM back to Python's own handling (a Ctrl-C raises KeyboardInterrupt)."""
+def _let_signals_go(
+    loop: asyncio.AbstractEventLoop, at_once: Callable[[], None] | None = None
+) -> None:
+    """Ctrl-C and SIGTERM back to Python's own handling (a Ctrl-C raises KeyboardInterrupt);
+    with ``at_once``, a Ctrl-C calls it instead, for the rest of the process: not only the
+    loop's (closed, it hands Ctrl-C back to Python), so a Ctrl-C while the process ends never
+    raises KeyboardInterrupt wherever the shutdown was (a traceback, then "terminate called"
+    from a model's threads at exit, rc 134)."""
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.remove_signal_handler(sig)
+    if at_once is not None:
+        with contextlib.suppress(ValueError):  # not the main thread: left as it is
+            signal.signal(signal.SIGINT, lambda _sig, _frame: at_once())

@@ -24,17 +24,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
-from zoneinfo import ZoneInfo
 
 from familiars.bot._access import AccessPolicy
 from familiars.bot._adapters.base import PlatformAdapter, TurnHandler, WebhookReceiver
 from familiars.bot._adapters.console import ConsoleAdapter
+from familiars.bot._after_reply import AfterReplies
 from familiars.bot._commands import CommandSet, default_commands
 from familiars.bot._dialogue import DialogueManager
 from familiars.bot._documents import Documents
 from familiars.bot._forget_person import PeopleState
 from familiars.bot._forgetting import ForgetByWords, runtime_forgetter
-from familiars.bot._home_zone import follow_forgotten_home, zone_of
+from familiars.bot._home_zone import follow_forgotten_home, zone_reader
 from familiars.bot._outbound import Outbound
 from familiars.bot._proactive import (
     RunningAdapters,
@@ -59,7 +59,6 @@ from familiars.memory import (
     FolderWatcher,
     ForgetReport,
     Forgetter,
-    MemoryStore,
     MemoryWatcher,
     MemoryWorkspace,
     MemoryWriter,
@@ -163,16 +162,13 @@ async def build_services(
     store = await _open_storage(settings, options, stack)
     clock = options.clock or utcnow
     model = _chat_model(settings, options.model)
-    writer_queue = WriterQueue(
-        MemoryWriter.from_settings(
-            settings, store.memory.store, model=model, vectors=store.memory.index
-        ),
-        store.memory.home,  # the folder, or rows every worker takes from
-    )
+    writer_queue = _writer_queue(settings, store, model)
     recaller = build_recaller(settings, store.memory, store.trees, model)
     log = TreeLog(store.trees, store.embedder, prefetch=recaller.prefetch_texts)
     recall_log: RecallLog = {}
-    forgetter = _forgetter(store, recaller, log, recall_log, writer_queue)
+    afters = AfterReplies()  # what follows each reply: the forgetter waits for it too
+    stack.push_async_callback(afters.drain)  # and storage closes only after it (no start)
+    forgetter = _forgetter(store, recaller, log, recall_log, writer_queue, afters)
     running, stats = RunningAdapters(), TurnStats()
     # The one group check (issue 19): the turn's replies and every proactive message.
     outbound = Outbound(store.memory.store, store.state, log=log, counter=stats)
@@ -184,7 +180,9 @@ async def build_services(
     forgetter.hooks.append(_home_zone_hook(settings, store, scheduler, clock))
     access = AccessPolicy.from_settings(settings)  # one policy: the manager and every adapter
     docs = _docs(settings, store)
-    turn = _Turn(model, writer_queue, recaller, log, stats, recall_log, forgetter, docs, outbound)
+    turn = _Turn(
+        model, writer_queue, recaller, log, stats, recall_log, forgetter, docs, outbound, afters
+    )
     web = _Web.build(settings, store, scheduler)
     commands = _commands(options, store, turn, scheduler, web)
     dialogues = _dialogue_manager(settings, options, store, turn, scheduler, access, commands)
@@ -232,6 +230,15 @@ def _home_zone_hook(
     )
 
 
+def _writer_queue(settings: Settings, store: _Storage, model: ChatModel | None) -> WriterQueue:
+    return WriterQueue(
+        MemoryWriter.from_settings(
+            settings, store.memory.store, model=model, vectors=store.memory.index
+        ),
+        store.memory.home,  # the folder, or rows every worker takes from
+    )
+
+
 @dataclass(frozen=True)
 class _Turn:
     """What a turn uses beyond storage."""
@@ -245,6 +252,7 @@ class _Turn:
     forgetter: Forgetter
     documents: Documents
     outbound: Outbound
+    afters: AfterReplies
 
 
 def _docs(settings: Settings, store: _Storage) -> Documents:
@@ -355,7 +363,7 @@ def _dialogue_manager(
     # The tools' forget questions wait where those asked in words do: one place answers them.
     forget_words = ForgetByWords(
         turn.forgetter,
-        timezone_of=_timezone_of(store.state, store.memory.store, settings.scheduler.timezone),
+        zone_of=zone_reader(store.state, store.memory.store, settings.scheduler.timezone),
     )
     services = TurnServices(
         settings=settings,
@@ -374,13 +382,14 @@ def _dialogue_manager(
         turn_tools=_turn_tools(settings, store, turn, scheduler, forget_words),
         recall_log=recall_log,
         understanding=_understanding(store.embedder),
+        afters=turn.afters,
     )
     manager = DialogueManager(
         services,
         forget_words=forget_words,
         reminder_words=ReminderWords(
             services.turn_tools.book if services.turn_tools else _book(settings, store, scheduler),
-            zone_of=_zone_of(store.state, store.memory.store, settings.scheduler.timezone),
+            zone_of=zone_reader(store.state, store.memory.store, settings.scheduler.timezone),
         ),
         commands=commands,
         on_care_pause=scheduler.care_pause if scheduler is not None else None,
@@ -533,12 +542,15 @@ def _forgetter(
     log: TreeLog,
     recall_log: RecallLog,
     writer_queue: WriterQueue,
+    afters: AfterReplies,
 ) -> Forgetter:
     """The one Forgetter (issue 12): the open trees, and every cache that held the text.
-    Before it forgets, held-back reply nodes are added and queued writes done (a queued
-    turn would otherwise write the forgotten fact again)."""
+    Before it forgets, the after() of the replies handed over by then ends, held-back reply
+    nodes are added and queued writes done (a queued turn would otherwise write the
+    forgotten fact again)."""
 
     async def settle() -> None:
+        await afters.wait()
         await log.flush_all()
         await writer_queue.drain()
 
@@ -556,24 +568,6 @@ def _forgetter(
             WebSessions(Path(store.memory.settings.workspace), home=store.memory.home),
         ),
     )
-
-
-def _zone_of(
-    state: BotState, memory: MemoryStore, default: str
-) -> Callable[[str, bool], Awaitable[ZoneInfo]]:
-    async def zone(user_key: str, group: bool) -> ZoneInfo:
-        return (await zone_of(state, memory, user_key, default, group=group)).info
-
-    return zone
-
-
-def _timezone_of(
-    state: BotState, memory: MemoryStore, default: str
-) -> Callable[[str], Awaitable[str | None]]:
-    async def timezone_of(user_key: str) -> str | None:
-        return (await zone_of(state, memory, user_key, default)).name
-
-    return timezone_of
 
 
 def _count_use(stats: TurnStats) -> Callable[[str], None]:

@@ -17,13 +17,18 @@ the collaborators it needs (:class:`TurnServices`); ``DialogueManager._turn`` co
    tools, or its stream;
 8. :func:`send` - the reply leaves: in a group whole, through the one group check
    (:class:`familiars.bot._outbound.Outbound`); in a DM streamed; notes appended;
-9. :func:`after` - the reply's stats and ``/memory why`` log, the writer's queue, the A
-   node (deferred, off the next message's path);
+9. :func:`keep_reply` - before the reply is handed over: its stats and ``/memory why``
+   log, what the writer reads of the turn, the reply durable (its A node deferred, off the
+   next message's path); then, once the reply is handed over, in a task the dialogue's
+   next message waits for (:mod:`familiars.bot._after_reply`), :func:`after` - the
+   writer's turn and the chat's times;
 10. :func:`behaviour_saved` - an owner's private "behave like this": the line that says what
-    the writer kept, before the reply ends.
+    the writer kept, before the reply ends (such a turn runs ``after`` before its reply
+    ends, :func:`may_save_behaviour`).
 
 A turn cut off before its end (a failure, a stop) runs :func:`release_cut_off` instead of
-``after``, so the writer still reads the message.
+``after``, so the writer still reads the message; a stopped one keeps what was shown of its
+reply (:func:`keep_shown`).
 """
 
 from __future__ import annotations
@@ -38,9 +43,11 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from familiars.bot._access import AccessPolicy
+from familiars.bot._after_reply import AfterReplies
 from familiars.bot._home_zone import PersonZone, turn_zone
 from familiars.bot._outbound import Outbound
 from familiars.bot._prompt import BranchTurn, PromptParts, build_messages
+from familiars.bot._records_view import records_view
 from familiars.bot._state import BotState, Person
 from familiars.bot._turn import DialogueLog, RecalledItem, Recaller, Turn
 from familiars.bot._turn_plan import ModelUnreachable, user_node_marks
@@ -48,10 +55,9 @@ from familiars.bot._turn_stats import TurnStats
 from familiars.bot._turn_tools import ToolCaller, TurnTools
 from familiars.bot._untrusted import TurnTaint
 from familiars.config import AgentSettings, Settings
-from familiars.llm import OUTPUT_CUT, ChatModel, LLMError
+from familiars.llm import OUTPUT_CUT, ChatModel, LLMError, cut_mark
 from familiars.memory import (
     ListQuery,
-    MemoryRecord,
     MemoryStore,
     Redactor,
     TurnContext,
@@ -100,6 +106,8 @@ class TurnServices:
     recall_log: RecallLog = field(default_factory=dict)
     #: The offline writer's learned part (issue 23); None: the rules alone.
     understanding: Understanding | None = None
+    #: What follows each reply, run once it is handed over (the forgetter waits for it too).
+    afters: AfterReplies = field(default_factory=AfterReplies)
 
     def agent_for(self, platform: str, chat_id: str) -> AgentSettings:
         key = f"{platform}:{chat_id}"
@@ -285,17 +293,19 @@ async def compose(turn: Turn, s: TurnServices) -> None:
     """The prompt and its taint (issue 19: what the speaker did not write), with what the
     turn did for the model to say (issue 14)."""
     info, agent = turn.info, turn.agent
-    directives = turn.records_of("identity", "directive", "procedure")
+    view = records_view(turn.records)  # worked out once while the records are the same
+    directives = view.of_scope("identity", "directive", "procedure")
     # In a group the model gets none of the speaker's private notes: what it never reads
     # it cannot post, and the last check (the group guard in send) has less to catch.
-    profile = [] if info.is_group else turn.records_of("user", "profile", "preference")
-    profile_ids = {r.id for r in profile}
+    profile = [] if info.is_group else view.newest(20, "user", "profile", "preference")
+    profile_ids = frozenset() if info.is_group else view.ids_of("user", "profile", "preference")
     passages = turn.passages  # searched beside recall
-    branch, person = await asyncio.gather(
-        s.log.branch(
-            agent.id, info.dialogue_id, turn.q_id, max_chars=s.settings.llm.prompt_token_budget * 4
-        ),
-        s.state.person(turn.user_key),
+    # The plan read the person's zone (``turn.zone``): the person is read again only where
+    # it did not (in a database home that is a thread's hop, and gathering it with the
+    # branch handed the event loop to other work in the middle of the stage).
+    person = None if turn.zone is not None else await s.state.person(turn.user_key)
+    branch = await s.log.branch(
+        agent.id, info.dialogue_id, turn.q_id, max_chars=s.settings.llm.prompt_token_budget * 4
     )
     turn.taint = _taint_of(passages, turn.recalled, branch[:-1], turn.user_key, info.is_group)
     tz = _zone(_turn_zone(turn, person, s).name)
@@ -304,7 +314,7 @@ async def compose(turn: Turn, s: TurnServices) -> None:
         persona=agent.persona,
         agent_name=agent.name,
         directives=directives,
-        profile=_newest(profile, 20),
+        profile=profile,
         recalled=[it.text for it in unseen if not it.private] + passages,
         private=[it.text for it in unseen if it.private and not info.is_group],
         branch=branch[:-1],
@@ -335,10 +345,6 @@ def _taint_of(
     if any(t.user_key or is_group for t in others):
         taint.add("other people's messages in this conversation")
     return taint
-
-
-def _newest(records: list[MemoryRecord], n: int) -> list[MemoryRecord]:
-    return sorted(records, key=lambda r: (r.pinned, r.ts))[-n:]
 
 
 def _turn_zone(turn: Turn, person: Person | None, s: TurnServices) -> PersonZone:
@@ -379,18 +385,19 @@ async def _model_reply(turn: Turn, s: TurnServices, model: ChatModel) -> AsyncIt
         yield answered  # the client cut it past max_tokens, before these notes of the tools
         return
     # --- the plain path (a model past max_tokens is cut in the client: ``familiars.llm``)
-    produced = False
+    produced, last = False, ""
     try:
         async for delta in model.stream(turn.messages, max_tokens=s.settings.llm.max_reply_tokens):
             if delta.strip():
                 produced = True
             if delta:
+                last = delta
                 yield delta
     except (LLMError, OSError, TimeoutError) as exc:
         logger.warning("the language model failed: %s", exc)
         if not produced:  # the offline answerer answers instead (TurnPlan.reply)
             raise ModelUnreachable(str(exc)) from exc
-        yield CUT_OFF  # half a reply is never passed off as a whole one
+        yield cut_mark(last)  # half a reply is never passed off as a whole one
         return
     if not produced:
         yield EMPTY_REPLY
@@ -466,30 +473,38 @@ def _with_notes(reply: str, notes: list[str]) -> str:
 # ---------------------------------------------------------------------- 9. after
 
 
-async def after(turn: Turn, s: TurnServices) -> None:
-    """Off the reply's path: stats and the ``/memory why`` log, the writer's queue, and the
-    reply's A node (embedded and added by a background task, TreeLog; the next message,
-    settle() and shutdown wait for it). Its three durable writes (the chat's times, the
-    writer's turn, the reply waiting for its node) are fsynced in threads at once."""
+async def keep_reply(turn: Turn, s: TurnServices) -> None:
+    """On the reply's path, before it is handed over: its stats and ``/memory why`` log
+    (a ``/memory why`` right after the reply reads it), what the writer reads of the turn
+    (the recent lines: before the reply's node can join the tree), and the reply made
+    durable (``pending_reply.json``, fsynced; its A node is embedded and added by a
+    background task, TreeLog): a reply the person may read survives a crash."""
     assert turn.plan is not None
     uses = _note_reply(turn, s)
-    context = None
     if (writer_text := turn.plan.writer_text(turn.said)) is not None:  # issue 14
-        context = await _turn_context(turn, s, writer_text)  # the recent lines: before the node
+        turn.writer_context = await _turn_context(turn, s, writer_text)
+    await s.log.defer_reply_node(
+        turn.agent.id,
+        turn.info.dialogue_id,
+        parent=turn.q_id,
+        text=turn.reply,
+        timestamp=turn.now.timestamp() + max(0.001, time.perf_counter() - turn.started),
+        origin="response",
+        # Offline replies are not recalled as facts (issue 14); the records a reply
+        # drew on are named, so forgetting one forgets the reply that repeated it.
+        metadata={**turn.plan.reply_marks, **({"uses": uses} if uses else {})},
+    )
+
+
+async def after(turn: Turn, s: TurnServices) -> None:
+    """Off the reply's path, once it is handed over (``DialogueManager.respond``; the
+    dialogue's next message, settle() and shutdown wait for it): the writer's turn (the
+    held one released with the reply in it) and the chat's times, fsynced in threads at
+    once. A crash before it loses no fact: the message's writer work was held on disk when
+    the message was recorded, and a start queues what a dead process held."""
     await asyncio.gather(
         s.state.touch_dialogue(turn.agent.id, turn.info.dialogue_id, bot_at=iso_now()),
-        _to_writer(turn, s.writer_queue, context),
-        s.log.defer_reply_node(
-            turn.agent.id,
-            turn.info.dialogue_id,
-            parent=turn.q_id,
-            text=turn.reply,
-            timestamp=turn.now.timestamp() + max(0.001, time.perf_counter() - turn.started),
-            origin="response",
-            # Offline replies are not recalled as facts (issue 14); the records a reply
-            # drew on are named, so forgetting one forgets the reply that repeated it.
-            metadata={**turn.plan.reply_marks, **({"uses": uses} if uses else {})},
-        ),
+        _to_writer(turn, s.writer_queue, turn.writer_context),
     )
 
 
@@ -549,6 +564,27 @@ def release_cut_off(turn: Turn, s: TurnServices) -> None:
         s.writer_queue.release_soon(turn.held)
 
 
+async def keep_shown(turn: Turn, s: TurnServices) -> bool:
+    """A turn stopped while its reply was being sent (a Ctrl-C in the terminal, a stop of
+    the bot): what the person was shown of the reply becomes its A node, marked as cut off
+    as a model's broken stream is (:data:`CUT_OFF`), so the next turn knows what was said
+    (it was dropped: review s37). False when nothing was shown (a group is sent whole)."""
+    shown = turn.reply.rstrip()
+    if not shown or turn.q_id < 0:
+        return False
+    marks = turn.plan.reply_marks if turn.plan is not None else {}
+    await s.log.defer_reply_node(
+        turn.agent.id,
+        turn.info.dialogue_id,
+        parent=turn.q_id,
+        text=shown + CUT_OFF,
+        timestamp=turn.now.timestamp() + max(0.001, time.perf_counter() - turn.started),
+        origin="response",
+        metadata=dict(marks),
+    )
+    return True
+
+
 async def _turn_context(turn: Turn, s: TurnServices, user_text: str) -> TurnContext | None:
     """What the writer reads of this turn (None: no writer)."""
     if s.writer_queue is None:
@@ -592,11 +628,7 @@ async def behaviour_saved(turn: Turn, s: TurnServices) -> str:
     procedures), as the ``remember`` tool says it: "I also saved (how I behave): ...".
     Only then is the writer waited for: what changes every chat's prompt is never kept
     unsaid. "" for any other turn, or when nothing was kept."""
-    if s.writer_queue is None or turn.info.is_group or turn.taint.tainted:
-        return ""
-    if not asks_behaviour(turn.text):
-        return ""
-    if not s.is_owner(turn.message.platform, turn.message.user_id):
+    if s.writer_queue is None or not may_save_behaviour(turn, s):
         return ""
     await s.writer_queue.drain()
     known = {r.id for r in turn.records}
@@ -609,3 +641,12 @@ async def behaviour_saved(turn: Turn, s: TurnServices) -> str:
         and r.content not in turn.reply  # the remember tool said it already
     ]
     return "".join(f"\n{line}" for line in lines)
+
+
+def may_save_behaviour(turn: Turn, s: TurnServices) -> bool:
+    """Whether :func:`behaviour_saved` may have a line to say: an owner's private, untainted
+    message that asks the familiar to behave a certain way. Such a turn runs :func:`after`
+    before its reply ends, as the writer must have kept the directive to say it."""
+    if s.writer_queue is None or turn.info.is_group or turn.taint.tainted:
+        return False
+    return asks_behaviour(turn.text) and s.is_owner(turn.message.platform, turn.message.user_id)

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from familiars.bot._turn_plan import TurnPlan
     from familiars.config import AgentSettings
     from familiars.llm import ChatMessage
-    from familiars.memory import MemoryRecord
+    from familiars.memory import MemoryRecord, TurnContext
 
 
 @dataclass
@@ -113,6 +113,9 @@ class Turn:
     taint: TurnTaint = field(default_factory=TurnTaint)
     # --- send
     reply: str = ""
+    #: What the writer reads of the turn (None: nothing, or no writer), made before the
+    #: reply's node may join the tree (``keep_reply``); ``after`` queues it.
+    writer_context: TurnContext | None = None
     #: Milliseconds each stage took (``DialogueManager._turn`` marks them; bench turn).
     spent: dict[str, float] = field(default_factory=dict)
 
@@ -124,14 +127,6 @@ class Turn:
     @property
     def key(self) -> tuple[str, str]:
         return (self.agent.id, self.info.dialogue_id)
-
-    def records_of(self, scope: str, *categories: str) -> list[MemoryRecord]:
-        """The records read once of ``scope``, of ``categories`` (in the order named, each
-        oldest first, as one ``store.list`` per category would give them)."""
-        found = [r for r in self.records if r.scope == scope]
-        if not categories:
-            return found
-        return [r for c in categories for r in found if r.category == c]
 
 
 class Recaller(Protocol):

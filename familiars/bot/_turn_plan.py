@@ -34,7 +34,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from familiars.bot._answers import (
     ask_when_line,
-    may_answer,
     name_of,
     offline_reply,
     reminder_line,
@@ -53,19 +52,17 @@ from familiars.bot._care_talk import CareLog, asks_for_a_line, later_reply, line
 from familiars.bot._commands._timezone import repeating_followed
 from familiars.bot._home_zone import PersonZone, home_zone, turn_homes, turn_zone
 from familiars.bot._questions import Asked, as_asked, asked_each
+from familiars.bot._records_view import RecordItem, records_view
 from familiars.bot._turn_actions import PendingReminder, TurnActions, plan_actions
 from familiars.bot._window import on_in_span
 from familiars.llm import OFFLINE_NOTICE, ChatMessage, is_question
 from familiars.memory import (
-    DEFAULT_MAX_RECORD_CHARS,
     ForgetReport,
     MemoryRecord,
     Understanding,
     answer_records,
     asks_unknown,
-    cut_text,
     forgotten_of,
-    is_live,
     make_record,
 )
 
@@ -185,20 +182,13 @@ class TurnPlan:
         system += "\n".join(f"- {n}" for n in notes)
         return [ChatMessage("system", system), *messages[1:]]
 
-    def _record_items(self, text: str) -> list[_RecordItem]:
-        """The owner's records an offline answer to ``text`` may quote: only those it can
-        find relevant (:func:`may_answer`); the rest would score 0 and be dropped."""
+    def _record_items(self, text: str) -> list[RecordItem]:
+        """The owner's records an offline answer to ``text`` may quote (see
+        :meth:`RecordsView.items_for`)."""
         text = spelled_out(text)
         if not is_question(text):
             return []  # only a question's answer reads them (offline_reply)
-        shown = [cut_text(r.content, DEFAULT_MAX_RECORD_CHARS) for r in self.records]
-        return [_RecordItem.of(self.records[i]) for i in may_answer(text, shown)]
-
-    def _shareable(self) -> list[MemoryRecord]:
-        """The live records a reply here may speak from: in a group never the speaker's own
-        (user scope is private to them: review s34 F7, the family, likes and plans answers
-        named a private wife and a taste for gin in a group)."""
-        return [r for r in self.records if is_live(r) and not (self.is_group and r.scope == "user")]
+        return records_view(self.records).items_for(text)
 
     async def reply(
         self, text: str, model_reply: AsyncIterator[str], recalled: Sequence[RecalledItem]
@@ -252,6 +242,7 @@ class TurnPlan:
 
     def _offline_answer(self, text: str, recalled: Sequence[RecalledItem]) -> str:
         """The one offline answerer's reply to ``text`` (remembered for "what did you say?")."""
+        view = records_view(self.records)
         said = offline_reply(
             text,
             actions=self.actions,
@@ -263,28 +254,13 @@ class TurnPlan:
             now=self.now,
             last_reply=self.said.get(self.key, ""),
             familiar=self.agent_name,
-            kept=[r.content for r in self._shareable() if r.scope == "user"],
-            on_now=on_in_span(text, self.now, self._shareable()),
+            kept=view.kept(self.is_group),
+            on_now=on_in_span(text, self.now, view.spoken(self.is_group)),
             after_care=self.after_care,
             asked=self.asked,
         )
         self.said[self.key] = said
         return said
-
-
-@dataclass
-class _RecordItem:
-    kind: str
-    text: str
-    score: float
-    private: bool
-    #: A record this turn wrote from the speaker's own message: never another's words.
-    foreign: bool = False
-
-    @classmethod
-    def of(cls, record: MemoryRecord, max_chars: int = DEFAULT_MAX_RECORD_CHARS) -> _RecordItem:
-        """A record as an answer may quote it: a hand-written 5 MB entry is shown cut."""
-        return cls("record", cut_text(record.content, max_chars), 0.0, record.scope == "user")
 
 
 def _zone_or_utc(name: str) -> tzinfo:

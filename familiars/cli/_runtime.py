@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import faulthandler
 import logging
+import os
 import signal
 import sys
 from collections.abc import Callable
@@ -105,7 +106,7 @@ async def _run(settings: Settings) -> None:
         if not app.adapters:
             fail("nothing to run: no platform token and no terminal chat")
         await app.start()
-        await app.run_until_stopped(stopping=lambda: _stacks_if_slow(None))
+        await app.run_until_stopped(stopping=lambda: _stacks_if_slow(None), at_once=_end_now())
     finally:
         _stacks_if_slow(None)
         await app.shutdown()
@@ -164,7 +165,7 @@ async def _chat(settings: Settings, user: str) -> None:
         raise
     log = Path(settings.workspace) / LOG_FILE
     try:
-        await _serve(app, pending, stopping=lambda: _stacks_if_slow(log))
+        await _serve(app, pending, stopping=lambda: _stacks_if_slow(log), at_once=_end_now(console))
     finally:
         _stacks_if_slow(log)
         await app.shutdown()
@@ -177,7 +178,36 @@ def _leave_now() -> None:
     raise KeyboardInterrupt
 
 
-async def _serve(app: Application, pending: Any, stopping: Callable[[], None]) -> None:
+#: Said when a Ctrl-C comes once the stop is over or was cut short: the process ends then.
+ENDED_NOW = "Stopped now. What was not yet written to memory is kept for the next start."
+
+
+def _end_now(console: ConsoleAdapter | None = None) -> Callable[[], None]:
+    """What a Ctrl-C does once the bot's stop is over or cut short: one line, the terminal
+    put back, and the process ends (rc 130, as a Ctrl-C's). Python's KeyboardInterrupt
+    there was raised wherever the shutdown was, and at exit printed a traceback and
+    "terminate called" from a model's threads (rc 134). Nothing is lost: every write is
+    atomic, the queued turns are on disk, a forget under way is finished at the next start."""
+
+    def end() -> None:
+        if console is not None:
+            console.put_back_terminal()
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):  # a write under way holds its lock
+                stream.flush()
+        with contextlib.suppress(OSError):
+            os.write(2, f"\n{ENDED_NOW}\n".encode())
+        os._exit(130)
+
+    return end
+
+
+async def _serve(
+    app: Application,
+    pending: Any,
+    stopping: Callable[[], None],
+    at_once: Callable[[], None] | None = None,
+) -> None:
     try:
         await app.initialize()
     except BaseException as exc:
@@ -187,7 +217,7 @@ async def _serve(app: Application, pending: Any, stopping: Callable[[], None]) -
     # Only once started: the recall index is loaded in start (a message typed at once was
     # recalled against an empty index: "/memory search" found nothing on a database home).
     pending.ready(app.dialogues, settle=app.settle)
-    await app.run_until_stopped(stopping=stopping)
+    await app.run_until_stopped(stopping=stopping, at_once=at_once)
 
 
 def _run_chat(settings: Settings, user: str) -> None:

@@ -11,9 +11,11 @@ from familiars.llm._base import (
     ProviderState,
     ToolCall,
     ToolSpec,
+    cut_mark,
     cut_output,
     extract_json,
     output_limit,
+    reply_stop,
 )
 from familiars.llm._errors import (
     BadRequestError,
@@ -76,6 +78,7 @@ __all__ = [
     "ToolSpec",
     "UnsupportedFeatureError",
     "build_chat_model",
+    "cut_mark",
     "cut_output",
     "extract_json",
     "is_question",
@@ -83,6 +86,7 @@ __all__ = [
     "output_limit",
     "parse_retry_after",
     "recalled_lines",
+    "reply_stop",
     "relevance",
     "relevance_words",
     "said_words",

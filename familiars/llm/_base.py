@@ -148,6 +148,27 @@ def cut_output(text: str, room: int) -> str:
     return cut.rstrip() + OUTPUT_CUT
 
 
+def cut_mark(after: str) -> str:
+    """:data:`OUTPUT_CUT` to follow ``after`` (the text already given, or its end): without
+    its own space when ``after`` ends in one, or is nothing ("word  ...(cut off)" showed two
+    spaces after a stream whose pieces end in a space)."""
+    return OUTPUT_CUT.lstrip() if not after or after[-1].isspace() else OUTPUT_CUT
+
+
+#: A ``finish_reason`` that says the server gave up on the reply (vLLM "abort", llama.cpp
+#: and others "error"): what came is half a reply.
+GAVE_UP = frozenset({"error", "abort", "aborted", "cancelled", "canceled"})
+
+
+def reply_stop(reason: object) -> str | None:
+    """Why a reply ended short, by its ``finish_reason``, the one check for a streamed and a
+    whole answer: "length" (its token limit), "failed" (the server gave up: :data:`GAVE_UP`),
+    or None (complete, or a tool call)."""
+    if reason == "length":
+        return "length"
+    return "failed" if reason in GAVE_UP else None
+
+
 def schema_instruction(schema: dict[str, Any]) -> str:
     return (
         "Answer with one JSON object and nothing else (no prose, no code fence). "

@@ -16,14 +16,15 @@ import httpx
 
 from familiars.config import ProviderSettings
 from familiars.llm._base import (
-    OUTPUT_CUT,
     ChatMessage,
     ChatModel,
     ChatResult,
     ToolCall,
     ToolSpec,
+    cut_mark,
     cut_output,
     output_limit,
+    reply_stop,
 )
 from familiars.llm._errors import (
     BadRequestError,
@@ -290,7 +291,8 @@ class OpenAIChatModel(ChatModel):
     ) -> ChatResult:
         try:
             data = response.json()
-            message = data["choices"][0]["message"]
+            choice = data["choices"][0]
+            message = choice["message"]
             content = message.get("content")
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
             raise BadResponseError(
@@ -305,7 +307,19 @@ class OpenAIChatModel(ChatModel):
         result = ChatResult(
             text=content, provider=self.name, model=self.model, usage=usage, tool_calls=calls
         )
-        return self._within(result, output_limit(max_tokens))
+        return self._within(self._stopped(result, choice), output_limit(max_tokens))
+
+    def _stopped(self, result: ChatResult, choice: Any) -> ChatResult:
+        """A whole answer that ended short (its ``finish_reason``: :func:`reply_stop`, as a
+        stream's) is marked cut off as a stream's is, never passed off as complete (a tool
+        path's answer was: review s37)."""
+        reason = choice.get("finish_reason") if isinstance(choice, dict) else None
+        stop = reply_stop(reason)
+        if stop is None or not result.text.strip():
+            return result
+        logger.warning("%s: the answer stopped short (%s): marked cut off", self.name, reason)
+        text = result.text.rstrip()
+        return replace(result, text=text + cut_mark(text), cut=True)
 
     def _within(self, result: ChatResult, room: int) -> ChatResult:
         """The answer held to ``room`` characters, text and tool arguments together: past
@@ -414,19 +428,15 @@ def _tool_calls(raw: Any) -> tuple[ToolCall, ...]:
     return tuple(calls)
 
 
-#: A ``finish_reason`` that says the server gave up on the reply (vLLM "abort", llama.cpp
-#: and others "error"): what came is half a reply.
-_GAVE_UP = frozenset({"error", "abort", "aborted", "cancelled", "canceled"})
-
-
 async def _sse_text(response: httpx.Response, provider: str) -> AsyncIterator[str]:
     """The text deltas of a server-sent event stream. A stream that ends with neither
     ``[DONE]`` nor a ``finish_reason``, says it failed (an error event, a ``finish_reason``
-    of :data:`_GAVE_UP`) or stops at a token limit (``length``) was cut: so the reply is
-    never shown as if it were complete (tester s36: a reply cut by the server came with no
-    word of it). A failure is :class:`StreamCutError` (the provider rests); a token limit is
-    marked as the client's own cut is (:data:`OUTPUT_CUT`)."""
-    finished = False
+    :func:`reply_stop` reads as given up, as it reads a whole answer's) or stops at a token
+    limit (``length``) was cut: so the reply is never shown as if it were complete (tester
+    s36: a reply cut by the server came with no word of it). A failure is
+    :class:`StreamCutError` (the provider rests); a token limit is marked as the client's
+    own cut is (:func:`cut_mark`)."""
+    finished, last = False, ""
     async for line in response.aiter_lines():
         if not line.startswith("data:"):
             continue
@@ -437,12 +447,14 @@ async def _sse_text(response: httpx.Response, provider: str) -> AsyncIterator[st
         reason = choice.get("finish_reason")
         finished = finished or bool(reason)
         if text:
+            last = text
             yield text
-        if reason in _GAVE_UP:
+        stop = reply_stop(reason)
+        if stop == "failed":
             raise StreamCutError(provider, f"the server stopped the reply ({reason})")
-        if reason == "length":
+        if stop == "length":
             logger.info("%s: the reply stopped at its token limit: cut", provider)
-            yield OUTPUT_CUT
+            yield cut_mark(last)
             return
     if not finished:
         raise StreamCutError(provider, "the stream ended before the reply was complete")

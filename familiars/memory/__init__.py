@@ -111,6 +111,17 @@ from familiars.memory._forget_person import (
     person_ref,
 )
 from familiars.memory._forget_plan import TurnsPlan
+from familiars.memory._forget_repeats import Repeat, repeats_of
+from familiars.memory._forget_values import (
+    CALENDAR,
+    TASTE,
+    is_slot,
+    mentions,
+    slots_of,
+    small_name,
+    terms,
+    values_of,
+)
 from familiars.memory._history import (
     HISTORY_SUFFIX,
 )
@@ -184,7 +195,7 @@ from familiars.memory._offline._meaning import (
 )
 from familiars.memory._offline._restated import restated_instead
 from familiars.memory._offline._time_words import LAST_AFTERNOON_HOUR, afternoon_hour, plain_time
-from familiars.memory._offline._whose import fits_whose
+from familiars.memory._offline._whose import Whose, fits_whose, whose_asked
 from familiars.memory._offline._writes import (
     offline_writes,
 )
@@ -207,6 +218,7 @@ from familiars.memory._people_graph import (
     Person,
     build_graph,
     edges_in,
+    own_edges,
     question_paths,
     relation_of,
 )
@@ -375,6 +387,7 @@ __all__ = [
     "Person",
     "build_graph",
     "edges_in",
+    "own_edges",
     "load_people",
     "question_paths",
     "relation_of",
@@ -408,6 +421,16 @@ __all__ = [
     "parse_person_ref",
     "person_ref",
     "Forgetter",
+    "Repeat",
+    "repeats_of",
+    "CALENDAR",
+    "TASTE",
+    "is_slot",
+    "mentions",
+    "slots_of",
+    "small_name",
+    "terms",
+    "values_of",
     "TurnsPlan",
     "rule_from_first",
     "rule_lacks",
@@ -533,6 +556,8 @@ __all__ = [
     "LAST_AFTERNOON_HOUR",
     "every_text",
     "fits_whose",
+    "Whose",
+    "whose_asked",
     "next_due",
     "read_only",
     "read_owner",

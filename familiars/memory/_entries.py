@@ -19,12 +19,17 @@ from pathlib import Path
 from typing import Any
 
 from familiars.memory._errors import EntryParseError
+from familiars.memory._paths import RECORD_ID_RE
 from familiars.memory._records import (
+    CATEGORIES,
     ENTRY_FIELDS,
     EPISTEMIC_STATUSES,
     SCHEMA_VERSION,
     SCOPES,
+    VALID_CELLS,
     MemoryRecord,
+    parse_ts,
+    valid_categories,
 )
 
 _HEADER_START = re.compile(r"^<!--\s*\{")
@@ -103,20 +108,73 @@ def render_file(parsed: ParsedFile) -> str:
     return "".join(out)
 
 
-def record_from_header(data: dict[str, Any]) -> MemoryRecord:
-    """Build a record from header JSON, checking types; raises ValueError with the reason."""
-    if not isinstance(data.get("id"), str) or not data["id"].startswith("m_"):
-        raise ValueError('"id" must be a string starting with "m_"')
-    if data.get("scope") not in SCOPES:
-        raise ValueError(f'"scope" must be one of {", ".join(SCOPES)}')
-    kwargs: dict[str, Any] = {"id": data["id"], "scope": data["scope"]}
-    for name in ("category", "ts", "epistemic_status"):
-        if name in data:
-            if not isinstance(data[name], str):
-                raise ValueError(f'"{name}" must be a string')
-            kwargs[name] = data[name]
-    if kwargs.get("epistemic_status", "asserted") not in EPISTEMIC_STATUSES:
-        raise ValueError(f'"epistemic_status" must be one of {", ".join(EPISTEMIC_STATUSES)}')
+#: Header fields whose value is a word from a fixed list: read whatever its case ("Profile" is
+#: profile), as a person typing one means; names chosen freely (ids, tags) are exact.
+_WORDS: dict[str, tuple[str, ...]] = {
+    "scope": SCOPES,
+    "category": CATEGORIES,
+    "epistemic_status": EPISTEMIC_STATUSES,
+}
+
+
+def _word(data: dict[str, Any], name: str) -> str | None:
+    """The header's ``name`` (one of :data:`_WORDS`), lower-cased; None when absent."""
+    if name not in data:
+        return None
+    value = data[name]
+    allowed = _WORDS[name]
+    word = value.strip().lower() if isinstance(value, str) else None
+    if word not in allowed:
+        raise ValueError(f'"{name}" {json.dumps(value)} is not one of {", ".join(allowed)}')
+    return word
+
+
+def _check_header(data: dict[str, Any], cell: tuple[str, str] | None) -> dict[str, Any]:
+    """The header's id, scope, category, ts and epistemic_status, checked (as every path
+    and the index need them) and ready for :class:`MemoryRecord`. ``cell``: the (scope,
+    category) of the file the entry is in; an entry of another cell is refused, and one
+    without a category takes the file's."""
+    rid = data.get("id")
+    if not isinstance(rid, str) or not RECORD_ID_RE.fullmatch(rid):
+        raise ValueError(
+            '"id" must be "m_" followed by 1-64 letters, digits, "_" or "-" '
+            f"(it is {json.dumps(rid, ensure_ascii=False)})"
+        )
+    if "scope" not in data:
+        raise ValueError(f'"scope" is missing: one of {", ".join(SCOPES)}')
+    kwargs: dict[str, Any] = {"id": rid}
+    for name in _WORDS:
+        word = _word(data, name)
+        if word is not None:
+            kwargs[name] = word
+    if "category" not in kwargs:
+        kwargs["category"] = cell[1] if cell is not None else "knowledge"
+    scope, category = kwargs["scope"], kwargs["category"]
+    if (scope, category) not in VALID_CELLS:
+        raise ValueError(
+            f'there is no category "{category}" in scope "{scope}" (its categories: '
+            f"{', '.join(valid_categories(scope))})"
+        )
+    if cell is not None and (scope, category) != cell:
+        raise ValueError(
+            f'the entry says scope "{scope}", category "{category}", but this file holds '
+            f'scope "{cell[0]}", category "{cell[1]}" entries: move it to its own file or '
+            "correct its header"
+        )
+    if "ts" in data:  # "" (a record's default) is no time, as a missing one
+        if not isinstance(data["ts"], str) or (data["ts"] and parse_ts(data["ts"]) is None):
+            raise ValueError(
+                f'"ts" {json.dumps(data["ts"], ensure_ascii=False)} is not a date and time '
+                '(ISO 8601, such as "2026-12-07T20:45:00+00:00")'
+            )
+        kwargs["ts"] = data["ts"]
+    return kwargs
+
+
+def record_from_header(data: dict[str, Any], cell: tuple[str, str] | None = None) -> MemoryRecord:
+    """Build a record from header JSON, checking types; raises ValueError with the reason.
+    ``cell``: the (scope, category) of the file it was read from, when known."""
+    kwargs = _check_header(data, cell)
     for name in _LIST_FIELDS:
         if name in data:
             value = data[name]
@@ -181,8 +239,12 @@ def _parse_header(line: str) -> dict[str, Any]:
     return data
 
 
-def parse_text(text: str, path: Path | None = None) -> ParsedFile:
-    """Split ``text`` into entries and raw segments. Never raises on bad content."""
+def parse_text(
+    text: str, path: Path | None = None, cell: tuple[str, str] | None = None
+) -> ParsedFile:
+    """Split ``text`` into entries and raw segments. Never raises on bad content: an entry
+    whose header cannot be read, or does not fit ``cell`` (the file's scope and category),
+    is an error segment kept as it is."""
     lines = text.split("\n")
     starts = [i for i, ln in enumerate(lines) if _HEADER_START.match(ln)]
     parsed = ParsedFile(path=path)
@@ -206,7 +268,7 @@ def parse_text(text: str, path: Path | None = None) -> ParsedFile:
             body_lines = body_lines[:-1]
         try:
             data = _parse_header(chunk_lines[0])
-            record = record_from_header(data)
+            record = record_from_header(data, cell)
             # A second entry with an id already here (a copy made by hand) is left out, as
             # a broken one is: both live, a forget by the id left the other (tester s34 U87).
             if record.id in first_line:
@@ -223,6 +285,18 @@ def parse_text(text: str, path: Path | None = None) -> ParsedFile:
         record.content = _unescape_body("\n".join(body_lines))
         parsed.segments.append(Segment(text=raw, line=start + 1, record=record))
     return parsed
+
+
+def set_aside(seg: Segment, path: Path | None, reason: str) -> Segment:
+    """The entry ``seg`` as a broken entry of ``path`` for ``reason`` (found beyond its own
+    header: an id another file's entry has), its text kept as it is and held unread."""
+    text = seg.text or (render_entry(seg.record) if seg.record is not None else "")
+    body = text.split("\n")[1:]
+    if body and body[-1] == "":
+        body = body[:-1]
+    held, told = _held_text(body, seg.line + 1)
+    err = EntryParseError(path, seg.line, reason + held, reason + told)
+    return Segment(text=text, line=seg.line, error=err)
 
 
 def _held_text(body_lines: list[str], first: int) -> tuple[str, str]:
@@ -263,7 +337,7 @@ def copies(seg: Segment, record_id: str) -> bool:
     return seg.error is not None and f"the id {record_id} is already used" in seg.error.reason
 
 
-def read_file(path: Path) -> ParsedFile:
+def read_file(path: Path, cell: tuple[str, str] | None = None) -> ParsedFile:
     """Parse a memory file as UTF-8: a leading BOM is dropped and CRLF line ends read as LF.
 
     Bytes that are not UTF-8 hide only the entry that holds them: it becomes an error
@@ -273,7 +347,7 @@ def read_file(path: Path) -> ParsedFile:
     if data.startswith(_BOM):
         data = data[len(_BOM) :]
     text = data.decode("utf-8", "surrogateescape").replace("\r\n", "\n")
-    parsed = parse_text(text, path)
+    parsed = parse_text(text, path, cell)
     if _BAD_BYTE.search(text):
         parsed.segments = [_isolate_bad_bytes(seg, path) for seg in parsed.segments]
     return parsed

@@ -14,8 +14,9 @@ Map:
   (commands, CLI, control socket, API, plain words, the model's tool) ends here, and nothing
   else deletes what a person asked to forget.
 - What goes, in order: the record (its entry and its history, a tombstone left:
-  ``MemoryStore.forget``); the turns it came from (its ``evidence``) and every reply or turn
-  of the same person quoting the forgotten text, as tombstones in ``dialogue.json`` (the
+  ``MemoryStore.forget``); the turns it came from (its ``evidence``), the person's other
+  messages that say a value of it again (:meth:`Forgetter.repeating`) and every reply or
+  turn of the same person quoting the forgotten text, as tombstones in ``dialogue.json`` (the
   journal folded in and removed, so no line keeps the text); forgetting a turn also forgets
   the records written from it; then the derived copies: the index's vectors of the text,
   its FTS segments merged (``secure_delete`` zeroes what they held) and the WAL truncated
@@ -57,13 +58,17 @@ from familiars.memory._forget_plan import TurnsPlan, plan_turns, quoting, window
 from familiars.memory._forget_quotes import quotes_to_drop
 from familiars.memory._forget_refs import (
     NodeRef,
+    evidence_keys,
+    evidence_refs,
     file_ref,
     is_file_ref,
     is_node_ref,
     node_ref,
     parse_node_ref,
+    remembered,
 )
-from familiars.memory._paths import DIALOGUE_ID_RE, RECORD_ID_RE
+from familiars.memory._forget_repeats import Repeat, repeats_of
+from familiars.memory._paths import RECORD_ID_RE
 from familiars.memory._people_index import forget_people_rows
 from familiars.memory._promotion import CORE_TAG, EPISODE_TAG
 from familiars.memory._recall_items import node_embedding_text
@@ -385,7 +390,7 @@ class Forgetter:
                 [(r.agent_id, r.dialogue_id, r.node_id) for r in refs],
                 await self._all_trees(),
                 await self.store.list(live_only=False),
-                lambda rec: _evidence_keys(rec, agents_with),
+                lambda rec: evidence_keys(rec, agents_with),
                 node_ref,
             )
 
@@ -420,7 +425,7 @@ class Forgetter:
         said = {*scope.turns, *scope.gone}
         agents_with = remembered(self.trees.agents_with)
         for rec in await self.store.list(live_only=False):
-            if is_theirs(rec, scope, said, _evidence_keys(rec, agents_with)):
+            if is_theirs(rec, scope, said, evidence_keys(rec, agents_with)):
                 scope.records.append(rec)
         return scope
 
@@ -532,6 +537,16 @@ class Forgetter:
                 return None if is_forgotten(n) else NodeRef(agent_id, dialogue_id, n.id)
         return None
 
+    async def repeating(
+        self, records: Sequence[MemoryRecord], *, besides: Iterable[str] = ()
+    ) -> list[Repeat]:
+        """The messages of each record's person that say again a value of it (besides the
+        turn keys ``besides``): forgetting a record (by its id, by words) takes them whole,
+        the replies to them with them; what else was noted from them stays
+        (:mod:`familiars.memory._forget_repeats`). A turn's or a time window's forget does
+        not reach them: it names messages, not a memory."""
+        return repeats_of(records, await self._all_trees(), besides=besides)
+
     async def node(self, ref: NodeRef) -> Node:
         """The turn a ref names; RecordNotFoundError when there is none."""
         if not self.trees.exists(ref.agent_id, ref.dialogue_id):
@@ -545,14 +560,16 @@ class Forgetter:
 
     async def _forget_record(self, report: ForgetReport, record_id: str, now: float | None) -> None:
         rec = await self.store.get(record_id)
-        # The turns it came from are noted with it: once the entry is gone, a resumed
-        # forget could not find them from it again.
+        # The turns it came from, and the person's messages that say it again, are noted
+        # with it: once the entry is gone, a resumed forget could not find them again.
         sources = evidence_refs(rec, self.trees.agents_with)
-        await self._ahead(texts=[rec.content], records=[rec.id], nodes=[r.key for r in sources])
+        repeats = [r.ref for r in await self.repeating([rec], besides=[s.key for s in sources])]
+        turns = [*sources, *repeats]
+        await self._ahead(texts=[rec.content], records=[rec.id], nodes=[r.key for r in turns])
         await self.store.forget(record_id)
         report.records.append(rec.id)
         report.texts.append(rec.content)
-        await self._tombstone(report, sources, now, owner=rec.user_key)
+        await self._tombstone(report, turns, now, owner=rec.user_key)
         await self._tombstone_quotes(report, now, owner=rec.user_key)
         for source_id in merged_away(rec):  # the same fact in the words it was merged from
             if source_id not in report.records:
@@ -596,7 +613,7 @@ class Forgetter:
         for rec in await self.store.list(live_only=False):
             if rec.id in report.records or rec.id in keep:
                 continue
-            if any(k in keys for k in _evidence_keys(rec, agents_with)):
+            if any(k in keys for k in evidence_keys(rec, agents_with)):
                 await self._ahead(texts=[rec.content], records=[rec.id])
                 await self.store.forget(rec.id)
                 report.records.append(rec.id)
@@ -701,7 +718,7 @@ class Forgetter:
         again: a record already without them is left as it is."""
         agents_with = remembered(self.trees.agents_with)
         records = await self.store.list(live_only=False)
-        wanted = quotes_to_drop(records, forgotten, lambda r: _evidence_keys(r, agents_with))
+        wanted = quotes_to_drop(records, forgotten, lambda r: evidence_keys(r, agents_with))
         await self.store.drop_quotes(wanted)
 
 
@@ -730,46 +747,6 @@ def _rewrite(tree: DialogTree) -> None:
         return
     with tree._lock:
         tree.file.compact(tree)
-
-
-AgentsWith = Callable[[str], list[str]]
-
-
-def _evidence_keys(rec: MemoryRecord, agents_with: AgentsWith) -> list[tuple[str, str, int]]:
-    return [(r.agent_id, r.dialogue_id, r.node_id) for r in evidence_refs(rec, agents_with)]
-
-
-def remembered(agents_with: AgentsWith) -> AgentsWith:
-    """``agents_with`` asked once per dialogue id (for one pass over many records)."""
-    memo: dict[str, list[str]] = {}
-
-    def ask(dialogue_id: str) -> list[str]:
-        if dialogue_id not in memo:
-            memo[dialogue_id] = agents_with(dialogue_id)
-        return memo[dialogue_id]
-
-    return ask
-
-
-def evidence_refs(rec: MemoryRecord, agents_with: AgentsWith) -> list[NodeRef]:
-    """The turns a record was written from (``evidence = {dialogue_id, turn_id}``; the agent
-    is the evidence's, the record's for agent scopes, else any agent with that dialogue:
-    ``agents_with``, ``DialogTrees.agents_with``)."""
-    ev = rec.evidence or {}
-    dialogue_id, turn_id = ev.get("dialogue_id"), ev.get("turn_id")
-    if not isinstance(dialogue_id, str) or not DIALOGUE_ID_RE.match(dialogue_id):
-        return []
-    try:
-        n = int(turn_id)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return []
-    if isinstance(ev.get("agent_id"), str):
-        agents = [str(ev["agent_id"])]
-    elif rec.scope != "user":
-        agents = [rec.agent_id]
-    else:
-        agents = agents_with(dialogue_id)
-    return [NodeRef(a, dialogue_id, n) for a in agents]
 
 
 __all__ = [

@@ -23,7 +23,7 @@ import numpy as np
 
 from familiars.memory import _history as history
 from familiars.memory._embeddings import Embedder, content_hash
-from familiars.memory._entries import read_file, record_from_header, record_header
+from familiars.memory._entries import record_from_header, record_header
 from familiars.memory._migrations import MigrationSet, open_database
 from familiars.memory._paths import owner_from_path, resolve_path
 from familiars.memory._records import MemoryRecord
@@ -175,6 +175,14 @@ def m005_no_space_terms(conn: sqlite3.Connection) -> None:
         END;
         """
     )
+
+
+@migrations
+def m006_recheck_entry_headers(conn: sqlite3.Connection) -> None:
+    """Every file is read again on the next reconcile: entries indexed before their headers
+    were checked against their file (an "identity" entry in a person's file, an id another
+    file has) are dropped from the index, as the broken entries they are."""
+    conn.execute("DELETE FROM files")
 
 
 @dataclass
@@ -499,6 +507,9 @@ class MemoryIndex:
         ):
             known[p] = (size, mtime, sha)
         candidates, gone = self._reconcile_targets(store, paths, known)
+        if paths is None and candidates:  # the store reads every file on its first read (to
+            # settle an id two files use): at start, then, rather than in the first turn
+            await asyncio.to_thread(store.parsed_file, min(candidates.values()))
         total = len(candidates)
         changed_records: list[MemoryRecord] = []
         removed_ids: list[str] = []
@@ -509,6 +520,10 @@ class MemoryIndex:
                 await self._reconcile_file(
                     store, rel, path, known.get(rel), report, changed_records, removed_ids
                 )
+            for path in sorted(store.id_claims.take_rejudged()):  # an id's other file changed
+                if path.exists():
+                    args = (report, changed_records, removed_ids)
+                    await self._reconcile_file(store, self._rel(path), path, None, *args)
             for rel in gone:
                 removed_ids.extend(await self._ids_at(rel))
                 await self.db.execute("DELETE FROM records WHERE path = ?", (rel,))
@@ -557,14 +572,12 @@ class MemoryIndex:
                 (st.st_size, st.st_mtime_ns, rel),
             )
             return
-        store.invalidate(path)
-        parsed = await asyncio.to_thread(read_file, path)
-        info = owner_from_path(self.workspace, path) or {}
-        records = parsed.records
-        for rec in records:
-            rec.user_key = info.get("user_key")
-            rec.agent_id = info.get("agent_id") or "agent_0"
-            rec.dialogue_id = info.get("dialogue_id")
+        if old is not None:  # a new one: the store's read (by size and mtime) is as fresh
+            store.invalidate(path)
+        # As the store reads it: a header that does not fit the file, or an id another
+        # file's entry has, is a broken entry there, never indexed.
+        parsed = await asyncio.to_thread(store.parsed_file, path)
+        records = [rec.replace() for rec in parsed.records]  # owners set by the store
         report.errors.extend(str(e) for e in parsed.errors)
         await asyncio.to_thread(history.note_hand_edits, path, records, partial=bool(parsed.errors))
         stale = await self._ids_at(rel, exclude={r.id for r in records})

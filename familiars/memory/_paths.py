@@ -19,6 +19,13 @@ AGENT_ID_RE = re.compile(rf"^{_NAME}$")
 #: Dialogue folders sit beside ``identity/`` in an agent's folder; the prefix keeps them apart.
 DIALOGUE_ID_RE = re.compile(r"^dialogue_[A-Za-z0-9_-]{1,64}$")
 RECORD_ID_RE = re.compile(r"^m_[A-Za-z0-9_-]{1,64}$")
+#: Where memory files are, relative to the workspace (``owner_from_path`` tells the rest).
+MEMORY_GLOBS = (
+    "users/*/*.md",
+    "agents/*/identity/*.md",
+    "agents/*/dialogue_*/dialogue/*.md",
+    "agents/*/dialogue_*/ephemeral/*.md",
+)
 
 
 def _check(kind: str, value: object, pattern: re.Pattern[str], rule: str | None = None) -> str:
@@ -129,3 +136,9 @@ def owner_from_path(workspace: Path, path: Path) -> dict[str, str | None] | None
     if info.get("agent_id") is not None and not AGENT_ID_RE.fullmatch(str(info["agent_id"])):
         return None
     return info
+
+
+def cell_of_file(workspace: Path, path: Path) -> tuple[str, str] | None:
+    """The (scope, category) of the records a memory file holds; None when it is not one."""
+    info = owner_from_path(workspace, path)
+    return None if info is None else (str(info["scope"]), str(info["category"]))

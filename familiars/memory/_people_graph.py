@@ -15,6 +15,7 @@ that say it. Everything here is pure and rebuildable from the records: the SQLit
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -153,7 +154,29 @@ class Said:
 
 def edges_in(text: str) -> list[Said]:
     """The relations ``text`` states (see the module docstring); [] when none."""
-    text = text.strip()
+    return list(_edges_of(text))
+
+
+def own_edges(contents: Sequence[str]) -> tuple[tuple[str, Said], ...]:
+    """(text, relation) for each relation of the person's own (``src`` the user, not through
+    another: "The user's sister is called Emma.") that ``contents`` state, in order. The
+    offline answers read them off every live record each turn; they are read once while the
+    texts are the same (a person's records change far less often than they ask)."""
+    return _own_edges(tuple(contents))
+
+
+@functools.lru_cache(maxsize=16)
+def _own_edges(contents: tuple[str, ...]) -> tuple[tuple[str, Said], ...]:
+    return tuple((c, e) for c in contents for e in _edges_of(c) if e.src == USER and e.via is None)
+
+
+@functools.lru_cache(maxsize=65536)
+def _edges_of(text: str) -> tuple[Said, ...]:
+    """:func:`edges_in`, each text read once (most hold none)."""
+    return tuple(_read_edges(text.strip()))
+
+
+def _read_edges(text: str) -> list[Said]:
     several = _PLURAL.match(text)
     if several is not None:
         owner = several.group("owner") or USER
@@ -397,6 +420,7 @@ __all__ = [
     "Said",
     "build_graph",
     "edges_in",
+    "own_edges",
     "question_paths",
     "relation_of",
 ]

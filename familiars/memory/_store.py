@@ -32,11 +32,14 @@ from familiars.memory._atomic import atomic_write_text, ensure_private_dir
 from familiars.memory._entries import ParsedFile, Segment, copies, read_file, render_file
 from familiars.memory._errors import EntryParseError, RecordNotFoundError
 from familiars.memory._history import Quotes
+from familiars.memory._id_claims import IdClaims
 from familiars.memory._limits import DEFAULT_MAX_RECORD_CHARS, check_record_length
 from familiars.memory._list_query import ListQuery
 from familiars.memory._lock import clean_stale_temp_files, under_lock
 from familiars.memory._paths import (
+    MEMORY_GLOBS,
     RECORD_ID_RE,
+    cell_of_file,
     check_record_id,
     check_user_key,
     owner_from_path,
@@ -124,14 +127,6 @@ class _BatchLog:
         self.dirty.add(path)
 
 
-_MEMORY_GLOBS = (
-    "users/*/*.md",
-    "agents/*/identity/*.md",
-    "agents/*/dialogue_*/dialogue/*.md",
-    "agents/*/dialogue_*/ephemeral/*.md",
-)
-
-
 _TAG_RE = re.compile(r"^[\w .:/+-]{1,64}$", re.UNICODE)
 
 
@@ -157,6 +152,7 @@ class MemoryStore:
         self._listeners: list[StoreListener] = list(listeners)
         self._cache: dict[Path, _Cached] = {}
         self._id_paths: dict[str, Path] = {}
+        self.id_claims = IdClaims(self.workspace)
         self._lock = threading.RLock()
         self._queue: asyncio.Queue[_OpGroup | None] | None = None
         self._task: asyncio.Task[None] | None = None
@@ -196,15 +192,18 @@ class MemoryStore:
 
     def memory_files(self) -> list[Path]:
         files: list[Path] = []
-        for pattern in _MEMORY_GLOBS:
+        for pattern in MEMORY_GLOBS:
             files.extend(
                 p for p in self.workspace.glob(pattern) if owner_from_path(self.workspace, p)
             )
         return sorted(files)
 
     def _load(self, path: Path) -> ParsedFile:
-        """The parsed file, re-read when it changed on disk; an empty one when missing."""
+        """The parsed file, re-read when it changed on disk; an empty one when missing. Its
+        ids are settled with those of every other file (all read first: ``_id_claims``)."""
         with self._lock:
+            if not self._scanned:
+                self._scan_sync()
             try:
                 st = path.stat()
             except FileNotFoundError:
@@ -214,22 +213,19 @@ class MemoryStore:
             cached = self._cache.get(path)
             if cached is not None and cached.sig == sig:
                 return cached.parsed
-            parsed = read_file(path)
+            parsed = read_file(path, cell_of_file(self.workspace, path))
             self._annotate(path, parsed)
             self._forget_path(path)
             self._cache[path] = _Cached(sig, parsed)
-            for rec in parsed.records:
-                self._id_paths[rec.id] = path
+            self.id_claims.settle(path, parsed, self._id_paths, self._load)
             for err in parsed.errors:
                 logger.warning("%s", err)
             return parsed
 
     def _forget_path(self, path: Path) -> None:
-        old = self._cache.pop(path, None)
-        if old is not None:
-            for rec in old.parsed.records:
-                if self._id_paths.get(rec.id) == path:
-                    del self._id_paths[rec.id]
+        self._cache.pop(path, None)  # its ids stay mapped: a later read is settled against it
+        for other in self.id_claims.dependants(path):
+            self._forget_path(other)
 
     def _annotate(self, path: Path, parsed: ParsedFile) -> None:
         info = owner_from_path(self.workspace, path) or {}
@@ -240,9 +236,13 @@ class MemoryStore:
 
     def _scan_sync(self) -> None:
         with self._lock:
+            self._scanned = True
             for path in self.memory_files():
                 self._load(path)
-            self._scanned = True
+
+    def parsed_file(self, path: Path) -> ParsedFile:
+        """``path`` as the store reads it, entries set aside included (blocks: a thread's)."""
+        return self._load(Path(path))
 
     def invalidate(self, path: Path) -> None:
         """Forget the cached parse of ``path`` (the watcher calls this on outside edits)."""

@@ -16,8 +16,9 @@ import httpx
 import pytest
 from typer.testing import CliRunner
 
-from familiars.bot._forget_match import says, terms
+from familiars.bot._forget_match import says
 from familiars.cli import app as cli_app
+from familiars.memory import terms
 from tests.bot.test_forget import files_holding
 from tests.bot.test_forget_everywhere import ALICE, TOKEN, running
 

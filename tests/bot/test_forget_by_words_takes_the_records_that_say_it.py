@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from familiars.bot._forget_match import says, terms
+from familiars.bot._forget_match import says
+from familiars.memory import terms
 from tests.bot.test_forget import files_holding
 from tests.harness import message, running_app, say
 

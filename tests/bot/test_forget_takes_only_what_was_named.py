@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from familiars.bot._forget_match import slots_of, taste_asked
-from familiars.memory import MemoryRecord
+from familiars.bot._forget_match import taste_asked
+from familiars.memory import MemoryRecord, slots_of
 from tests.bot.test_forget import files_holding
 from tests.harness import message, running_app, say
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from familiars.bot._forget_match import mentions, values_of
+from familiars.memory import mentions, values_of
 from tests.bot.test_forget import files_holding
 from tests.harness import message, running_app, say
 

@@ -19,7 +19,9 @@ from tests.harness import console_bot
 
 pytestmark = pytest.mark.timeout(180)
 
-NOW = datetime(2026, 12, 7, 3, 0, tzinfo=UTC)  # Monday 14:00 in Melbourne
+# A year of the same calendar as 2026, far ahead: the scheduler runs in real time and fires a
+# job whose time has passed, so a reminder due on a date gone by would be gone from its jobs.
+NOW = datetime(2037, 12, 7, 3, 0, tzinfo=UTC)  # Monday 14:00 in Melbourne
 MELBOURNE = ZoneInfo("Australia/Melbourne")
 
 
@@ -56,7 +58,7 @@ async def test_reminders_are_listed_moved_and_snoozed_in_the_home_zone(
     assert "Tue 8 Dec 09:30 (Australia/Melbourne)" in snoozed
     assert "10:00" in said_move and "UTC" not in said_move
     assert "Tue 8 Dec 10:00" in again
-    assert datetime(2026, 12, 8, 10, 0, tzinfo=MELBOURNE) in due
+    assert datetime(2037, 12, 8, 10, 0, tzinfo=MELBOURNE) in due
 
 
 async def test_a_reminder_fires_in_the_words_of_the_home_zone(
@@ -84,7 +86,7 @@ async def test_repeating_reminders_follow_the_zone_of_the_home(
     assert "I'll use Melbourne time (Australia/Melbourne)" in told
     assert "repeating reminders keep their time of day there: water the plants" in told
     assert "Mon 14 Dec 08:00" in told and "Mon 14 Dec 08:00" in listed
-    assert datetime(2026, 12, 14, 8, 0, tzinfo=MELBOURNE) in due
+    assert datetime(2037, 12, 14, 8, 0, tzinfo=MELBOURNE) in due
 
 
 async def test_forgetting_the_home_takes_its_zone_off_the_repeating_reminders(
@@ -107,7 +109,7 @@ async def test_forgetting_the_home_takes_its_zone_off_the_repeating_reminders(
     assert "times in UTC" in listed
     assert "Mon 14 Dec 08:00 — water the plants (every Monday at 08:00)" in listed
     assert "Melbourne" not in listed
-    assert datetime(2026, 12, 14, 8, 0, tzinfo=UTC) in due
+    assert datetime(2037, 12, 14, 8, 0, tzinfo=UTC) in due
     assert naming == []
     assert _files_naming(workspace, b"Melbourne") == []
 
@@ -128,7 +130,7 @@ async def test_forgetting_the_home_takes_its_zone_off_a_one_off_reminder(
         listed = await bot.command("/reminders")
         due = list(bot.exact_jobs().values())
         naming = _files_naming(workspace, b"Melbourne")  # while it runs: its WAL too
-    moment = datetime(2026, 12, 8, 8, 0, tzinfo=MELBOURNE)
+    moment = datetime(2037, 12, 8, 8, 0, tzinfo=MELBOURNE)
     assert before == [moment], before
     assert due == [moment], due
     assert "Mon 7 Dec 21:00 — call mum" in listed, listed
@@ -148,7 +150,7 @@ async def test_forgetting_the_home_takes_its_zone_off_a_fired_occurrence(
         await bot.say("I live in Melbourne")
         await bot.say("remind me to stretch every day at 15")
         assert bot.app.scheduler is not None
-        clock[0] = datetime(2026, 12, 7, 4, 1, tzinfo=UTC)  # 15:01 in Melbourne
+        clock[0] = datetime(2037, 12, 7, 4, 1, tzinfo=UTC)  # 15:01 in Melbourne
         await bot.app.scheduler.run_due(clock[0])
         fired = bot.sent().lower().count("stretch")
         await bot.say("forget where I live")
@@ -183,7 +185,7 @@ async def test_a_reminder_said_with_the_home_is_in_the_home_zone(
         due = list(bot.exact_jobs().values())
     assert "I'll use Oslo time (Europe/Oslo)" in said and "Tue 8 Dec 09:00" in said
     assert "Tue 8 Dec 09:00 — stretch (every Tuesday at 09:00)" in listed
-    assert datetime(2026, 12, 8, 9, 0, tzinfo=ZoneInfo("Europe/Oslo")) in due
+    assert datetime(2037, 12, 8, 9, 0, tzinfo=ZoneInfo("Europe/Oslo")) in due
 
 
 async def test_a_home_said_again_after_its_forget_is_followed_again(

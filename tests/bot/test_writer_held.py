@@ -141,6 +141,7 @@ async def test_a_turn_that_ends_queues_its_message_once(workspace: Path, memory_
     the reply in it; nothing is left held."""
     async with _app(workspace) as app:
         reply = await reply_to(app, message("I live in Oslo.", message_id="m1"))
+        await app.dialogues.services.afters.wait()  # after(): once the reply is handed over
         assert _held_rows(workspace) == 0
         queued = app.writer_queue.pending()
         if not in_database():  # the files' queue: the one turn, with its reply

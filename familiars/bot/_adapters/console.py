@@ -213,6 +213,11 @@ class ConsoleAdapter(PlatformAdapter):
         self._task = None
         self._reading.clear()  # no prompt waits now: a later notice draws none again
         self._line_taken = False
+        self.put_back_terminal()
+
+    def put_back_terminal(self) -> None:
+        """The terminal's modes as the console found them (also when the process ends at
+        once, with no stop: a last Ctrl-C while it shuts down)."""
         if self._tty_mode is not None:  # a read left waiting in readline: echo comes back
             with contextlib.suppress(termios.error):
                 termios.tcsetattr(sys.stdin.fileno(), termios.TCSANOW, self._tty_mode)

@@ -17,6 +17,7 @@ from familiars.bot._commands._people import people_lines
 from familiars.bot._forget_texts import (
     NOTHING_OF_YOURS,
     PERSON_IN_PRIVATE,
+    count,
     done_text,
     gone_text,
     person_ask_text,
@@ -25,6 +26,7 @@ from familiars.bot._forget_texts import (
     record_said,
 )
 from familiars.bot._forget_window import parse_window
+from familiars.bot._home_zone import ZoneReader
 from familiars.config import UserFacingError
 from familiars.memory import (
     CATEGORIES,
@@ -43,11 +45,13 @@ from familiars.memory import (
     build_graph,
     check_record_length,
     cut_text,
+    evidence_refs,
     is_file_ref,
     is_forgotten,
     is_node_ref,
     parse_node_ref,
     person_ref,
+    remembered,
     valid_categories,
 )
 
@@ -86,7 +90,7 @@ class MemoryCommand(Command):
         fanout_log: FanoutLog | None = None,
         on_used: Callable[[str], None] | None = None,
         now: Callable[[], datetime] | None = None,
-        timezone_of: Callable[[str], Awaitable[str | None]] | None = None,
+        zone_of: ZoneReader | None = None,
         web: WebLinks | None = None,
         max_record_chars: int | None = None,
     ) -> None:
@@ -102,7 +106,7 @@ class MemoryCommand(Command):
         self._on_used = on_used
         self._forgetter = forgetter
         self._now = now or (lambda: datetime.now(UTC))
-        self._timezone_of = timezone_of
+        self._zone_of = zone_of
         self._links = web
         self._max_record_chars = max_record_chars
 
@@ -295,16 +299,27 @@ class MemoryCommand(Command):
             )
         rec = await self._get_visible(target, call.caller)
         if not confirmed:
-            older = "".join(
-                f"\n> {one_line(r.content)} (since replaced)" for r in await self._replaced(rec)
-            )
+            replaced = await self._replaced(rec)
+            older = "".join(f"\n> {one_line(r.content)} (since replaced)" for r in replaced)
             return CommandResponse(
                 f"About to forget for good:\n> {one_line(rec.content)}{older}\n"
+                f"{await self._said_again([rec, *replaced])}"
                 f"Reply yes (or send /memory forget {rec.id} confirm) to go ahead.",
                 on_yes=("forget", rec.id, "confirm"),
             )
         report = await self._forgetter.forget(rec.id)
         return _forgotten(call.invocation.is_group, record_said(one_line(rec.content)), report)
+
+    async def _said_again(self, records: list[MemoryRecord]) -> str:
+        """The line that counts the person's other messages saying a value of ``records``
+        again, which the forget takes too (:meth:`Forgetter.repeating`); "" for none."""
+        agents_with = remembered(self._forgetter.trees.agents_with)
+        sources = [e.key for r in records for e in evidence_refs(r, agents_with)]
+        n = len(await self._forgetter.repeating(records, besides=sources))
+        if not n:
+            return ""
+        says = "says" if n == 1 else "say"
+        return f"With it go {count(n, 'other message')} of yours that {says} it again.\n"
 
     async def _replaced(self, rec: MemoryRecord) -> list[MemoryRecord]:
         """What ``rec`` replaced, on down its ``supersedes`` chain: the forget takes it too."""
@@ -403,7 +418,9 @@ class MemoryCommand(Command):
         return speaker == caller.user_key
 
     async def _forget_window(self, caller: Caller, words: str, confirmed: bool) -> CommandResponse:
-        tz = await self._timezone_of(caller.user_key) if self._timezone_of is not None else None
+        # In a group the room's zone: a private home's would read the window elsewhere.
+        zone = await self._zone_of(caller.user_key, caller.is_group) if self._zone_of else None
+        tz = zone.key if zone is not None else None
         window = parse_window(words, self._now(), tz)
         if window is None:
             raise UserFacingError(FORGET_WINDOW_USAGE)

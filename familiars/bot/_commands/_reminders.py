@@ -206,15 +206,19 @@ def off_its_rule(reminder: Reminder) -> bool:
     return next_due(reminder.every, reminder.due - timedelta(seconds=1)) != reminder.due
 
 
-def _rule_said(r: Reminder, zone: ZoneInfo) -> str:
+def _rule_said(r: Reminder, zone: ZoneInfo, *, group: bool = False) -> str:
     """ " (every Tuesday at 18:00)", or " (moved, this time only; every Tuesday at 18:00)"
     for an occurrence moved off its rule, so the label never contradicts its time; a rule
     kept in another zone than the list's names it (the home that gave the zone was
-    forgotten: "every Monday at 08:00 Australia/Melbourne time" beside "Sun 21:00")."""
+    forgotten: "every Monday at 08:00 Australia/Melbourne time" beside "Sun 21:00"). In a
+    ``group`` such a rule says only that it repeats: its zone came from the person's private
+    home, and its clock is that zone's (review s37: "every Monday at 08:00
+    Australia/Melbourne time" in a group's ``/reminders``)."""
     if not r.rule:
         return ""
     tz = (r.every or {}).get("tz")
-    rule = f"{r.rule} {tz} time" if tz and tz != zone.key else r.rule
+    elsewhere = bool(tz) and tz != zone.key
+    rule = "repeats" if elsewhere and group else f"{r.rule} {tz} time" if elsewhere else r.rule
     return f" (moved, this time only; {rule})" if off_its_rule(r) else f" ({rule})"
 
 
@@ -301,15 +305,16 @@ async def snooze_reminder(
     return await book.move(reminder, base + span, now)
 
 
-def listing(mine: list[Reminder], zone: ZoneInfo, now: datetime) -> str:
+def listing(mine: list[Reminder], zone: ZoneInfo, now: datetime, *, group: bool = False) -> str:
     """A person's reminders as ``/reminders`` lists them (and "what reminders do I have?"),
-    with the commands for the first one still to come."""
+    with the commands for the first one still to come; ``group``: asked in a group, where no
+    zone of the person's private home shows (:func:`_rule_said`)."""
     if not mine:
         return NONE_YET
     lines = [f"Your reminders (times in {zone.key}):"]
     for r in mine:
         fate = "" if r.is_open() else f" ({r.status})"
-        rule = _rule_said(r, zone)
+        rule = _rule_said(r, zone, group=group)
         at = local(r.due, zone, now)
         lines.append(f"{r.number}. {at} — {r.task}{rule}{fate} · #{r.short_id}")
     # A sent one cannot be cancelled or moved: the hint names one still to come.
@@ -386,7 +391,8 @@ class RemindersCommand(Command):
     async def _list(self, call: Call) -> CommandResponse:
         now = self._now()
         mine = await self._book.of(call.caller.user_key, now)
-        return CommandResponse(listing(mine, await self._zone(call.caller), now))
+        zone = await self._zone(call.caller)
+        return CommandResponse(listing(mine, zone, now, group=call.caller.is_group))
 
     async def _cancel(self, call: Call) -> CommandResponse:
         now = self._now()

@@ -31,7 +31,7 @@ from familiars.bot._commands._proactive import ProactiveCommand
 from familiars.bot._commands._reminders import RemindersCommand
 from familiars.bot._commands._timezone import TimezoneCommand
 from familiars.bot._errors import SOMETHING_WENT_WRONG
-from familiars.bot._home_zone import zone_of
+from familiars.bot._home_zone import zone_reader
 from familiars.bot._state import BotState
 from familiars.config import UserFacingError
 from familiars.memory import Forgetter, MemoryStore
@@ -72,7 +72,7 @@ def default_commands(
         on_used=on_used,
         forgetter=forgetter,
         now=now,
-        timezone_of=_timezone_of(state, store, book.default_timezone),
+        zone_of=zone_reader(state, store, book.default_timezone),
         web=web,
         max_record_chars=max_record_chars,
     )
@@ -87,15 +87,6 @@ def default_commands(
     if find is not None:
         commands.append(FindCommand(find))
     return commands
-
-
-def _timezone_of(
-    state: BotState, store: MemoryStore, default: str
-) -> Callable[[str], Awaitable[str | None]]:
-    async def timezone_of(user_key: str) -> str | None:
-        return (await zone_of(state, store, user_key, default)).name
-
-    return timezone_of
 
 
 class CommandSet:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from familiars.memory._offline._meaning import Understanding
 from familiars.memory._offline._past import when_did
+from familiars.memory._offline._polar import asked_thing, says_thing
 from familiars.memory._offline._whose import KIN, about_someone_else, fits_whose
 from familiars.memory._people_graph import _REL_BARE, relation_of
 from familiars.memory._records import MemoryRecord, is_live
@@ -188,6 +189,8 @@ def answer_records(
         mine = [r for r in mine if fits_whose(question, r.content, own)]  # F8: not another's
     if not mine and asked in _NEAR_SLOT:  # "what's my job?" with only an employer kept
         mine = [r for r in live if any(t in r.tags for t in SLOT_TAGS[_NEAR_SLOT[asked]])]
+    if (thing := asked_thing(question)) is not None:  # "do I have diabetes?": say it or not
+        mine = [r for r in mine if says_thing(r.content, thing)]
     if not mine:
         return []
     sims = (

@@ -77,6 +77,12 @@ _ONLY_NAMES = re.compile(
     r"(?:[\s,.!]+(?:lol|lmao|haha\w*|hah|oops|sorry|my\s+bad))*[\s.!]*$",
     re.I,
 )
+#: "my name's not Dele actually, everyone calls me Dayo": the name denied, then the one used.
+_NAME_DENIED = re.compile(
+    rf"\bmy\s+name(?:'s|s|\s+is)?\s*(?:not|n't|isn't|isnt|ain't)\s+(?P<old>{_NAME})\b.*?"
+    rf"\b(?:(?:call|calls|called)\s+me|i'?m|it'?s|its|it\s+is|go\s+by)\s+(?P<new>(?-i:[A-Z])[\w'-]*)",
+    re.I,
+)
 #: The last thing kept, kept this long ago at most, is what "I meant Tim" can put right.
 _JUST_SAID = timedelta(minutes=15)
 _NOT_NAMES = frozenset(
@@ -102,6 +108,9 @@ def corrected_names(text: str) -> tuple[str, str | None] | None:
     if meant:
         new = meant.group("new") or meant.group("new2")
         return None if new.lower() in _NOT_MEANT else (_capital(new), None)
+    denied = _NAME_DENIED.search(said)
+    if denied and denied["new"].lower() not in _NOT_NAMES | _NOT_MEANT:
+        return _capital(denied["new"]), _capital(denied["old"])
     for pattern in (_WRONG_THEN_RIGHT, _RIGHT_NOT_WRONG, _NOT_WRONG_RIGHT):
         m = pattern.search(said)
         if m and (pattern is _NOT_WRONG_RIGHT or _corrects(said, m)):
@@ -118,6 +127,8 @@ def _not_names(said: str, m: re.Match[str]) -> bool:
     name); "will" or a sentence's first word is not."""
     for part in ("new", "old"):
         word, at = m.group(part), m.start(part)
+        if re.search(r"\b(?:my|your|his|her|our|their|the)\s*$", said[:at], re.I):
+            return True  # "my name's not Dele": "name's" is the thing named, not a name
         if word.lower() not in _NOT_NAMES:
             continue
         before = said[:at].rstrip()

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from familiars.memory._offline._whose import KIN
-from familiars.memory._people_graph import _REL_BARE, edges_in, relation_of
+from familiars.memory._people_graph import _REL_BARE, own_edges, relation_of
 
 _ASKED = re.compile(rf"\b(?:my|a|an|any|some)\s+({_REL_BARE})s?\b", re.I)
 _PETS = frozenset(["dog", "cat", "rabbit", "hamster", "parrot", "horse", "pet"])
@@ -32,9 +32,7 @@ def kin_not_kept(
         return None
     rel = asked[0]
     wanted = KIN.get(rel, {rel})
-    kept = [
-        e for content in contents for e in edges_in(content) if e.src == "user" and e.via is None
-    ]
+    kept = [e for _, e in own_edges(contents)]
     if any(e.rel in wanted or (wanted & KIN["partner"] and e.rel in KIN["partner"]) for e in kept):
         return None
     near = [

@@ -38,11 +38,12 @@ PETS = frozenset(
 )
 _PLURAL = {"children": "child", "kids": "kid", "grandkids": "grandkid", "parents": "parent"}
 #: A name, and a second capitalised word when there is one ("our cat Sunny Boy"), read case
-#: by case even in a pattern that ignores case.
+#: by case even in a pattern that ignores case; "O'Brien" keeps its apostrophe, "my son
+#: Richard's children" names Richard (a possessive).
 _NAME = (
-    r"(?P<name>[A-Z][a-zà-ÿ0-9'-]+(?-i:\s+(?!(?:I|And|But|The|Is|So|On|In|At|To|My|We|He|She|It|"
-    r"Mon|Tue|Wed|Thu|Fri|Sat|Sun|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\b)"
-    r"[A-Z][a-zà-ÿ0-9'-]+)?)"
+    r"(?P<name>[A-Z](?:[a-zà-ÿ0-9-]|'(?!s\b))+(?-i:\s+(?!(?:I|And|But|The|Is|So|On|In|At|To|My|"
+    r"We|He|She|It|Mon|Tue|Wed|Thu|Fri|Sat|Sun|Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+    r"[a-z]*\b)[A-Z](?:[a-zà-ÿ0-9-]|'(?!s\b))+)?)"
 )
 _NAME2 = _NAME.replace("<name>", "<name2>")
 _NOT_A_NAME = frozenset(_words("I Is And But The A So Just Was Has Who Which That"))
@@ -415,6 +416,13 @@ _MEMBER_NAMED_SAYS = re.compile(
     r"doesn't|does|(?-i:[a-z]+[^s\W]s))\b.*)$",
     re.IGNORECASE,
 )
+#: "my daughter Jess's car broke down": the car is Jess's, nothing said of Jess ("Jess's a
+#: nurse" is "is").
+_WHOSE_THING = re.compile(
+    r"\b(?-i:[A-Z])[\w-]*'s\s+[a-z]+\s+(?:is|was|has|had|broke|died|got|went|fell|came|ran|"
+    r"\w+ed)\b",
+    re.I,
+)
 _MEMBER_IS_NAMED = re.compile(
     rf"^my\s+(?P<rel>{_FAMILY_WORD})(?:'s\s+name\s+is|(?:\s+is|'s)\s+called|(?:\s+is|'s)\s+named|"
     rf"\s+goes\s+by)\s+{_NAME}",
@@ -551,8 +559,9 @@ def match_family(clause: str) -> list[Fact]:
     named member said in passing ("... with my husband Tom")."""
     if (members := _members_are(clause)) is not None:
         return [members]
-    clause = apposed(clause)
-    m = _MEMBER_NAMED_SAYS.match(clause)
+    whose = _WHOSE_THING.search(clause)
+    clause = clause if whose else apposed(clause)
+    m = None if whose else _MEMBER_NAMED_SAYS.match(clause)
     if m and _is_name(m.group("name")):
         rel, name = m.group("rel").lower(), m.group("name")
         rest = third_person(m.group("rest").strip(" .!"))

@@ -15,11 +15,14 @@ from familiars.memory._offline._objects import Fact, _words, topic_key
 from familiars.memory._people_graph import _REL, edges_in, relation_of
 
 #: A name of one or two capitalised words ("Priya", "Professor Crumbs", "Mr Pickles").
+#: A name's letters after its capital: "O'Brien" keeps its apostrophe, "my son Richard's
+#: children" names Richard (a possessive).
+_LETTERS = r"(?:[\w-]|'(?!s\b))+"
 _NAME = (
-    r"(?-i:(?P<name>[A-Z][\w'-]+(?:\s+(?!(?:I|And|But|The|Is|So|On|In|At|To|My|We|He|She|It)\b)"
-    r"[A-Z][\w'-]+)?))"
+    rf"(?-i:(?P<name>[A-Z]{_LETTERS}(?:\s+(?!(?:I|And|But|The|Is|So|On|In|At|To|My|We|He|She|It)\b)"
+    rf"[A-Z]{_LETTERS})?))"
 )
-_OWNER = r"(?-i:(?P<owner>[A-Z][\w'-]+))"
+_OWNER = rf"(?-i:(?P<owner>[A-Z]{_LETTERS}))"
 _REL2 = _REL.replace("<rel>", "<rel2>")
 _IS = r"\s+(?:is|was)\s+(?:called\s+|named\s+)?"
 #: "is a pilot called Marcus": the job said before the name is kept beside it.

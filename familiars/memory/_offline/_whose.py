@@ -10,7 +10,9 @@ did I last see Sam?").
 
 from __future__ import annotations
 
+import functools
 import re
+from dataclasses import dataclass
 
 from familiars.memory._people_graph import _REL_BARE, relation_of
 
@@ -92,19 +94,46 @@ def fits_whose(question: str, content: str, own: str = "") -> bool:
     question about someone else is answered only by a sentence that names them (by name or
     relation), one about the person's own never by a sentence about someone else. ``own``:
     the person's own name records (their name is not someone else's: "what does Mia do?")."""
-    said = content.strip()
+    return whose_asked(question, own).fits(content)
+
+
+@dataclass(frozen=True)
+class Whose:
+    """Whose fact a question asks about (:func:`whose_asked`): ``asked``, the others it
+    names (relatives, names, and the kind of pet a breed is), or, when it names nobody, the
+    person's own (``of_self``) or anyone's (neither)."""
+
+    asked: frozenset[str]
+    of_self: bool
+
+    def fits(self, content: str) -> bool:
+        """:func:`fits_whose` for this question: the question is read once, each sentence
+        once (an offline answer asks this of hundreds of the person's records a turn)."""
+        if self.asked:
+            return bool(self.asked & _named_in(content))
+        return not self.of_self or not about_someone_else(content)
+
+
+@functools.lru_cache(maxsize=256)
+def whose_asked(question: str, own: str = "") -> Whose:
+    """Whose fact ``question`` asks about (see :func:`fits_whose`)."""
     own_words = set(re.findall(r"[a-z]+", own.lower()))
     others = _asked_others(question) - own_words
     if others:
-        words = set(re.findall(r"[a-z]+", said.lower()))
-        kinds = {_PET_KIND[w] for w in words if w in _PET_KIND}
         asked = others | {_PET_KIND[w] for w in others if w in _PET_KIND}
-        return bool(asked & (words | kinds | {relation_of(w) for w in words}))
-    if not _asks_of_self(question):
-        return True
-    return _KEPT_OTHER.match(said) is None
+        return Whose(frozenset(asked), of_self=False)
+    return Whose(frozenset(), of_self=_asks_of_self(question))
 
 
+@functools.lru_cache(maxsize=65536)
+def _named_in(content: str) -> frozenset[str]:
+    """Whom ``content`` may name: its words, the kinds of pet and the relations they say."""
+    words = set(re.findall(r"[a-z]+", content.strip().lower()))
+    kinds = {_PET_KIND[w] for w in words if w in _PET_KIND}
+    return frozenset(words | kinds | {relation_of(w) for w in words})
+
+
+@functools.lru_cache(maxsize=65536)
 def about_someone_else(content: str) -> bool:
     """Whether the kept sentence ``content`` is about someone other than the person
     ("The user's brother lives in Hull.", "Sam has a birthday on May 3.")."""

@@ -29,6 +29,7 @@ import psycopg
 from familiars.memory._atomic import atomic_write_text
 from familiars.memory._entries import ParsedFile, Segment, read_file, render_file
 from familiars.memory._history import history_path
+from familiars.memory._paths import MEMORY_GLOBS
 from familiars.memory._pg._connect import DatabaseError
 from familiars.memory._pg._move_docs import move_docs_in, move_docs_out
 from familiars.memory._pg._move_state import (
@@ -38,7 +39,6 @@ from familiars.memory._pg._move_state import (
 )
 from familiars.memory._pg._store import _RECORD_COLUMNS, RECORD_VALUES, record_row
 from familiars.memory._records import MemoryRecord
-from familiars.memory._store import _MEMORY_GLOBS
 
 _HISTORY_INSERT = "INSERT INTO history (cell, record_id, supersedes, line) VALUES (%s, %s, %s, %s)"
 
@@ -69,7 +69,7 @@ class MoveReport:
 def memory_files(workspace: Path) -> list[Path]:
     from familiars.memory._paths import owner_from_path
 
-    found = {p for g in _MEMORY_GLOBS for p in workspace.glob(g)}
+    found = {p for g in MEMORY_GLOBS for p in workspace.glob(g)}
     return sorted(p for p in found if owner_from_path(workspace, p))
 
 
@@ -107,13 +107,13 @@ def _history_row(cell: str, line: str) -> tuple[str, str, str | None, str]:
 def move_in(conn: psycopg.Connection[Any], workspace: Path) -> MoveReport:
     """Copy the workspace's records and history into the (migrated) schema. Refuses when
     one of its record ids is in the database already: a move never overwrites."""
-    from familiars.memory._paths import owner_from_path
+    from familiars.memory._paths import cell_of_file, owner_from_path
 
     workspace = Path(workspace)
     report = MoveReport()
     files = memory_files(workspace)
     vectors = _sqlite_vectors(workspace)
-    parsed_files = [(p, read_file(p)) for p in files]
+    parsed_files = [(p, read_file(p, cell_of_file(workspace, p))) for p in files]
     ids = [r.id for _, parsed in parsed_files for r in parsed.records]
     clash = conn.execute("SELECT count(*) FROM records WHERE id = ANY(%s)", (ids,)).fetchone()
     if clash and clash[0]:
