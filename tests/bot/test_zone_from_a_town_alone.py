@@ -18,7 +18,7 @@ from familiars.config import load_settings
 from familiars.memory import offline_writes
 from tests.harness import console_bot
 
-NOW = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
+NOW = datetime(2037, 12, 7, 12, 0, tzinfo=UTC)  # the scheduler runs in real time
 
 
 def _home(place: str) -> str:
