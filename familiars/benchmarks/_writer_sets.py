@@ -27,7 +27,7 @@ from familiars.benchmarks._writer_bench import (
     score_messages,
     side_by_side,
 )
-from familiars.bot import speaks_of_self_harm
+from familiars.bot import TurnActions, offline_reply, speaks_of_self_harm
 from familiars.memory import (
     BUNDLED_MODEL_NAME,
     UNDERSTANDING_PARTS,
@@ -70,9 +70,10 @@ def sets_report(understanding: Understanding | None) -> dict[str, Any]:
 
 
 def care_report(understanding: Understanding) -> list[dict[str, Any]]:
-    """Self-harm found (indirect and direct) and look-alikes flagged, rule vs rule + meaning,
-    on ``data/care_messages.jsonl``: its ``dev`` rows may be tuned on, its ``held`` rows are
-    written for measuring and never tuned on."""
+    """Self-harm found (indirect and direct), look-alikes flagged and low mood (rows marked
+    ``low``: no crisis) met warmly, rule vs rule + meaning, on ``data/care_messages.jsonl``:
+    its ``dev`` rows may be tuned on, its ``held`` rows are written for measuring and never
+    tuned on."""
     rows = [json.loads(line) for line in CARE_DATA.read_text(encoding="utf-8").splitlines()]
     out = []
     for name, flags in (
@@ -84,11 +85,21 @@ def care_report(understanding: Understanding) -> list[dict[str, Any]]:
             harm = [r for r in some if r["harm"]]
             found = sum(bool(flags(r["text"])) for r in harm)
             alarms = sum(bool(flags(r["text"])) for r in some if not r["harm"])
+            low = [r["text"] for r in some if r.get("low")]
+            warm = sum(not flags(t) and met_warmly(t) for t in low)
             out.append(
                 {"check": f"{name} ({part})", "harm_found": f"{found}/{len(harm)}",
-                 "false_alarms": f"{alarms}/{len(some) - len(harm)}"}
+                 "false_alarms": f"{alarms}/{len(some) - len(harm)}",
+                 "low_mood_met_warmly": f"{warm}/{len(low)}"}
             )  # fmt: skip
     return out
+
+
+def met_warmly(text: str) -> bool:
+    """Whether low mood said in ``text`` (no crisis) gets a reply of its own offline, not
+    the crisis reply and not "I see. Tell me more?"."""
+    reply = offline_reply(text, actions=TurnActions(), items=[], is_group=False)
+    return "Tell me more" not in reply
 
 
 def ablation(understanding: Understanding) -> list[dict[str, Any]]:
@@ -143,10 +154,11 @@ def print_sets(report: dict[str, Any]) -> None:
          for r in report["ablation"]],
     )  # fmt: skip
     print_table(
-        "bench writer: care (self-harm said directly or indirectly, and look-alikes)",
-        ["check", "harm found", "false alarms"],
-        [[r["check"], r["harm_found"], r["false_alarms"]] for r in report["care"]],
-    )
+        "bench writer: care (self-harm said directly or indirectly, look-alikes, low mood)",
+        ["check", "harm found", "false alarms", "low mood met warmly"],
+        [[r["check"], r["harm_found"], r["false_alarms"], r["low_mood_met_warmly"]]
+         for r in report["care"]],
+    )  # fmt: skip
 
 
 def command(

@@ -38,6 +38,7 @@ from familiars.bot._care import (
 from familiars.bot._care_talk import safe_reply, says_safe
 from familiars.bot._kin import kin_answer
 from familiars.bot._likes import likes_answer
+from familiars.bot._low_mood import LOW_MOOD
 from familiars.bot._missing import missing_someone
 from familiars.bot._questions import Asked, as_asked, not_known, spelled_out
 from familiars.bot._turn_actions import PendingReminder, Reminder, TurnActions
@@ -196,7 +197,7 @@ _FEELINGS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             "That sounds rough. I'm here if you want to talk about it.",
         ),
     )
-)
+) + (LOW_MOOD,)  # low mood said in other words, last: the rows above keep theirs
 
 _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, re.IGNORECASE), reply)
@@ -393,12 +394,21 @@ _SAME_KIND = (
 )  # fmt: skip
 
 
+#: Words after "favourite" that name no kind of thing ("my favourite thing", "my favourite
+#: of all", "my favourite ever"): such a question is about every favourite.
+_NO_KIND = frozenset([
+    "thing", "things", "stuff", "one", "ones", "something", "anything", "everything", "kind",
+    "sort", "type", "item", "pick", "choice", "of", "in", "is", "was", "ever", "at", "to",
+    "for", "and", "or", "the", "a", "an", "my", "your",
+])  # fmt: skip
+
+
 def favourite_fits(question: str, answer: str) -> bool:
     """Whether ``answer`` may answer ``question`` as far as a favourite goes: "what's my
     favourite band?" is never answered by "your favourite film is Alien" (tester s37); a
-    question or answer that names no kind of favourite fits."""
+    question or answer that names no kind of favourite fits ("what's my favourite thing?")."""
     asked, said = _FAVOURITE.search(question), _FAVOURITE.search(answer)
-    if asked is None or said is None:
+    if asked is None or said is None or {asked["kind"].lower(), said["kind"].lower()} & _NO_KIND:
         return True
     kinds = {asked["kind"].lower(), said["kind"].lower()}
     return len(kinds) == 1 or any(kinds <= same for same in _SAME_KIND)

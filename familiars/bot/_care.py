@@ -46,6 +46,10 @@ _GIVING_UP = re.compile(
     r"(?:sleep|asleep)\s+and\s+(?:not|never)\s+wake\s+up|"
     r"better\s+off\s+(?:without\s+me|if\s+I\s+(?:was|were)(?:n'?t|\s+not)?\s+(?:around|here|gone))|"
     r"tired\s+of\s+(?:living|being\s+alive)|"
+    # why go on at all: "I don't see why I should bother living" (not "keep going to choir")
+    r"(?:don'?t\s+see|wonder|no\s+idea)\s+why\s+i\s+(?:should\s+|even\s+)?(?:bother\s+)?"
+    r"(?:liv(?:e|ing)|being\s+alive|(?:go(?:ing)?|carry(?:ing)?)\s+on|keep(?:ing)?\s+going)"
+    r"(?!\s+(?:to|with|at|about|for)\b)|"
     # ending it thought of, not a relationship ended ("ending it with Tom")
     r"(?:thinking|thought|think)\s+(?:about|of)\s+end(?:ing)?\s+(?:it(?:\s+all)?|everything|my\s+life)"
     r"(?!\s+(?:with|between|for\s+(?:him|her|them))\b)(?!\s+\w+\s+(?:and|with)\b)"
@@ -483,10 +487,12 @@ def country_of_place(text: str, near: str = "") -> tuple[str, tuple[str, ...]]:
     is one of ``near``'s too (Perth with a UK time zone), ("", codes) for a town or region
     that names no country ("Oslo", "Ohio", "Manchester"): the region's country, the time
     gazetteer's likeliest, then the time zone city's; ("", ()) when none does."""
-    for name in places_in(text):
+    names = places_in(text)
+    for i, name in enumerate(names):
         for said in (name, f"the {name}"):
             if said in _countries():
-                return _countries()[said], ()
+                town = names[i + 1] if i + 1 < len(names) else ""
+                return _state_or_country(name, _countries()[said], town), ()
         maybe = [_REGION_OF.get(name, ""), *town_countries(name), _cities().get(name, "")]
         found = tuple(code for i, code in enumerate(maybe) if code and code not in maybe[:i])
         if near and (near in found or near in town_countries(name, everywhere=True)):
@@ -494,6 +500,21 @@ def country_of_place(text: str, near: str = "") -> tuple[str, tuple[str, ...]]:
         if found:
             return "", found
     return "", ()
+
+
+#: US states named like a country: after a town they mean the state ("Athens, Georgia").
+_STATES_LIKE_COUNTRIES = {"georgia": "US"}
+
+
+def _state_or_country(name: str, country: str, town: str) -> str:
+    """The country ``name`` means after ``town``: a US state named like a country is the
+    state after a town ("Athens, Georgia", "Savannah, Georgia"), unless the gazetteer
+    places the town in that country and not the US ("Batumi, Georgia")."""
+    state = _STATES_LIKE_COUNTRIES.get(name)
+    if state is None or not town:
+        return country
+    where = town_countries(town, everywhere=True)
+    return country if country in where and state not in where else state
 
 
 def places_in(text: str) -> list[str]:

@@ -10,16 +10,20 @@ Map:
 - :func:`follow_up`: the second and later crisis replies of a conversation: shorter, about
   what was said, a line still named and safety asked (not once the person said they are);
 - :func:`says_safe` and :func:`safe_reply`: "I'm safe tonight, my sister's coming over";
-- :func:`asks_for_a_line` and :func:`lines_again`: the crisis lines asked for again.
+- :func:`asks_for_a_line` and :func:`lines_again`: the crisis lines asked for again;
+- :func:`later_reply` and :func:`lines_reply`: the same, in the owner's words where the
+  owner wrote the crisis text (``[care]`` settings).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from familiars.bot._care import speaks_of_self_harm
+from familiars.bot._care import crisis_reply, speaks_of_self_harm
+from familiars.config import DEFAULT_CRISIS_TEXT, CareSettings
 
 
 @dataclass
@@ -183,3 +187,30 @@ def asks_for_a_line(text: str, *, cared: bool) -> bool:
 
 def lines_again(helplines: str) -> str:
     return f"Of course. {helplines} I'm here too, whenever you want to talk."
+
+
+def owners_text(care: CareSettings) -> bool:
+    """Whether the owner wrote the crisis text (it is not the shipped one)."""
+    return " ".join(care.crisis_text.split()) != " ".join(DEFAULT_CRISIS_TEXT.split())
+
+
+def later_reply(
+    care: CareSettings, text: str, countries: Sequence[str], nth: int, *, safe: bool
+) -> str:
+    """The ``nth`` (1 for the second) crisis reply of a conversation to ``text``: the
+    owner's follow-up texts in turn where they wrote some, else their crisis text again
+    where they wrote that (an owner's text in Norwegian is not followed by English ones),
+    else :func:`follow_up`."""
+    if own := care.crisis_follow_up_texts:
+        return crisis_reply(own[(nth - 1) % len(own)], countries)
+    if owners_text(care):
+        return crisis_reply(care.crisis_text, countries)
+    return follow_up(text, crisis_reply("{helplines}", countries), nth, safe=safe)
+
+
+def lines_reply(care: CareSettings, countries: Sequence[str]) -> str:
+    """The crisis lines asked for again: the owner's crisis text where they wrote it (its
+    lines, or the numbers they put in it), else :func:`lines_again`."""
+    if owners_text(care):
+        return crisis_reply(care.crisis_text, countries)
+    return lines_again(crisis_reply("{helplines}", countries))

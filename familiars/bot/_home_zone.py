@@ -10,13 +10,15 @@ leaves no trace of it (a stored "America/Denver" would keep the city the person 
 :func:`home_zone` reads the newest home record that names a place this knows: a city a tz
 database zone is named after ("Melbourne" -> Australia/Melbourne, "New York" ->
 America/New_York) or a country with one zone ("Norway", "Leeds, England" -> Europe/London).
-A place that names another elsewhere too (Perth in Scotland and Australia, Halifax in
-Yorkshire and Nova Scotia, Portland in Oregon and Maine) is never picked silently: it comes
-back with the zones it may mean, for the person to choose with ``/timezone``. A country with
-several zones ("the US") gives none. Where a place is is read as the crisis lines read it
-(``_care.places_in``, ``country_of_place``, the gazetteer): a zone city counts only in the
-country the home names, or naming none, the town's likeliest ("Melbourne, Florida" is no
-Australian zone). In a group the home is private: it gives no zone there.
+A town the gazetteer places in one country of one zone gives that zone ("Glasgow",
+"Manchester" -> Europe/London). A place that names another elsewhere too (Perth in Scotland
+and Australia, Halifax in Yorkshire and Nova Scotia, Portland in Oregon and Maine) is never
+picked silently: it comes back with the zones it may mean, for the person to choose with
+``/timezone``. A country with several zones ("the US", "Melbourne, Florida") gives none, and
+the person is told so once, with how to set it. Where a place is is read as the crisis
+lines read it (``_care.places_in``, ``country_of_place``, the gazetteer): a zone city counts
+only in the country the home names, or naming none, the town's likeliest ("Melbourne,
+Florida" is no Australian zone). In a group the home is private: it gives no zone there.
 """
 
 from __future__ import annotations
@@ -68,6 +70,8 @@ class HomeZone:
     place: str
     zone: str = ""
     choices: tuple[str, ...] = ()
+    #: A zone of the place's country, shown as an example when it has no one zone.
+    example: str = "Europe/London"
 
     def said(self) -> str:
         """The line that tells the person, once."""
@@ -75,6 +79,12 @@ class HomeZone:
             return (
                 f"I'll use {self.place} time ({self.zone}) for your reminders; "
                 f"/timezone to change it."
+            )
+        if not self.choices:
+            return (
+                f"I couldn't tell your time zone from where you live ({self.place}), so "
+                "reminders are in UTC until you set it: /timezone and your zone, e.g. "
+                f"/timezone {self.example}."
             )
         examples = " or ".join(f"/timezone {z}" for z in self.choices)
         return (
@@ -85,17 +95,25 @@ class HomeZone:
 
 def home_zone(homes: Sequence[str]) -> HomeZone | None:
     """The zone of the newest of ``homes`` (home records, oldest first) that names a place
-    this knows; None when none does or the place has several zones. Where the place is is
-    read as the crisis lines read it (:func:`~familiars.bot._care.places_in`): a zone city
-    counts only in the country the home names ("Melbourne, Florida" is not Australia's),
-    or, naming none, the likeliest country of a town of that name."""
+    this knows; None when none does. A known place of no one zone ("Melbourne, Florida",
+    "the US") comes back with no zone and no choices: the person is told once that it could
+    not be told. Where the place is is read as the crisis lines read it
+    (:func:`~familiars.bot._care.places_in`): a zone city counts only in the country the
+    home names ("Melbourne, Florida" is not Australia's), or, naming none, the likeliest
+    country of a town of that name."""
     for home in reversed(homes):
         names = places_in(home)
         if not names:
             continue
-        found = _zone_in(names[-1], *country_of_place(home), named_only=len(names) == 1)
-        if found is not None:
-            return HomeZone(_as_written(home, names[-1]), *found) if any(found) else None
+        named, likely = country_of_place(home)
+        found = _zone_in(names[-1], named, likely, named_only=len(names) == 1)
+        if found is None:
+            continue
+        if any(found):
+            return HomeZone(_as_written(home, names[-1]), *found)
+        place = ", ".join(_as_written(home, name) for name in reversed(names))
+        zones = _zones_by_country().get(named or (likely[0] if likely else ""), ())
+        return HomeZone(place, example=zones[0] if zones else "Europe/London")
     return None
 
 
@@ -114,8 +132,9 @@ def _zone_in(
         cities = tuple(z for z in cities if _zone_country().get(z) in ("", country))
     if cities:
         return (cities[0], ()) if len(cities) == 1 else ("", cities)
-    if not named:
-        return None if not likely else ("", ())
+    if not named:  # "Glasgow": the gazetteer's one country, when that has one zone
+        ones = _zones_by_country().get(likely[0], ()) if len(likely) == 1 else ()
+        return None if not likely else ((ones[0], ()) if len(ones) == 1 else ("", ()))
     zones = _zones_by_country().get(named, ())
     where = () if named_only else town_countries(town, everywhere=True)
     if where and named not in where:

@@ -55,6 +55,17 @@ _MY_THING = re.compile(
     re.I,
 )
 
+#: What makes the words after "remind me" a thing to remember, not a thing asked: a verb
+#: after the noun or a time ("remind me my passport expires in March", "remind me my mum's
+#: coming on Friday"); "remind me my wife's name" asks.
+_A_CLAUSE = re.compile(
+    r"\b(?:is|are|was|were|will|'ll|has|have|had|can|could|should|must|needs?|does|did|gets?|"
+    r"got|expires?|runs?\s+out|starts?|ends?|finishes|due|closes?|opens?|arrives?|comes?|"
+    r"coming|goes|going|leaves?|today|tonight|tomorrow|next|january|february|march|april|may|"
+    r"june|july|august|september|october|november|december|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday|in\s+\d|at\s+\d|on\s+the)\b",
+    re.I,
+)
 
 #: Everyday words for a friend: "who's my closest mate?" asks of a friend (tester s37: it was
 #: answered with the wife's birthday).
@@ -72,7 +83,7 @@ def as_asked(text: str) -> str:
     me my name" -> "what's my name?", "who's my closest mate?" -> "... closest friend?")."""
     said = _OPENING.sub("", spelled_out(text).strip())
     said = _FRIEND_WORD.sub(lambda m: f"{m['my']} {m['how'] or ''}friend", said)
-    if _MY_THING.match(said):
+    if _MY_THING.match(said) and not _A_CLAUSE.search(_MY_THING.sub("", said)):
         said = "what's " + _MY_THING.sub("", said).rstrip("?.! ") + "?"
     elif _ASKED_OF_YOU.match(said):
         said = _ASKED_OF_YOU.sub("", said).rstrip("?.! ") + "?"

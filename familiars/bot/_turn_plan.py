@@ -48,7 +48,7 @@ from familiars.bot._care import (
     disclosure,
     speaks_of_self_harm,
 )
-from familiars.bot._care_talk import CareLog, asks_for_a_line, follow_up, lines_again, says_safe
+from familiars.bot._care_talk import CareLog, asks_for_a_line, later_reply, lines_reply, says_safe
 from familiars.bot._commands._timezone import repeating_followed
 from familiars.bot._home_zone import PersonZone, home_zone, turn_homes, turn_zone
 from familiars.bot._questions import Asked, as_asked, asked_each
@@ -427,11 +427,10 @@ class TurnPlanner:
         countries = countries_of(tz, care.country, homes)
         if not await self._worrying(turn, self.services.understanding):
             if asks_for_a_line(turn.said, cared=log.count > 0):
-                plan.care_text = lines_again(crisis_reply("{helplines}", countries))
+                plan.care_text = lines_reply(care, countries)
             return plan.care_text is not None
-        if log.count:
-            lines = crisis_reply("{helplines}", countries)
-            plan.care_text = follow_up(turn.said, lines, log.count, safe=log.safe)
+        if log.count:  # in the owner's words where they wrote the crisis text
+            plan.care_text = later_reply(care, turn.said, countries, log.count, safe=log.safe)
         else:
             plan.care_text = crisis_reply(care.crisis_text, countries)
         self.care_logs[turn.key] = replace(log, count=log.count + 1, last=turn.now)

@@ -5,9 +5,11 @@ from familiars.config._errors import UserFacingError
 from familiars.config._names import NAME_PATTERN, NAME_RULE, name_problem
 from familiars.config._settings import (
     DEFAULT_CONFIG_PATH,
+    DEFAULT_CRISIS_TEXT,
     AccessSettings,
     AgentSettings,
     APISettings,
+    CareSettings,
     ConfigError,
     ControlSettings,
     DatabaseSettings,
@@ -29,9 +31,11 @@ from familiars.config._settings import (
 __all__ = [
     "ABLATE_ENV",
     "DEFAULT_CONFIG_PATH",
+    "DEFAULT_CRISIS_TEXT",
     "APISettings",
     "AccessSettings",
     "AgentSettings",
+    "CareSettings",
     "ConfigError",
     "ControlSettings",
     "DatabaseSettings",

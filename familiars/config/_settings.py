@@ -339,6 +339,11 @@ class CareSettings(BaseModel):
     #: ``{helplines}`` becomes the crisis lines of the person's country (``country``, else
     #: read from their time zone), or a list from several countries when it is not known.
     crisis_text: str = DEFAULT_CRISIS_TEXT
+    #: The second and later crisis replies of a conversation, in turn (``{helplines}`` as
+    #: above). Empty: with ``crisis_text`` as shipped, short replies in English about what
+    #: was said; with ``crisis_text`` changed, that text again (the owner's words, in the
+    #: owner's language, rather than English ones the owner did not write).
+    crisis_follow_up_texts: list[str] = Field(default_factory=list)
     #: ISO 3166 code (``NO``, ``GB``...) whose crisis lines are named; empty: from the
     #: person's time zone.
     country: str = ""

@@ -18,8 +18,10 @@ def test_the_care_set_finds_giving_up_and_leaves_the_look_alikes(real_embedder: 
     assert understanding is not None
     rows = {r["check"]: r for r in care_report(understanding)}
     dev, held = rows["rule + meaning (dev)"], rows["rule + meaning (held)"]
-    assert dev["harm_found"] == "38/38"  # s34 added 16 dev rows of each kind, s35 4 + 6
-    assert dev["false_alarms"] == "0/40"  # s35: the knee's 5 of 6 new look-alikes before
+    # s34 added 16 dev rows of each kind, s35 4 + 6; s38 10 of harm, 24 without (18 low)
+    assert dev["harm_found"] == "48/48"
+    assert dev["false_alarms"] == "0/64"  # s38: 3 of the new ones by meaning before
+    assert dev["low_mood_met_warmly"] == "18/18"  # s38: 0 of 18 before
     found = int(held["harm_found"].split("/")[0])
     alarms = int(held["false_alarms"].split("/")[0])
     assert found >= 23  # before s33: 17 of 24; s33: 22

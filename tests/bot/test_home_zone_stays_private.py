@@ -133,7 +133,7 @@ async def test_the_scheduler_keeps_each_persons_zone_until_their_records_change(
 )
 def test_a_zone_city_counts_only_in_the_country_the_home_names(home: str, zone: str | None) -> None:
     found = home_zone([f"The user lives in {home}."])
-    assert (found.zone if found is not None else None) == zone, found
+    assert ((found.zone if found is not None else None) or None) == zone, found
 
 
 async def test_commands_in_a_group_show_no_zone_from_a_private_home(

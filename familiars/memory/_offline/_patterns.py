@@ -498,8 +498,19 @@ _WHEN_TAIL = re.compile(
 )
 
 
+#: The region or country after a town, ending the clause: "Melbourne, Florida", "Leeds, UK",
+#: "Manchester, New Hampshire" (kept: the town alone may be another country's).
+_TOWN_REGION = re.compile(
+    r"^(?P<town>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,2}),\s+(?P<region>(?-i:[A-Z][\w.'-]*)"
+    r"(?:\s+(?-i:[A-Z][\w.'-]*)){0,2})\s*[.!]*$"
+)
+
+
 def _clean_place(text: str) -> str | None:
+    region = _TOWN_REGION.match(text.strip())
     text = _OBJECT_CUT.split(text, maxsplit=1)[0].strip(" .!?")
+    if region is not None and text == region["town"]:
+        text = f"{region['town']}, {region['region']}"
     text = re.split(r"\s+not\s+", text, maxsplit=1, flags=re.I)[0]  # "Leeds not Leicester"
     text = re.sub(r"\s+(?:now|these days|at the moment|currently)$", "", text, flags=re.I)
     text = _WHEN_TAIL.sub("", text)

@@ -346,9 +346,14 @@ _ORDINAL_WORD = (
     + "|".join(sorted(_ORDINALS, key=len, reverse=True))
     + ")"
 )
-#: After an ordinal in words, what makes it a date: "of March", a time, the end of a clause
-#: ("the second reminder" and "on the first day" are no dates).
-_DATE_FOLLOWS = rf"(?=\s+of\s+{_MONTH}\b|\s+(?:at|by|in|around|from|and|to)\b|\s*[,.!?;]|\s*$)"
+#: After an ordinal in words, what makes it a date: "of March", a time ("at 9", "in the
+#: morning"), another date ("to the fifth"), the end of a clause ("the second reminder", "on
+#: the first day" and "thank the first to arrive" are no dates: the task keeps its words).
+_DATE_FOLLOWS = (
+    rf"(?=\s+of\s+{_MONTH}\b|\s+(?:at|by|around|from|till|until)\s+(?:\d|noon|midday|midnight)"
+    r"|\s+in\s+the\s+(?:morning|afternoon|evening|night)\b"
+    rf"|\s+(?:and|to|or)\s+(?:the\s+)?(?:\d|{_ORDINAL_WORD}\b)|\s*[,.!?;]|\s*$)"
+)
 
 
 def _ordinal_number(word: str) -> str:
