@@ -53,6 +53,11 @@ def test_a_record_that_says_it_answers(question: str, wanted: str, understanding
     assert [r.id for r in answer_records(question, RECORDS, understanding)][:1] == [wanted]
 
 
+def test_one_value_slot_answers_by_its_value(understanding: Any) -> None:
+    records = [*RECORDS, _rec("m4", "The user works as a nurse.", "profile", "job")]
+    assert [r.id for r in answer_records("am I a doctor?", records, understanding)] == ["m4"]
+
+
 def test_a_kind_of_record_is_no_thing() -> None:
     assert asked_thing("Do I have a pet?") is None
     assert asked_thing("Have I got any kids?") is None

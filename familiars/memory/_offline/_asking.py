@@ -34,6 +34,9 @@ SLOT_TAGS = {
     "allergy": ("allergy", "diet"),
     "birthday": ("birthday",),
 }
+#: Slots that hold one value at a time: "am I a doctor?" is answered by the job kept ("you
+#: work as a nurse"), where "do I have diabetes?" is not answered by another condition.
+ONE_VALUE = frozenset({"name", "job", "workplace", "home", "birthday"})
 MIN_PROBABILITY = 0.5
 #: Records within this much of the best one's similarity are said too (up to MAX_LINES).
 MARGIN = 0.08
@@ -189,7 +192,8 @@ def answer_records(
         mine = [r for r in mine if fits_whose(question, r.content, own)]  # F8: not another's
     if not mine and asked in _NEAR_SLOT:  # "what's my job?" with only an employer kept
         mine = [r for r in live if any(t in r.tags for t in SLOT_TAGS[_NEAR_SLOT[asked]])]
-    if (thing := asked_thing(question)) is not None:  # "do I have diabetes?": say it or not
+    thing = asked_thing(question) if asked not in ONE_VALUE else None
+    if thing is not None:  # "do I have diabetes?": a record that says it, or none
         mine = [r for r in mine if says_thing(r.content, thing)]
     if not mine:
         return []
