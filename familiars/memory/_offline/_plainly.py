@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import re
 
+from familiars.memory._offline._lists import listed
+from familiars.memory._offline._others_said import reported_cut, run_on_cut
+
 #: Texting spellings, each a whole word in lower case, and the word they stand for.
 _SPELLED = {
     "wrk": "work",
@@ -93,6 +96,12 @@ _IDIOMS = (
     # "I do so enjoy a good game of chess": the emphatic "do" and what one enjoys
     (re.compile(r"\bI\s+do\s+(?:so\s+|really\s+|very\s+much\s+)?(?=enjoy|love|like)", re.I), "I "),
 )
+
+
+def as_said(text: str) -> str:
+    """``text`` as the rules read it: lists as sentences (:mod:`._lists`), others' words
+    left out and run-ons cut (:mod:`._others_said`), then said plainly."""
+    return plainly(run_on_cut(reported_cut(listed(text))))
 
 
 def plainly(text: str) -> str:

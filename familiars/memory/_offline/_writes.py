@@ -48,8 +48,6 @@ from familiars.memory._offline._objects import _GENERIC_HEADS, MEANING_KINDS, Fa
 from familiars.memory._offline._others_said import (
     hedge_cut,
     owned_by_meaning,
-    reported_cut,
-    run_on_cut,
 )
 from familiars.memory._offline._past import match_seen
 from familiars.memory._offline._patterns import (
@@ -63,7 +61,7 @@ from familiars.memory._offline._patterns import (
     note_body,
 )
 from familiars.memory._offline._people import people_facts
-from familiars.memory._offline._plainly import plainly
+from familiars.memory._offline._plainly import as_said
 from familiars.memory._offline._plans import match_plan
 from familiars.memory._offline._presumed import presumed
 from familiars.memory._offline._relatives import (
@@ -248,7 +246,7 @@ def facts_in(
     found: dict[tuple[str, str, str], Fact] = {}
     meaning = not sarcastic(text)
     own = True  # the message's first clause, said alone, is the user's
-    said_text = plainly(run_on_cut(reported_cut(_without_long_words(text, max_chars))))
+    said_text = as_said(_without_long_words(text, max_chars))
     said_text = pronoun_named(pronouns_joined(everyday(unemphasised(asides_said(said_text)))))
     for sentence, group in _sentence_clauses(said_text):
         said_here: list[Fact] = []
