@@ -52,8 +52,7 @@ def reported_cut(text: str) -> str:
 
 #: A word that ends a saying, then a new "I" with its verb: a sentence break not typed.
 _RUN_ON = re.compile(
-    r"\b(?P<end>anymore|now|today|tonight|yesterday|lately|recently|again|too|there|here|"
-    r"though|tho|ago|anyway|lol|haha|week|month|year|weekend)\s+(?=(?-i:I)(?:'m|'ve|\s+am\b|"
+    r"\b(?P<end>anymore|lately|again|too|there|though|tho|anyway|lol|haha)\s+(?=(?-i:I)(?:'m|'ve|\s+am\b|"
     r"\s+have\b|\s+was\b|\s+work\b|\s+live\b|\s+love\b|\s+like\b|\s+hate\b))",
     re.I,
 )
@@ -106,7 +105,7 @@ def owned_by_meaning(clause: str, facts: list[Fact], before: str = "") -> list[F
     goes on with), and no profile or liking of the speaker's when a relative or a pronoun
     is."""
     said = clause.strip()
-    facts = [f for f in facts if not _BAD_VALUE.search(f.content)]
+    facts = [_value_mended(f) for f in facts]
     if _OUTSIDER.match(said) or (_GOES_ON.match(said) and _OUTSIDER.match(before.strip())):
         return []
     if _PRONOUN.match(said) or _OUR_NAMED.match(said) or _KIN_SUBJECT.match(said):
@@ -115,4 +114,10 @@ def owned_by_meaning(clause: str, facts: list[Fact], before: str = "") -> list[F
 
 
 #: A value that starts with a preposition: "The user works at in Hospital."
-_BAD_VALUE = re.compile(r"^The user (?:works at|lives in|works as an?) (?i:in|at|on|for|to)\b")
+_DOUBLED = re.compile(r"^The user (?P<v>works at|lives in) (?i:in|at|on)\s+")
+
+
+def _value_mended(fact: Fact) -> Fact:
+    """``fact`` without a preposition said twice ("works at at Google's London campus")."""
+    content = _DOUBLED.sub(lambda m: f"The user {m.group('v')} ", fact.content)
+    return fact if content == fact.content else Fact(**{**fact.__dict__, "content": content})

@@ -49,6 +49,14 @@ _OPENER = re.compile(
 )
 _IDIOMS = (
     # "I'm gluten intolerant so ...", "I cannot tolerate shellfish": an intolerance
+    # "am a retired headteacher": the "I" a texter leaves out
+    (
+        re.compile(
+            r"(?:^|(?<=[.!?]\s)|(?<=\n))(?-i:[Aa]m)\s+(?=(?:a|an|now|retired|semi-retired|"
+            r"currently|still|from|based|living|working)\b)"
+        ),
+        "I am ",
+    ),
     # "im 16 n i wrk": "n" for "and", also before a capital
     (re.compile(r"(?<=\w)\s+(?-i:n)\s+(?=\w)"), " and "),
     # "shellfish of any description", "coffee at all": said for weight, no part of the thing

@@ -40,6 +40,7 @@ from familiars.memory._offline._each_said import with_address
 from familiars.memory._offline._everyday import everyday, joke_writes, match_hometown, match_worry
 from familiars.memory._offline._health import match_conditions, match_medication
 from familiars.memory._offline._kept import Kept, contents_of, live_of
+from familiars.memory._offline._kin_fixes import kin_correction_writes
 from familiars.memory._offline._late import late_takes_place, match_late
 from familiars.memory._offline._meaning import Understanding, by_meaning
 from familiars.memory._offline._misread import ended_writes, misread
@@ -519,6 +520,7 @@ def offline_writes(
     output.writes = not_quite_writes(text, output.writes, existing)  # "retraining as a plumber"
     if existing:  # "actually it's amoxicillin I'm allergic to, not penicillin": any value
         output.writes = value_correction_writes(text, output.writes, existing, now=now)
+        output.writes = kin_correction_writes(text, output.writes, existing)  # "Jess is a ..."
         output.writes = aged_writes(text, output.writes, existing)  # "Rosie turned 8"
         output.writes = scratched_writes(text, output.writes, existing, now=now)
         output.writes = restated_writes(text, output.writes, existing, now=now)
