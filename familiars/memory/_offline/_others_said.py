@@ -52,7 +52,7 @@ def reported_cut(text: str) -> str:
 
 #: A word that ends a saying, then a new "I" with its verb: a sentence break not typed.
 _RUN_ON = re.compile(
-    r"\b(?P<end>anymore|lately|again|too|there|though|tho|anyway|lol|haha)\s+(?=(?-i:I)(?:'m|'ve|\s+am\b|"
+    r"(?<=\w\s)(?P<end>anymore|lately|again|too|there|lol|haha)\s+(?=(?-i:I)(?:'m|'ve|\s+am\b|"
     r"\s+have\b|\s+was\b|\s+work\b|\s+live\b|\s+love\b|\s+like\b|\s+hate\b))",
     re.I,
 )

@@ -69,7 +69,7 @@ _IDIOMS = (
         re.compile(
             r"\b(?:(?:I'm|I\s+am|im)\s+)?not\s+(?:really\s+|much\s+of\s+|that\s+much\s+of\s+|"
             r"a\s+big\s+|the\s+biggest\s+|a\s+huge\s+|exactly\s+a\s+)?(?:an?\s+)?"
-            r"(?P<x>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?:person|fan|drinker|eater)\b",
+            r"(?P<x>(?!an?\s|the\s)[a-z][\w-]*(?:\s+[a-z][\w-]*)?)\s+(?:person|drinker|eater)\b",
             re.I,
         ),
         r"I don't like \g<x>",
