@@ -106,6 +106,27 @@ _IDIOMS = (
 )
 
 
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+         "eighty": 80, "ninety": 90}  # fmt: skip
+_UNITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+          "eight": 8, "nine": 9}  # fmt: skip
+#: "seventy-eight", "forty": a number from twenty up said in words, as a formal writer does.
+_NUMBER_WORDS = re.compile(
+    rf"\b(?P<t>{'|'.join(_TENS)})(?:[- ](?P<u>{'|'.join(_UNITS)}))?\b",
+    re.I,
+)
+#: "I am seventy-eight years of age": an age said formally.
+_OF_AGE = re.compile(r"\b(?P<n>\d{1,3})\s+years\s+of\s+age\b", re.I)
+
+
+def _in_figures(text: str) -> str:
+    def figures(m: re.Match[str]) -> str:
+        unit = _UNITS[m.group("u").lower()] if m.group("u") else 0
+        return str(_TENS[m.group("t").lower()] + unit)
+
+    return _OF_AGE.sub(lambda m: f"{m.group('n')} years old", _NUMBER_WORDS.sub(figures, text))
+
+
 def as_said(text: str) -> str:
     """``text`` as the rules read it: lists as sentences (:mod:`._lists`), others' words
     left out and run-ons cut (:mod:`._others_said`), then said plainly."""
@@ -116,7 +137,7 @@ def plainly(text: str) -> str:
     """``text`` with its texting spellings and liking idioms said plainly."""
     text = _SPELLING.sub(lambda m: _SPELLED[m.group(0)], text)
     text = _NAMES_IS.sub(lambda m: f"{m.group('p')} name's ", text)
-    text = _OPENER.sub("", text)
+    text = _OPENER.sub("", _in_figures(text))
     for pattern, said in _IDIOMS:
         text = pattern.sub(said, text)
     return text
