@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from familiars.memory._offline._objects import FAMILY, Fact
+from familiars.memory._offline._objects import FAMILY, Fact, _words
 
 #: A reporting verb and the quote it opens; the quote runs to a closing mark that is no
 #: apostrophe inside a word ("I'm"), or to the end of the sentence.
@@ -58,16 +58,41 @@ _RUN_ON = re.compile(
 )
 
 
+#: In a long message typed with no mark at all (dictated), any "I" with its verb after a
+#: word that does not lead into it starts a new saying.
+_DICTATED_I = re.compile(
+    r"(?<=\w)\s+(?=(?-i:I)(?:'m|'ve|\s+(?:am|have|was|work|live|love|like|hate|had|got)\b))"
+    # "the only food I like is pasta": a clause that is the subject of what follows
+    r"(?!I\s+\w+\s+(?:is|are|was|were)\b)"
+)
+_LEADS_IN = frozenset(
+    _words(
+        "and but so then because cause cos coz that when if as since while where what which",
+        "who how than or before after until till though although think know guess hope said",
+        "mean reckon suppose wish feel thought knew bet sure why whether me",
+    )
+)
+_MIN_DICTATED_WORDS = 12
+
+
 def run_on_cut(text: str) -> str:
     """``text`` with a sentence break where a dictated run-on starts a new saying."""
-    return _RUN_ON.sub(lambda m: f"{m.group('end')}. ", text)
+    text = _RUN_ON.sub(lambda m: f"{m.group('end')}. ", text)
+    if re.search(r"[,.;:!?]", text) or len(text.split()) < _MIN_DICTATED_WORDS:
+        return text
+
+    def cut(m: re.Match[str]) -> str:
+        before = text[: m.start()].split()[-1].lower()
+        return m.group(0) if before in _LEADS_IN else ". "
+
+    return _DICTATED_I.sub(cut, text)
 
 
 #: Said after a value, telling nothing of it: "a dental nurse really", "a plumber mostly".
 _HEDGE = re.compile(
     r"(?:[\s,]+(?-i:really|basically|mostly|mainly|essentially|technically|i\s+guess|"
     r"I\s+guess|i\s+suppose|I\s+suppose|i\s+think|I\s+think|more\s+or\s+less|sort\s+of|"
-    r"kind\s+of))+[.!]*$"
+    r"kind\s+of|there))+[.!]*$"
 )
 
 
