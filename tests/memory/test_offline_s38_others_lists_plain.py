@@ -63,6 +63,11 @@ def test_a_relatives_pronoun_clause_gives_the_speaker_no_job(
         ("gave up meat ages ago lol I'm vegan now", "vegan"),
         ("I'm more of a tea person", "The user likes tea."),
         ("not really a cat person", "cat"),
+        (
+            "we had a lovely long walk by the river with the kids and the dog I'm a childminder",
+            "The user works as a childminder.",
+        ),
+        ("I am sixty-five years of age", "The user is 65 years old."),
     ],
 )
 def test_plain_and_texted_wordings(text: str, wanted: str, understanding: Understanding) -> None:
