@@ -110,9 +110,11 @@ _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "sev
          "eighty": 80, "ninety": 90}  # fmt: skip
 _UNITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
           "eight": 8, "nine": 9}  # fmt: skip
-#: "seventy-eight", "forty": a number from twenty up said in words, as a formal writer does.
+#: "I am seventy-eight", "aged forty": an age from twenty up said in words, as a formal
+#: writer says it (other numbers in words stay as said: "after forty years as a driver").
 _NUMBER_WORDS = re.compile(
-    rf"\b(?P<t>{'|'.join(_TENS)})(?:[- ](?P<u>{'|'.join(_UNITS)}))?\b",
+    rf"\b(?P<pre>(?:I'm|I\s+am|aged)\s+)(?P<t>{'|'.join(_TENS)})"
+    rf"(?:[- ](?P<u>{'|'.join(_UNITS)}))?\b",
     re.I,
 )
 #: "I am seventy-eight years of age": an age said formally.
@@ -122,7 +124,7 @@ _OF_AGE = re.compile(r"\b(?P<n>\d{1,3})\s+years\s+of\s+age\b", re.I)
 def _in_figures(text: str) -> str:
     def figures(m: re.Match[str]) -> str:
         unit = _UNITS[m.group("u").lower()] if m.group("u") else 0
-        return str(_TENS[m.group("t").lower()] + unit)
+        return m.group("pre") + str(_TENS[m.group("t").lower()] + unit)
 
     return _OF_AGE.sub(lambda m: f"{m.group('n')} years old", _NUMBER_WORDS.sub(figures, text))
 
