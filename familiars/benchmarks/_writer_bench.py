@@ -104,6 +104,15 @@ S37_DATA = Path(__file__).parent / "data" / "writer_s37.jsonl"
 #: Its out-of-sample check (s37b): 46 new wordings written after the first s37 rules and
 #: before the rest, to see whether they carry over. Not tuned on.
 S37B_DATA = Path(__file__).parent / "data" / "writer_s37b.jsonl"
+#: A thirteenth dev batch (s38), written before the rules it measured: older people writing
+#: formally and at length, teenage texting ("wrk", "alergic", "gf", "ngl"), non-native English,
+#: dictated run-ons without punctuation, lists and bullets, stories whose facts are incidental;
+#: and, for about half, messages that keep nothing or only part (others' facts, hypotheticals,
+#: jokes, questions, quotes, plans that are no fact). Tuned on.
+S38_DATA = Path(__file__).parent / "data" / "writer_s38.jsonl"
+#: Its out-of-sample check (s38b): written with s38, set aside and not looked at while the
+#: rules were changed. Not tuned on.
+S38B_DATA = Path(__file__).parent / "data" / "writer_s38b.jsonl"
 #: Monday 30 November 2026, 14:00 in Berlin: dates in the set are read against this.
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
 TIMEZONE = "Europe/Berlin"
@@ -415,6 +424,8 @@ def side_by_side(
         "dev (s36c)": load_messages(S36C_DATA, "dev") if S36C_DATA.is_file() else [],
         "dev (s37)": load_messages(S37_DATA, "dev") if S37_DATA.is_file() else [],
         "dev (s37b)": load_messages(S37B_DATA, "dev") if S37B_DATA.is_file() else [],
+        "dev (s38)": load_messages(S38_DATA, "dev") if S38_DATA.is_file() else [],
+        "dev (s38b)": load_messages(S38B_DATA, "dev") if S38B_DATA.is_file() else [],
         "held (old)": load_messages(dev_path, "held"),
         "fresh held": fresh,
         "originals": [m for m in fresh if m.id in originals],

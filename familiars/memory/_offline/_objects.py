@@ -66,7 +66,7 @@ _NOT_NAMES = frozenset(
         "later back when if tomorrow tonight today maybe please now sometime soon again "
         "anytime anything not a an the that this it crazy whatever what you me sir madam "
         "ok okay there here first then up out after before once any and or but so "
-        "because lol haha"
+        "because lol haha on in at for to from with by of about into onto under near"
     )
 )
 _BAD_OBJECT_START = frozenset(

@@ -40,11 +40,16 @@ from familiars.memory._offline._each_said import with_address
 from familiars.memory._offline._everyday import everyday, joke_writes, match_hometown, match_worry
 from familiars.memory._offline._health import match_conditions, match_medication
 from familiars.memory._offline._kept import Kept, contents_of, live_of
+from familiars.memory._offline._kin_fixes import kin_correction_writes
 from familiars.memory._offline._late import late_takes_place, match_late
 from familiars.memory._offline._meaning import Understanding, by_meaning
 from familiars.memory._offline._misread import ended_writes, misread
 from familiars.memory._offline._not_quite import not_quite_writes
 from familiars.memory._offline._objects import _GENERIC_HEADS, MEANING_KINDS, Fact, _fact_key
+from familiars.memory._offline._others_said import (
+    hedge_cut,
+    owned_by_meaning,
+)
 from familiars.memory._offline._past import match_seen
 from familiars.memory._offline._patterns import (
     _MY_THING_IS,
@@ -57,6 +62,7 @@ from familiars.memory._offline._patterns import (
     note_body,
 )
 from familiars.memory._offline._people import people_facts
+from familiars.memory._offline._plainly import as_said
 from familiars.memory._offline._plans import match_plan
 from familiars.memory._offline._presumed import presumed
 from familiars.memory._offline._relatives import (
@@ -241,7 +247,7 @@ def facts_in(
     found: dict[tuple[str, str, str], Fact] = {}
     meaning = not sarcastic(text)
     own = True  # the message's first clause, said alone, is the user's
-    said_text = _without_long_words(text, max_chars)
+    said_text = as_said(_without_long_words(text, max_chars))
     said_text = pronoun_named(pronouns_joined(everyday(unemphasised(asides_said(said_text)))))
     for sentence, group in _sentence_clauses(said_text):
         said_here: list[Fact] = []
@@ -262,7 +268,7 @@ def facts_in(
                 continue
             body = note_body(clause)
             noting = noting or body is not None
-            said = body or clause
+            said = hedge_cut(body or clause)  # "I'm a dental nurse really"
             facts = _clause_facts(
                 said, now=now, tz=tz, grace_s=reminder_grace_s, dialogue_id=dialogue_id,
                 meaning=meaning and not body,
@@ -270,7 +276,7 @@ def facts_in(
             if body:  # "remember that I have a dentist appointment tomorrow" is a note
                 facts = [f for f in facts if "plan" not in f.tags]
             elif understanding is not None and all(_is_meaning(f) for f in facts):
-                facts = by_meaning(said, understanding) or facts
+                facts = _owned_by_meaning(said, said_clause, group, understanding) or facts
             if not facts and (body or (noting and _MY_THING_IS.match(said))):
                 note = match_note(said, now=now, tz=tz)
                 facts = [note] if note is not None else []
@@ -284,6 +290,17 @@ def facts_in(
             found.pop((fact.scope, fact.category, fact.key), None)
             found[(fact.scope, fact.category, fact.key)] = fact
     return one_record_per_someone(list(found.values()))
+
+
+def _owned_by_meaning(
+    said: str, said_clause: str, group: list[str], understanding: Understanding
+) -> list[Fact]:
+    """What understanding by meaning reads in ``said``, less what is someone else's, also by
+    the clause it goes on with ("my colleague Sandra has three cats and a husband called
+    Keith")."""
+    at = group.index(said_clause) if said_clause in group else 0
+    before = group[at - 1] if at else ""
+    return owned_by_meaning(said, by_meaning(said, understanding), before=before)
 
 
 def _pinned(fact: Fact, now: datetime, tz: ZoneInfo, said: str) -> Fact:
@@ -503,6 +520,7 @@ def offline_writes(
     output.writes = not_quite_writes(text, output.writes, existing)  # "retraining as a plumber"
     if existing:  # "actually it's amoxicillin I'm allergic to, not penicillin": any value
         output.writes = value_correction_writes(text, output.writes, existing, now=now)
+        output.writes = kin_correction_writes(text, output.writes, existing)  # "Jess is a ..."
         output.writes = aged_writes(text, output.writes, existing)  # "Rosie turned 8"
         output.writes = scratched_writes(text, output.writes, existing, now=now)
         output.writes = restated_writes(text, output.writes, existing, now=now)
