@@ -273,7 +273,12 @@ class DialogueManager:
         finally:
             # No delta follows a kept reply: its turn is handed over whatever ends this.
             if (handed := self._handing.pop(turn.key, None)) is not None:
-                self.services.afters.start(turn.key, self._after_reply(handed, lock.pop_all()))
+                self.services.afters.start(
+                    turn.key,
+                    self._after_reply(handed),
+                    held=lock.pop_all(),
+                    unstarted=lambda: stages.release_cut_off(handed, self.services),
+                )
             await lock.aclose()
 
     async def _locked(self, turn: Turn) -> AsyncGenerator[str, None]:
@@ -455,29 +460,28 @@ class DialogueManager:
         writer from the turn (after() runs to its end), and is raised after it."""
         await _all_of(self._clear_ephemeral(turn.key), stages.after(turn, self.services))
 
-    async def _after_reply(self, turn: Turn, lock: contextlib.AsyncExitStack) -> None:
-        """after() once the reply is handed over, holding the dialogue's lock (its next
-        message waits for it; ``settle()`` and shutdown too, through ``AfterReplies``). A
-        failure is logged (the reply was delivered already) and handled as a turn cut off:
-        the message's held writer work is released as held. A full disk is said at the
-        start of the dialogue's next reply (:data:`DISK_FULL_AFTER`). The turn ends either
-        way: its ephemeral records go with the next turn."""
-        async with lock:
-            started = time.perf_counter()
-            try:
-                await self._after(turn)
-                turn.spent["after"] = (time.perf_counter() - started) * 1000
-            except BaseException as exc:
-                stages.release_cut_off(turn, self.services)
-                if not isinstance(exc, Exception):
-                    raise
-                if is_disk_full(exc):
-                    logger.warning("a turn could not be saved after its reply: %s", exc)
-                    self._full_after.add(turn.key)  # under the lock: the next turn sees it
-                else:
-                    logger.exception("saving a turn after its reply failed")
-            finally:
-                self._ended(turn)
+    async def _after_reply(self, turn: Turn) -> None:
+        """after() once the reply is handed over, its task holding the dialogue's lock (its
+        next message waits for it; ``settle()`` and shutdown too, through
+        ``AfterReplies``). A failure is logged (the reply was delivered already) and handled
+        as a turn cut off: the message's held writer work is released as held. A full disk
+        is said at the start of the dialogue's next reply (:data:`DISK_FULL_AFTER`). The
+        turn ends either way: its ephemeral records go with the next turn."""
+        started = time.perf_counter()
+        try:
+            await self._after(turn)
+            turn.spent["after"] = (time.perf_counter() - started) * 1000
+        except BaseException as exc:
+            stages.release_cut_off(turn, self.services)
+            if not isinstance(exc, Exception):
+                raise
+            if is_disk_full(exc):
+                logger.warning("a turn could not be saved after its reply: %s", exc)
+                self._full_after.add(turn.key)  # under the lock: the next turn sees it
+            else:
+                logger.exception("saving a turn after its reply failed")
+        finally:
+            self._ended(turn)
 
     def _ended(self, turn: Turn) -> None:
         self._turn_started[turn.key] = turn.now.isoformat(timespec="seconds")

@@ -8,6 +8,7 @@ what ran and in which order; none of them times anything."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import logging
 import os
@@ -288,3 +289,25 @@ async def test_a_full_disk_after_the_reply_is_said_first_in_the_next_reply(
     assert DISK_FULL_AFTER not in elsewhere
     assert second.startswith(DISK_FULL_AFTER)
     assert DISK_FULL_AFTER not in third
+
+
+async def test_a_task_cancelled_before_its_first_step_lets_go_of_the_lock() -> None:
+    """A shutdown cut short may cancel an after-reply task before it ran a step: its body
+    never runs, but the dialogue's lock handed to it is let go all the same, and what the
+    body would have done on a failure is done (review s38 F8)."""
+    afters = AfterReplies()
+    lock = asyncio.Lock()
+    held = contextlib.AsyncExitStack()
+    await held.enter_async_context(lock)
+    ran: list[str] = []
+
+    async def work() -> None:
+        ran.append("body")
+
+    afters.start(("agent_0", "a"), work(), held=held, unstarted=lambda: ran.append("unstarted"))
+    (task,) = afters._running.values()
+    task.cancel()  # before its first step
+    await _turns(3)
+    assert task.cancelled() and not afters.running(("agent_0", "a"))
+    assert not lock.locked()
+    assert ran == ["unstarted"]
