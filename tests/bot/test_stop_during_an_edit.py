@@ -38,6 +38,9 @@ async def test_a_stop_during_an_edit_keeps_what_was_shown(workspace: Path) -> No
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
+        # Kept, durable, by the time the adapter's close returned (the lock was let go
+        # after it), not later, in the loop's finalizer of the turn's inner generators.
+        assert list(workspace.glob("agents/*/*/pending_reply.json"))
         # The next message: it waits for the lock, which the stopped turn let go only
         # after keeping what was shown.
         async for _ in app.dialogues.respond(message("and what else?")):
