@@ -12,7 +12,8 @@ forgetter's settle awaits (the tasks running when it asks), :meth:`AfterReplies.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+import contextlib
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 
@@ -21,12 +22,48 @@ class AfterReplies:
 
     def __init__(self) -> None:
         self._running: dict[tuple[str, str], asyncio.Task[None]] = {}
+        #: Locks let go for tasks cancelled before their first step (kept till done).
+        self._letting_go: set[asyncio.Task[None]] = set()
 
-    def start(self, key: tuple[str, str], work: Coroutine[Any, Any, None]) -> None:
-        """Run ``work`` (which logs its own failures) as dialogue ``key``'s after-reply task."""
-        task = asyncio.get_running_loop().create_task(work, name=f"after-reply {key[1]}")
+    def start(
+        self,
+        key: tuple[str, str],
+        work: Coroutine[Any, Any, None],
+        *,
+        held: contextlib.AsyncExitStack | None = None,
+        unstarted: Callable[[], None] | None = None,
+    ) -> None:
+        """Run ``work`` (which logs its own failures) as dialogue ``key``'s after-reply
+        task, holding ``held`` (the dialogue's lock, handed over) until it ends. A task
+        cancelled before its first step never runs its body: its lock is let go then all
+        the same (a shutdown cut short must not leave the dialogue locked), after
+        ``unstarted`` (what the body would have done on a failure)."""
+        lock = held or contextlib.AsyncExitStack()
+        entered = False
+
+        async def run() -> None:
+            nonlocal entered
+            entered = True
+            async with lock:
+                await work
+
+        task = asyncio.get_running_loop().create_task(run(), name=f"after-reply {key[1]}")
         self._running[key] = task
-        task.add_done_callback(lambda done: self._ended(key, done))
+
+        def ended(done: asyncio.Task[None]) -> None:
+            self._ended(key, done)
+            if not entered:  # cancelled before its first step
+                work.close()  # never awaited: no warning
+                if unstarted is not None:
+                    unstarted()
+                self._let_go(lock)
+
+        task.add_done_callback(ended)
+
+    def _let_go(self, lock: contextlib.AsyncExitStack) -> None:
+        releasing = asyncio.get_running_loop().create_task(lock.aclose())
+        self._letting_go.add(releasing)
+        releasing.add_done_callback(self._letting_go.discard)
 
     def _ended(self, key: tuple[str, str], task: asyncio.Task[None]) -> None:
         if self._running.get(key) is task:

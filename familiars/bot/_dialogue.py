@@ -22,7 +22,7 @@ import contextlib
 import logging
 import re
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -260,16 +260,28 @@ class DialogueManager:
         try:
             if turn.key in self._full_after:  # the last reply's after() found the disk full
                 self._full_after.discard(turn.key)
-                yield DISK_FULL_AFTER + "\n\n"
-            async for delta in self._locked(turn):
-                yield delta
+                verdict = await self.outbound.guard(  # in a group, the one group check
+                    turn.info, DISK_FULL_AFTER, public=[turn.text], what="notice"
+                )
+                yield verdict.text + "\n\n"
+            # Closed here, not by the loop's finalizer later: a stop while the adapter
+            # awaits a send or edit closes this generator, and the turn's cleanup (what was
+            # shown kept, its held work released) must end before the lock is let go.
+            async with contextlib.aclosing(self._locked(turn)) as deltas:
+                async for delta in deltas:
+                    yield delta
         finally:
             # No delta follows a kept reply: its turn is handed over whatever ends this.
             if (handed := self._handing.pop(turn.key, None)) is not None:
-                self.services.afters.start(turn.key, self._after_reply(handed, lock.pop_all()))
+                self.services.afters.start(
+                    turn.key,
+                    self._after_reply(handed),
+                    held=lock.pop_all(),
+                    unstarted=lambda: stages.release_cut_off(handed, self.services),
+                )
             await lock.aclose()
 
-    async def _locked(self, turn: Turn) -> AsyncIterator[str]:
+    async def _locked(self, turn: Turn) -> AsyncGenerator[str, None]:
         """The early answers, else (or after "scratch that") the turn, under the lock."""
         try:
             asked = await self._early_answer(turn)
@@ -292,8 +304,9 @@ class DialogueManager:
             # "scratch that, <what is true>", answered: what is true is a turn of its own.
             yield "\n\n"
             turn = replace(turn, text=instead, message=replace(turn.message, text=instead))
-        async for delta in _said_plainly_when_full(self._turn(turn)):
-            yield delta
+        async with contextlib.aclosing(_said_plainly_when_full(self._turn(turn))) as deltas:
+            async for delta in deltas:
+                yield delta
 
     async def _early_answer(self, turn: Turn) -> tuple[str, str] | None:
         """A reply before the message is a turn, and what gave it: a question a command
@@ -392,21 +405,24 @@ class DialogueManager:
 
     # ------------------------------------------------------------------ the turn
 
-    async def _turn(self, turn: Turn) -> AsyncIterator[str]:
+    async def _turn(self, turn: Turn) -> AsyncGenerator[str, None]:
         """The stages, in order (see :mod:`familiars.bot._stages`)."""
         s = self.services
         turn.mark("receive")
         try:
-            async for delta in self._answered(turn):
-                yield delta
+            async with contextlib.aclosing(self._answered(turn)) as deltas:
+                async for delta in deltas:
+                    yield delta
         except BaseException as exc:  # no reply (a failure, a stop): the message is recalled
-            stopped = isinstance(exc, asyncio.CancelledError)
+            # A stop is a cancel inside the turn (the terminal), or this generator closed
+            # while the adapter awaited a send or edit (Discord, Telegram: GeneratorExit).
+            stopped = isinstance(exc, asyncio.CancelledError | GeneratorExit)
             if not (stopped and await stages.keep_shown(turn, s)):  # what was shown is kept
                 s.log.embed_later(*turn.key)
             stages.release_cut_off(turn, s)  # and its facts are still written
             raise
 
-    async def _answered(self, turn: Turn) -> AsyncIterator[str]:
+    async def _answered(self, turn: Turn) -> AsyncGenerator[str, None]:
         """The stages from the message's node down to after()."""
         s = self.services
         # The person's records are read while the message is embedded and placed: neither
@@ -421,8 +437,9 @@ class DialogueManager:
         turn.mark("recall")
         await stages.compose(turn, s)
         turn.mark("compose")
-        async for delta in stages.send(turn, s, stages.answer(turn, s)):
-            yield delta
+        async with contextlib.aclosing(stages.send(turn, s, stages.answer(turn, s))) as deltas:
+            async for delta in deltas:
+                yield delta
         turn.mark("answer")  # and send: the reply is whole
         await stages.keep_reply(turn, s)  # durable before it is handed over
         turn.mark("keep_reply")
@@ -443,29 +460,28 @@ class DialogueManager:
         writer from the turn (after() runs to its end), and is raised after it."""
         await _all_of(self._clear_ephemeral(turn.key), stages.after(turn, self.services))
 
-    async def _after_reply(self, turn: Turn, lock: contextlib.AsyncExitStack) -> None:
-        """after() once the reply is handed over, holding the dialogue's lock (its next
-        message waits for it; ``settle()`` and shutdown too, through ``AfterReplies``). A
-        failure is logged (the reply was delivered already) and handled as a turn cut off:
-        the message's held writer work is released as held. A full disk is said at the
-        start of the dialogue's next reply (:data:`DISK_FULL_AFTER`). The turn ends either
-        way: its ephemeral records go with the next turn."""
-        async with lock:
-            started = time.perf_counter()
-            try:
-                await self._after(turn)
-                turn.spent["after"] = (time.perf_counter() - started) * 1000
-            except BaseException as exc:
-                stages.release_cut_off(turn, self.services)
-                if not isinstance(exc, Exception):
-                    raise
-                if is_disk_full(exc):
-                    logger.warning("a turn could not be saved after its reply: %s", exc)
-                    self._full_after.add(turn.key)  # under the lock: the next turn sees it
-                else:
-                    logger.exception("saving a turn after its reply failed")
-            finally:
-                self._ended(turn)
+    async def _after_reply(self, turn: Turn) -> None:
+        """after() once the reply is handed over, its task holding the dialogue's lock (its
+        next message waits for it; ``settle()`` and shutdown too, through
+        ``AfterReplies``). A failure is logged (the reply was delivered already) and handled
+        as a turn cut off: the message's held writer work is released as held. A full disk
+        is said at the start of the dialogue's next reply (:data:`DISK_FULL_AFTER`). The
+        turn ends either way: its ephemeral records go with the next turn."""
+        started = time.perf_counter()
+        try:
+            await self._after(turn)
+            turn.spent["after"] = (time.perf_counter() - started) * 1000
+        except BaseException as exc:
+            stages.release_cut_off(turn, self.services)
+            if not isinstance(exc, Exception):
+                raise
+            if is_disk_full(exc):
+                logger.warning("a turn could not be saved after its reply: %s", exc)
+                self._full_after.add(turn.key)  # under the lock: the next turn sees it
+            else:
+                logger.exception("saving a turn after its reply failed")
+        finally:
+            self._ended(turn)
 
     def _ended(self, turn: Turn) -> None:
         self._turn_started[turn.key] = turn.now.isoformat(timespec="seconds")
@@ -567,14 +583,17 @@ def too_long_note(left_out: int) -> str:
     )
 
 
-async def _said_plainly_when_full(turn: AsyncIterator[str]) -> AsyncIterator[str]:
+async def _said_plainly_when_full(
+    turn: AsyncGenerator[str, None],
+) -> AsyncGenerator[str, None]:
     """``turn``'s deltas; when a write of it finds the disk full, :data:`DISK_FULL_REPLY`
     instead of a traceback (after what was already said), and one line in the log."""
     said = False
     try:
-        async for delta in turn:
-            said = said or bool(delta)
-            yield delta
+        async with contextlib.aclosing(turn) as deltas:  # closed before this one ends
+            async for delta in deltas:
+                said = said or bool(delta)
+                yield delta
     except Exception as exc:
         if not is_disk_full(exc):
             raise

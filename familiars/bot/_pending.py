@@ -22,6 +22,7 @@ from familiars.bot._adapters.base import (
     CommandSpec,
     IncomingMessage,
     TurnHandler,
+    closing_reply,
 )
 
 LOADING_NOTICE = "(still loading my memory, one moment...)"
@@ -85,8 +86,9 @@ class PendingHandler:
     async def respond(self, message: IncomingMessage) -> AsyncIterator[str]:
         if self.notice is not None and not await self._ready_within(self.notice_after_s):
             yield f"{self.notice}\n"  # said now, while the wait goes on
-        async for delta in (await self._handler()).respond(message):
-            yield delta
+        async with closing_reply((await self._handler()).respond(message)) as deltas:
+            async for delta in deltas:  # closed with this one: its turn's cleanup first
+                yield delta
 
     async def command(self, invocation: CommandInvocation) -> CommandResponse:
         handler, waited = await self.handler()

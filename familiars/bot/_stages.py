@@ -37,7 +37,7 @@ import asyncio
 import hashlib
 import logging
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -437,7 +437,9 @@ async def _tool_reply(turn: Turn, s: TurnServices, model: ChatModel) -> str | No
 # ---------------------------------------------------------------------- 8. send
 
 
-async def send(turn: Turn, s: TurnServices, replies: AsyncIterator[str]) -> AsyncIterator[str]:
+async def send(
+    turn: Turn, s: TurnServices, replies: AsyncIterator[str]
+) -> AsyncGenerator[str, None]:
     """What the person reads, with the notes after it; sets ``turn.reply``. In a group the
     whole reply (tool answers and notes included) is checked before anyone reads a word of
     it, against the private notes of everyone the familiar knows in this chat. Nothing is
@@ -483,16 +485,22 @@ async def keep_reply(turn: Turn, s: TurnServices) -> None:
     uses = _note_reply(turn, s)
     if (writer_text := turn.plan.writer_text(turn.said)) is not None:  # issue 14
         turn.writer_context = await _turn_context(turn, s, writer_text)
+    await _defer_reply(turn, s, turn.reply, uses)
+
+
+async def _defer_reply(turn: Turn, s: TurnServices, text: str, uses: list[str]) -> None:
+    """The reply's A node, deferred and durable (a whole reply, or what was shown of it)."""
+    marks = turn.plan.reply_marks if turn.plan is not None else {}
     await s.log.defer_reply_node(
         turn.agent.id,
         turn.info.dialogue_id,
         parent=turn.q_id,
-        text=turn.reply,
+        text=text,
         timestamp=turn.now.timestamp() + max(0.001, time.perf_counter() - turn.started),
         origin="response",
         # Offline replies are not recalled as facts (issue 14); the records a reply
         # drew on are named, so forgetting one forgets the reply that repeated it.
-        metadata={**turn.plan.reply_marks, **({"uses": uses} if uses else {})},
+        metadata={**marks, **({"uses": uses} if uses else {})},
     )
 
 
@@ -566,22 +574,21 @@ def release_cut_off(turn: Turn, s: TurnServices) -> None:
 
 async def keep_shown(turn: Turn, s: TurnServices) -> bool:
     """A turn stopped while its reply was being sent (a Ctrl-C in the terminal, a stop of
-    the bot): what the person was shown of the reply becomes its A node, marked as cut off
-    as a model's broken stream is (:data:`CUT_OFF`), so the next turn knows what was said
-    (it was dropped: review s37). False when nothing was shown (a group is sent whole)."""
+    the bot, also while the adapter awaited a send or edit): what the person was shown of
+    the reply becomes its A node, marked once as cut off as a model's broken stream is
+    (:data:`CUT_OFF`), so the next turn knows what was said (it was dropped: review s37),
+    with the records it drew on as a whole reply's node has them (a forget of one takes
+    it). False when nothing was shown (a group is sent whole); True, and nothing more,
+    when the whole reply was kept already (a stop while a note after it was sent)."""
+    if "keep_reply" in turn.spent:
+        return True
     shown = turn.reply.rstrip()
     if not shown or turn.q_id < 0:
         return False
-    marks = turn.plan.reply_marks if turn.plan is not None else {}
-    await s.log.defer_reply_node(
-        turn.agent.id,
-        turn.info.dialogue_id,
-        parent=turn.q_id,
-        text=shown + CUT_OFF,
-        timestamp=turn.now.timestamp() + max(0.001, time.perf_counter() - turn.started),
-        origin="response",
-        metadata=dict(marks),
-    )
+    uses = _note_reply(turn, s)
+    if not shown.endswith(CUT_OFF.strip()):  # the model's own cut is marked already
+        shown += CUT_OFF
+    await _defer_reply(turn, s, shown, uses)
     return True
 
 

@@ -8,6 +8,7 @@ what ran and in which order; none of them times anything."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import logging
 import os
@@ -288,3 +289,49 @@ async def test_a_full_disk_after_the_reply_is_said_first_in_the_next_reply(
     assert DISK_FULL_AFTER not in elsewhere
     assert second.startswith(DISK_FULL_AFTER)
     assert DISK_FULL_AFTER not in third
+
+
+async def test_a_task_cancelled_before_its_first_step_lets_go_of_the_lock() -> None:
+    """A shutdown cut short may cancel an after-reply task before it ran a step: its body
+    never runs, but the dialogue's lock handed to it is let go all the same, and what the
+    body would have done on a failure is done (review s38 F8)."""
+    afters = AfterReplies()
+    lock = asyncio.Lock()
+    held = contextlib.AsyncExitStack()
+    await held.enter_async_context(lock)
+    ran: list[str] = []
+
+    async def work() -> None:
+        ran.append("body")
+
+    afters.start(("agent_0", "a"), work(), held=held, unstarted=lambda: ran.append("unstarted"))
+    (task,) = afters._running.values()
+    task.cancel()  # before its first step
+    await _turns(3)
+    assert task.cancelled() and not afters.running(("agent_0", "a"))
+    assert not lock.locked()
+    assert ran == ["unstarted"]
+
+
+async def test_in_a_group_the_full_disk_note_goes_through_the_group_check(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The note is said to whoever speaks next in a group: it passes the one group check
+    as every group text does (review s38 F8)."""
+    full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    _after_fails_on(monkeypatch, {"My name is Ann."}, full)
+    async with make_app(workspace, model=None) as app:
+        checked: list[str] = []
+        guard = app.dialogues.outbound.guard
+
+        async def spy(dialogue: Any, text: str, **options: Any) -> Any:
+            checked.append(text)
+            return await guard(dialogue, text, **options)
+
+        monkeypatch.setattr(app.dialogues.outbound, "guard", spy)
+        await reply_to(app, message("My name is Ann.", group=True))
+        await app.settle()
+        second = await reply_to(app, message("How are you?", group=True, user="u2", minutes=2))
+        await app.settle()
+    assert second.startswith(DISK_FULL_AFTER)
+    assert DISK_FULL_AFTER in checked

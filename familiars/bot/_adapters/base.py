@@ -12,6 +12,7 @@ so a new platform gets the access rules without code of its own.
 
 from __future__ import annotations
 
+import contextlib
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
@@ -184,6 +185,20 @@ class TurnHandler(Protocol):
     async def complete(self, invocation: CommandInvocation, partial: str) -> list[str]:
         """Autocomplete choices (memory ids, categories) for the argument being typed."""
         ...
+
+
+@contextlib.asynccontextmanager
+async def closing_reply(deltas: AsyncIterator[str]) -> AsyncIterator[AsyncIterator[str]]:
+    """``deltas`` (a handler's :meth:`TurnHandler.respond`) to iterate, closed when the
+    block ends, however it ends: a stop while the adapter awaits a send or edit closes the
+    handler's turn here and now (what was shown is kept, the dialogue's lock let go after
+    that), not later in the event loop's finalizer, after the next message started."""
+    try:
+        yield deltas
+    finally:
+        aclose = getattr(deltas, "aclose", None)
+        if aclose is not None:
+            await aclose()
 
 
 class WebhookReceiver(Protocol):

@@ -32,6 +32,7 @@ from familiars.bot._adapters.base import (
     IncomingMessage,
     PlatformAdapter,
     TurnHandler,
+    closing_reply,
     has_command_line,
     is_one_line,
 )
@@ -547,9 +548,10 @@ class ConsoleAdapter(PlatformAdapter):
             self._own(BOT)
         wrote = False
         try:
-            async for delta in self.handler.respond(msg):
-                self._say(delta)
-                wrote = True
+            async with closing_reply(self.handler.respond(msg)) as deltas:
+                async for delta in deltas:
+                    self._say(delta)
+                    wrote = True
         finally:
             if self._stopped is not None and self._stopped is asyncio.current_task():
                 self._say(STOPPED if self._after_blank else f" {STOPPED}")

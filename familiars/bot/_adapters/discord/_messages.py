@@ -10,7 +10,12 @@ import discord
 from discord.ext import commands
 
 from familiars.bot._access import AccessPolicy
-from familiars.bot._adapters.base import CommandInvocation, IncomingMessage, TurnHandler
+from familiars.bot._adapters.base import (
+    CommandInvocation,
+    IncomingMessage,
+    TurnHandler,
+    closing_reply,
+)
 from familiars.bot._adapters.discord._access import allows
 from familiars.bot._adapters.discord._convert import (
     PLATFORM,
@@ -133,9 +138,10 @@ class DiscordTurns(commands.Cog):
         async with typing(message.channel):
             delivering = True
             try:
-                async for delta in self._handler.respond(incoming):
-                    # After a failed send keep consuming, so the handler finishes its turn.
-                    delivering = delivering and await self._deliver_quietly(stream.feed(delta))
+                async with closing_reply(self._handler.respond(incoming)) as deltas:
+                    async for delta in deltas:
+                        # After a failed send keep consuming: the handler finishes its turn.
+                        delivering = delivering and await self._deliver_quietly(stream.feed(delta))
             except Exception:  # the person gets an apology; the cause goes to the log
                 logger.exception("answering message %s failed", incoming.message_id)
                 await self._deliver_quietly(stream.finish())

@@ -19,7 +19,12 @@ from dataclasses import dataclass
 from telegram import Message
 
 from familiars.bot._access import AccessPolicy
-from familiars.bot._adapters.base import Attachment, IncomingMessage, TurnHandler
+from familiars.bot._adapters.base import (
+    Attachment,
+    IncomingMessage,
+    TurnHandler,
+    closing_reply,
+)
 from familiars.bot._adapters.telegram._access import allows
 from familiars.bot._adapters.telegram._convert import (
     is_command,
@@ -180,8 +185,9 @@ class TelegramTurns:
 
     async def _stream_reply(self, incoming: IncomingMessage, receipt: Receipt | None) -> None:
         if receipt is not None and receipt.silent:  # answered by a worker that then died
-            async for _ in self._handler.respond(incoming):
-                pass
+            async with closing_reply(self._handler.respond(incoming)) as deltas:
+                async for _ in deltas:
+                    pass
             logger.info(
                 "Telegram: message %s answered before; its turn ran again, silent",
                 incoming.message_id,
@@ -189,9 +195,10 @@ class TelegramTurns:
             return
         stream = self._stream_for(incoming)
         broken: TelegramSendError | None = None
-        async for delta in self._handler.respond(incoming):
-            if broken is None:
-                broken = await _capture(stream.add(delta))
+        async with closing_reply(self._handler.respond(incoming)) as deltas:
+            async for delta in deltas:
+                if broken is None:
+                    broken = await _capture(stream.add(delta))
         if broken is None:
             broken = await _capture(stream.finish())
         if broken is None and stream.message_ids and receipt is not None:
