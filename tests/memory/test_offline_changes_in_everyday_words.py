@@ -102,6 +102,20 @@ def test_a_change_in_everyday_words_supersedes_the_old_record(
 
 
 @pytest.mark.parametrize(
+    ("text", "prior", "wanted"),
+    [
+        ("ok new gf, her name's Sofia. kayla is old news", KAYLA, "girlfriend is called Sofia"),
+        ("new boyfriend! his name is Marcus, Tom is history", TOM, "boyfriend is called Marcus"),
+    ],
+)
+def test_a_new_partner_said_with_new_is_kept(
+    text: str, prior: tuple[str, str, list[str]], wanted: str, understanding: Any
+) -> None:
+    said = _writes(text, prior, understanding)
+    assert any(wanted in w for w in said), said
+
+
+@pytest.mark.parametrize(
     ("text", "wanted", "unwanted"),
     [
         ("my fav food is pizza. actually nah, its sushi", "sushi", "pizza"),

@@ -178,7 +178,8 @@ def _record_of(
 
 def _as_said(clause: str) -> str | None:
     """ "im doing deliveries for doordash now" -> "The user is doing deliveries for doordash."."""
-    said = _NEW_TAIL.sub("", _NEW_LEAD.sub("", clause.strip(" .!,"))).strip()
+    said = re.split(r"\s*[,;]\s*|\s+-+\s+", clause.strip(" .!,"))[0]  # ", van from 4am"
+    said = _NEW_TAIL.sub("", _NEW_LEAD.sub("", said)).strip()
     said = re.sub(r"^im\b", "i'm", said, flags=re.I)
     if not re.match(r"^(?:i|i'm|i've|i\s+am)\b", said, re.I):
         return None
