@@ -71,7 +71,7 @@ def _writes(text: str, prior: tuple[str, str, list[str]] | None, u: Any) -> list
         ("Tom and I are done for good.", TOM, "no longer"),
         # a like or dislike taken back with "anymore"
         ("tbh i dont hate maths anymore, new teacher is kinda goated", MATHS, "no longer"),
-        ("honestly I don't like chess anymore", CHESS, "no longer"),
+        ("honestly I don't like chess anymore", CHESS, "chess. (was m_p0)"),
         # a way of working said over, with what replaced it
         ("so I'm not on nights anymore, I'm on earlies", NIGHTS, "earlies. (was m_p0)"),
         ("not working nights any more, im on days now", NIGHTS, "(was m_p0)"),

@@ -43,6 +43,7 @@ from familiars.memory._offline._kept import Kept, contents_of, live_of
 from familiars.memory._offline._late import late_takes_place, match_late
 from familiars.memory._offline._meaning import Understanding, by_meaning
 from familiars.memory._offline._misread import ended_writes, misread
+from familiars.memory._offline._no_more import no_more_writes
 from familiars.memory._offline._not_quite import not_quite_writes
 from familiars.memory._offline._objects import _GENERIC_HEADS, MEANING_KINDS, Fact, _fact_key
 from familiars.memory._offline._past import match_seen
@@ -478,7 +479,9 @@ def offline_writes(
     existing = Kept.of(existing)
     taken_back = joke_writes(text, existing)  # "the dragon was a joke", "... made up"
     if joking(text) or taken_back:  # "lol jk i have a pet dragon called smaug": no fact
-        return WriterOutput(writes=taken_back)
+        # "jk i quit already": the job is over whichever way the joke is read
+        ended = {w.entry.supersedes_id for w in taken_back if w.entry.supersedes_id}
+        return WriterOutput(writes=taken_back + no_more_writes(text, existing, ended))
     facts = facts_in(
         pronoun_named_before(text, existing, now),  # "I have a son" then "his name is kai"
         now=now,
@@ -512,6 +515,7 @@ def offline_writes(
     output.writes += ended_writes(text, existing, taken)
     if existing:  # "i quit starbucks, ...", "me and priya broke up": any record, by its value
         output.writes += dropped_writes(text, existing, output.writes, taken)
+        output.writes += no_more_writes(text, existing, taken)  # "not on nights anymore"
     output.writes += _closing_writes(text, existing)
     return output
 
