@@ -146,3 +146,15 @@ def test_what_ends_nothing_of_the_record_leaves_it(
 ) -> None:
     said = _writes(text, prior, understanding)
     assert not any("(was m_p0)" in w for w in said), said
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("my fav food is pizza, actually its so good", "pizza"),
+        ("my favourite colour is red. no wait it's the best colour", "red"),
+    ],
+)
+def test_praise_after_a_value_keeps_it(text: str, wanted: str, understanding: Any) -> None:
+    said = _writes(text, None, understanding)
+    assert any(wanted in w.lower() for w in said), said

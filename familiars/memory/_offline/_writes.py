@@ -69,6 +69,7 @@ from familiars.memory._offline._relatives import (
 )
 from familiars.memory._offline._replacing import replaced
 from familiars.memory._offline._restated import restated_writes
+from familiars.memory._offline._second_thoughts import second_thoughts
 from familiars.memory._offline._shifts import moved_to, shifted
 from familiars.memory._offline._spouses import one_spouse
 from familiars.memory._offline._states import joking, match_cause, match_meaning, sarcastic
@@ -504,6 +505,7 @@ def offline_writes(
     # "it's Tim not Tom" names no one Tim
     output.writes = correction_writes(text, output.writes, existing, now=now)
     output.writes = not_quite_writes(text, output.writes, existing)  # "retraining as a plumber"
+    output.writes = second_thoughts(text, output.writes)  # "... pizza. actually nah, its sushi"
     if existing:  # "actually it's amoxicillin I'm allergic to, not penicillin": any value
         output.writes = value_correction_writes(text, output.writes, existing, now=now)
         output.writes = aged_writes(text, output.writes, existing)  # "Rosie turned 8"
