@@ -13,7 +13,7 @@ from familiars.bot._turn_actions import TurnActions
 @pytest.mark.parametrize(
     "text",
     [
-        "I should tell you that Mr Darcy passed away this morning. The vet said it was his kidneys.",
+        "I should tell you that Mr Darcy passed away this morning. The vet said so.",
         "Biscuit passed away last night",
         "Nana Joan has passed away",
     ],
