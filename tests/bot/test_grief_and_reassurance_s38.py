@@ -1,12 +1,14 @@
 """s38 person-test: "Mr Darcy passed away this morning" got "I see. Tell me more?", and "Thank
 you. I am not going to do anything silly, I promise" after the crisis reply got "You're
-welcome!". A death said by a name, and a promise of safety, get a warm, careful word."""
+welcome!". A death said by a name, and a promise of safety, get a warm, careful word; and a
+dislike taken back ("i dont hate maths anymore") is not answered as still held."""
 
 from __future__ import annotations
 
 import pytest
 
 from familiars.bot._answers import action_lines, small_talk
+from familiars.bot._likes import likes_answer
 from familiars.bot._turn_actions import TurnActions
 
 
@@ -50,3 +52,9 @@ def test_a_pets_death_kept_is_met_with_its_whole_name() -> None:
         )
     )
     assert action_lines(actions)[0].startswith("I'm so sorry about Mr Darcy.")
+
+
+def test_a_dislike_taken_back_is_answered_as_over() -> None:
+    """ "tbh i dont hate maths anymore" then "do i like maths": not "You don't like maths."."""
+    kept = ["The user no longer dislikes maths."]
+    assert likes_answer("do i like maths", kept) == "You don't dislike maths any more."
