@@ -73,7 +73,11 @@ def _writes(text: str, prior: tuple[str, str, list[str]] | None, u: Any) -> list
         ("tbh i dont hate maths anymore, new teacher is kinda goated", MATHS, "no longer"),
         ("honestly I don't like chess anymore", CHESS, "chess. (was m_p0)"),
         # a way of working said over, with what replaced it
-        ("so I'm not on nights anymore, I'm on earlies", NIGHTS, "earlies. (was m_p0)"),
+        (
+            "so I'm not on nights anymore, I'm on earlies",
+            NIGHTS,
+            "on earlies now, no longer working nights. (was m_p0)",
+        ),
         ("not working nights any more, im on days now", NIGHTS, "(was m_p0)"),
         # a job left with no object named, or said without "I"
         ("jk i quit already its so boring", CINEMA, "(was m_p0)"),

@@ -14,8 +14,9 @@ import re
 from collections.abc import Sequence
 
 from familiars.memory._offline._dropped import _PARTNER, _new_content, _of_kind, _over, _words
+from familiars.memory._offline._kept import live_of
 from familiars.memory._offline._superseding import superseding
-from familiars.memory._records import MemoryRecord, is_live
+from familiars.memory._records import MemoryRecord
 from familiars.memory._writer._schema import WriteOp
 
 _LEAD = r"^(?:(?:tbh|honestly|so|but|and|well|ok|okay|actually|jk|lol|ngl|yeah)\W+)*"
@@ -74,11 +75,47 @@ def _no_longer(rec: MemoryRecord) -> str:
     return _over(rec, parted=bool(_PARTNER.match(rec.content.strip()))).rstrip(".") + "."
 
 
+#: Verbs of a record that are no doing to follow "no longer" ("liking chess").
+_NOT_DOINGS = frozenset(
+    [
+        "no",
+        "doesn't",
+        "does",
+        "has",
+        "can't",
+        "cannot",
+        "likes",
+        "loves",
+        "enjoys",
+        "hates",
+        "dislikes",
+        "prefers",
+    ]
+)
+
+
+def _was(rec: MemoryRecord) -> str | None:
+    """What ``rec`` said, to follow "no longer": "The user works nights." -> "working
+    nights", "The user is vegetarian." -> "vegetarian"; None when it is said otherwise."""
+    m = re.match(r"^The user (\w+) ([^.;]+)\.$", rec.content.strip())
+    if m is None or m.group(1) in _NOT_DOINGS:
+        return None
+    verb, rest = m.group(1), m.group(2)
+    if verb in ("is", "was"):
+        return rest
+    stem = re.sub(
+        r"(?<=[^aeiou])e$", "", re.sub(r"(?:es|s)$", "", verb) if verb.endswith("s") else verb
+    )
+    return f"{stem}ing {rest}" if verb.endswith("s") else None
+
+
 def no_more_writes(text: str, existing: Sequence[MemoryRecord], taken: set[str]) -> list[WriteOp]:
     """Updates retiring what ``text`` says is over by its slot (see the module docstring);
     ``taken``: records already retired this turn (grows)."""
-    own = [r for r in existing if r.scope == "user" and is_live(r) and not r.open_loop]
     parts = _parts(text)
+    if not any(p.search(part) for part in parts for p in (_BARE_QUIT, _SINGLE, _NOT_ANYMORE)):
+        return []  # most messages end nothing: the records are not read
+    own = [r for r in live_of(existing) if r.scope == "user" and not r.open_loop]
     out: list[WriteOp] = []
     for part in parts:
         rec = _ended(part, own, taken)
@@ -87,8 +124,10 @@ def no_more_writes(text: str, existing: Sequence[MemoryRecord], taken: set[str])
         taken.add(rec.id)
         others = [p for p in parts if p is not part]
         new = None if _PARTNER.match(rec.content.strip()) else _new_content(rec, "", others)
-        if new is not None:
-            out.append(superseding(rec, new[0], text, new[1]))
+        if new is not None:  # what it was is said too: "do I work nights?" finds it over
+            was = _was(rec)
+            said = f"{new[0].rstrip('.')} now, no longer {was}." if was else new[0]
+            out.append(superseding(rec, said, text, new[1]))
         else:
             tags = [*rec.tags, *([] if "ended" in rec.tags else ["ended"])]
             out.append(superseding(rec, _no_longer(rec), text, tags))
