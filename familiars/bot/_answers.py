@@ -489,7 +489,10 @@ def with_notice(reply: str) -> str:
 
 
 #: The name in a death the writer kept: "The user no longer has their cat Pickle (it died)."
-_DIED_NAME = re.compile(r"(?:\btheir [\w-]+ (?P<named>[^()]+?)|(?P<word>\S+)) \(it died\)\.?$")
+#: A name of several words is said whole ("Mr Darcy"), fond words before it are not.
+_DIED_NAME = re.compile(
+    r"(?:(?P<named>(?:[A-Z][\w'-]*\s)+[A-Z][\w'-]*)|(?P<word>\S+)) \(it died\)\.?$"
+)
 
 
 def action_lines(actions: TurnActions) -> list[str]:
