@@ -91,7 +91,9 @@ _BIG_NEWS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             # a pet put to sleep, by its name: "we had to put Toby down last month"
             rf"|\b(?:had|have|having)\s+to\s+(?:have\s+)?(?:put|let)\s+(?:(?:my|our)\s+{_DEAR}|"
             r"(?-i:[A-Z][\w'-]*))\s+(?:down|to\s+sleep)\b"
-            r"|\b(?:funeral|bereavement|miscarriage)\b",
+            r"|\b(?:funeral|bereavement|miscarriage)\b"
+            # one named, passed away: "Mr Darcy passed away this morning"
+            r"|(?-i:\b[A-Z][\w'-]+)\s+(?:has\s+|had\s+)?passed\s+away\b",
             "I'm so sorry for your loss. I'm here if you want to talk about it.",
         ),
         (  # loneliness, before its cause ("since Harold went into hospital")
@@ -252,6 +254,13 @@ _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"^(?:thanks|thank you|thx|ty|cheers|ta(?![-\s]?ra\b))\b.*\b(?:listening|being there|"
             r"hearing me out|the chat|talking)\b",
             "Any time. I'm glad I could listen.",
+        ),
+        (  # a promise of safety after a care reply (tester s38: it got "You're welcome!")
+            r"\b(?:not|never|won'?t)\s+(?:going\s+to\s+|gonna\s+)?(?:do|try)\s+anything\s+"
+            r"(?:silly|stupid|daft|rash|drastic|foolish)\b|\bi'?(?:m|\s+am)\s+(?:not\s+going\s+to|"
+            r"not\s+gonna)\s+(?:hurt|harm)\s+myself\b|\bi'?(?:m|\s+am)\s+safe\b",
+            "I'm really glad to hear that, and thank you for telling me. I'm here whenever you "
+            "want to talk, and if it gets heavy again, please reach out to someone you trust.",
         ),
         (r"^(?:thanks|thank you|thx|ty|cheers|ta(?![-\s]?ra\b))\b", "You're welcome!"),
         (
@@ -490,7 +499,10 @@ def with_notice(reply: str) -> str:
 
 
 #: The name in a death the writer kept: "The user no longer has their cat Pickle (it died)."
-_DIED_NAME = re.compile(r"(\S+) \(it died\)\.?$")
+#: A name of several words is said whole ("Mr Darcy"), fond words before it are not.
+_DIED_NAME = re.compile(
+    r"(?:(?P<named>(?:[A-Z][\w'-]*\s)+[A-Z][\w'-]*)|(?P<word>\S+)) \(it died\)\.?$"
+)
 
 
 def action_lines(actions: TurnActions) -> list[str]:
@@ -515,7 +527,8 @@ def action_lines(actions: TurnActions) -> list[str]:
     for new, old in actions.updated:
         said = _lower_first(second_person(new)).rstrip(".")
         if died := _DIED_NAME.search(new):  # a death is met with sympathy (tester s37)
-            lines.append(f"I'm so sorry about {died.group(1)}. I've noted that {said}.")
+            who = died.group("named") or died.group("word")
+            lines.append(f"I'm so sorry about {who}. I've noted that {said}.")
         elif "no longer" in new:  # "you no longer like green tea" says what it was
             lines.append(f"Updated: {said}.")
         else:

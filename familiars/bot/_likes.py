@@ -82,6 +82,8 @@ def likes_answer(text: str, contents: Sequence[str]) -> str | None:
     if _NO_MORE.search(last) and _FOR.search(last):
         # "The user likes tea now, no longer coffee." says what took its place: said whole
         return f"You don't like {what} any more." if _LEADS_NO.match(last) else second_person(last)
+    if _LEADS_NO.match(last) and _AGAINST.search(last):  # "The user no longer dislikes maths."
+        return f"You don't dislike {what} any more."
     if _stance(last, what) == "against":
         return f"You don't like {what}."
     parts = [p.strip() for p in _CLAUSES.split(last.rstrip(". "))]

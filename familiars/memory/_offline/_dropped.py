@@ -34,6 +34,14 @@ _TAIL_WORDS = (
 )
 #: A breakup says "up" and nothing after it but when ("broke up the fight" is none).
 _UP = rf"\s+up(?:{_TAIL_WORDS})?$"
+#: "me and", "me n", "me &".
+_AND = r"\s+(?:and|n|&)\s+"
+#: Two people who are over: "are done", "r done fr this time", "'re over" (never "done with
+#: the dishes", "over at mine").
+_DONE = (
+    r"\s+(?:are|r|'re)\s+(?:so\s+|totally\s+|officially\s+)?(?:done|over|through|finished)\b"
+    r"(?!\s+(?:with|by|at|in|the|to|there|here)\b)"
+)
 #: Endings that name what ended (``obj``), by the kind of record each may end: a job or the
 #: person's home ("quit", "left"), a plan ("scratch", "is off"), a partner ("broke up").
 _ENDS = [
@@ -41,7 +49,7 @@ _ENDS = [
     for kind, p in (
         (
             "left",
-            rf"{_LEAD}(?:i|we)(?:\s+have|'ve|\s+just|\s+finally)*\s+(?:quit|quitted|left|ditched|"
+            rf"(?:{_LEAD}(?:i|we)(?:\s+have|'ve|\s+just|\s+finally)*\s+|^)(?:quit|quitted|left|ditched|"
             r"packed\s+in|jacked\s+in|chucked\s+in|walked\s+out\s+of)\s+(?P<job>my\s+job\s+at\s+|"
             r"the\s+job\s+at\s+|my\s+job\s+with\s+|working\s+(?:at|for)\s+)?(?P<obj>.+)$",
         ),
@@ -52,8 +60,15 @@ _ENDS = [
         ),
         (
             "partner",
-            rf"\b(?:me|i)\s+and\s+(?P<rel>[A-Za-z][\w'-]+)\s+(?:have\s+|'ve\s+)?(?:broke|broken|"
+            rf"\b(?:me|i){_AND}(?P<rel>[A-Za-z][\w'-]+)\s+(?:have\s+|'ve\s+)?(?:broke|broken|"
             rf"split){_UP}",
+        ),
+        ("partner", rf"\b(?:me|i){_AND}(?P<rel>[A-Za-z][\w'-]+){_DONE}"),
+        ("partner", rf"^(?P<rel>[A-Za-z][\w'-]+){_AND}(?:i|me){_DONE}"),
+        (
+            "partner",
+            r"^(?P<rel>[A-Za-z][\w'-]+)\s+(?:is|'s)\s+(?:old\s+news|history|ancient\s+history|"
+            r"out\s+of\s+the\s+picture)\b",
         ),
         (
             "partner",
@@ -107,21 +122,22 @@ def _words(text: str) -> set[str]:
 
 def _ending(clause: str) -> tuple[str, bool, frozenset[str]] | None:
     """(what ``clause`` says ended, whether a person was parted from, the kinds of record it
-    may end: "partner", "job", "home", "plan"), or None."""
-    said = re.split(r"\s*[,;]\s*|\s+-+\s+", clause.strip(" .!,"))[0]
-    for kind, pattern in _ENDS:
-        m = pattern.search(said)
-        if m is None:
-            continue
-        rel = m.groupdict().get("rel")
-        obj = _TAIL.sub("", rel or m.group("obj")).strip(" .!")
-        if not obj or (kind == "plan" and _WHEN_ONLY.match(obj)):
-            return None
-        kinds = {kind}
-        if kind == "left":
-            home = not m.group("job") and not _A_DAY.search(m.group("obj"))
-            kinds = {"job", "home"} if home else {"job"}
-        return obj, rel is not None, frozenset(kinds)
+    may end: "partner", "job", "home", "plan"), or None. Each comma part is read: "his name
+    is Marcus, Tom is history"."""
+    for said in re.split(r"\s*[,;]\s*|\s+-+\s+|\s+[:;]-?[()DPp/|]", clause.strip(" .!,")):
+        for kind, pattern in _ENDS:
+            m = pattern.search(said)
+            if m is None:
+                continue
+            rel = m.groupdict().get("rel")
+            obj = _TAIL.sub("", rel or m.group("obj")).strip(" .!")
+            if not obj or (kind == "plan" and _WHEN_ONLY.match(obj)):
+                return None
+            kinds = {kind}
+            if kind == "left":
+                home = not m.group("job") and not _A_DAY.search(m.group("obj"))
+                kinds = {"job", "home"} if home else {"job"}
+            return obj, rel is not None, frozenset(kinds)
     return None
 
 
@@ -162,7 +178,8 @@ def _record_of(
 
 def _as_said(clause: str) -> str | None:
     """ "im doing deliveries for doordash now" -> "The user is doing deliveries for doordash."."""
-    said = _NEW_TAIL.sub("", _NEW_LEAD.sub("", clause.strip(" .!,"))).strip()
+    said = re.split(r"\s*[,;]\s*|\s+-+\s+", clause.strip(" .!,"))[0]  # ", van from 4am"
+    said = _NEW_TAIL.sub("", _NEW_LEAD.sub("", said)).strip()
     said = re.sub(r"^im\b", "i'm", said, flags=re.I)
     if not re.match(r"^(?:i|i'm|i've|i\s+am)\b", said, re.I):
         return None
@@ -217,7 +234,8 @@ def dropped_writes(
     the turn's other writes: an ``add`` from another clause is made to take the ended
     record's place; ``taken``: records already retired this turn (grows)."""
     out: list[WriteOp] = []
-    clauses = [c for _, group in _sentence_clauses(text) for c in group]
+    # a sentence too, as the clauses may part its subject ("Tom and I are done")
+    clauses = [c for s, group in _sentence_clauses(text) for c in (*group, s)]
     for clause in clauses:
         ended = _ending(clause)
         rec = _record_of(ended[0], ended[2], existing, taken) if ended else None

@@ -105,9 +105,11 @@ def misread(fact: Fact, clause: str) -> bool:
 
 
 _IS = re.compile(r"^The user is (?P<what>[\w' -]+?)\.$")
+#: A name, and what the record says of them after it ("Mr Darcy, who is a Maine Coon").
 _CALLED = re.compile(
-    r"^The user's (?P<who>[\w' -]+?) is called (?P<name>[\w' -]+?)\.$"
-    r"|^The user has an? (?P<who2>[\w' -]+?) (?:called|named) (?P<name2>[\w' -]+?)\.$"
+    r"^The user's (?P<who>[\w' -]+?) is called (?P<name>[\w' -]+?)(?:,\s+[^.]+)?\.$"
+    r"|^The user has an? (?P<who2>[\w' -]+?) (?:called|named) (?P<name2>[\w' -]+?)"
+    r"(?:,\s+[^.]+)?\.$"
 )
 _DIED = re.compile(r"\b(?:passed\s+away|passed\s+on|died|put\s+(?:down|to\s+sleep))\b", re.I)
 #: The person as the one speaking before what ended ("I've stopped being ...").

@@ -113,6 +113,16 @@ _MY_MEMBER = re.compile(
     re.I,
 )
 
+#: A member said new at the head of a sentence, the person's own: "ok new gf, her name's
+#: Sofia", "new boyfriend! his name is Marcus".
+_NEW_MEMBER = re.compile(
+    r"(?:^|[.!?]\s+)(?:(?:ok|okay|so|and|well|guess\s+what)\W+)?(?:(?:i\s+)?(?:got|have)\s+a\s+)?"
+    r"new\s+(?P<rel>[a-z]+)\b",
+    re.I,
+)
+#: Short words for a partner, said in full.
+_IN_FULL = {"gf": "girlfriend", "bf": "boyfriend"}
+
 
 def pronoun_named(text: str) -> str:
     """``text`` with "her name is"/"his name is" said as the name of the one member of the
@@ -124,7 +134,11 @@ def pronoun_named(text: str) -> str:
         return text
     fits = _HE if m.group("pro").lower() == "his" else _SHE
     before = text[: m.start()]
-    said = {r.group("rel").lower() for r in _MY_MEMBER.finditer(before)}
+    said = {
+        _IN_FULL.get(rel, rel)
+        for r in (*_MY_MEMBER.finditer(before), *_NEW_MEMBER.finditer(before))
+        if (rel := r.group("rel").lower())
+    }
     theirs = {r.group("rel").lower() for r in _THEIR_MEMBER.finditer(before)}
     members = said & fits
     if len(members) != 1 or theirs & fits:  # "my sister has a daughter. her name is Isla"

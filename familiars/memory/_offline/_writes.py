@@ -44,6 +44,7 @@ from familiars.memory._offline._kin_fixes import kin_correction_writes
 from familiars.memory._offline._late import late_takes_place, match_late
 from familiars.memory._offline._meaning import Understanding, by_meaning
 from familiars.memory._offline._misread import ended_writes, misread
+from familiars.memory._offline._no_more import no_more_writes
 from familiars.memory._offline._not_quite import not_quite_writes
 from familiars.memory._offline._objects import _GENERIC_HEADS, MEANING_KINDS, Fact, _fact_key
 from familiars.memory._offline._others_said import (
@@ -74,6 +75,7 @@ from familiars.memory._offline._relatives import (
 )
 from familiars.memory._offline._replacing import replaced
 from familiars.memory._offline._restated import restated_writes
+from familiars.memory._offline._second_thoughts import second_thoughts
 from familiars.memory._offline._shifts import moved_to, shifted
 from familiars.memory._offline._spouses import one_spouse
 from familiars.memory._offline._states import joking, match_cause, match_meaning, sarcastic
@@ -495,7 +497,9 @@ def offline_writes(
     existing = Kept.of(existing)
     taken_back = joke_writes(text, existing)  # "the dragon was a joke", "... made up"
     if joking(text) or taken_back:  # "lol jk i have a pet dragon called smaug": no fact
-        return WriterOutput(writes=taken_back)
+        # "jk i quit already": the job is over whichever way the joke is read
+        ended = {w.entry.supersedes_id for w in taken_back if w.entry.supersedes_id}
+        return WriterOutput(writes=taken_back + no_more_writes(text, existing, ended))
     facts = facts_in(
         pronoun_named_before(text, existing, now),  # "I have a son" then "his name is kai"
         now=now,
@@ -518,6 +522,7 @@ def offline_writes(
     # "it's Tim not Tom" names no one Tim
     output.writes = correction_writes(text, output.writes, existing, now=now)
     output.writes = not_quite_writes(text, output.writes, existing)  # "retraining as a plumber"
+    output.writes = second_thoughts(text, output.writes)  # "... pizza. actually nah, its sushi"
     if existing:  # "actually it's amoxicillin I'm allergic to, not penicillin": any value
         output.writes = value_correction_writes(text, output.writes, existing, now=now)
         output.writes = kin_correction_writes(text, output.writes, existing)  # "Jess is a ..."
@@ -530,6 +535,7 @@ def offline_writes(
     output.writes += ended_writes(text, existing, taken)
     if existing:  # "i quit starbucks, ...", "me and priya broke up": any record, by its value
         output.writes += dropped_writes(text, existing, output.writes, taken)
+        output.writes += no_more_writes(text, existing, taken)  # "not on nights anymore"
     output.writes += _closing_writes(text, existing)
     return output
 
