@@ -111,7 +111,7 @@ def corrected_names(text: str) -> tuple[str, str | None] | None:
         new = meant.group("new") or meant.group("new2")
         return None if new.lower() in _NOT_MEANT else (_capital(new), None)
     denied = _NAME_DENIED.search(said)
-    if denied and _a_name(denied["new"]):
+    if denied and _a_name(denied["new"]) and denied["new"].lower() not in _NOT_NAMES | _NOT_MEANT:
         return _capital(denied["new"]), _capital(denied["old"])
     for pattern in (_WRONG_THEN_RIGHT, _RIGHT_NOT_WRONG, _NOT_WRONG_RIGHT):
         m = pattern.search(said)
@@ -134,11 +134,11 @@ _NATIONALITIES = frozenset(
 
 
 def _a_name(word: str) -> bool:
-    """Whether ``word``, said after "my name's not Dele, I'm", can be a name: not a common
-    word ("it's OK"), a nationality ("I'm Spanish") or letters in capitals ("I'm OK")."""
+    """Whether ``word`` can be the right name: not "OK", a nationality ("I'm Spanish") or
+    letters in capitals ("it's OK"); "Will" with its capital can ("it's Will not Bill")."""
     low = word.lower()
     return not (
-        low in _NOT_NAMES | _NOT_MEANT | {"ok", "okay", "fine", "here", "back"}
+        low in {"ok", "okay", "fine", "here", "back"}
         or low.endswith(("ish", "ese"))
         or low in _NATIONALITIES
         or (word.isupper() and len(word) <= 3)
