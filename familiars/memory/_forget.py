@@ -67,7 +67,7 @@ from familiars.memory._forget_refs import (
     parse_node_ref,
     remembered,
 )
-from familiars.memory._forget_repeats import Repeat, repeats_of
+from familiars.memory._forget_repeats import Repeat, forgotten_with, repeats_of
 from familiars.memory._paths import RECORD_ID_RE
 from familiars.memory._people_index import forget_people_rows
 from familiars.memory._promotion import CORE_TAG, EPISODE_TAG
@@ -191,6 +191,8 @@ class Forgetter:
         #: Called first: the runtime adds the reply nodes it still holds back.
         self.before = before
         self._lock = asyncio.Lock()
+        #: The repeats of the records the running forget takes (:meth:`_repeats_of_all`).
+        self._repeats: dict[str, list[NodeRef]] = {}
 
     # ------------------------------------------------------------------ entry points
 
@@ -317,7 +319,7 @@ class Forgetter:
                 await self.intents.end(intent)
             raise
         finally:
-            self._intent = None
+            self._intent, self._repeats = None, {}
         await self.intents.end(intent)
         return report
 
@@ -338,6 +340,7 @@ class Forgetter:
                 report.files += await self.documents.forget_file_id(file_id)
         refs = [parse_node_ref(i) for i in ids if is_node_ref(i)]
         records = [i for i in ids if RECORD_ID_RE.fullmatch(i) and not is_node_ref(i)]
+        self._repeats = await self._repeats_of_all(records)
         for record_id in records:
             if record_id not in report.records:
                 with _unless(resumed):
@@ -554,7 +557,20 @@ class Forgetter:
         the replies to them with them; what else was noted from them stays
         (:mod:`familiars.memory._forget_repeats`). A turn's or a time window's forget does
         not reach them: it names messages, not a memory."""
-        return repeats_of(records, await self._all_trees(), besides=besides)
+        trees = await self._all_trees()  # read off the event loop: ~2 s at 50,000 messages
+        return await asyncio.to_thread(repeats_of, records, trees, besides=besides)
+
+    async def _repeats_of_all(self, record_ids: Sequence[str]) -> dict[str, list[NodeRef]]:
+        """The repeats of every record a forget of ``record_ids`` takes (with what they
+        replaced or were merged from), found in one pass, by record id."""
+        recs = await forgotten_with(self.store, record_ids, merged_away)
+        agents_with = self.trees.agents_with
+        sources = [e.key for r in recs for e in evidence_refs(r, agents_with)]
+        found: dict[str, list[NodeRef]] = {r.id: [] for r in recs}
+        for rep in await self.repeating(recs, besides=sources):
+            for record_id in rep.records:
+                found[record_id].append(rep.ref)
+        return found
 
     async def node(self, ref: NodeRef) -> Node:
         """The turn a ref names; RecordNotFoundError when there is none."""
@@ -572,7 +588,10 @@ class Forgetter:
         # The turns it came from, and the person's messages that say it again, are noted
         # with it: once the entry is gone, a resumed forget could not find them again.
         sources = evidence_refs(rec, self.trees.agents_with)
-        repeats = [r.ref for r in await self.repeating([rec], besides=[s.key for s in sources])]
+        if rec.id in self._repeats:  # found for the whole forget in one pass
+            repeats = [r for r in self._repeats[rec.id] if r.key not in report.nodes]
+        else:
+            repeats = [r.ref for r in await self.repeating([rec], besides=[s.key for s in sources])]
         turns = [*sources, *repeats]
         await self._ahead(texts=[rec.content], records=[rec.id], nodes=[r.key for r in turns])
         await self.store.forget(record_id)
