@@ -67,6 +67,17 @@ async def forgotten_with(
     return found
 
 
+def by_record(
+    records: Sequence[MemoryRecord], repeats: Iterable[Repeat]
+) -> dict[str, list[NodeRef]]:
+    """The messages of ``repeats`` by the id of each record (of ``records``) they repeat."""
+    found: dict[str, list[NodeRef]] = {r.id: [] for r in records}
+    for rep in repeats:
+        for record_id in rep.records:
+            found.setdefault(record_id, []).append(rep.ref)
+    return found
+
+
 def _bot_names(trees: Sequence[DialogTree]) -> set[str]:
     """The agents' ids and the names the bot spoke under: a person greeting the bot by its
     name ("The user calls the familiar Luna.") says nothing of theirs."""
@@ -112,4 +123,4 @@ def repeats_of(
     return found
 
 
-__all__ = ["Repeat", "forgotten_with", "record_values", "repeats_of"]
+__all__ = ["Repeat", "by_record", "forgotten_with", "record_values", "repeats_of"]
