@@ -196,6 +196,8 @@ class Forgetter:
         self._lock = asyncio.Lock()
         #: The repeats of the records the running forget takes (:meth:`_repeats_of_all`).
         self._repeats: dict[str, list[NodeRef]] = {}
+        #: The agents' names (the runtime's settings): never a value of a person's memory.
+        self.bot_names: set[str] = set()
 
     # ------------------------------------------------------------------ entry points
 
@@ -558,8 +560,8 @@ class Forgetter:
         """The messages of each record's person that say again a value of it (besides the
         turn keys ``besides``), which forgetting a record takes whole, the replies to them
         with them (:mod:`familiars.memory._forget_repeats`); a turn's forget does not."""
-        trees = await self._all_trees()  # read off the event loop: ~2 s at 50,000 messages
-        return await asyncio.to_thread(repeats_of, records, trees, besides=besides)
+        trees, names = await self._all_trees(), self.bot_names  # read off the event loop
+        return await asyncio.to_thread(repeats_of, records, trees, besides=besides, names=names)
 
     async def repeats_for(self, record_ids: Sequence[str]) -> list[Repeat]:
         """What :meth:`repeating` finds for a forget of ``record_ids``: with what they

@@ -90,14 +90,18 @@ def _bot_names(trees: Sequence[DialogTree]) -> set[str]:
 
 
 def repeats_of(
-    records: Sequence[MemoryRecord], trees: Iterable[DialogTree], *, besides: Iterable[str] = ()
+    records: Sequence[MemoryRecord],
+    trees: Iterable[DialogTree],
+    *,
+    besides: Iterable[str] = (),
+    names: Iterable[str] = (),
 ) -> list[Repeat]:
     """The messages (not yet forgotten, not in ``besides``: turn keys) of each record's
     person, their own words only (never another's message in a group), that say a value of
     it as :func:`~familiars.memory._forget_values.mentions` reads it, in tree order. One
     pass over the messages for all the records."""
     trees = list(trees)
-    bots = _bot_names(trees)
+    bots = _bot_names(trees) | {n.lower() for n in names}  # ``names``: the agents' own
     # user_key -> (value, slots of its record, record id)
     wanted: dict[str, list[tuple[str, frozenset[str], str]]] = {}
     for rec in records:

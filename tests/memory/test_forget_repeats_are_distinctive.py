@@ -103,6 +103,7 @@ def test_the_repeats_are_found_off_the_event_loop(tmp_path: object) -> None:
 
     forgetter = object.__new__(_forget.Forgetter)
     forgetter.trees = Trees()  # type: ignore[assignment]
+    forgetter.bot_names = set()
     original = _forget.repeats_of
     _forget.repeats_of = spy  # type: ignore[assignment]
     try:
@@ -110,3 +111,9 @@ def test_the_repeats_are_found_off_the_event_loop(tmp_path: object) -> None:
     finally:
         _forget.repeats_of = original
     assert seen and seen[0] != threading.main_thread().name
+
+
+def test_the_agents_configured_name_is_no_value() -> None:
+    rec = _record("The user calls the familiar Nyx.")
+    tree = _tree((BOB, "good night Nyx"), agent="agent_0")
+    assert repeats_of([rec], [tree]) and repeats_of([rec], [tree], names=["Nyx"]) == []
