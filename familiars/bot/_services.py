@@ -178,6 +178,7 @@ async def build_services(
         scheduler = _scheduler(settings, store, sender, model, recaller, clock, on_error)
         forgetter.hooks.append(scheduler.forget)  # the reminder ledger it keeps in memory
     forgetter.hooks.append(_home_zone_hook(settings, store, scheduler, clock))
+    forgetter.bot_names = {agent.name for agent in settings.agents}  # "thanks Luna!" is no repeat
     access = AccessPolicy.from_settings(settings)  # one policy: the manager and every adapter
     docs = _docs(settings, store)
     turn = _Turn(

@@ -48,6 +48,10 @@ def forget(
     assert item_id is not None
     rec = run_write(ctx, {"op": "forget", "id": item_id})
     typer.echo(f"forgot {rec['id']}")
+    if repeats := rec.get("repeats"):  # taken whole: said, not silently
+        typer.echo(f"  with it {len(repeats)} other message(s) that said it again:")
+        for key in repeats:
+            typer.echo(f"    {key}")
     for old, new in (rec.get("rederived") or {}).items():  # issue 25: what derived from it
         typer.echo(f"  derived memory {old} made again without it: {new}")
     for gone in rec.get("dropped") or []:

@@ -67,7 +67,7 @@ from familiars.memory._forget_refs import (
     parse_node_ref,
     remembered,
 )
-from familiars.memory._forget_repeats import Repeat, repeats_of
+from familiars.memory._forget_repeats import Repeat, by_record, forgotten_with, repeats_of
 from familiars.memory._paths import RECORD_ID_RE
 from familiars.memory._people_index import forget_people_rows
 from familiars.memory._promotion import CORE_TAG, EPISODE_TAG
@@ -111,6 +111,8 @@ class ForgetReport:
     nodes: list[str] = field(default_factory=list)
     #: Those of ``nodes`` that were people's messages (the rest were the bot's).
     said: list[str] = field(default_factory=list)
+    #: Those of ``said`` that were taken as saying a forgotten record's value again.
+    repeats: list[str] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
     #: Those of ``texts`` that are the bot's replies taken along (matched only whole).
     replies: list[str] = field(default_factory=list)
@@ -143,6 +145,7 @@ class ForgetReport:
             "rederived": self.rederived,
             "dropped": self.dropped,
             "files": self.files,
+            "repeats": self.repeats,
             **(
                 {"people": self.people, "state": self.state, "said": self.said}
                 if self.people
@@ -191,6 +194,10 @@ class Forgetter:
         #: Called first: the runtime adds the reply nodes it still holds back.
         self.before = before
         self._lock = asyncio.Lock()
+        #: The repeats of the records the running forget takes (:meth:`_repeats_of_all`).
+        self._repeats: dict[str, list[NodeRef]] = {}
+        #: The agents' names (the runtime's settings): never a value of a person's memory.
+        self.bot_names: set[str] = set()
 
     # ------------------------------------------------------------------ entry points
 
@@ -317,7 +324,7 @@ class Forgetter:
                 await self.intents.end(intent)
             raise
         finally:
-            self._intent = None
+            self._intent, self._repeats = None, {}
         await self.intents.end(intent)
         return report
 
@@ -338,6 +345,7 @@ class Forgetter:
                 report.files += await self.documents.forget_file_id(file_id)
         refs = [parse_node_ref(i) for i in ids if is_node_ref(i)]
         records = [i for i in ids if RECORD_ID_RE.fullmatch(i) and not is_node_ref(i)]
+        self._repeats = await self._repeats_of_all(records)
         for record_id in records:
             if record_id not in report.records:
                 with _unless(resumed):
@@ -550,11 +558,24 @@ class Forgetter:
         self, records: Sequence[MemoryRecord], *, besides: Iterable[str] = ()
     ) -> list[Repeat]:
         """The messages of each record's person that say again a value of it (besides the
-        turn keys ``besides``): forgetting a record (by its id, by words) takes them whole,
-        the replies to them with them; what else was noted from them stays
-        (:mod:`familiars.memory._forget_repeats`). A turn's or a time window's forget does
-        not reach them: it names messages, not a memory."""
-        return repeats_of(records, await self._all_trees(), besides=besides)
+        turn keys ``besides``), which forgetting a record takes whole, the replies to them
+        with them (:mod:`familiars.memory._forget_repeats`); a turn's forget does not."""
+        trees, names = await self._all_trees(), self.bot_names  # read off the event loop
+        return await asyncio.to_thread(repeats_of, records, trees, besides=besides, names=names)
+
+    async def repeats_for(self, record_ids: Sequence[str]) -> list[Repeat]:
+        """What :meth:`repeating` finds for a forget of ``record_ids``: with what they
+        replaced or were merged from, which it takes too (for the question asked first)."""
+        return (await self._repeats_with(record_ids))[1]
+
+    async def _repeats_with(self, ids: Sequence[str]) -> tuple[list[MemoryRecord], list[Repeat]]:
+        recs = await forgotten_with(self.store, ids, merged_away)
+        sources = [e.key for r in recs for e in evidence_refs(r, self.trees.agents_with)]
+        return recs, await self.repeating(recs, besides=sources)
+
+    async def _repeats_of_all(self, record_ids: Sequence[str]) -> dict[str, list[NodeRef]]:
+        """The repeats of each record a forget of ``record_ids`` takes (one pass), by id."""
+        return by_record(*await self._repeats_with(record_ids))
 
     async def node(self, ref: NodeRef) -> Node:
         """The turn a ref names; RecordNotFoundError when there is none."""
@@ -572,13 +593,17 @@ class Forgetter:
         # The turns it came from, and the person's messages that say it again, are noted
         # with it: once the entry is gone, a resumed forget could not find them again.
         sources = evidence_refs(rec, self.trees.agents_with)
-        repeats = [r.ref for r in await self.repeating([rec], besides=[s.key for s in sources])]
+        if rec.id in self._repeats:  # found for the whole forget in one pass
+            repeats = [r for r in self._repeats[rec.id] if r.key not in report.nodes]
+        else:
+            repeats = [r.ref for r in await self.repeating([rec], besides=[s.key for s in sources])]
         turns = [*sources, *repeats]
         await self._ahead(texts=[rec.content], records=[rec.id], nodes=[r.key for r in turns])
         await self.store.forget(record_id)
         report.records.append(rec.id)
         report.texts.append(rec.content)
         await self._tombstone(report, turns, now, owner=rec.user_key)
+        report.repeats += [r.key for r in repeats if r.key not in report.repeats]
         await self._tombstone_quotes(report, now, owner=rec.user_key)
         for source_id in merged_away(rec):  # the same fact in the words it was merged from
             if source_id not in report.records:

@@ -14,6 +14,9 @@ words a forget matches by, and the values a forgotten memory names.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
+from functools import lru_cache
+from pathlib import Path
 
 from familiars.memory._records import MemoryRecord
 from familiars.memory._text import keyword_terms
@@ -111,22 +114,52 @@ def slots_of(rec: MemoryRecord) -> set[str]:
 _VALUE_FILLER = frozenset(
     keyword_terms("now currently still also moved move recently years year old no longer")
 )
-#: A run of capitalised words: a name as a record writes it ("Leeds", "New York").
-_NAME_RUN = re.compile(r"\b[A-Z][\w'-]*(?:[ -][A-Z][\w'-]*)*")
+#: A run of capitalised words, with the house number before it: a name as a record writes
+#: it ("Leeds", "New York", "12 Park Road"). A number is a value only inside its phrase.
+_NAME_RUN = re.compile(r"(?:\b\d+[A-Za-z]?\s+)?\b[A-Z][\w'-]*(?:[ -][A-Z][\w'-]*)*")
+#: The frequency-ordered English words of the bundled embedder's vocabulary (the group
+#: guard's list, ``scripts/make_common_words.py``): a word's rank is its line number.
+_WORDS_FILE = Path(__file__).resolve().parent.parent / "bot" / "data" / "common_words.txt"
+#: Words at least this common are everyday English ("English" 347, "London" 364, "Mr"
+#: 624): alone they stand for a memory only beside its slot's words ("I live in London").
+#: Rarer ones are names ("Denver" 4792, "Leeds" 5050, "Python" 13952).
+COMMON_RANK = 3000
+#: Titles: a name's, never one alone ("Mr" of "Mr. Whiskers").
+_TITLES = frozenset({"mr", "mrs", "ms", "mx", "miss", "dr", "prof", "sir", "st", "rev"})
+
+
+@lru_cache(maxsize=1)
+def _ranks() -> dict[str, int]:
+    words = _WORDS_FILE.read_text(encoding="utf-8").split()
+    return {w: rank for rank, w in enumerate(words, start=1)}
+
+
+def word_rank(word: str) -> int | None:
+    """The word's frequency rank among English words (1 is "the"); None when it is none."""
+    return _ranks().get(word.lower())
+
+
+def common(word: str) -> bool:
+    """Whether ``word`` is everyday English (a stop word, or of the first
+    :data:`COMMON_RANK` words): alone it names nothing of a person."""
+    rank = word_rank(word)
+    return not keyword_terms(word) or (rank is not None and rank <= COMMON_RANK)
 
 
 def values_of(content: str, *, numbers: bool = True) -> list[str]:
     """What a record says of the person that another message of theirs may say again: each
-    name in it ("Leeds", "New York"; not its first word, "I", a month or a weekday) and,
-    with ``numbers`` (a slot's record: an age, not a reminder's "at 10"), each number
-    ("34"); with none, its other words together ("dental hygienist"), when they are two or
-    more (a lone word such as "flat" is too common to stand for the record)."""
+    name in it ("Leeds", "New York", "12 Park Road"; not its first word, a title, "I'm", a
+    month or a weekday) and, with ``numbers`` (a slot's record: an age, not a reminder's "at
+    10"), each number not in a name ("34"); with none, its other words together ("dental
+    hygienist"), when they are two or more (a lone word such as "flat" is too common to
+    stand for the record). How a message must say each: :func:`mentions`."""
     names = [
         name
         for m in _NAME_RUN.finditer(content)
-        if (name := _past_first_word(content, m)) and name not in CALENDAR | {"I"}
+        if (name := _name_value(_past_first_word(content, m)))
     ]
-    numbers_in = re.findall(r"(?<![\w.])\d{2,}(?!\w|[.,:]\d)", content) if numbers else []
+    bare = _NAME_RUN.sub(" ", content)
+    numbers_in = re.findall(r"(?<![\w.])\d{2,}(?!\w|[.,:]\d)", bare) if numbers else []
     if names or numbers_in:
         return [*dict.fromkeys([*names, *numbers_in])]
     words = [
@@ -139,24 +172,59 @@ def values_of(content: str, *, numbers: bool = True) -> list[str]:
     return [" ".join(words)] if len(words) >= 2 else []
 
 
+def _name_value(name: str) -> str:
+    """A name run as a value: its possessive dropped ("Bob's" -> "Bob"); "" for a run that
+    names nothing alone (a title, "I'm", "I", a month, a weekday, a word of two letters)."""
+    name = re.sub(r"'s$", "", name.strip())
+    if " " in name or "-" in name:
+        return name
+    if "'" in name or len(name) <= 2 or name in CALENDAR or name.lower() in _TITLES:
+        return ""
+    return name
+
+
 def _past_first_word(text: str, m: re.Match[str]) -> str:
     """A run of capitalised words without a sentence's first word ("Call Dr Patel" -> "Dr
     Patel", "The" -> "")."""
-    if m.start() > 0 and text[: m.start()].rstrip()[-1:] not in ".!?":
+    before = text[: m.start()].rstrip()
+    if m.start() > 0 and (before[-1:] not in ".!?" or _after_title(before)):
+        return m.group()
+    if m.group()[:1].isdigit():
         return m.group()
     return m.group().partition(" ")[2]
 
 
-def mentions(value: str, text: str) -> bool:
-    """Whether ``text`` says ``value`` (of :func:`values_of`): a name as a name, a number as
-    a number, other words all of them."""
+def _after_title(before: str) -> bool:
+    """Whether ``before`` ends in a title's full stop ("Mr."): no sentence ends there."""
+    last = before.rstrip(".").rsplit(None, 1)[-1:] or [""]
+    return before.endswith(".") and last[0].lower() in _TITLES
+
+
+def needs_slot(value: str) -> bool:
+    """Whether ``value`` alone is no evidence: a bare number ("34") or one everyday word
+    ("English", "London"); a message says it only beside the slot's words (:func:`mentions`)."""
+    return value.isdigit() or (" " not in value and common(value))
+
+
+def mentions(value: str, text: str, slots: Collection[str] = ()) -> bool:
+    """Whether ``text`` says ``value`` (of :func:`values_of`) in its own words: as the whole
+    phrase, with word edges ("12 Park Road", "dental hygienist"); in any case only when no
+    word of it is an English word (a name such as "Otley"; "Python" is the language only as
+    a name, "english homework" no preference). A bare number or an everyday word counts
+    only beside one of ``slots`` (the record's: "I'm 34 years old", "I live in London"),
+    never alone ("see you at 12", "the 34 bus", "my english homework")."""
+    if value.lower() not in text.lower():  # cheap first: most messages say none of it
+        return False
+    if needs_slot(value) and not (set(slots) & terms(text)):
+        return False
     if value.isdigit():
         return re.search(rf"(?<![\w.]){value}(?!\w|[.,:]\d)", text) is not None
-    if _NAME_RUN.fullmatch(value):  # in any case, unless written small it is a word ("may")
-        flags = re.IGNORECASE if all(map(small_name, value.split())) else 0
-        return re.search(rf"(?<![\w'-]){re.escape(value)}(?![\w-])", text, flags) is not None
-    want = terms(value)
-    return bool(want) and want <= terms(text)
+    words = value.split()
+    flags = re.IGNORECASE if all(word_rank(w) is None and small_name(w) for w in words) else 0
+    if not _NAME_RUN.fullmatch(value):
+        flags = re.IGNORECASE  # a record's own words ("dental hygienist"), said as a phrase
+    phrase = r"[\s-]+".join(map(re.escape, words))
+    return re.search(rf"(?<![\w'-]){phrase}(?![\w-])", text, flags) is not None
 
 
 #: Names that are words too: written small they are the word ("will", "may", "rose").
@@ -180,6 +248,10 @@ def small_name(word: str) -> bool:
 
 __all__ = [
     "CALENDAR",
+    "COMMON_RANK",
+    "common",
+    "needs_slot",
+    "word_rank",
     "TASTE",
     "is_slot",
     "mentions",

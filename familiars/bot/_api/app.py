@@ -237,6 +237,8 @@ def _add_forget_route(app: FastAPI, sources: StatusSources) -> None:
             "id": item_id,
             "records": list(report.records),
             "nodes": list(report.nodes),
+            # the person's other messages that said a forgotten value again (in ``nodes``)
+            "repeats": list(report.repeats),
             "files": list(report.files),
             "people": list(report.people),
             "state": list(report.state),

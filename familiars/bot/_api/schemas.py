@@ -223,6 +223,11 @@ class ForgetResult(BaseModel):
     id: str
     records: list[str] = Field(description="The memories forgotten.")
     nodes: list[str] = Field(description="The turns forgotten (tombstones left).")
+    repeats: list[str] = Field(
+        default_factory=list,
+        description="Those of ``nodes`` that were the person's other messages saying a "
+        "forgotten memory's value again (its town, its pet's name), taken with it.",
+    )
     files: list[str] = Field(
         default_factory=list, description="The documents forgotten (``file:...``): their paths."
     )

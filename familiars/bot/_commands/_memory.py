@@ -45,13 +45,11 @@ from familiars.memory import (
     build_graph,
     check_record_length,
     cut_text,
-    evidence_refs,
     is_file_ref,
     is_forgotten,
     is_node_ref,
     parse_node_ref,
     person_ref,
-    remembered,
     valid_categories,
 )
 
@@ -303,23 +301,28 @@ class MemoryCommand(Command):
             older = "".join(f"\n> {one_line(r.content)} (since replaced)" for r in replaced)
             return CommandResponse(
                 f"About to forget for good:\n> {one_line(rec.content)}{older}\n"
-                f"{await self._said_again([rec, *replaced])}"
+                f"{await self._said_again(rec, group=call.invocation.is_group)}"
                 f"Reply yes (or send /memory forget {rec.id} confirm) to go ahead.",
                 on_yes=("forget", rec.id, "confirm"),
             )
         report = await self._forgetter.forget(rec.id)
         return _forgotten(call.invocation.is_group, record_said(one_line(rec.content)), report)
 
-    async def _said_again(self, records: list[MemoryRecord]) -> str:
-        """The line that counts the person's other messages saying a value of ``records``
-        again, which the forget takes too (:meth:`Forgetter.repeating`); "" for none."""
-        agents_with = remembered(self._forgetter.trees.agents_with)
-        sources = [e.key for r in records for e in evidence_refs(r, agents_with)]
-        n = len(await self._forgetter.repeating(records, besides=sources))
-        if not n:
+    async def _said_again(self, rec: MemoryRecord, *, group: bool) -> str:
+        """The person's other messages that say a value of ``rec`` (or of what it replaced
+        or was merged from) again, which the forget takes too (:meth:`Forgetter.repeats_for`),
+        each shown short; in a group only counted (they may have been said in private);
+        "" for none."""
+        repeats = await self._forgetter.repeats_for([rec.id])
+        if not repeats:
             return ""
-        says = "says" if n == 1 else "say"
-        return f"With it go {count(n, 'other message')} of yours that {says} it again.\n"
+        says = "says" if len(repeats) == 1 else "say"
+        head = f"With it go {count(len(repeats), 'other message')} of yours that {says} it again"
+        if group:
+            return head + ".\n"
+        shown = "".join(f"\n> {one_line(r.text, 80)}" for r in repeats[:_SHOWN])
+        more = f"\n(and {len(repeats) - _SHOWN} more)" if len(repeats) > _SHOWN else ""
+        return f"{head}:{shown}{more}\n"
 
     async def _replaced(self, rec: MemoryRecord) -> list[MemoryRecord]:
         """What ``rec`` replaced, on down its ``supersedes`` chain: the forget takes it too."""
@@ -573,6 +576,10 @@ def context_lines(context: Mapping[str, Any] | None) -> list[str]:
     if shown:
         lines.append("It moved these closer (cosine gained): " + ", ".join(shown))
     return lines
+
+
+#: How many of the other messages a forget takes the question shows.
+_SHOWN = 5
 
 
 def one_line(text: str, limit: int = 140) -> str:
