@@ -529,7 +529,7 @@ def action_lines(actions: TurnActions) -> list[str]:
         if died := _DIED_NAME.search(new):  # a death is met with sympathy (tester s37)
             who = died.group("named") or died.group("word")
             lines.append(f"I'm so sorry about {who}. I've noted that {said}.")
-        elif "no longer" in new:  # "you no longer like green tea" says what it was
+        elif "no longer" in new.lower():  # "you no longer like green tea" says what it was
             lines.append(f"Updated: {said}.")
         else:
             lines.append(f"Updated: {said} now{_was(new, old)}.")

@@ -81,3 +81,21 @@ def test_a_name_that_ends_like_a_nationality_is_still_a_name(name: str, understa
     assert _kept(f"my name isn't Dele, it's {name}", understanding, "The user's name is Dele.") == [
         f"The user's name is {name}. (was m_p0)"
     ]
+
+
+def test_a_break_up_with_a_partner_named_in_passing_says_so(understanding: Any) -> None:
+    """tester s38: "Dev and I are done for good. single now" kept "No longer so: The user's
+    partner Dev is a paramedic." and said "Updated: no longer so: ... now"."""
+    existing = [
+        MemoryRecord(id="m_p0", scope="user", user_key="u", category="relation",
+                     content="The user's partner Dev is a paramedic.", tags=["family"])
+    ]  # fmt: skip
+    writes = offline_writes(
+        "Dev and I are done for good. single now",
+        existing=existing,
+        now=NOW,
+        understanding=understanding,
+    ).writes
+    assert [w.entry.content for w in writes if w.op != "skip"] == [
+        "The user and Dev have broken up; Dev is no longer their partner."
+    ]

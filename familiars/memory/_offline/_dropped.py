@@ -114,6 +114,8 @@ _NEW_LEAD = re.compile(
 _NEW_TAIL = re.compile(r"(?:\s+(?:now|instead|these\s+days|nowadays|for\s+now))+$", re.I)
 _PLACE = re.compile(r"(?-i:\b([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?))")
 _CALLED = re.compile(r"^The user's (?P<rel>[\w' -]+?) is called (?P<name>[\w' -]+?)\.$")
+#: "The user's partner Dev is a paramedic.": the person named right after the relation.
+_NAMED_REL = re.compile(r"^The user's (?P<rel>[a-z]+) (?P<name>[A-Z][\w'-]+)\b")
 
 
 def _words(text: str) -> set[str]:
@@ -195,7 +197,7 @@ def _as_said(clause: str) -> str | None:
 def _over(rec: MemoryRecord, parted: bool) -> str:
     """What ``rec`` says once it is over, said of the person."""
     content = rec.content.strip()
-    called = _CALLED.match(content)
+    called = _CALLED.match(content) or _NAMED_REL.match(content)
     if parted and called is not None:
         name, rel = called.group("name"), called.group("rel")
         return f"The user and {name} have broken up; {name} is no longer their {rel}."
