@@ -99,3 +99,20 @@ def test_a_break_up_with_a_partner_named_in_passing_says_so(understanding: Any) 
     assert [w.entry.content for w in writes if w.op != "skip"] == [
         "The user and Dev have broken up; Dev is no longer their partner."
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        # tester s38: "Noted: you live in Last Week."
+        ("I live in Ripon now, moved in last week", ["The user lives in Ripon."]),
+        ("we moved in a month ago", []),
+        # tester s38: "Noted: your new baby is called Mrs Hale."
+        ("my daughter's teacher Mrs Hale has a new baby", []),
+        ("my parrot Rio is a menace", ["The user has a parrot called Rio, who is a menace."]),
+    ],
+)
+def test_no_time_for_a_place_nor_a_name_for_a_noun_after_it(
+    text: str, wanted: list[str], understanding: Any
+) -> None:
+    assert _kept(text, understanding) == wanted

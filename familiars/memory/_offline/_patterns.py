@@ -506,6 +506,14 @@ _TOWN_REGION = re.compile(
 )
 
 
+#: A time read where a place was looked for: "I moved in last week", "moved in recently".
+A_TIME = re.compile(
+    r"^(?:(?:last|this|next|past)\s+(?:week|month|year|weekend|night|spring|summer|autumn|fall|"
+    r"winter|\w+day)|yesterday|today|recently|lately|.*\bago)$",
+    re.I,
+)
+
+
 def _clean_place(text: str) -> str | None:
     region = _TOWN_REGION.match(text.strip())
     text = _OBJECT_CUT.split(text, maxsplit=1)[0].strip(" .!?")
@@ -519,6 +527,6 @@ def _clean_place(text: str) -> str | None:
     if not words or len(words) > 5 or (first in _BAD_OBJECT_START and first != "the"):
         return None
     key = words[1].lower() if first == "the" and len(words) > 1 else first
-    if key in _NOT_PLACES:
+    if key in _NOT_PLACES or A_TIME.match(text):
         return None
     return _titled(text)

@@ -23,7 +23,7 @@ from familiars.memory._offline._objects import (
     _words,
     third_person,
 )
-from familiars.memory._offline._patterns import match_name, match_preference
+from familiars.memory._offline._patterns import A_TIME, match_name, match_preference
 from familiars.memory._offline._people import (
     FAMILY,
     JOBS,
@@ -556,6 +556,8 @@ def _named_thing(text: str) -> tuple[str, str] | None:
     noun = (_NOUN_CALLED.search(text) if named else None) or _MY_NOUN.search(text)
     if not names or noun is None or _A_VERB_IN_NOUN.search(noun.group("noun")):
         return None  # "my kids are Ruby and Finn": "kids are" is no noun
+    if not named and noun.start() > text.find(names[0]):
+        return None  # "my daughter's teacher Mrs Hale has a new baby": the baby is not Mrs Hale
     if named and _BY_PRONOUN.search(text) and _DONE_IN_NOUN.search(noun.group("noun")):
         return None  # "my son started school, her name is Amy": "son started school" is no noun
     return re.sub(r"\s+(?:too|also|as\s+well|now|again)$", "", noun.group("noun").strip()), names[0]
@@ -710,7 +712,7 @@ def _said_in_passing(place: str) -> bool:
 
 
 def match_place_or_home(place: str) -> Fact | None:
-    if not place or place.lower() in _NOT_NAMES:
+    if not place or place.lower() in _NOT_NAMES or A_TIME.match(place.strip()):
         return None
     return Fact("user", "profile", f"The user lives in {place}.", ("home",), "home", 0.7)
 
