@@ -13,8 +13,8 @@ from familiars.config import load_settings
 from tests.harness import ConsoleBot, console_bot, invocation, message, say
 
 #: 20:00 UTC on the 6th is 07:00 on the 7th in Melbourne: "today" there, not in UTC.
-SAID_AT = datetime(2026, 12, 6, 20, 0, tzinfo=UTC)
-NOW = datetime(2026, 12, 7, 3, 0, tzinfo=UTC)
+SAID_AT = datetime(2037, 12, 6, 20, 0, tzinfo=UTC)
+NOW = datetime(2037, 12, 7, 3, 0, tzinfo=UTC)
 
 
 async def _in_group(bot: ConsoleBot, *words: str) -> str:
