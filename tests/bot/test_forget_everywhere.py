@@ -291,6 +291,7 @@ async def test_no_vector_of_a_forgotten_turn_is_left_in_the_index(tmp_path: Path
 
         before = held() & {content_hash(f) for f in forms}
         assert before, "the turn's vectors were never cached: the test would prove nothing"
+        assert "About to forget" in await bot.command("forget", "last", "10m")
         done = await bot.command("forget", "last", "10m", "confirm")
         assert done.startswith("Forgotten"), done
         assert held() & {content_hash(f) for f in forms} == set()
