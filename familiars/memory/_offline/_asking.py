@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from familiars.memory._offline._kept import derived_of
 from familiars.memory._offline._meaning import Understanding
 from familiars.memory._offline._past import when_did
 from familiars.memory._offline._polar import asked_thing, says_thing
@@ -158,13 +159,20 @@ def health_asked(question: str, live: Sequence[MemoryRecord]) -> list[MemoryReco
     return sorted(kept, key=_when, reverse=True)[:MAX_HEALTH]
 
 
+def _own_live(records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+    """The person's own live records (kept with a read that stays the same: ``Kept``)."""
+    return derived_of(
+        records, "own live", lambda kept: [r for r in kept if r.scope == "user" and is_live(r)]
+    )
+
+
 def answer_records(
     question: str, records: Sequence[MemoryRecord], understanding: Understanding
 ) -> list[MemoryRecord]:
     """The records that answer ``question``, best first; [] when it asks about none."""
     if not understanding.has("answers"):
         return []
-    live = [r for r in records if r.scope == "user" and is_live(r)]
+    live = _own_live(records)
     done = sorted((r for r in live if "past" in r.tags), key=_when)
     said = when_did(question, [r.content for r in done])  # "When did I see them?"
     if said:
@@ -239,7 +247,7 @@ def asks_unknown(
     """``question`` surely asks about one of the person's own slots and none is kept."""
     if not understanding.has("answers"):
         return False
-    live = [r for r in records if r.scope == "user" and is_live(r)]
+    live = _own_live(records)
     asked_of = liking_asked(question, live)
     if asked_of is None:
         asked_of = health_asked(question, live)
