@@ -33,6 +33,12 @@ from familiars.memory._store import MemoryStore
 logger = logging.getLogger(__name__)
 
 
+def _graph_face(rec: MemoryRecord) -> tuple[object, ...]:
+    """What ``build_graph`` reads of a record: a change to anything else (the access
+    counters a recall flushes) leaves the person's graph as it is."""
+    return (rec.content, rec.ts, rec.deprecated, rec.supersedes, tuple(rec.tags), rec.category)
+
+
 @dataclass(frozen=True)
 class GraphHit:
     """A record recall adds, and the path that found it ("sister -> Emma, husband ->
@@ -49,6 +55,8 @@ class PeopleIndex:
         #: tables: its graphs live in memory only, rebuilt from the records.
         self.index = index if isinstance(index, MemoryIndex) else None
         self._graphs: dict[str, PeopleGraph] = {}
+        #: Per person, what their graph was built from of each record (``_graph_face``).
+        self._built: dict[str, dict[str, tuple[object, ...]]] = {}
         self._lock = asyncio.Lock()
         if index is not None:
             index.subscribe(self._changed)
@@ -58,7 +66,9 @@ class PeopleIndex:
         takes the person's saved rows with it at once: names are words too."""
         for rec in upserted:
             if rec.scope == "user" and rec.user_key:
-                self._graphs.pop(rec.user_key, None)
+                built = self._built.get(rec.user_key, {})
+                if built.get(rec.id) != _graph_face(rec):  # not a recall count's change
+                    self._graphs.pop(rec.user_key, None)
         if removed and self.index is None:
             gone = set(removed)
             for user_key, graph in list(self._graphs.items()):
@@ -80,6 +90,7 @@ class PeopleIndex:
                 records = await self.store.list(scope="user", user_key=user_key, live_only=False)
                 graph = build_graph(records)
                 self._graphs[user_key] = graph
+                self._built[user_key] = {r.id: _graph_face(r) for r in records}
                 await self._save(user_key, graph)
             return self._graphs[user_key]
 
