@@ -20,12 +20,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from familiars.llm import object_text_store
 from familiars.memory._list_query import ListQuery
 from familiars.memory._offline._kept import Kept, expiry_window, within
 from familiars.memory._records import MemoryRecord, is_live
 
 #: Queries (and joined reads) kept; the least recently read go first.
 MAX_KEPT = 256
+
+#: The kept reads' name among the caches a forget empties (``familiars.llm.text_cache_sizes``).
+KEPT_READS = "familiars.memory.LiveReads"
 
 #: (a file, the store's cache entry it was read from; None: the file is missing).
 Source = tuple[Path, Any]
@@ -70,6 +74,13 @@ class LiveReads:
         self._joined: OrderedDict[tuple[ListQuery, ...], tuple[tuple[Kept, ...], Kept]] = (
             OrderedDict()
         )
+        # A forgotten record's answer is never given again (its file's entry changed), but
+        # it would stay in memory until read again: a forget empties them all.
+        object_text_store(KEPT_READS, self, LiveReads.clear, LiveReads.size)
+
+    def size(self) -> int:
+        """How many answers are kept (joined reads too)."""
+        return len(self._answers) + len(self._joined)
 
     def answer(
         self,

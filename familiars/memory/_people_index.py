@@ -16,6 +16,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from familiars.llm import object_text_store
 from familiars.memory._backend import RecordIndex
 from familiars.memory._errors import RecordNotFoundError
 from familiars.memory._index import MemoryIndex
@@ -57,9 +58,20 @@ class PeopleIndex:
         self._graphs: dict[str, PeopleGraph] = {}
         #: Per person, what their graph was built from of each record (``_graph_face``).
         self._built: dict[str, dict[str, tuple[object, ...]]] = {}
+        # It holds the records' texts: a forget empties it (the graphs then rebuild).
+        object_text_store(
+            "familiars.memory.PeopleIndex", self, PeopleIndex._drop_built, PeopleIndex._held
+        )
         self._lock = asyncio.Lock()
         if index is not None:
             index.subscribe(self._changed)
+
+    def _held(self) -> int:
+        return len(self._built)
+
+    def _drop_built(self) -> None:
+        self._built.clear()
+        self._graphs.clear()
 
     async def _changed(self, upserted: Sequence[MemoryRecord], removed: Sequence[str]) -> None:
         """A changed record of a person makes their graph stale; a removed (forgotten) one
