@@ -44,6 +44,7 @@ from familiars.memory import (
     MemoryRecord,
     MemoryStore,
     MemoryWorkspace,
+    derived_of,
     utcnow,
 )
 from familiars.scheduler import ReminderBook, asker
@@ -184,7 +185,7 @@ def turn_homes(turn: Turn) -> list[str]:
     """:func:`homes_of` the turn's records, once a turn (none in a group: the home record
     is private)."""
     if turn.homes is None:
-        turn.homes = [] if turn.info.is_group else homes_of(turn.records)
+        turn.homes = [] if turn.info.is_group else derived_of(turn.records, "homes", homes_of)
     return turn.homes
 
 

@@ -40,6 +40,7 @@ from familiars.memory import (
     Understanding,
     WriteOp,
     as_remind_me,
+    derived_of,
     every_text,
     offline_writes,
     parse_ts,
@@ -432,7 +433,7 @@ def _read_writes(
         max_chars=max_chars,
         understanding=understanding,
     )
-    by_id = {r.id: r for r in existing}
+    by_id = derived_of(existing, "by id", lambda kept: {r.id: r for r in kept})
     tz = zone(timezone)
     actions = TurnActions(writes=list(output.writes))
     for write in output.writes:

@@ -58,10 +58,12 @@ from familiars.bot._window import on_in_span
 from familiars.llm import OFFLINE_NOTICE, ChatMessage, is_question
 from familiars.memory import (
     ForgetReport,
+    Kept,
     MemoryRecord,
     Understanding,
     answer_records,
     asks_unknown,
+    derived_of,
     forgotten_of,
     make_record,
 )
@@ -336,8 +338,8 @@ class TurnPlanner:
             self.noticed.add(key)
             plan.notice = True
         existing = turn.records
-        plan.name = name_of([r.content for r in existing if r.scope == "user"])
-        plan.records = [r for r in existing if r.scope in ("user", "dialogue")]
+        plan.name = derived_of(existing, "name", _name_in_records)
+        plan.records = derived_of(existing, "spoken of", _user_and_dialogue)
         plan.now, plan.said = now.astimezone(_zone_or_utc(tz)), self.said
         plan_now = partial(
             plan_actions,
@@ -594,6 +596,15 @@ def _answer_to(
     each = asked_each(asked, records, understanding)
     meant = answer_records(asked, records, understanding)
     return meant, not meant and asks_unknown(asked, records, understanding), each
+
+
+def _name_in_records(records: Sequence[MemoryRecord]) -> str:
+    return name_of([r.content for r in records if r.scope == "user"])
+
+
+def _user_and_dialogue(records: Sequence[MemoryRecord]) -> Kept:
+    """The records an offline answer may speak from (kept with the person's records)."""
+    return Kept(r for r in records if r.scope in ("user", "dialogue"))
 
 
 def _answered(

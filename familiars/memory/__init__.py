@@ -185,6 +185,7 @@ from familiars.memory._offline._dates import (
     settled_request,
 )
 from familiars.memory._offline._every import every_text, next_due
+from familiars.memory._offline._kept import Kept, derived_of
 from familiars.memory._offline._kin_asked import kin_not_kept
 from familiars.memory._offline._meaning import (
     PARTS as UNDERSTANDING_PARTS,
@@ -541,6 +542,8 @@ __all__ = [
     "about_me",
     "answer_records",
     "kin_not_kept",
+    "Kept",
+    "derived_of",
     "as_remind_me",
     "asks_unknown",
     "understanding_for",

@@ -16,6 +16,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from familiars.llm import object_text_store
 from familiars.memory._backend import RecordIndex
 from familiars.memory._errors import RecordNotFoundError
 from familiars.memory._index import MemoryIndex
@@ -31,6 +32,12 @@ from familiars.memory._records import MemoryRecord
 from familiars.memory._store import MemoryStore
 
 logger = logging.getLogger(__name__)
+
+
+def _graph_face(rec: MemoryRecord) -> tuple[object, ...]:
+    """What ``build_graph`` reads of a record: a change to anything else (the access
+    counters a recall flushes) leaves the person's graph as it is."""
+    return (rec.content, rec.ts, rec.deprecated, rec.supersedes, tuple(rec.tags), rec.category)
 
 
 @dataclass(frozen=True)
@@ -49,16 +56,31 @@ class PeopleIndex:
         #: tables: its graphs live in memory only, rebuilt from the records.
         self.index = index if isinstance(index, MemoryIndex) else None
         self._graphs: dict[str, PeopleGraph] = {}
+        #: Per person, what their graph was built from of each record (``_graph_face``).
+        self._built: dict[str, dict[str, tuple[object, ...]]] = {}
+        # It holds the records' texts: a forget empties it (the graphs then rebuild).
+        object_text_store(
+            "familiars.memory.PeopleIndex", self, PeopleIndex._drop_built, PeopleIndex._held
+        )
         self._lock = asyncio.Lock()
         if index is not None:
             index.subscribe(self._changed)
+
+    def _held(self) -> int:
+        return len(self._built)
+
+    def _drop_built(self) -> None:
+        self._built.clear()
+        self._graphs.clear()
 
     async def _changed(self, upserted: Sequence[MemoryRecord], removed: Sequence[str]) -> None:
         """A changed record of a person makes their graph stale; a removed (forgotten) one
         takes the person's saved rows with it at once: names are words too."""
         for rec in upserted:
             if rec.scope == "user" and rec.user_key:
-                self._graphs.pop(rec.user_key, None)
+                built = self._built.get(rec.user_key, {})
+                if built.get(rec.id) != _graph_face(rec):  # not a recall count's change
+                    self._graphs.pop(rec.user_key, None)
         if removed and self.index is None:
             gone = set(removed)
             for user_key, graph in list(self._graphs.items()):
@@ -80,6 +102,7 @@ class PeopleIndex:
                 records = await self.store.list(scope="user", user_key=user_key, live_only=False)
                 graph = build_graph(records)
                 self._graphs[user_key] = graph
+                self._built[user_key] = {r.id: _graph_face(r) for r in records}
                 await self._save(user_key, graph)
             return self._graphs[user_key]
 

@@ -20,7 +20,7 @@ import contextlib
 import logging
 import re
 import threading
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -35,7 +35,9 @@ from familiars.memory._history import Quotes
 from familiars.memory._id_claims import IdClaims
 from familiars.memory._limits import DEFAULT_MAX_RECORD_CHARS, check_record_length
 from familiars.memory._list_query import ListQuery
+from familiars.memory._live_reads import LiveReads, markdown_files
 from familiars.memory._lock import clean_stale_temp_files, under_lock
+from familiars.memory._offline._kept import Kept
 from familiars.memory._paths import (
     MEMORY_GLOBS,
     RECORD_ID_RE,
@@ -53,17 +55,13 @@ from familiars.memory._records import (
     iso_now,
     make_record,
     new_id,
+    utcnow,
 )
 from familiars.memory._redaction import Redactor
 from familiars.memory._state_home import FileStateHome, StateHome
+from familiars.memory._store_batch import _BatchLog, _Op, normalise_content
 
 logger = logging.getLogger(__name__)
-
-
-def normalise_content(text: str) -> str:
-    """What counts as "the same text" for exact-duplicate detection."""
-    text = " ".join(text.casefold().split())
-    return text.strip(" .!?;,")
 
 
 @dataclass
@@ -83,48 +81,6 @@ class StoreListener(Protocol):
 class _Cached:
     sig: tuple[int, int]
     parsed: ParsedFile
-
-
-@dataclass
-class _Op:
-    """One change to one file. ``apply`` mutates the parsed file and returns the result for
-    the caller; it raises (before mutating) when the change is not possible."""
-
-    path: Path
-    apply: Callable[[ParsedFile, _BatchLog], Any]
-
-
-@dataclass
-class _BatchLog:
-    events: dict[Path, list[dict[str, Any]]] = field(default_factory=dict)
-    upserted: dict[str, MemoryRecord] = field(default_factory=dict)
-    removed: set[str] = field(default_factory=set)
-    purges: list[tuple[Path, str]] = field(default_factory=list)
-    dirty: set[Path] = field(default_factory=set)
-    norms: dict[Path, dict[str, Segment]] = field(default_factory=dict)
-    id_sets: dict[Path, set[str]] = field(default_factory=dict)
-
-    def ids(self, path: Path, parsed: ParsedFile) -> set[str]:
-        found = self.id_sets.get(path)
-        if found is None:
-            found = {s.record.id for s in parsed.segments if s.record is not None}
-            self.id_sets[path] = found
-        return found
-
-    def content_map(self, path: Path, parsed: ParsedFile) -> dict[str, Segment]:
-        """Normalised content -> segment of the file's records, built once per batch."""
-        found = self.norms.get(path)
-        if found is None:
-            found = {}
-            for seg in parsed.segments:
-                if seg.record is not None and not seg.record.deprecated:
-                    found.setdefault(normalise_content(seg.record.content), seg)
-            self.norms[path] = found
-        return found
-
-    def record_event(self, path: Path, kind: str, record: MemoryRecord) -> None:
-        self.events.setdefault(path, []).append(history.event(kind, record))
-        self.dirty.add(path)
 
 
 _TAG_RE = re.compile(r"^[\w .:/+-]{1,64}$", re.UNICODE)
@@ -157,6 +113,7 @@ class MemoryStore:
         self._queue: asyncio.Queue[_OpGroup | None] | None = None
         self._task: asyncio.Task[None] | None = None
         self._scanned = False
+        self._reads = LiveReads()
         self.last_listener_error: Exception | None = None
         self.last_write_error: BaseException | None = None
 
@@ -217,6 +174,9 @@ class MemoryStore:
             self._annotate(path, parsed)
             self._forget_path(path)
             self._cache[path] = _Cached(sig, parsed)
+            # Settling may set aside an entry of another file in place (its cache entry
+            # stays): no kept answer may outlive that.
+            self._reads.clear()
             self.id_claims.settle(path, parsed, self._id_paths, self._load)
             for err in parsed.errors:
                 logger.warning("%s", err)
@@ -289,7 +249,6 @@ class MemoryStore:
     ) -> builtins.list[Path]:
         """The files that can hold matches: one owner's folder when the filters name it (the
         turn's own lookups), else every memory file."""
-        pattern = f"{category}.md" if category is not None else "*.md"
         folder: Path | None = None
         if scope == "user" and user_key is not None:
             folder = self.workspace / "users" / user_key
@@ -299,7 +258,7 @@ class MemoryStore:
             folder = self.workspace / "agents" / agent_id / dialogue_id / scope
         if folder is None:
             return self.memory_files()
-        return sorted(p for p in folder.glob(pattern) if owner_from_path(self.workspace, p))
+        return [p for p in markdown_files(folder, category) if owner_from_path(self.workspace, p)]
 
     def _files_for(self, query: ListQuery) -> Iterator[Path]:
         for path in self._candidate_files(*query):
@@ -339,16 +298,29 @@ class MemoryStore:
         self, *queries: ListQuery, now: datetime | None = None
     ) -> builtins.list[MemoryRecord]:
         """What one :meth:`list` per query gives, query after query, in one hop off the event
-        loop and not copied: the store's own records, never to be changed (the store makes
-        each change a new record object, so one read here never changes under its reader)."""
+        loop and not copied: the store's own records in a list never to be changed (the
+        store makes each change a new record object, so one read here never changes under
+        its reader). While nothing it was read from changed, the very same list is given
+        again (``_live_reads``), with what was derived from it (``Kept.derived``)."""
         for query in queries:
             query.check()
+        when = now or utcnow()
 
-        def collect() -> list[MemoryRecord]:
+        def collect() -> Kept:
             with self._lock:
-                return [rec for query in queries for rec in self._matching(query, now=now)]
+                parts = [self._live_answer(query, when) for query in queries]
+                return self._reads.joined(queries, parts)
 
         return await asyncio.to_thread(collect)
+
+    def _live_answer(self, query: ListQuery, now: datetime) -> Kept:
+        """One query's live records (under the lock): each file asked for as any read does
+        (an outside edit is read), the kept answer when every file's entry is the same."""
+        sources = []
+        for path in self._files_for(query):
+            self._load(path)
+            sources.append((path, self._cache.get(path)))
+        return self._reads.answer(query, tuple(sources), _records_of, now)
 
     def _matching(
         self,
@@ -783,6 +755,10 @@ class MemoryStore:
             self.workspace, lambda: clean_stale_temp_files(self.workspace), what="temp clean-up"
         )
         return removed or 0
+
+
+def _records_of(entry: _Cached) -> builtins.list[MemoryRecord]:
+    return entry.parsed.records
 
 
 @dataclass

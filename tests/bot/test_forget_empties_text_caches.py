@@ -51,7 +51,11 @@ async def test_a_forget_leaves_no_text_cache_holding_the_words(workspace: Path, 
         assert "Pepperoni" in await say(app, message("what is my dog called?", minutes=1))
         held = _held()
         # The caches the turns filled hold the fact (else the test would prove nothing).
-        for name in ("familiars.bot._records_view._VIEWS", "familiars.llm._offline._said"):
+        for name in (
+            "familiars.bot._records_view._VIEWS",
+            "familiars.llm._offline._said",
+            "familiars.memory.LiveReads",
+        ):
             assert held.get(name), held
         done = await ROADS[road](app)
         assert done.startswith("Forgotten"), done

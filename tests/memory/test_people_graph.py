@@ -182,3 +182,17 @@ async def test_how_old_asks_the_corrected_record_not_the_one_it_replaced(tmp_pat
         graph = build_graph(await mw.store.list(live_only=False))
         assert walk("who was my old boss?", build_graph(records())) == [[("user", "boss", "Priya")]]
         assert walk("how old is my son?", graph) == [[("user", "son", "Leo")]]
+
+
+async def test_recall_counts_leave_the_graph_and_a_new_relation_does_not(tmp_path):
+    """The access counters a recall flushes change nothing the graph reads: it is not
+    built again for them; a relation told since is in it at once."""
+    settings = load_settings(workspace=tmp_path / "ws")
+    async with open_workspace(settings, embedder=HashEmbedder(dim=64)) as mw:
+        recs = [await mw.store.append(r, dedupe=False) for r in records()]
+        people = PeopleIndex(mw.store, mw.index)
+        first = await people.graph("ana")
+        await mw.store.touch_access({r.id: 2 for r in recs})
+        assert await people.graph("ana") is first
+        await mw.store.append(records(["The user's cousin is called Rory."])[0])
+        assert "Rory" in (await people.graph("ana")).people

@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from familiars.memory import InvalidIdError, ListQuery, MemoryStore, make_record
+from familiars.memory import (
+    InvalidIdError,
+    Kept,
+    ListQuery,
+    MemoryStore,
+    derived_of,
+    make_record,
+)
 
 _DIALOGUE = "dialogue_1"
 
@@ -90,3 +97,79 @@ async def test_read_live_checks_its_ids(workspace: Path) -> None:
             await store.read_live(ListQuery(scope="user", user_key="../ana"))
     finally:
         await store.close()
+
+
+async def test_read_live_gives_the_same_list_while_nothing_changed(workspace: Path) -> None:
+    """What a turn derives from its records (``Kept.derived``) is kept from turn to turn
+    while the files are the same: the read gives the very same list."""
+    store = await _filled(workspace)
+    made: list[int] = []
+
+    def count(kept: Kept) -> int:
+        made.append(1)
+        return len(kept)
+
+    try:
+        first = await store.read_live(*_QUERIES)
+        second = await store.read_live(*_QUERIES)
+        assert second is first
+        assert derived_of(first, "n", count) == derived_of(second, "n", count) == len(first)
+        assert len(made) == 1
+        await store.append(
+            make_record("The user likes maps.", scope="user", category="preference", user_key="ana")
+        )
+        third = await store.read_live(*_QUERIES)
+    finally:
+        await store.close()
+    assert third is not first and "The user likes maps." in [r.content for r in third]
+    assert derived_of(third, "n", count) == len(first) + 1 and len(made) == 2
+
+
+async def test_a_forget_is_read_at_once_and_nothing_kept_holds_it(workspace: Path) -> None:
+    store = await _filled(workspace)
+    try:
+        before = await store.read_live(*_QUERIES)
+        contents = derived_of(before, "contents", lambda kept: [r.content for r in kept])
+        (tea,) = [r for r in before if "tea" in r.content]
+        assert "The user likes tea." in contents
+        await store.forget(tea.id)
+        after = await store.read_live(*_QUERIES)
+        said = derived_of(after, "contents", lambda kept: [r.content for r in kept])
+    finally:
+        await store.close()
+    assert "The user likes tea." not in [r.content for r in after]
+    assert "The user likes tea." not in said
+
+
+async def test_a_hand_edit_and_a_new_file_are_read_without_a_watcher(workspace: Path) -> None:
+    store = await _filled(workspace)
+    try:
+        before = await store.read_live(_QUERIES[0])
+        path = workspace / "users" / "ana" / "preference.md"
+        path.write_text(path.read_text().replace("likes tea", "likes strong coffee"))
+        other = MemoryStore(workspace)  # a new file, by another hand
+        async with other:
+            await other.append(
+                make_record("The user's sister is Kim.", scope="user", category="relation",
+                            user_key="ana")
+            )  # fmt: skip
+        after = await store.read_live(_QUERIES[0])
+    finally:
+        await store.close()
+    texts = [r.content for r in after]
+    assert after is not before
+    assert "The user likes strong coffee." in texts and "The user likes tea." not in texts
+    assert "The user's sister is Kim." in texts
+
+
+async def test_a_kept_read_follows_the_clock_both_ways(workspace: Path) -> None:
+    store = await _filled(workspace)
+    now = datetime.now(UTC)
+    try:
+        reads = [
+            await store.read_live(_QUERIES[0], now=now + timedelta(hours=h)) for h in (0, 2, 0)
+        ]
+    finally:
+        await store.close()
+    held = ["Gone in an hour." in [r.content for r in read] for read in reads]
+    assert held == [True, False, True]

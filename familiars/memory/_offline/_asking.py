@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from familiars.memory._offline._kept import Kept, derived_of
 from familiars.memory._offline._meaning import Understanding
 from familiars.memory._offline._past import when_did
 from familiars.memory._offline._polar import asked_thing, says_thing
@@ -158,14 +159,23 @@ def health_asked(question: str, live: Sequence[MemoryRecord]) -> list[MemoryReco
     return sorted(kept, key=_when, reverse=True)[:MAX_HEALTH]
 
 
+def _own_live(records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+    """The person's own live records (kept with a read that stays the same: ``Kept``)."""
+    return derived_of(
+        records, "own live", lambda kept: Kept(r for r in kept if r.scope == "user" and is_live(r))
+    )
+
+
 def answer_records(
     question: str, records: Sequence[MemoryRecord], understanding: Understanding
 ) -> list[MemoryRecord]:
     """The records that answer ``question``, best first; [] when it asks about none."""
     if not understanding.has("answers"):
         return []
-    live = [r for r in records if r.scope == "user" and is_live(r)]
-    done = sorted((r for r in live if "past" in r.tags), key=_when)
+    live = _own_live(records)
+    done = derived_of(
+        records, "own past", lambda _: sorted((r for r in live if "past" in r.tags), key=_when)
+    )
     said = when_did(question, [r.content for r in done])  # "When did I see them?"
     if said:
         return [r for r in done if r.content in said]
@@ -239,7 +249,7 @@ def asks_unknown(
     """``question`` surely asks about one of the person's own slots and none is kept."""
     if not understanding.has("answers"):
         return False
-    live = [r for r in records if r.scope == "user" and is_live(r)]
+    live = _own_live(records)
     asked_of = liking_asked(question, live)
     if asked_of is None:
         asked_of = health_asked(question, live)
@@ -305,11 +315,15 @@ _NOT_NAMES = frozenset(
 )
 
 
+def _own_names(records: Sequence[MemoryRecord]) -> str:
+    return " ".join(r.content for r in records if "name" in r.tags or "nickname" in r.tags)
+
+
 def named_others(question: str, records: Sequence[MemoryRecord]) -> list[str]:
     """The names ``question`` asks about that are not the person's own (from their name
     records): "what does Theo do for work?" names Theo. A place kept in a record of theirs
     counts too, so "do I still live in Leeds?" is answered by the record that says Leeds."""
-    own = " ".join(r.content for r in records if "name" in r.tags or "nickname" in r.tags)
+    own = derived_of(records, "own names", _own_names)
     names = [m.group(0) for m in _CAPITALISED.finditer(question.strip())]
     return [
         n

@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from familiars.memory._offline._changes import _no_longer, _record_words, _Said, topic_words
 from familiars.memory._offline._clauses import _sentence_clauses
+from familiars.memory._offline._kept import derived_of
 from familiars.memory._offline._meaning import Understanding
 from familiars.memory._offline._objects import Fact, _fact_key
 from familiars.memory._offline._patterns import match_preference
@@ -51,10 +52,9 @@ def shifted(
     already said by this message, which are left to the rules)."""
     if not understanding.has("changes"):
         return []
+    changeable = derived_of(existing, "changeable", lambda kept: list(filter(_changeable, kept)))
     records = [
-        r
-        for r in existing
-        if _changeable(r) and (_fact_key(r) or "") not in keys and not _narrower_said(r, keys)
+        r for r in changeable if (_fact_key(r) or "") not in keys and not _narrower_said(r, keys)
     ]
     out: list[Fact] = []
     for sentence, group in _sentence_clauses(text):

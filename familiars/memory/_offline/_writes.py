@@ -543,7 +543,7 @@ def offline_writes(
 def _closing_writes(text: str, existing: Sequence[MemoryRecord]) -> list[WriteOp]:
     """The open loops ``text`` closes, each marked done."""
     out = []
-    for rec in closed_loops(text, [r for r in existing if r.open_loop]):
+    for rec in closed_loops(text, Kept.of(existing).open_loops):
         loop = OpenLoop(**{**(rec.open_loop or {}), "status": "done"})
         entry = WriterEntry(
             content=rec.content,
