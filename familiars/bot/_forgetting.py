@@ -604,7 +604,9 @@ class ForgetByWords:
         agents_with = remembered(self.forgetter.trees.agents_with)
         going = {*found.ids, *(e.key for r in found.records for e in evidence_refs(r, agents_with))}
         repeats = await self.forgetter.repeating(found.records, besides=going)
-        found.mentions += [(" and ".join(r.values), r.text) for r in repeats]
+        # The bot's replies that say it go too (the Forgetter takes them): not listed as
+        # messages of the person's.
+        found.mentions += [(" and ".join(r.values), r.text) for r in repeats if not r.reply]
         added = {r.ref.key for r in repeats}
         found.kept += [
             r

@@ -313,11 +313,15 @@ class MemoryCommand(Command):
         or was merged from) again, which the forget takes too (:meth:`Forgetter.repeats_for`),
         each shown short; in a group only counted (they may have been said in private);
         "" for none."""
-        repeats = await self._forgetter.repeats_for([rec.id])
+        found = await self._forgetter.repeats_for([rec.id])
+        repeats = [r for r in found if not r.reply]
+        replies = len(found) - len(repeats)  # the bot's own replies that said it go too
+        mine = f"{count(replies, 'reply', 'replies')} of mine that said it"
         if not repeats:
-            return ""
+            return f"With it go {mine}.\n" if replies else ""
         says = "says" if len(repeats) == 1 else "say"
         head = f"With it go {count(len(repeats), 'other message')} of yours that {says} it again"
+        head += f" and {mine}" if replies else ""
         if group:
             return head + ".\n"
         shown = "".join(f"\n> {one_line(r.text, 80)}" for r in repeats[:_SHOWN])
