@@ -21,6 +21,7 @@ Map:
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -417,7 +418,31 @@ class ForgetByWords:
             return f"You said nothing to me {window.label} that I still keep."
         plan = await self.forgetter.plan_turns(turns)
         self._asked[key] = _Asked(window=window, plan=plan)
-        return f"About to forget for good {plan_words(plan, window)}. Reply yes to go ahead."
+        named = "" if where.is_group else await self._window_named(plan, where.user_key)
+        return f"About to forget for good {plan_words(plan, window)}.{named} Reply yes to go ahead."
+
+    async def _window_named(self, plan: TurnsPlan, user_key: str) -> str:
+        """The memories a window's forget takes, named as every forget's question names them
+        (tester s39: "1 memory I noted from them" was "you live in Bristol", unsaid), and
+        the zone the person's times will follow once a home that gave theirs goes."""
+        records = []
+        for record_id in plan.records:
+            with contextlib.suppress(RecordNotFoundError):
+                records.append(await self.forgetter.store.get(record_id))
+        said = "; ".join(shorten(record_said(r.content)).rstrip(".") for r in records)
+        named = f"\nThe {'memory' if len(records) == 1 else 'memories'}: {said}." if said else ""
+        if self.zone_of is None or not records:
+            return named
+        now, then = (
+            await self.zone_of(user_key, False),
+            await self.zone_of(user_key, False, without=plan.records),
+        )
+        if now.key != then.key:
+            named += (
+                f"\nYour reminders and times will then follow {then.key}, not {now.key} "
+                "(/timezone sets yours)."
+            )
+        return named
 
     async def _that(
         self,
