@@ -36,9 +36,11 @@ from familiars.bot._forget_match import (
     names_in_texts,
     names_said,
     past_asked,
+    record_says,
     says,
     taste_asked,
     taste_of,
+    told_with,
 )
 from familiars.bot._forget_person import asks_to_forget_me
 from familiars.bot._forget_texts import (
@@ -77,6 +79,7 @@ from familiars.memory import (
     PeopleForgetting,
     RecordNotFoundError,
     TurnsPlan,
+    every_text,
     evidence_refs,
     is_live,
     is_node_ref,
@@ -590,7 +593,7 @@ class ForgetByWords:
         def matches(text: str) -> bool:
             return says(want, text) or names_said(names, text)
 
-        records = [r for r in visible if matches(r.content)]
+        records = [r for r in visible if matches(r.content) or record_says(want, r)]
         # "my husband": and all that is said of Craig, his name, in any case (tester s35
         # U6: "The user's sparky is called Craig." and the messages naming him stayed).
         names = set(names) | names_in(records)
@@ -599,6 +602,10 @@ class ForgetByWords:
         agents_with = remembered(self.forgetter.trees.agents_with)
         told = {k for k, t in said_here if matches(t)}
         records += _noted_from(told, want, visible, records, agents_with)
+        records += told_with(
+            want, said_here, [r for r in visible if r not in records and not r.deprecated],
+            lambda r: [e.key for e in evidence_refs(r, agents_with)],
+        )  # fmt: skip
         # What a record replaced is what it said before (tester s35 U4: the old home
         # stayed in the history, the files and the turns after "forget that I live in Otley").
         records += _replaced_by(records, visible)
@@ -728,6 +735,9 @@ def _lines(found: _Found) -> list[str]:
         said = record_said(r.content)
         if r.deprecated and said in lines:
             continue  # a merged record's source, in the same words
+        every = (r.open_loop or {}).get("every")
+        if isinstance(every, dict) and every_text(every):  # not a one-off (tester s39)
+            said = f"{said.rstrip('.')}, repeating {every_text(every)}."
         lines.append(f"{said.rstrip('.')} (since replaced)." if r.deprecated else said)
     lines += [f'what you said: "{shorten(t)}"' for t in found.turns]
     return lines + [
