@@ -49,6 +49,7 @@ from familiars.llm import (
     relevance_words,
     said_words,
     second_person,
+    text_cache,
 )
 from familiars.memory import kin_not_kept, looks_english, whose_asked
 
@@ -610,7 +611,7 @@ def words_index(texts: Sequence[str]) -> dict[str, tuple[int, ...]]:
     return {word: tuple(at) for word, at in index.items()}
 
 
-_words_index = functools.lru_cache(maxsize=16)(words_index)
+_words_index = text_cache(functools.lru_cache(maxsize=16)(words_index))
 
 
 #: The longest quote of a recalled message: a long one is quoted by its sentence that answers.
@@ -747,6 +748,7 @@ def name_of(contents: Sequence[str]) -> str:
 
 # Every turn reads all of the person's records (a thousand and more) for their name, and
 # most hold none: each text is read once, not once a turn.
+@text_cache
 @functools.lru_cache(maxsize=65536)
 def _name_in(content: str) -> str | None:
     m = _NAME.match(content.strip())

@@ -212,14 +212,35 @@ class DialogueManager:
         return self.commands.specs()
 
     async def command(self, invocation: CommandInvocation) -> CommandResponse:
-        invocation = _asks_unless_fresh(invocation)
         caller = await self.caller_for(invocation)
+        invocation = self._confirms_only_when_asked(invocation, caller)
         response = await self.commands.run(invocation, caller)
         if response.on_yes is not None and caller.dialogue_id is not None:
             asked = replace(invocation, args=response.on_yes)
             self._on_yes[(caller.agent_id, caller.dialogue_id, caller.user_key)] = (asked, caller)
         response = self.planner.after_command(invocation, response)  # issue 14: /help
         return await self._guarded_answer(invocation, caller, response)
+
+    def _confirms_only_when_asked(
+        self, invocation: CommandInvocation, caller: Caller
+    ) -> CommandInvocation:
+        """A forget's own "confirm" counts only as the answer to the question this dialogue
+        showed this person for the same thing, typed after it was shown (:attr:`fresh`);
+        else the forget asks first and a yes (or the confirm) after the question goes on.
+        A single pasted "/memory forget everything confirm" erased a person unasked (tester
+        s38); a confirm typed ahead, forwarded or naming something else asks too."""
+        target = _confirmed_forget(invocation)
+        if target is None:
+            return invocation
+        if caller.dialogue_id is None:  # no dialogue, no question shown in it
+            return replace(invocation, args=invocation.args[:-1])
+        key = (caller.agent_id, caller.dialogue_id, caller.user_key)
+        waiting = self._on_yes.get(key)
+        if invocation.fresh and waiting is not None and _confirmed_forget(waiting[0]) == target:
+            del self._on_yes[key]  # answered: a later yes answers nothing
+            self.forget_words.drop(*key)
+            return invocation
+        return replace(invocation, args=invocation.args[:-1])
 
     async def _guarded_answer(
         self, inv: CommandInvocation, caller: Caller, response: CommandResponse
@@ -601,17 +622,22 @@ async def _said_plainly_when_full(
         yield ("\n\n" if said else "") + DISK_FULL_REPLY
 
 
-def _asks_unless_fresh(invocation: CommandInvocation) -> CommandInvocation:
-    """A forget command typed ahead or forwarded (not :attr:`~CommandInvocation.fresh`)
-    without its own "confirm": it asks first, and a yes typed after the question confirms
-    (tester s38: a pasted "/memory forget everything confirm" erased a person at once)."""
-    args = invocation.args
-    forgets = invocation.name == "forget" or (
-        invocation.name == "memory" and args[:1] == ("forget",)
-    )
-    if invocation.fresh or not forgets or not args or args[-1].lower() not in ("confirm", "yes"):
-        return invocation
-    return replace(invocation, args=args[:-1])
+def _confirmed_forget(invocation: CommandInvocation) -> tuple[str, ...] | None:
+    """What a forget command with its own "confirm" (or "yes") names, its words lowercased
+    (``/memory forget today confirm`` and ``/forget today confirm``: ("today",)); None for
+    any other command."""
+    args = tuple(a.lower() for a in invocation.args)
+    if invocation.name == "memory":
+        if args[:1] != ("forget",):
+            return None
+        args = args[1:]
+    elif invocation.name != "forget":
+        return None
+    elif args[:1] == ("forget",):  # a "yes" replays /memory's own words: /forget forget ...
+        args = args[1:]
+    if not args or args[-1] not in ("confirm", "yes"):
+        return None
+    return args[:-1]
 
 
 __all__ = [

@@ -26,6 +26,8 @@ from pathlib import Path
 
 import snowballstemmer
 
+from familiars.llm import text_cache
+
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
 
@@ -65,6 +67,7 @@ def nfkc(text: str) -> str:
     return unicodedata.normalize("NFKC", text)
 
 
+@text_cache
 @lru_cache(maxsize=50_000)
 def fold(word: str) -> str:
     """One spelling for a word: compatibility forms, accents and case all folded."""
@@ -72,6 +75,7 @@ def fold(word: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 
 
+@text_cache
 @lru_cache(maxsize=50_000)
 def stem(word: str) -> str:
     """The folded word's stem ("whiskers" and "whisker" are one)."""

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from familiars.bot._answers import answerable, words_index
+from familiars.llm import text_store
 from familiars.memory import DEFAULT_MAX_RECORD_CHARS, MemoryRecord, cut_text, is_live
 
 #: Views kept: a turn reads two (its records, and the plan's share of them) per dialogue.
@@ -138,6 +139,8 @@ class RecordsView:
 
 
 _VIEWS: list[RecordsView] = []
+# The views hold the records' texts and their words: a forget empties them.
+text_store(__name__ + "._VIEWS", _VIEWS.clear, lambda: len(_VIEWS))
 
 
 def records_view(records: Sequence[MemoryRecord]) -> RecordsView:

@@ -19,7 +19,8 @@ The tools and their rules (the same as the commands'):
   ``memory._writer._rights``). Each record at most ``memory.max_record_chars``; a turn writes
   at most ``memory.writer_budget_chars`` in all and :data:`MAX_WRITES` records.
 - ``forget(memory_id)``: never forgets by itself. It asks the person, in the bot's own
-  words in the reply ("Shall I forget this for good: ...? Reply yes to confirm."), and hands
+  words in the reply (the question ``/memory forget`` asks: "About to forget for good: ...
+  Reply yes to confirm, or no.", :mod:`._forget_question`), and hands
   the question to the bot's forgetting by words (``ask_forget``: the one place pending forget
   questions live, :meth:`~familiars.bot._forgetting.ForgetByWords.ask`): the person's next
   message answers it there, before any model sees it: a yes forgets through the one
@@ -56,6 +57,7 @@ from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from familiars.bot._commands._reminders import local
+from familiars.bot._forget_question import forget_question
 from familiars.bot._home_zone import zone_of
 from familiars.bot._state import BotState
 from familiars.bot._tools import (
@@ -395,9 +397,10 @@ class _TurnToolSet:
         self._over_cap = 0
         #: (what to look for in the reply, the line that says it) per act to disclose.
         self._acts: list[tuple[str, str]] = []
-        #: The memories this turn asked the person about forgetting, id -> what it says
-        #: (one question for all, said last: :meth:`said`).
-        self._asked: dict[str, str] = {}
+        #: The memories this turn asked the person about forgetting (one question for
+        #: all, said last: :meth:`said`), and that question as the forget command asks it.
+        self._asked: dict[str, MemoryRecord] = {}
+        self._question = ""
 
     # ------------------------------------------------------------------ said (issue 19)
 
@@ -462,8 +465,7 @@ class _TurnToolSet:
         if self._asked:
             # Said by the bot itself: the person's yes answers a question they have seen, and
             # the bot, not the model, acts on it (the one forgetting path, before any model).
-            what = "; ".join(f'"{content}"' for content in self._asked.values())
-            lines.append(f"Shall I forget this for good: {what}? Reply yes to confirm, or no.")
+            lines.append(f"{self._question}Reply yes to confirm, or no.")
         return "\n".join([reply, *dict.fromkeys(lines)]) if lines else reply
 
     # ------------------------------------------------------------------ remember / forget
@@ -561,7 +563,12 @@ class _TurnToolSet:
         if self._t.ask_forget is None:
             raise ToolError("forgetting is not available here: point the person to /memory")
         if rec.id not in self._asked:
-            self._asked[rec.id] = rec.content
+            self._asked[rec.id] = rec
+        # The question /memory forget asks: what the yes takes (what it replaced, the
+        # messages that repeat it) is named before it is taken.
+        self._question = await forget_question(
+            self._t.forgetter, list(self._asked.values()), group=False
+        )
         self._t.ask_forget(c.agent_id, c.dialogue_id, c.user_key, tuple(self._asked))
         return (
             f"Not forgotten yet: the bot has asked the person whether to forget {rec.content!r} "

@@ -50,6 +50,13 @@ from familiars.llm._router import (
     ProviderRouter,
     build_chat_model,
 )
+from familiars.llm._text_caches import (
+    clear_text_caches,
+    object_text_store,
+    text_cache,
+    text_cache_sizes,
+    text_store,
+)
 
 __all__ = [
     "CHARS_PER_TOKEN",
@@ -78,10 +85,12 @@ __all__ = [
     "ToolSpec",
     "UnsupportedFeatureError",
     "build_chat_model",
+    "clear_text_caches",
     "cut_mark",
     "cut_output",
     "extract_json",
     "is_question",
+    "object_text_store",
     "plural",
     "output_limit",
     "parse_retry_after",
@@ -91,4 +100,7 @@ __all__ = [
     "relevance_words",
     "said_words",
     "second_person",
+    "text_cache",
+    "text_cache_sizes",
+    "text_store",
 ]

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from familiars.llm._base import ChatMessage, ChatModel, ChatResult
+from familiars.llm._text_caches import text_cache
 
 OFFLINE_NOTICE = (
     "(Offline mode: no language model is configured, so I can only tell you what I remember.)"
@@ -240,6 +241,7 @@ _ASKS = {
 }
 
 
+@text_cache
 @functools.lru_cache(maxsize=16384)  # an offline answer stems the same words every turn
 def _stem(word: str) -> str:
     word = word.lower().strip("'")
@@ -293,6 +295,7 @@ def relevance(question: str, text: str) -> float:
 _KIND_SETS = tuple((word, frozenset(kinds)) for word, kinds in _KINDS.items())
 
 
+@text_cache
 @functools.lru_cache(maxsize=256)
 def relevance_words(question: str) -> frozenset[str] | None:
     """The stemmed words (:func:`said_words`) one of which a text must say for
@@ -318,11 +321,13 @@ def said_words(text: str) -> frozenset[str]:
     return _said(text)
 
 
+@text_cache
 @functools.lru_cache(maxsize=65536)
 def _said(text: str) -> frozenset[str]:
     return frozenset(_stem(w) for w in _WORD.findall(text))
 
 
+@text_cache
 @functools.lru_cache(maxsize=256)
 def _asked(question: str) -> tuple[frozenset[str], tuple[frozenset[str], ...]]:
     """The question's content words, and the stemmed meanings of its question words."""

@@ -26,6 +26,8 @@ from functools import lru_cache
 
 import snowballstemmer
 
+from familiars.llm import text_cache
+
 __all__ = ["FactMatch", "fact_terms", "same_fact", "slot_of"]
 
 _STEMMER = snowballstemmer.stemmer("english")
@@ -170,6 +172,7 @@ class _Reading:
     surface: dict[str, str]  # term -> a word of the text it came from (for reasons)
 
 
+@text_cache
 @lru_cache(maxsize=4096)
 def _stem(word: str) -> str:
     return str(_STEMMER.stemWord(word))
@@ -200,6 +203,7 @@ def _term(word: str) -> str:
     return synonyms.get(_stem(word), _stem(word))
 
 
+@text_cache
 @lru_cache(maxsize=4096)
 def _read(text: str) -> _Reading:
     negative = False

@@ -39,6 +39,7 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from familiars.llm import clear_text_caches
 from familiars.memory._backend import RecordIndex
 from familiars.memory._dialog_tree import DialogTree, Node, is_forgotten
 from familiars.memory._dialog_trees import DialogTrees
@@ -745,6 +746,7 @@ class Forgetter:
             result = hook(report)
             if asyncio.iscoroutine(result):
                 await result
+        clear_text_caches()  # every process cache keyed by people's words, whoever owns it
         logger.info("forgot %d records and %d turns", len(report.records), len(report.nodes))
 
     async def _unquote(self, forgotten: Forgotten) -> None:
@@ -785,16 +787,6 @@ def _rewrite(tree: DialogTree) -> None:
 
 
 __all__ = [
-    "ForgetHook",
-    "ForgetReport",
-    "Forgetter",
-    "NodeRef",
-    "evidence_refs",
-    "remembered",
-    "FileForgetting",
-    "file_ref",
-    "is_file_ref",
-    "is_node_ref",
-    "node_ref",
-    "parse_node_ref",
-]
+    "ForgetHook", "ForgetReport", "Forgetter", "NodeRef", "evidence_refs", "remembered",
+    "FileForgetting", "file_ref", "is_file_ref", "is_node_ref", "node_ref", "parse_node_ref"
+]  # fmt: skip

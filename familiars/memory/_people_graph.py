@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from familiars.llm import text_cache
 from familiars.memory._records import MemoryRecord, parse_ts
 
 USER = "user"
@@ -165,11 +166,13 @@ def own_edges(contents: Sequence[str]) -> tuple[tuple[str, Said], ...]:
     return _own_edges(tuple(contents))
 
 
+@text_cache
 @functools.lru_cache(maxsize=16)
 def _own_edges(contents: tuple[str, ...]) -> tuple[tuple[str, Said], ...]:
     return tuple((c, e) for c in contents for e in _edges_of(c) if e.src == USER and e.via is None)
 
 
+@text_cache
 @functools.lru_cache(maxsize=65536)
 def _edges_of(text: str) -> tuple[Said, ...]:
     """:func:`edges_in`, each text read once (most hold none)."""

@@ -333,7 +333,42 @@ def _password_span(m: re.Match[str], group: int | str) -> Iterator[tuple[int, in
         yield m.start(group), m.start(group) + len(value)
 
 
+# A sign-in told as a pair, the name (an e-mail, or a value a login label names) and then
+# its password: "my netflix login is x@y.com / sunflower77", "netflix: bob@mail.com pw
+# sunflower77", "spotify: anna@mail.com | Hunter22" (the password was kept in clear: the
+# label named the first value only). The password follows a password word, or a "/" or
+# "|" in a sign-in's context (a login word before it, or "Name:" just before the e-mail);
+# it must still look like a password, so "email me at bob@mail.com, I'm in till 5" is no
+# pair.
+_LOGIN_WORD = r"(?:log-?in|sign-?in|account|acct|user\s?name|user\s?id|credentials|creds)"
+_PW_WORD = r"(?:password|passwd|passcode|passphrase|pwd|pw|pass|pword)"
+_THEN_SECRET = (
+    r"(?P<sep>\s*[/|]\s*|,?\s+(?:and\s+)?(?:(?:the|my|its|their)\s+)?"
+    rf"(?P<pw>{_PW_WORD})\b(?:\s+(?:is|was)\b|\s*[:=])?\s*)"
+    r"[\"'“]?(?P<value>[^\s\"'”,;]{3,64})"
+)
+_EMAIL_THEN_SECRET = re.compile(rf"(?i){_EMAIL.pattern}{_THEN_SECRET}")
+_LOGIN_THEN_SECRET = re.compile(
+    rf"(?i)\b{_LOGIN_WORD}\b(?:\s+(?:for|to|on|at)\s+[\w'-]+(?:\s+[\w'-]+)?)?"
+    rf"(?:\s+(?:is|was)\s+|\s*[:=]\s*)[\"'“]?[^\s\"'”,;/|]{{2,64}}?[\"'”]?{_THEN_SECRET}"
+)
+_SIGN_IN_BEFORE = re.compile(rf"(?i)\b{_LOGIN_WORD}\b|^\s*[\w' -]{{1,30}}:\s*$")
+
+
+def _find_credentials(text: str) -> Iterator[tuple[int, int]]:
+    """The password of a name-and-password pair (see :data:`_THEN_SECRET`); after a bare
+    "/" or "|" digits alone are a number ("contact: bob@mail.com / 07700 900123")."""
+    for m in _LOGIN_THEN_SECRET.finditer(text):
+        if m["pw"] or not m["value"].isdigit():
+            yield from _password_span(m, "value")
+    for m in _EMAIL_THEN_SECRET.finditer(text):
+        clause = re.split(r"[.!?\n]\s", text[: m.start()])[-1]
+        if m["pw"] or (_SIGN_IN_BEFORE.search(clause) and not m["value"].isdigit()):
+            yield from _password_span(m, "value")
+
+
 def _find_passwords(text: str) -> Iterator[tuple[int, int]]:
+    yield from _find_credentials(text)
     for m in _PASSWORD.finditer(text):
         yield from _password_span(m, 1)
     for m in _SHORT_PASSWORD.finditer(text):

@@ -8,6 +8,8 @@ from functools import lru_cache
 
 import snowballstemmer
 
+from familiars.llm import text_cache
+
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
 _STEMMER = snowballstemmer.stemmer("english")
@@ -240,6 +242,7 @@ def stem(word: str) -> str:
     return _stem_word(word)
 
 
+@text_cache
 @lru_cache(maxsize=200_000)
 def _stem_word(word: str) -> str:
     return str(_STEMMER.stemWord(word))

@@ -205,6 +205,7 @@ async def test_confirmations_and_the_export_speak_to_the_person(app: Application
     out = await app.dialogues.command(cmd("memory", "export"))
     assert out.file_data is not None
     assert out.file_data.decode().startswith("# What I remember about you\n")
+    await app.dialogues.command(cmd("memory", "forget", rec_id))  # asked first
     done = (await app.dialogues.command(cmd("memory", "forget", rec_id, "confirm"))).text
     assert done.startswith("Forgotten: you like hiking") and "The user" not in done
 

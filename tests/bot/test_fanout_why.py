@@ -57,6 +57,7 @@ async def _talk(workspace: Path, server: FakeOpenAI, profile: str, *, forget: bo
         why = (await app.dialogues.command(_memory("why"))).text
         if forget:  # the sub-queries quote the message: a forget drops them with it
             used = why.split("`")[1]
+            await app.dialogues.command(_memory("forget", used))  # asked first
             await app.dialogues.command(_memory("forget", used, "confirm"))
             why += "\n---\n" + (await app.dialogues.command(_memory("why"))).text
         return why

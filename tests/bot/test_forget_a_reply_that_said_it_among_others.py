@@ -28,6 +28,7 @@ async def test_forgetting_a_memory_takes_every_reply_that_said_it(workspace: Pat
         both = await say(app, message("what am I allergic to", minutes=2))
         assert "allergic to again" in both and "penicilin" in both, both
         [rid] = [r.id for r in await app.memory.store.list() if "again" in r.content]
+        assert "About to forget" in await _memory(app, "forget", rid)
         assert (await _memory(app, "forget", rid, "confirm")).startswith("Forgotten")
         left = [r.content for r in await app.memory.store.list()]
         assert left == ["The user is allergic to penicilin."], left

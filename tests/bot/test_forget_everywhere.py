@@ -175,7 +175,7 @@ async def by_model_tool(bot: Bot) -> None:
     rid = await bot.record_id()
     bot.script.turn(one("forget", {"memory_id": rid}), relay())
     home = "could you get rid of the bit about my home"
-    assert "Shall I forget this for good" in await bot.say(home)
+    assert "About to forget for good" in await bot.say(home)
     assert (await bot.say("yes")).startswith("Forgotten")  # the bot's question: no model
 
 
@@ -291,6 +291,7 @@ async def test_no_vector_of_a_forgotten_turn_is_left_in_the_index(tmp_path: Path
 
         before = held() & {content_hash(f) for f in forms}
         assert before, "the turn's vectors were never cached: the test would prove nothing"
+        assert "About to forget" in await bot.command("forget", "last", "10m")
         done = await bot.command("forget", "last", "10m", "confirm")
         assert done.startswith("Forgotten"), done
         assert held() & {content_hash(f) for f in forms} == set()
@@ -375,7 +376,7 @@ async def test_the_bots_question_for_the_model_is_answered_only_by_the_next_mess
         rid = await bot.record_id()
         bot.script.turn(one("forget", {"memory_id": rid}), relay())
         home = "could you get rid of the bit about my home"
-        assert "Shall I forget this for good" in await bot.say(home)
+        assert "About to forget for good" in await bot.say(home)
         for text in between:
             bot.script.turn(Reply.text("It is sunny."))
             await bot.say(text)
@@ -397,7 +398,7 @@ async def test_a_forget_the_model_proposes_silently_is_asked_by_the_bot(tmp_path
         rid = await bot.record_id()
         bot.script.turn(one("forget", {"memory_id": rid}), Reply.text("OK!"))
         reply = await bot.say("hmm")
-        assert reply.startswith("OK!") and "Shall I forget this for good" in reply
+        assert reply.startswith("OK!") and "About to forget for good" in reply
         assert PHRASE in reply and reply.rstrip().endswith("Reply yes to confirm, or no.")
 
 

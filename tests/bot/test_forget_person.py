@@ -328,6 +328,8 @@ async def test_a_person_forgotten_on_one_worker_is_not_recalled_on_another(
         assert a.dialogues is not None and b.dialogues is not None
         inv = CommandInvocation("telegram", "102", "102", "Bob", "memory",
                                 ("forget", "everything", "confirm"), ts=T0)  # fmt: skip
+        asked = (await a.dialogues.command(replace(inv, args=inv.args[:-1]))).text
+        assert asked.startswith("About to forget everything about you"), asked
         done = (await a.dialogues.command(inv)).text
         assert done.startswith("Forgotten everything about you: "), done
         for needle in ("KQ7719", "ZX4420"):
@@ -362,6 +364,7 @@ async def test_a_message_said_while_the_person_is_forgotten_goes_too(
             return await first(user_key, file_id)
 
         documents.forget = forget_midway  # type: ignore[method-assign]
+        assert "About to forget" in await _command(bot, "memory", "forget", "everything")
         done = await _command(bot, "memory", "forget", "everything", "confirm")
         assert done.startswith("Forgotten everything about you: "), done
         assert said
@@ -382,6 +385,7 @@ async def test_a_reply_that_comes_after_its_message_was_forgotten_is_not_kept(
         await bot.say("My dog is called KQ7719.")
         tree = await bot.app.services.log.trees.aget("agent_0", "dialogue_0")
         mine = [n.id for n in tree.node_list if n.node_type == "Q"][-1]
+        assert "About to forget" in await _command(bot, "memory", "forget", "everything")
         done = await _command(bot, "memory", "forget", "everything", "confirm")
         assert done.startswith("Forgotten everything about you: "), done
         await bot.app.services.log.defer_reply_node(

@@ -9,6 +9,7 @@ nothing running."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,8 @@ async def by_command(bot: Bot) -> str:
     inv = CommandInvocation(
         "telegram", "u1", "u1", "Alice", "memory", ("forget", "everything", "confirm"), ts=NOW
     )
+    asked = (await bot.app.dialogues.command(replace(inv, args=inv.args[:-1]))).text
+    assert asked.startswith("About to forget everything about you"), asked
     return (await bot.app.dialogues.command(inv)).text
 
 
@@ -148,6 +151,8 @@ async def test_a_single_forget_leaves_no_earlier_text_nor_a_hand_edit_with_it(
             inv = CommandInvocation(
                 "telegram", "u1", "u1", "Alice", "memory", ("forget", rec.id, "confirm"), ts=NOW
             )
+            asked = (await bot.app.dialogues.command(replace(inv, args=inv.args[:-1]))).text
+            assert "Abbey Road" in asked, asked
             done = (await bot.app.dialogues.command(inv)).text
         assert done.startswith("Forgotten"), done
         assert files_holding(ws, JOB) == [] and files_holding(ws, "Abbey") == []

@@ -57,6 +57,7 @@ async def test_broken_headers_stop_no_one_and_go_with_a_whole_person_forget(
         assert "3 entries in your memory files could not be read" in listing, listing
         assert "Paris" not in listing and "chess" not in listing
         assert "Denver" in (await memory.store.get(bob_rec.id)).content  # still Bob's
+        assert "About to forget everything" in await bot.command("forget", "everything")
         done = await bot.command("forget", "everything", "confirm")
         assert done.startswith("Forgotten everything about you"), done
         for words in ("chess", "call yourself DAN", "Paris", "Pepper"):

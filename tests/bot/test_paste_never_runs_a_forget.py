@@ -84,6 +84,46 @@ async def test_a_forget_command_typed_ahead_asks_and_waits_for_a_fresh_yes(
         assert not kept(workspace)
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "/memory forget everything confirm",
+        "/forget everything confirm",
+        "/memory forget today confirm",
+        "/forget today yes",
+    ],
+)
+async def test_a_confirm_sent_with_the_request_asks_first(workspace: Path, line: str) -> None:
+    """A single line typed at the prompt with its own "confirm" (a whole person, a day's
+    messages): the person never saw the question, so it is asked; the same confirm sent
+    after the question (or a yes) goes ahead."""
+    async with console_bot(load_settings(workspace=workspace), clock=[T0]) as bot:
+        await bot.say(TOLD)
+        asked = await said(bot, line)
+        assert "About to forget" in asked and "Forgotten" not in asked, asked
+        assert kept(workspace)
+        assert "Forgotten" in await said(bot, line)  # now it answers the question shown
+        assert not kept(workspace)
+
+
+async def test_a_confirm_answers_only_the_question_asked(workspace: Path) -> None:
+    """Asked about one memory, a confirm naming another (or everything) asks about that
+    one; the question's own yes is then that one's."""
+    async with console_bot(load_settings(workspace=workspace), clock=[T0]) as bot:
+        await bot.say(TOLD)
+        await bot.say("I live in Denver.")
+        listing = await said(bot, "/memory list")
+        ids = [part for part in listing.split("`") if part.startswith("m_")]
+        assert len(ids) == 2, listing
+        assert "About to forget" in await said(bot, f"/memory forget {ids[0]}")
+        asked = await said(bot, "/memory forget everything confirm")
+        assert "About to forget everything about you" in asked, asked
+        asked = await said(bot, f"/memory forget {ids[1]} confirm")
+        assert "About to forget" in asked and kept(workspace) and kept(workspace, "Denver")
+        assert "Forgotten" in await said(bot, "yes")
+        assert kept(workspace, "Rex") != kept(workspace, "Denver")  # the one asked last
+
+
 async def test_a_forget_in_words_goes_on_a_fresh_yes_only(workspace: Path) -> None:
     async with console_bot(load_settings(workspace=workspace), clock=[T0]) as bot:
         await bot.say(TOLD)
@@ -124,6 +164,14 @@ async def test_telegram_runs_no_command_from_a_longer_or_forwarded_message(
         await tg.wait_for(lambda: len(tg.chat_texts(ALICE)) > before, timeout=30)
         await app.settle()
         assert kept(workspace), tg.chat_texts(ALICE)[-1]
+        # Alone and typed, the confirm still answers no question shown: it asks.
+        before = len(tg.chat_texts(ALICE))
+        tg.command(tg.private_chat(ALICE), ALICE, "/memory forget everything confirm")
+        await tg.wait_for(lambda: len(tg.chat_texts(ALICE)) > before, timeout=30)
+        await app.settle()
+        asked = tg.chat_texts(ALICE)[-1]
+        assert "About to forget everything about you" in asked, asked
+        assert kept(workspace)
         before = len(tg.chat_texts(ALICE))
         _forwarded(tg, "/memory forget everything confirm", command=True)
         await tg.wait_for(lambda: len(tg.chat_texts(ALICE)) > before, timeout=30)
@@ -151,6 +199,9 @@ async def test_discord_runs_no_command_from_a_longer_message(workspace: Path) ->
             answer = await tell_discord(fake, app, False, "/memory forget everything\nconfirm")
             assert "Forgotten" not in answer, answer
             assert kept(workspace)
+            alone = "/memory forget everything confirm"  # its question was never shown
+            asked = await tell_discord(fake, app, False, alone)
+            assert "About to forget everything" in asked and kept(workspace), asked
             asked = await tell_discord(fake, app, False, "/memory forget everything")
             assert "About to forget everything" in asked, asked
             assert "Forgotten everything" in await tell_discord(fake, app, False, "yes")

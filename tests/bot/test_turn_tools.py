@@ -165,6 +165,29 @@ async def test_a_reminder_without_a_time_or_with_an_unreadable_one_is_asked_abou
         assert not [r for r in await bot.records(category="event") if r.open_loop]
 
 
+async def test_the_forget_tool_asks_what_the_command_asks_repeats_counted(
+    workspace: Path,
+) -> None:
+    """The tool's yes takes the person's other messages that say the memory's value again
+    (the one Forgetter), so its question names them as ``/memory forget ID`` does: the
+    tool's question named the memory alone."""
+    async with running(workspace) as bot:
+        await bot.say("The rain in Leeds was awful this morning.")
+        assert bot.app.memory is not None
+        rec = await bot.app.memory.store.append(
+            make_record("The user lives in Leeds.", scope="user", category="profile",
+                        user_key=ALICE)
+        )  # fmt: skip
+        asked = " ".join((await bot.command(f"/memory forget {rec.id}")).split())
+        question = asked.split(" Reply yes")[0]
+        assert "With it go 1 other message of yours that says it again" in question, asked
+        bot.script.turn(one("forget", {"memory_id": rec.id}), Reply.text("Sure!"))
+        said = await bot.say("that home memory can go")
+        assert f"{question} Reply yes to confirm, or no." in said, said
+        assert (await bot.say("yes")).startswith("Forgotten")
+        assert "Leeds" not in " ".join(r.content for r in await bot.records())
+
+
 async def test_remember_search_and_forget_after_the_person_confirms(workspace: Path) -> None:
     async with running(workspace) as bot:
         fact = {"text": "The user's dog is called Biscuit.", "category": "relation"}
@@ -187,7 +210,7 @@ async def test_remember_search_and_forget_after_the_person_confirms(workspace: P
         )
         # (not "forget my dog": forgetting by words takes that before the model, s32 T4)
         said = await bot.say("that dog memory can go")
-        assert said.count("Shall I forget this for good") == 1
+        assert said.count("About to forget for good") == 1
         asked, again = bot.script.tool_messages()[-2:]
         assert asked.startswith("Not forgotten yet") and again.startswith("Not forgotten yet")
         assert await bot.records(scope="user", user_key=ALICE, category="relation")

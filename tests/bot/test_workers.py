@@ -75,12 +75,14 @@ async def test_a_memory_forgotten_on_one_worker_is_not_recalled_on_another(
         await say(b, message("I live in Winnipeg.", **bob))
         assert await recalled("where do I live? Winnipeg", "winnipeg")
         home = _first_id(await _memory(b, "list"))
+        assert "About to forget" in await _memory(a, "forget", home)
         assert "Forgotten" in await _memory(a, "forget", home, "confirm")
         assert await recalled("where do I live? Winnipeg", "winnipeg") == []
 
         await say(a, message("My cat is called Whiskers.", minutes=1, **bob))
         reader.add_tree(await b.services.trees.aget("agent_0", "dialogue_0"))  # B mid-turn
         cat = _first_id(await _memory(a, "list"))
+        assert "About to forget" in await _memory(a, "forget", cat)
         assert "Forgotten" in await _memory(a, "forget", cat, "confirm")
         assert await recalled("what is my cat called? Whiskers", "whiskers") == []
         for word in ("Winnipeg", "Whiskers"):

@@ -370,3 +370,42 @@ def test_short_words_for_passwords_are_masked(text: str, masked: str) -> None:
 )
 def test_ordinary_uses_of_pass_pin_and_login_are_not_passwords(text: str) -> None:
     assert [d for d in scan(text) if d.kind == "password"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("my netflix login is x@y.com / sunflower77", "sunflower77"),
+        ("netflix: bob@mail.com pw sunflower77", "sunflower77"),
+        ("login for hulu is me@x.io and the password is Tr0ub4dor", "Tr0ub4dor"),
+        ("spotify: anna@mail.com / Hunter22!", "Hunter22"),
+        ("HULU login: me@x.io pw: Tr0ub4dor", "Tr0ub4dor"),
+        ("my netflix login is bobby99 / sunflower77", "sunflower77"),
+        ("the account for the gym is gymrat | Lifting2024", "Lifting2024"),
+        ("bob@mail.com, password sunflower77", "sunflower77"),
+    ],
+)
+def test_a_sign_in_told_as_a_pair_keeps_no_password(text: str, secret: str) -> None:
+    """Tester: "my netflix login is x@y.com / sunflower77" kept the password in clear (the
+    label named the first value only)."""
+    found = Redactor().scan(text)
+    assert "password" in {d.kind for d in found.discoveries}, found.discoveries
+    assert secret not in found.at_rest.content, found.at_rest.content
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my email is bob@mail.com",
+        "email me at bob@mail.com, I'm around till 5",
+        "write to bob@mail.com / call me later",
+        "email me at bob@mail.com or ann@mail.com",
+        "my work email is jo@corp.com and my home one is jo@home.net",
+        "send it to bob@mail.com, Thanks2u",
+        "contact: bob@mail.com / 07700 900123",
+        "my account is at Barclays, opened 2019",
+        "my username is Gandalf and I'm 40",
+    ],
+)
+def test_an_email_in_an_ordinary_sentence_is_no_sign_in(text: str) -> None:
+    assert [d for d in scan(text) if d.kind == "password"] == []

@@ -26,7 +26,7 @@ NOTHING = "I found nothing to forget for that. /memory list shows what I keep."
 #: Other words after them go by words ("/forget everything about my sister" was read as an
 #: id: review s33-2 item 12).
 _BY_ID = re.compile(
-    r"^(?:(?:m_|node:|file:)\S+|today|everything|last\s+\d+\s*[a-z]*)(?:\s+confirm)?$",
+    r"^(?:(?:m_|node:|file:)\S+|today|everything|last\s+\d+\s*[a-z]*)(?:\s+(?:confirm|yes))?$",
     re.IGNORECASE,
 )
 

@@ -14,10 +14,10 @@ from typing import Any, Protocol
 from familiars.bot._adapters.base import CommandResponse
 from familiars.bot._commands._declare import Argument, Call, Caller, Command, Subcommand
 from familiars.bot._commands._people import people_lines
+from familiars.bot._forget_question import forget_question
 from familiars.bot._forget_texts import (
     NOTHING_OF_YOURS,
     PERSON_IN_PRIVATE,
-    count,
     done_text,
     gone_text,
     person_ask_text,
@@ -297,49 +297,13 @@ class MemoryCommand(Command):
             )
         rec = await self._get_visible(target, call.caller)
         if not confirmed:
-            replaced = await self._replaced(rec)
-            older = "".join(f"\n> {one_line(r.content)} (since replaced)" for r in replaced)
+            asked = await forget_question(self._forgetter, [rec], group=call.invocation.is_group)
             return CommandResponse(
-                f"About to forget for good:\n> {one_line(rec.content)}{older}\n"
-                f"{await self._said_again(rec, group=call.invocation.is_group)}"
-                f"Reply yes (or send /memory forget {rec.id} confirm) to go ahead.",
+                f"{asked}Reply yes (or send /memory forget {rec.id} confirm) to go ahead.",
                 on_yes=("forget", rec.id, "confirm"),
             )
         report = await self._forgetter.forget(rec.id)
         return _forgotten(call.invocation.is_group, record_said(one_line(rec.content)), report)
-
-    async def _said_again(self, rec: MemoryRecord, *, group: bool) -> str:
-        """The person's other messages that say a value of ``rec`` (or of what it replaced
-        or was merged from) again, which the forget takes too (:meth:`Forgetter.repeats_for`),
-        each shown short; in a group only counted (they may have been said in private);
-        "" for none."""
-        found = await self._forgetter.repeats_for([rec.id])
-        repeats = [r for r in found if not r.reply]
-        replies = len(found) - len(repeats)  # the bot's own replies that said it go too
-        mine = f"{count(replies, 'reply', 'replies')} of mine that said it"
-        if not repeats:
-            return f"With it go {mine}.\n" if replies else ""
-        says = "says" if len(repeats) == 1 else "say"
-        head = f"With it go {count(len(repeats), 'other message')} of yours that {says} it again"
-        head += f" and {mine}" if replies else ""
-        if group:
-            return head + ".\n"
-        shown = "".join(f"\n> {one_line(r.text, 80)}" for r in repeats[:_SHOWN])
-        more = f"\n(and {len(repeats) - _SHOWN} more)" if len(repeats) > _SHOWN else ""
-        return f"{head}:{shown}{more}\n"
-
-    async def _replaced(self, rec: MemoryRecord) -> list[MemoryRecord]:
-        """What ``rec`` replaced, on down its ``supersedes`` chain: the forget takes it too."""
-        found: list[MemoryRecord] = []
-        while rec.supersedes and len(found) < 50:
-            try:
-                rec = await self._forgetter.store.get(rec.supersedes)
-            except RecordNotFoundError:
-                break
-            if not rec.deprecated:
-                break
-            found.append(rec)
-        return found
 
     async def _forget_everything(
         self, caller: Caller, confirmed: bool, is_group: bool
@@ -580,10 +544,6 @@ def context_lines(context: Mapping[str, Any] | None) -> list[str]:
     if shown:
         lines.append("It moved these closer (cosine gained): " + ", ".join(shown))
     return lines
-
-
-#: How many of the other messages a forget takes the question shows.
-_SHOWN = 5
 
 
 def one_line(text: str, limit: int = 140) -> str:

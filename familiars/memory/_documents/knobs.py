@@ -27,6 +27,7 @@ from pathlib import PurePath
 
 import snowballstemmer
 
+from familiars.llm import text_cache
 from familiars.memory._documents.chunking import name_words
 from familiars.memory._scoring import (
     KnobRegistry,
@@ -125,6 +126,7 @@ def ablated_knobs(value: str | Iterable[str] | None) -> frozenset[str]:
 _stemmer = snowballstemmer.stemmer("english")
 
 
+@text_cache
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     return str(_stemmer.stemWord(word.lower()))

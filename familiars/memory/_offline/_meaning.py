@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from familiars.llm import object_text_store
 from familiars.memory._offline._objects import Fact
 from familiars.memory._offline._stance import claims_now
 from familiars.memory._offline._values import (
@@ -202,6 +203,15 @@ class Understanding:
     uncased: bool | None = None
     _cache: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     _fixed: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        # Its vectors are keyed by the messages' own text: a forget empties them.
+        object_text_store(
+            "Understanding._cache",
+            self,
+            lambda u: u.forget_cache(force=True),
+            lambda u: len(u._cache),
+        )
 
     def reads_case_alike(self) -> bool:
         """Whether each of :data:`CASE_PROBES` gets its lowercase text's vector (within

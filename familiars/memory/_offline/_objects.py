@@ -12,6 +12,7 @@ import logging
 import re
 from dataclasses import dataclass
 
+from familiars.llm import text_cache
 from familiars.memory._records import MemoryRecord
 from familiars.memory._writer._schema import OpenLoop
 
@@ -250,6 +251,7 @@ def _fact_key(rec: MemoryRecord) -> str | None:
 
 
 # Every turn keys all of the person's records (twice): worked out once per record text.
+@text_cache
 @functools.lru_cache(maxsize=65536)
 def _key_of(content: str, category: str, all_tags: tuple[str, ...]) -> str | None:
     tags = set(all_tags)

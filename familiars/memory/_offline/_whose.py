@@ -14,6 +14,7 @@ import functools
 import re
 from dataclasses import dataclass
 
+from familiars.llm import text_cache
 from familiars.memory._people_graph import _REL_BARE, relation_of
 
 _MY_RELATIVE = re.compile(rf"\b(?:my|our)\s+(?:\w+\s+)?(?P<rel>{_REL_BARE})(?:'s)?\b", re.I)
@@ -114,6 +115,7 @@ class Whose:
         return not self.of_self or not about_someone_else(content)
 
 
+@text_cache
 @functools.lru_cache(maxsize=256)
 def whose_asked(question: str, own: str = "") -> Whose:
     """Whose fact ``question`` asks about (see :func:`fits_whose`)."""
@@ -125,6 +127,7 @@ def whose_asked(question: str, own: str = "") -> Whose:
     return Whose(frozenset(), of_self=_asks_of_self(question))
 
 
+@text_cache
 @functools.lru_cache(maxsize=65536)
 def _named_in(content: str) -> frozenset[str]:
     """Whom ``content`` may name: its words, the kinds of pet and the relations they say."""
@@ -133,6 +136,7 @@ def _named_in(content: str) -> frozenset[str]:
     return frozenset(words | kinds | {relation_of(w) for w in words})
 
 
+@text_cache
 @functools.lru_cache(maxsize=65536)
 def about_someone_else(content: str) -> bool:
     """Whether the kept sentence ``content`` is about someone other than the person
