@@ -146,8 +146,8 @@ async def say(app: Application, incoming: IncomingMessage) -> str:
 
 class ConsoleBot:
     """A running Application with the terminal adapter, whose output the test reads, and
-    what a test says to it (as ``alice`` unless told). ``clock[0]`` is the time: the test
-    moves it, and every message and command is said at it."""
+    what a test says to it (as the terminal's person unless told). ``clock[0]`` is the
+    time: the test moves it, and every message and command is said at it."""
 
     def __init__(
         self, app: Application, adapter: ConsoleAdapter, out: io.StringIO, clock: list[datetime]
@@ -165,15 +165,17 @@ class ConsoleBot:
         """Everything the bot wrote to the terminal (proactive messages included)."""
         return self.out.getvalue()
 
-    async def say(self, text: str, user: str = "alice") -> str:
+    async def say(self, text: str, user: str | None = None) -> str:
         """One turn at ``clock[0]``: the whole reply, after the reply's node is added."""
+        user = user or self.adapter.user
         return await say(
             self.app,
             message(text, chat=self.chat_id, user=user, name=user, at=self.clock[0]),
         )
 
-    async def command(self, text: str, user: str = "alice") -> str:
+    async def command(self, text: str, user: str | None = None) -> str:
         """``/name args`` at ``clock[0]``: the command's answer."""
+        user = user or self.adapter.user
         name, *args = text.lstrip("/").split()
         assert self.app.dialogues is not None
         invocation = CommandInvocation(
@@ -193,14 +195,14 @@ class ConsoleBot:
 
 @asynccontextmanager
 async def console_bot(
-    settings: Settings, clock: list[datetime], **options: Any
+    settings: Settings, clock: list[datetime], *, user: str = "alice", **options: Any
 ) -> AsyncIterator[ConsoleBot]:
-    """The runtime with the scheduler on, offline, and a terminal adapter with no input
-    lines; shut down after the block, whatever happens in it."""
+    """The runtime with the scheduler on, offline, and a terminal adapter of ``user`` with no
+    input lines; shut down after the block, whatever happens in it."""
     out = io.StringIO()
     adapter = ConsoleAdapter(
         None,  # type: ignore[arg-type]  # the runtime's DialogueManager, bound below
-        user="alice",
+        user=user,
         stdin=io.StringIO(""),
         stdout=out,
         interactive=False,

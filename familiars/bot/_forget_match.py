@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from familiars.memory import (
     CALENDAR,
+    TASTE,
     MemoryRecord,
+    is_slot,
     small_name,
     terms,
 )
@@ -84,10 +86,61 @@ def past_asked(what: str) -> tuple[str, bool]:
 
 def says(want: set[str], text: str) -> bool:
     """Whether ``text`` has :data:`MATCH_SHARE` of ``want`` (:func:`terms`)."""
-    if not want:
-        return False
-    have = terms(text)
+    return has_share(want, terms(text)) if want else False
+
+
+def has_share(want: set[str], have: set[str]) -> bool:
+    """Whether ``have`` holds :data:`MATCH_SHARE` of ``want`` (at least one)."""
     return len(want & have) >= max(1, math.ceil(MATCH_SHARE * len(want)))
+
+
+#: The words a person uses for what a writer tags a record as: "my tablets", "my blood
+#: pressure medicine" ask about "The user takes amlodipine 5mg every morning." (tagged
+#: ``medication``) although it says none of them (tester s39: "I found nothing of yours").
+_TAG_WORDS = {
+    "medication": frozenset(
+        terms("medicine medicines medication medications meds tablets pills prescription")
+    ),
+}
+
+
+def tag_terms(rec: MemoryRecord) -> set[str]:
+    """The words :data:`_TAG_WORDS` gives the record's tags (none for most records)."""
+    return {t for tag in rec.tags for t in _TAG_WORDS.get(tag, ())}
+
+
+def told_with(
+    want: set[str],
+    said: Iterable[tuple[str, str]],
+    records: Iterable[MemoryRecord],
+    sources: Callable[[MemoryRecord], Iterable[str]],
+) -> list[MemoryRecord]:
+    """The ``records`` whose message (of ``said``: turn key, text; ``sources``: a record's
+    turn keys) and own words say ``want`` together, each a part the other lacks: "my blood
+    pressure medicine" of "The user takes amlodipine 5mg every morning." (a medication)
+    noted from "The doctor says my blood pressure is too high, I'm on amlodipine ..."
+    (tester s39). A record that only shares what its message says is no more about it than
+    the message's other records."""
+    named = {t for t in want if not is_slot(t) and t != TASTE}
+    told = {k: terms(t) & named for k, t in said}
+    out = []
+    for rec in records:
+        own = (terms(rec.content) | tag_terms(rec)) & named
+        if own and any(
+            (part := told.get(key)) and own - part and has_share(want, part | own)
+            for key in sources(rec)
+        ):
+            out.append(rec)
+    return out
+
+
+def record_says(want: set[str], rec: MemoryRecord) -> bool:
+    """Whether ``rec`` says ``want``: its words (:func:`says`), or with its tags' words, one
+    of which is asked for ("my tablets" of a medication)."""
+    if says(want, rec.content):
+        return True
+    tagged = tag_terms(rec)
+    return bool(want & tagged) and has_share(want, terms(rec.content) | tagged)
 
 
 NAME = r"[A-Z][\w'-]+"

@@ -34,13 +34,18 @@ async def forget_question(
 
 async def said_again(forgetter: Forgetter, records: Sequence[MemoryRecord], *, group: bool) -> str:
     """The person's other messages that say a value of ``records`` (or of what they
-    replaced or were merged from) again, each shown short; "" for none."""
-    repeats = await forgetter.repeats_for([r.id for r in records])
-    if not repeats:
-        return ""
-    says = "says" if len(repeats) == 1 else "say"
+    replaced or were merged from) again, each shown short, and how many of the bot's
+    replies to them said it (they go too); "" for none."""
+    found = await forgetter.repeats_for([r.id for r in records])
+    repeats = [r for r in found if not r.reply]
+    replies = len(found) - len(repeats)  # the bot's own replies that said it go too
+    mine = f"{count(replies, 'reply', 'replies')} of mine that said it"
     them = "it" if len(records) == 1 else "them"
+    if not repeats:
+        return f"With {them} go {mine}.\n" if replies else ""
+    says = "says" if len(repeats) == 1 else "say"
     head = f"With {them} go {count(len(repeats), 'other message')} of yours that {says} it again"
+    head += f" and {mine}" if replies else ""
     if group:
         return head + ".\n"
     shown = "".join(f"\n> {shorten(r.text, 80)}" for r in repeats[:SHOWN])

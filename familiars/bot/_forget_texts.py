@@ -104,9 +104,13 @@ def gone_text(report: ForgetReport) -> str:
 
 def _kept_count(report: ForgetReport) -> str:
     files = f"{count(len(report.files), 'file')}, " if report.files else ""
+    said = set(report.said)
+    # Replies of mine that said a forgotten value again, named: "everywhere" takes them too.
+    echoes = sum(1 for key in report.repeats if key not in said)
+    mine = f" ({count(echoes, 'reply', 'replies')} of mine that repeated it among them)"
     return files + (
         f"{count(len(report.records), 'memory', 'memories')} and "
-        f"{count(len(report.nodes), 'message')}"
+        f"{count(len(report.nodes), 'message')}{mine if echoes else ''}"
     )
 
 

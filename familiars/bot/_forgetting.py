@@ -21,6 +21,7 @@ Map:
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -35,9 +36,11 @@ from familiars.bot._forget_match import (
     names_in_texts,
     names_said,
     past_asked,
+    record_says,
     says,
     taste_asked,
     taste_of,
+    told_with,
 )
 from familiars.bot._forget_person import asks_to_forget_me
 from familiars.bot._forget_texts import (
@@ -76,6 +79,7 @@ from familiars.memory import (
     PeopleForgetting,
     RecordNotFoundError,
     TurnsPlan,
+    every_text,
     evidence_refs,
     is_live,
     is_node_ref,
@@ -417,7 +421,31 @@ class ForgetByWords:
             return f"You said nothing to me {window.label} that I still keep."
         plan = await self.forgetter.plan_turns(turns)
         self._asked[key] = _Asked(window=window, plan=plan)
-        return f"About to forget for good {plan_words(plan, window)}. Reply yes to go ahead."
+        named = "" if where.is_group else await self._window_named(plan, where.user_key)
+        return f"About to forget for good {plan_words(plan, window)}.{named} Reply yes to go ahead."
+
+    async def _window_named(self, plan: TurnsPlan, user_key: str) -> str:
+        """The memories a window's forget takes, named as every forget's question names them
+        (tester s39: "1 memory I noted from them" was "you live in Bristol", unsaid), and
+        the zone the person's times will follow once a home that gave theirs goes."""
+        records = []
+        for record_id in plan.records:
+            with contextlib.suppress(RecordNotFoundError):
+                records.append(await self.forgetter.store.get(record_id))
+        said = "; ".join(shorten(record_said(r.content)).rstrip(".") for r in records)
+        named = f"\nThe {'memory' if len(records) == 1 else 'memories'}: {said}." if said else ""
+        if self.zone_of is None or not records:
+            return named
+        now, then = (
+            await self.zone_of(user_key, False),
+            await self.zone_of(user_key, False, without=plan.records),
+        )
+        if now.key != then.key:
+            named += (
+                f"\nYour reminders and times will then follow {then.key}, not {now.key} "
+                "(/timezone sets yours)."
+            )
+        return named
 
     async def _that(
         self,
@@ -565,7 +593,7 @@ class ForgetByWords:
         def matches(text: str) -> bool:
             return says(want, text) or names_said(names, text)
 
-        records = [r for r in visible if matches(r.content)]
+        records = [r for r in visible if matches(r.content) or record_says(want, r)]
         # "my husband": and all that is said of Craig, his name, in any case (tester s35
         # U6: "The user's sparky is called Craig." and the messages naming him stayed).
         names = set(names) | names_in(records)
@@ -574,6 +602,10 @@ class ForgetByWords:
         agents_with = remembered(self.forgetter.trees.agents_with)
         told = {k for k, t in said_here if matches(t)}
         records += _noted_from(told, want, visible, records, agents_with)
+        records += told_with(
+            want, said_here, [r for r in visible if r not in records and not r.deprecated],
+            lambda r: [e.key for e in evidence_refs(r, agents_with)],
+        )  # fmt: skip
         # What a record replaced is what it said before (tester s35 U4: the old home
         # stayed in the history, the files and the turns after "forget that I live in Otley").
         records += _replaced_by(records, visible)
@@ -604,7 +636,9 @@ class ForgetByWords:
         agents_with = remembered(self.forgetter.trees.agents_with)
         going = {*found.ids, *(e.key for r in found.records for e in evidence_refs(r, agents_with))}
         repeats = await self.forgetter.repeating(found.records, besides=going)
-        found.mentions += [(" and ".join(r.values), r.text) for r in repeats]
+        # The bot's replies that say it go too (the Forgetter takes them): not listed as
+        # messages of the person's.
+        found.mentions += [(" and ".join(r.values), r.text) for r in repeats if not r.reply]
         added = {r.ref.key for r in repeats}
         found.kept += [
             r
@@ -701,6 +735,9 @@ def _lines(found: _Found) -> list[str]:
         said = record_said(r.content)
         if r.deprecated and said in lines:
             continue  # a merged record's source, in the same words
+        every = (r.open_loop or {}).get("every")
+        if isinstance(every, dict) and every_text(every):  # not a one-off (tester s39)
+            said = f"{said.rstrip('.')}, repeating {every_text(every)}."
         lines.append(f"{said.rstrip('.')} (since replaced)." if r.deprecated else said)
     lines += [f'what you said: "{shorten(t)}"' for t in found.turns]
     return lines + [

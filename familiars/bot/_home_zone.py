@@ -26,12 +26,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from familiars.bot._care import country_of_place, homes_of, places_in
@@ -199,19 +199,32 @@ def turn_zone(turn: Turn, own: str | None, default: str) -> PersonZone:
 
 
 async def zone_of(
-    state: BotState, store: MemoryStore, user_key: str, default: str, *, group: bool = False
+    state: BotState,
+    store: MemoryStore,
+    user_key: str,
+    default: str,
+    *,
+    group: bool = False,
+    without: Collection[str] = (),
 ) -> PersonZone:
     """:func:`effective_zone` for ``user_key``, read off the person and their live records
-    (where a turn has read them already, it calls :func:`effective_zone` on its own)."""
+    (where a turn has read them already, it calls :func:`effective_zone` on its own);
+    ``without``: as it will be once the records of those ids are forgotten."""
     person = await state.person(user_key)
     own = person.timezone if person else None
     read = not own and not group
     records = await store.read_live(ListQuery(scope="user", user_key=user_key)) if read else []
+    records = [r for r in records if r.id not in without]
     return effective_zone(own, records, default, group=group)
 
 
-#: A person's zone by their key, asked in a group or not: :func:`zone_reader`.
-ZoneReader = Callable[[str, bool], Awaitable[ZoneInfo]]
+class ZoneReader(Protocol):
+    """A person's zone by their key, asked in a group or not (:func:`zone_reader`);
+    ``without``: as it will be once those records are forgotten (a forget's question)."""
+
+    def __call__(
+        self, user_key: str, group: bool, without: Collection[str] = ()
+    ) -> Awaitable[ZoneInfo]: ...
 
 
 def zone_reader(state: BotState, store: MemoryStore, default: str) -> ZoneReader:
@@ -219,8 +232,9 @@ def zone_reader(state: BotState, store: MemoryStore, default: str) -> ZoneReader
     group no private home gives the zone (a window to forget, a reminder listed or moved
     there is read in the room's zone, the default)."""
 
-    async def zone(user_key: str, group: bool) -> ZoneInfo:
-        return (await zone_of(state, store, user_key, default, group=group)).info
+    async def zone(user_key: str, group: bool, without: Collection[str] = ()) -> ZoneInfo:
+        found = await zone_of(state, store, user_key, default, group=group, without=without)
+        return found.info
 
     return zone
 

@@ -44,6 +44,12 @@ class RunningAdapters:
     def get(self, platform: str) -> PlatformAdapter | None:
         return self._by_name.get(platform)
 
+    def reaching(self, dialogue: BotDialogue) -> PlatformAdapter | None:
+        """The running adapter that can deliver into ``dialogue``'s chat now, or None (the
+        terminal of another person is not theirs: their message waits)."""
+        adapter = self._by_name.get(dialogue.platform)
+        return adapter if adapter is not None and adapter.reaches(dialogue.chat_id) else None
+
     def __len__(self) -> int:
         return len(self._by_name)
 
@@ -74,9 +80,13 @@ class RuntimeSender:
             raise UndeliverableError(
                 f"no dialogue to reach {message.user_key or message.dialogue_id}"
             )
-        adapter = self.adapters.get(target.platform)
-        if adapter is None:
-            raise UndeliverableError(f"the {target.platform} adapter is not running")
+        adapter = self.adapters.reaching(target)
+        if adapter is None:  # not sent, so not recorded sent: tried again at the next tick
+            raise UndeliverableError(
+                f"the {target.platform} chat {target.chat_id} is not open"
+                if self.adapters.get(target.platform) is not None
+                else f"the {target.platform} adapter is not running"
+            )
         # Never in the middle of a turn of that dialogue, on any worker: the tree gets the
         # message's node after the turn's (a worker's copy of the tree is read again first).
         async with self.state.files.home.dialogue_lock(target.agent_id, target.dialogue_id):
@@ -122,7 +132,7 @@ class RuntimeSender:
             for d in await self.state.dialogues()
             if d.user_key == message.user_key
             and not d.is_group
-            and self.adapters.get(d.platform) is not None
+            and self.adapters.reaching(d) is not None
         ]
         own.sort(key=lambda d: d.last_user_at or "", reverse=True)
         same_agent = [d for d in own if d.agent_id == message.agent_id]

@@ -40,6 +40,7 @@ from familiars.bot._proactive import (
     RunningAdapters,
     RuntimeSender,
     StateDirectory,
+    UndeliverableError,
     proactive_switch,
 )
 from familiars.bot._recall import ReaderRecaller, RecordSearch, build_recaller
@@ -513,6 +514,9 @@ def _scheduler(
     on_error: ErrorHandler,
 ) -> Scheduler:
     def handle(name: str, exc: BaseException) -> None:
+        if isinstance(exc, UndeliverableError):  # the person's chat is not open: it waits
+            logger.info("scheduler job %s: %s; tried again at the next tick", name, exc)
+            return
         on_error(exc, f"scheduler job {name}")
 
     records = store.memory.store

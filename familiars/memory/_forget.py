@@ -112,7 +112,8 @@ class ForgetReport:
     nodes: list[str] = field(default_factory=list)
     #: Those of ``nodes`` that were people's messages (the rest were the bot's).
     said: list[str] = field(default_factory=list)
-    #: Those of ``said`` that were taken as saying a forgotten record's value again.
+    #: Those of ``nodes`` taken as saying a forgotten record's value again: the person's
+    #: messages (in ``said``) and the bot's replies to them (not in it).
     repeats: list[str] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
     #: Those of ``texts`` that are the bot's replies taken along (matched only whole).

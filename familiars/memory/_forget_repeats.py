@@ -9,15 +9,18 @@ other words together (:func:`~familiars.memory._forget_values.values_of`), and a
 says one only in its own words (:func:`~familiars.memory._forget_values.mentions`: the
 phrase whole; an everyday word or a bare number only beside the slot's words; never the
 bot's name). Only the memory's own person's messages are read, in every dialogue (their
-own words are theirs wherever said; another's message is never taken); a memory with no
-person, such as an agent's, has none."""
+own words are theirs wherever said; another's message is never taken), and the bot's
+replies to them (what answered their message, or was sent to them unasked): a forget
+"everywhere" left "I'll use Dublin time (Europe/Dublin) for your reminders" in the tree
+after "forget where I live" (tester s39). A memory with no person, such as an agent's,
+has none."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from familiars.memory._dialog_tree import DialogTree, is_forgotten
+from familiars.memory._dialog_tree import DialogTree, Node, is_forgotten
 from familiars.memory._errors import RecordNotFoundError
 from familiars.memory._forget_refs import NodeRef
 from familiars.memory._forget_values import mentions, slots_of, values_of
@@ -34,6 +37,8 @@ class Repeat:
     values: tuple[str, ...]
     text: str
     records: tuple[str, ...] = ()
+    #: A reply of the bot's to the person, not a message of theirs.
+    reply: bool = False
 
 
 def record_values(rec: MemoryRecord) -> list[str]:
@@ -97,34 +102,66 @@ def repeats_of(
     names: Iterable[str] = (),
 ) -> list[Repeat]:
     """The messages (not yet forgotten, not in ``besides``: turn keys) of each record's
-    person, their own words only (never another's message in a group), that say a value of
-    it as :func:`~familiars.memory._forget_values.mentions` reads it, in tree order. One
-    pass over the messages for all the records."""
+    person, their own words only (never another's message in a group), and the bot's
+    replies to them, that say a value of it as
+    :func:`~familiars.memory._forget_values.mentions` reads it, in tree order. One pass
+    over the messages for all the records."""
     trees = list(trees)
     bots = _bot_names(trees) | {n.lower() for n in names}  # ``names``: the agents' own
-    # user_key -> (value, slots of its record, record id)
-    wanted: dict[str, list[tuple[str, frozenset[str], str]]] = {}
+    # user_key -> (value, slots of its record, record id, whether a reply may say it)
+    wanted: dict[str, list[tuple[str, frozenset[str], str, bool]]] = {}
     for rec in records:
         if rec.user_key:
             slots = frozenset(slots_of(rec))
+            # A reminder's or promise's values are the bot's own wording of its time ("8
+            # December", "UTC"), which many replies say: its replies are those that name it
+            # (their ``uses`` and ``loops``), taken with the quotes.
+            replies = rec.open_loop is None
             wanted.setdefault(rec.user_key, []).extend(
-                (v, slots, rec.id) for v in record_values(rec) if v.lower() not in bots
+                (v, slots, rec.id, replies) for v in record_values(rec) if v.lower() not in bots
             )
     skip = set(besides)
     found: list[Repeat] = []
     for tree in trees:
         assert tree.agent_id is not None and tree.dialogue_id is not None
         for node in tree.node_list:
-            values = wanted.get(str(node.metadata.get("user_key") or ""))
-            if node.node_type != "Q" or not values or is_forgotten(node):
+            values = wanted.get(_whose(tree, node))
+            if not values or is_forgotten(node):
                 continue
+            if node.node_type == "A" and node.parent is not None:
+                asked = NodeRef(tree.agent_id, tree.dialogue_id, node.parent).key
+                if asked in skip:  # it goes with the message it answers
+                    continue
             ref = NodeRef(tree.agent_id, tree.dialogue_id, node.id)
-            hits = [(v, r) for v, slots, r in values if mentions(v, node.content, slots)]
+            reply = node.node_type == "A"
+            hits = [
+                (v, r)
+                for v, slots, r, replies in values
+                if (replies or not reply) and mentions(v, node.content, slots)
+            ]
             if hits and ref.key not in skip:
                 said = tuple(dict.fromkeys(v for v, _ in hits))
                 ids = tuple(dict.fromkeys(r for _, r in hits))
-                found.append(Repeat(ref, said, node.content, ids))
+                found.append(Repeat(ref, said, node.content, ids, reply))
+                skip.add(ref.key)  # a reply to this message goes with it
     return found
+
+
+def _whose(tree: DialogTree, node: Node) -> str:
+    """The person a node is of: a message's sender; for a reply of the bot, the sender of
+    the message it answers, or whom a message sent unasked was for ("" when none)."""
+    if node.node_type == "Q":
+        return str(node.metadata.get("user_key") or "")
+    if node.node_type != "A":
+        return ""
+    to = node.metadata.get("to")
+    if isinstance(to, str):
+        return to
+    parent = node.parent
+    if parent is None or not 0 <= parent < len(tree.node_list):
+        return ""
+    asked = tree.node_list[parent]
+    return str(asked.metadata.get("user_key") or "") if asked.node_type == "Q" else ""
 
 
 __all__ = ["Repeat", "by_record", "forgotten_with", "record_values", "repeats_of"]

@@ -248,6 +248,11 @@ class PlatformAdapter(ABC):
     async def send(self, chat_id: str, text: str, *, thread_id: str | None = None) -> str:
         """Send a message the familiar starts itself; returns the platform message id."""
 
+    def reaches(self, chat_id: str) -> bool:
+        """Whether a message for ``chat_id`` can go out through this adapter now. A platform
+        addresses every chat by its id; the terminal holds one person's chat only."""
+        return True
+
 
 def split_message(text: str, limit: int) -> list[str]:
     """Split ``text`` into pieces of at most ``limit`` characters, preferring paragraph and

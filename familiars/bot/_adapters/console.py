@@ -193,6 +193,10 @@ class ConsoleAdapter(PlatformAdapter):
     def chat_id(self) -> str:
         return f"console-{self.user}"
 
+    def reaches(self, chat_id: str) -> bool:
+        """Only the chat of the person at this terminal (``--user``): each is a person."""
+        return chat_id == self.chat_id
+
     async def start(self) -> None:
         """Begin reading lines; a second call changes nothing, even once the input has ended
         (the terminal chat starts its console before the runtime does)."""
@@ -274,7 +278,10 @@ class ConsoleAdapter(PlatformAdapter):
         """A message the person did not just ask for (a reminder, a check-in), on the
         familiar's own line. While the prompt waits for a line it takes the prompt's place,
         and the prompt is drawn again below it (else the cursor sat on an empty line, as if
-        the chat had hung)."""
+        the chat had hung). Only into this terminal's own chat: another person's message
+        is never shown here (it waits for their chat, :meth:`reaches`)."""
+        if not self.reaches(chat_id):
+            raise ValueError(f"not this terminal's chat: {chat_id!r} (this is {self.chat_id!r})")
         if not self.interactive:
             self._say(f"{text}\n\n")
         elif self._prompt_waits():
