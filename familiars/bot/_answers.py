@@ -519,6 +519,8 @@ def action_lines(actions: TurnActions) -> list[str]:
             f"{actions.unreadable_time.said_back}. Try: remind me to "
             f"{actions.unreadable_time.task} tomorrow at 9."
         )
+    if actions.unread_request:
+        lines.append(UNREAD_REQUEST)
     if actions.passed_time is not None:
         lines.append(
             f"That day has passed, so no reminder is set to {actions.passed_time.said_back}. "
@@ -537,6 +539,12 @@ def action_lines(actions: TurnActions) -> list[str]:
     lines += [f"I know, you told me: {said_back(k)}" for k in actions.known]
     lines += [f"Marked as done: {said_back(d)}" for d in actions.done]
     return lines
+
+
+UNREAD_REQUEST = (
+    "I couldn't tell what to remind you of, or when, so no reminder is set. "
+    "Try: remind me to call mum tomorrow at 9."
+)
 
 
 def ask_when_line(pending: PendingReminder) -> str:

@@ -45,6 +45,7 @@ from familiars.memory import (
     parse_ts,
     past_time_at,
     plain_time,
+    remind_of_asked,
     said_past,
     settled_request,
 )
@@ -183,6 +184,9 @@ class TurnActions:
     unreadable_time: PendingReminder | None = None
     #: A reminder asked for at a time gone by ("remind me yesterday at 9 to ..."): none set.
     passed_time: PendingReminder | None = None
+    #: A reminder was asked for and nothing in it could be read (no task, no time): the
+    #: reply says plainly that none is set, never nothing.
+    unread_request: bool = False
     #: What the writer should read for this turn (None: the message itself; "": nothing).
     writer_text: str | None = None
     #: The offline writer's writes for what the writer reads, as worked out here: an
@@ -198,6 +202,18 @@ class TurnActions:
             or self.already
             or self.done
             or self.known
+            or self.ask_when
+            or self.unreadable_time
+            or self.passed_time
+            or self.unread_request
+        )
+
+    def said_of_a_reminder(self) -> bool:
+        """Whether the reply says something of a reminder: set, had already, or not set
+        and why."""
+        return bool(
+            self.reminders
+            or self.already
             or self.ask_when
             or self.unreadable_time
             or self.passed_time
@@ -230,6 +246,11 @@ class TurnActions:
                 f"No reminder was set for {self.passed_time.task}: the time said has passed. "
                 "Say so and ask for a time still to come."
             )
+        if self.unread_request:
+            notes.append(
+                "The person asked for a reminder, but what or when could not be read: none "
+                "was set. Say so and ask what to remind them of, and when."
+            )
         notes += [f"Memory updated: {new} (was: {old})" for new, old in self.updated]
         notes += [f"Marked done: {d}" for d in self.done]
         notes += [f"Already known (said before): {k}" for k in self.known]
@@ -256,15 +277,18 @@ def plan_actions(
     understanding: Understanding | None = None,
     settled_once: bool = False,
     user_key: str | None = None,
+    previous: str = "",
 ) -> TurnActions:
     """The actions of one message (pure: nothing is written here). "forget that" is not one
     of them: :class:`familiars.bot._forgetting.ForgetByWords` answers it before the turn.
     ``understanding``: the writer's learned part (issue 23), when the embedder suits it.
-    ``user_key``: who said it (a reminder they have already is not set again)."""
+    ``user_key``: who said it (a reminder they have already is not set again); ``previous``:
+    the person's message before this one in the dialogue (the event "remind me the day
+    before" counts from, when this one names none)."""
     # "..., can you remind me", "... actually just tuesdays", "tmrw at seven pls": once
     settled = text
     if not settled_once:
-        event = before_the_event(text, now=now, tz=zone(timezone))  # "the day before"
+        event = before_the_event(text, now=now, tz=zone(timezone), previous=previous)
         settled = in_the_morning(settled_request(event))
     if settled != text:
         actions = plan_actions(
@@ -294,7 +318,26 @@ def plan_actions(
     )
     if not actions.reminders and _REMIND_ANY.search(asked):
         _no_time_read(asked, actions)
+        actions.unread_request = not actions.said_of_a_reminder() and asks_a_reminder(asked)
     return _set_before(actions, existing, user_key)
+
+
+#: "remind me what my dog is called", "remind me who ...": a question, no reminder asked.
+_ASKS_TO_BE_TOLD = re.compile(
+    r"\bremind\s+me\s+(?:again\s+)?(?:what|who|whom|whose|where|how|which|why|if|whether)\b"
+    r"|\bremind\s+me\s+when\s+(?:i|we|you|it)\s+(?:was|were|did|said|last)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_a_reminder(text: str) -> bool:
+    """Whether ``text`` (other wordings said as "remind me": ``as_remind_me``) asks for a
+    reminder: "remind me" as a request, not "you remind me of my nan", "stop reminding me"
+    or "remind me what my dog is called"."""
+    m = _REMIND_ANY.search(text)
+    if m is None or _STOPS.search(text) or _ASKS_TO_BE_TOLD.search(text):
+        return False
+    return remind_of_asked(text)
 
 
 #: A task plainly done in the morning: getting up, an alarm, breakfast, a morning run.

@@ -285,6 +285,9 @@ class TurnPlanner:
         care = services.settings.care
         self.sessions = Sessions(gap_s=care.session_gap_s, after_s=care.break_after_s)
         self.pending: dict[tuple[str, str], PendingReminder] = {}
+        #: Each dialogue's person's last message ("remind me the day before" counts from the
+        #: event it named).
+        self.told: dict[tuple[str, str], str] = {}
         self.noticed: set[tuple[str, str]] = set()
         self.last_q: dict[tuple[str, str], int] = {}
         self.said: dict[tuple[str, str], str] = {}
@@ -304,6 +307,9 @@ class TurnPlanner:
             return
         gone = forgotten_of((), report.texts, replies=report.replies)
         replies = [" ".join(r.split()) for r in report.replies]
+        for key, told in list(self.told.items()):
+            if gone.holds(told):
+                del self.told[key]
         for key, said in list(self.said.items()):
             flat = " ".join(said.split())
             if gone.holds(said) or any(flat and flat in r for r in replies):
@@ -351,7 +357,9 @@ class TurnPlanner:
             max_chars=settings.memory.max_record_chars,  # as the writer cuts them
             understanding=understanding,
             user_key=user_key,
+            previous=self.told.get(key, ""),
         )
+        self.told[key] = turn.said
         await self._understand(plan, turn, plan_now, offline=offline)
         if not own_zone:  # "I live in Melbourne", said now or before
             await self._home_said(plan, turn, plan_now, homes, offline=offline)

@@ -180,6 +180,7 @@ from familiars.memory._offline._dates import (
     as_remind_me,
     parse_when,
     past_time_at,
+    remind_of_asked,
     reminder_content,
     said_past,
     settled_request,
@@ -194,7 +195,12 @@ from familiars.memory._offline._meaning import (
     understanding_for,
 )
 from familiars.memory._offline._restated import restated_instead
-from familiars.memory._offline._time_words import LAST_AFTERNOON_HOUR, afternoon_hour, plain_time
+from familiars.memory._offline._time_words import (
+    LAST_AFTERNOON_HOUR,
+    afternoon_hour,
+    day_said,
+    plain_time,
+)
 from familiars.memory._offline._whose import Whose, fits_whose, whose_asked
 from familiars.memory._offline._writes import (
     offline_writes,
@@ -500,6 +506,7 @@ __all__ = [
     "database_status",
     "database_row_maker",
     "database_url",
+    "day_said",
     "asks_behaviour",
     "defies_data_rule",
     "export_from_database",
@@ -568,6 +575,7 @@ __all__ = [
     "reference_choose_parent",
     "reference_query",
     "relevant_for_context",
+    "remind_of_asked",
     "reminder_content",
     "repair_database",
     "repair_index",

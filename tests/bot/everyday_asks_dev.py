@@ -101,8 +101,16 @@ CASES = (
         ("our anniversary is on the 19th of December", "remind me two days before please"),
         _set_on("Thu 17 Dec"),
     ),
-    Case("that", ("remind me that my passport expires in March",), _that("your passport expires in March")),
-    Case("that", ("remind me my passport runs out in March",), _that("your passport runs out in March")),
+    Case(
+        "that",
+        ("remind me that my passport expires in March",),
+        _that("your passport expires in March"),
+    ),
+    Case(
+        "that",
+        ("remind me my passport runs out in March",),
+        _that("your passport runs out in March"),
+    ),
     Case(
         "that",
         ("remind me that the car goes in for its MOT on the 14th",),

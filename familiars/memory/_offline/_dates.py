@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from familiars.memory._offline._every import find_every, next_due
 from familiars.memory._offline._objects import Fact, third_person, topic_key
 from familiars.memory._offline._time_words import (
+    DAY_OF_YEAR,
     afternoon_hour,
     bare_hour_at_night,
     night_half,
@@ -538,11 +539,9 @@ _OWN_BIRTHDAY = re.compile(
     r"|^i\s+(?:turn|'?m\s+turning|am\s+turning)\s+\d+",
     re.IGNORECASE,
 )
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
-_ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
 #: A day of the year said anywhere in a clause, with its year when one is said.
 _DAY_IN_CLAUSE = re.compile(
-    rf"\b(?:(?:the\s+)?{_ORDINAL}\s+(?:of\s+)?{_MONTH}|{_MONTH}\s+(?:the\s+)?{_ORDINAL}\b|"
+    rf"\b(?:{DAY_OF_YEAR}|"
     r"\d{1,2}/\d{1,2}(?:/\d{2,4})?)(?:,?\s+(?:19|20)\d{2})?",
     re.IGNORECASE,
 )
@@ -607,8 +606,9 @@ _JUST_THE_DAY = re.compile(
 #: "I need my blood pressure tablets every morning at 8, can you remind me": a request to be
 #: reminded said after what it is about (it was taken as chat: "I see. Tell me more?").
 _ASKED_AFTER = re.compile(
-    r"^i\s+(?:need|have|must|'ve\s+got|got)\s+(?P<to>to\s+)?(?P<body>.+?)[\s,.;…-]*"
-    r"(?:so\s+)?(?:can|could|will|would)\s+you\s+(?:please\s+)?remind\s+me"
+    r"^i\s+(?:need|have|must|'ve\s+got|got)\s+(?:(?:to\s+)?remember\s+)?(?P<to>to\s+)?"
+    r"(?P<body>.+?)[\s,.;…-]*(?:so\s+)?(?:(?:can|could|will|would)\s+you\s+)?(?:please\s+)?"
+    r"remind\s+me"
     r"(?:\s+(?:please|pls|of\s+that|about\s+(?:that|it)))?\s*[?.!]*$",
     re.IGNORECASE,
 )
@@ -659,12 +659,18 @@ def as_remind_me(text: str) -> str:
     return _SET_A_REMINDER.sub("remind me ", text)
 
 
+def remind_of_asked(clause: str) -> bool:
+    """Whether a clause with "remind me of" in it asks for a reminder ("can you remind me of
+    the rehearsal on friday"), not "you remind me of my mother"; True when it says no "of"."""
+    return not _REMIND_OF.search(clause) or _ASKED_OF.match(clause.strip()) is not None
+
+
 def match_reminder(
     clause: str, *, now: datetime, tz: ZoneInfo, grace_s: float, dialogue_id: str | None
 ) -> Fact | None:
     clause = as_remind_me(clause)
     m = _REMIND.search(clause)
-    if not m or (_REMIND_OF.search(clause) and not _ASKED_OF.match(clause.strip())):
+    if not m or not remind_of_asked(clause):
         return None
     every = _every_split(clause, now=now, tz=tz)
     labelled = _LABELLED.match(m.group("rest").strip())
