@@ -41,11 +41,25 @@ _REMEMBER_THING = re.compile(
 _ABT = re.compile(r"\b(remind\s+me)\s+(?:abt|bout|'bout|abut)\b", re.IGNORECASE)
 
 
+#: News told straight after "remind me", without "that": "remind me my passport runs out in
+#: March", "remind me I've got the dentist at 3", "remind me it's bin day tomorrow". A subject,
+#: then a verb within a few words.
+_NEWS = re.compile(
+    r"\b(remind\s+me)\s+(?=(?:i'?ve|i'?m|we'?re|we'?ve|it'?s|there'?s|i'?ll|we'?ll)\s"
+    r"|(?:my|our|his|her|their|i|we)\s+(?:[\w'-]+\s+){0,4}?(?:is|are|was|were|has|have|had|"
+    r"will|got|needs?|expires?|runs?|goes|starts?|ends?|finishes|closes?|opens?|comes?|arrives?|"
+    r"leaves?|due|booked)\b)",
+    re.IGNORECASE,
+)
+
+
 def wish_as_request(text: str) -> str:
     """``text`` with a reminder wished for said as "remind me" ("I'd like to be reminded to
-    call the bank at 10" is "remind me to call the bank at 10"); else ``text``."""
+    call the bank at 10" is "remind me to call the bank at 10"), and news told straight
+    after it said with "that"; else ``text``."""
     said = _REMEMBER_THING.sub("remind me about ", text)
-    return _ABT.sub(r"\1 about", _WISHED.sub("remind me ", said))
+    said = _ABT.sub(r"\1 about", _WISHED.sub("remind me ", said))
+    return _NEWS.sub(r"\1 that ", said)
 
 
 #: What was said, then a request with no task of its own ("remind me the day before ...").

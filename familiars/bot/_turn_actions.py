@@ -40,6 +40,7 @@ from familiars.memory import (
     Understanding,
     WriteOp,
     as_remind_me,
+    day_said,
     every_text,
     offline_writes,
     parse_ts,
@@ -155,6 +156,8 @@ class PendingReminder:
     task: str
     #: Said as what it is about ("remind me about orchestra rehearsal"), not a doing.
     about: bool = False
+    #: Said as news to be told ("remind me that my passport expires in March").
+    that: bool = False
 
     @property
     def said_back(self) -> str:
@@ -163,8 +166,10 @@ class PendingReminder:
 
     @property
     def what(self) -> str:
-        """ "to send your VAT stuff", "about orchestra rehearsal"."""
-        return f"{'about' if self.about else 'to'} {self.said_back}"
+        """ "to send your VAT stuff", "about orchestra rehearsal", "that your passport
+        expires in March"."""
+        how = "that" if self.that else "about" if self.about else "to"
+        return f"{how} {self.said_back}"
 
 
 @dataclass
@@ -337,7 +342,15 @@ def asks_a_reminder(text: str) -> bool:
     m = _REMIND_ANY.search(text)
     if m is None or _STOPS.search(text) or _ASKS_TO_BE_TOLD.search(text):
         return False
-    return remind_of_asked(text)
+    rest = text[m.end() :].strip()
+    # "remind me my mum's number": a thing to be told now, with no time and nothing to do
+    said = _TASK_LEAD.match(rest) or _said_a_time(rest) or _WHENEVER.search(rest)
+    return bool(said) and remind_of_asked(text)
+
+
+_TASK_LEAD = re.compile(r"(?:to|that|about|of)\b", re.IGNORECASE)
+#: Words that say a time without naming one: "when it's time to leave", "the day before".
+_WHENEVER = re.compile(r"\b(?:when|whenever|before|after|later|once|day|time)\b", re.I)
 
 
 #: A task plainly done in the morning: getting up, an alarm, breakfast, a morning run.
@@ -401,7 +414,8 @@ def _no_time_read(text: str, actions: TurnActions) -> None:
     elif tail and _said_a_time(tail.group(0)) and said[: tail.start()].strip(" ,"):
         actions.unreadable_time = PendingReminder(said[: tail.start()].strip(" ,"))
     elif not (task["how"].lower() == "about" and _recalled(said)):
-        actions.ask_when = PendingReminder(said, about=task["how"].lower() == "about")
+        how = task["how"].lower()
+        actions.ask_when = PendingReminder(said, about=how == "about", that=how == "that")
 
 
 #: "remind me about what you said yesterday", "... about the plot of the book?": a thing
@@ -445,9 +459,11 @@ def _complete(
         when = head
     if not _TIMEISH.search(when):
         return None
-    if re.match(r"^\d", when):  # "9am": a bare clock time is "at 9am"
-        when = f"at {when}"
+    if re.match(r"^\d", when):  # "9am" is "at 9am"; "1 February" (a day) "on 1 February"
+        when = f"{'on' if day_said(when) else 'at'} {when}"
     request = f"remind me {'about' if pending.about else 'to'} {pending.task} {when}"
+    if pending.that:  # the news keeps its own time words: "... expires in March"
+        request = f"remind me {when} that {pending.task}"
     actions = _read_writes(request, existing, now, timezone, dialogue_id, grace_s, max_chars)
     if actions.reminders:
         actions.writer_text = request

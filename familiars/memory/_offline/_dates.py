@@ -19,6 +19,7 @@ from familiars.memory._offline._every import find_every, next_due
 from familiars.memory._offline._objects import Fact, third_person, topic_key
 from familiars.memory._offline._time_words import (
     DAY_OF_YEAR,
+    MONTH,
     afternoon_hour,
     bare_hour_at_night,
     night_half,
@@ -754,6 +755,7 @@ def _split_task_and_time(
     if not _TASK_START.match(rest):
         return None
     body = _TASK_START.sub("", rest, count=1)
+    news = rest.lower().startswith("that")
     if past_time_at(body) is not None:
         return None  # "to call Bob last friday at 9": "friday at 9" is not the time said
     # "remind me to turn on the lights at 9pm": the leftmost split whose tail is a time.
@@ -765,6 +767,8 @@ def _split_task_and_time(
             continue  # "put the chicken in at 5:45": "in" is the task's, "at 5:45" the time
         if past_time_at(task) is not None:
             return None  # "to call Bob yesterday at 9": a time gone by, not "at 9"
+        if news and _NO_DAY.match(when.strip(" .!?")):
+            continue  # "that my passport expires in March": when it happens, no day to remind
         due = parse_when(when, now=now, tz=tz)
         if due is not None and task:
             return _task(task), due
@@ -775,6 +779,17 @@ def _split_task_and_time(
             return _task(body), due
     return None
 
+
+#: A time that names no day ("in March", "next month", "in the summer", "by 2038"): in news
+#: to be told ("remind me that my passport expires in March") it says when the news happens,
+#: not a day to remind on; the person is asked when.
+_NO_DAY = re.compile(
+    r"^(?:in|by|during|this|next|until|till|before|around|over)\s+(?:the\s+)?"
+    r"(?:(?:early|mid|late|end\s+of|start\s+of|beginning\s+of)[\s-]+)?"
+    rf"(?:{MONTH}(?:\s+(?:19|20)\d\d)?|(?:19|20)\d\d|spring|summer|autumn|fall|winter|"
+    r"(?:next|this)\s+(?:month|year)|month|year|new\s+year)$",
+    re.IGNORECASE,
+)
 
 #: The task of a reminder asked for with a time and nothing to do ("give me a nudge at 5").
 NUDGE_TASK = "get the nudge asked for"
