@@ -507,9 +507,10 @@ def _read_writes(
             due = parse_ts(loop.due)
             if due is not None:
                 task = _task_of(entry.content, text)
-                about = _labelled(task, text)
+                asked = as_remind_me(text)  # "nudge me about the dentist": "about" it
+                about = _labelled(task, asked)
                 made = Reminder(task, due.astimezone(tz), write, now.astimezone(tz), about)
-                actions.reminders.append(replace(made, that=_said_that(task, text)))
+                actions.reminders.append(replace(made, that=_said_that(task, asked)))
         elif write.op == "update" and entry.supersedes_id in by_id:
             actions.updated.append((entry.content, by_id[entry.supersedes_id].content))
         else:

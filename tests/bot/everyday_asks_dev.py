@@ -72,7 +72,11 @@ _KIN = ("my brother Tom lives in Leeds", "my nan Edna is 90", "I have a sister c
 
 CASES = (
     Case("ask", ("I need reminding to put the bins out tomorrow night",), _set_on("Tue 8 Dec")),
-    Case("ask", ("can you nudge me about the dentist on friday at 3",), _set_on("Fri 11 Dec")),
+    Case(
+        "ask",
+        ("can you nudge me about the dentist on friday at 3",),
+        _set_on("you about the dentist on Fri 11 Dec"),
+    ),
     Case("ask", ("don't let me forget to call mum at 6",), _set_on("18:00")),
     Case("ask", ("I'll need a reminder to renew the car tax on the 14th",), _set_on("14 Dec")),
     Case("ask", ("make sure I remember the recycling on Thursday",), _set_or_plain),

@@ -24,6 +24,13 @@ async def test_needing_a_reminder_sets_one(app: Application) -> None:
     assert "mums bday on Sun 20 Dec" in bday and "I'll remind you about" in bday
 
 
+async def test_a_nudge_about_a_thing_reminds_about_it(app: Application) -> None:
+    reply = await say(app, msg("can you nudge me about the dentist on friday at 3"))
+    assert "Okay, I'll remind you about the dentist on Fri 11 Dec 15:00." in reply
+    ping = await say(app, msg("ping me about the parcel tomorrow at 10", 1))
+    assert "remind you about the parcel on Tue 8 Dec 10:00" in ping
+
+
 async def test_a_thing_to_remember_without_a_time_asks_when(app: Application) -> None:
     gas = await say(app, msg("I need reminding about the gas bill"))
     assert "When should I remind you about the gas bill?" in gas
