@@ -81,6 +81,7 @@ _ASKED = re.compile(
     r"(?:can\s+you\s+)?tell\s+me)\s+(?:about|of)\s+my\s+(?:whole\s+|own\s+)?"
     rf"(?P<e>{'|'.join(_WHOLE_FAMILY)})"
     rf"|what\s+(?P<f>{'|'.join(_WHOLE_FAMILY)})\s+(?:have\s+i\s+got|do\s+i\s+have)"
+    rf"|(?:and\s+)?what\s+about\s+{_WHO.format(g='g')}"
     r")\s*[?!.]*$",
     re.IGNORECASE,
 )
@@ -121,7 +122,7 @@ def kin_answer(text: str, contents: Sequence[str]) -> str | None:
     relation none of the records names (other answers say what is known near it)."""
     said = _NOWADAYS.sub(" ", " ".join(text.replace("\u2019", "'").split())).strip()
     m = _ASKED.match(said)
-    word = m and next((m.group(g) for g in "abcdef" if m.group(g)), None)
+    word = m and next((m.group(g) for g in "abcdefg" if m.group(g)), None)
     kinds = _kinds(word) if word else None
     if _WITH.match(said):  # "who am I married to?": anyone the person is with
         word, kinds = "partner", (_COUPLE, True)

@@ -20,10 +20,11 @@ from familiars.memory import as_remind_me, day_said, parse_when
 #: A reminder asked for as a wish: "I'd like to be reminded", "I should very much like a
 #: reminder", "it would be good to get a reminder", "I need reminding", "I'll need a reminder".
 _WISHED = re.compile(
-    r"\b(?:(?:i'?d|i\s+would|i\s+should|i'?ll|i\s+will|i\s+shall|i)\s+"
+    r"\b(?:(?:i'?d|i\s+would|i\s+should|i'?ll|i\s+will|i\s+shall|i|(?:could|can|may)\s+i)\s+"
     r"(?:(?:very\s+)?much\s+|really\s+|quite\s+|probably\s+|definitely\s+)?"
-    r"(?:like|love|want|need|wish)\s+(?:to\s+(?:be|get)\s+reminded|reminding|(?:to\s+(?:get|have)\s+)?"
-    r"an?\s+reminder)"
+    r"(?:like|love|want|need|wish|appreciate|use|do\s+with|get|have)\s+"
+    r"(?:to\s+(?:be|get)\s+reminded|reminding|(?:to\s+(?:get|have)\s+)?"
+    r"an?\s+(?:quick\s+|little\s+|friendly\s+)?(?:reminder|nudge|heads[\s-]up|alarm))"
     r"|(?:it\s+would|it'?d|it\s+will|it'?ll)\s+be\s+(?:good|nice|great|helpful|handy|useful|"
     r"lovely|wise)\s+to\s+(?:get|have)\s+an?\s+reminder"
     r"|make\s+sure\s+(?:that\s+)?i\s+(?:remember|don'?t\s+forget|do\s+not\s+forget)"

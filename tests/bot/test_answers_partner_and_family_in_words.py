@@ -45,3 +45,8 @@ def test_the_whole_family_is_named() -> None:
 def test_a_friend_is_no_family_and_none_kept_is_said() -> None:
     said = kin_answer("what do you know about my family?", ("The user's friend Ali is a chef.",))
     assert said == "You haven't told me about your family yet; you told me about your friend Ali."
+
+
+def test_what_about_my_folks_names_them() -> None:
+    kept = ("The user's father is called Ron.", "The user's mother is called Sue.")
+    assert kin_answer("what about my folks?", kept) == "Your folks are Ron and Sue."

@@ -67,3 +67,16 @@ async def test_the_day_before_with_nothing_said_before_is_not_set(app: Applicati
     reply = await say(app, msg("remind me the day before"))
     assert "I'll remind you" not in reply
     assert "no reminder is set" in reply
+
+
+async def test_more_ways_of_asking_are_requests(app: Application) -> None:
+    jog = await say(app, msg("could you jog my memory about the MOT next week"))
+    assert "remind you about the MOT on Mon 14 Dec" in jog
+    help_ = await say(app, msg("help me remember to pay the window cleaner friday", 1))
+    assert "remind you to pay the window cleaner on Fri 11 Dec" in help_
+    vet = await say(app, msg("I'd appreciate a reminder to ring the vet on Thursday", 2))
+    assert "remind you to ring the vet on Thu 10 Dec" in vet
+    jab = await say(app, msg("I want a reminder for my flu jab on the 18th", 3))
+    assert "remind you about your flu jab on Fri 18 Dec" in jab
+    alarm = await say(app, msg("set an alarm for 7 tomorrow", 4))
+    assert "on Tue 8 Dec 07:00" in alarm

@@ -505,10 +505,18 @@ _REMIND = re.compile(r"\bremind\s+me\s+(?P<rest>.+)$", re.IGNORECASE)
 #: "set a reminder for ...", "make me a reminder to ...", "nudge me tomorrow to ...", "give
 #: me a nudge at 5 to ...", "don't let me forget to ...": read as "remind me ...".
 _SET_A_REMINDER = re.compile(
-    r"\b(?:(?:set|make|create|add|put\s+in|schedule)\s+(?:me\s+|up\s+)?an?\s+reminder"
+    r"\b(?:(?:set|make|create|add|put\s+in|schedule)\s+(?:me\s+|up\s+)?an?\s+(?:reminder|alarm)"
     r"|(?:nudge|ping|prod|poke|buzz)\s+me"
     r"|(?:give|send)\s+me\s+an?\s+(?:nudge|ping|prod|poke|buzz|shout|reminder|heads[\s-]up)"
+    r"|jog\s+my\s+memory|help\s+me\s+(?:to\s+)?remember(?=\s+(?:to|about|at|on|in|tomorrow)\b)"
     r"|(?:don't|dont|do\s+not)\s+let\s+me\s+forget(?=\s+(?:to|about)\b))\s+",
+    re.IGNORECASE,
+)
+#: "remind me for my flu jab on the 18th" (a reminder wished "for" a thing): about it; not
+#: "for the 18th", "for tomorrow" or "for the morning", which say when.
+_FOR_A_THING = re.compile(
+    r"\b(remind\s+me)\s+for\s+(?=(?:my|our|his|her|their|the|a|an)\s+"
+    r"(?!(?:\d|next\b|morning|afternoon|evening|night|weekend|day|week|month|end)))",
     re.IGNORECASE,
 )
 #: "for 15 December at 18:00: call mum": the time, a colon (or dash), the task.
@@ -657,7 +665,7 @@ def _settled(text: str) -> str:
 def as_remind_me(text: str) -> str:
     """``text`` with each other way of asking for a reminder ("give me a nudge", "don't let
     me forget to") said as "remind me": what the turn checks for a reminder asked for."""
-    return _SET_A_REMINDER.sub("remind me ", text)
+    return _FOR_A_THING.sub(r"\1 about ", _SET_A_REMINDER.sub("remind me ", text))
 
 
 def remind_of_asked(clause: str) -> bool:
@@ -801,6 +809,8 @@ def _bare_nudge(rest: str, *, now: datetime, tz: ZoneInfo) -> tuple[str, datetim
     rest = rest.strip().strip(".!")
     if not rest or _TASK_START.match(rest):
         return None
+    # "set an alarm for 7 tomorrow" is at 7; "a reminder for tomorrow at 8" tomorrow at 8
+    rest = re.sub(r"^for\s+", "", re.sub(r"^for\s+(?=\d)", "at ", rest, flags=re.I), flags=re.I)
     due = parse_when(rest, now=now, tz=tz)
     return None if due is None else (NUDGE_TASK, due)
 
