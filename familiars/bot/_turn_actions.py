@@ -323,7 +323,7 @@ def plan_actions(
     )
     if not actions.reminders and _REMIND_ANY.search(asked):
         _no_time_read(asked, actions)
-        actions.unread_request = not actions.said_of_a_reminder() and asks_a_reminder(asked)
+        actions.unread_request = not actions.said_of_a_reminder() and wants_a_reminder(asked)
     return _set_before(actions, existing, user_key)
 
 
@@ -335,7 +335,7 @@ _ASKS_TO_BE_TOLD = re.compile(
 )
 
 
-def asks_a_reminder(text: str) -> bool:
+def wants_a_reminder(text: str) -> bool:
     """Whether ``text`` (other wordings said as "remind me": ``as_remind_me``) asks for a
     reminder: "remind me" as a request, not "you remind me of my nan", "stop reminding me"
     or "remind me what my dog is called"."""

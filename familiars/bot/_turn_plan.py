@@ -32,11 +32,10 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from familiars.bot._action_lines import ask_when_line, reminder_line
 from familiars.bot._answers import (
-    ask_when_line,
     name_of,
     offline_reply,
-    reminder_line,
     spelled_out,
     with_notice,
 )
@@ -315,6 +314,13 @@ class TurnPlanner:
             if gone.holds(said) or any(flat and flat in r for r in replies):
                 del self.said[key]
 
+    def _told(self, key: tuple[str, str], said: str) -> str:
+        """The person's message before ``said`` in this dialogue ("" for none); ``said`` is
+        kept as the next one's."""
+        previous = self.told.get(key, "")
+        self.told[key] = said
+        return previous
+
     async def begin(self, turn: Turn) -> TurnPlan:
         """Everything the turn must know before its reply (see the module map); reads the
         person's records from ``turn.records`` (read once, by the read stage)."""
@@ -333,7 +339,6 @@ class TurnPlanner:
         homes = turn_homes(turn)
         turn.zone = await self._timezone(turn)
         tz, own_zone = turn.zone.name, turn.zone.own
-        understanding = self.services.understanding
         plan.after_care = key in self.cared
         self.cared.discard(key)
         if await self._cares(plan, turn, tz, homes):
@@ -355,11 +360,10 @@ class TurnPlanner:
             grace_s=settings.scheduler.reminder_grace_s,
             pending=pending,
             max_chars=settings.memory.max_record_chars,  # as the writer cuts them
-            understanding=understanding,
+            understanding=self.services.understanding,
             user_key=user_key,
-            previous=self.told.get(key, ""),
+            previous=self._told(key, turn.said),
         )
-        self.told[key] = turn.said
         await self._understand(plan, turn, plan_now, offline=offline)
         if not own_zone:  # "I live in Melbourne", said now or before
             await self._home_said(plan, turn, plan_now, homes, offline=offline)

@@ -171,19 +171,21 @@ from familiars.memory._multilingual import (
     looks_english,
     multilingual_fallback,
 )
+from familiars.memory._offline._asked_reminders import (
+    as_remind_me,
+    remind_of_asked,
+    settled_request,
+)
 from familiars.memory._offline._asking import (
     about_me,
     answer_records,
     asks_unknown,
 )
 from familiars.memory._offline._dates import (
-    as_remind_me,
     parse_when,
     past_time_at,
-    remind_of_asked,
     reminder_content,
     said_past,
-    settled_request,
 )
 from familiars.memory._offline._every import every_text, next_due
 from familiars.memory._offline._kin_asked import kin_not_kept
