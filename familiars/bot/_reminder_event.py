@@ -104,7 +104,7 @@ def before_the_event(text: str, *, now: datetime, tz: ZoneInfo, previous: str = 
     offset = _OFFSET.match(_POLITE.sub(" ", asked["rest"]).strip()) if asked is not None else None
     if asked is None or offset is None:
         return wished
-    event = asked["event"].strip(" ,;.")
+    event = _OPENING.sub("", asked["event"].strip(" ,;."))
     day = day_said(event)
     on = parse_when(f"on {day}", now=now, tz=tz) if day is not None else None
     if on is None:
@@ -117,6 +117,11 @@ def before_the_event(text: str, *, now: datetime, tz: ZoneInfo, previous: str = 
     return f"remind me on {target.day} {target:%B %Y} {when} that {event}"
 
 
+#: Words that open a message and are no part of the event ("oh and my mum's 70th is ...").
+_OPENING = re.compile(
+    r"^(?:(?:oh|and|also|so|well|anyway|btw|by\s+the\s+way|ok(?:ay)?|right|plus|hey|hi)[,!.]?\s+)+",
+    re.IGNORECASE,
+)
 #: Manners around the offset ("two days before please", "the morning of it, thanks").
 _POLITE = re.compile(r"[\s,]*\b(?:please|pls|plz|thanks|thank\s+you|cheers|ta)\b[\s,.!?]*", re.I)
 

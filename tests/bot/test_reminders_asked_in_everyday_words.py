@@ -63,6 +63,12 @@ async def test_the_day_before_counts_from_the_event_said_just_before(app: Applic
     assert "on Mon 14 Dec 18:00 that the boiler man is coming" in evening
 
 
+async def test_an_age_is_no_day_and_an_opening_no_part_of_the_event(app: Application) -> None:
+    await say(app, msg("oh and my mum's 70th is on the 19th"))
+    reply = await say(app, msg("can you give me a heads up two days before?", 1))
+    assert "I'll remind you on Thu 17 Dec 09:00 that your mum's 70th is on the 19th" in reply
+
+
 async def test_the_day_before_with_nothing_said_before_is_not_set(app: Application) -> None:
     reply = await say(app, msg("remind me the day before"))
     assert "I'll remind you" not in reply
