@@ -104,7 +104,7 @@ def before_the_event(text: str, *, now: datetime, tz: ZoneInfo, previous: str = 
     offset = _OFFSET.match(_POLITE.sub(" ", asked["rest"]).strip()) if asked is not None else None
     if asked is None or offset is None:
         return wished
-    event = _OPENING.sub("", asked["event"].strip(" ,;."))
+    event = _the_event(asked["event"])
     day = day_said(event)
     on = parse_when(f"on {day}", now=now, tz=tz) if day is not None else None
     if on is None:
@@ -122,6 +122,16 @@ _OPENING = re.compile(
     r"^(?:(?:oh|and|also|so|well|anyway|btw|by\s+the\s+way|ok(?:ay)?|right|plus|hey|hi)[,!.]?\s+)+",
     re.IGNORECASE,
 )
+
+
+def _the_event(said: str) -> str:
+    """The sentence of ``said`` that names the event's day, without an opening "oh and"
+    ("morning! my mum's 70th is on the 19th" is "my mum's 70th is on the 19th")."""
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", said.strip(" ,;.")) if s.strip()]
+    dated = next((s for s in reversed(sentences) if day_said(s)), said)
+    return _OPENING.sub("", dated.strip(" ,;.!?"))
+
+
 #: Manners around the offset ("two days before please", "the morning of it, thanks").
 _POLITE = re.compile(r"[\s,]*\b(?:please|pls|plz|thanks|thank\s+you|cheers|ta)\b[\s,.!?]*", re.I)
 

@@ -64,7 +64,7 @@ async def test_the_day_before_counts_from_the_event_said_just_before(app: Applic
 
 
 async def test_an_age_is_no_day_and_an_opening_no_part_of_the_event(app: Application) -> None:
-    await say(app, msg("oh and my mum's 70th is on the 19th"))
+    await say(app, msg("morning! oh and my mum's 70th is on the 19th"))
     reply = await say(app, msg("can you give me a heads up two days before?", 1))
     assert "I'll remind you on Thu 17 Dec 09:00 that your mum's 70th is on the 19th" in reply
 
