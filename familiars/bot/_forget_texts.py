@@ -7,7 +7,7 @@ The words that ask for a forget and the state between question and answer are
 
 from __future__ import annotations
 
-from familiars.bot._answers import said_back
+from familiars.bot._action_lines import said_back
 from familiars.bot._forget_window import Window
 from familiars.llm import second_person
 from familiars.memory import PERSON_KEPT, ForgetReport, PersonHoldings, Redactor, TurnsPlan

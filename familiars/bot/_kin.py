@@ -48,6 +48,14 @@ _PEOPLE = frozenset(
         "therapist", "doctor", "coach",
     }
 )  # fmt: skip
+#: The relations that are family: every people relation but these.
+_FAMILY = _PEOPLE - frozenset(
+    {"friend", "boss", "colleague", "neighbour", "flatmate", "landlord", "teacher", "mentor",
+     "therapist", "doctor", "coach"}
+)  # fmt: skip
+#: Words for the whole family: answered with every relative kept, by name.
+_WHOLE_FAMILY = ("family", "relatives", "relations", "rellies", "loved ones", "kin", "kinfolk")
+_GROUPS.update(dict.fromkeys(_WHOLE_FAMILY, _FAMILY))
 _PARTNERS = frozenset({"wife", "husband", "partner", "spouse"})
 #: Anyone the person is with: "who am I married to?", "who's my other half?".
 _COUPLE = frozenset({*_PARTNERS, "girlfriend", "boyfriend", "fiance"})
@@ -68,6 +76,12 @@ _ASKED = re.compile(
     rf"|what\s+(?:are|is|were|was)\s+(?:the\s+)?names?\s+of\s+{_WHO.format(g='c')}"
     rf"|(?:do\s+you\s+(?:know|remember)|tell\s+me|remind\s+me)\s+(?:what\s+|who\s+)?"
     rf"{_WHO.format(g='d')}(?:\s+(?:names?|(?:is|are)\s+called|(?:is|are)))?"
+    # "what do you know about my family?", "tell me about my relatives": the whole family
+    r"|(?:what\s+(?:do|did)\s+(?:you|u)\s+(?:know|remember)|what\s+have\s+i\s+told\s+(?:you|u)|"
+    r"(?:can\s+you\s+)?tell\s+me)\s+(?:about|of)\s+my\s+(?:whole\s+|own\s+)?"
+    rf"(?P<e>{'|'.join(_WHOLE_FAMILY)})"
+    rf"|what\s+(?P<f>{'|'.join(_WHOLE_FAMILY)})\s+(?:have\s+i\s+got|do\s+i\s+have)"
+    rf"|(?:and\s+)?what\s+about\s+{_WHO.format(g='g')}"
     r")\s*[?!.]*$",
     re.IGNORECASE,
 )
@@ -93,13 +107,22 @@ def _names(names: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
+#: When the question is asked of, which names no one: "who am I seeing *these days*?",
+#: "who's my other half *nowadays*?", "who am I *currently* dating?".
+_NOWADAYS = re.compile(
+    r"[\s,]+(?:these\s+days|nowadays|at\s+the\s+moment|atm|at\s+present|right\s+now|"
+    r"currently|now|still|any\s*more|then)(?=[\s?!.]*$)|\b(?:currently|still|now)\s+(?=\w)",
+    re.IGNORECASE,
+)
+
+
 def kin_answer(text: str, contents: Sequence[str]) -> str | None:
     """The reply when ``text`` asks the names of the person's relations of one kind, given
     ``contents`` (their live records); None when it asks something else, or asks of one
     relation none of the records names (other answers say what is known near it)."""
-    said = " ".join(text.replace("\u2019", "'").split())
+    said = _NOWADAYS.sub(" ", " ".join(text.replace("\u2019", "'").split())).strip()
     m = _ASKED.match(said)
-    word = m and next((m.group(g) for g in "abcd" if m.group(g)), None)
+    word = m and next((m.group(g) for g in "abcdefg" if m.group(g)), None)
     kinds = _kinds(word) if word else None
     if _WITH.match(said):  # "who am I married to?": anyone the person is with
         word, kinds = "partner", (_COUPLE, True)
@@ -112,7 +135,8 @@ def kin_answer(text: str, contents: Sequence[str]) -> str | None:
         rel, name = found[0]
         return f"You're married to {name}." if rel == "spouse" else f"Your {rel} is called {name}."
     rels = {rel for rel, _ in found}
-    if found and (word == "partner" or (len(rels) > 1 and not several)):  # "who's my wife?"
+    whole = word.lower() in _WHOLE_FAMILY
+    if found and (word == "partner" or whole or (len(rels) > 1 and not several)):
         return f"You told me about {_names([f'your {rel} {name}' for rel, name in found])}."
     if found:  # "who are my kids?": sons and daughters are the kids asked
         said = plural(next(iter(rels))) if len(rels) == 1 else word.lower()
@@ -123,6 +147,8 @@ def kin_answer(text: str, contents: Sequence[str]) -> str | None:
     told = f"; you told me about {_names(others)}" if others else ""
     if word == "partner":
         return f"I don't know of a partner of yours yet{told}."
+    if whole:
+        return f"You haven't told me about your {word.lower()} yet{told}."
     return f"I don't know of any {word.lower()} of yours yet{told}."
 
 

@@ -15,26 +15,52 @@ import re
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from familiars.memory import as_remind_me, parse_when, plain_time
+from familiars.memory import as_remind_me, day_said, parse_when
 
 #: A reminder asked for as a wish: "I'd like to be reminded", "I should very much like a
-#: reminder", "it would be good to get a reminder", "make sure I remember to".
+#: reminder", "it would be good to get a reminder", "I need reminding", "I'll need a reminder".
 _WISHED = re.compile(
-    r"\b(?:(?:i'?d|i\s+would|i\s+should|i)\s+(?:(?:very\s+)?much\s+|really\s+|quite\s+)?"
-    r"(?:like|love|want|need|wish)\s+(?:to\s+(?:be|get)\s+reminded|(?:to\s+(?:get|have)\s+)?"
-    r"an?\s+reminder)"
+    r"\b(?:(?:i'?d|i\s+would|i\s+should|i'?ll|i\s+will|i\s+shall|i|(?:could|can|may)\s+i)\s+"
+    r"(?:(?:very\s+)?much\s+|really\s+|quite\s+|probably\s+|definitely\s+)?"
+    r"(?:like|love|want|need|wish|appreciate|use|do\s+with|get|have)\s+"
+    r"(?:to\s+(?:be|get)\s+reminded|reminding|(?:to\s+(?:get|have)\s+)?"
+    r"an?\s+(?:quick\s+|little\s+|friendly\s+)?(?:reminder|nudge|heads[\s-]up|alarm))"
     r"|(?:it\s+would|it'?d|it\s+will|it'?ll)\s+be\s+(?:good|nice|great|helpful|handy|useful|"
     r"lovely|wise)\s+to\s+(?:get|have)\s+an?\s+reminder"
     r"|make\s+sure\s+(?:that\s+)?i\s+(?:remember|don'?t\s+forget|do\s+not\s+forget)"
     r"(?=\s+(?:to|about)\b))\s+",
     re.IGNORECASE,
 )
+#: "make sure I remember the recycling on Thursday": a thing to remember, said without "to"
+#: or "about" (the wish above reads the rest).
+_REMEMBER_THING = re.compile(
+    r"\bmake\s+sure\s+(?:that\s+)?i\s+(?:remember|don'?t\s+forget|do\s+not\s+forget)\s+"
+    r"(?!(?:to|about|that|what|who|where|when|how|if|whether)\b)",
+    re.IGNORECASE,
+)
+#: Text-speak for "about" after a request ("remind me abt the bins").
+_ABT = re.compile(r"\b(remind\s+me)\s+(?:abt|bout|'bout|abut)\b", re.IGNORECASE)
+
+
+#: News told straight after "remind me", without "that": "remind me my passport runs out in
+#: March", "remind me I've got the dentist at 3", "remind me it's bin day tomorrow". A subject,
+#: then a verb within a few words.
+_NEWS = re.compile(
+    r"\b(remind\s+me)\s+(?=(?:i'?ve|i'?m|we'?re|we'?ve|it'?s|there'?s|i'?ll|we'?ll)\s"
+    r"|(?:my|our|his|her|their|i|we)\s+(?:[\w'-]+\s+){0,4}?(?:is|are|was|were|has|have|had|"
+    r"will|got|needs?|expires?|runs?|goes|starts?|ends?|finishes|closes?|opens?|comes?|arrives?|"
+    r"leaves?|due|booked)\b)",
+    re.IGNORECASE,
+)
 
 
 def wish_as_request(text: str) -> str:
     """``text`` with a reminder wished for said as "remind me" ("I'd like to be reminded to
-    call the bank at 10" is "remind me to call the bank at 10"); else ``text``."""
-    return _WISHED.sub("remind me ", text)
+    call the bank at 10" is "remind me to call the bank at 10"), and news told straight
+    after it said with "that"; else ``text``."""
+    said = _REMEMBER_THING.sub("remind me about ", text)
+    said = _ABT.sub(r"\1 about", _WISHED.sub("remind me ", said))
+    return _NEWS.sub(r"\1 that ", said)
 
 
 #: What was said, then a request with no task of its own ("remind me the day before ...").
@@ -53,14 +79,6 @@ _OFFSET = re.compile(
     r"(?P<when>(?:[\s,]+.*)?)$",
     re.IGNORECASE | re.DOTALL,
 )
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
-#: The event's day: "the 18th of December", "December 18", "on Friday", "tomorrow".
-_EVENT_DAY = re.compile(
-    rf"\b(?:(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}"
-    rf"|{_MONTH}\s+(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?"
-    r"|(?:(?:this|next)\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day|tomorrow)\b",
-    re.IGNORECASE,
-)
 
 
 def _days_before(m: re.Match[str]) -> int:
@@ -72,25 +90,50 @@ def _days_before(m: re.Match[str]) -> int:
     return n * (7 if m["unit"].lower().startswith("week") else 1)
 
 
-def before_the_event(text: str, *, now: datetime, tz: ZoneInfo) -> str:
+def before_the_event(text: str, *, now: datetime, tz: ZoneInfo, previous: str = "") -> str:
     """``text`` said as a plain request when it asks to be reminded some time before (or on
-    the day of) an event it names with its date; else ``text``, a wish said as a request
+    the day of) an event it names with its date, or, when it names none, an event the
+    person's ``previous`` message named ("it's my sister's birthday on Saturday", then
+    "remind me the day before"); else ``text``, a wish said as a request
     (:func:`wish_as_request`)."""
-    asked = _TASKLESS.match(as_remind_me(wish_as_request(text)).strip())
-    offset = _OFFSET.match(asked["rest"].strip()) if asked is not None else None
+    wished = wish_as_request(text)
+    request = as_remind_me(wished).strip()
+    asked = _TASKLESS.match(request)
+    if previous and (asked is None or day_said(asked["event"]) is None):
+        asked = _TASKLESS.match(f"{previous.strip()}, {request}") or asked  # said just before
+    offset = _OFFSET.match(_POLITE.sub(" ", asked["rest"]).strip()) if asked is not None else None
     if asked is None or offset is None:
-        return wish_as_request(text)
-    event = asked["event"].strip(" ,;.")
-    day = _EVENT_DAY.search(plain_time(event))
-    on = parse_when(f"on {day.group(0)}", now=now, tz=tz) if day is not None else None
+        return wished
+    event = _the_event(asked["event"])
+    day = day_said(event)
+    on = parse_when(f"on {day}", now=now, tz=tz) if day is not None else None
     if on is None:
-        return wish_as_request(text)
+        return wished
     when = offset["when"].strip(" ,")
     if not when:
         part = (offset["part"] or "").lower()
         when = "at 6pm" if "evening" in part or "night" in part else "at 9am"
     target = on - timedelta(days=_days_before(offset))
     return f"remind me on {target.day} {target:%B %Y} {when} that {event}"
+
+
+#: Words that open a message and are no part of the event ("oh and my mum's 70th is ...").
+_OPENING = re.compile(
+    r"^(?:(?:oh|and|also|so|well|anyway|btw|by\s+the\s+way|ok(?:ay)?|right|plus|hey|hi)[,!.]?\s+)+",
+    re.IGNORECASE,
+)
+
+
+def _the_event(said: str) -> str:
+    """The sentence of ``said`` that names the event's day, without an opening "oh and"
+    ("morning! my mum's 70th is on the 19th" is "my mum's 70th is on the 19th")."""
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+", said.strip(" ,;.")) if s.strip()]
+    dated = next((s for s in reversed(sentences) if day_said(s)), said)
+    return _OPENING.sub("", dated.strip(" ,;.!?"))
+
+
+#: Manners around the offset ("two days before please", "the morning of it, thanks").
+_POLITE = re.compile(r"[\s,]*\b(?:please|pls|plz|thanks|thank\s+you|cheers|ta)\b[\s,.!?]*", re.I)
 
 
 __all__ = ["wish_as_request", "before_the_event"]

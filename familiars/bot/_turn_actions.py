@@ -40,12 +40,14 @@ from familiars.memory import (
     Understanding,
     WriteOp,
     as_remind_me,
+    day_said,
     derived_of,
     every_text,
     offline_writes,
     parse_ts,
     past_time_at,
     plain_time,
+    remind_of_asked,
     said_past,
     settled_request,
 )
@@ -155,6 +157,8 @@ class PendingReminder:
     task: str
     #: Said as what it is about ("remind me about orchestra rehearsal"), not a doing.
     about: bool = False
+    #: Said as news to be told ("remind me that my passport expires in March").
+    that: bool = False
 
     @property
     def said_back(self) -> str:
@@ -163,8 +167,10 @@ class PendingReminder:
 
     @property
     def what(self) -> str:
-        """ "to send your VAT stuff", "about orchestra rehearsal"."""
-        return f"{'about' if self.about else 'to'} {self.said_back}"
+        """ "to send your VAT stuff", "about orchestra rehearsal", "that your passport
+        expires in March"."""
+        how = "that" if self.that else "about" if self.about else "to"
+        return f"{how} {self.said_back}"
 
 
 @dataclass
@@ -184,6 +190,9 @@ class TurnActions:
     unreadable_time: PendingReminder | None = None
     #: A reminder asked for at a time gone by ("remind me yesterday at 9 to ..."): none set.
     passed_time: PendingReminder | None = None
+    #: A reminder was asked for and nothing in it could be read (no task, no time): the
+    #: reply says plainly that none is set, never nothing.
+    unread_request: bool = False
     #: What the writer should read for this turn (None: the message itself; "": nothing).
     writer_text: str | None = None
     #: The offline writer's writes for what the writer reads, as worked out here: an
@@ -199,6 +208,18 @@ class TurnActions:
             or self.already
             or self.done
             or self.known
+            or self.ask_when
+            or self.unreadable_time
+            or self.passed_time
+            or self.unread_request
+        )
+
+    def said_of_a_reminder(self) -> bool:
+        """Whether the reply says something of a reminder: set, had already, or not set
+        and why."""
+        return bool(
+            self.reminders
+            or self.already
             or self.ask_when
             or self.unreadable_time
             or self.passed_time
@@ -231,6 +252,11 @@ class TurnActions:
                 f"No reminder was set for {self.passed_time.task}: the time said has passed. "
                 "Say so and ask for a time still to come."
             )
+        if self.unread_request:
+            notes.append(
+                "The person asked for a reminder, but what or when could not be read: none "
+                "was set. Say so and ask what to remind them of, and when."
+            )
         notes += [f"Memory updated: {new} (was: {old})" for new, old in self.updated]
         notes += [f"Marked done: {d}" for d in self.done]
         notes += [f"Already known (said before): {k}" for k in self.known]
@@ -257,15 +283,18 @@ def plan_actions(
     understanding: Understanding | None = None,
     settled_once: bool = False,
     user_key: str | None = None,
+    previous: str = "",
 ) -> TurnActions:
     """The actions of one message (pure: nothing is written here). "forget that" is not one
     of them: :class:`familiars.bot._forgetting.ForgetByWords` answers it before the turn.
     ``understanding``: the writer's learned part (issue 23), when the embedder suits it.
-    ``user_key``: who said it (a reminder they have already is not set again)."""
+    ``user_key``: who said it (a reminder they have already is not set again); ``previous``:
+    the person's message before this one in the dialogue (the event "remind me the day
+    before" counts from, when this one names none)."""
     # "..., can you remind me", "... actually just tuesdays", "tmrw at seven pls": once
     settled = text
     if not settled_once:
-        event = before_the_event(text, now=now, tz=zone(timezone))  # "the day before"
+        event = before_the_event(text, now=now, tz=zone(timezone), previous=previous)
         settled = in_the_morning(settled_request(event))
     if settled != text:
         actions = plan_actions(
@@ -295,7 +324,34 @@ def plan_actions(
     )
     if not actions.reminders and _REMIND_ANY.search(asked):
         _no_time_read(asked, actions)
+        actions.unread_request = not actions.said_of_a_reminder() and wants_a_reminder(asked)
     return _set_before(actions, existing, user_key)
+
+
+#: "remind me what my dog is called", "remind me who ...": a question, no reminder asked.
+_ASKS_TO_BE_TOLD = re.compile(
+    r"\bremind\s+me\s+(?:again\s+)?(?:what|who|whom|whose|where|how|which|why|if|whether)\b"
+    r"|\bremind\s+me\s+when\s+(?:i|we|you|it)\s+(?:was|were|did|said|last)\b",
+    re.IGNORECASE,
+)
+
+
+def wants_a_reminder(text: str) -> bool:
+    """Whether ``text`` (other wordings said as "remind me": ``as_remind_me``) asks for a
+    reminder: "remind me" as a request, not "you remind me of my nan", "stop reminding me"
+    or "remind me what my dog is called"."""
+    m = _REMIND_ANY.search(text)
+    if m is None or _STOPS.search(text) or _ASKS_TO_BE_TOLD.search(text):
+        return False
+    rest = text[m.end() :].strip()
+    # "remind me my mum's number": a thing to be told now, with no time and nothing to do
+    said = _TASK_LEAD.match(rest) or _said_a_time(rest) or _WHENEVER.search(rest)
+    return bool(said) and remind_of_asked(text)
+
+
+_TASK_LEAD = re.compile(r"(?:to|that|about|of)\b", re.IGNORECASE)
+#: Words that say a time without naming one: "when it's time to leave", "the day before".
+_WHENEVER = re.compile(r"\b(?:when|whenever|before|after|later|once|day|time)\b", re.I)
 
 
 #: A task plainly done in the morning: getting up, an alarm, breakfast, a morning run.
@@ -359,7 +415,8 @@ def _no_time_read(text: str, actions: TurnActions) -> None:
     elif tail and _said_a_time(tail.group(0)) and said[: tail.start()].strip(" ,"):
         actions.unreadable_time = PendingReminder(said[: tail.start()].strip(" ,"))
     elif not (task["how"].lower() == "about" and _recalled(said)):
-        actions.ask_when = PendingReminder(said, about=task["how"].lower() == "about")
+        how = task["how"].lower()
+        actions.ask_when = PendingReminder(said, about=how == "about", that=how == "that")
 
 
 #: "remind me about what you said yesterday", "... about the plot of the book?": a thing
@@ -403,9 +460,11 @@ def _complete(
         when = head
     if not _TIMEISH.search(when):
         return None
-    if re.match(r"^\d", when):  # "9am": a bare clock time is "at 9am"
-        when = f"at {when}"
+    if re.match(r"^\d", when):  # "9am" is "at 9am"; "1 February" (a day) "on 1 February"
+        when = f"{'on' if day_said(when) else 'at'} {when}"
     request = f"remind me {'about' if pending.about else 'to'} {pending.task} {when}"
+    if pending.that:  # the news keeps its own time words: "... expires in March"
+        request = f"remind me {when} that {pending.task}"
     actions = _read_writes(request, existing, now, timezone, dialogue_id, grace_s, max_chars)
     if actions.reminders:
         actions.writer_text = request
@@ -449,9 +508,10 @@ def _read_writes(
             due = parse_ts(loop.due)
             if due is not None:
                 task = _task_of(entry.content, text)
-                about = _labelled(task, text)
+                asked = as_remind_me(text)  # "nudge me about the dentist": "about" it
+                about = _labelled(task, asked)
                 made = Reminder(task, due.astimezone(tz), write, now.astimezone(tz), about)
-                actions.reminders.append(replace(made, that=_said_that(task, text)))
+                actions.reminders.append(replace(made, that=_said_that(task, asked)))
         elif write.op == "update" and entry.supersedes_id in by_id:
             actions.updated.append((entry.content, by_id[entry.supersedes_id].content))
         else:

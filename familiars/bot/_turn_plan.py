@@ -32,11 +32,10 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from familiars.bot._action_lines import ask_when_line, reminder_line
 from familiars.bot._answers import (
-    ask_when_line,
     name_of,
     offline_reply,
-    reminder_line,
     spelled_out,
     with_notice,
 )
@@ -287,6 +286,9 @@ class TurnPlanner:
         care = services.settings.care
         self.sessions = Sessions(gap_s=care.session_gap_s, after_s=care.break_after_s)
         self.pending: dict[tuple[str, str], PendingReminder] = {}
+        #: Each dialogue's person's last message ("remind me the day before" counts from the
+        #: event it named).
+        self.told: dict[tuple[str, str], str] = {}
         self.noticed: set[tuple[str, str]] = set()
         self.last_q: dict[tuple[str, str], int] = {}
         self.said: dict[tuple[str, str], str] = {}
@@ -306,10 +308,20 @@ class TurnPlanner:
             return
         gone = forgotten_of((), report.texts, replies=report.replies)
         replies = [" ".join(r.split()) for r in report.replies]
+        for key, told in list(self.told.items()):
+            if gone.holds(told):
+                del self.told[key]
         for key, said in list(self.said.items()):
             flat = " ".join(said.split())
             if gone.holds(said) or any(flat and flat in r for r in replies):
                 del self.said[key]
+
+    def _told(self, key: tuple[str, str], said: str) -> str:
+        """The person's message before ``said`` in this dialogue ("" for none); ``said`` is
+        kept as the next one's."""
+        previous = self.told.get(key, "")
+        self.told[key] = said
+        return previous
 
     async def begin(self, turn: Turn) -> TurnPlan:
         """Everything the turn must know before its reply (see the module map); reads the
@@ -329,7 +341,6 @@ class TurnPlanner:
         homes = turn_homes(turn)
         turn.zone = await self._timezone(turn)
         tz, own_zone = turn.zone.name, turn.zone.own
-        understanding = self.services.understanding
         plan.after_care = key in self.cared
         self.cared.discard(key)
         if await self._cares(plan, turn, tz, homes):
@@ -351,8 +362,9 @@ class TurnPlanner:
             grace_s=settings.scheduler.reminder_grace_s,
             pending=pending,
             max_chars=settings.memory.max_record_chars,  # as the writer cuts them
-            understanding=understanding,
+            understanding=self.services.understanding,
             user_key=user_key,
+            previous=self._told(key, turn.said),
         )
         await self._understand(plan, turn, plan_now, offline=offline)
         if not own_zone:  # "I live in Melbourne", said now or before

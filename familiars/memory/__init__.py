@@ -171,18 +171,21 @@ from familiars.memory._multilingual import (
     looks_english,
     multilingual_fallback,
 )
+from familiars.memory._offline._asked_reminders import (
+    as_remind_me,
+    remind_of_asked,
+    settled_request,
+)
 from familiars.memory._offline._asking import (
     about_me,
     answer_records,
     asks_unknown,
 )
 from familiars.memory._offline._dates import (
-    as_remind_me,
     parse_when,
     past_time_at,
     reminder_content,
     said_past,
-    settled_request,
 )
 from familiars.memory._offline._every import every_text, next_due
 from familiars.memory._offline._kept import Kept, derived_of
@@ -195,7 +198,12 @@ from familiars.memory._offline._meaning import (
     understanding_for,
 )
 from familiars.memory._offline._restated import restated_instead
-from familiars.memory._offline._time_words import LAST_AFTERNOON_HOUR, afternoon_hour, plain_time
+from familiars.memory._offline._time_words import (
+    LAST_AFTERNOON_HOUR,
+    afternoon_hour,
+    day_said,
+    plain_time,
+)
 from familiars.memory._offline._whose import Whose, fits_whose, whose_asked
 from familiars.memory._offline._writes import (
     offline_writes,
@@ -501,6 +509,7 @@ __all__ = [
     "database_status",
     "database_row_maker",
     "database_url",
+    "day_said",
     "asks_behaviour",
     "defies_data_rule",
     "export_from_database",
@@ -571,6 +580,7 @@ __all__ = [
     "reference_choose_parent",
     "reference_query",
     "relevant_for_context",
+    "remind_of_asked",
     "reminder_content",
     "repair_database",
     "repair_index",

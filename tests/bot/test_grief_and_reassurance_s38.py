@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from familiars.bot._answers import action_lines, small_talk
+from familiars.bot._action_lines import action_lines
+from familiars.bot._answers import small_talk
 from familiars.bot._likes import likes_answer
 from familiars.bot._turn_actions import TurnActions
 

@@ -22,7 +22,7 @@ def test_a_look_up_asked_for_is_refused_honestly(text: str) -> None:
 
 
 def test_an_update_names_the_old_value_as_it_was_said() -> None:
-    from familiars.bot._answers import _was
+    from familiars.bot._action_lines import _was
 
     assert _was("The user lives in Seattle.", "The user lives in Portland.") == " (was Portland)"
     said = _was("The user works as a pharmacist.", "The user fixes teeth for a living.")

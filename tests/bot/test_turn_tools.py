@@ -157,7 +157,8 @@ async def test_a_reminder_without_a_time_or_with_an_unreadable_one_is_asked_abou
         )
         # "remind me to ..." with no time is the bot's own question (test_reminder_asks_when):
         # a wording the rules do not read reaches the tool without a time.
-        assert await bot.say("I need a nudge to water the plants") == "When should I remind you?"
+        said = await bot.say("could you make sure the plants get watered")
+        assert said == "When should I remind you?"
         assert await bot.say("whenever the moon says") == "Sorry, when exactly?"
         first, second = bot.script.tool_messages()
         assert first.startswith("error: the reminder has no time: ask the person when")

@@ -10,7 +10,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from familiars.memory import parse_when
-from familiars.memory._offline._dates import match_reminder, settled_request
+from familiars.memory._offline._asked_reminders import settled_request
+from familiars.memory._offline._dates import match_reminder
 
 TZ = ZoneInfo("Europe/London")
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from familiars.memory._offline._kept import Kept, derived_of
 from familiars.memory._offline._meaning import Understanding
 from familiars.memory._offline._past import when_did
-from familiars.memory._offline._polar import asked_thing, says_thing
+from familiars.memory._offline._polar import asked_thing, says_thing, stem
 from familiars.memory._offline._whose import KIN, about_someone_else, fits_whose
 from familiars.memory._people_graph import _REL_BARE, relation_of
 from familiars.memory._records import MemoryRecord, is_live
@@ -118,23 +118,19 @@ def plain_question(question: str) -> str:
     return _LIVING.sub("for a living", _PARTNER_WORD.sub(partner, question))
 
 
-def _stem(word: str) -> str:
-    return word.lower()[:5]
-
-
 def liking_asked(question: str, live: Sequence[MemoryRecord]) -> list[MemoryRecord] | None:
     """The newest like or dislike of the thing "do I like X?" names ([] when none is kept);
     None when ``question`` is not such a question."""
     m = _DO_I_LIKE.match(question.strip())
     if m is None:
         return None
-    words = {_stem(w) for w in re.findall(r"[\w'-]+", m.group("x")) if len(w) > 2}
+    words = {stem(w) for w in re.findall(r"[\w'-]+", m.group("x")) if len(w) > 2}
     words -= {"the", "them", "that", "this", "doing", "going"}
     kept = [
         r
         for r in live
         if any(t in r.tags for t in _LIKING_TAGS)
-        and words & {_stem(w) for w in re.findall(r"[\w'-]+", r.content.removeprefix("The user"))}
+        and words & {stem(w) for w in re.findall(r"[\w'-]+", r.content.removeprefix("The user"))}
     ]
     return sorted(kept, key=_when, reverse=True)[:1]
 

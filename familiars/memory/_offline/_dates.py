@@ -15,13 +15,15 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from familiars.memory._offline._asked_reminders import as_remind_me, remind_of_asked
 from familiars.memory._offline._every import find_every, next_due
 from familiars.memory._offline._objects import Fact, third_person, topic_key
 from familiars.memory._offline._time_words import (
+    DAY_OF_YEAR,
+    MONTH,
     afternoon_hour,
     bare_hour_at_night,
     night_half,
-    plain_request,
     plain_time,
 )
 from familiars.memory._writer._schema import OpenLoop
@@ -500,15 +502,6 @@ _DATED = re.compile(
     re.IGNORECASE,
 )
 _REMIND = re.compile(r"\bremind\s+me\s+(?P<rest>.+)$", re.IGNORECASE)
-#: "set a reminder for ...", "make me a reminder to ...", "nudge me tomorrow to ...", "give
-#: me a nudge at 5 to ...", "don't let me forget to ...": read as "remind me ...".
-_SET_A_REMINDER = re.compile(
-    r"\b(?:(?:set|make|create|add|put\s+in|schedule)\s+(?:me\s+|up\s+)?an?\s+reminder"
-    r"|(?:nudge|ping|prod|poke|buzz)\s+me"
-    r"|(?:give|send)\s+me\s+an?\s+(?:nudge|ping|prod|poke|buzz|shout|reminder|heads[\s-]up)"
-    r"|(?:don't|dont|do\s+not)\s+let\s+me\s+forget(?=\s+(?:to|about)\b))\s+",
-    re.IGNORECASE,
-)
 #: "for 15 December at 18:00: call mum": the time, a colon (or dash), the task.
 _LABELLED = re.compile(
     r"^(?:for|on|at)?\s*(?P<when>.+?)\s*(?::(?!\d)|\s-|\s–)\s*(?:to\s+)?"
@@ -516,14 +509,6 @@ _LABELLED = re.compile(
     re.IGNORECASE,
 )
 _TASK_START = re.compile(r"^(?:to|that|about|of)\s+", re.IGNORECASE)
-#: "remind me of the orchestra rehearsal on friday" asks for a reminder; "you remind me of
-#: my mother at Christmas" does not: "of" only where the clause asks ("can you remind me of").
-_ASKED_OF = re.compile(
-    r"^(?:(?:please|pls|hey|ok|okay|and|so|also|oh)[\s,]+)*(?:(?:can|could|would|will)\s+"
-    r"(?:you|u)\s+(?:please\s+)?)?remind\s+me\s+of\b",
-    re.IGNORECASE,
-)
-_REMIND_OF = re.compile(r"\bremind\s+me\s+of\b", re.IGNORECASE)
 _WHEN_WORDS = re.compile(
     r"\b(?:at|on|in|by|tomorrow|tonight|today|this|next|monday|tuesday|wednesday|thursday|"
     r"friday|saturday|sunday)\b",
@@ -538,11 +523,9 @@ _OWN_BIRTHDAY = re.compile(
     r"|^i\s+(?:turn|'?m\s+turning|am\s+turning)\s+\d+",
     re.IGNORECASE,
 )
-_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
-_ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?"
 #: A day of the year said anywhere in a clause, with its year when one is said.
 _DAY_IN_CLAUSE = re.compile(
-    rf"\b(?:(?:the\s+)?{_ORDINAL}\s+(?:of\s+)?{_MONTH}|{_MONTH}\s+(?:the\s+)?{_ORDINAL}\b|"
+    rf"\b(?:{DAY_OF_YEAR}|"
     r"\d{1,2}/\d{1,2}(?:/\d{2,4})?)(?:,?\s+(?:19|20)\d{2})?",
     re.IGNORECASE,
 )
@@ -593,70 +576,6 @@ def match_dated_event(clause: str, *, now: datetime, tz: ZoneInfo) -> Fact | Non
 
 
 _DOUBLED = re.compile(r"(\w+)\s+\1\b", re.IGNORECASE)
-_DAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?"
-_DAY_NAMES = {d[:3]: d for d in ("monday", "tuesday", "wednesday", "thursday", "friday",
-                                  "saturday", "sunday")}  # fmt: skip
-#: "every tuesday and thursday at 10 remind me to X... actually just tuesdays": the days
-#: said, then taken back to one at the end (its words are no part of the task).
-_JUST_THE_DAY = re.compile(
-    rf"^(?P<head>.*?\b(?:every|each)\s+)(?P<days>{_DAY}s?(?:\s*(?:,|and|&|or)\s*{_DAY}s?)+)"
-    r"(?P<mid>.*?)[\s.,;!…-]*\b(?:actually|no|sorry|wait|oh|hmm)[,!]?\s+"
-    rf"(?:make\s+(?:it|that)\s+)?(?:just|only)\s+(?:on\s+)?(?P<day>{_DAY})s?\s*[.!]*$",
-    re.IGNORECASE,
-)
-#: "I need my blood pressure tablets every morning at 8, can you remind me": a request to be
-#: reminded said after what it is about (it was taken as chat: "I see. Tell me more?").
-_ASKED_AFTER = re.compile(
-    r"^i\s+(?:need|have|must|'ve\s+got|got)\s+(?P<to>to\s+)?(?P<body>.+?)[\s,.;…-]*"
-    r"(?:so\s+)?(?:can|could|will|would)\s+you\s+(?:please\s+)?remind\s+me"
-    r"(?:\s+(?:please|pls|of\s+that|about\s+(?:that|it)))?\s*[?.!]*$",
-    re.IGNORECASE,
-)
-_MEDICINE = re.compile(
-    r"^(?:my|the|his|her|their|our)\s+(?:[\w-]+\s+){0,3}(?:tablets?|pills?|meds|medications?|"
-    r"medicines?|inhaler|insulin|vitamins?|injections?|antibiotics|drops|dose)\b",
-    re.IGNORECASE,
-)
-
-
-def settled_request(text: str) -> str:
-    """A reminder request said in a roundabout way, said plainly: its time words
-    (:func:`~familiars.memory._offline._time_words.plain_request`: "tmrw at seven, please"),
-    a day taken back at the end ("every tuesday and thursday at 10 remind me to X... actually
-    just tuesdays" is "every tuesday at 10 remind me to X"), and a request after what it is
-    about ("I need to call the bank at 3, can you remind me"; "I need my tablets every
-    morning at 8, can you remind me" is "remind me to take my tablets every morning at 8").
-    Else ``text``."""
-    if _ASKS_A_REMINDER.search(as_remind_me(text)):
-        plain = plain_request(text)
-        return _settled(plain) if plain != text.strip() else _settled(text)
-    return _settled(text)
-
-
-_ASKS_A_REMINDER = re.compile(r"\bremind\s+me\b", re.IGNORECASE)
-
-
-def _settled(text: str) -> str:
-    said = text.strip()
-    just = _JUST_THE_DAY.match(said)
-    if just is not None:
-        day = _DAY_NAMES[just.group("day").lower()[:3]]
-        said = f"{just.group('head')}{day}{just.group('mid')}".strip(" ,.…")
-    asked = _ASKED_AFTER.match(said)
-    if asked is None:
-        return said if just is not None else text
-    body = asked.group("body").strip(" ,")
-    if asked.group("to"):
-        return f"remind me to {body}"
-    if _MEDICINE.match(body):
-        return f"remind me to take {body}"
-    return said if just is not None else text
-
-
-def as_remind_me(text: str) -> str:
-    """``text`` with each other way of asking for a reminder ("give me a nudge", "don't let
-    me forget to") said as "remind me": what the turn checks for a reminder asked for."""
-    return _SET_A_REMINDER.sub("remind me ", text)
 
 
 def match_reminder(
@@ -664,7 +583,7 @@ def match_reminder(
 ) -> Fact | None:
     clause = as_remind_me(clause)
     m = _REMIND.search(clause)
-    if not m or (_REMIND_OF.search(clause) and not _ASKED_OF.match(clause.strip())):
+    if not m or not remind_of_asked(clause):
         return None
     every = _every_split(clause, now=now, tz=tz)
     labelled = _LABELLED.match(m.group("rest").strip())
@@ -748,6 +667,7 @@ def _split_task_and_time(
     if not _TASK_START.match(rest):
         return None
     body = _TASK_START.sub("", rest, count=1)
+    news = rest.lower().startswith("that")
     if past_time_at(body) is not None:
         return None  # "to call Bob last friday at 9": "friday at 9" is not the time said
     # "remind me to turn on the lights at 9pm": the leftmost split whose tail is a time.
@@ -759,6 +679,8 @@ def _split_task_and_time(
             continue  # "put the chicken in at 5:45": "in" is the task's, "at 5:45" the time
         if past_time_at(task) is not None:
             return None  # "to call Bob yesterday at 9": a time gone by, not "at 9"
+        if news and _NO_DAY.match(when.strip(" .!?")):
+            continue  # "that my passport expires in March": when it happens, no day to remind
         due = parse_when(when, now=now, tz=tz)
         if due is not None and task:
             return _task(task), due
@@ -770,6 +692,17 @@ def _split_task_and_time(
     return None
 
 
+#: A time that names no day ("in March", "next month", "in the summer", "by 2038"): in news
+#: to be told ("remind me that my passport expires in March") it says when the news happens,
+#: not a day to remind on; the person is asked when.
+_NO_DAY = re.compile(
+    r"^(?:in|by|during|this|next|until|till|before|around|over)\s+(?:the\s+)?"
+    r"(?:(?:early|mid|late|end\s+of|start\s+of|beginning\s+of)[\s-]+)?"
+    rf"(?:{MONTH}(?:\s+(?:19|20)\d\d)?|(?:19|20)\d\d|spring|summer|autumn|fall|winter|"
+    r"(?:next|this)\s+(?:month|year)|month|year|new\s+year)$",
+    re.IGNORECASE,
+)
+
 #: The task of a reminder asked for with a time and nothing to do ("give me a nudge at 5").
 NUDGE_TASK = "get the nudge asked for"
 
@@ -780,6 +713,8 @@ def _bare_nudge(rest: str, *, now: datetime, tz: ZoneInfo) -> tuple[str, datetim
     rest = rest.strip().strip(".!")
     if not rest or _TASK_START.match(rest):
         return None
+    # "set an alarm for 7 tomorrow" is at 7; "a reminder for tomorrow at 8" tomorrow at 8
+    rest = re.sub(r"^for\s+", "", re.sub(r"^for\s+(?=\d)", "at ", rest, flags=re.I), flags=re.I)
     due = parse_when(rest, now=now, tz=tz)
     return None if due is None else (NUDGE_TASK, due)
 

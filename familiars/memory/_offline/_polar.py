@@ -33,7 +33,9 @@ _NOT_THE_THING = frozenset(
 )
 
 
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
+    """A word's first five letters, lower case: "diabetic" meets "diabetes", "hiking" "hike"
+    does not (the one rough stem the answers by meaning compare words by)."""
     return word.lower()[:5]
 
 
@@ -44,9 +46,9 @@ def asked_thing(question: str) -> frozenset[str] | None:
     if m is None:
         return None
     words = {w.lower() for w in re.findall(r"[A-Za-z][\w'-]*", m["rest"])} - _NOT_THE_THING
-    return frozenset(_stem(w) for w in words if len(w) > 2) or None
+    return frozenset(stem(w) for w in words if len(w) > 2) or None
 
 
 def says_thing(content: str, thing: frozenset[str]) -> bool:
     """Whether ``content`` names one of ``thing``'s words."""
-    return bool(thing & {_stem(w) for w in re.findall(r"[A-Za-z][\w'-]*", content)})
+    return bool(thing & {stem(w) for w in re.findall(r"[A-Za-z][\w'-]*", content)})

@@ -86,6 +86,28 @@ _MONTH = (
     r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|"
     r"june|july|august|september|october|november|december)"
 )
+#: A month said as a word ("Dec", "Sept", "December"): the one list of month words the date
+#: readers share.
+MONTH = rf"{_MONTH}\b"
+#: A day of a month, 1 to 31 ("70th" is no day: "my mum's 70th is on the 19th").
+_DAY_NUMBER = r"(?:3[01]|[12]\d|0?[1-9])"
+_ORDINAL_DAY = rf"{_DAY_NUMBER}(?:st|nd|rd|th)?"
+#: A day of the year: "the 18th of December", "18 Dec", "December the 18th".
+DAY_OF_YEAR = (
+    rf"(?:(?:the\s+)?{_ORDINAL_DAY}\s+(?:of\s+)?{MONTH}|{MONTH}\.?\s+(?:the\s+)?{_ORDINAL_DAY}\b)"
+)
+_DAY_SAID = re.compile(
+    rf"\b(?:{DAY_OF_YEAR}|(?:the\s+)?{_DAY_NUMBER}(?:st|nd|rd|th)\b"
+    r"|(?:(?:this|next)\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|tomorrow\b|tonight\b)",
+    re.IGNORECASE,
+)
+
+
+def day_said(text: str) -> str | None:
+    """The first day ``text`` names, as said ("the 18th of December", "the 15th", "next
+    Friday", "tomorrow"); None when it names none. Read after :func:`plain_time`."""
+    m = _DAY_SAID.search(plain_time(text))
+    return m.group(0) if m else None
 
 
 def _number(word: str) -> int:

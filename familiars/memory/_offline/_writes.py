@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 from familiars.memory._limits import DEFAULT_MAX_RECORD_CHARS
 from familiars.memory._offline._ages import aged_writes
 from familiars.memory._offline._asides import asides_said
+from familiars.memory._offline._asked_reminders import as_remind_me
 from familiars.memory._offline._birthdays import match_others_birthday
 from familiars.memory._offline._changes import revise
 from familiars.memory._offline._clauses import (
@@ -27,7 +28,6 @@ from familiars.memory._offline._clauses import (
 )
 from familiars.memory._offline._corrections import correction_writes, scratched_writes
 from familiars.memory._offline._dates import (
-    as_remind_me,
     match_birthday,
     match_dated_event,
     match_reminder,
