@@ -509,6 +509,17 @@ _SET_A_REMINDER = re.compile(
     r"|(?:don't|dont|do\s+not)\s+let\s+me\s+forget(?=\s+(?:to|about)\b))\s+",
     re.IGNORECASE,
 )
+#: An alarm asked for with its time: "wake me up at 6:45 tomorrow", "can you wake me
+#: tomorrow at 7" (tester s39: the first got the crisis reply, the second "Tell me more?").
+#: Only at the start of a request and only before a time: "I don't want to wake up
+#: tomorrow" and "wake me up when it's over" are no alarm.
+_WAKE_ME = re.compile(
+    r"^(?P<lead>\s*(?:(?:ok(?:ay)?|hey|hi|oh|and|also|so|right)[,!]?\s+)*(?:(?:can|could|will|"
+    r"would)\s+(?:you|u)\s+)?(?:please\s+|pls\s+)?)(?:wake\s+me(?:\s+up)?|get\s+me\s+up)\s+"
+    r"(?:please\s+|pls\s+)?(?=(?:at|on|in|by|tomorrow|tmrw|today|tonight|this|next|every|each|"
+    r"\d)\b|\d)",
+    re.IGNORECASE,
+)
 #: "for 15 December at 18:00: call mum": the time, a colon (or dash), the task.
 _LABELLED = re.compile(
     r"^(?:for|on|at)?\s*(?P<when>.+?)\s*(?::(?!\d)|\s-|\s–)\s*(?:to\s+)?"
@@ -655,8 +666,9 @@ def _settled(text: str) -> str:
 
 def as_remind_me(text: str) -> str:
     """``text`` with each other way of asking for a reminder ("give me a nudge", "don't let
-    me forget to") said as "remind me": what the turn checks for a reminder asked for."""
-    return _SET_A_REMINDER.sub("remind me ", text)
+    me forget to") said as "remind me", and an alarm asked for with its time ("wake me up
+    at 6:45 tomorrow") as "remind me to wake up": what the turn checks for a reminder."""
+    return _WAKE_ME.sub(r"\g<lead>remind me to wake up ", _SET_A_REMINDER.sub("remind me ", text))
 
 
 def match_reminder(
