@@ -177,7 +177,6 @@ from familiars.memory._offline._asking import (
     asks_unknown,
 )
 from familiars.memory._offline._dates import (
-    as_remind_me,
     parse_when,
     past_time_at,
     reminder_content,
@@ -193,6 +192,7 @@ from familiars.memory._offline._meaning import (
     Understanding,
     understanding_for,
 )
+from familiars.memory._offline._remind_me import as_remind_me
 from familiars.memory._offline._restated import restated_instead
 from familiars.memory._offline._time_words import LAST_AFTERNOON_HOUR, afternoon_hour, plain_time
 from familiars.memory._offline._whose import Whose, fits_whose, whose_asked

@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from familiars.memory._offline._every import find_every, next_due
 from familiars.memory._offline._objects import Fact, third_person, topic_key
+from familiars.memory._offline._remind_me import as_remind_me
 from familiars.memory._offline._time_words import (
     afternoon_hour,
     bare_hour_at_night,
@@ -500,26 +501,6 @@ _DATED = re.compile(
     re.IGNORECASE,
 )
 _REMIND = re.compile(r"\bremind\s+me\s+(?P<rest>.+)$", re.IGNORECASE)
-#: "set a reminder for ...", "make me a reminder to ...", "nudge me tomorrow to ...", "give
-#: me a nudge at 5 to ...", "don't let me forget to ...": read as "remind me ...".
-_SET_A_REMINDER = re.compile(
-    r"\b(?:(?:set|make|create|add|put\s+in|schedule)\s+(?:me\s+|up\s+)?an?\s+reminder"
-    r"|(?:nudge|ping|prod|poke|buzz)\s+me"
-    r"|(?:give|send)\s+me\s+an?\s+(?:nudge|ping|prod|poke|buzz|shout|reminder|heads[\s-]up)"
-    r"|(?:don't|dont|do\s+not)\s+let\s+me\s+forget(?=\s+(?:to|about)\b))\s+",
-    re.IGNORECASE,
-)
-#: An alarm asked for with its time: "wake me up at 6:45 tomorrow", "can you wake me
-#: tomorrow at 7" (tester s39: the first got the crisis reply, the second "Tell me more?").
-#: Only at the start of a request and only before a time: "I don't want to wake up
-#: tomorrow" and "wake me up when it's over" are no alarm.
-_WAKE_ME = re.compile(
-    r"^(?P<lead>\s*(?:(?:ok(?:ay)?|hey|hi|oh|and|also|so|right)[,!]?\s+)*(?:(?:can|could|will|"
-    r"would)\s+(?:you|u)\s+)?(?:please\s+|pls\s+)?)(?:wake\s+me(?:\s+up)?|get\s+me\s+up)\s+"
-    r"(?:please\s+|pls\s+)?(?=(?:at|on|in|by|tomorrow|tmrw|today|tonight|this|next|every|each|"
-    r"\d)\b|\d)",
-    re.IGNORECASE,
-)
 #: "for 15 December at 18:00: call mum": the time, a colon (or dash), the task.
 _LABELLED = re.compile(
     r"^(?:for|on|at)?\s*(?P<when>.+?)\s*(?::(?!\d)|\s-|\s–)\s*(?:to\s+)?"
@@ -662,13 +643,6 @@ def _settled(text: str) -> str:
     if _MEDICINE.match(body):
         return f"remind me to take {body}"
     return said if just is not None else text
-
-
-def as_remind_me(text: str) -> str:
-    """``text`` with each other way of asking for a reminder ("give me a nudge", "don't let
-    me forget to") said as "remind me", and an alarm asked for with its time ("wake me up
-    at 6:45 tomorrow") as "remind me to wake up": what the turn checks for a reminder."""
-    return _WAKE_ME.sub(r"\g<lead>remind me to wake up ", _SET_A_REMINDER.sub("remind me ", text))
 
 
 def match_reminder(

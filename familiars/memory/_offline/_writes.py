@@ -27,7 +27,6 @@ from familiars.memory._offline._clauses import (
 )
 from familiars.memory._offline._corrections import correction_writes, scratched_writes
 from familiars.memory._offline._dates import (
-    as_remind_me,
     match_birthday,
     match_dated_event,
     match_reminder,
@@ -73,6 +72,7 @@ from familiars.memory._offline._relatives import (
     pronoun_named_before,
     pronouns_joined,
 )
+from familiars.memory._offline._remind_me import as_remind_me
 from familiars.memory._offline._replacing import replaced
 from familiars.memory._offline._restated import restated_writes
 from familiars.memory._offline._second_thoughts import second_thoughts
