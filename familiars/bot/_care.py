@@ -23,7 +23,7 @@ from importlib import resources
 
 from familiars.bot._places import town_countries
 from familiars.config import Settings
-from familiars.memory import MemoryRecord, is_live
+from familiars.memory import MemoryRecord, as_remind_me, is_live
 
 _SELF_HARM = re.compile(
     r"\b(?:suicid\w*|kill(?:ing)?\s+my\s*self|end(?:ing)?\s+(?:it\s+all|my\s+(?:own\s+)?life)|"
@@ -44,6 +44,10 @@ _GIVING_UP = re.compile(
     r"(?:might\s+as\s+well|ready\s+to|time\s+(?:I|to)(?:\s+(?:went|go))?(?:\s+(?:to|and))?)\s+"
     r"(?:join|be\s+with)\s+(?:him|her)(?:\s+(?:again|now|soon))?\s*(?:[.!]|$)|"
     r"(?:sleep|asleep)\s+and\s+(?:not|never)\s+wake\s+up|"
+    # not waking said as a wish (tester s39), not "I wish I didn't wake up so early"
+    r"(?:wish|want|hope)\s+(?:to|(?:that\s+)?i(?:\s+(?:could|would|might))?)\s+(?:just\s+)?"
+    r"(?:not|never|didn'?t|don'?t|won'?t|do\s+not|will\s+not)\s+wake\s+up(?:\s+(?:again|ever|tomorrow|"
+    r"any\s*more|at\s+all))?\s*(?:[.,!?;]|$|\s+(?:and|but)\b)|"
     r"better\s+off\s+(?:without\s+me|if\s+I\s+(?:was|were)(?:n'?t|\s+not)?\s+(?:around|here|gone))|"
     r"tired\s+of\s+(?:living|being\s+alive)|"
     # why go on at all: "I don't see why I should bother living" (not "keep going to choir")
@@ -296,9 +300,10 @@ def speaks_of_self_harm(text: str) -> bool:
 
 
 def asks_a_reminder(text: str) -> bool:
-    """Whether ``text`` asks for a reminder ("remind me to finish the last chapter"): the
-    meaning check does not read it as a worry (the rules still do)."""
-    return _REMIND_ME.match(_plain(text)) is not None
+    """Whether ``text`` asks for a reminder ("remind me to finish the last chapter", "wake
+    me up at 6:45 tomorrow"): the meaning check does not read it as a worry (the rules
+    still do: "I don't want to wake up tomorrow" is no request)."""
+    return _REMIND_ME.match(as_remind_me(_plain(text))) is not None
 
 
 _REMIND_ME = re.compile(

@@ -65,6 +65,7 @@ from familiars.bot._forget_words import (
     said_instead,
 )
 from familiars.bot._home_zone import ZoneReader
+from familiars.bot._yes_no import answers_unclearly, is_plain_no, is_yes
 from familiars.llm import is_question
 from familiars.memory import (
     TASTE,
@@ -146,32 +147,17 @@ def runtime_forgetter(
 
 # --------------------------------------------------------------------------- yes and no
 
-_YES_WORD = (
-    r"(?:yes|yeah|yea|yep|yup|ya|y|sure|ok|okay|k|confirm|confirmed|go ahead|do it|please do|"
-    r"forget it|absolutely|definitely|of course|please|alright|all right|correct|right)"
-)
-_YES_RE = re.compile(rf"{_YES_WORD}(?:[\s,.!]+{_YES_WORD})*(?:[\s,.!]+(?:thanks|thank you))?")
-_NOT_RE = re.compile(r"\b(?:no|nope|nah|not|don'?t|never|wait|stop|cancel|keep)\b")
-
 
 def _plain(text: str) -> str:
     return " ".join(text.lower().replace("\u2019", "'").split()).strip(" .!")
 
 
-def is_yes(text: str) -> bool:
-    """Whether a message says yes to the question just asked ("yes", "yeah, do it", "ok
-    please"): not a question, not a no, and nothing but yes."""
-    words = _plain(text)
-    if not words or "?" in words or _NOT_RE.search(words):
-        return False
-    return _YES_RE.fullmatch(words) is not None
-
-
 def is_no(text: str) -> bool:
+    """A no to a forget question: one that starts with a no (a forget kept is the safe
+    side), a plain no (:func:`is_plain_no`: "wait, no"), or "cancel" (the forget)."""
     words = _plain(text)
-    return (
-        "?" not in words and re.match(r"(?:no|nope|nah|don'?t|cancel|keep it)\b", words) is not None
-    )
+    starts = re.match(r"(?:no|nope|nah|don'?t|cancel|keep it)\b", words) is not None
+    return "?" not in words and (starts or is_plain_no(text))
 
 
 _CLEAR_YES = re.compile(r"\b(?:yes|yeah|yep|yup|confirm|confirmed|go\s+ahead|do\s+it)\b")
@@ -213,6 +199,8 @@ NOT_FRESH_YES = (
     "what you asked), so I have forgotten nothing yet. If you mean it, reply yes now; "
     "no keeps it."
 )
+#: An answer to the forget question that is neither yes nor no: the question still waits.
+STILL_ASKED = "I still need a yes or no: reply yes to go ahead, or no to keep it."
 #: A description that matches nothing: not "already gone" (tester F7), and what to do.
 NO_MATCH = (
     "I found nothing of yours that says that, so I forgot nothing. "
@@ -322,6 +310,9 @@ class ForgetByWords:
         if asked is not None and is_no(text):
             self._then_note(key, asked)
             return KEPT
+        if asked is not None and answers_unclearly(text):
+            self._asked[key] = asked  # "yes but ...", "hmm": still asked, and said so
+            return STILL_ASKED
         where = _Where(agent_id, dialogue_id, user_key, is_group)
         if asks_to_forget_me(text):
             return await self._everything(key, where)

@@ -46,7 +46,7 @@ from familiars.bot._commands._reminders import (
     snooze_reminder,
 )
 from familiars.bot._forget_words import CORRECTED_TIME
-from familiars.bot._forgetting import is_yes
+from familiars.bot._yes_no import answers_unclearly, is_plain_no, is_yes
 from familiars.memory import parse_ts, said_past
 from familiars.scheduler import Reminder, ReminderBook
 
@@ -294,9 +294,14 @@ class ReminderWords:
         yes next cancels them, a no keeps them. None when ``said`` is neither."""
         _, dialogue_id, user_key = key
         if asked is not None and asked.action == "cancel all":
-            if _PLAIN_NO.match(said):
+            if _PLAIN_NO.match(said) or is_plain_no(said):
                 return "Okay, I've kept them all."
-            return await self._cancel_all(asked, key, is_group, now) if is_yes(said) else None
+            if is_yes(said):
+                return await self._cancel_all(asked, key, is_group, now)
+            if answers_unclearly(said):  # "hmm", "yes but not rent": still asked, and said so
+                self._asked[key] = asked
+                return "I still need a yes or no: say yes to cancel them all, or no to keep them."
+            return None
         picks_all = asked is not None and _ALL_OF_THEM.match(said) is not None
         if not picks_all and _ALL.match(said) is None:
             return None

@@ -19,8 +19,9 @@ def test_the_care_set_finds_giving_up_and_leaves_the_look_alikes(real_embedder: 
     rows = {r["check"]: r for r in care_report(understanding)}
     dev, held = rows["rule + meaning (dev)"], rows["rule + meaning (held)"]
     # s34 added 16 dev rows of each kind, s35 4 + 6; s38 10 of harm, 24 without (18 low)
-    assert dev["harm_found"] == "48/48"
-    assert dev["false_alarms"] == "0/64"  # s38: 3 of the new ones by meaning before
+    # s39 2 of harm (not waking said as a wish), 4 without (alarms asked for)
+    assert dev["harm_found"] == "50/50"
+    assert dev["false_alarms"] == "0/68"  # s38: 3 of the new ones by meaning before; s39: 2
     assert dev["low_mood_met_warmly"] == "18/18"  # s38: 0 of 18 before
     found = int(held["harm_found"].split("/")[0])
     alarms = int(held["false_alarms"].split("/")[0])

@@ -254,14 +254,17 @@ async def test_look_alikes_do_not_forget_a_person(tmp_path: Path) -> None:
 async def test_a_yes_after_the_question_was_let_go_says_nothing_was_forgotten(
     tmp_path: Path,
 ) -> None:
-    """T22: "delete all my data", then "hmm let me think" (the question is let go), then
+    """T22: "delete all my data", then a message of its own (the question is let go), then
     "yes" got "Oh? Tell me more." and the person believed their data gone. They are told
-    nothing went; a yes later still is a message as any."""
+    nothing went; a yes later still is a message as any. An answer that is neither yes nor
+    no ("hmm let me think") keeps the question and says so (s39)."""
     async with running(tmp_path / "ws") as bot:
         await bot.say("My dog is called KQ7719.")
         asked = await bot.say("delete all my data")
         assert asked.startswith("About to forget everything about you"), asked
-        assert "forget" not in (await bot.say("hmm let me think")).lower()
+        still = await bot.say("hmm let me think")
+        assert still.startswith("I still need a yes or no"), still
+        assert (await bot.say("tell me something nice")).startswith("I still need") is False
         late = await bot.say("yes")
         assert late.startswith("Nothing was forgotten: you wrote something else"), late
         assert files_holding(tmp_path / "ws", "KQ7719")

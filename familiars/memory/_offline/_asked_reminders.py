@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from familiars.memory._offline._remind_me import alarm_and_not_first
 from familiars.memory._offline._time_words import plain_request
 
 #: "set a reminder for ...", "make me a reminder to ...", "nudge me tomorrow to ...", "give
@@ -103,8 +104,11 @@ def _settled(text: str) -> str:
 
 def as_remind_me(text: str) -> str:
     """``text`` with each other way of asking for a reminder ("give me a nudge", "don't let
-    me forget to") said as "remind me": what the turn checks for a reminder asked for."""
-    return _FOR_A_THING.sub(r"\1 about ", _SET_A_REMINDER.sub("remind me ", text))
+    me forget to") said as "remind me", an alarm with its time ("wake me up at 6:45") as
+    "remind me to wake up", and a task's "not" said first ("not to eat") as "to not eat":
+    what the turn checks for a reminder asked for."""
+    said = _FOR_A_THING.sub(r"\1 about ", _SET_A_REMINDER.sub("remind me ", text))
+    return alarm_and_not_first(said)
 
 
 def remind_of_asked(clause: str) -> bool:

@@ -1,0 +1,65 @@
+"""Yes and no to a question the bot asked ("Reply yes to go ahead", "Cancel all 3 of your
+reminders?"), and an answer that is neither: "yes pls", "yep do it", "no wait keep them"
+(tester s39: "yes pls" was not a yes, and the question was dropped with it)."""
+
+from __future__ import annotations
+
+import re
+
+_YES_WORD = (
+    r"(?:yes|yeah|yea|yep|yup|ya|y|sure|ok|okay|k|confirm|confirmed|go ahead|go on|do it|"
+    r"please do|forget it|absolutely|definitely|of course|please|pls|plz|alright|all right|"
+    r"correct|right|i'?m sure|im sure|sure thing|that'?s fine|fine|sounds good)"
+)
+_YES_RE = re.compile(
+    rf"{_YES_WORD}(?:[\s,.!]+{_YES_WORD})*(?:[\s,.!]+(?:thanks|thank you|thx|ta|cheers))?"
+)
+_NOT_RE = re.compile(r"\b(?:no|nope|nah|not|don'?t|never|wait|stop|cancel|keep)\b")
+#: A no, then at most a few words that keep it a no: "no thanks", "no wait keep them",
+#: "nope, leave them", "don't".
+_NO_RE = re.compile(
+    r"(?:(?:oh|um+|hmm+|actually|wait|sorry)[\s,.!]+)*"
+    r"(?:no+|nope|nah|no thanks|don'?t|do not|not now|never ?mind|keep (?:it|them|them all|"
+    r"everything)|leave (?:it|them))"
+    r"(?:[\s,.!]+(?:no+|wait|sorry|thanks|thank you|actually|don'?t|do not|please|pls|"
+    r"(?:keep|leave) (?:it|them|them all|everything)|i changed my mind|changed my mind|"
+    r"(?:on )?second thoughts?))*"
+)
+#: Words of an answer that is not clear: a yes or no mixed, a "hmm", a "maybe".
+_ANSWERISH = re.compile(
+    r"\b(?:yes|yeah|yep|yup|ya|ok|okay|sure|no|nope|nah|maybe|perhaps|hmm+|um+|erm|wait|"
+    r"keep|do\s+it|go\s+ahead|not\s+sure|dunno|pls|please|confirm)\b"
+)
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.lower().replace("\u2019", "'").split()).strip(" .!")
+
+
+def is_yes(text: str) -> bool:
+    """Whether a message says yes to the question just asked ("yes", "yes pls", "yeah, do
+    it", "ok please"): not a question, not a no, and nothing but yes."""
+    words = _plain(text)
+    if not words or "?" in words or _NOT_RE.search(words):
+        return False
+    return _YES_RE.fullmatch(words) is not None
+
+
+def is_plain_no(text: str) -> bool:
+    """Whether a message says no and nothing else ("no thanks", "nope", "no wait keep
+    them"); "no more reminders" is not."""
+    words = _plain(text)
+    return "?" not in words and _NO_RE.fullmatch(words) is not None
+
+
+def answers_unclearly(text: str) -> bool:
+    """Whether a short message reads as an answer to the question but is neither a yes
+    nor a no ("yes but not the first one", "hmm maybe", "wait what"): the question is
+    asked again, not dropped."""
+    words = _plain(text)
+    if is_yes(text) or is_plain_no(text) or len(words.split()) > 6:
+        return False
+    return _ANSWERISH.search(words) is not None
+
+
+__all__ = ["answers_unclearly", "is_plain_no", "is_yes"]

@@ -1,0 +1,61 @@
+"""Two more ways of asking for a reminder said the way the reminder rules read them (see
+``_asked_reminders.as_remind_me``, which calls this): an alarm with its time ("wake me up at 6:45
+tomorrow"), and a task said with its "not" first ("remind me at 6pm not to eat after
+midnight" is "remind me at 6pm to not eat after midnight")."""
+
+from __future__ import annotations
+
+import re
+
+_REMIND = re.compile(r"\bremind\s+me\s+(?P<rest>.+)$", re.IGNORECASE)
+#: An alarm asked for with its time: "wake me up at 6:45 tomorrow", "can you wake me
+#: tomorrow at 7" (tester s39: the first got the crisis reply, the second "Tell me more?").
+#: Only at the start of a request and only before a time: "I don't want to wake up
+#: tomorrow" and "wake me up when it's over" are no alarm.
+_WAKE_ME = re.compile(
+    r"^(?P<lead>\s*(?:(?:ok(?:ay)?|hey|hi|oh|and|also|so|right)[,!]?\s+)*(?:(?:can|could|will|"
+    r"would)\s+(?:you|u)\s+)?(?:please\s+|pls\s+)?)(?:wake\s+me(?:\s+up)?|get\s+me\s+up)\s+"
+    r"(?:please\s+|pls\s+)?(?=(?:at|on|in|by|tomorrow|tmrw|today|tonight|this|next|every|each|"
+    r"\d)\b|\d)",
+    re.IGNORECASE,
+)
+
+
+def alarm_and_not_first(text: str) -> str:
+    """``text`` with an alarm asked for with its time ("wake me up at 6:45 tomorrow") said as
+    "remind me to wake up", and a task said with its "not" first said as "to not ..."."""
+    return _not_to_first(_WAKE_ME.sub(r"\g<lead>remind me to wake up ", text))
+
+
+#: "remind me (when) not to eat", "never to", "don't": the task, said as "to not eat".
+_NOT_TO = re.compile(
+    r"\b(?P<no>not|never)\s+to\s+"
+    # "don't" said to the person, not of someone ("tomorrow I don't have work")
+    r"|(?<!\bi\s)(?<!\bwe\s)(?<!\byou\s)(?<!\bu\s)(?<!\bthey\s)(?<!\bhe\s)(?<!\bshe\s)"
+    r"(?<!\bit\s)\b(?:don'?t|do\s+not)\s+(?!let\b)",
+    re.IGNORECASE,
+)
+#: A task begun already before a "not to": "remind me to tell Jo not to come".
+_TASK_BEGUN = re.compile(
+    r"\b(?:that|about)\b|(?<!quarter\s)(?<!half\s)(?<!\d\s)(?<!\d)\bto\s+(?!\d)",
+    re.IGNORECASE,
+)
+
+
+def _not_to_first(text: str) -> str:
+    """A reminder's task said with its "not" first ("remind me on the 14th at 6pm not to eat
+    after midnight") said as "to not eat after midnight", so that the "not" stays in the
+    task (tester s39: it was dropped, and the reply said "remind me to eat after midnight");
+    a "not to" inside a task begun already is the task's own ("to tell Jo not to come")."""
+    asked = _REMIND.search(text)
+    if asked is None:
+        return text
+    rest = asked.group("rest")
+    no = _NOT_TO.search(rest)
+    if no is None or _TASK_BEGUN.search(rest[: no.start()]):
+        return text
+    said = "never" if (no["no"] or "").lower() == "never" else "not"
+    return f"{text[: asked.start('rest')]}{rest[: no.start()]}to {said} {rest[no.end() :]}"
+
+
+__all__ = ["alarm_and_not_first"]
