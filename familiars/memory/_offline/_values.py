@@ -232,7 +232,10 @@ _TAKE_CARE = re.compile(r"^(i\s+(?:\w+ly\s+|now\s+|just\s+)?)take\s+care\s+of\b"
 
 
 def cared_for(text: str) -> str:
-    """``text`` with "take care of" said as "look after": the verb is not "take"."""
+    """``text`` with "take care of" said as "look after" (the verb is not "take"), when a
+    place of work is said."""
+    if not _WORK_CUE.search(text):  # "I take care of the patients" says no work of its own
+        return text
     return _TAKE_CARE.sub(r"\1look after", text)
 
 
