@@ -113,6 +113,11 @@ S38_DATA = Path(__file__).parent / "data" / "writer_s38.jsonl"
 #: Its out-of-sample check (s38b): written with s38, set aside and not looked at while the
 #: rules were changed. Not tuned on.
 S38B_DATA = Path(__file__).parent / "data" / "writer_s38b.jsonl"
+#: A fourteenth dev batch (s39), written before the rules it measured: jobs said by what one
+#: does, likes turned and dislikes come round to, partners who changed ("X and I broke up,
+#: I'm dating Y now", "my new boyfriend"), moves given with their reason, names with accents;
+#: and look-alikes (chores, a film's line, "I do the washing up too", a friend's dating).
+S39_DATA = Path(__file__).parent / "data" / "writer_s39.jsonl"
 #: Monday 30 November 2026, 14:00 in Berlin: dates in the set are read against this.
 NOW = datetime(2026, 11, 30, 13, 0, tzinfo=UTC)
 TIMEZONE = "Europe/Berlin"
@@ -426,6 +431,7 @@ def side_by_side(
         "dev (s37b)": load_messages(S37B_DATA, "dev") if S37B_DATA.is_file() else [],
         "dev (s38)": load_messages(S38_DATA, "dev") if S38_DATA.is_file() else [],
         "dev (s38b)": load_messages(S38B_DATA, "dev") if S38B_DATA.is_file() else [],
+        "dev (s39)": load_messages(S39_DATA, "dev") if S39_DATA.is_file() else [],
         "held (old)": load_messages(dev_path, "held"),
         "fresh held": fresh,
         "originals": [m for m in fresh if m.id in originals],

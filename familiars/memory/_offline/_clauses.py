@@ -257,7 +257,7 @@ def sentences(text: str) -> list[str]:
 #: A clause that starts with its verb, the "I" left out ("used to love running"): given back.
 _BARE_VERB = re.compile(
     r"^(?-i:(?:now\s+|also\s+|really\s+|still\s+)?(?:used\s+to|love|hate|like|adore|enjoy|"
-    r"prefer|drink|work|live|moved|can't\s+stand|just\s+got|got|have|grew\s+up)\b)"
+    r"prefer|drink|work|live|moved|relocated|can't\s+stand|just\s+got|got|have|grew\s+up)\b)"
 )
 _BARE_BE = re.compile(
     r"^(?-i:(?:now\s+|also\s+|really\s+)?(?:into|allergic\s+to|based\s+in|obsessed\s+with|"

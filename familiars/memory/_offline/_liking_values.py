@@ -82,7 +82,25 @@ def like_value(text: str, kind: Callable[[str], str] | None = None) -> Fact | No
         return None
     said = m.groupdict()
     thing = said.get("thing") or said.get("thing2") or said.get("all") or ""
+    if thing and _JUST_DONE.match(text) and not _done_for_fun(thing, kind):
+        return None  # "I do the washing up too", "I do nights too": a chore or a shift
     return match_preference(f"I like {thing}") if thing else None
+
+
+#: A doing said with a bare "do", no word of liking: "I do yoga", "I do reception too".
+_JUST_DONE = re.compile(r"^(?:i\s+)?(?:(?:also|just|now|still)\s+)*do\s+\S", re.I)
+_TOO = re.compile(r"\s+(?:too|as\s+well|also|sometimes|now\s+and\s+then)$", re.I)
+_A_TASK = re.compile(r"^(?:the|a|an|my|our|some|all\s+the|his|her|their)\s", re.I)
+
+
+def _done_for_fun(thing: str, kind: Callable[[str], str] | None) -> bool:
+    """Whether a thing one just "does" is a pastime: one named bare ("yoga", not "the
+    washing up"), and, when meaning is at hand, not nearest the labelled jobs or the other
+    words ("reception" is nearer work, "nights" nearer the other words)."""
+    bare = _TOO.sub("", thing.strip())
+    if _A_TASK.match(bare):
+        return False
+    return kind is None or kind(bare) not in ("job", "other")
 
 
 def dislike_value(text: str, kind: Callable[[str], str] | None = None) -> Fact | None:

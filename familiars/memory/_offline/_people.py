@@ -642,7 +642,8 @@ def match_nickname(clause: str) -> list[Fact]:
 _HOME = re.compile(
     r"^(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+|now\s+)?(?:moved|relocated)"
     r"(?:\s+(?:over|up|down|out|back|house))?\s+(?:from\s+.+?\s+)?to\s+(?P<place>.+?)(?:\s+(?:the\s+)?(?:last|past|this)\s+\w+|\s+\w+\s+ago)?"
-    r"(?:\s+(?:after|because|for|when|once)\s+(?:the|my|a|an|our|i|we)\b.*)?$"
+    # the reason or company after the place, whoever's it is: "for Priya's job", "to be near mum"
+    r"(?:\s+(?:after|because|for|when|once|to|so|as|since|with)\b.*)?$"
     r"|^we\s+(?:now\s+)?live\s+in\s+(?:the\s+\w+\s+of\s+)?(?P<place2>.+)$"
     r"|^i\s+live\s+(?:just\s+)?(?:outside|near)\s+(?P<place3>.+)$"
     r"|^i'?ve\s+(?:been\s+)?liv(?:ed|ing)\s+in\s+(?P<place4>.+?)\s+for\s+.+$",

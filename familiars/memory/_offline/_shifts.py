@@ -24,6 +24,7 @@ from familiars.memory._offline._objects import Fact, _fact_key
 from familiars.memory._offline._patterns import match_preference
 from familiars.memory._offline._people import _job_fact, _work_fact
 from familiars.memory._offline._tidy import _SOMEONE_ELSE
+from familiars.memory._offline._turned import turned_against_dislike
 from familiars.memory._offline._values import RELATIVE_SAYS, match_place_or_home
 from familiars.memory._records import MemoryRecord, is_live
 
@@ -70,8 +71,8 @@ def shifted(
             if _not_the_persons(clause):
                 continue
             rec = _named(clause, records, understanding)
-            if rec is None:
-                continue
+            if rec is None or ("likes" in rec.tags and turned_against_dislike(clause)):
+                continue  # "I used to hate olives" takes no liking of olives back
             key = _fact_key(rec) or ""
             obj = _value_of(rec)
             out.append(_no_longer(_Said(obj, None, -1), rec, clause.strip()))

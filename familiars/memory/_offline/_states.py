@@ -114,7 +114,9 @@ _JOKING = re.compile(
     r"\b(?:i'?m|im|i\s+am|i\s+was|was)\s+(?:only\s+|just\s+)?(?:kidding|joking)\b|"
     r"\b(?:was|were|is)\s+(?:just\s+|only\s+)?a\s+joke\b|"
     r"(?:^|[,.;!(]\s*|\b(?:lol|haha\w*)\s+)not\s+really\W*(?:lol|haha\w*)?\W*$|"
-    r"^\W*not\s+really\s*[,.!]|\(\s*(?:kidding|joking)\s*\)",
+    r"^\W*not\s+really\s*[,.!]|\(\s*(?:kidding|joking)\s*\)|"
+    # a name said in the film's line, surname then full name: "the name's Bond, James Bond"
+    r"\bname'?s?\s+(?:is\s+)?(?P<last>[a-z][\w'-]+)[,.]+\s+[a-z][\w'-]+\s+(?P=last)\b",
     re.IGNORECASE,
 )
 

@@ -165,7 +165,8 @@ _TRADE_VERBS = frozenset(
 _WORK_CUE = re.compile(
     r"\b(?:at|in|on)\s+(?:an?|the)\s+(?:[\w-]+\s+){0,2}?(?:stables?|shop|market|farm|yard|site|"
     r"depot|garage|workshop|factory|warehouse|kennels?|salon|clinic|surgery|hospital|school|"
-    r"nursery|care\s+home|restaurant|cafe|café|pub|hotel|office|store|bakery|lab|plant|mill)\b"
+    r"nursery|care\s+home|restaurant|cafe|café|pub|hotel|office|store|bakery|lab|plant|mill|"
+    r"zoo|aquarium|wildlife\s+park|ward)\b"
     r"|\bfor\s+(?:clients|customers|people|a\s+(?:company|firm|living)|the\s+council)\b"
     r"|^i\s+(?:run|own|manage)\s+(?:an?|the)\s+(?:[\w-]+\s+){0,2}?(?:cafe|café|shop|pub|bar|"
     r"restaurant|bakery|salon|business|company|firm|hotel|garage|farm|studio|store|kennels)\b",
@@ -226,6 +227,18 @@ _MOVED_TO = re.compile(
 )
 
 
+#: "I take care of the elephants": one verb, said as "look after" (no "taker", no "carer").
+_TAKE_CARE = re.compile(r"^(i\s+(?:\w+ly\s+|now\s+|just\s+)?)take\s+care\s+of\b", re.I)
+
+
+def cared_for(text: str) -> str:
+    """``text`` with "take care of" said as "look after" (the verb is not "take"), when a
+    place of work is said."""
+    if not _WORK_CUE.search(text):  # "I take care of the patients" says no work of its own
+        return text
+    return _TAKE_CARE.sub(r"\1look after", text)
+
+
 def value_fact(
     slot: str, clause: str, *, noun_kind: Callable[[str], str] | None = None, sure: bool = False
 ) -> list[Fact]:
@@ -238,7 +251,7 @@ def value_fact(
     if slot not in ("name", "pet", "family") and about_someone_else(text):
         return []
     if slot == "job":
-        return _job_values(untimed(text), noun_kind, sure=sure)
+        return _job_values(cared_for(untimed(text)), noun_kind, sure=sure)
     if slot == "pet":
         return _pet_values(text, noun_kind, sure=sure)
     if slot == "workplace":  # "I stack shelves at Tesco": the employer, and the job done there
@@ -280,7 +293,7 @@ def known_job(
     likely no fact; then what is done must also read as work by its nearest labelled doings.
     A job noun no list knows ("I'm a postie these days") is read when the job slot is the
     likeliest and the noun reads as a job by its nearest labelled words."""
-    text = untimed(plain(clause))
+    text = cared_for(untimed(plain(clause)))
     if about_someone_else(text):
         return []
     # the list makes a job sure; a noun read as a job by meaning needs the job slot likeliest

@@ -75,11 +75,13 @@ from familiars.memory._offline._relatives import (
 )
 from familiars.memory._offline._replacing import replaced
 from familiars.memory._offline._restated import restated_writes
+from familiars.memory._offline._romance import partners_said
 from familiars.memory._offline._second_thoughts import second_thoughts
 from familiars.memory._offline._shifts import moved_to, shifted
 from familiars.memory._offline._spouses import one_spouse
 from familiars.memory._offline._states import joking, match_cause, match_meaning, sarcastic
 from familiars.memory._offline._tidy import unemphasised
+from familiars.memory._offline._turned import turned_said
 from familiars.memory._offline._value_fixes import value_correction_writes
 from familiars.memory._records import MemoryRecord
 from familiars.memory._writer._schema import OpenLoop, WriteOp, WriterEntry, WriterOutput
@@ -232,6 +234,15 @@ def _presumed_said(group: list[str], text: str) -> list[str]:
     return out
 
 
+def _said_plainly(text: str, max_chars: int) -> str:
+    """``text`` said the plain way the rules read: asides, emphasis and everyday wordings,
+    a liking turned round with "them" ("I used to hate olives, now I love them"), a partner
+    said by dating ("I'm dating Kai"), and names given by pronoun."""
+    said = as_said(_without_long_words(text, max_chars))
+    said = everyday(unemphasised(asides_said(said)))
+    return pronoun_named(pronouns_joined(partners_said(turned_said(said))))
+
+
 def facts_in(
     text: str,
     *,
@@ -249,8 +260,7 @@ def facts_in(
     found: dict[tuple[str, str, str], Fact] = {}
     meaning = not sarcastic(text)
     own = True  # the message's first clause, said alone, is the user's
-    said_text = as_said(_without_long_words(text, max_chars))
-    said_text = pronoun_named(pronouns_joined(everyday(unemphasised(asides_said(said_text)))))
+    said_text = _said_plainly(text, max_chars)
     for sentence, group in _sentence_clauses(said_text):
         said_here: list[Fact] = []
         if (greeting := match_greeting_name(sentence)) is not None:
