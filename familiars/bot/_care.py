@@ -15,7 +15,7 @@ Map:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import lru_cache
@@ -419,11 +419,15 @@ def homes_of(records: Sequence[MemoryRecord]) -> list[str]:
     """What the person's live records say of where they live, the newest last: a record of
     the home slot (tag ``home``) or one that says "The user lives in ..." (never a sister's)."""
     homes = [
-        r for r in records
-        if r.scope == "user" and is_live(r)
-        and ("home" in r.tags or _USER_LIVES.match(r.content))
+        r for r in records if r.scope == "user" and is_live(r) and says_a_home(r.content, r.tags)
     ]  # fmt: skip
     return [r.content for r in sorted(homes, key=lambda r: r.ts)]
+
+
+def says_a_home(content: str, tags: Collection[str]) -> bool:
+    """Whether a record (its words and tags) says where the person lives: the home slot, or
+    "The user lives in ...", never "The user's sister Ana lives in Lisbon"."""
+    return "home" in tags or _USER_LIVES.match(content) is not None
 
 
 def countries_of(timezone: str, setting: str = "", homes: Sequence[str] = ()) -> list[str]:

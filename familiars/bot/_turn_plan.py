@@ -45,6 +45,7 @@ from familiars.bot._care import (
     countries_of,
     crisis_reply,
     disclosure,
+    says_a_home,
     speaks_of_self_harm,
 )
 from familiars.bot._care_talk import CareLog, asks_for_a_line, later_reply, lines_reply, says_safe
@@ -498,7 +499,13 @@ class TurnPlanner:
         before the reminder was stored, so missed it)."""
         if turn.info.is_group:  # a home said in a group changes no zone unsaid
             return
-        told = [*plan.actions.noted, *(new for new, _ in plan.actions.updated)]
+        #: Only what says where the person lives: "my sister Ana lives in Lisbon" is noted
+        #: too, and its zone was said as theirs (lead s39), though no zone followed it.
+        told = [
+            w.entry.content
+            for w in plan.actions.writes
+            if w.op != "skip" and w.scope == "user" and says_a_home(w.entry.content, w.entry.tags)
+        ]
         homes = [*known, *told]
         found = home_zone(homes) if told else None
         tz = turn.zone.name if turn.zone is not None else ""

@@ -32,7 +32,7 @@ async def test_forget_where_i_live_takes_my_replies_that_said_it(workspace: Path
         await bot.say("I live in Dublin")
     now[0] += timedelta(hours=1)
     async with console_bot(settings, now, user="maya") as bot:
-        assert "Dublin" in await bot.say("hello again")  # the zone note, said again
+        assert "Dublin" in await bot.say("where do I live?")  # a reply that says it again
         await bot.say("my cat is called Mochi")
         assert "Dublin" in _dialogue_files(workspace)
         assert (await bot.say("forget where i live")).startswith("About to forget")

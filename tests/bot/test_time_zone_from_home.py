@@ -94,3 +94,18 @@ async def test_a_zone_set_by_the_person_stays(workspace: Path, real_embedder: An
         shown = await bot.command("/timezone")
     assert "Oslo time" not in told
     assert "Europe/Lisbon" in shown
+
+
+async def test_a_relative_s_home_is_no_zone_of_theirs(workspace: Path, real_embedder: Any) -> None:
+    """Lead s39: "my sister Ana lives in Lisbon" was answered "I'll use Lisbon time
+    (Europe/Lisbon) for your reminders" while /timezone still said UTC (and no zone followed
+    it); the person's own home said later is told then."""
+    settings = load_settings(workspace=workspace)
+    async with console_bot(settings, [NOW], embedder=real_embedder) as bot:
+        sister = await bot.say("my sister Ana lives in Lisbon and my mum is called Teresa")
+        zone = await bot.command("/timezone")
+        own = await bot.say("I live in Lisbon")
+    assert "your sister Ana lives in Lisbon" in sister, sister
+    assert "Lisbon time" not in sister, sister
+    assert "UTC" in zone, zone
+    assert "I'll use Lisbon time (Europe/Lisbon)" in own, own
