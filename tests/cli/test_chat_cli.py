@@ -124,7 +124,9 @@ def test_two_chats_on_one_database_share_what_they_were_told(pg_url: str, tmp_pa
     assert seen.returncode == 0, seen.stderr
     assert "1 found" in seen.stdout and "allergic to walnuts" in seen.stdout, seen.stdout
     record_id = seen.stdout.split("`")[1]
-    gone = _run(["chat", "--user", "ann"], f"/memory forget {record_id} confirm\n", tmp_path / "b")
+    # The confirm counts only as the answer to the question shown (s39): asked, then said.
+    asked = f"/memory forget {record_id}\n/memory forget {record_id} confirm\n"
+    gone = _run(["chat", "--user", "ann"], asked, tmp_path / "b")
     assert "Forgotten: you are allergic to walnuts." in gone.stdout, gone.stdout
     assert "no messages" not in gone.stdout, gone.stdout  # the turn it came from, on A
     after = _run(
