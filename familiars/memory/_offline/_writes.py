@@ -35,7 +35,7 @@ from familiars.memory._offline._dates import (
     zone,
 )
 from familiars.memory._offline._directives import match_directive
-from familiars.memory._offline._dropped import dropped_writes
+from familiars.memory._offline._dropped import dropped_writes, together_only
 from familiars.memory._offline._each_said import with_address
 from familiars.memory._offline._everyday import everyday, joke_writes, match_hometown, match_worry
 from familiars.memory._offline._health import match_conditions, match_medication
@@ -79,7 +79,7 @@ from familiars.memory._offline._second_thoughts import second_thoughts
 from familiars.memory._offline._shifts import moved_to, shifted
 from familiars.memory._offline._spouses import one_spouse
 from familiars.memory._offline._states import joking, match_cause, match_meaning, sarcastic
-from familiars.memory._offline._tidy import unemphasised
+from familiars.memory._offline._tidy import unemphasised, unfilled
 from familiars.memory._offline._value_fixes import value_correction_writes
 from familiars.memory._records import MemoryRecord
 from familiars.memory._writer._schema import OpenLoop, WriteOp, WriterEntry, WriterOutput
@@ -191,6 +191,16 @@ _WISHED = re.compile(
     r"add|save|change|update|tell|ask|let\s+you)\b)",
     re.IGNORECASE,
 )
+#: A clause that asks to forget something ("actually forget the allergy thing", "please
+#: delete the bit about my job", "scratch what I said about Tom") states nothing: its words
+#: were read as a fact ("allergic to forget the": tester s39). "don't forget ..." is no such.
+_FORGET_ASKED = re.compile(
+    r"^(?:(?:please|pls|plz|ok(?:ay)?|actually|so|just|oh|no|nope|wait|and|also|sorry|oops|"
+    r"can\s+you|could\s+you|would\s+you|will\s+you)\b[,!.]?\s+)*"
+    r"(?:forget|delete|drop|scratch|erase|remove|disregard|ignore|scrap|wipe|strike)\s+"
+    r"(?:about\s+)?(?:the|that|this|my|what|everything|all|it|anything|whatever)\b",
+    re.IGNORECASE,
+)
 #: A clause said with no subject ("retired now", "on blood thinners now"): whose it is comes
 #: from the clause before it.
 _SUBJECTLESS = re.compile(r"^(?:on|taking|retired)\b", re.IGNORECASE)
@@ -250,7 +260,8 @@ def facts_in(
     meaning = not sarcastic(text)
     own = True  # the message's first clause, said alone, is the user's
     said_text = as_said(_without_long_words(text, max_chars))
-    said_text = pronoun_named(pronouns_joined(everyday(unemphasised(asides_said(said_text)))))
+    said_text = everyday(unfilled(unemphasised(asides_said(said_text))))
+    said_text = pronoun_named(pronouns_joined(said_text))
     for sentence, group in _sentence_clauses(said_text):
         said_here: list[Fact] = []
         if (greeting := match_greeting_name(sentence)) is not None:
@@ -265,7 +276,11 @@ def facts_in(
                 noting = False
                 continue
             clause = _politely_asked(said_clause)
-            if _is_question(clause, text) or _REPORTED.search(clause):
+            if (
+                _is_question(clause, text)
+                or _REPORTED.search(clause)
+                or _FORGET_ASKED.match(clause)
+            ):
                 noting = False
                 continue
             body = note_body(clause)
@@ -510,6 +525,7 @@ def offline_writes(
         understanding=understanding,
     )
     text = _without_long_words(text, max_chars)
+    facts = together_only(facts, text)  # "me and my gf Priya broke up": no girlfriend now
     facts = revise(with_address(facts, text), text, existing)  # "I live at 14 Marlow Road, ..."
     if understanding is not None and existing:
         facts = _with_shifts(facts, text, existing, understanding)
