@@ -208,6 +208,13 @@ _SUBJECTLESS = re.compile(r"^(?:on|taking|retired)\b", re.IGNORECASE)
 _OWN = re.compile(r"^(?:i|i'\w+|im|ive)\b", re.IGNORECASE)
 
 
+def _states_nothing(clause: str, text: str) -> bool:
+    """Whether ``clause`` asks, reports what someone else said, or asks to forget."""
+    return bool(
+        _is_question(clause, text) or _REPORTED.search(clause) or _FORGET_ASKED.match(clause)
+    )
+
+
 def _owned(clause: str, before: bool) -> bool:
     """Whether ``clause`` is said by the user of themselves: it opens with "I", or it has no
     subject and goes on with the clause before it, which was."""
@@ -259,9 +266,8 @@ def facts_in(
     found: dict[tuple[str, str, str], Fact] = {}
     meaning = not sarcastic(text)
     own = True  # the message's first clause, said alone, is the user's
-    said_text = as_said(_without_long_words(text, max_chars))
-    said_text = everyday(unfilled(unemphasised(asides_said(said_text))))
-    said_text = pronoun_named(pronouns_joined(said_text))
+    said_text = unfilled(unemphasised(asides_said(as_said(_without_long_words(text, max_chars)))))
+    said_text = pronoun_named(pronouns_joined(everyday(said_text)))
     for sentence, group in _sentence_clauses(said_text):
         said_here: list[Fact] = []
         if (greeting := match_greeting_name(sentence)) is not None:
@@ -276,11 +282,7 @@ def facts_in(
                 noting = False
                 continue
             clause = _politely_asked(said_clause)
-            if (
-                _is_question(clause, text)
-                or _REPORTED.search(clause)
-                or _FORGET_ASKED.match(clause)
-            ):
+            if _states_nothing(clause, text):
                 noting = False
                 continue
             body = note_body(clause)
