@@ -26,9 +26,10 @@ _NEW_AGE = re.compile(
     r"\s+(?:just\s+|has\s+just\s+|has\s+|finally\s+)?turned\s+(?P<a>\d{1,3})"
     r"|(?:'s|\s+is)\s+now\s+(?P<b>\d{1,3})"
     r"|(?:'s|\s+is)\s+(?P<c>\d{1,3})(?:\s+now|\s+years?\s+old)?"
-    r")\b(?!\s*(?:%|am|pm|o'?clock|minutes?|hours?|days?|weeks?|months?|quid|pounds?|dollars?|"
-    r"[-:.,/]\d|out\s+of|of\s|in\s|on\s|at\s|times?|points?|kg|kilos?|stone|lbs?|ft|feet|"
-    r"foot|inches|cm|miles?|km))",
+    # said plainly, a number is no age with a measure or a score after it
+    r"(?!\s*(?:[-:.,/]\d|out\s+of|of\s|in\s|on\s|at\s|times?|points?|kg|kilos?|stone|"
+    r"lbs?|ft|feet|foot|inches|cm|miles?|km)\b)"
+    r")\b(?!\s*(?:%|am|pm|o'?clock|minutes?|hours?|days?|weeks?|months?|quid|pounds?|dollars?))",
 )
 #: The age a record holds: "is 7", "aged 7", "7 years old", "age 7".
 _HELD_AGE = re.compile(r"\b(?:is|aged|age)\s+(?P<n>\d{1,3})\b|\b(?P<m>\d{1,3})\s+years?\s+old\b")
