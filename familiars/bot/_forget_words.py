@@ -215,6 +215,35 @@ _NAMED = re.compile(
 )
 
 
+#: "forget the allergy thing", "delete the bit about my job", "scratch that stuff about Tom":
+#: a thing named by "the ... thing" or "the bit about ...", alone or with an afterthought
+#: ("actually forget the allergy thing, i got that wrong" was kept as a fact: tester s39).
+_THING = re.compile(
+    _LEAD + r"(?:forget|delete|erase|remove|scratch|drop|wipe)\s+(?:about\s+)?(?:the|that|this)\s+"
+    r"(?:(?:bit|part|stuff|thing)\s+(?:about|on|re|with)\s+(?P<what>[^,.;!?]+?)"
+    r"|(?P<named>[^,.;!?]+?)\s+(?:thing|stuff|bit|part))"
+    r"(?P<rest>\s*[,.;!?-].*)?$",
+    re.IGNORECASE | re.DOTALL,
+)
+#: An afterthought that says the thing was wrong: "i got that wrong", "my mistake".
+_WRONG = re.compile(
+    r"^\s*(?:i\s+(?:got|had)\s+(?:that|it)\s+wrong|(?:that|it)\s+was\s+(?:wrong|a\s+mistake)|"
+    r"wrong|my\s+mistake|mistake|not\s+true)\b",
+    re.IGNORECASE,
+)
+
+
+def _thing_named(said: str) -> str | None:
+    """What "forget the X thing" names, when nothing but an afterthought follows it."""
+    m = _THING.match(said)
+    if m is None:
+        return None
+    rest = (m["rest"] or "").strip(" \t\n.,;:!?-")
+    if rest and not (_WRONG.match(rest) or _ASIDE.match(rest) and not _STATES.match(rest)):
+        return None
+    return (m["what"] or m["named"]).strip()
+
+
 def forget_about(text: str) -> str | None:
     """What a request to forget everything about someone or something names ("my sister",
     "Meera", "work", "forget Headingley"); None when the message is not one ("forget about
@@ -222,7 +251,8 @@ def forget_about(text: str) -> str | None:
     said = " ".join(text.split())
     m = _ABOUT.match(said) or _NAMED.match(said)
     if m is None:
-        return None
+        thing = _thing_named(said)
+        return None if thing is None or _NOT_ABOUT.search(thing) else thing
     what = m.group("what").strip()
     return None if _NOT_ABOUT.search(what) else what
 

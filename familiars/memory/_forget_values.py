@@ -36,6 +36,7 @@ _SLOT_WORDS = {
     "home": ("address", "home", "live", "reside", "residence"),
     "work": ("job", "work", "occupation", "career", "profession", "employ"),
     "age": ("age", "old"),
+    "allergy": ("allergy", "allergies", "allergic"),  # "forget the allergy thing": tester s39
 }  # fmt: skip
 _SLOT = {
     term: f"<{slot}>"
@@ -61,6 +62,7 @@ _TAG_SLOTS = {
     "work": "<work>",
     "home": "<home>",
     "age": "<age>",
+    "allergy": "<allergy>",
 }
 
 
@@ -92,6 +94,7 @@ _SLOT_SAID = {
         r"profession|employer)\b|is\s+an?\s+\w+(?:\s+\w+)?\s+by\s+profession)",
         re.IGNORECASE,
     ),
+    "<allergy>": re.compile(_SUBJECT + r"(?:is|are)\s+(?:\w+\s+)?allergic\b", re.IGNORECASE),
     "<age>": re.compile(
         _SUBJECT + r"(?:(?:is|are|was|turned|turns)\s+\d+(?:\s+years?\s+old)?\b|age\b)",
         re.IGNORECASE,

@@ -19,12 +19,16 @@ from familiars.memory._records import MemoryRecord
 from familiars.memory._writer._schema import WriteOp
 
 #: "Rosie turned 8", "Rosie just turned 8", "Rosie's 8 now", "Rosie is now 8", "Rosie is 8
-#: now": a name, then a new age said as news (a bare "Rosie is 8" is no change).
+#: now", and said plainly, "Leo is 7 and Ava is 4" (it kept nothing: tester s39): a name,
+#: then an age.
 _NEW_AGE = re.compile(
     r"\b(?P<name>(?-i:[A-Z][a-zà-ÿ-]+))(?:"
     r"\s+(?:just\s+|has\s+just\s+|has\s+|finally\s+)?turned\s+(?P<a>\d{1,3})"
     r"|(?:'s|\s+is)\s+now\s+(?P<b>\d{1,3})"
-    r"|(?:'s|\s+is)\s+(?P<c>\d{1,3})\s+now"
+    r"|(?:'s|\s+is)\s+(?P<c>\d{1,3})(?:\s+now|\s+years?\s+old)?"
+    # said plainly, a number is no age with a measure or a score after it
+    r"(?!\s*(?:[-:.,/]\d|out\s+of|of\s|in\s|on\s|at\s|times?|points?|kg|kilos?|stone|"
+    r"lbs?|ft|feet|foot|inches|cm|miles?|km)\b)"
     r")\b(?!\s*(?:%|am|pm|o'?clock|minutes?|hours?|days?|weeks?|months?|quid|pounds?|dollars?))",
 )
 #: The age a record holds: "is 7", "aged 7", "7 years old", "age 7".
@@ -40,18 +44,20 @@ def aged_writes(
     """``writes`` with the record of each named person said to be a new age updated."""
     out = list(writes)
     taken = {w.entry.supersedes_id for w in writes if w.entry.supersedes_id}
+    aged: dict[str, tuple[MemoryRecord, str, set[str]]] = {}  # one update a record
     for m in _NEW_AGE.finditer(text):
-        age = m["a"] or m["b"] or m["c"]
+        if text[m.end() :].lstrip().startswith("?"):  # "is Leo 7?" asks
+            continue
         rec = _held(m["name"], existing)
         if rec is None or rec.id in taken:
             continue
-        content = _aged(rec.content, m["name"], age)
-        if content == rec.content:
-            continue
-        topic = f"topic:{m['name'].lower()}"
-        out = [w for w in out if w.op == "skip" or topic not in w.entry.tags]
+        _, said, topics = aged.get(rec.id, (rec, rec.content, set()))
+        content = _aged(said, m["name"], m["a"] or m["b"] or m["c"])
+        if content != said:
+            aged[rec.id] = (rec, content, topics | {f"topic:{m['name'].lower()}"})
+    for rec, content, topics in aged.values():
+        out = [w for w in out if w.op == "skip" or not topics & set(w.entry.tags)]
         out.append(superseding(rec, content, text))
-        taken.add(rec.id)
     return out
 
 
@@ -62,8 +68,10 @@ def _held(name: str, existing: Sequence[MemoryRecord]) -> MemoryRecord | None:
 
 
 def _aged(content: str, name: str, age: str) -> str:
-    """``content`` with the age it holds made ``age``, or the age added after it."""
-    held = _HELD_AGE.search(content)
+    """``content`` with the age it holds made ``age``, or the age added after it. A record of
+    several people ("The user's kids are Leo and Ava; Leo is 7.") holds an age for each."""
+    own = re.search(rf"\b{re.escape(name)}(?:'s|\s+is|\s+aged|,)\s+(?P<n>\d{{1,3}})\b", content)
+    held = own or (None if ";" in content else _HELD_AGE.search(content))
     named = _CALLED.match(content)
     if held is None and named is not None:  # "The user's son is called Alfie." -> "... Alfie is 9."
         return f"{named['who']} {name} is {age}."

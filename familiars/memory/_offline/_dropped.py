@@ -21,8 +21,8 @@ import re
 from collections.abc import Sequence
 
 from familiars.memory._offline._clauses import _sentence_clauses
+from familiars.memory._offline._objects import Fact, third_person, topic_key
 from familiars.memory._offline._objects import _words as _word_list
-from familiars.memory._offline._objects import third_person, topic_key
 from familiars.memory._offline._patterns import _third_singular
 from familiars.memory._records import MemoryRecord, is_live
 from familiars.memory._writer._schema import WriteOp, WriterEntry
@@ -32,10 +32,18 @@ _TAIL_WORDS = (
     r"(?:\s+(?:last\s+\w+|yesterday|today|this\s+\w+|for\s+good|now|anymore|any\s+more|"
     r"after\s+all|in\s+the\s+end))+"
 )
-#: A breakup says "up" and nothing after it but when ("broke up the fight" is none).
-_UP = rf"\s+up(?:{_TAIL_WORDS})?$"
+#: A breakup says "up" and nothing after it but when, or a clause of its own ("... broke up
+#: last month so thats been rough": tester s39); "broke up the fight" is none.
+_UP = rf"\s+up(?:{_TAIL_WORDS})?(?:\s+(?:so|and|but|which|because|cos|and\s+now)\b.*)?$"
 #: "me and", "me n", "me &".
 _AND = r"\s+(?:and|n|&)\s+"
+#: The relation said before the partner's name: "me and my gf Priya broke up".
+_MY_REL = r"(?:my\s+(?:gf|bf|girlfriend|boyfriend|partner|husband|wife|hubby|fianc[eé]e?)\s+)?"
+#: Two people no longer together: "are not together anymore", "aren't together now".
+_APART = (
+    r"\s+(?:are|'re|r|aren't|arent)\s+(?:not\s+|no\s+longer\s+)?together\s+"
+    r"(?:any\s?more|now|no\s+more)|\s+(?:are|'re|r)\s+no\s+longer\s+together\b"
+)
 #: Two people who are over: "are done", "r done fr this time", "'re over" (never "done with
 #: the dishes", "over at mine").
 _DONE = (
@@ -60,11 +68,17 @@ _ENDS = [
         ),
         (
             "partner",
-            rf"\b(?:me|i){_AND}(?P<rel>[A-Za-z][\w'-]+)\s+(?:have\s+|'ve\s+)?(?:broke|broken|"
-            rf"split){_UP}",
+            rf"\b(?:me|i){_AND}{_MY_REL}(?P<rel>[A-Za-z][\w'-]+)\s+(?:have\s+|'ve\s+)?"
+            rf"(?:broke|broken|split){_UP}",
         ),
-        ("partner", rf"\b(?:me|i){_AND}(?P<rel>[A-Za-z][\w'-]+){_DONE}"),
-        ("partner", rf"^(?P<rel>[A-Za-z][\w'-]+){_AND}(?:i|me){_DONE}"),
+        ("partner", rf"\b(?:me|i){_AND}{_MY_REL}(?P<rel>[A-Za-z][\w'-]+)(?:{_DONE}|{_APART})"),
+        ("partner", rf"^{_MY_REL}(?P<rel>[A-Za-z][\w'-]+){_AND}(?:i|me)(?:{_DONE}|{_APART})"),
+        (
+            "partner",
+            rf"(?:^|\b(?i:my)\s+\w+\s+)(?-i:(?P<rel>[A-Z][\w'-]+))\s+(?:just\s+)?dumped\s+me\b"
+            r"|\bi\s+(?:just\s+|finally\s+)?(?:dumped|ended\s+(?:things|it)\s+with)\s+"
+            rf"{_MY_REL}(?P<rel2>[A-Za-z][\w'-]+)",
+        ),
         (
             "partner",
             r"^(?P<rel>[A-Za-z][\w'-]+)\s+(?:is|'s)\s+(?:old\s+news|history|ancient\s+history|"
@@ -114,6 +128,11 @@ _NEW_LEAD = re.compile(
 _NEW_TAIL = re.compile(r"(?:\s+(?:now|instead|these\s+days|nowadays|for\s+now))+$", re.I)
 _PLACE = re.compile(r"(?-i:\b([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?))")
 _CALLED = re.compile(r"^The user's (?P<rel>[\w' -]+?) is called (?P<name>[\w' -]+?)\.$")
+#: A partner's record and the name it gives: "The user's girlfriend is called Priya.".
+_PARTNER_NAMED = re.compile(
+    r"^The user's (?:partner|boyfriend|girlfriend|husband|wife|spouse|hubby|fianc[eé]e?)"
+    r"(?: is called | )(?P<name>[A-Z][\w'-]+)"
+)
 #: "The user's partner Dev is a paramedic.": the person named right after the relation.
 _NAMED_REL = re.compile(r"^The user's (?P<rel>[a-z]+) (?P<name>[A-Z][\w'-]+)\b")
 
@@ -131,7 +150,7 @@ def _ending(clause: str) -> tuple[str, bool, frozenset[str]] | None:
             m = pattern.search(said)
             if m is None:
                 continue
-            rel = m.groupdict().get("rel")
+            rel = m.groupdict().get("rel") or m.groupdict().get("rel2")
             obj = _TAIL.sub("", rel or m.group("obj")).strip(" .!")
             if not obj or (kind == "plan" and _WHEN_ONLY.match(obj)):
                 return None
@@ -266,4 +285,27 @@ def dropped_writes(
     return out
 
 
-__all__ = ["dropped_writes"]
+def parted_from(text: str) -> set[str]:
+    """The names of the partners ``text`` says the person broke up with, lower case: a
+    partner named with the break-up is no partner now ("me and my gf Priya broke up last
+    month" kept "The user's girlfriend is called Priya.": tester s39)."""
+    clauses = [c for s, group in _sentence_clauses(text) for c in (*group, s)]
+    return {e[0].lower() for c in clauses if (e := _ending(c)) is not None and e[1]}
+
+
+def together_only(facts: Sequence[Fact], text: str) -> list[Fact]:
+    """``facts`` less a partner's record that names one ``text`` says they parted from."""
+    parted = parted_from(text) if facts else set()
+    return [
+        f
+        for f in facts
+        if not (
+            parted
+            and f.category == "relation"
+            and (m := _PARTNER_NAMED.match(f.content)) is not None
+            and m["name"].lower() in parted
+        )
+    ]
+
+
+__all__ = ["dropped_writes", "parted_from", "together_only"]

@@ -123,8 +123,10 @@ _AT_THEN_AS = re.compile(
     r"\b(?P<verb>work(?:ing)?)\s+(?P<prep>at|for)\s+(?P<org>(?-i:[A-Z])[\w'&.-]*"
     r"(?:\s+(?-i:[A-Z])[\w'&.-]*)*)\s+as\s+(?!(?:well|usual|always|much|part|if|though|such|long|"
     r"far|soon|normal|before|per|needed|required|a\s+result|a\s+team|one)\b)"
-    r"(?P<job>(?:an?\s+)?[\w -]+?)"
-    r"(?P<tail>\s+(?:now|these\s+days|nowadays))?$",
+    r"(?P<job>(?:an?\s+)?(?:(?!\s(?:and|but|so|because|though|while)\s)[\w -])+?)"
+    r"(?P<tail>\s+(?:now|these\s+days|nowadays))?"
+    # what the sentence goes on with after the job ("... and I love gardening") stays after it
+    r"(?P<rest>(?:\s+(?:and|but|so|because|though|while)\s|\s*,).*)?$",
     re.I,
 )
 #: A change of work said by its new doing: "switched to driving trams".
@@ -235,12 +237,16 @@ def _children_aged(sentence: str) -> str:
 
 
 def _at_then_as(sentence: str) -> str:
-    m = _AT_THEN_AS.search(sentence.strip(" .!"))
+    """ "I work at Tesco as a shift manager and I love gardening." -> "I work as a shift
+    manager at Tesco and I love gardening.": the employer goes after the job, and the rest of
+    the sentence and its end mark stay (they were lost: "gardening at Tesco my cat ...")."""
+    said = sentence.rstrip(" .!")
+    m = _AT_THEN_AS.search(said)
     if m is None:
         return sentence
     job = m["job"] if re.match(r"an?\s", m["job"], re.I) else f"a {m['job']}"
-    said = f"{m['verb']} as {job} {m['prep']} {m['org']}{m['tail'] or ''}"
-    return sentence.strip(" .!")[: m.start()] + said
+    plain = f"{m['verb']} as {job} {m['prep']} {m['org']}{m['tail'] or ''}{m['rest'] or ''}"
+    return said[: m.start()] + plain + sentence[len(said) :]
 
 
 def everyday(text: str) -> str:

@@ -165,6 +165,10 @@ _COMMENT_AFTER = re.compile(
 
 #: "very much", "so much" said before the thing liked, as a learner may order it.
 _INTENSIFIER_FIRST = re.compile(r"^(?:very|so|really)\s+much\s+", re.I)
+#: A word of candour at either edge of an object says how it is said, never what it is
+#: ("my fav band is actually fontaines dc", "allergic to peanuts tbh": tester s39).
+_FILLER = r"(?:actually|honestly|tbh|tbf|to\s+be\s+honest|basically|literally|genuinely)"
+_FILLER_EDGE = re.compile(rf"^{_FILLER}\b[\s,]*|[\s,]+{_FILLER}$", re.I)
 
 
 def _trimmed_object(obj: str) -> str | None:
@@ -177,7 +181,7 @@ def _trimmed_object(obj: str) -> str | None:
     obj = _COMMENT_AFTER.sub("", obj)
     obj = _INTENSIFIER_FIRST.sub("", obj)  # "I like very much tea": said before the thing
     for _ in range(3):
-        obj = _OBJECT_TRIM.sub("", obj).strip()
+        obj = _FILLER_EDGE.sub("", _OBJECT_TRIM.sub("", obj)).strip()
     words = obj.split()
     if len(words) > MAX_OBJECT_WORDS and not listed:
         head = _OBJECT_HEAD_END.split(obj, maxsplit=1)[0].strip()

@@ -413,8 +413,8 @@ def match_preference(clause: str) -> Fact | None:
             return None
         return _pref(f"The user doesn't like {obj}.", obj, "dislikes")
     m = _FAVOURITE.match(clause)
-    if m:
-        obj = _clean_object(m.group("obj"))
+    if m:  # "is now green", "is still tea": the favourite said to hold, not part of it
+        obj = _clean_object(re.sub(r"^(?:now|still|really|probably)\s+", "", m.group("obj")))
         what = m.group("what").strip().lower()
         if obj is None:
             return None

@@ -81,3 +81,18 @@ _EMPHASIS = re.compile(r"(?<![\w*_])([*_]{1,2})(?P<said>[^\W_][\w' -]*?)\1(?![\w
 def unemphasised(text: str) -> str:
     """``text`` with emphasis marks taken off the words they stress."""
     return _EMPHASIS.sub(lambda m: m.group("said"), text)
+
+
+#: A word of candour said inside a statement: after its subject or verb ("I actually work at
+#: Lidl", "my cat is actually called Mochi") or at its end ("I live in Leeds now actually").
+#: It says how the fact is said, not what it is, and a rule read it as a word of the fact.
+_CANDOUR = r"(?:actually|honestly|genuinely|literally|basically|tbh|tbf)"
+_CANDOUR_INSIDE = re.compile(
+    rf"\b(?P<before>i|i'm|im|we|we're|is|are|am|was)\s+{_CANDOUR}\s+(?=\w)", re.I
+)
+_CANDOUR_END = re.compile(rf"[\s,]+{_CANDOUR}(?=\s*(?:[.!?;,]|$))", re.I)
+
+
+def unfilled(text: str) -> str:
+    """``text`` without a word of candour inside or at the end of a statement."""
+    return _CANDOUR_END.sub("", _CANDOUR_INSIDE.sub(r"\g<before> ", text))

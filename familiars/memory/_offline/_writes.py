@@ -35,7 +35,7 @@ from familiars.memory._offline._dates import (
     zone,
 )
 from familiars.memory._offline._directives import match_directive
-from familiars.memory._offline._dropped import dropped_writes
+from familiars.memory._offline._dropped import dropped_writes, together_only
 from familiars.memory._offline._each_said import with_address
 from familiars.memory._offline._everyday import everyday, joke_writes, match_hometown, match_worry
 from familiars.memory._offline._health import match_conditions, match_medication
@@ -80,7 +80,7 @@ from familiars.memory._offline._second_thoughts import second_thoughts
 from familiars.memory._offline._shifts import moved_to, shifted
 from familiars.memory._offline._spouses import one_spouse
 from familiars.memory._offline._states import joking, match_cause, match_meaning, sarcastic
-from familiars.memory._offline._tidy import unemphasised
+from familiars.memory._offline._tidy import unemphasised, unfilled
 from familiars.memory._offline._turned import turned_said
 from familiars.memory._offline._value_fixes import value_correction_writes
 from familiars.memory._records import MemoryRecord
@@ -193,11 +193,28 @@ _WISHED = re.compile(
     r"add|save|change|update|tell|ask|let\s+you)\b)",
     re.IGNORECASE,
 )
+#: A clause that asks to forget something ("actually forget the allergy thing", "please
+#: delete the bit about my job", "scratch what I said about Tom") states nothing: its words
+#: were read as a fact ("allergic to forget the": tester s39). "don't forget ..." is no such.
+_FORGET_ASKED = re.compile(
+    r"^(?:(?:please|pls|plz|ok(?:ay)?|actually|so|just|oh|no|nope|wait|and|also|sorry|oops|"
+    r"can\s+you|could\s+you|would\s+you|will\s+you)\b[,!.]?\s+)*"
+    r"(?:forget|delete|drop|scratch|erase|remove|disregard|ignore|scrap|wipe|strike)\s+"
+    r"(?:about\s+)?(?:the|that|this|my|what|everything|all|it|anything|whatever)\b",
+    re.IGNORECASE,
+)
 #: A clause said with no subject ("retired now", "on blood thinners now"): whose it is comes
 #: from the clause before it.
 _SUBJECTLESS = re.compile(r"^(?:on|taking|retired)\b", re.IGNORECASE)
 #: A clause said by the user of themselves: "I was a postman", "im jay", "I've been ill".
 _OWN = re.compile(r"^(?:i|i'\w+|im|ive)\b", re.IGNORECASE)
+
+
+def _states_nothing(clause: str, text: str) -> bool:
+    """Whether ``clause`` asks, reports what someone else said, or asks to forget."""
+    return bool(
+        _is_question(clause, text) or _REPORTED.search(clause) or _FORGET_ASKED.match(clause)
+    )
 
 
 def _owned(clause: str, before: bool) -> bool:
@@ -235,11 +252,12 @@ def _presumed_said(group: list[str], text: str) -> list[str]:
 
 
 def _said_plainly(text: str, max_chars: int) -> str:
-    """``text`` said the plain way the rules read: asides, emphasis and everyday wordings,
+    """``text`` said the plain way the rules read: asides, emphasis, fillers ("actually",
+    "tbh") and everyday wordings,
     a liking turned round with "them" ("I used to hate olives, now I love them"), a partner
     said by dating ("I'm dating Kai"), and names given by pronoun."""
     said = as_said(_without_long_words(text, max_chars))
-    said = everyday(unemphasised(asides_said(said)))
+    said = everyday(unfilled(unemphasised(asides_said(said))))
     return pronoun_named(pronouns_joined(partners_said(turned_said(said))))
 
 
@@ -275,7 +293,7 @@ def facts_in(
                 noting = False
                 continue
             clause = _politely_asked(said_clause)
-            if _is_question(clause, text) or _REPORTED.search(clause):
+            if _states_nothing(clause, text):
                 noting = False
                 continue
             body = note_body(clause)
@@ -520,6 +538,7 @@ def offline_writes(
         understanding=understanding,
     )
     text = _without_long_words(text, max_chars)
+    facts = together_only(facts, text)  # "me and my gf Priya broke up": no girlfriend now
     facts = revise(with_address(facts, text), text, existing)  # "I live at 14 Marlow Road, ..."
     if understanding is not None and existing:
         facts = _with_shifts(facts, text, existing, understanding)
