@@ -15,16 +15,21 @@ import re
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from familiars.memory import as_remind_me, day_said, parse_when
+from familiars.memory import alarm_in_the_morning, as_remind_me, day_said, parse_when
 
 #: A reminder asked for as a wish: "I'd like to be reminded", "I should very much like a
 #: reminder", "it would be good to get a reminder", "I need reminding", "I'll need a reminder".
 _WISHED = re.compile(
-    r"\b(?:(?:i'?d|i\s+would|i\s+should|i'?ll|i\s+will|i\s+shall|i|(?:could|can|may)\s+i)\s+"
+    r"\b(?:(?:(?:i'?d|i\s+would|i\s+should|i'?ll|i\s+will|i\s+shall|(?:could|can|may)\s+i)\s+"
     r"(?:(?:very\s+)?much\s+|really\s+|quite\s+|probably\s+|definitely\s+)?"
-    r"(?:like|love|want|need|wish|appreciate|use|do\s+with|get|have)\s+"
+    r"(?:like|love|want|need|wish|appreciate|use|do\s+with|get|have)"
+    # "I get a reminder from the dentist", "I have a reminder on my phone": what they have
+    r"|i\s+(?:really\s+|just\s+)?(?:like|love|want|need|wish|appreciate|do\s+with))\s+"
     r"(?:to\s+(?:be|get)\s+reminded|reminding|(?:to\s+(?:get|have)\s+)?"
-    r"an?\s+(?:quick\s+|little\s+|friendly\s+)?(?:reminder|nudge|heads[\s-]up|alarm))"
+    r"an?\s+(?:quick\s+|little\s+|friendly\s+)?(?:reminder|nudge|heads[\s-]up|alarm)"
+    # "an alarm that doesn't wake the baby": the alarm described, not news to be told
+    r"(?!\s+which\b)(?!\s+that\s+(?!(?:i|i'm|i've|my|we|our|it's|the|he|she|they|his|her|"
+    r"their|you|there)\b)))"
     r"|(?:it\s+would|it'?d|it\s+will|it'?ll)\s+be\s+(?:good|nice|great|helpful|handy|useful|"
     r"lovely|wise)\s+to\s+(?:get|have)\s+an?\s+reminder"
     r"|make\s+sure\s+(?:that\s+)?i\s+(?:remember|don'?t\s+forget|do\s+not\s+forget)"
@@ -58,7 +63,7 @@ def wish_as_request(text: str) -> str:
     """``text`` with a reminder wished for said as "remind me" ("I'd like to be reminded to
     call the bank at 10" is "remind me to call the bank at 10"), and news told straight
     after it said with "that"; else ``text``."""
-    said = _REMEMBER_THING.sub("remind me about ", text)
+    said = _REMEMBER_THING.sub("remind me about ", alarm_in_the_morning(text))
     said = _ABT.sub(r"\1 about", _WISHED.sub("remind me ", said))
     return _NEWS.sub(r"\1 that ", said)
 

@@ -61,3 +61,19 @@ async def test_the_day_before_alone_still_counts_from_the_message_before(
 async def test_an_alarm_described_is_no_request(app: Application, text: str) -> None:
     reply = await say(app, msg(text))
     assert "I'll remind" not in reply and "no reminder is set" not in reply, reply
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("I want an alarm for 6", "to get the nudge asked for on Tue 8 Dec 06:00"),
+        ("set an alarm for 7", "to get the nudge asked for on Tue 8 Dec 07:00"),
+        ("I need a reminder to call mum at 5", "to call mum on Mon 7 Dec 17:00"),
+        ("can you set a reminder to call mum at 5", "to call mum on Mon 7 Dec 17:00"),
+    ],
+)
+async def test_an_alarm_or_reminder_asked_for_is_set(
+    app: Application, text: str, said: str
+) -> None:
+    reply = await say(app, msg(text))
+    assert f"remind you {said}" in reply, reply

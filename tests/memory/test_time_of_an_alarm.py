@@ -37,3 +37,16 @@ def test_an_alarms_bare_hour_is_the_morning(text: str, due: datetime) -> None:
 
 def test_an_ordinary_reminders_bare_hour_stays_after_noon() -> None:
     assert _due("remind me at 6:45 tmrw to pray") == datetime(2037, 12, 8, 18, 45, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "due"),
+    [
+        ("set an alarm for 6", datetime(2037, 12, 8, 6, 0, tzinfo=UTC)),
+        ("set an alarm for 6:30 tomorrow", datetime(2037, 12, 8, 6, 30, tzinfo=UTC)),
+        ("set an alarm for 6pm", datetime(2037, 12, 7, 18, 0, tzinfo=UTC)),
+        ("set an alarm to call mum at 5", datetime(2037, 12, 7, 17, 0, tzinfo=UTC)),
+    ],
+)
+def test_an_alarm_set_for_a_bare_hour_is_the_morning(text: str, due: datetime) -> None:
+    assert _due(text) == due

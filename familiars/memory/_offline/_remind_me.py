@@ -85,4 +85,21 @@ def _not_to_first(text: str) -> str:
     return f"{text[: asked.start('rest')]}{rest[: no.start()]}to {said} {rest[no.end() :]}"
 
 
-__all__ = ["alarm_and_not_first"]
+#: An alarm asked for with its time and no task: "set an alarm for 6", "an alarm at 6:30".
+_AN_ALARM_FOR = re.compile(
+    r"\b(?P<head>alarm\s+)(?P<rest>(?:for|at|on|tomorrow|tmrw|\d)(?:(?!\bto\b).)*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def alarm_in_the_morning(text: str) -> str:
+    """``text`` with an alarm's bare hour said as the morning ("set an alarm for 6" is for
+    6 am, as "wake me at 6" is); an alarm with a task ("an alarm to take my pills at 5")
+    keeps the reminder's rule."""
+    alarm = _AN_ALARM_FOR.search(text)
+    if alarm is None:
+        return text
+    return f"{text[: alarm.start('rest')]}{_morning(alarm['rest'])}"
+
+
+__all__ = ["alarm_and_not_first", "alarm_in_the_morning"]
