@@ -15,16 +15,21 @@ import re
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from familiars.memory import as_remind_me, day_said, parse_when
+from familiars.memory import alarm_in_the_morning, as_remind_me, day_said, parse_when
 
 #: A reminder asked for as a wish: "I'd like to be reminded", "I should very much like a
 #: reminder", "it would be good to get a reminder", "I need reminding", "I'll need a reminder".
 _WISHED = re.compile(
-    r"\b(?:(?:i'?d|i\s+would|i\s+should|i'?ll|i\s+will|i\s+shall|i|(?:could|can|may)\s+i)\s+"
+    r"\b(?:(?:(?:i'?d|i\s+would|i\s+should|i'?ll|i\s+will|i\s+shall|(?:could|can|may)\s+i)\s+"
     r"(?:(?:very\s+)?much\s+|really\s+|quite\s+|probably\s+|definitely\s+)?"
-    r"(?:like|love|want|need|wish|appreciate|use|do\s+with|get|have)\s+"
+    r"(?:like|love|want|need|wish|appreciate|use|do\s+with|get|have)"
+    # "I get a reminder from the dentist", "I have a reminder on my phone": what they have
+    r"|i\s+(?:really\s+|just\s+)?(?:like|love|want|need|wish|appreciate|do\s+with))\s+"
     r"(?:to\s+(?:be|get)\s+reminded|reminding|(?:to\s+(?:get|have)\s+)?"
-    r"an?\s+(?:quick\s+|little\s+|friendly\s+)?(?:reminder|nudge|heads[\s-]up|alarm))"
+    r"an?\s+(?:quick\s+|little\s+|friendly\s+)?(?:reminder|nudge|heads[\s-]up|alarm)"
+    # "an alarm that doesn't wake the baby": the alarm described, not news to be told
+    r"(?!\s+which\b)(?!\s+that\s+(?!(?:i|i'm|i've|my|we|our|it's|the|he|she|they|his|her|"
+    r"their|you|there)\b)))"
     r"|(?:it\s+would|it'?d|it\s+will|it'?ll)\s+be\s+(?:good|nice|great|helpful|handy|useful|"
     r"lovely|wise)\s+to\s+(?:get|have)\s+an?\s+reminder"
     r"|make\s+sure\s+(?:that\s+)?i\s+(?:remember|don'?t\s+forget|do\s+not\s+forget)"
@@ -58,7 +63,7 @@ def wish_as_request(text: str) -> str:
     """``text`` with a reminder wished for said as "remind me" ("I'd like to be reminded to
     call the bank at 10" is "remind me to call the bank at 10"), and news told straight
     after it said with "that"; else ``text``."""
-    said = _REMEMBER_THING.sub("remind me about ", text)
+    said = _REMEMBER_THING.sub("remind me about ", alarm_in_the_morning(text))
     said = _ABT.sub(r"\1 about", _WISHED.sub("remind me ", said))
     return _NEWS.sub(r"\1 that ", said)
 
@@ -99,12 +104,12 @@ def before_the_event(text: str, *, now: datetime, tz: ZoneInfo, previous: str = 
     wished = wish_as_request(text)
     request = as_remind_me(wished).strip()
     asked = _TASKLESS.match(request)
-    if previous and (asked is None or day_said(asked["event"]) is None):
+    if previous and _only_an_offset(request) and not _REMIND.search(previous):
         asked = _TASKLESS.match(f"{previous.strip()}, {request}") or asked  # said just before
     offset = _OFFSET.match(_POLITE.sub(" ", asked["rest"]).strip()) if asked is not None else None
     if asked is None or offset is None:
         return wished
-    event = _the_event(asked["event"])
+    event = _SUBJECTLESS.sub("I have ", _the_event(asked["event"]), count=1)
     day = day_said(event)
     on = parse_when(f"on {day}", now=now, tz=tz) if day is not None else None
     if on is None:
@@ -117,6 +122,31 @@ def before_the_event(text: str, *, now: datetime, tz: ZoneInfo, previous: str = 
     return f"remind me on {target.day} {target:%B %Y} {when} that {event}"
 
 
+_REMIND = re.compile(r"\bremind\s+me\b", re.IGNORECASE)
+#: A message that is only a wish for a time around an event it does not name: "remind me
+#: the day before", "can you remind me two days before at 8".
+_BARE_OFFSET = re.compile(
+    r"^(?:(?:oh|and|also|so|ok(?:ay)?|right|then)[,!]?\s+)*(?:(?:can|could|would|will)\s+"
+    r"(?:you|u)\s+)?(?:please\s+)?remind\s+me\s+(?P<rest>.+?)[\s.!?]*$",
+    re.IGNORECASE | re.DOTALL,
+)
+#: Words that give a request its own task or event ("... the day before that my passport").
+_OWN_TASK = re.compile(r"\b(?:to|that|about|of|remind|my|our|is|are|has|have|got)\b", re.I)
+
+
+def _only_an_offset(request: str) -> bool:
+    """Whether ``request`` is no more than "remind me the day before" (its clock or manners
+    aside): only then does the event come from the message before (tester s39: "remind me
+    that my passport expires in march" was glued onto the dentist said the turn before)."""
+    bare = _BARE_OFFSET.match(request)
+    if bare is None:
+        return False
+    offset = _OFFSET.match(_POLITE.sub(" ", bare["rest"]).strip())
+    return offset is not None and _OWN_TASK.search(offset["when"]) is None
+
+
+#: An event said without its subject ("got a dentist appt thursday at 3"): said with "I have".
+_SUBJECTLESS = re.compile(r"^(?:got|have\s+got|'ve\s+got|ve\s+got|have)\s+(?=an?\b|my\b)", re.I)
 #: Words that open a message and are no part of the event ("oh and my mum's 70th is ...").
 _OPENING = re.compile(
     r"^(?:(?:oh|and|also|so|well|anyway|btw|by\s+the\s+way|ok(?:ay)?|right|plus|hey|hi)[,!.]?\s+)+",

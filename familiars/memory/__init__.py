@@ -172,6 +172,7 @@ from familiars.memory._multilingual import (
     multilingual_fallback,
 )
 from familiars.memory._offline._asked_reminders import (
+    alarm_in_the_morning,
     as_remind_me,
     remind_of_asked,
     settled_request,
@@ -553,6 +554,7 @@ __all__ = [
     "kin_not_kept",
     "Kept",
     "derived_of",
+    "alarm_in_the_morning",
     "as_remind_me",
     "asks_unknown",
     "understanding_for",

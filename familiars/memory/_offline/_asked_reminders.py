@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from familiars.memory._offline._remind_me import alarm_and_not_first
+from familiars.memory._offline._remind_me import alarm_and_not_first, alarm_in_the_morning
 from familiars.memory._offline._time_words import plain_request
 
 #: "set a reminder for ...", "make me a reminder to ...", "nudge me tomorrow to ...", "give
@@ -107,7 +107,8 @@ def as_remind_me(text: str) -> str:
     me forget to") said as "remind me", an alarm with its time ("wake me up at 6:45") as
     "remind me to wake up", and a task's "not" said first ("not to eat") as "to not eat":
     what the turn checks for a reminder asked for."""
-    said = _FOR_A_THING.sub(r"\1 about ", _SET_A_REMINDER.sub("remind me ", text))
+    said = _SET_A_REMINDER.sub("remind me ", alarm_in_the_morning(text))
+    said = _FOR_A_THING.sub(r"\1 about ", said)
     return alarm_and_not_first(said)
 
 
@@ -115,3 +116,6 @@ def remind_of_asked(clause: str) -> bool:
     """Whether a clause with "remind me of" in it asks for a reminder ("can you remind me of
     the rehearsal on friday"), not "you remind me of my mother"; True when it says no "of"."""
     return not _REMIND_OF.search(clause) or _ASKED_OF.match(clause.strip()) is not None
+
+
+__all__ = ["alarm_in_the_morning", "as_remind_me", "remind_of_asked", "settled_request"]
