@@ -55,6 +55,7 @@ def test_no_partner_replaces_the_one_kept(text: str) -> None:
         ("I'm dating Kai these days", "Kai"),
         ("I've been seeing Jen for 3 months", "Jen"),
         ("I've been seeing Jen since March", "Jen"),
+        ("I've been seeing Jen for a while now", "Jen"),
         ("I'm dating Kai, we met at work", "Kai"),
     ],
 )

@@ -74,7 +74,8 @@ _NO_PARTNER_NAMES = frozenset(_NO_PARTNER_WORDS.split())
 #: my knee" are no partner.
 _NAME_ENDS = re.compile(
     r"\s*(?:(?:now|these\s+days|for\s+(?:\d+|a|an|a\s+few|a\s+couple\s+of|two|three|"
-    r"four|five|six|several|many)\s+(?:weeks?|months?|years?)(?:\s+now)?|since\b.*)\s*)?",
+    r"four|five|six|several|many)\s+(?:weeks?|months?|years?)(?:\s+now)?|"
+    r"for\s+(?:a\s+while|ages|a\s+long\s+time)(?:\s+now)?|since\b.*)\s*)?",
     re.IGNORECASE,
 )
 #: After the clause, a comma that opens what the name is ("Jen, my physio"), not a clause.
