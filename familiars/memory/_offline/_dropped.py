@@ -33,8 +33,12 @@ _TAIL_WORDS = (
     r"after\s+all|in\s+the\s+end))+"
 )
 #: A breakup says "up" and nothing after it but when, or a clause of its own ("... broke up
-#: last month so thats been rough": tester s39); "broke up the fight" is none.
-_UP = rf"\s+up(?:{_TAIL_WORDS})?(?:\s+(?:so|and|but|which|because|cos|and\s+now)\b.*)?$"
+#: last month so thats been rough": tester s39), a filler ("split up last month tbh"); "broke
+#: up the fight" is none.
+_UP = (
+    rf"\s+up(?:{_TAIL_WORDS})?(?:\s+(?:tbh|tho|though|lol|lmao|haha|honestly|ngl|fr|smh)\b)*"
+    r"(?:\s+(?:so|and|but|which|because|cos|and\s+now)\b.*)?$"
+)
 #: "me and", "me n", "me &".
 _AND = r"\s+(?:and|n|&)\s+"
 #: The relation said before the partner's name: "me and my gf Priya broke up".
@@ -78,6 +82,17 @@ _ENDS = [
             rf"(?:^|\b(?i:my)\s+\w+\s+)(?-i:(?P<rel>[A-Z][\w'-]+))\s+(?:just\s+)?dumped\s+me\b"
             r"|\bi\s+(?:just\s+|finally\s+)?(?:dumped|ended\s+(?:things|it)\s+with)\s+"
             rf"{_MY_REL}(?P<rel2>[A-Za-z][\w'-]+)",
+        ),
+        (  # said in passing: "since me and Marco broke up ive been ...", "ever since Abena
+            # dumped me ..."; the clause goes on after the break-up
+            "partner",
+            rf"\bsince\s+(?:(?:me|i){_AND}{_MY_REL}(?P<rel>[A-Za-z][\w'-]+)|"
+            r"(?-i:(?P<rel2>[A-Z][\w'-]+))\s+and\s+(?:i|me))\s+(?:have\s+|'ve\s+)?"
+            r"(?:broke|broken|split)\s+up\b(?!\s+(?:with|the|a|an)\b)",
+        ),
+        (
+            "partner",
+            r"\bsince\s+(?:my\s+\w+\s+)?(?-i:(?P<rel>[A-Z][\w'-]+))\s+(?:just\s+)?dumped\s+me\b",
         ),
         (
             "partner",

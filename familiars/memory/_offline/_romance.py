@@ -59,6 +59,29 @@ _A_TIME = re.compile(
     r"\w+day\b|for\s+(?:lunch|dinner|drinks|coffee|a\s+drink)|again)",
     re.IGNORECASE,
 )
+#: Not a partner's given name: kin, titles, and the things one is "in a relationship with"
+#: in jest ("I'm going out with Mum", "seeing Dr Patel", "in a relationship with Netflix").
+_NO_PARTNER_WORDS = (
+    "mum mom mam mummy mommy mama dad daddy papa nan nana nanna gran granny grandma "
+    "grandad granddad grandpa auntie aunty aunt uncle sis bro cousin dr doctor mr mrs ms "
+    "miss prof professor sir madam rev father mother sister brother boss netflix spotify "
+    "youtube tiktok instagram twitter facebook reddit discord work food pizza chocolate "
+    "god jesus coffee wine beer gym football music christmas"
+)
+_NO_PARTNER_NAMES = frozenset(_NO_PARTNER_WORDS.split())
+#: What may follow the partner's name in its clause: nothing, or only when ("Kai now",
+#: "Jen for 3 months", "Mo since March"); "Tom and Jess to plan the trip", "Dr Patel about
+#: my knee" are no partner.
+_NAME_ENDS = re.compile(
+    r"\s*(?:(?:now|these\s+days|for\s+(?:\d+|a|an|a\s+few|a\s+couple\s+of|two|three|"
+    r"four|five|six|several|many)\s+(?:weeks?|months?|years?)(?:\s+now)?|"
+    r"for\s+(?:a\s+while|ages|a\s+long\s+time)(?:\s+now)?|since\b.*)\s*)?",
+    re.IGNORECASE,
+)
+#: After the clause, a comma that opens what the name is ("Jen, my physio"), not a clause.
+_APPOSITION = re.compile(
+    r"\s*,\s*(?:my|our|his|her|their|the|a|an|who|whos|who's|from|at)\b", re.IGNORECASE
+)
 #: A word that says the seeing lasts ("started seeing", "been seeing", "seeing someone
 #: called X").
 _LASTING = re.compile(r"\b(?:started|begun|been|now|properly|officially)\b", re.IGNORECASE)
@@ -70,11 +93,22 @@ def _partner(name: str, who: str = "partner") -> str | None:
     return f"my {who} is called {name[0].upper()}{name[1:]}"
 
 
+def _a_partner_name(m: re.Match[str], name: str) -> bool:
+    """Whether ``name`` ends its clause as a person's given name: "I'm dating Kai (now)",
+    not "Kai's sister", "Mum", "Dr Patel", "Tom and Jess to plan the trip", "Jen, my
+    physio"."""
+    if "'" in name or "\u2019" in name or name.lower() in _NO_PARTNER_NAMES:
+        return False
+    if m.group("n") and not (name[0].isupper() and _NAME_ENDS.fullmatch(m.group("rest") or "")):
+        return False
+    return not _APPOSITION.match(m.string, m.end())
+
+
 def _dated(m: re.Match[str]) -> str:
     name = m.group("n") or m.group("c") or m.group("c2") or ""
     if not name or _A_TIME.search(m.group("rest") or ""):
         return m.group(0)
-    if m.group("n") and not m.group("n")[0].isupper():
+    if not _a_partner_name(m, name):
         return m.group(0)
     verb = m.group("verb").lower()
     if verb == "seeing" and not (m.group("who") or _LASTING.search(m.group(0))):

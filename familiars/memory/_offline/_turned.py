@@ -2,11 +2,11 @@
 get enough of them", "I never liked mushrooms before, now I'm hooked on them".
 
 The second clause says the new liking of "them"; the rules read a liking only of a thing
-named. Here "it"/"them" in the clause after a past liking or disliking of X is said as X, so
-the rules read "these days I can't get enough of olives" as the liking it is, and the kept
-dislike of olives is superseded by it (the record's polarity turned). The past clause itself
-("I used to hate olives") claims nothing now, and it does not take a kept liking of olives
-back either (:func:`turned_against_dislike`).
+named. Here "it"/"them" (or "em", "'em") in the clause after a past liking or disliking of X
+is said as X, so the rules read "these days I can't get enough of olives" as the liking it
+is, and the kept dislike of olives is superseded by it (the record's polarity turned). The
+past clause itself ("I used to hate olives") claims nothing now, and it does not take a kept
+liking of olives back either (:func:`turned_against_dislike`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ _WAS = (
 _TURNED = re.compile(
     _WAS + r"(?P<sep>\s*[,;-]?\s*(?:(?:but|and|though|yet)\s+)?)"
     r"(?P<now>(?:(?:now|these\s+days|nowadays|lately|recently)\b[^.!?]*?|i[^.!?]*?))"
-    r"\b(?P<pro>it|them)\b",
+    r"(?P<pro>\bit|\bthem|\bem|(?<!\w)'em)\b",  # "now i love em": "em" is "them"
     re.IGNORECASE,
 )
 #: A past disliking: "used to hate X", "never liked X", "didn't use to like X".
