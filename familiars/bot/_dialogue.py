@@ -52,6 +52,7 @@ from familiars.bot._state import BotState
 from familiars.bot._turn import DialogueLog, Recaller, Turn
 from familiars.bot._turn_plan import TurnPlanner
 from familiars.bot._turn_stats import TurnStats
+from familiars.bot._yes_no import is_plain_no
 from familiars.config import AgentSettings, Settings
 from familiars.llm import ChatModel
 from familiars.memory import MemoryStore, WriterQueue, is_disk_full
@@ -341,16 +342,24 @@ class DialogueManager:
             # sent along with the request, answered nothing (tester s38). It still waits.
             return NOT_FRESH_YES, "forget answer"
         asked = await self._answer_command_question(turn)
-        asked = asked or await self.forget_words.answer(  # asked, then confirmed: not a turn
-            turn.text,
-            agent_id=turn.agent.id,
-            dialogue_id=turn.info.dialogue_id,
-            user_key=turn.user_key,
-            now=turn.now,
-            is_group=turn.info.is_group,
-        )
-        what = "forget answer"
         words = self.reminder_words
+        # "forget it" (never mind) to a reminder's question is its no, not a forget of the
+        # last message (it forgot the reminder just set: tester s39).
+        declines = (
+            words is not None
+            and is_plain_no(turn.text)
+            and words.waits(turn.agent.id, turn.info.dialogue_id, turn.user_key)
+        )
+        if not declines:
+            asked = asked or await self.forget_words.answer(  # asked, confirmed: not a turn
+                turn.text,
+                agent_id=turn.agent.id,
+                dialogue_id=turn.info.dialogue_id,
+                user_key=turn.user_key,
+                now=turn.now,
+                is_group=turn.info.is_group,
+            )
+        what = "forget answer"
         if asked is None and words is not None and not self.services.takes_tools(turn.agent):
             # A model that takes tools changes reminders with its own (the same book).
             what = "reminder answer"
