@@ -40,6 +40,7 @@ from familiars.bot._forget_words import command_said
 from familiars.bot._forgetting import (
     KEPT,
     NOT_FRESH_YES,
+    STILL_ASKED,
     ForgetByWords,
     is_clear_yes,
     is_no,
@@ -52,7 +53,7 @@ from familiars.bot._state import BotState
 from familiars.bot._turn import DialogueLog, Recaller, Turn
 from familiars.bot._turn_plan import TurnPlanner
 from familiars.bot._turn_stats import TurnStats
-from familiars.bot._yes_no import is_plain_no
+from familiars.bot._yes_no import answers_unclearly, asks_what_goes, is_plain_no
 from familiars.config import AgentSettings, Settings
 from familiars.llm import ChatModel
 from familiars.memory import MemoryStore, WriterQueue, is_disk_full
@@ -125,6 +126,8 @@ class DialogueManager:
         #: (agent, dialogue, person) -> the command a "yes" in their next message runs
         #: (``CommandResponse.on_yes``: ``/memory forget ID`` asked first).
         self._on_yes: dict[tuple[str, str, str], tuple[CommandInvocation, Caller]] = {}
+        #: The question each of those showed, said again to "what goes?".
+        self._asked_text: dict[tuple[str, str, str], str] = {}
 
     # ------------------------------------------------------------------ what others read
 
@@ -219,6 +222,7 @@ class DialogueManager:
         if response.on_yes is not None and caller.dialogue_id is not None:
             asked = replace(invocation, args=response.on_yes)
             self._on_yes[(caller.agent_id, caller.dialogue_id, caller.user_key)] = (asked, caller)
+            self._asked_text[(caller.agent_id, caller.dialogue_id, caller.user_key)] = response.text
         response = self.planner.after_command(invocation, response)  # issue 14: /help
         return await self._guarded_answer(invocation, caller, response)
 
@@ -398,14 +402,22 @@ class DialogueManager:
         """The answer when ``turn`` says yes or no to what a command of this person's just
         asked here (``/memory forget ID``: "yes" forgets, as ``confirm`` would); None for
         any other message, which drops the question."""
-        pending = self._on_yes.pop((*turn.key, turn.user_key), None)
+        key = (*turn.key, turn.user_key)
+        pending = self._on_yes.pop(key, None)
         if pending is None:
             return None
         if is_no(turn.text):
             return KEPT
         invocation, caller = pending
         everything = invocation.args[:2] == ("forget", "everything")  # a whole person
-        if not (is_clear_yes(turn.text) if everything else is_yes(turn.text)):
+        if asks_what_goes(turn.text) and key in self._asked_text:
+            self._on_yes[key] = pending  # "what does everything mean": the question again
+            return self._asked_text[key]
+        yes = is_clear_yes(turn.text) if everything else is_yes(turn.text)
+        if not yes and (answers_unclearly(turn.text) or is_yes(turn.text)):
+            self._on_yes[key] = pending  # "hmm", "ok" to a whole person: still asked
+            return STILL_ASKED
+        if not yes:
             return None
         self.forget_words.drop(caller.agent_id, turn.info.dialogue_id, caller.user_key)
         return (await self.commands.run(replace(invocation, ts=turn.now), caller)).text

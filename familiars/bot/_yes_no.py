@@ -65,4 +65,18 @@ def answers_unclearly(text: str) -> bool:
     return _ANSWERISH.search(words) is not None
 
 
-__all__ = ["answers_unclearly", "is_plain_no", "is_yes"]
+#: A question about the question: "what does everything mean", "what goes?", "sure, what goes?".
+_WHAT_GOES = re.compile(
+    r"\b(?:what|which)\b.*\b(?:mean|means|go|goes|forget|forgotten|delete|deleted|lose|"
+    r"include|includes)\b|\bwhat do you mean\b|\blike what\b"
+)
+
+
+def asks_what_goes(text: str) -> bool:
+    """Whether a short message asks what the question would remove: it is answered with the
+    question again, which says so, and the question still waits."""
+    words = _plain(text)
+    return len(words.split()) <= 10 and _WHAT_GOES.search(words) is not None
+
+
+__all__ = ["answers_unclearly", "asks_what_goes", "is_plain_no", "is_yes"]

@@ -12,11 +12,12 @@ import pytest
 
 from familiars.bot import Application
 from familiars.bot._forgetting import is_clear_yes
-from familiars.bot._yes_no import answers_unclearly, is_plain_no, is_yes
-from tests.harness import say, speaker
+from familiars.bot._yes_no import answers_unclearly, asks_what_goes, is_plain_no, is_yes
+from tests.harness import invocation, say, speaker
 
 T0 = datetime(2037, 12, 7, 10, 0, tzinfo=UTC)  # 2037: the scheduler fires in real time
-msg = speaker(platform="console", chat="console-jordan", user="jordan", name="Jordan", at=T0)
+WHO = {"chat": "console-jordan", "user": "jordan", "name": "Jordan", "at": T0}
+msg = speaker(platform="console", **WHO)
 
 
 @pytest.mark.parametrize("text", ["forget it", "Forget it.", "never mind", "nvm", "leave it"])
@@ -66,3 +67,22 @@ async def test_go_on_then_forgets(app: Application) -> None:
     assert "Reply yes to go ahead" in asked
     done = await say(app, msg("go on then", 2))
     assert done.startswith("Forgotten: 1 memory"), done
+
+
+@pytest.mark.parametrize("text", ["what does everything mean", "what goes?", "sure, what goes?"])
+def test_what_goes_asks_about_the_question(text: str) -> None:
+    assert asks_what_goes(text) and not is_yes(text)
+
+
+async def test_what_goes_repeats_the_forget_everything_question(app: Application) -> None:
+    """Tester s39: "ok wait what does everything mean" after /memory forget everything got
+    "Oh? Tell me more." and dropped the question; the "yes" after it was a turn."""
+    assert app.dialogues is not None
+    await say(app, msg("my sister is called Priya"))
+    asked = (await app.dialogues.command(invocation("memory", "forget", "everything", **WHO))).text
+    assert asked.startswith("About to forget everything about you"), asked
+    again = await say(app, msg("ok wait what does everything mean", 1))
+    assert again == asked
+    assert (await say(app, msg("hmm", 2))).startswith("I still need a yes or no")
+    assert (await say(app, msg("ok", 3))).startswith("I still need a yes or no")
+    assert (await say(app, msg("yes", 4))).startswith("Forgotten everything about you")
