@@ -243,6 +243,7 @@ class DialogueManager:
         waiting = self._on_yes.get(key)
         if invocation.fresh and waiting is not None and _confirmed_forget(waiting[0]) == target:
             del self._on_yes[key]  # answered: a later yes answers nothing
+            self._asked_text.pop(key, None)
             self.forget_words.drop(*key)
             return invocation
         return replace(invocation, args=invocation.args[:-1])
@@ -400,23 +401,24 @@ class DialogueManager:
 
     async def _answer_command_question(self, turn: Turn) -> str | None:
         """The answer when ``turn`` says yes or no to what a command of this person's just
-        asked here (``/memory forget ID``: "yes" forgets, as ``confirm`` would); None for
-        any other message, which drops the question."""
+        asked here (``/memory forget ID``: "yes" forgets, as ``confirm`` would), or asks
+        what it would remove (the question again); None for any other message, which drops
+        the question."""
         key = (*turn.key, turn.user_key)
         pending = self._on_yes.pop(key, None)
+        shown = self._asked_text.pop(key, "")  # it quotes what would go: kept while asked
         if pending is None:
             return None
         if is_no(turn.text):
             return KEPT
         invocation, caller = pending
         everything = invocation.args[:2] == ("forget", "everything")  # a whole person
-        if asks_what_goes(turn.text) and key in self._asked_text:
-            self._on_yes[key] = pending  # "what does everything mean": the question again
-            return self._asked_text[key]
         yes = is_clear_yes(turn.text) if everything else is_yes(turn.text)
-        if not yes and (answers_unclearly(turn.text) or is_yes(turn.text)):
-            self._on_yes[key] = pending  # "hmm", "ok" to a whole person: still asked
-            return STILL_ASKED
+        again = bool(shown) and asks_what_goes(turn.text)
+        if again or (not yes and (answers_unclearly(turn.text) or is_yes(turn.text))):
+            # "what does everything mean": the question again; "hmm", "ok": still asked
+            self._on_yes[key], self._asked_text[key] = pending, shown
+            return shown if again else STILL_ASKED
         if not yes:
             return None
         self.forget_words.drop(caller.agent_id, turn.info.dialogue_id, caller.user_key)

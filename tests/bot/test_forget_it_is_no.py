@@ -86,3 +86,4 @@ async def test_what_goes_repeats_the_forget_everything_question(app: Application
     assert (await say(app, msg("hmm", 2))).startswith("I still need a yes or no")
     assert (await say(app, msg("ok", 3))).startswith("I still need a yes or no")
     assert (await say(app, msg("yes", 4))).startswith("Forgotten everything about you")
+    assert not app.dialogues._asked_text  # the question quoted what went: not kept after
