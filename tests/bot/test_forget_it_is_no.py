@@ -87,3 +87,15 @@ async def test_what_goes_repeats_the_forget_everything_question(app: Application
     assert (await say(app, msg("ok", 3))).startswith("I still need a yes or no")
     assert (await say(app, msg("yes", 4))).startswith("Forgotten everything about you")
     assert not app.dialogues._asked_text  # the question quoted what went: not kept after
+
+
+async def test_what_goes_repeats_a_forget_in_words(app: Application) -> None:
+    await say(app, msg("my sister is called Priya"))
+    asked = await say(app, msg("forget everything about me", 1))
+    assert asked.startswith("About to forget everything about you"), asked
+    assert await say(app, msg("what does everything mean", 2)) == asked
+    assert await say(app, msg("sure, what goes?", 3)) == asked
+    assert (await say(app, msg("hmm", 4))).startswith("I still need a yes or no")
+    assert await say(app, msg("what goes?", 5)) == asked
+    assert (await say(app, msg("yes", 6))).startswith("Forgotten everything about you")
+    assert app.dialogues is not None and not app.dialogues.forget_words._shown
