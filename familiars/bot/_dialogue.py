@@ -40,6 +40,7 @@ from familiars.bot._forget_words import command_said
 from familiars.bot._forgetting import (
     KEPT,
     NOT_FRESH_YES,
+    STILL_ASKED,
     ForgetByWords,
     is_clear_yes,
     is_no,
@@ -52,6 +53,7 @@ from familiars.bot._state import BotState
 from familiars.bot._turn import DialogueLog, Recaller, Turn
 from familiars.bot._turn_plan import TurnPlanner
 from familiars.bot._turn_stats import TurnStats
+from familiars.bot._yes_no import answers_unclearly, asks_what_goes, is_plain_no
 from familiars.config import AgentSettings, Settings
 from familiars.llm import ChatModel
 from familiars.memory import MemoryStore, WriterQueue, is_disk_full
@@ -124,6 +126,8 @@ class DialogueManager:
         #: (agent, dialogue, person) -> the command a "yes" in their next message runs
         #: (``CommandResponse.on_yes``: ``/memory forget ID`` asked first).
         self._on_yes: dict[tuple[str, str, str], tuple[CommandInvocation, Caller]] = {}
+        #: The question each of those showed, said again to "what goes?".
+        self._asked_text: dict[tuple[str, str, str], str] = {}
 
     # ------------------------------------------------------------------ what others read
 
@@ -218,6 +222,7 @@ class DialogueManager:
         if response.on_yes is not None and caller.dialogue_id is not None:
             asked = replace(invocation, args=response.on_yes)
             self._on_yes[(caller.agent_id, caller.dialogue_id, caller.user_key)] = (asked, caller)
+            self._asked_text[(caller.agent_id, caller.dialogue_id, caller.user_key)] = response.text
         response = self.planner.after_command(invocation, response)  # issue 14: /help
         return await self._guarded_answer(invocation, caller, response)
 
@@ -238,6 +243,7 @@ class DialogueManager:
         waiting = self._on_yes.get(key)
         if invocation.fresh and waiting is not None and _confirmed_forget(waiting[0]) == target:
             del self._on_yes[key]  # answered: a later yes answers nothing
+            self._asked_text.pop(key, None)
             self.forget_words.drop(*key)
             return invocation
         return replace(invocation, args=invocation.args[:-1])
@@ -341,16 +347,24 @@ class DialogueManager:
             # sent along with the request, answered nothing (tester s38). It still waits.
             return NOT_FRESH_YES, "forget answer"
         asked = await self._answer_command_question(turn)
-        asked = asked or await self.forget_words.answer(  # asked, then confirmed: not a turn
-            turn.text,
-            agent_id=turn.agent.id,
-            dialogue_id=turn.info.dialogue_id,
-            user_key=turn.user_key,
-            now=turn.now,
-            is_group=turn.info.is_group,
-        )
-        what = "forget answer"
         words = self.reminder_words
+        # "forget it" (never mind) to a reminder's question is its no, not a forget of the
+        # last message (it forgot the reminder just set: tester s39).
+        declines = (
+            words is not None
+            and is_plain_no(turn.text)
+            and words.waits(turn.agent.id, turn.info.dialogue_id, turn.user_key)
+        )
+        if not declines:
+            asked = asked or await self.forget_words.answer(  # asked, confirmed: not a turn
+                turn.text,
+                agent_id=turn.agent.id,
+                dialogue_id=turn.info.dialogue_id,
+                user_key=turn.user_key,
+                now=turn.now,
+                is_group=turn.info.is_group,
+            )
+        what = "forget answer"
         if asked is None and words is not None and not self.services.takes_tools(turn.agent):
             # A model that takes tools changes reminders with its own (the same book).
             what = "reminder answer"
@@ -387,16 +401,25 @@ class DialogueManager:
 
     async def _answer_command_question(self, turn: Turn) -> str | None:
         """The answer when ``turn`` says yes or no to what a command of this person's just
-        asked here (``/memory forget ID``: "yes" forgets, as ``confirm`` would); None for
-        any other message, which drops the question."""
-        pending = self._on_yes.pop((*turn.key, turn.user_key), None)
+        asked here (``/memory forget ID``: "yes" forgets, as ``confirm`` would), or asks
+        what it would remove (the question again); None for any other message, which drops
+        the question."""
+        key = (*turn.key, turn.user_key)
+        pending = self._on_yes.pop(key, None)
+        shown = self._asked_text.pop(key, "")  # it quotes what would go: kept while asked
         if pending is None:
             return None
         if is_no(turn.text):
             return KEPT
         invocation, caller = pending
         everything = invocation.args[:2] == ("forget", "everything")  # a whole person
-        if not (is_clear_yes(turn.text) if everything else is_yes(turn.text)):
+        yes = is_clear_yes(turn.text) if everything else is_yes(turn.text)
+        again = bool(shown) and asks_what_goes(turn.text)
+        if again or (not yes and (answers_unclearly(turn.text) or is_yes(turn.text))):
+            # "what does everything mean": the question again; "hmm", "ok": still asked
+            self._on_yes[key], self._asked_text[key] = pending, shown
+            return shown if again else STILL_ASKED
+        if not yes:
             return None
         self.forget_words.drop(caller.agent_id, turn.info.dialogue_id, caller.user_key)
         return (await self.commands.run(replace(invocation, ts=turn.now), caller)).text

@@ -65,7 +65,7 @@ from familiars.bot._forget_words import (
     said_instead,
 )
 from familiars.bot._home_zone import ZoneReader
-from familiars.bot._yes_no import answers_unclearly, is_plain_no, is_yes
+from familiars.bot._yes_no import answers_unclearly, asks_what_goes, is_plain_no, is_yes
 from familiars.llm import is_question
 from familiars.memory import (
     TASTE,
@@ -281,6 +281,8 @@ class ForgetByWords:
         self._instead: dict[tuple[str, str, str], str] = {}
         #: Questions the last message let go: a yes or no right after is told so.
         self._let_go: set[tuple[str, str, str]] = set()
+        #: The question each waiting forget showed, said again to "what goes?".
+        self._shown: dict[tuple[str, str, str], str] = {}
 
     async def answer(
         self,
@@ -292,9 +294,25 @@ class ForgetByWords:
         now: datetime,
         is_group: bool = False,
     ) -> str | None:
-        """The reply when ``text`` asks to forget or answers the question; None for any other
-        message (which also drops a pending question)."""
+        """The reply when ``text`` asks to forget or answers the question (one that asks
+        what would go, "what goes?", gets the question again); None for any other message
+        (which also drops a pending question)."""
         key = (agent_id, dialogue_id, user_key)
+        shown = self._shown.pop(key, "")  # it quotes what would go: kept while asked only
+        before = self._asked.get(key)
+        if shown and before is not None and asks_what_goes(text):
+            self._shown[key] = shown
+            return shown
+        reply = await self._answer(text, key, now, is_group)
+        after = self._asked.get(key)
+        if after is not None and reply:
+            self._shown[key] = shown if after is before else reply
+        return reply
+
+    async def _answer(
+        self, text: str, key: tuple[str, str, str], now: datetime, is_group: bool
+    ) -> str | None:
+        agent_id, dialogue_id, user_key = key
         asked = self._asked.pop(key, None)
         let_go = key in self._let_go
         self._let_go.discard(key)
@@ -346,6 +364,7 @@ class ForgetByWords:
         model's ``forget`` tool): their next message here answers it in :meth:`answer`,
         yes forgets ``ids``, no keeps them, whatever a model would have said."""
         self._let_go.discard((agent_id, dialogue_id, user_key))
+        self._shown.pop((agent_id, dialogue_id, user_key), None)  # the model worded it
         self._asked[(agent_id, dialogue_id, user_key)] = _Asked(ids=ids)
 
     def said_instead(self, agent_id: str, dialogue_id: str, user_key: str) -> str | None:
@@ -360,6 +379,7 @@ class ForgetByWords:
     def drop(self, agent_id: str, dialogue_id: str, user_key: str) -> None:
         """Drop the question waiting for this person's answer here (another was answered)."""
         self._asked.pop((agent_id, dialogue_id, user_key), None)
+        self._shown.pop((agent_id, dialogue_id, user_key), None)
 
     async def _everything(self, key: tuple[str, str, str], where: _Where) -> str:
         """ "forget everything about me": what would go, counted, and a plain yes asked for

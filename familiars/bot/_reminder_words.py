@@ -215,6 +215,10 @@ class ReminderWords:
         #: reminders they had then (one set since is newer, whatever the clock's grain).
         self._touched: dict[str, _Touched] = {}
 
+    def waits(self, agent_id: str, dialogue_id: str, user_key: str) -> bool:
+        """Whether a question ("Which one?", "Cancel all N?") waits for this person here."""
+        return (agent_id, dialogue_id, user_key) in self._asked
+
     async def answer(
         self,
         text: str,

@@ -729,24 +729,30 @@ class Forgetter:
     async def _finish(self, report: ForgetReport) -> None:
         """The derived copies: consolidated entries made from a forgotten record, the
         index's vectors, FTS segments and WAL; then the hooks."""
-        again = await rederive_after_forget(self.store, [*report.records, *report.nodes])
-        report.records += again.forgotten
-        report.texts += again.texts
-        report.rederived.update(again.rederived)
-        report.dropped += again.dropped
-        turns = [(r.agent_id, r.dialogue_id, r.node_id) for r in map(parse_node_ref, report.nodes)]
-        forgotten = forgotten_of(turns, report.texts, report.records, replies=report.replies)
-        await self._unquote(forgotten)
-        await asyncio.to_thread(scrub_files, self.store.workspace, forgotten)
-        if self.trees.home is not None:  # the database home's state rows
-            await asyncio.to_thread(scrub_state, self.trees.home, forgotten)
-        await self.index.purge_texts([*report.texts, *report.derived])
-        await forget_people_rows(self.index, report.records)  # the people graph's copy
-        for hook in self.hooks:
-            result = hook(report)
-            if asyncio.iscoroutine(result):
-                await result
-        clear_text_caches()  # every process cache keyed by people's words, whoever owns it
+        try:
+            again = await rederive_after_forget(self.store, [*report.records, *report.nodes])
+            report.records += again.forgotten
+            report.texts += again.texts
+            report.rederived.update(again.rederived)
+            report.dropped += again.dropped
+            turns = [
+                (r.agent_id, r.dialogue_id, r.node_id) for r in map(parse_node_ref, report.nodes)
+            ]
+            forgotten = forgotten_of(turns, report.texts, report.records, replies=report.replies)
+            await self._unquote(forgotten)
+            await asyncio.to_thread(scrub_files, self.store.workspace, forgotten)
+            if self.trees.home is not None:  # the database home's state rows
+                await asyncio.to_thread(scrub_state, self.trees.home, forgotten)
+            await self.index.purge_texts([*report.texts, *report.derived])
+            await forget_people_rows(self.index, report.records)  # the people graph's copy
+            for hook in self.hooks:
+                result = hook(report)
+                if asyncio.iscoroutine(result):
+                    await result
+        finally:
+            # Every process cache keyed by people's words, whoever owns it: a step that
+            # failed above must not leave the forgotten words in memory.
+            clear_text_caches()
         logger.info("forgot %d records and %d turns", len(report.records), len(report.nodes))
 
     async def _unquote(self, forgotten: Forgotten) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from familiars.llm import text_cache
 from familiars.memory._hubness import HubTable
 from familiars.memory._keyword_index import KeywordIndex, TermTable
 from familiars.memory._row_lists import RowLists
@@ -601,6 +602,7 @@ def _node_id(doc: Doc) -> int:
     return -1
 
 
+@text_cache  # speakers' names: emptied with every forget
 @lru_cache(maxsize=4096)
 def _terms_of(text: str) -> tuple[str, ...]:
     """:func:`keyword_terms`, kept for the texts every row repeats (speakers, dates)."""

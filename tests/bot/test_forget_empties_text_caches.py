@@ -62,3 +62,21 @@ async def test_a_forget_leaves_no_text_cache_holding_the_words(workspace: Path, 
         assert _held() == {}
         assert not [r for view in _VIEWS for r in view.records if "Pepperoni" in r.content]
         assert "Pepperoni" not in await say(app, message("what is my dog called?", minutes=5))
+
+
+async def test_a_forget_that_fails_midway_still_empties_the_caches(workspace: Path) -> None:
+    """A step of the forget that fails (a hook here) leaves no forgotten words in memory."""
+
+    def broken(_report: object) -> None:
+        raise RuntimeError("hook failed")
+
+    async with running_app(workspace) as app:
+        await say(app, message(FACT))
+        assert "Pepperoni" in await say(app, message("what is my dog called?", minutes=1))
+        assert _held()
+        assert app.dialogues is not None
+        app.dialogues.forget_words.forgetter.hooks.insert(0, broken)
+        [rec] = [r for r in await app.memory.store.list() if "Pepperoni" in r.content]
+        with pytest.raises(RuntimeError, match="hook failed"):
+            await app.dialogues.forget_words.forgetter.forget(rec.id)
+        assert _held() == {}

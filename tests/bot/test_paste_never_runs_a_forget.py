@@ -91,6 +91,7 @@ async def test_a_forget_command_typed_ahead_asks_and_waits_for_a_fresh_yes(
         "/forget everything confirm",
         "/memory forget today confirm",
         "/forget today yes",
+        "/memory forget everything yes",
     ],
 )
 async def test_a_confirm_sent_with_the_request_asks_first(workspace: Path, line: str) -> None:
