@@ -183,19 +183,27 @@ def effective_zone(
 
 def turn_homes(turn: Turn) -> list[str]:
     """:func:`homes_of` the turn's records, once a turn (none in a group: the home record
-    is private)."""
-    if turn.homes is None:
-        turn.homes = [] if turn.info.is_group else derived_of(turn.records, "homes", homes_of)
-    return turn.homes
+    is private); not kept before the records are read (the message's held writer work asks
+    beside the read: kept then, the whole turn read no home, and "I live in Melbourne"
+    then "remind me at 8" was set in UTC now and then)."""
+    if turn.homes is not None:
+        return turn.homes
+    homes = [] if turn.info.is_group else derived_of(turn.records, "homes", homes_of)
+    if turn.records_read:
+        turn.homes = homes
+    return homes
 
 
 def turn_zone(turn: Turn, own: str | None, default: str) -> PersonZone:
     """:func:`effective_zone` for the turn's person (``own``: the zone they set), once a
-    turn: every stage after the first reads the one kept on ``turn``."""
-    if turn.zone is None:
-        group = turn.info.is_group
-        turn.zone = effective_zone(own, (), default, group=group, homes=turn_homes(turn))
-    return turn.zone
+    turn once its records are read: every stage after reads the one kept on ``turn``."""
+    if turn.zone is not None:
+        return turn.zone
+    group = turn.info.is_group
+    zone = effective_zone(own, (), default, group=group, homes=turn_homes(turn))
+    if turn.records_read:
+        turn.zone = zone
+    return zone
 
 
 async def zone_of(

@@ -235,6 +235,7 @@ async def read_records(turn: Turn, s: TurnServices) -> None:
         ),
         now=turn.now,
     )
+    turn.records_read = True
 
 
 async def _settle_writer(queue: WriterQueue | None) -> None:

@@ -96,6 +96,8 @@ class Turn:
     # --- read once: the person's live records (user scope, the agent's identity, the
     # dialogue's shared and ephemeral records), for the plan, the profile and directives
     records: list[MemoryRecord] = field(default_factory=list)
+    #: ``records`` are read (the read stage ended): what is derived from them may be kept.
+    records_read: bool = False
     #: What ``records`` say of where the person lives, and the zone they are in, each
     #: read once (``_home_zone.turn_zone``; None: not yet; no homes in a group).
     homes: list[str] | None = None
