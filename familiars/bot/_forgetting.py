@@ -65,7 +65,13 @@ from familiars.bot._forget_words import (
     said_instead,
 )
 from familiars.bot._home_zone import ZoneReader
-from familiars.bot._yes_no import answers_unclearly, asks_what_goes, is_plain_no, is_yes
+from familiars.bot._yes_no import (
+    answers_unclearly,
+    asks_what_goes,
+    is_plain_no,
+    is_yes,
+    plain_answer,
+)
 from familiars.llm import is_question
 from familiars.memory import (
     TASTE,
@@ -148,14 +154,10 @@ def runtime_forgetter(
 # --------------------------------------------------------------------------- yes and no
 
 
-def _plain(text: str) -> str:
-    return " ".join(text.lower().replace("\u2019", "'").split()).strip(" .!")
-
-
 def is_no(text: str) -> bool:
     """A no to a forget question: one that starts with a no (a forget kept is the safe
     side), a plain no (:func:`is_plain_no`: "wait, no"), or "cancel" (the forget)."""
-    words = _plain(text)
+    words = plain_answer(text)
     starts = re.match(r"(?:no|nope|nah|don'?t|cancel|keep it)\b", words) is not None
     return "?" not in words and (starts or is_plain_no(text))
 
@@ -163,15 +165,11 @@ def is_no(text: str) -> bool:
 _CLEAR_YES = re.compile(r"\b(?:yes|yeah|yep|yup|confirm|confirmed|go\s+ahead|do\s+it)\b")
 
 
-#: "yeah right" says no.
-_SCOFF = re.compile(r"\b(?:yeah|yea|ya|yes)[\s,]+right\b")
-
-
 def is_clear_yes(text: str) -> bool:
     """A yes (:func:`is_yes`) that says so in words: "ok" alone (or "yeah right") does not
     erase a person."""
-    words = _plain(text)
-    return is_yes(text) and _CLEAR_YES.search(words) is not None and not _SCOFF.search(words)
+    words = plain_answer(text)
+    return is_yes(text) and _CLEAR_YES.search(words) is not None  # "yeah right" is no yes
 
 
 # --------------------------------------------------------------------------- by words

@@ -35,14 +35,15 @@ _ANSWERISH = re.compile(
 )
 
 
-def _plain(text: str) -> str:
+def plain_answer(text: str) -> str:
+    """An answer as the yes and no rules read it: lower case, one space, no end marks."""
     return " ".join(text.lower().replace("\u2019", "'").split()).strip(" .!")
 
 
 def is_yes(text: str) -> bool:
     """Whether a message says yes to the question just asked ("yes", "yes pls", "yeah, do
     it", "ok please"): not a question, not a no, and nothing but yes."""
-    words = _plain(text)
+    words = plain_answer(text)
     if not words or "?" in words or _NOT_RE.search(words):
         return False
     return _YES_RE.fullmatch(words) is not None
@@ -51,7 +52,7 @@ def is_yes(text: str) -> bool:
 def is_plain_no(text: str) -> bool:
     """Whether a message says no and nothing else ("no thanks", "nope", "no wait keep
     them"); "no more reminders" is not."""
-    words = _plain(text)
+    words = plain_answer(text)
     return "?" not in words and _NO_RE.fullmatch(words) is not None
 
 
@@ -59,7 +60,7 @@ def answers_unclearly(text: str) -> bool:
     """Whether a short message reads as an answer to the question but is neither a yes
     nor a no ("yes but not the first one", "hmm maybe", "wait what"): the question is
     asked again, not dropped."""
-    words = _plain(text)
+    words = plain_answer(text)
     if is_yes(text) or is_plain_no(text) or len(words.split()) > 6:
         return False
     return _ANSWERISH.search(words) is not None
@@ -75,8 +76,8 @@ _WHAT_GOES = re.compile(
 def asks_what_goes(text: str) -> bool:
     """Whether a short message asks what the question would remove: it is answered with the
     question again, which says so, and the question still waits."""
-    words = _plain(text)
+    words = plain_answer(text)
     return len(words.split()) <= 10 and _WHAT_GOES.search(words) is not None
 
 
-__all__ = ["answers_unclearly", "asks_what_goes", "is_plain_no", "is_yes"]
+__all__ = ["answers_unclearly", "asks_what_goes", "is_plain_no", "is_yes", "plain_answer"]

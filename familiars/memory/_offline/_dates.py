@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from familiars.memory._offline._asked_reminders import as_remind_me, remind_of_asked
 from familiars.memory._offline._every import find_every, next_due
 from familiars.memory._offline._objects import Fact, third_person, topic_key
+from familiars.memory._offline._remind_me import REMIND_ME
 from familiars.memory._offline._time_words import (
     DAY_OF_YEAR,
     MONTH,
@@ -501,7 +502,6 @@ _DATED = re.compile(
     r"^my\s+(?P<what>[a-z][\w ]{1,30}?)\s+is\s+(?P<date>(?:on|this|next|tomorrow|today|in)\b.+)$",
     re.IGNORECASE,
 )
-_REMIND = re.compile(r"\bremind\s+me\s+(?P<rest>.+)$", re.IGNORECASE)
 #: "for 15 December at 18:00: call mum": the time, a colon (or dash), the task.
 _LABELLED = re.compile(
     r"^(?:for|on|at)?\s*(?P<when>.+?)\s*(?::(?!\d)|\s-|\s–)\s*(?:to\s+)?"
@@ -582,7 +582,7 @@ def match_reminder(
     clause: str, *, now: datetime, tz: ZoneInfo, grace_s: float, dialogue_id: str | None
 ) -> Fact | None:
     clause = as_remind_me(clause)
-    m = _REMIND.search(clause)
+    m = REMIND_ME.search(clause)
     if not m or not remind_of_asked(clause):
         return None
     every = _every_split(clause, now=now, tz=tz)
@@ -623,7 +623,7 @@ def _every_split(
     if found is None:
         return None
     rule, rest = found
-    m = _REMIND.search(rest)
+    m = REMIND_ME.search(rest)
     if not m:
         return None
     body = m.group("rest").strip().strip(".!")

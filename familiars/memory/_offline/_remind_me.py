@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 
-_REMIND = re.compile(r"\bremind\s+me\s+(?P<rest>.+)$", re.IGNORECASE)
+#: "remind me" and what follows it.
+REMIND_ME = re.compile(r"\bremind\s+me\s+(?P<rest>.+)$", re.IGNORECASE)
 #: An alarm asked for with its time: "wake me up at 6:45 tomorrow", "can you wake me
 #: tomorrow at 7" (tester s39: the first got the crisis reply, the second "Tell me more?").
 #: Only at the start of a request and only before a time: "I don't want to wake up
@@ -74,7 +75,7 @@ def _not_to_first(text: str) -> str:
     after midnight") said as "to not eat after midnight", so that the "not" stays in the
     task (tester s39: it was dropped, and the reply said "remind me to eat after midnight");
     a "not to" inside a task begun already is the task's own ("to tell Jo not to come")."""
-    asked = _REMIND.search(text)
+    asked = REMIND_ME.search(text)
     if asked is None:
         return text
     rest = asked.group("rest")
